@@ -1,0 +1,30 @@
+// swift-tools-version:6.0
+// yuvconv — exact RGB → YUV 4:2:0 conversion. No outside packages: system C libraries come in through
+// pkg-config system-library targets, and C that must stay in C (setjmp/longjmp error handling) lives in CShims.
+import PackageDescription
+
+let optimise: [SwiftSetting] = []
+
+let package = Package(
+    name: "yuvconv",
+    products: [
+        .executable(name: "yuvconv", targets: ["yuvconv"]),
+        .library(name: "YUVCore", targets: ["YUVCore"]),
+        .library(name: "YUVIO", targets: ["YUVIO"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CJPEG", path: "Sources/CJPEG", pkgConfig: "libjpeg",
+                       providers: [.apt(["libjpeg62-turbo-dev"]), .brew(["jpeg-turbo"])]),
+        .systemLibrary(name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng",
+                       providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
+        .target(name: "CShims", dependencies: ["CJPEG", "CPNG"], path: "Sources/CShims",
+                cSettings: [.unsafeFlags(["-O2"])]),
+        .target(name: "YUVCore", path: "Sources/YUVCore", swiftSettings: optimise),
+        .target(name: "YUVIO", dependencies: ["YUVCore", "CShims"], path: "Sources/YUVIO"),
+        .executableTarget(name: "yuvconv", dependencies: ["YUVCore", "YUVIO"], path: "Sources/yuvconv"),
+        .testTarget(name: "YUVCoreTests", dependencies: ["YUVCore"], path: "Tests/YUVCoreTests"),
+        .testTarget(name: "YUVIOTests", dependencies: ["YUVCore", "YUVIO"], path: "Tests/YUVIOTests"),
+        .testTarget(name: "yuvconvTests", dependencies: ["YUVCore"], path: "Tests/yuvconvTests"),
+    ],
+    swiftLanguageModes: [.v6]
+)

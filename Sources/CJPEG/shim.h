@@ -1,0 +1,3 @@
+#include <stdio.h>
+#include <jpeglib.h>
+#include <jerror.h>

@@ -1,0 +1,69 @@
+// Row-streaming JPEG and PNG decoding with the libraries' longjmp error handling kept inside C.
+// Nothing here lets a longjmp cross a Swift frame: every entry point sets its own setjmp, and every
+// failure comes back as a return code plus a message in the decoder (yc_error).
+#ifndef YC_DECODE_H
+#define YC_DECODE_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { YC_FORMAT_UNKNOWN = 0, YC_FORMAT_JPEG = 1, YC_FORMAT_PNG = 2 } yc_format;
+
+/// What the file holds, as stored (before any conversion).
+typedef struct {
+    uint32_t width, height;
+    /// Samples of the decoded rows handed out by yc_read_rows: 3 (R,G,B) always.
+    /// bytes_per_sample is 1, or 2 for 16-bit PNG (native endianness, full 0…65535 range).
+    uint32_t bytes_per_sample;
+    // PNG
+    int png_color_type;    // PNG_COLOR_TYPE_* (0 grey, 2 RGB, 3 palette, 4 grey+alpha, 6 RGBA), -1 for JPEG
+    int png_bit_depth;     // 1, 2, 4, 8, 16
+    int png_interlaced;    // 1 when Adam7
+    int png_has_trns;
+    // JPEG
+    int jpeg_components;   // 1, 3, 4
+    int jpeg_colorspace;   // libjpeg J_COLOR_SPACE of the file (1 grey, 2 RGB, 3 YCbCr, 4 CMYK, 5 YCCK)
+    int jpeg_h_samp[4], jpeg_v_samp[4];
+    int jpeg_progressive;
+    int jpeg_arithmetic;
+} yc_info;
+
+typedef struct yc_decoder yc_decoder;
+
+/// Sniffs the first bytes of a signature: JPEG (FF D8 FF) or PNG (the 8-byte signature).
+yc_format yc_sniff(const uint8_t *bytes, size_t count);
+
+/// Opens a decoder on `file` (positioned at the start of the image) and reads the header.
+/// Refuses images with more than `max_pixels` pixels before allocating anything for them.
+/// `allow_truncated`: accept JPEG data that ends early or is corrupt (libjpeg fills grey) instead of failing.
+/// Returns NULL only when out of memory; otherwise check yc_failed().
+yc_decoder *yc_open(FILE *file, yc_format format, uint64_t max_pixels, int allow_truncated);
+
+/// 1 when the decoder has failed; the message stays available from yc_error.
+int yc_failed(const yc_decoder *dec);
+const char *yc_error(const yc_decoder *dec);
+/// Warnings tolerated so far (for example extraneous bytes between JPEG segments), with the first message.
+int yc_warning_count(const yc_decoder *dec);
+const char *yc_first_warning(const yc_decoder *dec);
+
+const yc_info *yc_get_info(const yc_decoder *dec);
+
+/// Decodes the next `count` rows as RGB (3 samples per pixel) into `dst`, rows `stride` bytes apart.
+/// Returns 0 on success, -1 on failure (see yc_error).
+int yc_read_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count);
+
+/// Reads to the end of the image (checksums, trailing chunks). 0 on success, -1 on failure.
+int yc_finish(yc_decoder *dec);
+
+/// Frees everything. Does not close the FILE.
+void yc_close(yc_decoder *dec);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

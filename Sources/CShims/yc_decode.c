@@ -1,0 +1,324 @@
+// Row-streaming decoders over libjpeg(-turbo) and libpng. See yc_decode.h.
+#include "yc_decode.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jpeglib.h>
+#include <jerror.h>
+#include <png.h>
+
+#define YC_MSG 256
+
+struct yc_jpeg_err {
+    struct jpeg_error_mgr pub;
+    yc_decoder *dec;
+};
+
+struct yc_decoder {
+    yc_format format;
+    yc_info info;
+    int failed;
+    char error[YC_MSG];
+    int warnings;
+    char first_warning[YC_MSG];
+    int allow_truncated;
+    uint64_t max_pixels;
+    jmp_buf jump;
+    uint32_t rows_read;
+
+    // JPEG
+    struct jpeg_decompress_struct jpeg;
+    struct yc_jpeg_err jerr;
+    int jpeg_created, jpeg_started;
+    uint8_t *cmyk_row;   // one row of CMYK when the file is CMYK/YCCK
+
+    // PNG
+    png_structp png;
+    png_infop png_info;
+    uint8_t *png_image;  // whole image, only for interlaced PNG (Adam7 needs every pass)
+    size_t png_rowbytes;
+};
+
+static void set_error(yc_decoder *dec, const char *msg) {
+    if (!dec->failed) {
+        dec->failed = 1;
+        snprintf(dec->error, sizeof dec->error, "%s", msg);
+    }
+}
+
+yc_format yc_sniff(const uint8_t *b, size_t n) {
+    static const uint8_t png_sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    if (n >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF) return YC_FORMAT_JPEG;
+    if (n >= 8 && memcmp(b, png_sig, 8) == 0) return YC_FORMAT_PNG;
+    return YC_FORMAT_UNKNOWN;
+}
+
+// ---------------------------------------------------------------- JPEG
+
+static void jpeg_error_exit(j_common_ptr cinfo) {
+    struct yc_jpeg_err *err = (struct yc_jpeg_err *)cinfo->err;
+    char buf[JMSG_LENGTH_MAX];
+    (*cinfo->err->format_message)(cinfo, buf);
+    set_error(err->dec, buf);
+    longjmp(err->dec->jump, 1);
+}
+
+// Warnings that mean image data is missing or wrong: libjpeg carries on and fills grey, which would be
+// silent damage. Everything else (extraneous bytes between segments, an unknown JFIF revision or Adobe
+// transform, a broken ICC chunk) leaves the pixels intact and is tolerated.
+static int jpeg_warning_damages_pixels(int code) {
+    switch (code) {
+    case JWRN_ARITH_BAD_CODE:
+    case JWRN_BOGUS_PROGRESSION:
+    case JWRN_HIT_MARKER:
+    case JWRN_HUFF_BAD_CODE:
+    case JWRN_JPEG_EOF:
+    case JWRN_MUST_RESYNC:
+    case JWRN_NOT_SEQUENTIAL:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static void jpeg_emit_message(j_common_ptr cinfo, int level) {
+    if (level >= 0) return;  // trace messages
+    struct yc_jpeg_err *err = (struct yc_jpeg_err *)cinfo->err;
+    yc_decoder *dec = err->dec;
+    char buf[JMSG_LENGTH_MAX];
+    (*cinfo->err->format_message)(cinfo, buf);
+    int code = cinfo->err->msg_code;
+    if (jpeg_warning_damages_pixels(code) && !dec->allow_truncated) {
+        char msg[YC_MSG];
+        snprintf(msg, sizeof msg, "%s (image data is damaged or missing; --allow-truncated accepts it)", buf);
+        set_error(dec, msg);
+        longjmp(dec->jump, 1);
+    }
+    if (dec->warnings++ == 0) snprintf(dec->first_warning, sizeof dec->first_warning, "%s", buf);
+}
+
+static void jpeg_open(yc_decoder *dec, FILE *file) {
+    dec->jpeg.err = jpeg_std_error(&dec->jerr.pub);
+    dec->jerr.pub.error_exit = jpeg_error_exit;
+    dec->jerr.pub.emit_message = jpeg_emit_message;
+    dec->jerr.dec = dec;
+    if (setjmp(dec->jump)) return;
+    jpeg_create_decompress(&dec->jpeg);
+    dec->jpeg_created = 1;
+    jpeg_stdio_src(&dec->jpeg, file);
+    jpeg_read_header(&dec->jpeg, TRUE);
+
+    struct jpeg_decompress_struct *j = &dec->jpeg;
+    yc_info *info = &dec->info;
+    info->width = j->image_width;
+    info->height = j->image_height;
+    info->bytes_per_sample = 1;
+    info->png_color_type = -1;
+    info->jpeg_components = j->num_components;
+    info->jpeg_colorspace = j->jpeg_color_space;
+    for (int c = 0; c < j->num_components && c < 4; c++) {
+        info->jpeg_h_samp[c] = j->comp_info[c].h_samp_factor;
+        info->jpeg_v_samp[c] = j->comp_info[c].v_samp_factor;
+    }
+    info->jpeg_progressive = j->progressive_mode;
+    info->jpeg_arithmetic = j->arith_code;
+    if (info->width == 0 || info->height == 0) {
+        set_error(dec, "the image has no pixels (zero width or height)");
+        return;
+    }
+    if ((uint64_t)info->width * info->height > dec->max_pixels) {
+        char msg[YC_MSG];
+        snprintf(msg, sizeof msg, "%ux%u is %llu pixels, above the limit of %llu (--max-pixels)", info->width,
+                 info->height, (unsigned long long)info->width * info->height,
+                 (unsigned long long)dec->max_pixels);
+        set_error(dec, msg);
+        return;
+    }
+    switch (j->jpeg_color_space) {
+    case JCS_CMYK:
+    case JCS_YCCK:
+        j->out_color_space = JCS_CMYK;
+        dec->cmyk_row = malloc((size_t)info->width * 4);
+        if (!dec->cmyk_row) { set_error(dec, "out of memory"); return; }
+        break;
+    case JCS_GRAYSCALE:
+    case JCS_RGB:
+    case JCS_YCbCr:
+        j->out_color_space = JCS_RGB;
+        break;
+    default:
+        set_error(dec, "unsupported JPEG colour space");
+        return;
+    }
+    jpeg_start_decompress(j);
+    dec->jpeg_started = 1;
+}
+
+// Adobe CMYK as libjpeg hands it out is inverted (0 = full ink): R = C·K/255, rounded to nearest.
+static void cmyk_to_rgb(const uint8_t *src, uint8_t *dst, uint32_t width) {
+    for (uint32_t x = 0; x < width; x++) {
+        unsigned k = src[4 * x + 3];
+        for (int c = 0; c < 3; c++) dst[3 * x + c] = (uint8_t)((src[4 * x + c] * k + 127) / 255);
+    }
+}
+
+static int jpeg_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count) {
+    if (setjmp(dec->jump)) return -1;
+    for (uint32_t i = 0; i < count; i++) {
+        uint8_t *row = dec->cmyk_row ? dec->cmyk_row : dst + i * stride;
+        JSAMPROW rows[1] = {row};
+        if (jpeg_read_scanlines(&dec->jpeg, rows, 1) != 1) {
+            set_error(dec, "the decoder returned no row");
+            return -1;
+        }
+        if (dec->cmyk_row) cmyk_to_rgb(dec->cmyk_row, dst + i * stride, dec->info.width);
+    }
+    return 0;
+}
+
+static int jpeg_end(yc_decoder *dec) {
+    if (setjmp(dec->jump)) return -1;
+    jpeg_finish_decompress(&dec->jpeg);
+    dec->jpeg_started = 0;
+    return 0;
+}
+
+// ---------------------------------------------------------------- PNG
+
+static void png_error_fn(png_structp png, png_const_charp msg) {
+    yc_decoder *dec = png_get_error_ptr(png);
+    set_error(dec, msg);
+    longjmp(dec->jump, 1);
+}
+
+static void png_warning_fn(png_structp png, png_const_charp msg) {
+    yc_decoder *dec = png_get_error_ptr(png);
+    if (dec->warnings++ == 0) snprintf(dec->first_warning, sizeof dec->first_warning, "%s", msg);
+}
+
+static void png_open(yc_decoder *dec, FILE *file) {
+    dec->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, dec, png_error_fn, png_warning_fn);
+    if (!dec->png) { set_error(dec, "out of memory"); return; }
+    dec->png_info = png_create_info_struct(dec->png);
+    if (!dec->png_info) { set_error(dec, "out of memory"); return; }
+    if (setjmp(dec->jump)) return;
+    png_init_io(dec->png, file);
+    // A text chunk may not inflate past 8 MiB (libpng's default is unlimited-ish for zTXt/iTXt).
+    png_set_chunk_malloc_max(dec->png, 8u << 20);
+    png_read_info(dec->png, dec->png_info);
+
+    png_uint_32 w, h;
+    int depth, ctype, interlace;
+    png_get_IHDR(dec->png, dec->png_info, &w, &h, &depth, &ctype, &interlace, NULL, NULL);
+    yc_info *info = &dec->info;
+    info->width = w;
+    info->height = h;
+    info->png_color_type = ctype;
+    info->png_bit_depth = depth;
+    info->png_interlaced = interlace != PNG_INTERLACE_NONE;
+    info->png_has_trns = png_get_valid(dec->png, dec->png_info, PNG_INFO_tRNS) != 0;
+    info->bytes_per_sample = depth == 16 ? 2 : 1;
+    if ((uint64_t)w * h > dec->max_pixels) {
+        char msg[YC_MSG];
+        snprintf(msg, sizeof msg, "%ux%u is %llu pixels, above the limit of %llu (--max-pixels)", w, h,
+                 (unsigned long long)w * h, (unsigned long long)dec->max_pixels);
+        set_error(dec, msg);
+        return;
+    }
+    // Everything becomes R,G,B of 8 or 16 bits, exactly: palette looked up, 1/2/4-bit grey scaled to
+    // 0…255 (v·255/(2^n−1)), grey copied to all three, alpha and tRNS dropped (the contract ignores alpha).
+    if (ctype == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(dec->png);
+    if (ctype == PNG_COLOR_TYPE_GRAY && depth < 8) png_set_expand_gray_1_2_4_to_8(dec->png);
+    if (ctype == PNG_COLOR_TYPE_GRAY || ctype == PNG_COLOR_TYPE_GRAY_ALPHA) png_set_gray_to_rgb(dec->png);
+    if (ctype & PNG_COLOR_MASK_ALPHA) png_set_strip_alpha(dec->png);
+    if (depth == 16) {
+        const uint16_t probe = 1;
+        if (*(const uint8_t *)&probe == 1) png_set_swap(dec->png);  // PNG is big-endian
+    }
+    if (info->png_interlaced) png_set_interlace_handling(dec->png);
+    png_read_update_info(dec->png, dec->png_info);
+    dec->png_rowbytes = png_get_rowbytes(dec->png, dec->png_info);
+    if (dec->png_rowbytes != (size_t)w * 3 * info->bytes_per_sample) {
+        set_error(dec, "unexpected row layout after transformations");
+        return;
+    }
+}
+
+static int png_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count) {
+    if (setjmp(dec->jump)) return -1;
+    if (dec->info.png_interlaced) {
+        if (!dec->png_image) {
+            // Adam7 spreads every row over seven passes: the whole image must be held once.
+            size_t total = dec->png_rowbytes * dec->info.height;
+            dec->png_image = malloc(total);
+            if (!dec->png_image) { set_error(dec, "out of memory for an interlaced image"); return -1; }
+            memset(dec->png_image, 0, total);
+            int passes = png_set_interlace_handling(dec->png);
+            for (int p = 0; p < passes; p++)
+                for (uint32_t y = 0; y < dec->info.height; y++)
+                    png_read_row(dec->png, dec->png_image + y * dec->png_rowbytes, NULL);
+        }
+        for (uint32_t i = 0; i < count; i++)
+            memcpy(dst + i * stride, dec->png_image + (size_t)(dec->rows_read + i) * dec->png_rowbytes,
+                   dec->png_rowbytes);
+        return 0;
+    }
+    for (uint32_t i = 0; i < count; i++) png_read_row(dec->png, dst + i * stride, NULL);
+    return 0;
+}
+
+static int png_end(yc_decoder *dec) {
+    if (setjmp(dec->jump)) return -1;
+    png_read_end(dec->png, NULL);
+    return 0;
+}
+
+// ---------------------------------------------------------------- common
+
+yc_decoder *yc_open(FILE *file, yc_format format, uint64_t max_pixels, int allow_truncated) {
+    yc_decoder *dec = calloc(1, sizeof *dec);
+    if (!dec) return NULL;
+    dec->format = format;
+    dec->max_pixels = max_pixels;
+    dec->allow_truncated = allow_truncated;
+    switch (format) {
+    case YC_FORMAT_JPEG: jpeg_open(dec, file); break;
+    case YC_FORMAT_PNG: png_open(dec, file); break;
+    default: set_error(dec, "not a JPEG or PNG file"); break;
+    }
+    return dec;
+}
+
+int yc_failed(const yc_decoder *dec) { return dec->failed; }
+const char *yc_error(const yc_decoder *dec) { return dec->error; }
+int yc_warning_count(const yc_decoder *dec) { return dec->warnings; }
+const char *yc_first_warning(const yc_decoder *dec) { return dec->first_warning; }
+const yc_info *yc_get_info(const yc_decoder *dec) { return &dec->info; }
+
+int yc_read_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count) {
+    if (dec->failed) return -1;
+    if (count > dec->info.height - dec->rows_read) {
+        set_error(dec, "read past the last row");
+        return -1;
+    }
+    int rc = dec->format == YC_FORMAT_JPEG ? jpeg_rows(dec, dst, stride, count) : png_rows(dec, dst, stride, count);
+    if (rc == 0) dec->rows_read += count;
+    return rc;
+}
+
+int yc_finish(yc_decoder *dec) {
+    if (dec->failed) return -1;
+    return dec->format == YC_FORMAT_JPEG ? jpeg_end(dec) : png_end(dec);
+}
+
+void yc_close(yc_decoder *dec) {
+    if (!dec) return;
+    if (dec->jpeg_created) jpeg_destroy_decompress(&dec->jpeg);
+    if (dec->png) png_destroy_read_struct(&dec->png, dec->png_info ? &dec->png_info : NULL, NULL);
+    free(dec->cmyk_row);
+    free(dec->png_image);
+    free(dec);
+}

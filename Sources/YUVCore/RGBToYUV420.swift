@@ -1,0 +1,131 @@
+/// The sample layouts a source row can have.
+public enum SourceFormat: Sendable, Equatable {
+    /// R,G,B bytes.
+    case rgb8
+    /// R,G,B,A bytes (alpha ignored).
+    case rgba8
+    /// R,G,B 16-bit samples in native endianness (0…65535).
+    case rgb16
+
+    public var bytesPerPixel: Int {
+        switch self {
+        case .rgb8: return 3
+        case .rgba8: return 4
+        case .rgb16: return 6
+        }
+    }
+}
+
+/// Whether the drivers use the fast rows or the scalar references. `YUV_FORCE_REFERENCE=1` in the
+/// environment selects the references (read by the I/O layer, which has the environment; the core has none).
+public enum KernelChoice: Sendable {
+    case fast, reference
+}
+
+/// The planar driver, libyuv's `ARGBToNV12` shape: it walks the source two rows at a time —
+/// UV row (→ merge for bi-planar layouts) → Y row ×2 — writing straight into a `YUVImage`.
+/// Rows can arrive in bands (a decoder's output), so the whole RGB picture is never needed at once.
+public struct RGBToYUV420: Sendable {
+    public let spec: ConversionSpec
+    public let source: SourceFormat
+    public let kernels: KernelChoice
+    let constants: KernelConstants
+
+    public init(spec: ConversionSpec, source: SourceFormat, kernels: KernelChoice = .fast) {
+        self.spec = spec
+        self.source = source
+        self.kernels = kernels
+        constants = KernelConstants(spec)
+    }
+
+    /// Converts `rowCount` source rows starting at picture row `firstRow` (even), `rowBytes` apart,
+    /// into `image`. A band must hold an even number of rows unless it ends the picture.
+    public func convert(band: UnsafeRawPointer, rowBytes: Int, firstRow: Int, rowCount: Int, into image: inout YUVImage) {
+        precondition(firstRow & 1 == 0 && firstRow + rowCount <= image.height)
+        precondition(rowCount & 1 == 0 || firstRow + rowCount == image.height)
+        let width = image.width, height = image.height
+        let g = image.geometry
+        let cw = g.chromaWidth, chromaPlane = cw * g.chromaHeight
+        let layout = image.layout
+        // Scratch for one chroma row pair when the layout interleaves U and V.
+        var scratch = [UInt8](repeating: 0, count: layout.isBiPlanar ? 2 * cw : 0)
+        image.bytes.withUnsafeMutableBufferPointer { out in
+            scratch.withUnsafeMutableBufferPointer { tmp in
+                let base = out.baseAddress!
+                var row = 0
+                while row < rowCount {
+                    let y = firstRow + row
+                    let src0 = band + row * rowBytes
+                    let src1 = row + 1 < rowCount ? src0 + rowBytes : src0  // odd last row: replicate
+                    let cy = y / 2
+                    let uRow: UnsafeMutablePointer<UInt8>, vRow: UnsafeMutablePointer<UInt8>
+                    switch layout {
+                    case .yuv420p:
+                        uRow = base + width * height + cy * cw
+                        vRow = base + width * height + chromaPlane + cy * cw
+                    case .yv12:
+                        vRow = base + width * height + cy * cw
+                        uRow = base + width * height + chromaPlane + cy * cw
+                    case .nv12, .nv21:
+                        uRow = tmp.baseAddress!
+                        vRow = tmp.baseAddress! + cw
+                    }
+                    uvRow(src0, src1, uRow, vRow, width)
+                    if layout.isBiPlanar {
+                        let dst = base + width * height + cy * 2 * cw
+                        if layout == .nv12 {
+                            RowKernels.mergeUVRow(uRow, vRow, dst, cw)
+                        } else {
+                            RowKernels.mergeUVRow(vRow, uRow, dst, cw)
+                        }
+                    }
+                    yRow(src0, base + y * width, width)
+                    if row + 1 < rowCount { yRow(src1, base + (y + 1) * width, width) }
+                    row += 2
+                }
+            }
+        }
+    }
+
+    /// Converts a whole picture held in memory.
+    public func convert(pixels: UnsafeRawPointer, rowBytes: Int, width: Int, height: Int,
+                        layout: PixelLayout) -> YUVImage {
+        var image = YUVImage(width: width, height: height, layout: layout)
+        convert(band: pixels, rowBytes: rowBytes, firstRow: 0, rowCount: height, into: &image)
+        return image
+    }
+
+    @inline(__always)
+    func yRow(_ src: UnsafeRawPointer, _ dst: UnsafeMutablePointer<UInt8>, _ width: Int) {
+        switch (source, kernels) {
+        case (.rgb16, _):
+            RowKernels.yRow16(src.assumingMemoryBound(to: UInt16.self), dst, width, spec: spec)
+        case (.rgb8, .fast):
+            RowKernels.rgbToYRow(src.assumingMemoryBound(to: UInt8.self), dst, width, constants.y)
+        case (.rgba8, .fast):
+            RowKernels.rgbaToYRow(src.assumingMemoryBound(to: UInt8.self), dst, width, constants.y)
+        case (_, .reference):
+            RowKernels.yRowReference(src.assumingMemoryBound(to: UInt8.self), dst, width,
+                                     bytesPerPixel: source.bytesPerPixel, spec: spec)
+        }
+    }
+
+    @inline(__always)
+    func uvRow(_ src0: UnsafeRawPointer, _ src1: UnsafeRawPointer, _ u: UnsafeMutablePointer<UInt8>,
+               _ v: UnsafeMutablePointer<UInt8>, _ width: Int) {
+        switch (source, kernels) {
+        case (.rgb16, _):
+            RowKernels.uvRow16(src0.assumingMemoryBound(to: UInt16.self), src1.assumingMemoryBound(to: UInt16.self),
+                               u, v, width, spec: spec)
+        case (.rgb8, .fast):
+            RowKernels.rgbToUVRow(src0.assumingMemoryBound(to: UInt8.self), src1.assumingMemoryBound(to: UInt8.self),
+                                  u, v, width, constants.u, constants.v)
+        case (.rgba8, .fast):
+            RowKernels.rgbaToUVRow(src0.assumingMemoryBound(to: UInt8.self), src1.assumingMemoryBound(to: UInt8.self),
+                                   u, v, width, constants.u, constants.v)
+        case (_, .reference):
+            RowKernels.uvRowReference(src0.assumingMemoryBound(to: UInt8.self), src1.assumingMemoryBound(to: UInt8.self),
+                                      u, v, width, bytesPerPixel: source.bytesPerPixel, spec: spec)
+        }
+    }
+}

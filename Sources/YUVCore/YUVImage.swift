@@ -1,0 +1,115 @@
+/// An 8-bit YUV 4:2:0 picture held in one buffer, already in its output layout: the bytes are exactly
+/// what a raw file of that layout contains (planes tightly packed), so writing it is one write.
+public struct YUVImage: Sendable {
+    public let width: Int
+    public let height: Int
+    public let layout: PixelLayout
+    public var bytes: [UInt8]
+
+    public init(width: Int, height: Int, layout: PixelLayout) {
+        precondition(width > 0 && height > 0)
+        self.width = width
+        self.height = height
+        self.layout = layout
+        bytes = [UInt8](repeating: 0, count: PlaneGeometry(width: width, height: height).tightBytes)
+    }
+
+    public var geometry: PlaneGeometry { PlaneGeometry(width: width, height: height) }
+
+    /// The Y plane (W × H).
+    public var yPlane: ArraySlice<UInt8> { bytes[0..<(width * height)] }
+
+    /// The U (Cb) plane, ⌈W/2⌉ × ⌈H/2⌉, de-interleaved when the layout is bi-planar.
+    public var uPlane: [UInt8] { chromaPlane(u: true) }
+    /// The V (Cr) plane, ⌈W/2⌉ × ⌈H/2⌉.
+    public var vPlane: [UInt8] { chromaPlane(u: false) }
+
+    func chromaPlane(u: Bool) -> [UInt8] {
+        let g = geometry
+        let base = width * height
+        let n = g.chromaWidth * g.chromaHeight
+        switch layout {
+        case .yuv420p: return Array(bytes[(u ? base : base + n)..<(u ? base + n : base + 2 * n)])
+        case .yv12: return Array(bytes[(u ? base + n : base)..<(u ? base + 2 * n : base + n)])
+        case .nv12, .nv21:
+            let first = (layout == .nv12) == u ? 0 : 1
+            return (0..<n).map { bytes[base + 2 * $0 + first] }
+        }
+    }
+}
+
+/// Sizes of a W × H 4:2:0 picture and of its decoded alternatives: the arithmetic the per-image line
+/// and the report share.
+public struct PlaneGeometry: Sendable, Equatable {
+    public let width: Int
+    public let height: Int
+
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+
+    public var pixels: Int { width * height }
+    public var chromaWidth: Int { (width + 1) / 2 }
+    public var chromaHeight: Int { (height + 1) / 2 }
+
+    /// W·H + 2·⌈W/2⌉·⌈H/2⌉: every 4:2:0 layout, tightly packed.
+    public var tightBytes: Int { pixels + 2 * chromaWidth * chromaHeight }
+
+    /// The same with every row padded to a multiple of `alignment` bytes, as CoreVideo pads rows
+    /// (a bi-planar chroma row is 2·⌈W/2⌉ bytes; planar U and V rows are ⌈W/2⌉ each).
+    public func alignedBytes(alignment: Int, biPlanar: Bool) -> Int {
+        precondition(alignment > 0)
+        func up(_ n: Int) -> Int { (n + alignment - 1) / alignment * alignment }
+        let luma = up(width) * height
+        if biPlanar { return luma + up(2 * chromaWidth) * chromaHeight }
+        return luma + 2 * up(chromaWidth) * chromaHeight
+    }
+
+    /// 4 bytes a pixel: what a decoded RGBA8888 bitmap (UIImage/CGImage) holds.
+    public var rgbaBytes: Int { pixels * 4 }
+    /// 3 bytes a pixel.
+    public var rgbBytes: Int { pixels * 3 }
+}
+
+/// A saving of `ours` against `baseline`, in bytes and percent.
+public struct Saving: Sendable, Equatable {
+    public let baseline: Int
+    public let ours: Int
+
+    public init(baseline: Int, ours: Int) {
+        self.baseline = baseline
+        self.ours = ours
+    }
+
+    public var bytes: Int { baseline - ours }
+    public var percent: Double { baseline == 0 ? 0 : Double(bytes) * 100 / Double(baseline) }
+}
+
+/// Human units in powers of 1024: "512 B", "17.4 KiB", "46.5 MiB".
+public func formatBytes(_ n: Int) -> String {
+    let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+    var value = Double(n)
+    var unit = 0
+    while value >= 1024 && unit < units.count - 1 {
+        value /= 1024
+        unit += 1
+    }
+    if unit == 0 { return "\(n) B" }
+    return formatFixed(value, decimals: 1) + " " + units[unit]
+}
+
+/// `value` with a fixed number of decimals, rounded half away from zero (no Foundation here).
+public func formatFixed(_ value: Double, decimals: Int) -> String {
+    var scale = 1.0
+    for _ in 0..<decimals { scale *= 10 }
+    let scaled = (abs(value) * scale).rounded()
+    let whole = Int(scaled / scale)
+    let frac = Int(scaled - Double(whole) * scale)
+    var text = "\(whole)"
+    if decimals > 0 {
+        let f = String(frac)
+        text += "." + String(repeating: "0", count: decimals - f.count) + f
+    }
+    return (value < 0 && scaled != 0 ? "-" : "") + text
+}

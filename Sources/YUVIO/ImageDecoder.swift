@@ -1,0 +1,113 @@
+import CShims
+import YUVCore
+
+/// What an input holds, as stored.
+public struct SourceInfo: Sendable, Equatable {
+    public enum Container: String, Sendable { case jpeg = "JPEG", png = "PNG" }
+
+    public let container: Container
+    public let width: Int
+    public let height: Int
+    /// The source's own sampling, for people: "4:2:0", "grey 8-bit", "RGBA 16-bit", "palette 4-bit + tRNS".
+    public let sampling: String
+    /// The row format the decoder hands out.
+    public let rowFormat: SourceFormat
+    public let progressive: Bool
+    public let interlaced: Bool
+}
+
+/// A row-streaming JPEG or PNG decoder. All C types and error codes stay in here.
+public final class ImageDecoder {
+    public let source: InputSource
+    public let info: SourceInfo
+    private let handle: OpaquePointer
+    private var rowsRead = 0
+
+    /// Largest picture accepted by default: 16384² = 268,435,456 pixels.
+    public static let defaultMaxPixels = 268_435_456
+
+    public init(source: InputSource, maxPixels: Int = ImageDecoder.defaultMaxPixels,
+                allowTruncated: Bool = false) throws(DecodeError) {
+        self.source = source
+        guard let h = yc_open(source.file, source.format, UInt64(maxPixels), allowTruncated ? 1 : 0) else {
+            throw .decoder("out of memory")
+        }
+        if yc_failed(h) != 0 {
+            let message = String(cString: yc_error(h))
+            yc_close(h)
+            throw .decoder(message)
+        }
+        handle = h
+        info = Self.describe(yc_get_info(h)!.pointee, format: source.format)
+    }
+
+    deinit { yc_close(handle) }
+
+    /// Warnings the decoder tolerated (junk between JPEG segments, a bad ancillary PNG chunk).
+    public var warnings: (count: Int, first: String) {
+        (Int(yc_warning_count(handle)), String(cString: yc_first_warning(handle)))
+    }
+
+    /// Decodes the next `count` rows into `buffer`, `rowBytes` apart.
+    public func readRows(into buffer: UnsafeMutableRawPointer, rowBytes: Int, count: Int) throws(DecodeError) {
+        if yc_read_rows(handle, buffer.assumingMemoryBound(to: UInt8.self), rowBytes, UInt32(count)) != 0 {
+            throw .decoder(String(cString: yc_error(handle)))
+        }
+        rowsRead += count
+    }
+
+    /// Reads the rest of the file (PNG checksums and trailing chunks, the JPEG end marker).
+    public func finish() throws(DecodeError) {
+        if yc_finish(handle) != 0 { throw .decoder(String(cString: yc_error(handle))) }
+    }
+
+    static func describe(_ i: yc_info, format: yc_format) -> SourceInfo {
+        if format == YC_FORMAT_JPEG {
+            let h = [i.jpeg_h_samp.0, i.jpeg_h_samp.1, i.jpeg_h_samp.2, i.jpeg_h_samp.3]
+            let v = [i.jpeg_v_samp.0, i.jpeg_v_samp.1, i.jpeg_v_samp.2, i.jpeg_v_samp.3]
+            var sampling: String
+            switch i.jpeg_colorspace {
+            case 1: sampling = "grey"
+            case 2: sampling = "RGB"
+            case 4: sampling = "CMYK"
+            case 5: sampling = "YCCK"
+            default: sampling = jpegSubsampling(h: h, v: v)
+            }
+            if i.jpeg_progressive != 0 { sampling += " progressive" }
+            return SourceInfo(container: .jpeg, width: Int(i.width), height: Int(i.height), sampling: sampling,
+                              rowFormat: .rgb8, progressive: i.jpeg_progressive != 0, interlaced: false)
+        }
+        let depth = Int(i.png_bit_depth)
+        var kind: String
+        switch i.png_color_type {
+        case 0: kind = "grey"
+        case 2: kind = "RGB"
+        case 3: kind = "palette"
+        case 4: kind = "grey+alpha"
+        case 6: kind = "RGBA"
+        default: kind = "type \(i.png_color_type)"
+        }
+        var sampling = "\(kind) \(depth)-bit"
+        if i.png_has_trns != 0 { sampling += " + tRNS" }
+        if i.png_interlaced != 0 { sampling += " interlaced" }
+        return SourceInfo(container: .png, width: Int(i.width), height: Int(i.height), sampling: sampling,
+                          rowFormat: i.bytes_per_sample == 2 ? .rgb16 : .rgb8, progressive: false,
+                          interlaced: i.png_interlaced != 0)
+    }
+
+    /// Names a YCbCr JPEG's subsampling from the luma component's factors relative to the chroma ones.
+    static func jpegSubsampling(h: [Int32], v: [Int32]) -> String {
+        guard h[1] == h[2], v[1] == v[2], h[1] > 0, v[1] > 0, h[0] % h[1] == 0, v[0] % v[1] == 0 else {
+            return "YCbCr \(h[0])x\(v[0]),\(h[1])x\(v[1]),\(h[2])x\(v[2])"
+        }
+        switch (h[0] / h[1], v[0] / v[1]) {
+        case (1, 1): return "4:4:4"
+        case (2, 1): return "4:2:2"
+        case (2, 2): return "4:2:0"
+        case (1, 2): return "4:4:0"
+        case (4, 1): return "4:1:1"
+        case (4, 2): return "4:1:0"
+        default: return "YCbCr \(h[0])x\(v[0]),\(h[1])x\(v[1]),\(h[2])x\(v[2])"
+        }
+    }
+}

@@ -1,0 +1,138 @@
+import YUVCore
+import YUVIO
+
+/// A usage error: printed with a hint to `--help`, exit 2.
+struct UsageError: Error {
+    let message: String
+}
+
+/// Everything the command line says.
+struct Options {
+    var inputs: [String] = []
+    var output: String?
+    var layout: PixelLayout?
+    var spec = ConversionSpec()
+    var force = false
+    var quiet = false
+    var maxPixels = ImageDecoder.defaultMaxPixels
+    var allowTruncated = false
+    var showHelp = false
+    var showVersion = false
+
+    static func parse(_ args: [String]) throws(UsageError) -> Options {
+        var o = Options()
+        var rest = args[...]
+        if rest.first == "convert" { rest = rest.dropFirst() }
+        var onlyOperands = false
+        func value(_ flag: String, _ inline: String?) throws(UsageError) -> String {
+            if let inline { return inline }
+            guard let v = rest.popFirst() else { throw UsageError(message: "\(flag) needs a value") }
+            return v
+        }
+        while let arg = rest.popFirst() {
+            if onlyOperands || arg == "-" || !arg.hasPrefix("-") {
+                o.inputs.append(arg)
+                continue
+            }
+            if arg == "--" {
+                onlyOperands = true
+                continue
+            }
+            // --name=value
+            var flag = arg
+            var inline: String?
+            if arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") {
+                flag = String(arg[..<eq])
+                inline = String(arg[arg.index(after: eq)...])
+            } else if !arg.hasPrefix("--"), arg.count > 2, arg.hasPrefix("-o") {
+                flag = "-o"
+                inline = String(arg.dropFirst(2))
+            }
+            switch flag {
+            case "-o", "--output":
+                if o.output != nil { throw UsageError(message: "only one output (-o) may be given") }
+                o.output = try value(flag, inline)
+            case "--format", "--pix-fmt", "--pix_fmt":
+                let name = try value(flag, inline)
+                guard let l = PixelLayout(name: name) else {
+                    throw UsageError(message: "unknown format '\(name)' (nv12, nv21, yuv420p, i420, yv12)")
+                }
+                o.layout = l
+            case "--matrix":
+                let name = try value(flag, inline)
+                guard let m = ColorMatrix(name: name) else {
+                    throw UsageError(message: "unknown matrix '\(name)' (bt709, bt601, bt2020)")
+                }
+                o.spec.matrix = m
+            case "--range":
+                let name = try value(flag, inline)
+                guard let r = ColorRange(name: name) else {
+                    throw UsageError(message: "unknown range '\(name)' (full, limited)")
+                }
+                o.spec.range = r
+            case "--max-pixels":
+                let text = try value(flag, inline)
+                guard let n = Int(text), n > 0 else {
+                    throw UsageError(message: "--max-pixels needs a positive whole number, not '\(text)'")
+                }
+                o.maxPixels = n
+            case "--allow-truncated": o.allowTruncated = true
+            case "--force", "-y": o.force = true
+            case "-q", "--quiet": o.quiet = true
+            case "-h", "--help": o.showHelp = true
+            case "-V", "--version": o.showVersion = true
+            default:
+                throw UsageError(message: "unknown option '\(arg)'")
+            }
+            if inline != nil && !["-o", "--output", "--format", "--pix-fmt", "--pix_fmt", "--matrix", "--range",
+                                  "--max-pixels"].contains(flag) {
+                throw UsageError(message: "\(flag) takes no value")
+            }
+        }
+        return o
+    }
+
+    /// The layout to write: `--format`, else the output's extension, else NV12.
+    func resolvedLayout(output: String) throws(UsageError) -> PixelLayout {
+        if let layout { return layout }
+        guard output != "-", let dot = output.lastIndex(of: "."),
+              !output[dot...].contains("/") else { return .nv12 }
+        let ext = String(output[output.index(after: dot)...]).lowercased()
+        if let l = PixelLayout(fileExtension: ext) { return l }
+        if ["png", "jpg", "jpeg", "y4m"].contains(ext) {
+            throw UsageError(message: "writing .\(ext) is not supported yet: choose a raw layout with --format "
+                + "(nv12, nv21, yuv420p, yv12) or a .nv12/.yuv/.yv12 name")
+        }
+        return .nv12
+    }
+}
+
+let helpText = """
+    yuvconv — convert JPEG and PNG images to exact 8-bit YUV 4:2:0 (NV12 and friends)
+
+    Usage:
+      yuvconv [convert] INPUT -o OUTPUT [options]
+      yuvconv --help | --version
+
+    INPUT is a JPEG or PNG file, or - for standard input. OUTPUT is a file, or - for standard output.
+    The output is raw planes, tightly packed (no header): feed it to
+      ffmpeg -f rawvideo -pix_fmt FORMAT -s WxH -i OUTPUT ...
+
+    Options:
+      -o, --output PATH        where to write (required); - writes to standard output
+          --format FMT         nv12 (default), nv21, yuv420p (alias i420), yv12; also --pix-fmt.
+                               Without it the output's extension decides: .nv12 .nv21 .yuv .i420 .yv12
+          --matrix M           bt709 (default), bt601, bt2020 (non-constant luminance)
+          --range R            full (default, 0–255) or limited (Y 16–235, C 16–240)
+          --force, -y          replace an existing output file (inputs are never overwritten)
+          --max-pixels N       refuse images with more pixels than N (default 268435456 = 16384²)
+          --allow-truncated    accept a JPEG whose data ends early or is damaged (libjpeg fills grey)
+      -q, --quiet              no per-image line on standard error
+      -h, --help               this text
+      -V, --version            the version
+
+    Every value is the exact result of the conversion contract (round half up on the exact rational),
+    bit for bit. Alpha is ignored; no colour management is applied.
+
+    Exit status: 0 converted, 1 an input could not be converted or the output not written, 2 usage error.
+    """
