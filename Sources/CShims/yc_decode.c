@@ -233,7 +233,7 @@ static void png_open(yc_decoder *dec, FILE *file) {
     if (ctype == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(dec->png);
     if (ctype == PNG_COLOR_TYPE_GRAY && depth < 8) png_set_expand_gray_1_2_4_to_8(dec->png);
     if (ctype == PNG_COLOR_TYPE_GRAY || ctype == PNG_COLOR_TYPE_GRAY_ALPHA) png_set_gray_to_rgb(dec->png);
-    if (ctype & PNG_COLOR_MASK_ALPHA) png_set_strip_alpha(dec->png);
+    if ((ctype & PNG_COLOR_MASK_ALPHA) || info->png_has_trns) png_set_strip_alpha(dec->png);
     if (depth == 16) {
         const uint16_t probe = 1;
         if (*(const uint8_t *)&probe == 1) png_set_swap(dec->png);  // PNG is big-endian

@@ -29,6 +29,13 @@ void yc_install_signal_cleanup(void) {
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGHUP, &sa, NULL);
+    // A crash must not leave a partial file either.
+    sa.sa_flags = SA_RESETHAND;
+    sigaction(SIGABRT, &sa, NULL);
+    sigaction(SIGSEGV, &sa, NULL);
+    sigaction(SIGBUS, &sa, NULL);
+    sigaction(SIGILL, &sa, NULL);
+    sigaction(SIGFPE, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
 }
 

@@ -56,13 +56,14 @@ public final class InputSource {
             throw .empty
         }
         rewind(f)
-        file = f
-        byteCount = size
-        format = yc_sniff(head, got)
-        if format == YC_FORMAT_UNKNOWN {
+        let sniffed = yc_sniff(head, got)
+        if sniffed == YC_FORMAT_UNKNOWN {
             fclose(f); free(memory)
             throw .unknownFormat
         }
+        file = f
+        byteCount = size
+        format = sniffed
     }
 
     private static func slurp(_ f: UnsafeMutablePointer<FILE>) throws(DecodeError) -> (UnsafeMutableRawPointer?, Int) {

@@ -1,4 +1,4 @@
-// Removing temporary output files when the process is interrupted (SIGINT, SIGTERM, SIGHUP): a signal
+// Removing temporary output files when the process is interrupted (SIGINT, SIGTERM, SIGHUP) or crashes (SIGABRT, SIGSEGV, …): a signal
 // handler may only make async-signal-safe calls, so the list of paths lives here, in C, and the handler
 // does nothing but unlink() them and re-raise the signal with its default action.
 #ifndef YC_SIGNALS_H

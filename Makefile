@@ -1,0 +1,61 @@
+# yuvconv — see README.md. Every target installs the Debian packages it needs when they are missing
+# (as root, with apt-get), or says what to install.
+
+PREFIX ?= /usr/local
+SWIFT ?= swift
+# Target the machine's vector width when it has AVX2 (the portable build stays correct, just slower);
+# override with `make CPU_FLAGS=` for a portable binary.
+CPU_FLAGS ?= $(shell grep -qw avx2 /proc/cpuinfo 2>/dev/null && echo "-Xswiftc -target-cpu -Xswiftc haswell -Xcc -march=haswell")
+BUILD_FLAGS = -c release $(CPU_FLAGS)
+BIN = .build/release/yuvconv
+
+# Debian packages: build needs (pkg-config name → package).
+BUILD_PKGS = pkg-config libjpeg62-turbo-dev libpng-dev
+
+.PHONY: all build deps test test-fast demo install clean prove check-corpus
+
+all: build
+
+define need_packages
+	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing:$$missing"; \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null) || exit 1; \
+	  else \
+	    echo "missing packages:$$missing — install them (sudo apt-get install$$missing) and run make again" >&2; exit 1; \
+	  fi; \
+	fi
+endef
+
+deps:
+	$(call need_packages,$(BUILD_PKGS))
+
+build: deps
+	$(SWIFT) build $(BUILD_FLAGS)
+
+# The whole suite, twice: with the fast rows and with YUV_FORCE_REFERENCE=1 (scalar references only).
+test: build
+	$(SWIFT) test $(BUILD_FLAGS)
+	YUV_FORCE_REFERENCE=1 $(SWIFT) test $(BUILD_FLAGS)
+
+# One pass only, fast rows.
+test-fast: build
+	$(SWIFT) test $(BUILD_FLAGS)
+
+# Converts the bundled photo and prints its memory line.
+demo: build
+	@mkdir -p .build/demo
+	$(BIN) Fixtures/corpus/photos/rocket.jpg -o .build/demo/rocket.nv12 --force
+	@echo "wrote .build/demo/rocket.nv12 — view it with: ffmpeg -f rawvideo -pix_fmt nv12 -s WxH -i .build/demo/rocket.nv12 out.png"
+
+# The exhaustive chroma proof: every 2x2 block sum (1021^3 per matrix and range), fast rows vs the reference.
+prove: build
+	YUV_PROVE=1 $(SWIFT) test $(BUILD_FLAGS) --filter ChromaProofTests
+
+install: build
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/yuvconv
+
+clean:
+	rm -rf .build

@@ -1,0 +1,71 @@
+import Foundation
+import XCTest
+import YUVCore
+import YUVIO
+
+/// Every fixture copied from the shared corpus gets its expected outcome from the corpus MANIFEST:
+/// `ok` files decode and convert; `error` files (corrupt, truncated, bombs, unsupported processes) fail
+/// with a reason.
+final class CorpusTests: XCTestCase {
+    func testManifestOutcomes() throws {
+        let manifest = try String(contentsOf: fixturesURL.appendingPathComponent("corpus/MANIFEST.txt"), encoding: .utf8)
+        var ok = 0, errors = 0
+        for line in manifest.split(separator: "\n") where !line.hasPrefix("#") && !line.hasPrefix("path\t") {
+            let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            let path = fixturesURL.appendingPathComponent("corpus/" + f[0]).path
+            do {
+                let c = try convertFile(path: path, spec: ConversionSpec(), layout: .nv12)
+                XCTAssertEqual(f[3], "ok", "\(f[0]) converted but the manifest expects an error (\(f[5]))")
+                XCTAssertEqual(c.image.bytes.count, c.image.geometry.tightBytes)
+                ok += 1
+            } catch {
+                XCTAssertEqual(f[3], "error", "\(f[0]) failed but the manifest expects ok: \(error)")
+                XCTAssertFalse(error.reason.isEmpty)
+                XCTAssertEqual(error.path, path)
+                errors += 1
+            }
+        }
+        XCTAssertGreaterThan(ok, 400)
+        XCTAssertGreaterThan(errors, 50)
+    }
+
+    func testSourceDescriptions() throws {
+        func info(_ p: String) throws -> SourceInfo {
+            try convertFile(path: fixturesURL.appendingPathComponent("corpus/" + p).path, spec: ConversionSpec(), layout: .nv12).info
+        }
+        XCTAssertEqual(try info("photos/rocket.jpg").sampling, "4:4:4")
+        XCTAssertEqual(try info("jpeg/wuffs/peacock.s2x2-420.jpeg").sampling, "4:2:0")
+        XCTAssertEqual(try info("jpeg/wuffs/peacock.progressive.scan004.jpeg").sampling, "4:2:0 progressive")
+        XCTAssertEqual(try info("jpeg/jpeg-decoder/mozilla/jpg-gray.jpg").sampling, "grey")
+        XCTAssertEqual(try info("jpeg/jpeg-decoder/mozilla/jpg-cmyk-1.jpg").sampling, "CMYK")
+        XCTAssertEqual(try info("pngsuite/basn6a16.png").sampling, "RGBA 16-bit")
+        XCTAssertEqual(try info("pngsuite/basi3p08.png").sampling, "palette 8-bit interlaced")
+        XCTAssertEqual(try info("pngsuite/tbbn3p08.png").sampling, "palette 8-bit + tRNS")
+        let r = try info("photos/rocket.jpg")
+        XCTAssertEqual(r.container, .jpeg)
+        XCTAssertEqual(r.rowFormat, .rgb8)
+    }
+
+    func testLimitsAndBadInputs() throws {
+        let rocket = fixturesURL.appendingPathComponent("corpus/photos/rocket.jpg").path
+        XCTAssertThrowsError(try convertFile(path: rocket, spec: ConversionSpec(), layout: .nv12,
+                                             options: DecodeOptions(maxPixels: 1000))) { e in
+            XCTAssertTrue((e as! FileError).reason.contains("--max-pixels"), "\(e)")
+        }
+        XCTAssertThrowsError(try convertFile(path: "/nonexistent/x.png", spec: ConversionSpec(), layout: .nv12)) { e in
+            XCTAssertEqual((e as! FileError).reason, "cannot open: No such file or directory")
+        }
+        XCTAssertThrowsError(try convertFile(path: fixturesURL.path, spec: ConversionSpec(), layout: .nv12)) { e in
+            XCTAssertEqual((e as! FileError).reason, "is a directory")
+        }
+        XCTAssertThrowsError(try convertFile(path: fixturesURL.appendingPathComponent("corpus/README.txt").path,
+                                             spec: ConversionSpec(), layout: .nv12)) { e in
+            XCTAssertTrue((e as! FileError).reason.contains("not a JPEG or PNG"))
+        }
+        // A truncated JPEG is an error by default and accepted (grey-filled) on request.
+        let truncated = fixturesURL.appendingPathComponent("corpus/jpeg/jpeg-decoder/crashtest/dc-predictor-overflow.jpg").path
+        XCTAssertThrowsError(try convertFile(path: truncated, spec: ConversionSpec(), layout: .nv12))
+        XCTAssertNoThrow(try convertFile(path: truncated, spec: ConversionSpec(), layout: .nv12,
+                                         options: DecodeOptions(allowTruncated: true)))
+    }
+}

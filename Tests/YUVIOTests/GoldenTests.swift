@@ -1,0 +1,49 @@
+import Foundation
+import XCTest
+import YUVCore
+import YUVIO
+
+let fixturesURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("Fixtures")
+
+/// Real files through the real decoders: every ok PNG fixture (PngSuite, extra PNGs, a photo and the
+/// synthetic tie image) × 3 matrices × 2 ranges × 4 layouts against fingerprints of yuvref.py's output.
+final class GoldenTests: XCTestCase {
+    struct Row {
+        let path: String
+        let spec: ConversionSpec
+        let layout: PixelLayout
+        let hash: String
+    }
+
+    func goldenRows() throws -> [Row] {
+        let text = try String(contentsOf: fixturesURL.appendingPathComponent("golden/images.tsv"), encoding: .utf8)
+        return text.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { line in
+            let f = line.split(separator: "\t").map(String.init)
+            return Row(path: f[0], spec: ConversionSpec(matrix: ColorMatrix(name: f[1])!, range: ColorRange(name: f[2])!),
+                       layout: PixelLayout(name: f[3])!, hash: f[4])
+        }
+    }
+
+    func check(kernels: KernelChoice) throws {
+        let rows = try goldenRows()
+        XCTAssertGreaterThan(rows.count, 24 * 150)
+        var files = Set<String>()
+        for row in rows {
+            files.insert(row.path)
+            let path = fixturesURL.appendingPathComponent(row.path).path
+            let c = try convertFile(path: path, spec: row.spec, layout: row.layout, kernels: kernels)
+            XCTAssertEqual(Checksum.crc32Hex(c.image.bytes), row.hash,
+                           "\(row.path) \(row.spec) \(row.layout) \(kernels) differs from yuvref.py")
+        }
+        // The kinds the contract names must all be among them.
+        for needed in ["basn0g01", "basn0g02", "basn0g04", "basn0g08", "basn0g16", "basn2c08", "basn2c16",
+                       "basn3p01", "basn3p08", "basn4a08", "basn4a16", "basn6a08", "basn6a16", "basi0g01",
+                       "basi6a16", "tbbn3p08", "s01n3p01", "s39i3p04", "ties-67x45", "kodim23"] {
+            XCTAssertTrue(files.contains { $0.contains(needed) }, "no golden rows for \(needed)")
+        }
+    }
+
+    func testFastRowsMatchYuvref() throws { try check(kernels: .fast) }
+    func testReferenceRowsMatchYuvref() throws { try check(kernels: .reference) }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import XCTest
+import YUVCore
+
+let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+let fixtures = packageRoot.appendingPathComponent("Fixtures")
+
+/// Runs the built `yuvconv` binary (`make test` builds it first) as a user would.
+final class CLITests: XCTestCase {
+    struct Result {
+        let status: Int32
+        let stdout: Data
+        let stderr: String
+    }
+
+    var binary: URL {
+        let url = packageRoot.appendingPathComponent(".build/release/yuvconv")
+        return url
+    }
+
+    var work: URL!
+
+    override func setUpWithError() throws {
+        XCTAssertTrue(FileManager.default.isExecutableFile(atPath: binary.path),
+                      "build the tool first (make test does): \(binary.path)")
+        work = FileManager.default.temporaryDirectory.appendingPathComponent("yuvconv-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: work)
+    }
+
+    @discardableResult
+    func run(_ args: [String], stdin: Data? = nil) throws -> Result {
+        let p = Process()
+        p.executableURL = binary
+        p.arguments = args
+        p.currentDirectoryURL = work
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        let input = Pipe()
+        p.standardInput = input
+        try p.run()
+        if let stdin { input.fileHandleForWriting.write(stdin) }
+        try input.fileHandleForWriting.close()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Result(status: p.terminationStatus, stdout: o, stderr: String(decoding: e, as: UTF8.self))
+    }
+
+    func fixture(_ p: String) -> String { fixtures.appendingPathComponent("corpus/" + p).path }
+
+    func golden(_ path: String, _ spec: String, _ layout: String) throws -> String {
+        let text = try String(contentsOf: fixtures.appendingPathComponent("golden/images.tsv"), encoding: .utf8)
+        let key = "corpus/\(path)\t\(spec.replacingOccurrences(of: " ", with: "\t"))\t\(layout)\t"
+        let line = try XCTUnwrap(text.split(separator: "\n").first { $0.hasPrefix(key) })
+        return String(line.split(separator: "\t")[4])
+    }
+
+    /// Files in the work folder, temporary files included.
+    func leftovers() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: work.path).sorted()
+    }
+
+    func testHelpVersionAndUsageErrors() throws {
+        let help = try run(["--help"])
+        XCTAssertEqual(help.status, 0)
+        XCTAssertTrue(String(decoding: help.stdout, as: UTF8.self).contains("--matrix"))
+        let version = try run(["--version"])
+        XCTAssertEqual(version.status, 0)
+        XCTAssertTrue(String(decoding: version.stdout, as: UTF8.self).hasPrefix("yuvconv "))
+        for args in [["--bogus"], [], [fixture("photos/rocket.jpg")], [fixture("photos/rocket.jpg"), "-o", "x", "--matrix", "bt470"],
+                     [fixture("photos/rocket.jpg"), "-o", "x", "--format", "nv16"], [fixture("photos/rocket.jpg"), "-o"]] {
+            let r = try run(args)
+            XCTAssertEqual(r.status, 2, "\(args)")
+            XCTAssertTrue(r.stderr.hasPrefix("yuvconv: error: "), r.stderr)
+        }
+        XCTAssertEqual(try leftovers(), [])
+    }
+
+    func testConvertsExactlyWithFormatFromOptionOrExtension() throws {
+        let png = "pngsuite/basn2c08.png"
+        let r1 = try run([fixture(png), "-o", "a.nv12"])
+        XCTAssertEqual(r1.status, 0, r1.stderr)
+        XCTAssertTrue(r1.stderr.contains("32x32 PNG RGB 8-bit -> nv12 (bt709 full): RGBA 4.0 KiB, nv12 1.5 KiB, saves 2.5 KiB (62.5%)"), r1.stderr)
+        let a = try Data(contentsOf: work.appendingPathComponent("a.nv12"))
+        XCTAssertEqual(Checksum.crc32Hex(a), try golden(png, "bt709 full", "nv12"))
+        // Extension decides the layout: .yuv is yuv420p, .yv12 is yv12.
+        XCTAssertEqual(try run([fixture(png), "-o", "b.yuv", "--matrix", "bt601", "--range", "limited", "-q"]).status, 0)
+        XCTAssertEqual(Checksum.crc32Hex(try Data(contentsOf: work.appendingPathComponent("b.yuv"))),
+                       try golden(png, "bt601 limited", "yuv420p"))
+        XCTAssertEqual(try run(["convert", fixture(png), "-o", "c.yv12", "--matrix=bt2020", "-q"]).status, 0)
+        XCTAssertEqual(Checksum.crc32Hex(try Data(contentsOf: work.appendingPathComponent("c.yv12"))),
+                       try golden(png, "bt2020 full", "yv12"))
+        // --format wins over the extension; i420 is yuv420p.
+        XCTAssertEqual(try run([fixture(png), "-o", "d.nv12", "--format", "i420", "-q"]).status, 0)
+        XCTAssertEqual(Checksum.crc32Hex(try Data(contentsOf: work.appendingPathComponent("d.nv12"))),
+                       try golden(png, "bt709 full", "yuv420p"))
+        XCTAssertEqual(try leftovers(), ["a.nv12", "b.yuv", "c.yv12", "d.nv12"])
+    }
+
+    func testStdinAndStdout() throws {
+        let png = "pngsuite/basn6a16.png"
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: fixture(png)))
+        let r = try run(["-", "-o", "-", "--pix-fmt", "nv21", "--range", "limited"], stdin: bytes)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.hasPrefix("<stdin>: 32x32 PNG RGBA 16-bit"), r.stderr)
+        XCTAssertEqual(Checksum.crc32Hex(r.stdout), try golden(png, "bt709 limited", "nv21"))
+        let bad = try run(["-", "-o", "-"], stdin: Data("not an image".utf8))
+        XCTAssertEqual(bad.status, 1)
+        XCTAssertTrue(bad.stderr.contains("yuvconv: error: <stdin>: not a JPEG or PNG file"), bad.stderr)
+        XCTAssertTrue(bad.stdout.isEmpty)
+    }
+
+    func testBadInputsLeaveNothingBehind() throws {
+        let cases = ["jpeg/wuffs/peacock.default.truncated.jpeg", "jpeg/imagetestsuite/c52ffdd6a0346c4d09271f8ccbdfd5a3.jpg",
+                     "pngsuite/xcsn0g01.png", "pngsuite/xs1n0g01.png", "png-extra/pillow/truncated_image.png",
+                     "jpeg/jpeg-decoder/crashtest/max_size.jpg", "photos/README.txt", "missing.png"]
+        for c in cases {
+            let r = try run([fixture(c), "-o", "out.nv12"])
+            XCTAssertEqual(r.status, 1, "\(c): \(r.stderr)")
+            XCTAssertTrue(r.stderr.hasPrefix("yuvconv: error: \(fixture(c)): "), r.stderr)
+            XCTAssertEqual(try leftovers(), [], c)
+        }
+    }
+
+    func testNeverOverwritesWithoutForceAndNeverTheInput() throws {
+        let png = fixture("pngsuite/basn0g08.png")
+        let out = work.appendingPathComponent("o.nv12")
+        try Data("keep me".utf8).write(to: out)
+        let r = try run([png, "-o", "o.nv12"])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stderr.contains("o.nv12: already exists (use --force to overwrite)"), r.stderr)
+        XCTAssertEqual(try Data(contentsOf: out), Data("keep me".utf8))
+        XCTAssertEqual(try run([png, "-o", "o.nv12", "--force", "-q"]).status, 0)
+        XCTAssertEqual(try Data(contentsOf: out).count, 32 * 32 * 3 / 2)
+        // The input itself, even with --force (sniffing is by content, so the name does not protect it).
+        let input = work.appendingPathComponent("in.nv12")
+        try FileManager.default.copyItem(atPath: png, toPath: input.path)
+        let before = try Data(contentsOf: input)
+        let s = try run(["in.nv12", "-o", "in.nv12", "--force"])
+        XCTAssertEqual(s.status, 1)
+        XCTAssertTrue(s.stderr.contains("is the input file"), s.stderr)
+        XCTAssertEqual(try Data(contentsOf: input), before)
+        XCTAssertEqual(try leftovers(), ["in.nv12", "o.nv12"])
+    }
+
+    func testUnwritableFolder() throws {
+        let r = try run([fixture("pngsuite/basn0g08.png"), "-o", "/nonexistent-dir/o.nv12"])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stderr.contains("/nonexistent-dir/o.nv12: cannot create a file in /nonexistent-dir"), r.stderr)
+    }
+}
