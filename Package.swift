@@ -22,6 +22,7 @@ let package = Package(
         .target(name: "YUVCore", path: "Sources/YUVCore", swiftSettings: optimise),
         .target(name: "YUVIO", dependencies: ["YUVCore", "CShims"], path: "Sources/YUVIO"),
         .executableTarget(name: "yuvconv", dependencies: ["YUVCore", "YUVIO"], path: "Sources/yuvconv"),
+        .executableTarget(name: "yuvbench", dependencies: ["YUVCore"], path: "Sources/yuvbench"),
         .testTarget(name: "YUVCoreTests", dependencies: ["YUVCore"], path: "Tests/YUVCoreTests"),
         .testTarget(name: "YUVIOTests", dependencies: ["YUVCore", "YUVIO"], path: "Tests/YUVIOTests"),
         .testTarget(name: "yuvconvTests", dependencies: ["YUVCore"], path: "Tests/yuvconvTests"),

@@ -1,3 +1,5 @@
+import Dispatch
+
 /// The sample layouts a source row can have.
 public enum SourceFormat: Sendable, Equatable {
     /// R,G,B bytes.
@@ -41,57 +43,80 @@ public struct RGBToYUV420: Sendable {
     /// Converts `rowCount` source rows starting at picture row `firstRow` (even), `rowBytes` apart,
     /// into `image`. A band must hold an even number of rows unless it ends the picture.
     public func convert(band: UnsafeRawPointer, rowBytes: Int, firstRow: Int, rowCount: Int, into image: inout YUVImage) {
-        precondition(firstRow & 1 == 0 && firstRow + rowCount <= image.height)
-        precondition(rowCount & 1 == 0 || firstRow + rowCount == image.height)
-        let width = image.width, height = image.height
-        let g = image.geometry
-        let cw = g.chromaWidth, chromaPlane = cw * g.chromaHeight
-        let layout = image.layout
-        // Scratch for one chroma row pair when the layout interleaves U and V.
-        var scratch = [UInt8](repeating: 0, count: layout.isBiPlanar ? 2 * cw : 0)
+        let (w, h, layout) = (image.width, image.height, image.layout)
         image.bytes.withUnsafeMutableBufferPointer { out in
-            scratch.withUnsafeMutableBufferPointer { tmp in
-                let base = out.baseAddress!
-                var row = 0
-                while row < rowCount {
-                    let y = firstRow + row
-                    let src0 = band + row * rowBytes
-                    let src1 = row + 1 < rowCount ? src0 + rowBytes : src0  // odd last row: replicate
-                    let cy = y / 2
-                    let uRow: UnsafeMutablePointer<UInt8>, vRow: UnsafeMutablePointer<UInt8>
-                    switch layout {
-                    case .yuv420p:
-                        uRow = base + width * height + cy * cw
-                        vRow = base + width * height + chromaPlane + cy * cw
-                    case .yv12:
-                        vRow = base + width * height + cy * cw
-                        uRow = base + width * height + chromaPlane + cy * cw
-                    case .nv12, .nv21:
-                        uRow = tmp.baseAddress!
-                        vRow = tmp.baseAddress! + cw
-                    }
-                    uvRow(src0, src1, uRow, vRow, width)
-                    if layout.isBiPlanar {
-                        let dst = base + width * height + cy * 2 * cw
-                        if layout == .nv12 {
-                            RowKernels.mergeUVRow(uRow, vRow, dst, cw)
-                        } else {
-                            RowKernels.mergeUVRow(vRow, uRow, dst, cw)
-                        }
-                    }
-                    yRow(src0, base + y * width, width)
-                    if row + 1 < rowCount { yRow(src1, base + (y + 1) * width, width) }
-                    row += 2
-                }
-            }
+            convert(band: band, rowBytes: rowBytes, firstRow: firstRow, rowCount: rowCount,
+                    output: out.baseAddress!, width: w, height: h, layout: layout)
         }
     }
 
-    /// Converts a whole picture held in memory.
+    /// The same into a raw buffer of `PlaneGeometry(width:height:).tightBytes` bytes in `layout`.
+    /// Bands that cover different rows may run concurrently on one buffer.
+    public func convert(band: UnsafeRawPointer, rowBytes: Int, firstRow: Int, rowCount: Int,
+                        output base: UnsafeMutablePointer<UInt8>, width: Int, height: Int, layout: PixelLayout) {
+        precondition(firstRow & 1 == 0 && firstRow + rowCount <= height)
+        precondition(rowCount & 1 == 0 || firstRow + rowCount == height)
+        let g = PlaneGeometry(width: width, height: height)
+        let cw = g.chromaWidth, chromaPlane = cw * g.chromaHeight
+        // Scratch for one chroma row pair when the layout interleaves U and V.
+        let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: 2 * cw)
+        defer { scratch.deallocate() }
+        var row = 0
+        while row < rowCount {
+            let y = firstRow + row
+            let src0 = band + row * rowBytes
+            let src1 = row + 1 < rowCount ? src0 + rowBytes : src0  // odd last row: replicate
+            let cy = y / 2
+            let uRow: UnsafeMutablePointer<UInt8>, vRow: UnsafeMutablePointer<UInt8>
+            switch layout {
+            case .yuv420p:
+                uRow = base + width * height + cy * cw
+                vRow = base + width * height + chromaPlane + cy * cw
+            case .yv12:
+                vRow = base + width * height + cy * cw
+                uRow = base + width * height + chromaPlane + cy * cw
+            case .nv12, .nv21:
+                uRow = scratch
+                vRow = scratch + cw
+            }
+            uvRow(src0, src1, uRow, vRow, width)
+            if layout.isBiPlanar {
+                let dst = base + width * height + cy * 2 * cw
+                if layout == .nv12 {
+                    RowKernels.mergeUVRow(uRow, vRow, dst, cw)
+                } else {
+                    RowKernels.mergeUVRow(vRow, uRow, dst, cw)
+                }
+            }
+            yRow(src0, base + y * width, width)
+            if row + 1 < rowCount { yRow(src1, base + (y + 1) * width, width) }
+            row += 2
+        }
+    }
+
+    /// Converts a whole picture held in memory, split into row bands across `threads` threads
+    /// (each band an even number of rows, so no chroma row is shared). The bytes do not depend on `threads`.
     public func convert(pixels: UnsafeRawPointer, rowBytes: Int, width: Int, height: Int,
-                        layout: PixelLayout) -> YUVImage {
+                        layout: PixelLayout, threads: Int = 1) -> YUVImage {
         var image = YUVImage(width: width, height: height, layout: layout)
-        convert(band: pixels, rowBytes: rowBytes, firstRow: 0, rowCount: height, into: &image)
+        let pairs = (height + 1) / 2
+        let bands = max(1, min(threads, pairs))
+        if bands == 1 {
+            convert(band: pixels, rowBytes: rowBytes, firstRow: 0, rowCount: height, into: &image)
+            return image
+        }
+        let pairsPerBand = (pairs + bands - 1) / bands
+        image.bytes.withUnsafeMutableBufferPointer { out in
+            // Each band writes only its own rows of every plane.
+            let dst = UncheckedSendable(out.baseAddress!), src = UncheckedSendable(pixels)
+            DispatchQueue.concurrentPerform(iterations: bands) { b in
+                let first = b * pairsPerBand * 2
+                guard first < height else { return }
+                let count = min(pairsPerBand * 2, height - first)
+                convert(band: src.value + first * rowBytes, rowBytes: rowBytes, firstRow: first, rowCount: count,
+                        output: dst.value, width: width, height: height, layout: layout)
+            }
+        }
         return image
     }
 
@@ -128,4 +153,10 @@ public struct RGBToYUV420: Sendable {
                                       u, v, width, bytesPerPixel: source.bytesPerPixel, spec: spec)
         }
     }
+}
+
+/// A pointer handed to concurrent bands that write disjoint rows.
+struct UncheckedSendable<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
 }

@@ -1,0 +1,209 @@
+// yuvbench: kernel and driver throughput on a 4032×3024 RGBA frame, against libyuv measured in the same
+// run on the same buffer, and memcpy as the memory-bandwidth ceiling. Not a test: `make bench` runs it.
+//
+//   yuvbench [--peer PATH/libyuv_peer.so] [--runs N] [--width W --height H]
+//
+// Every contender runs once per round, interleaved, so machine noise hits all of them alike; the figure
+// is the median over the rounds. The last line is one JSON object with the headline figures.
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
+import YUVCore
+
+func now() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+}
+
+let args = Array(CommandLine.arguments.dropFirst())
+@MainActor func option(_ name: String) -> String? {
+    guard let i = args.firstIndex(of: name), i + 1 < args.count else { return nil }
+    return args[i + 1]
+}
+let width = Int(option("--width") ?? "") ?? 4032
+let height = Int(option("--height") ?? "") ?? 3024
+let runs = Int(option("--runs") ?? "") ?? 15
+let peerPath = option("--peer")
+let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+let pixels = width * height
+
+// A photo-like frame: smooth gradients plus deterministic noise, alpha varying (it must not matter).
+var rgba = [UInt8](repeating: 0, count: pixels * 4)
+var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+for y in 0..<height {
+    for x in 0..<width {
+        seed = seed &* 6364136223846793005 &+ 1442695040888963407
+        let n = Int(truncatingIfNeeded: (seed >> 59)) - 16
+        let i = 4 * (y * width + x)
+        rgba[i] = UInt8(clamping: x * 255 / width + n)
+        rgba[i + 1] = UInt8(clamping: y * 255 / height + n)
+        rgba[i + 2] = UInt8(clamping: (x + y) * 255 / (width + height) - n)
+        rgba[i + 3] = UInt8(truncatingIfNeeded: seed >> 40)
+    }
+}
+
+typealias PeerNV12 = @convention(c) (UnsafePointer<UInt8>, Int32, UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>, Int32, Int32) -> Int32
+typealias PeerPlanar = @convention(c) (UnsafePointer<UInt8>, Int32, UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>, Int32, Int32) -> Int32
+var peerNV12: PeerNV12?
+var peerJ420: PeerPlanar?
+var peerI420: PeerPlanar?
+if let peerPath {
+    guard let h = dlopen(peerPath, RTLD_NOW) else {
+        fputs("yuvbench: cannot load \(peerPath): \(String(cString: dlerror()))\n", stderr)
+        exit(1)
+    }
+    peerNV12 = unsafeBitCast(dlsym(h, "peer_abgr_to_nv12"), to: PeerNV12.self)
+    peerJ420 = unsafeBitCast(dlsym(h, "peer_abgr_to_j420"), to: PeerPlanar.self)
+    peerI420 = unsafeBitCast(dlsym(h, "peer_abgr_to_i420"), to: PeerPlanar.self)
+}
+
+let geometry = PlaneGeometry(width: width, height: height)
+let cw = geometry.chromaWidth
+// Raw buffers: the contenders' closures keep them for the whole run.
+let src = UnsafeMutablePointer<UInt8>.allocate(capacity: rgba.count)
+src.initialize(from: rgba, count: rgba.count)
+let dst = UnsafeMutablePointer<UInt8>.allocate(capacity: geometry.tightBytes)
+dst.initialize(repeating: 0, count: geometry.tightBytes)
+let copyDst = UnsafeMutablePointer<UInt8>.allocate(capacity: rgba.count)
+copyDst.initialize(repeating: 0, count: rgba.count)
+let k709 = KernelConstants(ConversionSpec())
+
+struct Contender {
+    let name: String
+    let body: () -> Void
+    var times: [Double] = []
+}
+
+var contenders: [Contender] = []
+do {
+    do {
+        contenders.append(Contender(name: "memcpy (RGBA frame, bandwidth ceiling)") {
+            memcpy(copyDst, src, pixels * 4)
+        })
+        contenders.append(Contender(name: "kernel RGBAToYRow bt709 full") {
+            for y in 0..<height { RowKernels.rgbaToYRow(src + y * width * 4, dst + y * width, width, k709.y) }
+        })
+        contenders.append(Contender(name: "kernel RGBAToUVRow bt709 full") {
+            var y = 0
+            while y < height {
+                let s1 = y + 1 < height ? src + (y + 1) * width * 4 : src + y * width * 4
+                RowKernels.rgbaToUVRow(src + y * width * 4, s1, dst + pixels + (y / 2) * cw,
+                                       dst + pixels + geometry.chromaHeight * cw + (y / 2) * cw, width, k709.u, k709.v)
+                y += 2
+            }
+        })
+        for spec in ConversionSpec.all {
+            let driver = RGBToYUV420(spec: spec, source: .rgba8)
+            contenders.append(Contender(name: "RGBA→NV12 \(spec), 1 thread") {
+                driver.convert(band: src, rowBytes: width * 4, firstRow: 0, rowCount: height, output: dst,
+                               width: width, height: height, layout: .nv12)
+            })
+        }
+        let driver709 = RGBToYUV420(spec: ConversionSpec(), source: .rgba8)
+        contenders.append(Contender(name: "RGBA→NV12 bt709 full, \(cores) threads") {
+            _ = driver709.convert(pixels: src, rowBytes: width * 4, width: width, height: height, layout: .nv12,
+                                  threads: cores)
+        })
+        if let peerNV12, let peerJ420 {
+            contenders.append(Contender(name: "libyuv ABGRToNV12 (bt601 limited, 8-bit approx.), 1 thread") {
+                _ = peerNV12(src, Int32(width * 4), dst, dst + pixels, Int32(width), Int32(height))
+            })
+            contenders.append(Contender(name: "libyuv ABGRToJ420 (bt601 full, 8-bit approx.), 1 thread") {
+                _ = peerJ420(src, Int32(width * 4), dst, dst + pixels, dst + pixels + cw * geometry.chromaHeight,
+                             Int32(width), Int32(height))
+            })
+        }
+        for c in contenders.indices { contenders[c].body() }  // warm-up
+        for _ in 0..<runs {
+            for c in contenders.indices {
+                let t0 = now()
+                contenders[c].body()
+                contenders[c].times.append(now() - t0)
+            }
+        }
+    }
+}
+
+func median(_ a: [Double]) -> Double {
+    let s = a.sorted()
+    return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+}
+@MainActor func mpxs(_ name: String) -> Double? {
+    guard let c = contenders.first(where: { $0.name == name }) else { return nil }
+    return Double(pixels) / median(c.times) / 1e6
+}
+func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeating: " ", count: n - s.count) }
+func lpad(_ s: String, _ n: Int) -> String { s.count >= n ? s : String(repeating: " ", count: n - s.count) + s }
+
+let oursName = "RGBA→NV12 bt709 full, 1 thread"
+let libyuvName = "libyuv ABGRToNV12 (bt601 limited, 8-bit approx.), 1 thread"
+let libyuv = mpxs(libyuvName)
+print("yuvbench: \(width)x\(height) RGBA (\(formatFixed(Double(pixels) / 1e6, decimals: 1)) Mpx), median of \(runs) interleaved rounds, \(cores) cores")
+print(pad("what", 62) + lpad("ms", 9) + lpad("Mpx/s", 9) + lpad("vs libyuv", 11))
+for c in contenders {
+    let t = median(c.times)
+    let m = Double(pixels) / t / 1e6
+    let ratio = libyuv.map { formatFixed(m / $0, decimals: 2) + "x" } ?? "-"
+    print(pad(c.name, 62) + lpad(formatFixed(t * 1000, decimals: 2), 9) + lpad(formatFixed(m, decimals: 0), 9) + lpad(ratio, 11))
+}
+
+// How exact libyuv is, against the contract, on this frame.
+var exactness: [String: Double] = [:]
+if let peerNV12, let peerJ420 {
+    func agreement(_ ours: [UInt8], _ theirs: [UInt8], _ range: Range<Int>) -> (Double, Int) {
+        var same = 0, worst = 0
+        for i in range {
+            let d = abs(Int(ours[i]) - Int(theirs[i]))
+            if d == 0 { same += 1 }
+            worst = max(worst, d)
+        }
+        return (Double(same) * 100 / Double(range.count), worst)
+    }
+    for (label, spec, layout) in [("ABGRToNV12 vs exact bt601 limited", ConversionSpec(matrix: .bt601, range: .limited), PixelLayout.nv12),
+                                  ("ABGRToJ420 vs exact bt601 full", ConversionSpec(matrix: .bt601, range: .full), PixelLayout.yuv420p)] {
+        let ours = rgba.withUnsafeBytes {
+            RGBToYUV420(spec: spec, source: .rgba8).convert(pixels: $0.baseAddress!, rowBytes: width * 4, width: width,
+                                                            height: height, layout: layout, threads: cores)
+        }
+        var theirs = [UInt8](repeating: 0, count: geometry.tightBytes)
+        rgba.withUnsafeBufferPointer { s in
+            theirs.withUnsafeMutableBufferPointer { d in
+                let b = d.baseAddress!
+                if layout == .nv12 {
+                    _ = peerNV12(s.baseAddress!, Int32(width * 4), b, b + pixels, Int32(width), Int32(height))
+                } else {
+                    _ = peerJ420(s.baseAddress!, Int32(width * 4), b, b + pixels, b + pixels + cw * geometry.chromaHeight,
+                                 Int32(width), Int32(height))
+                }
+            }
+        }
+        let y = agreement(ours.bytes, theirs, 0..<pixels)
+        let c = agreement(ours.bytes, theirs, pixels..<geometry.tightBytes)
+        print("libyuv \(label): luma exact on \(formatFixed(y.0, decimals: 1))% (off by up to \(y.1)), "
+              + "chroma exact on \(formatFixed(c.0, decimals: 1))% (off by up to \(c.1)); yuvconv: 100%, 0")
+        exactness[label] = y.0
+    }
+}
+
+let ours1 = mpxs(oursName)!
+let oursN = mpxs("RGBA→NV12 bt709 full, \(cores) threads")!
+var json: [(String, String)] = [
+    ("width", "\(width)"), ("height", "\(height)"), ("cores", "\(cores)"),
+    ("nv12_bt709_full_mpxs", formatFixed(ours1, decimals: 1)),
+    ("nv12_bt709_full_all_threads_mpxs", formatFixed(oursN, decimals: 1)),
+    ("threads_speedup", formatFixed(oursN / ours1, decimals: 2)),
+    ("memcpy_mpxs", formatFixed(mpxs("memcpy (RGBA frame, bandwidth ceiling)")!, decimals: 1)),
+]
+if let libyuv {
+    json.append(("libyuv_abgr_to_nv12_mpxs", formatFixed(libyuv, decimals: 1)))
+    json.append(("libyuv_abgr_to_j420_mpxs", formatFixed(mpxs("libyuv ABGRToJ420 (bt601 full, 8-bit approx.), 1 thread")!, decimals: 1)))
+    json.append(("ratio_vs_libyuv", formatFixed(ours1 / libyuv, decimals: 2)))
+} else {
+    json.append(("libyuv_abgr_to_nv12_mpxs", "null"))
+    json.append(("ratio_vs_libyuv", "null"))
+}
+print("{" + json.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}")
