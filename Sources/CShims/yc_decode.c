@@ -116,6 +116,7 @@ static void jpeg_open(yc_decoder *dec, FILE *file) {
     info->width = j->image_width;
     info->height = j->image_height;
     info->bytes_per_sample = 1;
+    info->channels = 4;
     info->png_color_type = -1;
     info->jpeg_components = j->num_components;
     info->jpeg_colorspace = j->jpeg_color_space;
@@ -147,7 +148,7 @@ static void jpeg_open(yc_decoder *dec, FILE *file) {
     case JCS_GRAYSCALE:
     case JCS_RGB:
     case JCS_YCbCr:
-        j->out_color_space = JCS_RGB;
+        j->out_color_space = JCS_EXT_RGBX;  // 4 bytes a pixel: what the SIMD rows load
         break;
     default:
         set_error(dec, "unsupported JPEG colour space");
@@ -158,10 +159,11 @@ static void jpeg_open(yc_decoder *dec, FILE *file) {
 }
 
 // Adobe CMYK as libjpeg hands it out is inverted (0 = full ink): R = C·K/255, rounded to nearest.
-static void cmyk_to_rgb(const uint8_t *src, uint8_t *dst, uint32_t width) {
+static void cmyk_to_rgbx(const uint8_t *src, uint8_t *dst, uint32_t width) {
     for (uint32_t x = 0; x < width; x++) {
         unsigned k = src[4 * x + 3];
-        for (int c = 0; c < 3; c++) dst[3 * x + c] = (uint8_t)((src[4 * x + c] * k + 127) / 255);
+        for (int c = 0; c < 3; c++) dst[4 * x + c] = (uint8_t)((src[4 * x + c] * k + 127) / 255);
+        dst[4 * x + 3] = 0xFF;
     }
 }
 
@@ -174,7 +176,7 @@ static int jpeg_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t coun
             set_error(dec, "the decoder returned no row");
             return -1;
         }
-        if (dec->cmyk_row) cmyk_to_rgb(dec->cmyk_row, dst + i * stride, dec->info.width);
+        if (dec->cmyk_row) cmyk_to_rgbx(dec->cmyk_row, dst + i * stride, dec->info.width);
     }
     return 0;
 }
@@ -228,12 +230,20 @@ static void png_open(yc_decoder *dec, FILE *file) {
         set_error(dec, msg);
         return;
     }
-    // Everything becomes R,G,B of 8 or 16 bits, exactly: palette looked up, 1/2/4-bit grey scaled to
-    // 0…255 (v·255/(2^n−1)), grey copied to all three, alpha and tRNS dropped (the contract ignores alpha).
+    // Everything becomes R,G,B,X of 8 bits or R,G,B of 16 bits, exactly: palette looked up, 1/2/4-bit grey
+    // scaled to 0…255 (v·255/(2^n−1)), grey copied to all three. The fourth byte of an 8-bit pixel is alpha
+    // (from the file or from tRNS) or 0xFF filler; the contract ignores it, so the converter never reads it.
     if (ctype == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(dec->png);
     if (ctype == PNG_COLOR_TYPE_GRAY && depth < 8) png_set_expand_gray_1_2_4_to_8(dec->png);
     if (ctype == PNG_COLOR_TYPE_GRAY || ctype == PNG_COLOR_TYPE_GRAY_ALPHA) png_set_gray_to_rgb(dec->png);
-    if ((ctype & PNG_COLOR_MASK_ALPHA) || info->png_has_trns) png_set_strip_alpha(dec->png);
+    if (info->png_has_trns) png_set_tRNS_to_alpha(dec->png);  // one rule for every colour type
+    int has_alpha = (ctype & PNG_COLOR_MASK_ALPHA) || info->png_has_trns;
+    if (depth == 16) {
+        if (has_alpha) png_set_strip_alpha(dec->png);
+    } else if (!has_alpha) {
+        png_set_filler(dec->png, 0xFF, PNG_FILLER_AFTER);
+    }
+    info->channels = depth == 16 ? 3 : 4;
     if (depth == 16) {
         const uint16_t probe = 1;
         if (*(const uint8_t *)&probe == 1) png_set_swap(dec->png);  // PNG is big-endian
@@ -241,7 +251,7 @@ static void png_open(yc_decoder *dec, FILE *file) {
     if (info->png_interlaced) png_set_interlace_handling(dec->png);
     png_read_update_info(dec->png, dec->png_info);
     dec->png_rowbytes = png_get_rowbytes(dec->png, dec->png_info);
-    if (dec->png_rowbytes != (size_t)w * 3 * info->bytes_per_sample) {
+    if (dec->png_rowbytes != (size_t)w * info->channels * info->bytes_per_sample) {
         set_error(dec, "unexpected row layout after transformations");
         return;
     }

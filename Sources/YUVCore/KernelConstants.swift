@@ -74,11 +74,13 @@ public struct PlaneWeights: Sendable, Equatable {
 ///   and Cr likewise with (S−Kr)·ΣR − Kg·ΣG − Kb·ΣB.
 /// Each is `⌊C + ½⌋` of the contract's exact rational C, multiplied through by a common denominator.
 public struct KernelConstants: Sendable, Equatable {
+    public let spec: ConversionSpec
     public let y: PlaneWeights
     public let u: PlaneWeights
     public let v: PlaneWeights
 
     public init(_ spec: ConversionSpec) {
+        self.spec = spec
         let s = ColorMatrix.scale
         let kr = spec.matrix.kr, kg = spec.matrix.kg, kb = spec.matrix.kb
         switch spec.range {

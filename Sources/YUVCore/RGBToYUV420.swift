@@ -25,7 +25,8 @@ public enum KernelChoice: Sendable {
 }
 
 /// The planar driver, libyuv's `ARGBToNV12` shape: it walks the source two rows at a time —
-/// UV row (→ merge for bi-planar layouts) → Y row ×2 — writing straight into a `YUVImage`.
+/// UV row (→ merge for bi-planar layouts) → Y row ×2, or for 4-byte pixels one fused SIMD pass that
+/// makes both Y rows and the UV row from the same loads — writing straight into a `YUVImage`.
 /// Rows can arrive in bands (a decoder's output), so the whole RGB picture is never needed at once.
 public struct RGBToYUV420: Sendable {
     public let spec: ConversionSpec
@@ -79,7 +80,17 @@ public struct RGBToYUV420: Sendable {
                 uRow = scratch
                 vRow = scratch + cw
             }
-            uvRow(src0, src1, uRow, vRow, width)
+            if source == .rgba8 && kernels == .fast {
+                // One pass over both rows: luma and chroma from the same loads.
+                SIMDKernels.rgbaToYUVRowPair(src0.assumingMemoryBound(to: UInt8.self),
+                                             src1.assumingMemoryBound(to: UInt8.self), base + y * width,
+                                             row + 1 < rowCount ? base + (y + 1) * width : nil, uRow, vRow, width,
+                                             constants)
+            } else {
+                uvRow(src0, src1, uRow, vRow, width)
+                yRow(src0, base + y * width, width)
+                if row + 1 < rowCount { yRow(src1, base + (y + 1) * width, width) }
+            }
             if layout.isBiPlanar {
                 let dst = base + width * height + cy * 2 * cw
                 if layout == .nv12 {
@@ -88,8 +99,6 @@ public struct RGBToYUV420: Sendable {
                     RowKernels.mergeUVRow(vRow, uRow, dst, cw)
                 }
             }
-            yRow(src0, base + y * width, width)
-            if row + 1 < rowCount { yRow(src1, base + (y + 1) * width, width) }
             row += 2
         }
     }

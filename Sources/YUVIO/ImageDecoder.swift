@@ -75,7 +75,7 @@ public final class ImageDecoder {
             }
             if i.jpeg_progressive != 0 { sampling += " progressive" }
             return SourceInfo(container: .jpeg, width: Int(i.width), height: Int(i.height), sampling: sampling,
-                              rowFormat: .rgb8, progressive: i.jpeg_progressive != 0, interlaced: false)
+                              rowFormat: .rgba8, progressive: i.jpeg_progressive != 0, interlaced: false)
         }
         let depth = Int(i.png_bit_depth)
         var kind: String
@@ -91,7 +91,7 @@ public final class ImageDecoder {
         if i.png_has_trns != 0 { sampling += " + tRNS" }
         if i.png_interlaced != 0 { sampling += " interlaced" }
         return SourceInfo(container: .png, width: Int(i.width), height: Int(i.height), sampling: sampling,
-                          rowFormat: i.bytes_per_sample == 2 ? .rgb16 : .rgb8, progressive: false,
+                          rowFormat: i.bytes_per_sample == 2 ? .rgb16 : .rgba8, progressive: false,
                           interlaced: i.png_interlaced != 0)
     }
 

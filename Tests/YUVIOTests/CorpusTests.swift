@@ -43,7 +43,7 @@ final class CorpusTests: XCTestCase {
         XCTAssertEqual(try info("pngsuite/tbbn3p08.png").sampling, "palette 8-bit + tRNS")
         let r = try info("photos/rocket.jpg")
         XCTAssertEqual(r.container, .jpeg)
-        XCTAssertEqual(r.rowFormat, .rgb8)
+        XCTAssertEqual(r.rowFormat, .rgba8)
     }
 
     func testLimitsAndBadInputs() throws {

@@ -17,8 +17,9 @@ typedef enum { YC_FORMAT_UNKNOWN = 0, YC_FORMAT_JPEG = 1, YC_FORMAT_PNG = 2 } yc
 /// What the file holds, as stored (before any conversion).
 typedef struct {
     uint32_t width, height;
-    /// Samples of the decoded rows handed out by yc_read_rows: 3 (R,G,B) always.
-    /// bytes_per_sample is 1, or 2 for 16-bit PNG (native endianness, full 0…65535 range).
+    /// Samples of the decoded rows handed out by yc_read_rows: 4 (R,G,B,X: X is alpha or filler) for 8-bit
+    /// images, 3 (R,G,B) for 16-bit PNG. bytes_per_sample is 1, or 2 for 16-bit PNG (native endianness).
+    uint32_t channels;
     uint32_t bytes_per_sample;
     // PNG
     int png_color_type;    // PNG_COLOR_TYPE_* (0 grey, 2 RGB, 3 palette, 4 grey+alpha, 6 RGBA), -1 for JPEG
@@ -53,7 +54,7 @@ const char *yc_first_warning(const yc_decoder *dec);
 
 const yc_info *yc_get_info(const yc_decoder *dec);
 
-/// Decodes the next `count` rows as RGB (3 samples per pixel) into `dst`, rows `stride` bytes apart.
+/// Decodes the next `count` rows (see yc_info.channels) into `dst`, rows `stride` bytes apart.
 /// Returns 0 on success, -1 on failure (see yc_error).
 int yc_read_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count);
 

@@ -1,0 +1,110 @@
+import Foundation
+import XCTest
+import YUVCore
+
+/// The explicit-SIMD fused row pair against the scalar references: same bytes, always.
+final class SIMDKernelTests: XCTestCase {
+    func fused(_ rows: UnsafePointer<UInt8>, _ rowBytes: Int, _ width: Int, twoRows: Bool,
+               _ k: KernelConstants) -> (y0: [UInt8], y1: [UInt8], u: [UInt8], v: [UInt8]) {
+        let cw = (width + 1) / 2
+        var y0 = [UInt8](repeating: 0, count: width), y1 = y0, u = [UInt8](repeating: 0, count: cw), v = u
+        y1.withUnsafeMutableBufferPointer { p1 in
+            SIMDKernels.rgbaToYUVRowPair(rows, twoRows ? rows + rowBytes : rows, &y0, twoRows ? p1.baseAddress! : nil,
+                                         &u, &v, width, k)
+        }
+        return (y0, y1, u, v)
+    }
+
+    func testRowPairMatchesReferenceAtEveryWidthAndOffset() {
+        var rng = SplitMix64(seed: 99)
+        for spec in ConversionSpec.all {
+            let k = KernelConstants(spec)
+            for width in 1...257 {
+                let offset = (width * 5) % 11
+                for extreme in [false, true] {
+                    var bytes = randomBytes(2 * 4 * width + offset, &rng)
+                    if extreme { bytes = bytes.map { $0 & 1 == 0 ? 0 : 255 } }
+                    bytes.withUnsafeBufferPointer { p in
+                        let s0 = p.baseAddress! + offset, s1 = s0 + 4 * width
+                        for twoRows in [true, false] {
+                            let got = fused(s0, 4 * width, width, twoRows: twoRows, k)
+                            let cw = (width + 1) / 2
+                            var ry0 = [UInt8](repeating: 0, count: width), ry1 = ry0
+                            var ru = [UInt8](repeating: 0, count: cw), rv = ru
+                            RowKernels.yRowReference(s0, &ry0, width, bytesPerPixel: 4, spec: spec)
+                            RowKernels.yRowReference(s1, &ry1, width, bytesPerPixel: 4, spec: spec)
+                            RowKernels.uvRowReference(s0, twoRows ? s1 : s0, &ru, &rv, width, bytesPerPixel: 4, spec: spec)
+                            XCTAssertEqual(got.y0, ry0, "\(spec) width \(width) Y0")
+                            if twoRows { XCTAssertEqual(got.y1, ry1, "\(spec) width \(width) Y1") }
+                            XCTAssertEqual(got.u, ru, "\(spec) width \(width) two rows \(twoRows) U")
+                            XCTAssertEqual(got.v, rv, "\(spec) width \(width) two rows \(twoRows) V")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// All 2^24 RGB triples through the fused kernel's luma (full range: Float; limited: Double).
+    func testExhaustiveLuma() {
+        let n = 1 << 24
+        for spec in ConversionSpec.all {
+            var reference = [UInt8](repeating: 0, count: n)
+            var fast = [UInt8](repeating: 0, count: n)
+            var u = [UInt8](repeating: 0, count: n / 2), v = u
+            let k = KernelConstants(spec)
+            LumaExhaustiveTests.rgba.withUnsafeBufferPointer { src in
+                RowKernels.yRowReference(src.baseAddress!, &reference, n, bytesPerPixel: 4, spec: spec)
+                SIMDKernels.rgbaToYUVRowPair(src.baseAddress!, src.baseAddress!, &fast, nil, &u, &v, n, k)
+            }
+            XCTAssertTrue(fast == reference, "SIMD luma differs for \(spec) at "
+                          + "\(String(describing: zip(fast, reference).enumerated().first { $0.1.0 != $0.1.1 }?.offset))")
+        }
+    }
+
+    /// Rows whose 2×2 blocks have chosen R, G, B sums: the four pixels of a block share each sum as evenly
+    /// as they can (a block's chroma depends only on its sums).
+    static func blockRows(_ sums: [(Int, Int, Int)]) -> [UInt8] {
+        let w = 2 * sums.count
+        var rows = [UInt8](repeating: 0, count: 2 * 4 * w)
+        for (i, s) in sums.enumerated() {
+            for p in 0..<4 {
+                let x = 2 * i + (p & 1), y = p >> 1
+                let o = 4 * (y * w + x)
+                for (c, total) in [s.0, s.1, s.2].enumerated() {
+                    rows[o + c] = UInt8(total / 4 + (p < total % 4 ? 1 : 0))
+                }
+                rows[o + 3] = UInt8(truncatingIfNeeded: p * 77)
+            }
+        }
+        return rows
+    }
+
+    /// Whole planes of the block-sum space through the SIMD chroma, with every full-range .5 tie on them.
+    func testChromaOnSumSlices() {
+        var rng = SplitMix64(seed: 4242)
+        for spec in ConversionSpec.all {
+            let k = KernelConstants(spec)
+            var fixed = [0, 1, 2, 3, 509, 510, 511, 1017, 1018, 1019, 1020]
+            for _ in 0..<4 { fixed.append(Int(rng.next() % 1021)) }
+            for f in fixed {
+                for a in 0...1020 {
+                    for orientation in 0..<3 {
+                        let sums: [(Int, Int, Int)] = (0...1020).map { b in
+                            orientation == 0 ? (f, a, b) : orientation == 1 ? (a, f, b) : (a, b, f)
+                        }
+                        let rows = Self.blockRows(sums)
+                        let got = rows.withUnsafeBufferPointer { fused($0.baseAddress!, 4 * 2042, 2042, twoRows: true, k) }
+                        for (i, s) in sums.enumerated() {
+                            let ref = ExactReference.chroma(rSum: s.0, gSum: s.1, bSum: s.2, spec: spec)
+                            if got.u[i] != ref.cb || got.v[i] != ref.cr {
+                                XCTFail("\(spec) sums \(s): SIMD (\(got.u[i]),\(got.v[i])) reference (\(ref.cb),\(ref.cr))")
+                                return
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
