@@ -108,25 +108,33 @@ public struct RGBToYUV420: Sendable {
     public func convert(pixels: UnsafeRawPointer, rowBytes: Int, width: Int, height: Int,
                         layout: PixelLayout, threads: Int = 1) -> YUVImage {
         var image = YUVImage(width: width, height: height, layout: layout)
+        image.bytes.withUnsafeMutableBufferPointer { out in
+            convert(pixels: pixels, rowBytes: rowBytes, width: width, height: height, output: out.baseAddress!,
+                    layout: layout, threads: threads)
+        }
+        return image
+    }
+
+    /// The same into a raw buffer of `PlaneGeometry(width:height:).tightBytes` bytes.
+    public func convert(pixels: UnsafeRawPointer, rowBytes: Int, width: Int, height: Int,
+                        output: UnsafeMutablePointer<UInt8>, layout: PixelLayout, threads: Int) {
         let pairs = (height + 1) / 2
         let bands = max(1, min(threads, pairs))
         if bands == 1 {
-            convert(band: pixels, rowBytes: rowBytes, firstRow: 0, rowCount: height, into: &image)
-            return image
+            convert(band: pixels, rowBytes: rowBytes, firstRow: 0, rowCount: height, output: output,
+                    width: width, height: height, layout: layout)
+            return
         }
         let pairsPerBand = (pairs + bands - 1) / bands
-        image.bytes.withUnsafeMutableBufferPointer { out in
-            // Each band writes only its own rows of every plane.
-            let dst = UncheckedSendable(out.baseAddress!), src = UncheckedSendable(pixels)
-            DispatchQueue.concurrentPerform(iterations: bands) { b in
-                let first = b * pairsPerBand * 2
-                guard first < height else { return }
-                let count = min(pairsPerBand * 2, height - first)
-                convert(band: src.value + first * rowBytes, rowBytes: rowBytes, firstRow: first, rowCount: count,
-                        output: dst.value, width: width, height: height, layout: layout)
-            }
+        // Each band writes only its own rows of every plane.
+        let dst = UncheckedSendable(output), src = UncheckedSendable(pixels)
+        DispatchQueue.concurrentPerform(iterations: bands) { b in
+            let first = b * pairsPerBand * 2
+            guard first < height else { return }
+            let count = min(pairsPerBand * 2, height - first)
+            convert(band: src.value + first * rowBytes, rowBytes: rowBytes, firstRow: first, rowCount: count,
+                    output: dst.value, width: width, height: height, layout: layout)
         }
-        return image
     }
 
     @inline(__always)

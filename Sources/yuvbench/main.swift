@@ -105,8 +105,8 @@ do {
         }
         let driver709 = RGBToYUV420(spec: ConversionSpec(), source: .rgba8)
         contenders.append(Contender(name: "RGBA→NV12 bt709 full, \(cores) threads") {
-            _ = driver709.convert(pixels: src, rowBytes: width * 4, width: width, height: height, layout: .nv12,
-                                  threads: cores)
+            driver709.convert(pixels: src, rowBytes: width * 4, width: width, height: height, output: dst,
+                              layout: .nv12, threads: cores)
         })
         if let peerNV12, let peerJ420 {
             contenders.append(Contender(name: "libyuv ABGRToNV12 (bt601 limited, 8-bit approx.), 1 thread") {
