@@ -10,7 +10,7 @@ BUILD_FLAGS = -c release $(CPU_FLAGS)
 BIN = .build/release/yuvconv
 
 # Debian packages: build needs (pkg-config name → package).
-BUILD_PKGS = pkg-config libjpeg62-turbo-dev libpng-dev
+BUILD_PKGS = pkg-config libjpeg62-turbo-dev libturbojpeg0-dev libpng-dev
 
 .PHONY: all build deps test test-fast demo install clean prove bench bench-deps
 

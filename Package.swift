@@ -17,6 +17,8 @@ let package = Package(
                        providers: [.apt(["libjpeg62-turbo-dev"]), .brew(["jpeg-turbo"])]),
         .systemLibrary(name: "CPNG", path: "Sources/CPNG", pkgConfig: "libpng",
                        providers: [.apt(["libpng-dev"]), .brew(["libpng"])]),
+        .systemLibrary(name: "CTurboJPEG", path: "Sources/CTurboJPEG", pkgConfig: "libturbojpeg",
+                       providers: [.apt(["libturbojpeg0-dev"]), .brew(["jpeg-turbo"])]),
         .target(name: "CShims", dependencies: ["CJPEG", "CPNG"], path: "Sources/CShims",
                 cSettings: [.unsafeFlags(["-O2"])]),
         .target(name: "YUVCore", path: "Sources/YUVCore", swiftSettings: optimise),
@@ -24,7 +26,7 @@ let package = Package(
         .executableTarget(name: "yuvconv", dependencies: ["YUVCore", "YUVIO"], path: "Sources/yuvconv"),
         .executableTarget(name: "yuvbench", dependencies: ["YUVCore"], path: "Sources/yuvbench"),
         .testTarget(name: "YUVCoreTests", dependencies: ["YUVCore"], path: "Tests/YUVCoreTests"),
-        .testTarget(name: "YUVIOTests", dependencies: ["YUVCore", "YUVIO"], path: "Tests/YUVIOTests"),
+        .testTarget(name: "YUVIOTests", dependencies: ["YUVCore", "YUVIO", "CTurboJPEG"], path: "Tests/YUVIOTests"),
         .testTarget(name: "yuvconvTests", dependencies: ["YUVCore"], path: "Tests/yuvconvTests"),
     ],
     swiftLanguageModes: [.v6]

@@ -100,7 +100,19 @@ static void jpeg_emit_message(j_common_ptr cinfo, int level) {
     if (dec->warnings++ == 0) snprintf(dec->first_warning, sizeof dec->first_warning, "%s", buf);
 }
 
-static void jpeg_open(yc_decoder *dec, FILE *file) {
+// The direct path takes greyscale, and YCbCr whose luma has the largest sampling factors and whose two
+// chroma components share theirs (dividing luma's): everything a camera or encoder writes. Anything else
+// goes through RGB.
+static int raw_sampling_supported(const struct jpeg_decompress_struct *j) {
+    if (j->jpeg_color_space == JCS_GRAYSCALE && j->num_components == 1) return 1;
+    if (j->jpeg_color_space != JCS_YCbCr || j->num_components != 3) return 0;
+    const jpeg_component_info *c = j->comp_info;
+    return c[0].h_samp_factor == j->max_h_samp_factor && c[0].v_samp_factor == j->max_v_samp_factor &&
+           c[1].h_samp_factor == c[2].h_samp_factor && c[1].v_samp_factor == c[2].v_samp_factor &&
+           j->max_h_samp_factor % c[1].h_samp_factor == 0 && j->max_v_samp_factor % c[1].v_samp_factor == 0;
+}
+
+static void jpeg_open(yc_decoder *dec, FILE *file, int raw) {
     dec->jpeg.err = jpeg_std_error(&dec->jerr.pub);
     dec->jerr.pub.error_exit = jpeg_error_exit;
     dec->jerr.pub.emit_message = jpeg_emit_message;
@@ -136,6 +148,24 @@ static void jpeg_open(yc_decoder *dec, FILE *file) {
                  info->height, (unsigned long long)info->width * info->height,
                  (unsigned long long)dec->max_pixels);
         set_error(dec, msg);
+        return;
+    }
+    if (raw && raw_sampling_supported(j)) {
+        // Planes as stored: no colour conversion, no upsampling (CONVENTIONS §2).
+        j->raw_data_out = TRUE;
+        j->do_fancy_upsampling = FALSE;
+        j->out_color_space = j->jpeg_color_space;
+        jpeg_start_decompress(j);
+        dec->jpeg_started = 1;
+        info->raw = 1;
+        info->raw_band_rows = j->max_v_samp_factor * DCTSIZE;
+        for (int c = 0; c < j->num_components; c++) {
+            jpeg_component_info *ci = &j->comp_info[c];
+            info->raw_plane_width[c] = (int)(ci->width_in_blocks * DCTSIZE);
+            info->raw_plane_rows[c] = ci->v_samp_factor * DCTSIZE;
+            info->raw_comp_width[c] = (int)ci->downsampled_width;
+            info->raw_comp_height[c] = (int)ci->downsampled_height;
+        }
         return;
     }
     switch (j->jpeg_color_space) {
@@ -179,6 +209,23 @@ static int jpeg_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t coun
         if (dec->cmyk_row) cmyk_to_rgbx(dec->cmyk_row, dst + i * stride, dec->info.width);
     }
     return 0;
+}
+
+int yc_read_raw_band(yc_decoder *dec, uint8_t *const planes[3], const size_t strides[3]) {
+    if (dec->failed) return -1;
+    if (!dec->info.raw) { set_error(dec, "not a raw decoder"); return -1; }
+    if (setjmp(dec->jump)) return -1;
+    struct jpeg_decompress_struct *j = &dec->jpeg;
+    JSAMPROW rows[3][4 * DCTSIZE];
+    JSAMPARRAY image[3];
+    for (int c = 0; c < j->num_components; c++) {
+        for (int r = 0; r < dec->info.raw_plane_rows[c]; r++) rows[c][r] = planes[c] + (size_t)r * strides[c];
+        image[c] = rows[c];
+    }
+    JDIMENSION got = jpeg_read_raw_data(j, image, (JDIMENSION)dec->info.raw_band_rows);
+    if (got == 0) { set_error(dec, "the decoder returned no rows"); return -1; }
+    dec->rows_read += got;
+    return (int)got;
 }
 
 static int jpeg_end(yc_decoder *dec) {
@@ -288,14 +335,14 @@ static int png_end(yc_decoder *dec) {
 
 // ---------------------------------------------------------------- common
 
-yc_decoder *yc_open(FILE *file, yc_format format, uint64_t max_pixels, int allow_truncated) {
+yc_decoder *yc_open(FILE *file, yc_format format, uint64_t max_pixels, int allow_truncated, int raw) {
     yc_decoder *dec = calloc(1, sizeof *dec);
     if (!dec) return NULL;
     dec->format = format;
     dec->max_pixels = max_pixels;
     dec->allow_truncated = allow_truncated;
     switch (format) {
-    case YC_FORMAT_JPEG: jpeg_open(dec, file); break;
+    case YC_FORMAT_JPEG: jpeg_open(dec, file, raw); break;
     case YC_FORMAT_PNG: png_open(dec, file); break;
     default: set_error(dec, "not a JPEG or PNG file"); break;
     }

@@ -55,10 +55,15 @@ public struct RGBToYUV420: Sendable {
     /// Bands that cover different rows may run concurrently on one buffer.
     public func convert(band: UnsafeRawPointer, rowBytes: Int, firstRow: Int, rowCount: Int,
                         output base: UnsafeMutablePointer<UInt8>, width: Int, height: Int, layout: PixelLayout) {
-        precondition(firstRow & 1 == 0 && firstRow + rowCount <= height)
-        precondition(rowCount & 1 == 0 || firstRow + rowCount == height)
-        let g = PlaneGeometry(width: width, height: height)
-        let cw = g.chromaWidth, chromaPlane = cw * g.chromaHeight
+        convert(band: band, rowBytes: rowBytes, firstRow: firstRow, rowCount: rowCount,
+                into: PlaneTargets(picture: base, width: width, height: height, layout: layout))
+    }
+
+    /// The same into any `PlaneTargets` (a whole picture, or a band buffer).
+    public func convert(band: UnsafeRawPointer, rowBytes: Int, firstRow: Int, rowCount: Int, into t: PlaneTargets) {
+        precondition(firstRow & 1 == 0 && firstRow + rowCount <= t.height)
+        precondition(rowCount & 1 == 0 || firstRow + rowCount == t.height)
+        let width = t.width, cw = t.chromaWidth
         // Scratch for one chroma row pair when the layout interleaves U and V.
         let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: 2 * cw)
         defer { scratch.deallocate() }
@@ -67,38 +72,19 @@ public struct RGBToYUV420: Sendable {
             let y = firstRow + row
             let src0 = band + row * rowBytes
             let src1 = row + 1 < rowCount ? src0 + rowBytes : src0  // odd last row: replicate
-            let cy = y / 2
-            let uRow: UnsafeMutablePointer<UInt8>, vRow: UnsafeMutablePointer<UInt8>
-            switch layout {
-            case .yuv420p:
-                uRow = base + width * height + cy * cw
-                vRow = base + width * height + chromaPlane + cy * cw
-            case .yv12:
-                vRow = base + width * height + cy * cw
-                uRow = base + width * height + chromaPlane + cy * cw
-            case .nv12, .nv21:
-                uRow = scratch
-                vRow = scratch + cw
-            }
+            let (uRow, vRow) = t.layout.isBiPlanar ? (scratch, scratch + cw) : t.chromaRows(y / 2)
+            let y0 = t.lumaRow(y), y1 = row + 1 < rowCount ? t.lumaRow(y + 1) : nil
             if source == .rgba8 && kernels == .fast {
                 // One pass over both rows: luma and chroma from the same loads.
                 SIMDKernels.rgbaToYUVRowPair(src0.assumingMemoryBound(to: UInt8.self),
-                                             src1.assumingMemoryBound(to: UInt8.self), base + y * width,
-                                             row + 1 < rowCount ? base + (y + 1) * width : nil, uRow, vRow, width,
+                                             src1.assumingMemoryBound(to: UInt8.self), y0, y1, uRow, vRow, width,
                                              constants)
             } else {
                 uvRow(src0, src1, uRow, vRow, width)
-                yRow(src0, base + y * width, width)
-                if row + 1 < rowCount { yRow(src1, base + (y + 1) * width, width) }
+                yRow(src0, y0, width)
+                if let y1 { yRow(src1, y1, width) }
             }
-            if layout.isBiPlanar {
-                let dst = base + width * height + cy * 2 * cw
-                if layout == .nv12 {
-                    RowKernels.mergeUVRow(uRow, vRow, dst, cw)
-                } else {
-                    RowKernels.mergeUVRow(vRow, uRow, dst, cw)
-                }
-            }
+            if t.layout.isBiPlanar { t.mergeChroma(u: uRow, v: vRow, row: y / 2) }
             row += 2
         }
     }
@@ -176,4 +162,62 @@ public struct RGBToYUV420: Sendable {
 struct UncheckedSendable<T>: @unchecked Sendable {
     let value: T
     init(_ value: T) { self.value = value }
+}
+
+/// Where the rows of a conversion go: a whole picture in a layout, or a band buffer that holds rows
+/// `origin ..< origin + rows` of the picture (and chroma rows `origin/2 …`) in the same layout.
+public struct PlaneTargets {
+    public let width: Int
+    public let height: Int
+    public let layout: PixelLayout
+    public let origin: Int
+    let y: UnsafeMutablePointer<UInt8>
+    /// The U plane (or, bi-planar, the interleaved plane) and the V plane at chroma row origin/2.
+    let u: UnsafeMutablePointer<UInt8>
+    let v: UnsafeMutablePointer<UInt8>
+
+    public var chromaWidth: Int { (width + 1) / 2 }
+
+    /// Rows of a whole picture held in `base` (`PlaneGeometry.tightBytes` bytes).
+    public init(picture base: UnsafeMutablePointer<UInt8>, width: Int, height: Int, layout: PixelLayout) {
+        let g = PlaneGeometry(width: width, height: height)
+        let chroma = base + g.pixels, plane = g.chromaWidth * g.chromaHeight
+        self.init(width: width, height: height, layout: layout, origin: 0, y: base,
+                  u: layout == .yv12 ? chroma + plane : chroma, v: layout == .yv12 ? chroma : chroma + plane)
+    }
+
+    /// Rows of a band buffer: `y` holds luma rows from `origin`, `u`/`v` chroma rows from origin/2
+    /// (for bi-planar layouts `u` is the interleaved plane and `v` is unused).
+    public init(width: Int, height: Int, layout: PixelLayout, origin: Int, y: UnsafeMutablePointer<UInt8>,
+                u: UnsafeMutablePointer<UInt8>, v: UnsafeMutablePointer<UInt8>) {
+        precondition(origin & 1 == 0)
+        self.width = width
+        self.height = height
+        self.layout = layout
+        self.origin = origin
+        self.y = y
+        self.u = u
+        self.v = v
+    }
+
+    @inline(__always)
+    public func lumaRow(_ row: Int) -> UnsafeMutablePointer<UInt8> { y + (row - origin) * width }
+
+    /// U and V rows of a planar layout.
+    @inline(__always)
+    public func chromaRows(_ row: Int) -> (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>) {
+        let o = (row - origin / 2) * chromaWidth
+        return (u + o, v + o)
+    }
+
+    /// Interleaves a U row and a V row into chroma row `row` of a bi-planar layout (V first for NV21).
+    @inline(__always)
+    public func mergeChroma(u uRow: UnsafePointer<UInt8>, v vRow: UnsafePointer<UInt8>, row: Int) {
+        let dst = u + (row - origin / 2) * 2 * chromaWidth
+        if layout == .nv12 {
+            RowKernels.mergeUVRow(uRow, vRow, dst, chromaWidth)
+        } else {
+            RowKernels.mergeUVRow(vRow, uRow, dst, chromaWidth)
+        }
+    }
 }

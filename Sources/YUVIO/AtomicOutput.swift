@@ -18,6 +18,31 @@ public final class AtomicOutput {
 
     public var isStandardOutput: Bool { path == "-" }
 
+    /// True when bytes can be written at any offset (a temporary file); standard output is written in order.
+    public var isSeekable: Bool { tempPath != nil }
+
+    /// Writes `bytes` at `offset` of the temporary file.
+    public func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(WriteError) {
+        var done = 0
+        while done < bytes.count {
+            let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw .system("write failed: \(errnoMessage())")
+            }
+            done += n
+        }
+    }
+
+    /// Sets the file's final size up front, so a full disk shows before the conversion rather than after.
+    public func reserve(_ size: Int) throws(WriteError) {
+        #if canImport(Glibc)
+        let rc = posix_fallocate(fd, 0, off_t(size))
+        if rc != 0 && rc != EOPNOTSUPP && rc != EINVAL { throw .system("cannot reserve \(size) bytes: \(errnoMessage(rc))") }
+        #endif
+        if ftruncate(fd, off_t(size)) != 0 { throw .system("cannot size the file: \(errnoMessage())") }
+    }
+
     /// Checks up front that `path` may be written (so no work is wasted), then creates the temporary file.
     /// `inputs` are never overwritten, even with `force`.
     public init(path: String, force: Bool, inputs: [String] = []) throws(WriteError) {

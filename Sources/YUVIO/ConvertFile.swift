@@ -1,53 +1,285 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import YUVCore
 
-/// Everything one conversion produced: the picture in its output layout and what the input was.
-public struct Conversion: Sendable {
-    public let info: SourceInfo
-    public let image: YUVImage
-    public let inputBytes: Int
-    public let warnings: Int
-    public let firstWarning: String
+/// How a JPEG is converted: straight from its YCbCr planes (the default), or decoded to RGB first.
+public enum JPEGPath: String, Sendable, CaseIterable {
+    case direct, rgb
 }
 
 /// Options that decide how an input is read.
 public struct DecodeOptions: Sendable {
     public var maxPixels: Int
     public var allowTruncated: Bool
+    public var jpegPath: JPEGPath
 
-    public init(maxPixels: Int = ImageDecoder.defaultMaxPixels, allowTruncated: Bool = false) {
+    public init(maxPixels: Int = ImageDecoder.defaultMaxPixels, allowTruncated: Bool = false,
+                jpegPath: JPEGPath = .direct) {
         self.maxPixels = maxPixels
         self.allowTruncated = allowTruncated
+        self.jpegPath = jpegPath
     }
 }
 
+/// What one conversion did.
+public struct ConversionReport: Sendable {
+    public let info: SourceInfo
+    public let geometry: PlaneGeometry
+    public let layout: PixelLayout
+    public let spec: ConversionSpec
+    public let inputBytes: Int
+    public let warnings: Int
+    public let firstWarning: String
+    /// "direct YCbCr" (JPEG planes, no RGB) or "RGB".
+    public let path: String
+    /// The buffers this conversion allocated at their peak (band buffers, chroma held for a pipe, the
+    /// whole picture when kept in memory), from the ledger.
+    public let ledgerPeakBytes: Int
+}
+
+/// Everything one in-memory conversion produced: the picture in its output layout and what the input was.
+public struct Conversion: Sendable {
+    public let report: ConversionReport
+    public let image: YUVImage
+    public var info: SourceInfo { report.info }
+    public var inputBytes: Int { report.inputBytes }
+    public var warnings: Int { report.warnings }
+    public var firstWarning: String { report.firstWarning }
+}
+
+/// Where finished row bands go.
+public protocol BandSink: AnyObject {
+    /// Called once, before any band.
+    func begin(geometry: PlaneGeometry, layout: PixelLayout) throws(WriteError)
+    /// Luma rows `firstRow ..< firstRow + rows` and their chroma rows, as held by `band`.
+    func consume(_ band: BandBuffer, firstRow: Int, rows: Int) throws(WriteError)
+    /// After the last band.
+    func end() throws(WriteError)
+    /// Bytes the sink itself holds at its peak.
+    var heldBytes: Int { get }
+}
+
+/// One band of output rows in the output layout: `rows` luma rows and `rows/2` chroma rows.
+public final class BandBuffer {
+    public let geometry: PlaneGeometry
+    public let layout: PixelLayout
+    public let rows: Int
+    let y: UnsafeMutablePointer<UInt8>
+    let u: UnsafeMutablePointer<UInt8>
+    let v: UnsafeMutablePointer<UInt8>
+    public let byteCount: Int
+
+    init(geometry g: PlaneGeometry, layout: PixelLayout, rows: Int) {
+        precondition(rows & 1 == 0)
+        geometry = g
+        self.layout = layout
+        self.rows = rows
+        let lumaBytes = g.width * rows, chromaBytes = g.chromaWidth * rows / 2
+        byteCount = lumaBytes + 2 * chromaBytes
+        y = .allocate(capacity: byteCount)
+        u = y + lumaBytes
+        v = u + chromaBytes
+    }
+
+    deinit { y.deallocate() }
+
+    /// Targets for picture rows starting at `origin` (even).
+    func targets(origin: Int) -> PlaneTargets {
+        PlaneTargets(width: geometry.width, height: geometry.height, layout: layout, origin: origin, y: y, u: u, v: v)
+    }
+
+    /// The bytes of luma rows 0..<n, and of chroma rows 0..<m (bi-planar: one run; planar: U run, V run).
+    var luma: UnsafeMutablePointer<UInt8> { y }
+    var uPlane: UnsafeMutablePointer<UInt8> { u }
+    var vPlane: UnsafeMutablePointer<UInt8> { v }
+}
+
+/// Where each plane's bytes start in a tightly packed file of `layout`.
+struct FileOffsets {
+    let g: PlaneGeometry
+    let layout: PixelLayout
+
+    /// Byte offset of chroma row `row` (bi-planar: the interleaved row; planar: of U, or of V).
+    func chroma(row: Int, v: Bool) -> Int {
+        let plane = g.chromaWidth * g.chromaHeight
+        switch layout {
+        case .nv12, .nv21: return g.pixels + row * 2 * g.chromaWidth
+        case .yuv420p: return g.pixels + (v ? plane : 0) + row * g.chromaWidth
+        case .yv12: return g.pixels + (v ? 0 : plane) + row * g.chromaWidth
+        }
+    }
+}
+
+/// Keeps the whole picture in memory (tests, and callers that want the bytes).
+public final class MemorySink: BandSink {
+    public private(set) var image: YUVImage?
+
+    public init() {}
+
+    public func begin(geometry: PlaneGeometry, layout: PixelLayout) throws(WriteError) {
+        image = YUVImage(width: geometry.width, height: geometry.height, layout: layout)
+    }
+
+    public func consume(_ band: BandBuffer, firstRow: Int, rows: Int) throws(WriteError) {
+        let g = band.geometry, offsets = FileOffsets(g: g, layout: band.layout)
+        image!.bytes.withUnsafeMutableBufferPointer { out in
+            let base = out.baseAddress!
+            (base + firstRow * g.width).update(from: band.luma, count: rows * g.width)
+            let c0 = firstRow / 2, cn = (rows + 1) / 2
+            if band.layout.isBiPlanar {
+                (base + offsets.chroma(row: c0, v: false)).update(from: band.uPlane, count: cn * 2 * g.chromaWidth)
+            } else {
+                (base + offsets.chroma(row: c0, v: false)).update(from: band.uPlane, count: cn * g.chromaWidth)
+                (base + offsets.chroma(row: c0, v: true)).update(from: band.vPlane, count: cn * g.chromaWidth)
+            }
+        }
+    }
+
+    public func end() throws(WriteError) {}
+
+    public var heldBytes: Int { image?.bytes.count ?? 0 }
+}
+
+/// Writes bands to an `AtomicOutput`: at their offsets with `pwrite` when the output is a file, so nothing
+/// but the band is held; in order when it is a pipe, holding only the chroma planes (½ byte a pixel)
+/// until the luma plane has gone out.
+public final class OutputSink: BandSink {
+    let output: AtomicOutput
+    var offsets: FileOffsets?
+    var chroma: UnsafeMutablePointer<UInt8>?
+    var chromaBytes = 0
+
+    public init(output: AtomicOutput) { self.output = output }
+
+    public func begin(geometry: PlaneGeometry, layout: PixelLayout) throws(WriteError) {
+        offsets = FileOffsets(g: geometry, layout: layout)
+        if !output.isSeekable {
+            chromaBytes = geometry.tightBytes - geometry.pixels
+            chroma = .allocate(capacity: chromaBytes)
+        } else {
+            try output.reserve(geometry.tightBytes)
+        }
+    }
+
+    public func consume(_ band: BandBuffer, firstRow: Int, rows: Int) throws(WriteError) {
+        let o = offsets!, g = o.g
+        let c0 = firstRow / 2, cn = (rows + 1) / 2
+        let runs: [(UnsafeMutablePointer<UInt8>, Int, Int)] = band.layout.isBiPlanar
+            ? [(band.uPlane, o.chroma(row: c0, v: false), cn * 2 * g.chromaWidth)]
+            : [(band.uPlane, o.chroma(row: c0, v: false), cn * g.chromaWidth),
+               (band.vPlane, o.chroma(row: c0, v: true), cn * g.chromaWidth)]
+        if let chroma {
+            try output.write(UnsafeRawBufferPointer(start: band.luma, count: rows * g.width))
+            for (src, offset, count) in runs { (chroma + offset - g.pixels).update(from: src, count: count) }
+        } else {
+            try output.write(UnsafeRawBufferPointer(start: band.luma, count: rows * g.width), at: firstRow * g.width)
+            for (src, offset, count) in runs { try output.write(UnsafeRawBufferPointer(start: src, count: count), at: offset) }
+        }
+    }
+
+    public func end() throws(WriteError) {
+        if let chroma {
+            try output.write(UnsafeRawBufferPointer(start: chroma, count: chromaBytes))
+        }
+    }
+
+    public var heldBytes: Int { chromaBytes }
+
+    deinit { chroma?.deallocate() }
+}
+
 /// Decodes `path` (a JPEG or PNG, `-` for standard input) band by band and converts each band as it
-/// arrives, so only the output picture and a few source rows are held at once.
-public func convertFile(path: String, spec: ConversionSpec, layout: PixelLayout,
-                        kernels: KernelChoice = kernelChoiceFromEnvironment(),
-                        options: DecodeOptions = DecodeOptions()) throws(FileError) -> Conversion {
+/// arrives into `sink`: the RGB picture is never held whole, nor (with a file sink) the YUV picture.
+public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, into sink: BandSink,
+                    kernels: KernelChoice = kernelChoiceFromEnvironment(),
+                    options: DecodeOptions = DecodeOptions()) throws(FileError) -> ConversionReport {
+    let name = path == "-" ? "<stdin>" : path
     do {
         let source = try InputSource(path: path)
         let decoder = try ImageDecoder(source: source, maxPixels: options.maxPixels,
-                                       allowTruncated: options.allowTruncated)
+                                       allowTruncated: options.allowTruncated, raw: options.jpegPath == .direct)
         let info = decoder.info
-        let driver = RGBToYUV420(spec: spec, source: info.rowFormat, kernels: kernels)
-        var image = YUVImage(width: info.width, height: info.height, layout: layout)
-        let bandRows = 16
-        let rowBytes = info.width * info.rowFormat.bytesPerPixel
-        let band = UnsafeMutableRawPointer.allocate(byteCount: rowBytes * bandRows, alignment: 64)
-        defer { band.deallocate() }
-        var row = 0
-        while row < info.height {
-            let n = min(bandRows, info.height - row)
-            try decoder.readRows(into: band, rowBytes: rowBytes, count: n)
-            driver.convert(band: band, rowBytes: rowBytes, firstRow: row, rowCount: n, into: &image)
-            row += n
+        let g = PlaneGeometry(width: info.width, height: info.height)
+        try sink.begin(geometry: g, layout: layout)
+        var ledger = 0
+        let pathName: String
+        if decoder.isRaw {
+            pathName = "direct YCbCr"
+            let raw = decoder.rawLayout
+            let driver = YCbCrToYUV420(target: spec, width: g.width, height: g.height, components: raw.components,
+                                       h: raw.h, v: raw.v)
+            let band = BandBuffer(geometry: g, layout: layout, rows: raw.bandRows)
+            let planes = (0..<raw.components).map { UnsafeMutablePointer<UInt8>.allocate(capacity: raw.planeWidth[$0] * raw.planeRows[$0]) }
+            defer { planes.forEach { $0.deallocate() } }
+            ledger = band.byteCount + (0..<raw.components).reduce(0) { $0 + raw.planeWidth[$1] * raw.planeRows[$1] }
+            var row = 0
+            while row < g.height {
+                _ = try decoder.readRawBand(planes: planes, strides: raw.planeWidth)
+                let n = min(raw.bandRows, g.height - row)
+                driver.convert(y: planes[0], yStride: raw.planeWidth[0],
+                               cb: raw.components > 1 ? UnsafePointer(planes[1]) : nil, cbStride: raw.components > 1 ? raw.planeWidth[1] : 0,
+                               cr: raw.components > 2 ? UnsafePointer(planes[2]) : nil, crStride: raw.components > 2 ? raw.planeWidth[2] : 0,
+                               firstRow: row, rowCount: n, into: band.targets(origin: row))
+                try sink.consume(band, firstRow: row, rows: n)
+                row += n
+            }
+        } else {
+            pathName = "RGB"
+            let driver = RGBToYUV420(spec: spec, source: info.rowFormat, kernels: kernels)
+            let bandRows = 16
+            let band = BandBuffer(geometry: g, layout: layout, rows: bandRows)
+            let rowBytes = info.width * info.rowFormat.bytesPerPixel
+            let rgb = UnsafeMutableRawPointer.allocate(byteCount: rowBytes * bandRows, alignment: 64)
+            defer { rgb.deallocate() }
+            ledger = band.byteCount + rowBytes * bandRows
+            var row = 0
+            while row < g.height {
+                let n = min(bandRows, g.height - row)
+                try decoder.readRows(into: rgb, rowBytes: rowBytes, count: n)
+                driver.convert(band: rgb, rowBytes: rowBytes, firstRow: row, rowCount: n, into: band.targets(origin: row))
+                try sink.consume(band, firstRow: row, rows: n)
+                row += n
+            }
+            if info.interlaced { ledger += rowBytes * g.height }  // libpng needs the whole Adam7 picture
         }
         try decoder.finish()
+        try sink.end()
         let w = decoder.warnings
-        return Conversion(info: info, image: image, inputBytes: source.byteCount, warnings: w.count,
-                          firstWarning: w.first)
+        return ConversionReport(info: info, geometry: g, layout: layout, spec: spec, inputBytes: source.byteCount,
+                                warnings: w.count, firstWarning: w.first, path: pathName,
+                                ledgerPeakBytes: ledger + sink.heldBytes)
+    } catch let e as DecodeError {
+        throw FileError(path: name, e)
+    } catch let e as WriteError {
+        throw FileError(path: name, reason: "cannot write the output: \(e.reason)")
     } catch {
-        throw FileError(path: path == "-" ? "<stdin>" : path, error)
+        throw FileError(path: name, reason: "\(error)")
     }
+}
+
+/// Converts `path` into memory and returns the picture (tests and library callers).
+public func convertFile(path: String, spec: ConversionSpec, layout: PixelLayout,
+                        kernels: KernelChoice = kernelChoiceFromEnvironment(),
+                        options: DecodeOptions = DecodeOptions()) throws(FileError) -> Conversion {
+    let sink = MemorySink()
+    let report = try convert(path: path, spec: spec, layout: layout, into: sink, kernels: kernels, options: options)
+    return Conversion(report: report, image: sink.image!)
+}
+
+/// The process's peak resident set so far, in bytes (`getrusage`).
+public func peakResidentBytes() -> Int {
+    var usage = rusage()
+    #if canImport(Glibc)
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    #else
+    getrusage(RUSAGE_SELF, &usage)
+    #endif
+    #if canImport(Darwin)
+    return Int(usage.ru_maxrss)           // bytes on macOS
+    #else
+    return Int(usage.ru_maxrss) * 1024    // KiB on Linux
+    #endif
 }

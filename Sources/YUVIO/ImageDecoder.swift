@@ -26,10 +26,12 @@ public final class ImageDecoder {
     /// Largest picture accepted by default: 16384² = 268,435,456 pixels.
     public static let defaultMaxPixels = 268_435_456
 
+    /// `raw`: ask for the JPEG direct path (decoder planes, no colour conversion); `isRaw` says whether the
+    /// file allowed it.
     public init(source: InputSource, maxPixels: Int = ImageDecoder.defaultMaxPixels,
-                allowTruncated: Bool = false) throws(DecodeError) {
+                allowTruncated: Bool = false, raw: Bool = false) throws(DecodeError) {
         self.source = source
-        guard let h = yc_open(source.file, source.format, UInt64(maxPixels), allowTruncated ? 1 : 0) else {
+        guard let h = yc_open(source.file, source.format, UInt64(maxPixels), allowTruncated ? 1 : 0, raw ? 1 : 0) else {
             throw .decoder("out of memory")
         }
         if yc_failed(h) != 0 {
@@ -54,6 +56,39 @@ public final class ImageDecoder {
             throw .decoder(String(cString: yc_error(handle)))
         }
         rowsRead += count
+    }
+
+    /// True when the decoder hands out YCbCr planes (`readRawBand`) rather than RGB rows.
+    public var isRaw: Bool { yc_get_info(handle)!.pointee.raw != 0 }
+
+    /// The direct path's band layout: luma rows per band, and per component the padded width, the rows per
+    /// band and the sampling factors.
+    public var rawLayout: (bandRows: Int, planeWidth: [Int], planeRows: [Int], components: Int, h: [Int], v: [Int]) {
+        let i = yc_get_info(handle)!.pointee
+        let n = Int(i.jpeg_components)
+        return (Int(i.raw_band_rows),
+                Array([Int(i.raw_plane_width.0), Int(i.raw_plane_width.1), Int(i.raw_plane_width.2)].prefix(n)),
+                Array([Int(i.raw_plane_rows.0), Int(i.raw_plane_rows.1), Int(i.raw_plane_rows.2)].prefix(n)), n,
+                Array([Int(i.jpeg_h_samp.0), Int(i.jpeg_h_samp.1), Int(i.jpeg_h_samp.2)].prefix(n)),
+                Array([Int(i.jpeg_v_samp.0), Int(i.jpeg_v_samp.1), Int(i.jpeg_v_samp.2)].prefix(n)))
+    }
+
+    /// Decodes the next iMCU row of planes; returns the luma rows it holds (may reach below the picture).
+    public func readRawBand(planes: [UnsafeMutablePointer<UInt8>], strides: [Int]) throws(DecodeError) -> Int {
+        var p: (UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?) =
+            (planes[0], planes.count > 1 ? planes[1] : nil, planes.count > 2 ? planes[2] : nil)
+        var st: (Int, Int, Int) = (strides[0], strides.count > 1 ? strides[1] : 0, strides.count > 2 ? strides[2] : 0)
+        let got = withUnsafePointer(to: &p) { pp in
+            withUnsafePointer(to: &st) { sp in
+                pp.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 3) { planesPtr in
+                    sp.withMemoryRebound(to: Int.self, capacity: 3) { stridesPtr in
+                        yc_read_raw_band(handle, planesPtr, stridesPtr)
+                    }
+                }
+            }
+        }
+        if got < 0 { throw .decoder(String(cString: yc_error(handle))) }
+        return Int(got)
     }
 
     /// Reads the rest of the file (PNG checksums and trailing chunks, the JPEG end marker).

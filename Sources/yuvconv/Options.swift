@@ -16,6 +16,7 @@ struct Options {
     var quiet = false
     var maxPixels = ImageDecoder.defaultMaxPixels
     var allowTruncated = false
+    var jpegPath = JPEGPath.direct
     var showHelp = false
     var showVersion = false
 
@@ -76,6 +77,12 @@ struct Options {
                     throw UsageError(message: "--max-pixels needs a positive whole number, not '\(text)'")
                 }
                 o.maxPixels = n
+            case "--jpeg-path":
+                let name = try value(flag, inline)
+                guard let p = JPEGPath(rawValue: name) else {
+                    throw UsageError(message: "unknown JPEG path '\(name)' (direct, rgb)")
+                }
+                o.jpegPath = p
             case "--allow-truncated": o.allowTruncated = true
             case "--force", "-y": o.force = true
             case "-q", "--quiet": o.quiet = true
@@ -85,7 +92,7 @@ struct Options {
                 throw UsageError(message: "unknown option '\(arg)'")
             }
             if inline != nil && !["-o", "--output", "--format", "--pix-fmt", "--pix_fmt", "--matrix", "--range",
-                                  "--max-pixels"].contains(flag) {
+                                  "--max-pixels", "--jpeg-path"].contains(flag) {
                 throw UsageError(message: "\(flag) takes no value")
             }
         }
@@ -125,6 +132,9 @@ let helpText = """
           --matrix M           bt709 (default), bt601, bt2020 (non-constant luminance)
           --range R            full (default, 0–255) or limited (Y 16–235, C 16–240)
           --force, -y          replace an existing output file (inputs are never overwritten)
+          --jpeg-path P        direct (default): convert a JPEG from its own YCbCr planes, never building
+                               RGB (4:2:0 + bt601 full is then a byte-for-byte copy of the decoder's
+                               planes); rgb: decode to RGB first, then convert exactly
           --max-pixels N       refuse images with more pixels than N (default 268435456 = 16384²)
           --allow-truncated    accept a JPEG whose data ends early or is damaged (libjpeg fills grey)
       -q, --quiet              no per-image line on standard error

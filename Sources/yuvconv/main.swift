@@ -12,13 +12,15 @@ func printErr(_ s: String) {
     fputs(s + "\n", stderr)
 }
 
-/// The per-image line: size, source sampling, and the memory it costs as RGBA against the YUV layout.
-func summaryLine(name: String, conversion c: Conversion, layout: PixelLayout, spec: ConversionSpec) -> String {
-    let g = c.image.geometry
+/// The per-image line: size, source sampling, the memory it costs as RGBA against the YUV layout, and
+/// what the conversion itself used.
+func summaryLine(name: String, report r: ConversionReport) -> String {
+    let g = r.geometry, layout = r.layout.rawValue
     let saving = Saving(baseline: g.rgbaBytes, ours: g.tightBytes)
-    return "\(name): \(g.width)x\(g.height) \(c.info.container.rawValue) \(c.info.sampling) -> \(layout.rawValue) "
-        + "(\(spec)): RGBA \(formatBytes(g.rgbaBytes)), \(layout.rawValue) \(formatBytes(g.tightBytes)), "
-        + "saves \(formatBytes(saving.bytes)) (\(formatFixed(saving.percent, decimals: 1))%)"
+    return "\(name): \(g.width)x\(g.height) \(r.info.container.rawValue) \(r.info.sampling) -> \(layout) "
+        + "(\(r.spec)): RGBA \(formatBytes(g.rgbaBytes)), \(layout) \(formatBytes(g.tightBytes)), "
+        + "saves \(formatBytes(saving.bytes)) (\(formatFixed(saving.percent, decimals: 1))%); "
+        + "\(r.path), buffers \(formatBytes(r.ledgerPeakBytes)), peak RSS \(formatBytes(peakResidentBytes()))"
 }
 
 func run(_ args: [String]) -> Int32 {
@@ -63,22 +65,28 @@ func run(_ args: [String]) -> Int32 {
         } catch {
             throw FileError(path: output, error)
         }
-        let conversion = try convertFile(path: input, spec: options.spec, layout: layout,
-                                         options: DecodeOptions(maxPixels: options.maxPixels,
-                                                                allowTruncated: options.allowTruncated))
+        let report: ConversionReport
         do {
-            try sink.write(conversion.image.bytes)
+            report = try convert(path: input, spec: options.spec, layout: layout, into: OutputSink(output: sink),
+                                 options: DecodeOptions(maxPixels: options.maxPixels,
+                                                        allowTruncated: options.allowTruncated,
+                                                        jpegPath: options.jpegPath))
+        } catch {
+            sink.abort()
+            throw error
+        }
+        do {
             try sink.commit()
         } catch {
             sink.abort()
             throw FileError(path: sink.isStandardOutput ? "<stdout>" : output, error)
         }
         let name = input == "-" ? "<stdin>" : input
-        if conversion.warnings > 0 && !options.quiet {
-            printErr("yuvconv: warning: \(name): \(conversion.firstWarning)"
-                + (conversion.warnings > 1 ? " (+\(conversion.warnings - 1) more)" : ""))
+        if report.warnings > 0 && !options.quiet {
+            printErr("yuvconv: warning: \(name): \(report.firstWarning)"
+                + (report.warnings > 1 ? " (+\(report.warnings - 1) more)" : ""))
         }
-        if !options.quiet { printErr(summaryLine(name: name, conversion: conversion, layout: layout, spec: options.spec)) }
+        if !options.quiet { printErr(summaryLine(name: name, report: report)) }
         return 0
     } catch {
         printErr("yuvconv: error: \(error)")

@@ -32,6 +32,14 @@ typedef struct {
     int jpeg_h_samp[4], jpeg_v_samp[4];
     int jpeg_progressive;
     int jpeg_arithmetic;
+    // Raw (YCbCr, no colour conversion, no upsampling) decoding, when yc_open was asked for it and the file
+    // is YCbCr or greyscale: yc_read_raw_band hands out one iMCU row per call.
+    int raw;
+    int raw_band_rows;            // luma rows per band: max_v_samp * 8
+    int raw_plane_width[3];       // padded width of each component's band buffer (width_in_blocks * 8)
+    int raw_plane_rows[3];        // rows of each component per band (v_samp * 8)
+    int raw_comp_width[3];        // real samples per row of each component (downsampled width)
+    int raw_comp_height[3];
 } yc_info;
 
 typedef struct yc_decoder yc_decoder;
@@ -43,7 +51,8 @@ yc_format yc_sniff(const uint8_t *bytes, size_t count);
 /// Refuses images with more than `max_pixels` pixels before allocating anything for them.
 /// `allow_truncated`: accept JPEG data that ends early or is corrupt (libjpeg fills grey) instead of failing.
 /// Returns NULL only when out of memory; otherwise check yc_failed().
-yc_decoder *yc_open(FILE *file, yc_format format, uint64_t max_pixels, int allow_truncated);
+/// `raw`: for a YCbCr or greyscale JPEG, decode to planes (yc_read_raw_band) instead of RGB rows.
+yc_decoder *yc_open(FILE *file, yc_format format, uint64_t max_pixels, int allow_truncated, int raw);
 
 /// 1 when the decoder has failed; the message stays available from yc_error.
 int yc_failed(const yc_decoder *dec);
@@ -57,6 +66,11 @@ const yc_info *yc_get_info(const yc_decoder *dec);
 /// Decodes the next `count` rows (see yc_info.channels) into `dst`, rows `stride` bytes apart.
 /// Returns 0 on success, -1 on failure (see yc_error).
 int yc_read_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count);
+
+/// Decodes the next band (one iMCU row) of a raw decoder: component c is written to planes[c], rows
+/// strides[c] bytes apart, raw_plane_rows[c] rows of raw_plane_width[c] bytes. Returns the luma rows it
+/// holds (the last band may reach below the picture: crop to height), or -1 on failure.
+int yc_read_raw_band(yc_decoder *dec, uint8_t *const planes[3], const size_t strides[3]);
 
 /// Reads to the end of the image (checksums, trailing chunks). 0 on success, -1 on failure.
 int yc_finish(yc_decoder *dec);

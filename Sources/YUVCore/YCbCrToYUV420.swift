@@ -1,0 +1,150 @@
+/// The JPEG direct path's driver: bands of decoder planes (YCbCr as stored, no upsampling) in, 4:2:0 rows
+/// in the target matrix, range and layout out (see `YCbCrTransform` for the arithmetic and chroma siting).
+public struct YCbCrToYUV420: Sendable {
+    public let transform: YCbCrTransform
+    public let width: Int
+    public let height: Int
+    /// Sampling factors: chroma (both components) and the largest (luma's).
+    let hC: Int, vC: Int, hMax: Int, vMax: Int
+    let grey: Bool
+    /// Chroma at half luma resolution both ways: each output chroma sample is one source sample.
+    public let is420: Bool
+    /// For 4:2:0 sources, per (Cb, Cr) byte pair: output Cb | Cr << 8 | (luma offset + 128) << 16.
+    let table: [UInt32]
+    /// For grey sources: output luma per source luma.
+    let greyLuma: [UInt8]
+
+    /// Whether a JPEG's sampling is one this driver takes: luma at the largest factors and both chroma
+    /// components alike (anything else goes through RGB).
+    public static func supports(components: Int, h: [Int], v: [Int]) -> Bool {
+        if components == 1 { return true }
+        guard components == 3 else { return false }
+        let hMax = h.max()!, vMax = v.max()!
+        return h[0] == hMax && v[0] == vMax && h[1] == h[2] && v[1] == v[2] && hMax % h[1] == 0 && vMax % v[1] == 0
+    }
+
+    public init(target: ConversionSpec, width: Int, height: Int, components: Int, h: [Int], v: [Int]) {
+        precondition(Self.supports(components: components, h: h, v: v))
+        transform = YCbCrTransform(target: target)
+        self.width = width
+        self.height = height
+        grey = components == 1
+        hMax = h.prefix(components).max()!
+        vMax = v.prefix(components).max()!
+        hC = grey ? hMax : h[1]
+        vC = grey ? vMax : v[1]
+        is420 = !grey && hC * 2 == hMax && vC * 2 == vMax
+        let t = transform
+        if is420 && !t.isIdentity {
+            table = (0..<65536).map { i in
+                let cb = i >> 8 - 128, cr = i & 255 - 128
+                let c = t.chroma(cbSum: 4 * cb, crSum: 4 * cr)
+                // Full range: luma = Y + offset for every Y (Y is whole); limited range computes per pixel.
+                let offset = t.target.range == .full ? Int(t.luma(y: 128, cb: cb, cr: cr)) - 128 : 0
+                return UInt32(c.cb) | UInt32(c.cr) << 8 | UInt32(offset + 128) << 16
+            }
+        } else {
+            table = []
+        }
+        greyLuma = grey ? (0..<256).map { t.luma(y: $0, cb: 0, cr: 0) } : []
+    }
+
+    /// Luma rows of a band (as stored: luma is never subsampled here).
+    public var bandRows: Int { vMax * 8 }
+
+    /// Converts one decoder band holding picture rows `firstRow ..< firstRow + rowCount` (the band's first
+    /// row is a multiple of `bandRows`; `rowCount` is cropped to the picture) into `t`.
+    public func convert(y: UnsafePointer<UInt8>, yStride: Int, cb: UnsafePointer<UInt8>?, cbStride: Int,
+                        cr: UnsafePointer<UInt8>?, crStride: Int, firstRow: Int, rowCount: Int, into t: PlaneTargets) {
+        let cw = t.chromaWidth
+        let chromaRows = (rowCount + 1) / 2
+        let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: 2 * cw)
+        defer { scratch.deallocate() }
+        for r in 0..<chromaRows {
+            let cy = firstRow / 2 + r
+            let ly0 = 2 * r, ly1 = min(2 * r + 1, rowCount - 1)      // band-local luma rows of this chroma row
+            let (uRow, vRow) = t.layout.isBiPlanar ? (scratch, scratch + cw) : t.chromaRows(cy)
+            let yIn0 = y + ly0 * yStride, yIn1 = y + ly1 * yStride
+            let yOut0 = t.lumaRow(firstRow + ly0)
+            let yOut1: UnsafeMutablePointer<UInt8>? = 2 * r + 1 < rowCount ? t.lumaRow(firstRow + ly1) : nil
+            if grey {
+                for x in 0..<width {
+                    yOut0[x] = greyLuma[Int(yIn0[x])]
+                    yOut1?[x] = greyLuma[Int(yIn1[x])]
+                }
+                uRow.update(repeating: 128, count: cw)
+                vRow.update(repeating: 128, count: cw)
+            } else if is420 {
+                let cbRow = cb! + r * cbStride, crRow = cr! + r * crStride
+                if transform.isIdentity {
+                    yOut0.update(from: yIn0, count: width)
+                    yOut1?.update(from: yIn1, count: width)
+                    uRow.update(from: cbRow, count: cw)
+                    vRow.update(from: crRow, count: cw)
+                } else {
+                    convert420Row(yIn0, yIn1, cbRow, crRow, yOut0, yOut1, uRow, vRow)
+                }
+            } else {
+                convertGeneralRow(y, yStride, cb!, cbStride, cr!, crStride, ly0, ly1, yOut0, yOut1, uRow, vRow)
+            }
+            if t.layout.isBiPlanar { t.mergeChroma(u: uRow, v: vRow, row: cy) }
+        }
+    }
+
+    @inline(__always)
+    func convert420Row(_ yIn0: UnsafePointer<UInt8>, _ yIn1: UnsafePointer<UInt8>, _ cbRow: UnsafePointer<UInt8>,
+                       _ crRow: UnsafePointer<UInt8>, _ yOut0: UnsafeMutablePointer<UInt8>,
+                       _ yOut1: UnsafeMutablePointer<UInt8>?, _ uRow: UnsafeMutablePointer<UInt8>,
+                       _ vRow: UnsafeMutablePointer<UInt8>) {
+        let cw = (width + 1) / 2
+        let full = transform.target.range == .full
+        table.withUnsafeBufferPointer { lut in
+            for cx in 0..<cw {
+                let cbv = Int(cbRow[cx]), crv = Int(crRow[cx])
+                let e = lut[cbv << 8 | crv]
+                uRow[cx] = UInt8(truncatingIfNeeded: e)
+                vRow[cx] = UInt8(truncatingIfNeeded: e >> 8)
+                let x0 = 2 * cx, x1 = min(2 * cx + 1, width - 1)
+                if full {
+                    let off = Int(e >> 16) - 128
+                    @inline(__always) func add(_ v: UInt8) -> UInt8 { UInt8(clamping: Int(v) + off) }
+                    yOut0[x0] = add(yIn0[x0]); yOut0[x1] = add(yIn0[x1])
+                    if let yOut1 { yOut1[x0] = add(yIn1[x0]); yOut1[x1] = add(yIn1[x1]) }
+                } else {
+                    let cbo = cbv - 128, cro = crv - 128
+                    yOut0[x0] = transform.luma(y: Int(yIn0[x0]), cb: cbo, cr: cro)
+                    yOut0[x1] = transform.luma(y: Int(yIn0[x1]), cb: cbo, cr: cro)
+                    if let yOut1 {
+                        yOut1[x0] = transform.luma(y: Int(yIn1[x0]), cb: cbo, cr: cro)
+                        yOut1[x1] = transform.luma(y: Int(yIn1[x1]), cb: cbo, cr: cro)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Any other sampling: each pixel takes the source chroma sample covering it.
+    func convertGeneralRow(_ y: UnsafePointer<UInt8>, _ yStride: Int, _ cb: UnsafePointer<UInt8>, _ cbStride: Int,
+                           _ cr: UnsafePointer<UInt8>, _ crStride: Int, _ ly0: Int, _ ly1: Int,
+                           _ yOut0: UnsafeMutablePointer<UInt8>, _ yOut1: UnsafeMutablePointer<UInt8>?,
+                           _ uRow: UnsafeMutablePointer<UInt8>, _ vRow: UnsafeMutablePointer<UInt8>) {
+        let cw = (width + 1) / 2
+        let sy0 = ly0 * vC / vMax, sy1 = ly1 * vC / vMax
+        for cx in 0..<cw {
+            let x0 = 2 * cx, x1 = min(2 * cx + 1, width - 1)
+            var cbSum = 0, crSum = 0
+            for (ly, sy, out) in [(ly0, sy0, Optional(yOut0)), (ly1, sy1, yOut1)] {
+                for x in [x0, x1] {
+                    let sx = x * hC / hMax
+                    let cbo = Int(cb[sy * cbStride + sx]) - 128, cro = Int(cr[sy * crStride + sx]) - 128
+                    cbSum += cbo
+                    crSum += cro
+                    out?[x] = transform.luma(y: Int(y[ly * yStride + x]), cb: cbo, cr: cro)
+                }
+            }
+            let c = transform.chroma(cbSum: cbSum, crSum: crSum)
+            uRow[cx] = c.cb
+            vRow[cx] = c.cr
+        }
+    }
+}

@@ -1,0 +1,187 @@
+import CTurboJPEG
+import Foundation
+import XCTest
+import YUVCore
+import YUVIO
+
+/// The JPEG direct path: pass-through against TurboJPEG's own planes, and the YCbCr → YCbCr transform
+/// against an independent exact computation through R, G, B.
+final class DirectPathTests: XCTestCase {
+    /// TurboJPEG's planes (tjDecompressToYUVPlanes), cropped to the picture: the contract's 4:2:0 bytes.
+    func turboPlanes(_ path: String) throws -> (w: Int, h: Int, samp: Int32, y: [UInt8], u: [UInt8], v: [UInt8])? {
+        let data = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        guard let tj = tjInitDecompress() else { return nil }
+        defer { tjDestroy(tj) }
+        var w: Int32 = 0, h: Int32 = 0, samp: Int32 = 0, cs: Int32 = 0
+        guard tjDecompressHeader3(tj, data, UInt(data.count), &w, &h, &samp, &cs) == 0, w > 0, h > 0 else { return nil }
+        let comps = samp == TJSAMP_GRAY.rawValue ? 1 : 3
+        var planes: [[UInt8]] = [], strides: [Int32] = []
+        for c in 0..<comps {
+            let pw = tjPlaneWidth(Int32(c), w, samp), ph = tjPlaneHeight(Int32(c), h, samp)
+            planes.append([UInt8](repeating: 0, count: Int(pw * ph)))
+            strides.append(pw)
+        }
+        let rc: Int32 = planes.withUnsafeMutableBufferPointer { pl in
+            var ptrs: [UnsafeMutablePointer<UInt8>?] = (0..<comps).map { c in pl[c].withUnsafeMutableBufferPointer { $0.baseAddress } }
+            return tjDecompressToYUVPlanes(tj, data, UInt(data.count), &ptrs, w, &strides, h, 0)
+        }
+        guard rc == 0 || tjGetErrorCode(tj) == TJERR_WARNING.rawValue else { return nil }
+        let W = Int(w), H = Int(h), cw = (W + 1) / 2, ch = (H + 1) / 2
+        func crop(_ p: [UInt8], _ stride: Int32, _ pw: Int, _ ph: Int) -> [UInt8] {
+            (0..<ph).flatMap { r in p[(r * Int(stride))..<(r * Int(stride) + pw)] }
+        }
+        if comps == 1 { return (W, H, samp, crop(planes[0], strides[0], W, H), [], []) }
+        return (W, H, samp, crop(planes[0], strides[0], W, H), crop(planes[1], strides[1], cw, ch),
+                crop(planes[2], strides[2], cw, ch))
+    }
+
+    func jpegFixtures() throws -> [String] {
+        let root = fixturesURL.appendingPathComponent("corpus")
+        let manifest = try String(contentsOf: root.appendingPathComponent("MANIFEST.txt"), encoding: .utf8)
+        return manifest.split(separator: "\n").compactMap { line in
+            let f = line.split(separator: "\t", omittingEmptySubsequences: false)
+            guard f.count > 4, f[3] == "ok", f[4] == "jpeg" else { return nil }
+            return root.appendingPathComponent(String(f[0])).path
+        }
+    }
+
+    /// 4:2:0 JPEG → bt601 full: exactly TurboJPEG's planes (nothing re-quantised).
+    func testPassThroughEqualsTurboJPEGPlanes() throws {
+        var checked = 0
+        for path in try jpegFixtures() {
+            guard let t = try turboPlanes(path), t.samp == TJSAMP_420.rawValue else { continue }
+            let c = try convertFile(path: path, spec: ConversionSpec(matrix: .bt601, range: .full), layout: .yuv420p)
+            guard c.report.path == "direct YCbCr" else { continue }  // e.g. an Adobe RGB-transform file
+            XCTAssertEqual(Array(c.image.yPlane), t.y, path)
+            XCTAssertEqual(c.image.uPlane, t.u, path)
+            XCTAssertEqual(c.image.vPlane, t.v, path)
+            checked += 1
+        }
+        XCTAssertGreaterThan(checked, 40)
+    }
+
+    /// Exact rationals with Int64 parts, reduced: enough for the textbook route below.
+    struct Q: Equatable {
+        var n: Int64, d: Int64
+        init(_ n: Int64, _ d: Int64 = 1) {
+            let g = Q.gcd(abs(n), abs(d)) == 0 ? 1 : Q.gcd(abs(n), abs(d))
+            self.n = (d < 0 ? -n : n) / g
+            self.d = abs(d) / g
+        }
+        static func gcd(_ a: Int64, _ b: Int64) -> Int64 { b == 0 ? a : gcd(b, a % b) }
+        static func + (a: Q, b: Q) -> Q { let g = gcd(a.d, b.d); return Q(a.n * (b.d / g) + b.n * (a.d / g), a.d / g * b.d) }
+        static func - (a: Q, b: Q) -> Q { a + Q(-b.n, b.d) }
+        static func * (a: Q, b: Q) -> Q {
+            let g1 = gcd(abs(a.n), b.d), g2 = gcd(abs(b.n), a.d)
+            return Q((a.n / max(g1, 1)) * (b.n / max(g2, 1)), (a.d / max(g2, 1)) * (b.d / max(g1, 1)))
+        }
+        static func / (a: Q, b: Q) -> Q { a * Q(b.d, b.n) }
+        /// ⌊x + ½⌋ clamped to 0…255.
+        var rounded: UInt8 {
+            let t = 2 * n + d, dd = 2 * d
+            let f = t >= 0 ? t / dd : -((-t + dd - 1) / dd)
+            return UInt8(min(max(f, 0), 255))
+        }
+    }
+
+    /// The textbook route: JFIF YCbCr → exact R, G, B (BT.601 inverse, no rounding) → the contract's formulas.
+    func textbook(y: Int, cb: Int, cr: Int, spec: ConversionSpec) -> (Q, Q, Q) {
+        let s = Q(Int64(ColorMatrix.scale))
+        let m6 = ColorMatrix.bt601
+        let kr6 = Q(Int64(m6.kr)) / s, kb6 = Q(Int64(m6.kb)) / s, kg6 = Q(Int64(m6.kg)) / s
+        let Y = Q(Int64(y)), Cb = Q(Int64(cb - 128)), Cr = Q(Int64(cr - 128))
+        let R = Y + Q(2) * (Q(1) - kr6) * Cr
+        let B = Y + Q(2) * (Q(1) - kb6) * Cb
+        let G = (Y - kr6 * R - kb6 * B) / kg6
+        let kr = Q(Int64(spec.matrix.kr)) / s, kb = Q(Int64(spec.matrix.kb)) / s, kg = Q(Int64(spec.matrix.kg)) / s
+        let Yt = kr * R + kg * G + kb * B
+        let Cbt = (B - Yt) / (Q(2) * (Q(1) - kb)), Crt = (R - Yt) / (Q(2) * (Q(1) - kr))
+        return (Yt, Cbt, Crt)
+    }
+
+    func testTransformMatchesTextbookRoute() {
+        var rng = SystemRandomNumberGenerator()
+        var samples: [(Int, Int, Int)] = [(0, 0, 0), (255, 255, 255), (0, 128, 128), (255, 128, 128), (128, 0, 255), (128, 255, 0),
+                                          (16, 16, 240), (235, 240, 16)]
+        for _ in 0..<3000 { samples.append((Int.random(in: 0...255, using: &rng), Int.random(in: 0...255, using: &rng), Int.random(in: 0...255, using: &rng))) }
+        for spec in ConversionSpec.all {
+            let t = YCbCrTransform(target: spec)
+            for (y, cb, cr) in samples {
+                let (Yt, Cbt, Crt) = textbook(y: y, cb: cb, cr: cr, spec: spec)
+                let full = spec.range == .full
+                let yWant = full ? Yt.rounded : (Q(16) + Yt * Q(219, 255)).rounded
+                let span = Q(full ? 255 : 224, 255)
+                XCTAssertEqual(t.luma(y: y, cb: cb - 128, cr: cr - 128), yWant, "\(spec) luma of \(y),\(cb),\(cr)")
+                let c = t.chroma(cbSum: 4 * (cb - 128), crSum: 4 * (cr - 128))
+                XCTAssertEqual(c.cb, (Q(128) + Cbt * span).rounded, "\(spec) Cb of \(cb),\(cr)")
+                XCTAssertEqual(c.cr, (Q(128) + Crt * span).rounded, "\(spec) Cr of \(cb),\(cr)")
+            }
+        }
+    }
+
+    /// Every path (4:2:0 table, other samplings, grey) against the transform applied by hand to TurboJPEG's
+    /// own planes, for every matrix and range and two layouts.
+    func testDirectPathOnRealFilesMatchesPlanesByHand() throws {
+        let files = ["jpeg/wuffs/peacock.s2x2-420.jpeg", "jpeg/wuffs/peacock.s1x1-444.jpeg", "jpeg/wuffs/peacock.grayscale.jpeg",
+                     "jpeg/jpeg-decoder/mozilla/jpg-size-33x33.jpg", "jpeg/wuffs/mona-lisa.21x32.q50.jpeg", "photos/rocket.jpg"]
+        for file in files {
+            let path = fixturesURL.appendingPathComponent("corpus/" + file).path
+            guard let t = try turboPlanesFull(path) else { XCTFail("no planes for \(file)"); continue }
+            for spec in ConversionSpec.all {
+                let xf = YCbCrTransform(target: spec)
+                let c = try convertFile(path: path, spec: spec, layout: .nv21)
+                XCTAssertEqual(c.report.path, "direct YCbCr", file)
+                let (W, H) = (t.w, t.h), cw = (W + 1) / 2, ch = (H + 1) / 2
+                var y = [UInt8](), u = [UInt8](), v = [UInt8]()
+                func chromaAt(_ x: Int, _ r: Int) -> (Int, Int) {
+                    if t.grey { return (0, 0) }
+                    let sx = x * t.cw / t.pw, sy = r * t.ch / t.ph   // nearest sample on the sampling grid
+                    return (Int(t.cb[sy * t.cs + sx]) - 128, Int(t.cr[sy * t.cs + sx]) - 128)
+                }
+                for r in 0..<H { for x in 0..<W {
+                    let (cb, cr) = chromaAt(x, r)
+                    y.append(xf.luma(y: Int(t.y[r * t.ys + x]), cb: cb, cr: cr))
+                } }
+                for r in 0..<ch { for x in 0..<cw {
+                    var sb = 0, sr = 0
+                    for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                        let (cb, cr) = chromaAt(min(2 * x + dx, W - 1), min(2 * r + dy, H - 1))
+                        sb += cb; sr += cr
+                    }
+                    let o = xf.chroma(cbSum: sb, crSum: sr)
+                    u.append(o.cb); v.append(o.cr)
+                } }
+                XCTAssertEqual(Array(c.image.yPlane), y, "\(file) \(spec) Y")
+                XCTAssertEqual(c.image.uPlane, u, "\(file) \(spec) U")
+                XCTAssertEqual(c.image.vPlane, v, "\(file) \(spec) V")
+            }
+        }
+    }
+
+    /// TurboJPEG planes at their native sampling, with the grid sizes to map pixels to samples.
+    func turboPlanesFull(_ path: String) throws -> (w: Int, h: Int, grey: Bool, y: [UInt8], ys: Int, cb: [UInt8], cr: [UInt8], cs: Int,
+                                                    pw: Int, ph: Int, cw: Int, ch: Int)? {
+        let data = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        guard let tj = tjInitDecompress() else { return nil }
+        defer { tjDestroy(tj) }
+        var w: Int32 = 0, h: Int32 = 0, samp: Int32 = 0, cs: Int32 = 0
+        guard tjDecompressHeader3(tj, data, UInt(data.count), &w, &h, &samp, &cs) == 0 else { return nil }
+        let comps = samp == TJSAMP_GRAY.rawValue ? 1 : 3
+        var planes: [[UInt8]] = [], strides: [Int32] = []
+        for c in 0..<comps {
+            let pw = tjPlaneWidth(Int32(c), w, samp), ph = tjPlaneHeight(Int32(c), h, samp)
+            planes.append([UInt8](repeating: 0, count: Int(pw * ph)))
+            strides.append(pw)
+        }
+        let rc: Int32 = planes.withUnsafeMutableBufferPointer { pl in
+            var ptrs: [UnsafeMutablePointer<UInt8>?] = (0..<comps).map { c in pl[c].withUnsafeMutableBufferPointer { $0.baseAddress } }
+            return tjDecompressToYUVPlanes(tj, data, UInt(data.count), &ptrs, w, &strides, h, 0)
+        }
+        guard rc == 0 else { return nil }
+        // Samples per pixel: the MCU block sizes (luma block over chroma block).
+        let blockW: [Int32] = [8, 16, 16, 8, 8, 32, 8], blockH: [Int32] = [8, 8, 16, 8, 16, 8, 8]
+        let bw = Int(blockW[Int(samp)]) / 8, bh = Int(blockH[Int(samp)]) / 8
+        if comps == 1 { return (Int(w), Int(h), true, planes[0], Int(strides[0]), [], [], 0, 1, 1, 1, 1) }
+        return (Int(w), Int(h), false, planes[0], Int(strides[0]), planes[1], planes[2], Int(strides[1]), bw, bh, 1, 1)
+    }
+}
