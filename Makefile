@@ -12,7 +12,7 @@ BIN = .build/release/yuvconv
 # Debian packages: build needs (pkg-config name → package).
 BUILD_PKGS = pkg-config libjpeg62-turbo-dev libturbojpeg0-dev libpng-dev
 
-.PHONY: all build deps test test-fast demo install clean prove bench bench-deps
+.PHONY: all build deps test test-fast demo install clean prove bench bench-deps bench-e2e
 
 all: build
 
@@ -65,6 +65,15 @@ $(BENCH_DIR)/libyuv_peer.so: bench/libyuv_peer.c | bench-deps
 
 bench: build bench-deps $(BENCH_DIR)/libyuv_peer.so
 	.build/release/yuvbench --peer $(BENCH_DIR)/libyuv_peer.so $(BENCH_ARGS)
+
+# Whole conversions of a 12 MP photo against ffmpeg, ImageMagick, djpeg, tjbench -yuv and a bare libpng
+# decode, timed in the same run (wall: median of RUNS=5; memory: /usr/bin/time -v peak RSS).
+E2E_PKGS = ffmpeg imagemagick libjpeg-turbo-progs time
+bench-e2e: build
+	$(call need_packages,$(E2E_PKGS))
+	@mkdir -p $(BENCH_DIR)
+	cc -O2 bench/png_decode.c $$(pkg-config --cflags --libs libpng) -o $(BENCH_DIR)/png_decode
+	bench/e2e.sh $(BENCH_DIR)
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin

@@ -285,12 +285,10 @@ static void png_open(yc_decoder *dec, FILE *file) {
     if (ctype == PNG_COLOR_TYPE_GRAY || ctype == PNG_COLOR_TYPE_GRAY_ALPHA) png_set_gray_to_rgb(dec->png);
     if (info->png_has_trns) png_set_tRNS_to_alpha(dec->png);  // one rule for every colour type
     int has_alpha = (ctype & PNG_COLOR_MASK_ALPHA) || info->png_has_trns;
-    if (depth == 16) {
-        if (has_alpha) png_set_strip_alpha(dec->png);
-    } else if (!has_alpha) {
-        png_set_filler(dec->png, 0xFF, PNG_FILLER_AFTER);
-    }
-    info->channels = depth == 16 ? 3 : 4;
+    // 16-bit: R,G,B (alpha stripped). 8-bit: R,G,B,A when there is alpha, else R,G,B as stored — the
+    // converter widens those rows to 4 bytes itself, on its own thread, rather than libpng on the decoder's.
+    if (depth == 16 && has_alpha) png_set_strip_alpha(dec->png);
+    info->channels = (depth != 16 && has_alpha) ? 4 : 3;
     if (depth == 16) {
         const uint16_t probe = 1;
         if (*(const uint8_t *)&probe == 1) png_set_swap(dec->png);  // PNG is big-endian

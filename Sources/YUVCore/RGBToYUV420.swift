@@ -67,14 +67,24 @@ public struct RGBToYUV420: Sendable {
         // Scratch for one chroma row pair when the layout interleaves U and V.
         let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: 2 * cw)
         defer { scratch.deallocate() }
+        // 3-byte rows are widened to 4 bytes, a row pair at a time, to take the SIMD path.
+        let widen = source == .rgb8 && kernels == .fast
+        let wide = UnsafeMutablePointer<UInt8>.allocate(capacity: widen ? 8 * width : 0)
+        defer { wide.deallocate() }
         var row = 0
         while row < rowCount {
             let y = firstRow + row
-            let src0 = band + row * rowBytes
-            let src1 = row + 1 < rowCount ? src0 + rowBytes : src0  // odd last row: replicate
+            var src0 = band + row * rowBytes
+            var src1 = row + 1 < rowCount ? src0 + rowBytes : src0  // odd last row: replicate
+            if widen {
+                RowKernels.rgbToRGBXRow(src0.assumingMemoryBound(to: UInt8.self), wide, width)
+                RowKernels.rgbToRGBXRow(src1.assumingMemoryBound(to: UInt8.self), wide + 4 * width, width)
+                src0 = UnsafeRawPointer(wide)
+                src1 = UnsafeRawPointer(wide + 4 * width)
+            }
             let (uRow, vRow) = t.layout.isBiPlanar ? (scratch, scratch + cw) : t.chromaRows(y / 2)
             let y0 = t.lumaRow(y), y1 = row + 1 < rowCount ? t.lumaRow(y + 1) : nil
-            if source == .rgba8 && kernels == .fast {
+            if (source == .rgba8 || source == .rgb8) && kernels == .fast {
                 // One pass over both rows: luma and chroma from the same loads.
                 SIMDKernels.rgbaToYUVRowPair(src0.assumingMemoryBound(to: UInt8.self),
                                              src1.assumingMemoryBound(to: UInt8.self), y0, y1, uRow, vRow, width,

@@ -87,6 +87,16 @@ public enum RowKernels {
         uvRow(src0, src1, dstU, dstV, width, ku, kv, stride: 4)
     }
 
+    /// R,G,B bytes → R,G,B,0xFF (so 3-byte rows can take the 4-byte SIMD path).
+    public static func rgbToRGBXRow(_ src: UnsafePointer<UInt8>, _ dst: UnsafeMutablePointer<UInt8>, _ width: Int) {
+        for x in 0..<width {
+            dst[4 &* x] = src[3 &* x]
+            dst[4 &* x &+ 1] = src[3 &* x &+ 1]
+            dst[4 &* x &+ 2] = src[3 &* x &+ 2]
+            dst[4 &* x &+ 3] = 0xFF
+        }
+    }
+
     /// U and V rows → one interleaved row (U,V,U,V…: NV12; swap the arguments for NV21).
     public static func mergeUVRow(_ u: UnsafePointer<UInt8>, _ v: UnsafePointer<UInt8>,
                                   _ dst: UnsafeMutablePointer<UInt8>, _ count: Int) {

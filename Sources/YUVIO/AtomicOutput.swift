@@ -15,6 +15,8 @@ public final class AtomicOutput {
     private var tempPath: String?
     private var finished = false
     private var signalSlot: Int32 = -1
+    /// True when writing straight to a device or FIFO (no temporary file).
+    private var direct = false
 
     public var isStandardOutput: Bool { path == "-" }
 
@@ -60,7 +62,17 @@ public final class AtomicOutput {
                     throw .sameAsInput
                 }
             }
-            if (target.st_mode & S_IFMT) == S_IFDIR { throw .system("is a directory") }
+            let kind = target.st_mode & S_IFMT
+            if kind == S_IFDIR { throw .system("is a directory") }
+            if kind != S_IFREG {
+                // A device, FIFO or socket (/dev/null, a named pipe): written in place, in order, like
+                // standard output — never replaced by a renamed file.
+                let opened = open(path, O_WRONLY | O_CLOEXEC)
+                if opened < 0 { throw .system("cannot open: \(errnoMessage())") }
+                fd = opened
+                direct = true
+                return
+            }
             if !force { throw .exists }
         }
         let dir: String, base: String
@@ -108,6 +120,7 @@ public final class AtomicOutput {
     public func commit() throws(WriteError) {
         guard let temp = tempPath else {
             finished = true
+            if direct && close(fd) != 0 { throw .system("write failed: \(errnoMessage())") }
             return
         }
         defer {
@@ -155,6 +168,7 @@ public final class AtomicOutput {
     public func abort() {
         guard !finished else { return }
         finished = true
+        if direct { close(fd) }
         if let temp = tempPath {
             if fd >= 0 { close(fd) }
             unlink(temp)

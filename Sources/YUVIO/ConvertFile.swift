@@ -206,44 +206,65 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         try sink.begin(geometry: g, layout: layout)
         var ledger = 0
         let pathName: String
+        let pipeline = BandPipeline(slots: 3)
+        let shared = Unchecked(sink)
         if decoder.isRaw {
             pathName = "direct YCbCr"
             let raw = decoder.rawLayout
-            let driver = YCbCrToYUV420(target: spec, width: g.width, height: g.height, components: raw.components,
-                                       h: raw.h, v: raw.v)
-            let band = BandBuffer(geometry: g, layout: layout, rows: raw.bandRows)
-            let planes = (0..<raw.components).map { UnsafeMutablePointer<UInt8>.allocate(capacity: raw.planeWidth[$0] * raw.planeRows[$0]) }
-            defer { planes.forEach { $0.deallocate() } }
-            ledger = band.byteCount + (0..<raw.components).reduce(0) { $0 + raw.planeWidth[$1] * raw.planeRows[$1] }
-            var row = 0
-            while row < g.height {
-                _ = try decoder.readRawBand(planes: planes, strides: raw.planeWidth)
-                let n = min(raw.bandRows, g.height - row)
-                driver.convert(y: planes[0], yStride: raw.planeWidth[0],
-                               cb: raw.components > 1 ? UnsafePointer(planes[1]) : nil, cbStride: raw.components > 1 ? raw.planeWidth[1] : 0,
-                               cr: raw.components > 2 ? UnsafePointer(planes[2]) : nil, crStride: raw.components > 2 ? raw.planeWidth[2] : 0,
-                               firstRow: row, rowCount: n, into: band.targets(origin: row))
-                try sink.consume(band, firstRow: row, rows: n)
-                row += n
+            // Built by the worker on its first band (its 64K-entry table costs a few ms), while the decoder
+            // is already producing.
+            let lazyDriver = Lazy { YCbCrToYUV420(target: spec, width: g.width, height: g.height,
+                                                  components: raw.components, h: raw.h, v: raw.v) }
+            // Per slot: the decoder's planes for one iMCU row, and the output band they become.
+            let planes = (0..<pipeline.slots).map { _ in
+                (0..<raw.components).map { UnsafeMutablePointer<UInt8>.allocate(capacity: raw.planeWidth[$0] * raw.planeRows[$0]) }
             }
+            let bands = (0..<pipeline.slots).map { _ in BandBuffer(geometry: g, layout: layout, rows: raw.bandRows) }
+            defer { planes.joined().forEach { $0.deallocate() } }
+            ledger = pipeline.slots * (bands[0].byteCount
+                + (0..<raw.components).reduce(0) { $0 + raw.planeWidth[$1] * raw.planeRows[$1] })
+            var row = 0
+            let work = Unchecked((planes, bands, lazyDriver, raw.planeWidth))
+            try pipeline.run(produce: { slot in
+                guard row < g.height else { return nil }
+                _ = try decoder.readRawBand(planes: planes[slot], strides: raw.planeWidth)
+                let n = min(raw.bandRows, g.height - row)
+                defer { row += n }
+                return (row, n)
+            }, consume: { slot, first, n in
+                let (planes, bands, lazyDriver, widths) = work.value
+                let driver = lazyDriver.value
+                let p = planes[slot]
+                driver.convert(y: p[0], yStride: widths[0],
+                               cb: p.count > 1 ? UnsafePointer(p[1]) : nil, cbStride: p.count > 1 ? widths[1] : 0,
+                               cr: p.count > 2 ? UnsafePointer(p[2]) : nil, crStride: p.count > 2 ? widths[2] : 0,
+                               firstRow: first, rowCount: n, into: bands[slot].targets(origin: first))
+                try shared.value.consume(bands[slot], firstRow: first, rows: n)
+            })
         } else {
             pathName = "RGB"
             let driver = RGBToYUV420(spec: spec, source: info.rowFormat, kernels: kernels)
             let bandRows = 16
-            let band = BandBuffer(geometry: g, layout: layout, rows: bandRows)
             let rowBytes = info.width * info.rowFormat.bytesPerPixel
-            let rgb = UnsafeMutableRawPointer.allocate(byteCount: rowBytes * bandRows, alignment: 64)
-            defer { rgb.deallocate() }
-            ledger = band.byteCount + rowBytes * bandRows
-            var row = 0
-            while row < g.height {
-                let n = min(bandRows, g.height - row)
-                try decoder.readRows(into: rgb, rowBytes: rowBytes, count: n)
-                driver.convert(band: rgb, rowBytes: rowBytes, firstRow: row, rowCount: n, into: band.targets(origin: row))
-                try sink.consume(band, firstRow: row, rows: n)
-                row += n
-            }
+            let rgb = (0..<pipeline.slots).map { _ in UnsafeMutableRawPointer.allocate(byteCount: rowBytes * bandRows, alignment: 64) }
+            let bands = (0..<pipeline.slots).map { _ in BandBuffer(geometry: g, layout: layout, rows: bandRows) }
+            defer { rgb.forEach { $0.deallocate() } }
+            ledger = pipeline.slots * (bands[0].byteCount + rowBytes * bandRows)
             if info.interlaced { ledger += rowBytes * g.height }  // libpng needs the whole Adam7 picture
+            var row = 0
+            let work = Unchecked((rgb, bands, driver))
+            try pipeline.run(produce: { slot in
+                guard row < g.height else { return nil }
+                let n = min(bandRows, g.height - row)
+                try decoder.readRows(into: rgb[slot], rowBytes: rowBytes, count: n)
+                defer { row += n }
+                return (row, n)
+            }, consume: { slot, first, n in
+                let (rgb, bands, driver) = work.value
+                driver.convert(band: rgb[slot], rowBytes: rowBytes, firstRow: first, rowCount: n,
+                               into: bands[slot].targets(origin: first))
+                try shared.value.consume(bands[slot], firstRow: first, rows: n)
+            })
         }
         try decoder.finish()
         try sink.end()
@@ -258,6 +279,25 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
     } catch {
         throw FileError(path: name, reason: "\(error)")
     }
+}
+
+/// A value made on first use (by whichever single thread uses it).
+final class Lazy<T> {
+    private let make: () -> T
+    private var made: T?
+    init(_ make: @escaping () -> T) { self.make = make }
+    var value: T {
+        if let made { return made }
+        let v = make()
+        made = v
+        return v
+    }
+}
+
+/// Hands a value to the pipeline's worker; the pipeline guarantees the two stages never touch the same slot.
+struct Unchecked<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
 }
 
 /// Converts `path` into memory and returns the picture (tests and library callers).

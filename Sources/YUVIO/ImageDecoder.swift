@@ -126,7 +126,7 @@ public final class ImageDecoder {
         if i.png_has_trns != 0 { sampling += " + tRNS" }
         if i.png_interlaced != 0 { sampling += " interlaced" }
         return SourceInfo(container: .png, width: Int(i.width), height: Int(i.height), sampling: sampling,
-                          rowFormat: i.bytes_per_sample == 2 ? .rgb16 : .rgba8, progressive: false,
+                          rowFormat: i.bytes_per_sample == 2 ? .rgb16 : (i.channels == 4 ? .rgba8 : .rgb8), progressive: false,
                           interlaced: i.png_interlaced != 0)
     }
 

@@ -155,3 +155,26 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("/nonexistent-dir/o.nv12: cannot create a file in /nonexistent-dir"), r.stderr)
     }
 }
+
+extension CLITests {
+    /// A device or FIFO is written in place: `-o /dev/null` must never replace /dev/null with a file.
+    func testDeviceOutputIsWrittenInPlace() throws {
+        let r = try run([fixture("pngsuite/basn2c08.png"), "-o", "/dev/null", "-q"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let attrs = try FileManager.default.attributesOfItem(atPath: "/dev/null")
+        XCTAssertEqual(attrs[.type] as? FileAttributeType, .typeCharacterSpecial)
+    }
+
+    /// The JPEG paths: direct by default (and said so), RGB on request; both exact to their definitions
+    /// elsewhere, here the option and the report.
+    func testJPEGPathOption() throws {
+        let jpg = fixture("jpeg/wuffs/peacock.s2x2-420.jpeg")
+        let d = try run([jpg, "-o", "d.nv12"])
+        XCTAssertEqual(d.status, 0, d.stderr)
+        XCTAssertTrue(d.stderr.contains("direct YCbCr"), d.stderr)
+        let r = try run([jpg, "-o", "r.nv12", "--jpeg-path", "rgb"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("; RGB,"), r.stderr)
+        XCTAssertEqual(try run([jpg, "-o", "x.nv12", "--jpeg-path", "fast"]).status, 2)
+    }
+}

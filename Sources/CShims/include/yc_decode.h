@@ -17,8 +17,8 @@ typedef enum { YC_FORMAT_UNKNOWN = 0, YC_FORMAT_JPEG = 1, YC_FORMAT_PNG = 2 } yc
 /// What the file holds, as stored (before any conversion).
 typedef struct {
     uint32_t width, height;
-    /// Samples of the decoded rows handed out by yc_read_rows: 4 (R,G,B,X: X is alpha or filler) for 8-bit
-    /// images, 3 (R,G,B) for 16-bit PNG. bytes_per_sample is 1, or 2 for 16-bit PNG (native endianness).
+    /// Samples of the decoded rows handed out by yc_read_rows: 4 (R,G,B,X: X is alpha or filler) for JPEG
+    /// and 8-bit PNG with alpha, 3 (R,G,B) for other PNG. bytes_per_sample is 1, or 2 for 16-bit PNG (native endianness).
     uint32_t channels;
     uint32_t bytes_per_sample;
     // PNG

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# make bench-e2e: whole conversions of a 12-megapixel photo, yuvconv against ffmpeg, ImageMagick, djpeg,
+# tjbench -yuv and a bare libpng decode, all timed in this one run. Wall time is the median of RUNS runs;
+# peak memory is the maximum resident set size reported by /usr/bin/time -v.
+#
+#   bench/e2e.sh BUILD_DIR   (BUILD_DIR holds png_decode; the images are made there too)
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:-$here/.build/bench}
+runs=${RUNS:-5}
+yuvconv=$here/.build/release/yuvconv
+mkdir -p "$out"
+cd "$out"
+
+# The test pictures, made from the bundled photo: 4032x3024 with film-grain noise so the JPEG costs what a
+# camera photo costs to decode (q90, 4:2:0 baseline), the same as PNG, and a 100-megapixel baseline JPEG.
+src=$here/Fixtures/corpus/photos/kodim23.png
+grain() { ffmpeg -v error -y -i "$src" -vf "scale=$1:$2:flags=bicubic,noise=alls=30:allf=u" -frames:v 1 -f image2pipe -vcodec ppm -; }
+[ -f photo12.jpg ] || grain 4032 3024 | cjpeg -quality 90 -sample 2x2 -outfile photo12.jpg
+[ -f photo12.png ] || grain 4032 3024 | ffmpeg -v error -y -f image2pipe -vcodec ppm -i - -frames:v 1 photo12.png
+[ -f photo100.jpg ] || grain 11544 8658 | cjpeg -quality 90 -sample 2x2 -outfile photo100.jpg
+
+# median wall seconds and max RSS (KiB) of a command over $runs runs
+measure() {
+  local times=() rss=0
+  for _ in $(seq "$runs"); do
+    local t0 t1 wall kb
+    t0=$EPOCHREALTIME   # microseconds; /usr/bin/time's own wall clock has 10 ms steps
+    /usr/bin/time -v -o time.txt "$@" >/dev/null 2>time.err || { cat time.err >&2; return 1; }
+    t1=$EPOCHREALTIME
+    wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.4f", b - a}')
+    kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' time.txt)
+    times+=("$wall"); [ "$kb" -gt "$rss" ] && rss=$kb
+  done
+  local med
+  med=$(printf '%s\n' "${times[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+  echo "$med $rss"
+}
+
+row() { printf '%-58s %9s %10s %9s %9s\n' "$@"; }
+declare -A T R
+run() { local key=$1; shift; read -r T[$key] R[$key] < <(measure "$@"); }
+
+run ours      "$yuvconv" photo12.jpg -o out.nv12 --force -q
+run ours_rgb  "$yuvconv" photo12.jpg -o out.nv12 --force -q --jpeg-path rgb
+run ffmpeg    ffmpeg -v error -y -i photo12.jpg -vf scale=out_color_matrix=bt709:out_range=full -pix_fmt nv12 -f rawvideo out_ff.nv12
+# ImageMagick 6 exits 1 after writing a correct yuv: file here, so success is judged by the output.
+run magick    sh -c "rm -f out_im.yuv; convert photo12.jpg -sampling-factor 4:2:0 yuv:out_im.yuv; test -s out_im.yuv"
+run djpeg     djpeg -outfile out.ppm photo12.jpg
+run ours_png  "$yuvconv" photo12.png -o out_png.nv12 --force -q
+run png       ./png_decode photo12.png
+run ours_100  "$yuvconv" photo100.jpg -o out100.nv12 --force -q
+# tjbench decodes in memory, many times; its "Decomp to YUV" frame rate becomes a time for one decode.
+tj=$(tjbench photo12.jpg -yuv -benchtime 2 -warmup 1 2>&1 | awk '/Decomp to YUV/ {for (i=1;i<=NF;i++) if ($i ~ /^[0-9.]+$/) v=$i} END {print v}')
+tj_s=$(awk -v fps="$tj" 'BEGIN {if (fps > 0) printf "%.4f", 1/fps; else print "nan"}')
+
+ms() { awk -v s="$1" 'BEGIN {printf "%.0f", s*1000}'; }
+mib() { awk -v k="$1" 'BEGIN {printf "%.1f", k/1024}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2fx", a/b; else print "-"}'; }
+
+echo "bench-e2e: 4032x3024 q90 4:2:0 JPEG ($(du -k photo12.jpg | cut -f1) KiB) and PNG, median of $runs runs, $(nproc) cores"
+row "what" "wall ms" "peak MiB" "ours/it" ""
+row "yuvconv -> NV12 bt709 full (direct YCbCr, to a file)" "$(ms ${T[ours]})" "$(mib ${R[ours]})" "1.00x"
+row "yuvconv --jpeg-path rgb" "$(ms ${T[ours_rgb]})" "$(mib ${R[ours_rgb]})" "$(ratio ${T[ours]} ${T[ours_rgb]})"
+row "ffmpeg -> NV12 bt709 full" "$(ms ${T[ffmpeg]})" "$(mib ${R[ffmpeg]})" "$(ratio ${T[ours]} ${T[ffmpeg]})"
+row "ImageMagick convert -> yuv:" "$(ms ${T[magick]})" "$(mib ${R[magick]})" "$(ratio ${T[ours]} ${T[magick]})"
+row "djpeg -> PPM (RGB, 3 B/px)" "$(ms ${T[djpeg]})" "$(mib ${R[djpeg]})" "$(ratio ${T[ours]} ${T[djpeg]})"
+row "tjbench -yuv (in-memory decode to planes only)" "$(ms $tj_s)" "-" "$(ratio ${T[ours]} $tj_s)"
+row "yuvconv PNG -> NV12" "$(ms ${T[ours_png]})" "$(mib ${R[ours_png]})" "1.00x"
+row "libpng decode alone (same PNG)" "$(ms ${T[png]})" "$(mib ${R[png]})" "$(ratio ${T[ours_png]} ${T[png]})"
+row "yuvconv 100 MP baseline JPEG -> NV12" "$(ms ${T[ours_100]})" "$(mib ${R[ours_100]})" ""
+printf '{"ours_ms": %s, "ours_peak_mib": %s, "ffmpeg_ms": %s, "ffmpeg_peak_mib": %s, "djpeg_ms": %s, "tjbench_yuv_ms": %s, "magick_ms": %s, "ratio_vs_ffmpeg": %s, "ratio_vs_djpeg": %s, "ratio_vs_tjbench": %s, "png_ours_ms": %s, "png_decode_ms": %s, "ratio_png_vs_libpng": %s, "png_peak_mib": %s, "ours_100mp_peak_mib": %s}\n' \
+  "$(ms ${T[ours]})" "$(mib ${R[ours]})" "$(ms ${T[ffmpeg]})" "$(mib ${R[ffmpeg]})" "$(ms ${T[djpeg]})" "$(ms $tj_s)" "$(ms ${T[magick]})" \
+  "$(ratio ${T[ours]} ${T[ffmpeg]} | tr -d x)" "$(ratio ${T[ours]} ${T[djpeg]} | tr -d x)" "$(ratio ${T[ours]} $tj_s | tr -d x)" \
+  "$(ms ${T[ours_png]})" "$(ms ${T[png]})" "$(ratio ${T[ours_png]} ${T[png]} | tr -d x)" "$(mib ${R[ours_png]})" "$(mib ${R[ours_100]})"
