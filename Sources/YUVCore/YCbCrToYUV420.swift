@@ -7,12 +7,15 @@ public struct YCbCrToYUV420: Sendable {
     /// Sampling factors: chroma (both components) and the largest (luma's).
     let hC: Int, vC: Int, hMax: Int, vMax: Int
     let grey: Bool
-    /// Chroma at half luma resolution both ways: each output chroma sample is one source sample.
+    /// Chroma at half luma resolution both ways: each output chroma sample comes from one source sample
+    /// and its two horizontal neighbours.
     public let is420: Bool
-    /// For 4:2:0 sources, per (Cb, Cr) byte pair: output Cb | Cr << 8 | (luma offset + 128) << 16.
-    let table: [UInt32]
+    /// For 4:2:0 sources and full range, per (Cb, Cr) byte pair: the luma offset + 128.
+    let table: [UInt8]
     /// For grey sources: output luma per source luma.
     let greyLuma: [UInt8]
+    /// The filtered 4:2:0 chroma's constants.
+    let plan8: YCbCrTransform.ChromaPlan
 
     /// Whether a JPEG's sampling is one this driver takes: luma at the largest factors and both chroma
     /// components alike (anything else goes through RGB).
@@ -35,18 +38,16 @@ public struct YCbCrToYUV420: Sendable {
         vC = grey ? vMax : v[1]
         is420 = !grey && hC * 2 == hMax && vC * 2 == vMax
         let t = transform
-        if is420 && !t.isIdentity {
+        if is420 && !t.isIdentity && t.target.range == .full {
+            // Full range: luma = Y + offset for every Y (Y is whole), the offset a function of (Cb, Cr).
             table = (0..<65536).map { i in
-                let cb = i >> 8 - 128, cr = i & 255 - 128
-                let c = t.chroma(cbSum: 4 * cb, crSum: 4 * cr)
-                // Full range: luma = Y + offset for every Y (Y is whole); limited range computes per pixel.
-                let offset = t.target.range == .full ? Int(t.luma(y: 128, cb: cb, cr: cr)) - 128 : 0
-                return UInt32(c.cb) | UInt32(c.cr) << 8 | UInt32(offset + 128) << 16
+                UInt8(Int(t.luma(y: 128, cb: i >> 8 - 128, cr: i & 255 - 128)))
             }
         } else {
             table = []
         }
         greyLuma = grey ? (0..<256).map { t.luma(y: $0, cb: 0, cr: 0) } : []
+        plan8 = t.chromaPlan(count: 8)
     }
 
     /// Luma rows of a band (as stored: luma is never subsampled here).
@@ -97,28 +98,45 @@ public struct YCbCrToYUV420: Sendable {
                        _ yOut1: UnsafeMutablePointer<UInt8>?, _ uRow: UnsafeMutablePointer<UInt8>,
                        _ vRow: UnsafeMutablePointer<UInt8>) {
         let cw = (width + 1) / 2
-        let full = transform.target.range == .full
-        table.withUnsafeBufferPointer { lut in
-            for cx in 0..<cw {
-                let cbv = Int(cbRow[cx]), crv = Int(crRow[cx])
-                let e = lut[cbv << 8 | crv]
-                uRow[cx] = UInt8(truncatingIfNeeded: e)
-                vRow[cx] = UInt8(truncatingIfNeeded: e >> 8)
-                let x0 = 2 * cx, x1 = min(2 * cx + 1, width - 1)
-                if full {
-                    let off = Int(e >> 16) - 128
-                    @inline(__always) func add(_ v: UInt8) -> UInt8 { UInt8(clamping: Int(v) + off) }
-                    yOut0[x0] = add(yIn0[x0]); yOut0[x1] = add(yIn0[x1])
-                    if let yOut1 { yOut1[x0] = add(yIn1[x0]); yOut1[x1] = add(yIn1[x1]) }
-                } else {
-                    let cbo = cbv - 128, cro = crv - 128
-                    yOut0[x0] = transform.luma(y: Int(yIn0[x0]), cb: cbo, cr: cro)
-                    yOut0[x1] = transform.luma(y: Int(yIn0[x1]), cb: cbo, cr: cro)
-                    if let yOut1 {
-                        yOut1[x0] = transform.luma(y: Int(yIn1[x0]), cb: cbo, cr: cro)
-                        yOut1[x1] = transform.luma(y: Int(yIn1[x1]), cb: cbo, cr: cro)
-                    }
+        // Chroma: [1 6 1]/8 along the row (edges replicated), through the exact transform.
+        for cx in 0..<cw {
+            let l = max(cx - 1, 0), r = min(cx + 1, cw - 1)
+            let cbSum = Int(cbRow[l]) + 6 * Int(cbRow[cx]) + Int(cbRow[r]) - 8 * 128
+            let crSum = Int(crRow[l]) + 6 * Int(crRow[cx]) + Int(crRow[r]) - 8 * 128
+            let c = plan8.apply(cbSum: cbSum, crSum: crSum)
+            uRow[cx] = c.cb
+            vRow[cx] = c.cr
+        }
+        if transform.target.range == .full {
+            // The luma offset of each chroma sample, spread to its two columns, then one add per pixel
+            // (a loop the compiler vectorises).
+            let offsets = UnsafeMutablePointer<Int16>.allocate(capacity: 2 * cw)
+            defer { offsets.deallocate() }
+            table.withUnsafeBufferPointer { lut in
+                for cx in 0..<cw {
+                    let off = Int16(lut[Int(cbRow[cx]) &<< 8 | Int(crRow[cx])]) &- 128
+                    offsets[2 &* cx] = off
+                    offsets[2 &* cx &+ 1] = off
                 }
+            }
+            @inline(__always) func addRow(_ src: UnsafePointer<UInt8>, _ dst: UnsafeMutablePointer<UInt8>) {
+                for x in 0..<width {
+                    let v = Int16(src[x]) &+ offsets[x]
+                    dst[x] = UInt8(truncatingIfNeeded: min(max(v, 0), 255))
+                }
+            }
+            addRow(yIn0, yOut0)
+            if let yOut1 { addRow(yIn1, yOut1) }
+            return
+        }
+        for cx in 0..<cw {
+            let cbo = Int(cbRow[cx]) - 128, cro = Int(crRow[cx]) - 128
+            let x0 = 2 * cx, x1 = min(2 * cx + 1, width - 1)
+            yOut0[x0] = transform.luma(y: Int(yIn0[x0]), cb: cbo, cr: cro)
+            yOut0[x1] = transform.luma(y: Int(yIn0[x1]), cb: cbo, cr: cro)
+            if let yOut1 {
+                yOut1[x0] = transform.luma(y: Int(yIn1[x0]), cb: cbo, cr: cro)
+                yOut1[x1] = transform.luma(y: Int(yIn1[x1]), cb: cbo, cr: cro)
             }
         }
     }

@@ -10,9 +10,12 @@
 /// identity: the decoder's planes are the output.
 ///
 /// Chroma siting: a 4:2:0 output chroma sample is the mean of the source chroma at its four pixels, each
-/// pixel taking the source sample that covers it (nearest, on the JPEG sampling grid). For a 4:2:0 source
-/// that is the source sample itself; for 4:4:4 it is the mean of four; for 4:2:2 of two. The luma of a
-/// pixel uses the source chroma sample that covers it.
+/// pixel taking the source sample that covers it (nearest, on the JPEG sampling grid): for 4:4:4 the mean
+/// of four, for 4:2:2 of two. A 4:2:0 source keeps its samples, filtered horizontally with [1 6 1]/8 — what
+/// libjpeg's "fancy" upsampling followed by the 2×2 mean gives along a row — which takes out part of the
+/// JPEG's chroma quantisation noise (see the README's quality table); BT.601 full range is the exception:
+/// there the decoder's planes are the output, untouched. The luma of a pixel uses the unfiltered source
+/// chroma sample that covers it.
 public struct YCbCrTransform: Sendable, Equatable {
     public let target: ConversionSpec
     let aCb, aCr, aDen: Int64
@@ -71,14 +74,49 @@ public struct YCbCrTransform: Sendable, Equatable {
         return Self.clamp8(Self.floorDiv(n, 2 * 255 * aDen))
     }
 
-    /// Output Cb and Cr of a 4:2:0 sample from the sums of the source chroma offsets at its four pixels.
-    @inline(__always)
-    public func chroma(cbSum: Int, crSum: Int) -> (cb: UInt8, cr: UInt8) {
+    /// The constants of `chroma(cbSum:crSum:count:)` for one count, for hot loops: each value is
+    /// ⌊(c0 + wb·ΣCb′ + wr·ΣCr′) / den⌋ — the same numerator and denominator — found by a Double reciprocal
+    /// estimate (within one of the truth) and one exact Int64 correction each way.
+    public struct ChromaPlan: Sendable {
+        let c0B: Int64, wbB: Int64, wrB: Int64, denB: Int64, invB: Double
+        let c0R: Int64, wbR: Int64, wrR: Int64, denR: Int64, invR: Double
+
+        @inline(__always)
+        static func div(_ n: Int64, _ d: Int64, _ inv: Double) -> UInt8 {
+            var q = Int64((Double(n) * inv).rounded(.down))
+            let r = n - q * d
+            if r < 0 { q -= 1 } else if r >= d { q += 1 }
+            return UInt8(min(max(q, 0), 255))
+        }
+
+        @inline(__always)
+        public func apply(cbSum: Int, crSum: Int) -> (cb: UInt8, cr: UInt8) {
+            let b = Int64(cbSum), r = Int64(crSum)
+            return (Self.div(c0B + wbB * b + wrB * r, denB, invB), Self.div(c0R + wbR * b + wrR * r, denR, invR))
+        }
+    }
+
+    public func chromaPlan(count: Int) -> ChromaPlan {
         let span: Int64 = target.range == .full ? 255 : 224
+        let k = Int64(count)
+        // As in chroma(): n = (2·128 + 1)·255·k·d + 2·span·(p·ΣCb′ + q·ΣCr′), den = 2·255·k·d.
+        return ChromaPlan(c0B: 257 * 255 * k * bDen, wbB: 2 * span * bCb, wrB: 2 * span * bCr,
+                          denB: 2 * 255 * k * bDen, invB: 1 / Double(2 * 255 * k * bDen),
+                          c0R: 257 * 255 * k * rDen, wbR: 2 * span * rCb, wrR: 2 * span * rCr,
+                          denR: 2 * 255 * k * rDen, invR: 1 / Double(2 * 255 * k * rDen))
+    }
+
+    /// Output Cb and Cr of a 4:2:0 sample whose source chroma offsets are the weighted means
+    /// ΣCb′/`count` and ΣCr′/`count` (count 4: the mean over its four pixels; 8: the horizontal
+    /// [1 6 1]/8 filter of a 4:2:0 source). Exact for |ΣC′| ≤ 128·count, count ≤ 8.
+    @inline(__always)
+    public func chroma(cbSum: Int, crSum: Int, count: Int = 4) -> (cb: UInt8, cr: UInt8) {
+        let span: Int64 = target.range == .full ? 255 : 224
+        let k = Int64(count)
         func one(_ p: Int64, _ q: Int64, _ d: Int64) -> UInt8 {
-            // ⌊128 + (p·ΣCb′ + q·ΣCr′)/(4d) · span/255 + ½⌋
-            let n = 2 * 128 * 255 * 4 * d + 2 * span * (p * Int64(cbSum) + q * Int64(crSum)) + 255 * 4 * d
-            return Self.clamp8(Self.floorDiv(n, 2 * 255 * 4 * d))
+            // ⌊128 + (p·ΣCb′ + q·ΣCr′)/(count·d) · span/255 + ½⌋; below 2^53 for count ≤ 8.
+            let n = 2 * 128 * 255 * k * d + 2 * span * (p * Int64(cbSum) + q * Int64(crSum)) + 255 * k * d
+            return Self.clamp8(Self.floorDiv(n, 2 * 255 * k * d))
         }
         return (one(bCb, bCr, bDen), one(rCb, rCr, rDen))
     }

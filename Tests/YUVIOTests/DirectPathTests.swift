@@ -119,6 +119,47 @@ final class DirectPathTests: XCTestCase {
         }
     }
 
+    /// The [1 6 1]/8 means (count 8) against the textbook route applied to the exact mean.
+    func testFilteredChromaMatchesTextbookRoute() {
+        var rng = SystemRandomNumberGenerator()
+        for spec in ConversionSpec.all {
+            let t = YCbCrTransform(target: spec)
+            for _ in 0..<2000 {
+                let cb = (0..<3).map { _ in Int.random(in: 0...255, using: &rng) }
+                let cr = (0..<3).map { _ in Int.random(in: 0...255, using: &rng) }
+                let sb = cb[0] + 6 * cb[1] + cb[2] - 1024, sr = cr[0] + 6 * cr[1] + cr[2] - 1024
+                // The textbook route is linear in the chroma offsets: the mean offsets give the mean result.
+                let s = Q(Int64(ColorMatrix.scale)), m6 = ColorMatrix.bt601
+                let kr6 = Q(Int64(m6.kr)) / s, kb6 = Q(Int64(m6.kb)) / s, kg6 = Q(Int64(m6.kg)) / s
+                let Cb = Q(Int64(sb), 8), Cr = Q(Int64(sr), 8)
+                let R = Q(2) * (Q(1) - kr6) * Cr, B = Q(2) * (Q(1) - kb6) * Cb, G = (Q(0) - kr6 * R - kb6 * B) / kg6
+                let kr = Q(Int64(spec.matrix.kr)) / s, kb = Q(Int64(spec.matrix.kb)) / s, kg = Q(Int64(spec.matrix.kg)) / s
+                let Yt = kr * R + kg * G + kb * B
+                let span = Q(spec.range == .full ? 255 : 224, 255)
+                let wantB = (Q(128) + (B - Yt) / (Q(2) * (Q(1) - kb)) * span).rounded
+                let wantR = (Q(128) + (R - Yt) / (Q(2) * (Q(1) - kr)) * span).rounded
+                let got = t.chroma(cbSum: sb, crSum: sr, count: 8)
+                XCTAssertEqual(got.cb, wantB, "\(spec) \(cb) \(cr)")
+                XCTAssertEqual(got.cr, wantR, "\(spec) \(cb) \(cr)")
+                let planned = t.chromaPlan(count: 8).apply(cbSum: sb, crSum: sr)
+                XCTAssertTrue(planned == got, "\(spec) plan \(planned) vs \(got)")
+            }
+        }
+    }
+
+    /// The hot loop's plan over every possible filtered sum pair's corners and a dense grid.
+    func testChromaPlanEqualsChroma() {
+        for spec in ConversionSpec.all {
+            let t = YCbCrTransform(target: spec), plan = t.chromaPlan(count: 8)
+            for sb in stride(from: -1024, through: 1016, by: 7) {
+                for sr in stride(from: -1024, through: 1016, by: 3) {
+                    let a = plan.apply(cbSum: sb, crSum: sr), b = t.chroma(cbSum: sb, crSum: sr, count: 8)
+                    if a != b { XCTFail("\(spec) \(sb) \(sr): \(a) vs \(b)"); return }
+                }
+            }
+        }
+    }
+
     /// Every path (4:2:0 table, other samplings, grey) against the transform applied by hand to TurboJPEG's
     /// own planes, for every matrix and range and two layouts.
     func testDirectPathOnRealFilesMatchesPlanesByHand() throws {
@@ -142,7 +183,22 @@ final class DirectPathTests: XCTestCase {
                     let (cb, cr) = chromaAt(x, r)
                     y.append(xf.luma(y: Int(t.y[r * t.ys + x]), cb: cb, cr: cr))
                 } }
+                let is420 = !t.grey && t.pw == 2 && t.ph == 2
+                let identity = spec == ConversionSpec(matrix: .bt601, range: .full)
                 for r in 0..<ch { for x in 0..<cw {
+                    if is420 {
+                        // The 4:2:0 rule: [1 6 1]/8 along the row, or the sample itself for bt601 full.
+                        func at(_ i: Int) -> (Int, Int) { chromaAt(2 * min(max(i, 0), cw - 1), 2 * r) }
+                        if identity {
+                            let c = at(x)
+                            u.append(UInt8(c.0 + 128)); v.append(UInt8(c.1 + 128))
+                        } else {
+                            let (l, m, rr) = (at(x - 1), at(x), at(x + 1))
+                            let o = xf.chroma(cbSum: l.0 + 6 * m.0 + rr.0, crSum: l.1 + 6 * m.1 + rr.1, count: 8)
+                            u.append(o.cb); v.append(o.cr)
+                        }
+                        continue
+                    }
                     var sb = 0, sr = 0
                     for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
                         let (cb, cr) = chromaAt(min(2 * x + dx, W - 1), min(2 * r + dy, H - 1))
