@@ -77,8 +77,9 @@ bench-e2e: build
 
 # The direct path's PSNR against the RGB route on photos (needs numpy; cjpeg and ffmpeg as for bench-e2e).
 quality: build
-	$(call need_packages,$(E2E_PKGS) python3-numpy)
-	bench/quality.py
+	$(call need_packages,$(E2E_PKGS))
+	@python3 -c 'import numpy' 2>/dev/null || python3 -m pip install -q numpy
+	python3 bench/quality.py
 
 install: build
 	install -d $(DESTDIR)$(PREFIX)/bin
