@@ -27,7 +27,7 @@ let package = Package(
         .executableTarget(name: "yuvbench", dependencies: ["YUVCore"], path: "Sources/yuvbench"),
         .testTarget(name: "YUVCoreTests", dependencies: ["YUVCore"], path: "Tests/YUVCoreTests"),
         .testTarget(name: "YUVIOTests", dependencies: ["YUVCore", "YUVIO", "CTurboJPEG"], path: "Tests/YUVIOTests"),
-        .testTarget(name: "yuvconvTests", dependencies: ["YUVCore"], path: "Tests/yuvconvTests"),
+        .testTarget(name: "yuvconvTests", dependencies: ["YUVCore", "YUVIO"], path: "Tests/yuvconvTests"),
     ],
     swiftLanguageModes: [.v6]
 )

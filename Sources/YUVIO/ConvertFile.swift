@@ -323,3 +323,54 @@ public func peakResidentBytes() -> Int {
     return Int(usage.ru_maxrss) * 1024    // KiB on Linux
     #endif
 }
+
+/// Writes every band to two sinks (a file and memory, when a report needs the picture afterwards).
+public final class TeeSink: BandSink {
+    let a: BandSink, b: BandSink
+
+    public init(_ a: BandSink, _ b: BandSink) {
+        self.a = a
+        self.b = b
+    }
+
+    public func begin(geometry: PlaneGeometry, layout: PixelLayout) throws(WriteError) {
+        try a.begin(geometry: geometry, layout: layout)
+        try b.begin(geometry: geometry, layout: layout)
+    }
+
+    public func consume(_ band: BandBuffer, firstRow: Int, rows: Int) throws(WriteError) {
+        try a.consume(band, firstRow: firstRow, rows: rows)
+        try b.consume(band, firstRow: firstRow, rows: rows)
+    }
+
+    public func end() throws(WriteError) {
+        try a.end()
+        try b.end()
+    }
+
+    public var heldBytes: Int { a.heldBytes + b.heldBytes }
+}
+
+/// Measures `image` (the conversion of `path`) against the source picture, decoded again to R, G, B row by
+/// row (JPEG through libjpeg-turbo's RGB output, as viewers show it).
+public func measureQuality(path: String, image: YUVImage, spec: ConversionSpec,
+                           options: DecodeOptions = DecodeOptions()) throws(FileError) -> QualityReport {
+    let name = path == "-" ? "<stdin>" : path
+    do {
+        let source = try InputSource(path: path)
+        let decoder = try ImageDecoder(source: source, maxPixels: options.maxPixels,
+                                       allowTruncated: options.allowTruncated, raw: false)
+        let format = decoder.info.rowFormat
+        let rowBytes = decoder.info.width * format.bytesPerPixel
+        let rowBuf = UnsafeMutableRawPointer.allocate(byteCount: rowBytes, alignment: 16)
+        defer { rowBuf.deallocate() }
+        var acc = QualityAccumulator(image: image, spec: spec)
+        for _ in 0..<decoder.info.height {
+            try decoder.readRows(into: rowBuf, rowBytes: rowBytes, count: 1)
+            acc.add(row: rowBuf, format: format)
+        }
+        return acc.result()
+    } catch {
+        throw FileError(path: name, error)
+    }
+}

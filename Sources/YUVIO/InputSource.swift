@@ -30,6 +30,8 @@ public final class InputSource {
             if (st.st_mode & S_IFMT) == S_IFDIR { throw .isDirectory }
             guard let f = fopen(path, "rb") else { throw .cannotOpen(errnoMessage()) }
             if (st.st_mode & S_IFMT) == S_IFREG {
+                // Larger reads than stdio's 4 KiB: fewer system calls under libjpeg's and libpng's small ones.
+                setvbuf(f, nil, _IOFBF, 1 << 18)
                 opened = f
                 size = Int(st.st_size)
             } else {

@@ -17,13 +17,23 @@ struct Options {
     var maxPixels = ImageDecoder.defaultMaxPixels
     var allowTruncated = false
     var jpegPath = JPEGPath.direct
+    /// `yuvconv report FILE…`: measure, write nothing.
+    var reportOnly = false
+    var reportFormat: ReportFormat?
+    var reportFile: String?
+    var alignment = 64
     var showHelp = false
     var showVersion = false
 
     static func parse(_ args: [String]) throws(UsageError) -> Options {
         var o = Options()
         var rest = args[...]
-        if rest.first == "convert" { rest = rest.dropFirst() }
+        if rest.first == "convert" {
+            rest = rest.dropFirst()
+        } else if rest.first == "report" {
+            rest = rest.dropFirst()
+            o.reportOnly = true
+        }
         var onlyOperands = false
         func value(_ flag: String, _ inline: String?) throws(UsageError) -> String {
             if let inline { return inline }
@@ -83,6 +93,20 @@ struct Options {
                     throw UsageError(message: "unknown JPEG path '\(name)' (direct, rgb)")
                 }
                 o.jpegPath = p
+            case "--report":
+                let name = try value(flag, inline)
+                guard let f = ReportFormat(rawValue: name) else {
+                    throw UsageError(message: "unknown report format '\(name)' (text, json, csv, html)")
+                }
+                o.reportFormat = f
+            case "--report-file":
+                o.reportFile = try value(flag, inline)
+            case "--align":
+                let text = try value(flag, inline)
+                guard let n = Int(text), n > 0, n <= 4096 else {
+                    throw UsageError(message: "--align needs a whole number from 1 to 4096, not '\(text)'")
+                }
+                o.alignment = n
             case "--allow-truncated": o.allowTruncated = true
             case "--force", "-y": o.force = true
             case "-q", "--quiet": o.quiet = true
@@ -92,7 +116,7 @@ struct Options {
                 throw UsageError(message: "unknown option '\(arg)'")
             }
             if inline != nil && !["-o", "--output", "--format", "--pix-fmt", "--pix_fmt", "--matrix", "--range",
-                                  "--max-pixels", "--jpeg-path"].contains(flag) {
+                                  "--max-pixels", "--jpeg-path", "--report", "--report-file", "--align"].contains(flag) {
                 throw UsageError(message: "\(flag) takes no value")
             }
         }
@@ -119,7 +143,12 @@ let helpText = """
 
     Usage:
       yuvconv [convert] INPUT -o OUTPUT [options]
+      yuvconv report FILE... [--report text|json|csv|html] [--report-file PATH] [options]
       yuvconv --help | --version
+
+    `report` converts in memory and writes only the report (default text): per image the memory as RGBA, RGB
+    and YUV, the saving, the quality it costs (PSNR of Y, Cb, Cr and the RGB round trip, SSIM of Y) and what
+    the conversion used; then the batch's totals.
 
     INPUT is a JPEG or PNG file, or - for standard input. OUTPUT is a file, or - for standard output.
     The output is raw planes, tightly packed (no header): feed it to
@@ -137,6 +166,10 @@ let helpText = """
                                planes); rgb: decode to RGB first, then convert exactly
           --max-pixels N       refuse images with more pixels than N (default 268435456 = 16384²)
           --allow-truncated    accept a JPEG whose data ends early or is damaged (libjpeg fills grey)
+          --report FMT         also write the memory and quality report: text, json (JSON Lines), csv, html;
+                               to standard output (standard error when the data goes to -o -)
+          --report-file PATH   write the report to PATH instead (never replaces a file without --force)
+          --align N            row alignment for the report's aligned size (default 64, as CoreVideo)
       -q, --quiet              no per-image line on standard error
       -h, --help               this text
       -V, --version            the version

@@ -39,15 +39,19 @@ func run(_ args: [String]) -> Int32 {
         print("yuvconv \(version)")
         return 0
     }
+    if options.reportOnly { return runReport(options) }
     let input: String, output: String, layout: PixelLayout
     do throws(UsageError) {
         guard let first = options.inputs.first else { throw UsageError(message: "no input given") }
         guard options.inputs.count == 1 else {
-            throw UsageError(message: "one input at a time (got \(options.inputs.count))")
+            throw UsageError(message: "one input at a time (got \(options.inputs.count)); `yuvconv report` takes many")
         }
         guard let out = options.output else { throw UsageError(message: "no output given (-o PATH, or -o - for stdout)") }
         if out == "-" && isatty(STDOUT_FILENO) != 0 {
             throw UsageError(message: "refusing to write binary YUV to a terminal; redirect it or name a file")
+        }
+        if options.reportFile != nil && options.reportFormat == nil {
+            throw UsageError(message: "--report-file needs --report FORMAT")
         }
         input = first
         output = out
@@ -57,28 +61,42 @@ func run(_ args: [String]) -> Int32 {
         return 2
     }
     installSignalCleanup()
+    let decodeOptions = DecodeOptions(maxPixels: options.maxPixels, allowTruncated: options.allowTruncated,
+                                      jpegPath: options.jpegPath)
     do {
-        // Check the output first, so a refused overwrite costs no decoding.
+        // Check the outputs first, so a refused overwrite costs no decoding.
         let sink: AtomicOutput
         do {
             sink = try AtomicOutput(path: output, force: options.force, inputs: [input])
         } catch {
             throw FileError(path: output, error)
         }
+        var reportSink: AtomicOutput?
+        if let file = options.reportFile {
+            do {
+                reportSink = try AtomicOutput(path: file, force: options.force, inputs: [input, output])
+            } catch {
+                sink.abort()
+                throw FileError(path: file, error)
+            }
+        }
         let report: ConversionReport
+        let memory = options.reportFormat != nil && input != "-" ? MemorySink() : nil
         do {
-            report = try convert(path: input, spec: options.spec, layout: layout, into: OutputSink(output: sink),
-                                 options: DecodeOptions(maxPixels: options.maxPixels,
-                                                        allowTruncated: options.allowTruncated,
-                                                        jpegPath: options.jpegPath))
+            let out = OutputSink(output: sink)
+            report = try convert(path: input, spec: options.spec, layout: layout,
+                                 into: memory.map { TeeSink(out, $0) } ?? out, options: decodeOptions)
         } catch {
             sink.abort()
+            reportSink?.abort()
             throw error
         }
+        let peak = peakResidentBytes()
         do {
             try sink.commit()
         } catch {
             sink.abort()
+            reportSink?.abort()
             throw FileError(path: sink.isStandardOutput ? "<stdout>" : output, error)
         }
         let name = input == "-" ? "<stdin>" : input
@@ -87,11 +105,93 @@ func run(_ args: [String]) -> Int32 {
                 + (report.warnings > 1 ? " (+\(report.warnings - 1) more)" : ""))
         }
         if !options.quiet { printErr(summaryLine(name: name, report: report)) }
+        if let format = options.reportFormat {
+            var quality: QualityReport?
+            if let image = memory?.image {
+                quality = try measureQuality(path: input, image: image, spec: options.spec, options: decodeOptions)
+            }
+            let record = ImageRecord(file: name, error: nil, report: report, quality: quality,
+                                     alignment: options.alignment, peakRSS: peak)
+            try emitReport(renderReport([record], format: format), to: reportSink, dataOnStdout: output == "-")
+        }
         return 0
     } catch {
         printErr("yuvconv: error: \(error)")
         return 1
     }
+}
+
+/// Writes a report to its file (atomically), or to standard output — standard error when the converted
+/// data is on standard output.
+func emitReport(_ text: String, to sink: AtomicOutput?, dataOnStdout: Bool) throws(FileError) {
+    if let sink {
+        do {
+            try sink.write(Array((text + "\n").utf8))
+            try sink.commit()
+        } catch {
+            sink.abort()
+            throw FileError(path: sink.path, error)
+        }
+    } else if dataOnStdout {
+        fputs(text + "\n", stderr)
+    } else {
+        fputs(text + "\n", stdout)
+        fflush(stdout)
+    }
+}
+
+/// `yuvconv report FILE…`: convert each in memory, measure, print the report with totals. Exit 1 when any
+/// file failed (it is still listed, with its reason).
+func runReport(_ options: Options) -> Int32 {
+    guard !options.inputs.isEmpty else {
+        printErr("yuvconv: error: report needs at least one file\nTry 'yuvconv --help'.")
+        return 2
+    }
+    if options.output != nil {
+        printErr("yuvconv: error: report writes no image; use --report-file for the report\nTry 'yuvconv --help'.")
+        return 2
+    }
+    installSignalCleanup()
+    let layout = options.layout ?? .nv12
+    let decodeOptions = DecodeOptions(maxPixels: options.maxPixels, allowTruncated: options.allowTruncated,
+                                      jpegPath: options.jpegPath)
+    var reportSink: AtomicOutput?
+    if let file = options.reportFile {
+        do {
+            reportSink = try AtomicOutput(path: file, force: options.force, inputs: options.inputs)
+        } catch {
+            printErr("yuvconv: error: \(FileError(path: file, error))")
+            return 1
+        }
+    }
+    var records: [ImageRecord] = []
+    var failed = false
+    for input in options.inputs {
+        let name = input == "-" ? "<stdin>" : input
+        do {
+            let memory = MemorySink()
+            let report = try convert(path: input, spec: options.spec, layout: layout, into: memory, options: decodeOptions)
+            let peak = peakResidentBytes()
+            var quality: QualityReport?
+            if input != "-" {
+                quality = try measureQuality(path: input, image: memory.image!, spec: options.spec, options: decodeOptions)
+            }
+            records.append(ImageRecord(file: name, error: nil, report: report, quality: quality,
+                                       alignment: options.alignment, peakRSS: peak))
+        } catch {
+            failed = true
+            printErr("yuvconv: error: \(error)")
+            records.append(ImageRecord(file: name, error: error.reason, report: nil, quality: nil,
+                                       alignment: options.alignment, peakRSS: 0))
+        }
+    }
+    do {
+        try emitReport(renderReport(records, format: options.reportFormat ?? .text), to: reportSink, dataOnStdout: false)
+    } catch {
+        printErr("yuvconv: error: \(error)")
+        return 1
+    }
+    return failed ? 1 : 0
 }
 
 exit(run(Array(CommandLine.arguments.dropFirst())))

@@ -6,8 +6,8 @@ let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
     .deletingLastPathComponent()
 let fixtures = packageRoot.appendingPathComponent("Fixtures")
 
-/// Runs the built `yuvconv` binary (`make test` builds it first) as a user would.
-final class CLITests: XCTestCase {
+/// Runs the built `yuvconv` binary (`make test` builds it first) as a user would: the helpers.
+class CLITestCase: XCTestCase {
     struct Result {
         let status: Int32
         let stdout: Data
@@ -66,6 +66,9 @@ final class CLITests: XCTestCase {
         try FileManager.default.contentsOfDirectory(atPath: work.path).sorted()
     }
 
+}
+
+final class CLITests: CLITestCase {
     func testHelpVersionAndUsageErrors() throws {
         let help = try run(["--help"])
         XCTAssertEqual(help.status, 0)

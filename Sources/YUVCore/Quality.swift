@@ -1,0 +1,153 @@
+/// What a conversion costs in quality, measured against its source picture (see README, "The report"):
+///
+/// - the source is the decoded picture's R, G, B (8-bit, or 16-bit scaled by 255/65535), taken as exact;
+/// - **Y PSNR**: output Y against the exact (unrounded) Y of every source pixel, in code values of the range;
+/// - **Cb, Cr PSNR**: the output chroma sample covering each pixel against that pixel's own exact chroma —
+///   so it counts what 4:2:0 loses, not only rounding;
+/// - **RGB PSNR**: the round trip — output Y with the covering chroma sample, through the exact inverse
+///   matrix and range, rounded half up and clamped to 0…255 — against the source R, G, B (all three channels);
+/// - **SSIM** of luma: output Y against the exact Y, on 8×8 windows every 4 pixels (as FFmpeg's `ssim`
+///   filter places them; the whole picture when it is smaller), C1 = (0.01·255)², C2 = (0.03·255)², mean over
+///   the windows.
+/// PSNR = 10·log10(255² / MSE); an identical plane has MSE 0 and PSNR +∞.
+public struct QualityReport: Sendable, Equatable {
+    public var psnrY: Double
+    public var psnrCb: Double
+    public var psnrCr: Double
+    public var psnrRGB: Double
+    public var ssimY: Double
+
+    public init(psnrY: Double, psnrCb: Double, psnrCr: Double, psnrRGB: Double, ssimY: Double) {
+        self.psnrY = psnrY
+        self.psnrCb = psnrCb
+        self.psnrCr = psnrCr
+        self.psnrRGB = psnrRGB
+        self.ssimY = ssimY
+    }
+
+    public static func psnr(mse: Double) -> Double {
+        mse == 0 ? .infinity : 10 * log10Exact(255 * 255 / mse)
+    }
+}
+
+/// log10 without Foundation.
+@inlinable
+func log10Exact(_ x: Double) -> Double {
+    // ln(x) by reducing to m·2^e, m in [1, 2), then a series on (m−1)/(m+1); accurate to ~1e-15.
+    precondition(x > 0)
+    var e = 0
+    var m = x
+    while m >= 2 { m /= 2; e += 1 }
+    while m < 1 { m *= 2; e -= 1 }
+    let t = (m - 1) / (m + 1), t2 = t * t
+    var term = t, sum = 0.0
+    var k = 1.0
+    while abs(term / k) > 1e-18 {
+        sum += term / k
+        term *= t2
+        k += 2
+    }
+    let ln = 2 * sum + Double(e) * 0.693_147_180_559_945_309_4
+    return ln / 2.302_585_092_994_045_684
+}
+
+/// Streams source rows against a finished `YUVImage` and accumulates the measures above.
+public struct QualityAccumulator {
+    let image: YUVImage
+    let spec: ConversionSpec
+    let y: [UInt8], u: [UInt8], v: [UInt8]
+    let kr: Double, kg: Double, kb: Double
+    var sumY = 0.0, sumCb = 0.0, sumCr = 0.0, sumRGB = 0.0
+    var row = 0
+    // SSIM: exact luma of the last 8 rows, and the windows' sum.
+    var ring: [[Double]]
+    var ssimSum = 0.0, ssimCount = 0
+
+    public init(image: YUVImage, spec: ConversionSpec) {
+        self.image = image
+        self.spec = spec
+        y = Array(image.yPlane)
+        u = image.uPlane
+        v = image.vPlane
+        let s = Double(ColorMatrix.scale)
+        kr = Double(spec.matrix.kr) / s
+        kb = Double(spec.matrix.kb) / s
+        kg = Double(spec.matrix.kg) / s
+        ring = Array(repeating: [Double](repeating: 0, count: image.width), count: 8)
+    }
+
+    var window: Int { min(8, image.width, image.height) }
+
+    /// Adds the next source row (`format`: R,G,B[,X] bytes or 16-bit R,G,B).
+    public mutating func add(row src: UnsafeRawPointer, format: SourceFormat) {
+        precondition(row < image.height)
+        let w = image.width, cw = (w + 1) / 2, cy = row / 2
+        let full = spec.range == .full
+        let ys = full ? 1.0 : 219.0 / 255, cs = full ? 1.0 : 224.0 / 255, yo = full ? 0.0 : 16
+        for x in 0..<w {
+            let r: Double, g: Double, b: Double
+            switch format {
+            case .rgb8, .rgba8:
+                let p = src.assumingMemoryBound(to: UInt8.self) + x * format.bytesPerPixel
+                (r, g, b) = (Double(p[0]), Double(p[1]), Double(p[2]))
+            case .rgb16:
+                let p = src.assumingMemoryBound(to: UInt16.self) + x * 3
+                (r, g, b) = (Double(p[0]) * 255 / 65535, Double(p[1]) * 255 / 65535, Double(p[2]) * 255 / 65535)
+            }
+            let yp = kr * r + kg * g + kb * b
+            let yExact = yo + yp * ys
+            let cbExact = 128 + (b - yp) / (2 * (1 - kb)) * cs
+            let crExact = 128 + (r - yp) / (2 * (1 - kr)) * cs
+            let yo8 = Double(y[row * w + x]), cb8 = Double(u[cy * cw + x / 2]), cr8 = Double(v[cy * cw + x / 2])
+            sumY += (yo8 - yExact) * (yo8 - yExact)
+            sumCb += (cb8 - cbExact) * (cb8 - cbExact)
+            sumCr += (cr8 - crExact) * (cr8 - crExact)
+            // The round trip through the exact inverse.
+            let yl = (yo8 - yo) / ys, cbp = (cb8 - 128) / cs, crp = (cr8 - 128) / cs
+            let rr = yl + 2 * (1 - kr) * crp, bb = yl + 2 * (1 - kb) * cbp
+            let gg = (yl - kr * rr - kb * bb) / kg
+            for (out, want) in [(rr, r), (gg, g), (bb, b)] {
+                let q = min(max((out + 0.5).rounded(.down), 0), 255)
+                sumRGB += (q - want) * (q - want)
+            }
+            ring[row % 8][x] = yExact
+        }
+        row += 1
+        let n = window
+        if row >= n && (row - n) % 4 == 0 { addSSIM(lastRow: row - 1) }
+    }
+
+    /// SSIM windows whose last row is `lastRow`.
+    mutating func addSSIM(lastRow: Int) {
+        let n = window, w = image.width
+        let first = lastRow - n + 1
+        guard first >= 0 else { return }
+        let c1 = (0.01 * 255) * (0.01 * 255), c2 = (0.03 * 255) * (0.03 * 255)
+        var x = 0
+        while x + n <= w {
+            var sa = 0.0, sb = 0.0, saa = 0.0, sbb = 0.0, sab = 0.0
+            for r in first...lastRow {
+                let exact = ring[r % 8]
+                for i in x..<(x + n) {
+                    let a = Double(y[r * w + i]), b = exact[i]
+                    sa += a; sb += b; saa += a * a; sbb += b * b; sab += a * b
+                }
+            }
+            let k = Double(n * n)
+            let ma = sa / k, mb = sb / k
+            let va = saa / k - ma * ma, vb = sbb / k - mb * mb, cov = sab / k - ma * mb
+            ssimSum += ((2 * ma * mb + c1) * (2 * cov + c2)) / ((ma * ma + mb * mb + c1) * (va + vb + c2))
+            ssimCount += 1
+            x += 4
+        }
+    }
+
+    /// The measures, once every row was added.
+    public func result() -> QualityReport {
+        precondition(row == image.height, "every source row must be added")
+        let px = Double(image.width * image.height)
+        return QualityReport(psnrY: QualityReport.psnr(mse: sumY / px), psnrCb: QualityReport.psnr(mse: sumCb / px),
+                             psnrCr: QualityReport.psnr(mse: sumCr / px), psnrRGB: QualityReport.psnr(mse: sumRGB / (3 * px)),
+                             ssimY: ssimCount == 0 ? 1 : ssimSum / Double(ssimCount))
+    }
+}

@@ -1,0 +1,200 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import XCTest
+import YUVCore
+import YUVIO
+
+/// The report: arithmetic re-derived here, quality against an independent computation, and each format's
+/// validity (JSON against the schema's required fields and types, CSV round trip, HTML well-formed).
+final class ReportTests: CLITestCase {
+    func jsonLines(_ data: Data) throws -> [[String: Any]] {
+        try String(decoding: data, as: UTF8.self).split(separator: "\n").map {
+            try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+    }
+
+    func testArithmeticOfOddAndAlignedSizes() throws {
+        // 33x33 JPEG (odd both ways), yuv420p, alignment 16.
+        let jpg = fixture("jpeg/jpeg-decoder/mozilla/jpg-size-33x33.jpg")
+        let r = try run(["report", jpg, "--report", "json", "--format", "yuv420p", "--align", "16"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let lines = try jsonLines(r.stdout)
+        XCTAssertEqual(lines.count, 2)
+        let o = lines[0]
+        let (w, h) = (33, 33), (cw, ch) = (17, 17)
+        XCTAssertEqual(o["width"] as? Int, w)
+        XCTAssertEqual(o["rgba_bytes"] as? Int, 4 * w * h)
+        XCTAssertEqual(o["rgb_bytes"] as? Int, 3 * w * h)
+        XCTAssertEqual(o["yuv_bytes"] as? Int, w * h + 2 * cw * ch)
+        XCTAssertEqual(o["yuv_aligned_bytes"] as? Int, 48 * h + 2 * 32 * ch)
+        XCTAssertEqual(o["saving_vs_rgba_bytes"] as? Int, 4 * w * h - (w * h + 2 * cw * ch))
+        XCTAssertEqual(o["saving_vs_rgba_percent"] as? Double ?? 0, Double(4 * w * h - (w * h + 2 * cw * ch)) * 100 / Double(4 * w * h), accuracy: 0.006)
+        XCTAssertEqual(o["naive_peak_bytes"] as? Int, 4 * w * h + w * h + 2 * cw * ch)
+        XCTAssertEqual(o["file_bytes"] as? Int, try FileManager.default.attributesOfItem(atPath: jpg)[.size] as? Int)
+        XCTAssertEqual(o["path"] as? String, "direct YCbCr")
+        XCTAssertEqual(o["source_sampling"] as? String, "4:2:0")
+        let t = lines[1]
+        XCTAssertEqual(t["type"] as? String, "totals")
+        XCTAssertEqual(t["yuv_bytes"] as? Int, w * h + 2 * cw * ch)
+        // NV12 alignment counts the interleaved row: up(2·17) = 48 at 16.
+        let nv = try jsonLines(try run(["report", jpg, "--report", "json", "--align", "16"]).stdout)[0]
+        XCTAssertEqual(nv["yuv_aligned_bytes"] as? Int, 48 * h + 48 * ch)
+    }
+
+    /// PSNR and SSIM recomputed here from the source rows and the tool's own output bytes.
+    func testQualityAgainstIndependentComputation() throws {
+        let png = fixture("photos/kodim23.png")
+        XCTAssertEqual(try run([png, "-o", "k.nv12", "-q"]).status, 0)
+        let out = [UInt8](try Data(contentsOf: work.appendingPathComponent("k.nv12")))
+        let report = try jsonLines(try run(["report", png, "--report", "json"]).stdout)[0]
+        let src = try InputSource(path: png)
+        let dec = try ImageDecoder(source: src)
+        let (w, h) = (dec.info.width, dec.info.height), cw = (w + 1) / 2
+        let bpp = dec.info.rowFormat.bytesPerPixel
+        var row = [UInt8](repeating: 0, count: w * bpp)
+        var se = [0.0, 0.0, 0.0, 0.0]
+        var exactY = [Double](repeating: 0, count: w * h)
+        for y in 0..<h {
+            try row.withUnsafeMutableBytes { try dec.readRows(into: $0.baseAddress!, rowBytes: w * bpp, count: 1) }
+            for x in 0..<w {
+                let r = Double(row[x * bpp]), g = Double(row[x * bpp + 1]), b = Double(row[x * bpp + 2])
+                let yy = 0.2126 * r + 0.7152 * g + 0.0722 * b
+                let cb = 128 + (b - yy) / 1.8556, cr = 128 + (r - yy) / 1.5748
+                let oy = Double(out[y * w + x])
+                let ou = Double(out[w * h + (y / 2) * 2 * cw + 2 * (x / 2)]), ov = Double(out[w * h + (y / 2) * 2 * cw + 2 * (x / 2) + 1])
+                se[0] += (oy - yy) * (oy - yy); se[1] += (ou - cb) * (ou - cb); se[2] += (ov - cr) * (ov - cr)
+                let rr = oy + 1.5748 * (ov - 128), bb = oy + 1.8556 * (ou - 128), gg = (oy - 0.2126 * rr - 0.0722 * bb) / 0.7152
+                for (o, s) in [(rr, r), (gg, g), (bb, b)] {
+                    let q = min(max(floor(o + 0.5), 0), 255)
+                    se[3] += (q - s) * (q - s)
+                }
+                exactY[y * w + x] = yy
+            }
+        }
+        let n = Double(w * h)
+        func psnr(_ mse: Double) -> Double { 10 * log10(255 * 255 / mse) }
+        XCTAssertEqual(report["psnr_y_db"] as? Double ?? 0, psnr(se[0] / n), accuracy: 1e-3)
+        XCTAssertEqual(report["psnr_cb_db"] as? Double ?? 0, psnr(se[1] / n), accuracy: 1e-3)
+        XCTAssertEqual(report["psnr_cr_db"] as? Double ?? 0, psnr(se[2] / n), accuracy: 1e-3)
+        XCTAssertEqual(report["psnr_rgb_db"] as? Double ?? 0, psnr(se[3] / (3 * n)), accuracy: 1e-3)
+        // SSIM: 8x8 windows every 4 pixels.
+        var total = 0.0, count = 0.0
+        let c1 = (0.01 * 255) * (0.01 * 255), c2 = (0.03 * 255) * (0.03 * 255)
+        for y0 in stride(from: 0, through: h - 8, by: 4) {
+            for x0 in stride(from: 0, through: w - 8, by: 4) {
+                var a: [Double] = [], b: [Double] = []
+                for y in y0..<(y0 + 8) { for x in x0..<(x0 + 8) { a.append(Double(out[y * w + x])); b.append(exactY[y * w + x]) } }
+                let ma = a.reduce(0, +) / 64, mb = b.reduce(0, +) / 64
+                let va = a.map { ($0 - ma) * ($0 - ma) }.reduce(0, +) / 64, vb = b.map { ($0 - mb) * ($0 - mb) }.reduce(0, +) / 64
+                let cov = zip(a, b).map { ($0 - ma) * ($1 - mb) }.reduce(0, +) / 64
+                total += (2 * ma * mb + c1) * (2 * cov + c2) / ((ma * ma + mb * mb + c1) * (va + vb + c2))
+                count += 1
+            }
+        }
+        XCTAssertEqual(report["ssim_y"] as? Double ?? 0, total / count, accuracy: 2e-6)
+    }
+
+    /// Every line parses and carries the schema's required fields with the schema's types.
+    func testJSONMatchesSchema() throws {
+        let schemaURL = packageRoot.appendingPathComponent("docs/report.schema.json")
+        let schema = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: schemaURL)) as? [String: Any])
+        let variants = try XCTUnwrap(schema["oneOf"] as? [[String: Any]])
+        let r = try run(["report", fixture("pngsuite/basn6a16.png"), fixture("photos/rocket.jpg"), fixture("pngsuite/xcsn0g01.png"),
+                         "--report", "json"])
+        XCTAssertEqual(r.status, 1, "a failed file makes the exit 1")
+        let lines = try jsonLines(r.stdout)
+        XCTAssertEqual(lines.count, 4)
+        for line in lines {
+            let matching = variants.filter { v in
+                let props = v["properties"] as! [String: [String: Any]]
+                guard (v["required"] as! [String]).allSatisfy({ line[$0] != nil }) else { return false }
+                for (k, p) in props {
+                    guard let value = line[k] else { continue }
+                    if let c = p["const"] {
+                        if "\(c)" != "\(value)" && !((c as? Bool) == (value as? Bool) && c is Bool) { return false }
+                    }
+                    if let e = p["enum"] as? [String], !e.contains(value as? String ?? "") { return false }
+                    let types = (p["type"] as? [String]) ?? (p["type"] as? String).map { [$0] } ?? []
+                    if !types.isEmpty && !types.contains(where: { t in
+                        switch t {
+                        case "integer": return value is Int
+                        case "number": return value is NSNumber && !(value is Bool)
+                        case "string": return value is String
+                        case "null": return value is NSNull
+                        default: return true
+                        }
+                    }) { return false }
+                }
+                return true
+            }
+            XCTAssertEqual(matching.count, 1, "line \(line) matches \(matching.count) schema variants")
+        }
+        XCTAssertEqual(lines[2]["ok"] as? Bool, false)
+        XCTAssertEqual(lines[3]["images"] as? Int, 2)
+        XCTAssertEqual(lines[3]["failed"] as? Int, 1)
+    }
+
+    /// RFC 4180: a header, one row per file and a totals row, quotes and commas surviving a round trip.
+    func testCSVRoundTrips() throws {
+        let odd = work.appendingPathComponent("a, \"b\".png")
+        try FileManager.default.copyItem(atPath: fixture("pngsuite/basn2c08.png"), toPath: odd.path)
+        let r = try run(["report", odd.path, fixture("pngsuite/basn0g01.png"), "--report", "csv"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let rows = parseCSV(String(decoding: r.stdout, as: UTF8.self))
+        XCTAssertEqual(rows.count, 4)
+        XCTAssertTrue(rows.allSatisfy { $0.count == rows[0].count })
+        XCTAssertEqual(rows[0].first, "file")
+        XCTAssertEqual(rows[1][0], odd.path)
+        XCTAssertTrue(rows[3][0].hasPrefix("TOTAL"))
+        let yuv = rows[0].firstIndex(of: "yuv_bytes")!
+        XCTAssertEqual(Int(rows[3][yuv]), Int(rows[1][yuv])! + Int(rows[2][yuv])!)
+    }
+
+    func parseCSV(_ text: String) -> [[String]] {
+        var rows: [[String]] = [], row: [String] = [], field = "", quoted = false
+        var chars = Array(text)[...]
+        while let c = chars.popFirst() {
+            if quoted {
+                if c == "\"" {
+                    if chars.first == "\"" { field.append("\""); chars = chars.dropFirst() } else { quoted = false }
+                } else { field.append(c) }
+            } else if c == "\"" { quoted = true
+            } else if c == "," { row.append(field); field = ""
+            } else if c == "\r\n" || c == "\n" { row.append(field); rows.append(row); row = []; field = ""
+            } else { field.append(c) }
+        }
+        if !field.isEmpty || !row.isEmpty { row.append(field); rows.append(row) }
+        return rows
+    }
+
+    /// Self-contained and well-formed (XML parser), with the SVG chart; written atomically to --report-file.
+    func testHTMLIsWellFormedAndSelfContained() throws {
+        let r = try run(["report", fixture("pngsuite/basn2c08.png"), fixture("photos/rocket.jpg"), "--report", "html",
+                         "--report-file", "r.html"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let data = try Data(contentsOf: work.appendingPathComponent("r.html"))
+        let text = String(decoding: data, as: UTF8.self)
+        XCTAssertTrue(text.contains("<svg"))
+        XCTAssertFalse(text.contains("<script"))
+        XCTAssertFalse(text.contains("http://") && !text.contains("http://www.w3.org/2000/svg"))
+        let parser = XMLParser(data: Data(text.replacingOccurrences(of: "<!DOCTYPE html>", with: "").utf8))
+        XCTAssertTrue(parser.parse(), "not well-formed: \(String(describing: parser.parserError))")
+        // An existing report file is not replaced without --force.
+        XCTAssertEqual(try run(["report", fixture("pngsuite/basn2c08.png"), "--report", "html", "--report-file", "r.html"]).status, 1)
+    }
+
+    /// --report alongside a conversion: the data file and the report both written.
+    func testReportWithConversion() throws {
+        let r = try run([fixture("pngsuite/basn2c08.png"), "-o", "o.nv12", "--report", "json", "-q"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let lines = try jsonLines(r.stdout)
+        XCTAssertEqual(lines.first?["yuv_bytes"] as? Int, 32 * 32 * 3 / 2)
+        XCTAssertNotNil(lines.first?["psnr_y_db"] as? Double)
+        // With the data on stdout, the report goes to stderr.
+        let s = try run([fixture("pngsuite/basn2c08.png"), "-o", "-", "--report", "csv", "-q"])
+        XCTAssertEqual(s.stdout.count, 32 * 32 * 3 / 2)
+        XCTAssertTrue(s.stderr.hasPrefix("file,ok,error"), s.stderr)
+    }
+}
