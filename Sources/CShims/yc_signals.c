@@ -12,12 +12,22 @@
 static char paths[SLOTS][PATH_MAX_LEN];
 static atomic_int used[SLOTS];
 
+static atomic_int graceful;
+static atomic_int interrupted;
+
 static void on_signal(int sig) {
+    // In a batch, the first SIGINT/SIGTERM only asks the run to stop (no new files; files in flight are
+    // abandoned at their next band and their temporary files removed); a second one ends it at once.
+    if ((sig == SIGINT || sig == SIGTERM) && atomic_load(&graceful) && atomic_exchange(&interrupted, sig) == 0)
+        return;
     for (int i = 0; i < SLOTS; i++)
         if (atomic_load(&used[i])) unlink(paths[i]);
     signal(sig, SIG_DFL);
     raise(sig);
 }
+
+void yc_set_graceful_interrupt(int on) { atomic_store(&graceful, on); }
+int yc_interrupted(void) { return atomic_load(&interrupted); }
 
 void yc_install_signal_cleanup(void) {
     static atomic_int installed;

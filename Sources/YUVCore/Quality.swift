@@ -25,8 +25,10 @@ public struct QualityReport: Sendable, Equatable {
         self.ssimY = ssimY
     }
 
+    /// PSNR of a mean squared error; below 1e-12 (only floating-point dust: every source value is a multiple
+    /// of 1/65535 at worst) the planes are identical and the PSNR is +∞.
     public static func psnr(mse: Double) -> Double {
-        mse == 0 ? .infinity : 10 * log10Exact(255 * 255 / mse)
+        mse < 1e-12 ? .infinity : 10 * log10Exact(255 * 255 / mse)
     }
 }
 

@@ -227,6 +227,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
             let work = Unchecked((planes, bands, lazyDriver, raw.planeWidth))
             try pipeline.run(produce: { slot in
                 guard row < g.height else { return nil }
+                if interruptSignal() != nil { throw DecodeError.interrupted }
                 _ = try decoder.readRawBand(planes: planes[slot], strides: raw.planeWidth)
                 let n = min(raw.bandRows, g.height - row)
                 defer { row += n }
@@ -255,6 +256,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
             let work = Unchecked((rgb, bands, driver))
             try pipeline.run(produce: { slot in
                 guard row < g.height else { return nil }
+                if interruptSignal() != nil { throw DecodeError.interrupted }
                 let n = min(bandRows, g.height - row)
                 try decoder.readRows(into: rgb[slot], rowBytes: rowBytes, count: n)
                 defer { row += n }

@@ -7,6 +7,7 @@ public enum DecodeError: Error, Equatable, Sendable {
     case unknownFormat
     case tooLarge(width: Int, height: Int, limit: Int)
     case decoder(String)
+    case interrupted
 
     public var reason: String {
         switch self {
@@ -17,6 +18,7 @@ public enum DecodeError: Error, Equatable, Sendable {
         case .tooLarge(let w, let h, let limit):
             return "\(w)x\(h) is \(w * h) pixels, above the limit of \(limit) (--max-pixels)"
         case .decoder(let message): return message
+        case .interrupted: return "interrupted before it was finished (nothing written)"
         }
     }
 }

@@ -22,3 +22,12 @@ public func kernelChoiceFromEnvironment() -> KernelChoice {
 public func installSignalCleanup() {
     yc_install_signal_cleanup()
 }
+
+/// Batch mode: the first SIGINT/SIGTERM asks the run to stop instead of ending it.
+public func setGracefulInterrupt(_ on: Bool) { yc_set_graceful_interrupt(on ? 1 : 0) }
+
+/// The signal that asked the run to stop (SIGINT 2, SIGTERM 15), or nil.
+public func interruptSignal() -> Int32? {
+    let s = yc_interrupted()
+    return s == 0 ? nil : s
+}

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import YUVCore
 import YUVIO
 
@@ -22,6 +27,17 @@ struct Options {
     var reportFormat: ReportFormat?
     var reportFile: String?
     var alignment = 64
+    // Batch
+    var recursive = false
+    var filesFrom: String?
+    var nulSeparated = false
+    var nameTemplate = "{stem}.{ext}"
+    var jobs = 0
+    var failFast = false
+    var update = false
+    var shard: (index: Int, count: Int)?
+    /// In a batch with a progress line, per-image lines would tear it.
+    var batchQuietLines = false
     var showHelp = false
     var showVersion = false
 
@@ -55,8 +71,8 @@ struct Options {
             if arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") {
                 flag = String(arg[..<eq])
                 inline = String(arg[arg.index(after: eq)...])
-            } else if !arg.hasPrefix("--"), arg.count > 2, arg.hasPrefix("-o") {
-                flag = "-o"
+            } else if !arg.hasPrefix("--"), arg.count > 2, arg.hasPrefix("-o") || arg.hasPrefix("-j") {
+                flag = String(arg.prefix(2))
                 inline = String(arg.dropFirst(2))
             }
             switch flag {
@@ -107,6 +123,25 @@ struct Options {
                     throw UsageError(message: "--align needs a whole number from 1 to 4096, not '\(text)'")
                 }
                 o.alignment = n
+            case "-r", "--recursive": o.recursive = true
+            case "--files-from": o.filesFrom = try value(flag, inline)
+            case "-0", "--null": o.nulSeparated = true
+            case "--name": o.nameTemplate = try value(flag, inline)
+            case "-j", "--jobs":
+                let text = try value(flag, inline)
+                guard let n = Int(text), n > 0, n <= 1024 else {
+                    throw UsageError(message: "-j needs a whole number from 1 to 1024, not '\(text)'")
+                }
+                o.jobs = n
+            case "--fail-fast": o.failFast = true
+            case "--update", "-u": o.update = true
+            case "--shard":
+                let text = try value(flag, inline)
+                let parts = text.split(separator: "/").map { Int($0) }
+                guard parts.count == 2, let k = parts[0], let n = parts[1], n >= 1, k >= 1, k <= n else {
+                    throw UsageError(message: "--shard takes K/N with 1 ≤ K ≤ N, not '\(text)'")
+                }
+                o.shard = (k, n)
             case "--allow-truncated": o.allowTruncated = true
             case "--force", "-y": o.force = true
             case "-q", "--quiet": o.quiet = true
@@ -116,11 +151,27 @@ struct Options {
                 throw UsageError(message: "unknown option '\(arg)'")
             }
             if inline != nil && !["-o", "--output", "--format", "--pix-fmt", "--pix_fmt", "--matrix", "--range",
-                                  "--max-pixels", "--jpeg-path", "--report", "--report-file", "--align"].contains(flag) {
+                                  "--max-pixels", "--jpeg-path", "--report", "--report-file", "--align", "--files-from", "--name", "--jobs",
+                                  "--shard"].contains(flag) {
                 throw UsageError(message: "\(flag) takes no value")
             }
         }
         return o
+    }
+
+    /// Many files: more than one input, a folder, a list, or an output folder.
+    var isBatch: Bool {
+        if inputs.count > 1 || filesFrom != nil || shard != nil { return true }
+        if let o = output, o != "-" {
+            if o.hasSuffix("/") { return true }
+            var st = stat()
+            if stat(o, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR { return true }
+        }
+        if let i = inputs.first, i != "-" {
+            var st = stat()
+            if stat(i, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR { return true }
+        }
+        return false
     }
 
     /// The layout to write: `--format`, else the output's extension, else NV12.
@@ -170,6 +221,18 @@ let helpText = """
                                to standard output (standard error when the data goes to -o -)
           --report-file PATH   write the report to PATH instead (never replaces a file without --force)
           --align N            row alignment for the report's aligned size (default 64, as CoreVideo)
+    Many files (yuvconv convert a.jpg b.png dir/ -o outdir/):
+      -o DIR/                  the output folder (made if missing); needed for more than one input
+      -r, --recursive          go into the folders' subfolders too (a folder gives its .jpg/.jpeg/.png files)
+          --files-from FILE    also take the paths listed in FILE, one a line (- reads standard input)
+      -0, --null               the list is NUL-separated (find -print0)
+          --name TEMPLATE      output names: {stem} {name} {ext} {format} {dir} (default {stem}.{ext};
+                               {dir} is the input's folder below the folder given — "dir/" its contents,
+                               "dir" the folder itself, as rsync reads them — to mirror a tree)
+      -j, --jobs N             convert N files at once (default: all cores)
+          --update, -u         convert only when the output is missing or older than the input
+          --fail-fast          stop at the first failure
+          --shard K/N          take the K-th of N shares of the sorted input list (CI fleets)
       -q, --quiet              no per-image line on standard error
       -h, --help               this text
       -V, --version            the version

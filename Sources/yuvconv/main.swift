@@ -40,6 +40,7 @@ func run(_ args: [String]) -> Int32 {
         return 0
     }
     if options.reportOnly { return runReport(options) }
+    if options.isBatch { return runBatch(options) }
     let input: String, output: String, layout: PixelLayout
     do throws(UsageError) {
         guard let first = options.inputs.first else { throw UsageError(message: "no input given") }
@@ -61,64 +62,88 @@ func run(_ args: [String]) -> Int32 {
         return 2
     }
     installSignalCleanup()
-    let decodeOptions = DecodeOptions(maxPixels: options.maxPixels, allowTruncated: options.allowTruncated,
-                                      jpegPath: options.jpegPath)
-    do {
-        // Check the outputs first, so a refused overwrite costs no decoding.
-        let sink: AtomicOutput
+    var reportSink: AtomicOutput?
+    if let file = options.reportFile {
         do {
-            sink = try AtomicOutput(path: output, force: options.force, inputs: [input])
+            reportSink = try AtomicOutput(path: file, force: options.force, inputs: [input, output])
         } catch {
-            throw FileError(path: output, error)
+            printErr("yuvconv: error: \(FileError(path: file, error))")
+            return 1
         }
-        var reportSink: AtomicOutput?
-        if let file = options.reportFile {
-            do {
-                reportSink = try AtomicOutput(path: file, force: options.force, inputs: [input, output])
-            } catch {
-                sink.abort()
-                throw FileError(path: file, error)
-            }
-        }
-        let report: ConversionReport
-        let memory = options.reportFormat != nil && input != "-" ? MemorySink() : nil
-        do {
-            let out = OutputSink(output: sink)
-            report = try convert(path: input, spec: options.spec, layout: layout,
-                                 into: memory.map { TeeSink(out, $0) } ?? out, options: decodeOptions)
-        } catch {
-            sink.abort()
-            reportSink?.abort()
-            throw error
-        }
-        let peak = peakResidentBytes()
-        do {
-            try sink.commit()
-        } catch {
-            sink.abort()
-            reportSink?.abort()
-            throw FileError(path: sink.isStandardOutput ? "<stdout>" : output, error)
-        }
-        let name = input == "-" ? "<stdin>" : input
-        if report.warnings > 0 && !options.quiet {
-            printErr("yuvconv: warning: \(name): \(report.firstWarning)"
-                + (report.warnings > 1 ? " (+\(report.warnings - 1) more)" : ""))
-        }
-        if !options.quiet { printErr(summaryLine(name: name, report: report)) }
-        if let format = options.reportFormat {
-            var quality: QualityReport?
-            if let image = memory?.image {
-                quality = try measureQuality(path: input, image: image, spec: options.spec, options: decodeOptions)
-            }
-            let record = ImageRecord(file: name, error: nil, report: report, quality: quality,
-                                     alignment: options.alignment, peakRSS: peak)
-            try emitReport(renderReport([record], format: format), to: reportSink, dataOnStdout: output == "-")
-        }
-        return 0
-    } catch {
-        printErr("yuvconv: error: \(error)")
+    }
+    let outcome = convertOne(input: input, output: output, layout: layout, options: options,
+                             keepForReport: options.reportFormat != nil)
+    if let failure = outcome.failure {
+        reportSink?.abort()
+        printErr("yuvconv: error: \(failure)")
         return 1
     }
+    if let format = options.reportFormat {
+        do {
+            try emitReport(renderReport([outcome.record], format: format), to: reportSink, dataOnStdout: output == "-")
+        } catch {
+            printErr("yuvconv: error: \(error)")
+            return 1
+        }
+    }
+    return 0
+}
+
+/// What converting one file came to.
+struct Outcome {
+    var record: ImageRecord
+    var failure: FileError?
+}
+
+/// Converts `input` to `output` (atomically), prints its line unless quiet, and measures it when a report
+/// wants it. Never throws: a failure is part of the outcome.
+func convertOne(input: String, output: String, layout: PixelLayout, options: Options, keepForReport: Bool) -> Outcome {
+    let name = input == "-" ? "<stdin>" : input
+    let decodeOptions = DecodeOptions(maxPixels: options.maxPixels, allowTruncated: options.allowTruncated,
+                                      jpegPath: options.jpegPath)
+    func failed(_ e: FileError) -> Outcome {
+        Outcome(record: ImageRecord(file: name, error: e.reason, report: nil, quality: nil,
+                                    alignment: options.alignment, peakRSS: 0), failure: e)
+    }
+    // Check the output first, so a refused overwrite costs no decoding.
+    let sink: AtomicOutput
+    do {
+        sink = try AtomicOutput(path: output, force: options.force, inputs: [input])
+    } catch {
+        return failed(FileError(path: output, error))
+    }
+    let memory = keepForReport && input != "-" ? MemorySink() : nil
+    let report: ConversionReport
+    do {
+        let out = OutputSink(output: sink)
+        report = try convert(path: input, spec: options.spec, layout: layout,
+                             into: memory.map { TeeSink(out, $0) } ?? out, options: decodeOptions)
+    } catch {
+        sink.abort()
+        return failed(error)
+    }
+    let peak = peakResidentBytes()
+    do {
+        try sink.commit()
+    } catch {
+        sink.abort()
+        return failed(FileError(path: sink.isStandardOutput ? "<stdout>" : output, error))
+    }
+    if report.warnings > 0 && !options.quiet {
+        printErr("yuvconv: warning: \(name): \(report.firstWarning)"
+            + (report.warnings > 1 ? " (+\(report.warnings - 1) more)" : ""))
+    }
+    if !options.quiet && !options.batchQuietLines { printErr(summaryLine(name: name, report: report)) }
+    var quality: QualityReport?
+    if let image = memory?.image {
+        do {
+            quality = try measureQuality(path: input, image: image, spec: options.spec, options: decodeOptions)
+        } catch {
+            printErr("yuvconv: warning: \(name): quality not measured: \(error.reason)")
+        }
+    }
+    return Outcome(record: ImageRecord(file: name, error: nil, report: report, quality: quality,
+                                       alignment: options.alignment, peakRSS: peak), failure: nil)
 }
 
 /// Writes a report to its file (atomically), or to standard output — standard error when the converted

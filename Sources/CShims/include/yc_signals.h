@@ -10,6 +10,11 @@ extern "C" {
 
 /// Installs the handlers once, and ignores SIGPIPE so a closed pipe becomes a write error (EPIPE).
 void yc_install_signal_cleanup(void);
+/// With `on`, the first SIGINT or SIGTERM is only recorded (see yc_interrupted); a second one cleans up and
+/// ends the process.
+void yc_set_graceful_interrupt(int on);
+/// The signal that asked the run to stop, or 0.
+int yc_interrupted(void);
 /// Registers a temporary file to remove on a signal; returns a slot, or -1 when all slots are in use.
 int yc_register_temp(const char *path);
 /// Forgets a slot (after the file was renamed into place or removed).

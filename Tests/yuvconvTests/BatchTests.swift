@@ -1,0 +1,142 @@
+import Foundation
+import XCTest
+import YUVCore
+
+/// Many files at once: corrupt files in the middle, shards, names, --update, --fail-fast, unwritable
+/// folders, and an interrupt mid-run — nothing partial or temporary left anywhere.
+final class BatchTests: CLITestCase {
+    /// Every file below the work folder (temporary files included), relative.
+    func tree(_ dir: URL? = nil) -> [String] {
+        let root = dir ?? work!
+        let e = FileManager.default.enumerator(atPath: root.path)
+        var out: [String] = []
+        while let p = e?.nextObject() as? String { out.append(p) }
+        return out.sorted()
+    }
+
+    func makeInputs(_ names: [(String, String)]) throws {
+        for (fixtureName, target) in names {
+            let dst = work.appendingPathComponent(target)
+            try FileManager.default.createDirectory(at: dst.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: fixture(fixtureName), toPath: dst.path)
+        }
+    }
+
+    func testCorruptFilesInTheMiddleAndIdenticalBytes() throws {
+        try makeInputs([("pngsuite/basn2c08.png", "in/a.png"), ("pngsuite/xcsn0g01.png", "in/b.png"),
+                        ("photos/rocket.jpg", "in/c.jpg"), ("jpeg/wuffs/peacock.default.truncated.jpeg", "in/d.jpg"),
+                        ("pngsuite/basn0g16.png", "in/e.png")])
+        for jobs in ["1", "2"] {
+            let r = try run(["convert", "in/", "-o", "out\(jobs)/", "-j", jobs])
+            XCTAssertEqual(r.status, 1, r.stderr)
+            XCTAssertTrue(r.stderr.contains("3 converted, 0 skipped"), r.stderr)
+            XCTAssertTrue(r.stderr.contains("2 failed"), r.stderr)
+            XCTAssertTrue(r.stderr.contains("  failed: in/b.png: "), r.stderr)
+            XCTAssertTrue(r.stderr.contains("  failed: in/d.jpg: "), r.stderr)
+            XCTAssertEqual(tree(work.appendingPathComponent("out\(jobs)")), ["a.nv12", "c.nv12", "e.nv12"])
+            for name in ["a", "c", "e"] {
+                let single = try run([tree().first { $0.hasPrefix("in/\(name).") }!, "-o", "-", "-q"]).stdout
+                XCTAssertEqual(try Data(contentsOf: work.appendingPathComponent("out\(jobs)/\(name).nv12")), single)
+            }
+        }
+        // Existing outputs are skipped; --force redoes them.
+        let again = try run(["convert", "in/", "-o", "out1/", "-q"])
+        XCTAssertTrue(again.stderr.contains("0 converted, 3 skipped"), again.stderr)
+        XCTAssertTrue(try run(["convert", "in/", "-o", "out1/", "-q", "--force"]).stderr.contains("3 converted"))
+    }
+
+    func testUpdateFailFastAndDuplicates() throws {
+        try makeInputs([("pngsuite/basn2c08.png", "in/a.png"), ("pngsuite/basn0g08.png", "in/b.png"),
+                        ("pngsuite/xcsn0g01.png", "in/c.png"), ("pngsuite/basn6a08.png", "in/z.png")])
+        XCTAssertEqual(try run(["convert", "in", "-o", "out/", "-q", "-j", "1"]).status, 1)
+        // Make a.png newer than its output: --update redoes only it.
+        let later = Date().addingTimeInterval(60)
+        try FileManager.default.setAttributes([.modificationDate: later], ofItemAtPath: work.appendingPathComponent("in/a.png").path)
+        let u = try run(["convert", "in", "-o", "out/", "--update", "-q", "-j", "1"])
+        XCTAssertTrue(u.stderr.contains("1 converted, 2 skipped"), u.stderr)
+        // --fail-fast stops after the first failure (one job: in order).
+        let f = try run(["convert", "in", "-o", "ff/", "--fail-fast", "-j", "1", "-q"])
+        XCTAssertEqual(f.status, 1)
+        XCTAssertTrue(f.stderr.contains("1 not started"), f.stderr)
+        // Two inputs onto one output: a usage error before anything runs.
+        try makeInputs([("pngsuite/basn2c08.png", "other/a.png")])
+        let d = try run(["convert", "in/a.png", "other/a.png", "-o", "dup/"])
+        XCTAssertEqual(d.status, 2)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("dup").path))
+        // {dir} mirrors the tree and keeps them apart.
+        let m = try run(["convert", "in", "other", "-r", "-o", "m/", "--name", "{dir}/{stem}.{format}", "-q"])
+        XCTAssertEqual(m.status, 1)
+        let mirrored = tree(work.appendingPathComponent("m"))
+        XCTAssertTrue(mirrored.contains("in/a.nv12") && mirrored.contains("other/a.nv12"), "\(mirrored)")
+    }
+
+    func testShardsTogetherEqualTheWhole() throws {
+        var pairs: [(String, String)] = []
+        for (i, n) in ["basn0g01", "basn0g08", "basn2c08", "basn3p08", "basn6a08", "basi0g08", "basi2c16"].enumerated() {
+            pairs.append(("pngsuite/\(n).png", "in/\(i).png"))
+        }
+        try makeInputs(pairs)
+        var union: [String] = []
+        for k in 1...3 {
+            let r = try run(["convert", "in", "-o", "out/", "--shard", "\(k)/3", "-q", "--report", "json"])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let files = String(decoding: r.stdout, as: UTF8.self).split(separator: "\n").compactMap { line -> String? in
+                let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                return o?["file"] as? String
+            }
+            union += files
+        }
+        XCTAssertEqual(union.sorted(), (0..<7).map { "in/\($0).png" })
+        XCTAssertEqual(tree(work.appendingPathComponent("out")).count, 7)
+        XCTAssertEqual(try run(["convert", "in", "-o", "x/", "--shard", "4/3"]).status, 2)
+    }
+
+    func testFilesFromNulSeparatedStdin() throws {
+        try makeInputs([("pngsuite/basn2c08.png", "in/a b.png"), ("pngsuite/basn0g08.png", "in/c.png")])
+        let r = try run(["convert", "--files-from", "-", "-0", "-o", "out/", "-q"], stdin: Data("in/a b.png\0in/c.png\0".utf8))
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(tree(work.appendingPathComponent("out")), ["a b.nv12", "c.nv12"])
+    }
+
+    func testUnwritableOutputFolder() throws {
+        try makeInputs([("pngsuite/basn2c08.png", "in/a.png"), ("pngsuite/basn0g08.png", "in/b.png")])
+        let r = try run(["convert", "in", "-o", "/proc/yuvconv-cannot/"])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stderr.contains("2 failed"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("cannot create a file in /proc/yuvconv-cannot"), r.stderr)
+    }
+
+    /// SIGINT mid-run: no new files, nothing partial or temporary, a summary, exit 130.
+    func testInterruptMidBatch() throws {
+        var pairs: [(String, String)] = []
+        for i in 0..<200 { pairs.append(("photos/kodim23.png", "in/\(String(format: "%03d", i)).png")) }
+        try makeInputs(pairs)
+        let p = Process()
+        p.executableURL = binary
+        p.arguments = ["convert", "in", "-o", "out/", "-j", "2", "-q"]
+        p.currentDirectoryURL = work
+        let err = Pipe()
+        p.standardError = err
+        p.standardOutput = FileHandle.nullDevice
+        try p.run()
+        // Wait for the first outputs, then interrupt.
+        let outDir = work.appendingPathComponent("out")
+        let deadline = Date().addingTimeInterval(20)
+        while tree(outDir).filter({ $0.hasSuffix(".nv12") && !$0.hasPrefix(".") }).count < 3 && Date() < deadline {
+            usleep(10_000)
+        }
+        kill(p.processIdentifier, SIGINT)
+        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 130, text)
+        XCTAssertTrue(text.contains("not started (interrupted)"), text)
+        let files = tree(outDir)
+        XCTAssertFalse(files.contains { $0.contains("yuvconv-") }, "temporary files left: \(files)")
+        XCTAssertGreaterThan(files.count, 0)
+        XCTAssertLessThan(files.count, 200)
+        let whole = 768 * 512 * 3 / 2
+        for f in files {
+            XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: outDir.appendingPathComponent(f).path)[.size] as? Int, whole, f)
+        }
+    }
+}
