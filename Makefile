@@ -12,7 +12,7 @@ BIN = .build/release/yuvconv
 # Debian packages: build needs (pkg-config name → package).
 BUILD_PKGS = pkg-config libjpeg62-turbo-dev libturbojpeg0-dev libpng-dev
 
-.PHONY: all build deps test test-fast demo install clean prove bench bench-deps bench-e2e quality
+.PHONY: all build deps test test-fast demo install clean prove bench bench-deps bench-e2e bench-batch quality
 
 all: build
 
@@ -74,6 +74,11 @@ bench-e2e: build
 	@mkdir -p $(BENCH_DIR)
 	cc -O2 bench/png_decode.c $$(pkg-config --cflags --libs libpng) -o $(BENCH_DIR)/png_decode
 	bench/e2e.sh $(BENCH_DIR)
+
+# 200 photos with -j 1 against -j all cores, in the same run.
+bench-batch: build
+	$(call need_packages,$(E2E_PKGS))
+	bench/batch.sh $(BENCH_DIR)
 
 # The direct path's PSNR against the RGB route on photos (needs numpy; cjpeg and ffmpeg as for bench-e2e).
 quality: build
