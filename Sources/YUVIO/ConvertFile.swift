@@ -148,19 +148,50 @@ public final class MemorySink: BandSink {
 /// until the luma plane has gone out.
 public final class OutputSink: BandSink {
     let output: AtomicOutput
+    let container: Container
     var offsets: FileOffsets?
     var chroma: UnsafeMutablePointer<UInt8>?
     var chromaBytes = 0
+    var base = 0
 
-    public init(output: AtomicOutput) { self.output = output }
+    /// What wraps the planes: nothing (raw), or a one-frame YUV4MPEG2 stream.
+    public enum Container: Sendable {
+        case raw
+        /// `YUV4MPEG2 W H F1:1 Ip A1:1 C420jpeg XCOLORRANGE=…`, a `FRAME` line, then Y, U, V (yuv420p).
+        case y4m(ColorRange)
+
+        func header(_ g: PlaneGeometry) -> [UInt8] {
+            switch self {
+            case .raw: return []
+            case .y4m(let range):
+                return Array(("YUV4MPEG2 W\(g.width) H\(g.height) F1:1 Ip A1:1 C420jpeg XCOLORRANGE="
+                              + (range == .full ? "FULL" : "LIMITED") + "\nFRAME\n").utf8)
+            }
+        }
+    }
+
+    public init(output: AtomicOutput, container: Container = .raw) {
+        self.output = output
+        self.container = container
+    }
 
     public func begin(geometry: PlaneGeometry, layout: PixelLayout) throws(WriteError) {
         offsets = FileOffsets(g: geometry, layout: layout)
+        let header = container.header(geometry)
+        base = header.count
         if !output.isSeekable {
             chromaBytes = geometry.tightBytes - geometry.pixels
             chroma = .allocate(capacity: chromaBytes)
+            if !header.isEmpty { try output.write(header) }
         } else {
-            try output.reserve(geometry.tightBytes)
+            try output.reserve(base + geometry.tightBytes)
+            if !header.isEmpty {
+                let failure: WriteError? = header.withUnsafeBytes { b in
+                    do throws(WriteError) { try output.write(b, at: 0) } catch { return error }
+                    return nil
+                }
+                if let failure { throw failure }
+            }
         }
     }
 
@@ -175,8 +206,8 @@ public final class OutputSink: BandSink {
             try output.write(UnsafeRawBufferPointer(start: band.luma, count: rows * g.width))
             for (src, offset, count) in runs { (chroma + offset - g.pixels).update(from: src, count: count) }
         } else {
-            try output.write(UnsafeRawBufferPointer(start: band.luma, count: rows * g.width), at: firstRow * g.width)
-            for (src, offset, count) in runs { try output.write(UnsafeRawBufferPointer(start: src, count: count), at: offset) }
+            try output.write(UnsafeRawBufferPointer(start: band.luma, count: rows * g.width), at: base + firstRow * g.width)
+            for (src, offset, count) in runs { try output.write(UnsafeRawBufferPointer(start: src, count: count), at: base + offset) }
         }
     }
 

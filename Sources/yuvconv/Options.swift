@@ -16,6 +16,8 @@ struct Options {
     var inputs: [String] = []
     var output: String?
     var layout: PixelLayout?
+    /// `--format y4m` or a `.y4m` name: a YUV4MPEG2 file (yuv420p inside).
+    var y4m = false
     var spec = ConversionSpec()
     var force = false
     var quiet = false
@@ -81,10 +83,15 @@ struct Options {
                 o.output = try value(flag, inline)
             case "--format", "--pix-fmt", "--pix_fmt":
                 let name = try value(flag, inline)
-                guard let l = PixelLayout(name: name) else {
-                    throw UsageError(message: "unknown format '\(name)' (nv12, nv21, yuv420p, i420, yv12)")
+                if name.lowercased() == "y4m" {
+                    o.y4m = true
+                    o.layout = .yuv420p
+                } else {
+                    guard let l = PixelLayout(name: name) else {
+                        throw UsageError(message: "unknown format '\(name)' (nv12, nv21, yuv420p, i420, yv12, y4m)")
+                    }
+                    o.layout = l
                 }
-                o.layout = l
             case "--matrix":
                 let name = try value(flag, inline)
                 guard let m = ColorMatrix(name: name) else {
@@ -174,6 +181,12 @@ struct Options {
         return false
     }
 
+    /// True when the output's name ends in .y4m (and no raw layout was asked for).
+    func wantsY4M(output: String) -> Bool {
+        if y4m { return true }
+        return layout == nil && output.lowercased().hasSuffix(".y4m")
+    }
+
     /// The layout to write: `--format`, else the output's extension, else NV12.
     func resolvedLayout(output: String) throws(UsageError) -> PixelLayout {
         if let layout { return layout }
@@ -181,9 +194,10 @@ struct Options {
               !output[dot...].contains("/") else { return .nv12 }
         let ext = String(output[output.index(after: dot)...]).lowercased()
         if let l = PixelLayout(fileExtension: ext) { return l }
-        if ["png", "jpg", "jpeg", "y4m"].contains(ext) {
+        if ext == "y4m" { return .yuv420p }
+        if ["png", "jpg", "jpeg"].contains(ext) {
             throw UsageError(message: "writing .\(ext) is not supported yet: choose a raw layout with --format "
-                + "(nv12, nv21, yuv420p, yv12) or a .nv12/.yuv/.yv12 name")
+                + "(nv12, nv21, yuv420p, yv12), y4m, or a .nv12/.yuv/.yv12/.y4m name")
         }
         return .nv12
     }
@@ -207,8 +221,9 @@ let helpText = """
 
     Options:
       -o, --output PATH        where to write (required); - writes to standard output
-          --format FMT         nv12 (default), nv21, yuv420p (alias i420), yv12; also --pix-fmt.
-                               Without it the output's extension decides: .nv12 .nv21 .yuv .i420 .yv12
+          --format FMT         nv12 (default), nv21, yuv420p (alias i420), yv12, or y4m (a YUV4MPEG2 file:
+                               yuv420p with a header; C420jpeg, XCOLORRANGE; Y4M has no matrix tag).
+                               Without it the output's extension decides: .nv12 .nv21 .yuv .i420 .yv12 .y4m
           --matrix M           bt709 (default), bt601, bt2020 (non-constant luminance)
           --range R            full (default, 0–255) or limited (Y 16–235, C 16–240)
           --force, -y          replace an existing output file (inputs are never overwritten)

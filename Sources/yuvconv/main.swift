@@ -115,7 +115,7 @@ func convertOne(input: String, output: String, layout: PixelLayout, options: Opt
     let memory = keepForReport && input != "-" ? MemorySink() : nil
     let report: ConversionReport
     do {
-        let out = OutputSink(output: sink)
+        let out = OutputSink(output: sink, container: options.wantsY4M(output: output) ? .y4m(options.spec.range) : .raw)
         report = try convert(path: input, spec: options.spec, layout: layout,
                              into: memory.map { TeeSink(out, $0) } ?? out, options: decodeOptions)
     } catch {

@@ -181,3 +181,20 @@ extension CLITests {
         XCTAssertEqual(try run([jpg, "-o", "x.nv12", "--jpeg-path", "fast"]).status, 2)
     }
 }
+
+extension CLITests {
+    /// Y4M: the header FFmpeg and mpv read (size, C420jpeg, XCOLORRANGE), one FRAME, then exactly the yuv420p
+    /// planes — to a file (written at offsets) and to a pipe (written in order).
+    func testY4MOutput() throws {
+        let png = fixture("pngsuite/basn2c08.png")
+        XCTAssertEqual(try run([png, "-o", "a.y4m", "-q"]).status, 0)
+        let file = try Data(contentsOf: work.appendingPathComponent("a.y4m"))
+        let header = "YUV4MPEG2 W32 H32 F1:1 Ip A1:1 C420jpeg XCOLORRANGE=FULL\nFRAME\n"
+        XCTAssertEqual(String(decoding: file.prefix(header.utf8.count), as: UTF8.self), header)
+        XCTAssertEqual(Checksum.crc32Hex(file.dropFirst(header.utf8.count)), try golden("pngsuite/basn2c08.png", "bt709 full", "yuv420p"))
+        let piped = try run([png, "-o", "-", "--format", "y4m", "--range", "limited", "-q"])
+        XCTAssertTrue(String(decoding: piped.stdout.prefix(70), as: UTF8.self).contains("XCOLORRANGE=LIMITED\nFRAME\n"))
+        XCTAssertEqual(Checksum.crc32Hex(piped.stdout.drop { $0 != 0x0A }.dropFirst().dropFirst(6)),
+                       try golden("pngsuite/basn2c08.png", "bt709 limited", "yuv420p"))
+    }
+}
