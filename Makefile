@@ -12,7 +12,7 @@ BIN = .build/release/yuvconv
 # Debian packages: build needs (pkg-config name → package).
 BUILD_PKGS = pkg-config libjpeg62-turbo-dev libturbojpeg0-dev libpng-dev
 
-.PHONY: all build deps test test-fast demo install clean prove bench bench-deps bench-e2e bench-batch quality
+.PHONY: all build deps test test-fast demo install clean prove bench bench-deps bench-e2e bench-batch quality fuzz test-sanitize
 
 all: build
 
@@ -79,6 +79,35 @@ bench-e2e: build
 bench-batch: build
 	$(call need_packages,$(E2E_PKGS))
 	bench/batch.sh $(BENCH_DIR)
+
+# The suite under AddressSanitizer, then UndefinedBehaviorSanitizer (Swift and the C target), in a separate
+# build folder. The CLI tests run the sanitized binary.
+test-sanitize: deps
+	$(SWIFT) build -c release --scratch-path .build/asan -Xswiftc -sanitize=address -Xcc -fsanitize=address
+	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan.supp YUVCONV_BIN=.build/asan/release/yuvconv \
+	  $(SWIFT) test -c release --scratch-path .build/asan -Xswiftc -sanitize=address -Xcc -fsanitize=address
+	$(SWIFT) build -c release --scratch-path .build/ubsan -Xswiftc -sanitize=undefined -Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=undefined
+	YUVCONV_BIN=.build/ubsan/release/yuvconv $(SWIFT) test -c release --scratch-path .build/ubsan -Xswiftc -sanitize=undefined -Xcc -fsanitize=undefined -Xcc -fno-sanitize-recover=undefined
+
+# libFuzzer on the C shims (clang, ASan+UBSan) and on the Swift decode → convert → quality path (swiftc
+# -sanitize=fuzzer,address), each for FUZZ_SECONDS (default 300), seeded from Fixtures/. Finds are copied
+# to Fixtures/fuzz-crashes/ (a regression test converts every file there).
+FUZZ_SECONDS ?= 300
+FUZZ_DIR = .build/fuzz
+CLANG ?= $(shell command -v /opt/swift/usr/bin/clang || command -v clang)
+fuzz: deps
+	@mkdir -p $(FUZZ_DIR)/corpus-c $(FUZZ_DIR)/corpus-swift $(FUZZ_DIR)/finds
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -ISources/CShims/include $$(pkg-config --cflags libpng) \
+	  Fuzz/c/fuzz_decode.c Sources/CShims/yc_decode.c -ljpeg $$(pkg-config --libs libpng) -o $(FUZZ_DIR)/fuzz_decode
+	cd Fuzz && $(SWIFT) build -c release -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address
+	find Fixtures/corpus -type f \( -name '*.png' -o -name '*.jp*g' \) -size -64k -exec cp {} $(FUZZ_DIR)/corpus-c/ \;
+	cp $(FUZZ_DIR)/corpus-c/* $(FUZZ_DIR)/corpus-swift/
+	-$(FUZZ_DIR)/fuzz_decode $(FUZZ_DIR)/corpus-c -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=20 \
+	  -rss_limit_mb=4096 -artifact_prefix=$(FUZZ_DIR)/finds/c- -print_final_stats=1 2>&1 | tail -25 | tee $(FUZZ_DIR)/c.log
+	-Fuzz/.build/release/yuvfuzz $(FUZZ_DIR)/corpus-swift -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=20 \
+	  -rss_limit_mb=4096 -artifact_prefix=$(FUZZ_DIR)/finds/swift- -print_final_stats=1 2>&1 | tail -25 | tee $(FUZZ_DIR)/swift.log
+	@finds=$$(ls $(FUZZ_DIR)/finds 2>/dev/null | wc -l); cp $(FUZZ_DIR)/finds/* Fixtures/fuzz-crashes/ 2>/dev/null || true; \
+	  echo "fuzz: $$finds finds (copied to Fixtures/fuzz-crashes/)"
 
 # The direct path's PSNR against the RGB route on photos (needs numpy; cjpeg and ffmpeg as for bench-e2e).
 quality: build

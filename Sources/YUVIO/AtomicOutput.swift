@@ -23,6 +23,14 @@ public final class AtomicOutput {
     /// True when bytes can be written at any offset (a temporary file); standard output is written in order.
     public var isSeekable: Bool { tempPath != nil }
 
+    /// A stdio stream on the output (a duplicate descriptor, written in order), for encoders that want one.
+    /// Close it (`fclose`) before `commit`.
+    public func stream() throws(WriteError) -> UnsafeMutablePointer<FILE> {
+        let d = dup(fd)
+        guard d >= 0, let f = fdopen(d, "wb") else { throw .system("cannot open a stream: \(errnoMessage())") }
+        return f
+    }
+
     /// Writes `bytes` at `offset` of the temporary file.
     public func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(WriteError) {
         var done = 0

@@ -18,6 +18,8 @@ struct Options {
     var layout: PixelLayout?
     /// `--format y4m` or a `.y4m` name: a YUV4MPEG2 file (yuv420p inside).
     var y4m = false
+    /// `--format png` or a `.png` name: an RGB PNG through the exact inverse (to look at a conversion).
+    var png = false
     var spec = ConversionSpec()
     var force = false
     var quiet = false
@@ -86,9 +88,12 @@ struct Options {
                 if name.lowercased() == "y4m" {
                     o.y4m = true
                     o.layout = .yuv420p
+                } else if name.lowercased() == "png" {
+                    o.png = true
+                    o.layout = .yuv420p
                 } else {
                     guard let l = PixelLayout(name: name) else {
-                        throw UsageError(message: "unknown format '\(name)' (nv12, nv21, yuv420p, i420, yv12, y4m)")
+                        throw UsageError(message: "unknown format '\(name)' (nv12, nv21, yuv420p, i420, yv12, y4m, png)")
                     }
                     o.layout = l
                 }
@@ -187,6 +192,12 @@ struct Options {
         return layout == nil && output.lowercased().hasSuffix(".y4m")
     }
 
+    /// True when the output is a PNG (by --format png, or a .png name without a raw --format).
+    func wantsPNG(output: String) -> Bool {
+        if png { return true }
+        return layout == nil && output.lowercased().hasSuffix(".png")
+    }
+
     /// The layout to write: `--format`, else the output's extension, else NV12.
     func resolvedLayout(output: String) throws(UsageError) -> PixelLayout {
         if let layout { return layout }
@@ -194,10 +205,10 @@ struct Options {
               !output[dot...].contains("/") else { return .nv12 }
         let ext = String(output[output.index(after: dot)...]).lowercased()
         if let l = PixelLayout(fileExtension: ext) { return l }
-        if ext == "y4m" { return .yuv420p }
-        if ["png", "jpg", "jpeg"].contains(ext) {
+        if ext == "y4m" || ext == "png" { return .yuv420p }
+        if ["jpg", "jpeg"].contains(ext) {
             throw UsageError(message: "writing .\(ext) is not supported yet: choose a raw layout with --format "
-                + "(nv12, nv21, yuv420p, yv12), y4m, or a .nv12/.yuv/.yv12/.y4m name")
+                + "(nv12, nv21, yuv420p, yv12), y4m, png, or a .nv12/.yuv/.yv12/.y4m/.png name")
         }
         return .nv12
     }
@@ -223,7 +234,9 @@ let helpText = """
       -o, --output PATH        where to write (required); - writes to standard output
           --format FMT         nv12 (default), nv21, yuv420p (alias i420), yv12, or y4m (a YUV4MPEG2 file:
                                yuv420p with a header; C420jpeg, XCOLORRANGE; Y4M has no matrix tag).
-                               Without it the output's extension decides: .nv12 .nv21 .yuv .i420 .yv12 .y4m
+                               png: an RGB PNG of the conversion through the exact inverse matrix and
+                               range (nearest chroma), to look at it. Without --format the output's
+                               extension decides: .nv12 .nv21 .yuv .i420 .yv12 .y4m .png
           --matrix M           bt709 (default), bt601, bt2020 (non-constant luminance)
           --range R            full (default, 0–255) or limited (Y 16–235, C 16–240)
           --force, -y          replace an existing output file (inputs are never overwritten)

@@ -49,7 +49,7 @@ func run(_ args: [String]) -> Int32 {
         }
         guard let out = options.output else { throw UsageError(message: "no output given (-o PATH, or -o - for stdout)") }
         if out == "-" && isatty(STDOUT_FILENO) != 0 {
-            throw UsageError(message: "refusing to write binary YUV to a terminal; redirect it or name a file")
+            throw UsageError(message: "refusing to write binary data to a terminal; redirect it or name a file")
         }
         if options.reportFile != nil && options.reportFormat == nil {
             throw UsageError(message: "--report-file needs --report FORMAT")
@@ -115,7 +115,8 @@ func convertOne(input: String, output: String, layout: PixelLayout, options: Opt
     let memory = keepForReport && input != "-" ? MemorySink() : nil
     let report: ConversionReport
     do {
-        let out = OutputSink(output: sink, container: options.wantsY4M(output: output) ? .y4m(options.spec.range) : .raw)
+        let out: BandSink = options.wantsPNG(output: output) ? PNGSink(output: sink, spec: options.spec)
+            : OutputSink(output: sink, container: options.wantsY4M(output: output) ? .y4m(options.spec.range) : .raw)
         report = try convert(path: input, spec: options.spec, layout: layout,
                              into: memory.map { TeeSink(out, $0) } ?? out, options: decodeOptions)
     } catch {

@@ -14,9 +14,12 @@ class CLITestCase: XCTestCase {
         let stderr: String
     }
 
+    /// The built tool: YUVCONV_BIN (the sanitizer builds set it), else .build/release/yuvconv.
     var binary: URL {
-        let url = packageRoot.appendingPathComponent(".build/release/yuvconv")
-        return url
+        if let p = ProcessInfo.processInfo.environment["YUVCONV_BIN"] {
+            return p.hasPrefix("/") ? URL(fileURLWithPath: p) : packageRoot.appendingPathComponent(p)
+        }
+        return packageRoot.appendingPathComponent(".build/release/yuvconv")
     }
 
     var work: URL!

@@ -1,0 +1,63 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CShims
+import YUVCore
+
+/// Writes the conversion as an 8-bit RGB PNG, through the exact inverse of its matrix and range
+/// (`YUVToRGB`), band by band: how users look at what they produced. Bands must be planar (yuv420p).
+public final class PNGSink: BandSink {
+    let output: AtomicOutput
+    let inverse: YUVToRGB
+    var file: UnsafeMutablePointer<FILE>?
+    var writer: OpaquePointer?
+    var rgb: UnsafeMutablePointer<UInt8>?
+    var rgbBytes = 0
+
+    public init(output: AtomicOutput, spec: ConversionSpec) {
+        self.output = output
+        inverse = YUVToRGB(spec: spec)
+    }
+
+    func check(_ rc: Int32) throws(WriteError) {
+        if rc != 0 { throw .system("PNG: " + (writer.flatMap { yc_png_writer_error($0) }.map { String(cString: $0) } ?? "write failed")) }
+    }
+
+    public func begin(geometry: PlaneGeometry, layout: PixelLayout) throws(WriteError) {
+        precondition(layout == .yuv420p, "PNG output converts from planar bands")
+        file = try output.stream()
+        guard let w = yc_png_writer_open(file, UInt32(geometry.width), UInt32(geometry.height)) else {
+            throw .system("out of memory")
+        }
+        writer = w
+        if let e = yc_png_writer_error(w) { throw .system("PNG: " + String(cString: e)) }
+    }
+
+    public func consume(_ band: BandBuffer, firstRow: Int, rows: Int) throws(WriteError) {
+        let w = band.geometry.width
+        if rgb == nil {
+            rgbBytes = 3 * w * band.rows
+            rgb = .allocate(capacity: rgbBytes)
+        }
+        inverse.convertRows(band.targets(origin: firstRow), first: firstRow, count: rows, into: rgb!, stride: 3 * w)
+        try check(yc_png_write_rows(writer, rgb, 3 * w, UInt32(rows)))
+    }
+
+    public func end() throws(WriteError) {
+        try check(yc_png_writer_finish(writer))
+        if let f = file {
+            file = nil
+            if fclose(f) != 0 { throw .system("write failed: \(errnoMessage())") }
+        }
+    }
+
+    public var heldBytes: Int { rgbBytes }
+
+    deinit {
+        yc_png_writer_close(writer)
+        if let file { fclose(file) }
+        rgb?.deallocate()
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import XCTest
+
+/// Faults around the files: a full disk, a pipe closed early, an input cut short, an unwritable place.
+/// Each gives a clear error, a non-zero exit and no partial output.
+final class IOFaultTests: CLITestCase {
+    /// A 64 KiB tmpfs: the output does not fit. Needs root (mount); CI and the developers' machines are.
+    func testFullDisk() throws {
+        let mnt = work.appendingPathComponent("small")
+        try FileManager.default.createDirectory(at: mnt, withIntermediateDirectories: true)
+        let mount = Process()
+        mount.executableURL = URL(fileURLWithPath: "/bin/mount")
+        mount.arguments = ["-t", "tmpfs", "-o", "size=64k", "tmpfs", mnt.path]
+        try mount.run()
+        mount.waitUntilExit()
+        guard mount.terminationStatus == 0 else { throw XCTSkip("cannot mount a tmpfs here (not root?)") }
+        defer {
+            let u = Process()
+            u.executableURL = URL(fileURLWithPath: "/bin/umount")
+            u.arguments = [mnt.path]
+            try? u.run()
+            u.waitUntilExit()
+        }
+        let r = try run([fixture("photos/kodim23.png"), "-o", mnt.appendingPathComponent("k.nv12").path])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stderr.contains("No space left on device"), r.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mnt.path), [])
+        // In a batch the other files still convert (a small one fits).
+        let b = try run(["convert", fixture("photos/kodim23.png"), fixture("pngsuite/basn2c08.png"), "-o", mnt.path + "/"])
+        XCTAssertEqual(b.status, 1)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mnt.path), ["basn2c08.nv12"])
+    }
+
+    /// `yuvconv … -o - | head -c 10`: a write error (EPIPE), exit 1, a message — not a silent SIGPIPE death.
+    func testPipeClosedEarly() throws {
+        let tool = Process()
+        tool.executableURL = binary
+        tool.arguments = [fixture("photos/kodim23.png"), "-o", "-"]
+        let out = Pipe(), err = Pipe()
+        tool.standardOutput = out
+        tool.standardError = err
+        try tool.run()
+        _ = out.fileHandleForReading.readData(ofLength: 10)
+        try out.fileHandleForReading.close()
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        tool.waitUntilExit()
+        XCTAssertEqual(tool.terminationStatus, 1, message)
+        XCTAssertTrue(message.contains("Broken pipe"), message)
+    }
+
+    /// An input that ends early (half a PNG through a FIFO): a decode error, no output.
+    func testInputCutShort() throws {
+        let whole = try Data(contentsOf: URL(fileURLWithPath: fixture("photos/kodim23.png")))
+        let fifo = work.appendingPathComponent("in.png").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let writer = Thread {
+            if let h = FileHandle(forWritingAtPath: fifo) {
+                h.write(whole.prefix(whole.count / 2))
+                try? h.close()
+            }
+        }
+        writer.start()
+        let r = try run([fifo, "-o", "out.nv12"])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.stderr.contains("in.png: "), r.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("out.nv12").path))
+    }
+}
