@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import YUVCore
+import YUVIO
 
 let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
@@ -199,5 +200,27 @@ extension CLITests {
         XCTAssertTrue(String(decoding: piped.stdout.prefix(70), as: UTF8.self).contains("XCOLORRANGE=LIMITED\nFRAME\n"))
         XCTAssertEqual(Checksum.crc32Hex(piped.stdout.drop { $0 != 0x0A }.dropFirst().dropFirst(6)),
                        try golden("pngsuite/basn2c08.png", "bt709 limited", "yuv420p"))
+    }
+}
+
+extension CLITests {
+    /// A .png output is the yuv420p conversion through the documented inverse, with nearest chroma.
+    func testPNGOutputIsTheInverseOfTheConversion() throws {
+        let src = fixture("jpeg/jpeg-decoder/mozilla/jpg-size-33x33.jpg")
+        XCTAssertEqual(try run([src, "-o", "c.png", "--matrix", "bt2020", "--range", "limited", "-q"]).status, 0)
+        let planes = [UInt8](try run([src, "-o", "-", "--format", "yuv420p", "--matrix", "bt2020", "--range", "limited", "-q"]).stdout)
+        let dec = try ImageDecoder(source: InputSource(path: work.appendingPathComponent("c.png").path))
+        XCTAssertEqual(dec.info.sampling, "RGB 8-bit")
+        let (w, h) = (33, 33), cw = 17, ch = 17
+        let inv = YUVToRGB(spec: ConversionSpec(matrix: .bt2020, range: .limited))
+        var row = [UInt8](repeating: 0, count: 3 * w)
+        for y in 0..<h {
+            try row.withUnsafeMutableBytes { try dec.readRows(into: $0.baseAddress!, rowBytes: 3 * w, count: 1) }
+            for x in 0..<w {
+                let c = (y / 2) * cw + x / 2
+                let want = inv.rgb(y: planes[y * w + x], cb: planes[w * h + c], cr: planes[w * h + cw * ch + c])
+                XCTAssertTrue((row[3 * x], row[3 * x + 1], row[3 * x + 2]) == want, "pixel \(x),\(y)")
+            }
+        }
     }
 }
