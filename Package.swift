@@ -22,7 +22,7 @@ let package = Package(
         .target(name: "CShims", dependencies: ["CJPEG", "CPNG"], path: "Sources/CShims",
                 cSettings: [.unsafeFlags(["-O2"])]),
         .target(name: "YUVCore", path: "Sources/YUVCore", swiftSettings: optimise),
-        .target(name: "YUVIO", dependencies: ["YUVCore", "CShims"], path: "Sources/YUVIO"),
+        .target(name: "YUVIO", dependencies: ["YUVCore", "CShims", "CTurboJPEG"], path: "Sources/YUVIO"),
         .executableTarget(name: "yuvconv", dependencies: ["YUVCore", "YUVIO"], path: "Sources/yuvconv"),
         .executableTarget(name: "yuvbench", dependencies: ["YUVCore"], path: "Sources/yuvbench"),
         .testTarget(name: "YUVCoreTests", dependencies: ["YUVCore"], path: "Tests/YUVCoreTests"),

@@ -16,8 +16,9 @@ struct BatchItem {
 }
 
 /// The extension a layout's files get by default.
-func fileExtension(_ layout: PixelLayout, y4m: Bool = false, png: Bool = false) -> String {
+func fileExtension(_ layout: PixelLayout, y4m: Bool = false, png: Bool = false, jpeg: Bool = false) -> String {
     if y4m { return "y4m" }
+    if jpeg { return "jpg" }
     if png { return "png" }
     switch layout {
     case .nv12: return "nv12"
@@ -79,11 +80,12 @@ func readList(_ path: String, nul: Bool) throws(FileError) -> [String] {
 }
 
 /// Expands the name template for one input.
-func outputName(_ template: String, item: BatchItem, layout: PixelLayout, y4m: Bool = false, png: Bool = false) -> String {
+func outputName(_ template: String, item: BatchItem, layout: PixelLayout, y4m: Bool = false, png: Bool = false,
+                jpeg: Bool = false) -> String {
     let base = item.input.split(separator: "/").last.map(String.init) ?? item.input
     let stem = base.lastIndex(of: ".").map { String(base[..<$0]) } ?? base
     var name = template.replacingAll("{stem}", stem).replacingAll("{name}", base)
-        .replacingAll("{ext}", fileExtension(layout, y4m: y4m, png: png)).replacingAll("{format}", layout.rawValue)
+        .replacingAll("{ext}", fileExtension(layout, y4m: y4m, png: png, jpeg: jpeg)).replacingAll("{format}", layout.rawValue)
         .replacingAll("{dir}", item.dir)
     while name.contains("//") { name = name.replacingAll("//", "/") }
     while name.hasPrefix("./") { name.removeFirst(2) }
@@ -180,7 +182,8 @@ func runBatch(_ options: Options) -> Int32 {
     let dirPath = outDir.hasSuffix("/") ? String(outDir.dropLast()) : outDir
     var seen: [String: String] = [:]
     for i in items.indices {
-        items[i].output = (dirPath.isEmpty ? "" : dirPath + "/") + outputName(options.nameTemplate, item: items[i], layout: layout, y4m: options.y4m, png: options.png)
+        items[i].output = (dirPath.isEmpty ? "" : dirPath + "/") + outputName(options.nameTemplate, item: items[i], layout: layout, y4m: options.y4m, png: options.png,
+                                                                  jpeg: options.jpeg)
         if let other = seen[items[i].output] {
             return usage("\(other) and \(items[i].input) would both write \(items[i].output) (change --name, e.g. '{dir}/{stem}.{ext}')")
         }

@@ -20,6 +20,9 @@ struct Options {
     var y4m = false
     /// `--format png` or a `.png` name: an RGB PNG through the exact inverse (to look at a conversion).
     var png = false
+    /// `--format jpeg` or a `.jpg`/`.jpeg` name: a JPEG compressed from the planes (BT.601 full range).
+    var jpeg = false
+    var quality = 90
     var spec = ConversionSpec()
     var force = false
     var quiet = false
@@ -88,12 +91,15 @@ struct Options {
                 if name.lowercased() == "y4m" {
                     o.y4m = true
                     o.layout = .yuv420p
+                } else if ["jpeg", "jpg"].contains(name.lowercased()) {
+                    o.jpeg = true
+                    o.layout = .yuv420p
                 } else if name.lowercased() == "png" {
                     o.png = true
                     o.layout = .yuv420p
                 } else {
                     guard let l = PixelLayout(name: name) else {
-                        throw UsageError(message: "unknown format '\(name)' (nv12, nv21, yuv420p, i420, yv12, y4m, png)")
+                        throw UsageError(message: "unknown format '\(name)' (nv12, nv21, yuv420p, i420, yv12, y4m, png, jpeg)")
                     }
                     o.layout = l
                 }
@@ -109,6 +115,12 @@ struct Options {
                     throw UsageError(message: "unknown range '\(name)' (full, limited)")
                 }
                 o.spec.range = r
+            case "--quality":
+                let text = try value(flag, inline)
+                guard let q = Int(text), (1...100).contains(q) else {
+                    throw UsageError(message: "--quality needs a whole number from 1 to 100, not '\(text)'")
+                }
+                o.quality = q
             case "--max-pixels":
                 let text = try value(flag, inline)
                 guard let n = Int(text), n > 0 else {
@@ -164,7 +176,7 @@ struct Options {
             }
             if inline != nil && !["-o", "--output", "--format", "--pix-fmt", "--pix_fmt", "--matrix", "--range",
                                   "--max-pixels", "--jpeg-path", "--report", "--report-file", "--align", "--files-from", "--name", "--jobs",
-                                  "--shard"].contains(flag) {
+                                  "--shard", "--quality"].contains(flag) {
                 throw UsageError(message: "\(flag) takes no value")
             }
         }
@@ -192,6 +204,13 @@ struct Options {
         return layout == nil && output.lowercased().hasSuffix(".y4m")
     }
 
+    /// True when the output is a JPEG (by --format jpeg, or a .jpg/.jpeg name without a raw --format).
+    func wantsJPEG(output: String) -> Bool {
+        if jpeg { return true }
+        let o = output.lowercased()
+        return layout == nil && (o.hasSuffix(".jpg") || o.hasSuffix(".jpeg"))
+    }
+
     /// True when the output is a PNG (by --format png, or a .png name without a raw --format).
     func wantsPNG(output: String) -> Bool {
         if png { return true }
@@ -205,11 +224,7 @@ struct Options {
               !output[dot...].contains("/") else { return .nv12 }
         let ext = String(output[output.index(after: dot)...]).lowercased()
         if let l = PixelLayout(fileExtension: ext) { return l }
-        if ext == "y4m" || ext == "png" { return .yuv420p }
-        if ["jpg", "jpeg"].contains(ext) {
-            throw UsageError(message: "writing .\(ext) is not supported yet: choose a raw layout with --format "
-                + "(nv12, nv21, yuv420p, yv12), y4m, png, or a .nv12/.yuv/.yv12/.y4m/.png name")
-        }
+        if ["y4m", "png", "jpg", "jpeg"].contains(ext) { return .yuv420p }
         return .nv12
     }
 }
@@ -235,8 +250,12 @@ let helpText = """
           --format FMT         nv12 (default), nv21, yuv420p (alias i420), yv12, or y4m (a YUV4MPEG2 file:
                                yuv420p with a header; C420jpeg, XCOLORRANGE; Y4M has no matrix tag).
                                png: an RGB PNG of the conversion through the exact inverse matrix and
-                               range (nearest chroma), to look at it. Without --format the output's
-                               extension decides: .nv12 .nv21 .yuv .i420 .yv12 .y4m .png
+                               range (nearest chroma), to look at it. jpeg: compressed straight from
+                               the 4:2:0 planes (no RGB); a JPEG is JFIF, BT.601 full range, by
+                               definition, so --matrix/--range are ignored and the planes are made
+                               for that. Without --format the output's extension decides:
+                               .nv12 .nv21 .yuv .i420 .yv12 .y4m .png .jpg .jpeg
+          --quality Q          JPEG quality 1-100 (default 90)
           --matrix M           bt709 (default), bt601, bt2020 (non-constant luminance)
           --range R            full (default, 0–255) or limited (Y 16–235, C 16–240)
           --force, -y          replace an existing output file (inputs are never overwritten)

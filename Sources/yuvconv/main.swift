@@ -112,13 +112,25 @@ func convertOne(input: String, output: String, layout: PixelLayout, options: Opt
     } catch {
         return failed(FileError(path: output, error))
     }
-    let memory = keepForReport && input != "-" ? MemorySink() : nil
+    let jpeg = options.wantsJPEG(output: output)
+    // A JPEG is JFIF: its planes are BT.601 full range whatever was asked.
+    let spec = jpeg ? ConversionSpec(matrix: .bt601, range: .full) : options.spec
+    let memory = (keepForReport && input != "-") || jpeg ? MemorySink() : nil
     let report: ConversionReport
-    do {
-        let out: BandSink = options.wantsPNG(output: output) ? PNGSink(output: sink, spec: options.spec)
-            : OutputSink(output: sink, container: options.wantsY4M(output: output) ? .y4m(options.spec.range) : .raw)
-        report = try convert(path: input, spec: options.spec, layout: layout,
-                             into: memory.map { TeeSink(out, $0) } ?? out, options: decodeOptions)
+    do throws(FileError) {
+        if jpeg {
+            report = try convert(path: input, spec: spec, layout: .yuv420p, into: memory!, options: decodeOptions)
+            do throws(WriteError) {
+                try sink.write(try encodeJPEG(memory!.image!, quality: options.quality))
+            } catch {
+                throw FileError(path: output, error)
+            }
+        } else {
+            let out: BandSink = options.wantsPNG(output: output) ? PNGSink(output: sink, spec: spec)
+                : OutputSink(output: sink, container: options.wantsY4M(output: output) ? .y4m(spec.range) : .raw)
+            report = try convert(path: input, spec: spec, layout: layout,
+                                 into: memory.map { TeeSink(out, $0) } ?? out, options: decodeOptions)
+        }
     } catch {
         sink.abort()
         return failed(error)
@@ -138,7 +150,7 @@ func convertOne(input: String, output: String, layout: PixelLayout, options: Opt
     var quality: QualityReport?
     if let image = memory?.image {
         do {
-            quality = try measureQuality(path: input, image: image, spec: options.spec, options: decodeOptions)
+            quality = try measureQuality(path: input, image: image, spec: spec, options: decodeOptions)
         } catch {
             printErr("yuvconv: warning: \(name): quality not measured: \(error.reason)")
         }
