@@ -23,6 +23,9 @@ struct Options {
     /// `--format jpeg` or a `.jpg`/`.jpeg` name: a JPEG compressed from the planes (BT.601 full range).
     var jpeg = false
     var quality = 90
+    /// Raw YUV input: its size and layout (`--size WxH`, `--pix-fmt`).
+    var inputSize: (width: Int, height: Int)?
+    var inputLayout: PixelLayout?
     var spec = ConversionSpec()
     var force = false
     var quiet = false
@@ -86,7 +89,20 @@ struct Options {
             case "-o", "--output":
                 if o.output != nil { throw UsageError(message: "only one output (-o) may be given") }
                 o.output = try value(flag, inline)
-            case "--format", "--pix-fmt", "--pix_fmt":
+            case "--pix-fmt", "--pix_fmt":
+                let name = try value(flag, inline)
+                guard let l = PixelLayout(name: name) else {
+                    throw UsageError(message: "unknown input pixel format '\(name)' (nv12, nv21, yuv420p, i420, yv12)")
+                }
+                o.inputLayout = l
+            case "--size", "-s":
+                let text = try value(flag, inline)
+                let p = text.lowercased().split(separator: "x").map { Int($0) }
+                guard p.count == 2, let w = p[0], let h = p[1], w > 0, h > 0 else {
+                    throw UsageError(message: "--size takes WIDTHxHEIGHT, not '\(text)'")
+                }
+                o.inputSize = (w, h)
+            case "--format":
                 let name = try value(flag, inline)
                 if name.lowercased() == "y4m" {
                     o.y4m = true
@@ -176,11 +192,22 @@ struct Options {
             }
             if inline != nil && !["-o", "--output", "--format", "--pix-fmt", "--pix_fmt", "--matrix", "--range",
                                   "--max-pixels", "--jpeg-path", "--report", "--report-file", "--align", "--files-from", "--name", "--jobs",
-                                  "--shard", "--quality"].contains(flag) {
+                                  "--shard", "--quality", "--size", "-s", "--pix-fmt", "--pix_fmt"].contains(flag) {
                 throw UsageError(message: "\(flag) takes no value")
             }
         }
         return o
+    }
+
+    /// YUV in: a Y4M stream, or — unless the content is a JPEG or PNG, whatever its name — a size was given
+    /// or the name is a raw layout's.
+    var isRawInput: Bool {
+        guard let i = inputs.first, inputs.count == 1, i != "-" else { return false }
+        if RawInput.isY4M(path: i) { return true }
+        if RawInput.isImage(path: i) { return false }
+        if inputSize != nil || inputLayout != nil { return true }
+        if let dot = i.lastIndex(of: "."), PixelLayout(fileExtension: String(i[i.index(after: dot)...])) != nil { return true }
+        return RawInput.isY4M(path: i)
     }
 
     /// Many files: more than one input, a folder, a list, or an output folder.
@@ -247,7 +274,7 @@ let helpText = """
 
     Options:
       -o, --output PATH        where to write (required); - writes to standard output
-          --format FMT         nv12 (default), nv21, yuv420p (alias i420), yv12, or y4m (a YUV4MPEG2 file:
+          --format FMT         the output: nv12 (default), nv21, yuv420p (alias i420), yv12, y4m (a YUV4MPEG2 file:
                                yuv420p with a header; C420jpeg, XCOLORRANGE; Y4M has no matrix tag).
                                png: an RGB PNG of the conversion through the exact inverse matrix and
                                range (nearest chroma), to look at it. jpeg: compressed straight from
@@ -256,6 +283,12 @@ let helpText = """
                                for that. Without --format the output's extension decides:
                                .nv12 .nv21 .yuv .i420 .yv12 .y4m .png .jpg .jpeg
           --quality Q          JPEG quality 1-100 (default 90)
+
+    YUV as input (re-encode to PNG, JPEG, Y4M or another layout):
+      yuvconv in.nv12 --size 4032x3024 [--pix-fmt nv12] [--matrix M] [--range R] -o out.png
+      -s, --size WxH           the raw input's size (a .y4m input carries its own)
+          --pix-fmt FMT        the raw input's layout (default: from its extension, else nv12)
+                               --matrix and --range then describe the input (Y4M: XCOLORRANGE wins)
           --matrix M           bt709 (default), bt601, bt2020 (non-constant luminance)
           --range R            full (default, 0–255) or limited (Y 16–235, C 16–240)
           --force, -y          replace an existing output file (inputs are never overwritten)

@@ -41,6 +41,7 @@ func run(_ args: [String]) -> Int32 {
     }
     if options.reportOnly { return runReport(options) }
     if options.isBatch { return runBatch(options) }
+    if options.isRawInput { return runRawInput(options) }
     let input: String, output: String, layout: PixelLayout
     do throws(UsageError) {
         guard let first = options.inputs.first else { throw UsageError(message: "no input given") }
@@ -233,3 +234,86 @@ func runReport(_ options: Options) -> Int32 {
 }
 
 exit(run(Array(CommandLine.arguments.dropFirst())))
+
+/// YUV in (raw planes or Y4M), re-encoded: another layout, Y4M, PNG (through the exact inverse of the
+/// input's matrix and range) or JPEG (BT.601 full range planes; other inputs go through the exact inverse
+/// and the exact forward conversion, two roundings).
+func runRawInput(_ options: Options) -> Int32 {
+    let input = options.inputs[0]
+    guard let output = options.output else {
+        printErr("yuvconv: error: no output given (-o PATH, or -o - for stdout)\nTry 'yuvconv --help'.")
+        return 2
+    }
+    let name = input == "-" ? "<stdin>" : input
+    let layout: PixelLayout
+    do throws(UsageError) { layout = try options.resolvedLayout(output: output) } catch {
+        printErr("yuvconv: error: \(error.message)\nTry 'yuvconv --help'.")
+        return 2
+    }
+    installSignalCleanup()
+    do throws(FileError) {
+        var image: YUVImage
+        var spec = options.spec
+        if RawInput.isY4M(path: input) {
+            let (img, range) = try RawInput.readY4M(path: input, maxPixels: options.maxPixels)
+            image = img
+            if let range { spec.range = range }
+        } else {
+            guard let size = options.inputSize else {
+                printErr("yuvconv: error: \(name): raw YUV needs --size WxH\nTry 'yuvconv --help'.")
+                return 2
+            }
+            var inLayout = options.inputLayout ?? .nv12
+            if options.inputLayout == nil, let dot = input.lastIndex(of: "."),
+               let l = PixelLayout(fileExtension: String(input[input.index(after: dot)...])) { inLayout = l }
+            image = try RawInput.read(path: input, width: size.width, height: size.height, layout: inLayout,
+                                      maxPixels: options.maxPixels)
+        }
+        let sink: AtomicOutput
+        do { sink = try AtomicOutput(path: output, force: options.force, inputs: [input]) } catch {
+            throw FileError(path: output, error)
+        }
+        do throws(WriteError) {
+            if options.wantsJPEG(output: output) {
+                var planes = RawInput.repack(image, to: .yuv420p)
+                if spec != ConversionSpec(matrix: .bt601, range: .full) {
+                    planes = reconvert(planes, from: spec, to: ConversionSpec(matrix: .bt601, range: .full))
+                }
+                try sink.write(try encodeJPEG(planes, quality: options.quality))
+            } else if options.wantsPNG(output: output) {
+                try RawInput.emit(RawInput.repack(image, to: .yuv420p), into: PNGSink(output: sink, spec: spec))
+            } else {
+                let container: OutputSink.Container = options.wantsY4M(output: output) ? .y4m(spec.range) : .raw
+                try RawInput.emit(RawInput.repack(image, to: layout), into: OutputSink(output: sink, container: container))
+            }
+            try sink.commit()
+        } catch {
+            sink.abort()
+            throw FileError(path: output, error)
+        }
+        if !options.quiet {
+            printErr("\(name): \(image.width)x\(image.height) YUV \(image.layout.rawValue) (\(spec)) -> \(output == "-" ? "<stdout>" : output)")
+        }
+        return 0
+    } catch {
+        printErr("yuvconv: error: \(error)")
+        return 1
+    }
+}
+
+/// A yuv420p picture in one matrix and range to another: the exact inverse to 8-bit RGB, then the exact
+/// conversion (two roundings).
+func reconvert(_ image: YUVImage, from: ConversionSpec, to: ConversionSpec) -> YUVImage {
+    let w = image.width, h = image.height
+    var rgb = [UInt8](repeating: 0, count: 3 * w * h)
+    var src = image
+    src.bytes.withUnsafeMutableBufferPointer { b in
+        rgb.withUnsafeMutableBufferPointer { r in
+            YUVToRGB(spec: from).convertRows(PlaneTargets(picture: b.baseAddress!, width: w, height: h, layout: .yuv420p),
+                                             first: 0, count: h, into: r.baseAddress!, stride: 3 * w)
+        }
+    }
+    return rgb.withUnsafeBytes {
+        RGBToYUV420(spec: to, source: .rgb8).convert(pixels: $0.baseAddress!, rowBytes: 3 * w, width: w, height: h, layout: .yuv420p)
+    }
+}

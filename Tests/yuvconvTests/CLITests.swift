@@ -113,7 +113,7 @@ final class CLITests: CLITestCase {
     func testStdinAndStdout() throws {
         let png = "pngsuite/basn6a16.png"
         let bytes = try Data(contentsOf: URL(fileURLWithPath: fixture(png)))
-        let r = try run(["-", "-o", "-", "--pix-fmt", "nv21", "--range", "limited"], stdin: bytes)
+        let r = try run(["-", "-o", "-", "--format", "nv21", "--range", "limited"], stdin: bytes)
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stderr.hasPrefix("<stdin>: 32x32 PNG RGBA 16-bit"), r.stderr)
         XCTAssertEqual(Checksum.crc32Hex(r.stdout), try golden(png, "bt709 limited", "nv21"))
@@ -248,5 +248,30 @@ extension CLITests {
         let mse = zip(a, b).reduce(0.0) { $0 + pow(Double($1.0) - Double($1.1), 2) } / Double(a.count)
         XCTAssertGreaterThan(10 * log10(255 * 255 / mse), 38)
         XCTAssertEqual(try run([png, "-o", "x.jpg", "--quality", "0"]).status, 2)
+    }
+}
+
+extension CLITests {
+    /// Raw YUV and Y4M as input: repacked, round-tripped through Y4M, drawn as PNG, and a wrong size refused.
+    func testRawAndY4MInput() throws {
+        let src = fixture("jpeg/jpeg-decoder/mozilla/jpg-size-33x33.jpg")
+        XCTAssertEqual(try run([src, "-o", "a.nv12", "-q"]).status, 0)
+        XCTAssertEqual(try run(["a.nv12", "--size", "33x33", "-o", "a.y4m", "-q"]).status, 0)
+        XCTAssertEqual(try run(["a.y4m", "-o", "b.nv12", "-q"]).status, 0)
+        XCTAssertEqual(try Data(contentsOf: work.appendingPathComponent("a.nv12")), try Data(contentsOf: work.appendingPathComponent("b.nv12")))
+        // Another layout: the same planes.
+        XCTAssertEqual(try run(["a.nv12", "-s", "33x33", "-o", "c.yuv", "-q"]).status, 0)
+        XCTAssertEqual(try Data(contentsOf: work.appendingPathComponent("c.yuv")), try run([src, "-o", "-", "--format", "yuv420p", "-q"]).stdout)
+        // PNG from the raw planes equals PNG from the source's conversion.
+        XCTAssertEqual(try run(["a.nv12", "-s", "33x33", "-o", "d.png", "-q"]).status, 0)
+        XCTAssertEqual(try run([src, "-o", "e.png", "-q"]).status, 0)
+        XCTAssertEqual(try Data(contentsOf: work.appendingPathComponent("d.png")), try Data(contentsOf: work.appendingPathComponent("e.png")))
+        // Wrong size: a clear error, no output.
+        let bad = try run(["a.nv12", "--size", "32x33", "-o", "f.png"])
+        XCTAssertEqual(bad.status, 1)
+        XCTAssertTrue(bad.stderr.contains("a.nv12: is 1667 bytes, but 32x33 nv12 needs 1600"), bad.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("f.png").path))
+        XCTAssertEqual(try run(["a.nv12", "-o", "g.png"]).status, 2, "raw input without --size")
+        XCTAssertEqual(try run(["a.nv12", "--size", "100000x100000", "-o", "h.png"]).status, 1, "over --max-pixels")
     }
 }
