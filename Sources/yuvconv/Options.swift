@@ -66,6 +66,21 @@ struct Options {
             guard let v = rest.popFirst() else { throw UsageError(message: "\(flag) needs a value") }
             return v
         }
+        /// A value one of a set of names: `parse` it, or say which names there are.
+        func named<T>(_ flag: String, _ inline: String?, _ what: String, _ choices: String,
+                      _ parse: (String) -> T?) throws(UsageError) -> T {
+            let name = try value(flag, inline)
+            guard let v = parse(name) else { throw UsageError(message: "unknown \(what) '\(name)' (\(choices))") }
+            return v
+        }
+        /// A whole number within `range`.
+        func number(_ flag: String, _ inline: String?, _ range: ClosedRange<Int>) throws(UsageError) -> Int {
+            let text = try value(flag, inline)
+            guard let n = Int(text), range.contains(n) else {
+                throw UsageError(message: "\(flag) needs a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+            }
+            return n
+        }
         while let arg = rest.popFirst() {
             if onlyOperands || arg == "-" || !arg.hasPrefix("-") {
                 o.inputs.append(arg)
@@ -90,11 +105,9 @@ struct Options {
                 if o.output != nil { throw UsageError(message: "only one output (-o) may be given") }
                 o.output = try value(flag, inline)
             case "--pix-fmt", "--pix_fmt":
-                let name = try value(flag, inline)
-                guard let l = PixelLayout(name: name) else {
-                    throw UsageError(message: "unknown input pixel format '\(name)' (nv12, nv21, yuv420p, i420, yv12)")
+                o.inputLayout = try named(flag, inline, "input pixel format", "nv12, nv21, yuv420p, i420, yv12") {
+                    PixelLayout(name: $0)
                 }
-                o.inputLayout = l
             case "--size", "-s":
                 let text = try value(flag, inline)
                 let p = text.lowercased().split(separator: "x").map { Int($0) }
@@ -120,59 +133,27 @@ struct Options {
                     o.layout = l
                 }
             case "--matrix":
-                let name = try value(flag, inline)
-                guard let m = ColorMatrix(name: name) else {
-                    throw UsageError(message: "unknown matrix '\(name)' (bt709, bt601, bt2020)")
-                }
-                o.spec.matrix = m
+                o.spec.matrix = try named(flag, inline, "matrix", "bt709, bt601, bt2020") { ColorMatrix(name: $0) }
             case "--range":
-                let name = try value(flag, inline)
-                guard let r = ColorRange(name: name) else {
-                    throw UsageError(message: "unknown range '\(name)' (full, limited)")
-                }
-                o.spec.range = r
+                o.spec.range = try named(flag, inline, "range", "full, limited") { ColorRange(name: $0) }
             case "--quality":
-                let text = try value(flag, inline)
-                guard let q = Int(text), (1...100).contains(q) else {
-                    throw UsageError(message: "--quality needs a whole number from 1 to 100, not '\(text)'")
-                }
-                o.quality = q
+                o.quality = try number(flag, inline, 1...100)
             case "--max-pixels":
-                let text = try value(flag, inline)
-                guard let n = Int(text), n > 0 else {
-                    throw UsageError(message: "--max-pixels needs a positive whole number, not '\(text)'")
-                }
-                o.maxPixels = n
+                o.maxPixels = try number(flag, inline, 1...Int.max)
             case "--jpeg-path":
-                let name = try value(flag, inline)
-                guard let p = JPEGPath(rawValue: name) else {
-                    throw UsageError(message: "unknown JPEG path '\(name)' (direct, rgb)")
-                }
-                o.jpegPath = p
+                o.jpegPath = try named(flag, inline, "JPEG path", "direct, rgb") { JPEGPath(rawValue: $0) }
             case "--report":
-                let name = try value(flag, inline)
-                guard let f = ReportFormat(rawValue: name) else {
-                    throw UsageError(message: "unknown report format '\(name)' (text, json, csv, html)")
-                }
-                o.reportFormat = f
+                o.reportFormat = try named(flag, inline, "report format", "text, json, csv, html") { ReportFormat(rawValue: $0) }
             case "--report-file":
                 o.reportFile = try value(flag, inline)
             case "--align":
-                let text = try value(flag, inline)
-                guard let n = Int(text), n > 0, n <= 4096 else {
-                    throw UsageError(message: "--align needs a whole number from 1 to 4096, not '\(text)'")
-                }
-                o.alignment = n
+                o.alignment = try number(flag, inline, 1...4096)
             case "-r", "--recursive": o.recursive = true
             case "--files-from": o.filesFrom = try value(flag, inline)
             case "-0", "--null": o.nulSeparated = true
             case "--name": o.nameTemplate = try value(flag, inline)
             case "-j", "--jobs":
-                let text = try value(flag, inline)
-                guard let n = Int(text), n > 0, n <= 1024 else {
-                    throw UsageError(message: "-j needs a whole number from 1 to 1024, not '\(text)'")
-                }
-                o.jobs = n
+                o.jobs = try number(flag, inline, 1...1024)
             case "--fail-fast": o.failFast = true
             case "--update", "-u": o.update = true
             case "--shard":
