@@ -43,11 +43,13 @@ test: build
 test-fast: build
 	$(SWIFT) test $(BUILD_FLAGS)
 
-# Converts the bundled photo and prints its memory line.
+# Converts the bundled photo, prints its memory line and its full memory and quality report.
 demo: build
 	@mkdir -p .build/demo
 	$(BIN) Fixtures/corpus/photos/rocket.jpg -o .build/demo/rocket.nv12 --force
-	@echo "wrote .build/demo/rocket.nv12 — view it with: ffmpeg -f rawvideo -pix_fmt nv12 -s WxH -i .build/demo/rocket.nv12 out.png"
+	$(BIN) Fixtures/corpus/photos/rocket.jpg -o .build/demo/rocket.png --force -q
+	$(BIN) report Fixtures/corpus/photos/rocket.jpg
+	@echo "wrote .build/demo/rocket.nv12 (640x427 NV12) and .build/demo/rocket.png (the same, drawn back as RGB)"
 
 # The exhaustive chroma proof: every 2x2 block sum (1021^3 per matrix and range), fast rows vs the reference.
 prove: build

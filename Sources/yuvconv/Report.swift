@@ -250,7 +250,7 @@ func textReport(_ records: [ImageRecord], _ t: Totals) -> String {
                      + (q.map { "; PSNR RGB \(fixed($0.psnrRGB, 1)) dB" } ?? ""))
     }
     lines.append(String(repeating: "-", count: 80))
-    lines.append("total: \(t.images) images" + (t.failed > 0 ? " (\(t.failed) failed)" : "") + ", "
+    lines.append("total: \(t.images) image\(t.images == 1 ? "" : "s")" + (t.failed > 0 ? " (\(t.failed) failed)" : "") + ", "
                  + "\(formatFixed(Double(t.pixels) / 1e6, decimals: 1)) Mpx: RGBA \(formatBytes(t.rgba)), "
                  + "YUV \(formatBytes(t.yuv)), saves \(formatBytes(t.savingRGBA.bytes)) (\(fixed(t.savingRGBA.percent, 1))%)")
     if let w = t.worst, let m = t.median {
@@ -326,7 +326,7 @@ func htmlReport(_ records: [ImageRecord], _ t: Totals) -> String {
         </head>
         <body>
         <h1>yuvconv memory report</h1>
-        <p class="total">\(t.images) images\(t.failed > 0 ? " (\(t.failed) failed)" : ""), \(formatFixed(Double(t.pixels) / 1e6, decimals: 1)) megapixels:
+        <p class="total">\(t.images) image\(t.images == 1 ? "" : "s")\(t.failed > 0 ? " (\(t.failed) failed)" : ""), \(formatFixed(Double(t.pixels) / 1e6, decimals: 1)) megapixels:
         RGBA \(formatBytes(t.rgba)) → YUV \(formatBytes(t.yuv)), saving \(formatBytes(t.savingRGBA.bytes)) (\(fixed(t.savingRGBA.percent, 1))%).</p>
         \(quality)
         \(svg)
