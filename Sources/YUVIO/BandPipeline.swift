@@ -12,8 +12,12 @@ final class BandPipeline: @unchecked Sendable {
     private let lock = DispatchSemaphore(value: 1)
     private var consumerError: Error?
 
-    init(slots: Int) {
+    /// False: both stages run in turn on the calling thread (a batch running several files at once).
+    let threaded: Bool
+
+    init(slots: Int, threaded: Bool = true) {
         self.slots = slots
+        self.threaded = threaded
         // Created at 0 and raised: libdispatch traps when a semaphore dies below its initial value, which
         // `free` would after an early stop.
         free = DispatchSemaphore(value: 0)
@@ -24,6 +28,10 @@ final class BandPipeline: @unchecked Sendable {
     /// on a worker, in order. The first error of either side stops both and is rethrown here.
     func run(produce: (Int) throws -> (firstRow: Int, rows: Int)?,
              consume: @escaping @Sendable (Int, Int, Int) throws -> Void) throws {
+        if !threaded {
+            while let band = try produce(0) { try consume(0, band.firstRow, band.rows) }
+            return
+        }
         done.enter()
         DispatchQueue.global(qos: .userInitiated).async { [self] in
             defer { done.leave() }

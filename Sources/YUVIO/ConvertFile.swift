@@ -15,12 +15,16 @@ public struct DecodeOptions: Sendable {
     public var maxPixels: Int
     public var allowTruncated: Bool
     public var jpegPath: JPEGPath
+    /// Decode on one thread while another converts and writes (the default). A batch that runs one file per
+    /// core turns it off: the files already keep every core busy, and `-j N` then means N threads.
+    public var pipelined: Bool
 
     public init(maxPixels: Int = ImageDecoder.defaultMaxPixels, allowTruncated: Bool = false,
-                jpegPath: JPEGPath = .direct) {
+                jpegPath: JPEGPath = .direct, pipelined: Bool = true) {
         self.maxPixels = maxPixels
         self.allowTruncated = allowTruncated
         self.jpegPath = jpegPath
+        self.pipelined = pipelined
     }
 }
 
@@ -237,7 +241,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         try sink.begin(geometry: g, layout: layout)
         var ledger = 0
         let pathName: String
-        let pipeline = BandPipeline(slots: 3)
+        let pipeline = BandPipeline(slots: options.pipelined ? 3 : 1, threaded: options.pipelined)
         let shared = Unchecked(sink)
         if decoder.isRaw {
             pathName = "direct YCbCr"

@@ -196,6 +196,7 @@ func runBatch(_ options: Options) -> Int32 {
     let progress = Progress(enabled: tty && !options.quiet && term != "dumb", total: items.count)
     var opts = options
     opts.batchQuietLines = progress.enabled
+    opts.inBatch = true
     let jobs = options.jobs > 0 ? options.jobs : Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
     let state = BatchState()
     let shared = UncheckedBox((items, opts, layout, progress))

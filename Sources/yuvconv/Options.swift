@@ -48,6 +48,8 @@ struct Options {
     var shard: (index: Int, count: Int)?
     /// In a batch with a progress line, per-image lines would tear it.
     var batchQuietLines = false
+    /// Set by the batch runner: one thread per file (`-j N` means N threads).
+    var inBatch = false
     var showHelp = false
     var showVersion = false
 
@@ -290,7 +292,8 @@ let helpText = """
           --name TEMPLATE      output names: {stem} {name} {ext} {format} {dir} (default {stem}.{ext};
                                {dir} is the input's folder below the folder given — "dir/" its contents,
                                "dir" the folder itself, as rsync reads them — to mirror a tree)
-      -j, --jobs N             convert N files at once (default: all cores)
+      -j, --jobs N             convert N files at once, one thread each (default: all cores); a single
+                               file on its own decodes on one thread and converts on another
           --update, -u         convert only when the output is missing or older than the input
           --fail-fast          stop at the first failure
           --shard K/N          take the K-th of N shares of the sorted input list (CI fleets)

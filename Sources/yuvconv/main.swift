@@ -101,7 +101,7 @@ struct Outcome {
 func convertOne(input: String, output: String, layout: PixelLayout, options: Options, keepForReport: Bool) -> Outcome {
     let name = input == "-" ? "<stdin>" : input
     let decodeOptions = DecodeOptions(maxPixels: options.maxPixels, allowTruncated: options.allowTruncated,
-                                      jpegPath: options.jpegPath)
+                                      jpegPath: options.jpegPath, pipelined: !options.inBatch)
     func failed(_ e: FileError) -> Outcome {
         Outcome(record: ImageRecord(file: name, error: e.reason, report: nil, quality: nil,
                                     alignment: options.alignment, peakRSS: 0), failure: e)
