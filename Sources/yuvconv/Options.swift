@@ -244,65 +244,67 @@ let helpText = """
 
     Usage:
       yuvconv [convert] INPUT -o OUTPUT [options]
-      yuvconv report FILE... [--report text|json|csv|html] [--report-file PATH] [options]
+      yuvconv convert INPUT... DIR/... -o OUTDIR/ [options]          many files
+      yuvconv report FILE... [--report FMT] [--report-file PATH]      memory and quality, nothing written
       yuvconv --help | --version
 
-    `report` converts in memory and writes only the report (default text): per image the memory as RGBA, RGB
-    and YUV, the saving, the quality it costs (PSNR of Y, Cb, Cr and the RGB round trip, SSIM of Y) and what
-    the conversion used; then the batch's totals.
+    INPUT is a JPEG or PNG file (recognised by its content), raw YUV with --size, a .y4m file, or - for
+    standard input. OUTPUT is a file, or - for standard output. Raw layouts are planes, tightly packed, no
+    header: ffmpeg -f rawvideo -pix_fmt FORMAT -s WxH -i OUTPUT reads them.
 
-    INPUT is a JPEG or PNG file, or - for standard input. OUTPUT is a file, or - for standard output.
-    The output is raw planes, tightly packed (no header): feed it to
-      ffmpeg -f rawvideo -pix_fmt FORMAT -s WxH -i OUTPUT ...
-
-    Options:
-      -o, --output PATH        where to write (required); - writes to standard output
-          --format FMT         the output: nv12 (default), nv21, yuv420p (alias i420), yv12, y4m (a YUV4MPEG2 file:
-                               yuv420p with a header; C420jpeg, XCOLORRANGE; Y4M has no matrix tag).
-                               png: an RGB PNG of the conversion through the exact inverse matrix and
-                               range (nearest chroma), to look at it. jpeg: compressed straight from
-                               the 4:2:0 planes (no RGB); a JPEG is JFIF, BT.601 full range, by
-                               definition, so --matrix/--range are ignored and the planes are made
-                               for that. Without --format the output's extension decides:
+    Conversion:
+      -o, --output PATH        where to write; - is standard output
+          --format FMT         nv12 (default), nv21, yuv420p (alias i420), yv12;
+                               y4m: a YUV4MPEG2 file (yuv420p, C420jpeg, XCOLORRANGE; no matrix tag);
+                               png: RGB drawn back through the exact inverse (nearest chroma), to look at;
+                               jpeg: compressed straight from the 4:2:0 planes, no RGB. A JPEG is JFIF,
+                               BT.601 full range, by definition: --matrix and --range are then ignored.
+                               Without --format the output's extension decides:
                                .nv12 .nv21 .yuv .i420 .yv12 .y4m .png .jpg .jpeg
-          --quality Q          JPEG quality 1-100 (default 90)
-
-    YUV as input (re-encode to PNG, JPEG, Y4M or another layout):
-      yuvconv in.nv12 --size 4032x3024 [--pix-fmt nv12] [--matrix M] [--range R] -o out.png
-      -s, --size WxH           the raw input's size (a .y4m input carries its own)
-          --pix-fmt FMT        the raw input's layout (default: from its extension, else nv12)
-                               --matrix and --range then describe the input (Y4M: XCOLORRANGE wins)
           --matrix M           bt709 (default), bt601, bt2020 (non-constant luminance)
           --range R            full (default, 0–255) or limited (Y 16–235, C 16–240)
-          --force, -y          replace an existing output file (inputs are never overwritten)
+          --quality Q          JPEG quality 1-100 (default 90)
           --jpeg-path P        direct (default): convert a JPEG from its own YCbCr planes, never building
-                               RGB (4:2:0 + bt601 full is then a byte-for-byte copy of the decoder's
-                               planes); rgb: decode to RGB first, then convert exactly
+                               RGB (4:2:0 to bt601 full is then the decoder's planes, byte for byte);
+                               rgb: decode to RGB first, then convert exactly
+          --force, -y          replace an existing output file (inputs are never overwritten)
           --max-pixels N       refuse images with more pixels than N (default 268435456 = 16384²)
           --allow-truncated    accept a JPEG whose data ends early or is damaged (libjpeg fills grey)
-          --report FMT         also write the memory and quality report: text, json (JSON Lines), csv, html;
-                               to standard output (standard error when the data goes to -o -)
-          --report-file PATH   write the report to PATH instead (never replaces a file without --force)
-          --align N            row alignment for the report's aligned size (default 64, as CoreVideo)
-    Many files (yuvconv convert a.jpg b.png dir/ -o outdir/):
-      -o DIR/                  the output folder (made if missing); needed for more than one input
-      -r, --recursive          go into the folders' subfolders too (a folder gives its .jpg/.jpeg/.png files)
+      -q, --quiet              no per-image line on standard error
+
+    YUV as input (to another layout, Y4M, PNG or JPEG):
+      -s, --size WxH           the raw input's size (a .y4m file carries its own)
+          --pix-fmt FMT        the raw input's layout (default: from its extension, else nv12);
+                               --matrix and --range then describe the input (Y4M: XCOLORRANGE wins)
+
+    Many files:
+      -o DIR/                  the output folder (made if missing)
+      -r, --recursive          go into subfolders too (a folder gives its .jpg/.jpeg/.png files)
           --files-from FILE    also take the paths listed in FILE, one a line (- reads standard input)
       -0, --null               the list is NUL-separated (find -print0)
-          --name TEMPLATE      output names: {stem} {name} {ext} {format} {dir} (default {stem}.{ext};
+          --name TEMPLATE      output names: {stem} {name} {ext} {format} {dir} (default {stem}.{ext});
                                {dir} is the input's folder below the folder given — "dir/" its contents,
-                               "dir" the folder itself, as rsync reads them — to mirror a tree)
-      -j, --jobs N             convert N files at once, one thread each (default: all cores); a single
-                               file on its own decodes on one thread and converts on another
-          --update, -u         convert only when the output is missing or older than the input
+                               "dir" the folder itself, as rsync reads them — to mirror a tree
+      -j, --jobs N             convert N files at once, one thread each (default: all cores)
+      -u, --update             convert only when the output is missing or older than the input
           --fail-fast          stop at the first failure
           --shard K/N          take the K-th of N shares of the sorted input list (CI fleets)
-      -q, --quiet              no per-image line on standard error
+      A failing file never stops the others; a summary lists every failure. The first SIGINT/SIGTERM
+      stops starting files, removes unfinished ones, prints the summary and exits 130/143.
+
+    Report (with `report`, or alongside a conversion):
+          --report FMT         text, json (JSON Lines), csv or html: per image the memory as RGBA, RGB and
+                               YUV, the saving, PSNR of Y, Cb, Cr and the RGB round trip, SSIM of Y, what
+                               the conversion used; then totals. To standard output (standard error when
+                               the data goes to -o -)
+          --report-file PATH   write it to PATH instead (never replaces a file without --force)
+          --align N            row alignment for the aligned size (default 64, as CoreVideo)
+
       -h, --help               this text
       -V, --version            the version
 
     Every value is the exact result of the conversion contract (round half up on the exact rational),
     bit for bit. Alpha is ignored; no colour management is applied.
 
-    Exit status: 0 converted, 1 an input could not be converted or the output not written, 2 usage error.
+    Exit status: 0 done, 1 an input could not be converted or an output not written, 2 usage error.
     """
