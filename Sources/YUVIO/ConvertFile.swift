@@ -10,6 +10,19 @@ public enum JPEGPath: String, Sendable, CaseIterable {
     case direct, rgb
 }
 
+/// What happens to alpha (PNG alpha channels and tRNS; other sources are opaque).
+public enum AlphaMode: Sendable, Equatable {
+    /// Dropped: the contract converts the colour samples as stored.
+    case ignore
+    /// Kept as a full-resolution plane after the 4:2:0 planes (yuva420p for planar layouts, "nv12a" —
+    /// NV12 followed by the A plane — for bi-planar ones).
+    case keep
+    /// Composited over an opaque colour first: C' = ⌊(C·a + bg·(255 − a))/255 + ½⌋.
+    case flatten(r: UInt8, g: UInt8, b: UInt8)
+    /// Colour multiplied by alpha first: C' = ⌊C·a/255 + ½⌋.
+    case premultiply
+}
+
 /// Options that decide how an input is read.
 public struct DecodeOptions: Sendable {
     public var maxPixels: Int
@@ -18,9 +31,11 @@ public struct DecodeOptions: Sendable {
     /// Decode on one thread while another converts and writes (the default). A batch that runs one file per
     /// core turns it off: the files already keep every core busy, and `-j N` then means N threads.
     public var pipelined: Bool
+    public var alpha: AlphaMode
 
     public init(maxPixels: Int = ImageDecoder.defaultMaxPixels, allowTruncated: Bool = false,
-                jpegPath: JPEGPath = .direct, pipelined: Bool = true) {
+                jpegPath: JPEGPath = .direct, pipelined: Bool = true, alpha: AlphaMode = .ignore) {
+        self.alpha = alpha
         self.maxPixels = maxPixels
         self.allowTruncated = allowTruncated
         self.jpegPath = jpegPath
@@ -39,6 +54,8 @@ public struct ConversionReport: Sendable {
     public let firstWarning: String
     /// "direct YCbCr" (JPEG planes, no RGB) or "RGB".
     public let path: String
+    /// The alpha plane's bytes when alpha is kept (W·H), else 0.
+    public var alphaBytes: Int = 0
     /// The buffers this conversion allocated at their peak (band buffers, chroma held for a pipe, the
     /// whole picture when kept in memory), from the ledger.
     public let ledgerPeakBytes: Int
@@ -74,18 +91,21 @@ public final class BandBuffer {
     let y: UnsafeMutablePointer<UInt8>
     let u: UnsafeMutablePointer<UInt8>
     let v: UnsafeMutablePointer<UInt8>
+    /// The band's alpha rows (W bytes each) when alpha is kept.
+    let alpha: UnsafeMutablePointer<UInt8>?
     public let byteCount: Int
 
-    init(geometry g: PlaneGeometry, layout: PixelLayout, rows: Int) {
+    init(geometry g: PlaneGeometry, layout: PixelLayout, rows: Int, alpha keepAlpha: Bool = false) {
         precondition(rows & 1 == 0)
         geometry = g
         self.layout = layout
         self.rows = rows
         let lumaBytes = g.width * rows, chromaBytes = g.chromaWidth * rows / 2
-        byteCount = lumaBytes + 2 * chromaBytes
+        byteCount = lumaBytes + 2 * chromaBytes + (keepAlpha ? lumaBytes : 0)
         y = .allocate(capacity: byteCount)
         u = y + lumaBytes
         v = u + chromaBytes
+        alpha = keepAlpha ? v + chromaBytes : nil
     }
 
     deinit { y.deallocate() }
@@ -120,6 +140,8 @@ struct FileOffsets {
 /// Keeps the whole picture in memory (tests, and callers that want the bytes).
 public final class MemorySink: BandSink {
     public private(set) var image: YUVImage?
+    /// The alpha plane, when the conversion kept one.
+    public private(set) var alpha: [UInt8]?
 
     public init() {}
 
@@ -129,6 +151,12 @@ public final class MemorySink: BandSink {
 
     public func consume(_ band: BandBuffer, firstRow: Int, rows: Int) throws(WriteError) {
         let g = band.geometry, offsets = FileOffsets(g: g, layout: band.layout)
+        if let a = band.alpha {
+            if alpha == nil { alpha = [UInt8](repeating: 0, count: g.pixels) }
+            alpha!.withUnsafeMutableBufferPointer { (p: inout UnsafeMutableBufferPointer<UInt8>) in
+                (p.baseAddress! + firstRow * g.width).update(from: a, count: rows * g.width)
+            }
+        }
         image!.bytes.withUnsafeMutableBufferPointer { out in
             let base = out.baseAddress!
             (base + firstRow * g.width).update(from: band.luma, count: rows * g.width)
@@ -144,7 +172,7 @@ public final class MemorySink: BandSink {
 
     public func end() throws(WriteError) {}
 
-    public var heldBytes: Int { image?.bytes.count ?? 0 }
+    public var heldBytes: Int { (image?.bytes.count ?? 0) + (alpha?.count ?? 0) }
 }
 
 /// Writes bands to an `AtomicOutput`: at their offsets with `pwrite` when the output is a file, so nothing
@@ -157,6 +185,8 @@ public final class OutputSink: BandSink {
     var chroma: UnsafeMutablePointer<UInt8>?
     var chromaBytes = 0
     var base = 0
+    /// Whether an A plane follows the 4:2:0 planes.
+    let withAlpha: Bool
 
     /// What wraps the planes: nothing (raw), or a one-frame YUV4MPEG2 stream.
     public enum Container: Sendable {
@@ -174,9 +204,10 @@ public final class OutputSink: BandSink {
         }
     }
 
-    public init(output: AtomicOutput, container: Container = .raw) {
+    public init(output: AtomicOutput, container: Container = .raw, alpha: Bool = false) {
         self.output = output
         self.container = container
+        withAlpha = alpha
     }
 
     public func begin(geometry: PlaneGeometry, layout: PixelLayout) throws(WriteError) {
@@ -184,11 +215,12 @@ public final class OutputSink: BandSink {
         let header = container.header(geometry)
         base = header.count
         if !output.isSeekable {
-            chromaBytes = geometry.tightBytes - geometry.pixels
+            // Everything after the luma plane waits: chroma (and alpha) planes.
+            chromaBytes = geometry.tightBytes - geometry.pixels + (withAlpha ? geometry.pixels : 0)
             chroma = .allocate(capacity: chromaBytes)
             if !header.isEmpty { try output.write(header) }
         } else {
-            try output.reserve(base + geometry.tightBytes)
+            try output.reserve(base + geometry.tightBytes + (withAlpha ? geometry.pixels : 0))
             if !header.isEmpty {
                 let failure: WriteError? = header.withUnsafeBytes { b in
                     do throws(WriteError) { try output.write(b, at: 0) } catch { return error }
@@ -206,10 +238,16 @@ public final class OutputSink: BandSink {
             ? [(band.uPlane, o.chroma(row: c0, v: false), cn * 2 * g.chromaWidth)]
             : [(band.uPlane, o.chroma(row: c0, v: false), cn * g.chromaWidth),
                (band.vPlane, o.chroma(row: c0, v: true), cn * g.chromaWidth)]
+        let alphaRun = band.alpha.map { ($0, g.tightBytes + firstRow * g.width, rows * g.width) }
         if let chroma {
             try output.write(UnsafeRawBufferPointer(start: band.luma, count: rows * g.width))
-            for (src, offset, count) in runs { (chroma + offset - g.pixels).update(from: src, count: count) }
+            for (src, offset, count) in runs + (alphaRun.map { [$0] } ?? []) {
+                (chroma + offset - g.pixels).update(from: src, count: count)
+            }
         } else {
+            if let (src, offset, count) = alphaRun {
+                try output.write(UnsafeRawBufferPointer(start: src, count: count), at: base + offset)
+            }
             try output.write(UnsafeRawBufferPointer(start: band.luma, count: rows * g.width), at: base + firstRow * g.width)
             for (src, offset, count) in runs { try output.write(UnsafeRawBufferPointer(start: src, count: count), at: base + offset) }
         }
@@ -238,6 +276,9 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
                                        allowTruncated: options.allowTruncated, raw: options.jpegPath == .direct)
         let info = decoder.info
         let g = PlaneGeometry(width: info.width, height: info.height)
+        if options.alpha != .ignore && info.hasAlpha && info.rowFormat == .rgb16 {
+            throw DecodeError.decoder("16-bit alpha is not handled by --alpha keep/flatten/premultiply yet (use --alpha ignore)")
+        }
         try sink.begin(geometry: g, layout: layout)
         var ledger = 0
         let pathName: String
@@ -254,7 +295,8 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
             let planes = (0..<pipeline.slots).map { _ in
                 (0..<raw.components).map { UnsafeMutablePointer<UInt8>.allocate(capacity: raw.planeWidth[$0] * raw.planeRows[$0]) }
             }
-            let bands = (0..<pipeline.slots).map { _ in BandBuffer(geometry: g, layout: layout, rows: raw.bandRows) }
+            let keep = options.alpha == .keep
+            let bands = (0..<pipeline.slots).map { _ in BandBuffer(geometry: g, layout: layout, rows: raw.bandRows, alpha: keep) }
             defer { planes.joined().forEach { $0.deallocate() } }
             ledger = pipeline.slots * (bands[0].byteCount
                 + (0..<raw.components).reduce(0) { $0 + raw.planeWidth[$1] * raw.planeRows[$1] })
@@ -275,6 +317,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
                                cb: p.count > 1 ? UnsafePointer(p[1]) : nil, cbStride: p.count > 1 ? widths[1] : 0,
                                cr: p.count > 2 ? UnsafePointer(p[2]) : nil, crStride: p.count > 2 ? widths[2] : 0,
                                firstRow: first, rowCount: n, into: bands[slot].targets(origin: first))
+                bands[slot].alpha?.update(repeating: 255, count: n * g.width)   // a JPEG is opaque
                 try shared.value.consume(bands[slot], firstRow: first, rows: n)
             })
         } else {
@@ -283,7 +326,10 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
             let bandRows = 16
             let rowBytes = info.width * info.rowFormat.bytesPerPixel
             let rgb = (0..<pipeline.slots).map { _ in UnsafeMutableRawPointer.allocate(byteCount: rowBytes * bandRows, alignment: 64) }
-            let bands = (0..<pipeline.slots).map { _ in BandBuffer(geometry: g, layout: layout, rows: bandRows) }
+            let alphaMode = options.alpha
+            let bands = (0..<pipeline.slots).map { _ in
+                BandBuffer(geometry: g, layout: layout, rows: bandRows, alpha: alphaMode == .keep)
+            }
             defer { rgb.forEach { $0.deallocate() } }
             ledger = pipeline.slots * (bands[0].byteCount + rowBytes * bandRows)
             if info.interlaced { ledger += rowBytes * g.height }  // libpng needs the whole Adam7 picture
@@ -298,6 +344,8 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
                 return (row, n)
             }, consume: { slot, first, n in
                 let (rgb, bands, driver) = work.value
+                applyAlpha(alphaMode, rows: rgb[slot], rowBytes: rowBytes, width: g.width, count: n,
+                           format: info.rowFormat, into: bands[slot].alpha)
                 driver.convert(band: rgb[slot], rowBytes: rowBytes, firstRow: first, rowCount: n,
                                into: bands[slot].targets(origin: first))
                 try shared.value.consume(bands[slot], firstRow: first, rows: n)
@@ -306,15 +354,56 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         try decoder.finish()
         try sink.end()
         let w = decoder.warnings
-        return ConversionReport(info: info, geometry: g, layout: layout, spec: spec, inputBytes: source.byteCount,
-                                warnings: w.count, firstWarning: w.first, path: pathName,
-                                ledgerPeakBytes: ledger + sink.heldBytes)
+        var report = ConversionReport(info: info, geometry: g, layout: layout, spec: spec, inputBytes: source.byteCount,
+                                      warnings: w.count, firstWarning: w.first, path: pathName,
+                                      ledgerPeakBytes: ledger + sink.heldBytes)
+        report.alphaBytes = options.alpha == .keep ? g.pixels : 0
+        return report
     } catch let e as DecodeError {
         throw FileError(path: name, e)
     } catch let e as WriteError {
         throw FileError(path: name, reason: "cannot write the output: \(e.reason)")
     } catch {
         throw FileError(path: name, reason: "\(error)")
+    }
+}
+
+/// Applies the alpha mode to a band of source rows, in place: flattening or premultiplying the colour
+/// samples of R,G,B,A rows, or copying alpha out to `alphaRows` (255 for sources without alpha).
+func applyAlpha(_ mode: AlphaMode, rows: UnsafeMutableRawPointer, rowBytes: Int, width: Int, count: Int,
+                format: SourceFormat, into alphaRows: UnsafeMutablePointer<UInt8>?) {
+    if let alphaRows {
+        guard format == .rgba8 else {
+            alphaRows.update(repeating: 255, count: count * width)
+            return
+        }
+        for r in 0..<count {
+            let p = rows.assumingMemoryBound(to: UInt8.self) + r * rowBytes
+            for x in 0..<width { alphaRows[r * width + x] = p[4 * x + 3] }
+        }
+        return
+    }
+    guard format == .rgba8 else { return }
+    @inline(__always) func round255(_ n: Int) -> UInt8 { UInt8((2 * n + 255) / 510) }   // ⌊n/255 + ½⌋
+    switch mode {
+    case .ignore, .keep: return
+    case .premultiply:
+        for r in 0..<count {
+            let p = rows.assumingMemoryBound(to: UInt8.self) + r * rowBytes
+            for x in 0..<width {
+                let a = Int(p[4 * x + 3])
+                for c in 0..<3 { p[4 * x + c] = round255(Int(p[4 * x + c]) * a) }
+            }
+        }
+    case .flatten(let br, let bg, let bb):
+        let bgc = [Int(br), Int(bg), Int(bb)]
+        for r in 0..<count {
+            let p = rows.assumingMemoryBound(to: UInt8.self) + r * rowBytes
+            for x in 0..<width {
+                let a = Int(p[4 * x + 3])
+                for c in 0..<3 { p[4 * x + c] = round255(Int(p[4 * x + c]) * a + bgc[c] * (255 - a)) }
+            }
+        }
     }
 }
 

@@ -14,6 +14,8 @@ public struct SourceInfo: Sendable, Equatable {
     public let rowFormat: SourceFormat
     public let progressive: Bool
     public let interlaced: Bool
+    /// PNG with an alpha channel or tRNS.
+    public var hasAlpha: Bool = false
 }
 
 /// A row-streaming JPEG or PNG decoder. All C types and error codes stay in here.
@@ -125,9 +127,11 @@ public final class ImageDecoder {
         var sampling = "\(kind) \(depth)-bit"
         if i.png_has_trns != 0 { sampling += " + tRNS" }
         if i.png_interlaced != 0 { sampling += " interlaced" }
-        return SourceInfo(container: .png, width: Int(i.width), height: Int(i.height), sampling: sampling,
-                          rowFormat: i.bytes_per_sample == 2 ? .rgb16 : (i.channels == 4 ? .rgba8 : .rgb8), progressive: false,
-                          interlaced: i.png_interlaced != 0)
+        var info = SourceInfo(container: .png, width: Int(i.width), height: Int(i.height), sampling: sampling,
+                              rowFormat: i.bytes_per_sample == 2 ? .rgb16 : (i.channels == 4 ? .rgba8 : .rgb8),
+                              progressive: false, interlaced: i.png_interlaced != 0)
+        info.hasAlpha = i.png_color_type & 4 != 0 || i.png_has_trns != 0
+        return info
     }
 
     /// Names a YCbCr JPEG's subsampling from the luma component's factors relative to the chroma ones.

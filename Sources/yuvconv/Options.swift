@@ -23,6 +23,7 @@ struct Options {
     /// `--format jpeg` or a `.jpg`/`.jpeg` name: a JPEG compressed from the planes (BT.601 full range).
     var jpeg = false
     var quality = 90
+    var alpha = AlphaMode.ignore
     /// Raw YUV input: its size and layout (`--size WxH`, `--pix-fmt`).
     var inputSize: (width: Int, height: Int)?
     var inputLayout: PixelLayout?
@@ -138,6 +139,12 @@ struct Options {
                 o.spec.matrix = try named(flag, inline, "matrix", "bt709, bt601, bt2020") { ColorMatrix(name: $0) }
             case "--range":
                 o.spec.range = try named(flag, inline, "range", "full, limited") { ColorRange(name: $0) }
+            case "--alpha":
+                let text = try value(flag, inline)
+                guard let mode = parseAlpha(text) else {
+                    throw UsageError(message: "unknown alpha mode '\(text)' (ignore, keep, flatten, flatten=#RRGGBB, premultiply)")
+                }
+                o.alpha = mode
             case "--quality":
                 o.quality = try number(flag, inline, 1...100)
             case "--max-pixels":
@@ -175,7 +182,7 @@ struct Options {
             }
             if inline != nil && !["-o", "--output", "--format", "--pix-fmt", "--pix_fmt", "--matrix", "--range",
                                   "--max-pixels", "--jpeg-path", "--report", "--report-file", "--align", "--files-from", "--name", "--jobs",
-                                  "--shard", "--quality", "--size", "-s", "--pix-fmt", "--pix_fmt"].contains(flag) {
+                                  "--shard", "--quality", "--size", "-s", "--pix-fmt", "--pix_fmt", "--alpha"].contains(flag) {
                 throw UsageError(message: "\(flag) takes no value")
             }
         }
@@ -239,6 +246,22 @@ struct Options {
     }
 }
 
+/// ignore | keep | premultiply | flatten | flatten=#RRGGBB (default white).
+func parseAlpha(_ text: String) -> AlphaMode? {
+    switch text.lowercased() {
+    case "ignore": return .ignore
+    case "keep": return .keep
+    case "premultiply": return .premultiply
+    case "flatten": return .flatten(r: 255, g: 255, b: 255)
+    default:
+        guard text.lowercased().hasPrefix("flatten=") else { return nil }
+        var hex = text.dropFirst("flatten=".count)
+        if hex.hasPrefix("#") { hex = hex.dropFirst() }
+        guard hex.count == 6, let v = UInt32(hex, radix: 16) else { return nil }
+        return .flatten(r: UInt8(v >> 16), g: UInt8((v >> 8) & 0xFF), b: UInt8(v & 0xFF))
+    }
+}
+
 let helpText = """
     yuvconv — convert JPEG and PNG images to exact 8-bit YUV 4:2:0 (NV12 and friends)
 
@@ -264,6 +287,10 @@ let helpText = """
           --matrix M           bt709 (default), bt601, bt2020 (non-constant luminance)
           --range R            full (default, 0–255) or limited (Y 16–235, C 16–240)
           --quality Q          JPEG quality 1-100 (default 90)
+          --alpha MODE         ignore (default: the contract converts colour as stored); keep: an A plane
+                               (W×H) after the 4:2:0 planes — yuva420p, or NV12 + A ("nv12a"), raw outputs
+                               only; flatten[=#RRGGBB]: composite over a colour (default white) first;
+                               premultiply: colour × alpha first (both rounded half up to 8 bits)
           --jpeg-path P        direct (default): convert a JPEG from its own YCbCr planes, never building
                                RGB (4:2:0 to bt601 full is then the decoder's planes, byte for byte);
                                rgb: decode to RGB first, then convert exactly
@@ -304,7 +331,7 @@ let helpText = """
       -V, --version            the version
 
     Every value is the exact result of the conversion contract (round half up on the exact rational),
-    bit for bit. Alpha is ignored; no colour management is applied.
+    bit for bit (of the flattened or premultiplied colours with --alpha). No colour management is applied.
 
     Exit status: 0 done, 1 an input could not be converted or an output not written, 2 usage error.
     """

@@ -11,8 +11,13 @@ struct ImageRecord {
     var peakRSS: Int
 
     var g: PlaneGeometry? { report?.geometry }
-    var yuvBytes: Int { g?.tightBytes ?? 0 }
-    var alignedBytes: Int { g.map { $0.alignedBytes(alignment: alignment, biPlanar: report!.layout.isBiPlanar) } ?? 0 }
+    /// The YUV buffers, with the alpha plane when it is kept (2.5 B/px then).
+    var yuvBytes: Int { (g?.tightBytes ?? 0) + (report?.alphaBytes ?? 0) }
+    var alignedBytes: Int {
+        guard let g else { return 0 }
+        let up = (g.width + alignment - 1) / alignment * alignment
+        return g.alignedBytes(alignment: alignment, biPlanar: report!.layout.isBiPlanar) + (report!.alphaBytes > 0 ? up * g.height : 0)
+    }
     var savingRGBA: Saving { Saving(baseline: g?.rgbaBytes ?? 0, ours: yuvBytes) }
     var savingRGB: Saving { Saving(baseline: g?.rgbBytes ?? 0, ours: yuvBytes) }
     /// The naive route's peak: an RGBA decode plus the YUV buffers.
@@ -138,7 +143,7 @@ func jsonLine(_ r: ImageRecord) -> String {
           ("layout", jsonString(rep.layout.rawValue)), ("matrix", jsonString(rep.spec.matrix.rawValue)),
           ("range", jsonString(rep.spec.range.rawValue)), ("path", jsonString(rep.path)),
           ("rgba_bytes", "\(g.rgbaBytes)"), ("rgb_bytes", "\(g.rgbBytes)"), ("yuv_bytes", "\(r.yuvBytes)"),
-          ("alignment", "\(r.alignment)"), ("yuv_aligned_bytes", "\(r.alignedBytes)"), ("alpha_bytes", "0"),
+          ("alignment", "\(r.alignment)"), ("yuv_aligned_bytes", "\(r.alignedBytes)"), ("alpha_bytes", "\(rep.alphaBytes)"),
           ("saving_vs_rgba_bytes", "\(r.savingRGBA.bytes)"), ("saving_vs_rgba_percent", jsonNumber(r.savingRGBA.percent, 2)),
           ("saving_vs_rgb_bytes", "\(r.savingRGB.bytes)"), ("saving_vs_rgb_percent", jsonNumber(r.savingRGB.percent, 2))]
     if let q = r.quality {

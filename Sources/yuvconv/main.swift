@@ -15,10 +15,10 @@ func printErr(_ s: String) {
 /// The per-image line: size, source sampling, the memory it costs as RGBA against the YUV layout, and
 /// what the conversion itself used.
 func summaryLine(name: String, report r: ConversionReport) -> String {
-    let g = r.geometry, layout = r.layout.rawValue
-    let saving = Saving(baseline: g.rgbaBytes, ours: g.tightBytes)
+    let g = r.geometry, layout = r.layout.rawValue + (r.alphaBytes > 0 ? "+A" : "")
+    let saving = Saving(baseline: g.rgbaBytes, ours: g.tightBytes + r.alphaBytes)
     return "\(name): \(g.width)x\(g.height) \(r.info.container.rawValue) \(r.info.sampling) -> \(layout) "
-        + "(\(r.spec)): RGBA \(formatBytes(g.rgbaBytes)), \(layout) \(formatBytes(g.tightBytes)), "
+        + "(\(r.spec)): RGBA \(formatBytes(g.rgbaBytes)), \(layout) \(formatBytes(g.tightBytes + r.alphaBytes)), "
         + "saves \(formatBytes(saving.bytes)) (\(formatFixed(saving.percent, decimals: 1))%); "
         + "\(r.path), buffers \(formatBytes(r.ledgerPeakBytes)), peak RSS \(formatBytes(peakResidentBytes()))"
 }
@@ -101,7 +101,11 @@ struct Outcome {
 func convertOne(input: String, output: String, layout: PixelLayout, options: Options, keepForReport: Bool) -> Outcome {
     let name = input == "-" ? "<stdin>" : input
     let decodeOptions = DecodeOptions(maxPixels: options.maxPixels, allowTruncated: options.allowTruncated,
-                                      jpegPath: options.jpegPath, pipelined: !options.inBatch)
+                                      jpegPath: options.jpegPath, pipelined: !options.inBatch, alpha: options.alpha)
+    if options.alpha == .keep && (options.wantsJPEG(output: output) || options.wantsPNG(output: output)
+                                  || options.wantsY4M(output: output)) {
+        return failed(FileError(path: output, reason: "--alpha keep writes raw layouts only (an A plane after the 4:2:0 planes)"))
+    }
     func failed(_ e: FileError) -> Outcome {
         Outcome(record: ImageRecord(file: name, error: e.reason, report: nil, quality: nil,
                                     alignment: options.alignment, peakRSS: 0), failure: e)
@@ -128,7 +132,8 @@ func convertOne(input: String, output: String, layout: PixelLayout, options: Opt
             }
         } else {
             let out: BandSink = options.wantsPNG(output: output) ? PNGSink(output: sink, spec: spec)
-                : OutputSink(output: sink, container: options.wantsY4M(output: output) ? .y4m(spec.range) : .raw)
+                : OutputSink(output: sink, container: options.wantsY4M(output: output) ? .y4m(spec.range) : .raw,
+                             alpha: options.alpha == .keep)
             report = try convert(path: input, spec: spec, layout: layout,
                                  into: memory.map { TeeSink(out, $0) } ?? out, options: decodeOptions)
         }
@@ -193,7 +198,7 @@ func runReport(_ options: Options) -> Int32 {
     installSignalCleanup()
     let layout = options.layout ?? .nv12
     let decodeOptions = DecodeOptions(maxPixels: options.maxPixels, allowTruncated: options.allowTruncated,
-                                      jpegPath: options.jpegPath)
+                                      jpegPath: options.jpegPath, alpha: options.alpha)
     var reportSink: AtomicOutput?
     if let file = options.reportFile {
         do {

@@ -275,3 +275,41 @@ extension CLITests {
         XCTAssertEqual(try run(["a.nv12", "--size", "100000x100000", "-o", "h.png"]).status, 1, "over --max-pixels")
     }
 }
+
+extension CLITests {
+    /// --alpha against pixels computed here: flatten over a colour and premultiply (rounded half up, then the
+    /// exact conversion), and keep (the A plane after the planes, the planes as with ignore).
+    func testAlphaModes() throws {
+        let png = fixture("pngsuite/basn6a08.png")
+        let dec = try ImageDecoder(source: InputSource(path: png))
+        XCTAssertEqual(dec.info.rowFormat, .rgba8)
+        let (w, h) = (32, 32)
+        var rgba = [UInt8](repeating: 0, count: 4 * w * h)
+        try rgba.withUnsafeMutableBytes { try dec.readRows(into: $0.baseAddress!, rowBytes: 4 * w, count: h) }
+        func expected(_ f: (Int, Int, Int) -> Int) -> [UInt8] {   // (sample, alpha, channel) → new sample
+            var rgb = [UInt8](repeating: 0, count: 3 * w * h)
+            for p in 0..<(w * h) { for c in 0..<3 { rgb[3 * p + c] = UInt8(f(Int(rgba[4 * p + c]), Int(rgba[4 * p + 3]), c)) } }
+            return rgb.withUnsafeBytes {
+                RGBToYUV420(spec: ConversionSpec(), source: .rgb8, kernels: .reference)
+                    .convert(pixels: $0.baseAddress!, rowBytes: 3 * w, width: w, height: h, layout: .yuv420p).bytes
+            }
+        }
+        let bg = [0x33, 0x66, 0x99]
+        let flat = expected { v, a, c in (2 * (v * a + bg[c] * (255 - a)) + 255) / 510 }
+        XCTAssertEqual([UInt8](try run([png, "-o", "-", "--format", "yuv420p", "--alpha", "flatten=#336699", "-q"]).stdout), flat)
+        let pre = expected { v, a, _ in (2 * v * a + 255) / 510 }
+        XCTAssertEqual([UInt8](try run([png, "-o", "-", "--format", "yuv420p", "--alpha", "premultiply", "-q"]).stdout), pre)
+        let plain = [UInt8](try run([png, "-o", "-", "--format", "yuv420p", "-q"]).stdout)
+        let kept = try run([png, "-o", "k.yuv", "--alpha", "keep"])
+        XCTAssertTrue(kept.stderr.contains("-> yuv420p+A"), kept.stderr)
+        let k = [UInt8](try Data(contentsOf: work.appendingPathComponent("k.yuv")))
+        XCTAssertEqual(k.count, w * h * 5 / 2)
+        XCTAssertEqual(Array(k.prefix(plain.count)), plain)
+        XCTAssertEqual(Array(k.suffix(w * h)), (0..<(w * h)).map { rgba[4 * $0 + 3] })
+        // An opaque source keeps a plane of 255; keep with a picture format is refused.
+        let opaque = [UInt8](try run([fixture("pngsuite/basn2c08.png"), "-o", "-", "--alpha", "keep", "-q"]).stdout)
+        XCTAssertEqual(Array(opaque.suffix(w * h)), [UInt8](repeating: 255, count: w * h))
+        XCTAssertEqual(try run([png, "-o", "x.png", "--alpha", "keep"]).status, 1)
+        XCTAssertEqual(try run([png, "-o", "x.nv12", "--alpha", "half"]).status, 2)
+    }
+}
