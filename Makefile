@@ -12,7 +12,7 @@ BIN = .build/release/yuvconv
 # Debian packages: build needs (pkg-config name → package).
 BUILD_PKGS = pkg-config libjpeg62-turbo-dev libturbojpeg0-dev libpng-dev
 
-.PHONY: all build deps test test-fast demo install clean prove bench bench-deps bench-e2e bench-batch quality fuzz test-sanitize
+.PHONY: all build deps test test-fast demo install clean prove bench bench-deps bench-e2e bench-batch quality fuzz test-sanitize test-corpus
 
 all: build
 
@@ -50,6 +50,11 @@ demo: build
 	$(BIN) Fixtures/corpus/photos/rocket.jpg -o .build/demo/rocket.png --force -q
 	$(BIN) report Fixtures/corpus/photos/rocket.jpg
 	@echo "wrote .build/demo/rocket.nv12 (640x427 NV12) and .build/demo/rocket.png (the same, drawn back as RGB)"
+
+# The whole shared corpus (608 files, ../shared/corpus when present) against its expected outcomes;
+# `make test` covers the 557 small ones copied into Fixtures/.
+test-corpus: build
+	tools/check-corpus.sh $(CORPUS)
 
 # The exhaustive chroma proof: every 2x2 block sum (1021^3 per matrix and range), fast rows vs the reference.
 prove: build
