@@ -71,6 +71,22 @@ final class DriverTests: XCTestCase {
         }
     }
 
+    /// Row bands across threads: the same bytes for any thread count, odd heights included.
+    func testThreadCountDoesNotChangeBytes() {
+        var rng = SplitMix64(seed: 17)
+        for (w, h) in [(129, 77), (64, 2), (33, 1)] {
+            let rgba = randomBytes(w * h * 4, &rng)
+            let driver = RGBToYUV420(spec: ConversionSpec(matrix: .bt2020, range: .limited), source: .rgba8)
+            let one = rgba.withUnsafeBytes { driver.convert(pixels: $0.baseAddress!, rowBytes: 4 * w, width: w, height: h, layout: .nv12) }
+            for threads in [2, 3, 7, 64] {
+                let many = rgba.withUnsafeBytes {
+                    driver.convert(pixels: $0.baseAddress!, rowBytes: 4 * w, width: w, height: h, layout: .nv12, threads: threads)
+                }
+                XCTAssertEqual(many.bytes, one.bytes, "\(w)x\(h) threads \(threads)")
+            }
+        }
+    }
+
     /// 16-bit sources: one rounding at the end, 65535 → 255 in the scaling.
     func testSixteenBitOneRounding() {
         // 257·v in 16 bits is exactly v in 8 bits: same result as the 8-bit path.
