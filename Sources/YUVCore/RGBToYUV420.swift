@@ -133,16 +133,13 @@ public struct RGBToYUV420: Sendable {
         }
     }
 
+    /// The row kernels for what the fused SIMD pass does not take: 16-bit sources (always exact Int64 rows)
+    /// and `YUV_FORCE_REFERENCE` (the scalar references). 8-bit sources with fast kernels never come here.
     @inline(__always)
     func yRow(_ src: UnsafeRawPointer, _ dst: UnsafeMutablePointer<UInt8>, _ width: Int) {
-        switch (source, kernels) {
-        case (.rgb16, _):
+        if source == .rgb16 {
             RowKernels.yRow16(src.assumingMemoryBound(to: UInt16.self), dst, width, spec: spec)
-        case (.rgb8, .fast):
-            RowKernels.rgbToYRow(src.assumingMemoryBound(to: UInt8.self), dst, width, constants.y)
-        case (.rgba8, .fast):
-            RowKernels.rgbaToYRow(src.assumingMemoryBound(to: UInt8.self), dst, width, constants.y)
-        case (_, .reference):
+        } else {
             RowKernels.yRowReference(src.assumingMemoryBound(to: UInt8.self), dst, width,
                                      bytesPerPixel: source.bytesPerPixel, spec: spec)
         }
@@ -151,17 +148,10 @@ public struct RGBToYUV420: Sendable {
     @inline(__always)
     func uvRow(_ src0: UnsafeRawPointer, _ src1: UnsafeRawPointer, _ u: UnsafeMutablePointer<UInt8>,
                _ v: UnsafeMutablePointer<UInt8>, _ width: Int) {
-        switch (source, kernels) {
-        case (.rgb16, _):
+        if source == .rgb16 {
             RowKernels.uvRow16(src0.assumingMemoryBound(to: UInt16.self), src1.assumingMemoryBound(to: UInt16.self),
                                u, v, width, spec: spec)
-        case (.rgb8, .fast):
-            RowKernels.rgbToUVRow(src0.assumingMemoryBound(to: UInt8.self), src1.assumingMemoryBound(to: UInt8.self),
-                                  u, v, width, constants.u, constants.v)
-        case (.rgba8, .fast):
-            RowKernels.rgbaToUVRow(src0.assumingMemoryBound(to: UInt8.self), src1.assumingMemoryBound(to: UInt8.self),
-                                   u, v, width, constants.u, constants.v)
-        case (_, .reference):
+        } else {
             RowKernels.uvRowReference(src0.assumingMemoryBound(to: UInt8.self), src1.assumingMemoryBound(to: UInt8.self),
                                       u, v, width, bytesPerPixel: source.bytesPerPixel, spec: spec)
         }

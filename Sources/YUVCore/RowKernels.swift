@@ -2,8 +2,11 @@
 /// The names say source and destination. Each fast row has a scalar reference beside it
 /// (`…Reference`) that evaluates `ExactReference` pixel by pixel; the tests demand identical bytes.
 ///
-/// The fast rows are plain pointer loops over wrapping 32-bit integer arithmetic with loop-invariant
-/// constants, written so that LLVM vectorises them (no calls, no checked arithmetic, no allocation).
+/// The integer rows are plain pointer loops over wrapping 32-bit integer arithmetic with loop-invariant
+/// constants (`KernelConstants`), written so that LLVM vectorises them. The drivers now take 8-bit pixels
+/// through the fused `SIMDKernels` pass instead; these rows remain a second, independent exact formulation
+/// of the same numbers — tested against the references over all 2^24 luma triples and every block-sum
+/// slice, and measured by `make bench` — and the constants they share are what `make prove` checks.
 public enum RowKernels {
     // MARK: luma
 
