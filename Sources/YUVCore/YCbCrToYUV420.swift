@@ -98,14 +98,18 @@ public struct YCbCrToYUV420: Sendable {
                        _ yOut1: UnsafeMutablePointer<UInt8>?, _ uRow: UnsafeMutablePointer<UInt8>,
                        _ vRow: UnsafeMutablePointer<UInt8>) {
         let cw = (width + 1) / 2
-        // Chroma: [1 6 1]/8 along the row (edges replicated), through the exact transform.
-        for cx in 0..<cw {
-            let l = max(cx - 1, 0), r = min(cx + 1, cw - 1)
-            let cbSum = Int(cbRow[l]) + 6 * Int(cbRow[cx]) + Int(cbRow[r]) - 8 * 128
-            let crSum = Int(crRow[l]) + 6 * Int(crRow[cx]) + Int(crRow[r]) - 8 * 128
-            let c = plan8.apply(cbSum: cbSum, crSum: crSum)
-            uRow[cx] = c.cb
-            vRow[cx] = c.cr
+        // Chroma: [1 6 1]/8 along the row (edges replicated), through the exact transform's tables.
+        let n = 2 * plan8.limit + 1, (dB, dR) = plan8.den
+        plan8.table.withUnsafeBufferPointer { tb in
+            let t = tb.baseAddress!
+            for cx in 0..<cw {
+                let l = max(cx - 1, 0), r = min(cx + 1, cw - 1)
+                // ΣC′ + limit, with limit = 8·128: the offsets cancel.
+                let b = Int(cbRow[l]) &+ 6 &* Int(cbRow[cx]) &+ Int(cbRow[r])
+                let rr = Int(crRow[l]) &+ 6 &* Int(crRow[cx]) &+ Int(crRow[r])
+                uRow[cx] = YCbCrTransform.ChromaPlan.value(t, n: n, plane: 0, b: b, r: rr, den: dB)
+                vRow[cx] = YCbCrTransform.ChromaPlan.value(t, n: n, plane: 1, b: b, r: rr, den: dR)
+            }
         }
         if transform.target.range == .full {
             // The luma offset of each chroma sample, spread to its two columns, then one add per pixel

@@ -74,36 +74,60 @@ public struct YCbCrTransform: Sendable, Equatable {
         return Self.clamp8(Self.floorDiv(n, 2 * 255 * aDen))
     }
 
-    /// The constants of `chroma(cbSum:crSum:count:)` for one count, for hot loops: each value is
-    /// ⌊(c0 + wb·ΣCb′ + wr·ΣCr′) / den⌋ — the same numerator and denominator — found by a Double reciprocal
-    /// estimate (within one of the truth) and one exact Int64 correction each way.
+    /// `chroma(cbSum:crSum:count:)` for one count, for hot loops. Each value is ⌊N/den⌋ with
+    /// N = c0 + wb·ΣCb′ + wr·ΣCr′ — separable into two parts whose exact floor quotients and remainders are
+    /// tabulated once per ΣCb′ and per ΣCr′: ⌊N/den⌋ = qb + qr + (rb + rr ≥ den ? 1 : 0). Two lookups, an
+    /// add and a compare, exact.
     public struct ChromaPlan: Sendable {
-        let c0B: Int64, wbB: Int64, wrB: Int64, denB: Int64, invB: Double
-        let c0R: Int64, wbR: Int64, wrR: Int64, denR: Int64, invR: Double
+        public let limit: Int
+        public let den: (Int64, Int64)
+        /// One flat table: for plane p (0 Cb, 1 Cr) and part k (0 qb, 1 rb, 2 qr, 3 rr), entry s + limit at
+        /// (4p + k)·n + s + limit, n = 2·limit + 1.
+        public let table: [Int64]
 
-        @inline(__always)
-        static func div(_ n: Int64, _ d: Int64, _ inv: Double) -> UInt8 {
-            var q = Int64((Double(n) * inv).rounded(.down))
-            let r = n - q * d
-            if r < 0 { q -= 1 } else if r >= d { q += 1 }
-            return UInt8(min(max(q, 0), 255))
+        init(c0: (Int64, Int64), wb: (Int64, Int64), wr: (Int64, Int64), den: (Int64, Int64), limit: Int) {
+            self.limit = limit
+            self.den = den
+            func split(_ n: Int64, _ d: Int64) -> (Int64, Int64) {
+                var q = n / d, r = n % d
+                if r < 0 { q -= 1; r += d }
+                return (q, r)
+            }
+            var t: [Int64] = []
+            for (c, b, r, d) in [(c0.0, wb.0, wr.0, den.0), (c0.1, wb.1, wr.1, den.1)] {
+                let bs = (-limit...limit).map { split(c + b * Int64($0), d) }
+                let rs = (-limit...limit).map { split(r * Int64($0), d) }
+                t += bs.map(\.0) + bs.map(\.1) + rs.map(\.0) + rs.map(\.1)
+            }
+            table = t
         }
 
+        /// One value from the table (`t` is `table`'s storage; `b`, `r` already offset by `limit`).
         @inline(__always)
+        public static func value(_ t: UnsafePointer<Int64>, n: Int, plane: Int, b: Int, r: Int, den: Int64) -> UInt8 {
+            let base = t + 4 * plane * n
+            let q = base[b] + base[2 * n + r] + (base[n + b] + base[3 * n + r] >= den ? 1 : 0)
+            return UInt8(truncatingIfNeeded: min(max(q, 0), 255))
+        }
+
         public func apply(cbSum: Int, crSum: Int) -> (cb: UInt8, cr: UInt8) {
-            let b = Int64(cbSum), r = Int64(crSum)
-            return (Self.div(c0B + wbB * b + wrB * r, denB, invB), Self.div(c0R + wbR * b + wrR * r, denR, invR))
+            precondition(abs(cbSum) <= limit && abs(crSum) <= limit)
+            let n = 2 * limit + 1, b = cbSum + limit, r = crSum + limit
+            return table.withUnsafeBufferPointer { t in
+                (Self.value(t.baseAddress!, n: n, plane: 0, b: b, r: r, den: den.0),
+                 Self.value(t.baseAddress!, n: n, plane: 1, b: b, r: r, den: den.1))
+            }
         }
     }
 
+    /// The plan for sums of `count` offsets (|Σ| ≤ 128·count).
     public func chromaPlan(count: Int) -> ChromaPlan {
         let span: Int64 = target.range == .full ? 255 : 224
         let k = Int64(count)
-        // As in chroma(): n = (2·128 + 1)·255·k·d + 2·span·(p·ΣCb′ + q·ΣCr′), den = 2·255·k·d.
-        return ChromaPlan(c0B: 257 * 255 * k * bDen, wbB: 2 * span * bCb, wrB: 2 * span * bCr,
-                          denB: 2 * 255 * k * bDen, invB: 1 / Double(2 * 255 * k * bDen),
-                          c0R: 257 * 255 * k * rDen, wbR: 2 * span * rCb, wrR: 2 * span * rCr,
-                          denR: 2 * 255 * k * rDen, invR: 1 / Double(2 * 255 * k * rDen))
+        // As in chroma(): N = (2·128 + 1)·255·k·d + 2·span·(p·ΣCb′ + q·ΣCr′), den = 2·255·k·d.
+        return ChromaPlan(c0: (257 * 255 * k * bDen, 257 * 255 * k * rDen), wb: (2 * span * bCb, 2 * span * rCb),
+                          wr: (2 * span * bCr, 2 * span * rCr), den: (2 * 255 * k * bDen, 2 * 255 * k * rDen),
+                          limit: 128 * count)
     }
 
     /// Output Cb and Cr of a 4:2:0 sample whose source chroma offsets are the weighted means
