@@ -1,41 +1,11 @@
 /// Explicit-SIMD rows for 4-byte pixels (R,G,B,X in memory). Eight pixels are one `SIMD8<UInt32>`
-/// (R in the low byte), so channels come out with a mask and a shift — no byte shuffles — and every value
-/// is computed with the same integer constants as the scalar rows (`PlaneWeights`), hence the same bytes.
+/// (R in the low byte), so channels come out with a mask and a shift — no byte shuffles. Every value is the
+/// contract's exact one: full-range luma in Float and the rest through `DoublePlane`, each with a proven
+/// margin (see the types below), checked against the scalar references exhaustively for luma and over the
+/// whole block-sum space for chroma (`make prove`).
 /// The row tail goes through the same code on a padded copy (libyuv's `_Any_` rows), so results never
 /// depend on the width.
 public enum SIMDKernels {
-    /// The constants of one plane, splatted once per row.
-    @usableFromInline
-    struct Splat {
-        let wr, wg, wb, bias, mul, den: SIMD8<UInt32>
-        let pre, post: UInt32
-
-        @inline(__always)
-        init(_ k: PlaneWeights) {
-            wr = SIMD8(repeating: k.wR); wg = SIMD8(repeating: k.wG); wb = SIMD8(repeating: k.wB)
-            bias = SIMD8(repeating: k.bias)
-            mul = SIMD8(repeating: k.divider.multiplier); den = SIMD8(repeating: k.divider.divisor)
-            pre = k.divider.preShift; post = k.divider.postShift
-        }
-
-        /// min(⌊(wr·r + wg·g + wb·b + bias) / den⌋, 255) on eight lanes.
-        @inline(__always)
-        func apply(_ r: SIMD8<UInt32>, _ g: SIMD8<UInt32>, _ b: SIMD8<UInt32>) -> SIMD8<UInt32> {
-            let n = wr &* r &+ wg &* g &+ wb &* b &+ bias
-            let est = ((n &>> pre) &* mul) &>> post
-            let rem = n &- est &* den
-            let q = est &+ (SIMD8<UInt32>(repeating: 1) & unsafeBitCast(rem .>= den, to: SIMD8<UInt32>.self))
-            return pointwiseMin(q, SIMD8(repeating: 255))
-        }
-
-        /// Luma of eight RGBX pixels.
-        @inline(__always)
-        func luma(_ v: SIMD8<UInt32>) -> SIMD8<UInt32> {
-            let m = SIMD8<UInt32>(repeating: 0xFF)
-            return apply(v & m, (v &>> 8) & m, (v &>> 16) & m)
-        }
-    }
-
     /// Full-range luma in single precision, exact: n = Kr·R + Kg·G + Kb·B is an integer below 2^22, so
     /// m = n + S/2 + ½ is exact in a Float (its unit in the last place is at most ½ there), and
     /// Y = ⌊(n + S/2)/S⌋ = ⌊m/S⌋, where m/S lies at least ½/S = 5·10⁻⁵ from every whole number.
