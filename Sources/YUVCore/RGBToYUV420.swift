@@ -82,14 +82,27 @@ public struct RGBToYUV420: Sendable {
                 src0 = UnsafeRawPointer(wide)
                 src1 = UnsafeRawPointer(wide + 4 * width)
             }
-            let (uRow, vRow) = t.layout.isBiPlanar ? (scratch, scratch + cw) : t.chromaRows(y / 2)
             let y0 = t.lumaRow(y), y1 = row + 1 < rowCount ? t.lumaRow(y + 1) : nil
             if (source == .rgba8 || source == .rgb8) && kernels == .fast {
-                // One pass over both rows: luma and chroma from the same loads.
-                SIMDKernels.rgbaToYUVRowPair(src0.assumingMemoryBound(to: UInt8.self),
-                                             src1.assumingMemoryBound(to: UInt8.self), y0, y1, uRow, vRow, width,
-                                             constants)
-            } else {
+                // One pass over both rows: luma and chroma from the same loads; NV12's UV row written
+                // interleaved by the kernel itself.
+                let chroma: SIMDKernels.ChromaOut
+                if t.layout == .nv12 {
+                    chroma = .interleaved(t.biPlanarRow(y / 2))
+                } else if t.layout == .nv21 {
+                    chroma = .planar(scratch, scratch + cw)
+                } else {
+                    let (uRow, vRow) = t.chromaRows(y / 2)
+                    chroma = .planar(uRow, vRow)
+                }
+                SIMDKernels.rowPair(src0.assumingMemoryBound(to: UInt8.self), src1.assumingMemoryBound(to: UInt8.self),
+                                    y0, y1, chroma, width, spec)
+                if t.layout == .nv21 { t.mergeChroma(u: scratch, v: scratch + cw, row: y / 2) }
+                row += 2
+                continue
+            }
+            let (uRow, vRow) = t.layout.isBiPlanar ? (scratch, scratch + cw) : t.chromaRows(y / 2)
+            do {
                 uvRow(src0, src1, uRow, vRow, width)
                 yRow(src0, y0, width)
                 if let y1 { yRow(src1, y1, width) }
@@ -209,6 +222,10 @@ public struct PlaneTargets {
         let o = (row - origin / 2) * chromaWidth
         return (u + o, v + o)
     }
+
+    /// Chroma row `row` of a bi-planar layout (2·chromaWidth bytes, U and V interleaved).
+    @inline(__always)
+    public func biPlanarRow(_ row: Int) -> UnsafeMutablePointer<UInt8> { u + (row - origin / 2) * 2 * chromaWidth }
 
     /// Interleaves a U row and a V row into chroma row `row` of a bi-planar layout (V first for NV21).
     @inline(__always)

@@ -1,127 +1,27 @@
-/// Explicit-SIMD rows for 4-byte pixels (R,G,B,X in memory). Eight pixels are one `SIMD8<UInt32>`
-/// (R in the low byte), so channels come out with a mask and a shift — no byte shuffles. Every value is the
-/// contract's exact one: full-range luma in Float and the rest through `DoublePlane`, each with a proven
-/// margin (see the types below), checked against the scalar references exhaustively for luma and over the
-/// whole block-sum space for chroma (`make prove`).
-/// The row tail goes through the same code on a padded copy (libyuv's `_Any_` rows), so results never
-/// depend on the width.
+/// Explicit-SIMD rows for 4-byte pixels (R,G,B,X in memory), libyuv's shape with exact arithmetic.
+///
+/// Eight pixels are one `SIMD8<UInt32>` (R in the low byte). Every product is a 16-bit sample or block sum
+/// times a 16-bit weight, written so that LLVM emits `vpmaddwd` (both operands provably fit 16 bits: the
+/// samples by a mask, the weights by `& 0x7FFF` on the splat); sums are exact 32-bit integers, and the one
+/// division a plane needs is done in `Float` where a proven margin makes it exact, or as a `Float` estimate
+/// corrected by one exact integer remainder test where no margin exists:
+///
+/// - full-range luma: Y = ⌊(n + S/2)/S⌋, n = Kr·R + Kg·G + Kb·B, equals round-to-nearest((2n+1)/(2S)) (no
+///   ties: 2n+1 is odd), and (2n+1)/(2S) lies at least 1/(2S) = 5·10⁻⁵ from every half-integer, ten times
+///   the Float error (below 2.3·10⁻⁵): the rounding is done by adding 2^23 (Float's unit is then 1).
+/// - full-range chroma: C = ⌊(t + 1028·D)/(8D)⌋ with t the block's numerator (`KernelConstants`) and D = S−K;
+///   = ⌊M/D⌋ with M = ⌊(t + 1028·D)/8⌋ < 2^22, whose fraction is 0 or at least 1/D from a whole number;
+///   ⌊M/D⌋ = round((2M+1)/(2D) − ½) with a margin of 1/(2D) ≥ 5·10⁻⁵, again above the Float error.
+/// - limited range (luma and chroma): q = ⌊N/Dv⌋ for an exact 32-bit numerator: the Float estimate is
+///   within one, and r = N − q·Dv moves it up or down by one (branch-free, from the sign bits).
+///
+/// The rows are checked against the scalar references over all 2^24 luma values and (`make prove`) all
+/// 1021³ block sums for every matrix and range. The row tail goes through the same code on a padded copy
+/// (libyuv's `_Any_` rows), so results never depend on the width.
 public enum SIMDKernels {
-    /// Full-range luma in single precision, exact: n = Kr·R + Kg·G + Kb·B is an integer below 2^22, so
-    /// m = n + S/2 + ½ is exact in a Float (its unit in the last place is at most ½ there), and
-    /// Y = ⌊(n + S/2)/S⌋ = ⌊m/S⌋, where m/S lies at least ½/S = 5·10⁻⁵ from every whole number.
-    /// The Float product m·(1/S) errs by less than 256·2⁻²³ ≈ 3·10⁻⁵, so it rounds down to the same
-    /// whole number. The exhaustive 2^24 test checks it for every matrix.
-    @usableFromInline
-    struct FloatLuma {
-        let kr, kg, kb, inv, bias: SIMD8<Float>
-
-        @inline(__always)
-        init(_ spec: ConversionSpec) {
-            let s = Float(ColorMatrix.scale)
-            kr = SIMD8(repeating: Float(spec.matrix.kr)); kg = SIMD8(repeating: Float(spec.matrix.kg))
-            kb = SIMD8(repeating: Float(spec.matrix.kb)); inv = SIMD8(repeating: 1 / s)
-            bias = SIMD8(repeating: s / 2 + 0.5)
-        }
-
-        @inline(__always)
-        func apply(_ v: SIMD8<UInt32>) -> SIMD8<UInt32> {
-            let byte = SIMD8<UInt32>(repeating: 0xFF)
-            let r = toFloat(v & byte), g = toFloat((v &>> 8) & byte), b = toFloat((v &>> 16) & byte)
-            let m = r * kr + g * kg + b * kb + bias
-            // ⌊x⌋ as round-to-nearest(x − ½) after adding 2^23, where Float's unit in the last place is 1.
-            let y = m * inv + SIMD8(repeating: 8_388_607.5)
-            return pointwiseMin(unsafeBitCast(y, to: SIMD8<UInt32>.self) & SIMD8(repeating: 0x7F_FFFF), SIMD8(repeating: 255))
-        }
-    }
-
-    /// A plane computed in double precision from a numerator that is exact in a Float:
-    ///     value = ⌊c·t + base⌋, t = wr·r + wg·g + wb·b (|t| < 2^24, exact as Float),
-    /// where the exact value's fraction is 0 (a tie) or at least `gap` from the next whole number. Adding
-    /// δ = gap/2 keeps each value on its side; the Double error (about 256 · 2⁻⁵²) is far below δ.
-    /// Chroma: t = cbn (or crn), c = 1/(8(S−K)) full, 28/(255(S−K)) limited, base 128.5, gap 1/(16(S−K)) or
-    /// 1/(510(S−K)). Limited luma: t = Kr·R + Kg·G + Kb·B, c = 219/(255·S), base 16.5, gap 1/(255·S).
-    @usableFromInline
-    struct DoublePlane {
-        let wr, wg, wb: SIMD8<Float>
-        let c, base: SIMD8<Double>
-
-        init(wr: Int, wg: Int, wb: Int, scale: Double, base: Double, gap: Double) {
-            self.wr = SIMD8(repeating: Float(wr)); self.wg = SIMD8(repeating: Float(wg))
-            self.wb = SIMD8(repeating: Float(wb))
-            c = SIMD8(repeating: scale)
-            // ⌊v⌋ as round-to-nearest(v − ½) after adding 2^52 (Double's unit in the last place is then 1).
-            self.base = SIMD8(repeating: base + gap / 2)
-        }
-
-        @inline(__always)
-        func apply(_ r: SIMD8<Float>, _ g: SIMD8<Float>, _ b: SIMD8<Float>) -> SIMD8<UInt32> {
-            let t = r * wr + g * wg + b * wb
-            let td = SIMD8<Double>(Double(t[0]), Double(t[1]), Double(t[2]), Double(t[3]),
-                                   Double(t[4]), Double(t[5]), Double(t[6]), Double(t[7]))
-            let v = td * c + base
-            let bits = unsafeBitCast(v + SIMD8(repeating: 4_503_599_627_370_495.5), to: SIMD8<UInt64>.self)
-            let q = SIMD8<UInt32>(UInt32(truncatingIfNeeded: bits[0]), UInt32(truncatingIfNeeded: bits[1]),
-                                  UInt32(truncatingIfNeeded: bits[2]), UInt32(truncatingIfNeeded: bits[3]),
-                                  UInt32(truncatingIfNeeded: bits[4]), UInt32(truncatingIfNeeded: bits[5]),
-                                  UInt32(truncatingIfNeeded: bits[6]), UInt32(truncatingIfNeeded: bits[7]))
-            return pointwiseMin(q, SIMD8(repeating: 255))
-        }
-
-        /// Cb (u: true) or Cr of a conversion, on 2×2 block sums.
-        static func chroma(_ spec: ConversionSpec, u: Bool) -> DoublePlane {
-            let s = ColorMatrix.scale, m = spec.matrix
-            let k = u ? m.kb : m.kr
-            let (wr, wg, wb) = u ? (-m.kr, -m.kg, s - m.kb) : (s - m.kr, -m.kg, -m.kb)
-            let full = spec.range == .full
-            return DoublePlane(wr: wr, wg: wg, wb: wb,
-                               scale: full ? 1 / Double(8 * (s - k)) : 28 / Double(255 * (s - k)),
-                               base: 128.5, gap: full ? 1 / Double(16 * (s - k)) : 1 / Double(510 * (s - k)))
-        }
-
-        static func limitedLuma(_ spec: ConversionSpec) -> DoublePlane {
-            let s = ColorMatrix.scale, m = spec.matrix
-            return DoublePlane(wr: m.kr, wg: m.kg, wb: m.kb, scale: 219 / Double(255 * s), base: 16.5,
-                               gap: 1 / Double(255 * s))
-        }
-    }
-
-    /// Limited-range luma of eight RGBX pixels through `DoublePlane`.
-    @usableFromInline
-    struct LimitedLuma {
-        let plane: DoublePlane
-
-        @inline(__always)
-        func luma(_ v: SIMD8<UInt32>) -> SIMD8<UInt32> {
-            let m = SIMD8<UInt32>(repeating: 0xFF)
-            return plane.apply(toFloat(v & m), toFloat((v &>> 8) & m), toFloat((v &>> 16) & m))
-        }
-    }
-
-    /// Eight small integers (below 2^23) to Float exactly: 2^23 + n has n in its low mantissa bits.
-    @inline(__always)
-    static func toFloat(_ v: SIMD8<UInt32>) -> SIMD8<Float> {
-        unsafeBitCast(v | SIMD8(repeating: 0x4B00_0000), to: SIMD8<Float>.self) - SIMD8(repeating: 8_388_608)
-    }
-
-    @inline(__always)
-    static func narrow(_ q: SIMD8<UInt32>) -> SIMD8<UInt8> {
-        SIMD8<UInt8>(UInt8(truncatingIfNeeded: q[0]), UInt8(truncatingIfNeeded: q[1]),
-                     UInt8(truncatingIfNeeded: q[2]), UInt8(truncatingIfNeeded: q[3]),
-                     UInt8(truncatingIfNeeded: q[4]), UInt8(truncatingIfNeeded: q[5]),
-                     UInt8(truncatingIfNeeded: q[6]), UInt8(truncatingIfNeeded: q[7]))
-    }
-
-    /// Lanes 0,2,4,6 of `a` then of `b`, and lanes 1,3,5,7: the two pixels of each horizontal pair.
-    @inline(__always)
-    static func evens(_ a: SIMD8<UInt32>, _ b: SIMD8<UInt32>) -> SIMD8<UInt32> {
-        SIMD8(a[0], a[2], a[4], a[6], b[0], b[2], b[4], b[6])
-    }
-
-    @inline(__always)
-    static func odds(_ a: SIMD8<UInt32>, _ b: SIMD8<UInt32>) -> SIMD8<UInt32> {
-        SIMD8(a[1], a[3], a[5], a[7], b[1], b[3], b[5], b[7])
-    }
-
+    @usableFromInline typealias U32 = SIMD16<UInt32>
+    @usableFromInline typealias I32 = SIMD16<Int32>
+    @usableFromInline typealias F32 = SIMD16<Float>
 
     /// Two rows of RGBX → two rows of Y and one row each of U and V (⌈width/2⌉), in one pass over the
     /// source: every pixel is loaded once. For an odd last row pass the same row twice and `y1 = nil`.
@@ -129,89 +29,252 @@ public enum SIMDKernels {
                                         _ y0: UnsafeMutablePointer<UInt8>, _ y1: UnsafeMutablePointer<UInt8>?,
                                         _ u: UnsafeMutablePointer<UInt8>, _ v: UnsafeMutablePointer<UInt8>,
                                         _ width: Int, _ k: KernelConstants) {
-        let ku = DoublePlane.chroma(k.spec, u: true), kv = DoublePlane.chroma(k.spec, u: false)
-        let fy: FloatLuma? = k.spec.range == .full ? FloatLuma(k.spec) : nil
-        let ly = DoublePlane.limitedLuma(k.spec)
-        let ky = LimitedLuma(plane: ly)
-        let whole = width & ~15
-        if let fy {
-            body(UnsafeRawPointer(src0), UnsafeRawPointer(src1), y0, y1, u, v, 0, whole, { fy.apply($0) }, ku, kv)
-        } else {
-            body(UnsafeRawPointer(src0), UnsafeRawPointer(src1), y0, y1, u, v, 0, whole, { ky.luma($0) }, ku, kv)
+        rowPair(src0, src1, y0, y1, .planar(u, v), width, k.spec)
+    }
+
+    /// The same with U and V interleaved into one row of 2·⌈width/2⌉ bytes (NV12's UV plane).
+    public static func rgbaToNV12RowPair(_ src0: UnsafePointer<UInt8>, _ src1: UnsafePointer<UInt8>,
+                                         _ y0: UnsafeMutablePointer<UInt8>, _ y1: UnsafeMutablePointer<UInt8>?,
+                                         _ uv: UnsafeMutablePointer<UInt8>, _ width: Int, _ k: KernelConstants) {
+        rowPair(src0, src1, y0, y1, .interleaved(uv), width, k.spec)
+    }
+
+    /// Where a row pair's chroma goes.
+    public enum ChromaOut {
+        case planar(UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>)
+        case interleaved(UnsafeMutablePointer<UInt8>)
+    }
+
+    /// The row pair with a prepared plan (what the drivers call).
+    public static func rowPair(_ src0: UnsafePointer<UInt8>, _ src1: UnsafePointer<UInt8>,
+                               _ y0: UnsafeMutablePointer<UInt8>, _ y1: UnsafeMutablePointer<UInt8>?,
+                               _ chroma: ChromaOut, _ width: Int, _ spec: ConversionSpec) {
+        let whole = width & ~(step - 1)
+        let (u, v, uv): (UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?)
+        switch chroma {
+        case .planar(let pu, let pv): (u, v, uv) = (pu, pv, nil)
+        case .interleaved(let p): (u, v, uv) = (nil, nil, p)
         }
+        dispatch(UnsafeRawPointer(src0), UnsafeRawPointer(src1), y0, y1, u, v, uv, whole, spec)
         if whole == width { return }
-        // The tail: copy into 16-pixel buffers (the last pixel replicated), run the same code, copy out.
+        // The tail: copy into one step's buffers (the last pixel replicated), run the same code, copy out.
         let rest = width - whole
-        var t0 = (SIMD16<UInt32>(), SIMD16<UInt32>()), tY0 = SIMD16<UInt8>(), tY1 = SIMD16<UInt8>()
-        var tU = SIMD8<UInt8>(), tV = SIMD8<UInt8>()
-        withUnsafeMutableBytes(of: &t0) { t in
-            let a = t.baseAddress!, b = t.baseAddress! + 64
-            for i in 0..<16 {
-                let x = whole + min(i, rest - 1)
-                a.storeBytes(of: UnsafeRawPointer(src0).loadUnaligned(fromByteOffset: 4 * x, as: UInt32.self),
-                             toByteOffset: 4 * i, as: UInt32.self)
-                b.storeBytes(of: UnsafeRawPointer(src1).loadUnaligned(fromByteOffset: 4 * x, as: UInt32.self),
-                             toByteOffset: 4 * i, as: UInt32.self)
-            }
-            withUnsafeMutableBytes(of: &tY0) { py0 in
-                withUnsafeMutableBytes(of: &tY1) { py1 in
-                    withUnsafeMutableBytes(of: &tU) { pu in
-                        withUnsafeMutableBytes(of: &tV) { pv in
-                            let o0 = py0.baseAddress!.assumingMemoryBound(to: UInt8.self)
-                            let o1 = py1.baseAddress!.assumingMemoryBound(to: UInt8.self)
-                            let ou = pu.baseAddress!.assumingMemoryBound(to: UInt8.self)
-                            let ov = pv.baseAddress!.assumingMemoryBound(to: UInt8.self)
-                            if let fy {
-                                body(UnsafeRawPointer(a), UnsafeRawPointer(b), o0, o1, ou, ov, 0, 16, { fy.apply($0) }, ku, kv)
-                            } else {
-                                body(UnsafeRawPointer(a), UnsafeRawPointer(b), o0, o1, ou, ov, 0, 16, { ky.luma($0) }, ku, kv)
-                            }
-                            for i in 0..<rest {
-                                y0[whole + i] = o0[i]
-                                y1?[whole + i] = o1[i]
-                            }
-                            for i in 0..<((rest + 1) / 2) {
-                                u[whole / 2 + i] = ou[i]
-                                v[whole / 2 + i] = ov[i]
-                            }
-                        }
-                    }
-                }
+        let scratch = UnsafeMutableRawPointer.allocate(byteCount: 2 * 4 * step + 4 * step, alignment: 64)
+        defer { scratch.deallocate() }
+        let a = scratch, b = scratch + 4 * step
+        for i in 0..<step {
+            let x = whole + min(i, rest - 1)
+            a.storeBytes(of: UnsafeRawPointer(src0).loadUnaligned(fromByteOffset: 4 * x, as: UInt32.self),
+                         toByteOffset: 4 * i, as: UInt32.self)
+            b.storeBytes(of: UnsafeRawPointer(src1).loadUnaligned(fromByteOffset: 4 * x, as: UInt32.self),
+                         toByteOffset: 4 * i, as: UInt32.self)
+        }
+        let o0 = (scratch + 8 * step).assumingMemoryBound(to: UInt8.self), o1 = o0 + step, oc = o0 + 2 * step
+        dispatch(UnsafeRawPointer(a), UnsafeRawPointer(b), o0, o1, uv == nil ? oc : nil,
+                 uv == nil ? oc + step / 2 : nil, uv == nil ? nil : oc, step, spec)
+        for i in 0..<rest {
+            y0[whole + i] = o0[i]
+            y1?[whole + i] = o1[i]
+        }
+        let cw = (rest + 1) / 2, c0 = whole / 2
+        if let uv {
+            for i in 0..<(2 * cw) { uv[2 * c0 + i] = oc[i] }
+        } else if let u, let v {
+            for i in 0..<cw {
+                u[c0 + i] = oc[i]
+                v[c0 + i] = oc[step / 2 + i]
             }
         }
     }
 
+    /// Pixels per row per loop step.
+    static let step = 32
+
+    /// One loop per matrix, range and chroma shape, each with its constants folded in (`body` is inlined
+    /// twelve times: literal weights are what lets LLVM prove the products 16-bit and use `vpmaddwd`).
+    @inline(never)
+    static func dispatch(_ s0: UnsafeRawPointer, _ s1: UnsafeRawPointer, _ y0: UnsafeMutablePointer<UInt8>,
+                         _ y1: UnsafeMutablePointer<UInt8>?, _ u: UnsafeMutablePointer<UInt8>?,
+                         _ v: UnsafeMutablePointer<UInt8>?, _ uv: UnsafeMutablePointer<UInt8>?, _ count: Int,
+                         _ spec: ConversionSpec) {
+        if count == 0 { return }
+        switch (spec.matrix, spec.range, uv != nil) {
+        case (.bt601, .full, true): body(s0, s1, y0, y1, u, v, uv, count, .bt601, full: true, nv12: true)
+        case (.bt601, .full, false): body(s0, s1, y0, y1, u, v, uv, count, .bt601, full: true, nv12: false)
+        case (.bt601, .limited, true): body(s0, s1, y0, y1, u, v, uv, count, .bt601, full: false, nv12: true)
+        case (.bt601, .limited, false): body(s0, s1, y0, y1, u, v, uv, count, .bt601, full: false, nv12: false)
+        case (.bt709, .full, true): body(s0, s1, y0, y1, u, v, uv, count, .bt709, full: true, nv12: true)
+        case (.bt709, .full, false): body(s0, s1, y0, y1, u, v, uv, count, .bt709, full: true, nv12: false)
+        case (.bt709, .limited, true): body(s0, s1, y0, y1, u, v, uv, count, .bt709, full: false, nv12: true)
+        case (.bt709, .limited, false): body(s0, s1, y0, y1, u, v, uv, count, .bt709, full: false, nv12: false)
+        case (.bt2020, .full, true): body(s0, s1, y0, y1, u, v, uv, count, .bt2020, full: true, nv12: true)
+        case (.bt2020, .full, false): body(s0, s1, y0, y1, u, v, uv, count, .bt2020, full: true, nv12: false)
+        case (.bt2020, .limited, true): body(s0, s1, y0, y1, u, v, uv, count, .bt2020, full: false, nv12: true)
+        case (.bt2020, .limited, false): body(s0, s1, y0, y1, u, v, uv, count, .bt2020, full: false, nv12: false)
+        }
+    }
+
+    /// Weights splatted and masked to 15 bits, so LLVM knows each product is 16 × 16 bits (`vpmaddwd`).
+    @inline(__always)
+    static func weight(_ w: Int) -> U32 { U32(repeating: UInt32(w) & 0x7FFF) }
+
+    /// Sixteen Int32 as Floats (`vcvtdq2ps`; the stdlib's generic SIMD16 conversion is an out-of-line call).
+    @inline(__always)
+    static func toFloat(_ n: I32) -> F32 {
+        var r = F32()
+        for i in 0..<16 { r[i] = Float(n[i]) }
+        return r
+    }
+
+    /// a·b + c with one rounding (`vfmadd`), lane by lane.
+    @inline(__always)
+    static func mulAdd(_ a: F32, _ b: F32, _ c: F32) -> F32 {
+        var r = F32()
+        for i in 0..<16 { r[i] = c[i].addingProduct(a[i], b[i]) }
+        return r
+    }
+
+    /// ⌊a·b⌋ for a·b in [0, 2^22), as round-to-nearest(a·b − ½): a·b + 2^23 − ½ in one rounding leaves a
+    /// Float whose unit is 1, whose low mantissa bits are the result.
+    @inline(__always)
+    static func floorProduct(_ a: F32, _ b: F32) -> I32 {
+        unsafeBitCast(mulAdd(a, b, F32(repeating: 8_388_607.5)), to: I32.self) & I32(repeating: 0x7F_FFFF)
+    }
+
+    /// Round-to-nearest of a·b in [0, 2^22) (ties never occur where it is used).
+    @inline(__always)
+    static func roundProduct(_ a: F32, _ b: F32) -> I32 {
+        unsafeBitCast(mulAdd(a, b, F32(repeating: 8_388_608)), to: I32.self) & I32(repeating: 0x7F_FFFF)
+    }
+
+    /// min(c, 255) for 0 ≤ c ≤ 256, without the stdlib's out-of-line `pointwiseMin` for SIMD16.
+    @inline(__always)
+    static func clamp255(_ c: I32) -> I32 { c &- (c &>> 8) }
+
+    /// ⌊n/d⌋ for exact 0 ≤ n < 2^31 and d ≥ 2^16: the Float estimate is within one, and the exact remainder
+    /// corrects it.
+    @inline(__always)
+    static func divide(_ n: I32, _ d: I32, _ inv: F32) -> I32 {
+        var q = floorProduct(toFloat(n), inv)
+        let r = n &- q &* d
+        q = q &+ (r &>> 31)                     // r < 0: one too high
+        q = q &- ((d &- 1 &- r) &>> 31)         // r ≥ d: one too low
+        return q
+    }
+
+    /// Sixteen 32-bit values (each ≤ 255) as bytes.
+    @inline(__always)
+    static func narrow(_ a: U32) -> SIMD16<UInt8> {
+        SIMD16<UInt8>(UInt8(truncatingIfNeeded: a[0]), UInt8(truncatingIfNeeded: a[1]),
+                      UInt8(truncatingIfNeeded: a[2]), UInt8(truncatingIfNeeded: a[3]),
+                      UInt8(truncatingIfNeeded: a[4]), UInt8(truncatingIfNeeded: a[5]),
+                      UInt8(truncatingIfNeeded: a[6]), UInt8(truncatingIfNeeded: a[7]),
+                      UInt8(truncatingIfNeeded: a[8]), UInt8(truncatingIfNeeded: a[9]),
+                      UInt8(truncatingIfNeeded: a[10]), UInt8(truncatingIfNeeded: a[11]),
+                      UInt8(truncatingIfNeeded: a[12]), UInt8(truncatingIfNeeded: a[13]),
+                      UInt8(truncatingIfNeeded: a[14]), UInt8(truncatingIfNeeded: a[15]))
+    }
+
+    /// Blocks arrive in the order 0, 8, 1, 9, … 7, 15 (see `body`); this puts them back in order.
+    @inline(__always)
+    static func unzip(_ a: U32) -> U32 {
+        U32(a[0], a[2], a[4], a[6], a[8], a[10], a[12], a[14], a[1], a[3], a[5], a[7], a[9], a[11], a[13], a[15])
+    }
+
     @inline(__always)
     static func body(_ s0: UnsafeRawPointer, _ s1: UnsafeRawPointer, _ y0: UnsafeMutablePointer<UInt8>,
-                     _ y1: UnsafeMutablePointer<UInt8>?, _ u: UnsafeMutablePointer<UInt8>,
-                     _ v: UnsafeMutablePointer<UInt8>, _ from: Int, _ to: Int,
-                     _ luma: (SIMD8<UInt32>) -> SIMD8<UInt32>, _ ku: DoublePlane, _ kv: DoublePlane) {
-        let m = SIMD8<UInt32>(repeating: 0xFF)
-        var x = from
-        while x < to {
-            let a0 = s0.loadUnaligned(fromByteOffset: 4 * x, as: SIMD8<UInt32>.self)
-            let b0 = s0.loadUnaligned(fromByteOffset: 4 * x + 32, as: SIMD8<UInt32>.self)
-            let a1 = s1.loadUnaligned(fromByteOffset: 4 * x, as: SIMD8<UInt32>.self)
-            let b1 = s1.loadUnaligned(fromByteOffset: 4 * x + 32, as: SIMD8<UInt32>.self)
-            let yRow0 = UnsafeMutableRawPointer(y0 + x)
-            yRow0.storeBytes(of: narrow(luma(a0)), as: SIMD8<UInt8>.self)
-            (yRow0 + 8).storeBytes(of: narrow(luma(b0)), as: SIMD8<UInt8>.self)
-            if let y1 {
-                let yRow1 = UnsafeMutableRawPointer(y1 + x)
-                yRow1.storeBytes(of: narrow(luma(a1)), as: SIMD8<UInt8>.self)
-                (yRow1 + 8).storeBytes(of: narrow(luma(b1)), as: SIMD8<UInt8>.self)
+                     _ y1: UnsafeMutablePointer<UInt8>?, _ u: UnsafeMutablePointer<UInt8>?,
+                     _ v: UnsafeMutablePointer<UInt8>?, _ uv: UnsafeMutablePointer<UInt8>?, _ to: Int,
+                     _ matrix: ColorMatrix, full: Bool, nv12: Bool) {
+        let s = ColorMatrix.scale, kr = matrix.kr, kg = matrix.kg, kb = matrix.kb
+        let byte = U32(repeating: 0xFF), fields = U32(repeating: 0x00FF_00FF), low15 = U32(repeating: 0x7FFF)
+        // Luma: n = wr·R + wg·G + wb·B with 2K (full: 2n + 1 over 2S) or K (limited: 219·n + bias over 255·S).
+        let yw = full ? 2 : 1
+        let yr = weight(yw * kr), yg = weight(yw * kg), yb = weight(yw * kb)
+        let yBias = I32(repeating: Int32(16 * 255 * s + 255 * s / 2)), yDiv = I32(repeating: Int32(255 * s))
+        let yInv = F32(repeating: full ? 1 / Float(2 * s) : 1 / Float(255 * s))
+        // Chroma numerators t = D·ΣB − Kr·ΣR − Kg·ΣG (U, D = S − Kb) and D·ΣR − Kg·ΣG − Kb·ΣB (V, D = S − Kr).
+        let du = s - kb, dv = s - kr
+        let ur = weight(kr), ug = weight(kg), ub = weight(du)
+        let vr = weight(dv), vg = weight(kg), vb = weight(kb)
+        // Full: C = ⌊(t + 1028·D)/(8D)⌋; limited: C = ⌊(56·t + 257·255·D)/(510·D)⌋.
+        let uBias = I32(repeating: Int32(full ? 1028 * du : 257 * 255 * du))
+        let vBias = I32(repeating: Int32(full ? 1028 * dv : 257 * 255 * dv))
+        let uDiv = I32(repeating: Int32(510 * du)), vDiv = I32(repeating: Int32(510 * dv))
+        let uInv = F32(repeating: full ? 1 / Float(2 * du) : 1 / Float(510 * du))
+        let vInv = F32(repeating: full ? 1 / Float(2 * dv) : 1 / Float(510 * dv))
+
+        @inline(__always)
+        func luma(_ p: U32) -> SIMD16<UInt8> {
+            if full {
+                let odd = U32(repeating: 1) &+ (p & byte) &* yr &+ ((p &>> 8) & byte) &* yg &+ ((p &>> 16) & byte) &* yb
+                return narrow(unsafeBitCast(roundProduct(toFloat(unsafeBitCast(odd, to: I32.self)), yInv), to: U32.self))
             }
-            // Vertical sums of R|B and G in 16-bit fields (at most 510), then the horizontal pairs.
-            let fields = SIMD8<UInt32>(repeating: 0x00FF_00FF)
-            let rbA = (a0 & fields) &+ (a1 & fields), rbB = (b0 & fields) &+ (b1 & fields)
-            let gA = ((a0 &>> 8) & m) &+ ((a1 &>> 8) & m), gB = ((b0 &>> 8) & m) &+ ((b1 &>> 8) & m)
-            let rb = evens(rbA, rbB) &+ odds(rbA, rbB)
-            let g = evens(gA, gB) &+ odds(gA, gB)
-            let r = toFloat(rb & SIMD8(repeating: 0xFFFF)), b = toFloat(rb &>> 16), gf = toFloat(g)
+            let n = (p & byte) &* yr &+ ((p &>> 8) & byte) &* yg &+ ((p &>> 16) & byte) &* yb
+            let big = unsafeBitCast(n, to: I32.self) &* I32(repeating: 219) &+ yBias
+            return narrow(unsafeBitCast(divide(big, yDiv, yInv), to: U32.self))
+        }
+
+        /// One plane of sixteen blocks from the block sums.
+        @inline(__always)
+        func chroma(_ r: U32, _ g: U32, _ b: U32, _ wr: U32, _ wg: U32, _ wb: U32, plusIsB: Bool,
+                    _ bias: I32, _ div: I32, _ inv: F32) -> U32 {
+            let pr = unsafeBitCast(r &* wr, to: I32.self), pg = unsafeBitCast(g &* wg, to: I32.self)
+            let pb = unsafeBitCast(b &* wb, to: I32.self)
+            let t = plusIsB ? pb &- pr &- pg : pr &- pg &- pb
+            let c: I32
+            if full {
+                let m2 = ((t &+ bias) &>> 2) | I32(repeating: 1)          // 2⌊(t + 1028·D)/8⌋ + 1
+                c = clamp255(floorProduct(toFloat(m2), inv))
+            } else {
+                let n = (t &<< 6) &- (t &<< 3) &+ bias                    // 56·t + bias
+                c = clamp255(divide(n, div, inv))
+            }
+            return unsafeBitCast(c, to: U32.self)
+        }
+
+        var x = 0
+        while x < to {
+            let a0 = s0.loadUnaligned(fromByteOffset: 4 * x, as: U32.self)
+            let b0 = s0.loadUnaligned(fromByteOffset: 4 * x + 64, as: U32.self)
+            let a1 = s1.loadUnaligned(fromByteOffset: 4 * x, as: U32.self)
+            let b1 = s1.loadUnaligned(fromByteOffset: 4 * x + 64, as: U32.self)
+            UnsafeMutableRawPointer(y0 + x).storeBytes(of: luma(a0), as: SIMD16<UInt8>.self)
+            UnsafeMutableRawPointer(y0 + x + 16).storeBytes(of: luma(b0), as: SIMD16<UInt8>.self)
+            if let y1 {
+                UnsafeMutableRawPointer(y1 + x).storeBytes(of: luma(a1), as: SIMD16<UInt8>.self)
+                UnsafeMutableRawPointer(y1 + x + 16).storeBytes(of: luma(b1), as: SIMD16<UInt8>.self)
+            }
+            // Vertical sums of R|B and G|X in 16-bit fields (at most 510), then each horizontal pair summed
+            // in 64-bit lanes: the low half of lane i holds block i's sums (at most 1020 a field).
+            let rbA = unsafeBitCast((a0 & fields) &+ (a1 & fields), to: SIMD8<UInt64>.self)
+            let rbB = unsafeBitCast((b0 & fields) &+ (b1 & fields), to: SIMD8<UInt64>.self)
+            let gA = unsafeBitCast(((a0 &>> 8) & fields) &+ ((a1 &>> 8) & fields), to: SIMD8<UInt64>.self)
+            let gB = unsafeBitCast(((b0 &>> 8) & fields) &+ ((b1 &>> 8) & fields), to: SIMD8<UInt64>.self)
+            let lowHalf = SIMD8<UInt64>(repeating: 0xFFFF_FFFF)
+            // Blocks in the order 0, 8, 1, 9, … (A's block i in lane 2i, B's in lane 2i+1).
+            let rb = unsafeBitCast(((rbA &+ (rbA &>> 32)) & lowHalf) | ((rbB &+ (rbB &>> 32)) &<< 32), to: U32.self)
+            let g = unsafeBitCast(((gA &+ (gA &>> 32)) & lowHalf) | ((gB &+ (gB &>> 32)) &<< 32), to: U32.self) & low15
+            let r = rb & low15, b = (rb &>> 16) & low15   // masks: LLVM then knows 16-bit products
+            let cu = chroma(r, g, b, ur, ug, ub, plusIsB: true, uBias, uDiv, uInv)
+            let cv = chroma(r, g, b, vr, vg, vb, plusIsB: false, vBias, vDiv, vInv)
             let c = x / 2
-            UnsafeMutableRawPointer(u + c).storeBytes(of: narrow(ku.apply(r, gf, b)), as: SIMD8<UInt8>.self)
-            UnsafeMutableRawPointer(v + c).storeBytes(of: narrow(kv.apply(r, gf, b)), as: SIMD8<UInt8>.self)
-            x += 16
+            if nv12, let uv {
+                let w = unzip(cu | (cv &<< 8))                      // U | V << 8 per block, in order
+                let out = SIMD16<UInt16>(UInt16(truncatingIfNeeded: w[0]), UInt16(truncatingIfNeeded: w[1]),
+                                         UInt16(truncatingIfNeeded: w[2]), UInt16(truncatingIfNeeded: w[3]),
+                                         UInt16(truncatingIfNeeded: w[4]), UInt16(truncatingIfNeeded: w[5]),
+                                         UInt16(truncatingIfNeeded: w[6]), UInt16(truncatingIfNeeded: w[7]),
+                                         UInt16(truncatingIfNeeded: w[8]), UInt16(truncatingIfNeeded: w[9]),
+                                         UInt16(truncatingIfNeeded: w[10]), UInt16(truncatingIfNeeded: w[11]),
+                                         UInt16(truncatingIfNeeded: w[12]), UInt16(truncatingIfNeeded: w[13]),
+                                         UInt16(truncatingIfNeeded: w[14]), UInt16(truncatingIfNeeded: w[15]))
+                UnsafeMutableRawPointer(uv + 2 * c).storeBytes(of: out, as: SIMD16<UInt16>.self)
+            } else if let u, let v {
+                UnsafeMutableRawPointer(u + c).storeBytes(of: narrow(unzip(cu)), as: SIMD16<UInt8>.self)
+                UnsafeMutableRawPointer(v + c).storeBytes(of: narrow(unzip(cv)), as: SIMD16<UInt8>.self)
+            }
+            x += step
         }
     }
 }

@@ -45,6 +45,30 @@ final class SIMDKernelTests: XCTestCase {
         }
     }
 
+    /// The NV12 row (U and V interleaved by the kernel) equals the planar row merged, at every width.
+    func testNV12RowEqualsPlanarRowMerged() {
+        var rng = SplitMix64(seed: 1212)
+        for spec in ConversionSpec.all {
+            let k = KernelConstants(spec)
+            for width in 1...257 {
+                let offset = (width * 3) % 7
+                let bytes = randomBytes(2 * 4 * width + offset, &rng)
+                bytes.withUnsafeBufferPointer { p in
+                    let s0 = p.baseAddress! + offset, s1 = s0 + 4 * width
+                    let planar = fused(s0, 4 * width, width, twoRows: true, k)
+                    let cw = (width + 1) / 2
+                    var y0 = [UInt8](repeating: 0, count: width), y1 = y0
+                    var uv = [UInt8](repeating: 0, count: 2 * cw)
+                    SIMDKernels.rgbaToNV12RowPair(s0, s1, &y0, &y1, &uv, width, k)
+                    XCTAssertEqual(y0, planar.y0, "\(spec) width \(width) Y0")
+                    XCTAssertEqual(y1, planar.y1, "\(spec) width \(width) Y1")
+                    XCTAssertEqual(uv, Array(zip(planar.u, planar.v).map { [$0.0, $0.1] }.joined()),
+                                   "\(spec) width \(width) UV")
+                }
+            }
+        }
+    }
+
     /// All 2^24 RGB triples through the fused kernel's luma (full range: Float; limited: Double).
     func testExhaustiveLuma() {
         let n = 1 << 24
