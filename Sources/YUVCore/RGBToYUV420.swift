@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 /// The sample layouts a source row can have.
 public enum SourceFormat: Sendable, Equatable {
@@ -112,7 +113,7 @@ public struct RGBToYUV420: Sendable {
         }
     }
 
-    /// Converts a whole picture held in memory, split into row bands across `threads` threads
+    /// Converts a whole picture held in memory, split into row bands run on `threads` threads
     /// (each band an even number of rows, so no chroma row is shared). The bytes do not depend on `threads`.
     public func convert(pixels: UnsafeRawPointer, rowBytes: Int, width: Int, height: Int,
                         layout: PixelLayout, threads: Int = 1) -> YUVImage {
@@ -128,21 +129,27 @@ public struct RGBToYUV420: Sendable {
     public func convert(pixels: UnsafeRawPointer, rowBytes: Int, width: Int, height: Int,
                         output: UnsafeMutablePointer<UInt8>, layout: PixelLayout, threads: Int) {
         let pairs = (height + 1) / 2
-        let bands = max(1, min(threads, pairs))
+        // Eight bands a thread (at least 16 row pairs each): a core slowed by something else takes fewer of
+        // them instead of holding up the rest, as one band a thread would.
+        let bands = threads <= 1 ? 1 : max(1, min(threads * 8, pairs / 16))
         if bands == 1 {
             convert(band: pixels, rowBytes: rowBytes, firstRow: 0, rowCount: height, output: output,
                     width: width, height: height, layout: layout)
             return
         }
         let pairsPerBand = (pairs + bands - 1) / bands
-        // Each band writes only its own rows of every plane.
+        // `threads` workers take the next band from a shared counter; each band writes only its own rows.
         let dst = UncheckedSendable(output), src = UncheckedSendable(pixels)
-        DispatchQueue.concurrentPerform(iterations: bands) { b in
-            let first = b * pairsPerBand * 2
-            guard first < height else { return }
-            let count = min(pairsPerBand * 2, height - first)
-            convert(band: src.value + first * rowBytes, rowBytes: rowBytes, firstRow: first, rowCount: count,
-                    output: dst.value, width: width, height: height, layout: layout)
+        let next = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: min(threads, bands)) { _ in
+            while true {
+                let b = next.add(1, ordering: .relaxed).oldValue
+                let first = b * pairsPerBand * 2
+                guard b < bands, first < height else { return }
+                let count = min(pairsPerBand * 2, height - first)
+                convert(band: src.value + first * rowBytes, rowBytes: rowBytes, firstRow: first, rowCount: count,
+                        output: dst.value, width: width, height: height, layout: layout)
+            }
         }
     }
 

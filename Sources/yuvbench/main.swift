@@ -72,6 +72,11 @@ let copyDst = UnsafeMutablePointer<UInt8>.allocate(capacity: rgba.count)
 copyDst.initialize(repeating: 0, count: rgba.count)
 let k709 = KernelConstants(ConversionSpec())
 
+struct UncheckedPointer: @unchecked Sendable {
+    let p: UnsafeMutablePointer<UInt8>
+    init(_ p: UnsafeMutablePointer<UInt8>) { self.p = p }
+}
+
 struct Contender {
     let name: String
     let body: () -> Void
@@ -83,6 +88,14 @@ do {
     do {
         contenders.append(Contender(name: "memcpy (RGBA frame, bandwidth ceiling)") {
             memcpy(copyDst, src, pixels * 4)
+        })
+        let srcShared = UncheckedPointer(src), copyShared = UncheckedPointer(copyDst)
+        contenders.append(Contender(name: "memcpy (RGBA frame), \(cores) threads") {
+            let chunk = (pixels * 4 + cores - 1) / cores
+            DispatchQueue.concurrentPerform(iterations: cores) { i in
+                let start = i * chunk, n = min(chunk, pixels * 4 - start)
+                if n > 0 { memcpy(copyShared.p + start, srcShared.p + start, n) }
+            }
         })
         contenders.append(Contender(name: "kernel RGBAToYRow bt709 full") {
             for y in 0..<height { RowKernels.rgbaToYRow(src + y * width * 4, dst + y * width, width, k709.y) }
