@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # make bench-e2e: whole conversions of a 12-megapixel photo, yuvconv against ffmpeg, ImageMagick, djpeg,
-# tjbench -yuv and a bare libpng decode, all timed in this one run. Wall time is the median of RUNS runs;
+# tjbench -yuv and a bare libpng decode, all timed in this one run. Wall time is the median of RUNS rounds;
 # peak memory is the maximum resident set size reported by /usr/bin/time -v.
 #
 #   bench/e2e.sh BUILD_DIR   (BUILD_DIR holds png_decode; the images are made there too)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$here/.build/bench}
-runs=${RUNS:-5}
+runs=${RUNS:-7}
 yuvconv=$here/.build/release/yuvconv
 mkdir -p "$out"
 cd "$out"
@@ -20,45 +20,53 @@ grain() { ffmpeg -v error -y -i "$src" -vf "scale=$1:$2:flags=bicubic,noise=alls
 [ -f photo12.png ] || grain 4032 3024 | ffmpeg -v error -y -f image2pipe -vcodec ppm -i - -frames:v 1 photo12.png
 [ -f photo100.jpg ] || grain 11544 8658 | cjpeg -quality 90 -sample 2x2 -outfile photo100.jpg
 
-# median wall seconds and max RSS (KiB) of a command over $runs runs
-measure() {
-  local times=() rss=0
-  for _ in $(seq "$runs"); do
-    local t0 t1 wall kb
-    t0=$EPOCHREALTIME   # microseconds; /usr/bin/time's own wall clock has 10 ms steps
-    /usr/bin/time -v -o time.txt "$@" >/dev/null 2>time.err || { cat time.err >&2; return 1; }
-    t1=$EPOCHREALTIME
-    wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.4f", b - a}')
-    kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' time.txt)
-    times+=("$wall"); [ "$kb" -gt "$rss" ] && rss=$kb
-  done
-  local med
-  med=$(printf '%s\n' "${times[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-  echo "$med $rss"
+# One timed run: wall seconds (from the shell's microsecond clock; /usr/bin/time's own has 10 ms steps)
+# and max RSS in KiB.
+once() {
+  local t0 t1
+  t0=$EPOCHREALTIME
+  /usr/bin/time -v -o time.txt "$@" >/dev/null 2>time.err || { cat time.err >&2; return 1; }
+  t1=$EPOCHREALTIME
+  echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.4f", b - a}') $(awk -F': ' '/Maximum resident set size/ {print $2}' time.txt)"
 }
 
-row() { printf '%-58s %9s %10s %9s %9s\n' "$@"; }
-declare -A T R
-run() { local key=$1; shift; read -r T[$key] R[$key] < <(measure "$@"); }
+# Rounds: every contender runs once per round, in turn, so the shared machine's noise hits all of them
+# alike; the figure is the median over the rounds (peak memory: the largest seen).
+declare -A CMD TIMES R
+KEYS=()
+add() { local key=$1; shift; KEYS+=("$key"); CMD[$key]=$(printf '%q ' "$@"); R[$key]=0; TIMES[$key]=""; }
 
-run ours      "$yuvconv" photo12.jpg -o out.nv12 --force -q
-run ours_rgb  "$yuvconv" photo12.jpg -o out.nv12 --force -q --jpeg-path rgb
-run ffmpeg    ffmpeg -v error -y -i photo12.jpg -vf scale=out_color_matrix=bt709:out_range=full -pix_fmt nv12 -f rawvideo out_ff.nv12
+add ours      "$yuvconv" photo12.jpg -o out.nv12 --force -q
+add ours_rgb  "$yuvconv" photo12.jpg -o out.nv12 --force -q --jpeg-path rgb
+add ffmpeg    ffmpeg -v error -y -i photo12.jpg -vf scale=out_color_matrix=bt709:out_range=full -pix_fmt nv12 -f rawvideo out_ff.nv12
 # ImageMagick 6 exits 1 after writing a correct yuv: file here, so success is judged by the output.
-run magick    sh -c "rm -f out_im.yuv; convert photo12.jpg -sampling-factor 4:2:0 yuv:out_im.yuv; test -s out_im.yuv"
-run djpeg     djpeg -outfile out.ppm photo12.jpg
-run ours_png  "$yuvconv" photo12.png -o out_png.nv12 --force -q
-run png       ./png_decode photo12.png
-run ours_100  "$yuvconv" photo100.jpg -o out100.nv12 --force -q
-# tjbench decodes in memory, many times; its "Decomp to YUV" frame rate becomes a time for one decode.
-tj=$(tjbench photo12.jpg -yuv -benchtime 2 -warmup 1 2>&1 | awk '/Decomp to YUV/ {for (i=1;i<=NF;i++) if ($i ~ /^[0-9.]+$/) v=$i} END {print v}')
-tj_s=$(awk -v fps="$tj" 'BEGIN {if (fps > 0) printf "%.4f", 1/fps; else print "nan"}')
+add magick    sh -c "rm -f out_im.yuv; convert photo12.jpg -sampling-factor 4:2:0 yuv:out_im.yuv; test -s out_im.yuv"
+add djpeg     djpeg -outfile out.ppm photo12.jpg
+add ours_png  "$yuvconv" photo12.png -o out_png.nv12 --force -q
+add png       ./png_decode photo12.png
+add ours_100  "$yuvconv" photo100.jpg -o out100.nv12 --force -q
+TJ=()
+for _ in $(seq "$runs"); do
+  for key in "${KEYS[@]}"; do
+    read -r wall kb < <(eval "once ${CMD[$key]}")
+    TIMES[$key]="${TIMES[$key]} $wall"
+    [ "$kb" -gt "${R[$key]}" ] && R[$key]=$kb
+  done
+  # tjbench decodes in memory, over and over; its "Decomp to YUV" frame rate becomes a time for one decode.
+  fps=$(tjbench photo12.jpg -yuv -benchtime 1 -warmup 1 2>&1 | awk '/Decomp to YUV/ {for (i=1;i<=NF;i++) if ($i ~ /^[0-9.]+$/) v=$i} END {print v}')
+  TJ+=("$(awk -v f="$fps" 'BEGIN {if (f > 0) printf "%.4f", 1/f; else print "nan"}')")
+done
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+declare -A T
+for key in "${KEYS[@]}"; do T[$key]=$(median ${TIMES[$key]}); done
+tj_s=$(median "${TJ[@]}")
 
+row() { printf '%-58s %9s %10s %9s %9s\n' "$@"; }
 ms() { awk -v s="$1" 'BEGIN {printf "%.0f", s*1000}'; }
 mib() { awk -v k="$1" 'BEGIN {printf "%.1f", k/1024}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2fx", a/b; else print "-"}'; }
 
-echo "bench-e2e: 4032x3024 q90 4:2:0 JPEG ($(du -k photo12.jpg | cut -f1) KiB) and PNG, median of $runs runs, $(nproc) cores"
+echo "bench-e2e: 4032x3024 q90 4:2:0 JPEG ($(du -k photo12.jpg | cut -f1) KiB) and PNG, median of $runs interleaved rounds, $(nproc) cores"
 row "what" "wall ms" "peak MiB" "ours/it" ""
 row "yuvconv -> NV12 bt709 full (direct YCbCr, to a file)" "$(ms ${T[ours]})" "$(mib ${R[ours]})" "1.00x"
 row "yuvconv --jpeg-path rgb" "$(ms ${T[ours_rgb]})" "$(mib ${R[ours_rgb]})" "$(ratio ${T[ours]} ${T[ours_rgb]})"

@@ -16,6 +16,8 @@ public final class InputSource {
     /// Bytes on disk (or read from the pipe).
     public let byteCount: Int
     private var memory: UnsafeMutableRawPointer?
+    private var streamBuffer: UnsafeMutableRawPointer?
+    static let streamBufferBytes = 1 << 18
 
     /// The name to print for this input: `-` reads standard input and is shown as `<stdin>`.
     public var displayName: String { path == "-" ? "<stdin>" : path }
@@ -31,7 +33,11 @@ public final class InputSource {
             guard let f = fopen(path, "rb") else { throw .cannotOpen(errnoMessage()) }
             if (st.st_mode & S_IFMT) == S_IFREG {
                 // Larger reads than stdio's 4 KiB: fewer system calls under libjpeg's and libpng's small ones.
-                setvbuf(f, nil, _IOFBF, 1 << 18)
+                // glibc ignores the size unless it is given the buffer, so it gets one (freed after fclose).
+                streamBuffer = malloc(Self.streamBufferBytes)
+                if let streamBuffer {
+                    setvbuf(f, streamBuffer.assumingMemoryBound(to: CChar.self), _IOFBF, Self.streamBufferBytes)
+                }
                 opened = f
                 size = Int(st.st_size)
             } else {
@@ -54,13 +60,13 @@ public final class InputSource {
         var head = [UInt8](repeating: 0, count: 8)
         let got = fread(&head, 1, 8, f)
         if size == 0 || got == 0 {
-            fclose(f); free(memory)
+            fclose(f); free(memory); free(streamBuffer)
             throw .empty
         }
         rewind(f)
         let sniffed = yc_sniff(head, got)
         if sniffed == YC_FORMAT_UNKNOWN {
-            fclose(f); free(memory)
+            fclose(f); free(memory); free(streamBuffer)
             throw .unknownFormat
         }
         file = f
@@ -97,5 +103,6 @@ public final class InputSource {
     deinit {
         fclose(file)
         free(memory)
+        free(streamBuffer)
     }
 }
