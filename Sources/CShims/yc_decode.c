@@ -100,6 +100,44 @@ static void jpeg_emit_message(j_common_ptr cinfo, int level) {
     if (dec->warnings++ == 0) snprintf(dec->first_warning, sizeof dec->first_warning, "%s", buf);
 }
 
+// ---------------------------------------------------------------- EXIF orientation
+
+static unsigned tiff_u16(const uint8_t *p, int big) { return big ? (unsigned)(p[0] << 8 | p[1]) : (unsigned)(p[1] << 8 | p[0]); }
+static uint32_t tiff_u32(const uint8_t *p, int big) {
+    return big ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]
+               : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+int yc_exif_orientation(const uint8_t *b, size_t n) {
+    if (!b || n < 8) return 1;
+    int big;
+    if (b[0] == 'I' && b[1] == 'I' && b[2] == 42 && b[3] == 0) big = 0;
+    else if (b[0] == 'M' && b[1] == 'M' && b[2] == 0 && b[3] == 42) big = 1;
+    else return 1;
+    uint32_t ifd = tiff_u32(b + 4, big);
+    if (ifd < 8 || ifd > n - 2) return 1;
+    unsigned entries = tiff_u16(b + ifd, big);
+    for (unsigned i = 0; i < entries; i++) {
+        size_t e = (size_t)ifd + 2 + (size_t)i * 12;
+        if (e + 12 > n) return 1;
+        if (tiff_u16(b + e, big) != 0x0112) continue;
+        unsigned type = tiff_u16(b + e + 2, big);
+        uint32_t count = tiff_u32(b + e + 4, big);
+        if (type != 3 || count != 1) return 1;   // SHORT, one value, held in the entry itself
+        unsigned v = tiff_u16(b + e + 8, big);
+        return v >= 1 && v <= 8 ? (int)v : 1;
+    }
+    return 1;
+}
+
+static int jpeg_orientation(struct jpeg_decompress_struct *j) {
+    for (jpeg_saved_marker_ptr m = j->marker_list; m; m = m->next) {
+        if (m->marker == JPEG_APP0 + 1 && m->data_length > 6 && memcmp(m->data, "Exif\0\0", 6) == 0)
+            return yc_exif_orientation(m->data + 6, m->data_length - 6);
+    }
+    return 1;
+}
+
 // The direct path takes greyscale, and YCbCr whose luma has the largest sampling factors and whose two
 // chroma components share theirs (dividing luma's): everything a camera or encoder writes. Anything else
 // goes through RGB.
@@ -121,6 +159,7 @@ static void jpeg_open(yc_decoder *dec, FILE *file, int raw) {
     jpeg_create_decompress(&dec->jpeg);
     dec->jpeg_created = 1;
     jpeg_stdio_src(&dec->jpeg, file);
+    jpeg_save_markers(&dec->jpeg, JPEG_APP0 + 1, 0xFFFF);   // Exif, for the orientation tag
     jpeg_read_header(&dec->jpeg, TRUE);
 
     struct jpeg_decompress_struct *j = &dec->jpeg;
@@ -138,6 +177,7 @@ static void jpeg_open(yc_decoder *dec, FILE *file, int raw) {
     }
     info->jpeg_progressive = j->progressive_mode;
     info->jpeg_arithmetic = j->arith_code;
+    info->orientation = jpeg_orientation(j);
     if (info->width == 0 || info->height == 0) {
         set_error(dec, "the image has no pixels (zero width or height)");
         return;
@@ -269,6 +309,13 @@ static void png_open(yc_decoder *dec, FILE *file) {
     info->png_bit_depth = depth;
     info->png_interlaced = interlace != PNG_INTERLACE_NONE;
     info->png_has_trns = png_get_valid(dec->png, dec->png_info, PNG_INFO_tRNS) != 0;
+    info->orientation = 1;
+#ifdef PNG_eXIf_SUPPORTED
+    png_uint_32 exif_len = 0;
+    png_bytep exif = NULL;
+    if (png_get_eXIf_1(dec->png, dec->png_info, &exif_len, &exif) && exif)
+        info->orientation = yc_exif_orientation(exif, exif_len);
+#endif
     info->bytes_per_sample = depth == 16 ? 2 : 1;
     if ((uint64_t)w * h > dec->max_pixels) {
         char msg[YC_MSG];

@@ -16,6 +16,8 @@ public struct SourceInfo: Sendable, Equatable {
     public let interlaced: Bool
     /// PNG with an alpha channel or tRNS.
     public var hasAlpha: Bool = false
+    /// The EXIF orientation tag (JPEG APP1 Exif, PNG eXIf), 1 when there is none.
+    public var orientation: Int = 1
 }
 
 /// A row-streaming JPEG or PNG decoder. All C types and error codes stay in here.
@@ -111,8 +113,10 @@ public final class ImageDecoder {
             default: sampling = jpegSubsampling(h: h, v: v)
             }
             if i.jpeg_progressive != 0 { sampling += " progressive" }
-            return SourceInfo(container: .jpeg, width: Int(i.width), height: Int(i.height), sampling: sampling,
-                              rowFormat: .rgba8, progressive: i.jpeg_progressive != 0, interlaced: false)
+            var info = SourceInfo(container: .jpeg, width: Int(i.width), height: Int(i.height), sampling: sampling,
+                                  rowFormat: .rgba8, progressive: i.jpeg_progressive != 0, interlaced: false)
+            info.orientation = Int(i.orientation)
+            return info
         }
         let depth = Int(i.png_bit_depth)
         var kind: String
@@ -131,6 +135,7 @@ public final class ImageDecoder {
                               rowFormat: i.bytes_per_sample == 2 ? .rgb16 : (i.channels == 4 ? .rgba8 : .rgb8),
                               progressive: false, interlaced: i.png_interlaced != 0)
         info.hasAlpha = i.png_color_type & 4 != 0 || i.png_has_trns != 0
+        info.orientation = Int(i.orientation)
         return info
     }
 
@@ -149,4 +154,10 @@ public final class ImageDecoder {
         default: return "YCbCr \(h[0])x\(v[0]),\(h[1])x\(v[1]),\(h[2])x\(v[2])"
         }
     }
+}
+
+/// The EXIF orientation tag of TIFF-structured EXIF data (from its byte-order mark on, as in a PNG eXIf chunk
+/// or after a JPEG APP1's "Exif\0\0"): 1…8, or 1 when absent, malformed or out of range.
+public func exifOrientation(_ tiff: [UInt8]) -> Int {
+    tiff.withUnsafeBufferPointer { Int(yc_exif_orientation($0.baseAddress, $0.count)) }
 }

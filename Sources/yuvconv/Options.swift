@@ -33,6 +33,7 @@ struct Options {
     var maxPixels = ImageDecoder.defaultMaxPixels
     var allowTruncated = false
     var jpegPath = JPEGPath.direct
+    var orientation = OrientationMode.auto
     /// `yuvconv report FILE…`: measure, write nothing.
     var reportOnly = false
     var reportFormat: ReportFormat?
@@ -149,6 +150,8 @@ struct Options {
                 o.quality = try number(flag, inline, 1...100)
             case "--max-pixels":
                 o.maxPixels = try number(flag, inline, 1...Int.max)
+            case "--orientation":
+                o.orientation = try named(flag, inline, "orientation mode", "auto, ignore") { OrientationMode(rawValue: $0) }
             case "--jpeg-path":
                 o.jpegPath = try named(flag, inline, "JPEG path", "direct, rgb") { JPEGPath(rawValue: $0) }
             case "--report":
@@ -182,7 +185,7 @@ struct Options {
             }
             if inline != nil && !["-o", "--output", "--format", "--pix-fmt", "--pix_fmt", "--matrix", "--range",
                                   "--max-pixels", "--jpeg-path", "--report", "--report-file", "--align", "--files-from", "--name", "--jobs",
-                                  "--shard", "--quality", "--size", "-s", "--pix-fmt", "--pix_fmt", "--alpha"].contains(flag) {
+                                  "--shard", "--quality", "--size", "-s", "--pix-fmt", "--pix_fmt", "--alpha", "--orientation"].contains(flag) {
                 throw UsageError(message: "\(flag) takes no value")
             }
         }
@@ -291,6 +294,9 @@ let helpText = """
                                (W×H) after the 4:2:0 planes — yuva420p, or NV12 + A ("nv12a"), raw outputs
                                only; flatten[=#RRGGBB]: composite over a colour (default white) first;
                                premultiply: colour × alpha first (both rounded half up to 8 bits)
+          --orientation M      auto (default): apply the EXIF orientation (JPEG Exif, PNG eXIf) first, so
+                               the output is upright as viewers show it (a turned picture is held whole
+                               while it is turned); ignore: convert the samples as stored (yuvref's output)
           --jpeg-path P        direct (default): convert a JPEG from its own YCbCr planes, never building
                                RGB (4:2:0 to bt601 full is then the decoder's planes, byte for byte);
                                rgb: decode to RGB first, then convert exactly

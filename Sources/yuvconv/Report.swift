@@ -142,6 +142,7 @@ func jsonLine(_ r: ImageRecord) -> String {
           ("pixels", "\(g.pixels)"), ("source_sampling", jsonString(rep.info.sampling)), ("file_bytes", "\(rep.inputBytes)"),
           ("layout", jsonString(rep.layout.rawValue)), ("matrix", jsonString(rep.spec.matrix.rawValue)),
           ("range", jsonString(rep.spec.range.rawValue)), ("path", jsonString(rep.path)),
+          ("orientation", "\(rep.orientation.exif)"),
           ("rgba_bytes", "\(g.rgbaBytes)"), ("rgb_bytes", "\(g.rgbBytes)"), ("yuv_bytes", "\(r.yuvBytes)"),
           ("alignment", "\(r.alignment)"), ("yuv_aligned_bytes", "\(r.alignedBytes)"), ("alpha_bytes", "\(rep.alphaBytes)"),
           ("saving_vs_rgba_bytes", "\(r.savingRGBA.bytes)"), ("saving_vs_rgba_percent", jsonNumber(r.savingRGBA.percent, 2)),
@@ -248,7 +249,9 @@ func textReport(_ records: [ImageRecord], _ t: Totals) -> String {
                      + pad(q.map { fixed(min($0.psnrCb, $0.psnrCr), 1) } ?? "-", 7, right: true)
                      + pad(q.map { fixed($0.ssimY, 4) } ?? "-", 7, right: true))
         lines.append("    \(rep.info.container.rawValue) \(rep.info.sampling), \(formatBytes(rep.inputBytes)) on disk -> "
-                     + "\(rep.layout.rawValue) \(rep.spec), \(rep.path); aligned(\(r.alignment)) \(formatBytes(r.alignedBytes)); "
+                     + "\(rep.layout.rawValue) \(rep.spec), \(rep.path)"
+                     + (rep.orientation.isIdentity ? "" : ", \(rep.orientation) (EXIF \(rep.orientation.exif))")
+                     + "; aligned(\(r.alignment)) \(formatBytes(r.alignedBytes)); "
                      + "vs RGB saves \(fixed(r.savingRGB.percent, 1))%")
         lines.append("    used: buffers \(formatBytes(rep.ledgerPeakBytes)), peak RSS \(formatBytes(r.peakRSS)); "
                      + "naive RGBA route \(formatBytes(r.naivePeak))"

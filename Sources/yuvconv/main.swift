@@ -20,7 +20,8 @@ func summaryLine(name: String, report r: ConversionReport) -> String {
     return "\(name): \(g.width)x\(g.height) \(r.info.container.rawValue) \(r.info.sampling) -> \(layout) "
         + "(\(r.spec)): RGBA \(formatBytes(g.rgbaBytes)), \(layout) \(formatBytes(g.tightBytes + r.alphaBytes)), "
         + "saves \(formatBytes(saving.bytes)) (\(formatFixed(saving.percent, decimals: 1))%); "
-        + "\(r.path), buffers \(formatBytes(r.ledgerPeakBytes)), peak RSS \(formatBytes(peakResidentBytes()))"
+        + "\(r.path)" + (r.orientation.isIdentity ? "" : ", \(r.orientation) (EXIF \(r.orientation.exif))")
+        + ", buffers \(formatBytes(r.ledgerPeakBytes)), peak RSS \(formatBytes(peakResidentBytes()))"
 }
 
 func run(_ args: [String]) -> Int32 {
@@ -101,7 +102,8 @@ struct Outcome {
 func convertOne(input: String, output: String, layout: PixelLayout, options: Options, keepForReport: Bool) -> Outcome {
     let name = input == "-" ? "<stdin>" : input
     let decodeOptions = DecodeOptions(maxPixels: options.maxPixels, allowTruncated: options.allowTruncated,
-                                      jpegPath: options.jpegPath, pipelined: !options.inBatch, alpha: options.alpha)
+                                      jpegPath: options.jpegPath, pipelined: !options.inBatch, alpha: options.alpha,
+                                      orientation: options.orientation)
     if options.alpha == .keep && (options.wantsJPEG(output: output) || options.wantsPNG(output: output)
                                   || options.wantsY4M(output: output)) {
         return failed(FileError(path: output, reason: "--alpha keep writes raw layouts only (an A plane after the 4:2:0 planes)"))
@@ -198,7 +200,8 @@ func runReport(_ options: Options) -> Int32 {
     installSignalCleanup()
     let layout = options.layout ?? .nv12
     let decodeOptions = DecodeOptions(maxPixels: options.maxPixels, allowTruncated: options.allowTruncated,
-                                      jpegPath: options.jpegPath, alpha: options.alpha)
+                                      jpegPath: options.jpegPath, alpha: options.alpha,
+                                      orientation: options.orientation)
     var reportSink: AtomicOutput?
     if let file = options.reportFile {
         do {

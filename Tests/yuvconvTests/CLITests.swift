@@ -89,6 +89,26 @@ final class CLITests: CLITestCase {
         XCTAssertEqual(try leftovers(), [])
     }
 
+    func testOrientationOption() throws {
+        let jpg = fixture("jpeg/pillow/orientation_rectangle.jpg")   // 2x1 stored, EXIF 8
+        let auto = try run([jpg, "-o", "a.nv12"])
+        XCTAssertEqual(auto.status, 0, auto.stderr)
+        XCTAssertTrue(auto.stderr.contains(": 1x2 JPEG 4:2:0 -> nv12"), auto.stderr)
+        XCTAssertTrue(auto.stderr.contains("turned 90° anticlockwise (EXIF 8)"), auto.stderr)
+        let stored = try run([jpg, "-o", "b.nv12", "--orientation", "ignore"])
+        XCTAssertEqual(stored.status, 0, stored.stderr)
+        XCTAssertTrue(stored.stderr.contains(": 2x1 JPEG 4:2:0 -> nv12"), stored.stderr)
+        XCTAssertFalse(stored.stderr.contains("EXIF"), stored.stderr)
+        let bad = try run([jpg, "-o", "c.nv12", "--orientation", "sideways"])
+        XCTAssertEqual(bad.status, 2)
+        XCTAssertTrue(bad.stderr.contains("sideways"), bad.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("c.nv12").path))
+        let json = try run(["report", "--report", "json", jpg])
+        let text = String(decoding: json.stdout, as: UTF8.self)
+        XCTAssertTrue(text.contains("\"width\": 1, \"height\": 2"), text)
+        XCTAssertTrue(text.contains("\"orientation\": 8"), text)
+    }
+
     func testConvertsExactlyWithFormatFromOptionOrExtension() throws {
         let png = "pngsuite/basn2c08.png"
         let r1 = try run([fixture(png), "-o", "a.nv12"])
