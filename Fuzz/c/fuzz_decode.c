@@ -9,7 +9,7 @@
 static void run(const uint8_t *data, size_t size, int raw) {
     FILE *f = fmemopen((void *)data, size, "rb");
     if (!f) return;
-    yc_decoder *d = yc_open(f, yc_sniff(data, size), 1u << 22, raw & 2, raw & 1);
+    yc_decoder *d = yc_open(f, yc_sniff(data, size), 1u << 22, raw & 2, raw & 1, raw & 4);
     if (d && !yc_failed(d)) {
         const yc_info *i = yc_get_info(d);
         if (i->raw) {
@@ -44,5 +44,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     run(data, size, 0);  // RGB rows
     run(data, size, 1);  // raw planes (JPEG)
     run(data, size, 2);  // RGB rows, truncated data accepted
+    run(data, size, 4);  // rows with 16-bit alpha kept (PNG)
     return 0;
 }

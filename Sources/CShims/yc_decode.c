@@ -25,6 +25,7 @@ struct yc_decoder {
     int warnings;
     char first_warning[YC_MSG];
     int allow_truncated;
+    int alpha16;     // keep a 16-bit PNG's alpha (R,G,B,A rows)
     uint64_t max_pixels;
     jmp_buf jump;
     uint32_t rows_read;
@@ -334,8 +335,9 @@ static void png_open(yc_decoder *dec, FILE *file) {
     int has_alpha = (ctype & PNG_COLOR_MASK_ALPHA) || info->png_has_trns;
     // 16-bit: R,G,B (alpha stripped). 8-bit: R,G,B,A when there is alpha, else R,G,B as stored — the
     // converter widens those rows to 4 bytes itself, on its own thread, rather than libpng on the decoder's.
-    if (depth == 16 && has_alpha) png_set_strip_alpha(dec->png);
-    info->channels = (depth != 16 && has_alpha) ? 4 : 3;
+    int keep16 = depth == 16 && has_alpha && dec->alpha16;
+    if (depth == 16 && has_alpha && !keep16) png_set_strip_alpha(dec->png);
+    info->channels = ((depth != 16 && has_alpha) || keep16) ? 4 : 3;
     if (depth == 16) {
         const uint16_t probe = 1;
         if (*(const uint8_t *)&probe == 1) png_set_swap(dec->png);  // PNG is big-endian
@@ -380,12 +382,13 @@ static int png_end(yc_decoder *dec) {
 
 // ---------------------------------------------------------------- common
 
-yc_decoder *yc_open(FILE *file, yc_format format, uint64_t max_pixels, int allow_truncated, int raw) {
+yc_decoder *yc_open(FILE *file, yc_format format, uint64_t max_pixels, int allow_truncated, int raw, int alpha16) {
     yc_decoder *dec = calloc(1, sizeof *dec);
     if (!dec) return NULL;
     dec->format = format;
     dec->max_pixels = max_pixels;
     dec->allow_truncated = allow_truncated;
+    dec->alpha16 = alpha16;
     switch (format) {
     case YC_FORMAT_JPEG: jpeg_open(dec, file, raw); break;
     case YC_FORMAT_PNG: png_open(dec, file); break;

@@ -92,8 +92,8 @@ public struct QualityAccumulator {
             case .rgb8, .rgba8:
                 let p = src.assumingMemoryBound(to: UInt8.self) + x * format.bytesPerPixel
                 (r, g, b) = (Double(p[0]), Double(p[1]), Double(p[2]))
-            case .rgb16:
-                let p = src.assumingMemoryBound(to: UInt16.self) + x * 3
+            case .rgb16, .rgba16:
+                let p = src.assumingMemoryBound(to: UInt16.self) + x * (format.bytesPerPixel / 2)
                 (r, g, b) = (Double(p[0]) * 255 / 65535, Double(p[1]) * 255 / 65535, Double(p[2]) * 255 / 65535)
             }
             let yp = kr * r + kg * g + kb * b

@@ -9,12 +9,16 @@ public enum SourceFormat: Sendable, Equatable {
     case rgba8
     /// R,G,B 16-bit samples in native endianness (0…65535).
     case rgb16
+    /// R,G,B,A 16-bit samples: what a decoder hands out when a 16-bit picture's alpha is wanted. The I/O layer
+    /// reduces such rows to `rgb16` (applying the alpha mode) before a driver sees them.
+    case rgba16
 
     public var bytesPerPixel: Int {
         switch self {
         case .rgb8: return 3
         case .rgba8: return 4
         case .rgb16: return 6
+        case .rgba16: return 8
         }
     }
 }
@@ -36,6 +40,7 @@ public struct RGBToYUV420: Sendable {
     let constants: KernelConstants
 
     public init(spec: ConversionSpec, source: SourceFormat, kernels: KernelChoice = .fast) {
+        precondition(source != .rgba16, "16-bit RGBA rows are reduced to rgb16 before conversion")
         self.spec = spec
         self.source = source
         self.kernels = kernels

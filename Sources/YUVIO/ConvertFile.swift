@@ -284,12 +284,10 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
     do {
         let source = try InputSource(path: path)
         let decoder = try ImageDecoder(source: source, maxPixels: options.maxPixels,
-                                       allowTruncated: options.allowTruncated, raw: options.jpegPath == .direct)
+                                       allowTruncated: options.allowTruncated, raw: options.jpegPath == .direct,
+                                       alpha16: options.alpha != .ignore)
         let info = decoder.info
         let g = PlaneGeometry(width: info.width, height: info.height)
-        if options.alpha != .ignore && info.hasAlpha && info.rowFormat == .rgb16 {
-            throw DecodeError.decoder("16-bit alpha is not handled by --alpha keep/flatten/premultiply yet (use --alpha ignore)")
-        }
         // The EXIF orientation, applied to the picture before conversion (whole pixels, so the RGB route stays
         // the exact conversion of the upright picture). A turned picture is held whole while it is turned.
         let turn = options.orientation == .auto ? Orientation(exif: info.orientation) : .identity
@@ -351,7 +349,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
             })
         } else {
             pathName = "RGB"
-            let driver = RGBToYUV420(spec: spec, source: info.rowFormat, kernels: kernels)
+            let driver = RGBToYUV420(spec: spec, source: info.rowFormat.converted, kernels: kernels)
             let bandRows = 64   // rows a hand-off: fewer thread wake-ups, a few hundred KB a slot
             let rowBytes = info.width * info.rowFormat.bytesPerPixel
             let rgb = (0..<pipeline.slots).map { _ in UnsafeMutableRawPointer.allocate(byteCount: rowBytes * bandRows, alignment: 64) }
@@ -373,9 +371,9 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
                 return (row, n)
             }, consume: { slot, first, n in
                 let (rgb, bands, driver) = work.value
-                applyAlpha(alphaMode, rows: rgb[slot], rowBytes: rowBytes, width: g.width, count: n,
-                           format: info.rowFormat, into: bands[slot].alpha)
-                driver.convert(band: rgb[slot], rowBytes: rowBytes, firstRow: first, rowCount: n,
+                let (rows, stride) = applyAlpha(alphaMode, rows: rgb[slot], rowBytes: rowBytes, width: g.width, count: n,
+                                                format: info.rowFormat, into: bands[slot].alpha)
+                driver.convert(band: rows, rowBytes: stride, firstRow: first, rowCount: n,
                                into: bands[slot].targets(origin: first))
                 try shared.value.consume(bands[slot], firstRow: first, rows: n)
             })
@@ -460,40 +458,52 @@ func convertTurned(_ decoder: ImageDecoder, turn: Orientation, stored g: PlaneGe
         turn.apply(storedRows, srcRowBytes: storedRowBytes, width: g.width, height: g.height, bytesPerPixel: bpp,
                    to: pixels, dstRowBytes: rowBytes)
     }
-    let driver = RGBToYUV420(spec: spec, source: info.rowFormat, kernels: kernels)
+    let driver = RGBToYUV420(spec: spec, source: info.rowFormat.converted, kernels: kernels)
     let bandRows = 64
     let band = BandBuffer(geometry: og, layout: layout, rows: bandRows, alpha: keep)
     var row = 0
     while row < og.height {
-        let count = min(bandRows, og.height - row), rows = pixels + row * rowBytes
-        applyAlpha(options.alpha, rows: rows, rowBytes: rowBytes, width: og.width, count: count,
-                   format: info.rowFormat, into: band.alpha)
-        driver.convert(band: rows, rowBytes: rowBytes, firstRow: row, rowCount: count, into: band.targets(origin: row))
+        let count = min(bandRows, og.height - row)
+        let (rows, stride) = applyAlpha(options.alpha, rows: pixels + row * rowBytes, rowBytes: rowBytes, width: og.width,
+                                        count: count, format: info.rowFormat, into: band.alpha)
+        driver.convert(band: rows, rowBytes: stride, firstRow: row, rowCount: count, into: band.targets(origin: row))
         try sink.consume(band, firstRow: row, rows: count)
         row += count
     }
     return ("RGB", 2 * rowBytes * og.height + band.byteCount)
 }
 
-/// Applies the alpha mode to a band of source rows, in place: flattening or premultiplying the colour
-/// samples of R,G,B,A rows, or copying alpha out to `alphaRows` (255 for sources without alpha).
+extension SourceFormat {
+    /// The rows a driver converts for rows of this format (16-bit RGBA is reduced to RGB first).
+    var converted: SourceFormat { self == .rgba16 ? .rgb16 : self }
+}
+
+/// Applies the alpha mode to a band of source rows and returns the rows to convert (and their stride):
+/// 8-bit rows in place — flatten C′ = ⌊(C·a + bg·(255 − a))/255 + ½⌋, premultiply C′ = ⌊C·a/255 + ½⌋;
+/// 16-bit R,G,B,A rows packed to R,G,B in place, the same with 65535 and bg·257 (so the colour keeps 16 bits
+/// until the conversion's one rounding). With `alphaRows` (keep) the alpha goes there as 8 bits
+/// (⌊a·255/65535 + ½⌋ for 16-bit; 255 for sources without alpha).
 func applyAlpha(_ mode: AlphaMode, rows: UnsafeMutableRawPointer, rowBytes: Int, width: Int, count: Int,
-                format: SourceFormat, into alphaRows: UnsafeMutablePointer<UInt8>?) {
+                format: SourceFormat, into alphaRows: UnsafeMutablePointer<UInt8>?) -> (UnsafeMutableRawPointer, Int) {
+    if format == .rgba16 {
+        applyAlpha16(mode, rows: rows, rowBytes: rowBytes, width: width, count: count, into: alphaRows)
+        return (rows, rowBytes)
+    }
     if let alphaRows {
         guard format == .rgba8 else {
             alphaRows.update(repeating: 255, count: count * width)
-            return
+            return (rows, rowBytes)
         }
         for r in 0..<count {
             let p = rows.assumingMemoryBound(to: UInt8.self) + r * rowBytes
             for x in 0..<width { alphaRows[r * width + x] = p[4 * x + 3] }
         }
-        return
+        return (rows, rowBytes)
     }
-    guard format == .rgba8 else { return }
+    guard format == .rgba8 else { return (rows, rowBytes) }
     @inline(__always) func round255(_ n: Int) -> UInt8 { UInt8((2 * n + 255) / 510) }   // ⌊n/255 + ½⌋
     switch mode {
-    case .ignore, .keep: return
+    case .ignore, .keep: break
     case .premultiply:
         for r in 0..<count {
             let p = rows.assumingMemoryBound(to: UInt8.self) + r * rowBytes
@@ -509,6 +519,29 @@ func applyAlpha(_ mode: AlphaMode, rows: UnsafeMutableRawPointer, rowBytes: Int,
             for x in 0..<width {
                 let a = Int(p[4 * x + 3])
                 for c in 0..<3 { p[4 * x + c] = round255(Int(p[4 * x + c]) * a + bgc[c] * (255 - a)) }
+            }
+        }
+    }
+    return (rows, rowBytes)
+}
+
+/// 16-bit R,G,B,A rows → R,G,B rows of the same stride, in place (each pixel moves left, never over one
+/// not yet read), with the alpha mode applied.
+func applyAlpha16(_ mode: AlphaMode, rows: UnsafeMutableRawPointer, rowBytes: Int, width: Int, count: Int,
+                  into alphaRows: UnsafeMutablePointer<UInt8>?) {
+    @inline(__always) func round65535(_ n: Int) -> UInt16 { UInt16((2 * n + 65535) / 131070) }   // ⌊n/65535 + ½⌋
+    var bg = [0, 0, 0], flatten = false
+    if case .flatten(let r, let g, let b) = mode { (bg, flatten) = ([Int(r) * 257, Int(g) * 257, Int(b) * 257], true) }
+    let premultiply = mode == .premultiply
+    for r in 0..<count {
+        let p = (rows + r * rowBytes).assumingMemoryBound(to: UInt16.self)
+        for x in 0..<width {
+            let a = Int(p[4 * x + 3])
+            alphaRows?[r * width + x] = UInt8((2 * a + 257) / 514)   // ⌊a·255/65535 + ½⌋ = ⌊a/257 + ½⌋
+            for c in 0..<3 {
+                let v = Int(p[4 * x + c])
+                p[3 * x + c] = flatten ? round65535(v * a + bg[c] * (65535 - a))
+                             : premultiply ? round65535(v * a) : UInt16(v)
             }
         }
     }

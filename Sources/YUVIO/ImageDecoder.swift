@@ -32,10 +32,12 @@ public final class ImageDecoder {
 
     /// `raw`: ask for the JPEG direct path (decoder planes, no colour conversion); `isRaw` says whether the
     /// file allowed it.
+    /// `alpha16`: a 16-bit PNG with alpha keeps it (`rgba16` rows) for the alpha modes.
     public init(source: InputSource, maxPixels: Int = ImageDecoder.defaultMaxPixels,
-                allowTruncated: Bool = false, raw: Bool = false) throws(DecodeError) {
+                allowTruncated: Bool = false, raw: Bool = false, alpha16: Bool = false) throws(DecodeError) {
         self.source = source
-        guard let h = yc_open(source.file, source.format, UInt64(maxPixels), allowTruncated ? 1 : 0, raw ? 1 : 0) else {
+        guard let h = yc_open(source.file, source.format, UInt64(maxPixels), allowTruncated ? 1 : 0, raw ? 1 : 0,
+                              alpha16 ? 1 : 0) else {
             throw .decoder("out of memory")
         }
         if yc_failed(h) != 0 {
@@ -132,7 +134,8 @@ public final class ImageDecoder {
         if i.png_has_trns != 0 { sampling += " + tRNS" }
         if i.png_interlaced != 0 { sampling += " interlaced" }
         var info = SourceInfo(container: .png, width: Int(i.width), height: Int(i.height), sampling: sampling,
-                              rowFormat: i.bytes_per_sample == 2 ? .rgb16 : (i.channels == 4 ? .rgba8 : .rgb8),
+                              rowFormat: i.bytes_per_sample == 2 ? (i.channels == 4 ? .rgba16 : .rgb16)
+                                                                 : (i.channels == 4 ? .rgba8 : .rgb8),
                               progressive: false, interlaced: i.png_interlaced != 0)
         info.hasAlpha = i.png_color_type & 4 != 0 || i.png_has_trns != 0
         info.orientation = Int(i.orientation)

@@ -97,10 +97,21 @@ do {
                 if n > 0 { memcpy(copyShared.p + start, srcShared.p + start, n) }
             }
         })
-        contenders.append(Contender(name: "kernel RGBAToYRow bt709 full") {
+        contenders.append(Contender(name: "row pair RGBA→Y,Y,UV bt709 full (fused SIMD), in cache") {
+            // The driver's kernel on the frame's first 64 rows (1 MiB of RGBA) over and over, as many pixels
+            // as the frame: its speed without main memory.
+            var y = 0
+            while y < height {
+                let r = y % 64
+                SIMDKernels.rgbaToNV12RowPair(src + r * width * 4, src + (r + 1) * width * 4, dst + r * width,
+                                              dst + (r + 1) * width, dst + pixels + (r / 2) * 2 * cw, width, k709)
+                y += 2
+            }
+        })
+        contenders.append(Contender(name: "row RGBAToYRow bt709 full (integer, auto-vectorised)") {
             for y in 0..<height { RowKernels.rgbaToYRow(src + y * width * 4, dst + y * width, width, k709.y) }
         })
-        contenders.append(Contender(name: "kernel RGBAToUVRow bt709 full") {
+        contenders.append(Contender(name: "row RGBAToUVRow bt709 full (integer, auto-vectorised)") {
             var y = 0
             while y < height {
                 let s1 = y + 1 < height ? src + (y + 1) * width * 4 : src + y * width * 4

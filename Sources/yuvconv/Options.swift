@@ -293,7 +293,8 @@ let helpText = """
           --alpha MODE         ignore (default: the contract converts colour as stored); keep: an A plane
                                (W×H) after the 4:2:0 planes — yuva420p, or NV12 + A ("nv12a"), raw outputs
                                only; flatten[=#RRGGBB]: composite over a colour (default white) first;
-                               premultiply: colour × alpha first (both rounded half up to 8 bits)
+                               premultiply: colour × alpha first (both rounded half up to the
+                               source's 8 or 16 bits)
           --orientation M      auto (default): apply the EXIF orientation (JPEG Exif, PNG eXIf) first, so
                                the output is upright as viewers show it (a turned picture is held whole
                                while it is turned); ignore: convert the samples as stored (yuvref's output)

@@ -333,3 +333,37 @@ extension CLITests {
         XCTAssertEqual(try run([png, "-o", "x.nv12", "--alpha", "half"]).status, 2)
     }
 }
+
+extension CLITests {
+    /// --alpha on 16-bit RGBA (PngSuite basn6a16): flatten and premultiply keep 16 bits (bg·257, ⌊·/65535 + ½⌋)
+    /// until the conversion's one rounding; keep writes ⌊a/257 + ½⌋; ignore is the colour as stored.
+    func testAlphaModesSixteenBit() throws {
+        let png = fixture("pngsuite/basn6a16.png")
+        let dec = try ImageDecoder(source: InputSource(path: png), alpha16: true)
+        XCTAssertEqual(dec.info.rowFormat, .rgba16)
+        let (w, h) = (32, 32)
+        var rgba = [UInt16](repeating: 0, count: 4 * w * h)
+        try rgba.withUnsafeMutableBytes { try dec.readRows(into: $0.baseAddress!, rowBytes: 8 * w, count: h) }
+        XCTAssertTrue(rgba.enumerated().contains { $0.offset % 4 == 3 && $0.element != 0 && $0.element != 65535 },
+                      "the fixture has partial alpha")
+        func expected(_ f: (Int, Int, Int) -> Int) -> [UInt8] {   // (sample, alpha, channel) → new 16-bit sample
+            var rgb = [UInt16](repeating: 0, count: 3 * w * h)
+            for p in 0..<(w * h) { for c in 0..<3 { rgb[3 * p + c] = UInt16(f(Int(rgba[4 * p + c]), Int(rgba[4 * p + 3]), c)) } }
+            return rgb.withUnsafeBytes {
+                RGBToYUV420(spec: ConversionSpec(), source: .rgb16, kernels: .reference)
+                    .convert(pixels: $0.baseAddress!, rowBytes: 6 * w, width: w, height: h, layout: .yuv420p).bytes
+            }
+        }
+        let bg = [0x33 * 257, 0x66 * 257, 0x99 * 257]
+        let flat = expected { v, a, c in (2 * (v * a + bg[c] * (65535 - a)) + 65535) / 131070 }
+        XCTAssertEqual([UInt8](try run([png, "-o", "-", "--format", "yuv420p", "--alpha", "flatten=#336699", "-q"]).stdout), flat)
+        let pre = expected { v, a, _ in (2 * v * a + 65535) / 131070 }
+        XCTAssertEqual([UInt8](try run([png, "-o", "-", "--format", "yuv420p", "--alpha", "premultiply", "-q"]).stdout), pre)
+        let plain = [UInt8](try run([png, "-o", "-", "--format", "yuv420p", "-q"]).stdout)
+        XCTAssertEqual(plain, expected { v, _, _ in v })
+        let k = [UInt8](try run([png, "-o", "-", "--format", "yuv420p", "--alpha", "keep", "-q"]).stdout)
+        XCTAssertEqual(k.count, w * h * 5 / 2)
+        XCTAssertEqual(Array(k.prefix(plain.count)), plain)
+        XCTAssertEqual(Array(k.suffix(w * h)), (0..<(w * h)).map { UInt8((2 * Int(rgba[4 * $0 + 3]) + 257) / 514) })
+    }
+}

@@ -18,7 +18,7 @@ typedef enum { YC_FORMAT_UNKNOWN = 0, YC_FORMAT_JPEG = 1, YC_FORMAT_PNG = 2 } yc
 typedef struct {
     uint32_t width, height;
     /// Samples of the decoded rows handed out by yc_read_rows: 4 (R,G,B,X: X is alpha or filler) for JPEG
-    /// and 8-bit PNG with alpha, 3 (R,G,B) for other PNG. bytes_per_sample is 1, or 2 for 16-bit PNG (native endianness).
+    /// and 8-bit PNG with alpha (16-bit too when opened with alpha16), 3 (R,G,B) for other PNG. bytes_per_sample is 1, or 2 for 16-bit PNG (native endianness).
     uint32_t channels;
     uint32_t bytes_per_sample;
     // PNG
@@ -59,7 +59,8 @@ yc_format yc_sniff(const uint8_t *bytes, size_t count);
 /// `allow_truncated`: accept JPEG data that ends early or is corrupt (libjpeg fills grey) instead of failing.
 /// Returns NULL only when out of memory; otherwise check yc_failed().
 /// `raw`: for a YCbCr or greyscale JPEG, decode to planes (yc_read_raw_band) instead of RGB rows.
-yc_decoder *yc_open(FILE *file, yc_format format, uint64_t max_pixels, int allow_truncated, int raw);
+/// `alpha16`: a 16-bit PNG with alpha keeps it (R,G,B,A 16-bit rows, channels 4) instead of dropping it.
+yc_decoder *yc_open(FILE *file, yc_format format, uint64_t max_pixels, int allow_truncated, int raw, int alpha16);
 
 /// 1 when the decoder has failed; the message stays available from yc_error.
 int yc_failed(const yc_decoder *dec);
