@@ -168,17 +168,20 @@ public enum SIMDKernels {
         return q
     }
 
-    /// Sixteen 32-bit values (each ≤ 255) as bytes.
+    /// Sixteen 32-bit values (each ≤ 255) as bytes (`vpmovdb`).
     @inline(__always)
     static func narrow(_ a: U32) -> SIMD16<UInt8> {
-        SIMD16<UInt8>(UInt8(truncatingIfNeeded: a[0]), UInt8(truncatingIfNeeded: a[1]),
-                      UInt8(truncatingIfNeeded: a[2]), UInt8(truncatingIfNeeded: a[3]),
-                      UInt8(truncatingIfNeeded: a[4]), UInt8(truncatingIfNeeded: a[5]),
-                      UInt8(truncatingIfNeeded: a[6]), UInt8(truncatingIfNeeded: a[7]),
-                      UInt8(truncatingIfNeeded: a[8]), UInt8(truncatingIfNeeded: a[9]),
-                      UInt8(truncatingIfNeeded: a[10]), UInt8(truncatingIfNeeded: a[11]),
-                      UInt8(truncatingIfNeeded: a[12]), UInt8(truncatingIfNeeded: a[13]),
-                      UInt8(truncatingIfNeeded: a[14]), UInt8(truncatingIfNeeded: a[15]))
+        var r = SIMD16<UInt8>()
+        for i in 0..<16 { r[i] = UInt8(truncatingIfNeeded: a[i]) }
+        return r
+    }
+
+    /// Sixteen 32-bit values (each below 2^16) as 16-bit words (`vpmovdw`).
+    @inline(__always)
+    static func narrowWords(_ a: U32) -> SIMD16<UInt16> {
+        var r = SIMD16<UInt16>()
+        for i in 0..<16 { r[i] = UInt16(truncatingIfNeeded: a[i]) }
+        return r
     }
 
     /// Blocks arrive in the order 0, 8, 1, 9, … 7, 15 (see `body`); this puts them back in order.
@@ -272,14 +275,7 @@ public enum SIMDKernels {
             let c = x / 2
             if nv12, let uv {
                 let w = unzip(cu | (cv &<< 8))                      // U | V << 8 per block, in order
-                let out = SIMD16<UInt16>(UInt16(truncatingIfNeeded: w[0]), UInt16(truncatingIfNeeded: w[1]),
-                                         UInt16(truncatingIfNeeded: w[2]), UInt16(truncatingIfNeeded: w[3]),
-                                         UInt16(truncatingIfNeeded: w[4]), UInt16(truncatingIfNeeded: w[5]),
-                                         UInt16(truncatingIfNeeded: w[6]), UInt16(truncatingIfNeeded: w[7]),
-                                         UInt16(truncatingIfNeeded: w[8]), UInt16(truncatingIfNeeded: w[9]),
-                                         UInt16(truncatingIfNeeded: w[10]), UInt16(truncatingIfNeeded: w[11]),
-                                         UInt16(truncatingIfNeeded: w[12]), UInt16(truncatingIfNeeded: w[13]),
-                                         UInt16(truncatingIfNeeded: w[14]), UInt16(truncatingIfNeeded: w[15]))
+                let out = narrowWords(w)
                 UnsafeMutableRawPointer(uv + 2 * c).storeBytes(of: out, as: SIMD16<UInt16>.self)
             } else if let u, let v {
                 UnsafeMutableRawPointer(u + c).storeBytes(of: narrow(unzip(cu)), as: SIMD16<UInt8>.self)
