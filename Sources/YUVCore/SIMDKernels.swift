@@ -157,15 +157,24 @@ public enum SIMDKernels {
     @inline(__always)
     static func clamp255(_ c: I32) -> I32 { c &- (c &>> 8) }
 
-    /// ⌊n/d⌋ for exact 0 ≤ n < 2^31 and d ≥ 2^16: the Float estimate is within one, and the exact remainder
-    /// corrects it.
+    /// ⌊n·c + d⌋ for sixteen exact integers n, in `Double`, where the exact value n·c + d is a whole number or
+    /// at least 2δ from one (`bias` = d + δ − ½): one fused multiply-add errs by about 10⁻¹³, far below δ, so
+    /// round-to-nearest of n·c + bias (adding 2^52, where Double's unit is 1) is the floor. Values in [0, 2^31).
     @inline(__always)
-    static func divide(_ n: I32, _ d: I32, _ inv: F32) -> I32 {
-        var q = floorProduct(toFloat(n), inv)
-        let r = n &- q &* d
-        q = q &+ (r &>> 31)                     // r < 0: one too high
-        q = q &- ((d &- 1 &- r) &>> 31)         // r ≥ d: one too low
-        return q
+    static func floorDouble(_ n: I32, _ c: SIMD8<Double>, _ bias: SIMD8<Double>) -> U32 {
+        var lo = SIMD8<Double>(), hi = SIMD8<Double>()
+        for i in 0..<8 {
+            lo[i] = bias[i].addingProduct(Double(n[i]), c[i])
+            hi[i] = bias[i].addingProduct(Double(n[i + 8]), c[i])
+        }
+        let magic = SIMD8<Double>(repeating: 4_503_599_627_370_496)
+        let bl = unsafeBitCast(lo + magic, to: SIMD8<UInt64>.self), bh = unsafeBitCast(hi + magic, to: SIMD8<UInt64>.self)
+        var r = U32()
+        for i in 0..<8 {
+            r[i] = UInt32(truncatingIfNeeded: bl[i])
+            r[i + 8] = UInt32(truncatingIfNeeded: bh[i])
+        }
+        return r
     }
 
     /// Sixteen 32-bit values (each ≤ 255) as bytes (`vpmovdb`).
@@ -200,18 +209,19 @@ public enum SIMDKernels {
         // Luma: n = wr·R + wg·G + wb·B with 2K (full: 2n + 1 over 2S) or K (limited: 219·n + bias over 255·S).
         let yw = full ? 2 : 1
         let yr = weight(yw * kr), yg = weight(yw * kg), yb = weight(yw * kb)
-        let yBias = I32(repeating: Int32(16 * 255 * s + 255 * s / 2)), yDiv = I32(repeating: Int32(255 * s))
-        let yInv = F32(repeating: full ? 1 / Float(2 * s) : 1 / Float(255 * s))
+        let yInv = F32(repeating: 1 / Float(2 * s))
+        // Limited luma: Y = ⌊n·219/(255·S) + 16.5⌋, whole or at least 1/(255·S) from a whole number.
+        let yC = SIMD8<Double>(repeating: 219 / Double(255 * s)), yBias = SIMD8<Double>(repeating: 16 + 0.5 / Double(255 * s))
         // Chroma numerators t = D·ΣB − Kr·ΣR − Kg·ΣG (U, D = S − Kb) and D·ΣR − Kg·ΣG − Kb·ΣB (V, D = S − Kr).
         let du = s - kb, dv = s - kr
         let ur = weight(kr), ug = weight(kg), ub = weight(du)
         let vr = weight(dv), vg = weight(kg), vb = weight(kb)
-        // Full: C = ⌊(t + 1028·D)/(8D)⌋; limited: C = ⌊(56·t + 257·255·D)/(510·D)⌋.
-        let uBias = I32(repeating: Int32(full ? 1028 * du : 257 * 255 * du))
-        let vBias = I32(repeating: Int32(full ? 1028 * dv : 257 * 255 * dv))
-        let uDiv = I32(repeating: Int32(510 * du)), vDiv = I32(repeating: Int32(510 * dv))
-        let uInv = F32(repeating: full ? 1 / Float(2 * du) : 1 / Float(510 * du))
-        let vInv = F32(repeating: full ? 1 / Float(2 * dv) : 1 / Float(510 * dv))
+        // Full: C = ⌊(t + 1028·D)/(8D)⌋, through M = ⌊(t + 1028·D)/8⌋ and 1/(2D).
+        let uBias = I32(repeating: Int32(1028 * du)), vBias = I32(repeating: Int32(1028 * dv))
+        let uInv = F32(repeating: 1 / Float(2 * du)), vInv = F32(repeating: 1 / Float(2 * dv))
+        // Limited: C = ⌊t·28/(255·D) + 128.5⌋, whole or at least 1/(510·D) from a whole number.
+        let uC = SIMD8<Double>(repeating: 28 / Double(255 * du)), uBiasD = SIMD8<Double>(repeating: 128 + 0.5 / Double(510 * du))
+        let vC = SIMD8<Double>(repeating: 28 / Double(255 * dv)), vBiasD = SIMD8<Double>(repeating: 128 + 0.5 / Double(510 * dv))
 
         @inline(__always)
         func luma(_ p: U32) -> SIMD16<UInt8> {
@@ -220,26 +230,21 @@ public enum SIMDKernels {
                 return narrow(unsafeBitCast(roundProduct(toFloat(unsafeBitCast(odd, to: I32.self)), yInv), to: U32.self))
             }
             let n = (p & byte) &* yr &+ ((p &>> 8) & byte) &* yg &+ ((p &>> 16) & byte) &* yb
-            let big = unsafeBitCast(n, to: I32.self) &* I32(repeating: 219) &+ yBias
-            return narrow(unsafeBitCast(divide(big, yDiv, yInv), to: U32.self))
+            return narrow(floorDouble(unsafeBitCast(n, to: I32.self), yC, yBias))
         }
 
         /// One plane of sixteen blocks from the block sums.
         @inline(__always)
         func chroma(_ r: U32, _ g: U32, _ b: U32, _ wr: U32, _ wg: U32, _ wb: U32, plusIsB: Bool,
-                    _ bias: I32, _ div: I32, _ inv: F32) -> U32 {
+                    _ bias: I32, _ inv: F32, _ cD: SIMD8<Double>, _ biasD: SIMD8<Double>) -> U32 {
             let pr = unsafeBitCast(r &* wr, to: I32.self), pg = unsafeBitCast(g &* wg, to: I32.self)
             let pb = unsafeBitCast(b &* wb, to: I32.self)
             let t = plusIsB ? pb &- pr &- pg : pr &- pg &- pb
-            let c: I32
             if full {
                 let m2 = ((t &+ bias) &>> 2) | I32(repeating: 1)          // 2⌊(t + 1028·D)/8⌋ + 1
-                c = clamp255(floorProduct(toFloat(m2), inv))
-            } else {
-                let n = (t &<< 6) &- (t &<< 3) &+ bias                    // 56·t + bias
-                c = clamp255(divide(n, div, inv))
+                return unsafeBitCast(clamp255(floorProduct(toFloat(m2), inv)), to: U32.self)
             }
-            return unsafeBitCast(c, to: U32.self)
+            return floorDouble(t, cD, biasD)                              // 16…240: no clamp
         }
 
         var x = 0
@@ -270,8 +275,8 @@ public enum SIMDKernels {
             let rb = unsafeBitCast(((rbA &+ (rbA &>> 32)) & lowHalf) | ((rbB &+ (rbB &>> 32)) &<< 32), to: U32.self)
             let g = unsafeBitCast(((gA &+ (gA &>> 32)) & lowHalf) | ((gB &+ (gB &>> 32)) &<< 32), to: U32.self) & low15
             let r = rb & low15, b = (rb &>> 16) & low15   // masks: LLVM then knows 16-bit products
-            let cu = chroma(r, g, b, ur, ug, ub, plusIsB: true, uBias, uDiv, uInv)
-            let cv = chroma(r, g, b, vr, vg, vb, plusIsB: false, vBias, vDiv, vInv)
+            let cu = chroma(r, g, b, ur, ug, ub, plusIsB: true, uBias, uInv, uC, uBiasD)
+            let cv = chroma(r, g, b, vr, vg, vb, plusIsB: false, vBias, vInv, vC, vBiasD)
             let c = x / 2
             if nv12, let uv {
                 let w = unzip(cu | (cv &<< 8))                      // U | V << 8 per block, in order
