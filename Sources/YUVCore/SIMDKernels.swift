@@ -1,19 +1,21 @@
 /// Explicit-SIMD rows for 4-byte pixels (R,G,B,X in memory), libyuv's shape with exact arithmetic.
 ///
-/// Eight pixels are one `SIMD8<UInt32>` (R in the low byte). Every product is a 16-bit sample or block sum
-/// times a 16-bit weight, written so that LLVM emits `vpmaddwd` (both operands provably fit 16 bits: the
-/// samples by a mask, the weights by `& 0x7FFF` on the splat); sums are exact 32-bit integers, and the one
-/// division a plane needs is done in `Float` where a proven margin makes it exact, or as a `Float` estimate
-/// corrected by one exact integer remainder test where no margin exists:
+/// Sixteen pixels are one `SIMD16<UInt32>` (R in the low byte); a step takes 32 pixels of each of two rows.
+/// Every product is a sample or 2×2 block sum times a weight below 2^15, written so that LLVM emits
+/// `vpmaddwd`/`vpdpwssd` (the samples provably fit by a mask, the weights are literals — `dispatch` compiles
+/// the loop once per matrix, range and layout); with AVX512-VNNI a pixel's luma sum is two `vpdpbusd` byte dot
+/// products (`yc_dot4`, weights split into 7-bit halves). Sums are exact 32-bit integers, and the one division
+/// a plane needs is a single fused multiply-add inside a proven margin:
 ///
 /// - full-range luma: Y = ⌊(n + S/2)/S⌋, n = Kr·R + Kg·G + Kb·B, equals round-to-nearest((2n+1)/(2S)) (no
-///   ties: 2n+1 is odd), and (2n+1)/(2S) lies at least 1/(2S) = 5·10⁻⁵ from every half-integer, ten times
-///   the Float error (below 2.3·10⁻⁵): the rounding is done by adding 2^23 (Float's unit is then 1).
+///   ties: 2n+1 is odd), and (2n+1)/(2S) lies at least 1/(2S) = 5·10⁻⁵ from every half-integer, above the
+///   Float FMA's error (below 2·10⁻⁵): adding 2^23 in the same FMA leaves the result in the low mantissa bits.
 /// - full-range chroma: C = ⌊(t + 1028·D)/(8D)⌋ with t the block's numerator (`KernelConstants`) and D = S−K;
 ///   = ⌊M/D⌋ with M = ⌊(t + 1028·D)/8⌋ < 2^22, whose fraction is 0 or at least 1/D from a whole number;
 ///   ⌊M/D⌋ = round((2M+1)/(2D) − ½) with a margin of 1/(2D) ≥ 5·10⁻⁵, again above the Float error.
-/// - limited range (luma and chroma): q = ⌊N/Dv⌋ for an exact 32-bit numerator: the Float estimate is
-///   within one, and r = N − q·Dv moves it up or down by one (branch-free, from the sign bits).
+/// - limited range (luma and chroma): the value is whole or at least 1/(255·S) (luma), 1/(510·D) (chroma)
+///   from a whole number — too close for Float — so it is one `Double` FMA (error ~10⁻¹³) with half that gap
+///   added (`floorDouble`).
 ///
 /// The rows are checked against the scalar references over all 2^24 luma values and (`make prove`) all
 /// 1021³ block sums for every matrix and range. The row tail goes through the same code on a padded copy
