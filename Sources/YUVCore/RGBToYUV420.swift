@@ -37,14 +37,12 @@ public struct RGBToYUV420: Sendable {
     public let spec: ConversionSpec
     public let source: SourceFormat
     public let kernels: KernelChoice
-    let constants: KernelConstants
 
     public init(spec: ConversionSpec, source: SourceFormat, kernels: KernelChoice = .fast) {
         precondition(source != .rgba16, "16-bit RGBA rows are reduced to rgb16 before conversion")
         self.spec = spec
         self.source = source
         self.kernels = kernels
-        constants = KernelConstants(spec)
     }
 
     /// Converts `rowCount` source rows starting at picture row `firstRow` (even), `rowBytes` apart,
