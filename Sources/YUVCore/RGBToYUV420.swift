@@ -181,10 +181,11 @@ public struct RGBToYUV420: Sendable {
     }
 }
 
-/// A pointer handed to concurrent bands that write disjoint rows.
-struct UncheckedSendable<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
+/// A value handed to another thread where the caller guarantees the threads never touch the same memory
+/// (bands that write disjoint rows, a pipeline's slots). The one such wrapper for every module.
+public struct UncheckedSendable<T>: @unchecked Sendable {
+    public let value: T
+    public init(_ value: T) { self.value = value }
 }
 
 /// Where the rows of a conversion go: a whole picture in a layout, or a band buffer that holds rows

@@ -297,7 +297,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         var ledger = 0
         let pathName: String
         let pipeline = BandPipeline(slots: options.pipelined ? 3 : 1, threaded: options.pipelined)
-        let shared = Unchecked(sink)
+        let shared = UncheckedSendable(sink)
         if !turn.isIdentity {
             (pathName, ledger) = try convertTurned(decoder, turn: turn, stored: g, upright: og, spec: spec,
                                                    layout: layout, kernels: kernels, options: options, into: sink)
@@ -322,7 +322,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
             ledger = pipeline.slots * (bands[0].byteCount
                 + (0..<raw.components).reduce(0) { $0 + raw.planeWidth[$1] * raw.planeRows[$1] * group })
             var row = 0
-            let work = Unchecked((planes, bands, lazyDriver, raw.planeWidth))
+            let work = UncheckedSendable((planes, bands, lazyDriver, raw.planeWidth))
             try pipeline.run(produce: { slot in
                 guard row < g.height else { return nil }
                 if interruptSignal() != nil { throw DecodeError.interrupted }
@@ -361,7 +361,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
             ledger = pipeline.slots * (bands[0].byteCount + rowBytes * bandRows)
             if info.interlaced { ledger += rowBytes * g.height }  // libpng needs the whole Adam7 picture
             var row = 0
-            let work = Unchecked((rgb, bands, driver))
+            let work = UncheckedSendable((rgb, bands, driver))
             try pipeline.run(produce: { slot in
                 guard row < g.height else { return nil }
                 if interruptSignal() != nil { throw DecodeError.interrupted }
@@ -558,12 +558,6 @@ final class Lazy<T> {
         made = v
         return v
     }
-}
-
-/// Hands a value to the pipeline's worker; the pipeline guarantees the two stages never touch the same slot.
-struct Unchecked<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
 }
 
 /// Converts `path` into memory and returns the picture (tests and library callers).

@@ -72,11 +72,6 @@ let copyDst = UnsafeMutablePointer<UInt8>.allocate(capacity: rgba.count)
 copyDst.initialize(repeating: 0, count: rgba.count)
 let k709 = KernelConstants(ConversionSpec())
 
-struct UncheckedPointer: @unchecked Sendable {
-    let p: UnsafeMutablePointer<UInt8>
-    init(_ p: UnsafeMutablePointer<UInt8>) { self.p = p }
-}
-
 struct Contender {
     let name: String
     let body: () -> Void
@@ -89,12 +84,12 @@ do {
         contenders.append(Contender(name: "memcpy (RGBA frame, bandwidth ceiling)") {
             memcpy(copyDst, src, pixels * 4)
         })
-        let srcShared = UncheckedPointer(src), copyShared = UncheckedPointer(copyDst)
+        let srcShared = UncheckedSendable(src), copyShared = UncheckedSendable(copyDst)
         contenders.append(Contender(name: "memcpy (RGBA frame), \(cores) threads") {
             let chunk = (pixels * 4 + cores - 1) / cores
             DispatchQueue.concurrentPerform(iterations: cores) { i in
                 let start = i * chunk, n = min(chunk, pixels * 4 - start)
-                if n > 0 { memcpy(copyShared.p + start, srcShared.p + start, n) }
+                if n > 0 { memcpy(copyShared.value + start, srcShared.value + start, n) }
             }
         })
         contenders.append(Contender(name: "row pair RGBA→Y,Y,UV bt709 full (fused SIMD), in cache") {
