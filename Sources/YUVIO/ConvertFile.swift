@@ -290,7 +290,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         let g = PlaneGeometry(width: info.width, height: info.height)
         // The EXIF orientation, applied to the picture before conversion (whole pixels, so the RGB route stays
         // the exact conversion of the upright picture). A turned picture is held whole while it is turned.
-        let turn = options.orientation == .auto ? Orientation(exif: info.orientation) : .identity
+        let turn = options.turn(for: info)
         let upright = turn.size(width: g.width, height: g.height)
         let og = PlaneGeometry(width: upright.width, height: upright.height)
         try sink.begin(geometry: og, layout: layout)
@@ -340,10 +340,8 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
                 let (planes, bands, lazyDriver, widths) = work.value
                 let driver = lazyDriver.value
                 let p = planes[slot]
-                driver.convert(y: p[0], yStride: widths[0],
-                               cb: p.count > 1 ? UnsafePointer(p[1]) : nil, cbStride: p.count > 1 ? widths[1] : 0,
-                               cr: p.count > 2 ? UnsafePointer(p[2]) : nil, crStride: p.count > 2 ? widths[2] : 0,
-                               firstRow: first, rowCount: n, into: bands[slot].targets(origin: first))
+                driver.convert(planes: p, strides: widths, firstRow: first, rowCount: n,
+                               into: bands[slot].targets(origin: first))
                 bands[slot].alpha?.update(repeating: 255, count: n * g.width)   // a JPEG is opaque
                 try shared.value.consume(bands[slot], firstRow: first, rows: n)
             })
@@ -396,6 +394,38 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
     }
 }
 
+extension YCbCrToYUV420 {
+    /// One band from the component planes (luma, or luma, Cb, Cr), each pointing at the band's first row.
+    func convert(planes p: [UnsafeMutablePointer<UInt8>], strides: [Int], firstRow: Int, rowCount: Int,
+                 into t: PlaneTargets) {
+        convert(y: p[0], yStride: strides[0],
+                cb: p.count > 1 ? UnsafePointer(p[1]) : nil, cbStride: p.count > 1 ? strides[1] : 0,
+                cr: p.count > 2 ? UnsafePointer(p[2]) : nil, crStride: p.count > 2 ? strides[2] : 0,
+                firstRow: firstRow, rowCount: rowCount, into: t)
+    }
+}
+
+extension DecodeOptions {
+    /// The orientation to apply to a source: its EXIF tag under `auto`, none under `ignore`.
+    func turn(for info: SourceInfo) -> Orientation {
+        orientation == .auto ? Orientation(exif: info.orientation) : .identity
+    }
+}
+
+/// The decoder's rows, all of them, turned upright: a buffer the caller deallocates, and its row stride.
+/// Holds the stored picture and the upright one at once.
+func decodeUpright(_ decoder: ImageDecoder, turn: Orientation) throws(DecodeError) -> (UnsafeMutableRawPointer, Int) {
+    let (w, h) = (decoder.info.width, decoder.info.height), bpp = decoder.info.rowFormat.bytesPerPixel
+    let up = turn.size(width: w, height: h)
+    let stored = UnsafeMutableRawPointer.allocate(byteCount: w * bpp * h, alignment: 64)
+    defer { stored.deallocate() }
+    try decoder.readRows(into: stored, rowBytes: w * bpp, count: h)
+    let upright = UnsafeMutableRawPointer.allocate(byteCount: up.width * bpp * up.height, alignment: 64)
+    turn.apply(stored, srcRowBytes: w * bpp, width: w, height: h, bytesPerPixel: bpp, to: upright,
+               dstRowBytes: up.width * bpp)
+    return (upright, up.width * bpp)
+}
+
 /// A picture with an EXIF orientation: decoded whole (RGB rows, or the direct path's YCbCr planes as stored),
 /// turned upright, then converted in bands into `sink`. Returns the path's name and the ledger's peak.
 func convertTurned(_ decoder: ImageDecoder, turn: Orientation, stored g: PlaneGeometry, upright og: PlaneGeometry,
@@ -434,10 +464,8 @@ func convertTurned(_ decoder: ImageDecoder, turn: Orientation, stored g: PlaneGe
         var row = 0
         while row < og.height {
             let count = min(bandRows, og.height - row), crow = row * vC / vMaxUp
-            driver.convert(y: planes[0] + row * upW[0], yStride: upW[0],
-                           cb: n > 1 ? UnsafePointer(planes[1] + crow * upW[1]) : nil, cbStride: n > 1 ? upW[1] : 0,
-                           cr: n > 2 ? UnsafePointer(planes[2] + crow * upW[2]) : nil, crStride: n > 2 ? upW[2] : 0,
-                           firstRow: row, rowCount: count, into: band.targets(origin: row))
+            let at = (0..<n).map { planes[$0] + ($0 == 0 ? row : crow) * upW[$0] }
+            driver.convert(planes: at, strides: upW, firstRow: row, rowCount: count, into: band.targets(origin: row))
             band.alpha?.update(repeating: 255, count: count * og.width)   // a JPEG is opaque
             try sink.consume(band, firstRow: row, rows: count)
             row += count
@@ -446,18 +474,9 @@ func convertTurned(_ decoder: ImageDecoder, turn: Orientation, stored g: PlaneGe
         return ("direct YCbCr", planeBytes + band.byteCount)
     }
     // RGB rows, whole, turned pixel by pixel; then the usual bands (alpha handling included) from memory.
-    let bpp = info.rowFormat.bytesPerPixel
-    let storedRowBytes = g.width * bpp, rowBytes = og.width * bpp
-    let pixels = UnsafeMutableRawPointer.allocate(byteCount: rowBytes * og.height, alignment: 64)
+    let (pixels, rowBytes) = try decodeUpright(decoder, turn: turn)
     defer { pixels.deallocate() }
-    do {
-        let storedRows = UnsafeMutableRawPointer.allocate(byteCount: storedRowBytes * g.height, alignment: 64)
-        defer { storedRows.deallocate() }
-        try decoder.readRows(into: storedRows, rowBytes: storedRowBytes, count: g.height)
-        if interruptSignal() != nil { throw DecodeError.interrupted }
-        turn.apply(storedRows, srcRowBytes: storedRowBytes, width: g.width, height: g.height, bytesPerPixel: bpp,
-                   to: pixels, dstRowBytes: rowBytes)
-    }
+    if interruptSignal() != nil { throw DecodeError.interrupted }
     let driver = RGBToYUV420(spec: spec, source: info.rowFormat.converted, kernels: kernels)
     let bandRows = 64
     let band = BandBuffer(geometry: og, layout: layout, rows: bandRows, alpha: keep)
@@ -625,19 +644,12 @@ public func measureQuality(path: String, image: YUVImage, spec: ConversionSpec,
         let rowBuf = UnsafeMutableRawPointer.allocate(byteCount: rowBytes, alignment: 16)
         defer { rowBuf.deallocate() }
         var acc = QualityAccumulator(image: image, spec: spec)
-        let turn = options.orientation == .auto ? Orientation(exif: decoder.info.orientation) : .identity
+        let turn = options.turn(for: decoder.info)
         if !turn.isIdentity {
             // The conversion was of the upright picture: measure against the upright source.
-            let (w, h) = (decoder.info.width, decoder.info.height), bpp = format.bytesPerPixel
-            let up = turn.size(width: w, height: h)
-            let stored = UnsafeMutableRawPointer.allocate(byteCount: rowBytes * h, alignment: 16)
-            defer { stored.deallocate() }
-            try decoder.readRows(into: stored, rowBytes: rowBytes, count: h)
-            let turned = UnsafeMutableRawPointer.allocate(byteCount: up.width * bpp * up.height, alignment: 16)
+            let (turned, turnedRowBytes) = try decodeUpright(decoder, turn: turn)
             defer { turned.deallocate() }
-            turn.apply(stored, srcRowBytes: rowBytes, width: w, height: h, bytesPerPixel: bpp, to: turned,
-                       dstRowBytes: up.width * bpp)
-            for y in 0..<up.height { acc.add(row: turned + y * up.width * bpp, format: format) }
+            for y in 0..<image.height { acc.add(row: turned + y * turnedRowBytes, format: format) }
             return acc.result()
         }
         for _ in 0..<decoder.info.height {
