@@ -63,30 +63,32 @@ public enum SIMDKernels {
         if whole == width { return }
         // The tail: copy into one step's buffers (the last pixel replicated), run the same code, copy out.
         let rest = width - whole
-        let scratch = UnsafeMutableRawPointer.allocate(byteCount: 2 * 4 * step + 4 * step, alignment: 64)
-        defer { scratch.deallocate() }
-        let a = scratch, b = scratch + 4 * step
-        for i in 0..<step {
-            let x = whole + min(i, rest - 1)
-            a.storeBytes(of: UnsafeRawPointer(src0).loadUnaligned(fromByteOffset: 4 * x, as: UInt32.self),
-                         toByteOffset: 4 * i, as: UInt32.self)
-            b.storeBytes(of: UnsafeRawPointer(src1).loadUnaligned(fromByteOffset: 4 * x, as: UInt32.self),
-                         toByteOffset: 4 * i, as: UInt32.self)
-        }
-        let o0 = (scratch + 8 * step).assumingMemoryBound(to: UInt8.self), o1 = o0 + step, oc = o0 + 2 * step
-        dispatch(UnsafeRawPointer(a), UnsafeRawPointer(b), o0, o1, uv == nil ? oc : nil,
-                 uv == nil ? oc + step / 2 : nil, uv == nil ? nil : oc, step, spec)
-        for i in 0..<rest {
-            y0[whole + i] = o0[i]
-            y1?[whole + i] = o1[i]
-        }
-        let cw = (rest + 1) / 2, c0 = whole / 2
-        if let uv {
-            for i in 0..<(2 * cw) { uv[2 * c0 + i] = oc[i] }
-        } else if let u, let v {
-            for i in 0..<cw {
-                u[c0 + i] = oc[i]
-                v[c0 + i] = oc[step / 2 + i]
+        // On the stack: this runs once per row pair of every picture whose width is not a multiple of `step`.
+        withUnsafeTemporaryAllocation(byteCount: 2 * 4 * step + 4 * step, alignment: 64) { buffer in
+            let scratch = buffer.baseAddress!
+            let a = scratch, b = scratch + 4 * step
+            for i in 0..<step {
+                let x = whole + min(i, rest - 1)
+                a.storeBytes(of: UnsafeRawPointer(src0).loadUnaligned(fromByteOffset: 4 * x, as: UInt32.self),
+                             toByteOffset: 4 * i, as: UInt32.self)
+                b.storeBytes(of: UnsafeRawPointer(src1).loadUnaligned(fromByteOffset: 4 * x, as: UInt32.self),
+                             toByteOffset: 4 * i, as: UInt32.self)
+            }
+            let o0 = (scratch + 8 * step).assumingMemoryBound(to: UInt8.self), o1 = o0 + step, oc = o0 + 2 * step
+            dispatch(UnsafeRawPointer(a), UnsafeRawPointer(b), o0, o1, uv == nil ? oc : nil,
+                     uv == nil ? oc + step / 2 : nil, uv == nil ? nil : oc, step, spec)
+            for i in 0..<rest {
+                y0[whole + i] = o0[i]
+                y1?[whole + i] = o1[i]
+            }
+            let cw = (rest + 1) / 2, c0 = whole / 2
+            if let uv {
+                for i in 0..<(2 * cw) { uv[2 * c0 + i] = oc[i] }
+            } else if let u, let v {
+                for i in 0..<cw {
+                    u[c0 + i] = oc[i]
+                    v[c0 + i] = oc[step / 2 + i]
+                }
             }
         }
     }
