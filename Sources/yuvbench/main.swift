@@ -238,6 +238,10 @@ var json: [(String, String)] = [
     ("threads_speedup_first_call", formatFixed(mpxs("RGBA→NV12 bt709 full, \(cores) threads", firstCall: true)!
                                                / mpxs(oursName, firstCall: true)!, decimals: 2)),
     ("memcpy_mpxs", formatFixed(mpxs("memcpy (RGBA frame, bandwidth ceiling)")!, decimals: 1)),
+    // What the machine's memory gives a second core in this run: a two-thread figure near 1.0 here means
+    // the host's bandwidth was taken by something else, and no conversion can scale either.
+    ("memcpy_threads_speedup", formatFixed(mpxs("memcpy (RGBA frame), \(cores) threads")!
+                                           / mpxs("memcpy (RGBA frame, bandwidth ceiling)")!, decimals: 2)),
 ]
 if let libyuv {
     json.append(("libyuv_abgr_to_nv12_mpxs", formatFixed(libyuv, decimals: 1)))
