@@ -17,7 +17,7 @@ BIN = .build/release/yuvconv
 # Debian packages: build needs (pkg-config name → package).
 BUILD_PKGS = pkg-config libjpeg62-turbo-dev libturbojpeg0-dev libpng-dev
 
-.PHONY: all build deps test test-fast demo install clean prove bench bench-deps bench-e2e bench-batch quality fuzz test-sanitize test-corpus
+.PHONY: all build deps test test-fast demo install clean prove bench bench-deps bench-e2e bench-batch quality fuzz test-sanitize test-corpus test-exact
 
 all: build
 
@@ -60,6 +60,12 @@ demo: build
 # `make test` covers the 557 small ones copied into Fixtures/.
 test-corpus: build
 	tools/check-corpus.sh $(CORPUS)
+
+# Every decodable PNG of the corpus, 6 matrix/range pairs, fast rows and YUV_FORCE_REFERENCE=1, byte for
+# byte against yuvref.py (needs ../shared/tools/yuvref.py and its Python packages). JPEG=1 adds the JPEGs.
+test-exact: build
+	@python3 -c 'import numpy, PIL, png' 2>/dev/null || python3 -m pip install -q numpy pillow pypng
+	tools/check-exact.py $(CORPUS) $(if $(JPEG),--jpeg)
 
 # The exhaustive chroma proof: every 2x2 block sum (1021^3 per matrix and range), fast rows vs the reference.
 prove: deps

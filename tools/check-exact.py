@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""make test-exact: every decodable PNG of a corpus (../shared/corpus, or the folder given), converted by
+yuvconv with the fast rows and again with YUV_FORCE_REFERENCE=1, for every matrix and range, compared byte for
+byte with ../shared/tools/yuvref.py's output (imported, so it is the contract's own code that computes it).
+
+  tools/check-exact.py [CORPUS] [--yuvref PATH] [--jpeg]
+
+--jpeg also takes the corpus's JPEGs through `--jpeg-path rgb` (yuvref decodes them with Pillow's libjpeg,
+which need not be the same build as the system's libjpeg-turbo: a mismatch there is reported, not failed).
+Every conversion is run with `--orientation ignore`: yuvref reads samples as stored (EXIF not applied).
+Prints each mismatch and a count line; exits 1 on any PNG mismatch.
+"""
+import argparse, os, subprocess, sys, tempfile
+
+here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ap = argparse.ArgumentParser()
+ap.add_argument("corpus", nargs="?", default=os.path.join(here, "..", "shared", "corpus"))
+ap.add_argument("--yuvref", default=os.path.join(here, "..", "shared", "tools", "yuvref.py"))
+ap.add_argument("--jpeg", action="store_true")
+args = ap.parse_args()
+
+manifest = os.path.join(args.corpus, "MANIFEST.txt")
+if not os.path.exists(manifest) or not os.path.exists(args.yuvref):
+    sys.exit(f"check-exact: needs the corpus ({manifest}) and yuvref.py ({args.yuvref})")
+sys.path.insert(0, os.path.dirname(os.path.abspath(args.yuvref)))
+import yuvref  # noqa: E402
+
+yuvconv = os.path.join(here, ".build", "release", "yuvconv")
+specs = [(m, r) for m in ("bt601", "bt709", "bt2020") for r in ("full", "limited")]
+work = tempfile.mkdtemp()
+counts = {"png": [0, 0], "jpeg": [0, 0]}
+for line in open(manifest, encoding="utf-8"):
+    f = line.rstrip("\n").split("\t")
+    if len(f) < 5 or f[0].startswith("#") or f[0] == "path" or f[3] != "ok":
+        continue
+    path = os.path.join(args.corpus, f[0])
+    kind = "png" if f[0].lower().endswith(".png") else "jpeg"
+    if kind == "jpeg" and not args.jpeg:
+        continue
+    try:
+        rgb, top = yuvref.load(path)
+    except Exception as e:  # yuvref cannot read it: nothing to compare with
+        print(f"skip {f[0]}: yuvref cannot load it ({e})")
+        continue
+    h, w = rgb.shape[:2]
+    for m, r in specs:
+        want = yuvref.pack(*yuvref.convert(rgb, m, r, top), "nv12")
+        for env in ({}, {"YUV_FORCE_REFERENCE": "1"}):
+            out = os.path.join(work, "out.nv12")
+            if os.path.exists(out):
+                os.remove(out)
+            cmd = [yuvconv, path, "-o", out, "-q", "--matrix", m, "--range", r, "--orientation", "ignore",
+                   "--jpeg-path", "rgb"]
+            p = subprocess.run(cmd, env={**os.environ, **env}, capture_output=True)
+            got = open(out, "rb").read() if p.returncode == 0 and os.path.exists(out) else None
+            label = f"{f[0]} {m} {r}{' reference rows' if env else ''}"
+            if got == bytes(want):
+                counts[kind][0] += 1
+            else:
+                counts[kind][1] += 1
+                why = p.stderr.decode(errors="replace").strip()[:200] if got is None else \
+                    f"{sum(a != b for a, b in zip(got, bytes(want)))} bytes differ of {len(want)}"
+                print(f"MISMATCH {label}: {why}")
+for kind, (ok, bad) in counts.items():
+    if ok or bad:
+        print(f"exact {kind}: {ok} conversions identical to yuvref, {bad} not")
+sys.exit(1 if counts["png"][1] else 0)
