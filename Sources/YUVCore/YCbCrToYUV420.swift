@@ -10,7 +10,11 @@ public struct YCbCrToYUV420: Sendable {
     /// Chroma at half luma resolution both ways: each output chroma sample comes from one source sample
     /// and its two horizontal neighbours.
     public let is420: Bool
-    /// For 4:2:0 sources and full range, per (Cb, Cr) byte pair: the luma offset + 128.
+    /// The fast rows or the scalar references (`YUV_FORCE_REFERENCE`).
+    public let kernels: KernelChoice
+    /// For 4:2:0 sources, the SIMD rows' constants.
+    let plan: DirectRowPlan
+    /// For 4:2:0 sources and full range with the reference rows, per (Cb, Cr) byte pair: the luma offset + 128.
     let table: [UInt8]
     /// For grey sources: output luma per source luma.
     let greyLuma: [UInt8]
@@ -26,9 +30,12 @@ public struct YCbCrToYUV420: Sendable {
         return h[0] == hMax && v[0] == vMax && h[1] == h[2] && v[1] == v[2] && hMax % h[1] == 0 && vMax % v[1] == 0
     }
 
-    public init(target: ConversionSpec, width: Int, height: Int, components: Int, h: [Int], v: [Int]) {
+    public init(target: ConversionSpec, width: Int, height: Int, components: Int, h: [Int], v: [Int],
+                kernels: KernelChoice = .fast) {
         precondition(Self.supports(components: components, h: h, v: v))
         transform = YCbCrTransform(target: target)
+        self.kernels = kernels
+        plan = DirectRowPlan(transform)
         self.width = width
         self.height = height
         grey = components == 1
@@ -38,7 +45,7 @@ public struct YCbCrToYUV420: Sendable {
         vC = grey ? vMax : v[1]
         is420 = !grey && hC * 2 == hMax && vC * 2 == vMax
         let t = transform
-        if is420 && !t.isIdentity && t.target.range == .full {
+        if is420 && !t.isIdentity && t.target.range == .full && kernels == .reference {
             // Full range: luma = Y + offset for every Y (Y is whole), the offset a function of (Cb, Cr).
             table = (0..<65536).map { i in
                 UInt8(Int(t.luma(y: 128, cb: i >> 8 - 128, cr: i & 255 - 128)))
@@ -61,6 +68,10 @@ public struct YCbCrToYUV420: Sendable {
         let chromaRows = (rowCount + 1) / 2
         let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: 2 * cw)
         defer { scratch.deallocate() }
+        let simd = is420 && !transform.isIdentity && kernels == .fast
+        // The SIMD rows read each chroma row with its edges replicated.
+        let padded = UnsafeMutablePointer<UInt8>.allocate(capacity: simd ? 2 * SIMDDirectRows.paddedCount(cw) : 0)
+        defer { padded.deallocate() }
         for r in 0..<chromaRows {
             let cy = firstRow / 2 + r
             let ly0 = 2 * r, ly1 = min(2 * r + 1, rowCount - 1)      // band-local luma rows of this chroma row
@@ -75,6 +86,14 @@ public struct YCbCrToYUV420: Sendable {
                 }
                 uRow.update(repeating: 128, count: cw)
                 vRow.update(repeating: 128, count: cw)
+            } else if simd {
+                let cbPad = padded, crPad = padded + SIMDDirectRows.paddedCount(cw)
+                SIMDDirectRows.padChromaRow(cb! + r * cbStride, cw, into: cbPad)
+                SIMDDirectRows.padChromaRow(cr! + r * crStride, cw, into: crPad)
+                let out: SIMDKernels.ChromaOut = t.layout == .nv12 ? .interleaved(t.biPlanarRow(cy)) : .planar(uRow, vRow)
+                SIMDDirectRows.rowPair(yIn0, yIn1, cbPad, crPad, yOut0, yOut1, out, width, plan)
+                if t.layout == .nv21 { t.mergeChroma(u: uRow, v: vRow, row: cy) }
+                continue
             } else if is420 {
                 let cbRow = cb! + r * cbStride, crRow = cr! + r * crStride
                 if transform.isIdentity {

@@ -304,10 +304,10 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         } else if decoder.isRaw {
             pathName = "direct YCbCr"
             let raw = decoder.rawLayout
-            // Built by the worker on its first band (its 64K-entry table costs a few ms), while the decoder
-            // is already producing.
+            // Built by the worker on its first band (with the reference rows its 64K-entry table costs a few
+            // ms), while the decoder is already producing.
             let lazyDriver = Lazy { YCbCrToYUV420(target: spec, width: g.width, height: g.height,
-                                                  components: raw.components, h: raw.h, v: raw.v) }
+                                                  components: raw.components, h: raw.h, v: raw.v, kernels: kernels) }
             // Per slot: the decoder's planes for `group` iMCU rows stacked, and the output band they become.
             // Several iMCU rows a hand-off (about 64 luma rows): fewer thread wake-ups, same bytes.
             let group = max(1, 64 / raw.bandRows), bandRows = group * raw.bandRows
@@ -457,7 +457,8 @@ func convertTurned(_ decoder: ImageDecoder, turn: Orientation, stored g: PlaneGe
                        bytesPerPixel: 1, to: planes[c], dstRowBytes: upW[c])
         }
         let hUp = turn.swapsAxes ? raw.v : raw.h, vUp = turn.swapsAxes ? raw.h : raw.v
-        let driver = YCbCrToYUV420(target: spec, width: og.width, height: og.height, components: n, h: hUp, v: vUp)
+        let driver = YCbCrToYUV420(target: spec, width: og.width, height: og.height, components: n, h: hUp, v: vUp,
+                                   kernels: kernels)
         let vMaxUp = vUp.max()!, vC = n > 1 ? vUp[1] : vMaxUp
         let bandRows = max(1, 64 / driver.bandRows) * driver.bandRows
         let band = BandBuffer(geometry: og, layout: layout, rows: bandRows, alpha: keep)

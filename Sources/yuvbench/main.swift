@@ -129,6 +129,19 @@ do {
             driver709.convert(pixels: src, rowBytes: width * 4, width: width, height: height, output: dst,
                               layout: .nv12, threads: cores)
         })
+        // The JPEG direct path's rows: a decoder's 4:2:0 planes (here bytes of the frame) to another matrix.
+        let ch = geometry.chromaHeight
+        let targets = PlaneTargets(picture: dst, width: width, height: height, layout: .nv12)
+        for (spec, kernels, label) in [(ConversionSpec(), KernelChoice.fast, "bt709 full (SIMD rows)"),
+                                       (ConversionSpec(), .reference, "bt709 full (scalar reference)"),
+                                       (ConversionSpec(matrix: .bt709, range: .limited), .fast, "bt709 limited (SIMD rows)")] {
+            let direct = YCbCrToYUV420(target: spec, width: width, height: height, components: 3, h: [2, 1, 1],
+                                       v: [2, 1, 1], kernels: kernels)
+            contenders.append(Contender(name: "JPEG YCbCr 4:2:0 planes→NV12 \(label)") {
+                direct.convert(y: src, yStride: width, cb: src + pixels, cbStride: cw, cr: src + pixels + cw * ch,
+                               crStride: cw, firstRow: 0, rowCount: height, into: targets)
+            })
+        }
         if let peerNV12, let peerJ420 {
             contenders.append(Contender(name: "libyuv ABGRToNV12 (bt601 limited, 8-bit approx.), 1 thread") {
                 _ = peerNV12(src, Int32(width * 4), dst, dst + pixels, Int32(width), Int32(height))

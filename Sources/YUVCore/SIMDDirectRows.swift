@@ -1,0 +1,305 @@
+/// Explicit-SIMD rows for the JPEG direct path's 4:2:0 transform (the arithmetic and siting are
+/// `YCbCrTransform`'s; `YCbCrToYUV420.convert420Row` is the scalar reference): two luma rows and one row
+/// each of Cb and Cr as the decoder stores them in; two luma rows and a chroma row (planar or NV12) out.
+/// Sixteen chroma samples, 32 pixels of each row, a step.
+///
+/// Every output is ⌊N/D⌋ for whole numbers N = c + wb·b + wr·r (+ wy·Y for limited-range luma) and D, all
+/// terms and partial sums below 2^53 (checked when the plan is made), so N is exact in `Double`. The
+/// estimate e = round(N·(1/D)) is the quotient or one more (the product errs by less than 10⁻¹³ on values
+/// below 2^9, far less than ½), and the sign of the exact remainder N − e·D (e·D is whole and below 2^53)
+/// says which: exact by construction, with no margin to prove. The tests check every input of every quotient
+/// anyway, for all matrices and ranges.
+public struct DirectRowPlan: Sendable {
+    /// ⌊(c + wb·b + wr·r) / d⌋ and its 1/d.
+    struct Quotient: Sendable {
+        let c: Double, wb: Double, wr: Double, d: Double, inv: Double
+
+        init(c: Int64, wb: Int64, wr: Int64, d: Int64, bMax: Int64, rMax: Int64, extra: Int64 = 0) {
+            // Every partial sum of the numerator, and q·d for any q the numerator can give (|N|/d + 1), stay
+            // below 2^53: then every Double operation on them is exact.
+            let bound = abs(c) + abs(wb) * bMax + abs(wr) * rMax + extra
+            precondition(bound + d < 1 << 53 && d > 0, "direct-path quotient out of Double's exact range")
+            self.c = Double(c)
+            self.wb = Double(wb)
+            self.wr = Double(wr)
+            self.d = Double(d)
+            inv = 1 / Double(d)
+        }
+    }
+
+    public let full: Bool
+    /// Output Cb and Cr from the [1 6 1] sums of source Cb and Cr bytes (b, r in 0…2040).
+    let u: Quotient, v: Quotient
+    /// Full range: the luma offset (signed) from the source Cb and Cr bytes of the pixel's chroma sample.
+    let lumaOffset: Quotient
+    /// Limited range: luma from ⌊(P + wy·Y)/d⌋, P = c + wb·Cb + wr·Cr per chroma sample.
+    let lumaLimited: Quotient
+    let wy: Double
+
+    public init(_ t: YCbCrTransform) {
+        full = t.target.range == .full
+        let span: Int64 = full ? 255 : 224, k: Int64 = 8
+        // As `chromaPlan(count: 8)`: ⌊(257·255·8·D + 2·span·(p·ΣCb′ + q·ΣCr′)) / (2·255·8·D)⌋ with
+        // ΣC′ = sum − 8·128 (the filter's weights add to 8).
+        func chroma(_ p: Int64, _ q: Int64, _ d: Int64) -> Quotient {
+            let wb = 2 * span * p, wr = 2 * span * q
+            return Quotient(c: 257 * 255 * k * d - 1024 * (wb + wr), wb: wb, wr: wr, d: 2 * 255 * k * d,
+                            bMax: 2040, rMax: 2040)
+        }
+        u = chroma(t.bCb, t.bCr, t.bDen)
+        v = chroma(t.rCb, t.rCr, t.rDen)
+        // Full: ⌊(2t + aDen)/(2·aDen)⌋, t = aCb·(Cb − 128) + aCr·(Cr − 128).
+        lumaOffset = Quotient(c: t.aDen - 256 * (t.aCb + t.aCr), wb: 2 * t.aCb, wr: 2 * t.aCr, d: 2 * t.aDen,
+                              bMax: 255, rMax: 255)
+        // Limited: ⌊(33·255·aDen + 438·(Y·aDen + t)) / (2·255·aDen)⌋.
+        lumaLimited = Quotient(c: 33 * 255 * t.aDen - 438 * 128 * (t.aCb + t.aCr), wb: 438 * t.aCb, wr: 438 * t.aCr,
+                               d: 2 * 255 * t.aDen, bMax: 255, rMax: 255, extra: 438 * t.aDen * 255)
+        wy = Double(438 * t.aDen)
+    }
+}
+
+public enum SIMDDirectRows {
+    typealias D16 = SIMD16<Double>
+    typealias I16 = SIMD16<Int32>
+    /// Chroma samples a step (32 pixels).
+    static let step = 16
+
+    /// One 4:2:0 row pair. `cbPadded`/`crPadded` are the source chroma rows with one sample replicated on
+    /// the left and at least 17 on the right (`padChromaRow`); `y1In` is `y0In` again, and `y1 = nil`, for
+    /// an odd last row.
+    public static func rowPair(_ y0In: UnsafePointer<UInt8>, _ y1In: UnsafePointer<UInt8>,
+                               _ cbPadded: UnsafePointer<UInt8>, _ crPadded: UnsafePointer<UInt8>,
+                               _ y0: UnsafeMutablePointer<UInt8>, _ y1: UnsafeMutablePointer<UInt8>?,
+                               _ chroma: SIMDKernels.ChromaOut, _ width: Int, _ plan: DirectRowPlan) {
+        let (u, v, uv): (UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?)
+        switch chroma {
+        case .planar(let pu, let pv): (u, v, uv) = (pu, pv, nil)
+        case .interleaved(let p): (u, v, uv) = (nil, nil, p)
+        }
+        // Whole steps: 32 pixels that all exist.
+        let whole = (width / 2) & ~(step - 1)
+        dispatch(y0In, y1In, cbPadded, crPadded, y0, y1, u, v, uv, whole, plan)
+        let cw = (width + 1) / 2
+        if whole == cw { return }
+        // The tail (at most 16 chroma samples, 31 pixels) through the same code on stack copies.
+        let pixels = width - 2 * whole, rest = cw - whole
+        withUnsafeTemporaryAllocation(byteCount: 6 * 32, alignment: 64) { buffer in
+            let s = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            let a = s, b = s + 32, o0 = s + 64, o1 = s + 96, oc = s + 128
+            for i in 0..<32 {
+                let x = 2 * whole + min(i, pixels - 1)
+                a[i] = y0In[x]
+                b[i] = y1In[x]
+            }
+            dispatch(a, b, cbPadded + whole, crPadded + whole, o0, o1, uv == nil ? oc : nil,
+                     uv == nil ? oc + 16 : nil, uv == nil ? nil : oc, step, plan)
+            for i in 0..<pixels {
+                y0[2 * whole + i] = o0[i]
+                y1?[2 * whole + i] = o1[i]
+            }
+            if let uv {
+                for i in 0..<(2 * rest) { uv[2 * whole + i] = oc[i] }
+            } else if let u, let v {
+                for i in 0..<rest {
+                    u[whole + i] = oc[i]
+                    v[whole + i] = oc[16 + i]
+                }
+            }
+        }
+    }
+
+    /// Bytes a padded chroma row needs for `chromaWidth` samples.
+    public static func paddedCount(_ chromaWidth: Int) -> Int { chromaWidth + 2 + step }
+
+    /// `row` with its first sample before it and its last one repeated after it (the [1 6 1] filter's
+    /// edges), into `padded` (`paddedCount` bytes).
+    public static func padChromaRow(_ row: UnsafePointer<UInt8>, _ count: Int, into padded: UnsafeMutablePointer<UInt8>) {
+        padded[0] = row[0]
+        (padded + 1).update(from: row, count: count)
+        (padded + 1 + count).update(repeating: row[count - 1], count: step + 1)
+    }
+
+    /// One loop per range and chroma shape, so the flags are constants inside each.
+    @inline(never)
+    static func dispatch(_ y0In: UnsafePointer<UInt8>, _ y1In: UnsafePointer<UInt8>, _ cb: UnsafePointer<UInt8>,
+                         _ cr: UnsafePointer<UInt8>, _ y0: UnsafeMutablePointer<UInt8>, _ y1: UnsafeMutablePointer<UInt8>?,
+                         _ u: UnsafeMutablePointer<UInt8>?, _ v: UnsafeMutablePointer<UInt8>?,
+                         _ uv: UnsafeMutablePointer<UInt8>?, _ count: Int, _ plan: DirectRowPlan) {
+        if count == 0 { return }
+        switch (plan.full, uv != nil) {
+        case (true, true): body(y0In, y1In, cb, cr, y0, y1, u, v, uv, count, plan, full: true, nv12: true)
+        case (true, false): body(y0In, y1In, cb, cr, y0, y1, u, v, uv, count, plan, full: true, nv12: false)
+        case (false, true): body(y0In, y1In, cb, cr, y0, y1, u, v, uv, count, plan, full: false, nv12: true)
+        case (false, false): body(y0In, y1In, cb, cr, y0, y1, u, v, uv, count, plan, full: false, nv12: false)
+        }
+    }
+
+    /// Sixteen bytes as Doubles.
+    @inline(__always)
+    static func toDouble(_ a: SIMD16<UInt8>) -> D16 {
+        var r = D16()
+        for i in 0..<16 { r[i] = Double(a[i]) }
+        return r
+    }
+
+    @inline(__always)
+    static func toDouble(_ a: I16) -> D16 {
+        var r = D16()
+        for i in 0..<16 { r[i] = Double(a[i]) }
+        return r
+    }
+
+    @inline(__always)
+    static func widen(_ a: SIMD16<UInt8>) -> I16 {
+        var r = I16()
+        for i in 0..<16 { r[i] = Int32(a[i]) }
+        return r
+    }
+
+    /// A quotient's constants splatted to sixteen lanes.
+    struct Splat {
+        let c: D16, wb: D16, wr: D16, d: D16, inv: D16
+        @inline(__always)
+        init(_ q: DirectRowPlan.Quotient) {
+            c = D16(repeating: q.c)
+            wb = D16(repeating: q.wb)
+            wr = D16(repeating: q.wr)
+            d = D16(repeating: q.d)
+            inv = D16(repeating: q.inv)
+        }
+    }
+
+    /// c + wb·b + wr·r (exact: see the type's comment).
+    @inline(__always)
+    static func affine(_ q: Splat, _ b: D16, _ r: D16) -> D16 { q.c + q.wb * b + q.wr * r }
+
+    /// ⌊n/d⌋ of sixteen exact numerators (see the type's comment), as Int32 lanes, without branches:
+    /// e = round(n·(1/d)) is the quotient or one more (the product errs by less than 10⁻¹³, far below ½), and
+    /// the sign of the exact remainder n − e·d says which.
+    @inline(__always)
+    static func quotient(_ n: D16, _ q: Splat) -> I16 {
+        // 1.5·2^52 added: a Double whose unit is 1, whose low 32 bits are the whole value (two's complement).
+        let magic = D16(repeating: 6_755_399_441_055_744.0)
+        let t = n * q.inv + magic
+        let rem = n - (t - magic) * q.d
+        let over = unsafeBitCast(rem, to: SIMD16<Int64>.self) &>> 63                // −1 when rem < 0
+        let e = unsafeBitCast(t, to: SIMD16<Int64>.self) &+ over
+        var out = I16()
+        for i in 0..<16 { out[i] = Int32(truncatingIfNeeded: e[i]) }
+        return out
+    }
+
+    /// Each lane clamped to 0…255 with shifts and masks (lanes within ±2^30): the stdlib's `min`/`max` in a
+    /// lane loop compile to branches here.
+    @inline(__always)
+    static func clamp8(_ a: I16) -> I16 {
+        let low = a & ~(a &>> 31)                                    // negatives → 0
+        return (low | ((I16(repeating: 255) &- low) &>> 31)) & I16(repeating: 255)  // above 255 → 255
+    }
+
+    @inline(__always)
+    static func clampByte(_ a: I16) -> SIMD16<UInt8> {
+        let c = clamp8(a)
+        var r = SIMD16<UInt8>()
+        for i in 0..<16 { r[i] = UInt8(truncatingIfNeeded: c[i]) }
+        return r
+    }
+
+    @inline(__always)
+    static func body(_ y0In: UnsafePointer<UInt8>, _ y1In: UnsafePointer<UInt8>, _ cb: UnsafePointer<UInt8>,
+                     _ cr: UnsafePointer<UInt8>, _ y0: UnsafeMutablePointer<UInt8>, _ y1: UnsafeMutablePointer<UInt8>?,
+                     _ u: UnsafeMutablePointer<UInt8>?, _ v: UnsafeMutablePointer<UInt8>?,
+                     _ uv: UnsafeMutablePointer<UInt8>?, _ count: Int, _ plan: DirectRowPlan, full: Bool, nv12: Bool) {
+        let lo = Splat(plan.lumaOffset), ll = Splat(plan.lumaLimited), wy = D16(repeating: plan.wy)
+        let pu = Splat(plan.u), pv = Splat(plan.v)
+        let six = I16(repeating: 6)
+
+        /// One row's 32 pixels under the step's sixteen chroma samples: even and odd pixels apart (the low
+        /// and high bytes of 16-bit words), converted, and woven back.
+        @inline(__always)
+        func lumaRow(_ src: UnsafePointer<UInt8>, _ dst: UnsafeMutablePointer<UInt8>, _ x: Int,
+                     _ offset: I16, _ base: D16) {
+            let p = UnsafeRawPointer(src + x).loadUnaligned(as: SIMD16<UInt16>.self)
+            var e = I16(), o = I16()
+            for i in 0..<16 {
+                e[i] = Int32(p[i] & 0xFF)
+                o[i] = Int32(p[i] &>> 8)
+            }
+            let oe: I16, oo: I16
+            if full {
+                oe = e &+ offset
+                oo = o &+ offset
+            } else {
+                oe = quotient(base + wy * toDouble(e), ll)
+                oo = quotient(base + wy * toDouble(o), ll)
+            }
+            let packed = clamp8(oe) | clamp8(oo) &<< 8
+            var w = SIMD16<UInt16>()
+            for i in 0..<16 { w[i] = UInt16(truncatingIfNeeded: packed[i]) }
+            UnsafeMutableRawPointer(dst + x).storeBytes(of: w, as: SIMD16<UInt16>.self)
+        }
+
+        /// Sixteen output chroma samples of one plane from the filter sums, clamped (as Int32 lanes).
+        @inline(__always)
+        func chromaPlane(_ b: D16, _ r: D16, _ q: Splat) -> I16 {
+            clamp8(quotient(affine(q, b, r), q))
+        }
+
+        var c = 0
+        while c < count {
+            let cbL = widen(UnsafeRawPointer(cb + c).loadUnaligned(as: SIMD16<UInt8>.self))
+            let cbC = UnsafeRawPointer(cb + c + 1).loadUnaligned(as: SIMD16<UInt8>.self)
+            let cbR = widen(UnsafeRawPointer(cb + c + 2).loadUnaligned(as: SIMD16<UInt8>.self))
+            let crL = widen(UnsafeRawPointer(cr + c).loadUnaligned(as: SIMD16<UInt8>.self))
+            let crC = UnsafeRawPointer(cr + c + 1).loadUnaligned(as: SIMD16<UInt8>.self)
+            let crR = widen(UnsafeRawPointer(cr + c + 2).loadUnaligned(as: SIMD16<UInt8>.self))
+            let cbD = toDouble(cbC), crD = toDouble(crC)
+            // Luma: the pixel's own (unfiltered) chroma sample.
+            var offset = I16(), base = D16()
+            if full {
+                offset = quotient(affine(lo, cbD, crD), lo)
+            } else {
+                base = affine(ll, cbD, crD)
+            }
+            lumaRow(y0In, y0, 2 * c, offset, base)
+            if let y1 { lumaRow(y1In, y1, 2 * c, offset, base) }
+            // Chroma: the [1 6 1] sums along the row.
+            let b = toDouble(cbL &+ six &* widen(cbC) &+ cbR), r = toDouble(crL &+ six &* widen(crC) &+ crR)
+            let ou = chromaPlane(b, r, pu), ov = chromaPlane(b, r, pv)
+            if nv12, let uv {
+                let packed = ou | ov &<< 8
+                var w = SIMD16<UInt16>()
+                for i in 0..<16 { w[i] = UInt16(truncatingIfNeeded: packed[i]) }
+                UnsafeMutableRawPointer(uv + 2 * c).storeBytes(of: w, as: SIMD16<UInt16>.self)
+            } else if let u, let v {
+                var bu = SIMD16<UInt8>(), bv = SIMD16<UInt8>()
+                for i in 0..<16 {
+                    bu[i] = UInt8(truncatingIfNeeded: ou[i])
+                    bv[i] = UInt8(truncatingIfNeeded: ov[i])
+                }
+                UnsafeMutableRawPointer(u + c).storeBytes(of: bu, as: SIMD16<UInt8>.self)
+                UnsafeMutableRawPointer(v + c).storeBytes(of: bv, as: SIMD16<UInt8>.self)
+            }
+            c += step
+        }
+    }
+
+    // MARK: for the exhaustive tests
+
+    /// Output Cb and Cr for sixteen pairs of [1 6 1] sums (0…2040), through the rows' own arithmetic.
+    public static func chromaValues(_ b: SIMD16<Int32>, _ r: SIMD16<Int32>, _ plan: DirectRowPlan) -> (SIMD16<UInt8>, SIMD16<UInt8>) {
+        let bd = toDouble(b), rd = toDouble(r), pu = Splat(plan.u), pv = Splat(plan.v)
+        return (clampByte(quotient(affine(pu, bd, rd), pu)), clampByte(quotient(affine(pv, bd, rd), pv)))
+    }
+
+    /// Output luma for sixteen source luma values under one chroma sample's Cb, Cr bytes.
+    public static func lumaValues(_ y: SIMD16<UInt8>, cb: UInt8, cr: UInt8, _ plan: DirectRowPlan) -> SIMD16<UInt8> {
+        let cbD = D16(repeating: Double(cb)), crD = D16(repeating: Double(cr))
+        if plan.full {
+            let lo = Splat(plan.lumaOffset)
+            return clampByte(widen(y) &+ quotient(affine(lo, cbD, crD), lo))
+        }
+        let ll = Splat(plan.lumaLimited)
+        return clampByte(quotient(affine(ll, cbD, crD) + D16(repeating: plan.wy) * toDouble(y), ll))
+    }
+}
