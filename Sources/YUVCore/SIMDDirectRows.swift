@@ -30,6 +30,8 @@ public struct DirectRowPlan: Sendable {
     public let full: Bool
     /// Output Cb and Cr from the [1 6 1] sums of source Cb and Cr bytes (b, r in 0…2040).
     let u: Quotient, v: Quotient
+    /// Output Cb and Cr from the sums of the four pixels' source Cb and Cr bytes (any other sampling; 0…1020).
+    let u4: Quotient, v4: Quotient
     /// Full range: the luma offset (signed) from the source Cb and Cr bytes of the pixel's chroma sample.
     let lumaOffset: Quotient
     /// Limited range: luma from ⌊(P + wy·Y)/d⌋, P = c + wb·Cb + wr·Cr per chroma sample.
@@ -38,16 +40,18 @@ public struct DirectRowPlan: Sendable {
 
     public init(_ t: YCbCrTransform) {
         full = t.target.range == .full
-        let span: Int64 = full ? 255 : 224, k: Int64 = 8
-        // As `chromaPlan(count: 8)`: ⌊(257·255·8·D + 2·span·(p·ΣCb′ + q·ΣCr′)) / (2·255·8·D)⌋ with
-        // ΣC′ = sum − 8·128 (the filter's weights add to 8).
-        func chroma(_ p: Int64, _ q: Int64, _ d: Int64) -> Quotient {
+        let span: Int64 = full ? 255 : 224
+        // As `chromaPlan(count: k)`: ⌊(257·255·k·D + 2·span·(p·ΣCb′ + q·ΣCr′)) / (2·255·k·D)⌋ with
+        // ΣC′ = sum − k·128 (k = 8: the [1 6 1] filter's weights times the 2 of its mean; k = 4: four pixels).
+        func chroma(_ p: Int64, _ q: Int64, _ d: Int64, _ k: Int64) -> Quotient {
             let wb = 2 * span * p, wr = 2 * span * q
-            return Quotient(c: 257 * 255 * k * d - 1024 * (wb + wr), wb: wb, wr: wr, d: 2 * 255 * k * d,
-                            bMax: 2040, rMax: 2040)
+            return Quotient(c: 257 * 255 * k * d - 128 * k * (wb + wr), wb: wb, wr: wr, d: 2 * 255 * k * d,
+                            bMax: 255 * k, rMax: 255 * k)
         }
-        u = chroma(t.bCb, t.bCr, t.bDen)
-        v = chroma(t.rCb, t.rCr, t.rDen)
+        u = chroma(t.bCb, t.bCr, t.bDen, 8)
+        v = chroma(t.rCb, t.rCr, t.rDen, 8)
+        u4 = chroma(t.bCb, t.bCr, t.bDen, 4)
+        v4 = chroma(t.rCb, t.rCr, t.rDen, 4)
         // Full: ⌊(2t + aDen)/(2·aDen)⌋, t = aCb·(Cb − 128) + aCr·(Cr − 128).
         lumaOffset = Quotient(c: t.aDen - 256 * (t.aCb + t.aCr), wb: 2 * t.aCb, wr: 2 * t.aCr, d: 2 * t.aDen,
                               bMax: 255, rMax: 255)
@@ -117,6 +121,135 @@ public enum SIMDDirectRows {
         padded[0] = row[0]
         (padded + 1).update(from: row, count: count)
         (padded + 1 + count).update(repeating: row[count - 1], count: step + 1)
+    }
+
+    /// Any other sampling, from per-pixel chroma: `cb0`, `cr0` (`cb1`, `cr1`) hold, for each pixel of luma row
+    /// 0 (1), the source sample that covers it, `width` of them followed by at least 32 copies of the last
+    /// (`pixelChromaRow`). Luma uses each pixel's own sample; a chroma sample is the mean over its four pixels.
+    public static func pixelChromaRowPair(_ y0In: UnsafePointer<UInt8>, _ y1In: UnsafePointer<UInt8>,
+                                          _ cb0: UnsafePointer<UInt8>, _ cr0: UnsafePointer<UInt8>,
+                                          _ cb1: UnsafePointer<UInt8>, _ cr1: UnsafePointer<UInt8>,
+                                          _ y0: UnsafeMutablePointer<UInt8>, _ y1: UnsafeMutablePointer<UInt8>?,
+                                          _ chroma: SIMDKernels.ChromaOut, _ width: Int, _ plan: DirectRowPlan) {
+        lumaPixels(y0In, cb0, cr0, y0, width, plan)
+        if let y1 { lumaPixels(y1In, cb1, cr1, y1, width, plan) }
+        let (u, v, uv): (UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?)
+        switch chroma {
+        case .planar(let pu, let pv): (u, v, uv) = (pu, pv, nil)
+        case .interleaved(let p): (u, v, uv) = (nil, nil, p)
+        }
+        let whole = (width / 2) & ~(step - 1), cw = (width + 1) / 2
+        quadChroma(cb0, cr0, cb1, cr1, u, v, uv, whole, plan)
+        if whole == cw { return }
+        // The tail reads the padded chroma rows directly and writes through a stack buffer.
+        let rest = cw - whole
+        withUnsafeTemporaryAllocation(byteCount: 32, alignment: 64) { buffer in
+            let oc = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            let x = 2 * whole
+            quadChroma(cb0 + x, cr0 + x, cb1 + x, cr1 + x, uv == nil ? oc : nil, uv == nil ? oc + 16 : nil,
+                       uv == nil ? nil : oc, step, plan)
+            if let uv {
+                for i in 0..<(2 * rest) { uv[2 * whole + i] = oc[i] }
+            } else if let u, let v {
+                for i in 0..<rest {
+                    u[whole + i] = oc[i]
+                    v[whole + i] = oc[16 + i]
+                }
+            }
+        }
+    }
+
+    /// Bytes a per-pixel chroma row needs for `width` pixels.
+    public static func pixelChromaCount(_ width: Int) -> Int { width + 2 * step }
+
+    /// The per-pixel chroma row of a source chroma row whose samples each cover `ratio` pixels across
+    /// (nearest), with the last pixel's sample repeated after it (`pixelChromaCount` bytes).
+    public static func pixelChromaRow(_ row: UnsafePointer<UInt8>, ratio: Int, width: Int,
+                                      into dst: UnsafeMutablePointer<UInt8>) {
+        switch ratio {
+        case 1: dst.update(from: row, count: width)
+        case 2: for x in 0..<width { dst[x] = row[x &>> 1] }
+        case 4: for x in 0..<width { dst[x] = row[x &>> 2] }
+        default: for x in 0..<width { dst[x] = row[x / ratio] }
+        }
+        (dst + width).update(repeating: dst[width - 1], count: 2 * step)
+    }
+
+    /// Luma of `width` pixels, each under its own chroma sample.
+    @inline(never)
+    static func lumaPixels(_ src: UnsafePointer<UInt8>, _ cb: UnsafePointer<UInt8>, _ cr: UnsafePointer<UInt8>,
+                           _ dst: UnsafeMutablePointer<UInt8>, _ width: Int, _ plan: DirectRowPlan) {
+        let whole = width & ~(step - 1)
+        if plan.full {
+            lumaPixelsBody(src, cb, cr, dst, whole, plan, full: true)
+        } else {
+            lumaPixelsBody(src, cb, cr, dst, whole, plan, full: false)
+        }
+        if whole == width { return }
+        withUnsafeTemporaryAllocation(byteCount: 32, alignment: 64) { buffer in
+            let a = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), o = a + 16
+            for i in 0..<step { a[i] = src[whole + min(i, width - whole - 1)] }
+            if plan.full {
+                lumaPixelsBody(a, cb + whole, cr + whole, o, step, plan, full: true)
+            } else {
+                lumaPixelsBody(a, cb + whole, cr + whole, o, step, plan, full: false)
+            }
+            (dst + whole).update(from: o, count: width - whole)
+        }
+    }
+
+    @inline(__always)
+    static func lumaPixelsBody(_ src: UnsafePointer<UInt8>, _ cb: UnsafePointer<UInt8>, _ cr: UnsafePointer<UInt8>,
+                               _ dst: UnsafeMutablePointer<UInt8>, _ count: Int, _ plan: DirectRowPlan, full: Bool) {
+        let lo = Splat(plan.lumaOffset), ll = Splat(plan.lumaLimited), wy = D16(repeating: plan.wy)
+        var x = 0
+        while x < count {
+            let y = UnsafeRawPointer(src + x).loadUnaligned(as: SIMD16<UInt8>.self)
+            let b = toDouble(UnsafeRawPointer(cb + x).loadUnaligned(as: SIMD16<UInt8>.self))
+            let r = toDouble(UnsafeRawPointer(cr + x).loadUnaligned(as: SIMD16<UInt8>.self))
+            let out = full ? widen(y) &+ quotient(affine(lo, b, r), lo)
+                           : quotient(affine(ll, b, r) + wy * toDouble(y), ll)
+            UnsafeMutableRawPointer(dst + x).storeBytes(of: clampByte(out), as: SIMD16<UInt8>.self)
+            x += step
+        }
+    }
+
+    /// Chroma of `count` (a multiple of 16) samples from the four pixels' per-pixel chroma.
+    @inline(never)
+    static func quadChroma(_ cb0: UnsafePointer<UInt8>, _ cr0: UnsafePointer<UInt8>, _ cb1: UnsafePointer<UInt8>,
+                           _ cr1: UnsafePointer<UInt8>, _ u: UnsafeMutablePointer<UInt8>?,
+                           _ v: UnsafeMutablePointer<UInt8>?, _ uv: UnsafeMutablePointer<UInt8>?, _ count: Int,
+                           _ plan: DirectRowPlan) {
+        let pu = Splat(plan.u4), pv = Splat(plan.v4)
+        /// Sixteen sums of horizontal pixel pairs of two rows (each pair a 16-bit word: low + high byte).
+        @inline(__always)
+        func sums(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>) -> I16 {
+            let p = UnsafeRawPointer(a).loadUnaligned(as: SIMD16<UInt16>.self)
+            let q = UnsafeRawPointer(b).loadUnaligned(as: SIMD16<UInt16>.self)
+            var s = I16()
+            for i in 0..<16 { s[i] = Int32(p[i] & 0xFF) &+ Int32(p[i] &>> 8) &+ Int32(q[i] & 0xFF) &+ Int32(q[i] &>> 8) }
+            return s
+        }
+        var c = 0
+        while c < count {
+            let b = toDouble(sums(cb0 + 2 * c, cb1 + 2 * c)), r = toDouble(sums(cr0 + 2 * c, cr1 + 2 * c))
+            let ou = clamp8(quotient(affine(pu, b, r), pu)), ov = clamp8(quotient(affine(pv, b, r), pv))
+            if let uv {
+                let packed = ou | ov &<< 8
+                var w = SIMD16<UInt16>()
+                for i in 0..<16 { w[i] = UInt16(truncatingIfNeeded: packed[i]) }
+                UnsafeMutableRawPointer(uv + 2 * c).storeBytes(of: w, as: SIMD16<UInt16>.self)
+            } else if let u, let v {
+                var bu = SIMD16<UInt8>(), bv = SIMD16<UInt8>()
+                for i in 0..<16 {
+                    bu[i] = UInt8(truncatingIfNeeded: ou[i])
+                    bv[i] = UInt8(truncatingIfNeeded: ov[i])
+                }
+                UnsafeMutableRawPointer(u + c).storeBytes(of: bu, as: SIMD16<UInt8>.self)
+                UnsafeMutableRawPointer(v + c).storeBytes(of: bv, as: SIMD16<UInt8>.self)
+            }
+            c += step
+        }
     }
 
     /// One loop per range and chroma shape, so the flags are constants inside each.
@@ -289,6 +422,12 @@ public enum SIMDDirectRows {
     /// Output Cb and Cr for sixteen pairs of [1 6 1] sums (0…2040), through the rows' own arithmetic.
     public static func chromaValues(_ b: SIMD16<Int32>, _ r: SIMD16<Int32>, _ plan: DirectRowPlan) -> (SIMD16<UInt8>, SIMD16<UInt8>) {
         let bd = toDouble(b), rd = toDouble(r), pu = Splat(plan.u), pv = Splat(plan.v)
+        return (clampByte(quotient(affine(pu, bd, rd), pu)), clampByte(quotient(affine(pv, bd, rd), pv)))
+    }
+
+    /// The same for sums over four pixels (0…1020).
+    public static func quadChromaValues(_ b: SIMD16<Int32>, _ r: SIMD16<Int32>, _ plan: DirectRowPlan) -> (SIMD16<UInt8>, SIMD16<UInt8>) {
+        let bd = toDouble(b), rd = toDouble(r), pu = Splat(plan.u4), pv = Splat(plan.v4)
         return (clampByte(quotient(affine(pu, bd, rd), pu)), clampByte(quotient(affine(pv, bd, rd), pv)))
     }
 

@@ -72,6 +72,11 @@ public struct YCbCrToYUV420: Sendable {
         // The SIMD rows read each chroma row with its edges replicated.
         let padded = UnsafeMutablePointer<UInt8>.allocate(capacity: simd ? 2 * SIMDDirectRows.paddedCount(cw) : 0)
         defer { padded.deallocate() }
+        // Other samplings: per-pixel chroma rows (Cb and Cr of both luma rows) for the SIMD rows.
+        let simdGeneral = !grey && !is420 && kernels == .fast
+        let pixelCount = SIMDDirectRows.pixelChromaCount(width)
+        let pixelRows = UnsafeMutablePointer<UInt8>.allocate(capacity: simdGeneral ? 4 * pixelCount : 0)
+        defer { pixelRows.deallocate() }
         for r in 0..<chromaRows {
             let cy = firstRow / 2 + r
             let ly0 = 2 * r, ly1 = min(2 * r + 1, rowCount - 1)      // band-local luma rows of this chroma row
@@ -104,6 +109,19 @@ public struct YCbCrToYUV420: Sendable {
                 } else {
                     convert420Row(yIn0, yIn1, cbRow, crRow, yOut0, yOut1, uRow, vRow)
                 }
+            } else if simdGeneral {
+                let ratio = hMax / hC
+                let (cb0, cr0) = (pixelRows, pixelRows + pixelCount)
+                let (cb1, cr1) = (pixelRows + 2 * pixelCount, pixelRows + 3 * pixelCount)
+                let sy0 = ly0 * vC / vMax, sy1 = ly1 * vC / vMax
+                SIMDDirectRows.pixelChromaRow(cb! + sy0 * cbStride, ratio: ratio, width: width, into: cb0)
+                SIMDDirectRows.pixelChromaRow(cr! + sy0 * crStride, ratio: ratio, width: width, into: cr0)
+                SIMDDirectRows.pixelChromaRow(cb! + sy1 * cbStride, ratio: ratio, width: width, into: cb1)
+                SIMDDirectRows.pixelChromaRow(cr! + sy1 * crStride, ratio: ratio, width: width, into: cr1)
+                let out: SIMDKernels.ChromaOut = t.layout == .nv12 ? .interleaved(t.biPlanarRow(cy)) : .planar(uRow, vRow)
+                SIMDDirectRows.pixelChromaRowPair(yIn0, yIn1, cb0, cr0, cb1, cr1, yOut0, yOut1, out, width, plan)
+                if t.layout == .nv21 { t.mergeChroma(u: uRow, v: vRow, row: cy) }
+                continue
             } else {
                 convertGeneralRow(y, yStride, cb!, cbStride, cr!, crStride, ly0, ly1, yOut0, yOut1, uRow, vRow)
             }
@@ -174,15 +192,18 @@ public struct YCbCrToYUV420: Sendable {
         for cx in 0..<cw {
             let x0 = 2 * cx, x1 = min(2 * cx + 1, width - 1)
             var cbSum = 0, crSum = 0
-            for (ly, sy, out) in [(ly0, sy0, Optional(yOut0)), (ly1, sy1, yOut1)] {
-                for x in [x0, x1] {
-                    let sx = x * hC / hMax
-                    let cbo = Int(cb[sy * cbStride + sx]) - 128, cro = Int(cr[sy * crStride + sx]) - 128
-                    cbSum += cbo
-                    crSum += cro
-                    out?[x] = transform.luma(y: Int(y[ly * yStride + x]), cb: cbo, cr: cro)
-                }
+            // The four pixels (no array literals here: this loop runs once per chroma sample).
+            @inline(__always) func pixel(_ ly: Int, _ sy: Int, _ x: Int, _ out: UnsafeMutablePointer<UInt8>?) {
+                let sx = x * hC / hMax
+                let cbo = Int(cb[sy * cbStride + sx]) - 128, cro = Int(cr[sy * crStride + sx]) - 128
+                cbSum += cbo
+                crSum += cro
+                out?[x] = transform.luma(y: Int(y[ly * yStride + x]), cb: cbo, cr: cro)
             }
+            pixel(ly0, sy0, x0, yOut0)
+            pixel(ly0, sy0, x1, yOut0)
+            pixel(ly1, sy1, x0, yOut1)
+            pixel(ly1, sy1, x1, yOut1)
             let c = transform.chroma(cbSum: cbSum, crSum: crSum)
             uRow[cx] = c.cb
             vRow[cx] = c.cr

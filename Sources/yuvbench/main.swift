@@ -142,6 +142,15 @@ do {
                                crStride: cw, firstRow: 0, rowCount: height, into: targets)
             })
         }
+        // 4:4:4 (full-resolution chroma planes): per-pixel chroma, four-pixel means.
+        for (kernels, label) in [(KernelChoice.fast, "SIMD rows"), (.reference, "scalar reference")] {
+            let direct = YCbCrToYUV420(target: ConversionSpec(), width: width, height: height, components: 3,
+                                       h: [1, 1, 1], v: [1, 1, 1], kernels: kernels)
+            contenders.append(Contender(name: "JPEG YCbCr 4:4:4 planes→NV12 bt709 full (\(label))") {
+                direct.convert(y: src, yStride: width, cb: src + pixels, cbStride: width, cr: src + 2 * pixels,
+                               crStride: width, firstRow: 0, rowCount: height, into: targets)
+            })
+        }
         if let peerNV12, let peerJ420 {
             contenders.append(Contender(name: "libyuv ABGRToNV12 (bt601 limited, 8-bit approx.), 1 thread") {
                 _ = peerNV12(src, Int32(width * 4), dst, dst + pixels, Int32(width), Int32(height))

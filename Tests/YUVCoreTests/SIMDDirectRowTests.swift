@@ -30,6 +30,32 @@ final class SIMDDirectRowTests: XCTestCase {
         }
     }
 
+    /// Every pair of four-pixel sums (0…1020 each: samplings other than 4:2:0), both planes, all six targets.
+    func testEveryQuadChromaSumPair() {
+        for spec in ConversionSpec.all {
+            let t = YCbCrTransform(target: spec), plan = DirectRowPlan(t)
+            var bad = 0
+            for b in 0...1020 {
+                let bv = SIMD16<Int32>(repeating: Int32(b))
+                var r0 = 0
+                while r0 <= 1020 {
+                    var rv = SIMD16<Int32>()
+                    for i in 0..<16 { rv[i] = Int32(min(r0 + i, 1020)) }
+                    let (u, v) = SIMDDirectRows.quadChromaValues(bv, rv, plan)
+                    for i in 0..<16 {
+                        let want = t.chroma(cbSum: b - 512, crSum: Int(rv[i]) - 512, count: 4)
+                        if u[i] != want.cb || v[i] != want.cr {
+                            bad += 1
+                            if bad < 5 { XCTFail("\(spec) sums \(b), \(rv[i]): got \(u[i]), \(v[i]) want \(want)") }
+                        }
+                    }
+                    r0 += 16
+                }
+            }
+            XCTAssertEqual(bad, 0, "\(spec)")
+        }
+    }
+
     /// Every source luma under every (Cb, Cr) byte pair: 2^24 values for each target.
     func testEveryLumaAndChromaPair() {
         for spec in ConversionSpec.all {
@@ -52,36 +78,42 @@ final class SIMDDirectRowTests: XCTestCase {
         }
     }
 
-    /// Whole 4:2:0 pictures, widths 1…70 and around 256, odd and even heights, unaligned planes with padded
-    /// strides, every layout: the SIMD rows give the reference rows' bytes.
+    /// Whole pictures, widths 1…70 and around 256, odd and even heights, unaligned planes with padded
+    /// strides, every layout, for 4:2:0 (the filtered rows) and the other samplings (per-pixel chroma): the
+    /// SIMD rows give the reference rows' bytes.
     func testPicturesMatchReferenceRows() {
         var rng = SplitMix64(seed: 4242)
         let widths = Array(1...70) + [127, 255, 256, 257]
+        // (h, v) of luma; chroma is 1×1. 4:2:0, 4:4:4, 4:2:2, 4:4:0, 4:1:1, and a 3×1 one.
+        let samplings = [(2, 2), (1, 1), (2, 1), (1, 2), (4, 1), (3, 1)]
         for spec in ConversionSpec.all {
-            for width in widths {
-                for height in [1, 2, 3, 6] {
-                    let cw = (width + 1) / 2, ch = (height + 1) / 2
-                    let yStride = width + 5, cStride = cw + 3, offset = width % 7
-                    var planes = randomBytes(offset + yStride * height + 2 * cStride * ch, &rng)
-                    if width % 3 == 0 { planes = planes.map { $0 & 1 == 0 ? 0 : 255 } }   // extremes
-                    for layout in PixelLayout.allCases {
-                        let fast = convert(planes, offset, width, height, yStride, cStride, spec, layout, .fast)
-                        let reference = convert(planes, offset, width, height, yStride, cStride, spec, layout, .reference)
-                        XCTAssertEqual(fast, reference, "\(spec) \(width)x\(height) \(layout)")
+            for (hMax, vMax) in samplings {
+                for width in widths where (hMax, vMax) == (2, 2) || width % 2 == 1 || width > 60 {
+                    for height in [1, 2, 3, 6] {
+                        let cw = (width + hMax - 1) / hMax, ch = (height + vMax - 1) / vMax
+                        let yStride = width + 5, cStride = cw + 3, offset = width % 7
+                        var planes = randomBytes(offset + yStride * height + 2 * cStride * ch, &rng)
+                        if width % 3 == 0 { planes = planes.map { $0 & 1 == 0 ? 0 : 255 } }   // extremes
+                        for layout in PixelLayout.allCases {
+                            let args = (planes, offset, width, height, yStride, cStride, spec, layout, hMax, vMax)
+                            XCTAssertEqual(convert(args, .fast), convert(args, .reference),
+                                           "\(spec) \(hMax)x\(vMax) \(width)x\(height) \(layout)")
+                        }
                     }
                 }
             }
         }
     }
 
-    func convert(_ planes: [UInt8], _ offset: Int, _ width: Int, _ height: Int, _ yStride: Int, _ cStride: Int,
-                 _ spec: ConversionSpec, _ layout: PixelLayout, _ kernels: KernelChoice) -> [UInt8] {
+    func convert(_ a: ([UInt8], Int, Int, Int, Int, Int, ConversionSpec, PixelLayout, Int, Int),
+                 _ kernels: KernelChoice) -> [UInt8] {
+        let (planes, offset, width, height, yStride, cStride, spec, layout, hMax, vMax) = a
         let g = PlaneGeometry(width: width, height: height)
         var out = [UInt8](repeating: 0, count: g.tightBytes)
-        let driver = YCbCrToYUV420(target: spec, width: width, height: height, components: 3, h: [2, 1, 1],
-                                   v: [2, 1, 1], kernels: kernels)
+        let driver = YCbCrToYUV420(target: spec, width: width, height: height, components: 3, h: [hMax, 1, 1],
+                                   v: [vMax, 1, 1], kernels: kernels)
         planes.withUnsafeBufferPointer { p in
-            let y = p.baseAddress! + offset, cb = y + yStride * height, cr = cb + cStride * g.chromaHeight
+            let y = p.baseAddress! + offset, cb = y + yStride * height, cr = cb + cStride * ((height + vMax - 1) / vMax)
             out.withUnsafeMutableBufferPointer { o in
                 driver.convert(y: y, yStride: yStride, cb: cb, cbStride: cStride, cr: cr, crStride: cStride,
                                firstRow: 0, rowCount: height,
