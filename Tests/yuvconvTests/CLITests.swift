@@ -155,6 +155,20 @@ final class CLITests: CLITestCase {
         }
     }
 
+    /// A PNG that ends early says so; one whose ancillary chunk declares 1.9 GB (a fuzzing find) is skipped
+    /// through, not buffered, and ends the same way.
+    func testTruncatedPNGSaysSo() throws {
+        let whole = try Data(contentsOf: URL(fileURLWithPath: fixture("pngsuite/basn2c08.png")))
+        let cut = work.appendingPathComponent("cut.png")
+        try whole.prefix(whole.count / 2).write(to: cut)
+        let big = fixtures.appendingPathComponent("fuzz-crashes/c-slow-unit-47a17df626690f1723b65c444a71091cc8c064d6").path
+        for path in [cut.path, big] {
+            let r = try run([path, "-o", "out.nv12"])
+            XCTAssertEqual(r.status, 1, r.stderr)
+            XCTAssertEqual(r.stderr, "yuvconv: error: \(path): the file ends before the image does (truncated PNG)\n")
+        }
+    }
+
     func testNeverOverwritesWithoutForceAndNeverTheInput() throws {
         let png = fixture("pngsuite/basn0g08.png")
         let out = work.appendingPathComponent("o.nv12")
