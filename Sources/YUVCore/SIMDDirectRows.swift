@@ -75,11 +75,7 @@ public enum SIMDDirectRows {
                                _ cbPadded: UnsafePointer<UInt8>, _ crPadded: UnsafePointer<UInt8>,
                                _ y0: UnsafeMutablePointer<UInt8>, _ y1: UnsafeMutablePointer<UInt8>?,
                                _ chroma: SIMDKernels.ChromaOut, _ width: Int, _ plan: DirectRowPlan) {
-        let (u, v, uv): (UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?)
-        switch chroma {
-        case .planar(let pu, let pv): (u, v, uv) = (pu, pv, nil)
-        case .interleaved(let p): (u, v, uv) = (nil, nil, p)
-        }
+        let (u, v, uv) = chroma.rows
         // Whole steps: 32 pixels that all exist.
         let whole = (width / 2) & ~(step - 1)
         dispatch(y0In, y1In, cbPadded, crPadded, y0, y1, u, v, uv, whole, plan)
@@ -133,11 +129,7 @@ public enum SIMDDirectRows {
                                           _ chroma: SIMDKernels.ChromaOut, _ width: Int, _ plan: DirectRowPlan) {
         lumaPixels(y0In, cb0, cr0, y0, width, plan)
         if let y1 { lumaPixels(y1In, cb1, cr1, y1, width, plan) }
-        let (u, v, uv): (UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?)
-        switch chroma {
-        case .planar(let pu, let pv): (u, v, uv) = (pu, pv, nil)
-        case .interleaved(let p): (u, v, uv) = (nil, nil, p)
-        }
+        let (u, v, uv) = chroma.rows
         let whole = (width / 2) & ~(step - 1), cw = (width + 1) / 2
         quadChroma(cb0, cr0, cb1, cr1, u, v, uv, whole, plan)
         if whole == cw { return }

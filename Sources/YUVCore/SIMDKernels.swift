@@ -47,6 +47,14 @@ public enum SIMDKernels {
     public enum ChromaOut {
         case planar(UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>)
         case interleaved(UnsafeMutablePointer<UInt8>)
+
+        /// U and V rows, or the interleaved row: what a loop body takes.
+        var rows: (u: UnsafeMutablePointer<UInt8>?, v: UnsafeMutablePointer<UInt8>?, uv: UnsafeMutablePointer<UInt8>?) {
+            switch self {
+            case .planar(let u, let v): return (u, v, nil)
+            case .interleaved(let uv): return (nil, nil, uv)
+            }
+        }
     }
 
     /// The row pair with a prepared plan (what the drivers call).
@@ -54,11 +62,7 @@ public enum SIMDKernels {
                                _ y0: UnsafeMutablePointer<UInt8>, _ y1: UnsafeMutablePointer<UInt8>?,
                                _ chroma: ChromaOut, _ width: Int, _ spec: ConversionSpec) {
         let whole = width & ~(step - 1)
-        let (u, v, uv): (UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?)
-        switch chroma {
-        case .planar(let pu, let pv): (u, v, uv) = (pu, pv, nil)
-        case .interleaved(let p): (u, v, uv) = (nil, nil, p)
-        }
+        let (u, v, uv) = chroma.rows
         dispatch(UnsafeRawPointer(src0), UnsafeRawPointer(src1), y0, y1, u, v, uv, whole, spec)
         if whole == width { return }
         // The tail: copy into one step's buffers (the last pixel replicated), run the same code, copy out.
