@@ -6,7 +6,9 @@ byte with ../shared/tools/yuvref.py's output (imported, so it is the contract's 
   tools/check-exact.py [CORPUS] [--yuvref PATH] [--jpeg]
 
 --jpeg also takes the corpus's JPEGs through `--jpeg-path rgb` (yuvref decodes them with Pillow's libjpeg,
-which need not be the same build as the system's libjpeg-turbo: a mismatch there is reported, not failed).
+which need not be the same build as the system's libjpeg-turbo: a mismatch there is reported, not failed),
+and through the default direct path with fast and reference rows, which must give the same bytes (the direct
+path's contract is its own, CONVENTIONS §2, so yuvref is not its reference).
 Every conversion is run with `--orientation ignore`: yuvref reads samples as stored (EXIF not applied).
 Prints each mismatch and a count line; exits 1 on any PNG mismatch.
 """
@@ -28,7 +30,7 @@ import yuvref  # noqa: E402
 yuvconv = os.path.join(here, ".build", "release", "yuvconv")
 specs = [(m, r) for m in ("bt601", "bt709", "bt2020") for r in ("full", "limited")]
 work = tempfile.mkdtemp()
-counts = {"png": [0, 0], "jpeg": [0, 0]}
+counts = {"png": [0, 0], "jpeg": [0, 0], "direct": [0, 0]}
 for line in open(manifest, encoding="utf-8"):
     f = line.rstrip("\n").split("\t")
     if len(f) < 5 or f[0].startswith("#") or f[0] == "path" or f[3] != "ok":
@@ -44,6 +46,20 @@ for line in open(manifest, encoding="utf-8"):
         continue
     h, w = rgb.shape[:2]
     for m, r in specs:
+        if kind == "jpeg":
+            got = []
+            for env in ({}, {"YUV_FORCE_REFERENCE": "1"}):
+                out = os.path.join(work, "direct.nv12")
+                if os.path.exists(out):
+                    os.remove(out)
+                p = subprocess.run([yuvconv, path, "-o", out, "-q", "--matrix", m, "--range", r, "--orientation",
+                                    "ignore"], env={**os.environ, **env}, capture_output=True)
+                got.append(open(out, "rb").read() if p.returncode == 0 else None)
+            if got[0] is not None and got[0] == got[1]:
+                counts["direct"][0] += 1
+            else:
+                counts["direct"][1] += 1
+                print(f"MISMATCH {f[0]} {m} {r}: direct path, fast rows differ from reference rows")
         want = yuvref.pack(*yuvref.convert(rgb, m, r, top), "nv12")
         for env in ({}, {"YUV_FORCE_REFERENCE": "1"}):
             out = os.path.join(work, "out.nv12")
@@ -62,6 +78,8 @@ for line in open(manifest, encoding="utf-8"):
                     f"{sum(a != b for a, b in zip(got, bytes(want)))} bytes differ of {len(want)}"
                 print(f"MISMATCH {label}: {why}")
 for kind, (ok, bad) in counts.items():
-    if ok or bad:
+    if kind == "direct" and (ok or bad):
+        print(f"direct path (JPEG): {ok} conversions identical with fast and reference rows, {bad} not")
+    elif ok or bad:
         print(f"exact {kind}: {ok} conversions identical to yuvref, {bad} not")
-sys.exit(1 if counts["png"][1] else 0)
+sys.exit(1 if counts["png"][1] or counts["direct"][1] else 0)
