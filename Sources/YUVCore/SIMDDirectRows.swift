@@ -97,14 +97,19 @@ public enum SIMDDirectRows {
                 y0[2 * whole + i] = o0[i]
                 y1?[2 * whole + i] = o1[i]
             }
-            if let uv {
-                for i in 0..<(2 * rest) { uv[2 * whole + i] = oc[i] }
-            } else if let u, let v {
-                for i in 0..<rest {
-                    u[whole + i] = oc[i]
-                    v[whole + i] = oc[16 + i]
-                }
-            }
+            copyChromaTail(oc, to: whole, rest, u, v, uv)
+        }
+    }
+
+    /// The first `rest` chroma samples of a tail step computed into `oc` (interleaved, or U then V 16 bytes
+    /// on), copied to sample `whole` of the row.
+    static func copyChromaTail(_ oc: UnsafePointer<UInt8>, to whole: Int, _ rest: Int, _ u: UnsafeMutablePointer<UInt8>?,
+                               _ v: UnsafeMutablePointer<UInt8>?, _ uv: UnsafeMutablePointer<UInt8>?) {
+        if let uv {
+            (uv + 2 * whole).update(from: oc, count: 2 * rest)
+        } else if let u, let v {
+            (u + whole).update(from: oc, count: rest)
+            (v + whole).update(from: oc + 16, count: rest)
         }
     }
 
@@ -140,14 +145,7 @@ public enum SIMDDirectRows {
             let x = 2 * whole
             quadChroma(cb0 + x, cr0 + x, cb1 + x, cr1 + x, uv == nil ? oc : nil, uv == nil ? oc + 16 : nil,
                        uv == nil ? nil : oc, step, plan)
-            if let uv {
-                for i in 0..<(2 * rest) { uv[2 * whole + i] = oc[i] }
-            } else if let u, let v {
-                for i in 0..<rest {
-                    u[whole + i] = oc[i]
-                    v[whole + i] = oc[16 + i]
-                }
-            }
+            copyChromaTail(oc, to: whole, rest, u, v, uv)
         }
     }
 
@@ -226,20 +224,7 @@ public enum SIMDDirectRows {
         while c < count {
             let b = toDouble(sums(cb0 + 2 * c, cb1 + 2 * c)), r = toDouble(sums(cr0 + 2 * c, cr1 + 2 * c))
             let ou = clamp8(quotient(affine(pu, b, r), pu)), ov = clamp8(quotient(affine(pv, b, r), pv))
-            if let uv {
-                let packed = ou | ov &<< 8
-                var w = SIMD16<UInt16>()
-                for i in 0..<16 { w[i] = UInt16(truncatingIfNeeded: packed[i]) }
-                UnsafeMutableRawPointer(uv + 2 * c).storeBytes(of: w, as: SIMD16<UInt16>.self)
-            } else if let u, let v {
-                var bu = SIMD16<UInt8>(), bv = SIMD16<UInt8>()
-                for i in 0..<16 {
-                    bu[i] = UInt8(truncatingIfNeeded: ou[i])
-                    bv[i] = UInt8(truncatingIfNeeded: ov[i])
-                }
-                UnsafeMutableRawPointer(u + c).storeBytes(of: bu, as: SIMD16<UInt8>.self)
-                UnsafeMutableRawPointer(v + c).storeBytes(of: bv, as: SIMD16<UInt8>.self)
-            }
+            storeChroma(ou, ov, at: c, u, v, uv)
             c += step
         }
     }
@@ -312,6 +297,26 @@ public enum SIMDDirectRows {
         var out = I16()
         for i in 0..<16 { out[i] = Int32(truncatingIfNeeded: e[i]) }
         return out
+    }
+
+    /// Sixteen U and V values (0…255) stored at chroma sample `c`: interleaved into `uv`, or into `u` and `v`.
+    @inline(__always)
+    static func storeChroma(_ ou: I16, _ ov: I16, at c: Int, _ u: UnsafeMutablePointer<UInt8>?,
+                            _ v: UnsafeMutablePointer<UInt8>?, _ uv: UnsafeMutablePointer<UInt8>?) {
+        if let uv {
+            let packed = ou | ov &<< 8
+            var w = SIMD16<UInt16>()
+            for i in 0..<16 { w[i] = UInt16(truncatingIfNeeded: packed[i]) }
+            UnsafeMutableRawPointer(uv + 2 * c).storeBytes(of: w, as: SIMD16<UInt16>.self)
+        } else if let u, let v {
+            var bu = SIMD16<UInt8>(), bv = SIMD16<UInt8>()
+            for i in 0..<16 {
+                bu[i] = UInt8(truncatingIfNeeded: ou[i])
+                bv[i] = UInt8(truncatingIfNeeded: ov[i])
+            }
+            UnsafeMutableRawPointer(u + c).storeBytes(of: bu, as: SIMD16<UInt8>.self)
+            UnsafeMutableRawPointer(v + c).storeBytes(of: bv, as: SIMD16<UInt8>.self)
+        }
     }
 
     /// Each lane clamped to 0…255 with shifts and masks (lanes within ±2^30): the stdlib's `min`/`max` in a
@@ -391,20 +396,7 @@ public enum SIMDDirectRows {
             // Chroma: the [1 6 1] sums along the row.
             let b = toDouble(cbL &+ six &* widen(cbC) &+ cbR), r = toDouble(crL &+ six &* widen(crC) &+ crR)
             let ou = chromaPlane(b, r, pu), ov = chromaPlane(b, r, pv)
-            if nv12, let uv {
-                let packed = ou | ov &<< 8
-                var w = SIMD16<UInt16>()
-                for i in 0..<16 { w[i] = UInt16(truncatingIfNeeded: packed[i]) }
-                UnsafeMutableRawPointer(uv + 2 * c).storeBytes(of: w, as: SIMD16<UInt16>.self)
-            } else if let u, let v {
-                var bu = SIMD16<UInt8>(), bv = SIMD16<UInt8>()
-                for i in 0..<16 {
-                    bu[i] = UInt8(truncatingIfNeeded: ou[i])
-                    bv[i] = UInt8(truncatingIfNeeded: ov[i])
-                }
-                UnsafeMutableRawPointer(u + c).storeBytes(of: bu, as: SIMD16<UInt8>.self)
-                UnsafeMutableRawPointer(v + c).storeBytes(of: bv, as: SIMD16<UInt8>.self)
-            }
+            storeChroma(ou, ov, at: c, u, v, nv12 ? uv : nil)
             c += step
         }
     }

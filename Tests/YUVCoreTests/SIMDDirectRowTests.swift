@@ -6,44 +6,30 @@ import YUVCore
 final class SIMDDirectRowTests: XCTestCase {
     /// Every pair of [1 6 1] filter sums (0…2040 each), both chroma planes, all six targets.
     func testEveryChromaSumPair() {
-        for spec in ConversionSpec.all {
-            let t = YCbCrTransform(target: spec), plan = DirectRowPlan(t)
-            var bad = 0
-            for b in 0...2040 {
-                let bv = SIMD16<Int32>(repeating: Int32(b))
-                var r0 = 0
-                while r0 <= 2040 {
-                    var rv = SIMD16<Int32>()
-                    for i in 0..<16 { rv[i] = Int32(min(r0 + i, 2040)) }
-                    let (u, v) = SIMDDirectRows.chromaValues(bv, rv, plan)
-                    for i in 0..<16 {
-                        let want = t.chroma(cbSum: b - 1024, crSum: Int(rv[i]) - 1024, count: 8)
-                        if u[i] != want.cb || v[i] != want.cr {
-                            bad += 1
-                            if bad < 5 { XCTFail("\(spec) sums \(b), \(rv[i]): got \(u[i]), \(v[i]) want \(want)") }
-                        }
-                    }
-                    r0 += 16
-                }
-            }
-            XCTAssertEqual(bad, 0, "\(spec)")
-        }
+        checkEverySumPair(count: 8) { SIMDDirectRows.chromaValues($0, $1, $2) }
     }
 
     /// Every pair of four-pixel sums (0…1020 each: samplings other than 4:2:0), both planes, all six targets.
     func testEveryQuadChromaSumPair() {
+        checkEverySumPair(count: 4) { SIMDDirectRows.quadChromaValues($0, $1, $2) }
+    }
+
+    /// The rows' chroma for every pair of sums of `count` samples (0…255·count) against the exact transform.
+    func checkEverySumPair(count: Int, _ values: (SIMD16<Int32>, SIMD16<Int32>, DirectRowPlan)
+                               -> (SIMD16<UInt8>, SIMD16<UInt8>)) {
+        let top = 255 * count
         for spec in ConversionSpec.all {
             let t = YCbCrTransform(target: spec), plan = DirectRowPlan(t)
             var bad = 0
-            for b in 0...1020 {
+            for b in 0...top {
                 let bv = SIMD16<Int32>(repeating: Int32(b))
                 var r0 = 0
-                while r0 <= 1020 {
+                while r0 <= top {
                     var rv = SIMD16<Int32>()
-                    for i in 0..<16 { rv[i] = Int32(min(r0 + i, 1020)) }
-                    let (u, v) = SIMDDirectRows.quadChromaValues(bv, rv, plan)
+                    for i in 0..<16 { rv[i] = Int32(min(r0 + i, top)) }
+                    let (u, v) = values(bv, rv, plan)
                     for i in 0..<16 {
-                        let want = t.chroma(cbSum: b - 512, crSum: Int(rv[i]) - 512, count: 4)
+                        let want = t.chroma(cbSum: b - 128 * count, crSum: Int(rv[i]) - 128 * count, count: count)
                         if u[i] != want.cb || v[i] != want.cr {
                             bad += 1
                             if bad < 5 { XCTFail("\(spec) sums \(b), \(rv[i]): got \(u[i]), \(v[i]) want \(want)") }
@@ -52,7 +38,7 @@ final class SIMDDirectRowTests: XCTestCase {
                     r0 += 16
                 }
             }
-            XCTAssertEqual(bad, 0, "\(spec)")
+            XCTAssertEqual(bad, 0, "\(spec) count \(count)")
         }
     }
 
