@@ -19,6 +19,8 @@ grain() { ffmpeg -v error -y -i "$src" -vf "scale=$1:$2:flags=bicubic,noise=alls
 [ -f photo12.jpg ] || grain 4032 3024 | cjpeg -quality 90 -sample 2x2 -outfile photo12.jpg
 [ -f photo12.png ] || grain 4032 3024 | ffmpeg -v error -y -f image2pipe -vcodec ppm -i - -frames:v 1 photo12.png
 [ -f photo100.jpg ] || grain 11544 8658 | cjpeg -quality 90 -sample 2x2 -outfile photo100.jpg
+# The same 12 MP picture as a 4:4:4 JPEG (high-quality exports): the direct path's other rows.
+[ -f photo12_444.jpg ] || grain 4032 3024 | cjpeg -quality 90 -sample 1x1 -outfile photo12_444.jpg
 
 # One timed run: wall seconds (from the shell's microsecond clock; /usr/bin/time's own has 10 ms steps)
 # and max RSS in KiB.
@@ -46,6 +48,9 @@ add djpeg     out.ppm      djpeg -outfile out.ppm photo12.jpg
 add ours_png  out_png.nv12 "$yuvconv" photo12.png -o out_png.nv12 -q
 add png       -            ./png_decode photo12.png
 add ours_100  out100.nv12  "$yuvconv" photo100.jpg -o out100.nv12 -q
+add ours_444  out444.nv12  "$yuvconv" photo12_444.jpg -o out444.nv12 -q
+add rgb_444   out444.nv12  "$yuvconv" photo12_444.jpg -o out444.nv12 -q --jpeg-path rgb
+add djpeg_444 out444.ppm   djpeg -outfile out444.ppm photo12_444.jpg
 TJ=()
 for _ in $(seq "$runs"); do
   for key in "${KEYS[@]}"; do
@@ -79,7 +84,11 @@ row "tjbench -yuv (in-memory decode to planes only)" "$(ms $tj_s)" "-" "$(ratio 
 row "yuvconv PNG -> NV12" "$(ms ${T[ours_png]})" "$(mib ${R[ours_png]})" "1.00x"
 row "libpng decode alone (same PNG)" "$(ms ${T[png]})" "$(mib ${R[png]})" "$(ratio ${T[ours_png]} ${T[png]})"
 row "yuvconv 100 MP baseline JPEG -> NV12" "$(ms ${T[ours_100]})" "$(mib ${R[ours_100]})" ""
-printf '{"ours_ms": %s, "ours_peak_mib": %s, "ffmpeg_ms": %s, "ffmpeg_peak_mib": %s, "djpeg_ms": %s, "tjbench_yuv_ms": %s, "magick_ms": %s, "ratio_vs_ffmpeg": %s, "ratio_vs_djpeg": %s, "ratio_vs_tjbench": %s, "png_ours_ms": %s, "png_decode_ms": %s, "ratio_png_vs_libpng": %s, "png_peak_mib": %s, "ours_100mp_peak_mib": %s}\n' \
+row "yuvconv 4:4:4 JPEG -> NV12 (direct YCbCr)" "$(ms ${T[ours_444]})" "$(mib ${R[ours_444]})" "1.00x"
+row "yuvconv 4:4:4 JPEG --jpeg-path rgb" "$(ms ${T[rgb_444]})" "$(mib ${R[rgb_444]})" "$(ratio ${T[ours_444]} ${T[rgb_444]})"
+row "djpeg 4:4:4 JPEG -> PPM" "$(ms ${T[djpeg_444]})" "$(mib ${R[djpeg_444]})" "$(ratio ${T[ours_444]} ${T[djpeg_444]})"
+printf '{"ours_ms": %s, "ours_peak_mib": %s, "ffmpeg_ms": %s, "ffmpeg_peak_mib": %s, "djpeg_ms": %s, "tjbench_yuv_ms": %s, "magick_ms": %s, "ratio_vs_ffmpeg": %s, "ratio_vs_djpeg": %s, "ratio_vs_tjbench": %s, "png_ours_ms": %s, "png_decode_ms": %s, "ratio_png_vs_libpng": %s, "png_peak_mib": %s, "ours_100mp_peak_mib": %s, "ours_444_ms": %s, "ratio_444_vs_rgb_path": %s, "ratio_444_vs_djpeg": %s}\n' \
   "$(ms ${T[ours]})" "$(mib ${R[ours]})" "$(ms ${T[ffmpeg]})" "$(mib ${R[ffmpeg]})" "$(ms ${T[djpeg]})" "$(ms $tj_s)" "$(ms ${T[magick]})" \
   "$(ratio ${T[ours]} ${T[ffmpeg]} | tr -d x)" "$(ratio ${T[ours]} ${T[djpeg]} | tr -d x)" "$(ratio ${T[ours]} $tj_s | tr -d x)" \
-  "$(ms ${T[ours_png]})" "$(ms ${T[png]})" "$(ratio ${T[ours_png]} ${T[png]} | tr -d x)" "$(mib ${R[ours_png]})" "$(mib ${R[ours_100]})"
+  "$(ms ${T[ours_png]})" "$(ms ${T[png]})" "$(ratio ${T[ours_png]} ${T[png]} | tr -d x)" "$(mib ${R[ours_png]})" "$(mib ${R[ours_100]})" \
+  "$(ms ${T[ours_444]})" "$(ratio ${T[ours_444]} ${T[rgb_444]} | tr -d x)" "$(ratio ${T[ours_444]} ${T[djpeg_444]} | tr -d x)"
