@@ -129,6 +129,7 @@ public struct YCbCrToYUV420: Sendable {
         }
     }
 
+    /// A 4:2:0 row pair, scalar: the reference for `SIMDDirectRows.rowPair` (`YUV_FORCE_REFERENCE`).
     @inline(__always)
     func convert420Row(_ yIn0: UnsafePointer<UInt8>, _ yIn1: UnsafePointer<UInt8>, _ cbRow: UnsafePointer<UInt8>,
                        _ crRow: UnsafePointer<UInt8>, _ yOut0: UnsafeMutablePointer<UInt8>,
@@ -182,7 +183,8 @@ public struct YCbCrToYUV420: Sendable {
         }
     }
 
-    /// Any other sampling: each pixel takes the source chroma sample covering it.
+    /// Any other sampling: each pixel takes the source chroma sample covering it. Scalar: the reference for
+    /// `SIMDDirectRows.pixelChromaRowPair`.
     func convertGeneralRow(_ y: UnsafePointer<UInt8>, _ yStride: Int, _ cb: UnsafePointer<UInt8>, _ cbStride: Int,
                            _ cr: UnsafePointer<UInt8>, _ crStride: Int, _ ly0: Int, _ ly1: Int,
                            _ yOut0: UnsafeMutablePointer<UInt8>, _ yOut1: UnsafeMutablePointer<UInt8>?,
