@@ -91,14 +91,20 @@ public enum SIMDDirectRows {
                 a[i] = y0In[x]
                 b[i] = y1In[x]
             }
-            dispatch(a, b, cbPadded + whole, crPadded + whole, o0, o1, uv == nil ? oc : nil,
-                     uv == nil ? oc + 16 : nil, uv == nil ? nil : oc, step, plan)
+            let (tu, tv, tuv) = tailRows(oc, interleaved: uv != nil)
+            dispatch(a, b, cbPadded + whole, crPadded + whole, o0, o1, tu, tv, tuv, step, plan)
             for i in 0..<pixels {
                 y0[2 * whole + i] = o0[i]
                 y1?[2 * whole + i] = o1[i]
             }
             copyChromaTail(oc, to: whole, rest, u, v, uv)
         }
+    }
+
+    /// Where a tail step writes its chroma in the 32-byte buffer `oc`: interleaved, or U then V 16 bytes on.
+    static func tailRows(_ oc: UnsafeMutablePointer<UInt8>, interleaved: Bool)
+        -> (UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?) {
+        interleaved ? (nil, nil, oc) : (oc, oc + 16, nil)
     }
 
     /// The first `rest` chroma samples of a tail step computed into `oc` (interleaved, or U then V 16 bytes
@@ -143,8 +149,8 @@ public enum SIMDDirectRows {
         withUnsafeTemporaryAllocation(byteCount: 32, alignment: 64) { buffer in
             let oc = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
             let x = 2 * whole
-            quadChroma(cb0 + x, cr0 + x, cb1 + x, cr1 + x, uv == nil ? oc : nil, uv == nil ? oc + 16 : nil,
-                       uv == nil ? nil : oc, step, plan)
+            let (tu, tv, tuv) = tailRows(oc, interleaved: uv != nil)
+            quadChroma(cb0 + x, cr0 + x, cb1 + x, cr1 + x, tu, tv, tuv, step, plan)
             copyChromaTail(oc, to: whole, rest, u, v, uv)
         }
     }
@@ -169,21 +175,21 @@ public enum SIMDDirectRows {
     @inline(never)
     static func lumaPixels(_ src: UnsafePointer<UInt8>, _ cb: UnsafePointer<UInt8>, _ cr: UnsafePointer<UInt8>,
                            _ dst: UnsafeMutablePointer<UInt8>, _ width: Int, _ plan: DirectRowPlan) {
-        let whole = width & ~(step - 1)
-        if plan.full {
-            lumaPixelsBody(src, cb, cr, dst, whole, plan, full: true)
-        } else {
-            lumaPixelsBody(src, cb, cr, dst, whole, plan, full: false)
+        func run(_ s: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ r: UnsafePointer<UInt8>,
+                 _ d: UnsafeMutablePointer<UInt8>, _ count: Int) {
+            if plan.full {
+                lumaPixelsBody(s, b, r, d, count, plan, full: true)
+            } else {
+                lumaPixelsBody(s, b, r, d, count, plan, full: false)
+            }
         }
+        let whole = width & ~(step - 1)
+        run(src, cb, cr, dst, whole)
         if whole == width { return }
         withUnsafeTemporaryAllocation(byteCount: 32, alignment: 64) { buffer in
             let a = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), o = a + 16
             for i in 0..<step { a[i] = src[whole + min(i, width - whole - 1)] }
-            if plan.full {
-                lumaPixelsBody(a, cb + whole, cr + whole, o, step, plan, full: true)
-            } else {
-                lumaPixelsBody(a, cb + whole, cr + whole, o, step, plan, full: false)
-            }
+            run(a, cb + whole, cr + whole, o, step)
             (dst + whole).update(from: o, count: width - whole)
         }
     }
@@ -197,8 +203,7 @@ public enum SIMDDirectRows {
             let y = UnsafeRawPointer(src + x).loadUnaligned(as: SIMD16<UInt8>.self)
             let b = toDouble(UnsafeRawPointer(cb + x).loadUnaligned(as: SIMD16<UInt8>.self))
             let r = toDouble(UnsafeRawPointer(cr + x).loadUnaligned(as: SIMD16<UInt8>.self))
-            let out = full ? widen(y) &+ quotient(affine(lo, b, r), lo)
-                           : quotient(affine(ll, b, r) + wy * toDouble(y), ll)
+            let out = lumaLanes(y, b, r, lo, ll, wy, full: full)
             UnsafeMutableRawPointer(dst + x).storeBytes(of: clampByte(out), as: SIMD16<UInt8>.self)
             x += step
         }
@@ -223,8 +228,7 @@ public enum SIMDDirectRows {
         var c = 0
         while c < count {
             let b = toDouble(sums(cb0 + 2 * c, cb1 + 2 * c)), r = toDouble(sums(cr0 + 2 * c, cr1 + 2 * c))
-            let ou = clamp8(quotient(affine(pu, b, r), pu)), ov = clamp8(quotient(affine(pv, b, r), pv))
-            storeChroma(ou, ov, at: c, u, v, uv)
+            storeChroma(chromaLanes(b, r, pu), chromaLanes(b, r, pv), at: c, u, v, uv)
             c += step
         }
     }
@@ -299,6 +303,18 @@ public enum SIMDDirectRows {
         return out
     }
 
+    /// Luma of sixteen pixels, each under its own source Cb, Cr (as Doubles), unclamped: full range adds the
+    /// offset quotient to Y, limited range divides with Y in the numerator.
+    @inline(__always)
+    static func lumaLanes(_ y: SIMD16<UInt8>, _ b: D16, _ r: D16, _ lo: Splat, _ ll: Splat, _ wy: D16,
+                          full: Bool) -> I16 {
+        full ? widen(y) &+ quotient(affine(lo, b, r), lo) : quotient(affine(ll, b, r) + wy * toDouble(y), ll)
+    }
+
+    /// Sixteen output chroma samples of one plane from the source chroma sums, clamped to 0…255.
+    @inline(__always)
+    static func chromaLanes(_ b: D16, _ r: D16, _ q: Splat) -> I16 { clamp8(quotient(affine(q, b, r), q)) }
+
     /// Sixteen U and V values (0…255) stored at chroma sample `c`: interleaved into `uv`, or into `u` and `v`.
     @inline(__always)
     static func storeChroma(_ ou: I16, _ ov: I16, at c: Int, _ u: UnsafeMutablePointer<UInt8>?,
@@ -309,13 +325,8 @@ public enum SIMDDirectRows {
             for i in 0..<16 { w[i] = UInt16(truncatingIfNeeded: packed[i]) }
             UnsafeMutableRawPointer(uv + 2 * c).storeBytes(of: w, as: SIMD16<UInt16>.self)
         } else if let u, let v {
-            var bu = SIMD16<UInt8>(), bv = SIMD16<UInt8>()
-            for i in 0..<16 {
-                bu[i] = UInt8(truncatingIfNeeded: ou[i])
-                bv[i] = UInt8(truncatingIfNeeded: ov[i])
-            }
-            UnsafeMutableRawPointer(u + c).storeBytes(of: bu, as: SIMD16<UInt8>.self)
-            UnsafeMutableRawPointer(v + c).storeBytes(of: bv, as: SIMD16<UInt8>.self)
+            UnsafeMutableRawPointer(u + c).storeBytes(of: bytes(ou), as: SIMD16<UInt8>.self)
+            UnsafeMutableRawPointer(v + c).storeBytes(of: bytes(ov), as: SIMD16<UInt8>.self)
         }
     }
 
@@ -327,13 +338,16 @@ public enum SIMDDirectRows {
         return (low | ((I16(repeating: 255) &- low) &>> 31)) & I16(repeating: 255)  // above 255 → 255
     }
 
+    /// Sixteen lanes already within 0…255 as bytes.
     @inline(__always)
-    static func clampByte(_ a: I16) -> SIMD16<UInt8> {
-        let c = clamp8(a)
+    static func bytes(_ a: I16) -> SIMD16<UInt8> {
         var r = SIMD16<UInt8>()
-        for i in 0..<16 { r[i] = UInt8(truncatingIfNeeded: c[i]) }
+        for i in 0..<16 { r[i] = UInt8(truncatingIfNeeded: a[i]) }
         return r
     }
+
+    @inline(__always)
+    static func clampByte(_ a: I16) -> SIMD16<UInt8> { bytes(clamp8(a)) }
 
     @inline(__always)
     static func body(_ y0In: UnsafePointer<UInt8>, _ y1In: UnsafePointer<UInt8>, _ cb: UnsafePointer<UInt8>,
@@ -369,12 +383,6 @@ public enum SIMDDirectRows {
             UnsafeMutableRawPointer(dst + x).storeBytes(of: w, as: SIMD16<UInt16>.self)
         }
 
-        /// Sixteen output chroma samples of one plane from the filter sums, clamped (as Int32 lanes).
-        @inline(__always)
-        func chromaPlane(_ b: D16, _ r: D16, _ q: Splat) -> I16 {
-            clamp8(quotient(affine(q, b, r), q))
-        }
-
         var c = 0
         while c < count {
             let cbL = widen(UnsafeRawPointer(cb + c).loadUnaligned(as: SIMD16<UInt8>.self))
@@ -395,34 +403,26 @@ public enum SIMDDirectRows {
             if let y1 { lumaRow(y1In, y1, 2 * c, offset, base) }
             // Chroma: the [1 6 1] sums along the row.
             let b = toDouble(cbL &+ six &* widen(cbC) &+ cbR), r = toDouble(crL &+ six &* widen(crC) &+ crR)
-            let ou = chromaPlane(b, r, pu), ov = chromaPlane(b, r, pv)
-            storeChroma(ou, ov, at: c, u, v, nv12 ? uv : nil)
+            storeChroma(chromaLanes(b, r, pu), chromaLanes(b, r, pv), at: c, u, v, nv12 ? uv : nil)
             c += step
         }
     }
 
     // MARK: for the exhaustive tests
 
-    /// Output Cb and Cr for sixteen pairs of [1 6 1] sums (0…2040), through the rows' own arithmetic.
-    public static func chromaValues(_ b: SIMD16<Int32>, _ r: SIMD16<Int32>, _ plan: DirectRowPlan) -> (SIMD16<UInt8>, SIMD16<UInt8>) {
-        let bd = toDouble(b), rd = toDouble(r), pu = Splat(plan.u), pv = Splat(plan.v)
-        return (clampByte(quotient(affine(pu, bd, rd), pu)), clampByte(quotient(affine(pv, bd, rd), pv)))
-    }
-
-    /// The same for sums over four pixels (0…1020).
-    public static func quadChromaValues(_ b: SIMD16<Int32>, _ r: SIMD16<Int32>, _ plan: DirectRowPlan) -> (SIMD16<UInt8>, SIMD16<UInt8>) {
-        let bd = toDouble(b), rd = toDouble(r), pu = Splat(plan.u4), pv = Splat(plan.v4)
-        return (clampByte(quotient(affine(pu, bd, rd), pu)), clampByte(quotient(affine(pv, bd, rd), pv)))
+    /// Output Cb and Cr for sixteen pairs of sums through the rows' own arithmetic: `count` 8 for the 4:2:0
+    /// rows' [1 6 1] sums (0…2040), 4 for the other samplings' four-pixel sums (0…1020).
+    public static func chromaValues(_ b: SIMD16<Int32>, _ r: SIMD16<Int32>, _ plan: DirectRowPlan,
+                                    count: Int) -> (SIMD16<UInt8>, SIMD16<UInt8>) {
+        precondition(count == 8 || count == 4)
+        let pu = Splat(count == 8 ? plan.u : plan.u4), pv = Splat(count == 8 ? plan.v : plan.v4)
+        let bd = toDouble(b), rd = toDouble(r)
+        return (bytes(chromaLanes(bd, rd, pu)), bytes(chromaLanes(bd, rd, pv)))
     }
 
     /// Output luma for sixteen source luma values under one chroma sample's Cb, Cr bytes.
     public static func lumaValues(_ y: SIMD16<UInt8>, cb: UInt8, cr: UInt8, _ plan: DirectRowPlan) -> SIMD16<UInt8> {
-        let cbD = D16(repeating: Double(cb)), crD = D16(repeating: Double(cr))
-        if plan.full {
-            let lo = Splat(plan.lumaOffset)
-            return clampByte(widen(y) &+ quotient(affine(lo, cbD, crD), lo))
-        }
-        let ll = Splat(plan.lumaLimited)
-        return clampByte(quotient(affine(ll, cbD, crD) + D16(repeating: plan.wy) * toDouble(y), ll))
+        clampByte(lumaLanes(y, D16(repeating: Double(cb)), D16(repeating: Double(cr)), Splat(plan.lumaOffset),
+                            Splat(plan.lumaLimited), D16(repeating: plan.wy), full: plan.full))
     }
 }

@@ -6,17 +6,16 @@ import YUVCore
 final class SIMDDirectRowTests: XCTestCase {
     /// Every pair of [1 6 1] filter sums (0…2040 each), both chroma planes, all six targets.
     func testEveryChromaSumPair() {
-        checkEverySumPair(count: 8) { SIMDDirectRows.chromaValues($0, $1, $2) }
+        checkEverySumPair(count: 8)
     }
 
     /// Every pair of four-pixel sums (0…1020 each: samplings other than 4:2:0), both planes, all six targets.
     func testEveryQuadChromaSumPair() {
-        checkEverySumPair(count: 4) { SIMDDirectRows.quadChromaValues($0, $1, $2) }
+        checkEverySumPair(count: 4)
     }
 
     /// The rows' chroma for every pair of sums of `count` samples (0…255·count) against the exact transform.
-    func checkEverySumPair(count: Int, _ values: (SIMD16<Int32>, SIMD16<Int32>, DirectRowPlan)
-                               -> (SIMD16<UInt8>, SIMD16<UInt8>)) {
+    func checkEverySumPair(count: Int) {
         let top = 255 * count
         for spec in ConversionSpec.all {
             let t = YCbCrTransform(target: spec), plan = DirectRowPlan(t)
@@ -27,7 +26,7 @@ final class SIMDDirectRowTests: XCTestCase {
                 while r0 <= top {
                     var rv = SIMD16<Int32>()
                     for i in 0..<16 { rv[i] = Int32(min(r0 + i, top)) }
-                    let (u, v) = values(bv, rv, plan)
+                    let (u, v) = SIMDDirectRows.chromaValues(bv, rv, plan, count: count)
                     for i in 0..<16 {
                         let want = t.chroma(cbSum: b - 128 * count, crSum: Int(rv[i]) - 128 * count, count: count)
                         if u[i] != want.cb || v[i] != want.cr {
