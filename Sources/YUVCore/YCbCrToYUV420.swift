@@ -84,6 +84,9 @@ public struct YCbCrToYUV420: Sendable {
             let yIn0 = y + ly0 * yStride, yIn1 = y + ly1 * yStride
             let yOut0 = t.lumaRow(firstRow + ly0)
             let yOut1: UnsafeMutablePointer<UInt8>? = 2 * r + 1 < rowCount ? t.lumaRow(firstRow + ly1) : nil
+            // The SIMD rows write NV12's interleaved row themselves; other layouts take uRow and vRow.
+            let simdOut: SIMDKernels.ChromaOut = t.layout == .nv12 ? .interleaved(t.biPlanarRow(cy)) : .planar(uRow, vRow)
+            var interleaved = false
             if grey {
                 for x in 0..<width {
                     yOut0[x] = greyLuma[Int(yIn0[x])]
@@ -95,10 +98,8 @@ public struct YCbCrToYUV420: Sendable {
                 let cbPad = padded, crPad = padded + SIMDDirectRows.paddedCount(cw)
                 SIMDDirectRows.padChromaRow(cb! + r * cbStride, cw, into: cbPad)
                 SIMDDirectRows.padChromaRow(cr! + r * crStride, cw, into: crPad)
-                let out: SIMDKernels.ChromaOut = t.layout == .nv12 ? .interleaved(t.biPlanarRow(cy)) : .planar(uRow, vRow)
-                SIMDDirectRows.rowPair(yIn0, yIn1, cbPad, crPad, yOut0, yOut1, out, width, plan)
-                if t.layout == .nv21 { t.mergeChroma(u: uRow, v: vRow, row: cy) }
-                continue
+                SIMDDirectRows.rowPair(yIn0, yIn1, cbPad, crPad, yOut0, yOut1, simdOut, width, plan)
+                interleaved = t.layout == .nv12
             } else if is420 {
                 let cbRow = cb! + r * cbStride, crRow = cr! + r * crStride
                 if transform.isIdentity {
@@ -118,14 +119,12 @@ public struct YCbCrToYUV420: Sendable {
                 SIMDDirectRows.pixelChromaRow(cr! + sy0 * crStride, ratio: ratio, width: width, into: cr0)
                 SIMDDirectRows.pixelChromaRow(cb! + sy1 * cbStride, ratio: ratio, width: width, into: cb1)
                 SIMDDirectRows.pixelChromaRow(cr! + sy1 * crStride, ratio: ratio, width: width, into: cr1)
-                let out: SIMDKernels.ChromaOut = t.layout == .nv12 ? .interleaved(t.biPlanarRow(cy)) : .planar(uRow, vRow)
-                SIMDDirectRows.pixelChromaRowPair(yIn0, yIn1, cb0, cr0, cb1, cr1, yOut0, yOut1, out, width, plan)
-                if t.layout == .nv21 { t.mergeChroma(u: uRow, v: vRow, row: cy) }
-                continue
+                SIMDDirectRows.pixelChromaRowPair(yIn0, yIn1, cb0, cr0, cb1, cr1, yOut0, yOut1, simdOut, width, plan)
+                interleaved = t.layout == .nv12
             } else {
                 convertGeneralRow(y, yStride, cb!, cbStride, cr!, crStride, ly0, ly1, yOut0, yOut1, uRow, vRow)
             }
-            if t.layout.isBiPlanar { t.mergeChroma(u: uRow, v: vRow, row: cy) }
+            if t.layout.isBiPlanar && !interleaved { t.mergeChroma(u: uRow, v: vRow, row: cy) }
         }
     }
 
