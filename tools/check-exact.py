@@ -31,6 +31,20 @@ yuvconv = os.path.join(here, ".build", "release", "yuvconv")
 specs = [(m, r) for m in ("bt601", "bt709", "bt2020") for r in ("full", "limited")]
 work = tempfile.mkdtemp()
 counts = {"png": [0, 0], "jpeg": [0, 0], "direct": [0, 0]}
+
+
+def convert(path, m, r, reference, *extra):
+    """yuvconv's NV12 bytes for one image (None if it failed) and its standard error."""
+    out = os.path.join(work, "out.nv12")
+    if os.path.exists(out):
+        os.remove(out)
+    env = {**os.environ, **({"YUV_FORCE_REFERENCE": "1"} if reference else {})}
+    p = subprocess.run([yuvconv, path, "-o", out, "-q", "--matrix", m, "--range", r, "--orientation", "ignore",
+                        *extra], env=env, capture_output=True)
+    got = open(out, "rb").read() if p.returncode == 0 and os.path.exists(out) else None
+    return got, p.stderr.decode(errors="replace").strip()[:200]
+
+
 for line in open(manifest, encoding="utf-8"):
     f = line.rstrip("\n").split("\t")
     if len(f) < 5 or f[0].startswith("#") or f[0] == "path" or f[3] != "ok":
@@ -39,44 +53,29 @@ for line in open(manifest, encoding="utf-8"):
     kind = "png" if f[0].lower().endswith(".png") else "jpeg"
     if kind == "jpeg" and not args.jpeg:
         continue
+    if kind == "jpeg":  # the direct path: fast rows against reference rows
+        for m, r in specs:
+            fast, reference = convert(path, m, r, False)[0], convert(path, m, r, True)[0]
+            if fast is not None and fast == reference:
+                counts["direct"][0] += 1
+            else:
+                counts["direct"][1] += 1
+                print(f"MISMATCH {f[0]} {m} {r}: direct path, fast rows differ from reference rows")
     try:
         rgb, top = yuvref.load(path)
     except Exception as e:  # yuvref cannot read it: nothing to compare with
         print(f"skip {f[0]}: yuvref cannot load it ({e})")
         continue
-    h, w = rgb.shape[:2]
     for m, r in specs:
-        if kind == "jpeg":
-            got = []
-            for env in ({}, {"YUV_FORCE_REFERENCE": "1"}):
-                out = os.path.join(work, "direct.nv12")
-                if os.path.exists(out):
-                    os.remove(out)
-                p = subprocess.run([yuvconv, path, "-o", out, "-q", "--matrix", m, "--range", r, "--orientation",
-                                    "ignore"], env={**os.environ, **env}, capture_output=True)
-                got.append(open(out, "rb").read() if p.returncode == 0 else None)
-            if got[0] is not None and got[0] == got[1]:
-                counts["direct"][0] += 1
-            else:
-                counts["direct"][1] += 1
-                print(f"MISMATCH {f[0]} {m} {r}: direct path, fast rows differ from reference rows")
-        want = yuvref.pack(*yuvref.convert(rgb, m, r, top), "nv12")
-        for env in ({}, {"YUV_FORCE_REFERENCE": "1"}):
-            out = os.path.join(work, "out.nv12")
-            if os.path.exists(out):
-                os.remove(out)
-            cmd = [yuvconv, path, "-o", out, "-q", "--matrix", m, "--range", r, "--orientation", "ignore",
-                   "--jpeg-path", "rgb"]
-            p = subprocess.run(cmd, env={**os.environ, **env}, capture_output=True)
-            got = open(out, "rb").read() if p.returncode == 0 and os.path.exists(out) else None
-            label = f"{f[0]} {m} {r}{' reference rows' if env else ''}"
-            if got == bytes(want):
+        want = bytes(yuvref.pack(*yuvref.convert(rgb, m, r, top), "nv12"))
+        for reference in (False, True):
+            got, err = convert(path, m, r, reference, "--jpeg-path", "rgb")
+            if got == want:
                 counts[kind][0] += 1
             else:
                 counts[kind][1] += 1
-                why = p.stderr.decode(errors="replace").strip()[:200] if got is None else \
-                    f"{sum(a != b for a, b in zip(got, bytes(want)))} bytes differ of {len(want)}"
-                print(f"MISMATCH {label}: {why}")
+                why = err if got is None else f"{sum(a != b for a, b in zip(got, want))} bytes differ of {len(want)}"
+                print(f"MISMATCH {f[0]} {m} {r}{' reference rows' if reference else ''}: {why}")
 for kind, (ok, bad) in counts.items():
     if kind == "direct" and (ok or bad):
         print(f"direct path (JPEG): {ok} conversions identical with fast and reference rows, {bad} not")
