@@ -80,14 +80,18 @@ struct Contender {
     var firstCall: [Double] = []
 }
 
+// The contenders the summary and the JSON look up by name.
+let memcpyName = "memcpy (RGBA frame, bandwidth ceiling)", memcpyAllName = "memcpy (RGBA frame), \(cores) threads"
+let oursName = "RGBA→NV12 bt709 full, 1 thread", oursAllName = "RGBA→NV12 bt709 full, \(cores) threads"
+
 var contenders: [Contender] = []
 do {
     do {
-        contenders.append(Contender(name: "memcpy (RGBA frame, bandwidth ceiling)") {
+        contenders.append(Contender(name: memcpyName) {
             memcpy(copyDst, src, pixels * 4)
         })
         let srcShared = UncheckedSendable(src), copyShared = UncheckedSendable(copyDst)
-        contenders.append(Contender(name: "memcpy (RGBA frame), \(cores) threads") {
+        contenders.append(Contender(name: memcpyAllName) {
             let chunk = (pixels * 4 + cores - 1) / cores
             DispatchQueue.concurrentPerform(iterations: cores) { i in
                 let start = i * chunk, n = min(chunk, pixels * 4 - start)
@@ -125,7 +129,7 @@ do {
             })
         }
         let driver709 = RGBToYUV420(spec: ConversionSpec(), source: .rgba8)
-        contenders.append(Contender(name: "RGBA→NV12 bt709 full, \(cores) threads") {
+        contenders.append(Contender(name: oursAllName) {
             driver709.convert(pixels: src, rowBytes: width * 4, width: width, height: height, output: dst,
                               layout: .nv12, threads: cores)
         })
@@ -199,7 +203,6 @@ func median(_ a: [Double]) -> Double {
 func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeating: " ", count: n - s.count) }
 func lpad(_ s: String, _ n: Int) -> String { s.count >= n ? s : String(repeating: " ", count: n - s.count) + s }
 
-let oursName = "RGBA→NV12 bt709 full, 1 thread"
 let libyuvName = "libyuv ABGRToNV12 (bt601 limited, 8-bit approx.), 1 thread"
 let libyuv = mpxs(libyuvName)
 print("yuvbench: \(width)x\(height) RGBA (\(formatFixed(Double(pixels) / 1e6, decimals: 1)) Mpx), median of \(runs) rounds (contenders in a new order each round, each warmed \(formatFixed(warmSeconds * 1000, decimals: 0)) ms), \(cores) cores")
@@ -251,19 +254,19 @@ if let peerNV12, let peerJ420 {
 }
 
 let ours1 = mpxs(oursName)!
-let oursN = mpxs("RGBA→NV12 bt709 full, \(cores) threads")!
+let oursN = mpxs(oursAllName)!
 var json: [(String, String)] = [
     ("width", "\(width)"), ("height", "\(height)"), ("cores", "\(cores)"),
     ("nv12_bt709_full_mpxs", formatFixed(ours1, decimals: 1)),
     ("nv12_bt709_full_all_threads_mpxs", formatFixed(oursN, decimals: 1)),
     ("threads_speedup", formatFixed(oursN / ours1, decimals: 2)),
-    ("threads_speedup_first_call", formatFixed(mpxs("RGBA→NV12 bt709 full, \(cores) threads", firstCall: true)!
+    ("threads_speedup_first_call", formatFixed(mpxs(oursAllName, firstCall: true)!
                                                / mpxs(oursName, firstCall: true)!, decimals: 2)),
-    ("memcpy_mpxs", formatFixed(mpxs("memcpy (RGBA frame, bandwidth ceiling)")!, decimals: 1)),
+    ("memcpy_mpxs", formatFixed(mpxs(memcpyName)!, decimals: 1)),
     // What the machine's memory gives a second core in this run: a two-thread figure near 1.0 here means
     // the host's bandwidth was taken by something else, and no conversion can scale either.
-    ("memcpy_threads_speedup", formatFixed(mpxs("memcpy (RGBA frame), \(cores) threads")!
-                                           / mpxs("memcpy (RGBA frame, bandwidth ceiling)")!, decimals: 2)),
+    ("memcpy_threads_speedup", formatFixed(mpxs(memcpyAllName)!
+                                           / mpxs(memcpyName)!, decimals: 2)),
 ]
 if let libyuv {
     json.append(("libyuv_abgr_to_nv12_mpxs", formatFixed(libyuv, decimals: 1)))
