@@ -1,0 +1,176 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// File names are bytes; Swift strings are Unicode. A name that is not valid UTF-8 (`caf\xe9.jpg` from a
+/// Latin-1 system) must still convert under its own name, so every path crosses between the two through
+/// this one reversible mapping, in the spirit of Python's `surrogateescape` (PEP 383):
+///
+/// - valid UTF-8 decodes as itself;
+/// - every byte that is not part of valid UTF-8 becomes the private-use scalar U+10FF00 + byte;
+/// - so that the mapping stays one-to-one, a name that really contains U+10FF00…U+10FFFF (4-byte sequences
+///   F4 8F BC 80 … F4 8F BF BF) has each of those four bytes escaped the same way.
+///
+/// `encode(decode(b)) == b` for every byte string. Paths live as `String` everywhere above this file, and
+/// every system call that takes a path goes through `withFileSystemPath` (never `String`'s own C string,
+/// which would write the escapes as UTF-8). Messages show escaped bytes as `\xNN` (`displayPath`).
+public enum PathBytes {
+    static let escapeBase: UInt32 = 0x10FF00
+
+    /// The string for a file name's bytes (no NUL inside).
+    public static func decode<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
+        let b = Array(bytes)
+        if !b.contains(where: { $0 >= 0x80 }) { return String(decoding: b, as: UTF8.self) }
+        var out = String.UnicodeScalarView()
+        var i = 0
+        while i < b.count {
+            let (scalar, length) = decodeScalar(b, at: i)
+            if let scalar, scalar.value < escapeBase {
+                out.append(scalar)
+                i += length
+            } else {
+                // Invalid here, or a real U+10FFxx: escape this byte (and, for the latter, the next three).
+                for k in 0..<(scalar == nil ? 1 : length) { out.append(Unicode.Scalar(escapeBase + UInt32(b[i + k]))!) }
+                i += scalar == nil ? 1 : length
+            }
+        }
+        return String(out)
+    }
+
+    /// The bytes of a path string (the inverse of `decode`).
+    public static func encode(_ s: String) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(s.utf8.count)
+        for scalar in s.unicodeScalars {
+            if scalar.value >= escapeBase {
+                out.append(UInt8(scalar.value - escapeBase))
+            } else {
+                out.append(contentsOf: Array(String(scalar).utf8))
+            }
+        }
+        return out
+    }
+
+    /// The path as a message shows it: escaped bytes as `\xNN`.
+    public static func display(_ s: String) -> String {
+        guard s.unicodeScalars.contains(where: { $0.value >= escapeBase }) else { return s }
+        var out = ""
+        for scalar in s.unicodeScalars {
+            if scalar.value >= escapeBase {
+                let v = Int(scalar.value - escapeBase)
+                out += "\\x" + String(v >> 4, radix: 16, uppercase: true) + String(v & 15, radix: 16, uppercase: true)
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
+    /// One UTF-8 scalar at `i`: the scalar and its length, or nil when the bytes there are not valid UTF-8
+    /// (overlong forms, surrogates and values above U+10FFFF included).
+    static func decodeScalar(_ b: [UInt8], at i: Int) -> (Unicode.Scalar?, Int) {
+        let c0 = b[i]
+        if c0 < 0x80 { return (Unicode.Scalar(c0), 1) }
+        let length: Int, minimum: UInt32
+        var value: UInt32
+        switch c0 {
+        case 0xC2...0xDF: (length, minimum, value) = (2, 0x80, UInt32(c0 & 0x1F))
+        case 0xE0...0xEF: (length, minimum, value) = (3, 0x800, UInt32(c0 & 0x0F))
+        case 0xF0...0xF4: (length, minimum, value) = (4, 0x10000, UInt32(c0 & 0x07))
+        default: return (nil, 1)
+        }
+        guard i + length <= b.count else { return (nil, 1) }
+        for k in 1..<length {
+            let c = b[i + k]
+            guard c & 0xC0 == 0x80 else { return (nil, 1) }
+            value = value << 6 | UInt32(c & 0x3F)
+        }
+        guard value >= minimum, let scalar = Unicode.Scalar(value) else { return (nil, 1) }
+        return (scalar, length)
+    }
+}
+
+/// Calls `body` with the path's bytes as a C string: the one way a path reaches the system.
+public func withFileSystemPath<R, E: Error>(_ path: String, _ body: (UnsafePointer<CChar>) throws(E) -> R) throws(E) -> R {
+    var bytes = PathBytes.encode(path).map { CChar(bitPattern: $0) }
+    bytes.append(0)
+    return try bytes.withUnsafeBufferPointer { (p) throws(E) -> R in try body(p.baseAddress!) }
+}
+
+/// A path as messages show it: `<stdin>` for `-`, escaped bytes as `\xNN`.
+public func displayPath(_ path: String) -> String {
+    path == "-" ? "<stdin>" : PathBytes.display(path)
+}
+
+/// What `stat` says of a file, in the terms the tool decides by.
+public struct FileStatus: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable { case regular, directory, fifo, characterDevice, blockDevice, socket, symlink, other }
+    public let device: UInt64
+    public let inode: UInt64
+    public let kind: Kind
+    public let size: Int
+    public let modified: Double
+
+    init(_ st: stat) {
+        device = UInt64(st.st_dev)
+        inode = UInt64(st.st_ino)
+        size = Int(st.st_size)
+        switch st.st_mode & S_IFMT {
+        case S_IFREG: kind = .regular
+        case S_IFDIR: kind = .directory
+        case S_IFIFO: kind = .fifo
+        case S_IFCHR: kind = .characterDevice
+        case S_IFBLK: kind = .blockDevice
+        case S_IFSOCK: kind = .socket
+        case S_IFLNK: kind = .symlink
+        default: kind = .other
+        }
+        #if canImport(Darwin)
+        modified = Double(st.st_mtimespec.tv_sec) + Double(st.st_mtimespec.tv_nsec) * 1e-9
+        #else
+        modified = Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) * 1e-9
+        #endif
+    }
+
+    /// The file `path` names (following links; `follow: false` describes a link itself), or nil (errno set).
+    public init?(path: String, follow: Bool = true) {
+        var st = stat()
+        let rc = withFileSystemPath(path) { follow ? stat($0, &st) : lstat($0, &st) }
+        guard rc == 0 else { return nil }
+        self.init(st)
+    }
+
+    /// The file open on descriptor `fd`, or nil.
+    public init?(descriptor fd: Int32) {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return nil }
+        self.init(st)
+    }
+
+    /// Device and inode: what makes two names one file.
+    public var identity: FileIdentity { FileIdentity(device: device, inode: inode) }
+}
+
+/// One file, whatever its names (hard links, symlinks, `./a` and `a`).
+public struct FileIdentity: Hashable, Sendable {
+    public let device: UInt64
+    public let inode: UInt64
+}
+
+/// The target of a symbolic link, resolved against the link's folder; nil when `path` is not a link.
+public func symlinkTarget(_ path: String) -> String? {
+    var buf = [CChar](repeating: 0, count: 4097)
+    let n = withFileSystemPath(path) { readlink($0, &buf, 4096) }
+    guard n > 0 else { return nil }
+    let target = PathBytes.decode(buf[0..<n].map { UInt8(bitPattern: $0) })
+    if target.hasPrefix("/") { return target }
+    guard let slash = path.lastIndex(of: "/") else { return target }
+    return String(path[...slash]) + target
+}
+
+/// The C library's message for an errno value, without the path.
+public func systemMessage(_ code: Int32 = errno) -> String {
+    String(cString: strerror(code))
+}
