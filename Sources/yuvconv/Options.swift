@@ -15,13 +15,8 @@ struct UsageError: Error {
 struct Options {
     var inputs: [String] = []
     var output: String?
-    var layout: PixelLayout?
-    /// `--format y4m` or a `.y4m` name: a YUV4MPEG2 file (yuv420p inside).
-    var y4m = false
-    /// `--format png` or a `.png` name: an RGB PNG through the exact inverse (to look at a conversion).
-    var png = false
-    /// `--format jpeg` or a `.jpg`/`.jpeg` name: a JPEG compressed from the planes (BT.601 full range).
-    var jpeg = false
+    /// `--format`: what to write, whatever the output's name (else the name decides: `OutputFormat.resolve`).
+    var format: OutputFormat?
     var quality = 90
     var alpha = AlphaMode.ignore
     /// Raw YUV input: its size and layout (`--size WxH`, `--pix-fmt`).
@@ -31,6 +26,7 @@ struct Options {
     var force = false
     var quiet = false
     var maxPixels = ImageDecoder.defaultMaxPixels
+    var maxScans = ImageDecoder.defaultMaxScans
     var allowTruncated = false
     var jpegPath = JPEGPath.direct
     var orientation = OrientationMode.auto
@@ -114,28 +110,16 @@ struct Options {
                 }
             case "--size", "-s":
                 let text = try value(flag, inline)
-                let p = text.lowercased().split(separator: "x").map { Int($0) }
+                let p = text.lowercased().split(separator: "x", omittingEmptySubsequences: false).map { Int($0) }
                 guard p.count == 2, let w = p[0], let h = p[1], w > 0, h > 0 else {
                     throw UsageError(message: "--size takes WIDTHxHEIGHT, not '\(text)'")
                 }
-                o.inputSize = (w, h)
-            case "--format":
-                let name = try value(flag, inline)
-                if name.lowercased() == "y4m" {
-                    o.y4m = true
-                    o.layout = .yuv420p
-                } else if ["jpeg", "jpg"].contains(name.lowercased()) {
-                    o.jpeg = true
-                    o.layout = .yuv420p
-                } else if name.lowercased() == "png" {
-                    o.png = true
-                    o.layout = .yuv420p
-                } else {
-                    guard let l = PixelLayout(name: name) else {
-                        throw UsageError(message: "unknown format '\(name)' (nv12, nv21, yuv420p, i420, yv12, y4m, png, jpeg)")
-                    }
-                    o.layout = l
+                guard !w.multipliedReportingOverflow(by: h).overflow else {
+                    throw UsageError(message: "--size \(text) is more pixels than any picture can have")
                 }
+                o.inputSize = (w, h)
+            case "--format", "-f":
+                o.format = try named(flag, inline, "format", OutputFormat.names) { OutputFormat(name: $0) }
             case "--matrix":
                 o.spec.matrix = try named(flag, inline, "matrix", "bt709, bt601, bt2020") { ColorMatrix(name: $0) }
             case "--range":
@@ -150,6 +134,8 @@ struct Options {
                 o.quality = try number(flag, inline, 1...100)
             case "--max-pixels":
                 o.maxPixels = try number(flag, inline, 1...Int.max)
+            case "--max-scans":
+                o.maxScans = try number(flag, inline, 1...1_000_000)
             case "--orientation":
                 o.orientation = try named(flag, inline, "orientation mode", "auto, ignore") { OrientationMode(rawValue: $0) }
             case "--jpeg-path":
@@ -184,7 +170,7 @@ struct Options {
                 throw UsageError(message: "unknown option '\(arg)'")
             }
             if inline != nil && !["-o", "--output", "--format", "--pix-fmt", "--pix_fmt", "--matrix", "--range",
-                                  "--max-pixels", "--jpeg-path", "--report", "--report-file", "--align", "--files-from", "--name", "--jobs",
+                                  "--max-pixels", "--max-scans", "--jpeg-path", "-f", "--report", "--report-file", "--align", "--files-from", "--name", "--jobs",
                                   "--shard", "--quality", "--size", "-s", "--pix-fmt", "--pix_fmt", "--alpha", "--orientation"].contains(flag) {
                 throw UsageError(message: "\(flag) takes no value")
             }
@@ -208,44 +194,31 @@ struct Options {
         if inputs.count > 1 || filesFrom != nil || shard != nil { return true }
         if let o = output, o != "-" {
             if o.hasSuffix("/") { return true }
-            var st = stat()
-            if stat(o, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR { return true }
+            if FileStatus(path: o)?.kind == .directory { return true }
         }
-        if let i = inputs.first, i != "-" {
-            var st = stat()
-            if stat(i, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR { return true }
-        }
+        if let i = inputs.first, i != "-", FileStatus(path: i)?.kind == .directory { return true }
         return false
     }
 
-    /// True when the output's name ends in .y4m (and no raw layout was asked for).
-    func wantsY4M(output: String) -> Bool {
-        if y4m { return true }
-        return layout == nil && output.lowercased().hasSuffix(".y4m")
+    /// The decoder's options.
+    var decodeOptions: DecodeOptions {
+        var d = DecodeOptions(maxPixels: maxPixels, allowTruncated: allowTruncated, jpegPath: jpegPath,
+                              pipelined: !inBatch, alpha: alpha, orientation: orientation)
+        d.maxScans = maxScans
+        return d
     }
 
-    /// True when the output is a JPEG (by --format jpeg, or a .jpg/.jpeg name without a raw --format).
-    func wantsJPEG(output: String) -> Bool {
-        if jpeg { return true }
-        let o = output.lowercased()
-        return layout == nil && (o.hasSuffix(".jpg") || o.hasSuffix(".jpeg"))
-    }
-
-    /// True when the output is a PNG (by --format png, or a .png name without a raw --format).
-    func wantsPNG(output: String) -> Bool {
-        if png { return true }
-        return layout == nil && output.lowercased().hasSuffix(".png")
-    }
-
-    /// The layout to write: `--format`, else the output's extension, else NV12.
-    func resolvedLayout(output: String) throws(UsageError) -> PixelLayout {
-        if let layout { return layout }
-        guard output != "-", let dot = output.lastIndex(of: "."),
-              !output[dot...].contains("/") else { return .nv12 }
-        let ext = String(output[output.index(after: dot)...]).lowercased()
-        if let l = PixelLayout(fileExtension: ext) { return l }
-        if ["y4m", "png", "jpg", "jpeg"].contains(ext) { return .yuv420p }
-        return .nv12
+    /// What to write to `output`: `--format`, else the name's extension (one rule for single files and
+    /// batches: `OutputFormat.resolve`). Options the format cannot honour are usage errors.
+    func outputFormat(for output: String) throws(UsageError) -> OutputFormat {
+        let format: OutputFormat
+        do { format = try OutputFormat.resolve(asked: self.format, path: output) } catch {
+            throw UsageError(message: "\(displayPath(output)): \(error.reason) with --format")
+        }
+        if alpha == .keep && !format.isRaw {
+            throw UsageError(message: "--alpha keep writes raw layouts only (an A plane after the 4:2:0 planes), not \(format.name)")
+        }
+        return format
     }
 }
 
@@ -280,13 +253,15 @@ let helpText = """
 
     Conversion:
       -o, --output PATH        where to write; - is standard output
-          --format FMT         nv12 (default), nv21, yuv420p (alias i420), yv12;
+      -f, --format FMT         nv12 (default), nv21, yuv420p (alias i420), yv12;
                                y4m: a YUV4MPEG2 file (yuv420p, C420jpeg, XCOLORRANGE; no matrix tag);
                                png: RGB drawn back through the exact inverse (nearest chroma), to look at;
                                jpeg: compressed straight from the 4:2:0 planes, no RGB. A JPEG is JFIF,
                                BT.601 full range, by definition: --matrix and --range are then ignored.
                                Without --format the output's extension decides:
-                               .nv12 .nv21 .yuv .i420 .yv12 .y4m .png .jpg .jpeg
+                               .nv12 .nv21 .yuv .i420 .yv12 .y4m .png .jpg .jpeg (any other is
+                               refused; no extension, - and devices get nv12). In a batch each
+                               output name (--name) decides the same way
           --matrix M           bt709 (default), bt601, bt2020 (non-constant luminance)
           --range R            full (default, 0–255) or limited (Y 16–235, C 16–240)
           --quality Q          JPEG quality 1-100 (default 90)
@@ -303,6 +278,8 @@ let helpText = """
                                rgb: decode to RGB first, then convert exactly
           --force, -y          replace an existing output file (inputs are never overwritten)
           --max-pixels N       refuse images with more pixels than N (default 268435456 = 16384²)
+          --max-scans N        refuse progressive JPEGs with more than N scans (default 500, as
+                               libjpeg-turbo's tools; real files have about 10)
           --allow-truncated    accept a JPEG whose data ends early or is damaged (libjpeg fills grey)
       -q, --quiet              no per-image line on standard error
 

@@ -1,0 +1,98 @@
+import YUVCore
+
+/// What an output file is: raw planes of a layout, a YUV4MPEG2 stream, a PNG drawn back to RGB, or a JPEG.
+/// `OutputFormat.resolve` is the one place that decides it from `--format` and a name, for single files and
+/// every file of a batch alike.
+public enum OutputFormat: Equatable, Sendable {
+    case raw(PixelLayout)
+    case y4m
+    case png
+    case jpeg
+
+    /// `--format` names: FFmpeg's pixel-format names, and the containers.
+    public init?(name: String) {
+        switch name.lowercased() {
+        case "y4m", "yuv4mpegpipe": self = .y4m
+        case "png": self = .png
+        case "jpeg", "jpg", "mjpeg": self = .jpeg
+        default:
+            guard let l = PixelLayout(name: name) else { return nil }
+            self = .raw(l)
+        }
+    }
+
+    /// The format a file name's extension names (case-insensitive): `.nv12 .nv21 .yuv .i420 .yuv420p .yv12
+    /// .y4m .png .jpg .jpeg`.
+    public init?(fileExtension ext: String) {
+        switch ext.lowercased() {
+        case "y4m": self = .y4m
+        case "png": self = .png
+        case "jpg", "jpeg", "jpe": self = .jpeg
+        default:
+            guard let l = PixelLayout(fileExtension: ext) else { return nil }
+            self = .raw(l)
+        }
+    }
+
+    public static let names = "nv12, nv21, yuv420p (i420), yv12, y4m, png, jpeg"
+    public static let extensions = ".nv12 .nv21 .yuv .i420 .yuv420p .yv12 .y4m .png .jpg .jpeg"
+
+    /// Why a name does not say what to write.
+    public struct Unresolved: Error, Sendable {
+        public let path: String
+        public let fileExtension: String
+        public var reason: String {
+            "cannot tell the output format from the extension '.\(fileExtension)' (known: \(OutputFormat.extensions)); "
+                + "name the format"
+        }
+    }
+
+    /// The format to write to `path`: the one asked for, else the name's extension; standard output, a
+    /// device and a name without an extension get NV12, the default. An unknown extension is refused, never
+    /// silently NV12.
+    public static func resolve(asked: OutputFormat?, path: String) throws(Unresolved) -> OutputFormat {
+        if let asked { return asked }
+        guard path != "-" else { return .raw(.nv12) }
+        let base = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? path
+        guard let dot = base.lastIndex(of: "."), dot != base.startIndex else { return .raw(.nv12) }
+        let ext = String(base[base.index(after: dot)...])
+        if let f = OutputFormat(fileExtension: ext) { return f }
+        if path.hasPrefix("/dev/") || path.hasPrefix("/proc/") { return .raw(.nv12) }
+        throw Unresolved(path: path, fileExtension: ext)
+    }
+
+    /// The layout the conversion produces for this output (containers and encoders take planar 4:2:0).
+    public var layout: PixelLayout {
+        if case .raw(let l) = self { return l }
+        return .yuv420p
+    }
+
+    /// The extension a batch's `{ext}` stands for.
+    public var fileExtension: String {
+        switch self {
+        case .y4m: return "y4m"
+        case .png: return "png"
+        case .jpeg: return "jpg"
+        case .raw(.nv12): return "nv12"
+        case .raw(.nv21): return "nv21"
+        case .raw(.yuv420p): return "yuv"
+        case .raw(.yv12): return "yv12"
+        }
+    }
+
+    /// The name `{format}` stands for.
+    public var name: String {
+        switch self {
+        case .y4m: return "y4m"
+        case .png: return "png"
+        case .jpeg: return "jpeg"
+        case .raw(let l): return l.rawValue
+        }
+    }
+
+    /// True for raw planes, which alone can carry an A plane after them (`--alpha keep`).
+    public var isRaw: Bool {
+        if case .raw = self { return true }
+        return false
+    }
+}
