@@ -1,5 +1,7 @@
 #include "yc_signals.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -9,19 +11,29 @@
 #define SLOTS 256
 #define PATH_MAX_LEN 4096
 
+// A slot is free (0), claimed by a writer that is copying its path in (1), or published (2). Only a
+// compare-and-swap from 0 claims a slot, so two threads can never copy into the same one; the handler
+// reads only published slots, so it never sees a half-copied path.
+enum { SLOT_FREE = 0, SLOT_CLAIMED = 1, SLOT_PUBLISHED = 2 };
 static char paths[SLOTS][PATH_MAX_LEN];
-static atomic_int used[SLOTS];
+static atomic_int state[SLOTS];
 
 static atomic_int graceful;
 static atomic_int interrupted;
+static int closed_std_mask;
+
+static void remove_temps(void) {
+    for (int i = 0; i < SLOTS; i++)
+        if (atomic_load(&state[i]) == SLOT_PUBLISHED) unlink(paths[i]);
+}
 
 static void on_signal(int sig) {
     // In a batch, the first SIGINT/SIGTERM only asks the run to stop (no new files; files in flight are
-    // abandoned at their next band and their temporary files removed); a second one ends it at once.
+    // abandoned at their next band, or inside the decoder at its next progress call, and their temporary
+    // files removed); a second one ends it at once.
     if ((sig == SIGINT || sig == SIGTERM) && atomic_load(&graceful) && atomic_exchange(&interrupted, sig) == 0)
         return;
-    for (int i = 0; i < SLOTS; i++)
-        if (atomic_load(&used[i])) unlink(paths[i]);
+    remove_temps();
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -36,9 +48,24 @@ void yc_install_signal_cleanup(void) {
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    // Every signal whose default action ends the process: none may leave a temporary file behind.
+    static const int ending[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM,
+                                 SIGPROF, SIGXCPU,
+#ifdef SIGPOLL
+                                 SIGPOLL,
+#endif
+#ifdef SIGSTKFLT
+                                 SIGSTKFLT,
+#endif
+                                 SIGTRAP, SIGSYS};
+    for (size_t i = 0; i < sizeof ending / sizeof ending[0]; i++) {
+        struct sigaction old;
+        // A signal the parent set to be ignored (nohup, a shell's `trap '' USR1`) stays ignored.
+        if (sigaction(ending[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN && ending[i] != SIGINT
+            && ending[i] != SIGTERM)
+            continue;
+        sigaction(ending[i], &sa, NULL);
+    }
     // A crash must not leave a partial file either.
     sa.sa_flags = SA_RESETHAND;
     sigaction(SIGABRT, &sa, NULL);
@@ -46,21 +73,45 @@ void yc_install_signal_cleanup(void) {
     sigaction(SIGBUS, &sa, NULL);
     sigaction(SIGILL, &sa, NULL);
     sigaction(SIGFPE, &sa, NULL);
+    // A closed pipe is a write error (EPIPE), and a file-size limit (ulimit -f) is one too (EFBIG):
+    // both end in a message, exit 1 and the temporary file removed.
     signal(SIGPIPE, SIG_IGN);
+    signal(SIGXFSZ, SIG_IGN);
 }
 
 int yc_register_temp(const char *path) {
     if (strlen(path) >= PATH_MAX_LEN) return -1;
     for (int i = 0; i < SLOTS; i++) {
-        int expected = 0;
-        if (atomic_load(&used[i]) == 0) {
+        int expected = SLOT_FREE;
+        if (atomic_compare_exchange_strong(&state[i], &expected, SLOT_CLAIMED)) {
             strcpy(paths[i], path);
-            if (atomic_compare_exchange_strong(&used[i], &expected, 1)) return i;
+            atomic_store(&state[i], SLOT_PUBLISHED);
+            return i;
         }
     }
     return -1;
 }
 
 void yc_unregister_temp(int slot) {
-    if (slot >= 0 && slot < SLOTS) atomic_store(&used[slot], 0);
+    if (slot >= 0 && slot < SLOTS) atomic_store(&state[slot], SLOT_FREE);
 }
+
+const char *yc_temp_path(int slot) {
+    if (slot < 0 || slot >= SLOTS || atomic_load(&state[slot]) != SLOT_PUBLISHED) return NULL;
+    return paths[slot];
+}
+
+int yc_protect_standard_descriptors(void) {
+    int mask = 0;
+    for (int fd = 0; fd <= 2; fd++) {
+        if (fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+        // open() returns the lowest free descriptor: this one.
+        int got = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+        if (got != fd && got >= 0) close(got);
+        mask |= 1 << fd;
+    }
+    closed_std_mask = mask;
+    return mask;
+}
+
+int yc_standard_descriptor_was_closed(int fd) { return fd >= 0 && fd <= 2 && (closed_std_mask >> fd & 1); }

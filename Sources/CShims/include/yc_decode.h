@@ -60,7 +60,9 @@ yc_format yc_sniff(const uint8_t *bytes, size_t count);
 /// Returns NULL only when out of memory; otherwise check yc_failed().
 /// `raw`: for a YCbCr or greyscale JPEG, decode to planes (yc_read_raw_band) instead of RGB rows.
 /// `alpha16`: a 16-bit PNG with alpha keeps it (R,G,B,A 16-bit rows, channels 4) instead of dropping it.
-yc_decoder *yc_open(FILE *file, yc_format format, uint64_t max_pixels, int allow_truncated, int raw, int alpha16);
+/// `max_scans`: a JPEG with more scans than this is refused (0: no limit; libjpeg-turbo's tools use 500).
+yc_decoder *yc_open(FILE *file, yc_format format, uint64_t max_pixels, int max_scans, int allow_truncated, int raw,
+                    int alpha16);
 
 /// 1 when the decoder has failed; the message stays available from yc_error.
 int yc_failed(const yc_decoder *dec);

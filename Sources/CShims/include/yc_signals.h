@@ -1,4 +1,5 @@
-// Removing temporary output files when the process is interrupted (SIGINT, SIGTERM, SIGHUP) or crashes (SIGABRT, SIGSEGV, …): a signal
+// Removing temporary output files when the process is ended by a signal (SIGINT, SIGTERM, SIGHUP, SIGQUIT,
+// SIGUSR1/2, SIGALRM, …) or crashes (SIGABRT, SIGSEGV, …): a signal
 // handler may only make async-signal-safe calls, so the list of paths lives here, in C, and the handler
 // does nothing but unlink() them and re-raise the signal with its default action.
 #ifndef YC_SIGNALS_H
@@ -19,6 +20,14 @@ int yc_interrupted(void);
 int yc_register_temp(const char *path);
 /// Forgets a slot (after the file was renamed into place or removed).
 void yc_unregister_temp(int slot);
+/// The path registered in a slot, or NULL when the slot is not in use (tests).
+const char *yc_temp_path(int slot);
+/// Opens /dev/null on each of descriptors 0, 1, 2 that is closed, so that no file the tool opens later can
+/// land on one of them (and receive log lines meant for standard error). Returns a mask of those that were
+/// closed (bit n for descriptor n); call it first thing in main.
+int yc_protect_standard_descriptors(void);
+/// 1 when descriptor `fd` (0, 1 or 2) was closed when the process started.
+int yc_standard_descriptor_was_closed(int fd);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,33 @@
+// Reading a pipe, FIFO, device or standard input as a stream, after its first bytes were read to sniff the
+// format: the stream hands those bytes out first, then reads on from the descriptor. Nothing is buffered
+// whole, and a byte limit bounds what an endless source (/dev/zero, /dev/urandom) can make the tool read.
+#ifndef YC_STREAM_H
+#define YC_STREAM_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct yc_stream yc_stream;
+
+/// A read-only FILE over `fd` that first yields `head[0..<count]` (count ≤ 64) and fails with EFBIG once
+/// more than `limit` bytes were read in all. fclose() on it frees the stream and closes `fd` when
+/// `owns_fd`. `*out` receives the stream's counters (valid until fclose). NULL (errno set) on failure.
+FILE *yc_stream_open(int fd, int owns_fd, const uint8_t *head, size_t count, uint64_t limit, yc_stream **out);
+/// Bytes handed out so far (head included).
+uint64_t yc_stream_bytes(const yc_stream *s);
+/// 1 when a read was refused because the limit was reached.
+int yc_stream_over_limit(const yc_stream *s);
+
+/// Reads exactly `count` bytes from `fd` into `buf`, retrying on EINTR and short reads. Returns the bytes
+/// read (fewer at end of file), or -1 (errno set).
+long long yc_read_full(int fd, uint8_t *buf, size_t count);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

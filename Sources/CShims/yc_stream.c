@@ -1,0 +1,90 @@
+#define _GNU_SOURCE
+#include "yc_stream.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct yc_stream {
+    int fd, owns_fd;
+    uint8_t head[64];
+    size_t head_count, head_used;
+    uint64_t limit, bytes;
+    int over_limit;
+};
+
+static long long stream_read(yc_stream *s, char *buf, size_t size) {
+    if (s->head_used < s->head_count) {
+        size_t n = s->head_count - s->head_used;
+        if (n > size) n = size;
+        memcpy(buf, s->head + s->head_used, n);
+        s->head_used += n;
+        s->bytes += n;
+        return (long long)n;
+    }
+    if (s->bytes >= s->limit) {
+        s->over_limit = 1;
+        errno = EFBIG;
+        return -1;
+    }
+    if (size > s->limit - s->bytes) size = (size_t)(s->limit - s->bytes);
+    for (;;) {
+        ssize_t n = read(s->fd, buf, size);
+        if (n < 0 && errno == EINTR) continue;
+        if (n > 0) s->bytes += (uint64_t)n;
+        return n;
+    }
+}
+
+static int stream_close(yc_stream *s) {
+    int rc = 0;
+    if (s->owns_fd) rc = close(s->fd);
+    free(s);
+    return rc;
+}
+
+#if defined(__APPLE__)
+static int apple_read(void *c, char *buf, int size) { return (int)stream_read(c, buf, (size_t)size); }
+static int apple_close(void *c) { return stream_close(c); }
+#else
+static ssize_t glibc_read(void *c, char *buf, size_t size) { return (ssize_t)stream_read(c, buf, size); }
+static int glibc_close(void *c) { return stream_close(c); }
+#endif
+
+FILE *yc_stream_open(int fd, int owns_fd, const uint8_t *head, size_t count, uint64_t limit, yc_stream **out) {
+    if (count > sizeof ((yc_stream *)0)->head) { errno = EINVAL; return NULL; }
+    yc_stream *s = calloc(1, sizeof *s);
+    if (!s) return NULL;
+    s->fd = fd;
+    s->owns_fd = owns_fd;
+    memcpy(s->head, head, count);
+    s->head_count = count;
+    s->limit = limit;
+#if defined(__APPLE__)
+    FILE *f = funopen(s, apple_read, NULL, NULL, apple_close);
+#else
+    cookie_io_functions_t io = {.read = glibc_read, .write = NULL, .seek = NULL, .close = glibc_close};
+    FILE *f = fopencookie(s, "rb", io);
+#endif
+    if (!f) { free(s); return NULL; }
+    if (out) *out = s;
+    return f;
+}
+
+uint64_t yc_stream_bytes(const yc_stream *s) { return s->bytes; }
+int yc_stream_over_limit(const yc_stream *s) { return s->over_limit; }
+
+long long yc_read_full(int fd, uint8_t *buf, size_t count) {
+    size_t done = 0;
+    while (done < count) {
+        ssize_t n = read(fd, buf + done, count - done);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        if (n == 0) break;
+        done += (size_t)n;
+    }
+    return (long long)done;
+}
