@@ -18,7 +18,7 @@ public final class AtomicOutput {
     /// True when writing straight to a device or FIFO (no temporary file).
     private var direct = false
 
-    public var isStandardOutput: Bool { path == "-" }
+    public var isStandardOutput: Bool { Self.standardDescriptor(path) == STDOUT_FILENO }
 
     /// True when bytes can be written at any offset (a temporary file); standard output is written in order.
     public var isSeekable: Bool { tempPath != nil }
@@ -54,29 +54,47 @@ public final class AtomicOutput {
     }
 
     /// Checks up front that `path` may be written (so no work is wasted), then creates the temporary file.
-    /// `inputs` are never overwritten, even with `force`.
-    public init(path: String, force: Bool, inputs: [String] = []) throws(WriteError) {
+    /// Neither `inputs` (paths) nor any file in `protected` is ever overwritten, even with `force`.
+    ///
+    /// - `-`, `/dev/stdout`, `/dev/fd/1` and `/proc/self/fd/1` are standard output; `/dev/stderr` (and fd 2)
+    ///   standard error; `/dev/fd/N` descriptor N: written in order, never replaced by a file.
+    /// - A symbolic link is followed: its target is written (atomically when it is a regular file, with
+    ///   `force` when it exists) and the link itself stays as it was.
+    /// - A device, FIFO or socket is written in place, in order.
+    public init(path: String, force: Bool, inputs: [String] = [], protected: Set<FileIdentity> = []) throws(WriteError) {
         self.path = path
         self.force = force
-        if path == "-" {
-            fd = STDOUT_FILENO
+        var protected = protected
+        for input in inputs { if let id = inputIdentity(input) { protected.insert(id) } }
+        if let descriptor = Self.standardDescriptor(path) {
+            if yc_standard_descriptor_was_closed(descriptor) != 0 {
+                throw .system(descriptor == 1 ? "standard output is closed" : "descriptor \(descriptor) is closed")
+            }
+            if let st = FileStatus(descriptor: descriptor), st.kind == .regular, protected.contains(st.identity) {
+                throw .sameAsInput
+            }
+            fd = descriptor
+            if descriptor > 2 {
+                fd = dup(descriptor)
+                if fd < 0 { throw .system("cannot open descriptor \(descriptor): \(errnoMessage())") }
+                direct = true
+            }
             return
         }
-        var target = stat()
-        if stat(path, &target) == 0 {
-            for input in inputs where input != "-" {
-                var st = stat()
-                if stat(input, &st) == 0 && st.st_dev == target.st_dev && st.st_ino == target.st_ino {
-                    throw .sameAsInput
-                }
-            }
-            let kind = target.st_mode & S_IFMT
-            if kind == S_IFDIR { throw .system("is a directory") }
-            if kind != S_IFREG {
+        let real = try Self.resolveLinks(path)
+        self.target = real
+        if let st = FileStatus(path: real) {
+            if protected.contains(st.identity) { throw .sameAsInput }
+            if st.kind == .directory { throw .system("is a directory") }
+            if st.kind != .regular {
                 // A device, FIFO or socket (/dev/null, a named pipe): written in place, in order, like
-                // standard output — never replaced by a renamed file.
-                let opened = open(path, O_WRONLY | O_CLOEXEC)
-                if opened < 0 { throw .system("cannot open: \(errnoMessage())") }
+                // standard output — never replaced by a renamed file. A FIFO nobody reads is an error, not a hang.
+                let opened = withFileSystemPath(real) { open($0, O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) }
+                if opened < 0 {
+                    throw .system(errno == ENXIO ? "no process is reading the FIFO" : "cannot open: \(errnoMessage())")
+                }
+                let flags = fcntl(opened, F_GETFL)
+                if flags >= 0 { _ = fcntl(opened, F_SETFL, flags & ~O_NONBLOCK) }
                 fd = opened
                 direct = true
                 return
@@ -84,25 +102,62 @@ public final class AtomicOutput {
             if !force { throw .exists }
         }
         let dir: String, base: String
-        if let slash = path.lastIndex(of: "/") {
-            dir = String(path[..<slash]).isEmpty ? "/" : String(path[..<slash])
-            base = String(path[path.index(after: slash)...])
+        if let slash = real.lastIndex(of: "/") {
+            dir = String(real[..<slash]).isEmpty ? "/" : String(real[..<slash])
+            base = String(real[real.index(after: slash)...])
         } else {
             dir = "."
-            base = path
+            base = real
         }
-        var template = Array("\(dir)/.\(base).yuvconv-XXXXXX".utf8CString)
+        // `.NAME.yuvconv-XXXXXX` beside the target; a shorter name when that would pass the 255-byte limit
+        // of a file name (an output name of 240–255 bytes is legal, its temporary twin must be too).
+        let long = ".\(base).yuvconv-XXXXXX"
+        let name = PathBytes.encode(long).count <= 255 ? long : ".yuvconv-XXXXXX"
+        var template = PathBytes.encode("\(dir)/\(name)").map { CChar(bitPattern: $0) } + [0]
         let made = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        if made < 0 { throw .system("cannot create a file in \(dir): \(errnoMessage())") }
+        if made < 0 {
+            let code = errno
+            var why = errnoMessage(code)
+            if code == ENOENT && FileStatus(path: dir) == nil { why = "the folder does not exist" }
+            throw .system("cannot create a file in \(PathBytes.display(dir)): \(why)")
+        }
         fd = made
-        tempPath = String(cString: template.withUnsafeBufferPointer { $0.baseAddress! })
+        let madeBytes = template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
+        tempPath = PathBytes.decode(madeBytes)
         yc_install_signal_cleanup()
-        signalSlot = yc_register_temp(tempPath!)
+        signalSlot = withFileSystemPath(tempPath!) { yc_register_temp($0) }
         // mkstemp makes 0600; give the file the permissions a plain create would (0666 less the umask).
         let mask = umask(0)
         umask(mask)
         fchmod(fd, 0o666 & ~mask)
     }
+
+    /// The descriptor a path names without a file of its own: standard output and error, `/dev/fd/N`.
+    public static func standardDescriptor(_ path: String) -> Int32? {
+        switch path {
+        case "-", "/dev/stdout": return STDOUT_FILENO
+        case "/dev/stderr": return STDERR_FILENO
+        default:
+            for prefix in ["/dev/fd/", "/proc/self/fd/"] where path.hasPrefix(prefix) {
+                if let n = Int32(path.dropFirst(prefix.count)), n >= 0 { return n }
+            }
+            return nil
+        }
+    }
+
+    /// The file a path finally names, through any chain of symbolic links (the path itself when it is none).
+    static func resolveLinks(_ path: String) throws(WriteError) -> String {
+        var current = path
+        for _ in 0..<40 {
+            guard let st = FileStatus(path: current, follow: false), st.kind == .symlink,
+                  let next = symlinkTarget(current) else { return current }
+            current = next
+        }
+        throw .system("too many levels of symbolic links")
+    }
+
+    /// The file actually written: the path, or the target its symbolic links lead to.
+    private var target: String?
 
     public func write(_ bytes: UnsafeRawBufferPointer) throws(WriteError) {
         var offset = 0
@@ -135,39 +190,40 @@ public final class AtomicOutput {
             finished = true
             yc_unregister_temp(signalSlot)
         }
+        let destination = target ?? path
+        func remove(_ p: String) { withFileSystemPath(p) { _ = unlink($0) } }
         if close(fd) != 0 {
             let why = errnoMessage()
-            unlink(temp)
+            remove(temp)
             throw .system("write failed: \(why)")
         }
         fd = -1
         if force {
-            if rename(temp, path) != 0 {
+            if withFileSystemPath(temp, { t in withFileSystemPath(destination) { rename(t, $0) } }) != 0 {
                 let why = errnoMessage()
-                unlink(temp)
+                remove(temp)
                 throw .system("cannot rename into place: \(why)")
             }
             return
         }
         // link() fails with EEXIST if the target appeared meanwhile: never replace it without --force.
-        if link(temp, path) == 0 {
-            unlink(temp)
+        if withFileSystemPath(temp, { t in withFileSystemPath(destination) { link(t, $0) } }) == 0 {
+            remove(temp)
             return
         }
         let linkErrno = errno
         if linkErrno == EEXIST {
-            unlink(temp)
+            remove(temp)
             throw .exists
         }
         // File systems without hard links: check, then rename.
-        var st = stat()
-        if stat(path, &st) == 0 {
-            unlink(temp)
+        if FileStatus(path: destination, follow: false) != nil {
+            remove(temp)
             throw .exists
         }
-        if rename(temp, path) != 0 {
+        if withFileSystemPath(temp, { t in withFileSystemPath(destination) { rename(t, $0) } }) != 0 {
             let why = errnoMessage()
-            unlink(temp)
+            remove(temp)
             throw .system("cannot rename into place: \(why)")
         }
     }
@@ -179,7 +235,7 @@ public final class AtomicOutput {
         if direct { close(fd) }
         if let temp = tempPath {
             if fd >= 0 { close(fd) }
-            unlink(temp)
+            withFileSystemPath(temp) { _ = unlink($0) }
             yc_unregister_temp(signalSlot)
         }
     }
@@ -194,4 +250,14 @@ private func Glibc_write(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int {
     #else
     return Darwin.write(fd, p, n)
     #endif
+}
+
+/// The identity of an input that must never be overwritten: the file a path names, or standard input's
+/// file when it is one (`- < photo.jpg`). Nil when there is nothing to protect.
+public func inputIdentity(_ input: String) -> FileIdentity? {
+    if input == "-" {
+        guard let st = FileStatus(descriptor: STDIN_FILENO), st.kind == .regular else { return nil }
+        return st.identity
+    }
+    return FileStatus(path: input)?.identity
 }

@@ -39,6 +39,8 @@ public struct DecodeOptions: Sendable {
     public var pipelined: Bool
     public var alpha: AlphaMode
     public var orientation: OrientationMode
+    /// Most scans a progressive JPEG may have (`--max-scans`).
+    public var maxScans = ImageDecoder.defaultMaxScans
 
     public init(maxPixels: Int = ImageDecoder.defaultMaxPixels, allowTruncated: Bool = false,
                 jpegPath: JPEGPath = .direct, pipelined: Bool = true, alpha: AlphaMode = .ignore,
@@ -282,8 +284,8 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
                     options: DecodeOptions = DecodeOptions()) throws(FileError) -> ConversionReport {
     let name = path == "-" ? "<stdin>" : path
     do {
-        let source = try InputSource(path: path)
-        let decoder = try ImageDecoder(source: source, maxPixels: options.maxPixels,
+        let source = try InputSource(path: path, maxPixels: options.maxPixels)
+        let decoder = try ImageDecoder(source: source, maxPixels: options.maxPixels, maxScans: options.maxScans,
                                        allowTruncated: options.allowTruncated, raw: options.jpegPath == .direct,
                                        alpha16: options.alpha != .ignore)
         let info = decoder.info
@@ -310,7 +312,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
                                                   components: raw.components, h: raw.h, v: raw.v, kernels: kernels) }
             // Per slot: the decoder's planes for `group` iMCU rows stacked, and the output band they become.
             // Several iMCU rows a hand-off (about 64 luma rows): fewer thread wake-ups, same bytes.
-            let group = max(1, 64 / raw.bandRows), bandRows = group * raw.bandRows
+            let group = max(1, rowsPerBand(rowBytes: 3 * g.width) / raw.bandRows), bandRows = group * raw.bandRows
             let planes = (0..<pipeline.slots).map { _ in
                 (0..<raw.components).map {
                     UnsafeMutablePointer<UInt8>.allocate(capacity: raw.planeWidth[$0] * raw.planeRows[$0] * group)
@@ -348,8 +350,8 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         } else {
             pathName = "RGB"
             let driver = RGBToYUV420(spec: spec, source: info.rowFormat.converted, kernels: kernels)
-            let bandRows = 64   // rows a hand-off: fewer thread wake-ups, a few hundred KB a slot
             let rowBytes = info.width * info.rowFormat.bytesPerPixel
+            let bandRows = rowsPerBand(rowBytes: rowBytes + 3 * g.width)
             let rgb = (0..<pipeline.slots).map { _ in UnsafeMutableRawPointer.allocate(byteCount: rowBytes * bandRows, alignment: 64) }
             let alphaMode = options.alpha
             let bands = (0..<pipeline.slots).map { _ in
@@ -392,6 +394,14 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
     } catch {
         throw FileError(path: name, reason: "\(error)")
     }
+}
+
+/// Rows a band hands off at once: up to 64 (fewer thread wake-ups), but never more than about 4 MiB of rows
+/// of `rowBytes` each, so a very wide picture (a 1,000,000-pixel-wide PNG) still costs a few MiB a band, not
+/// a GiB. Even, at least 2 (a 4:2:0 chroma row covers two luma rows).
+func rowsPerBand(rowBytes: Int) -> Int {
+    let rows = (4 << 20) / max(rowBytes, 1)
+    return max(2, min(64, rows) & ~1)
 }
 
 extension YCbCrToYUV420 {
@@ -460,7 +470,7 @@ func convertTurned(_ decoder: ImageDecoder, turn: Orientation, stored g: PlaneGe
         let driver = YCbCrToYUV420(target: spec, width: og.width, height: og.height, components: n, h: hUp, v: vUp,
                                    kernels: kernels)
         let vMaxUp = vUp.max()!, vC = n > 1 ? vUp[1] : vMaxUp
-        let bandRows = max(1, 64 / driver.bandRows) * driver.bandRows
+        let bandRows = max(1, rowsPerBand(rowBytes: 3 * og.width) / driver.bandRows) * driver.bandRows
         let band = BandBuffer(geometry: og, layout: layout, rows: bandRows, alpha: keep)
         var row = 0
         while row < og.height {
@@ -479,7 +489,7 @@ func convertTurned(_ decoder: ImageDecoder, turn: Orientation, stored g: PlaneGe
     defer { pixels.deallocate() }
     if interruptSignal() != nil { throw DecodeError.interrupted }
     let driver = RGBToYUV420(spec: spec, source: info.rowFormat.converted, kernels: kernels)
-    let bandRows = 64
+    let bandRows = rowsPerBand(rowBytes: rowBytes + 3 * og.width)
     let band = BandBuffer(geometry: og, layout: layout, rows: bandRows, alpha: keep)
     var row = 0
     while row < og.height {
@@ -637,8 +647,8 @@ public func measureQuality(path: String, image: YUVImage, spec: ConversionSpec,
                            options: DecodeOptions = DecodeOptions()) throws(FileError) -> QualityReport {
     let name = path == "-" ? "<stdin>" : path
     do {
-        let source = try InputSource(path: path)
-        let decoder = try ImageDecoder(source: source, maxPixels: options.maxPixels,
+        let source = try InputSource(path: path, maxPixels: options.maxPixels)
+        let decoder = try ImageDecoder(source: source, maxPixels: options.maxPixels, maxScans: options.maxScans,
                                        allowTruncated: options.allowTruncated, raw: false)
         let format = decoder.info.rowFormat
         let rowBytes = decoder.info.width * format.bytesPerPixel

@@ -16,7 +16,8 @@ public enum DecodeError: Error, Equatable, Sendable {
         case .empty: return "empty file"
         case .unknownFormat: return "not a JPEG or PNG file (unrecognised signature)"
         case .tooLarge(let w, let h, let limit):
-            return "\(w)x\(h) is \(w * h) pixels, above the limit of \(limit) (--max-pixels)"
+            let (pixels, overflow) = w.multipliedReportingOverflow(by: h)
+            return "\(w)x\(h) is \(overflow ? "more than \(Int.max)" : "\(pixels)") pixels, above the limit of \(limit) (--max-pixels)"
         case .decoder(let message): return message
         case .interrupted: return "interrupted before it was finished (nothing written)"
         }
@@ -51,5 +52,5 @@ public struct FileError: Error, CustomStringConvertible, Sendable {
     public init(path: String, _ error: DecodeError) { self.init(path: path, reason: error.reason) }
     public init(path: String, _ error: WriteError) { self.init(path: path, reason: error.reason) }
 
-    public var description: String { "\(path): \(reason)" }
+    public var description: String { "\(displayPath(path)): \(reason)" }
 }

@@ -33,23 +33,40 @@ public final class ImageDecoder {
     /// `raw`: ask for the JPEG direct path (decoder planes, no colour conversion); `isRaw` says whether the
     /// file allowed it.
     /// `alpha16`: a 16-bit PNG with alpha keeps it (`rgba16` rows) for the alpha modes.
+    /// Most scans a progressive JPEG may have by default (libjpeg-turbo's tools use the same limit).
+    public static let defaultMaxScans = 500
+
     public init(source: InputSource, maxPixels: Int = ImageDecoder.defaultMaxPixels,
+                maxScans: Int = ImageDecoder.defaultMaxScans,
                 allowTruncated: Bool = false, raw: Bool = false, alpha16: Bool = false) throws(DecodeError) {
         self.source = source
-        guard let h = yc_open(source.file, source.format, UInt64(maxPixels), allowTruncated ? 1 : 0, raw ? 1 : 0,
-                              alpha16 ? 1 : 0) else {
+        guard let h = yc_open(source.file, source.format, UInt64(maxPixels), Int32(clamping: maxScans),
+                              allowTruncated ? 1 : 0, raw ? 1 : 0, alpha16 ? 1 : 0) else {
             throw .decoder("out of memory")
         }
         if yc_failed(h) != 0 {
-            let message = String(cString: yc_error(h))
+            let error = Self.failure(h, source)
             yc_close(h)
-            throw .decoder(message)
+            throw error
         }
         handle = h
         info = Self.describe(yc_get_info(h)!.pointee, format: source.format)
     }
 
     deinit { yc_close(handle) }
+
+    /// The decoder's failure as an error: a stream cut off at its limit says so, whatever the library made
+    /// of the missing bytes.
+    static func failure(_ h: OpaquePointer, _ source: InputSource) -> DecodeError {
+        if source.exceededStreamLimit {
+            return .cannotOpen("the stream goes on past \(InputSource.streamLimit(maxPixels: 0) >> 20) MiB plus 8 bytes a pixel "
+                               + "of --max-pixels; no image within the limit is that large")
+        }
+        let message = String(cString: yc_error(h))
+        return message == "interrupted" ? .interrupted : .decoder(message)
+    }
+
+    private var failure: DecodeError { Self.failure(handle, source) }
 
     /// Warnings the decoder tolerated (junk between JPEG segments, a bad ancillary PNG chunk).
     public var warnings: (count: Int, first: String) {
@@ -59,7 +76,7 @@ public final class ImageDecoder {
     /// Decodes the next `count` rows into `buffer`, `rowBytes` apart.
     public func readRows(into buffer: UnsafeMutableRawPointer, rowBytes: Int, count: Int) throws(DecodeError) {
         if yc_read_rows(handle, buffer.assumingMemoryBound(to: UInt8.self), rowBytes, UInt32(count)) != 0 {
-            throw .decoder(String(cString: yc_error(handle)))
+            throw failure
         }
         rowsRead += count
     }
@@ -93,13 +110,13 @@ public final class ImageDecoder {
                 }
             }
         }
-        if got < 0 { throw .decoder(String(cString: yc_error(handle))) }
+        if got < 0 { throw failure }
         return Int(got)
     }
 
     /// Reads the rest of the file (PNG checksums and trailing chunks, the JPEG end marker).
     public func finish() throws(DecodeError) {
-        if yc_finish(handle) != 0 { throw .decoder(String(cString: yc_error(handle))) }
+        if yc_finish(handle) != 0 { throw failure }
     }
 
     static func describe(_ i: yc_info, format: yc_format) -> SourceInfo {

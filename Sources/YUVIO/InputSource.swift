@@ -6,103 +6,114 @@ import Darwin
 import CShims
 
 /// An opened input: a C `FILE*` positioned at the start, and the format its first bytes name.
-/// A regular file is streamed from disk; standard input (`-`) and anything that cannot seek (a pipe, a FIFO,
-/// `/dev/stdin`) is read into memory once and decoded from there, because sniffing the format needs to look
-/// ahead and libjpeg/libpng cannot be handed those bytes back.
+/// A regular file is streamed from disk. Anything else — standard input (`-`), a pipe, a FIFO, a device —
+/// is read as a stream too: its first bytes are read to sniff the format (so `/dev/zero` or random bytes
+/// fail at once), then handed back to the decoder ahead of the rest (`yc_stream`), and at most
+/// `streamLimit(maxPixels:)` bytes are read from it in all. Nothing is buffered whole, and opening never
+/// blocks (a FIFO with no writer reads as empty).
 public final class InputSource {
     public let path: String
     let file: UnsafeMutablePointer<FILE>
     let format: yc_format
-    /// Bytes on disk (or read from the pipe).
-    public let byteCount: Int
-    private var memory: UnsafeMutableRawPointer?
+    /// Bytes on disk (a regular file's size).
+    private let fileSize: Int
+    private var stream: OpaquePointer?
     private var streamBuffer: UnsafeMutableRawPointer?
     static let streamBufferBytes = 1 << 18
 
     /// The name to print for this input: `-` reads standard input and is shown as `<stdin>`.
-    public var displayName: String { path == "-" ? "<stdin>" : path }
+    public var displayName: String { displayPath(path) }
 
-    public init(path: String) throws(DecodeError) {
-        self.path = path
-        var opened: UnsafeMutablePointer<FILE>?
-        var size = 0
-        if path != "-" {
-            var st = stat()
-            if stat(path, &st) != 0 { throw .cannotOpen(errnoMessage()) }
-            if (st.st_mode & S_IFMT) == S_IFDIR { throw .isDirectory }
-            guard let f = fopen(path, "rb") else { throw .cannotOpen(errnoMessage()) }
-            if (st.st_mode & S_IFMT) == S_IFREG {
-                // Larger reads than stdio's 4 KiB: fewer system calls under libjpeg's and libpng's small ones.
-                // glibc ignores the size unless it is given the buffer, so it gets one (freed after fclose).
-                streamBuffer = malloc(Self.streamBufferBytes)
-                if let streamBuffer {
-                    setvbuf(f, streamBuffer.assumingMemoryBound(to: CChar.self), _IOFBF, Self.streamBufferBytes)
-                }
-                opened = f
-                size = Int(st.st_size)
-            } else {
-                defer { fclose(f) }
-                (memory, size) = try Self.slurp(f)
-            }
-        } else {
-            guard let input = fdopen(STDIN_FILENO, "rb") else { throw .cannotOpen(errnoMessage()) }
-            defer { fclose(input) }
-            (memory, size) = try Self.slurp(input)
-        }
-        if opened == nil {
-            guard let f = fmemopen(memory, max(size, 1), "rb") else {
-                free(memory)
-                throw .cannotOpen(errnoMessage())
-            }
-            opened = f
-        }
-        let f = opened!
-        var head = [UInt8](repeating: 0, count: 8)
-        let got = fread(&head, 1, 8, f)
-        if size == 0 || got == 0 {
-            fclose(f); free(memory); free(streamBuffer)
-            throw .empty
-        }
-        rewind(f)
-        let sniffed = yc_sniff(head, got)
-        if sniffed == YC_FORMAT_UNKNOWN {
-            fclose(f); free(memory); free(streamBuffer)
-            throw .unknownFormat
-        }
-        file = f
-        byteCount = size
-        format = sniffed
+    /// Bytes read so far from a stream, or the regular file's size.
+    public var byteCount: Int { stream.map { Int(yc_stream_bytes($0)) } ?? fileSize }
+
+    /// What a stream may deliver: the largest uncompressed 16-bit RGBA picture the pixel limit allows, plus
+    /// 16 MiB for metadata. A real image never needs more; an endless source is cut off there.
+    public static func streamLimit(maxPixels: Int) -> UInt64 {
+        let (product, overflow) = UInt64(maxPixels).multipliedReportingOverflow(by: 8)
+        return overflow ? UInt64.max : product &+ (16 << 20)
     }
 
-    private static func slurp(_ f: UnsafeMutablePointer<FILE>) throws(DecodeError) -> (UnsafeMutableRawPointer?, Int) {
-        var capacity = 1 << 16, count = 0
-        guard var buf = malloc(capacity) else { throw .cannotOpen("out of memory") }
-        while true {
-            if count == capacity {
-                capacity *= 2
-                guard let grown = realloc(buf, capacity) else {
-                    free(buf)
-                    throw .cannotOpen("out of memory")
-                }
-                buf = grown
-            }
-            let n = fread(buf + count, 1, capacity - count, f)
-            count += n
-            if n == 0 {
-                if ferror(f) != 0 {
-                    let why = errnoMessage()
-                    free(buf)
-                    throw .cannotOpen("read failed: \(why)")
-                }
-                break
-            }
+    public init(path: String, maxPixels: Int = ImageDecoder.defaultMaxPixels) throws(DecodeError) {
+        self.path = path
+        let fd = try Self.openDescriptor(path)
+        guard let status = FileStatus(descriptor: fd) else {
+            let why = errnoMessage()
+            if path != "-" { close(fd) }
+            throw .cannotOpen(why)
         }
-        return (buf, count)
+        if status.kind == .directory {
+            if path != "-" { close(fd) }
+            throw .isDirectory
+        }
+        // Standard input may be a file already part read (`{ head -c 9; yuvconv -; } < f`): start there.
+        let start = status.kind == .regular ? max(0, lseek(fd, 0, SEEK_CUR)) : 0
+        var head = [UInt8](repeating: 0, count: 8)
+        let got = yc_read_full(fd, &head, 8)
+        if got < 0 {
+            let why = errnoMessage()
+            if path != "-" { close(fd) }
+            throw .cannotOpen("read failed: \(why)")
+        }
+        if got == 0 {
+            if path != "-" { close(fd) }
+            throw status.kind == .fifo ? .cannotOpen("nothing was written to the FIFO (no writer)") : .empty
+        }
+        let sniffed = yc_sniff(head, Int(got))
+        if sniffed == YC_FORMAT_UNKNOWN {
+            if path != "-" { close(fd) }
+            throw .unknownFormat
+        }
+        format = sniffed
+        if status.kind == .regular {
+            // Back to the start, and a stdio stream with larger reads than stdio's 4 KiB: fewer system calls
+            // under libjpeg's and libpng's small ones (glibc ignores the size unless given the buffer).
+            lseek(fd, start, SEEK_SET)
+            let dupFd = path == "-" ? dup(fd) : fd
+            guard let f = fdopen(dupFd, "rb") else {
+                let why = errnoMessage()
+                close(dupFd)
+                throw .cannotOpen(why)
+            }
+            streamBuffer = malloc(Self.streamBufferBytes)
+            if let streamBuffer { setvbuf(f, streamBuffer.assumingMemoryBound(to: CChar.self), _IOFBF, Self.streamBufferBytes) }
+            file = f
+            fileSize = status.size - Int(start)
+        } else {
+            var s: OpaquePointer?
+            guard let f = yc_stream_open(fd, path == "-" ? 0 : 1, head, Int(got), Self.streamLimit(maxPixels: maxPixels), &s) else {
+                let why = errnoMessage()
+                if path != "-" { close(fd) }
+                throw .cannotOpen(why)
+            }
+            file = f
+            stream = s
+            fileSize = 0
+        }
+    }
+
+    /// True when a stream was cut off at its limit (the decoder then says the read failed).
+    public var exceededStreamLimit: Bool { stream.map { yc_stream_over_limit($0) != 0 } ?? false }
+
+    /// A descriptor for `path` (standard input's own for `-`). A FIFO is opened without waiting for a
+    /// writer; blocking reads are restored once it is open.
+    static func openDescriptor(_ path: String) throws(DecodeError) -> Int32 {
+        if path == "-" {
+            if yc_standard_descriptor_was_closed(STDIN_FILENO) != 0 { throw .cannotOpen("standard input is closed") }
+            return STDIN_FILENO
+        }
+        let fd = withFileSystemPath(path) { open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY) }
+        if fd < 0 {
+            if errno == EISDIR { throw .isDirectory }
+            throw .cannotOpen(errnoMessage())
+        }
+        let flags = fcntl(fd, F_GETFL)
+        if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
+        return fd
     }
 
     deinit {
         fclose(file)
-        free(memory)
         free(streamBuffer)
     }
 }

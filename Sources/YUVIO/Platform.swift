@@ -31,3 +31,59 @@ public func interruptSignal() -> Int32? {
     let s = yc_interrupted()
     return s == 0 ? nil : s
 }
+
+/// Opens /dev/null on any of descriptors 0–2 that is closed, so that no file opened later lands on one of
+/// them (a temporary output on descriptor 2 would receive log lines). Call it first thing.
+public func protectStandardDescriptors() {
+    _ = yc_protect_standard_descriptors()
+}
+
+/// True when descriptor 0, 1 or 2 was closed when the process started (see `protectStandardDescriptors`):
+/// data for a closed standard output is an error, not silently discarded.
+public func standardDescriptorWasClosed(_ fd: Int32) -> Bool {
+    yc_standard_descriptor_was_closed(fd) != 0
+}
+
+/// Runs `body(i)` for i in 0..<count on `count` threads of its own (not a shared pool: `-j N` means N at
+/// once, whatever the core count) and returns when all have finished.
+public func runOnThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    final class Job: @unchecked Sendable {
+        let index: Int
+        let body: @Sendable (Int) -> Void
+        init(_ index: Int, _ body: @escaping @Sendable (Int) -> Void) { self.index = index; self.body = body }
+    }
+    if count <= 1 {
+        body(0)
+        return
+    }
+    var threads: [pthread_t] = []
+    for i in 0..<count {
+        let job = Unmanaged.passRetained(Job(i, body)).toOpaque()
+        var t = pthread_t()
+        let rc = pthread_create(&t, nil, { arg in
+            let job = Unmanaged<Job>.fromOpaque(arg!).takeRetainedValue()
+            job.body(job.index)
+            return nil
+        }, job)
+        if rc == 0 {
+            threads.append(t)
+        } else {
+            let job = Unmanaged<Job>.fromOpaque(job).takeRetainedValue()
+            job.body(job.index)   // no thread to be had: run it here
+        }
+    }
+    for t in threads { pthread_join(t, nil) }
+}
+
+/// A key that names where an output goes, equal for two paths that reach the same file (links, `./a` and
+/// `a`, an existing file by device and inode) or the same descriptor: two outputs of one run must differ.
+public func outputKey(_ path: String) -> String {
+    if let fd = AtomicOutput.standardDescriptor(path) { return "fd:\(fd)" }
+    let real = (try? AtomicOutput.resolveLinks(path)) ?? path
+    if let st = FileStatus(path: real) { return "id:\(st.device):\(st.inode)" }
+    let slash = real.lastIndex(of: "/")
+    let dir = slash.map { String(real[..<$0]) } ?? "."
+    let base = slash.map { String(real[real.index(after: $0)...]) } ?? real
+    if let d = FileStatus(path: dir.isEmpty ? "/" : dir) { return "in:\(d.device):\(d.inode)/\(base)" }
+    return "path:\(real)"
+}

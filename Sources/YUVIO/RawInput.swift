@@ -10,97 +10,135 @@ import YUVCore
 public enum RawInput {
     /// Only regular files are looked into: reading the start of a pipe or FIFO would consume it.
     static func isRegular(_ path: String) -> Bool {
-        var st = stat()
-        return path != "-" && stat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG
+        path != "-" && FileStatus(path: path)?.kind == .regular
+    }
+
+    /// The first bytes of a regular file (fewer when it is shorter).
+    static func head(_ path: String, _ count: Int) -> [UInt8] {
+        guard isRegular(path) else { return [] }
+        let fd = withFileSystemPath(path) { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
+        guard fd >= 0 else { return [] }
+        defer { close(fd) }
+        var head = [UInt8](repeating: 0, count: count)
+        let n = yc_read_full(fd, &head, count)
+        return n > 0 ? Array(head[0..<Int(n)]) : []
     }
 
     /// True when the (regular) file starts like a Y4M stream.
     public static func isY4M(path: String) -> Bool {
-        guard isRegular(path), let f = fopen(path, "rb") else { return false }
-        defer { fclose(f) }
-        var head = [UInt8](repeating: 0, count: 10)
-        return fread(&head, 1, 10, f) == 10 && head == Array("YUV4MPEG2 ".utf8)
+        head(path, 10) == Array("YUV4MPEG2 ".utf8)
     }
 
     /// True when the (regular) file starts with a JPEG or PNG signature.
     public static func isImage(path: String) -> Bool {
-        guard isRegular(path), let f = fopen(path, "rb") else { return false }
-        defer { fclose(f) }
-        var head = [UInt8](repeating: 0, count: 8)
-        let n = fread(&head, 1, 8, f)
-        return yc_sniff(head, n) != YC_FORMAT_UNKNOWN
+        let h = head(path, 8)
+        return !h.isEmpty && yc_sniff(h, h.count) != YC_FORMAT_UNKNOWN
     }
 
-    static func readAll(_ path: String) throws(DecodeError) -> [UInt8] {
-        let f: UnsafeMutablePointer<FILE>? = path == "-" ? fdopen(dup(STDIN_FILENO), "rb") : fopen(path, "rb")
-        guard let f else { throw .cannotOpen(errnoMessage()) }
-        defer { fclose(f) }
-        var out: [UInt8] = []
-        var buf = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let n = fread(&buf, 1, buf.count, f)
-            if n == 0 { break }
-            out += buf[0..<n]
+    /// The bytes of one tightly packed 8-bit 4:2:0 frame, with every product checked: a size from a command
+    /// line or a header (4294967296x4294967296) is refused, never trapped on.
+    public static func frameBytes(width: Int, height: Int, maxPixels: Int) throws(DecodeError) -> Int {
+        guard width > 0, height > 0 else { throw .decoder("the size must be at least 1x1") }
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        guard !overflow, pixels <= maxPixels else { throw .tooLarge(width: width, height: height, limit: maxPixels) }
+        return PlaneGeometry(width: width, height: height).tightBytes
+    }
+
+    /// Reads exactly `count` bytes (fewer only at the end of the input).
+    static func readExactly(_ fd: Int32, _ count: Int) throws(DecodeError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        let n = yc_read_full(fd, &bytes, count)
+        if n < 0 { throw .cannotOpen("read failed: \(errnoMessage())") }
+        if n < count { bytes.removeLast(count - Int(n)) }
+        return bytes
+    }
+
+    /// One header line (up to and without its newline), at most `limit` bytes.
+    static func readLine(_ fd: Int32, limit: Int, what: String) throws(DecodeError) -> [UInt8] {
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while line.count <= limit {
+            let n = yc_read_full(fd, &byte, 1)
+            if n < 0 { throw .cannotOpen("read failed: \(errnoMessage())") }
+            if n == 0 { throw .decoder("\(what) has no end (the input ends inside it)") }
+            if byte == 10 { return line }
+            line.append(byte)
         }
-        if ferror(f) != 0 { throw .cannotOpen("read failed: \(errnoMessage())") }
-        return out
+        throw .decoder("\(what) is longer than \(limit) bytes")
     }
 
-    /// Raw planes of `layout`, tightly packed; the file's length must be exactly what the size needs.
+    /// An open input for the readers below (standard input's own descriptor for `-`).
+    static func withInput<T>(_ path: String, _ body: (Int32, FileStatus?) throws(DecodeError) -> T) throws(FileError) -> T {
+        let name = displayPath(path)
+        do throws(DecodeError) {
+            let fd = try InputSource.openDescriptor(path)
+            defer { if path != "-" { close(fd) } }
+            let st = FileStatus(descriptor: fd)
+            if st?.kind == .directory { throw .isDirectory }
+            return try body(fd, st)
+        } catch {
+            throw FileError(path: name, error)
+        }
+    }
+
+    /// Raw planes of `layout`, tightly packed: exactly one frame of the size given. The frame is read by
+    /// the size it needs — never more, whatever the input holds — and an input that is shorter or longer
+    /// is refused (a regular file by its size, before anything is read).
     public static func read(path: String, width: Int, height: Int, layout: PixelLayout,
                             maxPixels: Int) throws(FileError) -> YUVImage {
-        let name = path == "-" ? "<stdin>" : path
-        guard width > 0, height > 0 else { throw FileError(path: name, reason: "the size must be at least 1x1") }
-        guard width * height <= maxPixels else {
-            throw FileError(path: name, .tooLarge(width: width, height: height, limit: maxPixels))
+        try withInput(path) { (fd, st) throws(DecodeError) -> YUVImage in
+            let need = try frameBytes(width: width, height: height, maxPixels: maxPixels)
+            let what = "\(width)x\(height) \(layout.rawValue) needs \(need) bytes (check --size and --pix-fmt)"
+            if let st, st.kind == .regular, path != "-", st.size != need {
+                throw .decoder("is \(st.size) bytes, but \(what)")
+            }
+            let bytes = try readExactly(fd, need)
+            guard bytes.count == need else { throw .decoder("ends after \(bytes.count) bytes, but \(what)") }
+            if try !readExactly(fd, 1).isEmpty { throw .decoder("holds more than one frame: \(what)") }
+            var image = YUVImage(width: width, height: height, layout: layout)
+            image.bytes = bytes
+            return image
         }
-        let bytes: [UInt8]
-        do { bytes = try readAll(path) } catch { throw FileError(path: name, error) }
-        let need = PlaneGeometry(width: width, height: height).tightBytes
-        guard bytes.count == need else {
-            throw FileError(path: name, reason: "is \(bytes.count) bytes, but \(width)x\(height) \(layout.rawValue) "
-                            + "needs \(need) (check --size and --pix-fmt)")
-        }
-        var image = YUVImage(width: width, height: height, layout: layout)
-        image.bytes = bytes
-        return image
     }
 
-    /// A one-frame (the first frame) 4:2:0 YUV4MPEG2 stream; returns the range its XCOLORRANGE names.
+    /// The Y4M colour spaces read: 8-bit 4:2:0 under any chroma siting tag.
+    static let y4mColourSpaces: Set<String> = ["420", "420jpeg", "420mpeg2", "420paldv"]
+
+    /// The first frame of a YUV4MPEG2 stream (8-bit 4:2:0); returns the range its XCOLORRANGE names. The
+    /// header is checked (size against `maxPixels`, colour space) before any frame data is read, and only
+    /// the first frame's bytes are read.
     public static func readY4M(path: String, maxPixels: Int) throws(FileError) -> (YUVImage, ColorRange?) {
-        let name = path == "-" ? "<stdin>" : path
-        let bytes: [UInt8]
-        do { bytes = try readAll(path) } catch { throw FileError(path: name, error) }
-        guard let nl = bytes.firstIndex(of: 10) else { throw FileError(path: name, reason: "Y4M header has no end") }
-        let header = String(decoding: bytes[..<nl], as: UTF8.self).split(separator: " ")
-        var w = 0, h = 0, colour = "420jpeg", range: ColorRange?
-        for field in header.dropFirst() {
-            switch field.first {
-            case "W": w = Int(field.dropFirst()) ?? 0
-            case "H": h = Int(field.dropFirst()) ?? 0
-            case "C": colour = String(field.dropFirst())
-            case "X" where field.hasPrefix("XCOLORRANGE="):
-                range = field.hasSuffix("FULL") ? .full : field.hasSuffix("LIMITED") ? .limited : nil
-            default: break
+        try withInput(path) { (fd, _) throws(DecodeError) -> (YUVImage, ColorRange?) in
+            let header = String(decoding: try readLine(fd, limit: 4096, what: "the Y4M header"), as: UTF8.self)
+            let fields = header.split(separator: " ")
+            guard fields.first == "YUV4MPEG2" else { throw .decoder("not a Y4M stream (no YUV4MPEG2 signature)") }
+            var w = 0, h = 0, colour = "420jpeg", range: ColorRange?
+            for field in fields.dropFirst() {
+                switch field.first {
+                case "W": w = Int(field.dropFirst()) ?? -1
+                case "H": h = Int(field.dropFirst()) ?? -1
+                case "C": colour = String(field.dropFirst())
+                case "X" where field.hasPrefix("XCOLORRANGE="):
+                    range = field.hasSuffix("FULL") ? .full : field.hasSuffix("LIMITED") ? .limited : nil
+                default: break
+                }
             }
+            guard w > 0, h > 0 else { throw .decoder("the Y4M header has no valid size (W and H)") }
+            guard y4mColourSpaces.contains(colour) else {
+                throw .decoder("Y4M colour space C\(colour) is not supported: yuvconv reads 8-bit 4:2:0 Y4M only "
+                               + "(C420jpeg, C420mpeg2, C420paldv, C420)")
+            }
+            let need = try frameBytes(width: w, height: h, maxPixels: maxPixels)
+            let frame = String(decoding: try readLine(fd, limit: 4096, what: "the Y4M frame header"), as: UTF8.self)
+            guard frame.hasPrefix("FRAME") else { throw .decoder("the Y4M stream has no FRAME") }
+            let bytes = try readExactly(fd, need)
+            guard bytes.count == need else {
+                throw .decoder("the Y4M frame is cut short (\(bytes.count) of \(need) bytes)")
+            }
+            var image = YUVImage(width: w, height: h, layout: .yuv420p)
+            image.bytes = bytes
+            return (image, range)
         }
-        guard w > 0, h > 0 else { throw FileError(path: name, reason: "Y4M header without a size") }
-        guard colour.hasPrefix("420") else {
-            throw FileError(path: name, reason: "Y4M colour space C\(colour) is not 4:2:0 (yuvconv reads 4:2:0 only)")
-        }
-        guard w * h <= maxPixels else { throw FileError(path: name, .tooLarge(width: w, height: h, limit: maxPixels)) }
-        // The frame line: "FRAME" and optional parameters, then the planes.
-        guard let fnl = bytes[(nl + 1)...].firstIndex(of: 10),
-              String(decoding: bytes[(nl + 1)..<fnl], as: UTF8.self).hasPrefix("FRAME") else {
-            throw FileError(path: name, reason: "Y4M stream has no FRAME")
-        }
-        let need = PlaneGeometry(width: w, height: h).tightBytes
-        guard bytes.count - (fnl + 1) >= need else {
-            throw FileError(path: name, reason: "Y4M frame is cut short (\(bytes.count - fnl - 1) of \(need) bytes)")
-        }
-        var image = YUVImage(width: w, height: h, layout: .yuv420p)
-        image.bytes = Array(bytes[(fnl + 1)..<(fnl + 1 + need)])
-        return (image, range)
     }
 
     /// The same picture in another layout.
