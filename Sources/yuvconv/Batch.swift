@@ -13,19 +13,8 @@ struct BatchItem {
     /// The input's folder below the folder argument it was found in ("" for files named directly).
     let dir: String
     var output = ""
-}
-
-/// The extension a layout's files get by default.
-func fileExtension(_ layout: PixelLayout, y4m: Bool = false, png: Bool = false, jpeg: Bool = false) -> String {
-    if y4m { return "y4m" }
-    if jpeg { return "jpg" }
-    if png { return "png" }
-    switch layout {
-    case .nv12: return "nv12"
-    case .nv21: return "nv21"
-    case .yuv420p: return "yuv"
-    case .yv12: return "yv12"
-    }
+    /// What its output name says to write (`OutputFormat.resolve`).
+    var format = OutputFormat.raw(.nv12)
 }
 
 func isImageName(_ name: String) -> Bool {
@@ -33,59 +22,83 @@ func isImageName(_ name: String) -> Bool {
     return ["jpg", "jpeg", "jpe", "png"].contains(name[name.index(after: dot)...].lowercased())
 }
 
-/// The image files of a folder (sorted), with subfolders when `recursive`. Hidden entries are skipped.
-func listFolder(_ root: String, recursive: Bool) throws(FileError) -> [BatchItem] {
-    var out: [BatchItem] = []
+/// The image files of a folder (sorted), with subfolders when `recursive`. Hidden entries are skipped, and
+/// so is anything that is not a regular file (a FIFO would block the run, a device be read forever): those
+/// are returned in `skipped` with what they are.
+func listFolder(_ root: String, recursive: Bool) throws(FileError) -> (items: [BatchItem], skipped: [String]) {
+    var out: [BatchItem] = [], skipped: [String] = []
     var pending: [String] = [""]
     while let rel = pending.popLast() {
         let path = rel.isEmpty ? root : root + "/" + rel
-        guard let d = opendir(path) else { throw FileError(path: path, reason: "cannot read the folder: \(String(cString: strerror(errno)))") }
+        guard let d = withFileSystemPath(path, { opendir($0) }) else {
+            throw FileError(path: path, reason: "cannot read the folder: \(String(cString: strerror(errno)))")
+        }
         var names: [String] = []
         while let e = readdir(d) {
-            let name = withUnsafeBytes(of: e.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            let name = withUnsafeBytes(of: e.pointee.d_name) { raw in
+                PathBytes.decode(raw.prefix { $0 != 0 })
+            }
             if name.hasPrefix(".") { continue }
             names.append(name)
         }
         closedir(d)
         for name in names.sorted() {
             let full = path + "/" + name
-            var st = stat()
-            guard stat(full, &st) == 0 else { continue }
-            if (st.st_mode & S_IFMT) == S_IFDIR {
+            guard let st = FileStatus(path: full) else { continue }
+            switch st.kind {
+            case .directory:
                 if recursive { pending.append(rel.isEmpty ? name : rel + "/" + name) }
-            } else if isImageName(name) {
-                out.append(BatchItem(input: full, dir: rel))
+            case .regular:
+                if isImageName(name) { out.append(BatchItem(input: full, dir: rel)) }
+            default:
+                if isImageName(name) { skipped.append("\(displayPath(full)) (\(describe(st.kind)))") }
             }
         }
     }
-    return out
+    return (out, skipped)
 }
 
-/// Reads a list of paths: lines, or NUL-separated records.
+/// What a file that is not a regular one is, for messages.
+func describe(_ kind: FileStatus.Kind) -> String {
+    switch kind {
+    case .fifo: return "a FIFO"
+    case .characterDevice, .blockDevice: return "a device"
+    case .socket: return "a socket"
+    default: return "not a regular file"
+    }
+}
+
+/// Reads a list of paths: lines, or NUL-separated records; at most 256 MiB.
 func readList(_ path: String, nul: Bool) throws(FileError) -> [String] {
-    let f: UnsafeMutablePointer<FILE>? = path == "-" ? fdopen(dup(STDIN_FILENO), "rb") : fopen(path, "rb")
-    guard let f else { throw FileError(path: path, reason: "cannot open: \(String(cString: strerror(errno)))") }
-    defer { fclose(f) }
+    let limit = 256 << 20
+    let fd = path == "-" ? dup(STDIN_FILENO) : withFileSystemPath(path) { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
+    guard fd >= 0 else { throw FileError(path: path, reason: "cannot open: \(String(cString: strerror(errno)))") }
+    defer { close(fd) }
+    let flags = fcntl(fd, F_GETFL)
+    if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
     var bytes: [UInt8] = []
     var buf = [UInt8](repeating: 0, count: 65536)
     while true {
-        let n = fread(&buf, 1, buf.count, f)
+        let n = read(fd, &buf, buf.count)
+        if n < 0 && errno == EINTR { continue }
+        if n < 0 { throw FileError(path: path, reason: "read failed: \(String(cString: strerror(errno)))") }
         if n == 0 { break }
         bytes += buf[0..<n]
+        if bytes.count > limit { throw FileError(path: path, reason: "the list is longer than 256 MiB") }
     }
     let sep: UInt8 = nul ? 0 : 10
-    return bytes.split(separator: sep).map { String(decoding: $0, as: UTF8.self) }
-        .map { nul ? $0 : ($0.hasSuffix("\r") ? String($0.dropLast()) : $0) }
-        .filter { !$0.isEmpty }
+    return bytes.split(separator: sep).map { record in
+        PathBytes.decode(!nul && record.last == 13 ? record.dropLast() : record)
+    }.filter { !$0.isEmpty }
 }
 
-/// Expands the name template for one input.
-func outputName(_ template: String, item: BatchItem, layout: PixelLayout, y4m: Bool = false, png: Bool = false,
-                jpeg: Bool = false) -> String {
+/// Expands the name template for one input: `{ext}` and `{format}` are those of `format` (what --format
+/// asked for, NV12 by default); the expanded name's own extension then decides what is written.
+func outputName(_ template: String, item: BatchItem, format: OutputFormat) -> String {
     let base = item.input.split(separator: "/").last.map(String.init) ?? item.input
     let stem = base.lastIndex(of: ".").map { String(base[..<$0]) } ?? base
     var name = template.replacingAll("{stem}", stem).replacingAll("{name}", base)
-        .replacingAll("{ext}", fileExtension(layout, y4m: y4m, png: png, jpeg: jpeg)).replacingAll("{format}", layout.rawValue)
+        .replacingAll("{ext}", format.fileExtension).replacingAll("{format}", format.name)
         .replacingAll("{dir}", item.dir)
     while name.contains("//") { name = name.replacingAll("//", "/") }
     while name.hasPrefix("./") { name.removeFirst(2) }
@@ -144,22 +157,23 @@ func runBatch(_ options: Options) -> Int32 {
         return 2
     }
     guard let outDir = options.output, outDir != "-" else { return usage("many inputs need an output folder: -o DIR/") }
-    if options.layout == nil && outDir.hasSuffix("/") == false {
-        var st = stat()
-        if stat(outDir, &st) != 0 || (st.st_mode & S_IFMT) != S_IFDIR { return usage("-o \(outDir) is not a folder (end it with / to make one)") }
+    if !outDir.hasSuffix("/") && FileStatus(path: outDir)?.kind != .directory {
+        return usage("-o \(displayPath(outDir)) is not a folder (end it with / to make one)")
     }
-    let layout = options.layout ?? .nv12
+    if options.reportFile != nil && options.reportFormat == nil { return usage("--report-file needs --report FORMAT") }
     // Gather, sort, shard.
     var items: [BatchItem] = []
+    var skipped: [String] = []
     do throws(FileError) {
         for arg in options.inputs {
-            var st = stat()
-            if arg != "-" && stat(arg, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR {
+            if arg != "-", FileStatus(path: arg)?.kind == .directory {
                 // As rsync reads it: "dir/" means its contents, "dir" the folder itself — {dir} then starts
                 // with the folder's own name.
                 let root = arg.hasSuffix("/") && arg.count > 1 ? String(arg.dropLast()) : arg
                 let prefix = arg.hasSuffix("/") ? "" : (root.split(separator: "/").last.map(String.init) ?? "")
-                items += try listFolder(root, recursive: options.recursive).map {
+                let listed = try listFolder(root, recursive: options.recursive)
+                skipped += listed.skipped
+                items += listed.items.map {
                     BatchItem(input: $0.input, dir: prefix.isEmpty ? $0.dir : ($0.dir.isEmpty ? prefix : prefix + "/" + $0.dir))
                 }
             } else {
@@ -174,20 +188,49 @@ func runBatch(_ options: Options) -> Int32 {
         printErr("yuvconv: error: \(error)")
         return 1
     }
+    if !skipped.isEmpty && !options.quiet {
+        printErr("yuvconv: warning: skipped \(skipped.count) folder entr\(skipped.count == 1 ? "y" : "ies") that "
+                 + "\(skipped.count == 1 ? "is" : "are") not a regular file: " + skipped.joined(separator: ", "))
+    }
     items.sort { $0.input < $1.input }
     if let (k, n) = options.shard {
         items = items.enumerated().filter { $0.offset % n == k - 1 }.map(\.element)
     }
-    // Names, and no two inputs onto one output.
+    // Names and formats (one rule with single files), and no two inputs onto one output.
     let dirPath = outDir.hasSuffix("/") ? String(outDir.dropLast()) : outDir
+    let named = options.format ?? .raw(.nv12)
     var seen: [String: String] = [:]
     for i in items.indices {
-        items[i].output = (dirPath.isEmpty ? "" : dirPath + "/") + outputName(options.nameTemplate, item: items[i], layout: layout, y4m: options.y4m, png: options.png,
-                                                                  jpeg: options.jpeg)
+        items[i].output = (dirPath.isEmpty ? "" : dirPath + "/") + outputName(options.nameTemplate, item: items[i], format: named)
+        do throws(UsageError) { items[i].format = try options.outputFormat(for: items[i].output) } catch {
+            return usage(error.message)
+        }
         if let other = seen[items[i].output] {
-            return usage("\(other) and \(items[i].input) would both write \(items[i].output) (change --name, e.g. '{dir}/{stem}.{ext}')")
+            return usage("\(displayPath(other)) and \(displayPath(items[i].input)) would both write \(displayPath(items[i].output)) "
+                         + "(change --name, e.g. '{name}.{ext}')")
         }
         seen[items[i].output] = items[i].input
+    }
+    // Before anything is written: no output (nor the report) may be any input of the batch, and the report
+    // may not be one of the outputs.
+    var protected = Set(items.compactMap { inputIdentity($0.input) })
+    if let list = options.filesFrom, let id = inputIdentity(list) { protected.insert(id) }
+    for item in items {
+        if let st = FileStatus(path: item.output), protected.contains(st.identity) {
+            printErr("yuvconv: error: \(displayPath(item.output)): is an input of this batch; refusing to overwrite an input")
+            return 1
+        }
+    }
+    if let file = options.reportFile {
+        let keys = Set(items.map { outputKey($0.output) })
+        if keys.contains(outputKey(file)) { return usage("--report-file \(displayPath(file)) is also an image output") }
+    }
+    var reportSink: AtomicOutput?
+    if let file = options.reportFile {
+        do { reportSink = try AtomicOutput(path: file, force: options.force, protected: protected) } catch {
+            printErr("yuvconv: error: \(FileError(path: file, error))")
+            return 1
+        }
     }
     installSignalCleanup()
     setGracefulInterrupt(true)
@@ -199,9 +242,9 @@ func runBatch(_ options: Options) -> Int32 {
     opts.inBatch = true
     let jobs = options.jobs > 0 ? options.jobs : Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
     let state = BatchState()
-    let shared = UncheckedBox((items, opts, layout, progress))
-    DispatchQueue.concurrentPerform(iterations: max(1, min(jobs, items.count))) { _ in
-        let (items, opts, layout, progress) = shared.value
+    let shared = UncheckedBox((items, opts, progress, protected))
+    runOnThreads(max(1, min(jobs, items.count))) { _ in
+        let (items, opts, progress, protected) = shared.value
         while true {
             let index: Int? = state.withLock {
                 if state.stop || state.next >= items.count { return nil }
@@ -211,9 +254,8 @@ func runBatch(_ options: Options) -> Int32 {
             guard let i = index, interruptSignal() == nil else { return }
             let item = items[i]
             // Up to date, or there already: skipped (unless --force).
-            var outSt = stat(), inSt = stat()
-            if !opts.force && stat(item.output, &outSt) == 0 {
-                let newer = stat(item.input, &inSt) == 0 && modified(inSt) > modified(outSt)
+            if !opts.force, let outSt = FileStatus(path: item.output) {
+                let newer = (FileStatus(path: item.input)?.modified ?? 0) > outSt.modified
                 if !(opts.update && newer) {
                     state.withLock { state.skipped += 1; state.done += 1 }
                     progress.show(state)
@@ -224,8 +266,8 @@ func runBatch(_ options: Options) -> Int32 {
             if opts.update { o.force = true }   // refreshing an older output replaces it
             let dir = item.output.split(separator: "/").dropLast().joined(separator: "/")
             if !dir.isEmpty { makeFolders(item.output.hasPrefix("/") ? "/" + dir : dir) }
-            let outcome = convertOne(input: item.input, output: item.output, layout: layout, options: o,
-                                     keepForReport: opts.reportFormat != nil)
+            let outcome = convertOne(input: item.input, output: item.output, format: item.format, options: o,
+                                     protected: protected, keepForReport: opts.reportFormat != nil)
             state.withLock {
                 state.done += 1
                 state.records[i] = outcome.record
@@ -252,27 +294,13 @@ func runBatch(_ options: Options) -> Int32 {
     for (_, why) in state.failures.sorted(by: { $0.0 < $1.0 }) { printErr("  failed: \(why)") }
     if let format = options.reportFormat {
         let records = (0..<items.count).compactMap { state.records[$0] }
-        var sink: AtomicOutput?
-        if let file = options.reportFile {
-            do { sink = try AtomicOutput(path: file, force: options.force, inputs: items.map(\.input)) } catch {
-                printErr("yuvconv: error: \(FileError(path: file, error))")
-                return 1
-            }
-        }
-        do { try emitReport(renderReport(records, format: format), to: sink, dataOnStdout: false) } catch {
+        do { try emitReport(renderReport(records, format: format), to: reportSink, dataOnStdout: false) } catch {
             printErr("yuvconv: error: \(error)")
+            return 1
         }
     }
     if let signal { return 128 + signal }
     return state.failures.isEmpty ? 0 : 1
-}
-
-func modified(_ st: stat) -> Double {
-    #if canImport(Darwin)
-    return Double(st.st_mtimespec.tv_sec) + Double(st.st_mtimespec.tv_nsec) * 1e-9
-    #else
-    return Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) * 1e-9
-    #endif
 }
 
 /// mkdir -p.
@@ -280,7 +308,7 @@ func makeFolders(_ path: String) {
     var current = path.hasPrefix("/") ? "" : "."
     for part in path.split(separator: "/") {
         current += "/" + part
-        mkdir(current, 0o777)
+        withFileSystemPath(current) { _ = mkdir($0, 0o777) }
     }
 }
 

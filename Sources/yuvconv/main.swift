@@ -24,13 +24,29 @@ func summaryLine(name: String, report r: ConversionReport) -> String {
         + ", buffers \(formatBytes(r.ledgerPeakBytes)), peak RSS \(formatBytes(peakResidentBytes()))"
 }
 
+/// Prints a usage error with the hint to `--help`; exit status 2.
+func usageFailure(_ message: String) -> Int32 {
+    printErr("yuvconv: error: \(message)\nTry 'yuvconv --help'.")
+    return 2
+}
+
+/// Two outputs of one run that reach one file (the report file and the converted image, say): a usage error.
+func clashingOutputs(_ paths: [String]) -> (String, String)? {
+    var seen: [String: String] = [:]
+    for p in paths {
+        let key = outputKey(p)
+        if let other = seen[key] { return (other, p) }
+        seen[key] = p
+    }
+    return nil
+}
+
 func run(_ args: [String]) -> Int32 {
     let options: Options
     do {
         options = try Options.parse(args)
     } catch {
-        printErr("yuvconv: error: \(error.message)\nTry 'yuvconv --help'.")
-        return 2
+        return usageFailure(error.message)
     }
     if options.showHelp {
         print(helpText)
@@ -43,37 +59,38 @@ func run(_ args: [String]) -> Int32 {
     if options.reportOnly { return runReport(options) }
     if options.isBatch { return runBatch(options) }
     if options.isRawInput { return runRawInput(options) }
-    let input: String, output: String, layout: PixelLayout
+    let input: String, output: String, format: OutputFormat
     do throws(UsageError) {
         guard let first = options.inputs.first else { throw UsageError(message: "no input given") }
         guard options.inputs.count == 1 else {
             throw UsageError(message: "one input at a time (got \(options.inputs.count)); `yuvconv report` takes many")
         }
         guard let out = options.output else { throw UsageError(message: "no output given (-o PATH, or -o - for stdout)") }
-        if out == "-" && isatty(STDOUT_FILENO) != 0 {
-            throw UsageError(message: "refusing to write binary data to a terminal; redirect it or name a file")
-        }
+        try refuseTerminal(out)
         if options.reportFile != nil && options.reportFormat == nil {
             throw UsageError(message: "--report-file needs --report FORMAT")
         }
+        if let file = options.reportFile, let (a, b) = clashingOutputs([out, file]) {
+            throw UsageError(message: "-o \(displayPath(a)) and --report-file \(displayPath(b)) are the same file")
+        }
         input = first
         output = out
-        layout = try options.resolvedLayout(output: out)
+        format = try options.outputFormat(for: out)
     } catch {
-        printErr("yuvconv: error: \(error.message)\nTry 'yuvconv --help'.")
-        return 2
+        return usageFailure(error.message)
     }
     installSignalCleanup()
+    let protected = Set([inputIdentity(input)].compactMap { $0 })
     var reportSink: AtomicOutput?
     if let file = options.reportFile {
         do {
-            reportSink = try AtomicOutput(path: file, force: options.force, inputs: [input, output])
+            reportSink = try AtomicOutput(path: file, force: options.force, protected: protected)
         } catch {
             printErr("yuvconv: error: \(FileError(path: file, error))")
             return 1
         }
     }
-    let outcome = convertOne(input: input, output: output, layout: layout, options: options,
+    let outcome = convertOne(input: input, output: output, format: format, options: options, protected: protected,
                              keepForReport: options.reportFormat != nil)
     if let failure = outcome.failure {
         reportSink?.abort()
@@ -82,13 +99,21 @@ func run(_ args: [String]) -> Int32 {
     }
     if let format = options.reportFormat {
         do {
-            try emitReport(renderReport([outcome.record], format: format), to: reportSink, dataOnStdout: output == "-")
+            try emitReport(renderReport([outcome.record], format: format), to: reportSink,
+                           dataOnStdout: AtomicOutput.standardDescriptor(output) == STDOUT_FILENO)
         } catch {
             printErr("yuvconv: error: \(error)")
             return 1
         }
     }
     return 0
+}
+
+/// Binary data is not for a terminal.
+func refuseTerminal(_ output: String) throws(UsageError) {
+    if AtomicOutput.standardDescriptor(output) == STDOUT_FILENO && isatty(STDOUT_FILENO) != 0 {
+        throw UsageError(message: "refusing to write binary data to a terminal; redirect it or name a file")
+    }
 }
 
 /// What converting one file came to.
@@ -98,16 +123,12 @@ struct Outcome {
 }
 
 /// Converts `input` to `output` (atomically), prints its line unless quiet, and measures it when a report
-/// wants it. Never throws: a failure is part of the outcome.
-func convertOne(input: String, output: String, layout: PixelLayout, options: Options, keepForReport: Bool) -> Outcome {
-    let name = input == "-" ? "<stdin>" : input
-    let decodeOptions = DecodeOptions(maxPixels: options.maxPixels, allowTruncated: options.allowTruncated,
-                                      jpegPath: options.jpegPath, pipelined: !options.inBatch, alpha: options.alpha,
-                                      orientation: options.orientation)
-    if options.alpha == .keep && (options.wantsJPEG(output: output) || options.wantsPNG(output: output)
-                                  || options.wantsY4M(output: output)) {
-        return failed(FileError(path: output, reason: "--alpha keep writes raw layouts only (an A plane after the 4:2:0 planes)"))
-    }
+/// wants it. Never throws: a failure is part of the outcome. Files in `protected` (every input of the run)
+/// are never written.
+func convertOne(input: String, output: String, format: OutputFormat, options: Options, protected: Set<FileIdentity>,
+                keepForReport: Bool) -> Outcome {
+    let name = displayPath(input)
+    let decodeOptions = options.decodeOptions
     func failed(_ e: FileError) -> Outcome {
         Outcome(record: ImageRecord(file: name, error: e.reason, report: nil, quality: nil,
                                     alignment: options.alignment, peakRSS: 0), failure: e)
@@ -115,52 +136,55 @@ func convertOne(input: String, output: String, layout: PixelLayout, options: Opt
     // Check the output first, so a refused overwrite costs no decoding.
     let sink: AtomicOutput
     do {
-        sink = try AtomicOutput(path: output, force: options.force, inputs: [input])
+        sink = try AtomicOutput(path: output, force: options.force, inputs: [input], protected: protected)
     } catch {
         return failed(FileError(path: output, error))
     }
-    let jpeg = options.wantsJPEG(output: output)
     // A JPEG is JFIF: its planes are BT.601 full range whatever was asked.
-    let spec = jpeg ? ConversionSpec(matrix: .bt601, range: .full) : options.spec
-    let memory = (keepForReport && input != "-") || jpeg ? MemorySink() : nil
+    let spec = format == .jpeg ? ConversionSpec(matrix: .bt601, range: .full) : options.spec
+    let measure = keepForReport && input != "-"
+    let memory = measure || format == .jpeg ? MemorySink() : nil
     let report: ConversionReport
     do throws(FileError) {
-        if jpeg {
-            report = try convert(path: input, spec: spec, layout: .yuv420p, into: memory!, options: decodeOptions)
+        let out: BandSink?
+        switch format {
+        case .jpeg: out = nil
+        case .png: out = PNGSink(output: sink, spec: spec)
+        case .y4m: out = OutputSink(output: sink, container: .y4m(spec.range))
+        case .raw: out = OutputSink(output: sink, container: .raw, alpha: options.alpha == .keep)
+        }
+        let into: BandSink = out.map { o in memory.map { TeeSink(o, $0) } ?? o } ?? memory!
+        report = try convert(path: input, spec: spec, layout: format.layout, into: into, options: decodeOptions)
+        if format == .jpeg {
             do throws(WriteError) {
                 try sink.write(try encodeJPEG(memory!.image!, quality: options.quality))
             } catch {
                 throw FileError(path: output, error)
             }
-        } else {
-            let out: BandSink = options.wantsPNG(output: output) ? PNGSink(output: sink, spec: spec)
-                : OutputSink(output: sink, container: options.wantsY4M(output: output) ? .y4m(spec.range) : .raw,
-                             alpha: options.alpha == .keep)
-            report = try convert(path: input, spec: spec, layout: layout,
-                                 into: memory.map { TeeSink(out, $0) } ?? out, options: decodeOptions)
         }
     } catch {
         sink.abort()
         return failed(error)
     }
-    let peak = peakResidentBytes()
     do {
         try sink.commit()
     } catch {
         sink.abort()
         return failed(FileError(path: sink.isStandardOutput ? "<stdout>" : output, error))
     }
+    // Read after the last allocation of this conversion (the JPEG encoder's included).
+    let peak = peakResidentBytes()
     if report.warnings > 0 && !options.quiet {
         printErr("yuvconv: warning: \(name): \(report.firstWarning)"
             + (report.warnings > 1 ? " (+\(report.warnings - 1) more)" : ""))
     }
     if !options.quiet && !options.batchQuietLines { printErr(summaryLine(name: name, report: report)) }
     var quality: QualityReport?
-    if let image = memory?.image {
+    if measure, let image = memory?.image {
         do {
             quality = try measureQuality(path: input, image: image, spec: spec, options: decodeOptions)
         } catch {
-            printErr("yuvconv: warning: \(name): quality not measured: \(error.reason)")
+            if !options.quiet { printErr("yuvconv: warning: \(name): quality not measured: \(error.reason)") }
         }
     }
     return Outcome(record: ImageRecord(file: name, error: nil, report: report, quality: quality,
@@ -168,7 +192,8 @@ func convertOne(input: String, output: String, layout: PixelLayout, options: Opt
 }
 
 /// Writes a report to its file (atomically), or to standard output — standard error when the converted
-/// data is on standard output.
+/// data is on standard output. A report that cannot be written (standard output closed, a full disk,
+/// `/dev/full`) is an error, never silently lost.
 func emitReport(_ text: String, to sink: AtomicOutput?, dataOnStdout: Bool) throws(FileError) {
     if let sink {
         do {
@@ -181,31 +206,30 @@ func emitReport(_ text: String, to sink: AtomicOutput?, dataOnStdout: Bool) thro
     } else if dataOnStdout {
         fputs(text + "\n", stderr)
     } else {
-        fputs(text + "\n", stdout)
-        fflush(stdout)
+        if standardDescriptorWasClosed(STDOUT_FILENO) {
+            throw FileError(path: "<stdout>", reason: "cannot write the report: standard output is closed")
+        }
+        clearerr(stdout)
+        if fputs(text + "\n", stdout) < 0 || fflush(stdout) != 0 || ferror(stdout) != 0 {
+            throw FileError(path: "<stdout>", reason: "cannot write the report: \(String(cString: strerror(errno)))")
+        }
     }
 }
 
 /// `yuvconv report FILE…`: convert each in memory, measure, print the report with totals. Exit 1 when any
 /// file failed (it is still listed, with its reason).
 func runReport(_ options: Options) -> Int32 {
-    guard !options.inputs.isEmpty else {
-        printErr("yuvconv: error: report needs at least one file\nTry 'yuvconv --help'.")
-        return 2
-    }
-    if options.output != nil {
-        printErr("yuvconv: error: report writes no image; use --report-file for the report\nTry 'yuvconv --help'.")
-        return 2
-    }
+    guard !options.inputs.isEmpty else { return usageFailure("report needs at least one file") }
+    if options.output != nil { return usageFailure("report writes no image; use --report-file for the report") }
     installSignalCleanup()
-    let layout = options.layout ?? .nv12
-    let decodeOptions = DecodeOptions(maxPixels: options.maxPixels, allowTruncated: options.allowTruncated,
-                                      jpegPath: options.jpegPath, alpha: options.alpha,
-                                      orientation: options.orientation)
+    let layout = options.format?.layout ?? .nv12
+    var decodeOptions = options.decodeOptions
+    decodeOptions.pipelined = true
     var reportSink: AtomicOutput?
     if let file = options.reportFile {
         do {
-            reportSink = try AtomicOutput(path: file, force: options.force, inputs: options.inputs)
+            reportSink = try AtomicOutput(path: file, force: options.force,
+                                          protected: Set(options.inputs.compactMap(inputIdentity)))
         } catch {
             printErr("yuvconv: error: \(FileError(path: file, error))")
             return 1
@@ -214,7 +238,7 @@ func runReport(_ options: Options) -> Int32 {
     var records: [ImageRecord] = []
     var failed = false
     for input in options.inputs {
-        let name = input == "-" ? "<stdin>" : input
+        let name = displayPath(input)
         do {
             let memory = MemorySink()
             let report = try convert(path: input, spec: options.spec, layout: layout, into: memory, options: decodeOptions)
@@ -241,22 +265,36 @@ func runReport(_ options: Options) -> Int32 {
     return failed ? 1 : 0
 }
 
-exit(run(Array(CommandLine.arguments.dropFirst())))
+// Descriptors 0–2 first: nothing opened later may land on a closed one.
+protectStandardDescriptors()
+// Arguments as the bytes they are (CommandLine.arguments repairs invalid UTF-8, losing file names).
+let arguments = (1..<Int(CommandLine.argc)).map { i in
+    PathBytes.decode(UnsafeBufferPointer(start: UnsafeRawPointer(CommandLine.unsafeArgv[i]!).assumingMemoryBound(to: UInt8.self),
+                                         count: strlen(CommandLine.unsafeArgv[i]!)))
+}
+var status = run(arguments)
+// Whatever went to standard output must have arrived (`> /dev/full`).
+if fflush(stdout) != 0 || ferror(stdout) != 0 {
+    if status == 0 {
+        printErr("yuvconv: error: <stdout>: write failed: \(String(cString: strerror(errno)))")
+    }
+    status = max(status, 1)
+}
+exit(status)
 
 /// YUV in (raw planes or Y4M), re-encoded: another layout, Y4M, PNG (through the exact inverse of the
 /// input's matrix and range) or JPEG (BT.601 full range planes; other inputs go through the exact inverse
 /// and the exact forward conversion, two roundings).
 func runRawInput(_ options: Options) -> Int32 {
     let input = options.inputs[0]
-    guard let output = options.output else {
-        printErr("yuvconv: error: no output given (-o PATH, or -o - for stdout)\nTry 'yuvconv --help'.")
-        return 2
-    }
-    let name = input == "-" ? "<stdin>" : input
-    let layout: PixelLayout
-    do throws(UsageError) { layout = try options.resolvedLayout(output: output) } catch {
-        printErr("yuvconv: error: \(error.message)\nTry 'yuvconv --help'.")
-        return 2
+    guard let output = options.output else { return usageFailure("no output given (-o PATH, or -o - for stdout)") }
+    let name = displayPath(input)
+    let format: OutputFormat
+    do throws(UsageError) {
+        try refuseTerminal(output)
+        format = try options.outputFormat(for: output)
+    } catch {
+        return usageFailure(error.message)
     }
     installSignalCleanup()
     do throws(FileError) {
@@ -267,10 +305,7 @@ func runRawInput(_ options: Options) -> Int32 {
             image = img
             if let range { spec.range = range }
         } else {
-            guard let size = options.inputSize else {
-                printErr("yuvconv: error: \(name): raw YUV needs --size WxH\nTry 'yuvconv --help'.")
-                return 2
-            }
+            guard let size = options.inputSize else { return usageFailure("\(name): raw YUV needs --size WxH") }
             var inLayout = options.inputLayout ?? .nv12
             if options.inputLayout == nil, let dot = input.lastIndex(of: "."),
                let l = PixelLayout(fileExtension: String(input[input.index(after: dot)...])) { inLayout = l }
@@ -282,17 +317,19 @@ func runRawInput(_ options: Options) -> Int32 {
             throw FileError(path: output, error)
         }
         do throws(WriteError) {
-            if options.wantsJPEG(output: output) {
+            switch format {
+            case .jpeg:
                 var planes = RawInput.repack(image, to: .yuv420p)
                 if spec != ConversionSpec(matrix: .bt601, range: .full) {
                     planes = reconvert(planes, from: spec, to: ConversionSpec(matrix: .bt601, range: .full))
                 }
                 try sink.write(try encodeJPEG(planes, quality: options.quality))
-            } else if options.wantsPNG(output: output) {
+            case .png:
                 try RawInput.emit(RawInput.repack(image, to: .yuv420p), into: PNGSink(output: sink, spec: spec))
-            } else {
-                let container: OutputSink.Container = options.wantsY4M(output: output) ? .y4m(spec.range) : .raw
-                try RawInput.emit(RawInput.repack(image, to: layout), into: OutputSink(output: sink, container: container))
+            case .y4m:
+                try RawInput.emit(RawInput.repack(image, to: .yuv420p), into: OutputSink(output: sink, container: .y4m(spec.range)))
+            case .raw(let layout):
+                try RawInput.emit(RawInput.repack(image, to: layout), into: OutputSink(output: sink, container: .raw))
             }
             try sink.commit()
         } catch {
@@ -300,7 +337,7 @@ func runRawInput(_ options: Options) -> Int32 {
             throw FileError(path: output, error)
         }
         if !options.quiet {
-            printErr("\(name): \(image.width)x\(image.height) YUV \(image.layout.rawValue) (\(spec)) -> \(output == "-" ? "<stdout>" : output)")
+            printErr("\(name): \(image.width)x\(image.height) YUV \(image.layout.rawValue) (\(spec)) -> \(sink.isStandardOutput ? "<stdout>" : displayPath(output))")
         }
         return 0
     } catch {
