@@ -28,7 +28,7 @@ let package = Package(
         .executableTarget(name: "yuvbench", dependencies: ["YUVCore"], path: "Sources/yuvbench"),
         .testTarget(name: "YUVCoreTests", dependencies: ["YUVCore"], path: "Tests/YUVCoreTests"),
         .testTarget(name: "YUVIOTests", dependencies: ["YUVCore", "YUVIO", "CTurboJPEG"], path: "Tests/YUVIOTests"),
-        .testTarget(name: "yuvconvTests", dependencies: ["YUVCore", "YUVIO"], path: "Tests/yuvconvTests"),
+        .testTarget(name: "yuvconvTests", dependencies: ["YUVCore", "YUVIO", "CShims"], path: "Tests/yuvconvTests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,319 @@
+import CShims
+import Foundation
+import XCTest
+import YUVIO
+
+/// What hostile use found (issue #13), one test per class of hole: each checks exit code, message, the
+/// files around and what is left behind. `make test-hostile` (tools/hostile.sh) runs the same attacks and
+/// more from a shell.
+final class HostileTests: CLITestCase {
+    /// Runs a bash script in the work folder with `$B` the binary and `$F` the fixtures' corpus folder.
+    @discardableResult
+    func sh(_ script: String) throws -> Result {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/bash")
+        p.arguments = ["-c", script]
+        p.currentDirectoryURL = work
+        var env = ProcessInfo.processInfo.environment
+        env["B"] = binary.path
+        env["F"] = fixtures.appendingPathComponent("corpus").path
+        p.environment = env
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Result(status: p.terminationStatus, stdout: o, stderr: String(decoding: e, as: UTF8.self))
+    }
+
+    func data(_ name: String) throws -> Data { try Data(contentsOf: work.appendingPathComponent(name)) }
+
+    /// Every output name means one format, for single files and batch items alike (`OutputFormat.resolve`).
+    func testBatchNamesDecideFormatsAsSingleFilesDo() throws {
+        let jpg = fixture("photos/rocket.jpg")
+        for ext in ["png", "PNG", "y4m", "yuv", "jpg"] {
+            let b = try run(["convert", jpg, "-o", "b-\(ext)/", "--name", "{stem}.\(ext)", "-q"])
+            XCTAssertEqual(b.status, 0, "\(ext): \(b.stderr)")
+            let s = try run([jpg, "-o", "s.\(ext)", "-q"])
+            XCTAssertEqual(s.status, 0, s.stderr)
+            XCTAssertEqual(try data("b-\(ext)/rocket.\(ext)"), try data("s.\(ext)"), ext)
+        }
+        let webp = try run([jpg, "-o", "x.webp"])
+        XCTAssertEqual(webp.status, 2)
+        XCTAssertTrue(webp.stderr.contains("x.webp: cannot tell the output format from the extension '.webp'"), webp.stderr)
+        let bw = try run(["convert", jpg, "-o", "w/", "--name", "{stem}.webp"])
+        XCTAssertEqual(bw.status, 2, bw.stderr)
+        // Many inputs never turn a file name into a folder, --format or not.
+        let many = try run(["-o", "out.nv12", jpg, jpg, "--format", "nv12"])
+        XCTAssertEqual(many.status, 2)
+        XCTAssertTrue(many.stderr.contains("is not a folder"), many.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("out.nv12").path))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("x.webp").path))
+        // Options a format cannot honour are usage errors.
+        XCTAssertEqual(try run([jpg, "-o", "x.png", "--alpha", "keep"]).status, 2)
+    }
+
+    /// Sizes from a command line or a header are checked, never trapped on; Y4M other than 8-bit 4:2:0 is
+    /// refused; raw input is read one frame by its size, never whole.
+    func testSizesAndFramesAreBounded() throws {
+        try Data(count: 100).write(to: work.appendingPathComponent("f.nv12"))
+        for size in ["4294967296x4294967296", "3037000500x3037000500", "9223372036854775807x2"] {
+            let r = try run(["f.nv12", "--size", size, "-o", "o.png"])
+            XCTAssertTrue(r.status == 1 || r.status == 2, "\(size): \(r.status) \(r.stderr)")
+            XCTAssertTrue(r.stderr.hasPrefix("yuvconv: error: "), r.stderr)
+        }
+        var y4m = Data("YUV4MPEG2 W4294967296 H4294967296 F25:1\nFRAME\n".utf8)
+        try y4m.write(to: work.appendingPathComponent("big.y4m"))
+        let big = try run(["big.y4m", "-o", "o.png"])
+        XCTAssertEqual(big.status, 1, big.stderr)
+        XCTAssertTrue(big.stderr.contains("big.y4m: 4294967296x4294967296 is more than"), big.stderr)
+        for colour in ["C420p10 XYSCSS=420P10", "C444", "Cmono"] {
+            y4m = Data("YUV4MPEG2 W16 H16 F25:1 Ip A1:1 \(colour)\nFRAME\n".utf8) + Data(count: 16 * 16 * 3)
+            try y4m.write(to: work.appendingPathComponent("t.y4m"))
+            let r = try run(["t.y4m", "-o", "t.png"])
+            XCTAssertEqual(r.status, 1, colour)
+            XCTAssertTrue(r.stderr.contains("is not supported: yuvconv reads 8-bit 4:2:0 Y4M only"), r.stderr)
+        }
+        // An endless raw source: one frame is read by its size, then the next byte says there is more.
+        let zero = try sh("ulimit -v 400000; timeout 20 \"$B\" /dev/zero --size 16x16 --pix-fmt nv12 -o z.png")
+        XCTAssertEqual(zero.status, 1, zero.stderr)
+        XCTAssertTrue(zero.stderr.contains("/dev/zero: holds more than one frame"), zero.stderr)
+        XCTAssertEqual(try leftovers().filter { $0.hasPrefix(".") || $0.hasPrefix("z") || $0.hasPrefix("o.") || $0.hasPrefix("t.png") }, [])
+    }
+
+    /// Symbolic links are followed, never replaced; /dev/stdout and friends are the descriptors they name.
+    func testLinksAndStandardStreamsAsOutputs() throws {
+        let jpg = fixture("photos/rocket.jpg")
+        let plain = try run([jpg, "-o", "-", "-q"]).stdout
+        try Data("old".utf8).write(to: work.appendingPathComponent("target.nv12"))
+        try FileManager.default.createSymbolicLink(atPath: work.appendingPathComponent("link.nv12").path,
+                                                   withDestinationPath: "target.nv12")
+        XCTAssertEqual(try run([jpg, "-o", "link.nv12", "-q"]).status, 1)   // exists: --force needed
+        XCTAssertEqual(try run([jpg, "-o", "link.nv12", "--force", "-q"]).status, 0)
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: work.appendingPathComponent("link.nv12").path),
+                       "target.nv12")
+        XCTAssertEqual(try data("target.nv12"), plain)
+        // A dangling link: its target is created.
+        try FileManager.default.createSymbolicLink(atPath: work.appendingPathComponent("dangling.nv12").path,
+                                                   withDestinationPath: "made.nv12")
+        XCTAssertEqual(try run([jpg, "-o", "dangling.nv12", "-q"]).status, 0)
+        XCTAssertEqual(try data("made.nv12"), plain)
+        for name in ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"] {
+            let r = try run([jpg, "-o", name, "--force", "-q"])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertEqual(r.stdout, plain, name)
+        }
+        let e = try sh("\"$B\" \"$F/photos/rocket.jpg\" -o /dev/stderr -q 2>err.bin; echo $?")
+        XCTAssertEqual(String(decoding: e.stdout, as: UTF8.self), "0\n")
+        XCTAssertEqual(try data("err.bin"), plain)
+        let attrs = try FileManager.default.attributesOfItem(atPath: "/dev/stdout")
+        XCTAssertEqual(attrs[.type] as? FileAttributeType, .typeSymbolicLink)
+        XCTAssertEqual(try leftovers(), ["dangling.nv12", "err.bin", "link.nv12", "made.nv12", "target.nv12"])
+    }
+
+    /// No input is ever written: not through standard input, a report file, a hard link, or another batch
+    /// item's output; and the report may not be the image.
+    func testInputsAreNeverOverwritten() throws {
+        try FileManager.default.copyItem(atPath: fixture("photos/rocket.jpg"), toPath: work.appendingPathComponent("s.jpg").path)
+        let before = try data("s.jpg")
+        let cases = [
+            "\"$B\" - -o s.jpg --force < s.jpg",
+            "\"$B\" report - --report csv --report-file s.jpg --force < s.jpg",
+            "ln -f s.jpg hard.jpg && \"$B\" s.jpg -o hard.jpg --force",
+            "mkdir -p src o/src && cp s.jpg src/b.jpg && \"$B\" s.jpg -o o/src/b.nv12 -q && cp o/src/b.nv12 keep.nv12 && "
+                + "\"$B\" convert src o/src/b.nv12 --size 640x427 -o o/ --name '{dir}/{stem}.{ext}' --force",
+        ]
+        for c in cases {
+            let r = try sh(c)
+            XCTAssertEqual(r.status, 1, "\(c): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("input"), r.stderr)
+            XCTAssertEqual(try data("s.jpg"), before, c)
+        }
+        XCTAssertEqual(try data("o/src/b.nv12"), try data("keep.nv12"))
+        let same = try run([fixture("photos/rocket.jpg"), "-o", "o.nv12", "--report", "json", "--report-file", "./o.nv12", "--force"])
+        XCTAssertEqual(same.status, 2, same.stderr)
+        XCTAssertTrue(same.stderr.contains("are the same file"), same.stderr)
+        XCTAssertFalse(try leftovers().contains { $0.hasPrefix(".") })
+    }
+
+    /// Closed standard descriptors: log lines never land in an output, and a report for a closed or full
+    /// standard output is an error.
+    func testClosedAndFullStandardStreams() throws {
+        let r = try sh("""
+            mkdir in && cp "$F/photos/rocket.jpg" in/a.jpg && cp "$F/photos/kodim23.png" in/b.png \
+              && cp "$F/photos/rocket.jpg" in/c.jpg && cp "$F/photos/kodim23.png" in/d.png
+            "$B" convert in -o ref/ -q && "$B" convert in -o closed/ 2>&- && cmp ref/a.nv12 closed/a.nv12 \
+              && cmp ref/b.nv12 closed/b.nv12 && cmp ref/c.nv12 closed/c.nv12 && cmp ref/d.nv12 closed/d.nv12 && echo same
+            """)
+        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "same\n", r.stderr)
+        let closed = try sh("\"$B\" report \"$F/photos/rocket.jpg\" --report json >&-")
+        XCTAssertEqual(closed.status, 1, closed.stderr)
+        XCTAssertTrue(closed.stderr.contains("standard output is closed"), closed.stderr)
+        let full = try sh("\"$B\" report \"$F/photos/rocket.jpg\" > /dev/full")
+        XCTAssertEqual(full.status, 1, full.stderr)
+        XCTAssertTrue(full.stderr.contains("No space left on device"), full.stderr)
+        let noStdin = try sh("\"$B\" - -o x.nv12 <&-")
+        XCTAssertEqual(noStdin.status, 1)
+        XCTAssertTrue(noStdin.stderr.contains("<stdin>: cannot open: standard input is closed"), noStdin.stderr)
+        let quiet = try sh("\"$B\" - -o x.jpg -q < \"$F/photos/rocket.jpg\"")
+        XCTAssertEqual(quiet.status, 0)
+        XCTAssertEqual(quiet.stderr, "")
+    }
+
+    /// FIFOs, devices and endless streams: nothing hangs, nothing is read without bound.
+    func testFIFOsAndDevicesNeverHang() throws {
+        let r = try sh("""
+            mkdir in && cp "$F/photos/rocket.jpg" in/a.jpg && mkfifo in/b.jpg && ln -s /dev/zero in/z.jpg
+            timeout 20 "$B" convert in -o out/
+            """)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("in/b.jpg (a FIFO)"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("in/z.jpg (a device)"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("1 converted"), r.stderr)
+        for c in ["mkfifo p.jpg; timeout 20 \"$B\" p.jpg -o p.nv12", "timeout 20 \"$B\" /dev/zero -o z.nv12",
+                  "timeout 20 \"$B\" - -o z.nv12 < /dev/urandom", "ulimit -v 400000; timeout 20 \"$B\" - -o z.nv12 < /dev/zero"] {
+            let x = try sh(c)
+            XCTAssertEqual(x.status, 1, "\(c): \(x.stderr)")
+            XCTAssertTrue(x.stderr.hasPrefix("yuvconv: error: "), x.stderr)
+        }
+        // A JPEG header then endless bytes: cut off at the stream limit (16 MiB + 8 B a pixel of --max-pixels).
+        let endless = try sh("ulimit -v 400000; (head -c 700 \"$F/photos/rocket.jpg\"; cat /dev/zero) | timeout 20 \"$B\" - -o e.nv12 --max-pixels 1000000")
+        XCTAssertEqual(endless.status, 1, endless.stderr)
+    }
+
+    /// Linear in markers, bounded in scans.
+    func testMarkerFloodsAndScanFloods() throws {
+        var jpeg = try Data(contentsOf: URL(fileURLWithPath: fixture("photos/rocket.jpg")))
+        let plain = try run([fixture("photos/rocket.jpg"), "-o", "-", "-q"]).stdout
+        let flood = jpeg.prefix(2) + Data([0xFF, 0xE1, 0x00, 0x02] as [UInt8]).repeated(300_000) + jpeg.dropFirst(2)
+        try flood.write(to: work.appendingPathComponent("flood.jpg"))
+        let start = Date()
+        let r = try run(["flood.jpg", "-o", "-", "-q"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stdout, plain)
+        XCTAssertLessThan(Date().timeIntervalSince(start), 5, "300,000 APP1 segments must be skipped in linear time")
+        // 600 copies of the last scan of a progressive file: refused by the scan limit (with
+        // --allow-truncated, so the bogus progression alone does not end it), let through by --max-scans.
+        jpeg = try Data(contentsOf: fixtures.appendingPathComponent("synthetic/progressive-rocket.jpg"))
+        let scans = scanRanges(jpeg)
+        XCTAssertGreaterThan(scans.count, 2)
+        let last = scans.last!
+        let many = jpeg.prefix(last.upperBound) + Data(jpeg[last]).repeated(600) + jpeg.suffix(from: last.upperBound)
+        try many.write(to: work.appendingPathComponent("scans.jpg"))
+        let refused = try run(["scans.jpg", "-o", "s.nv12", "--allow-truncated"])
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.stderr.contains("scans.jpg: the progressive JPEG has more than 500 scans (--max-scans)"), refused.stderr)
+        XCTAssertEqual(try run(["scans.jpg", "-o", "s.nv12", "--allow-truncated", "--max-scans", "1000", "-q"]).status, 0)
+    }
+
+    /// The byte ranges of a JPEG's scans (SOS to the next marker).
+    func scanRanges(_ d: Data) -> [Range<Int>] {
+        let b = [UInt8](d)
+        var i = 2, out: [Range<Int>] = []
+        while i + 3 < b.count, b[i] == 0xFF, b[i + 1] != 0xD9 {
+            let length = Int(b[i + 2]) << 8 | Int(b[i + 3])
+            if b[i + 1] == 0xDA {
+                var j = i + 2 + length
+                while j + 1 < b.count && !(b[j] == 0xFF && b[j + 1] != 0 && !(0xD0...0xD7).contains(b[j + 1])) { j += 1 }
+                out.append(i..<j)
+                i = j
+            } else {
+                i += 2 + length
+            }
+        }
+        return out
+    }
+
+    /// Signals that end the process, and a file-size limit, leave nothing behind.
+    func testSignalsAndFileSizeLimitsLeaveNothing() throws {
+        try Data(count: 4000 * 3000 * 3 / 2).write(to: work.appendingPathComponent("big.nv12"))
+        for (i, sig) in ["QUIT", "USR1", "USR2", "ALRM", "TERM", "INT", "HUP"].enumerated() {
+            let delay = ["0.05", "0.15", "0.3"][i % 3]
+            _ = try sh("\"$B\" big.nv12 --size 4000x3000 -o out-\(sig).png & pid=$!; sleep \(delay); kill -\(sig) $pid; wait $pid")
+            XCTAssertEqual(try leftovers().filter { $0 != "big.nv12" && !$0.hasPrefix("out-") }, [], sig)
+            XCTAssertFalse(try leftovers().contains { $0.hasPrefix(".") }, sig)
+        }
+        // Any out-*.png that exists was finished before the signal: a whole PNG.
+        let limited = try sh("ulimit -f 10; \"$B\" big.nv12 --size 4000x3000 -o limited.nv21")
+        XCTAssertEqual(limited.status, 1, limited.stderr)
+        XCTAssertTrue(limited.stderr.contains("limited.nv21: "), limited.stderr)
+        XCTAssertFalse(try leftovers().contains { $0.hasPrefix(".") || $0 == "limited.nv21" })
+    }
+
+    /// The temporary-file registry from many threads at once: every slot distinct, every path its own.
+    func testTemporaryRegistryUnderContention() {
+        let n = 200
+        let slots = UnsafeMutablePointer<Int32>.allocate(capacity: n)
+        defer { slots.deallocate() }
+        let box = UncheckedPointer(slots)
+        DispatchQueue.concurrentPerform(iterations: n) { i in
+            box.pointer[i] = "/tmp/yuvconv-registry-test-\(i)".withCString { yc_register_temp($0) }
+        }
+        var seen = Set<Int32>()
+        for i in 0..<n {
+            let slot = slots[i]
+            XCTAssertGreaterThanOrEqual(slot, 0)
+            XCTAssertTrue(seen.insert(slot).inserted, "slot \(slot) given twice")
+            XCTAssertEqual(yc_temp_path(slot).map { String(cString: $0) }, "/tmp/yuvconv-registry-test-\(i)")
+        }
+        for i in 0..<n { yc_unregister_temp(slots[i]) }
+    }
+
+    /// Names that are not UTF-8 convert under their own bytes, in folders, on the command line and as outputs.
+    func testNonUTF8Names() throws {
+        let r = try sh("""
+            mkdir in && cp "$F/photos/rocket.jpg" in/caf$'\\xe9'.jpg && cp "$F/photos/rocket.jpg" $'bad\\xff.jpg'
+            "$B" convert in -o out/ -q && cmp out/caf$'\\xe9'.nv12 <("$B" "$F/photos/rocket.jpg" -o - -q) \
+              && "$B" $'bad\\xff.jpg' -o $'out\\xff.nv12' -q && cmp $'out\\xff.nv12' out/caf$'\\xe9'.nv12 && echo ok
+            "$B" missing$'\\xfe'.jpg -o x.nv12
+            """)
+        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "ok\n", r.stderr)
+        XCTAssertTrue(r.stderr.contains("yuvconv: error: missing\\xFE.jpg: cannot open: No such file or directory"), r.stderr)
+    }
+
+    /// An output name of up to 255 bytes works although its temporary twin would be longer.
+    func testLongOutputNames() throws {
+        let name = String(repeating: "a", count: 250) + ".nv12"
+        let r = try run([fixture("photos/rocket.jpg"), "-o", name, "-q"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(try leftovers(), [name])
+    }
+
+    /// `-j N` means N files at once, whatever the core count: the batch's runner gives each job a thread of
+    /// its own. Six bodies that each wait until all six have started can only finish on six threads (a pool
+    /// the size of this 2-core machine would time out).
+    func testRunOnThreadsRunsThatManyAtOnce() {
+        let started = UncheckedCounter()
+        let finished = UncheckedCounter()
+        runOnThreads(6) { _ in
+            started.increment()
+            let deadline = Date().addingTimeInterval(10)
+            while started.value < 6 && Date() < deadline { usleep(1000) }
+            if started.value == 6 { finished.increment() }
+        }
+        XCTAssertEqual(finished.value, 6)
+    }
+}
+
+final class UncheckedCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func increment() { lock.lock(); count += 1; lock.unlock() }
+    var value: Int { lock.lock(); defer { lock.unlock() }; return count }
+}
+
+extension Data {
+    func repeated(_ n: Int) -> Data {
+        var d = Data(capacity: count * n)
+        for _ in 0..<n { d.append(self) }
+        return d
+    }
+}
+
+struct UncheckedPointer: @unchecked Sendable {
+    let pointer: UnsafeMutablePointer<Int32>
+    init(_ p: UnsafeMutablePointer<Int32>) { pointer = p }
+}
