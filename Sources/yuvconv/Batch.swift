@@ -265,9 +265,13 @@ func runBatch(_ options: Options) -> Int32 {
             var o = opts
             if opts.update { o.force = true }   // refreshing an older output replaces it
             let dir = item.output.split(separator: "/").dropLast().joined(separator: "/")
-            if !dir.isEmpty { makeFolders(item.output.hasPrefix("/") ? "/" + dir : dir) }
-            let outcome = convertOne(input: item.input, output: item.output, format: item.format, options: o,
-                                     protected: protected, keepForReport: opts.reportFormat != nil)
+            let why = dir.isEmpty ? nil : makeFolders(item.output.hasPrefix("/") ? "/" + dir : dir)
+            let outcome = why.map { why in
+                Outcome(record: ImageRecord(file: displayPath(item.input), error: why, report: nil, quality: nil,
+                                            alignment: opts.alignment, peakRSS: 0),
+                        failure: FileError(path: item.output, reason: why))
+            } ?? convertOne(input: item.input, output: item.output, format: item.format, options: o,
+                            protected: protected, keepForReport: opts.reportFormat != nil)
             state.withLock {
                 state.done += 1
                 state.records[i] = outcome.record
@@ -304,12 +308,19 @@ func runBatch(_ options: Options) -> Int32 {
 }
 
 /// mkdir -p.
-func makeFolders(_ path: String) {
+/// mkdir -p: nil when the folder is there, else why it could not be made (a read-only parent says
+/// "Permission denied", not the "No such file" the first file in it would otherwise meet).
+func makeFolders(_ path: String) -> String? {
     var current = path.hasPrefix("/") ? "" : "."
     for part in path.split(separator: "/") {
         current += "/" + part
-        withFileSystemPath(current) { _ = mkdir($0, 0o777) }
+        let rc = withFileSystemPath(current) { mkdir($0, 0o777) }
+        if rc != 0 && errno != EEXIST {
+            return "cannot make the folder \(displayPath(String(current.hasPrefix("./") ? current.dropFirst(2) : current[...]))): "
+                + String(cString: strerror(errno))
+        }
     }
+    return FileStatus(path: path)?.kind == .directory ? nil : "\(displayPath(path)) is not a folder"
 }
 
 struct UncheckedBox<T>: @unchecked Sendable {

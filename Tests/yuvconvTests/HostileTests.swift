@@ -274,6 +274,17 @@ final class HostileTests: CLITestCase {
         XCTAssertTrue(r.stderr.contains("yuvconv: error: missing\\xFE.jpg: cannot open: No such file or directory"), r.stderr)
     }
 
+    /// A folder that cannot be made says why (not the "No such file" its first file would meet).
+    func testUnwritableOutputFolderSaysWhy() throws {
+        let r = try sh("""
+            mkdir ro && mount -t tmpfs -o ro,size=64k tmpfs ro || exit 77
+            "$B" convert "$F/photos/rocket.jpg" -o ro/sub/; rc=$?; umount ro; exit $rc
+            """)
+        if r.status == 77 { throw XCTSkip("cannot mount a tmpfs here (not root?)") }
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("ro/sub/rocket.nv12: cannot make the folder ro/sub: Read-only file system"), r.stderr)
+    }
+
     /// An output name of up to 255 bytes works although its temporary twin would be longer.
     func testLongOutputNames() throws {
         let name = String(repeating: "a", count: 250) + ".nv12"
