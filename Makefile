@@ -17,7 +17,7 @@ BIN = .build/release/yuvconv
 # Debian packages: build needs (pkg-config name → package).
 BUILD_PKGS = pkg-config libjpeg62-turbo-dev libturbojpeg0-dev libpng-dev
 
-.PHONY: all build deps test test-fast demo install clean prove bench bench-deps bench-e2e bench-batch quality fuzz test-sanitize test-corpus test-exact
+.PHONY: all build deps test test-fast demo install clean prove bench bench-deps bench-e2e bench-batch bench-memory quality fuzz test-sanitize test-corpus test-exact
 
 all: build
 
@@ -92,6 +92,12 @@ bench-e2e: build
 	@mkdir -p $(BENCH_DIR)
 	cc -O2 bench/png_decode.c $$(pkg-config --cflags --libs libpng) -o $(BENCH_DIR)/png_decode
 	bench/e2e.sh $(BENCH_DIR)
+
+# Peak memory per kind of source (baseline/progressive JPEG, PNG 8/16-bit, interlaced, very wide, turned,
+# standard input), the table behind docs/security.md's bounds.
+bench-memory: build
+	$(call need_packages,libjpeg-turbo-progs time)
+	bench/memory.sh $(BENCH_DIR)
 
 # 200 photos with -j 1 against -j all cores, in the same run.
 bench-batch: build
