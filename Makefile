@@ -17,7 +17,7 @@ BIN = .build/release/yuvconv
 # Debian packages: build needs (pkg-config name → package).
 BUILD_PKGS = pkg-config libjpeg62-turbo-dev libturbojpeg0-dev libpng-dev
 
-.PHONY: all build deps test test-fast demo install clean prove bench bench-deps bench-e2e bench-batch bench-memory quality fuzz test-sanitize test-corpus test-exact
+.PHONY: all build deps test test-fast demo install clean prove bench bench-deps bench-e2e bench-batch bench-memory quality fuzz test-sanitize test-corpus test-exact test-hostile
 
 all: build
 
@@ -60,6 +60,12 @@ demo: build
 # `make test` covers the 557 small ones copied into Fixtures/.
 test-corpus: build
 	tools/check-corpus.sh $(CORPUS)
+
+# Hostile inputs, outputs and environments (issue #13): overflowing sizes, FIFOs and endless devices,
+# symlinks and hard links as outputs, closed standard streams, signals mid-conversion, non-UTF-8 names.
+# Builds every case in a temporary folder; prints PASS/FAIL per case and a closing count line.
+test-hostile: build
+	tools/hostile.sh
 
 # Every decodable PNG of the corpus, 6 matrix/range pairs, fast rows and YUV_FORCE_REFERENCE=1, byte for
 # byte against yuvref.py (needs ../shared/tools/yuvref.py and its Python packages). JPEG=1 adds the JPEGs.

@@ -1,0 +1,580 @@
+#!/usr/bin/env bash
+# make test-hostile: the tool against hostile inputs, outputs and environments (issue #13). Every case is
+# built here in a temporary folder (removed at exit) and runs the binary (YUVCONV_BIN, default
+# .build/release/yuvconv) under `timeout -s KILL`. Each case checks its exit status (1 or 2 for a failure,
+# never a signal or a hang), that standard error names the file and a reason, that no input or unrelated
+# file changed (sha256 before and after), that no temporary or partial file is left, and for successes that
+# the output equals a plain single-file conversion. Prints PASS/FAIL per case (SKIP when a case cannot run
+# here), then "N passed, M failed"; exits 1 when something failed. HOSTILE_VERBOSE=1 adds each case's exit
+# status and time on standard error.
+#
+# Run as root it also checks that -o /dev/stdout leaves /dev/stdout a symlink (and repairs it if not), and
+# mounts a read-only tmpfs for the unwritable-folder case.
+set -u
+here=$(cd "$(dirname "$0")/.." && pwd)
+BIN=${YUVCONV_BIN:-.build/release/yuvconv}
+[[ $BIN == /* ]] || BIN=$here/$BIN
+[ -x "$BIN" ] || { echo "no binary at $BIN (make build)"; exit 2; }
+FX=$here/Fixtures/corpus
+JPG=$FX/photos/rocket.jpg            # 640x427 4:4:4 photo, 112 KB
+JPG2=$FX/jpeg/pillow/hopper.jpg
+PNG=$FX/pngsuite/basn2c08.png        # 32x32 RGB
+PNGA=$FX/pngsuite/basn6a08.png       # 32x32 RGBA
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/yuvconv-hostile.XXXXXX")
+META=$WORK/meta                      # captured streams, snapshots, references: outside the case folders
+CRAFT=$WORK/craft                    # crafted inputs (cases copy what they use)
+mkdir -p "$META" "$CRAFT" "$WORK/ref" "$WORK/cases"
+# A private copy: the binary may be rebuilt while this runs, and one run must test one build.
+cp "$BIN" "$WORK/yuvconv" && BIN=$WORK/yuvconv || exit 2
+MOUNTS=()
+cleanup() {
+  cd /
+  local m
+  for m in "${MOUNTS[@]}"; do umount "$m" 2>/dev/null; done
+  # A damaged /dev/stdout or /dev/stderr breaks every later program on this machine: put them back.
+  [ -L /dev/stdout ] || ln -sf /proc/self/fd/1 /dev/stdout
+  [ -L /dev/stderr ] || ln -sf /proc/self/fd/2 /dev/stderr
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ---------------------------------------------------------------------------------------------------------
+# Crafted inputs (python3 standard library only).
+python3 - "$CRAFT" "$FX" <<'EOF' || { echo "could not craft the inputs"; exit 2; }
+import os, random, struct, sys, zlib
+
+out, fx = sys.argv[1], sys.argv[2]
+rnd = random.Random(13)
+
+def put(name, data):
+    with open(os.path.join(out, name), "wb") as f:
+        f.write(data)
+
+def png(w, h, rows, level=6):
+    def chunk(kind, body):
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+    raw = b"".join(b"\0" + r for r in rows)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw, level)) + chunk(b"IEND", b""))
+
+def segments(d):
+    """(marker, start, end) of each JPEG segment after SOI; a scan runs to the next marker."""
+    i, out = 2, []
+    while i < len(d):
+        m = d[i + 1]
+        if m == 0xD9:
+            out.append((m, i, i + 2)); break
+        end = i + 2 + (d[i + 2] << 8 | d[i + 3])
+        if m == 0xDA:
+            while not (d[end] == 0xFF and d[end + 1] != 0 and not 0xD0 <= d[end + 1] <= 0xD7):
+                end += 1
+        out.append((m, i, end)); i = end
+    return out
+
+# 16x16 RGB PNG, and a 16x16 NV12 frame of noise (384 bytes).
+put("p16.png", png(16, 16, [bytes((x * 16 + y * 3 + c * 40) & 255 for x in range(16) for c in range(3))
+                            for y in range(16)]))
+put("raw16.nv12", bytes(rnd.randrange(256) for _ in range(384)))
+
+# 4000x3000 RGB PNG (shifted noise rows): converting it to PNG takes about a second.
+w, h = 4000, 3000
+base = bytes(rnd.randrange(256) for _ in range(w * 3 + 4096))
+put("big.png", png(w, h, [base[(y * 7) % 4096:(y * 7) % 4096 + w * 3] for y in range(h)], level=1))
+
+# Y4M: a huge size in the header; 10-bit, 4:4:4 and mono frames of the right length.
+put("huge.y4m", b"YUV4MPEG2 W4294967296 H4294967296 F25:1 Ip A1:1 C420jpeg\nFRAME\n" + bytes(384))
+put("deep.y4m", b"YUV4MPEG2 W16 H16 F25:1 Ip A1:1 C420p10 XYSCSS=420P10\nFRAME\n" + bytes(768))
+put("full.y4m", b"YUV4MPEG2 W16 H16 F25:1 Ip A1:1 C444\nFRAME\n" + bytes(768))
+put("mono.y4m", b"YUV4MPEG2 W16 H16 F25:1 Ip A1:1 Cmono\nFRAME\n" + bytes(256))
+
+# A JPEG with 100,000 empty APP1 segments right after SOI.
+d = open(os.path.join(fx, "jpeg/jpegsuite/baseline/32x32x8_ycbcr.jpg"), "rb").read()
+put("app1.jpg", d[:2] + b"\xff\xe1\x00\x02" * 100000 + d[2:])
+
+# A progressive JPEG (6 scans) whose last scan is repeated up to 10,000 scans.
+d = open(os.path.join(fx, "jpeg/jpegsuite/progressive_huffman/32x32x8_ycbcr.jpg"), "rb").read()
+scans = [s for s in segments(d) if s[0] == 0xDA]
+last = scans[-1]
+put("scans.jpg", d[:last[2]] + d[last[1]:last[2]] * (10000 - len(scans)) + d[last[2]:])
+EOF
+
+# ---------------------------------------------------------------------------------------------------------
+# The case helpers. A case: begin NAME; put its files in the current folder (the case folder, $D); snap;
+# run the tool (run ARGS, or yc ARGS with its own redirections); the checks; end.
+pass=0 fail=0 skip=0
+begin() {
+  NAME=$1 WHY= D=$WORK/cases/$1 LIMIT=20 WRAP=() ALLOW=() RC=- ELAPSED_MS=0 DELAY=
+  OUT=$META/$1.out ERR=$META/$1.err
+  mkdir -p "$D" && cd "$D" || exit 2
+}
+bad() { WHY+="${WHY:+; }$*"; }
+end() {
+  cd "$WORK"
+  [ -z "${HOSTILE_VERBOSE:-}" ] || echo "  $NAME: exit $RC, $ELAPSED_MS ms${DELAY:+ (signal at $DELAY ms)}" >&2
+  if [ -z "$WHY" ]; then pass=$((pass + 1)); echo "PASS $NAME"
+  else fail=$((fail + 1)); echo "FAIL $NAME: $WHY" | cat -v; fi
+}
+skipped() { skip=$((skip + 1)); echo "SKIP $NAME: $*"; cd "$WORK"; }
+
+# Every entry below $D: path, type, link target, sha256 of a regular file's bytes (never opens a FIFO).
+listing() {
+  (cd "$D" && find . -mindepth 1 -printf '%p\t%y\t%l\n' | LC_ALL=C sort | while IFS=$'\t' read -r p y l; do
+    s=; [ "$y" = f ] && s=$(sha256sum < "$p" | cut -c1-64)
+    printf '%s\t%s\t%s\t%s\n' "$p" "$y" "$l" "$s"
+  done)
+}
+snap() { listing > "$META/$NAME.before"; }
+
+# The tool under timeout (and under WRAP, e.g. /usr/bin/time or a ulimit), with the caller's redirections.
+yc() {
+  local t0; t0=$(date +%s%N)
+  timeout -s KILL "$LIMIT" "${WRAP[@]}" "$BIN" "$@"; RC=$?
+  ELAPSED_MS=$(( ($(date +%s%N) - t0) / 1000000 ))
+}
+run() { yc "$@" > "$OUT" 2> "$ERR"; }
+errline() { head -c 160 "$ERR" | tr '\n' ' '; }
+
+# The exit status: 0, 1, 2, fail (1 or 2), done (0 or 1). Never a signal, never the timeout.
+status() {
+  if (( ELAPSED_MS >= LIMIT * 1000 )); then bad "hung: killed after ${LIMIT}s"
+  elif (( RC >= 128 )); then
+    sed -i '/timeout -s KILL "\$LIMIT"/d' "$ERR" 2>/dev/null  # bash's own "Illegal instruction ..." line
+    bad "killed by signal $((RC - 128)) ($(kill -l $((RC - 128)) 2>/dev/null)): $(errline)"
+  else
+    case $1 in
+      fail) (( RC == 1 || RC == 2 )) ;;
+      done) (( RC == 0 || RC == 1 )) ;;
+      *) (( RC == $1 )) ;;
+    esac || bad "exit $RC, want $1: $(errline)"
+  fi
+}
+within() { (( ELAPSED_MS <= $1 )) || bad "took ${ELAPSED_MS} ms (limit $1 ms)"; }
+# Standard error names the file and gives a reason: a line holding the name and some words after it.
+names() {
+  LC_ALL=C grep -aF -- "$1" "$ERR" | LC_ALL=C awk -v n=${#1} 'length($0) >= n + 6 { f = 1 } END { exit !f }' ||
+    bad "stderr does not name $1 with a reason: $(errline)"
+}
+says() { LC_ALL=C grep -qaiE -- "$1" "$ERR" || bad "stderr does not say /$1/: $(errline)"; }
+quiet() { [ ! -s "$ERR" ] || bad "stderr not empty: $(errline)"; }
+# Nothing changed below $D but the paths matching ALLOW (globs relative to $D); no temporary file anywhere.
+settled() {
+  listing > "$META/$NAME.after"
+  local p g ok
+  while IFS= read -r p; do
+    ok=0; for g in "${ALLOW[@]}"; do [[ ${p#./} == $g ]] && ok=1; done
+    (( ok )) && continue
+    if ! LC_ALL=C cut -f1 "$META/$NAME.before" | LC_ALL=C grep -qxF -- "$p"; then bad "new file ${p#./}"
+    elif ! LC_ALL=C cut -f1 "$META/$NAME.after" | LC_ALL=C grep -qxF -- "$p"; then bad "removed ${p#./}"
+    else bad "changed ${p#./}"; fi
+  done < <(LC_ALL=C comm -3 "$META/$NAME.before" "$META/$NAME.after" | sed 's/^\t//' | cut -f1 | LC_ALL=C sort -u)
+  temps
+}
+temps() {
+  local t; t=$(find "$D" -name '*yuvconv-*' -printf '%P ' 2>/dev/null)
+  [ -z "$t" ] || bad "temporary file left: $t"
+}
+# A plain single-file conversion of SRC to a file of extension EXT (extra options after), made once.
+ref() {
+  local src=$1 ext=$2; shift 2
+  local key; key=$(printf '%s|%s|%s' "$src" "$ext" "$*" | sha256sum | cut -c1-16)
+  local r=$WORK/ref/$key.$ext
+  [ -e "$r" ] || timeout -s KILL 20 "$BIN" "$src" -o "$r" -q "$@" >/dev/null 2>&1
+  echo "$r"
+}
+same() {  # same FILE REFERENCE
+  if [ ! -f "$1" ]; then bad "no output $1"
+  elif [ ! -s "$2" ]; then bad "the single-file conversion for $1 failed"
+  elif ! cmp -s "$1" "$2"; then bad "$1 differs from the single-file conversion"; fi
+}
+# Peak RSS of the last run under WRAP=(memwrap): under MB megabytes (skipped without /usr/bin/time).
+HAVE_TIME=0; [ -x /usr/bin/time ] && HAVE_TIME=1
+memwrap() {  # the WRAP for a run that may read an endless stream: 4 GiB address space at most
+  WRAP=(prlimit --as=4294967296 --)
+  (( HAVE_TIME )) && WRAP=(/usr/bin/time -f %M -o "$META/$NAME.rss" "${WRAP[@]}")
+}
+rss_below() {
+  (( HAVE_TIME )) && [ -s "$META/$NAME.rss" ] || return 0
+  local kb; kb=$(tail -n 1 "$META/$NAME.rss")
+  [[ $kb =~ ^[0-9]+$ ]] && (( kb > $1 * 1024 )) && bad "peak RSS $((kb / 1024)) MiB (limit $1 MiB)"
+}
+
+fixtures_before=$(cd "$here" && find Fixtures -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum)
+
+# ---------------------------------------------------------------------------------------------------------
+# 1. Output formats in a batch come from --name's extension; an unknown extension is a usage error.
+begin batch-name-png
+cp "$JPG" a.jpg; cp "$PNG" b.png; snap
+run convert a.jpg b.png -o o1/ --name '{stem}.png'
+status 0; ALLOW=(o1 o1/a.png o1/b.png); settled
+same o1/a.png "$(ref "$JPG" png)"; same o1/b.png "$(ref "$PNG" png)"
+end
+
+begin batch-name-PNG
+cp "$JPG" a.jpg; snap
+run convert a.jpg -o o1/ --name '{stem}.PNG'
+status 0; ALLOW=(o1 o1/a.PNG); settled
+same o1/a.PNG "$(ref "$JPG" png)"
+end
+
+begin batch-name-y4m
+cp "$JPG" a.jpg; cp "$PNG" b.png; snap
+run convert a.jpg b.png -o o1/ --name '{stem}.y4m'
+status 0; ALLOW=(o1 o1/a.y4m o1/b.y4m); settled
+same o1/a.y4m "$(ref "$JPG" y4m)"; same o1/b.y4m "$(ref "$PNG" y4m)"
+end
+
+begin batch-name-yuv
+cp "$JPG" a.jpg; snap
+run convert a.jpg -o o1/ --name '{stem}.yuv'
+status 0; ALLOW=(o1 o1/a.yuv); settled
+same o1/a.yuv "$(ref "$JPG" yuv)"
+end
+
+begin unknown-extension
+cp "$JPG" a.jpg; snap
+run a.jpg -o x.webp
+status 2; names x.webp; settled
+end
+
+# 2. Sizes whose byte counts overflow.
+begin size-2pow32
+cp "$CRAFT/raw16.nv12" f.nv12; snap
+run f.nv12 --size 4294967296x4294967296 -o o.png
+status fail; says 'size|4294967296|large|overflow'; settled
+end
+
+begin size-sqrt-int64
+cp "$CRAFT/raw16.nv12" f.nv12; snap
+run f.nv12 --size 3037000500x3037000500 -o o.png
+status fail; says 'size|3037000500|large|overflow'; settled
+end
+
+begin y4m-size-2pow32
+cp "$CRAFT/huge.y4m" big.y4m; snap
+run big.y4m -o o.png
+status fail; names big.y4m; settled
+end
+
+# 3. A raw output named like a file never becomes a folder.
+begin files-to-raw-name
+cp "$PNG" a.png; cp "$CRAFT/p16.png" b.png; snap
+run -o out.nv12 a.png b.png --format nv12
+status 2; settled
+[ -e out.nv12 ] && bad "out.nv12 was created"
+end
+
+# 4. Y4M other than 8-bit 4:2:0: refused.
+for y in deep full mono; do
+  begin "y4m-$y"
+  cp "$CRAFT/$y.y4m" in.y4m; snap
+  run in.y4m -o o.nv12
+  status 1; names in.y4m; settled
+  end
+done
+
+# 5. Symlinks as outputs: written through, never replaced.
+begin symlink-output
+cp "$CRAFT/raw16.nv12" t.nv12; ln -s t.nv12 link.nv12; cp "$JPG" a.jpg; snap
+run a.jpg -o link.nv12 --force
+status 0; ALLOW=(t.nv12); settled
+[ -L link.nv12 ] || bad "link.nv12 is no longer a symlink"
+same t.nv12 "$(ref "$JPG" nv12)"
+end
+
+begin dev-stdout
+cp "$JPG" a.jpg; snap
+if [ "$(id -u)" != 0 ]; then skipped "needs root (that is when it can break /dev/stdout)"
+elif [ ! -L /dev/stdout ]; then skipped "/dev/stdout is not a symlink here"
+else
+  yc a.jpg -o /dev/stdout --force > f 2> "$ERR"
+  status 0; ALLOW=(f); settled
+  if [ ! -L /dev/stdout ]; then bad "/dev/stdout replaced (restored it)"; ln -sf /proc/self/fd/1 /dev/stdout; fi
+  left=$(find /dev -maxdepth 1 -name '*yuvconv-*' -printf '%f ')
+  [ -z "$left" ] || { bad "temporary file left in /dev: $left"; find /dev -maxdepth 1 -name '*yuvconv-*' -delete; }
+  same f "$(ref "$JPG" nv12)"
+  end
+fi
+
+begin dev-stderr
+cp "$JPG" a.jpg; snap
+yc a.jpg -o /dev/stderr --force -q > "$OUT" 2> f
+status 0; ALLOW=(f); settled
+if [ ! -L /dev/stderr ] && [ "$(id -u)" = 0 ]; then bad "/dev/stderr replaced (restored it)"; ln -sf /proc/self/fd/2 /dev/stderr; fi
+same f "$(ref "$JPG" nv12)"
+end
+
+# 6. Inputs are never overwritten, however the output reaches them.
+begin stdin-is-output
+cp "$JPG" s.jpg; snap
+yc - -o s.jpg --force < s.jpg > "$OUT" 2> "$ERR"
+status fail; names s.jpg; settled
+end
+
+begin report-stdin-is-report-file
+cp "$JPG" s.jpg; snap
+yc report - --report csv --report-file s.jpg --force < s.jpg > "$OUT" 2> "$ERR"
+status fail; names s.jpg; settled
+end
+
+begin batch-output-is-input
+cp "$CRAFT/p16.png" a.png; mkdir o; cp "$CRAFT/raw16.nv12" o/a.nv12; snap
+run convert a.png o/a.nv12 --size 16x16 -o o/ --force
+status fail; names a.nv12; settled
+end
+
+begin batch-dir-output-is-input
+mkdir -p src o/src; cp "$CRAFT/p16.png" src/b.png; cp "$CRAFT/raw16.nv12" o/src/b.nv12; snap
+run convert src o/src/b.nv12 --size 16x16 -o o/ --name '{dir}/{stem}.{ext}' --force
+status fail; names b.nv12; ALLOW=(o/b.nv12); settled
+end
+
+begin hardlink-output
+cp "$PNG" a.png; ln a.png out.nv12; snap
+run a.png -o out.nv12 --force
+status fail; names out.nv12; settled
+end
+
+begin symlink-to-input-output
+cp "$JPG" a.jpg; ln -s a.jpg l.nv12; snap
+run a.jpg -o l.nv12 --force
+status fail; names l.nv12; settled
+end
+
+# 7. The report never replaces the conversion's own output.
+begin report-file-is-output
+cp "$JPG" a.jpg; snap
+run a.jpg -o o.nv12 --report-file o.nv12 --report json --force
+status 2; says 'o\.nv12'; settled
+end
+
+begin report-file-is-input
+cp "$JPG" a.jpg; cp "$PNG" b.png; ln -s b.png l.csv; snap
+run convert a.jpg b.png -o o/ --report csv --report-file l.csv --force
+status fail; names l.csv; ALLOW=(o 'o/?.nv12'); settled
+end
+
+# 8. Closed standard streams: a file opened then must not receive log or report text.
+batch4() { cp "$JPG" a.jpg; cp "$JPG2" b.jpg; cp "$PNG" c.png; cp "$PNGA" d.png; }
+begin stderr-closed-batch
+batch4; snap
+yc convert a.jpg b.jpg c.png d.png -o o/ > "$OUT" 2>&-
+status 0; ALLOW=(o 'o/?.nv12'); settled
+same o/a.nv12 "$(ref "$JPG" nv12)"; same o/b.nv12 "$(ref "$JPG2" nv12)"
+same o/c.nv12 "$(ref "$PNG" nv12)"; same o/d.nv12 "$(ref "$PNGA" nv12)"
+end
+
+begin stdout-closed-report
+batch4; snap
+yc convert a.jpg b.jpg c.png d.png -o o/ --report json >&- 2> "$ERR"
+status 1; ALLOW=(o 'o/?.nv12'); settled
+for f in "a $JPG" "b $JPG2" "c $PNG" "d $PNGA"; do  # what was written is the plain conversion, no report
+  [ ! -e "o/${f%% *}.nv12" ] || same "o/${f%% *}.nv12" "$(ref "${f#* }" nv12)"
+done
+end
+
+# 9. FIFOs and endless devices: an error within seconds, bounded memory, the other files converted.
+begin fifo-in-folder
+mkdir in; cp "$JPG" in/a.jpg; mkfifo in/b.jpg; cp "$PNG" in/c.png; snap
+LIMIT=10; run convert in/ -o o/
+status done; within 5000; names b.jpg; ALLOW=(o o/a.nv12 o/c.nv12); settled
+same o/a.nv12 "$(ref "$JPG" nv12)"; same o/c.nv12 "$(ref "$PNG" nv12)"
+end
+
+begin fifo-by-name
+mkfifo p.jpg; snap
+LIMIT=10; run p.jpg -o x.nv12
+status 1; within 5000; names p.jpg; settled
+end
+
+for dev in zero urandom; do
+  begin "dev-$dev-by-name"
+  snap
+  LIMIT=10; memwrap; run /dev/$dev -o x.nv12
+  status 1; within 5000; names /dev/$dev; rss_below 256; settled
+  end
+
+  begin "dev-$dev-stdin"
+  snap
+  LIMIT=10; memwrap; yc - -o x.nv12 < /dev/$dev > "$OUT" 2> "$ERR"
+  status 1; within 5000; says 'standard input|stdin|-:'; rss_below 256; settled
+  end
+
+  begin "dev-$dev-symlink-in-folder"
+  mkdir in; cp "$JPG" in/a.jpg; ln -s /dev/$dev in/z.jpg; snap
+  LIMIT=10; memwrap; run convert in/ -o o/  # skipped with a message, as the FIFO above: 0 or 1
+  status done; within 5000; names z.jpg; rss_below 256; ALLOW=(o o/a.nv12); settled
+  same o/a.nv12 "$(ref "$JPG" nv12)"
+  end
+done
+
+begin files-from-dev-zero
+snap
+LIMIT=10; memwrap; run convert --files-from /dev/zero -o o/
+status 1; within 5000; names /dev/zero; rss_below 512; settled
+end
+
+begin output-dev-full
+cp "$JPG" a.jpg; snap
+run a.jpg -o /dev/full --force
+status 1; names a.jpg; settled
+[ -c /dev/full ] || bad "/dev/full is no longer a device"
+end
+
+begin raw-dev-zero
+snap
+LIMIT=10; memwrap; run /dev/zero --size 16x16 --pix-fmt nv12 -o x.png
+status 1; within 1000; names /dev/zero; rss_below 64; settled
+end
+
+# 10. Pathological JPEG structure: bounded time.
+begin jpeg-100k-app1
+cp "$CRAFT/app1.jpg" a.jpg; snap
+run a.jpg -o x.nv12
+status done; within 2000; ALLOW=(x.nv12); settled
+(( RC != 0 )) || same x.nv12 "$(ref "$FX/jpeg/jpegsuite/baseline/32x32x8_ycbcr.jpg" nv12)"  # APP1s change no pixel
+end
+
+begin jpeg-10k-scans
+cp "$CRAFT/scans.jpg" s.jpg; snap
+run s.jpg -o x.nv12
+status 1; within 2000; names s.jpg; says scan; settled
+end
+scans_msg=$(cat "$ERR")
+
+begin jpeg-10k-scans-max-scans
+cp "$CRAFT/scans.jpg" s.jpg; snap
+run s.jpg -o x.nv12 --max-scans 20000
+if (( RC == 0 )); then  # the repeated scan rewrites the same coefficients: the original's pixels
+  status 0; ALLOW=(x.nv12); settled
+  same x.nv12 "$(ref "$FX/jpeg/jpegsuite/progressive_huffman/32x32x8_ycbcr.jpg" nv12)"
+else
+  status 1; settled
+  [ "$(cat "$ERR")" != "$scans_msg" ] || bad "--max-scans 20000 changed nothing: $(errline)"
+fi
+end
+
+# 11. Signals at random moments leave no temporary file and no partial output; neither does a file limit.
+sigrun() {  # sigrun SIGNAL ARGS...: runs the tool, sends SIGNAL after 0-300 ms; sets RC (128+n if killed), DELAY, ELAPSED_MS
+  local r
+  r=$(python3 - "$1" "$BIN" "${@:2}" 2> "$ERR" <<'EOF'
+import random, signal, subprocess, sys, time
+sig = getattr(signal, sys.argv[1])
+def defaults():  # the signals a parent may have ignored (a background shell ignores INT and QUIT)
+    for s in (signal.SIGINT, signal.SIGQUIT, signal.SIGTERM, signal.SIGUSR1, signal.SIGUSR2, signal.SIGALRM):
+        signal.signal(s, signal.SIG_DFL)
+t0 = time.monotonic()
+p = subprocess.Popen(sys.argv[2:], stdout=subprocess.DEVNULL, preexec_fn=defaults)
+delay = random.uniform(0, 0.3)
+time.sleep(delay)
+try:
+    p.send_signal(sig)
+except ProcessLookupError:
+    pass
+try:
+    rc = p.wait(20)
+except subprocess.TimeoutExpired:
+    p.kill(); p.wait(); rc = "hung"
+print(int(delay * 1000), int((time.monotonic() - t0) * 1000), 128 - rc if isinstance(rc, int) and rc < 0 else rc)
+EOF
+)
+  read -r DELAY ELAPSED_MS RC <<< "$r"
+}
+for sig in QUIT USR1 USR2 ALRM TERM INT; do
+  begin "signal-$sig"
+  cp "$CRAFT/big.png" big.png; snap
+  sigrun "SIG$sig" big.png -o out.png
+  if [ "$RC" = hung ]; then bad "hung after SIG$sig at $DELAY ms"
+  elif [ "$RC" = 0 ]; then ALLOW=(out.png); settled; same out.png "$(ref "$PWD/big.png" png)"
+  else settled; fi
+  [ -z "$WHY" ] || WHY="SIG$sig after $DELAY ms (exit $RC): $WHY"
+  end
+done
+
+begin ulimit-f-10k
+cp "$JPG" a.jpg; snap
+WRAP=(bash -c 'ulimit -f 10 && exec "$@"' ulimit); run a.jpg -o x.nv12
+status 1; says 'x\.nv12|large|limit'; settled
+end
+
+# 12. Output errors and option conflicts.
+begin report-to-dev-full
+cp "$JPG" a.jpg; snap
+yc report a.jpg > /dev/full 2> "$ERR"
+status 1; settled
+end
+
+begin alpha-keep-png
+cp "$PNGA" a.png; snap
+run a.png --alpha keep -o x.png
+status 2; says 'alpha|keep'; settled
+end
+
+# 13. Names that are not UTF-8 are kept byte for byte.
+begin non-utf8-in-folder
+mkdir in; cp "$JPG" in/$'caf\xe9.jpg'; snap
+run convert in/ -o o/
+status 0; ALLOW=(o "o/caf"$'\xe9'".nv12"); settled
+same o/$'caf\xe9.nv12' "$(ref "$JPG" nv12)"
+end
+
+begin non-utf8-argument
+cp "$PNG" $'bad\xff.png'; snap
+run $'bad\xff.png' -o x.nv12
+status 0; ALLOW=(x.nv12); settled
+same x.nv12 "$(ref "$PNG" nv12)"
+end
+
+begin non-utf8-output
+cp "$PNG" a.png; snap
+run a.png -o $'out\xff.nv12'
+status 0; ALLOW=("out"$'\xff'".nv12"); settled
+same $'out\xff.nv12' "$(ref "$PNG" nv12)"
+end
+
+# 14. Long names, unwritable folders, quiet and closed streams.
+begin name-250-bytes
+long=$(printf 'a%.0s' {1..246}).nv12
+cp "$PNG" a.png; snap
+run a.png -o "$long"
+status 0; ALLOW=("$long"); settled
+same "$long" "$(ref "$PNG" nv12)"
+end
+
+begin unwritable-folder
+cp "$PNG" a.png; mkdir ro
+if [ "$(id -u)" != 0 ]; then chmod 555 ro; ok=1
+elif mount -t tmpfs -o ro,size=64k tmpfs ro 2>/dev/null; then MOUNTS+=("$D/ro"); ok=1
+else ok=0; fi
+if (( ok )); then
+  snap
+  run a.png -o ro/x.nv12
+  status 1; names x.nv12; settled
+  end
+  if [ "$(id -u)" = 0 ]; then umount "$D/ro" && unset 'MOUNTS[-1]'; fi
+else skipped "root without a read-only mount"; fi
+
+begin quiet-stdin
+cp "$JPG" in.jpg; snap
+yc - -o x.jpg -q < in.jpg > "$OUT" 2> "$ERR"
+status 0; quiet; ALLOW=(x.jpg); settled
+same x.jpg "$(ref "$JPG" jpg)"
+end
+
+begin stdin-closed
+snap
+yc - -o x.nv12 <&- > "$OUT" 2> "$ERR"
+status fail; says 'closed|standard input|stdin'
+LC_ALL=C grep -qai empty "$ERR" && bad "says empty: $(errline)"
+settled
+end
+
+# Nothing under Fixtures/ changed.
+begin fixtures-untouched
+[ "$(cd "$here" && find Fixtures -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum)" = "$fixtures_before" ] ||
+  bad "a file under Fixtures/ changed"
+end
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
