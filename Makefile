@@ -41,8 +41,10 @@ build: deps
 
 # The whole suite, twice: with the fast rows and with YUV_FORCE_REFERENCE=1 (scalar references only).
 test: build
+	$(call need_packages,time)
 	$(SWIFT) test $(TEST_FLAGS)
 	YUV_FORCE_REFERENCE=1 $(SWIFT) test $(TEST_FLAGS)
+	tools/hostile.sh
 
 # One pass only, fast rows.
 test-fast: build
@@ -65,6 +67,7 @@ test-corpus: build
 # symlinks and hard links as outputs, closed standard streams, signals mid-conversion, non-UTF-8 names.
 # Builds every case in a temporary folder; prints PASS/FAIL per case and a closing count line.
 test-hostile: build
+	$(call need_packages,time)
 	tools/hostile.sh
 
 # Every decodable PNG of the corpus, 6 matrix/range pairs, fast rows and YUV_FORCE_REFERENCE=1, byte for

@@ -53,13 +53,15 @@ public enum PathBytes {
         return out
     }
 
-    /// The path as a message shows it: escaped bytes as `\xNN`.
+    /// The path as a message shows it: escaped bytes, and control characters (which a terminal would act
+    /// on), as `\xNN`.
     public static func display(_ s: String) -> String {
-        guard s.unicodeScalars.contains(where: { $0.value >= escapeBase }) else { return s }
+        func isControl(_ v: UInt32) -> Bool { v < 0x20 || (0x7F...0x9F).contains(v) }
+        guard s.unicodeScalars.contains(where: { $0.value >= escapeBase || isControl($0.value) }) else { return s }
         var out = ""
         for scalar in s.unicodeScalars {
-            if scalar.value >= escapeBase {
-                let v = Int(scalar.value - escapeBase)
+            if scalar.value >= escapeBase || isControl(scalar.value) {
+                let v = Int(scalar.value >= escapeBase ? scalar.value - escapeBase : scalar.value)
                 out += "\\x" + String(v >> 4, radix: 16, uppercase: true) + String(v & 15, radix: 16, uppercase: true)
             } else {
                 out.unicodeScalars.append(scalar)

@@ -71,11 +71,11 @@ func describe(_ kind: FileStatus.Kind) -> String {
 /// Reads a list of paths: lines, or NUL-separated records; at most 256 MiB.
 func readList(_ path: String, nul: Bool) throws(FileError) -> [String] {
     let limit = 256 << 20
-    let fd = path == "-" ? dup(STDIN_FILENO) : withFileSystemPath(path) { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
+    // A named pipe waits for its writer here (`producer > list & yuvconv --files-from list`), as `cat` would:
+    // the list is what the user asked to read.
+    let fd = path == "-" ? dup(STDIN_FILENO) : withFileSystemPath(path) { open($0, O_RDONLY | O_CLOEXEC) }
     guard fd >= 0 else { throw FileError(path: path, reason: "cannot open: \(String(cString: strerror(errno)))") }
     defer { close(fd) }
-    let flags = fcntl(fd, F_GETFL)
-    if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
     var bytes: [UInt8] = []
     var buf = [UInt8](repeating: 0, count: 65536)
     while true {
@@ -197,11 +197,17 @@ func runBatch(_ options: Options) -> Int32 {
         items = items.enumerated().filter { $0.offset % n == k - 1 }.map(\.element)
     }
     // Names and formats (one rule with single files), and no two inputs onto one output.
+    if options.nameTemplate.isEmpty { return usage("--name needs a template, e.g. '{stem}.{ext}'") }
     let dirPath = outDir.hasSuffix("/") ? String(outDir.dropLast()) : outDir
     let named = options.format ?? .raw(.nv12)
     var seen: [String: String] = [:]
     for i in items.indices {
-        items[i].output = (dirPath.isEmpty ? "" : dirPath + "/") + outputName(options.nameTemplate, item: items[i], format: named)
+        let name = outputName(options.nameTemplate, item: items[i], format: named)
+        if name.isEmpty || name.hasSuffix("/") || name.split(separator: "/").contains("..") {
+            return usage("--name '\(displayPath(options.nameTemplate))' gives '\(displayPath(name))' for \(displayPath(items[i].input)): "
+                         + "an output name must be a file inside the output folder (no '..', not empty)")
+        }
+        items[i].output = (dirPath.isEmpty ? "" : dirPath + "/") + name
         do throws(UsageError) { items[i].format = try options.outputFormat(for: items[i].output) } catch {
             return usage(error.message)
         }

@@ -103,7 +103,7 @@ final class BatchTests: CLITestCase {
         let r = try run(["convert", "in", "-o", "/proc/yuvconv-cannot/"])
         XCTAssertEqual(r.status, 1)
         XCTAssertTrue(r.stderr.contains("2 failed"), r.stderr)
-        XCTAssertTrue(r.stderr.contains("cannot create a file in /proc/yuvconv-cannot"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("cannot make the folder /proc/yuvconv-cannot: No such file or directory"), r.stderr)
     }
 
     /// SIGINT mid-run: no new files, nothing partial or temporary, a summary, exit 130.

@@ -52,6 +52,16 @@ final class HostileTests: CLITestCase {
         XCTAssertTrue(many.stderr.contains("is not a folder"), many.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("out.nv12").path))
         XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("x.webp").path))
+        // A name template may not leave the output folder, nor be empty.
+        for template in ["../esc-{stem}.nv12", "a/../../{stem}.nv12", ""] {
+            let r = try run(["convert", jpg, "-o", "o/", "--name", template])
+            XCTAssertEqual(r.status, 2, "\(template): \(r.stderr)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("esc-rocket.nv12").path))
+        // Control bytes in a name are shown escaped, never sent to the terminal as they are.
+        let ctl = try run([jpg + "\u{1B}[2J", "-o", "c.nv12"])
+        XCTAssertEqual(ctl.status, 1)
+        XCTAssertTrue(ctl.stderr.contains("rocket.jpg\\x1B[2J: cannot open"), ctl.stderr)
         // Options a format cannot honour are usage errors.
         XCTAssertEqual(try run([jpg, "-o", "x.png", "--alpha", "keep"]).status, 2)
     }
