@@ -204,10 +204,10 @@ public struct PlaneTargets {
 
     /// Rows of a whole picture held in `base` (`PlaneGeometry.tightBytes` bytes).
     public init(picture base: UnsafeMutablePointer<UInt8>, width: Int, height: Int, layout: PixelLayout) {
-        let g = PlaneGeometry(width: width, height: height)
-        let chroma = base + g.pixels, plane = g.chromaWidth * g.chromaHeight
-        self.init(width: width, height: height, layout: layout, origin: 0, y: base,
-                  u: layout == .yv12 ? chroma + plane : chroma, v: layout == .yv12 ? chroma : chroma + plane)
+        let f = FrameLayout(width: width, height: height, pixelLayout: layout)
+        let u = base + f.offset(of: f.isBiPlanar ? .uv : .u)
+        self.init(width: width, height: height, layout: layout, origin: 0, y: base + f.offset(of: .y),
+                  u: u, v: f.isBiPlanar ? u : base + f.offset(of: .v))
     }
 
     /// Rows of a band buffer: `y` holds luma rows from `origin`, `u`/`v` chroma rows from origin/2

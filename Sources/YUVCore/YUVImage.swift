@@ -24,17 +24,17 @@ public struct YUVImage: Sendable {
     /// The V (Cr) plane, ⌈W/2⌉ × ⌈H/2⌉.
     public var vPlane: [UInt8] { chromaPlane(u: false) }
 
+    /// Where this picture's bytes lie: tightly packed, in its layout.
+    public var frameLayout: FrameLayout { FrameLayout(width: width, height: height, pixelLayout: layout) }
+
     func chromaPlane(u: Bool) -> [UInt8] {
-        let g = geometry
-        let base = width * height
-        let n = g.chromaWidth * g.chromaHeight
-        switch layout {
-        case .yuv420p: return Array(bytes[(u ? base : base + n)..<(u ? base + n : base + 2 * n)])
-        case .yv12: return Array(bytes[(u ? base + n : base)..<(u ? base + 2 * n : base + n)])
-        case .nv12, .nv21:
-            let first = (layout == .nv12) == u ? 0 : 1
+        let f = frameLayout, n = f.chromaWidth * f.chromaHeight
+        if f.isBiPlanar {
+            let base = f.offset(of: .uv), first = (layout == .nv12) == u ? 0 : 1
             return (0..<n).map { bytes[base + 2 * $0 + first] }
         }
+        let base = f.offset(of: u ? .u : .v)
+        return Array(bytes[base..<(base + n)])
     }
 }
 
@@ -54,16 +54,12 @@ public struct PlaneGeometry: Sendable, Equatable {
     public var chromaHeight: Int { (height + 1) / 2 }
 
     /// W·H + 2·⌈W/2⌉·⌈H/2⌉: every 4:2:0 layout, tightly packed.
-    public var tightBytes: Int { pixels + 2 * chromaWidth * chromaHeight }
+    public var tightBytes: Int { FrameLayout(width: width, height: height, pixelLayout: .yuv420p).byteCount }
 
     /// The same with every row padded to a multiple of `alignment` bytes, as CoreVideo pads rows
     /// (a bi-planar chroma row is 2·⌈W/2⌉ bytes; planar U and V rows are ⌈W/2⌉ each).
     public func alignedBytes(alignment: Int, biPlanar: Bool) -> Int {
-        precondition(alignment > 0)
-        func up(_ n: Int) -> Int { (n + alignment - 1) / alignment * alignment }
-        let luma = up(width) * height
-        if biPlanar { return luma + up(2 * chromaWidth) * chromaHeight }
-        return luma + 2 * up(chromaWidth) * chromaHeight
+        FrameLayout(width: width, height: height, pixelLayout: biPlanar ? .nv12 : .yuv420p, alignment: alignment).byteCount
     }
 
     /// 4 bytes a pixel: what a decoded RGBA8888 bitmap (UIImage/CGImage) holds.

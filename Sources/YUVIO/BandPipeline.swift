@@ -1,16 +1,17 @@
 import Dispatch
+import Synchronization
 
 /// Two-stage pipeline over a ring of band slots: the calling thread decodes band k+1 while a worker
 /// converts and writes band k. The decoder (libjpeg, libpng) is sequential; conversion and output are
 /// not, so on two cores a conversion costs little more than its decode. Memory stays bounded by the ring.
-final class BandPipeline: @unchecked Sendable {
+final class BandPipeline: Sendable {
     let slots: Int
+    /// Counting semaphores: slots free for the producer, bands ready for the consumer.
     private let free: DispatchSemaphore
     private let ready = DispatchSemaphore(value: 0)
     private let done = DispatchGroup()
-    private var queue: [(slot: Int, firstRow: Int, rows: Int)?] = []
-    private let lock = DispatchSemaphore(value: 1)
-    private var consumerError: Error?
+    /// The hand-off queue (nil ends it) and the consumer's first error, behind one lock.
+    private let shared = Mutex<(queue: [(slot: Int, firstRow: Int, rows: Int)?], consumerError: (any Error)?)>(([], nil))
 
     /// False: both stages run in turn on the calling thread (a batch running several files at once).
     let threaded: Bool
@@ -37,16 +38,13 @@ final class BandPipeline: @unchecked Sendable {
             defer { done.leave() }
             while true {
                 ready.wait()
-                lock.wait()
-                let item = queue.removeFirst()
-                let failed = consumerError != nil
-                lock.signal()
+                let (item, failed) = shared.withLock { ($0.queue.removeFirst(), $0.consumerError != nil) }
                 guard let item else { return }
                 if !failed {
                     do {
                         try consume(item.slot, item.firstRow, item.rows)
                     } catch {
-                        lock.wait(); consumerError = error; lock.signal()
+                        shared.withLock { $0.consumerError = error }
                     }
                 }
                 free.signal()
@@ -56,11 +54,10 @@ final class BandPipeline: @unchecked Sendable {
         var producerError: Error?
         while true {
             free.wait()
-            lock.wait(); let failed = consumerError != nil; lock.signal()
-            if failed { break }
+            if shared.withLock({ $0.consumerError != nil }) { break }
             do {
                 guard let band = try produce(slot) else { break }
-                lock.wait(); queue.append((slot, band.firstRow, band.rows)); lock.signal()
+                shared.withLock { $0.queue.append((slot, band.firstRow, band.rows)) }
                 ready.signal()
                 slot = (slot + 1) % slots
             } catch {
@@ -68,10 +65,10 @@ final class BandPipeline: @unchecked Sendable {
                 break
             }
         }
-        lock.wait(); queue.append(nil); lock.signal()
+        shared.withLock { $0.queue.append(nil) }
         ready.signal()
         done.wait()
         if let producerError { throw producerError }
-        if let consumerError { throw consumerError }
+        if let consumerError = shared.withLock({ $0.consumerError }) { throw consumerError }
     }
 }

@@ -47,7 +47,7 @@ public func standardDescriptorWasClosed(_ fd: Int32) -> Bool {
 /// Runs `body(i)` for i in 0..<count on `count` threads of its own (not a shared pool: `-j N` means N at
 /// once, whatever the core count) and returns when all have finished.
 public func runOnThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
-    final class Job: @unchecked Sendable {
+    final class Job: Sendable {
         let index: Int
         let body: @Sendable (Int) -> Void
         init(_ index: Int, _ body: @escaping @Sendable (Int) -> Void) { self.index = index; self.body = body }

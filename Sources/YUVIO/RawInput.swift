@@ -140,47 +140,4 @@ public enum RawInput {
             return (image, range)
         }
     }
-
-    /// The same picture in another layout.
-    public static func repack(_ image: YUVImage, to layout: PixelLayout) -> YUVImage {
-        if image.layout == layout { return image }
-        var out = YUVImage(width: image.width, height: image.height, layout: layout)
-        let u = image.uPlane, v = image.vPlane, n = u.count, base = image.width * image.height
-        out.bytes.replaceSubrange(0..<base, with: image.yPlane)
-        switch layout {
-        case .yuv420p: out.bytes.replaceSubrange(base..<(base + 2 * n), with: u + v)
-        case .yv12: out.bytes.replaceSubrange(base..<(base + 2 * n), with: v + u)
-        case .nv12, .nv21:
-            for i in 0..<n {
-                out.bytes[base + 2 * i] = layout == .nv12 ? u[i] : v[i]
-                out.bytes[base + 2 * i + 1] = layout == .nv12 ? v[i] : u[i]
-            }
-        }
-        return out
-    }
-
-    /// Feeds a whole picture to a sink in bands, as a conversion would.
-    public static func emit(_ image: YUVImage, into sink: BandSink) throws(WriteError) {
-        let g = image.geometry
-        try sink.begin(geometry: g, layout: image.layout)
-        let band = BandBuffer(geometry: g, layout: image.layout, rows: 16)
-        let offsets = FileOffsets(g: g, layout: image.layout)
-        var row = 0
-        try image.bytes.withUnsafeBufferPointer { (src) throws(WriteError) in
-            let base = src.baseAddress!
-            while row < g.height {
-                let n = min(16, g.height - row), c0 = row / 2, cn = (n + 1) / 2
-                band.luma.update(from: base + row * g.width, count: n * g.width)
-                if image.layout.isBiPlanar {
-                    band.uPlane.update(from: base + offsets.chroma(row: c0, v: false), count: cn * 2 * g.chromaWidth)
-                } else {
-                    band.uPlane.update(from: base + offsets.chroma(row: c0, v: false), count: cn * g.chromaWidth)
-                    band.vPlane.update(from: base + offsets.chroma(row: c0, v: true), count: cn * g.chromaWidth)
-                }
-                try sink.consume(band, firstRow: row, rows: n)
-                row += n
-            }
-        }
-        try sink.end()
-    }
 }

@@ -3,7 +3,7 @@
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Dispatch
+import Synchronization
 import YUVCore
 import YUVIO
 
@@ -106,19 +106,18 @@ func outputName(_ template: String, item: BatchItem, format: OutputFormat) -> St
     return name
 }
 
-/// Counters shared by the workers.
-final class BatchState: @unchecked Sendable {
-    private let lock = DispatchSemaphore(value: 1)
-    var next = 0, done = 0, converted = 0, skipped = 0, failures: [(String, String)] = []
-    var records: [Int: ImageRecord] = [:]
-    var inputBytes = 0
-    var stop = false
-
-    func withLock<T>(_ body: () -> T) -> T {
-        lock.wait()
-        defer { lock.signal() }
-        return body()
+/// Counters shared by the workers, behind one lock.
+final class BatchState: Sendable {
+    struct Counts {
+        var next = 0, done = 0, converted = 0, skipped = 0, failures: [(String, String)] = []
+        var records: [Int: ImageRecord] = [:]
+        var inputBytes = 0
+        var stop = false
     }
+
+    private let counts = Mutex(Counts())
+
+    func withLock<T>(_ body: (inout Counts) -> T) -> T { counts.withLock { body(&$0) } }
 }
 
 /// The progress line, on a terminal only: done/total, images/s, MiB/s, ETA, failures.
@@ -129,7 +128,7 @@ struct Progress {
 
     func show(_ s: BatchState) {
         guard enabled else { return }
-        let (done, failed, bytes) = s.withLock { (s.done, s.failures.count, s.inputBytes) }
+        let (done, failed, bytes) = s.withLock { ($0.done, $0.failures.count, $0.inputBytes) }
         let t = max(monotonicSeconds() - start, 1e-6)
         let rate = Double(done) / t
         let eta = rate > 0 ? Double(total - done) / rate : 0
@@ -248,14 +247,14 @@ func runBatch(_ options: Options) -> Int32 {
     opts.inBatch = true
     let jobs = options.jobs > 0 ? options.jobs : Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
     let state = BatchState()
-    let shared = UncheckedBox((items, opts, progress, protected))
+    let shared = UncheckedSendable((items, opts, progress, protected))
     runOnThreads(max(1, min(jobs, items.count))) { _ in
         let (items, opts, progress, protected) = shared.value
         while true {
-            let index: Int? = state.withLock {
-                if state.stop || state.next >= items.count { return nil }
-                defer { state.next += 1 }
-                return state.next
+            let index: Int? = state.withLock { s in
+                if s.stop || s.next >= items.count { return nil }
+                defer { s.next += 1 }
+                return s.next
             }
             guard let i = index, interruptSignal() == nil else { return }
             let item = items[i]
@@ -263,7 +262,7 @@ func runBatch(_ options: Options) -> Int32 {
             if !opts.force, let outSt = FileStatus(path: item.output) {
                 let newer = (FileStatus(path: item.input)?.modified ?? 0) > outSt.modified
                 if !(opts.update && newer) {
-                    state.withLock { state.skipped += 1; state.done += 1 }
+                    state.withLock { $0.skipped += 1; $0.done += 1 }
                     progress.show(state)
                     continue
                 }
@@ -278,15 +277,15 @@ func runBatch(_ options: Options) -> Int32 {
                         failure: FileError(path: item.output, reason: why))
             } ?? convertOne(input: item.input, output: item.output, format: item.format, options: o,
                             protected: protected, keepForReport: opts.reportFormat != nil)
-            state.withLock {
-                state.done += 1
-                state.records[i] = outcome.record
+            state.withLock { s in
+                s.done += 1
+                s.records[i] = outcome.record
                 if let f = outcome.failure {
-                    state.failures.append((item.input, f.description))
-                    if opts.failFast { state.stop = true }
+                    s.failures.append((item.input, f.description))
+                    if opts.failFast { s.stop = true }
                 } else {
-                    state.converted += 1
-                    state.inputBytes += outcome.record.report?.inputBytes ?? 0
+                    s.converted += 1
+                    s.inputBytes += outcome.record.report?.inputBytes ?? 0
                 }
             }
             if let f = outcome.failure, !progress.enabled { printErr("yuvconv: error: \(f)") }
@@ -295,22 +294,23 @@ func runBatch(_ options: Options) -> Int32 {
     }
     progress.finish()
     let signal = interruptSignal()
-    let notStarted = items.count - state.done
+    let final = state.withLock { $0 }
+    let notStarted = items.count - final.done
     // The summary: always, on standard error.
-    var summary = "yuvconv: \(state.converted) converted, \(state.skipped) skipped (already there"
-        + (options.update ? " and up to date" : "") + "), \(state.failures.count) failed"
+    var summary = "yuvconv: \(final.converted) converted, \(final.skipped) skipped (already there"
+        + (options.update ? " and up to date" : "") + "), \(final.failures.count) failed"
     if notStarted > 0 { summary += ", \(notStarted) not started" + (signal != nil ? " (interrupted)" : " (--fail-fast)") }
     printErr(summary)
-    for (_, why) in state.failures.sorted(by: { $0.0 < $1.0 }) { printErr("  failed: \(why)") }
+    for (_, why) in final.failures.sorted(by: { $0.0 < $1.0 }) { printErr("  failed: \(why)") }
     if let format = options.reportFormat {
-        let records = (0..<items.count).compactMap { state.records[$0] }
+        let records = (0..<items.count).compactMap { final.records[$0] }
         do { try emitReport(renderReport(records, format: format), to: reportSink, dataOnStdout: false) } catch {
             printErr("yuvconv: error: \(error)")
             return 1
         }
     }
     if let signal { return 128 + signal }
-    return state.failures.isEmpty ? 0 : 1
+    return final.failures.isEmpty ? 0 : 1
 }
 
 /// mkdir -p.
@@ -327,9 +327,4 @@ func makeFolders(_ path: String) -> String? {
         }
     }
     return FileStatus(path: path)?.kind == .directory ? nil : "\(displayPath(path)) is not a folder"
-}
-
-struct UncheckedBox<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
 }

@@ -34,7 +34,12 @@ struct Options {
     var reportOnly = false
     var reportFormat: ReportFormat?
     var reportFile: String?
+    /// `--align N`: rows of raw outputs padded to N bytes, and the report's aligned figure; without it the
+    /// files are tight and the report shows CoreVideo's 64.
     var alignment = 64
+    var alignGiven = false
+    /// The row alignment of written raw frames: 1 (tight) unless `--align` was given.
+    var fileAlignment: Int { alignGiven ? alignment : 1 }
     // Batch
     var recursive = false
     var filesFrom: String?
@@ -146,6 +151,7 @@ struct Options {
                 o.reportFile = try value(flag, inline)
             case "--align":
                 o.alignment = try number(flag, inline, 1...4096)
+                o.alignGiven = true
             case "-r", "--recursive": o.recursive = true
             case "--files-from": o.filesFrom = try value(flag, inline)
             case "-0", "--null": o.nulSeparated = true
@@ -214,6 +220,9 @@ struct Options {
         let format: OutputFormat
         do { format = try OutputFormat.resolve(asked: self.format, path: output) } catch {
             throw UsageError(message: "\(displayPath(output)): \(error.reason) with --format")
+        }
+        if alignGiven && !format.isRaw && alignment > 1 {
+            throw UsageError(message: "--align pads the rows of raw layouts; \(format.name) has no row padding")
         }
         if alpha == .keep && !format.isRaw {
             throw UsageError(message: "--alpha keep writes raw layouts only (an A plane after the 4:2:0 planes), not \(format.name)")
@@ -309,7 +318,10 @@ let helpText = """
                                the conversion used; then totals. To standard output (standard error when
                                the data goes to -o -)
           --report-file PATH   write it to PATH instead (never replaces a file without --force)
-          --align N            row alignment for the aligned size (default 64, as CoreVideo)
+          --align N            pad every row of every plane of a raw output to a multiple of N bytes
+                               (CoreVideo and GPUs: 64; the report's aligned size is then the file's
+                               size). Without it outputs are tight and the report's aligned size is
+                               for 64
 
       -h, --help               this text
       -V, --version            the version

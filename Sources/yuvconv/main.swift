@@ -151,10 +151,11 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
         case .jpeg: out = nil
         case .png: out = PNGSink(output: sink, spec: spec)
         case .y4m: out = OutputSink(output: sink, container: .y4m(spec.range))
-        case .raw: out = OutputSink(output: sink, container: .raw, alpha: options.alpha == .keep)
+        case .raw: out = OutputSink(output: sink, container: .raw)
         }
         let into: BandSink = out.map { o in memory.map { TeeSink(o, $0) } ?? o } ?? memory!
-        report = try convert(path: input, spec: spec, layout: format.layout, into: into, options: decodeOptions)
+        report = try convert(path: input, spec: spec, layout: format.layout, into: into, options: decodeOptions,
+                             alignment: format.isRaw ? options.fileAlignment : 1)
         if format == .jpeg {
             do throws(WriteError) {
                 try sink.write(try encodeJPEG(memory!.image!, quality: options.quality))
@@ -319,17 +320,20 @@ func runRawInput(_ options: Options) -> Int32 {
         do throws(WriteError) {
             switch format {
             case .jpeg:
-                var planes = RawInput.repack(image, to: .yuv420p)
+                let memory = MemorySink()
+                try convert(frame: image, layout: .yuv420p, into: memory)
+                var planes = memory.image!
                 if spec != ConversionSpec(matrix: .bt601, range: .full) {
                     planes = reconvert(planes, from: spec, to: ConversionSpec(matrix: .bt601, range: .full))
                 }
                 try sink.write(try encodeJPEG(planes, quality: options.quality))
             case .png:
-                try RawInput.emit(RawInput.repack(image, to: .yuv420p), into: PNGSink(output: sink, spec: spec))
+                try convert(frame: image, layout: .yuv420p, into: PNGSink(output: sink, spec: spec))
             case .y4m:
-                try RawInput.emit(RawInput.repack(image, to: .yuv420p), into: OutputSink(output: sink, container: .y4m(spec.range)))
+                try convert(frame: image, layout: .yuv420p, into: OutputSink(output: sink, container: .y4m(spec.range)))
             case .raw(let layout):
-                try RawInput.emit(RawInput.repack(image, to: layout), into: OutputSink(output: sink, container: .raw))
+                try convert(frame: image, layout: layout, into: OutputSink(output: sink, container: .raw),
+                            alignment: options.fileAlignment)
             }
             try sink.commit()
         } catch {

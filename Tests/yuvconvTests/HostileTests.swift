@@ -284,6 +284,29 @@ final class HostileTests: CLITestCase {
         XCTAssertTrue(r.stderr.contains("yuvconv: error: missing\\xFE.jpg: cannot open: No such file or directory"), r.stderr)
     }
 
+    /// `--align N` pads every row of every plane of the file, to a pipe as to a file; the report's aligned
+    /// figure is the file's size; unpadded, the rows are the tight output's.
+    func testAlignPadsTheRowsWritten() throws {
+        let png = fixture("pngsuite/basn2c08.png")   // 32×32: rows of 32 and 16 (planar) or 32 (bi-planar)
+        for (format, stride, chroma) in [("nv12", 64, 64), ("yuv420p", 64, 64)] {
+            let tight = try run([png, "-o", "-", "--format", format, "-q"]).stdout
+            XCTAssertEqual(try run([png, "-o", "p.\(format)", "--format", format, "--align", "64", "-q"]).status, 0)
+            let padded = try data("p.\(format)")
+            XCTAssertEqual(try run([png, "-o", "-", "--format", format, "--align", "64", "-q"]).stdout, padded)
+            let report = try run(["report", png, "--format", format, "--align", "64", "--report", "json"])
+            XCTAssertTrue(String(decoding: report.stdout, as: UTF8.self).contains("\"yuv_aligned_bytes\": \(padded.count)"))
+            var unpadded = Data()
+            for r in 0..<32 { unpadded += padded[(r * stride)..<(r * stride + 32)] }
+            let base = 32 * stride
+            let planes = format == "nv12" ? [(base, 32)] : [(base, 16), (base + 16 * chroma, 16)]
+            for (start, width) in planes {
+                for r in 0..<16 { unpadded += padded[(start + r * chroma)..<(start + r * chroma + width)] }
+            }
+            XCTAssertEqual(unpadded, tight, format)
+        }
+        XCTAssertEqual(try run([png, "-o", "x.png", "--align", "64"]).status, 2)
+    }
+
     /// A folder that cannot be made says why (not the "No such file" its first file would meet).
     func testUnwritableOutputFolderSaysWhy() throws {
         let r = try sh("""

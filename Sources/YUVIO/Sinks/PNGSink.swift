@@ -15,6 +15,7 @@ public final class PNGSink: BandSink {
     var writer: OpaquePointer?
     var rgb: UnsafeMutablePointer<UInt8>?
     var rgbBytes = 0
+    var ledger: Ledger?
 
     public init(output: AtomicOutput, spec: ConversionSpec) {
         self.output = output
@@ -25,10 +26,11 @@ public final class PNGSink: BandSink {
         if rc != 0 { throw .system("PNG: " + (writer.flatMap { yc_png_writer_error($0) }.map { String(cString: $0) } ?? "write failed")) }
     }
 
-    public func begin(geometry: PlaneGeometry, layout: PixelLayout) throws(WriteError) {
-        precondition(layout == .yuv420p, "PNG output converts from planar bands")
+    public func begin(_ frame: FrameLayout, ledger: Ledger) throws(WriteError) {
+        precondition(frame.pixelLayout == .yuv420p, "PNG output converts from planar bands")
+        self.ledger = ledger
         file = try output.stream()
-        guard let w = yc_png_writer_open(file, UInt32(geometry.width), UInt32(geometry.height)) else {
+        guard let w = yc_png_writer_open(file, UInt32(frame.width), UInt32(frame.height)) else {
             throw .system("out of memory")
         }
         writer = w
@@ -39,7 +41,7 @@ public final class PNGSink: BandSink {
         let w = band.geometry.width
         if rgb == nil {
             rgbBytes = 3 * w * band.rows
-            rgb = .allocate(capacity: rgbBytes)
+            rgb = ledger!.allocateBytes(rgbBytes)
         }
         inverse.convertRows(band.targets(origin: firstRow), first: firstRow, count: rows, into: rgb!, stride: 3 * w)
         try check(yc_png_write_rows(writer, rgb, 3 * w, UInt32(rows)))
@@ -53,11 +55,9 @@ public final class PNGSink: BandSink {
         }
     }
 
-    public var heldBytes: Int { rgbBytes }
-
     deinit {
         yc_png_writer_close(writer)
         if let file { fclose(file) }
-        rgb?.deallocate()
+        if let rgb { ledger?.deallocate(UnsafeMutableRawPointer(rgb), bytes: rgbBytes) }
     }
 }

@@ -1,0 +1,92 @@
+/// Where every byte of a 4:2:0 frame lives: plane order and interleave (the `PixelLayout`), bytes per
+/// sample, row strides (rows padded to a multiple of `alignment` bytes, as CoreVideo, GPUs and hardware
+/// encoders want them) and plane offsets, and an optional full-resolution A plane after the others.
+/// Every writer, the raw/Y4M reader, the in-memory picture and the report's sizes ask this type and nothing
+/// else; `alignment: 1` is the tightly packed frame FFmpeg's rawvideo reads.
+public struct FrameLayout: Sendable, Equatable {
+    public let width: Int
+    public let height: Int
+    public let pixelLayout: PixelLayout
+    /// 1 for 8-bit samples.
+    public let bytesPerSample: Int
+    /// Every row of every plane starts a multiple of this many bytes after its plane's start (1: tight).
+    public let alignment: Int
+    /// An A plane (W × H) follows the 4:2:0 planes.
+    public let alpha: Bool
+
+    /// The planes a frame can hold; `uv` is a bi-planar layout's interleaved chroma plane (U,V for NV12,
+    /// V,U for NV21).
+    public enum Plane: Sendable, Equatable { case y, u, v, uv, a }
+
+    public init(width: Int, height: Int, pixelLayout: PixelLayout, bytesPerSample: Int = 1, alignment: Int = 1,
+                alpha: Bool = false) {
+        precondition(width > 0 && height > 0 && alignment > 0 && bytesPerSample > 0)
+        self.width = width
+        self.height = height
+        self.pixelLayout = pixelLayout
+        self.bytesPerSample = bytesPerSample
+        self.alignment = alignment
+        self.alpha = alpha
+    }
+
+    public var chromaWidth: Int { (width + 1) / 2 }
+    public var chromaHeight: Int { (height + 1) / 2 }
+    public var isBiPlanar: Bool { pixelLayout.isBiPlanar }
+
+    /// The planes in the order they follow each other in the frame.
+    public var planes: [Plane] {
+        let chroma: [Plane]
+        switch pixelLayout {
+        case .nv12, .nv21: chroma = [.uv]
+        case .yuv420p: chroma = [.u, .v]
+        case .yv12: chroma = [.v, .u]
+        }
+        return [.y] + chroma + (alpha ? [.a] : [])
+    }
+
+    /// Samples' bytes in one row of `plane` (without padding).
+    public func rowBytes(_ plane: Plane) -> Int {
+        switch plane {
+        case .y, .a: return width * bytesPerSample
+        case .u, .v: return chromaWidth * bytesPerSample
+        case .uv: return 2 * chromaWidth * bytesPerSample
+        }
+    }
+
+    /// Bytes from one row of `plane` to the next: `rowBytes` rounded up to the alignment.
+    public func stride(_ plane: Plane) -> Int {
+        (rowBytes(plane) + alignment - 1) / alignment * alignment
+    }
+
+    /// Rows of `plane`.
+    public func rows(_ plane: Plane) -> Int {
+        plane == .y || plane == .a ? height : chromaHeight
+    }
+
+    /// Bytes `plane` takes in the frame.
+    public func planeBytes(_ plane: Plane) -> Int { stride(plane) * rows(plane) }
+
+    /// Where `plane` starts in the frame. A plane the layout does not have (`.u` of NV12) traps.
+    public func offset(of plane: Plane) -> Int {
+        var at = 0
+        for p in planes {
+            if p == plane { return at }
+            at += planeBytes(p)
+        }
+        preconditionFailure("\(pixelLayout) has no \(plane) plane")
+    }
+
+    /// Where row `row` of `plane` starts in the frame.
+    public func offset(of plane: Plane, row: Int) -> Int { offset(of: plane) + row * stride(plane) }
+
+    /// The frame's size: every plane, padding included.
+    public var byteCount: Int { planes.reduce(0) { $0 + planeBytes($1) } }
+
+    /// The 4:2:0 planes' size without the A plane.
+    public var colourByteCount: Int { byteCount - (alpha ? planeBytes(.a) : 0) }
+
+    /// The same frame tightly packed.
+    public var tight: FrameLayout {
+        FrameLayout(width: width, height: height, pixelLayout: pixelLayout, bytesPerSample: bytesPerSample, alpha: alpha)
+    }
+}

@@ -1,0 +1,80 @@
+import YUVCore
+
+/// How a JPEG is converted: straight from its YCbCr planes (the default), or decoded to RGB first.
+public enum JPEGPath: String, Sendable, CaseIterable {
+    case direct, rgb
+}
+
+/// What happens to alpha (PNG alpha channels and tRNS; other sources are opaque).
+public enum AlphaMode: Sendable, Equatable {
+    /// Dropped: the contract converts the colour samples as stored.
+    case ignore
+    /// Kept as a full-resolution plane after the 4:2:0 planes (yuva420p for planar layouts, "nv12a" —
+    /// NV12 followed by the A plane — for bi-planar ones).
+    case keep
+    /// Composited over an opaque colour first: C' = ⌊(C·a + bg·(255 − a))/255 + ½⌋.
+    case flatten(r: UInt8, g: UInt8, b: UInt8)
+    /// Colour multiplied by alpha first: C' = ⌊C·a/255 + ½⌋.
+    case premultiply
+}
+
+/// Whether the EXIF orientation is applied (`auto`, the default: output is upright as viewers show it) or
+/// the picture is converted as stored (`ignore`: the contract's "sample values as stored", yuvref's output).
+public enum OrientationMode: String, Sendable, CaseIterable {
+    case auto, ignore
+}
+
+/// Options that decide how an input is read.
+public struct DecodeOptions: Sendable {
+    public var maxPixels: Int
+    public var allowTruncated: Bool
+    public var jpegPath: JPEGPath
+    /// Decode on one thread while another converts and writes (the default). A batch that runs one file per
+    /// core turns it off: the files already keep every core busy, and `-j N` then means N threads.
+    public var pipelined: Bool
+    public var alpha: AlphaMode
+    public var orientation: OrientationMode
+    /// Most scans a progressive JPEG may have (`--max-scans`).
+    public var maxScans = ImageDecoder.defaultMaxScans
+
+    public init(maxPixels: Int = ImageDecoder.defaultMaxPixels, allowTruncated: Bool = false,
+                jpegPath: JPEGPath = .direct, pipelined: Bool = true, alpha: AlphaMode = .ignore,
+                orientation: OrientationMode = .auto) {
+        self.alpha = alpha
+        self.orientation = orientation
+        self.maxPixels = maxPixels
+        self.allowTruncated = allowTruncated
+        self.jpegPath = jpegPath
+        self.pipelined = pipelined
+    }
+}
+
+/// What one conversion did.
+public struct ConversionReport: Sendable {
+    public let info: SourceInfo
+    public let geometry: PlaneGeometry
+    public let layout: PixelLayout
+    public let spec: ConversionSpec
+    public let inputBytes: Int
+    public let warnings: Int
+    public let firstWarning: String
+    /// "direct YCbCr" (JPEG planes, no RGB) or "RGB".
+    public let path: String
+    /// The alpha plane's bytes when alpha is kept (W·H), else 0.
+    public var alphaBytes: Int = 0
+    /// The buffers this conversion allocated at their peak (band buffers, chroma held for a pipe, the
+    /// whole picture when kept in memory), from the ledger.
+    public let ledgerPeakBytes: Int
+    /// The EXIF orientation applied (identity when there was none or `--orientation ignore`).
+    public var orientation: Orientation = .identity
+}
+
+/// Everything one in-memory conversion produced: the picture in its output layout and what the input was.
+public struct Conversion: Sendable {
+    public let report: ConversionReport
+    public let image: YUVImage
+    public var info: SourceInfo { report.info }
+    public var inputBytes: Int { report.inputBytes }
+    public var warnings: Int { report.warnings }
+    public var firstWarning: String { report.firstWarning }
+}

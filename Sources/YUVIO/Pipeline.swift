@@ -1,0 +1,132 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import YUVCore
+
+/// A source of bands for the pipeline: it fills a slot with the rows of one band (on the producer thread,
+/// in order — decoders are sequential) and turns a slot into output rows (on the consumer thread).
+/// `JPEGPlanesSource`, `RGBRowsSource` and `RawFrameSource` are the three; a new input format is one more.
+protocol BandSource: AnyObject {
+    /// The picture's size as it is converted (upright).
+    var geometry: PlaneGeometry { get }
+    /// Luma rows a band holds (even).
+    var bandRows: Int { get }
+    /// The route's name for the per-image line and the report ("direct YCbCr", "RGB", "YUV").
+    var pathName: String { get }
+    /// Once, before the first band: the buffers of `slots` slots, from the ledger (and, for a source that
+    /// must hold the whole picture, that picture).
+    func prepare(slots: Int, ledger: Ledger) throws
+    /// Fills `slot` with picture rows `row ..< row + count`.
+    func produce(slot: Int, row: Int, count: Int) throws
+    /// Converts the rows in `slot` into `band`.
+    func convert(slot: Int, row: Int, count: Int, into band: BandBuffer)
+    /// After the last band (a decoder's checksums and end marker).
+    func finish() throws
+}
+
+/// The one loop every conversion runs: `source` → band slots → `sink`, with decoding on this thread and
+/// conversion and output on a worker when `threaded` (a ring of three slots), or both here in turn.
+func runPipeline(_ source: BandSource, frame: FrameLayout, into sink: BandSink, ledger: Ledger,
+                 threaded: Bool) throws {
+    let pipeline = BandPipeline(slots: threaded ? 3 : 1, threaded: threaded)
+    let bands = (0..<pipeline.slots).map { _ in BandBuffer(frame: frame, rows: source.bandRows, ledger: ledger) }
+    try source.prepare(slots: pipeline.slots, ledger: ledger)
+    try sink.begin(frame, ledger: ledger)
+    let height = source.geometry.height, bandRows = source.bandRows
+    var row = 0
+    let work = UncheckedSendable((source, sink, bands))
+    try pipeline.run(produce: { slot in
+        guard row < height else { return nil }
+        if interruptSignal() != nil { throw DecodeError.interrupted }
+        let n = min(bandRows, height - row)
+        try source.produce(slot: slot, row: row, count: n)
+        defer { row += n }
+        return (row, n)
+    }, consume: { slot, first, n in
+        let (source, sink, bands) = work.value
+        source.convert(slot: slot, row: first, count: n, into: bands[slot])
+        try sink.consume(bands[slot], firstRow: first, rows: n)
+    })
+    try source.finish()
+    try sink.end()
+}
+
+/// Rows a band hands off at once: up to 64 (fewer thread wake-ups), but never more than about 4 MiB of rows
+/// of `rowBytes` each, so a very wide picture (a 1,000,000-pixel-wide PNG) still costs a few MiB a band, not
+/// a GiB. Even, at least 2 (a 4:2:0 chroma row covers two luma rows).
+func rowsPerBand(rowBytes: Int) -> Int {
+    let rows = (4 << 20) / max(rowBytes, 1)
+    return max(2, min(64, rows) & ~1)
+}
+
+/// Decodes `path` (a JPEG or PNG, `-` for standard input) band by band and converts each band as it
+/// arrives into `sink`: the RGB picture is never held whole, nor (with a file sink) the YUV picture.
+/// `alignment` pads every written row to a multiple of that many bytes (1: tightly packed).
+public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, into sink: BandSink,
+                    kernels: KernelChoice = kernelChoiceFromEnvironment(),
+                    options: DecodeOptions = DecodeOptions(), alignment: Int = 1) throws(FileError) -> ConversionReport {
+    let name = displayPath(path)
+    do {
+        let inputSource = try InputSource(path: path, maxPixels: options.maxPixels)
+        let decoder = try ImageDecoder(source: inputSource, maxPixels: options.maxPixels, maxScans: options.maxScans,
+                                       allowTruncated: options.allowTruncated, raw: options.jpegPath == .direct,
+                                       alpha16: options.alpha != .ignore)
+        let info = decoder.info
+        // The EXIF orientation, applied to the picture before conversion (whole pixels, so the RGB route stays
+        // the exact conversion of the upright picture). A turned picture is held whole while it is turned.
+        let turn = options.turn(for: info)
+        let source: BandSource = decoder.isRaw
+            ? JPEGPlanesSource(decoder: decoder, spec: spec, kernels: kernels, turn: turn)
+            : RGBRowsSource(decoder: decoder, spec: spec, kernels: kernels, turn: turn, alpha: options.alpha)
+        let g = source.geometry
+        let frame = FrameLayout(width: g.width, height: g.height, pixelLayout: layout, alignment: alignment,
+                                alpha: options.alpha == .keep)
+        let ledger = Ledger()
+        try runPipeline(source, frame: frame, into: sink, ledger: ledger, threaded: options.pipelined)
+        let w = decoder.warnings
+        var report = ConversionReport(info: info, geometry: g, layout: layout, spec: spec,
+                                      inputBytes: inputSource.byteCount, warnings: w.count, firstWarning: w.first,
+                                      path: source.pathName, ledgerPeakBytes: ledger.peak)
+        report.alphaBytes = frame.alpha ? frame.tight.planeBytes(.a) : 0
+        report.orientation = turn
+        return report
+    } catch let e as DecodeError {
+        throw FileError(path: name, e)
+    } catch let e as WriteError {
+        throw FileError(path: name, reason: "cannot write the output: \(e.reason)")
+    } catch {
+        throw FileError(path: name, reason: "\(error)")
+    }
+}
+
+/// A YUV frame already read (raw planes or Y4M) through the same pipeline into `sink`: another layout,
+/// padded rows, a Y4M stream, a PNG.
+public func convert(frame image: YUVImage, layout: PixelLayout, into sink: BandSink, alignment: Int = 1,
+                    threaded: Bool = true) throws(WriteError) {
+    let frame = FrameLayout(width: image.width, height: image.height, pixelLayout: layout, alignment: alignment)
+    do {
+        try runPipeline(RawFrameSource(image), frame: frame, into: sink, ledger: Ledger(), threaded: threaded)
+    } catch let e as WriteError {
+        throw e
+    } catch {
+        throw .system("\(error)")
+    }
+}
+
+/// Converts `path` into memory and returns the picture (tests and library callers).
+public func convertFile(path: String, spec: ConversionSpec, layout: PixelLayout,
+                        kernels: KernelChoice = kernelChoiceFromEnvironment(),
+                        options: DecodeOptions = DecodeOptions()) throws(FileError) -> Conversion {
+    let sink = MemorySink()
+    let report = try convert(path: path, spec: spec, layout: layout, into: sink, kernels: kernels, options: options)
+    return Conversion(report: report, image: sink.image!)
+}
+
+extension DecodeOptions {
+    /// The orientation to apply to a source: its EXIF tag under `auto`, none under `ignore`.
+    func turn(for info: SourceInfo) -> Orientation {
+        orientation == .auto ? Orientation(exif: info.orientation) : .identity
+    }
+}

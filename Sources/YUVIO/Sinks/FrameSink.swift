@@ -1,0 +1,97 @@
+import YUVCore
+
+/// Writes bands as a raw frame, or a one-frame YUV4MPEG2 stream, to an `AtomicOutput`, every byte where
+/// the `FrameLayout` puts it (padded rows included). To a file, each band goes to its offsets with
+/// `pwrite`, so nothing but the band is held; to a pipe, luma rows go out in order and everything after the
+/// luma plane (chroma, alpha) is held until the luma plane has gone out (½ byte a pixel, tight).
+public final class OutputSink: BandSink {
+    let output: AtomicOutput
+    let container: Container
+    private var frame: FrameLayout?
+    private var held: UnsafeMutablePointer<UInt8>?
+    private var heldBytes = 0
+    private var base = 0
+    private var ledger: Ledger?
+
+    /// What wraps the planes: nothing (raw), or a one-frame YUV4MPEG2 stream.
+    public enum Container: Sendable {
+        case raw
+        /// `YUV4MPEG2 W H F1:1 Ip A1:1 C420jpeg XCOLORRANGE=…`, a `FRAME` line, then Y, U, V (yuv420p).
+        case y4m(ColorRange)
+
+        func header(_ f: FrameLayout) -> [UInt8] {
+            switch self {
+            case .raw: return []
+            case .y4m(let range):
+                return Array(("YUV4MPEG2 W\(f.width) H\(f.height) F1:1 Ip A1:1 C420jpeg XCOLORRANGE="
+                              + (range == .full ? "FULL" : "LIMITED") + "\nFRAME\n").utf8)
+            }
+        }
+    }
+
+    public init(output: AtomicOutput, container: Container = .raw) {
+        self.output = output
+        self.container = container
+    }
+
+    public func begin(_ frame: FrameLayout, ledger: Ledger) throws(WriteError) {
+        self.frame = frame
+        self.ledger = ledger
+        let header = container.header(frame)
+        base = header.count
+        if !output.isSeekable {
+            // Everything after the luma plane waits, padding included (zeros).
+            heldBytes = frame.byteCount - frame.planeBytes(.y)
+            held = ledger.allocateBytes(heldBytes)
+            held!.initialize(repeating: 0, count: heldBytes)
+            if !header.isEmpty { try output.write(header) }
+        } else {
+            try output.reserve(base + frame.byteCount)   // padding reads back as zeros
+            if !header.isEmpty {
+                let failure: WriteError? = header.withUnsafeBytes { b in
+                    do throws(WriteError) { try output.write(b, at: 0) } catch { return error }
+                    return nil
+                }
+                if let failure { throw failure }
+            }
+        }
+    }
+
+    public func consume(_ band: BandBuffer, firstRow: Int, rows: Int) throws(WriteError) {
+        let f = frame!
+        for run in band.runs(firstRow: firstRow, rows: rows) {
+            let rowBytes = f.rowBytes(run.plane), stride = f.stride(run.plane)
+            let at = f.offset(of: run.plane, row: run.firstRow)
+            if let held, run.plane != .y {
+                let lumaBytes = f.planeBytes(.y)
+                for r in 0..<run.rows {
+                    (held + at - lumaBytes + r * stride).update(from: run.source + r * rowBytes, count: rowBytes)
+                }
+            } else if held != nil {
+                // Luma to a pipe, in order; each padded row followed by its zero padding.
+                if stride == rowBytes {
+                    try output.write(UnsafeRawBufferPointer(start: run.source, count: run.rows * rowBytes))
+                } else {
+                    let pad = [UInt8](repeating: 0, count: stride - rowBytes)
+                    for r in 0..<run.rows {
+                        try output.write(UnsafeRawBufferPointer(start: run.source + r * rowBytes, count: rowBytes))
+                        try output.write(pad)
+                    }
+                }
+            } else if stride == rowBytes {
+                try output.write(UnsafeRawBufferPointer(start: run.source, count: run.rows * rowBytes), at: base + at)
+            } else {
+                for r in 0..<run.rows {
+                    try output.write(UnsafeRawBufferPointer(start: run.source + r * rowBytes, count: rowBytes),
+                                     at: base + at + r * stride)
+                }
+            }
+        }
+    }
+
+    public func end() throws(WriteError) {
+        if let held { try output.write(UnsafeRawBufferPointer(start: held, count: heldBytes)) }
+    }
+
+    deinit { if let held { ledger?.deallocate(UnsafeMutableRawPointer(held), bytes: heldBytes) } }
+}

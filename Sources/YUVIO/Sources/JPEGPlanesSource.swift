@@ -1,0 +1,131 @@
+import YUVCore
+
+/// The JPEG direct path's source: the decoder's YCbCr planes, iMCU row by iMCU row (grouped to about 64
+/// luma rows a band), converted by `YCbCrToYUV420` without ever building RGB. With an EXIF orientation the
+/// planes are decoded whole and each component turned on its real samples first (the orientation stage);
+/// 5–8 swap the sampling factors too (4:2:2 turned is 4:4:0).
+final class JPEGPlanesSource: BandSource {
+    let geometry: PlaneGeometry
+    let bandRows: Int
+    let pathName = "direct YCbCr"
+    private let decoder: ImageDecoder
+    private let raw: (bandRows: Int, planeWidth: [Int], planeRows: [Int], components: Int, h: [Int], v: [Int])
+    private let turn: Orientation
+    private let group: Int
+    /// Built by the worker on its first band (with the reference rows its 64K-entry table costs a few ms),
+    /// while the decoder is already producing.
+    private let makeDriver: () -> YCbCrToYUV420
+    private var driver: YCbCrToYUV420?
+    private var ledger: Ledger?
+    /// Per slot, per component: `group` iMCU rows of the decoder's planes, stacked.
+    private var slots: [[(pointer: UnsafeMutablePointer<UInt8>, bytes: Int)]] = []
+    /// Turned: each component's upright plane, its width, and how its rows follow luma rows.
+    private var upright: [(pointer: UnsafeMutablePointer<UInt8>, bytes: Int, width: Int)] = []
+    private var chromaV = 1, maxV = 1
+
+    init(decoder: ImageDecoder, spec: ConversionSpec, kernels: KernelChoice, turn: Orientation) {
+        self.decoder = decoder
+        self.turn = turn
+        raw = decoder.rawLayout
+        let stored = PlaneGeometry(width: decoder.info.width, height: decoder.info.height)
+        let up = turn.size(width: stored.width, height: stored.height)
+        geometry = PlaneGeometry(width: up.width, height: up.height)
+        let (n, raw) = (raw.components, raw)
+        if turn.isIdentity {
+            group = max(1, rowsPerBand(rowBytes: 3 * stored.width) / raw.bandRows)
+            bandRows = group * raw.bandRows
+            makeDriver = { YCbCrToYUV420(target: spec, width: stored.width, height: stored.height, components: n,
+                                         h: raw.h, v: raw.v, kernels: kernels) }
+        } else {
+            let hUp = turn.swapsAxes ? raw.v : raw.h, vUp = turn.swapsAxes ? raw.h : raw.v
+            let d = YCbCrToYUV420(target: spec, width: up.width, height: up.height, components: n, h: hUp, v: vUp,
+                                  kernels: kernels)
+            driver = d
+            makeDriver = { d }
+            maxV = vUp.max()!
+            chromaV = n > 1 ? vUp[1] : maxV
+            group = 1
+            bandRows = max(1, rowsPerBand(rowBytes: 3 * up.width) / d.bandRows) * d.bandRows
+        }
+    }
+
+    func prepare(slots count: Int, ledger: Ledger) throws {
+        self.ledger = ledger
+        let n = raw.components
+        if turn.isIdentity {
+            slots = (0..<count).map { _ in
+                (0..<n).map { c in
+                    let bytes = raw.planeWidth[c] * raw.planeRows[c] * group
+                    return (ledger.allocateBytes(bytes), bytes)
+                }
+            }
+            return
+        }
+        // The orientation stage: planes as the decoder stores them (padded widths, whole iMCU rows), then
+        // each component turned on its real samples.
+        let stored = PlaneGeometry(width: decoder.info.width, height: decoder.info.height)
+        let hMax = raw.h.max()!, vMax = raw.v.max()!
+        let bands = (stored.height + raw.bandRows - 1) / raw.bandRows
+        let storedPlanes = (0..<n).map { c in
+            let bytes = raw.planeWidth[c] * raw.planeRows[c] * bands
+            return (pointer: ledger.allocateBytes(bytes), bytes: bytes)
+        }
+        defer { storedPlanes.forEach { ledger.deallocate(UnsafeMutableRawPointer($0.pointer), bytes: $0.bytes) } }
+        for b in 0..<bands {
+            if interruptSignal() != nil { throw DecodeError.interrupted }
+            _ = try decoder.readRawBand(planes: (0..<n).map { storedPlanes[$0].pointer + b * raw.planeRows[$0] * raw.planeWidth[$0] },
+                                        strides: raw.planeWidth)
+        }
+        for c in 0..<n {
+            let w = (stored.width * raw.h[c] + hMax - 1) / hMax, h = (stored.height * raw.v[c] + vMax - 1) / vMax
+            let up = turn.size(width: w, height: h)
+            let plane = (pointer: ledger.allocateBytes(up.width * up.height), bytes: up.width * up.height, width: up.width)
+            turn.apply(storedPlanes[c].pointer, srcRowBytes: raw.planeWidth[c], width: w, height: h, bytesPerPixel: 1,
+                       to: plane.pointer, dstRowBytes: up.width)
+            upright.append(plane)
+        }
+    }
+
+    func produce(slot: Int, row: Int, count: Int) throws {
+        guard turn.isIdentity else { return }
+        var decoded = 0
+        while decoded < count {
+            let k = decoded / raw.bandRows
+            let at = (0..<raw.components).map { slots[slot][$0].pointer + k * raw.planeRows[$0] * raw.planeWidth[$0] }
+            _ = try decoder.readRawBand(planes: at, strides: raw.planeWidth)
+            decoded += raw.bandRows
+        }
+    }
+
+    func convert(slot: Int, row: Int, count: Int, into band: BandBuffer) {
+        if driver == nil { driver = makeDriver() }
+        if turn.isIdentity {
+            driver!.convert(planes: slots[slot].map(\.pointer), strides: raw.planeWidth, firstRow: row, rowCount: count,
+                            into: band.targets(origin: row))
+        } else {
+            let crow = row * chromaV / maxV
+            let at = upright.enumerated().map { c, p in p.pointer + (c == 0 ? row : crow) * p.width }
+            driver!.convert(planes: at, strides: upright.map(\.width), firstRow: row, rowCount: count,
+                            into: band.targets(origin: row))
+        }
+        band.alpha?.update(repeating: 255, count: count * geometry.width)   // a JPEG is opaque
+    }
+
+    func finish() throws { try decoder.finish() }
+
+    deinit {
+        for p in slots.joined() { ledger?.deallocate(UnsafeMutableRawPointer(p.pointer), bytes: p.bytes) }
+        for p in upright { ledger?.deallocate(UnsafeMutableRawPointer(p.pointer), bytes: p.bytes) }
+    }
+}
+
+extension YCbCrToYUV420 {
+    /// One band from the component planes (luma, or luma, Cb, Cr), each pointing at the band's first row.
+    func convert(planes p: [UnsafeMutablePointer<UInt8>], strides: [Int], firstRow: Int, rowCount: Int,
+                 into t: PlaneTargets) {
+        convert(y: p[0], yStride: strides[0],
+                cb: p.count > 1 ? UnsafePointer(p[1]) : nil, cbStride: p.count > 1 ? strides[1] : 0,
+                cr: p.count > 2 ? UnsafePointer(p[2]) : nil, crStride: p.count > 2 ? strides[2] : 0,
+                firstRow: firstRow, rowCount: rowCount, into: t)
+    }
+}

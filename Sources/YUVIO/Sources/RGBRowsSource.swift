@@ -1,0 +1,73 @@
+import YUVCore
+
+/// RGB rows from a decoder (PNG, and JPEG on the RGB route or when it is CMYK), converted exactly by
+/// `RGBToYUV420` after the alpha stage. With an EXIF orientation the rows are decoded whole and turned
+/// first (the orientation stage).
+final class RGBRowsSource: BandSource {
+    let geometry: PlaneGeometry
+    let bandRows: Int
+    let pathName = "RGB"
+    private let decoder: ImageDecoder
+    private let driver: RGBToYUV420
+    private let turn: Orientation
+    private let alpha: AlphaMode
+    private let format: SourceFormat
+    /// Bytes of one decoded row (of the upright picture when turned).
+    private let rowBytes: Int
+    private var ledger: Ledger?
+    private var slots: [UnsafeMutableRawPointer] = []
+    private var whole: (pointer: UnsafeMutableRawPointer, bytes: Int)?
+    private var recorded = 0
+
+    init(decoder: ImageDecoder, spec: ConversionSpec, kernels: KernelChoice, turn: Orientation, alpha: AlphaMode) {
+        self.decoder = decoder
+        self.turn = turn
+        self.alpha = alpha
+        let info = decoder.info
+        format = info.rowFormat
+        driver = RGBToYUV420(spec: spec, source: info.rowFormat.converted, kernels: kernels)
+        let up = turn.size(width: info.width, height: info.height)
+        geometry = PlaneGeometry(width: up.width, height: up.height)
+        rowBytes = up.width * info.rowFormat.bytesPerPixel
+        bandRows = rowsPerBand(rowBytes: rowBytes + 3 * up.width)
+    }
+
+    func prepare(slots count: Int, ledger: Ledger) throws {
+        self.ledger = ledger
+        if turn.isIdentity {
+            slots = (0..<count).map { _ in ledger.allocate(rowBytes * bandRows) }
+            if decoder.info.interlaced {
+                recorded = rowBytes * geometry.height   // libpng holds the whole Adam7 picture
+                ledger.record(recorded)
+            }
+            return
+        }
+        whole = try decodeUpright(decoder, turn: turn, ledger: ledger)
+        if interruptSignal() != nil { throw DecodeError.interrupted }
+    }
+
+    func produce(slot: Int, row: Int, count: Int) throws {
+        guard turn.isIdentity else { return }
+        try decoder.readRows(into: slots[slot], rowBytes: rowBytes, count: count)
+    }
+
+    func convert(slot: Int, row: Int, count: Int, into band: BandBuffer) {
+        let source = whole.map { $0.pointer + row * rowBytes } ?? slots[slot]
+        let (rows, stride) = applyAlpha(alpha, rows: source, rowBytes: rowBytes, width: geometry.width, count: count,
+                                        format: format, into: band.alpha)
+        driver.convert(band: rows, rowBytes: stride, firstRow: row, rowCount: count, into: band.targets(origin: row))
+    }
+
+    func finish() throws { try decoder.finish() }
+
+    deinit {
+        for p in slots { ledger?.deallocate(p, bytes: rowBytes * bandRows) }
+        if let whole { ledger?.deallocate(whole.pointer, bytes: whole.bytes) }
+        if recorded > 0 { ledger?.record(-recorded) }
+    }
+}
+
+extension SourceFormat {
+    /// The rows a driver converts for rows of this format (16-bit RGBA is reduced to RGB first).
+    var converted: SourceFormat { self == .rgba16 ? .rgb16 : self }
+}
