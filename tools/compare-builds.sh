@@ -48,9 +48,9 @@ for f in "${files[@]:0:200}"; do
 done
 echo "| output | identical | different |"
 echo "| --- | --- | --- |"
-for k in $(printf '%s\n' "${!kind_pass[@]}" "${!kind_fail[@]}" | sort -u); do
+while IFS= read -r k; do
   echo "| $k | ${kind_pass[$k]:-0} | ${kind_fail[$k]:-0} |"
-done
+done < <(printf '%s\n' "${!kind_pass[@]}" "${!kind_fail[@]}" | sort -u)
 echo "${#files[@]} images"
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]
