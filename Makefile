@@ -17,7 +17,7 @@ BIN = .build/release/yuvconv
 # Debian packages: build needs (pkg-config name → package).
 BUILD_PKGS = pkg-config libjpeg62-turbo-dev libturbojpeg0-dev libpng-dev
 
-.PHONY: all build deps test test-fast demo install clean prove bench bench-deps bench-e2e bench-batch bench-memory quality fuzz test-sanitize test-corpus test-exact test-hostile
+.PHONY: all build deps test test-fast demo install clean prove bench bench-deps bench-e2e bench-batch bench-memory quality fuzz test-sanitize test-corpus test-exact test-hostile compare-builds
 
 all: build
 
@@ -101,6 +101,16 @@ bench-e2e: build
 	@mkdir -p $(BENCH_DIR)
 	cc -O2 bench/png_decode.c $$(pkg-config --cflags --libs libpng) -o $(BENCH_DIR)/png_decode
 	bench/e2e.sh $(BENCH_DIR)
+
+# Same bytes as another revision (BASE, default the previous commit): builds it in .build/base and runs
+# tools/compare-builds.sh over CORPUS (default Fixtures/corpus): every image × 6 specs × 4 layouts, Y4M, PNG,
+# JPEG, the RGB route and the JSON report's non-timing fields.
+BASE ?= HEAD~1
+compare-builds: build
+	rm -rf .build/base && git worktree prune && git worktree add --detach .build/base $(BASE)
+	cd .build/base && $(SWIFT) build $(BUILD_FLAGS) --product yuvconv
+	cp .build/release/yuvconv .build/yuvconv-compare
+	tools/compare-builds.sh .build/base/.build/release/yuvconv .build/yuvconv-compare $(CORPUS)
 
 # Peak memory per kind of source (baseline/progressive JPEG, PNG 8/16-bit, interlaced, very wide, turned,
 # standard input), the table behind docs/security.md's bounds.
