@@ -1,3 +1,6 @@
+// One file of ~430 lines on purpose: the plan, its exactness argument below and every row that relies on
+// it (4:2:0 and the per-pixel rows of the other samplings) read together; the lane helpers are private to it.
+
 /// Explicit-SIMD rows for the JPEG direct path's 4:2:0 transform (the arithmetic and siting are
 /// `YCbCrTransform`'s; `YCbCrToYUV420.convert420Row` is the scalar reference): two luma rows and one row
 /// each of Cb and Cr as the decoder stores them in; two luma rows and a chroma row (planar or NV12) out.
