@@ -23,6 +23,7 @@ struct yc_decoder {
     yc_format format;
     yc_info info;
     int failed;
+    yc_error_kind error_kind;
     char error[YC_MSG];
     int warnings;
     char first_warning[YC_MSG];
@@ -100,8 +101,9 @@ static void jpeg_emit_message(j_common_ptr cinfo, int level) {
     int code = cinfo->err->msg_code;
     if (jpeg_warning_damages_pixels(code) && !dec->allow_truncated) {
         char msg[YC_MSG];
-        snprintf(msg, sizeof msg, "%s (image data is damaged or missing; --allow-truncated accepts it)", buf);
+        snprintf(msg, sizeof msg, "%s (image data is damaged or missing)", buf);
         set_error(dec, msg);
+        dec->error_kind = YC_ERROR_DAMAGED;
         longjmp(dec->jump, 1);
     }
     if (dec->warnings++ == 0) snprintf(dec->first_warning, sizeof dec->first_warning, "%s", buf);
@@ -184,13 +186,15 @@ static void jpeg_progress(j_common_ptr cinfo) {
     yc_decoder *dec = ((struct yc_jpeg_err *)cinfo->err)->dec;
     if (yc_interrupted()) {
         set_error(dec, "interrupted");
+        dec->error_kind = YC_ERROR_INTERRUPTED;
         longjmp(dec->jump, 1);
     }
     j_decompress_ptr d = (j_decompress_ptr)cinfo;
     if (dec->max_scans > 0 && d->input_scan_number > dec->max_scans) {
         char msg[YC_MSG];
-        snprintf(msg, sizeof msg, "the progressive JPEG has more than %d scans (--max-scans)", dec->max_scans);
+        snprintf(msg, sizeof msg, "the progressive JPEG has more than %d scans", dec->max_scans);
         set_error(dec, msg);
+        dec->error_kind = YC_ERROR_TOO_MANY_SCANS;
         longjmp(dec->jump, 1);
     }
 }
@@ -301,10 +305,11 @@ static void jpeg_open(yc_decoder *dec, FILE *file, int raw) {
     }
     if ((uint64_t)info->width * info->height > dec->max_pixels) {
         char msg[YC_MSG];
-        snprintf(msg, sizeof msg, "%ux%u is %llu pixels, above the limit of %llu (--max-pixels)", info->width,
+        snprintf(msg, sizeof msg, "%ux%u is %llu pixels, above the limit of %llu", info->width,
                  info->height, (unsigned long long)info->width * info->height,
                  (unsigned long long)dec->max_pixels);
         set_error(dec, msg);
+        dec->error_kind = YC_ERROR_TOO_LARGE;
         return;
     }
     if (raw && raw_sampling_supported(j)) {
@@ -459,9 +464,10 @@ static void png_open(yc_decoder *dec, FILE *file) {
     info->bytes_per_sample = depth == 16 ? 2 : 1;
     if ((uint64_t)w * h > dec->max_pixels) {
         char msg[YC_MSG];
-        snprintf(msg, sizeof msg, "%ux%u is %llu pixels, above the limit of %llu (--max-pixels)", w, h,
+        snprintf(msg, sizeof msg, "%ux%u is %llu pixels, above the limit of %llu", w, h,
                  (unsigned long long)w * h, (unsigned long long)dec->max_pixels);
         set_error(dec, msg);
+        dec->error_kind = YC_ERROR_TOO_LARGE;
         return;
     }
     // Everything becomes R,G,B,X of 8 bits or R,G,B of 16 bits, exactly: palette looked up, 1/2/4-bit grey
@@ -539,6 +545,7 @@ yc_decoder *yc_open(FILE *file, yc_format format, uint64_t max_pixels, int max_s
 }
 
 int yc_failed(const yc_decoder *dec) { return dec->failed; }
+yc_error_kind yc_get_error_kind(const yc_decoder *dec) { return dec->error_kind; }
 const char *yc_error(const yc_decoder *dec) { return dec->error; }
 int yc_warning_count(const yc_decoder *dec) { return dec->warnings; }
 const char *yc_first_warning(const yc_decoder *dec) { return dec->first_warning; }

@@ -1,11 +1,20 @@
 /// Why an input could not be read or decoded. Each case carries what a user needs to act: the
-/// decoder's own message where there is one. The file name is added by `FileError`.
+/// decoder's own message where there is one. The file name is added by `FileError`. Messages name no
+/// command-line option: `remedy` says which limit or choice was met, and a front end names its own option.
 public enum DecodeError: Error, Equatable, Sendable {
     case cannotOpen(String)
     case isDirectory
     case empty
     case unknownFormat
     case tooLarge(width: Int, height: Int, limit: Int)
+    /// More scans than the limit.
+    case tooManyScans(String)
+    /// The decoder warned that pixels are missing or wrong (a truncated or corrupt stream).
+    case damaged(String)
+    /// A raw frame whose size does not match the bytes there are.
+    case frameSize(String)
+    /// A stream that goes on past what any image within the pixel limit can need.
+    case streamTooLong(String)
     case decoder(String)
     case interrupted
 
@@ -17,11 +26,36 @@ public enum DecodeError: Error, Equatable, Sendable {
         case .unknownFormat: return "not a JPEG or PNG file (unrecognised signature)"
         case .tooLarge(let w, let h, let limit):
             let (pixels, overflow) = w.multipliedReportingOverflow(by: h)
-            return "\(w)x\(h) is \(overflow ? "more than \(Int.max)" : "\(pixels)") pixels, above the limit of \(limit) (--max-pixels)"
-        case .decoder(let message): return message
+            return "\(w)x\(h) is \(overflow ? "more than \(Int.max)" : "\(pixels)") pixels, above the limit of \(limit)"
+        case .tooManyScans(let m), .damaged(let m), .frameSize(let m), .streamTooLong(let m), .decoder(let m): return m
         case .interrupted: return "interrupted before it was finished (nothing written)"
         }
     }
+
+    public var remedy: Remedy? {
+        switch self {
+        case .tooLarge: return .maxPixels
+        case .tooManyScans: return .maxScans
+        case .damaged: return .allowDamaged
+        case .frameSize: return .frameSize
+        case .streamTooLong: return .maxPixels
+        default: return nil
+        }
+    }
+}
+
+/// What a user can change to get past an error: a front end turns it into its own option's name.
+public enum Remedy: Sendable, Equatable {
+    /// Raise the pixel limit.
+    case maxPixels
+    /// Raise the scan limit.
+    case maxScans
+    /// Accept damaged or truncated image data.
+    case allowDamaged
+    /// Say the raw input's size and layout.
+    case frameSize
+    /// Allow replacing an existing file.
+    case overwrite
 }
 
 /// Why an output could not be written.
@@ -32,25 +66,30 @@ public enum WriteError: Error, Equatable, Sendable {
 
     public var reason: String {
         switch self {
-        case .exists: return "already exists (use --force to overwrite)"
+        case .exists: return "already exists"
         case .sameAsInput: return "is the input file; refusing to overwrite an input"
         case .system(let why): return why
         }
     }
+
+    public var remedy: Remedy? { self == .exists ? .overwrite : nil }
 }
 
 /// An error tied to the file it happened to: printed as `FILE: reason`.
 public struct FileError: Error, CustomStringConvertible, Sendable {
     public let path: String
     public let reason: String
+    /// What the user can change, when something can be (see `Remedy`).
+    public let remedy: Remedy?
 
-    public init(path: String, reason: String) {
+    public init(path: String, reason: String, remedy: Remedy? = nil) {
         self.path = path
         self.reason = reason
+        self.remedy = remedy
     }
 
-    public init(path: String, _ error: DecodeError) { self.init(path: path, reason: error.reason) }
-    public init(path: String, _ error: WriteError) { self.init(path: path, reason: error.reason) }
+    public init(path: String, _ error: DecodeError) { self.init(path: path, reason: error.reason, remedy: error.remedy) }
+    public init(path: String, _ error: WriteError) { self.init(path: path, reason: error.reason, remedy: error.remedy) }
 
     public var description: String { "\(displayPath(path)): \(reason)" }
 }

@@ -59,11 +59,19 @@ public final class ImageDecoder {
     /// of the missing bytes.
     static func failure(_ h: OpaquePointer, _ source: InputSource) -> DecodeError {
         if source.exceededStreamLimit {
-            return .cannotOpen("the stream goes on past \(InputSource.streamLimit(maxPixels: 0) >> 20) MiB plus 8 bytes a pixel "
-                               + "of --max-pixels; no image within the limit is that large")
+            return .streamTooLong("the stream goes on past 16 MiB plus 8 bytes a pixel of the pixel limit; "
+                                  + "no image within the limit is that large")
         }
         let message = String(cString: yc_error(h))
-        return message == "interrupted" ? .interrupted : .decoder(message)
+        switch yc_get_error_kind(h) {
+        case YC_ERROR_INTERRUPTED: return .interrupted
+        case YC_ERROR_DAMAGED: return .damaged(message)
+        case YC_ERROR_TOO_MANY_SCANS: return .tooManyScans(message)
+        case YC_ERROR_TOO_LARGE:
+            let i = yc_get_info(h)!.pointee
+            return .tooLarge(width: Int(i.width), height: Int(i.height), limit: source.maxPixels)
+        default: return .decoder(message)
+        }
     }
 
     private var failure: DecodeError { Self.failure(handle, source) }

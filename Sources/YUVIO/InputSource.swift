@@ -13,6 +13,8 @@ import CShims
 /// blocks (a FIFO with no writer reads as empty).
 public final class InputSource {
     public let path: String
+    /// The pixel limit the stream's byte limit was derived from.
+    public let maxPixels: Int
     let file: UnsafeMutablePointer<FILE>
     let format: yc_format
     /// Bytes on disk (a regular file's size).
@@ -36,6 +38,7 @@ public final class InputSource {
 
     public init(path: String, maxPixels: Int = ImageDecoder.defaultMaxPixels) throws(DecodeError) {
         self.path = path
+        self.maxPixels = maxPixels
         let fd = try Self.openDescriptor(path)
         guard let status = FileStatus(descriptor: fd) else {
             let why = errnoMessage()

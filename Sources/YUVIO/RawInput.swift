@@ -88,13 +88,13 @@ public enum RawInput {
                             maxPixels: Int) throws(FileError) -> YUVImage {
         try withInput(path) { (fd, st) throws(DecodeError) -> YUVImage in
             let need = try frameBytes(width: width, height: height, maxPixels: maxPixels)
-            let what = "\(width)x\(height) \(layout.rawValue) needs \(need) bytes (check --size and --pix-fmt)"
+            let what = "\(width)x\(height) \(layout.rawValue) needs \(need) bytes"
             if let st, st.kind == .regular, path != "-", st.size != need {
-                throw .decoder("is \(st.size) bytes, but \(what)")
+                throw .frameSize("is \(st.size) bytes, but \(what)")
             }
             let bytes = try readExactly(fd, need)
-            guard bytes.count == need else { throw .decoder("ends after \(bytes.count) bytes, but \(what)") }
-            if try !readExactly(fd, 1).isEmpty { throw .decoder("holds more than one frame: \(what)") }
+            guard bytes.count == need else { throw .frameSize("ends after \(bytes.count) bytes, but \(what)") }
+            if try !readExactly(fd, 1).isEmpty { throw .frameSize("holds more than one frame: \(what)") }
             var image = YUVImage(width: width, height: height, layout: layout)
             image.bytes = bytes
             return image

@@ -184,7 +184,7 @@ func runBatch(_ options: Options) -> Int32 {
             items += try readList(list, nul: options.nulSeparated).map { BatchItem(input: $0, dir: "") }
         }
     } catch {
-        printErr("yuvconv: error: \(error)")
+        printErr("yuvconv: error: \(error.cli)")
         return 1
     }
     if !skipped.isEmpty && !options.quiet {
@@ -233,7 +233,7 @@ func runBatch(_ options: Options) -> Int32 {
     var reportSink: AtomicOutput?
     if let file = options.reportFile {
         do { reportSink = try AtomicOutput(path: file, force: options.force, protected: protected) } catch {
-            printErr("yuvconv: error: \(FileError(path: file, error))")
+            printErr("yuvconv: error: \(FileError(path: file, error).cli)")
             return 1
         }
     }
@@ -281,14 +281,14 @@ func runBatch(_ options: Options) -> Int32 {
                 s.done += 1
                 s.records[i] = outcome.record
                 if let f = outcome.failure {
-                    s.failures.append((item.input, f.description))
+                    s.failures.append((item.input, f.cli))
                     if opts.failFast { s.stop = true }
                 } else {
                     s.converted += 1
                     s.inputBytes += outcome.record.report?.inputBytes ?? 0
                 }
             }
-            if let f = outcome.failure, !progress.enabled { printErr("yuvconv: error: \(f)") }
+            if let f = outcome.failure, !progress.enabled { printErr("yuvconv: error: \(f.cli)") }
             progress.show(state)
         }
     }
@@ -305,7 +305,7 @@ func runBatch(_ options: Options) -> Int32 {
     if let format = options.reportFormat {
         let records = (0..<items.count).compactMap { final.records[$0] }
         do { try emitReport(renderReport(records, format: format), to: reportSink, dataOnStdout: false) } catch {
-            printErr("yuvconv: error: \(error)")
+            printErr("yuvconv: error: \(error.cli)")
             return 1
         }
     }

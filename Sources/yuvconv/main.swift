@@ -86,7 +86,7 @@ func run(_ args: [String]) -> Int32 {
         do {
             reportSink = try AtomicOutput(path: file, force: options.force, protected: protected)
         } catch {
-            printErr("yuvconv: error: \(FileError(path: file, error))")
+            printErr("yuvconv: error: \(FileError(path: file, error).cli)")
             return 1
         }
     }
@@ -94,7 +94,7 @@ func run(_ args: [String]) -> Int32 {
                              keepForReport: options.reportFormat != nil)
     if let failure = outcome.failure {
         reportSink?.abort()
-        printErr("yuvconv: error: \(failure)")
+        printErr("yuvconv: error: \(failure.cli)")
         return 1
     }
     if let format = options.reportFormat {
@@ -102,7 +102,7 @@ func run(_ args: [String]) -> Int32 {
             try emitReport(renderReport([outcome.record], format: format), to: reportSink,
                            dataOnStdout: AtomicOutput.standardDescriptor(output) == STDOUT_FILENO)
         } catch {
-            printErr("yuvconv: error: \(error)")
+            printErr("yuvconv: error: \(error.cli)")
             return 1
         }
     }
@@ -130,7 +130,7 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
     let name = displayPath(input)
     let decodeOptions = options.decodeOptions
     func failed(_ e: FileError) -> Outcome {
-        Outcome(record: ImageRecord(file: name, error: e.reason, report: nil, quality: nil,
+        Outcome(record: ImageRecord(file: name, error: e.cliReason, report: nil, quality: nil,
                                     alignment: options.alignment, peakRSS: 0), failure: e)
     }
     // Check the output first, so a refused overwrite costs no decoding.
@@ -185,7 +185,7 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
         do {
             quality = try measureQuality(path: input, image: image, spec: spec, options: decodeOptions)
         } catch {
-            if !options.quiet { printErr("yuvconv: warning: \(name): quality not measured: \(error.reason)") }
+            if !options.quiet { printErr("yuvconv: warning: \(name): quality not measured: \(error.cliReason)") }
         }
     }
     return Outcome(record: ImageRecord(file: name, error: nil, report: report, quality: quality,
@@ -232,7 +232,7 @@ func runReport(_ options: Options) -> Int32 {
             reportSink = try AtomicOutput(path: file, force: options.force,
                                           protected: Set(options.inputs.compactMap(inputIdentity)))
         } catch {
-            printErr("yuvconv: error: \(FileError(path: file, error))")
+            printErr("yuvconv: error: \(FileError(path: file, error).cli)")
             return 1
         }
     }
@@ -252,15 +252,15 @@ func runReport(_ options: Options) -> Int32 {
                                        alignment: options.alignment, peakRSS: peak))
         } catch {
             failed = true
-            printErr("yuvconv: error: \(error)")
-            records.append(ImageRecord(file: name, error: error.reason, report: nil, quality: nil,
+            printErr("yuvconv: error: \(error.cli)")
+            records.append(ImageRecord(file: name, error: error.cliReason, report: nil, quality: nil,
                                        alignment: options.alignment, peakRSS: 0))
         }
     }
     do {
         try emitReport(renderReport(records, format: options.reportFormat ?? .text), to: reportSink, dataOnStdout: false)
     } catch {
-        printErr("yuvconv: error: \(error)")
+        printErr("yuvconv: error: \(error.cli)")
         return 1
     }
     return failed ? 1 : 0
@@ -345,7 +345,7 @@ func runRawInput(_ options: Options) -> Int32 {
         }
         return 0
     } catch {
-        printErr("yuvconv: error: \(error)")
+        printErr("yuvconv: error: \(error.cli)")
         return 1
     }
 }

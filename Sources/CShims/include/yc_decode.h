@@ -66,6 +66,15 @@ yc_decoder *yc_open(FILE *file, yc_format format, uint64_t max_pixels, int max_s
 
 /// 1 when the decoder has failed; the message stays available from yc_error.
 int yc_failed(const yc_decoder *dec);
+/// What kind of failure it was, for the caller to say what the user can do about it (messages name no options).
+typedef enum {
+    YC_ERROR_OTHER = 0,
+    YC_ERROR_DAMAGED = 1,          // libjpeg warned that pixels are missing or wrong (truncated, corrupt)
+    YC_ERROR_TOO_LARGE = 2,        // above max_pixels (yc_get_info has the size)
+    YC_ERROR_TOO_MANY_SCANS = 3,   // above max_scans
+    YC_ERROR_INTERRUPTED = 4       // a graceful interrupt was asked for
+} yc_error_kind;
+yc_error_kind yc_get_error_kind(const yc_decoder *dec);
 const char *yc_error(const yc_decoder *dec);
 /// Warnings tolerated so far (for example extraneous bytes between JPEG segments), with the first message.
 int yc_warning_count(const yc_decoder *dec);
