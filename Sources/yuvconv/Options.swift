@@ -5,6 +5,7 @@ import Darwin
 #endif
 import YUVCore
 import YUVIO
+import YUVReport
 
 /// A usage error: printed with a hint to `--help`, exit 2.
 struct UsageError: Error {
