@@ -26,64 +26,52 @@ public enum Cell: Sendable, Equatable {
     case decibelPair(Double, Double)
 }
 
+/// How one format writes cells: its quoting of text, its numbers, and its precision for each kind of value.
+struct CellStyle: Sendable {
+    let text: @Sendable (String) -> String
+    let number: @Sendable (Double, Int) -> String
+    let bytes: @Sendable (Int) -> String
+    let percent: (decimals: Int, suffix: String)
+    let decibels: Int
+    let similarity: Int
+    let unmeasured: String
+    /// Between W and H, and between the two PSNRs of a pair.
+    let by: String, pair: String
+
+    static let json = CellStyle(text: jsonString, number: jsonNumber, bytes: { "\($0)" }, percent: (2, ""), decibels: 4,
+                                similarity: 6, unmeasured: "null", by: "x", pair: "/")
+    static let csv = CellStyle(text: { $0 }, number: fixed, bytes: { "\($0)" }, percent: (2, ""), decibels: 4,
+                               similarity: 6, unmeasured: "", by: "x", pair: "/")
+    static let textTable = CellStyle(text: { $0 }, number: fixed, bytes: formatBytes, percent: (1, "%"), decibels: 1,
+                                     similarity: 4, unmeasured: "-", by: "x", pair: "/")
+    static let htmlTable = CellStyle(text: htmlEscape, number: fixed, bytes: formatBytes, percent: (1, "%"), decibels: 2,
+                                     similarity: 4, unmeasured: "–", by: "×", pair: " / ")
+}
+
 extension Cell {
-    /// As a JSON value; nil leaves the key out.
-    var json: String? {
+    /// The cell as `style` writes it; nil when it does not apply.
+    func written(_ style: CellStyle) -> String? {
         switch self {
         case .absent: return nil
-        case .unmeasured: return "null"
-        case .text(let s): return jsonString(s)
+        case .unmeasured: return style.unmeasured
+        case .text(let s): return style.text(s)
         case .flag(let b): return b ? "true" : "false"
-        case .count(let n), .bytes(let n): return "\(n)"
-        case .percent(let v): return jsonNumber(v, 2)
-        case .decibels(let v): return jsonNumber(v, 4)
-        case .similarity(let v): return jsonNumber(v, 6)
-        case .size, .decibelPair: return jsonString(csv)
-        }
-    }
-
-    /// As a CSV field, before quoting.
-    var csv: String {
-        switch self {
-        case .absent, .unmeasured: return ""
-        case .text(let s): return s
-        case .flag(let b): return b ? "true" : "false"
-        case .count(let n), .bytes(let n): return "\(n)"
-        case .percent(let v): return fixed(v, 2)
-        case .decibels(let v): return fixed(v, 4)
-        case .similarity(let v): return fixed(v, 6)
-        case .size(let w, let h): return "\(w)x\(h)"
-        case .decibelPair(let a, let b): return fixed(a, 4) + "/" + fixed(b, 4)
-        }
-    }
-
-    /// As a cell of the terminal's table.
-    var text: String {
-        switch self {
-        case .absent: return ""
-        case .unmeasured: return "-"
-        case .text(let s): return s
-        case .flag(let b): return b ? "yes" : "no"
         case .count(let n): return "\(n)"
-        case .bytes(let n): return formatBytes(n)
-        case .percent(let v): return fixed(v, 1) + "%"
-        case .decibels(let v): return fixed(v, 1)
-        case .similarity(let v): return fixed(v, 4)
-        case .size(let w, let h): return "\(w)x\(h)"
-        case .decibelPair(let a, let b): return fixed(a, 1) + "/" + fixed(b, 1)
+        case .bytes(let n): return style.bytes(n)
+        case .percent(let v): return style.number(v, style.percent.decimals) + style.percent.suffix
+        case .decibels(let v): return style.number(v, style.decibels)
+        case .similarity(let v): return style.number(v, style.similarity)
+        case .size(let w, let h): return style.text("\(w)\(style.by)\(h)")
+        case .decibelPair(let a, let b): return style.number(a, style.decibels) + style.pair + style.number(b, style.decibels)
         }
     }
 
+    /// As a JSON value; nil leaves the key out.
+    var json: String? { written(.json) }
+    /// As a CSV field, before quoting.
+    var csv: String { written(.csv) ?? "" }
+    /// As a cell of the terminal's table.
+    var text: String { written(.textTable) ?? "" }
     /// As the content of an HTML table cell, escaped.
-    var html: String {
-        switch self {
-        case .absent: return ""
-        case .unmeasured: return "–"
-        case .text(let s): return htmlEscape(s)
-        case .flag, .count, .bytes, .percent, .similarity: return text
-        case .decibels(let v): return fixed(v, 2)
-        case .size(let w, let h): return "\(w)×\(h)"
-        case .decibelPair(let a, let b): return fixed(a, 2) + " / " + fixed(b, 2)
-        }
-    }
+    var html: String { written(.htmlTable) ?? "" }
 }

@@ -12,12 +12,8 @@ public struct ImageRecord: Sendable {
 
     public init(file: String, error: String?, report: ConversionReport?, quality: QualityReport?, alignment: Int,
                 peakRSS: Int) {
-        self.file = file
-        self.error = error
-        self.report = report
-        self.quality = quality
-        self.alignment = alignment
-        self.peakRSS = peakRSS
+        (self.file, self.error, self.report, self.quality, self.alignment, self.peakRSS) =
+            (file, error, report, quality, alignment, peakRSS)
     }
 
     public var g: PlaneGeometry? { report?.geometry }
