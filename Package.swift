@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "yuvconv", targets: ["yuvconv"]),
         .library(name: "YUVCore", targets: ["YUVCore"]),
         .library(name: "YUVIO", targets: ["YUVIO"]),
+        .library(name: "YUVReport", targets: ["YUVReport"]),
     ],
     targets: [
         .systemLibrary(name: "CJPEG", path: "Sources/CJPEG", pkgConfig: "libjpeg",
@@ -24,10 +25,12 @@ let package = Package(
         .target(name: "CSIMD", path: "Sources/CSIMD"),
         .target(name: "YUVCore", dependencies: ["CSIMD"], path: "Sources/YUVCore", swiftSettings: optimise),
         .target(name: "YUVIO", dependencies: ["YUVCore", "CShims", "CTurboJPEG"], path: "Sources/YUVIO"),
-        .executableTarget(name: "yuvconv", dependencies: ["YUVCore", "YUVIO"], path: "Sources/yuvconv"),
+        .target(name: "YUVReport", dependencies: ["YUVCore", "YUVIO"], path: "Sources/YUVReport"),
+        .executableTarget(name: "yuvconv", dependencies: ["YUVCore", "YUVIO", "YUVReport"], path: "Sources/yuvconv"),
         .executableTarget(name: "yuvbench", dependencies: ["YUVCore"], path: "Sources/yuvbench"),
         .testTarget(name: "YUVCoreTests", dependencies: ["YUVCore"], path: "Tests/YUVCoreTests"),
         .testTarget(name: "YUVIOTests", dependencies: ["YUVCore", "YUVIO", "CTurboJPEG"], path: "Tests/YUVIOTests"),
+        .testTarget(name: "YUVReportTests", dependencies: ["YUVCore", "YUVIO", "YUVReport"], path: "Tests/YUVReportTests"),
         .testTarget(name: "yuvconvTests", dependencies: ["YUVCore", "YUVIO", "CShims"], path: "Tests/yuvconvTests"),
     ],
     swiftLanguageModes: [.v6]

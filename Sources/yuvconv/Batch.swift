@@ -6,6 +6,7 @@ import Darwin
 import Synchronization
 import YUVCore
 import YUVIO
+import YUVReport
 
 /// One file of a batch: where it came from and where it goes.
 struct BatchItem {

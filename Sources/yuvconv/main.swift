@@ -5,6 +5,7 @@ import Darwin
 #endif
 import YUVCore
 import YUVIO
+import YUVReport
 
 let version = "0.1.0"
 

@@ -1,0 +1,77 @@
+import YUVCore
+
+/// One column's value for one image or for the totals, typed: each format writes a kind its own way
+/// (a byte count is digits in JSON and CSV, "1.5 MiB" in the tables; a PSNR has 4 decimals in JSON and
+/// CSV, 1 in the terminal's narrow table and 2 in HTML).
+public enum Cell: Sendable, Equatable {
+    /// Does not apply (a failed image's measures, a converted image's error): JSON leaves the key out,
+    /// the other formats leave the cell empty.
+    case absent
+    /// Applies but was not measured: JSON null, CSV empty, a dash in the tables.
+    case unmeasured
+    case text(String)
+    case flag(Bool)
+    case count(Int)
+    case bytes(Int)
+    /// A saving, in percent: 2 decimals in JSON and CSV, 1 and "%" in the tables.
+    case percent(Double)
+    /// A PSNR: 4 decimals in JSON and CSV, 1 in the text table, 2 in HTML; +∞ (identical planes) is "inf"
+    /// (JSON: null).
+    case decibels(Double)
+    /// An SSIM: 6 decimals in JSON and CSV, 4 in the tables.
+    case similarity(Double)
+    /// W×H.
+    case size(width: Int, height: Int)
+    /// Two PSNRs side by side (Cb / Cr).
+    case decibelPair(Double, Double)
+}
+
+/// How one format writes cells: its quoting of text, its numbers, and its precision for each kind of value.
+struct CellStyle: Sendable {
+    let text: @Sendable (String) -> String
+    let number: @Sendable (Double, Int) -> String
+    let bytes: @Sendable (Int) -> String
+    let percent: (decimals: Int, suffix: String)
+    let decibels: Int
+    let similarity: Int
+    let unmeasured: String
+    /// Between W and H, and between the two PSNRs of a pair.
+    let by: String, pair: String
+
+    static let json = CellStyle(text: jsonString, number: jsonNumber, bytes: { "\($0)" }, percent: (2, ""), decibels: 4,
+                                similarity: 6, unmeasured: "null", by: "x", pair: "/")
+    static let csv = CellStyle(text: { $0 }, number: fixed, bytes: { "\($0)" }, percent: (2, ""), decibels: 4,
+                               similarity: 6, unmeasured: "", by: "x", pair: "/")
+    static let textTable = CellStyle(text: { $0 }, number: fixed, bytes: formatBytes, percent: (1, "%"), decibels: 1,
+                                     similarity: 4, unmeasured: "-", by: "x", pair: "/")
+    static let htmlTable = CellStyle(text: htmlEscape, number: fixed, bytes: formatBytes, percent: (1, "%"), decibels: 2,
+                                     similarity: 4, unmeasured: "–", by: "×", pair: " / ")
+}
+
+extension Cell {
+    /// The cell as `style` writes it; nil when it does not apply.
+    func written(_ style: CellStyle) -> String? {
+        switch self {
+        case .absent: return nil
+        case .unmeasured: return style.unmeasured
+        case .text(let s): return style.text(s)
+        case .flag(let b): return b ? "true" : "false"
+        case .count(let n): return "\(n)"
+        case .bytes(let n): return style.bytes(n)
+        case .percent(let v): return style.number(v, style.percent.decimals) + style.percent.suffix
+        case .decibels(let v): return style.number(v, style.decibels)
+        case .similarity(let v): return style.number(v, style.similarity)
+        case .size(let w, let h): return style.text("\(w)\(style.by)\(h)")
+        case .decibelPair(let a, let b): return style.number(a, style.decibels) + style.pair + style.number(b, style.decibels)
+        }
+    }
+
+    /// As a JSON value; nil leaves the key out.
+    var json: String? { written(.json) }
+    /// As a CSV field, before quoting.
+    var csv: String { written(.csv) ?? "" }
+    /// As a cell of the terminal's table.
+    var text: String { written(.textTable) ?? "" }
+    /// As the content of an HTML table cell, escaped.
+    var html: String { written(.htmlTable) ?? "" }
+}

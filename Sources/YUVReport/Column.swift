@@ -1,0 +1,116 @@
+import YUVCore
+import YUVIO
+
+/// One column of the report: its name in JSON and CSV, its heading in the tables, its value for an image
+/// and how it is totalled. Every format walks `Column.all` in order and takes the columns it shows.
+public struct Column: Sendable {
+    /// The JSON key and CSV heading; nil for a column only the tables show.
+    public let key: String?
+    /// CSV shows it too (JSON shows every column with a key).
+    public let inCSV: Bool
+    /// The terminal table's heading and width; left-aligned columns are shortened to fit.
+    public let text: TextHeading?
+    /// The HTML table's heading.
+    public let html: String?
+    public let value: @Sendable (ImageRecord) -> Cell
+    public let total: Total?
+
+    public struct TextHeading: Sendable {
+        public let heading: String
+        public let width: Int
+        public let left: Bool
+    }
+
+    /// How a column is totalled.
+    public enum Total: Sendable {
+        /// Text naming the totals row rather than a measure (CSV writes it; JSON names its totals object
+        /// by its own fields and HTML heads the row "total").
+        case caption(@Sendable (Totals) -> String)
+        /// One total.
+        case sum(@Sendable (Totals) -> Cell)
+        /// A quality measure: its worst (lowest) and median over the images.
+        case spread(@Sendable (QualityReport) -> Cell)
+    }
+
+    init(_ key: String?, csv: Bool = true, text: (String, Int)? = nil, left: Bool = false, html: String? = nil,
+         total: Total? = nil, _ value: @escaping @Sendable (ImageRecord) -> Cell) {
+        self.key = key
+        self.inCSV = key != nil && csv
+        self.text = text.map { TextHeading(heading: $0.0, width: $0.1, left: left) }
+        self.html = html
+        self.total = total
+        self.value = value
+    }
+
+    /// A column of converted images only (absent for a failed one).
+    static func converted(_ key: String?, csv: Bool = true, text: (String, Int)? = nil, html: String? = nil,
+                          total: Total? = nil, _ value: @escaping @Sendable (ImageRecord, ConversionReport) -> Cell) -> Column {
+        Column(key, csv: csv, text: text, html: html, total: total) { r in r.report.map { value(r, $0) } ?? .absent }
+    }
+
+    /// A quality measure: unmeasured when the image has no quality figures; totalled as worst and median.
+    static func quality(_ key: String, text: (String, Int)? = nil, html: String? = nil,
+                        _ measure: @escaping @Sendable (QualityReport) -> Cell) -> Column {
+        converted(key, text: text, html: html, total: .spread(measure)) { r, _ in r.quality.map(measure) ?? .unmeasured }
+    }
+
+    /// A pair of quality measures only the tables show (they have no key and no total).
+    static func qualityCell(text: (String, Int)? = nil, html: String? = nil,
+                            _ cell: @escaping @Sendable (QualityReport) -> Cell) -> Column {
+        converted(nil, text: text, html: html) { r, _ in r.quality.map(cell) ?? .unmeasured }
+    }
+
+    /// The report's columns, in the order every format writes them.
+    public static let all: [Column] = [
+        Column("file", text: ("file", 22), left: true, html: "file",
+               total: .caption { "TOTAL (\($0.images) images, \($0.failed) failed)" }) { .text($0.file) },
+        Column("ok", total: .caption { $0.failed == 0 ? "true" : "false" }) { .flag($0.report != nil) },
+        Column("error") { r in r.error.map { .text($0) } ?? .absent },
+        converted(nil, text: ("size", 10), html: "size") { _, rep in .size(width: rep.geometry.width, height: rep.geometry.height) },
+        converted(nil, html: "source") { _, rep in .text(rep.info.container.rawValue + " " + rep.info.sampling) },
+        converted("format") { _, rep in .text(rep.info.container.rawValue) },
+        converted("width") { _, rep in .count(rep.geometry.width) },
+        converted("height") { _, rep in .count(rep.geometry.height) },
+        converted("pixels", csv: false, total: .sum { .count($0.pixels) }) { _, rep in .count(rep.geometry.pixels) },
+        converted("source_sampling") { _, rep in .text(rep.info.sampling) },
+        converted("file_bytes") { _, rep in .bytes(rep.inputBytes) },
+        converted(nil, html: "output") { _, rep in .text(rep.layout.rawValue + " " + rep.spec.description) },
+        converted("layout") { _, rep in .text(rep.layout.rawValue) },
+        converted("matrix") { _, rep in .text(rep.spec.matrix.rawValue) },
+        converted("range") { _, rep in .text(rep.spec.range.rawValue) },
+        converted("path", html: "path") { _, rep in .text(rep.path) },
+        converted("orientation", csv: false) { _, rep in .count(rep.orientation.exif) },
+        converted("rgba_bytes", text: ("RGBA", 10), html: "RGBA", total: .sum { .bytes($0.rgba) }) { _, rep in
+            .bytes(rep.geometry.rgbaBytes)
+        },
+        converted("rgb_bytes", total: .sum { .bytes($0.rgb) }) { _, rep in .bytes(rep.geometry.rgbBytes) },
+        converted("yuv_bytes", text: ("YUV", 10), html: "YUV", total: .sum { .bytes($0.yuv) }) { r, _ in .bytes(r.yuvBytes) },
+        converted("alignment", csv: false) { r, _ in .count(r.alignment) },
+        converted("yuv_aligned_bytes", total: .sum { .bytes($0.aligned) }) { r, _ in .bytes(r.alignedBytes) },
+        converted("alpha_bytes", csv: false) { _, rep in .bytes(rep.alphaBytes) },
+        converted("saving_vs_rgba_bytes", total: .sum { .bytes($0.savingRGBA.bytes) }) { r, _ in .bytes(r.savingRGBA.bytes) },
+        converted("saving_vs_rgba_percent", text: ("saved", 7), html: "saved", total: .sum { .percent($0.savingRGBA.percent) }) {
+            r, _ in .percent(r.savingRGBA.percent)
+        },
+        converted("saving_vs_rgb_bytes", total: .sum { .bytes($0.savingRGB.bytes) }) { r, _ in .bytes(r.savingRGB.bytes) },
+        converted("saving_vs_rgb_percent", total: .sum { .percent($0.savingRGB.percent) }) { r, _ in .percent(r.savingRGB.percent) },
+        quality("psnr_y_db", text: ("PSNR Y", 7), html: "PSNR Y dB") { .decibels($0.psnrY) },
+        // The narrow table shows the worse chroma plane; HTML shows both.
+        qualityCell(text: ("Cb/Cr", 7)) { .decibels(min($0.psnrCb, $0.psnrCr)) },
+        qualityCell(html: "PSNR Cb / Cr dB") { .decibelPair($0.psnrCb, $0.psnrCr) },
+        quality("psnr_cb_db") { .decibels($0.psnrCb) },
+        quality("psnr_cr_db") { .decibels($0.psnrCr) },
+        quality("psnr_rgb_db") { .decibels($0.psnrRGB) },
+        quality("ssim_y", text: ("SSIM", 7), html: "SSIM Y") { .similarity($0.ssimY) },
+        converted("conversion_buffers_bytes") { _, rep in .bytes(rep.ledgerPeakBytes) },
+        converted("peak_rss_bytes", html: "peak RSS") { r, _ in .bytes(r.peakRSS) },
+        converted("naive_peak_bytes") { r, _ in .bytes(r.naivePeak) },
+        converted("warnings", csv: false) { _, rep in .count(rep.warnings) },
+    ]
+
+    /// The columns JSON writes (with a key), CSV writes, and the two tables show.
+    public static var json: [Column] { all.filter { $0.key != nil } }
+    public static var csv: [Column] { all.filter { $0.inCSV } }
+    public static var textTable: [Column] { all.filter { $0.text != nil } }
+    public static var htmlTable: [Column] { all.filter { $0.html != nil } }
+}

@@ -1,0 +1,86 @@
+import YUVCore
+
+// The HTML report: the totals, a bar chart of RGBA against YUV per image, and a table of the columns with an
+// HTML heading, with a footer row of totals.
+
+/// A row of the table: each column's cell, escaped.
+func htmlRow(_ cells: [String]) -> String { "<tr>" + cells.map { "<td>\($0)</td>" }.joined() + "</tr>" }
+
+/// The footer row: "total", each summed column, each quality measure's worst.
+func htmlTotals(_ t: Totals, _ columns: [Column]) -> String {
+    htmlRow(columns.enumerated().map { i, c in
+        if i == 0 { return "total" }
+        switch c.total {
+        case .sum(let total)?: return total(t).html
+        case .spread(let measure)?: return (t.worst.map(measure) ?? .unmeasured).html + " (worst)"
+        case .caption?, nil: return ""
+        }
+    })
+}
+
+public func htmlReport(_ records: [ImageRecord], _ t: Totals) -> String {
+    let ok = records.filter { $0.report != nil }
+    let maxBytes = max(1, ok.map { $0.g!.rgbaBytes }.max() ?? 1)
+    let barH = 22, gap = 10, labelW = 220, chartW = 520
+    let height = ok.count * (2 * barH + gap) + 40
+    var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(labelW + chartW + 140)\" height=\"\(height)\" "
+        + "role=\"img\" aria-label=\"RGBA versus YUV memory per image\">"
+    svg += "<rect x=\"\(labelW)\" y=\"4\" width=\"12\" height=\"12\" fill=\"#c0504d\"/><text x=\"\(labelW + 18)\" y=\"14\">RGBA</text>"
+    svg += "<rect x=\"\(labelW + 80)\" y=\"4\" width=\"12\" height=\"12\" fill=\"#4f81bd\"/><text x=\"\(labelW + 98)\" y=\"14\">YUV</text>"
+    for (i, r) in ok.enumerated() {
+        let y = 30 + i * (2 * barH + gap)
+        let g = r.g!
+        let wa = max(1, chartW * g.rgbaBytes / maxBytes), wy = max(1, chartW * r.yuvBytes / maxBytes)
+        svg += "<text x=\"\(labelW - 8)\" y=\"\(y + barH + 4)\" text-anchor=\"end\">\(htmlEscape(shorten(r.file, 30)))</text>"
+        svg += "<rect x=\"\(labelW)\" y=\"\(y)\" width=\"\(wa)\" height=\"\(barH - 2)\" fill=\"#c0504d\"/>"
+        svg += "<text x=\"\(labelW + wa + 6)\" y=\"\(y + barH - 7)\">\(formatBytes(g.rgbaBytes))</text>"
+        svg += "<rect x=\"\(labelW)\" y=\"\(y + barH)\" width=\"\(wy)\" height=\"\(barH - 2)\" fill=\"#4f81bd\"/>"
+        svg += "<text x=\"\(labelW + wy + 6)\" y=\"\(y + 2 * barH - 7)\">\(formatBytes(r.yuvBytes)) (−\(fixed(r.savingRGBA.percent, 1))%)</text>"
+    }
+    svg += "</svg>"
+    let columns = Column.htmlTable
+    var rows = ""
+    for r in records {
+        guard r.report != nil else {
+            rows += "<tr class=\"err\"><td>\(htmlEscape(r.file))</td><td colspan=\"\(columns.count - 1)\">error: \(htmlEscape(r.error ?? ""))</td></tr>\n"
+            continue
+        }
+        rows += htmlRow(columns.map { $0.value(r).html }) + "\n"
+    }
+    let quality = t.worst.map { w in
+        "<p>Quality: PSNR Y worst \(fixed(w.psnrY, 2)) dB, median \(fixed(t.median!.psnrY, 2)) dB; "
+            + "SSIM Y worst \(fixed(w.ssimY, 4)), median \(fixed(t.median!.ssimY, 4)).</p>"
+    } ?? ""
+    return """
+        <!DOCTYPE html>
+        <html lang="en">
+        <head>
+        <meta charset="utf-8"/>
+        <title>yuvconv memory report</title>
+        <style>
+        body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #222; }
+        table { border-collapse: collapse; margin-top: 1em; }
+        th, td { border: 1px solid #ccc; padding: 4px 8px; text-align: right; white-space: nowrap; }
+        td:first-child { white-space: normal; word-break: break-all; }
+        th:first-child, td:first-child { text-align: left; }
+        tr.err td { color: #a00; text-align: left; }
+        svg text { font: 12px system-ui, sans-serif; fill: #222; }
+        .total { font-size: 1.2em; }
+        </style>
+        </head>
+        <body>
+        <h1>yuvconv memory report</h1>
+        <p class="total">\(t.images) image\(t.images == 1 ? "" : "s")\(t.failed > 0 ? " (\(t.failed) failed)" : ""), \(formatFixed(Double(t.pixels) / 1e6, decimals: 1)) megapixels:
+        RGBA \(formatBytes(t.rgba)) → YUV \(formatBytes(t.yuv)), saving \(formatBytes(t.savingRGBA.bytes)) (\(fixed(t.savingRGBA.percent, 1))%).</p>
+        \(quality)
+        \(svg)
+        <table>
+        <thead><tr>\(columns.map { "<th>\(htmlEscape($0.html!))</th>" }.joined())</tr></thead>
+        <tbody>
+        \(rows)</tbody>
+        <tfoot>\(htmlTotals(t, columns))</tfoot>
+        </table>
+        </body>
+        </html>
+        """
+}

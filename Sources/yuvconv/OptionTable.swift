@@ -1,0 +1,235 @@
+import YUVCore
+import YUVIO
+import YUVReport
+
+/// One command-line option: the names it answers to, whether it takes a value, its help, and what it does.
+/// The table (`OptionSpec.groups`) drives the parser, the "takes no value" check and the help's option lines.
+struct OptionSpec: Sendable {
+    /// Every name it answers to. The help shows the first short (-x) and the first long (--name) one;
+    /// further names are aliases (--pix_fmt, FFmpeg's spelling).
+    let names: [String]
+    /// The value's placeholder in the help (PATH, N); nil for a flag, which takes no value.
+    let value: String?
+    /// Its help, a line per line of the help text.
+    let help: [String]
+    /// A short option whose value may be joined to it: -ofile, -j4.
+    let joinsValue: Bool
+    /// Applies it: the option as written (for messages) and its value ("" for a flag).
+    let apply: @Sendable (inout Options, _ flag: String, _ value: String) throws(UsageError) -> Void
+
+    /// An option that takes a value.
+    init(_ names: [String], _ value: String, joined: Bool = false, _ help: [String],
+         _ apply: @escaping @Sendable (inout Options, _ flag: String, _ value: String) throws(UsageError) -> Void) {
+        (self.names, self.value, self.help, self.joinsValue, self.apply) = (names, value, help, joined, apply)
+    }
+
+    /// A flag.
+    init(_ names: [String], _ help: [String], _ set: @escaping @Sendable (inout Options) -> Void) {
+        (self.names, self.value, self.help, self.joinsValue) = (names, nil, help, false)
+        self.apply = { o, _, _ in set(&o) }
+    }
+
+    /// The help's line for it: names and placeholder, then the help from column 27.
+    var helpLines: String {
+        let short = names.first { !$0.hasPrefix("--") }, long = names.first { $0.hasPrefix("--") }
+        let label = "  " + (short.map { $0 + (long == nil ? "" : ", ") } ?? "    ") + (long ?? "")
+            + (value.map { " " + $0 } ?? "")
+        let indent = String(repeating: " ", count: 27)
+        return help.enumerated().map { i, line in
+            i == 0 ? label + String(repeating: " ", count: max(1, 27 - label.count)) + line : indent + line
+        }.joined(separator: "\n")
+    }
+
+    /// A value that is one of a set of names: `parse` it, or say which names there are.
+    static func named<T>(_ text: String, _ what: String, _ choices: String, _ parse: (String) -> T?) throws(UsageError) -> T {
+        guard let v = parse(text) else { throw UsageError(message: "unknown \(what) '\(text)' (\(choices))") }
+        return v
+    }
+
+    /// A whole number within `range`.
+    static func number(_ flag: String, _ text: String, _ range: ClosedRange<Int>) throws(UsageError) -> Int {
+        guard let n = Int(text), range.contains(n) else {
+            throw UsageError(message: "\(flag) needs a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+        }
+        return n
+    }
+
+    /// Every option by every name.
+    static let byName: [String: OptionSpec] = Dictionary(uniqueKeysWithValues: groups.flatMap { group in
+        group.options.flatMap { option in option.names.map { ($0, option) } }
+    })
+
+    /// The options, in the help's groups.
+    static let groups: [OptionGroup] = [
+        OptionGroup("Conversion:", [
+            OptionSpec(["-o", "--output"], "PATH", joined: true,
+                       ["where to write; - is standard output; with many files, the output folder",
+                        "(DIR/, made if missing)"]) { o, _, v throws(UsageError) in
+                if o.output != nil { throw UsageError(message: "only one output (-o) may be given") }
+                o.output = v
+            },
+            OptionSpec(["-f", "--format"], "FMT",
+                       ["nv12 (default), nv21, yuv420p (alias i420), yv12;",
+                        "y4m: a YUV4MPEG2 file (yuv420p, C420jpeg, XCOLORRANGE; no matrix tag);",
+                        "png: RGB drawn back through the exact inverse (nearest chroma), to look at;",
+                        "jpeg: compressed straight from the 4:2:0 planes, no RGB. A JPEG is JFIF,",
+                        "BT.601 full range, by definition: --matrix and --range are then ignored.",
+                        "Without --format the output's extension decides:",
+                        ".nv12 .nv21 .yuv .i420 .yv12 .y4m .png .jpg .jpeg (any other is",
+                        "refused; no extension, - and devices get nv12). In a batch each",
+                        "output name (--name) decides the same way"]) { o, _, v throws(UsageError) in
+                o.format = try named(v, "format", OutputFormat.names) { OutputFormat(name: $0) }
+            },
+            OptionSpec(["--matrix"], "M", ["bt709 (default), bt601, bt2020 (non-constant luminance)"]) { o, _, v throws(UsageError) in
+                o.spec.matrix = try named(v, "matrix", "bt709, bt601, bt2020") { ColorMatrix(name: $0) }
+            },
+            OptionSpec(["--range"], "R", ["full (default, 0–255) or limited (Y 16–235, C 16–240)"]) { o, _, v throws(UsageError) in
+                o.spec.range = try named(v, "range", "full, limited") { ColorRange(name: $0) }
+            },
+            OptionSpec(["--quality"], "Q", ["JPEG quality 1-100 (default 90)"]) { o, flag, v throws(UsageError) in
+                o.quality = try number(flag, v, 1...100)
+            },
+            OptionSpec(["--alpha"], "MODE",
+                       ["ignore (default: the contract converts colour as stored); keep: an A plane",
+                        "(W×H) after the 4:2:0 planes — yuva420p, or NV12 + A (\"nv12a\"), raw outputs",
+                        "only; flatten[=#RRGGBB]: composite over a colour (default white) first;",
+                        "premultiply: colour × alpha first (both rounded half up to the",
+                        "source's 8 or 16 bits)"]) { o, _, v throws(UsageError) in
+                guard let mode = parseAlpha(v) else {
+                    throw UsageError(message: "unknown alpha mode '\(v)' (ignore, keep, flatten, flatten=#RRGGBB, premultiply)")
+                }
+                o.alpha = mode
+            },
+            OptionSpec(["--orientation"], "M",
+                       ["auto (default): apply the EXIF orientation (JPEG Exif, PNG eXIf) first, so",
+                        "the output is upright as viewers show it (a turned picture is held whole",
+                        "while it is turned); ignore: convert the samples as stored (yuvref's output)"]) { o, _, v throws(UsageError) in
+                o.orientation = try named(v, "orientation mode", "auto, ignore") { OrientationMode(rawValue: $0) }
+            },
+            OptionSpec(["--jpeg-path"], "P",
+                       ["direct (default): convert a JPEG from its own YCbCr planes, never building",
+                        "RGB (4:2:0 to bt601 full is then the decoder's planes, byte for byte);",
+                        "rgb: decode to RGB first, then convert exactly"]) { o, _, v throws(UsageError) in
+                o.jpegPath = try named(v, "JPEG path", "direct, rgb") { JPEGPath(rawValue: $0) }
+            },
+            OptionSpec(["-y", "--force"], ["replace an existing output file (inputs are never overwritten)"]) { $0.force = true },
+            OptionSpec(["--max-pixels"], "N", ["refuse images with more pixels than N (default 268435456 = 16384²)"]) {
+                o, flag, v throws(UsageError) in o.maxPixels = try number(flag, v, 1...Int.max)
+            },
+            OptionSpec(["--max-scans"], "N",
+                       ["refuse progressive JPEGs with more than N scans (default 500, as",
+                        "libjpeg-turbo's tools; real files have about 10)"]) { o, flag, v throws(UsageError) in
+                o.maxScans = try number(flag, v, 1...1_000_000)
+            },
+            OptionSpec(["--allow-truncated"], ["accept a JPEG whose data ends early or is damaged (libjpeg fills grey)"]) {
+                $0.allowTruncated = true
+            },
+            OptionSpec(["-q", "--quiet"], ["no per-image line on standard error"]) { $0.quiet = true },
+        ]),
+        OptionGroup("YUV as input (to another layout, Y4M, PNG or JPEG):", [
+            OptionSpec(["-s", "--size"], "WxH", ["the raw input's size (a .y4m file carries its own)"]) { o, _, text throws(UsageError) in
+                let p = text.lowercased().split(separator: "x", omittingEmptySubsequences: false).map { Int($0) }
+                guard p.count == 2, let w = p[0], let h = p[1], w > 0, h > 0 else {
+                    throw UsageError(message: "--size takes WIDTHxHEIGHT, not '\(text)'")
+                }
+                guard !w.multipliedReportingOverflow(by: h).overflow else {
+                    throw UsageError(message: "--size \(text) is more pixels than any picture can have")
+                }
+                o.inputSize = (w, h)
+            },
+            OptionSpec(["--pix-fmt", "--pix_fmt"], "FMT",
+                       ["the raw input's layout (default: from its extension, else nv12);",
+                        "--matrix and --range then describe the input (Y4M: XCOLORRANGE wins)"]) { o, _, v throws(UsageError) in
+                o.inputLayout = try named(v, "input pixel format", "nv12, nv21, yuv420p, i420, yv12") { PixelLayout(name: $0) }
+            },
+        ]),
+        OptionGroup("Many files:", [
+            OptionSpec(["-r", "--recursive"], ["go into subfolders too (a folder gives its .jpg/.jpeg/.png files)"]) {
+                $0.recursive = true
+            },
+            OptionSpec(["--files-from"], "FILE", ["also take the paths listed in FILE, one a line (- reads standard input)"]) {
+                o, _, v in o.filesFrom = v
+            },
+            OptionSpec(["-0", "--null"], ["the list is NUL-separated (find -print0)"]) { $0.nulSeparated = true },
+            OptionSpec(["--name"], "TEMPLATE",
+                       ["output names: {stem} {name} {ext} {format} {dir} (default {stem}.{ext});",
+                        "{dir} is the input's folder below the folder given — \"dir/\" its contents,",
+                        "\"dir\" the folder itself, as rsync reads them — to mirror a tree"]) { o, _, v in o.nameTemplate = v },
+            OptionSpec(["-j", "--jobs"], "N", joined: true,
+                       ["convert N files at once, one thread each (default: all cores)"]) { o, flag, v throws(UsageError) in
+                o.jobs = try number(flag, v, 1...1024)
+            },
+            OptionSpec(["-u", "--update"], ["convert only when the output is missing or older than the input"]) { $0.update = true },
+            OptionSpec(["--fail-fast"], ["stop at the first failure"]) { $0.failFast = true },
+            OptionSpec(["--shard"], "K/N", ["take the K-th of N shares of the sorted input list (CI fleets)"]) {
+                o, _, text throws(UsageError) in
+                let parts = text.split(separator: "/").map { Int($0) }
+                guard parts.count == 2, let k = parts[0], let n = parts[1], n >= 1, k >= 1, k <= n else {
+                    throw UsageError(message: "--shard takes K/N with 1 ≤ K ≤ N, not '\(text)'")
+                }
+                o.shard = (k, n)
+            },
+        ], note: ["A failing file never stops the others; a summary lists every failure. The first SIGINT/SIGTERM",
+                  "stops starting files, removes unfinished ones, prints the summary and exits 130/143."]),
+        OptionGroup("Report (with `report`, or alongside a conversion):", [
+            OptionSpec(["--report"], "FMT",
+                       ["text, json (JSON Lines), csv or html: per image the memory as RGBA, RGB and",
+                        "YUV, the saving, PSNR of Y, Cb, Cr and the RGB round trip, SSIM of Y, what",
+                        "the conversion used; then totals. To standard output (standard error when",
+                        "the data goes to -o -)"]) { o, _, v throws(UsageError) in
+                o.reportFormat = try named(v, "report format", "text, json, csv, html") { ReportFormat(rawValue: $0) }
+            },
+            OptionSpec(["--report-file"], "PATH", ["write it to PATH instead (never replaces a file without --force)"]) {
+                o, _, v in o.reportFile = v
+            },
+            OptionSpec(["--align"], "N",
+                       ["pad every row of every plane of a raw output to a multiple of N bytes",
+                        "(CoreVideo and GPUs: 64; the report's aligned size is then the file's",
+                        "size). Without it outputs are tight and the report's aligned size is for 64"]) {
+                o, flag, v throws(UsageError) in
+                o.alignment = try number(flag, v, 1...4096)
+                o.alignGiven = true
+            },
+        ]),
+        OptionGroup(nil, [
+            OptionSpec(["-h", "--help"], ["this text"]) { $0.showHelp = true },
+            OptionSpec(["-V", "--version"], ["the version"]) { $0.showVersion = true },
+        ]),
+    ]
+}
+
+/// Options under a heading in the help, with a note after them.
+struct OptionGroup: Sendable {
+    let title: String?
+    let options: [OptionSpec]
+    let note: [String]
+
+    init(_ title: String?, _ options: [OptionSpec], note: [String] = []) {
+        (self.title, self.options, self.note) = (title, options, note)
+    }
+
+    var help: String {
+        ((title.map { [$0] } ?? []) + options.map(\.helpLines) + note.map { "  " + $0 }).joined(separator: "\n")
+    }
+}
+
+let helpText = """
+    yuvconv — convert JPEG and PNG images to exact 8-bit YUV 4:2:0 (NV12 and friends)
+
+    Usage:
+      yuvconv [convert] INPUT -o OUTPUT [options]
+      yuvconv convert INPUT... DIR/... -o OUTDIR/ [options]          many files
+      yuvconv report FILE... [--report FMT] [--report-file PATH]      memory and quality, nothing written
+      yuvconv --help | --version
+
+    INPUT is a JPEG or PNG file (recognised by its content), raw YUV with --size, a .y4m file, or - for
+    standard input. OUTPUT is a file, or - for standard output. Raw layouts are planes, tightly packed, no
+    header: ffmpeg -f rawvideo -pix_fmt FORMAT -s WxH -i OUTPUT reads them.
+
+    \(OptionSpec.groups.map(\.help).joined(separator: "\n\n"))
+
+    Every value is the exact result of the conversion contract (round half up on the exact rational),
+    bit for bit (of the flattened or premultiplied colours with --alpha). No colour management is applied.
+
+    Exit status: 0 done, 1 an input could not be converted or an output not written, 2 usage error.
+    """

@@ -1,0 +1,213 @@
+import XCTest
+import YUVCore
+import YUVIO
+import YUVReport
+
+/// The report's four formats rendered from records made here, without the binary: what each writes for a
+/// converted, an unmeasured and a failed image, and that the totals land under the right column.
+final class RenderTests: XCTestCase {
+    /// The package's root, from this file's path.
+    static let root: String = {
+        var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast(3)
+        return parts.joined(separator: "/")
+    }()
+
+    /// A record of `file` converted in memory (the real `ConversionReport`), with the quality and peak given.
+    func converted(_ file: String, layout: PixelLayout = .nv12, quality: QualityReport?, alignment: Int = 64,
+                   peakRSS: Int = 10_000_000) throws -> ImageRecord {
+        let path = RenderTests.root + "/Fixtures/corpus/" + file
+        let c = try convertFile(path: path, spec: ConversionSpec(), layout: layout)
+        return ImageRecord(file: file, error: nil, report: c.report, quality: quality, alignment: alignment, peakRSS: peakRSS)
+    }
+
+    let failed = ImageRecord(file: "dir/a,\"b\" <c>.png", error: "cannot open: No such file or directory", report: nil,
+                             quality: nil, alignment: 64, peakRSS: 0)
+    let q1 = QualityReport(psnrY: 50.123456, psnrCb: .infinity, psnrCr: 40.5, psnrRGB: 38.25, ssimY: 0.9987654)
+    let q2 = QualityReport(psnrY: 44.0, psnrCb: 41.0, psnrCr: 43.0, psnrRGB: 36.0, ssimY: 0.998)
+
+    /// One CSV line's fields (RFC 4180 quoting).
+    func csvFields(_ line: Substring) -> [String] {
+        var fields: [String] = [], field = "", quoted = false, chars = Array(line), i = 0
+        while i < chars.count {
+            let c = chars[i]
+            if quoted {
+                if c == "\"" {
+                    if i + 1 < chars.count && chars[i + 1] == "\"" { field.append("\""); i += 1 } else { quoted = false }
+                } else {
+                    field.append(c)
+                }
+            } else if c == "\"" {
+                quoted = true
+            } else if c == "," {
+                fields.append(field)
+                field = ""
+            } else {
+                field.append(c)
+            }
+            i += 1
+        }
+        return fields + [field]
+    }
+
+    /// The CSV report as dictionaries from heading to field, with the heading.
+    func csvTable(_ records: [ImageRecord]) -> (heading: [String], rows: [[String: String]]) {
+        let lines = renderReport(records, format: .csv).split(separator: "\r\n", omittingEmptySubsequences: false)
+        let heading = csvFields(lines[0])
+        let rows = lines.dropFirst().map { line -> [String: String] in
+            let f = csvFields(line)
+            XCTAssertEqual(f.count, heading.count, "a row has as many fields as the heading: \(line)")
+            return Dictionary(uniqueKeysWithValues: zip(heading, f))
+        }
+        return (heading, rows)
+    }
+
+    /// The keys of a JSON object line, in order (the values here hold no `", "`).
+    func jsonKeys(_ line: Substring) -> [String] {
+        line.dropFirst(2).split(separator: ", \"").map { String($0.prefix { $0 != "\"" }) }
+    }
+
+    func testCSVHeadingAndJSONKeysAreTheDocumentedOnes() {
+        XCTAssertEqual(renderReport([], format: .csv).split(separator: "\r\n").first.map(String.init),
+                       "file,ok,error,format,width,height,source_sampling,file_bytes,layout,matrix,range,path,rgba_bytes,"
+                       + "rgb_bytes,yuv_bytes,yuv_aligned_bytes,saving_vs_rgba_bytes,saving_vs_rgba_percent,"
+                       + "saving_vs_rgb_bytes,saving_vs_rgb_percent,psnr_y_db,psnr_cb_db,psnr_cr_db,psnr_rgb_db,ssim_y,"
+                       + "conversion_buffers_bytes,peak_rss_bytes,naive_peak_bytes")
+        let keys = Column.all.compactMap(\.key)
+        XCTAssertEqual(Set(keys).count, keys.count, "keys are unique")
+    }
+
+    func testConvertedImageInJSON() throws {
+        let r = try converted("photos/rocket.jpg", quality: q1, alignment: 16)
+        let line = jsonLine(r)
+        XCTAssertEqual(jsonKeys(Substring(line)),
+                       ["type", "file", "ok", "format", "width", "height", "pixels", "source_sampling", "file_bytes", "layout",
+                        "matrix", "range", "path", "orientation", "rgba_bytes", "rgb_bytes", "yuv_bytes", "alignment",
+                        "yuv_aligned_bytes", "alpha_bytes", "saving_vs_rgba_bytes", "saving_vs_rgba_percent",
+                        "saving_vs_rgb_bytes", "saving_vs_rgb_percent", "psnr_y_db", "psnr_cb_db", "psnr_cr_db",
+                        "psnr_rgb_db", "ssim_y", "conversion_buffers_bytes", "peak_rss_bytes", "naive_peak_bytes", "warnings"])
+        let (w, h) = (640, 427), yuv = w * h + 2 * 320 * 214
+        for field in ["\"type\": \"image\"", "\"file\": \"photos/rocket.jpg\"", "\"ok\": true", "\"format\": \"JPEG\"",
+                      "\"width\": 640", "\"pixels\": \(w * h)", "\"rgba_bytes\": \(4 * w * h)", "\"yuv_bytes\": \(yuv)",
+                      "\"alignment\": 16", "\"yuv_aligned_bytes\": \(640 * h + 640 * 214)",
+                      "\"saving_vs_rgba_bytes\": \(4 * w * h - yuv)", "\"saving_vs_rgba_percent\": 62.47",
+                      "\"psnr_y_db\": 50.1235", "\"psnr_cb_db\": null", "\"psnr_cr_db\": 40.5000", "\"ssim_y\": 0.998765",
+                      "\"peak_rss_bytes\": 10000000", "\"naive_peak_bytes\": \(4 * w * h + yuv)", "\"path\": \"direct YCbCr\""] {
+            XCTAssertTrue(line.contains(field), "\(field) in \(line)")
+        }
+    }
+
+    func testFailedImageInEveryFormat() {
+        XCTAssertEqual(jsonLine(failed), "{\"type\": \"image\", \"file\": \"dir/a,\\\"b\\\" <c>.png\", \"ok\": false, "
+                       + "\"error\": \"cannot open: No such file or directory\"}")
+        XCTAssertEqual(csvRow(failed), "\"dir/a,\"\"b\"\" <c>.png\",false,cannot open: No such file or directory"
+                       + String(repeating: ",", count: 25))
+        let text = renderReport([failed], format: .text).split(separator: "\n")
+        XCTAssertEqual(text[1], "dir/a,\"b\" <c>.png     error: cannot open: No such file or directory")
+        // A long name keeps its end, cut to fit the column.
+        var long = failed
+        long.file = "a/long/folder/of/photos/IMG_0001.png"
+        XCTAssertEqual(renderReport([long], format: .text).split(separator: "\n")[1],
+                       "…/photos/IMG_0001.png error: cannot open: No such file or directory")
+        let html = renderReport([failed], format: .html)
+        XCTAssertTrue(html.contains("<tr class=\"err\"><td>dir/a,&quot;b&quot; &lt;c&gt;.png</td><td colspan=\"11\">"
+                                    + "error: cannot open: No such file or directory</td></tr>"), html)
+    }
+
+    func testUnmeasuredQualityInEveryFormat() throws {
+        let r = try converted("pngsuite/basn0g16.png", quality: nil)
+        let json = jsonLine(r)
+        for key in ["psnr_y_db", "psnr_cb_db", "psnr_cr_db", "psnr_rgb_db", "ssim_y"] {
+            XCTAssertTrue(json.contains("\"\(key)\": null"), key)
+        }
+        let row = csvTable([r]).rows[0]
+        XCTAssertEqual(row["psnr_y_db"], "")
+        XCTAssertEqual(row["ssim_y"], "")
+        XCTAssertEqual(row["error"], "")
+        XCTAssertEqual(row["rgba_bytes"], "4096")
+        let text = renderReport([r], format: .text).split(separator: "\n")
+        XCTAssertEqual(text[1], "pngsuite/basn0g16.png      32x32   4.0 KiB   1.5 KiB  62.5%      -      -      -")
+        let html = renderReport([r], format: .html)
+        XCTAssertTrue(html.contains("<td>62.5%</td><td>–</td><td>–</td><td>–</td><td>9.5 MiB</td></tr>"), html)
+    }
+
+    func testTableHeadings() {
+        let text = renderReport([], format: .text).split(separator: "\n")
+        XCTAssertEqual(text[0], "file                        size      RGBA       YUV  saved PSNR Y  Cb/Cr   SSIM")
+        XCTAssertTrue(renderReport([], format: .html).contains(
+            "<thead><tr><th>file</th><th>size</th><th>source</th><th>output</th><th>path</th><th>RGBA</th><th>YUV</th>"
+            + "<th>saved</th><th>PSNR Y dB</th><th>PSNR Cb / Cr dB</th><th>SSIM Y</th><th>peak RSS</th></tr></thead>"))
+    }
+
+    func testConvertedImageInTheTables() throws {
+        let r = try converted("photos/rocket.jpg", quality: q1)
+        let text = renderReport([r], format: .text).split(separator: "\n")
+        // The narrow table shows the worse chroma plane.
+        XCTAssertEqual(text[1], "photos/rocket.jpg        640x427   1.0 MiB 400.6 KiB  62.5%   50.1   40.5 0.9988")
+        XCTAssertEqual(text[1].count, 80)
+        let html = renderReport([r], format: .html)
+        XCTAssertTrue(html.contains("<tr><td>photos/rocket.jpg</td><td>640×427</td><td>JPEG 4:4:4</td><td>nv12 bt709 full</td>"
+                                    + "<td>direct YCbCr</td><td>1.0 MiB</td><td>400.6 KiB</td><td>62.5%</td><td>50.12</td>"
+                                    + "<td>inf / 40.50</td><td>0.9988</td><td>9.5 MiB</td></tr>"), html)
+    }
+
+    /// Two converted images and a failure: sums, the worst and the median, under their own columns.
+    func testTotalsInEveryFormat() throws {
+        let a = try converted("photos/rocket.jpg", quality: q1), b = try converted("pngsuite/basn0g16.png", quality: q2)
+        let records = [a, failed, b]
+        let rgba = 4 * 640 * 427 + 4 * 32 * 32, yuv = 640 * 427 + 2 * 320 * 214 + 32 * 32 + 2 * 16 * 16
+        let pct = formatFixed(Double(rgba - yuv) * 100 / Double(rgba), decimals: 2)
+
+        let (heading, rows) = csvTable(records)
+        XCTAssertEqual(rows.count, 4)
+        let total = rows[3]
+        XCTAssertEqual(total["file"], "TOTAL (2 images, 1 failed)")
+        XCTAssertEqual(total["ok"], "false")
+        XCTAssertEqual(total["rgba_bytes"], "\(rgba)")
+        XCTAssertEqual(total["yuv_bytes"], "\(yuv)")
+        XCTAssertEqual(total["saving_vs_rgba_bytes"], "\(rgba - yuv)")
+        XCTAssertEqual(total["saving_vs_rgba_percent"], pct)
+        XCTAssertEqual(total["psnr_y_db"], "44.0000")
+        XCTAssertEqual(total["psnr_cb_db"], "41.0000")
+        XCTAssertEqual(total["ssim_y"], "0.998000")
+        let blank = ["error", "format", "width", "height", "source_sampling", "file_bytes", "layout", "matrix", "range", "path",
+                     "conversion_buffers_bytes", "peak_rss_bytes", "naive_peak_bytes"]
+        for h in blank { XCTAssertEqual(total[h], "", h) }
+        XCTAssertEqual(heading.count, 28)
+
+        let json = renderReport(records, format: .json).split(separator: "\n")
+        XCTAssertEqual(json.count, 4)
+        XCTAssertEqual(jsonKeys(json[3]), ["type", "images", "failed", "pixels", "rgba_bytes", "rgb_bytes", "yuv_bytes",
+                                           "yuv_aligned_bytes", "saving_vs_rgba_bytes", "saving_vs_rgba_percent",
+                                           "saving_vs_rgb_bytes", "saving_vs_rgb_percent"]
+                       + ["worst", "median"].flatMap { s in
+                           ["psnr_y_db", "psnr_cb_db", "psnr_cr_db", "psnr_rgb_db", "ssim_y"].map { "\(s)_\($0)" } })
+        for field in ["\"type\": \"totals\"", "\"images\": 2", "\"failed\": 1", "\"pixels\": \(640 * 427 + 32 * 32)",
+                      "\"worst_psnr_y_db\": 44.0000", "\"median_psnr_y_db\": 47.0617", "\"median_psnr_cb_db\": null",
+                      "\"worst_ssim_y\": 0.998000", "\"saving_vs_rgba_percent\": \(pct)"] {
+            XCTAssertTrue(json[3].contains(field), "\(field) in \(json[3])")
+        }
+
+        let html = renderReport(records, format: .html)
+        XCTAssertTrue(html.contains("<tfoot><tr><td>total</td><td></td><td></td><td></td><td></td><td>\(formatBytes(rgba))</td>"
+                                    + "<td>\(formatBytes(yuv))</td><td>62.5%</td><td>44.00 (worst)</td><td></td>"
+                                    + "<td>0.9980 (worst)</td><td></td></tr></tfoot>"), html)
+
+        let text = renderReport(records, format: .text)
+        XCTAssertTrue(text.contains("total: 2 images (1 failed), 0.3 Mpx: RGBA \(formatBytes(rgba)), YUV \(formatBytes(yuv))"), text)
+        XCTAssertTrue(text.contains("quality: PSNR Y worst 44.00 / median 47.06 dB, Cb 41.00 / inf, Cr 40.50 / 41.75,"), text)
+    }
+
+    /// With no image measured, the quality totals are null (JSON), empty (CSV) or a dash (HTML).
+    func testTotalsWithoutQuality() {
+        let json = renderReport([failed], format: .json).split(separator: "\n")
+        XCTAssertEqual(json[1], "{\"type\": \"totals\", \"images\": 0, \"failed\": 1, \"pixels\": 0, \"rgba_bytes\": 0, "
+                       + "\"rgb_bytes\": 0, \"yuv_bytes\": 0, \"yuv_aligned_bytes\": 0, \"saving_vs_rgba_bytes\": 0, "
+                       + "\"saving_vs_rgba_percent\": 0.00, \"saving_vs_rgb_bytes\": 0, \"saving_vs_rgb_percent\": 0.00, "
+                       + ["worst", "median"].flatMap { s in
+                           ["psnr_y_db", "psnr_cb_db", "psnr_cr_db", "psnr_rgb_db", "ssim_y"].map { "\"\(s)_\($0)\": null" }
+                       }.joined(separator: ", ") + "}")
+        XCTAssertEqual(csvTotals(Totals([failed])), "\"TOTAL (0 images, 1 failed)\",false,,,,,,,,,,,0,0,0,0,0,0.00,0,0.00,,,,,,,,")
+        XCTAssertTrue(renderReport([failed], format: .html).contains("<td>– (worst)</td><td></td><td>– (worst)</td>"))
+    }
+}

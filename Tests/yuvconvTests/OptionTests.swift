@@ -1,0 +1,60 @@
+import Foundation
+import XCTest
+
+/// The option table: every option is in the help, flags refuse a value, values are taken inline, joined
+/// (-ofile, -j4) or from the next argument, and the messages are the ones scripts may match.
+final class OptionTests: CLITestCase {
+    static let flags = ["-y", "--force", "--allow-truncated", "-q", "--quiet", "-r", "--recursive", "-0", "--null",
+                        "-u", "--update", "--fail-fast", "-h", "--help", "-V", "--version"]
+    static let valued = ["-o", "--output", "-f", "--format", "--matrix", "--range", "--quality", "--alpha", "--orientation",
+                         "--jpeg-path", "--max-pixels", "--max-scans", "-s", "--size", "--pix-fmt", "--files-from",
+                         "--name", "-j", "--jobs", "--shard", "--report", "--report-file", "--align"]
+
+    func testHelpListsEveryOption() throws {
+        let help = String(decoding: try run(["--help"]).stdout, as: UTF8.self)
+        for name in OptionTests.flags + OptionTests.valued {
+            // An option's line: its names before column 27, where its help starts.
+            let listed = help.split(separator: "\n").contains { line in
+                let names = line.prefix(27).split(whereSeparator: { $0 == " " || $0 == "," })
+                return names.first?.hasPrefix("-") == true && names.contains(Substring(name))
+            }
+            XCTAssertTrue(listed, "\(name) has a line in --help")
+        }
+    }
+
+    func testFlagsRefuseAValueAndValuesNeedOne() throws {
+        for flag in OptionTests.flags where flag.hasPrefix("--") {
+            let r = try run([flag + "=1"])
+            XCTAssertEqual(r.status, 2, flag)
+            XCTAssertTrue(r.stderr.contains("yuvconv: error: \(flag) takes no value"), r.stderr)
+        }
+        for option in OptionTests.valued {
+            let r = try run([option])
+            XCTAssertEqual(r.status, 2, option)
+            XCTAssertTrue(r.stderr.contains("yuvconv: error: \(option) needs a value"), r.stderr)
+        }
+        let unknown = try run(["--bogus=1"])
+        XCTAssertEqual(unknown.status, 2)
+        XCTAssertTrue(unknown.stderr.contains("unknown option '--bogus=1'"), unknown.stderr)
+        // Only -o and -j take a joined value; -y -q are not bundled.
+        for arg in ["-fnv12", "-yq"] {
+            XCTAssertTrue(try run([arg]).stderr.contains("unknown option '\(arg)'"), arg)
+        }
+    }
+
+    func testValueForms() throws {
+        let jpg = fixture("photos/rocket.jpg")
+        XCTAssertEqual(try run([jpg, "-oa.nv12", "-q"]).status, 0)
+        XCTAssertEqual(try run([jpg, "--output=b.nv12", "--matrix=bt601", "-q"]).status, 0)
+        XCTAssertEqual(try run([jpg, "-o", "c.nv12", "--range", "limited", "-q"]).status, 0)
+        for name in ["a.nv12", "b.nv12", "c.nv12"] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: work.appendingPathComponent(name).path), name)
+        }
+        // -j4 as make spells it, in a batch.
+        let batch = try run(["convert", jpg, "-o", "out/", "-j2", "-q"])
+        XCTAssertEqual(batch.status, 0, batch.stderr)
+        let zero = try run(["convert", jpg, "-o", "out/", "-j0"])
+        XCTAssertEqual(zero.status, 2)
+        XCTAssertTrue(zero.stderr.contains("-j needs a whole number from 1 to 1024, not '0'"), zero.stderr)
+    }
+}
