@@ -2,11 +2,14 @@
 /// The names say source and destination. Each fast row has a scalar reference beside it
 /// (`…Reference`) that evaluates `ExactReference` pixel by pixel; the tests demand identical bytes.
 ///
-/// The integer rows are plain pointer loops over wrapping 32-bit integer arithmetic with loop-invariant
-/// constants (`KernelConstants`), written so that LLVM vectorises them. The drivers now take 8-bit pixels
-/// through the fused `SIMDKernels` pass instead; these rows remain a second, independent exact formulation
-/// of the same numbers — tested against the references over all 2^24 luma triples and every block-sum
-/// slice, and measured by `make bench` — and the constants they share are what `make prove` checks.
+/// The integer rows (`rgbToYRow`, `rgbaToYRow`, `rgbToUVRow`, `rgbaToUVRow`) are plain pointer loops over
+/// wrapping 32-bit integer arithmetic with loop-invariant constants (`KernelConstants`), written so that LLVM
+/// vectorises them. **No driver uses them**: the drivers take 8-bit pixels through the fused `SIMDKernels`
+/// pass. They are kept on purpose as test and benchmark references — a second, independent exact formulation
+/// of the same numbers, tested against the scalar references over all 2^24 luma triples and every block-sum
+/// slice, and measured by `make bench` beside the SIMD rows — and the constants they share with the SIMD
+/// rows are what `make prove` checks. The drivers' own rows here are the scalar references, the 16-bit rows,
+/// the RGB → RGBX widening and the UV merge.
 public enum RowKernels {
     // MARK: luma
 

@@ -68,14 +68,14 @@ public struct YCbCrToYUV420: Sendable {
         let chromaRows = (rowCount + 1) / 2
         let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: 2 * cw)
         defer { scratch.deallocate() }
-        let simd = is420 && !transform.isIdentity && kernels == .fast
+        // The row function, chosen once for the band (libyuv's drivers pick `*Row_AVX2`/`_C` the same way).
+        let path = rowPath
         // The SIMD rows read each chroma row with its edges replicated.
-        let padded = UnsafeMutablePointer<UInt8>.allocate(capacity: simd ? 2 * SIMDDirectRows.paddedCount(cw) : 0)
+        let padded = UnsafeMutablePointer<UInt8>.allocate(capacity: path == .simd420 ? 2 * SIMDDirectRows.paddedCount(cw) : 0)
         defer { padded.deallocate() }
         // Other samplings: per-pixel chroma rows (Cb and Cr of both luma rows) for the SIMD rows.
-        let simdGeneral = !grey && !is420 && kernels == .fast
         let pixelCount = SIMDDirectRows.pixelChromaCount(width)
-        let pixelRows = UnsafeMutablePointer<UInt8>.allocate(capacity: simdGeneral ? 4 * pixelCount : 0)
+        let pixelRows = UnsafeMutablePointer<UInt8>.allocate(capacity: path == .simdGeneral ? 4 * pixelCount : 0)
         defer { pixelRows.deallocate() }
         for r in 0..<chromaRows {
             let cy = firstRow / 2 + r
@@ -86,31 +86,27 @@ public struct YCbCrToYUV420: Sendable {
             let yOut1: UnsafeMutablePointer<UInt8>? = 2 * r + 1 < rowCount ? t.lumaRow(firstRow + ly1) : nil
             // The SIMD rows write NV12's interleaved row themselves; other layouts take uRow and vRow.
             let simdOut: SIMDKernels.ChromaOut = t.layout == .nv12 ? .interleaved(t.biPlanarRow(cy)) : .planar(uRow, vRow)
-            var interleaved = false
-            if grey {
+            switch path {
+            case .grey:
                 for x in 0..<width {
                     yOut0[x] = greyLuma[Int(yIn0[x])]
                     yOut1?[x] = greyLuma[Int(yIn1[x])]
                 }
                 uRow.update(repeating: 128, count: cw)
                 vRow.update(repeating: 128, count: cw)
-            } else if simd {
+            case .simd420:
                 let cbPad = padded, crPad = padded + SIMDDirectRows.paddedCount(cw)
                 SIMDDirectRows.padChromaRow(cb! + r * cbStride, cw, into: cbPad)
                 SIMDDirectRows.padChromaRow(cr! + r * crStride, cw, into: crPad)
                 SIMDDirectRows.rowPair(yIn0, yIn1, cbPad, crPad, yOut0, yOut1, simdOut, width, plan)
-                interleaved = t.layout == .nv12
-            } else if is420 {
-                let cbRow = cb! + r * cbStride, crRow = cr! + r * crStride
-                if transform.isIdentity {
-                    yOut0.update(from: yIn0, count: width)
-                    yOut1?.update(from: yIn1, count: width)
-                    uRow.update(from: cbRow, count: cw)
-                    vRow.update(from: crRow, count: cw)
-                } else {
-                    convert420Row(yIn0, yIn1, cbRow, crRow, yOut0, yOut1, uRow, vRow)
-                }
-            } else if simdGeneral {
+            case .copy420:
+                yOut0.update(from: yIn0, count: width)
+                yOut1?.update(from: yIn1, count: width)
+                uRow.update(from: cb! + r * cbStride, count: cw)
+                vRow.update(from: cr! + r * crStride, count: cw)
+            case .scalar420:
+                convert420Row(yIn0, yIn1, cb! + r * cbStride, cr! + r * crStride, yOut0, yOut1, uRow, vRow)
+            case .simdGeneral:
                 let ratio = hMax / hC
                 let (cb0, cr0) = (pixelRows, pixelRows + pixelCount)
                 let (cb1, cr1) = (pixelRows + 2 * pixelCount, pixelRows + 3 * pixelCount)
@@ -120,12 +116,32 @@ public struct YCbCrToYUV420: Sendable {
                 SIMDDirectRows.pixelChromaRow(cb! + sy1 * cbStride, ratio: ratio, width: width, into: cb1)
                 SIMDDirectRows.pixelChromaRow(cr! + sy1 * crStride, ratio: ratio, width: width, into: cr1)
                 SIMDDirectRows.pixelChromaRowPair(yIn0, yIn1, cb0, cr0, cb1, cr1, yOut0, yOut1, simdOut, width, plan)
-                interleaved = t.layout == .nv12
-            } else {
+            case .scalarGeneral:
                 convertGeneralRow(y, yStride, cb!, cbStride, cr!, crStride, ly0, ly1, yOut0, yOut1, uRow, vRow)
             }
+            // The SIMD rows wrote NV12's interleaved row; everything else merges here for NV12 and NV21.
+            let interleaved = t.layout == .nv12 && (path == .simd420 || path == .simdGeneral)
             if t.layout.isBiPlanar && !interleaved { t.mergeChroma(u: uRow, v: vRow, row: cy) }
         }
+    }
+
+    /// The row functions a band runs: one decision from the sampling, the transform and the kernel choice.
+    enum RowPath {
+        /// Greyscale: a table for luma, neutral chroma.
+        case grey
+        /// 4:2:0: the SIMD rows, or the decoder's planes as they are (bt601 full), or the scalar reference.
+        case simd420, copy420, scalar420
+        /// Other samplings: the SIMD rows on per-pixel chroma, or the scalar reference.
+        case simdGeneral, scalarGeneral
+    }
+
+    var rowPath: RowPath {
+        if grey { return .grey }
+        if is420 {
+            if transform.isIdentity { return .copy420 }
+            return kernels == .fast ? .simd420 : .scalar420
+        }
+        return kernels == .fast ? .simdGeneral : .scalarGeneral
     }
 
     /// A 4:2:0 row pair, scalar: the reference for `SIMDDirectRows.rowPair` (`YUV_FORCE_REFERENCE`).
