@@ -51,6 +51,12 @@ add ours_100  out100.nv12  "$yuvconv" photo100.jpg -o out100.nv12 -q
 add ours_444  out444.nv12  "$yuvconv" photo12_444.jpg -o out444.nv12 -q
 add rgb_444   out444.nv12  "$yuvconv" photo12_444.jpg -o out444.nv12 -q --jpeg-path rgb
 add djpeg_444 out444.ppm   djpeg -outfile out444.ppm photo12_444.jpg
+# BASE_BIN=path: another build of yuvconv (say, the previous commit's) in the same rounds, for before/after.
+if [ -n "${BASE_BIN:-}" ]; then
+  add base      base.nv12     "$BASE_BIN" photo12.jpg -o base.nv12 -q
+  add base_png  base_png.nv12 "$BASE_BIN" photo12.png -o base_png.nv12 -q
+  add base_444  base444.nv12  "$BASE_BIN" photo12_444.jpg -o base444.nv12 -q
+fi
 TJ=()
 for _ in $(seq "$runs"); do
   for key in "${KEYS[@]}"; do
@@ -87,6 +93,13 @@ row "yuvconv 100 MP baseline JPEG -> NV12" "$(ms ${T[ours_100]})" "$(mib ${R[our
 row "yuvconv 4:4:4 JPEG -> NV12 (direct YCbCr)" "$(ms ${T[ours_444]})" "$(mib ${R[ours_444]})" "1.00x"
 row "yuvconv 4:4:4 JPEG --jpeg-path rgb" "$(ms ${T[rgb_444]})" "$(mib ${R[rgb_444]})" "$(ratio ${T[ours_444]} ${T[rgb_444]})"
 row "djpeg 4:4:4 JPEG -> PPM" "$(ms ${T[djpeg_444]})" "$(mib ${R[djpeg_444]})" "$(ratio ${T[ours_444]} ${T[djpeg_444]})"
+if [ -n "${BASE_BIN:-}" ]; then
+  row "BASE_BIN: 12 MP JPEG -> NV12" "$(ms ${T[base]})" "$(mib ${R[base]})" "$(ratio ${T[ours]} ${T[base]})"
+  row "BASE_BIN: 12 MP PNG -> NV12" "$(ms ${T[base_png]})" "$(mib ${R[base_png]})" "$(ratio ${T[ours_png]} ${T[base_png]})"
+  row "BASE_BIN: 4:4:4 JPEG -> NV12" "$(ms ${T[base_444]})" "$(mib ${R[base_444]})" "$(ratio ${T[ours_444]} ${T[base_444]})"
+  printf '{"ratio_vs_base_jpeg": %s, "ratio_vs_base_png": %s, "ratio_vs_base_444": %s}\n' \
+    "$(ratio ${T[ours]} ${T[base]} | tr -d x)" "$(ratio ${T[ours_png]} ${T[base_png]} | tr -d x)" "$(ratio ${T[ours_444]} ${T[base_444]} | tr -d x)"
+fi
 printf '{"ours_ms": %s, "ours_peak_mib": %s, "ffmpeg_ms": %s, "ffmpeg_peak_mib": %s, "djpeg_ms": %s, "tjbench_yuv_ms": %s, "magick_ms": %s, "ratio_vs_ffmpeg": %s, "ratio_vs_djpeg": %s, "ratio_vs_tjbench": %s, "png_ours_ms": %s, "png_decode_ms": %s, "ratio_png_vs_libpng": %s, "png_peak_mib": %s, "ours_100mp_peak_mib": %s, "ours_444_ms": %s, "ratio_444_vs_rgb_path": %s, "ratio_444_vs_djpeg": %s}\n' \
   "$(ms ${T[ours]})" "$(mib ${R[ours]})" "$(ms ${T[ffmpeg]})" "$(mib ${R[ffmpeg]})" "$(ms ${T[djpeg]})" "$(ms $tj_s)" "$(ms ${T[magick]})" \
   "$(ratio ${T[ours]} ${T[ffmpeg]} | tr -d x)" "$(ratio ${T[ours]} ${T[djpeg]} | tr -d x)" "$(ratio ${T[ours]} $tj_s | tr -d x)" \
