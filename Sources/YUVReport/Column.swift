@@ -78,6 +78,19 @@ public struct Column: Sendable {
         converted("layout") { _, rep in .text(rep.layout.rawValue) },
         converted("matrix") { _, rep in .text(rep.spec.matrix.rawValue) },
         converted("range") { _, rep in .text(rep.spec.range.rawValue) },
+        // What the numbers mean, by FFmpeg's names and H.273 code points, and how to read raw planes back.
+        converted("color_primaries") { _, rep in .text(ColourDescription(spec: rep.spec).primaries.name) },
+        converted("color_transfer") { _, rep in .text(ColourDescription(spec: rep.spec).transfer.name) },
+        converted("chroma_location") { _, rep in .text(ColourDescription(spec: rep.spec).chromaLocation.name) },
+        converted("cicp_primaries") { _, rep in .count(ColourDescription(spec: rep.spec).primaries.cicp) },
+        converted("cicp_transfer") { _, rep in .count(ColourDescription(spec: rep.spec).transfer.cicp) },
+        converted("cicp_matrix") { _, rep in .count(ColourDescription(spec: rep.spec).matrix.cicp) },
+        converted("cicp_full_range") { _, rep in .count(ColourDescription(spec: rep.spec).range.cicp) },
+        converted("cicp_chroma_location") { _, rep in .count(ColourDescription(spec: rep.spec).chromaLocation.cicp) },
+        converted("ffmpeg_rawvideo_input") { _, rep in
+            .text(ColourDescription(spec: rep.spec).ffmpegInputArguments(layout: rep.layout, width: rep.geometry.width,
+                                                                         height: rep.geometry.height).joined(separator: " "))
+        },
         converted("path", html: "path") { _, rep in .text(rep.path) },
         converted("orientation", csv: false) { _, rep in .count(rep.orientation.exif) },
         converted("rgba_bytes", text: ("RGBA", 10), html: "RGBA", total: .sum { .bytes($0.rgba) }) { _, rep in

@@ -85,6 +85,7 @@ struct OptionSpec: Sendable {
             },
             OptionSpec(["--range"], "R", ["full (default, 0–255) or limited (Y 16–235, C 16–240)"]) { o, _, v throws(UsageError) in
                 o.spec.range = try named(v, "range", "full, limited") { ColorRange(name: $0) }
+                o.rangeGiven = true
             },
             OptionSpec(["--quality"], "Q", ["JPEG quality 1-100 (default 90)"]) { o, flag, v throws(UsageError) in
                 o.quality = try number(flag, v, 1...100)
@@ -224,7 +225,12 @@ let helpText = """
 
     INPUT is a JPEG or PNG file (recognised by its content), raw YUV with --size, a .y4m file, or - for
     standard input. OUTPUT is a file, or - for standard output. Raw layouts are planes, tightly packed, no
-    header: ffmpeg -f rawvideo -pix_fmt FORMAT -s WxH -i OUTPUT reads them.
+    header, and carry no colour tags: tell FFmpeg what they are, or it takes BT.601 limited range. The
+    defaults (bt709 full) read back with
+      ffmpeg -f rawvideo -pix_fmt FORMAT -s WxH -color_range pc -colorspace bt709 -color_primaries bt709 \\
+             -color_trc iec61966-2-1 -chroma_sample_location center -i OUTPUT -sws_flags accurate_rnd+full_chroma_int out.png
+    (limited: -color_range tv; bt601: -colorspace smpte170m; bt2020: -colorspace bt2020nc -color_primaries
+    bt2020). `--report json` prints these arguments for each image (ffmpeg_rawvideo_input).
 
     \(OptionSpec.groups.map(\.help).joined(separator: "\n\n"))
 

@@ -24,6 +24,8 @@ struct Options {
     var inputSize: (width: Int, height: Int)?
     var inputLayout: PixelLayout?
     var spec = ConversionSpec()
+    /// `--range` was given (a Y4M input without XCOLORRANGE is otherwise limited range, as FFmpeg reads it).
+    var rangeGiven = false
     var force = false
     var quiet = false
     var maxPixels = ImageDecoder.defaultMaxPixels

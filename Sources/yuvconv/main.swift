@@ -305,7 +305,8 @@ func runRawInput(_ options: Options) -> Int32 {
         if RawInput.isY4M(path: input) {
             let (img, range) = try RawInput.readY4M(path: input, maxPixels: options.maxPixels)
             image = img
-            if let range { spec.range = range }
+            // XCOLORRANGE says; without it, --range if given, else limited (FFmpeg's convention for Y4M).
+            spec.range = range ?? (options.rangeGiven ? options.spec.range : .limited)
         } else {
             guard let size = options.inputSize else { return usageFailure("\(name): raw YUV needs --size WxH") }
             var inLayout = options.inputLayout ?? .nv12

@@ -1,0 +1,45 @@
+/// What a conversion's numbers mean, as video tools name it: matrix, range, primaries, transfer and chroma
+/// siting, by FFmpeg's names and as ITU-T H.273 (CICP) code points. Raw planes carry none of it, so this is
+/// what the report prints and what a reader must be told (`ffmpegInputArguments`): FFmpeg takes untagged raw
+/// video as BT.601 limited range, and reads a full-range BT.709 NV12 file with visibly wrong contrast.
+///
+/// Without colour management the RGB converted is the source's as stored, taken as sRGB: BT.709 primaries
+/// and the sRGB transfer for every matrix, BT.2020 primaries with the BT.2020 matrix (CONVENTIONS §1b).
+/// Chroma is centre-sited (JPEG, MPEG-1; H.273 ChromaSampleLocType 1).
+public struct ColourDescription: Sendable, Equatable {
+    public struct Value: Sendable, Equatable {
+        /// FFmpeg's name (`-colorspace`, `-color_primaries`, `-color_trc`, `-color_range`, `-chroma_sample_location`).
+        public let name: String
+        /// The H.273 code point (VideoFullRangeFlag 0/1 for the range).
+        public let cicp: Int
+    }
+
+    public let matrix: Value
+    public let range: Value
+    public let primaries: Value
+    public let transfer: Value
+    public let chromaLocation: Value
+
+    public init(spec: ConversionSpec) {
+        switch spec.matrix {
+        case .bt709: matrix = Value(name: "bt709", cicp: 1)
+        case .bt601: matrix = Value(name: "smpte170m", cicp: 6)
+        case .bt2020: matrix = Value(name: "bt2020nc", cicp: 9)
+        }
+        range = spec.range == .full ? Value(name: "pc", cicp: 1) : Value(name: "tv", cicp: 0)
+        primaries = spec.matrix == .bt2020 ? Value(name: "bt2020", cicp: 9) : Value(name: "bt709", cicp: 1)
+        transfer = Value(name: "iec61966-2-1", cicp: 13)
+        chromaLocation = Value(name: "center", cicp: 1)
+    }
+
+    /// FFmpeg's input options that say all of the above (before `-i`).
+    public var ffmpegTags: [String] {
+        ["-color_range", range.name, "-colorspace", matrix.name, "-color_primaries", primaries.name,
+         "-color_trc", transfer.name, "-chroma_sample_location", chromaLocation.name]
+    }
+
+    /// The input options that read a raw frame of `layout` back correctly: `ffmpeg ARGS -i FILE …`.
+    public func ffmpegInputArguments(layout: PixelLayout, width: Int, height: Int) -> [String] {
+        ["-f", "rawvideo", "-pix_fmt", layout.rawValue, "-s", "\(width)x\(height)"] + ffmpegTags
+    }
+}
