@@ -26,9 +26,13 @@ let package = Package(
         .target(name: "YUVIO", dependencies: ["YUVCore", "CShims", "CTurboJPEG"], path: "Sources/YUVIO"),
         .executableTarget(name: "yuvconv", dependencies: ["YUVCore", "YUVIO"], path: "Sources/yuvconv"),
         .executableTarget(name: "yuvbench", dependencies: ["YUVCore"], path: "Sources/yuvbench"),
-        .testTarget(name: "YUVCoreTests", dependencies: ["YUVCore"], path: "Tests/YUVCoreTests"),
-        .testTarget(name: "YUVIOTests", dependencies: ["YUVCore", "YUVIO", "CTurboJPEG"], path: "Tests/YUVIOTests"),
-        .testTarget(name: "yuvconvTests", dependencies: ["YUVCore", "YUVIO", "CShims"], path: "Tests/yuvconvTests"),
+        // What the test targets share: fixture paths, the seeded generator, the CLI test base class.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "YUVCoreTests", dependencies: ["YUVCore", "TestSupport"], path: "Tests/YUVCoreTests"),
+        .testTarget(name: "YUVIOTests", dependencies: ["YUVCore", "YUVIO", "CTurboJPEG", "TestSupport"],
+                    path: "Tests/YUVIOTests"),
+        .testTarget(name: "yuvconvTests", dependencies: ["YUVCore", "YUVIO", "CShims", "TestSupport"],
+                    path: "Tests/yuvconvTests"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
 import CTurboJPEG
 import Foundation
+import TestSupport
 import XCTest
 import YUVCore
 import YUVIO
@@ -152,7 +153,7 @@ final class DirectPathTests: XCTestCase {
         let files = ["jpeg/wuffs/peacock.s2x2-420.jpeg", "jpeg/wuffs/peacock.s1x1-444.jpeg", "jpeg/wuffs/peacock.grayscale.jpeg",
                      "jpeg/jpeg-decoder/mozilla/jpg-size-33x33.jpg", "jpeg/wuffs/mona-lisa.21x32.q50.jpeg", "photos/rocket.jpg"]
         for file in files {
-            let path = fixturesURL.appendingPathComponent("corpus/" + file).path
+            let path = fixture(file)
             guard let t = try turboPlanesFull(path) else { XCTFail("no planes for \(file)"); continue }
             for spec in ConversionSpec.all {
                 let xf = YCbCrTransform(target: spec)

@@ -1,10 +1,8 @@
 import Foundation
+import TestSupport
 import XCTest
 import YUVCore
 import YUVIO
-
-let fixturesURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().appendingPathComponent("Fixtures")
 
 /// Real files through the real decoders: every ok PNG fixture (PngSuite, extra PNGs, a photo and the
 /// synthetic tie image) × 3 matrices × 2 ranges × 4 layouts against fingerprints of yuvref.py's output.
