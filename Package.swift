@@ -28,10 +28,15 @@ let package = Package(
         .target(name: "YUVReport", dependencies: ["YUVCore", "YUVIO"], path: "Sources/YUVReport"),
         .executableTarget(name: "yuvconv", dependencies: ["YUVCore", "YUVIO", "YUVReport"], path: "Sources/yuvconv"),
         .executableTarget(name: "yuvbench", dependencies: ["YUVCore"], path: "Sources/yuvbench"),
-        .testTarget(name: "YUVCoreTests", dependencies: ["YUVCore"], path: "Tests/YUVCoreTests"),
-        .testTarget(name: "YUVIOTests", dependencies: ["YUVCore", "YUVIO", "CTurboJPEG"], path: "Tests/YUVIOTests"),
-        .testTarget(name: "YUVReportTests", dependencies: ["YUVCore", "YUVIO", "YUVReport"], path: "Tests/YUVReportTests"),
-        .testTarget(name: "yuvconvTests", dependencies: ["YUVCore", "YUVIO", "CShims"], path: "Tests/yuvconvTests"),
+        // What the test targets share: fixture paths, the seeded generator, the CLI test base class.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "YUVCoreTests", dependencies: ["YUVCore", "TestSupport"], path: "Tests/YUVCoreTests"),
+        .testTarget(name: "YUVIOTests", dependencies: ["YUVCore", "YUVIO", "CTurboJPEG", "TestSupport"],
+                    path: "Tests/YUVIOTests"),
+        .testTarget(name: "YUVReportTests", dependencies: ["YUVCore", "YUVIO", "YUVReport", "TestSupport"],
+                    path: "Tests/YUVReportTests"),
+        .testTarget(name: "yuvconvTests", dependencies: ["YUVCore", "YUVIO", "CShims", "TestSupport"],
+                    path: "Tests/yuvconvTests"),
     ],
     swiftLanguageModes: [.v6]
 )

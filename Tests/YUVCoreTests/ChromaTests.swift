@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 import YUVCore
 
@@ -48,10 +49,10 @@ final class ChromaTests: XCTestCase {
                 }
             }
             if spec.range == .full {
-                XCTAssertGreaterThan(ties, 100, "no .5 ties met for \(spec)")
+                XCTAssertGreaterThan(ties, 100, "no .5 ties met for \(spec) (\(rng))")
             } else {
                 // 128 + C′·224/255 never lands exactly on a half: limited-range chroma has no ties at all.
-                XCTAssertEqual(ties, 0, "\(spec)")
+                XCTAssertEqual(ties, 0, "\(spec) (\(rng))")
             }
         }
     }
@@ -97,9 +98,9 @@ final class ChromaTests: XCTestCase {
                             RowKernels.uvRowReference(s0, s1, &ru, &rv, width, bytesPerPixel: bpp, spec: spec)
                             RowKernels.yRowReference(s0, &ry, width, bytesPerPixel: bpp, spec: spec)
                         }
-                        XCTAssertEqual(fu, ru, "U \(spec) width \(width) bpp \(bpp)")
-                        XCTAssertEqual(fv, rv, "V \(spec) width \(width) bpp \(bpp)")
-                        XCTAssertEqual(fy, ry, "Y \(spec) width \(width) bpp \(bpp)")
+                        XCTAssertEqual(fu, ru, "U \(spec) width \(width) bpp \(bpp) (\(rng))")
+                        XCTAssertEqual(fv, rv, "V \(spec) width \(width) bpp \(bpp) (\(rng))")
+                        XCTAssertEqual(fy, ry, "Y \(spec) width \(width) bpp \(bpp) (\(rng))")
                     }
                 }
             }

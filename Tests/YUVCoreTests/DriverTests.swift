@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 import YUVCore
 
@@ -38,9 +39,9 @@ final class DriverTests: XCTestCase {
                         let image = rgb.withUnsafeBytes {
                             driver.convert(pixels: $0.baseAddress!, rowBytes: 3 * w, width: w, height: h, layout: layout)
                         }
-                        XCTAssertEqual(Array(image.yPlane), want.0, "\(w)x\(h) \(spec) \(layout) \(kernels) Y")
-                        XCTAssertEqual(image.uPlane, want.1, "\(w)x\(h) \(spec) \(layout) \(kernels) U")
-                        XCTAssertEqual(image.vPlane, want.2, "\(w)x\(h) \(spec) \(layout) \(kernels) V")
+                        XCTAssertEqual(Array(image.yPlane), want.0, "\(w)x\(h) \(spec) \(layout) \(kernels) Y (\(rng))")
+                        XCTAssertEqual(image.uPlane, want.1, "\(w)x\(h) \(spec) \(layout) \(kernels) U (\(rng))")
+                        XCTAssertEqual(image.vPlane, want.2, "\(w)x\(h) \(spec) \(layout) \(kernels) V (\(rng))")
                         XCTAssertEqual(image.bytes.count, w * h + 2 * ((w + 1) / 2) * ((h + 1) / 2))
                     }
                 }
@@ -67,7 +68,7 @@ final class DriverTests: XCTestCase {
                 }
                 row += n
             }
-            XCTAssertEqual(image.bytes, whole.bytes, "band \(band)")
+            XCTAssertEqual(image.bytes, whole.bytes, "band \(band) (\(rng))")
         }
     }
 
@@ -82,7 +83,7 @@ final class DriverTests: XCTestCase {
                 let many = rgba.withUnsafeBytes {
                     driver.convert(pixels: $0.baseAddress!, rowBytes: 4 * w, width: w, height: h, layout: .nv12, threads: threads)
                 }
-                XCTAssertEqual(many.bytes, one.bytes, "\(w)x\(h) threads \(threads)")
+                XCTAssertEqual(many.bytes, one.bytes, "\(w)x\(h) threads \(threads) (\(rng))")
             }
         }
     }
@@ -101,7 +102,7 @@ final class DriverTests: XCTestCase {
             let b = rgb16.withUnsafeBytes {
                 RGBToYUV420(spec: spec, source: .rgb16).convert(pixels: $0.baseAddress!, rowBytes: 6 * w, width: w, height: h, layout: .yuv420p)
             }
-            XCTAssertEqual(a.bytes, b.bytes, "\(spec)")
+            XCTAssertEqual(a.bytes, b.bytes, "\(spec) (\(rng))")
         }
         // A value between two 8-bit codes keeps its precision: 16-bit grey 32896 (= 128.0 in 8-bit terms
         // would be 32896; 32895 is 127.998…) rounds once to 128.

@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 import YUVCore
 
@@ -82,7 +83,7 @@ final class SIMDDirectRowTests: XCTestCase {
                         for layout in PixelLayout.allCases {
                             let args = (planes, offset, width, height, yStride, cStride, spec, layout, hMax, vMax)
                             XCTAssertEqual(convert(args, .fast), convert(args, .reference),
-                                           "\(spec) \(hMax)x\(vMax) \(width)x\(height) \(layout)")
+                                           "\(spec) \(hMax)x\(vMax) \(width)x\(height) \(layout) (\(rng))")
                         }
                     }
                 }

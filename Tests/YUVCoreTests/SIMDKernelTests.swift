@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 import YUVCore
 
@@ -34,10 +35,10 @@ final class SIMDKernelTests: XCTestCase {
                             RowKernels.yRowReference(s0, &ry0, width, bytesPerPixel: 4, spec: spec)
                             RowKernels.yRowReference(s1, &ry1, width, bytesPerPixel: 4, spec: spec)
                             RowKernels.uvRowReference(s0, twoRows ? s1 : s0, &ru, &rv, width, bytesPerPixel: 4, spec: spec)
-                            XCTAssertEqual(got.y0, ry0, "\(spec) width \(width) Y0")
-                            if twoRows { XCTAssertEqual(got.y1, ry1, "\(spec) width \(width) Y1") }
-                            XCTAssertEqual(got.u, ru, "\(spec) width \(width) two rows \(twoRows) U")
-                            XCTAssertEqual(got.v, rv, "\(spec) width \(width) two rows \(twoRows) V")
+                            XCTAssertEqual(got.y0, ry0, "\(spec) width \(width) Y0 (\(rng))")
+                            if twoRows { XCTAssertEqual(got.y1, ry1, "\(spec) width \(width) Y1 (\(rng))") }
+                            XCTAssertEqual(got.u, ru, "\(spec) width \(width) two rows \(twoRows) U (\(rng))")
+                            XCTAssertEqual(got.v, rv, "\(spec) width \(width) two rows \(twoRows) V (\(rng))")
                         }
                     }
                 }
@@ -60,10 +61,10 @@ final class SIMDKernelTests: XCTestCase {
                     var y0 = [UInt8](repeating: 0, count: width), y1 = y0
                     var uv = [UInt8](repeating: 0, count: 2 * cw)
                     SIMDKernels.rgbaToNV12RowPair(s0, s1, &y0, &y1, &uv, width, k)
-                    XCTAssertEqual(y0, planar.y0, "\(spec) width \(width) Y0")
-                    XCTAssertEqual(y1, planar.y1, "\(spec) width \(width) Y1")
+                    XCTAssertEqual(y0, planar.y0, "\(spec) width \(width) Y0 (\(rng))")
+                    XCTAssertEqual(y1, planar.y1, "\(spec) width \(width) Y1 (\(rng))")
                     XCTAssertEqual(uv, Array(zip(planar.u, planar.v).map { [$0.0, $0.1] }.joined()),
-                                   "\(spec) width \(width) UV")
+                                   "\(spec) width \(width) UV (\(rng))")
                 }
             }
         }
@@ -122,7 +123,7 @@ final class SIMDKernelTests: XCTestCase {
                         for (i, s) in sums.enumerated() {
                             let ref = ExactReference.chroma(rSum: s.0, gSum: s.1, bSum: s.2, spec: spec)
                             if got.u[i] != ref.cb || got.v[i] != ref.cr {
-                                XCTFail("\(spec) sums \(s): SIMD (\(got.u[i]),\(got.v[i])) reference (\(ref.cb),\(ref.cr))")
+                                XCTFail("\(spec) sums \(s): SIMD (\(got.u[i]),\(got.v[i])) reference (\(ref.cb),\(ref.cr)) (\(rng))")
                                 return
                             }
                         }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 import YUVCore
 import YUVIO
@@ -12,7 +13,7 @@ final class CorpusTests: XCTestCase {
         var ok = 0, errors = 0
         for line in manifest.split(separator: "\n") where !line.hasPrefix("#") && !line.hasPrefix("path\t") {
             let f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            let path = fixturesURL.appendingPathComponent("corpus/" + f[0]).path
+            let path = fixture(f[0])
             do {
                 let c = try convertFile(path: path, spec: ConversionSpec(), layout: .nv12)
                 XCTAssertEqual(f[3], "ok", "\(f[0]) converted but the manifest expects an error (\(f[5]))")
@@ -31,7 +32,7 @@ final class CorpusTests: XCTestCase {
 
     func testSourceDescriptions() throws {
         func info(_ p: String) throws -> SourceInfo {
-            try convertFile(path: fixturesURL.appendingPathComponent("corpus/" + p).path, spec: ConversionSpec(), layout: .nv12).info
+            try convertFile(path: fixture(p), spec: ConversionSpec(), layout: .nv12).info
         }
         XCTAssertEqual(try info("photos/rocket.jpg").sampling, "4:4:4")
         XCTAssertEqual(try info("jpeg/wuffs/peacock.s2x2-420.jpeg").sampling, "4:2:0")
@@ -47,7 +48,7 @@ final class CorpusTests: XCTestCase {
     }
 
     func testLimitsAndBadInputs() throws {
-        let rocket = fixturesURL.appendingPathComponent("corpus/photos/rocket.jpg").path
+        let rocket = fixture("photos/rocket.jpg")
         XCTAssertThrowsError(try convertFile(path: rocket, spec: ConversionSpec(), layout: .nv12,
                                              options: DecodeOptions(maxPixels: 1000))) { e in
             // The library says which limit was met and names no option (the CLI adds "--max-pixels").
@@ -60,12 +61,12 @@ final class CorpusTests: XCTestCase {
         XCTAssertThrowsError(try convertFile(path: fixturesURL.path, spec: ConversionSpec(), layout: .nv12)) { e in
             XCTAssertEqual((e as! FileError).reason, "is a directory")
         }
-        XCTAssertThrowsError(try convertFile(path: fixturesURL.appendingPathComponent("corpus/README.txt").path,
+        XCTAssertThrowsError(try convertFile(path: fixture("README.txt"),
                                              spec: ConversionSpec(), layout: .nv12)) { e in
             XCTAssertTrue((e as! FileError).reason.contains("not a JPEG or PNG"))
         }
         // A truncated JPEG is an error by default and accepted (grey-filled) on request.
-        let truncated = fixturesURL.appendingPathComponent("corpus/jpeg/jpeg-decoder/crashtest/dc-predictor-overflow.jpg").path
+        let truncated = fixture("jpeg/jpeg-decoder/crashtest/dc-predictor-overflow.jpg")
         XCTAssertThrowsError(try convertFile(path: truncated, spec: ConversionSpec(), layout: .nv12))
         XCTAssertNoThrow(try convertFile(path: truncated, spec: ConversionSpec(), layout: .nv12,
                                          options: DecodeOptions(allowTruncated: true)))

@@ -1,13 +1,13 @@
 import Foundation
+import TestSupport
 import XCTest
 import YUVCore
 import YUVIO
 
-let fixturesURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().appendingPathComponent("Fixtures")
-
 /// Real files through the real decoders: every ok PNG fixture (PngSuite, extra PNGs, a photo and the
 /// synthetic tie image) × 3 matrices × 2 ranges × 4 layouts against fingerprints of yuvref.py's output.
+/// Every conversion here names its kernels, so `make test`'s YUV_FORCE_REFERENCE=1 pass skips this class:
+/// keep passing `kernels:` in anything added here.
 final class GoldenTests: XCTestCase {
     struct Row {
         let path: String

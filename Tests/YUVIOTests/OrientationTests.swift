@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 import YUVCore
 import YUVIO
@@ -57,7 +58,7 @@ final class OrientationTests: XCTestCase {
     /// turned, exactly (2×2 chroma blocks map onto 2×2 blocks).
     func testJPEGDirectPathTurnsTheDecoderPlanes() throws {
         for n in [2, 3, 5, 6, 8] {
-            let path = fixturesURL.appendingPathComponent("corpus/jpeg/pillow/hopper_orientation_\(n).jpg").path
+            let path = fixture("jpeg/pillow/hopper_orientation_\(n).jpg")
             let up = try convertFile(path: path, spec: spec601, layout: .yuv420p)
             let st = try convertFile(path: path, spec: spec601, layout: .yuv420p, options: DecodeOptions(orientation: .ignore))
             XCTAssertEqual(up.report.path, "direct YCbCr")

@@ -1,76 +1,8 @@
 import Foundation
+import TestSupport
 import XCTest
 import YUVCore
 import YUVIO
-
-let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent()
-let fixtures = packageRoot.appendingPathComponent("Fixtures")
-
-/// Runs the built `yuvconv` binary (`make test` builds it first) as a user would: the helpers.
-class CLITestCase: XCTestCase {
-    struct Result {
-        let status: Int32
-        let stdout: Data
-        let stderr: String
-    }
-
-    /// The built tool: YUVCONV_BIN (the sanitizer builds set it), else .build/release/yuvconv.
-    var binary: URL {
-        if let p = ProcessInfo.processInfo.environment["YUVCONV_BIN"] {
-            return p.hasPrefix("/") ? URL(fileURLWithPath: p) : packageRoot.appendingPathComponent(p)
-        }
-        return packageRoot.appendingPathComponent(".build/release/yuvconv")
-    }
-
-    var work: URL!
-
-    override func setUpWithError() throws {
-        XCTAssertTrue(FileManager.default.isExecutableFile(atPath: binary.path),
-                      "build the tool first (make test does): \(binary.path)")
-        work = FileManager.default.temporaryDirectory.appendingPathComponent("yuvconv-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: work)
-    }
-
-    @discardableResult
-    func run(_ args: [String], stdin: Data? = nil) throws -> Result {
-        let p = Process()
-        p.executableURL = binary
-        p.arguments = args
-        p.currentDirectoryURL = work
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        let input = Pipe()
-        p.standardInput = input
-        try p.run()
-        if let stdin { input.fileHandleForWriting.write(stdin) }
-        try input.fileHandleForWriting.close()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return Result(status: p.terminationStatus, stdout: o, stderr: String(decoding: e, as: UTF8.self))
-    }
-
-    func fixture(_ p: String) -> String { fixtures.appendingPathComponent("corpus/" + p).path }
-
-    func golden(_ path: String, _ spec: String, _ layout: String) throws -> String {
-        let text = try String(contentsOf: fixtures.appendingPathComponent("golden/images.tsv"), encoding: .utf8)
-        let key = "corpus/\(path)\t\(spec.replacingOccurrences(of: " ", with: "\t"))\t\(layout)\t"
-        let line = try XCTUnwrap(text.split(separator: "\n").first { $0.hasPrefix(key) })
-        return String(line.split(separator: "\t")[4])
-    }
-
-    /// Files in the work folder, temporary files included.
-    func leftovers() throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: work.path).sorted()
-    }
-
-}
 
 final class CLITests: CLITestCase {
     func testHelpVersionAndUsageErrors() throws {
@@ -161,7 +93,7 @@ final class CLITests: CLITestCase {
         let whole = try Data(contentsOf: URL(fileURLWithPath: fixture("pngsuite/basn2c08.png")))
         let cut = work.appendingPathComponent("cut.png")
         try whole.prefix(whole.count / 2).write(to: cut)
-        let big = fixtures.appendingPathComponent("fuzz-crashes/c-slow-unit-47a17df626690f1723b65c444a71091cc8c064d6").path
+        let big = fixturesURL.appendingPathComponent("fuzz-crashes/c-slow-unit-47a17df626690f1723b65c444a71091cc8c064d6").path
         for path in [cut.path, big] {
             let r = try run([path, "-o", "out.nv12"])
             XCTAssertEqual(r.status, 1, r.stderr)

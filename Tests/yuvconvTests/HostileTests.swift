@@ -1,5 +1,6 @@
 import CShims
 import Foundation
+import TestSupport
 import XCTest
 import YUVIO
 
@@ -10,23 +11,8 @@ final class HostileTests: CLITestCase {
     /// Runs a bash script in the work folder with `$B` the binary and `$F` the fixtures' corpus folder.
     @discardableResult
     func sh(_ script: String) throws -> Result {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/bash")
-        p.arguments = ["-c", script]
-        p.currentDirectoryURL = work
-        var env = ProcessInfo.processInfo.environment
-        env["B"] = binary.path
-        env["F"] = fixtures.appendingPathComponent("corpus").path
-        p.environment = env
-        let out = Pipe(), err = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return Result(status: p.terminationStatus, stdout: o, stderr: String(decoding: e, as: UTF8.self))
+        try launch(URL(fileURLWithPath: "/bin/bash"), ["-c", script],
+                   environment: ["B": binary.path, "F": fixturesURL.appendingPathComponent("corpus").path], stdin: .null)
     }
 
     func data(_ name: String) throws -> Data { try Data(contentsOf: work.appendingPathComponent(name)) }
@@ -207,7 +193,7 @@ final class HostileTests: CLITestCase {
         XCTAssertLessThan(Date().timeIntervalSince(start), 5, "300,000 APP1 segments must be skipped in linear time")
         // 600 copies of the last scan of a progressive file: refused by the scan limit (with
         // --allow-truncated, so the bogus progression alone does not end it), let through by --max-scans.
-        jpeg = try Data(contentsOf: fixtures.appendingPathComponent("synthetic/progressive-rocket.jpg"))
+        jpeg = try Data(contentsOf: fixturesURL.appendingPathComponent("synthetic/progressive-rocket.jpg"))
         let scans = scanRanges(jpeg)
         XCTAssertGreaterThan(scans.count, 2)
         let last = scans.last!

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// Faults around the files: a full disk, a pipe closed early, an input cut short, an unwritable place.

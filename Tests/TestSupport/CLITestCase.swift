@@ -1,0 +1,92 @@
+// `swift build` (no tests) builds this target too, and only test builds can import XCTest: there the file is empty.
+#if canImport(XCTest)
+import Foundation
+import XCTest
+
+/// Runs the built `yuvconv` binary (`make test` builds it first) as a user would, each test in a fresh
+/// temporary work folder: the base class of the CLI tests.
+open class CLITestCase: XCTestCase {
+    public struct Result {
+        public let status: Int32
+        public let stdout: Data
+        public let stderr: String
+    }
+
+    /// The built tool: YUVCONV_BIN (the sanitizer builds set it), else .build/release/yuvconv.
+    public var binary: URL {
+        if let p = ProcessInfo.processInfo.environment["YUVCONV_BIN"] {
+            return p.hasPrefix("/") ? URL(fileURLWithPath: p) : packageRoot.appendingPathComponent(p)
+        }
+        return packageRoot.appendingPathComponent(".build/release/yuvconv")
+    }
+
+    public var work: URL!
+
+    override open func setUpWithError() throws {
+        XCTAssertTrue(FileManager.default.isExecutableFile(atPath: binary.path),
+                      "build the tool first (make test does): \(binary.path)")
+        work = FileManager.default.temporaryDirectory.appendingPathComponent("yuvconv-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+    }
+
+    override open func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: work)
+    }
+
+    /// The tool with these arguments in the work folder; `stdin` is written to a pipe that is then closed.
+    @discardableResult
+    public func run(_ args: [String], stdin: Data? = nil) throws -> Result {
+        try launch(binary, args, stdin: .data(stdin ?? Data()))
+    }
+
+    public enum Input {
+        /// A pipe holding these bytes, then closed.
+        case data(Data)
+        /// `/dev/null`.
+        case null
+    }
+
+    /// Any program in the work folder, its output and errors collected, its environment this process's
+    /// with `environment` added.
+    public func launch(_ executable: URL, _ args: [String], environment: [String: String] = [:],
+                       stdin: Input) throws -> Result {
+        let p = Process()
+        p.executableURL = executable
+        p.arguments = args
+        p.currentDirectoryURL = work
+        if !environment.isEmpty {
+            p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        let input = Pipe()
+        switch stdin {
+        case .data: p.standardInput = input
+        case .null: p.standardInput = FileHandle.nullDevice
+        }
+        try p.run()
+        if case .data(let bytes) = stdin {
+            input.fileHandleForWriting.write(bytes)
+            try input.fileHandleForWriting.close()
+        }
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Result(status: p.terminationStatus, stdout: o, stderr: String(decoding: e, as: UTF8.self))
+    }
+
+    /// The golden CRC of a corpus fixture (`Fixtures/golden/images.tsv`) for "matrix range" and a layout.
+    public func golden(_ path: String, _ spec: String, _ layout: String) throws -> String {
+        let text = try String(contentsOf: fixturesURL.appendingPathComponent("golden/images.tsv"), encoding: .utf8)
+        let key = "corpus/\(path)\t\(spec.replacingOccurrences(of: " ", with: "\t"))\t\(layout)\t"
+        let line = try XCTUnwrap(text.split(separator: "\n").first { $0.hasPrefix(key) })
+        return String(line.split(separator: "\t")[4])
+    }
+
+    /// Files in the work folder, temporary files included.
+    public func leftovers() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: work.path).sorted()
+    }
+}
+#endif
