@@ -20,3 +20,15 @@ extension FileError {
     /// `FILE: reason` as the command line prints it.
     var cli: String { "\(displayPath(path)): \(cliReason)" }
 }
+
+extension OutputFormat.Refusal {
+    /// The usage error's text, naming the option that asked.
+    var cliMessage: String {
+        switch self {
+        case .unresolved(let u): return "\(displayPath(u.path)): \(u.reason) with --format"
+        case .rawOnly(.rowPadding, let format): return "--align pads the rows of raw layouts; \(format.name) has no row padding"
+        case .rawOnly(.alphaPlane, let format):
+            return "--alpha keep writes raw layouts only (an A plane after the 4:2:0 planes), not \(format.name)"
+        }
+    }
+}
