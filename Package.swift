@@ -33,6 +33,7 @@ let package = Package(
         .testTarget(name: "YUVCoreTests", dependencies: ["YUVCore"], path: "Tests/YUVCoreTests"),
         .testTarget(name: "YUVIOTests", dependencies: ["YUVCore", "YUVIO", "CTurboJPEG"], path: "Tests/YUVIOTests"),
         .testTarget(name: "YUVReportTests", dependencies: ["YUVCore", "YUVIO", "YUVReport"], path: "Tests/YUVReportTests"),
+        .testTarget(name: "YUVBatchTests", dependencies: ["YUVCore", "YUVIO", "YUVBatch"], path: "Tests/YUVBatchTests"),
         .testTarget(name: "yuvconvTests", dependencies: ["YUVCore", "YUVIO", "CShims"], path: "Tests/yuvconvTests"),
     ],
     swiftLanguageModes: [.v6]
