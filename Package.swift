@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "YUVCore", targets: ["YUVCore"]),
         .library(name: "YUVIO", targets: ["YUVIO"]),
         .library(name: "YUVReport", targets: ["YUVReport"]),
+        .library(name: "YUVBatch", targets: ["YUVBatch"]),
     ],
     targets: [
         .systemLibrary(name: "CJPEG", path: "Sources/CJPEG", pkgConfig: "libjpeg",
@@ -26,7 +27,8 @@ let package = Package(
         .target(name: "YUVCore", dependencies: ["CSIMD"], path: "Sources/YUVCore", swiftSettings: optimise),
         .target(name: "YUVIO", dependencies: ["YUVCore", "CShims", "CTurboJPEG"], path: "Sources/YUVIO"),
         .target(name: "YUVReport", dependencies: ["YUVCore", "YUVIO"], path: "Sources/YUVReport"),
-        .executableTarget(name: "yuvconv", dependencies: ["YUVCore", "YUVIO", "YUVReport"], path: "Sources/yuvconv"),
+        .target(name: "YUVBatch", dependencies: ["YUVCore", "YUVIO"], path: "Sources/YUVBatch"),
+        .executableTarget(name: "yuvconv", dependencies: ["YUVCore", "YUVIO", "YUVReport", "YUVBatch"], path: "Sources/yuvconv"),
         .executableTarget(name: "yuvbench", dependencies: ["YUVCore"], path: "Sources/yuvbench"),
         // What the test targets share: fixture paths, the seeded generator, the CLI test base class.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -35,6 +37,8 @@ let package = Package(
                     path: "Tests/YUVIOTests"),
         .testTarget(name: "YUVReportTests", dependencies: ["YUVCore", "YUVIO", "YUVReport", "TestSupport"],
                     path: "Tests/YUVReportTests"),
+        .testTarget(name: "YUVBatchTests", dependencies: ["YUVCore", "YUVIO", "YUVBatch", "TestSupport"],
+                    path: "Tests/YUVBatchTests"),
         .testTarget(name: "yuvconvTests", dependencies: ["YUVCore", "YUVIO", "CShims", "TestSupport"],
                     path: "Tests/yuvconvTests"),
     ],

@@ -61,6 +61,29 @@ public enum OutputFormat: Equatable, Sendable {
         throw Unresolved(path: path, fileExtension: ext)
     }
 
+    /// What a run asks of its outputs that only raw planes can carry.
+    public enum RawOnly: Sendable, Equatable {
+        /// Rows padded to an alignment.
+        case rowPadding
+        /// An A plane after the 4:2:0 planes.
+        case alphaPlane
+    }
+
+    /// Why no format can be written to a path: its name says none, or the format cannot carry what was asked.
+    public enum Refusal: Error, Sendable {
+        case unresolved(Unresolved)
+        case rawOnly(RawOnly, OutputFormat)
+    }
+
+    /// `resolve`, then a refusal when the format is not raw and `needs` asks what only raw planes carry (the
+    /// first of `needs` is the one named).
+    public static func resolve(asked: OutputFormat?, path: String, needs: [RawOnly]) throws(Refusal) -> OutputFormat {
+        let format: OutputFormat
+        do { format = try resolve(asked: asked, path: path) } catch { throw .unresolved(error) }
+        if !format.isRaw, let need = needs.first { throw .rawOnly(need, format) }
+        return format
+    }
+
     /// The layout the conversion produces for this output (containers and encoders take planar 4:2:0).
     public var layout: PixelLayout {
         if case .raw(let l) = self { return l }

@@ -1,3 +1,4 @@
+import YUVBatch
 import YUVIO
 
 /// The library's errors name no option; this is where the command line adds its own names to them.
@@ -19,4 +20,37 @@ extension FileError {
 
     /// `FILE: reason` as the command line prints it.
     var cli: String { "\(displayPath(path)): \(cliReason)" }
+}
+
+extension OutputFormat.Refusal {
+    /// The usage error's text, naming the option that asked.
+    var cliMessage: String {
+        switch self {
+        case .unresolved(let u): return "\(displayPath(u.path)): \(u.reason) with --format"
+        case .rawOnly(.rowPadding, let format): return "--align pads the rows of raw layouts; \(format.name) has no row padding"
+        case .rawOnly(.alphaPlane, let format):
+            return "--alpha keep writes raw layouts only (an A plane after the 4:2:0 planes), not \(format.name)"
+        }
+    }
+}
+
+extension BatchPlanError {
+    /// A usage error's text, with the options that set what was met.
+    var cliMessage: String {
+        switch self {
+        case .noOutputFolder: return "many inputs need an output folder: -o DIR/"
+        case .outputNotFolder(let path): return "-o \(displayPath(path)) is not a folder (end it with / to make one)"
+        case .standardInput: return "standard input cannot be one of many inputs"
+        case .emptyTemplate: return "--name needs a template, e.g. '{stem}.{ext}'"
+        case .nameOutsideFolder(let template, let name, let input):
+            return "--name '\(displayPath(template))' gives '\(displayPath(name))' for \(displayPath(input)): "
+                + "an output name must be a file inside the output folder (no '..', not empty)"
+        case .format(let refusal): return refusal.cliMessage
+        case .sameOutput(let first, let second, let output):
+            return "\(displayPath(first)) and \(displayPath(second)) would both write \(displayPath(output)) "
+                + "(change --name, e.g. '{name}.{ext}')"
+        case .reportIsOutput(let file): return "--report-file \(displayPath(file)) is also an image output"
+        case .outputIsInput, .file: return fileError.map(\.cli) ?? ""
+        }
+    }
 }

@@ -134,20 +134,17 @@ struct Options {
         return d
     }
 
+    /// What this run asks of its outputs that only raw layouts carry, in the order they are named.
+    var rawOnlyNeeds: [OutputFormat.RawOnly] {
+        (alignGiven && alignment > 1 ? [.rowPadding] : []) + (alpha == .keep ? [.alphaPlane] : [])
+    }
+
     /// What to write to `output`: `--format`, else the name's extension (one rule for single files and
     /// batches: `OutputFormat.resolve`). Options the format cannot honour are usage errors.
     func outputFormat(for output: String) throws(UsageError) -> OutputFormat {
-        let format: OutputFormat
-        do { format = try OutputFormat.resolve(asked: self.format, path: output) } catch {
-            throw UsageError(message: "\(displayPath(output)): \(error.reason) with --format")
+        do { return try OutputFormat.resolve(asked: format, path: output, needs: rawOnlyNeeds) } catch {
+            throw UsageError(message: error.cliMessage)
         }
-        if alignGiven && !format.isRaw && alignment > 1 {
-            throw UsageError(message: "--align pads the rows of raw layouts; \(format.name) has no row padding")
-        }
-        if alpha == .keep && !format.isRaw {
-            throw UsageError(message: "--alpha keep writes raw layouts only (an A plane after the 4:2:0 planes), not \(format.name)")
-        }
-        return format
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The option table: every option is in the help, flags refuse a value, values are taken inline, joined

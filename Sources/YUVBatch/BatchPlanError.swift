@@ -1,0 +1,43 @@
+import YUVIO
+
+/// Why a batch cannot be planned. The cases carry what was met; they name no command-line option, so a front
+/// end words them (the command line: `yuvconv/Messages.swift`). `isUsage` tells a request that cannot work
+/// as asked (exit 2 on the command line) from a file that could not be read or must not be written (exit 1).
+public enum BatchPlanError: Error, Sendable {
+    /// No output folder was given (or standard output was).
+    case noOutputFolder
+    /// The output folder names something that is not a folder, and does not end in "/" to ask for one.
+    case outputNotFolder(String)
+    /// Standard input named among the inputs.
+    case standardInput
+    /// An empty name template.
+    case emptyTemplate
+    /// The template gives `input` a name that is empty, a folder, or climbs out with "..".
+    case nameOutsideFolder(template: String, name: String, input: String)
+    /// No format can be written to an output (its name says none, or the format cannot carry what was asked).
+    case format(OutputFormat.Refusal)
+    /// Two inputs would write one output.
+    case sameOutput(first: String, second: String, output: String)
+    /// The report file is also one of the image outputs.
+    case reportIsOutput(String)
+    /// An output is one of the batch's inputs (or the list of them).
+    case outputIsInput(String)
+    /// A folder or the list of files could not be read.
+    case file(FileError)
+
+    public var isUsage: Bool {
+        switch self {
+        case .outputIsInput, .file: return false
+        default: return true
+        }
+    }
+
+    /// The file error of a case that is not a usage error.
+    public var fileError: FileError? {
+        switch self {
+        case .file(let e): return e
+        case .outputIsInput(let path): return FileError(path: path, reason: "is an input of this batch; refusing to overwrite an input")
+        default: return nil
+        }
+    }
+}

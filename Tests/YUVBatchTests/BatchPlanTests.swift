@@ -1,0 +1,231 @@
+import Foundation
+import XCTest
+import YUVBatch
+import YUVIO
+
+/// The batch plan in process, on temporary folders: what each input is named and written as, which shares
+/// the shards take, and what is refused before anything is written.
+final class BatchPlanTests: XCTestCase {
+    var root = ""
+
+    override func setUpWithError() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("yuvbatch-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    /// Empty files at `names` below the temporary folder (folders made as needed).
+    func touch(_ names: String...) throws {
+        for name in names {
+            let path = root + "/" + name
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
+                                                    withIntermediateDirectories: true)
+            XCTAssert(FileManager.default.createFile(atPath: path, contents: Data()))
+        }
+    }
+
+    /// The plan's outputs, relative to the temporary folder.
+    func outputs(_ plan: BatchPlan) -> [String] {
+        plan.items.map { $0.output.hasPrefix(root + "/") ? String($0.output.dropFirst(root.count + 1)) : $0.output }
+    }
+
+    /// The error planning throws, or a failure when it plans.
+    func refusal(_ make: () throws(BatchPlanError) -> BatchPlan, file: StaticString = #filePath,
+                 line: UInt = #line) -> BatchPlanError? {
+        do {
+            let plan = try make()
+            XCTFail("planned \(plan.items.map(\.output)) instead of refusing", file: file, line: line)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    func testTemplateExpansion() {
+        let item = BatchItem(input: "photos/2024/beach.day.JPG", dir: "2024")
+        let nv12 = OutputFormat.raw(.nv12)
+        XCTAssertEqual(BatchPlan.outputName("{stem}.{ext}", item: item, format: nv12), "beach.day.nv12")
+        XCTAssertEqual(BatchPlan.outputName("{name}.{format}", item: item, format: .raw(.yuv420p)), "beach.day.JPG.yuv420p")
+        XCTAssertEqual(BatchPlan.outputName("{dir}/{stem}.{ext}", item: item, format: .png), "2024/beach.day.png")
+        XCTAssertEqual(BatchPlan.outputName("{stem}.{ext}", item: item, format: .jpeg), "beach.day.jpg")
+        // An empty {dir} leaves no leading or doubled slash; leading "./" goes too.
+        let top = BatchItem(input: "a.png", dir: "")
+        XCTAssertEqual(BatchPlan.outputName("{dir}/{stem}.{ext}", item: top, format: nv12), "a.nv12")
+        XCTAssertEqual(BatchPlan.outputName("./x//{dir}//{stem}.y4m", item: top, format: nv12), "x/a.y4m")
+        XCTAssertEqual(BatchPlan.outputName("/{stem}", item: top, format: nv12), "a")
+    }
+
+    /// "in/" means the folder's contents, "in" the folder itself: {dir} then starts with its name.
+    func testDirOfAFolderWithAndWithoutSlash() throws {
+        try touch("in/a.png", "in/sub/b.jpg", "in/notes.txt", "in/.hidden.png")
+        let contents = try BatchPlan(operands: [root + "/in/"], outputFolder: root + "/out/", template: "{dir}/{stem}.{ext}",
+                                     recursive: true)
+        XCTAssertEqual(outputs(contents), ["out/a.nv12", "out/sub/b.nv12"])
+        XCTAssertEqual(contents.items.map(\.dir), ["", "sub"])
+        let folder = try BatchPlan(operands: [root + "/in"], outputFolder: root + "/out/", template: "{dir}/{stem}.{ext}",
+                                   recursive: true)
+        XCTAssertEqual(outputs(folder), ["out/in/a.nv12", "out/in/sub/b.nv12"])
+        // Without -r the subfolder is not read.
+        let flat = try BatchPlan(operands: [root + "/in/"], outputFolder: root + "/out/")
+        XCTAssertEqual(flat.items.map(\.input), [root + "/in/a.png"])
+    }
+
+    func testShardsCoverEveryFileOnce() throws {
+        let names = (0..<23).map { String(format: "in/f%02d.png", $0) }
+        for name in names { try touch(name) }
+        let whole = try BatchPlan(operands: [root + "/in/"], outputFolder: root + "/out/").items.map(\.input)
+        XCTAssertEqual(whole, names.map { root + "/" + $0 })
+        for n in [1, 2, 5, 23, 30] {
+            var seen: [String] = []
+            for k in 1...n {
+                let share = try BatchPlan(operands: [root + "/in/"], outputFolder: root + "/out/", shard: (k, n)).items
+                XCTAssertLessThanOrEqual(share.count, (whole.count + n - 1) / n)
+                seen += share.map(\.input)
+            }
+            XCTAssertEqual(seen.sorted(), whole, "shards of \(n)")
+        }
+    }
+
+    /// Inputs are sorted whatever the order given, before sharding.
+    func testInputsSorted() throws {
+        try touch("c.png", "a.png", "b.jpg")
+        let plan = try BatchPlan(operands: [root + "/c.png", root + "/a.png", root + "/b.jpg"], outputFolder: root + "/out/")
+        XCTAssertEqual(outputs(plan), ["out/a.nv12", "out/b.nv12", "out/c.nv12"])
+    }
+
+    func testNameClashRefused() throws {
+        try touch("x/a.png", "y/a.png")
+        let error = refusal { () throws(BatchPlanError) in
+            try BatchPlan(operands: [root + "/x/", root + "/y/"], outputFolder: root + "/out/")
+        }
+        guard case .sameOutput(let first, let second, let output)? = error else { return XCTFail("\(String(describing: error))") }
+        XCTAssertEqual([first, second, output], [root + "/x/a.png", root + "/y/a.png", root + "/out/a.nv12"])
+        XCTAssertTrue(error!.isUsage)
+        // {dir} tells them apart.
+        let plan = try BatchPlan(operands: [root + "/x", root + "/y"], outputFolder: root + "/out/", template: "{dir}/{name}.{ext}")
+        XCTAssertEqual(outputs(plan), ["out/x/a.png.nv12", "out/y/a.png.nv12"])
+    }
+
+    func testNamesThatLeaveTheFolderRefused() throws {
+        try touch("a.png")
+        for template in ["../{stem}.nv12", "sub/../../{stem}", "{stem}/", "{dir}", ""] {
+            let error = refusal { () throws(BatchPlanError) in
+                try BatchPlan(operands: [root + "/a.png"], outputFolder: root + "/out/", template: template)
+            }
+            switch error {
+            case .nameOutsideFolder(let t, _, let input)?:
+                XCTAssertEqual(t, template)
+                XCTAssertEqual(input, root + "/a.png")
+            case .emptyTemplate?: XCTAssertEqual(template, "")
+            default: XCTFail("\(template): \(String(describing: error))")
+            }
+            XCTAssertEqual(error?.isUsage, true)
+        }
+        // ".." inside a name is no folder.
+        let plan = try BatchPlan(operands: [root + "/a.png"], outputFolder: root + "/out/", template: "{stem}..{ext}")
+        XCTAssertEqual(outputs(plan), ["out/a..nv12"])
+    }
+
+    func testFormatsFromNames() throws {
+        try touch("a.png")
+        func format(_ template: String, asked: OutputFormat? = nil) throws -> OutputFormat {
+            try BatchPlan(operands: [root + "/a.png"], outputFolder: root + "/out/", template: template, format: asked)
+                .items[0].format
+        }
+        XCTAssertEqual(try format("{stem}.{ext}"), .raw(.nv12))
+        XCTAssertEqual(try format("{stem}.y4m"), .y4m)
+        XCTAssertEqual(try format("{stem}.yuv"), .raw(.yuv420p))
+        XCTAssertEqual(try format("{stem}.out.png"), .png)
+        XCTAssertEqual(try format("{stem}.JPG"), .jpeg)
+        XCTAssertEqual(try format("{stem}"), .raw(.nv12))
+        // What was asked wins over the name, and names {ext}.
+        XCTAssertEqual(try format("{stem}.{ext}", asked: .y4m), .y4m)
+        XCTAssertEqual(try format("{stem}.png", asked: .raw(.yv12)), .raw(.yv12))
+        // An unknown extension is refused, never silently NV12.
+        let unknown = refusal { () throws(BatchPlanError) in
+            try BatchPlan(operands: [root + "/a.png"], outputFolder: root + "/out/", template: "{stem}.bmp")
+        }
+        guard case .format(.unresolved(let u))? = unknown else { return XCTFail("\(String(describing: unknown))") }
+        XCTAssertEqual(u.fileExtension, "bmp")
+        // What only raw planes carry refuses a container, the first need named.
+        let padded = refusal { () throws(BatchPlanError) in
+            try BatchPlan(operands: [root + "/a.png"], outputFolder: root + "/out/", template: "{stem}.y4m",
+                          needs: [.alphaPlane, .rowPadding])
+        }
+        guard case .format(.rawOnly(.alphaPlane, .y4m))? = padded else { return XCTFail("\(String(describing: padded))") }
+        XCTAssertEqual(try BatchPlan(operands: [root + "/a.png"], outputFolder: root + "/out/", needs: [.rowPadding])
+            .items[0].format, .raw(.nv12))
+    }
+
+    func testFIFOsAndDevicesSkipped() throws {
+        try touch("in/a.png")
+        XCTAssertEqual(mkfifo(root + "/in/pipe.png", 0o600), 0)
+        XCTAssertEqual(mkfifo(root + "/in/pipe.txt", 0o600), 0)
+        try FileManager.default.createSymbolicLink(atPath: root + "/in/null.jpg", withDestinationPath: "/dev/null")
+        let plan = try BatchPlan(operands: [root + "/in/"], outputFolder: root + "/out/")
+        XCTAssertEqual(plan.items.map(\.input), [root + "/in/a.png"])
+        XCTAssertEqual(plan.skipped.map(\.kind), [.characterDevice, .fifo])
+        XCTAssertEqual(plan.skipped.map(\.description), [root + "/in/null.jpg (a device)", root + "/in/pipe.png (a FIFO)"])
+    }
+
+    func testOutputThatIsAnInputRefused() throws {
+        try touch("a.png", "a.nv12", "list.txt")
+        // a.nv12 is a hard link to the input a.png: writing it would destroy the input.
+        try FileManager.default.removeItem(atPath: root + "/a.nv12")
+        try FileManager.default.linkItem(atPath: root + "/a.png", toPath: root + "/a.nv12")
+        let error = refusal { () throws(BatchPlanError) in
+            try BatchPlan(operands: [root + "/a.png"], outputFolder: root + "/")
+        }
+        guard case .outputIsInput(let path)? = error else { return XCTFail("\(String(describing: error))") }
+        XCTAssertEqual(path, root + "/a.nv12")
+        XCTAssertEqual(error?.isUsage, false)
+        XCTAssertEqual(error?.fileError?.reason, "is an input of this batch; refusing to overwrite an input")
+        // The list of files is an input too.
+        try "\(root)/b.png\n".write(toFile: root + "/list.txt", atomically: false, encoding: .utf8)
+        try touch("b.png")
+        let list = refusal { () throws(BatchPlanError) in
+            try BatchPlan(operands: [], outputFolder: root + "/", template: "list.txt", format: .y4m, filesFrom: root + "/list.txt")
+        }
+        guard case .outputIsInput(root + "/list.txt")? = list else { return XCTFail("\(String(describing: list))") }
+        // So is the report file, when it is an image output.
+        let report = refusal { () throws(BatchPlanError) in
+            try BatchPlan(operands: [root + "/b.png"], outputFolder: root + "/out/", reportFile: root + "/out/b.nv12")
+        }
+        guard case .reportIsOutput? = report else { return XCTFail("\(String(describing: report))") }
+    }
+
+    func testFilesFromLinesAndNUL() throws {
+        try touch("a.png", "b c.png")
+        try "\(root)/b c.png\r\n\n\(root)/a.png\n".write(toFile: root + "/lines", atomically: false, encoding: .utf8)
+        try "\(root)/a.png\0\(root)/b c.png\0".write(toFile: root + "/nul", atomically: false, encoding: .utf8)
+        for (list, nul) in [("lines", false), ("nul", true)] {
+            let plan = try BatchPlan(operands: [], outputFolder: root + "/out/", filesFrom: root + "/" + list, nul: nul)
+            XCTAssertEqual(outputs(plan), ["out/a.nv12", "out/b c.nv12"], list)
+        }
+        let missing = refusal { () throws(BatchPlanError) in
+            try BatchPlan(operands: [], outputFolder: root + "/out/", filesFrom: root + "/none")
+        }
+        guard case .file(let e)? = missing else { return XCTFail("\(String(describing: missing))") }
+        XCTAssertEqual(e.path, root + "/none")
+        XCTAssertTrue(e.reason.hasPrefix("cannot open: "))
+    }
+
+    func testOutputFolderAndStandardInputRefused() throws {
+        try touch("a.png")
+        XCTAssertThrowsError(try BatchOutputFolder(nil))
+        XCTAssertThrowsError(try BatchOutputFolder("-"))
+        guard case .outputNotFolder(let path)? = refusal({ () throws(BatchPlanError) in
+            try BatchPlan(operands: [root + "/a.png"], outputFolder: root + "/a.png")
+        }) else { return XCTFail() }
+        XCTAssertEqual(path, root + "/a.png")
+        // An existing folder without "/" is a folder; "new/" asks for one.
+        XCTAssertEqual(try BatchOutputFolder(root).path, root)
+        XCTAssertEqual(try BatchOutputFolder(root + "/new/").path, root + "/new/")
+        guard case .standardInput? = refusal({ () throws(BatchPlanError) in
+            try BatchPlan(operands: [root + "/a.png", "-"], outputFolder: root + "/out/")
+        }) else { return XCTFail() }
+    }
+}
