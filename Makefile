@@ -17,7 +17,7 @@ BIN = .build/release/yuvconv
 # Debian packages: build needs (pkg-config name → package).
 BUILD_PKGS = pkg-config libjpeg62-turbo-dev libturbojpeg0-dev libpng-dev
 
-.PHONY: all build deps test test-fast demo install clean prove bench bench-deps bench-e2e bench-batch bench-memory quality fuzz test-sanitize test-corpus test-exact test-hostile compare-builds
+.PHONY: all build deps test test-fast demo install clean prove bench bench-deps bench-e2e bench-batch bench-memory quality fuzz test-sanitize test-corpus test-exact test-hostile compare-builds test-interop
 
 all: build
 
@@ -127,6 +127,11 @@ compare-builds: build
 	cd .build/base && $(SWIFT) build $(BUILD_FLAGS) --product yuvconv
 	cp .build/release/yuvconv .build/yuvconv-compare
 	tools/compare-builds.sh .build/base/.build/release/yuvconv .build/yuvconv-compare $(CORPUS)
+
+# ffmpeg reads every raw layout and Y4M back with the documented arguments at ≥ 45 dB against the source.
+test-interop: build
+	$(call need_packages,ffmpeg)
+	tools/interop.sh
 
 # Peak memory per kind of source (baseline/progressive JPEG, PNG 8/16-bit, interlaced, very wide, turned,
 # standard input), the table behind docs/security.md's bounds.

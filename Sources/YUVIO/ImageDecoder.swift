@@ -70,7 +70,8 @@ public final class ImageDecoder {
         case YC_ERROR_TOO_LARGE:
             let i = yc_get_info(h)!.pointee
             return .tooLarge(width: Int(i.width), height: Int(i.height), limit: source.maxPixels)
-        default: return .decoder(message)
+        default:
+            return .decoder(LibraryMessages.explain(message, library: source.format == YC_FORMAT_PNG ? "libpng" : "libjpeg"))
         }
     }
 

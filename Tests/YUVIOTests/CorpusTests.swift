@@ -23,6 +23,11 @@ final class CorpusTests: XCTestCase {
                 XCTAssertEqual(f[3], "error", "\(f[0]) failed but the manifest expects ok: \(error)")
                 XCTAssertFalse(error.reason.isEmpty)
                 XCTAssertEqual(error.path, path)
+                // In our words: a sentence (lower case, as after "FILE: "), or the decoder's damage warning,
+                // which says what is wrong and has a remedy. Never a bare library message.
+                XCTAssertTrue(error.reason.first!.isLowercase || error.remedy == .allowDamaged,
+                              "\(f[0]): a bare library message: \(error.reason)")
+                XCTAssertFalse(error.reason.unicodeScalars.contains { $0.value < 0x20 }, "\(f[0]): control bytes")
                 errors += 1
             }
         }

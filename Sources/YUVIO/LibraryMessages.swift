@@ -1,0 +1,62 @@
+/// libjpeg's and libpng's messages are terse and written for programmers ("Unsupported JPEG process: SOF
+/// type 0xc3", "R[00]y[00]: invalid chunk type"). Each one a user can meet becomes a sentence that says what is
+/// wrong with the file and what to do, with the library's own words kept in parentheses. The one table.
+enum LibraryMessages {
+    /// (what the library's message contains, the sentence).
+    static let table: [(String, @Sendable (String) -> String)] = [
+        ("Unsupported JPEG data precision", { m in
+            let bits = m.split(separator: " ").last.map(String.init) ?? "?"
+            return "a \(bits)-bit JPEG: this build of libjpeg-turbo decodes 8-bit samples only; convert it to 8 bits first"
+        }),
+        ("Unsupported JPEG process: SOF type", { m in
+            let sof = m.split(separator: " ").last.map(String.init) ?? ""
+            let kind: String
+            switch sof.lowercased() {
+            case "0xc3", "0xc7", "0xcb", "0xcf": kind = "a lossless JPEG"
+            case "0xc5", "0xc6", "0xcd", "0xce": kind = "a hierarchical JPEG"
+            default: kind = "a JPEG of a kind libjpeg-turbo does not decode"
+            }
+            return "\(kind) (\(sof)): libjpeg-turbo cannot decode it; convert it to a baseline or progressive JPEG or a PNG first"
+        }),
+        ("DNL not supported", { _ in "the JPEG gives its height in a DNL marker, which libjpeg-turbo does not support; re-encode it" }),
+        ("Maximum supported image dimension", { _ in "the JPEG is wider or taller than libjpeg's limit of 65500 pixels" }),
+        ("JPEG datastream contains no image", { _ in "the JPEG holds no image (metadata only): the file is damaged or incomplete" }),
+        ("Invalid JPEG file structure", { _ in "the JPEG's markers are out of order: the file is damaged" }),
+        ("Bogus marker length", { _ in "a JPEG marker has an impossible length: the file is damaged" }),
+        ("Bogus Huffman table", { _ in "a JPEG Huffman table is invalid: the file is damaged" }),
+        ("Unsupported marker type", { _ in "the JPEG holds a marker libjpeg does not know: the file is damaged" }),
+        ("Not a JPEG file", { _ in "the file starts like a JPEG but is not one: it is damaged or another format" }),
+        ("Invalid IHDR data", { _ in "the PNG's header (IHDR) is invalid: the file is damaged" }),
+        ("PNG unsigned integer out of range", { _ in "a PNG header value is out of range: the file is damaged" }),
+        ("Not enough image data", { _ in "the PNG's image data ends before the picture does: the file is damaged or cut short" }),
+        ("Too much image data", { _ in "the PNG holds more image data than its size: the file is damaged" }),
+        ("CRC error", { m in
+            let chunk = m.split(separator: ":").first.map(String.init) ?? "a"
+            return "the PNG's \(chunk) chunk fails its checksum: the file is damaged"
+        }),
+        ("incorrect data check", { _ in "the PNG's compressed image data fails its checksum: the file is damaged" }),
+        ("invalid distance", { _ in "the PNG's compressed image data is invalid: the file is damaged" }),
+        ("out of place", { m in
+            let chunk = m.split(separator: ":").first.map(String.init) ?? "a"
+            return "the PNG's chunks are out of order (\(chunk) too early or too late): the file is damaged"
+        }),
+        ("invalid chunk type", { _ in "the PNG has a chunk whose name is not four letters: the file is damaged" }),
+        ("unknown critical chunk", { _ in "the PNG needs a chunk libpng does not know to be read: a newer or damaged file" }),
+        ("bad adaptive filter value", { _ in "a PNG row has an invalid filter type: the file is damaged" }),
+        ("Invalid palette", { _ in "the PNG's palette is invalid: the file is damaged" }),
+        ("Missing PLTE", { _ in "the palette PNG has no palette: the file is damaged" }),
+    ]
+
+    /// The sentence for a library message, or the message itself when it is not in the table.
+    static func explain(_ message: String, library: String) -> String {
+        for (needle, sentence) in table where message.contains(needle) {
+            return "\(sentence(message)) (\(library): \(printable(message)))"
+        }
+        return printable(message)
+    }
+
+    /// libpng puts a bad chunk's raw bytes in its message ("R[00]y[00]"); control bytes never reach a terminal.
+    static func printable(_ s: String) -> String {
+        String(String.UnicodeScalarView(s.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "?" : $0 }))
+    }
+}
