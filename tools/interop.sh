@@ -14,6 +14,9 @@ cd "$work"
 ffmpeg -v error -y -i "$src" -f rawvideo -pix_fmt rgb24 src.rgb || { echo "ffmpeg cannot read $src"; exit 2; }
 psnr() { python3 - "$1" <<'PY'
 import math, sys
+import os
+if not os.path.exists(sys.argv[1]):
+    print("size"); sys.exit()
 a = open("src.rgb", "rb").read(); b = open(sys.argv[1], "rb").read()
 if len(a) != len(b):
     print("size"); sys.exit()
@@ -35,13 +38,17 @@ for m in bt709 bt601 bt2020; do for r in full limited; do
     "$BIN" "$src" -o "out.$layout" --format "$layout" --matrix $m --range $r -q --force || { fail=$((fail + 1)); continue; }
     read -r -a args < <("$BIN" report "$src" --format "$layout" --matrix $m --range $r --report json \
       | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["ffmpeg_rawvideo_input"])')
-    ffmpeg -v error -y "${args[@]}" -i "out.$layout" "${sws[@]}" -f rawvideo -pix_fmt rgb24 back.rgb
+    filter=$("$BIN" report "$src" --format "$layout" --report json \
+      | python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["ffmpeg_filter"])')
+    rm -f back.rgb
+    ffmpeg -v error -y "${args[@]}" -i "out.$layout" ${filter:+-vf "$filter"} "${sws[@]}" -f rawvideo -pix_fmt rgb24 back.rgb
     check "$layout $m $r" "$(psnr back.rgb)"
   done
   # Y4M carries its size, layout and range; the matrix, primaries, transfer and siting are given.
   "$BIN" "$src" -o out.y4m --matrix $m --range $r -q --force
   read -r -a args < <("$BIN" report "$src" --matrix $m --range $r --report json \
     | python3 -c 'import json,sys; a=json.loads(sys.stdin.readline())["ffmpeg_rawvideo_input"].split(); print(" ".join(a[8:]))')
+  rm -f back.rgb
   ffmpeg -v error -y "${args[@]}" -i out.y4m "${sws[@]}" -f rawvideo -pix_fmt rgb24 back.rgb
   check "y4m $m $r" "$(psnr back.rgb)"
 done; done

@@ -91,6 +91,7 @@ public struct Column: Sendable {
             .text(ColourDescription(spec: rep.spec).ffmpegInputArguments(layout: rep.layout, width: rep.geometry.width,
                                                                          height: rep.geometry.height).joined(separator: " "))
         },
+        converted("ffmpeg_filter") { _, rep in ColourDescription.ffmpegFilter(layout: rep.layout).map { .text($0) } ?? .text("") },
         converted("path", html: "path") { _, rep in .text(rep.path) },
         converted("orientation", csv: false) { _, rep in .count(rep.orientation.exif) },
         converted("rgba_bytes", text: ("RGBA", 10), html: "RGBA", total: .sum { .bytes($0.rgba) }) { _, rep in
