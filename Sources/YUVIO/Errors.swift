@@ -39,6 +39,7 @@ public enum DecodeError: Error, Equatable, Sendable {
         case .damaged: return .allowDamaged
         case .frameSize: return .frameSize
         case .streamTooLong: return .maxPixels
+        case .unknownFormat: return .rawSize
         default: return nil
         }
     }
@@ -56,6 +57,8 @@ public enum Remedy: Sendable, Equatable {
     case frameSize
     /// Allow replacing an existing file.
     case overwrite
+    /// Not an image the decoders know: raw YUV would need its size.
+    case rawSize
 }
 
 /// Why an output could not be written.

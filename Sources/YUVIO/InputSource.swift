@@ -51,8 +51,19 @@ public final class InputSource {
         }
         // Standard input may be a file already part read (`{ head -c 9; yuvconv -; } < f`): start there.
         let start = status.kind == .regular ? max(0, lseek(fd, 0, SEEK_CUR)) : 0
-        var head = [UInt8](repeating: 0, count: 8)
-        let got = yc_read_full(fd, &head, 8)
+        // From a pipe, what a peek at standard input already took comes first.
+        var head = path == "-" && status.kind != .regular ? StandardInput.takeConsumed() : []
+        if head.count < 8 {
+            var more = [UInt8](repeating: 0, count: 8 - head.count)
+            let n = yc_read_full(fd, &more, more.count)
+            if n > 0 { head += more[0..<Int(n)] }
+            if n < 0 && head.isEmpty {
+                let why = errnoMessage()
+                if path != "-" { close(fd) }
+                throw .cannotOpen("read failed: \(why)")
+            }
+        }
+        let got = head.count
         if got < 0 {
             let why = errnoMessage()
             if path != "-" { close(fd) }
@@ -62,7 +73,7 @@ public final class InputSource {
             if path != "-" { close(fd) }
             throw status.kind == .fifo ? .cannotOpen("nothing was written to the FIFO (no writer)") : .empty
         }
-        let sniffed = yc_sniff(head, Int(got))
+        let sniffed = yc_sniff(head, min(got, 8))
         if sniffed == YC_FORMAT_UNKNOWN {
             if path != "-" { close(fd) }
             throw .unknownFormat
@@ -84,7 +95,7 @@ public final class InputSource {
             fileSize = status.size - Int(start)
         } else {
             var s: OpaquePointer?
-            guard let f = yc_stream_open(fd, path == "-" ? 0 : 1, head, Int(got), Self.streamLimit(maxPixels: maxPixels), &s) else {
+            guard let f = yc_stream_open(fd, path == "-" ? 0 : 1, head, got, Self.streamLimit(maxPixels: maxPixels), &s) else {
                 let why = errnoMessage()
                 if path != "-" { close(fd) }
                 throw .cannotOpen(why)

@@ -24,16 +24,16 @@ public enum RawInput {
         return n > 0 ? Array(head[0..<Int(n)]) : []
     }
 
-    /// True when the (regular) file starts like a Y4M stream.
+    /// True when the file (or standard input, `-`) starts like a Y4M stream.
     public static func isY4M(path: String) -> Bool {
-        head(path, 10) == Array("YUV4MPEG2 ".utf8)
+        (path == "-" ? StandardInput.peek(10) : head(path, 10)) == Array("YUV4MPEG2 ".utf8)
     }
 
     /// True when the (regular) file starts with a JPEG or PNG signature.
-    public static func isImage(path: String) -> Bool {
-        let h = head(path, 8)
-        return !h.isEmpty && yc_sniff(h, h.count) != YC_FORMAT_UNKNOWN
-    }
+    public static func isImage(path: String) -> Bool { isImage(head: head(path, 8)) }
+
+    /// True when these first bytes are a JPEG's or a PNG's.
+    public static func isImage(head h: [UInt8]) -> Bool { !h.isEmpty && yc_sniff(h, h.count) != YC_FORMAT_UNKNOWN }
 
     /// The bytes of one tightly packed 8-bit 4:2:0 frame, with every product checked: a size from a command
     /// line or a header (4294967296x4294967296) is refused, never trapped on.
@@ -44,38 +44,46 @@ public enum RawInput {
         return PlaneGeometry(width: width, height: height).tightBytes
     }
 
-    /// Reads exactly `count` bytes (fewer only at the end of the input).
-    static func readExactly(_ fd: Int32, _ count: Int) throws(DecodeError) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        let n = yc_read_full(fd, &bytes, count)
-        if n < 0 { throw .cannotOpen("read failed: \(errnoMessage())") }
-        if n < count { bytes.removeLast(count - Int(n)) }
-        return bytes
-    }
+    /// A descriptor to read from, with bytes already taken from it (a peek at a pipe) handed out first.
+    struct Reader {
+        let fd: Int32
+        var pending: [UInt8]
 
-    /// One header line (up to and without its newline), at most `limit` bytes.
-    static func readLine(_ fd: Int32, limit: Int, what: String) throws(DecodeError) -> [UInt8] {
-        var line: [UInt8] = []
-        var byte: UInt8 = 0
-        while line.count <= limit {
-            let n = yc_read_full(fd, &byte, 1)
-            if n < 0 { throw .cannotOpen("read failed: \(errnoMessage())") }
-            if n == 0 { throw .decoder("\(what) has no end (the input ends inside it)") }
-            if byte == 10 { return line }
-            line.append(byte)
+        /// Exactly `count` bytes (fewer only at the end of the input).
+        mutating func read(_ count: Int) throws(DecodeError) -> [UInt8] {
+            var bytes = Array(pending.prefix(count))
+            pending.removeFirst(bytes.count)
+            if bytes.count < count {
+                var more = [UInt8](repeating: 0, count: count - bytes.count)
+                let n = yc_read_full(fd, &more, more.count)
+                if n < 0 { throw .cannotOpen("read failed: \(errnoMessage())") }
+                bytes += more[0..<Int(n)]
+            }
+            return bytes
         }
-        throw .decoder("\(what) is longer than \(limit) bytes")
+
+        /// One header line (up to and without its newline), at most `limit` bytes.
+        mutating func line(limit: Int, what: String) throws(DecodeError) -> [UInt8] {
+            var line: [UInt8] = []
+            while line.count <= limit {
+                guard let byte = try read(1).first else { throw .decoder("\(what) has no end (the input ends inside it)") }
+                if byte == 10 { return line }
+                line.append(byte)
+            }
+            throw .decoder("\(what) is longer than \(limit) bytes")
+        }
     }
 
-    /// An open input for the readers below (standard input's own descriptor for `-`).
-    static func withInput<T>(_ path: String, _ body: (Int32, FileStatus?) throws(DecodeError) -> T) throws(FileError) -> T {
+    /// An open input for the readers below (standard input's own descriptor for `-`, with what a peek took).
+    static func withInput<T>(_ path: String, _ body: (inout Reader, FileStatus?) throws(DecodeError) -> T) throws(FileError) -> T {
         let name = displayPath(path)
         do throws(DecodeError) {
             let fd = try InputSource.openDescriptor(path)
             defer { if path != "-" { close(fd) } }
             let st = FileStatus(descriptor: fd)
             if st?.kind == .directory { throw .isDirectory }
-            return try body(fd, st)
+            var reader = Reader(fd: fd, pending: path == "-" && st?.kind != .regular ? StandardInput.takeConsumed() : [])
+            return try body(&reader, st)
         } catch {
             throw FileError(path: name, error)
         }
@@ -86,15 +94,15 @@ public enum RawInput {
     /// is refused (a regular file by its size, before anything is read).
     public static func read(path: String, width: Int, height: Int, layout: PixelLayout,
                             maxPixels: Int) throws(FileError) -> YUVImage {
-        try withInput(path) { (fd, st) throws(DecodeError) -> YUVImage in
+        try withInput(path) { (input, st) throws(DecodeError) -> YUVImage in
             let need = try frameBytes(width: width, height: height, maxPixels: maxPixels)
             let what = "\(width)x\(height) \(layout.rawValue) needs \(need) bytes"
             if let st, st.kind == .regular, path != "-", st.size != need {
                 throw .frameSize("is \(st.size) bytes, but \(what)")
             }
-            let bytes = try readExactly(fd, need)
+            let bytes = try input.read(need)
             guard bytes.count == need else { throw .frameSize("ends after \(bytes.count) bytes, but \(what)") }
-            if try !readExactly(fd, 1).isEmpty { throw .frameSize("holds more than one frame: \(what)") }
+            if try !input.read(1).isEmpty { throw .frameSize("holds more than one frame: \(what)") }
             var image = YUVImage(width: width, height: height, layout: layout)
             image.bytes = bytes
             return image
@@ -108,8 +116,8 @@ public enum RawInput {
     /// header is checked (size against `maxPixels`, colour space) before any frame data is read, and only
     /// the first frame's bytes are read.
     public static func readY4M(path: String, maxPixels: Int) throws(FileError) -> (YUVImage, ColorRange?) {
-        try withInput(path) { (fd, _) throws(DecodeError) -> (YUVImage, ColorRange?) in
-            let header = String(decoding: try readLine(fd, limit: 4096, what: "the Y4M header"), as: UTF8.self)
+        try withInput(path) { (input, _) throws(DecodeError) -> (YUVImage, ColorRange?) in
+            let header = String(decoding: try input.line(limit: 4096, what: "the Y4M header"), as: UTF8.self)
             let fields = header.split(separator: " ")
             guard fields.first == "YUV4MPEG2" else { throw .decoder("not a Y4M stream (no YUV4MPEG2 signature)") }
             var w = 0, h = 0, colour = "420jpeg", range: ColorRange?
@@ -129,9 +137,9 @@ public enum RawInput {
                                + "(C420jpeg, C420mpeg2, C420paldv, C420)")
             }
             let need = try frameBytes(width: w, height: h, maxPixels: maxPixels)
-            let frame = String(decoding: try readLine(fd, limit: 4096, what: "the Y4M frame header"), as: UTF8.self)
+            let frame = String(decoding: try input.line(limit: 4096, what: "the Y4M frame header"), as: UTF8.self)
             guard frame.hasPrefix("FRAME") else { throw .decoder("the Y4M stream has no FRAME") }
-            let bytes = try readExactly(fd, need)
+            let bytes = try input.read(need)
             guard bytes.count == need else {
                 throw .decoder("the Y4M frame is cut short (\(bytes.count) of \(need) bytes)")
             }

@@ -14,6 +14,7 @@ extension FileError {
             // "… (image data is damaged or missing)" → "… (image data is damaged or missing; --allow-truncated accepts it)"
             return reason.hasSuffix(")") ? reason.dropLast() + "; --allow-truncated accepts it)"
                                          : reason + " (--allow-truncated accepts it)"
+        case .rawSize?: return reason + "; raw YUV needs --size WxH"
         case nil: return reason
         }
     }

@@ -107,7 +107,12 @@ struct Options {
     /// YUV in: a Y4M stream, or — unless the content is a JPEG or PNG, whatever its name — a size was given
     /// or the name is a raw layout's.
     var isRawInput: Bool {
-        guard let i = inputs.first, inputs.count == 1, i != "-" else { return false }
+        guard let i = inputs.first, inputs.count == 1 else { return false }
+        // Standard input: a Y4M stream, or raw YUV when a size says so and it is not a JPEG or PNG.
+        if i == "-" {
+            if RawInput.isY4M(path: i) { return true }
+            return inputSize != nil && !RawInput.isImage(head: StandardInput.peek(8))
+        }
         if RawInput.isY4M(path: i) { return true }
         if RawInput.isImage(path: i) { return false }
         if inputSize != nil || inputLayout != nil { return true }

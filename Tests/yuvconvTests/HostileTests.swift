@@ -293,6 +293,21 @@ final class HostileTests: CLITestCase {
         XCTAssertEqual(try run([png, "-o", "x.png", "--align", "64"]).status, 2)
     }
 
+    /// Raw YUV (with --size) and Y4M work from standard input, piped or redirected from a file, as from a file.
+    func testRawAndY4MOnStandardInput() throws {
+        let r = try sh("""
+            "$B" "$F/photos/rocket.jpg" -o ref.y4m -q && "$B" ref.y4m -o ref.png -q \
+              && "$B" "$F/photos/rocket.jpg" -o ref.nv12 -q && "$B" ref.nv12 --size 640x427 -o ref2.png -q || exit 9
+            cat ref.y4m | "$B" - -o a.png -q && cmp a.png ref.png && echo y4m-pipe
+            "$B" - -o b.png -q < ref.y4m && cmp b.png ref.png && echo y4m-file
+            cat ref.nv12 | "$B" - --size 640x427 -o c.png -q && cmp c.png ref2.png && echo raw-pipe
+            cat "$F/photos/rocket.jpg" | "$B" - --size 640x427 -o d.nv12 -q && cmp d.nv12 ref.nv12 && echo image-with-size
+            cat ref.nv12 | "$B" - -o e.png
+            """)
+        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "y4m-pipe\ny4m-file\nraw-pipe\nimage-with-size\n", r.stderr)
+        XCTAssertTrue(r.stderr.contains("<stdin>: not a JPEG or PNG file (unrecognised signature); raw YUV needs --size WxH"), r.stderr)
+    }
+
     /// A folder that cannot be made says why (not the "No such file" its first file would meet).
     func testUnwritableOutputFolderSaysWhy() throws {
         let r = try sh("""
