@@ -3,6 +3,7 @@
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import YUVReport
 
 /// The manual page that `yuvconv --man` prints and `make install` installs as yuvconv(1): roff (the man
 /// macros) set from the help's parts and the option table, so that it says what `--help` says.
@@ -71,20 +72,15 @@ enum Roff {
     /// `text` as roff prints it literally: backslashes and quotes escaped, hyphens as \- (so options copy
     /// as typed), anything beyond ASCII by its code point (groff reads its input as Latin-1).
     static func text(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
+        escapingScalars(text) { scalar in
             switch scalar {
-            case "\\": out += "\\e"
-            case "-": out += "\\-"
-            case "'": out += "\\(aq"
-            case "`": out += "\\(ga"
-            case _ where scalar.value > 0x7E:
-                let hex = String(scalar.value, radix: 16, uppercase: true)
-                out += "\\[u" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex + "]"
-            default: out.unicodeScalars.append(scalar)
+            case "\\": return "\\e"
+            case "-": return "\\-"
+            case "'": return "\\(aq"
+            case "`": return "\\(ga"
+            default: return scalar.value > 0x7E ? "\\[u" + hexDigits(scalar.value, width: 4, uppercase: true) + "]" : nil
             }
         }
-        return out
     }
 
     /// A line of text: escaped, and guarded where it starts with a dot (a request to roff).
