@@ -179,9 +179,13 @@ quality: build
 	$(call need_python,numpy)
 	$(VENV_PY) bench/quality.py
 
+# The man page is made here from the built binary (`yuvconv --man`, from its option table), never committed.
+MAN1 = $(DESTDIR)$(PREFIX)/share/man/man1
 install: build
-	install -d $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/bin $(MAN1)
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/yuvconv
+	$(BIN) --man > .build/yuvconv.1
+	install -m 644 .build/yuvconv.1 $(MAN1)/yuvconv.1
 
 clean:
 	rm -rf .build

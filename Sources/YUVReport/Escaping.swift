@@ -6,25 +6,33 @@ import YUVCore
 /// `v` with `d` decimals; ±∞ as "inf" / "-inf".
 public func fixed(_ v: Double, _ d: Int) -> String { v.isFinite ? formatFixed(v, decimals: d) : (v > 0 ? "inf" : "-inf") }
 
-public func jsonString(_ s: String) -> String {
-    var out = "\""
+/// `s` with the scalars `escape` names replaced by its text (nil: kept): the loop of every escaping here
+/// and of the CLI's roff.
+public func escapingScalars(_ s: String, _ escape: (Unicode.Scalar) -> String?) -> String {
+    var out = ""
     for u in s.unicodeScalars {
-        switch u {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        default:
-            if u.value < 0x20 {
-                let h = String(u.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
-            } else {
-                out.unicodeScalars.append(u)
-            }
-        }
+        if let e = escape(u) { out += e } else { out.unicodeScalars.append(u) }
     }
-    return out + "\""
+    return out
+}
+
+/// `v` in hexadecimal, at least `width` digits (zeros in front).
+public func hexDigits(_ v: UInt32, width: Int, uppercase: Bool = false) -> String {
+    let h = String(v, radix: 16, uppercase: uppercase)
+    return String(repeating: "0", count: max(0, width - h.count)) + h
+}
+
+public func jsonString(_ s: String) -> String {
+    "\"" + escapingScalars(s) { u in
+        switch u {
+        case "\"": return "\\\""
+        case "\\": return "\\\\"
+        case "\n": return "\\n"
+        case "\r": return "\\r"
+        case "\t": return "\\t"
+        default: return u.value < 0x20 ? "\\u" + hexDigits(u.value, width: 4) : nil
+        }
+    } + "\""
 }
 
 /// A JSON number; +∞ (an identical plane) and NaN are written as null.

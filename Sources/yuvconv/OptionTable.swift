@@ -14,29 +14,37 @@ struct OptionSpec: Sendable {
     let help: [String]
     /// A short option whose value may be joined to it: -ofile, -j4.
     let joinsValue: Bool
+    /// What a shell completes for its value (the completion scripts of `--completion`).
+    let completes: ValueCompletion
     /// Applies it: the option as written (for messages) and its value ("" for a flag).
     let apply: @Sendable (inout Options, _ flag: String, _ value: String) throws(UsageError) -> Void
 
     /// An option that takes a value.
-    init(_ names: [String], _ value: String, joined: Bool = false, _ help: [String],
+    init(_ names: [String], _ value: String, joined: Bool = false, completes: ValueCompletion = .anything,
+         _ help: [String],
          _ apply: @escaping @Sendable (inout Options, _ flag: String, _ value: String) throws(UsageError) -> Void) {
         (self.names, self.value, self.help, self.joinsValue, self.apply) = (names, value, help, joined, apply)
+        self.completes = completes
     }
 
     /// A flag.
     init(_ names: [String], _ help: [String], _ set: @escaping @Sendable (inout Options) -> Void) {
-        (self.names, self.value, self.help, self.joinsValue) = (names, nil, help, false)
+        (self.names, self.value, self.help, self.joinsValue, self.completes) = (names, nil, help, false, .anything)
         self.apply = { o, _, _ in set(&o) }
     }
 
+    /// The first short (-x) and the first long (--name) name: the ones the help shows.
+    var shortName: String? { names.first { !$0.hasPrefix("--") } }
+    var longName: String? { names.first { $0.hasPrefix("--") } }
+
     /// The help's line for it: names and placeholder, then the help from column 27.
     var helpLines: String {
-        let short = names.first { !$0.hasPrefix("--") }, long = names.first { $0.hasPrefix("--") }
+        let short = shortName, long = longName
         let label = "  " + (short.map { $0 + (long == nil ? "" : ", ") } ?? "    ") + (long ?? "")
             + (value.map { " " + $0 } ?? "")
         let indent = String(repeating: " ", count: 27)
         return help.enumerated().map { i, line in
-            i == 0 ? label + String(repeating: " ", count: max(1, 27 - label.count)) + line : indent + line
+            i == 0 ? label + HelpParts.pad(label, 27) + line : indent + line
         }.joined(separator: "\n")
     }
 
@@ -62,13 +70,14 @@ struct OptionSpec: Sendable {
     /// The options, in the help's groups.
     static let groups: [OptionGroup] = [
         OptionGroup("Conversion:", [
-            OptionSpec(["-o", "--output"], "PATH", joined: true,
+            OptionSpec(["-o", "--output"], "PATH", joined: true, completes: .path,
                        ["where to write; - is standard output; with many files, the output folder",
                         "(DIR/, made if missing)"]) { o, _, v throws(UsageError) in
                 if o.output != nil { throw UsageError(message: "only one output (-o) may be given") }
                 o.output = v
             },
             OptionSpec(["-f", "--format"], "FMT",
+                       completes: .oneOf(["nv12", "nv21", "yuv420p", "i420", "yv12", "y4m", "png", "jpeg"]),
                        ["nv12 (default), nv21, yuv420p (alias i420), yv12;",
                         "y4m: a YUV4MPEG2 file (yuv420p, C420jpeg, XCOLORRANGE; no matrix tag);",
                         "png: RGB drawn back through the exact inverse (nearest chroma), to look at;",
@@ -80,17 +89,19 @@ struct OptionSpec: Sendable {
                         "output name (--name) decides the same way"]) { o, _, v throws(UsageError) in
                 o.format = try named(v, "format", OutputFormat.names) { OutputFormat(name: $0) }
             },
-            OptionSpec(["--matrix"], "M", ["bt709 (default), bt601, bt2020 (non-constant luminance)"]) { o, _, v throws(UsageError) in
+            OptionSpec(["--matrix"], "M", completes: .oneOf(["bt709", "bt601", "bt2020"]),
+                       ["bt709 (default), bt601, bt2020 (non-constant luminance)"]) { o, _, v throws(UsageError) in
                 o.spec.matrix = try named(v, "matrix", "bt709, bt601, bt2020") { ColorMatrix(name: $0) }
             },
-            OptionSpec(["--range"], "R", ["full (default, 0–255) or limited (Y 16–235, C 16–240)"]) { o, _, v throws(UsageError) in
+            OptionSpec(["--range"], "R", completes: .oneOf(["full", "limited"]),
+                       ["full (default, 0–255) or limited (Y 16–235, C 16–240)"]) { o, _, v throws(UsageError) in
                 o.spec.range = try named(v, "range", "full, limited") { ColorRange(name: $0) }
                 o.rangeGiven = true
             },
             OptionSpec(["--quality"], "Q", ["JPEG quality 1-100 (default 90)"]) { o, flag, v throws(UsageError) in
                 o.quality = try number(flag, v, 1...100)
             },
-            OptionSpec(["--alpha"], "MODE",
+            OptionSpec(["--alpha"], "MODE", completes: .oneOf(["ignore", "keep", "flatten", "premultiply"]),
                        ["ignore (default: the contract converts colour as stored); keep: an A plane",
                         "(W×H) after the 4:2:0 planes — yuva420p, or NV12 + A (\"nv12a\"), raw outputs",
                         "only; flatten[=#RRGGBB]: composite over a colour (default white) first;",
@@ -101,13 +112,13 @@ struct OptionSpec: Sendable {
                 }
                 o.alpha = mode
             },
-            OptionSpec(["--orientation"], "M",
+            OptionSpec(["--orientation"], "M", completes: .oneOf(["auto", "ignore"]),
                        ["auto (default): apply the EXIF orientation (JPEG Exif, PNG eXIf) first, so",
                         "the output is upright as viewers show it (a turned picture is held whole",
                         "while it is turned); ignore: convert the samples as stored (yuvref's output)"]) { o, _, v throws(UsageError) in
                 o.orientation = try named(v, "orientation mode", "auto, ignore") { OrientationMode(rawValue: $0) }
             },
-            OptionSpec(["--jpeg-path"], "P",
+            OptionSpec(["--jpeg-path"], "P", completes: .oneOf(["direct", "rgb"]),
                        ["direct (default): convert a JPEG from its own YCbCr planes, never building",
                         "RGB (4:2:0 to bt601 full is then the decoder's planes, byte for byte);",
                         "rgb: decode to RGB first, then convert exactly"]) { o, _, v throws(UsageError) in
@@ -139,6 +150,7 @@ struct OptionSpec: Sendable {
                 o.inputSize = (w, h)
             },
             OptionSpec(["--pix-fmt", "--pix_fmt"], "FMT",
+                       completes: .oneOf(["nv12", "nv21", "yuv420p", "i420", "yv12"]),
                        ["the raw input's layout (default: from its extension, else nv12);",
                         "--matrix and --range then describe the input (Y4M: XCOLORRANGE wins)"]) { o, _, v throws(UsageError) in
                 o.inputLayout = try named(v, "input pixel format", "nv12, nv21, yuv420p, i420, yv12") { PixelLayout(name: $0) }
@@ -148,7 +160,8 @@ struct OptionSpec: Sendable {
             OptionSpec(["-r", "--recursive"], ["go into subfolders too (a folder gives its .jpg/.jpeg/.png files)"]) {
                 $0.recursive = true
             },
-            OptionSpec(["--files-from"], "FILE", ["also take the paths listed in FILE, one a line (- reads standard input)"]) {
+            OptionSpec(["--files-from"], "FILE", completes: .path,
+                       ["also take the paths listed in FILE, one a line (- reads standard input)"]) {
                 o, _, v in o.filesFrom = v
             },
             OptionSpec(["-0", "--null"], ["the list is NUL-separated (find -print0)"]) { $0.nulSeparated = true },
@@ -173,14 +186,15 @@ struct OptionSpec: Sendable {
         ], note: ["A failing file never stops the others; a summary lists every failure. The first SIGINT/SIGTERM",
                   "stops starting files, removes unfinished ones, prints the summary and exits 130/143."]),
         OptionGroup("Report (with `report`, or alongside a conversion):", [
-            OptionSpec(["--report"], "FMT",
+            OptionSpec(["--report"], "FMT", completes: .oneOf(["text", "json", "csv", "html"]),
                        ["text, json (JSON Lines), csv or html: per image the memory as RGBA, RGB and",
                         "YUV, the saving, PSNR of Y, Cb, Cr and the RGB round trip, SSIM of Y, what",
                         "the conversion used; then totals. To standard output (standard error when",
                         "the data goes to -o -)"]) { o, _, v throws(UsageError) in
                 o.reportFormat = try named(v, "report format", "text, json, csv, html") { ReportFormat(rawValue: $0) }
             },
-            OptionSpec(["--report-file"], "PATH", ["write it to PATH instead (never replaces a file without --force)"]) {
+            OptionSpec(["--report-file"], "PATH", completes: .path,
+                       ["write it to PATH instead (never replaces a file without --force)"]) {
                 o, _, v in o.reportFile = v
             },
             OptionSpec(["--align"], "N",
@@ -193,10 +207,28 @@ struct OptionSpec: Sendable {
             },
         ]),
         OptionGroup(nil, [
-            OptionSpec(["-h", "--help"], ["this text"]) { $0.showHelp = true },
+            OptionSpec(["-h", "--help"], ["the usage and the options, in short (this text)"]) { $0.showHelp = true },
             OptionSpec(["-V", "--version"], ["the version"]) { $0.showVersion = true },
+            OptionSpec(["--man"], ["the help as a manual page in roff (make install installs it as yuvconv(1))"]) {
+                $0.showMan = true
+            },
+            OptionSpec(["--completion"], "SHELL", completes: .oneOf(Shell.allCases.map(\.rawValue)),
+                       ["a completion script for bash, zsh or fish (docs/cli.md: where to put it)"]) {
+                o, _, v throws(UsageError) in
+                o.completionShell = try named(v, "shell", "bash, zsh, fish") { Shell(rawValue: $0) }
+            },
         ]),
     ]
+}
+
+/// What a shell may complete as an option's value.
+enum ValueCompletion: Sendable {
+    /// Nothing to offer (a number, a size, a template).
+    case anything
+    /// A file name.
+    case path
+    /// One of these names.
+    case oneOf([String])
 }
 
 /// Options under a heading in the help, with a note after them.
@@ -214,28 +246,64 @@ struct OptionGroup: Sendable {
     }
 }
 
+/// The help's parts: `helpText` prints them with the option table, and the man page (`manPage`) sets them in roff.
+enum HelpParts {
+    static let summary = "convert JPEG and PNG images to exact 8-bit YUV 4:2:0 (NV12 and friends)"
+    /// The usage lines: the command, and what it is for.
+    static let usage: [(command: String, note: String)] = [
+        ("yuvconv [convert] INPUT -o OUTPUT [options]", ""),
+        ("yuvconv convert INPUT... DIR/... -o OUTDIR/ [options]", "many files"),
+        ("yuvconv report FILE... [--report FMT] [--report-file PATH]", "memory and quality, nothing written"),
+        ("yuvconv --help | --version | --man | --completion SHELL", ""),
+    ]
+    /// What inputs and outputs are, and how FFmpeg reads the outputs back; indented lines are commands.
+    static let description = """
+        INPUT is a JPEG or PNG file (recognised by its content), raw YUV with --size, a .y4m file, or - for
+        standard input. OUTPUT is a file, or - for standard output. Raw layouts are planes, tightly packed, no
+        header, and carry no colour tags: tell FFmpeg what they are, or it takes BT.601 limited range. The
+        defaults (bt709 full) read back with
+          ffmpeg -f rawvideo -pix_fmt FORMAT -s WxH -color_range pc -colorspace bt709 -color_primaries bt709 \\
+                 -color_trc iec61966-2-1 -chroma_sample_location center -i OUTPUT -sws_flags accurate_rnd+full_chroma_int out.png
+        (limited: -color_range tv; bt601: -colorspace smpte170m; bt2020: -colorspace bt2020nc -color_primaries
+        bt2020). `--report json` prints these arguments for each image (ffmpeg_rawvideo_input).
+        """
+    static let exactness = """
+        Every value is the exact result of the conversion contract (round half up on the exact rational),
+        bit for bit (of the flattened or premultiplied colours with --alpha). No colour management is applied.
+        """
+    static let exitStatus: [(status: String, meaning: String)] = [
+        ("0", "done"),
+        ("1", "an input could not be converted or an output not written (in a batch: any file failed)"),
+        ("2", "usage error"),
+        ("128+N", "a batch stopped by signal N (130 SIGINT, 143 SIGTERM)"),
+    ]
+
+    static var usageLines: String {
+        usage.map { "  " + $0.command + ($0.note.isEmpty ? "" : pad($0.command, 63) + $0.note) }.joined(separator: "\n")
+    }
+
+    static var exitLines: String {
+        exitStatus.map { "  " + $0.status + pad($0.status, 7) + $0.meaning }.joined(separator: "\n")
+    }
+
+    /// The spaces that take `text` to `column` (at least one).
+    static func pad(_ text: String, _ column: Int) -> String {
+        String(repeating: " ", count: max(1, column - text.count))
+    }
+}
+
 let helpText = """
-    yuvconv — convert JPEG and PNG images to exact 8-bit YUV 4:2:0 (NV12 and friends)
+    yuvconv — \(HelpParts.summary)
 
     Usage:
-      yuvconv [convert] INPUT -o OUTPUT [options]
-      yuvconv convert INPUT... DIR/... -o OUTDIR/ [options]          many files
-      yuvconv report FILE... [--report FMT] [--report-file PATH]      memory and quality, nothing written
-      yuvconv --help | --version
+    \(HelpParts.usageLines)
 
-    INPUT is a JPEG or PNG file (recognised by its content), raw YUV with --size, a .y4m file, or - for
-    standard input. OUTPUT is a file, or - for standard output. Raw layouts are planes, tightly packed, no
-    header, and carry no colour tags: tell FFmpeg what they are, or it takes BT.601 limited range. The
-    defaults (bt709 full) read back with
-      ffmpeg -f rawvideo -pix_fmt FORMAT -s WxH -color_range pc -colorspace bt709 -color_primaries bt709 \\
-             -color_trc iec61966-2-1 -chroma_sample_location center -i OUTPUT -sws_flags accurate_rnd+full_chroma_int out.png
-    (limited: -color_range tv; bt601: -colorspace smpte170m; bt2020: -colorspace bt2020nc -color_primaries
-    bt2020). `--report json` prints these arguments for each image (ffmpeg_rawvideo_input).
+    \(HelpParts.description)
 
     \(OptionSpec.groups.map(\.help).joined(separator: "\n\n"))
 
-    Every value is the exact result of the conversion contract (round half up on the exact rational),
-    bit for bit (of the flattened or premultiplied colours with --alpha). No colour management is applied.
+    \(HelpParts.exactness)
 
-    Exit status: 0 done, 1 an input could not be converted or an output not written, 2 usage error.
+    Exit status:
+    \(HelpParts.exitLines)
     """

@@ -58,6 +58,9 @@ struct Options {
     var inBatch = false
     var showHelp = false
     var showVersion = false
+    /// `--man`: print the manual page; `--completion SHELL`: print a completion script.
+    var showMan = false
+    var completionShell: Shell?
 
     /// Reads the command line: an optional verb, then operands and the options of `OptionSpec.groups`.
     static func parse(_ args: [String]) throws(UsageError) -> Options {

@@ -57,6 +57,14 @@ func run(_ args: [String]) -> Int32 {
         print("yuvconv \(version)")
         return 0
     }
+    if options.showMan {
+        print(manPage, terminator: "")
+        return 0
+    }
+    if let shell = options.completionShell {
+        print(completionScript(shell), terminator: "")
+        return 0
+    }
     if options.reportOnly { return runReport(options) }
     if options.isBatch { return runBatch(options) }
     if options.isRawInput { return runRawInput(options) }

@@ -76,6 +76,16 @@ open class CLITestCase: XCTestCase {
         return Result(status: p.terminationStatus, stdout: o, stderr: String(decoding: e, as: UTF8.self))
     }
 
+    /// Every option name `--help` lists: the names (-x, --name) before column 27 of its option lines
+    /// ("  -o, --output PATH", "      --matrix M"), where their help starts.
+    public func helpOptionNames() throws -> Set<String> {
+        let help = String(decoding: try run(["--help"]).stdout, as: UTF8.self)
+        return Set(help.split(separator: "\n").flatMap { line -> [String] in
+            guard line.hasPrefix("  -") || line.hasPrefix("      --") else { return [] }
+            return line.prefix(27).split(whereSeparator: { $0 == " " || $0 == "," }).filter { $0.hasPrefix("-") }.map(String.init)
+        })
+    }
+
     /// The golden CRC of a corpus fixture (`Fixtures/golden/images.tsv`) for "matrix range" and a layout.
     public func golden(_ path: String, _ spec: String, _ layout: String) throws -> String {
         let text = try String(contentsOf: fixturesURL.appendingPathComponent("golden/images.tsv"), encoding: .utf8)

@@ -1,0 +1,163 @@
+/// The shells `--completion` writes a script for.
+enum Shell: String, CaseIterable, Sendable {
+    case bash, zsh, fish
+}
+
+/// The words that may come first, before any option: what `Options.parse` takes as a verb.
+let subcommands: [(name: String, help: String)] = [
+    ("convert", "convert images (the default)"),
+    ("report", "memory and quality, nothing written"),
+]
+
+/// The completion script of `yuvconv --completion SHELL`, made from the option table: every name of every
+/// option, the values of those with a fixed set (`ValueCompletion.oneOf`), file names for operands and for
+/// options that take a path, the subcommands as the first word.
+func completionScript(_ shell: Shell) -> String {
+    let options = OptionSpec.groups.flatMap(\.options)
+    let header = "# \(shell.rawValue) completion for yuvconv, made by `yuvconv --completion \(shell.rawValue)` "
+        + "from its option table.\n"
+    switch shell {
+    case .bash: return header + bashCompletion(options)
+    case .zsh: return "#compdef yuvconv\n" + header + zshCompletion(options)
+    case .fish: return header + fishCompletion(options)
+    }
+}
+
+/// An option's help up to its first ';' or full stop outside parentheses: a one-line description.
+private func shortHelp(_ option: OptionSpec) -> String {
+    let help = option.help.joined(separator: " ")
+    var depth = 0, previous: Character = " "
+    for (i, c) in help.enumerated() {
+        if c == "(" { depth += 1 } else if c == ")" { depth -= 1 }
+        if depth == 0 && (c == ";" || (c == " " && previous == ".")) {
+            return String(help.prefix(previous == "." ? i - 1 : i))
+        }
+        previous = c
+    }
+    return help
+}
+
+/// bash: a function for `complete -F`. bash splits `--name=value` at '=' (COMP_WORDBREAKS), so after an '='
+/// the option is the word before it.
+private func bashCompletion(_ options: [OptionSpec]) -> String {
+    // A case per option with values to offer; one for those taking a path, one for those with nothing to offer.
+    var cases: [String] = [], paths: [String] = [], others: [String] = []
+    for option in options where option.value != nil {
+        switch option.completes {
+        case .path: paths += option.names
+        case .anything: others += option.names
+        case .oneOf(let values):
+            cases.append("        \(option.names.joined(separator: "|"))) "
+                + "COMPREPLY=($(compgen -W '\(values.joined(separator: " "))' -- \"$cur\")); return 0 ;;")
+        }
+    }
+    cases.append("        \(paths.joined(separator: "|"))) _yuvconv_files; return 0 ;;")
+    cases.append("        \(others.joined(separator: "|"))) return 0 ;;")
+    let names = options.flatMap(\.names).joined(separator: " ")
+    return """
+        _yuvconv_files() {
+            compopt -o filenames 2>/dev/null
+            mapfile -t -O ${#COMPREPLY[@]} COMPREPLY < <(compgen -f -- "$cur")
+        }
+
+        _yuvconv() {
+            local cur=${COMP_WORDS[COMP_CWORD]} prev= i
+            COMPREPLY=()
+            (( COMP_CWORD > 0 )) && prev=${COMP_WORDS[COMP_CWORD-1]}
+            if [[ $cur == = ]]; then
+                cur=
+            elif [[ $prev == = ]] && (( COMP_CWORD > 1 )); then
+                prev=${COMP_WORDS[COMP_CWORD-2]}
+            fi
+            case $prev in
+        \(cases.joined(separator: "\n"))
+            esac
+            for (( i = 1; i < COMP_CWORD; i++ )); do
+                [[ ${COMP_WORDS[i]} == -- ]] && { _yuvconv_files; return 0; }
+            done
+            if [[ $cur == -* ]]; then
+                COMPREPLY=($(compgen -W '\(names) --' -- "$cur"))
+                return 0
+            fi
+            (( COMP_CWORD == 1 )) && COMPREPLY=($(compgen -W '\(subcommands.map(\.name).joined(separator: " "))' -- "$cur"))
+            _yuvconv_files
+        }
+
+        complete -F _yuvconv yuvconv
+
+        """
+}
+
+/// zsh: `_arguments` specs. Loaded from $fpath (a file named _yuvconv) it completes at once; sourced, it
+/// registers itself with compdef.
+private func zshCompletion(_ options: [OptionSpec]) -> String {
+    /// Inside single quotes, and inside the [description] of a spec.
+    func quoted(_ s: String) -> String { s.replacing("'", with: "'\\''") }
+    func described(_ s: String) -> String {
+        quoted(s.replacing("\\", with: "\\\\").replacing("[", with: "\\[").replacing("]", with: "\\]"))
+    }
+    let specs = options.map { option -> String in
+        // -o+ and -j+: the value may be joined (-ofile); --name=: --name=value or --name value.
+        let forms = option.names.map { name in
+            option.value == nil ? name : name + (name.hasPrefix("--") ? "=" : option.joinsValue ? "+" : "")
+        }
+        // '--name=[…]…', or for aliases '(-o --output)'{-o+,--output=}'[…]…': each excludes the others.
+        var spec = forms.count == 1 ? "'" + forms[0]
+            : "'(\(option.names.joined(separator: " ")))'{\(forms.joined(separator: ","))}'"
+        spec += "[\(described(shortHelp(option)))]"
+        if let placeholder = option.value {
+            switch option.completes {
+            case .path: spec += ":\(placeholder):_files"
+            case .oneOf(let values): spec += ":\(placeholder):(\(values.joined(separator: " ")))"
+            case .anything: spec += ":\(placeholder): "
+            }
+        }
+        return "        " + spec + "' \\"
+    }
+    let commands = subcommands.map { "\($0.name)\\:\"\($0.help)\"" }.joined(separator: " ")
+    return """
+        _yuvconv_operands() {
+            if (( CURRENT == 2 )); then
+                _alternative 'commands:command:((\(commands)))' 'files:input:_files'
+            else
+                _files
+            fi
+        }
+
+        _yuvconv() {
+            _arguments -S \\
+        \(specs.joined(separator: "\n"))
+                '*:input:_yuvconv_operands'
+        }
+
+        if [[ $funcstack[1] == _yuvconv ]]; then
+            _yuvconv "$@"
+        else
+            compdef _yuvconv yuvconv
+        fi
+
+        """
+}
+
+/// fish: a `complete` line per option; operands are files (fish's default), the subcommands come first.
+private func fishCompletion(_ options: [OptionSpec]) -> String {
+    func quoted(_ s: String) -> String { "'" + s.replacing("\\", with: "\\\\").replacing("'", with: "\\'") + "'" }
+    var lines = subcommands.map {
+        "complete -c yuvconv -n __fish_use_subcommand -a \($0.name) -d \(quoted($0.help))"
+    }
+    for option in options {
+        var line = "complete -c yuvconv"
+        for name in option.names {
+            line += name.hasPrefix("--") ? " -l \(name.dropFirst(2))" : " -s \(name.dropFirst())"
+        }
+        if option.value != nil {
+            switch option.completes {
+            case .path: line += " -r -F"
+            case .oneOf(let values): line += " -x -a \(quoted(values.joined(separator: " ")))"
+            case .anything: line += " -x"
+            }
+        }
+        lines.append(line + " -d " + quoted(shortHelp(option)))
+    }
+    return lines.joined(separator: "\n") + "\n"
+}
