@@ -84,6 +84,7 @@ func runBatch(_ options: Options) -> Int32 {
         }
     }
     installSignalCleanup()
+    warnIgnoredOptions(options, format: options.format ?? items.first?.format ?? .raw(.nv12), rawInput: false)
     setGracefulInterrupt(true)
     let tty = isatty(STDERR_FILENO) != 0
     let term = getenv("TERM").map { String(cString: $0) } ?? ""

@@ -24,6 +24,8 @@ struct Options {
     var inputSize: (width: Int, height: Int)?
     var inputLayout: PixelLayout?
     var spec = ConversionSpec()
+    /// The options the command line gave, by their long names (for the warnings on options that do nothing).
+    var given: Set<String> = []
     /// `--range` was given (a Y4M input without XCOLORRANGE is otherwise limited range, as FFmpeg reads it).
     var rangeGiven = false
     var force = false
@@ -103,6 +105,7 @@ struct Options {
                 value = next
             }
             try option.apply(&o, flag, value)
+            o.given.insert(option.names.first { $0.hasPrefix("--") } ?? flag)
         }
         return o
     }
@@ -153,6 +156,27 @@ struct Options {
         do { return try OutputFormat.resolve(asked: format, path: output, needs: rawOnlyNeeds) } catch {
             throw UsageError(message: error.cliMessage)
         }
+    }
+}
+
+extension Options {
+    /// Options given that do nothing for this conversion: each a warning naming it and why, so a typo'd
+    /// intention is not silently dropped.
+    func ignoredOptionWarnings(format: OutputFormat, rawInput: Bool) -> [String] {
+        var out: [String] = []
+        if given.contains("--quality") && format != .jpeg {
+            out.append("--quality sets JPEG output's quality; \(format.name) output ignores it")
+        }
+        if format == .jpeg && (given.contains("--matrix") || given.contains("--range")) && !rawInput {
+            out.append("a JPEG is BT.601 full range by definition; --matrix and --range are ignored for JPEG output")
+        }
+        if !rawInput && (given.contains("--size") || given.contains("--pix-fmt")) {
+            out.append("--size and --pix-fmt describe raw YUV input; a JPEG or PNG input carries its own, so they are ignored")
+        }
+        if rawInput && (given.contains("--jpeg-path") || given.contains("--orientation") || given.contains("--alpha")) {
+            out.append("--jpeg-path, --orientation and --alpha apply to JPEG and PNG input; ignored for YUV input")
+        }
+        return out
     }
 }
 

@@ -89,6 +89,7 @@ func run(_ args: [String]) -> Int32 {
         return usageFailure(error.message)
     }
     installSignalCleanup()
+    warnIgnoredOptions(options, format: format, rawInput: false)
     let protected = Set([inputIdentity(input)].compactMap { $0 })
     var reportSink: AtomicOutput?
     if let file = options.reportFile {
@@ -116,6 +117,12 @@ func run(_ args: [String]) -> Int32 {
         }
     }
     return 0
+}
+
+/// Prints the warnings for options that do nothing here (not with -q).
+func warnIgnoredOptions(_ options: Options, format: OutputFormat, rawInput: Bool) {
+    guard !options.quiet else { return }
+    for w in options.ignoredOptionWarnings(format: format, rawInput: rawInput) { printErr("yuvconv: warning: \(w)") }
 }
 
 /// Binary data is not for a terminal.
@@ -307,6 +314,7 @@ func runRawInput(_ options: Options) -> Int32 {
         return usageFailure(error.message)
     }
     installSignalCleanup()
+    warnIgnoredOptions(options, format: format, rawInput: true)
     do throws(FileError) {
         var image: YUVImage
         var spec = options.spec

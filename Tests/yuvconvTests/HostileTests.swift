@@ -308,6 +308,20 @@ final class HostileTests: CLITestCase {
         XCTAssertTrue(r.stderr.contains("<stdin>: not a JPEG or PNG file (unrecognised signature); raw YUV needs --size WxH"), r.stderr)
     }
 
+    /// Options that do nothing for this conversion draw a warning (and none with -q).
+    func testIgnoredOptionsAreNamed() throws {
+        let jpg = fixture("photos/rocket.jpg")
+        let q = try run([jpg, "-o", "a.nv12", "--quality", "50"])
+        XCTAssertEqual(q.status, 0)
+        XCTAssertTrue(q.stderr.contains("yuvconv: warning: --quality sets JPEG output's quality; nv12 output ignores it"), q.stderr)
+        let s = try run([jpg, "-o", "b.nv12", "--size", "640x427"])
+        XCTAssertTrue(s.stderr.contains("--size and --pix-fmt describe raw YUV input"), s.stderr)
+        let m = try run([jpg, "-o", "c.jpg", "--matrix", "bt709"])
+        XCTAssertTrue(m.stderr.contains("--matrix and --range are ignored for JPEG output"), m.stderr)
+        XCTAssertEqual(try run([jpg, "-o", "d.nv12", "--quality", "50", "-q"]).stderr, "")
+        XCTAssertFalse(try run([jpg, "-o", "e.jpg", "--quality", "50"]).stderr.contains("warning"))
+    }
+
     /// A folder that cannot be made says why (not the "No such file" its first file would meet).
     func testUnwritableOutputFolderSaysWhy() throws {
         let r = try sh("""
