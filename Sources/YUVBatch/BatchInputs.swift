@@ -50,12 +50,14 @@ public struct BatchInputs: Sendable {
     /// Gathers the files named by `operands` — files, and folders' image files (their subfolders' too when
     /// `recursive`) — then those listed in `filesFrom` (lines, or NUL-separated records when `nul`; "-" is
     /// standard input). A folder named "dir/" means its contents, "dir" the folder itself, as rsync reads it:
-    /// each file's `dir` then starts with the folder's own name.
-    public init(operands: [String], recursive: Bool = false, filesFrom: String? = nil, nul: Bool = false)
-        throws(BatchPlanError) {
+    /// each file's `dir` then starts with the folder's own name. Standard input ("-") is refused as an operand
+    /// unless `standardInput` allows it, and then once, and not when it is also the list.
+    public init(operands: [String], recursive: Bool = false, filesFrom: String? = nil, nul: Bool = false,
+                standardInput: Bool = false) throws(BatchPlanError) {
         items = []
         skipped = []
         listFile = filesFrom
+        var readsStandardInput = filesFrom == "-"
         for arg in operands {
             if arg != "-", FileStatus(path: arg)?.kind == .directory {
                 let root = arg.hasSuffix("/") && arg.count > 1 ? String(arg.dropLast()) : arg
@@ -66,13 +68,36 @@ public struct BatchInputs: Sendable {
                     BatchItem(input: $0.input, dir: prefix.isEmpty ? $0.dir : ($0.dir.isEmpty ? prefix : prefix + "/" + $0.dir))
                 }
             } else {
-                if arg == "-" { throw .standardInput }
+                if arg == "-" {
+                    if !standardInput { throw .standardInput }
+                    if readsStandardInput { throw .standardInputTwice }
+                    readsStandardInput = true
+                }
                 items.append(BatchItem(input: arg, dir: ""))
             }
         }
         if let list = filesFrom {
             items += try fileStep { () throws(FileError) in try Self.readList(list, nul: nul) }.map { BatchItem(input: $0, dir: "") }
         }
+    }
+
+    /// The items sorted by path, and of those the `shard` (K-th of N shares, from 1: every N-th, starting with
+    /// the K-th), so that N runs given the same inputs take each file once. With `keepOrder` the share is
+    /// returned in the order gathered rather than sorted.
+    public func selection(shard: (index: Int, count: Int)?, keepOrder: Bool = false) -> [BatchItem] {
+        let sorted = items.indices.sorted { (items[$0].input, $0) < (items[$1].input, $1) }
+        var taken = sorted
+        if let (k, n) = shard {
+            taken = sorted.enumerated().filter { $0.offset % n == k - 1 }.map(\.element)
+        }
+        return (keepOrder ? taken.sorted() : taken).map { items[$0] }
+    }
+
+    /// The identities of `items` and of the list they came from: files that no output of the run may overwrite.
+    public func protected(_ items: [BatchItem]) -> Set<FileIdentity> {
+        var ids = Set(items.compactMap { inputIdentity($0.input) })
+        if let list = listFile, let id = inputIdentity(list) { ids.insert(id) }
+        return ids
     }
 
     /// True for the names a folder's images go by: .jpg, .jpeg, .jpe, .png in any case.

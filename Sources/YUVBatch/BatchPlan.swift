@@ -47,10 +47,7 @@ public struct BatchPlan: Sendable {
     public init(_ inputs: BatchInputs, outputFolder: BatchOutputFolder, template: String = "{stem}.{ext}",
                 format: OutputFormat? = nil, needs: [OutputFormat.RawOnly] = [], shard: (index: Int, count: Int)? = nil,
                 reportFile: String? = nil) throws(BatchPlanError) {
-        var items = inputs.items.sorted { $0.input < $1.input }
-        if let (k, n) = shard {
-            items = items.enumerated().filter { $0.offset % n == k - 1 }.map(\.element)
-        }
+        var items = inputs.selection(shard: shard)
         // Names and formats (one rule with single files), and no two inputs onto one output.
         if template.isEmpty { throw .emptyTemplate }
         let named = format ?? .raw(.nv12)
@@ -71,8 +68,7 @@ public struct BatchPlan: Sendable {
         }
         // Before anything is written: no output (nor the report) may be any input of the batch, and the report
         // may not be one of the outputs.
-        var protected = Set(items.compactMap { inputIdentity($0.input) })
-        if let list = inputs.listFile, let id = inputIdentity(list) { protected.insert(id) }
+        let protected = inputs.protected(items)
         for item in items {
             if let st = FileStatus(path: item.output), protected.contains(st.identity) { throw .outputIsInput(item.output) }
         }

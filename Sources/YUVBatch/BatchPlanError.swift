@@ -10,6 +10,8 @@ public enum BatchPlanError: Error, Sendable {
     case outputNotFolder(String)
     /// Standard input named among the inputs.
     case standardInput
+    /// Standard input named twice, or named and also the list of files.
+    case standardInputTwice
     /// An empty name template.
     case emptyTemplate
     /// The template gives `input` a name that is empty, a folder, or climbs out with "..".

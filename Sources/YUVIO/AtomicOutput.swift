@@ -53,26 +53,55 @@ public final class AtomicOutput {
         if ftruncate(fd, off_t(size)) != 0 { throw .system("cannot size the file: \(errnoMessage())") }
     }
 
-    /// Checks up front that `path` may be written (so no work is wasted), then creates the temporary file.
-    /// Neither `inputs` (paths) nor any file in `protected` is ever overwritten, even with `force`.
+    /// Where a checked output is written.
+    public enum Destination: Sendable, Equatable {
+        /// Standard output or error, or `/dev/fd/N`: that descriptor, in order.
+        case descriptor(Int32)
+        /// A device, FIFO or socket (links followed): written in place, in order.
+        case inPlace(String)
+        /// A regular file, new or replaced (links followed): through a temporary file beside it.
+        case file(String)
+    }
+
+    /// Checks up front, creating nothing, that `path` may be written: neither `inputs` (paths) nor any file in
+    /// `protected` is ever overwritten, even with `force`; an existing file only with `force`; never a folder.
     ///
     /// - `-`, `/dev/stdout`, `/dev/fd/1` and `/proc/self/fd/1` are standard output; `/dev/stderr` (and fd 2)
     ///   standard error; `/dev/fd/N` descriptor N: written in order, never replaced by a file.
     /// - A symbolic link is followed: its target is written (atomically when it is a regular file, with
     ///   `force` when it exists) and the link itself stays as it was.
     /// - A device, FIFO or socket is written in place, in order.
-    public init(path: String, force: Bool, inputs: [String] = [], protected: Set<FileIdentity> = []) throws(WriteError) {
-        self.path = path
-        self.force = force
+    public static func check(path: String, force: Bool, inputs: [String] = [],
+                             protected: Set<FileIdentity> = []) throws(WriteError) -> Destination {
         var protected = protected
         for input in inputs { if let id = inputIdentity(input) { protected.insert(id) } }
-        if let descriptor = Self.standardDescriptor(path) {
+        if let descriptor = standardDescriptor(path) {
             if yc_standard_descriptor_was_closed(descriptor) != 0 {
                 throw .system(descriptor == 1 ? "standard output is closed" : "descriptor \(descriptor) is closed")
             }
             if let st = FileStatus(descriptor: descriptor), st.kind == .regular, protected.contains(st.identity) {
                 throw .sameAsInput
             }
+            return .descriptor(descriptor)
+        }
+        let real = try resolveLinks(path)
+        if let st = FileStatus(path: real) {
+            if protected.contains(st.identity) { throw .sameAsInput }
+            if st.kind == .directory { throw .system("is a directory") }
+            if st.kind != .regular { return .inPlace(real) }
+            if !force { throw .exists }
+        }
+        return .file(real)
+    }
+
+    /// Checks up front that `path` may be written (`check`, so no work is wasted), then opens it: a descriptor,
+    /// a device or FIFO in place, or a new temporary file beside the target.
+    public init(path: String, force: Bool, inputs: [String] = [], protected: Set<FileIdentity> = []) throws(WriteError) {
+        self.path = path
+        self.force = force
+        let real: String
+        switch try Self.check(path: path, force: force, inputs: inputs, protected: protected) {
+        case .descriptor(let descriptor):
             fd = descriptor
             if descriptor > 2 {
                 fd = dup(descriptor)
@@ -80,26 +109,21 @@ public final class AtomicOutput {
                 direct = true
             }
             return
-        }
-        let real = try Self.resolveLinks(path)
-        self.target = real
-        if let st = FileStatus(path: real) {
-            if protected.contains(st.identity) { throw .sameAsInput }
-            if st.kind == .directory { throw .system("is a directory") }
-            if st.kind != .regular {
-                // A device, FIFO or socket (/dev/null, a named pipe): written in place, in order, like
-                // standard output — never replaced by a renamed file. A FIFO nobody reads is an error, not a hang.
-                let opened = withFileSystemPath(real) { open($0, O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) }
-                if opened < 0 {
-                    throw .system(errno == ENXIO ? "no process is reading the FIFO" : "cannot open: \(errnoMessage())")
-                }
-                let flags = fcntl(opened, F_GETFL)
-                if flags >= 0 { _ = fcntl(opened, F_SETFL, flags & ~O_NONBLOCK) }
-                fd = opened
-                direct = true
-                return
+        case .inPlace(let device):
+            self.target = device
+            // A FIFO nobody reads is an error, not a hang.
+            let opened = withFileSystemPath(device) { open($0, O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) }
+            if opened < 0 {
+                throw .system(errno == ENXIO ? "no process is reading the FIFO" : "cannot open: \(errnoMessage())")
             }
-            if !force { throw .exists }
+            let flags = fcntl(opened, F_GETFL)
+            if flags >= 0 { _ = fcntl(opened, F_SETFL, flags & ~O_NONBLOCK) }
+            fd = opened
+            direct = true
+            return
+        case .file(let file):
+            real = file
+            self.target = file
         }
         let dir: String, base: String
         if let slash = real.lastIndex(of: "/") {

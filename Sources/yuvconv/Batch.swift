@@ -52,115 +52,160 @@ func monotonicSeconds() -> Double {
     return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
 }
 
+/// The inputs a batch (or `report`) names, gathered, with a warning for the folder entries left out.
+func gatherInputs(_ options: Options, standardInput: Bool = false) throws(BatchPlanError) -> BatchInputs {
+    let inputs = try BatchInputs(operands: options.inputs, recursive: options.recursive, filesFrom: options.filesFrom,
+                                 nul: options.nulSeparated, standardInput: standardInput)
+    let skipped = inputs.skipped
+    if !skipped.isEmpty && !options.quiet {
+        printErr("yuvconv: warning: skipped \(skipped.count) folder entr\(skipped.count == 1 ? "y" : "ies") that "
+                 + "\(skipped.count == 1 ? "is" : "are") not a regular file: "
+                 + skipped.map(\.description).joined(separator: ", "))
+    }
+    return inputs
+}
+
+/// A plan that could not be made: a file error (exit 1) or a usage error (exit 2).
+func planFailure(_ error: BatchPlanError) -> Int32 {
+    error.fileError.map(fileFailure) ?? usageFailure(error.cliMessage)
+}
+
+/// The report file, checked and opened before any work (nil without --report-file).
+func openReportFile(_ options: Options, protected: Set<FileIdentity>) throws(FileError) -> AtomicOutput? {
+    guard let file = options.reportFile else { return nil }
+    do { return try AtomicOutput(path: file, force: options.force, protected: protected) } catch {
+        throw FileError(path: file, error)
+    }
+}
+
+/// Prints a file error; exit status 1.
+func fileFailure(_ error: FileError) -> Int32 {
+    printErr("yuvconv: error: \(error.cli)")
+    return 1
+}
+
 /// `yuvconv convert a.jpg b.png dir/ -o outdir/`: many files, several at once, none lost.
 func runBatch(_ options: Options) -> Int32 {
     let plan: BatchPlan
     do throws(BatchPlanError) {
         let folder = try BatchOutputFolder(options.output)
         if options.reportFile != nil && options.reportFormat == nil { return usageFailure("--report-file needs --report FORMAT") }
-        let inputs = try BatchInputs(operands: options.inputs, recursive: options.recursive, filesFrom: options.filesFrom,
-                                     nul: options.nulSeparated)
-        let skipped = inputs.skipped
-        if !skipped.isEmpty && !options.quiet {
-            printErr("yuvconv: warning: skipped \(skipped.count) folder entr\(skipped.count == 1 ? "y" : "ies") that "
-                     + "\(skipped.count == 1 ? "is" : "are") not a regular file: "
-                     + skipped.map(\.description).joined(separator: ", "))
-        }
-        plan = try BatchPlan(inputs, outputFolder: folder, template: options.nameTemplate, format: options.format,
-                             needs: options.rawOnlyNeeds, shard: options.shard, reportFile: options.reportFile)
+        plan = try BatchPlan(try gatherInputs(options), outputFolder: folder, template: options.nameTemplate,
+                             format: options.format, needs: options.rawOnlyNeeds, shard: options.shard,
+                             reportFile: options.reportFile)
     } catch {
-        if let failure = error.fileError {
-            printErr("yuvconv: error: \(failure.cli)")
-            return 1
-        }
-        return usageFailure(error.cliMessage)
+        return planFailure(error)
     }
     let items = plan.items, protected = plan.protected
-    var reportSink: AtomicOutput?
-    if let file = options.reportFile {
-        do { reportSink = try AtomicOutput(path: file, force: options.force, protected: protected) } catch {
-            printErr("yuvconv: error: \(FileError(path: file, error).cli)")
-            return 1
-        }
-    }
-    installSignalCleanup()
+    if options.dryRun { return dryRunBatch(plan, options: options) }
+    let reportSink: AtomicOutput?
+    do { reportSink = try openReportFile(options, protected: protected) } catch { return fileFailure(error) }
     warnIgnoredOptions(options, format: options.format ?? items.first?.format ?? .raw(.nv12), rawInput: false)
-    setGracefulInterrupt(true)
-    let tty = isatty(STDERR_FILENO) != 0
-    let term = getenv("TERM").map { String(cString: $0) } ?? ""
-    let progress = Progress(enabled: tty && !options.quiet && term != "dumb", total: items.count)
-    var opts = options
-    opts.batchQuietLines = progress.enabled
-    opts.inBatch = true
-    let jobs = options.jobs > 0 ? options.jobs : Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+    let run = BatchRun(options, count: items.count)
+    let shared = UncheckedSendable((items, run.options, protected))
+    run.start { i in
+        let (items, opts, protected) = shared.value
+        let item = items[i]
+        let action = BatchAction(item, force: opts.force, update: opts.update)
+        if case .skip = action { return nil }
+        var o = opts
+        o.force = opts.force || action.replaces
+        if let why = outputFolder(of: item.output).flatMap(makeFolders) {
+            return .failed(item.input, FileError(path: item.output, reason: why), alignment: opts.alignment)
+        }
+        return convertOne(input: item.input, output: item.output, format: item.format, options: o,
+                          protected: protected, keepForReport: opts.reportFormat != nil)
+    }
+    return run.finish(summary: "converted", skipped: "already there" + (options.update ? " and up to date" : ""),
+                      always: true, report: options.reportFormat, to: reportSink)
+}
+
+/// One run over many files: `-j N` threads take the files in turn, a progress line on a terminal, the
+/// outcomes kept in input order for the summary and the report; the first SIGINT/SIGTERM stops it.
+struct BatchRun {
+    var options: Options
+    let count: Int
+    let progress: Progress
     let state = BatchState()
-    let shared = UncheckedSendable((items, opts, progress, protected))
-    runOnThreads(max(1, min(jobs, items.count))) { _ in
-        let (items, opts, progress, protected) = shared.value
-        while true {
-            let index: Int? = state.withLock { s in
-                if s.stop || s.next >= items.count { return nil }
-                defer { s.next += 1 }
-                return s.next
-            }
-            guard let i = index, interruptSignal() == nil else { return }
-            let item = items[i]
-            // Up to date, or there already: skipped (unless --force).
-            if !opts.force, let outSt = FileStatus(path: item.output) {
-                let newer = (FileStatus(path: item.input)?.modified ?? 0) > outSt.modified
-                if !(opts.update && newer) {
+
+    init(_ options: Options, count: Int) {
+        let tty = isatty(STDERR_FILENO) != 0
+        let term = getenv("TERM").map { String(cString: $0) } ?? ""
+        progress = Progress(enabled: tty && !options.quiet && term != "dumb", total: count)
+        var opts = options
+        opts.batchQuietLines = progress.enabled
+        opts.inBatch = true
+        self.options = opts
+        self.count = count
+    }
+
+    /// How many threads: -j N, else every core; never more than the files.
+    var threads: Int {
+        max(1, min(options.jobs > 0 ? options.jobs : Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), count))
+    }
+
+    /// Runs `work` for every index on `threads` threads; `work` returns nil for a file it skipped.
+    func start(_ work: @escaping @Sendable (Int) -> Outcome?) {
+        installSignalCleanup()
+        setGracefulInterrupt(true)
+        let shared = UncheckedSendable((options, progress, state, count))
+        runOnThreads(threads) { _ in
+            let (opts, progress, state, count) = shared.value
+            while true {
+                let index: Int? = state.withLock { s in
+                    if s.stop || s.next >= count { return nil }
+                    defer { s.next += 1 }
+                    return s.next
+                }
+                guard let i = index, interruptSignal() == nil else { return }
+                guard let outcome = work(i) else {
                     state.withLock { $0.skipped += 1; $0.done += 1 }
                     progress.show(state)
                     continue
                 }
-            }
-            var o = opts
-            if opts.update { o.force = true }   // refreshing an older output replaces it
-            let dir = item.output.split(separator: "/").dropLast().joined(separator: "/")
-            let why = dir.isEmpty ? nil : makeFolders(item.output.hasPrefix("/") ? "/" + dir : dir)
-            let outcome = why.map { why in
-                Outcome(record: ImageRecord(file: displayPath(item.input), error: why, report: nil, quality: nil,
-                                            alignment: opts.alignment, peakRSS: 0),
-                        failure: FileError(path: item.output, reason: why))
-            } ?? convertOne(input: item.input, output: item.output, format: item.format, options: o,
-                            protected: protected, keepForReport: opts.reportFormat != nil)
-            state.withLock { s in
-                s.done += 1
-                s.records[i] = outcome.record
-                if let f = outcome.failure {
-                    s.failures.append((item.input, f.cli))
-                    if opts.failFast { s.stop = true }
-                } else {
-                    s.converted += 1
-                    s.inputBytes += outcome.record.report?.inputBytes ?? 0
+                state.withLock { s in
+                    s.done += 1
+                    s.records[i] = outcome.record
+                    if let f = outcome.failure {
+                        s.failures.append((outcome.record.file, f.cli))
+                        if opts.failFast { s.stop = true }
+                    } else {
+                        s.converted += 1
+                        s.inputBytes += outcome.record.report?.inputBytes ?? 0
+                    }
                 }
+                if let f = outcome.failure, !progress.enabled { printErr("yuvconv: error: \(f.cli)") }
+                progress.show(state)
             }
-            if let f = outcome.failure, !progress.enabled { printErr("yuvconv: error: \(f.cli)") }
-            progress.show(state)
         }
+        progress.finish()
     }
-    progress.finish()
-    let signal = interruptSignal()
-    let final = state.withLock { $0 }
-    let notStarted = items.count - final.done
-    // The summary: always, on standard error.
-    var summary = "yuvconv: \(final.converted) converted, \(final.skipped) skipped (already there"
-        + (options.update ? " and up to date" : "") + "), \(final.failures.count) failed"
-    if notStarted > 0 { summary += ", \(notStarted) not started" + (signal != nil ? " (interrupted)" : " (--fail-fast)") }
-    printErr(summary)
-    for (_, why) in final.failures.sorted(by: { $0.0 < $1.0 }) { printErr("  failed: \(why)") }
-    if let format = options.reportFormat {
-        let records = (0..<items.count).compactMap { final.records[$0] }
-        do { try emitReport(renderReport(records, format: format), to: reportSink, dataOnStdout: false) } catch {
-            printErr("yuvconv: error: \(error.cli)")
-            return 1
+
+    /// The summary on standard error (`always`, or when something failed or was not started: "N `done`, M
+    /// skipped (`skipped`), F failed", then every failure), the report in input order, and the exit status.
+    func finish(summary done: String, skipped: String?, always: Bool, report format: ReportFormat?,
+                to reportSink: AtomicOutput?) -> Int32 {
+        let signal = interruptSignal()
+        let final = state.withLock { $0 }
+        let notStarted = count - final.done
+        if always || !final.failures.isEmpty || notStarted > 0 {
+            var line = "yuvconv: \(final.converted) \(done), "
+                + (skipped.map { "\(final.skipped) skipped (\($0)), " } ?? "") + "\(final.failures.count) failed"
+            if notStarted > 0 { line += ", \(notStarted) not started" + (signal != nil ? " (interrupted)" : " (--fail-fast)") }
+            printErr(line)
+            for (_, why) in final.failures.sorted(by: { $0.0 < $1.0 }) { printErr("  failed: \(why)") }
         }
+        if let format {
+            let records = (0..<count).compactMap { final.records[$0] }
+            do { try emitReport(renderReport(records, format: format), to: reportSink, dataOnStdout: false) } catch {
+                return fileFailure(error)
+            }
+        }
+        if let signal { return 128 + signal }
+        return final.failures.isEmpty ? 0 : 1
     }
-    if let signal { return 128 + signal }
-    return final.failures.isEmpty ? 0 : 1
 }
 
-/// mkdir -p.
 /// mkdir -p: nil when the folder is there, else why it could not be made (a read-only parent says
 /// "Permission denied", not the "No such file" the first file in it would otherwise meet).
 func makeFolders(_ path: String) -> String? {

@@ -42,6 +42,7 @@ extension BatchPlanError {
         case .noOutputFolder: return "many inputs need an output folder: -o DIR/"
         case .outputNotFolder(let path): return "-o \(displayPath(path)) is not a folder (end it with / to make one)"
         case .standardInput: return "standard input cannot be one of many inputs"
+        case .standardInputTwice: return "standard input can be read only once (- given twice, or with --files-from -)"
         case .emptyTemplate: return "--name needs a template, e.g. '{stem}.{ext}'"
         case .nameOutsideFolder(let template, let name, let input):
             return "--name '\(displayPath(template))' gives '\(displayPath(name))' for \(displayPath(input)): "

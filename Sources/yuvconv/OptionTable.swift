@@ -16,20 +16,25 @@ struct OptionSpec: Sendable {
     let joinsValue: Bool
     /// What a shell completes for its value (the completion scripts of `--completion`).
     let completes: ValueCompletion
+    /// Why `yuvconv report` refuses it (it only shapes written images), completing "report …"; nil when
+    /// report takes it.
+    let notInReport: String?
     /// Applies it: the option as written (for messages) and its value ("" for a flag).
     let apply: @Sendable (inout Options, _ flag: String, _ value: String) throws(UsageError) -> Void
 
     /// An option that takes a value.
     init(_ names: [String], _ value: String, joined: Bool = false, completes: ValueCompletion = .anything,
-         _ help: [String],
+         notInReport: String? = nil, _ help: [String],
          _ apply: @escaping @Sendable (inout Options, _ flag: String, _ value: String) throws(UsageError) -> Void) {
         (self.names, self.value, self.help, self.joinsValue, self.apply) = (names, value, help, joined, apply)
         self.completes = completes
+        self.notInReport = notInReport
     }
 
     /// A flag.
-    init(_ names: [String], _ help: [String], _ set: @escaping @Sendable (inout Options) -> Void) {
+    init(_ names: [String], notInReport: String? = nil, _ help: [String], _ set: @escaping @Sendable (inout Options) -> Void) {
         (self.names, self.value, self.help, self.joinsValue, self.completes) = (names, nil, help, false, .anything)
+        self.notInReport = notInReport
         self.apply = { o, _, _ in set(&o) }
     }
 
@@ -71,6 +76,7 @@ struct OptionSpec: Sendable {
     static let groups: [OptionGroup] = [
         OptionGroup("Conversion:", [
             OptionSpec(["-o", "--output"], "PATH", joined: true, completes: .path,
+                       notInReport: "writes no image; --report-file names the report's file",
                        ["where to write; - is standard output; with many files, the output folder",
                         "(DIR/, made if missing)"]) { o, _, v throws(UsageError) in
                 if o.output != nil { throw UsageError(message: "only one output (-o) may be given") }
@@ -98,7 +104,7 @@ struct OptionSpec: Sendable {
                 o.spec.range = try named(v, "range", "full, limited") { ColorRange(name: $0) }
                 o.rangeGiven = true
             },
-            OptionSpec(["--quality"], "Q", ["JPEG quality 1-100 (default 90)"]) { o, flag, v throws(UsageError) in
+            OptionSpec(["--quality"], "Q", notInReport: "encodes no JPEG", ["JPEG quality 1-100 (default 90)"]) { o, flag, v throws(UsageError) in
                 o.quality = try number(flag, v, 1...100)
             },
             OptionSpec(["--alpha"], "MODE", completes: .oneOf(["ignore", "keep", "flatten", "premultiply"]),
@@ -125,6 +131,11 @@ struct OptionSpec: Sendable {
                 o.jpegPath = try named(v, "JPEG path", "direct, rgb") { JPEGPath(rawValue: $0) }
             },
             OptionSpec(["-y", "--force"], ["replace an existing output file (inputs are never overwritten)"]) { $0.force = true },
+            OptionSpec(["-n", "--dry-run"], notInReport: "writes nothing but its report",
+                       ["say what would be converted, skipped or refused, under which names and",
+                        "formats, one line each on standard output; write nothing, make no folder"]) {
+                $0.dryRun = true
+            },
             OptionSpec(["--max-pixels"], "N", ["refuse images with more pixels than N (default 268435456 = 16384²)"]) {
                 o, flag, v throws(UsageError) in o.maxPixels = try number(flag, v, 1...Int.max)
             },
@@ -139,7 +150,7 @@ struct OptionSpec: Sendable {
             OptionSpec(["-q", "--quiet"], ["no per-image line on standard error"]) { $0.quiet = true },
         ]),
         OptionGroup("YUV as input (to another layout, Y4M, PNG or JPEG):", [
-            OptionSpec(["-s", "--size"], "WxH", ["the raw input's size (a .y4m file carries its own)"]) { o, _, text throws(UsageError) in
+            OptionSpec(["-s", "--size"], "WxH", notInReport: "reads JPEG and PNG only", ["the raw input's size (a .y4m file carries its own)"]) { o, _, text throws(UsageError) in
                 let p = text.lowercased().split(separator: "x", omittingEmptySubsequences: false).map { Int($0) }
                 guard p.count == 2, let w = p[0], let h = p[1], w > 0, h > 0 else {
                     throw UsageError(message: "--size takes WIDTHxHEIGHT, not '\(text)'")
@@ -150,7 +161,7 @@ struct OptionSpec: Sendable {
                 o.inputSize = (w, h)
             },
             OptionSpec(["--pix-fmt", "--pix_fmt"], "FMT",
-                       completes: .oneOf(["nv12", "nv21", "yuv420p", "i420", "yv12"]),
+                       completes: .oneOf(["nv12", "nv21", "yuv420p", "i420", "yv12"]), notInReport: "reads JPEG and PNG only",
                        ["the raw input's layout (default: from its extension, else nv12);",
                         "--matrix and --range then describe the input (Y4M: XCOLORRANGE wins)"]) { o, _, v throws(UsageError) in
                 o.inputLayout = try named(v, "input pixel format", "nv12, nv21, yuv420p, i420, yv12") { PixelLayout(name: $0) }
@@ -165,7 +176,7 @@ struct OptionSpec: Sendable {
                 o, _, v in o.filesFrom = v
             },
             OptionSpec(["-0", "--null"], ["the list is NUL-separated (find -print0)"]) { $0.nulSeparated = true },
-            OptionSpec(["--name"], "TEMPLATE",
+            OptionSpec(["--name"], "TEMPLATE", notInReport: "writes no image to name",
                        ["output names: {stem} {name} {ext} {format} {dir} (default {stem}.{ext});",
                         "{dir} is the input's folder below the folder given — \"dir/\" its contents,",
                         "\"dir\" the folder itself, as rsync reads them — to mirror a tree"]) { o, _, v in o.nameTemplate = v },
@@ -173,7 +184,9 @@ struct OptionSpec: Sendable {
                        ["convert N files at once, one thread each (default: all cores)"]) { o, flag, v throws(UsageError) in
                 o.jobs = try number(flag, v, 1...1024)
             },
-            OptionSpec(["-u", "--update"], ["convert only when the output is missing or older than the input"]) { $0.update = true },
+            OptionSpec(["-u", "--update"], notInReport: "writes no image to bring up to date",
+                       ["convert only when the output is missing or older than the input; an",
+                        "up-to-date output stays even with --force"]) { $0.update = true },
             OptionSpec(["--fail-fast"], ["stop at the first failure"]) { $0.failFast = true },
             OptionSpec(["--shard"], "K/N", ["take the K-th of N shares of the sorted input list (CI fleets)"]) {
                 o, _, text throws(UsageError) in
@@ -184,7 +197,9 @@ struct OptionSpec: Sendable {
                 o.shard = (k, n)
             },
         ], note: ["A failing file never stops the others; a summary lists every failure. The first SIGINT/SIGTERM",
-                  "stops starting files, removes unfinished ones, prints the summary and exits 130/143."]),
+                  "stops starting files, removes unfinished ones, prints the summary and exits 130/143.",
+                  "`report` takes the same inputs (folders, -r, --files-from, -0, --shard, -j, --fail-fast);",
+                  "Only convert takes -o, --name, --update, --quality, --size, --pix-fmt and --dry-run."]),
         OptionGroup("Report (with `report`, or alongside a conversion):", [
             OptionSpec(["--report"], "FMT", completes: .oneOf(["text", "json", "csv", "html"]),
                        ["text, json (JSON Lines), csv or html: per image the memory as RGBA, RGB and",
@@ -253,7 +268,7 @@ enum HelpParts {
     static let usage: [(command: String, note: String)] = [
         ("yuvconv [convert] INPUT -o OUTPUT [options]", ""),
         ("yuvconv convert INPUT... DIR/... -o OUTDIR/ [options]", "many files"),
-        ("yuvconv report FILE... [--report FMT] [--report-file PATH]", "memory and quality, nothing written"),
+        ("yuvconv report INPUT... DIR/... [--report FMT] [--report-file PATH]", "memory and quality, no image written"),
         ("yuvconv --help | --version | --man | --completion SHELL", ""),
     ]
     /// What inputs and outputs are, and how FFmpeg reads the outputs back; indented lines are commands.

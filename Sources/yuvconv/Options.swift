@@ -29,13 +29,15 @@ struct Options {
     /// `--range` was given (a Y4M input without XCOLORRANGE is otherwise limited range, as FFmpeg reads it).
     var rangeGiven = false
     var force = false
+    /// `--dry-run`: say what would be done, write nothing.
+    var dryRun = false
     var quiet = false
     var maxPixels = ImageDecoder.defaultMaxPixels
     var maxScans = ImageDecoder.defaultMaxScans
     var allowTruncated = false
     var jpegPath = JPEGPath.direct
     var orientation = OrientationMode.auto
-    /// `yuvconv report FILE…`: measure, write nothing.
+    /// `yuvconv report INPUT…`: measure, write no image.
     var reportOnly = false
     var reportFormat: ReportFormat?
     var reportFile: String?
@@ -95,6 +97,7 @@ struct Options {
                 inline = String(arg.dropFirst(2))
             }
             guard let option = OptionSpec.byName[flag] else { throw UsageError(message: "unknown option '\(arg)'") }
+            if o.reportOnly, let why = option.notInReport { throw UsageError(message: "\(flag) is for convert: report \(why)") }
             var value = ""
             if option.value == nil {
                 if inline != nil { throw UsageError(message: "\(flag) takes no value") }

@@ -3,6 +3,7 @@
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import YUVBatch
 import YUVCore
 import YUVIO
 import YUVReport
@@ -88,18 +89,12 @@ func run(_ args: [String]) -> Int32 {
     } catch {
         return usageFailure(error.message)
     }
-    installSignalCleanup()
     warnIgnoredOptions(options, format: format, rawInput: false)
     let protected = Set([inputIdentity(input)].compactMap { $0 })
-    var reportSink: AtomicOutput?
-    if let file = options.reportFile {
-        do {
-            reportSink = try AtomicOutput(path: file, force: options.force, protected: protected)
-        } catch {
-            printErr("yuvconv: error: \(FileError(path: file, error).cli)")
-            return 1
-        }
-    }
+    if options.dryRun { return dryRunOne(input: input, output: output, format: format, options: options, protected: protected) }
+    installSignalCleanup()
+    let reportSink: AtomicOutput?
+    do { reportSink = try openReportFile(options, protected: protected) } catch { return fileFailure(error) }
     let outcome = convertOne(input: input, output: output, format: format, options: options, protected: protected,
                              keepForReport: options.reportFormat != nil)
     if let failure = outcome.failure {
@@ -136,6 +131,12 @@ func refuseTerminal(_ output: String) throws(UsageError) {
 struct Outcome {
     var record: ImageRecord
     var failure: FileError?
+
+    /// A file that failed: its record says why.
+    static func failed(_ input: String, _ error: FileError, alignment: Int) -> Outcome {
+        Outcome(record: ImageRecord(file: displayPath(input), error: error.cliReason, report: nil, quality: nil,
+                                    alignment: alignment, peakRSS: 0), failure: error)
+    }
 }
 
 /// Converts `input` to `output` (atomically), prints its line unless quiet, and measures it when a report
@@ -145,10 +146,7 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
                 keepForReport: Bool) -> Outcome {
     let name = displayPath(input)
     let decodeOptions = options.decodeOptions
-    func failed(_ e: FileError) -> Outcome {
-        Outcome(record: ImageRecord(file: name, error: e.cliReason, report: nil, quality: nil,
-                                    alignment: options.alignment, peakRSS: 0), failure: e)
-    }
+    func failed(_ e: FileError) -> Outcome { .failed(input, e, alignment: options.alignment) }
     // Check the output first, so a refused overwrite costs no decoding.
     let sink: AtomicOutput
     do {
@@ -233,53 +231,52 @@ func emitReport(_ text: String, to sink: AtomicOutput?, dataOnStdout: Bool) thro
     }
 }
 
-/// `yuvconv report FILE…`: convert each in memory, measure, print the report with totals. Exit 1 when any
-/// file failed (it is still listed, with its reason).
+/// `yuvconv report INPUT… DIR/…`: convert each in memory, measure, print the report with totals. The inputs
+/// are chosen as `convert` chooses them (folders, -r, --files-from, --shard; standard input once), measured
+/// -j N at once and reported in the order given. Exit 1 when any file failed (it is still listed, with its
+/// reason).
 func runReport(_ options: Options) -> Int32 {
-    guard !options.inputs.isEmpty else { return usageFailure("report needs at least one file") }
-    if options.output != nil { return usageFailure("report writes no image; use --report-file for the report") }
-    installSignalCleanup()
-    let layout = options.format?.layout ?? .nv12
-    var decodeOptions = options.decodeOptions
-    decodeOptions.pipelined = true
-    var reportSink: AtomicOutput?
-    if let file = options.reportFile {
-        do {
-            reportSink = try AtomicOutput(path: file, force: options.force,
-                                          protected: Set(options.inputs.compactMap(inputIdentity)))
-        } catch {
-            printErr("yuvconv: error: \(FileError(path: file, error).cli)")
-            return 1
-        }
+    guard !options.inputs.isEmpty || options.filesFrom != nil else {
+        return usageFailure("report needs at least one file, folder or --files-from list")
     }
-    var records: [ImageRecord] = []
-    var failed = false
-    for input in options.inputs {
-        let name = displayPath(input)
-        do {
-            let memory = MemorySink()
-            let report = try convert(path: input, spec: options.spec, layout: layout, into: memory, options: decodeOptions)
-            let peak = peakResidentBytes()
-            var quality: QualityReport?
-            if input != "-" {
-                quality = try measureQuality(path: input, image: memory.image!, spec: options.spec, options: decodeOptions)
-            }
-            records.append(ImageRecord(file: name, error: nil, report: report, quality: quality,
-                                       alignment: options.alignment, peakRSS: peak))
-        } catch {
-            failed = true
-            printErr("yuvconv: error: \(error.cli)")
-            records.append(ImageRecord(file: name, error: error.cliReason, report: nil, quality: nil,
-                                       alignment: options.alignment, peakRSS: 0))
-        }
-    }
-    do {
-        try emitReport(renderReport(records, format: options.reportFormat ?? .text), to: reportSink, dataOnStdout: false)
+    let items: [BatchItem], protected: Set<FileIdentity>
+    do throws(BatchPlanError) {
+        let inputs = try gatherInputs(options, standardInput: true)
+        items = inputs.selection(shard: options.shard, keepOrder: true)
+        protected = inputs.protected(items)
     } catch {
-        printErr("yuvconv: error: \(error.cli)")
-        return 1
+        return planFailure(error)
     }
-    return failed ? 1 : 0
+    let reportSink: AtomicOutput?
+    do { reportSink = try openReportFile(options, protected: protected) } catch { return fileFailure(error) }
+    var run = BatchRun(options, count: items.count)
+    // One file at a time: its decoder and converter on two threads, as a single conversion.
+    if run.threads == 1 { run.options.inBatch = false }
+    let shared = UncheckedSendable((items.map(\.input), run.options))
+    run.start { i in
+        let (inputs, options) = shared.value
+        return measureOne(input: inputs[i], options: options)
+    }
+    return run.finish(summary: "measured", skipped: nil, always: false, report: options.reportFormat ?? .text, to: reportSink)
+}
+
+/// Converts `input` in memory and measures it, for `report`.
+func measureOne(input: String, options: Options) -> Outcome {
+    let name = displayPath(input), layout = options.format?.layout ?? .nv12
+    let decodeOptions = options.decodeOptions
+    do throws(FileError) {
+        let memory = MemorySink()
+        let report = try convert(path: input, spec: options.spec, layout: layout, into: memory, options: decodeOptions)
+        let peak = peakResidentBytes()
+        var quality: QualityReport?
+        if input != "-" {
+            quality = try measureQuality(path: input, image: memory.image!, spec: options.spec, options: decodeOptions)
+        }
+        return Outcome(record: ImageRecord(file: name, error: nil, report: report, quality: quality,
+                                           alignment: options.alignment, peakRSS: peak), failure: nil)
+    } catch {
+        return .failed(input, error, alignment: options.alignment)
+    }
 }
 
 // Descriptors 0–2 first: nothing opened later may land on a closed one.
@@ -312,6 +309,10 @@ func runRawInput(_ options: Options) -> Int32 {
         format = try options.outputFormat(for: output)
     } catch {
         return usageFailure(error.message)
+    }
+    if options.dryRun {
+        return dryRunOne(input: input, output: output, format: format, options: options,
+                         protected: Set([inputIdentity(input)].compactMap { $0 }))
     }
     installSignalCleanup()
     warnIgnoredOptions(options, format: format, rawInput: true)

@@ -228,4 +228,53 @@ final class BatchPlanTests: XCTestCase {
             try BatchPlan(operands: [root + "/a.png", "-"], outputFolder: root + "/out/")
         }) else { return XCTFail() }
     }
+
+    /// `report` keeps the order given but takes the shares `convert` takes: the shards of the sorted list.
+    func testSelectionInGatheredOrder() throws {
+        try touch("d.png", "b.png", "in/c.png", "in/a.png")
+        let inputs = try BatchInputs(operands: [root + "/d.png", root + "/in/", root + "/b.png"])
+        XCTAssertEqual(inputs.selection(shard: nil, keepOrder: true).map(\.input),
+                       ["d.png", "in/a.png", "in/c.png", "b.png"].map { root + "/" + $0 })
+        XCTAssertEqual(inputs.selection(shard: nil).map(\.input), ["b.png", "d.png", "in/a.png", "in/c.png"].map { root + "/" + $0 })
+        for k in 1...3 {
+            let planned = try BatchPlan(inputs, outputFolder: BatchOutputFolder(root + "/out/"), shard: (k, 3)).items.map(\.input)
+            XCTAssertEqual(Set(inputs.selection(shard: (k, 3), keepOrder: true).map(\.input)), Set(planned), "shard \(k)/3")
+        }
+        XCTAssertEqual(inputs.selection(shard: (1, 3), keepOrder: true).map(\.input), ["in/c.png", "b.png"].map { root + "/" + $0 })
+    }
+
+    /// Standard input may be one input where the caller allows it (report), once, and not beside `--files-from -`.
+    func testStandardInputOnceWhereAllowed() throws {
+        try touch("a.png")
+        XCTAssertEqual(try BatchInputs(operands: ["-", root + "/a.png"], standardInput: true).items.map(\.input), ["-", root + "/a.png"])
+        for (operands, list) in [(["-", "-"], nil), (["-"], "-")] as [([String], String?)] {
+            do {
+                _ = try BatchInputs(operands: operands, filesFrom: list, standardInput: true)
+                XCTFail("\(operands) \(String(describing: list)) accepted")
+            } catch {
+                guard case .standardInputTwice = error else { return XCTFail("\(error)") }
+                XCTAssertTrue(error.isUsage)
+            }
+        }
+    }
+
+    /// --update decides first: an up-to-date output stays even with --force; --force alone replaces.
+    func testUpdateComposesWithForce() throws {
+        try touch("a.png", "out/a.nv12")
+        let item = try BatchPlan(operands: [root + "/a.png"], outputFolder: root + "/out/").items[0]
+        let old = Date(timeIntervalSinceNow: -3600), new = Date()
+        func action(input: Date, force: Bool, update: Bool) throws -> BatchAction {
+            try FileManager.default.setAttributes([.modificationDate: input], ofItemAtPath: root + "/a.png")
+            try FileManager.default.setAttributes([.modificationDate: input == old ? new : old], ofItemAtPath: item.output)
+            return BatchAction(item, force: force, update: update)
+        }
+        XCTAssertEqual(try action(input: old, force: true, update: true), .skip(upToDate: true))
+        XCTAssertEqual(try action(input: new, force: true, update: true), .replace(outOfDate: true))
+        XCTAssertEqual(try action(input: new, force: false, update: true), .replace(outOfDate: true))
+        XCTAssertEqual(try action(input: old, force: true, update: false), .replace(outOfDate: false))
+        XCTAssertEqual(try action(input: new, force: false, update: false), .skip(upToDate: false))
+        try FileManager.default.removeItem(atPath: item.output)
+        XCTAssertEqual(BatchAction(item, force: true, update: true), .convert)
+        XCTAssertFalse(BatchAction(item, force: true, update: true).replaces)
+    }
 }

@@ -1,0 +1,110 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import YUVBatch
+import YUVIO
+
+// `--dry-run`: what a run would do with each file, one line each on standard output, after the checks a real
+// run makes before any work (the same refusals, the same exit status); nothing is written, no folder made.
+
+/// A dry run of one conversion: its line, and exit 1 when a real run would refuse it.
+func dryRunOne(input: String, output: String, format: OutputFormat, options: Options, protected: Set<FileIdentity>) -> Int32 {
+    if let status = dryRunReportFile(options, protected: protected) { return status }
+    // A single conversion refuses an existing output without --force (it skips nothing).
+    let exists = AtomicOutput.standardDescriptor(output) == nil && FileStatus(path: output)?.kind == .regular
+    let action: BatchAction = exists && options.force ? .replace(outOfDate: false) : .convert
+    return dryRunItem(input: input, output: output, format: format, action: action, options: options,
+                      protected: protected) ? 1 : 0
+}
+
+/// A dry run of a planned batch: a line per file, then the summary on standard error; exit 1 when a real run
+/// would refuse any file.
+func dryRunBatch(_ plan: BatchPlan, options: Options) -> Int32 {
+    if let status = dryRunReportFile(options, protected: plan.protected) { return status }
+    var convert = 0, replace = 0, skip = 0, refused = 0
+    for item in plan.items {
+        let action = BatchAction(item, force: options.force, update: options.update)
+        if dryRunItem(input: item.input, output: item.output, format: item.format, action: action, options: options,
+                      protected: plan.protected) {
+            refused += 1
+            continue
+        }
+        switch action {
+        case .convert: convert += 1
+        case .replace: replace += 1
+        case .skip: skip += 1
+        }
+    }
+    printErr("yuvconv: dry run, nothing written: \(convert) to convert, \(replace) to replace, \(skip) skipped (already there"
+             + (options.update ? " and up to date" : "") + "), \(refused) refused")
+    return refused > 0 ? 1 : 0
+}
+
+/// The report file, checked as a real run checks it before any work, without creating it: nil when it may be
+/// written, else the exit status.
+func dryRunReportFile(_ options: Options, protected: Set<FileIdentity>) -> Int32? {
+    guard let file = options.reportFile else { return nil }
+    do { _ = try AtomicOutput.check(path: file, force: options.force, protected: protected) } catch {
+        return fileFailure(FileError(path: file, error))
+    }
+    return nil
+}
+
+/// Prints what would happen to one file — `convert`, `replace`, `skip` or `refuse`, `INPUT -> OUTPUT (format)`,
+/// and why — and returns true when it would be refused.
+func dryRunItem(input: String, output: String, format: OutputFormat, action: BatchAction, options: Options,
+                protected: Set<FileIdentity>) -> Bool {
+    let shown = AtomicOutput.standardDescriptor(output) == STDOUT_FILENO ? "<stdout>" : displayPath(output)
+    func say(_ verb: String, _ why: String?) {
+        print("\(verb) \(displayPath(input)) -> \(shown) (\(format.name))" + (why.map { ": " + $0 } ?? ""))
+    }
+    var refusal = outputFolder(of: output).flatMap(folderProblem)
+    switch action {
+    case .skip(let upToDate):
+        say("skip", upToDate ? "up to date" : "already there (--force replaces it)")
+        return false
+    case .convert, .replace:
+        if refusal == nil {
+            do {
+                _ = try AtomicOutput.check(path: output, force: options.force || action.replaces, inputs: [input],
+                                           protected: protected)
+            } catch {
+                refusal = FileError(path: output, error).cliReason
+            }
+        }
+    }
+    if let refusal {
+        say("refuse", refusal)
+        return true
+    }
+    say(action == .convert ? "convert" : "replace", action == .replace(outOfDate: true) ? "the input is newer"
+        : action.replaces ? "--force" : nil)
+    return false
+}
+
+/// The folder an output goes into, when it names one.
+func outputFolder(of output: String) -> String? {
+    let dir = output.split(separator: "/").dropLast().joined(separator: "/")
+    return dir.isEmpty ? nil : (output.hasPrefix("/") ? "/" + dir : dir)
+}
+
+/// Why `mkdir -p path` would fail, found without making anything: the nearest existing folder up the path must
+/// be a folder, and writable when something is to be made in it. Nil when it would work.
+func folderProblem(_ path: String) -> String? {
+    var current = path, missing: String?
+    while FileStatus(path: current) == nil {
+        missing = current
+        guard let slash = current.lastIndex(of: "/") else {
+            current = "."
+            break
+        }
+        current = slash == current.startIndex ? "/" : String(current[..<slash])
+    }
+    if FileStatus(path: current)?.kind != .directory { return "\(displayPath(current)) is not a folder" }
+    if let missing, withFileSystemPath(current, { access($0, W_OK) }) != 0 {
+        return "cannot make the folder \(displayPath(missing)): " + String(cString: strerror(errno))
+    }
+    return nil
+}

@@ -1,0 +1,152 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// `report` chooses its inputs as `convert` does; what can be refused is refused before any work; `--update`
+/// keeps up-to-date outputs even with `--force`; `--dry-run` says what would happen and writes nothing.
+final class PlanningTests: CLITestCase {
+    /// in/a.png, in/c.png (damaged), in/sub/b.png.
+    func makeInputs() throws {
+        for (name, target) in [("pngsuite/basn2c08.png", "in/a.png"), ("pngsuite/xcsn0g01.png", "in/c.png"),
+                               ("pngsuite/basn0g08.png", "in/sub/b.png")] {
+            let dst = work.appendingPathComponent(target)
+            try FileManager.default.createDirectory(at: dst.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: fixture(name), toPath: dst.path)
+        }
+    }
+
+    /// The files of a JSON Lines report, totals left out.
+    func reportedFiles(_ r: Result) -> [String] { reportedFiles(r.stdout) }
+
+    func reportedFiles(_ data: Data) -> [String] {
+        String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["file"] as? String
+        }
+    }
+
+    func modified(_ path: String) throws -> Date {
+        try XCTUnwrap(FileManager.default.attributesOfItem(atPath: work.appendingPathComponent(path).path)[.modificationDate] as? Date)
+    }
+
+    func testReportTakesFoldersListsShardsAndJobs() throws {
+        try makeInputs()
+        let whole = try run(["report", "in/", "-r", "--report", "json", "-j", "2"])
+        XCTAssertEqual(whole.status, 1, whole.stderr)
+        XCTAssertEqual(reportedFiles(whole), ["in/a.png", "in/c.png", "in/sub/b.png"])
+        XCTAssertTrue(whole.stderr.contains("  failed: in/c.png: "), whole.stderr)
+        XCTAssertEqual(reportedFiles(try run(["report", "in", "--report", "json"])), ["in/a.png", "in/c.png"])
+        // Two shards together count each file once.
+        var union: [String] = []
+        for k in 1...2 { union += reportedFiles(try run(["report", "in/", "-r", "--shard", "\(k)/2", "--report", "json"])) }
+        XCTAssertEqual(union.sorted(), ["in/a.png", "in/c.png", "in/sub/b.png"])
+        // A list, NUL-separated from standard input: records in the order given.
+        let listed = try run(["report", "--files-from", "-", "-0", "--report", "json"], stdin: Data("in/sub/b.png\0in/a.png\0".utf8))
+        XCTAssertEqual(listed.status, 0, listed.stderr)
+        XCTAssertEqual(reportedFiles(listed), ["in/sub/b.png", "in/a.png"])
+        XCTAssertEqual(try leftovers(), ["in"])
+    }
+
+    func testReportRefusesWhatOnlyWritingImagesUses() throws {
+        try makeInputs()
+        for extra in [["-o", "x/"], ["--name", "{stem}"], ["--update"], ["--quality", "80"], ["--size", "2x2"], ["--dry-run"]] {
+            let r = try run(["report", "in/a.png"] + extra)
+            XCTAssertEqual(r.status, 2, "\(extra): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("\(extra[0]) is for convert: report "), r.stderr)
+            XCTAssertTrue(r.stdout.isEmpty)
+        }
+        XCTAssertEqual(try run(["report", "in/a.png", "--fail-fast", "--force", "-q", "--report", "csv"]).status, 0)
+        XCTAssertEqual(try run(["report", "-", "-"]).status, 2)
+    }
+
+    /// An existing report file is refused before any file is converted or measured.
+    func testExistingReportFileRefusedBeforeWork() throws {
+        try makeInputs()
+        try Data("old".utf8).write(to: work.appendingPathComponent("r.json"))
+        for args in [["report", "in/", "--report", "json"], ["convert", "in/", "-o", "out/", "--report", "json"],
+                     ["in/a.png", "-o", "a.nv12", "--report", "json"]] {
+            let r = try run(args + ["--report-file", "r.json"])
+            XCTAssertEqual(r.status, 1, r.stderr)
+            XCTAssertTrue(r.stderr.contains("r.json: already exists (use --force to overwrite)"), r.stderr)
+            XCTAssertFalse(r.stderr.contains("CRC"), "\(args): work done before the refusal: \(r.stderr)")
+            XCTAssertEqual(try leftovers(), ["in", "r.json"])
+        }
+    }
+
+    /// With --update an output newer than its input stays even with --force, which then replaces the
+    /// out-of-date outputs and the report file only.
+    func testUpdateKeepsUpToDateOutputsEvenWithForce() throws {
+        try makeInputs()
+        XCTAssertEqual(try run(["convert", "in", "-r", "-o", "out/", "-q", "--report", "json", "--report-file", "r.json"]).status, 1)
+        let keptBefore = try modified("out/b.nv12")
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(60)],
+                                              ofItemAtPath: work.appendingPathComponent("in/a.png").path)
+        sleep(1)
+        let u = try run(["convert", "in", "-r", "-o", "out/", "-q", "--update", "--force", "--report", "json", "--report-file", "r.json"])
+        XCTAssertEqual(u.status, 1, u.stderr)
+        XCTAssertTrue(u.stderr.contains("1 converted, 1 skipped (already there and up to date), 1 failed"), u.stderr)
+        XCTAssertEqual(try modified("out/b.nv12"), keptBefore)
+        XCTAssertEqual(reportedFiles(try Data(contentsOf: work.appendingPathComponent("r.json"))), ["in/a.png", "in/c.png"])
+        // Without --update, --force replaces every output.
+        let f = try run(["convert", "in", "-r", "-o", "out/", "-q", "--force"])
+        XCTAssertTrue(f.stderr.contains("2 converted, 0 skipped"), f.stderr)
+        XCTAssertNotEqual(try modified("out/b.nv12"), keptBefore)
+    }
+
+    func testDryRunOfABatchWritesNothing() throws {
+        try makeInputs()
+        let fresh = try run(["convert", "in", "-r", "-o", "out/", "--name", "{dir}/{stem}.{ext}", "--dry-run"])
+        XCTAssertEqual(fresh.status, 0, fresh.stderr)
+        XCTAssertEqual(String(decoding: fresh.stdout, as: UTF8.self), """
+            convert in/a.png -> out/in/a.nv12 (nv12)
+            convert in/c.png -> out/in/c.nv12 (nv12)
+            convert in/sub/b.png -> out/in/sub/b.nv12 (nv12)
+
+            """)
+        XCTAssertTrue(fresh.stderr.contains("dry run, nothing written: 3 to convert, 0 to replace, 0 skipped"), fresh.stderr)
+        XCTAssertEqual(try leftovers(), ["in"])
+        // After a run: skipped, replaced or refused, and why; a refusal makes the exit 1.
+        XCTAssertEqual(try run(["convert", "in", "-r", "-o", "out/", "-q"]).status, 1)
+        try FileManager.default.createDirectory(at: work.appendingPathComponent("out/c.png"), withIntermediateDirectories: false)
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(60)],
+                                              ofItemAtPath: work.appendingPathComponent("in/a.png").path)
+        let before = try modified("out/a.nv12")
+        let later = try run(["convert", "in", "-r", "-o", "out/", "--name", "{stem}.{ext}", "-n", "--update"])
+        XCTAssertEqual(later.status, 0, later.stderr)
+        XCTAssertEqual(String(decoding: later.stdout, as: UTF8.self), """
+            replace in/a.png -> out/a.nv12 (nv12): the input is newer
+            convert in/c.png -> out/c.nv12 (nv12)
+            skip in/sub/b.png -> out/b.nv12 (nv12): up to date
+
+            """)
+        let png = try run(["convert", "in", "-r", "-o", "out/", "--name", "{stem}.png", "-n", "--force"])
+        XCTAssertEqual(png.status, 1, png.stderr)
+        XCTAssertTrue(String(decoding: png.stdout, as: UTF8.self).contains("refuse in/c.png -> out/c.png (png): is a directory\n"))
+        XCTAssertTrue(png.stderr.contains("2 to convert, 0 to replace, 0 skipped (already there), 1 refused"), png.stderr)
+        XCTAssertEqual(try modified("out/a.nv12"), before)
+        // Refusals a real run makes before work: the same status.
+        XCTAssertEqual(try run(["convert", "in/a.png", "in/sub/a.png", "-o", "x/", "-n"]).status, 2)
+        try Data().write(to: work.appendingPathComponent("r.csv"))
+        XCTAssertEqual(try run(["convert", "in", "-o", "x/", "-n", "--report", "csv", "--report-file", "r.csv"]).status, 1)
+        XCTAssertEqual(try leftovers(), ["in", "out", "r.csv"])
+    }
+
+    func testDryRunOfOneFile() throws {
+        try makeInputs()
+        let r = try run(["in/a.png", "-o", "new/a.y4m", "--dry-run"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "convert in/a.png -> new/a.y4m (y4m)\n")
+        XCTAssertEqual(try leftovers(), ["in"])
+        XCTAssertEqual(try run(["in/a.png", "-o", "a.nv12", "-q"]).status, 0)
+        let exists = try run(["in/a.png", "-o", "a.nv12", "-n"])
+        XCTAssertEqual(exists.status, 1)
+        XCTAssertEqual(String(decoding: exists.stdout, as: UTF8.self),
+                       "refuse in/a.png -> a.nv12 (nv12): already exists (use --force to overwrite)\n")
+        XCTAssertEqual(String(decoding: try run(["in/a.png", "-o", "a.nv12", "-n", "-y"]).stdout, as: UTF8.self),
+                       "replace in/a.png -> a.nv12 (nv12): --force\n")
+        // YUV in, and the output's format from its name.
+        let raw = try run(["a.nv12", "--size", "32x32", "-o", "a.jpg", "-n"])
+        XCTAssertEqual(String(decoding: raw.stdout, as: UTF8.self), "convert a.nv12 -> a.jpg (jpeg)\n", raw.stderr)
+        XCTAssertEqual(try run(["in/a.png", "-o", "a.bmp", "-n"]).status, 2)
+        XCTAssertEqual(try leftovers(), ["a.nv12", "in"])
+    }
+}
