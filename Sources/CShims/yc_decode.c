@@ -14,6 +14,9 @@
 
 #define YC_MSG 256
 
+// A JPEG APP1 segment holding XMP starts so (then a NUL, then the packet).
+static const char xmp_jpeg_prefix[] = "http://ns.adobe.com/xap/1.0/";
+
 struct yc_jpeg_err {
     struct jpeg_error_mgr pub;
     yc_decoder *dec;
@@ -41,6 +44,7 @@ struct yc_decoder {
     int jpeg_created, jpeg_started;
     uint8_t *exif;       // the first APP1 Exif segment's body ("Exif\0\0", then TIFF data), for the orientation
     size_t exif_length;
+    int xmp_orientation; // tiff:Orientation from the first XMP packet (JPEG APP1, PNG iTXt), 1 when absent
     uint8_t *cmyk_row;   // one row of CMYK when the file is CMYK/YCCK
 
     // PNG
@@ -157,24 +161,46 @@ static boolean app1_marker(j_decompress_ptr cinfo) {
     length += marker_byte(cinfo);
     length -= 2;
     if (length <= 0) return TRUE;
-    if (dec->exif == NULL && length > 6) {
+    const long xmp_prefix = (long)sizeof xmp_jpeg_prefix;   // with its NUL
+    if ((dec->exif == NULL && length > 6) || (dec->xmp_orientation == 0 && length > xmp_prefix)) {
         uint8_t *body = malloc((size_t)length);
         if (!body) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 10);
         for (long i = 0; i < length; i++) body[i] = (uint8_t)marker_byte(cinfo);
-        if (memcmp(body, "Exif\0\0", 6) == 0) {
+        if (dec->exif == NULL && length > 6 && memcmp(body, "Exif\0\0", 6) == 0) {
             dec->exif = body;
             dec->exif_length = (size_t)length;
-        } else {
-            free(body);
+            return TRUE;
         }
+        if (dec->xmp_orientation == 0 && length > xmp_prefix && memcmp(body, xmp_jpeg_prefix, (size_t)xmp_prefix) == 0)
+            dec->xmp_orientation = yc_xmp_orientation(body + xmp_prefix, (size_t)(length - xmp_prefix));
+        free(body);
         return TRUE;
     }
     (*cinfo->src->skip_input_data)(cinfo, length);
     return TRUE;
 }
 
+// XMP's tiff:Orientation, as an attribute (tiff:Orientation="6") or an element (<tiff:Orientation>6<):
+// 1…8, or 1 when absent or malformed. Never reads outside bytes[0..<count].
+int yc_xmp_orientation(const uint8_t *b, size_t n) {
+    static const char key[] = "tiff:Orientation";
+    const size_t k = sizeof key - 1;
+    for (size_t i = 0; b && i + k < n; i++) {
+        if (memcmp(b + i, key, k) != 0) continue;
+        size_t j = i + k;
+        while (j < n && (b[j] == ' ' || b[j] == '\t' || b[j] == '\r' || b[j] == '\n')) j++;
+        if (j < n && (b[j] == '=' || b[j] == '>')) {
+            j++;
+            while (j < n && (b[j] == ' ' || b[j] == '"' || b[j] == '\'' || b[j] == '\t' || b[j] == '\r' || b[j] == '\n')) j++;
+            if (j < n && b[j] >= '1' && b[j] <= '8' && (j + 1 >= n || b[j + 1] < '0' || b[j + 1] > '9')) return b[j] - '0';
+        }
+    }
+    return 1;
+}
+
 static int jpeg_orientation(yc_decoder *dec) {
-    return dec->exif ? yc_exif_orientation(dec->exif + 6, dec->exif_length - 6) : 1;
+    int exif = dec->exif ? yc_exif_orientation(dec->exif + 6, dec->exif_length - 6) : 1;
+    return exif != 1 ? exif : (dec->xmp_orientation ? dec->xmp_orientation : 1);   // XMP only when EXIF gives none
 }
 
 // Called by libjpeg between units of work (per iMCU row, per marker, per scan while a progressive file is
@@ -430,6 +456,25 @@ static const png_byte ignored_chunks[] = {
     'z', 'T', 'X', 't', '\0', 't', 'I', 'M', 'E', '\0', 'p', 'H', 'Y', 's', '\0', 'h', 'I', 'S', 'T', '\0',
 };
 
+// The one iTXt yuvconv reads: the XMP packet ("XML:com.adobe.xmp"), for tiff:Orientation. libpng hands it
+// over as an unknown chunk, so its size is bounded by png_set_chunk_malloc_max (libpng's own iTXt handler
+// allocates the declared length first). Every other iTXt is dropped.
+static int png_user_chunk(png_structp png, png_unknown_chunkp chunk) {
+    yc_decoder *dec = png_get_user_chunk_ptr(png);
+    static const char keyword[] = "XML:com.adobe.xmp";   // then NUL, compression flag, method, language\0, translated\0
+    if (memcmp(chunk->name, "iTXt", 4) != 0 || dec->xmp_orientation != 0) return 1;
+    size_t n = chunk->size, k = sizeof keyword;   // with its NUL
+    const uint8_t *d = chunk->data;
+    if (n < k + 2 || memcmp(d, keyword, k) != 0 || d[k] != 0) return 1;   // compressed XMP: not read
+    size_t i = k + 2;
+    for (int skip = 0; skip < 2; skip++) {   // language tag, translated keyword
+        while (i < n && d[i] != 0) i++;
+        i++;
+    }
+    if (i <= n) dec->xmp_orientation = yc_xmp_orientation(d + i, n - i);
+    return 1;
+}
+
 static void png_open(yc_decoder *dec, FILE *file) {
     dec->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, dec, png_error_fn, png_warning_fn);
     if (!dec->png) { set_error(dec, "out of memory"); return; }
@@ -442,6 +487,9 @@ static void png_open(yc_decoder *dec, FILE *file) {
     // Unknown chunks and the ancillary ones yuvconv does not use are skipped, never buffered whole.
     png_set_keep_unknown_chunks(dec->png, PNG_HANDLE_CHUNK_NEVER, NULL, 0);
     png_set_keep_unknown_chunks(dec->png, PNG_HANDLE_CHUNK_NEVER, ignored_chunks, (int)(sizeof ignored_chunks / 5));
+    static const png_byte itxt[] = {'i', 'T', 'X', 't', '\0'};
+    png_set_keep_unknown_chunks(dec->png, PNG_HANDLE_CHUNK_ALWAYS, itxt, 1);
+    png_set_read_user_chunk_fn(dec->png, dec, png_user_chunk);
     png_read_info(dec->png, dec->png_info);
 
     png_uint_32 w, h;
@@ -461,6 +509,8 @@ static void png_open(yc_decoder *dec, FILE *file) {
     if (png_get_eXIf_1(dec->png, dec->png_info, &exif_len, &exif) && exif)
         info->orientation = yc_exif_orientation(exif, exif_len);
 #endif
+    // XMP's tiff:Orientation when there is no EXIF orientation (an iTXt before the image data).
+    if (info->orientation == 1 && dec->xmp_orientation) info->orientation = dec->xmp_orientation;
     info->bytes_per_sample = depth == 16 ? 2 : 1;
     if ((uint64_t)w * h > dec->max_pixels) {
         char msg[YC_MSG];

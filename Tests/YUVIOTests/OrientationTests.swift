@@ -114,4 +114,64 @@ final class OrientationTests: XCTestCase {
         var many = le; many[8] = 0xFF; many[9] = 0xFF
         XCTAssertEqual(exifOrientation(many), 6, "found before the entry count runs out of data")
     }
+
+    /// XMP's tiff:Orientation (Pillow and exiftool apply it) when there is no EXIF orientation: a PNG whose
+    /// eXIf chunk is replaced by an XMP iTXt, and a JPEG whose Exif APP1 is replaced by an XMP APP1, convert
+    /// exactly as their EXIF twins; the attribute and the element forms both count.
+    func testXMPOrientationWhenThereIsNoEXIF() throws {
+        let dir = fixturesURL.appendingPathComponent("synthetic/orientation")
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("yuvconv-xmp-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        func xmp(_ n: Int, element: Bool) -> [UInt8] {
+            let inner = element ? "<tiff:Orientation>\(n)</tiff:Orientation>" : ""
+            let attr = element ? "" : " tiff:Orientation=\"\(n)\""
+            return Array(("<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\">"
+                + "<rdf:Description xmlns:tiff=\"http://ns.adobe.com/tiff/1.0/\"\(attr)>\(inner)</rdf:Description>"
+                + "</rdf:RDF></x:xmpmeta>").utf8)
+        }
+        for n in [3, 6, 8] {
+            // PNG: chunks walked; eXIf dropped; the XMP iTXt put right after IHDR.
+            let png = [UInt8](try Data(contentsOf: dir.appendingPathComponent("exif-\(n).png")))
+            var out = Array(png[0..<8]), at = 8
+            while at + 12 <= png.count {
+                let length = Int(png[at]) << 24 | Int(png[at + 1]) << 16 | Int(png[at + 2]) << 8 | Int(png[at + 3])
+                let type = String(decoding: png[(at + 4)..<(at + 8)], as: UTF8.self)
+                let chunk = Array(png[at..<(at + 12 + length)])
+                if type != "eXIf" { out += chunk }
+                if type == "IHDR" {
+                    let body = Array("iTXt".utf8) + Array("XML:com.adobe.xmp".utf8) + [0, 0, 0, 0, 0] + xmp(n, element: n == 8)
+                    let len = UInt32(body.count - 4)
+                    out += [UInt8(len >> 24), UInt8(len >> 16 & 255), UInt8(len >> 8 & 255), UInt8(len & 255)] + body
+                    let crc = Checksum.crc32(body)
+                    out += [UInt8(crc >> 24), UInt8(crc >> 16 & 255), UInt8(crc >> 8 & 255), UInt8(crc & 255)]
+                }
+                at += 12 + length
+            }
+            let xmpPNG = work.appendingPathComponent("xmp-\(n).png")
+            try Data(out).write(to: xmpPNG)
+            let a = try convertFile(path: xmpPNG.path, spec: ConversionSpec(), layout: .nv12)
+            let b = try convertFile(path: dir.appendingPathComponent("exif-\(n).png").path, spec: ConversionSpec(), layout: .nv12)
+            XCTAssertEqual(a.report.orientation.exif, n)
+            XCTAssertEqual(a.image.bytes, b.image.bytes, "PNG, XMP orientation \(n)")
+        }
+        // JPEG: the Exif APP1 of orientation_rectangle.jpg (EXIF 8) swapped for an XMP APP1 saying 8.
+        let jpgPath = fixturesURL.appendingPathComponent("corpus/jpeg/pillow/orientation_rectangle.jpg").path
+        let jpg = [UInt8](try Data(contentsOf: URL(fileURLWithPath: jpgPath)))
+        var out = Array(jpg[0..<2]), at = 2
+        while at + 4 <= jpg.count, jpg[at] == 0xFF, jpg[at + 1] != 0xDA {
+            let length = Int(jpg[at + 2]) << 8 | Int(jpg[at + 3])
+            let segment = Array(jpg[at..<(at + 2 + length)])
+            if !(jpg[at + 1] == 0xE1 && segment.count > 10 && Array(segment[4..<10]) == Array("Exif\0\0".utf8)) { out += segment }
+            at += 2 + length
+        }
+        let body = Array("http://ns.adobe.com/xap/1.0/".utf8) + [0] + xmp(8, element: false)
+        out += [0xFF, 0xE1, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 255)] + body + Array(jpg[at...])
+        let xmpJPG = work.appendingPathComponent("xmp.jpg")
+        try Data(out).write(to: xmpJPG)
+        let a = try convertFile(path: xmpJPG.path, spec: ConversionSpec(), layout: .nv12)
+        let b = try convertFile(path: jpgPath, spec: ConversionSpec(), layout: .nv12)
+        XCTAssertEqual(a.report.orientation.exif, 8)
+        XCTAssertEqual(a.image.bytes, b.image.bytes, "JPEG, XMP orientation 8")
+    }
 }

@@ -40,14 +40,19 @@ typedef struct {
     int raw_plane_rows[3];        // rows of each component per band (v_samp * 8)
     int raw_comp_width[3];        // real samples per row of each component (downsampled width)
     int raw_comp_height[3];
-    /// EXIF orientation (tag 0x0112) from a JPEG's APP1 Exif segment or a PNG's eXIf chunk: 1…8, 1 when
-    /// absent or out of range. Only read, never applied here.
+    /// EXIF orientation (tag 0x0112) from a JPEG's APP1 Exif segment or a PNG's eXIf chunk, else XMP's
+    /// tiff:Orientation: 1…8, 1 when absent or out of range. Only read, never applied here.
     int orientation;
 } yc_info;
 
 /// The orientation tag of a TIFF structure (EXIF data from its "II*\0"/"MM\0*" header on): 1…8, or 1 when
 /// the data is short, malformed or has no valid tag. Never reads outside `bytes[0..<count]`.
 int yc_exif_orientation(const uint8_t *bytes, size_t count);
+
+/// XMP's tiff:Orientation (attribute or element) in an XMP packet: 1…8, or 1 when absent or malformed. Used
+/// when a file has no EXIF orientation (JPEG: the first APP1 XMP segment; PNG: an uncompressed
+/// "XML:com.adobe.xmp" iTXt before the image data). Never reads outside `bytes[0..<count]`.
+int yc_xmp_orientation(const uint8_t *bytes, size_t count);
 
 typedef struct yc_decoder yc_decoder;
 
