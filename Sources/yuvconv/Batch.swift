@@ -38,13 +38,22 @@ struct Progress {
         let line = "\(done)/\(total) · \(formatFixed(rate, decimals: 1)) img/s · "
             + "\(formatFixed(Double(bytes) / 1_048_576 / t, decimals: 1)) MiB/s · ETA \(Int(eta.rounded()))s"
             + (failed > 0 ? " · \(failed) failed" : "")
-        fputs("\r\u{1B}[K" + line, stderr)
+        progressOutput.withLock { _ in fputs("\r\u{1B}[K" + line, stderr) }
     }
 
     func finish() {
         if enabled { fputs("\r\u{1B}[K", stderr) }
     }
 }
+
+/// A line above the progress line: the line is cleared, the text printed, and the next `show` redraws the
+/// progress below it — so failures (and with -v every image) stay on the terminal instead of vanishing.
+func printAboveProgress(_ text: String) {
+    progressOutput.withLock { _ in fputs("\r\u{1B}[K" + text + "\n", stderr) }
+}
+
+/// One writer to the terminal at a time (the workers print from their own threads).
+let progressOutput = Mutex(())
 
 func monotonicSeconds() -> Double {
     var ts = timespec()
@@ -174,7 +183,9 @@ struct BatchRun {
                         s.inputBytes += outcome.record.report?.inputBytes ?? 0
                     }
                 }
-                if let f = outcome.failure, !progress.enabled { printErr("yuvconv: error: \(f.cli)") }
+                if let f = outcome.failure {
+                    if progress.enabled { printAboveProgress("yuvconv: error: \(f.cli)") } else { printErr("yuvconv: error: \(f.cli)") }
+                }
                 progress.show(state)
             }
         }

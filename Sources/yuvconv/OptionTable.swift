@@ -148,6 +148,8 @@ struct OptionSpec: Sendable {
                 $0.allowTruncated = true
             },
             OptionSpec(["-q", "--quiet"], ["no per-image line on standard error"]) { $0.quiet = true },
+            OptionSpec(["-v", "--verbose"], ["in a batch on a terminal, each image's line above the progress line too",
+                                             "(failures are always shown there)"]) { $0.verbose = true },
         ]),
         OptionGroup("YUV as input (to another layout, Y4M, PNG or JPEG):", [
             OptionSpec(["-s", "--size"], "WxH", notInReport: "reads JPEG and PNG only", ["the raw input's size (a .y4m file carries its own)"]) { o, _, text throws(UsageError) in

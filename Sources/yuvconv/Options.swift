@@ -32,6 +32,7 @@ struct Options {
     /// `--dry-run`: say what would be done, write nothing.
     var dryRun = false
     var quiet = false
+    var verbose = false
     var maxPixels = ImageDecoder.defaultMaxPixels
     var maxScans = ImageDecoder.defaultMaxScans
     var allowTruncated = false

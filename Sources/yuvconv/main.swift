@@ -194,6 +194,7 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
             + (report.warnings > 1 ? " (+\(report.warnings - 1) more)" : ""))
     }
     if !options.quiet && !options.batchQuietLines { printErr(summaryLine(name: name, report: report)) }
+    if !options.quiet && options.batchQuietLines && options.verbose { printAboveProgress(summaryLine(name: name, report: report)) }
     var quality: QualityReport?
     if measure, let image = memory?.image {
         do {

@@ -322,6 +322,21 @@ final class HostileTests: CLITestCase {
         XCTAssertFalse(try run([jpg, "-o", "e.jpg", "--quality", "50"]).stderr.contains("warning"))
     }
 
+    /// On a terminal a batch shows a progress line, and each failure (with -v each image) stays above it.
+    func testTerminalBatchKeepsFailuresAbove() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { throw XCTSkip("no script(1)") }
+        let r = try sh("""
+            mkdir in && cp "$F/photos/rocket.jpg" in/a.jpg && head -c 100 "$F/photos/rocket.jpg" > in/b.jpg
+            script -qec "\"$B\" convert in -o out/ -j 1" /dev/null; echo; script -qec "\"$B\" convert in -o out2/ -j 1 -v" /dev/null
+            """)
+        // Lines as the terminal ends them (bytes, since "\r\n" is one Character to Swift).
+        let out = r.stdout.split(separator: 10).map { String(decoding: $0, as: UTF8.self) }
+        // The failure is a line of its own (ended by a newline, not overwritten by the progress line).
+        XCTAssertEqual(out.filter { $0.hasPrefix("\r\u{1B}[Kyuvconv: error: in/b.jpg") || $0.contains("\u{1B}[Kyuvconv: error: in/b.jpg") }.count, 2, "\(out)")
+        XCTAssertTrue(out.contains { $0.contains("\u{1B}[K") && $0.contains("/2 ·") }, "\(out)")   // the progress line
+        XCTAssertEqual(out.filter { $0.contains("in/a.jpg: 640x427 JPEG") }.count, 1, "\(out)")   // -v only
+    }
+
     /// A folder that cannot be made says why (not the "No such file" its first file would meet).
     func testUnwritableOutputFolderSaysWhy() throws {
         let r = try sh("""
