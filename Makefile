@@ -15,18 +15,25 @@ BUILD_FLAGS = $(TEST_FLAGS) --static-swift-stdlib
 BIN = .build/release/yuvconv
 
 # Debian packages: build needs (pkg-config name → package).
-BUILD_PKGS = pkg-config libjpeg62-turbo-dev libturbojpeg0-dev libpng-dev
+# The distribution decides a package's name (/etc/os-release): Debian's libjpeg62-turbo-dev is Ubuntu's
+# libjpeg-turbo8-dev; the others are named alike on both.
+OS_IDS := $(shell . /etc/os-release 2>/dev/null; echo "$$ID $$ID_LIKE")
+JPEG_DEV = $(if $(filter ubuntu,$(OS_IDS)),libjpeg-turbo8-dev,libjpeg62-turbo-dev)
+BUILD_PKGS = pkg-config $(JPEG_DEV) libturbojpeg0-dev libpng-dev
+# What the build needs, by pkg-config name: when pkg-config finds them all, nothing is installed.
+BUILD_PC = libjpeg libturbojpeg libpng
 
-.PHONY: all build deps test test-fast demo install clean prove bench bench-deps bench-e2e bench-batch bench-memory quality fuzz test-sanitize test-corpus test-exact test-hostile compare-builds test-interop
+.PHONY: all build deps install-build-packages test test-fast demo install clean prove bench bench-deps bench-e2e bench-batch bench-memory quality fuzz test-sanitize test-corpus test-exact test-hostile compare-builds test-interop
 
 all: build
 
 define need_packages
 	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ]; then sudo=""; elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then sudo="sudo -n"; else sudo=none; fi; \
+	  if [ "$$sudo" != none ] && command -v apt-get >/dev/null; then \
 	    echo "installing:$$missing"; \
-	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null) || exit 1; \
+	    ($$sudo apt-get update -qq && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null) || exit 1; \
 	  else \
 	    echo "missing packages:$$missing — install them (sudo apt-get install$$missing) and run make again" >&2; exit 1; \
 	  fi; \
@@ -45,6 +52,9 @@ define need_python
 endef
 
 deps:
+	@if command -v pkg-config >/dev/null && pkg-config --exists $(BUILD_PC); then :; else $(MAKE) --no-print-directory install-build-packages; fi
+
+install-build-packages:
 	$(call need_packages,$(BUILD_PKGS))
 
 build: deps
