@@ -174,7 +174,8 @@ struct BatchRun {
                 }
                 state.withLock { s in
                     s.done += 1
-                    s.records[i] = outcome.record
+                    // Kept only for a report: without one a batch holds nothing per converted file.
+                    if opts.reportFormat != nil { s.records[i] = outcome.record }
                     if let f = outcome.failure {
                         s.failures.append((outcome.record.file, f.cli))
                         if opts.failFast { s.stop = true }
