@@ -210,6 +210,10 @@ struct OptionSpec: Sendable {
                         "the data goes to -o -)"]) { o, _, v throws(UsageError) in
                 o.reportFormat = try named(v, "report format", "text, json, csv, html") { ReportFormat(rawValue: $0) }
             },
+            OptionSpec(["--metrics"], ["add PSNR of Y, Cb, Cr and RGB and SSIM of Y to the report (decodes the source",
+                                       "again and holds the picture; without it the report costs almost nothing)"]) {
+                $0.metrics = true
+            },
             OptionSpec(["--report-file"], "PATH", completes: .path,
                        ["write it to PATH instead (never replaces a file without --force)"]) {
                 o, _, v in o.reportFile = v

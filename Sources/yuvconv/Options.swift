@@ -32,6 +32,8 @@ struct Options {
     /// `--dry-run`: say what would be done, write nothing.
     var dryRun = false
     var quiet = false
+    /// `--metrics`: PSNR and SSIM in the report (a second decode and the picture held whole).
+    var metrics = false
     var verbose = false
     var maxPixels = ImageDecoder.defaultMaxPixels
     var maxScans = ImageDecoder.defaultMaxScans

@@ -156,7 +156,8 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
     }
     // A JPEG is JFIF: its planes are BT.601 full range whatever was asked.
     let spec = format == .jpeg ? ConversionSpec(matrix: .bt601, range: .full) : options.spec
-    let measure = keepForReport && input != "-"
+    // PSNR and SSIM only with --metrics: they need the picture whole and the source decoded again.
+    let measure = keepForReport && options.metrics && input != "-"
     let memory = measure || format == .jpeg ? MemorySink() : nil
     let report: ConversionReport
     do throws(FileError) {
@@ -266,11 +267,15 @@ func measureOne(input: String, options: Options) -> Outcome {
     let name = displayPath(input), layout = options.format?.layout ?? .nv12
     let decodeOptions = options.decodeOptions
     do throws(FileError) {
-        let memory = MemorySink()
-        let report = try convert(path: input, spec: options.spec, layout: layout, into: memory, options: decodeOptions)
+        // Without --metrics the conversion streams into nothing, as a file conversion streams: its memory
+        // figures are a real conversion's. With them the picture is kept and the source decoded again.
+        let measure = options.metrics && input != "-"
+        let memory = measure ? MemorySink() : nil
+        let report = try convert(path: input, spec: options.spec, layout: layout, into: memory ?? DiscardSink(),
+                                 options: decodeOptions)
         let peak = peakResidentBytes()
         var quality: QualityReport?
-        if input != "-" {
+        if let memory {
             quality = try measureQuality(path: input, image: memory.image!, spec: options.spec, options: decodeOptions)
         }
         return Outcome(record: ImageRecord(file: name, error: nil, report: report, quality: quality,

@@ -337,6 +337,25 @@ final class HostileTests: CLITestCase {
         XCTAssertEqual(out.filter { $0.contains("in/a.jpg: 640x427 JPEG") }.count, 1, "\(out)")   // -v only
     }
 
+    /// Quality metrics are opt-in: without --metrics a report measures the streaming conversion itself (its
+    /// buffers are bands, not the picture) and has no PSNR; with it, PSNR and SSIM are there.
+    func testMetricsAreOptIn() throws {
+        let jpg = fixture("photos/rocket.jpg")
+        let plain = String(decoding: try run(["report", jpg, "--report", "json"]).stdout, as: UTF8.self)
+        XCTAssertTrue(plain.contains("\"psnr_y_db\": null"), plain)
+        let measured = String(decoding: try run(["report", jpg, "--report", "json", "--metrics"]).stdout, as: UTF8.self)
+        XCTAssertFalse(measured.contains("\"psnr_y_db\": null"), measured)
+        func field(_ text: String, _ key: String) throws -> Int {
+            let first = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(text.split(separator: "\n")[0].utf8)) as? [String: Any])
+            return try XCTUnwrap(first[key] as? Int)
+        }
+        // The metrics hold the picture (its YUV bytes) on top of the streaming conversion's bands.
+        XCTAssertEqual(try field(measured, "conversion_buffers_bytes") - field(plain, "conversion_buffers_bytes"),
+                       try field(plain, "yuv_bytes"))
+        let converted = String(decoding: try run([jpg, "-o", "a.nv12", "--report", "json", "-q"]).stdout, as: UTF8.self)
+        XCTAssertTrue(converted.contains("\"psnr_y_db\": null"), converted)
+    }
+
     /// A folder that cannot be made says why (not the "No such file" its first file would meet).
     func testUnwritableOutputFolderSaysWhy() throws {
         let r = try sh("""

@@ -19,7 +19,7 @@ final class ReportTests: CLITestCase {
     func testArithmeticOfOddAndAlignedSizes() throws {
         // 33x33 JPEG (odd both ways), yuv420p, alignment 16.
         let jpg = fixture("jpeg/jpeg-decoder/mozilla/jpg-size-33x33.jpg")
-        let r = try run(["report", jpg, "--report", "json", "--format", "yuv420p", "--align", "16"])
+        let r = try run(["report", "--metrics", jpg, "--report", "json", "--format", "yuv420p", "--align", "16"])
         XCTAssertEqual(r.status, 0, r.stderr)
         let lines = try jsonLines(r.stdout)
         XCTAssertEqual(lines.count, 2)
@@ -40,7 +40,7 @@ final class ReportTests: CLITestCase {
         XCTAssertEqual(t["type"] as? String, "totals")
         XCTAssertEqual(t["yuv_bytes"] as? Int, w * h + 2 * cw * ch)
         // NV12 alignment counts the interleaved row: up(2·17) = 48 at 16.
-        let nv = try jsonLines(try run(["report", jpg, "--report", "json", "--align", "16"]).stdout)[0]
+        let nv = try jsonLines(try run(["report", "--metrics", jpg, "--report", "json", "--align", "16"]).stdout)[0]
         XCTAssertEqual(nv["yuv_aligned_bytes"] as? Int, 48 * h + 48 * ch)
     }
 
@@ -49,7 +49,7 @@ final class ReportTests: CLITestCase {
         let png = fixture("photos/kodim23.png")
         XCTAssertEqual(try run([png, "-o", "k.nv12", "-q"]).status, 0)
         let out = [UInt8](try Data(contentsOf: work.appendingPathComponent("k.nv12")))
-        let report = try jsonLines(try run(["report", png, "--report", "json"]).stdout)[0]
+        let report = try jsonLines(try run(["report", "--metrics", png, "--report", "json"]).stdout)[0]
         let src = try InputSource(path: png)
         let dec = try ImageDecoder(source: src)
         let (w, h) = (dec.info.width, dec.info.height), cw = (w + 1) / 2
@@ -102,7 +102,7 @@ final class ReportTests: CLITestCase {
         let schemaURL = packageRoot.appendingPathComponent("docs/report.schema.json")
         let schema = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: schemaURL)) as? [String: Any])
         let variants = try XCTUnwrap(schema["oneOf"] as? [[String: Any]])
-        let r = try run(["report", fixture("pngsuite/basn6a16.png"), fixture("photos/rocket.jpg"), fixture("pngsuite/xcsn0g01.png"),
+        let r = try run(["report", "--metrics", fixture("pngsuite/basn6a16.png"), fixture("photos/rocket.jpg"), fixture("pngsuite/xcsn0g01.png"),
                          "--report", "json"])
         XCTAssertEqual(r.status, 1, "a failed file makes the exit 1")
         let lines = try jsonLines(r.stdout)
@@ -141,7 +141,7 @@ final class ReportTests: CLITestCase {
     func testCSVRoundTrips() throws {
         let odd = work.appendingPathComponent("a, \"b\".png")
         try FileManager.default.copyItem(atPath: fixture("pngsuite/basn2c08.png"), toPath: odd.path)
-        let r = try run(["report", odd.path, fixture("pngsuite/basn0g01.png"), "--report", "csv"])
+        let r = try run(["report", "--metrics", odd.path, fixture("pngsuite/basn0g01.png"), "--report", "csv"])
         XCTAssertEqual(r.status, 0, r.stderr)
         let rows = parseCSV(String(decoding: r.stdout, as: UTF8.self))
         XCTAssertEqual(rows.count, 4)
@@ -172,7 +172,7 @@ final class ReportTests: CLITestCase {
 
     /// Self-contained and well-formed (XML parser), with the SVG chart; written atomically to --report-file.
     func testHTMLIsWellFormedAndSelfContained() throws {
-        let r = try run(["report", fixture("pngsuite/basn2c08.png"), fixture("photos/rocket.jpg"), "--report", "html",
+        let r = try run(["report", "--metrics", fixture("pngsuite/basn2c08.png"), fixture("photos/rocket.jpg"), "--report", "html",
                          "--report-file", "r.html"])
         XCTAssertEqual(r.status, 0, r.stderr)
         let data = try Data(contentsOf: work.appendingPathComponent("r.html"))
@@ -183,18 +183,18 @@ final class ReportTests: CLITestCase {
         let parser = XMLParser(data: Data(text.replacingOccurrences(of: "<!DOCTYPE html>", with: "").utf8))
         XCTAssertTrue(parser.parse(), "not well-formed: \(String(describing: parser.parserError))")
         // An existing report file is not replaced without --force.
-        XCTAssertEqual(try run(["report", fixture("pngsuite/basn2c08.png"), "--report", "html", "--report-file", "r.html"]).status, 1)
+        XCTAssertEqual(try run(["report", "--metrics", fixture("pngsuite/basn2c08.png"), "--report", "html", "--report-file", "r.html"]).status, 1)
     }
 
     /// --report alongside a conversion: the data file and the report both written.
     func testReportWithConversion() throws {
-        let r = try run([fixture("pngsuite/basn2c08.png"), "-o", "o.nv12", "--report", "json", "-q"])
+        let r = try run([fixture("pngsuite/basn2c08.png"), "-o", "o.nv12", "--report", "json", "--metrics", "-q"])
         XCTAssertEqual(r.status, 0, r.stderr)
         let lines = try jsonLines(r.stdout)
         XCTAssertEqual(lines.first?["yuv_bytes"] as? Int, 32 * 32 * 3 / 2)
         XCTAssertNotNil(lines.first?["psnr_y_db"] as? Double)
         // With the data on stdout, the report goes to stderr.
-        let s = try run([fixture("pngsuite/basn2c08.png"), "-o", "-", "--report", "csv", "-q"])
+        let s = try run([fixture("pngsuite/basn2c08.png"), "-o", "-", "--report", "csv", "--metrics", "-q"])
         XCTAssertEqual(s.stdout.count, 32 * 32 * 3 / 2)
         XCTAssertTrue(s.stderr.hasPrefix("file,ok,error"), s.stderr)
     }

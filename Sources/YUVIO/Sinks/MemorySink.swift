@@ -61,3 +61,12 @@ public final class TeeSink: BandSink {
         try b.end()
     }
 }
+
+/// Consumes bands and keeps nothing: a conversion measured for its memory and speed alone (`report`
+/// without quality metrics), streaming as a file conversion does.
+public final class DiscardSink: BandSink {
+    public init() {}
+    public func begin(_ frame: FrameLayout, ledger: Ledger) throws(WriteError) {}
+    public func consume(_ band: BandBuffer, firstRow: Int, rows: Int) throws(WriteError) {}
+    public func end() throws(WriteError) {}
+}
