@@ -11,6 +11,9 @@ public struct FrameLayout: Sendable, Equatable {
     public let bytesPerSample: Int
     /// Every row of every plane starts a multiple of this many bytes after its plane's start (1: tight).
     public let alignment: Int
+    /// The luma plane has a multiple of this many rows (padding rows after the picture's), and each chroma
+    /// plane half as many, rounded up (1: the picture's own rows). Raspberry Pi's codecs want 16.
+    public let heightAlignment: Int
     /// An A plane (W × H) follows the 4:2:0 planes.
     public let alpha: Bool
 
@@ -19,8 +22,9 @@ public struct FrameLayout: Sendable, Equatable {
     public enum Plane: Sendable, Equatable { case y, u, v, uv, a }
 
     public init(width: Int, height: Int, pixelLayout: PixelLayout, bytesPerSample: Int = 1, alignment: Int = 1,
-                alpha: Bool = false) {
-        precondition(width > 0 && height > 0 && alignment > 0 && bytesPerSample > 0)
+                heightAlignment: Int = 1, alpha: Bool = false) {
+        precondition(width > 0 && height > 0 && alignment > 0 && heightAlignment > 0 && bytesPerSample > 0)
+        self.heightAlignment = heightAlignment
         self.width = width
         self.height = height
         self.pixelLayout = pixelLayout
@@ -58,9 +62,10 @@ public struct FrameLayout: Sendable, Equatable {
         (rowBytes(plane) + alignment - 1) / alignment * alignment
     }
 
-    /// Rows of `plane`.
+    /// Rows of `plane`, padding rows included.
     public func rows(_ plane: Plane) -> Int {
-        plane == .y || plane == .a ? height : chromaHeight
+        let luma = (height + heightAlignment - 1) / heightAlignment * heightAlignment
+        return plane == .y || plane == .a ? luma : (luma + 1) / 2
     }
 
     /// Bytes `plane` takes in the frame.
@@ -85,7 +90,7 @@ public struct FrameLayout: Sendable, Equatable {
     /// The 4:2:0 planes' size without the A plane.
     public var colourByteCount: Int { byteCount - (alpha ? planeBytes(.a) : 0) }
 
-    /// The same frame tightly packed.
+    /// The same frame tightly packed (no padded rows, no padding rows).
     public var tight: FrameLayout {
         FrameLayout(width: width, height: height, pixelLayout: pixelLayout, bytesPerSample: bytesPerSample, alpha: alpha)
     }

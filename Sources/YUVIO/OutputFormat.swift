@@ -65,6 +65,8 @@ public enum OutputFormat: Equatable, Sendable {
     public enum RawOnly: Sendable, Equatable {
         /// Rows padded to an alignment.
         case rowPadding
+        /// Planes padded to a multiple of rows.
+        case planePadding
         /// An A plane after the 4:2:0 planes.
         case alphaPlane
     }

@@ -66,7 +66,8 @@ func rowsPerBand(rowBytes: Int) -> Int {
 /// `alignment` pads every written row to a multiple of that many bytes (1: tightly packed).
 public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, into sink: BandSink,
                     kernels: KernelChoice = kernelChoiceFromEnvironment(),
-                    options: DecodeOptions = DecodeOptions(), alignment: Int = 1) throws(FileError) -> ConversionReport {
+                    options: DecodeOptions = DecodeOptions(), alignment: Int = 1,
+                    heightAlignment: Int = 1) throws(FileError) -> ConversionReport {
     let name = displayPath(path)
     do {
         let inputSource = try InputSource(path: path, maxPixels: options.maxPixels)
@@ -82,7 +83,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
             : RGBRowsSource(decoder: decoder, spec: spec, kernels: kernels, turn: turn, alpha: options.alpha)
         let g = source.geometry
         let frame = FrameLayout(width: g.width, height: g.height, pixelLayout: layout, alignment: alignment,
-                                alpha: options.alpha == .keep)
+                                heightAlignment: heightAlignment, alpha: options.alpha == .keep)
         let ledger = Ledger()
         try runPipeline(source, frame: frame, into: sink, ledger: ledger, threaded: options.pipelined)
         let w = decoder.warnings
@@ -104,8 +105,9 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
 /// A YUV frame already read (raw planes or Y4M) through the same pipeline into `sink`: another layout,
 /// padded rows, a Y4M stream, a PNG.
 public func convert(frame image: YUVImage, layout: PixelLayout, into sink: BandSink, alignment: Int = 1,
-                    threaded: Bool = true) throws(WriteError) {
-    let frame = FrameLayout(width: image.width, height: image.height, pixelLayout: layout, alignment: alignment)
+                    heightAlignment: Int = 1, threaded: Bool = true) throws(WriteError) {
+    let frame = FrameLayout(width: image.width, height: image.height, pixelLayout: layout, alignment: alignment,
+                            heightAlignment: heightAlignment)
     do {
         try runPipeline(RawFrameSource(image), frame: frame, into: sink, ledger: Ledger(), threaded: threaded)
     } catch let e as WriteError {

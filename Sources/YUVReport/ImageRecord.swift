@@ -8,6 +8,8 @@ public struct ImageRecord: Sendable {
     public var report: ConversionReport?
     public var quality: QualityReport?
     public var alignment: Int
+    /// The plane-height alignment of the aligned figure (`--align-height`; 1 when not asked).
+    public var heightAlignment = 1
     public var peakRSS: Int
 
     public init(file: String, error: String?, report: ConversionReport?, quality: QualityReport?, alignment: Int,
@@ -18,14 +20,14 @@ public struct ImageRecord: Sendable {
 
     public var g: PlaneGeometry? { report?.geometry }
     /// The output frame with its rows padded to `alignment` (`FrameLayout` is the one place that knows).
-    public func frame(alignment: Int) -> FrameLayout? {
+    public func frame(alignment: Int, heightAlignment: Int = 1) -> FrameLayout? {
         report.map { FrameLayout(width: $0.geometry.width, height: $0.geometry.height, pixelLayout: $0.layout,
-                                 alignment: alignment, alpha: $0.alphaBytes > 0) }
+                                 alignment: alignment, heightAlignment: heightAlignment, alpha: $0.alphaBytes > 0) }
     }
     /// The YUV buffers, with the alpha plane when it is kept (2.5 B/px then).
     public var yuvBytes: Int { frame(alignment: 1)?.byteCount ?? 0 }
     /// The same with rows padded to `alignment`: the file's size when `--align` wrote it so.
-    public var alignedBytes: Int { frame(alignment: alignment)?.byteCount ?? 0 }
+    public var alignedBytes: Int { frame(alignment: alignment, heightAlignment: heightAlignment)?.byteCount ?? 0 }
     public var savingRGBA: Saving { Saving(baseline: g?.rgbaBytes ?? 0, ours: yuvBytes) }
     public var savingRGB: Saving { Saving(baseline: g?.rgbBytes ?? 0, ours: yuvBytes) }
     /// The naive route's peak: an RGBA decode plus the YUV buffers.

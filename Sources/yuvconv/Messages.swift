@@ -29,6 +29,8 @@ extension OutputFormat.Refusal {
         switch self {
         case .unresolved(let u): return "\(displayPath(u.path)): \(u.reason) with --format"
         case .rawOnly(.rowPadding, let format): return "--align pads the rows of raw layouts; \(format.name) has no row padding"
+        case .rawOnly(.planePadding, let format):
+            return "--align-height pads the planes of raw layouts; \(format.name) has no padding rows"
         case .rawOnly(.alphaPlane, let format):
             return "--alpha keep writes raw layouts only (an A plane after the 4:2:0 planes), not \(format.name)"
         }

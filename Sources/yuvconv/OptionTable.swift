@@ -210,6 +210,11 @@ struct OptionSpec: Sendable {
                         "the data goes to -o -)"]) { o, _, v throws(UsageError) in
                 o.reportFormat = try named(v, "report format", "text, json, csv, html") { ReportFormat(rawValue: $0) }
             },
+            OptionSpec(["--align-height"], "M",
+                       ["pad the luma plane of a raw output to a multiple of M rows (zeros), and each chroma",
+                        "plane to half as many (Raspberry Pi's codecs: 16); with --align, the file's size"]) {
+                o, flag, v throws(UsageError) in o.heightAlignment = try number(flag, v, 1...4096)
+            },
             OptionSpec(["--metrics"], ["add PSNR of Y, Cb, Cr and RGB and SSIM of Y to the report (decodes the source",
                                        "again and holds the picture; without it the report costs almost nothing)"]) {
                 $0.metrics = true

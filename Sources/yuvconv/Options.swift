@@ -48,6 +48,8 @@ struct Options {
     /// files are tight and the report shows CoreVideo's 64.
     var alignment = 64
     var alignGiven = false
+    /// `--align-height M`: the planes of raw outputs padded to a multiple of M luma rows (1: none).
+    var heightAlignment = 1
     /// The row alignment of written raw frames: 1 (tight) unless `--align` was given.
     var fileAlignment: Int { alignGiven ? alignment : 1 }
     // Batch
@@ -153,7 +155,8 @@ struct Options {
 
     /// What this run asks of its outputs that only raw layouts carry, in the order they are named.
     var rawOnlyNeeds: [OutputFormat.RawOnly] {
-        (alignGiven && alignment > 1 ? [.rowPadding] : []) + (alpha == .keep ? [.alphaPlane] : [])
+        (alignGiven && alignment > 1 ? [.rowPadding] : []) + (heightAlignment > 1 ? [.planePadding] : [])
+            + (alpha == .keep ? [.alphaPlane] : [])
     }
 
     /// What to write to `output`: `--format`, else the name's extension (one rule for single files and

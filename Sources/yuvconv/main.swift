@@ -170,7 +170,8 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
         }
         let into: BandSink = out.map { o in memory.map { TeeSink(o, $0) } ?? o } ?? memory!
         report = try convert(path: input, spec: spec, layout: format.layout, into: into, options: decodeOptions,
-                             alignment: format.isRaw ? options.fileAlignment : 1)
+                             alignment: format.isRaw ? options.fileAlignment : 1,
+                             heightAlignment: format.isRaw ? options.heightAlignment : 1)
         if format == .jpeg {
             do throws(WriteError) {
                 try sink.write(try encodeJPEG(memory!.image!, quality: options.quality))
@@ -204,8 +205,10 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
             if !options.quiet { printErr("yuvconv: warning: \(name): quality not measured: \(error.cliReason)") }
         }
     }
-    return Outcome(record: ImageRecord(file: name, error: nil, report: report, quality: quality,
-                                       alignment: options.alignment, peakRSS: peak), failure: nil)
+    var record = ImageRecord(file: name, error: nil, report: report, quality: quality, alignment: options.alignment,
+                             peakRSS: peak)
+    record.heightAlignment = options.heightAlignment
+    return Outcome(record: record, failure: nil)
 }
 
 /// Writes a report to its file (atomically), or to standard output — standard error when the converted
@@ -278,8 +281,10 @@ func measureOne(input: String, options: Options) -> Outcome {
         if let memory {
             quality = try measureQuality(path: input, image: memory.image!, spec: options.spec, options: decodeOptions)
         }
-        return Outcome(record: ImageRecord(file: name, error: nil, report: report, quality: quality,
-                                           alignment: options.alignment, peakRSS: peak), failure: nil)
+        var record = ImageRecord(file: name, error: nil, report: report, quality: quality, alignment: options.alignment,
+                                 peakRSS: peak)
+        record.heightAlignment = options.heightAlignment
+        return Outcome(record: record, failure: nil)
     } catch {
         return .failed(input, error, alignment: options.alignment)
     }
@@ -358,7 +363,7 @@ func runRawInput(_ options: Options) -> Int32 {
                 try convert(frame: image, layout: .yuv420p, into: OutputSink(output: sink, container: .y4m(spec.range)))
             case .raw(let layout):
                 try convert(frame: image, layout: layout, into: OutputSink(output: sink, container: .raw),
-                            alignment: options.fileAlignment)
+                            alignment: options.fileAlignment, heightAlignment: options.heightAlignment)
             }
             try sink.commit()
         } catch {

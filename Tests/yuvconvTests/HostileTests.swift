@@ -291,6 +291,22 @@ final class HostileTests: CLITestCase {
             XCTAssertEqual(unpadded, tight, format)
         }
         XCTAssertEqual(try run([png, "-o", "x.png", "--align", "64"]).status, 2)
+        // --align-height: the luma plane padded to 48 rows (zeros), each chroma plane to 24; to a pipe as to a file.
+        let tight = try run([png, "-o", "-", "--format", "yuv420p", "-q"]).stdout
+        XCTAssertEqual(try run([png, "-o", "h.yuv", "--align-height", "48", "--align", "64", "-q"]).status, 0)
+        let tall = try data("h.yuv")
+        XCTAssertEqual(tall.count, 48 * 64 + 2 * 24 * 64)
+        XCTAssertEqual(try run([png, "-o", "-", "--format", "yuv420p", "--align-height", "48", "--align", "64", "-q"]).stdout, tall)
+        let report = try run(["report", png, "--format", "yuv420p", "--align", "64", "--align-height", "48", "--report", "json"])
+        XCTAssertTrue(String(decoding: report.stdout, as: UTF8.self).contains("\"yuv_aligned_bytes\": \(tall.count)"))
+        var rows = Data()
+        for r in 0..<32 { rows += tall[(r * 64)..<(r * 64 + 32)] }
+        for (start, n) in [(48 * 64, 16), (48 * 64 + 24 * 64, 16)] {
+            for r in 0..<n { rows += tall[(start + r * 64)..<(start + r * 64 + 16)] }
+        }
+        XCTAssertEqual(rows, tight)
+        XCTAssertEqual(tall[(32 * 64)..<(48 * 64)], Data(count: 16 * 64))   // padding rows are zeros
+        XCTAssertEqual(try run([png, "-o", "x.y4m", "--align-height", "16"]).status, 2)
     }
 
     /// Raw YUV (with --size) and Y4M work from standard input, piped or redirected from a file, as from a file.

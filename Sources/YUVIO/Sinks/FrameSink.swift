@@ -90,7 +90,11 @@ public final class OutputSink: BandSink {
     }
 
     public func end() throws(WriteError) {
-        if let held { try output.write(UnsafeRawBufferPointer(start: held, count: heldBytes)) }
+        guard let held, let f = frame else { return }
+        // To a pipe: the luma plane's padding rows (zeros), then everything held after it.
+        let padding = (f.rows(.y) - f.height) * f.stride(.y)
+        if padding > 0 { try output.write([UInt8](repeating: 0, count: padding)) }
+        try output.write(UnsafeRawBufferPointer(start: held, count: heldBytes))
     }
 
     deinit { if let held { ledger?.deallocate(UnsafeMutableRawPointer(held), bytes: heldBytes) } }
