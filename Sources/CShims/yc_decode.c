@@ -45,6 +45,9 @@ struct yc_decoder {
     uint8_t *exif;       // the first APP1 Exif segment's body ("Exif\0\0", then TIFF data), for the orientation
     size_t exif_length;
     int xmp_orientation; // tiff:Orientation from the first XMP packet (JPEG APP1, PNG iTXt), 1 when absent
+    // An APP1 segment's body as it is read: a fixed buffer, since a read can end in a longjmp (a truncated
+    // file) and nothing allocated may be in flight then. A segment is at most 65533 bytes.
+    uint8_t app1[65536];
     uint8_t *cmyk_row;   // one row of CMYK when the file is CMYK/YCCK
 
     // PNG
@@ -163,17 +166,19 @@ static boolean app1_marker(j_decompress_ptr cinfo) {
     if (length <= 0) return TRUE;
     const long xmp_prefix = (long)sizeof xmp_jpeg_prefix;   // with its NUL
     if ((dec->exif == NULL && length > 6) || (dec->xmp_orientation == 0 && length > xmp_prefix)) {
-        uint8_t *body = malloc((size_t)length);
-        if (!body) ERREXIT1(cinfo, JERR_OUT_OF_MEMORY, 10);
+        uint8_t *body = dec->app1;
         for (long i = 0; i < length; i++) body[i] = (uint8_t)marker_byte(cinfo);
         if (dec->exif == NULL && length > 6 && memcmp(body, "Exif\0\0", 6) == 0) {
-            dec->exif = body;
-            dec->exif_length = (size_t)length;
+            uint8_t *kept = malloc((size_t)length);   // no longjmp between this and the assignment
+            if (kept) {
+                memcpy(kept, body, (size_t)length);
+                dec->exif = kept;
+                dec->exif_length = (size_t)length;
+            }
             return TRUE;
         }
         if (dec->xmp_orientation == 0 && length > xmp_prefix && memcmp(body, xmp_jpeg_prefix, (size_t)xmp_prefix) == 0)
             dec->xmp_orientation = yc_xmp_orientation(body + xmp_prefix, (size_t)(length - xmp_prefix));
-        free(body);
         return TRUE;
     }
     (*cinfo->src->skip_input_data)(cinfo, length);
