@@ -154,14 +154,15 @@ bench-batch: build
 	$(call need_packages,$(E2E_PKGS))
 	bench/batch.sh $(BENCH_DIR)
 
-# The suite under AddressSanitizer (Swift and C) with UndefinedBehaviorSanitizer on the C target, in a
+# The suite under AddressSanitizer (Swift and C; LIMIT_VM=: lifts the hostile tests' `ulimit -v`, which leaves
+# no room for ASan's shadow memory) with UndefinedBehaviorSanitizer on the C target, in a
 # separate build folder; the CLI tests run the sanitized binary. Swift has no -sanitize=undefined on Linux:
 # its own checks (overflow, bounds, unwrapping) trap in these release builds anyway.
 SAN_FLAGS = -Xswiftc -sanitize=address -Xcc -fsanitize=address,undefined -Xcc -fno-sanitize-recover=undefined
 test-sanitize: deps
 	$(SWIFT) build -c release --scratch-path .build/asan $(SAN_FLAGS)
 	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan.supp UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  YUVCONV_BIN=.build/asan/release/yuvconv $(SWIFT) test -c release --scratch-path .build/asan $(SAN_FLAGS)
+	  YUVCONV_BIN=.build/asan/release/yuvconv LIMIT_VM=: $(SWIFT) test -c release --scratch-path .build/asan $(SAN_FLAGS)
 
 # libFuzzer on the C shims (clang, ASan+UBSan) and on the Swift decode → convert → quality path (swiftc
 # -sanitize=fuzzer,address), each for FUZZ_SECONDS (default 300), seeded from Fixtures/. Finds are copied

@@ -175,7 +175,7 @@ struct BatchRun {
                 state.withLock { s in
                     s.done += 1
                     // Kept only for a report: without one a batch holds nothing per converted file.
-                    if opts.reportFormat != nil { s.records[i] = outcome.record }
+                    if opts.reportFormat != nil || opts.reportOnly { s.records[i] = outcome.record }
                     if let f = outcome.failure {
                         s.failures.append((outcome.record.file, f.cli))
                         if opts.failFast { s.stop = true }

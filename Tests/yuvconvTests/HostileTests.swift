@@ -74,7 +74,7 @@ final class HostileTests: CLITestCase {
             XCTAssertTrue(r.stderr.contains("is not supported: yuvconv reads 8-bit 4:2:0 Y4M only"), r.stderr)
         }
         // An endless raw source: one frame is read by its size, then the next byte says there is more.
-        let zero = try sh("ulimit -v 400000; timeout 20 \"$B\" /dev/zero --size 16x16 --pix-fmt nv12 -o z.png")
+        let zero = try sh("${LIMIT_VM:-ulimit -v 400000}; timeout 20 \"$B\" /dev/zero --size 16x16 --pix-fmt nv12 -o z.png")
         XCTAssertEqual(zero.status, 1, zero.stderr)
         XCTAssertTrue(zero.stderr.contains("/dev/zero: holds more than one frame"), zero.stderr)
         XCTAssertEqual(try leftovers().filter { $0.hasPrefix(".") || $0.hasPrefix("z") || $0.hasPrefix("o.") || $0.hasPrefix("t.png") }, [])
@@ -170,13 +170,13 @@ final class HostileTests: CLITestCase {
         XCTAssertTrue(r.stderr.contains("in/z.jpg (a device)"), r.stderr)
         XCTAssertTrue(r.stderr.contains("1 converted"), r.stderr)
         for c in ["mkfifo p.jpg; timeout 20 \"$B\" p.jpg -o p.nv12", "timeout 20 \"$B\" /dev/zero -o z.nv12",
-                  "timeout 20 \"$B\" - -o z.nv12 < /dev/urandom", "ulimit -v 400000; timeout 20 \"$B\" - -o z.nv12 < /dev/zero"] {
+                  "timeout 20 \"$B\" - -o z.nv12 < /dev/urandom", "${LIMIT_VM:-ulimit -v 400000}; timeout 20 \"$B\" - -o z.nv12 < /dev/zero"] {
             let x = try sh(c)
             XCTAssertEqual(x.status, 1, "\(c): \(x.stderr)")
             XCTAssertTrue(x.stderr.hasPrefix("yuvconv: error: "), x.stderr)
         }
         // A JPEG header then endless bytes: cut off at the stream limit (16 MiB + 8 B a pixel of --max-pixels).
-        let endless = try sh("ulimit -v 400000; (head -c 700 \"$F/photos/rocket.jpg\"; cat /dev/zero) | timeout 20 \"$B\" - -o e.nv12 --max-pixels 1000000")
+        let endless = try sh("${LIMIT_VM:-ulimit -v 400000}; (head -c 700 \"$F/photos/rocket.jpg\"; cat /dev/zero) | timeout 20 \"$B\" - -o e.nv12 --max-pixels 1000000")
         XCTAssertEqual(endless.status, 1, endless.stderr)
     }
 
@@ -368,6 +368,9 @@ final class HostileTests: CLITestCase {
         // The metrics hold the picture (its YUV bytes) on top of the streaming conversion's bands.
         XCTAssertEqual(try field(measured, "conversion_buffers_bytes") - field(plain, "conversion_buffers_bytes"),
                        try field(plain, "yuv_bytes"))
+        // `report` without --report prints the text table, with the image in it.
+        let text = String(decoding: try run(["report", jpg]).stdout, as: UTF8.self)
+        XCTAssertTrue(text.contains("rocket.jpg") && text.contains("total: 1 image,"), text)
         let converted = String(decoding: try run([jpg, "-o", "a.nv12", "--report", "json", "-q"]).stdout, as: UTF8.self)
         XCTAssertTrue(converted.contains("\"psnr_y_db\": null"), converted)
     }
