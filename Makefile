@@ -23,7 +23,7 @@ BUILD_PKGS = pkg-config $(JPEG_DEV) libturbojpeg0-dev libpng-dev
 # What the build needs, by pkg-config name: when pkg-config finds them all, nothing is installed.
 BUILD_PC = libjpeg libturbojpeg libpng
 
-.PHONY: all build deps install-build-packages test test-fast demo install clean prove bench bench-deps bench-e2e bench-batch bench-memory quality fuzz test-sanitize test-corpus test-exact test-hostile compare-builds test-interop
+.PHONY: all build deps install-build-packages test test-fast demo install clean prove bench bench-deps bench-e2e bench-batch bench-memory quality fuzz test-sanitize test-corpus test-exact test-hostile compare-builds test-interop test-html
 
 all: build
 
@@ -137,6 +137,12 @@ compare-builds: build
 	cd .build/base && $(SWIFT) build $(BUILD_FLAGS) --product yuvconv
 	cp .build/release/yuvconv .build/yuvconv-compare
 	tools/compare-builds.sh .build/base/.build/release/yuvconv .build/yuvconv-compare $(CORPUS)
+
+# The HTML report rendered by headless Chromium at 800, 1200 and 1800 px: the table must fit; screenshots in
+# .build/html/ to look at.
+test-html: build
+	$(call need_packages,chromium)
+	tools/check-html.sh
 
 # ffmpeg reads every raw layout and Y4M back with the documented arguments at ≥ 45 dB against the source.
 test-interop: build

@@ -6,6 +6,14 @@ import YUVCore
 /// A row of the table: each column's cell, escaped.
 func htmlRow(_ cells: [String]) -> String { "<tr>" + cells.map { "<td>\($0)</td>" }.joined() + "</tr>" }
 
+/// An image's row: text cells (source, output, path) may wrap, numbers stay on one line.
+func htmlRow(_ cells: [Cell]) -> String {
+    "<tr>" + cells.enumerated().map { i, cell in
+        if case .text = cell, i > 0 { return "<td class=\"text\">\(cell.html)</td>" }
+        return "<td>\(cell.html)</td>"
+    }.joined() + "</tr>"
+}
+
 /// The footer row: "total", each summed column, each quality measure's worst.
 func htmlTotals(_ t: Totals, _ columns: [Column]) -> String {
     htmlRow(columns.enumerated().map { i, c in
@@ -24,7 +32,7 @@ public func htmlReport(_ records: [ImageRecord], _ t: Totals) -> String {
     let barH = 22, gap = 10, labelW = 220, chartW = 520
     let height = ok.count * (2 * barH + gap) + 40
     var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(labelW + chartW + 140)\" height=\"\(height)\" "
-        + "role=\"img\" aria-label=\"RGBA versus YUV memory per image\">"
+        + "viewBox=\"0 0 \(labelW + chartW + 140) \(height)\" role=\"img\" aria-label=\"RGBA versus YUV memory per image\">"
     svg += "<rect x=\"\(labelW)\" y=\"4\" width=\"12\" height=\"12\" fill=\"#c0504d\"/><text x=\"\(labelW + 18)\" y=\"14\">RGBA</text>"
     svg += "<rect x=\"\(labelW + 80)\" y=\"4\" width=\"12\" height=\"12\" fill=\"#4f81bd\"/><text x=\"\(labelW + 98)\" y=\"14\">YUV</text>"
     for (i, r) in ok.enumerated() {
@@ -45,7 +53,7 @@ public func htmlReport(_ records: [ImageRecord], _ t: Totals) -> String {
             rows += "<tr class=\"err\"><td>\(htmlEscape(r.file))</td><td colspan=\"\(columns.count - 1)\">error: \(htmlEscape(r.error ?? ""))</td></tr>\n"
             continue
         }
-        rows += htmlRow(columns.map { $0.value(r).html }) + "\n"
+        rows += htmlRow(columns.map { $0.value(r) }) + "\n"
     }
     let quality = t.worst.map { w in
         "<p>Quality: PSNR Y worst \(fixed(w.psnrY, 2)) dB, median \(fixed(t.median!.psnrY, 2)) dB; "
@@ -59,9 +67,14 @@ public func htmlReport(_ records: [ImageRecord], _ t: Totals) -> String {
         <title>yuvconv memory report</title>
         <style>
         body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #222; }
-        table { border-collapse: collapse; margin-top: 1em; }
+        table { border-collapse: collapse; margin-top: 1em; max-width: 100%; }
         th, td { border: 1px solid #ccc; padding: 4px 8px; text-align: right; white-space: nowrap; }
-        td:first-child { white-space: normal; word-break: break-all; }
+        th { white-space: normal; }
+        td:first-child { white-space: normal; overflow-wrap: anywhere; min-width: 12em; }
+        td.text { white-space: normal; text-align: left; min-width: 6em; }
+        svg { max-width: 100%; height: auto; }
+        @media (max-width: 1300px) { body { margin: 1em; font-size: 12px; } th, td { padding: 2px 4px; } }
+        @media (max-width: 1000px) { td { white-space: normal; } td:first-child { min-width: 8em; } }
         th:first-child, td:first-child { text-align: left; }
         tr.err td { color: #a00; text-align: left; }
         svg text { font: 12px system-ui, sans-serif; fill: #222; }

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# make test-html: the HTML report of a batch (long names, failures, every kind of source) rendered by headless
+# Chromium at 800, 1200 and 1800 px wide. For each width: a screenshot (.build/html/report-W.png, to look at)
+# and a check that the table fits the window and the file column keeps at least 10 characters' width.
+# Prints "N passed, M failed".
+set -u
+here=$(cd "$(dirname "$0")/.." && pwd)
+BIN=${YUVCONV_BIN:-$here/.build/release/yuvconv}
+out=$here/.build/html
+mkdir -p "$out"
+work=$(mktemp -d "${TMPDIR:-/tmp}/yuvconv-html.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+chrome=$(command -v chromium || command -v chromium-browser || command -v google-chrome) || { echo "no chromium"; exit 2; }
+fx=$here/Fixtures/corpus
+mkdir -p "$work/in/a-folder-with-a-rather-long-name/and-another-level"
+cp "$fx/photos/rocket.jpg" "$work/in/a-folder-with-a-rather-long-name/and-another-level/a-photo-with-a-very-long-file-name-from-a-camera-IMG_20261201_123456789.jpg"
+cp "$fx/photos/kodim23.png" "$fx/pngsuite/basn6a16.png" "$fx/pngsuite/basi3p08.png" "$work/in/"
+cp "$fx/pngsuite/xcsn0g01.png" "$work/in/broken.png"
+"$BIN" report "$work/in" -r --metrics --report html --report-file "$work/report.html" 2>/dev/null
+[ -s "$work/report.html" ] || { echo "no report"; exit 2; }
+cp "$work/report.html" "$out/report.html"
+pass=0 fail=0
+for w in 800 1200 1800; do
+  # The same page with a script that writes what it measured into the DOM, which --dump-dom prints.
+  sed 's|</body>|<script>var t=document.querySelector("table"),c=document.querySelector("tbody td");document.body.setAttribute("data-fit",[Math.ceil(t.getBoundingClientRect().right)<=document.documentElement.clientWidth,c.getBoundingClientRect().width>=10*parseFloat(getComputedStyle(c).fontSize)*0.5].join(","));</script></body>|' \
+    "$work/report.html" > "$work/check.html"
+  "$chrome" --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=$w,1000 \
+    --screenshot="$out/report-$w.png" "file://$work/report.html" >/dev/null 2>&1
+  fit=$("$chrome" --headless --no-sandbox --disable-gpu --window-size=$w,1000 --dump-dom "file://$work/check.html" 2>/dev/null \
+        | grep -o 'data-fit="[a-z,]*"')
+  if [ "$fit" = 'data-fit="true,true"' ]; then pass=$((pass + 1)); echo "PASS $w px: the table fits ($out/report-$w.png)"
+  else fail=$((fail + 1)); echo "FAIL $w px: $fit (table fits the window, file column wide enough) ($out/report-$w.png)"; fi
+done
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
