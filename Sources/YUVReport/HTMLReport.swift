@@ -1,7 +1,7 @@
 import YUVCore
 
-// The HTML report: the totals, a bar chart of RGBA against YUV per image, and a table of the columns with an
-// HTML heading, with a footer row of totals.
+// The HTML report: the totals, a bar chart per image of the naive route's memory against this conversion's
+// measured buffers, and a table of the columns with an HTML heading, with a footer row of totals.
 
 /// A row of the table: each column's cell, escaped.
 func htmlRow(_ cells: [String]) -> String { "<tr>" + cells.map { "<td>\($0)</td>" }.joined() + "</tr>" }
@@ -28,22 +28,28 @@ func htmlTotals(_ t: Totals, _ columns: [Column]) -> String {
 
 public func htmlReport(_ records: [ImageRecord], _ t: Totals) -> String {
     let ok = records.filter { $0.report != nil }
-    let maxBytes = max(1, ok.map { $0.g!.rgbaBytes }.max() ?? 1)
+    // What differs between images: the memory this conversion used (its ledger, counted) against the naive
+    // route's peak (decode to RGBA, then convert: the RGBA picture and the YUV planes at once).
+    let maxBytes = max(1, ok.map { max($0.naivePeak, $0.report!.ledgerPeakBytes) }.max() ?? 1)
     let barH = 22, gap = 10, labelW = 220, chartW = 520
     let height = ok.count * (2 * barH + gap) + 40
-    var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(labelW + chartW + 140)\" height=\"\(height)\" "
-        + "viewBox=\"0 0 \(labelW + chartW + 140) \(height)\" role=\"img\" aria-label=\"RGBA versus YUV memory per image\">"
-    svg += "<rect x=\"\(labelW)\" y=\"4\" width=\"12\" height=\"12\" fill=\"#c0504d\"/><text x=\"\(labelW + 18)\" y=\"14\">RGBA</text>"
-    svg += "<rect x=\"\(labelW + 80)\" y=\"4\" width=\"12\" height=\"12\" fill=\"#4f81bd\"/><text x=\"\(labelW + 98)\" y=\"14\">YUV</text>"
+    var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(labelW + chartW + 170)\" height=\"\(height)\" "
+        + "viewBox=\"0 0 \(labelW + chartW + 170) \(height)\" role=\"img\" "
+        + "aria-label=\"memory per image: the naive decode-to-RGBA route against this conversion's buffers\">"
+    svg += "<rect x=\"\(labelW)\" y=\"4\" width=\"12\" height=\"12\" fill=\"#c0504d\"/>"
+        + "<text x=\"\(labelW + 18)\" y=\"14\">naive route: RGBA decode + YUV</text>"
+    svg += "<rect x=\"\(labelW + 250)\" y=\"4\" width=\"12\" height=\"12\" fill=\"#4f81bd\"/>"
+        + "<text x=\"\(labelW + 268)\" y=\"14\">this conversion's buffers (measured)</text>"
     for (i, r) in ok.enumerated() {
         let y = 30 + i * (2 * barH + gap)
-        let g = r.g!
-        let wa = max(1, chartW * g.rgbaBytes / maxBytes), wy = max(1, chartW * r.yuvBytes / maxBytes)
+        let used = r.report!.ledgerPeakBytes
+        let wa = max(1, chartW * r.naivePeak / maxBytes), wy = max(1, chartW * used / maxBytes)
+        let share = r.naivePeak > 0 ? Double(used) * 100 / Double(r.naivePeak) : 0
         svg += "<text x=\"\(labelW - 8)\" y=\"\(y + barH + 4)\" text-anchor=\"end\">\(htmlEscape(shorten(r.file, 30)))</text>"
         svg += "<rect x=\"\(labelW)\" y=\"\(y)\" width=\"\(wa)\" height=\"\(barH - 2)\" fill=\"#c0504d\"/>"
-        svg += "<text x=\"\(labelW + wa + 6)\" y=\"\(y + barH - 7)\">\(formatBytes(g.rgbaBytes))</text>"
+        svg += "<text x=\"\(labelW + wa + 6)\" y=\"\(y + barH - 7)\">\(formatBytes(r.naivePeak))</text>"
         svg += "<rect x=\"\(labelW)\" y=\"\(y + barH)\" width=\"\(wy)\" height=\"\(barH - 2)\" fill=\"#4f81bd\"/>"
-        svg += "<text x=\"\(labelW + wy + 6)\" y=\"\(y + 2 * barH - 7)\">\(formatBytes(r.yuvBytes)) (−\(fixed(r.savingRGBA.percent, 1))%)</text>"
+        svg += "<text x=\"\(labelW + wy + 6)\" y=\"\(y + 2 * barH - 7)\">\(formatBytes(used)) (\(fixed(share, 1))% of the naive route)</text>"
     }
     svg += "</svg>"
     let columns = Column.htmlTable
