@@ -112,12 +112,10 @@ public final class AtomicOutput {
         case .inPlace(let device):
             self.target = device
             // A FIFO nobody reads is an error, not a hang.
-            let opened = withFileSystemPath(device) { open($0, O_WRONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) }
+            let opened = openWithoutWaiting(device, O_WRONLY)
             if opened < 0 {
                 throw .system(errno == ENXIO ? "no process is reading the FIFO" : "cannot open: \(errnoMessage())")
             }
-            let flags = fcntl(opened, F_GETFL)
-            if flags >= 0 { _ = fcntl(opened, F_SETFL, flags & ~O_NONBLOCK) }
             fd = opened
             direct = true
             return
@@ -125,14 +123,7 @@ public final class AtomicOutput {
             real = file
             self.target = file
         }
-        let dir: String, base: String
-        if let slash = real.lastIndex(of: "/") {
-            dir = String(real[..<slash]).isEmpty ? "/" : String(real[..<slash])
-            base = String(real[real.index(after: slash)...])
-        } else {
-            dir = "."
-            base = real
-        }
+        let (dir, base) = splitPath(real)
         // `.NAME.yuvconv-XXXXXX` beside the target; a shorter name when that would pass the 255-byte limit
         // of a file name (an output name of 240–255 bytes is legal, its temporary twin must be too).
         let long = ".\(base).yuvconv-XXXXXX"

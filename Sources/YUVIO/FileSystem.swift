@@ -172,6 +172,24 @@ public func symlinkTarget(_ path: String) -> String? {
     return String(path[...slash]) + target
 }
 
+/// Opens `path` without waiting for the other end of a FIFO (a reader with no writer, a writer with no
+/// reader), then restores blocking reads and writes: opening never hangs. -1 with errno set on failure.
+func openWithoutWaiting(_ path: String, _ flags: Int32) -> Int32 {
+    let fd = withFileSystemPath(path) { open($0, flags | O_NONBLOCK | O_CLOEXEC | O_NOCTTY) }
+    if fd >= 0 {
+        let current = fcntl(fd, F_GETFL)
+        if current >= 0 { _ = fcntl(fd, F_SETFL, current & ~O_NONBLOCK) }
+    }
+    return fd
+}
+
+/// A path's folder ("." when it names none, "/" at the root) and its last component.
+func splitPath(_ path: String) -> (folder: String, name: String) {
+    guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+    let folder = String(path[..<slash])
+    return (folder.isEmpty ? "/" : folder, String(path[path.index(after: slash)...]))
+}
+
 /// The C library's message for an errno value, without the path.
 public func systemMessage(_ code: Int32 = errno) -> String {
     String(cString: strerror(code))

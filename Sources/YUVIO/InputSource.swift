@@ -40,15 +40,13 @@ public final class InputSource {
         self.path = path
         self.maxPixels = maxPixels
         let fd = try Self.openDescriptor(path)
-        guard let status = FileStatus(descriptor: fd) else {
-            let why = errnoMessage()
+        /// Every failure from here closes what was opened (standard input stays open).
+        func failure(_ error: DecodeError) -> DecodeError {
             if path != "-" { close(fd) }
-            throw .cannotOpen(why)
+            return error
         }
-        if status.kind == .directory {
-            if path != "-" { close(fd) }
-            throw .isDirectory
-        }
+        guard let status = FileStatus(descriptor: fd) else { throw failure(.cannotOpen(errnoMessage())) }
+        if status.kind == .directory { throw failure(.isDirectory) }
         // Standard input may be a file already part read (`{ head -c 9; yuvconv -; } < f`): start there.
         let start = status.kind == .regular ? max(0, lseek(fd, 0, SEEK_CUR)) : 0
         // From a pipe, what a peek at standard input already took comes first.
@@ -56,28 +54,14 @@ public final class InputSource {
         if head.count < 8 {
             var more = [UInt8](repeating: 0, count: 8 - head.count)
             let n = yc_read_full(fd, &more, more.count)
+            if n < 0 && head.isEmpty { throw failure(.cannotOpen("read failed: \(errnoMessage())")) }
             if n > 0 { head += more[0..<Int(n)] }
-            if n < 0 && head.isEmpty {
-                let why = errnoMessage()
-                if path != "-" { close(fd) }
-                throw .cannotOpen("read failed: \(why)")
-            }
         }
-        let got = head.count
-        if got < 0 {
-            let why = errnoMessage()
-            if path != "-" { close(fd) }
-            throw .cannotOpen("read failed: \(why)")
+        if head.isEmpty {
+            throw failure(status.kind == .fifo ? .cannotOpen("nothing was written to the FIFO (no writer)") : .empty)
         }
-        if got == 0 {
-            if path != "-" { close(fd) }
-            throw status.kind == .fifo ? .cannotOpen("nothing was written to the FIFO (no writer)") : .empty
-        }
-        let sniffed = yc_sniff(head, min(got, 8))
-        if sniffed == YC_FORMAT_UNKNOWN {
-            if path != "-" { close(fd) }
-            throw .unknownFormat
-        }
+        let sniffed = yc_sniff(head, min(head.count, 8))
+        if sniffed == YC_FORMAT_UNKNOWN { throw failure(.unknownFormat) }
         format = sniffed
         if status.kind == .regular {
             // Back to the start, and a stdio stream with larger reads than stdio's 4 KiB: fewer system calls
@@ -95,10 +79,8 @@ public final class InputSource {
             fileSize = status.size - Int(start)
         } else {
             var s: OpaquePointer?
-            guard let f = yc_stream_open(fd, path == "-" ? 0 : 1, head, got, Self.streamLimit(maxPixels: maxPixels), &s) else {
-                let why = errnoMessage()
-                if path != "-" { close(fd) }
-                throw .cannotOpen(why)
+            guard let f = yc_stream_open(fd, path == "-" ? 0 : 1, head, head.count, Self.streamLimit(maxPixels: maxPixels), &s) else {
+                throw failure(.cannotOpen(errnoMessage()))
             }
             file = f
             stream = s
@@ -116,13 +98,11 @@ public final class InputSource {
             if yc_standard_descriptor_was_closed(STDIN_FILENO) != 0 { throw .cannotOpen("standard input is closed") }
             return STDIN_FILENO
         }
-        let fd = withFileSystemPath(path) { open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY) }
+        let fd = openWithoutWaiting(path, O_RDONLY)
         if fd < 0 {
             if errno == EISDIR { throw .isDirectory }
             throw .cannotOpen(errnoMessage())
         }
-        let flags = fcntl(fd, F_GETFL)
-        if flags >= 0 { _ = fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) }
         return fd
     }
 

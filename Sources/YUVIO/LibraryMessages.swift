@@ -30,22 +30,19 @@ enum LibraryMessages {
         ("PNG unsigned integer out of range", { _ in "a PNG header value is out of range: the file is damaged" }),
         ("Not enough image data", { _ in "the PNG's image data ends before the picture does: the file is damaged or cut short" }),
         ("Too much image data", { _ in "the PNG holds more image data than its size: the file is damaged" }),
-        ("CRC error", { m in
-            let chunk = m.split(separator: ":").first.map(String.init) ?? "a"
-            return "the PNG's \(chunk) chunk fails its checksum: the file is damaged"
-        }),
+        ("CRC error", { m in "the PNG's \(chunk(m)) chunk fails its checksum: the file is damaged" }),
         ("incorrect data check", { _ in "the PNG's compressed image data fails its checksum: the file is damaged" }),
         ("invalid distance", { _ in "the PNG's compressed image data is invalid: the file is damaged" }),
-        ("out of place", { m in
-            let chunk = m.split(separator: ":").first.map(String.init) ?? "a"
-            return "the PNG's chunks are out of order (\(chunk) too early or too late): the file is damaged"
-        }),
+        ("out of place", { m in "the PNG's chunks are out of order (\(chunk(m)) too early or too late): the file is damaged" }),
         ("invalid chunk type", { _ in "the PNG has a chunk whose name is not four letters: the file is damaged" }),
         ("unknown critical chunk", { _ in "the PNG needs a chunk libpng does not know to be read: a newer or damaged file" }),
         ("bad adaptive filter value", { _ in "a PNG row has an invalid filter type: the file is damaged" }),
         ("Invalid palette", { _ in "the PNG's palette is invalid: the file is damaged" }),
         ("Missing PLTE", { _ in "the palette PNG has no palette: the file is damaged" }),
     ]
+
+    /// The chunk libpng names before its message's colon ("IDAT: CRC error").
+    static func chunk(_ message: String) -> String { message.split(separator: ":").first.map(String.init) ?? "a" }
 
     /// The sentence for a library message, or the message itself when it is not in the table.
     static func explain(_ message: String, library: String) -> String {

@@ -81,9 +81,7 @@ public func outputKey(_ path: String) -> String {
     if let fd = AtomicOutput.standardDescriptor(path) { return "fd:\(fd)" }
     let real = (try? AtomicOutput.resolveLinks(path)) ?? path
     if let st = FileStatus(path: real) { return "id:\(st.device):\(st.inode)" }
-    let slash = real.lastIndex(of: "/")
-    let dir = slash.map { String(real[..<$0]) } ?? "."
-    let base = slash.map { String(real[real.index(after: $0)...]) } ?? real
-    if let d = FileStatus(path: dir.isEmpty ? "/" : dir) { return "in:\(d.device):\(d.inode)/\(base)" }
+    let (dir, base) = splitPath(real)
+    if let d = FileStatus(path: dir) { return "in:\(d.device):\(d.inode)/\(base)" }
     return "path:\(real)"
 }

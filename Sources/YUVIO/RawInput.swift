@@ -16,7 +16,7 @@ public enum RawInput {
     /// The first bytes of a regular file (fewer when it is shorter).
     static func head(_ path: String, _ count: Int) -> [UInt8] {
         guard isRegular(path) else { return [] }
-        let fd = withFileSystemPath(path) { open($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) }
+        let fd = openWithoutWaiting(path, O_RDONLY)
         guard fd >= 0 else { return [] }
         defer { close(fd) }
         var head = [UInt8](repeating: 0, count: count)
@@ -44,46 +44,53 @@ public enum RawInput {
         return PlaneGeometry(width: width, height: height).tightBytes
     }
 
-    /// A descriptor to read from, with bytes already taken from it (a peek at a pipe) handed out first.
+    /// A stream over an input's descriptor; bytes a peek already took from a pipe come first (`yc_stream`,
+    /// the one mechanism that hands a peek's bytes back, as `InputSource` uses it).
     struct Reader {
-        let fd: Int32
-        var pending: [UInt8]
+        let file: UnsafeMutablePointer<FILE>
 
         /// Exactly `count` bytes (fewer only at the end of the input).
-        mutating func read(_ count: Int) throws(DecodeError) -> [UInt8] {
-            var bytes = Array(pending.prefix(count))
-            pending.removeFirst(bytes.count)
-            if bytes.count < count {
-                var more = [UInt8](repeating: 0, count: count - bytes.count)
-                let n = yc_read_full(fd, &more, more.count)
-                if n < 0 { throw .cannotOpen("read failed: \(errnoMessage())") }
-                bytes += more[0..<Int(n)]
-            }
+        func read(_ count: Int) throws(DecodeError) -> [UInt8] {
+            var bytes = [UInt8](repeating: 0, count: count)
+            let n = count == 0 ? 0 : fread(&bytes, 1, count, file)
+            if n < count && ferror(file) != 0 { throw .cannotOpen("read failed: \(errnoMessage())") }
+            bytes.removeLast(count - n)
             return bytes
         }
 
         /// One header line (up to and without its newline), at most `limit` bytes.
-        mutating func line(limit: Int, what: String) throws(DecodeError) -> [UInt8] {
+        func line(limit: Int, what: String) throws(DecodeError) -> [UInt8] {
             var line: [UInt8] = []
             while line.count <= limit {
-                guard let byte = try read(1).first else { throw .decoder("\(what) has no end (the input ends inside it)") }
-                if byte == 10 { return line }
-                line.append(byte)
+                let c = getc(file)
+                if c == EOF {
+                    if ferror(file) != 0 { throw .cannotOpen("read failed: \(errnoMessage())") }
+                    throw .decoder("\(what) has no end (the input ends inside it)")
+                }
+                if c == 10 { return line }
+                line.append(UInt8(c))
             }
             throw .decoder("\(what) is longer than \(limit) bytes")
         }
     }
 
     /// An open input for the readers below (standard input's own descriptor for `-`, with what a peek took).
-    static func withInput<T>(_ path: String, _ body: (inout Reader, FileStatus?) throws(DecodeError) -> T) throws(FileError) -> T {
+    static func withInput<T>(_ path: String, _ body: (Reader, FileStatus?) throws(DecodeError) -> T) throws(FileError) -> T {
         let name = displayPath(path)
         do throws(DecodeError) {
             let fd = try InputSource.openDescriptor(path)
-            defer { if path != "-" { close(fd) } }
             let st = FileStatus(descriptor: fd)
-            if st?.kind == .directory { throw .isDirectory }
-            var reader = Reader(fd: fd, pending: path == "-" && st?.kind != .regular ? StandardInput.takeConsumed() : [])
-            return try body(&reader, st)
+            if st?.kind == .directory {
+                if path != "-" { close(fd) }
+                throw .isDirectory
+            }
+            let head = path == "-" && st?.kind != .regular ? StandardInput.takeConsumed() : []
+            guard let file = yc_stream_open(fd, path == "-" ? 0 : 1, head, head.count, UInt64.max, nil) else {
+                if path != "-" { close(fd) }
+                throw .cannotOpen(errnoMessage())
+            }
+            defer { fclose(file) }
+            return try body(Reader(file: file), st)
         } catch {
             throw FileError(path: name, error)
         }
