@@ -38,7 +38,7 @@ struct Progress {
         let line = "\(done)/\(total) · \(formatFixed(rate, decimals: 1)) img/s · "
             + "\(formatFixed(Double(bytes) / 1_048_576 / t, decimals: 1)) MiB/s · ETA \(Int(eta.rounded()))s"
             + (failed > 0 ? " · \(failed) failed" : "")
-        progressOutput.withLock { _ in fputs("\r\u{1B}[K" + line, stderr) }
+        progressOutput.withLock { _ in _ = fputs("\r\u{1B}[K" + line, stderr) }
     }
 
     func finish() {
@@ -49,7 +49,7 @@ struct Progress {
 /// A line above the progress line: the line is cleared, the text printed, and the next `show` redraws the
 /// progress below it — so failures (and with -v every image) stay on the terminal instead of vanishing.
 func printAboveProgress(_ text: String) {
-    progressOutput.withLock { _ in fputs("\r\u{1B}[K" + text + "\n", stderr) }
+    progressOutput.withLock { _ in _ = fputs("\r\u{1B}[K" + text + "\n", stderr) }
 }
 
 /// One writer to the terminal at a time (the workers print from their own threads).

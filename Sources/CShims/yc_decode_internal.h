@@ -1,0 +1,67 @@
+// What the JPEG and PNG halves of the row-streaming decoder share (private to CShims; see yc_decode.h for
+// the API): the decoder's state, the error helper, and each format's entry points, which yc_decode.c
+// dispatches to.
+#ifndef YC_DECODE_INTERNAL_H
+#define YC_DECODE_INTERNAL_H
+
+#include "yc_decode.h"
+
+#include <setjmp.h>
+#include <stdio.h>
+
+#include <jpeglib.h>
+#include <png.h>
+
+#define YC_MSG 256
+
+struct yc_jpeg_err {
+    struct jpeg_error_mgr pub;
+    yc_decoder *dec;
+};
+
+struct yc_decoder {
+    yc_format format;
+    yc_info info;
+    int failed;
+    yc_error_kind error_kind;
+    char error[YC_MSG];
+    int warnings;
+    char first_warning[YC_MSG];
+    int allow_truncated;
+    int alpha16;     // keep a 16-bit PNG's alpha (R,G,B,A rows)
+    uint64_t max_pixels;
+    int max_scans;   // a progressive JPEG with more scans is refused (0: no limit)
+    jmp_buf jump;
+    uint32_t rows_read;
+
+    // JPEG
+    struct jpeg_decompress_struct jpeg;
+    struct yc_jpeg_err jerr;
+    struct jpeg_progress_mgr progress;
+    int jpeg_created, jpeg_started;
+    uint8_t *exif;       // the first APP1 Exif segment's body ("Exif\0\0", then TIFF data), for the orientation
+    size_t exif_length;
+    int xmp_orientation; // tiff:Orientation from the first XMP packet (JPEG APP1, PNG iTXt), 1 when absent
+    // An APP1 segment's body as it is read: a fixed buffer, since a read can end in a longjmp (a truncated
+    // file) and nothing allocated may be in flight then. A segment is at most 65533 bytes.
+    uint8_t app1[65536];
+    uint8_t *cmyk_row;   // one row of CMYK when the file is CMYK/YCCK
+
+    // PNG
+    png_structp png;
+    png_infop png_info;
+    uint8_t *png_image;  // whole image, only for interlaced PNG (Adam7 needs every pass)
+    size_t png_rowbytes;
+};
+
+/// Records the first failure's message (later ones are consequences).
+void yc_set_error(yc_decoder *dec, const char *msg);
+
+void yc_jpeg_open(yc_decoder *dec, FILE *file, int raw);
+int yc_jpeg_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count);
+int yc_jpeg_end(yc_decoder *dec);
+void yc_png_open(yc_decoder *dec, FILE *file);
+int yc_png_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count);
+int yc_png_end(yc_decoder *dec);
+
+#endif

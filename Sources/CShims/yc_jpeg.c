@@ -1,0 +1,319 @@
+// The JPEG half of the decoder: libjpeg's errors and warnings kept inside C, the APP1 reader (Exif, XMP), the
+// scan limit and interrupts, a large-buffer source, and rows, raw planes and the end of the image.
+#include "yc_decode_internal.h"
+#include "yc_signals.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <jerror.h>
+
+// A JPEG APP1 segment holding XMP starts so (then a NUL, then the packet).
+static const char xmp_jpeg_prefix[] = "http://ns.adobe.com/xap/1.0/";
+
+static void jpeg_error_exit(j_common_ptr cinfo) {
+    struct yc_jpeg_err *err = (struct yc_jpeg_err *)cinfo->err;
+    char buf[JMSG_LENGTH_MAX];
+    (*cinfo->err->format_message)(cinfo, buf);
+    yc_set_error(err->dec, buf);
+    longjmp(err->dec->jump, 1);
+}
+
+// Warnings that mean image data is missing or wrong: libjpeg carries on and fills grey, which would be
+// silent damage. Everything else (extraneous bytes between segments, an unknown JFIF revision or Adobe
+// transform, a broken ICC chunk) leaves the pixels intact and is tolerated.
+static int jpeg_warning_damages_pixels(int code) {
+    switch (code) {
+    case JWRN_ARITH_BAD_CODE:
+    case JWRN_BOGUS_PROGRESSION:
+    case JWRN_HIT_MARKER:
+    case JWRN_HUFF_BAD_CODE:
+    case JWRN_JPEG_EOF:
+    case JWRN_MUST_RESYNC:
+    case JWRN_NOT_SEQUENTIAL:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static void jpeg_emit_message(j_common_ptr cinfo, int level) {
+    if (level >= 0) return;  // trace messages
+    struct yc_jpeg_err *err = (struct yc_jpeg_err *)cinfo->err;
+    yc_decoder *dec = err->dec;
+    char buf[JMSG_LENGTH_MAX];
+    (*cinfo->err->format_message)(cinfo, buf);
+    int code = cinfo->err->msg_code;
+    if (jpeg_warning_damages_pixels(code) && !dec->allow_truncated) {
+        char msg[YC_MSG];
+        snprintf(msg, sizeof msg, "%s (image data is damaged or missing)", buf);
+        yc_set_error(dec, msg);
+        dec->error_kind = YC_ERROR_DAMAGED;
+        longjmp(dec->jump, 1);
+    }
+    if (dec->warnings++ == 0) snprintf(dec->first_warning, sizeof dec->first_warning, "%s", buf);
+}
+
+// Reads one byte through the source manager (which never suspends: at end of file it yields a fake EOI).
+static int marker_byte(j_decompress_ptr cinfo) {
+    struct jpeg_source_mgr *src = cinfo->src;
+    if (src->bytes_in_buffer == 0) (*src->fill_input_buffer)(cinfo);
+    src->bytes_in_buffer--;
+    return *src->next_input_byte++;
+}
+
+// APP1 segments. libjpeg's jpeg_save_markers appends each saved segment by walking the whole list, so a
+// file of 100,000 tiny APP1 segments took 11–14 s (quadratic). This processor keeps only the first Exif
+// segment (what the orientation needs) and skips every other APP1 through the source, in time linear in
+// the file's size.
+static boolean app1_marker(j_decompress_ptr cinfo) {
+    yc_decoder *dec = ((struct yc_jpeg_err *)cinfo->err)->dec;
+    long length = (long)marker_byte(cinfo) << 8;
+    length += marker_byte(cinfo);
+    length -= 2;
+    if (length <= 0) return TRUE;
+    const long xmp_prefix = (long)sizeof xmp_jpeg_prefix;   // with its NUL
+    if ((dec->exif == NULL && length > 6) || (dec->xmp_orientation == 0 && length > xmp_prefix)) {
+        uint8_t *body = dec->app1;
+        for (long i = 0; i < length; i++) body[i] = (uint8_t)marker_byte(cinfo);
+        if (dec->exif == NULL && length > 6 && memcmp(body, "Exif\0\0", 6) == 0) {
+            uint8_t *kept = malloc((size_t)length);   // no longjmp between this and the assignment
+            if (kept) {
+                memcpy(kept, body, (size_t)length);
+                dec->exif = kept;
+                dec->exif_length = (size_t)length;
+            }
+            return TRUE;
+        }
+        if (dec->xmp_orientation == 0 && length > xmp_prefix && memcmp(body, xmp_jpeg_prefix, (size_t)xmp_prefix) == 0)
+            dec->xmp_orientation = yc_xmp_orientation(body + xmp_prefix, (size_t)(length - xmp_prefix));
+        return TRUE;
+    }
+    (*cinfo->src->skip_input_data)(cinfo, length);
+    return TRUE;
+}
+
+static int jpeg_orientation(yc_decoder *dec) {
+    int exif = dec->exif ? yc_exif_orientation(dec->exif + 6, dec->exif_length - 6) : 1;
+    return exif != 1 ? exif : (dec->xmp_orientation ? dec->xmp_orientation : 1);   // XMP only when EXIF gives none
+}
+
+// Called by libjpeg between units of work (per iMCU row, per marker, per scan while a progressive file is
+// read in). A progressive file may hold any number of scans, each re-reading the whole coefficient
+// buffer: 10,000 scans in 593 KB took 21 s. More than max_scans is refused, as libjpeg-turbo's own tools
+// do (-maxscans). An interrupt (SIGINT/SIGTERM in a batch) ends the decode here too, so it takes effect
+// within one iMCU row rather than after the whole input phase.
+static void jpeg_progress(j_common_ptr cinfo) {
+    yc_decoder *dec = ((struct yc_jpeg_err *)cinfo->err)->dec;
+    if (yc_interrupted()) {
+        yc_set_error(dec, "interrupted");
+        dec->error_kind = YC_ERROR_INTERRUPTED;
+        longjmp(dec->jump, 1);
+    }
+    j_decompress_ptr d = (j_decompress_ptr)cinfo;
+    if (dec->max_scans > 0 && d->input_scan_number > dec->max_scans) {
+        char msg[YC_MSG];
+        snprintf(msg, sizeof msg, "the progressive JPEG has more than %d scans", dec->max_scans);
+        yc_set_error(dec, msg);
+        dec->error_kind = YC_ERROR_TOO_MANY_SCANS;
+        longjmp(dec->jump, 1);
+    }
+}
+
+// The direct path takes greyscale, and YCbCr whose luma has the largest sampling factors and whose two
+// chroma components share theirs (dividing luma's): everything a camera or encoder writes. Anything else
+// goes through RGB.
+static int raw_sampling_supported(const struct jpeg_decompress_struct *j) {
+    if (j->jpeg_color_space == JCS_GRAYSCALE && j->num_components == 1) return 1;
+    if (j->jpeg_color_space != JCS_YCbCr || j->num_components != 3) return 0;
+    const jpeg_component_info *c = j->comp_info;
+    return c[0].h_samp_factor == j->max_h_samp_factor && c[0].v_samp_factor == j->max_v_samp_factor &&
+           c[1].h_samp_factor == c[2].h_samp_factor && c[1].v_samp_factor == c[2].v_samp_factor &&
+           j->max_h_samp_factor % c[1].h_samp_factor == 0 && j->max_v_samp_factor % c[1].v_samp_factor == 0;
+}
+
+// A stdio source with a large buffer. libjpeg-turbo's Huffman decoder takes its fast path only while the
+// source holds at least 512 bytes per block of the MCU (3 KiB for 4:2:0); jpeg_stdio_src refills 4 KiB at a
+// time, so most MCUs took the slow path. End of file is what jpeg_stdio_src does: a warning (which yc_decode
+// counts as damage unless truncation is allowed) and a fake EOI marker.
+#define YC_SOURCE_BYTES (256 * 1024)
+
+typedef struct {
+    struct jpeg_source_mgr pub;
+    FILE *file;
+    JOCTET *buffer;
+    int start_of_file;
+} yc_source;
+
+static void source_init(j_decompress_ptr cinfo) { ((yc_source *)cinfo->src)->start_of_file = 1; }
+
+static boolean source_fill(j_decompress_ptr cinfo) {
+    yc_source *s = (yc_source *)cinfo->src;
+    size_t n = fread(s->buffer, 1, YC_SOURCE_BYTES, s->file);
+    if (n == 0) {
+        if (s->start_of_file) ERREXIT(cinfo, JERR_INPUT_EMPTY);
+        WARNMS(cinfo, JWRN_JPEG_EOF);
+        s->buffer[0] = (JOCTET)0xFF;
+        s->buffer[1] = (JOCTET)JPEG_EOI;
+        n = 2;
+    }
+    s->pub.next_input_byte = s->buffer;
+    s->pub.bytes_in_buffer = n;
+    s->start_of_file = 0;
+    return TRUE;
+}
+
+static void source_skip(j_decompress_ptr cinfo, long count) {
+    struct jpeg_source_mgr *src = cinfo->src;
+    if (count <= 0) return;
+    while (count > (long)src->bytes_in_buffer) {
+        count -= (long)src->bytes_in_buffer;
+        (void)source_fill(cinfo);   // at end of file this yields a fake EOI, so the loop ends
+    }
+    src->next_input_byte += count;
+    src->bytes_in_buffer -= (size_t)count;
+}
+
+static void source_term(j_decompress_ptr cinfo) { (void)cinfo; }
+
+static void big_stdio_src(j_decompress_ptr cinfo, FILE *file) {
+    yc_source *s = (yc_source *)(*cinfo->mem->alloc_small)((j_common_ptr)cinfo, JPOOL_PERMANENT, sizeof(yc_source));
+    s->buffer = (JOCTET *)(*cinfo->mem->alloc_large)((j_common_ptr)cinfo, JPOOL_PERMANENT, YC_SOURCE_BYTES);
+    s->file = file;
+    s->pub.init_source = source_init;
+    s->pub.fill_input_buffer = source_fill;
+    s->pub.skip_input_data = source_skip;
+    s->pub.resync_to_restart = jpeg_resync_to_restart;
+    s->pub.term_source = source_term;
+    s->pub.bytes_in_buffer = 0;
+    s->pub.next_input_byte = NULL;
+    cinfo->src = &s->pub;
+}
+
+void yc_jpeg_open(yc_decoder *dec, FILE *file, int raw) {
+    dec->jpeg.err = jpeg_std_error(&dec->jerr.pub);
+    dec->jerr.pub.error_exit = jpeg_error_exit;
+    dec->jerr.pub.emit_message = jpeg_emit_message;
+    dec->jerr.dec = dec;
+    if (setjmp(dec->jump)) return;
+    jpeg_create_decompress(&dec->jpeg);
+    dec->jpeg_created = 1;
+    big_stdio_src(&dec->jpeg, file);
+    jpeg_set_marker_processor(&dec->jpeg, JPEG_APP0 + 1, app1_marker);   // Exif, for the orientation tag
+    dec->progress.progress_monitor = jpeg_progress;
+    dec->jpeg.progress = &dec->progress;
+    jpeg_read_header(&dec->jpeg, TRUE);
+
+    struct jpeg_decompress_struct *j = &dec->jpeg;
+    yc_info *info = &dec->info;
+    info->width = j->image_width;
+    info->height = j->image_height;
+    info->bytes_per_sample = 1;
+    info->channels = 4;
+    info->png_color_type = -1;
+    info->jpeg_components = j->num_components;
+    info->jpeg_colorspace = j->jpeg_color_space;
+    for (int c = 0; c < j->num_components && c < 4; c++) {
+        info->jpeg_h_samp[c] = j->comp_info[c].h_samp_factor;
+        info->jpeg_v_samp[c] = j->comp_info[c].v_samp_factor;
+    }
+    info->jpeg_progressive = j->progressive_mode;
+    info->jpeg_arithmetic = j->arith_code;
+    info->orientation = jpeg_orientation(dec);
+    if (info->width == 0 || info->height == 0) {
+        yc_set_error(dec, "the image has no pixels (zero width or height)");
+        return;
+    }
+    if ((uint64_t)info->width * info->height > dec->max_pixels) {
+        char msg[YC_MSG];
+        snprintf(msg, sizeof msg, "%ux%u is %llu pixels, above the limit of %llu", info->width,
+                 info->height, (unsigned long long)info->width * info->height,
+                 (unsigned long long)dec->max_pixels);
+        yc_set_error(dec, msg);
+        dec->error_kind = YC_ERROR_TOO_LARGE;
+        return;
+    }
+    if (raw && raw_sampling_supported(j)) {
+        // Planes as stored: no colour conversion, no upsampling (CONVENTIONS §2).
+        j->raw_data_out = TRUE;
+        j->do_fancy_upsampling = FALSE;
+        j->out_color_space = j->jpeg_color_space;
+        jpeg_start_decompress(j);
+        dec->jpeg_started = 1;
+        info->raw = 1;
+        info->raw_band_rows = j->max_v_samp_factor * DCTSIZE;
+        for (int c = 0; c < j->num_components; c++) {
+            jpeg_component_info *ci = &j->comp_info[c];
+            info->raw_plane_width[c] = (int)(ci->width_in_blocks * DCTSIZE);
+            info->raw_plane_rows[c] = ci->v_samp_factor * DCTSIZE;
+            info->raw_comp_width[c] = (int)ci->downsampled_width;
+            info->raw_comp_height[c] = (int)ci->downsampled_height;
+        }
+        return;
+    }
+    switch (j->jpeg_color_space) {
+    case JCS_CMYK:
+    case JCS_YCCK:
+        j->out_color_space = JCS_CMYK;
+        dec->cmyk_row = malloc((size_t)info->width * 4);
+        if (!dec->cmyk_row) { yc_set_error(dec, "out of memory"); return; }
+        break;
+    case JCS_GRAYSCALE:
+    case JCS_RGB:
+    case JCS_YCbCr:
+        j->out_color_space = JCS_EXT_RGBX;  // 4 bytes a pixel: what the SIMD rows load
+        break;
+    default:
+        yc_set_error(dec, "unsupported JPEG colour space");
+        return;
+    }
+    jpeg_start_decompress(j);
+    dec->jpeg_started = 1;
+}
+
+// Adobe CMYK as libjpeg hands it out is inverted (0 = full ink): R = C·K/255, rounded to nearest.
+static void cmyk_to_rgbx(const uint8_t *src, uint8_t *dst, uint32_t width) {
+    for (uint32_t x = 0; x < width; x++) {
+        unsigned k = src[4 * x + 3];
+        for (int c = 0; c < 3; c++) dst[4 * x + c] = (uint8_t)((src[4 * x + c] * k + 127) / 255);
+        dst[4 * x + 3] = 0xFF;
+    }
+}
+
+int yc_jpeg_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count) {
+    if (setjmp(dec->jump)) return -1;
+    for (uint32_t i = 0; i < count; i++) {
+        uint8_t *row = dec->cmyk_row ? dec->cmyk_row : dst + i * stride;
+        JSAMPROW rows[1] = {row};
+        if (jpeg_read_scanlines(&dec->jpeg, rows, 1) != 1) {
+            yc_set_error(dec, "the decoder returned no row");
+            return -1;
+        }
+        if (dec->cmyk_row) cmyk_to_rgbx(dec->cmyk_row, dst + i * stride, dec->info.width);
+    }
+    return 0;
+}
+
+int yc_read_raw_band(yc_decoder *dec, uint8_t *const planes[3], const size_t strides[3]) {
+    if (dec->failed) return -1;
+    if (!dec->info.raw) { yc_set_error(dec, "not a raw decoder"); return -1; }
+    if (setjmp(dec->jump)) return -1;
+    struct jpeg_decompress_struct *j = &dec->jpeg;
+    JSAMPROW rows[3][4 * DCTSIZE];
+    JSAMPARRAY image[3];
+    for (int c = 0; c < j->num_components; c++) {
+        for (int r = 0; r < dec->info.raw_plane_rows[c]; r++) rows[c][r] = planes[c] + (size_t)r * strides[c];
+        image[c] = rows[c];
+    }
+    JDIMENSION got = jpeg_read_raw_data(j, image, (JDIMENSION)dec->info.raw_band_rows);
+    if (got == 0) { yc_set_error(dec, "the decoder returned no rows"); return -1; }
+    dec->rows_read += got;
+    return (int)got;
+}
+
+int yc_jpeg_end(yc_decoder *dec) {
+    if (setjmp(dec->jump)) return -1;
+    jpeg_finish_decompress(&dec->jpeg);
+    dec->jpeg_started = 0;
+    return 0;
+}

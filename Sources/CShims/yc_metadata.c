@@ -1,0 +1,51 @@
+// The metadata the decoders read: the EXIF orientation tag (TIFF structure) and XMP's tiff:Orientation.
+// Pure byte parsing, bounded by the count given; no library.
+#include "yc_decode.h"
+
+#include <string.h>
+
+static unsigned tiff_u16(const uint8_t *p, int big) { return big ? (unsigned)(p[0] << 8 | p[1]) : (unsigned)(p[1] << 8 | p[0]); }
+static uint32_t tiff_u32(const uint8_t *p, int big) {
+    return big ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]
+               : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+int yc_exif_orientation(const uint8_t *b, size_t n) {
+    if (!b || n < 8) return 1;
+    int big;
+    if (b[0] == 'I' && b[1] == 'I' && b[2] == 42 && b[3] == 0) big = 0;
+    else if (b[0] == 'M' && b[1] == 'M' && b[2] == 0 && b[3] == 42) big = 1;
+    else return 1;
+    uint32_t ifd = tiff_u32(b + 4, big);
+    if (ifd < 8 || ifd > n - 2) return 1;
+    unsigned entries = tiff_u16(b + ifd, big);
+    for (unsigned i = 0; i < entries; i++) {
+        size_t e = (size_t)ifd + 2 + (size_t)i * 12;
+        if (e + 12 > n) return 1;
+        if (tiff_u16(b + e, big) != 0x0112) continue;
+        unsigned type = tiff_u16(b + e + 2, big);
+        uint32_t count = tiff_u32(b + e + 4, big);
+        if (type != 3 || count != 1) return 1;   // SHORT, one value, held in the entry itself
+        unsigned v = tiff_u16(b + e + 8, big);
+        return v >= 1 && v <= 8 ? (int)v : 1;
+    }
+    return 1;
+}
+
+// XMP's tiff:Orientation, as an attribute (tiff:Orientation="6") or an element (<tiff:Orientation>6<):
+// 1…8, or 1 when absent or malformed. Never reads outside bytes[0..<count].
+int yc_xmp_orientation(const uint8_t *b, size_t n) {
+    static const char key[] = "tiff:Orientation";
+    const size_t k = sizeof key - 1;
+    for (size_t i = 0; b && i + k < n; i++) {
+        if (memcmp(b + i, key, k) != 0) continue;
+        size_t j = i + k;
+        while (j < n && (b[j] == ' ' || b[j] == '\t' || b[j] == '\r' || b[j] == '\n')) j++;
+        if (j < n && (b[j] == '=' || b[j] == '>')) {
+            j++;
+            while (j < n && (b[j] == ' ' || b[j] == '"' || b[j] == '\'' || b[j] == '\t' || b[j] == '\r' || b[j] == '\n')) j++;
+            if (j < n && b[j] >= '1' && b[j] <= '8' && (j + 1 >= n || b[j + 1] < '0' || b[j + 1] > '9')) return b[j] - '0';
+        }
+    }
+    return 1;
+}

@@ -1,0 +1,158 @@
+// The PNG half of the decoder: libpng's errors kept inside C, a reader that says why it stopped, the chunks
+// skipped or bounded, the XMP iTXt, transformations to R,G,B(,X) rows, and rows (interlaced too).
+#include "yc_decode_internal.h"
+#include "yc_signals.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void png_error_fn(png_structp png, png_const_charp msg) {
+    yc_decoder *dec = png_get_error_ptr(png);
+    yc_set_error(dec, msg);
+    longjmp(dec->jump, 1);
+}
+
+static void png_warning_fn(png_structp png, png_const_charp msg) {
+    yc_decoder *dec = png_get_error_ptr(png);
+    if (dec->warnings++ == 0) snprintf(dec->first_warning, sizeof dec->first_warning, "%s", msg);
+}
+
+// libpng's stdio reader says only "Read Error" for both a file that ends early and a failing read.
+static void png_read_fn(png_structp png, png_bytep data, size_t length) {
+    FILE *file = png_get_io_ptr(png);
+    if (yc_interrupted()) png_error(png, "interrupted");
+    if (fread(data, 1, length, file) == length) return;
+    if (ferror(file)) {
+        char msg[YC_MSG];
+        snprintf(msg, sizeof msg, "cannot read the file: %s", strerror(errno));
+        png_error(png, msg);
+    }
+    png_error(png, "the file ends before the image does (truncated PNG)");
+}
+
+// Chunks yuvconv never reads. Told to discard them, libpng skips each through a small buffer instead of
+// first allocating its declared length (a 300-byte file declaring a 1.9 GB iTXt cost 2 s of page faults).
+static const png_byte ignored_chunks[] = {
+    'i', 'C', 'C', 'P', '\0', 'i', 'T', 'X', 't', '\0', 's', 'P', 'L', 'T', '\0', 't', 'E', 'X', 't', '\0',
+    'z', 'T', 'X', 't', '\0', 't', 'I', 'M', 'E', '\0', 'p', 'H', 'Y', 's', '\0', 'h', 'I', 'S', 'T', '\0',
+};
+
+// The one iTXt yuvconv reads: the XMP packet ("XML:com.adobe.xmp"), for tiff:Orientation. libpng hands it
+// over as an unknown chunk, so its size is bounded by png_set_chunk_malloc_max (libpng's own iTXt handler
+// allocates the declared length first). Every other iTXt is dropped.
+static int png_user_chunk(png_structp png, png_unknown_chunkp chunk) {
+    yc_decoder *dec = png_get_user_chunk_ptr(png);
+    static const char keyword[] = "XML:com.adobe.xmp";   // then NUL, compression flag, method, language\0, translated\0
+    if (memcmp(chunk->name, "iTXt", 4) != 0 || dec->xmp_orientation != 0) return 1;
+    size_t n = chunk->size, k = sizeof keyword;   // with its NUL
+    const uint8_t *d = chunk->data;
+    if (n < k + 2 || memcmp(d, keyword, k) != 0 || d[k] != 0) return 1;   // compressed XMP: not read
+    size_t i = k + 2;
+    for (int skip = 0; skip < 2; skip++) {   // language tag, translated keyword
+        while (i < n && d[i] != 0) i++;
+        i++;
+    }
+    if (i <= n) dec->xmp_orientation = yc_xmp_orientation(d + i, n - i);
+    return 1;
+}
+
+void yc_png_open(yc_decoder *dec, FILE *file) {
+    dec->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, dec, png_error_fn, png_warning_fn);
+    if (!dec->png) { yc_set_error(dec, "out of memory"); return; }
+    dec->png_info = png_create_info_struct(dec->png);
+    if (!dec->png_info) { yc_set_error(dec, "out of memory"); return; }
+    if (setjmp(dec->jump)) return;
+    png_set_read_fn(dec->png, file, png_read_fn);
+    // A text chunk may not inflate past 8 MiB (libpng's default is unlimited-ish for zTXt/iTXt).
+    png_set_chunk_malloc_max(dec->png, 8u << 20);
+    // Unknown chunks and the ancillary ones yuvconv does not use are skipped, never buffered whole.
+    png_set_keep_unknown_chunks(dec->png, PNG_HANDLE_CHUNK_NEVER, NULL, 0);
+    png_set_keep_unknown_chunks(dec->png, PNG_HANDLE_CHUNK_NEVER, ignored_chunks, (int)(sizeof ignored_chunks / 5));
+    static const png_byte itxt[] = {'i', 'T', 'X', 't', '\0'};
+    png_set_keep_unknown_chunks(dec->png, PNG_HANDLE_CHUNK_ALWAYS, itxt, 1);
+    png_set_read_user_chunk_fn(dec->png, dec, png_user_chunk);
+    png_read_info(dec->png, dec->png_info);
+
+    png_uint_32 w, h;
+    int depth, ctype, interlace;
+    png_get_IHDR(dec->png, dec->png_info, &w, &h, &depth, &ctype, &interlace, NULL, NULL);
+    yc_info *info = &dec->info;
+    info->width = w;
+    info->height = h;
+    info->png_color_type = ctype;
+    info->png_bit_depth = depth;
+    info->png_interlaced = interlace != PNG_INTERLACE_NONE;
+    info->png_has_trns = png_get_valid(dec->png, dec->png_info, PNG_INFO_tRNS) != 0;
+    info->orientation = 1;
+#ifdef PNG_eXIf_SUPPORTED
+    png_uint_32 exif_len = 0;
+    png_bytep exif = NULL;
+    if (png_get_eXIf_1(dec->png, dec->png_info, &exif_len, &exif) && exif)
+        info->orientation = yc_exif_orientation(exif, exif_len);
+#endif
+    // XMP's tiff:Orientation when there is no EXIF orientation (an iTXt before the image data).
+    if (info->orientation == 1 && dec->xmp_orientation) info->orientation = dec->xmp_orientation;
+    info->bytes_per_sample = depth == 16 ? 2 : 1;
+    if ((uint64_t)w * h > dec->max_pixels) {
+        char msg[YC_MSG];
+        snprintf(msg, sizeof msg, "%ux%u is %llu pixels, above the limit of %llu", w, h,
+                 (unsigned long long)w * h, (unsigned long long)dec->max_pixels);
+        yc_set_error(dec, msg);
+        dec->error_kind = YC_ERROR_TOO_LARGE;
+        return;
+    }
+    // Everything becomes R,G,B,X of 8 bits or R,G,B of 16 bits, exactly: palette looked up, 1/2/4-bit grey
+    // scaled to 0…255 (v·255/(2^n−1)), grey copied to all three. The fourth byte of an 8-bit pixel is alpha
+    // (from the file or from tRNS) or 0xFF filler; the contract ignores it, so the converter never reads it.
+    if (ctype == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(dec->png);
+    if (ctype == PNG_COLOR_TYPE_GRAY && depth < 8) png_set_expand_gray_1_2_4_to_8(dec->png);
+    if (ctype == PNG_COLOR_TYPE_GRAY || ctype == PNG_COLOR_TYPE_GRAY_ALPHA) png_set_gray_to_rgb(dec->png);
+    if (info->png_has_trns) png_set_tRNS_to_alpha(dec->png);  // one rule for every colour type
+    int has_alpha = (ctype & PNG_COLOR_MASK_ALPHA) || info->png_has_trns;
+    // 16-bit: R,G,B (alpha stripped). 8-bit: R,G,B,A when there is alpha, else R,G,B as stored — the
+    // converter widens those rows to 4 bytes itself, on its own thread, rather than libpng on the decoder's.
+    int keep16 = depth == 16 && has_alpha && dec->alpha16;
+    if (depth == 16 && has_alpha && !keep16) png_set_strip_alpha(dec->png);
+    info->channels = ((depth != 16 && has_alpha) || keep16) ? 4 : 3;
+    if (depth == 16) {
+        const uint16_t probe = 1;
+        if (*(const uint8_t *)&probe == 1) png_set_swap(dec->png);  // PNG is big-endian
+    }
+    if (info->png_interlaced) png_set_interlace_handling(dec->png);
+    png_read_update_info(dec->png, dec->png_info);
+    dec->png_rowbytes = png_get_rowbytes(dec->png, dec->png_info);
+    if (dec->png_rowbytes != (size_t)w * info->channels * info->bytes_per_sample) {
+        yc_set_error(dec, "unexpected row layout after transformations");
+        return;
+    }
+}
+
+int yc_png_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count) {
+    if (setjmp(dec->jump)) return -1;
+    if (dec->info.png_interlaced) {
+        if (!dec->png_image) {
+            // Adam7 spreads every row over seven passes: the whole image must be held once.
+            size_t total = dec->png_rowbytes * dec->info.height;
+            dec->png_image = malloc(total);
+            if (!dec->png_image) { yc_set_error(dec, "out of memory for an interlaced image"); return -1; }
+            memset(dec->png_image, 0, total);
+            int passes = png_set_interlace_handling(dec->png);
+            for (int p = 0; p < passes; p++)
+                for (uint32_t y = 0; y < dec->info.height; y++)
+                    png_read_row(dec->png, dec->png_image + y * dec->png_rowbytes, NULL);
+        }
+        for (uint32_t i = 0; i < count; i++)
+            memcpy(dst + i * stride, dec->png_image + (size_t)(dec->rows_read + i) * dec->png_rowbytes,
+                   dec->png_rowbytes);
+        return 0;
+    }
+    for (uint32_t i = 0; i < count; i++) png_read_row(dec->png, dst + i * stride, NULL);
+    return 0;
+}
+
+int yc_png_end(yc_decoder *dec) {
+    if (setjmp(dec->jump)) return -1;
+    png_read_end(dec->png, NULL);
+    return 0;
+}
