@@ -13,8 +13,10 @@ public enum RawInput {
         path != "-" && FileStatus(path: path)?.kind == .regular
     }
 
-    /// The first bytes of a regular file (fewer when it is shorter).
-    static func head(_ path: String, _ count: Int) -> [UInt8] {
+    /// The first bytes of a regular file (fewer when it is shorter), or of standard input (`-`, kept for
+    /// its reader); none for anything else, whose start cannot be looked at without consuming it.
+    public static func head(_ path: String, _ count: Int) -> [UInt8] {
+        if path == "-" { return StandardInput.peek(count) }
         guard isRegular(path) else { return [] }
         let fd = openWithoutWaiting(path, O_RDONLY)
         guard fd >= 0 else { return [] }
@@ -25,9 +27,10 @@ public enum RawInput {
     }
 
     /// True when the file (or standard input, `-`) starts like a Y4M stream.
-    public static func isY4M(path: String) -> Bool {
-        (path == "-" ? StandardInput.peek(10) : head(path, 10)) == Array("YUV4MPEG2 ".utf8)
-    }
+    public static func isY4M(path: String) -> Bool { isY4M(head: head(path, 10)) }
+
+    /// True when these first bytes are a Y4M stream's.
+    public static func isY4M(head h: [UInt8]) -> Bool { h.starts(with: Array("YUV4MPEG2 ".utf8)) }
 
     /// True when the (regular) file starts with a JPEG or PNG signature.
     public static func isImage(path: String) -> Bool { isImage(head: head(path, 8)) }

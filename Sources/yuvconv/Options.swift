@@ -122,16 +122,15 @@ struct Options {
     /// or the name is a raw layout's.
     var isRawInput: Bool {
         guard let i = inputs.first, inputs.count == 1 else { return false }
-        // Standard input: a Y4M stream, or raw YUV when a size says so and it is not a JPEG or PNG.
-        if i == "-" {
-            if RawInput.isY4M(path: i) { return true }
-            return inputSize != nil && !RawInput.isImage(head: StandardInput.peek(8))
-        }
-        if RawInput.isY4M(path: i) { return true }
-        if RawInput.isImage(path: i) { return false }
+        // The first bytes, read once: a Y4M stream is YUV and a JPEG or PNG an image, whatever the name.
+        let head = RawInput.head(i, 10)
+        if RawInput.isY4M(head: head) { return true }
+        if RawInput.isImage(head: head) { return false }
+        // Otherwise raw YUV when a size says so (on standard input only then), or a layout or its extension does.
+        if i == "-" { return inputSize != nil }
         if inputSize != nil || inputLayout != nil { return true }
         if let dot = i.lastIndex(of: "."), PixelLayout(fileExtension: String(i[i.index(after: dot)...])) != nil { return true }
-        return RawInput.isY4M(path: i)
+        return false
     }
 
     /// Many files: more than one input, a folder, a list, or an output folder.
