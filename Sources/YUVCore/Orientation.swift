@@ -42,6 +42,12 @@ public struct Orientation: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// Where upright pixel (`x`, `y`) of a stored `width` × `height` picture is stored.
+    public func storedPosition(x: Int, y: Int, width: Int, height: Int) -> (x: Int, y: Int) {
+        let (x0, y0, right, down) = walk(width: width, height: height)
+        return (x0 + x * right.0 + y * down.0, y0 + x * right.1 + y * down.1)
+    }
+
     /// Writes the upright picture of a stored `width` × `height` one (pixels of `bytesPerPixel` bytes, rows
     /// `srcRowBytes` apart) to `dst`, rows `dstRowBytes` apart.
     public func apply(_ src: UnsafeRawPointer, srcRowBytes: Int, width: Int, height: Int, bytesPerPixel bpp: Int,

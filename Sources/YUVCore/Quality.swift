@@ -53,39 +53,46 @@ func log10Exact(_ x: Double) -> Double {
     return ln / 2.302_585_092_994_045_684
 }
 
-/// Streams source rows against a finished `YUVImage` and accumulates the measures above.
+/// Accumulates the measures above row by row, as a conversion streams: each source row with the output's
+/// luma row and the chroma rows covering it. It keeps only the last eight rows of exact and output luma
+/// (SSIM's windows), so measuring costs no whole picture and no second decode.
 public struct QualityAccumulator {
-    let image: YUVImage
+    public let width: Int, height: Int
     let spec: ConversionSpec
-    let y: [UInt8], u: [UInt8], v: [UInt8]
     let kr: Double, kg: Double, kb: Double
     var sumY = 0.0, sumCb = 0.0, sumCr = 0.0, sumRGB = 0.0
     var row = 0
-    // SSIM: exact luma of the last 8 rows, and the windows' sum.
+    // SSIM: exact and output luma of the last 8 rows, and the windows' sum.
     var ring: [[Double]]
+    var outRing: [[UInt8]]
     var ssimSum = 0.0, ssimCount = 0
 
-    public init(image: YUVImage, spec: ConversionSpec) {
-        self.image = image
+    public init(width: Int, height: Int, spec: ConversionSpec) {
+        self.width = width
+        self.height = height
         self.spec = spec
-        y = Array(image.yPlane)
-        u = image.uPlane
-        v = image.vPlane
         let s = Double(ColorMatrix.scale)
         kr = Double(spec.matrix.kr) / s
         kb = Double(spec.matrix.kb) / s
         kg = Double(spec.matrix.kg) / s
-        ring = Array(repeating: [Double](repeating: 0, count: image.width), count: 8)
+        ring = Array(repeating: [Double](repeating: 0, count: width), count: 8)
+        outRing = Array(repeating: [UInt8](repeating: 0, count: width), count: 8)
     }
 
-    var window: Int { min(8, image.width, image.height) }
+    /// Bytes this accumulator holds (the two rings), for a conversion's ledger.
+    public var byteCount: Int { 8 * width * (MemoryLayout<Double>.stride + 1) }
 
-    /// Adds the next source row (`format`: R,G,B[,X] bytes or 16-bit R,G,B).
-    public mutating func add(row src: UnsafeRawPointer, format: SourceFormat) {
-        precondition(row < image.height)
-        let w = image.width, cw = (w + 1) / 2, cy = row / 2
+    var window: Int { min(8, width, height) }
+
+    /// Adds the next source row (`format`: R,G,B[,X] bytes or 16-bit R,G,B) with the output's luma row `y`
+    /// and the U and V rows (⌈width/2⌉ samples) of the chroma row that covers it.
+    public mutating func add(row src: UnsafeRawPointer, format: SourceFormat, y: UnsafePointer<UInt8>,
+                             u: UnsafePointer<UInt8>, v: UnsafePointer<UInt8>) {
+        precondition(row < height)
+        let w = width
         let full = spec.range == .full
         let ys = full ? 1.0 : 219.0 / 255, cs = full ? 1.0 : 224.0 / 255, yo = full ? 0.0 : 16
+        let slot = row % 8
         for x in 0..<w {
             let r: Double, g: Double, b: Double
             switch format {
@@ -100,7 +107,7 @@ public struct QualityAccumulator {
             let yExact = yo + yp * ys
             let cbExact = 128 + (b - yp) / (2 * (1 - kb)) * cs
             let crExact = 128 + (r - yp) / (2 * (1 - kr)) * cs
-            let yo8 = Double(y[row * w + x]), cb8 = Double(u[cy * cw + x / 2]), cr8 = Double(v[cy * cw + x / 2])
+            let yo8 = Double(y[x]), cb8 = Double(u[x / 2]), cr8 = Double(v[x / 2])
             sumY += (yo8 - yExact) * (yo8 - yExact)
             sumCb += (cb8 - cbExact) * (cb8 - cbExact)
             sumCr += (cr8 - crExact) * (cr8 - crExact)
@@ -108,11 +115,15 @@ public struct QualityAccumulator {
             let yl = (yo8 - yo) / ys, cbp = (cb8 - 128) / cs, crp = (cr8 - 128) / cs
             let rr = yl + 2 * (1 - kr) * crp, bb = yl + 2 * (1 - kb) * cbp
             let gg = (yl - kr * rr - kb * bb) / kg
-            for (out, want) in [(rr, r), (gg, g), (bb, b)] {
+            @inline(__always) func squaredError(_ out: Double, _ want: Double) -> Double {
                 let q = min(max((out + 0.5).rounded(.down), 0), 255)
-                sumRGB += (q - want) * (q - want)
+                return (q - want) * (q - want)
             }
-            ring[row % 8][x] = yExact
+            sumRGB += squaredError(rr, r)
+            sumRGB += squaredError(gg, g)
+            sumRGB += squaredError(bb, b)
+            ring[slot][x] = yExact
+            outRing[slot][x] = y[x]
         }
         row += 1
         let n = window
@@ -121,7 +132,7 @@ public struct QualityAccumulator {
 
     /// SSIM windows whose last row is `lastRow`.
     mutating func addSSIM(lastRow: Int) {
-        let n = window, w = image.width
+        let n = window, w = width
         let first = lastRow - n + 1
         guard first >= 0 else { return }
         let c1 = (0.01 * 255) * (0.01 * 255), c2 = (0.03 * 255) * (0.03 * 255)
@@ -129,9 +140,9 @@ public struct QualityAccumulator {
         while x + n <= w {
             var sa = 0.0, sb = 0.0, saa = 0.0, sbb = 0.0, sab = 0.0
             for r in first...lastRow {
-                let exact = ring[r % 8]
+                let exact = ring[r % 8], out = outRing[r % 8]
                 for i in x..<(x + n) {
-                    let a = Double(y[r * w + i]), b = exact[i]
+                    let a = Double(out[i]), b = exact[i]
                     sa += a; sb += b; saa += a * a; sbb += b * b; sab += a * b
                 }
             }
@@ -144,10 +155,13 @@ public struct QualityAccumulator {
         }
     }
 
+    /// Whether every row was added.
+    public var isComplete: Bool { row == height }
+
     /// The measures, once every row was added.
     public func result() -> QualityReport {
-        precondition(row == image.height, "every source row must be added")
-        let px = Double(image.width * image.height)
+        precondition(row == height, "every source row must be added")
+        let px = Double(width * height)
         return QualityReport(psnrY: QualityReport.psnr(mse: sumY / px), psnrCb: QualityReport.psnr(mse: sumCb / px),
                              psnrCr: QualityReport.psnr(mse: sumCr / px), psnrRGB: QualityReport.psnr(mse: sumRGB / (3 * px)),
                              ssimY: ssimCount == 0 ? 1 : ssimSum / Double(ssimCount))

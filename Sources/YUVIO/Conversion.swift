@@ -67,6 +67,8 @@ public struct ConversionReport: Sendable {
     public let ledgerPeakBytes: Int
     /// The EXIF orientation applied (identity when there was none or `--orientation ignore`).
     public var orientation: Orientation = .identity
+    /// PSNR and SSIM against the source, when the conversion was asked to measure them.
+    public var quality: QualityReport?
 }
 
 /// Everything one in-memory conversion produced: the picture in its output layout and what the input was.

@@ -24,6 +24,9 @@ protocol BandSource: AnyObject {
     func convert(slot: Int, row: Int, count: Int, into band: BandBuffer)
     /// After the last band (a decoder's checksums and end marker).
     func finish() throws
+    /// Asks the source to feed `probe` every band it converts (`--metrics`), before `prepare`. A source
+    /// with no picture to measure against (raw YUV) ignores it.
+    func measure(with probe: QualityProbe, ledger: Ledger)
 }
 
 /// The one loop every conversion runs: `source` → band slots → `sink`, with decoding on this thread and
@@ -64,10 +67,11 @@ func rowsPerBand(rowBytes: Int) -> Int {
 /// Decodes `path` (a JPEG or PNG, `-` for standard input) band by band and converts each band as it
 /// arrives into `sink`: the RGB picture is never held whole, nor (with a file sink) the YUV picture.
 /// `alignment` pads every written row to a multiple of that many bytes (1: tightly packed).
+/// With `metrics` the report carries PSNR and SSIM, measured as the bands stream (`QualityProbe`).
 public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, into sink: BandSink,
                     kernels: KernelChoice = kernelChoiceFromEnvironment(),
                     options: DecodeOptions = DecodeOptions(), alignment: Int = 1,
-                    heightAlignment: Int = 1) throws(FileError) -> ConversionReport {
+                    heightAlignment: Int = 1, metrics: Bool = false) throws(FileError) -> ConversionReport {
     let name = displayPath(path)
     do {
         let inputSource = try InputSource(path: path, maxPixels: options.maxPixels)
@@ -85,6 +89,8 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         let frame = FrameLayout(width: g.width, height: g.height, pixelLayout: layout, alignment: alignment,
                                 heightAlignment: heightAlignment, alpha: options.alpha == .keep)
         let ledger = Ledger()
+        let probe = metrics ? QualityProbe(geometry: g, spec: spec, ledger: ledger) : nil
+        if let probe { source.measure(with: probe, ledger: ledger) }
         try runPipeline(source, frame: frame, into: sink, ledger: ledger, threaded: options.pipelined)
         let w = decoder.warnings
         var report = ConversionReport(info: info, geometry: g, layout: layout, spec: spec,
@@ -92,6 +98,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
                                       path: source.pathName, ledgerPeakBytes: ledger.peak)
         report.alphaBytes = frame.alpha ? frame.tight.planeBytes(.a) : 0
         report.orientation = turn
+        report.quality = probe?.result
         return report
     } catch let e as DecodeError {
         throw FileError(path: name, e)

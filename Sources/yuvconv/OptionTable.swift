@@ -215,8 +215,8 @@ struct OptionSpec: Sendable {
                         "plane to half as many (Raspberry Pi's codecs: 16); with --align, the file's size"]) {
                 o, flag, v throws(UsageError) in o.heightAlignment = try number(flag, v, 1...4096)
             },
-            OptionSpec(["--metrics"], ["add PSNR of Y, Cb, Cr and RGB and SSIM of Y to the report (decodes the source",
-                                       "again and holds the picture; without it the report costs almost nothing)"]) {
+            OptionSpec(["--metrics"], ["add PSNR of Y, Cb, Cr and RGB and SSIM of Y to the report (measured as the",
+                                       "conversion streams: a few times its time, no extra memory to speak of)"]) {
                 $0.metrics = true
             },
             OptionSpec(["--report-file"], "PATH", completes: .path,

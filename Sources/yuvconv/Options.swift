@@ -32,7 +32,7 @@ struct Options {
     /// `--dry-run`: say what would be done, write nothing.
     var dryRun = false
     var quiet = false
-    /// `--metrics`: PSNR and SSIM in the report (a second decode and the picture held whole).
+    /// `--metrics`: PSNR and SSIM in the report, measured as the conversion streams (`QualityProbe`).
     var metrics = false
     var verbose = false
     var maxPixels = ImageDecoder.defaultMaxPixels

@@ -156,9 +156,9 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
     }
     // A JPEG is JFIF: its planes are BT.601 full range whatever was asked.
     let spec = format == .jpeg ? ConversionSpec(matrix: .bt601, range: .full) : options.spec
-    // PSNR and SSIM only with --metrics: they need the picture whole and the source decoded again.
-    let measure = keepForReport && options.metrics && input != "-"
-    let memory = measure || format == .jpeg ? MemorySink() : nil
+    // PSNR and SSIM only with --metrics: measured as the bands stream (no second decode, no whole picture).
+    let measure = keepForReport && options.metrics
+    let memory = format == .jpeg ? MemorySink() : nil
     let report: ConversionReport
     do throws(FileError) {
         let out: BandSink?
@@ -171,7 +171,7 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
         let into: BandSink = out.map { o in memory.map { TeeSink(o, $0) } ?? o } ?? memory!
         report = try convert(path: input, spec: spec, layout: format.layout, into: into, options: decodeOptions,
                              alignment: format.isRaw ? options.fileAlignment : 1,
-                             heightAlignment: format.isRaw ? options.heightAlignment : 1)
+                             heightAlignment: format.isRaw ? options.heightAlignment : 1, metrics: measure)
         if format == .jpeg {
             do throws(WriteError) {
                 try sink.write(try encodeJPEG(memory!.image!, quality: options.quality))
@@ -197,15 +197,7 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
     }
     if !options.quiet && !options.batchQuietLines { printErr(summaryLine(name: name, report: report)) }
     if !options.quiet && options.batchQuietLines && options.verbose { printAboveProgress(summaryLine(name: name, report: report)) }
-    var quality: QualityReport?
-    if measure, let image = memory?.image {
-        do {
-            quality = try measureQuality(path: input, image: image, spec: spec, options: decodeOptions)
-        } catch {
-            if !options.quiet { printErr("yuvconv: warning: \(name): quality not measured: \(error.cliReason)") }
-        }
-    }
-    var record = ImageRecord(file: name, error: nil, report: report, quality: quality, alignment: options.alignment,
+    var record = ImageRecord(file: name, error: nil, report: report, quality: report.quality, alignment: options.alignment,
                              peakRSS: peak)
     record.heightAlignment = options.heightAlignment
     return Outcome(record: record, failure: nil)
@@ -270,18 +262,12 @@ func measureOne(input: String, options: Options) -> Outcome {
     let name = displayPath(input), layout = options.format?.layout ?? .nv12
     let decodeOptions = options.decodeOptions
     do throws(FileError) {
-        // Without --metrics the conversion streams into nothing, as a file conversion streams: its memory
-        // figures are a real conversion's. With them the picture is kept and the source decoded again.
-        let measure = options.metrics && input != "-"
-        let memory = measure ? MemorySink() : nil
-        let report = try convert(path: input, spec: options.spec, layout: layout, into: memory ?? DiscardSink(),
-                                 options: decodeOptions)
+        // The conversion streams into nothing, as a file conversion streams: its memory figures are a real
+        // conversion's, with --metrics too (measured as the bands pass).
+        let report = try convert(path: input, spec: options.spec, layout: layout, into: DiscardSink(),
+                                 options: decodeOptions, metrics: options.metrics)
         let peak = peakResidentBytes()
-        var quality: QualityReport?
-        if let memory {
-            quality = try measureQuality(path: input, image: memory.image!, spec: options.spec, options: decodeOptions)
-        }
-        var record = ImageRecord(file: name, error: nil, report: report, quality: quality, alignment: options.alignment,
+        var record = ImageRecord(file: name, error: nil, report: report, quality: report.quality, alignment: options.alignment,
                                  peakRSS: peak)
         record.heightAlignment = options.heightAlignment
         return Outcome(record: record, failure: nil)

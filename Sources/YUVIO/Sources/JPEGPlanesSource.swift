@@ -22,6 +22,11 @@ final class JPEGPlanesSource: BandSource {
     /// Turned: each component's upright plane, its width, and how its rows follow luma rows.
     private var upright: [(pointer: UnsafeMutablePointer<UInt8>, bytes: Int, width: Int)] = []
     private var chromaV = 1, maxV = 1
+    /// Sampling factors of the converted (upright) planes.
+    private let hUp: [Int], vUp: [Int]
+    private var quality: PlanesQuality?
+    /// Turned and measured: the planes as stored, kept for the quality stage.
+    private var stored: [(pointer: UnsafeMutablePointer<UInt8>, bytes: Int)] = []
 
     init(decoder: ImageDecoder, spec: ConversionSpec, kernels: KernelChoice, turn: Orientation) {
         self.decoder = decoder
@@ -31,13 +36,15 @@ final class JPEGPlanesSource: BandSource {
         let up = turn.size(width: stored.width, height: stored.height)
         geometry = PlaneGeometry(width: up.width, height: up.height)
         let (n, raw) = (raw.components, raw)
+        hUp = turn.swapsAxes ? raw.v : raw.h
+        vUp = turn.swapsAxes ? raw.h : raw.v
         if turn.isIdentity {
             group = max(1, rowsPerBand(rowBytes: 3 * stored.width) / raw.bandRows)
             bandRows = group * raw.bandRows
             makeDriver = { YCbCrToYUV420(target: spec, width: stored.width, height: stored.height, components: n,
                                          h: raw.h, v: raw.v, kernels: kernels) }
         } else {
-            let hUp = turn.swapsAxes ? raw.v : raw.h, vUp = turn.swapsAxes ? raw.h : raw.v
+            let (hUp, vUp) = (self.hUp, self.vUp)
             let d = YCbCrToYUV420(target: spec, width: up.width, height: up.height, components: n, h: hUp, v: vUp,
                                   kernels: kernels)
             driver = d
@@ -70,7 +77,9 @@ final class JPEGPlanesSource: BandSource {
             let bytes = raw.planeWidth[c] * raw.planeRows[c] * bands
             return (pointer: ledger.allocateBytes(bytes), bytes: bytes)
         }
-        defer { storedPlanes.forEach { ledger.deallocate(UnsafeMutableRawPointer($0.pointer), bytes: $0.bytes) } }
+        // Kept while the quality stage measures against the picture as decoded (then turned).
+        defer { if quality == nil { storedPlanes.forEach { ledger.deallocate(UnsafeMutableRawPointer($0.pointer), bytes: $0.bytes) } } }
+        if quality != nil { self.stored = storedPlanes }
         for b in 0..<bands {
             if interruptSignal() != nil { throw DecodeError.interrupted }
             _ = try decoder.readRawBand(planes: (0..<n).map { storedPlanes[$0].pointer + b * raw.planeRows[$0] * raw.planeWidth[$0] },
@@ -109,13 +118,43 @@ final class JPEGPlanesSource: BandSource {
                             into: band.targets(origin: row))
         }
         band.alpha?.update(repeating: 255, count: count * geometry.width)   // a JPEG is opaque
+        if let quality { measure(quality, slot: slot, row: row, count: count, band: band) }
     }
 
-    func finish() throws { try decoder.finish() }
+    func measure(with probe: QualityProbe, ledger: Ledger) {
+        // A turned picture is measured on its planes as stored: the decoder upsamples before any turn.
+        let w = decoder.info.width, h = decoder.info.height
+        let rgb = DecoderRGB(width: w, height: h, components: raw.components, h: raw.h, v: raw.v)
+        quality = PlanesQuality(probe: probe, rgb: rgb, ledger: ledger)
+    }
+
+    /// The band's rows to the quality stage: from the slot's planes (rows of this band only), or from the
+    /// upright planes (every row).
+    private func measure(_ q: PlanesQuality, slot: Int, row: Int, count: Int, band: BandBuffer) {
+        let vr = q.rgb.vr, chromaHeight = q.rgb.chromaHeight
+        if turn.isIdentity {
+            let planes = slots[slot], strides = raw.planeWidth, c0 = row / vr
+            q.add(first: row, count: count, luma: { UnsafePointer(planes[0].pointer + ($0 - row) * strides[0]) },
+                  chroma: { c, r in
+                      let k = r - c0
+                      guard k >= 0, k < self.group * self.raw.planeRows[c], r < chromaHeight else { return nil }
+                      return UnsafePointer(planes[c].pointer + k * strides[c])
+                  }, band: band)
+        } else {
+            q.addTurned(first: row, count: count, turn: turn, planes: stored.map { UnsafePointer($0.pointer) },
+                        strides: raw.planeWidth, storedHeight: decoder.info.height, band: band)
+        }
+    }
+
+    func finish() throws {
+        quality?.finish()
+        try decoder.finish()
+    }
 
     deinit {
         for p in slots.joined() { ledger?.deallocate(UnsafeMutableRawPointer(p.pointer), bytes: p.bytes) }
         for p in upright { ledger?.deallocate(UnsafeMutableRawPointer(p.pointer), bytes: p.bytes) }
+        for p in stored { ledger?.deallocate(UnsafeMutableRawPointer(p.pointer), bytes: p.bytes) }
     }
 }
 

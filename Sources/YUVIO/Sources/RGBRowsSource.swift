@@ -18,6 +18,7 @@ final class RGBRowsSource: BandSource {
     private var slots: [UnsafeMutableRawPointer] = []
     private var whole: (pointer: UnsafeMutableRawPointer, bytes: Int)?
     private var recorded = 0
+    private var probe: QualityProbe?
 
     init(decoder: ImageDecoder, spec: ConversionSpec, kernels: KernelChoice, turn: Orientation, alpha: AlphaMode) {
         self.decoder = decoder
@@ -56,7 +57,15 @@ final class RGBRowsSource: BandSource {
         let (rows, stride) = applyAlpha(alpha, rows: source, rowBytes: rowBytes, width: geometry.width, count: count,
                                         format: format, into: band.alpha)
         driver.convert(band: rows, rowBytes: stride, firstRow: row, rowCount: count, into: band.targets(origin: row))
+        // Measured against the rows converted: after the alpha stage (16-bit RGBA packed to RGB).
+        if let probe {
+            for r in 0..<count {
+                probe.add(row: row + r, source: rows + r * stride, format: format.converted, band: band, first: row)
+            }
+        }
     }
+
+    func measure(with probe: QualityProbe, ledger: Ledger) { self.probe = probe }
 
     func finish() throws { try decoder.finish() }
 

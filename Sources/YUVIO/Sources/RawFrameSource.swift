@@ -20,6 +20,8 @@ final class RawFrameSource: BandSource {
 
     func produce(slot: Int, row: Int, count: Int) throws {}
 
+    func measure(with probe: QualityProbe, ledger: Ledger) {}   // no picture to measure against
+
     func convert(slot: Int, row: Int, count: Int, into band: BandBuffer) {
         let f = frame, cw = f.chromaWidth, c0 = row / 2, cn = (count + 1) / 2
         let out = band.targets(origin: row)
