@@ -84,42 +84,30 @@ public enum SIMDDirectRows {
         dispatch(y0In, y1In, cbPadded, crPadded, y0, y1, u, v, uv, whole, plan)
         let cw = (width + 1) / 2
         if whole == cw { return }
-        // The tail (at most 16 chroma samples, 31 pixels) through the same code on stack copies.
+        // The tail (at most 16 chroma samples, 31 pixels) through the same code on padded copies.
         let pixels = width - 2 * whole, rest = cw - whole
-        withUnsafeTemporaryAllocation(byteCount: 6 * 32, alignment: 64) { buffer in
-            let s = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
-            let a = s, b = s + 32, o0 = s + 64, o1 = s + 96, oc = s + 128
-            for i in 0..<32 {
-                let x = 2 * whole + min(i, pixels - 1)
-                a[i] = y0In[x]
-                b[i] = y1In[x]
-            }
-            let (tu, tv, tuv) = tailRows(oc, interleaved: uv != nil)
-            dispatch(a, b, cbPadded + whole, crPadded + whole, o0, o1, tu, tv, tuv, step, plan)
-            for i in 0..<pixels {
-                y0[2 * whole + i] = o0[i]
-                y1?[2 * whole + i] = o1[i]
-            }
-            copyChromaTail(oc, to: whole, rest, u, v, uv)
+        PaddedTail.run(step: 2 * step, inputs: [PaddedTail.Input(y0In + 2 * whole, count: pixels),
+                                                PaddedTail.Input(y1In + 2 * whole, count: pixels)],
+                       outputs: [PaddedTail.Output(y0 + 2 * whole, bytes: pixels, capacity: 2 * step),
+                                 PaddedTail.Output(y1.map { $0 + 2 * whole }, bytes: pixels, capacity: 2 * step)]
+                           + chromaTail(u, v, uv, at: whole, rest)) { a, o in
+            dispatch(bytes(a[0]), bytes(a[1]), cbPadded + whole, crPadded + whole, bytes(o[0])!, bytes(o[1]),
+                     bytes(o[2]), bytes(o[3]), bytes(o[4]), step, plan)
         }
     }
 
-    /// Where a tail step writes its chroma in the 32-byte buffer `oc`: interleaved, or U then V 16 bytes on.
-    static func tailRows(_ oc: UnsafeMutablePointer<UInt8>, interleaved: Bool)
-        -> (UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?) {
-        interleaved ? (nil, nil, oc) : (oc, oc + 16, nil)
+    /// The tail's chroma outputs (U, V, UV; nil where the layout has none) from chroma sample `whole`, `rest`
+    /// samples long.
+    static func chromaTail(_ u: UnsafeMutablePointer<UInt8>?, _ v: UnsafeMutablePointer<UInt8>?,
+                           _ uv: UnsafeMutablePointer<UInt8>?, at whole: Int, _ rest: Int) -> [PaddedTail.Output] {
+        [PaddedTail.Output(u.map { $0 + whole }, bytes: rest, capacity: step),
+         PaddedTail.Output(v.map { $0 + whole }, bytes: rest, capacity: step),
+         PaddedTail.Output(uv.map { $0 + 2 * whole }, bytes: 2 * rest, capacity: 2 * step)]
     }
 
-    /// The first `rest` chroma samples of a tail step computed into `oc` (interleaved, or U then V 16 bytes
-    /// on), copied to sample `whole` of the row.
-    static func copyChromaTail(_ oc: UnsafePointer<UInt8>, to whole: Int, _ rest: Int, _ u: UnsafeMutablePointer<UInt8>?,
-                               _ v: UnsafeMutablePointer<UInt8>?, _ uv: UnsafeMutablePointer<UInt8>?) {
-        if let uv {
-            (uv + 2 * whole).update(from: oc, count: 2 * rest)
-        } else if let u, let v {
-            (u + whole).update(from: oc, count: rest)
-            (v + whole).update(from: oc + 16, count: rest)
-        }
+    @inline(__always) static func bytes(_ p: UnsafeRawPointer) -> UnsafePointer<UInt8> { p.assumingMemoryBound(to: UInt8.self) }
+    @inline(__always) static func bytes(_ p: UnsafeMutableRawPointer?) -> UnsafeMutablePointer<UInt8>? {
+        p?.assumingMemoryBound(to: UInt8.self)
     }
 
     /// Bytes a padded chroma row needs for `chromaWidth` samples.
@@ -147,14 +135,10 @@ public enum SIMDDirectRows {
         let whole = (width / 2) & ~(step - 1), cw = (width + 1) / 2
         quadChroma(cb0, cr0, cb1, cr1, u, v, uv, whole, plan)
         if whole == cw { return }
-        // The tail reads the padded chroma rows directly and writes through a stack buffer.
-        let rest = cw - whole
-        withUnsafeTemporaryAllocation(byteCount: 32, alignment: 64) { buffer in
-            let oc = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
-            let x = 2 * whole
-            let (tu, tv, tuv) = tailRows(oc, interleaved: uv != nil)
-            quadChroma(cb0 + x, cr0 + x, cb1 + x, cr1 + x, tu, tv, tuv, step, plan)
-            copyChromaTail(oc, to: whole, rest, u, v, uv)
+        // The tail reads the per-pixel chroma rows directly (they are padded) and writes through scratch.
+        let x = 2 * whole
+        PaddedTail.run(step: 2 * step, inputs: [], outputs: chromaTail(u, v, uv, at: whole, cw - whole)) { _, o in
+            quadChroma(cb0 + x, cr0 + x, cb1 + x, cr1 + x, bytes(o[0]), bytes(o[1]), bytes(o[2]), step, plan)
         }
     }
 
@@ -189,11 +173,9 @@ public enum SIMDDirectRows {
         let whole = width & ~(step - 1)
         run(src, cb, cr, dst, whole)
         if whole == width { return }
-        withUnsafeTemporaryAllocation(byteCount: 32, alignment: 64) { buffer in
-            let a = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), o = a + 16
-            for i in 0..<step { a[i] = src[whole + min(i, width - whole - 1)] }
-            run(a, cb + whole, cr + whole, o, step)
-            (dst + whole).update(from: o, count: width - whole)
+        PaddedTail.run(step: step, inputs: [PaddedTail.Input(src + whole, count: width - whole)],
+                       outputs: [PaddedTail.Output(dst + whole, bytes: width - whole, capacity: step)]) { a, o in
+            run(bytes(a[0]), cb + whole, cr + whole, bytes(o[0])!, step)
         }
     }
 

@@ -65,35 +65,18 @@ public enum SIMDKernels {
         let (u, v, uv) = chroma.rows
         dispatch(UnsafeRawPointer(src0), UnsafeRawPointer(src1), y0, y1, u, v, uv, whole, spec)
         if whole == width { return }
-        // The tail: copy into one step's buffers (the last pixel replicated), run the same code, copy out.
-        let rest = width - whole
-        // On the stack: this runs once per row pair of every picture whose width is not a multiple of `step`.
-        withUnsafeTemporaryAllocation(byteCount: 2 * 4 * step + 4 * step, alignment: 64) { buffer in
-            let scratch = buffer.baseAddress!
-            let a = scratch, b = scratch + 4 * step
-            for i in 0..<step {
-                let x = whole + min(i, rest - 1)
-                a.storeBytes(of: UnsafeRawPointer(src0).loadUnaligned(fromByteOffset: 4 * x, as: UInt32.self),
-                             toByteOffset: 4 * i, as: UInt32.self)
-                b.storeBytes(of: UnsafeRawPointer(src1).loadUnaligned(fromByteOffset: 4 * x, as: UInt32.self),
-                             toByteOffset: 4 * i, as: UInt32.self)
-            }
-            let o0 = (scratch + 8 * step).assumingMemoryBound(to: UInt8.self), o1 = o0 + step, oc = o0 + 2 * step
-            dispatch(UnsafeRawPointer(a), UnsafeRawPointer(b), o0, o1, uv == nil ? oc : nil,
-                     uv == nil ? oc + step / 2 : nil, uv == nil ? nil : oc, step, spec)
-            for i in 0..<rest {
-                y0[whole + i] = o0[i]
-                y1?[whole + i] = o1[i]
-            }
-            let cw = (rest + 1) / 2, c0 = whole / 2
-            if let uv {
-                for i in 0..<(2 * cw) { uv[2 * c0 + i] = oc[i] }
-            } else if let u, let v {
-                for i in 0..<cw {
-                    u[c0 + i] = oc[i]
-                    v[c0 + i] = oc[step / 2 + i]
-                }
-            }
+        // The tail: the same code on padded copies (the last pixel repeated).
+        let rest = width - whole, c0 = whole / 2, cw = (rest + 1) / 2
+        let out = [PaddedTail.Output(y0 + whole, bytes: rest, capacity: step),
+                   PaddedTail.Output(y1.map { $0 + whole }, bytes: rest, capacity: step),
+                   PaddedTail.Output(u.map { $0 + c0 }, bytes: cw, capacity: step / 2),
+                   PaddedTail.Output(v.map { $0 + c0 }, bytes: cw, capacity: step / 2),
+                   PaddedTail.Output(uv.map { $0 + 2 * c0 }, bytes: 2 * cw, capacity: step)]
+        PaddedTail.run(step: step, inputs: [PaddedTail.Input(src0 + 4 * whole, elementBytes: 4, count: rest),
+                                            PaddedTail.Input(src1 + 4 * whole, elementBytes: 4, count: rest)],
+                       outputs: out) { a, o in
+            func bytes(_ p: UnsafeMutableRawPointer?) -> UnsafeMutablePointer<UInt8>? { p?.assumingMemoryBound(to: UInt8.self) }
+            dispatch(a[0], a[1], bytes(o[0])!, bytes(o[1]), bytes(o[2]), bytes(o[3]), bytes(o[4]), step, spec)
         }
     }
 
