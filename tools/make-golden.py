@@ -5,6 +5,7 @@
   Fixtures/synthetic/ties-67x45.png   2x2 blocks whose exact chroma (and pixels whose exact luma) lands on
                                       a .5 tie for some matrix and range, plus primaries and extremes; odd size
   Fixtures/golden/images.tsv          CRC-32 of yuvref's output for every ok PNG fixture x matrix x range x layout
+                                      (the four 8-bit layouts and the 10-bit p010 and yuv420p10le)
   Fixtures/golden/exhaustive-luma.tsv CRC-32 of yuvref's all-2^24 luma table per matrix and range
 Needs numpy, Pillow, pypng.
 """
@@ -60,9 +61,11 @@ def main():
     from PIL import Image
     syn = os.path.join(root, "Fixtures", "synthetic")
     os.makedirs(syn, exist_ok=True)
-    img, n = tie_image()
-    Image.fromarray(img, "RGB").save(os.path.join(syn, "ties-67x45.png"))
-    print(f"ties-67x45.png: {n} special blocks")
+    ties = os.path.join(syn, "ties-67x45.png")
+    if not os.path.exists(ties):   # made once: another Pillow may encode the same picture in other bytes
+        img, n = tie_image()
+        Image.fromarray(img, "RGB").save(ties)
+        print(f"ties-67x45.png: {n} special blocks")
     gold = os.path.join(root, "Fixtures", "golden")
     os.makedirs(gold, exist_ok=True)
     manifest = os.path.join(root, "Fixtures", "corpus", "MANIFEST.txt")
@@ -85,6 +88,9 @@ def main():
                 planes = R.convert(rgb, m, r, M)
                 for lay in ("nv12", "nv21", "yuv420p", "yv12"):
                     rows.append(f"{rel}\t{m}\t{r}\t{lay}\t{crc(R.pack(*planes, lay))}")
+                deep = R.convert(rgb, m, r, M, depth=10)
+                for lay in ("p010", "yuv420p10le"):
+                    rows.append(f"{rel}\t{m}\t{r}\t{lay}\t{crc(R.pack(*deep, lay))}")
     with open(os.path.join(gold, "images.tsv"), "w") as out:
         out.write("# path (under Fixtures/)\tmatrix\trange\tlayout\tCRC-32 of yuvref.py's output\n")
         out.write("\n".join(rows) + "\n")

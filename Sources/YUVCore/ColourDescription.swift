@@ -41,7 +41,7 @@ public struct ColourDescription: Sendable, Equatable {
     /// The input options that read a raw frame of `layout` back correctly: `ffmpeg ARGS -i FILE …`. FFmpeg has
     /// no YV12 pixel format: a YV12 frame is read as yuv420p and its planes swapped (`ffmpegFilter`).
     public func ffmpegInputArguments(layout: PixelLayout, width: Int, height: Int) -> [String] {
-        ["-f", "rawvideo", "-pix_fmt", layout == .yv12 ? "yuv420p" : layout.rawValue, "-s", "\(width)x\(height)"] + ffmpegTags
+        ["-f", "rawvideo", "-pix_fmt", layout.ffmpegName, "-s", "\(width)x\(height)"] + ffmpegTags
     }
 
     /// The filter a layout needs after reading (`-vf …`), or nil: YV12's V and U planes swapped back.

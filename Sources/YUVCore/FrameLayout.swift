@@ -7,8 +7,8 @@ public struct FrameLayout: Sendable, Equatable {
     public let width: Int
     public let height: Int
     public let pixelLayout: PixelLayout
-    /// 1 for 8-bit samples.
-    public let bytesPerSample: Int
+    /// 1 for 8-bit samples, 2 for the 10-bit layouts' 16-bit words (the layout's own).
+    public var bytesPerSample: Int { pixelLayout.bytesPerSample }
     /// Every row of every plane starts a multiple of this many bytes after its plane's start (1: tight).
     public let alignment: Int
     /// The luma plane has a multiple of this many rows (padding rows after the picture's), and each chroma
@@ -21,14 +21,13 @@ public struct FrameLayout: Sendable, Equatable {
     /// V,U for NV21).
     public enum Plane: Sendable, Equatable { case y, u, v, uv, a }
 
-    public init(width: Int, height: Int, pixelLayout: PixelLayout, bytesPerSample: Int = 1, alignment: Int = 1,
+    public init(width: Int, height: Int, pixelLayout: PixelLayout, alignment: Int = 1,
                 heightAlignment: Int = 1, alpha: Bool = false) {
-        precondition(width > 0 && height > 0 && alignment > 0 && heightAlignment > 0 && bytesPerSample > 0)
+        precondition(width > 0 && height > 0 && alignment > 0 && heightAlignment > 0)
         self.heightAlignment = heightAlignment
         self.width = width
         self.height = height
         self.pixelLayout = pixelLayout
-        self.bytesPerSample = bytesPerSample
         self.alignment = alignment
         self.alpha = alpha
     }
@@ -41,8 +40,8 @@ public struct FrameLayout: Sendable, Equatable {
     public var planes: [Plane] {
         let chroma: [Plane]
         switch pixelLayout {
-        case .nv12, .nv21: chroma = [.uv]
-        case .yuv420p: chroma = [.u, .v]
+        case .nv12, .nv21, .p010: chroma = [.uv]
+        case .yuv420p, .yuv420p10le: chroma = [.u, .v]
         case .yv12: chroma = [.v, .u]
         }
         return [.y] + chroma + (alpha ? [.a] : [])
@@ -51,7 +50,8 @@ public struct FrameLayout: Sendable, Equatable {
     /// Samples' bytes in one row of `plane` (without padding).
     public func rowBytes(_ plane: Plane) -> Int {
         switch plane {
-        case .y, .a: return width * bytesPerSample
+        case .y: return width * bytesPerSample
+        case .a: return width
         case .u, .v: return chromaWidth * bytesPerSample
         case .uv: return 2 * chromaWidth * bytesPerSample
         }
@@ -92,6 +92,6 @@ public struct FrameLayout: Sendable, Equatable {
 
     /// The same frame tightly packed (no padded rows, no padding rows).
     public var tight: FrameLayout {
-        FrameLayout(width: width, height: height, pixelLayout: pixelLayout, bytesPerSample: bytesPerSample, alpha: alpha)
+        FrameLayout(width: width, height: height, pixelLayout: pixelLayout, alpha: alpha)
     }
 }

@@ -9,6 +9,11 @@ public enum PixelLayout: String, CaseIterable, Sendable {
     case yuv420p
     /// Y, V, U planes.
     case yv12
+    /// 10-bit: Y plane, then interleaved U,V; 16-bit little-endian words, the value in the high 10 bits
+    /// (CoreVideo's `420YpCbCr10BiPlanar…`, Android's `YUVP010`; FFmpeg's `p010le`).
+    case p010
+    /// 10-bit: Y, U, V planes of 16-bit little-endian words, the value in the low 10 bits.
+    case yuv420p10le
 
     public init?(name: String) {
         switch name.lowercased() {
@@ -16,29 +21,61 @@ public enum PixelLayout: String, CaseIterable, Sendable {
         case "nv21": self = .nv21
         case "yuv420p", "i420", "iyuv": self = .yuv420p
         case "yv12": self = .yv12
+        case "p010", "p010le": self = .p010
+        case "yuv420p10le", "yuv420p10", "i010": self = .yuv420p10le
         default: return nil
         }
     }
 
-    /// The layout an output file name implies: `.nv12 .nv21 .yuv .i420 .yv12`.
+    /// The layout an output file name implies: `.nv12 .nv21 .yuv .i420 .yv12 .p010 .yuv420p10le`.
     public init?(fileExtension ext: String) {
         switch ext.lowercased() {
         case "nv12": self = .nv12
         case "nv21": self = .nv21
         case "yuv", "i420", "yuv420p": self = .yuv420p
         case "yv12": self = .yv12
+        case "p010": self = .p010
+        case "yuv420p10le", "i010": self = .yuv420p10le
         default: return nil
         }
     }
 
     /// True when U and V share one interleaved plane.
-    public var isBiPlanar: Bool { self == .nv12 || self == .nv21 }
+    public var isBiPlanar: Bool { self == .nv12 || self == .nv21 || self == .p010 }
+
+    /// Bits of each sample's value: 8, or 10 for the 16-bit-word layouts.
+    public var bitDepth: Int { bytesPerSample == 2 ? 10 : 8 }
+
+    /// Bytes of one stored sample.
+    public var bytesPerSample: Int { self == .p010 || self == .yuv420p10le ? 2 : 1 }
+
+    /// How far a 10-bit value is shifted up in its 16-bit word (P010 keeps it in the high bits).
+    public var sampleShift: Int { self == .p010 ? 6 : 0 }
+
+    /// The 8-bit layout with this one's planes (for a 10-bit layout: NV12 or yuv420p).
+    public var eightBit: PixelLayout {
+        switch self {
+        case .p010: return .nv12
+        case .yuv420p10le: return .yuv420p
+        default: return self
+        }
+    }
+
+    /// FFmpeg's `-pix_fmt` name (little-endian spelled out where FFmpeg's plain name is native-endian).
+    public var ffmpegName: String {
+        switch self {
+        case .p010: return "p010le"
+        case .yv12: return "yuv420p"    // with -vf swapuv: FFmpeg has no yv12
+        default: return rawValue
+        }
+    }
 
     /// The CoreVideo pixel format this layout corresponds to, for the report.
     public var coreVideoName: String? {
         switch self {
         case .nv12: return "420YpCbCr8BiPlanar"
         case .yuv420p: return "420YpCbCr8Planar"
+        case .p010: return "420YpCbCr10BiPlanar"
         default: return nil
         }
     }

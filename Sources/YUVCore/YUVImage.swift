@@ -1,4 +1,4 @@
-/// An 8-bit YUV 4:2:0 picture held in one buffer, already in its output layout: the bytes are exactly
+/// A YUV 4:2:0 picture (8-bit, or 10-bit in 16-bit words) held in one buffer, already in its output layout: the bytes are exactly
 /// what a raw file of that layout contains (planes tightly packed), so writing it is one write.
 public struct YUVImage: Sendable {
     public let width: Int
@@ -11,7 +11,7 @@ public struct YUVImage: Sendable {
         self.width = width
         self.height = height
         self.layout = layout
-        bytes = [UInt8](repeating: 0, count: PlaneGeometry(width: width, height: height).tightBytes)
+        bytes = [UInt8](repeating: 0, count: FrameLayout(width: width, height: height, pixelLayout: layout).byteCount)
     }
 
     public var geometry: PlaneGeometry { PlaneGeometry(width: width, height: height) }

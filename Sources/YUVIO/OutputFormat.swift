@@ -22,7 +22,7 @@ public enum OutputFormat: Equatable, Sendable {
     }
 
     /// The format a file name's extension names (case-insensitive): `.nv12 .nv21 .yuv .i420 .yuv420p .yv12
-    /// .y4m .png .jpg .jpeg`.
+    /// .p010 .yuv420p10le .y4m .png .jpg .jpeg`.
     public init?(fileExtension ext: String) {
         switch ext.lowercased() {
         case "y4m": self = .y4m
@@ -34,8 +34,8 @@ public enum OutputFormat: Equatable, Sendable {
         }
     }
 
-    public static let names = "nv12, nv21, yuv420p (i420), yv12, y4m, png, jpeg"
-    public static let extensions = ".nv12 .nv21 .yuv .i420 .yuv420p .yv12 .y4m .png .jpg .jpeg"
+    public static let names = "nv12, nv21, yuv420p (i420), yv12, p010, yuv420p10le, y4m, png, jpeg"
+    public static let extensions = ".nv12 .nv21 .yuv .i420 .yuv420p .yv12 .p010 .yuv420p10le .y4m .png .jpg .jpeg"
 
     /// Why a name does not say what to write.
     public struct Unresolved: Error, Sendable {
@@ -61,7 +61,7 @@ public enum OutputFormat: Equatable, Sendable {
         throw Unresolved(path: path, fileExtension: ext)
     }
 
-    /// What a run asks of its outputs that only raw planes can carry.
+    /// What a run asks of its outputs that not every format carries (most of it only raw planes).
     public enum RawOnly: Sendable, Equatable {
         /// Rows padded to an alignment.
         case rowPadding
@@ -69,6 +69,25 @@ public enum OutputFormat: Equatable, Sendable {
         case planePadding
         /// An A plane after the 4:2:0 planes.
         case alphaPlane
+        /// Samples of this many bits (`--depth`): 10 in a 10-bit raw layout or Y4M, 8 in the rest.
+        case bitDepth(Int)
+    }
+
+    /// Whether this format can carry `need`.
+    public func carries(_ need: RawOnly) -> Bool {
+        switch (need, self) {
+        case (.bitDepth(let bits), .raw(let layout)): return layout.bitDepth == bits
+        case (.bitDepth(let bits), .y4m): return bits == 8 || bits == 10
+        case (.bitDepth(let bits), _): return bits == 8
+        case (_, .raw): return true
+        default: return false
+        }
+    }
+
+    /// The layout written for this format at `bitDepth` (Y4M: yuv420p or yuv420p10le; a raw layout has its own).
+    public func layout(bitDepth: Int) -> PixelLayout {
+        if case .y4m = self, bitDepth == 10 { return .yuv420p10le }
+        return layout
     }
 
     /// Why no format can be written to a path: its name says none, or the format cannot carry what was asked.
@@ -82,7 +101,7 @@ public enum OutputFormat: Equatable, Sendable {
     public static func resolve(asked: OutputFormat?, path: String, needs: [RawOnly]) throws(Refusal) -> OutputFormat {
         let format: OutputFormat
         do { format = try resolve(asked: asked, path: path) } catch { throw .unresolved(error) }
-        if !format.isRaw, let need = needs.first { throw .rawOnly(need, format) }
+        if let need = needs.first(where: { !format.carries($0) }) { throw .rawOnly(need, format) }
         return format
     }
 
@@ -102,6 +121,8 @@ public enum OutputFormat: Equatable, Sendable {
         case .raw(.nv21): return "nv21"
         case .raw(.yuv420p): return "yuv"
         case .raw(.yv12): return "yv12"
+        case .raw(.p010): return "p010"
+        case .raw(.yuv420p10le): return "yuv420p10le"
         }
     }
 

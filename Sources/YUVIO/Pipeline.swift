@@ -76,7 +76,9 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
     do {
         let inputSource = try InputSource(path: path, maxPixels: options.maxPixels)
         let decoder = try ImageDecoder(source: inputSource, maxPixels: options.maxPixels, maxScans: options.maxScans,
-                                       allowTruncated: options.allowTruncated, raw: options.jpegPath == .direct,
+                                       allowTruncated: options.allowTruncated,
+                                       // 10-bit outputs take the RGB route (the direct path's rows are 8-bit).
+                                       raw: options.jpegPath == .direct && layout.bitDepth == 8,
                                        alpha16: options.alpha != .ignore)
         let info = decoder.info
         // The EXIF orientation, applied to the picture before conversion (whole pixels, so the RGB route stays
@@ -89,7 +91,8 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         let frame = FrameLayout(width: g.width, height: g.height, pixelLayout: layout, alignment: alignment,
                                 heightAlignment: heightAlignment, alpha: options.alpha == .keep)
         let ledger = Ledger()
-        let probe = metrics ? QualityProbe(geometry: g, spec: spec, ledger: ledger) : nil
+        // The quality measures compare 8-bit code values; a 10-bit output is not measured.
+        let probe = metrics && layout.bitDepth == 8 ? QualityProbe(geometry: g, spec: spec, ledger: ledger) : nil
         if let probe { source.measure(with: probe, ledger: ledger) }
         try runPipeline(source, frame: frame, into: sink, ledger: ledger, threaded: options.pipelined)
         let w = decoder.warnings
@@ -111,12 +114,13 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
 
 /// A YUV frame already read (raw planes or Y4M) through the same pipeline into `sink`: another layout,
 /// padded rows, a Y4M stream, a PNG.
+/// `range` is the frame's: what a change of bit depth keeps (8-bit input to a 10-bit layout, or back).
 public func convert(frame image: YUVImage, layout: PixelLayout, into sink: BandSink, alignment: Int = 1,
-                    heightAlignment: Int = 1, threaded: Bool = true) throws(WriteError) {
+                    heightAlignment: Int = 1, range: ColorRange = .full, threaded: Bool = true) throws(WriteError) {
     let frame = FrameLayout(width: image.width, height: image.height, pixelLayout: layout, alignment: alignment,
                             heightAlignment: heightAlignment)
     do {
-        try runPipeline(RawFrameSource(image), frame: frame, into: sink, ledger: Ledger(), threaded: threaded)
+        try runPipeline(RawFrameSource(image, range: range), frame: frame, into: sink, ledger: Ledger(), threaded: threaded)
     } catch let e as WriteError {
         throw e
     } catch {

@@ -40,11 +40,12 @@ public enum RawInput {
 
     /// The bytes of one tightly packed 8-bit 4:2:0 frame, with every product checked: a size from a command
     /// line or a header (4294967296x4294967296) is refused, never trapped on.
-    public static func frameBytes(width: Int, height: Int, maxPixels: Int) throws(DecodeError) -> Int {
+    public static func frameBytes(width: Int, height: Int, layout: PixelLayout = .yuv420p,
+                                  maxPixels: Int) throws(DecodeError) -> Int {
         guard width > 0, height > 0 else { throw .decoder("the size must be at least 1x1") }
         let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
         guard !overflow, pixels <= maxPixels else { throw .tooLarge(width: width, height: height, limit: maxPixels) }
-        return PlaneGeometry(width: width, height: height).tightBytes
+        return FrameLayout(width: width, height: height, pixelLayout: layout).byteCount
     }
 
     /// A stream over an input's descriptor; bytes a peek already took from a pipe come first (`yc_stream`,
@@ -105,7 +106,7 @@ public enum RawInput {
     public static func read(path: String, width: Int, height: Int, layout: PixelLayout,
                             maxPixels: Int) throws(FileError) -> YUVImage {
         try withInput(path) { (input, st) throws(DecodeError) -> YUVImage in
-            let need = try frameBytes(width: width, height: height, maxPixels: maxPixels)
+            let need = try frameBytes(width: width, height: height, layout: layout, maxPixels: maxPixels)
             let what = "\(width)x\(height) \(layout.rawValue) needs \(need) bytes"
             if let st, st.kind == .regular, path != "-", st.size != need {
                 throw .frameSize("is \(st.size) bytes, but \(what)")
@@ -119,10 +120,10 @@ public enum RawInput {
         }
     }
 
-    /// The Y4M colour spaces read: 8-bit 4:2:0 under any chroma siting tag.
-    static let y4mColourSpaces: Set<String> = ["420", "420jpeg", "420mpeg2", "420paldv"]
+    /// The Y4M colour spaces read: 8-bit 4:2:0 under any chroma siting tag, and 10-bit 4:2:0.
+    static let y4mColourSpaces: Set<String> = ["420", "420jpeg", "420mpeg2", "420paldv", "420p10"]
 
-    /// The first frame of a YUV4MPEG2 stream (8-bit 4:2:0); returns the range its XCOLORRANGE names. The
+    /// The first frame of a YUV4MPEG2 stream (4:2:0, 8- or 10-bit); returns the range its XCOLORRANGE names. The
     /// header is checked (size against `maxPixels`, colour space) before any frame data is read, and only
     /// the first frame's bytes are read.
     public static func readY4M(path: String, maxPixels: Int) throws(FileError) -> (YUVImage, ColorRange?) {
@@ -143,17 +144,18 @@ public enum RawInput {
             }
             guard w > 0, h > 0 else { throw .decoder("the Y4M header has no valid size (W and H)") }
             guard y4mColourSpaces.contains(colour) else {
-                throw .decoder("Y4M colour space C\(colour) is not supported: yuvconv reads 8-bit 4:2:0 Y4M only "
-                               + "(C420jpeg, C420mpeg2, C420paldv, C420)")
+                throw .decoder("Y4M colour space C\(colour) is not supported: yuvconv reads 4:2:0 Y4M only "
+                               + "(C420jpeg, C420mpeg2, C420paldv, C420, and 10-bit C420p10)")
             }
-            let need = try frameBytes(width: w, height: h, maxPixels: maxPixels)
+            let layout: PixelLayout = colour == "420p10" ? .yuv420p10le : .yuv420p
+            let need = try frameBytes(width: w, height: h, layout: layout, maxPixels: maxPixels)
             let frame = String(decoding: try input.line(limit: 4096, what: "the Y4M frame header"), as: UTF8.self)
             guard frame.hasPrefix("FRAME") else { throw .decoder("the Y4M stream has no FRAME") }
             let bytes = try input.read(need)
             guard bytes.count == need else {
                 throw .decoder("the Y4M frame is cut short (\(bytes.count) of \(need) bytes)")
             }
-            var image = YUVImage(width: w, height: h, layout: .yuv420p)
+            var image = YUVImage(width: w, height: h, layout: layout)
             image.bytes = bytes
             return (image, range)
         }

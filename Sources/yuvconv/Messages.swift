@@ -33,6 +33,10 @@ extension OutputFormat.Refusal {
             return "--align-height pads the planes of raw layouts; \(format.name) has no padding rows"
         case .rawOnly(.alphaPlane, let format):
             return "--alpha keep writes raw layouts only (an A plane after the 4:2:0 planes), not \(format.name)"
+        case .rawOnly(.bitDepth(let bits), let format):
+            return bits == 10
+                ? "--depth 10 writes p010, yuv420p10le or y4m; \(format.name) is 8-bit"
+                : "--depth \(bits) does not fit \(format.name)" + (format.layout.bitDepth == 10 ? ", a 10-bit layout" : "")
         }
     }
 }

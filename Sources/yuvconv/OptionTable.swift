@@ -83,17 +83,26 @@ struct OptionSpec: Sendable {
                 o.output = v
             },
             OptionSpec(["-f", "--format"], "FMT",
-                       completes: .oneOf(["nv12", "nv21", "yuv420p", "i420", "yv12", "y4m", "png", "jpeg"]),
+                       completes: .oneOf(["nv12", "nv21", "yuv420p", "i420", "yv12", "p010", "yuv420p10le", "y4m", "png", "jpeg"]),
                        ["nv12 (default), nv21, yuv420p (alias i420), yv12;",
+                        "p010, yuv420p10le: 10-bit (16-bit little-endian words; P010's value in",
+                        "the high 10 bits, yuv420p10le's in the low);",
                         "y4m: a YUV4MPEG2 file (yuv420p, C420jpeg, XCOLORRANGE; no matrix tag);",
                         "png: RGB drawn back through the exact inverse (nearest chroma), to look at;",
                         "jpeg: compressed straight from the 4:2:0 planes, no RGB. A JPEG is JFIF,",
                         "BT.601 full range, by definition: --matrix and --range are then ignored.",
                         "Without --format the output's extension decides:",
-                        ".nv12 .nv21 .yuv .i420 .yv12 .y4m .png .jpg .jpeg (any other is",
+                        ".nv12 .nv21 .yuv .i420 .yv12 .p010 .yuv420p10le .y4m .png .jpg .jpeg (any other is",
                         "refused; no extension, - and devices get nv12). In a batch each",
                         "output name (--name) decides the same way"]) { o, _, v throws(UsageError) in
                 o.format = try named(v, "format", OutputFormat.names) { OutputFormat(name: $0) }
+            },
+            OptionSpec(["--depth"], "BITS", completes: .oneOf(["8", "10"]),
+                       ["bits per sample: 8 (default), or 10 for Y4M output (C420p10); the",
+                        "10-bit raw layouts p010 and yuv420p10le are 10-bit by name"]) { o, flag, v throws(UsageError) in
+                let bits = try number(flag, v, 8...10)
+                guard bits == 8 || bits == 10 else { throw UsageError(message: "--depth is 8 or 10, not \(v)") }
+                o.depth = bits
             },
             OptionSpec(["--matrix"], "M", completes: .oneOf(["bt709", "bt601", "bt2020"]),
                        ["bt709 (default), bt601, bt2020 (non-constant luminance)"]) { o, _, v throws(UsageError) in
@@ -163,10 +172,10 @@ struct OptionSpec: Sendable {
                 o.inputSize = (w, h)
             },
             OptionSpec(["--pix-fmt", "--pix_fmt"], "FMT",
-                       completes: .oneOf(["nv12", "nv21", "yuv420p", "i420", "yv12"]), notInReport: "reads JPEG and PNG only",
+                       completes: .oneOf(["nv12", "nv21", "yuv420p", "i420", "yv12", "p010", "yuv420p10le"]), notInReport: "reads JPEG and PNG only",
                        ["the raw input's layout (default: from its extension, else nv12);",
                         "--matrix and --range then describe the input (Y4M: XCOLORRANGE wins)"]) { o, _, v throws(UsageError) in
-                o.inputLayout = try named(v, "input pixel format", "nv12, nv21, yuv420p, i420, yv12") { PixelLayout(name: $0) }
+                o.inputLayout = try named(v, "input pixel format", "nv12, nv21, yuv420p, i420, yv12, p010, yuv420p10le") { PixelLayout(name: $0) }
             },
         ]),
         OptionGroup("Many files:", [

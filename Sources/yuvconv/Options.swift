@@ -32,6 +32,8 @@ struct Options {
     /// `--dry-run`: say what would be done, write nothing.
     var dryRun = false
     var quiet = false
+    /// `--depth 8|10`: the output's bits per sample (nil: the layout's own; Y4M 8).
+    var depth: Int?
     /// `--metrics`: PSNR and SSIM in the report, measured as the conversion streams (`QualityProbe`).
     var metrics = false
     var verbose = false
@@ -155,8 +157,11 @@ struct Options {
     /// What this run asks of its outputs that only raw layouts carry, in the order they are named.
     var rawOnlyNeeds: [OutputFormat.RawOnly] {
         (alignGiven && alignment > 1 ? [.rowPadding] : []) + (heightAlignment > 1 ? [.planePadding] : [])
-            + (alpha == .keep ? [.alphaPlane] : [])
+            + (alpha == .keep ? [.alphaPlane] : []) + (depth.map { [.bitDepth($0)] } ?? [])
     }
+
+    /// The layout a conversion writes for `format` (`--depth 10` makes Y4M yuv420p10le).
+    func layout(for format: OutputFormat) -> PixelLayout { format.layout(bitDepth: depth ?? format.layout.bitDepth) }
 
     /// What to write to `output`: `--format`, else the name's extension (one rule for single files and
     /// batches: `OutputFormat.resolve`). Options the format cannot honour are usage errors.

@@ -169,7 +169,7 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
         case .raw: out = OutputSink(output: sink, container: .raw)
         }
         let into: BandSink = out.map { o in memory.map { TeeSink(o, $0) } ?? o } ?? memory!
-        report = try convert(path: input, spec: spec, layout: format.layout, into: into, options: decodeOptions,
+        report = try convert(path: input, spec: spec, layout: options.layout(for: format), into: into, options: decodeOptions,
                              alignment: format.isRaw ? options.fileAlignment : 1,
                              heightAlignment: format.isRaw ? options.heightAlignment : 1, metrics: measure)
         if format == .jpeg {
@@ -259,7 +259,7 @@ func runReport(_ options: Options) -> Int32 {
 
 /// Converts `input` in memory and measures it, for `report`.
 func measureOne(input: String, options: Options) -> Outcome {
-    let name = displayPath(input), layout = options.format?.layout ?? .nv12
+    let name = displayPath(input), layout = options.layout(for: options.format ?? .raw(.nv12))
     let decodeOptions = options.decodeOptions
     do throws(FileError) {
         // The conversion streams into nothing, as a file conversion streams: its memory figures are a real
@@ -337,19 +337,20 @@ func runRawInput(_ options: Options) -> Int32 {
             switch format {
             case .jpeg:
                 let memory = MemorySink()
-                try convert(frame: image, layout: .yuv420p, into: memory)
+                try convert(frame: image, layout: .yuv420p, into: memory, range: spec.range)
                 var planes = memory.image!
                 if spec != ConversionSpec(matrix: .bt601, range: .full) {
                     planes = reconvert(planes, from: spec, to: ConversionSpec(matrix: .bt601, range: .full))
                 }
                 try sink.write(try encodeJPEG(planes, quality: options.quality))
             case .png:
-                try convert(frame: image, layout: .yuv420p, into: PNGSink(output: sink, spec: spec))
+                try convert(frame: image, layout: .yuv420p, into: PNGSink(output: sink, spec: spec), range: spec.range)
             case .y4m:
-                try convert(frame: image, layout: .yuv420p, into: OutputSink(output: sink, container: .y4m(spec.range)))
+                try convert(frame: image, layout: options.layout(for: format),
+                            into: OutputSink(output: sink, container: .y4m(spec.range)), range: spec.range)
             case .raw(let layout):
                 try convert(frame: image, layout: layout, into: OutputSink(output: sink, container: .raw),
-                            alignment: options.fileAlignment, heightAlignment: options.heightAlignment)
+                            alignment: options.fileAlignment, heightAlignment: options.heightAlignment, range: spec.range)
             }
             try sink.commit()
         } catch {

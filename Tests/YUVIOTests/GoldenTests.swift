@@ -5,7 +5,8 @@ import YUVCore
 import YUVIO
 
 /// Real files through the real decoders: every ok PNG fixture (PngSuite, extra PNGs, a photo and the
-/// synthetic tie image) × 3 matrices × 2 ranges × 4 layouts against fingerprints of yuvref.py's output.
+/// synthetic tie image) × 3 matrices × 2 ranges × 6 layouts (four 8-bit, P010 and yuv420p10le) against
+/// fingerprints of yuvref.py's output.
 /// Every conversion here names its kernels, so `make test`'s YUV_FORCE_REFERENCE=1 pass skips this class:
 /// keep passing `kernels:` in anything added here.
 final class GoldenTests: XCTestCase {

@@ -12,11 +12,13 @@ public protocol BandSink: AnyObject {
 }
 
 /// One band of output rows in the output layout, tightly packed: `rows` luma rows, `rows/2` chroma rows,
-/// and as many alpha rows when the frame has an A plane. Allocated from the conversion's ledger.
+/// and as many alpha rows when the frame has an A plane. Allocated from the conversion's ledger. The 8-bit
+/// drivers write it through `targets`; the 10-bit ones through the raw plane pointers.
 public final class BandBuffer {
     public let frame: FrameLayout
     public let rows: Int
     let y: UnsafeMutablePointer<UInt8>
+    /// U rows (planar layouts) or the interleaved chroma rows (bi-planar).
     let u: UnsafeMutablePointer<UInt8>
     let v: UnsafeMutablePointer<UInt8>
     /// The band's alpha rows (W bytes each) when alpha is kept.
@@ -29,8 +31,9 @@ public final class BandBuffer {
         self.frame = frame
         self.rows = rows
         self.ledger = ledger
-        let lumaBytes = frame.width * rows, chromaBytes = frame.chromaWidth * rows / 2
-        byteCount = lumaBytes + 2 * chromaBytes + (frame.alpha ? lumaBytes : 0)
+        // Samples of the layout's size (16-bit words for 10-bit layouts); an A plane is always 8-bit.
+        let lumaBytes = frame.rowBytes(.y) * rows, chromaBytes = frame.chromaWidth * frame.bytesPerSample * rows / 2
+        byteCount = lumaBytes + 2 * chromaBytes + (frame.alpha ? frame.width * rows : 0)
         y = ledger.allocateBytes(byteCount)
         u = y + lumaBytes
         v = u + chromaBytes
@@ -44,7 +47,8 @@ public final class BandBuffer {
 
     /// Targets for picture rows starting at `origin` (even).
     func targets(origin: Int) -> PlaneTargets {
-        PlaneTargets(width: frame.width, height: frame.height, layout: frame.pixelLayout, origin: origin, y: y, u: u, v: v)
+        precondition(frame.bytesPerSample == 1, "8-bit targets of a 10-bit band")
+        return PlaneTargets(width: frame.width, height: frame.height, layout: frame.pixelLayout, origin: origin, y: y, u: u, v: v)
     }
 
     /// The runs of one band in the frame: for each plane, where its rows start in the band, the band's row

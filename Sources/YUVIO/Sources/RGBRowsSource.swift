@@ -9,6 +9,8 @@ final class RGBRowsSource: BandSource {
     let pathName = "RGB"
     private let decoder: ImageDecoder
     private let driver: RGBToYUV420
+    /// The 10-bit rows, for a 10-bit layout.
+    private let deep: RGBToYUV420Deep
     private let turn: Orientation
     private let alpha: AlphaMode
     private let format: SourceFormat
@@ -27,6 +29,7 @@ final class RGBRowsSource: BandSource {
         let info = decoder.info
         format = info.rowFormat
         driver = RGBToYUV420(spec: spec, source: info.rowFormat.converted, kernels: kernels)
+        deep = RGBToYUV420Deep(spec: spec, source: info.rowFormat.converted)
         let up = turn.size(width: info.width, height: info.height)
         geometry = PlaneGeometry(width: up.width, height: up.height)
         rowBytes = up.width * info.rowFormat.bytesPerPixel
@@ -56,7 +59,13 @@ final class RGBRowsSource: BandSource {
         let source = whole.map { $0.pointer + row * rowBytes } ?? slots[slot]
         let (rows, stride) = applyAlpha(alpha, rows: source, rowBytes: rowBytes, width: geometry.width, count: count,
                                         format: format, into: band.alpha)
-        driver.convert(band: rows, rowBytes: stride, firstRow: row, rowCount: count, into: band.targets(origin: row))
+        if band.frame.bytesPerSample == 2 {
+            deep.convert(band: rows, rowBytes: stride, rowCount: count, width: geometry.width, layout: band.layout,
+                         y: UnsafeMutableRawPointer(band.y), u: UnsafeMutableRawPointer(band.u),
+                         v: band.frame.isBiPlanar ? nil : UnsafeMutableRawPointer(band.v))
+        } else {
+            driver.convert(band: rows, rowBytes: stride, firstRow: row, rowCount: count, into: band.targets(origin: row))
+        }
         // Measured against the rows converted: after the alpha stage (16-bit RGBA packed to RGB).
         if let probe {
             for r in 0..<count {

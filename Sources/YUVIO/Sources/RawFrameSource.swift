@@ -8,9 +8,12 @@ final class RawFrameSource: BandSource {
     let pathName = "YUV"
     private let image: YUVImage
     private let frame: FrameLayout
+    /// The frame's range: what an 8 ↔ 10-bit rescale keeps.
+    private let range: ColorRange
 
-    init(_ image: YUVImage) {
+    init(_ image: YUVImage, range: ColorRange) {
         self.image = image
+        self.range = range
         frame = image.frameLayout
         geometry = image.geometry
         bandRows = rowsPerBand(rowBytes: 3 * image.width)
@@ -23,32 +26,33 @@ final class RawFrameSource: BandSource {
     func measure(with probe: QualityProbe, ledger: Ledger) {}   // no picture to measure against
 
     func convert(slot: Int, row: Int, count: Int, into band: BandBuffer) {
-        let f = frame, cw = f.chromaWidth, c0 = row / 2, cn = (count + 1) / 2
-        let out = band.targets(origin: row)
+        let f = frame, out = band.frame, cw = f.chromaWidth, c0 = row / 2, cn = (count + 1) / 2
+        let depth = DepthMap(from: f.pixelLayout, to: out.pixelLayout, range: range)
+        let shift = UInt16(out.pixelLayout.sampleShift), wide = out.bytesPerSample == 2
+        @inline(__always) func put(_ dst: UnsafeMutablePointer<UInt8>, _ i: Int, _ value: Int) {
+            if wide {
+                UnsafeMutableRawPointer(dst).storeBytes(of: (UInt16(value) << shift).littleEndian, toByteOffset: 2 * i, as: UInt16.self)
+            } else {
+                dst[i] = UInt8(value)
+            }
+        }
         image.bytes.withUnsafeBufferPointer { b in
-            let base = b.baseAddress!
-            for r in 0..<count { out.lumaRow(row + r).update(from: base + f.offset(of: .y, row: row + r), count: f.width) }
+            let src = SampleReader(base: b.baseAddress!, frame: f)
+            for r in 0..<count {
+                let dst = band.y + r * out.rowBytes(.y)
+                for x in 0..<f.width { put(dst, x, depth.luma(src.sample(.y, row: row + r, x))) }
+            }
             for r in c0..<(c0 + cn) {
-                // The source's U and V samples of chroma row r, whatever its layout.
-                let (u, v, step): (UnsafePointer<UInt8>, UnsafePointer<UInt8>, Int)
-                if f.isBiPlanar {
-                    let uv = base + f.offset(of: .uv, row: r)
-                    (u, v, step) = image.layout == .nv12 ? (uv, uv + 1, 2) : (uv + 1, uv, 2)
-                } else {
-                    (u, v, step) = (base + f.offset(of: .u, row: r), base + f.offset(of: .v, row: r), 1)
-                }
-                if band.layout.isBiPlanar {
-                    let dst = out.biPlanarRow(r)
-                    let (first, second) = band.layout == .nv12 ? (u, v) : (v, u)
-                    for i in 0..<cw {
-                        dst[2 * i] = first[i * step]
-                        dst[2 * i + 1] = second[i * step]
-                    }
-                } else {
-                    let (du, dv) = out.chromaRows(r)
-                    for i in 0..<cw {
-                        du[i] = u[i * step]
-                        dv[i] = v[i * step]
+                let k = r - c0
+                for i in 0..<cw {
+                    let u = depth.chroma(src.chroma(u: true, row: r, i)), v = depth.chroma(src.chroma(u: false, row: r, i))
+                    if out.isBiPlanar {
+                        let dst = band.u + k * out.rowBytes(.uv), uFirst = out.pixelLayout != .nv21
+                        put(dst, 2 * i, uFirst ? u : v)
+                        put(dst, 2 * i + 1, uFirst ? v : u)
+                    } else {
+                        put(band.u + k * out.rowBytes(.u), i, u)
+                        put(band.v + k * out.rowBytes(.v), i, v)
                     }
                 }
             }
@@ -56,4 +60,56 @@ final class RawFrameSource: BandSource {
     }
 
     func finish() throws {}
+}
+
+/// Reads samples of a tightly packed frame in its own layout (8-bit bytes, or 16-bit little-endian words with
+/// the layout's shift).
+struct SampleReader {
+    let base: UnsafePointer<UInt8>
+    let frame: FrameLayout
+
+    @inline(__always)
+    func sample(_ plane: FrameLayout.Plane, row: Int, _ i: Int) -> Int {
+        let at = base + frame.offset(of: plane, row: row)
+        guard frame.bytesPerSample == 2 else { return Int(at[i]) }
+        let word = UInt16(littleEndian: UnsafeRawPointer(at).loadUnaligned(fromByteOffset: 2 * i, as: UInt16.self))
+        return Int(word >> UInt16(frame.pixelLayout.sampleShift))
+    }
+
+    /// U (or V) sample `i` of chroma row `row`, whatever the layout.
+    @inline(__always)
+    func chroma(u: Bool, row: Int, _ i: Int) -> Int {
+        guard frame.isBiPlanar else { return sample(u ? .u : .v, row: row, i) }
+        let uFirst = frame.pixelLayout != .nv21
+        return sample(.uv, row: row, 2 * i + (u == uFirst ? 0 : 1))
+    }
+}
+
+/// One frame's samples to another bit depth, in the same range (BT.2100/H.273 scaling, rounded half up):
+/// full range Y₁₀ = ⌊Y₈·1023/255 + ½⌋, C₁₀ = ⌊512 + (C₈ − 128)·1023/255 + ½⌋ and back with 255/1023;
+/// limited range ×4 (exact) and ⌊v/4 + ½⌋ back. The same depth is the identity.
+struct DepthMap {
+    let from: Int, to: Int, full: Bool
+
+    init(from: PixelLayout, to: PixelLayout, range: ColorRange) {
+        self.from = from.bitDepth
+        self.to = to.bitDepth
+        full = range == .full
+    }
+
+    @inline(__always) func luma(_ v: Int) -> Int { map(v, centre: false) }
+    @inline(__always) func chroma(_ v: Int) -> Int { map(v, centre: true) }
+
+    @inline(__always)
+    private func map(_ v: Int, centre: Bool) -> Int {
+        if from == to { return v }
+        if from == 8 {
+            guard full else { return v * 4 }
+            // ⌊(v − c8)·1023/255 + c10 + ½⌋ over 510 (c8 = 128, c10 = 512 for chroma; 0 for luma): ≥ 0.
+            return centre ? (2 * ((v - 128) * 1023 + 512 * 255) + 255) / 510 : (2 * v * 1023 + 255) / 510
+        }
+        guard full else { return min((v + 2) >> 2, 255) }
+        let n = centre ? (2 * ((v - 512) * 255 + 128 * 1023) + 1023) / 2046 : (2 * v * 255 + 1023) / 2046
+        return min(max(n, 0), 255)
+    }
 }

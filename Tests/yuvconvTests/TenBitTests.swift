@@ -1,0 +1,88 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// 10-bit outputs and inputs through the built tool: P010, yuv420p10le and 10-bit Y4M (the bytes against
+/// yuvref.py are `GoldenTests`'; ffmpeg both ways is `make test-interop`).
+final class TenBitTests: CLITestCase {
+    let photo = fixture("photos/kodim23.png")
+
+    func bytes(_ name: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: work.appendingPathComponent(name))) }
+
+    /// 16-bit little-endian words.
+    func words(_ b: [UInt8]) -> [Int] { stride(from: 0, to: b.count, by: 2).map { Int(b[$0]) | Int(b[$0 + 1]) << 8 } }
+
+    /// P010 and yuv420p10le hold the same values (P010 shifted up 6 bits, chroma interleaved); the file is
+    /// 3 bytes a pixel and the report says so.
+    func testP010AndPlanarHoldTheSameSamples() throws {
+        for range in ["full", "limited"] {
+            XCTAssertEqual(try run([photo, "-o", "a.p010", "--range", range, "-q", "--force"]).status, 0)
+            XCTAssertEqual(try run([photo, "-o", "a.yuv420p10le", "--range", range, "-q", "--force"]).status, 0)
+            let p = words(try bytes("a.p010")), q = words(try bytes("a.yuv420p10le"))
+            let (w, h) = (768, 512), n = w * h, cn = n / 4
+            XCTAssertEqual(p.count, n + 2 * cn)
+            XCTAssertEqual(p.count * 2, w * h * 3)
+            XCTAssertTrue(p.allSatisfy { $0 & 0x3F == 0 }, "P010 keeps its value in the high 10 bits")
+            XCTAssertTrue(q.allSatisfy { $0 <= 1023 })
+            XCTAssertEqual(p[0..<n].map { $0 >> 6 }, Array(q[0..<n]))
+            for i in 0..<cn {
+                XCTAssertEqual(p[n + 2 * i] >> 6, q[n + i])
+                XCTAssertEqual(p[n + 2 * i + 1] >> 6, q[n + cn + i])
+            }
+            if range == "limited" {
+                XCTAssertTrue(q[0..<n].allSatisfy { (64...940).contains($0) })
+            }
+        }
+        let report = try run(["report", photo, "--format", "p010", "--report", "json"])
+        let line = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(report.stdout.split(separator: 10)[0])) as? [String: Any])
+        XCTAssertEqual(line["yuv_bytes"] as? Int, 768 * 512 * 3)
+        XCTAssertEqual(line["layout"] as? String, "p010")
+        XCTAssertTrue((line["ffmpeg_rawvideo_input"] as? String ?? "").contains("-pix_fmt p010le"))
+    }
+
+    /// `--depth 10` makes a C420p10 Y4M whose frame is the yuv420p10le bytes; it reads back as the same
+    /// samples; and the 10-bit frame converts to any 8-bit layout by the range's rescale (limited: ÷4).
+    func testTenBitY4MWritesAndReadsBack() throws {
+        XCTAssertEqual(try run([photo, "-o", "a.y4m", "--depth", "10", "--range", "limited", "-q"]).status, 0)
+        XCTAssertEqual(try run([photo, "-o", "a.yuv420p10le", "--range", "limited", "-q"]).status, 0)
+        let y4m = try bytes("a.y4m"), raw = try bytes("a.yuv420p10le")
+        let header = String(decoding: y4m.prefix(while: { $0 != 10 }), as: UTF8.self)
+        XCTAssertEqual(header, "YUV4MPEG2 W768 H512 F1:1 Ip A1:1 C420p10 XYSCSS=420P10 XCOLORRANGE=LIMITED")
+        XCTAssertEqual(Array(y4m.suffix(raw.count)), raw)
+        // Read back: the same samples as P010, and 8-bit by ⌊v/4 + ½⌋ (limited range).
+        XCTAssertEqual(try run(["a.y4m", "-o", "b.yuv420p10le", "-q"]).status, 0)
+        XCTAssertEqual(try bytes("b.yuv420p10le"), raw)
+        XCTAssertEqual(try run(["a.y4m", "-o", "b.yuv", "-q"]).status, 0)
+        let eight = try bytes("b.yuv"), ten = words(raw)
+        XCTAssertEqual(eight.count, ten.count)
+        XCTAssertEqual(eight, ten.map { UInt8(min(($0 + 2) >> 2, 255)) })
+        // 8-bit raw to 10-bit: limited ×4 exactly, full ⌊v·1023/255 + ½⌋ (luma) and about 512 (chroma).
+        XCTAssertEqual(try run(["b.yuv", "--size", "768x512", "--range", "limited", "-o", "c.yuv420p10le", "-q"]).status, 0)
+        XCTAssertEqual(words(try bytes("c.yuv420p10le")), eight.map { Int($0) * 4 })
+        XCTAssertEqual(try run(["b.yuv", "--size", "768x512", "--range", "full", "-o", "d.p010", "-q"]).status, 0)
+        let d = words(try bytes("d.p010")).map { $0 >> 6 }
+        XCTAssertEqual(Array(d[0..<10]), eight[0..<10].map { (2 * Int($0) * 1023 + 255) / 510 })
+    }
+
+    /// What 10 bits cannot go into, or does not fit, is a usage error naming the option; nothing is written.
+    func testDepthRefusals() throws {
+        for (args, message) in [([photo, "-o", "x.png", "--depth", "10"], "--depth 10 writes p010, yuv420p10le or y4m; png is 8-bit"),
+                                ([photo, "-o", "x.nv12", "--depth", "10"], "nv12 is 8-bit"),
+                                ([photo, "-o", "x.p010", "--depth", "8"], "--depth 8 does not fit p010"),
+                                ([photo, "-o", "x.y4m", "--depth", "12"], "--depth")] {
+            let r = try run(args)
+            XCTAssertEqual(r.status, 2, "\(args)")
+            XCTAssertTrue(r.stderr.contains(message), r.stderr)
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: work.path), [])
+    }
+
+    /// A JPEG goes to 10 bits through RGB (the direct path's rows are 8-bit): the same bytes as
+    /// `--jpeg-path rgb`.
+    func testJPEGToTenBitTakesTheRGBRoute() throws {
+        let jpg = fixture("photos/rocket.jpg")
+        XCTAssertEqual(try run([jpg, "-o", "a.p010", "-q"]).status, 0)
+        XCTAssertEqual(try run([jpg, "-o", "b.p010", "-q", "--jpeg-path", "rgb"]).status, 0)
+        XCTAssertEqual(try bytes("a.p010"), try bytes("b.p010"))
+    }
+}
