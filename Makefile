@@ -19,9 +19,9 @@ BIN = .build/release/yuvconv
 # libjpeg-turbo8-dev; the others are named alike on both.
 OS_IDS := $(shell . /etc/os-release 2>/dev/null; echo "$$ID $$ID_LIKE")
 JPEG_DEV = $(if $(filter ubuntu,$(OS_IDS)),libjpeg-turbo8-dev,libjpeg62-turbo-dev)
-BUILD_PKGS = pkg-config $(JPEG_DEV) libturbojpeg0-dev libpng-dev
+BUILD_PKGS = pkg-config $(JPEG_DEV) libturbojpeg0-dev libpng-dev liblcms2-dev
 # What the build needs, by pkg-config name: when pkg-config finds them all, nothing is installed.
-BUILD_PC = libjpeg libturbojpeg libpng
+BUILD_PC = libjpeg libturbojpeg libpng lcms2
 
 .PHONY: all build deps install-build-packages test test-fast demo install clean prove bench bench-deps bench-e2e bench-batch bench-memory quality fuzz test-sanitize test-corpus test-exact test-hostile compare-builds test-interop test-html
 
@@ -179,7 +179,7 @@ CLANG ?= $(shell command -v /opt/swift/usr/bin/clang || command -v clang)
 fuzz: deps
 	@mkdir -p $(FUZZ_DIR)/corpus-c $(FUZZ_DIR)/corpus-swift $(FUZZ_DIR)/finds
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -ISources/CShims/include $$(pkg-config --cflags libpng) \
-	  Fuzz/c/fuzz_decode.c $(addprefix Sources/CShims/,yc_decode.c yc_jpeg.c yc_png.c yc_metadata.c yc_signals.c) -ljpeg $$(pkg-config --libs libpng) -o $(FUZZ_DIR)/fuzz_decode
+	  Fuzz/c/fuzz_decode.c $(addprefix Sources/CShims/,yc_decode.c yc_jpeg.c yc_png.c yc_metadata.c yc_signals.c yc_colour.c) -ljpeg $$(pkg-config --libs libpng lcms2) -lm -o $(FUZZ_DIR)/fuzz_decode
 	cd Fuzz && $(SWIFT) build -c release -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address
 	find Fixtures/corpus -type f \( -name '*.png' -o -name '*.jp*g' \) -size -64k -exec cp {} $(FUZZ_DIR)/corpus-c/ \;
 	cp $(FUZZ_DIR)/corpus-c/* $(FUZZ_DIR)/corpus-swift/

@@ -1,6 +1,7 @@
 // Row-streaming decoders over libjpeg(-turbo) and libpng: the API (yc_decode.h) and the dispatch to each
 // format's half (yc_jpeg.c, yc_png.c); the metadata readers are in yc_metadata.c.
 #include "yc_decode_internal.h"
+#include "yc_colour.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -19,10 +20,17 @@ yc_format yc_sniff(const uint8_t *b, size_t n) {
     return YC_FORMAT_UNKNOWN;
 }
 
+int yc_plan_colour(yc_decoder *dec) {
+    if (dec->colour_target < 0) return YC_COLOUR_NONE;
+    dec->colour.action = yc_colour_plan(&dec->colour, (yc_target)dec->colour_target, dec->colour.text, sizeof dec->colour.text);
+    return dec->colour.action;
+}
+
 yc_decoder *yc_open(FILE *file, yc_format format, uint64_t max_pixels, int max_scans, int allow_truncated, int raw,
-                    int alpha16) {
+                    int alpha16, int colour_target) {
     yc_decoder *dec = calloc(1, sizeof *dec);
     if (!dec) return NULL;
+    dec->colour_target = colour_target;
     dec->max_scans = max_scans;
     dec->format = format;
     dec->max_pixels = max_pixels;
@@ -59,12 +67,16 @@ int yc_finish(yc_decoder *dec) {
     return dec->format == YC_FORMAT_JPEG ? yc_jpeg_end(dec) : yc_png_end(dec);
 }
 
+const yc_colour *yc_get_colour(const yc_decoder *dec) { return &dec->colour; }
+
 void yc_close(yc_decoder *dec) {
     if (!dec) return;
     if (dec->jpeg_created) jpeg_destroy_decompress(&dec->jpeg);
     if (dec->png) png_destroy_read_struct(&dec->png, dec->png_info ? &dec->png_info : NULL, NULL);
     free(dec->cmyk_row);
     free(dec->exif);
+    for (int i = 0; i < 256; i++) free(dec->icc_chunk[i]);
+    free(dec->icc);
     free(dec->png_image);
     free(dec);
 }

@@ -31,6 +31,7 @@ struct yc_decoder {
     int alpha16;     // keep a 16-bit PNG's alpha (R,G,B,A rows)
     uint64_t max_pixels;
     int max_scans;   // a progressive JPEG with more scans is refused (0: no limit)
+    int colour_target; // yc_target to plan colour management for, -1 for none
     jmp_buf jump;
     uint32_t rows_read;
 
@@ -46,6 +47,15 @@ struct yc_decoder {
     // file) and nothing allocated may be in flight then. A segment is at most 65533 bytes.
     uint8_t app1[65536];
     uint8_t *cmyk_row;   // one row of CMYK when the file is CMYK/YCCK
+    // APP2 ICC_PROFILE segments as they arrive (seq 1…count, each malloc'ed), joined after the header.
+    uint8_t *icc_chunk[256];
+    size_t icc_chunk_length[256];
+    int icc_count;       // the segments' declared total (0: none seen)
+    int icc_bad;         // inconsistent counts or a repeated sequence number
+
+    // Colour information for yc_get_colour (its icc points at `icc`).
+    yc_colour colour;
+    uint8_t *icc;
 
     // PNG
     png_structp png;
@@ -53,6 +63,9 @@ struct yc_decoder {
     uint8_t *png_image;  // whole image, only for interlaced PNG (Adam7 needs every pass)
     size_t png_rowbytes;
 };
+
+/// Plans colour management into dec->colour (action, text) when a target was given; returns the action.
+int yc_plan_colour(yc_decoder *dec);
 
 /// Records the first failure's message (later ones are consequences).
 void yc_set_error(yc_decoder *dec, const char *msg);

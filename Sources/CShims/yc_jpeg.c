@@ -1,6 +1,7 @@
 // The JPEG half of the decoder: libjpeg's errors and warnings kept inside C, the APP1 reader (Exif, XMP), the
 // scan limit and interrupts, a large-buffer source, and rows, raw planes and the end of the image.
 #include "yc_decode_internal.h"
+#include "yc_colour.h"
 #include "yc_signals.h"
 
 #include <stdlib.h>
@@ -91,6 +92,59 @@ static boolean app1_marker(j_decompress_ptr cinfo) {
     }
     (*cinfo->src->skip_input_data)(cinfo, length);
     return TRUE;
+}
+
+// APP2 segments: the ICC profile, split by its writer into "ICC_PROFILE\0", sequence number (from 1), count,
+// then a piece of the profile. Each piece is copied out of the fixed buffer (no longjmp between malloc and
+// the assignment); other APP2 segments are skipped through the source.
+static boolean app2_marker(j_decompress_ptr cinfo) {
+    yc_decoder *dec = ((struct yc_jpeg_err *)cinfo->err)->dec;
+    long length = (long)marker_byte(cinfo) << 8;
+    length += marker_byte(cinfo);
+    length -= 2;
+    if (length <= 0) return TRUE;
+    static const char tag[] = "ICC_PROFILE";   // with its NUL: 12 bytes
+    if (length <= 14) {
+        (*cinfo->src->skip_input_data)(cinfo, length);
+        return TRUE;
+    }
+    uint8_t *body = dec->app1;
+    for (long i = 0; i < length; i++) body[i] = (uint8_t)marker_byte(cinfo);
+    if (memcmp(body, tag, sizeof tag) != 0) return TRUE;
+    int seq = body[12], count = body[13];
+    if (seq < 1 || count < 1 || seq > count || (dec->icc_count && dec->icc_count != count) || dec->icc_chunk[seq - 1]) {
+        dec->icc_bad = 1;
+        return TRUE;
+    }
+    dec->icc_count = count;
+    size_t n = (size_t)(length - 14);
+    uint8_t *piece = malloc(n ? n : 1);
+    if (!piece) { dec->icc_bad = 1; return TRUE; }
+    memcpy(piece, body + 14, n);
+    dec->icc_chunk[seq - 1] = piece;
+    dec->icc_chunk_length[seq - 1] = n;
+    return TRUE;
+}
+
+// After the header: the ICC pieces joined in sequence order (every one present, none repeated), else none
+// and `icc_broken`; the EXIF colour-space hint.
+static void jpeg_colour(yc_decoder *dec) {
+    yc_colour *c = &dec->colour;
+    if (dec->exif) c->exif_adobe_rgb = yc_exif_adobe_rgb(dec->exif + 6, dec->exif_length - 6);
+    if (dec->icc_count == 0) { c->icc_broken = dec->icc_bad; return; }
+    size_t total = 0;
+    for (int i = 0; i < dec->icc_count; i++) {
+        if (!dec->icc_chunk[i]) { c->icc_broken = 1; return; }
+        total += dec->icc_chunk_length[i];
+    }
+    if (dec->icc_bad || total == 0 || !(dec->icc = malloc(total))) { c->icc_broken = 1; return; }
+    size_t at = 0;
+    for (int i = 0; i < dec->icc_count; i++) {
+        memcpy(dec->icc + at, dec->icc_chunk[i], dec->icc_chunk_length[i]);
+        at += dec->icc_chunk_length[i];
+    }
+    c->icc = dec->icc;
+    c->icc_length = total;
 }
 
 static int jpeg_orientation(yc_decoder *dec) {
@@ -200,9 +254,11 @@ void yc_jpeg_open(yc_decoder *dec, FILE *file, int raw) {
     dec->jpeg_created = 1;
     big_stdio_src(&dec->jpeg, file);
     jpeg_set_marker_processor(&dec->jpeg, JPEG_APP0 + 1, app1_marker);   // Exif, for the orientation tag
+    jpeg_set_marker_processor(&dec->jpeg, JPEG_APP0 + 2, app2_marker);   // ICC profile pieces
     dec->progress.progress_monitor = jpeg_progress;
     dec->jpeg.progress = &dec->progress;
     jpeg_read_header(&dec->jpeg, TRUE);
+    jpeg_colour(dec);
 
     struct jpeg_decompress_struct *j = &dec->jpeg;
     yc_info *info = &dec->info;
@@ -233,7 +289,9 @@ void yc_jpeg_open(yc_decoder *dec, FILE *file, int raw) {
         dec->error_kind = YC_ERROR_TOO_LARGE;
         return;
     }
-    if (raw && raw_sampling_supported(j)) {
+    // Colour management first: a source that needs a transform needs RGB, so it is not decoded raw.
+    int transform = yc_plan_colour(dec) == YC_COLOUR_TRANSFORM;
+    if (raw && !transform && raw_sampling_supported(j)) {
         // Planes as stored: no colour conversion, no upsampling (CONVENTIONS §2).
         j->raw_data_out = TRUE;
         j->do_fancy_upsampling = FALSE;

@@ -32,6 +32,45 @@ int yc_exif_orientation(const uint8_t *b, size_t n) {
     return 1;
 }
 
+// The entry `tag` of the IFD at `ifd`: its type, count and the offset of its value field; 0 when absent.
+static int tiff_entry(const uint8_t *b, size_t n, uint32_t ifd, unsigned tag, int big, unsigned *type, uint32_t *count,
+                      size_t *value) {
+    if (ifd < 8 || ifd > n - 2) return 0;
+    unsigned entries = tiff_u16(b + ifd, big);
+    for (unsigned i = 0; i < entries; i++) {
+        size_t e = (size_t)ifd + 2 + (size_t)i * 12;
+        if (e + 12 > n) return 0;
+        if (tiff_u16(b + e, big) != tag) continue;
+        *type = tiff_u16(b + e + 2, big);
+        *count = tiff_u32(b + e + 4, big);
+        *value = e + 8;
+        return 1;
+    }
+    return 0;
+}
+
+int yc_exif_adobe_rgb(const uint8_t *b, size_t n) {
+    if (!b || n < 8) return 0;
+    int big;
+    if (b[0] == 'I' && b[1] == 'I' && b[2] == 42 && b[3] == 0) big = 0;
+    else if (b[0] == 'M' && b[1] == 'M' && b[2] == 0 && b[3] == 42) big = 1;
+    else return 0;
+    unsigned type;
+    uint32_t count;
+    size_t value;
+    // IFD0 → Exif IFD (0x8769) → Interoperability IFD (0xA005) → InteroperabilityIndex (0x0001, ASCII "R03").
+    if (!tiff_entry(b, n, tiff_u32(b + 4, big), 0x8769, big, &type, &count, &value) || type != 4) return 0;
+    if (!tiff_entry(b, n, tiff_u32(b + value, big), 0xA005, big, &type, &count, &value) || type != 4) return 0;
+    if (!tiff_entry(b, n, tiff_u32(b + value, big), 0x0001, big, &type, &count, &value) || type != 2 || count < 3) return 0;
+    const uint8_t *s = count <= 4 ? b + value : NULL;
+    if (!s) {
+        uint32_t at = tiff_u32(b + value, big);
+        if (at > n || n - at < 3) return 0;
+        s = b + at;
+    }
+    return s[0] == 'R' && s[1] == '0' && s[2] == '3';
+}
+
 // XMP's tiff:Orientation, as an attribute (tiff:Orientation="6") or an element (<tiff:Orientation>6<):
 // 1…8, or 1 when absent or malformed. Never reads outside bytes[0..<count].
 int yc_xmp_orientation(const uint8_t *b, size_t n) {

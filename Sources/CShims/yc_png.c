@@ -34,7 +34,7 @@ static void png_read_fn(png_structp png, png_bytep data, size_t length) {
 // Chunks yuvconv never reads. Told to discard them, libpng skips each through a small buffer instead of
 // first allocating its declared length (a 300-byte file declaring a 1.9 GB iTXt cost 2 s of page faults).
 static const png_byte ignored_chunks[] = {
-    'i', 'C', 'C', 'P', '\0', 'i', 'T', 'X', 't', '\0', 's', 'P', 'L', 'T', '\0', 't', 'E', 'X', 't', '\0',
+    'i', 'T', 'X', 't', '\0', 's', 'P', 'L', 'T', '\0', 't', 'E', 'X', 't', '\0',
     'z', 'T', 'X', 't', '\0', 't', 'I', 'M', 'E', '\0', 'p', 'H', 'Y', 's', '\0', 'h', 'I', 'S', 'T', '\0',
 };
 
@@ -55,6 +55,37 @@ static int png_user_chunk(png_structp png, png_unknown_chunkp chunk) {
     }
     if (i <= n) dec->xmp_orientation = yc_xmp_orientation(d + i, n - i);
     return 1;
+}
+
+// The colour chunks, as stored: iCCP (libpng has inflated and checked it; a profile it rejects is absent),
+// sRGB, cHRM and gAMA, and an eXIf's InteroperabilityIndex.
+static void png_colour(yc_decoder *dec) {
+    yc_colour *c = &dec->colour;
+    png_charp name = NULL;
+    int compression = 0;
+    png_bytep profile = NULL;
+    png_uint_32 length = 0;
+    if (png_get_iCCP(dec->png, dec->png_info, &name, &compression, &profile, &length) && profile && length > 0) {
+        c->icc = profile;          // owned by png_info, alive until yc_close
+        c->icc_length = length;
+    }
+    int intent;
+    c->srgb = png_get_sRGB(dec->png, dec->png_info, &intent) != 0;
+    double v[8];
+    if (png_get_cHRM(dec->png, dec->png_info, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7])) {
+        c->has_chrm = 1;
+        memcpy(c->chrm, v, sizeof v);
+    }
+    double gamma;
+    if (png_get_gAMA(dec->png, dec->png_info, &gamma)) {
+        c->has_gama = 1;
+        c->gama = gamma;
+    }
+#ifdef PNG_eXIf_SUPPORTED
+    png_uint_32 exif_len = 0;
+    png_bytep exif = NULL;
+    if (png_get_eXIf_1(dec->png, dec->png_info, &exif_len, &exif) && exif) c->exif_adobe_rgb = yc_exif_adobe_rgb(exif, exif_len);
+#endif
 }
 
 void yc_png_open(yc_decoder *dec, FILE *file) {
@@ -93,6 +124,8 @@ void yc_png_open(yc_decoder *dec, FILE *file) {
 #endif
     // XMP's tiff:Orientation when there is no EXIF orientation (an iTXt before the image data).
     if (info->orientation == 1 && dec->xmp_orientation) info->orientation = dec->xmp_orientation;
+    png_colour(dec);
+    yc_plan_colour(dec);
     info->bytes_per_sample = depth == 16 ? 2 : 1;
     if ((uint64_t)w * h > dec->max_pixels) {
         char msg[YC_MSG];

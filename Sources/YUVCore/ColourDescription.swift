@@ -20,14 +20,20 @@ public struct ColourDescription: Sendable, Equatable {
     public let transfer: Value
     public let chromaLocation: Value
 
-    public init(spec: ConversionSpec) {
+    /// `primaries`: the RGB space converted (colour management's target); nil for the matrix's own (BT.2020
+    /// primaries with the BT.2020 matrix, else BT.709/sRGB).
+    public init(spec: ConversionSpec, primaries: Primaries? = nil) {
         switch spec.matrix {
         case .bt709: matrix = Value(name: "bt709", cicp: 1)
         case .bt601: matrix = Value(name: "smpte170m", cicp: 6)
         case .bt2020: matrix = Value(name: "bt2020nc", cicp: 9)
         }
         range = spec.range == .full ? Value(name: "pc", cicp: 1) : Value(name: "tv", cicp: 0)
-        primaries = spec.matrix == .bt2020 ? Value(name: "bt2020", cicp: 9) : Value(name: "bt709", cicp: 1)
+        switch primaries ?? Primaries(for: spec.matrix) {
+        case .bt709: self.primaries = Value(name: "bt709", cicp: 1)
+        case .p3: self.primaries = Value(name: "smpte432", cicp: 12)
+        case .bt2020: self.primaries = Value(name: "bt2020", cicp: 9)
+        }
         transfer = Value(name: "iec61966-2-1", cicp: 13)
         chromaLocation = Value(name: "center", cicp: 1)
     }
@@ -47,5 +53,23 @@ public struct ColourDescription: Sendable, Equatable {
     /// The filter a layout needs after reading (`-vf …`), or nil: YV12's V and U planes swapped back.
     public static func ffmpegFilter(layout: PixelLayout) -> String? {
         layout == .yv12 ? "swapuv" : nil
+    }
+}
+
+/// The RGB spaces a conversion can target (`--primaries`), all D65 with the sRGB transfer: BT.709/sRGB,
+/// Display P3 (what Apple displays use), BT.2020.
+public enum Primaries: String, CaseIterable, Sendable {
+    case bt709, p3, bt2020
+
+    /// The default for a matrix: BT.2020 primaries with the BT.2020 matrix, else sRGB's.
+    public init(for matrix: ColorMatrix) { self = matrix == .bt2020 ? .bt2020 : .bt709 }
+
+    public init?(name: String) {
+        switch name.lowercased() {
+        case "bt709", "srgb", "709": self = .bt709
+        case "p3", "display-p3", "displayp3", "smpte432": self = .p3
+        case "bt2020", "2020": self = .bt2020
+        default: return nil
+        }
     }
 }

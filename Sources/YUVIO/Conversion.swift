@@ -36,6 +36,13 @@ public struct DecodeOptions: Sendable {
     public var orientation: OrientationMode
     /// Most scans a progressive JPEG may have (`--max-scans`).
     public var maxScans = ImageDecoder.defaultMaxScans
+    /// Colour management (`--color-management auto|off`): on by default.
+    public var colourManagement = true
+    /// The RGB space to convert in (`--primaries`); nil: the matrix's (`Primaries(for:)`).
+    public var primaries: Primaries?
+
+    /// The target RGB space for `spec`.
+    public func target(for spec: ConversionSpec) -> Primaries { primaries ?? Primaries(for: spec.matrix) }
 
     public init(maxPixels: Int = ImageDecoder.defaultMaxPixels, allowTruncated: Bool = false,
                 jpegPath: JPEGPath = .direct, pipelined: Bool = true, alpha: AlphaMode = .ignore,
@@ -67,6 +74,10 @@ public struct ConversionReport: Sendable {
     public let ledgerPeakBytes: Int
     /// The EXIF orientation applied (identity when there was none or `--orientation ignore`).
     public var orientation: Orientation = .identity
+    /// What colour management did ("Display P3 → sRGB"), nil when it did nothing.
+    public var colour: String?
+    /// The RGB space converted (colour management's target).
+    public var primaries: Primaries = .bt709
     /// PSNR and SSIM against the source, when the conversion was asked to measure them.
     public var quality: QualityReport?
 }

@@ -38,10 +38,11 @@ public final class ImageDecoder {
 
     public init(source: InputSource, maxPixels: Int = ImageDecoder.defaultMaxPixels,
                 maxScans: Int = ImageDecoder.defaultMaxScans,
-                allowTruncated: Bool = false, raw: Bool = false, alpha16: Bool = false) throws(DecodeError) {
+                allowTruncated: Bool = false, raw: Bool = false, alpha16: Bool = false,
+                colourTarget: Primaries? = nil) throws(DecodeError) {
         self.source = source
         guard let h = yc_open(source.file, source.format, UInt64(maxPixels), Int32(clamping: maxScans),
-                              allowTruncated ? 1 : 0, raw ? 1 : 0, alpha16 ? 1 : 0) else {
+                              allowTruncated ? 1 : 0, raw ? 1 : 0, alpha16 ? 1 : 0, colourTarget?.target ?? -1) else {
             throw .decoder("out of memory")
         }
         if yc_failed(h) != 0 {
@@ -76,6 +77,28 @@ public final class ImageDecoder {
     }
 
     private var failure: DecodeError { Self.failure(handle, source) }
+
+    /// What colour management does for this source (when the decoder was given a target): nothing, a
+    /// transform (then `colourTransform` makes it), or nothing because its profile is broken; and a sentence.
+    public var colourPlan: (action: ColourAction, text: String) {
+        let c = yc_get_colour(handle)!.pointee
+        let text = withUnsafeBytes(of: c.text) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+        return (c.action == 1 ? .transform : c.action < 0 ? .broken : .none, text)
+    }
+
+    /// The transform of this source's colours to `target` for rows of `format` (in place), or nil when there
+    /// is none to make. `reference`: LittleCMS's double-precision transform, rounded half up (tests).
+    public func colourTransform(to target: Primaries, format: SourceFormat, reference: Bool = false) -> ColourTransform? {
+        let rows: yc_rows
+        switch format {
+        case .rgb8: rows = YC_ROWS_RGB8
+        case .rgba8: rows = YC_ROWS_RGBA8
+        case .rgb16: rows = YC_ROWS_RGB16
+        case .rgba16: rows = YC_ROWS_RGBA16
+        }
+        return yc_colour_transform_create(yc_get_colour(handle), yc_target(UInt32(target.target)), rows,
+                                          reference ? 1 : 0).map(ColourTransform.init)
+    }
 
     /// Warnings the decoder tolerated (junk between JPEG segments, a bad ancillary PNG chunk).
     public var warnings: (count: Int, first: String) {

@@ -79,14 +79,21 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
                                        allowTruncated: options.allowTruncated,
                                        // 10-bit outputs take the RGB route (the direct path's rows are 8-bit).
                                        raw: options.jpegPath == .direct && layout.bitDepth == 8,
-                                       alpha16: options.alpha != .ignore)
+                                       alpha16: options.alpha != .ignore,
+                                       colourTarget: options.colourManagement ? options.target(for: spec) : nil)
         let info = decoder.info
         // The EXIF orientation, applied to the picture before conversion (whole pixels, so the RGB route stays
         // the exact conversion of the upright picture). A turned picture is held whole while it is turned.
         let turn = options.turn(for: info)
+        // The colour stage: a transform to the target space when the source's profile asks for one (such a
+        // JPEG was opened for RGB); a broken profile is a warning.
+        let plan = options.colourManagement ? decoder.colourPlan : (action: ColourAction.none, text: "")
+        let colour = plan.action == .transform
+            ? decoder.colourTransform(to: options.target(for: spec), format: info.rowFormat) : nil
         let source: BandSource = decoder.isRaw
             ? JPEGPlanesSource(decoder: decoder, spec: spec, kernels: kernels, turn: turn)
-            : RGBRowsSource(decoder: decoder, spec: spec, kernels: kernels, turn: turn, alpha: options.alpha)
+            : RGBRowsSource(decoder: decoder, spec: spec, kernels: kernels, turn: turn, alpha: options.alpha,
+                            colour: colour)
         let g = source.geometry
         let frame = FrameLayout(width: g.width, height: g.height, pixelLayout: layout, alignment: alignment,
                                 heightAlignment: heightAlignment, alpha: options.alpha == .keep)
@@ -95,10 +102,15 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         let probe = metrics && layout.bitDepth == 8 ? QualityProbe(geometry: g, spec: spec, ledger: ledger) : nil
         if let probe { source.measure(with: probe, ledger: ledger) }
         try runPipeline(source, frame: frame, into: sink, ledger: ledger, threaded: options.pipelined)
-        let w = decoder.warnings
+        var w = decoder.warnings
+        if plan.action == .broken {
+            w = (w.count + 1, w.count == 0 ? plan.text : w.first)
+        }
         var report = ConversionReport(info: info, geometry: g, layout: layout, spec: spec,
                                       inputBytes: inputSource.byteCount, warnings: w.count, firstWarning: w.first,
                                       path: source.pathName, ledgerPeakBytes: ledger.peak)
+        report.colour = colour != nil ? plan.text : nil
+        report.primaries = options.target(for: spec)
         report.alphaBytes = frame.alpha ? frame.tight.planeBytes(.a) : 0
         report.orientation = turn
         report.quality = probe?.result

@@ -133,6 +133,22 @@ struct OptionSpec: Sendable {
                         "while it is turned); ignore: convert the samples as stored (yuvref's output)"]) { o, _, v throws(UsageError) in
                 o.orientation = try named(v, "orientation mode", "auto, ignore") { OrientationMode(rawValue: $0) }
             },
+            OptionSpec(["--color-management", "--colour-management"], "M", completes: .oneOf(["auto", "off"]),
+                       ["auto (default): transform a source with a colour profile (ICC in JPEG or",
+                        "PNG, PNG sRGB/cHRM/gAMA, EXIF Adobe RGB) to the target RGB space first",
+                        "(LittleCMS; sRGB and untagged sources are untouched); off: convert the",
+                        "samples as stored, as if sRGB (yuvref's output)"]) { o, _, v throws(UsageError) in
+                switch v.lowercased() {
+                case "auto", "on": o.colourManagement = true
+                case "off", "none": o.colourManagement = false
+                default: throw UsageError(message: "unknown colour management mode '\(v)' (known: auto, off)")
+                }
+            },
+            OptionSpec(["--primaries"], "P", completes: .oneOf(["bt709", "p3", "bt2020"]),
+                       ["the RGB space converted: bt709 (sRGB; the default, bt2020 with --matrix",
+                        "bt2020), p3 (Display P3), bt2020; sources are transformed into it"]) { o, _, v throws(UsageError) in
+                o.primaries = try named(v, "primaries", "bt709, p3, bt2020") { Primaries(name: $0) }
+            },
             OptionSpec(["--jpeg-path"], "P", completes: .oneOf(["direct", "rgb"]),
                        ["direct (default): convert a JPEG from its own YCbCr planes, never building",
                         "RGB (4:2:0 to bt601 full is then the decoder's planes, byte for byte);",

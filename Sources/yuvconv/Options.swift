@@ -32,6 +32,10 @@ struct Options {
     /// `--dry-run`: say what would be done, write nothing.
     var dryRun = false
     var quiet = false
+    /// `--color-management auto|off`.
+    var colourManagement = true
+    /// `--primaries`: the target RGB space (nil: the matrix's).
+    var primaries: Primaries?
     /// `--depth 8|10`: the output's bits per sample (nil: the layout's own; Y4M 8).
     var depth: Int?
     /// `--metrics`: PSNR and SSIM in the report, measured as the conversion streams (`QualityProbe`).
@@ -151,6 +155,8 @@ struct Options {
         var d = DecodeOptions(maxPixels: maxPixels, allowTruncated: allowTruncated, jpegPath: jpegPath,
                               pipelined: !inBatch, alpha: alpha, orientation: orientation)
         d.maxScans = maxScans
+        d.colourManagement = colourManagement
+        d.primaries = primaries
         return d
     }
 

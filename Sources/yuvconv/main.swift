@@ -18,10 +18,12 @@ func printErr(_ s: String) {
 /// what the conversion itself used.
 func summaryLine(name: String, report r: ConversionReport) -> String {
     let g = r.geometry, layout = r.layout.rawValue + (r.alphaBytes > 0 ? "+A" : "")
-    let saving = Saving(baseline: g.rgbaBytes, ours: g.tightBytes + r.alphaBytes)
+    let yuv = FrameLayout(width: g.width, height: g.height, pixelLayout: r.layout).byteCount + r.alphaBytes
+    let saving = Saving(baseline: g.rgbaBytes, ours: yuv)
     return "\(name): \(g.width)x\(g.height) \(r.info.container.rawValue) \(r.info.sampling) -> \(layout) "
-        + "(\(r.spec)): RGBA \(formatBytes(g.rgbaBytes)), \(layout) \(formatBytes(g.tightBytes + r.alphaBytes)), "
+        + "(\(r.spec)): RGBA \(formatBytes(g.rgbaBytes)), \(layout) \(formatBytes(yuv)), "
         + "saves \(formatBytes(saving.bytes)) (\(formatFixed(saving.percent, decimals: 1))%); "
+        + (r.colour.map { "\($0), " } ?? "")
         + "\(r.path)" + (r.orientation.isIdentity ? "" : ", \(r.orientation) (EXIF \(r.orientation.exif))")
         + ", buffers \(formatBytes(r.ledgerPeakBytes)), peak RSS \(formatBytes(peakResidentBytes()))"
 }

@@ -45,6 +45,30 @@ typedef struct {
     int orientation;
 } yc_info;
 
+/// What a file says about its colours, as stored (never applied here): an ICC profile (JPEG APP2
+/// "ICC_PROFILE" segments reassembled in order, or PNG iCCP decompressed), PNG sRGB, cHRM and gAMA, and the
+/// EXIF InteroperabilityIndex "R03" (Adobe RGB). `icc` is NULL when there is none or its segments are
+/// incomplete (`icc_broken` then says so).
+typedef struct {
+    const uint8_t *icc;
+    size_t icc_length;
+    int icc_broken;          // ICC segments that do not make a whole profile (missing, repeated, bad counts)
+    int srgb;                // PNG sRGB chunk present
+    int has_chrm;            // PNG cHRM: white x,y then red, green, blue x,y
+    double chrm[8];
+    int has_gama;            // PNG gAMA: the file gamma (0.45455 for 1/2.2)
+    double gama;
+    int exif_adobe_rgb;      // EXIF InteroperabilityIndex "R03"
+    /// When yc_open was given a colour target: what colour management does (yc_colour_action: 0 nothing,
+    /// 1 a transform, -1 a broken profile) and a sentence saying so.
+    int action;
+    char text[192];
+} yc_colour;
+
+/// 1 when the TIFF structure's Exif IFD has an Interoperability IFD whose InteroperabilityIndex is "R03"
+/// (Adobe RGB, DCF's option file). Never reads outside `bytes[0..<count]`.
+int yc_exif_adobe_rgb(const uint8_t *bytes, size_t count);
+
 /// The orientation tag of a TIFF structure (EXIF data from its "II*\0"/"MM\0*" header on): 1…8, or 1 when
 /// the data is short, malformed or has no valid tag. Never reads outside `bytes[0..<count]`.
 int yc_exif_orientation(const uint8_t *bytes, size_t count);
@@ -66,8 +90,10 @@ yc_format yc_sniff(const uint8_t *bytes, size_t count);
 /// `raw`: for a YCbCr or greyscale JPEG, decode to planes (yc_read_raw_band) instead of RGB rows.
 /// `alpha16`: a 16-bit PNG with alpha keeps it (R,G,B,A 16-bit rows, channels 4) instead of dropping it.
 /// `max_scans`: a JPEG with more scans than this is refused (0: no limit; libjpeg-turbo's tools use 500).
+/// `colour_target`: a yc_target (yc_colour.h) to plan colour management for (yc_get_colour's action and
+/// text), or -1 for none. A JPEG that needs a transform is not decoded raw: colour needs RGB.
 yc_decoder *yc_open(FILE *file, yc_format format, uint64_t max_pixels, int max_scans, int allow_truncated, int raw,
-                    int alpha16);
+                    int alpha16, int colour_target);
 
 /// 1 when the decoder has failed; the message stays available from yc_error.
 int yc_failed(const yc_decoder *dec);
@@ -86,6 +112,9 @@ int yc_warning_count(const yc_decoder *dec);
 const char *yc_first_warning(const yc_decoder *dec);
 
 const yc_info *yc_get_info(const yc_decoder *dec);
+
+/// The colour information read with the header (valid until yc_close).
+const yc_colour *yc_get_colour(const yc_decoder *dec);
 
 /// Decodes the next `count` rows (see yc_info.channels) into `dst`, rows `stride` bytes apart.
 /// Returns 0 on success, -1 on failure (see yc_error).

@@ -1,7 +1,8 @@
 import YUVCore
 
 /// RGB rows from a decoder (PNG, and JPEG on the RGB route or when it is CMYK), converted exactly by
-/// `RGBToYUV420` after the alpha stage. With an EXIF orientation the rows are decoded whole and turned
+/// `RGBToYUV420` after the colour stage (a LittleCMS transform, when the source's profile asks for one) and
+/// the alpha stage. With an EXIF orientation the rows are decoded whole and turned
 /// first (the orientation stage).
 final class RGBRowsSource: BandSource {
     let geometry: PlaneGeometry
@@ -22,8 +23,13 @@ final class RGBRowsSource: BandSource {
     private var recorded = 0
     private var probe: QualityProbe?
 
-    init(decoder: ImageDecoder, spec: ConversionSpec, kernels: KernelChoice, turn: Orientation, alpha: AlphaMode) {
+    /// The colour stage's transform, when the source's colours are transformed.
+    private let colour: ColourTransform?
+
+    init(decoder: ImageDecoder, spec: ConversionSpec, kernels: KernelChoice, turn: Orientation, alpha: AlphaMode,
+         colour: ColourTransform? = nil) {
         self.decoder = decoder
+        self.colour = colour
         self.turn = turn
         self.alpha = alpha
         let info = decoder.info
@@ -57,6 +63,7 @@ final class RGBRowsSource: BandSource {
 
     func convert(slot: Int, row: Int, count: Int, into band: BandBuffer) {
         let source = whole.map { $0.pointer + row * rowBytes } ?? slots[slot]
+        colour?.apply(source, rowBytes: rowBytes, width: geometry.width, count: count)
         let (rows, stride) = applyAlpha(alpha, rows: source, rowBytes: rowBytes, width: geometry.width, count: count,
                                         format: format, into: band.alpha)
         if band.frame.bytesPerSample == 2 {

@@ -1,0 +1,42 @@
+// Colour management with LittleCMS 2: the source's colour space (an ICC profile, PNG's sRGB/cHRM/gAMA, EXIF's
+// Adobe RGB hint) transformed to the target RGB space before the conversion. See docs/contract.md.
+#ifndef YC_COLOUR_H
+#define YC_COLOUR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "yc_decode.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// The target RGB spaces (`--primaries`): sRGB (BT.709 primaries), Display P3, BT.2020 primaries — all D65
+/// with the sRGB transfer.
+typedef enum { YC_TARGET_SRGB = 0, YC_TARGET_P3 = 1, YC_TARGET_BT2020 = 2 } yc_target;
+
+/// What colour management does for a source: nothing (no colour information, or a space equal to the
+/// target within one code value), a transform, or nothing because the profile is broken (a warning).
+typedef enum { YC_COLOUR_NONE = 0, YC_COLOUR_TRANSFORM = 1, YC_COLOUR_BROKEN = -1 } yc_colour_action;
+
+/// Decides, and describes it in `text` ("Display P3 → sRGB", or why a profile was not used).
+yc_colour_action yc_colour_plan(const yc_colour *colour, yc_target target, char *text, size_t text_size);
+
+/// Row formats a transform takes (in place): the decoder's rows.
+typedef enum { YC_ROWS_RGB8 = 0, YC_ROWS_RGBA8 = 1, YC_ROWS_RGB16 = 2, YC_ROWS_RGBA16 = 3 } yc_rows;
+
+typedef struct yc_colour_transform yc_colour_transform;
+
+/// A transform from the source's space to `target` for rows of `rows` (relative colorimetric; alpha copied).
+/// `reference`: LittleCMS's unoptimised double-precision transform, rounded half up — the precision
+/// reference the tests compare the fast one with. NULL when the plan is not a transform or on failure.
+yc_colour_transform *yc_colour_transform_create(const yc_colour *colour, yc_target target, yc_rows rows, int reference);
+/// Transforms `count` rows of `width` pixels, `stride` bytes apart, in place.
+void yc_colour_transform_apply(yc_colour_transform *t, void *rows, size_t stride, uint32_t width, uint32_t count);
+void yc_colour_transform_free(yc_colour_transform *t);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,38 @@
+import CShims
+import YUVCore
+
+/// What colour management does for a source (`ImageDecoder.colourPlan`).
+public enum ColourAction: Sendable, Equatable {
+    /// No colour information, or a space the target already is (an sRGB profile to sRGB).
+    case none
+    /// A transform to the target space, before the conversion.
+    case transform
+    /// A profile that cannot be used: a warning, and the samples are used as stored.
+    case broken
+}
+
+extension Primaries {
+    /// The C side's target (`yc_target`).
+    var target: Int32 {
+        switch self {
+        case .bt709: return 0
+        case .p3: return 1
+        case .bt2020: return 2
+        }
+    }
+}
+
+/// The colour stage: a LittleCMS transform of the source's RGB rows (in place, on the worker, before the
+/// alpha stage) to the target RGB space. Made once per conversion; rows of one format.
+public final class ColourTransform {
+    private let handle: OpaquePointer
+
+    init(_ handle: OpaquePointer) { self.handle = handle }
+
+    deinit { yc_colour_transform_free(handle) }
+
+    /// Transforms `count` rows of `width` pixels, `rowBytes` apart, in place.
+    public func apply(_ rows: UnsafeMutableRawPointer, rowBytes: Int, width: Int, count: Int) {
+        yc_colour_transform_apply(handle, rows, rowBytes, UInt32(width), UInt32(count))
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import TestSupport
+import XCTest
+import YUVCore
+@testable import YUVIO
+
+/// Colour management: which sources are transformed, how precisely, and that everything else is untouched.
+final class ColourManagementTests: XCTestCase {
+    let p3 = fixturesURL.appendingPathComponent("colour/kodim23-p3.jpg").path
+    let p3PNG = fixture("png-extra/image-png/broken_iccp.png")   // libpng reads its Display P3 iCCP
+    let adobe = fixture("photos/rocket.jpg")                      // Adobe RGB (1998) ICC profile
+
+    func decoder(_ path: String, target: Primaries? = .bt709) throws -> ImageDecoder {
+        try ImageDecoder(source: try InputSource(path: path, maxPixels: 1 << 30), raw: false, colourTarget: target)
+    }
+
+    /// The stage's transform against LittleCMS's double-precision one rounded half up (the contract's
+    /// precision): at least 99.9% of samples equal, none more than 1 off — on a P3 JPEG and PNG, an Adobe RGB
+    /// JPEG, and each target.
+    func testTransformIsWithinOneOfTheDoublePrecisionReference() throws {
+        for (path, target) in [(p3, Primaries.bt709), (p3PNG, .bt709), (adobe, .bt709), (adobe, .p3), (p3, .bt2020)] {
+            let d = try decoder(path, target: target)
+            XCTAssertEqual(d.colourPlan.action, .transform, path)
+            let format = d.info.rowFormat, w = d.info.width, rowBytes = w * format.bytesPerPixel
+            let fast = try XCTUnwrap(d.colourTransform(to: target, format: format))
+            let reference = try XCTUnwrap(d.colourTransform(to: target, format: format, reference: true))
+            let a = UnsafeMutableRawPointer.allocate(byteCount: rowBytes, alignment: 16)
+            let b = UnsafeMutableRawPointer.allocate(byteCount: rowBytes, alignment: 16)
+            defer { a.deallocate(); b.deallocate() }
+            var samples = 0, equal = 0, worst = 0, changed = 0
+            for _ in 0..<d.info.height {
+                try d.readRows(into: a, rowBytes: rowBytes, count: 1)
+                b.copyMemory(from: a, byteCount: rowBytes)
+                let before = Array(UnsafeRawBufferPointer(start: a, count: rowBytes))
+                fast.apply(a, rowBytes: rowBytes, width: w, count: 1)
+                reference.apply(b, rowBytes: rowBytes, width: w, count: 1)
+                for x in 0..<w {
+                    for c in 0..<3 {
+                        let i = x * format.bytesPerPixel + c
+                        let p = Int(a.load(fromByteOffset: i, as: UInt8.self)), q = Int(b.load(fromByteOffset: i, as: UInt8.self))
+                        samples += 1
+                        if p == q { equal += 1 }
+                        if q != Int(before[i]) { changed += 1 }
+                        worst = max(worst, abs(p - q))
+                    }
+                }
+            }
+            print("colour precision: \(path) → \(target): \(equal) of \(samples) samples equal, worst \(worst)")
+            XCTAssertLessThanOrEqual(worst, 1, "\(path) → \(target)")
+            XCTAssertGreaterThanOrEqual(Double(equal) / Double(samples), 0.999, "\(path) → \(target): \(equal) of \(samples)")
+            if path != p3PNG {   // a picture of neutral greys, which P3 and sRGB share
+                XCTAssertGreaterThan(changed, samples / 10, "\(path) → \(target): the transform must change the picture")
+            }
+        }
+    }
+
+    /// Untagged and sRGB-tagged sources, and `--color-management off`, give the bytes of the conversion as
+    /// stored; a P3 JPEG leaves the direct path and says what was done.
+    func testWhatIsAndIsNotTransformed() throws {
+        func convert(_ path: String, _ managed: Bool, layout: PixelLayout = .nv12) throws -> Conversion {
+            var o = DecodeOptions()
+            o.colourManagement = managed
+            return try convertFile(path: path, spec: ConversionSpec(), layout: layout, options: o)
+        }
+        // Untagged, and sRGB profiles (IEC 61966-2.1 in a JPEG; a "known incorrect" sRGB iCCP in a PNG).
+        for path in [fixture("photos/kodim23.png"), fixture("jpeg/pillow/flower2.jpg"), fixture("png-extra/pillow/icc_profile.png")]
+            where FileManager.default.fileExists(atPath: path) {
+            let on = try convert(path, true), off = try convert(path, false)
+            XCTAssertEqual(on.image.bytes, off.image.bytes, path)
+            XCTAssertNil(on.report.colour, path)
+        }
+        let managed = try convert(p3, true), asStored = try convert(p3, false)
+        XCTAssertEqual(managed.report.colour, "Display P3 → sRGB")
+        XCTAssertEqual(managed.report.path, "RGB")
+        XCTAssertEqual(asStored.report.path, "direct YCbCr")
+        XCTAssertNotEqual(managed.image.bytes, asStored.image.bytes)
+        // Managed colours are more saturated than the P3 numbers read as sRGB: mean |Cr − 128| grows.
+        func chroma(_ c: Conversion) -> Double {
+            let v = c.image.vPlane
+            return Double(v.reduce(0) { $0 + abs(Int($1) - 128) }) / Double(v.count)
+        }
+        XCTAssertGreaterThan(chroma(managed), chroma(asStored) * 1.05)
+        // Adobe RGB from the EXIF hint alone would need a file without a profile; the profile wins here.
+        XCTAssertEqual(try convert(adobe, true).report.colour, "Adobe RGB (1998) → sRGB")
+    }
+
+    /// The converted picture against an independent route: the reference transform's rows, converted exactly.
+    func testManagedConversionIsTheExactConversionOfTheTransformedRows() throws {
+        let d = try decoder(p3PNG)
+        let format = d.info.rowFormat, w = d.info.width, h = d.info.height, rowBytes = w * format.bytesPerPixel
+        let t = try XCTUnwrap(d.colourTransform(to: .bt709, format: format))
+        var rows = [UInt8](repeating: 0, count: rowBytes * h)
+        try rows.withUnsafeMutableBytes { buf in
+            try d.readRows(into: buf.baseAddress!, rowBytes: rowBytes, count: h)
+            t.apply(buf.baseAddress!, rowBytes: rowBytes, width: w, count: h)
+        }
+        let expected = rows.withUnsafeBytes {
+            RGBToYUV420(spec: ConversionSpec(), source: format == .rgba16 ? .rgb16 : format, kernels: .reference)
+                .convert(pixels: $0.baseAddress!, rowBytes: rowBytes, width: w, height: h, layout: .nv12)
+        }
+        let got = try convertFile(path: p3PNG, spec: ConversionSpec(), layout: .nv12)
+        XCTAssertEqual(got.image.bytes, expected.bytes)
+    }
+
+    /// A profile that cannot be read is a warning, and the samples are used as stored.
+    func testBrokenProfileIsAWarning() throws {
+        var jpeg = [UInt8](try Data(contentsOf: URL(fileURLWithPath: p3)))
+        // Corrupt the profile's header inside its APP2 segment (the tag 'acsp' at offset 36 of the profile).
+        let marker = [UInt8]("ICC_PROFILE".utf8)
+        let at = try XCTUnwrap((0..<(jpeg.count - marker.count)).first { Array(jpeg[$0..<($0 + marker.count)]) == marker })
+        for i in 0..<8 { jpeg[at + 14 + 36 + i] = 0 }
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("yuvconv-broken-icc-\(getpid()).jpg")
+        try Data(jpeg).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let c = try convertFile(path: url.path, spec: ConversionSpec(), layout: .nv12)
+        XCTAssertEqual(c.report.warnings, 1)
+        XCTAssertTrue(c.report.firstWarning.contains("colours used as stored"), c.report.firstWarning)
+        XCTAssertNil(c.report.colour)
+        XCTAssertEqual(c.report.path, "direct YCbCr")
+    }
+}
