@@ -40,6 +40,9 @@ public enum PixelLayout: String, CaseIterable, Sendable {
         }
     }
 
+    /// The 8-bit layouts: what the 8-bit drivers (`RGBToYUV420`, `YCbCrToYUV420`, `PlaneTargets`) write.
+    public static let eightBitLayouts: [PixelLayout] = allCases.filter { $0.bitDepth == 8 }
+
     /// True when U and V share one interleaved plane.
     public var isBiPlanar: Bool { self == .nv12 || self == .nv21 || self == .p010 }
 
