@@ -141,7 +141,8 @@ struct Outcome {
 
 /// Converts `input` to `output` (atomically), prints its line unless quiet, and measures it when a report
 /// wants it. Never throws: a failure is part of the outcome. Files in `protected` (every input of the run)
-/// are never written.
+/// are never written. The output is hashed as it is written for a report and for `--update`'s manifest
+/// only: SHA-256 costs about as much again as the conversion.
 func convertOne(input: String, output: String, format: OutputFormat, options: Options, protected: Set<FileIdentity>,
                 keepForReport: Bool) -> Outcome {
     let name = displayPath(input)
@@ -150,7 +151,8 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
     // Check the output first, so a refused overwrite costs no decoding.
     let sink: AtomicOutput
     do {
-        sink = try AtomicOutput(path: output, force: options.force, inputs: [input], protected: protected)
+        sink = try AtomicOutput(path: output, force: options.force, inputs: [input], protected: protected,
+                                hashing: keepForReport || options.update)
     } catch {
         return failed(FileError(path: output, error))
     }
@@ -208,6 +210,7 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
     var record = ImageRecord(file: name, error: nil, report: report, quality: quality, alignment: options.alignment,
                              peakRSS: peak)
     record.heightAlignment = options.heightAlignment
+    record.output = sink.digest
     return Outcome(record: record, failure: nil)
 }
 
