@@ -131,6 +131,10 @@ func refuseTerminal(_ output: String) throws(UsageError) {
 struct Outcome {
     var record: ImageRecord
     var failure: FileError?
+    /// Kept as up to date by `--update` (its record from the manifest), not converted.
+    var skipped = false
+    /// With `--update`: the manifest's new entry for the output named, or nil to drop it (a failed conversion).
+    var manifestChange: (name: String, entry: ManifestEntry?)?
 
     /// A file that failed: its record says why.
     static func failed(_ input: String, _ error: FileError, alignment: Int) -> Outcome {
