@@ -26,8 +26,8 @@ public final class AtomicOutput {
     private var position = 0
     /// The end of the furthest byte written.
     private var end = 0
-    /// Bytes were written where the hash cannot follow them: before `hashed` (rewritten after being hashed),
-    /// or through a stream of the descriptor's own. `commit` then hashes the temporary file whole.
+    /// Bytes were written where the hash cannot follow them: before `hashed` (rewritten after being hashed, or
+    /// cut off by a shorter `reserve`). `commit` then hashes the temporary file whole.
     private var hashLost = false
 
     /// The output's size and SHA-256 once committed, when `hashing` was asked for; nil for a pipe whose bytes
