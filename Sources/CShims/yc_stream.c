@@ -75,6 +75,43 @@ FILE *yc_stream_open(int fd, int owns_fd, const uint8_t *head, size_t count, uin
 uint64_t yc_stream_bytes(const yc_stream *s) { return s->bytes; }
 int yc_stream_over_limit(const yc_stream *s) { return s->over_limit; }
 
+struct yc_writer {
+    void *context;
+    yc_write_fn write;
+};
+
+static long long writer_write(struct yc_writer *w, const char *buf, size_t size) {
+    int code = w->write(w->context, (const uint8_t *)buf, size);
+    if (code != 0) {
+        errno = code;
+        return -1;
+    }
+    return (long long)size;
+}
+
+#if defined(__APPLE__)
+static int apple_write(void *c, const char *buf, int size) { return (int)writer_write(c, buf, (size_t)size); }
+static int apple_writer_close(void *c) { free(c); return 0; }
+#else
+static ssize_t glibc_write(void *c, const char *buf, size_t size) { return (ssize_t)writer_write(c, buf, size); }
+static int glibc_writer_close(void *c) { free(c); return 0; }
+#endif
+
+FILE *yc_write_stream_open(void *context, yc_write_fn write) {
+    struct yc_writer *w = calloc(1, sizeof *w);
+    if (!w) return NULL;
+    w->context = context;
+    w->write = write;
+#if defined(__APPLE__)
+    FILE *f = funopen(w, NULL, apple_write, NULL, apple_writer_close);
+#else
+    cookie_io_functions_t io = {.read = NULL, .write = glibc_write, .seek = NULL, .close = glibc_writer_close};
+    FILE *f = fopencookie(w, "wb", io);
+#endif
+    if (!f) { free(w); return NULL; }
+    return f;
+}
+
 long long yc_read_full(int fd, uint8_t *buf, size_t count) {
     size_t done = 0;
     while (done < count) {

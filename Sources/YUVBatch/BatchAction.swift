@@ -1,32 +1,94 @@
 import YUVIO
 
-/// What a run does with one planned item, from what is already at its output. `update` decides first: an
-/// output at least as new as its input is kept even with `force`, which then only lets out-of-date outputs
-/// (and the report file) be replaced; without `update`, `force` replaces every existing output.
+/// What a run does with one planned item, from what is already at its output. With `--update` the output
+/// folder's manifest decides (`Manifest.check`), first: an up-to-date output is kept even with `force`, which
+/// then only lets out-of-date outputs (and the report file) be replaced. Without it, `force` replaces every
+/// existing output.
 public enum BatchAction: Sendable, Equatable {
     /// Nothing at the output yet.
     case convert
-    /// An output is there and is replaced: `outOfDate` with `update` (the input is newer), else by `force`.
-    case replace(outOfDate: Bool)
-    /// An output is there and stays: `upToDate` with `update`, else because there is no `force`.
+    /// An output is there and is replaced: out of date, and why (`--update`), or by `force` (nil).
+    case replace(Staleness?)
+    /// An output is there and stays: `upToDate` with `--update`, else because there is no `force`.
     case skip(upToDate: Bool)
 
-    public init(_ item: BatchItem, force: Bool, update: Bool) {
-        guard let output = FileStatus(path: item.output) else {
+    /// Without `--update`: convert when nothing is at the output, else replace it with `force`, else skip it.
+    public init(_ item: BatchItem, force: Bool) {
+        guard FileStatus(path: item.output) != nil else {
             self = .convert
             return
         }
-        if update {
-            let newer = (FileStatus(path: item.input)?.modified ?? 0) > output.modified
-            self = newer ? .replace(outOfDate: true) : .skip(upToDate: true)
-        } else {
-            self = force ? .replace(outOfDate: false) : .skip(upToDate: false)
-        }
+        self = force ? .replace(nil) : .skip(upToDate: false)
     }
 
     /// Whether the conversion may replace a file at its output (`AtomicOutput`'s `force`).
     public var replaces: Bool {
         if case .replace = self { return true }
         return false
+    }
+}
+
+/// Why `--update` converts an output again.
+public enum Staleness: Sendable, Equatable, CustomStringConvertible {
+    /// The manifest has no entry for it: there is nothing to tell it is up to date by.
+    case unrecorded
+    /// It was made with other options (`optionsKey`).
+    case optionsChanged
+    /// The input's content is not what it was made from.
+    case inputChanged
+    /// The output is not what was written: another size, or another SHA-256.
+    case outputAltered
+    /// The input or output cannot be hashed (not a regular file, unreadable): why.
+    case unchecked(String)
+
+    public var description: String {
+        switch self {
+        case .unrecorded: return "not in the manifest (\(Manifest.fileName))"
+        case .optionsChanged: return "made with other options"
+        case .inputChanged: return "the input changed"
+        case .outputAltered: return "the output was altered since it was made"
+        case .unchecked(let why): return "cannot be checked: \(why)"
+        }
+    }
+}
+
+extension Manifest {
+    /// What `--update` does with `item` (found by its output's `name` in the folder), when its bytes are shaped by
+    /// `optionsKey` — and, for an output kept, its entry, refreshed with what was found (a touched but identical
+    /// input's new time), for the report and the next manifest.
+    ///
+    /// Converted when the output is missing; again when no entry records it, its options differ, the output's
+    /// size differs or (its time differing) its SHA-256 does, or the input's size differs or (its path or time
+    /// differing) its SHA-256 does. A file whose size and time are as recorded is not read: a re-run over
+    /// unchanged files hashes nothing.
+    public func check(_ item: BatchItem, optionsKey: String) -> (action: BatchAction, entry: ManifestEntry?) {
+        guard let output = FileStatus(path: item.output) else { return (.convert, nil) }
+        guard var entry = entries[item.name] else { return (.replace(.unrecorded), nil) }
+        if entry.optionsKey != optionsKey { return (.replace(.optionsChanged), nil) }
+        guard output.kind == .regular else { return (.replace(.unchecked("the output is not a regular file")), nil) }
+        if output.size != entry.outputBytes { return (.replace(.outputAltered), nil) }
+        if output.modified != entry.outputModified {
+            do throws(FileError) {
+                let (status, sha) = try sha256(ofFile: item.output)
+                if sha != entry.outputSHA256 || status.size != entry.outputBytes { return (.replace(.outputAltered), nil) }
+                entry.outputModified = status.modified
+            } catch {
+                return (.replace(.unchecked(error.reason)), nil)
+            }
+        }
+        guard let input = FileStatus(path: item.input), input.kind == .regular else {
+            return (.replace(.unchecked("the input is not a regular file")), nil)
+        }
+        if input.size != entry.inputBytes { return (.replace(.inputChanged), nil) }
+        if input.modified != entry.inputModified || item.input != entry.input {
+            do throws(FileError) {
+                let (status, sha) = try sha256(ofFile: item.input)
+                if sha != entry.inputSHA256 || status.size != entry.inputBytes { return (.replace(.inputChanged), nil) }
+                (entry.inputModified, entry.input) = (status.modified, item.input)
+            } catch {
+                return (.replace(.unchecked(error.reason)), nil)
+            }
+        }
+        return (.skip(upToDate: true), entry)
     }
 }

@@ -10,8 +10,10 @@ public struct BatchItem: Sendable, Equatable {
     public let input: String
     /// The input's folder below the folder argument it was found in ("" for files named directly).
     public let dir: String
-    /// Set by `BatchPlan`: the output path, and what its name says to write (`OutputFormat.resolve`).
+    /// Set by `BatchPlan`: the output path, its name in the output folder (the template's expansion), and what
+    /// its name says to write (`OutputFormat.resolve`).
     public internal(set) var output = ""
+    public internal(set) var name = ""
     public internal(set) var format = OutputFormat.raw(.nv12)
 
     public init(input: String, dir: String) {

@@ -14,7 +14,7 @@ public struct BatchOutputFolder: Sendable, Equatable {
     }
 
     /// Where `name` goes in this folder.
-    func path(of name: String) -> String {
+    public func path(of name: String) -> String {
         let dir = path.hasSuffix("/") ? String(path.dropLast()) : path
         return (dir.isEmpty ? "" : dir + "/") + name
     }
@@ -58,6 +58,7 @@ public struct BatchPlan: Sendable {
                 throw .nameOutsideFolder(template: template, name: name, input: items[i].input)
             }
             items[i].output = outputFolder.path(of: name)
+            items[i].name = name
             do { items[i].format = try OutputFormat.resolve(asked: format, path: items[i].output, needs: needs) } catch {
                 throw .format(error)
             }

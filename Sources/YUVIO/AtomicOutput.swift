@@ -4,10 +4,12 @@
 import Darwin
 #endif
 import CShims
+import YUVCore
 
 /// An output file written to a temporary file beside the target and moved into place only when complete:
 /// a failed or interrupted run leaves no partial file, and an existing file is replaced only with `force`.
-/// Standard output (`-`) is written directly.
+/// Standard output (`-`) is written directly. Asked to (`hashing`), it takes the SHA-256 of what is written as
+/// it is written (`digest`).
 public final class AtomicOutput {
     public let path: String
     private let force: Bool
@@ -17,17 +19,35 @@ public final class AtomicOutput {
     private var signalSlot: Int32 = -1
     /// True when writing straight to a device or FIFO (no temporary file).
     private var direct = false
+    /// The SHA-256 of the output's bytes [0, `hashed`), taken as they were written; nil when not asked for.
+    private var hasher: SHA256?
+    private var hashed = 0
+    /// Where the next in-order `write` lands: the descriptor's position (`write(_:at:)` does not move it).
+    private var position = 0
+    /// The end of the furthest byte written.
+    private var end = 0
+    /// Bytes were written where the hash cannot follow them: before `hashed` (rewritten after being hashed, or
+    /// cut off by a shorter `reserve`). `commit` then hashes the temporary file whole.
+    private var hashLost = false
+
+    /// The output's size and SHA-256 once committed, when `hashing` was asked for; nil for a pipe whose bytes
+    /// were not all written in order (they cannot be read back).
+    public private(set) var digest: OutputDigest?
 
     public var isStandardOutput: Bool { Self.standardDescriptor(path) == STDOUT_FILENO }
 
     /// True when bytes can be written at any offset (a temporary file); standard output is written in order.
     public var isSeekable: Bool { tempPath != nil }
 
-    /// A stdio stream on the output (a duplicate descriptor, written in order), for encoders that want one.
-    /// Close it (`fclose`) before `commit`.
+    /// A stdio stream on the output, written in order, for encoders that want one: its bytes go through
+    /// `write` (so they are hashed as written). It must be closed (`fclose`) before `commit`, and before this
+    /// output goes away.
     public func stream() throws(WriteError) -> UnsafeMutablePointer<FILE> {
-        let d = dup(fd)
-        guard d >= 0, let f = fdopen(d, "wb") else { throw .system("cannot open a stream: \(errnoMessage())") }
+        let f = yc_write_stream_open(Unmanaged.passUnretained(self).toOpaque()) { context, bytes, count in
+            Unmanaged<AtomicOutput>.fromOpaque(context!).takeUnretainedValue()
+                .writeInOrder(UnsafeRawBufferPointer(start: bytes, count: count))
+        }
+        guard let f else { throw .system("cannot open a stream: \(errnoMessage())") }
         return f
     }
 
@@ -42,10 +62,41 @@ public final class AtomicOutput {
             }
             done += n
         }
+        hash(bytes, at: offset)
     }
+
+    /// Follows a write of `bytes` at `offset` with the hash. Bytes that continue the hashed part are hashed
+    /// now; bytes further on are left for `commit` to read back once (a raw frame's chroma, written band by
+    /// band beside its luma: a third of an NV12 file). A gap no longer than the write after it, in a
+    /// temporary file nothing has yet been written past, is row padding and reads back as zeros: it is hashed
+    /// as zeros, so a padded luma plane is hashed as it is written too. Bytes written again over hashed ones
+    /// lose the hash (`hashLost`): still correct, at the price of a whole read back.
+    private func hash(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
+        guard hasher != nil, !hashLost else { return }
+        defer { end = max(end, offset + bytes.count) }
+        if offset < hashed {
+            hashLost = true
+            return
+        }
+        if offset > hashed {
+            guard tempPath != nil, end <= hashed, offset - hashed <= bytes.count else { return }
+            Self.zeros.withUnsafeBytes { z in
+                while hashed < offset {
+                    let n = min(z.count, offset - hashed)
+                    hasher!.update(UnsafeRawBufferPointer(rebasing: z[0..<n]))
+                    hashed += n
+                }
+            }
+        }
+        hasher!.update(bytes)
+        hashed += bytes.count
+    }
+
+    private static let zeros = [UInt8](repeating: 0, count: 4096)
 
     /// Sets the file's final size up front, so a full disk shows before the conversion rather than after.
     public func reserve(_ size: Int) throws(WriteError) {
+        if size < hashed { hashLost = true }
         #if canImport(Glibc)
         let rc = posix_fallocate(fd, 0, off_t(size))
         if rc != 0 && rc != EOPNOTSUPP && rc != EINVAL { throw .system("cannot reserve \(size) bytes: \(errnoMessage(rc))") }
@@ -96,9 +147,12 @@ public final class AtomicOutput {
 
     /// Checks up front that `path` may be written (`check`, so no work is wasted), then opens it: a descriptor,
     /// a device or FIFO in place, or a new temporary file beside the target.
-    public init(path: String, force: Bool, inputs: [String] = [], protected: Set<FileIdentity> = []) throws(WriteError) {
+    /// With `hashing`, `digest` gives the output's size and SHA-256 after `commit`.
+    public init(path: String, force: Bool, inputs: [String] = [], protected: Set<FileIdentity> = [],
+                hashing: Bool = false) throws(WriteError) {
         self.path = path
         self.force = force
+        if hashing { hasher = SHA256() }
         let real: String
         switch try Self.check(path: path, force: force, inputs: inputs, protected: protected) {
         case .descriptor(let descriptor):
@@ -174,16 +228,26 @@ public final class AtomicOutput {
     /// The file actually written: the path, or the target its symbolic links lead to.
     private var target: String?
 
+    /// Writes `bytes` in order, after what was written in order before.
     public func write(_ bytes: UnsafeRawBufferPointer) throws(WriteError) {
+        let code = writeInOrder(bytes)
+        if code != 0 { throw .system("write failed: \(errnoMessage(code))") }
+    }
+
+    /// `write`, for the stream too: 0, or the errno of the failure.
+    private func writeInOrder(_ bytes: UnsafeRawBufferPointer) -> Int32 {
         var offset = 0
         while offset < bytes.count {
             let n = Glibc_write(fd, bytes.baseAddress! + offset, bytes.count - offset)
             if n < 0 {
                 if errno == EINTR { continue }
-                throw .system("write failed: \(errnoMessage())")
+                return errno
             }
             offset += n
         }
+        hash(bytes, at: position)
+        position += bytes.count
+        return 0
     }
 
     public func write(_ bytes: [UInt8]) throws(WriteError) {
@@ -194,10 +258,11 @@ public final class AtomicOutput {
         if let failure { throw failure }
     }
 
-    /// Moves the finished file into place.
+    /// Moves the finished file into place (and, when hashing, finishes `digest` first).
     public func commit() throws(WriteError) {
         guard let temp = tempPath else {
             finished = true
+            if var h = hasher, !hashLost, hashed == position { digest = OutputDigest(bytes: position, sha256: h.finalize()) }
             if direct && close(fd) != 0 { throw .system("write failed: \(errnoMessage())") }
             return
         }
@@ -207,6 +272,10 @@ public final class AtomicOutput {
         }
         let destination = target ?? path
         func remove(_ p: String) { withFileSystemPath(p) { _ = unlink($0) } }
+        do throws(WriteError) { try finishDigest() } catch {
+            remove(temp)
+            throw error
+        }
         if close(fd) != 0 {
             let why = errnoMessage()
             remove(temp)
@@ -243,6 +312,28 @@ public final class AtomicOutput {
         }
     }
 
+    /// The digest of the finished temporary file: the part hashed as it was written, then the rest read back
+    /// once from the file (just written, so from the page cache) — never a second read of the whole unless
+    /// the hash was lost.
+    private func finishDigest() throws(WriteError) {
+        guard var h = hasher else { return }
+        guard let size = FileStatus(descriptor: fd)?.size else { throw .system("cannot read back: \(errnoMessage())") }
+        if hashLost || hashed > size {
+            h = SHA256()
+            hashed = 0
+        }
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while hashed < size {
+            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, min($0.count, size - hashed), off_t(hashed)) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { throw .system("cannot read back to hash it: \(errnoMessage())") }
+            if n == 0 { throw .system("cannot read back to hash it: the file is shorter than written") }
+            h.update(buffer[0..<n])
+            hashed += n
+        }
+        digest = OutputDigest(bytes: size, sha256: h.finalize())
+    }
+
     /// Removes the temporary file; nothing is left behind.
     public func abort() {
         guard !finished else { return }
@@ -275,4 +366,15 @@ public func inputIdentity(_ input: String) -> FileIdentity? {
         return st.identity
     }
     return FileStatus(path: input)?.identity
+}
+
+/// What was written to an output: its size and SHA-256 (64 lowercase hex digits, as `sha256sum` prints).
+public struct OutputDigest: Sendable, Equatable {
+    public let bytes: Int
+    public let sha256: String
+
+    public init(bytes: Int, sha256: String) {
+        self.bytes = bytes
+        self.sha256 = sha256
+    }
 }

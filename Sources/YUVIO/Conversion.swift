@@ -82,6 +82,27 @@ public struct ConversionReport: Sendable {
     public var quality: QualityReport?
 }
 
+extension ConversionReport {
+    /// A report put back together from figures kept since the conversion (`--update`'s manifest), for an
+    /// image that is up to date and not converted again.
+    public init(restoring info: SourceInfo, geometry: PlaneGeometry, layout: PixelLayout, spec: ConversionSpec,
+                inputBytes: Int, warnings: Int, firstWarning: String, path: String, alphaBytes: Int,
+                ledgerPeakBytes: Int, orientation: Orientation) {
+        self.init(info: info, geometry: geometry, layout: layout, spec: spec, inputBytes: inputBytes, warnings: warnings,
+                  firstWarning: firstWarning, path: path, alphaBytes: alphaBytes, ledgerPeakBytes: ledgerPeakBytes,
+                  orientation: orientation)
+    }
+}
+
+extension SourceInfo {
+    /// What the decoder said of a source, put back together from figures kept since (`--update`'s manifest).
+    public init(restoring container: Container, width: Int, height: Int, sampling: String, rowFormat: SourceFormat,
+                progressive: Bool, interlaced: Bool, hasAlpha: Bool, orientation: Int) {
+        self.init(container: container, width: width, height: height, sampling: sampling, rowFormat: rowFormat,
+                  progressive: progressive, interlaced: interlaced, hasAlpha: hasAlpha, orientation: orientation)
+    }
+}
+
 /// Everything one in-memory conversion produced: the picture in its output layout and what the input was.
 public struct Conversion: Sendable {
     public let report: ConversionReport

@@ -174,7 +174,7 @@ public func symlinkTarget(_ path: String) -> String? {
 
 /// Opens `path` without waiting for the other end of a FIFO (a reader with no writer, a writer with no
 /// reader), then restores blocking reads and writes: opening never hangs. -1 with errno set on failure.
-func openWithoutWaiting(_ path: String, _ flags: Int32) -> Int32 {
+public func openWithoutWaiting(_ path: String, _ flags: Int32) -> Int32 {
     let fd = withFileSystemPath(path) { open($0, flags | O_NONBLOCK | O_CLOEXEC | O_NOCTTY) }
     if fd >= 0 {
         let current = fcntl(fd, F_GETFL)

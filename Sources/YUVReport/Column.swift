@@ -121,6 +121,10 @@ public struct Column: Sendable {
         converted("peak_rss_bytes", html: "peak RSS") { r, _ in .bytes(r.peakRSS) },
         converted("naive_peak_bytes") { r, _ in .bytes(r.naivePeak) },
         converted("warnings", csv: false) { _, rep in .count(rep.warnings) },
+        // The file written, as `stat` and `sha256sum` see it (null when nothing was written: `report`).
+        converted("output_bytes") { r, _ in r.output.map { .bytes($0.bytes) } ?? .unmeasured },
+        converted("output_sha256") { r, _ in r.output.map { .text($0.sha256) } ?? .unmeasured },
+        converted("up_to_date") { r, _ in .flag(r.upToDate) },
     ]
 
     /// The columns JSON writes (with a key), CSV writes, and the two tables show.

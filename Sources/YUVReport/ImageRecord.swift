@@ -11,6 +11,11 @@ public struct ImageRecord: Sendable {
     /// The plane-height alignment of the aligned figure (`--align-height`; 1 when not asked).
     public var heightAlignment = 1
     public var peakRSS: Int
+    /// The written output's size and SHA-256, hashed as it was written (nil when nothing was written: `report`).
+    public var output: OutputDigest?
+    /// Kept by `--update` as up to date, not converted again: the figures are those its manifest recorded when
+    /// it was converted (its buffers and peak memory included).
+    public var upToDate = false
 
     public init(file: String, error: String?, report: ConversionReport?, quality: QualityReport?, alignment: Int,
                 peakRSS: Int) {

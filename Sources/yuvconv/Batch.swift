@@ -14,6 +14,8 @@ final class BatchState: Sendable {
     struct Counts {
         var next = 0, done = 0, converted = 0, skipped = 0, failures: [(String, String)] = []
         var records: [Int: ImageRecord] = [:]
+        /// `--update`: each finished item's entry for the manifest (nil: drop it).
+        var manifestChanges: [(name: String, entry: ManifestEntry?)] = []
         var inputBytes = 0
         var stop = false
     }
@@ -95,9 +97,9 @@ func fileFailure(_ error: FileError) -> Int32 {
 
 /// `yuvconv convert a.jpg b.png dir/ -o outdir/`: many files, several at once, none lost.
 func runBatch(_ options: Options) -> Int32 {
-    let plan: BatchPlan
+    let plan: BatchPlan, folder: BatchOutputFolder
     do throws(BatchPlanError) {
-        let folder = try BatchOutputFolder(options.output)
+        folder = try BatchOutputFolder(options.output)
         if options.reportFile != nil && options.reportFormat == nil { return usageFailure("--report-file needs --report FORMAT") }
         plan = try BatchPlan(try gatherInputs(options), outputFolder: folder, template: options.nameTemplate,
                              format: options.format, needs: options.rawOnlyNeeds, shard: options.shard,
@@ -106,27 +108,43 @@ func runBatch(_ options: Options) -> Int32 {
         return planFailure(error)
     }
     let items = plan.items, protected = plan.protected
-    if options.dryRun { return dryRunBatch(plan, options: options) }
+    var update: UpdateManifest?
+    if options.update {
+        guard let manifest = UpdateManifest(folder: folder, plan: plan, options: options) else { return 2 }
+        update = manifest
+    }
+    if options.dryRun { return dryRunBatch(plan, options: options, update: update) }
     let reportSink: AtomicOutput?
     do { reportSink = try openReportFile(options, protected: protected) } catch { return fileFailure(error) }
     warnIgnoredOptions(options, format: options.format ?? items.first?.format ?? .raw(.nv12), rawInput: false)
     let run = BatchRun(options, count: items.count)
-    let shared = UncheckedSendable((items, run.options, protected))
+    let shared = UncheckedSendable((items, run.options, protected, update))
     run.start { i in
-        let (items, opts, protected) = shared.value
+        let (items, opts, protected, update) = shared.value
         let item = items[i]
-        let action = BatchAction(item, force: opts.force, update: opts.update)
-        if case .skip = action { return nil }
+        let (action, kept) = update?.check(item, options: opts) ?? (BatchAction(item, force: opts.force), nil)
+        if case .skip = action { return kept.flatMap { update?.kept(item, $0, options: opts) } }
         var o = opts
         o.force = opts.force || action.replaces
         if let why = outputFolder(of: item.output).flatMap(makeFolders) {
-            return .failed(item.input, FileError(path: item.output, reason: why), alignment: opts.alignment)
+            var failed = Outcome.failed(item.input, FileError(path: item.output, reason: why), alignment: opts.alignment)
+            if update != nil { failed.manifestChange = (item.name, nil) }
+            return failed
         }
-        return convertOne(input: item.input, output: item.output, format: item.format, options: o,
-                          protected: protected, keepForReport: opts.reportFormat != nil)
+        let convert = {
+            convertOne(input: item.input, output: item.output, format: item.format, options: o, protected: protected,
+                       keepForReport: opts.reportFormat != nil)
+        }
+        return update?.convert(item, options: opts, convert) ?? convert()
     }
-    return run.finish(summary: "converted", skipped: "already there" + (options.update ? " and up to date" : ""),
-                      always: true, report: options.reportFormat, to: reportSink)
+    var manifestFailed = false
+    if let update, let error = update.write(run.state.withLock { $0.manifestChanges }, protected: protected) {
+        printErr("yuvconv: error: \(error.cli)")
+        manifestFailed = true
+    }
+    let status = run.finish(summary: "converted", skipped: "already there" + (options.update ? " and up to date" : ""),
+                            always: true, report: options.reportFormat, to: reportSink)
+    return manifestFailed && status == 0 ? 1 : status
 }
 
 /// One run over many files: `-j N` threads take the files in turn, a progress line on a terminal, the
@@ -176,7 +194,10 @@ struct BatchRun {
                     s.done += 1
                     // Kept only for a report: without one a batch holds nothing per converted file.
                     if opts.reportFormat != nil || opts.reportOnly { s.records[i] = outcome.record }
-                    if let f = outcome.failure {
+                    if let change = outcome.manifestChange { s.manifestChanges.append(change) }
+                    if outcome.skipped {
+                        s.skipped += 1
+                    } else if let f = outcome.failure {
                         s.failures.append((outcome.record.file, f.cli))
                         if opts.failFast { s.stop = true }
                     } else {

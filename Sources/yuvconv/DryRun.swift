@@ -14,18 +14,19 @@ func dryRunOne(input: String, output: String, format: OutputFormat, options: Opt
     if let status = dryRunReportFile(options, protected: protected) { return status }
     // A single conversion refuses an existing output without --force (it skips nothing).
     let exists = AtomicOutput.standardDescriptor(output) == nil && FileStatus(path: output)?.kind == .regular
-    let action: BatchAction = exists && options.force ? .replace(outOfDate: false) : .convert
+    let action: BatchAction = exists && options.force ? .replace(nil) : .convert
     return dryRunItem(input: input, output: output, format: format, action: action, options: options,
                       protected: protected) ? 1 : 0
 }
 
 /// A dry run of a planned batch: a line per file, then the summary on standard error; exit 1 when a real run
-/// would refuse any file.
-func dryRunBatch(_ plan: BatchPlan, options: Options) -> Int32 {
+/// would refuse any file. With `--update` the manifest decides as in a real run (an input or output whose size
+/// or time changed is read to hash it), and nothing is written, the manifest included.
+func dryRunBatch(_ plan: BatchPlan, options: Options, update: UpdateManifest?) -> Int32 {
     if let status = dryRunReportFile(options, protected: plan.protected) { return status }
     var convert = 0, replace = 0, skip = 0, refused = 0
     for item in plan.items {
-        let action = BatchAction(item, force: options.force, update: options.update)
+        let action = update?.check(item, options: options).action ?? BatchAction(item, force: options.force)
         if dryRunItem(input: item.input, output: item.output, format: item.format, action: action, options: options,
                       protected: plan.protected) {
             refused += 1
@@ -79,8 +80,11 @@ func dryRunItem(input: String, output: String, format: OutputFormat, action: Bat
         say("refuse", refusal)
         return true
     }
-    say(action == .convert ? "convert" : "replace", action == .replace(outOfDate: true) ? "the input is newer"
-        : action.replaces ? "--force" : nil)
+    switch action {
+    case .replace(let why?): say("replace", why.description)
+    case .replace(nil): say("replace", "--force")
+    default: say("convert", options.update ? "no output yet" : nil)
+    }
     return false
 }
 

@@ -212,8 +212,9 @@ struct OptionSpec: Sendable {
                 o.jobs = try number(flag, v, 1...1024)
             },
             OptionSpec(["-u", "--update"], notInReport: "writes no image to bring up to date",
-                       ["convert only when the output is missing or older than the input; an",
-                        "up-to-date output stays even with --force"]) { $0.update = true },
+                       ["convert only what is out of date by the folder's .yuvconv-manifest: the",
+                        "output missing, made with other options or altered, or the input's content",
+                        "changed; an up-to-date output stays even with --force"]) { $0.update = true },
             OptionSpec(["--fail-fast"], ["stop at the first failure"]) { $0.failFast = true },
             OptionSpec(["--shard"], "K/N", ["take the K-th of N shares of the sorted input list (CI fleets)"]) {
                 o, _, text throws(UsageError) in

@@ -258,23 +258,16 @@ final class BatchPlanTests: XCTestCase {
         }
     }
 
-    /// --update decides first: an up-to-date output stays even with --force; --force alone replaces.
-    func testUpdateComposesWithForce() throws {
-        try touch("a.png", "out/a.nv12")
+    /// Without --update: nothing there converts, an existing output is replaced with --force, else skipped.
+    func testActionWithoutUpdate() throws {
+        try touch("a.png")
         let item = try BatchPlan(operands: [root + "/a.png"], outputFolder: root + "/out/").items[0]
-        let old = Date(timeIntervalSinceNow: -3600), new = Date()
-        func action(input: Date, force: Bool, update: Bool) throws -> BatchAction {
-            try FileManager.default.setAttributes([.modificationDate: input], ofItemAtPath: root + "/a.png")
-            try FileManager.default.setAttributes([.modificationDate: input == old ? new : old], ofItemAtPath: item.output)
-            return BatchAction(item, force: force, update: update)
-        }
-        XCTAssertEqual(try action(input: old, force: true, update: true), .skip(upToDate: true))
-        XCTAssertEqual(try action(input: new, force: true, update: true), .replace(outOfDate: true))
-        XCTAssertEqual(try action(input: new, force: false, update: true), .replace(outOfDate: true))
-        XCTAssertEqual(try action(input: old, force: true, update: false), .replace(outOfDate: false))
-        XCTAssertEqual(try action(input: new, force: false, update: false), .skip(upToDate: false))
-        try FileManager.default.removeItem(atPath: item.output)
-        XCTAssertEqual(BatchAction(item, force: true, update: true), .convert)
-        XCTAssertFalse(BatchAction(item, force: true, update: true).replaces)
+        XCTAssertEqual(item.name, "a.nv12")
+        XCTAssertEqual(BatchAction(item, force: true), .convert)
+        XCTAssertFalse(BatchAction(item, force: true).replaces)
+        try touch("out/a.nv12")
+        XCTAssertEqual(BatchAction(item, force: true), .replace(nil))
+        XCTAssertTrue(BatchAction(item, force: true).replaces)
+        XCTAssertEqual(BatchAction(item, force: false), .skip(upToDate: false))
     }
 }

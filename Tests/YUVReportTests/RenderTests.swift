@@ -72,7 +72,7 @@ final class RenderTests: XCTestCase {
                        "file,ok,error,format,width,height,source_sampling,file_bytes,layout,matrix,range,color_primaries,color_transfer,chroma_location,cicp_primaries,cicp_transfer,cicp_matrix,cicp_full_range,cicp_chroma_location,ffmpeg_rawvideo_input,ffmpeg_filter,path,rgba_bytes,"
                        + "rgb_bytes,yuv_bytes,yuv_aligned_bytes,saving_vs_rgba_bytes,saving_vs_rgba_percent,"
                        + "saving_vs_rgb_bytes,saving_vs_rgb_percent,psnr_y_db,psnr_cb_db,psnr_cr_db,psnr_rgb_db,ssim_y,"
-                       + "conversion_buffers_bytes,peak_rss_bytes,naive_peak_bytes")
+                       + "conversion_buffers_bytes,peak_rss_bytes,naive_peak_bytes,output_bytes,output_sha256,up_to_date")
         let keys = Column.all.compactMap(\.key)
         XCTAssertEqual(Set(keys).count, keys.count, "keys are unique")
     }
@@ -85,7 +85,8 @@ final class RenderTests: XCTestCase {
                         "matrix", "range", "color_primaries", "color_transfer", "chroma_location", "cicp_primaries", "cicp_transfer", "cicp_matrix", "cicp_full_range", "cicp_chroma_location", "ffmpeg_rawvideo_input", "ffmpeg_filter", "path", "orientation", "rgba_bytes", "rgb_bytes", "yuv_bytes", "alignment",
                         "yuv_aligned_bytes", "alpha_bytes", "saving_vs_rgba_bytes", "saving_vs_rgba_percent",
                         "saving_vs_rgb_bytes", "saving_vs_rgb_percent", "psnr_y_db", "psnr_cb_db", "psnr_cr_db",
-                        "psnr_rgb_db", "ssim_y", "conversion_buffers_bytes", "peak_rss_bytes", "naive_peak_bytes", "warnings"])
+                        "psnr_rgb_db", "ssim_y", "conversion_buffers_bytes", "peak_rss_bytes", "naive_peak_bytes", "warnings",
+                        "output_bytes", "output_sha256", "up_to_date"])
         let (w, h) = (640, 427), yuv = w * h + 2 * 320 * 214
         for field in ["\"type\": \"image\"", "\"file\": \"photos/rocket.jpg\"", "\"ok\": true", "\"format\": \"JPEG\"",
                       "\"width\": 640", "\"pixels\": \(w * h)", "\"rgba_bytes\": \(4 * w * h)", "\"yuv_bytes\": \(yuv)",
@@ -97,11 +98,27 @@ final class RenderTests: XCTestCase {
         }
     }
 
+    /// The written file's size and SHA-256: in JSON and CSV when there was a file, null (empty) when not; and
+    /// whether `--update` kept it.
+    func testOutputDigestInJSONAndCSV() throws {
+        var r = try converted("pngsuite/basn0g16.png", quality: nil)
+        XCTAssertTrue(jsonLine(r).hasSuffix("\"output_bytes\": null, \"output_sha256\": null, \"up_to_date\": false}"), jsonLine(r))
+        XCTAssertEqual(csvTable([r]).rows[0]["output_sha256"], "")
+        let sha = String(repeating: "0123456789abcdef", count: 4)
+        r.output = OutputDigest(bytes: 1536, sha256: sha)
+        r.upToDate = true
+        XCTAssertTrue(jsonLine(r).hasSuffix("\"output_bytes\": 1536, \"output_sha256\": \"\(sha)\", \"up_to_date\": true}"), jsonLine(r))
+        XCTAssertEqual(csvTable([r]).rows[0]["output_bytes"], "1536")
+        XCTAssertEqual(csvTable([r]).rows[0]["output_sha256"], sha)
+        XCTAssertEqual(csvTable([r]).rows[0]["up_to_date"], "true")
+        XCTAssertFalse(renderReport([r], format: .text).contains(sha), "not in the terminal's table")
+    }
+
     func testFailedImageInEveryFormat() {
         XCTAssertEqual(jsonLine(failed), "{\"type\": \"image\", \"file\": \"dir/a,\\\"b\\\" <c>.png\", \"ok\": false, "
                        + "\"error\": \"cannot open: No such file or directory\"}")
         XCTAssertEqual(csvRow(failed), "\"dir/a,\"\"b\"\" <c>.png\",false,cannot open: No such file or directory"
-                       + String(repeating: ",", count: 35))
+                       + String(repeating: ",", count: 38))
         let text = renderReport([failed], format: .text).split(separator: "\n")
         XCTAssertEqual(text[1], "dir/a,\"b\" <c>.png     error: cannot open: No such file or directory")
         // A long name keeps its end, cut to fit the column.
@@ -172,9 +189,9 @@ final class RenderTests: XCTestCase {
         XCTAssertEqual(total["psnr_cb_db"], "41.0000")
         XCTAssertEqual(total["ssim_y"], "0.998000")
         let blank = ["error", "format", "width", "height", "source_sampling", "file_bytes", "layout", "matrix", "range", "color_primaries", "color_transfer", "chroma_location", "cicp_primaries", "cicp_transfer", "cicp_matrix", "cicp_full_range", "cicp_chroma_location", "ffmpeg_rawvideo_input", "ffmpeg_filter", "path",
-                     "conversion_buffers_bytes", "peak_rss_bytes", "naive_peak_bytes"]
+                     "conversion_buffers_bytes", "peak_rss_bytes", "naive_peak_bytes", "output_bytes", "output_sha256", "up_to_date"]
         for h in blank { XCTAssertEqual(total[h], "", h) }
-        XCTAssertEqual(heading.count, 38)
+        XCTAssertEqual(heading.count, 41)
 
         let json = renderReport(records, format: .json).split(separator: "\n")
         XCTAssertEqual(json.count, 4)
@@ -208,7 +225,7 @@ final class RenderTests: XCTestCase {
                        + ["worst", "median"].flatMap { s in
                            ["psnr_y_db", "psnr_cb_db", "psnr_cr_db", "psnr_rgb_db", "ssim_y"].map { "\"\(s)_\($0)\": null" }
                        }.joined(separator: ", ") + "}")
-        XCTAssertEqual(csvTotals(Totals([failed])), "\"TOTAL (0 images, 1 failed)\",false,,,,,,,,,,,,,,,,,,,,,0,0,0,0,0,0.00,0,0.00,,,,,,,,")
+        XCTAssertEqual(csvTotals(Totals([failed])), "\"TOTAL (0 images, 1 failed)\",false,,,,,,,,,,,,,,,,,,,,,0,0,0,0,0,0.00,0,0.00,,,,,,,,,,,")
         XCTAssertTrue(renderReport([failed], format: .html).contains("<td>– (worst)</td><td></td><td>– (worst)</td>"))
     }
 }

@@ -72,20 +72,26 @@ final class PlanningTests: CLITestCase {
         }
     }
 
-    /// With --update an output newer than its input stays even with --force, which then replaces the
-    /// out-of-date outputs and the report file only.
+    /// Gives in/a.png other content (another image of the same kind).
+    func changeInput() throws {
+        let a = work.appendingPathComponent("in/a.png")
+        try FileManager.default.removeItem(at: a)
+        try FileManager.default.copyItem(atPath: fixture("pngsuite/basn2c16.png"), toPath: a.path)
+    }
+
+    /// With --update an up-to-date output stays even with --force, which then replaces the out-of-date
+    /// outputs and the report file only; the report lists every input, kept ones too.
     func testUpdateKeepsUpToDateOutputsEvenWithForce() throws {
         try makeInputs()
-        XCTAssertEqual(try run(["convert", "in", "-r", "-o", "out/", "-q", "--report", "json", "--report-file", "r.json"]).status, 1)
+        XCTAssertEqual(try run(["convert", "in", "-r", "-o", "out/", "-q", "--update", "--report", "json", "--report-file", "r.json"]).status, 1)
         let keptBefore = try modified("out/b.nv12")
-        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(60)],
-                                              ofItemAtPath: work.appendingPathComponent("in/a.png").path)
+        try changeInput()
         sleep(1)
         let u = try run(["convert", "in", "-r", "-o", "out/", "-q", "--update", "--force", "--report", "json", "--report-file", "r.json"])
         XCTAssertEqual(u.status, 1, u.stderr)
         XCTAssertTrue(u.stderr.contains("1 converted, 1 skipped (already there and up to date), 1 failed"), u.stderr)
         XCTAssertEqual(try modified("out/b.nv12"), keptBefore)
-        XCTAssertEqual(reportedFiles(try Data(contentsOf: work.appendingPathComponent("r.json"))), ["in/a.png", "in/c.png"])
+        XCTAssertEqual(reportedFiles(try Data(contentsOf: work.appendingPathComponent("r.json"))), ["in/a.png", "in/c.png", "in/sub/b.png"])
         // Without --update, --force replaces every output.
         let f = try run(["convert", "in", "-r", "-o", "out/", "-q", "--force"])
         XCTAssertTrue(f.stderr.contains("2 converted, 0 skipped"), f.stderr)
@@ -105,19 +111,20 @@ final class PlanningTests: CLITestCase {
         XCTAssertTrue(fresh.stderr.contains("dry run, nothing written: 3 to convert, 0 to replace, 0 skipped"), fresh.stderr)
         XCTAssertEqual(try leftovers(), ["in"])
         // After a run: skipped, replaced or refused, and why; a refusal makes the exit 1.
-        XCTAssertEqual(try run(["convert", "in", "-r", "-o", "out/", "-q"]).status, 1)
+        XCTAssertEqual(try run(["convert", "in", "-r", "-o", "out/", "-q", "--update"]).status, 1)
         try FileManager.default.createDirectory(at: work.appendingPathComponent("out/c.png"), withIntermediateDirectories: false)
-        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(60)],
-                                              ofItemAtPath: work.appendingPathComponent("in/a.png").path)
+        try changeInput()
         let before = try modified("out/a.nv12")
+        let manifest = try Data(contentsOf: work.appendingPathComponent("out/.yuvconv-manifest"))
         let later = try run(["convert", "in", "-r", "-o", "out/", "--name", "{stem}.{ext}", "-n", "--update"])
         XCTAssertEqual(later.status, 0, later.stderr)
         XCTAssertEqual(String(decoding: later.stdout, as: UTF8.self), """
-            replace in/a.png -> out/a.nv12 (nv12): the input is newer
-            convert in/c.png -> out/c.nv12 (nv12)
+            replace in/a.png -> out/a.nv12 (nv12): the input changed
+            convert in/c.png -> out/c.nv12 (nv12): no output yet
             skip in/sub/b.png -> out/b.nv12 (nv12): up to date
 
             """)
+        XCTAssertEqual(try Data(contentsOf: work.appendingPathComponent("out/.yuvconv-manifest")), manifest)
         let png = try run(["convert", "in", "-r", "-o", "out/", "--name", "{stem}.png", "-n", "--force"])
         XCTAssertEqual(png.status, 1, png.stderr)
         XCTAssertTrue(String(decoding: png.stdout, as: UTF8.self).contains("refuse in/c.png -> out/c.png (png): is a directory\n"))

@@ -186,6 +186,38 @@ final class ReportTests: CLITestCase {
         XCTAssertEqual(try run(["report", "--metrics", fixture("pngsuite/basn2c08.png"), "--report", "html", "--report-file", "r.html"]).status, 1)
     }
 
+    /// Every output of a batch — raw with padded rows (hashed partly as written, partly read back), Y4M, PNG
+    /// (through a stream), JPEG — carries its size and SHA-256 in the report, equal to `stat` and `sha256sum`.
+    func testOutputDigestsMatchSha256sum() throws {
+        let inputs = ["jpeg/jpeg-decoder/mozilla/jpg-size-33x33.jpg", "pngsuite/basn0g01.png", "photos/rocket.jpg"]
+        try FileManager.default.createDirectory(at: work.appendingPathComponent("in"), withIntermediateDirectories: true)
+        for (i, f) in inputs.enumerated() {
+            try FileManager.default.copyItem(atPath: fixture(f), toPath: work.appendingPathComponent("in/\(i).\(f.suffix(3))").path)
+        }
+        for (name, extra) in [("{stem}.nv12", ["--align", "64"]), ("{stem}.yuv", ["--align-height", "16"]), ("{stem}.y4m", []),
+                              ("{stem}.png", []), ("{stem}.jpg", [])] {
+            let r = try run(["convert", "in/", "-o", "out/", "--name", name, "--report", "json", "-j", "2", "-q"] + extra)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let lines = try jsonLines(r.stdout).filter { $0["type"] as? String == "image" }
+            XCTAssertEqual(lines.count, inputs.count)
+            for line in lines {
+                let stem = URL(fileURLWithPath: try XCTUnwrap(line["file"] as? String)).deletingPathExtension().lastPathComponent
+                let file = work.appendingPathComponent("out/" + name.replacingOccurrences(of: "{stem}", with: stem))
+                let size = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int
+                XCTAssertEqual(line["output_bytes"] as? Int, size, file.lastPathComponent)
+                let sum = try launch(URL(fileURLWithPath: "/usr/bin/env"), ["sha256sum", file.path], stdin: .null)
+                XCTAssertEqual(line["output_sha256"] as? String, String(String(decoding: sum.stdout, as: UTF8.self).prefix(64)),
+                               file.lastPathComponent)
+            }
+            try FileManager.default.removeItem(at: work.appendingPathComponent("out"))
+        }
+        // To standard output: the hash of what was written.
+        let piped = try run([fixture("pngsuite/basn2c08.png"), "-o", "-", "--report", "json", "-q"])
+        let line = try jsonLines(Data(piped.stderr.utf8))[0]
+        XCTAssertEqual(line["output_bytes"] as? Int, piped.stdout.count)
+        XCTAssertEqual(line["output_sha256"] as? String, SHA256.hex([UInt8](piped.stdout)))
+    }
+
     /// --report alongside a conversion: the data file and the report both written.
     func testReportWithConversion() throws {
         let r = try run([fixture("pngsuite/basn2c08.png"), "-o", "o.nv12", "--report", "json", "--metrics", "-q"])

@@ -23,6 +23,14 @@ uint64_t yc_stream_bytes(const yc_stream *s);
 /// 1 when a read was refused because the limit was reached.
 int yc_stream_over_limit(const yc_stream *s);
 
+/// Writes `count` bytes at `bytes` for a write stream; returns 0, or the errno of the failure.
+typedef int (*yc_write_fn)(void *context, const uint8_t *bytes, size_t count);
+
+/// A write-only FILE whose every flushed buffer goes to `write(context, …)`, in order: an output that hashes
+/// what it writes hands this to encoders that want a FILE. fclose() flushes and frees the FILE only.
+/// NULL (errno set) on failure.
+FILE *yc_write_stream_open(void *context, yc_write_fn write);
+
 /// Reads exactly `count` bytes from `fd` into `buf`, retrying on EINTR and short reads. Returns the bytes
 /// read (fewer at end of file), or -1 (errno set).
 long long yc_read_full(int fd, uint8_t *buf, size_t count);

@@ -1,0 +1,266 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import YUVCore
+import YUVIO
+
+/// One output's line in `--update`'s manifest: what it was made from and with, what it is, and the figures its
+/// report line needs, so that an output found up to date is reported without being converted again.
+public struct ManifestEntry: Sendable {
+    /// The output's name in the output folder (with the folders `{dir}` made).
+    public var output: String
+    /// The input, as the batch named it.
+    public var input: String
+    public var inputBytes: Int
+    public var inputModified: Double
+    public var inputSHA256: String
+    /// The options that shape the output's bytes, in one canonical line (the front end renders it).
+    public var optionsKey: String
+    public var outputBytes: Int
+    public var outputModified: Double
+    public var outputSHA256: String
+    public var report: ConversionReport
+    public var quality: QualityReport?
+    /// The process's peak resident set after the conversion that made the output.
+    public var peakRSS: Int
+
+    public init(output: String, input: String, inputBytes: Int, inputModified: Double, inputSHA256: String,
+                optionsKey: String, outputBytes: Int, outputModified: Double, outputSHA256: String,
+                report: ConversionReport, quality: QualityReport?, peakRSS: Int) {
+        (self.output, self.input, self.inputBytes, self.inputModified, self.inputSHA256) =
+            (output, input, inputBytes, inputModified, inputSHA256)
+        (self.optionsKey, self.outputBytes, self.outputModified, self.outputSHA256) =
+            (optionsKey, outputBytes, outputModified, outputSHA256)
+        (self.report, self.quality, self.peakRSS) = (report, quality, peakRSS)
+    }
+}
+
+/// `--update`'s record of an output folder, `.yuvconv-manifest` in it: a line per output, tab-separated
+/// fields in `Manifest.columns` order, with `\` `\t` `\n` `\r` escaped as `\\` `\t` `\n` `\r`; paths as their
+/// bytes, everything else UTF-8. The first line, `yuvconv-manifest<TAB>1`, names the format and its version;
+/// lines starting with `#` are comments (a heading naming the columns is written).
+public struct Manifest: Sendable {
+    public static let fileName = ".yuvconv-manifest"
+    static let magic = Array("yuvconv-manifest\t1".utf8)
+    public static let columns = [
+        "output", "input", "input_bytes", "input_mtime", "input_sha256", "options", "output_bytes", "output_mtime",
+        "output_sha256", "format", "source_sampling", "row_format", "progressive", "interlaced",
+        "has_alpha", "exif_orientation", "stored_width", "stored_height", "width", "height", "layout", "matrix",
+        "range", "file_bytes", "warnings", "first_warning", "path", "alpha_bytes", "conversion_buffers_bytes",
+        "orientation", "peak_rss_bytes", "psnr_y_db", "psnr_cb_db", "psnr_cr_db", "psnr_rgb_db", "ssim_y",
+    ]
+
+    /// The entries by output name.
+    public var entries: [String: ManifestEntry] = [:]
+
+    public init() {}
+
+    /// The manifest in `bytes`. Lines that cannot be read are left out (their outputs will be converted again:
+    /// the safe side) and each is described in `problems`; a first line that is not this format's leaves the
+    /// whole manifest empty.
+    public init(parsing bytes: [UInt8], problems: inout [String]) {
+        let lines = bytes.split(separator: 10, omittingEmptySubsequences: false)
+        guard let first = lines.first, Array(first) == Self.magic else {
+            problems.append("not a yuvconv manifest of version 1 (its first line differs)")
+            return
+        }
+        for (n, line) in lines.enumerated().dropFirst() where !line.isEmpty && line.first != UInt8(ascii: "#") {
+            do throws(Malformed) {
+                let entry = try ManifestEntry(fields: try Self.fields(line))
+                entries[entry.output] = entry
+            } catch {
+                problems.append("line \(n + 1): \(error.why)")
+            }
+        }
+    }
+
+    /// The manifest's text, entries sorted by output name.
+    public func rendered() -> [UInt8] {
+        var out = Self.magic + [10] + Array(("# " + Self.columns.joined(separator: "\t") + "\n").utf8)
+        for name in entries.keys.sorted() {
+            for (i, field) in entries[name]!.fields.enumerated() {
+                if i > 0 { out.append(9) }
+                Self.escape(field, into: &out)
+            }
+            out.append(10)
+        }
+        return out
+    }
+
+    /// Reads the manifest at `path`: an empty one when there is no file. At most 256 MiB.
+    public static func read(_ path: String) throws(FileError) -> (manifest: Manifest, problems: [String]) {
+        let fd = openWithoutWaiting(path, O_RDONLY)
+        if fd < 0 {
+            if errno == ENOENT { return (Manifest(), []) }
+            throw FileError(path: path, reason: "cannot open: \(systemMessage())")
+        }
+        defer { close(fd) }
+        guard FileStatus(descriptor: fd)?.kind == .regular else { throw FileError(path: path, reason: "not a regular file") }
+        var bytes: [UInt8] = [], buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = readSome(fd, &buffer)
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { throw FileError(path: path, reason: "read failed: \(systemMessage())") }
+            if n == 0 { break }
+            bytes += buffer[0..<n]
+            if bytes.count > 256 << 20 { throw FileError(path: path, reason: "longer than 256 MiB") }
+        }
+        var problems: [String] = []
+        let manifest = Manifest(parsing: bytes, problems: &problems)
+        return (manifest, problems)
+    }
+
+    static func escape(_ field: [UInt8], into out: inout [UInt8]) {
+        for b in field {
+            switch b {
+            case 92: out += [92, 92]
+            case 9: out += [92, UInt8(ascii: "t")]
+            case 10: out += [92, UInt8(ascii: "n")]
+            case 13: out += [92, UInt8(ascii: "r")]
+            default: out.append(b)
+            }
+        }
+    }
+
+    /// A line's fields, unescaped.
+    static func fields(_ line: ArraySlice<UInt8>) throws(Malformed) -> [[UInt8]] {
+        var fields: [[UInt8]] = [[]], escaped = false
+        for b in line {
+            if escaped {
+                switch b {
+                case 92: fields[fields.count - 1].append(92)
+                case UInt8(ascii: "t"): fields[fields.count - 1].append(9)
+                case UInt8(ascii: "n"): fields[fields.count - 1].append(10)
+                case UInt8(ascii: "r"): fields[fields.count - 1].append(13)
+                default: throw Malformed(why: "an unknown escape \\\(Character(Unicode.Scalar(b)))")
+                }
+                escaped = false
+            } else if b == 92 {
+                escaped = true
+            } else if b == 9 {
+                fields.append([])
+            } else {
+                fields[fields.count - 1].append(b)
+            }
+        }
+        if escaped { throw Malformed(why: "ends in the middle of an escape") }
+        if fields.count != columns.count { throw Malformed(why: "\(fields.count) fields, not \(columns.count)") }
+        return fields
+    }
+}
+
+/// `read(2)` into `buffer` (the module-level name, which `Manifest.read` hides).
+private func readSome(_ fd: Int32, _ buffer: inout [UInt8]) -> Int {
+    #if canImport(Glibc)
+    return Glibc.read(fd, &buffer, buffer.count)
+    #else
+    return Darwin.read(fd, &buffer, buffer.count)
+    #endif
+}
+
+/// Why a manifest line could not be read.
+struct Malformed: Error {
+    let why: String
+}
+
+extension ManifestEntry {
+    /// The entry's fields in `Manifest.columns` order, before escaping.
+    var fields: [[UInt8]] {
+        let r = report, i = r.info
+        func text(_ s: String) -> [UInt8] { Array(s.utf8) }
+        func number(_ d: Double) -> [UInt8] { text("\(d)") }
+        let measures = quality.map { q in [q.psnrY, q.psnrCb, q.psnrCr, q.psnrRGB, q.ssimY].map(number) }
+            ?? Array(repeating: [], count: 5)
+        return [PathBytes.encode(output), PathBytes.encode(input), text("\(inputBytes)"), number(inputModified),
+                text(inputSHA256), text(optionsKey), text("\(outputBytes)"), number(outputModified), text(outputSHA256),
+                text(i.container.rawValue), text(i.sampling), text(Self.name(of: i.rowFormat)),
+                text(i.progressive ? "1" : "0"), text(i.interlaced ? "1" : "0"), text(i.hasAlpha ? "1" : "0"),
+                text("\(i.orientation)"), text("\(i.width)"), text("\(i.height)"), text("\(r.geometry.width)"),
+                text("\(r.geometry.height)"), text(r.layout.rawValue), text(r.spec.matrix.rawValue),
+                text(r.spec.range.rawValue), text("\(r.inputBytes)"), text("\(r.warnings)"), text(r.firstWarning),
+                text(r.path), text("\(r.alphaBytes)"), text("\(r.ledgerPeakBytes)"), text("\(r.orientation.exif)"),
+                text("\(peakRSS)")] + measures
+    }
+
+    /// An entry from a line's fields (`Manifest.columns` order), each checked.
+    init(fields f: [[UInt8]]) throws(Malformed) {
+        var at = 0
+        func next() -> [UInt8] {
+            defer { at += 1 }
+            return f[at]
+        }
+        func column() -> String { Manifest.columns[at - 1] }
+        func text() -> String { String(decoding: next(), as: UTF8.self) }
+        func int() throws(Malformed) -> Int {
+            guard let v = Int(text()), v >= 0 else { throw Malformed(why: "\(column()) is not a count") }
+            return v
+        }
+        func real() throws(Malformed) -> Double {
+            guard let v = Double(text()) else { throw Malformed(why: "\(column()) is not a number") }
+            return v
+        }
+        func flag() throws(Malformed) -> Bool {
+            switch text() {
+            case "0": return false
+            case "1": return true
+            default: throw Malformed(why: "\(column()) is not 0 or 1")
+            }
+        }
+        func digest() throws(Malformed) -> String {
+            let s = text()
+            guard s.utf8.count == 64, s.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
+                throw Malformed(why: "\(column()) is not a SHA-256")
+            }
+            return s
+        }
+        func named<T>(_ make: (String) -> T?) throws(Malformed) -> T {
+            guard let v = make(text()) else { throw Malformed(why: "\(column()) is not one this version knows") }
+            return v
+        }
+        let output = PathBytes.decode(next()), input = PathBytes.decode(next())
+        let (inputBytes, inputModified, inputSHA256) = (try int(), try real(), try digest())
+        let optionsKey = text()
+        let (outputBytes, outputModified, outputSHA256) = (try int(), try real(), try digest())
+        let container = try named(SourceInfo.Container.init(rawValue:)), sampling = text()
+        let rowFormat = try named(Self.rowFormat(named:))
+        let (progressive, interlaced, hasAlpha) = (try flag(), try flag(), try flag())
+        let (exif, storedWidth, storedHeight, width, height) = (try int(), try int(), try int(), try int(), try int())
+        let layout = try named(PixelLayout.init(rawValue:))
+        let spec = ConversionSpec(matrix: try named(ColorMatrix.init(rawValue:)), range: try named(ColorRange.init(rawValue:)))
+        let (fileBytes, warnings, firstWarning, path) = (try int(), try int(), text(), text())
+        let (alphaBytes, buffers, orientation, peakRSS) = (try int(), try int(), try int(), try int())
+        let measures = (0..<5).map { _ in next() }
+        var quality: QualityReport?
+        if !measures.allSatisfy(\.isEmpty) {
+            let v = measures.map { Double(String(decoding: $0, as: UTF8.self)) }
+            guard v.allSatisfy({ $0 != nil }) else { throw Malformed(why: "a quality measure is not a number") }
+            quality = QualityReport(psnrY: v[0]!, psnrCb: v[1]!, psnrCr: v[2]!, psnrRGB: v[3]!, ssimY: v[4]!)
+        }
+        if output.isEmpty { throw Malformed(why: "no output name") }
+        let info = SourceInfo(restoring: container, width: storedWidth, height: storedHeight, sampling: sampling,
+                              rowFormat: rowFormat, progressive: progressive, interlaced: interlaced, hasAlpha: hasAlpha,
+                              orientation: exif)
+        let report = ConversionReport(restoring: info, geometry: PlaneGeometry(width: width, height: height), layout: layout,
+                                      spec: spec, inputBytes: fileBytes, warnings: warnings, firstWarning: firstWarning,
+                                      path: path, alphaBytes: alphaBytes, ledgerPeakBytes: buffers,
+                                      orientation: Orientation(exif: orientation))
+        self.init(output: output, input: input, inputBytes: inputBytes, inputModified: inputModified,
+                  inputSHA256: inputSHA256, optionsKey: optionsKey, outputBytes: outputBytes, outputModified: outputModified,
+                  outputSHA256: outputSHA256, report: report, quality: quality, peakRSS: peakRSS)
+    }
+
+    static func name(of format: SourceFormat) -> String {
+        switch format {
+        case .rgb8: return "rgb8"
+        case .rgba8: return "rgba8"
+        case .rgb16: return "rgb16"
+        case .rgba16: return "rgba16"
+        }
+    }
+
+    static func rowFormat(named name: String) -> SourceFormat? {
+        [SourceFormat.rgb8, .rgba8, .rgb16, .rgba16].first { Self.name(of: $0) == name }
+    }
+}

@@ -1,0 +1,98 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import YUVCore
+import YUVIO
+
+/// YUV in (raw planes or Y4M), re-encoded: another layout, Y4M, PNG (through the exact inverse of the
+/// input's matrix and range) or JPEG (BT.601 full range planes; other inputs go through the exact inverse
+/// and the exact forward conversion, two roundings).
+func runRawInput(_ options: Options) -> Int32 {
+    let input = options.inputs[0]
+    guard let output = options.output else { return usageFailure("no output given (-o PATH, or -o - for stdout)") }
+    let name = displayPath(input)
+    let format: OutputFormat
+    do throws(UsageError) {
+        try refuseTerminal(output)
+        format = try options.outputFormat(for: output)
+    } catch {
+        return usageFailure(error.message)
+    }
+    if options.dryRun {
+        return dryRunOne(input: input, output: output, format: format, options: options,
+                         protected: Set([inputIdentity(input)].compactMap { $0 }))
+    }
+    installSignalCleanup()
+    warnIgnoredOptions(options, format: format, rawInput: true)
+    do throws(FileError) {
+        var image: YUVImage
+        var spec = options.spec
+        if RawInput.isY4M(path: input) {
+            let (img, range) = try RawInput.readY4M(path: input, maxPixels: options.maxPixels)
+            image = img
+            // XCOLORRANGE says; without it, --range if given, else limited (FFmpeg's convention for Y4M).
+            spec.range = range ?? (options.rangeGiven ? options.spec.range : .limited)
+        } else {
+            guard let size = options.inputSize else { return usageFailure("\(name): raw YUV needs --size WxH") }
+            var inLayout = options.inputLayout ?? .nv12
+            if options.inputLayout == nil, let dot = input.lastIndex(of: "."),
+               let l = PixelLayout(fileExtension: String(input[input.index(after: dot)...])) { inLayout = l }
+            image = try RawInput.read(path: input, width: size.width, height: size.height, layout: inLayout,
+                                      maxPixels: options.maxPixels)
+        }
+        let sink: AtomicOutput
+        do { sink = try AtomicOutput(path: output, force: options.force, inputs: [input]) } catch {
+            throw FileError(path: output, error)
+        }
+        do throws(WriteError) {
+            switch format {
+            case .jpeg:
+                let memory = MemorySink()
+                try convert(frame: image, layout: .yuv420p, into: memory, range: spec.range)
+                var planes = memory.image!
+                if spec != ConversionSpec(matrix: .bt601, range: .full) {
+                    planes = reconvert(planes, from: spec, to: ConversionSpec(matrix: .bt601, range: .full))
+                }
+                try sink.write(try encodeJPEG(planes, quality: options.quality))
+            case .png:
+                try convert(frame: image, layout: .yuv420p, into: PNGSink(output: sink, spec: spec), range: spec.range)
+            case .y4m:
+                try convert(frame: image, layout: options.layout(for: format),
+                            into: OutputSink(output: sink, container: .y4m(spec.range)), range: spec.range)
+            case .raw(let layout):
+                try convert(frame: image, layout: layout, into: OutputSink(output: sink, container: .raw),
+                            alignment: options.fileAlignment, heightAlignment: options.heightAlignment, range: spec.range)
+            }
+            try sink.commit()
+        } catch {
+            sink.abort()
+            throw FileError(path: output, error)
+        }
+        if !options.quiet {
+            printErr("\(name): \(image.width)x\(image.height) YUV \(image.layout.rawValue) (\(spec)) -> \(sink.isStandardOutput ? "<stdout>" : displayPath(output))")
+        }
+        return 0
+    } catch {
+        printErr("yuvconv: error: \(error.cli)")
+        return 1
+    }
+}
+
+/// A yuv420p picture in one matrix and range to another: the exact inverse to 8-bit RGB, then the exact
+/// conversion (two roundings).
+func reconvert(_ image: YUVImage, from: ConversionSpec, to: ConversionSpec) -> YUVImage {
+    let w = image.width, h = image.height
+    var rgb = [UInt8](repeating: 0, count: 3 * w * h)
+    var src = image
+    src.bytes.withUnsafeMutableBufferPointer { b in
+        rgb.withUnsafeMutableBufferPointer { r in
+            YUVToRGB(spec: from).convertRows(PlaneTargets(picture: b.baseAddress!, width: w, height: h, layout: .yuv420p),
+                                             first: 0, count: h, into: r.baseAddress!, stride: 3 * w)
+        }
+    }
+    return rgb.withUnsafeBytes {
+        RGBToYUV420(spec: to, source: .rgb8).convert(pixels: $0.baseAddress!, rowBytes: 3 * w, width: w, height: h, layout: .yuv420p)
+    }
+}

@@ -1,0 +1,126 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import YUVBatch
+import YUVCore
+import YUVIO
+import YUVReport
+
+// `--update`: the output folder's manifest (`Manifest`, `.yuvconv-manifest`) says what each output was made
+// from and with; it is read before the batch, decides each item (`Manifest.check`), gives the report of every
+// output kept, and is written back after the batch, merged with the entries of outputs this run did not touch.
+
+extension Options {
+    /// Everything that shapes an output's bytes, in one canonical line: the version (a new one may write other
+    /// bytes), the format, the conversion as it applies (a JPEG is BT.601 full range whatever was asked; row
+    /// and plane padding only for raw layouts; quality only for JPEG), alpha, orientation, the JPEG path and
+    /// whether damaged input is accepted. Options that only refuse (`--max-pixels`) or only report are not in it.
+    func optionsKey(for format: OutputFormat) -> String {
+        let spec = format == .jpeg ? ConversionSpec(matrix: .bt601, range: .full) : self.spec
+        let alpha: String
+        switch self.alpha {
+        case .ignore: alpha = "ignore"
+        case .keep: alpha = "keep"
+        case .premultiply: alpha = "premultiply"
+        case .flatten(let r, let g, let b):
+            alpha = "flatten=#" + [r, g, b].map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        }
+        return "yuvconv=\(version) format=\(format.name) matrix=\(spec.matrix.rawValue) range=\(spec.range.rawValue)"
+            + " align=\(format.isRaw ? fileAlignment : 1) align-height=\(format.isRaw ? heightAlignment : 1)"
+            + " alpha=\(alpha) orientation=\(orientation.rawValue) jpeg-path=\(jpegPath.rawValue)"
+            + " allow-truncated=\(allowTruncated ? 1 : 0)" + (format == .jpeg ? " quality=\(quality)" : "")
+    }
+}
+
+/// The manifest of a batch's output folder, as read before the batch.
+struct UpdateManifest: Sendable {
+    let path: String
+    let manifest: Manifest
+
+    /// Reads the manifest of `folder` (none yet is an empty one). One that cannot be read is a warning, not an
+    /// error: every existing output is then converted again, the safe side. Nil, after a usage error, when an
+    /// output or the report file would be the manifest itself.
+    init?(folder: BatchOutputFolder, plan: BatchPlan, options: Options) {
+        path = folder.path(of: Manifest.fileName)
+        let key = outputKey(path)
+        if let clash = plan.items.first(where: { outputKey($0.output) == key })?.output ?? options.reportFile.flatMap({
+            outputKey($0) == key ? $0 : nil
+        }) {
+            _ = usageFailure("\(displayPath(clash)) is where --update keeps its manifest; name the output otherwise")
+            return nil
+        }
+        do throws(FileError) {
+            let (manifest, problems) = try Manifest.read(path)
+            self.manifest = manifest
+            if !problems.isEmpty && !options.quiet {
+                printErr("yuvconv: warning: \(displayPath(path)): \(problems.count == 1 ? "" : "\(problems.count) lines unread, first ")"
+                         + "\(problems[0]); their outputs are converted again")
+            }
+        } catch {
+            if !options.quiet { printErr("yuvconv: warning: \(error.cli); every existing output is converted again") }
+            manifest = Manifest()
+        }
+    }
+
+    /// What `--update` does with `item`, and the entry of an output it keeps.
+    func check(_ item: BatchItem, options: Options) -> (action: BatchAction, entry: ManifestEntry?) {
+        manifest.check(item, optionsKey: options.optionsKey(for: item.format))
+    }
+
+    /// The outcome of an output kept as up to date: its report line from the manifest's figures.
+    func kept(_ item: BatchItem, _ entry: ManifestEntry, options: Options) -> Outcome {
+        var record = ImageRecord(file: displayPath(item.input), error: nil, report: entry.report, quality: entry.quality,
+                                 alignment: options.alignment, peakRSS: entry.peakRSS)
+        record.heightAlignment = options.heightAlignment
+        record.output = OutputDigest(bytes: entry.outputBytes, sha256: entry.outputSHA256)
+        record.upToDate = true
+        return Outcome(record: record, failure: nil, skipped: true, manifestChange: (item.name, entry))
+    }
+
+    /// Converts `item` with `convert`, and records the result for the manifest. The input is hashed before it
+    /// is converted: should it change meanwhile, the manifest holds the older content's digest and the next run
+    /// converts it again, the safe side. A failed conversion, an input that cannot be hashed (not a regular file)
+    /// or an output that is not a regular file drops the entry.
+    func convert(_ item: BatchItem, options: Options, _ convert: () -> Outcome) -> Outcome {
+        let input = try? sha256(ofFile: item.input)
+        var outcome = convert()
+        outcome.manifestChange = (item.name, nil)
+        guard outcome.failure == nil, let input, let report = outcome.record.report, let digest = outcome.record.output,
+              let written = FileStatus(path: item.output), written.kind == .regular, written.size == digest.bytes else {
+            return outcome
+        }
+        outcome.manifestChange = (item.name, ManifestEntry(
+            output: item.name, input: item.input, inputBytes: input.status.size, inputModified: input.status.modified,
+            inputSHA256: input.sha256, optionsKey: options.optionsKey(for: item.format), outputBytes: digest.bytes,
+            outputModified: written.modified, outputSHA256: digest.sha256, report: report,
+            quality: outcome.record.quality, peakRSS: outcome.record.peakRSS))
+        return outcome
+    }
+
+    /// Writes the manifest back (atomically, replacing the old one): as it is on disk now — another run into
+    /// the same folder may have written it meanwhile — with this run's entries put in and its failures taken
+    /// out. Unchanged, it is not written. Nil, or the error (the outputs themselves are written; at worst the
+    /// next run converts them again).
+    func write(_ changes: [(name: String, entry: ManifestEntry?)], protected: Set<FileIdentity>) -> FileError? {
+        let now = (try? Manifest.read(path).manifest) ?? manifest
+        var merged = now
+        for (name, entry) in changes { merged.entries[name] = entry }
+        let text = merged.rendered()
+        if text == now.rendered() { return nil }
+        do throws(WriteError) {
+            let out = try AtomicOutput(path: path, force: true, protected: protected)
+            do throws(WriteError) {
+                try out.write(text)
+                try out.commit()
+            } catch {
+                out.abort()
+                throw error
+            }
+        } catch {
+            return FileError(path: path, error)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import XCTest
+import YUVBatch
+import YUVCore
+import YUVIO
+
+/// `--update`'s manifest in process: its lines read back as written (odd names included), what it cannot read
+/// is left out and said, and `Manifest.check` decides from it what is up to date and why not.
+final class ManifestTests: XCTestCase {
+    var root = ""
+
+    override func setUpWithError() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("yuvmanifest-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: root + "/out", withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    func entry(output: String, input: String, quality: QualityReport? = nil) -> ManifestEntry {
+        let info = SourceInfo(restoring: .png, width: 3, height: 5, sampling: "RGBA 16-bit + tRNS\tinterlaced",
+                              rowFormat: .rgba16, progressive: false, interlaced: true, hasAlpha: true, orientation: 6)
+        let report = ConversionReport(restoring: info, geometry: PlaneGeometry(width: 5, height: 3), layout: .yv12,
+                                      spec: ConversionSpec(matrix: .bt2020, range: .limited), inputBytes: 1234, warnings: 2,
+                                      firstWarning: "a \\ warning\nover two lines", path: "RGB", alphaBytes: 15,
+                                      ledgerPeakBytes: 4096, orientation: Orientation(exif: 6))
+        return ManifestEntry(output: output, input: input, inputBytes: 1234, inputModified: 1_700_000_000.123456789,
+                             inputSHA256: String(repeating: "ab", count: 32), optionsKey: "yuvconv=0 format=yv12",
+                             outputBytes: 99, outputModified: 1_700_000_001.5, outputSHA256: String(repeating: "0f", count: 32),
+                             report: report, quality: quality, peakRSS: 8_000_000)
+    }
+
+    func render(_ e: ManifestEntry) -> [UInt8] {
+        var m = Manifest()
+        m.entries[e.output] = e
+        return m.rendered()
+    }
+
+    func testEntriesReadBackAsWritten() {
+        // Names with a tab, a newline, a backslash and a byte that is not UTF-8.
+        let odd = PathBytes.decode([UInt8]("sub/a\tb\nc\\d".utf8) + [0xE9] + [UInt8](".nv12".utf8))
+        let q = QualityReport(psnrY: 50.123456789, psnrCb: .infinity, psnrCr: 40.5, psnrRGB: 38.25, ssimY: 0.9987654321)
+        var m = Manifest()
+        for e in [entry(output: odd, input: "in/" + odd, quality: q), entry(output: "plain.nv12", input: "in/plain.png")] {
+            m.entries[e.output] = e
+        }
+        let text = m.rendered()
+        XCTAssertEqual(text.split(separator: 10).count, 4, "magic, heading, two entries")
+        var problems: [String] = []
+        let back = Manifest(parsing: text, problems: &problems)
+        XCTAssertEqual(problems, [])
+        XCTAssertEqual(back.rendered(), text)
+        let e = try! XCTUnwrap(back.entries[odd])
+        XCTAssertEqual(e.input, "in/" + odd)
+        XCTAssertEqual(e.inputModified, 1_700_000_000.123456789)
+        XCTAssertEqual(e.quality, q)
+        XCTAssertEqual(e.report.info, entry(output: "", input: "").report.info)
+        XCTAssertEqual(e.report.firstWarning, "a \\ warning\nover two lines")
+        XCTAssertEqual(e.report.orientation, Orientation(exif: 6))
+        XCTAssertEqual([e.report.layout.rawValue, e.report.spec.description, e.report.path], ["yv12", "bt2020 limited", "RGB"])
+        XCTAssertEqual([e.report.geometry.width, e.report.alphaBytes, e.report.ledgerPeakBytes, e.peakRSS], [5, 15, 4096, 8_000_000])
+        XCTAssertNil(back.entries["plain.nv12"]?.quality)
+    }
+
+    func testWhatCannotBeReadIsLeftOutAndSaid() {
+        var text = render(entry(output: "good.nv12", input: "in/good.png"))
+        let bad = render(entry(output: "bad.nv12", input: "in/bad.png")).split(separator: 10).last!
+        text += bad.dropLast(5) + [10]                                                  // five fields short
+        text += Array(bad).map { $0 == 9 ? 32 : $0 } + [10]                             // no tabs
+        text += Array("bad2.nv12\\q".utf8) + [10]                                       // an unknown escape
+        var problems: [String] = []
+        let m = Manifest(parsing: text, problems: &problems)
+        XCTAssertEqual(Array(m.entries.keys), ["good.nv12"])
+        XCTAssertEqual(problems.count, 3, "\(problems)")
+        XCTAssertTrue(problems[0].hasPrefix("line 4: "), problems[0])
+        problems = []
+        XCTAssertTrue(Manifest(parsing: Array("yuvconv-manifest\t2\n".utf8) + text.dropFirst(19), problems: &problems).entries.isEmpty)
+        XCTAssertEqual(problems, ["not a yuvconv manifest of version 1 (its first line differs)"])
+        // No file: an empty manifest, nothing to say.
+        let none = try! Manifest.read(root + "/out/" + Manifest.fileName)
+        XCTAssertTrue(none.manifest.entries.isEmpty && none.problems.isEmpty)
+    }
+
+    /// Each reason to convert again, and a touched but identical input kept (its new time in the entry).
+    func testCheckDecidesFromSizesTimesAndDigests() throws {
+        let input = root + "/a.png", output = root + "/out/a.nv12"
+        try Data("input bytes".utf8).write(to: URL(fileURLWithPath: input))
+        let item = try BatchPlan(operands: [input], outputFolder: root + "/out/").items[0]
+        XCTAssertEqual(Manifest().check(item, optionsKey: "k").action, .convert)
+        try Data("output bytes".utf8).write(to: URL(fileURLWithPath: output))
+        XCTAssertEqual(Manifest().check(item, optionsKey: "k").action, .replace(.unrecorded))
+        var m = Manifest()
+        let inDigest = try sha256(ofFile: input), outDigest = try sha256(ofFile: output)
+        var e = entry(output: "a.nv12", input: input)
+        (e.inputBytes, e.inputModified, e.inputSHA256) = (inDigest.status.size, inDigest.status.modified, inDigest.sha256)
+        (e.outputBytes, e.outputModified, e.outputSHA256) = (outDigest.status.size, outDigest.status.modified, outDigest.sha256)
+        e.optionsKey = "k"
+        m.entries["a.nv12"] = e
+        XCTAssertEqual(m.check(item, optionsKey: "k").action, .skip(upToDate: true))
+        XCTAssertEqual(m.check(item, optionsKey: "other").action, .replace(.optionsChanged))
+        // Touched, same content: kept, with the new time.
+        let later = Date(timeIntervalSinceNow: 3600)
+        try FileManager.default.setAttributes([.modificationDate: later], ofItemAtPath: input)
+        let touched = m.check(item, optionsKey: "k")
+        XCTAssertEqual(touched.action, .skip(upToDate: true))
+        XCTAssertEqual(touched.entry?.inputModified ?? 0, later.timeIntervalSince1970, accuracy: 1e-3)
+        // Rewritten: same size, another time, so the digest is asked, and differs; then another size.
+        try Data("input BYTES".utf8).write(to: URL(fileURLWithPath: input))
+        XCTAssertEqual(m.check(item, optionsKey: "k").action, .replace(.inputChanged))
+        try Data("input bytes, longer".utf8).write(to: URL(fileURLWithPath: input))
+        XCTAssertEqual(m.check(item, optionsKey: "k").action, .replace(.inputChanged))
+        try Data("input bytes".utf8).write(to: URL(fileURLWithPath: input))
+        XCTAssertEqual(m.check(item, optionsKey: "k").action, .skip(upToDate: true))
+        // The output altered in place (same size), or cut.
+        try Data("output BYTES".utf8).write(to: URL(fileURLWithPath: output))
+        XCTAssertEqual(m.check(item, optionsKey: "k").action, .replace(.outputAltered))
+        try Data("output".utf8).write(to: URL(fileURLWithPath: output))
+        XCTAssertEqual(m.check(item, optionsKey: "k").action, .replace(.outputAltered))
+        try FileManager.default.removeItem(atPath: output)
+        XCTAssertEqual(m.check(item, optionsKey: "k").action, .convert)
+    }
+}

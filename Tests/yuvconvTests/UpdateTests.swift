@@ -1,0 +1,186 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// `--update` and its manifest, through the binary: what is converted again and why, what is kept, and that a
+/// run that keeps everything reports everything, with the same totals.
+final class UpdateTests: CLITestCase {
+    /// in/a.png, in/b.jpg (4:4:4), in/c.png (16-bit grey), in/d.png (damaged: fails every time).
+    func makeInputs() throws {
+        for (name, target) in [("pngsuite/basn2c08.png", "in/a.png"), ("photos/rocket.jpg", "in/b.jpg"),
+                               ("pngsuite/basn0g16.png", "in/c.png"), ("pngsuite/xcsn0g01.png", "in/d.png")] {
+            let dst = work.appendingPathComponent(target)
+            try FileManager.default.createDirectory(at: dst.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: fixture(name), toPath: dst.path)
+        }
+    }
+
+    let outputs = ["a.nv12", "b.nv12", "c.nv12"]
+
+    /// `convert in/ -o out/ --update` with `extra`, its report as JSON lines: the image lines by file, and
+    /// the totals line.
+    func update(_ extra: [String] = [], file: StaticString = #filePath, line: UInt = #line) throws
+        -> (result: Result, images: [String: [String: Any]], totals: [String: Any]) {
+        let r = try run(["convert", "in/", "-o", "out/", "--update", "--report", "json", "-j", "2"] + extra)
+        XCTAssertEqual(r.status, 1, "in/d.png fails: \(r.stderr)", file: file, line: line)
+        let lines = try String(decoding: r.stdout, as: UTF8.self).split(separator: "\n").map {
+            try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        let images = lines.filter { $0["type"] as? String == "image" }
+        XCTAssertEqual(images.count, 4, "every input reported", file: file, line: line)
+        return (r, Dictionary(uniqueKeysWithValues: images.map { ($0["file"] as! String, $0) }), try XCTUnwrap(lines.last))
+    }
+
+    func summary(_ r: Result, converted: Int, skipped: Int, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertTrue(r.stderr.contains("yuvconv: \(converted) converted, \(skipped) skipped (already there and up to date), 1 failed"),
+                      r.stderr, file: file, line: line)
+    }
+
+    func modified(_ name: String) throws -> Date {
+        try XCTUnwrap(FileManager.default.attributesOfItem(atPath: work.appendingPathComponent(name).path)[.modificationDate] as? Date)
+    }
+
+    func contents(_ name: String) throws -> Data { try Data(contentsOf: work.appendingPathComponent(name)) }
+
+    /// Dictionaries of JSON values as text, for comparing.
+    func flat(_ o: [String: Any], without: Set<String> = []) -> [String: String] {
+        Dictionary(uniqueKeysWithValues: o.filter { !without.contains($0.key) }.map { ($0.key, "\($0.value)") })
+    }
+
+    /// The same options again: nothing converted, nothing written but the report, every input reported with
+    /// the first run's figures (quality included), and the same totals.
+    func testRerunConvertsNothingAndReportsEverything() throws {
+        try makeInputs()
+        let first = try update(["--metrics"])
+        summary(first.result, converted: 3, skipped: 0)
+        let times = try outputs.map { try modified("out/" + $0) }
+        let manifest = try contents("out/.yuvconv-manifest")
+        let again = try update(["--metrics"])
+        summary(again.result, converted: 0, skipped: 3)
+        XCTAssertEqual(try outputs.map { try modified("out/" + $0) }, times)
+        XCTAssertEqual(try contents("out/.yuvconv-manifest"), manifest, "unchanged, not rewritten")
+        XCTAssertEqual(flat(again.totals), flat(first.totals))
+        for (file, line) in first.images {
+            let kept = try XCTUnwrap(again.images[file])
+            XCTAssertEqual(flat(kept, without: ["up_to_date"]), flat(line, without: ["up_to_date"]), file)
+            if line["ok"] as? Bool == true {
+                XCTAssertEqual(line["up_to_date"] as? Bool, false, file)
+                XCTAssertEqual(kept["up_to_date"] as? Bool, true, file)
+                XCTAssertNotNil(kept["psnr_y_db"] as? Double, file)
+            }
+        }
+        XCTAssertEqual(again.images["in/d.png"]?["ok"] as? Bool, false)
+    }
+
+    /// Options that shape the bytes convert everything again; the same ones once more, nothing.
+    func testOtherOptionsConvertAgain() throws {
+        try makeInputs()
+        summary(try update().result, converted: 3, skipped: 0)
+        let bt709 = try contents("out/b.nv12")
+        let bt601 = try update(["--matrix", "bt601"])
+        summary(bt601.result, converted: 3, skipped: 0)
+        XCTAssertNotEqual(try contents("out/b.nv12"), bt709)
+        XCTAssertEqual(bt601.images["in/b.jpg"]?["matrix"] as? String, "bt601")
+        summary(try update(["--matrix", "bt601"]).result, converted: 0, skipped: 3)
+        // An alias is the same option; an option that only reports or refuses is none.
+        summary(try update(["--matrix", "smpte170m", "--max-pixels", "100000000"]).result, converted: 0, skipped: 3)
+    }
+
+    /// A touched input with the same content is kept (its new time recorded, so the next run need not hash
+    /// it); one with new content is converted again.
+    func testTouchedInputIsKeptChangedInputConverted() throws {
+        try makeInputs()
+        summary(try update().result, converted: 3, skipped: 0)
+        let later = Date().addingTimeInterval(3600)
+        for name in ["a.png", "b.jpg", "c.png"] {
+            try FileManager.default.setAttributes([.modificationDate: later], ofItemAtPath: work.appendingPathComponent("in/" + name).path)
+        }
+        summary(try update().result, converted: 0, skipped: 3)
+        let recorded = String(decoding: try contents("out/.yuvconv-manifest"), as: UTF8.self).split(separator: "\n")
+        let a = try XCTUnwrap(recorded.first { $0.hasPrefix("a.nv12\t") }).split(separator: "\t")
+        XCTAssertEqual(Double(a[3]) ?? 0, later.timeIntervalSince1970, accuracy: 1e-3, "input_mtime: \(a)")
+        try FileManager.default.removeItem(at: work.appendingPathComponent("in/a.png"))
+        try FileManager.default.copyItem(atPath: fixture("pngsuite/basn2c16.png"), toPath: work.appendingPathComponent("in/a.png").path)
+        let changed = try update()
+        summary(changed.result, converted: 1, skipped: 2)
+        XCTAssertEqual(changed.images["in/a.png"]?["up_to_date"] as? Bool, false)
+        XCTAssertEqual(changed.images["in/a.png"]?["source_sampling"] as? String, "RGB 16-bit")
+    }
+
+    /// An output altered in place (same size) or cut short is converted again, back to its bytes.
+    func testAlteredOutputIsConvertedAgain() throws {
+        try makeInputs()
+        summary(try update().result, converted: 3, skipped: 0)
+        let original = try contents("out/b.nv12"), c = try contents("out/c.nv12")
+        let handle = try FileHandle(forWritingTo: work.appendingPathComponent("out/b.nv12"))
+        try handle.seek(toOffset: 1000)
+        handle.write(Data([original[1000] ^ 0xFF]))
+        try handle.close()
+        // An editor's write lands at a later time than the conversion's: say so, whatever the clock's tick.
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(5)],
+                                              ofItemAtPath: work.appendingPathComponent("out/b.nv12").path)
+        try c.prefix(100).write(to: work.appendingPathComponent("out/c.nv12"))
+        summary(try update().result, converted: 2, skipped: 1)
+        XCTAssertEqual(try contents("out/b.nv12"), original)
+        XCTAssertEqual(try contents("out/c.nv12"), c)
+    }
+
+    /// Without the manifest nothing can be vouched for: everything is converted again, and it is made anew.
+    func testWithoutManifestEverythingIsConvertedAgain() throws {
+        try makeInputs()
+        summary(try update().result, converted: 3, skipped: 0)
+        try FileManager.default.removeItem(at: work.appendingPathComponent("out/.yuvconv-manifest"))
+        summary(try update().result, converted: 3, skipped: 0)
+        summary(try update().result, converted: 0, skipped: 3)
+        // One it cannot read: a warning, and the same.
+        try Data("not a manifest\n".utf8).write(to: work.appendingPathComponent("out/.yuvconv-manifest"))
+        let unread = try update()
+        summary(unread.result, converted: 3, skipped: 0)
+        XCTAssertTrue(unread.result.stderr.contains("yuvconv: warning: out/.yuvconv-manifest: not a yuvconv manifest"), unread.result.stderr)
+    }
+
+    /// --dry-run --update: each item's decision and why; nothing written, the manifest included.
+    func testDryRunSaysWhyAndWritesNothing() throws {
+        try makeInputs()
+        summary(try update().result, converted: 3, skipped: 0)
+        try FileManager.default.removeItem(at: work.appendingPathComponent("out/a.nv12"))
+        try Data("x".utf8).write(to: work.appendingPathComponent("out/c.nv12"))
+        let manifest = try contents("out/.yuvconv-manifest")
+        let r = try run(["convert", "in/", "-o", "out/", "--update", "-n"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), """
+            convert in/a.png -> out/a.nv12 (nv12): no output yet
+            skip in/b.jpg -> out/b.nv12 (nv12): up to date
+            replace in/c.png -> out/c.nv12 (nv12): the output was altered since it was made
+            convert in/d.png -> out/d.nv12 (nv12): no output yet
+
+            """)
+        XCTAssertTrue(r.stderr.contains("2 to convert, 1 to replace, 1 skipped (already there and up to date), 0 refused"), r.stderr)
+        let other = try run(["convert", "in/", "-o", "out/", "--update", "-n", "--range", "limited"])
+        XCTAssertTrue(String(decoding: other.stdout, as: UTF8.self).contains("replace in/b.jpg -> out/b.nv12 (nv12): made with other options\n"))
+        XCTAssertEqual(try contents("out/.yuvconv-manifest"), manifest)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: work.appendingPathComponent("out").path).sorted(),
+                       [".yuvconv-manifest", "b.nv12", "c.nv12"])
+    }
+
+    /// A run over some of the inputs keeps the others' entries; the manifest's own name is no output's.
+    func testManifestKeepsOutputsNotInThisRun() throws {
+        try makeInputs()
+        summary(try update().result, converted: 3, skipped: 0)
+        let one = try run(["convert", "in/a.png", "in/b.jpg", "-o", "out/", "--update", "--matrix", "bt2020", "-q"])
+        XCTAssertTrue(one.stderr.contains("2 converted, 0 skipped"), one.stderr)
+        let lines = String(decoding: try contents("out/.yuvconv-manifest"), as: UTF8.self).split(separator: "\n")
+        XCTAssertEqual(lines.filter { !$0.hasPrefix("#") && !$0.hasPrefix("yuvconv-manifest") }.map { String($0.prefix { $0 != "\t" }) },
+                       outputs)
+        let mixed = try update()
+        summary(mixed.result, converted: 2, skipped: 1)
+        XCTAssertEqual(mixed.images["in/c.png"]?["up_to_date"] as? Bool, true)
+        let clash = try run(["convert", "in/a.png", "-o", "y/", "--update", "--name", ".yuvconv-manifest", "-f", "nv12"])
+        XCTAssertEqual(clash.status, 2, clash.stderr)
+        XCTAssertTrue(clash.stderr.contains("y/.yuvconv-manifest is where --update keeps its manifest"), clash.stderr)
+        let report = try run(["convert", "in/", "-o", "x/", "--update", "--report", "csv", "--report-file", "x/.yuvconv-manifest"])
+        XCTAssertEqual(report.status, 2, report.stderr)
+        XCTAssertTrue(report.stderr.contains("x/.yuvconv-manifest is where --update keeps its manifest"), report.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("x").path))
+    }
+}
