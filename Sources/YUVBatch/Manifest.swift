@@ -50,6 +50,7 @@ public struct Manifest: Sendable {
         "has_alpha", "exif_orientation", "stored_width", "stored_height", "width", "height", "layout", "matrix",
         "range", "file_bytes", "warnings", "first_warning", "path", "alpha_bytes", "conversion_buffers_bytes",
         "orientation", "peak_rss_bytes", "psnr_y_db", "psnr_cb_db", "psnr_cr_db", "psnr_rgb_db", "ssim_y",
+        "color_management", "primaries",
     ]
 
     /// The entries by output name.
@@ -181,7 +182,7 @@ extension ManifestEntry {
                 text("\(r.geometry.height)"), text(r.layout.rawValue), text(r.spec.matrix.rawValue),
                 text(r.spec.range.rawValue), text("\(r.inputBytes)"), text("\(r.warnings)"), text(r.firstWarning),
                 text(r.path), text("\(r.alphaBytes)"), text("\(r.ledgerPeakBytes)"), text("\(r.orientation.exif)"),
-                text("\(peakRSS)")] + measures
+                text("\(peakRSS)")] + measures + [text(r.colour ?? ""), text(r.primaries.rawValue)]
     }
 
     /// An entry from a line's fields (`Manifest.columns` order), each checked.
@@ -238,14 +239,17 @@ extension ManifestEntry {
             guard v.allSatisfy({ $0 != nil }) else { throw Malformed(why: "a quality measure is not a number") }
             quality = QualityReport(psnrY: v[0]!, psnrCb: v[1]!, psnrCr: v[2]!, psnrRGB: v[3]!, ssimY: v[4]!)
         }
+        let colour = text(), primaries = try named(Primaries.init(rawValue:))
         if output.isEmpty { throw Malformed(why: "no output name") }
         let info = SourceInfo(restoring: container, width: storedWidth, height: storedHeight, sampling: sampling,
                               rowFormat: rowFormat, progressive: progressive, interlaced: interlaced, hasAlpha: hasAlpha,
                               orientation: exif)
-        let report = ConversionReport(restoring: info, geometry: PlaneGeometry(width: width, height: height), layout: layout,
+        var report = ConversionReport(restoring: info, geometry: PlaneGeometry(width: width, height: height), layout: layout,
                                       spec: spec, inputBytes: fileBytes, warnings: warnings, firstWarning: firstWarning,
                                       path: path, alphaBytes: alphaBytes, ledgerPeakBytes: buffers,
                                       orientation: Orientation(exif: orientation))
+        report.colour = colour.isEmpty ? nil : colour
+        report.primaries = primaries
         self.init(output: output, input: input, inputBytes: inputBytes, inputModified: inputModified,
                   inputSHA256: inputSHA256, optionsKey: optionsKey, outputBytes: outputBytes, outputModified: outputModified,
                   outputSHA256: outputSHA256, report: report, quality: quality, peakRSS: peakRSS)

@@ -27,7 +27,9 @@ extension Options {
         case .flatten(let r, let g, let b):
             alpha = "flatten=#" + [r, g, b].map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
         }
-        return "yuvconv=\(version) format=\(format.name) matrix=\(spec.matrix.rawValue) range=\(spec.range.rawValue)"
+        return "yuvconv=\(version) format=\(format.name) layout=\(layout(for: format).rawValue)"
+            + " matrix=\(spec.matrix.rawValue) range=\(spec.range.rawValue)"
+            + " colour=\(colourManagement ? "auto" : "off") primaries=\(decodeOptions.target(for: spec).rawValue)"
             + " align=\(format.isRaw ? fileAlignment : 1) align-height=\(format.isRaw ? heightAlignment : 1)"
             + " alpha=\(alpha) orientation=\(orientation.rawValue) jpeg-path=\(jpegPath.rawValue)"
             + " allow-truncated=\(allowTruncated ? 1 : 0)" + (format == .jpeg ? " quality=\(quality)" : "")

@@ -39,6 +39,13 @@ open class CLITestCase: XCTestCase {
         try launch(binary, args, stdin: .data(stdin ?? Data()))
     }
 
+    /// The tool with these arguments and `--color-management off`: the samples as stored, as `yuvref.py`
+    /// converts them (PngSuite's pictures carry gAMA 1.0, which colour management would apply).
+    @discardableResult
+    public func runAsStored(_ args: [String], stdin: Data? = nil) throws -> Result {
+        try run(args + ["--color-management", "off"], stdin: stdin)
+    }
+
     public enum Input {
         /// A pipe holding these bytes, then closed.
         case data(Data)

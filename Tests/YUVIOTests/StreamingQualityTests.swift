@@ -52,6 +52,7 @@ final class StreamingQualityTests: XCTestCase {
         var options = DecodeOptions()
         options.orientation = orientation
         options.pipelined = pipelined
+        options.colourManagement = false   // the reference below decodes the samples as stored
         let sink = MemorySink()
         let report = try convert(path: path, spec: spec, layout: layout, into: sink, options: options, metrics: true)
         let streamed = try XCTUnwrap(report.quality, file: file, line: line)

@@ -43,20 +43,20 @@ final class CLITests: CLITestCase {
 
     func testConvertsExactlyWithFormatFromOptionOrExtension() throws {
         let png = "pngsuite/basn2c08.png"
-        let r1 = try run([fixture(png), "-o", "a.nv12"])
+        let r1 = try runAsStored([fixture(png), "-o", "a.nv12"])
         XCTAssertEqual(r1.status, 0, r1.stderr)
         XCTAssertTrue(r1.stderr.contains("32x32 PNG RGB 8-bit -> nv12 (bt709 full): RGBA 4.0 KiB, nv12 1.5 KiB, saves 2.5 KiB (62.5%)"), r1.stderr)
         let a = try Data(contentsOf: work.appendingPathComponent("a.nv12"))
         XCTAssertEqual(Checksum.crc32Hex(a), try golden(png, "bt709 full", "nv12"))
         // Extension decides the layout: .yuv is yuv420p, .yv12 is yv12.
-        XCTAssertEqual(try run([fixture(png), "-o", "b.yuv", "--matrix", "bt601", "--range", "limited", "-q"]).status, 0)
+        XCTAssertEqual(try runAsStored([fixture(png), "-o", "b.yuv", "--matrix", "bt601", "--range", "limited", "-q"]).status, 0)
         XCTAssertEqual(Checksum.crc32Hex(try Data(contentsOf: work.appendingPathComponent("b.yuv"))),
                        try golden(png, "bt601 limited", "yuv420p"))
-        XCTAssertEqual(try run(["convert", fixture(png), "-o", "c.yv12", "--matrix=bt2020", "-q"]).status, 0)
+        XCTAssertEqual(try runAsStored(["convert", fixture(png), "-o", "c.yv12", "--matrix=bt2020", "-q"]).status, 0)
         XCTAssertEqual(Checksum.crc32Hex(try Data(contentsOf: work.appendingPathComponent("c.yv12"))),
                        try golden(png, "bt2020 full", "yv12"))
         // --format wins over the extension; i420 is yuv420p.
-        XCTAssertEqual(try run([fixture(png), "-o", "d.nv12", "--format", "i420", "-q"]).status, 0)
+        XCTAssertEqual(try runAsStored([fixture(png), "-o", "d.nv12", "--format", "i420", "-q"]).status, 0)
         XCTAssertEqual(Checksum.crc32Hex(try Data(contentsOf: work.appendingPathComponent("d.nv12"))),
                        try golden(png, "bt709 full", "yuv420p"))
         XCTAssertEqual(try leftovers(), ["a.nv12", "b.yuv", "c.yv12", "d.nv12"])
@@ -65,11 +65,11 @@ final class CLITests: CLITestCase {
     func testStdinAndStdout() throws {
         let png = "pngsuite/basn6a16.png"
         let bytes = try Data(contentsOf: URL(fileURLWithPath: fixture(png)))
-        let r = try run(["-", "-o", "-", "--format", "nv21", "--range", "limited"], stdin: bytes)
+        let r = try runAsStored(["-", "-o", "-", "--format", "nv21", "--range", "limited"], stdin: bytes)
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stderr.hasPrefix("<stdin>: 32x32 PNG RGBA 16-bit"), r.stderr)
         XCTAssertEqual(Checksum.crc32Hex(r.stdout), try golden(png, "bt709 limited", "nv21"))
-        let bad = try run(["-", "-o", "-"], stdin: Data("not an image".utf8))
+        let bad = try runAsStored(["-", "-o", "-"], stdin: Data("not an image".utf8))
         XCTAssertEqual(bad.status, 1)
         XCTAssertTrue(bad.stderr.contains("yuvconv: error: <stdin>: not a JPEG or PNG file"), bad.stderr)
         XCTAssertTrue(bad.stdout.isEmpty)
@@ -157,12 +157,12 @@ extension CLITests {
     /// planes — to a file (written at offsets) and to a pipe (written in order).
     func testY4MOutput() throws {
         let png = fixture("pngsuite/basn2c08.png")
-        XCTAssertEqual(try run([png, "-o", "a.y4m", "-q"]).status, 0)
+        XCTAssertEqual(try runAsStored([png, "-o", "a.y4m", "-q"]).status, 0)
         let file = try Data(contentsOf: work.appendingPathComponent("a.y4m"))
         let header = "YUV4MPEG2 W32 H32 F1:1 Ip A1:1 C420jpeg XCOLORRANGE=FULL\nFRAME\n"
         XCTAssertEqual(String(decoding: file.prefix(header.utf8.count), as: UTF8.self), header)
         XCTAssertEqual(Checksum.crc32Hex(file.dropFirst(header.utf8.count)), try golden("pngsuite/basn2c08.png", "bt709 full", "yuv420p"))
-        let piped = try run([png, "-o", "-", "--format", "y4m", "--range", "limited", "-q"])
+        let piped = try runAsStored([png, "-o", "-", "--format", "y4m", "--range", "limited", "-q"])
         XCTAssertTrue(String(decoding: piped.stdout.prefix(70), as: UTF8.self).contains("XCOLORRANGE=LIMITED\nFRAME\n"))
         XCTAssertEqual(Checksum.crc32Hex(piped.stdout.drop { $0 != 0x0A }.dropFirst().dropFirst(6)),
                        try golden("pngsuite/basn2c08.png", "bt709 limited", "yuv420p"))
@@ -262,21 +262,21 @@ extension CLITests {
         }
         let bg = [0x33, 0x66, 0x99]
         let flat = expected { v, a, c in (2 * (v * a + bg[c] * (255 - a)) + 255) / 510 }
-        XCTAssertEqual([UInt8](try run([png, "-o", "-", "--format", "yuv420p", "--alpha", "flatten=#336699", "-q"]).stdout), flat)
+        XCTAssertEqual([UInt8](try runAsStored([png, "-o", "-", "--format", "yuv420p", "--alpha", "flatten=#336699", "-q"]).stdout), flat)
         let pre = expected { v, a, _ in (2 * v * a + 255) / 510 }
-        XCTAssertEqual([UInt8](try run([png, "-o", "-", "--format", "yuv420p", "--alpha", "premultiply", "-q"]).stdout), pre)
-        let plain = [UInt8](try run([png, "-o", "-", "--format", "yuv420p", "-q"]).stdout)
-        let kept = try run([png, "-o", "k.yuv", "--alpha", "keep"])
+        XCTAssertEqual([UInt8](try runAsStored([png, "-o", "-", "--format", "yuv420p", "--alpha", "premultiply", "-q"]).stdout), pre)
+        let plain = [UInt8](try runAsStored([png, "-o", "-", "--format", "yuv420p", "-q"]).stdout)
+        let kept = try runAsStored([png, "-o", "k.yuv", "--alpha", "keep"])
         XCTAssertTrue(kept.stderr.contains("-> yuv420p+A"), kept.stderr)
         let k = [UInt8](try Data(contentsOf: work.appendingPathComponent("k.yuv")))
         XCTAssertEqual(k.count, w * h * 5 / 2)
         XCTAssertEqual(Array(k.prefix(plain.count)), plain)
         XCTAssertEqual(Array(k.suffix(w * h)), (0..<(w * h)).map { rgba[4 * $0 + 3] })
         // An opaque source keeps a plane of 255; keep with a picture format is refused.
-        let opaque = [UInt8](try run([fixture("pngsuite/basn2c08.png"), "-o", "-", "--alpha", "keep", "-q"]).stdout)
+        let opaque = [UInt8](try runAsStored([fixture("pngsuite/basn2c08.png"), "-o", "-", "--alpha", "keep", "-q"]).stdout)
         XCTAssertEqual(Array(opaque.suffix(w * h)), [UInt8](repeating: 255, count: w * h))
-        XCTAssertEqual(try run([png, "-o", "x.png", "--alpha", "keep"]).status, 2)
-        XCTAssertEqual(try run([png, "-o", "x.nv12", "--alpha", "half"]).status, 2)
+        XCTAssertEqual(try runAsStored([png, "-o", "x.png", "--alpha", "keep"]).status, 2)
+        XCTAssertEqual(try runAsStored([png, "-o", "x.nv12", "--alpha", "half"]).status, 2)
     }
 }
 
@@ -302,12 +302,12 @@ extension CLITests {
         }
         let bg = [0x33 * 257, 0x66 * 257, 0x99 * 257]
         let flat = expected { v, a, c in (2 * (v * a + bg[c] * (65535 - a)) + 65535) / 131070 }
-        XCTAssertEqual([UInt8](try run([png, "-o", "-", "--format", "yuv420p", "--alpha", "flatten=#336699", "-q"]).stdout), flat)
+        XCTAssertEqual([UInt8](try runAsStored([png, "-o", "-", "--format", "yuv420p", "--alpha", "flatten=#336699", "-q"]).stdout), flat)
         let pre = expected { v, a, _ in (2 * v * a + 65535) / 131070 }
-        XCTAssertEqual([UInt8](try run([png, "-o", "-", "--format", "yuv420p", "--alpha", "premultiply", "-q"]).stdout), pre)
-        let plain = [UInt8](try run([png, "-o", "-", "--format", "yuv420p", "-q"]).stdout)
+        XCTAssertEqual([UInt8](try runAsStored([png, "-o", "-", "--format", "yuv420p", "--alpha", "premultiply", "-q"]).stdout), pre)
+        let plain = [UInt8](try runAsStored([png, "-o", "-", "--format", "yuv420p", "-q"]).stdout)
         XCTAssertEqual(plain, expected { v, _, _ in v })
-        let k = [UInt8](try run([png, "-o", "-", "--format", "yuv420p", "--alpha", "keep", "-q"]).stdout)
+        let k = [UInt8](try runAsStored([png, "-o", "-", "--format", "yuv420p", "--alpha", "keep", "-q"]).stdout)
         XCTAssertEqual(k.count, w * h * 5 / 2)
         XCTAssertEqual(Array(k.prefix(plain.count)), plain)
         XCTAssertEqual(Array(k.suffix(w * h)), (0..<(w * h)).map { UInt8((2 * Int(rgba[4 * $0 + 3]) + 257) / 514) })

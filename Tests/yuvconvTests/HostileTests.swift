@@ -66,13 +66,21 @@ final class HostileTests: CLITestCase {
         let big = try run(["big.y4m", "-o", "o.png"])
         XCTAssertEqual(big.status, 1, big.stderr)
         XCTAssertTrue(big.stderr.contains("big.y4m: 4294967296x4294967296 is more than"), big.stderr)
-        for colour in ["C420p10 XYSCSS=420P10", "C444", "Cmono"] {
+        for colour in ["C444", "Cmono", "C420p12", "C422p10"] {
             y4m = Data("YUV4MPEG2 W16 H16 F25:1 Ip A1:1 \(colour)\nFRAME\n".utf8) + Data(count: 16 * 16 * 3)
             try y4m.write(to: work.appendingPathComponent("t.y4m"))
             let r = try run(["t.y4m", "-o", "t.png"])
             XCTAssertEqual(r.status, 1, colour)
-            XCTAssertTrue(r.stderr.contains("is not supported: yuvconv reads 8-bit 4:2:0 Y4M only"), r.stderr)
+            XCTAssertTrue(r.stderr.contains("is not supported: yuvconv reads 4:2:0 Y4M only"), r.stderr)
         }
+        // 10-bit 4:2:0 is read, by its own size (a frame of 16-bit samples).
+        y4m = Data("YUV4MPEG2 W16 H16 F25:1 Ip A1:1 C420p10 XYSCSS=420P10\nFRAME\n".utf8) + Data(count: 16 * 16 * 3)
+        try y4m.write(to: work.appendingPathComponent("t10.y4m"))
+        XCTAssertEqual(try run(["t10.y4m", "-o", "t10.png", "-q"]).status, 0)
+        try y4m.dropLast(2).write(to: work.appendingPathComponent("t10.y4m"))
+        let short = try run(["t10.y4m", "-o", "t11.png"])
+        XCTAssertEqual(short.status, 1, short.stderr)
+        XCTAssertTrue(short.stderr.contains("cut short (766 of 768 bytes)"), short.stderr)
         // An endless raw source: one frame is read by its size, then the next byte says there is more.
         let zero = try sh("${LIMIT_VM:-ulimit -v 400000}; timeout 20 \"$B\" /dev/zero --size 16x16 --pix-fmt nv12 -o z.png")
         XCTAssertEqual(zero.status, 1, zero.stderr)

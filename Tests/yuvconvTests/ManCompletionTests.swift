@@ -7,14 +7,17 @@ import XCTest
 final class ManCompletionTests: CLITestCase {
     /// The enumerated options and their values, as the completion scripts must offer them.
     static let values: [(option: String, values: [String])] = [
-        ("--format", ["nv12", "nv21", "yuv420p", "i420", "yv12", "y4m", "png", "jpeg"]),
+        ("--format", ["nv12", "nv21", "yuv420p", "i420", "yv12", "p010", "yuv420p10le", "y4m", "png", "jpeg"]),
         ("--matrix", ["bt709", "bt601", "bt2020"]),
         ("--range", ["full", "limited"]),
         ("--report", ["text", "json", "csv", "html"]),
         ("--orientation", ["auto", "ignore"]),
         ("--jpeg-path", ["direct", "rgb"]),
         ("--alpha", ["ignore", "keep", "flatten", "premultiply"]),
-        ("--pix-fmt", ["nv12", "nv21", "yuv420p", "i420", "yv12"]),
+        ("--pix-fmt", ["nv12", "nv21", "yuv420p", "i420", "yv12", "p010", "yuv420p10le"]),
+        ("--depth", ["8", "10"]),
+        ("--color-management", ["auto", "off"]),
+        ("--primaries", ["bt709", "p3", "bt2020"]),
         ("--completion", ["bash", "zsh", "fish"]),
     ]
 
@@ -146,7 +149,7 @@ final class ManCompletionTests: CLITestCase {
         }
         // --name=value: bash splits at '=', so the option is the word before it.
         XCTAssertEqual(try bashComplete(script, ["yuvconv", "--matrix", "=", "bt6"]), ["bt601"])
-        XCTAssertEqual(try bashComplete(script, ["yuvconv", "-f", "y"]), ["yuv420p", "yv12", "y4m"])
+        XCTAssertEqual(try bashComplete(script, ["yuvconv", "-f", "y"]), ["yuv420p", "yv12", "yuv420p10le", "y4m"])
         // Every name --help lists, long and short (and the aliases it does not show: --pix_fmt).
         let offered = Set(try bashComplete(script, ["yuvconv", "-"]))
         XCTAssertTrue(try helpOptionNames().isSubset(of: offered), "\(offered)")
