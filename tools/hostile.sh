@@ -85,7 +85,7 @@ put("big.png", png(w, h, [base[(y * 7) % 4096:(y * 7) % 4096 + w * 3] for y in r
 
 # Y4M: a huge size in the header; 10-bit, 4:4:4 and mono frames of the right length.
 put("huge.y4m", b"YUV4MPEG2 W4294967296 H4294967296 F25:1 Ip A1:1 C420jpeg\nFRAME\n" + bytes(384))
-put("deep.y4m", b"YUV4MPEG2 W16 H16 F25:1 Ip A1:1 C420p10 XYSCSS=420P10\nFRAME\n" + bytes(768))
+put("deep.y4m", b"YUV4MPEG2 W16 H16 F25:1 Ip A1:1 C420p12 XYSCSS=420P12\nFRAME\n" + bytes(768))
 put("full.y4m", b"YUV4MPEG2 W16 H16 F25:1 Ip A1:1 C444\nFRAME\n" + bytes(768))
 put("mono.y4m", b"YUV4MPEG2 W16 H16 F25:1 Ip A1:1 Cmono\nFRAME\n" + bytes(256))
 
@@ -265,7 +265,7 @@ status 2; settled
 [ -e out.nv12 ] && bad "out.nv12 was created"
 end
 
-# 4. Y4M other than 8-bit 4:2:0: refused.
+# 4. Y4M other than 8- or 10-bit 4:2:0 (12-bit, 4:4:4, mono): refused.
 for y in deep full mono; do
   begin "y4m-$y"
   cp "$CRAFT/$y.y4m" in.y4m; snap
