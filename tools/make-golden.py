@@ -6,6 +6,8 @@
                                       a .5 tie for some matrix and range, plus primaries and extremes; odd size
   Fixtures/golden/images.tsv          CRC-32 of yuvref's output for every ok PNG fixture x matrix x range x layout
                                       (the four 8-bit layouts and the 10-bit p010 and yuv420p10le)
+  Fixtures/golden/siting.tsv          the same with --chroma-loc left and topleft (NV12 and P010) for PngSuite,
+                                      the tie picture and the photo
   Fixtures/golden/exhaustive-luma.tsv CRC-32 of yuvref's all-2^24 luma table per matrix and range
 Needs numpy, Pillow, pypng.
 """
@@ -91,6 +93,25 @@ def main():
                 deep = R.convert(rgb, m, r, M, depth=10)
                 for lay in ("p010", "yuv420p10le"):
                     rows.append(f"{rel}\t{m}\t{r}\t{lay}\t{crc(R.pack(*deep, lay))}")
+    # Left and top-left siting, 8- and 10-bit, on the pictures that reach every edge case (PngSuite's sizes
+    # 1…40, odd and even; the tie picture; a photo several bands tall).
+    siting = []
+    for rel in files:
+        if not (rel.startswith("corpus/pngsuite/") or rel.endswith("ties-67x45.png") or rel.endswith("kodim23.png")):
+            continue
+        try:
+            rgb, M = R.load(os.path.join(root, "Fixtures", rel))
+        except Exception:
+            continue
+        for m in R.K:
+            for r in ("full", "limited"):
+                for loc in ("left", "topleft"):
+                    siting.append(f"{rel}\t{m}\t{r}\t{loc}\tnv12\t{crc(R.pack(*R.convert(rgb, m, r, M, loc), 'nv12'))}")
+                    siting.append(f"{rel}\t{m}\t{r}\t{loc}\tp010\t{crc(R.pack(*R.convert(rgb, m, r, M, loc, 10), 'p010'))}")
+    with open(os.path.join(gold, "siting.tsv"), "w") as out:
+        out.write("# path (under Fixtures/)\tmatrix\trange\tchroma location\tlayout\tCRC-32 of yuvref.py's output\n")
+        out.write("\n".join(siting) + "\n")
+    print(f"siting.tsv: {len(siting)} rows")
     with open(os.path.join(gold, "images.tsv"), "w") as out:
         out.write("# path (under Fixtures/)\tmatrix\trange\tlayout\tCRC-32 of yuvref.py's output\n")
         out.write("\n".join(rows) + "\n")

@@ -5,7 +5,7 @@
 ///
 /// Without colour management the RGB converted is the source's as stored, taken as sRGB: BT.709 primaries
 /// and the sRGB transfer for every matrix, BT.2020 primaries with the BT.2020 matrix (CONVENTIONS §1b).
-/// Chroma is centre-sited (JPEG, MPEG-1; H.273 ChromaSampleLocType 1).
+/// Chroma is centre-sited unless asked otherwise (`ChromaLocation`).
 public struct ColourDescription: Sendable, Equatable {
     public struct Value: Sendable, Equatable {
         /// FFmpeg's name (`-colorspace`, `-color_primaries`, `-color_trc`, `-color_range`, `-chroma_sample_location`).
@@ -22,7 +22,7 @@ public struct ColourDescription: Sendable, Equatable {
 
     /// `primaries`: the RGB space converted (colour management's target); nil for the matrix's own (BT.2020
     /// primaries with the BT.2020 matrix, else BT.709/sRGB).
-    public init(spec: ConversionSpec, primaries: Primaries? = nil) {
+    public init(spec: ConversionSpec, primaries: Primaries? = nil, chromaLocation siting: ChromaLocation = .center) {
         switch spec.matrix {
         case .bt709: matrix = Value(name: "bt709", cicp: 1)
         case .bt601: matrix = Value(name: "smpte170m", cicp: 6)
@@ -35,7 +35,7 @@ public struct ColourDescription: Sendable, Equatable {
         case .bt2020: self.primaries = Value(name: "bt2020", cicp: 9)
         }
         transfer = Value(name: "iec61966-2-1", cicp: 13)
-        chromaLocation = Value(name: "center", cicp: 1)
+        chromaLocation = Value(name: siting.rawValue, cicp: siting.cicp)
     }
 
     /// FFmpeg's input options that say all of the above (before `-i`).
@@ -71,5 +71,57 @@ public enum Primaries: String, CaseIterable, Sendable {
         case "bt2020", "2020": self = .bt2020
         default: return nil
         }
+    }
+}
+
+/// Where a 4:2:0 chroma sample sits (FFmpeg's `-chroma_sample_location` names, H.273 ChromaSampleLocType),
+/// and so which pixels' chroma it averages (CONVENTIONS §1): `center` (JPEG, MPEG-1; the 2×2 block),
+/// `left` (MPEG-2, H.264, HEVC: columns 1 2 1 across two rows), `topleft` (co-sited; BT.2020/HDR video:
+/// 1 2 1 both ways).
+public enum ChromaLocation: String, CaseIterable, Sendable {
+    case center, left, topleft
+
+    public init?(name: String) {
+        switch name.lowercased() {
+        case "center", "centre", "jpeg", "mpeg1": self = .center
+        case "left", "mpeg2", "h264": self = .left
+        case "topleft", "top-left", "cosited", "co-sited", "paldv": self = .topleft
+        default: return nil
+        }
+    }
+
+    /// H.273 ChromaSampleLocType.
+    public var cicp: Int {
+        switch self {
+        case .left: return 0
+        case .center: return 1
+        case .topleft: return 2
+        }
+    }
+
+    /// The YUV4MPEG2 colour-space tag of 8-bit 4:2:0 with this siting.
+    public var y4mTag: String {
+        switch self {
+        case .center: return "C420jpeg"
+        case .left: return "C420mpeg2"
+        case .topleft: return "C420paldv"
+        }
+    }
+
+    /// The taps of chroma sample (i, j): horizontal (offset from column 2i, weight) and vertical (offset from
+    /// row 2j, weight).
+    public var taps: (horizontal: [(Int, Int)], vertical: [(Int, Int)]) {
+        let pair = [(0, 1), (1, 1)], triple = [(-1, 1), (0, 2), (1, 1)]
+        switch self {
+        case .center: return (pair, pair)
+        case .left: return (triple, pair)
+        case .topleft: return (triple, triple)
+        }
+    }
+
+    /// The sum of the taps' weights (4, 8, 16).
+    public var weightSum: Int {
+        let (h, v) = taps
+        return h.reduce(0) { $0 + $1.1 } * v.reduce(0) { $0 + $1.1 }
     }
 }

@@ -215,7 +215,7 @@ public struct PlaneTargets {
     public init(width: Int, height: Int, layout: PixelLayout, origin: Int, y: UnsafeMutablePointer<UInt8>,
                 u: UnsafeMutablePointer<UInt8>, v: UnsafeMutablePointer<UInt8>) {
         precondition(origin & 1 == 0)
-        precondition(layout.bitDepth == 8, "8-bit targets for \(layout): its rows are RGBToYUV420Deep's")
+        precondition(layout.bitDepth == 8, "8-bit targets for \(layout): its rows are RGBToYUV420Exact's")
         self.width = width
         self.height = height
         self.layout = layout

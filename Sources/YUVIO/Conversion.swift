@@ -78,6 +78,8 @@ public struct ConversionReport: Sendable {
     public var colour: String?
     /// The RGB space converted (colour management's target).
     public var primaries: Primaries = .bt709
+    /// Where the chroma samples sit.
+    public var chromaLocation: ChromaLocation = .center
     /// PSNR and SSIM against the source, when the conversion was asked to measure them.
     public var quality: QualityReport?
 }

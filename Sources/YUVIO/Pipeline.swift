@@ -71,14 +71,16 @@ func rowsPerBand(rowBytes: Int) -> Int {
 public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, into sink: BandSink,
                     kernels: KernelChoice = kernelChoiceFromEnvironment(),
                     options: DecodeOptions = DecodeOptions(), alignment: Int = 1,
-                    heightAlignment: Int = 1, metrics: Bool = false) throws(FileError) -> ConversionReport {
+                    heightAlignment: Int = 1, metrics: Bool = false,
+                    siting: ChromaLocation = .center) throws(FileError) -> ConversionReport {
     let name = displayPath(path)
     do {
         let inputSource = try InputSource(path: path, maxPixels: options.maxPixels)
         let decoder = try ImageDecoder(source: inputSource, maxPixels: options.maxPixels, maxScans: options.maxScans,
                                        allowTruncated: options.allowTruncated,
                                        // 10-bit outputs take the RGB route (the direct path's rows are 8-bit).
-                                       raw: options.jpegPath == .direct && layout.bitDepth == 8,
+                                       // Left and top-left siting too: the direct path's chroma is centre-sited.
+                                       raw: options.jpegPath == .direct && layout.bitDepth == 8 && siting == .center,
                                        alpha16: options.alpha != .ignore,
                                        colourTarget: options.colourManagement ? options.target(for: spec) : nil)
         let info = decoder.info
@@ -93,7 +95,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         let source: BandSource = decoder.isRaw
             ? JPEGPlanesSource(decoder: decoder, spec: spec, kernels: kernels, turn: turn)
             : RGBRowsSource(decoder: decoder, spec: spec, kernels: kernels, turn: turn, alpha: options.alpha,
-                            colour: colour)
+                            colour: colour, siting: siting)
         let g = source.geometry
         let frame = FrameLayout(width: g.width, height: g.height, pixelLayout: layout, alignment: alignment,
                                 heightAlignment: heightAlignment, alpha: options.alpha == .keep)
@@ -111,6 +113,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
                                       path: source.pathName, ledgerPeakBytes: ledger.peak)
         report.colour = colour != nil ? plan.text : nil
         report.primaries = options.target(for: spec)
+        report.chromaLocation = siting
         report.alphaBytes = frame.alpha ? frame.tight.planeBytes(.a) : 0
         report.orientation = turn
         report.quality = probe?.result

@@ -123,11 +123,12 @@ public enum RawInput {
     /// The Y4M colour spaces read: 8-bit 4:2:0 under any chroma siting tag, and 10-bit 4:2:0.
     static let y4mColourSpaces: Set<String> = ["420", "420jpeg", "420mpeg2", "420paldv", "420p10"]
 
-    /// The first frame of a YUV4MPEG2 stream (4:2:0, 8- or 10-bit); returns the range its XCOLORRANGE names. The
+    /// The first frame of a YUV4MPEG2 stream (4:2:0, 8- or 10-bit); returns the range its XCOLORRANGE names and
+    /// the siting its colour-space tag says. The
     /// header is checked (size against `maxPixels`, colour space) before any frame data is read, and only
     /// the first frame's bytes are read.
-    public static func readY4M(path: String, maxPixels: Int) throws(FileError) -> (YUVImage, ColorRange?) {
-        try withInput(path) { (input, _) throws(DecodeError) -> (YUVImage, ColorRange?) in
+    public static func readY4M(path: String, maxPixels: Int) throws(FileError) -> (YUVImage, ColorRange?, ChromaLocation) {
+        try withInput(path) { (input, _) throws(DecodeError) -> (YUVImage, ColorRange?, ChromaLocation) in
             let header = String(decoding: try input.line(limit: 4096, what: "the Y4M header"), as: UTF8.self)
             let fields = header.split(separator: " ")
             guard fields.first == "YUV4MPEG2" else { throw .decoder("not a Y4M stream (no YUV4MPEG2 signature)") }
@@ -157,7 +158,9 @@ public enum RawInput {
             }
             var image = YUVImage(width: w, height: h, layout: layout)
             image.bytes = bytes
-            return (image, range)
+            // The siting tag: C420mpeg2 is left-sited, C420paldv top-left, the rest centre (C420jpeg, C420, C420p10).
+            let siting: ChromaLocation = colour == "420mpeg2" ? .left : colour == "420paldv" ? .topleft : .center
+            return (image, range, siting)
         }
     }
 }

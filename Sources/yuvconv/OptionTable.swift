@@ -133,6 +133,12 @@ struct OptionSpec: Sendable {
                         "while it is turned); ignore: convert the samples as stored (yuvref's output)"]) { o, _, v throws(UsageError) in
                 o.orientation = try named(v, "orientation mode", "auto, ignore") { OrientationMode(rawValue: $0) }
             },
+            OptionSpec(["--chroma-loc", "--chroma-sample-location"], "L", completes: .oneOf(["center", "left", "topleft"]),
+                       ["where chroma samples sit (FFmpeg's names): center (default; JPEG, MPEG-1:",
+                        "the 2x2 block), left (MPEG-2, H.264, HEVC), topleft (co-sited, BT.2020/HDR).",
+                        "Y4M output tags it (C420jpeg, C420mpeg2, C420paldv)"]) { o, _, v throws(UsageError) in
+                o.siting = try named(v, "chroma location", "center, left, topleft") { ChromaLocation(name: $0) }
+            },
             OptionSpec(["--color-management", "--colour-management"], "M", completes: .oneOf(["auto", "off"]),
                        ["auto (default): transform a source with a colour profile (ICC in JPEG or",
                         "PNG, PNG sRGB/cHRM/gAMA, EXIF Adobe RGB) to the target RGB space first",

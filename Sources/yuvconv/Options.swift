@@ -36,6 +36,8 @@ struct Options {
     var colourManagement = true
     /// `--primaries`: the target RGB space (nil: the matrix's).
     var primaries: Primaries?
+    /// `--chroma-loc`: where chroma samples sit (nil: centre; a Y4M input's own tag).
+    var siting: ChromaLocation?
     /// `--depth 8|10`: the output's bits per sample (nil: the layout's own; Y4M 8).
     var depth: Int?
     /// `--metrics`: PSNR and SSIM in the report, measured as the conversion streams (`QualityProbe`).

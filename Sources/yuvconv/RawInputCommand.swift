@@ -29,9 +29,13 @@ func runRawInput(_ options: Options) -> Int32 {
     do throws(FileError) {
         var image: YUVImage
         var spec = options.spec
+        // The input's siting (a Y4M's tag, else --chroma-loc), kept in a Y4M output's tag: the samples are moved,
+        // never resampled.
+        var siting = options.siting ?? .center
         if RawInput.isY4M(path: input) {
-            let (img, range) = try RawInput.readY4M(path: input, maxPixels: options.maxPixels)
+            let (img, range, tag) = try RawInput.readY4M(path: input, maxPixels: options.maxPixels)
             image = img
+            siting = options.siting ?? tag
             // XCOLORRANGE says; without it, --range if given, else limited (FFmpeg's convention for Y4M).
             spec.range = range ?? (options.rangeGiven ? options.spec.range : .limited)
         } else {
@@ -60,7 +64,7 @@ func runRawInput(_ options: Options) -> Int32 {
                 try convert(frame: image, layout: .yuv420p, into: PNGSink(output: sink, spec: spec), range: spec.range)
             case .y4m:
                 try convert(frame: image, layout: options.layout(for: format),
-                            into: OutputSink(output: sink, container: .y4m(spec.range)), range: spec.range)
+                            into: OutputSink(output: sink, container: .y4m(spec.range, siting)), range: spec.range)
             case .raw(let layout):
                 try convert(frame: image, layout: layout, into: OutputSink(output: sink, container: .raw),
                             alignment: options.fileAlignment, heightAlignment: options.heightAlignment, range: spec.range)

@@ -30,6 +30,7 @@ extension Options {
         return "yuvconv=\(version) format=\(format.name) layout=\(layout(for: format).rawValue)"
             + " matrix=\(spec.matrix.rawValue) range=\(spec.range.rawValue)"
             + " colour=\(colourManagement ? "auto" : "off") primaries=\(decodeOptions.target(for: spec).rawValue)"
+            + " chroma-loc=\((format == .jpeg || format == .png ? nil : siting)?.rawValue ?? "center")"
             + " align=\(format.isRaw ? fileAlignment : 1) align-height=\(format.isRaw ? heightAlignment : 1)"
             + " alpha=\(alpha) orientation=\(orientation.rawValue) jpeg-path=\(jpegPath.rawValue)"
             + " allow-truncated=\(allowTruncated ? 1 : 0)" + (format == .jpeg ? " quality=\(quality)" : "")

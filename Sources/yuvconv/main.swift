@@ -173,13 +173,14 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
         switch format {
         case .jpeg: out = nil
         case .png: out = PNGSink(output: sink, spec: spec)
-        case .y4m: out = OutputSink(output: sink, container: .y4m(spec.range))
+        case .y4m: out = OutputSink(output: sink, container: .y4m(spec.range, options.siting ?? .center))
         case .raw: out = OutputSink(output: sink, container: .raw)
         }
         let into: BandSink = out.map { o in memory.map { TeeSink(o, $0) } ?? o } ?? memory!
         report = try convert(path: input, spec: spec, layout: options.layout(for: format), into: into, options: decodeOptions,
                              alignment: format.isRaw ? options.fileAlignment : 1,
-                             heightAlignment: format.isRaw ? options.heightAlignment : 1, metrics: measure)
+                             heightAlignment: format.isRaw ? options.heightAlignment : 1, metrics: measure,
+                             siting: format == .jpeg || format == .png ? .center : options.siting ?? .center)
         if format == .jpeg {
             do throws(WriteError) {
                 try sink.write(try encodeJPEG(memory!.image!, quality: options.quality))
@@ -274,7 +275,7 @@ func measureOne(input: String, options: Options) -> Outcome {
         // The conversion streams into nothing, as a file conversion streams: its memory figures are a real
         // conversion's, with --metrics too (measured as the bands pass).
         let report = try convert(path: input, spec: options.spec, layout: layout, into: DiscardSink(),
-                                 options: decodeOptions, metrics: options.metrics)
+                                 options: decodeOptions, metrics: options.metrics, siting: options.siting ?? .center)
         let peak = peakResidentBytes()
         var record = ImageRecord(file: name, error: nil, report: report, quality: report.quality, alignment: options.alignment,
                                  peakRSS: peak)

@@ -49,6 +49,26 @@ final class GoldenTests: XCTestCase {
         }
     }
 
+    /// Left and top-left siting (`RGBToYUV420Exact`, 8- and 10-bit) against yuvref.py `--chroma-loc`: PngSuite
+    /// (every size from 1 to 40), the tie picture and the photo (eight bands tall: top-left reads across bands).
+    func testSitingMatchesYuvref() throws {
+        let text = try String(contentsOf: fixturesURL.appendingPathComponent("golden/siting.tsv"), encoding: .utf8)
+        let rows = text.split(separator: "\n").filter { !$0.hasPrefix("#") }.map { $0.split(separator: "\t").map(String.init) }
+        XCTAssertGreaterThan(rows.count, 3000)
+        var options = DecodeOptions(orientation: .ignore)
+        options.colourManagement = false
+        for f in rows {
+            let spec = ConversionSpec(matrix: ColorMatrix(name: f[1])!, range: ColorRange(name: f[2])!)
+            let siting = try XCTUnwrap(ChromaLocation(name: f[3])), layout = try XCTUnwrap(PixelLayout(name: f[4]))
+            for kernels in [KernelChoice.fast, .reference] {
+                let sink = MemorySink()
+                _ = try convert(path: fixturesURL.appendingPathComponent(f[0]).path, spec: spec, layout: layout, into: sink,
+                                kernels: kernels, options: options, siting: siting)
+                XCTAssertEqual(Checksum.crc32Hex(sink.image!.bytes), f[5], "\(f[0]) \(spec) \(siting) \(layout) \(kernels)")
+            }
+        }
+    }
+
     func testFastRowsMatchYuvref() throws { try check(kernels: .fast) }
     func testReferenceRowsMatchYuvref() throws { try check(kernels: .reference) }
 }

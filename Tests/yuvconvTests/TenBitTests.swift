@@ -64,6 +64,30 @@ final class TenBitTests: CLITestCase {
         XCTAssertEqual(Array(d[0..<10]), eight[0..<10].map { (2 * Int($0) * 1023 + 255) / 510 })
     }
 
+    /// Chroma siting in Y4M: the tag says it (C420jpeg, C420mpeg2, C420paldv), ffmpeg's reading of it, and a
+    /// Y4M read back keeps its tag; the report names it by FFmpeg's name and H.273 code point.
+    func testSitingIsTaggedInY4M() throws {
+        for (siting, tag, cicp) in [("center", "C420jpeg", 1), ("left", "C420mpeg2", 0), ("topleft", "C420paldv", 2)] {
+            XCTAssertEqual(try run([photo, "-o", "s.y4m", "--chroma-loc", siting, "-q", "--force"]).status, 0)
+            let header = String(decoding: try bytes("s.y4m").prefix(while: { $0 != 10 }), as: UTF8.self)
+            XCTAssertEqual(header, "YUV4MPEG2 W768 H512 F1:1 Ip A1:1 \(tag) XCOLORRANGE=FULL")
+            XCTAssertEqual(try run(["s.y4m", "-o", "t.y4m", "-q", "--force"]).status, 0)
+            XCTAssertEqual(try bytes("t.y4m"), try bytes("s.y4m"), "a Y4M read back keeps its siting")
+            let r = try run(["report", photo, "--chroma-loc", siting, "--report", "json"])
+            let line = String(decoding: r.stdout.split(separator: 10)[0], as: UTF8.self)
+            XCTAssertTrue(line.contains("\"chroma_location\": \"\(siting)\"") && line.contains("\"cicp_chroma_location\": \(cicp)")
+                          && line.contains("-chroma_sample_location \(siting)"), line)
+        }
+        // Siting changes the chroma, never the luma; a JPEG with another siting leaves the direct path.
+        XCTAssertEqual(try run([photo, "-o", "c.nv12", "-q"]).status, 0)
+        XCTAssertEqual(try run([photo, "-o", "l.nv12", "--chroma-loc", "left", "-q"]).status, 0)
+        let c = try bytes("c.nv12"), l = try bytes("l.nv12")
+        XCTAssertEqual(c.prefix(768 * 512), l.prefix(768 * 512))
+        XCTAssertNotEqual(c.suffix(768 * 256), l.suffix(768 * 256))
+        let jpg = try run([fixture("photos/rocket.jpg"), "-o", "j.nv12", "--chroma-loc", "left", "--color-management", "off"])
+        XCTAssertTrue(jpg.stderr.contains("%); RGB, buffers"), jpg.stderr)
+    }
+
     /// What 10 bits cannot go into, or does not fit, is a usage error naming the option; nothing is written.
     func testDepthRefusals() throws {
         for (args, message) in [([photo, "-o", "x.png", "--depth", "10"], "--depth 10 writes p010, yuv420p10le or y4m; png is 8-bit"),

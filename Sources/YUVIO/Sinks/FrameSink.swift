@@ -16,15 +16,16 @@ public final class OutputSink: BandSink {
     /// What wraps the planes: nothing (raw), or a one-frame YUV4MPEG2 stream.
     public enum Container: Sendable {
         case raw
-        /// `YUV4MPEG2 W H F1:1 Ip A1:1 C420jpeg XCOLORRANGE=…`, a `FRAME` line, then Y, U, V (yuv420p); for a
-        /// 10-bit frame (yuv420p10le) `C420p10 XYSCSS=420P10`, as FFmpeg writes it.
-        case y4m(ColorRange)
+        /// `YUV4MPEG2 W H F1:1 Ip A1:1 C420jpeg XCOLORRANGE=…`, a `FRAME` line, then Y, U, V (yuv420p), the
+        /// colour-space tag saying the siting (`C420jpeg` centre, `C420mpeg2` left, `C420paldv` top-left); for a
+        /// 10-bit frame (yuv420p10le) `C420p10 XYSCSS=420P10`, as FFmpeg writes it (Y4M has no 10-bit siting tags).
+        case y4m(ColorRange, ChromaLocation = .center)
 
         func header(_ f: FrameLayout) -> [UInt8] {
             switch self {
             case .raw: return []
-            case .y4m(let range):
-                let colour = f.bytesPerSample == 2 ? "C420p10 XYSCSS=420P10" : "C420jpeg"
+            case .y4m(let range, let siting):
+                let colour = f.bytesPerSample == 2 ? "C420p10 XYSCSS=420P10" : siting.y4mTag
                 return Array(("YUV4MPEG2 W\(f.width) H\(f.height) F1:1 Ip A1:1 \(colour) XCOLORRANGE="
                               + (range == .full ? "FULL" : "LIMITED") + "\nFRAME\n").utf8)
             }

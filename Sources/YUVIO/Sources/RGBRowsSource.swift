@@ -1,7 +1,8 @@
 import YUVCore
 
 /// RGB rows from a decoder (PNG, and JPEG on the RGB route or when it is CMYK), converted exactly by
-/// `RGBToYUV420` after the colour stage (a LittleCMS transform, when the source's profile asks for one) and
+/// `RGBToYUV420` (8-bit, centre-sited: the SIMD rows) or `RGBToYUV420Exact` (10-bit, left or top-left siting)
+/// after the colour stage (a LittleCMS transform, when the source's profile asks for one) and
 /// the alpha stage. With an EXIF orientation the rows are decoded whole and turned
 /// first (the orientation stage).
 final class RGBRowsSource: BandSource {
@@ -10,8 +11,14 @@ final class RGBRowsSource: BandSource {
     let pathName = "RGB"
     private let decoder: ImageDecoder
     private let driver: RGBToYUV420
-    /// The 10-bit rows, for a 10-bit layout.
-    private let deep: RGBToYUV420Deep
+    private let spec: ConversionSpec
+    private let siting: ChromaLocation
+    /// The exact rows of the output's depth and siting, when the SIMD rows do not make them (made on the first
+    /// band, which knows the depth).
+    private var exact: RGBToYUV420Exact?
+    /// Top-left siting reads the row above a band: the previous band's last row, as converted.
+    private var above: UnsafeMutableRawPointer?
+    private var haveAbove = false
     private let turn: Orientation
     private let alpha: AlphaMode
     private let format: SourceFormat
@@ -27,15 +34,16 @@ final class RGBRowsSource: BandSource {
     private let colour: ColourTransform?
 
     init(decoder: ImageDecoder, spec: ConversionSpec, kernels: KernelChoice, turn: Orientation, alpha: AlphaMode,
-         colour: ColourTransform? = nil) {
+         colour: ColourTransform? = nil, siting: ChromaLocation = .center) {
         self.decoder = decoder
+        self.spec = spec
+        self.siting = siting
         self.colour = colour
         self.turn = turn
         self.alpha = alpha
         let info = decoder.info
         format = info.rowFormat
         driver = RGBToYUV420(spec: spec, source: info.rowFormat.converted, kernels: kernels)
-        deep = RGBToYUV420Deep(spec: spec, source: info.rowFormat.converted)
         let up = turn.size(width: info.width, height: info.height)
         geometry = PlaneGeometry(width: up.width, height: up.height)
         rowBytes = up.width * info.rowFormat.bytesPerPixel
@@ -66,10 +74,21 @@ final class RGBRowsSource: BandSource {
         colour?.apply(source, rowBytes: rowBytes, width: geometry.width, count: count)
         let (rows, stride) = applyAlpha(alpha, rows: source, rowBytes: rowBytes, width: geometry.width, count: count,
                                         format: format, into: band.alpha)
-        if band.frame.bytesPerSample == 2 {
-            deep.convert(band: rows, rowBytes: stride, rowCount: count, width: geometry.width, layout: band.layout,
-                         y: UnsafeMutableRawPointer(band.y), u: UnsafeMutableRawPointer(band.u),
-                         v: band.frame.isBiPlanar ? nil : UnsafeMutableRawPointer(band.v))
+        if band.frame.bytesPerSample == 2 || siting != .center {
+            if exact == nil {
+                exact = RGBToYUV420Exact(spec: spec, source: format.converted, siting: siting, bitDepth: band.layout.bitDepth)
+            }
+            // The row above this band: in the whole picture when turned, else the copy of the last band's.
+            let up: UnsafeRawPointer? = row == 0 ? nil
+                : whole != nil ? UnsafeRawPointer(rows - stride) : (haveAbove ? UnsafeRawPointer(above) : nil)
+            exact!.convert(band: rows, rowBytes: stride, firstRow: row, rowCount: count, height: geometry.height,
+                           width: geometry.width, above: up, layout: band.layout, y: UnsafeMutableRawPointer(band.y),
+                           u: UnsafeMutableRawPointer(band.u), v: band.frame.isBiPlanar ? nil : UnsafeMutableRawPointer(band.v))
+            if siting == .topleft && whole == nil {
+                if above == nil { above = ledger?.allocate(rowBytes) }
+                above!.copyMemory(from: rows + (count - 1) * stride, byteCount: stride)
+                haveAbove = true
+            }
         } else {
             driver.convert(band: rows, rowBytes: stride, firstRow: row, rowCount: count, into: band.targets(origin: row))
         }
@@ -88,6 +107,7 @@ final class RGBRowsSource: BandSource {
     deinit {
         for p in slots { ledger?.deallocate(p, bytes: rowBytes * bandRows) }
         if let whole { ledger?.deallocate(whole.pointer, bytes: whole.bytes) }
+        if let above { ledger?.deallocate(above, bytes: rowBytes) }
         if recorded > 0 { ledger?.record(-recorded) }
     }
 }
