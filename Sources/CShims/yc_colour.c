@@ -164,17 +164,22 @@ yc_colour_action yc_colour_plan(const yc_colour *colour, yc_target target, char 
 
 // The fast path for 8-bit rows between two matrix/TRC profiles (P3, Adobe RGB, sRGB, cHRM/gAMA: nearly
 // every tagged photo): each source code's linear value from a table, one 3×3 matrix (the source's colorants
-// into the target's), then the output code as the count of the target's half-code thresholds at or below
-// the linear value — a table of 4096 buckets gives the count at the bucket's start, a step or two of
-// comparisons finish it. That is round-half-up of the exact encoding, as the double-precision reference
-// computes it, but for values within float rounding (~1e-7) of a threshold. LittleCMS's own 8-bit transform
-// is faster still but drifts by one on 1–4% of samples (measured on P3 and Adobe RGB photos).
-#define YC_BUCKETS 4096
+// into the target's), then the output code as the count of the target curve's half-code thresholds at or
+// below the linear value. A table of 16384 buckets holds, per bucket, the code at its start and the next
+// threshold, and no bucket holds two thresholds, so one load and one comparison give the code. That is
+// round-half-up of the exact encoding, as the double-precision reference computes it, but for values within
+// float rounding (~1e-7) of a threshold. LittleCMS's own 8-bit transform is faster still but drifts by one
+// on 1–4% of samples (measured on P3 and Adobe RGB photos).
+#define YC_BUCKETS 16384
+typedef struct {
+    float next;    // the threshold after the bucket's first code
+    int32_t code;  // the code at the bucket's start
+} yc_cell;
+
 typedef struct {
     float lin[3][256];
     float m[9];
-    float thr[3][256];          // thr[c][k]: the linear value where code k+1 begins (k = 255: +inf)
-    uint8_t start[3][YC_BUCKETS + 1];
+    yc_cell cell[3][YC_BUCKETS + 1];
 } yc_fast8;
 
 struct yc_colour_transform {
@@ -220,17 +225,23 @@ static yc_fast8 *fast8_create(cmsHPROFILE src, cmsHPROFILE dst) {
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
             f->m[3 * i + j] = (float)(mi[3 * i] * ms[j] + mi[3 * i + 1] * ms[3 + j] + mi[3 * i + 2] * ms[6 + j]);
+    float thr[256];
     for (int c = 0; c < 3; c++) {
         cmsToneCurve *in = cmsReadTag(src, trc[c]), *out = cmsReadTag(dst, trc[c]);
         if (!in || !out) { free(f); return NULL; }
         for (int v = 0; v < 256; v++) f->lin[c][v] = cmsEvalToneCurveFloat(in, v / 255.0f);
-        for (int k = 0; k < 255; k++) f->thr[c][k] = cmsEvalToneCurveFloat(out, (k + 0.5f) / 255.0f);
-        f->thr[c][255] = INFINITY;
+        // thr[k]: the linear value where code k+1 begins (k = 255: never).
+        for (int k = 0; k < 255; k++) thr[k] = cmsEvalToneCurveFloat(out, (k + 0.5f) / 255.0f);
+        thr[255] = INFINITY;
         int k = 0;
         for (int b = 0; b <= YC_BUCKETS; b++) {
-            float l = (float)b / YC_BUCKETS;
-            while (k < 255 && l >= f->thr[c][k]) k++;
-            f->start[c][b] = (uint8_t)k;
+            float l = (float)b / YC_BUCKETS, end = (float)(b + 1) / YC_BUCKETS;
+            while (k < 255 && l >= thr[k]) k++;
+            // A second threshold inside the bucket: this curve is too steep for the table (LittleCMS's own
+            // transform is used instead).
+            if (k < 254 && thr[k + 1] < end && b < YC_BUCKETS) { free(f); return NULL; }
+            f->cell[c][b].code = k;
+            f->cell[c][b].next = thr[k];
         }
     }
     return f;
@@ -238,11 +249,12 @@ static yc_fast8 *fast8_create(cmsHPROFILE src, cmsHPROFILE dst) {
 
 // One output code from a linear value (clamped to 0…1 first: the encoding is monotonic and maps the ends to
 // the ends, so out-of-gamut values round as the reference's clamp does).
+// One load and one comparison: the table is built only when no bucket holds two thresholds (the sRGB
+// curve's steepest part, 12.92·255 codes per unit, puts a fifth of a code in a 1/16384 bucket).
 static inline uint8_t fast8_code(const yc_fast8 *f, int c, float l) {
     l = l < 0 ? 0 : l > 1 ? 1 : l;
-    int k = f->start[c][(int)(l * YC_BUCKETS)];
-    while (l >= f->thr[c][k]) k++;
-    return (uint8_t)k;
+    yc_cell cell = f->cell[c][(int)(l * YC_BUCKETS)];
+    return (uint8_t)(cell.code + (l >= cell.next));
 }
 
 static void fast8_row(const yc_fast8 *f, uint8_t *p, uint32_t width, int step) {

@@ -197,6 +197,15 @@ extension Options {
         if rawInput && (given.contains("--jpeg-path") || given.contains("--orientation") || given.contains("--alpha")) {
             out.append("--jpeg-path, --orientation and --alpha apply to JPEG and PNG input; ignored for YUV input")
         }
+        if rawInput && (given.contains("--color-management") || given.contains("--primaries")) {
+            out.append("--color-management and --primaries apply to JPEG and PNG input; ignored for YUV input")
+        }
+        if !colourManagement && given.contains("--primaries") && primaries != nil {
+            out.append("--primaries is the target of colour management, which --color-management off turns off")
+        }
+        if given.contains("--chroma-loc") && (format == .jpeg || format == .png) {
+            out.append("--chroma-loc sites the chroma of YUV outputs; \(format.name) output is centre-sited, so it is ignored")
+        }
         return out
     }
 }
