@@ -23,7 +23,7 @@ BUILD_PKGS = pkg-config $(JPEG_DEV) libturbojpeg0-dev libpng-dev liblcms2-dev
 # What the build needs, by pkg-config name: when pkg-config finds them all, nothing is installed.
 BUILD_PC = libjpeg libturbojpeg libpng lcms2
 
-.PHONY: all build deps install-build-packages test test-fast demo install clean prove bench bench-deps bench-e2e bench-batch bench-memory quality fuzz test-sanitize test-corpus test-exact test-hostile compare-builds test-interop test-html
+.PHONY: all build deps install-build-packages test test-library test-fast demo install clean prove bench bench-deps bench-e2e bench-batch bench-memory quality fuzz test-sanitize test-corpus test-exact test-hostile compare-builds test-interop test-html
 
 all: build
 
@@ -70,6 +70,16 @@ test: build
 	$(SWIFT) test $(TEST_FLAGS)
 	YUV_FORCE_REFERENCE=1 $(SWIFT) test $(TEST_FLAGS) $(REFERENCE_SKIP)
 	tools/hostile.sh
+	$(MAKE) --no-print-directory test-library
+
+# A package that depends on yuvconv's library products (Examples/LibraryUser) builds and converts a photo to the
+# bytes yuvref.py makes (its golden CRC): the libraries build without unsafe flags for a dependent.
+test-library: deps
+	cd Examples/LibraryUser && $(SWIFT) build -c release $(CPU_FLAGS)
+	@want=$$(awk -F'\t' '$$1 == "corpus/photos/kodim23.png" && $$2 == "bt709" && $$3 == "full" && $$4 == "nv12" { print $$5 }' Fixtures/golden/images.tsv); \
+	got=$$(Examples/LibraryUser/.build/release/LibraryUser Fixtures/corpus/photos/kodim23.png); echo "$$got"; \
+	case "$$got" in "768x512 nv12: 589824 bytes, CRC-32 $$want, path RGB") echo "library user: ok";; \
+	  *) echo "library user: want CRC-32 $$want" >&2; exit 1;; esac
 
 # One pass only, fast rows.
 test-fast: build
