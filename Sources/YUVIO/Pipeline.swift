@@ -78,9 +78,9 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         let inputSource = try InputSource(path: path, maxPixels: options.maxPixels)
         let decoder = try ImageDecoder(source: inputSource, maxPixels: options.maxPixels, maxScans: options.maxScans,
                                        allowTruncated: options.allowTruncated,
-                                       // 10-bit outputs take the RGB route (the direct path's rows are 8-bit).
-                                       // Left and top-left siting too: the direct path's chroma is centre-sited.
-                                       raw: options.jpegPath == .direct && layout.bitDepth == 8 && siting == .center,
+                                       // Left and top-left siting take the RGB route: the direct path's chroma
+                                       // is centre-sited.
+                                       raw: options.jpegPath == .direct && siting == .center,
                                        alpha16: options.alpha != .ignore,
                                        colourTarget: options.colourManagement ? options.target(for: spec) : nil)
         let info = decoder.info

@@ -108,14 +108,21 @@ final class JPEGPlanesSource: BandSource {
 
     func convert(slot: Int, row: Int, count: Int, into band: BandBuffer) {
         if driver == nil { driver = makeDriver() }
+        let (planes, strides): ([UnsafeMutablePointer<UInt8>], [Int])
         if turn.isIdentity {
-            driver!.convert(planes: slots[slot].map(\.pointer), strides: raw.planeWidth, firstRow: row, rowCount: count,
-                            into: band.targets(origin: row))
+            (planes, strides) = (slots[slot].map(\.pointer), raw.planeWidth)
         } else {
             let crow = row * chromaV / maxV
-            let at = upright.enumerated().map { c, p in p.pointer + (c == 0 ? row : crow) * p.width }
-            driver!.convert(planes: at, strides: upright.map(\.width), firstRow: row, rowCount: count,
-                            into: band.targets(origin: row))
+            (planes, strides) = (upright.enumerated().map { c, p in p.pointer + (c == 0 ? row : crow) * p.width }, upright.map(\.width))
+        }
+        if band.frame.bytesPerSample == 2 {
+            driver!.convertDeep(y: planes[0], yStride: strides[0], cb: planes.count > 1 ? UnsafePointer(planes[1]) : nil,
+                                cbStride: planes.count > 1 ? strides[1] : 0, cr: planes.count > 2 ? UnsafePointer(planes[2]) : nil,
+                                crStride: planes.count > 2 ? strides[2] : 0, rowCount: count, layout: band.layout,
+                                yOut: UnsafeMutableRawPointer(band.y), uOut: UnsafeMutableRawPointer(band.u),
+                                vOut: band.frame.isBiPlanar ? nil : UnsafeMutableRawPointer(band.v))
+        } else {
+            driver!.convert(planes: planes, strides: strides, firstRow: row, rowCount: count, into: band.targets(origin: row))
         }
         band.alpha?.update(repeating: 255, count: count * geometry.width)   // a JPEG is opaque
         if let quality { measure(quality, slot: slot, row: row, count: count, band: band) }

@@ -1,0 +1,83 @@
+import CTurboJPEG
+import Foundation
+import TestSupport
+import XCTest
+import YUVCore
+@testable import YUVIO
+
+/// The JPEG direct path to 10 bits (`YCbCrToYUV420.convertDeep`): within the contract's 1.0 dB of the RGB
+/// route on every plane, and exact where the transform is the identity's scaling.
+final class DirectPathDeepTests: XCTestCase {
+    /// kodim23's RGB, compressed by TurboJPEG at q92 with `sampling`, to a temporary file.
+    func jpeg(_ rgb: [UInt8], _ w: Int, _ h: Int, _ sampling: TJSAMP) throws -> String {
+        let tj = try XCTUnwrap(tjInitCompress())
+        defer { tjDestroy(tj) }
+        var out: UnsafeMutablePointer<UInt8>?
+        var size: UInt = 0
+        XCTAssertEqual(tjCompress2(tj, rgb, Int32(w), 0, Int32(h), Int32(TJPF_RGB.rawValue), &out, &size,
+                                   Int32(sampling.rawValue), 92, 0), 0)
+        defer { tjFree(out) }
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("yuvconv-deep-\(sampling.rawValue)-\(getpid()).jpg")
+        try Data(bytes: out!, count: Int(size)).write(to: url)
+        return url.path
+    }
+
+    func planes(_ bytes: [UInt8], _ w: Int, _ h: Int) -> [[Double]] {
+        let n = w * h, c = ((w + 1) / 2) * ((h + 1) / 2)
+        let v = stride(from: 0, to: bytes.count, by: 2).map { Double(Int(bytes[$0]) | Int(bytes[$0 + 1]) << 8) }
+        return [Array(v[0..<n]), Array(v[n..<(n + c)]), Array(v[(n + c)...])]
+    }
+
+    func psnr(_ a: [Double], _ b: [Double]) -> Double {
+        let mse = zip(a, b).reduce(0) { $0 + ($1.0 - $1.1) * ($1.0 - $1.1) } / Double(a.count)
+        return mse == 0 ? .infinity : 10 * log10(1023 * 1023 / mse)
+    }
+
+    func testDirectTenBitIsWithinOneDecibelOfTheRGBRoute() throws {
+        let png = fixture("photos/kodim23.png")
+        let d = try ImageDecoder(source: try InputSource(path: png, maxPixels: 1 << 30))
+        let (w, h) = (d.info.width, d.info.height)
+        var rgb = [UInt8](repeating: 0, count: 3 * w * h)
+        try rgb.withUnsafeMutableBytes { try d.readRows(into: $0.baseAddress!, rowBytes: 3 * w, count: h) }
+        for spec in [ConversionSpec(), ConversionSpec(matrix: .bt2020, range: .limited), ConversionSpec(matrix: .bt601, range: .full)] {
+            // The exact 10-bit conversion of the picture before JPEG: what both routes are measured against.
+            var exact = [UInt8](repeating: 0, count: 3 * w * h)
+            let c = (w + 1) / 2 * ((h + 1) / 2) * 2
+            rgb.withUnsafeBytes { src in
+                exact.withUnsafeMutableBytes { out in
+                    RGBToYUV420Exact(spec: spec, source: .rgb8, bitDepth: 10)
+                        .convert(band: src.baseAddress!, rowBytes: 3 * w, firstRow: 0, rowCount: h, height: h, width: w,
+                                 above: nil, layout: .yuv420p10le, y: out.baseAddress!, u: out.baseAddress! + 2 * w * h,
+                                 v: out.baseAddress! + 2 * w * h + c)
+                }
+            }
+            let reference = planes(exact, w, h)
+            for sampling in [TJSAMP_420, TJSAMP_444, TJSAMP_422, TJSAMP_GRAY] {
+                let path = try jpeg(rgb, w, h, sampling)
+                defer { try? FileManager.default.removeItem(atPath: path) }
+                var options = DecodeOptions()
+                let direct = try convertFile(path: path, spec: spec, layout: .yuv420p10le, options: options)
+                options.jpegPath = .rgb
+                let viaRGB = try convertFile(path: path, spec: spec, layout: .yuv420p10le, options: options)
+                XCTAssertEqual(direct.report.path, "direct YCbCr")
+                XCTAssertEqual(viaRGB.report.path, "RGB")
+                let a = planes(direct.image.bytes, w, h), b = planes(viaRGB.image.bytes, w, h)
+                for p in 0..<(sampling == TJSAMP_GRAY ? 1 : 3) {
+                    let dp = psnr(a[p], reference[p]), rp = psnr(b[p], reference[p])
+                    XCTAssertGreaterThan(dp, rp - 1.0, "\(spec) sampling \(sampling.rawValue) plane \(p): direct \(dp), RGB \(rp)")
+                }
+            }
+        }
+    }
+
+    /// A grey JPEG to BT.601 full range: luma is the decoder's, scaled, ⌊Y·1023/255 + ½⌋; chroma is 512.
+    func testGreyIsTheDecodersLumaScaled() throws {
+        let path = fixture("jpeg/wuffs/peacock.grayscale.jpeg")
+        let eight = try convertFile(path: path, spec: ConversionSpec(matrix: .bt601, range: .full), layout: .yuv420p)
+        let ten = try convertFile(path: path, spec: ConversionSpec(matrix: .bt601, range: .full), layout: .yuv420p10le)
+        let w = eight.image.width, h = eight.image.height
+        let p = planes(ten.image.bytes, w, h)
+        XCTAssertEqual(p[0].map { Int($0) }, eight.image.yPlane.map { (2 * Int($0) * 1023 + 255) / 510 })
+        XCTAssertTrue(p[1].allSatisfy { $0 == 512 } && p[2].allSatisfy { $0 == 512 })
+    }
+}
