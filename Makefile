@@ -140,7 +140,8 @@ bench-e2e: build
 
 # Same bytes as another revision (BASE, default the previous commit): builds it in .build/base and runs
 # tools/compare-builds.sh over CORPUS (default Fixtures/corpus): every image × 6 specs × 4 layouts, Y4M, PNG,
-# JPEG, the RGB route and the JSON report's non-timing fields.
+# JPEG, the RGB route and the JSON report's non-timing fields. NEW_ARGS= options for the new build only (e.g.
+# "--color-management off" against a build from before colour management).
 BASE ?= HEAD~1
 compare-builds: build
 	rm -rf .build/base && git worktree prune && git worktree add --detach .build/base $(BASE)
