@@ -1,3 +1,5 @@
+import CSIMD
+
 /// SHA-256 (FIPS 180-4), incremental: `update` with the bytes as they come, `finalize` once for the 64 hex
 /// digits `sha256sum` prints. The report names each output by it, and `--update`'s manifest recognises an
 /// altered output or a changed input by it; without Foundation or another package, so it is written here.
@@ -9,7 +11,12 @@ public struct SHA256: Sendable {
     /// Every byte given so far.
     public private(set) var count = 0
 
-    public init() {
+    /// Whether the CPU's SHA extensions may be used (where it has them); false: FIPS 180-4's rounds in Swift
+    /// (the tests compare both).
+    public let hardware: Bool
+
+    public init(hardware: Bool = true) {
+        self.hardware = hardware
         pending.reserveCapacity(64)
     }
 
@@ -24,11 +31,12 @@ public struct SHA256: Sendable {
             p += take
             n -= take
             if pending.count < 64 { return }
-            pending.withUnsafeBytes { Self.compress(&state, $0.baseAddress!, blocks: 1) }
+            let hw = hardware
+            pending.withUnsafeBytes { Self.compress(&state, $0.baseAddress!, blocks: 1, hardware: hw) }
             pending.removeAll(keepingCapacity: true)
         }
         if n >= 64 {
-            Self.compress(&state, p, blocks: n / 64)
+            Self.compress(&state, p, blocks: n / 64, hardware: hardware)
             p += n & ~63
             n &= 63
         }
@@ -48,7 +56,8 @@ public struct SHA256: Sendable {
         tail.append(0x80)
         while tail.count % 64 != 56 { tail.append(0) }
         for i in (0..<8).reversed() { tail.append(UInt8(truncatingIfNeeded: bits >> (UInt64(i) * 8))) }
-        tail.withUnsafeBytes { Self.compress(&state, $0.baseAddress!, blocks: $0.count / 64) }
+        let hw = hardware
+        tail.withUnsafeBytes { Self.compress(&state, $0.baseAddress!, blocks: $0.count / 64, hardware: hw) }
         pending.removeAll()
         let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
@@ -93,8 +102,23 @@ public struct SHA256: Sendable {
         h = t1 &+ (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) &+ ((a & b) | (c & (a | b)))
     }
 
-    /// The compression function over `blocks` consecutive 64-byte blocks at `p`.
-    static func compress(_ state: inout SIMD8<UInt32>, _ p: UnsafeRawPointer, blocks: Int) {
+    /// The compression function over `blocks` consecutive 64-byte blocks at `p`: the CPU's SHA extensions
+    /// where it has them and `hardware` allows (`yc_sha256_blocks`, chosen at run time), else these rounds.
+    static func compress(_ state: inout SIMD8<UInt32>, _ p: UnsafeRawPointer, blocks: Int, hardware: Bool) {
+        if hardware && yc_sha256_hardware() != 0 {
+            withUnsafeMutableBytes(of: &state) { s in
+                _ = yc_sha256_blocks(s.baseAddress!.assumingMemoryBound(to: UInt32.self), p, blocks)
+            }
+            return
+        }
+        Self.compressInSoftware(&state, p, blocks: blocks)
+    }
+
+    /// Whether this CPU has the SHA extensions the hash uses when it may.
+    public static var hasHardware: Bool { yc_sha256_hardware() != 0 }
+
+    /// The compression function in Swift: FIPS 180-4's rounds.
+    static func compressInSoftware(_ state: inout SIMD8<UInt32>, _ p: UnsafeRawPointer, blocks: Int) {
         withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
             k.withUnsafeBufferPointer { k in
                 for n in 0..<blocks {

@@ -5,6 +5,8 @@
 #define YC_SIMD_H
 
 #include <stdint.h>
+
+#include "yc_sha256.h"
 #if defined(__AVX512VNNI__) && defined(__AVX512F__)
 #include <immintrin.h>
 #endif
