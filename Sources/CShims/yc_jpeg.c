@@ -67,11 +67,16 @@ static int marker_byte(j_decompress_ptr cinfo) {
 // file of 100,000 tiny APP1 segments took 11–14 s (quadratic). This processor keeps only the first Exif
 // segment (what the orientation needs) and skips every other APP1 through the source, in time linear in
 // the file's size.
-static boolean app1_marker(j_decompress_ptr cinfo) {
-    yc_decoder *dec = ((struct yc_jpeg_err *)cinfo->err)->dec;
+// A marker segment's length field: the bytes of its body (the field's own two excluded).
+static long marker_length(j_decompress_ptr cinfo) {
     long length = (long)marker_byte(cinfo) << 8;
     length += marker_byte(cinfo);
-    length -= 2;
+    return length - 2;
+}
+
+static boolean app1_marker(j_decompress_ptr cinfo) {
+    yc_decoder *dec = ((struct yc_jpeg_err *)cinfo->err)->dec;
+    long length = marker_length(cinfo);
     if (length <= 0) return TRUE;
     const long xmp_prefix = (long)sizeof xmp_jpeg_prefix;   // with its NUL
     if ((dec->exif == NULL && length > 6) || (dec->xmp_orientation == 0 && length > xmp_prefix)) {
@@ -99,9 +104,7 @@ static boolean app1_marker(j_decompress_ptr cinfo) {
 // the assignment); other APP2 segments are skipped through the source.
 static boolean app2_marker(j_decompress_ptr cinfo) {
     yc_decoder *dec = ((struct yc_jpeg_err *)cinfo->err)->dec;
-    long length = (long)marker_byte(cinfo) << 8;
-    length += marker_byte(cinfo);
-    length -= 2;
+    long length = marker_length(cinfo);
     if (length <= 0) return TRUE;
     static const char tag[] = "ICC_PROFILE";   // with its NUL: 12 bytes
     if (length <= 14) {

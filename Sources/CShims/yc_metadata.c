@@ -10,13 +10,21 @@ static uint32_t tiff_u32(const uint8_t *p, int big) {
                : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
 }
 
+// A TIFF header ("II*\0" little-endian, "MM\0*" big-endian): its byte order and the first IFD's offset; 0 when
+// the data is too short or not TIFF.
+static int tiff_header(const uint8_t *b, size_t n, int *big, uint32_t *ifd) {
+    if (!b || n < 8) return 0;
+    if (b[0] == 'I' && b[1] == 'I' && b[2] == 42 && b[3] == 0) *big = 0;
+    else if (b[0] == 'M' && b[1] == 'M' && b[2] == 0 && b[3] == 42) *big = 1;
+    else return 0;
+    *ifd = tiff_u32(b + 4, *big);
+    return 1;
+}
+
 int yc_exif_orientation(const uint8_t *b, size_t n) {
-    if (!b || n < 8) return 1;
     int big;
-    if (b[0] == 'I' && b[1] == 'I' && b[2] == 42 && b[3] == 0) big = 0;
-    else if (b[0] == 'M' && b[1] == 'M' && b[2] == 0 && b[3] == 42) big = 1;
-    else return 1;
-    uint32_t ifd = tiff_u32(b + 4, big);
+    uint32_t ifd;
+    if (!tiff_header(b, n, &big, &ifd)) return 1;
     if (ifd < 8 || ifd > n - 2) return 1;
     unsigned entries = tiff_u16(b + ifd, big);
     for (unsigned i = 0; i < entries; i++) {
@@ -50,16 +58,14 @@ static int tiff_entry(const uint8_t *b, size_t n, uint32_t ifd, unsigned tag, in
 }
 
 int yc_exif_adobe_rgb(const uint8_t *b, size_t n) {
-    if (!b || n < 8) return 0;
     int big;
-    if (b[0] == 'I' && b[1] == 'I' && b[2] == 42 && b[3] == 0) big = 0;
-    else if (b[0] == 'M' && b[1] == 'M' && b[2] == 0 && b[3] == 42) big = 1;
-    else return 0;
+    uint32_t ifd;
+    if (!tiff_header(b, n, &big, &ifd)) return 0;
     unsigned type;
     uint32_t count;
     size_t value;
     // IFD0 → Exif IFD (0x8769) → Interoperability IFD (0xA005) → InteroperabilityIndex (0x0001, ASCII "R03").
-    if (!tiff_entry(b, n, tiff_u32(b + 4, big), 0x8769, big, &type, &count, &value) || type != 4) return 0;
+    if (!tiff_entry(b, n, ifd, 0x8769, big, &type, &count, &value) || type != 4) return 0;
     if (!tiff_entry(b, n, tiff_u32(b + value, big), 0xA005, big, &type, &count, &value) || type != 4) return 0;
     if (!tiff_entry(b, n, tiff_u32(b + value, big), 0x0001, big, &type, &count, &value) || type != 2 || count < 3) return 0;
     const uint8_t *s = count <= 4 ? b + value : NULL;

@@ -5,6 +5,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/// SHA-256's 64 round constants (FIPS 180-4 §4.2.2), the one copy both implementations read.
+const uint32_t *yc_sha256_constants(void);
+
 /// 1 when this CPU has the SHA extensions (and SSE4.1), which yc_sha256_blocks then uses.
 int yc_sha256_hardware(void);
 
