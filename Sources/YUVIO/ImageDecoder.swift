@@ -213,3 +213,8 @@ public final class ImageDecoder {
 public func exifOrientation(_ tiff: [UInt8]) -> Int {
     tiff.withUnsafeBufferPointer { Int(yc_exif_orientation($0.baseAddress, $0.count)) }
 }
+
+/// Whether EXIF data (a TIFF structure) says Adobe RGB: InteroperabilityIndex "R03" in its Interoperability IFD.
+public func exifSaysAdobeRGB(_ tiff: [UInt8]) -> Bool {
+    tiff.withUnsafeBufferPointer { yc_exif_adobe_rgb($0.baseAddress, $0.count) != 0 }
+}

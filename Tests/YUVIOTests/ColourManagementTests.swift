@@ -102,6 +102,30 @@ final class ColourManagementTests: XCTestCase {
         XCTAssertEqual(got.image.bytes, expected.bytes)
     }
 
+    /// EXIF's Adobe RGB hint: IFD0 → Exif IFD → Interoperability IFD → InteroperabilityIndex "R03", both byte
+    /// orders; anything cut short, another index (R98, sRGB's) or a wrong type is not it.
+    func testExifAdobeRGBHint() {
+        // Little-endian: IFD0 at 8 (ExifIFD pointer → 26), Exif IFD at 26 (Interop pointer → 44), Interop IFD at
+        // 44 (index, ASCII ×4, "R03\0" in the entry).
+        let le: [UInt8] = [0x49, 0x49, 0x2A, 0, 8, 0, 0, 0,
+                           1, 0, 0x69, 0x87, 4, 0, 1, 0, 0, 0, 26, 0, 0, 0, 0, 0, 0, 0,
+                           1, 0, 0x05, 0xA0, 4, 0, 1, 0, 0, 0, 44, 0, 0, 0, 0, 0, 0, 0,
+                           1, 0, 0x01, 0, 2, 0, 4, 0, 0, 0, 0x52, 0x30, 0x33, 0, 0, 0, 0, 0]
+        XCTAssertTrue(exifSaysAdobeRGB(le))
+        let be: [UInt8] = [0x4D, 0x4D, 0, 0x2A, 0, 0, 0, 8,
+                           0, 1, 0x87, 0x69, 0, 4, 0, 0, 0, 1, 0, 0, 0, 26, 0, 0, 0, 0,
+                           0, 1, 0xA0, 0x05, 0, 4, 0, 0, 0, 1, 0, 0, 0, 44, 0, 0, 0, 0,
+                           0, 1, 0, 0x01, 0, 2, 0, 0, 0, 4, 0x52, 0x30, 0x33, 0, 0, 0, 0, 0]
+        XCTAssertTrue(exifSaysAdobeRGB(be))
+        var r98 = le; r98[55] = 0x39; r98[56] = 0x38
+        XCTAssertFalse(exifSaysAdobeRGB(r98), "R98 is sRGB's index")
+        var wrongType = le; wrongType[48] = 3
+        XCTAssertFalse(exifSaysAdobeRGB(wrongType))
+        for n in [0, 7, 20, 40, 52, 56] { XCTAssertFalse(exifSaysAdobeRGB(Array(le.prefix(n))), "cut at \(n)") }
+        var far = le; far[18] = 0xF0
+        XCTAssertFalse(exifSaysAdobeRGB(far), "Exif IFD past the end")
+    }
+
     /// A profile that cannot be read is a warning, and the samples are used as stored.
     func testBrokenProfileIsAWarning() throws {
         var jpeg = [UInt8](try Data(contentsOf: URL(fileURLWithPath: p3)))
