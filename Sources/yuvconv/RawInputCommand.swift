@@ -35,7 +35,12 @@ func runRawInput(_ options: Options) -> Int32 {
         if RawInput.isY4M(path: input) {
             let (img, range, tag) = try RawInput.readY4M(path: input, maxPixels: options.maxPixels)
             image = img
-            siting = options.siting ?? tag
+            // The tag says where the samples sit; they are moved, never resampled, so it stays true.
+            if let asked = options.siting, asked != tag, !options.quiet {
+                printErr("yuvconv: warning: \(name): its chroma is \(tag.rawValue)-sited (\(tag.y4mTag)); YUV input is not "
+                         + "resampled, so --chroma-loc \(asked.rawValue) is ignored")
+            }
+            siting = tag
             // XCOLORRANGE says; without it, --range if given, else limited (FFmpeg's convention for Y4M).
             spec.range = range ?? (options.rangeGiven ? options.spec.range : .limited)
         } else {
