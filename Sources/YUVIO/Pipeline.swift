@@ -20,13 +20,22 @@ protocol BandSource: AnyObject {
     func prepare(slots: Int, ledger: Ledger) throws
     /// Fills `slot` with picture rows `row ..< row + count`.
     func produce(slot: Int, row: Int, count: Int) throws
-    /// Converts the rows in `slot` into `band`.
-    func convert(slot: Int, row: Int, count: Int, into band: BandBuffer)
+    /// Converts the rows in `slot` (picture rows `row ..< row + count`) into `band` and says which picture rows
+    /// it wrote there: those same rows, or — for a stage that needs the rows after them (sharp chroma) — rows
+    /// further back, or none yet. After the last band it is called `trailingBands` more times with no rows
+    /// (`count` 0, `row` the picture's height) to write what it still holds.
+    func convert(slot: Int, row: Int, count: Int, into band: BandBuffer) -> Range<Int>
+    /// Calls after the last band that write rows held back (0 for a source that writes each band's own rows).
+    var trailingBands: Int { get }
     /// After the last band (a decoder's checksums and end marker).
     func finish() throws
     /// Asks the source to feed `probe` every band it converts (`--metrics`), before `prepare`. A source
     /// with no picture to measure against (raw YUV) ignores it.
     func measure(with probe: QualityProbe, ledger: Ledger)
+}
+
+extension BandSource {
+    var trailingBands: Int { 0 }
 }
 
 /// The one loop every conversion runs: `source` → band slots → `sink`, with decoding on this thread and
@@ -38,10 +47,15 @@ func runPipeline(_ source: BandSource, frame: FrameLayout, into sink: BandSink, 
     try source.prepare(slots: pipeline.slots, ledger: ledger)
     try sink.begin(frame, ledger: ledger)
     let height = source.geometry.height, bandRows = source.bandRows
-    var row = 0
+    var row = 0, trailing = source.trailingBands
     let work = UncheckedSendable((source, sink, bands))
     try pipeline.run(produce: { slot in
-        guard row < height else { return nil }
+        guard row < height else {
+            // The calls that write what the source held back: no rows to decode.
+            guard trailing > 0 else { return nil }
+            trailing -= 1
+            return (height, 0)
+        }
         if interruptSignal() != nil { throw DecodeError.interrupted }
         let n = min(bandRows, height - row)
         try source.produce(slot: slot, row: row, count: n)
@@ -49,8 +63,8 @@ func runPipeline(_ source: BandSource, frame: FrameLayout, into sink: BandSink, 
         return (row, n)
     }, consume: { slot, first, n in
         let (source, sink, bands) = work.value
-        source.convert(slot: slot, row: first, count: n, into: bands[slot])
-        try sink.consume(bands[slot], firstRow: first, rows: n)
+        let written = source.convert(slot: slot, row: first, count: n, into: bands[slot])
+        if !written.isEmpty { try sink.consume(bands[slot], firstRow: written.lowerBound, rows: written.count) }
     })
     try source.finish()
     try sink.end()

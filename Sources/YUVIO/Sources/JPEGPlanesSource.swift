@@ -106,7 +106,7 @@ final class JPEGPlanesSource: BandSource {
         }
     }
 
-    func convert(slot: Int, row: Int, count: Int, into band: BandBuffer) {
+    func convert(slot: Int, row: Int, count: Int, into band: BandBuffer) -> Range<Int> {
         if driver == nil { driver = makeDriver() }
         if turn.isIdentity {
             driver!.convert(planes: slots[slot].map(\.pointer), strides: raw.planeWidth, firstRow: row, rowCount: count,
@@ -119,6 +119,7 @@ final class JPEGPlanesSource: BandSource {
         }
         band.alpha?.update(repeating: 255, count: count * geometry.width)   // a JPEG is opaque
         if let quality { measure(quality, slot: slot, row: row, count: count, band: band) }
+        return row..<(row + count)
     }
 
     func measure(with probe: QualityProbe, ledger: Ledger) {

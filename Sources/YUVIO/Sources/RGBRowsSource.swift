@@ -61,7 +61,7 @@ final class RGBRowsSource: BandSource {
         try decoder.readRows(into: slots[slot], rowBytes: rowBytes, count: count)
     }
 
-    func convert(slot: Int, row: Int, count: Int, into band: BandBuffer) {
+    func convert(slot: Int, row: Int, count: Int, into band: BandBuffer) -> Range<Int> {
         let source = whole.map { $0.pointer + row * rowBytes } ?? slots[slot]
         colour?.apply(source, rowBytes: rowBytes, width: geometry.width, count: count)
         let (rows, stride) = applyAlpha(alpha, rows: source, rowBytes: rowBytes, width: geometry.width, count: count,
@@ -79,6 +79,7 @@ final class RGBRowsSource: BandSource {
                 probe.add(row: row + r, source: rows + r * stride, format: format.converted, band: band, first: row)
             }
         }
+        return row..<(row + count)
     }
 
     func measure(with probe: QualityProbe, ledger: Ledger) { self.probe = probe }
