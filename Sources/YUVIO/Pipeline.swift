@@ -87,12 +87,15 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
                     options: DecodeOptions = DecodeOptions(), alignment: Int = 1,
                     heightAlignment: Int = 1, metrics: Bool = false) throws(FileError) -> ConversionReport {
     let name = displayPath(path)
+    precondition(options.chromaFilter == .box || layout.bitDepth == 8, "sharp chroma writes 8-bit layouts only")
     do {
         let inputSource = try InputSource(path: path, maxPixels: options.maxPixels)
         let decoder = try ImageDecoder(source: inputSource, maxPixels: options.maxPixels, maxScans: options.maxScans,
                                        allowTruncated: options.allowTruncated,
-                                       // 10-bit outputs take the RGB route (the direct path's rows are 8-bit).
-                                       raw: options.jpegPath == .direct && layout.bitDepth == 8,
+                                       // 10-bit outputs and sharp chroma take the RGB route (the direct
+                                       // path's rows are 8-bit and box-filtered).
+                                       raw: options.jpegPath == .direct && layout.bitDepth == 8
+                                           && options.chromaFilter == .box,
                                        alpha16: options.alpha != .ignore,
                                        colourTarget: options.colourManagement ? options.target(for: spec) : nil)
         let info = decoder.info
@@ -107,7 +110,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         let source: BandSource = decoder.isRaw
             ? JPEGPlanesSource(decoder: decoder, spec: spec, kernels: kernels, turn: turn)
             : RGBRowsSource(decoder: decoder, spec: spec, kernels: kernels, turn: turn, alpha: options.alpha,
-                            colour: colour)
+                            colour: colour, chromaFilter: options.chromaFilter)
         let g = source.geometry
         let frame = FrameLayout(width: g.width, height: g.height, pixelLayout: layout, alignment: alignment,
                                 heightAlignment: heightAlignment, alpha: options.alpha == .keep)
@@ -127,6 +130,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         report.primaries = options.target(for: spec)
         report.alphaBytes = frame.alpha ? frame.tight.planeBytes(.a) : 0
         report.orientation = turn
+        report.chromaFilter = decoder.isRaw ? .box : options.chromaFilter
         report.quality = probe?.result
         return report
     } catch let e as DecodeError {
