@@ -170,27 +170,33 @@ public final class SharpYUV420 {
 
     // MARK: the rows
 
-    /// One source row as six planes of 1/64 code values (8-bit: ×64; 16-bit: ×16320/65535, rounded).
+    /// One source row as six planes of 1/64 code values (8-bit: ×64; 16-bit: ×16320/65535, rounded): R, G, B
+    /// of the even columns, then of the odd ones; an odd last column is repeated as the odd one.
     private func importRow(_ src: UnsafeRawPointer, into dst: UnsafeMutablePointer<Int16>) {
-        let n = cw
-        @inline(__always) func put(_ x: Int, _ r: Int, _ g: Int, _ b: Int) {
-            let i = x >> 1, o = (x & 1) * n
-            dst[o + i] = Int16(r)
-            dst[2 * n + o + i] = Int16(g)
-            dst[4 * n + o + i] = Int16(b)
-        }
+        let n = cw, pairs = width / 2
+        let rE = dst, rO = dst + n, gE = dst + 2 * n, gO = dst + 3 * n, bE = dst + 4 * n, bO = dst + 5 * n
         switch source {
         case .rgb8, .rgba8:
             let p = src.assumingMemoryBound(to: UInt8.self), step = source.bytesPerPixel
-            for x in 0..<width { put(x, Int(p[x * step]) << 6, Int(p[x * step + 1]) << 6, Int(p[x * step + 2]) << 6) }
+            @inline(__always) func v(_ q: UnsafePointer<UInt8>, _ c: Int) -> Int16 { Int16(q[c]) &<< 6 }
+            for i in 0..<pairs {
+                let e = p + i &* (2 &* step), o = e + step
+                (rE[i], gE[i], bE[i]) = (v(e, 0), v(e, 1), v(e, 2))
+                (rO[i], gO[i], bO[i]) = (v(o, 0), v(o, 1), v(o, 2))
+            }
+            if width & 1 == 1 {
+                let e = p + (width - 1) * step
+                (rE[pairs], gE[pairs], bE[pairs]) = (v(e, 0), v(e, 1), v(e, 2))
+            }
         case .rgb16, .rgba16:
             let p = src.assumingMemoryBound(to: UInt16.self)
-            @inline(__always) func scale(_ v: UInt16) -> Int { (Int(v) * 16320 + 32767) / 65535 }
-            for x in 0..<width { put(x, scale(p[3 * x]), scale(p[3 * x + 1]), scale(p[3 * x + 2])) }
+            @inline(__always) func v(_ x: Int, _ c: Int) -> Int16 { Int16((Int(p[3 * x + c]) * 16320 + 32767) / 65535) }
+            for x in 0..<width {
+                let i = x >> 1
+                if x & 1 == 0 { (rE[i], gE[i], bE[i]) = (v(x, 0), v(x, 1), v(x, 2)) } else { (rO[i], gO[i], bO[i]) = (v(x, 0), v(x, 1), v(x, 2)) }
+            }
         }
-        if width & 1 == 1 {                     // the odd last column, repeated
-            for c in 0..<3 { dst[2 * c * n + n + n - 1] = dst[2 * c * n + n - 1] }
-        }
+        if width & 1 == 1 { (rO[n - 1], gO[n - 1], bO[n - 1]) = (rE[n - 1], gE[n - 1], bE[n - 1]) }
     }
 
     // MARK: the solve
@@ -215,20 +221,27 @@ public final class SharpYUV420 {
 
         // The start: exact luma, and the box's chroma (the mean of each block's chroma, one rounding).
         let k = self.k
+        let (yR, yG, yB) = (k.yR, k.yG, k.yB)
+        @inline(__always) func exactLuma(_ s: UnsafePointer<Int16>, _ y: UnsafeMutablePointer<Int16>) {
+            let g = s + 2 * cw, b = s + 4 * cw     // (offsets taken out of the loop, which then vectorises)
+            for x in 0..<(2 * cw) {
+                y[x] = Int16(truncatingIfNeeded: (yR &* Int32(s[x]) &+ yG &* Int32(g[x]) &+ yB &* Int32(b[x]) &+ 8192) &>> 14)
+            }
+        }
         for j in 0..<ch {
             let a = src(2 * j), b = src(2 * j + 1)
-            for (s, y) in [(a, lumaRow(2 * j)), (b, lumaRow(2 * j + 1))] {
-                for x in 0..<(2 * cw) {
-                    let r = Int32(s[x]), g = Int32(s[2 * cw + x]), bl = Int32(s[4 * cw + x])
-                    y[x] = Int16(truncatingIfNeeded: (k.yR &* r &+ k.yG &* g &+ k.yB &* bl &+ 8192) &>> 14)
-                }
-            }
+            exactLuma(a, lumaRow(2 * j))
+            exactLuma(b, lumaRow(2 * j + 1))
             let cb = state(0, 0, j), cr = state(0, 1, j)
+            @inline(__always) func sums(_ p: Int) -> (UnsafePointer<Int16>, UnsafePointer<Int16>, UnsafePointer<Int16>,
+                                                      UnsafePointer<Int16>) {
+                (a + p * cw, a + (p + 1) * cw, b + p * cw, b + (p + 1) * cw)
+            }
+            let (r0, r1, r2, r3) = sums(0), (g0, g1, g2, g3) = sums(2), (b0, b1, b2, b3) = sums(4)
             for i in 0..<cw {
-                @inline(__always) func sum(_ p: Int) -> Int32 {
-                    Int32(a[p * cw + i]) &+ Int32(a[p * cw + cw + i]) &+ Int32(b[p * cw + i]) &+ Int32(b[p * cw + cw + i])
-                }
-                let r = sum(0), g = sum(2), bl = sum(4)
+                let r = Int32(r0[i]) &+ Int32(r1[i]) &+ Int32(r2[i]) &+ Int32(r3[i])
+                let g = Int32(g0[i]) &+ Int32(g1[i]) &+ Int32(g2[i]) &+ Int32(g3[i])
+                let bl = Int32(b0[i]) &+ Int32(b1[i]) &+ Int32(b2[i]) &+ Int32(b3[i])
                 cb[i] = (k.cbR &* r &+ k.cbG &* g &+ 8192 &* bl &+ 32768) &>> 16
                 cr[i] = (8192 &* r &+ k.crG &* g &+ k.crB &* bl &+ 32768) &>> 16
             }
@@ -343,8 +356,12 @@ public final class SharpYUV420 {
             UInt8(truncatingIfNeeded: full ? (c &+ 8192 &+ 32) &>> 6 : (c &* 224 &+ 128 &* 16320 &+ 8160) / 16320)
         }
         for row in out {
-            let y = luma + (row - w0) * 2 * cw, dst = t.lumaRow(row)
-            for x in 0..<width { dst[x] = lumaCode(y[(x & 1) * cw + (x >> 1)]) }
+            let even = luma + (row - w0) * 2 * cw, odd = even + cw, dst = t.lumaRow(row)
+            for i in 0..<(width / 2) {
+                dst[2 &* i] = lumaCode(even[i])
+                dst[2 &* i &+ 1] = lumaCode(odd[i])
+            }
+            if width & 1 == 1 { dst[width - 1] = lumaCode(even[cw - 1]) }
         }
         for j in (out.lowerBound / 2)..<((out.upperBound + 1) / 2) {
             let cb = chroma(0, j - w0 / 2), cr = chroma(1, j - w0 / 2)
