@@ -1,7 +1,7 @@
 /// Consecutive picture rows `first ..< end`, `rowBytes` bytes each, held in one buffer of `capacity` rows:
-/// what a filter that looks past its band keeps of the rows before it (and a stage that delays its output
-/// keeps of the rows not yet written). Rows come in order at the end and leave in order at the front; the
-/// rows kept are moved to the front of the buffer when the next ones would not fit behind them.
+/// what a stage whose output lags its input (sharp chroma) keeps of the rows not yet written — their kept
+/// alpha, their source rows for the quality stage. Rows come in order at the end and leave in order at the
+/// front; the rows kept are moved to the front of the buffer when the next ones would not fit behind them.
 public final class RowWindow {
     public let rowBytes: Int
     public let capacity: Int

@@ -23,69 +23,74 @@ public enum ChromaFilter: String, Sendable, CaseIterable {
 /// nothing): luma moves by the mean of r's three channels — the luma that best fits the pixel for the chroma
 /// it gets — and, in all but the last pass, chroma moves by the adjoint of the bilinear upsampler applied
 /// to r's own chroma, ×7/4, plus half the previous move (momentum): a preconditioned gradient step on
-/// the squared RGB error. The luma-only last pass fits luma to the final chroma.
+/// the squared RGB error. The luma-only last pass fits luma to the final chroma. An odd last row or column
+/// is solved as if repeated (as the box repeats it) and the repeat is not written.
 ///
-/// Every value is an integer (1/64 of a code value, Q14 coefficients, shifts and one division per output
-/// sample): the bytes are the same on every CPU and for either `KernelChoice`. The picture streams: a
-/// pass moves each value from its neighbours within one chroma row, so after `passes` passes a row depends
-/// on `contextRows` rows either side and no further. Rows are written `contextRows` rows behind the rows
-/// pushed; each band is solved on itself plus that context, recomputed, which gives exactly the bytes of
-/// the whole picture solved at once. An odd last row or column is solved as if repeated (as the box
-/// repeats it) and the repeat is not written.
+/// Every value is an integer (1/64 of a code value, Q14 coefficients, shifts, one division per output
+/// sample): the bytes are the same on every CPU and for either `KernelChoice`.
+///
+/// It streams as a wavefront. Pass k works on row pair j once pass k − 1 has moved the chroma of pairs up to
+/// j + 1 (which it does after reaching j + 2), so the passes run one behind the other, two pairs apart, each
+/// pair handled once by each pass, in the order the whole picture solved pass after pass would handle it —
+/// the same bytes whatever the bands. What is held is the rows between the last pass and the rows pushed:
+/// `lagRows` rows behind the input, plus a band.
 public final class SharpYUV420 {
     /// Passes over every row: five, four of which also move chroma (the prototype found four
     /// chroma iterations enough).
     public static let passes = 5
-    /// Luma rows either side that an output row depends on: one chroma row (two luma rows) a pass.
-    public static let contextRows = 2 * passes
+    /// Rows a written row lags the rows pushed: the last pass runs 2·(passes − 1) pairs behind the first,
+    /// which runs one pair behind the input.
+    public static let lagRows = 2 * (2 * (passes - 1) + 1)
 
     public let spec: ConversionSpec
     public let source: SourceFormat
     public let width: Int, height: Int
     /// Most rows a `write` hands out (the pipeline's band).
     public let bandRows: Int
-    /// Chroma samples a row (the working width, 2·cw, has the odd last column repeated).
-    let cw: Int
+    /// Chroma samples a row, and row pairs (the working picture is 2·cw × 2·pairs, odd edges repeated).
+    let cw: Int, pairs: Int
     let k: Coefficients
 
-    /// Source rows pushed and still needed, 1/64 code values, each as six planes of `cw` Int16 samples: R, G,
-    /// B of the even columns, then of the odd ones.
-    private let rows: RowWindow
-    /// Luma of the rows being solved (row-major, `2·cw` a row: even columns, then odd), 1/64 code values.
-    private let luma: UnsafeMutablePointer<Int16>
-    private let lumaCapacity: Int
-    /// Chroma: three states (current, next, previous) × Cb, Cr × `chromaCapacity` rows × `cw`, C′ in 1/64.
-    private let chroma: UnsafeMutablePointer<Int32>
-    private let chromaCapacity: Int
-    /// One row's vertical chroma blends (padded by one sample each side), the residual's Cb and Cr at even and
-    /// odd columns (padded for the adjoint), and eight rows of the adjoint's horizontal sums (Cb, Cr).
+    /// Rows held, in a ring by row number: the source, 1/64 code values as six planes of `cw` Int16 samples
+    /// (R, G, B of the even columns, then of the odd ones), and the luma being solved (even, odd).
+    private let ringRows: Int
+    private let sourceRows: UnsafeMutablePointer<Int16>
+    private let lumaRows: UnsafeMutablePointer<Int16>
+    /// Chroma by pair, in a ring: three generations (pass k reads k mod 3, keeps k − 1 for momentum, writes
+    /// k + 1) × Cb, Cr × `cw`, C′ in 1/64.
+    private let chroma: UnsafeMutablePointer<Int16>
+    /// Per chroma-moving pass, the adjoint's sums (Cb, Cr) of the three pairs its rows reach, by pair mod 3;
+    /// then one row's vertical chroma blends (padded by one sample each side) and residual chroma at even and
+    /// odd columns (padded for the adjoint).
     private let scratch: UnsafeMutablePointer<Int32>
     private let scratchCount: Int
-    private var written = 0, pushed = 0
+    /// Rows pushed (the repeat of an odd last row counted) and written; per pass, the next pair it handles
+    /// and the pairs whose chroma it has moved.
+    private var pushed = 0, written = 0
+    private var front: [Int], moved: [Int]
 
     /// Q14 coefficients: luma, the residual's chroma, and the inverse (R = Y + rCr·Cr, G = Y − gCb·Cb − gCr·Cr,
-    /// B = Y + bCb·Cb).
+    /// B = Y + bCb·Cb), each the exact ratio of the matrix's 1/10000 weights rounded half up.
     struct Coefficients {
         let yR: Int32, yG: Int32, yB: Int32
         let cbR: Int32, cbG: Int32, crG: Int32, crB: Int32
         let rCr: Int32, gCb: Int32, gCr: Int32, bCb: Int32
 
         init(_ m: ColorMatrix) {
-            let s = Double(ColorMatrix.scale), kr = Double(m.kr) / s, kb = Double(m.kb) / s, kg = 1 - kr - kb
-            // Computed once from the exact 1/10000 weights; rounded to Q14 the same way everywhere (the ties
-            // of `.toNearestOrAwayFromZero` do not occur for these values).
-            func q(_ x: Double) -> Int32 { Int32((x * 16384).rounded()) }
-            yR = q(kr)
-            yB = q(kb)
+            let s = ColorMatrix.scale, kr = m.kr, kb = m.kb, kg = m.kg
+            /// ⌊16384·num/den + ½⌋.
+            func q(_ num: Int, _ den: Int) -> Int32 { Int32((2 * 16384 * num + den) / (2 * den)) }
+            yR = q(kr, s)
+            yB = q(kb, s)
             yG = 16384 - yR - yB                    // grey stays grey: the weights sum to 1 exactly
-            cbR = -q(kr / (2 * (1 - kb)))
+            cbR = -q(kr, 2 * (s - kb))
             cbG = -8192 - cbR                       // Cb′ = B/2 − (Kr·R + Kg·G)/(2(1 − Kb)): sums to 0
-            crB = -q(kb / (2 * (1 - kr)))
+            crB = -q(kb, 2 * (s - kr))
             crG = -8192 - crB
-            rCr = q(2 * (1 - kr))
-            bCb = q(2 * (1 - kb))
-            gCb = q(2 * kb * (1 - kb) / kg)
-            gCr = q(2 * kr * (1 - kr) / kg)
+            rCr = q(2 * (s - kr), s)
+            bCb = q(2 * (s - kb), s)
+            gCb = q(2 * kb * (s - kb), s * kg)
+            gCr = q(2 * kr * (s - kr), s * kg)
         }
     }
 
@@ -102,50 +107,65 @@ public final class SharpYUV420 {
         self.height = height
         self.bandRows = bandRows
         cw = (width + 1) / 2
+        pairs = (height + 1) / 2
         k = Coefficients(spec.matrix)
-        let held = min(bandRows + 2 * Self.contextRows, height)
-        rows = RowWindow(rowBytes: 12 * cw, capacity: held)
-        lumaCapacity = held + 1                 // and the repeat of an odd last row
-        luma = .allocate(capacity: lumaCapacity * 2 * cw)
-        chromaCapacity = (held + 1) / 2
-        chroma = .allocate(capacity: 6 * chromaCapacity * cw)
-        scratchCount = 2 * (cw + 2) + 4 * (cw + 1) + 16 * cw
+        // In flight: at most a band and `lagRows` rows, and the pair before them (the last pass reads it).
+        ringRows = min(bandRows + Self.lagRows + 4, 2 * pairs)
+        sourceRows = .allocate(capacity: ringRows * 6 * cw)
+        lumaRows = .allocate(capacity: ringRows * 2 * cw)
+        chroma = .allocate(capacity: ringRows / 2 * 6 * cw)
+        scratchCount = (Self.passes - 1) * 6 * cw + 2 * (cw + 2) + 4 * (cw + 1)
         scratch = .allocate(capacity: scratchCount)
+        front = Array(repeating: 0, count: Self.passes)
+        moved = Array(repeating: 0, count: Self.passes)
     }
 
     deinit {
-        luma.deallocate()
+        sourceRows.deallocate()
+        lumaRows.deallocate()
         chroma.deallocate()
         scratch.deallocate()
     }
 
     /// Bytes held, for a conversion's ledger.
-    public var byteCount: Int {
-        rows.byteCount + 2 * lumaCapacity * 2 * cw + 4 * 6 * chromaCapacity * cw + 4 * scratchCount
-    }
+    public var byteCount: Int { 2 * ringRows * 8 * cw + 2 * ringRows / 2 * 6 * cw + 4 * scratchCount }
 
     /// Takes the next `count` source rows (`rowBytes` apart, in `source`'s format): an even count unless they
     /// end the picture.
     public func push(_ band: UnsafeRawPointer, rowBytes: Int, count: Int) {
         precondition(pushed + count <= height && (count & 1 == 0 || pushed + count == height))
-        rows.drop(before: written - Self.contextRows)
-        let dst = rows.append(count).assumingMemoryBound(to: Int16.self)
-        for r in 0..<count { importRow(band + r * rowBytes, into: dst + r * 6 * cw) }
-        pushed += count
+        for r in 0..<count {
+            let row = pushed
+            importRow(band + r * rowBytes, into: sourceRow(row))
+            take(row)
+            if row == height - 1 && height & 1 == 1 {       // the odd last row, repeated
+                sourceRow(row + 1).update(from: sourceRow(row), count: 6 * cw)
+                take(row + 1)
+            }
+        }
     }
 
-    /// The rows that can be written now: those with all their context pushed, at most `bandRows`.
+    /// The rows that can be written now: those the last pass can reach, at most `bandRows`.
     public var ready: Range<Int> {
-        let end = pushed == height ? height : max(written, pushed - Self.contextRows)
+        let end = pushed >= height ? height : max(written, pushed - Self.lagRows)
         return written..<min(end, written + bandRows)
     }
 
-    /// Writes the `ready` rows (luma rows and the chroma rows they start) into `t`, which must hold them.
+    /// Runs the passes as far as the rows pushed allow, and writes the `ready` rows (luma rows and the chroma
+    /// rows they start) into `t`, which must hold them.
     public func write(into t: PlaneTargets) {
         let out = ready
         guard !out.isEmpty else { return }
         precondition(t.width == width && t.height == height)
-        solve(out, into: t)
+        for pass in 0..<(Self.passes - 1) {
+            while front[pass] < pairs && canHandle(pass, front[pass]) { handle(pass, front[pass]) }
+        }
+        let last = Self.passes - 1, end = (out.upperBound + 1) / 2
+        while front[last] < end {
+            precondition(canHandle(last, front[last]), "the last pass reaches every ready row")
+            handle(last, front[last])
+        }
+        writeRows(out, into: t)
         written = out.upperBound
     }
 
@@ -169,6 +189,17 @@ public final class SharpYUV420 {
     }
 
     // MARK: the rows
+
+    @inline(__always) func sourceRow(_ row: Int) -> UnsafeMutablePointer<Int16> { sourceRows + row % ringRows * 6 * cw }
+    @inline(__always) func lumaRow(_ row: Int) -> UnsafeMutablePointer<Int16> { lumaRows + row % ringRows * 2 * cw }
+    /// Generation `g` (mod 3) of chroma component `c` (0 Cb, 1 Cr) of pair `j`.
+    @inline(__always) func chromaRow(_ g: Int, _ c: Int, _ j: Int) -> UnsafeMutablePointer<Int16> {
+        chroma + ((j % (ringRows / 2)) * 6 + (g % 3) * 2 + c) * cw
+    }
+    /// Pass `pass`'s adjoint sums (component `c`) for pair `j`.
+    @inline(__always) func adjointSums(_ pass: Int, _ j: Int, _ c: Int) -> UnsafeMutablePointer<Int32> {
+        scratch + ((pass * 3 + j % 3) * 2 + c) * cw
+    }
 
     /// One source row as six planes of 1/64 code values (8-bit: ×64; 16-bit: ×16320/65535, rounded): R, G, B
     /// of the even columns, then of the odd ones; an odd last column is repeated as the odd one.
@@ -199,109 +230,112 @@ public final class SharpYUV420 {
         if width & 1 == 1 { (rO[n - 1], gO[n - 1], bO[n - 1]) = (rE[n - 1], gE[n - 1], bE[n - 1]) }
     }
 
-    // MARK: the solve
-
-    /// Solves rows `out` on themselves and `contextRows` rows either side (as many as the picture has), and
-    /// writes them.
-    private func solve(_ out: Range<Int>, into t: PlaneTargets) {
-        let w0 = max(0, out.lowerBound - Self.contextRows), w1 = min(height, out.upperBound + Self.contextRows)
-        let n = w1 - w0, ch = (n + 1) / 2, cw = self.cw
-        // Row y of the window (its odd last row repeated), as six planes.
-        func src(_ y: Int) -> UnsafePointer<Int16> {
-            UnsafePointer(rows.row(w0 + min(y, n - 1)).assumingMemoryBound(to: Int16.self))
+    /// A source row just imported: its exact luma, and — when it completes a pair — the pair's box chroma (the
+    /// mean of the block's chroma, one rounding), as generation 0 and as the generation before (no momentum
+    /// at first).
+    private func take(_ row: Int) {
+        let cw = self.cw, s = UnsafePointer(sourceRow(row)), y = lumaRow(row)
+        let (yR, yG, yB) = (k.yR, k.yG, k.yB), g = s + 2 * cw, b = s + 4 * cw
+        for x in 0..<(2 * cw) {
+            y[x] = Int16(truncatingIfNeeded: (yR &* Int32(s[x]) &+ yG &* Int32(g[x]) &+ yB &* Int32(b[x]) &+ 8192) &>> 14)
         }
-        func lumaRow(_ y: Int) -> UnsafeMutablePointer<Int16> { luma + y * 2 * cw }
-        func state(_ s: Int, _ c: Int, _ j: Int) -> UnsafeMutablePointer<Int32> {
-            chroma + ((s * 2 + c) * chromaCapacity + j) * cw
-        }
-        let cvB = scratch, cvR = cvB + (cw + 2)
-        let ebE = cvR + (cw + 2), ebO = ebE + (cw + 1), erE = ebO + (cw + 1), erO = erE + (cw + 1)
-        let ring = erO + (cw + 1)
-        func adjointRow(_ y: Int, _ c: Int) -> UnsafeMutablePointer<Int32> { ring + ((y & 7) * 2 + c) * cw }
-
-        // The start: exact luma, and the box's chroma (the mean of each block's chroma, one rounding).
-        let k = self.k
-        let (yR, yG, yB) = (k.yR, k.yG, k.yB)
-        @inline(__always) func exactLuma(_ s: UnsafePointer<Int16>, _ y: UnsafeMutablePointer<Int16>) {
-            let g = s + 2 * cw, b = s + 4 * cw     // (offsets taken out of the loop, which then vectorises)
-            for x in 0..<(2 * cw) {
-                y[x] = Int16(truncatingIfNeeded: (yR &* Int32(s[x]) &+ yG &* Int32(g[x]) &+ yB &* Int32(b[x]) &+ 8192) &>> 14)
-            }
-        }
-        for j in 0..<ch {
-            let a = src(2 * j), b = src(2 * j + 1)
-            exactLuma(a, lumaRow(2 * j))
-            exactLuma(b, lumaRow(2 * j + 1))
-            let cb = state(0, 0, j), cr = state(0, 1, j)
-            @inline(__always) func sums(_ p: Int) -> (UnsafePointer<Int16>, UnsafePointer<Int16>, UnsafePointer<Int16>,
+        pushed = row + 1
+        guard row & 1 == 1 else { return }
+        let j = row / 2, a = UnsafePointer(sourceRow(row - 1))
+        @inline(__always) func planes(_ p: Int) -> (UnsafePointer<Int16>, UnsafePointer<Int16>, UnsafePointer<Int16>,
                                                       UnsafePointer<Int16>) {
-                (a + p * cw, a + (p + 1) * cw, b + p * cw, b + (p + 1) * cw)
-            }
-            let (r0, r1, r2, r3) = sums(0), (g0, g1, g2, g3) = sums(2), (b0, b1, b2, b3) = sums(4)
-            for i in 0..<cw {
-                let r = Int32(r0[i]) &+ Int32(r1[i]) &+ Int32(r2[i]) &+ Int32(r3[i])
-                let g = Int32(g0[i]) &+ Int32(g1[i]) &+ Int32(g2[i]) &+ Int32(g3[i])
-                let bl = Int32(b0[i]) &+ Int32(b1[i]) &+ Int32(b2[i]) &+ Int32(b3[i])
-                cb[i] = (k.cbR &* r &+ k.cbG &* g &+ 8192 &* bl &+ 32768) &>> 16
-                cr[i] = (8192 &* r &+ k.crG &* g &+ k.crB &* bl &+ 32768) &>> 16
-            }
-            state(2, 0, j).update(from: cb, count: cw)      // the previous state: no momentum at first
-            state(2, 1, j).update(from: cr, count: cw)
+            (a + p * cw, a + (p + 1) * cw, s + p * cw, s + (p + 1) * cw)
         }
+        let (r0, r1, r2, r3) = planes(0), (g0, g1, g2, g3) = planes(2), (b0, b1, b2, b3) = planes(4)
+        let cb = chromaRow(0, 0, j), cr = chromaRow(0, 1, j), k = self.k
+        for i in 0..<cw {
+            let r = Int32(r0[i]) &+ Int32(r1[i]) &+ Int32(r2[i]) &+ Int32(r3[i])
+            let g = Int32(g0[i]) &+ Int32(g1[i]) &+ Int32(g2[i]) &+ Int32(g3[i])
+            let bl = Int32(b0[i]) &+ Int32(b1[i]) &+ Int32(b2[i]) &+ Int32(b3[i])
+            cb[i] = Int16(truncatingIfNeeded: (k.cbR &* r &+ k.cbG &* g &+ 8192 &* bl &+ 32768) &>> 16)
+            cr[i] = Int16(truncatingIfNeeded: (8192 &* r &+ k.crG &* g &+ k.crB &* bl &+ 32768) &>> 16)
+        }
+        chromaRow(2, 0, j).update(from: cb, count: cw)
+        chromaRow(2, 1, j).update(from: cr, count: cw)
+    }
 
-        var (current, next, previous) = (0, 1, 2)
-        /// Chroma row j of the next state: the adjoint's vertical half over rows 2j−1 … 2j+2 (edge rows
-        /// repeated), ×7/4 (the sums are ×64), plus half the previous move.
-        func moveChromaRow(_ j: Int) {
-            let rowsIn = 2 * ch
-            let r0 = max(2 * j - 1, 0), r3 = min(2 * j + 2, rowsIn - 1)
-            for c in 0..<2 {
-                let h0 = adjointRow(r0, c), h1 = adjointRow(2 * j, c), h2 = adjointRow(2 * j + 1, c), h3 = adjointRow(r3, c)
-                let old = state(current, c, j), before = state(previous, c, j), new = state(next, c, j)
-                for i in 0..<cw {
-                    let t = h0[i] &+ 3 &* h1[i] &+ 3 &* h2[i] &+ h3[i]
-                    let v = old[i] &+ ((7 &* t &+ 128 &* (old[i] &- before[i]) &+ 128) &>> 8)
-                    new[i] = min(max(v, Self.chromaLow), Self.chromaHigh)
-                }
+    // MARK: the passes
+
+    /// Whether pass `pass` can handle pair `j`: the chroma it reads (pairs j − 1 … j + 1) is there — pushed
+    /// for the first pass, moved by the pass before for the others.
+    private func canHandle(_ pass: Int, _ j: Int) -> Bool {
+        let below = min(j + 1, pairs - 1)
+        return pass == 0 ? pushed >= 2 * below + 2 : moved[pass - 1] > below
+    }
+
+    /// Pass `pass` on pair `j`: each row rebuilt and its luma moved; for a chroma-moving pass, each row's part
+    /// of the adjoint added to the sums of the pairs it reaches, and the chroma of the pair before moved (of
+    /// this pair too when it is the last).
+    private func handle(_ pass: Int, _ j: Int) {
+        let cw = self.cw, moveChroma = pass < Self.passes - 1
+        let cvB = scratch + (Self.passes - 1) * 6 * cw, cvR = cvB + (cw + 2)
+        let ebE = cvR + (cw + 2), ebO = ebE + (cw + 1), erE = ebO + (cw + 1), erO = erE + (cw + 1)
+        if moveChroma {
+            // The sums of this pair and the next start here (the slot held pair j − 2's, already moved).
+            for p in (j == 0 ? 0 : j + 1)..<min(j + 2, pairs) {
+                adjointSums(pass, p, 0).update(repeating: 0, count: cw)
+                adjointSums(pass, p, 1).update(repeating: 0, count: cw)
             }
         }
-
-        for pass in 0..<Self.passes {
-            let moveChroma = pass < Self.passes - 1
-            for j in 0..<ch {
-                for y in [2 * j, 2 * j + 1] {
-                    // The vertical half of the bilinear upsampler: 3·C(j) + C(j ∓ 1), ×4, padded by repetition.
-                    let other = y & 1 == 0 ? max(j - 1, 0) : min(j + 1, ch - 1)
-                    for (c, cv) in [(0, cvB), (1, cvR)] {
-                        let own = state(current, c, j), near = state(current, c, other)
-                        for i in 0..<cw { cv[i + 1] = 3 &* own[i] &+ near[i] }
-                        cv[0] = cv[1]
-                        cv[cw + 1] = cv[cw]
-                    }
-                    let s = src(y)
-                    if moveChroma {
-                        reconstructRow(s, lumaRow(y), cvB, cvR, residual: (ebE, ebO + 1, erE, erO + 1), cw)
-                        // The horizontal half of the adjoint: h(i) = e(2i−1) + 3e(2i) + 3e(2i+1) + e(2i+2), the
-                        // edge pixels repeated (x = −1 is x = 0; x = 2cw is 2cw − 1).
-                        for (c, e, o) in [(0, ebE, ebO), (1, erE, erO)] {
-                            o[0] = e[0]
-                            e[cw] = o[cw]
-                            let h = adjointRow(y, c)
-                            for i in 0..<cw { h[i] = o[i] &+ 3 &* e[i] &+ 3 &* o[i + 1] &+ e[i + 1] }
-                        }
-                    } else {
-                        reconstructRow(s, lumaRow(y), cvB, cvR, residual: nil, cw)
-                    }
-                }
-                if moveChroma && j > 0 { moveChromaRow(j - 1) }
+        for y in [2 * j, 2 * j + 1] {
+            // The vertical half of the bilinear upsampler: 3·C(j) + C(j ∓ 1), ×4, padded by repetition.
+            let other = y & 1 == 0 ? max(j - 1, 0) : min(j + 1, pairs - 1)
+            for (c, cv) in [(0, cvB), (1, cvR)] {
+                let own = chromaRow(pass, c, j), near = chromaRow(pass, c, other)
+                for i in 0..<cw { cv[i + 1] = 3 &* Int32(own[i]) &+ Int32(near[i]) }
+                cv[0] = cv[1]
+                cv[cw + 1] = cv[cw]
             }
+            let s = UnsafePointer(sourceRow(y))
             if moveChroma {
-                moveChromaRow(ch - 1)
-                (current, next, previous) = (next, previous, current)
+                reconstructRow(s, lumaRow(y), cvB, cvR, residual: (ebE, ebO + 1, erE, erO + 1), cw)
+                // The adjoint: across, h(i) = e(2i−1) + 3e(2i) + 3e(2i+1) + e(2i+2), the edge pixels repeated
+                // (x = −1 is x = 0; x = 2cw is 2cw − 1); down, 3·h to the row's own pair and h to the pair on its
+                // side (its own again at the top and bottom edges).
+                for (c, e, o) in [(0, ebE, ebO), (1, erE, erO)] {
+                    o[0] = e[0]
+                    e[cw] = o[cw]
+                    let own = adjointSums(pass, j, c)
+                    let side = y & 1 == 0 ? max(j - 1, 0) : min(j + 1, pairs - 1)
+                    if side == j {
+                        for i in 0..<cw { own[i] = own[i] &+ 4 &* (o[i] &+ 3 &* e[i] &+ 3 &* o[i + 1] &+ e[i + 1]) }
+                    } else {
+                        let near = adjointSums(pass, side, c)
+                        for i in 0..<cw {
+                            let h = o[i] &+ 3 &* e[i] &+ 3 &* o[i + 1] &+ e[i + 1]
+                            own[i] = own[i] &+ 3 &* h
+                            near[i] = near[i] &+ h
+                        }
+                    }
+                }
+            } else {
+                reconstructRow(s, lumaRow(y), cvB, cvR, residual: nil, cw)
             }
         }
+        front[pass] = j + 1
+        guard moveChroma else { return }
+        if j > 0 { moveChromaRow(pass, j - 1) }
+        if j == pairs - 1 { moveChromaRow(pass, j) }
+    }
 
-        writeRows(out, window: w0, chroma: { c, j in state(current, c, j) }, into: t)
+    /// Chroma of pair j for the next pass, once the adjoint's sums of rows 2j−1 … 2j+2 are in (×64): ×7/4,
+    /// plus half the previous move.
+    private func moveChromaRow(_ pass: Int, _ j: Int) {
+        for c in 0..<2 {
+            let t = adjointSums(pass, j, c)
+            let old = chromaRow(pass, c, j), before = chromaRow(pass + 2, c, j), new = chromaRow(pass + 1, c, j)
+            for i in 0..<cw {
+                let o = Int32(old[i])
+                let v = o &+ ((7 &* t[i] &+ 128 &* (o &- Int32(before[i])) &+ 128) &>> 8)
+                new[i] = Int16(truncatingIfNeeded: min(max(v, Self.chromaLow), Self.chromaHigh))
+            }
+        }
+        moved[pass] = j + 1
     }
 
     /// Rebuilds one row as the player would — bilinear chroma from the vertical blends `cvB`, `cvR` (×4,
@@ -344,19 +378,19 @@ public final class SharpYUV420 {
         }
     }
 
-    /// Rows `out` of the solved window (which starts at picture row `window`) as code values of the range.
-    private func writeRows(_ out: Range<Int>, window w0: Int, chroma: (Int, Int) -> UnsafeMutablePointer<Int32>,
-                           into t: PlaneTargets) {
+    /// Rows `out` (the last pass has handled them) as code values of the range; the chroma is the last pass's.
+    private func writeRows(_ out: Range<Int>, into t: PlaneTargets) {
         let full = spec.range == .full, cw = self.cw
         @inline(__always) func lumaCode(_ v: Int16) -> UInt8 {
             let y = Int32(v)
             return UInt8(truncatingIfNeeded: full ? (y &+ 32) &>> 6 : (y &* 219 &+ 16 &* 16320 &+ 8160) / 16320)
         }
-        @inline(__always) func chromaCode(_ c: Int32) -> UInt8 {
-            UInt8(truncatingIfNeeded: full ? (c &+ 8192 &+ 32) &>> 6 : (c &* 224 &+ 128 &* 16320 &+ 8160) / 16320)
+        @inline(__always) func chromaCode(_ v: Int16) -> UInt8 {
+            let c = Int32(v)
+            return UInt8(truncatingIfNeeded: full ? (c &+ 8192 &+ 32) &>> 6 : (c &* 224 &+ 128 &* 16320 &+ 8160) / 16320)
         }
         for row in out {
-            let even = luma + (row - w0) * 2 * cw, odd = even + cw, dst = t.lumaRow(row)
+            let even = lumaRow(row), odd = even + cw, dst = t.lumaRow(row)
             for i in 0..<(width / 2) {
                 dst[2 &* i] = lumaCode(even[i])
                 dst[2 &* i &+ 1] = lumaCode(odd[i])
@@ -364,7 +398,7 @@ public final class SharpYUV420 {
             if width & 1 == 1 { dst[width - 1] = lumaCode(even[cw - 1]) }
         }
         for j in (out.lowerBound / 2)..<((out.upperBound + 1) / 2) {
-            let cb = chroma(0, j - w0 / 2), cr = chroma(1, j - w0 / 2)
+            let cb = chromaRow(Self.passes - 1, 0, j), cr = chromaRow(Self.passes - 1, 1, j)
             if t.layout.isBiPlanar {
                 let row = t.biPlanarRow(j), uFirst = t.layout == .nv12
                 for i in 0..<cw {

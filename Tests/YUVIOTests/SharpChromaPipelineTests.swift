@@ -4,7 +4,7 @@ import XCTest
 import YUVCore
 @testable import YUVIO
 
-/// `--chroma-filter sharp` through the pipeline: the streamed bands (written `contextRows` rows late, the
+/// `--chroma-filter sharp` through the pipeline: the streamed bands (written `lagRows` rows late, the
 /// last ones by the trailing calls) give the bytes of the picture solved in one band, with either kernel
 /// choice, threaded or not, in every layout; JPEGs go through RGB; kept alpha and turned pictures follow.
 final class SharpChromaPipelineTests: XCTestCase {
@@ -52,7 +52,7 @@ final class SharpChromaPipelineTests: XCTestCase {
         XCTAssertEqual(box.report.chromaFilter, .box)
     }
 
-    /// A picture so wide that a band is two rows: the rows held back take five trailing calls to write.
+    /// A picture so wide that a band is two rows: the rows held back take nine trailing calls to write.
     func testVeryWidePictureInBandsOfTwoRows() throws {
         let (w, h) = (200_003, 9)
         var rng = SplitMix64(seed: 20)

@@ -3,9 +3,9 @@ import YUVCore
 /// RGB rows from a decoder (PNG, and JPEG on the RGB route or when it is CMYK), converted exactly by
 /// `RGBToYUV420` after the colour stage (a LittleCMS transform, when the source's profile asks for one) and
 /// the alpha stage. With an EXIF orientation the rows are decoded whole and turned
-/// first (the orientation stage). With sharp chroma, `SharpYUV420` converts instead, writing each band's
-/// rows `SharpYUV420.contextRows` rows later (the rows it still needs for them, and their alpha and source
-/// rows for the quality stage, wait in row windows).
+/// first (the orientation stage). With sharp chroma, `SharpYUV420` converts instead, writing rows
+/// `SharpYUV420.lagRows` rows behind those it was handed (their kept alpha and, for the quality stage, their
+/// source rows wait in row windows).
 final class RGBRowsSource: BandSource {
     let geometry: PlaneGeometry
     let bandRows: Int
@@ -54,14 +54,14 @@ final class RGBRowsSource: BandSource {
             : nil
     }
 
-    /// The calls after the last band that write the rows sharp chroma still holds: `contextRows` of them.
-    var trailingBands: Int { sharp == nil ? 0 : (SharpYUV420.contextRows + bandRows - 1) / bandRows }
+    /// The calls after the last band that write the rows sharp chroma still holds: `lagRows` of them.
+    var trailingBands: Int { sharp == nil ? 0 : (SharpYUV420.lagRows + bandRows - 1) / bandRows }
 
     func prepare(slots count: Int, ledger: Ledger) throws {
         self.ledger = ledger
         if let sharp {
-            // Rows wait at most `contextRows` behind a band: room for a band more than that.
-            let held = min(bandRows + SharpYUV420.contextRows, geometry.height)
+            // Rows wait at most `lagRows` behind a band: room for a band more than that.
+            let held = min(bandRows + SharpYUV420.lagRows, geometry.height)
             if alpha == .keep {
                 waitingAlpha = RowWindow(rowBytes: geometry.width, capacity: held)
                 alphaBand = ledger.allocateBytes(geometry.width * bandRows)
