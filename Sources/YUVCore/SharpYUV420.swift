@@ -13,10 +13,10 @@ public enum ChromaFilter: String, Sendable, CaseIterable {
 /// Sharp chroma, in the spirit of libwebp's sharpyuv: instead of the box average, the chroma planes (and
 /// luma with them) are chosen so that the RGB a player rebuilds from the 4:2:0 planes is close to the source.
 ///
-/// The player modelled is the default for 4:2:0 everywhere — GPU texture sampling, FFmpeg's and mpv's
-/// scalers, libjpeg's "fancy" upsampling: **bilinear interpolation of centre-sited chroma**, i.e. luma
-/// pixel x takes ¾ of chroma sample ⌊x/2⌋ and ¼ of its neighbour on x's side (x/2 − ¼ in chroma units),
-/// the edge sample repeated; the same down the rows; then the exact inverse matrix, clamped to 0…255.
+/// The player modelled is the usual one for 4:2:0 — a GPU sampling the half-size chroma plane with linear
+/// filtering, libjpeg's "fancy" upsampling, sharpyuv's own model: **bilinear interpolation of centre-sited
+/// chroma**, i.e. luma pixel x takes ¾ of chroma sample ⌊x/2⌋ and ¼ of its neighbour on x's side (x/2 − ¼ in
+/// chroma units), the edge sample repeated; the same down the rows; then the inverse matrix, clamped to 0…255.
 ///
 /// Starting from the box (chroma) and the exact luma, each of `passes` passes rebuilds every pixel that way
 /// and takes the residual r = source − rebuilt RGB (after the clamp, so a channel pinned at 0 or 255 asks for
@@ -300,8 +300,7 @@ public final class SharpYUV420 {
                 for (c, e, o) in [(0, ebE, ebO), (1, erE, erO)] {
                     o[0] = e[0]
                     e[cw] = o[cw]
-                    let own = adjointSums(pass, j, c)
-                    let side = y & 1 == 0 ? max(j - 1, 0) : min(j + 1, pairs - 1)
+                    let own = adjointSums(pass, j, c), side = other
                     if side == j {
                         for i in 0..<cw { own[i] = own[i] &+ 4 &* (o[i] &+ 3 &* e[i] &+ 3 &* o[i + 1] &+ e[i + 1]) }
                     } else {
