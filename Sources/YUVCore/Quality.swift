@@ -71,10 +71,11 @@ public struct QualityAccumulator {
     let kr: Double, kg: Double, kb: Double
     var sumY = 0.0, sumCb = 0.0, sumCr = 0.0, sumRGB = 0.0, sumBilinear = 0.0
     var row = 0
-    // The bilinear round trip: the chroma rows (U, V) of the current row pair and of the one before, this
-    // row's source R, G, B, and an odd row waiting for the next chroma row (its R, G, B and output luma).
+    // The bilinear round trip: the chroma rows (U, V) of the current row pair and of the one before, and an
+    // odd row waiting for the next chroma row (its source row as given, up to 8 bytes a pixel, and output luma).
     var chromaNow: [[UInt8]], chromaBefore: [[UInt8]]
-    var rgbRow: [Double], waitingRGB: [Double], waitingY: [UInt8]
+    var waitingSource: [UInt8], waitingY: [UInt8]
+    var waitingFormat = SourceFormat.rgb8
     // SSIM: exact and output luma of the last 8 rows, and the windows' sum.
     var ring: [[Double]]
     var outRing: [[UInt8]]
@@ -93,16 +94,13 @@ public struct QualityAccumulator {
         let cw = (width + 1) / 2
         chromaNow = [[UInt8](repeating: 0, count: cw), [UInt8](repeating: 0, count: cw)]
         chromaBefore = chromaNow
-        rgbRow = [Double](repeating: 0, count: 3 * width)
-        waitingRGB = rgbRow
+        waitingSource = [UInt8](repeating: 0, count: 8 * width)
         waitingY = [UInt8](repeating: 0, count: width)
     }
 
-    /// Bytes this accumulator holds (the two rings, the chroma rows and the rows kept for the bilinear round
+    /// Bytes this accumulator holds (the two rings, the chroma rows and the row kept for the bilinear round
     /// trip), for a conversion's ledger.
-    public var byteCount: Int {
-        8 * width * (MemoryLayout<Double>.stride + 1) + 4 * ((width + 1) / 2) + width * (6 * MemoryLayout<Double>.stride + 1)
-    }
+    public var byteCount: Int { 8 * width * (MemoryLayout<Double>.stride + 1) + 4 * ((width + 1) / 2) + 9 * width }
 
     var window: Int { min(8, width, height) }
 
@@ -120,19 +118,10 @@ public struct QualityAccumulator {
             // A new row pair: its chroma rows become the current ones, and the odd row waiting for them is done.
             swap(&chromaBefore, &chromaNow)
             for i in 0..<cw { chromaNow[0][i] = u[i]; chromaNow[1][i] = v[i] }
-            if row > 0 { sumBilinear += bilinearError(waitingRGB, waitingY, chromaBefore, chromaNow) }
+            if row > 0 { sumBilinear += waitingError(own: chromaBefore, below: chromaNow) }
         }
         for x in 0..<w {
-            let r: Double, g: Double, b: Double
-            switch format {
-            case .rgb8, .rgba8:
-                let p = src.assumingMemoryBound(to: UInt8.self) + x * format.bytesPerPixel
-                (r, g, b) = (Double(p[0]), Double(p[1]), Double(p[2]))
-            case .rgb16, .rgba16:
-                let p = src.assumingMemoryBound(to: UInt16.self) + x * (format.bytesPerPixel / 2)
-                (r, g, b) = (Double(p[0]) * 255 / 65535, Double(p[1]) * 255 / 65535, Double(p[2]) * 255 / 65535)
-            }
-            rgbRow[3 * x] = r; rgbRow[3 * x + 1] = g; rgbRow[3 * x + 2] = b
+            let (r, g, b) = Self.pixel(src, format, x)
             let yp = kr * r + kg * g + kb * b
             let yExact = yo + yp * ys
             let cbExact = 128 + (b - yp) / (2 * (1 - kb)) * cs
@@ -145,22 +134,20 @@ public struct QualityAccumulator {
             let yl = (yo8 - yo) / ys, cbp = (cb8 - 128) / cs, crp = (cr8 - 128) / cs
             let rr = yl + 2 * (1 - kr) * crp, bb = yl + 2 * (1 - kb) * cbp
             let gg = (yl - kr * rr - kb * bb) / kg
-            @inline(__always) func squaredError(_ out: Double, _ want: Double) -> Double {
-                let q = min(max((out + 0.5).rounded(.down), 0), 255)
-                return (q - want) * (q - want)
-            }
-            sumRGB += squaredError(rr, r)
-            sumRGB += squaredError(gg, g)
-            sumRGB += squaredError(bb, b)
+            sumRGB += Self.squaredError(rr, r)
+            sumRGB += Self.squaredError(gg, g)
+            sumRGB += Self.squaredError(bb, b)
             ring[slot][x] = yExact
             outRing[slot][x] = y[x]
         }
         if row % 2 == 0 {
             // An even row blends its own chroma row with the one above (itself at the top).
-            let y = UnsafeBufferPointer(start: y, count: w)
-            sumBilinear += bilinearError(rgbRow, y, chromaNow, row == 0 ? chromaNow : chromaBefore)
+            sumBilinear += bilinearError(src, format, y, chromaNow, row == 0 ? chromaNow : chromaBefore)
         } else {
-            swap(&waitingRGB, &rgbRow)
+            waitingSource.withUnsafeMutableBytes {
+                $0.copyMemory(from: UnsafeRawBufferPointer(start: src, count: w * format.bytesPerPixel))
+            }
+            waitingFormat = format
             for x in 0..<w { waitingY[x] = y[x] }
         }
         row += 1
@@ -168,17 +155,33 @@ public struct QualityAccumulator {
         if row >= n && (row - n) % 4 == 0 { addSSIM(lastRow: row - 1) }
     }
 
+    /// A rebuilt channel, rounded half up and clamped to 0…255, against the source's: the squared error.
+    @inline(__always)
+    static func squaredError(_ out: Double, _ want: Double) -> Double {
+        let q = min(max((out + 0.5).rounded(.down), 0), 255)
+        return (q - want) * (q - want)
+    }
+
+    /// R, G, B of pixel `x` of a source row, on the 0…255 scale.
+    @inline(__always)
+    static func pixel(_ src: UnsafeRawPointer, _ format: SourceFormat, _ x: Int) -> (Double, Double, Double) {
+        switch format {
+        case .rgb8, .rgba8:
+            let p = src.assumingMemoryBound(to: UInt8.self) + x * format.bytesPerPixel
+            return (Double(p[0]), Double(p[1]), Double(p[2]))
+        case .rgb16, .rgba16:
+            let p = src.assumingMemoryBound(to: UInt16.self) + x * (format.bytesPerPixel / 2)
+            return (Double(p[0]) * 255 / 65535, Double(p[1]) * 255 / 65535, Double(p[2]) * 255 / 65535)
+        }
+    }
+
     /// The squared RGB error of one row rebuilt with bilinear chroma: `own` is the chroma row (U, V) covering
     /// it, `other` the one it blends in with weight ¼ (above an even row, below an odd one).
-    func bilinearError<Y: Collection<UInt8>>(_ rgb: [Double], _ y: Y, _ own: [[UInt8]], _ other: [[UInt8]]) -> Double
-        where Y.Index == Int {
+    func bilinearError(_ src: UnsafeRawPointer, _ format: SourceFormat, _ y: UnsafePointer<UInt8>, _ own: [[UInt8]],
+                       _ other: [[UInt8]]) -> Double {
         let full = spec.range == .full, last = own[0].count - 1
         let ys = full ? 1.0 : 219.0 / 255, cs = full ? 1.0 : 224.0 / 255, yo = full ? 0.0 : 16
         var sum = 0.0
-        @inline(__always) func squaredError(_ out: Double, _ want: Double) -> Double {
-            let q = min(max((out + 0.5).rounded(.down), 0), 255)
-            return (q - want) * (q - want)
-        }
         for x in 0..<width {
             let i = x / 2, j = x % 2 == 0 ? max(i - 1, 0) : min(i + 1, last)
             @inline(__always) func chroma(_ c: Int) -> Double {
@@ -188,9 +191,17 @@ public struct QualityAccumulator {
             let yl = (Double(y[x]) - yo) / ys, cbp = (chroma(0) - 128) / cs, crp = (chroma(1) - 128) / cs
             let rr = yl + 2 * (1 - kr) * crp, bb = yl + 2 * (1 - kb) * cbp
             let gg = (yl - kr * rr - kb * bb) / kg
-            sum += squaredError(rr, rgb[3 * x]) + squaredError(gg, rgb[3 * x + 1]) + squaredError(bb, rgb[3 * x + 2])
+            let (r, g, b) = Self.pixel(src, format, x)
+            sum += Self.squaredError(rr, r) + Self.squaredError(gg, g) + Self.squaredError(bb, b)
         }
         return sum
+    }
+
+    /// The waiting odd row's error, with its own chroma row and the one below it.
+    func waitingError(own: [[UInt8]], below: [[UInt8]]) -> Double {
+        waitingSource.withUnsafeBytes { s in
+            waitingY.withUnsafeBufferPointer { y in bilinearError(s.baseAddress!, waitingFormat, y.baseAddress!, own, below) }
+        }
     }
 
     /// SSIM windows whose last row is `lastRow`.
@@ -226,7 +237,7 @@ public struct QualityAccumulator {
         precondition(row == height, "every source row must be added")
         let px = Double(width * height)
         // An even height leaves its last row waiting: there is no chroma row below it, so its own is repeated.
-        let bilinear = sumBilinear + (height % 2 == 0 ? bilinearError(waitingRGB, waitingY, chromaNow, chromaNow) : 0)
+        let bilinear = sumBilinear + (height % 2 == 0 ? waitingError(own: chromaNow, below: chromaNow) : 0)
         return QualityReport(psnrY: QualityReport.psnr(mse: sumY / px), psnrCb: QualityReport.psnr(mse: sumCb / px),
                              psnrCr: QualityReport.psnr(mse: sumCr / px), psnrRGB: QualityReport.psnr(mse: sumRGB / (3 * px)),
                              ssimY: ssimCount == 0 ? 1 : ssimSum / Double(ssimCount),
