@@ -23,7 +23,7 @@ BUILD_PKGS = pkg-config $(JPEG_DEV) libturbojpeg0-dev libpng-dev liblcms2-dev
 # What the build needs, by pkg-config name: when pkg-config finds them all, nothing is installed.
 BUILD_PC = libjpeg libturbojpeg libpng lcms2
 
-.PHONY: all build deps install-build-packages test test-library test-fast demo install clean prove bench bench-deps bench-e2e bench-batch bench-memory quality fuzz test-sanitize test-corpus test-exact test-hostile compare-builds test-interop test-html
+.PHONY: all build deps install-build-packages test test-library test-fast demo install clean prove bench bench-deps bench-e2e bench-batch bench-memory bench-sharp quality fuzz test-sanitize test-corpus test-exact test-hostile compare-builds test-interop test-html
 
 all: build
 
@@ -206,6 +206,12 @@ quality: build
 	$(call need_packages,$(E2E_PKGS))
 	$(call need_python,numpy)
 	$(VENV_PY) bench/quality.py
+
+# --chroma-filter sharp against box: RGB PSNR through a bilinear player (numpy, independent of yuvconv) on the
+# photos and a generated saturated-edge picture, and the time of whole conversions (numpy and Pillow in .build/venv).
+bench-sharp: build
+	$(call need_python,numpy pillow)
+	$(VENV_PY) bench/sharp.py
 
 # The man page is made here from the built binary (`yuvconv --man`, from its option table), never committed.
 MAN1 = $(DESTDIR)$(PREFIX)/share/man/man1

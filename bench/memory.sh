@@ -45,6 +45,7 @@ row "JPEG with EXIF orientation 6" 12192768 rot12.jpg -o o.nv12 -q
 row "JPEG to JPEG" 12192768 base12.jpg -o o.jpg -q
 row "JPEG with --report (quality)" 12192768 base12.jpg -o o.nv12 -q --report json
 row "PNG RGB 8-bit" 12192768 rgb12.png -o o.nv12 -q
+row "PNG RGB 8-bit, --chroma-filter sharp" 12192768 rgb12.png -o o.nv12 -q --chroma-filter sharp
 row "PNG RGBA 16-bit" 12192768 rgba16-12.png -o o.nv12 -q
 row "PNG RGBA 16-bit, --alpha keep" 12192768 rgba16-12.png -o o.nv12 -q --alpha keep
 row "interlaced PNG RGB 8-bit" 12192768 adam8-12.png -o o.nv12 -q
@@ -52,3 +53,4 @@ row "interlaced PNG RGBA 16-bit" 12192768 adam16-12.png -o o.nv12 -q
 row "interlaced PNG RGBA 16-bit, --alpha keep" 12192768 adam16-12.png -o o.nv12 -q --alpha keep
 row "1,000,000×268 PNG RGBA 8-bit" 268000000 wide.png -o o.nv12 -q
 row "1,000,000×268 PNG RGBA 16-bit, --alpha keep" 268000000 wide16.png -o o.nv12 -q --alpha keep
+row "1,000,000×268 PNG RGBA 8-bit, --chroma-filter sharp" 268000000 wide.png -o o.nv12 -q --chroma-filter sharp

@@ -50,8 +50,11 @@ public struct Manifest: Sendable {
         "has_alpha", "exif_orientation", "stored_width", "stored_height", "width", "height", "layout", "matrix",
         "range", "file_bytes", "warnings", "first_warning", "path", "alpha_bytes", "conversion_buffers_bytes",
         "orientation", "peak_rss_bytes", "psnr_y_db", "psnr_cb_db", "psnr_cr_db", "psnr_rgb_db", "ssim_y",
-        "color_management", "primaries",
+        "color_management", "primaries", "chroma_filter", "psnr_rgb_bilinear_db",
     ]
+    /// Lines written before the last two columns (`chroma_filter`, `psnr_rgb_bilinear_db`) were added: read as
+    /// box-filtered, without the bilinear measure.
+    static let olderColumns = columns.count - 2
 
     /// The entries by output name.
     public var entries: [String: ManifestEntry] = [:]
@@ -147,7 +150,9 @@ public struct Manifest: Sendable {
             }
         }
         if escaped { throw Malformed(why: "ends in the middle of an escape") }
-        if fields.count != columns.count { throw Malformed(why: "\(fields.count) fields, not \(columns.count)") }
+        if fields.count != columns.count && fields.count != olderColumns {
+            throw Malformed(why: "\(fields.count) fields, not \(columns.count)")
+        }
         return fields
     }
 }
@@ -182,7 +187,8 @@ extension ManifestEntry {
                 text("\(r.geometry.height)"), text(r.layout.rawValue), text(r.spec.matrix.rawValue),
                 text(r.spec.range.rawValue), text("\(r.inputBytes)"), text("\(r.warnings)"), text(r.firstWarning),
                 text(r.path), text("\(r.alphaBytes)"), text("\(r.ledgerPeakBytes)"), text("\(r.orientation.exif)"),
-                text("\(peakRSS)")] + measures + [text(r.colour ?? ""), text(r.primaries.rawValue)]
+                text("\(peakRSS)")] + measures + [text(r.colour ?? ""), text(r.primaries.rawValue),
+                                                 text(r.chromaFilter.rawValue), quality?.psnrRGBBilinear.map(number) ?? []]
     }
 
     /// An entry from a line's fields (`Manifest.columns` order), each checked.
@@ -240,6 +246,17 @@ extension ManifestEntry {
             quality = QualityReport(psnrY: v[0]!, psnrCb: v[1]!, psnrCr: v[2]!, psnrRGB: v[3]!, ssimY: v[4]!)
         }
         let colour = text(), primaries = try named(Primaries.init(rawValue:))
+        var chromaFilter = ChromaFilter.box
+        if at < f.count {
+            chromaFilter = try named(ChromaFilter.init(rawValue:))
+            let bilinear = next()
+            if !bilinear.isEmpty {
+                guard let v = Double(String(decoding: bilinear, as: UTF8.self)), quality != nil else {
+                    throw Malformed(why: "psnr_rgb_bilinear_db is not a number")
+                }
+                quality!.psnrRGBBilinear = v
+            }
+        }
         if output.isEmpty { throw Malformed(why: "no output name") }
         let info = SourceInfo(restoring: container, width: storedWidth, height: storedHeight, sampling: sampling,
                               rowFormat: rowFormat, progressive: progressive, interlaced: interlaced, hasAlpha: hasAlpha,
@@ -250,6 +267,7 @@ extension ManifestEntry {
                                       orientation: Orientation(exif: orientation))
         report.colour = colour.isEmpty ? nil : colour
         report.primaries = primaries
+        report.chromaFilter = chromaFilter
         self.init(output: output, input: input, inputBytes: inputBytes, inputModified: inputModified,
                   inputSHA256: inputSHA256, optionsKey: optionsKey, outputBytes: outputBytes, outputModified: outputModified,
                   outputSHA256: outputSHA256, report: report, quality: quality, peakRSS: peakRSS)

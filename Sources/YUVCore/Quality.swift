@@ -6,6 +6,9 @@
 ///   so it counts what 4:2:0 loses, not only rounding;
 /// - **RGB PSNR**: the round trip — output Y with the covering chroma sample, through the exact inverse
 ///   matrix and range, rounded half up and clamped to 0…255 — against the source R, G, B (all three channels);
+/// - **bilinear RGB PSNR**: the same round trip as a player makes it — chroma interpolated bilinearly at each
+///   pixel (centre-sited: ¾ of the nearer sample and ¼ of the next, across and down, the edge sample
+///   repeated), unrounded, then the exact inverse — which is what sharp chroma is made for;
 /// - **SSIM** of luma: output Y against the exact Y, on 8×8 windows every 4 pixels (as FFmpeg's `ssim`
 ///   filter places them; the whole picture when it is smaller), C1 = (0.01·255)², C2 = (0.03·255)², mean over
 ///   the windows.
@@ -16,13 +19,17 @@ public struct QualityReport: Sendable, Equatable {
     public var psnrCr: Double
     public var psnrRGB: Double
     public var ssimY: Double
+    /// The bilinear round trip; nil for figures kept from before it was measured (`--update`'s manifest).
+    public var psnrRGBBilinear: Double?
 
-    public init(psnrY: Double, psnrCb: Double, psnrCr: Double, psnrRGB: Double, ssimY: Double) {
+    public init(psnrY: Double, psnrCb: Double, psnrCr: Double, psnrRGB: Double, ssimY: Double,
+                psnrRGBBilinear: Double? = nil) {
         self.psnrY = psnrY
         self.psnrCb = psnrCb
         self.psnrCr = psnrCr
         self.psnrRGB = psnrRGB
         self.ssimY = ssimY
+        self.psnrRGBBilinear = psnrRGBBilinear
     }
 
     /// PSNR of a mean squared error; below 1e-12 (only floating-point dust: every source value is a multiple
@@ -55,13 +62,20 @@ func log10Exact(_ x: Double) -> Double {
 
 /// Accumulates the measures above row by row, as a conversion streams: each source row with the output's
 /// luma row and the chroma rows covering it. It keeps only the last eight rows of exact and output luma
-/// (SSIM's windows), so measuring costs no whole picture and no second decode.
+/// (SSIM's windows), the chroma rows before the current one, and — since an odd row's bilinear chroma
+/// blends in the next chroma row — an odd row's source and luma until that row comes, so measuring costs
+/// no whole picture and no second decode.
 public struct QualityAccumulator {
     public let width: Int, height: Int
     let spec: ConversionSpec
     let kr: Double, kg: Double, kb: Double
-    var sumY = 0.0, sumCb = 0.0, sumCr = 0.0, sumRGB = 0.0
+    var sumY = 0.0, sumCb = 0.0, sumCr = 0.0, sumRGB = 0.0, sumBilinear = 0.0
     var row = 0
+    // The bilinear round trip: the chroma rows (U, V) of the current row pair and of the one before, and an
+    // odd row waiting for the next chroma row (its source row as given, up to 8 bytes a pixel, and output luma).
+    var chromaNow: [[UInt8]], chromaBefore: [[UInt8]]
+    var waitingSource: [UInt8], waitingY: [UInt8]
+    var waitingFormat = SourceFormat.rgb8
     // SSIM: exact and output luma of the last 8 rows, and the windows' sum.
     var ring: [[Double]]
     var outRing: [[UInt8]]
@@ -77,10 +91,16 @@ public struct QualityAccumulator {
         kg = Double(spec.matrix.kg) / s
         ring = Array(repeating: [Double](repeating: 0, count: width), count: 8)
         outRing = Array(repeating: [UInt8](repeating: 0, count: width), count: 8)
+        let cw = (width + 1) / 2
+        chromaNow = [[UInt8](repeating: 0, count: cw), [UInt8](repeating: 0, count: cw)]
+        chromaBefore = chromaNow
+        waitingSource = [UInt8](repeating: 0, count: 8 * width)
+        waitingY = [UInt8](repeating: 0, count: width)
     }
 
-    /// Bytes this accumulator holds (the two rings), for a conversion's ledger.
-    public var byteCount: Int { 8 * width * (MemoryLayout<Double>.stride + 1) }
+    /// Bytes this accumulator holds (the two rings, the chroma rows and the row kept for the bilinear round
+    /// trip), for a conversion's ledger.
+    public var byteCount: Int { 8 * width * (MemoryLayout<Double>.stride + 1) + 4 * ((width + 1) / 2) + 9 * width }
 
     var window: Int { min(8, width, height) }
 
@@ -93,16 +113,15 @@ public struct QualityAccumulator {
         let full = spec.range == .full
         let ys = full ? 1.0 : 219.0 / 255, cs = full ? 1.0 : 224.0 / 255, yo = full ? 0.0 : 16
         let slot = row % 8
+        let cw = (w + 1) / 2
+        if row % 2 == 0 {
+            // A new row pair: its chroma rows become the current ones, and the odd row waiting for them is done.
+            swap(&chromaBefore, &chromaNow)
+            for i in 0..<cw { chromaNow[0][i] = u[i]; chromaNow[1][i] = v[i] }
+            if row > 0 { sumBilinear += waitingError(own: chromaBefore, below: chromaNow) }
+        }
         for x in 0..<w {
-            let r: Double, g: Double, b: Double
-            switch format {
-            case .rgb8, .rgba8:
-                let p = src.assumingMemoryBound(to: UInt8.self) + x * format.bytesPerPixel
-                (r, g, b) = (Double(p[0]), Double(p[1]), Double(p[2]))
-            case .rgb16, .rgba16:
-                let p = src.assumingMemoryBound(to: UInt16.self) + x * (format.bytesPerPixel / 2)
-                (r, g, b) = (Double(p[0]) * 255 / 65535, Double(p[1]) * 255 / 65535, Double(p[2]) * 255 / 65535)
-            }
+            let (r, g, b) = Self.pixel(src, format, x)
             let yp = kr * r + kg * g + kb * b
             let yExact = yo + yp * ys
             let cbExact = 128 + (b - yp) / (2 * (1 - kb)) * cs
@@ -115,19 +134,74 @@ public struct QualityAccumulator {
             let yl = (yo8 - yo) / ys, cbp = (cb8 - 128) / cs, crp = (cr8 - 128) / cs
             let rr = yl + 2 * (1 - kr) * crp, bb = yl + 2 * (1 - kb) * cbp
             let gg = (yl - kr * rr - kb * bb) / kg
-            @inline(__always) func squaredError(_ out: Double, _ want: Double) -> Double {
-                let q = min(max((out + 0.5).rounded(.down), 0), 255)
-                return (q - want) * (q - want)
-            }
-            sumRGB += squaredError(rr, r)
-            sumRGB += squaredError(gg, g)
-            sumRGB += squaredError(bb, b)
+            sumRGB += Self.squaredError(rr, r)
+            sumRGB += Self.squaredError(gg, g)
+            sumRGB += Self.squaredError(bb, b)
             ring[slot][x] = yExact
             outRing[slot][x] = y[x]
+        }
+        if row % 2 == 0 {
+            // An even row blends its own chroma row with the one above (itself at the top).
+            sumBilinear += bilinearError(src, format, y, chromaNow, row == 0 ? chromaNow : chromaBefore)
+        } else {
+            waitingSource.withUnsafeMutableBytes {
+                $0.copyMemory(from: UnsafeRawBufferPointer(start: src, count: w * format.bytesPerPixel))
+            }
+            waitingFormat = format
+            for x in 0..<w { waitingY[x] = y[x] }
         }
         row += 1
         let n = window
         if row >= n && (row - n) % 4 == 0 { addSSIM(lastRow: row - 1) }
+    }
+
+    /// A rebuilt channel, rounded half up and clamped to 0…255, against the source's: the squared error.
+    @inline(__always)
+    static func squaredError(_ out: Double, _ want: Double) -> Double {
+        let q = min(max((out + 0.5).rounded(.down), 0), 255)
+        return (q - want) * (q - want)
+    }
+
+    /// R, G, B of pixel `x` of a source row, on the 0…255 scale.
+    @inline(__always)
+    static func pixel(_ src: UnsafeRawPointer, _ format: SourceFormat, _ x: Int) -> (Double, Double, Double) {
+        switch format {
+        case .rgb8, .rgba8:
+            let p = src.assumingMemoryBound(to: UInt8.self) + x * format.bytesPerPixel
+            return (Double(p[0]), Double(p[1]), Double(p[2]))
+        case .rgb16, .rgba16:
+            let p = src.assumingMemoryBound(to: UInt16.self) + x * (format.bytesPerPixel / 2)
+            return (Double(p[0]) * 255 / 65535, Double(p[1]) * 255 / 65535, Double(p[2]) * 255 / 65535)
+        }
+    }
+
+    /// The squared RGB error of one row rebuilt with bilinear chroma: `own` is the chroma row (U, V) covering
+    /// it, `other` the one it blends in with weight ¼ (above an even row, below an odd one).
+    func bilinearError(_ src: UnsafeRawPointer, _ format: SourceFormat, _ y: UnsafePointer<UInt8>, _ own: [[UInt8]],
+                       _ other: [[UInt8]]) -> Double {
+        let full = spec.range == .full, last = own[0].count - 1
+        let ys = full ? 1.0 : 219.0 / 255, cs = full ? 1.0 : 224.0 / 255, yo = full ? 0.0 : 16
+        var sum = 0.0
+        for x in 0..<width {
+            let i = x / 2, j = x % 2 == 0 ? max(i - 1, 0) : min(i + 1, last)
+            @inline(__always) func chroma(_ c: Int) -> Double {
+                let near = 3 * Double(own[c][i]) + Double(other[c][i]), far = 3 * Double(own[c][j]) + Double(other[c][j])
+                return (3 * near + far) / 16
+            }
+            let yl = (Double(y[x]) - yo) / ys, cbp = (chroma(0) - 128) / cs, crp = (chroma(1) - 128) / cs
+            let rr = yl + 2 * (1 - kr) * crp, bb = yl + 2 * (1 - kb) * cbp
+            let gg = (yl - kr * rr - kb * bb) / kg
+            let (r, g, b) = Self.pixel(src, format, x)
+            sum += Self.squaredError(rr, r) + Self.squaredError(gg, g) + Self.squaredError(bb, b)
+        }
+        return sum
+    }
+
+    /// The waiting odd row's error, with its own chroma row and the one below it.
+    func waitingError(own: [[UInt8]], below: [[UInt8]]) -> Double {
+        waitingSource.withUnsafeBytes { s in
+            waitingY.withUnsafeBufferPointer { y in bilinearError(s.baseAddress!, waitingFormat, y.baseAddress!, own, below) }
+        }
     }
 
     /// SSIM windows whose last row is `lastRow`.
@@ -162,8 +236,11 @@ public struct QualityAccumulator {
     public func result() -> QualityReport {
         precondition(row == height, "every source row must be added")
         let px = Double(width * height)
+        // An even height leaves its last row waiting: there is no chroma row below it, so its own is repeated.
+        let bilinear = sumBilinear + (height % 2 == 0 ? waitingError(own: chromaNow, below: chromaNow) : 0)
         return QualityReport(psnrY: QualityReport.psnr(mse: sumY / px), psnrCb: QualityReport.psnr(mse: sumCb / px),
                              psnrCr: QualityReport.psnr(mse: sumCr / px), psnrRGB: QualityReport.psnr(mse: sumRGB / (3 * px)),
-                             ssimY: ssimCount == 0 ? 1 : ssimSum / Double(ssimCount))
+                             ssimY: ssimCount == 0 ? 1 : ssimSum / Double(ssimCount),
+                             psnrRGBBilinear: QualityReport.psnr(mse: bilinear / (3 * px)))
     }
 }

@@ -40,6 +40,9 @@ public struct DecodeOptions: Sendable {
     public var colourManagement = true
     /// The RGB space to convert in (`--primaries`); nil: the matrix's (`Primaries(for:)`).
     public var primaries: Primaries?
+    /// How chroma is made (`--chroma-filter`): the contract's box, or sharp chroma (8-bit outputs only; a JPEG
+    /// then goes through RGB).
+    public var chromaFilter = ChromaFilter.box
 
     /// The target RGB space for `spec`.
     public func target(for spec: ConversionSpec) -> Primaries { primaries ?? Primaries(for: spec.matrix) }
@@ -80,6 +83,8 @@ public struct ConversionReport: Sendable {
     public var primaries: Primaries = .bt709
     /// Where the chroma samples sit.
     public var chromaLocation: ChromaLocation = .center
+    /// How chroma was made: the contract's box, or sharp chroma.
+    public var chromaFilter = ChromaFilter.box
     /// PSNR and SSIM against the source, when the conversion was asked to measure them.
     public var quality: QualityReport?
 }

@@ -71,6 +71,9 @@ public enum OutputFormat: Equatable, Sendable {
         case alphaPlane
         /// Samples of this many bits (`--depth`): 10 in a 10-bit raw layout or Y4M, 8 in the rest.
         case bitDepth(Int)
+        /// Sharp chroma, whose rows are 8-bit: every format but the 10-bit raw layouts (a 10-bit Y4M is
+        /// `bitDepth(10)`, refused with it before any format is known).
+        case sharpChroma
     }
 
     /// Whether this format can carry `need`.
@@ -79,6 +82,8 @@ public enum OutputFormat: Equatable, Sendable {
         case (.bitDepth(let bits), .raw(let layout)): return layout.bitDepth == bits
         case (.bitDepth(let bits), .y4m): return bits == 8 || bits == 10
         case (.bitDepth(let bits), _): return bits == 8
+        case (.sharpChroma, .raw(let layout)): return layout.bitDepth == 8
+        case (.sharpChroma, _): return true
         case (_, .raw): return true
         default: return false
         }

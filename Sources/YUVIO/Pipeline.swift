@@ -20,13 +20,22 @@ protocol BandSource: AnyObject {
     func prepare(slots: Int, ledger: Ledger) throws
     /// Fills `slot` with picture rows `row ..< row + count`.
     func produce(slot: Int, row: Int, count: Int) throws
-    /// Converts the rows in `slot` into `band`.
-    func convert(slot: Int, row: Int, count: Int, into band: BandBuffer)
+    /// Converts the rows in `slot` (picture rows `row ..< row + count`) into `band` and says which picture rows
+    /// it wrote there: those same rows, or — for a stage that needs the rows after them (sharp chroma) — rows
+    /// further back, or none yet. After the last band it is called `trailingBands` more times with no rows
+    /// (`count` 0, `row` the picture's height) to write what it still holds.
+    func convert(slot: Int, row: Int, count: Int, into band: BandBuffer) -> Range<Int>
+    /// Calls after the last band that write rows held back (0 for a source that writes each band's own rows).
+    var trailingBands: Int { get }
     /// After the last band (a decoder's checksums and end marker).
     func finish() throws
     /// Asks the source to feed `probe` every band it converts (`--metrics`), before `prepare`. A source
     /// with no picture to measure against (raw YUV) ignores it.
     func measure(with probe: QualityProbe, ledger: Ledger)
+}
+
+extension BandSource {
+    var trailingBands: Int { 0 }
 }
 
 /// The one loop every conversion runs: `source` → band slots → `sink`, with decoding on this thread and
@@ -38,10 +47,15 @@ func runPipeline(_ source: BandSource, frame: FrameLayout, into sink: BandSink, 
     try source.prepare(slots: pipeline.slots, ledger: ledger)
     try sink.begin(frame, ledger: ledger)
     let height = source.geometry.height, bandRows = source.bandRows
-    var row = 0
+    var row = 0, trailing = source.trailingBands
     let work = UncheckedSendable((source, sink, bands))
     try pipeline.run(produce: { slot in
-        guard row < height else { return nil }
+        guard row < height else {
+            // The calls that write what the source held back: no rows to decode.
+            guard trailing > 0 else { return nil }
+            trailing -= 1
+            return (height, 0)
+        }
         if interruptSignal() != nil { throw DecodeError.interrupted }
         let n = min(bandRows, height - row)
         try source.produce(slot: slot, row: row, count: n)
@@ -49,8 +63,8 @@ func runPipeline(_ source: BandSource, frame: FrameLayout, into sink: BandSink, 
         return (row, n)
     }, consume: { slot, first, n in
         let (source, sink, bands) = work.value
-        source.convert(slot: slot, row: first, count: n, into: bands[slot])
-        try sink.consume(bands[slot], firstRow: first, rows: n)
+        let written = source.convert(slot: slot, row: first, count: n, into: bands[slot])
+        if !written.isEmpty { try sink.consume(bands[slot], firstRow: written.lowerBound, rows: written.count) }
     })
     try source.finish()
     try sink.end()
@@ -74,13 +88,15 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
                     heightAlignment: Int = 1, metrics: Bool = false,
                     siting: ChromaLocation = .center) throws(FileError) -> ConversionReport {
     let name = displayPath(path)
+    precondition(options.chromaFilter == .box || layout.bitDepth == 8, "sharp chroma writes 8-bit layouts only")
     do {
         let inputSource = try InputSource(path: path, maxPixels: options.maxPixels)
         let decoder = try ImageDecoder(source: inputSource, maxPixels: options.maxPixels, maxScans: options.maxScans,
                                        allowTruncated: options.allowTruncated,
-                                       // Left and top-left siting take the RGB route: the direct path's chroma
-                                       // is centre-sited.
-                                       raw: options.jpegPath == .direct && siting == .center,
+                                       // Left and top-left siting and sharp chroma take the RGB route: the direct
+                                       // path's chroma is centre-sited and box-filtered.
+                                       raw: options.jpegPath == .direct && siting == .center
+                                           && options.chromaFilter == .box,
                                        alpha16: options.alpha != .ignore,
                                        colourTarget: options.colourManagement ? options.target(for: spec) : nil)
         let info = decoder.info
@@ -95,7 +111,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         let source: BandSource = decoder.isRaw
             ? JPEGPlanesSource(decoder: decoder, spec: spec, kernels: kernels, turn: turn)
             : RGBRowsSource(decoder: decoder, spec: spec, kernels: kernels, turn: turn, alpha: options.alpha,
-                            colour: colour, siting: siting)
+                            colour: colour, siting: siting, chromaFilter: options.chromaFilter)
         let g = source.geometry
         let frame = FrameLayout(width: g.width, height: g.height, pixelLayout: layout, alignment: alignment,
                                 heightAlignment: heightAlignment, alpha: options.alpha == .keep)
@@ -116,6 +132,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         report.chromaLocation = siting
         report.alphaBytes = frame.alpha ? frame.tight.planeBytes(.a) : 0
         report.orientation = turn
+        report.chromaFilter = decoder.isRaw ? .box : options.chromaFilter
         report.quality = probe?.result
         return report
     } catch let e as DecodeError {

@@ -125,6 +125,10 @@ public struct Column: Sendable {
         converted("output_bytes") { r, _ in r.output.map { .bytes($0.bytes) } ?? .unmeasured },
         converted("output_sha256") { r, _ in r.output.map { .text($0.sha256) } ?? .unmeasured },
         converted("up_to_date") { r, _ in .flag(r.upToDate) },
+        // Added after the rest, so CSV columns keep their places: how chroma was made, and the round trip a
+        // player makes (bilinear chroma), which sharp chroma is made for.
+        converted("chroma_filter") { _, rep in .text(rep.chromaFilter.rawValue) },
+        quality("psnr_rgb_bilinear_db") { $0.psnrRGBBilinear.map { .decibels($0) } ?? .unmeasured },
     ]
 
     /// The columns JSON writes (with a key), CSV writes, and the two tables show.

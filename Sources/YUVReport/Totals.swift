@@ -32,8 +32,11 @@ public struct Totals: Sendable {
     static func spread(_ qualities: [QualityReport], _ statistic: ([Double]) -> Double) -> QualityReport? {
         if qualities.isEmpty { return nil }
         func of(_ measure: (QualityReport) -> Double) -> Double { statistic(qualities.map(measure)) }
+        // Over the images that have it (figures kept from before it was measured do not).
+        let bilinear = qualities.compactMap(\.psnrRGBBilinear)
         return QualityReport(psnrY: of { $0.psnrY }, psnrCb: of { $0.psnrCb }, psnrCr: of { $0.psnrCr },
-                             psnrRGB: of { $0.psnrRGB }, ssimY: of { $0.ssimY })
+                             psnrRGB: of { $0.psnrRGB }, ssimY: of { $0.ssimY },
+                             psnrRGBBilinear: bilinear.isEmpty ? nil : statistic(bilinear))
     }
 
     static func median(_ v: [Double]) -> Double {

@@ -161,6 +161,13 @@ struct OptionSpec: Sendable {
                         "rgb: decode to RGB first, then convert exactly"]) { o, _, v throws(UsageError) in
                 o.jpegPath = try named(v, "JPEG path", "direct, rgb") { JPEGPath(rawValue: $0) }
             },
+            OptionSpec(["--chroma-filter"], "F", completes: .oneOf(ChromaFilter.allCases.map(\.rawValue)),
+                       ["box (default): each chroma sample the exact mean of its 2x2 block, bit-exact;",
+                        "sharp: chroma and luma chosen so that a player's bilinear chroma comes",
+                        "closer to the source (sharper colour edges; not bit-exact, 8-bit outputs",
+                        "only, JPEGs go through RGB)"]) { o, _, v throws(UsageError) in
+                o.chromaFilter = try named(v, "chroma filter", "box, sharp") { ChromaFilter(name: $0) }
+            },
             OptionSpec(["-y", "--force"], ["replace an existing output file (inputs are never overwritten)"]) { $0.force = true },
             OptionSpec(["-n", "--dry-run"], notInReport: "writes nothing but its report",
                        ["say what would be converted, skipped or refused, under which names and",
@@ -327,7 +334,8 @@ enum HelpParts {
         """
     static let exactness = """
         Every value is the exact result of the conversion contract (round half up on the exact rational),
-        bit for bit (of the flattened or premultiplied colours with --alpha). No colour management is applied.
+        bit for bit (of the flattened or premultiplied colours with --alpha), unless --chroma-filter sharp
+        asks for planes made for bilinear players instead. No colour management is applied.
         """
     static let exitStatus: [(status: String, meaning: String)] = [
         ("0", "done"),

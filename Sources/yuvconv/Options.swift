@@ -40,6 +40,8 @@ struct Options {
     var siting: ChromaLocation?
     /// `--depth 8|10`: the output's bits per sample (nil: the layout's own; Y4M 8).
     var depth: Int?
+    /// `--chroma-filter box|sharp`.
+    var chromaFilter = ChromaFilter.box
     /// `--metrics`: PSNR and SSIM in the report, measured as the conversion streams (`QualityProbe`).
     var metrics = false
     var verbose = false
@@ -123,6 +125,13 @@ struct Options {
             try option.apply(&o, flag, value)
             o.given.insert(option.names.first { $0.hasPrefix("--") } ?? flag)
         }
+        if o.chromaFilter == .sharp && (o.siting ?? .center) != .center {
+            throw UsageError(message: "--chroma-filter sharp makes centre-sited chroma (for bilinear players); "
+                             + "not with --chroma-loc \(o.siting!.rawValue)")
+        }
+        if o.chromaFilter == .sharp && o.depth == 10 {
+            throw UsageError(message: "--chroma-filter sharp writes 8-bit samples; not with --depth 10")
+        }
         return o
     }
 
@@ -159,6 +168,7 @@ struct Options {
         d.maxScans = maxScans
         d.colourManagement = colourManagement
         d.primaries = primaries
+        d.chromaFilter = chromaFilter
         return d
     }
 
@@ -166,6 +176,7 @@ struct Options {
     var rawOnlyNeeds: [OutputFormat.RawOnly] {
         (alignGiven && alignment > 1 ? [.rowPadding] : []) + (heightAlignment > 1 ? [.planePadding] : [])
             + (alpha == .keep ? [.alphaPlane] : []) + (depth.map { [.bitDepth($0)] } ?? [])
+            + (chromaFilter == .sharp ? [.sharpChroma] : [])
     }
 
     /// The layout a conversion writes for `format` (`--depth 10` makes Y4M yuv420p10le).
@@ -205,6 +216,12 @@ extension Options {
         }
         if given.contains("--chroma-loc") && (format == .jpeg || format == .png) {
             out.append("--chroma-loc sites the chroma of YUV outputs; \(format.name) output is centre-sited, so it is ignored")
+        }
+        if rawInput && given.contains("--chroma-filter") {
+            out.append("--chroma-filter makes chroma from RGB; YUV input keeps its own chroma, so it is ignored")
+        }
+        if !rawInput && chromaFilter == .sharp && given.contains("--jpeg-path") && jpegPath == .direct {
+            out.append("--chroma-filter sharp needs RGB: a JPEG is decoded to RGB, not converted from its planes (--jpeg-path direct)")
         }
         return out
     }

@@ -15,8 +15,9 @@ import YUVReport
 extension Options {
     /// Everything that shapes an output's bytes, in one canonical line: the version (a new one may write other
     /// bytes), the format, the conversion as it applies (a JPEG is BT.601 full range whatever was asked; row
-    /// and plane padding only for raw layouts; quality only for JPEG), alpha, orientation, the JPEG path and
-    /// whether damaged input is accepted. Options that only refuse (`--max-pixels`) or only report are not in it.
+    /// and plane padding only for raw layouts; quality only for JPEG), alpha, orientation, the JPEG path,
+    /// whether damaged input is accepted, and sharp chroma (named only when asked, so keys made before it
+    /// still match). Options that only refuse (`--max-pixels`) or only report are not in it.
     func optionsKey(for format: OutputFormat) -> String {
         let spec = format == .jpeg ? ConversionSpec(matrix: .bt601, range: .full) : self.spec
         let alpha: String
@@ -34,6 +35,7 @@ extension Options {
             + " align=\(format.isRaw ? fileAlignment : 1) align-height=\(format.isRaw ? heightAlignment : 1)"
             + " alpha=\(alpha) orientation=\(orientation.rawValue) jpeg-path=\(jpegPath.rawValue)"
             + " allow-truncated=\(allowTruncated ? 1 : 0)" + (format == .jpeg ? " quality=\(quality)" : "")
+            + (chromaFilter == .sharp ? " chroma-filter=sharp" : "")   // box, the default, keeps older keys valid
     }
 }
 

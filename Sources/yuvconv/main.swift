@@ -24,7 +24,8 @@ func summaryLine(name: String, report r: ConversionReport) -> String {
         + "(\(r.spec)): RGBA \(formatBytes(g.rgbaBytes)), \(layout) \(formatBytes(yuv)), "
         + "saves \(formatBytes(saving.bytes)) (\(formatFixed(saving.percent, decimals: 1))%); "
         + (r.colour.map { "\($0), " } ?? "")
-        + "\(r.path)" + (r.orientation.isIdentity ? "" : ", \(r.orientation) (EXIF \(r.orientation.exif))")
+        + "\(r.path)" + (r.chromaFilter == .sharp ? ", sharp chroma" : "")
+        + (r.orientation.isIdentity ? "" : ", \(r.orientation) (EXIF \(r.orientation.exif))")
         + ", buffers \(formatBytes(r.ledgerPeakBytes)), peak RSS \(formatBytes(peakResidentBytes()))"
 }
 
@@ -245,6 +246,10 @@ func emitReport(_ text: String, to sink: AtomicOutput?, dataOnStdout: Bool) thro
 func runReport(_ options: Options) -> Int32 {
     guard !options.inputs.isEmpty || options.filesFrom != nil else {
         return usageFailure("report needs at least one file, folder or --files-from list")
+    }
+    // What `report` measures is a conversion to --format (nv12 by default): sharp chroma only for 8-bit ones.
+    if let format = options.format, !format.carries(.sharpChroma) && options.chromaFilter == .sharp {
+        return usageFailure(OutputFormat.Refusal.rawOnly(.sharpChroma, format).cliMessage)
     }
     let items: [BatchItem], protected: Set<FileIdentity>
     do throws(BatchPlanError) {

@@ -63,10 +63,32 @@ final class ManifestTests: XCTestCase {
         XCTAssertNil(back.entries["plain.nv12"]?.quality)
     }
 
+    /// Sharp chroma and the bilinear round trip are kept; a line written before those two columns existed
+    /// still reads, as box-filtered and without the bilinear measure.
+    func testChromaFilterAndBilinearMeasureAndOlderLines() {
+        var e = entry(output: "s.nv12", input: "in/s.png",
+                      quality: QualityReport(psnrY: 50, psnrCb: 40, psnrCr: 41, psnrRGB: 38, ssimY: 0.99, psnrRGBBilinear: 42.5))
+        e.report.chromaFilter = .sharp
+        var problems: [String] = []
+        let back = Manifest(parsing: render(e), problems: &problems)
+        XCTAssertEqual(problems, [])
+        XCTAssertEqual(back.entries["s.nv12"]?.report.chromaFilter, .sharp)
+        XCTAssertEqual(back.entries["s.nv12"]?.quality, e.quality)
+        // The same line without its last two fields, as the version before them wrote it.
+        let line = render(e).split(separator: 10).last!
+        let tabs = line.indices.filter { line[$0] == 9 }
+        let older = Array("yuvconv-manifest\t1\n".utf8) + line[..<tabs[tabs.count - 2]] + [10]
+        let old = Manifest(parsing: older, problems: &problems)
+        XCTAssertEqual(problems, [])
+        XCTAssertEqual(old.entries["s.nv12"]?.report.chromaFilter, .box)
+        XCTAssertNil(old.entries["s.nv12"]?.quality?.psnrRGBBilinear)
+        XCTAssertEqual(old.entries["s.nv12"]?.quality?.psnrRGB, 38)
+    }
+
     func testWhatCannotBeReadIsLeftOutAndSaid() {
         var text = render(entry(output: "good.nv12", input: "in/good.png"))
         let bad = render(entry(output: "bad.nv12", input: "in/bad.png")).split(separator: 10).last!
-        text += bad.dropLast(5) + [10]                                                  // five fields short
+        text += bad.dropLast(10) + [10]                 // cut short: "bt709\tbox\t" gone, the primaries empty
         text += Array(bad).map { $0 == 9 ? 32 : $0 } + [10]                             // no tabs
         text += Array("bad2.nv12\\q".utf8) + [10]                                       // an unknown escape
         var problems: [String] = []

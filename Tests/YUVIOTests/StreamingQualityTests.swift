@@ -47,11 +47,12 @@ final class StreamingQualityTests: XCTestCase {
     }
 
     func check(_ path: String, spec: ConversionSpec = ConversionSpec(), layout: PixelLayout = .nv12,
-               orientation: OrientationMode = .auto, pipelined: Bool = true, file: StaticString = #filePath,
-               line: UInt = #line) throws {
+               orientation: OrientationMode = .auto, pipelined: Bool = true, chromaFilter: ChromaFilter = .box,
+               file: StaticString = #filePath, line: UInt = #line) throws {
         var options = DecodeOptions()
         options.orientation = orientation
         options.pipelined = pipelined
+        options.chromaFilter = chromaFilter
         options.colourManagement = false   // the reference below decodes the samples as stored
         let sink = MemorySink()
         let report = try convert(path: path, spec: spec, layout: layout, into: sink, options: options, metrics: true)
@@ -101,6 +102,19 @@ final class StreamingQualityTests: XCTestCase {
                 try check(path, spec: ConversionSpec(matrix: .bt709, range: .limited), layout: .yv12, pipelined: false)
             }
         }
+    }
+
+    /// Sharp chroma writes each band's rows later than it gets them: the source rows measured with them wait
+    /// too, and every figure (the bilinear round trip included) is still the second decode's.
+    func testSharpChromaMeasuresEqualASecondDecode() throws {
+        try check(fixture("photos/kodim23.png"), chromaFilter: .sharp)
+        try check(fixture("photos/rocket.jpg"), layout: .yv12, pipelined: false, chromaFilter: .sharp)
+        for (w, h) in [(1, 1), (3, 5), (37, 19), (97, 161)] {
+            let path = try makeJPEG(width: w, height: h, sampling: TJSAMP_420, seed: UInt64(w * 1000 + h))
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            try check(path, spec: ConversionSpec(matrix: .bt2020, range: .limited), chromaFilter: .sharp)
+        }
+        for n in [3, 6] { try check(fixturesURL.appendingPathComponent("synthetic/orientation/exif-\(n).png").path, chromaFilter: .sharp) }
     }
 
     /// Real files: the bundled JPEGs (direct path), turned ones, and PNGs (RGB route, 8- and 16-bit, alpha).

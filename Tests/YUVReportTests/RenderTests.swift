@@ -74,7 +74,8 @@ final class RenderTests: XCTestCase {
                        "file,ok,error,format,width,height,source_sampling,file_bytes,layout,matrix,range,color_primaries,color_transfer,chroma_location,cicp_primaries,cicp_transfer,cicp_matrix,cicp_full_range,cicp_chroma_location,ffmpeg_rawvideo_input,ffmpeg_filter,color_management,path,rgba_bytes,"
                        + "rgb_bytes,yuv_bytes,yuv_aligned_bytes,saving_vs_rgba_bytes,saving_vs_rgba_percent,"
                        + "saving_vs_rgb_bytes,saving_vs_rgb_percent,psnr_y_db,psnr_cb_db,psnr_cr_db,psnr_rgb_db,ssim_y,"
-                       + "conversion_buffers_bytes,peak_rss_bytes,naive_peak_bytes,output_bytes,output_sha256,up_to_date")
+                       + "conversion_buffers_bytes,peak_rss_bytes,naive_peak_bytes,output_bytes,output_sha256,up_to_date,"
+                       + "chroma_filter,psnr_rgb_bilinear_db")
         let keys = Column.all.compactMap(\.key)
         XCTAssertEqual(Set(keys).count, keys.count, "keys are unique")
     }
@@ -88,7 +89,7 @@ final class RenderTests: XCTestCase {
                         "yuv_aligned_bytes", "alpha_bytes", "saving_vs_rgba_bytes", "saving_vs_rgba_percent",
                         "saving_vs_rgb_bytes", "saving_vs_rgb_percent", "psnr_y_db", "psnr_cb_db", "psnr_cr_db",
                         "psnr_rgb_db", "ssim_y", "conversion_buffers_bytes", "peak_rss_bytes", "naive_peak_bytes", "warnings",
-                        "output_bytes", "output_sha256", "up_to_date"])
+                        "output_bytes", "output_sha256", "up_to_date", "chroma_filter", "psnr_rgb_bilinear_db"])
         let (w, h) = (640, 427), yuv = w * h + 2 * 320 * 214
         for field in ["\"type\": \"image\"", "\"file\": \"photos/rocket.jpg\"", "\"ok\": true", "\"format\": \"JPEG\"",
                       "\"width\": 640", "\"pixels\": \(w * h)", "\"rgba_bytes\": \(4 * w * h)", "\"yuv_bytes\": \(yuv)",
@@ -104,12 +105,14 @@ final class RenderTests: XCTestCase {
     /// whether `--update` kept it.
     func testOutputDigestInJSONAndCSV() throws {
         var r = try converted("pngsuite/basn0g16.png", quality: nil)
-        XCTAssertTrue(jsonLine(r).hasSuffix("\"output_bytes\": null, \"output_sha256\": null, \"up_to_date\": false}"), jsonLine(r))
+        XCTAssertTrue(jsonLine(r).hasSuffix("\"output_bytes\": null, \"output_sha256\": null, \"up_to_date\": false, "
+                                            + "\"chroma_filter\": \"box\", \"psnr_rgb_bilinear_db\": null}"), jsonLine(r))
         XCTAssertEqual(csvTable([r]).rows[0]["output_sha256"], "")
         let sha = String(repeating: "0123456789abcdef", count: 4)
         r.output = OutputDigest(bytes: 1536, sha256: sha)
         r.upToDate = true
-        XCTAssertTrue(jsonLine(r).hasSuffix("\"output_bytes\": 1536, \"output_sha256\": \"\(sha)\", \"up_to_date\": true}"), jsonLine(r))
+        XCTAssertTrue(jsonLine(r).hasSuffix("\"output_bytes\": 1536, \"output_sha256\": \"\(sha)\", \"up_to_date\": true, "
+                                            + "\"chroma_filter\": \"box\", \"psnr_rgb_bilinear_db\": null}"), jsonLine(r))
         XCTAssertEqual(csvTable([r]).rows[0]["output_bytes"], "1536")
         XCTAssertEqual(csvTable([r]).rows[0]["output_sha256"], sha)
         XCTAssertEqual(csvTable([r]).rows[0]["up_to_date"], "true")
@@ -120,7 +123,7 @@ final class RenderTests: XCTestCase {
         XCTAssertEqual(jsonLine(failed), "{\"type\": \"image\", \"file\": \"dir/a,\\\"b\\\" <c>.png\", \"ok\": false, "
                        + "\"error\": \"cannot open: No such file or directory\"}")
         XCTAssertEqual(csvRow(failed), "\"dir/a,\"\"b\"\" <c>.png\",false,cannot open: No such file or directory"
-                       + String(repeating: ",", count: 39))
+                       + String(repeating: ",", count: 41))
         let text = renderReport([failed], format: .text).split(separator: "\n")
         XCTAssertEqual(text[1], "dir/a,\"b\" <c>.png     error: cannot open: No such file or directory")
         // A long name keeps its end, cut to fit the column.
@@ -191,9 +194,10 @@ final class RenderTests: XCTestCase {
         XCTAssertEqual(total["psnr_cb_db"], "41.0000")
         XCTAssertEqual(total["ssim_y"], "0.998000")
         let blank = ["error", "format", "width", "height", "source_sampling", "file_bytes", "layout", "matrix", "range", "color_primaries", "color_transfer", "chroma_location", "cicp_primaries", "cicp_transfer", "cicp_matrix", "cicp_full_range", "cicp_chroma_location", "ffmpeg_rawvideo_input", "ffmpeg_filter", "color_management", "path",
-                     "conversion_buffers_bytes", "peak_rss_bytes", "naive_peak_bytes", "output_bytes", "output_sha256", "up_to_date"]
+                     "conversion_buffers_bytes", "peak_rss_bytes", "naive_peak_bytes", "output_bytes", "output_sha256", "up_to_date",
+                     "chroma_filter", "psnr_rgb_bilinear_db"]
         for h in blank { XCTAssertEqual(total[h], "", h) }
-        XCTAssertEqual(heading.count, 42)
+        XCTAssertEqual(heading.count, 44)
 
         let json = renderReport(records, format: .json).split(separator: "\n")
         XCTAssertEqual(json.count, 4)
@@ -201,7 +205,7 @@ final class RenderTests: XCTestCase {
                                            "yuv_aligned_bytes", "saving_vs_rgba_bytes", "saving_vs_rgba_percent",
                                            "saving_vs_rgb_bytes", "saving_vs_rgb_percent"]
                        + ["worst", "median"].flatMap { s in
-                           ["psnr_y_db", "psnr_cb_db", "psnr_cr_db", "psnr_rgb_db", "ssim_y"].map { "\(s)_\($0)" } })
+                           ["psnr_y_db", "psnr_cb_db", "psnr_cr_db", "psnr_rgb_db", "ssim_y", "psnr_rgb_bilinear_db"].map { "\(s)_\($0)" } })
         for field in ["\"type\": \"totals\"", "\"images\": 2", "\"failed\": 1", "\"pixels\": \(640 * 427 + 32 * 32)",
                       "\"worst_psnr_y_db\": 44.0000", "\"median_psnr_y_db\": 47.0617", "\"median_psnr_cb_db\": null",
                       "\"worst_ssim_y\": 0.998000", "\"saving_vs_rgba_percent\": \(pct)"] {
@@ -225,9 +229,9 @@ final class RenderTests: XCTestCase {
                        + "\"rgb_bytes\": 0, \"yuv_bytes\": 0, \"yuv_aligned_bytes\": 0, \"saving_vs_rgba_bytes\": 0, "
                        + "\"saving_vs_rgba_percent\": 0.00, \"saving_vs_rgb_bytes\": 0, \"saving_vs_rgb_percent\": 0.00, "
                        + ["worst", "median"].flatMap { s in
-                           ["psnr_y_db", "psnr_cb_db", "psnr_cr_db", "psnr_rgb_db", "ssim_y"].map { "\"\(s)_\($0)\": null" }
+                           ["psnr_y_db", "psnr_cb_db", "psnr_cr_db", "psnr_rgb_db", "ssim_y", "psnr_rgb_bilinear_db"].map { "\"\(s)_\($0)\": null" }
                        }.joined(separator: ", ") + "}")
-        XCTAssertEqual(csvTotals(Totals([failed])), "\"TOTAL (0 images, 1 failed)\",false,,,,,,,,,,,,,,,,,,,,,,0,0,0,0,0,0.00,0,0.00,,,,,,,,,,,")
+        XCTAssertEqual(csvTotals(Totals([failed])), "\"TOTAL (0 images, 1 failed)\",false,,,,,,,,,,,,,,,,,,,,,,0,0,0,0,0,0.00,0,0.00,,,,,,,,,,,,,")
         XCTAssertTrue(renderReport([failed], format: .html).contains("<td>– (worst)</td><td></td><td>– (worst)</td>"))
     }
 }

@@ -18,6 +18,7 @@ final class ManCompletionTests: CLITestCase {
         ("--depth", ["8", "10"]),
         ("--color-management", ["auto", "off"]),
         ("--primaries", ["bt709", "p3", "bt2020"]),
+        ("--chroma-filter", ["box", "sharp"]),
         ("--completion", ["bash", "zsh", "fish"]),
     ]
 

@@ -9,7 +9,8 @@ final class OptionTests: CLITestCase {
                         "-u", "--update", "--fail-fast", "-h", "--help", "-V", "--version", "--man"]
     static let valued = ["-o", "--output", "-f", "--format", "--matrix", "--range", "--quality", "--alpha", "--orientation",
                          "--jpeg-path", "--max-pixels", "--max-scans", "-s", "--size", "--pix-fmt", "--files-from",
-                         "--name", "-j", "--jobs", "--shard", "--report", "--report-file", "--align", "--completion"]
+                         "--name", "-j", "--jobs", "--shard", "--report", "--report-file", "--align", "--completion",
+                         "--chroma-filter"]
 
     func testHelpListsEveryOption() throws {
         let listed = try helpOptionNames()

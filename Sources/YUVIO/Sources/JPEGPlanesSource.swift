@@ -106,7 +106,7 @@ final class JPEGPlanesSource: BandSource {
         }
     }
 
-    func convert(slot: Int, row: Int, count: Int, into band: BandBuffer) {
+    func convert(slot: Int, row: Int, count: Int, into band: BandBuffer) -> Range<Int> {
         if driver == nil { driver = makeDriver() }
         let (planes, strides): ([UnsafeMutablePointer<UInt8>], [Int])
         if turn.isIdentity {
@@ -126,6 +126,7 @@ final class JPEGPlanesSource: BandSource {
         }
         band.alpha?.update(repeating: 255, count: count * geometry.width)   // a JPEG is opaque
         if let quality { measure(quality, slot: slot, row: row, count: count, band: band) }
+        return row..<(row + count)
     }
 
     func measure(with probe: QualityProbe, ledger: Ledger) {

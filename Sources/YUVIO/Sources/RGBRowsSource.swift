@@ -4,7 +4,9 @@ import YUVCore
 /// `RGBToYUV420` (8-bit, centre-sited: the SIMD rows) or `RGBToYUV420Exact` (10-bit, left or top-left siting)
 /// after the colour stage (a LittleCMS transform, when the source's profile asks for one) and
 /// the alpha stage. With an EXIF orientation the rows are decoded whole and turned
-/// first (the orientation stage).
+/// first (the orientation stage). With sharp chroma, `SharpYUV420` converts instead, writing rows
+/// `SharpYUV420.lagRows` rows behind those it was handed (their kept alpha and, for the quality stage, their
+/// source rows wait in row windows).
 final class RGBRowsSource: BandSource {
     let geometry: PlaneGeometry
     let bandRows: Int
@@ -32,9 +34,16 @@ final class RGBRowsSource: BandSource {
 
     /// The colour stage's transform, when the source's colours are transformed.
     private let colour: ColourTransform?
+    /// Sharp chroma: the driver, and the rows not yet written that the alpha plane (`--alpha keep`) and the
+    /// quality stage still need (each band's alpha goes to `alphaBand` first).
+    private let sharp: SharpYUV420?
+    private var waitingAlpha: RowWindow?, waitingSource: RowWindow?
+    private var alphaBand: UnsafeMutablePointer<UInt8>?
+    private var sharpBytes = 0
 
+    /// `chromaFilter` sharp is for 8-bit, centre-sited outputs only (`RGBToYUV420Exact` has no sharp rows).
     init(decoder: ImageDecoder, spec: ConversionSpec, kernels: KernelChoice, turn: Orientation, alpha: AlphaMode,
-         colour: ColourTransform? = nil, siting: ChromaLocation = .center) {
+         colour: ColourTransform? = nil, siting: ChromaLocation = .center, chromaFilter: ChromaFilter = .box) {
         self.decoder = decoder
         self.spec = spec
         self.siting = siting
@@ -48,10 +57,29 @@ final class RGBRowsSource: BandSource {
         geometry = PlaneGeometry(width: up.width, height: up.height)
         rowBytes = up.width * info.rowFormat.bytesPerPixel
         bandRows = rowsPerBand(rowBytes: rowBytes + 3 * up.width)
+        sharp = chromaFilter == .sharp
+            ? SharpYUV420(spec: spec, source: info.rowFormat.converted, width: up.width, height: up.height, bandRows: bandRows)
+            : nil
     }
+
+    /// The calls after the last band that write the rows sharp chroma still holds: `lagRows` of them.
+    var trailingBands: Int { sharp == nil ? 0 : (SharpYUV420.lagRows + bandRows - 1) / bandRows }
 
     func prepare(slots count: Int, ledger: Ledger) throws {
         self.ledger = ledger
+        if let sharp {
+            // Rows wait at most `lagRows` behind a band: room for a band more than that.
+            let held = min(bandRows + SharpYUV420.lagRows, geometry.height)
+            if alpha == .keep {
+                waitingAlpha = RowWindow(rowBytes: geometry.width, capacity: held)
+                alphaBand = ledger.allocateBytes(geometry.width * bandRows)
+            }
+            if probe != nil {
+                waitingSource = RowWindow(rowBytes: geometry.width * format.converted.bytesPerPixel, capacity: held)
+            }
+            sharpBytes = sharp.byteCount + (waitingAlpha?.byteCount ?? 0) + (waitingSource?.byteCount ?? 0)
+            ledger.record(sharpBytes)
+        }
         if turn.isIdentity {
             slots = (0..<count).map { _ in ledger.allocate(rowBytes * bandRows) }
             if decoder.info.interlaced {
@@ -69,11 +97,9 @@ final class RGBRowsSource: BandSource {
         try decoder.readRows(into: slots[slot], rowBytes: rowBytes, count: count)
     }
 
-    func convert(slot: Int, row: Int, count: Int, into band: BandBuffer) {
-        let source = whole.map { $0.pointer + row * rowBytes } ?? slots[slot]
-        colour?.apply(source, rowBytes: rowBytes, width: geometry.width, count: count)
-        let (rows, stride) = applyAlpha(alpha, rows: source, rowBytes: rowBytes, width: geometry.width, count: count,
-                                        format: format, into: band.alpha)
+    func convert(slot: Int, row: Int, count: Int, into band: BandBuffer) -> Range<Int> {
+        if let sharp { return convertSharp(sharp, slot: slot, row: row, count: count, into: band) }
+        let (rows, stride) = staged(slot: slot, row: row, count: count, alphaInto: band.alpha)
         if band.frame.bytesPerSample == 2 || siting != .center {
             if exact == nil {
                 exact = RGBToYUV420Exact(spec: spec, source: format.converted, siting: siting, bitDepth: band.layout.bitDepth)
@@ -98,6 +124,53 @@ final class RGBRowsSource: BandSource {
                 probe.add(row: row + r, source: rows + r * stride, format: format.converted, band: band, first: row)
             }
         }
+        return row..<(row + count)
+    }
+
+    /// The band's rows after the colour and the alpha stage (a kept alpha plane goes to `alphaInto`), and their
+    /// stride.
+    private func staged(slot: Int, row: Int, count: Int, alphaInto: UnsafeMutablePointer<UInt8>?)
+        -> (UnsafeMutableRawPointer, Int) {
+        let source = whole.map { $0.pointer + row * rowBytes } ?? slots[slot]
+        colour?.apply(source, rowBytes: rowBytes, width: geometry.width, count: count)
+        return applyAlpha(alpha, rows: source, rowBytes: rowBytes, width: geometry.width, count: count, format: format,
+                          into: alphaInto)
+    }
+
+    /// Sharp chroma: the band's rows (after the colour and alpha stages) go to the driver, and the rows it can
+    /// finish now — those with all their context — are written, with their alpha and measured.
+    private func convertSharp(_ sharp: SharpYUV420, slot: Int, row: Int, count: Int, into band: BandBuffer) -> Range<Int> {
+        precondition(band.frame.bytesPerSample == 1, "sharp chroma writes 8-bit layouts")
+        let width = geometry.width
+        if count > 0 {
+            let (rows, stride) = staged(slot: slot, row: row, count: count, alphaInto: alphaBand)
+            sharp.push(rows, rowBytes: stride, count: count)
+            let done = sharp.ready.lowerBound
+            if let waitingAlpha, let alphaBand {
+                waitingAlpha.drop(before: done)
+                waitingAlpha.append(count).copyMemory(from: alphaBand, byteCount: count * width)
+            }
+            if let waitingSource {
+                waitingSource.drop(before: done)
+                let to = waitingSource.append(count), n = waitingSource.rowBytes
+                for r in 0..<count { (to + r * n).copyMemory(from: rows + r * stride, byteCount: n) }
+            }
+        }
+        let out = sharp.ready
+        guard !out.isEmpty else { return out }
+        sharp.write(into: band.targets(origin: out.lowerBound))
+        if let waitingAlpha, let alpha = band.alpha {
+            for r in out {
+                (alpha + (r - out.lowerBound) * width).update(from: waitingAlpha.row(r).assumingMemoryBound(to: UInt8.self),
+                                                              count: width)
+            }
+        }
+        if let probe, let waitingSource {
+            for r in out {
+                probe.add(row: r, source: waitingSource.row(r), format: format.converted, band: band, first: out.lowerBound)
+            }
+        }
+        return out
     }
 
     func measure(with probe: QualityProbe, ledger: Ledger) { self.probe = probe }
@@ -107,8 +180,10 @@ final class RGBRowsSource: BandSource {
     deinit {
         for p in slots { ledger?.deallocate(p, bytes: rowBytes * bandRows) }
         if let whole { ledger?.deallocate(whole.pointer, bytes: whole.bytes) }
-        if let above { ledger?.deallocate(above, bytes: rowBytes) }
         if recorded > 0 { ledger?.record(-recorded) }
+        if sharpBytes > 0 { ledger?.record(-sharpBytes) }
+        if let alphaBand { ledger?.deallocate(UnsafeMutableRawPointer(alphaBand), bytes: geometry.width * bandRows) }
+        if let above { ledger?.deallocate(above, bytes: rowBytes) }
     }
 }
 

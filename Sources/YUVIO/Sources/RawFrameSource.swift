@@ -25,7 +25,7 @@ final class RawFrameSource: BandSource {
 
     func measure(with probe: QualityProbe, ledger: Ledger) {}   // no picture to measure against
 
-    func convert(slot: Int, row: Int, count: Int, into band: BandBuffer) {
+    func convert(slot: Int, row: Int, count: Int, into band: BandBuffer) -> Range<Int> {
         let f = frame, out = band.frame, cw = f.chromaWidth, c0 = row / 2, cn = (count + 1) / 2
         let depth = DepthMap(from: f.pixelLayout, to: out.pixelLayout, range: range)
         let shift = UInt16(out.pixelLayout.sampleShift), wide = out.bytesPerSample == 2
@@ -57,6 +57,7 @@ final class RawFrameSource: BandSource {
                 }
             }
         }
+        return row..<(row + count)
     }
 
     func finish() throws {}

@@ -1,0 +1,39 @@
+import Foundation
+
+/// A minimal PNG writer for pictures a test makes itself: 8-bit RGB (colour type 2) or RGBA (6), one IDAT of
+/// stored (uncompressed) deflate blocks, so any size a test needs — a very wide picture included — without
+/// a library.
+public func writePNG(_ path: String, width: Int, height: Int, pixels: [UInt8], alpha: Bool = false) throws {
+    let channels = alpha ? 4 : 3
+    precondition(pixels.count == width * height * channels)
+    func be32(_ v: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: v >> $0) } }
+    var raw: [UInt8] = []
+    raw.reserveCapacity(height * (1 + width * channels))
+    for y in 0..<height {
+        raw.append(0)
+        raw += pixels[(y * width * channels)..<((y + 1) * width * channels)]
+    }
+    var zlib: [UInt8] = [0x78, 0x01]
+    var at = 0
+    repeat {
+        let n = min(65535, raw.count - at), last = at + n == raw.count
+        zlib += [last ? 1 : 0, UInt8(n & 0xFF), UInt8(n >> 8), UInt8(~n & 0xFF), UInt8((~n >> 8) & 0xFF)]
+        zlib += raw[at..<(at + n)]
+        at += n
+    } while at < raw.count
+    var a = 1, b = 0
+    for byte in raw { a = (a + Int(byte)) % 65521; b = (b + a) % 65521 }
+    zlib += be32(b << 16 | a)
+    func chunk(_ kind: String, _ data: [UInt8]) -> [UInt8] {
+        let body = Array(kind.utf8) + data
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in body {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        return be32(data.count) + body + be32(Int(~crc))
+    }
+    let header = be32(width) + be32(height) + [8, alpha ? 6 : 2, 0, 0, 0]
+    let file = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", header) + chunk("IDAT", zlib) + chunk("IEND", [])
+    try Data(file).write(to: URL(fileURLWithPath: path))
+}
