@@ -268,3 +268,37 @@ extension ManifestEntry {
         [SourceFormat.rgb8, .rgba8, .rgb16, .rgba16].first { Self.name(of: $0) == name }
     }
 }
+
+/// `--update`'s changes, set aside on disk while a batch runs (a `Spool`) and put into the manifest at its
+/// end: each a record of the output's name and, unless the entry is dropped, its manifest line.
+public enum ManifestChange {
+    public static func write(name: String, entry: ManifestEntry?, to spool: Spool) {
+        let n = PathBytes.encode(name)
+        var line: [UInt8] = []
+        if let entry {
+            for (i, field) in entry.fields.enumerated() {
+                if i > 0 { line.append(9) }
+                Manifest.escape(field, into: &line)
+            }
+        }
+        spool.appendRecord(parts: [InputLength.bytes(n.count)[...], n[...], line[...]])
+    }
+
+    /// Each change in `spool`, in the order written, to `body`. A line that does not read back (it cannot: it
+    /// was written here) drops its entry: the output is converted again next time, the safe side.
+    public static func forEach(in spool: Spool, _ body: (String, ManifestEntry?) -> Void) throws(FileError) {
+        try spool.seal()
+        var reader = spool.reader()
+        while let r = reader.nextRecord() {
+            let s = r.startIndex
+            let n = Int(r[s]) | Int(r[s + 1]) << 8 | Int(r[s + 2]) << 16 | Int(r[s + 3]) << 24
+            let name = PathBytes.decode(r[(s + 4)..<(s + 4 + n)]), line = r[(s + 4 + n)...]
+            body(name, line.isEmpty ? nil : try? ManifestEntry(fields: try Manifest.fields(line)))
+        }
+        try spool.seal()
+    }
+}
+
+enum InputLength {
+    static func bytes(_ n: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: n >> (8 * $0)) } }
+}

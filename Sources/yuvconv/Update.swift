@@ -47,9 +47,11 @@ struct UpdateManifest: Sendable {
     init?(folder: BatchOutputFolder, plan: BatchPlan, options: Options) {
         path = folder.path(of: Manifest.fileName)
         let key = outputKey(path)
-        if let clash = plan.items.first(where: { outputKey($0.output) == key })?.output ?? options.reportFile.flatMap({
-            outputKey($0) == key ? $0 : nil
-        }) {
+        var items = plan.reader(), clash: String?
+        while clash == nil, let item = items.next() {
+            if outputKey(item.output) == key { clash = item.output }
+        }
+        if let clash = clash ?? options.reportFile.flatMap({ outputKey($0) == key ? $0 : nil }) {
             _ = usageFailure("\(displayPath(clash)) is where --update keeps its manifest; name the output otherwise")
             return nil
         }
@@ -105,10 +107,14 @@ struct UpdateManifest: Sendable {
     /// the same folder may have written it meanwhile — with this run's entries put in and its failures taken
     /// out. Unchanged, it is not written. Nil, or the error (the outputs themselves are written; at worst the
     /// next run converts them again).
-    func write(_ changes: [(name: String, entry: ManifestEntry?)], protected: Set<FileIdentity>) -> FileError? {
+    func write(_ changes: Spool, protected: any FileIdentitySet) -> FileError? {
         let now = (try? Manifest.read(path).manifest) ?? manifest
         var merged = now
-        for (name, entry) in changes { merged.entries[name] = entry }
+        do throws(FileError) {
+            try ManifestChange.forEach(in: changes) { name, entry in merged.entries[name] = entry }
+        } catch {
+            return error
+        }
         let text = merged.rendered()
         if text == now.rendered() { return nil }
         do throws(WriteError) {
