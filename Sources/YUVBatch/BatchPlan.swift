@@ -22,13 +22,13 @@ public struct BatchOutputFolder: Sendable, Equatable {
 
 /// What a batch will do before it does anything: its inputs sorted and sharded, each with its output path and
 /// format, checked so that no two inputs write one output, no output leaves the folder, and no output (nor
-/// the report) is an input. The plan is kept on disk, not in memory: the inputs in order (`BatchSelection`),
-/// their identities (`SortedIdentities`); each item's name and format are derived again as it is read
-/// (`reader`), by the rule that checked them.
+/// the report) is an input. The plan is kept on disk, not in memory: the items in order with their names (a
+/// `Spool`), the inputs' identities (`SortedIdentities`); each item's path and format are derived again from
+/// its name as it is read (`reader`), by the rule that checked them.
 public final class BatchPlan: @unchecked Sendable {
-    let selection: BatchSelection
+    /// Records: input length (4 bytes), input, folder length (4 bytes), folder, output name.
+    let planned: Spool
     let folder: BatchOutputFolder
-    let template: String
     let format: OutputFormat?
     let needs: [OutputFormat.RawOnly]
     /// Folder entries left out because they are not regular files: the first ones, and how many.
@@ -38,7 +38,7 @@ public final class BatchPlan: @unchecked Sendable {
     public let protected: SortedIdentities
 
     /// How many items the plan has.
-    public var count: Int { selection.count }
+    public let count: Int
 
     /// The plan from plain parameters, all at once: `BatchOutputFolder(outputFolder)`, `BatchInputs`, then
     /// the plan of those inputs.
@@ -65,12 +65,11 @@ public final class BatchPlan: @unchecked Sendable {
                 reportFile: String? = nil) throws(BatchPlanError) {
         if template.isEmpty { throw .emptyTemplate }
         let selection = try inputs.selection(shard: shard)
-        self.selection = selection
-        (folder, self.template, self.format, self.needs) = (outputFolder, template, format, needs)
+        (folder, self.format, self.needs) = (outputFolder, format, needs)
         (skipped, skippedCount) = (inputs.skipped, inputs.skippedCount)
         // Names and formats (one rule with single files), in order; every output name and every input's
         // identity set aside for the checks that need them all.
-        let outputs = Spool(), ids = Spool()
+        let outputs = Spool(), ids = Spool(), planned = Spool()
         var position: UInt64 = 0, refusal: BatchPlanError?
         var reader = selection.reader()
         while let input = reader.next() {
@@ -79,6 +78,9 @@ public final class BatchPlan: @unchecked Sendable {
                 let out = PathBytes.encode(item.output), source = PathBytes.encode(item.input)
                 outputs.appendRecord(parts: [out[...], [0], InputRecord.bigEndian(position)[...], source[...],
                                              InputRecord.length(out.count)[...]])
+                let dir = PathBytes.encode(item.dir)
+                planned.appendRecord(parts: [InputRecord.length(source.count)[...], source[...],
+                                             InputRecord.length(dir.count)[...], dir[...], PathBytes.encode(item.name)[...]])
                 if let id = inputIdentity(item.input) { SortedIdentities.append(id, to: ids) }
             } catch {
                 refusal = error
@@ -87,7 +89,12 @@ public final class BatchPlan: @unchecked Sendable {
             position += 1
         }
         if let list = inputs.listFile, let id = inputIdentity(list) { SortedIdentities.append(id, to: ids) }
-        try fileStep { () throws(FileError) in try selection.spool.seal() }
+        try fileStep { () throws(FileError) in
+            try selection.spool.seal()
+            try planned.seal()
+        }
+        self.planned = planned
+        count = Int(position)
         // A clash among the items before a refused name was met first.
         try Self.refuseClashes(outputs)
         if let refusal { throw refusal }
@@ -102,7 +109,7 @@ public final class BatchPlan: @unchecked Sendable {
             if let st = FileStatus(path: item.output), protected.contains(st.identity) { throw .outputIsInput(item.output) }
             if let key = reportKey, !reportIsOutput, outputKey(item.output) == key { reportIsOutput = true }
         }
-        try fileStep { () throws(FileError) in try selection.spool.seal() }
+        try fileStep { () throws(FileError) in try planned.seal() }
         if reportIsOutput, let file = reportFile { throw .reportIsOutput(file) }
     }
 
@@ -153,24 +160,36 @@ public final class BatchPlan: @unchecked Sendable {
         return item
     }
 
-    /// Reads the plan's items in order, each named and given its format.
+    /// Reads the plan's items in order, each with its name, output path and format.
     public struct Reader {
-        var inputs: BatchSelection.Reader
+        var records: SpoolReader
         let plan: BatchPlan
 
         public mutating func next() -> BatchItem? {
-            guard let input = inputs.next() else { return nil }
+            guard let r = records.nextRecord() else { return nil }
+            var at = r.startIndex
+            func field() -> ArraySlice<UInt8> {
+                let n = Int(r[at]) | Int(r[at + 1]) << 8 | Int(r[at + 2]) << 16 | Int(r[at + 3]) << 24
+                defer { at += 4 + n }
+                return r[(at + 4)..<(at + 4 + n)]
+            }
+            let input = field(), dir = field()
+            var item = BatchItem(input: PathBytes.decode(input), dir: PathBytes.decode(dir))
+            item.name = PathBytes.decode(r[at...])
+            item.output = plan.folder.path(of: item.name)
             // Checked when the plan was made: the same rule cannot refuse it now.
-            guard let item = try? BatchPlan.planned(input, folder: plan.folder, template: plan.template, format: plan.format,
-                                                    needs: plan.needs) else { preconditionFailure("a planned item no longer plans") }
+            guard let format = try? OutputFormat.resolve(asked: plan.format, path: item.output, needs: plan.needs) else {
+                preconditionFailure("a planned output no longer has a format")
+            }
+            item.format = format
             return item
         }
     }
 
-    public func reader() -> Reader { Reader(inputs: selection.reader(), plan: self) }
+    public func reader() -> Reader { Reader(records: planned.reader(), plan: self) }
 
     /// The first error met reading the plan back (a failing temporary file), if any.
-    public var readFailure: FileError? { selection.readFailure }
+    public var readFailure: FileError? { planned.failure }
 
     /// Every item, in order (all in memory: for tests, and a dry run's small batches).
     public var items: [BatchItem] {
