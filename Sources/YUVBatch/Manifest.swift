@@ -77,16 +77,24 @@ public struct Manifest: Sendable {
         }
     }
 
-    /// The manifest's text, entries sorted by output name.
+    /// The manifest's first two lines: the format, then a heading naming the columns.
+    static var head: [UInt8] { magic + [10] + Array(("# " + columns.joined(separator: "\t") + "\n").utf8) }
+
+    /// The manifest's text, entries sorted by output name (the bytes of the name as written, escaped: the order
+    /// `ManifestFile` searches in).
     public func rendered() -> [UInt8] {
-        var out = Self.magic + [10] + Array(("# " + Self.columns.joined(separator: "\t") + "\n").utf8)
-        for name in entries.keys.sorted() {
-            for (i, field) in entries[name]!.fields.enumerated() {
-                if i > 0 { out.append(9) }
-                Self.escape(field, into: &out)
-            }
+        var out = Self.head
+        for entry in entries.values.map({ (Self.escaped(PathBytes.encode($0.output)), $0) }).sorted(by: { $0.0.lexicographicallyPrecedes($1.0) }) {
+            out += entry.1.line
             out.append(10)
         }
+        return out
+    }
+
+    /// A field as written: `\`, tab, newline and carriage return escaped.
+    static func escaped(_ field: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        escape(field, into: &out)
         return out
     }
 
@@ -167,6 +175,16 @@ struct Malformed: Error {
 }
 
 extension ManifestEntry {
+    /// The entry's line in the manifest, without its newline: its fields escaped, tab-separated.
+    var line: [UInt8] {
+        var out: [UInt8] = []
+        for (i, field) in fields.enumerated() {
+            if i > 0 { out.append(9) }
+            Manifest.escape(field, into: &out)
+        }
+        return out
+    }
+
     /// The entry's fields in `Manifest.columns` order, before escaping.
     var fields: [[UInt8]] {
         let r = report, i = r.info
@@ -273,14 +291,7 @@ extension ManifestEntry {
 /// end: each a record of the output's name and, unless the entry is dropped, its manifest line.
 public enum ManifestChange {
     public static func write(name: String, entry: ManifestEntry?, to spool: Spool) {
-        let n = PathBytes.encode(name)
-        var line: [UInt8] = []
-        if let entry {
-            for (i, field) in entry.fields.enumerated() {
-                if i > 0 { line.append(9) }
-                Manifest.escape(field, into: &line)
-            }
-        }
+        let n = PathBytes.encode(name), line = entry?.line ?? []
         spool.appendRecord(parts: [InputLength.bytes(n.count)[...], n[...], line[...]])
     }
 

@@ -135,7 +135,7 @@ public final class Spool: @unchecked Sendable {
     }
 
     /// Reads `count` bytes at `offset` into `into` (bytes still in the buffer included); the bytes read.
-    func read(at offset: Int, count: Int, into buffer: UnsafeMutableRawPointer) -> Int {
+    public func read(at offset: Int, count: Int, into buffer: UnsafeMutableRawPointer) -> Int {
         var done = 0
         // From the file first, then from what is still buffered after it.
         while done < count && offset + done < written {
