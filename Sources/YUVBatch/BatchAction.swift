@@ -62,8 +62,14 @@ extension Manifest {
     /// differing) its SHA-256 does. A file whose size and time are as recorded is not read: a re-run over
     /// unchanged files hashes nothing.
     public func check(_ item: BatchItem, optionsKey: String) -> (action: BatchAction, entry: ManifestEntry?) {
+        Self.decide(item, entry: entries[item.name], optionsKey: optionsKey)
+    }
+
+    /// `check`'s decision from the entry the manifest has for `item` (nil: none).
+    public static func decide(_ item: BatchItem, entry recorded: ManifestEntry?,
+                              optionsKey: String) -> (action: BatchAction, entry: ManifestEntry?) {
         guard let output = FileStatus(path: item.output) else { return (.convert, nil) }
-        guard var entry = entries[item.name] else { return (.replace(.unrecorded), nil) }
+        guard var entry = recorded else { return (.replace(.unrecorded), nil) }
         if entry.optionsKey != optionsKey { return (.replace(.optionsChanged), nil) }
         guard output.kind == .regular else { return (.replace(.unchecked("the output is not a regular file")), nil) }
         if output.size != entry.outputBytes { return (.replace(.outputAltered), nil) }

@@ -42,32 +42,50 @@ public struct SkippedEntry: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// The inputs of a batch as gathered from its operands and list, in the order found (not yet sorted).
-public struct BatchInputs: Sendable {
-    public var items: [BatchItem]
-    public var skipped: [SkippedEntry]
+/// The inputs of a batch as gathered from its operands and list, kept on disk (a `Spool`: a batch's memory
+/// does not grow with its number of files), in the order found: operands in the order given, each with a
+/// sequence number (a folder's files share their folder's), then the list's paths, one number each.
+public final class BatchInputs: @unchecked Sendable {
+    /// `InputRecord.given` records, in the order found.
+    let gathered: Spool
+    /// How many inputs were gathered.
+    public let count: Int
+    /// Folder entries with an image's name that are not regular files, left out: the first
+    /// `skippedKept` of them (sorted), and how many there were.
+    public let skipped: [SkippedEntry]
+    public let skippedCount: Int
     /// The `filesFrom` list that was read: an input too, never to be overwritten.
     public let listFile: String?
+    static let skippedKept = 100
 
     /// Gathers the files named by `operands` — files, and folders' image files (their subfolders' too when
     /// `recursive`) — then those listed in `filesFrom` (lines, or NUL-separated records when `nul`; "-" is
     /// standard input). A folder named "dir/" means its contents, "dir" the folder itself, as rsync reads it:
     /// each file's `dir` then starts with the folder's own name. Standard input ("-") is refused as an operand
-    /// unless `standardInput` allows it, and then once, and not when it is also the list.
+    /// unless `standardInput` allows it, and then once, and not when it is also the list. Folders are walked
+    /// entry by entry and the list read in blocks: only the folders still to walk are held in memory.
     public init(operands: [String], recursive: Bool = false, filesFrom: String? = nil, nul: Bool = false,
                 standardInput: Bool = false) throws(BatchPlanError) {
-        items = []
-        skipped = []
+        let spool = Spool()
+        var sequence: UInt64 = 0, count = 0
+        var skipped: [SkippedEntry] = [], skippedCount = 0
+        func add(_ input: String, dir: String) {
+            InputRecord.given(sequence: sequence, input: input, dir: dir, into: spool)
+            count += 1
+        }
         listFile = filesFrom
         var readsStandardInput = filesFrom == "-"
         for arg in operands {
             if arg != "-", FileStatus(path: arg)?.kind == .directory {
                 let root = arg.hasSuffix("/") && arg.count > 1 ? String(arg.dropLast()) : arg
                 let prefix = arg.hasSuffix("/") ? "" : (root.split(separator: "/").last.map(String.init) ?? "")
-                let listed = try fileStep { () throws(FileError) in try Self.listFolder(root, recursive: recursive) }
-                skipped += listed.skipped
-                items += listed.items.map {
-                    BatchItem(input: $0.input, dir: prefix.isEmpty ? $0.dir : ($0.dir.isEmpty ? prefix : prefix + "/" + $0.dir))
+                try fileStep { () throws(FileError) in
+                    try Self.walkFolder(root, recursive: recursive) { input, rel in
+                        add(input, dir: prefix.isEmpty ? rel : (rel.isEmpty ? prefix : prefix + "/" + rel))
+                    } skip: { entry in
+                        skippedCount += 1
+                        if skipped.count < Self.skippedKept { skipped.append(entry) }
+                    }
                 }
             } else {
                 if arg == "-" {
@@ -75,31 +93,64 @@ public struct BatchInputs: Sendable {
                     if readsStandardInput { throw .standardInputTwice }
                     readsStandardInput = true
                 }
-                items.append(BatchItem(input: arg, dir: ""))
+                add(arg, dir: "")
             }
+            sequence += 1
         }
         if let list = filesFrom {
-            items += try fileStep { () throws(FileError) in try Self.readList(list, nul: nul) }.map { BatchItem(input: $0, dir: "") }
+            try fileStep { () throws(FileError) in
+                try Self.readList(list, nul: nul) { path in
+                    add(path, dir: "")
+                    sequence += 1
+                }
+            }
         }
+        try fileStep { () throws(FileError) in try spool.seal() }
+        gathered = spool
+        self.count = count
+        self.skipped = skipped.sorted { $0.path < $1.path }
+        self.skippedCount = skippedCount
     }
 
-    /// The items sorted by path, and of those the `shard` (K-th of N shares, from 1: every N-th, starting with
-    /// the K-th), so that N runs given the same inputs take each file once. With `keepOrder` the share is
-    /// returned in the order gathered rather than sorted.
-    public func selection(shard: (index: Int, count: Int)?, keepOrder: Bool = false) -> [BatchItem] {
-        let sorted = items.indices.sorted { (items[$0].input, $0) < (items[$1].input, $1) }
-        var taken = sorted
-        if let (k, n) = shard {
-            taken = sorted.enumerated().filter { $0.offset % n == k - 1 }.map(\.element)
-        }
-        return (keepOrder ? taken.sorted() : taken).map { items[$0] }
+    /// Every input, in the order found (reads them all into memory: for tests and small lists).
+    public var items: [BatchItem] {
+        var out: [BatchItem] = [], reader = gathered.reader()
+        while let r = reader.nextRecord() { out.append(InputRecord.decode(r, given: true).item) }
+        return out
     }
 
-    /// The identities of `items` and of the list they came from: files that no output of the run may overwrite.
-    public func protected(_ items: [BatchItem]) -> Set<FileIdentity> {
-        var ids = Set(items.compactMap { inputIdentity($0.input) })
-        if let list = listFile, let id = inputIdentity(list) { ids.insert(id) }
-        return ids
+    /// The inputs sorted by path (the bytes of each path; the same path twice in the order found), and of
+    /// those the `shard` (K-th of N shares, from 1: every N-th, starting with the K-th), so that N runs given
+    /// the same inputs take each file once. With `keepOrder` the share is in the order given instead:
+    /// operands in their order, a folder's files sorted by path. Sorted on disk, in bounded memory.
+    public func selection(shard: (index: Int, count: Int)?, keepOrder: Bool = false) throws(BatchPlanError) -> BatchSelection {
+        try fileStep { () throws(FileError) in
+            if keepOrder && shard == nil { return try BatchSelection(sorting: gathered) }
+            // Sorted by path: each record rewritten with the path first.
+            let byPath = Spool()
+            var reader = gathered.reader()
+            while let r = reader.nextRecord() {
+                let (item, sequence) = InputRecord.decode(r, given: true)
+                InputRecord.byPath(sequence: sequence, input: item.input, dir: item.dir, into: byPath)
+            }
+            try gathered.seal()
+            let sorted = try byPath.sortedRecords()
+            guard let (k, n) = shard else { return try BatchSelection(sorted, given: false) }
+            let share = Spool()
+            var position = 0, all = sorted.reader()
+            while let r = all.nextRecord() {
+                defer { position += 1 }
+                guard position % n == k - 1 else { continue }
+                if keepOrder {
+                    let (item, sequence) = InputRecord.decode(r, given: false)
+                    InputRecord.given(sequence: sequence, input: item.input, dir: item.dir, into: share)
+                } else {
+                    share.appendRecord(r)
+                }
+            }
+            try sorted.seal()
+            return keepOrder ? try BatchSelection(sorting: share) : try BatchSelection(share, given: false)
+        }
     }
 
     /// True for the names a folder's images go by: .jpg, .jpeg, .jpe, .png in any case.
@@ -108,65 +159,178 @@ public struct BatchInputs: Sendable {
         return ["jpg", "jpeg", "jpe", "png"].contains(name[name.index(after: dot)...].lowercased())
     }
 
-    /// The image files of a folder (sorted), with subfolders when `recursive`. Hidden entries are skipped, and
-    /// so is anything that is not a regular file: those are returned in `skipped`.
-    static func listFolder(_ root: String, recursive: Bool) throws(FileError) -> (items: [BatchItem], skipped: [SkippedEntry]) {
-        var out: [BatchItem] = [], skipped: [SkippedEntry] = []
+    /// Walks a folder (its subfolders too when `recursive`), handing each image file to `found` with its folder
+    /// below the root, entry by entry as the folder is read. Hidden entries are skipped, and so is anything that
+    /// is not a regular file: those go to `skip`.
+    static func walkFolder(_ root: String, recursive: Bool, found: (String, String) -> Void,
+                           skip: (SkippedEntry) -> Void) throws(FileError) {
         var pending: [String] = [""]
         while let rel = pending.popLast() {
             let path = rel.isEmpty ? root : root + "/" + rel
             guard let d = withFileSystemPath(path, { opendir($0) }) else {
                 throw FileError(path: path, reason: "cannot read the folder: \(systemMessage())")
             }
-            var names: [String] = []
+            defer { closedir(d) }
             while let e = readdir(d) {
                 let name = withUnsafeBytes(of: e.pointee.d_name) { raw in
                     PathBytes.decode(raw.prefix { $0 != 0 })
                 }
                 if name.hasPrefix(".") { continue }
-                names.append(name)
-            }
-            closedir(d)
-            for name in names.sorted() {
                 let full = path + "/" + name
                 guard let st = FileStatus(path: full) else { continue }
                 switch st.kind {
                 case .directory:
                     if recursive { pending.append(rel.isEmpty ? name : rel + "/" + name) }
                 case .regular:
-                    if isImageName(name) { out.append(BatchItem(input: full, dir: rel)) }
+                    if isImageName(name) { found(full, rel) }
                 default:
-                    if isImageName(name) { skipped.append(SkippedEntry(path: full, kind: st.kind)) }
+                    if isImageName(name) { skip(SkippedEntry(path: full, kind: st.kind)) }
                 }
             }
         }
-        return (out, skipped)
     }
 
-    /// Reads a list of paths: lines (a CR before the LF dropped), or NUL-separated records; empty records are
-    /// left out; at most 256 MiB.
-    static func readList(_ path: String, nul: Bool) throws(FileError) -> [String] {
+    /// Reads a list of paths block by block, handing each to `found`: lines (a CR before the LF dropped), or
+    /// NUL-separated records; empty records are left out; at most 256 MiB (an endless device is an error, not
+    /// a hang).
+    static func readList(_ path: String, nul: Bool, found: (String) -> Void) throws(FileError) {
         let limit = 256 << 20
         // A named pipe waits for its writer here (`producer > list & yuvconv --files-from list`), as `cat` would:
         // the list is what the user asked to read.
         let fd = path == "-" ? dup(STDIN_FILENO) : withFileSystemPath(path) { open($0, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { throw FileError(path: path, reason: "cannot open: \(systemMessage())") }
         defer { close(fd) }
-        var bytes: [UInt8] = []
+        let sep: UInt8 = nul ? 0 : 10
+        var record: [UInt8] = [], total = 0
         var buf = [UInt8](repeating: 0, count: 65536)
+        func finish() {
+            let r = !nul && record.last == 13 ? record.dropLast() : record[...]
+            if !r.isEmpty { found(PathBytes.decode(r)) }
+            record.removeAll(keepingCapacity: true)
+        }
         while true {
             let n = read(fd, &buf, buf.count)
             if n < 0 && errno == EINTR { continue }
             if n < 0 { throw FileError(path: path, reason: "read failed: \(systemMessage())") }
             if n == 0 { break }
-            bytes += buf[0..<n]
-            if bytes.count > limit { throw FileError(path: path, reason: "the list is longer than 256 MiB") }
+            total += n
+            if total > limit { throw FileError(path: path, reason: "the list is longer than 256 MiB") }
+            for b in buf[0..<n] {
+                if b == sep { finish() } else { record.append(b) }
+            }
         }
-        let sep: UInt8 = nul ? 0 : 10
-        return bytes.split(separator: sep).map { record in
-            PathBytes.decode(!nul && record.last == 13 ? record.dropLast() : record)
-        }.filter { !$0.isEmpty }
+        finish()
     }
+}
+
+/// Inputs chosen for a run, in the order they run, on disk: read back one at a time (`reader`).
+public final class BatchSelection: @unchecked Sendable {
+    /// `InputRecord.plain` records, in order.
+    let spool: Spool
+    public let count: Int
+
+    /// `InputRecord` records of either key already in order.
+    init(_ records: Spool, given: Bool) throws(FileError) {
+        let plain = Spool()
+        var n = 0, reader = records.reader()
+        while let r = reader.nextRecord() {
+            let item = InputRecord.decode(r, given: given).item
+            InputRecord.plain(input: item.input, dir: item.dir, into: plain)
+            n += 1
+        }
+        try records.seal()
+        try plain.seal()
+        spool = plain
+        count = n
+    }
+
+    /// `InputRecord.given` records sorted into the order given.
+    convenience init(sorting given: Spool) throws(FileError) {
+        try self.init(try given.sortedRecords(), given: true)
+    }
+
+    /// Reads the items in order.
+    public struct Reader {
+        var records: SpoolReader
+
+        public mutating func next() -> BatchItem? {
+            records.nextRecord().map(InputRecord.decodePlain)
+        }
+    }
+
+    public func reader() -> Reader { Reader(records: spool.reader()) }
+
+    /// The first error met reading the selection back (a failing temporary file), if any.
+    public var readFailure: FileError? { spool.failure }
+
+    /// Every item, in order (all in memory: for tests and small batches).
+    public var items: [BatchItem] {
+        var out: [BatchItem] = [], r = reader()
+        while let item = r.next() { out.append(item) }
+        return out
+    }
+
+    /// The identities of the inputs and of the list they came from, on disk: files that no output of the run
+    /// may overwrite.
+    public func protected(listFile: String?) throws(BatchPlanError) -> SortedIdentities {
+        let ids = Spool()
+        var r = reader()
+        while let item = r.next() {
+            if let id = inputIdentity(item.input) { SortedIdentities.append(id, to: ids) }
+        }
+        if let list = listFile, let id = inputIdentity(list) { SortedIdentities.append(id, to: ids) }
+        return try fileStep { () throws(FileError) in
+            try spool.seal()
+            return try SortedIdentities(ids)
+        }
+    }
+}
+
+/// How an input is written to a spool. Each record ends with its path's length (4 bytes), so a path that
+/// holds any byte reads back whole; the bytes before are ordered for the sort that needs them:
+/// - `given`: the sequence number (8 bytes, big-endian), the path, 0, the folder: the order given, a folder's
+///   files by path;
+/// - `byPath`: the path, 0, the sequence number, the folder: by path, the same path twice in the order given;
+/// - `plain`: the path, the folder: in the order written.
+enum InputRecord {
+    static func given(sequence: UInt64, input: String, dir: String, into spool: Spool) {
+        let path = PathBytes.encode(input)
+        spool.appendRecord(parts: [bigEndian(sequence)[...], path[...], [0], PathBytes.encode(dir)[...], length(path.count)[...]])
+    }
+
+    static func byPath(sequence: UInt64, input: String, dir: String, into spool: Spool) {
+        let path = PathBytes.encode(input)
+        spool.appendRecord(parts: [path[...], [0], bigEndian(sequence)[...], PathBytes.encode(dir)[...], length(path.count)[...]])
+    }
+
+    static func plain(input: String, dir: String, into spool: Spool) {
+        let path = PathBytes.encode(input)
+        spool.appendRecord(parts: [path[...], PathBytes.encode(dir)[...], length(path.count)[...]])
+    }
+
+    /// A `given` or `byPath` record: the item and its sequence number.
+    static func decode(_ r: ArraySlice<UInt8>, given: Bool) -> (item: BatchItem, sequence: UInt64) {
+        let n = pathLength(r), s = r.startIndex, e = r.endIndex - 4
+        let sequenceAt = given ? s : s + n + 1
+        let pathAt = given ? s + 8 : s
+        let dirAt = given ? s + 8 + n + 1 : s + n + 1 + 8
+        let sequence = r[sequenceAt..<(sequenceAt + 8)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        return (BatchItem(input: PathBytes.decode(r[pathAt..<(pathAt + n)]), dir: PathBytes.decode(r[dirAt..<e])), sequence)
+    }
+
+    static func decodePlain(_ r: ArraySlice<UInt8>) -> BatchItem {
+        let n = pathLength(r), s = r.startIndex
+        return BatchItem(input: PathBytes.decode(r[s..<(s + n)]), dir: PathBytes.decode(r[(s + n)..<(r.endIndex - 4)]))
+    }
+
+    static func pathLength(_ r: ArraySlice<UInt8>) -> Int {
+        let e = r.endIndex
+        return Int(r[e - 4]) | Int(r[e - 3]) << 8 | Int(r[e - 2]) << 16 | Int(r[e - 1]) << 24
+    }
+
+    static func bigEndian(_ v: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: v >> (56 - 8 * UInt64($0))) } }
+
+    static func length(_ n: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: n >> (8 * $0)) } }
 }
 
 /// `body`'s file error as a plan error.

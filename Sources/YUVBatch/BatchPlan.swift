@@ -22,19 +22,30 @@ public struct BatchOutputFolder: Sendable, Equatable {
 
 /// What a batch will do before it does anything: its inputs sorted and sharded, each with its output path and
 /// format, checked so that no two inputs write one output, no output leaves the folder, and no output (nor
-/// the report) is an input.
-public struct BatchPlan: Sendable {
-    public let items: [BatchItem]
-    /// Folder entries left out because they are not regular files.
+/// the report) is an input. The plan is kept on disk, not in memory: the items in order with their names (a
+/// `Spool`), the inputs' identities (`SortedIdentities`); each item's path and format are derived again from
+/// its name as it is read (`reader`), by the rule that checked them.
+public final class BatchPlan: @unchecked Sendable {
+    /// Records: input length (4 bytes), input, folder length (4 bytes), folder, output name.
+    let planned: Spool
+    let folder: BatchOutputFolder
+    let format: OutputFormat?
+    let needs: [OutputFormat.RawOnly]
+    /// Folder entries left out because they are not regular files: the first ones, and how many.
     public let skipped: [SkippedEntry]
+    public let skippedCount: Int
     /// Every input's identity, and the list's: what no output of the batch may overwrite.
-    public let protected: Set<FileIdentity>
+    public let protected: SortedIdentities
+
+    /// How many items the plan has.
+    public let count: Int
 
     /// The plan from plain parameters, all at once: `BatchOutputFolder(outputFolder)`, `BatchInputs`, then
     /// the plan of those inputs.
-    public init(operands: [String], outputFolder: String?, template: String = "{stem}.{ext}", format: OutputFormat? = nil,
-                needs: [OutputFormat.RawOnly] = [], recursive: Bool = false, filesFrom: String? = nil, nul: Bool = false,
-                shard: (index: Int, count: Int)? = nil, reportFile: String? = nil) throws(BatchPlanError) {
+    public convenience init(operands: [String], outputFolder: String?, template: String = "{stem}.{ext}",
+                            format: OutputFormat? = nil, needs: [OutputFormat.RawOnly] = [], recursive: Bool = false,
+                            filesFrom: String? = nil, nul: Bool = false, shard: (index: Int, count: Int)? = nil,
+                            reportFile: String? = nil) throws(BatchPlanError) {
         let folder = try BatchOutputFolder(outputFolder)
         let inputs = try BatchInputs(operands: operands, recursive: recursive, filesFrom: filesFrom, nul: nul)
         try self.init(inputs, outputFolder: folder, template: template, format: format, needs: needs, shard: shard,
@@ -44,42 +55,147 @@ public struct BatchPlan: Sendable {
     /// The plan for gathered inputs: sorted by path, the `shard` (K-th of N, from 1) of them taken, each named by
     /// `template` in `outputFolder` and given the format `OutputFormat.resolve` decides from `format` (what
     /// was asked, if anything) and the name, refused where it cannot carry `needs`.
+    ///
+    /// Checked before anything is written, in bounded memory: each name and format in order (the first bad
+    /// one refused); no two inputs onto one output (the output names sorted on disk, so the clash refused is
+    /// the first one met in order, between the first two inputs that make it); then no output that is an
+    /// input (its identity looked up among the inputs'), and no report file that is an output.
     public init(_ inputs: BatchInputs, outputFolder: BatchOutputFolder, template: String = "{stem}.{ext}",
                 format: OutputFormat? = nil, needs: [OutputFormat.RawOnly] = [], shard: (index: Int, count: Int)? = nil,
                 reportFile: String? = nil) throws(BatchPlanError) {
-        var items = inputs.selection(shard: shard)
-        // Names and formats (one rule with single files), and no two inputs onto one output.
         if template.isEmpty { throw .emptyTemplate }
-        let named = format ?? .raw(.nv12)
-        var seen: [String: String] = [:]
-        for i in items.indices {
-            let name = Self.outputName(template, item: items[i], format: named)
-            if name.isEmpty || name.hasSuffix("/") || name.split(separator: "/").contains("..") {
-                throw .nameOutsideFolder(template: template, name: name, input: items[i].input)
+        let selection = try inputs.selection(shard: shard)
+        (folder, self.format, self.needs) = (outputFolder, format, needs)
+        (skipped, skippedCount) = (inputs.skipped, inputs.skippedCount)
+        // Names and formats (one rule with single files), in order; every output name and every input's
+        // identity set aside for the checks that need them all.
+        let outputs = Spool(), ids = Spool(), planned = Spool()
+        var position: UInt64 = 0, refusal: BatchPlanError?
+        var reader = selection.reader()
+        while let input = reader.next() {
+            do throws(BatchPlanError) {
+                let item = try Self.planned(input, folder: outputFolder, template: template, format: format, needs: needs)
+                let out = PathBytes.encode(item.output), source = PathBytes.encode(item.input)
+                outputs.appendRecord(parts: [out[...], [0], InputRecord.bigEndian(position)[...], source[...],
+                                             InputRecord.length(out.count)[...]])
+                let dir = PathBytes.encode(item.dir)
+                planned.appendRecord(parts: [InputRecord.length(source.count)[...], source[...],
+                                             InputRecord.length(dir.count)[...], dir[...], PathBytes.encode(item.name)[...]])
+                if let id = inputIdentity(item.input) { SortedIdentities.append(id, to: ids) }
+            } catch {
+                refusal = error
+                break
             }
-            items[i].output = outputFolder.path(of: name)
-            items[i].name = name
-            do { items[i].format = try OutputFormat.resolve(asked: format, path: items[i].output, needs: needs) } catch {
-                throw .format(error)
-            }
-            if let other = seen[items[i].output] {
-                throw .sameOutput(first: other, second: items[i].input, output: items[i].output)
-            }
-            seen[items[i].output] = items[i].input
+            position += 1
         }
+        if let list = inputs.listFile, let id = inputIdentity(list) { SortedIdentities.append(id, to: ids) }
+        try fileStep { () throws(FileError) in
+            try selection.spool.seal()
+            try planned.seal()
+        }
+        self.planned = planned
+        count = Int(position)
+        // A clash among the items before a refused name was met first.
+        try Self.refuseClashes(outputs)
+        if let refusal { throw refusal }
+        let protected = try fileStep { () throws(FileError) in try SortedIdentities(ids) }
+        self.protected = protected
         // Before anything is written: no output (nor the report) may be any input of the batch, and the report
         // may not be one of the outputs.
-        let protected = inputs.protected(items)
-        for item in items {
+        let reportKey = reportFile.map(outputKey)
+        var reportIsOutput = false
+        var walk = self.reader()
+        while let item = walk.next() {
             if let st = FileStatus(path: item.output), protected.contains(st.identity) { throw .outputIsInput(item.output) }
+            if let key = reportKey, !reportIsOutput, outputKey(item.output) == key { reportIsOutput = true }
         }
-        if let file = reportFile {
-            let keys = Set(items.map { outputKey($0.output) })
-            if keys.contains(outputKey(file)) { throw .reportIsOutput(file) }
+        try fileStep { () throws(FileError) in try planned.seal() }
+        if reportIsOutput, let file = reportFile { throw .reportIsOutput(file) }
+    }
+
+    /// Refuses two inputs onto one output: of the outputs (`output`, 0, position, input, output length
+    /// records) sorted by name, the clash whose second input comes first in the plan — the one a walk in
+    /// order meets first — naming the first two inputs that make it.
+    static func refuseClashes(_ outputs: Spool) throws(BatchPlanError) {
+        let sorted = try fileStep { () throws(FileError) in try outputs.sortedRecords() }
+        var reader = sorted.reader()
+        var previous: [UInt8] = [], previousInput: [UInt8] = [], runLength = 0
+        var found: (second: UInt64, first: [UInt8], secondInput: [UInt8], output: [UInt8])?
+        while let r = reader.nextRecord() {
+            let s = r.startIndex, n = InputRecord.pathLength(r)
+            let output = r[s..<(s + n)]
+            let position = r[(s + n + 1)..<(s + n + 9)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            let input = Array(r[(s + n + 9)..<(r.endIndex - 4)])
+            if output.elementsEqual(previous) {
+                runLength += 1
+                // Sorted by position within one output: its second record is its first clash.
+                if runLength == 2, found.map({ position < $0.second }) ?? true {
+                    found = (position, previousInput, input, previous)
+                }
+            } else {
+                (previous, runLength) = (Array(output), 1)
+            }
+            previousInput = input
         }
-        self.items = items
-        self.skipped = inputs.skipped
-        self.protected = protected
+        try fileStep { () throws(FileError) in try sorted.seal() }
+        if let f = found {
+            throw .sameOutput(first: PathBytes.decode(f.first), second: PathBytes.decode(f.secondInput),
+                              output: PathBytes.decode(f.output))
+        }
+    }
+
+    /// One input, named and given its format.
+    static func planned(_ input: BatchItem, folder: BatchOutputFolder, template: String, format: OutputFormat?,
+                        needs: [OutputFormat.RawOnly]) throws(BatchPlanError) -> BatchItem {
+        var item = input
+        let name = outputName(template, item: item, format: format ?? .raw(.nv12))
+        if name.isEmpty || name.hasSuffix("/") || name.split(separator: "/").contains("..") {
+            throw .nameOutsideFolder(template: template, name: name, input: item.input)
+        }
+        item.output = folder.path(of: name)
+        item.name = name
+        do { item.format = try OutputFormat.resolve(asked: format, path: item.output, needs: needs) } catch {
+            throw .format(error)
+        }
+        return item
+    }
+
+    /// Reads the plan's items in order, each with its name, output path and format.
+    public struct Reader {
+        var records: SpoolReader
+        let plan: BatchPlan
+
+        public mutating func next() -> BatchItem? {
+            guard let r = records.nextRecord() else { return nil }
+            var at = r.startIndex
+            func field() -> ArraySlice<UInt8> {
+                let n = Int(r[at]) | Int(r[at + 1]) << 8 | Int(r[at + 2]) << 16 | Int(r[at + 3]) << 24
+                defer { at += 4 + n }
+                return r[(at + 4)..<(at + 4 + n)]
+            }
+            let input = field(), dir = field()
+            var item = BatchItem(input: PathBytes.decode(input), dir: PathBytes.decode(dir))
+            item.name = PathBytes.decode(r[at...])
+            item.output = plan.folder.path(of: item.name)
+            // Checked when the plan was made: the same rule cannot refuse it now.
+            guard let format = try? OutputFormat.resolve(asked: plan.format, path: item.output, needs: plan.needs) else {
+                preconditionFailure("a planned output no longer has a format")
+            }
+            item.format = format
+            return item
+        }
+    }
+
+    public func reader() -> Reader { Reader(records: planned.reader(), plan: self) }
+
+    /// The first error met reading the plan back (a failing temporary file), if any.
+    public var readFailure: FileError? { planned.failure }
+
+    /// Every item, in order (all in memory: for tests, and a dry run's small batches).
+    public var items: [BatchItem] {
+        var out: [BatchItem] = [], r = reader()
+        while let item = r.next() { out.append(item) }
+        return out
     }
 
     /// Expands the name template for one input: `{stem}`, `{name}` (the input's file name without and with its

@@ -80,16 +80,24 @@ public struct Manifest: Sendable {
         }
     }
 
-    /// The manifest's text, entries sorted by output name.
+    /// The manifest's first two lines: the format, then a heading naming the columns.
+    static var head: [UInt8] { magic + [10] + Array(("# " + columns.joined(separator: "\t") + "\n").utf8) }
+
+    /// The manifest's text, entries sorted by output name (the bytes of the name as written, escaped: the order
+    /// `ManifestFile` searches in).
     public func rendered() -> [UInt8] {
-        var out = Self.magic + [10] + Array(("# " + Self.columns.joined(separator: "\t") + "\n").utf8)
-        for name in entries.keys.sorted() {
-            for (i, field) in entries[name]!.fields.enumerated() {
-                if i > 0 { out.append(9) }
-                Self.escape(field, into: &out)
-            }
+        var out = Self.head
+        for entry in entries.values.map({ (Self.escaped(PathBytes.encode($0.output)), $0) }).sorted(by: { $0.0.lexicographicallyPrecedes($1.0) }) {
+            out += entry.1.line
             out.append(10)
         }
+        return out
+    }
+
+    /// A field as written: `\`, tab, newline and carriage return escaped.
+    static func escaped(_ field: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        escape(field, into: &out)
         return out
     }
 
@@ -172,6 +180,16 @@ struct Malformed: Error {
 }
 
 extension ManifestEntry {
+    /// The entry's line in the manifest, without its newline: its fields escaped, tab-separated.
+    var line: [UInt8] {
+        var out: [UInt8] = []
+        for (i, field) in fields.enumerated() {
+            if i > 0 { out.append(9) }
+            Manifest.escape(field, into: &out)
+        }
+        return out
+    }
+
     /// The entry's fields in `Manifest.columns` order, before escaping.
     var fields: [[UInt8]] {
         let r = report, i = r.info
@@ -285,4 +303,31 @@ extension ManifestEntry {
     static func rowFormat(named name: String) -> SourceFormat? {
         [SourceFormat.rgb8, .rgba8, .rgb16, .rgba16].first { Self.name(of: $0) == name }
     }
+}
+
+/// `--update`'s changes, set aside on disk while a batch runs (a `Spool`) and put into the manifest at its
+/// end: each a record of the output's name and, unless the entry is dropped, its manifest line.
+public enum ManifestChange {
+    public static func write(name: String, entry: ManifestEntry?, to spool: Spool) {
+        let n = PathBytes.encode(name), line = entry?.line ?? []
+        spool.appendRecord(parts: [InputLength.bytes(n.count)[...], n[...], line[...]])
+    }
+
+    /// Each change in `spool`, in the order written, to `body`. A line that does not read back (it cannot: it
+    /// was written here) drops its entry: the output is converted again next time, the safe side.
+    public static func forEach(in spool: Spool, _ body: (String, ManifestEntry?) -> Void) throws(FileError) {
+        try spool.seal()
+        var reader = spool.reader()
+        while let r = reader.nextRecord() {
+            let s = r.startIndex
+            let n = Int(r[s]) | Int(r[s + 1]) << 8 | Int(r[s + 2]) << 16 | Int(r[s + 3]) << 24
+            let name = PathBytes.decode(r[(s + 4)..<(s + 4 + n)]), line = r[(s + 4 + n)...]
+            body(name, line.isEmpty ? nil : try? ManifestEntry(fields: try Manifest.fields(line)))
+        }
+        try spool.seal()
+    }
+}
+
+enum InputLength {
+    static func bytes(_ n: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: n >> (8 * $0)) } }
 }

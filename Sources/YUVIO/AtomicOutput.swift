@@ -123,9 +123,9 @@ public final class AtomicOutput {
     ///   `force` when it exists) and the link itself stays as it was.
     /// - A device, FIFO or socket is written in place, in order.
     public static func check(path: String, force: Bool, inputs: [String] = [],
-                             protected: Set<FileIdentity> = []) throws(WriteError) -> Destination {
-        var protected = protected
-        for input in inputs { if let id = inputIdentity(input) { protected.insert(id) } }
+                             protected: any FileIdentitySet = Set<FileIdentity>()) throws(WriteError) -> Destination {
+        let named = Set(inputs.compactMap(inputIdentity))
+        let protected = ProtectedUnion(named: named, others: protected)
         if let descriptor = standardDescriptor(path) {
             if yc_standard_descriptor_was_closed(descriptor) != 0 {
                 throw .system(descriptor == 1 ? "standard output is closed" : "descriptor \(descriptor) is closed")
@@ -148,7 +148,7 @@ public final class AtomicOutput {
     /// Checks up front that `path` may be written (`check`, so no work is wasted), then opens it: a descriptor,
     /// a device or FIFO in place, or a new temporary file beside the target.
     /// With `hashing`, `digest` gives the output's size and SHA-256 after `commit`.
-    public init(path: String, force: Bool, inputs: [String] = [], protected: Set<FileIdentity> = [],
+    public init(path: String, force: Bool, inputs: [String] = [], protected: any FileIdentitySet = Set<FileIdentity>(),
                 hashing: Bool = false) throws(WriteError) {
         self.path = path
         self.force = force
@@ -347,6 +347,14 @@ public final class AtomicOutput {
     }
 
     deinit { abort() }
+}
+
+/// The inputs a check names, and the set it was given.
+private struct ProtectedUnion {
+    let named: Set<FileIdentity>
+    let others: any FileIdentitySet
+
+    func contains(_ id: FileIdentity) -> Bool { named.contains(id) || others.contains(id) }
 }
 
 @inline(__always)

@@ -41,13 +41,16 @@ public enum PathBytes {
 
     /// The bytes of a path string (the inverse of `decode`).
     public static func encode(_ s: String) -> [UInt8] {
+        // An escaped byte is a scalar from U+10FF00, whose UTF-8 starts with 0xF4: without one, the bytes are
+        // the string's UTF-8 (every path a batch plans, stats and opens goes through here).
+        if !s.utf8.contains(0xF4) { return Array(s.utf8) }
         var out: [UInt8] = []
         out.reserveCapacity(s.utf8.count)
         for scalar in s.unicodeScalars {
             if scalar.value >= escapeBase {
                 out.append(UInt8(scalar.value - escapeBase))
             } else {
-                out.append(contentsOf: Array(String(scalar).utf8))
+                UTF8.encode(scalar) { out.append($0) }
             }
         }
         return out

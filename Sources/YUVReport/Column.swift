@@ -26,7 +26,7 @@ public struct Column: Sendable {
         /// Text naming the totals row rather than a measure (CSV writes it; JSON names its totals object
         /// by its own fields and HTML heads the row "total").
         case caption(@Sendable (Totals) -> String)
-        /// One total.
+        /// One figure for the whole batch: a sum, or the run's peak memory.
         case sum(@Sendable (Totals) -> Cell)
         /// A quality measure: its worst (lowest) and median over the images.
         case spread(@Sendable (QualityReport) -> Cell)
@@ -117,8 +117,10 @@ public struct Column: Sendable {
         quality("psnr_cr_db") { .decibels($0.psnrCr) },
         quality("psnr_rgb_db") { .decibels($0.psnrRGB) },
         quality("ssim_y", text: ("SSIM", 7), html: "SSIM Y") { .similarity($0.ssimY) },
-        converted("conversion_buffers_bytes") { _, rep in .bytes(rep.ledgerPeakBytes) },
-        converted("peak_rss_bytes", html: "peak RSS") { r, _ in .bytes(r.peakRSS) },
+        // Each image's own memory: its conversion's buffers, as its ledger counted them. The process's peak is
+        // the run's, not an image's (in a batch, a peak so far): the totals give it, once.
+        converted("conversion_buffers_bytes", html: "buffers") { _, rep in .bytes(rep.ledgerPeakBytes) },
+        Column("peak_rss_bytes", total: .sum { .bytes($0.peakRSS) }) { _ in .absent },
         converted("naive_peak_bytes") { r, _ in .bytes(r.naivePeak) },
         converted("warnings", csv: false) { _, rep in .count(rep.warnings) },
         // The file written, as `stat` and `sha256sum` see it (null when nothing was written: `report`).

@@ -1,7 +1,8 @@
 import YUVCore
 
 // The HTML report: the totals, a bar chart per image of the naive route's memory against this conversion's
-// measured buffers, and a table of the columns with an HTML heading, with a footer row of totals.
+// measured buffers, and a table of the columns with an HTML heading, with a footer row of totals. Written in
+// parts (`ReportStream`): the head with the totals, the chart's bars, the table's rows, the tail.
 
 /// A row of the table: each column's cell, escaped.
 func htmlRow(_ cells: [String]) -> String { "<tr>" + cells.map { "<td>\($0)</td>" }.joined() + "</tr>" }
@@ -12,6 +13,15 @@ func htmlRow(_ cells: [Cell]) -> String {
         if case .text = cell, i > 0 { return "<td class=\"text\">\(cell.html)</td>" }
         return "<td>\(cell.html)</td>"
     }.joined() + "</tr>"
+}
+
+/// One image's row of the table, or its error.
+func htmlImageRow(_ r: ImageRecord) -> String {
+    let columns = Column.htmlTable
+    guard r.report != nil else {
+        return "<tr class=\"err\"><td>\(htmlEscape(r.file))</td><td colspan=\"\(columns.count - 1)\">error: \(htmlEscape(r.error ?? ""))</td></tr>"
+    }
+    return htmlRow(columns.map { $0.value(r) })
 }
 
 /// The footer row: "total", each summed column, each quality measure's worst.
@@ -26,41 +36,10 @@ func htmlTotals(_ t: Totals, _ columns: [Column]) -> String {
     })
 }
 
-public func htmlReport(_ records: [ImageRecord], _ t: Totals) -> String {
-    let ok = records.filter { $0.report != nil }
-    // What differs between images: the memory this conversion used (its ledger, counted) against the naive
-    // route's peak (decode to RGBA, then convert: the RGBA picture and the YUV planes at once).
-    let maxBytes = max(1, ok.map { max($0.naivePeak, $0.report!.ledgerPeakBytes) }.max() ?? 1)
-    let barH = 22, gap = 10, labelW = 220, chartW = 520
-    let height = ok.count * (2 * barH + gap) + 40
-    var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(labelW + chartW + 170)\" height=\"\(height)\" "
-        + "viewBox=\"0 0 \(labelW + chartW + 170) \(height)\" role=\"img\" "
-        + "aria-label=\"memory per image: the naive decode-to-RGBA route against this conversion's buffers\">"
-    svg += "<rect x=\"\(labelW)\" y=\"4\" width=\"12\" height=\"12\" fill=\"#c0504d\"/>"
-        + "<text x=\"\(labelW + 18)\" y=\"14\">naive route: RGBA decode + YUV</text>"
-    svg += "<rect x=\"\(labelW + 250)\" y=\"4\" width=\"12\" height=\"12\" fill=\"#4f81bd\"/>"
-        + "<text x=\"\(labelW + 268)\" y=\"14\">this conversion's buffers (measured)</text>"
-    for (i, r) in ok.enumerated() {
-        let y = 30 + i * (2 * barH + gap)
-        let used = r.report!.ledgerPeakBytes
-        let wa = max(1, chartW * r.naivePeak / maxBytes), wy = max(1, chartW * used / maxBytes)
-        let share = r.naivePeak > 0 ? Double(used) * 100 / Double(r.naivePeak) : 0
-        svg += "<text x=\"\(labelW - 8)\" y=\"\(y + barH + 4)\" text-anchor=\"end\">\(htmlEscape(shorten(r.file, 30)))</text>"
-        svg += "<rect x=\"\(labelW)\" y=\"\(y)\" width=\"\(wa)\" height=\"\(barH - 2)\" fill=\"#c0504d\"/>"
-        svg += "<text x=\"\(labelW + wa + 6)\" y=\"\(y + barH - 7)\">\(formatBytes(r.naivePeak))</text>"
-        svg += "<rect x=\"\(labelW)\" y=\"\(y + barH)\" width=\"\(wy)\" height=\"\(barH - 2)\" fill=\"#4f81bd\"/>"
-        svg += "<text x=\"\(labelW + wy + 6)\" y=\"\(y + 2 * barH - 7)\">\(formatBytes(used)) (\(fixed(share, 1))% of the naive route)</text>"
-    }
-    svg += "</svg>"
-    let columns = Column.htmlTable
-    var rows = ""
-    for r in records {
-        guard r.report != nil else {
-            rows += "<tr class=\"err\"><td>\(htmlEscape(r.file))</td><td colspan=\"\(columns.count - 1)\">error: \(htmlEscape(r.error ?? ""))</td></tr>\n"
-            continue
-        }
-        rows += htmlRow(columns.map { $0.value(r) }) + "\n"
-    }
+let chart = (barH: 22, gap: 10, labelW: 220, chartW: 520)
+
+/// The page up to the chart: the style, the totals, the run's peak memory, the quality summary.
+func htmlHead(_ t: Totals) -> String {
     let quality = t.worst.map { w in
         "<p>Quality: PSNR Y worst \(fixed(w.psnrY, 2)) dB, median \(fixed(t.median!.psnrY, 2)) dB; "
             + "SSIM Y worst \(fixed(w.ssimY, 4)), median \(fixed(t.median!.ssimY, 4)).</p>"
@@ -91,15 +70,50 @@ public func htmlReport(_ records: [ImageRecord], _ t: Totals) -> String {
         <h1>yuvconv memory report</h1>
         <p class="total">\(t.images) image\(t.images == 1 ? "" : "s")\(t.failed > 0 ? " (\(t.failed) failed)" : ""), \(formatFixed(Double(t.pixels) / 1e6, decimals: 1)) megapixels:
         RGBA \(formatBytes(t.rgba)) → YUV \(formatBytes(t.yuv)), saving \(formatBytes(t.savingRGBA.bytes)) (\(fixed(t.savingRGBA.percent, 1))%).</p>
+        <p>Peak memory of the whole run: \(formatBytes(t.peakRSS)) (the process's peak resident set); each image's own buffers are in the table.</p>
         \(quality)
-        \(svg)
-        <table>
-        <thead><tr>\(columns.map { "<th>\(htmlEscape($0.html!))</th>" }.joined())</tr></thead>
-        <tbody>
-        \(rows)</tbody>
-        <tfoot>\(htmlTotals(t, columns))</tfoot>
-        </table>
-        </body>
-        </html>
+
         """
+}
+
+/// The chart's opening and legend, sized for `bars` images.
+func htmlChartStart(bars: Int) -> String {
+    let (barH, gap, labelW, chartW) = chart
+    let height = bars * (2 * barH + gap) + 40
+    return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(labelW + chartW + 170)\" height=\"\(height)\" "
+        + "viewBox=\"0 0 \(labelW + chartW + 170) \(height)\" role=\"img\" "
+        + "aria-label=\"memory per image: the naive decode-to-RGBA route against this conversion's buffers\">"
+        + "<rect x=\"\(labelW)\" y=\"4\" width=\"12\" height=\"12\" fill=\"#c0504d\"/>"
+        + "<text x=\"\(labelW + 18)\" y=\"14\">naive route: RGBA decode + YUV</text>"
+        + "<rect x=\"\(labelW + 250)\" y=\"4\" width=\"12\" height=\"12\" fill=\"#4f81bd\"/>"
+        + "<text x=\"\(labelW + 268)\" y=\"14\">this conversion's buffers (measured)</text>"
+}
+
+/// What differs between images: the memory this conversion used (its ledger, counted) against the naive
+/// route's peak (decode to RGBA, then convert: the RGBA picture and the YUV planes at once), scaled to the
+/// largest of all.
+func htmlBar(index i: Int, label: String, naive: Int, used: Int, largest: Int) -> String {
+    let (barH, gap, labelW, chartW) = chart
+    let y = 30 + i * (2 * barH + gap)
+    let wa = max(1, chartW * naive / largest), wy = max(1, chartW * used / largest)
+    let share = naive > 0 ? Double(used) * 100 / Double(naive) : 0
+    return "<text x=\"\(labelW - 8)\" y=\"\(y + barH + 4)\" text-anchor=\"end\">\(htmlEscape(label))</text>"
+        + "<rect x=\"\(labelW)\" y=\"\(y)\" width=\"\(wa)\" height=\"\(barH - 2)\" fill=\"#c0504d\"/>"
+        + "<text x=\"\(labelW + wa + 6)\" y=\"\(y + barH - 7)\">\(formatBytes(naive))</text>"
+        + "<rect x=\"\(labelW)\" y=\"\(y + barH)\" width=\"\(wy)\" height=\"\(barH - 2)\" fill=\"#4f81bd\"/>"
+        + "<text x=\"\(labelW + wy + 6)\" y=\"\(y + 2 * barH - 7)\">\(formatBytes(used)) (\(fixed(share, 1))% of the naive route)</text>"
+}
+
+/// After the chart: the table's heading.
+func htmlTableStart() -> String {
+    "<table>\n<thead><tr>\(Column.htmlTable.map { "<th>\(htmlEscape($0.html!))</th>" }.joined())</tr></thead>\n<tbody>\n"
+}
+
+/// After the rows: the footer of totals and the end of the page.
+func htmlTail(_ t: Totals) -> String {
+    "</tbody>\n<tfoot>\(htmlTotals(t, Column.htmlTable))</tfoot>\n</table>\n</body>\n</html>"
+}
+
+public func htmlReport(_ records: [ImageRecord], _ t: Totals) -> String {
+    renderReport(records, format: .html, peakRSS: t.peakRSS)
 }

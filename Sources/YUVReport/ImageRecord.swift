@@ -10,6 +10,8 @@ public struct ImageRecord: Sendable {
     public var alignment: Int
     /// The plane-height alignment of the aligned figure (`--align-height`; 1 when not asked).
     public var heightAlignment = 1
+    /// The process's peak resident set right after this conversion. Not reported per image (in a batch it is the
+    /// peak of everything so far): a report's totals give the run's, and a single conversion's is its own.
     public var peakRSS: Int
     /// The written output's size and SHA-256, hashed as it was written (nil when nothing was written: `report`).
     public var output: OutputDigest?

@@ -1,15 +1,119 @@
+import YUVIO
+
 /// The report's formats (`--report`).
 public enum ReportFormat: String, CaseIterable, Sendable {
     case text, json, csv, html
 }
 
-/// The whole report in a format (JSON Lines: one object per image, then the totals object).
-public func renderReport(_ records: [ImageRecord], format: ReportFormat) -> String {
-    let t = Totals(records)
-    switch format {
-    case .text: return textReport(records, t)
-    case .json: return (records.map(jsonLine) + [jsonTotals(t)]).joined(separator: "\n")
-    case .csv: return ([csvHeader()] + records.map(csvRow) + [csvTotals(t)]).joined(separator: "\r\n")
-    case .html: return htmlReport(records, t)
+/// What one image adds to a report, made by the thread that converted it: its text in the format, and the
+/// figures the totals (and the HTML chart) need. A `ReportStream` then takes the pieces in order.
+public struct ReportPiece: Sendable {
+    let text: String
+    let tally: Tally
+    /// The HTML chart's bars: the file's label, the naive route's peak and this conversion's buffers.
+    let bar: (label: String, naive: Int, used: Int)?
+
+    public init(_ r: ImageRecord, format: ReportFormat) {
+        switch format {
+        case .json: text = jsonLine(r)
+        case .csv: text = csvRow(r)
+        case .text: text = textLines(r)
+        case .html: text = htmlImageRow(r)
+        }
+        tally = Tally(r)
+        bar = format == .html ? r.report.map { (shorten(r.file, 30), r.naivePeak, $0.ledgerPeakBytes) } : nil
     }
+}
+
+/// A report written as it goes: the heading at once, each image's piece as it is appended, the totals at the
+/// end — so a batch keeps no image's record for its report. JSON Lines, CSV and the text table are written
+/// straight through; the HTML page opens with the totals and a chart scaled to the largest image, so its
+/// table rows and bars are set aside on disk (a `Spool`) and written after them. The bytes are those of
+/// `renderReport` over the same records: the text has no final newline (its writer adds one).
+public final class ReportStream {
+    public let format: ReportFormat
+    private let write: (String) -> Void
+    private let sum = TotalsAccumulator()
+    private var images = 0
+    /// HTML: the table's rows and the chart's bars, and the largest bar.
+    private let rows = Spool(), bars = Spool()
+    private var converted = 0, largest = 1
+
+    public init(format: ReportFormat, write: @escaping (String) -> Void) {
+        self.format = format
+        self.write = write
+        switch format {
+        case .csv: write(csvHeader())
+        case .text: write(textHeading())
+        case .json, .html: break
+        }
+    }
+
+    public func append(_ piece: ReportPiece) {
+        switch format {
+        case .json: write(images == 0 ? piece.text : "\n" + piece.text)
+        case .csv: write("\r\n" + piece.text)
+        case .text: write("\n" + piece.text)
+        case .html:
+            rows.appendRecord(Array(piece.text.utf8))
+            if let bar = piece.bar {
+                bars.append(bigEndian: UInt64(bar.naive))
+                bars.append(bigEndian: UInt64(bar.used))
+                bars.appendRecord(Array(bar.label.utf8))
+                largest = max(largest, bar.naive, bar.used)
+                converted += 1
+            }
+        }
+        sum.add(piece.tally)
+        images += 1
+    }
+
+    /// Writes the totals (for HTML, the whole page) with the run's peak memory; the totals written.
+    @discardableResult
+    public func finish(peakRSS: Int) throws(FileError) -> Totals {
+        let t = try sum.totals(peakRSS: peakRSS)
+        switch format {
+        case .json: write((images == 0 ? "" : "\n") + jsonTotals(t))
+        case .csv: write("\r\n" + csvTotals(t))
+        case .text: write("\n" + textTotals(t))
+        case .html:
+            try rows.seal()
+            try bars.seal()
+            writeHTML(t)
+            try rows.seal()
+            try bars.seal()
+        }
+        return t
+    }
+
+    private func writeHTML(_ t: Totals) {
+        write(htmlHead(t))
+        write(htmlChartStart(bars: converted))
+        var out = "", i = 0, reader = bars.reader()
+        while let naive = reader.readBigEndian(), let used = reader.readBigEndian(), let label = reader.nextRecord() {
+            out += htmlBar(index: i, label: String(decoding: label, as: UTF8.self), naive: Int(naive), used: Int(used),
+                           largest: largest)
+            i += 1
+            if out.utf8.count > 1 << 16 { write(out); out = "" }
+        }
+        write(out + "</svg>\n" + htmlTableStart())
+        out = ""
+        var table = rows.reader()
+        while let row = table.nextRecord() {
+            out += String(decoding: row, as: UTF8.self) + "\n"
+            if out.utf8.count > 1 << 16 { write(out); out = "" }
+        }
+        write(out + htmlTail(t))
+    }
+}
+
+/// The whole report in a format (JSON Lines: one object per image, then the totals object), as a
+/// `ReportStream` writes it; the peak memory of the totals is `peakRSS`, else the highest of the records'.
+public func renderReport(_ records: [ImageRecord], format: ReportFormat, peakRSS: Int? = nil) -> String {
+    var out = ""
+    let stream = ReportStream(format: format) { out += $0 }
+    for r in records { stream.append(ReportPiece(r, format: format)) }
+    // Small enough to stay in memory: nothing to fail.
+    _ = try? stream.finish(peakRSS: peakRSS ?? records.map(\.peakRSS).max() ?? 0)
+    return out
 }

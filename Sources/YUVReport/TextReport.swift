@@ -1,7 +1,7 @@
 import YUVCore
 
 // The terminal's report: a table of the columns with a text heading, two lines of detail per image, then
-// the totals and the quality spread.
+// the totals, the run's peak memory and the quality spread.
 
 func textCells(_ cells: [String], _ columns: [Column]) -> String {
     zip(columns, cells).map { c, s in
@@ -10,29 +10,36 @@ func textCells(_ cells: [String], _ columns: [Column]) -> String {
     }.joined()
 }
 
-public func textReport(_ records: [ImageRecord], _ t: Totals) -> String {
+func textHeading() -> String {
     let columns = Column.textTable
-    var lines: [String] = [textCells(columns.map { $0.text!.heading }, columns)]
-    for r in records {
-        guard let rep = r.report else {
-            lines.append(textCells([r.file], columns) + "error: " + (r.error ?? ""))
-            continue
-        }
-        let q = r.quality
-        lines.append(textCells(columns.map { $0.value(r).text }, columns))
-        lines.append("    \(rep.info.container.rawValue) \(rep.info.sampling), \(formatBytes(rep.inputBytes)) on disk -> "
-                     + "\(rep.layout.rawValue) \(rep.spec), \(rep.path)" + (rep.chromaFilter == .sharp ? ", sharp chroma" : "")
-                     + (rep.orientation.isIdentity ? "" : ", \(rep.orientation) (EXIF \(rep.orientation.exif))")
-                     + "; aligned(\(r.alignment)) \(formatBytes(r.alignedBytes)); "
-                     + "vs RGB saves \(fixed(r.savingRGB.percent, 1))%")
-        lines.append("    used: buffers \(formatBytes(rep.ledgerPeakBytes)), peak RSS \(formatBytes(r.peakRSS)); "
-                     + "naive RGBA route \(formatBytes(r.naivePeak))"
-                     + (q.map { "; PSNR RGB \(fixed($0.psnrRGB, 1)) dB" + ($0.psnrRGBBilinear.map { ", bilinear \(fixed($0, 1))" } ?? "") } ?? ""))
+    return textCells(columns.map { $0.text!.heading }, columns)
+}
+
+/// One image's lines: its row and two of detail, or its error.
+func textLines(_ r: ImageRecord) -> String {
+    let columns = Column.textTable
+    guard let rep = r.report else { return textCells([r.file], columns) + "error: " + (r.error ?? "") }
+    let row = textCells(columns.map { $0.value(r).text }, columns)
+    var source = "    \(rep.info.container.rawValue) \(rep.info.sampling), \(formatBytes(rep.inputBytes)) on disk -> "
+    source += "\(rep.layout.rawValue) \(rep.spec), \(rep.path)"
+    if rep.chromaFilter == .sharp { source += ", sharp chroma" }
+    if !rep.orientation.isIdentity { source += ", \(rep.orientation) (EXIF \(rep.orientation.exif))" }
+    source += "; aligned(\(r.alignment)) \(formatBytes(r.alignedBytes)); vs RGB saves \(fixed(r.savingRGB.percent, 1))%"
+    var used = "    used: buffers \(formatBytes(rep.ledgerPeakBytes)); naive RGBA route \(formatBytes(r.naivePeak))"
+    if let q = r.quality {
+        used += "; PSNR RGB \(fixed(q.psnrRGB, 1)) dB"
+        if let b = q.psnrRGBBilinear { used += ", bilinear \(fixed(b, 1))" }
     }
-    lines.append(String(repeating: "-", count: 80))
+    return [row, source, used].joined(separator: "\n")
+}
+
+/// The rule, the totals, the run's peak memory and the quality spread.
+func textTotals(_ t: Totals) -> String {
+    var lines = [String(repeating: "-", count: 80)]
     lines.append("total: \(t.images) image\(t.images == 1 ? "" : "s")" + (t.failed > 0 ? " (\(t.failed) failed)" : "") + ", "
                  + "\(formatFixed(Double(t.pixels) / 1e6, decimals: 1)) Mpx: RGBA \(formatBytes(t.rgba)), "
                  + "YUV \(formatBytes(t.yuv)), saves \(formatBytes(t.savingRGBA.bytes)) (\(fixed(t.savingRGBA.percent, 1))%)")
+    lines.append("memory: peak RSS \(formatBytes(t.peakRSS)) for the whole run")
     if let w = t.worst, let m = t.median {
         lines.append("quality: PSNR Y worst \(fixed(w.psnrY, 2)) / median \(fixed(m.psnrY, 2)) dB, "
                      + "Cb \(fixed(w.psnrCb, 2)) / \(fixed(m.psnrCb, 2)), Cr \(fixed(w.psnrCr, 2)) / \(fixed(m.psnrCr, 2)),")
@@ -41,4 +48,8 @@ public func textReport(_ records: [ImageRecord], _ t: Totals) -> String {
                      + "SSIM Y \(fixed(w.ssimY, 4)) / \(fixed(m.ssimY, 4))")
     }
     return lines.joined(separator: "\n")
+}
+
+public func textReport(_ records: [ImageRecord], _ t: Totals) -> String {
+    ([textHeading()] + records.map(textLines) + [textTotals(t)]).joined(separator: "\n")
 }

@@ -9,20 +9,106 @@ import YUVCore
 import YUVIO
 import YUVReport
 
-/// Counters shared by the workers, behind one lock.
+/// Counters shared by the workers, behind one lock, and what finished out of order, waiting for the items
+/// before it (at most the reorder window).
 final class BatchState: Sendable {
     struct Counts {
-        var next = 0, done = 0, converted = 0, skipped = 0, failures: [(String, String)] = []
-        var records: [Int: ImageRecord] = [:]
-        /// `--update`: each finished item's entry for the manifest (nil: drop it).
-        var manifestChanges: [(name: String, entry: ManifestEntry?)] = []
+        /// The index the next item taken gets; every index below `emitted` has been handed on, in order.
+        var next = 0, emitted = 0
+        var done = 0, converted = 0, skipped = 0, failed = 0
         var inputBytes = 0
-        var stop = false
+        var stop = false, exhausted = false
+        var waiting: [Int: Finished] = [:]
     }
 
     private let counts = Mutex(Counts())
 
     func withLock<T>(_ body: (inout Counts) -> T) -> T { counts.withLock { body(&$0) } }
+}
+
+/// What a finished item hands on, in input order: its report piece (rendered by the worker), its failure
+/// for the summary, its `--update` manifest change.
+struct Finished: @unchecked Sendable {
+    var piece: ReportPiece?
+    var failure: String?
+    var manifestChange: (name: String, entry: ManifestEntry?)?
+}
+
+/// What a batch hands on in input order, as each item's turn comes (under the state's lock): the report,
+/// written as it goes; the failures, set aside on disk for the summary; `--update`'s manifest changes, set
+/// aside on disk for the manifest. Nothing per file is kept in memory.
+final class BatchOutputs: @unchecked Sendable {
+    let report: ReportStream?
+    let writer: ReportWriter?
+    /// The summary's failure lines, in input order.
+    let failures = Spool()
+    /// `--update`: each finished output's new manifest entry, or its name alone to drop it.
+    let manifestChanges = Spool()
+
+    init(report format: ReportFormat?, to sink: AtomicOutput?) {
+        let writer = format.map { _ in ReportWriter(sink) }
+        self.writer = writer
+        report = format.map { f in ReportStream(format: f) { writer!.write($0) } }
+    }
+
+    func emit(_ f: Finished) {
+        if let piece = f.piece { report?.append(piece) }
+        if let why = f.failure { failures.appendRecord(Array(why.utf8)) }
+        if let (name, entry) = f.manifestChange { ManifestChange.write(name: name, entry: entry, to: manifestChanges) }
+    }
+}
+
+/// A report written as the batch goes: to the report file (its temporary file, moved into place at the end)
+/// or standard output, through a 64 KiB buffer. The first error is kept (and nothing more written), and
+/// reported at the end: a report that cannot be written is an error, never silently lost.
+final class ReportWriter {
+    let sink: AtomicOutput?
+    private var buffer: [UInt8] = []
+    private(set) var failure: FileError?
+
+    init(_ sink: AtomicOutput?) {
+        self.sink = sink
+        buffer.reserveCapacity(1 << 16)
+    }
+
+    func write(_ text: String) {
+        guard failure == nil else { return }
+        if buffer.count + text.utf8.count > 1 << 16 { flush() }
+        buffer.append(contentsOf: text.utf8)
+    }
+
+    private func flush() {
+        guard failure == nil, !buffer.isEmpty else { return }
+        defer { buffer.removeAll(keepingCapacity: true) }
+        if let sink {
+            do throws(WriteError) { try sink.write(buffer) } catch { failure = FileError(path: sink.path, error) }
+            return
+        }
+        if standardDescriptorWasClosed(STDOUT_FILENO) {
+            failure = FileError(path: "<stdout>", reason: "cannot write the report: standard output is closed")
+            return
+        }
+        clearerr(stdout)
+        if fwrite(buffer, 1, buffer.count, stdout) != buffer.count || ferror(stdout) != 0 {
+            failure = FileError(path: "<stdout>", reason: "cannot write the report: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// The last line's newline, then the file moved into place (standard output flushed) — or, to `abort`,
+    /// removed; the first error.
+    func finish(abort: Bool = false) -> FileError? {
+        write("\n")
+        flush()
+        if let sink {
+            if failure == nil && !abort {
+                do throws(WriteError) { try sink.commit() } catch { failure = FileError(path: sink.path, error) }
+            }
+            if failure != nil || abort { sink.abort() }
+        } else if failure == nil && (fflush(stdout) != 0 || ferror(stdout) != 0) {
+            failure = FileError(path: "<stdout>", reason: "cannot write the report: \(String(cString: strerror(errno)))")
+        }
+        return failure
+    }
 }
 
 /// The progress line, on a terminal only: done/total, images/s, MiB/s, ETA, failures.
@@ -33,7 +119,7 @@ struct Progress {
 
     func show(_ s: BatchState) {
         guard enabled else { return }
-        let (done, failed, bytes) = s.withLock { ($0.done, $0.failures.count, $0.inputBytes) }
+        let (done, failed, bytes) = s.withLock { ($0.done, $0.failed, $0.inputBytes) }
         let t = max(monotonicSeconds() - start, 1e-6)
         let rate = Double(done) / t
         let eta = rate > 0 ? Double(total - done) / rate : 0
@@ -67,11 +153,11 @@ func monotonicSeconds() -> Double {
 func gatherInputs(_ options: Options, standardInput: Bool = false) throws(BatchPlanError) -> BatchInputs {
     let inputs = try BatchInputs(operands: options.inputs, recursive: options.recursive, filesFrom: options.filesFrom,
                                  nul: options.nulSeparated, standardInput: standardInput)
-    let skipped = inputs.skipped
-    if !skipped.isEmpty && !options.quiet {
-        printErr("yuvconv: warning: skipped \(skipped.count) folder entr\(skipped.count == 1 ? "y" : "ies") that "
-                 + "\(skipped.count == 1 ? "is" : "are") not a regular file: "
-                 + skipped.map(\.description).joined(separator: ", "))
+    let skipped = inputs.skipped, n = inputs.skippedCount
+    if n > 0 && !options.quiet {
+        printErr("yuvconv: warning: skipped \(n) folder entr\(n == 1 ? "y" : "ies") that "
+                 + "\(n == 1 ? "is" : "are") not a regular file: "
+                 + skipped.map(\.description).joined(separator: ", ") + (n > skipped.count ? ", … (\(n - skipped.count) more)" : ""))
     }
     return inputs
 }
@@ -81,9 +167,15 @@ func planFailure(_ error: BatchPlanError) -> Int32 {
     error.fileError.map(fileFailure) ?? usageFailure(error.cliMessage)
 }
 
-/// The report file, checked and opened before any work (nil without --report-file).
-func openReportFile(_ options: Options, protected: Set<FileIdentity>) throws(FileError) -> AtomicOutput? {
-    guard let file = options.reportFile else { return nil }
+/// The report file, checked and opened before any work (nil without --report-file); without one, a report
+/// for a closed standard output is refused before any work too.
+func openReportFile(_ options: Options, protected: any FileIdentitySet) throws(FileError) -> AtomicOutput? {
+    guard let file = options.reportFile else {
+        if (options.reportFormat != nil || options.reportOnly) && standardDescriptorWasClosed(STDOUT_FILENO) {
+            throw FileError(path: "<stdout>", reason: "cannot write the report: standard output is closed")
+        }
+        return nil
+    }
     do { return try AtomicOutput(path: file, force: options.force, protected: protected) } catch {
         throw FileError(path: file, error)
     }
@@ -107,7 +199,7 @@ func runBatch(_ options: Options) -> Int32 {
     } catch {
         return planFailure(error)
     }
-    let items = plan.items, protected = plan.protected
+    let protected = plan.protected
     var update: UpdateManifest?
     if options.update {
         guard let manifest = UpdateManifest(folder: folder, plan: plan, options: options) else { return 2 }
@@ -116,12 +208,13 @@ func runBatch(_ options: Options) -> Int32 {
     if options.dryRun { return dryRunBatch(plan, options: options, update: update) }
     let reportSink: AtomicOutput?
     do { reportSink = try openReportFile(options, protected: protected) } catch { return fileFailure(error) }
-    warnIgnoredOptions(options, format: options.format ?? items.first?.format ?? .raw(.nv12), rawInput: false)
-    let run = BatchRun(options, count: items.count)
-    let shared = UncheckedSendable((items, run.options, protected, update))
-    run.start { i in
-        let (items, opts, protected, update) = shared.value
-        let item = items[i]
+    var first = plan.reader()
+    warnIgnoredOptions(options, format: options.format ?? first.next()?.format ?? .raw(.nv12), rawInput: false)
+    let run = BatchRun(options, count: plan.count, report: options.reportFormat, to: reportSink)
+    let shared = UncheckedSendable((run.options, protected, update))
+    var items = plan.reader()
+    run.start(next: { items.next() }) { item in
+        let (opts, protected, update) = shared.value
         let (action, kept) = update?.check(item, options: opts) ?? (BatchAction(item, force: opts.force), nil)
         if case .skip = action { return kept.flatMap { update?.kept(item, $0, options: opts) } }
         var o = opts
@@ -137,25 +230,32 @@ func runBatch(_ options: Options) -> Int32 {
         }
         return update?.convert(item, options: opts, convert) ?? convert()
     }
-    var manifestFailed = false
-    if let update, let error = update.write(run.state.withLock { $0.manifestChanges }, protected: protected) {
+    var status: Int32 = 0
+    if let error = plan.readFailure {
         printErr("yuvconv: error: \(error.cli)")
-        manifestFailed = true
+        status = 1
     }
-    let status = run.finish(summary: "converted", skipped: "already there" + (options.update ? " and up to date" : ""),
-                            always: true, report: options.reportFormat, to: reportSink)
-    return manifestFailed && status == 0 ? 1 : status
+    if let update, let error = update.write(run.outputs.manifestChanges, protected: protected) {
+        printErr("yuvconv: error: \(error.cli)")
+        status = 1
+    }
+    let ran = run.finish(summary: "converted", skipped: "already there" + (options.update ? " and up to date" : ""),
+                         always: true)
+    return ran == 0 ? status : ran
 }
 
-/// One run over many files: `-j N` threads take the files in turn, a progress line on a terminal, the
-/// outcomes kept in input order for the summary and the report; the first SIGINT/SIGTERM stops it.
+/// One run over many files: `-j N` threads take the items in turn, a progress line on a terminal, the
+/// outcomes handed on in input order (a reorder window: an item that finishes before those before it waits
+/// for them) to the report, written as it goes, and the summary; the first SIGINT/SIGTERM stops it.
 struct BatchRun {
     var options: Options
     let count: Int
     let progress: Progress
     let state = BatchState()
+    let outputs: BatchOutputs
 
-    init(_ options: Options, count: Int) {
+    /// `report`: the format of the report written as the run goes, to `sink` (else standard output).
+    init(_ options: Options, count: Int, report: ReportFormat?, to sink: AtomicOutput?) {
         let tty = isatty(STDERR_FILENO) != 0
         let term = getenv("TERM").map { String(cString: $0) } ?? ""
         progress = Progress(enabled: tty && !options.quiet && term != "dumb", total: count)
@@ -164,6 +264,7 @@ struct BatchRun {
         opts.inBatch = true
         self.options = opts
         self.count = count
+        outputs = BatchOutputs(report: report, to: sink)
     }
 
     /// How many threads: -j N, else every core; never more than the files.
@@ -171,41 +272,73 @@ struct BatchRun {
         max(1, min(options.jobs > 0 ? options.jobs : Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), count))
     }
 
-    /// Runs `work` for every index on `threads` threads; `work` returns nil for a file it skipped.
-    func start(_ work: @escaping @Sendable (Int) -> Outcome?) {
+    /// How far an item may run ahead of the first one not yet handed on: finished items wait at most this
+    /// many (their report lines: a few KiB each), and when it is reached no new item starts until the slow
+    /// one finishes. `YUVCONV_REORDER_WINDOW=N` sets it, for the tests that hold the order to a small one.
+    var window: Int {
+        if let v = getenv("YUVCONV_REORDER_WINDOW").flatMap({ Int(String(cString: $0)) }), v >= 1 { return v }
+        return max(64, 16 * threads)
+    }
+
+    /// Runs `work` for every item `next` gives (called under the lock, in turn) on `threads` threads; `work`
+    /// returns nil for a file it skipped.
+    func start(next: @escaping () -> BatchItem?, _ work: @escaping @Sendable (BatchItem) -> Outcome?) {
         installSignalCleanup()
         setGracefulInterrupt(true)
-        let shared = UncheckedSendable((options, progress, state, count))
+        let format = options.reportFormat ?? (options.reportOnly ? .text : nil)
+        /// What every thread shares (a class: a closure in a destructured tuple crashes Swift 6.3's compiler).
+        final class Shared: @unchecked Sendable {
+            let next: () -> BatchItem?
+            init(_ next: @escaping () -> BatchItem?) { self.next = next }
+        }
+        let source = Shared(next)
+        let shared = UncheckedSendable((options, progress, state, outputs, window, format))
         runOnThreads(threads) { _ in
-            let (opts, progress, state, count) = shared.value
-            while true {
-                let index: Int? = state.withLock { s in
-                    if s.stop || s.next >= count { return nil }
+            let (opts, progress, state, outputs, window, format) = shared.value
+            let next = source.next
+            while interruptSignal() == nil {
+                enum Take { case item(Int, BatchItem), wait, end }
+                let take: Take = state.withLock { s in
+                    if s.stop || s.exhausted { return .end }
+                    if s.next - s.emitted >= window { return .wait }
+                    guard let item = next() else {
+                        s.exhausted = true
+                        return .end
+                    }
                     defer { s.next += 1 }
-                    return s.next
+                    return .item(s.next, item)
                 }
-                guard let i = index, interruptSignal() == nil else { return }
-                guard let outcome = work(i) else {
-                    state.withLock { $0.skipped += 1; $0.done += 1 }
-                    progress.show(state)
+                guard case .item(let i, let item) = take else {
+                    if case .end = take { return }
+                    usleep(200)
                     continue
                 }
+                let outcome = work(item)
+                // Rendered here, off the lock.
+                let finished = Finished(piece: outcome.flatMap { o in format.map { ReportPiece(o.record, format: $0) } },
+                                        failure: outcome?.failure?.cli, manifestChange: outcome?.manifestChange)
                 state.withLock { s in
                     s.done += 1
-                    // Kept only for a report: without one a batch holds nothing per converted file.
-                    if opts.reportFormat != nil || opts.reportOnly { s.records[i] = outcome.record }
-                    if let change = outcome.manifestChange { s.manifestChanges.append(change) }
-                    if outcome.skipped {
-                        s.skipped += 1
-                    } else if let f = outcome.failure {
-                        s.failures.append((outcome.record.file, f.cli))
-                        if opts.failFast { s.stop = true }
+                    if let outcome {
+                        if outcome.skipped {
+                            s.skipped += 1
+                        } else if outcome.failure != nil {
+                            s.failed += 1
+                            if opts.failFast { s.stop = true }
+                        } else {
+                            s.converted += 1
+                            s.inputBytes += outcome.record.report?.inputBytes ?? 0
+                        }
                     } else {
-                        s.converted += 1
-                        s.inputBytes += outcome.record.report?.inputBytes ?? 0
+                        s.skipped += 1
+                    }
+                    s.waiting[i] = finished
+                    while let f = s.waiting.removeValue(forKey: s.emitted) {
+                        outputs.emit(f)
+                        s.emitted += 1
                     }
                 }
-                if let f = outcome.failure {
+                if let f = outcome?.failure {
                     if progress.enabled { printAboveProgress("yuvconv: error: \(f.cli)") } else { printErr("yuvconv: error: \(f.cli)") }
                 }
                 progress.show(state)
@@ -215,27 +348,31 @@ struct BatchRun {
     }
 
     /// The summary on standard error (`always`, or when something failed or was not started: "N `done`, M
-    /// skipped (`skipped`), F failed", then every failure), the report in input order, and the exit status.
-    func finish(summary done: String, skipped: String?, always: Bool, report format: ReportFormat?,
-                to reportSink: AtomicOutput?) -> Int32 {
+    /// skipped (`skipped`), F failed", then every failure, in input order), the report's totals, and the exit
+    /// status.
+    func finish(summary done: String, skipped: String?, always: Bool) -> Int32 {
         let signal = interruptSignal()
         let final = state.withLock { $0 }
         let notStarted = count - final.done
-        if always || !final.failures.isEmpty || notStarted > 0 {
+        if always || final.failed > 0 || notStarted > 0 {
             var line = "yuvconv: \(final.converted) \(done), "
-                + (skipped.map { "\(final.skipped) skipped (\($0)), " } ?? "") + "\(final.failures.count) failed"
+                + (skipped.map { "\(final.skipped) skipped (\($0)), " } ?? "") + "\(final.failed) failed"
             if notStarted > 0 { line += ", \(notStarted) not started" + (signal != nil ? " (interrupted)" : " (--fail-fast)") }
             printErr(line)
-            for (_, why) in final.failures.sorted(by: { $0.0 < $1.0 }) { printErr("  failed: \(why)") }
+            var failures = outputs.failures.reader()
+            while let why = failures.nextRecord() { printErr("  failed: " + String(decoding: why, as: UTF8.self)) }
         }
-        if let format {
-            let records = (0..<count).compactMap { final.records[$0] }
-            do { try emitReport(renderReport(records, format: format), to: reportSink, dataOnStdout: false) } catch {
-                return fileFailure(error)
-            }
+        var status: Int32 = signal.map { 128 + $0 } ?? (final.failed == 0 ? 0 : 1)
+        if let error = outputs.failures.failure {
+            printErr("yuvconv: error: \(error.cli)")
+            if status == 0 { status = 1 }
         }
-        if let signal { return 128 + signal }
-        return final.failures.isEmpty ? 0 : 1
+        if let report = outputs.report, let writer = outputs.writer {
+            var failure: FileError?
+            do throws(FileError) { try report.finish(peakRSS: peakResidentBytes()) } catch { failure = error }
+            if let error = writer.finish(abort: failure != nil) ?? failure { status = fileFailure(error) }
+        }
+        return status
     }
 }
 

@@ -10,7 +10,7 @@ import YUVIO
 // run makes before any work (the same refusals, the same exit status); nothing is written, no folder made.
 
 /// A dry run of one conversion: its line, and exit 1 when a real run would refuse it.
-func dryRunOne(input: String, output: String, format: OutputFormat, options: Options, protected: Set<FileIdentity>) -> Int32 {
+func dryRunOne(input: String, output: String, format: OutputFormat, options: Options, protected: any FileIdentitySet) -> Int32 {
     if let status = dryRunReportFile(options, protected: protected) { return status }
     // A single conversion refuses an existing output without --force (it skips nothing).
     let exists = AtomicOutput.standardDescriptor(output) == nil && FileStatus(path: output)?.kind == .regular
@@ -25,7 +25,8 @@ func dryRunOne(input: String, output: String, format: OutputFormat, options: Opt
 func dryRunBatch(_ plan: BatchPlan, options: Options, update: UpdateManifest?) -> Int32 {
     if let status = dryRunReportFile(options, protected: plan.protected) { return status }
     var convert = 0, replace = 0, skip = 0, refused = 0
-    for item in plan.items {
+    var items = plan.reader()
+    while let item = items.next() {
         let action = update?.check(item, options: options).action ?? BatchAction(item, force: options.force)
         if dryRunItem(input: item.input, output: item.output, format: item.format, action: action, options: options,
                       protected: plan.protected) {
@@ -45,7 +46,7 @@ func dryRunBatch(_ plan: BatchPlan, options: Options, update: UpdateManifest?) -
 
 /// The report file, checked as a real run checks it before any work, without creating it: nil when it may be
 /// written, else the exit status.
-func dryRunReportFile(_ options: Options, protected: Set<FileIdentity>) -> Int32? {
+func dryRunReportFile(_ options: Options, protected: any FileIdentitySet) -> Int32? {
     guard let file = options.reportFile else { return nil }
     do { _ = try AtomicOutput.check(path: file, force: options.force, protected: protected) } catch {
         return fileFailure(FileError(path: file, error))
@@ -56,7 +57,7 @@ func dryRunReportFile(_ options: Options, protected: Set<FileIdentity>) -> Int32
 /// Prints what would happen to one file — `convert`, `replace`, `skip` or `refuse`, `INPUT -> OUTPUT (format)`,
 /// and why — and returns true when it would be refused.
 func dryRunItem(input: String, output: String, format: OutputFormat, action: BatchAction, options: Options,
-                protected: Set<FileIdentity>) -> Bool {
+                protected: any FileIdentitySet) -> Bool {
     let shown = AtomicOutput.standardDescriptor(output) == STDOUT_FILENO ? "<stdout>" : displayPath(output)
     func say(_ verb: String, _ why: String?) {
         print("\(verb) \(displayPath(input)) -> \(shown) (\(format.name))" + (why.map { ": " + $0 } ?? ""))

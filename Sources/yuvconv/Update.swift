@@ -39,10 +39,11 @@ extension Options {
     }
 }
 
-/// The manifest of a batch's output folder, as read before the batch.
+/// The manifest of a batch's output folder, as read before the batch: searched on disk (`ManifestFile`), so a
+/// folder of any number of outputs costs no memory per output.
 struct UpdateManifest: Sendable {
     let path: String
-    let manifest: Manifest
+    let manifest: ManifestFile
 
     /// Reads the manifest of `folder` (none yet is an empty one). One that cannot be read is a warning, not an
     /// error: every existing output is then converted again, the safe side. Nil, after a usage error, when an
@@ -50,22 +51,25 @@ struct UpdateManifest: Sendable {
     init?(folder: BatchOutputFolder, plan: BatchPlan, options: Options) {
         path = folder.path(of: Manifest.fileName)
         let key = outputKey(path)
-        if let clash = plan.items.first(where: { outputKey($0.output) == key })?.output ?? options.reportFile.flatMap({
-            outputKey($0) == key ? $0 : nil
-        }) {
+        var items = plan.reader(), clash: String?
+        while clash == nil, let item = items.next() {
+            if outputKey(item.output) == key { clash = item.output }
+        }
+        if let clash = clash ?? options.reportFile.flatMap({ outputKey($0) == key ? $0 : nil }) {
             _ = usageFailure("\(displayPath(clash)) is where --update keeps its manifest; name the output otherwise")
             return nil
         }
         do throws(FileError) {
-            let (manifest, problems) = try Manifest.read(path)
+            let manifest = try ManifestFile(path: path)
             self.manifest = manifest
-            if !problems.isEmpty && !options.quiet {
-                printErr("yuvconv: warning: \(displayPath(path)): \(problems.count == 1 ? "" : "\(problems.count) lines unread, first ")"
+            let (problems, n) = (manifest.problems, manifest.problemCount)
+            if n > 0 && !options.quiet {
+                printErr("yuvconv: warning: \(displayPath(path)): \(n == 1 ? "" : "\(n) lines unread, first ")"
                          + "\(problems[0]); their outputs are converted again")
             }
         } catch {
             if !options.quiet { printErr("yuvconv: warning: \(error.cli); every existing output is converted again") }
-            manifest = Manifest()
+            manifest = ManifestFile()
         }
     }
 
@@ -108,24 +112,7 @@ struct UpdateManifest: Sendable {
     /// the same folder may have written it meanwhile — with this run's entries put in and its failures taken
     /// out. Unchanged, it is not written. Nil, or the error (the outputs themselves are written; at worst the
     /// next run converts them again).
-    func write(_ changes: [(name: String, entry: ManifestEntry?)], protected: Set<FileIdentity>) -> FileError? {
-        let now = (try? Manifest.read(path).manifest) ?? manifest
-        var merged = now
-        for (name, entry) in changes { merged.entries[name] = entry }
-        let text = merged.rendered()
-        if text == now.rendered() { return nil }
-        do throws(WriteError) {
-            let out = try AtomicOutput(path: path, force: true, protected: protected)
-            do throws(WriteError) {
-                try out.write(text)
-                try out.commit()
-            } catch {
-                out.abort()
-                throw error
-            }
-        } catch {
-            return FileError(path: path, error)
-        }
-        return nil
+    func write(_ changes: Spool, protected: any FileIdentitySet) -> FileError? {
+        manifest.write(to: path, changes: changes, protected: protected)
     }
 }

@@ -15,8 +15,9 @@ func printErr(_ s: String) {
 }
 
 /// The per-image line: size, source sampling, the memory it costs as RGBA against the YUV layout, and
-/// what the conversion itself used.
-func summaryLine(name: String, report r: ConversionReport) -> String {
+/// what the conversion itself used — with the process's peak for a single conversion only (in a batch that
+/// would be the peak so far, not the image's).
+func summaryLine(name: String, report r: ConversionReport, processPeak: Bool = true) -> String {
     let g = r.geometry, layout = r.layout.rawValue + (r.alphaBytes > 0 ? "+A" : "")
     let yuv = FrameLayout(width: g.width, height: g.height, pixelLayout: r.layout).byteCount + r.alphaBytes
     let saving = Saving(baseline: g.rgbaBytes, ours: yuv)
@@ -26,7 +27,7 @@ func summaryLine(name: String, report r: ConversionReport) -> String {
         + (r.colour.map { "\($0), " } ?? "")
         + "\(r.path)" + (r.chromaFilter == .sharp ? ", sharp chroma" : "")
         + (r.orientation.isIdentity ? "" : ", \(r.orientation) (EXIF \(r.orientation.exif))")
-        + ", buffers \(formatBytes(r.ledgerPeakBytes)), peak RSS \(formatBytes(peakResidentBytes()))"
+        + ", buffers \(formatBytes(r.ledgerPeakBytes))" + (processPeak ? ", peak RSS \(formatBytes(peakResidentBytes()))" : "")
 }
 
 /// Prints a usage error with the hint to `--help`; exit status 2.
@@ -150,7 +151,7 @@ struct Outcome {
 /// wants it. Never throws: a failure is part of the outcome. Files in `protected` (every input of the run)
 /// are never written. The output is hashed as it is written for a report and for `--update`'s manifest
 /// only: SHA-256 costs about as much again as the conversion.
-func convertOne(input: String, output: String, format: OutputFormat, options: Options, protected: Set<FileIdentity>,
+func convertOne(input: String, output: String, format: OutputFormat, options: Options, protected: any FileIdentitySet,
                 keepForReport: Bool) -> Outcome {
     let name = displayPath(input)
     let decodeOptions = options.decodeOptions
@@ -205,8 +206,9 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
         printErr("yuvconv: warning: \(name): \(report.firstWarning)"
             + (report.warnings > 1 ? " (+\(report.warnings - 1) more)" : ""))
     }
-    if !options.quiet && !options.batchQuietLines { printErr(summaryLine(name: name, report: report)) }
-    if !options.quiet && options.batchQuietLines && options.verbose { printAboveProgress(summaryLine(name: name, report: report)) }
+    let line = { summaryLine(name: name, report: report, processPeak: !options.inBatch) }
+    if !options.quiet && !options.batchQuietLines { printErr(line()) }
+    if !options.quiet && options.batchQuietLines && options.verbose { printAboveProgress(line()) }
     var record = ImageRecord(file: name, error: nil, report: report, quality: report.quality, alignment: options.alignment,
                              peakRSS: peak)
     record.heightAlignment = options.heightAlignment
@@ -251,25 +253,28 @@ func runReport(_ options: Options) -> Int32 {
     if let format = options.format, !format.carries(.sharpChroma) && options.chromaFilter == .sharp {
         return usageFailure(OutputFormat.Refusal.rawOnly(.sharpChroma, format).cliMessage)
     }
-    let items: [BatchItem], protected: Set<FileIdentity>
+    let selection: BatchSelection, protected: SortedIdentities
     do throws(BatchPlanError) {
         let inputs = try gatherInputs(options, standardInput: true)
-        items = inputs.selection(shard: options.shard, keepOrder: true)
-        protected = inputs.protected(items)
+        selection = try inputs.selection(shard: options.shard, keepOrder: true)
+        protected = try selection.protected(listFile: inputs.listFile)
     } catch {
         return planFailure(error)
     }
     let reportSink: AtomicOutput?
     do { reportSink = try openReportFile(options, protected: protected) } catch { return fileFailure(error) }
-    var run = BatchRun(options, count: items.count)
+    var run = BatchRun(options, count: selection.count, report: options.reportFormat ?? .text, to: reportSink)
     // One file at a time: its decoder and converter on two threads, as a single conversion.
     if run.threads == 1 { run.options.inBatch = false }
-    let shared = UncheckedSendable((items.map(\.input), run.options))
-    run.start { i in
-        let (inputs, options) = shared.value
-        return measureOne(input: inputs[i], options: options)
+    let shared = UncheckedSendable(run.options)
+    var items = selection.reader()
+    run.start(next: { items.next() }) { item in measureOne(input: item.input, options: shared.value) }
+    let status = run.finish(summary: "measured", skipped: nil, always: false)
+    if let error = selection.readFailure {
+        printErr("yuvconv: error: \(error.cli)")
+        return max(status, 1)
     }
-    return run.finish(summary: "measured", skipped: nil, always: false, report: options.reportFormat ?? .text, to: reportSink)
+    return status
 }
 
 /// Converts `input` in memory and measures it, for `report`.

@@ -142,4 +142,98 @@ final class ManifestTests: XCTestCase {
         try FileManager.default.removeItem(atPath: output)
         XCTAssertEqual(m.check(item, optionsKey: "k").action, .convert)
     }
+
+    /// The fields of an entry as text, for comparing entries.
+    func fields(_ e: ManifestEntry?) -> String? {
+        e.map { String(decoding: render($0), as: UTF8.self) }
+    }
+
+    /// Names a binary search must find: odd bytes, escapes, names that sort before and after the escapes.
+    func names(_ n: Int) -> [String] {
+        (0..<n).map { i in
+            switch i % 5 {
+            case 0: return String(format: "d%05d.nv12", i)
+            case 1: return String(format: "d%05d\tt.nv12", i)
+            case 2: return String(format: "sub/%05d\\.nv12", i)
+            case 3: return PathBytes.decode([UInt8](String(format: "e%05d", i).utf8) + [0xE9, 0x2E, 0x6E])
+            default: return String(format: "Z%05d é.nv12", i)
+            }
+        }
+    }
+
+    /// `ManifestFile` finds every entry `Manifest` reads, by binary search with pread over thousands of lines
+    /// (and in a sorted copy when the lines are out of order, the last line of a name winning), and no entry
+    /// for names that are not there.
+    func testManifestFileFindsWhatManifestReads() throws {
+        var m = Manifest()
+        let all = names(3000)
+        for name in all { m.entries[name] = entry(output: name, input: "in/" + name) }
+        let text = m.rendered()
+        let path = root + "/out/.yuvconv-manifest"
+        try Data(text).write(to: URL(fileURLWithPath: path))
+        let file = try ManifestFile(path: path)
+        XCTAssertEqual(file.problemCount, 0)
+        for name in all { XCTAssertEqual(fields(file.entry(named: name)), fields(m.entries[name]), name) }
+        for missing in ["", "a", "d00000.nv1", "d00000.nv12x", "d99999.nv12", "zzz", "sub/", "\u{10FFFF}"] {
+            XCTAssertNil(file.entry(named: missing), missing)
+        }
+        // Out of order, with a later line for one name: a sorted copy, the last line winning.
+        var lines = text.split(separator: 10, omittingEmptySubsequences: false).map(Array.init)
+        let body = Array(lines[2..<(lines.count - 1)].reversed())
+        let changed = entry(output: all[7], input: "in/other")
+        lines = [lines[0], lines[1]] + body + [Array(render(changed).split(separator: 10)[2]), []]
+        try Data(lines.joined(separator: [10])).write(to: URL(fileURLWithPath: path))
+        let shuffled = try ManifestFile(path: path)
+        for name in all where name != all[7] { XCTAssertEqual(fields(shuffled.entry(named: name)), fields(m.entries[name]), name) }
+        XCTAssertEqual(shuffled.entry(named: all[7])?.input, "in/other")
+        XCTAssertNil(shuffled.entry(named: "d99999.nv12"))
+    }
+
+    /// What `ManifestFile` cannot read it counts and describes as `Manifest` does; those lines have no entry.
+    func testManifestFileProblems() throws {
+        let path = root + "/out/.yuvconv-manifest"
+        var text = render(entry(output: "b.nv12", input: "in/b.png"))
+        text += Array("a.nv12\tbroken\n".utf8) + Array("c.nv12\tbroken too\n".utf8)
+        try Data(text).write(to: URL(fileURLWithPath: path))
+        let file = try ManifestFile(path: path)
+        XCTAssertEqual(file.problemCount, 2)
+        XCTAssertEqual(file.problems.first, "line 4: 2 fields, not \(Manifest.columns.count)")
+        XCTAssertNotNil(file.entry(named: "b.nv12"))
+        XCTAssertNil(file.entry(named: "a.nv12"))
+        try Data("not a manifest\n".utf8).write(to: URL(fileURLWithPath: path))
+        XCTAssertEqual(try ManifestFile(path: path).problems, ["not a yuvconv manifest of version 1 (its first line differs)"])
+        XCTAssertEqual(try ManifestFile(path: root + "/out/none").problemCount, 0)
+        XCTAssertThrowsError(try ManifestFile(path: root + "/out"))
+    }
+
+    /// Written back: the file as it is then, with the changes put in (replaced, added, dropped), in the order
+    /// `Manifest` renders — and not written at all when no entry changes.
+    func testManifestFileWriteMergesChanges() throws {
+        let path = root + "/out/.yuvconv-manifest"
+        var m = Manifest()
+        let all = names(2000)
+        for name in all { m.entries[name] = entry(output: name, input: "in/" + name) }
+        try Data(m.rendered()).write(to: URL(fileURLWithPath: path))
+        let file = try ManifestFile(path: path)
+        // Meanwhile another run added an entry.
+        m.entries["zz-other.nv12"] = entry(output: "zz-other.nv12", input: "in/other")
+        try Data(m.rendered()).write(to: URL(fileURLWithPath: path))
+        let changes = Spool()
+        let replaced = entry(output: all[3], input: "in/replaced"), added = entry(output: "new.nv12", input: "in/new.png")
+        ManifestChange.write(name: all[3], entry: replaced, to: changes)
+        ManifestChange.write(name: "new.nv12", entry: added, to: changes)
+        ManifestChange.write(name: all[4], entry: nil, to: changes)
+        XCTAssertNil(file.write(to: path, changes: changes, protected: Set<FileIdentity>()))
+        m.entries[all[3]] = replaced
+        m.entries["new.nv12"] = added
+        m.entries[all[4]] = nil
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), Data(m.rendered()))
+        // The same entries again: not written (the same file, untouched).
+        let before = try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int
+        let same = Spool()
+        ManifestChange.write(name: all[5], entry: m.entries[all[5]], to: same)
+        ManifestChange.write(name: "never.nv12", entry: nil, to: same)
+        XCTAssertNil(try ManifestFile(path: path).write(to: path, changes: same, protected: Set<FileIdentity>()))
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int, before)
+    }
 }

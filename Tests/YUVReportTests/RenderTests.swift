@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 import YUVCore
 import YUVIO
@@ -88,7 +89,7 @@ final class RenderTests: XCTestCase {
                         "matrix", "range", "color_primaries", "color_transfer", "chroma_location", "cicp_primaries", "cicp_transfer", "cicp_matrix", "cicp_full_range", "cicp_chroma_location", "ffmpeg_rawvideo_input", "ffmpeg_filter", "color_management", "path", "orientation", "rgba_bytes", "rgb_bytes", "yuv_bytes", "alignment",
                         "yuv_aligned_bytes", "alpha_bytes", "saving_vs_rgba_bytes", "saving_vs_rgba_percent",
                         "saving_vs_rgb_bytes", "saving_vs_rgb_percent", "psnr_y_db", "psnr_cb_db", "psnr_cr_db",
-                        "psnr_rgb_db", "ssim_y", "conversion_buffers_bytes", "peak_rss_bytes", "naive_peak_bytes", "warnings",
+                        "psnr_rgb_db", "ssim_y", "conversion_buffers_bytes", "naive_peak_bytes", "warnings",
                         "output_bytes", "output_sha256", "up_to_date", "chroma_filter", "psnr_rgb_bilinear_db"])
         let (w, h) = (640, 427), yuv = w * h + 2 * 320 * 214
         for field in ["\"type\": \"image\"", "\"file\": \"photos/rocket.jpg\"", "\"ok\": true", "\"format\": \"JPEG\"",
@@ -96,9 +97,12 @@ final class RenderTests: XCTestCase {
                       "\"alignment\": 16", "\"yuv_aligned_bytes\": \(640 * h + 640 * 214)",
                       "\"saving_vs_rgba_bytes\": \(4 * w * h - yuv)", "\"saving_vs_rgba_percent\": 62.47",
                       "\"psnr_y_db\": 50.1235", "\"psnr_cb_db\": null", "\"psnr_cr_db\": 40.5000", "\"ssim_y\": 0.998765",
-                      "\"peak_rss_bytes\": 10000000", "\"naive_peak_bytes\": \(4 * w * h + yuv)", "\"path\": \"direct YCbCr\""] {
+                      "\"conversion_buffers_bytes\": \(r.report!.ledgerPeakBytes)", "\"naive_peak_bytes\": \(4 * w * h + yuv)",
+                      "\"path\": \"direct YCbCr\""] {
             XCTAssertTrue(line.contains(field), "\(field) in \(line)")
         }
+        // An image has no peak of its own: the process's is the run's, in the totals.
+        XCTAssertFalse(line.contains("peak_rss_bytes"), line)
     }
 
     /// The written file's size and SHA-256: in JSON and CSV when there was a file, null (empty) when not; and
@@ -150,7 +154,7 @@ final class RenderTests: XCTestCase {
         let text = renderReport([r], format: .text).split(separator: "\n")
         XCTAssertEqual(text[1], "pngsuite/basn0g16.png      32x32   4.0 KiB   1.5 KiB  62.5%      -      -      -")
         let html = renderReport([r], format: .html)
-        XCTAssertTrue(html.contains("<td>62.5%</td><td>–</td><td>–</td><td>–</td><td>9.5 MiB</td></tr>"), html)
+        XCTAssertTrue(html.contains("<td>62.5%</td><td>–</td><td>–</td><td>–</td><td>\(formatBytes(r.report!.ledgerPeakBytes))</td></tr>"), html)
     }
 
     func testTableHeadings() {
@@ -158,7 +162,7 @@ final class RenderTests: XCTestCase {
         XCTAssertEqual(text[0], "file                        size      RGBA       YUV  saved PSNR Y  Cb/Cr   SSIM")
         XCTAssertTrue(renderReport([], format: .html).contains(
             "<thead><tr><th>file</th><th>size</th><th>source</th><th>output</th><th>path</th><th>RGBA</th><th>YUV</th>"
-            + "<th>saved</th><th>PSNR Y dB</th><th>PSNR Cb / Cr dB</th><th>SSIM Y</th><th>peak RSS</th></tr></thead>"))
+            + "<th>saved</th><th>PSNR Y dB</th><th>PSNR Cb / Cr dB</th><th>SSIM Y</th><th>buffers</th></tr></thead>"))
     }
 
     func testConvertedImageInTheTables() throws {
@@ -171,7 +175,7 @@ final class RenderTests: XCTestCase {
         // Text cells (source, output, path) may wrap; numbers stay on one line.
         XCTAssertTrue(html.contains("<tr><td>photos/rocket.jpg</td><td>640×427</td><td class=\"text\">JPEG 4:4:4</td><td class=\"text\">nv12 bt709 full</td>"
                                     + "<td class=\"text\">direct YCbCr</td><td>1.0 MiB</td><td>400.6 KiB</td><td>62.5%</td><td>50.12</td>"
-                                    + "<td>inf / 40.50</td><td>0.9988</td><td>9.5 MiB</td></tr>"), html)
+                                    + "<td>inf / 40.50</td><td>0.9988</td><td>\(formatBytes(r.report!.ledgerPeakBytes))</td></tr>"), html)
     }
 
     /// Two converted images and a failure: sums, the worst and the median, under their own columns.
@@ -194,21 +198,24 @@ final class RenderTests: XCTestCase {
         XCTAssertEqual(total["psnr_cb_db"], "41.0000")
         XCTAssertEqual(total["ssim_y"], "0.998000")
         let blank = ["error", "format", "width", "height", "source_sampling", "file_bytes", "layout", "matrix", "range", "color_primaries", "color_transfer", "chroma_location", "cicp_primaries", "cicp_transfer", "cicp_matrix", "cicp_full_range", "cicp_chroma_location", "ffmpeg_rawvideo_input", "ffmpeg_filter", "color_management", "path",
-                     "conversion_buffers_bytes", "peak_rss_bytes", "naive_peak_bytes", "output_bytes", "output_sha256", "up_to_date",
+                     "conversion_buffers_bytes", "naive_peak_bytes", "output_bytes", "output_sha256", "up_to_date",
                      "chroma_filter", "psnr_rgb_bilinear_db"]
         for h in blank { XCTAssertEqual(total[h], "", h) }
+        // The peak memory is the run's, once, in the totals row; no image row has one.
+        XCTAssertEqual(total["peak_rss_bytes"], "10000000")
+        XCTAssertEqual(rows[0]["peak_rss_bytes"], "")
         XCTAssertEqual(heading.count, 44)
 
         let json = renderReport(records, format: .json).split(separator: "\n")
         XCTAssertEqual(json.count, 4)
         XCTAssertEqual(jsonKeys(json[3]), ["type", "images", "failed", "pixels", "rgba_bytes", "rgb_bytes", "yuv_bytes",
                                            "yuv_aligned_bytes", "saving_vs_rgba_bytes", "saving_vs_rgba_percent",
-                                           "saving_vs_rgb_bytes", "saving_vs_rgb_percent"]
+                                           "saving_vs_rgb_bytes", "saving_vs_rgb_percent", "peak_rss_bytes"]
                        + ["worst", "median"].flatMap { s in
                            ["psnr_y_db", "psnr_cb_db", "psnr_cr_db", "psnr_rgb_db", "ssim_y", "psnr_rgb_bilinear_db"].map { "\(s)_\($0)" } })
         for field in ["\"type\": \"totals\"", "\"images\": 2", "\"failed\": 1", "\"pixels\": \(640 * 427 + 32 * 32)",
                       "\"worst_psnr_y_db\": 44.0000", "\"median_psnr_y_db\": 47.0617", "\"median_psnr_cb_db\": null",
-                      "\"worst_ssim_y\": 0.998000", "\"saving_vs_rgba_percent\": \(pct)"] {
+                      "\"worst_ssim_y\": 0.998000", "\"saving_vs_rgba_percent\": \(pct)", "\"peak_rss_bytes\": 10000000"] {
             XCTAssertTrue(json[3].contains(field), "\(field) in \(json[3])")
         }
 
@@ -220,6 +227,9 @@ final class RenderTests: XCTestCase {
         let text = renderReport(records, format: .text)
         XCTAssertTrue(text.contains("total: 2 images (1 failed), 0.3 Mpx: RGBA \(formatBytes(rgba)), YUV \(formatBytes(yuv))"), text)
         XCTAssertTrue(text.contains("quality: PSNR Y worst 44.00 / median 47.06 dB, Cb 41.00 / inf, Cr 40.50 / 41.75,"), text)
+        XCTAssertTrue(text.contains("\nmemory: peak RSS 9.5 MiB for the whole run\n"), text)
+        XCTAssertFalse(text.contains("used: buffers 940.6 KiB, peak RSS"), text)
+        XCTAssertTrue(html.contains("<p>Peak memory of the whole run: 9.5 MiB"), html)
     }
 
     /// With no image measured, the quality totals are null (JSON), empty (CSV) or a dash (HTML).
@@ -227,11 +237,79 @@ final class RenderTests: XCTestCase {
         let json = renderReport([failed], format: .json).split(separator: "\n")
         XCTAssertEqual(json[1], "{\"type\": \"totals\", \"images\": 0, \"failed\": 1, \"pixels\": 0, \"rgba_bytes\": 0, "
                        + "\"rgb_bytes\": 0, \"yuv_bytes\": 0, \"yuv_aligned_bytes\": 0, \"saving_vs_rgba_bytes\": 0, "
-                       + "\"saving_vs_rgba_percent\": 0.00, \"saving_vs_rgb_bytes\": 0, \"saving_vs_rgb_percent\": 0.00, "
+                       + "\"saving_vs_rgba_percent\": 0.00, \"saving_vs_rgb_bytes\": 0, \"saving_vs_rgb_percent\": 0.00, \"peak_rss_bytes\": 0, "
                        + ["worst", "median"].flatMap { s in
                            ["psnr_y_db", "psnr_cb_db", "psnr_cr_db", "psnr_rgb_db", "ssim_y", "psnr_rgb_bilinear_db"].map { "\"\(s)_\($0)\": null" }
                        }.joined(separator: ", ") + "}")
-        XCTAssertEqual(csvTotals(Totals([failed])), "\"TOTAL (0 images, 1 failed)\",false,,,,,,,,,,,,,,,,,,,,,,0,0,0,0,0,0.00,0,0.00,,,,,,,,,,,,,")
+        XCTAssertEqual(csvTotals(Totals([failed])), "\"TOTAL (0 images, 1 failed)\",false,,,,,,,,,,,,,,,,,,,,,,0,0,0,0,0,0.00,0,0.00,,,,,,,0,,,,,,")
         XCTAssertTrue(renderReport([failed], format: .html).contains("<td>– (worst)</td><td></td><td>– (worst)</td>"))
+    }
+
+    /// A report streamed piece by piece is the report of all the records at once, in every format, also when
+    /// the HTML page's rows and bars outgrow memory and go to disk: every image once, in order, and totals
+    /// that are the sums of the lines.
+    func testStreamedReportIsTheWholeReport() throws {
+        let a = try converted("photos/rocket.jpg", quality: q1), b = try converted("pngsuite/basn0g16.png", quality: nil)
+        var records: [ImageRecord] = []
+        for i in 0..<700 {
+            var r = [a, failed, b][i % 3]
+            r.file = "in/\(i).png"
+            records.append(r)
+        }
+        for format in ReportFormat.allCases {
+            var streamed = "", writes = 0
+            let stream = ReportStream(format: format) { streamed += $0; writes += 1 }
+            for r in records { stream.append(ReportPiece(r, format: format)) }
+            let t = try stream.finish(peakRSS: 123_456_789)
+            XCTAssertEqual(t.images, 467)
+            XCTAssertEqual(t.failed, 233)
+            XCTAssertEqual(t.peakRSS, 123_456_789)
+            XCTAssertEqual(streamed, renderReport(records, format: format, peakRSS: 123_456_789), "\(format)")
+            // Written as it went (the page at the end, in parts).
+            XCTAssertGreaterThan(writes, format == .html ? 3 : records.count, "\(format)")
+        }
+        XCTAssertEqual(renderReport(records, format: .text, peakRSS: 1), textReport(records, Totals(records, peakRSS: 1)))
+        let json = renderReport(records, format: .json, peakRSS: 1)
+        XCTAssertEqual(json, (records.map(jsonLine) + [jsonTotals(Totals(records, peakRSS: 1))]).joined(separator: "\n"))
+        let html = renderReport(records, format: .html, peakRSS: 1)
+        var at = html.startIndex
+        for r in records {
+            let cell = "<td>\(r.file)</td>"
+            guard let found = html.range(of: cell, range: at..<html.endIndex) else { return XCTFail("\(r.file) not in order") }
+            at = found.upperBound
+        }
+        XCTAssertEqual(html.components(separatedBy: "fill=\"#4f81bd\"/>").count - 1, 467 + 1, "a bar per converted image, and the legend's")
+    }
+
+    /// The median past the images held in memory (measures set aside on disk, selected a byte at a time) is
+    /// the sorted list's, for odd and even counts, with infinities and repeated values; the worst is the least.
+    func testMedianOfManyImagesIsExact() throws {
+        var rng = SplitMix64(seed: 17)
+        let base = try converted("pngsuite/basn0g16.png", quality: nil)
+        for count in [4097, 5000, 9999] {
+            var records: [ImageRecord] = [], values: [[Double]] = [[], [], [], [], []]
+            for i in 0..<count {
+                func draw() -> Double {
+                    switch rng.next() % 10 {
+                    case 0: return .infinity
+                    case 1: return 42.5
+                    default: return Double(rng.next() % 1_000_000) / 10_000
+                    }
+                }
+                let q = QualityReport(psnrY: draw(), psnrCb: draw(), psnrCr: draw(), psnrRGB: draw(), ssimY: Double(i % 1000) / 1000)
+                for (m, v) in [q.psnrY, q.psnrCb, q.psnrCr, q.psnrRGB, q.ssimY].enumerated() { values[m].append(v) }
+                var r = base
+                r.quality = q
+                records.append(r)
+            }
+            let t = Totals(records)
+            func median(_ v: [Double]) -> Double {
+                let s = v.sorted()
+                return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+            }
+            let m = try XCTUnwrap(t.median), w = try XCTUnwrap(t.worst)
+            XCTAssertEqual([m.psnrY, m.psnrCb, m.psnrCr, m.psnrRGB, m.ssimY], values.map(median), "\(count) images, \(rng)")
+            XCTAssertEqual([w.psnrY, w.psnrCb, w.psnrCr, w.psnrRGB, w.ssimY], values.map { $0.min()! }, "\(count) images, \(rng)")
+        }
     }
 }

@@ -1,0 +1,325 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import YUVIO
+
+/// `--update`'s manifest as a batch uses it, in memory that does not grow with its lines (`Manifest` holds
+/// them all, for small folders and the tests):
+///
+/// - read: the file as it was when the batch began — its descriptor kept open, so a run that replaces the
+///   file meanwhile replaces another one — checked line by line once (what cannot be read is counted and
+///   described, as `Manifest` does), then searched for each output by name with pread: the lines are sorted
+///   by their escaped name (as this version writes them); a file whose lines are not (written by hand, or by
+///   an earlier version with names outside ASCII) is searched in a sorted copy on disk instead;
+/// - written: the file as it is at the end (another run into the folder may have written it), with this
+///   run's changes put in, merged in name order through an external sort — and only when that changes it.
+public final class ManifestFile: @unchecked Sendable {
+    private let source: ManifestBytes?
+    /// Where the lines after the first start.
+    private let dataStart: Int
+    /// The first lines that could not be read, described (at most `problemsKept`), and how many there were.
+    public let problems: [String]
+    public let problemCount: Int
+    static let problemsKept = 10
+    /// A line longer than this is not an entry (and is not held).
+    static let longestLine = 1 << 20
+
+    /// An empty manifest.
+    public init() {
+        (source, dataStart, problems, problemCount) = (nil, 0, [], 0)
+    }
+
+    /// The manifest at `path`: none yet is an empty one; one that is not a regular file or cannot be opened or
+    /// read, an error.
+    public init(path: String) throws(FileError) {
+        let fd = openWithoutWaiting(path, O_RDONLY)
+        if fd < 0 {
+            if errno != ENOENT { throw FileError(path: path, reason: "cannot open: \(systemMessage())") }
+            (source, dataStart, problems, problemCount) = (nil, 0, [], 0)
+            return
+        }
+        guard let st = FileStatus(descriptor: fd), st.kind == .regular else {
+            close(fd)
+            throw FileError(path: path, reason: "not a regular file")
+        }
+        let file = ManifestBytes(descriptor: fd, size: st.size)
+        var reader = LineReader(file, at: 0)
+        guard let first = reader.next(), first.line.map({ $0.elementsEqual(Manifest.magic) }) == true else {
+            if file.failed { throw FileError(path: path, reason: "read failed: \(systemMessage())") }
+            (source, dataStart, problems, problemCount) = (nil, 0, ["not a yuvconv manifest of version 1 (its first line differs)"], 1)
+            return
+        }
+        let start = reader.position
+        var problems: [String] = [], count = 0, sorted = true, previous: [UInt8]?, number = 1
+        func problem(_ why: String) {
+            count += 1
+            if problems.count < Self.problemsKept { problems.append("line \(number): \(why)") }
+        }
+        while let (line, _) = reader.next() {
+            number += 1
+            guard let line else {
+                problem("longer than 1 MiB")
+                continue
+            }
+            if line.isEmpty || line.first == UInt8(ascii: "#") { continue }
+            do throws(Malformed) { _ = try ManifestEntry(fields: try Manifest.fields(line[...])) } catch { problem(error.why) }
+            let name = Self.name(line)
+            if let p = previous, name.lexicographicallyPrecedes(p) { sorted = false }
+            previous = Array(name)
+        }
+        if file.failed { throw FileError(path: path, reason: "read failed: \(systemMessage())") }
+        (self.problems, problemCount) = (problems, count)
+        if sorted {
+            (source, dataStart) = (file, start)
+            return
+        }
+        // Out of order: a sorted copy to search (of each name, the last line, as a reading in order keeps).
+        let copy = try Self.sortedLines(file, from: start, path: path)
+        (source, dataStart) = (ManifestBytes(spool: copy), 0)
+    }
+
+    /// The escaped name a line starts with (its first field).
+    static func name(_ line: [UInt8]) -> ArraySlice<UInt8> { line.prefix { $0 != 9 } }
+
+    /// The lines of `file` after `start` (but comments and those too long), sorted by name, the last of each name.
+    private static func sortedLines(_ file: ManifestBytes, from start: Int, path: String) throws(FileError) -> Spool {
+        let keyed = Spool()
+        var reader = LineReader(file, at: start), order: UInt64 = 0
+        while let (line, _) = reader.next() {
+            order += 1
+            guard let line, !line.isEmpty, line.first != UInt8(ascii: "#") else { continue }
+            MergeRecord.write(name: name(line), order: order, change: false, line: line[...], to: keyed)
+        }
+        if file.failed { throw FileError(path: path, reason: "read failed: \(systemMessage())") }
+        let sorted = try keyed.sortedRecords()
+        let copy = Spool()
+        var records = sorted.reader(), pending: (name: [UInt8], line: [UInt8])?
+        while let r = records.nextRecord() {
+            let record = MergeRecord(r)
+            if let p = pending, !p.name.elementsEqual(record.name) { copy.append(p.line); copy.append(10) }
+            pending = (Array(record.name), Array(record.line))
+        }
+        if let p = pending { copy.append(p.line); copy.append(10) }
+        try sorted.seal()
+        try copy.seal()
+        return copy
+    }
+
+    /// The entry for the output `name`, or nil (none, or its line cannot be read: the output is converted
+    /// again, the safe side). A binary search over the lines: a few preads.
+    public func entry(named name: String) -> ManifestEntry? {
+        guard let source else { return nil }
+        let target = Manifest.escaped(PathBytes.encode(name))
+        // Every line that starts before `lo` has a smaller name; the line at `hi` (or the end) has no smaller one.
+        var lo = dataStart, hi = source.size
+        search: while hi - lo > 1 << 14 {
+            let mid = lo + (hi - lo) / 2
+            var reader = LineReader(source, at: mid - 1)
+            _ = reader.next()   // the rest of the line that holds mid - 1
+            while reader.position < hi, let (line, start) = reader.next() {
+                guard let line, !line.isEmpty, line.first != UInt8(ascii: "#") else { continue }
+                if Self.name(line).lexicographicallyPrecedes(target) { lo = reader.position } else { hi = start }
+                continue search
+            }
+            break
+        }
+        var reader = LineReader(source, at: lo), found: ManifestEntry?
+        while let (line, _) = reader.next() {
+            guard let line, !line.isEmpty, line.first != UInt8(ascii: "#") else { continue }
+            let n = Self.name(line)
+            if n.lexicographicallyPrecedes(target) { continue }
+            if !n.elementsEqual(target) { break }
+            // Of lines with one name, the last that reads (as a reading in order keeps).
+            if let entry = try? ManifestEntry(fields: try Manifest.fields(line[...])) { found = entry }
+        }
+        return found
+    }
+
+    /// What `--update` does with `item` (`Manifest.check`'s decision, from this manifest's entry).
+    public func check(_ item: BatchItem, optionsKey: String) -> (action: BatchAction, entry: ManifestEntry?) {
+        Manifest.decide(item, entry: entry(named: item.name), optionsKey: optionsKey)
+    }
+
+    /// Writes the manifest at `path` back (atomically, replacing it): as it is on disk now — or, when it cannot
+    /// be read now, as it was read at the start — with `changes` (`ManifestChange` records) put in: an entry
+    /// replaced or added, or dropped. Entries sorted by name; lines that cannot be read are left out. Not
+    /// written when that changes no entry. Nil, or the error.
+    public func write(to path: String, changes: Spool, protected: any FileIdentitySet) -> FileError? {
+        do throws(FileError) {
+            let merged = Spool()
+            var order: UInt64 = 0
+            // The lines now (their entries rendered again, as `Manifest` renders them), then the changes.
+            var now: ManifestBytes? = source, nowStart = dataStart
+            let fd = openWithoutWaiting(path, O_RDONLY)
+            if fd >= 0, let st = FileStatus(descriptor: fd), st.kind == .regular {
+                let file = ManifestBytes(descriptor: fd, size: st.size)
+                var reader = LineReader(file, at: 0)
+                let first = reader.next()
+                (now, nowStart) = first?.line.map({ $0.elementsEqual(Manifest.magic) }) == true ? (file, reader.position) : (nil, 0)
+            } else if fd >= 0 {
+                close(fd)
+            } else if errno == ENOENT {
+                now = nil
+            }
+            if let now {
+                var reader = LineReader(now, at: nowStart)
+                while let (line, _) = reader.next() {
+                    order += 1
+                    guard let line, !line.isEmpty, line.first != UInt8(ascii: "#"),
+                          let entry = try? ManifestEntry(fields: try Manifest.fields(line[...])) else { continue }
+                    let rendered = entry.line
+                    MergeRecord.write(name: Self.name(rendered), order: order, change: false, line: rendered[...], to: merged)
+                }
+            }
+            try ManifestChange.forEach(in: changes) { name, entry in
+                order += 1
+                MergeRecord.write(name: Manifest.escaped(PathBytes.encode(name))[...], order: 1 << 62 | order, change: true,
+                                  line: entry?.line[...] ?? [], to: merged)
+            }
+            let sorted = try merged.sortedRecords()
+            // Of each name: the last change, else the last line there was; changed when a change differs from it.
+            let text = Spool()
+            text.append(Manifest.head)
+            var changed = false, records = sorted.reader()
+            var group: (name: [UInt8], old: ArraySlice<UInt8>?, new: ArraySlice<UInt8>??)?
+            func finish() {
+                guard let g = group else { return }
+                if let new = g.new {
+                    if new.map({ !$0.elementsEqual(g.old ?? []) || g.old == nil }) ?? (g.old != nil) { changed = true }
+                    if let line = new { text.append(line); text.append(10) }
+                } else if let old = g.old {
+                    text.append(old)
+                    text.append(10)
+                }
+            }
+            while let r = records.nextRecord() {
+                let record = MergeRecord(r)
+                if group.map({ !$0.name.elementsEqual(record.name) }) ?? true {
+                    finish()
+                    group = (Array(record.name), nil, nil)
+                }
+                if record.change {
+                    group!.new = .some(record.line.isEmpty ? nil : Array(record.line)[...])
+                } else {
+                    group!.old = Array(record.line)[...]
+                }
+            }
+            finish()
+            try sorted.seal()
+            try text.seal()
+            guard changed else { return nil }
+            do throws(WriteError) {
+                let out = try AtomicOutput(path: path, force: true, protected: protected)
+                do throws(WriteError) {
+                    var copy = text.reader(bufferSize: 1 << 16)
+                    while let chunk = copy.readSome(1 << 16) { try out.write(Array(chunk)) }
+                    if let failure = text.failure { throw WriteError.system("cannot read back a temporary file: \(failure.reason)") }
+                    try out.commit()
+                } catch {
+                    out.abort()
+                    throw error
+                }
+            } catch {
+                return FileError(path: path, error)
+            }
+            return nil
+        } catch {
+            return error
+        }
+    }
+}
+
+/// A line of a manifest (or a change) keyed for the merge: its escaped name, 0, its order (8 bytes,
+/// big-endian), whether it is a change (1) or a line there was (0), the line (empty: an entry dropped), and
+/// the name's length (4 bytes).
+struct MergeRecord {
+    let name: ArraySlice<UInt8>
+    let change: Bool
+    let line: ArraySlice<UInt8>
+
+    static func write(name: ArraySlice<UInt8>, order: UInt64, change: Bool, line: ArraySlice<UInt8>, to spool: Spool) {
+        spool.appendRecord(parts: [name, [0], InputRecord.bigEndian(order)[...], [change ? 1 : 0], line,
+                                   InputRecord.length(name.count)[...]])
+    }
+
+    init(_ r: ArraySlice<UInt8>) {
+        let n = InputRecord.pathLength(r), s = r.startIndex
+        name = r[s..<(s + n)]
+        change = r[s + n + 9] == 1
+        line = r[(s + n + 10)..<(r.endIndex - 4)]
+    }
+}
+
+/// A manifest's bytes: a file's descriptor (closed with it), or a spool.
+final class ManifestBytes: @unchecked Sendable {
+    let size: Int
+    private let fd: Int32
+    private let spool: Spool?
+    /// A read failed.
+    private(set) var failed = false
+
+    init(descriptor: Int32, size: Int) {
+        (fd, self.size, spool) = (descriptor, size, nil)
+    }
+
+    init(spool: Spool) {
+        (fd, size, self.spool) = (-1, spool.count, spool)
+    }
+
+    deinit { if fd >= 0 { close(fd) } }
+
+    /// Up to `count` bytes at `offset`; 0 at the end or on an error.
+    func read(at offset: Int, count: Int, into buffer: UnsafeMutableRawPointer) -> Int {
+        guard offset < size else { return 0 }
+        if let spool { return spool.read(at: offset, count: min(count, size - offset), into: buffer) }
+        while true {
+            let n = pread(fd, buffer, min(count, size - offset), off_t(offset))
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { failed = true }
+            return max(n, 0)
+        }
+    }
+}
+
+/// Reads lines from an offset through a 16 KiB buffer.
+struct LineReader {
+    let source: ManifestBytes
+    /// Where the next line starts.
+    private(set) var position: Int
+    private var fetch: Int
+    private var buffer = [UInt8](repeating: 0, count: 1 << 14)
+    private var start = 0, filled = 0
+
+    init(_ source: ManifestBytes, at offset: Int) {
+        self.source = source
+        position = offset
+        fetch = offset
+    }
+
+    /// The next line without its newline (nil when it is longer than `ManifestFile.longestLine`, whose bytes
+    /// are not kept) and where it starts; nil at the end.
+    mutating func next() -> (line: [UInt8]?, start: Int)? {
+        let lineStart = position
+        var line: [UInt8] = [], tooLong = false
+        while true {
+            if start == filled {
+                let n = buffer.withUnsafeMutableBytes { source.read(at: fetch, count: $0.count, into: $0.baseAddress!) }
+                if n == 0 { break }
+                (start, filled) = (0, n)
+                fetch += n
+            }
+            let newline = buffer[start..<filled].firstIndex(of: 10)
+            let end = newline ?? filled
+            if !tooLong {
+                line += buffer[start..<end]
+                if line.count > ManifestFile.longestLine { (tooLong, line) = (true, []) }
+            }
+            position += end - start + (newline == nil ? 0 : 1)
+            start = newline.map { $0 + 1 } ?? filled
+            if newline != nil { return (tooLong ? nil : line, lineStart) }
+        }
+        return position == lineStart ? nil : (tooLong ? nil : line, lineStart)
+    }
+}
