@@ -1,3 +1,6 @@
+// One file of ~420 lines on purpose: the filter's passes, its wavefront over the bands and the fixed-point
+// arithmetic they share read together; the passes are private to it.
+
 /// How the 4:2:0 chroma planes are made from RGB (`--chroma-filter`).
 public enum ChromaFilter: String, Sendable, CaseIterable {
     /// The contract's box: each chroma sample the exact mean of its 2×2 block, luma exact (the default;

@@ -39,6 +39,24 @@ open class CLITestCase: XCTestCase {
         try launch(binary, args, stdin: .data(stdin ?? Data()))
     }
 
+    /// RFC 4180 rows (CRLF between them, quoted fields with "" for a quote); a final empty line is no row.
+    public func parseCSV(_ text: String) -> [[String]] {
+        var rows: [[String]] = [], row: [String] = [], field = "", quoted = false
+        var chars = Array(text)[...]
+        while let c = chars.popFirst() {
+            if quoted {
+                if c == "\"" {
+                    if chars.first == "\"" { field.append("\""); chars = chars.dropFirst() } else { quoted = false }
+                } else { field.append(c) }
+            } else if c == "\"" { quoted = true
+            } else if c == "," { row.append(field); field = ""
+            } else if c == "\r\n" || c == "\n" { row.append(field); rows.append(row); row = []; field = ""
+            } else { field.append(c) }
+        }
+        if !field.isEmpty || !row.isEmpty { row.append(field); rows.append(row) }
+        return rows
+    }
+
     /// The tool with these arguments and `--color-management off`: the samples as stored, as `yuvref.py`
     /// converts them (PngSuite's pictures carry gAMA 1.0, which colour management would apply).
     @discardableResult

@@ -153,23 +153,6 @@ final class ReportTests: CLITestCase {
         XCTAssertEqual(Int(rows[3][yuv]), Int(rows[1][yuv])! + Int(rows[2][yuv])!)
     }
 
-    func parseCSV(_ text: String) -> [[String]] {
-        var rows: [[String]] = [], row: [String] = [], field = "", quoted = false
-        var chars = Array(text)[...]
-        while let c = chars.popFirst() {
-            if quoted {
-                if c == "\"" {
-                    if chars.first == "\"" { field.append("\""); chars = chars.dropFirst() } else { quoted = false }
-                } else { field.append(c) }
-            } else if c == "\"" { quoted = true
-            } else if c == "," { row.append(field); field = ""
-            } else if c == "\r\n" || c == "\n" { row.append(field); rows.append(row); row = []; field = ""
-            } else { field.append(c) }
-        }
-        if !field.isEmpty || !row.isEmpty { row.append(field); rows.append(row) }
-        return rows
-    }
-
     /// Self-contained and well-formed (XML parser), with the SVG chart; written atomically to --report-file.
     func testHTMLIsWellFormedAndSelfContained() throws {
         let r = try run(["report", "--metrics", fixture("pngsuite/basn2c08.png"), fixture("photos/rocket.jpg"), "--report", "html",

@@ -191,23 +191,4 @@ final class StreamingReportTests: CLITestCase {
         let rows = String(decoding: c.stdout, as: UTF8.self).components(separatedBy: "\r\n").dropFirst().dropLast()
         XCTAssertEqual(rows.map { String($0.prefix { $0 != "," }) }, inputs, "convert runs in sorted order")
     }
-
-    /// RFC 4180 rows (CRLF between them, quoted fields with "" for a quote).
-    func parseCSV(_ text: String) -> [[String]] {
-        var rows: [[String]] = [], row: [String] = [], field = "", quoted = false
-        var chars = Array(text)[...]
-        while let c = chars.popFirst() {
-            if quoted {
-                if c == "\"" {
-                    if chars.first == "\"" { field.append("\""); chars = chars.dropFirst() } else { quoted = false }
-                } else { field.append(c) }
-            } else if c == "\"" { quoted = true
-            } else if c == "," { row.append(field); field = ""
-            } else if c == "\r\n" || c == "\n" { row.append(field); rows.append(row); row = []; field = ""
-            } else { field.append(c) }
-        }
-        row.append(field)
-        rows.append(row)
-        return rows
-    }
 }
