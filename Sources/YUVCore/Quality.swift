@@ -165,14 +165,9 @@ public struct QualityAccumulator {
     /// R, G, B of pixel `x` of a source row, on the 0…255 scale.
     @inline(__always)
     static func pixel(_ src: UnsafeRawPointer, _ format: SourceFormat, _ x: Int) -> (Double, Double, Double) {
-        switch format {
-        case .rgb8, .rgba8:
-            let p = src.assumingMemoryBound(to: UInt8.self) + x * format.bytesPerPixel
-            return (Double(p[0]), Double(p[1]), Double(p[2]))
-        case .rgb16, .rgba16:
-            let p = src.assumingMemoryBound(to: UInt16.self) + x * (format.bytesPerPixel / 2)
-            return (Double(p[0]) * 255 / 65535, Double(p[1]) * 255 / 65535, Double(p[2]) * 255 / 65535)
-        }
+        let p = format.samples(src, x)
+        if format == .rgb8 || format == .rgba8 { return (Double(p.r), Double(p.g), Double(p.b)) }
+        return (Double(p.r) * 255 / 65535, Double(p.g) * 255 / 65535, Double(p.b) * 255 / 65535)
     }
 
     /// The squared RGB error of one row rebuilt with bilinear chroma: `own` is the chroma row (U, V) covering

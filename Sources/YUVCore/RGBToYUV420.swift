@@ -13,6 +13,19 @@ public enum SourceFormat: Sendable, Equatable {
     /// reduces such rows to `rgb16` (applying the alpha mode) before a driver sees them.
     case rgba16
 
+    /// R, G, B of pixel `x` of a row in this format, as stored (0…255, or 0…65535 for 16-bit).
+    @inline(__always)
+    public func samples(_ row: UnsafeRawPointer, _ x: Int) -> (r: Int, g: Int, b: Int) {
+        switch self {
+        case .rgb8, .rgba8:
+            let p = row.assumingMemoryBound(to: UInt8.self) + x * bytesPerPixel
+            return (Int(p[0]), Int(p[1]), Int(p[2]))
+        case .rgb16, .rgba16:
+            let p = row.assumingMemoryBound(to: UInt16.self) + x * (bytesPerPixel / 2)
+            return (Int(p[0]), Int(p[1]), Int(p[2]))
+        }
+    }
+
     public var bytesPerPixel: Int {
         switch self {
         case .rgb8: return 3

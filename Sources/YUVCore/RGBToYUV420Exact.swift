@@ -56,14 +56,8 @@ public struct RGBToYUV420Exact: Sendable {
 
     @inline(__always)
     func pixel(_ row: UnsafeRawPointer, _ x: Int) -> (r: Int64, g: Int64, b: Int64) {
-        switch source {
-        case .rgb8, .rgba8:
-            let p = row.assumingMemoryBound(to: UInt8.self) + x * source.bytesPerPixel
-            return (Int64(p[0]), Int64(p[1]), Int64(p[2]))
-        case .rgb16, .rgba16:
-            let p = row.assumingMemoryBound(to: UInt16.self) + x * (source.bytesPerPixel / 2)
-            return (Int64(p[0]), Int64(p[1]), Int64(p[2]))
-        }
+        let p = source.samples(row, x)
+        return (Int64(p.r), Int64(p.g), Int64(p.b))
     }
 
     /// Converts source rows `firstRow ..< firstRow + rowCount` of a picture `height` rows tall (`firstRow`
