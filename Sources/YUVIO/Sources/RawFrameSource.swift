@@ -39,13 +39,14 @@ final class RawFrameSource: BandSource {
         image.bytes.withUnsafeBufferPointer { b in
             let src = SampleReader(base: b.baseAddress!, frame: f)
             for r in 0..<count {
-                let dst = band.y + r * out.rowBytes(.y)
-                for x in 0..<f.width { put(dst, x, depth.luma(src.sample(.y, row: row + r, x))) }
+                let dst = band.y + r * out.rowBytes(.y), luma = src.row(.y, row + r)
+                for x in 0..<f.width { put(dst, x, depth.luma(luma.sample(x))) }
             }
             for r in c0..<(c0 + cn) {
                 let k = r - c0
+                let (uRow, vRow) = src.chromaRows(r)
                 for i in 0..<cw {
-                    let u = depth.chroma(src.chroma(u: true, row: r, i)), v = depth.chroma(src.chroma(u: false, row: r, i))
+                    let u = depth.chroma(uRow.sample(i)), v = depth.chroma(vRow.sample(i))
                     if out.isBiPlanar {
                         let dst = band.u + k * out.rowBytes(.uv), uFirst = out.pixelLayout != .nv21
                         put(dst, 2 * i, uFirst ? u : v)
@@ -64,25 +65,35 @@ final class RawFrameSource: BandSource {
 }
 
 /// Reads samples of a tightly packed frame in its own layout (8-bit bytes, or 16-bit little-endian words with
-/// the layout's shift).
+/// the layout's shift), a row at a time: where a row starts is worked out once, not per sample.
 struct SampleReader {
     let base: UnsafePointer<UInt8>
     let frame: FrameLayout
 
-    @inline(__always)
-    func sample(_ plane: FrameLayout.Plane, row: Int, _ i: Int) -> Int {
-        let at = base + frame.offset(of: plane, row: row)
-        guard frame.bytesPerSample == 2 else { return Int(at[i]) }
-        let word = UInt16(littleEndian: UnsafeRawPointer(at).loadUnaligned(fromByteOffset: 2 * i, as: UInt16.self))
-        return Int(word >> UInt16(frame.pixelLayout.sampleShift))
+    /// One row's samples: sample `i` is at `first + i·step` (in samples).
+    struct Row {
+        let start: UnsafeRawPointer
+        let first: Int, step: Int
+        let wide: Bool, shift: UInt16
+
+        @inline(__always)
+        func sample(_ i: Int) -> Int {
+            let at = first + i * step
+            guard wide else { return Int(start.load(fromByteOffset: at, as: UInt8.self)) }
+            return Int(UInt16(littleEndian: start.loadUnaligned(fromByteOffset: 2 * at, as: UInt16.self)) >> shift)
+        }
     }
 
-    /// U (or V) sample `i` of chroma row `row`, whatever the layout.
-    @inline(__always)
-    func chroma(u: Bool, row: Int, _ i: Int) -> Int {
-        guard frame.isBiPlanar else { return sample(u ? .u : .v, row: row, i) }
+    func row(_ plane: FrameLayout.Plane, _ row: Int, first: Int = 0, step: Int = 1) -> Row {
+        Row(start: UnsafeRawPointer(base + frame.offset(of: plane, row: row)), first: first, step: step,
+            wide: frame.bytesPerSample == 2, shift: UInt16(frame.pixelLayout.sampleShift))
+    }
+
+    /// The U and V samples of chroma row `row`, whatever the layout (interleaved ones read every other sample).
+    func chromaRows(_ row: Int) -> (u: Row, v: Row) {
+        guard frame.isBiPlanar else { return (self.row(.u, row), self.row(.v, row)) }
         let uFirst = frame.pixelLayout != .nv21
-        return sample(.uv, row: row, 2 * i + (u == uFirst ? 0 : 1))
+        return (self.row(.uv, row, first: uFirst ? 0 : 1, step: 2), self.row(.uv, row, first: uFirst ? 1 : 0, step: 2))
     }
 }
 
