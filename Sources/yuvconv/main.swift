@@ -59,7 +59,8 @@ func run(_ args: [String]) -> Int32 {
         return 0
     }
     if options.showVersion {
-        print("yuvconv \(version)")
+        let pinned = CPUTier.current != CPUTier.best ? ", pinned by YUVCONV_CPU" : ""
+        print("yuvconv \(version)\nkernels: \(CPUTier.current) (this CPU runs up to \(CPUTier.best)\(pinned))")
         return 0
     }
     if options.showMan {
@@ -70,6 +71,9 @@ func run(_ args: [String]) -> Int32 {
         print(completionScript(shell), terminator: "")
         return 0
     }
+    // A pin the CPU cannot honour is refused rather than quietly ignored: a benchmark or a test that asked
+    // for a tier must not measure another.
+    if let problem = CPUTier.environmentProblem { return usageFailure(problem) }
     if options.reportOnly { return runReport(options) }
     if options.isBatch { return runBatch(options) }
     if options.isRawInput { return runRawInput(options) }

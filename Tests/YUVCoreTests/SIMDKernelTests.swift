@@ -3,15 +3,16 @@ import TestSupport
 import XCTest
 import YUVCore
 
-/// The explicit-SIMD fused row pair against the scalar references: same bytes, always.
+/// The fused row pair against the scalar references: same bytes, always, on every CPU tier this machine runs
+/// (each test names the tiers it covered, so a log shows what a machine could check).
 final class SIMDKernelTests: XCTestCase {
     func fused(_ rows: UnsafePointer<UInt8>, _ rowBytes: Int, _ width: Int, twoRows: Bool,
-               _ k: KernelConstants) -> (y0: [UInt8], y1: [UInt8], u: [UInt8], v: [UInt8]) {
+               _ k: KernelConstants, _ tier: CPUTier) -> (y0: [UInt8], y1: [UInt8], u: [UInt8], v: [UInt8]) {
         let cw = (width + 1) / 2
         var y0 = [UInt8](repeating: 0, count: width), y1 = y0, u = [UInt8](repeating: 0, count: cw), v = u
         y1.withUnsafeMutableBufferPointer { p1 in
             SIMDKernels.rgbaToYUVRowPair(rows, twoRows ? rows + rowBytes : rows, &y0, twoRows ? p1.baseAddress! : nil,
-                                         &u, &v, width, k)
+                                         &u, &v, width, k, tier: tier)
         }
         return (y0, y1, u, v)
     }
@@ -27,8 +28,8 @@ final class SIMDKernelTests: XCTestCase {
                     if extreme { bytes = bytes.map { $0 & 1 == 0 ? 0 : 255 } }
                     bytes.withUnsafeBufferPointer { p in
                         let s0 = p.baseAddress! + offset, s1 = s0 + 4 * width
-                        for twoRows in [true, false] {
-                            let got = fused(s0, 4 * width, width, twoRows: twoRows, k)
+                        for twoRows in [true, false] { for tier in CPUTier.supported {
+                            let got = fused(s0, 4 * width, width, twoRows: twoRows, k, tier)
                             let cw = (width + 1) / 2
                             var ry0 = [UInt8](repeating: 0, count: width), ry1 = ry0
                             var ru = [UInt8](repeating: 0, count: cw), rv = ru
@@ -38,8 +39,8 @@ final class SIMDKernelTests: XCTestCase {
                             XCTAssertEqual(got.y0, ry0, "\(spec) width \(width) Y0 (\(rng))")
                             if twoRows { XCTAssertEqual(got.y1, ry1, "\(spec) width \(width) Y1 (\(rng))") }
                             XCTAssertEqual(got.u, ru, "\(spec) width \(width) two rows \(twoRows) U (\(rng))")
-                            XCTAssertEqual(got.v, rv, "\(spec) width \(width) two rows \(twoRows) V (\(rng))")
-                        }
+                            XCTAssertEqual(got.v, rv, "\(spec) width \(width) two rows \(twoRows) V \(tier) (\(rng))")
+                        } }
                     }
                 }
             }
@@ -54,24 +55,25 @@ final class SIMDKernelTests: XCTestCase {
             for width in 1...257 {
                 let offset = (width * 3) % 7
                 let bytes = randomBytes(2 * 4 * width + offset, &rng)
-                bytes.withUnsafeBufferPointer { p in
+                bytes.withUnsafeBufferPointer { p in for tier in CPUTier.supported {
                     let s0 = p.baseAddress! + offset, s1 = s0 + 4 * width
-                    let planar = fused(s0, 4 * width, width, twoRows: true, k)
+                    let planar = fused(s0, 4 * width, width, twoRows: true, k, tier)
                     let cw = (width + 1) / 2
                     var y0 = [UInt8](repeating: 0, count: width), y1 = y0
                     var uv = [UInt8](repeating: 0, count: 2 * cw)
-                    SIMDKernels.rgbaToNV12RowPair(s0, s1, &y0, &y1, &uv, width, k)
+                    SIMDKernels.rgbaToNV12RowPair(s0, s1, &y0, &y1, &uv, width, k, tier: tier)
                     XCTAssertEqual(y0, planar.y0, "\(spec) width \(width) Y0 (\(rng))")
                     XCTAssertEqual(y1, planar.y1, "\(spec) width \(width) Y1 (\(rng))")
                     XCTAssertEqual(uv, Array(zip(planar.u, planar.v).map { [$0.0, $0.1] }.joined()),
-                                   "\(spec) width \(width) UV (\(rng))")
-                }
+                                   "\(spec) width \(width) UV \(tier) (\(rng))")
+                } }
             }
         }
     }
 
-    /// All 2^24 RGB triples through the fused kernel's luma (full range: Float; limited: Double).
+    /// All 2^24 RGB triples through the fused kernel's luma on every tier.
     func testExhaustiveLuma() {
+        print("SIMDKernelTests: tiers checked: \(CPUTier.supported.map(\.description).joined(separator: ", "))")
         let n = 1 << 24
         for spec in ConversionSpec.all {
             var reference = [UInt8](repeating: 0, count: n)
@@ -80,10 +82,15 @@ final class SIMDKernelTests: XCTestCase {
             let k = KernelConstants(spec)
             LumaExhaustiveTests.rgba.withUnsafeBufferPointer { src in
                 RowKernels.yRowReference(src.baseAddress!, &reference, n, bytesPerPixel: 4, spec: spec)
-                SIMDKernels.rgbaToYUVRowPair(src.baseAddress!, src.baseAddress!, &fast, nil, &u, &v, n, k)
             }
-            XCTAssertTrue(fast == reference, "SIMD luma differs for \(spec) at "
-                          + "\(String(describing: zip(fast, reference).enumerated().first { $0.1.0 != $0.1.1 }?.offset))")
+            for tier in CPUTier.supported {
+                fast.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+                LumaExhaustiveTests.rgba.withUnsafeBufferPointer { src in
+                    SIMDKernels.rgbaToYUVRowPair(src.baseAddress!, src.baseAddress!, &fast, nil, &u, &v, n, k, tier: tier)
+                }
+                XCTAssertTrue(fast == reference, "\(tier) luma differs for \(spec) at "
+                              + "\(String(describing: zip(fast, reference).enumerated().first { $0.1.0 != $0.1.1 }?.offset))")
+            }
         }
     }
 
@@ -119,11 +126,11 @@ final class SIMDKernelTests: XCTestCase {
                             orientation == 0 ? (f, a, b) : orientation == 1 ? (a, f, b) : (a, b, f)
                         }
                         let rows = Self.blockRows(sums)
-                        let got = rows.withUnsafeBufferPointer { fused($0.baseAddress!, 4 * 2042, 2042, twoRows: true, k) }
-                        for (i, s) in sums.enumerated() {
-                            let ref = ExactReference.chroma(rSum: s.0, gSum: s.1, bSum: s.2, spec: spec)
-                            if got.u[i] != ref.cb || got.v[i] != ref.cr {
-                                XCTFail("\(spec) sums \(s): SIMD (\(got.u[i]),\(got.v[i])) reference (\(ref.cb),\(ref.cr)) (\(rng))")
+                        let refs = sums.map { ExactReference.chroma(rSum: $0.0, gSum: $0.1, bSum: $0.2, spec: spec) }
+                        for tier in CPUTier.supported {
+                            let got = rows.withUnsafeBufferPointer { fused($0.baseAddress!, 4 * 2042, 2042, twoRows: true, k, tier) }
+                            for (i, s) in sums.enumerated() where got.u[i] != refs[i].cb || got.v[i] != refs[i].cr {
+                                XCTFail("\(spec) sums \(s): \(tier) (\(got.u[i]),\(got.v[i])) reference (\(refs[i].cb),\(refs[i].cr)) (\(rng))")
                                 return
                             }
                         }

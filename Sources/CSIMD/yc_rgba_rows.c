@@ -1,0 +1,59 @@
+// RGBA → 4:2:0 rows, one body (yc_rgba_rows_body.h) compiled per tier with that tier's target attributes.
+#include "yc_rows.h"
+#include "yc_cpu.h"
+
+#include <stddef.h>
+
+// The helpers pass 512-bit vectors by value, but every one is always_inline into its own tier's row function:
+// no call, so no calling convention to disagree about.
+#pragma clang diagnostic ignored "-Wpsabi"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+#define YC_BODY_TIER 0
+#define YC_BODY_TARGET
+#define YC_BODY_NAME(n) n##_baseline
+#include "yc_rgba_rows_body.h"
+
+#define YC_BODY_TIER 1
+#define YC_BODY_TARGET __attribute__((target("avx2,fma")))
+#define YC_BODY_NAME(n) n##_avx2
+#include "yc_rgba_rows_body.h"
+
+#define YC_BODY_TIER 2
+#define YC_BODY_TARGET __attribute__((target("avx2,fma,avx512f,avx512bw,avx512vl,avx512dq")))
+#define YC_BODY_NAME(n) n##_avx512bw
+#include "yc_rgba_rows_body.h"
+
+#define YC_BODY_TIER 3
+#define YC_BODY_TARGET __attribute__((target("avx2,fma,avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")))
+#define YC_BODY_NAME(n) n##_avx512vnni
+#include "yc_rgba_rows_body.h"
+
+typedef void (*rows_fn)(const uint8_t *, const uint8_t *, uint8_t *, uint8_t *, uint8_t *, uint8_t *, uint8_t *,
+                        long, const yc_rgba420_spec *);
+static const rows_fn tiers[YC_TIER_COUNT] = {rgba420_rows_baseline, rgba420_rows_avx2, rgba420_rows_avx512bw,
+                                             rgba420_rows_avx512vnni};
+#else
+#define YC_BODY_TIER 0
+#define YC_BODY_TARGET
+#define YC_BODY_NAME(n) n##_baseline
+#include "yc_rgba_rows_body.h"
+
+typedef void (*rows_fn)(const uint8_t *, const uint8_t *, uint8_t *, uint8_t *, uint8_t *, uint8_t *, uint8_t *,
+                        long, const yc_rgba420_spec *);
+static const rows_fn tiers[YC_TIER_COUNT] = {rgba420_rows_baseline, NULL, NULL, NULL};
+#endif
+
+void yc_rgba420_rows(const uint8_t *s0, const uint8_t *s1, uint8_t *y0, uint8_t *y1, uint8_t *u, uint8_t *v,
+                     uint8_t *uv, long count, const yc_rgba420_spec *spec) {
+    tiers[yc_cpu_tier()](s0, s1, y0, y1, u, v, uv, count, spec);
+}
+
+int yc_rgba420_rows_on(int tier, const uint8_t *s0, const uint8_t *s1, uint8_t *y0, uint8_t *y1, uint8_t *u,
+                       uint8_t *v, uint8_t *uv, long count, const yc_rgba420_spec *spec) {
+    if (tier < 0 || tier > yc_cpu_best_tier() || tiers[tier] == NULL) return -1;
+    tiers[tier](s0, s1, y0, y1, u, v, uv, count, spec);
+    return 0;
+}

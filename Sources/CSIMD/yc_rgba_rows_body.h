@@ -1,0 +1,264 @@
+// RGBA → 4:2:0 rows: the body yc_rgba_rows.c includes once per tier, with YC_BODY_TIER (0 baseline, 1 AVX2,
+// 2 AVX-512BW, 3 with VNNI), YC_BODY_TARGET (its target attribute) and YC_BODY_NAME (a name suffixer).
+// The same arithmetic on every tier, so the bytes never depend on the CPU; only the 16-bit multiply-adds,
+// the byte dot product and the width of a register differ.
+//
+// Sixteen pixels are one vector of 32-bit lanes (R in the low byte); a step takes 32 pixels of each of two
+// rows. Every value is an exact integer until one division per sample, ⌊N/D⌋ (`KernelConstants` derives
+// each N and D from the contract):
+//
+// - full-range luma: Y = round((2n+1)/(2S)), n = Kr·R + Kg·G + Kb·B (S = 10000). (2n+1)/(2S) is at least
+//   1/(2S) = 5·10⁻⁵ from every half-integer, and 2n+1 < 2^23 is exact in a float: a float product (fused or
+//   not: each rounding errs by at most 2^-24 relative, 3·10⁻⁵ in all on values below 256) followed by adding
+//   2^23 rounds to the right whole number, left in the low mantissa bits.
+// - full-range chroma: C = ⌊(t + 1028·D)/(8D)⌋ for the block's numerator t (D = S−Kb or S−Kr) is
+//   round((2M+1)/(2D) − ½), M = ⌊(t + 1028·D)/8⌋ < 2^22, with a margin of 1/(2D) ≥ 5·10⁻⁵: the same way.
+// - limited range: Y = ⌊x⌋, x = 219·n/(255·S) + 16.5 (= (219·n + 16·255·S + 255·S/2)/(255·S)), and
+//   C = ⌊x⌋, x = 28·t/(255·D) + 128.5 (= (56·t + 65535·D)/(510·D)). x can lie as close as 1/(510·D) to a whole
+//   number, too close for a float to decide. n < 2^22 and |t| < 2^24 are exact in a float; the product
+//   p ≈ x − 16.5 (or x − 128.5) errs by at most 2·2^-24 relative on |p| < 220, η < 2.7·10⁻⁵, and
+//   w = p + 1040.5 (or + 1152.5) is a float in [1024, 1280), whose unit is 2^-13: rounding adds at most
+//   2^-14, so |w − 1024 − x| < 2^-14 + η < 2^-13. When w's fraction is neither 0 nor 8191/8192, x lies
+//   strictly between the same two whole numbers as w − 1024, so ⌊x⌋ is w's whole part. Otherwise (a lane
+//   in about 4,000) the step is redone exactly: the float quotient q of the integer numerator N is the
+//   answer or one off, corrected by the sign of the exact remainder N − q·D.
+//
+// Tests compare every tier with the scalar reference over all 2^24 luma values and random blocks, and
+// `make prove` checks all 1021³ block sums.
+
+#ifndef YC_RGBA_ROWS_TYPES
+#define YC_RGBA_ROWS_TYPES
+typedef int32_t yc_v_i32 __attribute__((vector_size(64)));
+typedef float yc_v_f32 __attribute__((vector_size(64)));
+typedef uint8_t yc_v_u8 __attribute__((vector_size(16)));
+typedef uint16_t yc_v_u16 __attribute__((vector_size(32)));
+typedef int32_t yc_v_i32x8 __attribute__((vector_size(32)));
+typedef int32_t yc_v_i32x4 __attribute__((vector_size(16)));
+
+#define YC_INLINE static inline __attribute__((always_inline))
+
+/// Two 16-bit words in one 32-bit lane: `lo` in the low half (the weight of R or G), `hi` in the high one.
+YC_INLINE int32_t yc_word_pair(int32_t lo, int32_t hi) { return (int32_t)(((uint32_t)hi << 16) | ((uint32_t)lo & 0xFFFF)); }
+/// The same four bytes in every lane.
+YC_INLINE int32_t yc_byte_quad(int32_t a, int32_t b, int32_t c) { return a | b << 8 | c << 16; }
+#endif
+
+YC_INLINE YC_BODY_TARGET yc_v_i32 YC_BODY_NAME(load)(const uint8_t *p) {
+    yc_v_i32 r;
+    __builtin_memcpy(&r, p, sizeof r);
+    return r;
+}
+
+/// Per 32-bit lane: lo(a)·lo(b) + hi(a)·hi(b) of its signed 16-bit halves (`pmaddwd`).
+YC_INLINE YC_BODY_TARGET yc_v_i32 YC_BODY_NAME(madd)(yc_v_i32 a, yc_v_i32 b) {
+#if YC_BODY_TIER >= 2
+    return (yc_v_i32)_mm512_madd_epi16((__m512i)a, (__m512i)b);
+#elif YC_BODY_TIER == 1
+    yc_v_i32x8 a0 = __builtin_shufflevector(a, a, 0, 1, 2, 3, 4, 5, 6, 7);
+    yc_v_i32x8 a1 = __builtin_shufflevector(a, a, 8, 9, 10, 11, 12, 13, 14, 15);
+    yc_v_i32x8 b0 = __builtin_shufflevector(b, b, 0, 1, 2, 3, 4, 5, 6, 7);
+    yc_v_i32x8 b1 = __builtin_shufflevector(b, b, 8, 9, 10, 11, 12, 13, 14, 15);
+    yc_v_i32x8 r0 = (yc_v_i32x8)_mm256_madd_epi16((__m256i)a0, (__m256i)b0);
+    yc_v_i32x8 r1 = (yc_v_i32x8)_mm256_madd_epi16((__m256i)a1, (__m256i)b1);
+    return __builtin_shufflevector(r0, r1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+#elif defined(__x86_64__)
+    yc_v_i32x4 q[4];
+    for (int i = 0; i < 4; i++) {
+        yc_v_i32x4 x, y;
+        __builtin_memcpy(&x, (const char *)&a + 16 * i, 16);
+        __builtin_memcpy(&y, (const char *)&b + 16 * i, 16);
+        q[i] = (yc_v_i32x4)_mm_madd_epi16((__m128i)x, (__m128i)y);
+    }
+    yc_v_i32 r;
+    __builtin_memcpy(&r, q, sizeof r);
+    return r;
+#else
+    return ((a << 16) >> 16) * ((b << 16) >> 16) + (a >> 16) * (b >> 16);
+#endif
+}
+
+/// Σ over the lane's four bytes of (byte of p, unsigned) × (byte of w, signed) (`vpdpbusd`), VNNI only.
+#if YC_BODY_TIER == 3
+YC_INLINE YC_BODY_TARGET yc_v_i32 YC_BODY_NAME(dot4)(yc_v_i32 acc, yc_v_i32 p, yc_v_i32 w) {
+    return (yc_v_i32)_mm512_dpbusd_epi32((__m512i)acc, (__m512i)p, (__m512i)w);
+}
+#endif
+
+/// What one row call needs, derived from the spec once per call.
+typedef struct {
+    yc_v_i32 fields;              // 0x00FF00FF: R|B or G|X as 16-bit words
+    yc_v_i32 yRB, yG;             // luma weights as word pairs (doubled for full range)
+    yc_v_i32 yHi, yLo;            // the same as bytes, split in 7-bit halves (VNNI)
+    yc_v_f32 yInv;                // full: 1/(2S)
+    int32_t yBias, yDiv;          // limited
+    float yDivInv, yC;
+    yc_v_i32 uS, vS;              // w·S on a block's ΣB (U) or ΣR (V), as word pairs
+    int32_t du, dv;
+    float uInv, vInv;             // full: 1/(2D); limited: 1/(510·D)
+    float uC, vC;                 // limited: 28/(255·D)
+} YC_BODY_NAME(consts);
+
+YC_INLINE YC_BODY_TARGET YC_BODY_NAME(consts) YC_BODY_NAME(prepare)(const yc_rgba420_spec *spec) {
+    YC_BODY_NAME(consts) k;
+    const int32_t s = 10000, kr = spec->kr, kg = spec->kg, kb = spec->kb;
+    const int32_t w = spec->full ? 2 : 1;
+    k.fields = (yc_v_i32){} + 0x00FF00FF;
+    k.yRB = (yc_v_i32){} + yc_word_pair(w * kr, w * kb);
+    k.yG = (yc_v_i32){} + yc_word_pair(w * kg, 0);
+    k.yHi = (yc_v_i32){} + yc_byte_quad((w * kr) >> 7, (w * kg) >> 7, (w * kb) >> 7);
+    k.yLo = (yc_v_i32){} + yc_byte_quad((w * kr) & 127, (w * kg) & 127, (w * kb) & 127);
+    k.yInv = (yc_v_f32){} + 1.0f / (float)(2 * s);
+    k.yBias = 16 * 255 * s + 255 * s / 2;
+    k.yDiv = 255 * s;
+    k.yDivInv = 1.0f / (float)k.yDiv;
+    k.yC = (float)(219.0 / (255.0 * s));
+    k.du = s - kb;
+    k.dv = s - kr;
+    k.uS = (yc_v_i32){} + yc_word_pair(0, w * s);
+    k.vS = (yc_v_i32){} + yc_word_pair(w * s, 0);
+    k.uInv = spec->full ? 1.0f / (float)(2 * k.du) : 1.0f / (float)(510 * k.du);
+    k.vInv = spec->full ? 1.0f / (float)(2 * k.dv) : 1.0f / (float)(510 * k.dv);
+    k.uC = (float)(28.0 / (255.0 * k.du));
+    k.vC = (float)(28.0 / (255.0 * k.dv));
+    return k;
+}
+
+/// ⌊N/d⌋ for 0 ≤ N < 2^31 from the float estimate and the exact remainder (see the top of the file).
+YC_INLINE YC_BODY_TARGET yc_v_i32 YC_BODY_NAME(divide)(yc_v_i32 n, int32_t d, float inv) {
+    yc_v_i32 q = __builtin_convertvector(__builtin_convertvector(n, yc_v_f32) * inv, yc_v_i32);
+    yc_v_i32 r = n - q * d;
+    return q - (r >= d) + (r < 0);   // comparisons are −1 where true
+}
+
+/// round(x) for 0 ≤ x < 2^22 known to be far enough from a half-integer: x + 2^23 rounds to a whole float.
+YC_INLINE YC_BODY_TARGET yc_v_i32 YC_BODY_NAME(round_bits)(yc_v_f32 x) {
+    return (yc_v_i32)(x + 8388608.0f) & 0x7FFFFF;
+}
+
+/// ⌊x⌋ for x = p + base + ½, p a float product (limited range, see the top of the file): x + 1024 as a float
+/// keeps 13 bits of fraction. A lane whose fraction is 0 or 8191/8192 sets the sign bit of `*undecided`,
+/// and the step is then redone exactly.
+YC_INLINE YC_BODY_TARGET yc_v_i32 YC_BODY_NAME(floor_fast)(yc_v_f32 p, float base, yc_v_i32 *undecided) {
+    const yc_v_i32 bits = (yc_v_i32)(p + (base + 0.5f + 1024.0f));
+    *undecided |= ((bits + 1) & 0x1FFE) - 1;
+    return (bits >> 13) & 0x3FF;
+}
+
+/// w·n of sixteen pixels, n = Kr·R + Kg·G + Kb·B (w = 2 for full range, 1 for limited: the weights in `k`).
+YC_INLINE YC_BODY_TARGET yc_v_i32 YC_BODY_NAME(weighted)(yc_v_i32 p, const YC_BODY_NAME(consts) *k) {
+#if YC_BODY_TIER == 3
+    return (YC_BODY_NAME(dot4)((yc_v_i32){}, p, k->yHi) << 7) + YC_BODY_NAME(dot4)((yc_v_i32){}, p, k->yLo);
+#else
+    return YC_BODY_NAME(madd)(p & k->fields, k->yRB) + YC_BODY_NAME(madd)((p >> 8) & k->fields, k->yG);
+#endif
+}
+
+/// Luma from w·n.
+YC_INLINE YC_BODY_TARGET yc_v_u8 YC_BODY_NAME(luma)(yc_v_i32 n, const YC_BODY_NAME(consts) *k, const int full,
+                                                    const int exact, yc_v_i32 *undecided) {
+    yc_v_i32 y;
+    if (full) {
+        y = YC_BODY_NAME(round_bits)(__builtin_convertvector(n + 1, yc_v_f32) * k->yInv);   // (2n+1)/(2S)
+    } else if (exact) {
+        y = YC_BODY_NAME(divide)(219 * n + k->yBias, k->yDiv, k->yDivInv);
+    } else {
+        y = YC_BODY_NAME(floor_fast)(__builtin_convertvector(n, yc_v_f32) * k->yC, 16.0f, undecided);
+    }
+    return __builtin_convertvector(y, yc_v_u8);
+}
+
+/// One chroma plane of sixteen blocks from w·t, t the block's numerator (D·ΣB − Kr·ΣR − Kg·ΣG for U).
+YC_INLINE YC_BODY_TARGET yc_v_i32 YC_BODY_NAME(chroma)(yc_v_i32 t, int32_t d, float inv, float c, const int full,
+                                                       const int exact, yc_v_i32 *undecided) {
+    if (full) {
+        yc_v_i32 m2 = ((t + 2056 * d) >> 3) | 1;                       // 2⌊(t + 1028·D)/8⌋ + 1, t halved
+        yc_v_f32 x = __builtin_convertvector(m2, yc_v_f32) * inv - 0.5f;
+        yc_v_i32 q = YC_BODY_NAME(round_bits)(x);                     // ⌊M/D⌋, at most 256
+        return q - (q >> 8);
+    }
+    if (exact) return YC_BODY_NAME(divide)(56 * t + 65535 * d, 510 * d, inv);
+    return YC_BODY_NAME(floor_fast)(__builtin_convertvector(t, yc_v_f32) * c, 128.0f, undecided);  // 16 … 240
+}
+
+/// Each horizontal pair of a 32-lane row (two vectors) summed: lane i is lanes 2i and 2i+1.
+YC_INLINE YC_BODY_TARGET yc_v_i32 YC_BODY_NAME(pairs)(yc_v_i32 a, yc_v_i32 b) {
+    return __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30)
+         + __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+}
+
+/// One step: 32 pixels of both rows. Returns nonzero when a limited-range lane was undecided (fast mode).
+///
+/// Chroma reuses luma's sums: D·ΣB − Kr·ΣR − Kg·ΣG = S·ΣB − Σn with D = S − Kb (Kr + Kg + Kb = S), and
+/// likewise S·ΣR − Σn for V; full range carries everything doubled (its weights are 2K).
+YC_INLINE YC_BODY_TARGET int YC_BODY_NAME(step)(const uint8_t *s0, const uint8_t *s1, uint8_t *y0, uint8_t *y1,
+                                                uint8_t *u, uint8_t *v, uint8_t *uv, long x,
+                                                const YC_BODY_NAME(consts) *k, const int full, const int nv12,
+                                                const int exact) {
+    yc_v_i32 undecided = {};
+    const yc_v_i32 a0 = YC_BODY_NAME(load)(s0 + 4 * x), b0 = YC_BODY_NAME(load)(s0 + 4 * x + 64);
+    const yc_v_i32 a1 = YC_BODY_NAME(load)(s1 + 4 * x), b1 = YC_BODY_NAME(load)(s1 + 4 * x + 64);
+    const yc_v_i32 na0 = YC_BODY_NAME(weighted)(a0, k), nb0 = YC_BODY_NAME(weighted)(b0, k);
+    const yc_v_i32 na1 = YC_BODY_NAME(weighted)(a1, k), nb1 = YC_BODY_NAME(weighted)(b1, k);
+    yc_v_u8 l;
+    l = YC_BODY_NAME(luma)(na0, k, full, exact, &undecided);
+    __builtin_memcpy(y0 + x, &l, 16);
+    l = YC_BODY_NAME(luma)(nb0, k, full, exact, &undecided);
+    __builtin_memcpy(y0 + x + 16, &l, 16);
+    if (y1) {
+        l = YC_BODY_NAME(luma)(na1, k, full, exact, &undecided);
+        __builtin_memcpy(y1 + x, &l, 16);
+        l = YC_BODY_NAME(luma)(nb1, k, full, exact, &undecided);
+        __builtin_memcpy(y1 + x + 16, &l, 16);
+    }
+    // R and B of each block summed as 16-bit words (at most 1020), and its Σ w·n.
+    const yc_v_i32 f = k->fields;
+    const yc_v_i32 rb = YC_BODY_NAME(pairs)((a0 & f) + (a1 & f), (b0 & f) + (b1 & f));
+    const yc_v_i32 sn = YC_BODY_NAME(pairs)(na0 + na1, nb0 + nb1);
+    const yc_v_i32 tu = YC_BODY_NAME(madd)(rb, k->uS) - sn, tv = YC_BODY_NAME(madd)(rb, k->vS) - sn;
+    const yc_v_i32 cu = YC_BODY_NAME(chroma)(tu, k->du, k->uInv, k->uC, full, exact, &undecided);
+    const yc_v_i32 cv = YC_BODY_NAME(chroma)(tv, k->dv, k->vInv, k->vC, full, exact, &undecided);
+    if (nv12) {
+        const yc_v_u16 w = __builtin_convertvector(cu | (cv << 8), yc_v_u16);
+        __builtin_memcpy(uv + x, &w, 32);
+    } else {
+        const yc_v_u8 cu8 = __builtin_convertvector(cu, yc_v_u8), cv8 = __builtin_convertvector(cv, yc_v_u8);
+        __builtin_memcpy(u + x / 2, &cu8, 16);
+        __builtin_memcpy(v + x / 2, &cv8, 16);
+    }
+    if (full || exact) return 0;
+    return __builtin_reduce_or(undecided) < 0;
+}
+
+/// The loop, inlined once per range and chroma shape (`full` and `nv12` are constants there).
+YC_INLINE YC_BODY_TARGET void YC_BODY_NAME(rows)(const uint8_t *s0, const uint8_t *s1, uint8_t *y0, uint8_t *y1,
+                                                 uint8_t *u, uint8_t *v, uint8_t *uv, long count,
+                                                 const yc_rgba420_spec *spec, const int full, const int nv12) {
+    const YC_BODY_NAME(consts) k = YC_BODY_NAME(prepare)(spec);
+    // How far ahead of the loads to ask for source lines (1024 pixels): one core's hardware prefetch leaves
+    // the two row streams, a picture row apart, latency-bound.
+    enum { ahead = 4096 };
+    for (long x = 0; x < count; x += YC_RGBA420_STEP) {
+        __builtin_prefetch(s0 + 4 * x + ahead, 0, 3);
+        __builtin_prefetch(s1 + 4 * x + ahead, 0, 3);
+        __builtin_prefetch(s0 + 4 * x + ahead + 64, 0, 3);
+        __builtin_prefetch(s1 + 4 * x + ahead + 64, 0, 3);
+        if (__builtin_expect(YC_BODY_NAME(step)(s0, s1, y0, y1, u, v, uv, x, &k, full, nv12, 0), 0))
+            (void)YC_BODY_NAME(step)(s0, s1, y0, y1, u, v, uv, x, &k, full, nv12, 1);
+    }
+}
+
+static YC_BODY_TARGET void YC_BODY_NAME(rgba420_rows)(const uint8_t *s0, const uint8_t *s1, uint8_t *y0, uint8_t *y1,
+                                                      uint8_t *u, uint8_t *v, uint8_t *uv, long count,
+                                                      const yc_rgba420_spec *spec) {
+    if (spec->full) {
+        if (uv) YC_BODY_NAME(rows)(s0, s1, y0, y1, u, v, uv, count, spec, 1, 1);
+        else YC_BODY_NAME(rows)(s0, s1, y0, y1, u, v, uv, count, spec, 1, 0);
+    } else {
+        if (uv) YC_BODY_NAME(rows)(s0, s1, y0, y1, u, v, uv, count, spec, 0, 1);
+        else YC_BODY_NAME(rows)(s0, s1, y0, y1, u, v, uv, count, spec, 0, 0);
+    }
+}
+
+#undef YC_BODY_TIER
+#undef YC_BODY_TARGET
+#undef YC_BODY_NAME
