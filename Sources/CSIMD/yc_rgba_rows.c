@@ -2,11 +2,9 @@
 #include "yc_rows.h"
 #include "yc_cpu.h"
 
-#include <stddef.h>
+#include "yc_tiers.h"
 
-// The helpers pass 512-bit vectors by value, but every one is always_inline into its own tier's row function:
-// no call, so no calling convention to disagree about.
-#pragma clang diagnostic ignored "-Wpsabi"
+#include <stddef.h>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -17,17 +15,17 @@
 #include "yc_rgba_rows_body.h"
 
 #define YC_BODY_TIER 1
-#define YC_BODY_TARGET __attribute__((target("avx2,fma")))
+#define YC_BODY_TARGET YC_TARGET_AVX2
 #define YC_BODY_NAME(n) n##_avx2
 #include "yc_rgba_rows_body.h"
 
 #define YC_BODY_TIER 2
-#define YC_BODY_TARGET __attribute__((target("avx2,fma,avx512f,avx512bw,avx512vl,avx512dq")))
+#define YC_BODY_TARGET YC_TARGET_AVX512BW
 #define YC_BODY_NAME(n) n##_avx512bw
 #include "yc_rgba_rows_body.h"
 
 #define YC_BODY_TIER 3
-#define YC_BODY_TARGET __attribute__((target("avx2,fma,avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")))
+#define YC_BODY_TARGET YC_TARGET_AVX512VNNI
 #define YC_BODY_NAME(n) n##_avx512vnni
 #include "yc_rgba_rows_body.h"
 

@@ -26,22 +26,7 @@
 // Tests compare every tier with the scalar reference over all 2^24 luma values and random blocks, and
 // `make prove` checks all 1021³ block sums.
 
-#ifndef YC_RGBA_ROWS_TYPES
-#define YC_RGBA_ROWS_TYPES
-typedef int32_t yc_v_i32 __attribute__((vector_size(64)));
-typedef float yc_v_f32 __attribute__((vector_size(64)));
-typedef uint8_t yc_v_u8 __attribute__((vector_size(16)));
-typedef uint16_t yc_v_u16 __attribute__((vector_size(32)));
-typedef int32_t yc_v_i32x8 __attribute__((vector_size(32)));
-typedef int32_t yc_v_i32x4 __attribute__((vector_size(16)));
-
-#define YC_INLINE static inline __attribute__((always_inline))
-
-/// Two 16-bit words in one 32-bit lane: `lo` in the low half (the weight of R or G), `hi` in the high one.
-YC_INLINE int32_t yc_word_pair(int32_t lo, int32_t hi) { return (int32_t)(((uint32_t)hi << 16) | ((uint32_t)lo & 0xFFFF)); }
-/// The same four bytes in every lane.
-YC_INLINE int32_t yc_byte_quad(int32_t a, int32_t b, int32_t c) { return a | b << 8 | c << 16; }
-#endif
+#include "yc_vec.h"
 
 YC_INLINE YC_BODY_TARGET yc_v_i32 YC_BODY_NAME(load)(const uint8_t *p) {
     yc_v_i32 r;

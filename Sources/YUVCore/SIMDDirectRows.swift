@@ -1,5 +1,4 @@
-// One file of ~430 lines on purpose: the plan, its exactness argument below and every row that relies on
-// it (4:2:0 and the per-pixel rows of the other samplings) read together; the lane helpers are private to it.
+import CSIMD
 
 /// Explicit-SIMD rows for the JPEG direct path's 4:2:0 transform (the arithmetic and siting are
 /// `YCbCrTransform`'s; `YCbCrToYUV420.convert420Row` is the scalar reference): two luma rows and one row
@@ -28,6 +27,8 @@ public struct DirectRowPlan: Sendable {
             self.d = Double(d)
             inv = 1 / Double(d)
         }
+
+        var c_: yc_quotient { yc_quotient(c: c, wb: wb, wr: wr, d: d, inv: inv) }
     }
 
     public let full: Bool
@@ -62,14 +63,20 @@ public struct DirectRowPlan: Sendable {
         lumaLimited = Quotient(c: 33 * 255 * t.aDen - 438 * 128 * (t.aCb + t.aCr), wb: 438 * t.aCb, wr: 438 * t.aCr,
                                d: 2 * 255 * t.aDen, bMax: 255, rMax: 255, extra: 438 * t.aDen * 255)
         wy = Double(438 * t.aDen)
+        rows = yc_direct_plan(u: u.c_, v: v.c_, u4: u4.c_, v4: v4.c_, luma_offset: lumaOffset.c_,
+                              luma_limited: lumaLimited.c_, wy: wy, full: full ? 1 : 0)
     }
+
+    /// The same for the C rows.
+    let rows: yc_direct_plan
 }
 
+/// The JPEG direct path's rows: C (`CSIMD/yc_direct_rows_body.h`), compiled once per CPU tier, called
+/// through the tier in use (or a given one: the tests compare tiers). This side pads each row's tail (the
+/// same code on a padded copy) and lays out the chroma rows the C rows read.
 public enum SIMDDirectRows {
-    typealias D16 = SIMD16<Double>
-    typealias I16 = SIMD16<Int32>
     /// Chroma samples a step (32 pixels).
-    static let step = 16
+    static let step = Int(YC_DIRECT_STEP)
 
     /// One 4:2:0 row pair. `cbPadded`/`crPadded` are the source chroma rows with one sample replicated on
     /// the left and at least 17 on the right (`padChromaRow`); `y1In` is `y0In` again, and `y1 = nil`, for
@@ -77,11 +84,14 @@ public enum SIMDDirectRows {
     public static func rowPair(_ y0In: UnsafePointer<UInt8>, _ y1In: UnsafePointer<UInt8>,
                                _ cbPadded: UnsafePointer<UInt8>, _ crPadded: UnsafePointer<UInt8>,
                                _ y0: UnsafeMutablePointer<UInt8>, _ y1: UnsafeMutablePointer<UInt8>?,
-                               _ chroma: SIMDKernels.ChromaOut, _ width: Int, _ plan: DirectRowPlan) {
+                               _ chroma: SIMDKernels.ChromaOut, _ width: Int, _ plan: DirectRowPlan,
+                               tier: CPUTier? = nil) {
         let (u, v, uv) = chroma.rows
         // Whole steps: 32 pixels that all exist.
         let whole = (width / 2) & ~(step - 1)
-        dispatch(y0In, y1In, cbPadded, crPadded, y0, y1, u, v, uv, whole, plan)
+        var p = plan.rows
+        let t = tier?.rawValue ?? -1
+        if whole > 0 { checked(yc_direct420_rows(t, y0In, y1In, cbPadded, crPadded, y0, y1, u, v, uv, whole, &p)) }
         let cw = (width + 1) / 2
         if whole == cw { return }
         // The tail (at most 16 chroma samples, 31 pixels) through the same code on padded copies.
@@ -91,9 +101,14 @@ public enum SIMDDirectRows {
                        outputs: [PaddedTail.Output(y0 + 2 * whole, bytes: pixels, capacity: 2 * step),
                                  PaddedTail.Output(y1.map { $0 + 2 * whole }, bytes: pixels, capacity: 2 * step)]
                            + chromaTail(u, v, uv, at: whole, rest)) { a, o in
-            dispatch(bytes(a[0]), bytes(a[1]), cbPadded + whole, crPadded + whole, bytes(o[0])!, bytes(o[1]),
-                     bytes(o[2]), bytes(o[3]), bytes(o[4]), step, plan)
+            checked(yc_direct420_rows(t, bytes(a[0]), bytes(a[1]), cbPadded + whole, crPadded + whole, bytes(o[0])!,
+                                      bytes(o[1]), bytes(o[2]), bytes(o[3]), bytes(o[4]), step, &p))
         }
+    }
+
+    /// A C row's answer: −1 only for a tier this CPU cannot run, a programming error.
+    @inline(__always) static func checked(_ status: Int32) {
+        precondition(status == 0, "this CPU cannot run the requested tier's rows")
     }
 
     /// The tail's chroma outputs (U, V, UV; nil where the layout has none) from chroma sample `whole`, `rest`
@@ -128,17 +143,21 @@ public enum SIMDDirectRows {
                                           _ cb0: UnsafePointer<UInt8>, _ cr0: UnsafePointer<UInt8>,
                                           _ cb1: UnsafePointer<UInt8>, _ cr1: UnsafePointer<UInt8>,
                                           _ y0: UnsafeMutablePointer<UInt8>, _ y1: UnsafeMutablePointer<UInt8>?,
-                                          _ chroma: SIMDKernels.ChromaOut, _ width: Int, _ plan: DirectRowPlan) {
-        lumaPixels(y0In, cb0, cr0, y0, width, plan)
-        if let y1 { lumaPixels(y1In, cb1, cr1, y1, width, plan) }
+                                          _ chroma: SIMDKernels.ChromaOut, _ width: Int, _ plan: DirectRowPlan,
+                                          tier: CPUTier? = nil) {
+        lumaPixels(y0In, cb0, cr0, y0, width, plan, tier)
+        if let y1 { lumaPixels(y1In, cb1, cr1, y1, width, plan, tier) }
         let (u, v, uv) = chroma.rows
         let whole = (width / 2) & ~(step - 1), cw = (width + 1) / 2
-        quadChroma(cb0, cr0, cb1, cr1, u, v, uv, whole, plan)
+        var p = plan.rows
+        let t = tier?.rawValue ?? -1
+        if whole > 0 { checked(yc_direct_quad_chroma(t, cb0, cr0, cb1, cr1, u, v, uv, whole, &p)) }
         if whole == cw { return }
         // The tail reads the per-pixel chroma rows directly (they are padded) and writes through scratch.
         let x = 2 * whole
         PaddedTail.run(step: 2 * step, inputs: [], outputs: chromaTail(u, v, uv, at: whole, cw - whole)) { _, o in
-            quadChroma(cb0 + x, cr0 + x, cb1 + x, cr1 + x, bytes(o[0]), bytes(o[1]), bytes(o[2]), step, plan)
+            checked(yc_direct_quad_chroma(t, cb0 + x, cr0 + x, cb1 + x, cr1 + x, bytes(o[0]), bytes(o[1]), bytes(o[2]),
+                                          step, &p))
         }
     }
 
@@ -159,255 +178,52 @@ public enum SIMDDirectRows {
     }
 
     /// Luma of `width` pixels, each under its own chroma sample.
-    @inline(never)
     static func lumaPixels(_ src: UnsafePointer<UInt8>, _ cb: UnsafePointer<UInt8>, _ cr: UnsafePointer<UInt8>,
-                           _ dst: UnsafeMutablePointer<UInt8>, _ width: Int, _ plan: DirectRowPlan) {
-        func run(_ s: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ r: UnsafePointer<UInt8>,
-                 _ d: UnsafeMutablePointer<UInt8>, _ count: Int) {
-            if plan.full {
-                lumaPixelsBody(s, b, r, d, count, plan, full: true)
-            } else {
-                lumaPixelsBody(s, b, r, d, count, plan, full: false)
-            }
-        }
+                           _ dst: UnsafeMutablePointer<UInt8>, _ width: Int, _ plan: DirectRowPlan, _ tier: CPUTier?) {
+        var p = plan.rows
+        let t = tier?.rawValue ?? -1
         let whole = width & ~(step - 1)
-        run(src, cb, cr, dst, whole)
+        if whole > 0 { checked(yc_direct_luma_pixels(t, src, cb, cr, dst, whole, &p)) }
         if whole == width { return }
         PaddedTail.run(step: step, inputs: [PaddedTail.Input(src + whole, count: width - whole)],
                        outputs: [PaddedTail.Output(dst + whole, bytes: width - whole, capacity: step)]) { a, o in
-            run(bytes(a[0]), cb + whole, cr + whole, bytes(o[0])!, step)
-        }
-    }
-
-    @inline(__always)
-    static func lumaPixelsBody(_ src: UnsafePointer<UInt8>, _ cb: UnsafePointer<UInt8>, _ cr: UnsafePointer<UInt8>,
-                               _ dst: UnsafeMutablePointer<UInt8>, _ count: Int, _ plan: DirectRowPlan, full: Bool) {
-        let lo = Splat(plan.lumaOffset), ll = Splat(plan.lumaLimited), wy = D16(repeating: plan.wy)
-        var x = 0
-        while x < count {
-            let y = UnsafeRawPointer(src + x).loadUnaligned(as: SIMD16<UInt8>.self)
-            let b = toDouble(UnsafeRawPointer(cb + x).loadUnaligned(as: SIMD16<UInt8>.self))
-            let r = toDouble(UnsafeRawPointer(cr + x).loadUnaligned(as: SIMD16<UInt8>.self))
-            let out = lumaLanes(y, b, r, lo, ll, wy, full: full)
-            UnsafeMutableRawPointer(dst + x).storeBytes(of: clampByte(out), as: SIMD16<UInt8>.self)
-            x += step
-        }
-    }
-
-    /// Chroma of `count` (a multiple of 16) samples from the four pixels' per-pixel chroma.
-    @inline(never)
-    static func quadChroma(_ cb0: UnsafePointer<UInt8>, _ cr0: UnsafePointer<UInt8>, _ cb1: UnsafePointer<UInt8>,
-                           _ cr1: UnsafePointer<UInt8>, _ u: UnsafeMutablePointer<UInt8>?,
-                           _ v: UnsafeMutablePointer<UInt8>?, _ uv: UnsafeMutablePointer<UInt8>?, _ count: Int,
-                           _ plan: DirectRowPlan) {
-        let pu = Splat(plan.u4), pv = Splat(plan.v4)
-        /// Sixteen sums of horizontal pixel pairs of two rows (each pair a 16-bit word: low + high byte).
-        @inline(__always)
-        func sums(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>) -> I16 {
-            let p = UnsafeRawPointer(a).loadUnaligned(as: SIMD16<UInt16>.self)
-            let q = UnsafeRawPointer(b).loadUnaligned(as: SIMD16<UInt16>.self)
-            var s = I16()
-            for i in 0..<16 { s[i] = Int32(p[i] & 0xFF) &+ Int32(p[i] &>> 8) &+ Int32(q[i] & 0xFF) &+ Int32(q[i] &>> 8) }
-            return s
-        }
-        var c = 0
-        while c < count {
-            let b = toDouble(sums(cb0 + 2 * c, cb1 + 2 * c)), r = toDouble(sums(cr0 + 2 * c, cr1 + 2 * c))
-            storeChroma(chromaLanes(b, r, pu), chromaLanes(b, r, pv), at: c, u, v, uv)
-            c += step
-        }
-    }
-
-    /// One loop per range and chroma shape, so the flags are constants inside each.
-    @inline(never)
-    static func dispatch(_ y0In: UnsafePointer<UInt8>, _ y1In: UnsafePointer<UInt8>, _ cb: UnsafePointer<UInt8>,
-                         _ cr: UnsafePointer<UInt8>, _ y0: UnsafeMutablePointer<UInt8>, _ y1: UnsafeMutablePointer<UInt8>?,
-                         _ u: UnsafeMutablePointer<UInt8>?, _ v: UnsafeMutablePointer<UInt8>?,
-                         _ uv: UnsafeMutablePointer<UInt8>?, _ count: Int, _ plan: DirectRowPlan) {
-        if count == 0 { return }
-        switch (plan.full, uv != nil) {
-        case (true, true): body(y0In, y1In, cb, cr, y0, y1, u, v, uv, count, plan, full: true, nv12: true)
-        case (true, false): body(y0In, y1In, cb, cr, y0, y1, u, v, uv, count, plan, full: true, nv12: false)
-        case (false, true): body(y0In, y1In, cb, cr, y0, y1, u, v, uv, count, plan, full: false, nv12: true)
-        case (false, false): body(y0In, y1In, cb, cr, y0, y1, u, v, uv, count, plan, full: false, nv12: false)
-        }
-    }
-
-    /// Sixteen bytes as Doubles.
-    @inline(__always)
-    static func toDouble(_ a: SIMD16<UInt8>) -> D16 {
-        var r = D16()
-        for i in 0..<16 { r[i] = Double(a[i]) }
-        return r
-    }
-
-    @inline(__always)
-    static func toDouble(_ a: I16) -> D16 {
-        var r = D16()
-        for i in 0..<16 { r[i] = Double(a[i]) }
-        return r
-    }
-
-    @inline(__always)
-    static func widen(_ a: SIMD16<UInt8>) -> I16 {
-        var r = I16()
-        for i in 0..<16 { r[i] = Int32(a[i]) }
-        return r
-    }
-
-    /// A quotient's constants splatted to sixteen lanes.
-    struct Splat {
-        let c: D16, wb: D16, wr: D16, d: D16, inv: D16
-        @inline(__always)
-        init(_ q: DirectRowPlan.Quotient) {
-            c = D16(repeating: q.c)
-            wb = D16(repeating: q.wb)
-            wr = D16(repeating: q.wr)
-            d = D16(repeating: q.d)
-            inv = D16(repeating: q.inv)
-        }
-    }
-
-    /// c + wb·b + wr·r (exact: see the type's comment).
-    @inline(__always)
-    static func affine(_ q: Splat, _ b: D16, _ r: D16) -> D16 { q.c + q.wb * b + q.wr * r }
-
-    /// ⌊n/d⌋ of sixteen exact numerators (see the type's comment), as Int32 lanes, without branches:
-    /// e = round(n·(1/d)) is the quotient or one more (the product errs by less than 10⁻¹³, far below ½), and
-    /// the sign of the exact remainder n − e·d says which.
-    @inline(__always)
-    static func quotient(_ n: D16, _ q: Splat) -> I16 {
-        // 1.5·2^52 added: a Double whose unit is 1, whose low 32 bits are the whole value (two's complement).
-        let magic = D16(repeating: 6_755_399_441_055_744.0)
-        let t = n * q.inv + magic
-        let rem = n - (t - magic) * q.d
-        let over = unsafeBitCast(rem, to: SIMD16<Int64>.self) &>> 63                // −1 when rem < 0
-        let e = unsafeBitCast(t, to: SIMD16<Int64>.self) &+ over
-        var out = I16()
-        for i in 0..<16 { out[i] = Int32(truncatingIfNeeded: e[i]) }
-        return out
-    }
-
-    /// Luma of sixteen pixels, each under its own source Cb, Cr (as Doubles), unclamped: full range adds the
-    /// offset quotient to Y, limited range divides with Y in the numerator.
-    @inline(__always)
-    static func lumaLanes(_ y: SIMD16<UInt8>, _ b: D16, _ r: D16, _ lo: Splat, _ ll: Splat, _ wy: D16,
-                          full: Bool) -> I16 {
-        full ? widen(y) &+ quotient(affine(lo, b, r), lo) : quotient(affine(ll, b, r) + wy * toDouble(y), ll)
-    }
-
-    /// Sixteen output chroma samples of one plane from the source chroma sums, clamped to 0…255.
-    @inline(__always)
-    static func chromaLanes(_ b: D16, _ r: D16, _ q: Splat) -> I16 { clamp8(quotient(affine(q, b, r), q)) }
-
-    /// Sixteen U and V values (0…255) stored at chroma sample `c`: interleaved into `uv`, or into `u` and `v`.
-    @inline(__always)
-    static func storeChroma(_ ou: I16, _ ov: I16, at c: Int, _ u: UnsafeMutablePointer<UInt8>?,
-                            _ v: UnsafeMutablePointer<UInt8>?, _ uv: UnsafeMutablePointer<UInt8>?) {
-        if let uv {
-            let packed = ou | ov &<< 8
-            var w = SIMD16<UInt16>()
-            for i in 0..<16 { w[i] = UInt16(truncatingIfNeeded: packed[i]) }
-            UnsafeMutableRawPointer(uv + 2 * c).storeBytes(of: w, as: SIMD16<UInt16>.self)
-        } else if let u, let v {
-            UnsafeMutableRawPointer(u + c).storeBytes(of: bytes(ou), as: SIMD16<UInt8>.self)
-            UnsafeMutableRawPointer(v + c).storeBytes(of: bytes(ov), as: SIMD16<UInt8>.self)
-        }
-    }
-
-    /// Each lane clamped to 0…255 with shifts and masks (lanes within ±2^30): the stdlib's `min`/`max` in a
-    /// lane loop compile to branches here.
-    @inline(__always)
-    static func clamp8(_ a: I16) -> I16 {
-        let low = a & ~(a &>> 31)                                    // negatives → 0
-        return (low | ((I16(repeating: 255) &- low) &>> 31)) & I16(repeating: 255)  // above 255 → 255
-    }
-
-    /// Sixteen lanes already within 0…255 as bytes.
-    @inline(__always)
-    static func bytes(_ a: I16) -> SIMD16<UInt8> {
-        var r = SIMD16<UInt8>()
-        for i in 0..<16 { r[i] = UInt8(truncatingIfNeeded: a[i]) }
-        return r
-    }
-
-    @inline(__always)
-    static func clampByte(_ a: I16) -> SIMD16<UInt8> { bytes(clamp8(a)) }
-
-    @inline(__always)
-    static func body(_ y0In: UnsafePointer<UInt8>, _ y1In: UnsafePointer<UInt8>, _ cb: UnsafePointer<UInt8>,
-                     _ cr: UnsafePointer<UInt8>, _ y0: UnsafeMutablePointer<UInt8>, _ y1: UnsafeMutablePointer<UInt8>?,
-                     _ u: UnsafeMutablePointer<UInt8>?, _ v: UnsafeMutablePointer<UInt8>?,
-                     _ uv: UnsafeMutablePointer<UInt8>?, _ count: Int, _ plan: DirectRowPlan, full: Bool, nv12: Bool) {
-        let lo = Splat(plan.lumaOffset), ll = Splat(plan.lumaLimited), wy = D16(repeating: plan.wy)
-        let pu = Splat(plan.u), pv = Splat(plan.v)
-        let six = I16(repeating: 6)
-
-        /// One row's 32 pixels under the step's sixteen chroma samples: even and odd pixels apart (the low
-        /// and high bytes of 16-bit words), converted, and woven back.
-        @inline(__always)
-        func lumaRow(_ src: UnsafePointer<UInt8>, _ dst: UnsafeMutablePointer<UInt8>, _ x: Int,
-                     _ offset: I16, _ base: D16) {
-            let p = UnsafeRawPointer(src + x).loadUnaligned(as: SIMD16<UInt16>.self)
-            var e = I16(), o = I16()
-            for i in 0..<16 {
-                e[i] = Int32(p[i] & 0xFF)
-                o[i] = Int32(p[i] &>> 8)
-            }
-            let oe: I16, oo: I16
-            if full {
-                oe = e &+ offset
-                oo = o &+ offset
-            } else {
-                oe = quotient(base + wy * toDouble(e), ll)
-                oo = quotient(base + wy * toDouble(o), ll)
-            }
-            let packed = clamp8(oe) | clamp8(oo) &<< 8
-            var w = SIMD16<UInt16>()
-            for i in 0..<16 { w[i] = UInt16(truncatingIfNeeded: packed[i]) }
-            UnsafeMutableRawPointer(dst + x).storeBytes(of: w, as: SIMD16<UInt16>.self)
-        }
-
-        var c = 0
-        while c < count {
-            let cbL = widen(UnsafeRawPointer(cb + c).loadUnaligned(as: SIMD16<UInt8>.self))
-            let cbC = UnsafeRawPointer(cb + c + 1).loadUnaligned(as: SIMD16<UInt8>.self)
-            let cbR = widen(UnsafeRawPointer(cb + c + 2).loadUnaligned(as: SIMD16<UInt8>.self))
-            let crL = widen(UnsafeRawPointer(cr + c).loadUnaligned(as: SIMD16<UInt8>.self))
-            let crC = UnsafeRawPointer(cr + c + 1).loadUnaligned(as: SIMD16<UInt8>.self)
-            let crR = widen(UnsafeRawPointer(cr + c + 2).loadUnaligned(as: SIMD16<UInt8>.self))
-            let cbD = toDouble(cbC), crD = toDouble(crC)
-            // Luma: the pixel's own (unfiltered) chroma sample.
-            var offset = I16(), base = D16()
-            if full {
-                offset = quotient(affine(lo, cbD, crD), lo)
-            } else {
-                base = affine(ll, cbD, crD)
-            }
-            lumaRow(y0In, y0, 2 * c, offset, base)
-            if let y1 { lumaRow(y1In, y1, 2 * c, offset, base) }
-            // Chroma: the [1 6 1] sums along the row.
-            let b = toDouble(cbL &+ six &* widen(cbC) &+ cbR), r = toDouble(crL &+ six &* widen(crC) &+ crR)
-            storeChroma(chromaLanes(b, r, pu), chromaLanes(b, r, pv), at: c, u, v, nv12 ? uv : nil)
-            c += step
+            checked(yc_direct_luma_pixels(t, bytes(a[0]), cb + whole, cr + whole, bytes(o[0])!, step, &p))
         }
     }
 
     // MARK: for the exhaustive tests
 
-    /// Output Cb and Cr for sixteen pairs of sums through the rows' own arithmetic: `count` 8 for the 4:2:0
-    /// rows' [1 6 1] sums (0…2040), 4 for the other samplings' four-pixel sums (0…1020).
-    public static func chromaValues(_ b: SIMD16<Int32>, _ r: SIMD16<Int32>, _ plan: DirectRowPlan,
-                                    count: Int) -> (SIMD16<UInt8>, SIMD16<UInt8>) {
-        precondition(count == 8 || count == 4)
-        let pu = Splat(count == 8 ? plan.u : plan.u4), pv = Splat(count == 8 ? plan.v : plan.v4)
-        let bd = toDouble(b), rd = toDouble(r)
-        return (bytes(chromaLanes(bd, rd, pu)), bytes(chromaLanes(bd, rd, pv)))
+    /// Output Cb and Cr for pairs of sums through the rows' own arithmetic (`b.count`, a multiple of 16):
+    /// `count` 8 for the 4:2:0 rows' [1 6 1] sums (0…2040), 4 for the other samplings' four-pixel sums (0…1020).
+    public static func chromaValues(_ b: [Int32], _ r: [Int32], _ plan: DirectRowPlan, count: Int,
+                                    tier: CPUTier? = nil) -> (u: [UInt8], v: [UInt8]) {
+        precondition((count == 8 || count == 4) && b.count == r.count && b.count % step == 0)
+        var p = plan.rows
+        var u = [UInt8](repeating: 0, count: b.count), v = u
+        for i in stride(from: 0, to: b.count, by: step) {
+            b.withUnsafeBufferPointer { bp in
+                r.withUnsafeBufferPointer { rp in
+                    u.withUnsafeMutableBufferPointer { up in
+                        v.withUnsafeMutableBufferPointer { vp in
+                            checked(yc_direct_chroma_values(tier?.rawValue ?? -1, bp.baseAddress! + i, rp.baseAddress! + i,
+                                                            count == 4 ? 1 : 0, up.baseAddress! + i, vp.baseAddress! + i, &p))
+                        }
+                    }
+                }
+            }
+        }
+        return (u, v)
     }
 
-    /// Output luma for sixteen source luma values under one chroma sample's Cb, Cr bytes.
-    public static func lumaValues(_ y: SIMD16<UInt8>, cb: UInt8, cr: UInt8, _ plan: DirectRowPlan) -> SIMD16<UInt8> {
-        clampByte(lumaLanes(y, D16(repeating: Double(cb)), D16(repeating: Double(cr)), Splat(plan.lumaOffset),
-                            Splat(plan.lumaLimited), D16(repeating: plan.wy), full: plan.full))
+    /// Output luma of source luma values `y`, each under its own Cb and Cr byte (`y.count` a multiple of 16).
+    public static func lumaValues(_ y: [UInt8], cb: [UInt8], cr: [UInt8], _ plan: DirectRowPlan,
+                                  tier: CPUTier? = nil) -> [UInt8] {
+        precondition(y.count == cb.count && y.count == cr.count && y.count % step == 0)
+        var p = plan.rows
+        var out = [UInt8](repeating: 0, count: y.count)
+        out.withUnsafeMutableBufferPointer { o in
+            checked(yc_direct_luma_pixels(tier?.rawValue ?? -1, y, cb, cr, o.baseAddress!, y.count, &p))
+        }
+        return out
     }
 }

@@ -15,52 +15,46 @@ final class SIMDDirectRowTests: XCTestCase {
         checkEverySumPair(count: 4)
     }
 
-    /// The rows' chroma for every pair of sums of `count` samples (0…255·count) against the exact transform.
+    /// The rows' chroma for every pair of sums of `count` samples (0…255·count) against the exact transform,
+    /// on every CPU tier this machine runs.
     func checkEverySumPair(count: Int) {
         let top = 255 * count
+        // Every (b, r) pair, r fastest, padded to a whole number of steps with the last pair.
+        let pairs = (top + 1) * (top + 1), padded = (pairs + 15) / 16 * 16
+        let bs = (0..<padded).map { Int32(min($0, pairs - 1) / (top + 1)) }
+        let rs = (0..<padded).map { Int32(min($0, pairs - 1) % (top + 1)) }
         for spec in ConversionSpec.all {
             let t = YCbCrTransform(target: spec), plan = DirectRowPlan(t)
-            var bad = 0
-            for b in 0...top {
-                let bv = SIMD16<Int32>(repeating: Int32(b))
-                var r0 = 0
-                while r0 <= top {
-                    var rv = SIMD16<Int32>()
-                    for i in 0..<16 { rv[i] = Int32(min(r0 + i, top)) }
-                    let (u, v) = SIMDDirectRows.chromaValues(bv, rv, plan, count: count)
-                    for i in 0..<16 {
-                        let want = t.chroma(cbSum: b - 128 * count, crSum: Int(rv[i]) - 128 * count, count: count)
-                        if u[i] != want.cb || v[i] != want.cr {
-                            bad += 1
-                            if bad < 5 { XCTFail("\(spec) sums \(b), \(rv[i]): got \(u[i]), \(v[i]) want \(want)") }
-                        }
-                    }
-                    r0 += 16
+            let want = (0..<pairs).map { t.chroma(cbSum: Int(bs[$0]) - 128 * count, crSum: Int(rs[$0]) - 128 * count, count: count) }
+            for tier in CPUTier.supported {
+                let (u, v) = SIMDDirectRows.chromaValues(bs, rs, plan, count: count, tier: tier)
+                var bad = 0
+                for i in 0..<pairs where u[i] != want[i].cb || v[i] != want[i].cr {
+                    bad += 1
+                    if bad < 5 { XCTFail("\(spec) \(tier) sums \(bs[i]), \(rs[i]): got \(u[i]), \(v[i]) want \(want[i])") }
                 }
+                XCTAssertEqual(bad, 0, "\(spec) \(tier) count \(count)")
             }
-            XCTAssertEqual(bad, 0, "\(spec) count \(count)")
         }
     }
 
-    /// Every source luma under every (Cb, Cr) byte pair: 2^24 values for each target.
+    /// Every source luma under every (Cb, Cr) byte pair: 2^24 values for each target, on every tier.
     func testEveryLumaAndChromaPair() {
+        let n = 1 << 24
+        let y = (0..<n).map { UInt8(truncatingIfNeeded: $0) }, cb = (0..<n).map { UInt8(truncatingIfNeeded: $0 >> 8) }
+        let cr = (0..<n).map { UInt8(truncatingIfNeeded: $0 >> 16) }
         for spec in ConversionSpec.all {
             let t = YCbCrTransform(target: spec), plan = DirectRowPlan(t)
-            var bad = 0
-            for cb in 0...255 {
-                for cr in 0...255 {
-                    for y0 in stride(from: 0, to: 256, by: 16) {
-                        var yv = SIMD16<UInt8>()
-                        for i in 0..<16 { yv[i] = UInt8(y0 + i) }
-                        let got = SIMDDirectRows.lumaValues(yv, cb: UInt8(cb), cr: UInt8(cr), plan)
-                        for i in 0..<16 where got[i] != t.luma(y: y0 + i, cb: cb - 128, cr: cr - 128) {
-                            bad += 1
-                            if bad < 5 { XCTFail("\(spec) Y \(y0 + i) Cb \(cb) Cr \(cr): got \(got[i])") }
-                        }
-                    }
+            let want = (0..<n).map { t.luma(y: Int(y[$0]), cb: Int(cb[$0]) - 128, cr: Int(cr[$0]) - 128) }
+            for tier in CPUTier.supported {
+                let got = SIMDDirectRows.lumaValues(y, cb: cb, cr: cr, plan, tier: tier)
+                var bad = 0
+                for i in 0..<n where got[i] != want[i] {
+                    bad += 1
+                    if bad < 5 { XCTFail("\(spec) \(tier) Y \(y[i]) Cb \(cb[i]) Cr \(cr[i]): got \(got[i]) want \(want[i])") }
                 }
+                XCTAssertEqual(bad, 0, "\(spec) \(tier)")
             }
-            XCTAssertEqual(bad, 0, "\(spec)")
         }
     }
 
