@@ -24,6 +24,32 @@ let args = Array(CommandLine.arguments.dropFirst())
     guard let i = args.firstIndex(of: name), i + 1 < args.count else { return nil }
     return args[i + 1]
 }
+/// A per-tier contender's name.
+func tierName(_ tier: CPUTier, _ what: String) -> String { "[\(tier)] \(what)" }
+
+/// The CPU's model name, as /proc/cpuinfo gives it.
+func cpuModel() -> String {
+    guard let f = fopen("/proc/cpuinfo", "r") else { return "unknown" }
+    defer { fclose(f) }
+    var line = [CChar](repeating: 0, count: 512)
+    while fgets(&line, Int32(line.count), f) != nil {
+        let text = String(cString: line)
+        if text.hasPrefix("model name"), let colon = text.firstIndex(of: ":") {
+            return String(text.suffix(from: text.index(after: colon))).trimmingCharacters(in: " \n\t")
+        }
+    }
+    return "unknown"
+}
+
+extension String {
+    func trimmingCharacters(in set: String) -> String {
+        var s = Substring(self)
+        while let c = s.first, set.contains(c) { s = s.dropFirst() }
+        while let c = s.last, set.contains(c) { s = s.dropLast() }
+        return String(s)
+    }
+}
+
 let width = Int(option("--width") ?? "") ?? 4032
 let height = Int(option("--height") ?? "") ?? 3024
 let runs = Int(option("--runs") ?? "") ?? 15
@@ -52,6 +78,8 @@ typealias PeerPlanar = @convention(c) (UnsafePointer<UInt8>, Int32, UnsafeMutabl
 var peerNV12: PeerNV12?
 var peerJ420: PeerPlanar?
 var peerI420: PeerPlanar?
+typealias PeerPin = @convention(c) (Int32) -> Void
+var peerPin: PeerPin?
 if let peerPath {
     guard let h = dlopen(peerPath, RTLD_NOW) else {
         fputs("yuvbench: cannot load \(peerPath): \(String(cString: dlerror()))\n", stderr)
@@ -60,6 +88,7 @@ if let peerPath {
     peerNV12 = unsafeBitCast(dlsym(h, "peer_abgr_to_nv12"), to: PeerNV12.self)
     peerJ420 = unsafeBitCast(dlsym(h, "peer_abgr_to_j420"), to: PeerPlanar.self)
     peerI420 = unsafeBitCast(dlsym(h, "peer_abgr_to_i420"), to: PeerPlanar.self)
+    if let pin = dlsym(h, "peer_pin_tier") { peerPin = unsafeBitCast(pin, to: PeerPin.self) }
 }
 
 let geometry = PlaneGeometry(width: width, height: height)
@@ -75,6 +104,8 @@ let k709 = KernelConstants(ConversionSpec())
 
 struct Contender {
     let name: String
+    /// The CPU tier it runs on (ours, and libyuv pinned to the same instructions); nil: the best.
+    var tier: CPUTier? = nil
     let body: () -> Void
     var times: [Double] = []
     var firstCall: [Double] = []
@@ -155,6 +186,28 @@ do {
                                crStride: width, firstRow: 0, rowCount: height, into: targets)
             })
         }
+        // One set per CPU tier this machine runs: ours pinned with CPUTier.use, libyuv with its MaskCpuFlags.
+        let full709 = RGBToYUV420(spec: ConversionSpec(), source: .rgba8)
+        let limited709 = RGBToYUV420(spec: ConversionSpec(matrix: .bt709, range: .limited), source: .rgba8)
+        for tier in CPUTier.supported {
+            contenders.append(Contender(name: tierName(tier, "RGBA→NV12 bt709 full, 1 thread"), tier: tier) {
+                full709.convert(band: src, rowBytes: width * 4, firstRow: 0, rowCount: height, output: dst,
+                                width: width, height: height, layout: .nv12)
+            })
+            contenders.append(Contender(name: tierName(tier, "RGBA→NV12 bt709 limited, 1 thread"), tier: tier) {
+                limited709.convert(band: src, rowBytes: width * 4, firstRow: 0, rowCount: height, output: dst,
+                                   width: width, height: height, layout: .nv12)
+            })
+            contenders.append(Contender(name: tierName(tier, "RGBA→NV12 bt709 full, \(cores) threads"), tier: tier) {
+                full709.convert(pixels: src, rowBytes: width * 4, width: width, height: height, output: dst,
+                                layout: .nv12, threads: cores)
+            })
+            if let peerNV12, peerPin != nil {
+                contenders.append(Contender(name: tierName(tier, "libyuv ABGRToNV12, 1 thread"), tier: tier) {
+                    _ = peerNV12(src, Int32(width * 4), dst, dst + pixels, Int32(width), Int32(height))
+                })
+            }
+        }
         if let peerNV12, let peerJ420 {
             contenders.append(Contender(name: "libyuv ABGRToNV12 (bt601 limited, 8-bit approx.), 1 thread") {
                 _ = peerNV12(src, Int32(width * 4), dst, dst + pixels, Int32(width), Int32(height))
@@ -179,6 +232,10 @@ do {
                 order.swapAt(i, Int((shuffleSeed >> 33) % UInt64(i + 1)))
             }
             for c in order {
+                // The tier it asks for, or the best, for ours and for libyuv alike.
+                let tier = contenders[c].tier ?? CPUTier.best
+                CPUTier.use(tier)
+                peerPin?(contenders[c].tier?.rawValue ?? 3)
                 let w0 = now()
                 contenders[c].body()
                 let w1 = now()
@@ -253,10 +310,42 @@ if let peerNV12, let peerJ420 {
     }
 }
 
+// Per tier: ours against libyuv pinned to the same instructions, and two threads against the memory limit:
+// the conversion reads 4 and writes 1.5 bytes a pixel, memcpy reads and writes 4, so at memcpy's rate (the
+// faster of its one- and all-thread figures in this run) the conversion cannot take less than 5.5/8 of its time.
+@MainActor func ms(_ name: String) -> Double? {
+    contenders.first(where: { $0.name == name }).map { median($0.times) * 1000 }
+}
+let memcpyMs = min(ms(memcpyName)!, ms(memcpyAllName)!)
+let limitMs = memcpyMs * 5.5 / 8
+print("CPU: \(cpuModel()); tiers it runs: \(CPUTier.supported.map(\.description).joined(separator: ", ")); "
+      + "in use by default: \(CPUTier.best)")
+print("memory limit of a 4:2:0 conversion: \(formatFixed(limitMs, decimals: 2)) ms (5.5/8 of the fastest memcpy, "
+      + "\(formatFixed(memcpyMs, decimals: 2)) ms)")
+print(pad("tier", 12) + lpad("full ms", 9) + lpad("limited ms", 12) + lpad("libyuv ms", 11) + lpad("full/libyuv", 13)
+      + lpad("lim./libyuv", 13) + lpad("\(cores) thr. ms", 12) + lpad("vs limit", 10))
+var tierJSON: [String] = []
+for tier in CPUTier.supported {
+    let f = ms(tierName(tier, "RGBA→NV12 bt709 full, 1 thread"))!, l = ms(tierName(tier, "RGBA→NV12 bt709 limited, 1 thread"))!
+    let t2 = ms(tierName(tier, "RGBA→NV12 bt709 full, \(cores) threads"))!
+    let y = ms(tierName(tier, "libyuv ABGRToNV12, 1 thread"))
+    let rf = y.map { $0 / f }, rl = y.map { $0 / l }
+    func fmt(_ v: Double?, _ suffix: String = "") -> String { v.map { formatFixed($0, decimals: 2) + suffix } ?? "-" }
+    print(pad(tier.description, 12) + lpad(fmt(f), 9) + lpad(fmt(l), 12) + lpad(fmt(y), 11) + lpad(fmt(rf, "x"), 13)
+          + lpad(fmt(rl, "x"), 13) + lpad(fmt(t2), 12) + lpad(fmt(limitMs / t2), 10))
+    tierJSON.append("\"\(tier)\": {\"ratio_vs_libyuv\": \(rf.map { formatFixed($0, decimals: 2) } ?? "null"), "
+                    + "\"ratio_vs_libyuv_limited\": \(rl.map { formatFixed($0, decimals: 2) } ?? "null"), "
+                    + "\"threads_vs_memory_limit\": \(formatFixed(limitMs / t2, decimals: 2))}")
+}
+let direct420 = ms("JPEG YCbCr 4:2:0 planes→NV12 bt709 full (SIMD rows)")!
+let direct444 = ms("JPEG YCbCr 4:4:4 planes→NV12 bt709 full (SIMD rows)")!
+print("JPEG direct path: 4:4:4 planes take \(formatFixed(direct444 / direct420, decimals: 2))x the 4:2:0 ones")
+
 let ours1 = mpxs(oursName)!
 let oursN = mpxs(oursAllName)!
 var json: [(String, String)] = [
     ("width", "\(width)"), ("height", "\(height)"), ("cores", "\(cores)"),
+    ("cpu_tier", "\"\(CPUTier.best)\""),
     ("nv12_bt709_full_mpxs", formatFixed(ours1, decimals: 1)),
     ("nv12_bt709_full_all_threads_mpxs", formatFixed(oursN, decimals: 1)),
     ("threads_speedup", formatFixed(oursN / ours1, decimals: 2)),
@@ -272,8 +361,13 @@ if let libyuv {
     json.append(("libyuv_abgr_to_nv12_mpxs", formatFixed(libyuv, decimals: 1)))
     json.append(("libyuv_abgr_to_j420_mpxs", formatFixed(mpxs("libyuv ABGRToJ420 (bt601 full, 8-bit approx.), 1 thread")!, decimals: 1)))
     json.append(("ratio_vs_libyuv", formatFixed(ours1 / libyuv, decimals: 2)))
+    json.append(("ratio_vs_libyuv_limited", formatFixed(mpxs("RGBA→NV12 bt709 limited, 1 thread")! / libyuv, decimals: 2)))
 } else {
     json.append(("libyuv_abgr_to_nv12_mpxs", "null"))
     json.append(("ratio_vs_libyuv", "null"))
+    json.append(("ratio_vs_libyuv_limited", "null"))
 }
+json.append(("threads_vs_memory_limit", formatFixed(limitMs / ms(oursAllName)!, decimals: 2)))
+json.append(("direct_444_vs_420", formatFixed(direct444 / direct420, decimals: 2)))
+json.append(("tiers", "{" + tierJSON.joined(separator: ", ") + "}"))
 print("{" + json.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}")
