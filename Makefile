@@ -23,7 +23,7 @@ BUILD_PKGS = pkg-config $(JPEG_DEV) libturbojpeg0-dev libpng-dev liblcms2-dev
 # What the build needs, by pkg-config name: when pkg-config finds them all, nothing is installed.
 BUILD_PC = libjpeg libturbojpeg libpng lcms2
 
-.PHONY: all build deps install-build-packages test test-library test-fast demo install clean prove bench bench-deps bench-e2e bench-batch bench-memory bench-sharp quality fuzz test-sanitize test-corpus test-exact test-hostile compare-builds test-interop test-html
+.PHONY: test-cpus all build deps install-build-packages test test-library test-fast demo install clean prove bench bench-deps bench-e2e bench-batch bench-memory bench-sharp quality fuzz test-sanitize test-corpus test-exact test-hostile compare-builds test-interop test-html
 
 all: build
 
@@ -115,6 +115,12 @@ test-exact: build
 # The exhaustive chroma proof: every 2x2 block sum (1021^3 per matrix and range), fast rows vs the reference.
 prove: deps
 	YUV_PROVE=1 $(SWIFT) test $(TEST_FLAGS) --filter ChromaProofTests
+
+# The default build on emulated CPUs this machine is not (qemu-user): plain x86-64, Nehalem, Haswell (AVX2, no
+# AVX-512): each picks the tier its cpuid allows and gives this machine's bytes.
+test-cpus: build
+	$(call need_packages,qemu-user)
+	tools/cpus.sh $(BIN)
 
 # Kernel and driver throughput on a 4032x3024 frame against libyuv, measured in the same run.
 # libyuv is a benchmark peer only: libyuv-dev is installed here, never needed by the tool.
