@@ -120,12 +120,14 @@ YC_INLINE YC_BODY_TARGET yc_v_i32 YC_BODY_NAME(round_bits)(yc_v_f32 x) {
     return (yc_v_i32)(x + 8388608.0f) & 0x7FFFFF;
 }
 
-/// ⌊x⌋ for x = p + base + ½, p a float product (limited range, see the top of the file): w = x + 1024 as a
+/// ⌊x⌋ for x = p + base + ½, p = a·c a float product (limited range, see the top of the file): w = x + 1024 as a
 /// float keeps 13 bits of fraction. The sum is taken one unit (2^-13) higher, w′ = w + 2^-13 (the same
 /// rounding, shifted), so a fraction of w of 0 or 8191/8192 is one of w′ of 1 or 0: those lanes set the sign
 /// bit of `*undecided`, and the step is redone exactly; every other lane has ⌊w′⌋ = ⌊w⌋.
-YC_INLINE YC_BODY_TARGET yc_v_i32 YC_BODY_NAME(floor_fast)(yc_v_f32 p, float base, yc_v_i32 *undecided) {
-    const yc_v_i32 bits = (yc_v_i32)(p + (base + 0.5f + 1024.0f + 1.0f / 8192.0f));
+/// p = a·c, written in the same expression as the sum so that a tier with FMA fuses them (one rounding
+/// fewer; the bound holds either way).
+YC_INLINE YC_BODY_TARGET yc_v_i32 YC_BODY_NAME(floor_fast)(yc_v_f32 a, float c, float base, yc_v_i32 *undecided) {
+    const yc_v_i32 bits = (yc_v_i32)(a * c + (base + 0.5f + 1024.0f + 1.0f / 8192.0f));
     *undecided |= (bits & 0x1FFE) - 1;
     return bits >> 13;                  // w′'s whole part in the low 8 bits (exponent bits above them)
 }
@@ -149,7 +151,7 @@ YC_INLINE YC_BODY_TARGET yc_v_u8 YC_BODY_NAME(luma)(yc_v_i32 n, const YC_BODY_NA
     } else if (exact) {
         y = YC_BODY_NAME(divide)(219 * n + k->yBias, k->yDiv, k->yDivInv);
     } else {
-        y = YC_BODY_NAME(floor_fast)(__builtin_convertvector(n, yc_v_f32) * k->yC, 16.0f, undecided);
+        y = YC_BODY_NAME(floor_fast)(__builtin_convertvector(n, yc_v_f32), k->yC, 16.0f, undecided);
     }
     return __builtin_convertvector(y, yc_v_u8);
 }
@@ -164,7 +166,7 @@ YC_INLINE YC_BODY_TARGET yc_v_i32 YC_BODY_NAME(chroma)(yc_v_i32 t, int32_t d, fl
         return q - (q >> 8);
     }
     if (exact) return YC_BODY_NAME(divide)(56 * t + 65535 * d, 510 * d, inv);
-    return YC_BODY_NAME(floor_fast)(__builtin_convertvector(t, yc_v_f32) * c, 128.0f, undecided) & 0xFF;  // 16 … 240
+    return YC_BODY_NAME(floor_fast)(__builtin_convertvector(t, yc_v_f32), c, 128.0f, undecided) & 0xFF;  // 16 … 240
 }
 
 /// Each horizontal pair of a 32-lane row (two vectors) summed: lane i is lanes 2i and 2i+1.

@@ -113,6 +113,7 @@ struct Contender {
 
 // The contenders the summary and the JSON look up by name.
 let memcpyName = "memcpy (RGBA frame, bandwidth ceiling)", memcpyAllName = "memcpy (RGBA frame), \(cores) threads"
+let sharpName = "RGBA→NV12 bt709 full, sharp chroma, 1 thread"
 let oursName = "RGBA→NV12 bt709 full, 1 thread", oursAllName = "RGBA→NV12 bt709 full, \(cores) threads"
 
 var contenders: [Contender] = []
@@ -186,6 +187,11 @@ do {
                                crStride: width, firstRow: 0, rowCount: height, into: targets)
             })
         }
+        // Sharp chroma (`--chroma-filter sharp`, outside the contract) on the same frame: its cost against the box.
+        contenders.append(Contender(name: sharpName) {
+            _ = SharpYUV420.convert(pixels: src, rowBytes: width * 4, width: width, height: height, layout: .nv12,
+                                    spec: ConversionSpec(), source: .rgba8)
+        })
         // One set per CPU tier this machine runs: ours pinned with CPUTier.use, libyuv with its MaskCpuFlags.
         let full709 = RGBToYUV420(spec: ConversionSpec(), source: .rgba8)
         let limited709 = RGBToYUV420(spec: ConversionSpec(matrix: .bt709, range: .limited), source: .rgba8)
@@ -339,6 +345,7 @@ for tier in CPUTier.supported {
 }
 let direct420 = ms("JPEG YCbCr 4:2:0 planes→NV12 bt709 full (SIMD rows)")!
 let direct444 = ms("JPEG YCbCr 4:4:4 planes→NV12 bt709 full (SIMD rows)")!
+print("sharp chroma: \(formatFixed(ms(sharpName)! / ms(oursName)!, decimals: 2))x the box conversion's time (target: at most 3x)")
 print("JPEG direct path: 4:4:4 planes take \(formatFixed(direct444 / direct420, decimals: 2))x the 4:2:0 ones")
 
 let ours1 = mpxs(oursName)!
@@ -368,6 +375,7 @@ if let libyuv {
     json.append(("ratio_vs_libyuv_limited", "null"))
 }
 json.append(("threads_vs_memory_limit", formatFixed(limitMs / ms(oursAllName)!, decimals: 2)))
+json.append(("sharp_vs_box", formatFixed(ms(sharpName)! / ms(oursName)!, decimals: 2)))
 json.append(("direct_444_vs_420", formatFixed(direct444 / direct420, decimals: 2)))
 json.append(("tiers", "{" + tierJSON.joined(separator: ", ") + "}"))
 print("{" + json.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}")
