@@ -25,7 +25,7 @@ let package = Package(
                        providers: [.apt(["liblcms2-dev"]), .brew(["little-cms2"])]),
         // No unsafeFlags anywhere: a package that depends on these libraries could not build them otherwise
         // (SwiftPM's release configuration already compiles C with -O2).
-        .target(name: "CShims", dependencies: ["CJPEG", "CPNG", "CLCMS"], path: "Sources/CShims"),
+        .target(name: "CShims", dependencies: ["CJPEG", "CPNG", "CLCMS", "CSIMD"], path: "Sources/CShims"),
         .target(name: "CSIMD", path: "Sources/CSIMD"),
         .target(name: "YUVCore", dependencies: ["CSIMD"], path: "Sources/YUVCore", swiftSettings: optimise),
         .target(name: "YUVIO", dependencies: ["YUVCore", "CShims", "CTurboJPEG"], path: "Sources/YUVIO"),

@@ -2,6 +2,7 @@
 // cHRM/gAMA, else EXIF's Adobe RGB hint — and LittleCMS 2 transforms to the target RGB space. In C because
 // LittleCMS is a C library whose profiles and transforms are handles best kept on this side.
 #include "yc_colour.h"
+#include "yc_colour_rows.h"
 
 #include <lcms2.h>
 #include <math.h>
@@ -165,22 +166,15 @@ yc_colour_action yc_colour_plan(const yc_colour *colour, yc_target target, char 
 // The fast path for 8-bit rows between two matrix/TRC profiles (P3, Adobe RGB, sRGB, cHRM/gAMA: nearly
 // every tagged photo): each source code's linear value from a table, one 3×3 matrix (the source's colorants
 // into the target's), then the output code as the count of the target curve's half-code thresholds at or
-// below the linear value. A table of 16384 buckets holds, per bucket, the code at its start and the next
-// threshold, and no bucket holds two thresholds, so one load and one comparison give the code. That is
+// below the linear value. A table of 4,098 buckets (256 per octave: yc_colour_rows.h) holds, per bucket, the
+// code at its start and the next threshold, and no bucket holds two thresholds, so one load and one
+// comparison give the code. That is
 // round-half-up of the exact encoding, as the double-precision reference computes it, but for values within
 // float rounding (~1e-7) of a threshold. LittleCMS's own 8-bit transform is faster still but drifts by one
 // on 1–4% of samples (measured on P3 and Adobe RGB photos).
-#define YC_BUCKETS 16384
-typedef struct {
-    float next;    // the threshold after the bucket's first code
-    int32_t code;  // the code at the bucket's start
-} yc_cell;
-
-typedef struct {
-    float lin[3][256];
-    float m[9];
-    yc_cell cell[3][YC_BUCKETS + 1];
-} yc_fast8;
+// The tables and their row (yc_colour_rows.h) live in CSIMD, compiled once per CPU tier.
+typedef yc_colour_tables yc_fast8;
+#define YC_BUCKETS YC_COLOUR_BUCKETS
 
 struct yc_colour_transform {
     cmsHTRANSFORM t;
@@ -235,36 +229,16 @@ static yc_fast8 *fast8_create(cmsHPROFILE src, cmsHPROFILE dst) {
         thr[255] = INFINITY;
         int k = 0;
         for (int b = 0; b <= YC_BUCKETS; b++) {
-            float l = (float)b / YC_BUCKETS, end = (float)(b + 1) / YC_BUCKETS;
+            float l = yc_colour_bucket_start(b), end = b < YC_BUCKETS ? yc_colour_bucket_start(b + 1) : INFINITY;
             while (k < 255 && l >= thr[k]) k++;
             // A second threshold inside the bucket: this curve is too steep for the table (LittleCMS's own
             // transform is used instead).
-            if (k < 254 && thr[k + 1] < end && b < YC_BUCKETS) { free(f); return NULL; }
+            if (k < 254 && thr[k + 1] < end) { free(f); return NULL; }
             f->cell[c][b].code = k;
             f->cell[c][b].next = thr[k];
         }
     }
     return f;
-}
-
-// One output code from a linear value (clamped to 0…1 first: the encoding is monotonic and maps the ends to
-// the ends, so out-of-gamut values round as the reference's clamp does).
-// One load and one comparison: the table is built only when no bucket holds two thresholds (the sRGB
-// curve's steepest part, 12.92·255 codes per unit, puts a fifth of a code in a 1/16384 bucket).
-static inline uint8_t fast8_code(const yc_fast8 *f, int c, float l) {
-    l = l < 0 ? 0 : l > 1 ? 1 : l;
-    yc_cell cell = f->cell[c][(int)(l * YC_BUCKETS)];
-    return (uint8_t)(cell.code + (l >= cell.next));
-}
-
-static void fast8_row(const yc_fast8 *f, uint8_t *p, uint32_t width, int step) {
-    const float *m = f->m;
-    for (uint32_t x = 0; x < width; x++, p += step) {
-        float r = f->lin[0][p[0]], g = f->lin[1][p[1]], b = f->lin[2][p[2]];
-        p[0] = fast8_code(f, 0, m[0] * r + m[1] * g + m[2] * b);
-        p[1] = fast8_code(f, 1, m[3] * r + m[4] * g + m[5] * b);
-        p[2] = fast8_code(f, 2, m[6] * r + m[7] * g + m[8] * b);
-    }
 }
 
 yc_colour_transform *yc_colour_transform_create(const yc_colour *colour, yc_target target, yc_rows rows, int reference) {
@@ -297,7 +271,7 @@ yc_colour_transform *yc_colour_transform_create(const yc_colour *colour, yc_targ
 
 void yc_colour_transform_apply(yc_colour_transform *x, void *rows, size_t stride, uint32_t width, uint32_t count) {
     if (x->fast) {
-        for (uint32_t i = 0; i < count; i++) fast8_row(x->fast, (uint8_t *)rows + i * stride, width, x->rows == YC_ROWS_RGBA8 ? 4 : 3);
+        for (uint32_t i = 0; i < count; i++) yc_colour_rows(x->fast, (uint8_t *)rows + i * stride, width, x->rows == YC_ROWS_RGBA8 ? 4 : 3);
         return;
     }
     if (!x->reference) {

@@ -16,14 +16,16 @@ final class CPUTierTests: CLITestCase {
                     "photos/rocket.jpg", "photos/progressive-rocket.jpg"]
         let png = ["photos/kodim23.png", "pngsuite/basn2c08.png", "pngsuite/basn6a08.png", "pngsuite/basn0g16.png",
                    "pngsuite/basn3p08.png", "pngsuite/basn6a16.png", "pngsuite/s39n3p04.png"]
-        return (jpeg + png).map { root.appendingPathComponent($0) }
+        // Display P3 photos: colour management's fast path (yc_colour_rows) runs on the tier too.
+        let colour = ["colour/kodim23-p3.jpg", "colour/coffee-p3.jpg"].map { fixturesURL.appendingPathComponent($0) }
+        return ((jpeg + png).map { root.appendingPathComponent($0) } + colour)
             .filter { FileManager.default.fileExists(atPath: $0.path) }
     }
 
     func testEveryTierGivesTheSameBytes() throws {
         let tiers = CPUTier.supported
         print("CPUTierTests: tiers this machine runs: \(tiers.map(\.description).joined(separator: ", "))")
-        XCTAssertGreaterThanOrEqual(inputs.count, 12, "fixtures missing")
+        XCTAssertEqual(inputs.count, 18, "fixtures missing")
         let cases: [[String]] = [["--matrix", "bt709", "--range", "full", "--pix-fmt", "nv12"],
                                  ["--matrix", "bt601", "--range", "limited", "--pix-fmt", "yuv420p"],
                                  ["--matrix", "bt2020", "--range", "limited", "--pix-fmt", "nv21"],

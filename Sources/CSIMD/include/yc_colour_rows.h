@@ -1,0 +1,50 @@
+// The colour-management fast path's rows (8-bit matrix/TRC profiles), compiled per CPU tier. CShims builds the
+// tables from the profiles (yc_colour.c); these rows only read them.
+#ifndef YC_COLOUR_ROWS_H
+#define YC_COLOUR_ROWS_H
+
+#include <stdint.h>
+
+/// The output tables' buckets follow a float's bits: 256 per octave of linear value over the top 16 octaves
+/// (2^-16 … 1), and one for everything below. A gamma curve's thresholds are spread about evenly per octave,
+/// so 4,098 buckets of 8 bytes (32 KiB a channel, against 128 KiB for 16,384 even ones) keep at most one
+/// threshold each — the table is built only when they do.
+#define YC_COLOUR_OCTAVES 16
+#define YC_COLOUR_BUCKETS (YC_COLOUR_OCTAVES * 256 + 1)
+
+/// The bucket of a linear value in [0, 1].
+static inline int yc_colour_bucket(float l) {
+    uint32_t bits;
+    __builtin_memcpy(&bits, &l, 4);
+    const int i = (int)(bits >> 15) - ((127 - YC_COLOUR_OCTAVES) << 8) + 1;
+    return i < 0 ? 0 : i;
+}
+
+/// Where bucket `b` (0 … YC_COLOUR_BUCKETS) starts.
+static inline float yc_colour_bucket_start(int b) {
+    if (b <= 0) return 0;
+    const uint32_t bits = (uint32_t)(b - 1 + ((127 - YC_COLOUR_OCTAVES) << 8)) << 15;
+    float l;
+    __builtin_memcpy(&l, &bits, 4);
+    return l;
+}
+
+typedef struct {
+    float next;    // the threshold after the bucket's first code
+    int32_t code;  // the code at the bucket's start
+} yc_colour_cell;
+
+typedef struct {
+    float lin[3][256];                               // each source code's linear value
+    float m[9];                                      // source colorants into the target's, row-major
+    yc_colour_cell cell[3][YC_COLOUR_BUCKETS + 1];   // per channel: the output code of a linear value
+} yc_colour_tables;
+
+/// `width` pixels of `step` bytes (3: RGB, 4: RGBA, alpha kept) converted in place, on the tier in use.
+/// Every tier gives the scalar code's bytes: the same float operations in the same order, never fused.
+void yc_colour_rows(const yc_colour_tables *t, uint8_t *pixels, uint32_t width, int step);
+
+/// The same on a given tier; −1 (nothing changed) when this CPU cannot run it.
+int yc_colour_rows_on(int tier, const yc_colour_tables *t, uint8_t *pixels, uint32_t width, int step);
+
+#endif

@@ -1,0 +1,107 @@
+// The colour fast path's row, included once per tier by yc_colour_rows.c. Sixteen pixels a step: the three
+// linear values by gathers from 256-entry tables, the 3×3 matrix in floats in the scalar order, the clamp,
+// and the bucket of each output channel (its first code and the next threshold) by gathers again. No
+// contraction: a fused multiply-add would round differently from the scalar row on some tiers.
+#include "yc_vec.h"
+
+#pragma clang fp contract(off)
+
+#define C_(n) YC_BODY_NAME(colour_##n)
+
+/// table[i] of sixteen indices.
+YC_INLINE YC_BODY_TARGET yc_v_i32 C_(gather)(const void *table, yc_v_i32 index, const int scale) {
+#if YC_BODY_TIER >= 2
+    if (scale == 8) return (yc_v_i32)_mm512_i32gather_epi32((__m512i)index, table, 8);
+    return (yc_v_i32)_mm512_i32gather_epi32((__m512i)index, table, 4);
+#elif YC_BODY_TIER == 1
+    const yc_v_i32x8 lo = __builtin_shufflevector(index, index, 0, 1, 2, 3, 4, 5, 6, 7);
+    const yc_v_i32x8 hi = __builtin_shufflevector(index, index, 8, 9, 10, 11, 12, 13, 14, 15);
+    yc_v_i32x8 a, b;
+    if (scale == 8) {
+        a = (yc_v_i32x8)_mm256_i32gather_epi32((const int *)table, (__m256i)lo, 8);
+        b = (yc_v_i32x8)_mm256_i32gather_epi32((const int *)table, (__m256i)hi, 8);
+    } else {
+        a = (yc_v_i32x8)_mm256_i32gather_epi32((const int *)table, (__m256i)lo, 4);
+        b = (yc_v_i32x8)_mm256_i32gather_epi32((const int *)table, (__m256i)hi, 4);
+    }
+    return __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+#else
+    yc_v_i32 r;
+    for (int i = 0; i < 16; i++) __builtin_memcpy((char *)&r + 4 * i, (const char *)table + (long)scale * index[i], 4);
+    return r;
+#endif
+}
+
+/// The output code of sixteen linear values of channel `c`.
+YC_INLINE YC_BODY_TARGET yc_v_i32 C_(code)(const yc_colour_tables *t, int c, yc_v_f32 l) {
+    // As the scalar `l < 0 ? 0 : l > 1 ? 1 : l`, by masks (C has no vector conditional).
+    const yc_v_i32 below = l < 0, above = l > 1;
+    yc_v_i32 bits = (yc_v_i32)l & ~below;
+    bits = (bits & ~above) | (0x3F800000 & above);
+    l = (yc_v_f32)bits;
+    yc_v_i32 bucket = ((yc_v_i32)l >> 15) - (((127 - YC_COLOUR_OCTAVES) << 8) - 1);   // yc_colour_bucket
+    bucket &= ~(bucket >> 31);
+    const yc_v_f32 next = (yc_v_f32)C_(gather)(&t->cell[c][0].next, bucket, 8);
+    const yc_v_i32 code = C_(gather)(&t->cell[c][0].code, bucket, 8);
+    return code - (l >= next);           // the comparison is −1 where true
+}
+
+static YC_BODY_TARGET void YC_BODY_NAME(colour_row)(const yc_colour_tables *t, uint8_t *p, uint32_t width, int step) {
+    const float *m = t->m;
+    uint32_t x = 0;
+    // Whole steps that can read 64 bytes (RGB rows: 48 used) without leaving the row.
+    for (; x + 16 <= width && (step == 4 || x + 22 <= width); x += 16) {
+        uint8_t *q = p + (long)step * x;
+        yc_v_i32 px;
+        if (step == 4) {
+            __builtin_memcpy(&px, q, 64);
+        } else {
+            typedef uint8_t u8x64 __attribute__((vector_size(64)));
+            u8x64 raw;
+            __builtin_memcpy(&raw, q, 64);
+            // RGB, RGB, … → RGB0, RGB0, …
+            const u8x64 wide = __builtin_shufflevector(raw, raw, 0, 1, 2, 63, 3, 4, 5, 63, 6, 7, 8, 63, 9, 10, 11, 63,
+                                                       12, 13, 14, 63, 15, 16, 17, 63, 18, 19, 20, 63, 21, 22, 23, 63,
+                                                       24, 25, 26, 63, 27, 28, 29, 63, 30, 31, 32, 63, 33, 34, 35, 63,
+                                                       36, 37, 38, 63, 39, 40, 41, 63, 42, 43, 44, 63, 45, 46, 47, 63);
+            px = (yc_v_i32)wide;
+        }
+        const yc_v_f32 r = (yc_v_f32)C_(gather)(t->lin[0], px & 255, 4);
+        const yc_v_f32 g = (yc_v_f32)C_(gather)(t->lin[1], (px >> 8) & 255, 4);
+        const yc_v_f32 b = (yc_v_f32)C_(gather)(t->lin[2], (px >> 16) & 255, 4);
+        const yc_v_i32 o0 = C_(code)(t, 0, m[0] * r + m[1] * g + m[2] * b);
+        const yc_v_i32 o1 = C_(code)(t, 1, m[3] * r + m[4] * g + m[5] * b);
+        const yc_v_i32 o2 = C_(code)(t, 2, m[6] * r + m[7] * g + m[8] * b);
+        const yc_v_i32 out = (px & (int32_t)0xFF000000) | o0 | (o1 << 8) | (o2 << 16);
+        if (step == 4) {
+            __builtin_memcpy(q, &out, 64);
+        } else {
+            typedef uint8_t u8x64 __attribute__((vector_size(64)));
+            typedef uint8_t u8x48 __attribute__((vector_size(64)));
+            const u8x64 o = (u8x64)out;
+            const u8x48 packed = __builtin_shufflevector(o, o, 0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 16, 17, 18, 20,
+                                                         21, 22, 24, 25, 26, 28, 29, 30, 32, 33, 34, 36, 37, 38, 40, 41,
+                                                         42, 44, 45, 46, 48, 49, 50, 52, 53, 54, 56, 57, 58, 60, 61, 62,
+                                                         63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63);
+            __builtin_memcpy(q, &packed, 48);
+        }
+    }
+    // The rest, one pixel at a time, with the same operations.
+    for (; x < width; x++) {
+        uint8_t *q = p + (long)step * x;
+        const float r = t->lin[0][q[0]], g = t->lin[1][q[1]], b = t->lin[2][q[2]];
+        const float l[3] = {m[0] * r + m[1] * g + m[2] * b, m[3] * r + m[4] * g + m[5] * b, m[6] * r + m[7] * g + m[8] * b};
+        for (int c = 0; c < 3; c++) {
+            const float v = l[c] < 0 ? 0 : l[c] > 1 ? 1 : l[c];
+            const yc_colour_cell cell = t->cell[c][yc_colour_bucket(v)];
+            q[c] = (uint8_t)(cell.code + (v >= cell.next));
+        }
+    }
+}
+
+#pragma clang fp contract(on)
+
+#undef C_
+#undef YC_BODY_TIER
+#undef YC_BODY_TARGET
+#undef YC_BODY_NAME
