@@ -13,11 +13,12 @@ final class CPUTierTests: CLITestCase {
         let jpeg = ["jpeg/libjpeg-turbo/testorig.jpg", "jpeg/libjpeg-turbo/testimgint.jpg",
                     "jpeg/libjpeg-turbo/testimggray.jpg", "jpeg/libjpeg-turbo/testimgari.jpg",
                     "jpeg/pillow/hopper.jpg", "jpeg/pillow/flower.jpg", "jpeg/pillow/pil_sample_rgb.jpg",
-                    "photos/rocket.jpg", "photos/progressive-rocket.jpg"]
+                    "photos/rocket.jpg"]
         let png = ["photos/kodim23.png", "pngsuite/basn2c08.png", "pngsuite/basn6a08.png", "pngsuite/basn0g16.png",
                    "pngsuite/basn3p08.png", "pngsuite/basn6a16.png", "pngsuite/s39n3p04.png"]
-        // Display P3 photos: colour management's fast path (yc_colour_rows) runs on the tier too.
-        let colour = ["colour/kodim23-p3.jpg", "colour/coffee-p3.jpg"].map { fixturesURL.appendingPathComponent($0) }
+        // Display P3 photos (colour management's fast path, yc_colour_rows, runs on the tier too), and a
+        // progressive JPEG.
+        let colour = ["colour/kodim23-p3.jpg", "colour/coffee-p3.jpg", "synthetic/progressive-rocket.jpg"].map { fixturesURL.appendingPathComponent($0) }
         return ((jpeg + png).map { root.appendingPathComponent($0) } + colour)
             .filter { FileManager.default.fileExists(atPath: $0.path) }
     }
