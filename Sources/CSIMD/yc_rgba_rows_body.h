@@ -206,7 +206,14 @@ YC_INLINE YC_BODY_TARGET int YC_BODY_NAME(step)(const uint8_t *s0, const uint8_t
     const yc_v_i32 tu = YC_BODY_NAME(madd)(rb, k->uS) - sn, tv = YC_BODY_NAME(madd)(rb, k->vS) - sn;
     const yc_v_i32 cu = YC_BODY_NAME(chroma)(tu, k->du, k->uInv, k->uC, full, exact, &undecided);
     const yc_v_i32 cv = YC_BODY_NAME(chroma)(tv, k->dv, k->vInv, k->vC, full, exact, &undecided);
-    if (nv12) {
+    if (nv12 && YC_BODY_TIER == 0) {
+        // Each plane narrowed to bytes, then the bytes interleaved (SSE2 has no unsigned 32 → 16-bit pack).
+        typedef uint8_t u8x32 __attribute__((vector_size(32)));
+        const yc_v_u8 cu8 = __builtin_convertvector(cu, yc_v_u8), cv8 = __builtin_convertvector(cv, yc_v_u8);
+        const u8x32 w = __builtin_shufflevector(cu8, cv8, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23,
+                                                8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+        __builtin_memcpy(uv + x, &w, 32);
+    } else if (nv12) {
         const yc_v_u16 w = __builtin_convertvector(cu | (cv << 8), yc_v_u16);
         __builtin_memcpy(uv + x, &w, 32);
     } else {
