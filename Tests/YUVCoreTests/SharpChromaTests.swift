@@ -77,6 +77,36 @@ final class SharpChromaTests: XCTestCase {
         }
     }
 
+    /// The bytes pinned: CRC-32s of sharp chroma on noise and on saturated edges, every matrix and range, as
+    /// the first (Swift) implementation made them — its rows may be rewritten, its output may not change.
+    func testGoldenBytes() {
+        var rng = SplitMix64(seed: 2024)
+        let (w, h) = (203, 77)
+        let noise = randomBytes(3 * w * h, &rng), edges = Self.saturatedEdges(width: w, height: h)
+        var got: [String] = []
+        for spec in ConversionSpec.all {
+            for (name, rgb) in [("noise", noise), ("edges", edges)] {
+                got.append("\(spec) \(name) \(Checksum.crc32Hex(sharp(rgb, w, h, spec, bandRows: 22).bytes))")
+            }
+        }
+        XCTAssertEqual(got, Self.golden, "now:\n" + got.joined(separator: "\n"))
+    }
+
+    static let golden: [String] = [
+        "bt601 full noise c037cfc0",
+        "bt601 full edges d51fa86e",
+        "bt601 limited noise 2c3c7544",
+        "bt601 limited edges 08097670",
+        "bt709 full noise 016e0b87",
+        "bt709 full edges fc2081ff",
+        "bt709 limited noise 1e372494",
+        "bt709 limited edges 541d305a",
+        "bt2020 full noise 922b2fee",
+        "bt2020 full edges 31f3d4d1",
+        "bt2020 limited noise e69fbd46",
+        "bt2020 limited edges 24add469",
+    ]
+
     /// Streamed in bands of any even size (the pipeline's are up to 64 rows; a very wide picture's are 2), the
     /// bytes are those of the whole picture solved at once; and the same every time.
     func testBandsEqualOneBand() {
