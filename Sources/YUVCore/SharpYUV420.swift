@@ -1,3 +1,5 @@
+import CSIMD
+
 // One file of ~420 lines on purpose: the filter's passes, its wavefront over the bands and the fixed-point
 // arithmetic they share read together; the passes are private to it.
 
@@ -53,6 +55,7 @@ public final class SharpYUV420 {
     /// Chroma samples a row, and row pairs (the working picture is 2·cw × 2·pairs, odd edges repeated).
     let cw: Int, pairs: Int
     let k: Coefficients
+    private var kRows: yc_sharp_coefficients
 
     /// Rows held, in a ring by row number: the source, 1/64 code values as six planes of `cw` Int16 samples
     /// (R, G, B of the even columns, then of the odd ones), and the luma being solved (even, odd).
@@ -95,6 +98,12 @@ public final class SharpYUV420 {
             gCb = q(2 * kb * (s - kb), s * kg)
             gCr = q(2 * kr * (s - kr), s * kg)
         }
+
+        /// The same for the C rows.
+        var rows: yc_sharp_coefficients {
+            yc_sharp_coefficients(yR: yR, yG: yG, yB: yB, cbR: cbR, cbG: cbG, crG: crG, crB: crB, rCr: rCr, gCb: gCb,
+                                  gCr: gCr, bCb: bCb)
+        }
     }
 
     /// 255 in 1/64 code values: luma and RGB lie in 0…top; chroma C′ in −128…127 (×64).
@@ -112,6 +121,7 @@ public final class SharpYUV420 {
         cw = (width + 1) / 2
         pairs = (height + 1) / 2
         k = Coefficients(spec.matrix)
+        kRows = k.rows
         // In flight: at most a band and `lagRows` rows, and the pair before them (the last pass reads it).
         ringRows = min(bandRows + Self.lagRows + 4, 2 * pairs)
         sourceRows = .allocate(capacity: ringRows * 6 * cw)
@@ -238,10 +248,7 @@ public final class SharpYUV420 {
     /// at first).
     private func take(_ row: Int) {
         let cw = self.cw, s = UnsafePointer(sourceRow(row)), y = lumaRow(row)
-        let (yR, yG, yB) = (k.yR, k.yG, k.yB), g = s + 2 * cw, b = s + 4 * cw
-        for x in 0..<(2 * cw) {
-            y[x] = Int16(truncatingIfNeeded: (yR &* Int32(s[x]) &+ yG &* Int32(g[x]) &+ yB &* Int32(b[x]) &+ 8192) &>> 14)
-        }
+        yc_sharp_luma(s, s + 2 * cw, s + 4 * cw, y, 2 * cw, &kRows)
         pushed = row + 1
         guard row & 1 == 1 else { return }
         let j = row / 2, a = UnsafePointer(sourceRow(row - 1))
@@ -288,35 +295,21 @@ public final class SharpYUV420 {
         for y in [2 * j, 2 * j + 1] {
             // The vertical half of the bilinear upsampler: 3·C(j) + C(j ∓ 1), ×4, padded by repetition.
             let other = y & 1 == 0 ? max(j - 1, 0) : min(j + 1, pairs - 1)
-            for (c, cv) in [(0, cvB), (1, cvR)] {
-                let own = chromaRow(pass, c, j), near = chromaRow(pass, c, other)
-                for i in 0..<cw { cv[i + 1] = 3 &* Int32(own[i]) &+ Int32(near[i]) }
-                cv[0] = cv[1]
-                cv[cw + 1] = cv[cw]
-            }
+            yc_sharp_blend(chromaRow(pass, 0, j), chromaRow(pass, 0, other), cvB, cw)
+            yc_sharp_blend(chromaRow(pass, 1, j), chromaRow(pass, 1, other), cvR, cw)
             let s = UnsafePointer(sourceRow(y))
             if moveChroma {
-                reconstructRow(s, lumaRow(y), cvB, cvR, residual: (ebE, ebO + 1, erE, erO + 1), cw)
+                yc_sharp_reconstruct(s, lumaRow(y), cvB, cvR, ebE, ebO + 1, erE, erO + 1, cw, &kRows)
                 // The adjoint: across, h(i) = e(2i−1) + 3e(2i) + 3e(2i+1) + e(2i+2), the edge pixels repeated
                 // (x = −1 is x = 0; x = 2cw is 2cw − 1); down, 3·h to the row's own pair and h to the pair on its
                 // side (its own again at the top and bottom edges).
                 for (c, e, o) in [(0, ebE, ebO), (1, erE, erO)] {
                     o[0] = e[0]
                     e[cw] = o[cw]
-                    let own = adjointSums(pass, j, c), side = other
-                    if side == j {
-                        for i in 0..<cw { own[i] = own[i] &+ 4 &* (o[i] &+ 3 &* e[i] &+ 3 &* o[i + 1] &+ e[i + 1]) }
-                    } else {
-                        let near = adjointSums(pass, side, c)
-                        for i in 0..<cw {
-                            let h = o[i] &+ 3 &* e[i] &+ 3 &* o[i + 1] &+ e[i + 1]
-                            own[i] = own[i] &+ 3 &* h
-                            near[i] = near[i] &+ h
-                        }
-                    }
+                    yc_sharp_adjoint(e, o, adjointSums(pass, j, c), other == j ? nil : adjointSums(pass, other, c), cw)
                 }
             } else {
-                reconstructRow(s, lumaRow(y), cvB, cvR, residual: nil, cw)
+                yc_sharp_reconstruct(s, lumaRow(y), cvB, cvR, nil, nil, nil, nil, cw, &kRows)
             }
         }
         front[pass] = j + 1
@@ -329,55 +322,10 @@ public final class SharpYUV420 {
     /// plus half the previous move.
     private func moveChromaRow(_ pass: Int, _ j: Int) {
         for c in 0..<2 {
-            let t = adjointSums(pass, j, c)
-            let old = chromaRow(pass, c, j), before = chromaRow(pass + 2, c, j), new = chromaRow(pass + 1, c, j)
-            for i in 0..<cw {
-                let o = Int32(old[i])
-                let v = o &+ ((7 &* t[i] &+ 128 &* (o &- Int32(before[i])) &+ 128) &>> 8)
-                new[i] = Int16(truncatingIfNeeded: min(max(v, Self.chromaLow), Self.chromaHigh))
-            }
+            yc_sharp_move(adjointSums(pass, j, c), chromaRow(pass, c, j), chromaRow(pass + 2, c, j),
+                          chromaRow(pass + 1, c, j), cw)
         }
         moved[pass] = j + 1
-    }
-
-    /// Rebuilds one row as the player would — bilinear chroma from the vertical blends `cvB`, `cvR` (×4,
-    /// padded), the inverse matrix, clamped — and moves its luma by the mean residual. With `residual`, also
-    /// the residual's Cb and Cr at even and odd columns.
-    @inline(__always)
-    private func reconstructRow(_ s: UnsafePointer<Int16>, _ y: UnsafeMutablePointer<Int16>,
-                                _ cvB: UnsafePointer<Int32>, _ cvR: UnsafePointer<Int32>,
-                                residual: (UnsafeMutablePointer<Int32>, UnsafeMutablePointer<Int32>,
-                                           UnsafeMutablePointer<Int32>, UnsafeMutablePointer<Int32>)?, _ cw: Int) {
-        let k = self.k, top = Self.top
-        @inline(__always) func clamp(_ v: Int32) -> Int32 { min(max(v, 0), top) }
-        @inline(__always) func pixel(_ yv: Int32, _ r: Int32, _ g: Int32, _ b: Int32, _ ub: Int32, _ ur: Int32)
-            -> (y: Int32, eb: Int32, er: Int32) {
-            let dr = r &- clamp(yv &+ ((k.rCr &* ur &+ 8192) &>> 14))
-            let dg = g &- clamp(yv &- ((k.gCb &* ub &+ k.gCr &* ur &+ 8192) &>> 14))
-            let db = b &- clamp(yv &+ ((k.bCb &* ub &+ 8192) &>> 14))
-            // The mean of the three residuals: ×21845/65536 ≈ ⅓.
-            let ny = clamp(yv &+ (((dr &+ dg &+ db) &* 21845 &+ 32768) &>> 16))
-            return (ny, (k.cbR &* dr &+ k.cbG &* dg &+ 8192 &* db &+ 8192) &>> 14,
-                    (8192 &* dr &+ k.crG &* dg &+ k.crB &* db &+ 8192) &>> 14)
-        }
-        let rE = s, rO = s + cw, gE = s + 2 * cw, gO = s + 3 * cw, bE = s + 4 * cw, bO = s + 5 * cw
-        let yE = y, yO = y + cw
-        for i in 0..<cw {
-            // The horizontal half: even column ¾·own + ¼·left, odd column ¾·own + ¼·right (÷16 with the rows').
-            let b0 = 3 &* cvB[i + 1], r0 = 3 &* cvR[i + 1]
-            let even = pixel(Int32(yE[i]), Int32(rE[i]), Int32(gE[i]), Int32(bE[i]),
-                             (b0 &+ cvB[i] &+ 8) &>> 4, (r0 &+ cvR[i] &+ 8) &>> 4)
-            let odd = pixel(Int32(yO[i]), Int32(rO[i]), Int32(gO[i]), Int32(bO[i]),
-                            (b0 &+ cvB[i + 2] &+ 8) &>> 4, (r0 &+ cvR[i + 2] &+ 8) &>> 4)
-            yE[i] = Int16(truncatingIfNeeded: even.y)
-            yO[i] = Int16(truncatingIfNeeded: odd.y)
-            if let (ebE, ebO, erE, erO) = residual {
-                ebE[i] = even.eb
-                ebO[i] = odd.eb
-                erE[i] = even.er
-                erO[i] = odd.er
-            }
-        }
     }
 
     /// Rows `out` (the last pass has handled them) as code values of the range; the chroma is the last pass's.

@@ -78,18 +78,24 @@ final class SharpChromaTests: XCTestCase {
     }
 
     /// The bytes pinned: CRC-32s of sharp chroma on noise and on saturated edges, every matrix and range, as
-    /// the first (Swift) implementation made them — its rows may be rewritten, its output may not change.
+    /// the first (Swift) implementation made them — its rows may be rewritten, its output may not change — on
+    /// every CPU tier the machine runs (the rows are C, one copy per tier; the process's tier is switched here,
+    /// and the suite runs its tests one at a time).
     func testGoldenBytes() {
         var rng = SplitMix64(seed: 2024)
         let (w, h) = (203, 77)
         let noise = randomBytes(3 * w * h, &rng), edges = Self.saturatedEdges(width: w, height: h)
-        var got: [String] = []
-        for spec in ConversionSpec.all {
-            for (name, rgb) in [("noise", noise), ("edges", edges)] {
-                got.append("\(spec) \(name) \(Checksum.crc32Hex(sharp(rgb, w, h, spec, bandRows: 22).bytes))")
+        defer { CPUTier.use(CPUTier.best) }
+        for tier in CPUTier.supported {
+            XCTAssertTrue(CPUTier.use(tier))
+            var got: [String] = []
+            for spec in ConversionSpec.all {
+                for (name, rgb) in [("noise", noise), ("edges", edges)] {
+                    got.append("\(spec) \(name) \(Checksum.crc32Hex(sharp(rgb, w, h, spec, bandRows: 22).bytes))")
+                }
             }
+            XCTAssertEqual(got, Self.golden, "\(tier) now:\n" + got.joined(separator: "\n"))
         }
-        XCTAssertEqual(got, Self.golden, "now:\n" + got.joined(separator: "\n"))
     }
 
     static let golden: [String] = [
