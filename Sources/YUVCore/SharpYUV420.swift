@@ -32,7 +32,9 @@ public enum ChromaFilter: String, Sendable, CaseIterable {
 /// is solved as if repeated (as the box repeats it) and the repeat is not written.
 ///
 /// Every value is an integer (1/64 of a code value, Q14 coefficients, shifts, one division per output
-/// sample): the bytes are the same on every CPU and for either `KernelChoice`.
+/// sample): the bytes are the same on every CPU and for either `KernelChoice`. The hot rows (rebuild,
+/// blends, adjoint, chroma move, luma) are C (`CSIMD/yc_sharp_rows_body.h`, one copy per CPU tier); this
+/// class keeps the wavefront and the rings.
 ///
 /// It streams as a wavefront. Pass k works on row pair j once pass k − 1 has moved the chroma of pairs up to
 /// j + 1 (which it does after reaching j + 2), so the passes run one behind the other, two pairs apart, each
