@@ -310,3 +310,33 @@ void yc_colour_transform_free(yc_colour_transform *x) {
     free(x->row);
     free(x);
 }
+
+void *yc_colour_cmyk_create(const yc_colour *colour, yc_target target, char *text, size_t text_size) {
+    if (!colour->icc) return NULL;
+    cmsHPROFILE src = cmsOpenProfileFromMem(colour->icc, (cmsUInt32Number)colour->icc_length);
+    if (!src) return NULL;
+    if (cmsGetColorSpace(src) != cmsSigCmykData) {
+        cmsCloseProfile(src);
+        return NULL;
+    }
+    char name[128] = {0};
+    if (cmsGetProfileInfoASCII(src, cmsInfoDescription, "en", "US", name, sizeof name) == 0 || !name[0])
+        snprintf(name, sizeof name, "ICC profile");
+    cmsHPROFILE dst = target_profile(target);
+    cmsHTRANSFORM t = dst ? cmsCreateTransform(src, TYPE_CMYK_8_REV, dst, TYPE_RGBA_8, INTENT_RELATIVE_COLORIMETRIC, 0)
+                          : NULL;
+    if (t) snprintf(text, text_size, "%s (CMYK) → %s", name, target_name(target));
+    else snprintf(text, text_size, "the embedded CMYK profile (%s) cannot be transformed; colours converted without it", name);
+    if (dst) cmsCloseProfile(dst);
+    cmsCloseProfile(src);
+    return t;
+}
+
+void yc_colour_cmyk_apply(void *t, const uint8_t *cmyk, uint8_t *rgbx, uint32_t width) {
+    cmsDoTransform((cmsHTRANSFORM)t, cmyk, rgbx, width);
+    for (uint32_t x = 0; x < width; x++) rgbx[4 * x + 3] = 0xFF;
+}
+
+void yc_colour_cmyk_free(void *t) {
+    if (t) cmsDeleteTransform((cmsHTRANSFORM)t);
+}

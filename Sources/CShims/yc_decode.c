@@ -74,6 +74,7 @@ void yc_close(yc_decoder *dec) {
     if (dec->jpeg_created) jpeg_destroy_decompress(&dec->jpeg);
     if (dec->png) png_destroy_read_struct(&dec->png, dec->png_info ? &dec->png_info : NULL, NULL);
     free(dec->cmyk_row);
+    yc_colour_cmyk_free(dec->cmyk_transform);
     free(dec->exif);
     for (int i = 0; i < 256; i++) free(dec->icc_chunk[i]);
     free(dec->icc);

@@ -47,6 +47,7 @@ struct yc_decoder {
     // file) and nothing allocated may be in flight then. A segment is at most 65533 bytes.
     uint8_t app1[65536];
     uint8_t *cmyk_row;   // one row of CMYK when the file is CMYK/YCCK
+    void *cmyk_transform; // its embedded CMYK profile to the colour target (yc_colour_cmyk_create), or NULL
     // APP2 ICC_PROFILE segments as they arrive (seq 1…count, each malloc'ed), joined after the header.
     uint8_t *icc_chunk[256];
     size_t icc_chunk_length[256];

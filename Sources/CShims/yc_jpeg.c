@@ -318,6 +318,16 @@ void yc_jpeg_open(yc_decoder *dec, FILE *file, int raw) {
         j->out_color_space = JCS_CMYK;
         dec->cmyk_row = malloc((size_t)info->width * 4);
         if (!dec->cmyk_row) { yc_set_error(dec, "out of memory"); return; }
+        // An embedded CMYK profile: the rows leave the decoder in the target space (the plan above saw a
+        // profile it could not use on RGB rows, and is replaced).
+        if (dec->colour_target >= 0) {
+            char text[sizeof dec->colour.text];
+            dec->cmyk_transform = yc_colour_cmyk_create(&dec->colour, (yc_target)dec->colour_target, text, sizeof text);
+            if (dec->colour.icc && text[0]) {
+                memcpy(dec->colour.text, text, sizeof text);
+                dec->colour.action = dec->cmyk_transform ? YC_COLOUR_DECODED : YC_COLOUR_BROKEN;
+            }
+        }
         break;
     case JCS_GRAYSCALE:
     case JCS_RGB:
@@ -350,7 +360,8 @@ int yc_jpeg_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count) {
             yc_set_error(dec, "the decoder returned no row");
             return -1;
         }
-        if (dec->cmyk_row) cmyk_to_rgbx(dec->cmyk_row, dst + i * stride, dec->info.width);
+        if (dec->cmyk_transform) yc_colour_cmyk_apply(dec->cmyk_transform, dec->cmyk_row, dst + i * stride, dec->info.width);
+        else if (dec->cmyk_row) cmyk_to_rgbx(dec->cmyk_row, dst + i * stride, dec->info.width);
     }
     return 0;
 }

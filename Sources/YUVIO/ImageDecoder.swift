@@ -79,11 +79,12 @@ public final class ImageDecoder {
     private var failure: DecodeError { Self.failure(handle, source) }
 
     /// What colour management does for this source (when the decoder was given a target): nothing, a
-    /// transform (then `colourTransform` makes it), or nothing because its profile is broken; and a sentence.
+    /// transform (then `colourTransform` makes it), the decoder's own (a CMYK profile), or nothing because its
+    /// profile is broken; and a sentence.
     public var colourPlan: (action: ColourAction, text: String) {
         let c = yc_get_colour(handle)!.pointee
         let text = withUnsafeBytes(of: c.text) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
-        return (c.action == 1 ? .transform : c.action < 0 ? .broken : .none, text)
+        return (c.action == 1 ? .transform : c.action == 2 ? .decoded : c.action < 0 ? .broken : .none, text)
     }
 
     /// The transform of this source's colours to `target` for rows of `format` (in place), or nil when there

@@ -127,7 +127,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         var report = ConversionReport(info: info, geometry: g, layout: layout, spec: spec,
                                       inputBytes: inputSource.byteCount, warnings: w.count, firstWarning: w.first,
                                       path: source.pathName, ledgerPeakBytes: ledger.peak)
-        report.colour = colour != nil ? plan.text : nil
+        report.colour = colour != nil || plan.action == .decoded ? plan.text : nil
         report.primaries = options.target(for: spec)
         report.chromaLocation = siting
         report.alphaBytes = frame.alpha ? frame.tight.planeBytes(.a) : 0

@@ -17,8 +17,11 @@ extern "C" {
 typedef enum { YC_TARGET_SRGB = 0, YC_TARGET_P3 = 1, YC_TARGET_BT2020 = 2 } yc_target;
 
 /// What colour management does for a source: nothing (no colour information, or a space equal to the
-/// target within one code value), a transform, or nothing because the profile is broken (a warning).
-typedef enum { YC_COLOUR_NONE = 0, YC_COLOUR_TRANSFORM = 1, YC_COLOUR_BROKEN = -1 } yc_colour_action;
+/// target within one code value), a transform, the decoder's own transform (a CMYK profile: the rows come
+/// out already in the target space), or nothing because the profile is broken (a warning).
+typedef enum {
+    YC_COLOUR_NONE = 0, YC_COLOUR_TRANSFORM = 1, YC_COLOUR_DECODED = 2, YC_COLOUR_BROKEN = -1
+} yc_colour_action;
 
 /// Decides, and describes it in `text` ("Display P3 → sRGB", or why a profile was not used).
 yc_colour_action yc_colour_plan(const yc_colour *colour, yc_target target, char *text, size_t text_size);
@@ -35,6 +38,13 @@ yc_colour_transform *yc_colour_transform_create(const yc_colour *colour, yc_targ
 /// Transforms `count` rows of `width` pixels, `stride` bytes apart, in place.
 void yc_colour_transform_apply(yc_colour_transform *t, void *rows, size_t stride, uint32_t width, uint32_t count);
 void yc_colour_transform_free(yc_colour_transform *t);
+
+/// A CMYK JPEG's transform from its embedded CMYK profile to `target` (libjpeg's Adobe CMYK, inverted, in;
+/// 4-byte RGBX out; relative colorimetric), with the plan's sentence in `text`; NULL when the source has no
+/// CMYK profile or LittleCMS cannot make the transform (then `text` says why when there was a profile).
+void *yc_colour_cmyk_create(const yc_colour *colour, yc_target target, char *text, size_t text_size);
+void yc_colour_cmyk_apply(void *t, const uint8_t *cmyk, uint8_t *rgbx, uint32_t width);
+void yc_colour_cmyk_free(void *t);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,8 @@ public enum ColourAction: Sendable, Equatable {
     case none
     /// A transform to the target space, before the conversion.
     case transform
+    /// The decoder's own transform (a CMYK JPEG's profile): its rows are already in the target space.
+    case decoded
     /// A profile that cannot be used: a warning, and the samples are used as stored.
     case broken
 }

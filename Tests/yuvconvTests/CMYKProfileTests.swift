@@ -1,0 +1,33 @@
+import Foundation
+import TestSupport
+import XCTest
+import YUVCore
+
+/// A CMYK JPEG with its own profile goes through it (LittleCMS, relative colorimetric, to the target RGB
+/// space) as the decoder hands out rows; without colour management, the profile-less ink model.
+final class CMYKProfileTests: CLITestCase {
+    var input: String { fixturesURL.appendingPathComponent("colour/kodim23-cmyk.jpg").path }
+
+    /// The bytes: checked when the fixture was made against Pillow's LittleCMS transform of the same file
+    /// (relative colorimetric, to sRGB), converted to NV12 the same way — identical (Fixtures/colour/README.txt).
+    func testTheEmbeddedProfileIsApplied() throws {
+        let out = work.appendingPathComponent("o.nv12"), off = work.appendingPathComponent("off.nv12")
+        let report = work.appendingPathComponent("r.json")
+        let r = try run([input, "-o", out.path, "-q", "--report", "json", "--report-file", report.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(Checksum.crc32Hex(try Data(contentsOf: out)), "5ae9e67d")
+        let json = try String(contentsOf: report, encoding: .utf8)
+        XCTAssertTrue(json.contains("\"color_management\": \"yuvconv test CMYK (CMYK) → sRGB\""), json)
+        XCTAssertEqual(try run([input, "-o", off.path, "-q", "--color-management", "off"]).status, 0)
+        XCTAssertEqual(Checksum.crc32Hex(try Data(contentsOf: off)), "f5d4012b")
+    }
+
+    /// A CMYK JPEG without a profile converts as before, and says nothing about colour.
+    func testWithoutAProfileTheInkModelIsUsed() throws {
+        let plain = packageRoot.appendingPathComponent("Fixtures/corpus/jpeg/jpeg-decoder/mozilla/jpg-cmyk-1.jpg").path
+        let out = work.appendingPathComponent("o.nv12"), off = work.appendingPathComponent("off.nv12")
+        XCTAssertEqual(try run([plain, "-o", out.path, "-q"]).status, 0)
+        XCTAssertEqual(try run([plain, "-o", off.path, "-q", "--color-management", "off"]).status, 0)
+        XCTAssertEqual(try Data(contentsOf: out), try Data(contentsOf: off))
+    }
+}
