@@ -60,182 +60,418 @@ func log10Exact(_ x: Double) -> Double {
     return ln / 2.302_585_092_994_045_684
 }
 
+
 /// Accumulates the measures above row by row, as a conversion streams: each source row with the output's
-/// luma row and the chroma rows covering it. It keeps only the last eight rows of exact and output luma
-/// (SSIM's windows), the chroma rows before the current one, and — since an odd row's bilinear chroma
-/// blends in the next chroma row — an odd row's source and luma until that row comes, so measuring costs
-/// no whole picture and no second decode.
+/// luma row and the chroma rows covering it, keeping only a few rows (SSIM's last eight, the chroma rows
+/// before the current one, and an odd row waiting for the chroma row below it: its bilinear chroma blends
+/// that row in), so measuring costs no whole picture and no second decode.
+///
+/// For 8-bit sources every sum is an exact integer, computed in loops that vectorise:
+/// - Y, Cb, Cr: the exact value is a fraction with a fixed denominator Q (full range: Y′ = N/S with
+///   N = kr·R + kg·G + kb·B and S = `ColorMatrix.scale`; Cb − 128 = (S·B − N)/(2(S − kb)); limited range scales
+///   by 73/85 and 112/255·2). `Q·output − numerator` is an integer; its square (below 2^59) is summed
+///   split at bit 24 so that no row of any width can overflow, into a 128-bit total. MSE = Σ/(Q²·pixels).
+/// - RGB round trips: each rebuilt channel is the same `Double` expression `ReferenceQualityAccumulator`
+///   evaluates, rounded half up and clamped without a call (`quantised`), so every squared error is the same
+///   integer and so is their sum (the reference's `Double` sums of integers below 2^53 are exact too).
+/// - SSIM: windows of exact sums of a = output Y and b = Q·exact Y (integers), as 8-row column sums and 4-column
+///   blocks; each window's means, variances and covariance are formed from exact integer numerators
+///   (k·Σa² − (Σa)², …), then the formula in `Double`. Equal to the reference's figure to ~1e-15.
+/// 16-bit sources go through `ReferenceQualityAccumulator` whole.
 public struct QualityAccumulator {
     public let width: Int, height: Int
     let spec: ConversionSpec
+    let full: Bool
+    /// The matrix in `Double`, as the reference has it (for the round trips).
     let kr: Double, kg: Double, kb: Double
-    var sumY = 0.0, sumCb = 0.0, sumCr = 0.0, sumRGB = 0.0, sumBilinear = 0.0
+    /// 2(1 − kr) and 2(1 − kb) as the reference's `2 * (1 - kr) * crp` evaluates them.
+    let ar: Double, ab: Double
+    /// Y offset and scale, chroma scale (the reference's yo, ys, cs).
+    let yo: Double, ys: Double, cs: Double
+    /// Integer matrix (sum S).
+    let ikr: Int64, ikg: Int64, ikb: Int64
+    /// Exact Y × qY = yOff + yMul·N; Cb error × cbMul = cbMul·(cb − 128) − cK·(S·B − N) (Cr alike, crMul).
+    let qY: Int64, yOff: Int64, yMul: Int64
+    let cbMul: Int64, crMul: Int64, cK: Int64
+    var exactY: UInt128 = 0, exactCb: UInt128 = 0, exactCr: UInt128 = 0
+    var sumRGB: UInt64 = 0, sumBilinear: UInt64 = 0
     var row = 0
-    // The bilinear round trip: the chroma rows (U, V) of the current row pair and of the one before, and an
-    // odd row waiting for the next chroma row (its source row as given, up to 8 bytes a pixel, and output luma).
-    var chromaNow: [[UInt8]], chromaBefore: [[UInt8]]
-    var waitingSource: [UInt8], waitingY: [UInt8]
-    var waitingFormat = SourceFormat.rgb8
-    // SSIM: exact and output luma of the last 8 rows, and the windows' sum.
-    var ring: [[Double]]
-    var outRing: [[UInt8]]
+    /// The rows kept (`Rows`): shared by copies of an accumulator, so measure with one.
+    let rows: Rows
     var ssimSum = 0.0, ssimCount = 0
+    /// Set on the first 16-bit row: the picture is measured by the reference.
+    var reference: ReferenceQualityAccumulator?
 
     public init(width: Int, height: Int, spec: ConversionSpec) {
         self.width = width
         self.height = height
         self.spec = spec
+        full = spec.range == .full
         let s = Double(ColorMatrix.scale)
         kr = Double(spec.matrix.kr) / s
         kb = Double(spec.matrix.kb) / s
         kg = Double(spec.matrix.kg) / s
-        ring = Array(repeating: [Double](repeating: 0, count: width), count: 8)
-        outRing = Array(repeating: [UInt8](repeating: 0, count: width), count: 8)
-        let cw = (width + 1) / 2
-        chromaNow = [[UInt8](repeating: 0, count: cw), [UInt8](repeating: 0, count: cw)]
-        chromaBefore = chromaNow
-        waitingSource = [UInt8](repeating: 0, count: 8 * width)
-        waitingY = [UInt8](repeating: 0, count: width)
+        ar = 2 * (1 - kr)
+        ab = 2 * (1 - kb)
+        ys = full ? 1.0 : 219.0 / 255
+        cs = full ? 1.0 : 224.0 / 255
+        yo = full ? 0.0 : 16
+        let S = Int64(ColorMatrix.scale)
+        ikr = Int64(spec.matrix.kr)
+        ikg = Int64(spec.matrix.kg)
+        ikb = Int64(spec.matrix.kb)
+        if full {
+            // Y = N/S; Cb − 128 = (S·B − N)/(2(S − kb)).
+            (qY, yOff, yMul) = (S, 0, 1)
+            (cbMul, crMul, cK) = (2 * (S - ikb), 2 * (S - ikr), 1)
+        } else {
+            // Y = 16 + N·219/(255·S) = (1360·S + 73·N)/(85·S); Cb − 128 = 224·(S·B − N)/(510·(S − kb)), over 2.
+            (qY, yOff, yMul) = (85 * S, 1360 * S, 73)
+            (cbMul, crMul, cK) = (255 * (S - ikb), 255 * (S - ikr), 112)
+        }
+        rows = Rows(width: width)
     }
 
-    /// Bytes this accumulator holds (the two rings, the chroma rows and the row kept for the bilinear round
-    /// trip), for a conversion's ledger.
-    public var byteCount: Int { 8 * width * (MemoryLayout<Double>.stride + 1) + 4 * ((width + 1) / 2) + 9 * width }
+    /// What an accumulator keeps, allocated once: U, V of the current chroma row pair and of the one before
+    /// (⌈w/2⌉ each), the bilinear filter's column sums 3·own + other (padded by one column on each side), the
+    /// waiting odd row's source and luma; for SSIM the output luma and Q·exact luma of the last 8 rows (row r
+    /// in slot r % 8) and the column sums of one window row (a, b, a², b², ab).
+    final class Rows {
+        let chroma: UnsafeMutablePointer<UInt8>
+        var now: UnsafeMutablePointer<UInt8>, before: UnsafeMutablePointer<UInt8>
+        /// One row's planar R, G, B and per-pixel U, V; the waiting row's R, G, B and luma (bytes).
+        let r, g, b, u, v, wr, wg, wb, wy: UnsafeMutablePointer<UInt8>
+        /// Pixels a round trip marked to take again with G's division.
+        let marks: UnsafeMutablePointer<UInt8>
+        /// Column sums 3·own + other (Cb, Cr; padded), and per pixel 3·near + far (16× the bilinear chroma).
+        let columnSums, c16b, c16r: UnsafeMutablePointer<Int32>
+        let aRing: UnsafeMutablePointer<UInt8>, bRing: UnsafeMutablePointer<Int32>
+        let sums: UnsafeMutablePointer<Int64>
+        private let base: UnsafeMutableRawPointer
+        let bytes: Int
+
+        init(width w: Int) {
+            let cw = (w + 1) / 2
+            // One block: 64-byte aligned parts.
+            let parts = [4 * cw, 10 * w, 4 * 2 * (cw + 2), 4 * 2 * w, 8 * w, 4 * 8 * w, 8 * 5 * w].map { ($0 + 63) & ~63 }
+            bytes = parts.reduce(0, +)
+            base = .allocate(byteCount: bytes, alignment: 64)
+            base.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
+            var at = base
+            func take(_ n: Int) -> UnsafeMutableRawPointer { defer { at += n }; return at }
+            chroma = take(parts[0]).assumingMemoryBound(to: UInt8.self)
+            now = chroma
+            before = chroma + 2 * cw
+            let planes = take(parts[1]).assumingMemoryBound(to: UInt8.self)
+            (r, g, b, u, v) = (planes, planes + w, planes + 2 * w, planes + 3 * w, planes + 4 * w)
+            (wr, wg, wb, wy) = (planes + 5 * w, planes + 6 * w, planes + 7 * w, planes + 8 * w)
+            marks = planes + 9 * w
+            columnSums = take(parts[2]).assumingMemoryBound(to: Int32.self)
+            let c16 = take(parts[3]).assumingMemoryBound(to: Int32.self)
+            (c16b, c16r) = (c16, c16 + w)
+            aRing = take(parts[4]).assumingMemoryBound(to: UInt8.self)
+            bRing = take(parts[5]).assumingMemoryBound(to: Int32.self)
+            sums = take(parts[6]).assumingMemoryBound(to: Int64.self)
+        }
+
+        deinit { base.deallocate() }
+    }
+
+    public var byteCount: Int { rows.bytes }
 
     var window: Int { min(8, width, height) }
+
+    /// Whether every row was added.
+    public var isComplete: Bool { reference?.isComplete ?? (row == height) }
 
     /// Adds the next source row (`format`: R,G,B[,X] bytes or 16-bit R,G,B) with the output's luma row `y`
     /// and the U and V rows (⌈width/2⌉ samples) of the chroma row that covers it.
     public mutating func add(row src: UnsafeRawPointer, format: SourceFormat, y: UnsafePointer<UInt8>,
                              u: UnsafePointer<UInt8>, v: UnsafePointer<UInt8>) {
+        if row == 0 && reference == nil && (format == .rgb16 || format == .rgba16) {
+            reference = ReferenceQualityAccumulator(width: width, height: height, spec: spec)
+        }
+        if reference != nil {
+            reference!.add(row: src, format: format, y: y, u: u, v: v)
+            return
+        }
         precondition(row < height)
-        let w = width
-        let full = spec.range == .full
-        let ys = full ? 1.0 : 219.0 / 255, cs = full ? 1.0 : 224.0 / 255, yo = full ? 0.0 : 16
+        precondition(format == .rgb8 || format == .rgba8, "a 16-bit row in an 8-bit picture")
+        let w = width, cw = (w + 1) / 2
         let slot = row % 8
-        let cw = (w + 1) / 2
         if row % 2 == 0 {
             // A new row pair: its chroma rows become the current ones, and the odd row waiting for them is done.
-            swap(&chromaBefore, &chromaNow)
-            for i in 0..<cw { chromaNow[0][i] = u[i]; chromaNow[1][i] = v[i] }
-            if row > 0 { sumBilinear += waitingError(own: chromaBefore, below: chromaNow) }
+            swap(&rows.before, &rows.now)
+            rows.now.update(from: u, count: cw)
+            (rows.now + cw).update(from: v, count: cw)
+            if row > 0 { sumBilinear &+= waitingError(own: rows.before, below: rows.now) }
         }
-        for x in 0..<w {
-            let (r, g, b) = Self.pixel(src, format, x)
-            let yp = kr * r + kg * g + kb * b
-            let yExact = yo + yp * ys
-            let cbExact = 128 + (b - yp) / (2 * (1 - kb)) * cs
-            let crExact = 128 + (r - yp) / (2 * (1 - kr)) * cs
-            let yo8 = Double(y[x]), cb8 = Double(u[x / 2]), cr8 = Double(v[x / 2])
-            sumY += (yo8 - yExact) * (yo8 - yExact)
-            sumCb += (cb8 - cbExact) * (cb8 - cbExact)
-            sumCr += (cr8 - crExact) * (cr8 - crExact)
-            // The round trip through the exact inverse.
-            let yl = (yo8 - yo) / ys, cbp = (cb8 - 128) / cs, crp = (cr8 - 128) / cs
-            let rr = yl + 2 * (1 - kr) * crp, bb = yl + 2 * (1 - kb) * cbp
-            let gg = (yl - kr * rr - kb * bb) / kg
-            sumRGB += Self.squaredError(rr, r)
-            sumRGB += Self.squaredError(gg, g)
-            sumRGB += Self.squaredError(bb, b)
-            ring[slot][x] = yExact
-            outRing[slot][x] = y[x]
-        }
+        split(src.assumingMemoryBound(to: UInt8.self), bpp: format.bytesPerPixel, u: u, v: v)
+        (rows.aRing + slot * w).update(from: y, count: w)
+        addExact(y: y, exactY: rows.bRing + slot * w)
+        sumRGB &+= roundTripError(y: y)
         if row % 2 == 0 {
             // An even row blends its own chroma row with the one above (itself at the top).
-            sumBilinear += bilinearError(src, format, y, chromaNow, row == 0 ? chromaNow : chromaBefore)
+            sumBilinear &+= bilinearError(rows.r, rows.g, rows.b, y, own: rows.now, other: row == 0 ? rows.now : rows.before)
         } else {
-            waitingSource.withUnsafeMutableBytes {
-                $0.copyMemory(from: UnsafeRawBufferPointer(start: src, count: w * format.bytesPerPixel))
-            }
-            waitingFormat = format
-            for x in 0..<w { waitingY[x] = y[x] }
+            rows.wr.update(from: rows.r, count: w)
+            rows.wg.update(from: rows.g, count: w)
+            rows.wb.update(from: rows.b, count: w)
+            rows.wy.update(from: y, count: w)
         }
         row += 1
         let n = window
         if row >= n && (row - n) % 4 == 0 { addSSIM(lastRow: row - 1) }
     }
 
-    /// A rebuilt channel, rounded half up and clamped to 0…255, against the source's: the squared error.
-    @inline(__always)
-    static func squaredError(_ out: Double, _ want: Double) -> Double {
-        let q = min(max((out + 0.5).rounded(.down), 0), 255)
-        return (q - want) * (q - want)
-    }
-
-    /// R, G, B of pixel `x` of a source row, on the 0…255 scale.
-    @inline(__always)
-    static func pixel(_ src: UnsafeRawPointer, _ format: SourceFormat, _ x: Int) -> (Double, Double, Double) {
-        let p = format.samples(src, x)
-        if format == .rgb8 || format == .rgba8 { return (Double(p.r), Double(p.g), Double(p.b)) }
-        return (Double(p.r) * 255 / 65535, Double(p.g) * 255 / 65535, Double(p.b) * 255 / 65535)
-    }
-
-    /// The squared RGB error of one row rebuilt with bilinear chroma: `own` is the chroma row (U, V) covering
-    /// it, `other` the one it blends in with weight ¼ (above an even row, below an odd one).
-    func bilinearError(_ src: UnsafeRawPointer, _ format: SourceFormat, _ y: UnsafePointer<UInt8>, _ own: [[UInt8]],
-                       _ other: [[UInt8]]) -> Double {
-        let full = spec.range == .full, last = own[0].count - 1
-        let ys = full ? 1.0 : 219.0 / 255, cs = full ? 1.0 : 224.0 / 255, yo = full ? 0.0 : 16
-        var sum = 0.0
+    /// Y, Cb and Cr: the exact squared errors of one row (numerators over qY, cbMul, crMul) from its planar
+    /// R, G, B and per-pixel U, V (`Rows`), and the row's exact luma numerators into `exactY` (for SSIM).
+    /// Every term fits 32 bits (|Cb error numerator| < 6.2·10^8 in limited range); squares are 64-bit.
+    mutating func addExact(y: UnsafePointer<UInt8>, exactY: UnsafeMutablePointer<Int32>) {
+        let S = Int32(ColorMatrix.scale)
+        let kr = Int32(ikr), kg = Int32(ikg), kb = Int32(ikb), qY = Int32(qY), yOff = Int32(yOff), yMul = Int32(yMul)
+        let cbMul = Int32(cbMul), crMul = Int32(crMul), cK = Int32(cK)
+        let pr = rows.r, pg = rows.g, pb = rows.b, pu = rows.u, pv = rows.v
+        var yHi: UInt64 = 0, yLo: UInt64 = 0, cbHi: UInt64 = 0, cbLo: UInt64 = 0, crHi: UInt64 = 0, crLo: UInt64 = 0
         for x in 0..<width {
-            let i = x / 2, j = x % 2 == 0 ? max(i - 1, 0) : min(i + 1, last)
-            @inline(__always) func chroma(_ c: Int) -> Double {
-                let near = 3 * Double(own[c][i]) + Double(other[c][i]), far = 3 * Double(own[c][j]) + Double(other[c][j])
-                return (3 * near + far) / 16
+            let r = Int32(pr[x]), g = Int32(pg[x]), b = Int32(pb[x])
+            let n = kr &* r &+ kg &* g &+ kb &* b
+            let e = yOff &+ yMul &* n
+            exactY[x] = e
+            let dy = Int64(qY &* Int32(y[x]) &- e)
+            let dcb = Int64(cbMul &* (Int32(pu[x]) &- 128) &- cK &* (S &* b &- n))
+            let dcr = Int64(crMul &* (Int32(pv[x]) &- 128) &- cK &* (S &* r &- n))
+            let sy = UInt64(bitPattern: dy &* dy), scb = UInt64(bitPattern: dcb &* dcb), scr = UInt64(bitPattern: dcr &* dcr)
+            yHi &+= sy >> 24; yLo &+= sy & 0xFF_FFFF
+            cbHi &+= scb >> 24; cbLo &+= scb & 0xFF_FFFF
+            crHi &+= scr >> 24; crLo &+= scr & 0xFF_FFFF
+        }
+        Self.add(&self.exactY, yHi, yLo)
+        Self.add(&exactCb, cbHi, cbLo)
+        Self.add(&exactCr, crHi, crLo)
+    }
+
+    /// Adds a row's squares, summed as their bits from 24 up (`hi`) and below (`lo`), to a total: neither
+    /// part can overflow on a row of any width below 2^29 pixels.
+    @inline(__always)
+    static func add(_ total: inout UInt128, _ hi: UInt64, _ lo: UInt64) {
+        total &+= UInt128(hi) << 24 &+ UInt128(lo)
+    }
+
+    /// A source row as planar R, G, B bytes (`Rows.r`, `.g`, `.b`), and its covering chroma samples per pixel
+    /// (`Rows.u`, `.v`): the loops after it read contiguous lanes.
+    func split(_ s: UnsafePointer<UInt8>, bpp: Int, u: UnsafePointer<UInt8>, v: UnsafePointer<UInt8>) {
+        let pr = rows.r, pg = rows.g, pb = rows.b, pu = rows.u, pv = rows.v
+        @inline(__always) func planes(_ k: Int) {
+            for x in 0..<width {
+                pr[x] = s[k * x]; pg[x] = s[k * x + 1]; pb[x] = s[k * x + 2]
             }
-            let yl = (Double(y[x]) - yo) / ys, cbp = (chroma(0) - 128) / cs, crp = (chroma(1) - 128) / cs
-            let rr = yl + 2 * (1 - kr) * crp, bb = yl + 2 * (1 - kb) * cbp
-            let gg = (yl - kr * rr - kb * bb) / kg
-            let (r, g, b) = Self.pixel(src, format, x)
-            sum += Self.squaredError(rr, r) + Self.squaredError(gg, g) + Self.squaredError(bb, b)
+        }
+        if bpp == 3 { planes(3) } else { planes(4) }
+        let pairs = width / 2
+        for i in 0..<pairs {
+            pu[2 * i] = u[i]; pu[2 * i + 1] = u[i]
+            pv[2 * i] = v[i]; pv[2 * i + 1] = v[i]
+        }
+        if width % 2 == 1 { pu[width - 1] = u[pairs]; pv[width - 1] = v[pairs] }
+    }
+
+    /// A rebuilt channel rounded half up and clamped to 0…255, as the reference's
+    /// `min(max((t + 0.5).rounded(.down), 0), 255)` gives it — that is ⌊min(max(t + 0.5, 0), 255)⌋ — without a
+    /// rounding instruction (a call on SSE2): adding 2^52 rounds to the nearest integer, which is one too many
+    /// when it rounded up.
+    @inline(__always)
+    static func quantised(_ t: Double) -> Int64 {
+        let c = min(max(t + 0.5, 0), 255)
+        let m = c + 0x1p52
+        let q = Int64(bitPattern: m.bitPattern) &- 0x4330_0000_0000_0000   // the integer m − 2^52
+        return (m - 0x1p52) > c ? q &- 1 : q
+    }
+
+    /// The squared error of the three channels rebuilt from luma `yl` and the chroma terms `cbp`, `crp` — the
+    /// reference's `Double` expressions, operation for operation — against the source's R, G, B.
+    @inline(__always)
+    static func rebuiltError(yl: Double, cbp: Double, crp: Double, r: UInt8, g: UInt8, b: UInt8,
+                             _ k: (kr: Double, kb: Double, kg: Double, ar: Double, ab: Double)) -> UInt64 {
+        let rr = yl + k.ar * crp, bb = yl + k.ab * cbp
+        let gg = (yl - k.kr * rr - k.kb * bb) / k.kg
+        let er = quantised(rr) &- Int64(r), eg = quantised(gg) &- Int64(g), eb = quantised(bb) &- Int64(b)
+        return UInt64(bitPattern: er &* er &+ eg &* eg &+ eb &* eb)
+    }
+
+    /// `rebuiltError` with G's division by kg replaced by a product with 1/kg, which may differ from the quotient
+    /// in the last bits: `near` says whether G + ½ came within 10^-9 of an integer, where those bits could
+    /// move the rounding (the caller then takes `rebuiltError`). Elsewhere the result is the same.
+    @inline(__always)
+    static func rebuiltErrorFast(yl: Double, cbp: Double, crp: Double, r: UInt8, g: UInt8, b: UInt8,
+                                 _ k: (kr: Double, kb: Double, kg: Double, ar: Double, ab: Double), invKg: Double)
+        -> (error: UInt64, near: Bool) {
+        let rr = yl + k.ar * crp, bb = yl + k.ab * cbp
+        let gg = (yl - k.kr * rr - k.kb * bb) * invKg
+        let t = gg + 0.5, nearest = (t + 0x1p52) - 0x1p52   // |t| < 2^51: t rounded to an integer
+        let er = quantised(rr) &- Int64(r), eg = quantised(gg) &- Int64(g), eb = quantised(bb) &- Int64(b)
+        return (UInt64(bitPattern: er &* er &+ eg &* eg &+ eb &* eb), (t - nearest).magnitude < 1e-9)
+    }
+
+    /// The round trip of one row (planar R, G, B in `r`, `g`, `b`, output luma `y`): chroma `c(x)` per pixel, as
+    /// the chroma code value times `scale` (1, or 16 for the bilinear filter's sums). `full` folds the
+    /// reference's divisions by 1 away (exact: x/1 is x). One vectorised pass with G's division replaced by a
+    /// product (`rebuiltErrorFast`), then the few pixels it marks again with the division.
+    @inline(__always)
+    func roundTrip(_ r: UnsafePointer<UInt8>, _ g: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ y: UnsafePointer<UInt8>,
+                   full: Bool, scale: Double, cb: (Int) -> Int32, cr: (Int) -> Int32) -> UInt64 {
+        let k = (kr: kr, kb: kb, kg: kg, ar: ar, ab: ab), yo = yo, ys = ys, cs = cs, invKg = 1 / kg
+        let marks = rows.marks
+        @inline(__always) func terms(_ x: Int) -> (yl: Double, cbp: Double, crp: Double) {
+            let cbv = Double(cb(x)) / scale, crv = Double(cr(x)) / scale
+            let yl = full ? Double(y[x]) : (Double(y[x]) - yo) / ys
+            return (yl, full ? cbv - 128 : (cbv - 128) / cs, full ? crv - 128 : (crv - 128) / cs)
+        }
+        var sum: UInt64 = 0, marked: UInt8 = 0
+        for x in 0..<width {
+            let (yl, cbp, crp) = terms(x)
+            let e = Self.rebuiltErrorFast(yl: yl, cbp: cbp, crp: crp, r: r[x], g: g[x], b: b[x], k, invKg: invKg)
+            sum &+= e.error
+            marks[x] = e.near ? 1 : 0
+        }
+        for x in 0..<width { marked |= marks[x] }
+        if marked != 0 {
+            for x in 0..<width where marks[x] != 0 {
+                let (yl, cbp, crp) = terms(x)
+                sum &-= Self.rebuiltErrorFast(yl: yl, cbp: cbp, crp: crp, r: r[x], g: g[x], b: b[x], k, invKg: invKg).error
+                sum &+= Self.rebuiltError(yl: yl, cbp: cbp, crp: crp, r: r[x], g: g[x], b: b[x], k)
+            }
         }
         return sum
     }
 
-    /// The waiting odd row's error, with its own chroma row and the one below it.
-    func waitingError(own: [[UInt8]], below: [[UInt8]]) -> Double {
-        waitingSource.withUnsafeBytes { s in
-            waitingY.withUnsafeBufferPointer { y in bilinearError(s.baseAddress!, waitingFormat, y.baseAddress!, own, below) }
+    /// The round trip with the covering chroma sample (nearest), the row in `Rows`.
+    func roundTripError(y: UnsafePointer<UInt8>) -> UInt64 {
+        let pu = rows.u, pv = rows.v
+        if full {
+            return roundTrip(rows.r, rows.g, rows.b, y, full: true, scale: 1, cb: { Int32(pu[$0]) }, cr: { Int32(pv[$0]) })
         }
+        return roundTrip(rows.r, rows.g, rows.b, y, full: false, scale: 1, cb: { Int32(pu[$0]) }, cr: { Int32(pv[$0]) })
     }
 
-    /// SSIM windows whose last row is `lastRow`.
+    /// The round trip with bilinear chroma of a row (planar `r`, `g`, `b`, luma `y`): `own` is the chroma row
+    /// pair (U then V) covering it, `other` the one blended in with weight ¼ (above an even row, below an odd
+    /// one). Per chroma column the vertical sum 3·own + other, padded with the edge column; per pixel
+    /// 3·near + far, over 16 — the reference's `(3 * near + far) / 16`, exact in `Double`.
+    func bilinearError(_ r: UnsafePointer<UInt8>, _ g: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ y: UnsafePointer<UInt8>,
+                       own o: UnsafePointer<UInt8>, other t: UnsafePointer<UInt8>) -> UInt64 {
+        let cw = (width + 1) / 2
+        let cb = rows.columnSums, cr = cb + (cw + 2)
+        for i in 0..<cw {
+            cb[i + 1] = 3 &* Int32(o[i]) &+ Int32(t[i])
+            cr[i + 1] = 3 &* Int32(o[cw + i]) &+ Int32(t[cw + i])
+        }
+        cb[0] = cb[1]; cb[cw + 1] = cb[cw]
+        cr[0] = cr[1]; cr[cw + 1] = cr[cw]
+        // Per pixel: column i is padded column i + 1; the even pixel blends in the column before, the odd one after.
+        let fb = rows.c16b, fr = rows.c16r
+        let pairs = width / 2
+        for i in 0..<pairs {
+            fb[2 * i] = 3 &* cb[i + 1] &+ cb[i]; fb[2 * i + 1] = 3 &* cb[i + 1] &+ cb[i + 2]
+            fr[2 * i] = 3 &* cr[i + 1] &+ cr[i]; fr[2 * i + 1] = 3 &* cr[i + 1] &+ cr[i + 2]
+        }
+        if width % 2 == 1 {
+            fb[width - 1] = 3 &* cb[pairs + 1] &+ cb[pairs]
+            fr[width - 1] = 3 &* cr[pairs + 1] &+ cr[pairs]
+        }
+        if full { return roundTrip(r, g, b, y, full: true, scale: 16, cb: { fb[$0] }, cr: { fr[$0] }) }
+        return roundTrip(r, g, b, y, full: false, scale: 16, cb: { fb[$0] }, cr: { fr[$0] })
+    }
+
+    /// The waiting odd row's error, with its own chroma row and the one below it.
+    func waitingError(own: UnsafePointer<UInt8>, below: UnsafePointer<UInt8>) -> UInt64 {
+        bilinearError(rows.wr, rows.wg, rows.wb, rows.wy, own: own, other: below)
+    }
+
+    /// SSIM windows whose last row is `lastRow`: column sums over the window's rows, then windows of n columns
+    /// every 4 (as 4-column blocks when n is 8).
     mutating func addSSIM(lastRow: Int) {
         let n = window, w = width
         let first = lastRow - n + 1
         guard first >= 0 else { return }
-        let c1 = (0.01 * 255) * (0.01 * 255), c2 = (0.03 * 255) * (0.03 * 255)
-        var x = 0
-        while x + n <= w {
-            var sa = 0.0, sb = 0.0, saa = 0.0, sbb = 0.0, sab = 0.0
-            for r in first...lastRow {
-                let exact = ring[r % 8], out = outRing[r % 8]
-                for i in x..<(x + n) {
-                    let a = Double(out[i]), b = exact[i]
-                    sa += a; sb += b; saa += a * a; sbb += b * b; sab += a * b
+        let qY = self.qY
+        var total = 0.0, count = 0
+        do {
+            do {
+                do {
+                    let sa = rows.sums, sb = sa + w, saa = sb + w, sbb = saa + w, sab = sbb + w
+                    sa.update(repeating: 0, count: 5 * w)
+                    for r in first...lastRow {
+                        let a = rows.aRing + (r % 8) * w, b = rows.bRing + (r % 8) * w
+                        for x in 0..<w {
+                            let av = Int64(a[x]), bv = Int64(b[x])
+                            sa[x] &+= av; sb[x] &+= bv; saa[x] &+= av &* av; sbb[x] &+= bv &* bv; sab[x] &+= av &* bv
+                        }
+                    }
+                    if n == 8 {
+                        // 4-column blocks in place: block j at column j (j < w/4); a window is two blocks.
+                        let blocks = w / 4
+                        for j in 0..<blocks {
+                            let c = 4 * j
+                            sa[j] = sa[c] &+ sa[c + 1] &+ sa[c + 2] &+ sa[c + 3]
+                            sb[j] = sb[c] &+ sb[c + 1] &+ sb[c + 2] &+ sb[c + 3]
+                            saa[j] = saa[c] &+ saa[c + 1] &+ saa[c + 2] &+ saa[c + 3]
+                            sbb[j] = sbb[c] &+ sbb[c + 1] &+ sbb[c + 2] &+ sbb[c + 3]
+                            sab[j] = sab[c] &+ sab[c + 1] &+ sab[c + 2] &+ sab[c + 3]
+                        }
+                        var j = 0
+                        while 4 * j + 8 <= w {
+                            total += Self.ssim(n: 8, q: qY, a: sa[j] &+ sa[j + 1], b: sb[j] &+ sb[j + 1],
+                                               aa: saa[j] &+ saa[j + 1], bb: sbb[j] &+ sbb[j + 1], ab: sab[j] &+ sab[j + 1])
+                            count += 1
+                            j += 1
+                        }
+                    } else {
+                        var x = 0
+                        while x + n <= w {
+                            var a: Int64 = 0, b: Int64 = 0, aa: Int64 = 0, bb: Int64 = 0, ab: Int64 = 0
+                            for i in x..<(x + n) { a &+= sa[i]; b &+= sb[i]; aa &+= saa[i]; bb &+= sbb[i]; ab &+= sab[i] }
+                            total += Self.ssim(n: n, q: qY, a: a, b: b, aa: aa, bb: bb, ab: ab)
+                            count += 1
+                            x += 4
+                        }
+                    }
                 }
             }
-            let k = Double(n * n)
-            let ma = sa / k, mb = sb / k
-            let va = saa / k - ma * ma, vb = sbb / k - mb * mb, cov = sab / k - ma * mb
-            ssimSum += ((2 * ma * mb + c1) * (2 * cov + c2)) / ((ma * ma + mb * mb + c1) * (va + vb + c2))
-            ssimCount += 1
-            x += 4
         }
+        ssimSum += total
+        ssimCount += count
     }
 
-    /// Whether every row was added.
-    public var isComplete: Bool { row == height }
+    /// One window's SSIM from its exact sums (a: output luma, b: Q·exact luma, over k = n² pixels): the means,
+    /// variances and covariance from integer numerators, C1 = (0.01·255)², C2 = (0.03·255)².
+    @inline(__always)
+    static func ssim(n: Int, q: Int64, a: Int64, b: Int64, aa: Int64, bb: Int64, ab: Int64) -> Double {
+        let c1 = (0.01 * 255) * (0.01 * 255), c2 = (0.03 * 255) * (0.03 * 255)
+        let k = Int64(n * n), kd = Double(k), qd = Double(q)
+        let ma = Double(a) / kd, mb = Double(b) / (kd * qd)
+        let va = Double(k &* aa &- a &* a) / (kd * kd)
+        // k·Σb² and (Σb)² pass 2^63 in limited range: 128 bits, then the difference (≥ 0) as a Double.
+        let vbn = Int128(k) * Int128(bb) - Int128(b) * Int128(b)
+        let vb = (Double(UInt64(truncatingIfNeeded: vbn >> 64)) * 0x1p64 + Double(UInt64(truncatingIfNeeded: vbn)))
+            / (kd * kd * qd * qd)
+        let cov = Double(k &* ab &- a &* b) / (kd * kd * qd)
+        return ((2 * ma * mb + c1) * (2 * cov + c2)) / ((ma * ma + mb * mb + c1) * (va + vb + c2))
+    }
 
     /// The measures, once every row was added.
     public func result() -> QualityReport {
+        if let reference { return reference.result() }
         precondition(row == height, "every source row must be added")
         let px = Double(width * height)
         // An even height leaves its last row waiting: there is no chroma row below it, so its own is repeated.
-        let bilinear = sumBilinear + (height % 2 == 0 ? waitingError(own: chromaNow, below: chromaNow) : 0)
-        return QualityReport(psnrY: QualityReport.psnr(mse: sumY / px), psnrCb: QualityReport.psnr(mse: sumCb / px),
-                             psnrCr: QualityReport.psnr(mse: sumCr / px), psnrRGB: QualityReport.psnr(mse: sumRGB / (3 * px)),
+        let bilinear = sumBilinear &+ (height % 2 == 0 ? waitingError(own: rows.now, below: rows.now) : 0)
+        func mse(_ sum: UInt128, _ q: Int64) -> Double { Double(sum) / (Double(q) * Double(q)) / px }
+        return QualityReport(psnrY: QualityReport.psnr(mse: mse(exactY, qY)),
+                             psnrCb: QualityReport.psnr(mse: mse(exactCb, cbMul)),
+                             psnrCr: QualityReport.psnr(mse: mse(exactCr, crMul)),
+                             psnrRGB: QualityReport.psnr(mse: Double(sumRGB) / (3 * px)),
                              ssimY: ssimCount == 0 ? 1 : ssimSum / Double(ssimCount),
-                             psnrRGBBilinear: QualityReport.psnr(mse: bilinear / (3 * px)))
+                             psnrRGBBilinear: QualityReport.psnr(mse: Double(bilinear) / (3 * px)))
     }
 }
