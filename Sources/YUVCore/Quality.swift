@@ -143,17 +143,28 @@ public struct QualityAccumulator {
         let r, g, b, u, v, wr, wg, wb, wy: UnsafeMutablePointer<UInt8>
         /// Pixels a round trip marked to take again with G's division.
         let marks: UnsafeMutablePointer<UInt8>
+        /// Full range: per pixel, what the round trip adds to the luma for R, G and B (`offsets`).
+        let oR, oG, oB: UnsafeMutablePointer<Int32>
+        /// Full range: the same per chroma sample of the current chroma row (the nearest round trip), and its marks.
+        let nR, nG, nB: UnsafeMutablePointer<Int32>
+        let nMarks: UnsafeMutablePointer<UInt8>
         /// Column sums 3·own + other (Cb, Cr; padded), and per pixel 3·near + far (16× the bilinear chroma).
         let columnSums, c16b, c16r: UnsafeMutablePointer<Int32>
         let aRing: UnsafeMutablePointer<UInt8>, bRing: UnsafeMutablePointer<Int32>
         let sums: UnsafeMutablePointer<Int64>
+        /// 8×8 windows: the current 4-row block's column sums of a, a² (32-bit) and b, b², ab (64-bit), and the
+        /// last two blocks reduced to 4-column groups (5 sums each).
+        let colA, colAA: UnsafeMutablePointer<Int32>
+        let colB, colBB, colAB: UnsafeMutablePointer<Int64>
+        let groups: UnsafeMutablePointer<Int64>
         private let base: UnsafeMutableRawPointer
         let bytes: Int
 
         init(width w: Int) {
             let cw = (w + 1) / 2
             // One block: 64-byte aligned parts.
-            let parts = [4 * cw, 10 * w, 4 * 2 * (cw + 2), 4 * 2 * w, 8 * w, 4 * 8 * w, 8 * 5 * w].map { ($0 + 63) & ~63 }
+            let parts = [4 * cw, 10 * w, 4 * 2 * (cw + 2), 4 * 2 * w, 8 * w, 4 * 8 * w, 8 * 5 * w, 4 * 2 * w, 8 * 3 * w,
+                         8 * 10 * (w / 4 + 1), 4 * 3 * w, 4 * 3 * cw, cw].map { ($0 + 63) & ~63 }
             bytes = parts.reduce(0, +)
             base = .allocate(byteCount: bytes, alignment: 64)
             base.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
@@ -172,6 +183,16 @@ public struct QualityAccumulator {
             aRing = take(parts[4]).assumingMemoryBound(to: UInt8.self)
             bRing = take(parts[5]).assumingMemoryBound(to: Int32.self)
             sums = take(parts[6]).assumingMemoryBound(to: Int64.self)
+            colA = take(parts[7]).assumingMemoryBound(to: Int32.self)
+            colAA = colA + w
+            colB = take(parts[8]).assumingMemoryBound(to: Int64.self)
+            (colBB, colAB) = (colB + w, colB + 2 * w)
+            groups = take(parts[9]).assumingMemoryBound(to: Int64.self)
+            oR = take(parts[10]).assumingMemoryBound(to: Int32.self)
+            (oG, oB) = (oR + w, oR + 2 * w)
+            nR = take(parts[11]).assumingMemoryBound(to: Int32.self)
+            (nG, nB) = (nR + cw, nR + 2 * cw)
+            nMarks = take(parts[12]).assumingMemoryBound(to: UInt8.self)
         }
 
         deinit { base.deallocate() }
@@ -205,9 +226,10 @@ public struct QualityAccumulator {
             rows.now.update(from: u, count: cw)
             (rows.now + cw).update(from: v, count: cw)
             if row > 0 { sumBilinear &+= waitingError(own: rows.before, below: rows.now) }
+            if full { nearestOffsets() }
         }
         split(src.assumingMemoryBound(to: UInt8.self), bpp: format.bytesPerPixel, u: u, v: v)
-        (rows.aRing + slot * w).update(from: y, count: w)
+        if window < 8 { (rows.aRing + slot * w).update(from: y, count: w) }
         addExact(y: y, exactY: rows.bRing + slot * w)
         sumRGB &+= roundTripError(y: y)
         if row % 2 == 0 {
@@ -220,8 +242,11 @@ public struct QualityAccumulator {
             rows.wy.update(from: y, count: w)
         }
         row += 1
-        let n = window
-        if row >= n && (row - n) % 4 == 0 { addSSIM(lastRow: row - 1) }
+        if window == 8 {
+            addSSIMRow(row - 1, y: y, exact: rows.bRing + slot * w)
+        } else if row >= window && (row - window) % 4 == 0 {
+            addSSIM(lastRow: row - 1)
+        }
     }
 
     /// Y, Cb and Cr: the exact squared errors of one row (numerators over qY, cbMul, crMul) from its planar
@@ -264,14 +289,14 @@ public struct QualityAccumulator {
         let pr = rows.r, pg = rows.g, pb = rows.b, pu = rows.u, pv = rows.v
         @inline(__always) func planes(_ k: Int) {
             for x in 0..<width {
-                pr[x] = s[k * x]; pg[x] = s[k * x + 1]; pb[x] = s[k * x + 2]
+                pr[x] = s[k &* x]; pg[x] = s[k &* x &+ 1]; pb[x] = s[k &* x &+ 2]
             }
         }
         if bpp == 3 { planes(3) } else { planes(4) }
         let pairs = width / 2
         for i in 0..<pairs {
-            pu[2 * i] = u[i]; pu[2 * i + 1] = u[i]
-            pv[2 * i] = v[i]; pv[2 * i + 1] = v[i]
+            pu[2 &* i] = u[i]; pu[2 &* i &+ 1] = u[i]
+            pv[2 &* i] = v[i]; pv[2 &* i &+ 1] = v[i]
         }
         if width % 2 == 1 { pu[width - 1] = u[pairs]; pv[width - 1] = v[pairs] }
     }
@@ -345,12 +370,109 @@ public struct QualityAccumulator {
         return sum
     }
 
+    /// The round trip in full range, where the luma term is the luma itself: each rebuilt channel is the luma
+    /// plus a whole offset that depends on the chroma alone — R: ⌊x_r + ½⌋ with x_r = 2(1 − kr)·(Cr − 128), B
+    /// alike, G: ⌊−(kr·x_r + kb·x_b)/kg + ½⌋ — then clamped. That is the reference's rounding, whose `Double`
+    /// terms are within 10^-11 of these exact fractions, except where a fraction is an exact tie (its distance
+    /// to an integer is otherwise at least 1/(16·S·kg) ≈ 9·10^-10): those pixels are marked and measured
+    /// again with the reference's expressions. `cb16`, `cr16`: 16 × the chroma at each pixel.
+    func roundTripFull(_ r: UnsafePointer<UInt8>, _ g: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ y: UnsafePointer<UInt8>,
+                       cb16: UnsafePointer<Int32>, cr16: UnsafePointer<Int32>) -> UInt64 {
+        let oR = rows.oR, oG = rows.oG, oB = rows.oB, marks = rows.marks
+        offsets(cb16: cb16, cr16: cr16, count: width, r: oR, g: oG, b: oB, marks: marks)
+        @inline(__always) func error(_ x: Int) -> UInt64 {
+            Self.error(y[x], r[x], g[x], b[x], oR[x], oG[x], oB[x])
+        }
+        var sum: UInt64 = 0, marked: UInt8 = 0
+        for x in 0..<width { sum &+= error(x) }
+        for x in 0..<width { marked |= marks[x] }
+        if marked != 0 {
+            let k = (kr: kr, kb: kb, kg: kg, ar: ar, ab: ab)
+            for x in 0..<width where marks[x] != 0 {
+                sum &-= error(x)
+                sum &+= Self.rebuiltError(yl: Double(y[x]), cbp: Double(cb16[x]) / 16 - 128, crp: Double(cr16[x]) / 16 - 128,
+                                          r: r[x], g: g[x], b: b[x], k)
+            }
+        }
+        return sum
+    }
+
+    /// One pixel's squared error in full range: luma `l` plus each offset, clamped, against R, G, B.
+    @inline(__always)
+    static func error(_ l: UInt8, _ r: UInt8, _ g: UInt8, _ b: UInt8, _ oR: Int32, _ oG: Int32, _ oB: Int32) -> UInt64 {
+        let l = Int32(l)
+        let er = min(max(l &+ oR, 0), 255) &- Int32(r)
+        let eg = min(max(l &+ oG, 0), 255) &- Int32(g)
+        let eb = min(max(l &+ oB, 0), 255) &- Int32(b)
+        return UInt64(UInt32(bitPattern: er &* er &+ eg &* eg &+ eb &* eb))
+    }
+
+    /// The full-range offsets (`roundTripFull`) of `count` chroma values (16 × Cb and Cr), and a mark where the
+    /// reference's rounding must be taken instead.
+    func offsets(cb16: UnsafePointer<Int32>, cr16: UnsafePointer<Int32>, count: Int, r oR: UnsafeMutablePointer<Int32>,
+                 g oG: UnsafeMutablePointer<Int32>, b oB: UnsafeMutablePointer<Int32>, marks: UnsafeMutablePointer<UInt8>) {
+        let S = Int32(ColorMatrix.scale)
+        // R, B: ⌊(2(S − k)(c16 − 2048) + 8S) / 16S⌋, kept positive by 256·16S; exact in 32 bits.
+        let aR = 2 &* (S &- Int32(ikr)), aB = 2 &* (S &- Int32(ikb)), bias = 8 &* S &+ 256 &* 16 &* S
+        // G: (−2kr(S − kr)(cr16 − 2048) − 2kb(S − kb)(cb16 − 2048) + 8S·kg) / (16S·kg): the numerator an exact
+        // integer in Double (below 2^37), the quotient (+256) within 10^-13.
+        let s64 = Int64(S)
+        let gR = Double(-2 * ikr * (s64 - ikr)), gB = Double(-2 * ikb * (s64 - ikb)), gBias = Double(8 * s64 * ikg)
+        let invG = 1 / Double(16 * s64 * ikg)
+        for x in 0..<count {
+            let cr = cr16[x] &- 2048, cb = cb16[x] &- 2048
+            let nr = UInt32(bitPattern: aR &* cr &+ bias), nb = UInt32(bitPattern: aB &* cb &+ bias)
+            let qr = nr / 160_000, qb = nb / 160_000
+            oR[x] = Int32(bitPattern: qr) &- 256
+            oB[x] = Int32(bitPattern: qb) &- 256
+            let t = (gR * Double(cr) + gB * Double(cb) + gBias) * invG + 256
+            let m = t + 0x1p52, n = m - 0x1p52   // t rounded to an integer
+            let q = Int32(truncatingIfNeeded: Int64(bitPattern: m.bitPattern) &- 0x4330_0000_0000_0000)
+            oG[x] = q &- (n > t ? 257 : 256)
+            let tie = (nr &- qr &* 160_000 == 0 ? 1 : 0) | (nb &- qb &* 160_000 == 0 ? 1 : 0) | ((t - n).magnitude < 1e-10 ? 1 : 0)
+            marks[x] = UInt8(truncatingIfNeeded: tie)
+        }
+    }
+
+    /// Full range, a new chroma row (`Rows.now`): the nearest round trip's offsets per chroma sample, for both
+    /// of its luma rows.
+    func nearestOffsets() {
+        let cw = (width + 1) / 2, fb = rows.c16b, fr = rows.c16r, u = rows.now, v = rows.now + cw
+        for i in 0..<cw { fb[i] = 16 &* Int32(u[i]); fr[i] = 16 &* Int32(v[i]) }
+        offsets(cb16: fb, cr16: fr, count: cw, r: rows.nR, g: rows.nG, b: rows.nB, marks: rows.nMarks)
+    }
+
+    /// The nearest round trip in full range: two pixels a chroma sample, its offsets from `nearestOffsets`.
+    func nearestFull(y: UnsafePointer<UInt8>) -> UInt64 {
+        let r = rows.r, g = rows.g, b = rows.b, oR = rows.nR, oG = rows.nG, oB = rows.nB, marks = rows.nMarks
+        let cw = (width + 1) / 2, pairs = width / 2
+        var sum: UInt64 = 0, marked: UInt8 = 0
+        for i in 0..<pairs {
+            let x = 2 &* i, x1 = x &+ 1
+            sum &+= Self.error(y[x], r[x], g[x], b[x], oR[i], oG[i], oB[i])
+            sum &+= Self.error(y[x1], r[x1], g[x1], b[x1], oR[i], oG[i], oB[i])
+        }
+        if width % 2 == 1 {
+            let x = width - 1
+            sum &+= Self.error(y[x], r[x], g[x], b[x], oR[pairs], oG[pairs], oB[pairs])
+        }
+        for i in 0..<cw { marked |= marks[i] }
+        if marked != 0 {
+            let k = (kr: kr, kb: kb, kg: kg, ar: ar, ab: ab), u = rows.now, v = rows.now + cw
+            for x in 0..<width where marks[x / 2] != 0 {
+                let i = x / 2
+                sum &-= Self.error(y[x], r[x], g[x], b[x], oR[i], oG[i], oB[i])
+                sum &+= Self.rebuiltError(yl: Double(y[x]), cbp: Double(u[i]) - 128, crp: Double(v[i]) - 128,
+                                          r: r[x], g: g[x], b: b[x], k)
+            }
+        }
+        return sum
+    }
+
     /// The round trip with the covering chroma sample (nearest), the row in `Rows`.
     func roundTripError(y: UnsafePointer<UInt8>) -> UInt64 {
         let pu = rows.u, pv = rows.v
-        if full {
-            return roundTrip(rows.r, rows.g, rows.b, y, full: true, scale: 1, cb: { Int32(pu[$0]) }, cr: { Int32(pv[$0]) })
-        }
+        if full { return nearestFull(y: y) }
         return roundTrip(rows.r, rows.g, rows.b, y, full: false, scale: 1, cb: { Int32(pu[$0]) }, cr: { Int32(pv[$0]) })
     }
 
@@ -362,24 +484,25 @@ public struct QualityAccumulator {
                        own o: UnsafePointer<UInt8>, other t: UnsafePointer<UInt8>) -> UInt64 {
         let cw = (width + 1) / 2
         let cb = rows.columnSums, cr = cb + (cw + 2)
+        let cb1 = cb + 1, cr1 = cr + 1, ov = o + cw, tv = t + cw
         for i in 0..<cw {
-            cb[i + 1] = 3 &* Int32(o[i]) &+ Int32(t[i])
-            cr[i + 1] = 3 &* Int32(o[cw + i]) &+ Int32(t[cw + i])
+            cb1[i] = 3 &* Int32(o[i]) &+ Int32(t[i])
+            cr1[i] = 3 &* Int32(ov[i]) &+ Int32(tv[i])
         }
         cb[0] = cb[1]; cb[cw + 1] = cb[cw]
         cr[0] = cr[1]; cr[cw + 1] = cr[cw]
         // Per pixel: column i is padded column i + 1; the even pixel blends in the column before, the odd one after.
-        let fb = rows.c16b, fr = rows.c16r
+        let fb = rows.c16b, fr = rows.c16r, cb2 = cb + 2, cr2 = cr + 2
         let pairs = width / 2
         for i in 0..<pairs {
-            fb[2 * i] = 3 &* cb[i + 1] &+ cb[i]; fb[2 * i + 1] = 3 &* cb[i + 1] &+ cb[i + 2]
-            fr[2 * i] = 3 &* cr[i + 1] &+ cr[i]; fr[2 * i + 1] = 3 &* cr[i + 1] &+ cr[i + 2]
+            fb[2 &* i] = 3 &* cb1[i] &+ cb[i]; fb[2 &* i &+ 1] = 3 &* cb1[i] &+ cb2[i]
+            fr[2 &* i] = 3 &* cr1[i] &+ cr[i]; fr[2 &* i &+ 1] = 3 &* cr1[i] &+ cr2[i]
         }
         if width % 2 == 1 {
             fb[width - 1] = 3 &* cb[pairs + 1] &+ cb[pairs]
             fr[width - 1] = 3 &* cr[pairs + 1] &+ cr[pairs]
         }
-        if full { return roundTrip(r, g, b, y, full: true, scale: 16, cb: { fb[$0] }, cr: { fr[$0] }) }
+        if full { return roundTripFull(r, g, b, y, cb16: fb, cr16: fr) }
         return roundTrip(r, g, b, y, full: false, scale: 16, cb: { fb[$0] }, cr: { fr[$0] })
     }
 
@@ -388,56 +511,75 @@ public struct QualityAccumulator {
         bilinearError(rows.wr, rows.wg, rows.wb, rows.wy, own: own, other: below)
     }
 
-    /// SSIM windows whose last row is `lastRow`: column sums over the window's rows, then windows of n columns
-    /// every 4 (as 4-column blocks when n is 8).
+    /// SSIM's 8×8 windows, every 4 rows and columns: picture row `r` (output luma `y`, Q·exact luma `exact`) is
+    /// added to its 4-row block's column sums; a finished block is reduced to 4-column groups, and with the
+    /// block before it gives the windows whose rows are those 8 (a window is 2×2 groups). Each row is summed
+    /// once, where summing each window's 64 pixels would take every pixel 4 times.
+    mutating func addSSIMRow(_ r: Int, y: UnsafePointer<UInt8>, exact: UnsafePointer<Int32>) {
+        let w = width
+        let ca = rows.colA, caa = rows.colAA, cb = rows.colB, cbb = rows.colBB, cab = rows.colAB
+        if r % 4 == 0 {
+            for x in 0..<w {
+                let a = Int32(y[x]), b = Int64(exact[x])
+                ca[x] = a; caa[x] = a &* a; cb[x] = b; cbb[x] = b &* b; cab[x] = Int64(a) &* b
+            }
+        } else {
+            for x in 0..<w {
+                let a = Int32(y[x]), b = Int64(exact[x])
+                ca[x] &+= a; caa[x] &+= a &* a; cb[x] &+= b; cbb[x] &+= b &* b; cab[x] &+= Int64(a) &* b
+            }
+        }
+        guard r % 4 == 3 else { return }
+        let m = r / 4, n4 = w / 4, stride = w / 4 + 1
+        let g = rows.groups + (m % 2) * 5 * stride
+        let ga = g, gb = g + stride, gaa = gb + stride, gbb = gaa + stride, gab = gbb + stride
+        for j in 0..<n4 {
+            let c = 4 &* j, c1 = c &+ 1, c2 = c &+ 2, c3 = c &+ 3
+            ga[j] = Int64(ca[c] &+ ca[c1] &+ ca[c2] &+ ca[c3])
+            gaa[j] = Int64(caa[c] &+ caa[c1] &+ caa[c2] &+ caa[c3])
+            gb[j] = cb[c] &+ cb[c1] &+ cb[c2] &+ cb[c3]
+            gbb[j] = cbb[c] &+ cbb[c1] &+ cbb[c2] &+ cbb[c3]
+            gab[j] = cab[c] &+ cab[c1] &+ cab[c2] &+ cab[c3]
+        }
+        guard m >= 1 else { return }
+        let p = rows.groups + ((m - 1) % 2) * 5 * stride
+        let pa = p, pb = p + stride, paa = pb + stride, pbb = paa + stride, pab = pbb + stride
+        var total = 0.0, count = 0
+        var j = 0
+        while 4 * j + 8 <= w {
+            total += Self.ssim(n: 8, q: qY, a: ga[j] &+ ga[j + 1] &+ pa[j] &+ pa[j + 1], b: gb[j] &+ gb[j + 1] &+ pb[j] &+ pb[j + 1],
+                               aa: gaa[j] &+ gaa[j + 1] &+ paa[j] &+ paa[j + 1], bb: gbb[j] &+ gbb[j + 1] &+ pbb[j] &+ pbb[j + 1],
+                               ab: gab[j] &+ gab[j + 1] &+ pab[j] &+ pab[j + 1])
+            count += 1
+            j += 1
+        }
+        ssimSum += total
+        ssimCount += count
+    }
+
+    /// SSIM windows smaller than 8 (a picture under 8 pixels wide or high) whose last row is `lastRow`: column
+    /// sums over the window's rows (from the rings), then windows of n columns every 4.
     mutating func addSSIM(lastRow: Int) {
         let n = window, w = width
         let first = lastRow - n + 1
         guard first >= 0 else { return }
-        let qY = self.qY
         var total = 0.0, count = 0
-        do {
-            do {
-                do {
-                    let sa = rows.sums, sb = sa + w, saa = sb + w, sbb = saa + w, sab = sbb + w
-                    sa.update(repeating: 0, count: 5 * w)
-                    for r in first...lastRow {
-                        let a = rows.aRing + (r % 8) * w, b = rows.bRing + (r % 8) * w
-                        for x in 0..<w {
-                            let av = Int64(a[x]), bv = Int64(b[x])
-                            sa[x] &+= av; sb[x] &+= bv; saa[x] &+= av &* av; sbb[x] &+= bv &* bv; sab[x] &+= av &* bv
-                        }
-                    }
-                    if n == 8 {
-                        // 4-column blocks in place: block j at column j (j < w/4); a window is two blocks.
-                        let blocks = w / 4
-                        for j in 0..<blocks {
-                            let c = 4 * j
-                            sa[j] = sa[c] &+ sa[c + 1] &+ sa[c + 2] &+ sa[c + 3]
-                            sb[j] = sb[c] &+ sb[c + 1] &+ sb[c + 2] &+ sb[c + 3]
-                            saa[j] = saa[c] &+ saa[c + 1] &+ saa[c + 2] &+ saa[c + 3]
-                            sbb[j] = sbb[c] &+ sbb[c + 1] &+ sbb[c + 2] &+ sbb[c + 3]
-                            sab[j] = sab[c] &+ sab[c + 1] &+ sab[c + 2] &+ sab[c + 3]
-                        }
-                        var j = 0
-                        while 4 * j + 8 <= w {
-                            total += Self.ssim(n: 8, q: qY, a: sa[j] &+ sa[j + 1], b: sb[j] &+ sb[j + 1],
-                                               aa: saa[j] &+ saa[j + 1], bb: sbb[j] &+ sbb[j + 1], ab: sab[j] &+ sab[j + 1])
-                            count += 1
-                            j += 1
-                        }
-                    } else {
-                        var x = 0
-                        while x + n <= w {
-                            var a: Int64 = 0, b: Int64 = 0, aa: Int64 = 0, bb: Int64 = 0, ab: Int64 = 0
-                            for i in x..<(x + n) { a &+= sa[i]; b &+= sb[i]; aa &+= saa[i]; bb &+= sbb[i]; ab &+= sab[i] }
-                            total += Self.ssim(n: n, q: qY, a: a, b: b, aa: aa, bb: bb, ab: ab)
-                            count += 1
-                            x += 4
-                        }
-                    }
-                }
+        let sa = rows.sums, sb = sa + w, saa = sb + w, sbb = saa + w, sab = sbb + w
+        sa.update(repeating: 0, count: 5 * w)
+        for r in first...lastRow {
+            let a = rows.aRing + (r % 8) * w, b = rows.bRing + (r % 8) * w
+            for x in 0..<w {
+                let av = Int64(a[x]), bv = Int64(b[x])
+                sa[x] &+= av; sb[x] &+= bv; saa[x] &+= av &* av; sbb[x] &+= bv &* bv; sab[x] &+= av &* bv
             }
+        }
+        var x = 0
+        while x + n <= w {
+            var a: Int64 = 0, b: Int64 = 0, aa: Int64 = 0, bb: Int64 = 0, ab: Int64 = 0
+            for i in x..<(x + n) { a &+= sa[i]; b &+= sb[i]; aa &+= saa[i]; bb &+= sbb[i]; ab &+= sab[i] }
+            total += Self.ssim(n: n, q: qY, a: a, b: b, aa: aa, bb: bb, ab: ab)
+            count += 1
+            x += 4
         }
         ssimSum += total
         ssimCount += count

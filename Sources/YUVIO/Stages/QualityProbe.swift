@@ -52,8 +52,8 @@ final class QualityProbe {
             let uv = band.u + c * 2 * cw
             let uFirst = band.layout == .nv12
             for i in 0..<cw {
-                scratchU[i] = uv[2 * i + (uFirst ? 0 : 1)]
-                scratchV[i] = uv[2 * i + (uFirst ? 1 : 0)]
+                scratchU[i] = uv[2 &* i &+ (uFirst ? 0 : 1)]
+                scratchV[i] = uv[2 &* i &+ (uFirst ? 1 : 0)]
             }
             return (y, UnsafePointer(scratchU), UnsafePointer(scratchV))
         }
@@ -138,7 +138,7 @@ struct DecoderRGB {
     func row(y: UnsafePointer<UInt8>, cb: (UnsafePointer<UInt8>, UnsafePointer<UInt8>)?,
              cr: (UnsafePointer<UInt8>, UnsafePointer<UInt8>)?, parity: Int, into rgb: UnsafeMutablePointer<UInt8>) {
         guard upsampling != .grey, let cb, let cr else {
-            for x in 0..<width { rgb[3 * x] = y[x]; rgb[3 * x + 1] = y[x]; rgb[3 * x + 2] = y[x] }
+            for x in 0..<width { rgb[3 &* x] = y[x]; rgb[3 &* x &+ 1] = y[x]; rgb[3 &* x &+ 2] = y[x] }
             return
         }
         let ub = scratch.cb, vr = scratch.cr
@@ -149,9 +149,9 @@ struct DecoderRGB {
         @inline(__always) func clamp(_ v: Int32) -> UInt8 { UInt8(truncatingIfNeeded: min(max(v, 0), 255)) }
         for x in 0..<width {
             let l = Int32(y[x]), b = Int32(ub[x]) &- 128, r = Int32(vr[x]) &- 128
-            rgb[3 * x] = clamp(l &+ ((fRR &* r &+ half) &>> 16))
-            rgb[3 * x + 1] = clamp(l &+ ((half &- fBG &* b &- fRG &* r) &>> 16))
-            rgb[3 * x + 2] = clamp(l &+ ((fBB &* b &+ half) &>> 16))
+            rgb[3 &* x] = clamp(l &+ ((fRR &* r &+ half) &>> 16))
+            rgb[3 &* x &+ 1] = clamp(l &+ ((half &- fBG &* b &- fRG &* r) &>> 16))
+            rgb[3 &* x &+ 2] = clamp(l &+ ((fBB &* b &+ half) &>> 16))
         }
     }
 
@@ -159,22 +159,22 @@ struct DecoderRGB {
     /// sums (the padding repeats the edge column, which is what its first and last columns do); the box
     /// through `sample`.
     func upsample(_ own: UnsafePointer<UInt8>, _ other: UnsafePointer<UInt8>, parity: Int, into out: UnsafeMutablePointer<UInt8>) {
-        let n = chromaWidth, pairs = width / 2, sums = scratch.sums
+        let n = chromaWidth, pairs = width / 2, sums = scratch.sums, sums1 = sums + 1, sums2 = sums + 2
         switch upsampling {
         case .fancyH2V2, .fancyH2V1:
             // h2v2: column sums 3·own + other, then (3·near + far + 8 or 7) >> 4. h2v1's (3·near + far + 1 or 2) >> 2
             // is the same with sums 4·own and biases 4 and 8 (4x >> 4 is x >> 2).
             if upsampling == .fancyH2V2 {
-                for k in 0..<n { sums[k + 1] = 3 &* Int32(own[k]) &+ Int32(other[k]) }
+                for k in 0..<n { sums1[k] = 3 &* Int32(own[k]) &+ Int32(other[k]) }
             } else {
-                for k in 0..<n { sums[k + 1] = 4 &* Int32(own[k]) }
+                for k in 0..<n { sums1[k] = 4 &* Int32(own[k]) }
             }
             sums[0] = sums[1]
             sums[n + 1] = sums[n]
             let (evenBias, oddBias): (Int32, Int32) = upsampling == .fancyH2V2 ? (8, 7) : (4, 8)
             for i in 0..<pairs {
-                out[2 * i] = UInt8(truncatingIfNeeded: (3 &* sums[i + 1] &+ sums[i] &+ evenBias) &>> 4)
-                out[2 * i + 1] = UInt8(truncatingIfNeeded: (3 &* sums[i + 1] &+ sums[i + 2] &+ oddBias) &>> 4)
+                out[2 &* i] = UInt8(truncatingIfNeeded: (3 &* sums1[i] &+ sums[i] &+ evenBias) &>> 4)
+                out[2 &* i &+ 1] = UInt8(truncatingIfNeeded: (3 &* sums1[i] &+ sums2[i] &+ oddBias) &>> 4)
             }
             if width % 2 == 1 {
                 out[width - 1] = UInt8(truncatingIfNeeded: (3 &* sums[pairs + 1] &+ sums[pairs] &+ evenBias) &>> 4)
