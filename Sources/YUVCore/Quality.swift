@@ -157,6 +157,8 @@ public struct QualityAccumulator {
         let colA, colAA: UnsafeMutablePointer<Int32>
         let colB, colBB, colAB: UnsafeMutablePointer<Int64>
         let groups: UnsafeMutablePointer<Int64>
+        /// One block row's window values.
+        let windows: UnsafeMutablePointer<Double>
         private let base: UnsafeMutableRawPointer
         let bytes: Int
 
@@ -164,7 +166,7 @@ public struct QualityAccumulator {
             let cw = (w + 1) / 2
             // One block: 64-byte aligned parts.
             let parts = [4 * cw, 10 * w, 4 * 2 * (cw + 2), 4 * 2 * w, 8 * w, 4 * 8 * w, 8 * 5 * w, 4 * 2 * w, 8 * 3 * w,
-                         8 * 10 * (w / 4 + 1), 4 * 3 * w, 4 * 3 * cw, cw].map { ($0 + 63) & ~63 }
+                         8 * 10 * (w / 4 + 1), 4 * 3 * w, 4 * 3 * cw, cw, 8 * (w / 4 + 1)].map { ($0 + 63) & ~63 }
             bytes = parts.reduce(0, +)
             base = .allocate(byteCount: bytes, alignment: 64)
             base.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
@@ -193,6 +195,7 @@ public struct QualityAccumulator {
             nR = take(parts[11]).assumingMemoryBound(to: Int32.self)
             (nG, nB) = (nR + cw, nR + 2 * cw)
             nMarks = take(parts[12]).assumingMemoryBound(to: UInt8.self)
+            windows = take(parts[13]).assumingMemoryBound(to: Double.self)
         }
 
         deinit { base.deallocate() }
@@ -230,7 +233,7 @@ public struct QualityAccumulator {
         }
         split(src.assumingMemoryBound(to: UInt8.self), bpp: format.bytesPerPixel, u: u, v: v)
         if window < 8 { (rows.aRing + slot * w).update(from: y, count: w) }
-        addExact(y: y, exactY: rows.bRing + slot * w)
+        addExact(y: y, exactY: rows.bRing + slot * w, block: window == 8 ? (row % 4 == 0 ? 1 : 2) : 0)
         sumRGB &+= roundTripError(y: y)
         if row % 2 == 0 {
             // An even row blends its own chroma row with the one above (itself at the top).
@@ -243,37 +246,73 @@ public struct QualityAccumulator {
         }
         row += 1
         if window == 8 {
-            addSSIMRow(row - 1, y: y, exact: rows.bRing + slot * w)
+            finishBlock(row - 1)
         } else if row >= window && (row - window) % 4 == 0 {
             addSSIM(lastRow: row - 1)
         }
     }
 
     /// Y, Cb and Cr: the exact squared errors of one row (numerators over qY, cbMul, crMul) from its planar
-    /// R, G, B and per-pixel U, V (`Rows`), and the row's exact luma numerators into `exactY` (for SSIM).
-    /// Every term fits 32 bits (|Cb error numerator| < 6.2·10^8 in limited range); squares are 64-bit.
-    mutating func addExact(y: UnsafePointer<UInt8>, exactY: UnsafeMutablePointer<Int32>) {
+    /// R, G, B and per-pixel U, V (`Rows`), and the row's exact luma numerators into `exactY` (for SSIM), and
+    /// — with 8×8 SSIM windows — the row added to its 4-row block's column sums (`block`: 0 none, 1 the
+    /// block's first row, 2 a later one). Every term fits 32 bits (|Cb error numerator| < 6.2·10^8 in limited
+    /// range); squares are 64-bit. In full range a square is below 2.7·10^13, so a row under 2^19 pixels sums
+    /// them in 64 bits; otherwise each square is summed split at bit 24.
+    mutating func addExact(y: UnsafePointer<UInt8>, exactY: UnsafeMutablePointer<Int32>, block: Int) {
+        let split = !full || width >= 1 << 19
+        switch (split, block) {
+        case (false, 0): addExact(y: y, exactY: exactY, split: false, block: 0)
+        case (false, 1): addExact(y: y, exactY: exactY, split: false, block: 1)
+        case (false, _): addExact(y: y, exactY: exactY, split: false, block: 2)
+        case (true, 0): addExact(y: y, exactY: exactY, split: true, block: 0)
+        case (true, 1): addExact(y: y, exactY: exactY, split: true, block: 1)
+        case (true, _): addExact(y: y, exactY: exactY, split: true, block: 2)
+        }
+    }
+
+    @inline(__always)
+    mutating func addExact(y: UnsafePointer<UInt8>, exactY: UnsafeMutablePointer<Int32>, split: Bool, block: Int) {
         let S = Int32(ColorMatrix.scale)
         let kr = Int32(ikr), kg = Int32(ikg), kb = Int32(ikb), qY = Int32(qY), yOff = Int32(yOff), yMul = Int32(yMul)
         let cbMul = Int32(cbMul), crMul = Int32(crMul), cK = Int32(cK)
         let pr = rows.r, pg = rows.g, pb = rows.b, pu = rows.u, pv = rows.v
+        let ca = rows.colA, caa = rows.colAA, cb = rows.colB, cbb = rows.colBB, cab = rows.colAB
         var yHi: UInt64 = 0, yLo: UInt64 = 0, cbHi: UInt64 = 0, cbLo: UInt64 = 0, crHi: UInt64 = 0, crLo: UInt64 = 0
         for x in 0..<width {
             let r = Int32(pr[x]), g = Int32(pg[x]), b = Int32(pb[x])
             let n = kr &* r &+ kg &* g &+ kb &* b
             let e = yOff &+ yMul &* n
             exactY[x] = e
-            let dy = Int64(qY &* Int32(y[x]) &- e)
+            let yv = Int32(y[x])
+            let dy = Int64(qY &* yv &- e)
             let dcb = Int64(cbMul &* (Int32(pu[x]) &- 128) &- cK &* (S &* b &- n))
             let dcr = Int64(crMul &* (Int32(pv[x]) &- 128) &- cK &* (S &* r &- n))
             let sy = UInt64(bitPattern: dy &* dy), scb = UInt64(bitPattern: dcb &* dcb), scr = UInt64(bitPattern: dcr &* dcr)
-            yHi &+= sy >> 24; yLo &+= sy & 0xFF_FFFF
-            cbHi &+= scb >> 24; cbLo &+= scb & 0xFF_FFFF
-            crHi &+= scr >> 24; crLo &+= scr & 0xFF_FFFF
+            if split {
+                yHi &+= sy >> 24; yLo &+= sy & 0xFF_FFFF
+                cbHi &+= scb >> 24; cbLo &+= scb & 0xFF_FFFF
+                crHi &+= scr >> 24; crLo &+= scr & 0xFF_FFFF
+            } else {
+                yLo &+= sy; cbLo &+= scb; crLo &+= scr
+            }
+            if block != 0 {
+                let e64 = Int64(e)
+                if block == 1 {
+                    ca[x] = yv; caa[x] = yv &* yv; cb[x] = e64; cbb[x] = e64 &* e64; cab[x] = Int64(yv) &* e64
+                } else {
+                    ca[x] &+= yv; caa[x] &+= yv &* yv; cb[x] &+= e64; cbb[x] &+= e64 &* e64; cab[x] &+= Int64(yv) &* e64
+                }
+            }
         }
-        Self.add(&self.exactY, yHi, yLo)
-        Self.add(&exactCb, cbHi, cbLo)
-        Self.add(&exactCr, crHi, crLo)
+        if split {
+            Self.add(&self.exactY, yHi, yLo)
+            Self.add(&exactCb, cbHi, cbLo)
+            Self.add(&exactCr, crHi, crLo)
+        } else {
+            self.exactY &+= UInt128(yLo)
+            exactCb &+= UInt128(cbLo)
+            exactCr &+= UInt128(crLo)
+        }
     }
 
     /// Adds a row's squares, summed as their bits from 24 up (`hi`) and below (`lo`), to a total: neither
@@ -511,24 +550,13 @@ public struct QualityAccumulator {
         bilinearError(rows.wr, rows.wg, rows.wb, rows.wy, own: own, other: below)
     }
 
-    /// SSIM's 8×8 windows, every 4 rows and columns: picture row `r` (output luma `y`, Q·exact luma `exact`) is
-    /// added to its 4-row block's column sums; a finished block is reduced to 4-column groups, and with the
-    /// block before it gives the windows whose rows are those 8 (a window is 2×2 groups). Each row is summed
-    /// once, where summing each window's 64 pixels would take every pixel 4 times.
-    mutating func addSSIMRow(_ r: Int, y: UnsafePointer<UInt8>, exact: UnsafePointer<Int32>) {
+    /// SSIM's 8×8 windows, every 4 rows and columns: each picture row was added to its 4-row block's column
+    /// sums (`addExact`); after row `r`, a finished block is reduced to 4-column groups, and with the block
+    /// before it gives the windows whose rows are those 8 (a window is 2×2 groups). Each row is summed once,
+    /// where summing each window's 64 pixels would take every pixel 4 times.
+    mutating func finishBlock(_ r: Int) {
         let w = width
         let ca = rows.colA, caa = rows.colAA, cb = rows.colB, cbb = rows.colBB, cab = rows.colAB
-        if r % 4 == 0 {
-            for x in 0..<w {
-                let a = Int32(y[x]), b = Int64(exact[x])
-                ca[x] = a; caa[x] = a &* a; cb[x] = b; cbb[x] = b &* b; cab[x] = Int64(a) &* b
-            }
-        } else {
-            for x in 0..<w {
-                let a = Int32(y[x]), b = Int64(exact[x])
-                ca[x] &+= a; caa[x] &+= a &* a; cb[x] &+= b; cbb[x] &+= b &* b; cab[x] &+= Int64(a) &* b
-            }
-        }
         guard r % 4 == 3 else { return }
         let m = r / 4, n4 = w / 4, stride = w / 4 + 1
         let g = rows.groups + (m % 2) * 5 * stride
@@ -544,17 +572,43 @@ public struct QualityAccumulator {
         guard m >= 1 else { return }
         let p = rows.groups + ((m - 1) % 2) * 5 * stride
         let pa = p, pb = p + stride, paa = pb + stride, pbb = paa + stride, pab = pbb + stride
-        var total = 0.0, count = 0
-        var j = 0
-        while 4 * j + 8 <= w {
-            total += Self.ssim(n: 8, q: qY, a: ga[j] &+ ga[j + 1] &+ pa[j] &+ pa[j + 1], b: gb[j] &+ gb[j + 1] &+ pb[j] &+ pb[j + 1],
-                               aa: gaa[j] &+ gaa[j + 1] &+ paa[j] &+ paa[j + 1], bb: gbb[j] &+ gbb[j + 1] &+ pbb[j] &+ pbb[j + 1],
-                               ab: gab[j] &+ gab[j + 1] &+ pab[j] &+ pab[j + 1])
-            count += 1
-            j += 1
+        // Each window's SSIM into a row of values (a loop that vectorises), then their sum in order.
+        let nw = (w - 8) / 4 + 1, out = rows.windows
+        let qd = Double(qY), invKQ = 1 / (64 * qd), invK2Q = 1 / (4096 * qd), invK2Q2 = 1 / (4096 * qd * qd)
+        @inline(__always) func windows(full: Bool) {
+            for j in 0..<nw {
+                let j1 = j &+ 1
+                out[j] = Self.ssim8(full: full, invKQ: invKQ, invK2Q: invK2Q, invK2Q2: invK2Q2,
+                                    a: ga[j] &+ ga[j1] &+ pa[j] &+ pa[j1], b: gb[j] &+ gb[j1] &+ pb[j] &+ pb[j1],
+                                    aa: gaa[j] &+ gaa[j1] &+ paa[j] &+ paa[j1], bb: gbb[j] &+ gbb[j1] &+ pbb[j] &+ pbb[j1],
+                                    ab: gab[j] &+ gab[j1] &+ pab[j] &+ pab[j1])
+            }
         }
+        if full { windows(full: true) } else { windows(full: false) }
+        var total = 0.0
+        for j in 0..<nw { total += out[j] }
         ssimSum += total
-        ssimCount += count
+        ssimCount += nw
+    }
+
+    /// `ssim` for an 8×8 window, with its divisions by 64, 64·Q, 64²·Q and 64²·Q² as products by reciprocals.
+    /// In full range every numerator fits 64 bits (b below 2.6·10^6: k·Σb² and (Σb)² below 2.8·10^16), so the
+    /// loop vectorises; limited range takes k·Σb² − (Σb)² in 128 bits.
+    @inline(__always)
+    static func ssim8(full: Bool, invKQ: Double, invK2Q: Double, invK2Q2: Double,
+                      a: Int64, b: Int64, aa: Int64, bb: Int64, ab: Int64) -> Double {
+        let c1 = (0.01 * 255) * (0.01 * 255), c2 = (0.03 * 255) * (0.03 * 255)
+        let ma = Double(a) * (1.0 / 64), mb = Double(b) * invKQ
+        let va = Double(64 &* aa &- a &* a) * (1.0 / 4096)
+        let vbn: Double
+        if full {
+            vbn = Double(64 &* bb &- b &* b)
+        } else {
+            let v = Int128(64) * Int128(bb) - Int128(b) * Int128(b)
+            vbn = Double(UInt64(truncatingIfNeeded: v >> 64)) * 0x1p64 + Double(UInt64(truncatingIfNeeded: v))
+        }
+        let vb = vbn * invK2Q2, cov = Double(64 &* ab &- a &* b) * invK2Q
+        return ((2 * ma * mb + c1) * (2 * cov + c2)) / ((ma * ma + mb * mb + c1) * (va + vb + c2))
     }
 
     /// SSIM windows smaller than 8 (a picture under 8 pixels wide or high) whose last row is `lastRow`: column
