@@ -219,8 +219,28 @@ public struct QualityAccumulator {
             reference!.add(row: src, format: format, y: y, u: u, v: v)
             return
         }
-        precondition(row < height)
         precondition(format == .rgb8 || format == .rgba8, "a 16-bit row in an 8-bit picture")
+        splitRGB(src.assumingMemoryBound(to: UInt8.self), bpp: format.bytesPerPixel)
+        addSplitRow(y: y, u: u, v: v)
+    }
+
+    /// Where the next row's R, G and B go (a byte a sample, `width` each) for `addPlanarRow`: a caller that
+    /// makes the row itself (the direct path's `DecoderRGB`) writes it there, planar, instead of interleaving it
+    /// for `add` to split.
+    public var planarRow: (r: UnsafeMutablePointer<UInt8>, g: UnsafeMutablePointer<UInt8>, b: UnsafeMutablePointer<UInt8>) {
+        (rows.r, rows.g, rows.b)
+    }
+
+    /// Adds the next source row, written into `planarRow` (8-bit), with the output's luma row `y` and the U
+    /// and V rows of the chroma row that covers it.
+    public mutating func addPlanarRow(y: UnsafePointer<UInt8>, u: UnsafePointer<UInt8>, v: UnsafePointer<UInt8>) {
+        precondition(reference == nil, "planar rows are 8-bit")
+        addSplitRow(y: y, u: u, v: v)
+    }
+
+    /// Adds the row in `Rows.r`, `.g`, `.b`.
+    mutating func addSplitRow(y: UnsafePointer<UInt8>, u: UnsafePointer<UInt8>, v: UnsafePointer<UInt8>) {
+        precondition(row < height)
         let w = width, cw = (w + 1) / 2
         let slot = row % 8
         if row % 2 == 0 {
@@ -231,7 +251,7 @@ public struct QualityAccumulator {
             if row > 0 { sumBilinear &+= waitingError(own: rows.before, below: rows.now) }
             if full { nearestOffsets() }
         }
-        split(src.assumingMemoryBound(to: UInt8.self), bpp: format.bytesPerPixel, u: u, v: v)
+        expandChroma(u: u, v: v)
         if window < 8 { (rows.aRing + slot * w).update(from: y, count: w) }
         addExact(y: y, exactY: rows.bRing + slot * w, block: window == 8 ? (row % 4 == 0 ? 1 : 2) : 0)
         sumRGB &+= roundTripError(y: y)
@@ -322,16 +342,20 @@ public struct QualityAccumulator {
         total &+= UInt128(hi) << 24 &+ UInt128(lo)
     }
 
-    /// A source row as planar R, G, B bytes (`Rows.r`, `.g`, `.b`), and its covering chroma samples per pixel
-    /// (`Rows.u`, `.v`): the loops after it read contiguous lanes.
-    func split(_ s: UnsafePointer<UInt8>, bpp: Int, u: UnsafePointer<UInt8>, v: UnsafePointer<UInt8>) {
-        let pr = rows.r, pg = rows.g, pb = rows.b, pu = rows.u, pv = rows.v
+    /// A source row as planar R, G, B bytes (`Rows.r`, `.g`, `.b`): the loops after it read contiguous lanes.
+    func splitRGB(_ s: UnsafePointer<UInt8>, bpp: Int) {
+        let pr = rows.r, pg = rows.g, pb = rows.b
         @inline(__always) func planes(_ k: Int) {
             for x in 0..<width {
                 pr[x] = s[k &* x]; pg[x] = s[k &* x &+ 1]; pb[x] = s[k &* x &+ 2]
             }
         }
         if bpp == 3 { planes(3) } else { planes(4) }
+    }
+
+    /// The chroma samples covering each pixel of a row (`Rows.u`, `.v`).
+    func expandChroma(u: UnsafePointer<UInt8>, v: UnsafePointer<UInt8>) {
+        let pu = rows.u, pv = rows.v
         let pairs = width / 2
         for i in 0..<pairs {
             pu[2 &* i] = u[i]; pu[2 &* i &+ 1] = u[i]
@@ -417,18 +441,22 @@ public struct QualityAccumulator {
     /// again with the reference's expressions. `cb16`, `cr16`: 16 × the chroma at each pixel.
     func roundTripFull(_ r: UnsafePointer<UInt8>, _ g: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ y: UnsafePointer<UInt8>,
                        cb16: UnsafePointer<Int32>, cr16: UnsafePointer<Int32>) -> UInt64 {
-        let oR = rows.oR, oG = rows.oG, oB = rows.oB, marks = rows.marks
-        offsets(cb16: cb16, cr16: cr16, count: width, r: oR, g: oG, b: oB, marks: marks)
-        @inline(__always) func error(_ x: Int) -> UInt64 {
-            Self.error(y[x], r[x], g[x], b[x], oR[x], oG[x], oB[x])
+        let c = OffsetConstants(self), marks = rows.marks
+        @inline(__always) func error(_ x: Int) -> (UInt64, UInt8) {
+            let o = c.offsets(cb16: cb16[x], cr16: cr16[x])
+            return (Self.error(y[x], r[x], g[x], b[x], o.r, o.g, o.b), o.tie)
         }
         var sum: UInt64 = 0, marked: UInt8 = 0
-        for x in 0..<width { sum &+= error(x) }
-        for x in 0..<width { marked |= marks[x] }
+        for x in 0..<width {
+            let (e, tie) = error(x)
+            sum &+= e
+            marks[x] = tie
+            marked |= tie
+        }
         if marked != 0 {
             let k = (kr: kr, kb: kb, kg: kg, ar: ar, ab: ab)
             for x in 0..<width where marks[x] != 0 {
-                sum &-= error(x)
+                sum &-= error(x).0
                 sum &+= Self.rebuiltError(yl: Double(y[x]), cbp: Double(cb16[x]) / 16 - 128, crp: Double(cr16[x]) / 16 - 128,
                                           r: r[x], g: g[x], b: b[x], k)
             }
@@ -446,30 +474,48 @@ public struct QualityAccumulator {
         return UInt64(UInt32(bitPattern: er &* er &+ eg &* eg &+ eb &* eb))
     }
 
-    /// The full-range offsets (`roundTripFull`) of `count` chroma values (16 × Cb and Cr), and a mark where the
-    /// reference's rounding must be taken instead.
-    func offsets(cb16: UnsafePointer<Int32>, cr16: UnsafePointer<Int32>, count: Int, r oR: UnsafeMutablePointer<Int32>,
-                 g oG: UnsafeMutablePointer<Int32>, b oB: UnsafeMutablePointer<Int32>, marks: UnsafeMutablePointer<UInt8>) {
-        let S = Int32(ColorMatrix.scale)
+    /// The full-range offsets (`roundTripFull`) of a chroma value.
+    struct OffsetConstants {
         // R, B: ⌊(2(S − k)(c16 − 2048) + 8S) / 16S⌋, kept positive by 256·16S; exact in 32 bits.
-        let aR = 2 &* (S &- Int32(ikr)), aB = 2 &* (S &- Int32(ikb)), bias = 8 &* S &+ 256 &* 16 &* S
+        let aR: Int32, aB: Int32, bias: Int32
         // G: (−2kr(S − kr)(cr16 − 2048) − 2kb(S − kb)(cb16 − 2048) + 8S·kg) / (16S·kg): the numerator an exact
         // integer in Double (below 2^37), the quotient (+256) within 10^-13.
-        let s64 = Int64(S)
-        let gR = Double(-2 * ikr * (s64 - ikr)), gB = Double(-2 * ikb * (s64 - ikb)), gBias = Double(8 * s64 * ikg)
-        let invG = 1 / Double(16 * s64 * ikg)
-        for x in 0..<count {
-            let cr = cr16[x] &- 2048, cb = cb16[x] &- 2048
+        let gR: Double, gB: Double, gBias: Double, invG: Double
+
+        init(_ q: QualityAccumulator) {
+            let S = Int32(ColorMatrix.scale), s64 = Int64(S)
+            precondition(16 * S == 160_000, "`offsets` divides by the literal 16·S (a constant divisor vectorises)")
+            (aR, aB, bias) = (2 &* (S &- Int32(q.ikr)), 2 &* (S &- Int32(q.ikb)), 8 &* S &+ 256 &* 16 &* S)
+            gR = Double(-2 * q.ikr * (s64 - q.ikr))
+            gB = Double(-2 * q.ikb * (s64 - q.ikb))
+            gBias = Double(8 * s64 * q.ikg)
+            invG = 1 / Double(16 * s64 * q.ikg)
+        }
+
+        /// What the round trip adds to the luma for R, G and B, and 1 where the reference's rounding must be
+        /// taken instead (a tie).
+        @inline(__always)
+        func offsets(cb16: Int32, cr16: Int32) -> (r: Int32, g: Int32, b: Int32, tie: UInt8) {
+            let cr = cr16 &- 2048, cb = cb16 &- 2048
             let nr = UInt32(bitPattern: aR &* cr &+ bias), nb = UInt32(bitPattern: aB &* cb &+ bias)
             let qr = nr / 160_000, qb = nb / 160_000
-            oR[x] = Int32(bitPattern: qr) &- 256
-            oB[x] = Int32(bitPattern: qb) &- 256
             let t = (gR * Double(cr) + gB * Double(cb) + gBias) * invG + 256
             let m = t + 0x1p52, n = m - 0x1p52   // t rounded to an integer
             let q = Int32(truncatingIfNeeded: Int64(bitPattern: m.bitPattern) &- 0x4330_0000_0000_0000)
-            oG[x] = q &- (n > t ? 257 : 256)
             let tie = (nr &- qr &* 160_000 == 0 ? 1 : 0) | (nb &- qb &* 160_000 == 0 ? 1 : 0) | ((t - n).magnitude < 1e-10 ? 1 : 0)
-            marks[x] = UInt8(truncatingIfNeeded: tie)
+            return (Int32(bitPattern: qr) &- 256, q &- (n > t ? 257 : 256), Int32(bitPattern: qb) &- 256,
+                    UInt8(truncatingIfNeeded: tie))
+        }
+    }
+
+    /// The full-range offsets of `count` chroma values (16 × Cb and Cr), and a mark where the reference's
+    /// rounding must be taken instead.
+    func offsets(cb16: UnsafePointer<Int32>, cr16: UnsafePointer<Int32>, count: Int, r oR: UnsafeMutablePointer<Int32>,
+                 g oG: UnsafeMutablePointer<Int32>, b oB: UnsafeMutablePointer<Int32>, marks: UnsafeMutablePointer<UInt8>) {
+        let c = OffsetConstants(self)
+        for x in 0..<count {
+            let o = c.offsets(cb16: cb16[x], cr16: cr16[x])
+            oR[x] = o.r; oG[x] = o.g; oB[x] = o.b; marks[x] = o.tie
         }
     }
 

@@ -37,6 +37,22 @@ final class QualityProbe {
         accumulator.add(row: source, format: format, y: y, u: u, v: v)
     }
 
+    /// Where the next source row goes planar (8-bit R, G, B) for `addPlanar`.
+    var planarRow: (r: UnsafeMutablePointer<UInt8>, g: UnsafeMutablePointer<UInt8>, b: UnsafeMutablePointer<UInt8>) {
+        accumulator.planarRow
+    }
+
+    /// Adds picture row `row`, written into `planarRow`, with the output rows `band` holds for it.
+    func addPlanar(row: Int, band: BandBuffer, first: Int) {
+        let (y, u, v) = outputRows(band, row: row, first: first)
+        accumulator.addPlanarRow(y: y, u: u, v: v)
+    }
+
+    /// Adds the row written into `planarRow` whose output rows were copied aside (`y`, `u`, `v`: planar).
+    func addPlanar(y: UnsafePointer<UInt8>, u: UnsafePointer<UInt8>, v: UnsafePointer<UInt8>) {
+        accumulator.addPlanarRow(y: y, u: u, v: v)
+    }
+
     /// Adds a row whose output rows were copied aside (`y`, `u`, `v`: planar).
     func add(source: UnsafeRawPointer, format: SourceFormat, y: UnsafePointer<UInt8>, u: UnsafePointer<UInt8>,
              v: UnsafePointer<UInt8>) {
@@ -132,13 +148,18 @@ struct DecoderRGB {
         return (c, min(max(other, 0), chromaHeight - 1))
     }
 
-    /// One RGB row (3 bytes a pixel) from a luma row and, per chroma component, its own row and the blended
-    /// one (`chromaRows`): each component upsampled into a row of its own (`upsample`), then jdcolor.c's
-    /// arithmetic — the tables' products computed in the loop, the same integers — over contiguous lanes.
+    /// One RGB row, planar (`rgb`: R, G and B rows), from a luma row and, per chroma component, its own row and
+    /// the blended one (`chromaRows`): each component upsampled into a row of its own (`upsample`), then
+    /// jdcolor.c's arithmetic — the tables' products computed in the loop, the same integers — over contiguous
+    /// lanes.
     func row(y: UnsafePointer<UInt8>, cb: (UnsafePointer<UInt8>, UnsafePointer<UInt8>)?,
-             cr: (UnsafePointer<UInt8>, UnsafePointer<UInt8>)?, parity: Int, into rgb: UnsafeMutablePointer<UInt8>) {
+             cr: (UnsafePointer<UInt8>, UnsafePointer<UInt8>)?, parity: Int,
+             into rgb: (r: UnsafeMutablePointer<UInt8>, g: UnsafeMutablePointer<UInt8>, b: UnsafeMutablePointer<UInt8>)) {
+        let pr = rgb.r, pg = rgb.g, pb = rgb.b
         guard upsampling != .grey, let cb, let cr else {
-            for x in 0..<width { rgb[3 &* x] = y[x]; rgb[3 &* x &+ 1] = y[x]; rgb[3 &* x &+ 2] = y[x] }
+            pr.update(from: y, count: width)
+            pg.update(from: y, count: width)
+            pb.update(from: y, count: width)
             return
         }
         let ub = scratch.cb, vr = scratch.cr
@@ -149,9 +170,9 @@ struct DecoderRGB {
         @inline(__always) func clamp(_ v: Int32) -> UInt8 { UInt8(truncatingIfNeeded: min(max(v, 0), 255)) }
         for x in 0..<width {
             let l = Int32(y[x]), b = Int32(ub[x]) &- 128, r = Int32(vr[x]) &- 128
-            rgb[3 &* x] = clamp(l &+ ((fRR &* r &+ half) &>> 16))
-            rgb[3 &* x &+ 1] = clamp(l &+ ((half &- fBG &* b &- fRG &* r) &>> 16))
-            rgb[3 &* x &+ 2] = clamp(l &+ ((fBB &* b &+ half) &>> 16))
+            pr[x] = clamp(l &+ ((fRR &* r &+ half) &>> 16))
+            pg[x] = clamp(l &+ ((half &- fBG &* b &- fRG &* r) &>> 16))
+            pb[x] = clamp(l &+ ((fBB &* b &+ half) &>> 16))
         }
     }
 
@@ -286,8 +307,8 @@ final class PlanesQuality {
         }
         for row in first..<(first + count) {
             if grey {
-                rgb.row(y: luma(row), cb: nil, cr: nil, parity: 0, into: rgbRow)
-                probe.add(row: row, source: rgbRow, format: .rgb8, band: band, first: first)
+                rgb.row(y: luma(row), cb: nil, cr: nil, parity: 0, into: probe.planarRow)
+                probe.addPlanar(row: row, band: band, first: first)
                 continue
             }
             let (own, other) = rgb.chromaRows(of: row)
@@ -304,8 +325,8 @@ final class PlanesQuality {
                 break
             }
             rgb.row(y: luma(row), cb: (chromaRow(1, own)!, cb1), cr: (chromaRow(2, own)!, cr1), parity: row % 2,
-                    into: rgbRow)
-            probe.add(row: row, source: rgbRow, format: .rgb8, band: band, first: first)
+                    into: probe.planarRow)
+            probe.addPlanar(row: row, band: band, first: first)
         }
         if !grey {
             let last = (first + count - 1) / rgb.vr
@@ -347,8 +368,9 @@ final class PlanesQuality {
     }
 
     private func finishWaiting(_ row: Int, cb: UnsafePointer<UInt8>, cr: UnsafePointer<UInt8>) {
-        rgb.row(y: waitY, cb: (UnsafePointer(waitCb), cb), cr: (UnsafePointer(waitCr), cr), parity: row % 2, into: rgbRow)
-        probe.add(source: rgbRow, format: .rgb8, y: waitOutY, u: waitOutU, v: waitOutV)
+        rgb.row(y: waitY, cb: (UnsafePointer(waitCb), cb), cr: (UnsafePointer(waitCr), cr), parity: row % 2,
+                into: probe.planarRow)
+        probe.addPlanar(y: waitOutY, u: waitOutU, v: waitOutV)
         waiting = nil
     }
 }
