@@ -60,23 +60,28 @@ func log10Exact(_ x: Double) -> Double {
     return ln / 2.302_585_092_994_045_684
 }
 
-
 /// Accumulates the measures above row by row, as a conversion streams: each source row with the output's
-/// luma row and the chroma rows covering it, keeping only a few rows (SSIM's last eight, the chroma rows
+/// luma row and the chroma rows covering it, keeping only a few rows (SSIM's 4-row blocks, the chroma rows
 /// before the current one, and an odd row waiting for the chroma row below it: its bilinear chroma blends
 /// that row in), so measuring costs no whole picture and no second decode.
 ///
-/// For 8-bit sources every sum is an exact integer, computed in loops that vectorise:
+/// For 8-bit sources every sum is an exact integer, computed by loops over planar rows that vectorise (plain
+/// integer and `Double` lanes, no CPU-specific code):
 /// - Y, Cb, Cr: the exact value is a fraction with a fixed denominator Q (full range: Y′ = N/S with
 ///   N = kr·R + kg·G + kb·B and S = `ColorMatrix.scale`; Cb − 128 = (S·B − N)/(2(S − kb)); limited range scales
-///   by 73/85 and 112/255·2). `Q·output − numerator` is an integer; its square (below 2^59) is summed
-///   split at bit 24 so that no row of any width can overflow, into a 128-bit total. MSE = Σ/(Q²·pixels).
-/// - RGB round trips: each rebuilt channel is the same `Double` expression `ReferenceQualityAccumulator`
-///   evaluates, rounded half up and clamped without a call (`quantised`), so every squared error is the same
-///   integer and so is their sum (the reference's `Double` sums of integers below 2^53 are exact too).
-/// - SSIM: windows of exact sums of a = output Y and b = Q·exact Y (integers), as 8-row column sums and 4-column
-///   blocks; each window's means, variances and covariance are formed from exact integer numerators
-///   (k·Σa² − (Σa)², …), then the formula in `Double`. Equal to the reference's figure to ~1e-15.
+///   by 73/85 and 112/255). `Q·output − numerator` fits 32 bits; its square (below 2^59) is summed in 64
+///   bits — split at bit 24 where a row could overflow them — into a 128-bit total. MSE = Σ/(Q²·pixels), so
+///   Y, Cb and Cr are the exact figures the reference approximates in `Double` (equal to ~1e-15).
+/// - RGB round trips: the reference's `Double` expressions, rounded half up and clamped without a call
+///   (`quantised`). In full range the luma term is the luma itself, so each channel is the luma plus a whole
+///   offset that depends on the chroma alone (`OffsetConstants`): computed exactly, and where the exact value
+///   is a rounding tie (where the reference's last bits decide) the reference's expressions are evaluated for
+///   that pixel. Every squared error is the reference's integer, and so is their sum: these figures are the
+///   reference's, bit for bit.
+/// - SSIM: 8×8 windows every 4 pixels from exact integer sums of a = output Y and b = Q·exact Y, built as 4-row
+///   blocks of column sums and 4-column groups (each pixel summed once); each window's variances and
+///   covariance from exact integer numerators (k·Σa² − (Σa)², …), then the formula in `Double`. Equal to the
+///   reference's figure to ~1e-15.
 /// 16-bit sources go through `ReferenceQualityAccumulator` whole.
 public struct QualityAccumulator {
     public let width: Int, height: Int
@@ -132,10 +137,11 @@ public struct QualityAccumulator {
         rows = Rows(width: width)
     }
 
-    /// What an accumulator keeps, allocated once: U, V of the current chroma row pair and of the one before
-    /// (⌈w/2⌉ each), the bilinear filter's column sums 3·own + other (padded by one column on each side), the
-    /// waiting odd row's source and luma; for SSIM the output luma and Q·exact luma of the last 8 rows (row r
-    /// in slot r % 8) and the column sums of one window row (a, b, a², b², ab).
+    /// What an accumulator keeps, allocated once as one block: U, V of the current chroma row pair and of the
+    /// one before (⌈w/2⌉ each), the current row planar, the waiting odd row, the bilinear filter's sums, the
+    /// full-range offsets; for SSIM the current 4-row block's column sums and the last two blocks' 4-column
+    /// groups, and — for windows under 8 (tiny pictures) — the output luma and Q·exact luma of the last 8 rows
+    /// (row r in slot r % 8) with one window row's column sums.
     final class Rows {
         let chroma: UnsafeMutablePointer<UInt8>
         var now: UnsafeMutablePointer<UInt8>, before: UnsafeMutablePointer<UInt8>
@@ -209,7 +215,8 @@ public struct QualityAccumulator {
     public var isComplete: Bool { reference?.isComplete ?? (row == height) }
 
     /// Adds the next source row (`format`: R,G,B[,X] bytes or 16-bit R,G,B) with the output's luma row `y`
-    /// and the U and V rows (⌈width/2⌉ samples) of the chroma row that covers it.
+    /// and the U and V rows (⌈width/2⌉ samples) of the chroma row that covers it (the same for both rows of a
+    /// pair: the nearest round trip keeps what it worked out from the first).
     public mutating func add(row src: UnsafeRawPointer, format: SourceFormat, y: UnsafePointer<UInt8>,
                              u: UnsafePointer<UInt8>, v: UnsafePointer<UInt8>) {
         if row == 0 && reference == nil && (format == .rgb16 || format == .rgba16) {
@@ -250,6 +257,8 @@ public struct QualityAccumulator {
             (rows.now + cw).update(from: v, count: cw)
             if row > 0 { sumBilinear &+= waitingError(own: rows.before, below: rows.now) }
             if full { nearestOffsets() }
+        } else {
+            assert((0..<cw).allSatisfy { rows.now[$0] == u[$0] && rows.now[cw + $0] == v[$0] }, "a row pair has one chroma row")
         }
         expandChroma(u: u, v: v)
         if window < 8 { (rows.aRing + slot * w).update(from: y, count: w) }
@@ -401,19 +410,18 @@ public struct QualityAccumulator {
         return (UInt64(bitPattern: er &* er &+ eg &* eg &+ eb &* eb), (t - nearest).magnitude < 1e-9)
     }
 
-    /// The round trip of one row (planar R, G, B in `r`, `g`, `b`, output luma `y`): chroma `c(x)` per pixel, as
-    /// the chroma code value times `scale` (1, or 16 for the bilinear filter's sums). `full` folds the
-    /// reference's divisions by 1 away (exact: x/1 is x). One vectorised pass with G's division replaced by a
-    /// product (`rebuiltErrorFast`), then the few pixels it marks again with the division.
+    /// The round trip of one row in limited range (planar R, G, B in `r`, `g`, `b`, output luma `y`): chroma
+    /// `c(x)` per pixel, as the chroma code value times `scale` (1, or 16 for the bilinear filter's sums). The
+    /// reference's expressions, in one vectorised pass with G's division replaced by a product
+    /// (`rebuiltErrorFast`), then the few pixels it marks again with the division.
     @inline(__always)
     func roundTrip(_ r: UnsafePointer<UInt8>, _ g: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ y: UnsafePointer<UInt8>,
-                   full: Bool, scale: Double, cb: (Int) -> Int32, cr: (Int) -> Int32) -> UInt64 {
+                   scale: Double, cb: (Int) -> Int32, cr: (Int) -> Int32) -> UInt64 {
         let k = (kr: kr, kb: kb, kg: kg, ar: ar, ab: ab), yo = yo, ys = ys, cs = cs, invKg = 1 / kg
         let marks = rows.marks
         @inline(__always) func terms(_ x: Int) -> (yl: Double, cbp: Double, crp: Double) {
             let cbv = Double(cb(x)) / scale, crv = Double(cr(x)) / scale
-            let yl = full ? Double(y[x]) : (Double(y[x]) - yo) / ys
-            return (yl, full ? cbv - 128 : (cbv - 128) / cs, full ? crv - 128 : (crv - 128) / cs)
+            return ((Double(y[x]) - yo) / ys, (cbv - 128) / cs, (crv - 128) / cs)
         }
         var sum: UInt64 = 0, marked: UInt8 = 0
         for x in 0..<width {
@@ -558,7 +566,7 @@ public struct QualityAccumulator {
     func roundTripError(y: UnsafePointer<UInt8>) -> UInt64 {
         let pu = rows.u, pv = rows.v
         if full { return nearestFull(y: y) }
-        return roundTrip(rows.r, rows.g, rows.b, y, full: false, scale: 1, cb: { Int32(pu[$0]) }, cr: { Int32(pv[$0]) })
+        return roundTrip(rows.r, rows.g, rows.b, y, scale: 1, cb: { Int32(pu[$0]) }, cr: { Int32(pv[$0]) })
     }
 
     /// The round trip with bilinear chroma of a row (planar `r`, `g`, `b`, luma `y`): `own` is the chroma row
@@ -588,7 +596,7 @@ public struct QualityAccumulator {
             fr[width - 1] = 3 &* cr[pairs + 1] &+ cr[pairs]
         }
         if full { return roundTripFull(r, g, b, y, cb16: fb, cr16: fr) }
-        return roundTrip(r, g, b, y, full: false, scale: 16, cb: { fb[$0] }, cr: { fr[$0] })
+        return roundTrip(r, g, b, y, scale: 16, cb: { fb[$0] }, cr: { fr[$0] })
     }
 
     /// The waiting odd row's error, with its own chroma row and the one below it.
