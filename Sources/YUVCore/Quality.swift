@@ -158,10 +158,10 @@ public struct QualityAccumulator {
         let columnSums, c16b, c16r: UnsafeMutablePointer<Int32>
         let aRing: UnsafeMutablePointer<UInt8>, bRing: UnsafeMutablePointer<Int32>
         let sums: UnsafeMutablePointer<Int64>
-        /// 8×8 windows: the current 4-row block's column sums of a, a² (32-bit) and b, b², ab (64-bit), and the
-        /// last two blocks reduced to 4-column groups (5 sums each).
-        let colA, colAA: UnsafeMutablePointer<Int32>
-        let colB, colBB, colAB: UnsafeMutablePointer<Int64>
+        /// 8×8 windows: the current 4-row block's column sums of a, a², b (32-bit: 4·b < 8.2·10^8) and b², ab
+        /// (64-bit), and the last two blocks reduced to 4-column groups (5 sums each).
+        let colA, colAA, colB: UnsafeMutablePointer<Int32>
+        let colBB, colAB: UnsafeMutablePointer<Int64>
         let groups: UnsafeMutablePointer<Int64>
         /// One block row's window values.
         let windows: UnsafeMutablePointer<Double>
@@ -171,7 +171,7 @@ public struct QualityAccumulator {
         init(width w: Int) {
             let cw = (w + 1) / 2
             // One block: 64-byte aligned parts.
-            let parts = [4 * cw, 10 * w, 4 * 2 * (cw + 2), 4 * 2 * w, 8 * w, 4 * 8 * w, 8 * 5 * w, 4 * 2 * w, 8 * 3 * w,
+            let parts = [4 * cw, 10 * w, 4 * 2 * (cw + 2), 4 * 2 * w, 8 * w, 4 * 8 * w, 8 * 5 * w, 4 * 3 * w, 8 * 2 * w,
                          8 * 10 * (w / 4 + 1), 4 * 3 * w, 4 * 3 * cw, cw, 8 * (w / 4 + 1)].map { ($0 + 63) & ~63 }
             bytes = parts.reduce(0, +)
             base = .allocate(byteCount: bytes, alignment: 64)
@@ -192,9 +192,9 @@ public struct QualityAccumulator {
             bRing = take(parts[5]).assumingMemoryBound(to: Int32.self)
             sums = take(parts[6]).assumingMemoryBound(to: Int64.self)
             colA = take(parts[7]).assumingMemoryBound(to: Int32.self)
-            colAA = colA + w
-            colB = take(parts[8]).assumingMemoryBound(to: Int64.self)
-            (colBB, colAB) = (colB + w, colB + 2 * w)
+            (colAA, colB) = (colA + w, colA + 2 * w)
+            colBB = take(parts[8]).assumingMemoryBound(to: Int64.self)
+            colAB = colBB + w
             groups = take(parts[9]).assumingMemoryBound(to: Int64.self)
             oR = take(parts[10]).assumingMemoryBound(to: Int32.self)
             (oG, oB) = (oR + w, oR + 2 * w)
@@ -311,7 +311,7 @@ public struct QualityAccumulator {
             let r = Int32(pr[x]), g = Int32(pg[x]), b = Int32(pb[x])
             let n = kr &* r &+ kg &* g &+ kb &* b
             let e = yOff &+ yMul &* n
-            exactY[x] = e
+            if block == 0 { exactY[x] = e }   // the rings serve windows under 8 only
             let yv = Int32(y[x])
             let dy = Int64(qY &* yv &- e)
             let dcb = Int64(cbMul &* (Int32(pu[x]) &- 128) &- cK &* (S &* b &- n))
@@ -327,9 +327,9 @@ public struct QualityAccumulator {
             if block != 0 {
                 let e64 = Int64(e)
                 if block == 1 {
-                    ca[x] = yv; caa[x] = yv &* yv; cb[x] = e64; cbb[x] = e64 &* e64; cab[x] = Int64(yv) &* e64
+                    ca[x] = yv; caa[x] = yv &* yv; cb[x] = e; cbb[x] = e64 &* e64; cab[x] = Int64(yv) &* e64
                 } else {
-                    ca[x] &+= yv; caa[x] &+= yv &* yv; cb[x] &+= e64; cbb[x] &+= e64 &* e64; cab[x] &+= Int64(yv) &* e64
+                    ca[x] &+= yv; caa[x] &+= yv &* yv; cb[x] &+= e; cbb[x] &+= e64 &* e64; cab[x] &+= Int64(yv) &* e64
                 }
             }
         }
@@ -619,7 +619,7 @@ public struct QualityAccumulator {
             let c = 4 &* j, c1 = c &+ 1, c2 = c &+ 2, c3 = c &+ 3
             ga[j] = Int64(ca[c] &+ ca[c1] &+ ca[c2] &+ ca[c3])
             gaa[j] = Int64(caa[c] &+ caa[c1] &+ caa[c2] &+ caa[c3])
-            gb[j] = cb[c] &+ cb[c1] &+ cb[c2] &+ cb[c3]
+            gb[j] = Int64(cb[c]) &+ Int64(cb[c1]) &+ Int64(cb[c2]) &+ Int64(cb[c3])
             gbb[j] = cbb[c] &+ cbb[c1] &+ cbb[c2] &+ cbb[c3]
             gab[j] = cab[c] &+ cab[c1] &+ cab[c2] &+ cab[c3]
         }
