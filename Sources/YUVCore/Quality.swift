@@ -134,14 +134,15 @@ public struct QualityAccumulator {
             (qY, yOff, yMul) = (85 * S, 1360 * S, 73)
             (cbMul, crMul, cK) = (255 * (S - ikb), 255 * (S - ikr), 112)
         }
-        rows = Rows(width: width)
+        rows = Rows(width: width, rings: min(8, width, height) < 8)
     }
 
     /// What an accumulator keeps, allocated once as one block: U, V of the current chroma row pair and of the
     /// one before (⌈w/2⌉ each), the current row planar, the waiting odd row, the bilinear filter's sums, the
-    /// full-range offsets; for SSIM the current 4-row block's column sums and the last two blocks' 4-column
-    /// groups, and — for windows under 8 (tiny pictures) — the output luma and Q·exact luma of the last 8 rows
-    /// (row r in slot r % 8) with one window row's column sums.
+    /// nearest round trip's full-range offsets; for SSIM's 8×8 windows the current 4-row block's column sums and
+    /// the last two blocks' 4-column groups, or — for windows under 8 (`rings`: a picture under 8 pixels wide or
+    /// high) — the output luma and Q·exact luma of the last 8 rows (row r in slot r % 8) with one window row's
+    /// column sums. About 80 bytes a pixel of width.
     final class Rows {
         let chroma: UnsafeMutablePointer<UInt8>
         var now: UnsafeMutablePointer<UInt8>, before: UnsafeMutablePointer<UInt8>
@@ -149,9 +150,8 @@ public struct QualityAccumulator {
         let r, g, b, u, v, wr, wg, wb, wy: UnsafeMutablePointer<UInt8>
         /// Pixels a round trip marked to take again with G's division.
         let marks: UnsafeMutablePointer<UInt8>
-        /// Full range: per pixel, what the round trip adds to the luma for R, G and B (`offsets`).
-        let oR, oG, oB: UnsafeMutablePointer<Int32>
-        /// Full range: the same per chroma sample of the current chroma row (the nearest round trip), and its marks.
+        /// Full range: what the nearest round trip adds to the luma for R, G and B (`offsets`) per chroma sample of
+        /// the current chroma row, and its marks.
         let nR, nG, nB: UnsafeMutablePointer<Int32>
         let nMarks: UnsafeMutablePointer<UInt8>
         /// Column sums 3·own + other (Cb, Cr; padded), and per pixel 3·near + far (16× the bilinear chroma).
@@ -168,11 +168,13 @@ public struct QualityAccumulator {
         private let base: UnsafeMutableRawPointer
         let bytes: Int
 
-        init(width w: Int) {
+        init(width w: Int, rings: Bool) {
             let cw = (w + 1) / 2
-            // One block: 64-byte aligned parts.
-            let parts = [4 * cw, 10 * w, 4 * 2 * (cw + 2), 4 * 2 * w, 8 * w, 4 * 8 * w, 8 * 5 * w, 4 * 3 * w, 8 * 2 * w,
-                         8 * 10 * (w / 4 + 1), 4 * 3 * w, 4 * 3 * cw, cw, 8 * (w / 4 + 1)].map { ($0 + 63) & ~63 }
+            // One block: 64-byte aligned parts; the rings or the blocks, not both.
+            let (r8, b8) = (rings ? 1 : 0, rings ? 0 : 1)
+            let parts = [4 * cw, 10 * w, 4 * 2 * (cw + 2), 4 * 2 * w, r8 * 8 * w, r8 * 4 * 8 * w, r8 * 8 * 5 * w,
+                         b8 * 4 * 3 * w, b8 * 8 * 2 * w, b8 * 8 * 10 * (w / 4 + 1), 4 * 3 * cw, cw,
+                         b8 * 8 * (w / 4 + 1)].map { ($0 + 63) & ~63 }
             bytes = parts.reduce(0, +)
             base = .allocate(byteCount: bytes, alignment: 64)
             base.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
@@ -196,12 +198,10 @@ public struct QualityAccumulator {
             colBB = take(parts[8]).assumingMemoryBound(to: Int64.self)
             colAB = colBB + w
             groups = take(parts[9]).assumingMemoryBound(to: Int64.self)
-            oR = take(parts[10]).assumingMemoryBound(to: Int32.self)
-            (oG, oB) = (oR + w, oR + 2 * w)
-            nR = take(parts[11]).assumingMemoryBound(to: Int32.self)
+            nR = take(parts[10]).assumingMemoryBound(to: Int32.self)
             (nG, nB) = (nR + cw, nR + 2 * cw)
-            nMarks = take(parts[12]).assumingMemoryBound(to: UInt8.self)
-            windows = take(parts[13]).assumingMemoryBound(to: Double.self)
+            nMarks = take(parts[11]).assumingMemoryBound(to: UInt8.self)
+            windows = take(parts[12]).assumingMemoryBound(to: Double.self)
         }
 
         deinit { base.deallocate() }
