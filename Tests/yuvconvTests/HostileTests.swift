@@ -373,8 +373,8 @@ final class HostileTests: CLITestCase {
             let first = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(text.split(separator: "\n")[0].utf8)) as? [String: Any])
             return try XCTUnwrap(first[key] as? Int)
         }
-        // The metrics are taken as the bands stream: a few rows on top of the conversion's bands (eight rows
-        // of luma as Double and bytes for SSIM, one RGB row, copies of a waiting row), never the picture.
+        // The metrics are taken as the bands stream: a few rows on top of the conversion's bands (SSIM's 4-row
+        // block sums, the current row planar, the chroma rows, copies of a waiting row), never the picture.
         let extra = try field(measured, "conversion_buffers_bytes") - field(plain, "conversion_buffers_bytes")
         let width = try field(plain, "width")
         XCTAssertGreaterThan(extra, 0)

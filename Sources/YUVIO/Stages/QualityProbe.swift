@@ -37,6 +37,22 @@ final class QualityProbe {
         accumulator.add(row: source, format: format, y: y, u: u, v: v)
     }
 
+    /// Where the next source row goes planar (8-bit R, G, B) for `addPlanar`.
+    var planarRow: (r: UnsafeMutablePointer<UInt8>, g: UnsafeMutablePointer<UInt8>, b: UnsafeMutablePointer<UInt8>) {
+        accumulator.planarRow
+    }
+
+    /// Adds picture row `row`, written into `planarRow`, with the output rows `band` holds for it.
+    func addPlanar(row: Int, band: BandBuffer, first: Int) {
+        let (y, u, v) = outputRows(band, row: row, first: first)
+        accumulator.addPlanarRow(y: y, u: u, v: v)
+    }
+
+    /// Adds the row written into `planarRow` whose output rows were copied aside (`y`, `u`, `v`: planar).
+    func addPlanar(y: UnsafePointer<UInt8>, u: UnsafePointer<UInt8>, v: UnsafePointer<UInt8>) {
+        accumulator.addPlanarRow(y: y, u: u, v: v)
+    }
+
     /// Adds a row whose output rows were copied aside (`y`, `u`, `v`: planar).
     func add(source: UnsafeRawPointer, format: SourceFormat, y: UnsafePointer<UInt8>, u: UnsafePointer<UInt8>,
              v: UnsafePointer<UInt8>) {
@@ -52,8 +68,8 @@ final class QualityProbe {
             let uv = band.u + c * 2 * cw
             let uFirst = band.layout == .nv12
             for i in 0..<cw {
-                scratchU[i] = uv[2 * i + (uFirst ? 0 : 1)]
-                scratchV[i] = uv[2 * i + (uFirst ? 1 : 0)]
+                scratchU[i] = uv[2 &* i &+ (uFirst ? 0 : 1)]
+                scratchV[i] = uv[2 &* i &+ (uFirst ? 1 : 0)]
             }
             return (y, UnsafePointer(scratchU), UnsafePointer(scratchV))
         }
@@ -75,6 +91,21 @@ struct DecoderRGB {
     /// The chroma planes' real size (libjpeg's downsampled width and height).
     let chromaWidth: Int, chromaHeight: Int
     private let crR: [Int32], cbB: [Int32], crG: [Int32], cbG: [Int32]
+    /// jdcolor.c's four multipliers, FIX(1.40200), FIX(1.77200), FIX(0.71414), FIX(0.34414): the tables
+    /// above are these products, which `row` computes in vector lanes instead of looking them up.
+    private let fixCrR: Int32, fixCbB: Int32, fixCrG: Int32, fixCbG: Int32
+    private let scratch: Scratch
+
+    /// One row's upsampled Cb and Cr (a byte a pixel) and a chroma row's column sums (padded by one each side).
+    final class Scratch {
+        let cb: UnsafeMutablePointer<UInt8>, cr: UnsafeMutablePointer<UInt8>, sums: UnsafeMutablePointer<Int32>
+        init(width: Int, chromaWidth: Int) {
+            cb = .allocate(capacity: 2 * width)
+            cr = cb + width
+            sums = .allocate(capacity: chromaWidth + 2)
+        }
+        deinit { cb.deallocate(); sums.deallocate() }
+    }
 
     init(width: Int, height: Int, components: Int, h: [Int], v: [Int]) {
         self.width = width
@@ -98,7 +129,12 @@ struct DecoderRGB {
         cbB = (0..<256).map { i in (fix(1.77200) * Int32(i - 128) + half) >> 16 }
         crG = (0..<256).map { i in -fix(0.71414) * Int32(i - 128) }
         cbG = (0..<256).map { i in -fix(0.34414) * Int32(i - 128) + half }
+        (fixCrR, fixCbB, fixCrG, fixCbG) = (fix(1.40200), fix(1.77200), fix(0.71414), fix(0.34414))
+        scratch = Scratch(width: width, chromaWidth: chromaWidth)
     }
+
+    /// Bytes of the row scratch, for the ledger.
+    var scratchBytes: Int { 2 * width + 4 * (chromaWidth + 2) }
 
     /// Whether row `row`'s chroma needs the chroma row after its own (a vertical triangle filter, odd row).
     var vertical: Bool { upsampling == .fancyH1V2 || upsampling == .fancyH2V2 }
@@ -112,13 +148,65 @@ struct DecoderRGB {
         return (c, min(max(other, 0), chromaHeight - 1))
     }
 
-    /// One RGB row (3 bytes a pixel) from a luma row and, per chroma component, its own row and the blended
-    /// one (`chromaRows`).
+    /// One RGB row, planar (`rgb`: R, G and B rows), from a luma row and, per chroma component, its own row and
+    /// the blended one (`chromaRows`): each component upsampled into a row of its own (`upsample`), then
+    /// jdcolor.c's arithmetic — the tables' products computed in the loop, the same integers — over contiguous
+    /// lanes.
     func row(y: UnsafePointer<UInt8>, cb: (UnsafePointer<UInt8>, UnsafePointer<UInt8>)?,
-             cr: (UnsafePointer<UInt8>, UnsafePointer<UInt8>)?, parity: Int, into rgb: UnsafeMutablePointer<UInt8>) {
+             cr: (UnsafePointer<UInt8>, UnsafePointer<UInt8>)?, parity: Int,
+             into rgb: (r: UnsafeMutablePointer<UInt8>, g: UnsafeMutablePointer<UInt8>, b: UnsafeMutablePointer<UInt8>)) {
+        let pr = rgb.r, pg = rgb.g, pb = rgb.b
+        guard upsampling != .grey, let cb, let cr else {
+            pr.update(from: y, count: width)
+            pg.update(from: y, count: width)
+            pb.update(from: y, count: width)
+            return
+        }
+        let ub = scratch.cb, vr = scratch.cr
+        upsample(cb.0, cb.1, parity: parity, into: ub)
+        upsample(cr.0, cr.1, parity: parity, into: vr)
+        let (fRR, fBB, fRG, fBG) = (fixCrR, fixCbB, fixCrG, fixCbG)
+        let half: Int32 = 1 << 15
+        @inline(__always) func clamp(_ v: Int32) -> UInt8 { UInt8(truncatingIfNeeded: min(max(v, 0), 255)) }
         for x in 0..<width {
-            let p = pixel(y: y[x], cb: cb, cr: cr, x: x, parity: parity)
-            rgb[3 * x] = p.r; rgb[3 * x + 1] = p.g; rgb[3 * x + 2] = p.b
+            let l = Int32(y[x]), b = Int32(ub[x]) &- 128, r = Int32(vr[x]) &- 128
+            pr[x] = clamp(l &+ ((fRR &* r &+ half) &>> 16))
+            pg[x] = clamp(l &+ ((half &- fBG &* b &- fRG &* r) &>> 16))
+            pb[x] = clamp(l &+ ((fBB &* b &+ half) &>> 16))
+        }
+    }
+
+    /// One component upsampled to a sample a pixel: jdsample.c's filters, each as one loop over padded column
+    /// sums (the padding repeats the edge column, which is what its first and last columns do); the box
+    /// through `sample`.
+    func upsample(_ own: UnsafePointer<UInt8>, _ other: UnsafePointer<UInt8>, parity: Int, into out: UnsafeMutablePointer<UInt8>) {
+        let n = chromaWidth, pairs = width / 2, sums = scratch.sums, sums1 = sums + 1, sums2 = sums + 2
+        switch upsampling {
+        case .fancyH2V2, .fancyH2V1:
+            // h2v2: column sums 3·own + other, then (3·near + far + 8 or 7) >> 4. h2v1's (3·near + far + 1 or 2) >> 2
+            // is the same with sums 4·own and biases 4 and 8 (4x >> 4 is x >> 2).
+            if upsampling == .fancyH2V2 {
+                for k in 0..<n { sums1[k] = 3 &* Int32(own[k]) &+ Int32(other[k]) }
+            } else {
+                for k in 0..<n { sums1[k] = 4 &* Int32(own[k]) }
+            }
+            sums[0] = sums[1]
+            sums[n + 1] = sums[n]
+            let (evenBias, oddBias): (Int32, Int32) = upsampling == .fancyH2V2 ? (8, 7) : (4, 8)
+            for i in 0..<pairs {
+                out[2 &* i] = UInt8(truncatingIfNeeded: (3 &* sums1[i] &+ sums[i] &+ evenBias) &>> 4)
+                out[2 &* i &+ 1] = UInt8(truncatingIfNeeded: (3 &* sums1[i] &+ sums2[i] &+ oddBias) &>> 4)
+            }
+            if width % 2 == 1 {
+                out[width - 1] = UInt8(truncatingIfNeeded: (3 &* sums[pairs + 1] &+ sums[pairs] &+ evenBias) &>> 4)
+            }
+        case .fancyH1V2:
+            let bias: Int32 = parity == 0 ? 1 : 2
+            for x in 0..<width { out[x] = UInt8(truncatingIfNeeded: (3 &* Int32(own[x]) &+ Int32(other[x]) &+ bias) &>> 2) }
+        case .full:
+            out.update(from: own, count: width)
+        case .grey, .box:
+            for x in 0..<width { out[x] = sample(own, other, x: x, parity: parity) }
         }
     }
 
@@ -196,9 +284,13 @@ final class PlanesQuality {
         waitOutY = waitCr + cw
         waitOutU = waitOutY + w
         waitOutV = waitOutU + ow
+        ledger.record(rgb.scratchBytes)
     }
 
-    deinit { ledger.deallocate(UnsafeMutableRawPointer(buffer), bytes: bufferBytes) }
+    deinit {
+        ledger.deallocate(UnsafeMutableRawPointer(buffer), bytes: bufferBytes)
+        ledger.record(-rgb.scratchBytes)
+    }
 
     /// Picture rows `first ..< first + count`: `luma(row)` is a luma row, `chroma(c, row)` component c's
     /// chroma row (nil when not in this band), and `band` the output rows.
@@ -215,8 +307,8 @@ final class PlanesQuality {
         }
         for row in first..<(first + count) {
             if grey {
-                rgb.row(y: luma(row), cb: nil, cr: nil, parity: 0, into: rgbRow)
-                probe.add(row: row, source: rgbRow, format: .rgb8, band: band, first: first)
+                rgb.row(y: luma(row), cb: nil, cr: nil, parity: 0, into: probe.planarRow)
+                probe.addPlanar(row: row, band: band, first: first)
                 continue
             }
             let (own, other) = rgb.chromaRows(of: row)
@@ -233,8 +325,8 @@ final class PlanesQuality {
                 break
             }
             rgb.row(y: luma(row), cb: (chromaRow(1, own)!, cb1), cr: (chromaRow(2, own)!, cr1), parity: row % 2,
-                    into: rgbRow)
-            probe.add(row: row, source: rgbRow, format: .rgb8, band: band, first: first)
+                    into: probe.planarRow)
+            probe.addPlanar(row: row, band: band, first: first)
         }
         if !grey {
             let last = (first + count - 1) / rgb.vr
@@ -276,8 +368,9 @@ final class PlanesQuality {
     }
 
     private func finishWaiting(_ row: Int, cb: UnsafePointer<UInt8>, cr: UnsafePointer<UInt8>) {
-        rgb.row(y: waitY, cb: (UnsafePointer(waitCb), cb), cr: (UnsafePointer(waitCr), cr), parity: row % 2, into: rgbRow)
-        probe.add(source: rgbRow, format: .rgb8, y: waitOutY, u: waitOutU, v: waitOutV)
+        rgb.row(y: waitY, cb: (UnsafePointer(waitCb), cb), cr: (UnsafePointer(waitCr), cr), parity: row % 2,
+                into: probe.planarRow)
+        probe.addPlanar(y: waitOutY, u: waitOutU, v: waitOutV)
         waiting = nil
     }
 }
