@@ -35,7 +35,7 @@ func cpuModel() -> String {
     while fgets(&line, Int32(line.count), f) != nil {
         let text = String(cString: line)
         if text.hasPrefix("model name"), let colon = text.firstIndex(of: ":") {
-            return String(text.suffix(from: text.index(after: colon))).trimmingCharacters(in: " \n\t")
+            return String(text[text.index(after: colon)...]).trimmingCharacters(in: " \n\t")
         }
     }
     return "unknown"
