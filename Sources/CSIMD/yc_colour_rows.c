@@ -1,37 +1,18 @@
 // The colour fast path's rows, one body (yc_colour_rows_body.h) compiled per tier.
 #include "yc_colour_rows.h"
 #include "yc_cpu.h"
-#include "yc_tiers.h"
 
 #include <stddef.h>
 
-#if defined(__x86_64__)
-#include <immintrin.h>
-
-#define YC_BODY_TIER 0
-#define YC_BODY_TARGET
-#define YC_BODY_NAME(n) n##_baseline
-#include "yc_colour_rows_body.h"
-
-#define YC_BODY_TIER 1
-#define YC_BODY_TARGET YC_TARGET_AVX2
-#define YC_BODY_NAME(n) n##_avx2
-#include "yc_colour_rows_body.h"
-
-#define YC_BODY_TIER 2
-#define YC_BODY_TARGET YC_TARGET_AVX512BW
-#define YC_BODY_NAME(n) n##_avx512bw
-#include "yc_colour_rows_body.h"
+#define YC_BODY "yc_colour_rows_body.h"
+#define YC_BODY_VNNI 0
+#include "yc_each_tier.h"
 
 typedef void (*row_fn)(const yc_colour_tables *, uint8_t *, uint32_t, int);
+#if defined(__x86_64__)
 // VNNI adds nothing here: its tier runs the AVX-512BW row.
 static const row_fn rows[YC_TIER_COUNT] = {colour_row_baseline, colour_row_avx2, colour_row_avx512bw, colour_row_avx512bw};
 #else
-#define YC_BODY_TIER 0
-#define YC_BODY_TARGET
-#define YC_BODY_NAME(n) n##_baseline
-#include "yc_colour_rows_body.h"
-typedef void (*row_fn)(const yc_colour_tables *, uint8_t *, uint32_t, int);
 static const row_fn rows[YC_TIER_COUNT] = {colour_row_baseline, NULL, NULL, NULL};
 #endif
 

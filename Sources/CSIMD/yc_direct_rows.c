@@ -1,35 +1,17 @@
 // The JPEG direct path's rows, one body (yc_direct_rows_body.h) compiled per tier.
 #include "yc_rows.h"
 #include "yc_cpu.h"
-#include "yc_tiers.h"
 
 #include <stddef.h>
 
+#define YC_BODY "yc_direct_rows_body.h"
+#define YC_BODY_VNNI 0
+#include "yc_each_tier.h"
+
 #if defined(__x86_64__)
-#include <immintrin.h>
-
-#define YC_BODY_TIER 0
-#define YC_BODY_TARGET
-#define YC_BODY_NAME(n) n##_baseline
-#include "yc_direct_rows_body.h"
-
-#define YC_BODY_TIER 1
-#define YC_BODY_TARGET YC_TARGET_AVX2
-#define YC_BODY_NAME(n) n##_avx2
-#include "yc_direct_rows_body.h"
-
-#define YC_BODY_TIER 2
-#define YC_BODY_TARGET YC_TARGET_AVX512BW
-#define YC_BODY_NAME(n) n##_avx512bw
-#include "yc_direct_rows_body.h"
-
 // VNNI adds nothing to these rows (no byte dot products): its tier runs the AVX-512BW code.
 #define ON_TIERS(f) {f##_baseline, f##_avx2, f##_avx512bw, f##_avx512bw}
 #else
-#define YC_BODY_TIER 0
-#define YC_BODY_TARGET
-#define YC_BODY_NAME(n) n##_baseline
-#include "yc_direct_rows_body.h"
 #define ON_TIERS(f) {f##_baseline, NULL, NULL, NULL}
 #endif
 

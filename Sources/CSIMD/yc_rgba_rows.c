@@ -2,45 +2,18 @@
 #include "yc_rows.h"
 #include "yc_cpu.h"
 
-#include "yc_tiers.h"
-
 #include <stddef.h>
 
-#if defined(__x86_64__)
-#include <immintrin.h>
-
-#define YC_BODY_TIER 0
-#define YC_BODY_TARGET
-#define YC_BODY_NAME(n) n##_baseline
-#include "yc_rgba_rows_body.h"
-
-#define YC_BODY_TIER 1
-#define YC_BODY_TARGET YC_TARGET_AVX2
-#define YC_BODY_NAME(n) n##_avx2
-#include "yc_rgba_rows_body.h"
-
-#define YC_BODY_TIER 2
-#define YC_BODY_TARGET YC_TARGET_AVX512BW
-#define YC_BODY_NAME(n) n##_avx512bw
-#include "yc_rgba_rows_body.h"
-
-#define YC_BODY_TIER 3
-#define YC_BODY_TARGET YC_TARGET_AVX512VNNI
-#define YC_BODY_NAME(n) n##_avx512vnni
-#include "yc_rgba_rows_body.h"
+#define YC_BODY "yc_rgba_rows_body.h"
+#define YC_BODY_VNNI 1
+#include "yc_each_tier.h"
 
 typedef void (*rows_fn)(const uint8_t *, const uint8_t *, uint8_t *, uint8_t *, uint8_t *, uint8_t *, uint8_t *,
                         long, const yc_rgba420_spec *);
+#if defined(__x86_64__)
 static const rows_fn tiers[YC_TIER_COUNT] = {rgba420_rows_baseline, rgba420_rows_avx2, rgba420_rows_avx512bw,
                                              rgba420_rows_avx512vnni};
 #else
-#define YC_BODY_TIER 0
-#define YC_BODY_TARGET
-#define YC_BODY_NAME(n) n##_baseline
-#include "yc_rgba_rows_body.h"
-
-typedef void (*rows_fn)(const uint8_t *, const uint8_t *, uint8_t *, uint8_t *, uint8_t *, uint8_t *, uint8_t *,
-                        long, const yc_rgba420_spec *);
 static const rows_fn tiers[YC_TIER_COUNT] = {rgba420_rows_baseline, NULL, NULL, NULL};
 #endif
 
