@@ -1,3 +1,4 @@
+import CSIMD
 /// What a conversion costs in quality, measured against its source picture (see README, "The report"):
 ///
 /// - the source is the decoded picture's R, G, B (8-bit, or 16-bit scaled by 255/65535), taken as exact;
@@ -299,48 +300,27 @@ public struct QualityAccumulator {
         }
     }
 
-    @inline(__always)
+    /// The loop is C (`CSIMD/yc_quality_rows_body.h`), one copy per CPU tier: its 64-bit squares are 32×32-bit
+    /// products there, which every x86-64 vector unit has (Swift's 64-bit multiplies vectorise only with
+    /// AVX-512, so the portable build ran them scalar).
     mutating func addExact(y: UnsafePointer<UInt8>, exactY: UnsafeMutablePointer<Int32>, split: Bool, block: Int) {
-        let S = Int32(ColorMatrix.scale)
-        let kr = Int32(ikr), kg = Int32(ikg), kb = Int32(ikb), qY = Int32(qY), yOff = Int32(yOff), yMul = Int32(yMul)
-        let cbMul = Int32(cbMul), crMul = Int32(crMul), cK = Int32(cK)
-        let pr = rows.r, pg = rows.g, pb = rows.b, pu = rows.u, pv = rows.v
-        let ca = rows.colA, caa = rows.colAA, cb = rows.colB, cbb = rows.colBB, cab = rows.colAB
-        var yHi: UInt64 = 0, yLo: UInt64 = 0, cbHi: UInt64 = 0, cbLo: UInt64 = 0, crHi: UInt64 = 0, crLo: UInt64 = 0
-        for x in 0..<width {
-            let r = Int32(pr[x]), g = Int32(pg[x]), b = Int32(pb[x])
-            let n = kr &* r &+ kg &* g &+ kb &* b
-            let e = yOff &+ yMul &* n
-            if block == 0 { exactY[x] = e }   // the rings serve windows under 8 only
-            let yv = Int32(y[x])
-            let dy = Int64(qY &* yv &- e)
-            let dcb = Int64(cbMul &* (Int32(pu[x]) &- 128) &- cK &* (S &* b &- n))
-            let dcr = Int64(crMul &* (Int32(pv[x]) &- 128) &- cK &* (S &* r &- n))
-            let sy = UInt64(bitPattern: dy &* dy), scb = UInt64(bitPattern: dcb &* dcb), scr = UInt64(bitPattern: dcr &* dcr)
-            if split {
-                yHi &+= sy >> 24; yLo &+= sy & 0xFF_FFFF
-                cbHi &+= scb >> 24; cbLo &+= scb & 0xFF_FFFF
-                crHi &+= scr >> 24; crLo &+= scr & 0xFF_FFFF
-            } else {
-                yLo &+= sy; cbLo &+= scb; crLo &+= scr
-            }
-            if block != 0 {
-                let e64 = Int64(e)
-                if block == 1 {
-                    ca[x] = yv; caa[x] = yv &* yv; cb[x] = e; cbb[x] = e64 &* e64; cab[x] = Int64(yv) &* e64
-                } else {
-                    ca[x] &+= yv; caa[x] &+= yv &* yv; cb[x] &+= e; cbb[x] &+= e64 &* e64; cab[x] &+= Int64(yv) &* e64
-                }
-            }
+        var k = yc_quality_exact_k(kr: Int32(ikr), kg: Int32(ikg), kb: Int32(ikb), s: Int32(ColorMatrix.scale),
+                                   qY: Int32(qY), yOff: Int32(yOff), yMul: Int32(yMul), cbMul: Int32(cbMul),
+                                   crMul: Int32(crMul), cK: Int32(cK))
+        var sums: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &sums) { p in
+            yc_quality_exact_row(rows.r, rows.g, rows.b, rows.u, rows.v, y, exactY, width, &k, Int32(block),
+                                 split ? 1 : 0, rows.colA, rows.colAA, rows.colB, rows.colBB, rows.colAB,
+                                 p.baseAddress!.assumingMemoryBound(to: UInt64.self))
         }
         if split {
-            Self.add(&self.exactY, yHi, yLo)
-            Self.add(&exactCb, cbHi, cbLo)
-            Self.add(&exactCr, crHi, crLo)
+            Self.add(&self.exactY, sums.0, sums.1)
+            Self.add(&exactCb, sums.2, sums.3)
+            Self.add(&exactCr, sums.4, sums.5)
         } else {
-            self.exactY &+= UInt128(yLo)
-            exactCb &+= UInt128(cbLo)
-            exactCr &+= UInt128(crLo)
+            self.exactY &+= UInt128(sums.1)
+            exactCb &+= UInt128(sums.3)
+            exactCr &+= UInt128(sums.5)
         }
     }
 
@@ -454,13 +434,10 @@ public struct QualityAccumulator {
             let o = c.offsets(cb16: cb16[x], cr16: cr16[x])
             return (Self.error(y[x], r[x], g[x], b[x], o.r, o.g, o.b), o.tie)
         }
-        var sum: UInt64 = 0, marked: UInt8 = 0
-        for x in 0..<width {
-            let (e, tie) = error(x)
-            sum &+= e
-            marks[x] = tie
-            marked |= tie
-        }
+        // The row in C, one copy per CPU tier (`yc_quality_rows_body.h`: these expressions, never fused).
+        var k = yc_quality_offset_k(aR: c.aR, aB: c.aB, bias: c.bias, gR: c.gR, gB: c.gB, gBias: c.gBias, invG: c.invG)
+        var marked: UInt8 = 0
+        var sum = yc_quality_full_errors(y, r, g, b, cb16, cr16, width, &k, marks, &marked)
         if marked != 0 {
             let k = (kr: kr, kb: kb, kg: kg, ar: ar, ab: ab)
             for x in 0..<width where marks[x] != 0 {
@@ -539,16 +516,9 @@ public struct QualityAccumulator {
     func nearestFull(y: UnsafePointer<UInt8>) -> UInt64 {
         let r = rows.r, g = rows.g, b = rows.b, oR = rows.nR, oG = rows.nG, oB = rows.nB, marks = rows.nMarks
         let cw = (width + 1) / 2, pairs = width / 2
-        var sum: UInt64 = 0, marked: UInt8 = 0
-        for i in 0..<pairs {
-            let x = 2 &* i, x1 = x &+ 1
-            sum &+= Self.error(y[x], r[x], g[x], b[x], oR[i], oG[i], oB[i])
-            sum &+= Self.error(y[x1], r[x1], g[x1], b[x1], oR[i], oG[i], oB[i])
-        }
-        if width % 2 == 1 {
-            let x = width - 1
-            sum &+= Self.error(y[x], r[x], g[x], b[x], oR[pairs], oG[pairs], oB[pairs])
-        }
+        // The row in C, one copy per CPU tier (`yc_quality_rows_body.h`).
+        var sum = yc_quality_pair_errors(y, r, g, b, oR, oG, oB, width), marked: UInt8 = 0
+        _ = pairs
         for i in 0..<cw { marked |= marks[i] }
         if marked != 0 {
             let k = (kr: kr, kb: kb, kg: kg, ar: ar, ab: ab), u = rows.now, v = rows.now + cw

@@ -77,6 +77,15 @@ final class QualityAccumulatorTests: XCTestCase {
     }
 
     func testRandomPicturesMeasureAsTheReference() {
+        // The hot rows are C, one copy per CPU tier: each tier the machine runs (tests run one at a time).
+        defer { CPUTier.use(CPUTier.best) }
+        for tier in CPUTier.supported {
+            XCTAssertTrue(CPUTier.use(tier))
+            randomPicturesMeasureAsTheReference()
+        }
+    }
+
+    func randomPicturesMeasureAsTheReference() {
         var rng = SplitMix64(seed: 41)
         let sizes = [(1, 1), (2, 1), (1, 2), (3, 5), (7, 3), (8, 8), (9, 8), (8, 9), (12, 16), (33, 17), (64, 40), (130, 9), (5, 70)]
         for spec in ConversionSpec.all {
@@ -93,6 +102,15 @@ final class QualityAccumulatorTests: XCTestCase {
     /// Every (Cb, Cr) pair as a chroma sample of a 512×512 picture, over random luma and source: any pair whose
     /// rebuilt G lands on a rounding tie is in it, so the round trips' fallback to the division is exercised.
     func testEveryChromaPairMeasuresAsTheReference() {
+        // The hot rows are C, one copy per CPU tier: each tier the machine runs (tests run one at a time).
+        defer { CPUTier.use(CPUTier.best) }
+        for tier in CPUTier.supported {
+            XCTAssertTrue(CPUTier.use(tier))
+            everyChromaPairMeasuresAsTheReference()
+        }
+    }
+
+    func everyChromaPairMeasuresAsTheReference() {
         var rng = SplitMix64(seed: 43)
         let w = 512, h = 512
         let u = (0..<(256 * 256)).map { UInt8($0 % 256) }, v = (0..<(256 * 256)).map { UInt8($0 / 256) }

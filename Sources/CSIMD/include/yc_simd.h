@@ -8,5 +8,6 @@
 #include "yc_sha256.h"
 #include "yc_sharp_rows.h"
 #include "yc_colour_rows.h"
+#include "yc_quality_rows.h"
 
 #endif

@@ -1,0 +1,42 @@
+// The quality accumulator's hottest row (YUVCore's `QualityAccumulator.addExact` documents the arithmetic),
+// compiled per CPU tier: plain C loops the compiler vectorises for each tier, every product a 32×32 → 64-bit
+// one (`pmuludq` exists from SSE2 on; a 64×64 multiply does not before AVX-512).
+#ifndef YC_QUALITY_ROWS_H
+#define YC_QUALITY_ROWS_H
+
+#include <stdint.h>
+
+typedef struct {
+    int32_t kr, kg, kb, s;          // the matrix (1/S)
+    int32_t qY, yOff, yMul;         // exact Y × qY = yOff + yMul·N
+    int32_t cbMul, crMul, cK;       // Cb error × cbMul = cbMul·(Cb − 128) − cK·(S·B − N); Cr alike
+} yc_quality_exact_k;
+
+/// One row's exact squared errors of Y, Cb and Cr from planar R, G, B and the row's Y, U, V bytes, added to
+/// `sums` (Y, Cb, Cr: with `split`, each as bits 24 and up in sums[2i] and below in sums[2i+1]; else all in
+/// sums[2i+1]). `block` 0 writes each pixel's exact Y numerator to `exactY`; 1 starts SSIM's column sums
+/// (a, a², b, b², ab of Y and exact Y), 2 adds to them.
+void yc_quality_exact_row(const uint8_t *r, const uint8_t *g, const uint8_t *b, const uint8_t *u, const uint8_t *v,
+                          const uint8_t *y, int32_t *exactY, long width, const yc_quality_exact_k *k, int block,
+                          int split, int32_t *ca, int32_t *caa, int32_t *cb, int64_t *cbb, int64_t *cab,
+                          uint64_t sums[6]);
+
+/// Full range's round-trip offsets (YUVCore's `QualityAccumulator.OffsetConstants`).
+typedef struct {
+    int32_t aR, aB, bias;
+    double gR, gB, gBias, invG;
+} yc_quality_offset_k;
+
+/// Σ over a row of the full-range round trip's squared RGB error, each pixel's offsets from its own 16×
+/// chroma (`cb16`, `cr16`); `marks[x]` 1 where the reference's rounding must be taken instead (a tie), and the
+/// OR of the marks in `*marked`.
+uint64_t yc_quality_full_errors(const uint8_t *y, const uint8_t *r, const uint8_t *g, const uint8_t *b,
+                                const int32_t *cb16, const int32_t *cr16, long width, const yc_quality_offset_k *k,
+                                uint8_t *marks, uint8_t *marked);
+
+/// Σ over a row of the squared RGB error with offsets per chroma sample (`oR`, `oG`, `oB`: pixel x takes
+/// sample x/2).
+uint64_t yc_quality_pair_errors(const uint8_t *y, const uint8_t *r, const uint8_t *g, const uint8_t *b,
+                                const int32_t *oR, const int32_t *oG, const int32_t *oB, long width);
+
+#endif
