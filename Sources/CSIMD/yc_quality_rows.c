@@ -40,3 +40,8 @@ uint64_t yc_quality_pair_errors(const uint8_t *y, const uint8_t *r, const uint8_
                                 const int32_t *oR, const int32_t *oG, const int32_t *oB, long width) {
     return Q_PICK(quality_pair_errors)(y, r, g, b, oR, oG, oB, width);
 }
+
+void yc_quality_offsets(const int32_t *cb16, const int32_t *cr16, long count, const yc_quality_offset_k *k,
+                        int32_t *oR, int32_t *oG, int32_t *oB, uint8_t *marks) {
+    Q_PICK(quality_offsets)(cb16, cr16, count, k, oR, oG, oB, marks);
+}

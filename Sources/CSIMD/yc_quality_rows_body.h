@@ -74,6 +74,33 @@ YC_INLINE uint32_t Q_(error)(int32_t l, int32_t r, int32_t g, int32_t b, int32_t
 
 // The Double expressions in the order and with the roundings of the Swift they replace: never fused.
 #pragma clang fp contract(off)
+/// Full range's offsets of one chroma value (16×): what the round trip adds to the luma for R, G, B, and 1
+/// where the reference's rounding must be taken instead (a tie).
+YC_INLINE void Q_(offsets_one)(int32_t cb16, int32_t cr16, int32_t aR, int32_t aB, int32_t bias, double gR, double gB,
+                           double gBias, double invG, int32_t *oR, int32_t *oG, int32_t *oB, uint8_t *tie) {
+    const int32_t cr = cr16 - 2048, cb = cb16 - 2048;
+    const uint32_t nr = (uint32_t)(aR * cr + bias), nb = (uint32_t)(aB * cb + bias);
+    const uint32_t qr = nr / 160000u, qb = nb / 160000u;
+    const double t = (gR * (double)cr + gB * (double)cb + gBias) * invG + 256;
+    const double m = t + 0x1p52, n = m - 0x1p52;   // t rounded to an integer
+    int64_t bits;
+    __builtin_memcpy(&bits, &m, 8);
+    const int32_t q = (int32_t)(bits - 0x4330000000000000LL);
+    const double d = t - n;
+    *tie = (uint8_t)((nr - qr * 160000u == 0) | (nb - qb * 160000u == 0) | ((d < 0 ? -d : d) < 1e-10));
+    *oR = (int32_t)qr - 256;
+    *oG = q - (n > t ? 257 : 256);
+    *oB = (int32_t)qb - 256;
+}
+
+static YC_BODY_TARGET void YC_BODY_NAME(quality_offsets)(const int32_t *cb16, const int32_t *cr16, long count,
+                                                         const yc_quality_offset_k *k, int32_t *oR, int32_t *oG,
+                                                         int32_t *oB, uint8_t *marks) {
+    for (long x = 0; x < count; x++)
+        Q_(offsets_one)(cb16[x], cr16[x], k->aR, k->aB, k->bias, k->gR, k->gB, k->gBias, k->invG, oR + x, oG + x, oB + x,
+                    marks + x);
+}
+
 static YC_BODY_TARGET uint64_t YC_BODY_NAME(quality_full_errors)(const uint8_t *y, const uint8_t *r, const uint8_t *g,
                                                                  const uint8_t *b, const int32_t *cb16,
                                                                  const int32_t *cr16, long width,
@@ -84,17 +111,9 @@ static YC_BODY_TARGET uint64_t YC_BODY_NAME(quality_full_errors)(const uint8_t *
     uint64_t sum = 0;
     uint8_t any = 0;
     for (long x = 0; x < width; x++) {
-        const int32_t cr = cr16[x] - 2048, cb = cb16[x] - 2048;
-        const uint32_t nr = (uint32_t)(aR * cr + bias), nb = (uint32_t)(aB * cb + bias);
-        const uint32_t qr = nr / 160000u, qb = nb / 160000u;
-        const double t = (gR * (double)cr + gB * (double)cb + gBias) * invG + 256;
-        const double m = t + 0x1p52, n = m - 0x1p52;   // t rounded to an integer
-        int64_t bits;
-        __builtin_memcpy(&bits, &m, 8);
-        const int32_t q = (int32_t)(bits - 0x4330000000000000LL);
-        const double d = t - n;
-        const uint8_t tie = (uint8_t)((nr - qr * 160000u == 0) | (nb - qb * 160000u == 0) | ((d < 0 ? -d : d) < 1e-10));
-        const int32_t oR = (int32_t)qr - 256, oG = q - (n > t ? 257 : 256), oB = (int32_t)qb - 256;
+        int32_t oR, oG, oB;
+        uint8_t tie;
+        Q_(offsets_one)(cb16[x], cr16[x], aR, aB, bias, gR, gB, gBias, invG, &oR, &oG, &oB, &tie);
         sum += Q_(error)(y[x], r[x], g[x], b[x], oR, oG, oB);
         marks[x] = tie;
         any |= tie;

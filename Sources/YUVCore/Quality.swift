@@ -498,10 +498,8 @@ public struct QualityAccumulator {
     func offsets(cb16: UnsafePointer<Int32>, cr16: UnsafePointer<Int32>, count: Int, r oR: UnsafeMutablePointer<Int32>,
                  g oG: UnsafeMutablePointer<Int32>, b oB: UnsafeMutablePointer<Int32>, marks: UnsafeMutablePointer<UInt8>) {
         let c = OffsetConstants(self)
-        for x in 0..<count {
-            let o = c.offsets(cb16: cb16[x], cr16: cr16[x])
-            oR[x] = o.r; oG[x] = o.g; oB[x] = o.b; marks[x] = o.tie
-        }
+        var k = yc_quality_offset_k(aR: c.aR, aB: c.aB, bias: c.bias, gR: c.gR, gB: c.gB, gBias: c.gBias, invG: c.invG)
+        yc_quality_offsets(cb16, cr16, count, &k, oR, oG, oB, marks)   // C, one copy per CPU tier
     }
 
     /// Full range, a new chroma row (`Rows.now`): the nearest round trip's offsets per chroma sample, for both

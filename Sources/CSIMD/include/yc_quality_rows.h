@@ -34,6 +34,10 @@ uint64_t yc_quality_full_errors(const uint8_t *y, const uint8_t *r, const uint8_
                                 const int32_t *cb16, const int32_t *cr16, long width, const yc_quality_offset_k *k,
                                 uint8_t *marks, uint8_t *marked);
 
+/// The offsets themselves, of `count` chroma values, with their marks.
+void yc_quality_offsets(const int32_t *cb16, const int32_t *cr16, long count, const yc_quality_offset_k *k,
+                        int32_t *oR, int32_t *oG, int32_t *oB, uint8_t *marks);
+
 /// Σ over a row of the squared RGB error with offsets per chroma sample (`oR`, `oG`, `oB`: pixel x takes
 /// sample x/2).
 uint64_t yc_quality_pair_errors(const uint8_t *y, const uint8_t *r, const uint8_t *g, const uint8_t *b,
