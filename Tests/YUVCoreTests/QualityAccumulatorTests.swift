@@ -76,14 +76,17 @@ final class QualityAccumulatorTests: XCTestCase {
         return Picture(width: w, height: h, source: source, format: format, y: y, u: u, v: v)
     }
 
-    func testRandomPicturesMeasureAsTheReference() {
-        // The hot rows are C, one copy per CPU tier: each tier the machine runs (tests run one at a time).
+    /// The hot rows are C, one copy per CPU tier: `body` on each tier the machine runs (the process's tier is
+    /// switched; the suite runs its tests one at a time).
+    func onEveryTier(_ body: () -> Void) {
         defer { CPUTier.use(CPUTier.best) }
         for tier in CPUTier.supported {
             XCTAssertTrue(CPUTier.use(tier))
-            randomPicturesMeasureAsTheReference()
+            body()
         }
     }
+
+    func testRandomPicturesMeasureAsTheReference() { onEveryTier(randomPicturesMeasureAsTheReference) }
 
     func randomPicturesMeasureAsTheReference() {
         var rng = SplitMix64(seed: 41)
@@ -101,14 +104,7 @@ final class QualityAccumulatorTests: XCTestCase {
 
     /// Every (Cb, Cr) pair as a chroma sample of a 512×512 picture, over random luma and source: any pair whose
     /// rebuilt G lands on a rounding tie is in it, so the round trips' fallback to the division is exercised.
-    func testEveryChromaPairMeasuresAsTheReference() {
-        // The hot rows are C, one copy per CPU tier: each tier the machine runs (tests run one at a time).
-        defer { CPUTier.use(CPUTier.best) }
-        for tier in CPUTier.supported {
-            XCTAssertTrue(CPUTier.use(tier))
-            everyChromaPairMeasuresAsTheReference()
-        }
-    }
+    func testEveryChromaPairMeasuresAsTheReference() { onEveryTier(everyChromaPairMeasuresAsTheReference) }
 
     func everyChromaPairMeasuresAsTheReference() {
         var rng = SplitMix64(seed: 43)
