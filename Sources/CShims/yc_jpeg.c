@@ -321,7 +321,7 @@ void yc_jpeg_open(yc_decoder *dec, FILE *file, int raw) {
         // An embedded CMYK profile: the rows leave the decoder in the target space (the plan above saw a
         // profile it could not use on RGB rows, and is replaced).
         if (dec->colour_target >= 0) {
-            char text[sizeof dec->colour.text];
+            char text[sizeof dec->colour.text] = {0};
             dec->cmyk_transform = yc_colour_cmyk_create(&dec->colour, (yc_target)dec->colour_target, text, sizeof text);
             if (dec->colour.icc && text[0]) {
                 memcpy(dec->colour.text, text, sizeof text);

@@ -30,4 +30,22 @@ final class CMYKProfileTests: CLITestCase {
         XCTAssertEqual(try run([plain, "-o", off.path, "-q", "--color-management", "off"]).status, 0)
         XCTAssertEqual(try Data(contentsOf: out), try Data(contentsOf: off))
     }
+
+    /// A CMYK profile LittleCMS cannot read (its signature damaged): a warning naming it, and the colours
+    /// converted as without colour management; the plan is never left to chance.
+    func testAnUnreadableCMYKProfileIsAWarning() throws {
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: input))
+        let marker = try XCTUnwrap(bytes.range(of: Data("ICC_PROFILE\u{0}".utf8)))
+        let signature = marker.lowerBound + 14 + 36                      // 'acsp' in the profile's header
+        XCTAssertEqual(bytes[signature..<(signature + 4)], Data("acsp".utf8))
+        bytes.replaceSubrange(signature..<(signature + 4), with: Data("xxxx".utf8))
+        let bad = work.appendingPathComponent("bad.jpg")
+        try bytes.write(to: bad)
+        let out = work.appendingPathComponent("o.nv12"), off = work.appendingPathComponent("off.nv12")
+        let r = try run([bad.path, "-o", out.path])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("bad.jpg: the embedded ICC profile cannot be read"), r.stderr)
+        XCTAssertEqual(try run([bad.path, "-o", off.path, "-q", "--color-management", "off"]).status, 0)
+        XCTAssertEqual(try Data(contentsOf: out), try Data(contentsOf: off))
+    }
 }
