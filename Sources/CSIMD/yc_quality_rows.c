@@ -37,8 +37,9 @@ uint64_t yc_quality_full_errors(const uint8_t *y, const uint8_t *r, const uint8_
 }
 
 uint64_t yc_quality_pair_errors(const uint8_t *y, const uint8_t *r, const uint8_t *g, const uint8_t *b,
-                                const int32_t *oR, const int32_t *oG, const int32_t *oB, long width) {
-    return Q_PICK(quality_pair_errors)(y, r, g, b, oR, oG, oB, width);
+                                const int32_t *oR, const int32_t *oG, const int32_t *oB, const uint8_t *marks,
+                                long width) {
+    return Q_PICK(quality_pair_errors)(y, r, g, b, oR, oG, oB, marks, width);
 }
 
 void yc_quality_offsets(const int32_t *cb16, const int32_t *cr16, long count, const yc_quality_offset_k *k,

@@ -114,7 +114,7 @@ static YC_BODY_TARGET uint64_t YC_BODY_NAME(quality_full_errors)(const uint8_t *
         int32_t oR, oG, oB;
         uint8_t tie;
         Q_(offsets_one)(cb16[x], cr16[x], aR, aB, bias, gR, gB, gBias, invG, &oR, &oG, &oB, &tie);
-        sum += Q_(error)(y[x], r[x], g[x], b[x], oR, oG, oB);
+        sum += tie ? 0 : Q_(error)(y[x], r[x], g[x], b[x], oR, oG, oB);   // a tie: measured by the caller
         marks[x] = tie;
         any |= tie;
     }
@@ -125,15 +125,17 @@ static YC_BODY_TARGET uint64_t YC_BODY_NAME(quality_full_errors)(const uint8_t *
 
 static YC_BODY_TARGET uint64_t YC_BODY_NAME(quality_pair_errors)(const uint8_t *y, const uint8_t *r, const uint8_t *g,
                                                                  const uint8_t *b, const int32_t *oR,
-                                                                 const int32_t *oG, const int32_t *oB, long width) {
+                                                                 const int32_t *oG, const int32_t *oB,
+                                                                 const uint8_t *marks, long width) {
     uint64_t sum = 0;
     const long pairs = width / 2;
     for (long i = 0; i < pairs; i++) {
         const long x = 2 * i;
-        sum += Q_(error)(y[x], r[x], g[x], b[x], oR[i], oG[i], oB[i]);
-        sum += Q_(error)(y[x + 1], r[x + 1], g[x + 1], b[x + 1], oR[i], oG[i], oB[i]);
+        const uint64_t e = (uint64_t)Q_(error)(y[x], r[x], g[x], b[x], oR[i], oG[i], oB[i])
+                         + Q_(error)(y[x + 1], r[x + 1], g[x + 1], b[x + 1], oR[i], oG[i], oB[i]);
+        sum += marks[i] ? 0 : e;   // a marked sample's pixels: measured by the caller
     }
-    if (width % 2 == 1) {
+    if (width % 2 == 1 && !marks[pairs]) {
         const long x = width - 1;
         sum += Q_(error)(y[x], r[x], g[x], b[x], oR[pairs], oG[pairs], oB[pairs]);
     }

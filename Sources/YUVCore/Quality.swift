@@ -75,7 +75,7 @@ func log10Exact(_ x: Double) -> Double {
 ///   Y, Cb and Cr are the exact figures the reference approximates in `Double` (equal to ~1e-15).
 /// - RGB round trips: the reference's `Double` expressions, rounded half up and clamped without a call
 ///   (`quantised`). In full range the luma term is the luma itself, so each channel is the luma plus a whole
-///   offset that depends on the chroma alone (`OffsetConstants`): computed exactly, and where the exact value
+///   offset that depends on the chroma alone (`offsetConstants`): computed exactly, and where the exact value
 ///   is a rounding tie (where the reference's last bits decide) the reference's expressions are evaluated for
 ///   that pixel. Every squared error is the reference's integer, and so is their sum: these figures are the
 ///   reference's, bit for bit.
@@ -429,19 +429,14 @@ public struct QualityAccumulator {
     /// again with the reference's expressions. `cb16`, `cr16`: 16 × the chroma at each pixel.
     func roundTripFull(_ r: UnsafePointer<UInt8>, _ g: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ y: UnsafePointer<UInt8>,
                        cb16: UnsafePointer<Int32>, cr16: UnsafePointer<Int32>) -> UInt64 {
-        let c = OffsetConstants(self), marks = rows.marks
-        @inline(__always) func error(_ x: Int) -> (UInt64, UInt8) {
-            let o = c.offsets(cb16: cb16[x], cr16: cr16[x])
-            return (Self.error(y[x], r[x], g[x], b[x], o.r, o.g, o.b), o.tie)
-        }
-        // The row in C, one copy per CPU tier (`yc_quality_rows_body.h`: these expressions, never fused).
-        var k = yc_quality_offset_k(aR: c.aR, aB: c.aB, bias: c.bias, gR: c.gR, gB: c.gB, gBias: c.gBias, invG: c.invG)
-        var marked: UInt8 = 0
+        // The row in C, one copy per CPU tier (`yc_quality_rows_body.h`): the marked pixels are left out of
+        // its sum, and measured here with the reference's expressions.
+        var k = offsetConstants, marked: UInt8 = 0
+        let marks = rows.marks
         var sum = yc_quality_full_errors(y, r, g, b, cb16, cr16, width, &k, marks, &marked)
         if marked != 0 {
             let k = (kr: kr, kb: kb, kg: kg, ar: ar, ab: ab)
             for x in 0..<width where marks[x] != 0 {
-                sum &-= error(x).0
                 sum &+= Self.rebuiltError(yl: Double(y[x]), cbp: Double(cb16[x]) / 16 - 128, crp: Double(cr16[x]) / 16 - 128,
                                           r: r[x], g: g[x], b: b[x], k)
             }
@@ -449,56 +444,23 @@ public struct QualityAccumulator {
         return sum
     }
 
-    /// One pixel's squared error in full range: luma `l` plus each offset, clamped, against R, G, B.
-    @inline(__always)
-    static func error(_ l: UInt8, _ r: UInt8, _ g: UInt8, _ b: UInt8, _ oR: Int32, _ oG: Int32, _ oB: Int32) -> UInt64 {
-        let l = Int32(l)
-        let er = min(max(l &+ oR, 0), 255) &- Int32(r)
-        let eg = min(max(l &+ oG, 0), 255) &- Int32(g)
-        let eb = min(max(l &+ oB, 0), 255) &- Int32(b)
-        return UInt64(UInt32(bitPattern: er &* er &+ eg &* eg &+ eb &* eb))
-    }
-
-    /// The full-range offsets (`roundTripFull`) of a chroma value.
-    struct OffsetConstants {
-        // R, B: ⌊(2(S − k)(c16 − 2048) + 8S) / 16S⌋, kept positive by 256·16S; exact in 32 bits.
-        let aR: Int32, aB: Int32, bias: Int32
-        // G: (−2kr(S − kr)(cr16 − 2048) − 2kb(S − kb)(cb16 − 2048) + 8S·kg) / (16S·kg): the numerator an exact
-        // integer in Double (below 2^37), the quotient (+256) within 10^-13.
-        let gR: Double, gB: Double, gBias: Double, invG: Double
-
-        init(_ q: QualityAccumulator) {
-            let S = Int32(ColorMatrix.scale), s64 = Int64(S)
-            precondition(16 * S == 160_000, "`offsets` divides by the literal 16·S (a constant divisor vectorises)")
-            (aR, aB, bias) = (2 &* (S &- Int32(q.ikr)), 2 &* (S &- Int32(q.ikb)), 8 &* S &+ 256 &* 16 &* S)
-            gR = Double(-2 * q.ikr * (s64 - q.ikr))
-            gB = Double(-2 * q.ikb * (s64 - q.ikb))
-            gBias = Double(8 * s64 * q.ikg)
-            invG = 1 / Double(16 * s64 * q.ikg)
-        }
-
-        /// What the round trip adds to the luma for R, G and B, and 1 where the reference's rounding must be
-        /// taken instead (a tie).
-        @inline(__always)
-        func offsets(cb16: Int32, cr16: Int32) -> (r: Int32, g: Int32, b: Int32, tie: UInt8) {
-            let cr = cr16 &- 2048, cb = cb16 &- 2048
-            let nr = UInt32(bitPattern: aR &* cr &+ bias), nb = UInt32(bitPattern: aB &* cb &+ bias)
-            let qr = nr / 160_000, qb = nb / 160_000
-            let t = (gR * Double(cr) + gB * Double(cb) + gBias) * invG + 256
-            let m = t + 0x1p52, n = m - 0x1p52   // t rounded to an integer
-            let q = Int32(truncatingIfNeeded: Int64(bitPattern: m.bitPattern) &- 0x4330_0000_0000_0000)
-            let tie = (nr &- qr &* 160_000 == 0 ? 1 : 0) | (nb &- qb &* 160_000 == 0 ? 1 : 0) | ((t - n).magnitude < 1e-10 ? 1 : 0)
-            return (Int32(bitPattern: qr) &- 256, q &- (n > t ? 257 : 256), Int32(bitPattern: qb) &- 256,
-                    UInt8(truncatingIfNeeded: tie))
-        }
+    /// The constants of the full-range offsets (`roundTripFull`; computed by `yc_quality_rows_body.h`):
+    /// R, B: ⌊(2(S − k)(c16 − 2048) + 8S) / 16S⌋, kept positive by 256·16S, exact in 32 bits (`aR`, `aB`, `bias`);
+    /// G: (−2kr(S − kr)(cr16 − 2048) − 2kb(S − kb)(cb16 − 2048) + 8S·kg) / (16S·kg), the numerator an exact
+    /// integer in Double (below 2^37), the quotient (+256) within 10^-13 (`gR`, `gB`, `gBias`, `invG`).
+    var offsetConstants: yc_quality_offset_k {
+        let S = Int32(ColorMatrix.scale), s64 = Int64(S)
+        precondition(16 * S == 160_000, "the offsets divide by the literal 16·S (a constant divisor vectorises)")
+        return yc_quality_offset_k(aR: 2 &* (S &- Int32(ikr)), aB: 2 &* (S &- Int32(ikb)), bias: 8 &* S &+ 256 &* 16 &* S,
+                                   gR: Double(-2 * ikr * (s64 - ikr)), gB: Double(-2 * ikb * (s64 - ikb)),
+                                   gBias: Double(8 * s64 * ikg), invG: 1 / Double(16 * s64 * ikg))
     }
 
     /// The full-range offsets of `count` chroma values (16 × Cb and Cr), and a mark where the reference's
     /// rounding must be taken instead.
     func offsets(cb16: UnsafePointer<Int32>, cr16: UnsafePointer<Int32>, count: Int, r oR: UnsafeMutablePointer<Int32>,
                  g oG: UnsafeMutablePointer<Int32>, b oB: UnsafeMutablePointer<Int32>, marks: UnsafeMutablePointer<UInt8>) {
-        let c = OffsetConstants(self)
-        var k = yc_quality_offset_k(aR: c.aR, aB: c.aB, bias: c.bias, gR: c.gR, gB: c.gB, gBias: c.gBias, invG: c.invG)
+        var k = offsetConstants
         yc_quality_offsets(cb16, cr16, count, &k, oR, oG, oB, marks)   // C, one copy per CPU tier
     }
 
@@ -513,16 +475,15 @@ public struct QualityAccumulator {
     /// The nearest round trip in full range: two pixels a chroma sample, its offsets from `nearestOffsets`.
     func nearestFull(y: UnsafePointer<UInt8>) -> UInt64 {
         let r = rows.r, g = rows.g, b = rows.b, oR = rows.nR, oG = rows.nG, oB = rows.nB, marks = rows.nMarks
-        let cw = (width + 1) / 2, pairs = width / 2
-        // The row in C, one copy per CPU tier (`yc_quality_rows_body.h`).
-        var sum = yc_quality_pair_errors(y, r, g, b, oR, oG, oB, width), marked: UInt8 = 0
-        _ = pairs
+        let cw = (width + 1) / 2
+        // The row in C, one copy per CPU tier (`yc_quality_rows_body.h`), the marked samples' pixels left out
+        // and measured here with the reference's expressions.
+        var sum = yc_quality_pair_errors(y, r, g, b, oR, oG, oB, marks, width), marked: UInt8 = 0
         for i in 0..<cw { marked |= marks[i] }
         if marked != 0 {
             let k = (kr: kr, kb: kb, kg: kg, ar: ar, ab: ab), u = rows.now, v = rows.now + cw
             for x in 0..<width where marks[x / 2] != 0 {
                 let i = x / 2
-                sum &-= Self.error(y[x], r[x], g[x], b[x], oR[i], oG[i], oB[i])
                 sum &+= Self.rebuiltError(yl: Double(y[x]), cbp: Double(u[i]) - 128, crp: Double(v[i]) - 128,
                                           r: r[x], g: g[x], b: b[x], k)
             }

@@ -28,8 +28,8 @@ typedef struct {
 } yc_quality_offset_k;
 
 /// Σ over a row of the full-range round trip's squared RGB error, each pixel's offsets from its own 16×
-/// chroma (`cb16`, `cr16`); `marks[x]` 1 where the reference's rounding must be taken instead (a tie), and the
-/// OR of the marks in `*marked`.
+/// chroma (`cb16`, `cr16`); `marks[x]` 1 where the reference's rounding must be taken instead (a tie: that
+/// pixel is left out of the sum, for the caller to measure), and the OR of the marks in `*marked`.
 uint64_t yc_quality_full_errors(const uint8_t *y, const uint8_t *r, const uint8_t *g, const uint8_t *b,
                                 const int32_t *cb16, const int32_t *cr16, long width, const yc_quality_offset_k *k,
                                 uint8_t *marks, uint8_t *marked);
@@ -39,8 +39,9 @@ void yc_quality_offsets(const int32_t *cb16, const int32_t *cr16, long count, co
                         int32_t *oR, int32_t *oG, int32_t *oB, uint8_t *marks);
 
 /// Σ over a row of the squared RGB error with offsets per chroma sample (`oR`, `oG`, `oB`: pixel x takes
-/// sample x/2).
+/// sample x/2), leaving out the pixels of samples `marks` marks (the caller measures them).
 uint64_t yc_quality_pair_errors(const uint8_t *y, const uint8_t *r, const uint8_t *g, const uint8_t *b,
-                                const int32_t *oR, const int32_t *oG, const int32_t *oB, long width);
+                                const int32_t *oR, const int32_t *oG, const int32_t *oB, const uint8_t *marks,
+                                long width);
 
 #endif
