@@ -13,36 +13,23 @@ void yc_quality_exact_row(const uint8_t *r, const uint8_t *g, const uint8_t *b, 
                           const uint8_t *y, int32_t *exactY, long width, const yc_quality_exact_k *k, int block,
                           int split, int32_t *ca, int32_t *caa, int32_t *cb, int64_t *cbb, int64_t *cab,
                           uint64_t sums[6]) {
-#if defined(__x86_64__)
-    const int t = yc_cpu_tier();
-    // VNNI adds nothing here: its tier runs the AVX-512BW loop.
-    if (t == 0) quality_exact_row_baseline(r, g, b, u, v, y, exactY, width, k, block, split, ca, caa, cb, cbb, cab, sums);
-    else if (t == 1) quality_exact_row_avx2(r, g, b, u, v, y, exactY, width, k, block, split, ca, caa, cb, cbb, cab, sums);
-    else quality_exact_row_avx512bw(r, g, b, u, v, y, exactY, width, k, block, split, ca, caa, cb, cbb, cab, sums);
-#else
-    quality_exact_row_baseline(r, g, b, u, v, y, exactY, width, k, block, split, ca, caa, cb, cbb, cab, sums);
-#endif
+    YC_ON_TIER(quality_exact_row)(r, g, b, u, v, y, exactY, width, k, block, split, ca, caa, cb, cbb, cab, sums);
 }
 
-#if defined(__x86_64__)
-#define Q_PICK(f) (yc_cpu_tier() == 0 ? f##_baseline : yc_cpu_tier() == 1 ? f##_avx2 : f##_avx512bw)
-#else
-#define Q_PICK(f) f##_baseline
-#endif
 
 uint64_t yc_quality_full_errors(const uint8_t *y, const uint8_t *r, const uint8_t *g, const uint8_t *b,
                                 const int32_t *cb16, const int32_t *cr16, long width, const yc_quality_offset_k *k,
                                 uint8_t *marks, uint8_t *marked) {
-    return Q_PICK(quality_full_errors)(y, r, g, b, cb16, cr16, width, k, marks, marked);
+    return YC_ON_TIER(quality_full_errors)(y, r, g, b, cb16, cr16, width, k, marks, marked);
 }
 
 uint64_t yc_quality_pair_errors(const uint8_t *y, const uint8_t *r, const uint8_t *g, const uint8_t *b,
                                 const int32_t *oR, const int32_t *oG, const int32_t *oB, const uint8_t *marks,
                                 long width) {
-    return Q_PICK(quality_pair_errors)(y, r, g, b, oR, oG, oB, marks, width);
+    return YC_ON_TIER(quality_pair_errors)(y, r, g, b, oR, oG, oB, marks, width);
 }
 
 void yc_quality_offsets(const int32_t *cb16, const int32_t *cr16, long count, const yc_quality_offset_k *k,
                         int32_t *oR, int32_t *oG, int32_t *oB, uint8_t *marks) {
-    Q_PICK(quality_offsets)(cb16, cr16, count, k, oR, oG, oB, marks);
+    YC_ON_TIER(quality_offsets)(cb16, cr16, count, k, oR, oG, oB, marks);
 }
