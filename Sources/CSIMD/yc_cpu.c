@@ -40,14 +40,17 @@ static const char *const names[YC_TIER_COUNT] = {"baseline", "avx2", "avx512bw",
 // -1 until the first question; then a tier. Every thread that races here computes the same value.
 static atomic_int best = -1, current = -1, envProblem = 0;
 
-int yc_cpu_best_tier(void) {
-    int b = atomic_load_explicit(&best, memory_order_relaxed);
-    if (b < 0) {
-        b = detect();
-        atomic_store_explicit(&best, b, memory_order_relaxed);
+/// `*slot`, computed by `compute` the first time.
+static int once(atomic_int *slot, int (*compute)(void)) {
+    int v = atomic_load_explicit(slot, memory_order_relaxed);
+    if (v < 0) {
+        v = compute();
+        atomic_store_explicit(slot, v, memory_order_relaxed);
     }
-    return b;
+    return v;
 }
+
+int yc_cpu_best_tier(void) { return once(&best, detect); }
 
 /// YUVCONV_CPU: a tier's name, or "avx512" for the best of the AVX-512 tiers the CPU has.
 static int fromEnvironment(void) {
@@ -62,21 +65,14 @@ static int fromEnvironment(void) {
         atomic_store_explicit(&envProblem, 1, memory_order_relaxed);
         return b;
     }
-    if (asked > b || (asked == YC_TIER_AVX512VNNI && b != YC_TIER_AVX512VNNI)) {
+    if (asked > b) {   // the tiers are ordered: a higher one needs what every lower one has, and more
         atomic_store_explicit(&envProblem, 2, memory_order_relaxed);
         return b;
     }
     return asked;
 }
 
-int yc_cpu_tier(void) {
-    int t = atomic_load_explicit(&current, memory_order_relaxed);
-    if (t < 0) {
-        t = fromEnvironment();
-        atomic_store_explicit(&current, t, memory_order_relaxed);
-    }
-    return t;
-}
+int yc_cpu_tier(void) { return once(&current, fromEnvironment); }
 
 int yc_cpu_set_tier(int tier) {
     if (tier < 0 || tier > yc_cpu_best_tier()) return -1;
