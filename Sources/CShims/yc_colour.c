@@ -173,8 +173,6 @@ yc_colour_action yc_colour_plan(const yc_colour *colour, yc_target target, char 
 // float rounding (~1e-7) of a threshold. LittleCMS's own 8-bit transform is faster still but drifts by one
 // on 1–4% of samples (measured on P3 and Adobe RGB photos).
 // The tables and their row (yc_colour_rows.h) live in CSIMD, compiled once per CPU tier.
-typedef yc_colour_tables yc_fast8;
-#define YC_BUCKETS YC_COLOUR_BUCKETS
 
 struct yc_colour_transform {
     cmsHTRANSFORM t;
@@ -182,7 +180,7 @@ struct yc_colour_transform {
     int reference;
     double *row;   // the reference's double row
     uint32_t row_width;
-    yc_fast8 *fast;
+    yc_colour_tables *fast;
 };
 
 // The colorant matrix of a matrix/TRC profile (columns: red, green, blue in PCS XYZ), 0 when it has none.
@@ -207,14 +205,14 @@ static int invert3(const double a[9], double r[9]) {
 
 // The fast path's tables, or NULL when a profile is not a plain matrix/TRC one (LUT-based profiles go
 // through LittleCMS).
-static yc_fast8 *fast8_create(cmsHPROFILE src, cmsHPROFILE dst) {
+static yc_colour_tables *fast8_create(cmsHPROFILE src, cmsHPROFILE dst) {
     if (!cmsIsMatrixShaper(src) || !cmsIsMatrixShaper(dst)) return NULL;
     if (cmsIsCLUT(src, INTENT_RELATIVE_COLORIMETRIC, LCMS_USED_AS_INPUT) ||
         cmsIsCLUT(dst, INTENT_RELATIVE_COLORIMETRIC, LCMS_USED_AS_OUTPUT)) return NULL;
     double ms[9], md[9], mi[9];
     if (!colorants(src, ms) || !colorants(dst, md) || !invert3(md, mi)) return NULL;
     const cmsSignature trc[3] = {cmsSigRedTRCTag, cmsSigGreenTRCTag, cmsSigBlueTRCTag};
-    yc_fast8 *f = calloc(1, sizeof *f);
+    yc_colour_tables *f = calloc(1, sizeof *f);
     if (!f) return NULL;
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
@@ -228,8 +226,8 @@ static yc_fast8 *fast8_create(cmsHPROFILE src, cmsHPROFILE dst) {
         for (int k = 0; k < 255; k++) thr[k] = cmsEvalToneCurveFloat(out, (k + 0.5f) / 255.0f);
         thr[255] = INFINITY;
         int k = 0;
-        for (int b = 0; b <= YC_BUCKETS; b++) {
-            float l = yc_colour_bucket_start(b), end = b < YC_BUCKETS ? yc_colour_bucket_start(b + 1) : INFINITY;
+        for (int b = 0; b <= YC_COLOUR_BUCKETS; b++) {
+            float l = yc_colour_bucket_start(b), end = b < YC_COLOUR_BUCKETS ? yc_colour_bucket_start(b + 1) : INFINITY;
             while (k < 255 && l >= thr[k]) k++;
             // A second threshold inside the bucket: this curve is too steep for the table (LittleCMS's own
             // transform is used instead).
