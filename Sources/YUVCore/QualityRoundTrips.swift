@@ -1,0 +1,185 @@
+import CSIMD
+
+// The quality accumulator's round trips: the RGB a player rebuilds from the output (nearest chroma, and
+// bilinear), against the source. Split from Quality.swift by role; the accumulator and its rows are there.
+extension QualityAccumulator {
+    /// A rebuilt channel rounded half up and clamped to 0…255, as the reference's
+    /// `min(max((t + 0.5).rounded(.down), 0), 255)` gives it — that is ⌊min(max(t + 0.5, 0), 255)⌋ — without a
+    /// rounding instruction (a call on SSE2): adding 2^52 rounds to the nearest integer, which is one too many
+    /// when it rounded up.
+    @inline(__always)
+    static func quantised(_ t: Double) -> Int64 {
+        let c = min(max(t + 0.5, 0), 255)
+        let m = c + 0x1p52
+        let q = Int64(bitPattern: m.bitPattern) &- 0x4330_0000_0000_0000   // the integer m − 2^52
+        return (m - 0x1p52) > c ? q &- 1 : q
+    }
+
+    /// The squared error of the three channels rebuilt from luma `yl` and the chroma terms `cbp`, `crp` — the
+    /// reference's `Double` expressions, operation for operation — against the source's R, G, B.
+    @inline(__always)
+    static func rebuiltError(yl: Double, cbp: Double, crp: Double, r: UInt8, g: UInt8, b: UInt8,
+                             _ k: (kr: Double, kb: Double, kg: Double, ar: Double, ab: Double)) -> UInt64 {
+        let rr = yl + k.ar * crp, bb = yl + k.ab * cbp
+        let gg = (yl - k.kr * rr - k.kb * bb) / k.kg
+        let er = quantised(rr) &- Int64(r), eg = quantised(gg) &- Int64(g), eb = quantised(bb) &- Int64(b)
+        return UInt64(bitPattern: er &* er &+ eg &* eg &+ eb &* eb)
+    }
+
+    /// `rebuiltError` with G's division by kg replaced by a product with 1/kg, which may differ from the quotient
+    /// in the last bits: `near` says whether G + ½ came within 10^-9 of an integer, where those bits could
+    /// move the rounding (the caller then takes `rebuiltError`). Elsewhere the result is the same.
+    @inline(__always)
+    static func rebuiltErrorFast(yl: Double, cbp: Double, crp: Double, r: UInt8, g: UInt8, b: UInt8,
+                                 _ k: (kr: Double, kb: Double, kg: Double, ar: Double, ab: Double), invKg: Double)
+        -> (error: UInt64, near: Bool) {
+        let rr = yl + k.ar * crp, bb = yl + k.ab * cbp
+        let gg = (yl - k.kr * rr - k.kb * bb) * invKg
+        let t = gg + 0.5, nearest = (t + 0x1p52) - 0x1p52   // |t| < 2^51: t rounded to an integer
+        let er = quantised(rr) &- Int64(r), eg = quantised(gg) &- Int64(g), eb = quantised(bb) &- Int64(b)
+        return (UInt64(bitPattern: er &* er &+ eg &* eg &+ eb &* eb), (t - nearest).magnitude < 1e-9)
+    }
+
+    /// The round trip of one row in limited range (planar R, G, B in `r`, `g`, `b`, output luma `y`): chroma
+    /// `c(x)` per pixel, as the chroma code value times `scale` (1, or 16 for the bilinear filter's sums). The
+    /// reference's expressions, in one vectorised pass with G's division replaced by a product
+    /// (`rebuiltErrorFast`), then the few pixels it marks again with the division.
+    @inline(__always)
+    func roundTrip(_ r: UnsafePointer<UInt8>, _ g: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ y: UnsafePointer<UInt8>,
+                   scale: Double, cb: (Int) -> Int32, cr: (Int) -> Int32) -> UInt64 {
+        let k = (kr: kr, kb: kb, kg: kg, ar: ar, ab: ab), yo = yo, ys = ys, cs = cs, invKg = 1 / kg
+        let marks = rows.marks
+        @inline(__always) func terms(_ x: Int) -> (yl: Double, cbp: Double, crp: Double) {
+            let cbv = Double(cb(x)) / scale, crv = Double(cr(x)) / scale
+            return ((Double(y[x]) - yo) / ys, (cbv - 128) / cs, (crv - 128) / cs)
+        }
+        var sum: UInt64 = 0, marked: UInt8 = 0
+        for x in 0..<width {
+            let (yl, cbp, crp) = terms(x)
+            let e = Self.rebuiltErrorFast(yl: yl, cbp: cbp, crp: crp, r: r[x], g: g[x], b: b[x], k, invKg: invKg)
+            sum &+= e.error
+            marks[x] = e.near ? 1 : 0
+        }
+        for x in 0..<width { marked |= marks[x] }
+        if marked != 0 {
+            for x in 0..<width where marks[x] != 0 {
+                let (yl, cbp, crp) = terms(x)
+                sum &-= Self.rebuiltErrorFast(yl: yl, cbp: cbp, crp: crp, r: r[x], g: g[x], b: b[x], k, invKg: invKg).error
+                sum &+= Self.rebuiltError(yl: yl, cbp: cbp, crp: crp, r: r[x], g: g[x], b: b[x], k)
+            }
+        }
+        return sum
+    }
+
+    /// The round trip in full range, where the luma term is the luma itself: each rebuilt channel is the luma
+    /// plus a whole offset that depends on the chroma alone — R: ⌊x_r + ½⌋ with x_r = 2(1 − kr)·(Cr − 128), B
+    /// alike, G: ⌊−(kr·x_r + kb·x_b)/kg + ½⌋ — then clamped. That is the reference's rounding, whose `Double`
+    /// terms are within 10^-11 of these exact fractions, except where a fraction is an exact tie (its distance
+    /// to an integer is otherwise at least 1/(16·S·kg) ≈ 9·10^-10): those pixels are marked and measured
+    /// again with the reference's expressions. `cb16`, `cr16`: 16 × the chroma at each pixel.
+    func roundTripFull(_ r: UnsafePointer<UInt8>, _ g: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ y: UnsafePointer<UInt8>,
+                       cb16: UnsafePointer<Int32>, cr16: UnsafePointer<Int32>) -> UInt64 {
+        // The row in C, one copy per CPU tier (`yc_quality_rows_body.h`): the marked pixels are left out of
+        // its sum, and measured here with the reference's expressions.
+        var k = offsetConstants, marked: UInt8 = 0
+        let marks = rows.marks
+        var sum = yc_quality_full_errors(y, r, g, b, cb16, cr16, width, &k, marks, &marked)
+        if marked != 0 {
+            let k = (kr: kr, kb: kb, kg: kg, ar: ar, ab: ab)
+            for x in 0..<width where marks[x] != 0 {
+                sum &+= Self.rebuiltError(yl: Double(y[x]), cbp: Double(cb16[x]) / 16 - 128, crp: Double(cr16[x]) / 16 - 128,
+                                          r: r[x], g: g[x], b: b[x], k)
+            }
+        }
+        return sum
+    }
+
+    /// The constants of the full-range offsets (`roundTripFull`; computed by `yc_quality_rows_body.h`):
+    /// R, B: ⌊(2(S − k)(c16 − 2048) + 8S) / 16S⌋, kept positive by 256·16S, exact in 32 bits (`aR`, `aB`, `bias`);
+    /// G: (−2kr(S − kr)(cr16 − 2048) − 2kb(S − kb)(cb16 − 2048) + 8S·kg) / (16S·kg), the numerator an exact
+    /// integer in Double (below 2^37), the quotient (+256) within 10^-13 (`gR`, `gB`, `gBias`, `invG`).
+    var offsetConstants: yc_quality_offset_k {
+        let S = Int32(ColorMatrix.scale), s64 = Int64(S)
+        precondition(16 * S == 160_000, "the offsets divide by the literal 16·S (a constant divisor vectorises)")
+        return yc_quality_offset_k(aR: 2 &* (S &- Int32(ikr)), aB: 2 &* (S &- Int32(ikb)), bias: 8 &* S &+ 256 &* 16 &* S,
+                                   gR: Double(-2 * ikr * (s64 - ikr)), gB: Double(-2 * ikb * (s64 - ikb)),
+                                   gBias: Double(8 * s64 * ikg), invG: 1 / Double(16 * s64 * ikg))
+    }
+
+    /// The full-range offsets of `count` chroma values (16 × Cb and Cr), and a mark where the reference's
+    /// rounding must be taken instead.
+    func offsets(cb16: UnsafePointer<Int32>, cr16: UnsafePointer<Int32>, count: Int, r oR: UnsafeMutablePointer<Int32>,
+                 g oG: UnsafeMutablePointer<Int32>, b oB: UnsafeMutablePointer<Int32>, marks: UnsafeMutablePointer<UInt8>) {
+        var k = offsetConstants
+        yc_quality_offsets(cb16, cr16, count, &k, oR, oG, oB, marks)   // C, one copy per CPU tier
+    }
+
+    /// Full range, a new chroma row (`Rows.now`): the nearest round trip's offsets per chroma sample, for both
+    /// of its luma rows.
+    func nearestOffsets() {
+        let cw = (width + 1) / 2, fb = rows.c16b, fr = rows.c16r, u = rows.now, v = rows.now + cw
+        for i in 0..<cw { fb[i] = 16 &* Int32(u[i]); fr[i] = 16 &* Int32(v[i]) }
+        offsets(cb16: fb, cr16: fr, count: cw, r: rows.nR, g: rows.nG, b: rows.nB, marks: rows.nMarks)
+    }
+
+    /// The nearest round trip in full range: two pixels a chroma sample, its offsets from `nearestOffsets`.
+    func nearestFull(y: UnsafePointer<UInt8>) -> UInt64 {
+        let r = rows.r, g = rows.g, b = rows.b, oR = rows.nR, oG = rows.nG, oB = rows.nB, marks = rows.nMarks
+        let cw = (width + 1) / 2
+        // The row in C, one copy per CPU tier (`yc_quality_rows_body.h`), the marked samples' pixels left out
+        // and measured here with the reference's expressions.
+        var sum = yc_quality_pair_errors(y, r, g, b, oR, oG, oB, marks, width), marked: UInt8 = 0
+        for i in 0..<cw { marked |= marks[i] }
+        if marked != 0 {
+            let k = (kr: kr, kb: kb, kg: kg, ar: ar, ab: ab), u = rows.now, v = rows.now + cw
+            for x in 0..<width where marks[x / 2] != 0 {
+                let i = x / 2
+                sum &+= Self.rebuiltError(yl: Double(y[x]), cbp: Double(u[i]) - 128, crp: Double(v[i]) - 128,
+                                          r: r[x], g: g[x], b: b[x], k)
+            }
+        }
+        return sum
+    }
+
+    /// The round trip with the covering chroma sample (nearest), the row in `Rows`.
+    func roundTripError(y: UnsafePointer<UInt8>) -> UInt64 {
+        let pu = rows.u, pv = rows.v
+        if full { return nearestFull(y: y) }
+        return roundTrip(rows.r, rows.g, rows.b, y, scale: 1, cb: { Int32(pu[$0]) }, cr: { Int32(pv[$0]) })
+    }
+
+    /// The round trip with bilinear chroma of a row (planar `r`, `g`, `b`, luma `y`): `own` is the chroma row
+    /// pair (U then V) covering it, `other` the one blended in with weight ¼ (above an even row, below an odd
+    /// one). Per chroma column the vertical sum 3·own + other, padded with the edge column; per pixel
+    /// 3·near + far, over 16 — the reference's `(3 * near + far) / 16`, exact in `Double`.
+    func bilinearError(_ r: UnsafePointer<UInt8>, _ g: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ y: UnsafePointer<UInt8>,
+                       own o: UnsafePointer<UInt8>, other t: UnsafePointer<UInt8>) -> UInt64 {
+        let cw = (width + 1) / 2
+        let cb = rows.columnSums, cr = cb + (cw + 2)
+        let cb1 = cb + 1, cr1 = cr + 1, ov = o + cw, tv = t + cw
+        for i in 0..<cw {
+            cb1[i] = 3 &* Int32(o[i]) &+ Int32(t[i])
+            cr1[i] = 3 &* Int32(ov[i]) &+ Int32(tv[i])
+        }
+        cb[0] = cb[1]; cb[cw + 1] = cb[cw]
+        cr[0] = cr[1]; cr[cw + 1] = cr[cw]
+        // Per pixel: column i is padded column i + 1; the even pixel blends in the column before, the odd one after.
+        let fb = rows.c16b, fr = rows.c16r, cb2 = cb + 2, cr2 = cr + 2
+        let pairs = width / 2
+        for i in 0..<pairs {
+            fb[2 &* i] = 3 &* cb1[i] &+ cb[i]; fb[2 &* i &+ 1] = 3 &* cb1[i] &+ cb2[i]
+            fr[2 &* i] = 3 &* cr1[i] &+ cr[i]; fr[2 &* i &+ 1] = 3 &* cr1[i] &+ cr2[i]
+        }
+        if width % 2 == 1 {
+            fb[width - 1] = 3 &* cb[pairs + 1] &+ cb[pairs]
+            fr[width - 1] = 3 &* cr[pairs + 1] &+ cr[pairs]
+        }
+        if full { return roundTripFull(r, g, b, y, cb16: fb, cr16: fr) }
+        return roundTrip(r, g, b, y, scale: 16, cb: { fb[$0] }, cr: { fr[$0] })
+    }
+
+    /// The waiting odd row's error, with its own chroma row and the one below it.
+    func waitingError(own: UnsafePointer<UInt8>, below: UnsafePointer<UInt8>) -> UInt64 {
+        bilinearError(rows.wr, rows.wg, rows.wb, rows.wy, own: own, other: below)
+    }
+}
