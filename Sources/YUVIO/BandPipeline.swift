@@ -1,74 +1,101 @@
 import Dispatch
 import Synchronization
 
-/// Two-stage pipeline over a ring of band slots: the calling thread decodes band k+1 while a worker
-/// converts and writes band k. The decoder (libjpeg, libpng) is sequential; conversion and output are
-/// not, so on two cores a conversion costs little more than its decode. Memory stays bounded by the ring.
+/// A pipeline over a ring of band slots: the calling thread decodes band k+1 while workers, one per stage,
+/// pass the bands on in order — the first converts and writes band k, a second (when there is one) measures
+/// band k−1. The decoder (libjpeg, libpng) is sequential; the stages after it are not, so on two cores a
+/// conversion costs little more than its decode, and the quality stage (`--metrics`) runs beside both
+/// instead of after the conversion. Memory stays bounded by the ring: a slot is reused only when the last
+/// stage is done with it.
 final class BandPipeline: Sendable {
     let slots: Int
-    /// Counting semaphores: slots free for the producer, bands ready for the consumer.
+    /// Slots free for the producer (a counting semaphore).
     private let free: DispatchSemaphore
-    private let ready = DispatchSemaphore(value: 0)
+    /// Per stage: bands ready for it, and its hand-off queue (nil ends it).
+    private let ready: [DispatchSemaphore]
+    private let queues: Mutex<[[(slot: Int, firstRow: Int, rows: Int)?]]>
     private let done = DispatchGroup()
-    /// The hand-off queue (nil ends it) and the consumer's first error, behind one lock.
-    private let shared = Mutex<(queue: [(slot: Int, firstRow: Int, rows: Int)?], consumerError: (any Error)?)>(([], nil))
+    /// The first error of any stage; the others then pass bands on without working on them.
+    private let stageError = Mutex<(any Error)?>(nil)
 
-    /// False: both stages run in turn on the calling thread (a batch running several files at once).
+    /// False: every stage runs in turn on the calling thread (a batch running several files at once).
     let threaded: Bool
 
-    init(slots: Int, threaded: Bool = true) {
+    init(slots: Int, stages: Int = 1, threaded: Bool = true) {
+        precondition(stages >= 1)
         self.slots = slots
         self.threaded = threaded
         // Created at 0 and raised: libdispatch traps when a semaphore dies below its initial value, which
         // `free` would after an early stop.
         free = DispatchSemaphore(value: 0)
         for _ in 0..<slots { free.signal() }
+        ready = (0..<stages).map { _ in DispatchSemaphore(value: 0) }
+        queues = Mutex(Array(repeating: [], count: stages))
     }
 
-    /// Runs `produce(slot)` on this thread until it returns nil (or throws), and `consume(slot, firstRow, rows)`
-    /// on a worker, in order. The first error of either side stops both and is rethrown here.
+    private func push(_ item: (slot: Int, firstRow: Int, rows: Int)?, to stage: Int) {
+        queues.withLock { $0[stage].append(item) }
+        ready[stage].signal()
+    }
+
+    /// Runs `produce(slot)` on this thread until it returns nil (or throws), and each of `stages` — called
+    /// with (slot, firstRow, rows) — on a worker of its own, every band through every stage in order. The
+    /// first error of any side stops them all and is rethrown here.
     func run(produce: (Int) throws -> (firstRow: Int, rows: Int)?,
-             consume: @escaping @Sendable (Int, Int, Int) throws -> Void) throws {
+             stages: [@Sendable (Int, Int, Int) throws -> Void]) throws {
+        precondition(stages.count == ready.count, "one stage function per stage")
         if !threaded {
-            while let band = try produce(0) { try consume(0, band.firstRow, band.rows) }
+            while let band = try produce(0) {
+                for stage in stages { try stage(0, band.firstRow, band.rows) }
+            }
             return
         }
-        done.enter()
-        DispatchQueue.global(qos: .userInitiated).async { [self] in
-            defer { done.leave() }
-            while true {
-                ready.wait()
-                let (item, failed) = shared.withLock { ($0.queue.removeFirst(), $0.consumerError != nil) }
-                guard let item else { return }
-                if !failed {
-                    do {
-                        try consume(item.slot, item.firstRow, item.rows)
-                    } catch {
-                        shared.withLock { $0.consumerError = error }
+        for (index, stage) in stages.enumerated() {
+            done.enter()
+            DispatchQueue.global(qos: .userInitiated).async { [self] in
+                defer { done.leave() }
+                let last = index == stages.count - 1
+                while true {
+                    ready[index].wait()
+                    let item = queues.withLock { $0[index].removeFirst() }
+                    guard let item else {
+                        if !last { push(nil, to: index + 1) }
+                        return
                     }
+                    if stageError.withLock({ $0 == nil }) {
+                        do {
+                            try stage(item.slot, item.firstRow, item.rows)
+                        } catch {
+                            stageError.withLock { if $0 == nil { $0 = error } }
+                        }
+                    }
+                    if last { free.signal() } else { push(item, to: index + 1) }
                 }
-                free.signal()
             }
         }
         var slot = 0
         var producerError: Error?
         while true {
             free.wait()
-            if shared.withLock({ $0.consumerError != nil }) { break }
+            if stageError.withLock({ $0 != nil }) { break }
             do {
                 guard let band = try produce(slot) else { break }
-                shared.withLock { $0.queue.append((slot, band.firstRow, band.rows)) }
-                ready.signal()
+                push((slot, band.firstRow, band.rows), to: 0)
                 slot = (slot + 1) % slots
             } catch {
                 producerError = error
                 break
             }
         }
-        shared.withLock { $0.queue.append(nil) }
-        ready.signal()
+        push(nil, to: 0)
         done.wait()
         if let producerError { throw producerError }
-        if let consumerError = shared.withLock({ $0.consumerError }) { throw consumerError }
+        if let error = stageError.withLock({ $0 }) { throw error }
+    }
+
+    /// One worker stage (`consume`), as before stages could be chained.
+    func run(produce: (Int) throws -> (firstRow: Int, rows: Int)?,
+             consume: @escaping @Sendable (Int, Int, Int) throws -> Void) throws {
+        try run(produce: produce, stages: [consume])
     }
 }

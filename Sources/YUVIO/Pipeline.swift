@@ -32,23 +32,45 @@ protocol BandSource: AnyObject {
     /// Asks the source to feed `probe` every band it converts (`--metrics`), before `prepare`. A source
     /// with no picture to measure against (raw YUV) ignores it.
     func measure(with probe: QualityProbe, ledger: Ledger)
+    /// True when the source measures a band in `measure(slot:row:count:band:)`, after `convert` is done with
+    /// it — on a stage of its own — rather than inside `convert`.
+    var measuresApart: Bool { get }
+    /// The quality stage for the band `convert` just made from `slot` (picture rows `row ..< row + count`,
+    /// output in `band`): called once per band, in order, while `convert` may already work on the next slot.
+    func measure(slot: Int, row: Int, count: Int, band: BandBuffer)
 }
 
 extension BandSource {
     var trailingBands: Int { 0 }
+    var measuresApart: Bool { false }
+    func measure(slot: Int, row: Int, count: Int, band: BandBuffer) {}
 }
 
 /// The one loop every conversion runs: `source` → band slots → `sink`, with decoding on this thread and
-/// conversion and output on a worker when `threaded` (a ring of three slots), or both here in turn.
+/// conversion and output on a worker when `threaded` (a ring of three slots), or both here in turn. A source
+/// that measures apart (`--metrics`) gets a third stage, the quality stage, on a worker of its own, over the
+/// same three slots (a fourth bought no measurable speed and cost a band of memory).
 func runPipeline(_ source: BandSource, frame: FrameLayout, into sink: BandSink, ledger: Ledger,
                  threaded: Bool) throws {
-    let pipeline = BandPipeline(slots: threaded ? 3 : 1, threaded: threaded)
+    let apart = source.measuresApart
+    let pipeline = BandPipeline(slots: threaded ? 3 : 1, stages: apart ? 2 : 1, threaded: threaded)
     let bands = (0..<pipeline.slots).map { _ in BandBuffer(frame: frame, rows: source.bandRows, ledger: ledger) }
     try source.prepare(slots: pipeline.slots, ledger: ledger)
     try sink.begin(frame, ledger: ledger)
     let height = source.geometry.height, bandRows = source.bandRows
     var row = 0, trailing = source.trailingBands
     let work = UncheckedSendable((source, sink, bands))
+    var stages: [@Sendable (Int, Int, Int) throws -> Void] = [{ slot, first, n in
+        let (source, sink, bands) = work.value
+        let written = source.convert(slot: slot, row: first, count: n, into: bands[slot])
+        if !written.isEmpty { try sink.consume(bands[slot], firstRow: written.lowerBound, rows: written.count) }
+    }]
+    if apart {
+        stages.append { slot, first, n in
+            let (source, _, bands) = work.value
+            if n > 0 { source.measure(slot: slot, row: first, count: n, band: bands[slot]) }
+        }
+    }
     try pipeline.run(produce: { slot in
         guard row < height else {
             // The calls that write what the source held back: no rows to decode.
@@ -61,11 +83,7 @@ func runPipeline(_ source: BandSource, frame: FrameLayout, into sink: BandSink, 
         try source.produce(slot: slot, row: row, count: n)
         defer { row += n }
         return (row, n)
-    }, consume: { slot, first, n in
-        let (source, sink, bands) = work.value
-        let written = source.convert(slot: slot, row: first, count: n, into: bands[slot])
-        if !written.isEmpty { try sink.consume(bands[slot], firstRow: written.lowerBound, rows: written.count) }
-    })
+    }, stages: stages)
     try source.finish()
     try sink.end()
 }

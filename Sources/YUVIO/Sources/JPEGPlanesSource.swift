@@ -125,8 +125,13 @@ final class JPEGPlanesSource: BandSource {
             driver!.convert(planes: planes, strides: strides, firstRow: row, rowCount: count, into: band.targets(origin: row))
         }
         band.alpha?.update(repeating: 255, count: count * geometry.width)   // a JPEG is opaque
-        if let quality { measure(quality, slot: slot, row: row, count: count, band: band) }
         return row..<(row + count)
+    }
+
+    var measuresApart: Bool { quality != nil }
+
+    func measure(slot: Int, row: Int, count: Int, band: BandBuffer) {
+        if let quality { measure(quality, slot: slot, row: row, count: count, band: band) }
     }
 
     func measure(with probe: QualityProbe, ledger: Ledger) {

@@ -118,13 +118,21 @@ final class RGBRowsSource: BandSource {
         } else {
             driver.convert(band: rows, rowBytes: stride, firstRow: row, rowCount: count, into: band.targets(origin: row))
         }
-        // Measured against the rows converted: after the alpha stage (16-bit RGBA packed to RGB).
-        if let probe {
-            for r in 0..<count {
-                probe.add(row: row + r, source: rows + r * stride, format: format.converted, band: band, first: row)
-            }
-        }
         return row..<(row + count)
+    }
+
+    /// The quality stage runs apart except with sharp chroma, whose rows come out behind those handed in (it
+    /// measures them as it writes them, from its own window of source rows).
+    var measuresApart: Bool { probe != nil && sharp == nil }
+
+    /// Measured against the rows converted, which stay in the slot (or the whole picture) until this stage is
+    /// done with them: after the colour and alpha stages (16-bit RGBA packed to RGB), both in place.
+    func measure(slot: Int, row: Int, count: Int, band: BandBuffer) {
+        guard let probe else { return }
+        let rows = whole.map { $0.pointer + row * rowBytes } ?? slots[slot]
+        for r in 0..<count {
+            probe.add(row: row + r, source: rows + r * rowBytes, format: format.converted, band: band, first: row)
+        }
     }
 
     /// The band's rows after the colour and the alpha stage (a kept alpha plane goes to `alphaInto`), and their
