@@ -33,3 +33,26 @@ void yc_quality_offsets(const int32_t *cb16, const int32_t *cr16, long count, co
                         int32_t *oR, int32_t *oG, int32_t *oB, uint8_t *marks) {
     YC_ON_TIER(quality_offsets)(cb16, cr16, count, k, oR, oG, oB, marks);
 }
+
+void yc_quality_decoder_rgb_row(int mode, const uint8_t *y, const uint8_t *cbOwn, const uint8_t *cbOther,
+                                const uint8_t *crOwn, const uint8_t *crOther, long width, long chromaWidth, int parity,
+                                const int32_t fix[4], int32_t *sums, uint8_t *ub, uint8_t *vb, uint8_t *r, uint8_t *g,
+                                uint8_t *b) {
+    YC_ON_TIER(quality_decoder_rgb_row)(mode, y, cbOwn, cbOther, crOwn, crOther, width, chromaWidth, parity, fix, sums,
+                                        ub, vb, r, g, b);
+}
+
+void yc_quality_bilinear16(const uint8_t *own, const uint8_t *other, long width, int32_t *columnSums, int32_t *cb16,
+                           int32_t *cr16) {
+    YC_ON_TIER(quality_bilinear16)(own, other, width, columnSums, cb16, cr16);
+}
+
+void yc_quality_split_pairs(const uint8_t *pairs, long count, uint8_t *first, uint8_t *second) {
+    YC_ON_TIER(quality_split_pairs)(pairs, count, first, second);
+}
+
+double yc_quality_ssim_block(const int32_t *ca, const int32_t *caa, const int32_t *cb, const int64_t *cbb,
+                             const int64_t *cab, long width, int64_t *groups, const int64_t *previous, int full,
+                             double q, double *out, long *windows) {
+    return YC_ON_TIER(quality_ssim_block)(ca, caa, cb, cbb, cab, width, groups, previous, full, q, out, windows);
+}

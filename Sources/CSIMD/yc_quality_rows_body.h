@@ -142,6 +142,146 @@ static YC_BODY_TARGET uint64_t YC_BODY_NAME(quality_pair_errors)(const uint8_t *
     return sum;
 }
 
+/// jdsample.c's fancy upsampling of one chroma component into a sample a pixel (`mode` 1 h2v1, 2 h1v2, 3 h2v2;
+/// 0 a copy), over column sums padded by the edge column (`sums`: cw + 2). YUVIO's `DecoderRGB.upsample`
+/// documents the filters.
+YC_INLINE void Q_(upsample)(int mode, const uint8_t *own, const uint8_t *other, long width, long cw, int parity,
+                            int32_t *sums, uint8_t *out) {
+    if (mode == 0) {
+        for (long x = 0; x < width; x++) out[x] = own[x];
+        return;
+    }
+    if (mode == 2) {
+        const int32_t bias = parity == 0 ? 1 : 2;
+        for (long x = 0; x < width; x++) out[x] = (uint8_t)((3 * (int32_t)own[x] + (int32_t)other[x] + bias) >> 2);
+        return;
+    }
+    int32_t *sums1 = sums + 1, *sums2 = sums + 2;
+    if (mode == 3) {
+        for (long k = 0; k < cw; k++) sums1[k] = 3 * (int32_t)own[k] + (int32_t)other[k];
+    } else {
+        for (long k = 0; k < cw; k++) sums1[k] = 4 * (int32_t)own[k];
+    }
+    sums[0] = sums[1];
+    sums[cw + 1] = sums[cw];
+    const int32_t evenBias = mode == 3 ? 8 : 4, oddBias = mode == 3 ? 7 : 8;
+    const long pairs = width / 2;
+    for (long i = 0; i < pairs; i++) {
+        out[2 * i] = (uint8_t)((3 * sums1[i] + sums[i] + evenBias) >> 4);
+        out[2 * i + 1] = (uint8_t)((3 * sums1[i] + sums2[i] + oddBias) >> 4);
+    }
+    if (width % 2 == 1) out[width - 1] = (uint8_t)((3 * sums[pairs + 1] + sums[pairs] + evenBias) >> 4);
+}
+
+YC_INLINE uint8_t Q_(clamp255)(int32_t v) { return (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v); }
+
+static YC_BODY_TARGET void YC_BODY_NAME(quality_decoder_rgb_row)(int mode, const uint8_t *y, const uint8_t *cbOwn,
+                                                                 const uint8_t *cbOther, const uint8_t *crOwn,
+                                                                 const uint8_t *crOther, long width, long cw,
+                                                                 int parity, const int32_t fix[4], int32_t *sums,
+                                                                 uint8_t *ub, uint8_t *vb, uint8_t *pr, uint8_t *pg,
+                                                                 uint8_t *pb) {
+    Q_(upsample)(mode, cbOwn, cbOther, width, cw, parity, sums, ub);
+    Q_(upsample)(mode, crOwn, crOther, width, cw, parity, sums, vb);
+    const int32_t fRR = fix[0], fBB = fix[1], fRG = fix[2], fBG = fix[3], half = 1 << 15;
+    for (long x = 0; x < width; x++) {
+        const int32_t l = y[x], b = (int32_t)ub[x] - 128, r = (int32_t)vb[x] - 128;
+        pr[x] = Q_(clamp255)(l + ((fRR * r + half) >> 16));
+        pg[x] = Q_(clamp255)(l + ((half - fBG * b - fRG * r) >> 16));
+        pb[x] = Q_(clamp255)(l + ((fBB * b + half) >> 16));
+    }
+}
+
+static YC_BODY_TARGET void YC_BODY_NAME(quality_bilinear16)(const uint8_t *own, const uint8_t *other, long width,
+                                                            int32_t *cb, int32_t *fb, int32_t *fr) {
+    const long cw = (width + 1) / 2, pairs = width / 2;
+    int32_t *cr = cb + (cw + 2);
+    int32_t *cb1 = cb + 1, *cr1 = cr + 1, *cb2 = cb + 2, *cr2 = cr + 2;
+    const uint8_t *ov = own + cw, *tv = other + cw;
+    for (long i = 0; i < cw; i++) {
+        cb1[i] = 3 * (int32_t)own[i] + (int32_t)other[i];
+        cr1[i] = 3 * (int32_t)ov[i] + (int32_t)tv[i];
+    }
+    cb[0] = cb[1]; cb[cw + 1] = cb[cw];
+    cr[0] = cr[1]; cr[cw + 1] = cr[cw];
+    for (long i = 0; i < pairs; i++) {
+        fb[2 * i] = 3 * cb1[i] + cb[i]; fb[2 * i + 1] = 3 * cb1[i] + cb2[i];
+        fr[2 * i] = 3 * cr1[i] + cr[i]; fr[2 * i + 1] = 3 * cr1[i] + cr2[i];
+    }
+    if (width % 2 == 1) {
+        fb[width - 1] = 3 * cb[pairs + 1] + cb[pairs];
+        fr[width - 1] = 3 * cr[pairs + 1] + cr[pairs];
+    }
+}
+
+static YC_BODY_TARGET void YC_BODY_NAME(quality_split_pairs)(const uint8_t *pairs, long count, uint8_t *first,
+                                                             uint8_t *second) {
+    for (long i = 0; i < count; i++) {
+        first[i] = pairs[2 * i];
+        second[i] = pairs[2 * i + 1];
+    }
+}
+
+// SSIM's windows: the Double expressions in the order and with the roundings of the Swift they replace.
+#pragma clang fp contract(off)
+YC_INLINE double Q_(ssim8)(int full, double invKQ, double invK2Q, double invK2Q2, int64_t a, int64_t b, int64_t aa,
+                           int64_t bb, int64_t ab) {
+    const double c1 = (0.01 * 255) * (0.01 * 255), c2 = (0.03 * 255) * (0.03 * 255);
+    const double ma = (double)a * (1.0 / 64), mb = (double)b * invKQ;
+    const double va = (double)(int64_t)(64 * (uint64_t)aa - (uint64_t)a * (uint64_t)a) * (1.0 / 4096);
+    double vbn;
+    if (full) {
+        vbn = (double)(int64_t)(64 * (uint64_t)bb - (uint64_t)b * (uint64_t)b);
+    } else {
+        const __int128 v = (__int128)64 * bb - (__int128)b * b;
+        vbn = (double)(uint64_t)(v >> 64) * 0x1p64 + (double)(uint64_t)v;
+    }
+    const double vb = vbn * invK2Q2;
+    const double cov = (double)(int64_t)(64 * (uint64_t)ab - (uint64_t)a * (uint64_t)b) * invK2Q;
+    return ((2 * ma * mb + c1) * (2 * cov + c2)) / ((ma * ma + mb * mb + c1) * (va + vb + c2));
+}
+
+YC_INLINE void Q_(ssim_windows)(int full, long nw, double qd, const int64_t *g, const int64_t *p, long stride,
+                                double *out) {
+    const int64_t *ga = g, *gb = g + stride, *gaa = gb + stride, *gbb = gaa + stride, *gab = gbb + stride;
+    const int64_t *pa = p, *pb = p + stride, *paa = pb + stride, *pbb = paa + stride, *pab = pbb + stride;
+    const double invKQ = 1 / (64 * qd), invK2Q = 1 / (4096 * qd), invK2Q2 = 1 / (4096 * qd * qd);
+#define Q_W(j, k) ((int64_t)((uint64_t)j[k] + (uint64_t)j[k + 1]))
+#define Q_S(x, y, k) ((int64_t)((uint64_t)Q_W(x, k) + (uint64_t)Q_W(y, k)))
+    for (long j = 0; j < nw; j++)
+        out[j] = Q_(ssim8)(full, invKQ, invK2Q, invK2Q2, Q_S(ga, pa, j), Q_S(gb, pb, j), Q_S(gaa, paa, j),
+                           Q_S(gbb, pbb, j), Q_S(gab, pab, j));
+#undef Q_S
+#undef Q_W
+}
+
+static YC_BODY_TARGET double YC_BODY_NAME(quality_ssim_block)(const int32_t *ca, const int32_t *caa, const int32_t *cb,
+                                                              const int64_t *cbb, const int64_t *cab, long width,
+                                                              int64_t *g, const int64_t *p, int full, double qd,
+                                                              double *out, long *windows) {
+    const long n4 = width / 4, stride = width / 4 + 1;
+    int64_t *ga = g, *gb = g + stride, *gaa = gb + stride, *gbb = gaa + stride, *gab = gbb + stride;
+    for (long j = 0; j < n4; j++) {
+        const long c = 4 * j;
+        ga[j] = (int32_t)((uint32_t)ca[c] + (uint32_t)ca[c + 1] + (uint32_t)ca[c + 2] + (uint32_t)ca[c + 3]);
+        gaa[j] = (int32_t)((uint32_t)caa[c] + (uint32_t)caa[c + 1] + (uint32_t)caa[c + 2] + (uint32_t)caa[c + 3]);
+        gb[j] = (int64_t)((uint64_t)(int64_t)cb[c] + (uint64_t)(int64_t)cb[c + 1] + (uint64_t)(int64_t)cb[c + 2]
+                          + (uint64_t)(int64_t)cb[c + 3]);
+        gbb[j] = (int64_t)((uint64_t)cbb[c] + (uint64_t)cbb[c + 1] + (uint64_t)cbb[c + 2] + (uint64_t)cbb[c + 3]);
+        gab[j] = (int64_t)((uint64_t)cab[c] + (uint64_t)cab[c + 1] + (uint64_t)cab[c + 2] + (uint64_t)cab[c + 3]);
+    }
+    *windows = 0;
+    if (!p) return 0;
+    const long nw = (width - 8) / 4 + 1;
+    if (full) Q_(ssim_windows)(1, nw, qd, g, p, stride, out);
+    else Q_(ssim_windows)(0, nw, qd, g, p, stride, out);
+    double total = 0;
+    for (long j = 0; j < nw; j++) total += out[j];   // in order, as the sum it replaces
+    *windows = nw;
+    return total;
+}
+#pragma clang fp contract(on)
+
 #undef Q_
 #undef YC_BODY_TIER
 #undef YC_BODY_TARGET

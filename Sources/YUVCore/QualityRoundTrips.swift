@@ -154,26 +154,9 @@ extension QualityAccumulator {
     /// 3·near + far, over 16 — the reference's `(3 * near + far) / 16`, exact in `Double`.
     func bilinearError(_ r: UnsafePointer<UInt8>, _ g: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ y: UnsafePointer<UInt8>,
                        own o: UnsafePointer<UInt8>, other t: UnsafePointer<UInt8>) -> UInt64 {
-        let cw = (width + 1) / 2
-        let cb = rows.columnSums, cr = cb + (cw + 2)
-        let cb1 = cb + 1, cr1 = cr + 1, ov = o + cw, tv = t + cw
-        for i in 0..<cw {
-            cb1[i] = 3 &* Int32(o[i]) &+ Int32(t[i])
-            cr1[i] = 3 &* Int32(ov[i]) &+ Int32(tv[i])
-        }
-        cb[0] = cb[1]; cb[cw + 1] = cb[cw]
-        cr[0] = cr[1]; cr[cw + 1] = cr[cw]
-        // Per pixel: column i is padded column i + 1; the even pixel blends in the column before, the odd one after.
-        let fb = rows.c16b, fr = rows.c16r, cb2 = cb + 2, cr2 = cr + 2
-        let pairs = width / 2
-        for i in 0..<pairs {
-            fb[2 &* i] = 3 &* cb1[i] &+ cb[i]; fb[2 &* i &+ 1] = 3 &* cb1[i] &+ cb2[i]
-            fr[2 &* i] = 3 &* cr1[i] &+ cr[i]; fr[2 &* i &+ 1] = 3 &* cr1[i] &+ cr2[i]
-        }
-        if width % 2 == 1 {
-            fb[width - 1] = 3 &* cb[pairs + 1] &+ cb[pairs]
-            fr[width - 1] = 3 &* cr[pairs + 1] &+ cr[pairs]
-        }
+        // The sums in C, one copy per CPU tier (`yc_quality_rows_body.h`).
+        let fb = rows.c16b, fr = rows.c16r
+        yc_quality_bilinear16(o, t, width, rows.columnSums, fb, fr)
         if full { return roundTripFull(r, g, b, y, cb16: fb, cr16: fr) }
         return roundTrip(r, g, b, y, scale: 16, cb: { fb[$0] }, cr: { fr[$0] })
     }

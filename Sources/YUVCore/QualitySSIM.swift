@@ -1,3 +1,5 @@
+import CSIMD
+
 // The quality accumulator's SSIM: windows from exact integer sums. Split from Quality.swift by role; the
 // accumulator and its rows are there.
 extension QualityAccumulator {
@@ -6,40 +8,17 @@ extension QualityAccumulator {
     /// before it gives the windows whose rows are those 8 (a window is 2×2 groups). Each row is summed once,
     /// where summing each window's 64 pixels would take every pixel 4 times.
     mutating func finishBlock(_ r: Int) {
-        let w = width
-        let ca = rows.colA, caa = rows.colAA, cb = rows.colB, cbb = rows.colBB, cab = rows.colAB
         guard r % 4 == 3 else { return }
-        let m = r / 4, n4 = w / 4, stride = w / 4 + 1
+        let m = r / 4, stride = width / 4 + 1
+        // The loops are C, one copy per CPU tier (`yc_quality_rows_body.h`): the groups, each window's SSIM
+        // (`ssim8`'s expressions) into a row of values, then their sum in order.
         let g = rows.groups + (m % 2) * 5 * stride
-        let ga = g, gb = g + stride, gaa = gb + stride, gbb = gaa + stride, gab = gbb + stride
-        for j in 0..<n4 {
-            let c = 4 &* j, c1 = c &+ 1, c2 = c &+ 2, c3 = c &+ 3
-            ga[j] = Int64(ca[c] &+ ca[c1] &+ ca[c2] &+ ca[c3])
-            gaa[j] = Int64(caa[c] &+ caa[c1] &+ caa[c2] &+ caa[c3])
-            gb[j] = Int64(cb[c]) &+ Int64(cb[c1]) &+ Int64(cb[c2]) &+ Int64(cb[c3])
-            gbb[j] = cbb[c] &+ cbb[c1] &+ cbb[c2] &+ cbb[c3]
-            gab[j] = cab[c] &+ cab[c1] &+ cab[c2] &+ cab[c3]
-        }
-        guard m >= 1 else { return }
-        let p = rows.groups + ((m - 1) % 2) * 5 * stride
-        let pa = p, pb = p + stride, paa = pb + stride, pbb = paa + stride, pab = pbb + stride
-        // Each window's SSIM into a row of values (a loop that vectorises), then their sum in order.
-        let nw = (w - 8) / 4 + 1, out = rows.windows
-        let qd = Double(qY), invKQ = 1 / (64 * qd), invK2Q = 1 / (4096 * qd), invK2Q2 = 1 / (4096 * qd * qd)
-        @inline(__always) func windows(full: Bool) {
-            for j in 0..<nw {
-                let j1 = j &+ 1
-                out[j] = Self.ssim8(full: full, invKQ: invKQ, invK2Q: invK2Q, invK2Q2: invK2Q2,
-                                    a: ga[j] &+ ga[j1] &+ pa[j] &+ pa[j1], b: gb[j] &+ gb[j1] &+ pb[j] &+ pb[j1],
-                                    aa: gaa[j] &+ gaa[j1] &+ paa[j] &+ paa[j1], bb: gbb[j] &+ gbb[j1] &+ pbb[j] &+ pbb[j1],
-                                    ab: gab[j] &+ gab[j1] &+ pab[j] &+ pab[j1])
-            }
-        }
-        if full { windows(full: true) } else { windows(full: false) }
-        var total = 0.0
-        for j in 0..<nw { total += out[j] }
+        let p: UnsafePointer<Int64>? = m >= 1 ? UnsafePointer(rows.groups + ((m - 1) % 2) * 5 * stride) : nil
+        var count = 0
+        let total = yc_quality_ssim_block(rows.colA, rows.colAA, rows.colB, rows.colBB, rows.colAB, width, g, p,
+                                          full ? 1 : 0, Double(qY), rows.windows, &count)
         ssimSum += total
-        ssimCount += nw
+        ssimCount += count
     }
 
     /// `ssim` for an 8×8 window, with its divisions by 64, 64·Q, 64²·Q and 64²·Q² as products by reciprocals.

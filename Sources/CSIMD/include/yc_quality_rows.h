@@ -44,4 +44,29 @@ uint64_t yc_quality_pair_errors(const uint8_t *y, const uint8_t *r, const uint8_
                                 const int32_t *oR, const int32_t *oG, const int32_t *oB, const uint8_t *marks,
                                 long width);
 
+/// One RGB row as libjpeg-turbo's decoder gives it (YUVIO's `DecoderRGB.row`): each chroma component upsampled
+/// (`mode` 0 full resolution, 1 h2v1, 2 h1v2, 3 h2v2 fancy; `*Own` the component's own row, `*Other` the one
+/// blended in; `sums`: chromaWidth + 2 scratch; `ub`, `vb`: width each), then jdcolor.c's fixed-point
+/// YCbCr → RGB with `fix` = FIX(1.40200), FIX(1.77200), FIX(0.71414), FIX(0.34414), into planar `r`, `g`, `b`.
+void yc_quality_decoder_rgb_row(int mode, const uint8_t *y, const uint8_t *cbOwn, const uint8_t *cbOther,
+                                const uint8_t *crOwn, const uint8_t *crOther, long width, long chromaWidth, int parity,
+                                const int32_t fix[4], int32_t *sums, uint8_t *ub, uint8_t *vb, uint8_t *r, uint8_t *g,
+                                uint8_t *b);
+
+/// The bilinear round trip's chroma, 16× per pixel (YUVCore's `QualityAccumulator.bilinearError`): `own` and
+/// `other` are chroma row pairs (U then V, (width + 1) / 2 each); `columnSums` is 2 × (cw + 2) scratch.
+void yc_quality_bilinear16(const uint8_t *own, const uint8_t *other, long width, int32_t *columnSums, int32_t *cb16,
+                           int32_t *cr16);
+
+/// Interleaved pairs (NV12/NV21 chroma) split into two rows.
+void yc_quality_split_pairs(const uint8_t *pairs, long count, uint8_t *first, uint8_t *second);
+
+/// SSIM after a finished 4-row block (YUVCore's `QualityAccumulator.finishBlock`): the block's column sums
+/// reduced to 4-column groups into `groups` (5 × (width / 4 + 1)); with the previous block's groups
+/// (`previous`, or NULL for the first block) each 8×8 window's SSIM into `out`, their sum in order returned
+/// and their number in `*windows`.
+double yc_quality_ssim_block(const int32_t *ca, const int32_t *caa, const int32_t *cb, const int64_t *cbb,
+                             const int64_t *cab, long width, int64_t *groups, const int64_t *previous, int full,
+                             double q, double *out, long *windows);
+
 #endif

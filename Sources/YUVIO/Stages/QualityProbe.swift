@@ -1,3 +1,4 @@
+import CSIMD
 import YUVCore
 
 /// The quality stage (`--metrics`): it sees every band as it streams — the source rows that were converted and
@@ -66,10 +67,10 @@ final class QualityProbe {
         let y = UnsafePointer(band.y + (row - first) * band.frame.width)
         if band.frame.isBiPlanar {
             let uv = band.u + c * 2 * cw
-            let uFirst = band.layout == .nv12
-            for i in 0..<cw {
-                scratchU[i] = uv[2 &* i &+ (uFirst ? 0 : 1)]
-                scratchV[i] = uv[2 &* i &+ (uFirst ? 1 : 0)]
+            if band.layout == .nv12 {
+                yc_quality_split_pairs(uv, cw, scratchU, scratchV)
+            } else {
+                yc_quality_split_pairs(uv, cw, scratchV, scratchU)
             }
             return (y, UnsafePointer(scratchU), UnsafePointer(scratchV))
         }
@@ -94,6 +95,9 @@ struct DecoderRGB {
     /// jdcolor.c's four multipliers, FIX(1.40200), FIX(1.77200), FIX(0.71414), FIX(0.34414): the tables
     /// above are these products, which `row` computes in vector lanes instead of looking them up.
     private let fixCrR: Int32, fixCbB: Int32, fixCrG: Int32, fixCbG: Int32
+    /// The four as the C row takes them, and its upsampling mode (nil: the box, done here).
+    private let fixes: (Int32, Int32, Int32, Int32)
+    private let cMode: Int32?
     private let scratch: Scratch
 
     /// One row's upsampled Cb and Cr (a byte a pixel) and a chroma row's column sums (padded by one each side).
@@ -130,6 +134,14 @@ struct DecoderRGB {
         crG = (0..<256).map { i in -fix(0.71414) * Int32(i - 128) }
         cbG = (0..<256).map { i in -fix(0.34414) * Int32(i - 128) + half }
         (fixCrR, fixCbB, fixCrG, fixCbG) = (fix(1.40200), fix(1.77200), fix(0.71414), fix(0.34414))
+        fixes = (fixCrR, fixCbB, fixCrG, fixCbG)
+        switch upsampling {
+        case .full: cMode = 0
+        case .fancyH2V1: cMode = 1
+        case .fancyH1V2: cMode = 2
+        case .fancyH2V2: cMode = 3
+        case .grey, .box: cMode = nil
+        }
         scratch = Scratch(width: width, chromaWidth: chromaWidth)
     }
 
@@ -163,6 +175,16 @@ struct DecoderRGB {
             return
         }
         let ub = scratch.cb, vr = scratch.cr
+        if let mode = cMode {
+            // The row in C, one copy per CPU tier (`yc_quality_rows_body.h`): the same filters and integers.
+            withUnsafePointer(to: fixes) { f in
+                f.withMemoryRebound(to: Int32.self, capacity: 4) { fix in
+                    yc_quality_decoder_rgb_row(mode, y, cb.0, cb.1, cr.0, cr.1, width, chromaWidth, Int32(parity), fix,
+                                               scratch.sums, ub, vr, pr, pg, pb)
+                }
+            }
+            return
+        }
         upsample(cb.0, cb.1, parity: parity, into: ub)
         upsample(cr.0, cr.1, parity: parity, into: vr)
         let (fRR, fBB, fRG, fBG) = (fixCrR, fixCbB, fixCrG, fixCbG)
