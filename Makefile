@@ -23,7 +23,7 @@ BUILD_PKGS = pkg-config $(JPEG_DEV) libturbojpeg0-dev libpng-dev liblcms2-dev
 # What the build needs, by pkg-config name: when pkg-config finds them all, nothing is installed.
 BUILD_PC = libjpeg libturbojpeg libpng lcms2
 
-.PHONY: test-cpus all build deps install-build-packages test test-library test-fast demo install clean prove bench bench-deps bench-e2e bench-batch bench-memory bench-sharp quality fuzz test-sanitize test-corpus test-exact test-hostile compare-builds test-interop test-html
+.PHONY: test-cpus all build deps install-build-packages test test-library test-fast demo install clean prove bench bench-deps bench-e2e bench-costs bench-batch bench-memory bench-sharp quality fuzz test-sanitize test-corpus test-exact test-hostile compare-builds test-interop test-html
 
 all: build
 
@@ -143,6 +143,12 @@ bench-e2e: build
 	@mkdir -p $(BENCH_DIR)
 	cc -O2 bench/png_decode.c $$(pkg-config --cflags --libs libpng) -o $(BENCH_DIR)/png_decode
 	bench/e2e.sh $(BENCH_DIR)
+
+# What the optional work costs against the same conversion without it, in the same rounds: --report json,
+# --metrics (12 MP JPEG and PNG) and colour management (a 12 MP Display P3 JPEG, auto against off).
+bench-costs: build
+	$(call need_packages,$(E2E_PKGS))
+	bench/costs.sh $(BENCH_DIR)
 
 # Same bytes as another revision (BASE, default the previous commit): builds it in .build/base and runs
 # tools/compare-builds.sh over CORPUS (default Fixtures/corpus): every image × 6 specs × 4 layouts, Y4M, PNG,

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# make bench-costs: what the optional work costs, each against the same conversion without it, timed in the
+# same interleaved rounds — the report (`--report json`: the output's SHA-256 and the report line), the quality
+# metrics (`--report json --metrics`), and colour management (a 12 MP Display P3 photo with `--color-management
+# auto`, the default, against `off`). Wall time: the median of RUNS rounds; memory: the largest peak RSS seen
+# (/usr/bin/time -v) and the report's own figure for the conversion (`conversion_buffers_bytes`, the ledger's measure).
+#
+#   bench/costs.sh BUILD_DIR   (the pictures are made there, as bench/e2e.sh makes them)
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:-$here/.build/bench}
+runs=${RUNS:-9}
+yuvconv=${YUVCONV_BIN:-$here/.build/release/yuvconv}
+mkdir -p "$out/costs"
+cd "$out/costs"
+
+# The pictures of bench/e2e.sh: the bundled photo at 4032x3024 with film grain (what a camera photo costs to
+# decode), as a q90 4:2:0 JPEG and a PNG, and the same JPEG tagged with a Display P3 profile.
+src=$here/Fixtures/corpus/photos/kodim23.png
+grain() { ffmpeg -v error -y -i "$src" -vf "scale=4032:3024:flags=bicubic,noise=alls=30:allf=u" -frames:v 1 -f image2pipe -vcodec ppm -; }
+[ -f grain12.ppm ] || grain > grain12.ppm
+[ -f photo12.jpg ] || cjpeg -quality 90 -sample 2x2 -outfile photo12.jpg grain12.ppm
+[ -f photo12-p3.jpg ] || cjpeg -quality 90 -sample 2x2 -icc "$here/Fixtures/colour/DisplayP3.icc" -outfile photo12-p3.jpg grain12.ppm
+[ -f photo12.png ] || ffmpeg -v error -y -i grain12.ppm -frames:v 1 photo12.png
+
+once() {   # wall seconds and peak RSS KiB of one run
+  local t0 t1
+  t0=$EPOCHREALTIME
+  /usr/bin/time -v -o time.txt "$@" >/dev/null 2>time.err || { cat time.err >&2; return 1; }
+  t1=$EPOCHREALTIME
+  echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.4f", b - a}') $(awk -F': ' '/Maximum resident set size/ {print $2}' time.txt)"
+}
+
+declare -A CMD TIMES R
+KEYS=()
+add() { local key=$1; shift; KEYS+=("$key"); CMD[$key]=$(printf '%q ' "$@"); R[$key]=0; TIMES[$key]=""; }
+y() { echo "$yuvconv" "$@" -q --force; }
+add jpg          $(y photo12.jpg -o out.nv12)
+add jpg_report   $(y photo12.jpg -o out.nv12 --report json --report-file jpg.json)
+add jpg_metrics  $(y photo12.jpg -o out.nv12 --report json --report-file jpg-metrics.json --metrics)
+add png          $(y photo12.png -o out.nv12)
+add png_report   $(y photo12.png -o out.nv12 --report json --report-file png.json)
+add png_metrics  $(y photo12.png -o out.nv12 --report json --report-file png-metrics.json --metrics)
+add p3_off       $(y photo12-p3.jpg -o out.nv12 --color-management off)
+add p3_auto      $(y photo12-p3.jpg -o out.nv12 --report json --report-file p3.json)
+for _ in $(seq "$runs"); do
+  for key in "${KEYS[@]}"; do
+    rm -f out.nv12
+    read -r wall kb < <(eval "once ${CMD[$key]}")
+    TIMES[$key]="${TIMES[$key]} $wall"
+    [ "$kb" -gt "${R[$key]}" ] && R[$key]=$kb
+  done
+done
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+declare -A T
+for key in "${KEYS[@]}"; do T[$key]=$(median ${TIMES[$key]}); done
+ms() { awk -v s="$1" 'BEGIN {printf "%.0f", s*1000}'; }
+mib() { awk -v k="$1" 'BEGIN {printf "%.1f", k/1024}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a/b}'; }
+field() { grep -o "\"$2\": *[^,}]*" "$1" | head -1 | sed 's/.*: *//; s/"//g'; }
+peak_mib() { awk -v b="$(field "$1" conversion_buffers_bytes)" 'BEGIN {printf "%.1f", b/1048576}'; }
+
+echo "bench-costs: 4032x3024 grain photo (q90 4:2:0 JPEG, PNG, JPEG with a Display P3 profile), median of $runs interleaved rounds, $(nproc) cores, kernels $("$yuvconv" --version | sed -n 's/^kernels: \([a-z0-9]*\).*/\1/p')"
+row() { printf '%-52s %8s %10s %9s %12s\n' "$@"; }
+row "what" "wall ms" "peak MiB" "ratio" "buffers MiB"
+row "JPEG -> NV12" "$(ms ${T[jpg]})" "$(mib ${R[jpg]})" "1.00" ""
+row "  --report json (SHA-256 of the output, the line)" "$(ms ${T[jpg_report]})" "$(mib ${R[jpg_report]})" "$(ratio ${T[jpg_report]} ${T[jpg]})" "$(peak_mib jpg.json)"
+row "  --report json --metrics (PSNR, SSIM)" "$(ms ${T[jpg_metrics]})" "$(mib ${R[jpg_metrics]})" "$(ratio ${T[jpg_metrics]} ${T[jpg]})" "$(peak_mib jpg-metrics.json)"
+row "PNG -> NV12" "$(ms ${T[png]})" "$(mib ${R[png]})" "1.00" ""
+row "  --report json" "$(ms ${T[png_report]})" "$(mib ${R[png_report]})" "$(ratio ${T[png_report]} ${T[png]})" "$(peak_mib png.json)"
+row "  --report json --metrics" "$(ms ${T[png_metrics]})" "$(mib ${R[png_metrics]})" "$(ratio ${T[png_metrics]} ${T[png]})" "$(peak_mib png-metrics.json)"
+row "P3 JPEG -> NV12 --color-management off" "$(ms ${T[p3_off]})" "$(mib ${R[p3_off]})" "1.00" ""
+row "  colour-managed ($(field p3.json color_management))" "$(ms ${T[p3_auto]})" "$(mib ${R[p3_auto]})" "$(ratio ${T[p3_auto]} ${T[p3_off]})" "$(peak_mib p3.json)"
+printf '{"report_vs_plain": %s, "metrics_vs_plain": %s, "png_report_vs_plain": %s, "png_metrics_vs_plain": %s, "colour_vs_off": %s, "jpg_ms": %s, "jpg_peak_mib": %s, "jpg_metrics_peak_mib": %s, "p3_auto_peak_mib": %s, "report_buffers_mib": %s, "metrics_buffers_mib": %s}\n' \
+  "$(ratio ${T[jpg_report]} ${T[jpg]})" "$(ratio ${T[jpg_metrics]} ${T[jpg]})" "$(ratio ${T[png_report]} ${T[png]})" \
+  "$(ratio ${T[png_metrics]} ${T[png]})" "$(ratio ${T[p3_auto]} ${T[p3_off]})" "$(ms ${T[jpg]})" "$(mib ${R[jpg]})" \
+  "$(mib ${R[jpg_metrics]})" "$(mib ${R[p3_auto]})" "$(peak_mib jpg.json)" "$(peak_mib jpg-metrics.json)"
