@@ -32,6 +32,12 @@ protocol BandSource: AnyObject {
     /// Asks the source to feed `probe` every band it converts (`--metrics`), before `prepare`. A source
     /// with no picture to measure against (raw YUV) ignores it.
     func measure(with probe: QualityProbe, ledger: Ledger)
+    /// True when the source has work for a band before `convert` — the colour stage — done in
+    /// `transform(slot:row:count:)` on a stage of its own.
+    var transformsApart: Bool { get }
+    /// The stage before `convert` for the band in `slot` (picture rows `row ..< row + count`), in place: called
+    /// once per band, in order, while `convert` may work on the band before.
+    func transform(slot: Int, row: Int, count: Int)
     /// True when the source measures a band in `measure(slot:row:count:band:)`, after `convert` is done with
     /// it — on a stage of its own — rather than inside `convert`.
     var measuresApart: Bool { get }
@@ -43,17 +49,21 @@ protocol BandSource: AnyObject {
 extension BandSource {
     var trailingBands: Int { 0 }
     var measuresApart: Bool { false }
+    var transformsApart: Bool { false }
+    func transform(slot: Int, row: Int, count: Int) {}
     func measure(slot: Int, row: Int, count: Int, band: BandBuffer) {}
 }
 
 /// The one loop every conversion runs: `source` → band slots → `sink`, with decoding on this thread and
 /// conversion and output on a worker when `threaded` (a ring of three slots), or both here in turn. A source
-/// that measures apart (`--metrics`) gets a third stage, the quality stage, on a worker of its own, over the
-/// same three slots (a fourth bought no measurable speed and cost a band of memory).
+/// with a colour transform gets a stage before the conversion (the colour stage), and one that measures apart
+/// (`--metrics`) a stage after it (the quality stage), each on a worker of its own, over the same three slots
+/// (more slots bought no measurable speed and cost a band of memory each).
 func runPipeline(_ source: BandSource, frame: FrameLayout, into sink: BandSink, ledger: Ledger,
                  threaded: Bool) throws {
-    let apart = source.measuresApart
-    let pipeline = BandPipeline(slots: threaded ? 3 : 1, stages: apart ? 2 : 1, threaded: threaded)
+    let apart = source.measuresApart, before = source.transformsApart
+    let pipeline = BandPipeline(slots: threaded ? 3 : 1, stages: 1 + (apart ? 1 : 0) + (before ? 1 : 0),
+                                threaded: threaded)
     let bands = (0..<pipeline.slots).map { _ in BandBuffer(frame: frame, rows: source.bandRows, ledger: ledger) }
     try source.prepare(slots: pipeline.slots, ledger: ledger)
     try sink.begin(frame, ledger: ledger)
@@ -65,6 +75,11 @@ func runPipeline(_ source: BandSource, frame: FrameLayout, into sink: BandSink, 
         let written = source.convert(slot: slot, row: first, count: n, into: bands[slot])
         if !written.isEmpty { try sink.consume(bands[slot], firstRow: written.lowerBound, rows: written.count) }
     }]
+    if before {
+        stages.insert({ slot, first, n in
+            if n > 0 { work.value.0.transform(slot: slot, row: first, count: n) }
+        }, at: 0)
+    }
     if apart {
         stages.append { slot, first, n in
             let (source, _, bands) = work.value

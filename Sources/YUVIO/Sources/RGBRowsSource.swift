@@ -129,18 +129,30 @@ final class RGBRowsSource: BandSource {
     /// done with them: after the colour and alpha stages (16-bit RGBA packed to RGB), both in place.
     func measure(slot: Int, row: Int, count: Int, band: BandBuffer) {
         guard let probe else { return }
-        let rows = whole.map { $0.pointer + row * rowBytes } ?? slots[slot]
+        let rows = rows(slot: slot, row: row)
         for r in 0..<count {
             probe.add(row: row + r, source: rows + r * rowBytes, format: format.converted, band: band, first: row)
         }
     }
 
-    /// The band's rows after the colour and the alpha stage (a kept alpha plane goes to `alphaInto`), and their
-    /// stride.
+    /// The colour stage runs on a worker of its own, before the conversion: the transform is the most costly
+    /// step of a colour-managed conversion, and beside the decoder and the conversion it shares two cores.
+    var transformsApart: Bool { colour != nil }
+
+    func transform(slot: Int, row: Int, count: Int) {
+        colour?.apply(rows(slot: slot, row: row), rowBytes: rowBytes, width: geometry.width, count: count)
+    }
+
+    /// The band's rows as decoded (and turned), in the slot or the whole picture.
+    private func rows(slot: Int, row: Int) -> UnsafeMutableRawPointer {
+        whole.map { $0.pointer + row * rowBytes } ?? slots[slot]
+    }
+
+    /// The band's rows after the colour stage (`transform`, already run) and the alpha stage (a kept alpha
+    /// plane goes to `alphaInto`), and their stride.
     private func staged(slot: Int, row: Int, count: Int, alphaInto: UnsafeMutablePointer<UInt8>?)
         -> (UnsafeMutableRawPointer, Int) {
-        let source = whole.map { $0.pointer + row * rowBytes } ?? slots[slot]
-        colour?.apply(source, rowBytes: rowBytes, width: geometry.width, count: count)
+        let source = rows(slot: slot, row: row)
         return applyAlpha(alpha, rows: source, rowBytes: rowBytes, width: geometry.width, count: count, format: format,
                           into: alphaInto)
     }

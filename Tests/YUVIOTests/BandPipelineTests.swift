@@ -1,0 +1,73 @@
+import Synchronization
+import XCTest
+@testable import YUVIO
+
+/// The band pipeline's contract: every band goes through every stage, in order; a slot is handed to the
+/// producer again only when the last stage is done with it; the first error of any side ends the run and is
+/// rethrown. Checked threaded and in turn, with one to three worker stages.
+final class BandPipelineTests: XCTestCase {
+    struct Stop: Error, Equatable { let stage: Int }
+
+    /// Per slot: which band it holds and how far that band has got (stages done), under one lock.
+    final class Ledger: Sendable {
+        let state = Mutex<(band: [Int], done: [Int], seen: [[Int]], violations: [String])>(([], [], [], []))
+        init(slots: Int, stages: Int) {
+            state.withLock { $0 = (Array(repeating: -1, count: slots), Array(repeating: stages, count: slots),
+                                   Array(repeating: [], count: stages), []) }
+        }
+    }
+
+    func run(slots: Int, stages: Int, bands: Int, threaded: Bool, failAt: (stage: Int, band: Int)? = nil) throws -> Ledger {
+        let pipeline = BandPipeline(slots: slots, stages: stages, threaded: threaded)
+        let ledger = Ledger(slots: pipeline.slots, stages: stages)
+        var next = 0
+        let functions: [@Sendable (Int, Int, Int) throws -> Void] = (0..<stages).map { stage in
+            { slot, first, n in
+                try ledger.state.withLock { s in
+                    if s.band[slot] != first { s.violations.append("stage \(stage) got slot \(slot) holding \(s.band[slot]), not \(first)") }
+                    if s.done[slot] != stage { s.violations.append("stage \(stage) ran on band \(first) after \(s.done[slot]) stages") }
+                    s.done[slot] = stage + 1
+                    s.seen[stage].append(first)
+                    if let failAt, failAt.stage == stage, failAt.band == first { throw Stop(stage: stage) }
+                }
+                usleep(UInt32((first * 7919) % 300))   // uneven stage times
+            }
+        }
+        try pipeline.run(produce: { slot in
+            guard next < bands else { return nil }
+            if let failAt, failAt.stage == -1, failAt.band == next { throw Stop(stage: -1) }
+            ledger.state.withLock { s in
+                if s.done[slot] != stages { s.violations.append("slot \(slot) reused while band \(s.band[slot]) was at stage \(s.done[slot])") }
+                s.band[slot] = next
+                s.done[slot] = 0
+            }
+            defer { next += 1 }
+            return (next, 1)
+        }, stages: functions)
+        return ledger
+    }
+
+    func testEveryBandPassesEveryStageInOrderAndSlotsWaitForTheLastStage() throws {
+        for threaded in [true, false] {
+            for stages in 1...3 {
+                let ledger = try run(slots: 3, stages: stages, bands: 200, threaded: threaded)
+                ledger.state.withLock { s in
+                    XCTAssertEqual(Array(s.violations.prefix(5)), [], "threaded \(threaded), \(stages) stages, \(s.violations.count) in all")
+                    for stage in 0..<stages {
+                        XCTAssertEqual(s.seen[stage], Array(0..<200), "threaded \(threaded), stage \(stage) of \(stages)")
+                    }
+                }
+            }
+        }
+    }
+
+    func testTheFirstErrorOfAnyStageOrTheProducerStopsTheRun() throws {
+        for threaded in [true, false] {
+            for stage in -1..<3 {
+                XCTAssertThrowsError(try run(slots: 3, stages: 3, bands: 200, threaded: threaded, failAt: (stage, 50))) { error in
+                    XCTAssertEqual(error as? Stop, Stop(stage: stage), "threaded \(threaded)")
+                }
+            }
+        }
+    }
+}
