@@ -1,6 +1,7 @@
 // The colour fast path's row, included once per tier by yc_colour_rows.c. Sixteen pixels a step: the three
 // linear values by gathers from 256-entry tables, the 3×3 matrix in floats in the scalar order, the clamp,
-// and the bucket of each output channel (its first code and the next threshold) by gathers again. No
+// and the cell of each output channel's bucket (its first code and the next threshold, one word) by a gather
+// again. No
 // contraction: a fused multiply-add would round differently from the scalar row on some tiers.
 #include "yc_vec.h"
 
@@ -41,9 +42,8 @@ YC_INLINE YC_BODY_TARGET yc_v_i32 C_(code)(const yc_colour_tables *t, int c, yc_
     l = (yc_v_f32)bits;
     yc_v_i32 bucket = ((yc_v_i32)l >> 15) - (((127 - YC_COLOUR_OCTAVES) << 8) - 1);   // yc_colour_bucket
     bucket &= ~(bucket >> 31);
-    const yc_v_f32 next = (yc_v_f32)C_(gather)(&t->cell[c][0].next, bucket, 8);
-    const yc_v_i32 code = C_(gather)(&t->cell[c][0].code, bucket, 8);
-    return code - (l >= next);           // the comparison is −1 where true
+    const yc_v_i32 cell = C_(gather)(&t->cell[c][0], bucket, 4);
+    return (cell & 255) - ((bits & 0x7FFF) >= (cell >> 8));   // the comparison is −1 where true
 }
 
 static YC_BODY_TARGET void YC_BODY_NAME(colour_row)(const yc_colour_tables *t, uint8_t *p, uint32_t width, int step) {
@@ -93,8 +93,10 @@ static YC_BODY_TARGET void YC_BODY_NAME(colour_row)(const yc_colour_tables *t, u
         const float l[3] = {m[0] * r + m[1] * g + m[2] * b, m[3] * r + m[4] * g + m[5] * b, m[6] * r + m[7] * g + m[8] * b};
         for (int c = 0; c < 3; c++) {
             const float v = l[c] < 0 ? 0 : l[c] > 1 ? 1 : l[c];
-            const yc_colour_cell cell = t->cell[c][yc_colour_bucket(v)];
-            q[c] = (uint8_t)(cell.code + (v >= cell.next));
+            const uint32_t cell = t->cell[c][yc_colour_bucket(v)];
+            uint32_t bits;
+            __builtin_memcpy(&bits, &v, 4);
+            q[c] = (uint8_t)((cell & 255) + ((bits & 0x7FFF) >= (cell >> 8)));
         }
     }
 }

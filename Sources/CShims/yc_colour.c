@@ -229,11 +229,16 @@ static yc_colour_tables *fast8_create(cmsHPROFILE src, cmsHPROFILE dst) {
         for (int b = 0; b <= YC_COLOUR_BUCKETS; b++) {
             float l = yc_colour_bucket_start(b), end = b < YC_COLOUR_BUCKETS ? yc_colour_bucket_start(b + 1) : INFINITY;
             while (k < 255 && l >= thr[k]) k++;
-            // A second threshold inside the bucket: this curve is too steep for the table (LittleCMS's own
-            // transform is used instead).
-            if (k < 254 && thr[k + 1] < end) { free(f); return NULL; }
-            f->cell[c][b].code = k;
-            f->cell[c][b].next = thr[k];
+            // A second threshold inside the bucket, or one in bucket 0 (whose floats span many octaves): this
+            // curve is too steep for the table (LittleCMS's own transform is used instead).
+            if ((k < 254 && thr[k + 1] < end) || (b == 0 && thr[k] < end)) { free(f); return NULL; }
+            // Where the next code begins, as the low bits of its float when it is in this bucket's group of
+            // floats (the last bucket's values are exactly 1, below any threshold past it); else never.
+            uint32_t low = 0x8000, tb, sb;
+            memcpy(&tb, &thr[k], 4);
+            memcpy(&sb, &l, 4);
+            if (thr[k] < end && tb >> 15 == sb >> 15) low = tb & 0x7FFF;
+            f->cell[c][b] = YC_COLOUR_CELL(k, low);
         }
     }
     return f;

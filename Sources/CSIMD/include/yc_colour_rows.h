@@ -29,15 +29,17 @@ static inline float yc_colour_bucket_start(int b) {
     return l;
 }
 
-typedef struct {
-    float next;    // the threshold after the bucket's first code
-    int32_t code;  // the code at the bucket's start
-} yc_colour_cell;
+/// A bucket's cell, one 32-bit word (one gather a channel): bits 0–7 the code at the bucket's start, bits 8–23
+/// where the next code begins inside the bucket, as the low 15 bits of that threshold's float (every float of
+/// a bucket above the first shares its upper 17 bits, and positive floats order as their bits), or 0x8000 when
+/// it begins past the bucket. The output code of a linear value l in bucket b is then
+/// `code + ((bits(l) & 0x7FFF) >= (cell >> 8))`. Bucket 0 (everything below 2^-16) holds no threshold.
+#define YC_COLOUR_CELL(code, low) ((uint32_t)(code) | ((uint32_t)(low) << 8))
 
 typedef struct {
-    float lin[3][256];                               // each source code's linear value
-    float m[9];                                      // source colorants into the target's, row-major
-    yc_colour_cell cell[3][YC_COLOUR_BUCKETS + 1];   // per channel: the output code of a linear value
+    float lin[3][256];                          // each source code's linear value
+    float m[9];                                 // source colorants into the target's, row-major
+    uint32_t cell[3][YC_COLOUR_BUCKETS + 1];    // per channel: the output code of a linear value (above)
 } yc_colour_tables;
 
 /// `width` pixels of `step` bytes (3: RGB, 4: RGBA, alpha kept) converted in place, on the tier in use.
