@@ -4,7 +4,11 @@
 For each photo (PNG) it makes JPEGs with cjpeg (q75, q85, q90, q95; 4:2:0 and 4:4:4), converts each JPEG
 with yuvconv both ways (--jpeg-path direct and rgb) to NV12 BT.709 full range, and measures PSNR per plane
 against the exact conversion of the original photo (yuvconv on the PNG, which is bit-exact to the contract).
-Prints a Markdown table and the worst direct-minus-RGB difference per plane. Needs numpy and cjpeg.
+It does so for each chroma siting (--chroma-loc center, left, topleft), the reference being the exact
+conversion with that siting; for left and topleft it also prints the PSNR of the direct path's planes against
+the RGB route's. Prints a Markdown table per siting and, per siting, the worst direct-minus-RGB difference per
+plane against the contract's rule (the direct path at most 1.0 dB below the RGB route on any plane, both
+measured against the exact conversion). Needs numpy and cjpeg.
 
   bench/quality.py [PHOTO.png ...]   (default: Fixtures/corpus/photos/*.png and ../shared/corpus/photos/*.png)
 """
@@ -34,36 +38,50 @@ def size(path):
     w, h = line[len(path) + 2:].split(" ", 1)[0].split("x")
     return int(w), int(h)
 
+SITINGS = ("center", "left", "topleft")
+
 def main():
     found = glob.glob(os.path.join(root, "Fixtures/corpus/photos/*.png")) + \
         glob.glob(os.path.join(root, "../shared/corpus/photos/*.png"))
     photos = sys.argv[1:] or sorted({os.path.basename(p): p for p in found}.values())
-    rows, worst = [], [0.0, 0.0, 0.0]
+    rows = {s: [] for s in SITINGS}
+    worst = {s: [0.0, 0.0, 0.0] for s in SITINGS}
     with tempfile.TemporaryDirectory() as tmp:
         for photo in photos:
             w, h = size(photo)
-            ref = planes(run([photo]), w, h)
+            # The exact conversion of the photo with each siting: what both routes are measured against.
+            refs = {s: planes(run([photo, "--chroma-loc", s]), w, h) for s in SITINGS}
             ppm = os.path.join(tmp, "src.ppm")
             subprocess.run(["ffmpeg", "-v", "error", "-y", "-i", photo, "-frames:v", "1", "-pix_fmt", "rgb24", ppm], check=True)
             for samp, flag in (("4:2:0", "2x2"), ("4:4:4", "1x1")):
                 for q in (75, 85, 90, 95):
                     jpg = os.path.join(tmp, "q.jpg")
                     subprocess.run(["cjpeg", "-quality", str(q), "-sample", flag, "-outfile", jpg, ppm], check=True)
-                    d = planes(run([jpg, "--jpeg-path", "direct"]), w, h)
-                    r = planes(run([jpg, "--jpeg-path", "rgb"]), w, h)
-                    pd = [psnr(x, y) for x, y in zip(d, ref)]
-                    pr = [psnr(x, y) for x, y in zip(r, ref)]
-                    for i in range(3):
-                        worst[i] = max(worst[i], pr[i] - pd[i])
-                    rows.append((os.path.basename(photo), samp, q, pd, pr))
-    print("| photo | JPEG | q | direct Y / Cb / Cr (dB) | RGB route Y / Cb / Cr (dB) | direct − RGB (dB) |")
-    print("| --- | --- | --- | --- | --- | --- |")
-    for name, samp, q, pd, pr in rows:
-        f = lambda v: " / ".join(f"{x:.2f}" for x in v)
-        print(f"| {name} | {samp} | {q} | {f(pd)} | {f(pr)} | {f([a - b for a, b in zip(pd, pr)])} |")
-    print()
-    print(f"worst (RGB route better by): Y {worst[0]:.2f} dB, Cb {worst[1]:.2f} dB, Cr {worst[2]:.2f} dB "
-          f"(contract: at most 1.0 dB on any plane) — {'within' if max(worst) <= 1.0 else 'OUTSIDE'} the contract")
+                    for s in SITINGS:
+                        d = planes(run([jpg, "--jpeg-path", "direct", "--chroma-loc", s]), w, h)
+                        r = planes(run([jpg, "--jpeg-path", "rgb", "--chroma-loc", s]), w, h)
+                        pd = [psnr(x, y) for x, y in zip(d, refs[s])]
+                        pr = [psnr(x, y) for x, y in zip(r, refs[s])]
+                        between = [psnr(x, y) for x, y in zip(d, r)]
+                        for i in range(3):
+                            worst[s][i] = max(worst[s][i], pr[i] - pd[i])
+                        rows[s].append((os.path.basename(photo), samp, q, pd, pr, between))
+    f = lambda v: " / ".join(f"{x:.2f}" for x in v)
+    for s in SITINGS:
+        print(f"siting {s}: PSNR against the exact conversion with --chroma-loc {s}")
+        print()
+        extra = s != "center"
+        print("| photo | JPEG | q | direct Y / Cb / Cr (dB) | RGB route Y / Cb / Cr (dB) | direct − RGB (dB) |"
+              + (" direct against RGB route (dB) |" if extra else ""))
+        print("| --- | --- | --- | --- | --- | --- |" + (" --- |" if extra else ""))
+        for name, samp, q, pd, pr, between in rows[s]:
+            print(f"| {name} | {samp} | {q} | {f(pd)} | {f(pr)} | {f([a - b for a, b in zip(pd, pr)])} |"
+                  + (f" {f(between)} |" if extra else ""))
+        print()
+    for s in SITINGS:
+        m = worst[s]
+        print(f"{s}: worst (RGB route better by): Y {m[0]:.2f} dB, Cb {m[1]:.2f} dB, Cr {m[2]:.2f} dB "
+              f"(contract: at most 1.0 dB on any plane) — {'within' if max(m) <= 1.0 else 'OUTSIDE'} the contract")
 
 if __name__ == "__main__":
     main()

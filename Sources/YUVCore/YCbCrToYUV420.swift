@@ -20,6 +20,11 @@ public struct YCbCrToYUV420: Sendable {
     let greyLuma: [UInt8]
     /// The filtered 4:2:0 chroma's constants.
     let plan8: YCbCrTransform.ChromaPlan
+    /// Where output chroma sits (`YCbCrSiting.swift`): centre keeps the rows above; left and top-left
+    /// resample the source chroma with the contract's weights.
+    public let siting: ChromaLocation
+    /// Left and top-left: the constants for sums of 8 (left) or 16 (top-left) weighted samples.
+    let sitedPlan: YCbCrTransform.ChromaPlan
 
     /// Whether a JPEG's sampling is one this driver takes: luma at the largest factors and both chroma
     /// components alike (anything else goes through RGB).
@@ -31,7 +36,7 @@ public struct YCbCrToYUV420: Sendable {
     }
 
     public init(target: ConversionSpec, width: Int, height: Int, components: Int, h: [Int], v: [Int],
-                kernels: KernelChoice = .fast) {
+                kernels: KernelChoice = .fast, siting: ChromaLocation = .center) {
         precondition(Self.supports(components: components, h: h, v: v))
         transform = YCbCrTransform(target: target)
         self.kernels = kernels
@@ -55,6 +60,9 @@ public struct YCbCrToYUV420: Sendable {
         }
         greyLuma = grey ? (0..<256).map { t.luma(y: $0, cb: 0, cr: 0) } : []
         plan8 = t.chromaPlan(count: 8)
+        // Grey has nothing to site: its chroma is neutral wherever it sits.
+        self.siting = grey ? .center : siting
+        sitedPlan = self.siting == .topleft ? t.chromaPlan(count: Self.sitedWeight(.topleft)) : plan8
     }
 
     /// Luma rows of a band (as stored: luma is never subsampled here).
@@ -62,12 +70,19 @@ public struct YCbCrToYUV420: Sendable {
 
     /// Converts one decoder band holding picture rows `firstRow ..< firstRow + rowCount` (the band's first
     /// row is a multiple of `bandRows`; `rowCount` is cropped to the picture) into `t`.
+    /// `above`: with top-left siting, the source Cb and Cr rows under picture row `firstRow − 1` (the previous
+    /// band's last chroma row); nil for the picture's first band, whose top edge is clamped.
     public func convert(y: UnsafePointer<UInt8>, yStride: Int, cb: UnsafePointer<UInt8>?, cbStride: Int,
-                        cr: UnsafePointer<UInt8>?, crStride: Int, firstRow: Int, rowCount: Int, into t: PlaneTargets) {
+                        cr: UnsafePointer<UInt8>?, crStride: Int, firstRow: Int, rowCount: Int,
+                        above: (cb: UnsafePointer<UInt8>, cr: UnsafePointer<UInt8>)? = nil, into t: PlaneTargets) {
         let cw = t.chromaWidth
         let chromaRows = (rowCount + 1) / 2
         let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: 2 * cw)
         defer { scratch.deallocate() }
+        let sited = siting != .center
+        // Left and top-left: each component's vertically weighted source row (`sitedColumns`).
+        let columns = UnsafeMutablePointer<Int32>.allocate(capacity: sited ? 2 * sourceChromaWidth : 0)
+        defer { columns.deallocate() }
         // The row function, chosen once for the band (libyuv's drivers pick `*Row_AVX2`/`_C` the same way).
         let path = rowPath
         // The SIMD rows read each chroma row with its edges replicated.
@@ -84,8 +99,9 @@ public struct YCbCrToYUV420: Sendable {
             let yIn0 = y + ly0 * yStride, yIn1 = y + ly1 * yStride
             let yOut0 = t.lumaRow(firstRow + ly0)
             let yOut1: UnsafeMutablePointer<UInt8>? = 2 * r + 1 < rowCount ? t.lumaRow(firstRow + ly1) : nil
-            // The SIMD rows write NV12's interleaved row themselves; other layouts take uRow and vRow.
-            let simdOut: SIMDKernels.ChromaOut = t.layout == .nv12 ? .interleaved(t.biPlanarRow(cy)) : .planar(uRow, vRow)
+            // The SIMD rows write NV12's interleaved row themselves; other layouts take uRow and vRow, and so
+            // does sited chroma, which replaces the rows' centre-sited chroma below.
+            let simdOut: SIMDKernels.ChromaOut = t.layout == .nv12 && !sited ? .interleaved(t.biPlanarRow(cy)) : .planar(uRow, vRow)
             switch path {
             case .grey:
                 for x in 0..<width {
@@ -119,8 +135,12 @@ public struct YCbCrToYUV420: Sendable {
             case .scalarGeneral:
                 convertGeneralRow(y, yStride, cb!, cbStride, cr!, crStride, ly0, ly1, yOut0, yOut1, uRow, vRow)
             }
+            if sited {
+                sitedChromaRow(cb!, cbStride, cr!, crStride, row: r, rowCount: rowCount, above: above,
+                               columns: columns, u: uRow, v: vRow)
+            }
             // The SIMD rows wrote NV12's interleaved row; everything else merges here for NV12 and NV21.
-            let interleaved = t.layout == .nv12 && (path == .simd420 || path == .simdGeneral)
+            let interleaved = t.layout == .nv12 && !sited && (path == .simd420 || path == .simdGeneral)
             if t.layout.isBiPlanar && !interleaved { t.mergeChroma(u: uRow, v: vRow, row: cy) }
         }
     }

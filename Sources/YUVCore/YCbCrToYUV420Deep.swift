@@ -5,7 +5,8 @@
 /// Y′·876/255, C = 512 + C′·896/255), each value a ratio of integers rounded half up once (128-bit
 /// arithmetic: the denominators are large). Chroma sits as in the 8-bit rows: a 4:2:0 source's samples filtered
 /// [1 6 1]/8 along the row (BT.601 full range: the samples as they are), other samplings the mean over the
-/// four pixels of each pixel's covering sample. Scalar: 10-bit outputs are for encoders, not the hot path.
+/// four pixels of each pixel's covering sample; left and top-left siting the weighted sums of `YCbCrSiting.swift`.
+/// Scalar: 10-bit outputs are for encoders, not the hot path.
 extension YCbCrTransform {
     @inline(__always)
     static func floorDiv(_ n: Int128, _ d: Int128) -> Int128 {
@@ -42,9 +43,11 @@ extension YCbCrTransform {
 
 extension YCbCrToYUV420 {
     /// One decoder band (as `convert`) into 10-bit rows of `layout`, tightly packed: luma rows at `yOut`, chroma
-    /// rows at `uOut` (interleaved U,V for P010) and `vOut` (yuv420p10le).
+    /// rows at `uOut` (interleaved U,V for P010) and `vOut` (yuv420p10le). `above` as for `convert`: left and
+    /// top-left siting take the same weighted sums as in 8 bits (`YCbCrSiting.swift`) with the 10-bit scaling.
     public func convertDeep(y: UnsafePointer<UInt8>, yStride: Int, cb: UnsafePointer<UInt8>?, cbStride: Int,
-                            cr: UnsafePointer<UInt8>?, crStride: Int, rowCount: Int, layout: PixelLayout,
+                            cr: UnsafePointer<UInt8>?, crStride: Int, rowCount: Int,
+                            above: (cb: UnsafePointer<UInt8>, cr: UnsafePointer<UInt8>)? = nil, layout: PixelLayout,
                             yOut: UnsafeMutableRawPointer, uOut: UnsafeMutableRawPointer, vOut: UnsafeMutableRawPointer?) {
         precondition(layout.bitDepth == 10)
         let shift = UInt16(layout.sampleShift), cw = (width + 1) / 2
@@ -52,8 +55,16 @@ extension YCbCrToYUV420 {
             p.storeBytes(of: (value << shift).littleEndian, toByteOffset: 2 * i, as: UInt16.self)
         }
         let t = transform
+        let sited = siting != .center, weight = Self.sitedWeight(siting)
+        let columns = UnsafeMutablePointer<Int32>.allocate(capacity: sited ? 2 * sourceChromaWidth : 0)
+        defer { columns.deallocate() }
+        let cbColumns = columns, crColumns = columns + (sited ? sourceChromaWidth : 0)
         for r in 0..<((rowCount + 1) / 2) {
             let ly0 = 2 * r, ly1 = min(2 * r + 1, rowCount - 1)
+            if sited {
+                sitedColumns(cb!, cbStride, above: above?.cb, row: r, rowCount: rowCount, into: cbColumns)
+                sitedColumns(cr!, crStride, above: above?.cr, row: r, rowCount: rowCount, into: crColumns)
+            }
             let rows = [(ly0, yOut + ly0 * 2 * width)] + (2 * r + 1 < rowCount ? [(ly1, yOut + ly1 * 2 * width)] : [])
             for cx in 0..<cw {
                 var cbSum = 0, crSum = 0, count = 1
@@ -93,6 +104,11 @@ extension YCbCrToYUV420 {
                     pixel(ly0, x1, rows[0].1)
                     pixel(ly1, x0, out1)
                     pixel(ly1, x1, out1)
+                }
+                if sited {
+                    // The sums of bytes under the siting's weights, as offsets: ΣC′ = Σ − 128 · weight.
+                    (cbSum, crSum, count) = (sitedSum(cbColumns, cx) - 128 * weight, sitedSum(crColumns, cx) - 128 * weight,
+                                             weight)
                 }
                 let c = grey ? (cb: UInt16(512), cr: UInt16(512)) : t.chroma10(cbSum: cbSum, crSum: crSum, count: count)
                 if let vOut {

@@ -9,7 +9,8 @@
 /// mapping and one rounding, half up, as for RGB sources. For BT.601 full range the transform is the
 /// identity: the decoder's planes are the output.
 ///
-/// Chroma siting: a 4:2:0 output chroma sample is the mean of the source chroma at its four pixels, each
+/// Chroma siting (centre; left and top-left are `YCbCrSiting.swift`'s weighted sums through the same exact
+/// arithmetic): a 4:2:0 output chroma sample is the mean of the source chroma at its four pixels, each
 /// pixel taking the source sample that covers it (nearest, on the JPEG sampling grid): for 4:4:4 the mean
 /// of four, for 4:2:2 of two. A 4:2:0 source keeps its samples, filtered horizontally with [1 6 1]/8 — what
 /// libjpeg's "fancy" upsampling followed by the 2×2 mean gives along a row — which takes out part of the
@@ -132,7 +133,8 @@ public struct YCbCrTransform: Sendable, Equatable {
 
     /// Output Cb and Cr of a 4:2:0 sample whose source chroma offsets are the weighted means
     /// ΣCb′/`count` and ΣCr′/`count` (count 4: the mean over its four pixels; 8: the horizontal
-    /// [1 6 1]/8 filter of a 4:2:0 source). Exact for |ΣC′| ≤ 128·count, count ≤ 8.
+    /// [1 6 1]/8 filter of a 4:2:0 source, or left siting). Exact for |ΣC′| ≤ 128·count, count ≤ 8 (top-left
+    /// siting's 16 goes through `chromaPlan`, whose Int64 tables hold it: the Double here would not, for BT.2020).
     @inline(__always)
     public func chroma(cbSum: Int, crSum: Int, count: Int = 4) -> (cb: UInt8, cr: UInt8) {
         let span: Int64 = target.range == .full ? 255 : 224

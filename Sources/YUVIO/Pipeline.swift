@@ -126,10 +126,9 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         let inputSource = try InputSource(path: path, maxPixels: options.maxPixels)
         let decoder = try ImageDecoder(source: inputSource, maxPixels: options.maxPixels, maxScans: options.maxScans,
                                        allowTruncated: options.allowTruncated,
-                                       // Left and top-left siting and sharp chroma take the RGB route: the direct
-                                       // path's chroma is centre-sited and box-filtered.
-                                       raw: options.jpegPath == .direct && siting == .center
-                                           && options.chromaFilter == .box,
+                                       // Sharp chroma takes the RGB route: it needs RGB, the direct path's chroma
+                                       // is the box's. Every siting stays direct (`YCbCrSiting.swift`).
+                                       raw: options.jpegPath == .direct && options.chromaFilter == .box,
                                        alpha16: options.alpha != .ignore,
                                        colourTarget: options.colourManagement ? options.target(for: spec) : nil)
         let info = decoder.info
@@ -142,7 +141,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         let colour = plan.action == .transform
             ? decoder.colourTransform(to: options.target(for: spec), format: info.rowFormat) : nil
         let source: BandSource = decoder.isRaw
-            ? JPEGPlanesSource(decoder: decoder, spec: spec, kernels: kernels, turn: turn)
+            ? JPEGPlanesSource(decoder: decoder, spec: spec, kernels: kernels, turn: turn, siting: siting)
             : RGBRowsSource(decoder: decoder, spec: spec, kernels: kernels, turn: turn, alpha: options.alpha,
                             colour: colour, siting: siting, chromaFilter: options.chromaFilter)
         let g = source.geometry

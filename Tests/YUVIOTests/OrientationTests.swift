@@ -9,26 +9,30 @@ final class OrientationTests: XCTestCase {
     let spec601 = ConversionSpec(matrix: .bt601, range: .full)
 
     /// The stored planes of `image` turned by `o`, computed here with plain index arithmetic.
-    func turned(_ plane: [UInt8], width w: Int, height h: Int, _ o: Int) -> [UInt8] {
+    static func turned(_ plane: [UInt8], width w: Int, height h: Int, _ o: Int) -> [UInt8] {
         let (ow, oh) = o >= 5 ? (h, w) : (w, h)
         var out = [UInt8](repeating: 0, count: ow * oh)
         for y in 0..<oh {
             for x in 0..<ow {
-                let (sx, sy): (Int, Int)
-                switch o {
-                case 2: (sx, sy) = (w - 1 - x, y)
-                case 3: (sx, sy) = (w - 1 - x, h - 1 - y)
-                case 4: (sx, sy) = (x, h - 1 - y)
-                case 5: (sx, sy) = (y, x)
-                case 6: (sx, sy) = (y, h - 1 - x)
-                case 7: (sx, sy) = (w - 1 - y, h - 1 - x)
-                case 8: (sx, sy) = (w - 1 - y, x)
-                default: (sx, sy) = (x, y)
-                }
+                let (sx, sy) = storedPosition(x, y, width: w, height: h, o)
                 out[y * ow + x] = plane[sy * w + sx]
             }
         }
         return out
+    }
+
+    /// Where upright position (x, y) of a picture stored `width`×`height` with orientation `o` is stored.
+    static func storedPosition(_ x: Int, _ y: Int, width w: Int, height h: Int, _ o: Int) -> (Int, Int) {
+        switch o {
+        case 2: return (w - 1 - x, y)
+        case 3: return (w - 1 - x, h - 1 - y)
+        case 4: return (x, h - 1 - y)
+        case 5: return (y, x)
+        case 6: return (y, h - 1 - x)
+        case 7: return (w - 1 - y, h - 1 - x)
+        case 8: return (w - 1 - y, x)
+        default: return (x, y)
+        }
     }
 
     /// PNG (RGB route): exif-N.png converted with the orientation applied is byte for byte the conversion
@@ -64,9 +68,9 @@ final class OrientationTests: XCTestCase {
             XCTAssertEqual(up.report.path, "direct YCbCr")
             XCTAssertEqual(up.info.orientation, n)
             let (w, h) = (st.image.width, st.image.height), cw = (w + 1) / 2, ch = (h + 1) / 2
-            XCTAssertEqual(Array(up.image.yPlane), turned(Array(st.image.yPlane), width: w, height: h, n), "Y \(n)")
-            XCTAssertEqual(up.image.uPlane, turned(st.image.uPlane, width: cw, height: ch, n), "U \(n)")
-            XCTAssertEqual(up.image.vPlane, turned(st.image.vPlane, width: cw, height: ch, n), "V \(n)")
+            XCTAssertEqual(Array(up.image.yPlane), Self.turned(Array(st.image.yPlane), width: w, height: h, n), "Y \(n)")
+            XCTAssertEqual(up.image.uPlane, Self.turned(st.image.uPlane, width: cw, height: ch, n), "U \(n)")
+            XCTAssertEqual(up.image.vPlane, Self.turned(st.image.vPlane, width: cw, height: ch, n), "V \(n)")
         }
     }
 

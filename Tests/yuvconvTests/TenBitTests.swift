@@ -78,14 +78,15 @@ final class TenBitTests: CLITestCase {
             XCTAssertTrue(line.contains("\"chroma_location\": \"\(siting)\"") && line.contains("\"cicp_chroma_location\": \(cicp)")
                           && line.contains("-chroma_sample_location \(siting)"), line)
         }
-        // Siting changes the chroma, never the luma; a JPEG with another siting leaves the direct path.
+        // Siting changes the chroma, never the luma; a JPEG with another siting keeps the direct path
+        // (ChromaSitingDirectTests covers it).
         XCTAssertEqual(try run([photo, "-o", "c.nv12", "-q"]).status, 0)
         XCTAssertEqual(try run([photo, "-o", "l.nv12", "--chroma-loc", "left", "-q"]).status, 0)
         let c = try bytes("c.nv12"), l = try bytes("l.nv12")
         XCTAssertEqual(c.prefix(768 * 512), l.prefix(768 * 512))
         XCTAssertNotEqual(c.suffix(768 * 256), l.suffix(768 * 256))
         let jpg = try run([fixture("photos/rocket.jpg"), "-o", "j.nv12", "--chroma-loc", "left", "--color-management", "off"])
-        XCTAssertTrue(jpg.stderr.contains("%); RGB, buffers"), jpg.stderr)
+        XCTAssertTrue(jpg.stderr.contains("%); direct YCbCr, buffers"), jpg.stderr)
     }
 
     /// What 10 bits cannot go into, or does not fit, is a usage error naming the option; nothing is written.

@@ -3,7 +3,8 @@ import YUVCore
 /// The JPEG direct path's source: the decoder's YCbCr planes, iMCU row by iMCU row (grouped to about 64
 /// luma rows a band), converted by `YCbCrToYUV420` without ever building RGB. With an EXIF orientation the
 /// planes are decoded whole and each component turned on its real samples first (the orientation stage);
-/// 5–8 swap the sampling factors too (4:2:2 turned is 4:4:0).
+/// 5–8 swap the sampling factors too (4:2:2 turned is 4:4:0). Left and top-left siting resample the chroma in
+/// the driver (`YCbCrSiting.swift`); top-left reads the chroma row above each band, kept from the band before.
 final class JPEGPlanesSource: BandSource {
     let geometry: PlaneGeometry
     let bandRows: Int
@@ -27,8 +28,14 @@ final class JPEGPlanesSource: BandSource {
     private var quality: PlanesQuality?
     /// Turned and measured: the planes as stored, kept for the quality stage.
     private var stored: [(pointer: UnsafeMutablePointer<UInt8>, bytes: Int)] = []
+    /// Top-left siting in bands: the last Cb and Cr rows of the band converted before (its slot is refilled
+    /// by the decoder while the next band converts), and whether they hold one yet.
+    private let keepsRowAbove: Bool
+    private var carry: [(pointer: UnsafeMutablePointer<UInt8>, bytes: Int)] = []
+    private var carrying = false
 
-    init(decoder: ImageDecoder, spec: ConversionSpec, kernels: KernelChoice, turn: Orientation) {
+    init(decoder: ImageDecoder, spec: ConversionSpec, kernels: KernelChoice, turn: Orientation,
+         siting: ChromaLocation = .center) {
         self.decoder = decoder
         self.turn = turn
         raw = decoder.rawLayout
@@ -42,11 +49,11 @@ final class JPEGPlanesSource: BandSource {
             group = max(1, rowsPerBand(rowBytes: 3 * stored.width) / raw.bandRows)
             bandRows = group * raw.bandRows
             makeDriver = { YCbCrToYUV420(target: spec, width: stored.width, height: stored.height, components: n,
-                                         h: raw.h, v: raw.v, kernels: kernels) }
+                                         h: raw.h, v: raw.v, kernels: kernels, siting: siting) }
         } else {
             let (hUp, vUp) = (self.hUp, self.vUp)
             let d = YCbCrToYUV420(target: spec, width: up.width, height: up.height, components: n, h: hUp, v: vUp,
-                                  kernels: kernels)
+                                  kernels: kernels, siting: siting)
             driver = d
             makeDriver = { d }
             maxV = vUp.max()!
@@ -54,12 +61,15 @@ final class JPEGPlanesSource: BandSource {
             group = 1
             bandRows = max(1, rowsPerBand(rowBytes: 3 * up.width) / d.bandRows) * d.bandRows
         }
+        // A turned picture's upright planes are whole: the row above a band is in them.
+        keepsRowAbove = siting == .topleft && n == 3 && turn.isIdentity
     }
 
     func prepare(slots count: Int, ledger: Ledger) throws {
         self.ledger = ledger
         let n = raw.components
         if turn.isIdentity {
+            if keepsRowAbove { carry = (1...2).map { c in (ledger.allocateBytes(raw.planeWidth[c]), raw.planeWidth[c]) } }
             slots = (0..<count).map { _ in
                 (0..<n).map { c in
                     let bytes = raw.planeWidth[c] * raw.planeRows[c] * group
@@ -109,20 +119,33 @@ final class JPEGPlanesSource: BandSource {
     func convert(slot: Int, row: Int, count: Int, into band: BandBuffer) -> Range<Int> {
         if driver == nil { driver = makeDriver() }
         let (planes, strides): ([UnsafeMutablePointer<UInt8>], [Int])
+        var above: (cb: UnsafePointer<UInt8>, cr: UnsafePointer<UInt8>)?
         if turn.isIdentity {
             (planes, strides) = (slots[slot].map(\.pointer), raw.planeWidth)
+            if carrying { above = (UnsafePointer(carry[0].pointer), UnsafePointer(carry[1].pointer)) }
         } else {
             let crow = row * chromaV / maxV
             (planes, strides) = (upright.enumerated().map { c, p in p.pointer + (c == 0 ? row : crow) * p.width }, upright.map(\.width))
+            if row > 0 && upright.count == 3 {
+                let r = (row - 1) * chromaV / maxV
+                above = (UnsafePointer(upright[1].pointer + r * upright[1].width), UnsafePointer(upright[2].pointer + r * upright[2].width))
+            }
         }
         if band.frame.bytesPerSample == 2 {
             driver!.convertDeep(y: planes[0], yStride: strides[0], cb: planes.count > 1 ? UnsafePointer(planes[1]) : nil,
                                 cbStride: planes.count > 1 ? strides[1] : 0, cr: planes.count > 2 ? UnsafePointer(planes[2]) : nil,
-                                crStride: planes.count > 2 ? strides[2] : 0, rowCount: count, layout: band.layout,
-                                yOut: UnsafeMutableRawPointer(band.y), uOut: UnsafeMutableRawPointer(band.u),
+                                crStride: planes.count > 2 ? strides[2] : 0, rowCount: count, above: above,
+                                layout: band.layout, yOut: UnsafeMutableRawPointer(band.y), uOut: UnsafeMutableRawPointer(band.u),
                                 vOut: band.frame.isBiPlanar ? nil : UnsafeMutableRawPointer(band.v))
         } else {
-            driver!.convert(planes: planes, strides: strides, firstRow: row, rowCount: count, into: band.targets(origin: row))
+            driver!.convert(planes: planes, strides: strides, firstRow: row, rowCount: count, above: above,
+                            into: band.targets(origin: row))
+        }
+        if keepsRowAbove && count > 0 {
+            // The chroma row under this band's last picture row: the next band's row above.
+            let last = (count - 1) * raw.v[1] / raw.v.max()!
+            for c in 1...2 { carry[c - 1].pointer.update(from: planes[c] + last * strides[c], count: strides[c]) }
+            carrying = true
         }
         band.alpha?.update(repeating: 255, count: count * geometry.width)   // a JPEG is opaque
         return row..<(row + count)
@@ -167,6 +190,7 @@ final class JPEGPlanesSource: BandSource {
     deinit {
         for p in slots.joined() { ledger?.deallocate(UnsafeMutableRawPointer(p.pointer), bytes: p.bytes) }
         for p in upright { ledger?.deallocate(UnsafeMutableRawPointer(p.pointer), bytes: p.bytes) }
+        for p in carry { ledger?.deallocate(UnsafeMutableRawPointer(p.pointer), bytes: p.bytes) }
         for p in stored { ledger?.deallocate(UnsafeMutableRawPointer(p.pointer), bytes: p.bytes) }
     }
 }
@@ -174,10 +198,10 @@ final class JPEGPlanesSource: BandSource {
 extension YCbCrToYUV420 {
     /// One band from the component planes (luma, or luma, Cb, Cr), each pointing at the band's first row.
     func convert(planes p: [UnsafeMutablePointer<UInt8>], strides: [Int], firstRow: Int, rowCount: Int,
-                 into t: PlaneTargets) {
+                 above: (cb: UnsafePointer<UInt8>, cr: UnsafePointer<UInt8>)?, into t: PlaneTargets) {
         convert(y: p[0], yStride: strides[0],
                 cb: p.count > 1 ? UnsafePointer(p[1]) : nil, cbStride: p.count > 1 ? strides[1] : 0,
                 cr: p.count > 2 ? UnsafePointer(p[2]) : nil, crStride: p.count > 2 ? strides[2] : 0,
-                firstRow: firstRow, rowCount: rowCount, into: t)
+                firstRow: firstRow, rowCount: rowCount, above: above, into: t)
     }
 }
