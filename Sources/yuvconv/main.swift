@@ -8,7 +8,7 @@ import YUVCore
 import YUVIO
 import YUVReport
 
-let version = "0.1.0"
+let version = "0.2.0"
 
 func printErr(_ s: String) {
     fputs(s + "\n", stderr)
