@@ -104,6 +104,34 @@ final class StreamingQualityTests: XCTestCase {
         }
     }
 
+    /// A tall JPEG turned by its EXIF orientation (5–8 swap the axes) is measured on rows of the upright width,
+    /// wider than a stored row: the quality stage's RGB row must hold one (it held a stored row, and a picture
+    /// more than about 2.7 times as tall as wide wrote past its buffer: heap corruption, then a crash).
+    func testTurnedTallJPEGIsMeasuredOnUprightRows() throws {
+        for sampling in [TJSAMP_420, TJSAMP_422, TJSAMP_GRAY] {
+            for (w, h) in [(1, 9), (3, 17), (8, 400)] {
+                let plain = try makeJPEG(width: w, height: h, sampling: sampling, seed: UInt64(w * 7 + h))
+                defer { try? FileManager.default.removeItem(atPath: plain) }
+                for n in [5, 6, 8] {
+                    let path = plain + "-exif\(n).jpg"
+                    try Data(withOrientation(n, [UInt8](try Data(contentsOf: URL(fileURLWithPath: plain))))).write(to: URL(fileURLWithPath: path))
+                    defer { try? FileManager.default.removeItem(atPath: path) }
+                    try check(path)
+                    try check(path, layout: .yuv420p, pipelined: false)
+                }
+            }
+        }
+    }
+
+    /// `jpeg` with an APP1 Exif segment (big-endian TIFF, one IFD entry) giving orientation `n`.
+    func withOrientation(_ n: Int, _ jpeg: [UInt8]) -> [UInt8] {
+        let tiff: [UInt8] = [0x4D, 0x4D, 0, 0x2A, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, UInt8(n), 0, 0,
+                             0, 0, 0, 0]
+        let body = Array("Exif".utf8) + [0, 0] + tiff
+        let length = body.count + 2
+        return Array(jpeg.prefix(2)) + [0xFF, 0xE1, UInt8(length >> 8), UInt8(length & 255)] + body + Array(jpeg.dropFirst(2))
+    }
+
     /// Sharp chroma writes each band's rows later than it gets them: the source rows measured with them wait
     /// too, and every figure (the bilinear round trip included) is still the second decode's.
     func testSharpChromaMeasuresEqualASecondDecode() throws {

@@ -295,10 +295,12 @@ final class PlanesQuality {
         self.rgb = rgb
         self.ledger = ledger
         let w = rgb.width, cw = rgb.chromaWidth, ow = (w + 1) / 2
-        bufferBytes = 3 * w + 2 * cw + w + 2 * cw + w + 2 * ow
+        // `addTurned` fills an upright row: wider than a stored one when the turn swaps the axes (5–8).
+        let rgbBytes = 3 * max(w, probe.accumulator.width)
+        bufferBytes = rgbBytes + 2 * cw + w + 2 * cw + w + 2 * ow
         buffer = ledger.allocateBytes(bufferBytes)
         rgbRow = buffer
-        prevCb = rgbRow + 3 * w
+        prevCb = rgbRow + rgbBytes
         prevCr = prevCb + cw
         waitY = prevCr + cw
         waitCb = waitY + w
