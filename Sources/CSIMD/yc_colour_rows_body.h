@@ -35,8 +35,9 @@ YC_INLINE YC_BODY_TARGET yc_v_i32 C_(gather)(const void *table, yc_v_i32 index, 
 
 /// The output code of sixteen linear values of channel `c`.
 YC_INLINE YC_BODY_TARGET yc_v_i32 C_(code)(const yc_colour_tables *t, int c, yc_v_f32 l) {
-    // As the scalar `l < 0 ? 0 : l > 1 ? 1 : l`, by masks (C has no vector conditional).
-    const yc_v_i32 below = l < 0, above = l > 1;
+    // As the scalar `l > 0 ? (l > 1 ? 1 : l) : 0`, by masks (C has no vector conditional): −0 and NaN (a
+    // crafted profile's matrix or curve) become 0 too, whose bucket is in the table.
+    const yc_v_i32 below = ~(l > 0), above = l > 1;
     yc_v_i32 bits = (yc_v_i32)l & ~below;
     bits = (bits & ~above) | (0x3F800000 & above);
     l = (yc_v_f32)bits;
@@ -92,7 +93,9 @@ static YC_BODY_TARGET void YC_BODY_NAME(colour_row)(const yc_colour_tables *t, u
         const float r = t->lin[0][q[0]], g = t->lin[1][q[1]], b = t->lin[2][q[2]];
         const float l[3] = {m[0] * r + m[1] * g + m[2] * b, m[3] * r + m[4] * g + m[5] * b, m[6] * r + m[7] * g + m[8] * b};
         for (int c = 0; c < 3; c++) {
-            const float v = l[c] < 0 ? 0 : l[c] > 1 ? 1 : l[c];
+            // Not `l < 0 ? 0 : …`: −0.0 (a matrix row of negative entries on a black pixel) is not below 0, and
+            // its bits would index far past the table.
+            const float v = l[c] > 0 ? (l[c] > 1 ? 1 : l[c]) : 0;
             const uint32_t cell = t->cell[c][yc_colour_bucket(v)];
             uint32_t bits;
             __builtin_memcpy(&bits, &v, 4);

@@ -54,6 +54,48 @@ final class ColourRowsTests: XCTestCase {
         return out
     }
 
+    /// A profile whose colorants make a row of the fast path's matrix all negative (Display P3's, with rXYZ,
+    /// gXYZ and bXYZ replaced by sRGB's times a matrix whose first row is −0.2): on a black pixel that row's sum is
+    /// −0.0, which `l < 0` does not clamp and whose bits index far past the table (a heap read out of bounds in the
+    /// scalar tail). Every pixel of a black row must come out alike, on every tier, vector steps and tail.
+    func testNegativeZeroIsClampedLikeZeroOnEveryTier() throws {
+        var icc = try [UInt8](Data(contentsOf: fixturesURL.appendingPathComponent("colour/DisplayP3.icc")))
+        func be32(_ at: Int) -> Int { icc[at..<(at + 4)].reduce(0) { $0 << 8 | Int($1) } }
+        // sRGB's colorants (D50) times N = [[-0.2, -0.2, -0.2], [0.6, 1, 0.1], [0.6, 0.2, 1.2]], column by column.
+        let srgb: [[Double]] = [[0.4361, 0.2225, 0.0139], [0.3851, 0.7169, 0.0971], [0.1431, 0.0606, 0.7141]]
+        let n: [[Double]] = [[-0.2, -0.2, -0.2], [0.6, 1, 0.1], [0.6, 0.2, 1.2]]
+        var patched = 0
+        for i in 0..<be32(128) {
+            let entry = 132 + 12 * i, signature = String(decoding: icc[entry..<(entry + 4)], as: UTF8.self)
+            guard let column = ["rXYZ", "gXYZ", "bXYZ"].firstIndex(of: signature) else { continue }
+            let at = be32(entry + 4) + 8
+            for k in 0..<3 {   // X, Y, Z of colorant `column`: row k of sRGB's matrix times column `column` of N
+                let v = (0..<3).reduce(0.0) { $0 + srgb[$1][k] * n[$1][column] }
+                let fixed = UInt32(bitPattern: Int32((v * 65536).rounded()))
+                for b in 0..<4 { icc[at + 4 * k + b] = UInt8(truncatingIfNeeded: fixed >> (24 - 8 * b)) }
+            }
+            patched += 1
+        }
+        XCTAssertEqual(patched, 3)
+        let width = 37   // one vector step of 16, then a scalar tail of 21
+        var colour = yc_colour()
+        try icc.withUnsafeBufferPointer { p in
+            colour.icc = p.baseAddress
+            colour.icc_length = p.count
+            for tier in CPUTier.supported {
+                XCTAssertTrue(CPUTier.use(tier))
+                defer { _ = CPUTier.use(CPUTier.best) }
+                let t = try XCTUnwrap(yc_colour_transform_create(&colour, YC_TARGET_SRGB, YC_ROWS_RGB8, 0))
+                defer { yc_colour_transform_free(t) }
+                var row = [UInt8](repeating: 0, count: 3 * width)
+                row.withUnsafeMutableBytes { yc_colour_transform_apply(t, $0.baseAddress, 3 * width, UInt32(width), 1) }
+                let first = Array(row[0..<3])
+                XCTAssertEqual(first, [0, 0, 0], "tier \(tier)")
+                for x in 1..<width { XCTAssertEqual(Array(row[(3 * x)..<(3 * x + 3)]), first, "pixel \(x), tier \(tier)") }
+            }
+        }
+    }
+
     func testEveryInputOnEveryTier() throws {
         let p3 = try [UInt8](Data(contentsOf: fixturesURL.appendingPathComponent("colour/DisplayP3.icc")))
         let got = [try crcs(profile: p3, target: YC_TARGET_SRGB), try crcs(profile: p3, target: YC_TARGET_BT2020)]
