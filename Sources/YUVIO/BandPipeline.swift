@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Dispatch
 import Synchronization
 
@@ -14,7 +19,6 @@ final class BandPipeline: Sendable {
     /// Per stage: bands ready for it, and its hand-off queue (nil ends it).
     private let ready: [DispatchSemaphore]
     private let queues: Mutex<[[(slot: Int, firstRow: Int, rows: Int)?]]>
-    private let done = DispatchGroup()
     /// The first error of any stage; the others then pass bands on without working on them.
     private let stageError = Mutex<(any Error)?>(nil)
 
@@ -44,16 +48,18 @@ final class BandPipeline: Sendable {
     func run(produce: (Int) throws -> (firstRow: Int, rows: Int)?,
              stages: [@Sendable (Int, Int, Int) throws -> Void]) throws {
         precondition(stages.count == ready.count, "one stage function per stage")
-        if !threaded {
+        func inTurn() throws {
             while let band = try produce(0) {
                 for stage in stages { try stage(0, band.firstRow, band.rows) }
             }
-            return
         }
+        if !threaded { return try inTurn() }
+        // Each stage on a thread of its own, not a shared pool's: a worker blocks while it waits for bands, and
+        // many conversions at once (a library caller's) must not fill a pool with blocked workers and wait
+        // on each other. Without threads to be had, the stages run in turn here.
+        var threads: [pthread_t] = []
         for (index, stage) in stages.enumerated() {
-            done.enter()
-            DispatchQueue.global(qos: .userInitiated).async { [self] in
-                defer { done.leave() }
+            guard let thread = startThread({ [self] in
                 let last = index == stages.count - 1
                 while true {
                     ready[index].wait()
@@ -71,7 +77,12 @@ final class BandPipeline: Sendable {
                     }
                     if last { free.signal() } else { push(item, to: index + 1) }
                 }
+            }) else {
+                push(nil, to: 0)   // the workers started end in turn
+                threads.forEach(joinThread)
+                return try inTurn()
             }
+            threads.append(thread)
         }
         var slot = 0
         var producerError: Error?
@@ -88,7 +99,7 @@ final class BandPipeline: Sendable {
             }
         }
         push(nil, to: 0)
-        done.wait()
+        threads.forEach(joinThread)
         if let producerError { throw producerError }
         if let error = stageError.withLock({ $0 }) { throw error }
     }

@@ -75,6 +75,27 @@ public func runOnThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void
     for t in threads { pthread_join(t, nil) }
 }
 
+/// Starts `body` on a thread of its own, for `joinThread`; nil when the system gives no thread.
+func startThread(_ body: @escaping @Sendable () -> Void) -> pthread_t? {
+    final class Job: Sendable {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+    let job = Unmanaged.passRetained(Job(body)).toOpaque()
+    var t = pthread_t()
+    let rc = pthread_create(&t, nil, { arg in
+        Unmanaged<Job>.fromOpaque(arg!).takeRetainedValue().body()
+        return nil
+    }, job)
+    if rc != 0 {
+        Unmanaged<Job>.fromOpaque(job).release()
+        return nil
+    }
+    return t
+}
+
+func joinThread(_ t: pthread_t) { pthread_join(t, nil) }
+
 /// A key that names where an output goes, equal for two paths that reach the same file (links, `./a` and
 /// `a`, an existing file by device and inode) or the same descriptor: two outputs of one run must differ.
 public func outputKey(_ path: String) -> String {

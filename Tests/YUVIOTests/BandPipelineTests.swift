@@ -17,7 +17,7 @@ final class BandPipelineTests: XCTestCase {
         }
     }
 
-    func run(slots: Int, stages: Int, bands: Int, threaded: Bool, failAt: (stage: Int, band: Int)? = nil) throws -> Ledger {
+    static func run(slots: Int, stages: Int, bands: Int, threaded: Bool, failAt: (stage: Int, band: Int)? = nil) throws -> Ledger {
         let pipeline = BandPipeline(slots: slots, stages: stages, threaded: threaded)
         let ledger = Ledger(slots: pipeline.slots, stages: stages)
         var next = 0
@@ -50,7 +50,7 @@ final class BandPipelineTests: XCTestCase {
     func testEveryBandPassesEveryStageInOrderAndSlotsWaitForTheLastStage() throws {
         for threaded in [true, false] {
             for stages in 1...3 {
-                let ledger = try run(slots: 3, stages: stages, bands: 200, threaded: threaded)
+                let ledger = try Self.run(slots: 3, stages: stages, bands: 200, threaded: threaded)
                 ledger.state.withLock { s in
                     XCTAssertEqual(Array(s.violations.prefix(5)), [], "threaded \(threaded), \(stages) stages, \(s.violations.count) in all")
                     for stage in 0..<stages {
@@ -64,10 +64,29 @@ final class BandPipelineTests: XCTestCase {
     func testTheFirstErrorOfAnyStageOrTheProducerStopsTheRun() throws {
         for threaded in [true, false] {
             for stage in -1..<3 {
-                XCTAssertThrowsError(try run(slots: 3, stages: 3, bands: 200, threaded: threaded, failAt: (stage, 50))) { error in
+                XCTAssertThrowsError(try Self.run(slots: 3, stages: 3, bands: 200, threaded: threaded, failAt: (stage, 50))) { error in
                     XCTAssertEqual(error as? Stop, Stop(stage: stage), "threaded \(threaded)")
                 }
             }
         }
+    }
+
+    /// Many threaded pipelines at once (a library caller converting on many threads): each stage has a thread
+    /// of its own, so blocked workers of some never keep the others from starting theirs. With the workers on
+    /// libdispatch's shared pool, 120 pipelines of three stages held more blocked workers than the pool gives.
+    func testManyPipelinesAtOnceAllFinish() {
+        let count = 120
+        let finished = Mutex(0)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            runOnThreads(count) { _ in
+                if (try? BandPipelineTests.run(slots: 3, stages: 3, bands: 20, threaded: true)) != nil {
+                    finished.withLock { $0 += 1 }
+                }
+            }
+            done.signal()
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 120), .success, "pipelines still blocked after 120 s")
+        XCTAssertEqual(finished.withLock { $0 }, count)
     }
 }
