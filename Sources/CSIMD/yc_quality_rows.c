@@ -35,11 +35,11 @@ void yc_quality_offsets(const int32_t *cb16, const int32_t *cr16, long count, co
 }
 
 void yc_quality_decoder_rgb_row(int mode, const uint8_t *y, const uint8_t *cbOwn, const uint8_t *cbOther,
-                                const uint8_t *crOwn, const uint8_t *crOther, long width, long chromaWidth, int parity,
-                                const int32_t fix[4], int32_t *sums, uint8_t *ub, uint8_t *vb, uint8_t *r, uint8_t *g,
-                                uint8_t *b) {
-    YC_ON_TIER(quality_decoder_rgb_row)(mode, y, cbOwn, cbOther, crOwn, crOther, width, chromaWidth, parity, fix, sums,
-                                        ub, vb, r, g, b);
+                                const uint8_t *crOwn, const uint8_t *crOther, long width, long chromaWidth, int hr,
+                                int parity, const int32_t fix[4], int32_t *sums, uint8_t *ub, uint8_t *vb, uint8_t *r,
+                                uint8_t *g, uint8_t *b) {
+    YC_ON_TIER(quality_decoder_rgb_row)(mode, y, cbOwn, cbOther, crOwn, crOther, width, chromaWidth, hr, parity, fix,
+                                        sums, ub, vb, r, g, b);
 }
 
 void yc_quality_bilinear16(const uint8_t *own, const uint8_t *other, long width, int32_t *columnSums, int32_t *cb16,

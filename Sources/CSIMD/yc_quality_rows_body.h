@@ -142,13 +142,19 @@ static YC_BODY_TARGET uint64_t YC_BODY_NAME(quality_pair_errors)(const uint8_t *
     return sum;
 }
 
-/// jdsample.c's fancy upsampling of one chroma component into a sample a pixel (`mode` 1 h2v1, 2 h1v2, 3 h2v2;
-/// 0 a copy), over column sums padded by the edge column (`sums`: cw + 2). YUVIO's `DecoderRGB.upsample`
-/// documents the filters.
-YC_INLINE void Q_(upsample)(int mode, const uint8_t *own, const uint8_t *other, long width, long cw, int parity,
-                            int32_t *sums, uint8_t *out) {
+/// jdsample.c's upsampling of one chroma component into a sample a pixel: `mode` 0 a copy, 1 h2v1, 2 h1v2 and
+/// 3 h2v2 fancy (triangle filters over column sums padded by the edge column, `sums`: cw + 2, which is what
+/// its first and last columns do; h2v1's (3·near + far + 1 or 2) >> 2 is h2v2's with sums 4·own and biases 4
+/// and 8), 4 the box (each sample repeated `hr` times: chroma two or fewer samples wide, and other ratios).
+/// YUVIO's `DecoderRGB.sample` writes the same filters per output sample.
+YC_INLINE void Q_(upsample)(int mode, const uint8_t *own, const uint8_t *other, long width, long cw, int hr,
+                            int parity, int32_t *sums, uint8_t *out) {
     if (mode == 0) {
         for (long x = 0; x < width; x++) out[x] = own[x];
+        return;
+    }
+    if (mode == 4) {
+        for (long x = 0; x < width; x++) out[x] = own[x / hr];
         return;
     }
     if (mode == 2) {
@@ -177,12 +183,12 @@ YC_INLINE uint8_t Q_(clamp255)(int32_t v) { return (uint8_t)(v < 0 ? 0 : v > 255
 
 static YC_BODY_TARGET void YC_BODY_NAME(quality_decoder_rgb_row)(int mode, const uint8_t *y, const uint8_t *cbOwn,
                                                                  const uint8_t *cbOther, const uint8_t *crOwn,
-                                                                 const uint8_t *crOther, long width, long cw,
+                                                                 const uint8_t *crOther, long width, long cw, int hr,
                                                                  int parity, const int32_t fix[4], int32_t *sums,
                                                                  uint8_t *ub, uint8_t *vb, uint8_t *pr, uint8_t *pg,
                                                                  uint8_t *pb) {
-    Q_(upsample)(mode, cbOwn, cbOther, width, cw, parity, sums, ub);
-    Q_(upsample)(mode, crOwn, crOther, width, cw, parity, sums, vb);
+    Q_(upsample)(mode, cbOwn, cbOther, width, cw, hr, parity, sums, ub);
+    Q_(upsample)(mode, crOwn, crOther, width, cw, hr, parity, sums, vb);
     const int32_t fRR = fix[0], fBB = fix[1], fRG = fix[2], fBG = fix[3], half = 1 << 15;
     for (long x = 0; x < width; x++) {
         const int32_t l = y[x], b = (int32_t)ub[x] - 128, r = (int32_t)vb[x] - 128;
@@ -222,7 +228,10 @@ static YC_BODY_TARGET void YC_BODY_NAME(quality_split_pairs)(const uint8_t *pair
     }
 }
 
-// SSIM's windows: the Double expressions in the order and with the roundings of the Swift they replace.
+// SSIM's windows: the Double expressions in the order and with the roundings of the Swift they replaced
+// (YUVCore's `QualityAccumulator.ssim` with its divisions by 64, 64·Q, 64²·Q and 64²·Q² as products by
+// reciprocals). In full range every numerator fits 64 bits (b below 2.6·10^6: k·Σb² and (Σb)² below
+// 2.8·10^16); limited range takes k·Σb² − (Σb)² in 128 bits.
 #pragma clang fp contract(off)
 YC_INLINE double Q_(ssim8)(int full, double invKQ, double invK2Q, double invK2Q2, int64_t a, int64_t b, int64_t aa,
                            int64_t bb, int64_t ab) {

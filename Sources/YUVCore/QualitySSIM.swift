@@ -11,7 +11,8 @@ extension QualityAccumulator {
         guard r % 4 == 3 else { return }
         let m = r / 4, stride = width / 4 + 1
         // The loops are C, one copy per CPU tier (`yc_quality_rows_body.h`): the groups, each window's SSIM
-        // (`ssim8`'s expressions) into a row of values, then their sum in order.
+        // (`ssim`'s expressions, its divisions as products by reciprocals) into a row of values, then their sum
+        // in order.
         let g = rows.groups + (m % 2) * 5 * stride
         let p: UnsafePointer<Int64>? = m >= 1 ? UnsafePointer(rows.groups + ((m - 1) % 2) * 5 * stride) : nil
         var count = 0
@@ -19,26 +20,6 @@ extension QualityAccumulator {
                                           full ? 1 : 0, Double(qY), rows.windows, &count)
         ssimSum += total
         ssimCount += count
-    }
-
-    /// `ssim` for an 8×8 window, with its divisions by 64, 64·Q, 64²·Q and 64²·Q² as products by reciprocals.
-    /// In full range every numerator fits 64 bits (b below 2.6·10^6: k·Σb² and (Σb)² below 2.8·10^16), so the
-    /// loop vectorises; limited range takes k·Σb² − (Σb)² in 128 bits.
-    @inline(__always)
-    static func ssim8(full: Bool, invKQ: Double, invK2Q: Double, invK2Q2: Double,
-                      a: Int64, b: Int64, aa: Int64, bb: Int64, ab: Int64) -> Double {
-        let c1 = (0.01 * 255) * (0.01 * 255), c2 = (0.03 * 255) * (0.03 * 255)
-        let ma = Double(a) * (1.0 / 64), mb = Double(b) * invKQ
-        let va = Double(64 &* aa &- a &* a) * (1.0 / 4096)
-        let vbn: Double
-        if full {
-            vbn = Double(64 &* bb &- b &* b)
-        } else {
-            let v = Int128(64) * Int128(bb) - Int128(b) * Int128(b)
-            vbn = Double(UInt64(truncatingIfNeeded: v >> 64)) * 0x1p64 + Double(UInt64(truncatingIfNeeded: v))
-        }
-        let vb = vbn * invK2Q2, cov = Double(64 &* ab &- a &* b) * invK2Q
-        return ((2 * ma * mb + c1) * (2 * cov + c2)) / ((ma * ma + mb * mb + c1) * (va + vb + c2))
     }
 
     /// SSIM windows smaller than 8 (a picture under 8 pixels wide or high) whose last row is `lastRow`: column

@@ -45,13 +45,14 @@ uint64_t yc_quality_pair_errors(const uint8_t *y, const uint8_t *r, const uint8_
                                 long width);
 
 /// One RGB row as libjpeg-turbo's decoder gives it (YUVIO's `DecoderRGB.row`): each chroma component upsampled
-/// (`mode` 0 full resolution, 1 h2v1, 2 h1v2, 3 h2v2 fancy; `*Own` the component's own row, `*Other` the one
-/// blended in; `sums`: chromaWidth + 2 scratch; `ub`, `vb`: width each), then jdcolor.c's fixed-point
-/// YCbCr → RGB with `fix` = FIX(1.40200), FIX(1.77200), FIX(0.71414), FIX(0.34414), into planar `r`, `g`, `b`.
+/// (`mode` 0 full resolution, 1 h2v1, 2 h1v2, 3 h2v2 fancy, 4 the box of `hr` luma columns a sample; `*Own`
+/// the component's own row, `*Other` the one blended in; `sums`: chromaWidth + 2 scratch; `ub`, `vb`: width
+/// each), then jdcolor.c's fixed-point YCbCr → RGB with `fix` = FIX(1.40200), FIX(1.77200), FIX(0.71414),
+/// FIX(0.34414), into planar `r`, `g`, `b`.
 void yc_quality_decoder_rgb_row(int mode, const uint8_t *y, const uint8_t *cbOwn, const uint8_t *cbOther,
-                                const uint8_t *crOwn, const uint8_t *crOther, long width, long chromaWidth, int parity,
-                                const int32_t fix[4], int32_t *sums, uint8_t *ub, uint8_t *vb, uint8_t *r, uint8_t *g,
-                                uint8_t *b);
+                                const uint8_t *crOwn, const uint8_t *crOther, long width, long chromaWidth, int hr,
+                                int parity, const int32_t fix[4], int32_t *sums, uint8_t *ub, uint8_t *vb, uint8_t *r,
+                                uint8_t *g, uint8_t *b);
 
 /// The bilinear round trip's chroma, 16× per pixel (YUVCore's `QualityAccumulator.bilinearError`): `own` and
 /// `other` are chroma row pairs (U then V, (width + 1) / 2 each); `columnSums` is 2 × (cw + 2) scratch.

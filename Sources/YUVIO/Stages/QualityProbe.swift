@@ -93,11 +93,10 @@ struct DecoderRGB {
     let chromaWidth: Int, chromaHeight: Int
     private let crR: [Int32], cbB: [Int32], crG: [Int32], cbG: [Int32]
     /// jdcolor.c's four multipliers, FIX(1.40200), FIX(1.77200), FIX(0.71414), FIX(0.34414): the tables
-    /// above are these products, which `row` computes in vector lanes instead of looking them up.
-    private let fixCrR: Int32, fixCbB: Int32, fixCrG: Int32, fixCbG: Int32
-    /// The four as the C row takes them, and its upsampling mode (nil: the box, done here).
+    /// above are these products, which `row`'s C computes in vector lanes instead of looking them up.
     private let fixes: (Int32, Int32, Int32, Int32)
-    private let cMode: Int32?
+    /// The C row's upsampling mode (`yc_quality_decoder_rgb_row`; grey needs none).
+    private let cMode: Int32
     private let scratch: Scratch
 
     /// One row's upsampled Cb and Cr (a byte a pixel) and a chroma row's column sums (padded by one each side).
@@ -133,14 +132,13 @@ struct DecoderRGB {
         cbB = (0..<256).map { i in (fix(1.77200) * Int32(i - 128) + half) >> 16 }
         crG = (0..<256).map { i in -fix(0.71414) * Int32(i - 128) }
         cbG = (0..<256).map { i in -fix(0.34414) * Int32(i - 128) + half }
-        (fixCrR, fixCbB, fixCrG, fixCbG) = (fix(1.40200), fix(1.77200), fix(0.71414), fix(0.34414))
-        fixes = (fixCrR, fixCbB, fixCrG, fixCbG)
+        fixes = (fix(1.40200), fix(1.77200), fix(0.71414), fix(0.34414))
         switch upsampling {
-        case .full: cMode = 0
+        case .full, .grey: cMode = 0
         case .fancyH2V1: cMode = 1
         case .fancyH1V2: cMode = 2
         case .fancyH2V2: cMode = 3
-        case .grey, .box: cMode = nil
+        case .box: cMode = 4
         }
         scratch = Scratch(width: width, chromaWidth: chromaWidth)
     }
@@ -161,7 +159,8 @@ struct DecoderRGB {
     }
 
     /// One RGB row, planar (`rgb`: R, G and B rows), from a luma row and, per chroma component, its own row and
-    /// the blended one (`chromaRows`): each component upsampled into a row of its own (`upsample`), then
+    /// the blended one (`chromaRows`): in C, one copy per CPU tier (`yc_quality_rows_body.h`), each component
+    /// upsampled into a row of its own (jdsample.c's filters, as `sample` writes them per pixel), then
     /// jdcolor.c's arithmetic — the tables' products computed in the loop, the same integers — over contiguous
     /// lanes.
     func row(y: UnsafePointer<UInt8>, cb: (UnsafePointer<UInt8>, UnsafePointer<UInt8>)?,
@@ -174,61 +173,11 @@ struct DecoderRGB {
             pb.update(from: y, count: width)
             return
         }
-        let ub = scratch.cb, vr = scratch.cr
-        if let mode = cMode {
-            // The row in C, one copy per CPU tier (`yc_quality_rows_body.h`): the same filters and integers.
-            withUnsafePointer(to: fixes) { f in
-                f.withMemoryRebound(to: Int32.self, capacity: 4) { fix in
-                    yc_quality_decoder_rgb_row(mode, y, cb.0, cb.1, cr.0, cr.1, width, chromaWidth, Int32(parity), fix,
-                                               scratch.sums, ub, vr, pr, pg, pb)
-                }
+        withUnsafePointer(to: fixes) { f in
+            f.withMemoryRebound(to: Int32.self, capacity: 4) { fix in
+                yc_quality_decoder_rgb_row(cMode, y, cb.0, cb.1, cr.0, cr.1, width, chromaWidth, Int32(hr), Int32(parity),
+                                           fix, scratch.sums, scratch.cb, scratch.cr, pr, pg, pb)
             }
-            return
-        }
-        upsample(cb.0, cb.1, parity: parity, into: ub)
-        upsample(cr.0, cr.1, parity: parity, into: vr)
-        let (fRR, fBB, fRG, fBG) = (fixCrR, fixCbB, fixCrG, fixCbG)
-        let half: Int32 = 1 << 15
-        @inline(__always) func clamp(_ v: Int32) -> UInt8 { UInt8(truncatingIfNeeded: min(max(v, 0), 255)) }
-        for x in 0..<width {
-            let l = Int32(y[x]), b = Int32(ub[x]) &- 128, r = Int32(vr[x]) &- 128
-            pr[x] = clamp(l &+ ((fRR &* r &+ half) &>> 16))
-            pg[x] = clamp(l &+ ((half &- fBG &* b &- fRG &* r) &>> 16))
-            pb[x] = clamp(l &+ ((fBB &* b &+ half) &>> 16))
-        }
-    }
-
-    /// One component upsampled to a sample a pixel: jdsample.c's filters, each as one loop over padded column
-    /// sums (the padding repeats the edge column, which is what its first and last columns do); the box
-    /// through `sample`.
-    func upsample(_ own: UnsafePointer<UInt8>, _ other: UnsafePointer<UInt8>, parity: Int, into out: UnsafeMutablePointer<UInt8>) {
-        let n = chromaWidth, pairs = width / 2, sums = scratch.sums, sums1 = sums + 1, sums2 = sums + 2
-        switch upsampling {
-        case .fancyH2V2, .fancyH2V1:
-            // h2v2: column sums 3·own + other, then (3·near + far + 8 or 7) >> 4. h2v1's (3·near + far + 1 or 2) >> 2
-            // is the same with sums 4·own and biases 4 and 8 (4x >> 4 is x >> 2).
-            if upsampling == .fancyH2V2 {
-                for k in 0..<n { sums1[k] = 3 &* Int32(own[k]) &+ Int32(other[k]) }
-            } else {
-                for k in 0..<n { sums1[k] = 4 &* Int32(own[k]) }
-            }
-            sums[0] = sums[1]
-            sums[n + 1] = sums[n]
-            let (evenBias, oddBias): (Int32, Int32) = upsampling == .fancyH2V2 ? (8, 7) : (4, 8)
-            for i in 0..<pairs {
-                out[2 &* i] = UInt8(truncatingIfNeeded: (3 &* sums1[i] &+ sums[i] &+ evenBias) &>> 4)
-                out[2 &* i &+ 1] = UInt8(truncatingIfNeeded: (3 &* sums1[i] &+ sums2[i] &+ oddBias) &>> 4)
-            }
-            if width % 2 == 1 {
-                out[width - 1] = UInt8(truncatingIfNeeded: (3 &* sums[pairs + 1] &+ sums[pairs] &+ evenBias) &>> 4)
-            }
-        case .fancyH1V2:
-            let bias: Int32 = parity == 0 ? 1 : 2
-            for x in 0..<width { out[x] = UInt8(truncatingIfNeeded: (3 &* Int32(own[x]) &+ Int32(other[x]) &+ bias) &>> 2) }
-        case .full:
-            out.update(from: own, count: width)
-        case .grey, .box:
-            for x in 0..<width { out[x] = sample(own, other, x: x, parity: parity) }
         }
     }
 
