@@ -7,8 +7,8 @@ import Dispatch
 import Synchronization
 
 /// A pipeline over a ring of band slots: the calling thread decodes band k+1 while workers, one per stage,
-/// pass the bands on in order — the first converts and writes band k, a second (when there is one) measures
-/// band k−1. The decoder (libjpeg, libpng) is sequential; the stages after it are not, so on two cores a
+/// pass the bands on in order — say, a colour stage transforms band k, the conversion converts and writes
+/// band k−1, a quality stage measures band k−2 (`runPipeline` chooses the stages). The decoder (libjpeg, libpng) is sequential; the stages after it are not, so on two cores a
 /// conversion costs little more than its decode, and the quality stage (`--metrics`) runs beside both
 /// instead of after the conversion. Memory stays bounded by the ring: a slot is reused only when the last
 /// stage is done with it.
@@ -102,11 +102,5 @@ final class BandPipeline: Sendable {
         threads.forEach(joinThread)
         if let producerError { throw producerError }
         if let error = stageError.withLock({ $0 }) { throw error }
-    }
-
-    /// One worker stage (`consume`), as before stages could be chained.
-    func run(produce: (Int) throws -> (firstRow: Int, rows: Int)?,
-             consume: @escaping @Sendable (Int, Int, Int) throws -> Void) throws {
-        try run(produce: produce, stages: [consume])
     }
 }

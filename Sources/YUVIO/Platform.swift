@@ -47,32 +47,19 @@ public func standardDescriptorWasClosed(_ fd: Int32) -> Bool {
 /// Runs `body(i)` for i in 0..<count on `count` threads of its own (not a shared pool: `-j N` means N at
 /// once, whatever the core count) and returns when all have finished.
 public func runOnThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
-    final class Job: Sendable {
-        let index: Int
-        let body: @Sendable (Int) -> Void
-        init(_ index: Int, _ body: @escaping @Sendable (Int) -> Void) { self.index = index; self.body = body }
-    }
     if count <= 1 {
         body(0)
         return
     }
     var threads: [pthread_t] = []
     for i in 0..<count {
-        let job = Unmanaged.passRetained(Job(i, body)).toOpaque()
-        var t = pthread_t()
-        let rc = pthread_create(&t, nil, { arg in
-            let job = Unmanaged<Job>.fromOpaque(arg!).takeRetainedValue()
-            job.body(job.index)
-            return nil
-        }, job)
-        if rc == 0 {
+        if let t = startThread({ body(i) }) {
             threads.append(t)
         } else {
-            let job = Unmanaged<Job>.fromOpaque(job).takeRetainedValue()
-            job.body(job.index)   // no thread to be had: run it here
+            body(i)   // no thread to be had: run it here
         }
     }
-    for t in threads { pthread_join(t, nil) }
+    threads.forEach(joinThread)
 }
 
 /// Starts `body` on a thread of its own, for `joinThread`; nil when the system gives no thread.
