@@ -11,30 +11,17 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$here/.build/bench}
 runs=${RUNS:-9}
 yuvconv=${YUVCONV_BIN:-$here/.build/release/yuvconv}
-mkdir -p "$out/costs"
-cd "$out/costs"
+mkdir -p "$out"
+cd "$out"
 
-# The pictures of bench/e2e.sh: the bundled photo at 4032x3024 with film grain (what a camera photo costs to
-# decode), as a q90 4:2:0 JPEG and a PNG, and the same JPEG tagged with a Display P3 profile.
-src=$here/Fixtures/corpus/photos/kodim23.png
-grain() { ffmpeg -v error -y -i "$src" -vf "scale=4032:3024:flags=bicubic,noise=alls=30:allf=u" -frames:v 1 -f image2pipe -vcodec ppm -; }
-[ -f grain12.ppm ] || grain > grain12.ppm
-[ -f photo12.jpg ] || cjpeg -quality 90 -sample 2x2 -outfile photo12.jpg grain12.ppm
-[ -f photo12-p3.jpg ] || cjpeg -quality 90 -sample 2x2 -icc "$here/Fixtures/colour/DisplayP3.icc" -outfile photo12-p3.jpg grain12.ppm
-[ -f photo12.png ] || ffmpeg -v error -y -i grain12.ppm -frames:v 1 photo12.png
+source "$here/bench/rounds.sh"
 
-once() {   # wall seconds and peak RSS KiB of one run
-  local t0 t1
-  t0=$EPOCHREALTIME
-  /usr/bin/time -v -o time.txt "$@" >/dev/null 2>time.err || { cat time.err >&2; return 1; }
-  t1=$EPOCHREALTIME
-  echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.4f", b - a}') $(awk -F': ' '/Maximum resident set size/ {print $2}' time.txt)"
-}
+# The pictures of bench/e2e.sh (`photo12`: a q90 4:2:0 JPEG and a PNG), and the same JPEG tagged with a
+# Display P3 profile.
+photo12
+[ -f photo12-p3.jpg ] || grain 4032 3024 | cjpeg -quality 90 -sample 2x2 -icc "$here/Fixtures/colour/DisplayP3.icc" -outfile photo12-p3.jpg
 
-declare -A CMD TIMES R
-KEYS=()
-add() { local key=$1; shift; KEYS+=("$key"); CMD[$key]=$(printf '%q ' "$@"); R[$key]=0; TIMES[$key]=""; }
-y() { echo "$yuvconv" "$@" -q --force; }
+y() { echo out.nv12 "$yuvconv" "$@" -q --force; }
 add jpg          $(y photo12.jpg -o out.nv12)
 add jpg_report   $(y photo12.jpg -o out.nv12 --report json --report-file jpg.json)
 add jpg_metrics  $(y photo12.jpg -o out.nv12 --report json --report-file jpg-metrics.json --metrics)
@@ -43,22 +30,10 @@ add png_report   $(y photo12.png -o out.nv12 --report json --report-file png.jso
 add png_metrics  $(y photo12.png -o out.nv12 --report json --report-file png-metrics.json --metrics)
 add p3_off       $(y photo12-p3.jpg -o out.nv12 --color-management off)
 add p3_auto      $(y photo12-p3.jpg -o out.nv12)
-for _ in $(seq "$runs"); do
-  for key in "${KEYS[@]}"; do
-    rm -f out.nv12
-    read -r wall kb < <(eval "once ${CMD[$key]}")
-    TIMES[$key]="${TIMES[$key]} $wall"
-    [ "$kb" -gt "${R[$key]}" ] && R[$key]=$kb
-  done
-done
+rounds "$runs"
 # What colour management did, and its buffers, from one more (untimed) run with a report: the timed runs
 # have none, as the plain run they are compared with.
 $yuvconv photo12-p3.jpg -o out.nv12 -q --force --report json --report-file p3.json
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-declare -A T
-for key in "${KEYS[@]}"; do T[$key]=$(median ${TIMES[$key]}); done
-ms() { awk -v s="$1" 'BEGIN {printf "%.0f", s*1000}'; }
-mib() { awk -v k="$1" 'BEGIN {printf "%.1f", k/1024}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a/b}'; }
 field() { grep -o "\"$2\": *[^,}]*" "$1" | head -1 | sed 's/.*: *//; s/"//g'; }
 peak_mib() { awk -v b="$(field "$1" conversion_buffers_bytes)" 'BEGIN {printf "%.1f", b/1048576}'; }

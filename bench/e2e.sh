@@ -12,32 +12,13 @@ yuvconv=$here/.build/release/yuvconv
 mkdir -p "$out"
 cd "$out"
 
-# The test pictures, made from the bundled photo: 4032x3024 with film-grain noise so the JPEG costs what a
-# camera photo costs to decode (q90, 4:2:0 baseline), the same as PNG, and a 100-megapixel baseline JPEG.
-src=$here/Fixtures/corpus/photos/kodim23.png
-grain() { ffmpeg -v error -y -i "$src" -vf "scale=$1:$2:flags=bicubic,noise=alls=30:allf=u" -frames:v 1 -f image2pipe -vcodec ppm -; }
-[ -f photo12.jpg ] || grain 4032 3024 | cjpeg -quality 90 -sample 2x2 -outfile photo12.jpg
-[ -f photo12.png ] || grain 4032 3024 | ffmpeg -v error -y -f image2pipe -vcodec ppm -i - -frames:v 1 photo12.png
+source "$here/bench/rounds.sh"
+
+# The test pictures: the 12 MP JPEG and PNG (`photo12`), a 100-megapixel baseline JPEG, and the 12 MP
+# picture as a 4:4:4 JPEG (high-quality exports): the direct path's other rows.
+photo12
 [ -f photo100.jpg ] || grain 11544 8658 | cjpeg -quality 90 -sample 2x2 -outfile photo100.jpg
-# The same 12 MP picture as a 4:4:4 JPEG (high-quality exports): the direct path's other rows.
 [ -f photo12_444.jpg ] || grain 4032 3024 | cjpeg -quality 90 -sample 1x1 -outfile photo12_444.jpg
-
-# One timed run: wall seconds (from the shell's microsecond clock; /usr/bin/time's own has 10 ms steps)
-# and max RSS in KiB.
-once() {
-  local t0 t1
-  t0=$EPOCHREALTIME
-  /usr/bin/time -v -o time.txt "$@" >/dev/null 2>time.err || { cat time.err >&2; return 1; }
-  t1=$EPOCHREALTIME
-  echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.4f", b - a}') $(awk -F': ' '/Maximum resident set size/ {print $2}' time.txt)"
-}
-
-# Rounds: every contender runs once per round, in turn, so the shared machine's noise hits all of them
-# alike; the figure is the median over the rounds (peak memory: the largest seen). Each writes a new file:
-# its previous output is deleted before the clock starts (freeing 18 MB of page cache is not converting).
-declare -A CMD TIMES R OUT
-KEYS=()
-add() { local key=$1 out=$2; shift 2; KEYS+=("$key"); OUT[$key]=$out; CMD[$key]=$(printf '%q ' "$@"); R[$key]=0; TIMES[$key]=""; }
 
 add ours      out.nv12     "$yuvconv" photo12.jpg -o out.nv12 -q
 add ours_rgb  out.nv12     "$yuvconv" photo12.jpg -o out.nv12 -q --jpeg-path rgb
@@ -57,26 +38,18 @@ if [ -n "${BASE_BIN:-}" ]; then
   add base_png  base_png.nv12 "$BASE_BIN" photo12.png -o base_png.nv12 -q
   add base_444  base444.nv12  "$BASE_BIN" photo12_444.jpg -o base444.nv12 -q
 fi
+# tjbench decodes in memory, over and over; its "Decomp to YUV" frame rate becomes a time for one decode, once
+# a round.
 TJ=()
-for _ in $(seq "$runs"); do
-  for key in "${KEYS[@]}"; do
-    rm -f "${OUT[$key]}"
-    read -r wall kb < <(eval "once ${CMD[$key]}")
-    TIMES[$key]="${TIMES[$key]} $wall"
-    [ "$kb" -gt "${R[$key]}" ] && R[$key]=$kb
-  done
-  # tjbench decodes in memory, over and over; its "Decomp to YUV" frame rate becomes a time for one decode.
+tj_round() {
+  local fps
   fps=$(tjbench photo12.jpg -yuv -benchtime 1 -warmup 1 2>&1 | awk '/Decomp to YUV/ {for (i=1;i<=NF;i++) if ($i ~ /^[0-9.]+$/) v=$i} END {print v}')
   TJ+=("$(awk -v f="$fps" 'BEGIN {if (f > 0) printf "%.4f", 1/f; else print "nan"}')")
-done
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-declare -A T
-for key in "${KEYS[@]}"; do T[$key]=$(median ${TIMES[$key]}); done
+}
+rounds "$runs" tj_round
 tj_s=$(median "${TJ[@]}")
 
 row() { printf '%-58s %9s %10s %9s %9s\n' "$@"; }
-ms() { awk -v s="$1" 'BEGIN {printf "%.0f", s*1000}'; }
-mib() { awk -v k="$1" 'BEGIN {printf "%.1f", k/1024}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2fx", a/b; else print "-"}'; }
 
 echo "bench-e2e: 4032x3024 q90 4:2:0 JPEG ($(du -k photo12.jpg | cut -f1) KiB) and PNG, median of $runs interleaved rounds, $(nproc) cores"
