@@ -107,6 +107,8 @@ public struct QualityAccumulator {
     var ssimSum = 0.0, ssimCount = 0
     /// Set on the first 16-bit row: the picture is measured by the reference.
     var reference: ReferenceQualityAccumulator?
+    /// The current row's planar R, G, B: `Rows.r`, `.g`, `.b`, or the caller's (`addPlanarRow(r:g:b:…)`).
+    var source: (r: UnsafePointer<UInt8>, g: UnsafePointer<UInt8>, b: UnsafePointer<UInt8>)
 
     public init(width: Int, height: Int, spec: ConversionSpec) {
         self.width = width
@@ -136,6 +138,7 @@ public struct QualityAccumulator {
             (cbMul, crMul, cK) = (255 * (S - ikb), 255 * (S - ikr), 112)
         }
         rows = Rows(width: width, rings: min(8, width, height) < 8)
+        source = (UnsafePointer(rows.r), UnsafePointer(rows.g), UnsafePointer(rows.b))
     }
 
     /// What an accumulator keeps, allocated once as one block: U, V of the current chroma row pair and of the
@@ -229,6 +232,7 @@ public struct QualityAccumulator {
         }
         precondition(format == .rgb8 || format == .rgba8, "a 16-bit row in an 8-bit picture")
         splitRGB(src.assumingMemoryBound(to: UInt8.self), bpp: format.bytesPerPixel)
+        source = (UnsafePointer(rows.r), UnsafePointer(rows.g), UnsafePointer(rows.b))
         addSplitRow(y: y, u: u, v: v)
     }
 
@@ -242,11 +246,19 @@ public struct QualityAccumulator {
     /// Adds the next source row, written into `planarRow` (8-bit), with the output's luma row `y` and the U
     /// and V rows of the chroma row that covers it.
     public mutating func addPlanarRow(y: UnsafePointer<UInt8>, u: UnsafePointer<UInt8>, v: UnsafePointer<UInt8>) {
+        addPlanarRow(r: rows.r, g: rows.g, b: rows.b, y: y, u: u, v: v)
+    }
+
+    /// Adds the next source row from the caller's planar rows `r`, `g`, `b` (8-bit, `width` each; read during
+    /// the call only), with the output's luma row `y` and the U and V rows of the chroma row that covers it.
+    public mutating func addPlanarRow(r: UnsafePointer<UInt8>, g: UnsafePointer<UInt8>, b: UnsafePointer<UInt8>,
+                                      y: UnsafePointer<UInt8>, u: UnsafePointer<UInt8>, v: UnsafePointer<UInt8>) {
         precondition(reference == nil, "planar rows are 8-bit")
+        source = (r, g, b)
         addSplitRow(y: y, u: u, v: v)
     }
 
-    /// Adds the row in `Rows.r`, `.g`, `.b`.
+    /// Adds the row in `source`.
     mutating func addSplitRow(y: UnsafePointer<UInt8>, u: UnsafePointer<UInt8>, v: UnsafePointer<UInt8>) {
         precondition(row < height)
         let w = width, cw = (w + 1) / 2
@@ -267,11 +279,11 @@ public struct QualityAccumulator {
         sumRGB &+= roundTripError(y: y)
         if row % 2 == 0 {
             // An even row blends its own chroma row with the one above (itself at the top).
-            sumBilinear &+= bilinearError(rows.r, rows.g, rows.b, y, own: rows.now, other: row == 0 ? rows.now : rows.before)
+            sumBilinear &+= bilinearError(source.r, source.g, source.b, y, own: rows.now, other: row == 0 ? rows.now : rows.before)
         } else {
-            rows.wr.update(from: rows.r, count: w)
-            rows.wg.update(from: rows.g, count: w)
-            rows.wb.update(from: rows.b, count: w)
+            rows.wr.update(from: source.r, count: w)
+            rows.wg.update(from: source.g, count: w)
+            rows.wb.update(from: source.b, count: w)
             rows.wy.update(from: y, count: w)
         }
         row += 1
@@ -309,7 +321,7 @@ public struct QualityAccumulator {
                                    crMul: Int32(crMul), cK: Int32(cK))
         var sums: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &sums) { p in
-            yc_quality_exact_row(rows.r, rows.g, rows.b, rows.u, rows.v, y, exactY, width, &k, Int32(block),
+            yc_quality_exact_row(source.r, source.g, source.b, rows.u, rows.v, y, exactY, width, &k, Int32(block),
                                  split ? 1 : 0, rows.colA, rows.colAA, rows.colB, rows.colBB, rows.colAB,
                                  p.baseAddress!.assumingMemoryBound(to: UInt64.self))
         }

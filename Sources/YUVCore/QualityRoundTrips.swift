@@ -75,8 +75,10 @@ extension QualityAccumulator {
     /// plus a whole offset that depends on the chroma alone — R: ⌊x_r + ½⌋ with x_r = 2(1 − kr)·(Cr − 128), B
     /// alike, G: ⌊−(kr·x_r + kb·x_b)/kg + ½⌋ — then clamped. That is the reference's rounding, whose `Double`
     /// terms are within 10^-11 of these exact fractions, except where a fraction is an exact tie (its distance
-    /// to an integer is otherwise at least 1/(16·S·kg) ≈ 9·10^-10): those pixels are marked and measured
-    /// again with the reference's expressions. `cb16`, `cr16`: 16 × the chroma at each pixel.
+    /// to an integer is otherwise at least 1/(16·S·kg) ≈ 9·10^-10). R and B are computed exactly; G in `float`,
+    /// within `offsetMargin` of the exact fraction. Exact ties, and G values within the margin of a whole
+    /// number, are marked and measured again with the reference's expressions. `cb16`, `cr16`: 16 × the
+    /// chroma at each pixel.
     func roundTripFull(_ r: UnsafePointer<UInt8>, _ g: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ y: UnsafePointer<UInt8>,
                        cb16: UnsafePointer<Int32>, cr16: UnsafePointer<Int32>) -> UInt64 {
         // The row in C, one copy per CPU tier (`yc_quality_rows_body.h`): the marked pixels are left out of
@@ -86,7 +88,7 @@ extension QualityAccumulator {
         var sum = yc_quality_full_errors(y, r, g, b, cb16, cr16, width, &k, marks, &marked)
         if marked != 0 {
             let k = (kr: kr, kb: kb, kg: kg, ar: ar, ab: ab)
-            for x in 0..<width where marks[x] != 0 {
+            Self.forEachMark(marks, width) { x in
                 sum &+= Self.rebuiltError(yl: Double(y[x]), cbp: Double(cb16[x]) / 16 - 128, crp: Double(cr16[x]) / 16 - 128,
                                           r: r[x], g: g[x], b: b[x], k)
             }
@@ -94,17 +96,40 @@ extension QualityAccumulator {
         return sum
     }
 
+    /// Calls `body` with each x below `count` where `marks[x]` is not 0, reading eight marks at a time (a row
+    /// with a mark has about one: most of its words are 0).
+    @inline(__always)
+    static func forEachMark(_ marks: UnsafePointer<UInt8>, _ count: Int, _ body: (Int) -> Void) {
+        var x = 0
+        while x + 8 <= count {
+            if UnsafeRawPointer(marks + x).loadUnaligned(as: UInt64.self) != 0 {
+                for i in x..<(x + 8) where marks[i] != 0 { body(i) }
+            }
+            x += 8
+        }
+        for i in x..<count where marks[i] != 0 { body(i) }
+    }
+
     /// The constants of the full-range offsets (`roundTripFull`; computed by `yc_quality_rows_body.h`):
     /// R, B: ⌊(2(S − k)(c16 − 2048) + 8S) / 16S⌋, kept positive by 256·16S, exact in 32 bits (`aR`, `aB`, `bias`);
-    /// G: (−2kr(S − kr)(cr16 − 2048) − 2kb(S − kb)(cb16 − 2048) + 8S·kg) / (16S·kg), the numerator an exact
-    /// integer in Double (below 2^37), the quotient (+256) within 10^-13 (`gR`, `gB`, `gBias`, `invG`).
+    /// G: ⌊(−2kr(S − kr)(cr16 − 2048) − 2kb(S − kb)(cb16 − 2048) + 8S·kg) / 16S·kg⌋, in `float` as
+    /// ⌊gR·(cr16 − 2048) + gB·(cb16 − 2048) + ½⌋, marked within `offsetMargin` of a whole number.
     var offsetConstants: yc_quality_offset_k {
-        let S = Int32(ColorMatrix.scale), s64 = Int64(S)
+        let S = Int32(ColorMatrix.scale), s64 = Int64(S), d = Double(16 * s64 * ikg)
         precondition(16 * S == 160_000, "the offsets divide by the literal 16·S (a constant divisor vectorises)")
         return yc_quality_offset_k(aR: 2 &* (S &- Int32(ikr)), aB: 2 &* (S &- Int32(ikb)), bias: 8 &* S &+ 256 &* 16 &* S,
-                                   gR: Double(-2 * ikr * (s64 - ikr)), gB: Double(-2 * ikb * (s64 - ikb)),
-                                   gBias: Double(8 * s64 * ikg), invG: 1 / Double(16 * s64 * ikg))
+                                   gR: Float(Double(-2 * ikr * (s64 - ikr)) / d),
+                                   gB: Float(Double(-2 * ikb * (s64 - ikb)) / d), margin: Self.offsetMargin)
     }
+
+    /// How close G's `float` value may come to a whole number before the pixel is measured the reference's way:
+    /// its error is below 2·10^-5 on every chroma pair of every matrix (`QualityOffsetTests` measures it and
+    /// checks every unmarked pair against the exact quotient); the margin is twice that. About 1 pixel in
+    /// 10,000 is marked.
+    static let offsetMargin: Float = 4e-5
+
+    /// The 16 × chroma values a round trip's offsets are taken for: 0 … 16·255.
+    static let offsetCount = 16 * 255 + 1
 
     /// The full-range offsets of `count` chroma values (16 × Cb and Cr), and a mark where the reference's
     /// rounding must be taken instead.
@@ -124,7 +149,7 @@ extension QualityAccumulator {
 
     /// The nearest round trip in full range: two pixels a chroma sample, its offsets from `nearestOffsets`.
     func nearestFull(y: UnsafePointer<UInt8>) -> UInt64 {
-        let r = rows.r, g = rows.g, b = rows.b, oR = rows.nR, oG = rows.nG, oB = rows.nB, marks = rows.nMarks
+        let r = source.r, g = source.g, b = source.b, oR = rows.nR, oG = rows.nG, oB = rows.nB, marks = rows.nMarks
         let cw = (width + 1) / 2
         // The row in C, one copy per CPU tier (`yc_quality_rows_body.h`), the marked samples' pixels left out
         // and measured here with the reference's expressions.
@@ -145,7 +170,7 @@ extension QualityAccumulator {
     func roundTripError(y: UnsafePointer<UInt8>) -> UInt64 {
         let pu = rows.u, pv = rows.v
         if full { return nearestFull(y: y) }
-        return roundTrip(rows.r, rows.g, rows.b, y, scale: 1, cb: { Int32(pu[$0]) }, cr: { Int32(pv[$0]) })
+        return roundTrip(source.r, source.g, source.b, y, scale: 1, cb: { Int32(pu[$0]) }, cr: { Int32(pv[$0]) })
     }
 
     /// The round trip with bilinear chroma of a row (planar `r`, `g`, `b`, luma `y`): `own` is the chroma row

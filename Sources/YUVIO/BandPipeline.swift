@@ -44,8 +44,10 @@ final class BandPipeline: Sendable {
 
     /// Runs `produce(slot)` on this thread until it returns nil (or throws), and each of `stages` — called
     /// with (slot, firstRow, rows) — on a worker of its own, every band through every stage in order. The
-    /// first error of any side stops them all and is rethrown here.
-    func run(produce: (Int) throws -> (firstRow: Int, rows: Int)?,
+    /// first error of any side stops them all and is rethrown here. When every slot is taken — a later stage
+    /// is the slowest — this thread calls `help` until a slot is free or it has nothing to do (returns false):
+    /// work a stage would otherwise do, so that the two cores share the load whichever side is heavier.
+    func run(produce: (Int) throws -> (firstRow: Int, rows: Int)?, help: () -> Bool = { false },
              stages: [@Sendable (Int, Int, Int) throws -> Void]) throws {
         precondition(stages.count == ready.count, "one stage function per stage")
         func inTurn() throws {
@@ -87,7 +89,12 @@ final class BandPipeline: Sendable {
         var slot = 0
         var producerError: Error?
         while true {
-            free.wait()
+            while free.wait(timeout: .now()) == .timedOut {
+                if !help() {
+                    free.wait()
+                    break
+                }
+            }
             if stageError.withLock({ $0 != nil }) { break }
             do {
                 guard let band = try produce(slot) else { break }

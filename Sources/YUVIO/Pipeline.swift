@@ -44,6 +44,9 @@ protocol BandSource: AnyObject {
     /// The quality stage for the band `convert` just made from `slot` (picture rows `row ..< row + count`,
     /// output in `band`): called once per band, in order, while `convert` may already work on the next slot.
     func measure(slot: Int, row: Int, count: Int, band: BandBuffer)
+    /// Called on the producer thread while every slot is taken: one piece of a later stage's work that can be
+    /// done ahead (true), or nothing left (false).
+    func help() -> Bool
 }
 
 extension BandSource {
@@ -52,6 +55,7 @@ extension BandSource {
     var transformsApart: Bool { false }
     func transform(slot: Int, row: Int, count: Int) {}
     func measure(slot: Int, row: Int, count: Int, band: BandBuffer) {}
+    func help() -> Bool { false }
 }
 
 /// The one loop every conversion runs: `source` → band slots → `sink`, with decoding on this thread and
@@ -98,7 +102,7 @@ func runPipeline(_ source: BandSource, frame: FrameLayout, into sink: BandSink, 
         try source.produce(slot: slot, row: row, count: n)
         defer { row += n }
         return (row, n)
-    }, stages: stages)
+    }, help: { source.help() }, stages: stages)
     try source.finish()
     try sink.end()
 }

@@ -104,6 +104,26 @@ final class StreamingQualityTests: XCTestCase {
         }
     }
 
+    /// The direct path's RGB rows are rebuilt by the quality stage, or ahead by the decoding thread while it
+    /// waits for a slot, whichever gets to a band first: the measures must not depend on who did. Forced both
+    /// ways — the decoding thread rebuilding every band, and a dawdling quality stage it helps — on every
+    /// sampling, over band boundaries (rows kept for the next band's chroma) and with an odd last row.
+    func testDirectPathMeasuresTheSameWhicheverThreadRebuildsTheRows() throws {
+        defer { JPEGPlanesSource.rebuildTest = .none }
+        let samplings = [TJSAMP_444, TJSAMP_422, TJSAMP_420, TJSAMP_GRAY, TJSAMP_440, TJSAMP_411]
+        for sampling in samplings {
+            for (w, h) in [(97, 333), (40, 256)] {
+                let path = try makeJPEG(width: w, height: h, sampling: sampling, seed: UInt64(w * 7 + h))
+                defer { try? FileManager.default.removeItem(atPath: path) }
+                for mode in [JPEGPlanesSource.RebuildTest.producerAlways, .slowStage] {
+                    JPEGPlanesSource.rebuildTest = mode
+                    try check(path)
+                    try check(path, spec: ConversionSpec(matrix: .bt601, range: .limited), layout: .yuv420p)
+                }
+            }
+        }
+    }
+
     /// A tall JPEG turned by its EXIF orientation (5–8 swap the axes) is measured on rows of the upright width,
     /// wider than a stored row: the quality stage's RGB row must hold one (it held a stored row, and a picture
     /// more than about 2.7 times as tall as wide wrote past its buffer: heap corruption, then a crash).

@@ -21,10 +21,11 @@ void yc_quality_exact_row(const uint8_t *r, const uint8_t *g, const uint8_t *b, 
                           int split, int32_t *ca, int32_t *caa, int32_t *cb, int64_t *cbb, int64_t *cab,
                           uint64_t sums[6]);
 
-/// Full range's round-trip offsets (YUVCore's `QualityAccumulator.OffsetConstants`).
+/// Full range's round-trip offsets (YUVCore's `QualityAccumulator.offsetConstants`): R and B from `aR`, `aB`
+/// and `bias`; G from `gR`, `gB` in `float`, with `margin`.
 typedef struct {
     int32_t aR, aB, bias;
-    double gR, gB, gBias, invG;
+    float gR, gB, margin;
 } yc_quality_offset_k;
 
 /// Σ over a row of the full-range round trip's squared RGB error, each pixel's offsets from its own 16×

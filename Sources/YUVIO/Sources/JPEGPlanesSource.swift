@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
 import YUVCore
 
 /// The JPEG direct path's source: the decoder's YCbCr planes, iMCU row by iMCU row (grouped to about 64
@@ -26,6 +32,14 @@ final class JPEGPlanesSource: BandSource {
     /// Sampling factors of the converted (upright) planes.
     private let hUp: [Int], vUp: [Int]
     private var quality: PlanesQuality?
+    /// Decoded bands whose RGB rows the quality stage needs and nobody rebuilt yet, in order: the quality
+    /// stage rebuilds a band when it comes to it, unless the decoding thread, waiting for a free slot,
+    /// got there first (`help`). Rebuilt under the lock, one band at a time, in order.
+    private let rebuilds = Mutex<[(slot: Int, row: Int, count: Int)]>([])
+    /// Tests only: the decoding thread rebuilds every band itself, or the quality stage dawdles (1 ms a band)
+    /// so that the decoding thread helps whenever the slots are full.
+    enum RebuildTest { case none, producerAlways, slowStage }
+    nonisolated(unsafe) static var rebuildTest = RebuildTest.none
     /// Turned and measured: the planes as stored, kept for the quality stage.
     private var stored: [(pointer: UnsafeMutablePointer<UInt8>, bytes: Int)] = []
     /// Top-left siting in bands: the last Cb and Cr rows of the band converted before (its slot is refilled
@@ -70,6 +84,7 @@ final class JPEGPlanesSource: BandSource {
         let n = raw.components
         if turn.isIdentity {
             if keepsRowAbove { carry = (1...2).map { c in (ledger.allocateBytes(raw.planeWidth[c]), raw.planeWidth[c]) } }
+            quality?.allocate(slots: count, bandRows: bandRows)
             slots = (0..<count).map { _ in
                 (0..<n).map { c in
                     let bytes = raw.planeWidth[c] * raw.planeRows[c] * group
@@ -114,6 +129,40 @@ final class JPEGPlanesSource: BandSource {
             _ = try decoder.readRawBand(planes: at, strides: raw.planeWidth)
             decoded += raw.bandRows
         }
+        if quality != nil {
+            rebuilds.withLock { $0.append((slot, row, count)) }
+            if Self.rebuildTest == .producerAlways { _ = help() }
+        }
+    }
+
+    /// While the decoder waits for a slot (the quality stage is behind): the next band's RGB rows.
+    func help() -> Bool {
+        guard quality != nil else { return false }
+        return rebuilds.withLock { queue in
+            guard !queue.isEmpty else { return false }
+            rebuild(queue.removeFirst())
+            return true
+        }
+    }
+
+    /// The quality stage's RGB rows of a decoded band (`PlanesQuality.prepare`).
+    private func rebuild(_ band: (slot: Int, row: Int, count: Int)) {
+        let q = quality!
+        let (luma, chroma) = rows(slot: band.slot, row: band.row, vr: q.rgb.vr, chromaHeight: q.rgb.chromaHeight)
+        q.prepare(slot: band.slot, first: band.row, count: band.count, luma: luma, chroma: chroma)
+    }
+
+    /// The luma row of picture row r and component c's chroma row r (nil when not in this band) of the band
+    /// in `slot` (picture rows from `row`), as the rows of its planes.
+    private func rows(slot: Int, row: Int, vr: Int, chromaHeight: Int)
+        -> (luma: (Int) -> UnsafePointer<UInt8>, chroma: (Int, Int) -> UnsafePointer<UInt8>?) {
+        let planes = slots[slot], strides = raw.planeWidth, c0 = row / vr, group = group, planeRows = raw.planeRows
+        return ({ UnsafePointer(planes[0].pointer + ($0 - row) * strides[0]) },
+                { c, r in
+                    let k = r - c0
+                    guard k >= 0, k < group * planeRows[c], r < chromaHeight else { return nil }
+                    return UnsafePointer(planes[c].pointer + k * strides[c])
+                })
     }
 
     func convert(slot: Int, row: Int, count: Int, into band: BandBuffer) -> Range<Int> {
@@ -167,15 +216,14 @@ final class JPEGPlanesSource: BandSource {
     /// The band's rows to the quality stage: from the slot's planes (rows of this band only), or from the
     /// upright planes (every row).
     private func measure(_ q: PlanesQuality, slot: Int, row: Int, count: Int, band: BandBuffer) {
-        let vr = q.rgb.vr, chromaHeight = q.rgb.chromaHeight
         if turn.isIdentity {
-            let planes = slots[slot], strides = raw.planeWidth, c0 = row / vr
-            q.add(first: row, count: count, luma: { UnsafePointer(planes[0].pointer + ($0 - row) * strides[0]) },
-                  chroma: { c, r in
-                      let k = r - c0
-                      guard k >= 0, k < self.group * self.raw.planeRows[c], r < chromaHeight else { return nil }
-                      return UnsafePointer(planes[c].pointer + k * strides[c])
-                  }, band: band)
+            if Self.rebuildTest == .slowStage { usleep(1000) }
+            // This band's RGB rows, unless the decoding thread made them.
+            rebuilds.withLock { queue in
+                while let next = queue.first, next.row <= row { rebuild(queue.removeFirst()) }
+            }
+            q.add(slot: slot, first: row, count: count,
+                  luma: rows(slot: slot, row: row, vr: q.rgb.vr, chromaHeight: q.rgb.chromaHeight).luma, band: band)
         } else {
             q.addTurned(first: row, count: count, turn: turn, planes: stored.map { UnsafePointer($0.pointer) },
                         strides: raw.planeWidth, storedHeight: decoder.info.height, band: band)
