@@ -306,6 +306,8 @@ void yc_colour_transform_apply(yc_colour_transform *x, void *rows, size_t stride
     }
 }
 
+int yc_colour_transform_is_fast(const yc_colour_transform *x) { return x->fast != NULL; }
+
 void yc_colour_transform_free(yc_colour_transform *x) {
     if (!x) return;
     if (x->t) cmsDeleteTransform(x->t);

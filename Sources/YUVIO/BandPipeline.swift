@@ -25,6 +25,10 @@ final class BandPipeline: Sendable {
     /// False: every stage runs in turn on the calling thread (a batch running several files at once).
     let threaded: Bool
 
+    /// Tests only: the producer calls `help` once after every band it hands on, whether or not a slot is free,
+    /// so that the work a source shares is done by the producer on every band.
+    nonisolated(unsafe) static var helpAfterEveryBand = false
+
     init(slots: Int, stages: Int = 1, threaded: Bool = true) {
         precondition(stages >= 1)
         self.slots = slots
@@ -99,6 +103,7 @@ final class BandPipeline: Sendable {
             do {
                 guard let band = try produce(slot) else { break }
                 push((slot, band.firstRow, band.rows), to: 0)
+                if Self.helpAfterEveryBand { _ = help() }
                 slot = (slot + 1) % slots
             } catch {
                 producerError = error

@@ -102,6 +102,24 @@ final class ColourManagementTests: XCTestCase {
         XCTAssertEqual(got.image.bytes, expected.bytes)
     }
 
+    /// The colour stage shares its bands with the decoding thread (`RGBRowsSource.help`): whichever thread
+    /// transforms a band, the bytes are those of the transform done in turn. Forced: the decoding thread takes
+    /// every band it hands on, so the stage always waits for it.
+    func testColourStageBandsTransformedByEitherThreadGiveTheSameBytes() throws {
+        defer { BandPipeline.helpAfterEveryBand = false }
+        for path in [p3, p3PNG, adobe] {
+            var inTurn = DecodeOptions()
+            inTurn.pipelined = false
+            let reference = try convertFile(path: path, spec: ConversionSpec(), layout: .nv12, options: inTurn)
+            XCTAssertNotNil(reference.report.colour, path)
+            for helps in [false, true] {
+                BandPipeline.helpAfterEveryBand = helps
+                let got = try convertFile(path: path, spec: ConversionSpec(), layout: .nv12)
+                XCTAssertTrue(got.image.bytes == reference.image.bytes, "\(path), decoding thread takes every band: \(helps)")
+            }
+        }
+    }
+
     /// EXIF's Adobe RGB hint: IFD0 → Exif IFD → Interoperability IFD → InteroperabilityIndex "R03", both byte
     /// orders; anything cut short, another index (R98, sRGB's) or a wrong type is not it.
     func testExifAdobeRGBHint() {

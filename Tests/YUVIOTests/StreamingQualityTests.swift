@@ -109,14 +109,14 @@ final class StreamingQualityTests: XCTestCase {
     /// ways — the decoding thread rebuilding every band, and a dawdling quality stage it helps — on every
     /// sampling, over band boundaries (rows kept for the next band's chroma) and with an odd last row.
     func testDirectPathMeasuresTheSameWhicheverThreadRebuildsTheRows() throws {
-        defer { JPEGPlanesSource.rebuildTest = .none }
+        defer { (BandPipeline.helpAfterEveryBand, JPEGPlanesSource.slowQualityStage) = (false, false) }
         let samplings = [TJSAMP_444, TJSAMP_422, TJSAMP_420, TJSAMP_GRAY, TJSAMP_440, TJSAMP_411]
         for sampling in samplings {
             for (w, h) in [(97, 333), (40, 256)] {
                 let path = try makeJPEG(width: w, height: h, sampling: sampling, seed: UInt64(w * 7 + h))
                 defer { try? FileManager.default.removeItem(atPath: path) }
-                for mode in [JPEGPlanesSource.RebuildTest.producerAlways, .slowStage] {
-                    JPEGPlanesSource.rebuildTest = mode
+                for producerAlways in [true, false] {
+                    (BandPipeline.helpAfterEveryBand, JPEGPlanesSource.slowQualityStage) = (producerAlways, !producerAlways)
                     try check(path)
                     try check(path, spec: ConversionSpec(matrix: .bt601, range: .limited), layout: .yuv420p)
                 }

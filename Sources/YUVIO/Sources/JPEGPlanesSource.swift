@@ -36,10 +36,9 @@ final class JPEGPlanesSource: BandSource {
     /// stage rebuilds a band when it comes to it, unless the decoding thread, waiting for a free slot,
     /// got there first (`help`). Rebuilt under the lock, one band at a time, in order.
     private let rebuilds = Mutex<[(slot: Int, row: Int, count: Int)]>([])
-    /// Tests only: the decoding thread rebuilds every band itself, or the quality stage dawdles (1 ms a band)
-    /// so that the decoding thread helps whenever the slots are full.
-    enum RebuildTest { case none, producerAlways, slowStage }
-    nonisolated(unsafe) static var rebuildTest = RebuildTest.none
+    /// Tests only: the quality stage dawdles (1 ms a band), so that the decoding thread helps whenever the
+    /// slots are full (`BandPipeline.helpAfterEveryBand` makes it help on every band).
+    nonisolated(unsafe) static var slowQualityStage = false
     /// Turned and measured: the planes as stored, kept for the quality stage.
     private var stored: [(pointer: UnsafeMutablePointer<UInt8>, bytes: Int)] = []
     /// Top-left siting in bands: the last Cb and Cr rows of the band converted before (its slot is refilled
@@ -131,7 +130,6 @@ final class JPEGPlanesSource: BandSource {
         }
         if quality != nil {
             rebuilds.withLock { $0.append((slot, row, count)) }
-            if Self.rebuildTest == .producerAlways { _ = help() }
         }
     }
 
@@ -217,7 +215,7 @@ final class JPEGPlanesSource: BandSource {
     /// upright planes (every row).
     private func measure(_ q: PlanesQuality, slot: Int, row: Int, count: Int, band: BandBuffer) {
         if turn.isIdentity {
-            if Self.rebuildTest == .slowStage { usleep(1000) }
+            if Self.slowQualityStage { usleep(1000) }
             // This band's RGB rows, unless the decoding thread made them.
             rebuilds.withLock { queue in
                 while let next = queue.first, next.row <= row { rebuild(queue.removeFirst()) }

@@ -1,3 +1,5 @@
+import Dispatch
+import Synchronization
 import YUVCore
 
 /// RGB rows from a decoder (PNG, and JPEG on the RGB route or when it is CMYK), converted exactly by
@@ -34,6 +36,12 @@ final class RGBRowsSource: BandSource {
 
     /// The colour stage's transform, when the source's colours are transformed.
     private let colour: ColourTransform?
+    /// The colour stage's work shared with the decoding thread (`help`): the slots of the bands the stage has not
+    /// started, in order, and per slot a signal that the decoding thread finished the band it took, with each
+    /// slot's rows (the decoding thread's own record).
+    private let unstarted = Mutex<[Int]>([])
+    private var helped: [DispatchSemaphore] = []
+    private var slotBands: [(row: Int, count: Int)] = []
     /// Sharp chroma: the driver, and the rows not yet written that the alpha plane (`--alpha keep`) and the
     /// quality stage still need (each band's alpha goes to `alphaBand` first).
     private let sharp: SharpYUV420?
@@ -82,6 +90,8 @@ final class RGBRowsSource: BandSource {
         }
         if turn.isIdentity {
             slots = (0..<count).map { _ in ledger.allocate(rowBytes * bandRows) }
+            helped = (0..<count).map { _ in DispatchSemaphore(value: 0) }
+            slotBands = Array(repeating: (0, 0), count: count)
             if decoder.info.interlaced {
                 recorded = rowBytes * geometry.height   // libpng holds the whole Adam7 picture
                 ledger.record(recorded)
@@ -95,6 +105,25 @@ final class RGBRowsSource: BandSource {
     func produce(slot: Int, row: Int, count: Int) throws {
         guard turn.isIdentity else { return }
         try decoder.readRows(into: slots[slot], rowBytes: rowBytes, count: count)
+        if sharesColour {
+            slotBands[slot] = (row, count)
+            unstarted.withLock { $0.append(slot) }
+        }
+    }
+
+    /// Whether the decoding thread may take colour-stage bands (`help`): an upright picture whose transform
+    /// is stateless.
+    private var sharesColour: Bool { colour?.isConcurrent == true && turn.isIdentity }
+
+    /// While the decoder waits for a slot (the colour stage is behind): the colour stage's work for the newest
+    /// band it has not started — the stage meanwhile works on the older ones, and waits for this one if it
+    /// gets there first.
+    func help() -> Bool {
+        guard sharesColour, let slot = unstarted.withLock({ $0.popLast() }) else { return false }
+        let band = slotBands[slot]
+        colourStage(slot: slot, row: band.row, count: band.count)
+        helped[slot].signal()
+        return true
     }
 
     func convert(slot: Int, row: Int, count: Int, into band: BandBuffer) -> Range<Int> {
@@ -140,6 +169,19 @@ final class RGBRowsSource: BandSource {
     var transformsApart: Bool { colour != nil }
 
     func transform(slot: Int, row: Int, count: Int) {
+        if sharesColour {
+            let mine = unstarted.withLock { queue in
+                guard let i = queue.firstIndex(of: slot) else { return false }
+                queue.remove(at: i)
+                return true
+            }
+            if !mine { return helped[slot].wait() }   // the decoding thread took this band
+        }
+        colourStage(slot: slot, row: row, count: count)
+    }
+
+    /// The colour stage's work on a band: the transform, in place.
+    private func colourStage(slot: Int, row: Int, count: Int) {
         colour?.apply(rows(slot: slot, row: row), rowBytes: rowBytes, width: geometry.width, count: count)
     }
 
