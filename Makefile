@@ -66,7 +66,7 @@ build: deps
 # pass .fast and .reference themselves) and GoldenTests (passes both kernel choices explicitly).
 REFERENCE_SKIP = --skip 'YUVCoreTests\.' --skip 'YUVIOTests\.GoldenTests/'
 test: build
-	$(call need_packages,time)
+	$(call need_packages,time zsh fish)
 	$(SWIFT) test $(TEST_FLAGS)
 	YUV_FORCE_REFERENCE=1 $(SWIFT) test $(TEST_FLAGS) $(REFERENCE_SKIP)
 	tools/hostile.sh
@@ -83,6 +83,7 @@ test-library: deps
 
 # One pass only, fast rows.
 test-fast: build
+	$(call need_packages,time zsh fish)
 	$(SWIFT) test $(TEST_FLAGS)
 
 # Converts the bundled photo, prints its memory line and its full memory and quality report.
