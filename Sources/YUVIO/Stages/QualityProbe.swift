@@ -235,10 +235,12 @@ struct DecoderRGB {
 /// Feeds a `QualityProbe` from the direct path's planes, band by band: each picture row's RGB as the decoder
 /// would give it, with the output rows.
 ///
-/// The work is split between two threads so that it balances the two cores: the decoding thread rebuilds
-/// each band's RGB rows (`prepare`, right after decoding the band, into the slot's rows) and the quality
-/// stage measures them (`add`) with the output rows. Measured on 12 MP: the rebuild is about a sixth of the
-/// quality stage's time, and the stage shares a core with the conversion while the decoder waits for slots.
+/// The work can be split between two threads so that it balances the two cores: each band's RGB rows are
+/// rebuilt into its slot's rows (`prepare`) — by the decoding thread while it waits for a free slot
+/// (`JPEGPlanesSource.help`), or else by the quality stage when it comes to the band, in band order either
+/// way — and the quality stage measures them (`add`) with the output rows. Measured on 12 MP: the rebuild is
+/// about a sixth of the quality stage's time, and the stage shares a core with the conversion while the
+/// decoder waits for slots.
 ///
 /// A row whose vertical filter needs the next band's first chroma row is rebuilt at the head of the next
 /// band's rows (its luma and own chroma row copied aside until then), and its output rows are copied aside
@@ -258,8 +260,12 @@ final class PlanesQuality {
     private var prevRow = -1
     private let waitY: UnsafeMutablePointer<UInt8>, waitCb: UnsafeMutablePointer<UInt8>, waitCr: UnsafeMutablePointer<UInt8>
     private var pending: Int?
-    /// Per slot: planar rebuilt rows (R rows, then G, then B, `slotRows` each) and the picture rows they hold.
-    private var slots: [(rows: UnsafeMutablePointer<UInt8>, first: Int, count: Int)] = []
+    /// Per slot: planar rebuilt rows (R rows, then G, then B, `slotRows` each), set once by `allocate`; and the
+    /// picture rows they hold (first, count), written by whichever thread rebuilds the slot's band and read by
+    /// the quality stage — in raw memory, not a Swift array, whose element writes are writes of the whole
+    /// array and would race with the reads of other slots.
+    private var slots: [UnsafeMutablePointer<UInt8>] = []
+    private var made: UnsafeMutablePointer<(first: Int, count: Int)>?
     private var slotRows = 0, slotBytes = 0
     /// The quality stage's side: the output rows of a row waiting for its RGB.
     private let waitOutY: UnsafeMutablePointer<UInt8>, waitOutU: UnsafeMutablePointer<UInt8>, waitOutV: UnsafeMutablePointer<UInt8>
@@ -288,7 +294,8 @@ final class PlanesQuality {
 
     deinit {
         ledger.deallocate(UnsafeMutableRawPointer(buffer), bytes: bufferBytes)
-        for s in slots { ledger.deallocate(UnsafeMutableRawPointer(s.rows), bytes: slotBytes) }
+        for s in slots { ledger.deallocate(UnsafeMutableRawPointer(s), bytes: slotBytes) }
+        made?.deallocate()
         ledger.record(-rgb.scratchBytes)
     }
 
@@ -297,12 +304,14 @@ final class PlanesQuality {
         guard rgb.upsampling != .grey else { return }
         slotRows = bandRows + 1
         slotBytes = 3 * rgb.width * slotRows
-        slots = (0..<count).map { _ in (ledger.allocateBytes(slotBytes), 0, 0) }
+        slots = (0..<count).map { _ in ledger.allocateBytes(slotBytes) }
+        made = .allocate(capacity: count)
+        made!.initialize(repeating: (0, 0), count: count)
     }
 
     private func planes(_ slot: Int, _ k: Int)
         -> (r: UnsafeMutablePointer<UInt8>, g: UnsafeMutablePointer<UInt8>, b: UnsafeMutablePointer<UInt8>) {
-        let w = rgb.width, r = slots[slot].rows + k * w
+        let w = rgb.width, r = slots[slot] + k * w
         return (r, r + slotRows * w, r + 2 * slotRows * w)
     }
 
@@ -337,8 +346,7 @@ final class PlanesQuality {
                     into: planes(slot, n))
             n += 1
         }
-        slots[slot].first = head
-        slots[slot].count = n
+        made![slot] = (head, n)
         let last = (first + count - 1) / rgb.vr
         if let cb = chroma(1, last), let cr = chroma(2, last) {
             prevCb.update(from: cb, count: rgb.chromaWidth)
@@ -357,7 +365,7 @@ final class PlanesQuality {
             }
             return
         }
-        let made = slots[slot]
+        let made = self.made![slot]
         var k = 0
         if let row = waiting {
             precondition(made.count > 0 && made.first == row, "the waiting row is rebuilt first")
