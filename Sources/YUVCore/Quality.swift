@@ -236,21 +236,10 @@ public struct QualityAccumulator {
         addSplitRow(y: y, u: u, v: v)
     }
 
-    /// Where the next row's R, G and B go (a byte a sample, `width` each) for `addPlanarRow`: a caller that
-    /// makes the row itself (the direct path's `DecoderRGB`) writes it there, planar, instead of interleaving it
-    /// for `add` to split.
-    public var planarRow: (r: UnsafeMutablePointer<UInt8>, g: UnsafeMutablePointer<UInt8>, b: UnsafeMutablePointer<UInt8>) {
-        (rows.r, rows.g, rows.b)
-    }
-
-    /// Adds the next source row, written into `planarRow` (8-bit), with the output's luma row `y` and the U
-    /// and V rows of the chroma row that covers it.
-    public mutating func addPlanarRow(y: UnsafePointer<UInt8>, u: UnsafePointer<UInt8>, v: UnsafePointer<UInt8>) {
-        addPlanarRow(r: rows.r, g: rows.g, b: rows.b, y: y, u: u, v: v)
-    }
-
     /// Adds the next source row from the caller's planar rows `r`, `g`, `b` (8-bit, `width` each; read during
-    /// the call only), with the output's luma row `y` and the U and V rows of the chroma row that covers it.
+    /// the call only), with the output's luma row `y` and the U and V rows of the chroma row that covers it: a
+    /// caller that makes the row itself (the direct path's `DecoderRGB`) writes it planar rather than
+    /// interleaving it for `add` to split.
     public mutating func addPlanarRow(r: UnsafePointer<UInt8>, g: UnsafePointer<UInt8>, b: UnsafePointer<UInt8>,
                                       y: UnsafePointer<UInt8>, u: UnsafePointer<UInt8>, v: UnsafePointer<UInt8>) {
         precondition(reference == nil, "planar rows are 8-bit")

@@ -53,20 +53,17 @@ extension QualityAccumulator {
             let cbv = Double(cb(x)) / scale, crv = Double(cr(x)) / scale
             return ((Double(y[x]) - yo) / ys, (cbv - 128) / cs, (crv - 128) / cs)
         }
-        var sum: UInt64 = 0, marked: UInt8 = 0
+        var sum: UInt64 = 0
         for x in 0..<width {
             let (yl, cbp, crp) = terms(x)
             let e = Self.rebuiltErrorFast(yl: yl, cbp: cbp, crp: crp, r: r[x], g: g[x], b: b[x], k, invKg: invKg)
             sum &+= e.error
             marks[x] = e.near ? 1 : 0
         }
-        for x in 0..<width { marked |= marks[x] }
-        if marked != 0 {
-            for x in 0..<width where marks[x] != 0 {
-                let (yl, cbp, crp) = terms(x)
-                sum &-= Self.rebuiltErrorFast(yl: yl, cbp: cbp, crp: crp, r: r[x], g: g[x], b: b[x], k, invKg: invKg).error
-                sum &+= Self.rebuiltError(yl: yl, cbp: cbp, crp: crp, r: r[x], g: g[x], b: b[x], k)
-            }
+        Self.forEachMark(marks, width) { x in
+            let (yl, cbp, crp) = terms(x)
+            sum &-= Self.rebuiltErrorFast(yl: yl, cbp: cbp, crp: crp, r: r[x], g: g[x], b: b[x], k, invKg: invKg).error
+            sum &+= Self.rebuiltError(yl: yl, cbp: cbp, crp: crp, r: r[x], g: g[x], b: b[x], k)
         }
         return sum
     }
@@ -153,12 +150,10 @@ extension QualityAccumulator {
         let cw = (width + 1) / 2
         // The row in C, one copy per CPU tier (`yc_quality_rows_body.h`), the marked samples' pixels left out
         // and measured here with the reference's expressions.
-        var sum = yc_quality_pair_errors(y, r, g, b, oR, oG, oB, marks, width), marked: UInt8 = 0
-        for i in 0..<cw { marked |= marks[i] }
-        if marked != 0 {
-            let k = (kr: kr, kb: kb, kg: kg, ar: ar, ab: ab), u = rows.now, v = rows.now + cw
-            for x in 0..<width where marks[x / 2] != 0 {
-                let i = x / 2
+        var sum = yc_quality_pair_errors(y, r, g, b, oR, oG, oB, marks, width)
+        let k = (kr: kr, kb: kb, kg: kg, ar: ar, ab: ab), u = rows.now, v = rows.now + cw
+        Self.forEachMark(marks, cw) { i in
+            for x in (2 * i)..<min(2 * i + 2, width) {
                 sum &+= Self.rebuiltError(yl: Double(y[x]), cbp: Double(u[i]) - 128, crp: Double(v[i]) - 128,
                                           r: r[x], g: g[x], b: b[x], k)
             }

@@ -36,12 +36,13 @@ final class RGBRowsSource: BandSource {
 
     /// The colour stage's transform, when the source's colours are transformed.
     private let colour: ColourTransform?
-    /// The colour stage's work shared with the decoding thread (`help`): the slots of the bands the stage has not
-    /// started, in order, and per slot a signal that the decoding thread finished the band it took, with each
-    /// slot's rows (the decoding thread's own record).
-    private let unstarted = Mutex<[Int]>([])
+    /// Whether the decoding thread may take colour-stage bands (`help`): an upright picture whose transform
+    /// is stateless.
+    private let sharesColour: Bool
+    /// The colour stage's work shared with the decoding thread: the bands the stage has not started, in order,
+    /// and per slot a signal that the decoding thread finished the band it took.
+    private let unstarted = Mutex<[(slot: Int, row: Int, count: Int)]>([])
     private var helped: [DispatchSemaphore] = []
-    private var slotBands: [(row: Int, count: Int)] = []
     /// Sharp chroma: the driver, and the rows not yet written that the alpha plane (`--alpha keep`) and the
     /// quality stage still need (each band's alpha goes to `alphaBand` first).
     private let sharp: SharpYUV420?
@@ -56,6 +57,7 @@ final class RGBRowsSource: BandSource {
         self.spec = spec
         self.siting = siting
         self.colour = colour
+        sharesColour = colour?.isConcurrent == true && turn.isIdentity
         self.turn = turn
         self.alpha = alpha
         let info = decoder.info
@@ -91,7 +93,6 @@ final class RGBRowsSource: BandSource {
         if turn.isIdentity {
             slots = (0..<count).map { _ in ledger.allocate(rowBytes * bandRows) }
             helped = (0..<count).map { _ in DispatchSemaphore(value: 0) }
-            slotBands = Array(repeating: (0, 0), count: count)
             if decoder.info.interlaced {
                 recorded = rowBytes * geometry.height   // libpng holds the whole Adam7 picture
                 ledger.record(recorded)
@@ -105,24 +106,16 @@ final class RGBRowsSource: BandSource {
     func produce(slot: Int, row: Int, count: Int) throws {
         guard turn.isIdentity else { return }
         try decoder.readRows(into: slots[slot], rowBytes: rowBytes, count: count)
-        if sharesColour {
-            slotBands[slot] = (row, count)
-            unstarted.withLock { $0.append(slot) }
-        }
+        if sharesColour { unstarted.withLock { $0.append((slot, row, count)) } }
     }
-
-    /// Whether the decoding thread may take colour-stage bands (`help`): an upright picture whose transform
-    /// is stateless.
-    private var sharesColour: Bool { colour?.isConcurrent == true && turn.isIdentity }
 
     /// While the decoder waits for a slot (the colour stage is behind): the colour stage's work for the newest
     /// band it has not started — the stage meanwhile works on the older ones, and waits for this one if it
     /// gets there first.
     func help() -> Bool {
-        guard sharesColour, let slot = unstarted.withLock({ $0.popLast() }) else { return false }
-        let band = slotBands[slot]
-        colourStage(slot: slot, row: band.row, count: band.count)
-        helped[slot].signal()
+        guard sharesColour, let band = unstarted.withLock({ $0.popLast() }) else { return false }
+        colourStage(slot: band.slot, row: band.row, count: band.count)
+        helped[band.slot].signal()
         return true
     }
 
@@ -171,7 +164,7 @@ final class RGBRowsSource: BandSource {
     func transform(slot: Int, row: Int, count: Int) {
         if sharesColour {
             let mine = unstarted.withLock { queue in
-                guard let i = queue.firstIndex(of: slot) else { return false }
+                guard let i = queue.firstIndex(where: { $0.slot == slot }) else { return false }
                 queue.remove(at: i)
                 return true
             }

@@ -38,22 +38,6 @@ final class QualityProbe {
         accumulator.add(row: source, format: format, y: y, u: u, v: v)
     }
 
-    /// Where the next source row goes planar (8-bit R, G, B) for `addPlanar`.
-    var planarRow: (r: UnsafeMutablePointer<UInt8>, g: UnsafeMutablePointer<UInt8>, b: UnsafeMutablePointer<UInt8>) {
-        accumulator.planarRow
-    }
-
-    /// Adds picture row `row`, written into `planarRow`, with the output rows `band` holds for it.
-    func addPlanar(row: Int, band: BandBuffer, first: Int) {
-        let (y, u, v) = outputRows(band, row: row, first: first)
-        accumulator.addPlanarRow(y: y, u: u, v: v)
-    }
-
-    /// Adds the row written into `planarRow` whose output rows were copied aside (`y`, `u`, `v`: planar).
-    func addPlanar(y: UnsafePointer<UInt8>, u: UnsafePointer<UInt8>, v: UnsafePointer<UInt8>) {
-        accumulator.addPlanarRow(y: y, u: u, v: v)
-    }
-
     /// Adds picture row `row` from planar rows `r`, `g`, `b` with the output rows `band` holds for it.
     func addPlanar(r: UnsafePointer<UInt8>, g: UnsafePointer<UInt8>, b: UnsafePointer<UInt8>, row: Int,
                    band: BandBuffer, first: Int) {
