@@ -13,6 +13,9 @@ typedef uint8_t yc_v_u8 __attribute__((vector_size(16)));
 typedef uint16_t yc_v_u16 __attribute__((vector_size(32)));
 typedef int32_t yc_v_i32x8 __attribute__((vector_size(32)));
 typedef int32_t yc_v_i32x4 __attribute__((vector_size(16)));
+/// 32 lanes of 16 bits, and the same lanes widened (sharp chroma's rows).
+typedef int16_t yc_v_i16 __attribute__((vector_size(64)));
+typedef int32_t yc_v_i32x32 __attribute__((vector_size(128)));
 
 #define YC_INLINE static inline __attribute__((always_inline))
 

@@ -187,10 +187,11 @@ do {
                                crStride: width, firstRow: 0, rowCount: height, into: targets)
             })
         }
-        // Sharp chroma (`--chroma-filter sharp`, outside the contract) on the same frame: its cost against the box.
+        // Sharp chroma (`--chroma-filter sharp`, outside the contract) on the same frame, into the same output as
+        // the box: its cost against the box.
         contenders.append(Contender(name: sharpName) {
-            _ = SharpYUV420.convert(pixels: src, rowBytes: width * 4, width: width, height: height, layout: .nv12,
-                                    spec: ConversionSpec(), source: .rgba8)
+            SharpYUV420.convert(pixels: src, rowBytes: width * 4, width: width, height: height, output: dst,
+                                layout: .nv12, spec: ConversionSpec(), source: .rgba8)
         })
         // One set per CPU tier this machine runs: ours pinned with CPUTier.use, libyuv with its MaskCpuFlags.
         let full709 = RGBToYUV420(spec: ConversionSpec(), source: .rgba8)

@@ -1,39 +1,66 @@
 // Sharp chroma's hot rows (YUVCore's `SharpYUV420` documents the method and keeps the wavefront), compiled
-// per CPU tier. Integers only, wrapping nowhere (the bounds are in SharpYUV420.swift): the same bytes on
-// every tier by construction.
+// per CPU tier. Integers only, in 16-bit lanes where a pass runs (bounds in SharpYUV420.swift): the same
+// bytes on every tier by construction.
+//
+// Every row is `stride` samples with `stride` a multiple of 32 (at least `cw`): the rows run in whole
+// vectors, so the samples from `cw` to `stride` hold leftovers, never read back as data. Where a row has a
+// padded neighbour (the chroma rows' samples −1 and cw), the caller's buffers have room (SharpYUV420.swift).
 #ifndef YC_SHARP_ROWS_H
 #define YC_SHARP_ROWS_H
 
 #include <stdint.h>
 
-/// Q14 coefficients: luma, the residual's chroma, and the inverse.
+/// Q14 coefficients (luma and the box chroma, 32-bit products) and Q15 ones (the passes: `q·x/32768`
+/// rounded, x in 1/64 code values).
 typedef struct {
     int32_t yR, yG, yB;
     int32_t cbR, cbG, crG, crB;
-    int32_t rCr, gCb, gCr, bCb;
+    /// The inverse: R = Y + Cr + fR·Cr, B = Y + Cb + fB·Cb, G = Y − gCb·Cb − gCr·Cr.
+    int16_t fR, fB, gCb, gCr;
+    /// The residual's chroma: Cb = rB·dR + gB·dG + dB/2, Cr = dR/2 + gR·dG + bR·dB.
+    int16_t rB, gB, gR, bR;
 } yc_sharp_coefficients;
 
-/// One row rebuilt as the player would (bilinear chroma from the vertical blends `cvB`, `cvR`, ×4, padded
-/// by one sample each side; the inverse matrix; clamped) and its luma (`y`: even then odd columns, `cw` each)
-/// moved by the mean residual. `s`: the source row as six planes of `cw` samples (R, G, B even; R, G, B odd
-/// — the order SharpYUV420 keeps). With `ebE` non-NULL, also the residual's Cb and Cr at even and odd
-/// columns.
-void yc_sharp_reconstruct(const int16_t *s, int16_t *y, const int32_t *cvB, const int32_t *cvR, int32_t *ebE,
-                          int32_t *ebO, int32_t *erE, int32_t *erO, long cw, const yc_sharp_coefficients *k);
+/// A source row of 8-bit RGB or RGBA (`step` 3 or 4 bytes a pixel) as six planes of 1/64 code values, `stride`
+/// apart: R, G, B of the even columns, then of the odd ones; an odd last column is repeated as the odd one.
+void yc_sharp_import8(const uint8_t *src, long step, long width, int16_t *dst, long stride);
 
-/// The vertical half of the upsampler: cv[i + 1] = 3·own[i] + near[i], and the edges repeated.
-void yc_sharp_blend(const int16_t *own, const int16_t *near, int32_t *cv, long cw);
+/// The same from 16-bit RGB (host order): x·16320/65535, rounded.
+void yc_sharp_import16(const uint16_t *src, long width, int16_t *dst, long stride);
 
-/// The adjoint across a row: h(i) = o[i] + 3e[i] + 3o[i+1] + e[i+1]; own += 3h and near += h, or own += 4h
-/// when `near` is NULL (the row's pair is its own neighbour at the picture's edge).
-void yc_sharp_adjoint(const int32_t *e, const int32_t *o, int32_t *own, int32_t *near, long cw);
-
-/// The next generation of one chroma row: old + (7·t + 128·(old − before) + 128) >> 8, clamped to
-/// −128·64 … 127·64.
-void yc_sharp_move(const int32_t *t, const int16_t *old, const int16_t *before, int16_t *next, long cw);
-
-/// Luma of a row in 1/64 code values from its R, G, B planes (`n` samples each).
+/// Luma of a row in 1/64 code values from its R, G, B planes (`n` samples each, a multiple of 32).
 void yc_sharp_luma(const int16_t *r, const int16_t *g, const int16_t *b, int16_t *y, long n,
                    const yc_sharp_coefficients *k);
+
+/// The box chroma of a row pair (`a` the upper source row, `s` the lower, six planes `stride` apart): the
+/// mean of each 2×2 block's chroma, one rounding; the padding samples −1 and cw repeat the edge.
+void yc_sharp_box(const int16_t *a, const int16_t *s, int16_t *cb, int16_t *cr, long cw, long stride,
+                  const yc_sharp_coefficients *k);
+
+/// The vertical half of the upsampler over a padded chroma row: cv[i] = (3·own[i − 1] + near[i − 1] + 2) >> 2
+/// for i in 0 …< n.
+void yc_sharp_blend(const int16_t *own, const int16_t *near, int16_t *cv, long n);
+
+/// One row rebuilt as the player would (bilinear chroma from the vertical blends `cvB`, `cvR`, padded by one
+/// sample each side; the inverse matrix; clamped), and its luma (`y`: even then odd columns, `stride` apart)
+/// moved by the mean residual. `s`: the source row's six planes. With `ebE` non-NULL, also the residual's Cb
+/// and Cr at even and odd columns.
+void yc_sharp_reconstruct(const int16_t *s, int16_t *y, const int16_t *cvB, const int16_t *cvR, int16_t *ebE,
+                          int16_t *ebO, int16_t *erE, int16_t *erO, long stride, const yc_sharp_coefficients *k);
+
+/// The adjoint across a row, as a mean: h(i) = (3·(e[i] + o[i+1]) + o[i] + e[i+1]) / 8; own += 3h/8 and
+/// near += h/8, or own += h/2 when `near` is NULL (the row's pair is its own neighbour at the picture's edge).
+void yc_sharp_adjoint(const int16_t *e, const int16_t *o, int16_t *own, int16_t *near, long n);
+
+/// The next generation of one chroma row: old + (7·t + 2·(old − before) + 2) >> 2, clamped to
+/// −128·64 … 127·64, and its padding samples −1 and cw set.
+void yc_sharp_move(const int16_t *t, const int16_t *old, const int16_t *before, int16_t *next, long cw);
+
+/// A luma row as code values (`full`: full range, else limited) from its even and odd planes.
+void yc_sharp_write_luma(const int16_t *e, const int16_t *o, uint8_t *dst, long width, int full);
+
+/// A chroma row pair's codes: `cb` to `u` and `cr` to `v`, `step` bytes apart (1 planar, 2 interleaved).
+void yc_sharp_write_chroma(const int16_t *cb, const int16_t *cr, uint8_t *u, uint8_t *v, long step, long cw,
+                           int full);
 
 #endif
