@@ -105,11 +105,11 @@ static YC_BODY_TARGET void S_(adjoint)(const int16_t *e, const int16_t *o, int16
 static YC_BODY_TARGET void S_(move)(const int16_t *t, const int16_t *old, const int16_t *before, int16_t *next,
                                     long cw) {
     for (long i = 0; i < cw; i += 32) {
-        const yc_v_i32x32 o = S_(wide)(old + i);
-        yc_v_i32x32 v = o + ((7 * S_(wide)(t + i) + 2 * (o - S_(wide)(before + i)) + 2) >> 2);
-        const yc_v_i32x32 lo = (yc_v_i32x32){0} - (128 << 6), hi = (yc_v_i32x32){0} + (127 << 6);
-        v = __builtin_elementwise_min(__builtin_elementwise_max(v, lo), hi);
-        S_(st)(next + i, __builtin_convertvector(v, yc_v_i16));
+        // old + ½(old − before) lies within ±16352; the step, t + ¾t rounded, within ±28567; their sum can
+        // pass 16 bits, so it saturates — only where the clamp below would cut it anyway.
+        const yc_v_i16 o = S_(ld)(old + i), m = S_(ld)(t + i);
+        const yc_v_i16 v = __builtin_elementwise_add_sat(o + ((o - S_(ld)(before + i) + 1) >> 1), m + S_(mulhrs)(m, 24576));
+        S_(st)(next + i, S_(clamp)(v, -(128 << 6), 127 << 6));
     }
     next[-1] = next[0];
     next[cw] = next[cw - 1];

@@ -100,18 +100,18 @@ final class SharpChromaTests: XCTestCase {
     }
 
     static let golden: [String] = [
-        "bt601 full noise cfe5b68e",
-        "bt601 full edges 2df61ee9",
-        "bt601 limited noise 6c9bec4a",
-        "bt601 limited edges 79335b52",
-        "bt709 full noise 82f34e48",
-        "bt709 full edges 975d7833",
-        "bt709 limited noise 239438df",
-        "bt709 limited edges 933c443e",
-        "bt2020 full noise 36b64308",
-        "bt2020 full edges b2c561dc",
-        "bt2020 limited noise 3dd60218",
-        "bt2020 limited edges fe673cae",
+        "bt601 full noise f51b21a6",
+        "bt601 full edges d72eec05",
+        "bt601 limited noise ce42718d",
+        "bt601 limited edges 962c4919",
+        "bt709 full noise 4851679e",
+        "bt709 full edges e338b5de",
+        "bt709 limited noise bb213c23",
+        "bt709 limited edges 8f2232ba",
+        "bt2020 full noise ec83ee83",
+        "bt2020 full edges e1c60ba3",
+        "bt2020 limited noise 2d857992",
+        "bt2020 limited edges 46f74ec4",
     ]
 
     /// Streamed in bands of any even size (the pipeline's are up to 64 rows; a very wide picture's are 2), the

@@ -52,8 +52,8 @@ void yc_sharp_reconstruct(const int16_t *s, int16_t *y, const int16_t *cvB, cons
 /// near += h/8, or own += h/2 when `near` is NULL (the row's pair is its own neighbour at the picture's edge).
 void yc_sharp_adjoint(const int16_t *e, const int16_t *o, int16_t *own, int16_t *near, long n);
 
-/// The next generation of one chroma row: old + (7·t + 2·(old − before) + 2) >> 2, clamped to
-/// −128·64 … 127·64, and its padding samples −1 and cw set.
+/// The next generation of one chroma row: old + ((old − before + 1) >> 1) + t + mulhrs(t, ¾) (the step ×7/4
+/// plus half the previous move), clamped to −128·64 … 127·64, and its padding samples −1 and cw set.
 void yc_sharp_move(const int16_t *t, const int16_t *old, const int16_t *before, int16_t *next, long cw);
 
 /// A luma row as code values (`full`: full range, else limited) from its even and odd planes.
