@@ -42,12 +42,13 @@ void yc_sharp_reconstruct(const int16_t *s, int16_t *y, const int16_t *cvB, cons
     YC_ON_TIER(sharp_reconstruct)(s, y, cvB, cvR, ebE, ebO, erE, erO, stride, k);
 }
 
-void yc_sharp_adjoint(const int16_t *e, const int16_t *o, int16_t *own, int16_t *near, long n) {
-    YC_ON_TIER(sharp_adjoint)(e, o, own, near, n);
+void yc_sharp_adjoint(const int16_t *e, const int16_t *o, int16_t *h, long n) {
+    YC_ON_TIER(sharp_adjoint)(e, o, h, n);
 }
 
-void yc_sharp_move(const int16_t *t, const int16_t *old, const int16_t *before, int16_t *next, long cw) {
-    YC_ON_TIER(sharp_move)(t, old, before, next, cw);
+void yc_sharp_move(const int16_t *h0, const int16_t *h1, const int16_t *h2, const int16_t *h3, const int16_t *old,
+                   const int16_t *before, int16_t *next, long cw) {
+    YC_ON_TIER(sharp_move)(h0, h1, h2, h3, old, before, next, cw);
 }
 
 void yc_sharp_write_luma(const int16_t *e, const int16_t *o, uint8_t *dst, long width, int full) {

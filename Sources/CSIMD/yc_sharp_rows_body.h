@@ -89,25 +89,21 @@ static YC_BODY_TARGET void S_(blend)(const int16_t *own, const int16_t *near, in
     }
 }
 
-static YC_BODY_TARGET void S_(adjoint)(const int16_t *e, const int16_t *o, int16_t *own, int16_t *near, long n) {
-    for (long i = 0; i < n; i += 32) {
-        const yc_v_i16 h = S_(mulhrs)(S_(ld)(e + i) + S_(ld)(o + i + 1), 12288) +
-                           S_(mulhrs)(S_(ld)(o + i) + S_(ld)(e + i + 1), 4096);
-        if (near) {
-            S_(st)(own + i, S_(ld)(own + i) + S_(mulhrs)(h, 12288));
-            S_(st)(near + i, S_(ld)(near + i) + S_(mulhrs)(h, 4096));
-        } else {
-            S_(st)(own + i, S_(ld)(own + i) + S_(mulhrs)(h, 16384));
-        }
-    }
+static YC_BODY_TARGET void S_(adjoint)(const int16_t *e, const int16_t *o, int16_t *h, long n) {
+    for (long i = 0; i < n; i += 32)
+        S_(st)(h + i, S_(mulhrs)(S_(ld)(e + i) + S_(ld)(o + i + 1), 12288) +
+                          S_(mulhrs)(S_(ld)(o + i) + S_(ld)(e + i + 1), 4096));
 }
 
-static YC_BODY_TARGET void S_(move)(const int16_t *t, const int16_t *old, const int16_t *before, int16_t *next,
-                                    long cw) {
+static YC_BODY_TARGET void S_(move)(const int16_t *h0, const int16_t *h1, const int16_t *h2, const int16_t *h3,
+                                    const int16_t *old, const int16_t *before, int16_t *next, long cw) {
     for (long i = 0; i < cw; i += 32) {
-        // old + ½(old − before) lies within ±16352; the step, t + ¾t rounded, within ±28567; their sum can
+        // The adjoint down the rows, as a mean (weights 1, 3, 3, 1 over 8).
+        const yc_v_i16 m = S_(mulhrs)(S_(ld)(h0 + i) + S_(ld)(h3 + i), 4096) +
+                           S_(mulhrs)(S_(ld)(h1 + i) + S_(ld)(h2 + i), 12288);
+        // old + ½(old − before) lies within ±16352; the step, m + ¾m rounded, within ±28567; their sum can
         // pass 16 bits, so it saturates — only where the clamp below would cut it anyway.
-        const yc_v_i16 o = S_(ld)(old + i), m = S_(ld)(t + i);
+        const yc_v_i16 o = S_(ld)(old + i);
         const yc_v_i16 v = __builtin_elementwise_add_sat(o + ((o - S_(ld)(before + i) + 1) >> 1), m + S_(mulhrs)(m, 24576));
         S_(st)(next + i, S_(clamp)(v, -(128 << 6), 127 << 6));
     }

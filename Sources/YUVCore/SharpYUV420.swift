@@ -81,9 +81,9 @@ public final class SharpYUV420 {
     /// Chroma by pair, in a ring: three generations (pass k reads k mod 3, keeps k − 1 for momentum, writes
     /// k + 1) × Cb, Cr, C′ in 1/64, each row padded (`chromaStride`).
     private let chroma: UnsafeMutablePointer<Int16>
-    /// Per chroma-moving pass, the adjoint's means (Cb, Cr) of the three pairs its rows reach, by pair mod 3;
-    /// then one row's vertical chroma blends (padded by one sample each side) and residual chroma at even and
-    /// odd columns (padded for the adjoint).
+    /// Per chroma-moving pass, the adjoint across each row (Cb, Cr) of the last six rows, by row mod 6 (a
+    /// pair's move reads four: its own and one on each side); then one row's vertical chroma blends (padded by
+    /// one sample each side) and residual chroma at even and odd columns (padded for the adjoint).
     private let scratch: UnsafeMutablePointer<Int16>
     private let scratchCount: Int
     /// Rows pushed (the repeat of an odd last row counted) and written; per pass, the next pair it handles
@@ -156,7 +156,7 @@ public final class SharpYUV420 {
         lumaRows.initialize(repeating: 0, count: ringRows * 2 * stride)
         chroma = .allocate(capacity: ringRows / 2 * 6 * chromaStride)
         chroma.initialize(repeating: 0, count: ringRows / 2 * 6 * chromaStride)
-        scratchCount = (Self.passes - 1) * 6 * stride + 2 * chromaStride + 4 * chromaStride
+        scratchCount = (Self.passes - 1) * 12 * stride + 2 * chromaStride + 4 * chromaStride
         scratch = .allocate(capacity: scratchCount)
         scratch.initialize(repeating: 0, count: scratchCount)
         front = Array(repeating: 0, count: Self.passes)
@@ -251,9 +251,11 @@ public final class SharpYUV420 {
     @inline(__always) func chromaRow(_ g: Int, _ c: Int, _ j: Int) -> UnsafeMutablePointer<Int16> {
         chroma + ((j % (ringRows / 2)) * 6 + (g % 3) * 2 + c) * chromaStride + Self.chromaOffset
     }
-    /// Pass `pass`'s adjoint means (component `c`) for pair `j`.
-    @inline(__always) func adjointSums(_ pass: Int, _ j: Int, _ c: Int) -> UnsafeMutablePointer<Int16> {
-        scratch + ((pass * 3 + j % 3) * 2 + c) * stride
+    /// Pass `pass`'s adjoint across row `row` (component `c`), rows outside the working picture (−1 and
+    /// 2·pairs) being its edge rows repeated.
+    @inline(__always) func adjointRow(_ pass: Int, _ c: Int, _ row: Int) -> UnsafeMutablePointer<Int16> {
+        let r = min(max(row, 0), 2 * pairs - 1)
+        return scratch + ((pass * 6 + r % 6) * 2 + c) * stride
     }
 
     /// One source row as six planes of 1/64 code values (8-bit: ×64; 16-bit: ×16320/65535, rounded): R, G, B
@@ -290,20 +292,12 @@ public final class SharpYUV420 {
         return pass == 0 ? pushed >= 2 * below + 2 : moved[pass - 1] > below
     }
 
-    /// Pass `pass` on pair `j`: each row rebuilt and its luma moved; for a chroma-moving pass, each row's part
-    /// of the adjoint added to the sums of the pairs it reaches, and the chroma of the pair before moved (of
-    /// this pair too when it is the last).
+    /// Pass `pass` on pair `j`: each row rebuilt and its luma moved; for a chroma-moving pass, each row's
+    /// adjoint across, and the chroma of the pair before moved (of this pair too when it is the last).
     private func handle(_ pass: Int, _ j: Int) {
         let cw = self.cw, stride = self.stride, moveChroma = pass < Self.passes - 1
-        let cvB = scratch + (Self.passes - 1) * 6 * stride, cvR = cvB + chromaStride
+        let cvB = scratch + (Self.passes - 1) * 12 * stride, cvR = cvB + chromaStride
         let ebE = cvR + chromaStride, ebO = ebE + chromaStride, erE = ebO + chromaStride, erO = erE + chromaStride
-        if moveChroma {
-            // The means of this pair and the next start here (the slot held pair j − 2's, already moved).
-            for p in (j == 0 ? 0 : j + 1)..<min(j + 2, pairs) {
-                adjointSums(pass, p, 0).update(repeating: 0, count: stride)
-                adjointSums(pass, p, 1).update(repeating: 0, count: stride)
-            }
-        }
         for y in 2 * j...2 * j + 1 {
             // The vertical half of the bilinear upsampler: (3·C(j) + C(j ∓ 1)) / 4, padded by repetition.
             let other = y & 1 == 0 ? max(j - 1, 0) : min(j + 1, pairs - 1)
@@ -315,16 +309,14 @@ public final class SharpYUV420 {
                 continue
             }
             yc_sharp_reconstruct(s, lumaRow(y), cvB, cvR, ebE, ebO + 1, erE, erO + 1, stride, &kRows)
-            // The adjoint as a mean: across, h(i) = (e(2i−1) + 3e(2i) + 3e(2i+1) + e(2i+2)) / 8, the edge pixels
-            // repeated (x = −1 is x = 0; x = 2cw is 2cw − 1); down, 3h/8 to the row's own pair and h/8 to the pair
-            // on its side (h/2 to its own at the top and bottom edges).
-            let near = other == j ? nil : adjointSums(pass, other, 0)
+            // The adjoint across the row, as a mean: h(i) = (e(2i−1) + 3e(2i) + 3e(2i+1) + e(2i+2)) / 8, the edge
+            // pixels repeated (x = −1 is x = 0; x = 2cw is 2cw − 1). Down the rows, in the move.
             ebO[0] = ebE[0]
             ebE[cw] = ebO[cw]
-            yc_sharp_adjoint(ebE, ebO, adjointSums(pass, j, 0), near, stride)
+            yc_sharp_adjoint(ebE, ebO, adjointRow(pass, 0, y), stride)
             erO[0] = erE[0]
             erE[cw] = erO[cw]
-            yc_sharp_adjoint(erE, erO, adjointSums(pass, j, 1), other == j ? nil : adjointSums(pass, other, 1), stride)
+            yc_sharp_adjoint(erE, erO, adjointRow(pass, 1, y), stride)
         }
         front[pass] = j + 1
         guard moveChroma else { return }
@@ -332,11 +324,12 @@ public final class SharpYUV420 {
         if j == pairs - 1 { moveChromaRow(pass, j) }
     }
 
-    /// Chroma of pair j for the next pass, once the adjoint's means of rows 2j−1 … 2j+2 are in: ×7/4, plus half
-    /// the previous move.
+    /// Chroma of pair j for the next pass, once the adjoint across rows 2j−1 … 2j+2 is in: their mean down the
+    /// rows (weights 1, 3, 3, 1; the edge rows repeated), ×7/4, plus half the previous move.
     private func moveChromaRow(_ pass: Int, _ j: Int) {
         for c in 0..<2 {
-            yc_sharp_move(adjointSums(pass, j, c), chromaRow(pass, c, j), chromaRow(pass + 2, c, j),
+            yc_sharp_move(adjointRow(pass, c, 2 * j - 1), adjointRow(pass, c, 2 * j), adjointRow(pass, c, 2 * j + 1),
+                          adjointRow(pass, c, 2 * j + 2), chromaRow(pass, c, j), chromaRow(pass + 2, c, j),
                           chromaRow(pass + 1, c, j), cw)
         }
         moved[pass] = j + 1

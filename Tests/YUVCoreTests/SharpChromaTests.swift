@@ -100,18 +100,18 @@ final class SharpChromaTests: XCTestCase {
     }
 
     static let golden: [String] = [
-        "bt601 full noise f51b21a6",
-        "bt601 full edges d72eec05",
-        "bt601 limited noise ce42718d",
-        "bt601 limited edges 962c4919",
-        "bt709 full noise 4851679e",
-        "bt709 full edges e338b5de",
-        "bt709 limited noise bb213c23",
-        "bt709 limited edges 8f2232ba",
-        "bt2020 full noise ec83ee83",
-        "bt2020 full edges e1c60ba3",
-        "bt2020 limited noise 2d857992",
-        "bt2020 limited edges 46f74ec4",
+        "bt601 full noise 14fbd25a",
+        "bt601 full edges 6a5970fd",
+        "bt601 limited noise 47a17083",
+        "bt601 limited edges 5f96927b",
+        "bt709 full noise 49c46f27",
+        "bt709 full edges b1eadb63",
+        "bt709 limited noise 40bd1814",
+        "bt709 limited edges 3c0666c1",
+        "bt2020 full noise e86f2e97",
+        "bt2020 full edges 3ff30ef0",
+        "bt2020 limited noise 1003a758",
+        "bt2020 limited edges 691cb5ee",
     ]
 
     /// Streamed in bands of any even size (the pipeline's are up to 64 rows; a very wide picture's are 2), the

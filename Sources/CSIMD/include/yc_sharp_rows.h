@@ -48,13 +48,16 @@ void yc_sharp_blend(const int16_t *own, const int16_t *near, int16_t *cv, long n
 void yc_sharp_reconstruct(const int16_t *s, int16_t *y, const int16_t *cvB, const int16_t *cvR, int16_t *ebE,
                           int16_t *ebO, int16_t *erE, int16_t *erO, long stride, const yc_sharp_coefficients *k);
 
-/// The adjoint across a row, as a mean: h(i) = (3·(e[i] + o[i+1]) + o[i] + e[i+1]) / 8; own += 3h/8 and
-/// near += h/8, or own += h/2 when `near` is NULL (the row's pair is its own neighbour at the picture's edge).
-void yc_sharp_adjoint(const int16_t *e, const int16_t *o, int16_t *own, int16_t *near, long n);
+/// The adjoint across a row, as a mean: h(i) = (3·(e[i] + o[i+1]) + o[i] + e[i+1]) / 8, two roundings (`o` is
+/// the odd samples one place on: o[i] is odd sample i − 1, o[0] the edge's repeat).
+void yc_sharp_adjoint(const int16_t *e, const int16_t *o, int16_t *h, long n);
 
-/// The next generation of one chroma row: old + ((old − before + 1) >> 1) + t + mulhrs(t, ¾) (the step ×7/4
-/// plus half the previous move), clamped to −128·64 … 127·64, and its padding samples −1 and cw set.
-void yc_sharp_move(const int16_t *t, const int16_t *old, const int16_t *before, int16_t *next, long cw);
+/// The next generation of one chroma row from the adjoints of its four rows (`h0` … `h3`: rows 2j − 1 … 2j + 2,
+/// the edge rows repeated): their mean m = (h0 + 3h1 + 3h2 + h3) / 8, and old + ((old − before + 1) >> 1) +
+/// m + mulhrs(m, ¾) (the step ×7/4 plus half the previous move), clamped to −128·64 … 127·64; its padding
+/// samples −1 and cw set.
+void yc_sharp_move(const int16_t *h0, const int16_t *h1, const int16_t *h2, const int16_t *h3, const int16_t *old,
+                   const int16_t *before, int16_t *next, long cw);
 
 /// A luma row as code values (`full`: full range, else limited) from its even and odd planes.
 void yc_sharp_write_luma(const int16_t *e, const int16_t *o, uint8_t *dst, long width, int full);
