@@ -38,9 +38,10 @@ public enum ChromaFilter: String, Sendable, CaseIterable {
 /// (`CSIMD/yc_sharp_rows_body.h`, one copy per CPU tier, whole vectors of 32 samples); this class keeps the
 /// wavefront and the rings.
 ///
-/// Bounds (why 16 bits never wrap): samples and luma lie in 0…16320, chroma in −8192…8128; a vertical or
-/// horizontal blend 3a + b + 2 stays within −32766…32514; a rebuilt channel within −15413…31541 before its
-/// clamp; a residual channel within ±16320, two of them summed within ±32640; the residual's chroma and
+/// Bounds (why 16 bits never wrap): samples and luma lie in 0…16320; chroma in −8192…8160 (the box reaches
+/// ±127.5 code values; every move clamps to −8192…8128); a vertical or horizontal blend 3a + b + 2 stays
+/// within −32766…32642; a rebuilt channel within −15413…31672 before its clamp (B = Y + Cb + fB·Cb with
+/// fB < 0.89); a residual channel within ±16320, two of them summed within ±32640; the residual's chroma and
 /// the adjoint's means within ±16320 (their weights sum to 1 in magnitude). The chroma move adds the step with saturation (its clamp cuts there anyway).
 ///
 /// It streams as a wavefront. Pass k works on row pair j once pass k − 1 has moved the chroma of pairs up to

@@ -174,6 +174,26 @@ final class SharpChromaTests: XCTestCase {
         }
     }
 
+    /// Flat corners of the RGB cube (the saturated colours whose chroma sits at the edge of its range): never
+    /// further from the source than the box through a bilinear player; and flat yellow under BT.2020 full
+    /// range comes back exactly, as the passes make it — its box chroma, Cb −127.5, sits where a rounding of the
+    /// rebuilt blue decides whether they move it to −128 (exact) or leave it to be written as code 1.
+    func testFlatSaturatedColours() {
+        let (w, h) = (16, 16)
+        for spec in ConversionSpec.all {
+            for corner in 0..<8 {
+                let colour: [UInt8] = [corner & 1 == 0 ? 0 : 255, corner & 2 == 0 ? 0 : 255, corner & 4 == 0 ? 0 : 255]
+                let flat = (0..<(w * h)).flatMap { _ in colour }
+                let s = Self.bilinearPSNR(sharp(flat, w, h, spec), flat, spec)
+                let b = Self.bilinearPSNR(box(flat, w, h, spec), flat, spec)
+                XCTAssertGreaterThanOrEqual(s, b, "\(spec) \(colour): sharp \(s) dB, box \(b) dB")
+            }
+        }
+        let yellow = (0..<(w * h)).flatMap { _ -> [UInt8] in [255, 255, 0] }
+        let spec = ConversionSpec(matrix: .bt2020, range: .full)
+        XCTAssertEqual(Self.bilinearPSNR(sharp(yellow, w, h, spec), yellow, spec), .infinity)
+    }
+
     /// The quality stage's bilinear round trip (`QualityAccumulator`, fed row by row as a conversion streams)
     /// is the one written out above, on odd and even sizes, box or sharp, every range.
     func testAccumulatorsBilinearRoundTripIsThePlayersOne() {
