@@ -47,14 +47,14 @@ YC_INLINE YC_BODY_TARGET yc_v_i16 S_(mulhrs)(yc_v_i16 x, int16_t q) {
 /// bR·(dB − dG): one multiply each; (x + 1) >> 1 is mulhrs(x, ½).
 #define YC_SHARP_PIXEL(yv, r, g, b, ub, ur, ny, eb, er)                                                        \
     do {                                                                                                       \
-        const yc_v_i16 dr_ = (r) - S_(clamp)((yv) + (ur) + S_(mulhrs)((ur), k->fR), 0, YC_SHARP_TOP);          \
-        const yc_v_i16 dg_ = (g) - S_(clamp)((yv) - S_(mulhrs)((ub), k->gCb) - S_(mulhrs)((ur), k->gCr), 0,    \
+        const yc_v_i16 dr_ = (r) - S_(clamp)((yv) + (ur) + S_(mulhrs)((ur), fR), 0, YC_SHARP_TOP);             \
+        const yc_v_i16 dg_ = (g) - S_(clamp)((yv) - S_(mulhrs)((ub), gCb) - S_(mulhrs)((ur), gCr), 0,          \
                                              YC_SHARP_TOP);                                                    \
-        const yc_v_i16 db_ = (b) - S_(clamp)((yv) + (ub) + S_(mulhrs)((ub), k->fB), 0, YC_SHARP_TOP);          \
+        const yc_v_i16 db_ = (b) - S_(clamp)((yv) + (ub) + S_(mulhrs)((ub), fB), 0, YC_SHARP_TOP);             \
         ny = S_(clamp)((yv) + S_(mulhrs)(dr_ + dg_, 10923) + S_(mulhrs)(db_, 10923), 0, YC_SHARP_TOP);         \
         const yc_v_i16 rg_ = dr_ - dg_, bg_ = db_ - dg_;                                                       \
-        eb = ((bg_ + 1) >> 1) + S_(mulhrs)(rg_, k->rB);                                                        \
-        er = ((rg_ + 1) >> 1) + S_(mulhrs)(bg_, k->bR);                                                        \
+        eb = ((bg_ + 1) >> 1) + S_(mulhrs)(rg_, rB);                                                           \
+        er = ((rg_ + 1) >> 1) + S_(mulhrs)(bg_, bR);                                                           \
     } while (0)
 
 static YC_BODY_TARGET void S_(reconstruct)(const int16_t *s, int16_t *y, const int16_t *cvB, const int16_t *cvR,
@@ -63,6 +63,9 @@ static YC_BODY_TARGET void S_(reconstruct)(const int16_t *s, int16_t *y, const i
     const int16_t *rE = s, *rO = s + stride, *gE = s + 2 * stride, *gO = s + 3 * stride, *bE = s + 4 * stride,
                   *bO = s + 5 * stride;
     int16_t *yE = y, *yO = y + stride;
+    // The coefficients in locals: the rows' stores are 16-bit like them, so the compiler would otherwise
+    // reload them from `k` on every step.
+    const int16_t fR = k->fR, fB = k->fB, gCb = k->gCb, gCr = k->gCr, rB = k->rB, bR = k->bR;
     for (long i = 0; i < stride; i += 32) {
         const yc_v_i16 b1 = S_(ld)(cvB + i + 1), r1 = S_(ld)(cvR + i + 1);
         const yc_v_i16 b3 = b1 + b1 + b1 + 2, r3 = r1 + r1 + r1 + 2;
