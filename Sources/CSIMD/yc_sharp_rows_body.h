@@ -104,7 +104,7 @@ static YC_BODY_TARGET void S_(move)(const int16_t *h0, const int16_t *h1, const 
         // The adjoint down the rows, as a mean (weights 1, 3, 3, 1 over 8).
         const yc_v_i16 m = S_(mulhrs)(S_(ld)(h0 + i) + S_(ld)(h3 + i), 4096) +
                            S_(mulhrs)(S_(ld)(h1 + i) + S_(ld)(h2 + i), 12288);
-        // old + ½(old − before) lies within ±16352; the step, m + ¾m rounded, within ±28567; their sum can
+        // old + ½(old − before) lies within −16368…16336; the step, m + ¾m rounded, within ±28560; their sum can
         // pass 16 bits, so it saturates — only where the clamp below would cut it anyway.
         const yc_v_i16 o = S_(ld)(old + i);
         const yc_v_i16 v = __builtin_elementwise_add_sat(o + ((o - S_(ld)(before + i) + 1) >> 1), m + S_(mulhrs)(m, 24576));

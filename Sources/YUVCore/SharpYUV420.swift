@@ -148,7 +148,7 @@ public final class SharpYUV420 {
         kRows = k.rows
         stride = (cw + 31) & ~31
         chromaStride = stride + 2 * Self.chromaOffset + 64
-        // In flight: at most a band and `lagRows` rows, and the pair before them (the last pass reads it).
+        // In flight: at most a band and `lagRows` rows (and an odd height's repeated row), with a little slack.
         ringRows = min(bandRows + Self.lagRows + 4, 2 * pairs)
         // Zeroed: the vectors past `cw` read leftovers, never data, but nothing uninitialised.
         sourceRows = .allocate(capacity: ringRows * 6 * stride + 32)
