@@ -38,9 +38,9 @@ yc_colour_transform *yc_colour_transform_create(const yc_colour *colour, yc_targ
 /// Transforms `count` rows of `width` pixels, `stride` bytes apart, in place.
 void yc_colour_transform_apply(yc_colour_transform *t, void *rows, size_t stride, uint32_t width, uint32_t count);
 void yc_colour_transform_free(yc_colour_transform *t);
-/// 1 when the transform is the fast path's tables: stateless, so rows may be transformed on several threads
-/// at once (LittleCMS's transforms keep a cache).
-int yc_colour_transform_is_fast(const yc_colour_transform *t);
+/// Whether rows may be transformed on several threads at once: the fast path's tables, or a LittleCMS
+/// transform made without its 1-pixel cache (every one but the reference).
+int yc_colour_transform_is_concurrent(const yc_colour_transform *t);
 
 /// A CMYK JPEG's transform from its embedded CMYK profile to `target` (libjpeg's Adobe CMYK, inverted, in;
 /// 4-byte RGBX out; relative colorimetric), with the plan's sentence in `text`; NULL when the source has no

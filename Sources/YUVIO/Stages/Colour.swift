@@ -33,8 +33,9 @@ public final class ColourTransform {
 
     deinit { yc_colour_transform_free(handle) }
 
-    /// True when rows may be transformed on several threads at once (the fast path's tables).
-    public var isConcurrent: Bool { yc_colour_transform_is_fast(handle) != 0 }
+    /// True when rows may be transformed on several threads at once (the fast path's tables, or a LittleCMS
+    /// transform without its 1-pixel cache).
+    public var isConcurrent: Bool { yc_colour_transform_is_concurrent(handle) != 0 }
 
     /// Transforms `count` rows of `width` pixels, `rowBytes` apart, in place.
     public func apply(_ rows: UnsafeMutableRawPointer, rowBytes: Int, width: Int, count: Int) {
