@@ -192,7 +192,8 @@ public final class BatchInputs: @unchecked Sendable {
 
     /// Reads a list of paths block by block, handing each to `found`: lines (a CR before the LF dropped), or
     /// NUL-separated records; empty records are left out; at most 256 MiB (an endless device is an error, not
-    /// a hang).
+    /// a hang). A NUL in a list of lines is an error (no path holds one: the list is NUL-separated and `-0`
+    /// was forgotten), not a path cut short.
     static func readList(_ path: String, nul: Bool, found: (String) -> Void) throws(FileError) {
         let limit = 256 << 20
         // A named pipe waits for its writer here (`producer > list & yuvconv --files-from list`), as `cat` would:
@@ -201,7 +202,7 @@ public final class BatchInputs: @unchecked Sendable {
         guard fd >= 0 else { throw FileError(path: path, reason: "cannot open: \(systemMessage())") }
         defer { close(fd) }
         let sep: UInt8 = nul ? 0 : 10
-        var record: [UInt8] = [], total = 0
+        var record: [UInt8] = [], total = 0, line = 1
         var buf = [UInt8](repeating: 0, count: 65536)
         func finish() {
             let r = !nul && record.last == 13 ? record.dropLast() : record[...]
@@ -216,7 +217,14 @@ public final class BatchInputs: @unchecked Sendable {
             total += n
             if total > limit { throw FileError(path: path, reason: "the list is longer than 256 MiB") }
             for b in buf[0..<n] {
-                if b == sep { finish() } else { record.append(b) }
+                if b == sep {
+                    finish()
+                    line += 1
+                } else if b == 0 {
+                    throw FileError(path: path, reason: "line \(line) holds a NUL byte: a NUL-separated list needs -0")
+                } else {
+                    record.append(b)
+                }
             }
         }
         finish()

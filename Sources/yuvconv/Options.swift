@@ -94,6 +94,8 @@ struct Options {
         var onlyOperands = false
         while let arg = rest.popFirst() {
             if onlyOperands || arg == "-" || !arg.hasPrefix("-") {
+                // An empty name (an unset shell variable, most often) names no file: a usage error, not a search.
+                if arg.isEmpty { throw UsageError(message: "an input is an empty name") }
                 o.inputs.append(arg)
                 continue
             }
@@ -122,6 +124,7 @@ struct Options {
                 guard let next = rest.popFirst() else { throw UsageError(message: "\(flag) needs a value") }
                 value = next
             }
+            if option.value != nil && value.isEmpty { throw UsageError(message: "\(flag) needs a value, not an empty one") }
             try option.apply(&o, flag, value)
             o.given.insert(option.names.first { $0.hasPrefix("--") } ?? flag)
         }

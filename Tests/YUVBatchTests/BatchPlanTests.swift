@@ -211,6 +211,13 @@ final class BatchPlanTests: XCTestCase {
         guard case .file(let e)? = missing else { return XCTFail("\(String(describing: missing))") }
         XCTAssertEqual(e.path, root + "/none")
         XCTAssertTrue(e.reason.hasPrefix("cannot open: "))
+        // A NUL-separated list read as lines is refused, not read as its first path (no path holds a NUL).
+        let mixed = refusal { () throws(BatchPlanError) in
+            try BatchPlan(operands: [], outputFolder: root + "/out/", filesFrom: root + "/nul")
+        }
+        guard case .file(let m)? = mixed else { return XCTFail("\(String(describing: mixed))") }
+        XCTAssertEqual(m.path, root + "/nul")
+        XCTAssertEqual(m.reason, "line 1 holds a NUL byte: a NUL-separated list needs -0")
     }
 
     func testOutputFolderAndStandardInputRefused() throws {

@@ -30,6 +30,17 @@ final class OptionTests: CLITestCase {
             XCTAssertEqual(r.status, 2, option)
             XCTAssertTrue(r.stderr.contains("yuvconv: error: \(option) needs a value"), r.stderr)
         }
+        // An empty value or input (an unset shell variable) is a usage error naming the option, never a file "".
+        let jpg = fixture("photos/rocket.jpg")
+        for args in [[jpg, "-o", ""], [jpg, "--output="], [jpg, "-o", "x.nv12", "--report", "json", "--report-file", ""],
+                     ["--files-from", "", "-o", "out/"]] {
+            let r = try run(args)
+            XCTAssertEqual(r.status, 2, "\(args)")
+            XCTAssertTrue(r.stderr.contains("needs a value, not an empty one"), r.stderr)
+        }
+        let emptyInput = try run(["", "-o", "y.nv12"])
+        XCTAssertEqual(emptyInput.status, 2)
+        XCTAssertTrue(emptyInput.stderr.contains("yuvconv: error: an input is an empty name"), emptyInput.stderr)
         let unknown = try run(["--bogus=1"])
         XCTAssertEqual(unknown.status, 2)
         XCTAssertTrue(unknown.stderr.contains("unknown option '--bogus=1'"), unknown.stderr)
