@@ -107,20 +107,53 @@ static cmsHPROFILE source_profile(const yc_colour *c, char *name, size_t name_si
     return NULL;
 }
 
-// The largest change (in 8-bit code values) `t` (double RGB) makes to a grid of colours: 16 levels a
-// channel, every combination.
+// The largest change (in 8-bit code values) `t` (double RGB) makes to a grid of colours — 16 levels a channel,
+// every combination — and to every 8-bit level of grey and of each primary alone; infinite when any result
+// is not a finite number (a crafted curve: such a profile is broken, not a colour space).
+static double change_of(cmsHTRANSFORM t, double r, double g, double b, double worst) {
+    double in[3] = {r, g, b}, out[3];
+    cmsDoTransform(t, in, out, 1);
+    for (int k = 0; k < 3; k++) {
+        if (!isfinite(out[k])) return INFINITY;
+        const double d = fabs(out[k] - in[k]) * 255;
+        if (d > worst) worst = d;
+    }
+    return worst;
+}
+
+// Whether a matrix/TRC profile's curves are tone curves: finite at every 8-bit level, never falling by more than
+// a code value (a measured curve may wobble), rising overall. A crafted curve (a negative gamma: infinite at 0, falling) makes LittleCMS's float and double
+// pipelines disagree by whole ranges, so no transform of it is one to trust. Profiles without such curves
+// (LUT-based ones) pass.
+static int tone_curves_sane(cmsHPROFILE p) {
+    if (!cmsIsMatrixShaper(p)) return 1;
+    const cmsSignature trc[3] = {cmsSigRedTRCTag, cmsSigGreenTRCTag, cmsSigBlueTRCTag};
+    for (int c = 0; c < 3; c++) {
+        cmsToneCurve *curve = cmsReadTag(p, trc[c]);
+        if (!curve) continue;
+        float last = -INFINITY;
+        for (int v = 0; v < 256; v++) {
+            const float y = cmsEvalToneCurveFloat(curve, v / 255.0f);
+            if (!isfinite(y) || y < last - 1.0f / 255) return 0;
+            last = y;
+        }
+        if (!(cmsEvalToneCurveFloat(curve, 1.0f) > cmsEvalToneCurveFloat(curve, 0.0f))) return 0;
+    }
+    return 1;
+}
+
 static double largest_change(cmsHTRANSFORM t) {
     double worst = 0;
     for (int r = 0; r < 16; r++)
         for (int g = 0; g < 16; g++)
-            for (int b = 0; b < 16; b++) {
-                double in[3] = {r / 15.0, g / 15.0, b / 15.0}, out[3];
-                cmsDoTransform(t, in, out, 1);
-                for (int k = 0; k < 3; k++) {
-                    double d = fabs(out[k] - in[k]) * 255;
-                    if (d > worst) worst = d;
-                }
-            }
+            for (int b = 0; b < 16; b++) worst = change_of(t, r / 15.0, g / 15.0, b / 15.0, worst);
+    for (int v = 0; v < 256; v++) {
+        const double x = v / 255.0;
+        worst = change_of(t, x, x, x, worst);
+        worst = change_of(t, x, 0, 0, worst);
+        worst = change_of(t, 0, x, 0, worst);
+        worst = change_of(t, 0, 0, x, worst);
+    }
     return worst;
 }
 
@@ -145,10 +178,19 @@ yc_colour_action yc_colour_plan(const yc_colour *colour, yc_target target, char 
     cmsHTRANSFORM t = dst ? cmsCreateTransform(src, TYPE_RGB_DBL, dst, TYPE_RGB_DBL, INTENT_RELATIVE_COLORIMETRIC,
                                                cmsFLAGS_NOOPTIMIZE) : NULL;
     yc_colour_action action;
-    if (!t) {
+    const double change = t ? largest_change(t) : 0;
+    if (t && !tone_curves_sane(src)) {
+        snprintf(text, text_size, "the embedded ICC profile (%s) has a tone curve that falls or leaves the numbers; "
+                 "colours used as stored", name);
+        action = YC_COLOUR_BROKEN;
+    } else if (!t) {
         snprintf(text, text_size, "the embedded ICC profile (%s) cannot be transformed; colours used as stored", name);
         action = YC_COLOUR_BROKEN;
-    } else if (largest_change(t) < 1.0) {
+    } else if (!isfinite(change)) {
+        snprintf(text, text_size, "the embedded ICC profile (%s) gives colours that are not numbers; colours used as stored",
+                 name);
+        action = YC_COLOUR_BROKEN;
+    } else if (change < 1.0) {
         // Within one code value of the target everywhere: the same space — an sRGB profile (IEC 61966-2.1,
         // sRGB2014, compact ones differ from LittleCMS's own by about half a code value), or the target's own.
         snprintf(text, text_size, "%s: same as %s, nothing to do", name, target_name(target));
@@ -217,6 +259,8 @@ static yc_colour_tables *fast8_create(cmsHPROFILE src, cmsHPROFILE dst) {
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 3; j++)
             f->m[3 * i + j] = (float)(mi[3 * i] * ms[j] + mi[3 * i + 1] * ms[3 + j] + mi[3 * i + 2] * ms[6 + j]);
+    for (int i = 0; i < 9; i++)
+        if (!isfinite(f->m[i])) { free(f); return NULL; }
     float thr[256];
     for (int c = 0; c < 3; c++) {
         cmsToneCurve *in = cmsReadTag(src, trc[c]), *out = cmsReadTag(dst, trc[c]);
@@ -225,6 +269,12 @@ static yc_colour_tables *fast8_create(cmsHPROFILE src, cmsHPROFILE dst) {
         // thr[k]: the linear value where code k+1 begins (k = 255: never).
         for (int k = 0; k < 255; k++) thr[k] = cmsEvalToneCurveFloat(out, (k + 0.5f) / 255.0f);
         thr[255] = INFINITY;
+        // A crafted curve (a negative gamma, say) gives infinities, NaNs or thresholds out of order, which the
+        // tables cannot hold: LittleCMS's own transform takes such profiles.
+        for (int v = 0; v < 256; v++)
+            if (!isfinite(f->lin[c][v])) { free(f); return NULL; }
+        for (int k = 0; k < 255; k++)
+            if (!isfinite(thr[k]) || (k > 0 && thr[k] < thr[k - 1])) { free(f); return NULL; }
         int k = 0;
         for (int b = 0; b <= YC_COLOUR_BUCKETS; b++) {
             float l = yc_colour_bucket_start(b), end = b < YC_COLOUR_BUCKETS ? yc_colour_bucket_start(b + 1) : INFINITY;
@@ -258,11 +308,12 @@ yc_colour_transform *yc_colour_transform_create(const yc_colour *colour, yc_targ
     } else if (dst && x) {
         static const cmsUInt32Number formats[4] = {TYPE_RGB_8, TYPE_RGBA_8, TYPE_RGB_16, TYPE_RGBA_16};
         cmsUInt32Number f = reference ? TYPE_RGB_DBL : formats[rows];
-        // 16-bit rows unoptimised: LittleCMS's optimised 16-bit pipeline (a matrix-shaper shortcut in 1.14 fixed
-        // point) misses its own double-precision transform by up to 15 8-bit code values on dark colours; the
-        // full pipeline, evaluated per pixel, is within 1 of 65535 (ColourManagementTests), about 4x slower.
-        const int wide = rows == YC_ROWS_RGB16 || rows == YC_ROWS_RGBA16;
-        cmsUInt32Number flags = reference || wide ? cmsFLAGS_NOOPTIMIZE : 0;
+        // Unoptimised, always: LittleCMS's optimised pipelines miss its own double-precision transform — the
+        // 16-bit matrix-shaper shortcut (1.14 fixed point) by up to 15 8-bit code values on dark colours, the
+        // 8-bit one by up to 255 on a crafted curve the fast path refuses. The full pipeline, evaluated per
+        // pixel, is within 1 (ColourManagementTests), about 4x slower; only 16-bit rows and profiles the fast
+        // path cannot take come here.
+        cmsUInt32Number flags = cmsFLAGS_NOOPTIMIZE;
         if (!reference && (rows == YC_ROWS_RGBA8 || rows == YC_ROWS_RGBA16)) flags |= cmsFLAGS_COPY_ALPHA;
         // No 1-pixel cache: the decoding thread and the colour stage may transform bands of it at once.
         if (!reference) flags |= cmsFLAGS_NOCACHE;

@@ -9,6 +9,8 @@ final class ColourManagementTests: XCTestCase {
     let p3 = fixturesURL.appendingPathComponent("colour/kodim23-p3.jpg").path
     let p3PNG = fixture("png-extra/image-png/broken_iccp.png")   // libpng reads its Display P3 iCCP
     let adobe = fixture("photos/rocket.jpg")                      // Adobe RGB (1998) ICC profile
+    /// A crafted matrix/TRC profile whose curves (gamma −2.4) give infinite linear values.
+    let negativeGamma = fixturesURL.appendingPathComponent("colour/negative-gamma.png").path
 
     func decoder(_ path: String, target: Primaries? = .bt709) throws -> ImageDecoder {
         try ImageDecoder(source: try InputSource(path: path, maxPixels: 1 << 30), raw: false, colourTarget: target)
@@ -193,5 +195,15 @@ final class ColourManagementTests: XCTestCase {
         XCTAssertTrue(c.report.firstWarning.contains("colours used as stored"), c.report.firstWarning)
         XCTAssertNil(c.report.colour)
         XCTAssertEqual(c.report.path, "direct YCbCr")
+        // A profile LittleCMS reads but whose curves give infinities (gamma −2.4): broken too, not transformed
+        // into whatever a clamp makes of NaN — the bytes are the conversion as stored.
+        let crafted = try convertFile(path: negativeGamma, spec: ConversionSpec(), layout: .nv12)
+        XCTAssertEqual(crafted.report.warnings, 1)
+        XCTAssertTrue(crafted.report.firstWarning.contains("has a tone curve that falls or leaves the numbers; colours used as stored"), crafted.report.firstWarning)
+        XCTAssertNil(crafted.report.colour)
+        var off = DecodeOptions()
+        off.colourManagement = false
+        XCTAssertEqual(crafted.image.bytes, try convertFile(path: negativeGamma, spec: ConversionSpec(), layout: .nv12,
+                                                            options: off).image.bytes)
     }
 }
