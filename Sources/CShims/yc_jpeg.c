@@ -151,8 +151,8 @@ static void jpeg_colour(yc_decoder *dec) {
 }
 
 static int jpeg_orientation(yc_decoder *dec) {
-    int exif = dec->exif ? yc_exif_orientation(dec->exif + 6, dec->exif_length - 6) : 1;
-    return exif != 1 ? exif : (dec->xmp_orientation ? dec->xmp_orientation : 1);   // XMP only when EXIF gives none
+    int exif = dec->exif ? yc_exif_orientation_tag(dec->exif + 6, dec->exif_length - 6) : 0;
+    return exif ? exif : (dec->xmp_orientation ? dec->xmp_orientation : 1);   // XMP only when EXIF has no tag
 }
 
 // Called by libjpeg between units of work (per iMCU row, per marker, per scan while a progressive file is

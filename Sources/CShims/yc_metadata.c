@@ -21,23 +21,28 @@ static int tiff_header(const uint8_t *b, size_t n, int *big, uint32_t *ifd) {
     return 1;
 }
 
-int yc_exif_orientation(const uint8_t *b, size_t n) {
+int yc_exif_orientation_tag(const uint8_t *b, size_t n) {
     int big;
     uint32_t ifd;
-    if (!tiff_header(b, n, &big, &ifd)) return 1;
-    if (ifd < 8 || ifd > n - 2) return 1;
+    if (!tiff_header(b, n, &big, &ifd)) return 0;
+    if (ifd < 8 || ifd > n - 2) return 0;
     unsigned entries = tiff_u16(b + ifd, big);
     for (unsigned i = 0; i < entries; i++) {
         size_t e = (size_t)ifd + 2 + (size_t)i * 12;
-        if (e + 12 > n) return 1;
+        if (e + 12 > n) return 0;
         if (tiff_u16(b + e, big) != 0x0112) continue;
         unsigned type = tiff_u16(b + e + 2, big);
         uint32_t count = tiff_u32(b + e + 4, big);
-        if (type != 3 || count != 1) return 1;   // SHORT, one value, held in the entry itself
+        if (type != 3 || count != 1) return 0;   // SHORT, one value, held in the entry itself
         unsigned v = tiff_u16(b + e + 8, big);
-        return v >= 1 && v <= 8 ? (int)v : 1;
+        return v >= 1 && v <= 8 ? (int)v : 0;
     }
-    return 1;
+    return 0;
+}
+
+int yc_exif_orientation(const uint8_t *b, size_t n) {
+    const int v = yc_exif_orientation_tag(b, n);
+    return v ? v : 1;
 }
 
 // The entry `tag` of the IFD at `ifd`: its type, count and the offset of its value field; 0 when absent.
@@ -77,20 +82,41 @@ int yc_exif_adobe_rgb(const uint8_t *b, size_t n) {
     return s[0] == 'R' && s[1] == '0' && s[2] == '3';
 }
 
-// XMP's tiff:Orientation, as an attribute (tiff:Orientation="6") or an element (<tiff:Orientation>6<):
-// 1…8, or 1 when absent or malformed. Never reads outside bytes[0..<count].
+// XMP's tiff:Orientation, as an attribute (tiff:Orientation="6", either quote) or an element
+// (<tiff:Orientation>6</...>), one digit 1…8 and nothing else in the value; outside XML comments. 1 when
+// absent or malformed. Never reads outside bytes[0..<count].
 int yc_xmp_orientation(const uint8_t *b, size_t n) {
     static const char key[] = "tiff:Orientation";
     const size_t k = sizeof key - 1;
+#define YC_SPACE(c) ((c) == ' ' || (c) == '\t' || (c) == '\r' || (c) == '\n')
     for (size_t i = 0; b && i + k < n; i++) {
+        if (i + 4 <= n && memcmp(b + i, "<!--", 4) == 0) {   // a comment: skip to its end
+            size_t j = i + 4;
+            while (j + 3 <= n && memcmp(b + j, "-->", 3) != 0) j++;
+            if (j + 3 > n) return 1;
+            i = j + 2;
+            continue;
+        }
         if (memcmp(b + i, key, k) != 0) continue;
         size_t j = i + k;
-        while (j < n && (b[j] == ' ' || b[j] == '\t' || b[j] == '\r' || b[j] == '\n')) j++;
-        if (j < n && (b[j] == '=' || b[j] == '>')) {
+        while (j < n && YC_SPACE(b[j])) j++;
+        if (j >= n) return 1;
+        if (b[j] == '=') {
             j++;
-            while (j < n && (b[j] == ' ' || b[j] == '"' || b[j] == '\'' || b[j] == '\t' || b[j] == '\r' || b[j] == '\n')) j++;
-            if (j < n && b[j] >= '1' && b[j] <= '8' && (j + 1 >= n || b[j + 1] < '0' || b[j + 1] > '9')) return b[j] - '0';
+            while (j < n && YC_SPACE(b[j])) j++;
+            if (j + 2 < n && (b[j] == '"' || b[j] == '\'') && b[j + 1] >= '1' && b[j + 1] <= '8' && b[j + 2] == b[j])
+                return b[j + 1] - '0';
+        } else if (b[j] == '>') {
+            j++;
+            while (j < n && YC_SPACE(b[j])) j++;
+            if (j < n && b[j] >= '1' && b[j] <= '8') {
+                const int v = b[j] - '0';
+                j++;
+                while (j < n && YC_SPACE(b[j])) j++;
+                if (j < n && b[j] == '<') return v;
+            }
         }
     }
+#undef YC_SPACE
     return 1;
 }

@@ -115,15 +115,15 @@ void yc_png_open(yc_decoder *dec, FILE *file) {
     info->png_bit_depth = depth;
     info->png_interlaced = interlace != PNG_INTERLACE_NONE;
     info->png_has_trns = png_get_valid(dec->png, dec->png_info, PNG_INFO_tRNS) != 0;
-    info->orientation = 1;
+    int exif_tag = 0;
 #ifdef PNG_eXIf_SUPPORTED
     png_uint_32 exif_len = 0;
     png_bytep exif = NULL;
-    if (png_get_eXIf_1(dec->png, dec->png_info, &exif_len, &exif) && exif)
-        info->orientation = yc_exif_orientation(exif, exif_len);
+    if (png_get_eXIf_1(dec->png, dec->png_info, &exif_len, &exif) && exif) exif_tag = yc_exif_orientation_tag(exif, exif_len);
 #endif
-    // XMP's tiff:Orientation when there is no EXIF orientation (an iTXt before the image data).
-    if (info->orientation == 1 && dec->xmp_orientation) info->orientation = dec->xmp_orientation;
+    // XMP's tiff:Orientation when there is no EXIF orientation tag (an iTXt before the image data); an EXIF 1
+    // is an orientation too.
+    info->orientation = exif_tag ? exif_tag : (dec->xmp_orientation ? dec->xmp_orientation : 1);
     png_colour(dec);
     yc_plan_colour(dec);
     info->bytes_per_sample = depth == 16 ? 2 : 1;

@@ -215,6 +215,12 @@ public func exifOrientation(_ tiff: [UInt8]) -> Int {
     tiff.withUnsafeBufferPointer { Int(yc_exif_orientation($0.baseAddress, $0.count)) }
 }
 
+/// XMP's tiff:Orientation in an XMP packet (an attribute or element of one digit, outside comments): 1…8, or 1
+/// when absent or malformed.
+public func xmpOrientation(_ packet: [UInt8]) -> Int {
+    packet.withUnsafeBufferPointer { Int(yc_xmp_orientation($0.baseAddress, $0.count)) }
+}
+
 /// Whether EXIF data (a TIFF structure) says Adobe RGB: InteroperabilityIndex "R03" in its Interoperability IFD.
 public func exifSaysAdobeRGB(_ tiff: [UInt8]) -> Bool {
     tiff.withUnsafeBufferPointer { yc_exif_adobe_rgb($0.baseAddress, $0.count) != 0 }

@@ -119,6 +119,50 @@ final class OrientationTests: XCTestCase {
         XCTAssertEqual(exifOrientation(many), 6, "found before the entry count runs out of data")
     }
 
+    /// The XMP parser takes one digit as the whole value, in either quote or as an element, and nothing inside a
+    /// comment.
+    func testXMPParserTakesOnlyAWholeValue() {
+        func x(_ text: String) -> Int { xmpOrientation(Array(text.utf8)) }
+        XCTAssertEqual(x("<d tiff:Orientation=\"6\"/>"), 6)
+        XCTAssertEqual(x("<d tiff:Orientation = '3'/>"), 3)
+        XCTAssertEqual(x("<tiff:Orientation> 8 </tiff:Orientation>"), 8)
+        XCTAssertEqual(x("<d tiff:Orientation=\"6x\"/>"), 1, "not a whole value")
+        XCTAssertEqual(x("<d tiff:Orientation=\"66\"/>"), 1, "two digits")
+        XCTAssertEqual(x("<tiff:Orientation>6x</tiff:Orientation>"), 1, "not a whole element")
+        XCTAssertEqual(x("<!-- tiff:Orientation=\"6\" --><d/>"), 1, "in a comment")
+        XCTAssertEqual(x("<!-- c --><d tiff:Orientation=\"5\"/>"), 5, "after a comment")
+        XCTAssertEqual(x("<!-- tiff:Orientation=\"6\""), 1, "an unclosed comment")
+        XCTAssertEqual(x("tiff:Orientation=\"6"), 1, "cut short")
+    }
+
+    /// An EXIF orientation of 1 is an orientation: XMP's (here 6) is not used over it, as Pillow and exiftool
+    /// read it.
+    func testEXIFOneWinsOverXMP() throws {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("yuvconv-exif1-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let jpgPath = fixturesURL.appendingPathComponent("corpus/jpeg/pillow/orientation_rectangle.jpg").path
+        let jpg = [UInt8](try Data(contentsOf: URL(fileURLWithPath: jpgPath)))
+        var rest = [UInt8](), at = 2
+        while at + 4 <= jpg.count, jpg[at] == 0xFF, jpg[at + 1] != 0xDA {
+            let length = Int(jpg[at + 2]) << 8 | Int(jpg[at + 3])
+            let segment = Array(jpg[at..<(at + 2 + length)])
+            if !(jpg[at + 1] == 0xE1 && segment.count > 10 && Array(segment[4..<10]) == Array("Exif\0\0".utf8)) { rest += segment }
+            at += 2 + length
+        }
+        // Little-endian TIFF, one entry: 0x0112 SHORT ×1 = 1.
+        let tiff: [UInt8] = [0x49, 0x49, 0x2A, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]
+        let exif = Array("Exif\0\0".utf8) + tiff
+        let xmp = Array("http://ns.adobe.com/xap/1.0/".utf8) + [0]
+            + Array("<x:xmpmeta><rdf:Description tiff:Orientation=\"6\"/></x:xmpmeta>".utf8)
+        func app1(_ body: [UInt8]) -> [UInt8] { [0xFF, 0xE1, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 255)] + body }
+        let path = work.appendingPathComponent("exif1-xmp6.jpg")
+        try Data(Array(jpg[0..<2]) + app1(exif) + app1(xmp) + rest + Array(jpg[at...])).write(to: path)
+        let c = try convertFile(path: path.path, spec: ConversionSpec(), layout: .nv12)
+        XCTAssertEqual(c.report.orientation.exif, 1)
+        XCTAssertEqual([c.image.width, c.image.height], [2, 1], "stored 2×1, not turned")
+    }
+
     /// XMP's tiff:Orientation (Pillow and exiftool apply it) when there is no EXIF orientation: a PNG whose
     /// eXIf chunk is replaced by an XMP iTXt, and a JPEG whose Exif APP1 is replaced by an XMP APP1, convert
     /// exactly as their EXIF twins; the attribute and the element forms both count.

@@ -72,9 +72,11 @@ int yc_exif_adobe_rgb(const uint8_t *bytes, size_t count);
 /// The orientation tag of a TIFF structure (EXIF data from its "II*\0"/"MM\0*" header on): 1…8, or 1 when
 /// the data is short, malformed or has no valid tag. Never reads outside `bytes[0..<count]`.
 int yc_exif_orientation(const uint8_t *bytes, size_t count);
+/// The same, but 0 when there is no valid tag: what decides whether XMP's orientation is looked at.
+int yc_exif_orientation_tag(const uint8_t *bytes, size_t count);
 
-/// XMP's tiff:Orientation (attribute or element) in an XMP packet: 1…8, or 1 when absent or malformed. Used
-/// when a file has no EXIF orientation (JPEG: the first APP1 XMP segment; PNG: an uncompressed
+/// XMP's tiff:Orientation (attribute or element, one digit, outside comments) in an XMP packet: 1…8, or 1 when
+/// absent or malformed. Used when a file has no valid EXIF orientation tag (an EXIF 1 is an orientation) (JPEG: the first APP1 XMP segment; PNG: an uncompressed
 /// "XML:com.adobe.xmp" iTXt before the image data). Never reads outside `bytes[0..<count]`.
 int yc_xmp_orientation(const uint8_t *bytes, size_t count);
 
