@@ -114,9 +114,26 @@ public enum RawInput {
             let bytes = try input.read(need)
             guard bytes.count == need else { throw .frameSize("ends after \(bytes.count) bytes, but \(what)") }
             if try !input.read(1).isEmpty { throw .frameSize("holds more than one frame: \(what)") }
+            try checkSamples(bytes, layout: layout)
             var image = YUVImage(width: width, height: height, layout: layout)
             image.bytes = bytes
             return image
+        }
+    }
+
+    /// A yuv420p10le frame holds 10-bit values in 16-bit words: a word above 1023 is not such data (16-bit
+    /// samples, or P010's high-bit values read as the wrong layout), refused rather than copied on or clamped.
+    /// P010 keeps its value in the high 10 bits, so any word is one.
+    static func checkSamples(_ bytes: [UInt8], layout: PixelLayout) throws(DecodeError) {
+        guard layout == .yuv420p10le else { return }
+        let bad = bytes.withUnsafeBytes { raw -> Int? in
+            let words = raw.bindMemory(to: UInt16.self)
+            for (i, w) in words.enumerated() where UInt16(littleEndian: w) > 1023 { return i }
+            return nil
+        }
+        if let bad {
+            let value = Int(bytes[2 * bad]) | Int(bytes[2 * bad + 1]) << 8
+            throw .decoder("sample \(bad) is \(value), above 1023: not 10-bit yuv420p10le data")
         }
     }
 
@@ -156,6 +173,7 @@ public enum RawInput {
             guard bytes.count == need else {
                 throw .decoder("the Y4M frame is cut short (\(bytes.count) of \(need) bytes)")
             }
+            try checkSamples(bytes, layout: layout)
             var image = YUVImage(width: w, height: h, layout: layout)
             image.bytes = bytes
             // The siting tag: C420mpeg2 is left-sited, C420paldv top-left, the rest centre (C420jpeg, C420, C420p10).

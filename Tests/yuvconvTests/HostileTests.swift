@@ -81,6 +81,17 @@ final class HostileTests: CLITestCase {
         let short = try run(["t10.y4m", "-o", "t11.png"])
         XCTAssertEqual(short.status, 1, short.stderr)
         XCTAssertTrue(short.stderr.contains("cut short (766 of 768 bytes)"), short.stderr)
+        // 16-bit words above 1023 are not 10-bit data: refused, in Y4M and raw, not copied on to a 10-bit output.
+        var wide = Data(count: 16 * 16 * 3)
+        wide[2 * 37] = 0xFF; wide[2 * 37 + 1] = 0xFF
+        try (Data("YUV4MPEG2 W16 H16 C420p10\nFRAME\n".utf8) + wide).write(to: work.appendingPathComponent("w10.y4m"))
+        try wide.write(to: work.appendingPathComponent("w10.yuv420p10le"))
+        for args in [["w10.y4m", "-o", "w10-out.y4m", "--depth", "10"], ["w10.yuv420p10le", "--size", "16x16", "-o", "w10-out.yuv420p10le"]] {
+            let r = try run(args)
+            XCTAssertEqual(r.status, 1, "\(args): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("\(args[0]): sample 37 is 65535, above 1023: not 10-bit yuv420p10le data"), r.stderr)
+        }
+        XCTAssertEqual(try leftovers().filter { $0.hasPrefix("w10-out") }, [])
         // An endless raw source: one frame is read by its size, then the next byte says there is more.
         let zero = try sh("${LIMIT_VM:-ulimit -v 400000}; timeout 20 \"$B\" /dev/zero --size 16x16 --pix-fmt nv12 -o z.png")
         XCTAssertEqual(zero.status, 1, zero.stderr)
