@@ -185,7 +185,7 @@ struct OptionSpec: Sendable {
             OptionSpec(["--allow-truncated"], ["accept a JPEG whose data ends early or is damaged (libjpeg fills grey)"]) {
                 $0.allowTruncated = true
             },
-            OptionSpec(["-q", "--quiet"], ["no per-image line on standard error"]) { $0.quiet = true },
+            OptionSpec(["-q", "--quiet"], ["no per-image line on standard error;", "warnings and errors still print"]) { $0.quiet = true },
             OptionSpec(["-v", "--verbose"], ["in a batch on a terminal, each image's line above the progress line too",
                                              "(failures are always shown there)"]) { $0.verbose = true },
         ]),

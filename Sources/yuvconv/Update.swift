@@ -68,7 +68,7 @@ struct UpdateManifest: Sendable {
                          + "\(problems[0]); their outputs are converted again")
             }
         } catch {
-            if !options.quiet { printErr("yuvconv: warning: \(error.cli); every existing output is converted again") }
+            printErr("yuvconv: warning: \(error.cli); every existing output is converted again")
             manifest = ManifestFile()
         }
     }

@@ -206,7 +206,8 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
     }
     // Read after the last allocation of this conversion (the JPEG encoder's included).
     let peak = peakResidentBytes()
-    if report.warnings > 0 && !options.quiet {
+    // Warnings print with -q too: -q silences the per-image line, not what went wrong (a profile not applied).
+    if report.warnings > 0 {
         printErr("yuvconv: warning: \(name): \(report.firstWarning)"
             + (report.warnings > 1 ? " (+\(report.warnings - 1) more)" : ""))
     }

@@ -50,6 +50,16 @@ final class OptionTests: CLITestCase {
         }
     }
 
+    /// -q silences the per-image line, not warnings: a profile not applied is still said.
+    func testQuietKeepsWarnings() throws {
+        let crafted = fixturesURL.appendingPathComponent("colour/negative-gamma.png").path
+        let r = try run([crafted, "-o", "n.nv12", "-q"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.hasPrefix("yuvconv: warning: "), r.stderr)
+        XCTAssertTrue(r.stderr.contains("colours used as stored"), r.stderr)
+        XCTAssertFalse(r.stderr.contains("->"), "no per-image line: \(r.stderr)")
+    }
+
     func testValueForms() throws {
         let jpg = fixture("photos/rocket.jpg")
         XCTAssertEqual(try run([jpg, "-oa.nv12", "-q"]).status, 0)
