@@ -44,6 +44,9 @@ static const png_byte ignored_chunks[] = {
 static int png_user_chunk(png_structp png, png_unknown_chunkp chunk) {
     yc_decoder *dec = png_get_user_chunk_ptr(png);
     static const char keyword[] = "XML:com.adobe.xmp";   // then NUL, compression flag, method, language\0, translated\0
+    // An unknown critical chunk (first letter upper case) must not be skipped (PNG §5.4): 0 sends it back to
+    // libpng, which refuses it ("unhandled critical chunk").
+    if (!(chunk->name[0] & 0x20)) return 0;
     if (memcmp(chunk->name, "iTXt", 4) != 0 || dec->xmp_orientation != 0) return 1;
     size_t n = chunk->size, k = sizeof keyword;   // with its NUL
     const uint8_t *d = chunk->data;

@@ -92,6 +92,19 @@ final class HostileTests: CLITestCase {
             XCTAssertTrue(r.stderr.contains("\(args[0]): sample 37 is 65535, above 1023: not 10-bit yuv420p10le data"), r.stderr)
         }
         XCTAssertEqual(try leftovers().filter { $0.hasPrefix("w10-out") }, [])
+        // A PNG with an unknown critical chunk (ABCD, before IDAT) must not be decoded as if it were not there.
+        let critical: [UInt8] = [
+            0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+            0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x02, 0x08, 0x02, 0x00, 0x00, 0x00, 0xfd, 0xd4, 0x9a,
+            0x73, 0x00, 0x00, 0x00, 0x01, 0x41, 0x42, 0x43, 0x44, 0x78, 0x2a, 0xbb, 0x56, 0xc4, 0x00, 0x00,
+            0x00, 0x0b, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0x60, 0x40, 0x06, 0x00, 0x00, 0x0e, 0x00,
+            0x01, 0xa9, 0x91, 0x73, 0xb1, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60,
+            0x82]
+        try Data(critical).write(to: work.appendingPathComponent("abcd.png"))
+        let abcd = try run(["abcd.png", "-o", "abcd.nv12"])
+        XCTAssertEqual(abcd.status, 1, abcd.stderr)
+        XCTAssertTrue(abcd.stderr.contains("abcd.png: ABCD: unhandled critical chunk"), abcd.stderr)
+        XCTAssertEqual(try leftovers().filter { $0.hasPrefix("abcd.nv12") }, [])
         // An endless raw source: one frame is read by its size, then the next byte says there is more.
         let zero = try sh("${LIMIT_VM:-ulimit -v 400000}; timeout 20 \"$B\" /dev/zero --size 16x16 --pix-fmt nv12 -o z.png")
         XCTAssertEqual(zero.status, 1, zero.stderr)
