@@ -139,7 +139,20 @@ static YC_BODY_TARGET void S_(box)(const int16_t *a, const int16_t *s, int16_t *
 
 /// 32 bytes 2·`step` apart (a pixel pair) from `c` on, picked out of 128 or 192 loaded bytes, as 1/64 code values.
 #define YC_SHARP_PICK(v, list) (__builtin_convertvector(__builtin_shufflevector(v, v##x, list), yc_v_i16) << 6)
+/// The six planes of 32 pixel pairs from `v` (and `vx`), with the index lists of `step`: R, G, B of the even
+/// pixels (lists 0–2), then of the odd ones (3–5).
+#define YC_SHARP_PICK_PLANES(v, step)                                                                          \
+    do {                                                                                                       \
+        S_(st)(rE + i, YC_SHARP_PICK(v, YC_SHARP_IDX##step##_0));                                             \
+        S_(st)(gE + i, YC_SHARP_PICK(v, YC_SHARP_IDX##step##_1));                                             \
+        S_(st)(bE + i, YC_SHARP_PICK(v, YC_SHARP_IDX##step##_2));                                             \
+        S_(st)(rO + i, YC_SHARP_PICK(v, YC_SHARP_IDX##step##_3));                                             \
+        S_(st)(gO + i, YC_SHARP_PICK(v, YC_SHARP_IDX##step##_4));                                             \
+        S_(st)(bO + i, YC_SHARP_PICK(v, YC_SHARP_IDX##step##_5));                                             \
+    } while (0)
 #define YC_SHARP_IDX128 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95, 96, 97, 98, 99, 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116, 117, 118, 119, 120, 121, 122, 123, 124, 125, 126, 127
+// YC_SHARP_IDX<step>_<plane>: each pair's byte of that plane (R, G, B of the even pixel, then of the odd one,
+// which starts `step` bytes in), 32 pairs.
 #define YC_SHARP_IDX3_0 0, 6, 12, 18, 24, 30, 36, 42, 48, 54, 60, 66, 72, 78, 84, 90, 96, 102, 108, 114, 120, 126, 132, 138, 144, 150, 156, 162, 168, 174, 180, 186
 #define YC_SHARP_IDX3_1 1, 7, 13, 19, 25, 31, 37, 43, 49, 55, 61, 67, 73, 79, 85, 91, 97, 103, 109, 115, 121, 127, 133, 139, 145, 151, 157, 163, 169, 175, 181, 187
 #define YC_SHARP_IDX3_2 2, 8, 14, 20, 26, 32, 38, 44, 50, 56, 62, 68, 74, 80, 86, 92, 98, 104, 110, 116, 122, 128, 134, 140, 146, 152, 158, 164, 170, 176, 182, 188
@@ -149,9 +162,9 @@ static YC_BODY_TARGET void S_(box)(const int16_t *a, const int16_t *s, int16_t *
 #define YC_SHARP_IDX4_0 0, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96, 104, 112, 120, 128, 136, 144, 152, 160, 168, 176, 184, 192, 200, 208, 216, 224, 232, 240, 248
 #define YC_SHARP_IDX4_1 1, 9, 17, 25, 33, 41, 49, 57, 65, 73, 81, 89, 97, 105, 113, 121, 129, 137, 145, 153, 161, 169, 177, 185, 193, 201, 209, 217, 225, 233, 241, 249
 #define YC_SHARP_IDX4_2 2, 10, 18, 26, 34, 42, 50, 58, 66, 74, 82, 90, 98, 106, 114, 122, 130, 138, 146, 154, 162, 170, 178, 186, 194, 202, 210, 218, 226, 234, 242, 250
-#define YC_SHARP_IDX4_4 4, 12, 20, 28, 36, 44, 52, 60, 68, 76, 84, 92, 100, 108, 116, 124, 132, 140, 148, 156, 164, 172, 180, 188, 196, 204, 212, 220, 228, 236, 244, 252
-#define YC_SHARP_IDX4_5 5, 13, 21, 29, 37, 45, 53, 61, 69, 77, 85, 93, 101, 109, 117, 125, 133, 141, 149, 157, 165, 173, 181, 189, 197, 205, 213, 221, 229, 237, 245, 253
-#define YC_SHARP_IDX4_6 6, 14, 22, 30, 38, 46, 54, 62, 70, 78, 86, 94, 102, 110, 118, 126, 134, 142, 150, 158, 166, 174, 182, 190, 198, 206, 214, 222, 230, 238, 246, 254
+#define YC_SHARP_IDX4_3 4, 12, 20, 28, 36, 44, 52, 60, 68, 76, 84, 92, 100, 108, 116, 124, 132, 140, 148, 156, 164, 172, 180, 188, 196, 204, 212, 220, 228, 236, 244, 252
+#define YC_SHARP_IDX4_4 5, 13, 21, 29, 37, 45, 53, 61, 69, 77, 85, 93, 101, 109, 117, 125, 133, 141, 149, 157, 165, 173, 181, 189, 197, 205, 213, 221, 229, 237, 245, 253
+#define YC_SHARP_IDX4_5 6, 14, 22, 30, 38, 46, 54, 62, 70, 78, 86, 94, 102, 110, 118, 126, 134, 142, 150, 158, 166, 174, 182, 190, 198, 206, 214, 222, 230, 238, 246, 254
 
 static YC_BODY_TARGET void S_(import8)(const uint8_t *src, long step, long width, int16_t *dst, long stride) {
     typedef uint8_t u8x64 __attribute__((vector_size(64)));
@@ -165,12 +178,7 @@ static YC_BODY_TARGET void S_(import8)(const uint8_t *src, long step, long width
             u8x128 v, vx;
             __builtin_memcpy(&v, src + 8 * i, 128);
             __builtin_memcpy(&vx, src + 8 * i + 128, 128);
-            S_(st)(rE + i, YC_SHARP_PICK(v, YC_SHARP_IDX4_0));
-            S_(st)(gE + i, YC_SHARP_PICK(v, YC_SHARP_IDX4_1));
-            S_(st)(bE + i, YC_SHARP_PICK(v, YC_SHARP_IDX4_2));
-            S_(st)(rO + i, YC_SHARP_PICK(v, YC_SHARP_IDX4_4));
-            S_(st)(gO + i, YC_SHARP_PICK(v, YC_SHARP_IDX4_5));
-            S_(st)(bO + i, YC_SHARP_PICK(v, YC_SHARP_IDX4_6));
+            YC_SHARP_PICK_PLANES(v, 4);
         }
     } else {
         for (; i + 32 <= pairs; i += 32) {
@@ -180,12 +188,7 @@ static YC_BODY_TARGET void S_(import8)(const uint8_t *src, long step, long width
             __builtin_memcpy(&c, src + 6 * i + 128, 64);
             const u8x128 v = __builtin_shufflevector(a, b, YC_SHARP_IDX128);
             const u8x128 vx = __builtin_shufflevector(c, c, YC_SHARP_IDX128);
-            S_(st)(rE + i, YC_SHARP_PICK(v, YC_SHARP_IDX3_0));
-            S_(st)(gE + i, YC_SHARP_PICK(v, YC_SHARP_IDX3_1));
-            S_(st)(bE + i, YC_SHARP_PICK(v, YC_SHARP_IDX3_2));
-            S_(st)(rO + i, YC_SHARP_PICK(v, YC_SHARP_IDX3_3));
-            S_(st)(gO + i, YC_SHARP_PICK(v, YC_SHARP_IDX3_4));
-            S_(st)(bO + i, YC_SHARP_PICK(v, YC_SHARP_IDX3_5));
+            YC_SHARP_PICK_PLANES(v, 3);
         }
     }
     for (; i < pairs; i++) {
@@ -235,6 +238,7 @@ static YC_BODY_TARGET void S_(write_chroma)(const int16_t *cb, const int16_t *cr
 
 #undef YC_SHARP_PIXEL
 #undef YC_SHARP_PICK
+#undef YC_SHARP_PICK_PLANES
 #undef YC_SHARP_IDX3_0
 #undef YC_SHARP_IDX3_1
 #undef YC_SHARP_IDX3_2
@@ -244,9 +248,9 @@ static YC_BODY_TARGET void S_(write_chroma)(const int16_t *cb, const int16_t *cr
 #undef YC_SHARP_IDX4_0
 #undef YC_SHARP_IDX4_1
 #undef YC_SHARP_IDX4_2
+#undef YC_SHARP_IDX4_3
 #undef YC_SHARP_IDX4_4
 #undef YC_SHARP_IDX4_5
-#undef YC_SHARP_IDX4_6
 #undef YC_SHARP_IDX128
 #undef YC_SHARP_TOP
 #undef S_

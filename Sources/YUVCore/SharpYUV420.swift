@@ -64,7 +64,7 @@ public final class SharpYUV420 {
     public let bandRows: Int
     /// Chroma samples a row, and row pairs (the working picture is 2·cw × 2·pairs, odd edges repeated).
     let cw: Int, pairs: Int
-    let k: Coefficients
+    /// The matrix's coefficients for the C rows (`Coefficients`); a var, as the rows take its address.
     private var kRows: yc_sharp_coefficients
 
     /// Samples a plane row: `cw` rounded up to whole vectors of 32 (the C rows run in whole vectors).
@@ -144,15 +144,14 @@ public final class SharpYUV420 {
         self.bandRows = bandRows
         cw = (width + 1) / 2
         pairs = (height + 1) / 2
-        k = Coefficients(spec.matrix)
-        kRows = k.rows
+        kRows = Coefficients(spec.matrix).rows
         stride = (cw + 31) & ~31
         chromaStride = stride + 2 * Self.chromaOffset + 64
         // In flight: at most a band and `lagRows` rows (and an odd height's repeated row), with a little slack.
         ringRows = min(bandRows + Self.lagRows + 4, 2 * pairs)
         // Zeroed: the vectors past `cw` read leftovers, never data, but nothing uninitialised.
-        sourceRows = .allocate(capacity: ringRows * 6 * stride + 32)
-        sourceRows.initialize(repeating: 0, count: ringRows * 6 * stride + 32)
+        sourceRows = .allocate(capacity: ringRows * 6 * stride)
+        sourceRows.initialize(repeating: 0, count: ringRows * 6 * stride)
         lumaRows = .allocate(capacity: ringRows * 2 * stride)
         lumaRows.initialize(repeating: 0, count: ringRows * 2 * stride)
         chroma = .allocate(capacity: ringRows / 2 * 6 * chromaStride)
@@ -172,7 +171,7 @@ public final class SharpYUV420 {
     }
 
     /// Bytes held, for a conversion's ledger.
-    public var byteCount: Int { 2 * (ringRows * 8 * stride + 32 + ringRows / 2 * 6 * chromaStride + scratchCount) }
+    public var byteCount: Int { 2 * (ringRows * 8 * stride + ringRows / 2 * 6 * chromaStride + scratchCount) }
 
     /// Takes the next `count` source rows (`rowBytes` apart, in `source`'s format): an even count unless they
     /// end the picture.
