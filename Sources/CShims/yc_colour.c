@@ -121,10 +121,10 @@ static double change_of(cmsHTRANSFORM t, double r, double g, double b, double wo
     return worst;
 }
 
-// Whether a matrix/TRC profile's curves are tone curves: finite at every 8-bit level, never falling by more than
-// a code value (a measured curve may wobble), rising overall. A crafted curve (a negative gamma: infinite at 0, falling) makes LittleCMS's float and double
-// pipelines disagree by whole ranges, so no transform of it is one to trust. Profiles without such curves
-// (LUT-based ones) pass.
+// Whether a matrix/TRC profile's curves are tone curves: finite at every 8-bit level, never falling by more
+// than a code value (a measured curve may wobble), rising overall. A crafted curve (a negative gamma: infinite
+// at 0, falling) makes LittleCMS's float and double pipelines disagree by whole ranges, so no transform of it
+// is one to trust. Profiles without such curves (LUT-based ones) pass.
 static int tone_curves_sane(cmsHPROFILE p) {
     if (!cmsIsMatrixShaper(p)) return 1;
     const cmsSignature trc[3] = {cmsSigRedTRCTag, cmsSigGreenTRCTag, cmsSigBlueTRCTag};
@@ -178,15 +178,15 @@ yc_colour_action yc_colour_plan(const yc_colour *colour, yc_target target, char 
     cmsHTRANSFORM t = dst ? cmsCreateTransform(src, TYPE_RGB_DBL, dst, TYPE_RGB_DBL, INTENT_RELATIVE_COLORIMETRIC,
                                                cmsFLAGS_NOOPTIMIZE) : NULL;
     yc_colour_action action;
-    const double change = t ? largest_change(t) : 0;
-    if (t && !tone_curves_sane(src)) {
+    double change = 0;
+    if (!t) {
+        snprintf(text, text_size, "the embedded ICC profile (%s) cannot be transformed; colours used as stored", name);
+        action = YC_COLOUR_BROKEN;
+    } else if (!tone_curves_sane(src)) {
         snprintf(text, text_size, "the embedded ICC profile (%s) has a tone curve that falls or leaves the numbers; "
                  "colours used as stored", name);
         action = YC_COLOUR_BROKEN;
-    } else if (!t) {
-        snprintf(text, text_size, "the embedded ICC profile (%s) cannot be transformed; colours used as stored", name);
-        action = YC_COLOUR_BROKEN;
-    } else if (!isfinite(change)) {
+    } else if (!isfinite(change = largest_change(t))) {
         snprintf(text, text_size, "the embedded ICC profile (%s) gives colours that are not numbers; colours used as stored",
                  name);
         action = YC_COLOUR_BROKEN;

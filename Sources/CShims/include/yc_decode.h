@@ -76,8 +76,8 @@ int yc_exif_orientation(const uint8_t *bytes, size_t count);
 int yc_exif_orientation_tag(const uint8_t *bytes, size_t count);
 
 /// XMP's tiff:Orientation (attribute or element, one digit, outside comments) in an XMP packet: 1…8, or 1 when
-/// absent or malformed. Used when a file has no valid EXIF orientation tag (an EXIF 1 is an orientation) (JPEG: the first APP1 XMP segment; PNG: an uncompressed
-/// "XML:com.adobe.xmp" iTXt before the image data). Never reads outside `bytes[0..<count]`.
+/// absent or malformed. Used when a file has no valid EXIF orientation tag — an EXIF 1 is an orientation (JPEG:
+/// the first APP1 XMP segment; PNG: an uncompressed "XML:com.adobe.xmp" iTXt before the image data). Never reads outside `bytes[0..<count]`.
 int yc_xmp_orientation(const uint8_t *bytes, size_t count);
 
 typedef struct yc_decoder yc_decoder;
