@@ -126,14 +126,15 @@ public enum RawInput {
     /// P010 keeps its value in the high 10 bits, so any word is one.
     static func checkSamples(_ bytes: [UInt8], layout: PixelLayout) throws(DecodeError) {
         guard layout == .yuv420p10le else { return }
-        let bad = bytes.withUnsafeBytes { raw -> Int? in
-            let words = raw.bindMemory(to: UInt16.self)
-            for (i, w) in words.enumerated() where UInt16(littleEndian: w) > 1023 { return i }
-            return nil
+        // Above 1023 exactly when the high byte of the little-endian word is above 3.
+        let i = bytes.withUnsafeBufferPointer { b in
+            var i = 1
+            while i < b.count, b[i] <= 3 { i += 2 }
+            return i
         }
-        if let bad {
-            let value = Int(bytes[2 * bad]) | Int(bytes[2 * bad + 1]) << 8
-            throw .decoder("sample \(bad) is \(value), above 1023: not 10-bit yuv420p10le data")
+        if i < bytes.count {
+            let value = Int(bytes[i - 1]) | Int(bytes[i]) << 8
+            throw .decoder("sample \(i / 2) is \(value), above 1023: not 10-bit yuv420p10le data")
         }
     }
 
