@@ -79,5 +79,6 @@ void yc_close(yc_decoder *dec) {
     for (int i = 0; i < 256; i++) free(dec->icc_chunk[i]);
     free(dec->icc);
     free(dec->png_image);
+    free(dec->png_index_row);
     free(dec);
 }

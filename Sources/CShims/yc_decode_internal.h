@@ -63,6 +63,10 @@ struct yc_decoder {
     png_infop png_info;
     uint8_t *png_image;  // whole image, only for interlaced PNG (Adam7 needs every pass)
     size_t png_rowbytes;
+    uint8_t *png_index_row;        // one row of palette indices (palette images only)
+    uint8_t png_palette[256][4];   // R,G,B,A
+    int png_palette_count;
+    int png_bad_index;             // an index past the palette's end was seen (warned once)
 };
 
 /// Plans colour management into dec->colour (action, text) when a target was given; returns the action.

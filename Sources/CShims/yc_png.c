@@ -91,6 +91,47 @@ static void png_colour(yc_decoder *dec) {
 #endif
 }
 
+// The palette as 256 R,G,B,A entries: alpha from tRNS (255 past its end); past the palette's end black and
+// opaque, as libpng's own lookup reads them. 0 after an error.
+static int png_palette_table(yc_decoder *dec) {
+    png_colorp plte = NULL;
+    int count = 0;
+    if (!png_get_PLTE(dec->png, dec->png_info, &plte, &count) || !plte || count < 1 || count > 256) {
+        yc_set_error(dec, "the palette image has no palette (PLTE chunk)");
+        return 0;
+    }
+    png_bytep alpha = NULL;
+    int alphas = 0;
+    if (!png_get_tRNS(dec->png, dec->png_info, &alpha, &alphas, NULL) || !alpha) alphas = 0;
+    for (int i = 0; i < 256; i++) {
+        dec->png_palette[i][0] = i < count ? plte[i].red : 0;
+        dec->png_palette[i][1] = i < count ? plte[i].green : 0;
+        dec->png_palette[i][2] = i < count ? plte[i].blue : 0;
+        dec->png_palette[i][3] = i < alphas ? alpha[i] : 255;
+    }
+    dec->png_palette_count = count;
+    return 1;
+}
+
+// One row (y) of indices to R,G,B(,A). An index past the palette's end makes the file corrupt (PNG §11.2.3)
+// but decodable: it reads as black, as in libpng and browsers, and the first one is a warning.
+static void png_expand_palette(yc_decoder *dec, const uint8_t *index, uint8_t *dst, uint32_t y) {
+    const uint32_t w = dec->info.width;
+    const int count = dec->png_palette_count;
+    const size_t channels = (size_t)dec->info.channels;
+    for (uint32_t x = 0; x < w; x++) {
+        const int i = index[x];
+        if (i >= count && !dec->png_bad_index) {
+            dec->png_bad_index = 1;
+            char msg[YC_MSG];
+            snprintf(msg, sizeof msg, "pixel (%u, %u) has palette index %d, past the end of the %d-colour palette: "
+                     "the file is damaged; such pixels are read as black", x, y, i, count);
+            if (dec->warnings++ == 0) snprintf(dec->first_warning, sizeof dec->first_warning, "%s", msg);
+        }
+        memcpy(dst + (size_t)x * channels, dec->png_palette[i], channels);
+    }
+}
+
 void yc_png_open(yc_decoder *dec, FILE *file) {
     dec->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, dec, png_error_fn, png_warning_fn);
     if (!dec->png) { yc_set_error(dec, "out of memory"); return; }
@@ -141,10 +182,16 @@ void yc_png_open(yc_decoder *dec, FILE *file) {
     // Everything becomes R,G,B,X of 8 bits or R,G,B of 16 bits, exactly: palette looked up, 1/2/4-bit grey
     // scaled to 0…255 (v·255/(2^n−1)), grey copied to all three. The fourth byte of an 8-bit pixel is alpha
     // (from the file or from tRNS) or 0xFF filler; the contract ignores it, so the converter never reads it.
-    if (ctype == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(dec->png);
+    // A palette image's indices are looked up here, not by libpng, which reads an index past the palette's
+    // end as black without a word.
+    int palette = ctype == PNG_COLOR_TYPE_PALETTE;
+    if (palette) {
+        if (depth < 8) png_set_packing(dec->png);   // one index a byte
+        if (!png_palette_table(dec)) return;
+    }
     if (ctype == PNG_COLOR_TYPE_GRAY && depth < 8) png_set_expand_gray_1_2_4_to_8(dec->png);
     if (ctype == PNG_COLOR_TYPE_GRAY || ctype == PNG_COLOR_TYPE_GRAY_ALPHA) png_set_gray_to_rgb(dec->png);
-    if (info->png_has_trns) png_set_tRNS_to_alpha(dec->png);  // one rule for every colour type
+    if (info->png_has_trns && !palette) png_set_tRNS_to_alpha(dec->png);  // one rule for every colour type
     int has_alpha = (ctype & PNG_COLOR_MASK_ALPHA) || info->png_has_trns;
     // 16-bit: R,G,B (alpha stripped). 8-bit: R,G,B,A when there is alpha, else R,G,B as stored — the
     // converter widens those rows to 4 bytes itself, on its own thread, rather than libpng on the decoder's.
@@ -158,7 +205,11 @@ void yc_png_open(yc_decoder *dec, FILE *file) {
     if (info->png_interlaced) png_set_interlace_handling(dec->png);
     png_read_update_info(dec->png, dec->png_info);
     dec->png_rowbytes = png_get_rowbytes(dec->png, dec->png_info);
-    if (dec->png_rowbytes != (size_t)w * info->channels * info->bytes_per_sample) {
+    if (palette) {
+        dec->png_index_row = malloc(w);
+        if (!dec->png_index_row) { yc_set_error(dec, "out of memory"); return; }
+    }
+    if (dec->png_rowbytes != (palette ? (size_t)w : (size_t)w * info->channels * info->bytes_per_sample)) {
         yc_set_error(dec, "unexpected row layout after transformations");
         return;
     }
@@ -178,12 +229,21 @@ int yc_png_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count) {
                 for (uint32_t y = 0; y < dec->info.height; y++)
                     png_read_row(dec->png, dec->png_image + y * dec->png_rowbytes, NULL);
         }
-        for (uint32_t i = 0; i < count; i++)
-            memcpy(dst + i * stride, dec->png_image + (size_t)(dec->rows_read + i) * dec->png_rowbytes,
-                   dec->png_rowbytes);
+        for (uint32_t i = 0; i < count; i++) {
+            const uint8_t *row = dec->png_image + (size_t)(dec->rows_read + i) * dec->png_rowbytes;
+            if (!dec->png_index_row) memcpy(dst + i * stride, row, dec->png_rowbytes);
+            else png_expand_palette(dec, row, dst + i * stride, dec->rows_read + i);
+        }
         return 0;
     }
-    for (uint32_t i = 0; i < count; i++) png_read_row(dec->png, dst + i * stride, NULL);
+    for (uint32_t i = 0; i < count; i++) {
+        if (!dec->png_index_row) {
+            png_read_row(dec->png, dst + i * stride, NULL);
+        } else {
+            png_read_row(dec->png, dec->png_index_row, NULL);
+            png_expand_palette(dec, dec->png_index_row, dst + i * stride, dec->rows_read + i);
+        }
+    }
     return 0;
 }
 

@@ -6,13 +6,23 @@ import Foundation
 public func writePNG(_ path: String, width: Int, height: Int, pixels: [UInt8], alpha: Bool = false) throws {
     let channels = alpha ? 4 : 3
     precondition(pixels.count == width * height * channels)
-    func be32(_ v: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: v >> $0) } }
     var raw: [UInt8] = []
     raw.reserveCapacity(height * (1 + width * channels))
     for y in 0..<height {
         raw.append(0)
         raw += pixels[(y * width * channels)..<((y + 1) * width * channels)]
     }
+    let header = be32(width) + be32(height) + [8, alpha ? 6 : 2, 0, 0, 0]
+    let file = pngSignature + pngChunk("IHDR", header) + pngChunk("IDAT", zlibStored(raw)) + pngChunk("IEND", [])
+    try Data(file).write(to: URL(fileURLWithPath: path))
+}
+
+public let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+
+private func be32(_ v: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: v >> $0) } }
+
+/// A zlib stream of stored deflate blocks holding `raw`, with its Adler-32.
+public func zlibStored(_ raw: [UInt8]) -> [UInt8] {
     var zlib: [UInt8] = [0x78, 0x01]
     var at = 0
     repeat {
@@ -23,17 +33,16 @@ public func writePNG(_ path: String, width: Int, height: Int, pixels: [UInt8], a
     } while at < raw.count
     var a = 1, b = 0
     for byte in raw { a = (a + Int(byte)) % 65521; b = (b + a) % 65521 }
-    zlib += be32(b << 16 | a)
-    func chunk(_ kind: String, _ data: [UInt8]) -> [UInt8] {
-        let body = Array(kind.utf8) + data
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in body {
-            crc ^= UInt32(byte)
-            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-        }
-        return be32(data.count) + body + be32(Int(~crc))
+    return zlib + be32(b << 16 | a)
+}
+
+/// A PNG chunk: length, type, data and its CRC-32.
+public func pngChunk(_ kind: String, _ data: [UInt8]) -> [UInt8] {
+    let body = Array(kind.utf8) + data
+    var crc: UInt32 = 0xFFFF_FFFF
+    for byte in body {
+        crc ^= UInt32(byte)
+        for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
     }
-    let header = be32(width) + be32(height) + [8, alpha ? 6 : 2, 0, 0, 0]
-    let file = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + chunk("IHDR", header) + chunk("IDAT", zlib) + chunk("IEND", [])
-    try Data(file).write(to: URL(fileURLWithPath: path))
+    return be32(data.count) + body + be32(Int(~crc))
 }

@@ -113,6 +113,80 @@ final class HostileTests: CLITestCase {
     }
 
     /// Symbolic links are followed, never replaced; /dev/stdout and friends are the descriptors they name.
+    /// A palette index past the palette's end is a corrupt file that libpng reads as black without a word:
+    /// it converts (as libpng, browsers and the corpus expect) with a warning naming the pixel, in every depth,
+    /// interlaced or not. A flipped byte in the image data is refused by its checksums.
+    func testCorruptPNGImageData() throws {
+        func be32(_ v: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: v >> $0) } }
+        func palettePNG(depth: Int, interlaced: Bool, index: UInt8, trns: Bool) -> [UInt8] {
+            // 4×2 pixels, 3-colour palette; the last pixel takes `index`.
+            let perByte = 8 / depth
+            var raw: [UInt8] = []
+            func row(_ indices: [UInt8]) -> [UInt8] {
+                var bytes = [UInt8](repeating: 0, count: (indices.count + perByte - 1) / perByte)
+                for (x, i) in indices.enumerated() { bytes[x / perByte] |= i << UInt8(8 - depth - (x % perByte) * depth) }
+                return [0] + bytes
+            }
+            let rows: [[UInt8]] = [[0, 1, 2, 1], [2, 1, 0, index]]
+            if interlaced {
+                // Adam7 on 4×2: pass 1 (0,0); pass 4 (2,0); pass 6 (1,0),(3,0); pass 7 row 1.
+                raw = row([rows[0][0]]) + row([rows[0][2]]) + row([rows[0][1], rows[0][3]]) + row(rows[1])
+            } else {
+                raw = row(rows[0]) + row(rows[1])
+            }
+            return pngSignature + pngChunk("IHDR", be32(4) + be32(2) + [UInt8(depth), 3, 0, 0, interlaced ? 1 : 0])
+                + pngChunk("PLTE", [255, 0, 0, 0, 255, 0, 0, 0, 255]) + (trns ? pngChunk("tRNS", [128]) : [])
+                + pngChunk("IDAT", zlibStored(raw)) + pngChunk("IEND", [])
+        }
+        for depth in [1, 2, 4, 8] {
+            for interlaced in [false, true] {
+                let bad = depth == 1 ? 1 : 3   // 1-bit: no index past 1 exists, so a 1-entry palette is used below (pixel (1, 0))
+                var file = palettePNG(depth: depth, interlaced: interlaced, index: UInt8(bad), trns: depth == 8)
+                if depth == 1 {   // shorten the palette to one entry: index 1 is then past its end
+                    file = pngSignature + pngChunk("IHDR", be32(4) + be32(2) + [1, 3, 0, 0, interlaced ? 1 : 0])
+                        + pngChunk("PLTE", [255, 0, 0]) + Array(file[idatStart(file)...])
+                }
+                let name = "pal\(depth)\(interlaced ? "i" : "").png"
+                try Data(file).write(to: work.appendingPathComponent(name))
+                let r = try run([name, "-o", "\(name).png"])
+                XCTAssertEqual(r.status, 0, "\(name): \(r.stderr)")
+                XCTAssertTrue(r.stderr.contains("warning: \(name): pixel \(depth == 1 ? "(1, 0)" : "(3, 1)") has palette index \(bad), past the end of the \(depth == 1 ? 1 : 3)-colour palette: the file is damaged; such pixels are read as black"), "\(name): \(r.stderr)")
+                // The same file with a valid last index converts without a word.
+                if depth != 1 {
+                    let good = "good\(name)"
+                    try Data(palettePNG(depth: depth, interlaced: interlaced, index: 2, trns: depth == 8)).write(to: work.appendingPathComponent(good))
+                    let g = try run([good, "-o", "\(good).png"])
+                    XCTAssertEqual(g.status, 0, "\(good): \(g.stderr)")
+                    XCTAssertFalse(g.stderr.contains("warning"), g.stderr)
+                }
+            }
+        }
+        // A flipped byte inside the image data: the chunk's CRC-32 and the stream's Adler-32 no longer match it.
+        var pixels = [UInt8](repeating: 0, count: 8 * 8 * 3)
+        for i in pixels.indices { pixels[i] = UInt8(truncatingIfNeeded: i &* 7) }
+        try writePNG(work.appendingPathComponent("flip.png").path, width: 8, height: 8, pixels: pixels)
+        var flip = try data("flip.png")
+        let at = idatStart(Array(flip)) + 8 + 2 + 5 + 20   // past the chunk header, zlib header and block header
+        flip[at] ^= 0x10
+        try flip.write(to: work.appendingPathComponent("flip.png"))
+        let f = try run(["flip.png", "-o", "flip.nv12"])
+        XCTAssertEqual(f.status, 1, f.stderr)
+        XCTAssertTrue(f.stderr.contains("flip.png: the PNG's "), f.stderr)
+        XCTAssertTrue(f.stderr.contains("fails its checksum: the file is damaged"), f.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("flip.nv12").path))
+    }
+
+    /// Where the first IDAT chunk (its length field) starts in a PNG file.
+    private func idatStart(_ file: [UInt8]) -> Int {
+        var at = 8
+        while at + 8 <= file.count {
+            let length = file[at..<(at + 4)].reduce(0) { $0 << 8 | Int($1) }
+            if Array(file[(at + 4)..<(at + 8)]) == Array("IDAT".utf8) { return at }
+            at += 12 + length
+        }
+        return file.count
+    }
+
     func testLinksAndStandardStreamsAsOutputs() throws {
         let jpg = fixture("photos/rocket.jpg")
         let plain = try run([jpg, "-o", "-", "-q"]).stdout
