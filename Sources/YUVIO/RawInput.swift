@@ -141,20 +141,26 @@ public enum RawInput {
     /// The Y4M colour spaces read: 8-bit 4:2:0 under any chroma siting tag, and 10-bit 4:2:0.
     static let y4mColourSpaces: Set<String> = ["420", "420jpeg", "420mpeg2", "420paldv", "420p10"]
 
-    /// The first frame of a YUV4MPEG2 stream (4:2:0, 8- or 10-bit); returns the range its XCOLORRANGE names and
-    /// the siting its colour-space tag says. The
+    /// The first frame of a YUV4MPEG2 stream (4:2:0, 8- or 10-bit); returns the range its XCOLORRANGE names,
+    /// the siting its colour-space tag says and its interlacing tag (`I`, progressive when absent). The
     /// header is checked (size against `maxPixels`, colour space) before any frame data is read, and only
     /// the first frame's bytes are read.
-    public static func readY4M(path: String, maxPixels: Int) throws(FileError) -> (YUVImage, ColorRange?, ChromaLocation) {
-        try withInput(path) { (input, _) throws(DecodeError) -> (YUVImage, ColorRange?, ChromaLocation) in
+    public static func readY4M(path: String, maxPixels: Int) throws(FileError)
+        -> (YUVImage, ColorRange?, ChromaLocation, Y4MInterlacing) {
+        try withInput(path) { (input, _) throws(DecodeError) -> (YUVImage, ColorRange?, ChromaLocation, Y4MInterlacing) in
             let header = String(decoding: try input.line(limit: 4096, what: "the Y4M header"), as: UTF8.self)
             let fields = header.split(separator: " ")
             guard fields.first == "YUV4MPEG2" else { throw .decoder("not a Y4M stream (no YUV4MPEG2 signature)") }
-            var w = 0, h = 0, colour = "420jpeg", range: ColorRange?
+            var w = 0, h = 0, colour = "420jpeg", range: ColorRange?, interlacing = Y4MInterlacing.progressive
             for field in fields.dropFirst() {
                 switch field.first {
                 case "W": w = Int(field.dropFirst()) ?? -1
                 case "H": h = Int(field.dropFirst()) ?? -1
+                case "I" where field != "I?":   // I? (unknown, as mjpegtools writes it) is read as progressive
+                    guard let i = Y4MInterlacing(rawValue: String(field.dropFirst())) else {
+                        throw .decoder("the Y4M header's interlacing tag \(field) is not Ip, It, Ib, Im or I?")
+                    }
+                    interlacing = i
                 case "C": colour = String(field.dropFirst())
                 case "X" where field.hasPrefix("XCOLORRANGE="):
                     range = field.hasSuffix("FULL") ? .full : field.hasSuffix("LIMITED") ? .limited : nil
@@ -179,7 +185,13 @@ public enum RawInput {
             image.bytes = bytes
             // The siting tag: C420mpeg2 is left-sited, C420paldv top-left, the rest centre (C420jpeg, C420, C420p10).
             let siting: ChromaLocation = colour == "420mpeg2" ? .left : colour == "420paldv" ? .topleft : .center
-            return (image, range, siting)
+            return (image, range, siting, interlacing)
         }
     }
+}
+
+/// A Y4M stream's interlacing tag: progressive (`Ip`), top or bottom field first (`It`, `Ib`), or mixed (`Im`,
+/// said per frame).
+public enum Y4MInterlacing: String, Sendable {
+    case progressive = "p", topFieldFirst = "t", bottomFieldFirst = "b", mixed = "m"
 }

@@ -32,11 +32,20 @@ func runRawInput(_ options: Options) -> Int32 {
         // The input's siting (a Y4M's tag, else --chroma-loc), kept in a Y4M output's tag: the samples are moved,
         // never resampled.
         var siting = options.siting ?? .center
+        var interlacing = Y4MInterlacing.progressive
         if RawInput.isY4M(path: input) {
-            let (img, range, tag) = try RawInput.readY4M(path: input, maxPixels: options.maxPixels)
+            let (img, range, tag, fields) = try RawInput.readY4M(path: input, maxPixels: options.maxPixels)
             image = img
+            // An interlaced frame is two fields woven together. Copied into a Y4M, its samples keep their tag
+            // (It, Ib); anything else takes the woven frame as one progressive picture, which is worth a word.
+            if fields == .topFieldFirst || fields == .bottomFieldFirst, case .y4m = format {
+                interlacing = fields
+            } else if fields != .progressive {
+                printErr("yuvconv: warning: \(name): the Y4M stream is interlaced (I\(fields.rawValue)); its first frame is "
+                         + "converted as one progressive picture (the two fields woven, each field's chroma read as the frame's)")
+            }
             // The tag says where the samples sit; they are moved, never resampled, so it stays true.
-            if let asked = options.siting, asked != tag, !options.quiet {
+            if let asked = options.siting, asked != tag {
                 printErr("yuvconv: warning: \(name): its chroma is \(tag.rawValue)-sited (\(tag.y4mTag)); YUV input is not "
                          + "resampled, so --chroma-loc \(asked.rawValue) is ignored")
             }
@@ -69,7 +78,7 @@ func runRawInput(_ options: Options) -> Int32 {
                 try convert(frame: image, layout: .yuv420p, into: PNGSink(output: sink, spec: spec), range: spec.range)
             case .y4m:
                 try convert(frame: image, layout: options.layout(for: format),
-                            into: OutputSink(output: sink, container: .y4m(spec.range, siting)), range: spec.range)
+                            into: OutputSink(output: sink, container: .y4m(spec.range, siting, interlacing)), range: spec.range)
             case .raw(let layout):
                 try convert(frame: image, layout: layout, into: OutputSink(output: sink, container: .raw),
                             alignment: options.fileAlignment, heightAlignment: options.heightAlignment, range: spec.range)

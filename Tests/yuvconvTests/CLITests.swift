@@ -240,6 +240,30 @@ extension CLITests {
         XCTAssertEqual(try run(["a.nv12", "-o", "g.png"]).status, 2, "raw input without --size")
         XCTAssertEqual(try run(["a.nv12", "--size", "100000x100000", "-o", "h.png"]).status, 1, "over --max-pixels")
     }
+
+    /// An interlaced Y4M (It, Ib, Im): copied into a Y4M it keeps its tag; converted to anything else it is a
+    /// warning, since the woven frame is then read as one progressive picture. An unknown tag is refused.
+    func testInterlacedY4MInput() throws {
+        let planes = Data((0..<48).map { (i: Int) -> UInt8 in UInt8(i * 5) })
+        for tag in ["It", "Ib", "Im", "Ip", "I?"] {
+            try (Data("YUV4MPEG2 W8 H4 F25:1 \(tag) A1:1 C420jpeg XCOLORRANGE=FULL\nFRAME\n".utf8) + planes)
+                .write(to: work.appendingPathComponent("i.y4m"))
+            let png = try run(["i.y4m", "-o", "i.png", "-q", "--force"])
+            XCTAssertEqual(png.status, 0, png.stderr)
+            let warned = png.stderr.contains("warning: i.y4m: the Y4M stream is interlaced (\(tag)); its first frame is converted as one progressive picture")
+            XCTAssertEqual(warned, tag == "It" || tag == "Ib" || tag == "Im", "\(tag): \(png.stderr)")
+            let y4m = try run(["i.y4m", "-o", "o.y4m", "-q", "--force"])
+            XCTAssertEqual(y4m.status, 0, y4m.stderr)
+            let header = String(decoding: try Data(contentsOf: work.appendingPathComponent("o.y4m")).prefix(40), as: UTF8.self)
+            XCTAssertTrue(header.contains(" \(tag == "It" || tag == "Ib" ? tag : "Ip") "), "\(tag): \(header)")
+            XCTAssertEqual(y4m.stderr.contains("interlaced"), tag == "Im", "\(tag): \(y4m.stderr)")
+        }
+        try (Data("YUV4MPEG2 W8 H4 F25:1 Ix C420jpeg\nFRAME\n".utf8) + planes).write(to: work.appendingPathComponent("x.y4m"))
+        let bad = try run(["x.y4m", "-o", "x.png"])
+        XCTAssertEqual(bad.status, 1, bad.stderr)
+        XCTAssertTrue(bad.stderr.contains("x.y4m: the Y4M header's interlacing tag Ix is not Ip, It, Ib, Im or I?"), bad.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("x.png").path))
+    }
 }
 
 extension CLITests {
