@@ -19,9 +19,9 @@ BIN = .build/release/yuvconv
 # libjpeg-turbo8-dev; the others are named alike on both.
 OS_IDS := $(shell . /etc/os-release 2>/dev/null; echo "$$ID $$ID_LIKE")
 JPEG_DEV = $(if $(filter ubuntu,$(OS_IDS)),libjpeg-turbo8-dev,libjpeg62-turbo-dev)
-BUILD_PKGS = pkg-config $(JPEG_DEV) libturbojpeg0-dev libpng-dev liblcms2-dev
+BUILD_PKGS = pkg-config $(JPEG_DEV) libturbojpeg0-dev libpng-dev zlib1g-dev liblcms2-dev
 # What the build needs, by pkg-config name: when pkg-config finds them all, nothing is installed.
-BUILD_PC = libjpeg libturbojpeg libpng lcms2
+BUILD_PC = libjpeg libturbojpeg libpng zlib lcms2
 
 .PHONY: test-cpus all build deps install-build-packages test test-library test-fast demo install clean prove bench bench-deps bench-e2e bench-costs bench-batch bench-memory bench-sharp quality fuzz test-sanitize test-corpus test-exact test-hostile compare-builds test-interop test-html
 
@@ -205,8 +205,8 @@ CLANG ?= $(shell command -v /opt/swift/usr/bin/clang || command -v clang)
 fuzz: deps
 	@mkdir -p $(FUZZ_DIR)/corpus-c $(FUZZ_DIR)/corpus-swift $(FUZZ_DIR)/finds
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -ISources/CShims/include -ISources/CSIMD/include $$(pkg-config --cflags libpng) \
-	  Fuzz/c/fuzz_decode.c $(addprefix Sources/CShims/,yc_decode.c yc_jpeg.c yc_png.c yc_metadata.c yc_signals.c yc_colour.c) \
-	  $(addprefix Sources/CSIMD/,yc_colour_rows.c yc_cpu.c) -ljpeg $$(pkg-config --libs libpng lcms2) -lm -o $(FUZZ_DIR)/fuzz_decode
+	  Fuzz/c/fuzz_decode.c $(addprefix Sources/CShims/,yc_decode.c yc_jpeg.c yc_png.c yc_png_idat.c yc_metadata.c yc_signals.c yc_colour.c) \
+	  $(addprefix Sources/CSIMD/,yc_colour_rows.c yc_cpu.c yc_checksums.c) -ljpeg $$(pkg-config --libs libpng zlib lcms2) -lm -o $(FUZZ_DIR)/fuzz_decode
 	cd Fuzz && $(SWIFT) build -c release -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address
 	find Fixtures/corpus -type f \( -name '*.png' -o -name '*.jp*g' \) -size -64k -exec cp {} $(FUZZ_DIR)/corpus-c/ \;
 	cp $(FUZZ_DIR)/corpus-c/* $(FUZZ_DIR)/corpus-swift/

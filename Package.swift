@@ -23,9 +23,11 @@ let package = Package(
                        providers: [.apt(["libturbojpeg0-dev"]), .brew(["jpeg-turbo"])]),
         .systemLibrary(name: "CLCMS", path: "Sources/CLCMS", pkgConfig: "lcms2",
                        providers: [.apt(["liblcms2-dev"]), .brew(["little-cms2"])]),
+        // zlib inflates PNG image data in CShims (libpng needs it anyway; macOS has it in the SDK).
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         // No unsafeFlags anywhere: a package that depends on these libraries could not build them otherwise
         // (SwiftPM's release configuration already compiles C with -O2).
-        .target(name: "CShims", dependencies: ["CJPEG", "CPNG", "CLCMS", "CSIMD"], path: "Sources/CShims"),
+        .target(name: "CShims", dependencies: ["CJPEG", "CPNG", "CLCMS", "CZlib", "CSIMD"], path: "Sources/CShims"),
         .target(name: "CSIMD", path: "Sources/CSIMD"),
         .target(name: "YUVCore", dependencies: ["CSIMD"], path: "Sources/YUVCore", swiftSettings: optimise),
         .target(name: "YUVIO", dependencies: ["YUVCore", "CShims", "CTurboJPEG"], path: "Sources/YUVIO"),

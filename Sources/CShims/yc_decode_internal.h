@@ -11,6 +11,7 @@
 
 #include <jpeglib.h>
 #include <png.h>
+#include <zlib.h>
 
 #define YC_MSG 256
 
@@ -59,6 +60,25 @@ struct yc_decoder {
     uint8_t *icc;
 
     // PNG
+    FILE *png_file;
+    struct yc_png_chunks {   // where the reader is in the chunk stream, for the critical chunks' CRCs
+        int state;           // 0 signature, 1 length and type, 2 data, 3 CRC
+        size_t at;           // bytes of the signature, header or CRC seen
+        uint8_t header[8], stored[4];
+        uint32_t left;       // data bytes still to come
+        uint32_t crc;
+        int critical;
+    } png_chunks;
+    struct yc_png_idat {     // the image data read here (yc_png_idat.c), when `active`
+        int active, palette, depth;
+        size_t row_bytes, bpp;  // bytes of a row as filtered (without its filter byte); of a pixel, at least 1
+        z_stream z;
+        int z_ready, stream_ended, ended, extra_warned;
+        uint8_t *in;            // compressed bytes as read
+        size_t in_size;
+        uint8_t *prev, *row;    // the row above, unfiltered; (palette) this row
+        uint32_t adler;
+    } png_idat;
     png_structp png;
     png_infop png_info;
     uint8_t *png_image;  // whole image, only for interlaced PNG (Adam7 needs every pass)
@@ -79,6 +99,15 @@ void yc_jpeg_open(yc_decoder *dec, FILE *file, int raw);
 int yc_jpeg_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count);
 int yc_jpeg_end(yc_decoder *dec);
 void yc_png_open(yc_decoder *dec, FILE *file);
+/// Exactly n bytes of the PNG file, as libpng reads them (CRCs followed); longjmps on failure.
+void yc_png_read(yc_decoder *dec, uint8_t *buf, size_t n);
+/// The image data read here (yc_png_idat.c): set up after png_read_info (0: out of memory), rows (each
+/// palette row through `expand`), the chunks after the image data, and the memory.
+int yc_png_idat_begin(yc_decoder *dec, int palette, int depth, int channels);
+void yc_png_idat_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count,
+                      void (*expand)(yc_decoder *, const uint8_t *, uint8_t *, uint32_t));
+int yc_png_idat_end(yc_decoder *dec);
+void yc_png_idat_free(yc_decoder *dec);
 int yc_png_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count);
 int yc_png_end(yc_decoder *dec);
 
