@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Prints the folding constants of Sources/CSIMD/yc_crc32.c's PCLMULQDQ path, derived from the polynomial.
+"""Prints the folding constants of Sources/CSIMD/yc_checksums.c's PCLMULQDQ path, derived from the polynomial.
 
 The CRC is bit-reflected, so each constant x^k mod P is reflected in 32 bits and shifted left by one; the
 Barrett pair is P itself and floor(x^64 / P), each reflected in 33 bits.

@@ -1,14 +1,17 @@
-// CRC-32 (see yc_crc32.h). The x86 path folds 64 bytes at a time with carry-less multiplication, after Intel's
-// "Fast CRC Computation for Generic Polynomials Using PCLMULQDQ Instruction" (Gopal et al., 2009): each fold
+// CRC-32 and Adler-32 (see yc_checksums.h). The CRC's x86 path folds 64 bytes at a time with carry-less
+// multiplication, after Intel's "Fast CRC Computation for Generic Polynomials Using PCLMULQDQ Instruction"
+// (Gopal et al., 2009): each fold
 // constant is x^k mod P, bit-reflected; tools/crc32-constants.py derives and prints them. The tests compare
 // every path with a bitwise CRC over many lengths and alignments.
 #include "yc_checksums.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 
-// Eight tables: table[k][b] is the CRC of byte b followed by k zero bytes.
+// Eight tables: table[k][b] is the CRC of byte b followed by k zero bytes, made once (pthread_once: decoders
+// on several threads may need them at once).
 static uint32_t table[8][256];
-static atomic_int table_ready = 0;
+static pthread_once_t table_once = PTHREAD_ONCE_INIT;
 
 static void make_tables(void) {
     for (uint32_t b = 0; b < 256; b++) {
@@ -18,12 +21,11 @@ static void make_tables(void) {
     }
     for (uint32_t b = 0; b < 256; b++)
         for (int k = 1; k < 8; k++) table[k][b] = (table[k - 1][b] >> 8) ^ table[0][table[k - 1][b] & 0xFF];
-    atomic_store_explicit(&table_ready, 1, memory_order_release);
 }
 
 // On the inverted register.
 static uint32_t crc_tables(uint32_t c, const uint8_t *p, size_t n) {
-    if (!atomic_load_explicit(&table_ready, memory_order_acquire)) make_tables();   // racing threads write the same
+    pthread_once(&table_once, make_tables);
     while (n >= 8) {
         const uint32_t lo = c ^ ((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
         c = table[7][lo & 0xFF] ^ table[6][(lo >> 8) & 0xFF] ^ table[5][(lo >> 16) & 0xFF] ^ table[4][lo >> 24]

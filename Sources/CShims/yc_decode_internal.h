@@ -14,6 +14,8 @@
 #include <zlib.h>
 
 #define YC_MSG 256
+/// The longest PNG chunk other than IDAT that libpng is allowed to hold (png_set_chunk_malloc_max).
+#define YC_PNG_CHUNK_MAX (8u << 20)
 
 struct yc_jpeg_err {
     struct jpeg_error_mgr pub;
@@ -68,12 +70,13 @@ struct yc_decoder {
         uint32_t left;       // data bytes still to come
         uint32_t crc;
         int critical;
+        int ancillary_too;   // also check ancillary chunks' CRCs (a warning): set after the image data read here
     } png_chunks;
     struct yc_png_idat {     // the image data read here (yc_png_idat.c), when `active`
         int active, palette, depth;
         size_t row_bytes, bpp;  // bytes of a row as filtered (without its filter byte); of a pixel, at least 1
         z_stream z;
-        int z_ready, stream_ended, ended, extra_warned;
+        int z_ready, stream_ended, ended, extra_warned, finished;
         uint8_t *in;            // compressed bytes as read
         size_t in_size;
         uint8_t *prev, *row;    // the row above, unfiltered; (palette) this row

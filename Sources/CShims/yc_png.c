@@ -23,7 +23,8 @@ static void png_warning_fn(png_structp png, png_const_charp msg) {
 // zlib's table CRC cost a 12 MP photo's decode 10–20 ms of its 190, the carry-less multiplication in
 // yc_crc32 about 3. The chunk stream (signature, then length, type, data, CRC) is followed whatever the read
 // sizes; the check fires as the CRC's last byte is read, when libpng itself would check it, with libpng's
-// message. Ancillary chunks are still checked by libpng, which discards one with a bad CRC.
+// message. Ancillary chunks are checked by libpng (a warning, the chunk discarded), or here with a warning
+// after image data that yc_png_idat.c read (`ancillary_too`).
 static void png_follow_chunks(yc_decoder *dec, png_structp png, const uint8_t *p, size_t n) {
     struct yc_png_chunks *k = &dec->png_chunks;
     while (n > 0) {
@@ -48,7 +49,7 @@ static void png_follow_chunks(yc_decoder *dec, png_structp png, const uint8_t *p
             break;
         case 2:   // data
             take = n < k->left ? n : (size_t)k->left;
-            if (k->critical) k->crc = yc_crc32(k->crc, p, take);
+            if (k->critical || k->ancillary_too) k->crc = yc_crc32(k->crc, p, take);
             k->left -= (uint32_t)take;
             if (k->left == 0) k->state = 3;
             break;
@@ -58,12 +59,13 @@ static void png_follow_chunks(yc_decoder *dec, png_structp png, const uint8_t *p
             k->at += take;
             if (k->at == 4) {
                 const uint32_t stored = (uint32_t)k->stored[0] << 24 | (uint32_t)k->stored[1] << 16 | (uint32_t)k->stored[2] << 8 | k->stored[3];
-                if (k->critical && stored != k->crc) {
+                if ((k->critical || k->ancillary_too) && stored != k->crc) {
                     char msg[YC_MSG], name[5];
                     for (int i = 0; i < 4; i++) name[i] = k->header[4 + i] >= 0x20 && k->header[4 + i] < 0x7F ? (char)k->header[4 + i] : '?';
                     name[4] = 0;
                     snprintf(msg, sizeof msg, "%s: CRC error", name);
-                    png_error(png, msg);
+                    if (k->critical) png_error(png, msg);
+                    if (dec->warnings++ == 0) snprintf(dec->first_warning, sizeof dec->first_warning, "%s", msg);
                 }
                 k->state = 1;
                 k->at = 0;
@@ -180,17 +182,31 @@ static int png_palette_table(yc_decoder *dec) {
 static void png_expand_palette(yc_decoder *dec, const uint8_t *index, uint8_t *dst, uint32_t y) {
     const uint32_t w = dec->info.width;
     const int count = dec->png_palette_count;
-    const size_t channels = (size_t)dec->info.channels;
-    for (uint32_t x = 0; x < w; x++) {
-        const int i = index[x];
-        if (i >= count && !dec->png_bad_index) {
-            dec->png_bad_index = 1;
-            char msg[YC_MSG];
-            snprintf(msg, sizeof msg, "pixel (%u, %u) has palette index %d, past the end of the %d-colour palette: "
-                     "the file is damaged; such pixels are read as black", x, y, i, count);
-            if (dec->warnings++ == 0) snprintf(dec->first_warning, sizeof dec->first_warning, "%s", msg);
+    const uint8_t (*entry)[4] = (const uint8_t (*)[4])dec->png_palette;
+    int past = 0;
+    if (dec->info.channels == 4) {
+        for (uint32_t x = 0; x < w; x++) {
+            const int i = index[x];
+            past |= i >= count;
+            memcpy(dst + 4 * (size_t)x, entry[i], 4);
         }
-        memcpy(dst + (size_t)x * channels, dec->png_palette[i], channels);
+    } else {
+        for (uint32_t x = 0; x < w; x++) {
+            const int i = index[x];
+            past |= i >= count;
+            dst[3 * (size_t)x] = entry[i][0];
+            dst[3 * (size_t)x + 1] = entry[i][1];
+            dst[3 * (size_t)x + 2] = entry[i][2];
+        }
+    }
+    if (past && !dec->png_bad_index) {
+        uint32_t x = 0;
+        while (index[x] < count) x++;
+        dec->png_bad_index = 1;
+        char msg[YC_MSG];
+        snprintf(msg, sizeof msg, "pixel (%u, %u) has palette index %d, past the end of the %d-colour palette: "
+                 "the file is damaged; such pixels are read as black", x, y, index[x], count);
+        if (dec->warnings++ == 0) snprintf(dec->first_warning, sizeof dec->first_warning, "%s", msg);
     }
 }
 
@@ -201,11 +217,14 @@ void yc_png_open(yc_decoder *dec, FILE *file) {
     if (!dec->png_info) { yc_set_error(dec, "out of memory"); return; }
     if (setjmp(dec->jump)) return;
     dec->png_file = file;
+    // A larger buffer than stdio's 8 KiB (nothing has been read through it yet): libpng reads a chunk's header,
+    // data and CRC separately (three reads for every IDAT, often 4 KiB each), and each refill is a system call.
+    setvbuf(file, NULL, _IOFBF, 256 * 1024);
     png_set_read_fn(dec->png, dec, png_read_fn);
     // Critical chunks' CRCs: checked in png_read_fn instead (an error all the same).
     png_set_crc_action(dec->png, PNG_CRC_QUIET_USE, PNG_CRC_DEFAULT);
     // A text chunk may not inflate past 8 MiB (libpng's default is unlimited-ish for zTXt/iTXt).
-    png_set_chunk_malloc_max(dec->png, 8u << 20);
+    png_set_chunk_malloc_max(dec->png, YC_PNG_CHUNK_MAX);
     // Unknown chunks and the ancillary ones yuvconv does not use are skipped, never buffered whole.
     png_set_keep_unknown_chunks(dec->png, PNG_HANDLE_CHUNK_NEVER, NULL, 0);
     png_set_keep_unknown_chunks(dec->png, PNG_HANDLE_CHUNK_NEVER, ignored_chunks, (int)(sizeof ignored_chunks / 5));
@@ -271,8 +290,11 @@ void yc_png_open(yc_decoder *dec, FILE *file) {
     png_read_update_info(dec->png, dec->png_info);
     // The common photo formats' image data is read in yc_png_idat.c (an Adler-32 at a sixth of zlib's cost);
     // interlaced, grey, 16-bit and tRNS-keyed RGB images stay with libpng's transformations.
-    const int own = !info->png_interlaced && (palette || (depth == 8 && !info->png_has_trns &&
-                    (ctype == PNG_COLOR_TYPE_RGB || ctype == PNG_COLOR_TYPE_RGB_ALPHA)));
+    // YUVCONV_PNG_LIBPNG=1 keeps every image with libpng: the tests compare the two routes with it.
+    const char *via_libpng = getenv("YUVCONV_PNG_LIBPNG");
+    const int own = !(via_libpng && via_libpng[0] == '1') && !info->png_interlaced &&
+                    (palette || (depth == 8 && !info->png_has_trns &&
+                                 (ctype == PNG_COLOR_TYPE_RGB || ctype == PNG_COLOR_TYPE_RGB_ALPHA)));
     dec->png_rowbytes = png_get_rowbytes(dec->png, dec->png_info);
     if (palette) {
         dec->png_index_row = malloc(w);

@@ -3,10 +3,11 @@
 // are checked as every critical chunk's are), inflated by zlib without its Adler-32, which yc_adler32 takes
 // instead at a sixth of the time (a 12 MP photo: 11 ms → 2), rows inflated straight into the caller's
 // band and unfiltered there, and the chunks after the image data walked to IEND as libpng's png_read_end
-// walks them. Every outcome is libpng's, messages included (checked on every PNG of the corpus against
-// the libpng route), except two that are stricter: a bad Adler-32 is always an error (libpng lets it pass
-// with a warning when the checksum's bytes come in a later IDAT chunk than the last row's), and so is a
-// zlib error after the last row.
+// walks them. Outcomes are libpng's, messages included (PNGRouteTests compares the two routes, with
+// YUVCONV_PNG_LIBPNG=1, on every PNG of the corpus and on damaged variants of them), except where this
+// reader is stricter: a bad Adler-32, or a zlib error, after the last row's data is an error (libpng only
+// warns when those bytes come in a later IDAT chunk than the last row's); and a zlib trailer cut short is
+// reported as missing image data where libpng may say its checksum is wrong.
 #include "yc_decode_internal.h"
 #include "yc_checksums.h"
 
@@ -19,19 +20,33 @@ static void need(yc_decoder *dec, uint8_t *buf, size_t n) { yc_png_read(dec, buf
 
 static uint32_t be32(const uint8_t *b) { return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3]; }
 
+static int is_letter(uint8_t c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
+
+static void warn(yc_decoder *dec, const char *msg) {
+    if (dec->warnings++ == 0) snprintf(dec->first_warning, sizeof dec->first_warning, "%s", msg);
+}
+
 // The next chunk's length and type, as libpng reads a chunk header: a length past 2^31 − 1 or a type that
-// is not four letters is an error.
+// is not four letters is an error (the type written as libpng writes it: letters as they are, other bytes
+// as [XX]); a chunk other than IDAT longer than the 8 MiB yc_png.c allows libpng is a warning.
 static void next_header(yc_decoder *dec) {
     uint8_t h[8];
     need(dec, h, 8);
     if (be32(h) > 0x7FFFFFFFu) png_error(dec->png, "PNG unsigned integer out of range");
+    char name[32];
+    size_t at = 0;
+    for (int i = 4; i < 8; i++)
+        at += (size_t)snprintf(name + at, sizeof name - at, is_letter(h[i]) ? "%c" : "[%02X]", h[i]);
+    char msg[YC_MSG];
     for (int i = 4; i < 8; i++) {
-        const uint8_t c = h[i];
-        if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'))) {
-            char msg[YC_MSG];
-            snprintf(msg, sizeof msg, "[%02X][%02X][%02X][%02X]: invalid chunk type", h[4], h[5], h[6], h[7]);
+        if (!is_letter(h[i])) {
+            snprintf(msg, sizeof msg, "%s: invalid chunk type", name);
             png_error(dec->png, msg);
         }
+    }
+    if (be32(h) > YC_PNG_CHUNK_MAX && memcmp(h + 4, "IDAT", 4) != 0) {
+        snprintf(msg, sizeof msg, "%s: chunk data is too large", name);
+        warn(dec, msg);
     }
 }
 
@@ -68,8 +83,8 @@ static int refill(yc_decoder *dec) {
     return n > 0;
 }
 
-// The zlib header (RFC 1950) is read here, since zlib inflates the raw deflate data: zlib's own checks and
-// messages, and the window it declares.
+// The zlib header (RFC 1950) is read here, since zlib inflates the raw deflate data: the checks in libpng's
+// and zlib's order (libpng's own window check first), with their messages, and the window it declares.
 static void start(yc_decoder *dec) {
     struct yc_png_idat *d = &dec->png_idat;
     uint8_t h[2];
@@ -78,9 +93,9 @@ static void start(yc_decoder *dec) {
         h[i] = *d->z.next_in++;
         d->z.avail_in--;
     }
+    if ((h[0] >> 4) > 7) png_error(dec->png, "IDAT: invalid window size (libpng)");
     if (((unsigned)h[0] << 8 | h[1]) % 31 != 0) png_error(dec->png, "IDAT: incorrect header check");
     if ((h[0] & 0x0F) != 8) png_error(dec->png, "IDAT: unknown compression method");
-    if ((h[0] >> 4) > 7) png_error(dec->png, "IDAT: invalid window size");
     if (h[1] & 0x20) png_error(dec->png, "IDAT: missing LZ dictionary");
     if (inflateInit2(&d->z, -((h[0] >> 4) + 8)) != Z_OK) png_error(dec->png, "IDAT: zlib failed to initialize");
     d->z_ready = 1;
@@ -135,6 +150,9 @@ int yc_png_idat_begin(yc_decoder *dec, int palette, int depth, int channels) {
     d->palette = palette;
     d->depth = depth;
     d->row_bytes = palette ? (w * (size_t)depth + 7) / 8 : w * (size_t)channels;
+    // zlib counts in 32 bits; libpng's limit of 1,000,000 pixels a row keeps a row to 4 MB. Past 1 GiB (a raised
+    // limit), libpng reads the rows.
+    if (d->row_bytes > (1u << 30)) return 1;
     d->bpp = palette ? 1 : (size_t)channels;
     d->in_size = 64 * 1024;
     d->in = malloc(d->in_size);
@@ -149,13 +167,15 @@ int yc_png_idat_begin(yc_decoder *dec, int palette, int depth, int channels) {
     return 1;
 }
 
-// A row of packed palette indices (1, 2, 4 or 8 bits, first pixel in the high bits) to one index a byte.
+// A row of packed palette indices (1, 2 or 4 bits, first pixel in the high bits) to one index a byte.
 static void unpack(const uint8_t *packed, uint8_t *index, size_t w, int depth) {
-    if (depth == 8) { memcpy(index, packed, w); return; }
     const int per = 8 / depth, mask = (1 << depth) - 1;
-    for (size_t x = 0; x < w; x++) {
-        const int shift = 8 - depth * (int)(x % (size_t)per + 1);
-        index[x] = (uint8_t)((packed[x / (size_t)per] >> shift) & mask);
+    for (size_t x = 0; x < w; packed++) {
+        unsigned b = *packed;
+        for (int k = 0; k < per && x < w; k++, x++) {
+            index[x] = (uint8_t)((b >> (8 - depth)) & (unsigned)mask);
+            b = (b << depth) & 0xFF;
+        }
     }
 }
 
@@ -175,12 +195,17 @@ void yc_png_idat_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t cou
             inflate_exactly(dec, d->row, d->row_bytes);
             unfilter(dec, type, d->row, d->prev, d->row_bytes, 1);
             uint8_t *t = d->prev; d->prev = d->row; d->row = t;   // this row is the next one's row above
-            unpack(d->prev, dec->png_index_row, dec->info.width, d->depth);
-            expand(dec, dec->png_index_row, dst + i * stride, dec->rows_read + i);
+            const uint8_t *index = d->prev;   // 8-bit: the row is the indices
+            if (d->depth < 8) {
+                unpack(d->prev, dec->png_index_row, dec->info.width, d->depth);
+                index = dec->png_index_row;
+            }
+            expand(dec, index, dst + i * stride, dec->rows_read + i);
         }
     }
     if (!d->palette && count > 0) memcpy(d->prev, dst + (count - 1) * stride, d->row_bytes);
-    if (dec->rows_read + count == dec->info.height) {
+    if (dec->rows_read + count == dec->info.height && !d->finished) {
+        d->finished = 1;
         // After the last row: the end of the deflate data (more image data is a warning, as in libpng), then
         // the Adler-32 of everything inflated.
         uint8_t spare[1024];
@@ -193,7 +218,7 @@ void yc_png_idat_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t cou
                 d->adler = yc_adler32(d->adler, spare, sizeof spare - d->z.avail_out);
                 if (!d->extra_warned) {
                     d->extra_warned = 1;
-                    if (dec->warnings++ == 0) snprintf(dec->first_warning, sizeof dec->first_warning, "IDAT: Too much image data");
+                    warn(dec, "IDAT: Too much image data");
                 }
             }
             if (rc == Z_STREAM_END) d->stream_ended = 1;
@@ -211,8 +236,14 @@ void yc_png_idat_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t cou
         }
         if (be32(trailer) != d->adler) png_error(dec->png, "IDAT: incorrect data check");
         // Bytes after the zlib stream in this IDAT chunk: libpng's "Extra compressed data" (a warning).
-        if (d->z.avail_in > 0 || (!d->ended && dec->png_chunks.state == 2)) {
-            if (dec->warnings++ == 0) snprintf(dec->first_warning, sizeof dec->first_warning, "IDAT: Extra compressed data");
+        if (d->z.avail_in > 0 || (!d->ended && dec->png_chunks.state == 2)) warn(dec, "IDAT: Extra compressed data");
+        // The rest of this IDAT chunk and its CRC, before the last rows go out (as libpng finishes the chunk
+        // with the last row): a damaged chunk must not show up only after they are written to a pipe.
+        struct yc_png_chunks *k = &dec->png_chunks;
+        while (!d->ended && k->state == 2) idat_read(dec, d->in, d->in_size);
+        if (!d->ended && k->state == 3) {
+            uint8_t crc[4];
+            need(dec, crc, 4);
         }
     }
 }
@@ -223,15 +254,15 @@ int yc_png_idat_end(yc_decoder *dec) {
     struct yc_png_chunks *k = &dec->png_chunks;
     // The rest of the image data (further IDAT chunks after the zlib stream are skipped, as libpng skips them).
     while (idat_read(dec, d->in, d->in_size) > 0) {}
+    // From the chunk after it on, ancillary chunks' CRCs are checked too (libpng warns on a bad one).
+    k->ancillary_too = 1;
     // The chunks after it, to IEND, as libpng 1.6's png_read_end takes them: IHDR is an error; a nonempty IEND
     // a warning; anything else is skipped without a word — IDAT again, PLTE (even a second one) and unknown
     // critical chunks included (checked against libpng on the corpus and on 600 damaged files). CRCs of
     // critical chunks are checked by png_read_fn.
     for (;;) {
         if (is_type(dec, "IHDR")) png_error(dec->png, "IHDR: out of place");
-        if (is_type(dec, "IEND") && (k->state == 2 || k->left > 0)) {
-            if (dec->warnings++ == 0) snprintf(dec->first_warning, sizeof dec->first_warning, "IEND: invalid");
-        }
+        if (is_type(dec, "IEND") && (k->state == 2 || k->left > 0)) warn(dec, "IEND: invalid");
         while (k->state == 2) {
             const size_t n = k->left < d->in_size ? (size_t)k->left : d->in_size;
             need(dec, d->in, n);

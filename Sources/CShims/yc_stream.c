@@ -68,9 +68,6 @@ FILE *yc_stream_open(int fd, int owns_fd, const uint8_t *head, size_t count, uin
     FILE *f = fopencookie(s, "rb", io);
 #endif
     if (!f) { free(s); return NULL; }
-    // A larger buffer than stdio's 8 KiB: libpng reads a chunk's header, data and CRC separately (three reads
-    // for every IDAT, often 4 KiB each), and each refill of the buffer is a system call.
-    setvbuf(f, NULL, _IOFBF, 256 * 1024);
     if (out) *out = s;
     return f;
 }

@@ -39,6 +39,10 @@ enum LibraryMessages {
         ("bad adaptive filter value", { _ in "a PNG row has an invalid filter type: the file is damaged" }),
         ("Invalid palette", { _ in "the PNG's palette is invalid: the file is damaged" }),
         ("Missing PLTE", { _ in "the palette PNG has no palette: the file is damaged" }),
+        ("invalid window size", { _ in "the PNG's compressed image data declares an invalid window: the file is damaged" }),
+        ("missing LZ dictionary", { _ in "the PNG's compressed image data needs a preset dictionary, which PNG does not allow: the file is damaged" }),
+        // Any other zlib message about the image data ("invalid literal/length code", "incorrect header check").
+        ("IDAT: ", { _ in "the PNG's compressed image data is invalid: the file is damaged" }),
     ]
 
     /// The chunk libpng names before its message's colon ("IDAT: CRC error").

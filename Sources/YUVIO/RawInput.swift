@@ -148,7 +148,9 @@ public enum RawInput {
     public static func readY4M(path: String, maxPixels: Int) throws(FileError)
         -> (YUVImage, ColorRange?, ChromaLocation, Y4MInterlacing) {
         try withInput(path) { (input, _) throws(DecodeError) -> (YUVImage, ColorRange?, ChromaLocation, Y4MInterlacing) in
-            let header = String(decoding: try input.line(limit: 4096, what: "the Y4M header"), as: UTF8.self)
+            // A header ended by CR LF (written on Windows) reads as one ended by LF.
+            var header = String(decoding: try input.line(limit: 4096, what: "the Y4M header"), as: UTF8.self)
+            if header.hasSuffix("\r") { header.removeLast() }
             let fields = header.split(separator: " ")
             guard fields.first == "YUV4MPEG2" else { throw .decoder("not a Y4M stream (no YUV4MPEG2 signature)") }
             var w = 0, h = 0, colour = "420jpeg", range: ColorRange?, interlacing = Y4MInterlacing.progressive

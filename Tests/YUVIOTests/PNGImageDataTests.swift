@@ -79,21 +79,25 @@ final class PNGImageDataTests: XCTestCase {
         return Array(out)
     }
 
-    /// The decoder's rows, read in bands of `band` rows.
-    func decode(_ file: [UInt8], name: String, band: Int) throws -> (rows: [UInt8], rowBytes: Int) {
+    /// The decoder's rows, read in bands of `band` rows into rows `pad` bytes longer than a row (the padding
+    /// must stay untouched and the row above must be found across it), returned without the padding.
+    func decode(_ file: [UInt8], name: String, band: Int, pad: Int = 0) throws -> (rows: [UInt8], rowBytes: Int) {
         let url = work.appendingPathComponent(name)
         try Data(file).write(to: url)
         let decoder = try ImageDecoder(source: InputSource(path: url.path))
-        let rowBytes = decoder.info.width * decoder.info.rowFormat.bytesPerPixel
-        var rows = [UInt8](repeating: 0, count: rowBytes * decoder.info.height)
+        let rowBytes = decoder.info.width * decoder.info.rowFormat.bytesPerPixel, stride = rowBytes + pad
+        var rows = [UInt8](repeating: 0xA5, count: stride * decoder.info.height)
         var y = 0
         while y < decoder.info.height {
             let n = min(band, decoder.info.height - y)
-            try rows.withUnsafeMutableBytes { try decoder.readRows(into: $0.baseAddress! + y * rowBytes, rowBytes: rowBytes, count: n) }
+            try rows.withUnsafeMutableBytes { try decoder.readRows(into: $0.baseAddress! + y * stride, rowBytes: stride, count: n) }
             y += n
         }
         try decoder.finish()
-        return (rows, rowBytes)
+        for r in 0..<decoder.info.height {
+            XCTAssertTrue(rows[(r * stride + rowBytes)..<((r + 1) * stride)].allSatisfy { $0 == 0xA5 }, "padding of row \(r)")
+        }
+        return ((0..<decoder.info.height).flatMap { rows[($0 * stride)..<($0 * stride + rowBytes)] }, rowBytes)
     }
 
     func testEveryFilterEveryLayoutEveryChunking() throws {
@@ -130,6 +134,20 @@ final class PNGImageDataTests: XCTestCase {
         }
     }
 
+    /// A picture whose compressed data is larger than the reader's 64 KiB buffer, in IDAT chunks smaller and
+    /// larger than it, read into padded rows in bands of odd sizes.
+    func testLargerThanTheReadBuffer() throws {
+        var rng = SplitMix64(seed: 0xB16)
+        let (w, h) = (301, 157)
+        let rows = (0..<h).map { _ in (0..<(w * 4)).map { _ in UInt8.random(in: 0...255, using: &rng) } }
+        for chunk in [4096, 65535, 65537, 1 << 20] {
+            let file = try png(width: w, rows: rows, colourType: 6, depth: 8, bpp: 4, shift: 2, chunk: chunk)
+            XCTAssertGreaterThan(file.count, 2 * 65536)
+            let got = try decode(file, name: "large.png", band: 5, pad: 13)
+            XCTAssertEqual(got.rows, rows.flatMap { $0 }, "chunk \(chunk), \(rng)")
+        }
+    }
+
     func testDamagedImageDataIsRefused() throws {
         let rows = (0..<9).map { y in (0..<(9 * 3)).map { UInt8(truncatingIfNeeded: $0 * 7 + y) } }
         let good = try png(width: 9, rows: rows, colourType: 2, depth: 8, bpp: 3, shift: 0, chunk: 50)
@@ -144,7 +162,7 @@ final class PNGImageDataTests: XCTestCase {
         for row in rows { raw += [7] + row }
         refused(pngSignature + pngChunk("IHDR", be32(9) + be32(9) + [8, 2, 0, 0, 0]) + pngChunk("IDAT", try deflated(raw)) + pngChunk("IEND", []),
                 "bad adaptive filter value")
-        // The data cut short; one byte too many rows (a warning only, as in libpng, so it decodes).
+        // The data cut short.
         let short = Array(raw.prefix(raw.count - 10)).map { $0 == 7 ? 0 : $0 }
         refused(pngSignature + pngChunk("IHDR", be32(9) + be32(9) + [8, 2, 0, 0, 0]) + pngChunk("IDAT", try deflated(short)) + pngChunk("IEND", []),
                 "Not enough image data")

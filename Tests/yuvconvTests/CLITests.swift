@@ -258,6 +258,11 @@ extension CLITests {
             XCTAssertTrue(header.contains(" \(tag == "It" || tag == "Ib" ? tag : "Ip") "), "\(tag): \(header)")
             XCTAssertEqual(y4m.stderr.contains("interlaced"), tag == "Im", "\(tag): \(y4m.stderr)")
         }
+        // A header ended by CR LF reads as one ended by LF.
+        try (Data("YUV4MPEG2 W8 H4 F25:1 C420jpeg It\r\nFRAME\r\n".utf8) + planes).write(to: work.appendingPathComponent("crlf.y4m"))
+        let crlf = try run(["crlf.y4m", "-o", "crlf.y4m.y4m", "-q"])
+        XCTAssertEqual(crlf.status, 0, crlf.stderr)
+        XCTAssertTrue(String(decoding: try Data(contentsOf: work.appendingPathComponent("crlf.y4m.y4m")).prefix(40), as: UTF8.self).contains(" It "))
         try (Data("YUV4MPEG2 W8 H4 F25:1 Ix C420jpeg\nFRAME\n".utf8) + planes).write(to: work.appendingPathComponent("x.y4m"))
         let bad = try run(["x.y4m", "-o", "x.png"])
         XCTAssertEqual(bad.status, 1, bad.stderr)

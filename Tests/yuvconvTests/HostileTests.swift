@@ -112,7 +112,6 @@ final class HostileTests: CLITestCase {
         XCTAssertEqual(try leftovers().filter { $0.hasPrefix(".") || $0.hasPrefix("z") || $0.hasPrefix("o.") || $0.hasPrefix("t.png") }, [])
     }
 
-    /// Symbolic links are followed, never replaced; /dev/stdout and friends are the descriptors they name.
     /// A palette index past the palette's end is a corrupt file that libpng reads as black without a word:
     /// it converts (as libpng, browsers and the corpus expect) with a warning naming the pixel, in every depth,
     /// interlaced or not. A flipped byte in the image data is refused by its checksums.
@@ -187,6 +186,7 @@ final class HostileTests: CLITestCase {
         return file.count
     }
 
+    /// Symbolic links are followed, never replaced; /dev/stdout and friends are the descriptors they name.
     func testLinksAndStandardStreamsAsOutputs() throws {
         let jpg = fixture("photos/rocket.jpg")
         let plain = try run([jpg, "-o", "-", "-q"]).stdout

@@ -1,0 +1,174 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// The PNG image data yuvconv reads itself (yc_png_idat.c) against libpng's own reading of the same files
+/// (`YUVCONV_PNG_LIBPNG=1`): the same exit status, bytes and messages on every PNG of the corpus and on damaged
+/// variants of real files, except where the own reader is stricter by design (a wrong Adler-32, or a zlib
+/// error, in IDAT data after the last row's: libpng only warns) — which also shows that the own reader ran.
+final class PNGRouteTests: CLITestCase {
+    func both(_ file: String) throws -> (own: Result, libpng: Result) {
+        let args = [file, "-o", "-", "--format", "nv12", "-q"]
+        return (try launch(binary, args, stdin: .null),
+                try launch(binary, args, environment: ["YUVCONV_PNG_LIBPNG": "1"], stdin: .null))
+    }
+
+    /// One batch over `files` (a file per line in list.txt), one file at a time, into `out`: the messages of
+    /// each file (sorted lines, the output folder's name taken out) and each output's bytes.
+    func batch(_ files: [String], into out: String, libpng: Bool) throws -> (lines: [String], outputs: [String: Data]) {
+        try files.joined(separator: "\n").write(to: work.appendingPathComponent("list.txt"), atomically: true, encoding: .utf8)
+        // Messages to a file: a pipe nobody reads until the process ends would fill and stop it.
+        let r = try launch(URL(fileURLWithPath: "/bin/sh"),
+                           ["-c", "\"$0\" --files-from list.txt -o \(out)/ --name '{dir}/{stem}.nv12' -j 1 -q 2> \(out).txt", binary.path],
+                           environment: libpng ? ["YUVCONV_PNG_LIBPNG": "1"] : [:], stdin: .null)
+        let stderr = try String(contentsOf: work.appendingPathComponent("\(out).txt"), encoding: .utf8)
+        XCTAssertTrue(r.status == 0 || r.status == 1, stderr)
+        var outputs: [String: Data] = [:]
+        let root = work.appendingPathComponent(out)
+        for case let name as String in FileManager.default.enumerator(atPath: root.path) ?? FileManager.default.enumerator(atPath: "/")! {
+            var isDir: ObjCBool = false
+            let path = root.appendingPathComponent(name).path
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue {
+                outputs[name] = try Data(contentsOf: URL(fileURLWithPath: path))
+            }
+        }
+        let lines = stderr.split(separator: "\n").map { $0.replacingOccurrences(of: out + "/", with: "") }
+            .filter { !$0.contains(" converted") }.sorted()
+        return (lines, outputs)
+    }
+
+    func testCorpusGivesLibpngsOutcomes() throws {
+        let root = fixturesURL.appendingPathComponent("corpus")
+        let files = FileManager.default.enumerator(atPath: root.path)!.compactMap { $0 as? String }
+            .filter { $0.hasSuffix(".png") }.sorted().map { root.appendingPathComponent($0).path }
+        XCTAssertGreaterThanOrEqual(files.count, 300)
+        let own = try batch(files, into: "own", libpng: false), libpng = try batch(files, into: "libpng", libpng: true)
+        XCTAssertGreaterThan(own.outputs.count, 200)
+        XCTAssertEqual(own.outputs.count, libpng.outputs.count)
+        for (name, bytes) in own.outputs { XCTAssertEqual(bytes, libpng.outputs[name], name) }
+        XCTAssertEqual(own.lines, libpng.lines)
+    }
+
+    /// PNG's CRC-32, bitwise (the files here are small).
+    func crc(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+        var c: UInt32 = 0xFFFF_FFFF
+        for b in bytes {
+            c ^= UInt32(b)
+            for _ in 0..<8 { c = c & 1 == 1 ? (c >> 1) ^ 0xEDB8_8320 : c >> 1 }
+        }
+        return ~c
+    }
+
+    /// (offset, length, type) of every chunk.
+    func chunks(_ f: [UInt8]) -> [(at: Int, length: Int, type: String)] {
+        var out: [(Int, Int, String)] = [], at = 8
+        while at + 8 <= f.count {
+            let n = f[at..<(at + 4)].reduce(0) { $0 << 8 | Int($1) }
+            out.append((at, n, String(decoding: f[(at + 4)..<(at + 8)], as: UTF8.self)))
+            at += 12 + n
+        }
+        return out
+    }
+
+    /// The file with every complete chunk's CRC made right.
+    func fixed(_ f: [UInt8]) -> [UInt8] {
+        var f = f
+        for c in chunks(f) where c.at + 12 + c.length <= f.count {
+            let v = crc(f[(c.at + 4)..<(c.at + 8 + c.length)])
+            for i in 0..<4 { f[c.at + 8 + c.length + i] = UInt8(truncatingIfNeeded: v >> (24 - 8 * i)) }
+        }
+        return f
+    }
+
+    func testDamagedFilesGiveLibpngsOutcomes() throws {
+        var rng = SplitMix64(seed: 0x5EED_0D47)
+        let bases = ["photos/kodim23.png", "pngsuite/basn2c08.png", "pngsuite/basn6a08.png", "pngsuite/basn3p01.png",
+                     "pngsuite/basn3p02.png", "pngsuite/basn3p04.png", "pngsuite/basn3p08.png", "pngsuite/f04n2c08.png",
+                     "pngsuite/tbrn2c08.png"]
+        var compared = 0, stricter = 0
+        var described: [String: String] = [:]
+        try FileManager.default.createDirectory(at: work.appendingPathComponent("variants"), withIntermediateDirectories: true)
+        for base in bases {
+            let original = Array(try Data(contentsOf: URL(fileURLWithPath: fixture(base))))
+            let idats = chunks(original).filter { $0.type == "IDAT" }
+            let afterIDAT = idats.last!.at + 12 + idats.last!.length
+            for k in 0..<30 {
+                var f = original
+                switch k % 6 {
+                case 0:   // bytes flipped inside the image data, CRCs made right: zlib and the Adler-32 decide
+                    let c = idats[Int.random(in: 0..<idats.count, using: &rng)]
+                    for _ in 0..<Int.random(in: 1...3, using: &rng) {
+                        f[c.at + 8 + Int.random(in: 0..<max(c.length, 1), using: &rng)] ^= UInt8(1 << Int.random(in: 0..<8, using: &rng))
+                    }
+                    f = fixed(f)
+                case 1:   // cut anywhere
+                    f = Array(f.prefix(Int.random(in: 8..<f.count, using: &rng)))
+                case 2:   // the Adler-32 changed, CRCs made right
+                    f[afterIDAT - 5 - Int.random(in: 0..<4, using: &rng)] ^= 0x55
+                    f = fixed(f)
+                case 3:   // junk after the zlib stream, in the last IDAT
+                    let junk = (0..<Int.random(in: 1...20, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+                    let last = idats.last!
+                    let body = Array(f[(last.at + 8)..<(last.at + 8 + last.length)]) + junk
+                    f = Array(f[..<last.at]) + pngChunk("IDAT", body) + Array(f[afterIDAT...])
+                case 4:   // a chunk after the image data
+                    let types = ["IDAT", "PLTE", "IHDR", "tEXt", "ABCD", "abcD", "gAMA", "IEND", "IDA\u{1}"]
+                    let type = types[Int.random(in: 0..<types.count, using: &rng)]
+                    let body = (0..<Int.random(in: 0...12, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+                    var c = pngChunk("tEXt", body)
+                    c.replaceSubrange(4..<8, with: Array(type.utf8))
+                    if Bool.random(using: &rng) { c = fixed(pngSignature + c).suffix(c.count).map { $0 } }
+                    f = Array(f[..<afterIDAT]) + c + Array(f[afterIDAT...])
+                default:  // a bad CRC on any chunk
+                    let all = chunks(f)
+                    let c = all[Int.random(in: 0..<all.count, using: &rng)]
+                    f[c.at + 8 + c.length] ^= 1
+                }
+                let name = "v\(compared)"
+                try Data(f).write(to: work.appendingPathComponent("variants/\(name).png"))
+                described[name] = "\(base) variant \(k)"
+                compared += 1
+            }
+        }
+        let files = (0..<compared).map { work.appendingPathComponent("variants/v\($0).png").path }
+        let own = try batch(files, into: "own", libpng: false), libpng = try batch(files, into: "libpng", libpng: true)
+        // Per file: its message lines (the file named in each) and its output.
+        func lines(_ all: [String], _ name: String) -> [String] { all.filter { $0.contains("/\(name).png:") } }
+        for name in described.keys.sorted() {
+            let o = lines(own.lines, name), l = lines(libpng.lines, name)
+            let what = "\(described[name]!): \(o) | \(l), \(rng)"
+            let ownFailed = o.contains { $0.contains("error:") }, libpngFailed = l.contains { $0.contains("error:") }
+            if ownFailed && !libpngFailed && o.joined().contains("fails its checksum")
+                && l.contains(where: { $0.hasSuffix("IDAT: incorrect data check") }) {
+                stricter += 1   // the Adler-32's bytes came after the last row's: libpng only warns
+                continue
+            }
+            XCTAssertEqual(ownFailed, libpngFailed, what)
+            XCTAssertEqual(own.outputs["variants/\(name).nv12"], libpng.outputs["variants/\(name).nv12"], what)
+            if ownFailed && o.joined().contains("Not enough image data") && l.joined().contains("incorrect data check") {
+                continue   // a trailer cut short: both refuse it, each in its words
+            }
+            XCTAssertEqual(o, l, what)
+        }
+        XCTAssertEqual(compared, bases.count * 30)
+        print("PNGRouteTests: \(compared) damaged files, \(stricter) refused where libpng only warns")
+    }
+
+
+    /// Only the own reader refuses this file: the Adler-32's last bytes come in an IDAT chunk of their own,
+    /// after the one that ends the last row, where libpng reads them only to warn.
+    func testOwnReaderRefusesALateBadChecksum() throws {
+        func be32(_ v: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: v >> $0) } }
+        let raw = (0..<4).flatMap { y in [UInt8(0)] + (0..<12).map { UInt8($0 * 9 + y) } }
+        var z = zlibStored(raw)
+        z[z.count - 1] ^= 1
+        let file = pngSignature + pngChunk("IHDR", be32(4) + be32(4) + [8, 2, 0, 0, 0])
+            + pngChunk("IDAT", Array(z.dropLast(2))) + pngChunk("IDAT", Array(z.suffix(2))) + pngChunk("IEND", [])
+        try Data(file).write(to: work.appendingPathComponent("late.png"))
+        let (own, libpng) = try both("late.png")
+        XCTAssertEqual(own.status, 1, own.stderr)
+        XCTAssertTrue(own.stderr.contains("late.png: the PNG's compressed image data fails its checksum"), own.stderr)
+        XCTAssertEqual(libpng.status, 0, libpng.stderr)
+        XCTAssertTrue(libpng.stderr.contains("warning: late.png: IDAT: incorrect data check"), libpng.stderr)
+    }
+}
