@@ -73,13 +73,13 @@ struct yc_decoder {
         int ancillary_too;   // also check ancillary chunks' CRCs (a warning): set after the image data read here
     } png_chunks;
     struct yc_png_idat {     // the image data read here (yc_png_idat.c), when `active`
-        int active, palette, depth;
+        int active, palette, grey, depth;   // grey: bytes a pixel (1 grey, 2 grey and alpha), 0 otherwise
         size_t row_bytes, bpp;  // bytes of a row as filtered (without its filter byte); of a pixel, at least 1
         z_stream z;
         int z_ready, stream_ended, ended, extra_warned, finished;
         uint8_t *in;            // compressed bytes as read
         size_t in_size;
-        uint8_t *prev, *row;    // the row above, unfiltered; (palette) this row
+        uint8_t *prev, *row;    // the row above, unfiltered; (palette, grey) this row
         uint32_t adler;
     } png_idat;
     png_structp png;
@@ -106,7 +106,7 @@ void yc_png_open(yc_decoder *dec, FILE *file);
 void yc_png_read(yc_decoder *dec, uint8_t *buf, size_t n);
 /// The image data read here (yc_png_idat.c): set up after png_read_info (0: out of memory), rows (each
 /// palette row through `expand`), the chunks after the image data, and the memory.
-int yc_png_idat_begin(yc_decoder *dec, int palette, int depth, int channels);
+int yc_png_idat_begin(yc_decoder *dec, int palette, int grey, int depth, int channels);
 void yc_png_idat_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count,
                       void (*expand)(yc_decoder *, const uint8_t *, uint8_t *, uint32_t));
 int yc_png_idat_end(yc_decoder *dec);

@@ -288,19 +288,23 @@ void yc_png_open(yc_decoder *dec, FILE *file) {
     }
     if (info->png_interlaced) png_set_interlace_handling(dec->png);
     png_read_update_info(dec->png, dec->png_info);
-    // The common photo formats' image data is read in yc_png_idat.c (an Adler-32 at a sixth of zlib's cost);
-    // interlaced, grey, 16-bit and tRNS-keyed RGB images stay with libpng's transformations.
+    // The common formats' image data is read in yc_png_idat.c (an Adler-32 at a sixth of zlib's cost): 8-bit
+    // RGB, RGBA, grey and grey+alpha, and palettes; interlaced, 16-bit, 1/2/4-bit grey and tRNS-keyed images
+    // stay with libpng's transformations.
     // YUVCONV_PNG_LIBPNG=1 keeps every image with libpng: the tests compare the two routes with it.
     const char *via_libpng = getenv("YUVCONV_PNG_LIBPNG");
+    const int grey8 = depth == 8 && !info->png_has_trns &&
+                      (ctype == PNG_COLOR_TYPE_GRAY || ctype == PNG_COLOR_TYPE_GRAY_ALPHA);
     const int own = !(via_libpng && via_libpng[0] == '1') && !info->png_interlaced &&
-                    (palette || (depth == 8 && !info->png_has_trns &&
-                                 (ctype == PNG_COLOR_TYPE_RGB || ctype == PNG_COLOR_TYPE_RGB_ALPHA)));
+                    (palette || grey8 || (depth == 8 && !info->png_has_trns &&
+                                          (ctype == PNG_COLOR_TYPE_RGB || ctype == PNG_COLOR_TYPE_RGB_ALPHA)));
     dec->png_rowbytes = png_get_rowbytes(dec->png, dec->png_info);
     if (palette) {
         dec->png_index_row = malloc(w);
         if (!dec->png_index_row) { yc_set_error(dec, "out of memory"); return; }
     }
-    if (own && !yc_png_idat_begin(dec, palette, depth, info->channels)) return;
+    if (own && !yc_png_idat_begin(dec, palette, grey8 ? (ctype == PNG_COLOR_TYPE_GRAY ? 1 : 2) : 0, depth,
+                                  info->channels)) return;
     if (dec->png_rowbytes != (palette ? (size_t)w : (size_t)w * info->channels * info->bytes_per_sample)) {
         yc_set_error(dec, "unexpected row layout after transformations");
         return;

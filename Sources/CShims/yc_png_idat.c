@@ -1,4 +1,5 @@
-// The image data of a non-interlaced 8-bit RGB, RGBA or palette PNG, read here rather than by libpng, which
+// The image data of a non-interlaced 8-bit RGB, RGBA, grey or grey+alpha PNG, or a palette one, read here
+// rather than by libpng, which
 // still reads everything before it (and checks it): the IDAT chunks' bytes through png_read_fn (so their CRCs
 // are checked as every critical chunk's are), inflated by zlib without its Adler-32, which yc_adler32 takes
 // instead at a sixth of the time (a 12 MP photo: 11 ms → 2), rows inflated straight into the caller's
@@ -144,27 +145,40 @@ static void unfilter(yc_decoder *dec, int type, uint8_t *row, const uint8_t *pre
     }
 }
 
-int yc_png_idat_begin(yc_decoder *dec, int palette, int depth, int channels) {
+int yc_png_idat_begin(yc_decoder *dec, int palette, int grey, int depth, int channels) {
     struct yc_png_idat *d = &dec->png_idat;
     const size_t w = dec->info.width;
     d->palette = palette;
+    d->grey = grey;
     d->depth = depth;
-    d->row_bytes = palette ? (w * (size_t)depth + 7) / 8 : w * (size_t)channels;
+    d->row_bytes = palette ? (w * (size_t)depth + 7) / 8 : grey ? w * (size_t)grey : w * (size_t)channels;
     // zlib counts in 32 bits; libpng's limit of 1,000,000 pixels a row keeps a row to 4 MB. Past 1 GiB (a raised
     // limit), libpng reads the rows.
     if (d->row_bytes > (1u << 30)) return 1;
-    d->bpp = palette ? 1 : (size_t)channels;
+    d->bpp = palette ? 1 : grey ? (size_t)grey : (size_t)channels;
     d->in_size = 64 * 1024;
     d->in = malloc(d->in_size);
     d->prev = calloc(1, d->row_bytes);
-    if (palette) d->row = malloc(d->row_bytes);
-    if (!d->in || !d->prev || (palette && !d->row)) {
+    if (palette || grey) d->row = malloc(d->row_bytes);
+    if (!d->in || !d->prev || ((palette || grey) && !d->row)) {
         yc_set_error(dec, "out of memory");
         return 0;
     }
     // png_read_info stopped after the first IDAT's header, which png_read_fn has seen: its data comes next.
     d->active = 1;
     return 1;
+}
+
+// A row of 8-bit grey (bytes 1) or grey and alpha (bytes 2) to R,G,B or R,G,B,A, as libpng's gray_to_rgb.
+static void grey_to_rgb(const uint8_t *src, uint8_t *dst, size_t w, int bytes) {
+    if (bytes == 1) {
+        for (size_t x = 0; x < w; x++) dst[3 * x] = dst[3 * x + 1] = dst[3 * x + 2] = src[x];
+    } else {
+        for (size_t x = 0; x < w; x++) {
+            dst[4 * x] = dst[4 * x + 1] = dst[4 * x + 2] = src[2 * x];
+            dst[4 * x + 3] = src[2 * x + 1];
+        }
+    }
 }
 
 // A row of packed palette indices (1, 2 or 4 bits, first pixel in the high bits) to one index a byte.
@@ -186,15 +200,19 @@ void yc_png_idat_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t cou
     for (uint32_t i = 0; i < count; i++) {
         uint8_t type;
         inflate_exactly(dec, &type, 1);
-        if (!d->palette) {
+        if (!d->palette && !d->grey) {
             // Straight into the band: the row above is the band's previous row, or the previous band's last.
             uint8_t *row = dst + i * stride;
             inflate_exactly(dec, row, d->row_bytes);
             unfilter(dec, type, row, i == 0 ? d->prev : row - stride, d->row_bytes, d->bpp);
         } else {
             inflate_exactly(dec, d->row, d->row_bytes);
-            unfilter(dec, type, d->row, d->prev, d->row_bytes, 1);
+            unfilter(dec, type, d->row, d->prev, d->row_bytes, d->bpp);
             uint8_t *t = d->prev; d->prev = d->row; d->row = t;   // this row is the next one's row above
+            if (d->grey) {
+                grey_to_rgb(d->prev, dst + i * stride, dec->info.width, d->grey);
+                continue;
+            }
             const uint8_t *index = d->prev;   // 8-bit: the row is the indices
             if (d->depth < 8) {
                 unpack(d->prev, dec->png_index_row, dec->info.width, d->depth);
@@ -203,7 +221,7 @@ void yc_png_idat_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t cou
             expand(dec, index, dst + i * stride, dec->rows_read + i);
         }
     }
-    if (!d->palette && count > 0) memcpy(d->prev, dst + (count - 1) * stride, d->row_bytes);
+    if (!d->palette && !d->grey && count > 0) memcpy(d->prev, dst + (count - 1) * stride, d->row_bytes);
     if (dec->rows_read + count == dec->info.height && !d->finished) {
         d->finished = 1;
         // After the last row: the end of the deflate data (more image data is a warning, as in libpng), then

@@ -3,8 +3,8 @@ import TestSupport
 import XCTest
 import YUVIO
 
-/// The PNG image data yuvconv reads itself (Sources/CShims/yc_png_idat.c: non-interlaced 8-bit RGB, RGBA and
-/// palette images): files written here with every filter type on every row position, the zlib stream cut into
+/// The PNG image data yuvconv reads itself (Sources/CShims/yc_png_idat.c: non-interlaced 8-bit RGB, RGBA, grey,
+/// grey+alpha and palette images): files written here with every filter type on every row position, the zlib stream cut into
 /// chunks of every size around the reader's buffer, decoded row band by row band, must give back exactly the
 /// pixels written; and the checks libpng makes still fail the same files.
 final class PNGImageDataTests: XCTestCase {
@@ -112,6 +112,25 @@ final class PNGImageDataTests: XCTestCase {
                     let file = try png(width: w, rows: rows, colourType: channels == 3 ? 2 : 6, depth: 8, bpp: channels, shift: shift, chunk: chunk)
                     let got = try decode(file, name: "c\(channels).png", band: 1 + shift * 2)
                     XCTAssertEqual(got.rows, rows.flatMap { $0 }, "\(channels) channels, chunk \(chunk), shift \(shift), \(rng)")
+                }
+            }
+            // Grey and grey+alpha, 8-bit: each grey copied to R, G and B (alpha kept).
+            for bytes in [1, 2] {
+                var rows: [[UInt8]] = []
+                for y in 0..<h {
+                    rows.append((0..<(w * bytes)).map { (i: Int) -> UInt8 in UInt8(truncatingIfNeeded: i * 5 + y * 3 + Int.random(in: 0...30, using: &rng)) })
+                }
+                var want: [UInt8] = []
+                for row in rows {
+                    for x in 0..<w {
+                        let g = row[bytes * x]
+                        want += bytes == 1 ? [g, g, g] : [g, g, g, row[2 * x + 1]]
+                    }
+                }
+                for chunk in chunks {
+                    let file = try png(width: w, rows: rows, colourType: bytes == 1 ? 0 : 4, depth: 8, bpp: bytes, shift: shift, chunk: chunk)
+                    let got = try decode(file, name: "g\(bytes).png", band: 4, pad: 3)
+                    XCTAssertEqual(got.rows, want, "grey \(bytes) bytes, chunk \(chunk), shift \(shift), \(rng)")
                 }
             }
             // Palettes of 1, 2, 4 and 8 bits: indices packed high bits first, looked up to R,G,B.
