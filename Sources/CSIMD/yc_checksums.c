@@ -1,8 +1,7 @@
 // CRC-32 and Adler-32 (see yc_checksums.h). The CRC's x86 path folds 64 bytes at a time with carry-less
 // multiplication, after Intel's "Fast CRC Computation for Generic Polynomials Using PCLMULQDQ Instruction"
-// (Gopal et al., 2009): each fold
-// constant is x^k mod P, bit-reflected; tools/crc32-constants.py derives and prints them. The tests compare
-// every path with a bitwise CRC over many lengths and alignments.
+// (Gopal et al., 2009): each fold constant is x^k mod P, bit-reflected; tools/crc32-constants.py derives and
+// prints them. The tests compare every path with a bitwise CRC over many lengths and alignments.
 #include "yc_checksums.h"
 
 #include <pthread.h>

@@ -13,6 +13,10 @@ void yc_set_error(yc_decoder *dec, const char *msg) {
     }
 }
 
+void yc_warn(yc_decoder *dec, const char *msg) {
+    if (dec->warnings++ == 0) snprintf(dec->first_warning, sizeof dec->first_warning, "%s", msg);
+}
+
 yc_format yc_sniff(const uint8_t *b, size_t n) {
     static const uint8_t png_sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
     if (n >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF) return YC_FORMAT_JPEG;

@@ -98,12 +98,17 @@ int yc_plan_colour(yc_decoder *dec);
 /// Records the first failure's message (later ones are consequences).
 void yc_set_error(yc_decoder *dec, const char *msg);
 
+/// Counts a warning the decoder tolerated, keeping the first one's message.
+void yc_warn(yc_decoder *dec, const char *msg);
+
 void yc_jpeg_open(yc_decoder *dec, FILE *file, int raw);
 int yc_jpeg_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count);
 int yc_jpeg_end(yc_decoder *dec);
 void yc_png_open(yc_decoder *dec, FILE *file);
 /// Exactly n bytes of the PNG file, as libpng reads them (CRCs followed); longjmps on failure.
 void yc_png_read(yc_decoder *dec, uint8_t *buf, size_t n);
+/// A chunk type as libpng writes it in messages: letters as they are, other bytes as [XX] (17 bytes with the NUL).
+void yc_png_chunk_name(const uint8_t type[4], char name[17]);
 /// The image data read here (yc_png_idat.c): set up after png_read_info (0: out of memory), rows (each
 /// palette row through `expand`), the chunks after the image data, and the memory.
 int yc_png_idat_begin(yc_decoder *dec, int palette, int grey, int depth, int channels);

@@ -52,7 +52,7 @@ static void jpeg_emit_message(j_common_ptr cinfo, int level) {
         dec->error_kind = YC_ERROR_DAMAGED;
         longjmp(dec->jump, 1);
     }
-    if (dec->warnings++ == 0) snprintf(dec->first_warning, sizeof dec->first_warning, "%s", buf);
+    yc_warn(dec, buf);
 }
 
 // Reads one byte through the source manager (which never suspends: at end of file it yields a fake EOI).

@@ -14,9 +14,15 @@ static void png_error_fn(png_structp png, png_const_charp msg) {
     longjmp(dec->jump, 1);
 }
 
-static void png_warning_fn(png_structp png, png_const_charp msg) {
-    yc_decoder *dec = png_get_error_ptr(png);
-    if (dec->warnings++ == 0) snprintf(dec->first_warning, sizeof dec->first_warning, "%s", msg);
+static void png_warning_fn(png_structp png, png_const_charp msg) { yc_warn(png_get_error_ptr(png), msg); }
+
+void yc_png_chunk_name(const uint8_t type[4], char name[17]) {
+    size_t at = 0;
+    for (int i = 0; i < 4; i++) {
+        const uint8_t c = type[i];
+        const int letter = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+        at += (size_t)snprintf(name + at, 17 - at, letter ? "%c" : "[%02X]", c);
+    }
 }
 
 // The critical chunks' CRC-32s are checked here, on the bytes as libpng reads them, rather than by libpng:
@@ -40,7 +46,7 @@ static void png_follow_chunks(yc_decoder *dec, png_structp png, const uint8_t *p
             memcpy(k->header + k->at, p, take);
             k->at += take;
             if (k->at == 8) {
-                k->left = (uint32_t)k->header[0] << 24 | (uint32_t)k->header[1] << 16 | (uint32_t)k->header[2] << 8 | k->header[3];
+                k->left = png_get_uint_32(k->header);
                 k->critical = !(k->header[4] & 0x20);
                 k->crc = yc_crc32(0, k->header + 4, 4);
                 k->state = k->left ? 2 : 3;
@@ -58,14 +64,12 @@ static void png_follow_chunks(yc_decoder *dec, png_structp png, const uint8_t *p
             memcpy(k->stored + k->at, p, take);
             k->at += take;
             if (k->at == 4) {
-                const uint32_t stored = (uint32_t)k->stored[0] << 24 | (uint32_t)k->stored[1] << 16 | (uint32_t)k->stored[2] << 8 | k->stored[3];
-                if ((k->critical || k->ancillary_too) && stored != k->crc) {
-                    char msg[YC_MSG], name[5];
-                    for (int i = 0; i < 4; i++) name[i] = k->header[4 + i] >= 0x20 && k->header[4 + i] < 0x7F ? (char)k->header[4 + i] : '?';
-                    name[4] = 0;
+                if ((k->critical || k->ancillary_too) && png_get_uint_32(k->stored) != k->crc) {
+                    char msg[YC_MSG], name[17];
+                    yc_png_chunk_name(k->header + 4, name);
                     snprintf(msg, sizeof msg, "%s: CRC error", name);
                     if (k->critical) png_error(png, msg);
-                    if (dec->warnings++ == 0) snprintf(dec->first_warning, sizeof dec->first_warning, "%s", msg);
+                    yc_warn(dec, msg);
                 }
                 k->state = 1;
                 k->at = 0;
@@ -206,7 +210,7 @@ static void png_expand_palette(yc_decoder *dec, const uint8_t *index, uint8_t *d
         char msg[YC_MSG];
         snprintf(msg, sizeof msg, "pixel (%u, %u) has palette index %d, past the end of the %d-colour palette: "
                  "the file is damaged; such pixels are read as black", x, y, index[x], count);
-        if (dec->warnings++ == 0) snprintf(dec->first_warning, sizeof dec->first_warning, "%s", msg);
+        yc_warn(dec, msg);
     }
 }
 

@@ -1,10 +1,9 @@
 // The image data of a non-interlaced 8-bit RGB, RGBA, grey or grey+alpha PNG, or a palette one, read here
-// rather than by libpng, which
-// still reads everything before it (and checks it): the IDAT chunks' bytes through png_read_fn (so their CRCs
-// are checked as every critical chunk's are), inflated by zlib without its Adler-32, which yc_adler32 takes
-// instead at a sixth of the time (a 12 MP photo: 11 ms → 2), rows inflated straight into the caller's
-// band and unfiltered there, and the chunks after the image data walked to IEND as libpng's png_read_end
-// walks them. Outcomes are libpng's, messages included (PNGRouteTests compares the two routes, with
+// rather than by libpng, which still reads everything before it (and checks it): the IDAT chunks' bytes
+// through png_read_fn (so their CRCs are checked as every critical chunk's are), inflated by zlib without its
+// Adler-32, which yc_adler32 takes instead at a sixth of the time (a 12 MP photo: 11 ms → 2), rows inflated
+// straight into the caller's band and unfiltered there, and the chunks after the image data walked to IEND
+// as libpng's png_read_end walks them. Outcomes are libpng's, messages included (PNGRouteTests compares the two routes, with
 // YUVCONV_PNG_LIBPNG=1, on every PNG of the corpus and on damaged variants of them), except where this
 // reader is stricter: a bad Adler-32, or a zlib error, after the last row's data is an error (libpng only
 // warns when those bytes come in a later IDAT chunk than the last row's); and a zlib trailer cut short is
@@ -15,39 +14,37 @@
 #include <stdlib.h>
 #include <string.h>
 
-// Reads exactly n bytes through png_read_fn (CRCs, truncation and interruption handled there; longjmps on
-// failure, so the caller is inside yc_png_rows' or yc_png_end's setjmp).
-static void need(yc_decoder *dec, uint8_t *buf, size_t n) { yc_png_read(dec, buf, n); }
-
-static uint32_t be32(const uint8_t *b) { return (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 | (uint32_t)b[2] << 8 | b[3]; }
-
-static int is_letter(uint8_t c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
-
-static void warn(yc_decoder *dec, const char *msg) {
-    if (dec->warnings++ == 0) snprintf(dec->first_warning, sizeof dec->first_warning, "%s", msg);
-}
+// Every read goes through yc_png_read (png_read_fn: CRCs, truncation and interruption handled there), which
+// longjmps on failure: the callers are inside yc_png_rows' or yc_png_idat_end's setjmp.
 
 // The next chunk's length and type, as libpng reads a chunk header: a length past 2^31 − 1 or a type that
 // is not four letters is an error (the type written as libpng writes it: letters as they are, other bytes
 // as [XX]); a chunk other than IDAT longer than the 8 MiB yc_png.c allows libpng is a warning.
 static void next_header(yc_decoder *dec) {
     uint8_t h[8];
-    need(dec, h, 8);
-    if (be32(h) > 0x7FFFFFFFu) png_error(dec->png, "PNG unsigned integer out of range");
-    char name[32];
-    size_t at = 0;
-    for (int i = 4; i < 8; i++)
-        at += (size_t)snprintf(name + at, sizeof name - at, is_letter(h[i]) ? "%c" : "[%02X]", h[i]);
-    char msg[YC_MSG];
-    for (int i = 4; i < 8; i++) {
-        if (!is_letter(h[i])) {
-            snprintf(msg, sizeof msg, "%s: invalid chunk type", name);
-            png_error(dec->png, msg);
-        }
+    yc_png_read(dec, h, 8);
+    const uint32_t length = png_get_uint_32(h);
+    if (length > 0x7FFFFFFFu) png_error(dec->png, "PNG unsigned integer out of range");
+    char name[17], msg[YC_MSG];
+    yc_png_chunk_name(h + 4, name);
+    if (strlen(name) != 4) {   // a byte that is not a letter took four characters
+        snprintf(msg, sizeof msg, "%s: invalid chunk type", name);
+        png_error(dec->png, msg);
     }
-    if (be32(h) > YC_PNG_CHUNK_MAX && memcmp(h + 4, "IDAT", 4) != 0) {
+    if (length > YC_PNG_CHUNK_MAX && memcmp(h + 4, "IDAT", 4) != 0) {
         snprintf(msg, sizeof msg, "%s: chunk data is too large", name);
-        warn(dec, msg);
+        yc_warn(dec, msg);
+    }
+}
+
+// The rest of the current chunk's data and its CRC (checked by png_read_fn), read and set aside.
+static void finish_chunk(yc_decoder *dec) {
+    struct yc_png_chunks *k = &dec->png_chunks;
+    struct yc_png_idat *d = &dec->png_idat;
+    while (k->state == 2) yc_png_read(dec, d->in, k->left < d->in_size ? (size_t)k->left : d->in_size);
+    if (k->state == 3) {
+        uint8_t crc[4];
+        yc_png_read(dec, crc, 4);
     }
 }
 
@@ -61,14 +58,10 @@ static size_t idat_read(yc_decoder *dec, uint8_t *buf, size_t max) {
     while (!d->ended) {
         if (k->state == 2) {
             const size_t n = max < k->left ? max : (size_t)k->left;
-            need(dec, buf, n);
+            yc_png_read(dec, buf, n);
             return n;
         }
-        if (k->state == 3) {
-            uint8_t crc[4];
-            need(dec, crc, 4);   // checked by png_read_fn
-            continue;
-        }
+        finish_chunk(dec);   // its CRC
         next_header(dec);
         if (!is_type(dec, "IDAT")) d->ended = 1;
     }
@@ -84,16 +77,29 @@ static int refill(yc_decoder *dec) {
     return n > 0;
 }
 
+// The next n compressed bytes themselves (the zlib header and trailer, which zlib's raw mode does not read).
+static void take_input(yc_decoder *dec, uint8_t *out, int n) {
+    struct yc_png_idat *d = &dec->png_idat;
+    for (int i = 0; i < n; i++) {
+        if (d->z.avail_in == 0 && !refill(dec)) png_error(dec->png, "Not enough image data");
+        out[i] = *d->z.next_in++;
+        d->z.avail_in--;
+    }
+}
+
+// zlib's failure, with its message, as libpng reports it.
+static void inflate_failed(yc_decoder *dec) {
+    char msg[YC_MSG];
+    snprintf(msg, sizeof msg, "IDAT: %s", dec->png_idat.z.msg ? dec->png_idat.z.msg : "damaged compressed data");
+    png_error(dec->png, msg);
+}
+
 // The zlib header (RFC 1950) is read here, since zlib inflates the raw deflate data: the checks in libpng's
 // and zlib's order (libpng's own window check first), with their messages, and the window it declares.
 static void start(yc_decoder *dec) {
     struct yc_png_idat *d = &dec->png_idat;
     uint8_t h[2];
-    for (int i = 0; i < 2; i++) {
-        if (d->z.avail_in == 0 && !refill(dec)) png_error(dec->png, "Not enough image data");
-        h[i] = *d->z.next_in++;
-        d->z.avail_in--;
-    }
+    take_input(dec, h, 2);
     if ((h[0] >> 4) > 7) png_error(dec->png, "IDAT: invalid window size (libpng)");
     if (((unsigned)h[0] << 8 | h[1]) % 31 != 0) png_error(dec->png, "IDAT: incorrect header check");
     if ((h[0] & 0x0F) != 8) png_error(dec->png, "IDAT: unknown compression method");
@@ -113,11 +119,7 @@ static void inflate_exactly(yc_decoder *dec, uint8_t *out, size_t n) {
         if (d->z.avail_in == 0 && !refill(dec)) png_error(dec->png, "Not enough image data");
         const int rc = inflate(&d->z, Z_NO_FLUSH);
         if (rc == Z_STREAM_END) d->stream_ended = 1;
-        else if (rc != Z_OK && rc != Z_BUF_ERROR) {
-            char msg[YC_MSG];
-            snprintf(msg, sizeof msg, "IDAT: %s", d->z.msg ? d->z.msg : "damaged compressed data");
-            png_error(dec->png, msg);
-        }
+        else if (rc != Z_OK && rc != Z_BUF_ERROR) inflate_failed(dec);
     }
     d->adler = yc_adler32(d->adler, out, n);
 }
@@ -236,33 +238,20 @@ void yc_png_idat_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t cou
                 d->adler = yc_adler32(d->adler, spare, sizeof spare - d->z.avail_out);
                 if (!d->extra_warned) {
                     d->extra_warned = 1;
-                    warn(dec, "IDAT: Too much image data");
+                    yc_warn(dec, "IDAT: Too much image data");
                 }
             }
             if (rc == Z_STREAM_END) d->stream_ended = 1;
-            else if (rc != Z_OK && rc != Z_BUF_ERROR) {
-                char msg[YC_MSG];
-                snprintf(msg, sizeof msg, "IDAT: %s", d->z.msg ? d->z.msg : "damaged compressed data");
-                png_error(dec->png, msg);
-            }
+            else if (rc != Z_OK && rc != Z_BUF_ERROR) inflate_failed(dec);
         }
         uint8_t trailer[4];
-        for (int i = 0; i < 4; i++) {
-            if (d->z.avail_in == 0 && !refill(dec)) png_error(dec->png, "Not enough image data");
-            trailer[i] = *d->z.next_in++;
-            d->z.avail_in--;
-        }
-        if (be32(trailer) != d->adler) png_error(dec->png, "IDAT: incorrect data check");
+        take_input(dec, trailer, 4);
+        if (png_get_uint_32(trailer) != d->adler) png_error(dec->png, "IDAT: incorrect data check");
         // Bytes after the zlib stream in this IDAT chunk: libpng's "Extra compressed data" (a warning).
-        if (d->z.avail_in > 0 || (!d->ended && dec->png_chunks.state == 2)) warn(dec, "IDAT: Extra compressed data");
+        if (d->z.avail_in > 0 || (!d->ended && dec->png_chunks.state == 2)) yc_warn(dec, "IDAT: Extra compressed data");
         // The rest of this IDAT chunk and its CRC, before the last rows go out (as libpng finishes the chunk
         // with the last row): a damaged chunk must not show up only after they are written to a pipe.
-        struct yc_png_chunks *k = &dec->png_chunks;
-        while (!d->ended && k->state == 2) idat_read(dec, d->in, d->in_size);
-        if (!d->ended && k->state == 3) {
-            uint8_t crc[4];
-            need(dec, crc, 4);
-        }
+        if (!d->ended) finish_chunk(dec);
     }
 }
 
@@ -276,17 +265,11 @@ int yc_png_idat_end(yc_decoder *dec) {
     k->ancillary_too = 1;
     // The chunks after it, to IEND, as libpng 1.6's png_read_end takes them: IHDR is an error; a nonempty IEND
     // a warning; anything else is skipped without a word — IDAT again, PLTE (even a second one) and unknown
-    // critical chunks included (checked against libpng on the corpus and on 600 damaged files). CRCs of
-    // critical chunks are checked by png_read_fn.
+    // critical chunks included (PNGRouteTests compares this with png_read_end). CRCs are checked by png_read_fn.
     for (;;) {
         if (is_type(dec, "IHDR")) png_error(dec->png, "IHDR: out of place");
-        if (is_type(dec, "IEND") && (k->state == 2 || k->left > 0)) warn(dec, "IEND: invalid");
-        while (k->state == 2) {
-            const size_t n = k->left < d->in_size ? (size_t)k->left : d->in_size;
-            need(dec, d->in, n);
-        }
-        uint8_t crc[4];
-        need(dec, crc, 4);
+        if (is_type(dec, "IEND") && k->left > 0) yc_warn(dec, "IEND: invalid");
+        finish_chunk(dec);
         if (is_type(dec, "IEND")) break;
         next_header(dec);
     }
