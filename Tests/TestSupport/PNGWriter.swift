@@ -39,10 +39,28 @@ public func zlibStored(_ raw: [UInt8]) -> [UInt8] {
 /// A PNG chunk: length, type, data and its CRC-32.
 public func pngChunk(_ kind: String, _ data: [UInt8]) -> [UInt8] {
     let body = Array(kind.utf8) + data
+    return be32(data.count) + body + be32(Int(crc32Bitwise(body)))
+}
+
+/// CRC-32 as PNG and zlib define it (reflected polynomial 0xEDB88320), bit by bit: the definition the tests
+/// hold the fast paths to.
+public func crc32Bitwise<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> UInt32 {
     var crc: UInt32 = 0xFFFF_FFFF
-    for byte in body {
+    for byte in bytes {
         crc ^= UInt32(byte)
         for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
     }
-    return be32(data.count) + body + be32(Int(~crc))
+    return ~crc
+}
+
+/// Every chunk of a PNG file, in order: where it starts (its length field), its data's length and its type;
+/// a chunk cut short by the file's end is listed too.
+public func pngChunks(_ file: [UInt8]) -> [(at: Int, length: Int, type: String)] {
+    var chunks: [(at: Int, length: Int, type: String)] = [], at = 8
+    while at + 8 <= file.count {
+        let length = file[at..<(at + 4)].reduce(0) { $0 << 8 | Int($1) }
+        chunks.append((at, length, String(decoding: file[(at + 4)..<(at + 8)], as: UTF8.self)))
+        at += 12 + length
+    }
+    return chunks
 }

@@ -6,15 +6,6 @@ import XCTest
 /// instructions, the SSSE3 Adler-32, the tables and the bytewise sums — against the definitions computed
 /// bit by bit here, over lengths across every block boundary and at every alignment, resumed at any point.
 final class ChecksumTests: XCTestCase {
-    func crcBitwise(_ bytes: ArraySlice<UInt8>) -> UInt32 {
-        var c: UInt32 = 0xFFFF_FFFF
-        for b in bytes {
-            c ^= UInt32(b)
-            for _ in 0..<8 { c = c & 1 == 1 ? (c >> 1) ^ 0xEDB8_8320 : c >> 1 }
-        }
-        return ~c
-    }
-
     func adlerBytewise(_ bytes: ArraySlice<UInt8>) -> UInt32 {
         var a: UInt32 = 1, b: UInt32 = 0
         for x in bytes { a = (a + UInt32(x)) % 65521; b = (b + a) % 65521 }
@@ -32,7 +23,7 @@ final class ChecksumTests: XCTestCase {
                 for offset in 0..<16 {
                     for n in lengths where offset + n <= all.count {
                         let p = all.baseAddress! + offset, slice = source[offset..<(offset + n)]
-                        let crc = crcBitwise(slice), adler = adlerBytewise(slice)
+                        let crc = crc32Bitwise(slice), adler = adlerBytewise(slice)
                         XCTAssertEqual(yc_crc32(0, p, n), crc, "crc, offset \(offset), \(n) bytes")
                         XCTAssertEqual(yc_crc32_portable(0, p, n), crc, "crc tables, offset \(offset), \(n) bytes")
                         XCTAssertEqual(yc_adler32(1, p, n), adler, "adler, offset \(offset), \(n) bytes")

@@ -176,15 +176,7 @@ final class HostileTests: CLITestCase {
     }
 
     /// Where the first IDAT chunk (its length field) starts in a PNG file.
-    private func idatStart(_ file: [UInt8]) -> Int {
-        var at = 8
-        while at + 8 <= file.count {
-            let length = file[at..<(at + 4)].reduce(0) { $0 << 8 | Int($1) }
-            if Array(file[(at + 4)..<(at + 8)]) == Array("IDAT".utf8) { return at }
-            at += 12 + length
-        }
-        return file.count
-    }
+    private func idatStart(_ file: [UInt8]) -> Int { pngChunks(file).first { $0.type == "IDAT" }?.at ?? file.count }
 
     /// Symbolic links are followed, never replaced; /dev/stdout and friends are the descriptors they name.
     func testLinksAndStandardStreamsAsOutputs() throws {

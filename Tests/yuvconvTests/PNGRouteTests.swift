@@ -49,32 +49,11 @@ final class PNGRouteTests: CLITestCase {
         XCTAssertEqual(own.lines, libpng.lines)
     }
 
-    /// PNG's CRC-32, bitwise (the files here are small).
-    func crc(_ bytes: ArraySlice<UInt8>) -> UInt32 {
-        var c: UInt32 = 0xFFFF_FFFF
-        for b in bytes {
-            c ^= UInt32(b)
-            for _ in 0..<8 { c = c & 1 == 1 ? (c >> 1) ^ 0xEDB8_8320 : c >> 1 }
-        }
-        return ~c
-    }
-
-    /// (offset, length, type) of every chunk.
-    func chunks(_ f: [UInt8]) -> [(at: Int, length: Int, type: String)] {
-        var out: [(Int, Int, String)] = [], at = 8
-        while at + 8 <= f.count {
-            let n = f[at..<(at + 4)].reduce(0) { $0 << 8 | Int($1) }
-            out.append((at, n, String(decoding: f[(at + 4)..<(at + 8)], as: UTF8.self)))
-            at += 12 + n
-        }
-        return out
-    }
-
     /// The file with every complete chunk's CRC made right.
     func fixed(_ f: [UInt8]) -> [UInt8] {
         var f = f
-        for c in chunks(f) where c.at + 12 + c.length <= f.count {
-            let v = crc(f[(c.at + 4)..<(c.at + 8 + c.length)])
+        for c in pngChunks(f) where c.at + 12 + c.length <= f.count {
+            let v = crc32Bitwise(f[(c.at + 4)..<(c.at + 8 + c.length)])
             for i in 0..<4 { f[c.at + 8 + c.length + i] = UInt8(truncatingIfNeeded: v >> (24 - 8 * i)) }
         }
         return f
@@ -90,7 +69,7 @@ final class PNGRouteTests: CLITestCase {
         try FileManager.default.createDirectory(at: work.appendingPathComponent("variants"), withIntermediateDirectories: true)
         for base in bases {
             let original = Array(try Data(contentsOf: URL(fileURLWithPath: fixture(base))))
-            let idats = chunks(original).filter { $0.type == "IDAT" }
+            let idats = pngChunks(original).filter { $0.type == "IDAT" }
             let afterIDAT = idats.last!.at + 12 + idats.last!.length
             for k in 0..<30 {
                 var f = original
@@ -120,7 +99,7 @@ final class PNGRouteTests: CLITestCase {
                     if Bool.random(using: &rng) { c = fixed(pngSignature + c).suffix(c.count).map { $0 } }
                     f = Array(f[..<afterIDAT]) + c + Array(f[afterIDAT...])
                 default:  // a bad CRC on any chunk
-                    let all = chunks(f)
+                    let all = pngChunks(f)
                     let c = all[Int.random(in: 0..<all.count, using: &rng)]
                     f[c.at + 8 + c.length] ^= 1
                 }
