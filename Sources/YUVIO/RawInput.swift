@@ -62,7 +62,7 @@ public enum RawInput {
             return bytes
         }
 
-        /// One header line (up to and without its newline), at most `limit` bytes.
+        /// One header line (up to and without its newline, LF or CR LF), at most `limit` bytes.
         func line(limit: Int, what: String) throws(DecodeError) -> [UInt8] {
             var line: [UInt8] = []
             while line.count <= limit {
@@ -71,7 +71,10 @@ public enum RawInput {
                     if ferror(file) != 0 { throw .cannotOpen("read failed: \(errnoMessage())") }
                     throw .decoder("\(what) has no end (the input ends inside it)")
                 }
-                if c == 10 { return line }
+                if c == 10 {
+                    if line.last == 13 { line.removeLast() }   // CR LF (written on Windows) ends a line as LF does
+                    return line
+                }
                 line.append(UInt8(c))
             }
             throw .decoder("\(what) is longer than \(limit) bytes")
@@ -148,9 +151,7 @@ public enum RawInput {
     public static func readY4M(path: String, maxPixels: Int) throws(FileError)
         -> (YUVImage, ColorRange?, ChromaLocation, Y4MInterlacing) {
         try withInput(path) { (input, _) throws(DecodeError) -> (YUVImage, ColorRange?, ChromaLocation, Y4MInterlacing) in
-            // A header ended by CR LF (written on Windows) reads as one ended by LF.
-            var header = String(decoding: try input.line(limit: 4096, what: "the Y4M header"), as: UTF8.self)
-            if header.hasSuffix("\r") { header.removeLast() }
+            let header = String(decoding: try input.line(limit: 4096, what: "the Y4M header"), as: UTF8.self)
             let fields = header.split(separator: " ")
             guard fields.first == "YUV4MPEG2" else { throw .decoder("not a Y4M stream (no YUV4MPEG2 signature)") }
             var w = 0, h = 0, colour = "420jpeg", range: ColorRange?, interlacing = Y4MInterlacing.progressive
