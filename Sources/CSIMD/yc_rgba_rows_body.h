@@ -13,6 +13,14 @@
 //   2^23 rounds to the right whole number, left in the low mantissa bits.
 // - full-range chroma: C = ⌊(t + 1028·D)/(8D)⌋ for the block's numerator t (D = S−Kb or S−Kr) is
 //   round((2M+1)/(2D) − ½), M = ⌊(t + 1028·D)/8⌋ < 2^22, with a margin of 1/(2D) ≥ 5·10⁻⁵: the same way.
+// - SSE2, full range, one instruction fewer per value (it is compute-bound there): luma is n/S rounded to
+//   nearest by `cvtps2dq` from the float product n·c, c = (1 + 2^-22)/(2S) as a float (so c·2S − 1 lies in
+//   [2^-22 − 2^-24, 2^-22 + 2^-24]) on the doubled n. A non-tie n/S is at least 1/S = 10⁻⁴ from a half-integer;
+//   the product errs by at most 255.5·(2^-22 + 2^-24 + 2^-24) < 7.7·10⁻⁵ of it, so it rounds the same way; a tie
+//   (n/S exactly a half-integer) comes out above it, by at least 2^-22 − 2^-23 of itself, and rounds up, as the
+//   contract's round-half-up does. Chroma is ⌊(2M+1)/(2D)⌋ (= ⌊M/D⌋), truncated by `cvttps2dq`: (2M+1)/(2D) is
+//   odd over even, never within 1/(2D) of a whole number. testExhaustiveLuma checks the luma on all 2^24 inputs
+//   of every matrix; it fails with c = 1/(2S).
 // - limited range: Y = ⌊x⌋, x = 219·n/(255·S) + 16.5 (= (219·n + 16·255·S + 255·S/2)/(255·S)), and
 //   C = ⌊x⌋, x = 28·t/(255·D) + 128.5 (= (56·t + 65535·D)/(510·D)). x can lie as close as 1/(510·D) to a whole
 //   number, too close for a float to decide. n < 2^22 and |t| < 2^24 are exact in a float; the product
@@ -75,6 +83,7 @@ typedef struct {
     yc_v_i32 yRB, yG;             // luma weights as word pairs (doubled for full range)
     yc_v_i32 yHi, yLo;            // the same as bytes, split in 7-bit halves (VNNI)
     yc_v_f32 yInv;                // full: 1/(2S)
+    yc_v_f32 yInvUp;              // full, SSE2: 1/(2S) raised by 2^-22 of itself
     int32_t yBias, yDiv;          // limited
     float yDivInv, yC;
     yc_v_i32 uS, vS;              // w·S on a block's ΣB (U) or ΣR (V), as word pairs
@@ -93,6 +102,7 @@ YC_INLINE YC_BODY_TARGET YC_BODY_NAME(consts) YC_BODY_NAME(prepare)(const yc_rgb
     k.yHi = (yc_v_i32){} + yc_byte_quad((w * kr) >> 7, (w * kg) >> 7, (w * kb) >> 7);
     k.yLo = (yc_v_i32){} + yc_byte_quad((w * kr) & 127, (w * kg) & 127, (w * kb) & 127);
     k.yInv = (yc_v_f32){} + 1.0f / (float)(2 * s);
+    k.yInvUp = (yc_v_f32){} + (float)((1.0 + 0x1p-22) / (2.0 * s));
     k.yBias = 16 * 255 * s + 255 * s / 2;
     k.yDiv = 255 * s;
     k.yDivInv = 1.0f / (float)k.yDiv;
@@ -120,6 +130,27 @@ YC_INLINE YC_BODY_TARGET yc_v_i32 YC_BODY_NAME(round_bits)(yc_v_f32 x) {
     return (yc_v_i32)(x + 8388608.0f) & 0x7FFFFF;
 }
 
+#if YC_BODY_TIER == 0 && defined(__x86_64__)
+/// Sixteen whole values (0 … 2^15) as bytes, above 255 saturated to 255: SSE2's saturating packs, fewer
+/// instructions than masking and packing.
+YC_INLINE YC_BODY_TARGET yc_v_u8 YC_BODY_NAME(pack_bytes)(yc_v_i32 v) {
+    __m128i i[4];
+    __builtin_memcpy(i, &v, sizeof i);
+    return (yc_v_u8)_mm_packus_epi16(_mm_packs_epi32(i[0], i[1]), _mm_packs_epi32(i[2], i[3]));
+}
+
+/// round(x) as bytes (x as for `round_bits`): `cvtps2dq` converts with the same rounding, to nearest.
+YC_INLINE YC_BODY_TARGET yc_v_u8 YC_BODY_NAME(round_bytes)(yc_v_f32 x) {
+    __m128 f[4];
+    __builtin_memcpy(f, &x, sizeof f);
+    yc_v_i32x4 r[4];
+    for (int i = 0; i < 4; i++) r[i] = (yc_v_i32x4)_mm_cvtps_epi32(f[i]);
+    yc_v_i32 v;
+    __builtin_memcpy(&v, r, sizeof v);
+    return YC_BODY_NAME(pack_bytes)(v);
+}
+#endif
+
 /// ⌊x⌋ for x = p + base + ½, p = a·c a float product (limited range, see the top of the file): w = x + 1024 as a
 /// float keeps 13 bits of fraction. The sum is taken one unit (2^-13) higher, w′ = w + 2^-13 (the same
 /// rounding, shifted), so a fraction of w of 0 or 8191/8192 is one of w′ of 1 or 0: those lanes set the sign
@@ -146,6 +177,11 @@ YC_INLINE YC_BODY_TARGET yc_v_u8 YC_BODY_NAME(luma)(yc_v_i32 n, const YC_BODY_NA
                                                     const int exact, yc_v_i32 *undecided) {
     yc_v_i32 y;
     if (full) {
+#if YC_BODY_TIER == 0 && defined(__x86_64__)
+        // round(n/(2S)) with the ties (n/(2S) a half-integer) rounded up by a multiplier a little above 1/(2S):
+        // one integer add fewer a pixel (see the top of the file).
+        return YC_BODY_NAME(round_bytes)(__builtin_convertvector(n, yc_v_f32) * k->yInvUp);
+#endif
         // (2n+1)/(2S) rounded: the low byte of the float's bits is the value (at most 255), so no mask.
         y = (yc_v_i32)(__builtin_convertvector(n + 1, yc_v_f32) * k->yInv + 8388608.0f);
     } else if (exact) {
@@ -156,13 +192,16 @@ YC_INLINE YC_BODY_TARGET yc_v_u8 YC_BODY_NAME(luma)(yc_v_i32 n, const YC_BODY_NA
     return __builtin_convertvector(y, yc_v_u8);
 }
 
+/// Full range: 2M + 1 as a float, M = ⌊(t + 1028·D)/8⌋ for w·t = 2t (so ⌊M/D⌋ is the chroma, at most 256).
+YC_INLINE YC_BODY_TARGET yc_v_f32 YC_BODY_NAME(chroma_odd)(yc_v_i32 t, int32_t d) {
+    return __builtin_convertvector(((t + 2056 * d) >> 3) | 1, yc_v_f32);   // 2⌊(t + 1028·D)/8⌋ + 1, t halved
+}
+
 /// One chroma plane of sixteen blocks from w·t, t the block's numerator (D·ΣB − Kr·ΣR − Kg·ΣG for U).
 YC_INLINE YC_BODY_TARGET yc_v_i32 YC_BODY_NAME(chroma)(yc_v_i32 t, int32_t d, float inv, float c, const int full,
                                                        const int exact, yc_v_i32 *undecided) {
     if (full) {
-        yc_v_i32 m2 = ((t + 2056 * d) >> 3) | 1;                       // 2⌊(t + 1028·D)/8⌋ + 1, t halved
-        yc_v_f32 x = __builtin_convertvector(m2, yc_v_f32) * inv - 0.5f;
-        yc_v_i32 q = YC_BODY_NAME(round_bits)(x);                     // ⌊M/D⌋, at most 256
+        yc_v_i32 q = YC_BODY_NAME(round_bits)(YC_BODY_NAME(chroma_odd)(t, d) * inv - 0.5f);   // ⌊M/D⌋, ≤ 256
         return q - (q >> 8);
     }
     if (exact) return YC_BODY_NAME(divide)(56 * t + 65535 * d, 510 * d, inv);
@@ -204,12 +243,27 @@ YC_INLINE YC_BODY_TARGET int YC_BODY_NAME(step)(const uint8_t *s0, const uint8_t
     const yc_v_i32 rb = YC_BODY_NAME(pairs)((a0 & f) + (a1 & f), (b0 & f) + (b1 & f));
     const yc_v_i32 sn = YC_BODY_NAME(pairs)(na0 + na1, nb0 + nb1);
     const yc_v_i32 tu = YC_BODY_NAME(madd)(rb, k->uS) - sn, tv = YC_BODY_NAME(madd)(rb, k->vS) - sn;
-    const yc_v_i32 cu = YC_BODY_NAME(chroma)(tu, k->du, k->uInv, k->uC, full, exact, &undecided);
-    const yc_v_i32 cv = YC_BODY_NAME(chroma)(tv, k->dv, k->vInv, k->vC, full, exact, &undecided);
+    yc_v_i32 cu, cv;
+    yc_v_u8 cu8, cv8;
+#if YC_BODY_TIER == 0 && defined(__x86_64__)
+    if (full) {
+        // ⌊M/D⌋ = ⌊(2M+1)/(2D)⌋, a fraction never within 1/(2D) of a whole number: truncating its float
+        // (`cvttps2dq`) instead of rounding it less ½ saves a subtraction.
+        cu8 = YC_BODY_NAME(pack_bytes)(__builtin_convertvector(YC_BODY_NAME(chroma_odd)(tu, k->du) * k->uInv, yc_v_i32));
+        cv8 = YC_BODY_NAME(pack_bytes)(__builtin_convertvector(YC_BODY_NAME(chroma_odd)(tv, k->dv) * k->vInv, yc_v_i32));
+        cu = __builtin_convertvector(cu8, yc_v_i32);   // unused on this tier: its NV12 interleaves the bytes
+        cv = __builtin_convertvector(cv8, yc_v_i32);
+    } else
+#endif
+    {
+        cu = YC_BODY_NAME(chroma)(tu, k->du, k->uInv, k->uC, full, exact, &undecided);
+        cv = YC_BODY_NAME(chroma)(tv, k->dv, k->vInv, k->vC, full, exact, &undecided);
+        cu8 = __builtin_convertvector(cu, yc_v_u8);
+        cv8 = __builtin_convertvector(cv, yc_v_u8);
+    }
     if (nv12 && YC_BODY_TIER == 0) {
         // Each plane narrowed to bytes, then the bytes interleaved (SSE2 has no unsigned 32 → 16-bit pack).
         typedef uint8_t u8x32 __attribute__((vector_size(32)));
-        const yc_v_u8 cu8 = __builtin_convertvector(cu, yc_v_u8), cv8 = __builtin_convertvector(cv, yc_v_u8);
         const u8x32 w = __builtin_shufflevector(cu8, cv8, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23,
                                                 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
         __builtin_memcpy(uv + x, &w, 32);
@@ -217,7 +271,6 @@ YC_INLINE YC_BODY_TARGET int YC_BODY_NAME(step)(const uint8_t *s0, const uint8_t
         const yc_v_u16 w = __builtin_convertvector(cu | (cv << 8), yc_v_u16);
         __builtin_memcpy(uv + x, &w, 32);
     } else {
-        const yc_v_u8 cu8 = __builtin_convertvector(cu, yc_v_u8), cv8 = __builtin_convertvector(cv, yc_v_u8);
         __builtin_memcpy(u + x / 2, &cu8, 16);
         __builtin_memcpy(v + x / 2, &cv8, 16);
     }
