@@ -16,7 +16,7 @@
 // - SSE2, full range, one instruction fewer per value (it is compute-bound there): luma is n/S rounded to
 //   nearest by `cvtps2dq` from the float product n·c, c = (1 + 2^-22)/(2S) as a float (so c·2S − 1 lies in
 //   [2^-22 − 2^-24, 2^-22 + 2^-24]) on the doubled n. A non-tie n/S is at least 1/S = 10⁻⁴ from a half-integer;
-//   the product errs by at most 255.5·(2^-22 + 2^-24 + 2^-24) < 7.7·10⁻⁵ of it, so it rounds the same way; a tie
+//   the product errs by at most 255.5·(2^-22 + 2^-24 + 2^-24) < 9.2·10⁻⁵, so it rounds the same way; a tie
 //   (n/S exactly a half-integer) comes out above it, by at least 2^-22 − 2^-23 of itself, and rounds up, as the
 //   contract's round-half-up does. Chroma is ⌊(2M+1)/(2D)⌋ (= ⌊M/D⌋), truncated by `cvttps2dq`: (2M+1)/(2D) is
 //   odd over even, never within 1/(2D) of a whole number. testExhaustiveLuma checks the luma on all 2^24 inputs
