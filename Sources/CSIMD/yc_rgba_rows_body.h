@@ -13,14 +13,14 @@
 //   2^23 rounds to the right whole number, left in the low mantissa bits.
 // - full-range chroma: C = ⌊(t + 1028·D)/(8D)⌋ for the block's numerator t (D = S−Kb or S−Kr) is
 //   round((2M+1)/(2D) − ½), M = ⌊(t + 1028·D)/8⌋ < 2^22, with a margin of 1/(2D) ≥ 5·10⁻⁵: the same way.
-// - SSE2, full range, one instruction fewer per value (it is compute-bound there): luma is n/S rounded to
+// - On x86, full range takes fewer instructions a value (SSE2 and AVX2 are compute-bound): luma is n/S rounded to
 //   nearest by `cvtps2dq` from the float product n·c, c = (1 + 2^-22)/(2S) as a float (so c·2S − 1 lies in
 //   [2^-22 − 2^-24, 2^-22 + 2^-24]) on the doubled n. A non-tie n/S is at least 1/S = 10⁻⁴ from a half-integer;
 //   the product errs by at most 255.5·(2^-22 + 2^-24 + 2^-24) < 9.2·10⁻⁵, so it rounds the same way; a tie
 //   (n/S exactly a half-integer) comes out above it, by at least 2^-22 − 2^-23 of itself, and rounds up, as the
 //   contract's round-half-up does. Chroma is ⌊(2M+1)/(2D)⌋ (= ⌊M/D⌋), truncated by `cvttps2dq`: (2M+1)/(2D) is
 //   odd over even, never within 1/(2D) of a whole number. testExhaustiveLuma checks the luma on all 2^24 inputs
-//   of every matrix; it fails with c = 1/(2S).
+//   of every matrix on every tier; it fails with c = 1/(2S). Both narrow to bytes with saturation (256 → 255).
 // - limited range: Y = ⌊x⌋, x = 219·n/(255·S) + 16.5 (= (219·n + 16·255·S + 255·S/2)/(255·S)), and
 //   C = ⌊x⌋, x = 28·t/(255·D) + 128.5 (= (56·t + 65535·D)/(510·D)). x can lie as close as 1/(510·D) to a whole
 //   number, too close for a float to decide. n < 2^22 and |t| < 2^24 are exact in a float; the product
@@ -83,7 +83,7 @@ typedef struct {
     yc_v_i32 yRB, yG;             // luma weights as word pairs (doubled for full range)
     yc_v_i32 yHi, yLo;            // the same as bytes, split in 7-bit halves (VNNI)
     yc_v_f32 yInv;                // full: 1/(2S)
-    yc_v_f32 yInvUp;              // full, SSE2: 1/(2S) raised by 2^-22 of itself
+    yc_v_f32 yInvUp;              // full, x86: 1/(2S) raised by 2^-22 of itself
     int32_t yBias, yDiv;          // limited
     float yDivInv, yC;
     yc_v_i32 uS, vS;              // w·S on a block's ΣB (U) or ΣR (V), as word pairs
@@ -130,25 +130,48 @@ YC_INLINE YC_BODY_TARGET yc_v_i32 YC_BODY_NAME(round_bits)(yc_v_f32 x) {
     return (yc_v_i32)(x + 8388608.0f) & 0x7FFFFF;
 }
 
-#if YC_BODY_TIER == 0 && defined(__x86_64__)
-/// Sixteen whole values (0 … 2^15) as bytes, above 255 saturated to 255: SSE2's saturating packs, fewer
-/// instructions than masking and packing.
+#if defined(__x86_64__)
+#define YC_SATURATING_BYTES 1
+/// Sixteen whole values (0 … 2^15) as bytes, above 255 saturated to 255 (saturating packs, or AVX-512's
+/// `vpmovusdb`): fewer instructions than clamping, masking and packing.
 YC_INLINE YC_BODY_TARGET yc_v_u8 YC_BODY_NAME(pack_bytes)(yc_v_i32 v) {
+#if YC_BODY_TIER >= 2
+    return (yc_v_u8)_mm512_cvtusepi32_epi8((__m512i)v);
+#elif YC_BODY_TIER == 1
+    __m256i i[2];
+    __builtin_memcpy(i, &v, sizeof i);
+    const __m256i w = _mm256_packs_epi32(i[0], i[1]);          // per 128-bit lane: 4 of i[0], 4 of i[1]
+    const __m256i b = _mm256_packus_epi16(w, w);                // the same as bytes, twice per lane
+    const __m256i o = _mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(0, 4, 1, 5, 0, 4, 1, 5));
+    return (yc_v_u8)_mm256_castsi256_si128(o);
+#else
     __m128i i[4];
     __builtin_memcpy(i, &v, sizeof i);
     return (yc_v_u8)_mm_packus_epi16(_mm_packs_epi32(i[0], i[1]), _mm_packs_epi32(i[2], i[3]));
+#endif
 }
 
 /// round(x) as bytes (x as for `round_bits`): `cvtps2dq` converts with the same rounding, to nearest.
 YC_INLINE YC_BODY_TARGET yc_v_u8 YC_BODY_NAME(round_bytes)(yc_v_f32 x) {
+#if YC_BODY_TIER >= 2
+    return YC_BODY_NAME(pack_bytes)((yc_v_i32)_mm512_cvtps_epi32((__m512)x));
+#elif YC_BODY_TIER == 1
+    __m256 f[2];
+    __builtin_memcpy(f, &x, sizeof f);
+    __m256i r[2] = {_mm256_cvtps_epi32(f[0]), _mm256_cvtps_epi32(f[1])};
+#else
     __m128 f[4];
     __builtin_memcpy(f, &x, sizeof f);
-    yc_v_i32x4 r[4];
-    for (int i = 0; i < 4; i++) r[i] = (yc_v_i32x4)_mm_cvtps_epi32(f[i]);
+    __m128i r[4] = {_mm_cvtps_epi32(f[0]), _mm_cvtps_epi32(f[1]), _mm_cvtps_epi32(f[2]), _mm_cvtps_epi32(f[3])};
+#endif
+#if YC_BODY_TIER < 2
     yc_v_i32 v;
     __builtin_memcpy(&v, r, sizeof v);
     return YC_BODY_NAME(pack_bytes)(v);
+#endif
 }
+#else
+#define YC_SATURATING_BYTES 0
 #endif
 
 /// ⌊x⌋ for x = p + base + ½, p = a·c a float product (limited range, see the top of the file): w = x + 1024 as a
@@ -177,7 +200,7 @@ YC_INLINE YC_BODY_TARGET yc_v_u8 YC_BODY_NAME(luma)(yc_v_i32 n, const YC_BODY_NA
                                                     const int exact, yc_v_i32 *undecided) {
     yc_v_i32 y;
     if (full) {
-#if YC_BODY_TIER == 0 && defined(__x86_64__)
+#if YC_SATURATING_BYTES
         // round(n/(2S)) with the ties (n/(2S) a half-integer) rounded up by a multiplier a little above 1/(2S):
         // one integer add fewer a pixel (see the top of the file).
         return YC_BODY_NAME(round_bytes)(__builtin_convertvector(n, yc_v_f32) * k->yInvUp);
@@ -245,7 +268,7 @@ YC_INLINE YC_BODY_TARGET int YC_BODY_NAME(step)(const uint8_t *s0, const uint8_t
     const yc_v_i32 tu = YC_BODY_NAME(madd)(rb, k->uS) - sn, tv = YC_BODY_NAME(madd)(rb, k->vS) - sn;
     yc_v_i32 cu, cv;
     yc_v_u8 cu8, cv8;
-#if YC_BODY_TIER == 0 && defined(__x86_64__)
+#if YC_SATURATING_BYTES
     if (full) {
         // ⌊M/D⌋ = ⌊(2M+1)/(2D)⌋, a fraction never within 1/(2D) of a whole number: truncating its float
         // (`cvttps2dq`) instead of rounding it less ½ saves a subtraction.
@@ -261,7 +284,7 @@ YC_INLINE YC_BODY_TARGET int YC_BODY_NAME(step)(const uint8_t *s0, const uint8_t
         cu8 = __builtin_convertvector(cu, yc_v_u8);
         cv8 = __builtin_convertvector(cv, yc_v_u8);
     }
-    if (nv12 && YC_BODY_TIER == 0) {
+    if (nv12 && (YC_BODY_TIER == 0 || (full && YC_SATURATING_BYTES))) {
         // Each plane narrowed to bytes, then the bytes interleaved (SSE2 has no unsigned 32 → 16-bit pack).
         typedef uint8_t u8x32 __attribute__((vector_size(32)));
         const u8x32 w = __builtin_shufflevector(cu8, cv8, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23,
@@ -308,6 +331,7 @@ static YC_BODY_TARGET void YC_BODY_NAME(rgba420_rows)(const uint8_t *s0, const u
     }
 }
 
+#undef YC_SATURATING_BYTES
 #undef YC_BODY_TIER
 #undef YC_BODY_TARGET
 #undef YC_BODY_NAME
