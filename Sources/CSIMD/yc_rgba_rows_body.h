@@ -176,13 +176,18 @@ YC_INLINE YC_BODY_TARGET yc_v_u8 YC_BODY_NAME(round_bytes)(yc_v_f32 x) {
 
 /// ⌊x⌋ for x = p + base + ½, p = a·c a float product (limited range, see the top of the file): w = x + 1024 as a
 /// float keeps 13 bits of fraction. The sum is taken one unit (2^-13) higher, w′ = w + 2^-13 (the same
-/// rounding, shifted), so a fraction of w of 0 or 8191/8192 is one of w′ of 1 or 0: those lanes set the sign
-/// bit of `*undecided`, and the step is redone exactly; every other lane has ⌊w′⌋ = ⌊w⌋.
+/// rounding, shifted), so a fraction of w of 0 or 8191/8192 is one of w′ of 1 or 0: those lanes mark
+/// `*undecided` (a lane of 0 there, or its sign bit on SSE2), and the step is redone exactly; every other lane
+/// has ⌊w′⌋ = ⌊w⌋.
 /// p = a·c, written in the same expression as the sum so that a tier with FMA fuses them (one rounding
 /// fewer; the bound holds either way).
 YC_INLINE YC_BODY_TARGET yc_v_i32 YC_BODY_NAME(floor_fast)(yc_v_f32 a, float c, float base, yc_v_i32 *undecided) {
     const yc_v_i32 bits = (yc_v_i32)(a * c + (base + 0.5f + 1024.0f + 1.0f / 8192.0f));
-    *undecided |= (bits & 0x1FFE) - 1;
+#if YC_BODY_TIER >= 1
+    *undecided = __builtin_elementwise_min(*undecided, bits & 0x1FFE);   // one instruction fewer than below
+#else
+    *undecided |= (bits & 0x1FFE) - 1;   // SSE2 has no 32-bit min
+#endif
     return bits >> 13;                  // w′'s whole part in the low 8 bits (exponent bits above them)
 }
 
@@ -245,7 +250,11 @@ YC_INLINE YC_BODY_TARGET int YC_BODY_NAME(step)(const uint8_t *s0, const uint8_t
                                                 uint8_t *u, uint8_t *v, uint8_t *uv, long x,
                                                 const YC_BODY_NAME(consts) *k, const int full, const int nv12,
                                                 const int exact) {
-    yc_v_i32 undecided = {};
+#if YC_BODY_TIER >= 1
+    yc_v_i32 undecided = (yc_v_i32){} + 0x1FFF;   // the least fraction seen: 0 when a lane was undecided
+#else
+    yc_v_i32 undecided = {};                      // the sign bit set when a lane was undecided
+#endif
     const yc_v_i32 a0 = YC_BODY_NAME(load)(s0 + 4 * x), b0 = YC_BODY_NAME(load)(s0 + 4 * x + 64);
     const yc_v_i32 a1 = YC_BODY_NAME(load)(s1 + 4 * x), b1 = YC_BODY_NAME(load)(s1 + 4 * x + 64);
     const yc_v_i32 na0 = YC_BODY_NAME(weighted)(a0, k), nb0 = YC_BODY_NAME(weighted)(b0, k);
@@ -298,7 +307,11 @@ YC_INLINE YC_BODY_TARGET int YC_BODY_NAME(step)(const uint8_t *s0, const uint8_t
         __builtin_memcpy(v + x / 2, &cv8, 16);
     }
     if (full || exact) return 0;
+#if YC_BODY_TIER >= 1
+    return __builtin_reduce_min(undecided) == 0;
+#else
     return __builtin_reduce_or(undecided) < 0;
+#endif
 }
 
 /// The loop, inlined once per range and chroma shape (`full` and `nv12` are constants there).
