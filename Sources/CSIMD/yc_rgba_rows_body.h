@@ -1,7 +1,8 @@
 // RGBA → 4:2:0 rows: the body yc_rgba_rows.c includes once per tier, with YC_BODY_TIER (0 baseline, 1 AVX2,
 // 2 AVX-512BW, 3 with VNNI), YC_BODY_TARGET (its target attribute) and YC_BODY_NAME (a name suffixer).
-// The same arithmetic on every tier, so the bytes never depend on the CPU; only the 16-bit multiply-adds,
-// the byte dot product and the width of a register differ.
+// The same arithmetic on every x86 tier (the portable row, off x86, rounds full range its own way, below), so
+// the bytes never depend on the CPU; only the 16-bit multiply-adds, the byte dot product, the narrowing and
+// the width of a register differ.
 //
 // Sixteen pixels are one vector of 32-bit lanes (R in the low byte); a step takes 32 pixels of each of two
 // rows. Every value is an exact integer until one division per sample, ⌊N/D⌋ (`KernelConstants` derives
@@ -151,7 +152,8 @@ YC_INLINE YC_BODY_TARGET yc_v_u8 YC_BODY_NAME(pack_bytes)(yc_v_i32 v) {
 #endif
 }
 
-/// round(x) as bytes (x as for `round_bits`): `cvtps2dq` converts with the same rounding, to nearest.
+/// round-to-nearest(x) as bytes (`cvtps2dq`), for 0 ≤ x < 2^15 never exactly a half-integer (the callers'
+/// proofs at the top of the file), so the ties-to-even rule never applies.
 YC_INLINE YC_BODY_TARGET yc_v_u8 YC_BODY_NAME(round_bytes)(yc_v_f32 x) {
 #if YC_BODY_TIER >= 2
     return YC_BODY_NAME(pack_bytes)((yc_v_i32)_mm512_cvtps_epi32((__m512)x));
