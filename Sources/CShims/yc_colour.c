@@ -208,7 +208,7 @@ yc_colour_action yc_colour_plan(const yc_colour *colour, yc_target target, char 
 // The fast path for 8-bit rows between two matrix/TRC profiles (P3, Adobe RGB, sRGB, cHRM/gAMA: nearly
 // every tagged photo): each source code's linear value from a table, one 3×3 matrix (the source's colorants
 // into the target's), then the output code as the count of the target curve's half-code thresholds at or
-// below the linear value. A table of 4,098 buckets (256 per octave: yc_colour_rows.h) holds, per bucket, the
+// below the linear value. A table of 2,050 buckets (128 per octave: yc_colour_rows.h) holds, per bucket, the
 // code at its start and the next threshold, and no bucket holds two thresholds, so one load and one
 // comparison give the code. That is
 // round-half-up of the exact encoding, as the double-precision reference computes it, but for values within
@@ -284,10 +284,10 @@ static yc_colour_tables *fast8_create(cmsHPROFILE src, cmsHPROFILE dst) {
             if ((k < 254 && thr[k + 1] < end) || (b == 0 && thr[k] < end)) { free(f); return NULL; }
             // Where the next code begins, as the low bits of its float when it is in this bucket's group of
             // floats (the last bucket's values are exactly 1, below any threshold past it); else never.
-            uint32_t low = 0x8000, tb, sb;
+            uint32_t low = YC_COLOUR_LOW + 1, tb, sb;
             memcpy(&tb, &thr[k], 4);
             memcpy(&sb, &l, 4);
-            if (thr[k] < end && tb >> 15 == sb >> 15) low = tb & 0x7FFF;
+            if (thr[k] < end && tb >> YC_COLOUR_SHIFT == sb >> YC_COLOUR_SHIFT) low = tb & YC_COLOUR_LOW;
             f->cell[c][b] = YC_COLOUR_CELL(k, low);
         }
     }
