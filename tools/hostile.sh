@@ -342,6 +342,38 @@ run a.jpg -o l.nv12 --force
 status fail; names l.nv12; settled
 end
 
+# Standard output or error opened on an input (read-write, or appending): data, a report, lines and messages
+# would land in it. Refused before any work; on standard error the exit status alone says so.
+begin stdout-is-input-report
+cp "$PNG" in.png; snap
+yc in.png -o o.nv12 --report json 1<> in.png 2> "$ERR"
+status fail; says 'standard output is an input'; settled
+end
+
+begin stdout-appends-to-input-report
+cp "$PNG" in.png; snap
+yc report in.png --report csv >> in.png 2> "$ERR"
+status fail; says 'standard output is an input'; settled
+end
+
+begin stdout-is-input-batch
+mkdir d; cp "$PNG" d/a.png; cp "$JPG" d/b.jpg; snap
+yc convert d -o o/ --report json 1<> d/a.png 2> "$ERR"
+status fail; says 'standard output is an input'; settled
+end
+
+begin stderr-is-input-data-on-stdout
+cp "$PNG" in.png; snap; : > "$ERR"
+yc in.png -o - --report json 2<> in.png > "$OUT"
+status fail; settled
+end
+
+begin stderr-appends-to-input
+cp "$JPG" in.jpg; snap; : > "$ERR"
+yc in.jpg -o o.nv12 2>> in.jpg > "$OUT"
+status fail; settled
+end
+
 # 7. The report never replaces the conversion's own output.
 begin report-file-is-output
 cp "$JPG" a.jpg; snap

@@ -200,6 +200,7 @@ func runBatch(_ options: Options) -> Int32 {
         return planFailure(error)
     }
     let protected = plan.protected
+    if let refused = refuseInputsAsStandardStreams(protected) { return refused }
     var update: UpdateManifest?
     if options.update {
         guard let manifest = UpdateManifest(folder: folder, plan: plan, options: options) else { return 2 }

@@ -20,9 +20,10 @@ func runRawInput(_ options: Options) -> Int32 {
     } catch {
         return usageFailure(error.message)
     }
+    let protected = Set([inputIdentity(input)].compactMap { $0 })
+    if let refused = refuseInputsAsStandardStreams(protected) { return refused }
     if options.dryRun {
-        return dryRunOne(input: input, output: output, format: format, options: options,
-                         protected: Set([inputIdentity(input)].compactMap { $0 }))
+        return dryRunOne(input: input, output: output, format: format, options: options, protected: protected)
     }
     installSignalCleanup()
     warnIgnoredOptions(options, format: format, rawInput: true)

@@ -99,6 +99,7 @@ func run(_ args: [String]) -> Int32 {
     }
     warnIgnoredOptions(options, format: format, rawInput: false)
     let protected = Set([inputIdentity(input)].compactMap { $0 })
+    if let refused = refuseInputsAsStandardStreams(protected) { return refused }
     if options.dryRun { return dryRunOne(input: input, output: output, format: format, options: options, protected: protected) }
     installSignalCleanup()
     let reportSink: AtomicOutput?
@@ -126,6 +127,24 @@ func run(_ args: [String]) -> Int32 {
 func warnIgnoredOptions(_ options: Options, format: OutputFormat, rawInput: Bool) {
     guard !options.quiet else { return }
     for w in options.ignoredOptionWarnings(format: format, rawInput: rawInput) { printErr("yuvconv: warning: \(w)") }
+}
+
+/// Standard output or standard error that is one of the inputs (`1<>in.png`, `2>>in.png`): what yuvconv writes
+/// there — converted data, a report, its lines and messages — would overwrite or extend that input. The one
+/// place that refuses it, before any work, for every command. A message about standard error cannot go to
+/// standard error either, so it is pointed at /dev/null and the exit status (1) alone says it.
+func refuseInputsAsStandardStreams(_ protected: any FileIdentitySet) -> Int32? {
+    for fd in [STDERR_FILENO, STDOUT_FILENO] {
+        guard let st = FileStatus(descriptor: fd), st.kind == .regular, protected.contains(st.identity) else { continue }
+        if fd == STDERR_FILENO {
+            let null = open("/dev/null", O_WRONLY)
+            if null >= 0 { dup2(null, STDERR_FILENO); close(null) }
+            return 1
+        }
+        printErr("yuvconv: error: standard output is an input file; refusing to overwrite an input")
+        return 1
+    }
+    return nil
 }
 
 /// Binary data is not for a terminal.
@@ -266,6 +285,7 @@ func runReport(_ options: Options) -> Int32 {
     } catch {
         return planFailure(error)
     }
+    if let refused = refuseInputsAsStandardStreams(protected) { return refused }
     let reportSink: AtomicOutput?
     do { reportSink = try openReportFile(options, protected: protected) } catch { return fileFailure(error) }
     var run = BatchRun(options, count: selection.count, report: options.reportFormat ?? .text, to: reportSink)
