@@ -247,10 +247,20 @@ static int invert3(const double a[9], double r[9]) {
 
 // The fast path's tables, or NULL when a profile is not a plain matrix/TRC one (LUT-based profiles go
 // through LittleCMS).
+// Whether a profile has a device-to-PCS LUT of any intent. LittleCMS takes one over the matrix/TRC tags when it
+// is there — for relative colorimetric D2B1, then A2B1, then A2B0 (cmsIsCLUT asks for A2B1 only) — so a
+// profile with any of them is not a plain matrix/TRC one for the fast path, whatever else it holds.
+static int has_device_lut(cmsHPROFILE p) {
+    static const cmsTagSignature luts[6] = {cmsSigAToB0Tag, cmsSigAToB1Tag, cmsSigAToB2Tag,
+                                            cmsSigDToB0Tag, cmsSigDToB1Tag, cmsSigDToB2Tag};
+    for (int i = 0; i < 6; i++)
+        if (cmsIsTag(p, luts[i])) return 1;
+    return 0;
+}
+
 static yc_colour_tables *fast8_create(cmsHPROFILE src, cmsHPROFILE dst) {
     if (!cmsIsMatrixShaper(src) || !cmsIsMatrixShaper(dst)) return NULL;
-    if (cmsIsCLUT(src, INTENT_RELATIVE_COLORIMETRIC, LCMS_USED_AS_INPUT) ||
-        cmsIsCLUT(dst, INTENT_RELATIVE_COLORIMETRIC, LCMS_USED_AS_OUTPUT)) return NULL;
+    if (has_device_lut(src) || cmsIsCLUT(dst, INTENT_RELATIVE_COLORIMETRIC, LCMS_USED_AS_OUTPUT)) return NULL;
     double ms[9], md[9], mi[9];
     if (!colorants(src, ms) || !colorants(dst, md) || !invert3(md, mi)) return NULL;
     const cmsSignature trc[3] = {cmsSigRedTRCTag, cmsSigGreenTRCTag, cmsSigBlueTRCTag};

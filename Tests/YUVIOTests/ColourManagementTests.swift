@@ -56,6 +56,36 @@ final class ColourManagementTests: XCTestCase {
         }
     }
 
+    /// A profile with matrix/TRC tags and an A2B0 LUT that means something else (tools/make-lut-profile-fixture.py):
+    /// LittleCMS uses the LUT, so the 8-bit rows must too — the fast path knows only matrix/TRC and must leave
+    /// such a profile to LittleCMS. Before, it took the matrix: up to 76 code values off the reference.
+    func testProfileWithALUTIsNotTakenAsItsMatrix() throws {
+        let path = fixturesURL.appendingPathComponent("colour/lut-a2b0.png").path
+        let d = try decoder(path)
+        XCTAssertEqual(d.colourPlan.action, .transform)
+        let format = d.info.rowFormat, w = d.info.width, rowBytes = w * format.bytesPerPixel
+        let fast = try XCTUnwrap(d.colourTransform(to: .bt709, format: format))
+        let reference = try XCTUnwrap(d.colourTransform(to: .bt709, format: format, reference: true))
+        var worst = 0, changed = 0
+        let a = UnsafeMutableRawPointer.allocate(byteCount: rowBytes, alignment: 16)
+        let b = UnsafeMutableRawPointer.allocate(byteCount: rowBytes, alignment: 16)
+        defer { a.deallocate(); b.deallocate() }
+        for _ in 0..<d.info.height {
+            try d.readRows(into: a, rowBytes: rowBytes, count: 1)
+            b.copyMemory(from: a, byteCount: rowBytes)
+            let before = Array(UnsafeRawBufferPointer(start: a, count: rowBytes))
+            fast.apply(a, rowBytes: rowBytes, width: w, count: 1)
+            reference.apply(b, rowBytes: rowBytes, width: w, count: 1)
+            for i in 0..<rowBytes {
+                let p = Int(a.load(fromByteOffset: i, as: UInt8.self)), q = Int(b.load(fromByteOffset: i, as: UInt8.self))
+                worst = max(worst, abs(p - q))
+                if q != Int(before[i]) { changed += 1 }
+            }
+        }
+        XCTAssertLessThanOrEqual(worst, 1, "the 8-bit rows against LittleCMS's double-precision transform")
+        XCTAssertGreaterThan(changed, rowBytes * d.info.height / 4, "the LUT changes the picture")
+    }
+
     /// The same for 16-bit rows, in 16-bit units, on a 16-bit Display P3 PNG to sRGB and BT.2020. LittleCMS's
     /// optimised 16-bit transform misses this by up to 15 8-bit code values on dark colours (its matrix-shaper
     /// shortcut works in 1.14 fixed point); the stage's must not.
