@@ -257,6 +257,38 @@ run big.y4m -o o.png
 status fail; names big.y4m; settled
 end
 
+# The same with --max-pixels as high as it goes: the byte count must still be checked, never trapped on, and
+# a short input must cost what it holds, not what its header or the command line claims.
+begin size-max-pixels-int64
+cp "$CRAFT/raw16.nv12" f.nv12; snap
+run f.nv12 --size 3037000499x3037000499 --max-pixels 9223372036854775807 -o o.nv12
+status fail; says 'large|above|limit'; settled
+end
+
+begin y4m-max-pixels-int64
+printf 'YUV4MPEG2 W2147483647 H2147483647\nFRAME\nabc' > h.y4m; snap
+run h.y4m -o - --max-pixels 9223372036854775807
+status fail; names h.y4m; settled
+end
+
+begin y4m-claims-15GB
+printf 'YUV4MPEG2 W100000 H100000\nFRAME\nab' > big.y4m; snap
+memwrap; run big.y4m -o o.nv12 --max-pixels 10000000000
+status fail; says 'cut short'; rss_below 64; settled
+end
+
+begin y4m-claims-15GB-pipe
+printf 'YUV4MPEG2 W100000 H100000\nFRAME\nab' > big.y4m; snap
+memwrap; yc - -o o.nv12 --max-pixels 10000000000 < big.y4m > "$OUT" 2> "$ERR"
+status fail; says 'cut short'; rss_below 64; settled
+end
+
+begin y4m-claims-16384-squared
+{ printf 'YUV4MPEG2 W16384 H16384 C420jpeg\nFRAME\n'; head -c 100 /dev/zero; } > m.y4m; snap
+memwrap; run m.y4m -o o.nv12
+status fail; says 'cut short'; rss_below 64; settled
+end
+
 # 3. A raw output named like a file never becomes a folder.
 begin files-to-raw-name
 cp "$PNG" a.png; cp "$CRAFT/p16.png" b.png; snap

@@ -14,6 +14,16 @@ public struct YUVImage: Sendable {
         bytes = [UInt8](repeating: 0, count: FrameLayout(width: width, height: height, pixelLayout: layout).byteCount)
     }
 
+    /// A picture from bytes already in its layout (a raw or Y4M frame as read): no second buffer.
+    public init(width: Int, height: Int, layout: PixelLayout, bytes: [UInt8]) {
+        precondition(width > 0 && height > 0)
+        precondition(bytes.count == FrameLayout(width: width, height: height, pixelLayout: layout).byteCount)
+        self.width = width
+        self.height = height
+        self.layout = layout
+        self.bytes = bytes
+    }
+
     public var geometry: PlaneGeometry { PlaneGeometry(width: width, height: height) }
 
     /// The Y plane (W × H).

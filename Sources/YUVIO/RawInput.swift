@@ -44,7 +44,11 @@ public enum RawInput {
                                   maxPixels: Int) throws(DecodeError) -> Int {
         guard width > 0, height > 0 else { throw .decoder("the size must be at least 1x1") }
         let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
-        guard !overflow, pixels <= maxPixels else { throw .tooLarge(width: width, height: height, limit: maxPixels) }
+        // Int.max / 8 bounds any layout's bytes (at most 3 a pixel, and a row's padding) whatever
+        // --max-pixels allows, so the byte count below cannot overflow either.
+        guard !overflow, pixels <= maxPixels, pixels <= Int.max / 8 else {
+            throw .tooLarge(width: width, height: height, limit: min(maxPixels, Int.max / 8))
+        }
         return FrameLayout(width: width, height: height, pixelLayout: layout).byteCount
     }
 
@@ -53,12 +57,23 @@ public enum RawInput {
     struct Reader {
         let file: UnsafeMutablePointer<FILE>
 
-        /// Exactly `count` bytes (fewer only at the end of the input).
-        func read(_ count: Int) throws(DecodeError) -> [UInt8] {
-            var bytes = [UInt8](repeating: 0, count: count)
-            let n = count == 0 ? 0 : fread(&bytes, 1, count, file)
-            if n < count && ferror(file) != 0 { throw .cannotOpen("read failed: \(errnoMessage())") }
-            bytes.removeLast(count - n)
+        /// Exactly `count` bytes (fewer only at the end of the input). Memory follows the bytes that arrive, never
+        /// the count a header or a command line claims: a 40-byte file that says its frame holds 15 GB takes 40
+        /// bytes. It is reserved up front only up to `atMost` (a regular file's size, when known), else 64 MiB,
+        /// and filled 16 MiB at a time.
+        func read(_ count: Int, atMost: Int? = nil) throws(DecodeError) -> [UInt8] {
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(max(0, min(count, atMost ?? (1 << 26))))
+            while bytes.count < count {
+                let start = bytes.count, want = min(1 << 24, count - start)
+                bytes.append(contentsOf: repeatElement(0, count: want))
+                let n = bytes.withUnsafeMutableBufferPointer { fread($0.baseAddress! + start, 1, want, file) }
+                if n < want {
+                    if ferror(file) != 0 { throw .cannotOpen("read failed: \(errnoMessage())") }
+                    bytes.removeLast(want - n)
+                    break
+                }
+            }
             return bytes
         }
 
@@ -114,13 +129,11 @@ public enum RawInput {
             if let st, st.kind == .regular, path != "-", st.size != need {
                 throw .frameSize("is \(st.size) bytes, but \(what)")
             }
-            let bytes = try input.read(need)
+            let bytes = try input.read(need, atMost: st?.kind == .regular && path != "-" ? st?.size : nil)
             guard bytes.count == need else { throw .frameSize("ends after \(bytes.count) bytes, but \(what)") }
             if try !input.read(1).isEmpty { throw .frameSize("holds more than one frame: \(what)") }
             try checkSamples(bytes, layout: layout)
-            var image = YUVImage(width: width, height: height, layout: layout)
-            image.bytes = bytes
-            return image
+            return YUVImage(width: width, height: height, layout: layout, bytes: bytes)
         }
     }
 
@@ -150,7 +163,7 @@ public enum RawInput {
     /// the first frame's bytes are read.
     public static func readY4M(path: String, maxPixels: Int) throws(FileError)
         -> (YUVImage, ColorRange?, ChromaLocation, Y4MInterlacing) {
-        try withInput(path) { (input, _) throws(DecodeError) -> (YUVImage, ColorRange?, ChromaLocation, Y4MInterlacing) in
+        try withInput(path) { (input, st) throws(DecodeError) -> (YUVImage, ColorRange?, ChromaLocation, Y4MInterlacing) in
             let header = String(decoding: try input.line(limit: 4096, what: "the Y4M header"), as: UTF8.self)
             let fields = header.split(separator: " ")
             guard fields.first == "YUV4MPEG2" else { throw .decoder("not a Y4M stream (no YUV4MPEG2 signature)") }
@@ -179,13 +192,12 @@ public enum RawInput {
             let need = try frameBytes(width: w, height: h, layout: layout, maxPixels: maxPixels)
             let frame = String(decoding: try input.line(limit: 4096, what: "the Y4M frame header"), as: UTF8.self)
             guard frame.hasPrefix("FRAME") else { throw .decoder("the Y4M stream has no FRAME") }
-            let bytes = try input.read(need)
+            let bytes = try input.read(need, atMost: st?.kind == .regular && path != "-" ? st?.size : nil)
             guard bytes.count == need else {
                 throw .decoder("the Y4M frame is cut short (\(bytes.count) of \(need) bytes)")
             }
             try checkSamples(bytes, layout: layout)
-            var image = YUVImage(width: w, height: h, layout: layout)
-            image.bytes = bytes
+            let image = YUVImage(width: w, height: h, layout: layout, bytes: bytes)
             // The siting tag: C420mpeg2 is left-sited, C420paldv top-left, the rest centre (C420jpeg, C420, C420p10).
             let siting: ChromaLocation = colour == "420mpeg2" ? .left : colour == "420paldv" ? .topleft : .center
             return (image, range, siting, interlacing)
