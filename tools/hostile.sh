@@ -172,7 +172,7 @@ settled() {
   temps
 }
 temps() {
-  local t; t=$(find "$D" -name '*yuvconv-*' -printf '%P ' 2>/dev/null)
+  local t; t=$(find "$D" -name '*yuvconv-*' ! -name '.yuvconv-manifest' -printf '%P ' 2>/dev/null)
   [ -z "$t" ] || bad "temporary file left: $t"
 }
 # A plain single-file conversion of SRC to a file of extension EXT (extra options after), made once.
@@ -404,6 +404,27 @@ begin stderr-appends-to-input
 cp "$JPG" in.jpg; snap; : > "$ERR"
 yc in.jpg -o o.nv12 2>> in.jpg > "$OUT"
 status fail; settled
+end
+
+# --update rewrites its manifest at the end: a link in its place, or a file there that is not a manifest, is
+# refused before any work (the latter replaced with --force).
+begin update-manifest-is-symlink
+cp "$PNG" a.png; mkdir o; echo "not yours" > other.txt; ln -s ../other.txt o/.yuvconv-manifest; snap
+run convert a.png -o o/ --update
+status 1; says 'symbolic link'; settled
+end
+
+begin update-manifest-is-foreign
+cp "$PNG" a.png; mkdir o; echo "my notes" > o/.yuvconv-manifest; snap
+run convert a.png -o o/ --update
+status 1; says 'not a yuvconv manifest'; settled
+end
+
+begin update-manifest-is-foreign-force
+cp "$PNG" a.png; mkdir o; echo "my notes" > o/.yuvconv-manifest; snap
+run convert a.png -o o/ --update --force
+status 0; ALLOW=(o/.yuvconv-manifest o/a.nv12); settled
+head -c 16 o/.yuvconv-manifest | grep -q '^yuvconv-manifest' || bad "the manifest was not written"
 end
 
 # 7. The report never replaces the conversion's own output.

@@ -22,13 +22,15 @@ public final class ManifestFile: @unchecked Sendable {
     /// The first lines that could not be read, described (at most `problemsKept`), and how many there were.
     public let problems: [String]
     public let problemCount: Int
+    /// A file is there that is not a manifest (its first line is not the magic one): not ours to replace.
+    public let foreign: Bool
     static let problemsKept = 10
     /// A line longer than this is not an entry (and is not held).
     static let longestLine = 1 << 20
 
     /// An empty manifest.
     public init() {
-        (source, dataStart, problems, problemCount) = (nil, 0, [], 0)
+        (source, dataStart, problems, problemCount, foreign) = (nil, 0, [], 0, false)
     }
 
     /// The manifest at `path`: none yet is an empty one; one that is not a regular file or cannot be opened or
@@ -37,7 +39,7 @@ public final class ManifestFile: @unchecked Sendable {
         let fd = openWithoutWaiting(path, O_RDONLY)
         if fd < 0 {
             if errno != ENOENT { throw FileError(path: path, reason: "cannot open: \(systemMessage())") }
-            (source, dataStart, problems, problemCount) = (nil, 0, [], 0)
+            (source, dataStart, problems, problemCount, foreign) = (nil, 0, [], 0, false)
             return
         }
         guard let st = FileStatus(descriptor: fd), st.kind == .regular else {
@@ -48,7 +50,7 @@ public final class ManifestFile: @unchecked Sendable {
         var reader = LineReader(file, at: 0)
         guard let first = reader.next(), first.line.map({ $0.elementsEqual(Manifest.magic) }) == true else {
             if file.failed { throw FileError(path: path, reason: "read failed: \(systemMessage())") }
-            (source, dataStart, problems, problemCount) = (nil, 0, ["not a yuvconv manifest of version 1 (its first line differs)"], 1)
+            (source, dataStart, problems, problemCount, foreign) = (nil, 0, ["not a yuvconv manifest of version 1 (its first line differs)"], 1, true)
             return
         }
         let start = reader.position
@@ -70,7 +72,7 @@ public final class ManifestFile: @unchecked Sendable {
             previous = Array(name)
         }
         if file.failed { throw FileError(path: path, reason: "read failed: \(systemMessage())") }
-        (self.problems, problemCount) = (problems, count)
+        (self.problems, problemCount, foreign) = (problems, count, false)
         if sorted {
             (source, dataStart) = (file, start)
             return

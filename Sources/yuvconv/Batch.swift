@@ -203,7 +203,10 @@ func runBatch(_ options: Options) -> Int32 {
     if let refused = refuseInputsAsStandardStreams(protected) { return refused }
     var update: UpdateManifest?
     if options.update {
-        guard let manifest = UpdateManifest(folder: folder, plan: plan, options: options) else { return 2 }
+        var failure: Int32 = 0
+        guard let manifest = UpdateManifest(folder: folder, plan: plan, options: options, failure: &failure) else {
+            return failure
+        }
         update = manifest
     }
     if options.dryRun { return dryRunBatch(plan, options: options, update: update) }

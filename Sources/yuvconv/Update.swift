@@ -46,9 +46,12 @@ struct UpdateManifest: Sendable {
     let manifest: ManifestFile
 
     /// Reads the manifest of `folder` (none yet is an empty one). One that cannot be read is a warning, not an
-    /// error: every existing output is then converted again, the safe side. Nil, after a usage error, when an
-    /// output or the report file would be the manifest itself.
-    init?(folder: BatchOutputFolder, plan: BatchPlan, options: Options) {
+    /// error: every existing output is then converted again, the safe side. Nil after the message, with
+    /// `failure` 2 when an output or the report file would be the manifest itself (a usage error), and 1 when
+    /// the manifest's place holds a link, something other than a regular file, or (without --force) a file
+    /// that is not a manifest.
+    init?(folder: BatchOutputFolder, plan: BatchPlan, options: Options, failure: inout Int32) {
+        failure = 2
         path = folder.path(of: Manifest.fileName)
         let key = outputKey(path)
         var items = plan.reader(), clash: String?
@@ -59,8 +62,22 @@ struct UpdateManifest: Sendable {
             _ = usageFailure("\(displayPath(clash)) is where --update keeps its manifest; name the output otherwise")
             return nil
         }
+        // The manifest is rewritten at the end: a link there would have its target rewritten, and a file that is
+        // not a manifest is someone's file, replaced only with --force. Both refused before any work.
+        failure = 1
+        if let st = FileStatus(path: path, follow: false), st.kind != .regular {
+            printErr("yuvconv: error: \(displayPath(path)): " + (st.kind == .symlink
+                ? "is a symbolic link; --update keeps its manifest in a regular file of this name (remove the link)"
+                : "is not a regular file; --update keeps its manifest in a regular file of this name"))
+            return nil
+        }
         do throws(FileError) {
             let manifest = try ManifestFile(path: path)
+            if manifest.foreign && !options.force {
+                printErr("yuvconv: error: \(displayPath(path)): exists and is not a yuvconv manifest (its first line "
+                         + "differs); --update would replace it: remove it, or use --force")
+                return nil
+            }
             self.manifest = manifest
             let (problems, n) = (manifest.problems, manifest.problemCount)
             if n > 0 && !options.quiet {

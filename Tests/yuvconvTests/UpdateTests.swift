@@ -134,11 +134,17 @@ final class UpdateTests: CLITestCase {
         try FileManager.default.removeItem(at: work.appendingPathComponent("out/.yuvconv-manifest"))
         summary(try update().result, converted: 3, skipped: 0)
         summary(try update().result, converted: 0, skipped: 3)
-        // One it cannot read: a warning, and the same.
+        // A file there that is not a manifest is someone's: refused before any work without --force, untouched.
         try Data("not a manifest\n".utf8).write(to: work.appendingPathComponent("out/.yuvconv-manifest"))
-        let unread = try update()
+        let refused = try run(["convert", "in/", "-o", "out/", "--update"])
+        XCTAssertEqual(refused.status, 1, refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("out/.yuvconv-manifest: exists and is not a yuvconv manifest"), refused.stderr)
+        XCTAssertEqual(try contents("out/.yuvconv-manifest"), Data("not a manifest\n".utf8))
+        // With --force: a warning, everything converted again, and the manifest made anew.
+        let unread = try update(["--force"])
         summary(unread.result, converted: 3, skipped: 0)
         XCTAssertTrue(unread.result.stderr.contains("yuvconv: warning: out/.yuvconv-manifest: not a yuvconv manifest"), unread.result.stderr)
+        XCTAssertTrue(try contents("out/.yuvconv-manifest").starts(with: Data("yuvconv-manifest\t1".utf8)))
     }
 
     /// --dry-run --update: each item's decision and why; nothing written, the manifest included.
