@@ -289,6 +289,19 @@ memwrap; run m.y4m -o o.nv12
 status fail; says 'cut short'; rss_below 64; settled
 end
 
+begin y4m-bogus-colour-range
+{ printf 'YUV4MPEG2 W2 H2 C420jpeg XCOLORRANGE=BOGUS\nFRAME\n'; head -c 6 /dev/zero; } > r.y4m; snap
+run r.y4m -o o.nv12
+status fail; names r.y4m; says 'XCOLORRANGE'; settled
+end
+
+begin output-stdout-closed-named
+cp "$PNG" a.png; snap
+yc a.png -o - >&- 2> "$ERR"
+status fail; says 'stdout'; settled
+LC_ALL=C grep -qa 'stdin' "$ERR" && bad "standard output named as <stdin>: $(errline)"
+end
+
 # 3. A raw output named like a file never becomes a folder.
 begin files-to-raw-name
 cp "$PNG" a.png; cp "$CRAFT/p16.png" b.png; snap
@@ -504,6 +517,13 @@ begin output-dev-full
 cp "$JPG" a.jpg; snap
 run a.jpg -o /dev/full --force
 status 1; names a.jpg; settled
+[ -c /dev/full ] || bad "/dev/full is no longer a device"
+end
+
+begin output-dev-full-png
+cp "$JPG" a.jpg; snap
+run a.jpg -o /dev/full --format png --force
+status 1; names a.jpg; says 'space'; settled
 [ -c /dev/full ] || bad "/dev/full is no longer a device"
 end
 

@@ -1,6 +1,8 @@
 #include "yc_encode.h"
 
+#include <errno.h>
 #include <png.h>
+#include <stdio.h>
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,10 +16,12 @@ struct yc_png_writer {
 };
 
 static void on_error(png_structp png, png_const_charp msg) {
+    const int e = errno;   // libpng's own writer says only "Write Error" when fwrite falls short: say why
     yc_png_writer *w = png_get_error_ptr(png);
     if (!w->failed) {
         w->failed = 1;
-        snprintf(w->error, sizeof w->error, "%s", msg);
+        if (strcmp(msg, "Write Error") == 0 && e != 0) snprintf(w->error, sizeof w->error, "write failed: %s", strerror(e));
+        else snprintf(w->error, sizeof w->error, "%s", msg);
     }
     longjmp(w->jump, 1);
 }

@@ -94,5 +94,10 @@ public struct FileError: Error, CustomStringConvertible, Sendable {
     public init(path: String, _ error: DecodeError) { self.init(path: path, reason: error.reason, remedy: error.remedy) }
     public init(path: String, _ error: WriteError) { self.init(path: path, reason: error.reason, remedy: error.remedy) }
 
+    /// An output's error: `-` named as standard output, not as the standard input an input `-` is.
+    public init(output path: String, _ error: WriteError) {
+        self.init(path: path == "-" ? "<stdout>" : path, reason: error.reason, remedy: error.remedy)
+    }
+
     public var description: String { "\(displayPath(path)): \(reason)" }
 }

@@ -109,6 +109,11 @@ public func displayPath(_ path: String) -> String {
     path == "-" ? "<stdin>" : PathBytes.display(path)
 }
 
+/// An output path as messages name it: `-` is standard output there.
+public func displayOutputPath(_ path: String) -> String {
+    path == "-" ? "<stdout>" : PathBytes.display(path)
+}
+
 /// What `stat` says of a file, in the terms the tool decides by.
 public struct FileStatus: Sendable, Equatable {
     public enum Kind: Sendable, Equatable { case regular, directory, fifo, characterDevice, blockDevice, socket, symlink, other }

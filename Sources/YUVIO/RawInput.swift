@@ -179,7 +179,12 @@ public enum RawInput {
                     interlacing = i
                 case "C": colour = String(field.dropFirst())
                 case "X" where field.hasPrefix("XCOLORRANGE="):
-                    range = field.hasSuffix("FULL") ? .full : field.hasSuffix("LIMITED") ? .limited : nil
+                    // FFmpeg writes FULL or LIMITED; anything else is not guessed at (as an unknown interlacing tag).
+                    switch field.dropFirst("XCOLORRANGE=".count) {
+                    case "FULL": range = .full
+                    case "LIMITED": range = .limited
+                    default: throw .decoder("the Y4M header's \(field) is not XCOLORRANGE=FULL or XCOLORRANGE=LIMITED")
+                    }
                 default: break
                 }
             }

@@ -73,7 +73,7 @@ func dryRunItem(input: String, output: String, format: OutputFormat, action: Bat
                 _ = try AtomicOutput.check(path: output, force: options.force || action.replaces, inputs: [input],
                                            protected: protected)
             } catch {
-                refusal = FileError(path: output, error).cliReason
+                refusal = FileError(output: output, error).cliReason
             }
         }
     }

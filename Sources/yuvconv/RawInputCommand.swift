@@ -63,7 +63,7 @@ func runRawInput(_ options: Options) -> Int32 {
         }
         let sink: AtomicOutput
         do { sink = try AtomicOutput(path: output, force: options.force, inputs: [input]) } catch {
-            throw FileError(path: output, error)
+            throw FileError(output: output, error)
         }
         do throws(WriteError) {
             switch format {
@@ -87,7 +87,7 @@ func runRawInput(_ options: Options) -> Int32 {
             try sink.commit()
         } catch {
             sink.abort()
-            throw FileError(path: output, error)
+            throw FileError(output: output, error)
         }
         if !options.quiet {
             printErr("\(name): \(image.width)x\(image.height) YUV \(image.layout.rawValue) (\(spec)) -> \(sink.isStandardOutput ? "<stdout>" : displayPath(output))")

@@ -89,7 +89,7 @@ func run(_ args: [String]) -> Int32 {
             throw UsageError(message: "--report-file needs --report FORMAT")
         }
         if let file = options.reportFile, let (a, b) = clashingOutputs([out, file]) {
-            throw UsageError(message: "-o \(displayPath(a)) and --report-file \(displayPath(b)) are the same file")
+            throw UsageError(message: "-o \(displayOutputPath(a)) and --report-file \(displayOutputPath(b)) are the same file")
         }
         input = first
         output = out
@@ -185,7 +185,7 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
         sink = try AtomicOutput(path: output, force: options.force, inputs: [input], protected: protected,
                                 hashing: keepForReport || options.update)
     } catch {
-        return failed(FileError(path: output, error))
+        return failed(FileError(output: output, error))
     }
     // A JPEG is JFIF: its planes are BT.601 full range whatever was asked.
     let spec = format == .jpeg ? ConversionSpec(matrix: .bt601, range: .full) : options.spec
@@ -210,7 +210,7 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
             do throws(WriteError) {
                 try sink.write(try encodeJPEG(memory!.image!, quality: options.quality))
             } catch {
-                throw FileError(path: output, error)
+                throw FileError(output: output, error)
             }
         }
     } catch {
