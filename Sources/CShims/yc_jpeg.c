@@ -189,6 +189,22 @@ static int raw_sampling_supported(const struct jpeg_decompress_struct *j) {
            j->max_h_samp_factor % c[1].h_samp_factor == 0 && j->max_v_samp_factor % c[1].v_samp_factor == 0;
 }
 
+// Whether turning the picture by EXIF `orientation` moves whole chroma samples onto the upright picture's
+// chroma grid. A reversed axis maps luma x to W−1−x: the samples, each covering `ratio` luma columns from 0,
+// land on the upright grid only when W is a multiple of the ratio; otherwise every one would sit a luma
+// pixel or more off where the upright picture's chroma belongs, and such a picture goes through RGB.
+static int raw_turn_keeps_grid(const struct jpeg_decompress_struct *j, int orientation) {
+    // Which stored axes the turn reverses (Orientation.walk): x for 2, 3, 7, 8; y for 3, 4, 6, 7.
+    const int flip_x = orientation == 2 || orientation == 3 || orientation == 7 || orientation == 8;
+    const int flip_y = orientation == 3 || orientation == 4 || orientation == 6 || orientation == 7;
+    for (int c = 1; c < j->num_components; c++) {
+        const int rh = j->max_h_samp_factor / j->comp_info[c].h_samp_factor;
+        const int rv = j->max_v_samp_factor / j->comp_info[c].v_samp_factor;
+        if ((flip_x && j->image_width % rh != 0) || (flip_y && j->image_height % rv != 0)) return 0;
+    }
+    return 1;
+}
+
 // A stdio source with a large buffer. libjpeg-turbo's Huffman decoder takes its fast path only while the
 // source holds at least 512 bytes per block of the MCU (3 KiB for 4:2:0); jpeg_stdio_src refills 4 KiB at a
 // time, so most MCUs took the slow path. End of file is what jpeg_stdio_src does: a warning (which yc_decode
@@ -294,7 +310,8 @@ void yc_jpeg_open(yc_decoder *dec, FILE *file, int raw) {
     }
     // Colour management first: a source that needs a transform needs RGB, so it is not decoded raw.
     int transform = yc_plan_colour(dec) == YC_COLOUR_TRANSFORM;
-    if (raw && !transform && raw_sampling_supported(j)) {
+    // raw 2: the caller will apply the EXIF orientation, which must keep the chroma grid (above).
+    if (raw && !transform && raw_sampling_supported(j) && (raw != 2 || raw_turn_keeps_grid(j, info->orientation))) {
         // Planes as stored: no colour conversion, no upsampling (CONVENTIONS §2).
         j->raw_data_out = TRUE;
         j->do_fancy_upsampling = FALSE;

@@ -31,18 +31,19 @@ public final class ImageDecoder {
     public static let defaultMaxPixels = 268_435_456
 
     /// `raw`: ask for the JPEG direct path (decoder planes, no colour conversion); `isRaw` says whether the
-    /// file allowed it.
+    /// file allowed it. `turned`: the caller applies the file's EXIF orientation, so the direct path is taken
+    /// only when that turn keeps the chroma grid (an odd width mirrored does not).
     /// `alpha16`: a 16-bit PNG with alpha keeps it (`rgba16` rows) for the alpha modes.
     /// Most scans a progressive JPEG may have by default (libjpeg-turbo's tools use the same limit).
     public static let defaultMaxScans = 500
 
     public init(source: InputSource, maxPixels: Int = ImageDecoder.defaultMaxPixels,
                 maxScans: Int = ImageDecoder.defaultMaxScans,
-                allowTruncated: Bool = false, raw: Bool = false, alpha16: Bool = false,
+                allowTruncated: Bool = false, raw: Bool = false, turned: Bool = false, alpha16: Bool = false,
                 colourTarget: Primaries? = nil) throws(DecodeError) {
         self.source = source
         guard let h = yc_open(source.file, source.format, UInt64(maxPixels), Int32(clamping: maxScans),
-                              allowTruncated ? 1 : 0, raw ? 1 : 0, alpha16 ? 1 : 0, colourTarget?.target ?? -1) else {
+                              allowTruncated ? 1 : 0, raw ? (turned ? 2 : 1) : 0, alpha16 ? 1 : 0, colourTarget?.target ?? -1) else {
             throw .decoder("out of memory")
         }
         if yc_failed(h) != 0 {

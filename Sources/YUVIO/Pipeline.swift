@@ -133,6 +133,8 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
                                        // Sharp chroma takes the RGB route: it needs RGB, the direct path's chroma
                                        // is the box's. Every siting stays direct (`YCbCrSiting.swift`).
                                        raw: options.jpegPath == .direct && options.chromaFilter == .box,
+                                       // A turn that would move the chroma off its grid sends it through RGB.
+                                       turned: options.orientation == .auto,
                                        alpha16: options.alpha != .ignore,
                                        colourTarget: options.colourManagement ? options.target(for: spec) : nil)
         let info = decoder.info

@@ -93,7 +93,8 @@ yc_format yc_sniff(const uint8_t *bytes, size_t count);
 /// `alpha16`: a 16-bit PNG with alpha keeps it (R,G,B,A 16-bit rows, channels 4) instead of dropping it.
 /// `max_scans`: a JPEG with more scans than this is refused (0: no limit; libjpeg-turbo's tools use 500).
 /// `colour_target`: a yc_target (yc_colour.h) to plan colour management for (yc_get_colour's action and
-/// text), or -1 for none. A JPEG that needs a transform is not decoded raw: colour needs RGB.
+/// text), or -1 for none. A JPEG that needs a transform is not decoded raw: colour needs RGB. `raw` 2: raw
+/// only when turning by the file's EXIF orientation (which the caller will apply) keeps the chroma grid.
 yc_decoder *yc_open(FILE *file, yc_format format, uint64_t max_pixels, int max_scans, int allow_truncated, int raw,
                     int alpha16, int colour_target);
 
