@@ -46,8 +46,12 @@ public struct ColourDescription: Sendable, Equatable {
 
     /// The input options that read a raw frame of `layout` back correctly: `ffmpeg ARGS -i FILE …`. FFmpeg has
     /// no YV12 pixel format: a YV12 frame is read as yuv420p and its planes swapped (`ffmpegFilter`).
-    public func ffmpegInputArguments(layout: PixelLayout, width: Int, height: Int) -> [String] {
-        ["-f", "rawvideo", "-pix_fmt", layout.ffmpegName, "-s", "\(width)x\(height)"] + ffmpegTags
+    /// With `alpha` (an A plane after the planes, `--alpha keep`), a planar layout is ffmpeg's yuva420p (YV12's
+    /// swapped chroma still needs the filter below); NV12 and NV21 with A have no ffmpeg format and keep
+    /// their own, which reads the picture and ignores the A plane after it.
+    public func ffmpegInputArguments(layout: PixelLayout, width: Int, height: Int, alpha: Bool = false) -> [String] {
+        let name = alpha && (layout == .yuv420p || layout == .yv12) ? "yuva420p" : layout.ffmpegName
+        return ["-f", "rawvideo", "-pix_fmt", name, "-s", "\(width)x\(height)"] + ffmpegTags
     }
 
     /// The filter a layout needs after reading (`-vf …`), or nil: YV12's V and U planes swapped back.

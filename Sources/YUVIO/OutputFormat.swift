@@ -67,7 +67,7 @@ public enum OutputFormat: Equatable, Sendable {
         case rowPadding
         /// Planes padded to a multiple of rows.
         case planePadding
-        /// An A plane after the 4:2:0 planes.
+        /// An A plane (8-bit) after the 4:2:0 planes: 8-bit raw layouts only.
         case alphaPlane
         /// Samples of this many bits (`--depth`): 10 in a 10-bit raw layout or Y4M, 8 in the rest.
         case bitDepth(Int)
@@ -84,6 +84,8 @@ public enum OutputFormat: Equatable, Sendable {
         case (.bitDepth(let bits), _): return bits == 8
         case (.sharpChroma, .raw(let layout)): return layout.bitDepth == 8
         case (.sharpChroma, _): return true
+        // The A plane is 8-bit: after 16-bit planes it would make a file no pixel format describes.
+        case (.alphaPlane, .raw(let layout)): return layout.bitDepth == 8
         case (_, .raw): return true
         default: return false
         }

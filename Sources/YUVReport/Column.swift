@@ -89,7 +89,7 @@ public struct Column: Sendable {
         converted("cicp_chroma_location") { _, rep in .count(ColourDescription(spec: rep.spec, primaries: rep.primaries, chromaLocation: rep.chromaLocation).chromaLocation.cicp) },
         converted("ffmpeg_rawvideo_input") { _, rep in
             .text(ColourDescription(spec: rep.spec, primaries: rep.primaries, chromaLocation: rep.chromaLocation).ffmpegInputArguments(layout: rep.layout, width: rep.geometry.width,
-                                                                         height: rep.geometry.height).joined(separator: " "))
+                                                                         height: rep.geometry.height, alpha: rep.alphaBytes > 0).joined(separator: " "))
         },
         converted("ffmpeg_filter") { _, rep in ColourDescription.ffmpegFilter(layout: rep.layout).map { .text($0) } ?? .text("") },
         converted("color_management") { _, rep in .text(rep.colour ?? "none") },

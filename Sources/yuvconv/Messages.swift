@@ -32,7 +32,9 @@ extension OutputFormat.Refusal {
         case .rawOnly(.planePadding, let format):
             return "--align-height pads the planes of raw layouts; \(format.name) has no padding rows"
         case .rawOnly(.alphaPlane, let format):
-            return "--alpha keep writes raw layouts only (an A plane after the 4:2:0 planes), not \(format.name)"
+            return format.isRaw
+                ? "--alpha keep writes an 8-bit A plane after 8-bit planes; \(format.name) is 10-bit (use an 8-bit layout)"
+                : "--alpha keep writes raw layouts only (an A plane after the 4:2:0 planes), not \(format.name)"
         case .rawOnly(.bitDepth(let bits), let format):
             return bits == 10
                 ? "--depth 10 writes p010, yuv420p10le or y4m; \(format.name) is 8-bit"

@@ -306,6 +306,16 @@ extension CLITests {
         XCTAssertEqual(Array(opaque.suffix(w * h)), [UInt8](repeating: 255, count: w * h))
         XCTAssertEqual(try runAsStored([png, "-o", "x.png", "--alpha", "keep"]).status, 2)
         XCTAssertEqual(try runAsStored([png, "-o", "x.nv12", "--alpha", "half"]).status, 2)
+        // The A plane is 8-bit: a 10-bit layout with it would be a file no pixel format describes (it was written,
+        // 69 bytes for 5×3); refused. The report names yuva420p for a planar layout with A.
+        for tenBit in ["x.p010", "x.yuv420p10le"] {
+            let refused = try runAsStored([png, "-o", tenBit, "--alpha", "keep"])
+            XCTAssertEqual(refused.status, 2, refused.stderr)
+            XCTAssertTrue(refused.stderr.contains("--alpha keep writes an 8-bit A plane"), refused.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent(tenBit).path))
+        }
+        let json = try runAsStored([png, "-o", "j.yuv", "--alpha", "keep", "--report", "json", "-q"])
+        XCTAssertTrue(String(decoding: json.stdout, as: UTF8.self).contains("-pix_fmt yuva420p"), json.stderr)
     }
 }
 
