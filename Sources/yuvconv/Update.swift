@@ -98,7 +98,7 @@ struct UpdateManifest: Sendable {
     /// The outcome of an output kept as up to date: its report line from the manifest's figures.
     func kept(_ item: BatchItem, _ entry: ManifestEntry, options: Options) -> Outcome {
         var record = ImageRecord(file: displayPath(item.input), error: nil, report: entry.report, quality: entry.quality,
-                                 alignment: options.alignment, peakRSS: entry.peakRSS)
+                                 alignment: options.reportAlignment, peakRSS: entry.peakRSS)
         record.heightAlignment = options.heightAlignment
         record.output = OutputDigest(bytes: entry.outputBytes, sha256: entry.outputSHA256)
         record.upToDate = true

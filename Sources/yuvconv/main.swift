@@ -178,7 +178,7 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
                 keepForReport: Bool) -> Outcome {
     let name = displayPath(input)
     let decodeOptions = options.decodeOptions
-    func failed(_ e: FileError) -> Outcome { .failed(input, e, alignment: options.alignment) }
+    func failed(_ e: FileError) -> Outcome { .failed(input, e, alignment: options.reportAlignment) }
     // Check the output first, so a refused overwrite costs no decoding.
     let sink: AtomicOutput
     do {
@@ -233,7 +233,7 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
     let line = { summaryLine(name: name, report: report, processPeak: !options.inBatch) }
     if !options.quiet && !options.batchQuietLines { printErr(line()) }
     if !options.quiet && options.batchQuietLines && options.verbose { printAboveProgress(line()) }
-    var record = ImageRecord(file: name, error: nil, report: report, quality: report.quality, alignment: options.alignment,
+    var record = ImageRecord(file: name, error: nil, report: report, quality: report.quality, alignment: options.reportAlignment,
                              peakRSS: peak)
     record.heightAlignment = options.heightAlignment
     record.output = sink.digest
@@ -312,12 +312,12 @@ func measureOne(input: String, options: Options) -> Outcome {
         let report = try convert(path: input, spec: options.spec, layout: layout, into: DiscardSink(),
                                  options: decodeOptions, metrics: options.metrics, siting: options.siting ?? .center)
         let peak = peakResidentBytes()
-        var record = ImageRecord(file: name, error: nil, report: report, quality: report.quality, alignment: options.alignment,
+        var record = ImageRecord(file: name, error: nil, report: report, quality: report.quality, alignment: options.reportAlignment,
                                  peakRSS: peak)
         record.heightAlignment = options.heightAlignment
         return Outcome(record: record, failure: nil)
     } catch {
-        return .failed(input, error, alignment: options.alignment)
+        return .failed(input, error, alignment: options.reportAlignment)
     }
 }
 

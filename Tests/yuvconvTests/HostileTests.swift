@@ -397,6 +397,12 @@ final class HostileTests: CLITestCase {
         XCTAssertEqual(try run([png, "-o", "-", "--format", "yuv420p", "--align-height", "48", "--align", "64", "-q"]).stdout, tall)
         let report = try run(["report", png, "--format", "yuv420p", "--align", "64", "--align-height", "48", "--report", "json"])
         XCTAssertTrue(String(decoding: report.stdout, as: UTF8.self).contains("\"yuv_aligned_bytes\": \(tall.count)"))
+        // --align-height alone: rows tight, planes 48 and 24 rows; the report's aligned figure is that file's size
+        // (it assumed 64-byte rows before: 6144 for a 2304-byte file).
+        let heightOnly = try run([png, "-o", "t.yuv", "--align-height", "48", "--report", "json", "-q"])
+        XCTAssertEqual(try data("t.yuv").count, 48 * 32 + 2 * 24 * 16)
+        XCTAssertTrue(String(decoding: heightOnly.stdout, as: UTF8.self).contains("\"yuv_aligned_bytes\": \(48 * 32 + 2 * 24 * 16)"),
+                      String(decoding: heightOnly.stdout, as: UTF8.self))
         var rows = Data()
         for r in 0..<32 { rows += tall[(r * 64)..<(r * 64 + 32)] }
         for (start, n) in [(48 * 64, 16), (48 * 64 + 24 * 64, 16)] {
