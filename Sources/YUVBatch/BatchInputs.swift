@@ -100,7 +100,8 @@ public final class BatchInputs: @unchecked Sendable {
         if let list = filesFrom {
             try fileStep { () throws(FileError) in
                 try Self.readList(list, nul: nul) { path in
-                    add(path, dir: "")
+                    // A listed "-" is a file of that name, never standard input (which cannot be one of many).
+                    add(path == "-" ? "./-" : path, dir: "")
                     sequence += 1
                 }
             }

@@ -265,6 +265,14 @@ final class BatchPlanTests: XCTestCase {
         }
     }
 
+    /// A listed "-" is a file of that name, never standard input (it read standard input as one of many inputs).
+    func testListedDashIsAFile() throws {
+        try touch("a.png")
+        let list = root + "/list.txt"
+        try Data("\(root)/a.png\n-\n".utf8).write(to: URL(fileURLWithPath: list))
+        XCTAssertEqual(try BatchInputs(operands: [], filesFrom: list).items.map(\.input), [root + "/a.png", "./-"])
+    }
+
     /// Without --update: nothing there converts, an existing output is replaced with --force, else skipped.
     func testActionWithoutUpdate() throws {
         try touch("a.png")
