@@ -302,6 +302,19 @@ status fail; says 'stdout'; settled
 LC_ALL=C grep -qa 'stdin' "$ERR" && bad "standard output named as <stdin>: $(errline)"
 end
 
+begin empty-stdin-pipe
+snap
+yc - -o o.nv12 < <(true) > "$OUT" 2> "$ERR"
+status 1; says 'empty'; settled
+LC_ALL=C grep -qa 'FIFO' "$ERR" && bad "an empty pipe called a FIFO without a writer: $(errline)"
+end
+
+begin files-from-same-file-twice
+cp "$PNG" a.png; printf 'a.png\n./a.png\n' > list; snap
+run convert --files-from list -o o/
+status 2; says 'given twice'; settled
+end
+
 # 3. A raw output named like a file never becomes a folder.
 begin files-to-raw-name
 cp "$PNG" a.png; cp "$CRAFT/p16.png" b.png; snap

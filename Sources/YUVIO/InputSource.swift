@@ -58,7 +58,8 @@ public final class InputSource {
             if n > 0 { head += more[0..<Int(n)] }
         }
         if head.isEmpty {
-            throw failure(status.kind == .fifo ? .cannotOpen("nothing was written to the FIFO (no writer)") : .empty)
+            // A named FIFO is opened without waiting for a writer; standard input's pipe was simply empty.
+            throw failure(status.kind == .fifo && path != "-" ? .cannotOpen("nothing was written to the FIFO (no writer)") : .empty)
         }
         let sniffed = yc_sniff(head, min(head.count, 8))
         if sniffed == YC_FORMAT_UNKNOWN { throw failure(.unknownFormat) }

@@ -59,6 +59,11 @@ extension BatchPlanError {
                 + "an output name must be a file inside the output folder (no '..', not empty)"
         case .format(let refusal): return refusal.cliMessage
         case .sameOutput(let first, let second, let output):
+            // The same file given twice: no name template separates it from itself.
+            if first == second || (inputIdentity(first) != nil && inputIdentity(first) == inputIdentity(second)) {
+                return "\(displayPath(first)) is given twice (as \(displayPath(second)) too); "
+                    + "list each input once"
+            }
             return "\(displayPath(first)) and \(displayPath(second)) would both write \(displayPath(output)) "
                 + "(change --name, e.g. '{name}.{ext}')"
         case .reportIsOutput(let file): return "--report-file \(displayPath(file)) is also an image output"
