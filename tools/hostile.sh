@@ -315,6 +315,26 @@ run convert --files-from list -o o/
 status 2; says 'given twice'; settled
 end
 
+begin raw-chroma-zero-to-10-bit
+python3 -c "open('c0.nv12','wb').write(bytes([128]*8+[0,128,128,128]))"; snap
+run c0.nv12 --size 4x2 --range full -o c.p010
+status 0; ALLOW=(c.p010); settled
+[ "$(stat -c %s c.p010 2>/dev/null)" = 24 ] || bad "c.p010 is not 24 bytes"
+end
+
+begin raw-input-report-refused
+python3 -c "open('m.nv12','wb').write(bytes(24))"; snap
+run m.nv12 --size 4x4 -o m.nv21 --report csv --report-file m.csv
+status 2; says 'report'; settled
+end
+
+begin recursive-symlink-loops
+mkdir t; cp "$PNG" t/p.png; ln -s . t/l1; ln -s . t/l2; snap
+run convert t -r -o o/
+status 0; says 'reached again'; ALLOW=(o 'o/*' 'o/*/*'); settled
+[ "$(find o -type f | wc -l)" = 1 ] || bad "$(find o -type f | wc -l) outputs for one file"
+end
+
 # 3. A raw output named like a file never becomes a folder.
 begin files-to-raw-name
 cp "$PNG" a.png; cp "$CRAFT/p16.png" b.png; snap

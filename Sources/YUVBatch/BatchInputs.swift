@@ -37,6 +37,7 @@ public struct SkippedEntry: Sendable, Equatable, CustomStringConvertible {
         case .fifo: return "a FIFO"
         case .characterDevice, .blockDevice: return "a device"
         case .socket: return "a socket"
+        case .directory: return "a folder walked already, reached again through a link"
         default: return "not a regular file"
         }
     }
@@ -166,6 +167,10 @@ public final class BatchInputs: @unchecked Sendable {
     static func walkFolder(_ root: String, recursive: Bool, found: (String, String) -> Void,
                            skip: (SkippedEntry) -> Void) throws(FileError) {
         var pending: [String] = [""]
+        // Every folder walked, by identity: one reached again (a link to a folder above it — a loop, which
+        // `ln -s . a; ln -s . b` makes 2^40 paths of — or a second way into one) is walked once, and named.
+        var walked = Set<FileIdentity>()
+        if let st = FileStatus(path: root) { walked.insert(st.identity) }
         while let rel = pending.popLast() {
             let path = rel.isEmpty ? root : root + "/" + rel
             guard let d = withFileSystemPath(path, { opendir($0) }) else {
@@ -181,7 +186,12 @@ public final class BatchInputs: @unchecked Sendable {
                 guard let st = FileStatus(path: full) else { continue }
                 switch st.kind {
                 case .directory:
-                    if recursive { pending.append(rel.isEmpty ? name : rel + "/" + name) }
+                    guard recursive else { break }
+                    if walked.insert(st.identity).inserted {
+                        pending.append(rel.isEmpty ? name : rel + "/" + name)
+                    } else {
+                        skip(SkippedEntry(path: full, kind: .directory))
+                    }
                 case .regular:
                     if isImageName(name) { found(full, rel) }
                 default:

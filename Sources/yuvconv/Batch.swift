@@ -156,7 +156,7 @@ func gatherInputs(_ options: Options, standardInput: Bool = false) throws(BatchP
     let skipped = inputs.skipped, n = inputs.skippedCount
     if n > 0 && !options.quiet {
         printErr("yuvconv: warning: skipped \(n) folder entr\(n == 1 ? "y" : "ies") that "
-                 + "\(n == 1 ? "is" : "are") not a regular file: "
+                 + "\(n == 1 ? "is" : "are") not a regular file or a folder to walk: "
                  + skipped.map(\.description).joined(separator: ", ") + (n > skipped.count ? ", … (\(n - skipped.count) more)" : ""))
     }
     return inputs

@@ -15,6 +15,11 @@ func runRawInput(_ options: Options) -> Int32 {
     let name = displayPath(input)
     let format: OutputFormat
     do throws(UsageError) {
+        // The report's figures (memory saved, quality) describe a conversion from RGB: YUV input has none.
+        if options.reportFormat != nil || options.metrics {
+            throw UsageError(message: "--report and --metrics measure conversions of JPEG and PNG input; "
+                             + "YUV input (raw or Y4M) writes no report")
+        }
         try refuseTerminal(output)
         format = try options.outputFormat(for: output)
     } catch {
@@ -35,6 +40,9 @@ func runRawInput(_ options: Options) -> Int32 {
         var siting = options.siting ?? .center
         var interlacing = Y4MInterlacing.progressive
         if RawInput.isY4M(path: input) {
+            if !options.quiet && (options.inputSize != nil || options.inputLayout != nil) {
+                printErr("yuvconv: warning: \(name): a Y4M header gives the size and layout; --size and --pix-fmt are ignored")
+            }
             let (img, range, tag, fields) = try RawInput.readY4M(path: input, maxPixels: options.maxPixels)
             image = img
             // An interlaced frame is two fields woven together. Copied into a Y4M, its samples keep their tag

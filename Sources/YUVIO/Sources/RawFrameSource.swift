@@ -117,8 +117,10 @@ struct DepthMap {
         if from == to { return v }
         if from == 8 {
             guard full else { return v * 4 }
-            // ⌊(v − c8)·1023/255 + c10 + ½⌋ over 510 (c8 = 128, c10 = 512 for chroma; 0 for luma): ≥ 0.
-            return centre ? (2 * ((v - 128) * 1023 + 512 * 255) + 255) / 510 : (2 * v * 1023 + 255) / 510
+            // ⌊(v − c8)·1023/255 + c10 + ½⌋ over 510 (c8 = 128, c10 = 512 for chroma; 0 for luma), clamped: a
+            // chroma byte of 0 is −1.5 there (it trapped as a negative UInt16), 255 is 1022.
+            let n = centre ? (2 * ((v - 128) * 1023 + 512 * 255) + 255) / 510 : (2 * v * 1023 + 255) / 510
+            return min(max(n, 0), 1023)
         }
         guard full else { return min((v + 2) >> 2, 255) }
         let n = centre ? (2 * ((v - 512) * 255 + 128 * 1023) + 1023) / 2046 : (2 * v * 255 + 1023) / 2046
