@@ -262,7 +262,7 @@ end
 begin size-max-pixels-int64
 cp "$CRAFT/raw16.nv12" f.nv12; snap
 run f.nv12 --size 3037000499x3037000499 --max-pixels 9223372036854775807 -o o.nv12
-status fail; says 'large|above|limit'; settled
+status fail; says 'large|above|limit|more pixels than any frame'; settled
 end
 
 begin y4m-max-pixels-int64
@@ -333,6 +333,18 @@ mkdir t; cp "$PNG" t/p.png; ln -s . t/l1; ln -s . t/l2; snap
 run convert t -r -o o/
 status 0; says 'reached again'; ALLOW=(o 'o/*' 'o/*/*'); settled
 [ "$(find o -type f | wc -l)" = 1 ] || bad "$(find o -type f | wc -l) outputs for one file"
+end
+
+begin name-unknown-placeholder
+cp "$PNG" a.png; snap
+run convert a.png -o o/ --name '{bogus}.{ext}'
+status 2; says 'not a placeholder'; settled
+end
+
+begin same-name-two-folders-hint
+mkdir -p t/sub; cp "$PNG" t/f1.png; cp "$PNG" t/sub/f1.png; snap
+run convert t -r -o o/
+status 2; says '\{dir\}/\{stem\}'; settled
 end
 
 # 3. A raw output named like a file never becomes a folder.

@@ -64,6 +64,7 @@ public final class BatchPlan: @unchecked Sendable {
                 format: OutputFormat? = nil, needs: [OutputFormat.RawOnly] = [], shard: (index: Int, count: Int)? = nil,
                 reportFile: String? = nil) throws(BatchPlanError) {
         if template.isEmpty { throw .emptyTemplate }
+        if let unknown = Self.unknownPlaceholder(in: template) { throw .unknownPlaceholder(template: template, placeholder: unknown) }
         let selection = try inputs.selection(shard: shard)
         (folder, self.format, self.needs) = (outputFolder, format, needs)
         (skipped, skippedCount) = (inputs.skipped, inputs.skippedCount)
@@ -196,6 +197,20 @@ public final class BatchPlan: @unchecked Sendable {
         var out: [BatchItem] = [], r = reader()
         while let item = r.next() { out.append(item) }
         return out
+    }
+
+    /// The placeholders `outputName` expands.
+    public static let placeholders: Set<Substring> = ["{stem}", "{name}", "{dir}", "{ext}", "{format}"]
+
+    /// The first `{word}` of `template` that is not a placeholder, if any.
+    static func unknownPlaceholder(in template: String) -> String? {
+        var rest = template[...]
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            let token = rest[open...close]
+            if !placeholders.contains(token) { return String(token) }
+            rest = rest[rest.index(after: close)...]
+        }
+        return nil
     }
 
     /// Expands the name template for one input: `{stem}`, `{name}` (the input's file name without and with its

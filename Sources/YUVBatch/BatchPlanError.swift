@@ -14,6 +14,8 @@ public enum BatchPlanError: Error, Sendable {
     case standardInputTwice
     /// An empty name template.
     case emptyTemplate
+    /// A `{…}` in the template that is none of the placeholders (it would have become part of every name).
+    case unknownPlaceholder(template: String, placeholder: String)
     /// The template gives `input` a name that is empty, a folder, or climbs out with "..".
     case nameOutsideFolder(template: String, name: String, input: String)
     /// No format can be written to an output (its name says none, or the format cannot carry what was asked).

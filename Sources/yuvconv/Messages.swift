@@ -54,6 +54,9 @@ extension BatchPlanError {
         case .standardInput: return "standard input cannot be one of many inputs"
         case .standardInputTwice: return "standard input can be read only once (- given twice, or with --files-from -)"
         case .emptyTemplate: return "--name needs a template, e.g. '{stem}.{ext}'"
+        case .unknownPlaceholder(let template, let placeholder):
+            return "--name '\(displayPath(template))': \(placeholder) is not a placeholder "
+                + "(the template knows {stem}, {name}, {dir}, {ext} and {format})"
         case .nameOutsideFolder(let template, let name, let input):
             return "--name '\(displayPath(template))' gives '\(displayPath(name))' for \(displayPath(input)): "
                 + "an output name must be a file inside the output folder (no '..', not empty)"
@@ -64,8 +67,11 @@ extension BatchPlanError {
                 return "\(displayPath(first)) is given twice (as \(displayPath(second)) too); "
                     + "list each input once"
             }
+            // Files of one name in different folders (-r) are told apart by their folder; else by their extension.
+            let base = { (p: String) in p.split(separator: "/").last.map(String.init) ?? p }
+            let hint = base(first) == base(second) ? "{dir}/{stem}.{ext}" : "{name}.{ext}"
             return "\(displayPath(first)) and \(displayPath(second)) would both write \(displayPath(output)) "
-                + "(change --name, e.g. '{name}.{ext}')"
+                + "(change --name, e.g. '\(hint)')"
         case .reportIsOutput(let file): return "--report-file \(displayPath(file)) is also an image output"
         case .outputIsInput, .file: return fileError.map(\.cli) ?? ""
         }
