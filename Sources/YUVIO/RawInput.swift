@@ -46,8 +46,8 @@ public enum RawInput {
         let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
         // Int.max / 8 bounds any layout's bytes (at most 3 a pixel, and a row's padding) whatever
         // --max-pixels allows, so the byte count below cannot overflow either.
-        if !overflow && pixels > maxPixels { throw .tooLarge(width: width, height: height, limit: maxPixels) }
-        guard !overflow, pixels <= Int.max / 8 else {
+        if overflow || pixels > maxPixels { throw .tooLarge(width: width, height: height, limit: maxPixels) }
+        guard pixels <= Int.max / 8 else {
             throw .decoder("\(width)x\(height) is more pixels than any frame can hold (2^60), whatever --max-pixels allows")
         }
         return FrameLayout(width: width, height: height, pixelLayout: layout).byteCount
