@@ -285,8 +285,7 @@ YC_INLINE YC_BODY_TARGET int YC_BODY_NAME(step)(const uint8_t *s0, const uint8_t
         // (`cvttps2dq`) instead of rounding it less ½ saves a subtraction.
         cu8 = YC_BODY_NAME(pack_bytes)(__builtin_convertvector(YC_BODY_NAME(chroma_odd)(tu, k->du) * k->uInv, yc_v_i32));
         cv8 = YC_BODY_NAME(pack_bytes)(__builtin_convertvector(YC_BODY_NAME(chroma_odd)(tv, k->dv) * k->vInv, yc_v_i32));
-        cu = __builtin_convertvector(cu8, yc_v_i32);   // unused on this tier: its NV12 interleaves the bytes
-        cv = __builtin_convertvector(cv8, yc_v_i32);
+        cu = cv = (yc_v_i32){};   // not used: full range's NV12 interleaves the bytes, its planes store them
     } else
 #endif
     {
@@ -296,7 +295,7 @@ YC_INLINE YC_BODY_TARGET int YC_BODY_NAME(step)(const uint8_t *s0, const uint8_t
         cv8 = __builtin_convertvector(cv, yc_v_u8);
     }
     if (nv12 && (YC_BODY_TIER == 0 || (full && YC_SATURATING_BYTES))) {
-        // Each plane narrowed to bytes, then the bytes interleaved (SSE2 has no unsigned 32 → 16-bit pack).
+        // The planes' bytes interleaved (SSE2 has no unsigned 32 → 16-bit pack; x86's full range has bytes already).
         typedef uint8_t u8x32 __attribute__((vector_size(32)));
         const u8x32 w = __builtin_shufflevector(cu8, cv8, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23,
                                                 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);

@@ -245,8 +245,6 @@ static int invert3(const double a[9], double r[9]) {
     return 1;
 }
 
-// The fast path's tables, or NULL when a profile is not a plain matrix/TRC one (LUT-based profiles go
-// through LittleCMS).
 // Whether a profile has a device-to-PCS LUT of any intent. LittleCMS takes one over the matrix/TRC tags when it
 // is there — for relative colorimetric D2B1, then A2B1, then A2B0 (cmsIsCLUT asks for A2B1 only) — so a
 // profile with any of them is not a plain matrix/TRC one for the fast path, whatever else it holds.
@@ -258,6 +256,8 @@ static int has_device_lut(cmsHPROFILE p) {
     return 0;
 }
 
+// The fast path's tables, or NULL when a profile is not a plain matrix/TRC one (LUT-based profiles go
+// through LittleCMS).
 static yc_colour_tables *fast8_create(cmsHPROFILE src, cmsHPROFILE dst) {
     if (!cmsIsMatrixShaper(src) || !cmsIsMatrixShaper(dst)) return NULL;
     if (has_device_lut(src) || cmsIsCLUT(dst, INTENT_RELATIVE_COLORIMETRIC, LCMS_USED_AS_OUTPUT)) return NULL;

@@ -130,9 +130,7 @@ public final class AtomicOutput {
             if yc_standard_descriptor_was_closed(descriptor) != 0 {
                 throw .system(descriptor == 1 ? "standard output is closed" : "descriptor \(descriptor) is closed")
             }
-            if let st = FileStatus(descriptor: descriptor), st.kind == .regular, protected.contains(st.identity) {
-                throw .sameAsInput
-            }
+            if isOpen(onInput: descriptor, protected.contains) { throw .sameAsInput }
             return .descriptor(descriptor)
         }
         let real = try resolveLinks(path)
@@ -143,6 +141,13 @@ public final class AtomicOutput {
             if !force { throw .exists }
         }
         return .file(real)
+    }
+
+    /// Whether descriptor `fd` is open on a regular file that `isInput` names: what is written there would change
+    /// an input (`-o - 1<>in.png`, or a report or messages on a standard stream opened on one).
+    public static func isOpen(onInput fd: Int32, _ isInput: (FileIdentity) -> Bool) -> Bool {
+        guard let st = FileStatus(descriptor: fd), st.kind == .regular else { return false }
+        return isInput(st.identity)
     }
 
     /// Checks up front that `path` may be written (`check`, so no work is wasted), then opens it: a descriptor,

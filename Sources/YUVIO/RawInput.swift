@@ -57,14 +57,16 @@ public enum RawInput {
     /// the one mechanism that hands a peek's bytes back, as `InputSource` uses it).
     struct Reader {
         let file: UnsafeMutablePointer<FILE>
+        /// A regular file's size (not standard input's, which may be part read): the most `read` reserves.
+        let fileSize: Int?
 
         /// Exactly `count` bytes (fewer only at the end of the input). Memory follows the bytes that arrive, never
         /// the count a header or a command line claims: a 40-byte file that says its frame holds 15 GB takes 40
-        /// bytes. It is reserved up front only up to `atMost` (a regular file's size, when known), else 64 MiB,
-        /// and filled 16 MiB at a time.
-        func read(_ count: Int, atMost: Int? = nil) throws(DecodeError) -> [UInt8] {
+        /// bytes. It is reserved up front only up to `fileSize` (when known), else 64 MiB, and filled 16 MiB at a
+        /// time.
+        func read(_ count: Int) throws(DecodeError) -> [UInt8] {
             var bytes: [UInt8] = []
-            bytes.reserveCapacity(max(0, min(count, atMost ?? (1 << 26))))
+            bytes.reserveCapacity(max(0, min(count, fileSize ?? (1 << 26))))
             while bytes.count < count {
                 let start = bytes.count, want = min(1 << 24, count - start)
                 bytes.append(contentsOf: repeatElement(0, count: want))
@@ -113,7 +115,7 @@ public enum RawInput {
                 throw .cannotOpen(errnoMessage())
             }
             defer { fclose(file) }
-            return try body(Reader(file: file), st)
+            return try body(Reader(file: file, fileSize: st?.kind == .regular && path != "-" ? st?.size : nil), st)
         } catch {
             throw FileError(path: name, error)
         }
@@ -130,7 +132,7 @@ public enum RawInput {
             if let st, st.kind == .regular, path != "-", st.size != need {
                 throw .frameSize("is \(st.size) bytes, but \(what)")
             }
-            let bytes = try input.read(need, atMost: st?.kind == .regular && path != "-" ? st?.size : nil)
+            let bytes = try input.read(need)
             guard bytes.count == need else { throw .frameSize("ends after \(bytes.count) bytes, but \(what)") }
             if try !input.read(1).isEmpty { throw .frameSize("holds more than one frame: \(what)") }
             try checkSamples(bytes, layout: layout)
@@ -164,7 +166,7 @@ public enum RawInput {
     /// the first frame's bytes are read.
     public static func readY4M(path: String, maxPixels: Int) throws(FileError)
         -> (YUVImage, ColorRange?, ChromaLocation, Y4MInterlacing) {
-        try withInput(path) { (input, st) throws(DecodeError) -> (YUVImage, ColorRange?, ChromaLocation, Y4MInterlacing) in
+        try withInput(path) { (input, _) throws(DecodeError) -> (YUVImage, ColorRange?, ChromaLocation, Y4MInterlacing) in
             let header = String(decoding: try input.line(limit: 4096, what: "the Y4M header"), as: UTF8.self)
             let fields = header.split(separator: " ")
             guard fields.first == "YUV4MPEG2" else { throw .decoder("not a Y4M stream (no YUV4MPEG2 signature)") }
@@ -198,7 +200,7 @@ public enum RawInput {
             let need = try frameBytes(width: w, height: h, layout: layout, maxPixels: maxPixels)
             let frame = String(decoding: try input.line(limit: 4096, what: "the Y4M frame header"), as: UTF8.self)
             guard frame.hasPrefix("FRAME") else { throw .decoder("the Y4M stream has no FRAME") }
-            let bytes = try input.read(need, atMost: st?.kind == .regular && path != "-" ? st?.size : nil)
+            let bytes = try input.read(need)
             guard bytes.count == need else {
                 throw .decoder("the Y4M frame is cut short (\(bytes.count) of \(need) bytes)")
             }

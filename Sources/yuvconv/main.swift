@@ -135,7 +135,7 @@ func warnIgnoredOptions(_ options: Options, format: OutputFormat, rawInput: Bool
 /// standard error either, so it is pointed at /dev/null and the exit status (1) alone says it.
 func refuseInputsAsStandardStreams(_ protected: any FileIdentitySet) -> Int32? {
     for fd in [STDERR_FILENO, STDOUT_FILENO] {
-        guard let st = FileStatus(descriptor: fd), st.kind == .regular, protected.contains(st.identity) else { continue }
+        guard AtomicOutput.isOpen(onInput: fd, { protected.contains($0) }) else { continue }
         if fd == STDERR_FILENO {
             let null = open("/dev/null", O_WRONLY)
             if null >= 0 { dup2(null, STDERR_FILENO); close(null) }

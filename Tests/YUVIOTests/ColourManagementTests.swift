@@ -16,6 +16,38 @@ final class ColourManagementTests: XCTestCase {
         try ImageDecoder(source: try InputSource(path: path, maxPixels: 1 << 30), raw: false, colourTarget: target)
     }
 
+    /// Every row of `d` through the stage's transform and through LittleCMS's double-precision one rounded half
+    /// up, compared sample by sample (R, G, B): how many, how many equal, the largest difference, and how many
+    /// the reference changed.
+    func fastAgainstReference(_ d: ImageDecoder, target: Primaries) throws
+        -> (samples: Int, equal: Int, worst: Int, changed: Int) {
+        let format = d.info.rowFormat, w = d.info.width, rowBytes = w * format.bytesPerPixel
+        let fast = try XCTUnwrap(d.colourTransform(to: target, format: format))
+        let reference = try XCTUnwrap(d.colourTransform(to: target, format: format, reference: true))
+        let a = UnsafeMutableRawPointer.allocate(byteCount: rowBytes, alignment: 16)
+        let b = UnsafeMutableRawPointer.allocate(byteCount: rowBytes, alignment: 16)
+        defer { a.deallocate(); b.deallocate() }
+        var samples = 0, equal = 0, worst = 0, changed = 0
+        for _ in 0..<d.info.height {
+            try d.readRows(into: a, rowBytes: rowBytes, count: 1)
+            b.copyMemory(from: a, byteCount: rowBytes)
+            let before = Array(UnsafeRawBufferPointer(start: a, count: rowBytes))
+            fast.apply(a, rowBytes: rowBytes, width: w, count: 1)
+            reference.apply(b, rowBytes: rowBytes, width: w, count: 1)
+            for x in 0..<w {
+                for c in 0..<3 {
+                    let i = x * format.bytesPerPixel + c
+                    let p = Int(a.load(fromByteOffset: i, as: UInt8.self)), q = Int(b.load(fromByteOffset: i, as: UInt8.self))
+                    samples += 1
+                    if p == q { equal += 1 }
+                    if q != Int(before[i]) { changed += 1 }
+                    worst = max(worst, abs(p - q))
+                }
+            }
+        }
+        return (samples, equal, worst, changed)
+    }
+
     /// The stage's transform against LittleCMS's double-precision one rounded half up (the contract's
     /// precision): at least 99.9% of samples equal, none more than 1 off — on a P3 JPEG and PNG, an Adobe RGB
     /// JPEG, and each target.
@@ -23,30 +55,7 @@ final class ColourManagementTests: XCTestCase {
         for (path, target) in [(p3, Primaries.bt709), (p3PNG, .bt709), (adobe, .bt709), (adobe, .p3), (p3, .bt2020)] {
             let d = try decoder(path, target: target)
             XCTAssertEqual(d.colourPlan.action, .transform, path)
-            let format = d.info.rowFormat, w = d.info.width, rowBytes = w * format.bytesPerPixel
-            let fast = try XCTUnwrap(d.colourTransform(to: target, format: format))
-            let reference = try XCTUnwrap(d.colourTransform(to: target, format: format, reference: true))
-            let a = UnsafeMutableRawPointer.allocate(byteCount: rowBytes, alignment: 16)
-            let b = UnsafeMutableRawPointer.allocate(byteCount: rowBytes, alignment: 16)
-            defer { a.deallocate(); b.deallocate() }
-            var samples = 0, equal = 0, worst = 0, changed = 0
-            for _ in 0..<d.info.height {
-                try d.readRows(into: a, rowBytes: rowBytes, count: 1)
-                b.copyMemory(from: a, byteCount: rowBytes)
-                let before = Array(UnsafeRawBufferPointer(start: a, count: rowBytes))
-                fast.apply(a, rowBytes: rowBytes, width: w, count: 1)
-                reference.apply(b, rowBytes: rowBytes, width: w, count: 1)
-                for x in 0..<w {
-                    for c in 0..<3 {
-                        let i = x * format.bytesPerPixel + c
-                        let p = Int(a.load(fromByteOffset: i, as: UInt8.self)), q = Int(b.load(fromByteOffset: i, as: UInt8.self))
-                        samples += 1
-                        if p == q { equal += 1 }
-                        if q != Int(before[i]) { changed += 1 }
-                        worst = max(worst, abs(p - q))
-                    }
-                }
-            }
+            let (samples, equal, worst, changed) = try fastAgainstReference(d, target: target)
             print("colour precision: \(path) → \(target): \(equal) of \(samples) samples equal, worst \(worst)")
             XCTAssertLessThanOrEqual(worst, 1, "\(path) → \(target)")
             XCTAssertGreaterThanOrEqual(Double(equal) / Double(samples), 0.999, "\(path) → \(target): \(equal) of \(samples)")
@@ -63,25 +72,8 @@ final class ColourManagementTests: XCTestCase {
         let path = fixturesURL.appendingPathComponent("colour/lut-a2b0.png").path
         let d = try decoder(path)
         XCTAssertEqual(d.colourPlan.action, .transform)
-        let format = d.info.rowFormat, w = d.info.width, rowBytes = w * format.bytesPerPixel
-        let fast = try XCTUnwrap(d.colourTransform(to: .bt709, format: format))
-        let reference = try XCTUnwrap(d.colourTransform(to: .bt709, format: format, reference: true))
-        var worst = 0, changed = 0
-        let a = UnsafeMutableRawPointer.allocate(byteCount: rowBytes, alignment: 16)
-        let b = UnsafeMutableRawPointer.allocate(byteCount: rowBytes, alignment: 16)
-        defer { a.deallocate(); b.deallocate() }
-        for _ in 0..<d.info.height {
-            try d.readRows(into: a, rowBytes: rowBytes, count: 1)
-            b.copyMemory(from: a, byteCount: rowBytes)
-            let before = Array(UnsafeRawBufferPointer(start: a, count: rowBytes))
-            fast.apply(a, rowBytes: rowBytes, width: w, count: 1)
-            reference.apply(b, rowBytes: rowBytes, width: w, count: 1)
-            for i in 0..<rowBytes {
-                let p = Int(a.load(fromByteOffset: i, as: UInt8.self)), q = Int(b.load(fromByteOffset: i, as: UInt8.self))
-                worst = max(worst, abs(p - q))
-                if q != Int(before[i]) { changed += 1 }
-            }
-        }
+        let rowBytes = d.info.width * d.info.rowFormat.bytesPerPixel
+        let (_, _, worst, changed) = try fastAgainstReference(d, target: .bt709)
         XCTAssertLessThanOrEqual(worst, 1, "the 8-bit rows against LittleCMS's double-precision transform")
         XCTAssertGreaterThan(changed, rowBytes * d.info.height / 4, "the LUT changes the picture")
     }
