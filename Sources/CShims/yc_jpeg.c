@@ -107,7 +107,9 @@ static boolean app2_marker(j_decompress_ptr cinfo) {
     long length = marker_length(cinfo);
     if (length <= 0) return TRUE;
     static const char tag[] = "ICC_PROFILE";   // with its NUL: 12 bytes
-    if (length <= 14) {
+    // Exactly 14 bytes is the header of an empty piece, still one of the sequence (as libjpeg-turbo's
+    // jpeg_read_icc_profile counts it): skipped, a profile of N pieces with one empty looked incomplete.
+    if (length < 14) {
         (*cinfo->src->skip_input_data)(cinfo, length);
         return TRUE;
     }
