@@ -13,10 +13,10 @@ public struct BatchOutputFolder: Sendable, Equatable {
         path = output
     }
 
-    /// Where `name` goes in this folder.
+    /// Where `name` goes in this folder: the folder as given, one "/" between (so `/` is the root, not the
+    /// current folder).
     public func path(of name: String) -> String {
-        let dir = path.hasSuffix("/") ? String(path.dropLast()) : path
-        return (dir.isEmpty ? "" : dir + "/") + name
+        path.hasSuffix("/") ? path + name : path + "/" + name
     }
 }
 
@@ -65,6 +65,12 @@ public final class BatchPlan: @unchecked Sendable {
                 reportFile: String? = nil) throws(BatchPlanError) {
         if template.isEmpty { throw .emptyTemplate }
         if let unknown = Self.unknownPlaceholder(in: template) { throw .unknownPlaceholder(template: template, placeholder: unknown) }
+        // A shard is checked as the whole batch first: a clash, a bad name or an output that is an input
+        // between items of different shards would otherwise pass every shard alone (and one shard's output
+        // overwrite another's, or its input). Every shard refuses what the whole run refuses, and protects
+        // every input of it.
+        let whole = shard == nil ? nil : try BatchPlan(inputs, outputFolder: outputFolder, template: template,
+                                                       format: format, needs: needs, reportFile: reportFile)
         let selection = try inputs.selection(shard: shard)
         (folder, self.format, self.needs) = (outputFolder, format, needs)
         (skipped, skippedCount) = (inputs.skipped, inputs.skippedCount)
@@ -97,27 +103,43 @@ public final class BatchPlan: @unchecked Sendable {
         self.planned = planned
         count = Int(position)
         // A clash among the items before a refused name was met first.
-        try Self.refuseClashes(outputs)
+        if let (first, second, output) = try Self.firstClash(outputs) {
+            throw .sameOutput(first: PathBytes.decode(first), second: PathBytes.decode(second), output: PathBytes.decode(output))
+        }
         if let refusal { throw refusal }
-        let protected = try fileStep { () throws(FileError) in try SortedIdentities(ids) }
+        let protected: SortedIdentities
+        if let whole { protected = whole.protected } else {
+            protected = try fileStep { () throws(FileError) in try SortedIdentities(ids) }
+        }
         self.protected = protected
         // Before anything is written: no output (nor the report) may be any input of the batch, and the report
         // may not be one of the outputs.
+        // Nor may two outputs of different names be one file: where each lands (its links followed, its folder
+        // by identity) set aside and sorted, as the names were.
         let reportKey = reportFile.map(outputKey)
         var reportIsOutput = false
         var walk = self.reader()
+        let places = Spool()
+        var at: UInt64 = 0
         while let item = walk.next() {
             if let st = FileStatus(path: item.output), protected.contains(st.identity) { throw .outputIsInput(item.output) }
             if let key = reportKey, !reportIsOutput, outputKey(item.output) == key { reportIsOutput = true }
+            let place = Array(Self.outputPlace(item.output).utf8), out = PathBytes.encode(item.output)
+            places.appendRecord(parts: [place[...], [0], InputRecord.bigEndian(at)[...], out[...],
+                                        InputRecord.length(place.count)[...]])
+            at += 1
         }
         try fileStep { () throws(FileError) in try planned.seal() }
         if reportIsOutput, let file = reportFile { throw .reportIsOutput(file) }
+        if let (first, second, _) = try Self.firstClash(places) {
+            throw .sameFile(first: PathBytes.decode(first), second: PathBytes.decode(second))
+        }
     }
 
-    /// Refuses two inputs onto one output: of the outputs (`output`, 0, position, input, output length
-    /// records) sorted by name, the clash whose second input comes first in the plan — the one a walk in
-    /// order meets first — naming the first two inputs that make it.
-    static func refuseClashes(_ outputs: Spool) throws(BatchPlanError) {
+    /// Two inputs onto one output: of the outputs (`output`, 0, position, input, output length records)
+    /// sorted by name, the clash whose second input comes first in the plan — the one a walk in order meets
+    /// first — with the first two inputs that make it and the output's bytes.
+    static func firstClash(_ outputs: Spool) throws(BatchPlanError) -> ([UInt8], [UInt8], [UInt8])? {
         let sorted = try fileStep { () throws(FileError) in try outputs.sortedRecords() }
         var reader = sorted.reader()
         var previous: [UInt8] = [], previousInput: [UInt8] = [], runLength = 0
@@ -139,10 +161,18 @@ public final class BatchPlan: @unchecked Sendable {
             previousInput = input
         }
         try fileStep { () throws(FileError) in try sorted.seal() }
-        if let f = found {
-            throw .sameOutput(first: PathBytes.decode(f.first), second: PathBytes.decode(f.secondInput),
-                              output: PathBytes.decode(f.output))
-        }
+        return found.map { ($0.first, $0.secondInput, $0.output) }
+    }
+
+    /// Where an output lands, the same string for two paths that reach one file: its symbolic links followed,
+    /// then its folder by device and inode and its name in it (a path, when the folder is still to be made).
+    static func outputPlace(_ path: String) -> String {
+        let real = (try? AtomicOutput.resolveLinks(path)) ?? path
+        let slash = real.lastIndex(of: "/")
+        let dir = slash.map { real[..<$0].isEmpty ? "/" : String(real[..<$0]) } ?? "."
+        let base = slash.map { String(real[real.index(after: $0)...]) } ?? real
+        if let d = FileStatus(path: dir) { return "in:\(d.device):\(d.inode)/" + base }
+        return "path:" + real
     }
 
     /// One input, named and given its format.

@@ -26,12 +26,14 @@ public enum BatchPlanError: Error, Sendable {
     case reportIsOutput(String)
     /// An output is one of the batch's inputs (or the list of them).
     case outputIsInput(String)
+    /// Two outputs of different names reach one file (a symbolic link in the output folder, or to a folder).
+    case sameFile(first: String, second: String)
     /// A folder or the list of files could not be read.
     case file(FileError)
 
     public var isUsage: Bool {
         switch self {
-        case .outputIsInput, .file: return false
+        case .outputIsInput, .sameFile, .file: return false
         default: return true
         }
     }
@@ -41,6 +43,9 @@ public enum BatchPlanError: Error, Sendable {
         switch self {
         case .file(let e): return e
         case .outputIsInput(let path): return FileError(path: path, reason: "is an input of this batch; refusing to overwrite an input")
+        case .sameFile(let first, let second):
+            return FileError(path: second, reason: "is the same file as the output \(displayPath(first)) (through a symbolic link); "
+                             + "refusing to write one over the other")
         default: return nil
         }
     }

@@ -121,7 +121,7 @@ public final class AtomicOutput {
     ///   standard error; `/dev/fd/N` descriptor N: written in order, never replaced by a file.
     /// - A symbolic link is followed: its target is written (atomically when it is a regular file, with
     ///   `force` when it exists) and the link itself stays as it was.
-    /// - A device, FIFO or socket is written in place, in order.
+    /// - A device, FIFO or socket is written in place, in order; a block device only with `force`.
     public static func check(path: String, force: Bool, inputs: [String] = [],
                              protected: any FileIdentitySet = Set<FileIdentity>()) throws(WriteError) -> Destination {
         let named = Set(inputs.compactMap(inputIdentity))
@@ -137,6 +137,8 @@ public final class AtomicOutput {
         if let st = FileStatus(path: real) {
             if protected.contains(st.identity) { throw .sameAsInput }
             if st.kind == .directory { throw .system("is a directory") }
+            // A disk holds data as a file does: `-o /dev/sda` by mistake must not wipe it.
+            if st.kind == .blockDevice && !force { throw .blockDevice }
             if st.kind != .regular { return .inPlace(real) }
             if !force { throw .exists }
         }
@@ -220,7 +222,7 @@ public final class AtomicOutput {
     }
 
     /// The file a path finally names, through any chain of symbolic links (the path itself when it is none).
-    static func resolveLinks(_ path: String) throws(WriteError) -> String {
+    public static func resolveLinks(_ path: String) throws(WriteError) -> String {
         var current = path
         for _ in 0..<40 {
             guard let st = FileStatus(path: current, follow: false), st.kind == .symlink,

@@ -73,7 +73,7 @@ extension BatchPlanError {
             return "\(displayPath(first)) and \(displayPath(second)) would both write \(displayPath(output)) "
                 + "(change --name, e.g. '\(hint)')"
         case .reportIsOutput(let file): return "--report-file \(displayPath(file)) is also an image output"
-        case .outputIsInput, .file: return fileError.map(\.cli) ?? ""
+        case .outputIsInput, .sameFile, .file: return fileError.map(\.cli) ?? ""
         }
     }
 }

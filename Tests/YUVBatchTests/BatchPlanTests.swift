@@ -109,6 +109,29 @@ final class BatchPlanTests: XCTestCase {
         XCTAssertEqual(outputs(plan), ["out/x/a.png.nv12", "out/y/a.png.nv12"])
     }
 
+    /// Every shard refuses what the whole batch refuses: checked shard by shard, b.jpg and b.png fell into
+    /// different shards, each shard wrote its b.nv12, and the second replaced (or skipped) the first's.
+    func testShardsAreCheckedAsTheWholeBatch() throws {
+        try touch("d/a.jpg", "d/b.jpg", "d/b.png")
+        for k in 1...2 {
+            let error = refusal { () throws(BatchPlanError) in
+                try BatchPlan(operands: [root + "/d/"], outputFolder: root + "/o/", shard: (k, 2))
+            }
+            guard case .sameOutput(let first, let second, _)? = error else { return XCTFail("shard \(k): \(String(describing: error))") }
+            XCTAssertEqual([first, second], [root + "/d/b.jpg", root + "/d/b.png"], "shard \(k)")
+        }
+        // An output that is another shard's input: protected in every shard.
+        try touch("e/a.png", "e/b.png")
+        try FileManager.default.createDirectory(atPath: root + "/eo", withIntermediateDirectories: true)
+        try FileManager.default.linkItem(atPath: root + "/e/b.png", toPath: root + "/eo/a.nv12")
+        for k in 1...2 {
+            let error = refusal { () throws(BatchPlanError) in
+                try BatchPlan(operands: [root + "/e/"], outputFolder: root + "/eo/", shard: (k, 2))
+            }
+            guard case .outputIsInput(root + "/eo/a.nv12")? = error else { return XCTFail("shard \(k): \(String(describing: error))") }
+        }
+    }
+
     func testNamesThatLeaveTheFolderRefused() throws {
         try touch("a.png")
         for template in ["../{stem}.nv12", "sub/../../{stem}", "{stem}/", "{dir}", ""] {
@@ -231,6 +254,10 @@ final class BatchPlanTests: XCTestCase {
         // An existing folder without "/" is a folder; "new/" asks for one.
         XCTAssertEqual(try BatchOutputFolder(root).path, root)
         XCTAssertEqual(try BatchOutputFolder(root + "/new/").path, root + "/new/")
+        // The root is the root: `-o /` once wrote `name` into the current folder.
+        XCTAssertEqual(try BatchOutputFolder("/").path(of: "a.nv12"), "/a.nv12")
+        XCTAssertEqual(try BatchOutputFolder(root).path(of: "a.nv12"), root + "/a.nv12")
+        XCTAssertEqual(try BatchOutputFolder(root + "/").path(of: "a.nv12"), root + "/a.nv12")
         guard case .standardInput? = refusal({ () throws(BatchPlanError) in
             try BatchPlan(operands: [root + "/a.png", "-"], outputFolder: root + "/out/")
         }) else { return XCTFail() }
