@@ -64,18 +64,21 @@ public enum Remedy: Sendable, Equatable {
 /// Why an output could not be written.
 public enum WriteError: Error, Equatable, Sendable {
     case exists
+    /// A block device (a disk or a partition): written in place, like any device, but only with `--force`.
+    case blockDevice
     case sameAsInput
     case system(String)
 
     public var reason: String {
         switch self {
         case .exists: return "already exists"
+        case .blockDevice: return "is a block device (a disk or partition)"
         case .sameAsInput: return "is the input file; refusing to overwrite an input"
         case .system(let why): return why
         }
     }
 
-    public var remedy: Remedy? { self == .exists ? .overwrite : nil }
+    public var remedy: Remedy? { self == .exists || self == .blockDevice ? .overwrite : nil }
 }
 
 /// An error tied to the file it happened to: printed as `FILE: reason`.
