@@ -85,8 +85,16 @@ func joinThread(_ t: pthread_t) { pthread_join(t, nil) }
 
 /// A key that names where an output goes, equal for two paths that reach the same file (links, `./a` and
 /// `a`, an existing file by device and inode) or the same descriptor: two outputs of one run must differ.
+/// A descriptor open on a file, pipe, socket or disk is keyed by what it is open on, so `-o -` with standard
+/// output redirected to the report file (or `/dev/fd/5` a copy of standard output) is the same output; a
+/// terminal or other character device keeps its descriptor's key.
 public func outputKey(_ path: String) -> String {
-    if let fd = AtomicOutput.standardDescriptor(path) { return "fd:\(fd)" }
+    if let fd = AtomicOutput.standardDescriptor(path) {
+        if let st = FileStatus(descriptor: fd), st.kind != .characterDevice, st.kind != .directory {
+            return "id:\(st.device):\(st.inode)"
+        }
+        return "fd:\(fd)"
+    }
     let real = (try? AtomicOutput.resolveLinks(path)) ?? path
     if let st = FileStatus(path: real) { return "id:\(st.device):\(st.inode)" }
     let (dir, base) = splitPath(real)

@@ -91,6 +91,14 @@ func run(_ args: [String]) -> Int32 {
         if let file = options.reportFile, let (a, b) = clashingOutputs([out, file]) {
             throw UsageError(message: "-o \(displayOutputPath(a)) and --report-file \(displayOutputPath(b)) are the same file")
         }
+        // Without a report file the report goes to standard output, or standard error when the data does
+        // (`emitReport`): that stream may be the output too (`-o /dev/fd/5 5>&1`, `-o - 2>&1`).
+        if options.reportFormat != nil, options.reportFile == nil {
+            let stream = AtomicOutput.standardDescriptor(out) == STDOUT_FILENO ? "/dev/stderr" : "-"
+            if clashingOutputs([out, stream]) != nil {
+                throw UsageError(message: "-o \(displayOutputPath(out)) and the report on \(stream == "-" ? "standard output" : "standard error") are the same file; name a --report-file")
+            }
+        }
         input = first
         output = out
         format = try options.outputFormat(for: out)
