@@ -335,7 +335,9 @@ enum HelpParts {
     static let exactness = """
         Every value is the exact result of the conversion contract (round half up on the exact rational),
         bit for bit (of the flattened or premultiplied colours with --alpha), unless --chroma-filter sharp
-        asks for planes made for bilinear players instead. No colour management is applied.
+        asks for planes made for bilinear players instead. The contract applies to the RGB samples the
+        conversion starts from: after colour management (an embedded profile other than the target's is
+        transformed first, --color-management auto), or as stored with --color-management off.
         """
     static let exitStatus: [(status: String, meaning: String)] = [
         ("0", "done"),
