@@ -98,6 +98,29 @@ d = open(os.path.join(fx, "jpeg/jpegsuite/progressive_huffman/32x32x8_ycbcr.jpg"
 scans = [s for s in segments(d) if s[0] == 0xDA]
 last = scans[-1]
 put("scans.jpg", d[:last[2]] + d[last[1]:last[2]] * (10000 - len(scans)) + d[last[2]:])
+
+# A 1x1 PNG whose sCAL (or pCAL) declares 2 GB and holds nothing: libpng's handlers for these allocate the
+# declared length first, beyond png_set_chunk_malloc_max.
+ihdr = struct.pack(">I", 13) + b"IHDR" + struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
+ihdr += struct.pack(">I", zlib.crc32(ihdr[4:]))
+for kind in (b"sCAL", b"pCAL"):
+    put("huge-%s.png" % kind.decode(), b"\x89PNG\r\n\x1a\n" + ihdr + struct.pack(">I", 0x7FFFFFFF) + kind)
+
+# The Display P3 JPEG with its profile cut into four APP2 pieces, the second one empty (a piece of exactly
+# the 14-byte header still counts in the sequence).
+d = open(os.path.join(fx, "..", "colour", "kodim23-p3.jpg"), "rb").read()
+segs = [(m, d[a:b]) for m, a, b in segments(d)]
+first_scan = next(i for i, (m, _) in enumerate(segs) if m == 0xDA)
+is_icc = lambda m, s: m == 0xE2 and s[4:16] == b"ICC_PROFILE\0"
+icc = b"".join(s[18:] for m, s in segs[:first_scan] if is_icc(m, s))
+def app2(seq, count, piece):
+    body = b"ICC_PROFILE\0" + bytes([seq, count]) + piece
+    return b"\xff\xe2" + struct.pack(">H", len(body) + 2) + body
+k = len(icc) // 3
+pieces = [app2(1, 4, icc[:k]), app2(2, 4, b""), app2(3, 4, icc[k:2 * k]), app2(4, 4, icc[2 * k:])]
+head = [s for m, s in segs[:first_scan] if not is_icc(m, s)]
+rest = d[sum(len(s) for _, s in segs[:first_scan]) + 2:]
+put("icc-empty-piece.jpg", d[:2] + head[0] + b"".join(pieces) + b"".join(head[1:]) + rest)
 EOF
 
 # ---------------------------------------------------------------------------------------------------------
@@ -718,6 +741,69 @@ yc - -o x.nv12 <&- > "$OUT" 2> "$ERR"
 status fail; says 'closed|standard input|stdin'
 LC_ALL=C grep -qai empty "$ERR" && bad "says empty: $(errline)"
 settled
+end
+
+# 15. Folders, devices, shards and streams that reach one file by another name.
+begin output-folder-root
+# `-o /` is the root folder, not the current one (it wrote ./NAME, replacing it with --force).
+stem=hostile-root-$$
+cp "$PNG" "$stem.png"; echo precious > "$stem.nv12"; snap
+run "$stem.png" -o / --force -q
+status 0; settled
+same "/$stem.nv12" "$(ref "$PNG" nv12)"; rm -f "/$stem.nv12"
+end
+
+begin output-block-device
+cp "$PNG" a.png
+if mknod blk b 7 250 2>/dev/null; then
+  snap
+  run a.png -o blk
+  status 1; names blk; says 'block device'; says 'force'; settled
+  end
+else skipped "cannot make a device node here"; fi
+
+for k in 1 2; do
+  # A clash between items of different shards: each shard is checked as the whole batch.
+  begin "shard-$k-of-2-clash"
+  mkdir d; cp "$JPG" d/a.jpg; cp "$JPG2" d/b.jpg; cp "$PNG" d/b.png; snap
+  run convert d/ -o o/ --shard $k/2 --force
+  status 2; says 'would both write'; settled
+  end
+done
+
+begin report-file-is-redirected-stdout
+cp "$PNG" a.png; : > out.bin; snap
+yc a.png -o - --report json --report-file out.bin --force > out.bin 2> "$ERR"
+status 2; says 'same file'; settled
+end
+
+begin output-fd-is-report-stdout
+cp "$PNG" a.png; : > out.bin; snap
+yc a.png -o /dev/fd/5 --report json > out.bin 5>&1 2> "$ERR"
+status 2; says 'same file'; settled
+end
+
+begin output-link-onto-other-output
+# o/a.nv12 is a link to o/b.nv12: a.jpg's output would land on b.png's.
+cp "$JPG" a.jpg; cp "$PNG" b.png; mkdir o; ln -s b.nv12 o/a.nv12; snap
+run convert a.jpg b.png -o o/ -j 1 --force
+status 1; names o/a.nv12; says 'same file'; settled
+end
+
+for kind in sCAL pCAL; do
+  begin "png-huge-$kind"
+  cp "$CRAFT/huge-$kind.png" a.png; snap
+  memwrap; run a.png -o o.nv12
+  status fail; names a.png; rss_below 64; within 3000; settled
+  end
+done
+
+begin jpeg-icc-empty-piece
+cp "$CRAFT/icc-empty-piece.jpg" a.jpg; snap
+run a.jpg -o o.nv12
+status 0; ALLOW=(o.nv12); settled
+LC_ALL=C grep -qai 'incomplete' "$ERR" && bad "warns: $(errline)"
+same o.nv12 "$(ref "$here/Fixtures/colour/kodim23-p3.jpg" nv12)"
 end
 
 # Nothing under Fixtures/ changed.
