@@ -38,7 +38,7 @@ let package = Package(
         // What the test targets share: fixture paths, the seeded generator, the CLI test base class.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "YUVCoreTests", dependencies: ["YUVCore", "TestSupport"], path: "Tests/YUVCoreTests"),
-        .testTarget(name: "YUVIOTests", dependencies: ["YUVCore", "YUVIO", "CShims", "CTurboJPEG", "TestSupport"],
+        .testTarget(name: "YUVIOTests", dependencies: ["YUVCore", "YUVIO", "CShims", "CTurboJPEG", "CLCMS", "TestSupport"],
                     path: "Tests/YUVIOTests"),
         .testTarget(name: "YUVReportTests", dependencies: ["YUVCore", "YUVIO", "YUVReport", "TestSupport"],
                     path: "Tests/YUVReportTests"),

@@ -32,6 +32,21 @@ static cmsHPROFILE rgb_profile(double wx, double wy, const double *prim, cmsTone
     return h;
 }
 
+static int has_device_lut(cmsHPROFILE p);
+
+// A grey profile as the RGB one that does the same to grey samples (which a grey image's rows are, R = G = B):
+// its tone curve on all three channels and colorants that sum to the PCS white (D50), so R = G = B = v goes to
+// curve(v)·D50 in XYZ — what LittleCMS makes of v through the grey profile. Then the grey source takes every
+// route an RGB one takes: the fast path for 8-bit rows, LittleCMS for 16-bit ones and as the reference. NULL
+// for a grey profile with a LUT (rare; its samples are then used as stored).
+static cmsHPROFILE grey_as_rgb(cmsHPROFILE grey) {
+    if (has_device_lut(grey)) return NULL;
+    const cmsToneCurve *trc = cmsReadTag(grey, cmsSigGrayTRCTag);
+    if (!trc) return NULL;
+    const cmsCIExyY *d50 = cmsD50_xyY();
+    return rgb_profile(d50->x, d50->y, srgb_xy + 2, cmsDupToneCurve(trc));
+}
+
 static const char *target_name(yc_target t) {
     return t == YC_TARGET_P3 ? "Display P3" : t == YC_TARGET_BT2020 ? "BT.2020" : "sRGB";
 }
@@ -63,13 +78,25 @@ static cmsHPROFILE source_profile(const yc_colour *c, char *name, size_t name_si
             snprintf(why, why_size, "the embedded ICC profile cannot be read");
             return NULL;
         }
-        if (cmsGetColorSpace(p) != cmsSigRgbData) {
-            snprintf(why, why_size, "the embedded ICC profile is not an RGB profile");
+        const cmsColorSpaceSignature space = cmsGetColorSpace(p);
+        if (space == cmsSigGrayData && !c->grey) {
+            snprintf(why, why_size, "the embedded ICC profile is a grey one on a colour image");
+            cmsCloseProfile(p);
+            return NULL;
+        }
+        if (space != cmsSigRgbData && space != cmsSigGrayData) {
+            snprintf(why, why_size, "the embedded ICC profile is not an RGB or grey profile");
             cmsCloseProfile(p);
             return NULL;
         }
         if (cmsGetProfileInfoASCII(p, cmsInfoDescription, "en", "US", name, (cmsUInt32Number)name_size) == 0 || !name[0])
             snprintf(name, name_size, "ICC profile");
+        if (space == cmsSigGrayData) {
+            cmsHPROFILE rgb = grey_as_rgb(p);
+            cmsCloseProfile(p);
+            if (!rgb) snprintf(why, why_size, "the embedded grey ICC profile (%s) has no tone curve to use", name);
+            return rgb;
+        }
         return p;
     }
     if (c->icc_broken) {

@@ -1,3 +1,4 @@
+import CLCMS
 import Foundation
 import TestSupport
 import XCTest
@@ -63,6 +64,82 @@ final class ColourManagementTests: XCTestCase {
                 XCTAssertGreaterThan(changed, samples / 10, "\(path) → \(target): the transform must change the picture")
             }
         }
+    }
+
+    /// A grey image with a grey profile (tools/make-grey-profile-fixtures.py): its samples go through the
+    /// profile's tone curve as LittleCMS transforms the grey profile itself (grey in, sRGB out, double
+    /// precision, rounded half up) — an independent route: the stage makes an RGB profile of it. Before, every
+    /// grey profile was "not an RGB profile" and the samples were used as stored (linear grey 128 stayed 128,
+    /// not sRGB's 188).
+    func testGreyProfileOnGreyImageIsTransformedAsLittleCMSDoes() throws {
+        for (name, gamma) in [("colour/grey-linear.png", 1.0), ("colour/grey-gamma18.jpg", 461.0 / 256)] {
+            let path = fixturesURL.appendingPathComponent(name).path
+            let d = try decoder(path)
+            XCTAssertEqual(d.colourPlan.action, .transform, name)
+            XCTAssertTrue(d.colourPlan.text.hasSuffix("→ sRGB"), d.colourPlan.text)
+            // LittleCMS on the grey profile: what each grey level becomes.
+            let curve = cmsBuildGamma(nil, gamma)
+            let grey = cmsCreateGrayProfile(cmsD50_xyY(), curve), srgb = cmsCreate_sRGBProfile()
+            defer { cmsFreeToneCurve(curve); cmsCloseProfile(grey); cmsCloseProfile(srgb) }
+            let typeGreyDouble = UInt32((1 << 22) | (3 << 16) | (1 << 3)), typeRGBDouble = UInt32((1 << 22) | (4 << 16) | (3 << 3))
+            let t = try XCTUnwrap(cmsCreateTransform(grey, typeGreyDouble, srgb, typeRGBDouble, UInt32(INTENT_RELATIVE_COLORIMETRIC),
+                                                     UInt32(cmsFLAGS_NOOPTIMIZE)))
+            defer { cmsDeleteTransform(t) }
+            let expected: [Int] = (0..<256).map { v in
+                var x = Double(v) / 255, out = [Double](repeating: 0, count: 3)
+                cmsDoTransform(t, &x, &out, 1)
+                return Int((out[0] * 255 + 0.5).rounded(.down))
+            }
+            let format = d.info.rowFormat, w = d.info.width, rowBytes = w * format.bytesPerPixel
+            let fast = try XCTUnwrap(d.colourTransform(to: .bt709, format: format))
+            let row = UnsafeMutableRawPointer.allocate(byteCount: rowBytes, alignment: 16)
+            defer { row.deallocate() }
+            var samples = 0, equal = 0, worst = 0, changed = 0
+            for _ in 0..<d.info.height {
+                try d.readRows(into: row, rowBytes: rowBytes, count: 1)
+                let before = (0..<w).map { row.load(fromByteOffset: $0 * format.bytesPerPixel, as: UInt8.self) }
+                fast.apply(row, rowBytes: rowBytes, width: w, count: 1)
+                for x in 0..<w {
+                    let want = expected[Int(before[x])]
+                    if want != Int(before[x]) { changed += 1 }
+                    for c in 0..<3 {
+                        let got = Int(row.load(fromByteOffset: x * format.bytesPerPixel + c, as: UInt8.self))
+                        samples += 1
+                        if got == want { equal += 1 }
+                        worst = max(worst, abs(got - want))
+                    }
+                }
+            }
+            print("colour precision: \(name) (grey profile) → sRGB: \(equal) of \(samples) samples equal, worst \(worst)")
+            XCTAssertLessThanOrEqual(worst, 1, name)
+            XCTAssertGreaterThanOrEqual(Double(equal) / Double(samples), 0.999, name)
+            XCTAssertGreaterThan(changed, w * d.info.height / 2, "\(name): the profile changes most levels")
+        }
+    }
+
+    /// A grey profile on a colour image says what it is, and the samples are used as stored.
+    func testGreyProfileOnColourImageIsNamed() throws {
+        // kodim23-p3.jpg's picture with the grey fixture's profile in place of its own.
+        let p3 = try Data(contentsOf: URL(fileURLWithPath: self.p3))
+        let grey = try Data(contentsOf: fixturesURL.appendingPathComponent("colour/grey-gamma18.jpg"))
+        func app2(_ d: Data) -> Range<Int>? {
+            var i = 2
+            while i + 4 <= d.count, d[i] == 0xFF {
+                let n = Int(d[i + 2]) << 8 | Int(d[i + 3])
+                if d[i + 1] == 0xE2 { return i..<(i + 2 + n) }
+                if d[i + 1] == 0xDA { break }
+                i += 2 + n
+            }
+            return nil
+        }
+        var mixed = p3
+        mixed.replaceSubrange(try XCTUnwrap(app2(p3)), with: grey[try XCTUnwrap(app2(grey))])
+        let path = NSTemporaryDirectory() + "yuvconv-grey-profile-\(getpid()).jpg"
+        try mixed.write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let d = try decoder(path)
+        XCTAssertEqual(d.colourPlan.action, .broken)
+        XCTAssertEqual(d.colourPlan.text, "the embedded ICC profile is a grey one on a colour image; colours used as stored")
     }
 
     /// A profile with matrix/TRC tags and an A2B0 LUT that means something else (tools/make-lut-profile-fixture.py):

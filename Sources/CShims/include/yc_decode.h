@@ -59,6 +59,7 @@ typedef struct {
     int has_gama;            // PNG gAMA: the file gamma (0.45455 for 1/2.2)
     double gama;
     int exif_adobe_rgb;      // EXIF InteroperabilityIndex "R03"
+    int grey;                // the image's samples are grey (a 1-component JPEG, a grey or grey+alpha PNG)
     /// When yc_open was given a colour target: what colour management does (yc_colour_action: 0 nothing,
     /// 1 a transform, -1 a broken profile) and a sentence saying so.
     int action;
