@@ -106,6 +106,13 @@ ihdr += struct.pack(">I", zlib.crc32(ihdr[4:]))
 for kind in (b"sCAL", b"pCAL"):
     put("huge-%s.png" % kind.decode(), b"\x89PNG\r\n\x1a\n" + ihdr + struct.pack(">I", 0x7FFFFFFF) + kind)
 
+# A 16384x16384 RGB PNG cut short in its first row: 116 bytes that claim 805 MB of pixels.
+zc = zlib.compressobj()
+first = zc.compress(b"\0" + bytes(16384 * 3)) + zc.flush(zlib.Z_SYNC_FLUSH)
+idat = struct.pack(">I", 200) + b"IDAT" + first[:200]
+put("claims-16k.png", b"\x89PNG\r\n\x1a\n" + ihdr[:8] + struct.pack(">IIBBBBB", 16384, 16384, 8, 2, 0, 0, 0)
+    + struct.pack(">I", zlib.crc32(b"IHDR" + struct.pack(">IIBBBBB", 16384, 16384, 8, 2, 0, 0, 0))) + idat)
+
 # The Display P3 JPEG with its profile cut into four APP2 pieces, the second one empty (a piece of exactly
 # the 14-byte header still counts in the sequence).
 d = open(os.path.join(fx, "..", "colour", "kodim23-p3.jpg"), "rb").read()
@@ -795,6 +802,16 @@ for kind in sCAL pCAL; do
   cp "$CRAFT/huge-$kind.png" a.png; snap
   memwrap; run a.png -o o.nv12
   status fail; names a.png; rss_below 64; within 3000; settled
+  end
+done
+
+# A short input costs what it holds, whatever its header claims, on the outputs that hold a picture: JPEG
+# (the whole picture, to encode) and a stream (the chroma until the luma has gone out).
+for o in x.jpg:jpeg -:nv12; do
+  begin "claims-16k-to-${o#*:}"
+  cp "$CRAFT/claims-16k.png" a.png; snap
+  memwrap; yc a.png -o "${o%:*}" -f "${o#*:}" > "$OUT" 2> "$ERR"
+  status 1; names a.png; says 'truncated|ends before'; rss_below 64; settled
   end
 done
 

@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Synchronization
 
 /// The counting allocator a conversion's buffers come from (swift-nio's `ByteBufferAllocator` is the
@@ -22,6 +27,21 @@ public final class Ledger: Sendable {
 
     public func deallocate(_ pointer: UnsafeMutableRawPointer, bytes: Int) {
         pointer.deallocate()
+        record(-bytes)
+    }
+
+    /// `count` zero bytes as fresh pages from the system (an anonymous mapping), counted until
+    /// `deallocatePages`: a page costs memory only once written, so a buffer sized by a header's claim costs
+    /// what the input really fills. Nil when the system refuses.
+    public func allocateZeroedPages(_ count: Int) -> UnsafeMutablePointer<UInt8>? {
+        guard let p = mmap(nil, max(count, 1), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+              p != MAP_FAILED else { return nil }
+        record(count)
+        return p.bindMemory(to: UInt8.self, capacity: max(count, 1))
+    }
+
+    public func deallocatePages(_ pointer: UnsafeMutablePointer<UInt8>, bytes: Int) {
+        munmap(pointer, max(bytes, 1))
         record(-bytes)
     }
 

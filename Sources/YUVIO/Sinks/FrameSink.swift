@@ -45,9 +45,12 @@ public final class OutputSink: BandSink {
         base = header.count
         if !output.isSeekable {
             // Everything after the luma plane waits, padding included (zeros).
+            // Fresh zero pages: they cost memory as the bands fill them, not as the header claims.
             heldBytes = frame.byteCount - frame.planeBytes(.y)
-            held = ledger.allocateBytes(heldBytes)
-            held!.initialize(repeating: 0, count: heldBytes)
+            guard let pages = ledger.allocateZeroedPages(heldBytes) else {
+                throw .system("cannot hold \(heldBytes) bytes of chroma for a stream: \(errnoMessage())")
+            }
+            held = pages
             if !header.isEmpty { try output.write(header) }
         } else {
             try output.reserve(base + frame.byteCount)   // padding reads back as zeros
@@ -101,5 +104,5 @@ public final class OutputSink: BandSink {
         try output.write(UnsafeRawBufferPointer(start: held, count: heldBytes))
     }
 
-    deinit { if let held { ledger?.deallocate(UnsafeMutableRawPointer(held), bytes: heldBytes) } }
+    deinit { if let held { ledger?.deallocatePages(held, bytes: heldBytes) } }
 }

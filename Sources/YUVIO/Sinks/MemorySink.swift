@@ -10,12 +10,24 @@ public final class MemorySink: BandSink {
 
     public init() {}
 
+    /// The picture's storage is reserved, not filled: its pages cost memory only as the bands write them, so a
+    /// short input whose header claims a large picture costs what it holds (zeroing it up front made a 258-byte
+    /// PNG claiming 16384×16384 cost 404 MB on its way to JPEG). A whole conversion writes every byte of the
+    /// tight layout before the picture is read.
     public func begin(_ frame: FrameLayout, ledger: Ledger) throws(WriteError) {
         let tight = frame.tight
         self.frame = tight
-        image = YUVImage(width: frame.width, height: frame.height, layout: frame.pixelLayout)
-        if frame.alpha { alpha = [UInt8](repeating: 0, count: tight.planeBytes(.a)) }
+        image = YUVImage(width: frame.width, height: frame.height, layout: frame.pixelLayout,
+                         bytes: Self.reserved(FrameLayout(width: frame.width, height: frame.height,
+                                                          pixelLayout: frame.pixelLayout).byteCount))
+        if frame.alpha { alpha = Self.reserved(tight.planeBytes(.a)) }
         ledger.record(tight.byteCount)
+    }
+
+    /// `count` bytes whose pages are not touched until written (a large allocation is fresh pages from the
+    /// system; nothing is read before the conversion has written it).
+    static func reserved(_ count: Int) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
     }
 
     public func consume(_ band: BandBuffer, firstRow: Int, rows: Int) throws(WriteError) {
