@@ -57,13 +57,18 @@ public enum PathBytes {
     }
 
     /// The path as a message shows it: escaped bytes, and control characters (which a terminal would act
-    /// on), as `\xNN`.
+    /// on), as `\xNN`, and a backslash as `\\` — so that every shown name stands for one name (`a\x0A.jpg`
+    /// typed as such shows as `a\\x0A.jpg`, a name holding a line feed as `a\x0A.jpg`), and can be unescaped.
     public static func display(_ s: String) -> String {
         func isControl(_ v: UInt32) -> Bool { v < 0x20 || (0x7F...0x9F).contains(v) }
-        guard s.unicodeScalars.contains(where: { $0.value >= escapeBase || isControl($0.value) }) else { return s }
+        guard s.unicodeScalars.contains(where: { $0.value >= escapeBase || isControl($0.value) || $0 == "\\" }) else {
+            return s
+        }
         var out = ""
         for scalar in s.unicodeScalars {
-            if scalar.value >= escapeBase || isControl(scalar.value) {
+            if scalar == "\\" {
+                out += "\\\\"
+            } else if scalar.value >= escapeBase || isControl(scalar.value) {
                 let v = Int(scalar.value >= escapeBase ? scalar.value - escapeBase : scalar.value)
                 out += "\\x" + String(v >> 4, radix: 16, uppercase: true) + String(v & 15, radix: 16, uppercase: true)
             } else {

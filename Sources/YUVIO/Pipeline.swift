@@ -124,7 +124,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
                     options: DecodeOptions = DecodeOptions(), alignment: Int = 1,
                     heightAlignment: Int = 1, metrics: Bool = false,
                     siting: ChromaLocation = .center) throws(FileError) -> ConversionReport {
-    let name = displayPath(path)
+    let name = path   // FileError shows it (displayPath)
     precondition(options.chromaFilter == .box || layout.bitDepth == 8, "sharp chroma writes 8-bit layouts only")
     do {
         let inputSource = try InputSource(path: path, maxPixels: options.maxPixels)

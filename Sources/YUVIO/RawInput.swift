@@ -101,7 +101,7 @@ public enum RawInput {
 
     /// An open input for the readers below (standard input's own descriptor for `-`, with what a peek took).
     static func withInput<T>(_ path: String, _ body: (Reader, FileStatus?) throws(DecodeError) -> T) throws(FileError) -> T {
-        let name = displayPath(path)
+        let name = path   // FileError shows it (displayPath)
         do throws(DecodeError) {
             let fd = try InputSource.openDescriptor(path)
             let st = FileStatus(descriptor: fd)
