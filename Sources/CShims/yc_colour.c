@@ -34,17 +34,25 @@ static cmsHPROFILE rgb_profile(double wx, double wy, const double *prim, cmsTone
 
 static int has_device_lut(cmsHPROFILE p);
 
+static const double *target_primaries(yc_target t) {
+    return t == YC_TARGET_P3 ? p3_xy : t == YC_TARGET_BT2020 ? bt2020_xy : srgb_xy + 2;
+}
+
 // A grey profile as the RGB one that does the same to grey samples (which a grey image's rows are, R = G = B):
-// its tone curve on all three channels and colorants that sum to the PCS white (D50), so R = G = B = v goes to
-// curve(v)·D50 in XYZ — what LittleCMS makes of v through the grey profile. Then the grey source takes every
-// route an RGB one takes: the fast path for 8-bit rows, LittleCMS for 16-bit ones and as the reference. NULL
-// for a grey profile with a LUT (rare; its samples are then used as stored).
-static cmsHPROFILE grey_as_rgb(cmsHPROFILE grey) {
-    if (has_device_lut(grey)) return NULL;
+// its tone curve on all three channels and the target's white and primaries, whose colorants (adapted to
+// D50) sum to the PCS white, so R = G = B = v goes to curve(v)·D50 in XYZ — what LittleCMS makes of v through
+// the grey profile when its PCS is XYZ. Then the grey source takes every route an RGB one takes: the fast
+// path for 8-bit rows, LittleCMS for 16-bit ones and as the reference; and a grey profile with the target's
+// curve is the target itself ("nothing to do", the JPEG direct path kept). NULL, with the reason in `why`, for
+// a grey profile built on a LUT, one whose PCS is Lab (its curve is then L*, not Y), or one with no curve.
+static cmsHPROFILE grey_as_rgb(cmsHPROFILE grey, yc_target target, const char *name, char *why, size_t why_size) {
     const cmsToneCurve *trc = cmsReadTag(grey, cmsSigGrayTRCTag);
-    if (!trc) return NULL;
-    const cmsCIExyY *d50 = cmsD50_xyY();
-    return rgb_profile(d50->x, d50->y, srgb_xy + 2, cmsDupToneCurve(trc));
+    if (has_device_lut(grey)) snprintf(why, why_size, "the embedded grey ICC profile (%s) is built on a LUT", name);
+    else if (cmsGetPCS(grey) != cmsSigXYZData)
+        snprintf(why, why_size, "the embedded grey ICC profile (%s) connects through Lab, not XYZ", name);
+    else if (!trc) snprintf(why, why_size, "the embedded grey ICC profile (%s) has no tone curve", name);
+    else return rgb_profile(srgb_xy[0], srgb_xy[1], target_primaries(target), cmsDupToneCurve(trc));
+    return NULL;
 }
 
 static const char *target_name(yc_target t) {
@@ -69,7 +77,8 @@ static int chrm_is_srgb(const double *c) {
 
 // The source's profile and its name, NULL when there is none (untagged, or what it has counts as sRGB:
 // `*srgb` is then set), or when it is broken (`*broken`, with the reason in `why`).
-static cmsHPROFILE source_profile(const yc_colour *c, char *name, size_t name_size, int *srgb, char *why, size_t why_size) {
+static cmsHPROFILE source_profile(const yc_colour *c, yc_target target, char *name, size_t name_size, int *srgb, char *why,
+                                  size_t why_size) {
     *srgb = 0;
     why[0] = 0;
     if (c->icc) {
@@ -79,6 +88,13 @@ static cmsHPROFILE source_profile(const yc_colour *c, char *name, size_t name_si
             return NULL;
         }
         const cmsColorSpaceSignature space = cmsGetColorSpace(p);
+        // A CMYK image's CMYK profile is the decoder's (yc_colour_cmyk_create); any other kind cannot read
+        // its samples (LittleCMS refuses such a transform).
+        if (c->cmyk && space != cmsSigCmykData) {
+            snprintf(why, why_size, "the embedded ICC profile is not a CMYK one, on a CMYK image");
+            cmsCloseProfile(p);
+            return NULL;
+        }
         if (space == cmsSigGrayData && !c->grey) {
             snprintf(why, why_size, "the embedded ICC profile is a grey one on a colour image");
             cmsCloseProfile(p);
@@ -92,9 +108,8 @@ static cmsHPROFILE source_profile(const yc_colour *c, char *name, size_t name_si
         if (cmsGetProfileInfoASCII(p, cmsInfoDescription, "en", "US", name, (cmsUInt32Number)name_size) == 0 || !name[0])
             snprintf(name, name_size, "ICC profile");
         if (space == cmsSigGrayData) {
-            cmsHPROFILE rgb = grey_as_rgb(p);
+            cmsHPROFILE rgb = grey_as_rgb(p, target, name, why, why_size);
             cmsCloseProfile(p);
-            if (!rgb) snprintf(why, why_size, "the embedded grey ICC profile (%s) has no tone curve to use", name);
             return rgb;
         }
         return p;
@@ -187,7 +202,7 @@ static double largest_change(cmsHTRANSFORM t) {
 yc_colour_action yc_colour_plan(const yc_colour *colour, yc_target target, char *text, size_t text_size) {
     char name[128] = {0}, why[160];
     int srgb;
-    cmsHPROFILE src = source_profile(colour, name, sizeof name, &srgb, why, sizeof why);
+    cmsHPROFILE src = source_profile(colour, target, name, sizeof name, &srgb, why, sizeof why);
     if (!src) {
         if (why[0]) {
             snprintf(text, text_size, "%s; colours used as stored", why);
@@ -217,7 +232,8 @@ yc_colour_action yc_colour_plan(const yc_colour *colour, yc_target target, char 
         snprintf(text, text_size, "the embedded ICC profile (%s) gives colours that are not numbers; colours used as stored",
                  name);
         action = YC_COLOUR_BROKEN;
-    } else if (change < 1.0) {
+    } else if (change < 1.0 && !has_device_lut(src)) {
+        // (A LUT profile is never taken as the target: a grid cannot show where its table departs.)
         // Within one code value of the target everywhere: the same space — an sRGB profile (IEC 61966-2.1,
         // sRGB2014, compact ones differ from LittleCMS's own by about half a code value), or the target's own.
         snprintf(text, text_size, "%s: same as %s, nothing to do", name, target_name(target));
@@ -334,7 +350,7 @@ static yc_colour_tables *fast8_create(cmsHPROFILE src, cmsHPROFILE dst) {
 yc_colour_transform *yc_colour_transform_create(const yc_colour *colour, yc_target target, yc_rows rows, int reference) {
     char name[128] = {0}, why[160];
     int srgb;
-    cmsHPROFILE src = source_profile(colour, name, sizeof name, &srgb, why, sizeof why);
+    cmsHPROFILE src = source_profile(colour, target, name, sizeof name, &srgb, why, sizeof why);
     if (!src && srgb) src = cmsCreate_sRGBProfile();
     if (!src) return NULL;
     cmsHPROFILE dst = target_profile(target);

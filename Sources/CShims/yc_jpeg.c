@@ -136,6 +136,7 @@ static boolean app2_marker(j_decompress_ptr cinfo) {
 static void jpeg_colour(yc_decoder *dec) {
     yc_colour *c = &dec->colour;
     c->grey = dec->jpeg.jpeg_color_space == JCS_GRAYSCALE;
+    c->cmyk = dec->jpeg.jpeg_color_space == JCS_CMYK || dec->jpeg.jpeg_color_space == JCS_YCCK;
     if (dec->exif) c->exif_adobe_rgb = yc_exif_adobe_rgb(dec->exif + 6, dec->exif_length - 6);
     if (dec->icc_count == 0) { c->icc_broken = dec->icc_bad; return; }
     size_t total = 0;

@@ -117,6 +117,29 @@ final class ColourManagementTests: XCTestCase {
         }
     }
 
+    /// A grey profile whose connection space is Lab reads its curve as L*, not as luminance: not the RGB twin
+    /// the stage makes (which was up to 79 code values off LittleCMS), so it is named and not applied.
+    func testGreyProfileThroughLabIsNamedNotApplied() throws {
+        let curve = cmsBuildGamma(nil, 1.0)
+        let grey = try XCTUnwrap(cmsCreateGrayProfile(cmsD50_xyY(), curve))
+        defer { cmsFreeToneCurve(curve); cmsCloseProfile(grey) }
+        cmsSetPCS(grey, cmsSigLabData)
+        var size: UInt32 = 0
+        XCTAssertNotEqual(cmsSaveProfileToMem(grey, nil, &size), 0)
+        var icc = [UInt8](repeating: 0, count: Int(size))
+        XCTAssertNotEqual(cmsSaveProfileToMem(grey, &icc, &size), 0)
+        var raw: [UInt8] = []
+        for y in 0..<16 { raw += [0] + (0..<16).map { UInt8(16 * y + $0) } }
+        let file = pngSignature + pngChunk("IHDR", [0, 0, 0, 16, 0, 0, 0, 16, 8, 0, 0, 0, 0])
+            + pngChunk("iCCP", Array("Lab grey\0\0".utf8) + zlibStored(icc)) + pngChunk("IDAT", zlibStored(raw)) + pngChunk("IEND", [])
+        let path = NSTemporaryDirectory() + "yuvconv-lab-grey-\(getpid()).png"
+        try Data(file).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let d = try decoder(path)
+        XCTAssertEqual(d.colourPlan.action, .broken, d.colourPlan.text)
+        XCTAssertTrue(d.colourPlan.text.contains("connects through Lab, not XYZ"), d.colourPlan.text)
+    }
+
     /// A grey profile on a colour image says what it is, and the samples are used as stored.
     func testGreyProfileOnColourImageIsNamed() throws {
         // kodim23-p3.jpg's picture with the grey fixture's profile in place of its own.
@@ -140,6 +163,104 @@ final class ColourManagementTests: XCTestCase {
         let d = try decoder(path)
         XCTAssertEqual(d.colourPlan.action, .broken)
         XCTAssertEqual(d.colourPlan.text, "the embedded ICC profile is a grey one on a colour image; colours used as stored")
+    }
+
+    /// An RGB profile on a CMYK JPEG cannot read its samples (LittleCMS refuses such a transform): a warning,
+    /// the samples as the decoder converts them without a profile. Before, the RGB profile was applied to
+    /// those rows (up to 40 code values off `--color-management off`).
+    func testRGBProfileOnCMYKImageIsNotApplied() throws {
+        let cmyk = try Data(contentsOf: fixturesURL.appendingPathComponent("colour/kodim23-cmyk.jpg"))
+        let p3 = try Data(contentsOf: fixturesURL.appendingPathComponent("colour/DisplayP3.icc"))
+        // Its APP2 ICC_PROFILE segment(s) replaced by one holding Display P3.
+        var out = Data(cmyk.prefix(2)), i = 2, inserted = false
+        while i + 4 <= cmyk.count, cmyk[i] == 0xFF, cmyk[i + 1] != 0xDA {
+            let n = Int(cmyk[i + 2]) << 8 | Int(cmyk[i + 3])
+            if cmyk[i + 1] == 0xE2 {
+                if !inserted {
+                    let body = Data("ICC_PROFILE\0".utf8) + Data([1, 1]) + p3
+                    out += Data([0xFF, 0xE2, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 0xFF)]) + body
+                    inserted = true
+                }
+            } else {
+                out += cmyk[i..<(i + 2 + n)]
+            }
+            i += 2 + n
+        }
+        XCTAssertTrue(inserted)
+        out += cmyk[i...]
+        let path = NSTemporaryDirectory() + "yuvconv-cmyk-rgb-profile-\(getpid()).jpg"
+        try out.write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let d = try decoder(path)
+        XCTAssertEqual(d.colourPlan.action, .broken, d.colourPlan.text)
+        XCTAssertEqual(d.colourPlan.text, "the embedded ICC profile is not a CMYK one, on a CMYK image; colours used as stored")
+    }
+
+    /// A LUT profile is never taken as the target because a grid of colours changed by less than a code value:
+    /// this one is sRGB through a 33³ table with one node moved, between the grid's points (found by a tester:
+    /// "same as sRGB, nothing to do", up to 70 code values off LittleCMS there).
+    func testLUTProfileIsNeverTakenAsTheTarget() throws {
+        let n = 33, bump = (9, 14, 17)
+        let srgb = cmsCreate_sRGBProfile(), xyz = cmsCreateXYZProfile()
+        defer { cmsCloseProfile(srgb); cmsCloseProfile(xyz) }
+        let rgbDouble = UInt32((1 << 22) | (4 << 16) | (3 << 3)), xyzDouble = UInt32((1 << 22) | (9 << 16) | (3 << 3))
+        let toXYZ = try XCTUnwrap(cmsCreateTransform(srgb, rgbDouble, xyz, xyzDouble, UInt32(INTENT_RELATIVE_COLORIMETRIC),
+                                                     UInt32(cmsFLAGS_NOOPTIMIZE)))
+        defer { cmsDeleteTransform(toXYZ) }
+        func encode(_ l: Double) -> Double { l <= 0.0031308 ? 12.92 * l : 1.055 * pow(l, 1 / 2.4) - 0.055 }
+        var table: [UInt16] = []
+        for i in 0..<n {
+            for j in 0..<n {
+                for k in 0..<n {
+                    var rgb = [encode(Double(i) / 32), encode(Double(j) / 32), encode(Double(k) / 32)], out = [0.0, 0, 0]
+                    cmsDoTransform(toXYZ, &rgb, &out, 1)
+                    var v = out.map { UInt16(max(0, min(65535, ($0 * 32768).rounded()))) }
+                    if (i, j, k) == bump { v = [v[0] / 4, v[1] / 4, UInt16(min(65535, Int(v[2]) * 3))] }
+                    table += v
+                }
+            }
+        }
+        let profile = try XCTUnwrap(cmsCreateProfilePlaceholder(nil))
+        defer { cmsCloseProfile(profile) }
+        cmsSetProfileVersion(profile, 2.1)
+        cmsSetDeviceClass(profile, cmsSigDisplayClass)
+        cmsSetColorSpace(profile, cmsSigRgbData)
+        cmsSetPCS(profile, cmsSigXYZData)
+        var parameters = [2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045]
+        let curve = try XCTUnwrap(cmsBuildParametricToneCurve(nil, 4, &parameters))
+        defer { cmsFreeToneCurve(curve) }
+        var curves: [OpaquePointer?] = [curve, curve, curve]
+        let pipeline = try XCTUnwrap(cmsPipelineAlloc(nil, 3, 3))
+        defer { cmsPipelineFree(pipeline) }
+        cmsPipelineInsertStage(pipeline, cmsAT_END, cmsStageAllocToneCurves(nil, 3, &curves))
+        cmsPipelineInsertStage(pipeline, cmsAT_END, cmsStageAllocCLut16bit(nil, UInt32(n), 3, 3, table))
+        XCTAssertNotEqual(cmsWriteTag(profile, cmsSigAToB0Tag, UnsafeRawPointer(pipeline)), 0)
+        XCTAssertNotEqual(cmsWriteTag(profile, cmsSigMediaWhitePointTag, cmsD50_XYZ()), 0)
+        var size: UInt32 = 0
+        XCTAssertNotEqual(cmsSaveProfileToMem(profile, nil, &size), 0)
+        var icc = [UInt8](repeating: 0, count: Int(size))
+        XCTAssertNotEqual(cmsSaveProfileToMem(profile, &icc, &size), 0)
+        // 32×16 pixels around the moved node.
+        let c = [bump.0, bump.1, bump.2].map { Int((encode(Double($0) / 32) * 255).rounded()) }
+        var pixels: [UInt8] = []
+        for y in 0..<16 {
+            for x in 0..<32 {
+                pixels += [c[0] + x % 8 - 4, c[1] + y % 8 - 4, c[2] + x / 8 - 2].map { UInt8(max(0, min(255, $0))) }
+            }
+        }
+        var raw: [UInt8] = []
+        for y in 0..<16 { raw += [0] + pixels[(y * 96)..<((y + 1) * 96)] }
+        let file = pngSignature + pngChunk("IHDR", [0, 0, 0, 32, 0, 0, 0, 16, 8, 2, 0, 0, 0])
+            + pngChunk("iCCP", Array("Bumpy\0\0".utf8) + zlibStored(icc)) + pngChunk("IDAT", zlibStored(raw)) + pngChunk("IEND", [])
+        let path = NSTemporaryDirectory() + "yuvconv-lut-near-srgb-\(getpid()).png"
+        try Data(file).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let d = try decoder(path)
+        XCTAssertEqual(d.colourPlan.action, .transform, d.colourPlan.text)
+        let (samples, equal, worst, changed) = try fastAgainstReference(d, target: .bt709)
+        XCTAssertLessThanOrEqual(worst, 1)
+        XCTAssertGreaterThanOrEqual(Double(equal) / Double(samples), 0.999)
+        XCTAssertGreaterThan(changed, 0, "the moved node changes some samples")
     }
 
     /// A profile with matrix/TRC tags and an A2B0 LUT that means something else (tools/make-lut-profile-fixture.py):

@@ -60,6 +60,7 @@ typedef struct {
     double gama;
     int exif_adobe_rgb;      // EXIF InteroperabilityIndex "R03"
     int grey;                // the image's samples are grey (a 1-component JPEG, a grey or grey+alpha PNG)
+    int cmyk;                // a CMYK or YCCK JPEG
     /// When yc_open was given a colour target: what colour management does (yc_colour_action: 0 nothing,
     /// 1 a transform, -1 a broken profile) and a sentence saying so.
     int action;
