@@ -120,13 +120,17 @@ public final class BatchPlan: @unchecked Sendable {
         var reportIsOutput = false
         var walk = self.reader()
         let places = Spool()
-        var at: UInt64 = 0
+        var at: UInt64 = 0, lastFolder: (folder: String, place: String)?
         while let item = walk.next() {
             if let st = FileStatus(path: item.output), protected.contains(st.identity) { throw .outputIsInput(item.output) }
             if let key = reportKey, !reportIsOutput, outputKey(item.output) == key { reportIsOutput = true }
-            let place = Array(Self.outputPlace(item.output).utf8), out = PathBytes.encode(item.output)
-            places.appendRecord(parts: [place[...], [0], InputRecord.bigEndian(at)[...], out[...],
-                                        InputRecord.length(place.count)[...]])
+            // A device or FIFO is written in place, in order, by every output that names it: no clash.
+            let placePath = Self.outputPlace(item.output, cache: &lastFolder)
+            if FileStatus(path: placePath).map({ $0.kind == .regular }) ?? true {
+                let place = PathBytes.encode(placePath), out = PathBytes.encode(item.output)
+                places.appendRecord(parts: [place[...], [0], InputRecord.bigEndian(at)[...], out[...],
+                                            InputRecord.length(place.count)[...]])
+            }
             at += 1
         }
         try fileStep { () throws(FileError) in try planned.seal() }
@@ -164,15 +168,44 @@ public final class BatchPlan: @unchecked Sendable {
         return found.map { ($0.first, $0.secondInput, $0.output) }
     }
 
-    /// Where an output lands, the same string for two paths that reach one file: its symbolic links followed,
-    /// then its folder by device and inode and its name in it (a path, when the folder is still to be made).
-    static func outputPlace(_ path: String) -> String {
-        let real = (try? AtomicOutput.resolveLinks(path)) ?? path
-        let slash = real.lastIndex(of: "/")
-        let dir = slash.map { real[..<$0].isEmpty ? "/" : String(real[..<$0]) } ?? "."
-        let base = slash.map { String(real[real.index(after: $0)...]) } ?? real
-        if let d = FileStatus(path: dir) { return "in:\(d.device):\(d.inode)/" + base }
-        return "path:" + real
+    /// Where an output lands, the same string for two paths that reach one file: the path made absolute with
+    /// every symbolic link on it followed — of the folders (a link to a folder not made yet included) and of the
+    /// name — and `.` and `..` applied as the system would. The last folder resolved is kept, as a plan's
+    /// outputs come folder by folder.
+    static func outputPlace(_ path: String, cache: inout (folder: String, place: String)?) -> String {
+        let slash = path.lastIndex(of: "/")
+        let folder = slash.map { String(path[..<$0]) } ?? "."
+        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let place: String
+        if let c = cache, c.folder == folder { place = c.place } else {
+            place = resolved(folder.isEmpty ? "/" : folder)
+            cache = (folder, place)
+        }
+        return resolved(name, from: place)
+    }
+
+    /// `path` (taken from `base` when relative) absolute, its links followed (at most 40), `.` and `..` applied.
+    static func resolved(_ path: String, from base: String? = nil) -> String {
+        func parts(_ p: String) -> [String] { p.split(separator: "/", omittingEmptySubsequences: true).map(String.init) }
+        var done: [String] = path.hasPrefix("/") ? [] : parts(base ?? currentFolder())
+        var pending = parts(path)[...]
+        var hops = 0
+        while let part = pending.popFirst() {
+            if part == "." { continue }
+            if part == ".." {
+                _ = done.popLast()
+                continue
+            }
+            let here = "/" + (done + [part]).joined(separator: "/")
+            if hops < 40, FileStatus(path: here, follow: false)?.kind == .symlink, let target = linkText(here) {
+                hops += 1
+                if target.hasPrefix("/") { done = [] }
+                pending = (parts(target) + pending)[...]
+                continue
+            }
+            done.append(part)
+        }
+        return "/" + done.joined(separator: "/")
     }
 
     /// One input, named and given its format.

@@ -185,6 +185,21 @@ public func symlinkTarget(_ path: String) -> String? {
     return String(path[...slash]) + target
 }
 
+/// A symbolic link's text as stored (relative or not), nil when `path` is not a link.
+public func linkText(_ path: String) -> String? {
+    var buf = [CChar](repeating: 0, count: 4097)
+    let n = withFileSystemPath(path) { readlink($0, &buf, 4096) }
+    guard n > 0 else { return nil }
+    return PathBytes.decode(buf[0..<n].map { UInt8(bitPattern: $0) })
+}
+
+/// The current folder's path ("/" when it cannot be read).
+public func currentFolder() -> String {
+    var buf = [CChar](repeating: 0, count: 4097)
+    guard getcwd(&buf, 4096) != nil else { return "/" }
+    return PathBytes.decode(buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) })
+}
+
 /// Opens `path` without waiting for the other end of a FIFO (a reader with no writer, a writer with no
 /// reader), then restores blocking reads and writes: opening never hangs. -1 with errno set on failure.
 public func openWithoutWaiting(_ path: String, _ flags: Int32) -> Int32 {
