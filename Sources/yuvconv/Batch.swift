@@ -195,7 +195,8 @@ func runBatch(_ options: Options) -> Int32 {
         if options.reportFile != nil && options.reportFormat == nil { return usageFailure("--report-file needs --report FORMAT") }
         plan = try BatchPlan(try gatherInputs(options), outputFolder: folder, template: options.nameTemplate,
                              format: options.format, needs: options.rawOnlyNeeds, shard: options.shard,
-                             reportFile: options.reportFile)
+                             // Without a report file the report goes to standard output: that may be an output too.
+                             reportFile: options.reportFile ?? (options.reportFormat != nil ? "-" : nil))
     } catch {
         return planFailure(error)
     }
@@ -220,6 +221,12 @@ func runBatch(_ options: Options) -> Int32 {
     run.start(next: { items.next() }) { item in
         let (opts, protected, update) = shared.value
         let (action, kept) = update?.check(item, options: opts) ?? (BatchAction(item, force: opts.force), nil)
+        // With --update, an output there that it may not replace (`Update.check`) is a failure the report
+        // lists, not a silent skip: the run did not bring it up to date, and --force would.
+        if case .skip(upToDate: false) = action, update != nil {
+            return Outcome.failed(item.input, FileError(path: item.output, reason: "is already there and not recorded "
+                                  + "in the manifest as this tool's output", remedy: .overwrite), alignment: opts.alignment)
+        }
         if case .skip = action { return kept.flatMap { update?.kept(item, $0, options: opts) } }
         var o = opts
         o.force = opts.force || action.replaces

@@ -90,9 +90,21 @@ struct UpdateManifest: Sendable {
         }
     }
 
-    /// What `--update` does with `item`, and the entry of an output it keeps.
+    /// What `--update` does with `item`, and the entry of an output it keeps. Without `--force` only this tool's
+    /// own outputs are replaced: one the manifest records, found as a plain file (not a link, which could lead
+    /// anywhere, nor a device). Any other file already there — unrecorded, a link, a disk — stays, as it does
+    /// without `--update`: an existing file is never replaced without `--force`.
     func check(_ item: BatchItem, options: Options) -> (action: BatchAction, entry: ManifestEntry?) {
-        manifest.check(item, optionsKey: options.optionsKey(for: item.format))
+        let decided = manifest.check(item, optionsKey: options.optionsKey(for: item.format))
+        guard case .replace(let why) = decided.action, !options.force else { return decided }
+        let own: Bool
+        switch why {
+        case .optionsChanged?, .inputChanged?, .outputAltered?: own = true
+        case .unchecked(let reason)?: own = reason.hasPrefix("the input")
+        case .unrecorded?, nil: own = false
+        }
+        if own && FileStatus(path: item.output, follow: false)?.kind == .regular { return decided }
+        return (.skip(upToDate: false), nil)
     }
 
     /// The outcome of an output kept as up to date: its report line from the manifest's figures.

@@ -132,7 +132,14 @@ final class UpdateTests: CLITestCase {
         try makeInputs()
         summary(try update().result, converted: 3, skipped: 0)
         try FileManager.default.removeItem(at: work.appendingPathComponent("out/.yuvconv-manifest"))
-        summary(try update().result, converted: 3, skipped: 0)
+        // Outputs no manifest records could be anyone's files: kept without --force (they were replaced, which
+        // let --update overwrite any file there, a link's target outside the folder or a disk included);
+        // --force converts them again and records them.
+        let kept = try update().result
+        XCTAssertTrue(kept.stderr.contains("yuvconv: 0 converted, 0 skipped (already there and up to date), 4 failed"), kept.stderr)
+        XCTAssertTrue(kept.stderr.contains("out/a.nv12: is already there and not recorded in the manifest as this tool's output "
+                                           + "(use --force to overwrite)"), kept.stderr)
+        summary(try update(["--force"]).result, converted: 3, skipped: 0)
         summary(try update().result, converted: 0, skipped: 3)
         // A file there that is not a manifest is someone's: refused before any work without --force, untouched.
         try Data("not a manifest\n".utf8).write(to: work.appendingPathComponent("out/.yuvconv-manifest"))
