@@ -131,6 +131,13 @@ public final class AtomicOutput {
                 throw .system(descriptor == 1 ? "standard output is closed" : "descriptor \(descriptor) is closed")
             }
             if isOpen(onInput: descriptor, protected.contains) { throw .sameAsInput }
+            // A descriptor on a file holding bytes from its position on (`3<>old`, not `>` nor `>>`) would
+            // have them overwritten, the rest left behind: an existing file's bytes, so only with `force`.
+            if !force, let st = FileStatus(descriptor: descriptor), st.kind == .regular,
+               fcntl(descriptor, F_GETFL) & O_APPEND == 0 {
+                let at = lseek(descriptor, 0, SEEK_CUR)
+                if at >= 0 && Int(at) < st.size { throw .descriptorHasData(descriptor) }
+            }
             return .descriptor(descriptor)
         }
         let real = try resolveLinks(path)

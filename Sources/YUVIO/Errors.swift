@@ -66,6 +66,8 @@ public enum WriteError: Error, Equatable, Sendable {
     case exists
     /// A block device (a disk or a partition): written in place, like any device, but only with `--force`.
     case blockDevice
+    /// A descriptor open on a file with bytes after its position (`3<>file`): writing there replaces them.
+    case descriptorHasData(Int32)
     case sameAsInput
     case system(String)
 
@@ -73,12 +75,19 @@ public enum WriteError: Error, Equatable, Sendable {
         switch self {
         case .exists: return "already exists"
         case .blockDevice: return "is a block device (a disk or partition)"
+        case .descriptorHasData(let fd):
+            return "\(fd == 1 ? "standard output" : "descriptor \(fd)") is open on a file with data where writing would start"
         case .sameAsInput: return "is the input file; refusing to overwrite an input"
         case .system(let why): return why
         }
     }
 
-    public var remedy: Remedy? { self == .exists || self == .blockDevice ? .overwrite : nil }
+    public var remedy: Remedy? {
+        switch self {
+        case .exists, .blockDevice, .descriptorHasData: return .overwrite
+        default: return nil
+        }
+    }
 }
 
 /// An error tied to the file it happened to: printed as `FILE: reason`.
