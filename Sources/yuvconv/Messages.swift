@@ -72,7 +72,9 @@ extension BatchPlanError {
             let hint = base(first) == base(second) ? "{dir}/{stem}.{ext}" : "{name}.{ext}"
             return "\(displayPath(first)) and \(displayPath(second)) would both write \(displayPath(output)) "
                 + "(change --name, e.g. '\(hint)')"
-        case .reportIsOutput(let file): return "--report-file \(displayPath(file)) is also an image output"
+        case .reportIsOutput(let file):
+            if file == "-" { return "the report on standard output is also one of the image outputs; name a --report-file" }
+            return "--report-file \(displayPath(file)) is also an image output"
         case .outputIsInput, .sameFile, .file: return fileError.map(\.cli) ?? ""
         }
     }
