@@ -241,6 +241,14 @@ final class BatchPlanTests: XCTestCase {
         guard case .file(let m)? = mixed else { return XCTFail("\(String(describing: mixed))") }
         XCTAssertEqual(m.path, root + "/nul")
         XCTAssertEqual(m.reason, "line 1 holds a NUL byte: a NUL-separated list needs -0")
+        // A line longer than any path is refused as it is read, not gathered (a 60 MB one cost 525 MiB).
+        try ("\(root)/b.png\n" + String(repeating: "a", count: 5000) + "\n").write(toFile: root + "/long", atomically: false,
+                                                                                  encoding: .utf8)
+        let long = refusal { () throws(BatchPlanError) in
+            try BatchPlan(operands: [], outputFolder: root + "/out/", filesFrom: root + "/long")
+        }
+        guard case .file(let l)? = long else { return XCTFail("\(String(describing: long))") }
+        XCTAssertEqual(l.reason, "line 2 is longer than 4096 bytes, longer than any path")
     }
 
     func testOutputFolderAndStandardInputRefused() throws {
