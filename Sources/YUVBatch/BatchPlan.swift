@@ -266,9 +266,11 @@ public final class BatchPlan: @unchecked Sendable {
     public static let placeholders: Set<Substring> = ["{stem}", "{name}", "{dir}", "{ext}", "{format}"]
 
     /// The first `{word}` of `template` that is not a placeholder, if any.
+    /// A brace left unmatched (`x{stem`, `{stem}}`) is one too: it would have become part of every name.
     static func unknownPlaceholder(in template: String) -> String? {
         var rest = template[...]
-        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+        while let open = rest.firstIndex(where: { $0 == "{" || $0 == "}" }) {
+            guard rest[open] == "{", let close = rest[open...].firstIndex(of: "}") else { return String(rest[open...]) }
             let token = rest[open...close]
             if !placeholders.contains(token) { return String(token) }
             rest = rest[rest.index(after: close)...]

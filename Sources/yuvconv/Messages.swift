@@ -55,8 +55,9 @@ extension BatchPlanError {
         case .standardInputTwice: return "standard input can be read only once (- given twice, or with --files-from -)"
         case .emptyTemplate: return "--name needs a template, e.g. '{stem}.{ext}'"
         case .unknownPlaceholder(let template, let placeholder):
-            return "--name '\(displayPath(template))': \(placeholder) is not a placeholder "
-                + "(the template knows {stem}, {name}, {dir}, {ext} and {format})"
+            let unmatched = !(placeholder.hasPrefix("{") && placeholder.hasSuffix("}"))
+            return "--name '\(displayPath(template))': \(displayPath(placeholder)) is not a placeholder"
+                + (unmatched ? ", its brace is unmatched" : "") + " (the template knows {stem}, {name}, {dir}, {ext} and {format})"
         case .nameOutsideFolder(let template, let name, let input):
             return "--name '\(displayPath(template))' gives '\(displayPath(name))' for \(displayPath(input)): "
                 + "an output name must be a file inside the output folder (no '..', not empty)"

@@ -132,6 +132,22 @@ final class BatchPlanTests: XCTestCase {
         }
     }
 
+    /// A template's braces are placeholders or refused: unknown ones, and unmatched braces (`x{stem` and
+    /// `{stem}}` once named files `x{stem` and `a}`).
+    func testTemplateBracesArePlaceholders() throws {
+        try touch("a.png")
+        for (template, token) in [("{nmae}.nv12", "{nmae}"), ("x{stem", "{stem"), ("{stem}}", "}"), ("{stem}.{ext}}x", "}x"),
+                                  ("}{stem}", "}{stem}")] {
+            let error = refusal { () throws(BatchPlanError) in
+                try BatchPlan(operands: [root + "/a.png"], outputFolder: root + "/out/", template: template)
+            }
+            guard case .unknownPlaceholder(template, let found)? = error else { return XCTFail("\(template): \(String(describing: error))") }
+            XCTAssertEqual(found, token, template)
+        }
+        XCTAssertEqual(outputs(try BatchPlan(operands: [root + "/a.png"], outputFolder: root + "/out/", template: "{dir}/{stem}-{format}.{ext}")),
+                       ["out/a-nv12.nv12"])
+    }
+
     func testNamesThatLeaveTheFolderRefused() throws {
         try touch("a.png")
         for template in ["../{stem}.nv12", "sub/../../{stem}", "{stem}/", "{dir}", ""] {
