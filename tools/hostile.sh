@@ -881,6 +881,13 @@ yc convert a.png b.png -o o/ --report json --force > o/a.nv12 2> "$ERR"
 status 2; says 'report on standard output'; settled
 end
 
+begin y4m-in-batch
+# A Y4M stream in a batch: not "raw YUV needs --size" (which it was said to need), but what to do.
+cp "$PNG" a.png; cp "$(ref "$PNG" y4m)" m.y4m; snap
+run convert a.png m.y4m -o o/ -q
+status 1; names m.y4m; says 'converts on its own'; ALLOW=(o o/a.nv12); settled
+end
+
 begin jpeg-output-with-perturbed-malloc
 # The JPEG output's picture is reserved, not zeroed: every byte must be written before it is read.
 cp "$JPG" a.jpg; snap

@@ -6,6 +6,8 @@ public enum DecodeError: Error, Equatable, Sendable {
     case isDirectory
     case empty
     case unknownFormat
+    /// A YUV4MPEG2 stream where only images are read (a batch, `report`): it converts on its own.
+    case yuvStream
     case tooLarge(width: Int, height: Int, limit: Int)
     /// More scans than the limit.
     case tooManyScans(String)
@@ -24,6 +26,7 @@ public enum DecodeError: Error, Equatable, Sendable {
         case .isDirectory: return "is a directory"
         case .empty: return "empty file"
         case .unknownFormat: return "not a JPEG or PNG file (unrecognised signature)"
+        case .yuvStream: return "a YUV4MPEG2 (Y4M) stream: batches and reports take JPEG and PNG; it converts on its own (yuvconv FILE -o OUTPUT)"
         case .tooLarge(let w, let h, let limit):
             let (pixels, overflow) = w.multipliedReportingOverflow(by: h)
             return "\(w)x\(h) is \(overflow ? "more than \(Int.max)" : "\(pixels)") pixels, above the limit of \(limit)"

@@ -62,7 +62,7 @@ public final class InputSource {
             throw failure(status.kind == .fifo && path != "-" ? .cannotOpen("nothing was written to the FIFO (no writer)") : .empty)
         }
         let sniffed = yc_sniff(head, min(head.count, 8))
-        if sniffed == YC_FORMAT_UNKNOWN { throw failure(.unknownFormat) }
+        if sniffed == YC_FORMAT_UNKNOWN { throw failure(head.starts(with: Array("YUV4MPEG".utf8)) ? .yuvStream : .unknownFormat) }
         format = sniffed
         if status.kind == .regular {
             // Back to the start, and a stdio stream with larger reads than stdio's 4 KiB: fewer system calls

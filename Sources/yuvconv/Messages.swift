@@ -14,7 +14,7 @@ extension FileError {
             // "… (image data is damaged or missing)" → "… (image data is damaged or missing; --allow-truncated accepts it)"
             return reason.hasSuffix(")") ? reason.dropLast() + "; --allow-truncated accepts it)"
                                          : reason + " (--allow-truncated accepts it)"
-        case .rawSize?: return reason + "; raw YUV needs --size WxH"
+        case .rawSize?: return reason + "; raw YUV converts on its own, with --size WxH"
         case nil: return reason
         }
     }

@@ -425,7 +425,7 @@ final class HostileTests: CLITestCase {
             cat ref.nv12 | "$B" - -o e.png
             """)
         XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "y4m-pipe\ny4m-file\nraw-pipe\nimage-with-size\n", r.stderr)
-        XCTAssertTrue(r.stderr.contains("<stdin>: not a JPEG or PNG file (unrecognised signature); raw YUV needs --size WxH"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("<stdin>: not a JPEG or PNG file (unrecognised signature); raw YUV converts on its own, with --size WxH"), r.stderr)
     }
 
     /// Options that do nothing for this conversion draw a warning (and none with -q).
