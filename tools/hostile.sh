@@ -881,6 +881,14 @@ yc convert a.png b.png -o o/ --report json --force > o/a.nv12 2> "$ERR"
 status 2; says 'report on standard output'; settled
 end
 
+begin output-is-stderr-file
+# The output replaces the file standard error is open on: its messages would go to the replaced file.
+cp "$PNG" a.png; echo old > x.nv12; snap
+yc a.png -o x.nv12 --force 2>> x.nv12 > "$OUT"
+status 2; ALLOW=(x.nv12); settled
+LC_ALL=C grep -qa 'standard error is open on' x.nv12 || bad "x.nv12 does not hold the refusal: $(head -c 120 x.nv12)"
+end
+
 begin y4m-in-batch
 # A Y4M stream in a batch: not "raw YUV needs --size" (which it was said to need), but what to do.
 cp "$PNG" a.png; cp "$(ref "$PNG" y4m)" m.y4m; snap

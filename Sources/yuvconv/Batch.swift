@@ -193,6 +193,7 @@ func runBatch(_ options: Options) -> Int32 {
     do throws(BatchPlanError) {
         folder = try BatchOutputFolder(options.output)
         if options.reportFile != nil && options.reportFormat == nil { return usageFailure("--report-file needs --report FORMAT") }
+        if let file = options.reportFile, let replaced = replacedStandardStream([file]) { return usageFailure(replaced) }
         plan = try BatchPlan(try gatherInputs(options), outputFolder: folder, template: options.nameTemplate,
                              format: options.format, needs: options.rawOnlyNeeds, shard: options.shard,
                              // Without a report file the report goes to standard output: that may be an output too.

@@ -47,6 +47,19 @@ func clashingOutputs(_ paths: [String]) -> (String, String)? {
     return nil
 }
 
+/// A file this run replaces (through a temporary file renamed over it) that standard output or error is open
+/// on: what was written there would go to the replaced file and be lost (`-o x.nv12 --force 2>x.nv12`).
+/// The usage error's text, or nil.
+func replacedStandardStream(_ paths: [String]) -> String? {
+    for p in paths where AtomicOutput.standardDescriptor(p) == nil {
+        for (stream, name) in [("-", "standard output"), ("/dev/stderr", "standard error")]
+        where outputKey(p) == outputKey(stream) && outputKey(stream).hasPrefix("id:") {
+            return "\(displayOutputPath(p)) is the file \(name) is open on: what is written there would be lost"
+        }
+    }
+    return nil
+}
+
 func run(_ args: [String]) -> Int32 {
     let options: Options
     do {
@@ -96,8 +109,12 @@ func run(_ args: [String]) -> Int32 {
         if options.reportFormat != nil, options.reportFile == nil {
             let stream = AtomicOutput.standardDescriptor(out) == STDOUT_FILENO ? "/dev/stderr" : "-"
             if clashingOutputs([out, stream]) != nil {
-                throw UsageError(message: "-o \(displayOutputPath(out)) and the report on \(stream == "-" ? "standard output" : "standard error") are the same file; name a --report-file")
+                let name = stream == "-" ? "standard output" : "standard error"
+                throw UsageError(message: "-o \(displayOutputPath(out)) and the report on \(name) are the same file; name a --report-file")
             }
+        }
+        if let replaced = replacedStandardStream([out] + (options.reportFile.map { [$0] } ?? [])) {
+            throw UsageError(message: replaced)
         }
         input = first
         output = out
