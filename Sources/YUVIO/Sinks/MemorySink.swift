@@ -10,10 +10,12 @@ public final class MemorySink: BandSink {
 
     public init() {}
 
-    /// The picture's storage is reserved, not filled: its pages cost memory only as the bands write them, so a
-    /// short input whose header claims a large picture costs what it holds (zeroing it up front made a 258-byte
-    /// PNG claiming 16384×16384 cost 404 MB on its way to JPEG). A whole conversion writes every byte of the
-    /// tight layout before the picture is read.
+    /// The picture's storage is reserved, not filled: a large allocation is fresh pages from the system, which
+    /// cost memory only as the bands write them, so a short input whose header claims a large picture costs
+    /// what it holds (zeroing it up front made a 116-byte PNG claiming 16384×16384 cost 393 MiB on its way to
+    /// JPEG). A smaller one may reuse memory an earlier picture of the run held; either way a whole conversion
+    /// writes every byte of the tight layout before the picture is read (`tools/hostile.sh` runs the JPEG
+    /// output under `MALLOC_PERTURB_` and compares the bytes).
     public func begin(_ frame: FrameLayout, ledger: Ledger) throws(WriteError) {
         let tight = frame.tight
         self.frame = tight
