@@ -185,7 +185,7 @@ public final class BatchPlan: @unchecked Sendable {
     }
 
     /// `path` (taken from `base` when relative) absolute, its links followed (at most 40), `.` and `..` applied.
-    static func resolved(_ path: String, from base: String? = nil) -> String {
+    public static func resolved(_ path: String, from base: String? = nil) -> String {
         func parts(_ p: String) -> [String] { p.split(separator: "/", omittingEmptySubsequences: true).map(String.init) }
         var done: [String] = path.hasPrefix("/") ? [] : parts(base ?? currentFolder())
         var pending = parts(path)[...]
@@ -213,7 +213,7 @@ public final class BatchPlan: @unchecked Sendable {
                         needs: [OutputFormat.RawOnly]) throws(BatchPlanError) -> BatchItem {
         var item = input
         let name = outputName(template, item: item, format: format ?? .raw(.nv12))
-        if name.isEmpty || name.hasSuffix("/") || name.split(separator: "/").contains("..") {
+        if name.isEmpty || name.hasSuffix("/") || name.split(separator: "/").contains(where: { $0 == ".." || $0 == "." }) {
             throw .nameOutsideFolder(template: template, name: name, input: item.input)
         }
         item.output = folder.path(of: name)

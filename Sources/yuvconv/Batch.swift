@@ -193,7 +193,6 @@ func runBatch(_ options: Options) -> Int32 {
     do throws(BatchPlanError) {
         folder = try BatchOutputFolder(options.output)
         if options.reportFile != nil && options.reportFormat == nil { return usageFailure("--report-file needs --report FORMAT") }
-        if let file = options.reportFile, let replaced = replacedStandardStream([file]) { return usageFailure(replaced) }
         plan = try BatchPlan(try gatherInputs(options), outputFolder: folder, template: options.nameTemplate,
                              format: options.format, needs: options.rawOnlyNeeds, shard: options.shard,
                              // Without a report file the report goes to standard output: that may be an output too.
@@ -203,6 +202,13 @@ func runBatch(_ options: Options) -> Int32 {
     }
     let protected = plan.protected
     if let refused = refuseInputsAsStandardStreams(protected) { return refused }
+    // The files this run replaces: the report file, and --update's manifest.
+    let manifest = options.update ? [folder.path(of: Manifest.fileName)] : []
+    if let refused = refuseStandardStreamHazards(writesStdout: options.reportFormat != nil && options.reportFile == nil,
+                                                 dataOnStdout: false, force: options.force,
+                                                 replaced: (options.reportFile.map { [$0] } ?? []) + manifest) {
+        return refused
+    }
     var update: UpdateManifest?
     if options.update {
         var failure: Int32 = 0
@@ -225,8 +231,8 @@ func runBatch(_ options: Options) -> Int32 {
         // With --update, an output there that it may not replace (`Update.check`) is a failure the report
         // lists, not a silent skip: the run did not bring it up to date, and --force would.
         if case .skip(upToDate: false) = action, update != nil {
-            return Outcome.failed(item.input, FileError(path: item.output, reason: "is already there and not recorded "
-                                  + "in the manifest as this tool's output", remedy: .overwrite), alignment: opts.alignment)
+            return Outcome.failed(item.input, FileError(path: item.output, reason: "is already there and is not an output the manifest records "
+                                  + "(unrecorded, reached through a link, or not a plain file)", remedy: .overwrite), alignment: opts.alignment)
         }
         if case .skip = action { return kept.flatMap { update?.kept(item, $0, options: opts) } }
         var o = opts

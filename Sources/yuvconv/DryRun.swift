@@ -65,6 +65,11 @@ func dryRunItem(input: String, output: String, format: OutputFormat, action: Bat
     var refusal = outputFolder(of: output).flatMap(folderProblem)
     switch action {
     case .skip(let upToDate):
+        // With --update, an output there that it may not replace fails the real run (`runBatch`): refused here.
+        if !upToDate && options.update {
+            say("refuse", "already there and is not an output the manifest records (unrecorded, reached through a link, or not a plain file; use --force to overwrite)")
+            return true
+        }
         say("skip", upToDate ? "up to date" : "already there (--force replaces it)")
         return false
     case .convert, .replace:

@@ -44,6 +44,9 @@ extension Options {
 struct UpdateManifest: Sendable {
     let path: String
     let manifest: ManifestFile
+    /// The output folder with its links followed: an output of this tool lies in it by its own name, no link
+    /// on the way (`Update.check`).
+    let folderPlace: String
 
     /// Reads the manifest of `folder` (none yet is an empty one). One that cannot be read is a warning, not an
     /// error: every existing output is then converted again, the safe side. Nil after the message, with
@@ -53,6 +56,7 @@ struct UpdateManifest: Sendable {
     init?(folder: BatchOutputFolder, plan: BatchPlan, options: Options, failure: inout Int32) {
         failure = 2
         path = folder.path(of: Manifest.fileName)
+        folderPlace = BatchPlan.resolved(folder.path)
         let key = outputKey(path)
         var items = plan.reader(), clash: String?
         while clash == nil, let item = items.next() {
@@ -103,7 +107,12 @@ struct UpdateManifest: Sendable {
         case .unchecked(let reason)?: own = reason.hasPrefix("the input")
         case .unrecorded?, nil: own = false
         }
-        if own && FileStatus(path: item.output, follow: false)?.kind == .regular { return decided }
+        // Its own: a plain file reached by its name, no link on the way below the folder (a recorded name whose
+        // folder became a link to elsewhere reached someone's file there).
+        if own && FileStatus(path: item.output, follow: false)?.kind == .regular
+            && BatchPlan.resolved(item.output) == folderPlace + (folderPlace.hasSuffix("/") ? "" : "/") + item.name {
+            return decided
+        }
         return (.skip(upToDate: false), nil)
     }
 
