@@ -133,6 +133,7 @@ public final class AtomicOutput {
             if isOpen(onInput: descriptor, protected.contains) { throw .sameAsInput }
             // A descriptor on a file holding bytes from its position on (`3<>old`, not `>` nor `>>`) would
             // have them overwritten, the rest left behind: an existing file's bytes, so only with `force`.
+            if !force, FileStatus(descriptor: descriptor)?.kind == .blockDevice { throw .blockDevice }
             if !force, let st = FileStatus(descriptor: descriptor), st.kind == .regular,
                fcntl(descriptor, F_GETFL) & O_APPEND == 0 {
                 let at = lseek(descriptor, 0, SEEK_CUR)

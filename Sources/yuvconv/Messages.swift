@@ -60,7 +60,7 @@ extension BatchPlanError {
                 + (unmatched ? ", its brace is unmatched" : "") + " (the template knows {stem}, {name}, {dir}, {ext} and {format})"
         case .nameOutsideFolder(let template, let name, let input):
             return "--name '\(displayPath(template))' gives '\(displayPath(name))' for \(displayPath(input)): "
-                + "an output name must be a file inside the output folder (no '..', not empty)"
+                + "an output name must be a file inside the output folder (no '..' or '.', not empty)"
         case .format(let refusal): return refusal.cliMessage
         case .sameOutput(let first, let second, let output):
             // The same file given twice: no name template separates it from itself.

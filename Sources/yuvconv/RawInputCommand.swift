@@ -27,6 +27,11 @@ func runRawInput(_ options: Options) -> Int32 {
     }
     let protected = Set([inputIdentity(input)].compactMap { $0 })
     if let refused = refuseInputsAsStandardStreams(protected) { return refused }
+    let dataOnStdout = AtomicOutput.standardDescriptor(output) == STDOUT_FILENO
+    if let refused = refuseStandardStreamHazards(writesStdout: dataOnStdout, dataOnStdout: dataOnStdout, force: options.force,
+                                                 replaced: [output]) {
+        return refused
+    }
     if options.dryRun {
         return dryRunOne(input: input, output: output, format: format, options: options, protected: protected)
     }

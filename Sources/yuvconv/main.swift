@@ -60,6 +60,33 @@ func replacedStandardStream(_ paths: [String]) -> String? {
     return nil
 }
 
+/// Every entry point's check of the standard streams before any work, beside `refuseInputsAsStandardStreams`:
+/// what the run writes to standard output (`writesStdout`: data, or a report) may not go over a disk or over a
+/// file's bytes from its position on (`1<>old`; `>` and `>>` are fine) without `force`; data on standard
+/// output may not share its file or pipe with standard error (`> f 2>&1`: messages inside the picture); and
+/// no file the run replaces (`replaced`: outputs by name, the report file, the manifest) may be one a standard
+/// stream is open on. Prints the usage error and gives its status, or nil.
+func refuseStandardStreamHazards(writesStdout: Bool, dataOnStdout: Bool, force: Bool, replaced: [String]) -> Int32? {
+    if writesStdout, !force, let st = FileStatus(descriptor: STDOUT_FILENO) {
+        if st.kind == .blockDevice {
+            return usageFailure("standard output is a block device (a disk or partition); use --force to write over it")
+        }
+        if st.kind == .regular, fcntl(STDOUT_FILENO, F_GETFL) & O_APPEND == 0 {
+            let at = lseek(STDOUT_FILENO, 0, SEEK_CUR)
+            if at >= 0 && Int(at) < st.size {
+                return usageFailure("standard output is open on a file with data where writing would start; use --force to write over it")
+            }
+        }
+    }
+    if dataOnStdout, let out = FileStatus(descriptor: STDOUT_FILENO), let err = FileStatus(descriptor: STDERR_FILENO),
+       out.kind != .characterDevice, out.identity == err.identity {
+        return usageFailure("standard error is the file or pipe standard output is, where the data goes: messages "
+                            + "would be mixed into it (send 2> elsewhere)")
+    }
+    if let message = replacedStandardStream(replaced) { return usageFailure(message) }
+    return nil
+}
+
 func run(_ args: [String]) -> Int32 {
     let options: Options
     do {
@@ -113,9 +140,6 @@ func run(_ args: [String]) -> Int32 {
                 throw UsageError(message: "-o \(displayOutputPath(out)) and the report on \(name) are the same file; name a --report-file")
             }
         }
-        if let replaced = replacedStandardStream([out] + (options.reportFile.map { [$0] } ?? [])) {
-            throw UsageError(message: replaced)
-        }
         input = first
         output = out
         format = try options.outputFormat(for: out)
@@ -125,6 +149,12 @@ func run(_ args: [String]) -> Int32 {
     warnIgnoredOptions(options, format: format, rawInput: false)
     let protected = Set([inputIdentity(input)].compactMap { $0 })
     if let refused = refuseInputsAsStandardStreams(protected) { return refused }
+    let dataOnStdout = AtomicOutput.standardDescriptor(output) == STDOUT_FILENO
+    if let refused = refuseStandardStreamHazards(writesStdout: dataOnStdout || (options.reportFormat != nil && options.reportFile == nil),
+                                                 dataOnStdout: dataOnStdout, force: options.force,
+                                                 replaced: [output] + (options.reportFile.map { [$0] } ?? [])) {
+        return refused
+    }
     if options.dryRun { return dryRunOne(input: input, output: output, format: format, options: options, protected: protected) }
     installSignalCleanup()
     let reportSink: AtomicOutput?
@@ -311,6 +341,10 @@ func runReport(_ options: Options) -> Int32 {
         return planFailure(error)
     }
     if let refused = refuseInputsAsStandardStreams(protected) { return refused }
+    if let refused = refuseStandardStreamHazards(writesStdout: options.reportFile == nil, dataOnStdout: false, force: options.force,
+                                                 replaced: options.reportFile.map { [$0] } ?? []) {
+        return refused
+    }
     let reportSink: AtomicOutput?
     do { reportSink = try openReportFile(options, protected: protected) } catch { return fileFailure(error) }
     var run = BatchRun(options, count: selection.count, report: options.reportFormat ?? .text, to: reportSink)
