@@ -831,7 +831,7 @@ begin update-unrecorded-file
 # An output there that the manifest does not record is someone's file: kept without --force, listed as failed.
 cp "$PNG" a.png; mkdir u; echo precious > u/a.nv12; snap
 run convert a.png -o u/ --update
-status 1; names u/a.nv12; says 'not recorded'; ALLOW=(u/.yuvconv-manifest); settled
+status 1; names u/a.nv12; says 'not an output the manifest records'; ALLOW=(u/.yuvconv-manifest); settled
 end
 
 begin update-link-out-of-folder
@@ -894,6 +894,67 @@ begin y4m-in-batch
 cp "$PNG" a.png; cp "$(ref "$PNG" y4m)" m.y4m; snap
 run convert a.png m.y4m -o o/ -q
 status 1; names m.y4m; says 'converts on its own'; ALLOW=(o o/a.nv12); settled
+end
+
+# 17. The third round: a recorded name whose folder became a link, disks and files behind the standard
+# streams, the manifest and report files that a stream is open on, messages inside the data.
+begin update-recorded-name-through-folder-link
+mkdir -p src/sub important; cp "$PNG" src/sub/a.png
+yc src/ -r -o u/ --name '{dir}/{stem}.{ext}' -u -q > /dev/null 2>&1
+echo precious > important/a.nv12; rm -rf u/sub; ln -s ../important u/sub; snap
+run src/ -r -o u/ --name '{dir}/{stem}.{ext}' -u
+status 1; names u/sub/a.nv12; ALLOW=(u/.yuvconv-manifest); settled
+end
+
+begin stdout-block-device
+cp "$PNG" a.png
+if mknod blk b 7 253 2>/dev/null; then
+  snap
+  yc a.png -o - -q > blk 2> "$ERR"
+  status 2; says 'block device'; settled
+  end
+else skipped "cannot make a device node here"; fi
+
+begin report-stdout-over-file-data
+cp "$PNG" a.png; seq 1 2000 > rep.txt; snap
+yc report a.png --report csv 1<> rep.txt 2> "$ERR"
+status 2; says 'data where writing would start'; settled
+end
+
+begin manifest-is-stderr-file
+cp "$PNG" a.png; yc a.png -o o/ -u -q > /dev/null 2>&1; snap
+yc a.png -o o/ -u --range limited 2>> o/.yuvconv-manifest > "$OUT"
+status 2; ALLOW=(o/.yuvconv-manifest); settled
+end
+
+begin raw-input-output-is-stderr-file
+cp "$(ref "$PNG" y4m)" in.y4m; : > y.nv12; snap
+yc in.y4m -o y.nv12 --force 2>> y.nv12 > "$OUT"
+status 2; ALLOW=(y.nv12); settled
+end
+
+begin report-file-is-stderr-file
+cp "$PNG" a.png; : > r.json; snap
+yc report a.png --report json --report-file r.json --force 2>> r.json > "$OUT"
+status 2; ALLOW=(r.json); settled
+end
+
+begin data-and-stderr-one-file
+cp "$PNG" a.png; snap
+yc a.png -o - > out.nv12 2>&1
+RC=$RC; ERR=out.nv12; status 2; says 'mixed into'; ALLOW=(out.nv12); settled
+end
+
+begin update-dry-run-says-refuse
+cp "$PNG" a.png; mkdir o; echo mine > o/a.nv12; snap
+run a.png -o o/ -u -n
+status 1; LC_ALL=C grep -q '^refuse a.png' "$OUT" || bad "the dry run does not refuse a.png: $(head -c 160 "$OUT")"; settled
+end
+
+begin name-dot-component
+cp "$PNG" a.png; snap
+run a.png "$PNGA" -o o/ --name '{stem}/.'
+status 2; says "no '\.\.' or '\.'"; settled
 end
 
 begin jpeg-output-with-perturbed-malloc
