@@ -957,6 +957,26 @@ run a.png "$PNGA" -o o/ --name '{stem}/.'
 status 2; says "no '\.\.' or '\.'"; settled
 end
 
+# 18. The fourth round: what the report tells a reader, and options that would do nothing.
+begin report-padded-file-no-ffmpeg-args
+cp "$PNGA" a.png; snap
+run a.png -f nv12 --align 64 -o x.nv12 --report json
+status 0; ALLOW=(x.nv12); settled
+LC_ALL=C grep -q '"ffmpeg_rawvideo_input": ""' "$OUT" || bad "a padded file's ffmpeg arguments are not empty: $(grep -o '"ffmpeg_rawvideo_input": "[^"]*' "$OUT")"
+end
+
+begin y4m-left-sited-to-jpeg-warns
+printf 'YUV4MPEG2 W8 H6 C420mpeg2 XCOLORRANGE=FULL\nFRAME\n' > t.y4m; head -c 72 /dev/zero | tr '\0' '\200' >> t.y4m; snap
+run t.y4m -o z.jpg
+status 0; says 'left-sited.*centre-sited'; ALLOW=(z.jpg); settled
+end
+
+begin single-file-update-warns
+cp "$PNG" a.png; snap
+run a.png -o x.nv12 --update
+status 0; says 'update.*single file'; ALLOW=(x.nv12); settled
+end
+
 begin jpeg-output-with-perturbed-malloc
 # The JPEG output's picture is reserved, not zeroed: every byte must be written before it is read.
 cp "$JPG" a.jpg; snap

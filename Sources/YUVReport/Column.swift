@@ -87,8 +87,11 @@ public struct Column: Sendable {
         converted("cicp_matrix") { _, rep in .count(ColourDescription(spec: rep.spec, primaries: rep.primaries, chromaLocation: rep.chromaLocation).matrix.cicp) },
         converted("cicp_full_range") { _, rep in .count(ColourDescription(spec: rep.spec, primaries: rep.primaries, chromaLocation: rep.chromaLocation).range.cicp) },
         converted("cicp_chroma_location") { _, rep in .count(ColourDescription(spec: rep.spec, primaries: rep.primaries, chromaLocation: rep.chromaLocation).chromaLocation.cicp) },
-        converted("ffmpeg_rawvideo_input") { _, rep in
-            .text(ColourDescription(spec: rep.spec, primaries: rep.primaries, chromaLocation: rep.chromaLocation).ffmpegInputArguments(layout: rep.layout, width: rep.geometry.width,
+        converted("ffmpeg_rawvideo_input") { r, rep in
+            // Plain rawvideo only, else empty: FFmpeg reads no row or plane padding, and has no bi-planar pixel
+            // format with an A plane (docs/cli.md gives the numpy and dd ways to read those).
+            if r.filePadded || (rep.alphaBytes > 0 && rep.layout.isBiPlanar) { return .text("") }
+            return .text(ColourDescription(spec: rep.spec, primaries: rep.primaries, chromaLocation: rep.chromaLocation).ffmpegInputArguments(layout: rep.layout, width: rep.geometry.width,
                                                                          height: rep.geometry.height, alpha: rep.alphaBytes > 0).joined(separator: " "))
         },
         converted("ffmpeg_filter") { _, rep in ColourDescription.ffmpegFilter(layout: rep.layout).map { .text($0) } ?? .text("") },

@@ -10,6 +10,8 @@ public struct ImageRecord: Sendable {
     public var alignment: Int
     /// The plane-height alignment of the aligned figure (`--align-height`; 1 when not asked).
     public var heightAlignment = 1
+    /// The written file's rows or planes are padded (`--align`, `--align-height`): not plain rawvideo.
+    public var filePadded = false
     /// The process's peak resident set right after this conversion. Not reported per image (in a batch it is the
     /// peak of everything so far): a report's totals give the run's, and a single conversion's is its own.
     public var peakRSS: Int

@@ -200,8 +200,18 @@ struct Options {
 extension Options {
     /// Options given that do nothing for this conversion: each a warning naming it and why, so a typo'd
     /// intention is not silently dropped.
-    func ignoredOptionWarnings(format: OutputFormat, rawInput: Bool) -> [String] {
+    func ignoredOptionWarnings(format: OutputFormat, rawInput: Bool, single: Bool = false) -> [String] {
         var out: [String] = []
+        if single && given.contains("--update") {
+            out.append("--update keeps an output folder's manifest in a batch; a single file ignores it (and is never "
+                       + "replaced without --force)")
+        }
+        if single && given.contains("--name") {
+            out.append("--name names a batch's outputs; a single file's output is -o, so it is ignored")
+        }
+        if metrics && reportFormat == nil {
+            out.append("--metrics measures for a report; without --report nothing is measured")
+        }
         if given.contains("--quality") && format != .jpeg {
             out.append("--quality sets JPEG output's quality; \(format.name) output ignores it")
         }

@@ -36,7 +36,7 @@ func runRawInput(_ options: Options) -> Int32 {
         return dryRunOne(input: input, output: output, format: format, options: options, protected: protected)
     }
     installSignalCleanup()
-    warnIgnoredOptions(options, format: format, rawInput: true)
+    warnIgnoredOptions(options, format: format, rawInput: true, single: true)
     do throws(FileError) {
         var image: YUVImage
         var spec = options.spec
@@ -64,6 +64,12 @@ func runRawInput(_ options: Options) -> Int32 {
                          + "resampled, so --chroma-loc \(asked.rawValue) is ignored")
             }
             siting = tag
+            // JPEG and PNG outputs are centre-sited: other chroma is taken as centre-sited there, half a
+            // pixel off (the samples are not resampled), which is worth a word.
+            if tag != .center && (format == .jpeg || format == .png) && !options.quiet {
+                printErr("yuvconv: warning: \(name): its chroma is \(tag.rawValue)-sited (\(tag.y4mTag)); \(format.name) "
+                         + "output is centre-sited and the samples are not resampled, so the colours move by half a pixel")
+            }
             // XCOLORRANGE says; without it, --range if given, else limited (FFmpeg's convention for Y4M).
             spec.range = range ?? (options.rangeGiven ? options.spec.range : .limited)
         } else {

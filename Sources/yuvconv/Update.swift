@@ -121,6 +121,8 @@ struct UpdateManifest: Sendable {
         var record = ImageRecord(file: displayPath(item.input), error: nil, report: entry.report, quality: entry.quality,
                                  alignment: options.reportAlignment, peakRSS: entry.peakRSS)
         record.heightAlignment = options.heightAlignment
+        record.filePadded = item.format.isRaw && (options.alignGiven || options.heightAlignment > 1)
+            && record.alignedBytes != record.yuvBytes
         record.output = OutputDigest(bytes: entry.outputBytes, sha256: entry.outputSHA256)
         record.upToDate = true
         return Outcome(record: record, failure: nil, skipped: true, manifestChange: (item.name, entry))

@@ -146,7 +146,7 @@ func run(_ args: [String]) -> Int32 {
     } catch {
         return usageFailure(error.message)
     }
-    warnIgnoredOptions(options, format: format, rawInput: false)
+    warnIgnoredOptions(options, format: format, rawInput: false, single: true)
     let protected = Set([inputIdentity(input)].compactMap { $0 })
     if let refused = refuseInputsAsStandardStreams(protected) { return refused }
     let dataOnStdout = AtomicOutput.standardDescriptor(output) == STDOUT_FILENO
@@ -179,9 +179,9 @@ func run(_ args: [String]) -> Int32 {
 }
 
 /// Prints the warnings for options that do nothing here (not with -q).
-func warnIgnoredOptions(_ options: Options, format: OutputFormat, rawInput: Bool) {
+func warnIgnoredOptions(_ options: Options, format: OutputFormat, rawInput: Bool, single: Bool = false) {
     guard !options.quiet else { return }
-    for w in options.ignoredOptionWarnings(format: format, rawInput: rawInput) { printErr("yuvconv: warning: \(w)") }
+    for w in options.ignoredOptionWarnings(format: format, rawInput: rawInput, single: single) { printErr("yuvconv: warning: \(w)") }
 }
 
 /// Standard output or standard error that is one of the inputs (`1<>in.png`, `2>>in.png`): what yuvconv writes
@@ -291,6 +291,7 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
     var record = ImageRecord(file: name, error: nil, report: report, quality: report.quality, alignment: options.reportAlignment,
                              peakRSS: peak)
     record.heightAlignment = options.heightAlignment
+    record.filePadded = format.isRaw && (options.alignGiven || options.heightAlignment > 1) && record.alignedBytes != record.yuvBytes
     record.output = sink.digest
     return Outcome(record: record, failure: nil)
 }
