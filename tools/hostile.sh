@@ -828,10 +828,12 @@ end
 
 # 16. --update, descriptors and links: routes around the checks above.
 begin update-unrecorded-file
-# An output there that the manifest does not record is someone's file: kept without --force, listed as failed.
-cp "$PNG" a.png; mkdir u; echo precious > u/a.nv12; snap
-run convert a.png -o u/ --update
-status 1; names u/a.nv12; says 'not an output the manifest records'; ALLOW=(u/.yuvconv-manifest); settled
+# A plain file of the folder at an output's name, no manifest entry: converted again and recorded (--update's
+# documented "not in the manifest" decision), the run succeeds.
+cp "$PNG" a.png; mkdir u; echo stale > u/a.nv12; snap
+run convert a.png -o u/ --update -q
+status 0; ALLOW=(u/a.nv12 u/.yuvconv-manifest); settled
+same u/a.nv12 "$(ref "$PNG" nv12)"
 end
 
 begin update-link-out-of-folder
@@ -945,8 +947,16 @@ yc a.png -o - > out.nv12 2>&1
 RC=$RC; ERR=out.nv12; status 2; says 'mixed into'; ALLOW=(out.nv12); settled
 end
 
+begin data-and-stderr-one-pipe-quiet
+# With -q nothing but a warning goes to standard error: sharing standard output's pipe is allowed.
+cp "$PNG" a.png; snap
+yc -q a.png -o - 2>&1 | cat > out.nv12; RC=${PIPESTATUS[0]}
+status 0; ALLOW=(out.nv12); settled
+same out.nv12 "$(ref "$PNG" nv12)"
+end
+
 begin update-dry-run-says-refuse
-cp "$PNG" a.png; mkdir o; echo mine > o/a.nv12; snap
+cp "$PNG" a.png; mkdir o; echo mine > keep; ln -s ../keep o/a.nv12; snap
 run a.png -o o/ -u -n
 status 1; LC_ALL=C grep -q '^refuse a.png' "$OUT" || bad "the dry run does not refuse a.png: $(head -c 160 "$OUT")"; settled
 end

@@ -230,9 +230,10 @@ func runBatch(_ options: Options) -> Int32 {
         let (action, kept) = update?.check(item, options: opts) ?? (BatchAction(item, force: opts.force), nil)
         // With --update, an output there that it may not replace (`Update.check`) is a failure the report
         // lists, not a silent skip: the run did not bring it up to date, and --force would.
-        if case .skip(upToDate: false) = action, update != nil {
-            return Outcome.failed(item.input, FileError(path: item.output, reason: "is already there and is not an output the manifest records "
-                                  + "(unrecorded, reached through a link, or not a plain file)", remedy: .overwrite), alignment: opts.alignment)
+        if case .skip(upToDate: false) = action, let update {
+            let why = update.whyNotInFolder(item) ?? "is already there"
+            return Outcome.failed(item.input, FileError(path: item.output, reason: why + "; --update replaces only plain files "
+                                  + "of the output folder", remedy: .overwrite), alignment: opts.alignment)
         }
         if case .skip = action { return kept.flatMap { update?.kept(item, $0, options: opts) } }
         var o = opts

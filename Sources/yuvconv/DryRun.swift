@@ -28,6 +28,14 @@ func dryRunBatch(_ plan: BatchPlan, options: Options, update: UpdateManifest?) -
     var items = plan.reader()
     while let item = items.next() {
         let action = update?.check(item, options: options).action ?? BatchAction(item, force: options.force)
+        // With --update, an output there that it may not replace fails the real run (`runBatch`): refused here.
+        if case .skip(upToDate: false) = action, let update {
+            print("refuse \(displayPath(item.input)) -> \(displayPath(item.output)) (\(item.format.name)): "
+                  + (update.whyNotInFolder(item) ?? "is already there") + "; --update replaces only plain files of the output "
+                  + "folder (use --force to overwrite)")
+            refused += 1
+            continue
+        }
         if dryRunItem(input: item.input, output: item.output, format: item.format, action: action, options: options,
                       protected: plan.protected) {
             refused += 1
@@ -66,10 +74,6 @@ func dryRunItem(input: String, output: String, format: OutputFormat, action: Bat
     switch action {
     case .skip(let upToDate):
         // With --update, an output there that it may not replace fails the real run (`runBatch`): refused here.
-        if !upToDate && options.update {
-            say("refuse", "already there and is not an output the manifest records (unrecorded, reached through a link, or not a plain file; use --force to overwrite)")
-            return true
-        }
         say("skip", upToDate ? "up to date" : "already there (--force replaces it)")
         return false
     case .convert, .replace:

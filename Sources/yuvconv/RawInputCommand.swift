@@ -29,7 +29,7 @@ func runRawInput(_ options: Options) -> Int32 {
     if let refused = refuseInputsAsStandardStreams(protected) { return refused }
     let dataOnStdout = AtomicOutput.standardDescriptor(output) == STDOUT_FILENO
     if let refused = refuseStandardStreamHazards(writesStdout: dataOnStdout, dataOnStdout: dataOnStdout, force: options.force,
-                                                 replaced: [output]) {
+                                                 quiet: options.quiet, replaced: [output]) {
         return refused
     }
     if options.dryRun {

@@ -94,26 +94,25 @@ struct UpdateManifest: Sendable {
         }
     }
 
-    /// What `--update` does with `item`, and the entry of an output it keeps. Without `--force` only this tool's
-    /// own outputs are replaced: one the manifest records, found as a plain file (not a link, which could lead
-    /// anywhere, nor a device). Any other file already there — unrecorded, a link, a disk — stays, as it does
-    /// without `--update`: an existing file is never replaced without `--force`.
+    /// What `--update` does with `item`, and the entry of an output it keeps. Without `--force` it replaces an
+    /// out-of-date or unrecorded output only when it is a plain file of the output folder, reached by its name
+    /// with no link on the way (`whyNotInFolder`): a link could lead anywhere (a recorded name whose folder
+    /// became a link to elsewhere reached someone's file there), a device is a disk. Anything else stays.
     func check(_ item: BatchItem, options: Options) -> (action: BatchAction, entry: ManifestEntry?) {
         let decided = manifest.check(item, optionsKey: options.optionsKey(for: item.format))
-        guard case .replace(let why) = decided.action, !options.force else { return decided }
-        let own: Bool
-        switch why {
-        case .optionsChanged?, .inputChanged?, .outputAltered?: own = true
-        case .unchecked(let reason)?: own = reason.hasPrefix("the input")
-        case .unrecorded?, nil: own = false
-        }
-        // Its own: a plain file reached by its name, no link on the way below the folder (a recorded name whose
-        // folder became a link to elsewhere reached someone's file there).
-        if own && FileStatus(path: item.output, follow: false)?.kind == .regular
-            && BatchPlan.resolved(item.output) == folderPlace + (folderPlace.hasSuffix("/") ? "" : "/") + item.name {
-            return decided
-        }
+        guard case .replace = decided.action, !options.force, whyNotInFolder(item) != nil else { return decided }
         return (.skip(upToDate: false), nil)
+    }
+
+    /// Why `item`'s output is not a plain file of the output folder reached by its own name, or nil when it is.
+    func whyNotInFolder(_ item: BatchItem) -> String? {
+        guard let st = FileStatus(path: item.output, follow: false) else { return nil }
+        if st.kind == .symlink { return "is a symbolic link" }
+        if st.kind != .regular { return "is not a plain file" }
+        if BatchPlan.resolved(item.output) != folderPlace + (folderPlace.hasSuffix("/") ? "" : "/") + item.name {
+            return "is reached through a symbolic link below the output folder"
+        }
+        return nil
     }
 
     /// The outcome of an output kept as up to date: its report line from the manifest's figures.

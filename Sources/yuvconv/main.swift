@@ -63,10 +63,12 @@ func replacedStandardStream(_ paths: [String]) -> String? {
 /// Every entry point's check of the standard streams before any work, beside `refuseInputsAsStandardStreams`:
 /// what the run writes to standard output (`writesStdout`: data, or a report) may not go over a disk or over a
 /// file's bytes from its position on (`1<>old`; `>` and `>>` are fine) without `force`; data on standard
-/// output may not share its file or pipe with standard error (`> f 2>&1`: messages inside the picture); and
+/// output may not share its file or pipe with standard error (`> f 2>&1`: messages inside the picture) unless
+/// `-q` silences the lines (only a warning would then go there); and
 /// no file the run replaces (`replaced`: outputs by name, the report file, the manifest) may be one a standard
 /// stream is open on. Prints the usage error and gives its status, or nil.
-func refuseStandardStreamHazards(writesStdout: Bool, dataOnStdout: Bool, force: Bool, replaced: [String]) -> Int32? {
+func refuseStandardStreamHazards(writesStdout: Bool, dataOnStdout: Bool, force: Bool, quiet: Bool = false,
+                                 replaced: [String]) -> Int32? {
     if writesStdout, !force, let st = FileStatus(descriptor: STDOUT_FILENO) {
         if st.kind == .blockDevice {
             return usageFailure("standard output is a block device (a disk or partition); use --force to write over it")
@@ -78,7 +80,7 @@ func refuseStandardStreamHazards(writesStdout: Bool, dataOnStdout: Bool, force: 
             }
         }
     }
-    if dataOnStdout, let out = FileStatus(descriptor: STDOUT_FILENO), let err = FileStatus(descriptor: STDERR_FILENO),
+    if dataOnStdout, !quiet, let out = FileStatus(descriptor: STDOUT_FILENO), let err = FileStatus(descriptor: STDERR_FILENO),
        out.kind != .characterDevice, out.identity == err.identity {
         return usageFailure("standard error is the file or pipe standard output is, where the data goes: messages "
                             + "would be mixed into it (send 2> elsewhere)")
@@ -151,7 +153,7 @@ func run(_ args: [String]) -> Int32 {
     if let refused = refuseInputsAsStandardStreams(protected) { return refused }
     let dataOnStdout = AtomicOutput.standardDescriptor(output) == STDOUT_FILENO
     if let refused = refuseStandardStreamHazards(writesStdout: dataOnStdout || (options.reportFormat != nil && options.reportFile == nil),
-                                                 dataOnStdout: dataOnStdout, force: options.force,
+                                                 dataOnStdout: dataOnStdout, force: options.force, quiet: options.quiet,
                                                  replaced: [output] + (options.reportFile.map { [$0] } ?? [])) {
         return refused
     }

@@ -132,14 +132,21 @@ final class UpdateTests: CLITestCase {
         try makeInputs()
         summary(try update().result, converted: 3, skipped: 0)
         try FileManager.default.removeItem(at: work.appendingPathComponent("out/.yuvconv-manifest"))
-        // Outputs no manifest records could be anyone's files: kept without --force (they were replaced, which
-        // let --update overwrite any file there, a link's target outside the folder or a disk included);
-        // --force converts them again and records them.
+        // Plain files of the folder that no manifest records are converted again and recorded.
+        summary(try update().result, converted: 3, skipped: 0)
+        // A link there could lead anywhere: kept without --force, and listed as failed.
+        try FileManager.default.removeItem(at: work.appendingPathComponent("out/.yuvconv-manifest"))
+        try FileManager.default.removeItem(at: work.appendingPathComponent("out/a.nv12"))
+        try Data("keep\n".utf8).write(to: work.appendingPathComponent("elsewhere.txt"))
+        try FileManager.default.createSymbolicLink(atPath: work.appendingPathComponent("out/a.nv12").path,
+                                                   withDestinationPath: "../elsewhere.txt")
         let kept = try update().result
-        XCTAssertTrue(kept.stderr.contains("yuvconv: 0 converted, 0 skipped (already there and up to date), 4 failed"), kept.stderr)
-        XCTAssertTrue(kept.stderr.contains("out/a.nv12: is already there and is not an output the manifest records "
-                                           + "(unrecorded, reached through a link, or not a plain file) (use --force to overwrite)"), kept.stderr)
-        summary(try update(["--force"]).result, converted: 3, skipped: 0)
+        XCTAssertTrue(kept.stderr.contains("yuvconv: 2 converted, 0 skipped (already there and up to date), 2 failed"), kept.stderr)
+        XCTAssertTrue(kept.stderr.contains("out/a.nv12: is a symbolic link; --update replaces only plain files of the output folder "
+                                           + "(use --force to overwrite)"), kept.stderr)
+        XCTAssertEqual(try contents("elsewhere.txt"), Data("keep\n".utf8))
+        try FileManager.default.removeItem(at: work.appendingPathComponent("out/a.nv12"))
+        summary(try update().result, converted: 1, skipped: 2)
         summary(try update().result, converted: 0, skipped: 3)
         // A file there that is not a manifest is someone's: refused before any work without --force, untouched.
         try Data("not a manifest\n".utf8).write(to: work.appendingPathComponent("out/.yuvconv-manifest"))
