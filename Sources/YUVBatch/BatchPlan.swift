@@ -88,14 +88,15 @@ public final class BatchPlan: @unchecked Sendable {
                 let dir = PathBytes.encode(item.dir)
                 planned.appendRecord(parts: [InputRecord.length(source.count)[...], source[...],
                                              InputRecord.length(dir.count)[...], dir[...], PathBytes.encode(item.name)[...]])
-                if let id = inputIdentity(item.input) { SortedIdentities.append(id, to: ids) }
+                // (A shard protects the whole batch's inputs, gathered by `whole`: its own are not needed.)
+                if whole == nil, let id = inputIdentity(item.input) { SortedIdentities.append(id, to: ids) }
             } catch {
                 refusal = error
                 break
             }
             position += 1
         }
-        if let list = inputs.listFile, let id = inputIdentity(list) { SortedIdentities.append(id, to: ids) }
+        if whole == nil, let list = inputs.listFile, let id = inputIdentity(list) { SortedIdentities.append(id, to: ids) }
         try fileStep { () throws(FileError) in
             try selection.spool.seal()
             try planned.seal()
