@@ -867,7 +867,7 @@ end
 begin descriptor-on-file-with-data
 cp "$PNG" a.png; head -c 5000 /dev/urandom > old.bin; snap
 yc a.png -o /dev/fd/3 3<>old.bin > "$OUT" 2> "$ERR"
-status 1; says 'data where writing would start'; settled
+status fail; says 'data where writing would start'; settled
 end
 
 begin descriptor-appending
@@ -985,6 +985,47 @@ begin single-file-update-warns
 cp "$PNG" a.png; snap
 run a.png -o x.nv12 --update
 status 0; says 'update.*single file'; ALLOW=(x.nv12); settled
+end
+
+# 19. The fifth round: the report on standard error, data on another descriptor, standard error on a batch
+# output, report files of --update runs.
+begin report-on-stderr-over-file-data
+cp "$PNG" a.png; printf 'PRECIOUS-%.0s' $(seq 400) > old; snap
+yc a.png -o - -q --report json 2<> old > /dev/null
+status 2; settled
+end
+
+begin data-descriptor-shares-stderr
+cp "$PNG" a.png; snap
+yc a.png -o /dev/fd/3 3> d.nv12 2>&3
+status 2; ALLOW=(d.nv12); settled
+end
+
+begin data-shares-stderr-quiet-warning
+# With -q, standard error sharing the data's file is silenced: a warning (a truncated JPEG) stays out of the data.
+head -c 3000 "$JPG" > t.jpg; snap
+yc t.jpg --allow-truncated -o - -q > out.nv12 2>&1
+status 0; ALLOW=(out.nv12); settled
+same out.nv12 "$(ref t.jpg nv12 --allow-truncated)"
+end
+
+begin batch-stderr-on-an-output
+cp "$PNG" a.png; mkdir o; echo keep > o/a.nv12; snap
+yc a.png -o o/ --update 2>> o/a.nv12 > "$OUT"
+status 2; ALLOW=(o/a.nv12); settled
+LC_ALL=C grep -q '^keep$' o/a.nv12 || bad "o/a.nv12 was replaced"
+end
+
+begin report-file-in-folder-to-make
+cp "$PNG" a.png; snap
+run a.png "$PNGA" -o out/ -q --report json --report-file out/r.json
+status 0; ALLOW=(out out/a.nv12 out/basn6a08.nv12 out/r.json); settled
+end
+
+begin update-rerun-replaces-its-report
+cp "$PNG" a.png; yc a.png -o o/ -u -q --report json --report-file o/r.json > /dev/null 2>&1; snap
+run a.png -o o/ -u -q --report json --report-file o/r.json
+status 0; ALLOW=(o/r.json o/.yuvconv-manifest); settled
 end
 
 begin jpeg-output-with-perturbed-malloc

@@ -176,7 +176,10 @@ func openReportFile(_ options: Options, protected: any FileIdentitySet) throws(F
         }
         return nil
     }
-    do { return try AtomicOutput(path: file, force: options.force, protected: protected) } catch {
+    // With --update the report is made anew each run, like an out-of-date output: a plain file there (not a
+    // link, not a device) is replaced without --force.
+    let force = options.force || (options.update && FileStatus(path: file, follow: false)?.kind == .regular)
+    do { return try AtomicOutput(path: file, force: force, protected: protected) } catch {
         throw FileError(path: file, error)
     }
 }
@@ -204,10 +207,20 @@ func runBatch(_ options: Options) -> Int32 {
     if let refused = refuseInputsAsStandardStreams(protected) { return refused }
     // The files this run replaces: the report file, and --update's manifest.
     let manifest = options.update ? [folder.path(of: Manifest.fileName)] : []
-    if let refused = refuseStandardStreamHazards(writesStdout: options.reportFormat != nil && options.reportFile == nil,
-                                                 dataOnStdout: false, force: options.force,
+    if let refused = refuseStandardStreamHazards(written: options.reportFormat != nil && options.reportFile == nil ? [STDOUT_FILENO] : [],
+                                                 force: options.force,
                                                  replaced: (options.reportFile.map { [$0] } ?? []) + manifest) {
         return refused
+    }
+    // Standard error open on an output the batch replaces: its lines and summary would be lost with it.
+    let errKey = outputKey("/dev/stderr")
+    if errKey.hasPrefix("id:") {
+        var items = plan.reader()
+        while let item = items.next() {
+            if outputKey(item.output) == errKey {
+                return usageFailure("\(displayPath(item.output)) is the file standard error is open on: what is written there would be lost")
+            }
+        }
     }
     var update: UpdateManifest?
     if options.update {
@@ -218,6 +231,11 @@ func runBatch(_ options: Options) -> Int32 {
         update = manifest
     }
     if options.dryRun { return dryRunBatch(plan, options: options, update: update) }
+    // A report file inside the output folder, which the batch makes when it is missing: made first.
+    if let file = options.reportFile, let dir = outputFolder(of: file), FileStatus(path: dir) == nil,
+       BatchPlan.resolved(dir).hasPrefix(BatchPlan.resolved(folder.path)), let why = makeFolders(dir) {
+        return fileFailure(FileError(path: file, reason: why))
+    }
     let reportSink: AtomicOutput?
     do { reportSink = try openReportFile(options, protected: protected) } catch { return fileFailure(error) }
     var first = plan.reader()

@@ -27,9 +27,9 @@ func runRawInput(_ options: Options) -> Int32 {
     }
     let protected = Set([inputIdentity(input)].compactMap { $0 })
     if let refused = refuseInputsAsStandardStreams(protected) { return refused }
-    let dataOnStdout = AtomicOutput.standardDescriptor(output) == STDOUT_FILENO
-    if let refused = refuseStandardStreamHazards(writesStdout: dataOnStdout, dataOnStdout: dataOnStdout, force: options.force,
-                                                 quiet: options.quiet, replaced: [output]) {
+    let dataDescriptor = AtomicOutput.standardDescriptor(output)
+    if let refused = refuseStandardStreamHazards(written: dataDescriptor.map { [$0] } ?? [], dataDescriptor: dataDescriptor,
+                                                 force: options.force, quiet: options.quiet, replaced: [output]) {
         return refused
     }
     if options.dryRun {

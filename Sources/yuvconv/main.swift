@@ -61,29 +61,44 @@ func replacedStandardStream(_ paths: [String]) -> String? {
 }
 
 /// Every entry point's check of the standard streams before any work, beside `refuseInputsAsStandardStreams`:
-/// what the run writes to standard output (`writesStdout`: data, or a report) may not go over a disk or over a
-/// file's bytes from its position on (`1<>old`; `>` and `>>` are fine) without `force`; data on standard
-/// output may not share its file or pipe with standard error (`> f 2>&1`: messages inside the picture) unless
-/// `-q` silences the lines (only a warning would then go there); and
-/// no file the run replaces (`replaced`: outputs by name, the report file, the manifest) may be one a standard
-/// stream is open on. Prints the usage error and gives its status, or nil.
-func refuseStandardStreamHazards(writesStdout: Bool, dataOnStdout: Bool, force: Bool, quiet: Bool = false,
+/// what the run writes to a standard stream (`written`: standard output for data or a report, standard error
+/// for a report beside data on standard output) may not go over a disk or over a file's bytes from its
+/// position on (`1<>old`; `>` and `>>` are fine) without `force`; data on a descriptor (`dataDescriptor`) may
+/// not share its file or pipe with standard error (`> f 2>&1`: messages inside the picture) — with `quiet`
+/// standard error is then pointed at /dev/null, so only the data and the exit status go out; and no file the
+/// run replaces (`replaced`: outputs by name, the report file, the manifest) may be one a standard stream is
+/// open on. Prints the usage error and gives its status, or nil.
+func refuseStandardStreamHazards(written: [Int32], dataDescriptor: Int32? = nil, force: Bool, quiet: Bool = false,
                                  replaced: [String]) -> Int32? {
-    if writesStdout, !force, let st = FileStatus(descriptor: STDOUT_FILENO) {
-        if st.kind == .blockDevice {
-            return usageFailure("standard output is a block device (a disk or partition); use --force to write over it")
+    for fd in Set(written) where !force {
+        guard let st = FileStatus(descriptor: fd) else { continue }
+        let name = fd == STDOUT_FILENO ? "standard output" : fd == STDERR_FILENO ? "standard error" : "descriptor \(fd)"
+        let overData = st.kind == .blockDevice
+            || (st.kind == .regular && fcntl(fd, F_GETFL) & O_APPEND == 0 && { let at = lseek(fd, 0, SEEK_CUR); return at >= 0 && Int(at) < st.size }())
+        // Standard error itself cannot carry the message: pointed at /dev/null, the exit status (2) says it.
+        if overData && fd == STDERR_FILENO {
+            let null = open("/dev/null", O_WRONLY)
+            if null >= 0 { dup2(null, STDERR_FILENO); close(null) }
+            return 2
         }
-        if st.kind == .regular, fcntl(STDOUT_FILENO, F_GETFL) & O_APPEND == 0 {
-            let at = lseek(STDOUT_FILENO, 0, SEEK_CUR)
+        if st.kind == .blockDevice {
+            return usageFailure("\(name) is a block device (a disk or partition); use --force to write over it")
+        }
+        if st.kind == .regular, fcntl(fd, F_GETFL) & O_APPEND == 0 {
+            let at = lseek(fd, 0, SEEK_CUR)
             if at >= 0 && Int(at) < st.size {
-                return usageFailure("standard output is open on a file with data where writing would start; use --force to write over it")
+                return usageFailure("\(name) is open on a file with data where writing would start; use --force to write over it")
             }
         }
     }
-    if dataOnStdout, !quiet, let out = FileStatus(descriptor: STDOUT_FILENO), let err = FileStatus(descriptor: STDERR_FILENO),
-       out.kind != .characterDevice, out.identity == err.identity {
-        return usageFailure("standard error is the file or pipe standard output is, where the data goes: messages "
-                            + "would be mixed into it (send 2> elsewhere)")
+    if let fd = dataDescriptor, fd != STDERR_FILENO, let out = FileStatus(descriptor: fd),
+       let err = FileStatus(descriptor: STDERR_FILENO), out.kind != .characterDevice, out.identity == err.identity {
+        if !quiet {
+            return usageFailure("standard error is the file or pipe the data goes to: messages would be mixed into it "
+                                + "(send 2> elsewhere, or -q)")
+        }
+        let null = open("/dev/null", O_WRONLY)
+        if null >= 0 { dup2(null, STDERR_FILENO); close(null) }
     }
     if let message = replacedStandardStream(replaced) { return usageFailure(message) }
     return nil
@@ -151,9 +166,13 @@ func run(_ args: [String]) -> Int32 {
     warnIgnoredOptions(options, format: format, rawInput: false, single: true)
     let protected = Set([inputIdentity(input)].compactMap { $0 })
     if let refused = refuseInputsAsStandardStreams(protected) { return refused }
-    let dataOnStdout = AtomicOutput.standardDescriptor(output) == STDOUT_FILENO
-    if let refused = refuseStandardStreamHazards(writesStdout: dataOnStdout || (options.reportFormat != nil && options.reportFile == nil),
-                                                 dataOnStdout: dataOnStdout, force: options.force, quiet: options.quiet,
+    // The data's descriptor, when it goes to one; a report without a file goes to standard output, or to
+    // standard error when the data is on standard output (`emitReport`).
+    let dataDescriptor = AtomicOutput.standardDescriptor(output)
+    let reportStream: [Int32] = options.reportFormat != nil && options.reportFile == nil
+        ? [dataDescriptor == STDOUT_FILENO ? STDERR_FILENO : STDOUT_FILENO] : []
+    if let refused = refuseStandardStreamHazards(written: (dataDescriptor.map { [$0] } ?? []) + reportStream,
+                                                 dataDescriptor: dataDescriptor, force: options.force, quiet: options.quiet,
                                                  replaced: [output] + (options.reportFile.map { [$0] } ?? [])) {
         return refused
     }
@@ -344,7 +363,7 @@ func runReport(_ options: Options) -> Int32 {
         return planFailure(error)
     }
     if let refused = refuseInputsAsStandardStreams(protected) { return refused }
-    if let refused = refuseStandardStreamHazards(writesStdout: options.reportFile == nil, dataOnStdout: false, force: options.force,
+    if let refused = refuseStandardStreamHazards(written: options.reportFile == nil ? [STDOUT_FILENO] : [], force: options.force,
                                                  replaced: options.reportFile.map { [$0] } ?? []) {
         return refused
     }
