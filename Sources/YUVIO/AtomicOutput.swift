@@ -131,14 +131,7 @@ public final class AtomicOutput {
                 throw .system(descriptor == 1 ? "standard output is closed" : "descriptor \(descriptor) is closed")
             }
             if isOpen(onInput: descriptor, protected.contains) { throw .sameAsInput }
-            // A descriptor on a file holding bytes from its position on (`3<>old`, not `>` nor `>>`) would
-            // have them overwritten, the rest left behind: an existing file's bytes, so only with `force`.
-            if !force, FileStatus(descriptor: descriptor)?.kind == .blockDevice { throw .blockDevice }
-            if !force, let st = FileStatus(descriptor: descriptor), st.kind == .regular,
-               fcntl(descriptor, F_GETFL) & O_APPEND == 0 {
-                let at = lseek(descriptor, 0, SEEK_CUR)
-                if at >= 0 && Int(at) < st.size { throw .descriptorHasData(descriptor) }
-            }
+            if !force, let over = overwrites(descriptor: descriptor) { throw over }
             return .descriptor(descriptor)
         }
         let real = try resolveLinks(path)
@@ -155,6 +148,17 @@ public final class AtomicOutput {
 
     /// Whether descriptor `fd` is open on a regular file that `isInput` names: what is written there would change
     /// an input (`-o - 1<>in.png`, or a report or messages on a standard stream opened on one).
+    /// What writing to descriptor `fd` would overwrite, as the error that needs `force`: a disk (`.blockDevice`),
+    /// or a file holding bytes from the descriptor's position on (`3<>old`, not `>` nor `>>`), which would be
+    /// overwritten with the rest left behind (`.descriptorHasData`). Nil otherwise.
+    public static func overwrites(descriptor fd: Int32) -> WriteError? {
+        guard let st = FileStatus(descriptor: fd) else { return nil }
+        if st.kind == .blockDevice { return .blockDevice }
+        guard st.kind == .regular, fcntl(fd, F_GETFL) & O_APPEND == 0 else { return nil }
+        let at = lseek(fd, 0, SEEK_CUR)
+        return at >= 0 && Int(at) < st.size ? .descriptorHasData(fd) : nil
+    }
+
     public static func isOpen(onInput fd: Int32, _ isInput: (FileIdentity) -> Bool) -> Bool {
         guard let st = FileStatus(descriptor: fd), st.kind == .regular else { return false }
         return isInput(st.identity)

@@ -249,9 +249,8 @@ func runBatch(_ options: Options) -> Int32 {
         // With --update, an output there that it may not replace (`Update.check`) is a failure the report
         // lists, not a silent skip: the run did not bring it up to date, and --force would.
         if case .skip(upToDate: false) = action, let update {
-            let why = update.whyNotInFolder(item) ?? "is already there"
-            return Outcome.failed(item.input, FileError(path: item.output, reason: why + "; --update replaces only plain files "
-                                  + "of the output folder", remedy: .overwrite), alignment: opts.alignment)
+            return Outcome.failed(item.input, FileError(path: item.output, reason: update.refusal(item), remedy: .overwrite),
+                                  alignment: opts.alignment)
         }
         if case .skip = action { return kept.flatMap { update?.kept(item, $0, options: opts) } }
         var o = opts

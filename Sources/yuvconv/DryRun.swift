@@ -31,8 +31,7 @@ func dryRunBatch(_ plan: BatchPlan, options: Options, update: UpdateManifest?) -
         // With --update, an output there that it may not replace fails the real run (`runBatch`): refused here.
         if case .skip(upToDate: false) = action, let update {
             print("refuse \(displayPath(item.input)) -> \(displayPath(item.output)) (\(item.format.name)): "
-                  + (update.whyNotInFolder(item) ?? "is already there") + "; --update replaces only plain files of the output "
-                  + "folder (use --force to overwrite)")
+                  + FileError(path: item.output, reason: update.refusal(item), remedy: .overwrite).cliReason)
             refused += 1
             continue
         }
@@ -73,7 +72,6 @@ func dryRunItem(input: String, output: String, format: OutputFormat, action: Bat
     var refusal = outputFolder(of: output).flatMap(folderProblem)
     switch action {
     case .skip(let upToDate):
-        // With --update, an output there that it may not replace fails the real run (`runBatch`): refused here.
         say("skip", upToDate ? "up to date" : "already there (--force replaces it)")
         return false
     case .convert, .replace:

@@ -62,6 +62,9 @@ struct Options {
     var heightAlignment = 1
     /// The row alignment of written raw frames: 1 (tight) unless `--align` was given.
     var fileAlignment: Int { alignGiven ? alignment : 1 }
+    /// Whether a file of `format` is written with padded rows or planes when its sizes need it
+    /// (`--align`, `--align-height`, raw layouts only).
+    func padsRows(of format: OutputFormat) -> Bool { format.isRaw && (alignGiven || heightAlignment > 1) }
     /// The row alignment of the report's aligned figure: CoreVideo's 64 when no padding was asked for; the
     /// written frame's when `--align` or `--align-height` was, so that the figure is the file's size.
     var reportAlignment: Int { alignGiven || heightAlignment > 1 ? fileAlignment : alignment }

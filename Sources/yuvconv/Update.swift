@@ -104,6 +104,11 @@ struct UpdateManifest: Sendable {
         return (.skip(upToDate: false), nil)
     }
 
+    /// The failure of an output `check` would not replace (it turned a replacement into a skip): why, and the rule.
+    func refusal(_ item: BatchItem) -> String {
+        (whyNotInFolder(item) ?? "is already there") + "; --update replaces only plain files of the output folder"
+    }
+
     /// Why `item`'s output is not a plain file of the output folder reached by its own name, or nil when it is.
     func whyNotInFolder(_ item: BatchItem) -> String? {
         guard let st = FileStatus(path: item.output, follow: false) else { return nil }
@@ -120,8 +125,7 @@ struct UpdateManifest: Sendable {
         var record = ImageRecord(file: displayPath(item.input), error: nil, report: entry.report, quality: entry.quality,
                                  alignment: options.reportAlignment, peakRSS: entry.peakRSS)
         record.heightAlignment = options.heightAlignment
-        record.filePadded = item.format.isRaw && (options.alignGiven || options.heightAlignment > 1)
-            && record.alignedBytes != record.yuvBytes
+        record.filePadded = options.padsRows(of: item.format) && record.alignedBytes != record.yuvBytes
         record.output = OutputDigest(bytes: entry.outputBytes, sha256: entry.outputSHA256)
         record.upToDate = true
         return Outcome(record: record, failure: nil, skipped: true, manifestChange: (item.name, entry))

@@ -51,45 +51,43 @@ func clashingOutputs(_ paths: [String]) -> (String, String)? {
 /// on: what was written there would go to the replaced file and be lost (`-o x.nv12 --force 2>x.nv12`).
 /// The usage error's text, or nil.
 func replacedStandardStream(_ paths: [String]) -> String? {
+    let streams = [(outputKey("-"), "standard output"), (outputKey("/dev/stderr"), "standard error")].filter { $0.0.hasPrefix("id:") }
     for p in paths where AtomicOutput.standardDescriptor(p) == nil {
-        for (stream, name) in [("-", "standard output"), ("/dev/stderr", "standard error")]
-        where outputKey(p) == outputKey(stream) && outputKey(stream).hasPrefix("id:") {
+        let key = outputKey(p)
+        if let (_, name) = streams.first(where: { $0.0 == key }) {
             return "\(displayOutputPath(p)) is the file \(name) is open on: what is written there would be lost"
         }
     }
     return nil
 }
 
+/// Points standard error at /dev/null: when nothing may be written there (it is an input, or a disk, or the
+/// data's own file), the exit status alone speaks.
+func silenceStandardError() {
+    let null = open("/dev/null", O_WRONLY)
+    if null >= 0 { dup2(null, STDERR_FILENO); close(null) }
+}
+
 /// Every entry point's check of the standard streams before any work, beside `refuseInputsAsStandardStreams`:
 /// what the run writes to a standard stream (`written`: standard output for data or a report, standard error
 /// for a report beside data on standard output) may not go over a disk or over a file's bytes from its
-/// position on (`1<>old`; `>` and `>>` are fine) without `force`; data on a descriptor (`dataDescriptor`) may
-/// not share its file or pipe with standard error (`> f 2>&1`: messages inside the picture) — with `quiet`
-/// standard error is then pointed at /dev/null, so only the data and the exit status go out; and no file the
-/// run replaces (`replaced`: outputs by name, the report file, the manifest) may be one a standard stream is
-/// open on. Prints the usage error and gives its status, or nil.
+/// position on (`AtomicOutput.overwrites`) without `force`; data on a descriptor (`dataDescriptor`) may not
+/// share its file or pipe with standard error (`> f 2>&1`: messages inside the picture) — with `quiet` standard
+/// error is then silenced, so only the data and the exit status go out; and no file the run replaces
+/// (`replaced`: outputs by name, the report file, the manifest) may be one a standard stream is open on.
+/// Prints the usage error and gives its status, or nil.
 func refuseStandardStreamHazards(written: [Int32], dataDescriptor: Int32? = nil, force: Bool, quiet: Bool = false,
                                  replaced: [String]) -> Int32? {
     for fd in Set(written) where !force {
-        guard let st = FileStatus(descriptor: fd) else { continue }
-        let name = fd == STDOUT_FILENO ? "standard output" : fd == STDERR_FILENO ? "standard error" : "descriptor \(fd)"
-        let overData = st.kind == .blockDevice
-            || (st.kind == .regular && fcntl(fd, F_GETFL) & O_APPEND == 0 && { let at = lseek(fd, 0, SEEK_CUR); return at >= 0 && Int(at) < st.size }())
-        // Standard error itself cannot carry the message: pointed at /dev/null, the exit status (2) says it.
-        if overData && fd == STDERR_FILENO {
-            let null = open("/dev/null", O_WRONLY)
-            if null >= 0 { dup2(null, STDERR_FILENO); close(null) }
+        guard let over = AtomicOutput.overwrites(descriptor: fd) else { continue }
+        // Standard error itself cannot carry the message: silenced, the exit status (2) says it.
+        if fd == STDERR_FILENO {
+            silenceStandardError()
             return 2
         }
-        if st.kind == .blockDevice {
-            return usageFailure("\(name) is a block device (a disk or partition); use --force to write over it")
-        }
-        if st.kind == .regular, fcntl(fd, F_GETFL) & O_APPEND == 0 {
-            let at = lseek(fd, 0, SEEK_CUR)
-            if at >= 0 && Int(at) < st.size {
-                return usageFailure("\(name) is open on a file with data where writing would start; use --force to write over it")
-            }
-        }
+        let name = fd == STDOUT_FILENO ? "standard output" : "descriptor \(fd)"
+        return usageFailure(over == .blockDevice ? "\(name) is a block device (a disk or partition); use --force to write over it"
+                            : "\(name) is open on a file with data where writing would start; use --force to write over it")
     }
     if let fd = dataDescriptor, fd != STDERR_FILENO, let out = FileStatus(descriptor: fd),
        let err = FileStatus(descriptor: STDERR_FILENO), out.kind != .characterDevice, out.identity == err.identity {
@@ -97,8 +95,7 @@ func refuseStandardStreamHazards(written: [Int32], dataDescriptor: Int32? = nil,
             return usageFailure("standard error is the file or pipe the data goes to: messages would be mixed into it "
                                 + "(send 2> elsewhere, or -q)")
         }
-        let null = open("/dev/null", O_WRONLY)
-        if null >= 0 { dup2(null, STDERR_FILENO); close(null) }
+        silenceStandardError()
     }
     if let message = replacedStandardStream(replaced) { return usageFailure(message) }
     return nil
@@ -213,8 +210,7 @@ func refuseInputsAsStandardStreams(_ protected: any FileIdentitySet) -> Int32? {
     for fd in [STDERR_FILENO, STDOUT_FILENO] {
         guard AtomicOutput.isOpen(onInput: fd, { protected.contains($0) }) else { continue }
         if fd == STDERR_FILENO {
-            let null = open("/dev/null", O_WRONLY)
-            if null >= 0 { dup2(null, STDERR_FILENO); close(null) }
+            silenceStandardError()
             return 1
         }
         printErr("yuvconv: error: standard output is an input file; refusing to overwrite an input")
@@ -312,7 +308,7 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
     var record = ImageRecord(file: name, error: nil, report: report, quality: report.quality, alignment: options.reportAlignment,
                              peakRSS: peak)
     record.heightAlignment = options.heightAlignment
-    record.filePadded = format.isRaw && (options.alignGiven || options.heightAlignment > 1) && record.alignedBytes != record.yuvBytes
+    record.filePadded = options.padsRows(of: format) && record.alignedBytes != record.yuvBytes
     record.output = sink.digest
     return Outcome(record: record, failure: nil)
 }
