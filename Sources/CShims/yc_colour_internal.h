@@ -1,0 +1,22 @@
+// What yc_colour_profiles.c (the source's and the target's profiles, the plan) gives yc_colour.c (the
+// transforms). Internal to CShims.
+#ifndef YC_COLOUR_INTERNAL_H
+#define YC_COLOUR_INTERNAL_H
+
+#include "yc_colour.h"
+
+#include <lcms2.h>
+#include <stddef.h>
+
+/// The source's profile and its name, NULL when there is none (untagged, or what it has counts as sRGB: `*srgb`
+/// is then set), or when it is broken (the reason in `why`).
+cmsHPROFILE yc_colour_source_profile(const yc_colour *c, yc_target target, char *name, size_t name_size, int *srgb,
+                                     char *why, size_t why_size);
+/// The target space's profile (sRGB, Display P3, BT.2020: D65, sRGB curve).
+cmsHPROFILE yc_colour_target_profile(yc_target t);
+/// The target's name for the per-image line ("sRGB", "Display P3", "BT.2020").
+const char *yc_colour_target_name(yc_target t);
+/// Whether a profile has a device-to-PCS LUT of any intent (which LittleCMS takes over its matrix/TRC tags).
+int yc_colour_has_device_lut(cmsHPROFILE p);
+
+#endif

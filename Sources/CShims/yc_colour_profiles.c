@@ -1,0 +1,258 @@
+// Colour management, what a source is (yc_colour.h, yc_colour_internal.h): the source's profile — an embedded
+// ICC profile, else PNG sRGB, else PNG cHRM/gAMA, else EXIF's Adobe RGB hint — the target's, and the plan
+// between them. The transforms are in yc_colour.c. In C because LittleCMS is a C library whose profiles and
+// transforms are handles best kept on this side.
+#include "yc_colour_internal.h"
+
+#include <lcms2.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// sRGB's (and BT.709's) white and primaries, x,y; Display P3's and BT.2020's primaries; Adobe RGB (1998)'s.
+static const double srgb_xy[8] = {0.3127, 0.3290, 0.64, 0.33, 0.30, 0.60, 0.15, 0.06};
+static const double p3_xy[6] = {0.680, 0.320, 0.265, 0.690, 0.150, 0.060};
+static const double bt2020_xy[6] = {0.708, 0.292, 0.170, 0.797, 0.131, 0.046};
+static const double adobe_xy[6] = {0.64, 0.33, 0.21, 0.71, 0.15, 0.06};
+
+static cmsToneCurve *srgb_curve(void) {
+    const double p[5] = {2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045};
+    return cmsBuildParametricToneCurve(NULL, 4, p);
+}
+
+// An RGB matrix/TRC profile from a white point and primaries (x,y) and one curve for all three channels.
+static cmsHPROFILE rgb_profile(double wx, double wy, const double *prim, cmsToneCurve *curve) {
+    if (!curve) return NULL;
+    cmsCIExyY white = {wx, wy, 1.0};
+    cmsCIExyYTRIPLE p = {{prim[0], prim[1], 1.0}, {prim[2], prim[3], 1.0}, {prim[4], prim[5], 1.0}};
+    cmsToneCurve *c[3] = {curve, curve, curve};
+    cmsHPROFILE h = cmsCreateRGBProfile(&white, &p, c);
+    cmsFreeToneCurve(curve);
+    return h;
+}
+
+static const double *target_primaries(yc_target t) {
+    return t == YC_TARGET_P3 ? p3_xy : t == YC_TARGET_BT2020 ? bt2020_xy : srgb_xy + 2;
+}
+
+// A grey profile as the RGB one that does the same to grey samples (which a grey image's rows are, R = G = B):
+// its tone curve on all three channels and the target's white and primaries, whose colorants (adapted to
+// D50) sum to the PCS white, so R = G = B = v goes to curve(v)·D50 in XYZ — what LittleCMS makes of v through
+// the grey profile when its PCS is XYZ. Then the grey source takes every route an RGB one takes: the fast
+// path for 8-bit rows, LittleCMS for 16-bit ones and as the reference; and a grey profile with the target's
+// curve is the target itself ("nothing to do", the JPEG direct path kept). NULL, with the reason in `why`, for
+// a grey profile built on a LUT, one whose PCS is Lab (its curve is then L*, not Y), or one with no curve.
+static cmsHPROFILE grey_as_rgb(cmsHPROFILE grey, yc_target target, const char *name, char *why, size_t why_size) {
+    const cmsToneCurve *trc = cmsReadTag(grey, cmsSigGrayTRCTag);
+    if (yc_colour_has_device_lut(grey)) snprintf(why, why_size, "the embedded grey ICC profile (%s) is built on a LUT", name);
+    else if (cmsGetPCS(grey) != cmsSigXYZData)
+        snprintf(why, why_size, "the embedded grey ICC profile (%s) connects through Lab, not XYZ", name);
+    else if (!trc) snprintf(why, why_size, "the embedded grey ICC profile (%s) has no tone curve", name);
+    else return rgb_profile(srgb_xy[0], srgb_xy[1], target_primaries(target), cmsDupToneCurve(trc));
+    return NULL;
+}
+
+const char *yc_colour_target_name(yc_target t) {
+    return t == YC_TARGET_P3 ? "Display P3" : t == YC_TARGET_BT2020 ? "BT.2020" : "sRGB";
+}
+
+cmsHPROFILE yc_colour_target_profile(yc_target t) {
+    switch (t) {
+    case YC_TARGET_P3: return rgb_profile(srgb_xy[0], srgb_xy[1], p3_xy, srgb_curve());
+    case YC_TARGET_BT2020: return rgb_profile(srgb_xy[0], srgb_xy[1], bt2020_xy, srgb_curve());
+    default: return cmsCreate_sRGBProfile();
+    }
+}
+
+// A gAMA within libpng's sRGB tolerance of 1/2.2 (±5% of 2.2·gamma), and a cHRM within 0.0015 of sRGB's.
+static int gamma_is_srgb(double g) { return fabs(g * 2.2 - 1) <= 0.05; }
+static int chrm_is_srgb(const double *c) {
+    for (int i = 0; i < 8; i++)
+        if (fabs(c[i] - srgb_xy[i]) > 0.0015) return 0;
+    return 1;
+}
+
+// The source's profile and its name, NULL when there is none (untagged, or what it has counts as sRGB:
+// `*srgb` is then set), or when it is broken (`*broken`, with the reason in `why`).
+cmsHPROFILE yc_colour_source_profile(const yc_colour *c, yc_target target, char *name, size_t name_size, int *srgb, char *why,
+                                  size_t why_size) {
+    *srgb = 0;
+    why[0] = 0;
+    if (c->icc) {
+        cmsHPROFILE p = cmsOpenProfileFromMem(c->icc, (cmsUInt32Number)c->icc_length);
+        if (!p) {
+            snprintf(why, why_size, "the embedded ICC profile cannot be read");
+            return NULL;
+        }
+        const cmsColorSpaceSignature space = cmsGetColorSpace(p);
+        // A CMYK image's CMYK profile is the decoder's (yc_colour_cmyk_create); any other kind cannot read
+        // its samples (LittleCMS refuses such a transform).
+        if (c->cmyk && space != cmsSigCmykData) {
+            snprintf(why, why_size, "the embedded ICC profile is not a CMYK one, on a CMYK image");
+            cmsCloseProfile(p);
+            return NULL;
+        }
+        if (space == cmsSigGrayData && !c->grey) {
+            snprintf(why, why_size, "the embedded ICC profile is a grey one on a colour image");
+            cmsCloseProfile(p);
+            return NULL;
+        }
+        if (space != cmsSigRgbData && space != cmsSigGrayData) {
+            snprintf(why, why_size, "the embedded ICC profile is not an RGB or grey profile");
+            cmsCloseProfile(p);
+            return NULL;
+        }
+        if (cmsGetProfileInfoASCII(p, cmsInfoDescription, "en", "US", name, (cmsUInt32Number)name_size) == 0 || !name[0])
+            snprintf(name, name_size, "ICC profile");
+        if (space == cmsSigGrayData) {
+            cmsHPROFILE rgb = grey_as_rgb(p, target, name, why, why_size);
+            cmsCloseProfile(p);
+            return rgb;
+        }
+        return p;
+    }
+    if (c->icc_broken) {
+        snprintf(why, why_size, "the embedded ICC profile is incomplete (a segment is missing or repeated)");
+        return NULL;
+    }
+    if (c->srgb) {
+        *srgb = 1;
+        return NULL;
+    }
+    if (c->has_chrm || c->has_gama) {
+        if (c->has_gama && !(c->gama > 0.01 && c->gama < 100)) {
+            snprintf(why, why_size, "the PNG's gAMA (%g) is not a usable gamma", c->gama);
+            return NULL;
+        }
+        int g_srgb = !c->has_gama || gamma_is_srgb(c->gama), p_srgb = !c->has_chrm || chrm_is_srgb(c->chrm);
+        if (g_srgb && p_srgb) {
+            *srgb = 1;
+            return NULL;
+        }
+        snprintf(name, name_size, "PNG %s%s%s", c->has_chrm ? "cHRM" : "", c->has_chrm && c->has_gama ? "+" : "",
+                 c->has_gama ? "gAMA" : "");
+        const double *w = c->has_chrm ? c->chrm : srgb_xy;
+        const double *prim = c->has_chrm ? c->chrm + 2 : srgb_xy + 2;
+        // gAMA is the encoding exponent: the curve that decodes is its inverse. Without one, the sRGB curve
+        // (browsers' choice for a cHRM alone).
+        cmsHPROFILE p = rgb_profile(w[0], w[1], prim, c->has_gama ? cmsBuildGamma(NULL, 1 / c->gama) : srgb_curve());
+        if (!p) snprintf(why, why_size, "the PNG's cHRM does not make a colour space");
+        return p;
+    }
+    if (c->exif_adobe_rgb) {
+        snprintf(name, name_size, "Adobe RGB (EXIF)");
+        return rgb_profile(srgb_xy[0], srgb_xy[1], adobe_xy, cmsBuildGamma(NULL, 563.0 / 256.0));
+    }
+    return NULL;
+}
+
+// The largest change (in 8-bit code values) `t` (double RGB) makes to a grid of colours — 16 levels a channel,
+// every combination — and to every 8-bit level of grey and of each primary alone; infinite when any result
+// is not a finite number (a crafted curve: such a profile is broken, not a colour space).
+static double change_of(cmsHTRANSFORM t, double r, double g, double b, double worst) {
+    double in[3] = {r, g, b}, out[3];
+    cmsDoTransform(t, in, out, 1);
+    for (int k = 0; k < 3; k++) {
+        if (!isfinite(out[k])) return INFINITY;
+        const double d = fabs(out[k] - in[k]) * 255;
+        if (d > worst) worst = d;
+    }
+    return worst;
+}
+
+// Whether a matrix/TRC profile's curves are tone curves: finite at every 8-bit level, never falling by more
+// than a code value (a measured curve may wobble), rising overall. A crafted curve (a negative gamma: infinite
+// at 0, falling) makes LittleCMS's float and double pipelines disagree by whole ranges, so no transform of it
+// is one to trust. Profiles without such curves (LUT-based ones) pass.
+static int tone_curves_sane(cmsHPROFILE p) {
+    if (!cmsIsMatrixShaper(p)) return 1;
+    const cmsSignature trc[3] = {cmsSigRedTRCTag, cmsSigGreenTRCTag, cmsSigBlueTRCTag};
+    for (int c = 0; c < 3; c++) {
+        cmsToneCurve *curve = cmsReadTag(p, trc[c]);
+        if (!curve) continue;
+        float last = -INFINITY;
+        for (int v = 0; v < 256; v++) {
+            const float y = cmsEvalToneCurveFloat(curve, v / 255.0f);
+            if (!isfinite(y) || y < last - 1.0f / 255) return 0;
+            last = y;
+        }
+        if (!(cmsEvalToneCurveFloat(curve, 1.0f) > cmsEvalToneCurveFloat(curve, 0.0f))) return 0;
+    }
+    return 1;
+}
+
+static double largest_change(cmsHTRANSFORM t) {
+    double worst = 0;
+    for (int r = 0; r < 16; r++)
+        for (int g = 0; g < 16; g++)
+            for (int b = 0; b < 16; b++) worst = change_of(t, r / 15.0, g / 15.0, b / 15.0, worst);
+    for (int v = 0; v < 256; v++) {
+        const double x = v / 255.0;
+        worst = change_of(t, x, x, x, worst);
+        worst = change_of(t, x, 0, 0, worst);
+        worst = change_of(t, 0, x, 0, worst);
+        worst = change_of(t, 0, 0, x, worst);
+    }
+    return worst;
+}
+
+yc_colour_action yc_colour_plan(const yc_colour *colour, yc_target target, char *text, size_t text_size) {
+    char name[128] = {0}, why[160];
+    int srgb;
+    cmsHPROFILE src = yc_colour_source_profile(colour, target, name, sizeof name, &srgb, why, sizeof why);
+    if (!src) {
+        if (why[0]) {
+            snprintf(text, text_size, "%s; colours used as stored", why);
+            return YC_COLOUR_BROKEN;
+        }
+        if (srgb && target != YC_TARGET_SRGB) {
+            // An sRGB source to another target: the built-in sRGB profile is its space.
+            snprintf(text, text_size, "sRGB → %s", yc_colour_target_name(target));
+            return YC_COLOUR_TRANSFORM;
+        }
+        snprintf(text, text_size, srgb ? "sRGB: nothing to do" : "no colour information: taken as %s", yc_colour_target_name(target));
+        return YC_COLOUR_NONE;
+    }
+    cmsHPROFILE dst = yc_colour_target_profile(target);
+    cmsHTRANSFORM t = dst ? cmsCreateTransform(src, TYPE_RGB_DBL, dst, TYPE_RGB_DBL, INTENT_RELATIVE_COLORIMETRIC,
+                                               cmsFLAGS_NOOPTIMIZE) : NULL;
+    yc_colour_action action;
+    double change = 0;
+    if (!t) {
+        snprintf(text, text_size, "the embedded ICC profile (%s) cannot be transformed; colours used as stored", name);
+        action = YC_COLOUR_BROKEN;
+    } else if (!tone_curves_sane(src)) {
+        snprintf(text, text_size, "the embedded ICC profile (%s) has a tone curve that falls or leaves the numbers; "
+                 "colours used as stored", name);
+        action = YC_COLOUR_BROKEN;
+    } else if (!isfinite(change = largest_change(t))) {
+        snprintf(text, text_size, "the embedded ICC profile (%s) gives colours that are not numbers; colours used as stored",
+                 name);
+        action = YC_COLOUR_BROKEN;
+    } else if (change < 1.0 && !yc_colour_has_device_lut(src)) {
+        // (A LUT profile is never taken as the target: a grid cannot show where its table departs.)
+        // Within one code value of the target everywhere: the same space — an sRGB profile (IEC 61966-2.1,
+        // sRGB2014, compact ones differ from LittleCMS's own by about half a code value), or the target's own.
+        snprintf(text, text_size, "%s: same as %s, nothing to do", name, yc_colour_target_name(target));
+        action = YC_COLOUR_NONE;
+    } else {
+        snprintf(text, text_size, "%s → %s", name, yc_colour_target_name(target));
+        action = YC_COLOUR_TRANSFORM;
+    }
+    if (t) cmsDeleteTransform(t);
+    if (dst) cmsCloseProfile(dst);
+    cmsCloseProfile(src);
+    return action;
+}
+
+// Whether a profile has a device-to-PCS LUT of any intent. LittleCMS takes one over the matrix/TRC tags when it
+// is there — for relative colorimetric D2B1, then A2B1, then A2B0 (cmsIsCLUT asks for A2B1 only) — so a
+// profile with any of them is not a plain matrix/TRC one for the fast path, whatever else it holds.
+int yc_colour_has_device_lut(cmsHPROFILE p) {
+    static const cmsTagSignature luts[6] = {cmsSigAToB0Tag, cmsSigAToB1Tag, cmsSigAToB2Tag,
+                                            cmsSigDToB0Tag, cmsSigDToB1Tag, cmsSigDToB2Tag};
+    for (int i = 0; i < 6; i++)
+        if (cmsIsTag(p, luts[i])) return 1;
+    return 0;
+}
