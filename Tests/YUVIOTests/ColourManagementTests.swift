@@ -17,6 +17,25 @@ final class ColourManagementTests: XCTestCase {
         try ImageDecoder(source: try InputSource(path: path, maxPixels: 1 << 30), raw: false, colourTarget: target)
     }
 
+    /// A temporary 8-bit PNG of `width`×`height` (colour type `colourType`: 0 grey, 2 RGB) holding `pixels`, with
+    /// LittleCMS's profile `profile` in its iCCP chunk; the caller removes it.
+    func profiledPNG(_ name: String, width: Int, height: Int, colourType: UInt8, pixels: [UInt8],
+                     profile: cmsHPROFILE) throws -> String {
+        var size: UInt32 = 0
+        XCTAssertNotEqual(cmsSaveProfileToMem(profile, nil, &size), 0)
+        var icc = [UInt8](repeating: 0, count: Int(size))
+        XCTAssertNotEqual(cmsSaveProfileToMem(profile, &icc, &size), 0)
+        let rowBytes = pixels.count / height
+        var raw: [UInt8] = []
+        for y in 0..<height { raw += [0] + pixels[(y * rowBytes)..<((y + 1) * rowBytes)] }
+        func be32(_ v: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: v >> $0) } }
+        let file = pngSignature + pngChunk("IHDR", be32(width) + be32(height) + [8, colourType, 0, 0, 0])
+            + pngChunk("iCCP", Array("\(name)\0\0".utf8) + zlibStored(icc)) + pngChunk("IDAT", zlibStored(raw)) + pngChunk("IEND", [])
+        let path = NSTemporaryDirectory() + "yuvconv-\(name)-\(getpid()).png"
+        try Data(file).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
     /// Every row of `d` through the stage's transform and through LittleCMS's double-precision one rounded half
     /// up, compared sample by sample (R, G, B): how many, how many equal, the largest difference, and how many
     /// the reference changed.
@@ -124,16 +143,8 @@ final class ColourManagementTests: XCTestCase {
         let grey = try XCTUnwrap(cmsCreateGrayProfile(cmsD50_xyY(), curve))
         defer { cmsFreeToneCurve(curve); cmsCloseProfile(grey) }
         cmsSetPCS(grey, cmsSigLabData)
-        var size: UInt32 = 0
-        XCTAssertNotEqual(cmsSaveProfileToMem(grey, nil, &size), 0)
-        var icc = [UInt8](repeating: 0, count: Int(size))
-        XCTAssertNotEqual(cmsSaveProfileToMem(grey, &icc, &size), 0)
-        var raw: [UInt8] = []
-        for y in 0..<16 { raw += [0] + (0..<16).map { UInt8(16 * y + $0) } }
-        let file = pngSignature + pngChunk("IHDR", [0, 0, 0, 16, 0, 0, 0, 16, 8, 0, 0, 0, 0])
-            + pngChunk("iCCP", Array("Lab grey\0\0".utf8) + zlibStored(icc)) + pngChunk("IDAT", zlibStored(raw)) + pngChunk("IEND", [])
-        let path = NSTemporaryDirectory() + "yuvconv-lab-grey-\(getpid()).png"
-        try Data(file).write(to: URL(fileURLWithPath: path))
+        let path = try profiledPNG("lab-grey", width: 16, height: 16, colourType: 0, pixels: (0..<256).map { UInt8($0) },
+                                   profile: grey)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let d = try decoder(path)
         XCTAssertEqual(d.colourPlan.action, .broken, d.colourPlan.text)
@@ -236,10 +247,6 @@ final class ColourManagementTests: XCTestCase {
         cmsPipelineInsertStage(pipeline, cmsAT_END, cmsStageAllocCLut16bit(nil, UInt32(n), 3, 3, table))
         XCTAssertNotEqual(cmsWriteTag(profile, cmsSigAToB0Tag, UnsafeRawPointer(pipeline)), 0)
         XCTAssertNotEqual(cmsWriteTag(profile, cmsSigMediaWhitePointTag, cmsD50_XYZ()), 0)
-        var size: UInt32 = 0
-        XCTAssertNotEqual(cmsSaveProfileToMem(profile, nil, &size), 0)
-        var icc = [UInt8](repeating: 0, count: Int(size))
-        XCTAssertNotEqual(cmsSaveProfileToMem(profile, &icc, &size), 0)
         // 32×16 pixels around the moved node.
         let c = [bump.0, bump.1, bump.2].map { Int((encode(Double($0) / 32) * 255).rounded()) }
         var pixels: [UInt8] = []
@@ -248,12 +255,7 @@ final class ColourManagementTests: XCTestCase {
                 pixels += [c[0] + x % 8 - 4, c[1] + y % 8 - 4, c[2] + x / 8 - 2].map { UInt8(max(0, min(255, $0))) }
             }
         }
-        var raw: [UInt8] = []
-        for y in 0..<16 { raw += [0] + pixels[(y * 96)..<((y + 1) * 96)] }
-        let file = pngSignature + pngChunk("IHDR", [0, 0, 0, 32, 0, 0, 0, 16, 8, 2, 0, 0, 0])
-            + pngChunk("iCCP", Array("Bumpy\0\0".utf8) + zlibStored(icc)) + pngChunk("IDAT", zlibStored(raw)) + pngChunk("IEND", [])
-        let path = NSTemporaryDirectory() + "yuvconv-lut-near-srgb-\(getpid()).png"
-        try Data(file).write(to: URL(fileURLWithPath: path))
+        let path = try profiledPNG("lut-near-srgb", width: 32, height: 16, colourType: 2, pixels: pixels, profile: profile)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let d = try decoder(path)
         XCTAssertEqual(d.colourPlan.action, .transform, d.colourPlan.text)
