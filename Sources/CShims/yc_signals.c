@@ -13,9 +13,12 @@
 
 // A slot is free (0), claimed by a writer that is copying its path in (1), or published (2). Only a
 // compare-and-swap from 0 claims a slot, so two threads can never copy into the same one; the handler
-// reads only published slots, so it never sees a half-copied path.
+// reads only published slots, so it never sees a half-copied path. A path is relative to its slot's folder
+// descriptor (the temporary file's folder, opened by the writer), so the file is found even when its folder
+// was moved meanwhile.
 enum { SLOT_FREE = 0, SLOT_CLAIMED = 1, SLOT_PUBLISHED = 2 };
 static char paths[SLOTS][PATH_MAX_LEN];
+static int folders[SLOTS];
 static atomic_int state[SLOTS];
 
 static atomic_int graceful;
@@ -24,7 +27,7 @@ static int closed_std_mask;
 
 static void remove_temps(void) {
     for (int i = 0; i < SLOTS; i++)
-        if (atomic_load(&state[i]) == SLOT_PUBLISHED) unlink(paths[i]);
+        if (atomic_load(&state[i]) == SLOT_PUBLISHED) unlinkat(folders[i], paths[i], 0);
 }
 
 static void on_signal(int sig) {
@@ -79,12 +82,13 @@ void yc_install_signal_cleanup(void) {
     signal(SIGXFSZ, SIG_IGN);
 }
 
-int yc_register_temp(const char *path) {
+int yc_register_temp(int folder, const char *path) {
     if (strlen(path) >= PATH_MAX_LEN) return -1;
     for (int i = 0; i < SLOTS; i++) {
         int expected = SLOT_FREE;
         if (atomic_compare_exchange_strong(&state[i], &expected, SLOT_CLAIMED)) {
             strcpy(paths[i], path);
+            folders[i] = folder;
             atomic_store(&state[i], SLOT_PUBLISHED);
             return i;
         }

@@ -197,28 +197,63 @@ public final class AtomicOutput {
             self.target = file
         }
         let (dir, base) = splitPath(real)
+        // Everything after this goes through the folder's descriptor, opened once: the temporary file is made,
+        // linked into place and removed in the folder the output was checked in, even if that folder is moved
+        // or another put at its path meanwhile (the batch checks its output folder between files).
+        let folder = withFileSystemPath(dir) { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        if folder < 0 {
+            let code = errno
+            throw .system("cannot create a file in \(PathBytes.display(dir)): "
+                          + (code == ENOENT ? "the folder does not exist" : errnoMessage(code)))
+        }
+        folderFD = folder
+        targetName = base
+        // A file replaced (`--force`, `--update`) keeps its permissions and, as far as this user may give
+        // them, its owner and group: a 0600 file must not come back world-readable. The temporary file is
+        // made 0600 and opened up only to that. A new file gets 0666 less the umask, applied by the kernel
+        // at the create: the umask is never changed (it belongs to the whole process, and other threads
+        // create files and folders meanwhile).
+        var replaced = stat()
+        let replacing = withFileSystemPath(base) { fstatat(folder, $0, &replaced, 0) } == 0
+            && replaced.st_mode & S_IFMT == S_IFREG
         // `.NAME.yuvconv-XXXXXX` beside the target; a shorter name when that would pass the 255-byte limit
         // of a file name (an output name of 240–255 bytes is legal, its temporary twin must be too).
-        let long = ".\(base).yuvconv-XXXXXX"
-        let name = PathBytes.encode(long).count <= 255 ? long : ".yuvconv-XXXXXX"
-        var template = PathBytes.encode("\(dir)/\(name)").map { CChar(bitPattern: $0) } + [0]
-        let made = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        let long = PathBytes.encode(".\(base).yuvconv-XXXXXX").count <= 255
+        var made: Int32 = -1
+        var name = ""
+        for _ in 0..<64 {
+            var suffix = ""
+            for _ in 0..<6 { suffix.append(Self.nameCharacters.randomElement()!) }
+            name = long ? ".\(base).yuvconv-\(suffix)" : ".yuvconv-\(suffix)"
+            made = withFileSystemPath(name) {
+                openat(folder, $0, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, replacing ? 0o600 : 0o666)
+            }
+            if made >= 0 || errno != EEXIST { break }
+        }
         if made < 0 {
-            let code = errno
-            var why = errnoMessage(code)
-            if code == ENOENT && FileStatus(path: dir) == nil { why = "the folder does not exist" }
-            throw .system("cannot create a file in \(PathBytes.display(dir)): \(why)")
+            throw .system("cannot create a file in \(PathBytes.display(dir)): \(errnoMessage())")
         }
         fd = made
-        let madeBytes = template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
-        tempPath = PathBytes.decode(madeBytes)
+        tempName = name
+        tempPath = dir == "/" ? "/\(name)" : "\(dir)/\(name)"
         yc_install_signal_cleanup()
-        signalSlot = withFileSystemPath(tempPath!) { yc_register_temp($0) }
-        // mkstemp makes 0600; give the file the permissions a plain create would (0666 less the umask).
-        let mask = umask(0)
-        umask(mask)
-        fchmod(fd, 0o666 & ~mask)
+        signalSlot = withFileSystemPath(name) { yc_register_temp(folder, $0) }
+        if replacing {
+            var mode = replaced.st_mode & 0o777
+            if fchown(fd, replaced.st_uid, replaced.st_gid) != 0 && fchown(fd, uid_t.max, replaced.st_gid) != 0 {
+                // The group could not be kept: its permissions would go to another group.
+                mode &= ~0o070
+            }
+            fchmod(fd, mode)
+        }
     }
+
+    private static let nameCharacters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+    /// The folder of a temporary file (open while the file exists), the file's name in it and the target's.
+    private var folderFD: Int32 = -1
+    private var tempName: String?
+    private var targetName = ""
 
     /// The descriptor a path names without a file of its own: standard output and error, `/dev/fd/N`.
     public static func standardDescriptor(_ path: String) -> Int32? {
@@ -279,7 +314,7 @@ public final class AtomicOutput {
 
     /// Moves the finished file into place (and, when hashing, finishes `digest` first).
     public func commit() throws(WriteError) {
-        guard let temp = tempPath else {
+        guard tempPath != nil else {
             finished = true
             if var h = hasher, !hashLost, hashed == position { digest = OutputDigest(bytes: position, sha256: h.finalize()) }
             if direct && close(fd) != 0 { throw .system("write failed: \(errnoMessage())") }
@@ -289,8 +324,12 @@ public final class AtomicOutput {
             finished = true
             yc_unregister_temp(signalSlot)
         }
-        let destination = target ?? path
-        func remove(_ p: String) { withFileSystemPath(p) { _ = unlink($0) } }
+        let folder = folderFD, name = targetName
+        func remove(_ temp: String) { withFileSystemPath(temp) { _ = unlinkat(folder, $0, 0) } }
+        func move(_ temp: String) -> Int32 {
+            withFileSystemPath(temp) { t in withFileSystemPath(name) { renameat(folder, t, folder, $0) } }
+        }
+        let temp = tempName!
         do throws(WriteError) { try finishDigest() } catch {
             remove(temp)
             throw error
@@ -302,7 +341,7 @@ public final class AtomicOutput {
         }
         fd = -1
         if force {
-            if withFileSystemPath(temp, { t in withFileSystemPath(destination) { rename(t, $0) } }) != 0 {
+            if move(temp) != 0 {
                 let why = errnoMessage()
                 remove(temp)
                 throw .system("cannot rename into place: \(why)")
@@ -310,7 +349,7 @@ public final class AtomicOutput {
             return
         }
         // link() fails with EEXIST if the target appeared meanwhile: never replace it without --force.
-        if withFileSystemPath(temp, { t in withFileSystemPath(destination) { link(t, $0) } }) == 0 {
+        if withFileSystemPath(temp, { t in withFileSystemPath(name) { linkat(folder, t, folder, $0, 0) } }) == 0 {
             remove(temp)
             return
         }
@@ -320,11 +359,12 @@ public final class AtomicOutput {
             throw .exists
         }
         // File systems without hard links: check, then rename.
-        if FileStatus(path: destination, follow: false) != nil {
+        var st = stat()
+        if withFileSystemPath(name, { fstatat(folder, $0, &st, AT_SYMLINK_NOFOLLOW) }) == 0 {
             remove(temp)
             throw .exists
         }
-        if withFileSystemPath(temp, { t in withFileSystemPath(destination) { rename(t, $0) } }) != 0 {
+        if move(temp) != 0 {
             let why = errnoMessage()
             remove(temp)
             throw .system("cannot rename into place: \(why)")
@@ -360,14 +400,17 @@ public final class AtomicOutput {
         guard !finished else { return }
         finished = true
         if direct { close(fd) }
-        if let temp = tempPath {
+        if let temp = tempName {
             if fd >= 0 { close(fd) }
-            withFileSystemPath(temp) { _ = unlink($0) }
+            withFileSystemPath(temp) { _ = unlinkat(folderFD, $0, 0) }
             yc_unregister_temp(signalSlot)
         }
     }
 
-    deinit { abort() }
+    deinit {
+        abort()
+        if folderFD >= 0 { close(folderFD) }
+    }
 }
 
 /// The inputs a check names, and the set it was given.

@@ -242,6 +242,7 @@ func runBatch(_ options: Options) -> Int32 {
     warnIgnoredOptions(options, format: options.format ?? first.next()?.format ?? .raw(.nv12), rawInput: false)
     let run = BatchRun(options, count: plan.count, report: options.reportFormat, to: reportSink)
     let shared = UncheckedSendable((run.options, protected, update))
+    let watch = OutputFolderWatch(folder.path)
     var items = plan.reader()
     run.start(next: { items.next() }) { item in
         let (opts, protected, update) = shared.value
@@ -255,7 +256,7 @@ func runBatch(_ options: Options) -> Int32 {
         if case .skip = action { return kept.flatMap { update?.kept(item, $0, options: opts) } }
         var o = opts
         o.force = opts.force || action.replaces
-        if let why = outputFolder(of: item.output).flatMap(makeFolders) {
+        if let why = watch.prepare(outputFolder(of: item.output)) {
             var failed = Outcome.failed(item.input, FileError(path: item.output, reason: why), alignment: opts.alignment)
             if update != nil { failed.manifestChange = (item.name, nil) }
             return failed
@@ -409,6 +410,33 @@ struct BatchRun {
             if let error = writer.finish(abort: failure != nil) ?? failure { status = fileFailure(error) }
         }
         return status
+    }
+}
+
+/// The batch's output folder, as the run found or made it: an output's folders are made (`makeFolders`) only
+/// while that folder is still the one at its path. Moved away or replaced (by another folder, or a link to one)
+/// during the run, the files after that fail instead of going wherever the path now leads; the files in flight
+/// finish in the folder they were opened in (`AtomicOutput` works through the folder's descriptor).
+final class OutputFolderWatch: Sendable {
+    let path: String
+    private let identity: Mutex<FileIdentity?>
+
+    init(_ path: String) {
+        self.path = path
+        identity = Mutex(FileStatus(path: path).flatMap { $0.kind == .directory ? $0.identity : nil })
+    }
+
+    /// Makes `folder` (an output's folder, nil for the current one) when the output folder is still the one
+    /// the run began with: nil, or why not.
+    func prepare(_ folder: String?) -> String? {
+        identity.withLock { known in
+            if let known, FileStatus(path: path)?.identity != known {
+                return "the output folder \(displayPath(path)) was moved or replaced during the run"
+            }
+            if let folder, let why = makeFolders(folder) { return why }
+            if known == nil, let st = FileStatus(path: path), st.kind == .directory { known = st.identity }
+            return nil
+        }
     }
 }
 

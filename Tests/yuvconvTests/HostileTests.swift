@@ -344,7 +344,7 @@ final class HostileTests: CLITestCase {
         defer { slots.deallocate() }
         let box = UncheckedPointer(slots)
         DispatchQueue.concurrentPerform(iterations: n) { i in
-            box.pointer[i] = "/tmp/yuvconv-registry-test-\(i)".withCString { yc_register_temp($0) }
+            box.pointer[i] = "/tmp/yuvconv-registry-test-\(i)".withCString { yc_register_temp(AT_FDCWD, $0) }
         }
         var seen = Set<Int32>()
         for i in 0..<n {

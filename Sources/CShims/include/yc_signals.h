@@ -16,8 +16,9 @@ void yc_install_signal_cleanup(void);
 void yc_set_graceful_interrupt(int on);
 /// The signal that asked the run to stop, or 0.
 int yc_interrupted(void);
-/// Registers a temporary file to remove on a signal; returns a slot, or -1 when all slots are in use.
-int yc_register_temp(const char *path);
+/// Registers a temporary file to remove on a signal: `path` relative to the open folder `folder` (AT_FDCWD for
+/// the current one); returns a slot, or -1 when all slots are in use.
+int yc_register_temp(int folder, const char *path);
 /// Forgets a slot (after the file was renamed into place or removed).
 void yc_unregister_temp(int slot);
 /// The path registered in a slot, or NULL when the slot is not in use (tests).
