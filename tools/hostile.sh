@@ -133,6 +133,12 @@ put("icc-empty-piece.jpg", d[:2] + head[0] + b"".join(pieces) + b"".join(head[1:
 row = bytes((i * 37) % 251 for i in range(3000 * 3 + 50))
 put("slow.png", png(3000, 2000, [row[y % 50:y % 50 + 9000] for y in range(2000)], level=1))
 put("tiny.png", png(16, 16, [row[y % 50:y % 50 + 48] for y in range(16)]))
+# 116 bytes claiming 16384x16384: its JPEG output would hold a 384 MiB picture.
+z = zlib.compressobj()
+scan = (z.compress(b"\0" + bytes(16384 * 3)) + z.flush(zlib.Z_SYNC_FLUSH))[:200]
+ihdr = struct.pack(">IIBBBBB", 16384, 16384, 8, 2, 0, 0, 0)
+put("claims16k.png", b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + ihdr + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
+    + struct.pack(">I", len(scan)) + b"IDAT" + scan)
 EOF
 
 # ---------------------------------------------------------------------------------------------------------
@@ -1053,7 +1059,7 @@ for k in 1 2 3 4 5 6 7 8; do
   loose+=$(find out -perm /022 -printf '%m %P ' | head -c 200)
 done
 [ -z "$loose" ] || bad "outputs looser than the umask allows: $loose"
-ALLOW=(out out/*); settled
+ALLOW=(out out/* out/.yuvconv-manifest); settled
 end
 
 begin replaced-file-keeps-its-mode
@@ -1086,6 +1092,16 @@ mv od real; ln -s elsewhere od; wait $pid; RC=$?
 status 1; says 'moved or replaced'
 [ -z "$(ls elsewhere)" ] || bad "outputs went through the link: $(ls elsewhere | head -c 100)"
 ALLOW=(real real/* od); settled
+end
+
+begin picture-beyond-a-memory-limit
+# The picture a JPEG output holds cannot be had: that file fails with the reason, the batch goes on and
+# writes its report and manifest (the process used to abort).
+mkdir in; cp "$PNG" in/a.png; cp "$CRAFT/claims16k.png" in/z.png; snap
+WRAP=(prlimit --as=400000000 --); run in -o out/ -q --name '{stem}.jpg' --update --report json --report-file out/r.json
+status 1; says 'z.png.*out of memory'
+[ -f out/.yuvconv-manifest ] && [ -f out/r.json ] && [ -f out/a.jpg ] || bad "no manifest, report or a.jpg: $(ls -A out | head -c 100)"
+ALLOW=(out out/* out/.yuvconv-manifest); settled
 end
 
 # Nothing under Fixtures/ changed.

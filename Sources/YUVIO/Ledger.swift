@@ -45,6 +45,23 @@ public final class Ledger: Sendable {
         record(-bytes)
     }
 
+    /// Whether `bytes` can be allocated now: tried and given back at once. Asked before the allocations a whole
+    /// picture needs (a picture held for an encoder or turned), which would otherwise stop the process when
+    /// the system refuses (a 116-byte PNG claiming 16384×16384 under a memory limit; in a batch, the run and
+    /// its manifest with it): that file fails instead, with the reason (`outOfMemory`).
+    /// A mapping as the allocator would make one for such a size (a malloc and free the compiler may remove).
+    public static func available(_ bytes: Int) -> Bool {
+        guard let p = mmap(nil, max(bytes, 1), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+              p != MAP_FAILED else { return false }
+        munmap(p, max(bytes, 1))
+        return true
+    }
+
+    /// The reason a conversion gives when `available` said no.
+    public static func outOfMemory(_ bytes: Int, for what: String) -> String {
+        "cannot allocate \(bytes) bytes (\((bytes + (1 << 20) - 1) >> 20) MiB) for \(what): out of memory"
+    }
+
     /// Memory allocated elsewhere on this conversion's behalf (positive) or given back (negative).
     public func record(_ bytes: Int) {
         counts.withLock {

@@ -19,6 +19,9 @@ public final class MemorySink: BandSink {
     public func begin(_ frame: FrameLayout, ledger: Ledger) throws(WriteError) {
         let tight = frame.tight
         self.frame = tight
+        guard Ledger.available(tight.byteCount) else {
+            throw .system(Ledger.outOfMemory(tight.byteCount, for: "the picture"))
+        }
         image = YUVImage(width: frame.width, height: frame.height, layout: frame.pixelLayout,
                          bytes: Self.reserved(FrameLayout(width: frame.width, height: frame.height,
                                                           pixelLayout: frame.pixelLayout).byteCount))

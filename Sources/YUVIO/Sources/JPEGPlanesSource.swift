@@ -97,6 +97,8 @@ final class JPEGPlanesSource: BandSource {
         let stored = PlaneGeometry(width: decoder.info.width, height: decoder.info.height)
         let hMax = raw.h.max()!, vMax = raw.v.max()!
         let bands = (stored.height + raw.bandRows - 1) / raw.bandRows
+        let whole = (0..<n).reduce(0) { $0 + 2 * raw.planeWidth[$1] * raw.planeRows[$1] * bands }
+        guard Ledger.available(whole) else { throw DecodeError.decoder(Ledger.outOfMemory(whole, for: "turning the picture")) }
         let storedPlanes = (0..<n).map { c in
             let bytes = raw.planeWidth[c] * raw.planeRows[c] * bands
             return (pointer: ledger.allocateBytes(bytes), bytes: bytes)

@@ -8,6 +8,9 @@ func decodeUpright(_ decoder: ImageDecoder, turn: Orientation, ledger: Ledger) t
     let (w, h) = (decoder.info.width, decoder.info.height), bpp = decoder.info.rowFormat.bytesPerPixel
     let up = turn.size(width: w, height: h)
     let storedBytes = w * bpp * h
+    guard Ledger.available(storedBytes + up.width * bpp * up.height) else {
+        throw .decoder(Ledger.outOfMemory(storedBytes + up.width * bpp * up.height, for: "turning the picture"))
+    }
     let stored = ledger.allocate(storedBytes)
     defer { ledger.deallocate(stored, bytes: storedBytes) }
     try decoder.readRows(into: stored, rowBytes: w * bpp, count: h)
