@@ -137,6 +137,13 @@ put("tiny.png", png(16, 16, [row[y % 50:y % 50 + 48] for y in range(16)]))
 z = zlib.compressobj()
 scan = (z.compress(b"\0" + bytes(16384 * 3)) + z.flush(zlib.Z_SYNC_FLUSH))[:200]
 ihdr = struct.pack(">IIBBBBB", 16384, 16384, 8, 2, 0, 0, 0)
+# A JPEG whose profile's description holds an escape sequence and a newline (same length as "Display P3").
+icc = bytearray(open(os.path.join(fx, "..", "colour", "DisplayP3.icc"), "rb").read())
+at = icc.find("Display P3".encode("utf-16-be"))
+icc[at:at + 20] = "\x1b[31mRED\x07\n".encode("utf-16-be")
+jpeg = open(os.path.join(fx, "jpeg", "pillow", "hopper.jpg"), "rb").read()
+body = b"ICC_PROFILE\0\x01\x01" + bytes(icc)
+put("icc-escape.jpg", jpeg[:2] + b"\xff\xe2" + struct.pack(">H", len(body) + 2) + body + jpeg[2:])
 put("claims16k.png", b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + ihdr + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
     + struct.pack(">I", len(scan)) + b"IDAT" + scan)
 EOF
@@ -1102,6 +1109,41 @@ WRAP=(prlimit --as=400000000 --); run in -o out/ -q --name '{stem}.jpg' --update
 status 1; says 'z.png.*out of memory'
 [ -f out/.yuvconv-manifest ] && [ -f out/r.json ] && [ -f out/a.jpg ] || bad "no manifest, report or a.jpg: $(ls -A out | head -c 100)"
 ALLOW=(out out/* out/.yuvconv-manifest); settled
+end
+
+begin profile-text-cannot-drive-the-terminal
+# A profile's description is the file's text: an escape sequence or a newline in it is shown as \xNN.
+cp "$CRAFT/icc-escape.jpg" a.jpg; snap
+run a.jpg -o a.nv12 --report csv --report-file r.csv
+status 0; ALLOW=(a.nv12 r.csv); settled
+LC_ALL=C grep -q $'\x1b' "$ERR" r.csv && bad "an escape character reached standard error or the report"
+says 'x1B\[31mRED\\x07\\x0A'
+end
+
+begin option-values-cannot-drive-the-terminal
+cp "$PNG" a.png; snap
+run a.png -o a.nv12 --matrix $'\e]0;pwn\a\e[31mX'
+status 2; settled
+LC_ALL=C grep -q $'\x1b' "$ERR" && bad "an escape character reached standard error"
+WRAP=(env YUVCONV_CPU=$'avx2\nforged line'); run a.png -o a.nv12
+status 2; settled
+[ "$(grep -c . "$ERR")" = 2 ] || bad "the message is not one line and its hint: $(errline)"
+end
+
+begin y4m-signature-and-no-frame
+printf 'YUV4MPEG W5 H3 C420jpeg\nFRAME\n' > a.y4m; head -c 27 /dev/zero >> a.y4m
+printf 'YUV4MPEG2 W6 H4 C420jpeg\n' > b.y4m; snap
+run a.y4m -o a.nv12
+status 1; names a.y4m; says 'not a Y4M stream'
+run b.y4m -o b.nv12
+status 1; names b.y4m; says 'no frame'
+settled
+end
+
+begin p010-given-yuv420p10le-data
+python3 -c "import struct; open('d.p010','wb').write(struct.pack('<6H', 100, 200, 300, 400, 512, 512))"; snap
+run d.p010 --size 2x2 --pix-fmt p010 -o d.nv12
+status 1; names d.p010; says 'below 1024'; settled
 end
 
 # Nothing under Fixtures/ changed.

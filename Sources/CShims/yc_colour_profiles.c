@@ -65,6 +65,20 @@ cmsHPROFILE yc_colour_target_profile(yc_target t) {
     }
 }
 
+
+/// The profile's description as messages and reports show it: the file's text, so a control character (an
+/// escape sequence for the terminal, a newline that would forge a line) becomes \xNN, as in file names.
+static void escape_controls(char *text, size_t size) {
+    char out[512];
+    size_t o = 0;
+    for (const unsigned char *c = (const unsigned char *)text; *c && o + 5 < sizeof out; c++) {
+        if (*c < 0x20 || *c == 0x7F) o += (size_t)snprintf(out + o, sizeof out - o, "\\x%02X", *c);
+        else out[o++] = (char)*c;
+    }
+    out[o] = 0;
+    snprintf(text, size, "%s", out);
+}
+
 // A gAMA within libpng's sRGB tolerance of 1/2.2 (±5% of 2.2·gamma), and a cHRM within 0.0015 of sRGB's.
 static int gamma_is_srgb(double g) { return fabs(g * 2.2 - 1) <= 0.05; }
 static int chrm_is_srgb(const double *c) {
@@ -105,6 +119,7 @@ cmsHPROFILE yc_colour_source_profile(const yc_colour *c, yc_target target, char 
         }
         if (cmsGetProfileInfoASCII(p, cmsInfoDescription, "en", "US", name, (cmsUInt32Number)name_size) == 0 || !name[0])
             snprintf(name, name_size, "ICC profile");
+        escape_controls(name, name_size);
         if (space == cmsSigGrayData) {
             cmsHPROFILE rgb = grey_as_rgb(p, target, name, why, why_size);
             cmsCloseProfile(p);

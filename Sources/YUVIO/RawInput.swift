@@ -29,8 +29,9 @@ public enum RawInput {
     /// True when the file (or standard input, `-`) starts like a Y4M stream.
     public static func isY4M(path: String) -> Bool { isY4M(head: head(path, 10)) }
 
-    /// True when these first bytes are a Y4M stream's.
-    public static func isY4M(head h: [UInt8]) -> Bool { h.starts(with: Array("YUV4MPEG2 ".utf8)) }
+    /// True when these first bytes are a Y4M stream's, or an attempt at one (`YUV4MPEG` and anything): such a
+    /// file goes to the Y4M reader, whose error says what is wrong with its header.
+    public static func isY4M(head h: [UInt8]) -> Bool { h.starts(with: Array("YUV4MPEG".utf8)) }
 
     /// True when the (regular) file starts with a JPEG or PNG signature.
     public static func isImage(path: String) -> Bool { isImage(head: head(path, 8)) }
@@ -81,12 +82,14 @@ public enum RawInput {
         }
 
         /// One header line (up to and without its newline, LF or CR LF), at most `limit` bytes.
-        func line(limit: Int, what: String) throws(DecodeError) -> [UInt8] {
+        /// `missing`: the error when the input ends before the line's first byte.
+        func line(limit: Int, what: String, missing: String? = nil) throws(DecodeError) -> [UInt8] {
             var line: [UInt8] = []
             while line.count <= limit {
                 let c = getc(file)
                 if c == EOF {
                     if ferror(file) != 0 { throw .cannotOpen("read failed: \(errnoMessage())") }
+                    if line.isEmpty, let missing { throw .decoder(missing) }
                     throw .decoder("\(what) has no end (the input ends inside it)")
                 }
                 if c == 10 {
@@ -144,6 +147,19 @@ public enum RawInput {
     /// samples, or P010's high-bit values read as the wrong layout), refused rather than copied on or clamped.
     /// P010 keeps its value in the high 10 bits, so any word is one.
     static func checkSamples(_ bytes: [UInt8], layout: PixelLayout) throws(DecodeError) {
+        if layout == .p010 {
+            // P010 keeps a sample in the high 10 bits: its chroma is near 0x8000 (512 << 6). Every word below
+            // 1024 is yuv420p10le data (the low 10 bits) given as P010, which would come out near black.
+            let low = bytes.withUnsafeBufferPointer { b in
+                var i = 1
+                while i < b.count, b[i] <= 3 { i += 2 }
+                return i >= b.count
+            }
+            if low && bytes.contains(where: { $0 != 0 }) {
+                throw .decoder("every sample is below 1024, as in yuv420p10le data: P010 keeps a sample in the high 10 "
+                               + "bits (use --pix-fmt yuv420p10le if that is what it is)")
+            }
+        }
         guard layout == .yuv420p10le else { return }
         // Above 1023 exactly when the high byte of the little-endian word is above 3.
         let i = bytes.withUnsafeBufferPointer { b in
@@ -169,7 +185,9 @@ public enum RawInput {
         try withInput(path) { (input, _) throws(DecodeError) -> (YUVImage, ColorRange?, ChromaLocation, Y4MInterlacing) in
             let header = String(decoding: try input.line(limit: 4096, what: "the Y4M header"), as: UTF8.self)
             let fields = header.split(separator: " ")
-            guard fields.first == "YUV4MPEG2" else { throw .decoder("not a Y4M stream (no YUV4MPEG2 signature)") }
+            guard fields.first == "YUV4MPEG2" else {
+                throw .decoder("not a Y4M stream: its header starts \"\(fields.first.map { String($0.prefix(16)) } ?? "")\", not \"YUV4MPEG2 \"")
+            }
             var w = 0, h = 0, colour = "420jpeg", range: ColorRange?, interlacing = Y4MInterlacing.progressive
             for field in fields.dropFirst() {
                 switch field.first {
@@ -198,8 +216,10 @@ public enum RawInput {
             }
             let layout: PixelLayout = colour == "420p10" ? .yuv420p10le : .yuv420p
             let need = try frameBytes(width: w, height: h, layout: layout, maxPixels: maxPixels)
-            let frame = String(decoding: try input.line(limit: 4096, what: "the Y4M frame header"), as: UTF8.self)
-            guard frame.hasPrefix("FRAME") else { throw .decoder("the Y4M stream has no FRAME") }
+            let frame = String(decoding: try input.line(limit: 4096, what: "the Y4M frame header",
+                                                        missing: "the Y4M stream holds no frame (the input ends after its header)"),
+                               as: UTF8.self)
+            guard frame == "FRAME" || frame.hasPrefix("FRAME ") else { throw .decoder("the Y4M stream has no FRAME") }
             let bytes = try input.read(need)
             guard bytes.count == need else {
                 throw .decoder("the Y4M frame is cut short (\(bytes.count) of \(need) bytes)")

@@ -10,8 +10,26 @@ import YUVReport
 
 let version = "0.2.0"
 
+/// Every message goes out here, so no text in one — an option's value, an environment variable, a decoder's
+/// or a file's words — can drive the terminal: control characters other than the newlines and tabs of the
+/// message's own layout are shown as \xNN (file names are escaped where they are named, `displayPath`).
 func printErr(_ s: String) {
-    fputs(s + "\n", stderr)
+    fputs(escapingControls(s) + "\n", stderr)
+}
+
+func escapingControls(_ s: String) -> String {
+    func isControl(_ v: UInt32) -> Bool { (v < 0x20 && v != 0x0A && v != 0x09) || (0x7F...0x9F).contains(v) }
+    guard s.unicodeScalars.contains(where: { isControl($0.value) }) else { return s }
+    var out = ""
+    for scalar in s.unicodeScalars {
+        if isControl(scalar.value) {
+            let v = Int(scalar.value)
+            out += "\\x" + String(v >> 4, radix: 16, uppercase: true) + String(v & 15, radix: 16, uppercase: true)
+        } else {
+            out.unicodeScalars.append(scalar)
+        }
+    }
+    return out
 }
 
 /// The per-image line: size, source sampling, the memory it costs as RGBA against the YUV layout, and
@@ -30,9 +48,10 @@ func summaryLine(name: String, report r: ConversionReport, processPeak: Bool = t
         + ", buffers \(formatBytes(r.ledgerPeakBytes))" + (processPeak ? ", peak RSS \(formatBytes(peakResidentBytes()))" : "")
 }
 
-/// Prints a usage error with the hint to `--help`; exit status 2.
+/// Prints a usage error with the hint to `--help`; exit status 2. The message is one line: a newline in it
+/// comes from a value it quotes (an option's, an environment variable's) and is shown as \x0A.
 func usageFailure(_ message: String) -> Int32 {
-    printErr("yuvconv: error: \(message)\nTry 'yuvconv --help'.")
+    printErr("yuvconv: error: \(message.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\\x0A"))\nTry 'yuvconv --help'.")
     return 2
 }
 
