@@ -1146,6 +1146,30 @@ run d.p010 --size 2x2 --pix-fmt p010 -o d.nv12
 status 1; names d.p010; says 'below 1024'; settled
 end
 
+begin output-name-too-long-refused-with-the-plan
+# Refused before any work or folder, and the dry run says the same (it said "convert" and exit 0).
+mkdir in; cp "$PNG" "in/$(printf 'a%.0s' $(seq 200)).png"; snap
+run in -o out/ --name '{stem}{stem}.nv12' -n
+status 1; says 'at most 255'
+run in -o out/ --name '{stem}{stem}.nv12'
+status 1; says 'at most 255'
+run in -o out/ --name "$(printf '{stem}/%.0s' $(seq 22)){stem}.nv12"
+status 1; says 'at most 4095'
+[ ! -e out ] || bad "folders were made: $(find out | head -c 100)"
+settled
+end
+
+begin raw-input-from-proc
+# A /proc file says 0 bytes whatever it holds: it is read as a stream (this one holds exactly a 2x2 frame).
+[ "$(head -c 100 /proc/sys/kernel/ostype 2>/dev/null)" = Linux ] || { skipped "no /proc/sys/kernel/ostype"; }
+if [ "$(head -c 100 /proc/sys/kernel/ostype 2>/dev/null)" = Linux ]; then
+  snap
+  run /proc/sys/kernel/ostype --size 2x2 -o o.nv12 -q
+  status 0; ALLOW=(o.nv12); settled
+  printf 'Linux\n' | cmp -s o.nv12 - || bad "o.nv12 is not the file's six bytes"
+  end
+fi
+
 # Nothing under Fixtures/ changed.
 begin fixtures-untouched
 [ "$(cd "$here" && find Fixtures -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum)" = "$fixtures_before" ] ||

@@ -125,3 +125,14 @@ long long yc_read_full(int fd, uint8_t *buf, size_t count) {
     }
     return (long long)done;
 }
+
+#if defined(__linux__)
+#include <sys/vfs.h>
+int yc_is_pseudo_file(int fd) {
+    struct statfs fs;
+    if (fstatfs(fd, &fs) != 0) return 0;
+    return fs.f_type == 0x9FA0 /* PROC_SUPER_MAGIC */ || fs.f_type == 0x62656572 /* SYSFS_MAGIC */;
+}
+#else
+int yc_is_pseudo_file(int fd) { (void)fd; return 0; }
+#endif

@@ -118,7 +118,9 @@ public enum RawInput {
                 throw .cannotOpen(errnoMessage())
             }
             defer { fclose(file) }
-            return try body(Reader(file: file, fileSize: st?.kind == .regular && path != "-" ? st?.size : nil), st)
+            // A file of /proc or /sys says 0 or 4096 bytes whatever it holds: read as a stream, by what comes.
+            let sized = st?.kind == .regular && yc_is_pseudo_file(fd) == 0 ? st : nil
+            return try body(Reader(file: file, fileSize: path != "-" ? sized?.size : nil), sized)
         } catch {
             throw FileError(path: name, error)
         }

@@ -18,6 +18,10 @@ typedef struct yc_stream yc_stream;
 /// more than `limit` bytes were read in all. fclose() on it frees the stream and closes `fd` when
 /// `owns_fd`. `*out` receives the stream's counters (valid until fclose). NULL (errno set) on failure.
 FILE *yc_stream_open(int fd, int owns_fd, const uint8_t *head, size_t count, uint64_t limit, yc_stream **out);
+
+/// 1 when `fd` is open on a file system whose file sizes are made up (Linux's procfs and sysfs: 0 or 4096
+/// bytes whatever the file holds), else 0.
+int yc_is_pseudo_file(int fd);
 /// Bytes handed out so far (head included).
 uint64_t yc_stream_bytes(const yc_stream *s);
 /// 1 when a read was refused because the limit was reached.
