@@ -144,6 +144,18 @@ icc[at:at + 20] = "\x1b[31mRED\x07\n".encode("utf-16-be")
 jpeg = open(os.path.join(fx, "jpeg", "pillow", "hopper.jpg"), "rb").read()
 body = b"ICC_PROFILE\0\x01\x01" + bytes(icc)
 put("icc-escape.jpg", jpeg[:2] + b"\xff\xe2" + struct.pack(">H", len(body) + 2) + body + jpeg[2:])
+# Orientation 6 in an eXIf after the image data (8- and 16-bit: yuvconv's own IDAT route and libpng's); an
+# EXIF orientation of 9 (unusable: as stored) beside XMP's 6.
+def exif_of(v): return b"II*\0" + struct.pack("<IH", 8, 1) + struct.pack("<HHIHH", 0x112, 3, 1, v, 0) + b"\0" * 4
+def chunked(kind, body): return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+def small_png(depth, before=b"", after=b""):
+    raw = b"".join(b"\0" + bytes((y * 15 + i) % 256 for i in range(15 * depth // 8)) for y in range(3))
+    return (b"\x89PNG\r\n\x1a\n" + chunked(b"IHDR", struct.pack(">IIBBBBB", 5, 3, depth, 2, 0, 0, 0)) + before
+            + chunked(b"IDAT", zlib.compress(raw)) + after + chunked(b"IEND", b""))
+put("late-exif.png", small_png(8, after=chunked(b"eXIf", exif_of(6))))
+put("late-exif16.png", small_png(16, after=chunked(b"eXIf", exif_of(6))))
+put("exif9-xmp6.png", small_png(8, before=chunked(b"eXIf", exif_of(9)) + chunked(b"iTXt",
+    b"XML:com.adobe.xmp\0\0\0\0\0<x:xmpmeta><rdf:Description tiff:Orientation=\"6\"/></x:xmpmeta>")))
 put("claims16k.png", b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + ihdr + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
     + struct.pack(">I", len(scan)) + b"IDAT" + scan)
 EOF
@@ -1169,6 +1181,24 @@ if [ "$(head -c 100 /proc/sys/kernel/ostype 2>/dev/null)" = Linux ]; then
   printf 'Linux\n' | cmp -s o.nv12 - || bad "o.nv12 is not the file's six bytes"
   end
 fi
+
+begin png-exif-after-the-image-data
+# Too late to turn the rows already converted: said, not ignored in silence (both PNG routes).
+cp "$CRAFT/late-exif.png" a.png; cp "$CRAFT/late-exif16.png" b.png; snap
+run a.png -o a.nv12
+status 0; says 'a.png: an eXIf chunk after the image data'
+run b.png -o b.nv12
+status 0; says 'b.png: an eXIf chunk after the image data'
+ALLOW=(a.nv12 b.nv12); settled
+end
+
+begin exif-orientation-out-of-range-beats-xmp
+# EXIF has the tag, with 9: as stored (as Pillow reads it), XMP's 6 not asked.
+cp "$CRAFT/exif9-xmp6.png" a.png; snap
+run a.png -o a.nv12
+status 0; ALLOW=(a.nv12); settled
+LC_ALL=C grep -q 'a.png: 5x3 ' "$ERR" || bad "not converted as stored: $(errline)"
+end
 
 # Nothing under Fixtures/ changed.
 begin fixtures-untouched

@@ -119,4 +119,8 @@ void yc_png_idat_free(yc_decoder *dec);
 int yc_png_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count);
 int yc_png_end(yc_decoder *dec);
 
+/// The warning for a PNG eXIf chunk after the image data (both PNG routes).
+#define YC_PNG_LATE_EXIF "an eXIf chunk after the image data is not read: an orientation in it is not applied " \
+    "(the picture is converted as stored)"
+
 #endif

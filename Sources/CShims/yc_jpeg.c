@@ -156,7 +156,7 @@ static void jpeg_colour(yc_decoder *dec) {
 
 static int jpeg_orientation(yc_decoder *dec) {
     int exif = dec->exif ? yc_exif_orientation_tag(dec->exif + 6, dec->exif_length - 6) : 0;
-    return exif ? exif : (dec->xmp_orientation ? dec->xmp_orientation : 1);   // XMP only when EXIF has no tag
+    return yc_orientation_choice(exif, dec->xmp_orientation);
 }
 
 // Called by libjpeg between units of work (per iMCU row, per marker, per scan while a progressive file is

@@ -33,16 +33,22 @@ int yc_exif_orientation_tag(const uint8_t *b, size_t n) {
         if (tiff_u16(b + e, big) != 0x0112) continue;
         unsigned type = tiff_u16(b + e + 2, big);
         uint32_t count = tiff_u32(b + e + 4, big);
-        if (type != 3 || count != 1) return 0;   // SHORT, one value, held in the entry itself
+        if (type != 3 || count != 1) return -1;   // SHORT, one value, held in the entry itself
         unsigned v = tiff_u16(b + e + 8, big);
-        return v >= 1 && v <= 8 ? (int)v : 0;
+        return v >= 1 && v <= 8 ? (int)v : -1;
     }
     return 0;
 }
 
 int yc_exif_orientation(const uint8_t *b, size_t n) {
     const int v = yc_exif_orientation_tag(b, n);
-    return v ? v : 1;
+    return v > 0 ? v : 1;
+}
+
+int yc_orientation_choice(int exif_tag, int xmp) {
+    if (exif_tag > 0) return exif_tag;
+    if (exif_tag < 0) return 1;   // an EXIF orientation that says nothing usable: as stored, XMP not asked
+    return xmp ? xmp : 1;
 }
 
 // The entry `tag` of the IFD at `ifd`: its type, count and the offset of its value field; 0 when absent.

@@ -261,7 +261,7 @@ void yc_png_open(yc_decoder *dec, FILE *file) {
 #endif
     // XMP's tiff:Orientation when there is no EXIF orientation tag (an iTXt before the image data); an EXIF 1
     // is an orientation too.
-    info->orientation = exif_tag ? exif_tag : (dec->xmp_orientation ? dec->xmp_orientation : 1);
+    info->orientation = yc_orientation_choice(exif_tag, dec->xmp_orientation);
     png_colour(dec);
     yc_plan_colour(dec);
     info->bytes_per_sample = depth == 16 ? 2 : 1;
@@ -360,6 +360,20 @@ int yc_png_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count) {
 int yc_png_end(yc_decoder *dec) {
     if (dec->png_idat.active) return yc_png_idat_end(dec);
     if (setjmp(dec->jump)) return -1;
+#ifdef PNG_eXIf_SUPPORTED
+    // An eXIf after the image data comes too late for the orientation (the rows are converted as they come):
+    // said, not ignored in silence.
+    png_infop end = png_create_info_struct(dec->png);
+    if (end) {
+        png_read_end(dec->png, end);
+        png_uint_32 n = 0;
+        png_bytep exif = NULL;
+        const int late = png_get_eXIf_1(dec->png, end, &n, &exif) && exif;
+        png_destroy_info_struct(dec->png, &end);
+        if (late) yc_warn(dec, YC_PNG_LATE_EXIF);
+        return 0;
+    }
+#endif
     png_read_end(dec->png, NULL);
     return 0;
 }

@@ -74,8 +74,13 @@ int yc_exif_adobe_rgb(const uint8_t *bytes, size_t count);
 /// The orientation tag of a TIFF structure (EXIF data from its "II*\0"/"MM\0*" header on): 1…8, or 1 when
 /// the data is short, malformed or has no valid tag. Never reads outside `bytes[0..<count]`.
 int yc_exif_orientation(const uint8_t *bytes, size_t count);
-/// The same, but 0 when there is no valid tag: what decides whether XMP's orientation is looked at.
+/// The tag itself: 1…8; −1 when the tag is there but unusable (a value out of range, a wrong type); 0 when
+/// there is none (or no TIFF structure).
 int yc_exif_orientation_tag(const uint8_t *bytes, size_t count);
+/// The one rule for a picture's orientation, from its EXIF tag (`yc_exif_orientation_tag`) and XMP's
+/// tiff:Orientation (0 when absent): EXIF when it has the tag — an unusable one means as stored (1), as
+/// Pillow reads it — else XMP, else 1.
+int yc_orientation_choice(int exif_tag, int xmp_orientation);
 
 /// XMP's tiff:Orientation (attribute or element, one digit, outside comments) in an XMP packet: 1…8, or 1 when
 /// absent or malformed. Used when a file has no valid EXIF orientation tag — an EXIF 1 is an orientation (JPEG:
