@@ -140,6 +140,7 @@ ihdr = struct.pack(">IIBBBBB", 16384, 16384, 8, 2, 0, 0, 0)
 # A JPEG whose profile's description holds an escape sequence and a newline (same length as "Display P3").
 icc = bytearray(open(os.path.join(fx, "..", "colour", "DisplayP3.icc"), "rb").read())
 at = icc.find("Display P3".encode("utf-16-be"))
+assert at >= 0, "no Display P3 description in the profile"
 icc[at:at + 20] = "\x1b[31mRED\x07\n".encode("utf-16-be")
 jpeg = open(os.path.join(fx, "jpeg", "pillow", "hopper.jpg"), "rb").read()
 body = b"ICC_PROFILE\0\x01\x01" + bytes(icc)
@@ -1100,6 +1101,8 @@ for _ in $(seq 100); do [ -n "$(ls od 2> /dev/null)" ] && break; sleep 0.05; don
 mv od moved; wait $pid; RC=$?
 status 1; says 'moved or replaced'
 [ ! -e od ] || bad "a new od/ was made: $(ls od | head -c 100)"
+done_in_moved=$(ls moved | wc -l); failed=$(LC_ALL=C grep -c '^  failed: ' "$ERR")
+(( done_in_moved + failed == 40 )) || bad "$done_in_moved in moved/ and $failed failed, not 40 in all"
 ALLOW=(moved moved/*); settled
 end
 
@@ -1140,6 +1143,9 @@ LC_ALL=C grep -q $'\x1b' "$ERR" && bad "an escape character reached standard err
 WRAP=(env YUVCONV_CPU=$'avx2\nforged line'); run a.png -o a.nv12
 status 2; settled
 [ "$(grep -c . "$ERR")" = 2 ] || bad "the message is not one line and its hint: $(errline)"
+WRAP=(); run a.png -o a.nv12 --pix-fmt $'nv12\r\nyuvconv: error: forged'
+status 2; settled
+[ "$(grep -c . "$ERR")" = 2 ] || bad "a CR LF split the message: $(errline)"
 end
 
 begin y4m-signature-and-no-frame
@@ -1198,6 +1204,58 @@ cp "$CRAFT/exif9-xmp6.png" a.png; snap
 run a.png -o a.nv12
 status 0; ALLOW=(a.nv12); settled
 LC_ALL=C grep -q 'a.png: 5x3 ' "$ERR" || bad "not converted as stored: $(errline)"
+end
+
+begin drop-box-folder
+# A folder one may write to but not list (0733): outputs go there as a plain create would put them.
+if [ "$(id -u)" = 0 ] && id nobody > /dev/null 2>&1 && command -v runuser > /dev/null; then
+  mkdir box; chmod 0733 box; cp "$PNG" a.png; chmod 644 a.png; chmod 755 .; chmod 711 "$WORK" "$WORK/cases"; snap
+  WRAP=(runuser -u nobody --); run a.png -o box/a.nv12 -q
+  chmod 700 "$WORK" "$WORK/cases"
+  status 0; ALLOW=(box/a.nv12); settled
+  WRAP=(); same box/a.nv12 "$(ref "$PNG" nv12)"
+  end
+else skipped "needs root and the user nobody"; fi
+
+begin unwritable-folder-leaks-nothing
+# Every file of a batch into a folder it cannot create in says why; no descriptor is left open per file (it
+# was: from the 27th file on, "Too many open files").
+mkdir in ro; for i in $(seq 40); do cp "$CRAFT/tiny.png" "in/p$i.png"; done; snap
+mount -t tmpfs -o ro,size=64k tmpfs ro 2> /dev/null && MOUNTS+=("$D/ro")
+if [ -w ro ] && ! touch ro/.probe 2> /dev/null || ! [ -w ro ]; then
+  WRAP=(prlimit --nofile=24 --); run in -o ro/ -j 1
+  status 1; settled
+  LC_ALL=C grep -q 'Too many open files' "$ERR" && bad "descriptors ran out: $(LC_ALL=C grep -m1 'Too many' "$ERR")"
+  [ "$(LC_ALL=C grep -c '^yuvconv: error: ro/p' "$ERR")" = 40 ] || bad "not 40 failures: $(errline)"
+  end
+else rm -f ro/.probe; skipped "no read-only folder"; fi
+umount "$D/ro" 2> /dev/null
+
+begin raw-frame-beyond-a-memory-limit
+head -c 96000000 /dev/zero > z.nv12; snap
+WRAP=(prlimit --as=100000000 --); run z.nv12 --size 8000x8000 -o a.nv21
+status 1; names z.nv12; says 'out of memory'
+WRAP=(prlimit --as=400000000 --); run z.nv12 --size 8000x8000 -o a.jpg
+status 1; says 'out of memory'
+settled
+end
+
+begin turned-pictures-beyond-a-memory-limit-two-jobs
+# Two jobs asking for whole pictures at once: each file fails or converts, the batch writes its report.
+python3 - <<'PY'
+import zlib, struct
+def ch(t, d): return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+w = h = 8000; row = b"\0" + bytes((i * 7) & 255 for i in range(w * 3)); c = zlib.compressobj(9)
+dat = b"".join(c.compress(row) for _ in range(h)) + c.flush()
+ex = b"MM\0\x2a\0\0\0\x08" + struct.pack(">H", 1) + struct.pack(">HHII", 0x112, 3, 1, 6 << 16) + b"\0" * 4
+open("rot.png", "wb").write(b"\x89PNG\r\n\x1a\n" + ch(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)) + ch(b"eXIf", ex)
+                           + ch(b"IDAT", dat) + ch(b"IEND", b""))
+PY
+mkdir in; for i in 1 2 3 4; do cp rot.png "in/r$i.png"; done; rm rot.png; snap
+WRAP=(prlimit --as=800000000 --); run in -o out/ -j 2 -q -u --report json --report-file out/r.json
+status done
+[ -f out/r.json ] || bad "no report: $(errline)"
+ALLOW=(out out/* out/.yuvconv-manifest); settled
 end
 
 # Nothing under Fixtures/ changed.

@@ -71,6 +71,8 @@ struct yc_decoder {
         uint32_t crc;
         int critical;
         int ancillary_too;   // also check ancillary chunks' CRCs (a warning): set after the image data read here
+        int seen_idat;       // an IDAT header went by
+        int late_exif;       // an eXIf header went by after one (too late for the orientation: a warning)
     } png_chunks;
     struct yc_png_idat {     // the image data read here (yc_png_idat.c), when `active`
         int active, palette, grey, depth;   // grey: bytes a pixel (1 grey, 2 grey and alpha), 0 otherwise

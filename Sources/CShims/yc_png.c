@@ -49,6 +49,8 @@ static void png_follow_chunks(yc_decoder *dec, png_structp png, const uint8_t *p
                 k->left = png_get_uint_32(k->header);
                 k->critical = !(k->header[4] & 0x20);
                 k->crc = yc_crc32(0, k->header + 4, 4);
+                if (memcmp(k->header + 4, "IDAT", 4) == 0) k->seen_idat = 1;
+                else if (k->seen_idat && memcmp(k->header + 4, "eXIf", 4) == 0) k->late_exif = 1;
                 k->state = k->left ? 2 : 3;
                 k->at = 0;
             }
@@ -358,22 +360,14 @@ int yc_png_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count) {
 }
 
 int yc_png_end(yc_decoder *dec) {
-    if (dec->png_idat.active) return yc_png_idat_end(dec);
-    if (setjmp(dec->jump)) return -1;
-#ifdef PNG_eXIf_SUPPORTED
-    // An eXIf after the image data comes too late for the orientation (the rows are converted as they come):
-    // said, not ignored in silence.
-    png_infop end = png_create_info_struct(dec->png);
-    if (end) {
-        png_read_end(dec->png, end);
-        png_uint_32 n = 0;
-        png_bytep exif = NULL;
-        const int late = png_get_eXIf_1(dec->png, end, &n, &exif) && exif;
-        png_destroy_info_struct(dec->png, &end);
-        if (late) yc_warn(dec, YC_PNG_LATE_EXIF);
-        return 0;
+    if (dec->png_idat.active) {
+        if (yc_png_idat_end(dec) != 0) return -1;
+    } else {
+        if (setjmp(dec->jump)) return -1;
+        png_read_end(dec->png, NULL);
     }
-#endif
-    png_read_end(dec->png, NULL);
+    // An eXIf after the image data comes too late for the orientation (the rows are converted as they come):
+    // said, not ignored in silence. Both routes read through png_read_fn, which saw its header.
+    if (dec->png_chunks.late_exif) yc_warn(dec, YC_PNG_LATE_EXIF);
     return 0;
 }

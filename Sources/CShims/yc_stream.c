@@ -2,6 +2,7 @@
 #include "yc_stream.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -124,6 +125,16 @@ long long yc_read_full(int fd, uint8_t *buf, size_t count) {
         done += (size_t)n;
     }
     return (long long)done;
+}
+
+int yc_open_folder(const char *path) {
+#if defined(O_PATH)
+    return open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+#elif defined(O_SEARCH)
+    return open(path, O_SEARCH | O_DIRECTORY | O_CLOEXEC);
+#else
+    return open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+#endif
 }
 
 #if defined(__linux__)

@@ -200,7 +200,9 @@ public final class AtomicOutput {
         // Everything after this goes through the folder's descriptor, opened once: the temporary file is made,
         // linked into place and removed in the folder the output was checked in, even if that folder is moved
         // or another put at its path meanwhile (the batch checks its output folder between files).
-        let folder = withFileSystemPath(dir) { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        // Opened for its name only (`yc_open_folder`): a folder one may write to but not list (0733, a drop
+        // box) takes outputs as before.
+        let folder = withFileSystemPath(dir) { yc_open_folder($0) }
         if folder < 0 {
             let code = errno
             throw .system("cannot create a file in \(PathBytes.display(dir)): "
@@ -231,7 +233,10 @@ public final class AtomicOutput {
             if made >= 0 || errno != EEXIST { break }
         }
         if made < 0 {
-            throw .system("cannot create a file in \(PathBytes.display(dir)): \(errnoMessage())")
+            let why = errnoMessage()
+            close(folder)
+            folderFD = -1
+            throw .system("cannot create a file in \(PathBytes.display(dir)): \(why)")
         }
         fd = made
         tempName = name
@@ -331,6 +336,8 @@ public final class AtomicOutput {
         }
         let temp = tempName!
         do throws(WriteError) { try finishDigest() } catch {
+            close(fd)
+            fd = -1
             remove(temp)
             throw error
         }

@@ -20,6 +20,15 @@ public final class Ledger: Sendable {
         return .allocate(byteCount: max(bytes, 1), alignment: 64)
     }
 
+    /// `allocate`, or nil when the system refuses: for a whole picture (held for turning, say), so that a file
+    /// too large for the memory there is fails with the reason instead of stopping the process.
+    public func allocateIfAvailable(_ bytes: Int) -> UnsafeMutableRawPointer? {
+        var p: UnsafeMutableRawPointer?
+        guard posix_memalign(&p, 64, max(bytes, 1)) == 0, let p else { return nil }
+        record(bytes)
+        return p
+    }
+
     /// The same, typed as bytes.
     public func allocateBytes(_ count: Int) -> UnsafeMutablePointer<UInt8> {
         allocate(count).bindMemory(to: UInt8.self, capacity: max(count, 1))
@@ -56,6 +65,14 @@ public final class Ledger: Sendable {
         munmap(p, max(bytes, 1))
         return true
     }
+
+    /// `make()` (which allocates about `bytes` in a Swift array, say) when `available(bytes)` says the system
+    /// would grant them, else nil. One at a time across the process: two jobs of a batch cannot both be told
+    /// yes for memory there is for one, and then one of them stop the process.
+    public static func ifAvailable<T>(_ bytes: Int, _ make: () throws -> T) rethrows -> T? {
+        try wholeAllocations.withLock { _ in available(bytes) ? try make() : nil }
+    }
+    private static let wholeAllocations = Mutex(())
 
     /// The reason a conversion gives when `available` said no.
     public static func outOfMemory(_ bytes: Int, for what: String) -> String {

@@ -67,9 +67,20 @@ public enum RawInput {
         /// time.
         func read(_ count: Int) throws(DecodeError) -> [UInt8] {
             var bytes: [UInt8] = []
-            bytes.reserveCapacity(max(0, min(count, fileSize ?? (1 << 26))))
+            // Every growth asked of the system first: refused, the file fails (a Swift array would stop the process).
+            let first = max(0, min(count, fileSize ?? (1 << 26)))
+            guard Ledger.ifAvailable(first, { bytes.reserveCapacity(first) }) != nil else {
+                throw .decoder(Ledger.outOfMemory(first, for: "the frame"))
+            }
             while bytes.count < count {
                 let start = bytes.count, want = min(1 << 24, count - start)
+                if start + want > bytes.capacity {
+                    // Grown by hand to what is needed (doubled, at most the frame), so the probe asks for what is taken.
+                    let grown = min(count, max(2 * bytes.capacity, start + want))
+                    guard Ledger.ifAvailable(grown, { bytes.reserveCapacity(grown) }) != nil else {
+                        throw .decoder(Ledger.outOfMemory(grown, for: "the frame"))
+                    }
+                }
                 bytes.append(contentsOf: repeatElement(0, count: want))
                 let n = bytes.withUnsafeMutableBufferPointer { fread($0.baseAddress! + start, 1, want, file) }
                 if n < want {

@@ -91,7 +91,12 @@ func runRawInput(_ options: Options) -> Int32 {
                 try convert(frame: image, layout: .yuv420p, into: memory, range: spec.range)
                 var planes = memory.image!
                 if spec != ConversionSpec(matrix: .bt601, range: .full) {
-                    planes = reconvert(planes, from: spec, to: ConversionSpec(matrix: .bt601, range: .full))
+                    // Its RGB picture and the new planes, both whole.
+                    let need = 3 * planes.width * planes.height + planes.bytes.count
+                    guard let again = Ledger.ifAvailable(need, { reconvert(planes, from: spec, to: ConversionSpec(matrix: .bt601, range: .full)) }) else {
+                        throw .system(Ledger.outOfMemory(need, for: "the picture"))
+                    }
+                    planes = again
                 }
                 try sink.write(try encodeJPEG(planes, quality: options.quality))
             case .png:

@@ -17,8 +17,11 @@ func printErr(_ s: String) {
     fputs(escapingControls(s) + "\n", stderr)
 }
 
-func escapingControls(_ s: String) -> String {
-    func isControl(_ v: UInt32) -> Bool { (v < 0x20 && v != 0x0A && v != 0x09) || (0x7F...0x9F).contains(v) }
+/// `keepLayout`: newlines and tabs stay (a message's own lines); false, they are escaped too (one line).
+func escapingControls(_ s: String, keepLayout: Bool = true) -> String {
+    func isControl(_ v: UInt32) -> Bool {
+        (v < 0x20 && !(keepLayout && (v == 0x0A || v == 0x09))) || (0x7F...0x9F).contains(v)
+    }
     guard s.unicodeScalars.contains(where: { isControl($0.value) }) else { return s }
     var out = ""
     for scalar in s.unicodeScalars {
@@ -48,10 +51,11 @@ func summaryLine(name: String, report r: ConversionReport, processPeak: Bool = t
         + ", buffers \(formatBytes(r.ledgerPeakBytes))" + (processPeak ? ", peak RSS \(formatBytes(peakResidentBytes()))" : "")
 }
 
-/// Prints a usage error with the hint to `--help`; exit status 2. The message is one line: a newline in it
-/// comes from a value it quotes (an option's, an environment variable's) and is shown as \x0A.
+/// Prints a usage error with the hint to `--help`; exit status 2. The message is one line: a newline, carriage
+/// return or tab in it comes from a value it quotes (an option's, an environment variable's) and is shown as
+/// \xNN.
 func usageFailure(_ message: String) -> Int32 {
-    printErr("yuvconv: error: \(message.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\\x0A"))\nTry 'yuvconv --help'.")
+    printErr("yuvconv: error: \(escapingControls(message, keepLayout: false))\nTry 'yuvconv --help'.")
     return 2
 }
 

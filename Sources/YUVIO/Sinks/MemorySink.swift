@@ -19,13 +19,13 @@ public final class MemorySink: BandSink {
     public func begin(_ frame: FrameLayout, ledger: Ledger) throws(WriteError) {
         let tight = frame.tight
         self.frame = tight
-        guard Ledger.available(tight.byteCount) else {
-            throw .system(Ledger.outOfMemory(tight.byteCount, for: "the picture"))
+        let made: Void? = Ledger.ifAvailable(tight.byteCount) {
+            image = YUVImage(width: frame.width, height: frame.height, layout: frame.pixelLayout,
+                             bytes: Self.reserved(FrameLayout(width: frame.width, height: frame.height,
+                                                              pixelLayout: frame.pixelLayout).byteCount))
+            if frame.alpha { alpha = Self.reserved(tight.planeBytes(.a)) }
         }
-        image = YUVImage(width: frame.width, height: frame.height, layout: frame.pixelLayout,
-                         bytes: Self.reserved(FrameLayout(width: frame.width, height: frame.height,
-                                                          pixelLayout: frame.pixelLayout).byteCount))
-        if frame.alpha { alpha = Self.reserved(tight.planeBytes(.a)) }
+        guard made != nil else { throw .system(Ledger.outOfMemory(tight.byteCount, for: "the picture")) }
         ledger.record(tight.byteCount)
     }
 

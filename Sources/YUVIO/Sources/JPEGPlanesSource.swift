@@ -97,11 +97,25 @@ final class JPEGPlanesSource: BandSource {
         let stored = PlaneGeometry(width: decoder.info.width, height: decoder.info.height)
         let hMax = raw.h.max()!, vMax = raw.v.max()!
         let bands = (stored.height + raw.bandRows - 1) / raw.bandRows
-        let whole = (0..<n).reduce(0) { $0 + 2 * raw.planeWidth[$1] * raw.planeRows[$1] * bands }
-        guard Ledger.available(whole) else { throw DecodeError.decoder(Ledger.outOfMemory(whole, for: "turning the picture")) }
-        let storedPlanes = (0..<n).map { c in
-            let bytes = raw.planeWidth[c] * raw.planeRows[c] * bands
-            return (pointer: ledger.allocateBytes(bytes), bytes: bytes)
+        // Every plane, stored and upright, allocated before any is decoded (one refused: that file fails).
+        let sizes = (0..<n).map { c in
+            let w = (stored.width * raw.h[c] + hMax - 1) / hMax, h = (stored.height * raw.v[c] + vMax - 1) / vMax
+            return (w: w, h: h, up: turn.size(width: w, height: h), stored: raw.planeWidth[c] * raw.planeRows[c] * bands)
+        }
+        var storedPlanes: [(pointer: UnsafeMutablePointer<UInt8>, bytes: Int)] = []
+        func refuse() -> DecodeError {
+            storedPlanes.forEach { ledger.deallocate(UnsafeMutableRawPointer($0.pointer), bytes: $0.bytes) }
+            let whole = sizes.reduce(0) { $0 + $1.stored + $1.up.width * $1.up.height }
+            return .decoder(Ledger.outOfMemory(whole, for: "turning the picture"))
+        }
+        for size in sizes {
+            guard let p = ledger.allocateIfAvailable(size.stored) else { throw refuse() }
+            storedPlanes.append((p.assumingMemoryBound(to: UInt8.self), size.stored))
+        }
+        for size in sizes {
+            let bytes = size.up.width * size.up.height
+            guard let p = ledger.allocateIfAvailable(bytes) else { throw refuse() }   // those in `upright`: deinit
+            upright.append((p.assumingMemoryBound(to: UInt8.self), bytes, size.up.width))
         }
         // Kept while the quality stage measures against the picture as decoded (then turned).
         defer { if quality == nil { storedPlanes.forEach { ledger.deallocate(UnsafeMutableRawPointer($0.pointer), bytes: $0.bytes) } } }
@@ -111,13 +125,9 @@ final class JPEGPlanesSource: BandSource {
             _ = try decoder.readRawBand(planes: (0..<n).map { storedPlanes[$0].pointer + b * raw.planeRows[$0] * raw.planeWidth[$0] },
                                         strides: raw.planeWidth)
         }
-        for c in 0..<n {
-            let w = (stored.width * raw.h[c] + hMax - 1) / hMax, h = (stored.height * raw.v[c] + vMax - 1) / vMax
-            let up = turn.size(width: w, height: h)
-            let plane = (pointer: ledger.allocateBytes(up.width * up.height), bytes: up.width * up.height, width: up.width)
-            turn.apply(storedPlanes[c].pointer, srcRowBytes: raw.planeWidth[c], width: w, height: h, bytesPerPixel: 1,
-                       to: plane.pointer, dstRowBytes: up.width)
-            upright.append(plane)
+        for (c, size) in sizes.enumerated() {
+            turn.apply(storedPlanes[c].pointer, srcRowBytes: raw.planeWidth[c], width: size.w, height: size.h, bytesPerPixel: 1,
+                       to: upright[c].pointer, dstRowBytes: size.up.width)
         }
     }
 

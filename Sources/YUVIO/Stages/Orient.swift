@@ -7,15 +7,19 @@ func decodeUpright(_ decoder: ImageDecoder, turn: Orientation, ledger: Ledger) t
     -> (pointer: UnsafeMutableRawPointer, bytes: Int) {
     let (w, h) = (decoder.info.width, decoder.info.height), bpp = decoder.info.rowFormat.bytesPerPixel
     let up = turn.size(width: w, height: h)
-    let storedBytes = w * bpp * h
-    guard Ledger.available(storedBytes + up.width * bpp * up.height) else {
-        throw .decoder(Ledger.outOfMemory(storedBytes + up.width * bpp * up.height, for: "turning the picture"))
+    let storedBytes = w * bpp * h, bytes = up.width * bpp * up.height
+    // Both allocated before the decode: one refused, that file fails (the process goes on).
+    guard let stored = ledger.allocateIfAvailable(storedBytes) else {
+        throw .decoder(Ledger.outOfMemory(storedBytes + bytes, for: "turning the picture"))
     }
-    let stored = ledger.allocate(storedBytes)
     defer { ledger.deallocate(stored, bytes: storedBytes) }
-    try decoder.readRows(into: stored, rowBytes: w * bpp, count: h)
-    let bytes = up.width * bpp * up.height
-    let upright = ledger.allocate(bytes)
+    guard let upright = ledger.allocateIfAvailable(bytes) else {
+        throw .decoder(Ledger.outOfMemory(storedBytes + bytes, for: "turning the picture"))
+    }
+    do throws(DecodeError) { try decoder.readRows(into: stored, rowBytes: w * bpp, count: h) } catch {
+        ledger.deallocate(upright, bytes: bytes)
+        throw error
+    }
     turn.apply(stored, srcRowBytes: w * bpp, width: w, height: h, bytesPerPixel: bpp, to: upright,
                dstRowBytes: up.width * bpp)
     return (upright, bytes)
