@@ -1258,6 +1258,40 @@ status done
 ALLOW=(out out/* out/.yuvconv-manifest); settled
 end
 
+begin output-subfolder-replaced-by-link-mid-batch
+# A {dir} folder swapped for a link to elsewhere while the batch runs: nothing is written through it, even
+# with --force (it replaced elsewhere/5.nv12).
+mkdir -p in/a in/b elsewhere; for i in 1 2 3 4 5 6; do cp "$CRAFT/slow.png" "in/a/$i.png"; cp "$CRAFT/slow.png" "in/b/$i.png"; done
+echo VICTIM > elsewhere/5.nv12; snap
+timeout -s KILL "$LIMIT" "$BIN" in/ -r -o out/ --name '{dir}/{stem}.nv12' -j 1 -q --force > "$OUT" 2> "$ERR" & pid=$!
+for _ in $(seq 200); do [ -n "$(ls out/a 2> /dev/null)" ] && break; sleep 0.05; done
+mv out/a real; ln -s ../elsewhere out/a; wait $pid; RC=$?
+status 1; says 'out/a was replaced'
+ALLOW=(out out/* out/*/* real real/*); settled
+end
+
+begin manifest-after-the-folder-was-replaced
+# The manifest is written only into the folder the batch began with: not over elsewhere's file of that name.
+mkdir in elsewhere; for i in 1 2 3 4 5 6; do cp "$CRAFT/slow.png" "in/$i.png"; done
+echo VICTIM > elsewhere/.yuvconv-manifest; snap
+timeout -s KILL "$LIMIT" "$BIN" in -o out/ -j 1 -q -u > "$OUT" 2> "$ERR" & pid=$!
+for _ in $(seq 200); do [ -n "$(ls out 2> /dev/null)" ] && break; sleep 0.05; done
+mv out moved; ln -s elsewhere out; wait $pid; RC=$?
+status 1; says 'moved or replaced'
+ALLOW=(out moved moved/*); settled
+end
+
+begin report-file-name-too-long
+mkdir in; cp "$PNG" in/a.png; snap
+n=$(printf 'a%.0s' $(seq 251)).json
+run in -o out/ -n --report json --report-file "out/$n"
+status 1; says 'at most 255'
+run in -o out/ -q --report json --report-file "out/$n"
+status 1; says 'at most 255'
+[ ! -e out ] || bad "work was done: $(ls -A out | head -c 100)"
+settled
+end
+
 # Nothing under Fixtures/ changed.
 begin fixtures-untouched
 [ "$(cd "$here" && find Fixtures -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum)" = "$fixtures_before" ] ||

@@ -137,6 +137,16 @@ int yc_open_folder(const char *path) {
 #endif
 }
 
+int yc_open_folder_at(int folder, const char *name) {
+#if defined(O_PATH)
+    return openat(folder, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+#elif defined(O_SEARCH)
+    return openat(folder, name, O_SEARCH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+#else
+    return openat(folder, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+#endif
+}
+
 #if defined(__linux__)
 #include <sys/vfs.h>
 int yc_is_pseudo_file(int fd) {

@@ -219,17 +219,9 @@ public final class BatchPlan: @unchecked Sendable {
         }
         item.output = folder.path(of: name)
         item.name = name
-        // What the system cannot name is refused with the plan, before any work or folder is made: a file or
-        // folder name of more than 255 bytes, a path of more than 4095.
-        let long = name.split(separator: "/").map { PathBytes.encode(String($0)).count }.max() ?? 0
-        if long > 255 {
-            throw .file(FileError(path: item.output, reason: "the output's name has a part of \(long) bytes; "
-                                  + "a file or folder name can have at most 255 (--name)"))
-        }
-        let length = PathBytes.encode(item.output).count
-        if length > 4095 {
-            throw .file(FileError(path: item.output, reason: "the output's path is \(length) bytes; "
-                                  + "a path can have at most 4095 (--name, -o)"))
+        // What the system cannot name is refused with the plan, before any work or folder is made.
+        if let why = PathBytes.lengthProblem(item.output) {
+            throw .file(FileError(path: item.output, reason: "the output's name cannot be made: \(why) (--name, -o)"))
         }
         do { item.format = try OutputFormat.resolve(asked: format, path: item.output, needs: needs) } catch {
             throw .format(error)

@@ -4,6 +4,7 @@
 import Darwin
 #endif
 import CShims
+import Synchronization
 import YUVCore
 
 /// An output file written to a temporary file beside the target and moved into place only when complete:
@@ -134,6 +135,7 @@ public final class AtomicOutput {
             if !force, let over = overwrites(descriptor: descriptor) { throw over }
             return .descriptor(descriptor)
         }
+        if let why = PathBytes.lengthProblem(path) { throw .system("the name cannot be made: \(why)") }
         let real = try resolveLinks(path)
         if let st = FileStatus(path: real) {
             if protected.contains(st.identity) { throw .sameAsInput }
@@ -202,7 +204,7 @@ public final class AtomicOutput {
         // or another put at its path meanwhile (the batch checks its output folder between files).
         // Opened for its name only (`yc_open_folder`): a folder one may write to but not list (0733, a drop
         // box) takes outputs as before.
-        let folder = withFileSystemPath(dir) { yc_open_folder($0) }
+        let folder = try Self.confinedFolder(of: real) ?? withFileSystemPath(dir) { yc_open_folder($0) }
         if folder < 0 {
             let code = errno
             throw .system("cannot create a file in \(PathBytes.display(dir)): "
@@ -251,6 +253,46 @@ public final class AtomicOutput {
             }
             fchmod(fd, mode)
         }
+    }
+
+    /// A batch's output folder, as the batch found or made it (`confine`): outputs below it are reached from it,
+    /// its identity checked, and each folder between it and the output opened without following a link — a
+    /// folder moved, or replaced by another or by a link while the batch runs (`out/sub` made a link to
+    /// elsewhere), fails the output instead of sending it wherever the path now leads. Nil: paths as given.
+    private static let confinement = Mutex<(root: String, identity: FileIdentity)?>(nil)
+
+    /// Outputs under `root` (a folder, identity `identity`) are written only inside it (`confinedFolder`).
+    public static func confine(to root: String, identity: FileIdentity) {
+        var r = root
+        while r.count > 1 && r.hasSuffix("/") { r.removeLast() }
+        confinement.withLock { $0 = (r, identity) }
+    }
+
+    /// The folder of `path` reached from the confinement's root, or nil when `path` is not below it.
+    private static func confinedFolder(of path: String) throws(WriteError) -> Int32? {
+        guard let (root, identity) = confinement.withLock({ $0 }) else { return nil }
+        let prefix = root == "/" ? "/" : root + "/"
+        guard path.hasPrefix(prefix) else { return nil }
+        let changed = WriteError.system("the output folder \(PathBytes.display(root)) was moved or replaced during the run")
+        var folder = withFileSystemPath(root) { yc_open_folder($0) }
+        guard folder >= 0 else { throw changed }
+        guard FileStatus(descriptor: folder)?.identity == identity else {
+            close(folder)
+            throw changed
+        }
+        let parts = path.dropFirst(prefix.count).split(separator: "/").dropLast()
+        var reached = root
+        for part in parts {
+            reached += (reached.hasSuffix("/") ? "" : "/") + part
+            let next = withFileSystemPath(String(part)) { yc_open_folder_at(folder, $0) }
+            close(folder)
+            guard next >= 0 else {
+                throw .system("the folder \(PathBytes.display(reached)) was "
+                              + (errno == ENOENT ? "removed" : "replaced (by a link or a file)") + " during the run")
+            }
+            folder = next
+        }
+        return folder
     }
 
     private static let nameCharacters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")

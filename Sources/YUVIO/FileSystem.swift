@@ -17,6 +17,16 @@ import Darwin
 /// every system call that takes a path goes through `withFileSystemPath` (never `String`'s own C string,
 /// which would write the escapes as UTF-8). Messages show escaped bytes as `\xNN` (`displayPath`).
 public enum PathBytes {
+    /// Why the system cannot hold `path` as a file's name — a part (file or folder name) of more than 255 bytes,
+    /// or more than 4095 bytes in all — or nil. Asked before any work, of every output.
+    public static func lengthProblem(_ path: String) -> String? {
+        let longest = path.split(separator: "/").map { encode(String($0)).count }.max() ?? 0
+        if longest > 255 { return "a part of its name is \(longest) bytes; a file or folder name can have at most 255" }
+        let length = encode(path).count
+        if length > 4095 { return "its path is \(length) bytes; a path can have at most 4095" }
+        return nil
+    }
+
     static let escapeBase: UInt32 = 0x10FF00
 
     /// The string for a file name's bytes (no NUL inside).

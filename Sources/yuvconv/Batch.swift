@@ -231,7 +231,11 @@ func runBatch(_ options: Options) -> Int32 {
         update = manifest
     }
     if options.dryRun { return dryRunBatch(plan, options: options, update: update) }
-    // A report file inside the output folder, which the batch makes when it is missing: made first.
+    // A report file inside the output folder, which the batch makes when it is missing: made first (a name
+    // the system cannot hold refused before that).
+    if let file = options.reportFile, let why = PathBytes.lengthProblem(file) {
+        return fileFailure(FileError(path: file, reason: "the name cannot be made: \(why)"))
+    }
     if let file = options.reportFile, let dir = outputFolder(of: file), FileStatus(path: dir) == nil,
        BatchPlan.resolved(dir).hasPrefix(BatchPlan.resolved(folder.path)), let why = makeFolders(dir) {
         return fileFailure(FileError(path: file, reason: why))
@@ -416,14 +420,17 @@ struct BatchRun {
 /// The batch's output folder, as the run found or made it: an output's folders are made (`makeFolders`) only
 /// while that folder is still the one at its path. Moved away or replaced (by another folder, or a link to one)
 /// during the run, the files after that fail instead of going wherever the path now leads; the files in flight
-/// finish in the folder they were opened in (`AtomicOutput` works through the folder's descriptor).
+/// finish in the folder they were opened in (`AtomicOutput` works through the folder's descriptor), and every
+/// output, report file or manifest below it is reached from it without following a link (`AtomicOutput.confine`).
 final class OutputFolderWatch: Sendable {
     let path: String
     private let identity: Mutex<FileIdentity?>
 
     init(_ path: String) {
         self.path = path
-        identity = Mutex(FileStatus(path: path).flatMap { $0.kind == .directory ? $0.identity : nil })
+        let found = FileStatus(path: path).flatMap { $0.kind == .directory ? $0.identity : nil }
+        identity = Mutex(found)
+        if let found { AtomicOutput.confine(to: path, identity: found) }
     }
 
     /// Makes `folder` (an output's folder, nil for the current one) when the output folder is still the one
@@ -434,7 +441,10 @@ final class OutputFolderWatch: Sendable {
                 return "the output folder \(displayPath(path)) was moved or replaced during the run"
             }
             if let folder, let why = makeFolders(folder) { return why }
-            if known == nil, let st = FileStatus(path: path), st.kind == .directory { known = st.identity }
+            if known == nil, let st = FileStatus(path: path), st.kind == .directory {
+                known = st.identity
+                AtomicOutput.confine(to: path, identity: st.identity)
+            }
             return nil
         }
     }

@@ -27,6 +27,8 @@ int yc_is_pseudo_file(int fd);
 /// linkat, renameat, unlinkat and fstatat need, which a folder one may write to but not list (0733) grants.
 /// -1 and errno on failure.
 int yc_open_folder(const char *path);
+/// The same for the entry `name` of the open folder `folder`, not following a symbolic link there.
+int yc_open_folder_at(int folder, const char *name);
 /// Bytes handed out so far (head included).
 uint64_t yc_stream_bytes(const yc_stream *s);
 /// 1 when a read was refused because the limit was reached.
