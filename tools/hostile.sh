@@ -1292,6 +1292,18 @@ status 1; says 'at most 255'
 settled
 end
 
+begin replaced-file-keeps-its-acl
+# With an access ACL the group bits are its mask: copied as the group's own, the owning group could read.
+cp "$PNG" a.png; echo secret > o.nv12; chmod 600 o.nv12
+if command -v setfacl > /dev/null && id nobody > /dev/null 2>&1 && setfacl -m u:nobody:r o.nv12 2> /dev/null; then
+  snap
+  run a.png -o o.nv12 --force -q
+  status 0; ALLOW=(o.nv12); settled
+  [ "$(getfacl -cp o.nv12 2> /dev/null | grep -c '^user:nobody:r--$')" = 1 ] || bad "the ACL entry is gone: $(getfacl -cp o.nv12 | tr '\n' ' ')"
+  [ "$(getfacl -cp o.nv12 2> /dev/null | grep '^group::')" = 'group::---' ] || bad "the group gained access: $(getfacl -cp o.nv12 | tr '\n' ' ')"
+  end
+else skipped "no setfacl, or no ACLs here"; fi
+
 # Nothing under Fixtures/ changed.
 begin fixtures-untouched
 [ "$(cd "$here" && find Fixtures -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum)" = "$fixtures_before" ] ||

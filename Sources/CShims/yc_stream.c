@@ -148,6 +148,20 @@ int yc_open_folder_at(int folder, const char *name) {
 }
 
 #if defined(__linux__)
+#include <stdio.h>
+#include <sys/xattr.h>
+int yc_copy_acl(int folder, const char *name, int fd) {
+    char path[320], value[8192];
+    if (snprintf(path, sizeof path, "/proc/self/fd/%d/%s", folder, name) >= (int)sizeof path) return -1;
+    const ssize_t n = getxattr(path, "system.posix_acl_access", value, sizeof value);
+    if (n < 0) return errno == ENODATA || errno == ENOTSUP || errno == EOPNOTSUPP ? 0 : -1;
+    return fsetxattr(fd, "system.posix_acl_access", value, (size_t)n, 0) == 0 ? 1 : -1;
+}
+#else
+int yc_copy_acl(int folder, const char *name, int fd) { (void)folder; (void)name; (void)fd; return 0; }
+#endif
+
+#if defined(__linux__)
 #include <sys/vfs.h>
 int yc_is_pseudo_file(int fd) {
     struct statfs fs;

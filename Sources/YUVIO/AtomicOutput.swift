@@ -252,6 +252,9 @@ public final class AtomicOutput {
                 mode &= ~0o070
             }
             fchmod(fd, mode)
+            // An access ACL is copied whole: with one, the mode's group bits are its mask, which without the
+            // ACL would become the owning group's own access. Not copied, the group bits go.
+            if withFileSystemPath(base, { yc_copy_acl(folder, $0, fd) }) < 0 { fchmod(fd, mode & ~0o070) }
         }
     }
 

@@ -29,6 +29,11 @@ int yc_is_pseudo_file(int fd);
 int yc_open_folder(const char *path);
 /// The same for the entry `name` of the open folder `folder`, not following a symbolic link there.
 int yc_open_folder_at(int folder, const char *name);
+
+/// Copies the access ACL of the file `name` in the open folder `folder` to the open file `fd` (Linux's
+/// system.posix_acl_access): 1 copied, 0 when it has none (or the system keeps none), -1 when it has one
+/// that could not be copied.
+int yc_copy_acl(int folder, const char *name, int fd);
 /// Bytes handed out so far (head included).
 uint64_t yc_stream_bytes(const yc_stream *s);
 /// 1 when a read was refused because the limit was reached.
