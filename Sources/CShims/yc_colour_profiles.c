@@ -67,12 +67,14 @@ cmsHPROFILE yc_colour_target_profile(yc_target t) {
 
 
 /// The profile's description as messages and reports show it: the file's text, so a control character (an
-/// escape sequence for the terminal, a newline that would forge a line) becomes \xNN, as in file names.
+/// escape sequence for the terminal, a newline that would forge a line) becomes \xNN and a backslash \\, as
+/// in file names (`PathBytes.display`). The text stops short rather than cut an escape in two.
 static void escape_controls(char *text, size_t size) {
     char out[512];
     size_t o = 0;
-    for (const unsigned char *c = (const unsigned char *)text; *c && o + 5 < sizeof out; c++) {
+    for (const unsigned char *c = (const unsigned char *)text; *c && o + 5 < sizeof out && o + 5 < size; c++) {
         if (*c < 0x20 || *c == 0x7F) o += (size_t)snprintf(out + o, sizeof out - o, "\\x%02X", *c);
+        else if (*c == '\\') { out[o++] = '\\'; out[o++] = '\\'; }   // as file names show one: \x1B typed is not ESC
         else out[o++] = (char)*c;
     }
     out[o] = 0;

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #define SLOTS 256
-#define PATH_MAX_LEN 4096
+#define PATH_MAX_LEN 256   // a temporary file's name in its folder: at most 255 bytes
 
 // A slot is free (0), claimed by a writer that is copying its path in (1), or published (2). Only a
 // compare-and-swap from 0 claims a slot, so two threads can never copy into the same one; the handler

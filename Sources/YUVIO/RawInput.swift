@@ -158,7 +158,8 @@ public enum RawInput {
 
     /// A yuv420p10le frame holds 10-bit values in 16-bit words: a word above 1023 is not such data (16-bit
     /// samples, or P010's high-bit values read as the wrong layout), refused rather than copied on or clamped.
-    /// P010 keeps its value in the high 10 bits, so any word is one.
+    /// P010 keeps its value in the high 10 bits, so any word is one — but a frame whose every word is below
+    /// 1024 is yuv420p10le data given as P010, refused too.
     static func checkSamples(_ bytes: [UInt8], layout: PixelLayout) throws(DecodeError) {
         if layout == .p010 {
             // P010 keeps a sample in the high 10 bits: its chroma is near 0x8000 (512 << 6). Every word below
