@@ -1259,15 +1259,15 @@ ALLOW=(out out/* out/.yuvconv-manifest); settled
 end
 
 begin output-subfolder-replaced-by-link-mid-batch
-# A {dir} folder swapped for a link to elsewhere while the batch runs: nothing is written through it, even
-# with --force (it replaced elsewhere/5.nv12).
+# A {dir} folder swapped for a link to elsewhere while the batch runs: nothing is written or made through it,
+# even with --force (files went there, replacing with --force; then a folder was still made there).
 mkdir -p in/a in/b elsewhere; for i in 1 2 3 4 5 6; do cp "$CRAFT/slow.png" "in/a/$i.png"; cp "$CRAFT/slow.png" "in/b/$i.png"; done
-echo VICTIM > elsewhere/5.nv12; snap
-timeout -s KILL "$LIMIT" "$BIN" in/ -r -o out/ --name '{dir}/{stem}.nv12' -j 1 -q --force > "$OUT" 2> "$ERR" & pid=$!
+echo VICTIM > elsewhere/keep; snap
+timeout -s KILL "$LIMIT" "$BIN" in/ -r -o out/ --name '{dir}/x/{stem}.nv12' -j 1 -q --force > "$OUT" 2> "$ERR" & pid=$!
 for _ in $(seq 200); do [ -n "$(ls out/a 2> /dev/null)" ] && break; sleep 0.05; done
 mv out/a real; ln -s ../elsewhere out/a; wait $pid; RC=$?
 status 1; says 'out/a was replaced'
-ALLOW=(out out/* out/*/* real real/*); settled
+ALLOW=(out out/* out/*/* out/*/*/* real real/* real/*/*); settled
 end
 
 begin manifest-after-the-folder-was-replaced

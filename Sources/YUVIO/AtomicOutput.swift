@@ -271,8 +271,9 @@ public final class AtomicOutput {
         confinement.withLock { $0 = (r, identity) }
     }
 
-    /// The folder of `path` reached from the confinement's root, or nil when `path` is not below it.
-    private static func confinedFolder(of path: String) throws(WriteError) -> Int32? {
+    /// The folder of `path` reached from the confinement's root, or nil when `path` is not below it; `making`,
+    /// the folders on the way are made where missing (`mkdir -p`, each from the one before).
+    private static func confinedFolder(of path: String, making: Bool = false) throws(WriteError) -> Int32? {
         guard let (root, identity) = confinement.withLock({ $0 }) else { return nil }
         let prefix = root == "/" ? "/" : root + "/"
         guard path.hasPrefix(prefix) else { return nil }
@@ -287,15 +288,29 @@ public final class AtomicOutput {
         var reached = root
         for part in parts {
             reached += (reached.hasSuffix("/") ? "" : "/") + part
+            if making, withFileSystemPath(String(part), { mkdirat(folder, $0, 0o777) }) != 0, errno != EEXIST {
+                let why = errnoMessage()
+                close(folder)
+                throw .system("cannot make the folder \(PathBytes.display(reached)): \(why)")
+            }
             let next = withFileSystemPath(String(part)) { yc_open_folder_at(folder, $0) }
+            let code = errno
             close(folder)
             guard next >= 0 else {
                 throw .system("the folder \(PathBytes.display(reached)) was "
-                              + (errno == ENOENT ? "removed" : "replaced (by a link or a file)") + " during the run")
+                              + (code == ENOENT ? "removed" : "replaced (by a link or a file)") + " during the run")
             }
             folder = next
         }
         return folder
+    }
+
+    /// Makes the folders of the output `path` inside the confinement (`confine`), never through a link: true
+    /// when done, false when `path` is not confined (the caller makes them by path).
+    public static func makeConfinedFolders(for path: String) throws(WriteError) -> Bool {
+        guard let folder = try confinedFolder(of: path, making: true) else { return false }
+        close(folder)
+        return true
     }
 
     private static let nameCharacters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")

@@ -260,7 +260,7 @@ func runBatch(_ options: Options) -> Int32 {
         if case .skip = action { return kept.flatMap { update?.kept(item, $0, options: opts) } }
         var o = opts
         o.force = opts.force || action.replaces
-        if let why = watch.prepare(outputFolder(of: item.output)) {
+        if let why = watch.prepare(outputFolder(of: item.output), for: item.output) {
             var failed = Outcome.failed(item.input, FileError(path: item.output, reason: why), alignment: opts.alignment)
             if update != nil { failed.manifestChange = (item.name, nil) }
             return failed
@@ -433,14 +433,22 @@ final class OutputFolderWatch: Sendable {
         if let found { AtomicOutput.confine(to: path, identity: found) }
     }
 
-    /// Makes `folder` (an output's folder, nil for the current one) when the output folder is still the one
-    /// the run began with: nil, or why not.
-    func prepare(_ folder: String?) -> String? {
-        identity.withLock { known in
+    /// Makes `folder` (the folder of the output `outputPath`, nil for the current one) when the output folder is
+    /// still the one the run began with: nil, or why not.
+    func prepare(_ folder: String?, for outputPath: String? = nil) -> String? {
+        identity.withLock { (known: inout FileIdentity?) -> String? in
             if let known, FileStatus(path: path)?.identity != known {
                 return "the output folder \(displayPath(path)) was moved or replaced during the run"
             }
-            if let folder, let why = makeFolders(folder) { return why }
+            // Once the output folder is known, the folders below it are made from it (`AtomicOutput.confine`).
+            if let folder {
+                if known != nil, let output = outputPath {
+                    do throws(WriteError) {
+                        if try AtomicOutput.makeConfinedFolders(for: output) { return nil }
+                    } catch { return error.reason }
+                }
+                if let why = makeFolders(folder) { return why }
+            }
             if known == nil, let st = FileStatus(path: path), st.kind == .directory {
                 known = st.identity
                 AtomicOutput.confine(to: path, identity: st.identity)
