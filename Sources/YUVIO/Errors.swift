@@ -73,9 +73,13 @@ public enum WriteError: Error, Equatable, Sendable {
     case descriptorHasData(Int32)
     case sameAsInput
     case system(String)
+    /// Memory for a whole picture the system refused (`Ledger.outOfMemory` says how much and for what): not a
+    /// failure to write, said as it is.
+    case outOfMemory(String)
 
     public var reason: String {
         switch self {
+        case .outOfMemory(let why): return why
         case .exists: return "already exists"
         case .blockDevice: return "is a block device (a disk or partition)"
         case .descriptorHasData(let fd):

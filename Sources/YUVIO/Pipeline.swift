@@ -176,6 +176,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
     } catch let e as DecodeError {
         throw FileError(path: name, e)
     } catch let e as WriteError {
+        if case .outOfMemory(let why) = e { throw FileError(path: name, reason: why) }
         throw FileError(path: name, reason: "cannot write the output: \(e.reason)")
     } catch {
         throw FileError(path: name, reason: "\(error)")

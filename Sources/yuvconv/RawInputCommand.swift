@@ -94,7 +94,7 @@ func runRawInput(_ options: Options) -> Int32 {
                     // Its RGB picture and the new planes, both whole.
                     let need = 3 * planes.width * planes.height + planes.bytes.count
                     guard let again = Ledger.ifAvailable(need, { reconvert(planes, from: spec, to: ConversionSpec(matrix: .bt601, range: .full)) }) else {
-                        throw .system(Ledger.outOfMemory(need, for: "the picture"))
+                        throw .outOfMemory(Ledger.outOfMemory(need, for: "the picture"))
                     }
                     planes = again
                 }

@@ -25,7 +25,7 @@ public final class MemorySink: BandSink {
                                                               pixelLayout: frame.pixelLayout).byteCount))
             if frame.alpha { alpha = Self.reserved(tight.planeBytes(.a)) }
         }
-        guard made != nil else { throw .system(Ledger.outOfMemory(tight.byteCount, for: "the picture")) }
+        guard made != nil else { throw .outOfMemory(Ledger.outOfMemory(tight.byteCount, for: "the picture")) }
         ledger.record(tight.byteCount)
     }
 
