@@ -137,6 +137,16 @@ int yc_open_folder(const char *path) {
 #endif
 }
 
+int yc_open_unnamed(const char *folder) {
+#if defined(O_TMPFILE)
+    return open(folder, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+#else
+    (void)folder;
+    errno = EOPNOTSUPP;
+    return -1;
+#endif
+}
+
 int yc_open_folder_at(int folder, const char *name) {
 #if defined(O_PATH)
     return openat(folder, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

@@ -199,6 +199,8 @@ public final class AtomicOutput {
             self.target = file
         }
         let (dir, base) = splitPath(real)
+        // The handlers that remove temporary files, in place before the first one exists (installed once).
+        yc_install_signal_cleanup()
         // Everything after this goes through the folder's descriptor, opened once: the temporary file is made,
         // linked into place and removed in the folder the output was checked in, even if that folder is moved
         // or another put at its path meanwhile (the batch checks its output folder between files).
@@ -223,15 +225,29 @@ public final class AtomicOutput {
         // `.NAME.yuvconv-XXXXXX` beside the target; a shorter name when that would pass the 255-byte limit
         // of a file name (an output name of 240–255 bytes is legal, its temporary twin must be too).
         let long = PathBytes.encode(".\(base).yuvconv-XXXXXX").count <= 255
-        var made: Int32 = -1
+        var made: Int32 = -1, registered: Int32 = -1
         var name = ""
         for _ in 0..<64 {
             var suffix = ""
             for _ in 0..<6 { suffix.append(Self.nameCharacters.randomElement()!) }
             name = long ? ".\(base).yuvconv-\(suffix)" : ".yuvconv-\(suffix)"
+            // Registered before it is made (the handlers are in place already): a signal between the create and
+            // the registry, on any thread, would leave the file behind. A name whose create then fails is
+            // forgotten; were a signal to come in between, the name (random, of this tool's pattern) would be
+            // removed if it existed — at worst another yuvconv's temporary file, whose run then fails.
+            var slot: Int32 = -1
             made = withFileSystemPath(name) {
-                openat(folder, $0, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, replacing ? 0o600 : 0o666)
+                slot = yc_register_temp(folder, $0)
+                let fd = openat(folder, $0, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, replacing ? 0o600 : 0o666)
+                if fd < 0 {
+                    let code = errno
+                    yc_unregister_temp(slot)
+                    slot = -1
+                    errno = code
+                }
+                return fd
             }
+            registered = slot
             if made >= 0 || errno != EEXIST { break }
         }
         if made < 0 {
@@ -241,10 +257,9 @@ public final class AtomicOutput {
             throw .system("cannot create a file in \(PathBytes.display(dir)): \(why)")
         }
         fd = made
+        signalSlot = registered
         tempName = name
         tempPath = dir == "/" ? "/\(name)" : "\(dir)/\(name)"
-        yc_install_signal_cleanup()
-        signalSlot = withFileSystemPath(name) { yc_register_temp(folder, $0) }
         if replacing {
             var mode = replaced.st_mode & 0o777
             if fchown(fd, replaced.st_uid, replaced.st_gid) != 0 && fchown(fd, uid_t.max, replaced.st_gid) != 0 {

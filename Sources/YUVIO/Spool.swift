@@ -1,3 +1,4 @@
+import CShims
 #if canImport(Glibc)
 @preconcurrency import Glibc
 #elseif canImport(Darwin)
@@ -114,8 +115,11 @@ public final class Spool: @unchecked Sendable {
         if failure == nil { failure = FileError(path: Self.folder, reason: reason) }
     }
 
-    /// An unlinked temporary file, or -1 (errno set).
+    /// An unlinked temporary file, or -1 (errno set): one without a name where the system makes such files (so a
+    /// signal can leave nothing behind), else made and unlinked at once.
     static func makeFile() -> Int32 {
+        let unnamed = withFileSystemPath(folder) { yc_open_unnamed($0) }
+        if unnamed >= 0 { return unnamed }
         var template = PathBytes.encode(folder + "/.yuvconv-spool-XXXXXX").map { CChar(bitPattern: $0) } + [0]
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { return -1 }

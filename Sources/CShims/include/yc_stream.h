@@ -30,6 +30,10 @@ int yc_open_folder(const char *path);
 /// The same for the entry `name` of the open folder `folder`, not following a symbolic link there.
 int yc_open_folder_at(int folder, const char *name);
 
+/// A file without a name in the folder `folder` (Linux's O_TMPFILE), read-write, 0600: nothing to remove if the
+/// process ends. -1 and errno where the system or file system has no such files.
+int yc_open_unnamed(const char *folder);
+
 /// Copies the access ACL of the file `name` in the open folder `folder` to the open file `fd` (Linux's
 /// system.posix_acl_access): 1 copied, 0 when it has none (or the system keeps none), -1 when it has one
 /// that could not be copied.
