@@ -1328,6 +1328,15 @@ PY
 ALLOW=(out.png); settled
 end
 
+begin output-subfolder-link-from-the-start
+# A link in the output tree that was there before the run (a year's folder on another disk) is followed as
+# it always was: only a folder that changes during the run fails its files.
+mkdir -p in/2024 disk2/2024 out; cp "$PNG" in/2024/a.png; cp "$PNGA" in/2024/b.png; ln -s "$D/disk2/2024" out/2024; snap
+run in/ -r -o out/ --name '{dir}/{stem}.nv12' -q
+status 0; ALLOW=(disk2/2024/a.nv12 disk2/2024/b.nv12); settled
+same disk2/2024/a.nv12 "$(ref "$PNG" nv12)"
+end
+
 # Nothing under Fixtures/ changed.
 begin fixtures-untouched
 [ "$(cd "$here" && find Fixtures -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum)" = "$fixtures_before" ] ||

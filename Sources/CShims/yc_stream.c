@@ -149,11 +149,11 @@ int yc_open_unnamed(const char *folder) {
 
 int yc_open_folder_at(int folder, const char *name) {
 #if defined(O_PATH)
-    return openat(folder, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    return openat(folder, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
 #elif defined(O_SEARCH)
-    return openat(folder, name, O_SEARCH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    return openat(folder, name, O_SEARCH | O_DIRECTORY | O_CLOEXEC);
 #else
-    return openat(folder, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    return openat(folder, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 #endif
 }
 

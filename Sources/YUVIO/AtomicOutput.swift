@@ -274,22 +274,24 @@ public final class AtomicOutput {
     }
 
     /// A batch's output folder, as the batch found or made it (`confine`): outputs below it are reached from it,
-    /// its identity checked, and each folder between it and the output opened without following a link — a
-    /// folder moved, or replaced by another or by a link while the batch runs (`out/sub` made a link to
-    /// elsewhere), fails the output instead of sending it wherever the path now leads. Nil: paths as given.
-    private static let confinement = Mutex<(root: String, identity: FileIdentity)?>(nil)
+    /// its identity checked, and each folder between it and the output opened in turn and held to the identity
+    /// it had when the run first used it — a folder moved, or replaced by another or by a link while the batch
+    /// runs (`out/sub` made a link to elsewhere), fails the output instead of sending it wherever the path now
+    /// leads. A link that was there from the start (`out/2024` on another disk) is followed as before. Nil:
+    /// paths as given.
+    private static let confinement = Mutex<(root: String, identity: FileIdentity, seen: [String: FileIdentity])?>(nil)
 
     /// Outputs under `root` (a folder, identity `identity`) are written only inside it (`confinedFolder`).
     public static func confine(to root: String, identity: FileIdentity) {
         var r = root
         while r.count > 1 && r.hasSuffix("/") { r.removeLast() }
-        confinement.withLock { $0 = (r, identity) }
+        confinement.withLock { $0 = (r, identity, [:]) }
     }
 
     /// The folder of `path` reached from the confinement's root, or nil when `path` is not below it; `making`,
     /// the folders on the way are made where missing (`mkdir -p`, each from the one before).
     private static func confinedFolder(of path: String, making: Bool = false) throws(WriteError) -> Int32? {
-        guard let (root, identity) = confinement.withLock({ $0 }) else { return nil }
+        guard let (root, identity) = confinement.withLock({ $0.map { ($0.root, $0.identity) } }) else { return nil }
         let prefix = root == "/" ? "/" : root + "/"
         guard path.hasPrefix(prefix) else { return nil }
         let changed = WriteError.system("the output folder \(PathBytes.display(root)) was moved or replaced during the run")
@@ -311,9 +313,23 @@ public final class AtomicOutput {
             let next = withFileSystemPath(String(part)) { yc_open_folder_at(folder, $0) }
             let code = errno
             close(folder)
-            guard next >= 0 else {
-                throw .system("the folder \(PathBytes.display(reached)) was "
-                              + (code == ENOENT ? "removed" : "replaced (by a link or a file)") + " during the run")
+            let replaced = WriteError.system("the folder \(PathBytes.display(reached)) was "
+                                             + (code == ENOENT ? "removed" : "replaced") + " during the run")
+            guard next >= 0, let now = FileStatus(descriptor: next)?.identity else {
+                if next >= 0 { close(next) }
+                throw next < 0 && code != ENOENT && code != ENOTDIR && code != ELOOP
+                    ? .system("cannot open the folder \(PathBytes.display(reached)): \(errnoMessage(code))") : replaced
+            }
+            let same = confinement.withLock { c -> Bool in
+                guard let was = c?.seen[reached] else {
+                    c?.seen[reached] = now
+                    return true
+                }
+                return was == now
+            }
+            guard same else {
+                close(next)
+                throw replaced
             }
             folder = next
         }

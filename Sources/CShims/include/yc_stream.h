@@ -27,7 +27,7 @@ int yc_is_pseudo_file(int fd);
 /// linkat, renameat, unlinkat and fstatat need, which a folder one may write to but not list (0733) grants.
 /// -1 and errno on failure.
 int yc_open_folder(const char *path);
-/// The same for the entry `name` of the open folder `folder`, not following a symbolic link there.
+/// The same for the entry `name` of the open folder `folder` (a symbolic link there followed).
 int yc_open_folder_at(int folder, const char *name);
 
 /// A file without a name in the folder `folder` (Linux's O_TMPFILE), read-write, 0600: nothing to remove if the
