@@ -1337,6 +1337,41 @@ status 0; ALLOW=(disk2/2024/a.nv12 disk2/2024/b.nv12); settled
 same disk2/2024/a.nv12 "$(ref "$PNG" nv12)"
 end
 
+begin manifest-with-impossible-numbers
+# A hand-edited manifest line with a width of 0 (or a count near 2^63) stopped the process when a report was
+# asked for: such a line is malformed, its output converted again.
+cp "$PNG" a.png; yc a.png -o out/ -u -q > /dev/null 2>&1
+python3 -c "
+p='out/.yuvconv-manifest'; L=open(p).read().split('\n'); f=L[2].split('\t'); f[18]='0'; f[28]='9223372036854775807'; L[2]='\t'.join(f); open(p,'w').write('\n'.join(L))"
+snap
+run a.png -o out/ -u --report json --report-file out/r.json
+status 0; says 'not a picture|not a count'; ALLOW=(out/*.nv12 out/.yuvconv-manifest out/r.json); settled
+end
+
+begin folder-walk-names-what-it-cannot-reach
+# Links to nothing, link loops and files below a path too long for the system were left out in silence.
+mkdir l; cp "$PNG" l/ok.png; ln -s nowhere.png l/dang.png; ln -s self.png l/self.png
+python3 - <<'PY'
+import os
+fd = os.open("l", os.O_RDONLY)
+for i in range(20):
+    n = ("L%02d" % i) * 80; os.mkdir(n, dir_fd=fd); nf = os.open(n, os.O_RDONLY, dir_fd=fd); os.close(fd); fd = nf
+os.close(fd)
+PY
+snap
+run l -r -o out/
+status done; ALLOW=(out out/*); settled
+says 'dang.png \(a link to nothing\)'; says 'self.png \(a link loop\)'; says 'longer than the system allows'
+end
+
+begin report-counts-each-file-once
+mkdir in; cp "$PNG" in/a.png; snap
+run report in/a.png ./in/a.png
+status 2; says 'given twice'; settled
+run report in in/a.png
+status 2; says 'given twice'; settled
+end
+
 # Nothing under Fixtures/ changed.
 begin fixtures-untouched
 [ "$(cd "$here" && find Fixtures -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum)" = "$fixtures_before" ] ||

@@ -27,9 +27,17 @@ public struct BatchItem: Sendable, Equatable {
 public struct SkippedEntry: Sendable, Equatable, CustomStringConvertible {
     public let path: String
     public let kind: FileStatus.Kind
+    /// Why it could not be looked at, when it could not (a link to nothing, a path too long): else its kind says.
+    public var unreachable: String?
+
+    public init(path: String, kind: FileStatus.Kind, unreachable: String? = nil) {
+        self.path = path
+        self.kind = kind
+        self.unreachable = unreachable
+    }
 
     /// `PATH (a FIFO)`, as warnings list it.
-    public var description: String { "\(displayPath(path)) (\(Self.describe(kind)))" }
+    public var description: String { "\(displayPath(path)) (\(unreachable ?? Self.describe(kind)))" }
 
     /// What a file that is not a regular one is, for messages.
     public static func describe(_ kind: FileStatus.Kind) -> String {
@@ -183,7 +191,17 @@ public final class BatchInputs: @unchecked Sendable {
                 }
                 if name.hasPrefix(".") { continue }
                 let full = path + "/" + name
-                guard let st = FileStatus(path: full) else { continue }
+                guard let st = FileStatus(path: full) else {
+                    // Not silently: an image's name that leads nowhere, or anything the system cannot reach by
+                    // its path (a folder's too, with what is below it).
+                    let code = errno
+                    if code == ENAMETOOLONG || isImageName(name) {
+                        skip(SkippedEntry(path: full, kind: .other, unreachable: code == ENAMETOOLONG
+                            ? "its path is longer than the system allows" : code == ELOOP ? "a link loop"
+                            : code == ENOENT ? "a link to nothing" : systemMessage(code)))
+                    }
+                    continue
+                }
                 switch st.kind {
                 case .directory:
                     guard recursive else { break }

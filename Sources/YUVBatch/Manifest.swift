@@ -218,8 +218,10 @@ extension ManifestEntry {
         }
         func column() -> String { Manifest.columns[at - 1] }
         func text() -> String { String(decoding: next(), as: UTF8.self) }
+        // A count past 2^44 (16 TiB, 17 trillion pixels) is no file's: bounded, the report's sums and products
+        // of entries cannot overflow (a hand-edited 9223372036854775807 stopped the process).
         func int() throws(Malformed) -> Int {
-            guard let v = Int(text()), v >= 0 else { throw Malformed(why: "\(column()) is not a count") }
+            guard let v = Int(text()), v >= 0, v <= 1 << 44 else { throw Malformed(why: "\(column()) is not a count") }
             return v
         }
         func real() throws(Malformed) -> Double {
@@ -252,6 +254,14 @@ extension ManifestEntry {
         let rowFormat = try named(Self.rowFormat(named:))
         let (progressive, interlaced, hasAlpha) = (try flag(), try flag(), try flag())
         let (exif, storedWidth, storedHeight, width, height) = (try int(), try int(), try int(), try int(), try int())
+        // A picture has pixels: no side 0, and no more of them than any input may have (2^32 sides at most).
+        for (side, name) in [(storedWidth, "stored width"), (storedHeight, "stored height"), (width, "width"), (height, "height")]
+            where side < 1 || side > 1 << 32 {
+            throw Malformed(why: "the \(name) is not a picture's")
+        }
+        if width.multipliedReportingOverflow(by: height).overflow || width * height > 1 << 44 {
+            throw Malformed(why: "the size is not a picture's")
+        }
         let layout = try named(PixelLayout.init(rawValue:))
         let spec = ConversionSpec(matrix: try named(ColorMatrix.init(rawValue:)), range: try named(ColorRange.init(rawValue:)))
         let (fileBytes, warnings, firstWarning, path) = (try int(), try int(), text(), text())

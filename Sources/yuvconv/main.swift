@@ -381,6 +381,15 @@ func runReport(_ options: Options) -> Int32 {
     } catch {
         return planFailure(error)
     }
+    // One file given twice (two paths, or a list and a folder) would be counted twice: refused, as convert
+    // refuses it (its two outputs would be one).
+    if let twice = protected.firstRepeat {
+        var paths: [String] = [], r = selection.reader()
+        while paths.count < 2, let item = r.next() {
+            if inputIdentity(item.input) == twice { paths.append(item.input) }
+        }
+        if paths.count == 2 { return planFailure(.sameOutput(first: paths[0], second: paths[1], output: paths[0])) }
+    }
     if let refused = refuseInputsAsStandardStreams(protected) { return refused }
     if let refused = refuseStandardStreamHazards(written: options.reportFile == nil ? [STDOUT_FILENO] : [], force: options.force,
                                                  replaced: options.reportFile.map { [$0] } ?? []) {
