@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define SLOTS 256
@@ -23,6 +24,7 @@ static atomic_int state[SLOTS];
 
 static atomic_int graceful;
 static atomic_int interrupted;
+static atomic_int dying;   // a signal is ending the process: no new temporary file may be registered
 static int closed_std_mask;
 
 static void remove_temps(void) {
@@ -36,7 +38,15 @@ static void on_signal(int sig) {
     // files removed); a second one ends it at once.
     if ((sig == SIGINT || sig == SIGTERM) && atomic_load(&graceful) && atomic_exchange(&interrupted, sig) == 0)
         return;
-    remove_temps();
+    // Other threads run on while this one cleans up: one may have registered a name and be making its file.
+    // No new name is registered from here on, and the slots are swept three times, 2 ms apart, so a file made
+    // just after a sweep is still removed before the process ends.
+    atomic_store(&dying, 1);
+    const struct timespec pause = {0, 2000000};
+    for (int sweep = 0; sweep < 3; sweep++) {
+        remove_temps();
+        if (sweep < 2) nanosleep(&pause, NULL);
+    }
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -83,6 +93,7 @@ void yc_install_signal_cleanup(void) {
 }
 
 int yc_register_temp(int folder, const char *path) {
+    if (atomic_load(&dying)) return -2;
     if (strlen(path) >= PATH_MAX_LEN) return -1;
     for (int i = 0; i < SLOTS; i++) {
         int expected = SLOT_FREE;

@@ -198,7 +198,8 @@ public final class BatchInputs: @unchecked Sendable {
                     if code == ENAMETOOLONG || isImageName(name) {
                         skip(SkippedEntry(path: full, kind: .other, unreachable: code == ENAMETOOLONG
                             ? "its path is longer than the system allows" : code == ELOOP ? "a link loop"
-                            : code == ENOENT ? "a link to nothing" : systemMessage(code)))
+                            : code == ENOENT ? (FileStatus(path: full, follow: false) == nil ? "gone during the walk" : "a link to nothing")
+                            : systemMessage(code)))
                     }
                     continue
                 }

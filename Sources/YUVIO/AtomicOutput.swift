@@ -238,6 +238,10 @@ public final class AtomicOutput {
             var slot: Int32 = -1
             made = withFileSystemPath(name) {
                 slot = yc_register_temp(folder, $0)
+                if slot == -2 {   // a signal is ending the process: nothing more is made
+                    errno = EINTR
+                    return -1
+                }
                 let fd = openat(folder, $0, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, replacing ? 0o600 : 0o666)
                 if fd < 0 {
                     let code = errno
@@ -279,13 +283,14 @@ public final class AtomicOutput {
     /// runs (`out/sub` made a link to elsewhere), fails the output instead of sending it wherever the path now
     /// leads. A link that was there from the start (`out/2024` on another disk) is followed as before. Nil:
     /// paths as given.
-    private static let confinement = Mutex<(root: String, identity: FileIdentity, seen: [String: FileIdentity])?>(nil)
+    private static let confinement = Mutex<(root: String, identity: FileIdentity, seen: [String: FileIdentity],
+                                            names: [FileIdentity: String])?>(nil)
 
     /// Outputs under `root` (a folder, identity `identity`) are written only inside it (`confinedFolder`).
     public static func confine(to root: String, identity: FileIdentity) {
         var r = root
         while r.count > 1 && r.hasSuffix("/") { r.removeLast() }
-        confinement.withLock { $0 = (r, identity, [:]) }
+        confinement.withLock { $0 = (r, identity, [:], [identity: r]) }
     }
 
     /// The folder of `path` reached from the confinement's root, or nil when `path` is not below it; `making`,
@@ -320,16 +325,23 @@ public final class AtomicOutput {
                 throw next < 0 && code != ENOENT && code != ENOTDIR && code != ELOOP
                     ? .system("cannot open the folder \(PathBytes.display(reached)): \(errnoMessage(code))") : replaced
             }
-            let same = confinement.withLock { c -> Bool in
-                guard let was = c?.seen[reached] else {
-                    c?.seen[reached] = now
-                    return true
-                }
-                return was == now
+            // Held to its first identity; and no folder first used under a second name (a link or a bind mount
+            // made to another output folder): two outputs of the run could then be one file.
+            let alias = confinement.withLock { c -> String?? in
+                if let was = c?.seen[reached] { return was == now ? .some(nil) : nil }
+                if let other = c?.names[now] { return .some(other) }
+                c?.seen[reached] = now
+                c?.names[now] = reached
+                return .some(nil)
             }
-            guard same else {
+            guard let alias else {
                 close(next)
                 throw replaced
+            }
+            if let other = alias {
+                close(next)
+                throw .system("the folder \(PathBytes.display(reached)) is the folder \(PathBytes.display(other)) "
+                              + "(a link or a mount): two outputs of the run could be one file")
             }
             folder = next
         }

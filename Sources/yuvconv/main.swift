@@ -376,19 +376,16 @@ func runReport(_ options: Options) -> Int32 {
     let selection: BatchSelection, protected: SortedIdentities
     do throws(BatchPlanError) {
         let inputs = try gatherInputs(options, standardInput: true)
+        // One file given twice under one name (two paths to it, a list and its folder) would be counted twice:
+        // refused over the whole batch, so every shard agrees, as convert refuses it (its two outputs would be
+        // one). Two names of one file (a link in a folder) are two inputs here as in convert.
+        if let (first, second) = try repeatedInput(inputs) {
+            return planFailure(.sameOutput(first: first, second: second, output: first))
+        }
         selection = try inputs.selection(shard: options.shard, keepOrder: true)
         protected = try selection.protected(listFile: inputs.listFile)
     } catch {
         return planFailure(error)
-    }
-    // One file given twice (two paths, or a list and a folder) would be counted twice: refused, as convert
-    // refuses it (its two outputs would be one).
-    if let twice = protected.firstRepeat {
-        var paths: [String] = [], r = selection.reader()
-        while paths.count < 2, let item = r.next() {
-            if inputIdentity(item.input) == twice { paths.append(item.input) }
-        }
-        if paths.count == 2 { return planFailure(.sameOutput(first: paths[0], second: paths[1], output: paths[0])) }
     }
     if let refused = refuseInputsAsStandardStreams(protected) { return refused }
     if let refused = refuseStandardStreamHazards(written: options.reportFile == nil ? [STDOUT_FILENO] : [], force: options.force,
@@ -409,6 +406,36 @@ func runReport(_ options: Options) -> Int32 {
         return max(status, 1)
     }
     return status
+}
+
+/// The first file among `inputs` given twice under the same name (the same identity and final name), as two
+/// of its paths; nil when none. On disk (a sort of identity and name records): flat in the number of files.
+func repeatedInput(_ inputs: BatchInputs) throws(BatchPlanError) -> (String, String)? {
+    let whole = try inputs.selection(shard: nil)
+    let keys = Spool()
+    func key(_ input: String) -> [UInt8]? {
+        guard let id = inputIdentity(input) else { return nil }
+        let name = PathBytes.encode(String(input.split(separator: "/").last ?? ""))
+        return withUnsafeBytes(of: id.device.bigEndian, Array.init) + withUnsafeBytes(of: id.inode.bigEndian, Array.init) + name
+    }
+    var r = whole.reader()
+    while let item = r.next() { if let k = key(item.input) { keys.appendRecord(k) } }
+    var repeated: [UInt8]?
+    do throws(FileError) {
+        try keys.seal()
+        let sorted = try keys.sortedRecords()
+        var reader = sorted.reader(), last: [UInt8] = []
+        while repeated == nil, let rec = reader.nextRecord() {
+            if rec.elementsEqual(last) { repeated = last }
+            last = Array(rec)
+        }
+    } catch {
+        throw .file(error)
+    }
+    guard let repeated else { return nil }
+    var paths: [String] = [], again = whole.reader()
+    while paths.count < 2, let item = again.next() { if key(item.input) == repeated { paths.append(item.input) } }
+    return paths.count == 2 ? (paths[0], paths[1]) : nil
 }
 
 /// Converts `input` in memory and measures it, for `report`.

@@ -17,7 +17,8 @@ void yc_set_graceful_interrupt(int on);
 /// The signal that asked the run to stop, or 0.
 int yc_interrupted(void);
 /// Registers a temporary file to remove on a signal: `path` relative to the open folder `folder` (AT_FDCWD for
-/// the current one); returns a slot, or -1 when all slots are in use.
+/// the current one); returns a slot, -1 when all slots are in use, or -2 when a signal is ending the process
+/// (the file must not be made).
 int yc_register_temp(int folder, const char *path);
 /// Forgets a slot (after the file was renamed into place or removed).
 void yc_unregister_temp(int slot);
