@@ -1421,6 +1421,24 @@ ALLOW=(out out/* out/*/*); settled
 same out/a/1.nv12 "$(ref "$D/in/a/1.png" nv12)"
 end
 
+begin report-backup-tree-with-links
+# A backup tree deduplicated with links (one image in two folders under one name): two inputs, as convert
+# with {dir} converts both.
+mkdir -p photos/2023 photos/backup; cp "$PNG" photos/2023/img.png; ln photos/2023/img.png photos/backup/img.png
+ln -s ../2023/img.png photos/backup/sym.png; snap
+run report -r photos/ --report csv
+status 0; settled
+[ "$(LC_ALL=C grep -c 'img.png\|sym.png' "$OUT")" = 3 ] || bad "not three rows: $(head -c 200 "$OUT")"
+end
+
+begin output-folder-link-to-itself
+# out/latest -> . used as the only folder of the outputs: one name, no clash.
+mkdir out; ln -s . out/latest; cp "$PNG" a.png; cp "$PNGA" b.png; snap
+run a.png b.png -o out/ --name 'latest/{stem}.nv12' -q
+status 0; ALLOW=(out/a.nv12 out/b.nv12); settled
+same out/a.nv12 "$(ref "$PNG" nv12)"
+end
+
 # Nothing under Fixtures/ changed.
 begin fixtures-untouched
 [ "$(cd "$here" && find Fixtures -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum)" = "$fixtures_before" ] ||

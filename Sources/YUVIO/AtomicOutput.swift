@@ -290,7 +290,7 @@ public final class AtomicOutput {
     public static func confine(to root: String, identity: FileIdentity) {
         var r = root
         while r.count > 1 && r.hasSuffix("/") { r.removeLast() }
-        confinement.withLock { $0 = (r, identity, [:], [identity: r]) }
+        confinement.withLock { $0 = (r, identity, [:], [:]) }
     }
 
     /// The folder of `path` reached from the confinement's root, or nil when `path` is not below it; `making`,
@@ -307,6 +307,20 @@ public final class AtomicOutput {
             throw changed
         }
         let parts = path.dropFirst(prefix.count).split(separator: "/").dropLast()
+        if parts.isEmpty {
+            // An output in the folder itself: the folder is used under its own name (a link to it used as a
+            // subfolder would then be a second name).
+            let other = confinement.withLock { c -> String? in
+                if let o = c?.names[identity], o != root { return o }
+                c?.names[identity] = root
+                return nil
+            }
+            if let other {
+                close(folder)
+                throw .system("the folder \(PathBytes.display(other)) is the folder \(PathBytes.display(root)) "
+                              + "(a link or a mount): two outputs of the run could be one file")
+            }
+        }
         var reached = root
         for part in parts {
             reached += (reached.hasSuffix("/") ? "" : "/") + part

@@ -376,9 +376,9 @@ func runReport(_ options: Options) -> Int32 {
     let selection: BatchSelection, protected: SortedIdentities
     do throws(BatchPlanError) {
         let inputs = try gatherInputs(options, standardInput: true)
-        // One file given twice under one name (two paths to it, a list and its folder) would be counted twice:
-        // refused over the whole batch, so every shard agrees, as convert refuses it (its two outputs would be
-        // one). Two names of one file (a link in a folder) are two inputs here as in convert.
+        // One file given twice under one path (`a.png ./a.png`, a list and its folder) would be counted twice:
+        // refused over the whole batch, so every shard agrees, as convert refuses it. Two paths to one file (a
+        // hard or symbolic link, in a backup tree say) are two inputs here as with convert's {dir}.
         if let (first, second) = try repeatedInput(inputs) {
             return planFailure(.sameOutput(first: first, second: second, output: first))
         }
@@ -408,14 +408,20 @@ func runReport(_ options: Options) -> Int32 {
     return status
 }
 
-/// The first file among `inputs` given twice under the same name (the same identity and final name), as two
-/// of its paths; nil when none. On disk (a sort of identity and name records): flat in the number of files.
+/// The first file among `inputs` given twice under the same name (the same identity and the same path, once
+/// `.` and `..` are taken out), as two of its paths; nil when none. On disk (a sort of identity and name records): flat in the number of files.
 func repeatedInput(_ inputs: BatchInputs) throws(BatchPlanError) -> (String, String)? {
     let whole = try inputs.selection(shard: nil)
     let keys = Spool()
     func key(_ input: String) -> [UInt8]? {
         guard let id = inputIdentity(input) else { return nil }
-        let name = PathBytes.encode(String(input.split(separator: "/").last ?? ""))
+        // The path as written, made absolute and without `.`, `..` or doubled slashes (links not followed:
+        // a link is another name, as a hard link is).
+        var parts: [Substring] = input.hasPrefix("/") ? [] : currentFolder().split(separator: "/")
+        for part in input.split(separator: "/") where part != "." {
+            if part == ".." { _ = parts.popLast() } else { parts.append(part) }
+        }
+        let name = PathBytes.encode("/" + parts.joined(separator: "/"))
         return withUnsafeBytes(of: id.device.bigEndian, Array.init) + withUnsafeBytes(of: id.inode.bigEndian, Array.init) + name
     }
     var r = whole.reader()
