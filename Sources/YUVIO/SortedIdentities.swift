@@ -18,8 +18,6 @@ public final class SortedIdentities: FileIdentitySet, @unchecked Sendable {
     /// 16-byte records, device then inode, big-endian, sorted, without repeats.
     private let file: Spool
     public let count: Int
-    /// The first identity (in sorted order) that came more than once, if any: one file given twice.
-    public let firstRepeat: FileIdentity?
     /// Every `step`-th record.
     private let fences: [FileIdentity]
     private let step: Int
@@ -29,13 +27,9 @@ public final class SortedIdentities: FileIdentitySet, @unchecked Sendable {
         let sorted = try spool.sortedRecords()
         let file = Spool()
         var n = 0, last: [UInt8] = []
-        var repeated: FileIdentity?
         var reader = sorted.reader()
         while let r = reader.nextRecord() {
-            if r.elementsEqual(last) {
-                if repeated == nil { repeated = Self.identity(r) }
-                continue
-            }
+            if r.elementsEqual(last) { continue }
             file.append(r)
             last = Array(r)
             n += 1
@@ -44,7 +38,6 @@ public final class SortedIdentities: FileIdentitySet, @unchecked Sendable {
         try file.seal()
         self.file = file
         count = n
-        firstRepeat = repeated
         step = max(1, (n + 4095) / 4096)
         var fences: [FileIdentity] = []
         var at = 0
