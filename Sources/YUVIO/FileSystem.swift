@@ -70,19 +70,30 @@ public enum PathBytes {
     /// on), as `\xNN`, and a backslash as `\\` — so that every shown name stands for one name (`a\x0A.jpg`
     /// typed as such shows as `a\\x0A.jpg`, a name holding a line feed as `a\x0A.jpg`), and can be unescaped.
     public static func display(_ s: String) -> String {
-        func isControl(_ v: UInt32) -> Bool { v < 0x20 || (0x7F...0x9F).contains(v) }
-        guard s.unicodeScalars.contains(where: { $0.value >= escapeBase || isControl($0.value) || $0 == "\\" }) else {
-            return s
-        }
+        escaping(s) { $0 == "\\" || $0.value >= escapeBase || isControl($0.value) }
+    }
+
+    /// Text for a message with its control characters shown as `\xNN` (a backslash left as it is: unlike a
+    /// name, a message is not unescaped); `keepLayout`, newlines and tabs stay (a message's own lines).
+    public static func escapingControls(_ s: String, keepLayout: Bool = true) -> String {
+        escaping(s) { isControl($0.value) && !(keepLayout && ($0 == "\n" || $0 == "\t")) }
+    }
+
+    /// C0, DEL and C1: what a terminal would act on.
+    static func isControl(_ v: UInt32) -> Bool { v < 0x20 || (0x7F...0x9F).contains(v) }
+
+    /// `s` with each scalar `escaped` picks shown as `\xNN` (an escaped byte as its byte; a backslash as `\\`).
+    static func escaping(_ s: String, _ escaped: (Unicode.Scalar) -> Bool) -> String {
+        guard s.unicodeScalars.contains(where: escaped) else { return s }
         var out = ""
         for scalar in s.unicodeScalars {
-            if scalar == "\\" {
+            if !escaped(scalar) {
+                out.unicodeScalars.append(scalar)
+            } else if scalar == "\\" {
                 out += "\\\\"
-            } else if scalar.value >= escapeBase || isControl(scalar.value) {
+            } else {
                 let v = Int(scalar.value >= escapeBase ? scalar.value - escapeBase : scalar.value)
                 out += "\\x" + String(v >> 4, radix: 16, uppercase: true) + String(v & 15, radix: 16, uppercase: true)
-            } else {
-                out.unicodeScalars.append(scalar)
             }
         }
         return out

@@ -137,7 +137,7 @@ struct Progress {
 /// A line above the progress line: the line is cleared, the text printed, and the next `show` redraws the
 /// progress below it — so failures (and with -v every image) stay on the terminal instead of vanishing.
 func printAboveProgress(_ text: String) {
-    progressOutput.withLock { _ in _ = fputs("\r\u{1B}[K" + escapingControls(text) + "\n", stderr) }
+    progressOutput.withLock { _ in _ = fputs("\r\u{1B}[K" + PathBytes.escapingControls(text) + "\n", stderr) }
 }
 
 /// One writer to the terminal at a time (the workers print from their own threads).
@@ -415,60 +415,4 @@ struct BatchRun {
         }
         return status
     }
-}
-
-/// The batch's output folder, as the run found or made it: an output's folders are made (`makeFolders`) only
-/// while that folder is still the one at its path. Moved away or replaced (by another folder, or a link to one)
-/// during the run, the files after that fail instead of going wherever the path now leads; the files in flight
-/// finish in the folder they were opened in (`AtomicOutput` works through the folder's descriptor), and every
-/// output, report file or manifest below it is reached from it without following a link (`AtomicOutput.confine`).
-final class OutputFolderWatch: Sendable {
-    let path: String
-    private let identity: Mutex<FileIdentity?>
-
-    init(_ path: String) {
-        self.path = path
-        let found = FileStatus(path: path).flatMap { $0.kind == .directory ? $0.identity : nil }
-        identity = Mutex(found)
-        if let found { AtomicOutput.confine(to: path, identity: found) }
-    }
-
-    /// Makes `folder` (the folder of the output `outputPath`, nil for the current one) when the output folder is
-    /// still the one the run began with: nil, or why not.
-    func prepare(_ folder: String?, for outputPath: String? = nil) -> String? {
-        identity.withLock { (known: inout FileIdentity?) -> String? in
-            if let known, FileStatus(path: path)?.identity != known {
-                return "the output folder \(displayPath(path)) was moved or replaced during the run"
-            }
-            // Once the output folder is known, the folders below it are made from it (`AtomicOutput.confine`).
-            if let folder {
-                if known != nil, let output = outputPath {
-                    do throws(WriteError) {
-                        if try AtomicOutput.makeConfinedFolders(for: output) { return nil }
-                    } catch { return error.reason }
-                }
-                if let why = makeFolders(folder) { return why }
-            }
-            if known == nil, let st = FileStatus(path: path), st.kind == .directory {
-                known = st.identity
-                AtomicOutput.confine(to: path, identity: st.identity)
-            }
-            return nil
-        }
-    }
-}
-
-/// mkdir -p: nil when the folder is there, else why it could not be made (a read-only parent says
-/// "Permission denied", not the "No such file" the first file in it would otherwise meet).
-func makeFolders(_ path: String) -> String? {
-    var current = path.hasPrefix("/") ? "" : "."
-    for part in path.split(separator: "/") {
-        current += "/" + part
-        let rc = withFileSystemPath(current) { mkdir($0, 0o777) }
-        if rc != 0 && errno != EEXIST {
-            return "cannot make the folder \(displayPath(String(current.hasPrefix("./") ? current.dropFirst(2) : current[...]))): "
-                + String(cString: strerror(errno))
-        }
-    }
-    return FileStatus(path: path)?.kind == .directory ? nil : "\(displayPath(path)) is not a folder"
 }

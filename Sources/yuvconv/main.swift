@@ -14,25 +14,7 @@ let version = "0.2.0"
 /// or a file's words — can drive the terminal: control characters other than the newlines and tabs of the
 /// message's own layout are shown as \xNN (file names are escaped where they are named, `displayPath`).
 func printErr(_ s: String) {
-    fputs(escapingControls(s) + "\n", stderr)
-}
-
-/// `keepLayout`: newlines and tabs stay (a message's own lines); false, they are escaped too (one line).
-func escapingControls(_ s: String, keepLayout: Bool = true) -> String {
-    func isControl(_ v: UInt32) -> Bool {
-        (v < 0x20 && !(keepLayout && (v == 0x0A || v == 0x09))) || (0x7F...0x9F).contains(v)
-    }
-    guard s.unicodeScalars.contains(where: { isControl($0.value) }) else { return s }
-    var out = ""
-    for scalar in s.unicodeScalars {
-        if isControl(scalar.value) {
-            let v = Int(scalar.value)
-            out += "\\x" + String(v >> 4, radix: 16, uppercase: true) + String(v & 15, radix: 16, uppercase: true)
-        } else {
-            out.unicodeScalars.append(scalar)
-        }
-    }
-    return out
+    fputs(PathBytes.escapingControls(s) + "\n", stderr)
 }
 
 /// The per-image line: size, source sampling, the memory it costs as RGBA against the YUV layout, and
@@ -55,7 +37,7 @@ func summaryLine(name: String, report r: ConversionReport, processPeak: Bool = t
 /// return or tab in it comes from a value it quotes (an option's, an environment variable's) and is shown as
 /// \xNN.
 func usageFailure(_ message: String) -> Int32 {
-    printErr("yuvconv: error: \(escapingControls(message, keepLayout: false))\nTry 'yuvconv --help'.")
+    printErr("yuvconv: error: \(PathBytes.escapingControls(message, keepLayout: false))\nTry 'yuvconv --help'.")
     return 2
 }
 
@@ -358,108 +340,6 @@ func emitReport(_ text: String, to sink: AtomicOutput?, dataOnStdout: Bool) thro
         if fputs(text + "\n", stdout) < 0 || fflush(stdout) != 0 || ferror(stdout) != 0 {
             throw FileError(path: "<stdout>", reason: "cannot write the report: \(String(cString: strerror(errno)))")
         }
-    }
-}
-
-/// `yuvconv report INPUT… DIR/…`: convert each in memory, measure, print the report with totals. The inputs
-/// are chosen as `convert` chooses them (folders, -r, --files-from, --shard; standard input once), measured
-/// -j N at once and reported in the order given. Exit 1 when any file failed (it is still listed, with its
-/// reason).
-func runReport(_ options: Options) -> Int32 {
-    guard !options.inputs.isEmpty || options.filesFrom != nil else {
-        return usageFailure("report needs at least one file, folder or --files-from list")
-    }
-    // What `report` measures is a conversion to --format (nv12 by default): sharp chroma only for 8-bit ones.
-    if let format = options.format, !format.carries(.sharpChroma) && options.chromaFilter == .sharp {
-        return usageFailure(OutputFormat.Refusal.rawOnly(.sharpChroma, format).cliMessage)
-    }
-    let selection: BatchSelection, protected: SortedIdentities
-    do throws(BatchPlanError) {
-        let inputs = try gatherInputs(options, standardInput: true)
-        // One file given twice under one path (`a.png ./a.png`, a list and its folder) would be counted twice:
-        // refused over the whole batch, so every shard agrees, as convert refuses it. Two paths to one file (a
-        // hard or symbolic link, in a backup tree say) are two inputs here as with convert's {dir}.
-        if let (first, second) = try repeatedInput(inputs) {
-            return planFailure(.sameOutput(first: first, second: second, output: first))
-        }
-        selection = try inputs.selection(shard: options.shard, keepOrder: true)
-        protected = try selection.protected(listFile: inputs.listFile)
-    } catch {
-        return planFailure(error)
-    }
-    if let refused = refuseInputsAsStandardStreams(protected) { return refused }
-    if let refused = refuseStandardStreamHazards(written: options.reportFile == nil ? [STDOUT_FILENO] : [], force: options.force,
-                                                 replaced: options.reportFile.map { [$0] } ?? []) {
-        return refused
-    }
-    let reportSink: AtomicOutput?
-    do { reportSink = try openReportFile(options, protected: protected) } catch { return fileFailure(error) }
-    var run = BatchRun(options, count: selection.count, report: options.reportFormat ?? .text, to: reportSink)
-    // One file at a time: its decoder and converter on two threads, as a single conversion.
-    if run.threads == 1 { run.options.inBatch = false }
-    let shared = UncheckedSendable(run.options)
-    var items = selection.reader()
-    run.start(next: { items.next() }) { item in measureOne(input: item.input, options: shared.value) }
-    let status = run.finish(summary: "measured", skipped: nil, always: false)
-    if let error = selection.readFailure {
-        printErr("yuvconv: error: \(error.cli)")
-        return max(status, 1)
-    }
-    return status
-}
-
-/// The first file among `inputs` given twice under the same name (the same identity and the same path, once
-/// `.` and `..` are taken out), as two of its paths; nil when none. On disk (a sort of identity and name records): flat in the number of files.
-func repeatedInput(_ inputs: BatchInputs) throws(BatchPlanError) -> (String, String)? {
-    let whole = try inputs.selection(shard: nil)
-    let keys = Spool()
-    func key(_ input: String) -> [UInt8]? {
-        guard let id = inputIdentity(input) else { return nil }
-        // The path as written, made absolute and without `.`, `..` or doubled slashes (links not followed:
-        // a link is another name, as a hard link is).
-        var parts: [Substring] = input.hasPrefix("/") ? [] : currentFolder().split(separator: "/")
-        for part in input.split(separator: "/") where part != "." {
-            if part == ".." { _ = parts.popLast() } else { parts.append(part) }
-        }
-        let name = PathBytes.encode("/" + parts.joined(separator: "/"))
-        return withUnsafeBytes(of: id.device.bigEndian, Array.init) + withUnsafeBytes(of: id.inode.bigEndian, Array.init) + name
-    }
-    var r = whole.reader()
-    while let item = r.next() { if let k = key(item.input) { keys.appendRecord(k) } }
-    var repeated: [UInt8]?
-    do throws(FileError) {
-        try keys.seal()
-        let sorted = try keys.sortedRecords()
-        var reader = sorted.reader(), last: [UInt8] = []
-        while repeated == nil, let rec = reader.nextRecord() {
-            if rec.elementsEqual(last) { repeated = last }
-            last = Array(rec)
-        }
-    } catch {
-        throw .file(error)
-    }
-    guard let repeated else { return nil }
-    var paths: [String] = [], again = whole.reader()
-    while paths.count < 2, let item = again.next() { if key(item.input) == repeated { paths.append(item.input) } }
-    return paths.count == 2 ? (paths[0], paths[1]) : nil
-}
-
-/// Converts `input` in memory and measures it, for `report`.
-func measureOne(input: String, options: Options) -> Outcome {
-    let name = displayPath(input), layout = options.layout(for: options.format ?? .raw(.nv12))
-    let decodeOptions = options.decodeOptions
-    do throws(FileError) {
-        // The conversion streams into nothing, as a file conversion streams: its memory figures are a real
-        // conversion's, with --metrics too (measured as the bands pass).
-        let report = try convert(path: input, spec: options.spec, layout: layout, into: DiscardSink(),
-                                 options: decodeOptions, metrics: options.metrics, siting: options.siting ?? .center)
-        let peak = peakResidentBytes()
-        var record = ImageRecord(file: name, error: nil, report: report, quality: report.quality, alignment: options.reportAlignment,
-                                 peakRSS: peak)
-        record.heightAlignment = options.heightAlignment
-        return Outcome(record: record, failure: nil)
-    } catch {
-        return .failed(input, error, alignment: options.reportAlignment)
     }
 }
 

@@ -1,0 +1,111 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import YUVBatch
+import YUVCore
+import YUVIO
+import YUVReport
+
+/// `yuvconv report INPUT… DIR/…`: convert each in memory, measure, print the report with totals. The inputs
+/// are chosen as `convert` chooses them (folders, -r, --files-from, --shard; standard input once), measured
+/// -j N at once and reported in the order given. Exit 1 when any file failed (it is still listed, with its
+/// reason).
+func runReport(_ options: Options) -> Int32 {
+    guard !options.inputs.isEmpty || options.filesFrom != nil else {
+        return usageFailure("report needs at least one file, folder or --files-from list")
+    }
+    // What `report` measures is a conversion to --format (nv12 by default): sharp chroma only for 8-bit ones.
+    if let format = options.format, !format.carries(.sharpChroma) && options.chromaFilter == .sharp {
+        return usageFailure(OutputFormat.Refusal.rawOnly(.sharpChroma, format).cliMessage)
+    }
+    let selection: BatchSelection, protected: SortedIdentities
+    do throws(BatchPlanError) {
+        let inputs = try gatherInputs(options, standardInput: true)
+        // One file given twice under one path (`a.png ./a.png`, a list and its folder) would be counted twice:
+        // refused over the whole batch, so every shard agrees, as convert refuses it. Two paths to one file (a
+        // hard or symbolic link, in a backup tree say) are two inputs here as with convert's {dir}.
+        if let (first, second) = try repeatedInput(inputs) {
+            return planFailure(.sameOutput(first: first, second: second, output: first))
+        }
+        selection = try inputs.selection(shard: options.shard, keepOrder: true)
+        protected = try selection.protected(listFile: inputs.listFile)
+    } catch {
+        return planFailure(error)
+    }
+    if let refused = refuseInputsAsStandardStreams(protected) { return refused }
+    if let refused = refuseStandardStreamHazards(written: options.reportFile == nil ? [STDOUT_FILENO] : [], force: options.force,
+                                                 replaced: options.reportFile.map { [$0] } ?? []) {
+        return refused
+    }
+    let reportSink: AtomicOutput?
+    do { reportSink = try openReportFile(options, protected: protected) } catch { return fileFailure(error) }
+    var run = BatchRun(options, count: selection.count, report: options.reportFormat ?? .text, to: reportSink)
+    // One file at a time: its decoder and converter on two threads, as a single conversion.
+    if run.threads == 1 { run.options.inBatch = false }
+    let shared = UncheckedSendable(run.options)
+    var items = selection.reader()
+    run.start(next: { items.next() }) { item in measureOne(input: item.input, options: shared.value) }
+    let status = run.finish(summary: "measured", skipped: nil, always: false)
+    if let error = selection.readFailure {
+        printErr("yuvconv: error: \(error.cli)")
+        return max(status, 1)
+    }
+    return status
+}
+
+/// The first file among `inputs` given twice under the same name (the same identity and the same path, once
+/// `.` and `..` are taken out), as two of its paths; nil when none. On disk (a sort of identity and name records): flat in the number of files.
+func repeatedInput(_ inputs: BatchInputs) throws(BatchPlanError) -> (String, String)? {
+    let whole = try inputs.selection(shard: nil)
+    let keys = Spool()
+    func key(_ input: String) -> [UInt8]? {
+        guard let id = inputIdentity(input) else { return nil }
+        // The path as written, made absolute and without `.`, `..` or doubled slashes (links not followed:
+        // a link is another name, as a hard link is).
+        var parts: [Substring] = input.hasPrefix("/") ? [] : currentFolder().split(separator: "/")
+        for part in input.split(separator: "/") where part != "." {
+            if part == ".." { _ = parts.popLast() } else { parts.append(part) }
+        }
+        let name = PathBytes.encode("/" + parts.joined(separator: "/"))
+        return withUnsafeBytes(of: id.device.bigEndian, Array.init) + withUnsafeBytes(of: id.inode.bigEndian, Array.init) + name
+    }
+    var r = whole.reader()
+    while let item = r.next() { if let k = key(item.input) { keys.appendRecord(k) } }
+    var repeated: [UInt8]?
+    do throws(FileError) {
+        try keys.seal()
+        let sorted = try keys.sortedRecords()
+        var reader = sorted.reader(), last: [UInt8] = []
+        while repeated == nil, let rec = reader.nextRecord() {
+            if rec.elementsEqual(last) { repeated = last }
+            last = Array(rec)
+        }
+    } catch {
+        throw .file(error)
+    }
+    guard let repeated else { return nil }
+    var paths: [String] = [], again = whole.reader()
+    while paths.count < 2, let item = again.next() { if key(item.input) == repeated { paths.append(item.input) } }
+    return paths.count == 2 ? (paths[0], paths[1]) : nil
+}
+
+/// Converts `input` in memory and measures it, for `report`.
+func measureOne(input: String, options: Options) -> Outcome {
+    let name = displayPath(input), layout = options.layout(for: options.format ?? .raw(.nv12))
+    let decodeOptions = options.decodeOptions
+    do throws(FileError) {
+        // The conversion streams into nothing, as a file conversion streams: its memory figures are a real
+        // conversion's, with --metrics too (measured as the bands pass).
+        let report = try convert(path: input, spec: options.spec, layout: layout, into: DiscardSink(),
+                                 options: decodeOptions, metrics: options.metrics, siting: options.siting ?? .center)
+        let peak = peakResidentBytes()
+        var record = ImageRecord(file: name, error: nil, report: report, quality: report.quality, alignment: options.reportAlignment,
+                                 peakRSS: peak)
+        record.heightAlignment = options.heightAlignment
+        return Outcome(record: record, failure: nil)
+    } catch {
+        return .failed(input, error, alignment: options.reportAlignment)
+    }
+}
