@@ -1,0 +1,104 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CShims
+import Synchronization
+
+// A batch's confinement of its outputs to its output folder: apart from AtomicOutput's file handling, which
+// only asks it for the folder an output goes in (`confinedFolder`).
+extension AtomicOutput {
+    /// A batch's output folder, as the batch found or made it (`confine`): outputs below it are reached from it,
+    /// its identity checked, and each folder between it and the output opened in turn and held to the identity
+    /// it had when the run first used it — a folder moved, or replaced by another or by a link while the batch
+    /// runs (`out/sub` made a link to elsewhere), fails the output instead of sending it wherever the path now
+    /// leads. A link that was there from the start (`out/2024` on another disk) is followed as before. Nil:
+    /// paths as given.
+    private static let confinement = Mutex<(root: String, identity: FileIdentity, seen: [String: FileIdentity],
+                                            names: [FileIdentity: String])?>(nil)
+
+    /// Outputs under `root` (a folder, identity `identity`) are written only inside it (`confinedFolder`).
+    public static func confine(to root: String, identity: FileIdentity) {
+        var r = root
+        while r.count > 1 && r.hasSuffix("/") { r.removeLast() }
+        confinement.withLock { $0 = (r, identity, [:], [:]) }
+    }
+
+    /// The folder of `path` reached from the confinement's root, or nil when `path` is not below it; `making`,
+    /// the folders on the way are made where missing (`mkdir -p`, each from the one before).
+    static func confinedFolder(of path: String, making: Bool = false) throws(WriteError) -> Int32? {
+        guard let (root, identity) = confinement.withLock({ $0.map { ($0.root, $0.identity) } }) else { return nil }
+        let prefix = root == "/" ? "/" : root + "/"
+        guard path.hasPrefix(prefix) else { return nil }
+        let changed = WriteError.system("the output folder \(PathBytes.display(root)) was moved or replaced during the run")
+        var folder = withFileSystemPath(root) { yc_open_folder($0) }
+        guard folder >= 0 else { throw changed }
+        guard FileStatus(descriptor: folder)?.identity == identity else {
+            close(folder)
+            throw changed
+        }
+        let parts = path.dropFirst(prefix.count).split(separator: "/").dropLast()
+        if parts.isEmpty {
+            // An output in the folder itself: the folder is used under its own name (a link to it used as a
+            // subfolder would then be a second name).
+            let other = confinement.withLock { c -> String? in
+                if let o = c?.names[identity], o != root { return o }
+                c?.names[identity] = root
+                return nil
+            }
+            if let other {
+                close(folder)
+                throw .system("the folder \(PathBytes.display(other)) is the folder \(PathBytes.display(root)) "
+                              + "(a link or a mount): two outputs of the run could be one file")
+            }
+        }
+        var reached = root
+        for part in parts {
+            reached += (reached.hasSuffix("/") ? "" : "/") + part
+            if making, withFileSystemPath(String(part), { mkdirat(folder, $0, 0o777) }) != 0, errno != EEXIST {
+                let why = errnoMessage()
+                close(folder)
+                throw .system("cannot make the folder \(PathBytes.display(reached)): \(why)")
+            }
+            let next = withFileSystemPath(String(part)) { yc_open_folder_at(folder, $0) }
+            let code = errno
+            close(folder)
+            let replaced = WriteError.system("the folder \(PathBytes.display(reached)) was "
+                                             + (code == ENOENT ? "removed" : "replaced") + " during the run")
+            guard next >= 0, let now = FileStatus(descriptor: next)?.identity else {
+                if next >= 0 { close(next) }
+                throw next < 0 && code != ENOENT && code != ENOTDIR && code != ELOOP
+                    ? .system("cannot open the folder \(PathBytes.display(reached)): \(errnoMessage(code))") : replaced
+            }
+            // Held to its first identity; and no folder first used under a second name (a link or a bind mount
+            // made to another output folder): two outputs of the run could then be one file.
+            let alias = confinement.withLock { c -> String?? in
+                if let was = c?.seen[reached] { return was == now ? .some(nil) : nil }
+                if let other = c?.names[now] { return .some(other) }
+                c?.seen[reached] = now
+                c?.names[now] = reached
+                return .some(nil)
+            }
+            guard let alias else {
+                close(next)
+                throw replaced
+            }
+            if let other = alias {
+                close(next)
+                throw .system("the folder \(PathBytes.display(reached)) is the folder \(PathBytes.display(other)) "
+                              + "(a link or a mount): two outputs of the run could be one file")
+            }
+            folder = next
+        }
+        return folder
+    }
+
+    /// Makes the folders of the output `path` inside the confinement (`confine`), never through a link: true
+    /// when done, false when `path` is not confined (the caller makes them by path).
+    public static func makeConfinedFolders(for path: String) throws(WriteError) -> Bool {
+        guard let folder = try confinedFolder(of: path, making: true) else { return false }
+        close(folder)
+        return true
+    }
+}
