@@ -692,6 +692,26 @@ EOF
 )
   read -r DELAY ELAPSED_MS RC <<< "$r"
 }
+# early_signals RUNS MAX_DELAY GLOB ARGS...: runs the tool RUNS times, each sent SIGALRM after 0..MAX_DELAY
+# seconds; prints in how many runs files matching GLOB (temporary files) were left, removing them each time.
+early_signals() {
+  python3 - "$BIN" "$@" <<'PY'
+import glob, os, random, signal, subprocess, sys, time
+binary, runs, delay, pattern, args = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4], sys.argv[5:]
+left = 0
+for _ in range(runs):
+    p = subprocess.Popen([binary] + args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                         preexec_fn=lambda: signal.signal(signal.SIGALRM, signal.SIG_DFL))
+    time.sleep(random.uniform(0, delay))
+    try: p.send_signal(signal.SIGALRM)
+    except ProcessLookupError: pass
+    p.wait()
+    t = glob.glob(pattern)
+    left += bool(t)
+    for f in t: os.unlink(f)
+print(left)
+PY
+}
 for sig in QUIT USR1 USR2 ALRM TERM INT; do
   begin "signal-$sig"
   cp "$CRAFT/big.png" big.png; snap
@@ -1308,22 +1328,7 @@ begin signal-while-the-output-is-made
 # SIGALRM within the first milliseconds, 150 times: the temporary file is registered for removal before it
 # exists (it was registered after, and the handlers installed after it too: about 1 run in 130 left it).
 cp "$JPG" a.jpg; snap
-left=$(python3 - "$BIN" <<'PY'
-import glob, os, random, signal, subprocess, sys
-left = 0
-for _ in range(150):
-    p = subprocess.Popen([sys.argv[1], "a.jpg", "-o", "out.png", "--force"], stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL, preexec_fn=lambda: signal.signal(signal.SIGALRM, signal.SIG_DFL))
-    import time; time.sleep(random.uniform(0, 0.006))
-    try: p.send_signal(signal.SIGALRM)
-    except ProcessLookupError: pass
-    p.wait()
-    t = glob.glob(".out.png.yuvconv-*")
-    left += bool(t)
-    for f in t: os.unlink(f)
-print(left)
-PY
-)
+left=$(early_signals 150 0.006 '.out.png.yuvconv-*' a.jpg -o out.png --force)
 [ "$left" = 0 ] || bad "$left of 150 runs left a temporary file"
 ALLOW=(out.png); settled
 end
@@ -1377,22 +1382,7 @@ begin signal-in-a-two-job-batch
 # No new name is registered once a signal is ending the process, and the sweep is repeated (it was: about 1
 # run in 10 left files).
 mkdir in; for i in 1 2 3 4 5 6 7 8; do cp "$JPG" "in/r$i.jpg"; cp "$PNG" "in/p$i.png"; done; snap
-left=$(python3 - "$BIN" <<'PY'
-import glob, os, random, signal, subprocess, sys, time
-left = 0
-for _ in range(40):
-    p = subprocess.Popen([sys.argv[1], "in", "-o", "out/", "-j", "2", "-q", "--force"], stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL, preexec_fn=lambda: signal.signal(signal.SIGALRM, signal.SIG_DFL))
-    time.sleep(random.uniform(0, 0.04))
-    try: p.send_signal(signal.SIGALRM)
-    except ProcessLookupError: pass
-    p.wait()
-    t = glob.glob("out/.*.yuvconv-*")
-    left += bool(t)
-    for f in t: os.unlink(f)
-print(left)
-PY
-)
+left=$(early_signals 40 0.04 'out/.*.yuvconv-*' in -o out/ -j 2 -q --force)
 [ "$left" = 0 ] || bad "$left of 40 runs left a temporary file"
 ALLOW=(out out/*); settled
 end
