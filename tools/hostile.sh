@@ -159,6 +159,16 @@ put("exif9-xmp6.png", small_png(8, before=chunked(b"eXIf", exif_of(9)) + chunked
     b"XML:com.adobe.xmp\0\0\0\0\0<x:xmpmeta><rdf:Description tiff:Orientation=\"6\"/></x:xmpmeta>")))
 put("claims16k.png", b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + ihdr + struct.pack(">I", zlib.crc32(b"IHDR" + ihdr))
     + struct.pack(">I", len(scan)) + b"IDAT" + scan)
+# A valid PNG wider than libpng's default limit of 1,000,000 a side (its row compresses to nothing), and a
+# Y4M frame and a PNG wider than a JPEG can be (70000x2).
+wide = zlib.compressobj(9)
+put("wide2m.png", b"\x89PNG\r\n\x1a\n" + b"".join(
+    struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body)) for kind, body in [
+        (b"IHDR", struct.pack(">IIBBBBB", 2000000, 2, 8, 2, 0, 0, 0)),
+        (b"IDAT", wide.compress((b"\0" + b"\x40\x80\xc0" * 2000000) * 2) + wide.flush()), (b"IEND", b"")]))
+put("wide70k.y4m", b"YUV4MPEG2 W70000 H2 F25:1 Ip A1:1 C420jpeg\nFRAME\n" + bytes(70000 * 3))
+put("wide2m.y4m", b"YUV4MPEG2 W2000000 H2 F25:1 Ip A1:1 C420jpeg\nFRAME\n" + bytes(2000000 * 3))
+put("wide70k.png", png(70000, 2, [bytes(70000 * 3)] * 2))
 EOF
 
 # ---------------------------------------------------------------------------------------------------------
@@ -1427,6 +1437,28 @@ mkdir out; ln -s . out/latest; cp "$PNG" a.png; cp "$PNGA" b.png; snap
 run a.png b.png -o out/ --name 'latest/{stem}.nv12' -q
 status 0; ALLOW=(out/a.nv12 out/b.nv12); settled
 same out/a.nv12 "$(ref "$PNG" nv12)"
+end
+
+begin png-wider-than-libpng-limit
+# 2,000,000x2 is a valid PNG, wider than the 1,000,000 a side libpng reads (kept: memory follows a row's
+# length): said so, not called damaged. A raw frame that wide can be written as a PNG (the format allows it).
+cp "$CRAFT/wide2m.png" a.png; cp "$CRAFT/wide2m.y4m" w.y4m; snap
+run a.png -o a.nv12
+status 1; names a.png; says 'wider than 1,000,000 pixels'
+LC_ALL=C grep -qa damaged "$ERR" && bad "called damaged: $(errline)"
+settled
+run w.y4m -o w.png -q
+status 0; ALLOW=(w.png); settled
+[ "$(head -c 24 w.png 2>/dev/null | tail -c 8 | od -An -tx1 | tr -d ' \n')" = 001e848000000002 ] || bad "w.png is not 2000000x2"
+end
+
+begin jpeg-output-too-wide
+# A JPEG holds at most 65500 pixels a side: said before the conversion, naming the sizes; nothing left.
+cp "$CRAFT/wide70k.y4m" a.y4m; cp "$CRAFT/wide70k.png" b.png; snap
+run a.y4m -o a.jpg
+status 1; names a.jpg; says '65500'; settled
+run b.png -o b.jpg
+status 1; names b.png; says 'at most 65500 pixels a side.*70000x2'; settled
 end
 
 # Nothing under Fixtures/ changed.

@@ -37,6 +37,8 @@ yc_png_writer *yc_png_writer_open(FILE *file, uint32_t width, uint32_t height) {
     if (!w->info) { w->failed = 1; snprintf(w->error, sizeof w->error, "out of memory"); return w; }
     if (setjmp(w->jump)) return w;
     png_init_io(w->png, file);
+    // PNG allows any side up to 2^31 - 1; libpng's default user limit (1,000,000) is not the format's.
+    png_set_user_limits(w->png, 0x7fffffff, 0x7fffffff);
     // Level 6 costs a fraction of level 9's time for a few percent of size: a picture to look at.
     png_set_compression_level(w->png, 6);
     png_set_IHDR(w->png, w->info, width, height, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,

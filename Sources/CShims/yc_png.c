@@ -10,7 +10,15 @@
 
 static void png_error_fn(png_structp png, png_const_charp msg) {
     yc_decoder *dec = png_get_error_ptr(png);
-    yc_set_error(dec, msg);
+    // libpng's "Invalid IHDR data" follows a warning that says what is wrong with the header (the first
+    // chunk, so the first warning): a width above its 1,000,000-pixel limit is a valid PNG, not a damaged one.
+    if (strcmp(msg, "Invalid IHDR data") == 0 && dec->warnings > 0 && strstr(dec->first_warning, "IHDR")) {
+        char both[YC_MSG];
+        snprintf(both, sizeof both, "%s: %s", msg, dec->first_warning);
+        yc_set_error(dec, both);
+    } else {
+        yc_set_error(dec, msg);
+    }
     longjmp(dec->jump, 1);
 }
 

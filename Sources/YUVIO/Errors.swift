@@ -76,10 +76,12 @@ public enum WriteError: Error, Equatable, Sendable {
     /// Memory for a whole picture the system refused (`Ledger.outOfMemory` says how much and for what): not a
     /// failure to write, said as it is.
     case outOfMemory(String)
+    /// A picture the output format cannot hold (`OutputFormat.sizeProblem` says why), found before the work.
+    case unfit(String)
 
     public var reason: String {
         switch self {
-        case .outOfMemory(let why): return why
+        case .outOfMemory(let why), .unfit(let why): return why
         case .exists: return "already exists"
         case .blockDevice: return "is a block device (a disk or partition)"
         case .descriptorHasData(let fd):

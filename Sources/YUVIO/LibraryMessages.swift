@@ -26,6 +26,10 @@ enum LibraryMessages {
         ("Bogus Huffman table", { _ in "a JPEG Huffman table is invalid: the file is damaged" }),
         ("Unsupported marker type", { _ in "the JPEG holds a marker libjpeg does not know: the file is damaged" }),
         ("Not a JPEG file", { _ in "the file starts like a JPEG but is not one: it is damaged or another format" }),
+        ("exceeds user limit in IHDR", { m in
+            "the PNG is \(m.contains("height") ? "taller" : "wider") than 1,000,000 pixels, the most a side yuvconv "
+                + "reads (libpng's limit, kept because the memory a conversion holds follows a row's length)"
+        }),
         ("Invalid IHDR data", { _ in "the PNG's header (IHDR) is invalid: the file is damaged" }),
         ("PNG unsigned integer out of range", { _ in "a PNG header value is out of range: the file is damaged" }),
         ("Not enough image data", { _ in "the PNG's image data ends before the picture does: the file is damaged or cut short" }),

@@ -143,6 +143,24 @@ public enum OutputFormat: Equatable, Sendable {
         }
     }
 
+    /// The largest side this format holds: libjpeg's 65500 for JPEG, 2^31 − 1 for PNG; raw planes and Y4M
+    /// have no limit of their own.
+    public var maxSide: Int? {
+        switch self {
+        case .jpeg: return 65500
+        case .png: return 0x7fff_ffff
+        case .raw, .y4m: return nil
+        }
+    }
+
+    /// Why a `width`×`height` picture does not fit this format, or nil: said before any work (the picture's
+    /// header gives its size), never by the encoder after the whole conversion.
+    public func sizeProblem(width: Int, height: Int) -> String? {
+        guard let most = maxSide, width > most || height > most else { return nil }
+        return "a \(name.uppercased()) holds at most \(most) pixels a side and the picture is \(width)x\(height); "
+            + "write \(self == .png ? "" : "PNG, ")Y4M or a raw layout"
+    }
+
     /// True for raw planes, which alone can carry an A plane after them (`--alpha keep`).
     public var isRaw: Bool {
         if case .raw = self { return true }

@@ -87,7 +87,7 @@ func runRawInput(_ options: Options) -> Int32 {
         do throws(WriteError) {
             switch format {
             case .jpeg:
-                let memory = MemorySink()
+                let memory = MemorySink(fitting: .jpeg)
                 try convert(frame: image, layout: .yuv420p, into: memory, range: spec.range)
                 var planes = memory.image!
                 if spec != ConversionSpec(matrix: .bt601, range: .full) {

@@ -268,7 +268,7 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
     let spec = format == .jpeg ? ConversionSpec(matrix: .bt601, range: .full) : options.spec
     // PSNR and SSIM only with --metrics: measured as the bands stream (no second decode, no whole picture).
     let measure = keepForReport && options.metrics
-    let memory = format == .jpeg ? MemorySink() : nil
+    let memory = format == .jpeg ? MemorySink(fitting: .jpeg) : nil
     let report: ConversionReport
     do throws(FileError) {
         let out: BandSink?

@@ -8,7 +8,10 @@ public final class MemorySink: BandSink {
     public private(set) var alpha: [UInt8]?
     private var frame: FrameLayout?
 
-    public init() {}
+    /// The format the picture is kept for (a JPEG to encode): its size is checked against it in `begin`.
+    private let fitting: OutputFormat?
+
+    public init(fitting: OutputFormat? = nil) { self.fitting = fitting }
 
     /// The picture's storage is reserved, not filled: a large allocation is fresh pages from the system, which
     /// cost memory only as the bands write them, so a short input whose header claims a large picture costs
@@ -17,6 +20,7 @@ public final class MemorySink: BandSink {
     /// writes every byte of the tight layout before the picture is read (`tools/hostile.sh` runs the JPEG
     /// output under `MALLOC_PERTURB_` and compares the bytes).
     public func begin(_ frame: FrameLayout, ledger: Ledger) throws(WriteError) {
+        if let why = fitting?.sizeProblem(width: frame.width, height: frame.height) { throw .unfit(why) }
         let tight = frame.tight
         self.frame = tight
         let made: Void? = Ledger.ifAvailable(tight.byteCount) {
