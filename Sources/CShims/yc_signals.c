@@ -130,3 +130,21 @@ int yc_protect_standard_descriptors(void) {
 }
 
 int yc_standard_descriptor_was_closed(int fd) { return fd >= 0 && fd <= 2 && (closed_std_mask >> fd & 1); }
+
+static int captured_count = -1;
+static char **captured_arguments;
+
+#if defined(__GLIBC__) || defined(__APPLE__)
+__attribute__((constructor)) static void capture_arguments(int argc, char **argv, char **envp) {
+    (void)envp;
+    if (argc > 0 && argv) {
+        captured_count = argc;
+        captured_arguments = argv;
+    }
+}
+#endif
+
+char **yc_arguments(int *count) {
+    *count = captured_count;
+    return captured_arguments;
+}

@@ -2,6 +2,7 @@
 #include "yc_stream.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +143,38 @@ int yc_open_unnamed(const char *folder) {
     return open(folder, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 #else
     (void)folder;
+    errno = EOPNOTSUPP;
+    return -1;
+#endif
+}
+
+int yc_open_unnamed_at(int folder, unsigned mode) {
+#if defined(O_TMPFILE) && defined(__linux__)
+    const int fd = openat(folder, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, (mode_t)mode);
+    if (fd < 0) return -1;
+    // Named later through /proc/self/fd (linkat's AT_EMPTY_PATH needs a capability containers often lack).
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    if (faccessat(AT_FDCWD, path, F_OK, 0) != 0) {
+        close(fd);
+        errno = EOPNOTSUPP;
+        return -1;
+    }
+    return fd;
+#else
+    (void)folder, (void)mode;
+    errno = EOPNOTSUPP;
+    return -1;
+#endif
+}
+
+int yc_name_unnamed(int fd, int folder, const char *name) {
+#if defined(__linux__)
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    return linkat(AT_FDCWD, path, folder, name, AT_SYMLINK_FOLLOW);
+#else
+    (void)fd, (void)folder, (void)name;
     errno = EOPNOTSUPP;
     return -1;
 #endif

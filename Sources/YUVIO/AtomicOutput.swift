@@ -14,7 +14,8 @@ public final class AtomicOutput {
     public let path: String
     private let force: Bool
     private var fd: Int32
-    private var tempPath: String?
+    /// Writing a file of our own (named or not), not a descriptor or device: bytes can go at any offset.
+    private var seekable = false
     private var finished = false
     private var signalSlot: Int32 = -1
     /// True when writing straight to a device or FIFO (no temporary file).
@@ -37,7 +38,7 @@ public final class AtomicOutput {
     public var isStandardOutput: Bool { Self.standardDescriptor(path) == STDOUT_FILENO }
 
     /// True when bytes can be written at any offset (a temporary file); standard output is written in order.
-    public var isSeekable: Bool { tempPath != nil }
+    public var isSeekable: Bool { seekable }
 
     /// A stdio stream on the output, written in order, for encoders that want one: its bytes go through
     /// `write` (so they are hashed as written). It must be closed (`fclose`) before `commit`, and before this
@@ -79,7 +80,7 @@ public final class AtomicOutput {
             return
         }
         if offset > hashed {
-            guard tempPath != nil, end <= hashed, offset - hashed <= bytes.count else { return }
+            guard seekable, end <= hashed, offset - hashed <= bytes.count else { return }
             Self.zeros.withUnsafeBytes { z in
                 while hashed < offset {
                     let n = min(z.count, offset - hashed)
@@ -221,37 +222,20 @@ public final class AtomicOutput {
         var replaced = stat()
         let replacing = withFileSystemPath(base) { fstatat(folder, $0, &replaced, 0) } == 0
             && replaced.st_mode & S_IFMT == S_IFREG
-        // `.NAME.yuvconv-XXXXXX` beside the target; a shorter name when that would pass the 255-byte limit
-        // of a file name (an output name of 240–255 bytes is legal, its temporary twin must be too).
-        let long = PathBytes.encode(".\(base).yuvconv-XXXXXX").count <= 255
-        var made: Int32 = -1, registered: Int32 = -1
-        var name = ""
-        for _ in 0..<64 {
-            var suffix = ""
-            for _ in 0..<6 { suffix.append(Self.nameCharacters.randomElement()!) }
-            name = long ? ".\(base).yuvconv-\(suffix)" : ".yuvconv-\(suffix)"
-            // Registered before it is made (the handlers are in place already): a signal between the create and
-            // the registry, on any thread, would leave the file behind. A name whose create then fails is
-            // forgotten; were a signal to come in between, the name (random, of this tool's pattern) would be
-            // removed if it existed — at worst another yuvconv's temporary file, whose run then fails.
-            var slot: Int32 = -1
-            made = withFileSystemPath(name) {
-                slot = yc_register_temp(folder, $0)
-                if slot == -2 {   // a signal is ending the process: nothing more is made
-                    errno = EINTR
-                    return -1
-                }
-                let fd = openat(folder, $0, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, replacing ? 0o600 : 0o666)
-                if fd < 0 {
-                    let code = errno
-                    yc_unregister_temp(slot)
-                    slot = -1
-                    errno = code
-                }
-                return fd
+        // The file has no name until `commit` gives it one (Linux's O_TMPFILE): a run that ends before — even
+        // killed outright (SIGKILL, the OOM killer, a CI job's timeout), which no handler sees — leaves nothing.
+        // Where the system or file system has no unnamed files, a temporary name beside the target instead,
+        // removed by the signal handlers and by `abort`.
+        long = PathBytes.encode(".\(base).yuvconv-XXXXXX").count <= 255
+        let mode: mode_t = replacing ? 0o600 : 0o666
+        var made = yc_open_unnamed_at(folder, UInt32(mode))
+        if made < 0 {
+            let (opened, slot, name) = Self.nameTemporary(in: folder, long: long, base: base) { folder, name in
+                openat(folder, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode)
             }
-            registered = slot
-            if made >= 0 || errno != EEXIST { break }
+            made = opened
+            signalSlot = slot
+            tempName = name
         }
         if made < 0 {
             let why = errnoMessage()
@@ -260,9 +244,7 @@ public final class AtomicOutput {
             throw .system("cannot create a file in \(PathBytes.display(dir)): \(why)")
         }
         fd = made
-        signalSlot = registered
-        tempName = name
-        tempPath = dir == "/" ? "/\(name)" : "\(dir)/\(name)"
+        seekable = true
         if replacing {
             var mode = replaced.st_mode & 0o777
             if fchown(fd, replaced.st_uid, replaced.st_gid) != 0 && fchown(fd, uid_t.max, replaced.st_gid) != 0 {
@@ -278,10 +260,50 @@ public final class AtomicOutput {
 
     private static let nameCharacters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 
+    /// Makes a temporary name in `folder` with `make` (a create, or a link to the unnamed file), trying random
+    /// names until one is free: `.NAME.yuvconv-XXXXXX` beside the target, or `.yuvconv-XXXXXX` when that would
+    /// pass the 255-byte limit of a file name (an output name of 240–255 bytes is legal, its temporary twin must
+    /// be too). Each name is registered with the signal handlers before it is made (they are in place already):
+    /// a signal between the making and the registry, on any thread, would leave the file behind. A name whose
+    /// making fails is forgotten; were a signal to come in between, the name (random, of this tool's pattern)
+    /// would be removed if it existed — at worst another yuvconv's temporary file, whose run then fails.
+    /// Returns `make`'s result (negative, errno set, when no name could be made), the registry slot, the name.
+    private static func nameTemporary(in folder: Int32, long: Bool, base: String,
+                                      _ make: (Int32, UnsafePointer<CChar>) -> Int32) -> (Int32, Int32, String) {
+        var result: Int32 = -1
+        for _ in 0..<64 {
+            var suffix = ""
+            for _ in 0..<6 { suffix.append(nameCharacters.randomElement()!) }
+            let name = long ? ".\(base).yuvconv-\(suffix)" : ".yuvconv-\(suffix)"
+            var slot: Int32 = -1
+            result = withFileSystemPath(name) {
+                slot = yc_register_temp(folder, $0)
+                if slot == -2 {   // a signal is ending the process: nothing more is made
+                    errno = EINTR
+                    return -1
+                }
+                let r = make(folder, $0)
+                if r < 0 {
+                    let code = errno
+                    yc_unregister_temp(slot)
+                    slot = -1
+                    errno = code
+                }
+                return r
+            }
+            if result >= 0 { return (result, slot, name) }
+            if errno != EEXIST { break }
+        }
+        return (result, -1, "")
+    }
+
     /// The folder of a temporary file (open while the file exists), the file's name in it and the target's.
     private var folderFD: Int32 = -1
+    /// The temporary file's name while it has one (none while an unnamed file is written).
     private var tempName: String?
     private var targetName = ""
+    /// Whether `.NAME.yuvconv-XXXXXX` fits the file-name limit (else `.yuvconv-XXXXXX`).
+    private var long = true
 
     /// The descriptor a path names without a file of its own: standard output and error, `/dev/fd/N`.
     public static func standardDescriptor(_ path: String) -> Int32? {
@@ -342,7 +364,7 @@ public final class AtomicOutput {
 
     /// Moves the finished file into place (and, when hashing, finishes `digest` first).
     public func commit() throws(WriteError) {
-        guard tempPath != nil else {
+        guard seekable else {
             finished = true
             if var h = hasher, !hashLost, hashed == position { digest = OutputDigest(bytes: position, sha256: h.finalize()) }
             if direct && close(fd) != 0 { throw .system("write failed: \(errnoMessage())") }
@@ -357,13 +379,45 @@ public final class AtomicOutput {
         func move(_ temp: String) -> Int32 {
             withFileSystemPath(temp) { t in withFileSystemPath(name) { renameat(folder, t, folder, $0) } }
         }
-        let temp = tempName!
         do throws(WriteError) { try finishDigest() } catch {
             close(fd)
             fd = -1
-            remove(temp)
+            if let temp = tempName { remove(temp) }
             throw error
         }
+        // An unnamed file takes its name directly — a link, which fails if the target appeared meanwhile — or,
+        // to replace a file (`force`), a temporary name for the moment the rename below takes.
+        if tempName == nil && !force {
+            let linked = withFileSystemPath(name) { yc_name_unnamed(fd, folder, $0) }
+            let linkErrno = errno
+            let closed = close(fd)
+            let closeErrno = errno
+            fd = -1
+            if linked != 0 {
+                if linkErrno == EEXIST { throw .exists }
+                throw .system("cannot name the file: \(errnoMessage(linkErrno))")
+            }
+            if closed != 0 {
+                remove(name)
+                throw .system("write failed: \(errnoMessage(closeErrno))")
+            }
+            return
+        }
+        if tempName == nil {
+            let file = fd
+            let (linked, slot, temp) = Self.nameTemporary(in: folder, long: long, base: name) { folder, temp in
+                yc_name_unnamed(file, folder, temp)
+            }
+            if linked != 0 {
+                let why = errnoMessage()
+                close(fd)
+                fd = -1
+                throw .system("cannot name the file: \(why)")
+            }
+            signalSlot = slot
+            tempName = temp
+        }
+        let temp = tempName!
         if close(fd) != 0 {
             let why = errnoMessage()
             remove(temp)
@@ -430,8 +484,8 @@ public final class AtomicOutput {
         guard !finished else { return }
         finished = true
         if direct { close(fd) }
+        if seekable && fd >= 0 { close(fd) }
         if let temp = tempName {
-            if fd >= 0 { close(fd) }
             withFileSystemPath(temp) { _ = unlinkat(folderFD, $0, 0) }
             yc_unregister_temp(signalSlot)
         }

@@ -38,6 +38,22 @@ public func protectStandardDescriptors() {
     _ = yc_protect_standard_descriptors()
 }
 
+/// The arguments after the program's name, as the bytes they are (`CommandLine.arguments` repairs invalid
+/// UTF-8, losing file names). From the C start-up where it hands them over, else from `CommandLine` (which on
+/// Linux reads /proc/self/cmdline: without /proc it has none, and the program then runs with no arguments
+/// rather than trapping).
+public func processArguments() -> [String] {
+    var count: Int32 = -1
+    let captured = yc_arguments(&count)
+    let argc = count > 0 ? Int(count) : Int(CommandLine.argc)
+    guard argc > 1 else { return [] }
+    return (1..<argc).compactMap { i in
+        guard let p = count > 0 ? captured?[i] : CommandLine.unsafeArgv[i] else { return nil }
+        return PathBytes.decode(UnsafeBufferPointer(start: UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self),
+                                                    count: strlen(p)))
+    }
+}
+
 /// True when descriptor 0, 1 or 2 was closed when the process started (see `protectStandardDescriptors`):
 /// data for a closed standard output is an error, not silently discarded.
 public func standardDescriptorWasClosed(_ fd: Int32) -> Bool {

@@ -345,11 +345,7 @@ func emitReport(_ text: String, to sink: AtomicOutput?, dataOnStdout: Bool) thro
 
 // Descriptors 0–2 first: nothing opened later may land on a closed one.
 protectStandardDescriptors()
-// Arguments as the bytes they are (CommandLine.arguments repairs invalid UTF-8, losing file names).
-let arguments = (1..<Int(CommandLine.argc)).map { i in
-    PathBytes.decode(UnsafeBufferPointer(start: UnsafeRawPointer(CommandLine.unsafeArgv[i]!).assumingMemoryBound(to: UInt8.self),
-                                         count: strlen(CommandLine.unsafeArgv[i]!)))
-}
+let arguments = processArguments()
 var status = run(arguments)
 // Whatever went to standard output must have arrived (`> /dev/full`).
 if fflush(stdout) != 0 || ferror(stdout) != 0 {

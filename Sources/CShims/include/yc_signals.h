@@ -28,6 +28,11 @@ const char *yc_temp_path(int slot);
 /// land on one of them (and receive log lines meant for standard error). Returns a mask of those that were
 /// closed (bit n for descriptor n); call it first thing in main.
 int yc_protect_standard_descriptors(void);
+
+/// The process's arguments as the C start-up handed them to the program (glibc and Apple's dyld pass them to
+/// constructors): Swift's `CommandLine` on Linux reads /proc/self/cmdline, and without /proc (a chroot, a
+/// sandbox) it has none — `argc` 0. `*count` is -1 where no constructor saw them.
+char **yc_arguments(int *count);
 /// 1 when descriptor `fd` (0, 1 or 2) was closed when the process started.
 int yc_standard_descriptor_was_closed(int fd);
 

@@ -34,6 +34,14 @@ int yc_open_folder_at(int folder, const char *name);
 /// process ends. -1 and errno where the system or file system has no such files.
 int yc_open_unnamed(const char *folder);
 
+/// An output's file without a name yet, in the open folder `folder` (O_TMPFILE, `mode` less the umask), that
+/// `yc_name_unnamed` can later give a name: nothing to remove if the process ends, even by SIGKILL. -1 where
+/// the system or file system has no such files, or /proc (which names it) is not there.
+int yc_open_unnamed_at(int folder, unsigned mode);
+/// Gives the unnamed file `fd` the name `name` in the open folder `folder` (linkat through /proc/self/fd; it
+/// never replaces a file: EEXIST). 0, or -1 and errno.
+int yc_name_unnamed(int fd, int folder, const char *name);
+
 /// Copies the access ACL of the file `name` in the open folder `folder` to the open file `fd` (Linux's
 /// system.posix_acl_access): 1 copied, 0 when it has none (or the system keeps none), -1 when it has one
 /// that could not be copied.
