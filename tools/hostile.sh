@@ -755,6 +755,18 @@ status 0; ALLOW=(a.nv12); settled; same a.nv12 "$(ref "$PNG" nv12)"
 end
 fi
 
+begin interrupted-batch-keeps-report-file
+# An interrupted batch's report would cover part of the inputs: the report file stays as it was (here an
+# earlier run's), and a report on standard output says so in its totals.
+mkdir in; for i in $(seq 12); do cp "$CRAFT/slow.png" "in/s$i.png"; done; echo old > r.json; snap
+sigrun SIGINT in/ -o out/ -j 2 -q --report json --report-file r.json --force
+if [ "$RC" = hung ]; then bad "hung"
+elif [ "$RC" = 130 ]; then [ "$(cat r.json)" = old ] || bad "exit 130 and r.json replaced: $(head -c 100 r.json)"
+elif [ "$RC" = 0 ]; then tail -n 1 r.json | grep -q '"images": 12' || bad "r.json incomplete after a whole run"
+else bad "exit $RC: $(errline)"; fi
+ALLOW=(out out/s*.nv12 r.json); settled
+end
+
 begin ulimit-f-10k
 cp "$JPG" a.jpg; snap
 WRAP=(bash -c 'ulimit -f 10 && exec "$@"' ulimit); run a.jpg -o x.nv12
@@ -1481,6 +1493,40 @@ run a.y4m -o a.jpg
 status 1; names a.jpg; says '65500'; settled
 run b.png -o b.jpg
 status 1; names b.png; says 'at most 65500 pixels a side.*70000x2'; settled
+end
+
+begin folder-at-output-name
+# A folder (or a link to one) where an output goes is no output already there: a failure naming it, not a skip
+# and a green run.
+cp "$PNG" a.png; cp "$PNG" b.png; mkdir -p out/a.nv12; ln -s .. out/b.nv12; snap
+run a.png b.png -o out/
+status 1; names out/a.nv12; names out/b.nv12; settled
+run a.png -o out/ -u
+status 1; names out/a.nv12; settled
+end
+
+begin convert-without-inputs
+# `yuvconv convert -o out/` with nothing to convert (an empty $FILES in a script) is a usage error, as for report.
+snap
+run convert -o out/
+status 2; settled
+end
+
+begin update-dry-run-report-file
+# --update makes its report anew each run: its dry run agrees (it refused the existing report file, exit 1).
+cp "$PNG" a.png; snap
+run a.png -o out/ -u -q --report csv --report-file out/r.csv
+status 0
+run a.png -o out/ -u -n --report csv --report-file out/r.csv
+status 0; ALLOW=(out out/a.nv12 out/r.csv out/.yuvconv-manifest); settled
+end
+
+begin report-totals-count-skipped
+# Every input is accounted for in the totals: images + failed + skipped (+ not started).
+cp "$PNG" a.png; cp "$PNG" b.png; mkdir out; cp "$(ref "$PNG" nv12)" out/a.nv12; snap
+run a.png b.png -o out/ --report json -q
+status 0; ALLOW=(out/b.nv12); settled
+tail -n 1 "$OUT" | grep -q '"images": 1, "failed": 0, "skipped": 1, "not_started": 0' || bad "totals: $(tail -n 1 "$OUT" | head -c 120)"
 end
 
 # Nothing under Fixtures/ changed.

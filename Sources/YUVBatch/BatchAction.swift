@@ -13,8 +13,10 @@ public enum BatchAction: Sendable, Equatable {
     case skip(upToDate: Bool)
 
     /// Without `--update`: convert when nothing is at the output, else replace it with `force`, else skip it.
+    /// A folder at the output's name (or a link to one) is no output already there: converting refuses it
+    /// ("is a folder"), where a skip would have called the file done and the run green.
     public init(_ item: BatchItem, force: Bool) {
-        guard FileStatus(path: item.output) != nil else {
+        guard let there = FileStatus(path: item.output), there.kind != .directory else {
             self = .convert
             return
         }
@@ -68,7 +70,7 @@ extension Manifest {
     /// `check`'s decision from the entry the manifest has for `item` (nil: none).
     public static func decide(_ item: BatchItem, entry recorded: ManifestEntry?,
                               optionsKey: String) -> (action: BatchAction, entry: ManifestEntry?) {
-        guard let output = FileStatus(path: item.output) else { return (.convert, nil) }
+        guard let output = FileStatus(path: item.output), output.kind != .directory else { return (.convert, nil) }
         guard var entry = recorded else { return (.replace(.unrecorded), nil) }
         if entry.optionsKey != optionsKey { return (.replace(.optionsChanged), nil) }
         guard output.kind == .regular else { return (.replace(.unchecked("the output is not a regular file")), nil) }

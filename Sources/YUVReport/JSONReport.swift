@@ -12,7 +12,9 @@ public func jsonLine(_ r: ImageRecord) -> String {
 
 /// The totals: how many images and failures, each summed column, then each quality measure's worst and median.
 public func jsonTotals(_ t: Totals) -> String {
-    var f: [(String, String)] = [("type", jsonString("totals")), ("images", "\(t.images)"), ("failed", "\(t.failed)")]
+    var f: [(String, String)] = [("type", jsonString("totals")), ("images", "\(t.images)"), ("failed", "\(t.failed)"),
+                                   ("skipped", "\(t.skipped)"), ("not_started", "\(t.notStarted)"),
+                                   ("interrupted", t.interrupted ? "true" : "false")]
     for c in Column.json {
         if case .sum(let total)? = c.total { f.append((c.key!, total(t).json ?? "null")) }
     }

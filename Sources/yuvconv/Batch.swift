@@ -71,6 +71,9 @@ final class ReportWriter {
         buffer.reserveCapacity(1 << 16)
     }
 
+    /// True when the report goes to a file of its own (put in place at the end), not a stream or device.
+    var isFile: Bool { sink?.isSeekable ?? false }
+
     func write(_ text: String) {
         guard failure == nil else { return }
         if buffer.count + text.utf8.count > 1 << 16 { flush() }
@@ -176,12 +179,16 @@ func openReportFile(_ options: Options, protected: any FileIdentitySet) throws(F
         }
         return nil
     }
-    // With --update the report is made anew each run, like an out-of-date output: a plain file there (not a
-    // link, not a device) is replaced without --force.
-    let force = options.force || (options.update && FileStatus(path: file, follow: false)?.kind == .regular)
-    do { return try AtomicOutput(path: file, force: force, protected: protected) } catch {
+    do { return try AtomicOutput(path: file, force: reportReplaces(file, options), protected: protected) } catch {
         throw FileError(path: file, error)
     }
+}
+
+/// Whether the report file `file` may be replaced, for the run and its dry run alike: with --force, and with
+/// --update, which makes the report anew each run like an out-of-date output — a plain file there (not a
+/// link, not a device) without --force.
+func reportReplaces(_ file: String, _ options: Options) -> Bool {
+    options.force || (options.update && FileStatus(path: file, follow: false)?.kind == .regular)
 }
 
 /// Prints a file error; exit status 1.
@@ -192,6 +199,11 @@ func fileFailure(_ error: FileError) -> Int32 {
 
 /// `yuvconv convert a.jpg b.png dir/ -o outdir/`: many files, several at once, none lost.
 func runBatch(_ options: Options) -> Int32 {
+    // `yuvconv convert -o out/` with nothing to convert is a mistake (an empty `$FILES` in a script), as for
+    // `report`: refused, not a green run. A list (--files-from) or a folder may hold no file.
+    guard !options.inputs.isEmpty || options.filesFrom != nil else {
+        return usageFailure("convert needs at least one file, folder or --files-from list")
+    }
     let plan: BatchPlan, folder: BatchOutputFolder
     do throws(BatchPlanError) {
         folder = try BatchOutputFolder(options.output)
@@ -410,8 +422,18 @@ struct BatchRun {
         }
         if let report = outputs.report, let writer = outputs.writer {
             var failure: FileError?
-            do throws(FileError) { try report.finish(peakRSS: peakResidentBytes()) } catch { failure = error }
-            if let error = writer.finish(abort: failure != nil) ?? failure { status = fileFailure(error) }
+            do throws(FileError) {
+                try report.finish(peakRSS: peakResidentBytes(), skipped: final.skipped, notStarted: notStarted,
+                                  interrupted: signal != nil)
+            } catch { failure = error }
+            // An interrupted run's report file is not put in place: it would cover part of the inputs, over a
+            // complete report of an earlier run (a report on standard output says so in its totals).
+            let keep = signal != nil && writer.isFile
+            if let error = writer.finish(abort: failure != nil || keep) ?? failure {
+                status = fileFailure(error)
+            } else if keep {
+                printErr("yuvconv: the report file was not written (interrupted); what was there is as it was")
+            }
         }
         return status
     }

@@ -55,7 +55,7 @@ func dryRunBatch(_ plan: BatchPlan, options: Options, update: UpdateManifest?) -
 /// written, else the exit status.
 func dryRunReportFile(_ options: Options, protected: any FileIdentitySet) -> Int32? {
     guard let file = options.reportFile else { return nil }
-    do { _ = try AtomicOutput.check(path: file, force: options.force, protected: protected) } catch {
+    do { _ = try AtomicOutput.check(path: file, force: reportReplaces(file, options), protected: protected) } catch {
         return fileFailure(FileError(path: file, error))
     }
     return nil

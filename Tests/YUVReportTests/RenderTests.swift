@@ -208,7 +208,7 @@ final class RenderTests: XCTestCase {
 
         let json = renderReport(records, format: .json).split(separator: "\n")
         XCTAssertEqual(json.count, 4)
-        XCTAssertEqual(jsonKeys(json[3]), ["type", "images", "failed", "pixels", "rgba_bytes", "rgb_bytes", "yuv_bytes",
+        XCTAssertEqual(jsonKeys(json[3]), ["type", "images", "failed", "skipped", "not_started", "interrupted", "pixels", "rgba_bytes", "rgb_bytes", "yuv_bytes",
                                            "yuv_aligned_bytes", "saving_vs_rgba_bytes", "saving_vs_rgba_percent",
                                            "saving_vs_rgb_bytes", "saving_vs_rgb_percent", "peak_rss_bytes"]
                        + ["worst", "median"].flatMap { s in
@@ -235,7 +235,7 @@ final class RenderTests: XCTestCase {
     /// With no image measured, the quality totals are null (JSON), empty (CSV) or a dash (HTML).
     func testTotalsWithoutQuality() {
         let json = renderReport([failed], format: .json).split(separator: "\n")
-        XCTAssertEqual(json[1], "{\"type\": \"totals\", \"images\": 0, \"failed\": 1, \"pixels\": 0, \"rgba_bytes\": 0, "
+        XCTAssertEqual(json[1], "{\"type\": \"totals\", \"images\": 0, \"failed\": 1, \"skipped\": 0, \"not_started\": 0, \"interrupted\": false, \"pixels\": 0, \"rgba_bytes\": 0, "
                        + "\"rgb_bytes\": 0, \"yuv_bytes\": 0, \"yuv_aligned_bytes\": 0, \"saving_vs_rgba_bytes\": 0, "
                        + "\"saving_vs_rgba_percent\": 0.00, \"saving_vs_rgb_bytes\": 0, \"saving_vs_rgb_percent\": 0.00, \"peak_rss_bytes\": 0, "
                        + ["worst", "median"].flatMap { s in
