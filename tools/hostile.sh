@@ -1529,6 +1529,26 @@ status 0; ALLOW=(out/b.nv12); settled
 tail -n 1 "$OUT" | grep -q '"images": 1, "failed": 0, "skipped": 1, "not_started": 0' || bad "totals: $(tail -n 1 "$OUT" | head -c 120)"
 end
 
+begin y4m-xyscss-alone
+# XYSCSS=420P10 with no C tag is 10-bit (as FFmpeg reads it), not 8-bit words read as bytes; a C tag and an
+# XYSCSS of another depth contradict each other and are refused.
+python3 -c "import struct,sys; sys.stdout.buffer.write(b'YUV4MPEG2 W2 H2 F25:1 Ip A1:1 XYSCSS=420P10 XCOLORRANGE=FULL\nFRAME\n'+struct.pack('<6H',1023,1023,1023,1023,512,512))" > a.y4m
+printf 'YUV4MPEG2 W2 H2 F25:1 C420jpeg XYSCSS=420P10\nFRAME\n' > b.y4m; head -c 12 /dev/zero >> b.y4m; snap
+run a.y4m -o a.yuv420p10le -q
+status 0; ALLOW=(a.yuv420p10le); settled
+[ "$(od -An -tx1 a.yuv420p10le | tr -d ' \n')" = ff03ff03ff03ff0300020002 ] || bad "a.yuv420p10le: $(od -An -tx1 a.yuv420p10le | tr -d '\n')"
+run b.y4m -o b.nv12
+status 1; names b.y4m; says 'C420jpeg and XYSCSS=420P10'; ALLOW=(a.yuv420p10le); settled
+end
+
+begin y4m-keeps-rate-and-aspect
+# Y4M to Y4M keeps the frame rate and pixel aspect (an anamorphic frame would play stretched without it).
+printf 'YUV4MPEG2 W4 H2 F30000:1001 It A10:11 C420mpeg2 XCOLORRANGE=LIMITED\nFRAME\n' > a.y4m; head -c 12 /dev/zero >> a.y4m; snap
+run a.y4m -o b.y4m -q
+status 0; ALLOW=(b.y4m); settled
+head -n 1 b.y4m | grep -q ' F30000:1001 It A10:11 C420mpeg2 ' || bad "b.y4m header: $(head -n 1 b.y4m)"
+end
+
 # Nothing under Fixtures/ changed.
 begin fixtures-untouched
 [ "$(cd "$here" && find Fixtures -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum)" = "$fixtures_before" ] ||

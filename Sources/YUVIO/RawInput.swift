@@ -189,20 +189,30 @@ public enum RawInput {
 
     /// The Y4M colour spaces read: 8-bit 4:2:0 under any chroma siting tag, and 10-bit 4:2:0.
     static let y4mColourSpaces: Set<String> = ["420", "420jpeg", "420mpeg2", "420paldv", "420p10"]
+    /// `N:D`, both whole numbers of at most 10 digits.
+    static func isRatio(_ s: Substring) -> Bool {
+        let parts = s.split(separator: ":", omittingEmptySubsequences: false)
+        return parts.count == 2 && parts.allSatisfy { !$0.isEmpty && $0.count <= 10 && $0.allSatisfy { ("0"..."9").contains($0) } }
+    }
+
+    /// mjpegtools' XYSCSS values of those colour spaces (FFmpeg writes both tags).
+    static let y4mXYSCSS: [String: String] = ["420JPEG": "420jpeg", "420MPEG2": "420mpeg2", "420PALDV": "420paldv",
+                                              "420P10": "420p10"]
 
     /// The first frame of a YUV4MPEG2 stream (4:2:0, 8- or 10-bit); returns the range its XCOLORRANGE names,
     /// the siting its colour-space tag says and its interlacing tag (`I`, progressive when absent). The
     /// header is checked (size against `maxPixels`, colour space) before any frame data is read, and only
     /// the first frame's bytes are read.
     public static func readY4M(path: String, maxPixels: Int) throws(FileError)
-        -> (YUVImage, ColorRange?, ChromaLocation, Y4MInterlacing) {
-        try withInput(path) { (input, _) throws(DecodeError) -> (YUVImage, ColorRange?, ChromaLocation, Y4MInterlacing) in
+        -> (YUVImage, ColorRange?, ChromaLocation, Y4MTiming) {
+        try withInput(path) { (input, _) throws(DecodeError) -> (YUVImage, ColorRange?, ChromaLocation, Y4MTiming) in
             let header = String(decoding: try input.line(limit: 4096, what: "the Y4M header"), as: UTF8.self)
             let fields = header.split(separator: " ")
             guard fields.first == "YUV4MPEG2" else {
                 throw .decoder("not a Y4M stream: its header starts \"\(fields.first.map { String($0.prefix(16)) } ?? "")\", not \"YUV4MPEG2 \"")
             }
-            var w = 0, h = 0, colour = "420jpeg", range: ColorRange?, interlacing = Y4MInterlacing.progressive
+            var w = 0, h = 0, tag: String?, xyscss: String?, range: ColorRange?, interlacing = Y4MInterlacing.progressive
+            var rate = "1:1", aspect = "1:1"
             for field in fields.dropFirst() {
                 switch field.first {
                 case "W": w = Int(field.dropFirst()) ?? -1
@@ -212,7 +222,12 @@ public enum RawInput {
                         throw .decoder("the Y4M header's interlacing tag \(field) is not Ip, It, Ib, Im or I?")
                     }
                     interlacing = i
-                case "C": colour = String(field.dropFirst())
+                case "C": tag = String(field.dropFirst())
+                // The frame rate and pixel aspect, kept for a Y4M output (an anamorphic frame plays stretched
+                // without its aspect); a malformed one is not carried.
+                case "F": if Self.isRatio(field.dropFirst()) { rate = String(field.dropFirst()) }
+                case "A": if Self.isRatio(field.dropFirst()) { aspect = String(field.dropFirst()) }
+                case "X" where field.hasPrefix("XYSCSS="): xyscss = String(field.dropFirst("XYSCSS=".count))
                 case "X" where field.hasPrefix("XCOLORRANGE="):
                     // FFmpeg writes FULL or LIMITED; anything else is not guessed at (as an unknown interlacing tag).
                     switch field.dropFirst("XCOLORRANGE=".count) {
@@ -224,8 +239,17 @@ public enum RawInput {
                 }
             }
             guard w > 0, h > 0 else { throw .decoder("the Y4M header has no valid size (W and H)") }
+            // Without a C tag, mjpegtools' XYSCSS says the colour space (FFmpeg reads it so: XYSCSS=420P10 alone
+            // is 10-bit, and was read as 8-bit, its words as bytes); with both, C says it, and an XYSCSS of
+            // another depth or sampling is a contradiction, not guessed at. Neither: 4:2:0 8-bit, centre-sited.
+            let fromXYSCSS = xyscss.map { Self.y4mXYSCSS[$0] ?? "XYSCSS=\($0)" }
+            let colour = tag ?? fromXYSCSS ?? "420jpeg"
+            if let tag, let fromXYSCSS, y4mColourSpaces.contains(tag),
+               (tag == "420p10") != (fromXYSCSS == "420p10") || !y4mColourSpaces.contains(fromXYSCSS) {
+                throw .decoder("the Y4M header's C\(tag) and XYSCSS=\(xyscss!) say different colour spaces")
+            }
             guard y4mColourSpaces.contains(colour) else {
-                throw .decoder("Y4M colour space C\(colour) is not supported: yuvconv reads 4:2:0 Y4M only "
+                throw .decoder("Y4M colour space \(colour.hasPrefix("XYSCSS=") ? "" : "C")\(colour) is not supported: yuvconv reads 4:2:0 Y4M only "
                                + "(C420jpeg, C420mpeg2, C420paldv, C420, and 10-bit C420p10)")
             }
             let layout: PixelLayout = colour == "420p10" ? .yuv420p10le : .yuv420p
@@ -242,8 +266,20 @@ public enum RawInput {
             let image = YUVImage(width: w, height: h, layout: layout, bytes: bytes)
             // The siting tag: C420mpeg2 is left-sited, C420paldv top-left, the rest centre (C420jpeg, C420, C420p10).
             let siting: ChromaLocation = colour == "420mpeg2" ? .left : colour == "420paldv" ? .topleft : .center
-            return (image, range, siting, interlacing)
+            return (image, range, siting, Y4MTiming(interlacing: interlacing, frameRate: rate, aspect: aspect))
         }
+    }
+}
+
+/// What a Y4M stream says of its frames besides their samples: the interlacing (`I`), the frame rate (`F`) and
+/// the pixel aspect (`A`), as `N:D` (1:1 when absent); a Y4M output from it carries them.
+public struct Y4MTiming: Sendable, Equatable {
+    public var interlacing: Y4MInterlacing
+    public var frameRate: String
+    public var aspect: String
+
+    public init(interlacing: Y4MInterlacing = .progressive, frameRate: String = "1:1", aspect: String = "1:1") {
+        (self.interlacing, self.frameRate, self.aspect) = (interlacing, frameRate, aspect)
     }
 }
 

@@ -43,17 +43,21 @@ func runRawInput(_ options: Options) -> Int32 {
         // The input's siting (a Y4M's tag, else --chroma-loc), kept in a Y4M output's tag: the samples are moved,
         // never resampled.
         var siting = options.siting ?? .center
-        var interlacing = Y4MInterlacing.progressive
+        var timing = Y4MTiming()
         if RawInput.isY4M(path: input) {
             if !options.quiet && (options.inputSize != nil || options.inputLayout != nil) {
                 printErr("yuvconv: warning: \(name): a Y4M header gives the size and layout; --size and --pix-fmt are ignored")
             }
-            let (img, range, tag, fields) = try RawInput.readY4M(path: input, maxPixels: options.maxPixels)
+            let (img, range, tag, stream) = try RawInput.readY4M(path: input, maxPixels: options.maxPixels)
+            let fields = stream.interlacing
             image = img
+            // A Y4M output keeps the stream's frame rate and pixel aspect.
+            timing.frameRate = stream.frameRate
+            timing.aspect = stream.aspect
             // An interlaced frame is two fields woven together. Copied into a Y4M, its samples keep their tag
             // (It, Ib); anything else takes the woven frame as one progressive picture, which is worth a word.
             if fields == .topFieldFirst || fields == .bottomFieldFirst, case .y4m = format {
-                interlacing = fields
+                timing.interlacing = fields
             } else if fields != .progressive {
                 printErr("yuvconv: warning: \(name): the Y4M stream is interlaced (I\(fields.rawValue)); its first frame is "
                          + "converted as one progressive picture (the two fields woven, each field's chroma read as the frame's)")
@@ -103,7 +107,7 @@ func runRawInput(_ options: Options) -> Int32 {
                 try convert(frame: image, layout: .yuv420p, into: PNGSink(output: sink, spec: spec), range: spec.range)
             case .y4m:
                 try convert(frame: image, layout: options.layout(for: format),
-                            into: OutputSink(output: sink, container: .y4m(spec.range, siting, interlacing)), range: spec.range)
+                            into: OutputSink(output: sink, container: .y4m(spec.range, siting, timing)), range: spec.range)
             case .raw(let layout):
                 try convert(frame: image, layout: layout, into: OutputSink(output: sink, container: .raw),
                             alignment: options.fileAlignment, heightAlignment: options.heightAlignment, range: spec.range)

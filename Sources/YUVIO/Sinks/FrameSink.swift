@@ -19,15 +19,17 @@ public final class OutputSink: BandSink {
         /// `YUV4MPEG2 W H F1:1 Ip A1:1 C420jpeg XCOLORRANGE=…`, a `FRAME` line, then Y, U, V (yuv420p), the
         /// colour-space tag saying the siting (`C420jpeg` centre, `C420mpeg2` left, `C420paldv` top-left); for a
         /// 10-bit frame (yuv420p10le) `C420p10 XYSCSS=420P10`, as FFmpeg writes it (Y4M has no 10-bit siting tags).
-        /// The interlacing tag is `Ip` unless the frame came from an interlaced Y4M whose samples are copied.
-        case y4m(ColorRange, ChromaLocation = .center, Y4MInterlacing = .progressive)
+        /// The interlacing tag is `Ip` unless the frame came from an interlaced Y4M whose samples are copied; the
+        /// frame rate and pixel aspect are 1:1 unless the frame came from a Y4M, whose own are kept.
+        case y4m(ColorRange, ChromaLocation = .center, Y4MTiming = Y4MTiming())
 
         func header(_ f: FrameLayout) -> [UInt8] {
             switch self {
             case .raw: return []
-            case .y4m(let range, let siting, let interlacing):
+            case .y4m(let range, let siting, let timing):
                 let colour = f.bytesPerSample == 2 ? "C420p10 XYSCSS=420P10" : siting.y4mTag
-                return Array(("YUV4MPEG2 W\(f.width) H\(f.height) F1:1 I\(interlacing.rawValue) A1:1 \(colour) XCOLORRANGE="
+                return Array(("YUV4MPEG2 W\(f.width) H\(f.height) F\(timing.frameRate) I\(timing.interlacing.rawValue) "
+                              + "A\(timing.aspect) \(colour) XCOLORRANGE="
                               + (range == .full ? "FULL" : "LIMITED") + "\nFRAME\n").utf8)
             }
         }
