@@ -169,6 +169,7 @@ put("wide2m.png", b"\x89PNG\r\n\x1a\n" + b"".join(
 put("wide70k.y4m", b"YUV4MPEG2 W70000 H2 F25:1 Ip A1:1 C420jpeg\nFRAME\n" + bytes(70000 * 3))
 put("wide2m.y4m", b"YUV4MPEG2 W2000000 H2 F25:1 Ip A1:1 C420jpeg\nFRAME\n" + bytes(2000000 * 3))
 put("wide70k.png", png(70000, 2, [bytes(70000 * 3)] * 2))
+put("tall100k.png", png(1, 100000, [b"\x10\x80\xf0"] * 100000, level=9))
 EOF
 
 # ---------------------------------------------------------------------------------------------------------
@@ -1547,6 +1548,18 @@ printf 'YUV4MPEG2 W4 H2 F30000:1001 It A10:11 C420mpeg2 XCOLORRANGE=LIMITED\nFRA
 run a.y4m -o b.y4m -q
 status 0; ALLOW=(b.y4m); settled
 head -n 1 b.y4m | grep -q ' F30000:1001 It A10:11 C420mpeg2 ' || bad "b.y4m header: $(head -n 1 b.y4m)"
+end
+
+begin align-to-stream-holds-tight-chroma
+# To a pipe the chroma waits for the luma plane: held tight, padded as it goes out. Padded, a 1-pixel-wide
+# picture's 50,000 chroma rows took 1 KiB each (100 MiB here; 4 GB for 1x999999 with --align 4096).
+cp "$CRAFT/tall100k.png" a.png; snap
+memwrap; yc a.png -o - -f yuv420p --align 1024 -q > "$META/$NAME.bytes" 2> "$ERR"
+status 0; rss_below 60; settled
+[ "$(stat -c %s "$META/$NAME.bytes")" = $((100000 * 1024 + 2 * 50000 * 1024)) ] || bad "not the padded frame's size"
+WRAP=(); yc a.png -o b.yuv -f yuv420p --align 1024 -q 2> "$ERR"
+cmp -s b.yuv "$META/$NAME.bytes" || bad "the piped frame differs from the file"
+rm -f b.yuv "$META/$NAME.bytes"
 end
 
 # Nothing under Fixtures/ changed.

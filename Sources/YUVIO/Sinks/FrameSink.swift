@@ -3,7 +3,8 @@ import YUVCore
 /// Writes bands as a raw frame, or a one-frame YUV4MPEG2 stream, to an `AtomicOutput`, every byte where
 /// the `FrameLayout` puts it (padded rows included). To a file, each band goes to its offsets with
 /// `pwrite`, so nothing but the band is held; to a pipe, luma rows go out in order and everything after the
-/// luma plane (chroma, alpha) is held until the luma plane has gone out (½ byte a pixel, tight).
+/// luma plane (chroma, alpha) is held until the luma plane has gone out — tight (½ byte a pixel), its padding
+/// added as it goes out, so `--align 4096` on a 1-pixel-wide picture holds its samples, not 4 KiB a row.
 public final class OutputSink: BandSink {
     let output: AtomicOutput
     let container: Container
@@ -46,9 +47,9 @@ public final class OutputSink: BandSink {
         let header = container.header(frame)
         base = header.count
         if !output.isSeekable {
-            // Everything after the luma plane waits, padding included (zeros).
+            // Everything after the luma plane waits, tight (the padding is written with it at the end).
             // Fresh zero pages: they cost memory as the bands fill them, not as the header claims.
-            heldBytes = frame.byteCount - frame.planeBytes(.y)
+            heldBytes = frame.tight.byteCount - frame.tight.planeBytes(.y)
             guard let pages = ledger.allocateZeroedPages(heldBytes) else {
                 throw .system("cannot hold \(heldBytes) bytes of chroma for a stream: \(errnoMessage())")
             }
@@ -72,21 +73,12 @@ public final class OutputSink: BandSink {
             let rowBytes = f.rowBytes(run.plane), stride = f.stride(run.plane)
             let at = f.offset(of: run.plane, row: run.firstRow)
             if let held, run.plane != .y {
-                let lumaBytes = f.planeBytes(.y)
-                for r in 0..<run.rows {
-                    (held + at - lumaBytes + r * stride).update(from: run.source + r * rowBytes, count: rowBytes)
-                }
+                let t = f.tight
+                (held + t.offset(of: run.plane, row: run.firstRow) - t.planeBytes(.y))
+                    .update(from: run.source, count: run.rows * rowBytes)
             } else if held != nil {
                 // Luma to a pipe, in order; each padded row followed by its zero padding.
-                if stride == rowBytes {
-                    try output.write(UnsafeRawBufferPointer(start: run.source, count: run.rows * rowBytes))
-                } else {
-                    let pad = [UInt8](repeating: 0, count: stride - rowBytes)
-                    for r in 0..<run.rows {
-                        try output.write(UnsafeRawBufferPointer(start: run.source + r * rowBytes, count: rowBytes))
-                        try output.write(pad)
-                    }
-                }
+                try writeRows(run.source, rows: run.rows, rowBytes: rowBytes, stride: stride)
             } else if stride == rowBytes {
                 try output.write(UnsafeRawBufferPointer(start: run.source, count: run.rows * rowBytes), at: base + at)
             } else {
@@ -100,11 +92,64 @@ public final class OutputSink: BandSink {
 
     public func end() throws(WriteError) {
         guard let held, let f = frame else { return }
-        // To a pipe: the luma plane's padding rows (zeros), then everything held after it.
-        let padding = (f.rows(.y) - f.height) * f.stride(.y)
-        if padding > 0 { try output.write([UInt8](repeating: 0, count: padding)) }
-        try output.write(UnsafeRawBufferPointer(start: held, count: heldBytes))
+        // To a pipe: the luma plane's padding rows (zeros), then each plane held after it, its rows padded.
+        try writeZeros((f.rows(.y) - f.height) * f.stride(.y))
+        let t = f.tight
+        for plane in f.planes.dropFirst() {
+            try writeRows(held + t.offset(of: plane) - t.planeBytes(.y), rows: t.rows(plane), rowBytes: f.rowBytes(plane),
+                          stride: f.stride(plane))
+            try writeZeros((f.rows(plane) - t.rows(plane)) * f.stride(plane))
+        }
+        try flushStaged()
     }
+
+    /// Rows to a pipe, in order, each followed by its padding (zeros) to `stride`: through a staging buffer of
+    /// 1 MiB, so a padded 2-byte row is not two system calls.
+    private func writeRows(_ source: UnsafePointer<UInt8>, rows: Int, rowBytes: Int, stride: Int) throws(WriteError) {
+        if stride == rowBytes {
+            try flushStaged()
+            try output.write(UnsafeRawBufferPointer(start: source, count: rows * rowBytes))
+            return
+        }
+        for r in 0..<rows {
+            try stage(UnsafeRawBufferPointer(start: source + r * rowBytes, count: rowBytes))
+            try writeZeros(stride - rowBytes)
+        }
+    }
+
+    /// `count` zero bytes to a pipe, a staging buffer at a time (never an array of them all: padding rows of a
+    /// wide picture run to gigabytes).
+    private func writeZeros(_ count: Int) throws(WriteError) {
+        var left = count
+        while left > 0 {
+            let n = min(left, Self.stageSize - staged.count)
+            staged.append(contentsOf: repeatElement(0, count: n))
+            left -= n
+            if staged.count == Self.stageSize { try flushStaged() }
+        }
+    }
+
+    private func stage(_ bytes: UnsafeRawBufferPointer) throws(WriteError) {
+        if staged.count + bytes.count > Self.stageSize { try flushStaged() }
+        if bytes.count >= Self.stageSize {
+            try output.write(bytes)
+        } else {
+            staged.append(contentsOf: bytes)
+        }
+    }
+
+    private func flushStaged() throws(WriteError) {
+        guard !staged.isEmpty else { return }
+        let failure: WriteError? = staged.withUnsafeBytes { b in
+            do throws(WriteError) { try output.write(b) } catch { return error }
+            return nil
+        }
+        if let failure { throw failure }
+        staged.removeAll(keepingCapacity: true)
+    }
+
+    private var staged: [UInt8] = []
+    private static let stageSize = 1 << 20
 
     deinit { if let held { ledger?.deallocatePages(held, bytes: heldBytes) } }
 }
