@@ -1562,6 +1562,19 @@ cmp -s b.yuv "$META/$NAME.bytes" || bad "the piped frame differs from the file"
 rm -f b.yuv "$META/$NAME.bytes"
 end
 
+begin dry-run-agrees-on-inputs
+# The dry run refuses what the run would fail on before converting: a missing input, a folder in a list, an
+# output name that is a link into a folder that does not exist; its exit status is the run's.
+cp "$PNG" a.png; mkdir sub; cp "$PNG" sub/b.png; printf 'a.png\nmissing.png\nsub\n' > list
+mkdir o2; ln -s /nonexistent-yuvconv/x o2/a.nv12; snap
+run convert --files-from list -o out/ -n
+status 1; LC_ALL=C grep -q '^refuse missing.png' "$OUT" || bad "missing.png not refused: $(head -c 200 "$OUT")"
+LC_ALL=C grep -q '^refuse sub ' "$OUT" || bad "sub not refused"
+run a.png -o o2/ -n
+status 1; LC_ALL=C grep -q '^refuse a.png' "$OUT" || bad "the dangling link not refused: $(head -c 200 "$OUT")"
+settled
+end
+
 # Nothing under Fixtures/ changed.
 begin fixtures-untouched
 [ "$(cd "$here" && find Fixtures -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum)" = "$fixtures_before" ] ||

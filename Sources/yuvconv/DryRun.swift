@@ -69,7 +69,7 @@ func dryRunItem(input: String, output: String, format: OutputFormat, action: Bat
     func say(_ verb: String, _ why: String?) {
         print("\(verb) \(displayPath(input)) -> \(shown) (\(format.name))" + (why.map { ": " + $0 } ?? ""))
     }
-    var refusal = outputFolder(of: output).flatMap(folderProblem)
+    var refusal = inputProblem(input) ?? outputFolder(of: output).flatMap(folderProblem)
     switch action {
     case .skip(let upToDate):
         say("skip", upToDate ? "up to date" : "already there (--force replaces it)")
@@ -83,6 +83,12 @@ func dryRunItem(input: String, output: String, format: OutputFormat, action: Bat
                 refusal = FileError(output: output, error).cliReason
             }
         }
+        // An output name that is a link: the file is made in its target's folder, which must be there (a
+        // real run makes only the output folder's own folders).
+        if refusal == nil, let real = try? AtomicOutput.resolveLinks(output), real != output,
+           let dir = outputFolder(of: real), FileStatus(path: dir)?.kind != .directory {
+            refusal = "\(displayPath(output)): cannot create a file in \(displayPath(dir)): the folder does not exist"
+        }
     }
     if let refusal {
         say("refuse", refusal)
@@ -95,6 +101,19 @@ func dryRunItem(input: String, output: String, format: OutputFormat, action: Bat
     }
     return false
 }
+
+/// Why a real run could not open `input` (missing, a folder, unreadable), found without reading it; nil when
+/// it can (standard input is not looked at).
+func inputProblem(_ input: String) -> String? {
+    guard input != "-" else { return nil }
+    guard let st = FileStatus(path: input) else { return "\(displayPath(input)): cannot open: \(errnoText())" }
+    if st.kind == .directory { return "\(displayPath(input)): is a directory" }
+    if withFileSystemPath(input, { access($0, R_OK) }) != 0 { return "\(displayPath(input)): cannot open: \(errnoText())" }
+    return nil
+}
+
+/// The text of the current errno.
+private func errnoText() -> String { String(cString: strerror(errno)) }
 
 /// The folder an output goes into, when it names one.
 func outputFolder(of output: String) -> String? {
