@@ -1540,6 +1540,10 @@ status 0; ALLOW=(a.yuv420p10le); settled
 [ "$(od -An -tx1 a.yuv420p10le | tr -d ' \n')" = ff03ff03ff03ff0300020002 ] || bad "a.yuv420p10le: $(od -An -tx1 a.yuv420p10le | tr -d '\n')"
 run b.y4m -o b.nv12
 status 1; names b.y4m; says 'C420jpeg and XYSCSS=420P10'; ALLOW=(a.yuv420p10le); settled
+# A value in another case, or one that names no colour space, is no contradiction (FFmpeg reads them).
+printf 'YUV4MPEG2 W2 H2 F25:1 C420jpeg XYSCSS=420jpeg\nFRAME\n' > c.y4m; head -c 6 /dev/zero >> c.y4m
+run c.y4m -o c.nv12 -q
+status 0; ALLOW=(a.yuv420p10le c.y4m c.nv12); settled
 end
 
 begin y4m-keeps-rate-and-aspect
@@ -1573,6 +1577,30 @@ LC_ALL=C grep -q '^refuse sub ' "$OUT" || bad "sub not refused"
 run a.png -o o2/ -n
 status 1; LC_ALL=C grep -q '^refuse a.png' "$OUT" || bad "the dangling link not refused: $(head -c 200 "$OUT")"
 settled
+end
+
+begin names-that-reorder-lines
+# A name holding U+202E (right-to-left override) or U+2028 (line separator) would reorder or split the line
+# that shows it (a terminal, a CI log viewer): shown as \u{NNNN} in messages and reports.
+cp "$PNG" $'rtl\u202egnp.exe.png'; cp "$PNG" $'y\u2028z.png'; snap
+run $'rtl\u202egnp.exe.png.missing' -o x.nv12
+status 1; says 'rtl\\u\{202E\}gnp'
+LC_ALL=C grep -qa $'\u202e\|\u2028' "$ERR" && bad "stderr holds the raw characters"
+run $'y\u2028z.png.missing' -o x.nv12
+status 1; says 'y\\u\{2028\}z'
+LC_ALL=C grep -qa $'\u202e\|\u2028' "$ERR" && bad "stderr holds the raw characters"
+run report $'rtl\u202egnp.exe.png' --report json
+status 0; LC_ALL=C grep -qa $'\u202e' "$OUT" && bad "the report holds U+202E raw"
+settled
+end
+
+begin csv-formula-names
+# A name a spreadsheet would run as a formula (=HYPERLINK(...)) is defused in CSV with a leading '.
+cp "$PNG" '=HYPERLINK("http:evil","x").png'; cp "$PNG" '@x.png'; snap
+run report '=HYPERLINK("http:evil","x").png' '@x.png' --report csv
+status 0; settled
+LC_ALL=C grep -q "^\"'=HYPERLINK" "$OUT" || bad "=HYPERLINK not defused: $(sed -n 2p "$OUT" | head -c 80)"
+LC_ALL=C grep -q "^'@x.png," "$OUT" || bad "@x.png not defused"
 end
 
 # Nothing under Fixtures/ changed.

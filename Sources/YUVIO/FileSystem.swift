@@ -79,10 +79,16 @@ public enum PathBytes {
         escaping(s) { isControl($0.value) && !(keepLayout && ($0 == "\n" || $0 == "\t")) }
     }
 
-    /// C0, DEL and C1: what a terminal would act on.
-    static func isControl(_ v: UInt32) -> Bool { v < 0x20 || (0x7F...0x9F).contains(v) }
+    /// C0, DEL and C1 — what a terminal would act on — and the invisible characters that split a line or
+    /// reorder it where it is shown (U+2028 and U+2029, the bidirectional marks, embeddings, overrides and
+    /// isolates: a name holding U+202E shows `rtl\u{202E}gnp.exe.png` as `rtlexe.png…`, in a terminal or a CI log).
+    static func isControl(_ v: UInt32) -> Bool {
+        v < 0x20 || (0x7F...0x9F).contains(v) || v == 0x061C || v == 0x200E || v == 0x200F
+            || (0x2028...0x202E).contains(v) || (0x2066...0x2069).contains(v)
+    }
 
-    /// `s` with each scalar `escaped` picks shown as `\xNN` (an escaped byte as its byte; a backslash as `\\`).
+    /// `s` with each scalar `escaped` picks shown as `\xNN` (an escaped byte as its byte; a backslash as `\\`;
+    /// a character above U+00FF as `\u{NNNN}`).
     static func escaping(_ s: String, _ escaped: (Unicode.Scalar) -> Bool) -> String {
         guard s.unicodeScalars.contains(where: escaped) else { return s }
         var out = ""
@@ -93,6 +99,10 @@ public enum PathBytes {
                 out += "\\\\"
             } else {
                 let v = Int(scalar.value >= escapeBase ? scalar.value - escapeBase : scalar.value)
+                if v > 0xFF {
+                    out += "\\u{" + String(v, radix: 16, uppercase: true) + "}"
+                    continue
+                }
                 out += "\\x" + String(v >> 4, radix: 16, uppercase: true) + String(v & 15, radix: 16, uppercase: true)
             }
         }

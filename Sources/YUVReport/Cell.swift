@@ -10,6 +10,10 @@ public enum Cell: Sendable, Equatable {
     /// Applies but was not measured: JSON null, CSV empty, a dash in the tables.
     case unmeasured
     case text(String)
+    /// Text a file chose — its name, an error naming it, its profile's description — written as `text`,
+    /// except that a CSV cell starting as a spreadsheet formula would (`=`, `+`, `-`, `@`, a tab or carriage
+    /// return: `=HYPERLINK(…).png`) gets a `'` before it, which spreadsheets show as text (OWASP's advice).
+    case name(String)
     case flag(Bool)
     case count(Int)
     case bytes(Int)
@@ -26,9 +30,18 @@ public enum Cell: Sendable, Equatable {
     case decibelPair(Double, Double)
 }
 
+/// `s` with a `'` before it when a spreadsheet would take it for a formula.
+func csvDefused(_ s: String) -> String {
+    guard let c = s.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(c) else { return s }
+    return "'" + s
+}
+
 /// How one format writes cells: its quoting of text, its numbers, and its precision for each kind of value.
 struct CellStyle: Sendable {
     let text: @Sendable (String) -> String
+    /// Text a file chose (`Cell.name`): defused for a spreadsheet (CSV), else as `text`.
+    var defuse = false
+    func name(_ s: String) -> String { defuse ? csvDefused(s) : text(s) }
     let number: @Sendable (Double, Int) -> String
     let bytes: @Sendable (Int) -> String
     let percent: (decimals: Int, suffix: String)
@@ -40,8 +53,8 @@ struct CellStyle: Sendable {
 
     static let json = CellStyle(text: jsonString, number: jsonNumber, bytes: { "\($0)" }, percent: (2, ""), decibels: 4,
                                 similarity: 6, unmeasured: "null", by: "x", pair: "/")
-    static let csv = CellStyle(text: { $0 }, number: fixed, bytes: { "\($0)" }, percent: (2, ""), decibels: 4,
-                               similarity: 6, unmeasured: "", by: "x", pair: "/")
+    static let csv = CellStyle(text: { $0 }, defuse: true, number: fixed, bytes: { "\($0)" }, percent: (2, ""),
+                               decibels: 4, similarity: 6, unmeasured: "", by: "x", pair: "/")
     static let textTable = CellStyle(text: { $0 }, number: fixed, bytes: formatBytes, percent: (1, "%"), decibels: 1,
                                      similarity: 4, unmeasured: "-", by: "x", pair: "/")
     static let htmlTable = CellStyle(text: htmlEscape, number: fixed, bytes: formatBytes, percent: (1, "%"), decibels: 2,
@@ -55,6 +68,7 @@ extension Cell {
         case .absent: return nil
         case .unmeasured: return style.unmeasured
         case .text(let s): return style.text(s)
+        case .name(let s): return style.name(s)
         case .flag(let b): return b ? "true" : "false"
         case .count(let n): return "\(n)"
         case .bytes(let n): return style.bytes(n)
@@ -63,6 +77,14 @@ extension Cell {
         case .similarity(let v): return style.number(v, style.similarity)
         case .size(let w, let h): return style.text("\(w)\(style.by)\(h)")
         case .decibelPair(let a, let b): return style.number(a, style.decibels) + style.pair + style.number(b, style.decibels)
+        }
+    }
+
+    /// Text of either kind (the HTML table lets it wrap).
+    var isText: Bool {
+        switch self {
+        case .text, .name: return true
+        default: return false
         }
     }
 

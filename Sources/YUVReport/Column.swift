@@ -63,9 +63,9 @@ public struct Column: Sendable {
     /// The report's columns, in the order every format writes them.
     public static let all: [Column] = [
         Column("file", text: ("file", 22), left: true, html: "file",
-               total: .caption { "TOTAL (\($0.images) images, \($0.failed) failed\($0.unlisted))" }) { .text($0.file) },
+               total: .caption { "TOTAL (\($0.images) image\($0.images == 1 ? "" : "s"), \($0.failed) failed\($0.unlisted))" }) { .name($0.file) },
         Column("ok", total: .caption { $0.failed == 0 ? "true" : "false" }) { .flag($0.report != nil) },
-        Column("error") { r in r.error.map { .text($0) } ?? .absent },
+        Column("error") { r in r.error.map { .name($0) } ?? .absent },
         converted(nil, text: ("size", 10), html: "size") { _, rep in .size(width: rep.geometry.width, height: rep.geometry.height) },
         converted(nil, html: "source") { _, rep in .text(rep.info.container.rawValue + " " + rep.info.sampling) },
         converted("format") { _, rep in .text(rep.info.container.rawValue) },
@@ -95,8 +95,8 @@ public struct Column: Sendable {
                                                                          height: rep.geometry.height, alpha: rep.alphaBytes > 0).joined(separator: " "))
         },
         converted("ffmpeg_filter") { _, rep in ColourDescription.ffmpegFilter(layout: rep.layout).map { .text($0) } ?? .text("") },
-        converted("color_management") { _, rep in .text(rep.colour ?? "none") },
-        converted("path", html: "path") { _, rep in .text(rep.path) },
+        converted("color_management") { _, rep in .name(rep.colour ?? "none") },
+        converted("path", html: "path") { _, rep in .name(rep.path) },
         converted("orientation", csv: false) { _, rep in .count(rep.orientation.exif) },
         converted("rgba_bytes", text: ("RGBA", 10), html: "RGBA", total: .sum { .bytes($0.rgba) }) { _, rep in
             .bytes(rep.geometry.rgbaBytes)

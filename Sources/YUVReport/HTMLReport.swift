@@ -10,7 +10,7 @@ func htmlRow(_ cells: [String]) -> String { "<tr>" + cells.map { "<td>\($0)</td>
 /// An image's row: text cells (source, output, path) may wrap, numbers stay on one line.
 func htmlRow(_ cells: [Cell]) -> String {
     "<tr>" + cells.enumerated().map { i, cell in
-        if case .text = cell, i > 0 { return "<td class=\"text\">\(cell.html)</td>" }
+        if cell.isText, i > 0 { return "<td class=\"text\">\(cell.html)</td>" }
         return "<td>\(cell.html)</td>"
     }.joined() + "</tr>"
 }

@@ -189,6 +189,11 @@ final class RenderTests: XCTestCase {
         XCTAssertEqual(rows.count, 4)
         let total = rows[3]
         XCTAssertEqual(total["file"], "TOTAL (2 images, 1 failed)")
+        // A name a spreadsheet would take for a formula is defused in CSV (only there: JSON keeps it as it is).
+        var formula = records[0]
+        formula.file = "=HYPERLINK(\"http://x\").png"
+        XCTAssertTrue(csvRow(formula).hasPrefix("\"'=HYPERLINK(\"\"http://x\"\").png\","), csvRow(formula))
+        XCTAssertTrue(jsonLine(formula).contains("\"file\": \"=HYPERLINK(\\\"http://x\\\").png\""), jsonLine(formula))
         XCTAssertEqual(total["ok"], "false")
         XCTAssertEqual(total["rgba_bytes"], "\(rgba)")
         XCTAssertEqual(total["yuv_bytes"], "\(yuv)")
