@@ -71,16 +71,21 @@ let manExamples: [(note: String, command: String)] = [
 enum Roff {
     /// `text` as roff prints it literally: backslashes and quotes escaped, hyphens as \- (so options copy
     /// as typed), anything beyond ASCII by its code point (groff reads its input as Latin-1).
+    /// A span in backquotes (the help's `report`) is set in bold, as a man page sets a command.
     static func text(_ text: String) -> String {
-        escapingScalars(text) { scalar in
+        var bold = false
+        let body = escapingScalars(text) { scalar in
             switch scalar {
             case "\\": return "\\e"
             case "-": return "\\-"
             case "'": return "\\(aq"
-            case "`": return "\\(ga"
+            case "`":
+                bold.toggle()
+                return bold ? "\\fB" : "\\fR"
             default: return scalar.value > 0x7E ? "\\[u" + hexDigits(scalar.value, width: 4, uppercase: true) + "]" : nil
             }
         }
+        return bold ? body + "\\fR" : body
     }
 
     /// A line of text: escaped, and guarded where it starts with a dot (a request to roff).

@@ -185,6 +185,20 @@ struct OptionSpec: Sendable {
             OptionSpec(["--allow-truncated"], ["accept a JPEG whose data ends early or is damaged (libjpeg fills grey)"]) {
                 $0.allowTruncated = true
             },
+            OptionSpec(["--align"], "N",
+                       ["pad every row of every plane of a raw output to a multiple of N bytes",
+                        "(CoreVideo and GPUs: 64; the report's aligned size is then the file's",
+                        "size). Without it outputs are tight and the report's aligned size is for 64"]) {
+                o, flag, v throws(UsageError) in
+                o.alignment = try number(flag, v, 1...4096)
+                o.alignGiven = true
+            },
+            OptionSpec(["--align-height"], "M",
+                       ["pad the luma plane of a raw output to a multiple of M rows (zeros), and each chroma",
+                        "plane to half as many (Raspberry Pi's codecs: 16); the report's aligned size",
+                        "is then the file's size"]) {
+                o, flag, v throws(UsageError) in o.heightAlignment = try number(flag, v, 1...4096)
+            },
             OptionSpec(["-q", "--quiet"], ["no per-image line on standard error;", "warnings and errors still print"]) { $0.quiet = true },
             OptionSpec(["-v", "--verbose"], ["in a batch on a terminal, each image's line above the progress line too",
                                              "(failures are always shown there)"]) { $0.verbose = true },
@@ -249,11 +263,6 @@ struct OptionSpec: Sendable {
                         "the data goes to -o -)"]) { o, _, v throws(UsageError) in
                 o.reportFormat = try named(v, "report format", "text, json, csv, html") { ReportFormat(rawValue: $0) }
             },
-            OptionSpec(["--align-height"], "M",
-                       ["pad the luma plane of a raw output to a multiple of M rows (zeros), and each chroma",
-                        "plane to half as many (Raspberry Pi's codecs: 16); with --align, the file's size"]) {
-                o, flag, v throws(UsageError) in o.heightAlignment = try number(flag, v, 1...4096)
-            },
             OptionSpec(["--metrics"], ["add PSNR of Y, Cb, Cr and RGB and SSIM of Y to the report (measured as the",
                                        "conversion streams: a few times its time, no extra memory to speak of)"]) {
                 $0.metrics = true
@@ -261,14 +270,6 @@ struct OptionSpec: Sendable {
             OptionSpec(["--report-file"], "PATH", completes: .path,
                        ["write it to PATH instead (never replaces a file without --force)"]) {
                 o, _, v in o.reportFile = v
-            },
-            OptionSpec(["--align"], "N",
-                       ["pad every row of every plane of a raw output to a multiple of N bytes",
-                        "(CoreVideo and GPUs: 64; the report's aligned size is then the file's",
-                        "size). Without it outputs are tight and the report's aligned size is for 64"]) {
-                o, flag, v throws(UsageError) in
-                o.alignment = try number(flag, v, 1...4096)
-                o.alignGiven = true
             },
         ]),
         OptionGroup(nil, [
@@ -313,7 +314,7 @@ struct OptionGroup: Sendable {
 
 /// The help's parts: `helpText` prints them with the option table, and the man page (`manPage`) sets them in roff.
 enum HelpParts {
-    static let summary = "convert JPEG and PNG images to exact 8-bit YUV 4:2:0 (NV12 and friends)"
+    static let summary = "convert JPEG and PNG images to exact 8- and 10-bit YUV 4:2:0 (NV12 and friends)"
     /// The usage lines: the command, and what it is for.
     static let usage: [(command: String, note: String)] = [
         ("yuvconv [convert] INPUT -o OUTPUT [options]", ""),

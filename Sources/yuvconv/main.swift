@@ -113,6 +113,13 @@ func run(_ args: [String]) -> Int32 {
     } catch {
         return usageFailure(error.message)
     }
+    // --help, --version, --man and --completion print and convert nothing: a file named with them is a mistake
+    // (`yuvconv --version photo.jpg`), not silently ignored.
+    if (options.showHelp || options.showVersion || options.showMan || options.completionShell != nil),
+       let extra = options.inputs.first {
+        return usageFailure("\(options.showHelp ? "--help" : options.showVersion ? "--version" : options.showMan ? "--man" : "--completion") "
+                            + "takes no file (got '\(displayPath(extra))')")
+    }
     if options.showHelp {
         print(helpText)
         return 0
