@@ -1603,6 +1603,15 @@ LC_ALL=C grep -q "^\"'=HYPERLINK" "$OUT" || bad "=HYPERLINK not defused: $(sed -
 LC_ALL=C grep -q "^'@x.png," "$OUT" || bad "@x.png not defused"
 end
 
+begin update-manifest-named-as-input
+# The manifest named as an input of an --update run: refused before any work (it was found only at the end,
+# after b.png was converted and left out of the manifest).
+cp "$PNG" a.png; cp "$PNG" b.png
+yc a.png -o o/ -u -q 2>/dev/null; snap
+run b.png o/.yuvconv-manifest -o o/ -u
+status 1; names o/.yuvconv-manifest; settled
+end
+
 # Nothing under Fixtures/ changed.
 begin fixtures-untouched
 [ "$(cd "$here" && find Fixtures -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum)" = "$fixtures_before" ] ||

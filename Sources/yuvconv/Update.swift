@@ -67,8 +67,14 @@ struct UpdateManifest: Sendable {
             return nil
         }
         // The manifest is rewritten at the end: a link there would have its target rewritten, and a file that is
-        // not a manifest is someone's file, replaced only with --force. Both refused before any work.
+        // not a manifest is someone's file, replaced only with --force. Both refused before any work; so is a
+        // manifest that is one of the inputs (it would be refused at the end, after the work, and unrecorded).
         failure = 1
+        if let id = inputIdentity(path), plan.protected.contains(id) {
+            printErr("yuvconv: error: \(displayPath(path)): is an input of this run and where --update keeps its "
+                     + "manifest; refusing to overwrite an input")
+            return nil
+        }
         if let st = FileStatus(path: path, follow: false), st.kind != .regular {
             printErr("yuvconv: error: \(displayPath(path)): " + (st.kind == .symlink
                 ? "is a symbolic link; --update keeps its manifest in a regular file of this name (remove the link)"
