@@ -1528,6 +1528,7 @@ cp "$PNG" a.png; cp "$PNG" b.png; mkdir out; cp "$(ref "$PNG" nv12)" out/a.nv12;
 run a.png b.png -o out/ --report json -q
 status 0; ALLOW=(out/b.nv12); settled
 tail -n 1 "$OUT" | grep -q '"images": 1, "failed": 0, "skipped": 1, "not_started": 0' || bad "totals: $(tail -n 1 "$OUT" | head -c 120)"
+head -n 1 "$OUT" | grep -q '"file": "a.png", "ok": true, "skipped": ' || bad "no line for the skipped a.png: $(head -n 1 "$OUT" | head -c 120)"
 end
 
 begin y4m-xyscss-alone

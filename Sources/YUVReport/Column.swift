@@ -64,7 +64,7 @@ public struct Column: Sendable {
     public static let all: [Column] = [
         Column("file", text: ("file", 22), left: true, html: "file",
                total: .caption { "TOTAL (\($0.images) image\($0.images == 1 ? "" : "s"), \($0.failed) failed\($0.unlisted))" }) { .name($0.file) },
-        Column("ok", total: .caption { $0.failed == 0 ? "true" : "false" }) { .flag($0.report != nil) },
+        Column("ok", total: .caption { $0.failed == 0 ? "true" : "false" }) { .flag($0.report != nil || $0.skipped != nil) },
         Column("error") { r in r.error.map { .name($0) } ?? .absent },
         converted(nil, text: ("size", 10), html: "size") { _, rep in .size(width: rep.geometry.width, height: rep.geometry.height) },
         converted(nil, html: "source") { _, rep in .text(rep.info.container.rawValue + " " + rep.info.sampling) },
@@ -134,6 +134,8 @@ public struct Column: Sendable {
         // player makes (bilinear chroma), which sharp chroma is made for.
         converted("chroma_filter") { _, rep in .text(rep.chromaFilter.rawValue) },
         quality("psnr_rgb_bilinear_db") { $0.psnrRGBBilinear.map { .decibels($0) } ?? .unmeasured },
+        // Why an input was skipped without being read (its output already there); absent for the others.
+        Column("skipped") { r in r.skipped.map { .text($0) } ?? .absent },
     ]
 
     /// The columns JSON writes (with a key), CSV writes, and the two tables show.

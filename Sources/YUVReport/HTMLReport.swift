@@ -19,6 +19,9 @@ func htmlRow(_ cells: [Cell]) -> String {
 func htmlImageRow(_ r: ImageRecord) -> String {
     let columns = Column.htmlTable
     guard r.report != nil else {
+        if let why = r.skipped {
+            return "<tr><td>\(htmlEscape(r.file))</td><td colspan=\"\(columns.count - 1)\">skipped: \(htmlEscape(why))</td></tr>"
+        }
         return "<tr class=\"err\"><td>\(htmlEscape(r.file))</td><td colspan=\"\(columns.count - 1)\">error: \(htmlEscape(r.error ?? ""))</td></tr>"
     }
     return htmlRow(columns.map { $0.value(r) })

@@ -1,7 +1,8 @@
 import YUVCore
 import YUVIO
 
-/// One image's line of the report: a converted image (`report`), or a failed one (`error`).
+/// One image's line of the report: a converted image (`report`), a failed one (`error`), or one skipped
+/// (`skipped`).
 public struct ImageRecord: Sendable {
     public var file: String
     public var error: String?
@@ -20,6 +21,9 @@ public struct ImageRecord: Sendable {
     /// Kept by `--update` as up to date, not converted again: the figures are those its manifest recorded when
     /// it was converted (its buffers and peak memory included).
     public var upToDate = false
+    /// Skipped without being converted or read — its output already there and no `--force` (a batch without
+    /// `--update`) — and why: a line of its own, so every input has one, with no figures.
+    public var skipped: String?
 
     public init(file: String, error: String?, report: ConversionReport?, quality: QualityReport?, alignment: Int,
                 peakRSS: Int) {

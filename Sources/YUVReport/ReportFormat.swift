@@ -70,9 +70,9 @@ public final class ReportStream {
 
     /// Writes the totals (for HTML, the whole page) with the run's peak memory; the totals written.
     @discardableResult
-    public func finish(peakRSS: Int, skipped: Int = 0, notStarted: Int = 0, interrupted: Bool = false) throws(FileError) -> Totals {
+    public func finish(peakRSS: Int, notStarted: Int = 0, interrupted: Bool = false) throws(FileError) -> Totals {
         var t = try sum.totals(peakRSS: peakRSS)
-        (t.skipped, t.notStarted, t.interrupted) = (skipped, notStarted, interrupted)
+        (t.notStarted, t.interrupted) = (notStarted, interrupted)
         switch format {
         case .json: write((images == 0 ? "" : "\n") + jsonTotals(t))
         case .csv: write("\r\n" + csvTotals(t))

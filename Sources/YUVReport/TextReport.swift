@@ -18,7 +18,9 @@ func textHeading() -> String {
 /// One image's lines: its row and two of detail, or its error.
 func textLines(_ r: ImageRecord) -> String {
     let columns = Column.textTable
-    guard let rep = r.report else { return textCells([r.file], columns) + "error: " + (r.error ?? "") }
+    guard let rep = r.report else {
+        return textCells([r.file], columns) + (r.skipped.map { "skipped: " + $0 } ?? "error: " + (r.error ?? ""))
+    }
     let row = textCells(columns.map { $0.value(r).text }, columns)
     var source = "    \(rep.info.container.rawValue) \(rep.info.sampling), \(formatBytes(rep.inputBytes)) on disk -> "
     source += "\(rep.layout.rawValue) \(rep.spec), \(rep.path)"

@@ -43,12 +43,13 @@ public struct Totals: Sendable {
 
 /// What one image adds to the totals.
 public struct Tally: Sendable {
-    let converted: Bool
+    let converted: Bool, skipped: Bool
     let pixels: Int, rgba: Int, rgb: Int, yuv: Int, aligned: Int
     let quality: QualityReport?
 
     public init(_ r: ImageRecord) {
         converted = r.g != nil
+        skipped = r.g == nil && r.skipped != nil
         pixels = r.g?.pixels ?? 0
         rgba = r.g?.rgbaBytes ?? 0
         rgb = r.g?.rgbBytes ?? 0
@@ -61,7 +62,7 @@ public struct Tally: Sendable {
 /// The totals as the images come in, in memory that does not grow with their number: running sums, each
 /// measure's running minimum, and its median — exact, from the measures set aside (`QualitySpread`).
 public final class TotalsAccumulator {
-    var images = 0, failed = 0, pixels = 0, rgba = 0, rgb = 0, yuv = 0, aligned = 0
+    var images = 0, failed = 0, skipped = 0, pixels = 0, rgba = 0, rgb = 0, yuv = 0, aligned = 0
     var worst: [Double]?
     let spread = QualitySpread()
 
@@ -69,7 +70,7 @@ public final class TotalsAccumulator {
 
     public func add(_ t: Tally) {
         guard t.converted else {
-            failed += 1
+            if t.skipped { skipped += 1 } else { failed += 1 }
             return
         }
         images += 1
@@ -87,9 +88,11 @@ public final class TotalsAccumulator {
 
     /// The totals so far, with the run's peak memory.
     public func totals(peakRSS: Int) throws(FileError) -> Totals {
-        Totals(images: images, failed: failed, pixels: pixels, rgba: rgba, rgb: rgb, yuv: yuv, aligned: aligned,
-               worst: worst.map(QualitySpread.report), median: try spread.median().map(QualitySpread.report),
-               peakRSS: peakRSS)
+        var t = Totals(images: images, failed: failed, pixels: pixels, rgba: rgba, rgb: rgb, yuv: yuv, aligned: aligned,
+                       worst: worst.map(QualitySpread.report), median: try spread.median().map(QualitySpread.report),
+                       peakRSS: peakRSS)
+        t.skipped = skipped
+        return t
     }
 }
 

@@ -269,7 +269,14 @@ func runBatch(_ options: Options) -> Int32 {
             return Outcome.failed(item.input, FileError(path: item.output, reason: update.refusal(item), remedy: .overwrite),
                                   alignment: opts.alignment)
         }
-        if case .skip = action { return kept.flatMap { update?.kept(item, $0, options: opts) } }
+        if case .skip = action {
+            if let kept, let update { return update.kept(item, kept, options: opts) }
+            // Already there, no --force: a line of its own in the report, so every input has one.
+            var record = ImageRecord(file: displayPath(item.input), error: nil, report: nil, quality: nil,
+                                     alignment: opts.reportAlignment, peakRSS: 0)
+            record.skipped = "already there (--force replaces it)"
+            return Outcome(record: record, failure: nil, skipped: true)
+        }
         var o = opts
         o.force = opts.force || action.replaces
         if let why = watch.prepare(outputFolder(of: item.output), for: item.output) {
@@ -423,8 +430,7 @@ struct BatchRun {
         if let report = outputs.report, let writer = outputs.writer {
             var failure: FileError?
             do throws(FileError) {
-                try report.finish(peakRSS: peakResidentBytes(), skipped: final.skipped, notStarted: notStarted,
-                                  interrupted: signal != nil)
+                try report.finish(peakRSS: peakResidentBytes(), notStarted: notStarted, interrupted: signal != nil)
             } catch { failure = error }
             // An interrupted run's report file is not put in place: it would cover part of the inputs, over a
             // complete report of an earlier run (a report on standard output says so in its totals).

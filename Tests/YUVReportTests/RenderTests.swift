@@ -76,7 +76,7 @@ final class RenderTests: XCTestCase {
                        + "rgb_bytes,yuv_bytes,yuv_aligned_bytes,saving_vs_rgba_bytes,saving_vs_rgba_percent,"
                        + "saving_vs_rgb_bytes,saving_vs_rgb_percent,psnr_y_db,psnr_cb_db,psnr_cr_db,psnr_rgb_db,ssim_y,"
                        + "conversion_buffers_bytes,peak_rss_bytes,naive_peak_bytes,output_bytes,output_sha256,up_to_date,"
-                       + "chroma_filter,psnr_rgb_bilinear_db")
+                       + "chroma_filter,psnr_rgb_bilinear_db,skipped")
         let keys = Column.all.compactMap(\.key)
         XCTAssertEqual(Set(keys).count, keys.count, "keys are unique")
     }
@@ -127,7 +127,7 @@ final class RenderTests: XCTestCase {
         XCTAssertEqual(jsonLine(failed), "{\"type\": \"image\", \"file\": \"dir/a,\\\"b\\\" <c>.png\", \"ok\": false, "
                        + "\"error\": \"cannot open: No such file or directory\"}")
         XCTAssertEqual(csvRow(failed), "\"dir/a,\"\"b\"\" <c>.png\",false,cannot open: No such file or directory"
-                       + String(repeating: ",", count: 41))
+                       + String(repeating: ",", count: 42))
         let text = renderReport([failed], format: .text).split(separator: "\n")
         XCTAssertEqual(text[1], "dir/a,\"b\" <c>.png     error: cannot open: No such file or directory")
         // A long name keeps its end, cut to fit the column.
@@ -209,7 +209,7 @@ final class RenderTests: XCTestCase {
         // The peak memory is the run's, once, in the totals row; no image row has one.
         XCTAssertEqual(total["peak_rss_bytes"], "10000000")
         XCTAssertEqual(rows[0]["peak_rss_bytes"], "")
-        XCTAssertEqual(heading.count, 44)
+        XCTAssertEqual(heading.count, 45)
 
         let json = renderReport(records, format: .json).split(separator: "\n")
         XCTAssertEqual(json.count, 4)
@@ -237,6 +237,18 @@ final class RenderTests: XCTestCase {
         XCTAssertTrue(html.contains("<p>Peak memory of the whole run: 9.5 MiB"), html)
     }
 
+    /// An input skipped without being read (its output already there) has a line of its own, with its reason
+    /// and no figures, and counts as skipped in the totals (not as an image, not as a failure).
+    func testSkippedInput() {
+        var skipped = ImageRecord(file: "a.png", error: nil, report: nil, quality: nil, alignment: 64, peakRSS: 0)
+        skipped.skipped = "already there (--force replaces it)"
+        let json = renderReport([skipped], format: .json).split(separator: "\n")
+        XCTAssertEqual(json[0], "{\"type\": \"image\", \"file\": \"a.png\", \"ok\": true, \"skipped\": \"already there (--force replaces it)\"}")
+        XCTAssertTrue(json[1].hasPrefix("{\"type\": \"totals\", \"images\": 0, \"failed\": 0, \"skipped\": 1,"), String(json[1]))
+        XCTAssertTrue(renderReport([skipped], format: .text).contains("a.png                 skipped: already there"))
+        XCTAssertTrue(renderReport([skipped], format: .csv).contains("\r\na.png,true,"))
+    }
+
     /// With no image measured, the quality totals are null (JSON), empty (CSV) or a dash (HTML).
     func testTotalsWithoutQuality() {
         let json = renderReport([failed], format: .json).split(separator: "\n")
@@ -246,7 +258,7 @@ final class RenderTests: XCTestCase {
                        + ["worst", "median"].flatMap { s in
                            ["psnr_y_db", "psnr_cb_db", "psnr_cr_db", "psnr_rgb_db", "ssim_y", "psnr_rgb_bilinear_db"].map { "\"\(s)_\($0)\": null" }
                        }.joined(separator: ", ") + "}")
-        XCTAssertEqual(csvTotals(Totals([failed])), "\"TOTAL (0 images, 1 failed)\",false,,,,,,,,,,,,,,,,,,,,,,0,0,0,0,0,0.00,0,0.00,,,,,,,0,,,,,,")
+        XCTAssertEqual(csvTotals(Totals([failed])), "\"TOTAL (0 images, 1 failed)\",false,,,,,,,,,,,,,,,,,,,,,,0,0,0,0,0,0.00,0,0.00,,,,,,,0,,,,,,,")
         XCTAssertTrue(renderReport([failed], format: .html).contains("<td>– (worst)</td><td></td><td>– (worst)</td>"))
     }
 
