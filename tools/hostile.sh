@@ -170,6 +170,14 @@ put("wide70k.y4m", b"YUV4MPEG2 W70000 H2 F25:1 Ip A1:1 C420jpeg\nFRAME\n" + byte
 put("wide2m.y4m", b"YUV4MPEG2 W2000000 H2 F25:1 Ip A1:1 C420jpeg\nFRAME\n" + bytes(2000000 * 3))
 put("wide70k.png", png(70000, 2, [bytes(70000 * 3)] * 2))
 put("tall100k.png", png(1, 100000, [b"\x10\x80\xf0"] * 100000, level=9))
+# A 16x16 PNG whose eXIf (orientation 6) is followed by 200 MB of zeros: libpng's own eXIf handler held it all.
+ifd = struct.pack("<H", 1) + struct.pack("<HHII", 0x112, 3, 1, 6) + struct.pack("<I", 0)
+body = b"II*\x00" + struct.pack("<I", 8) + ifd + bytes(200 << 20)
+rows16 = b"".join(b"\0" + bytes(range(48)) for _ in range(16))
+put("bigexif.png", b"\x89PNG\r\n\x1a\n" + b"".join(
+    struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d)) for t, d in [
+        (b"IHDR", struct.pack(">IIBBBBB", 16, 16, 8, 2, 0, 0, 0)), (b"eXIf", body), (b"IDAT", zlib.compress(rows16)),
+        (b"IEND", b"")]))
 EOF
 
 # ---------------------------------------------------------------------------------------------------------
@@ -1612,6 +1620,29 @@ yc a.png -o o/ -u -q 2>/dev/null; snap
 run b.png o/.yuvconv-manifest -o o/ -u
 status 1; names o/.yuvconv-manifest; settled
 end
+
+begin png-huge-exif
+# An eXIf chunk is bounded like the other chunks yuvconv reads (8 MiB): one of 200 MB is skipped with a
+# warning, not held (it took 390 MiB and 4.6 s).
+cp "$CRAFT/bigexif.png" a.png; snap
+memwrap; run a.png -o a.nv12
+status 0; rss_below 60; within 3000; says 'eXIf'; ALLOW=(a.nv12); settled
+end
+
+begin force-in-append-only-folder
+# A folder whose entries cannot be renamed or removed (chattr +a): a new output is linked straight to its name
+# (with --force too), and replacing one is refused before a temporary name is made (one was left behind).
+mkdir ap
+if ! chattr +a ap 2>/dev/null; then skipped "no chattr +a here"; else
+cp "$PNG" a.png; snap
+run a.png -o ap/new.nv12 --force -q
+status 0
+run a.png -o ap/new.nv12 --force -q
+status 1; names ap/new.nv12; says 'append-only'
+ALLOW=(ap/new.nv12); settled
+chattr -a ap
+end
+fi
 
 # Nothing under Fixtures/ changed.
 begin fixtures-untouched

@@ -46,6 +46,9 @@ struct yc_decoder {
     uint8_t *exif;       // the first APP1 Exif segment's body ("Exif\0\0", then TIFF data), for the orientation
     size_t exif_length;
     int xmp_orientation; // tiff:Orientation from the first XMP packet (JPEG APP1, PNG iTXt), 1 when absent
+    // A PNG's first eXIf chunk, read through the unknown-chunk callback (bounded by png_set_chunk_malloc_max:
+    // libpng's own eXIf handler allocates whatever the chunk holds): its orientation tag and Adobe RGB hint.
+    int png_exif_seen, png_exif_tag, png_exif_adobe_rgb;
     // An APP1 segment's body as it is read: a fixed buffer, since a read can end in a longjmp (a truncated
     // file) and nothing allocated may be in flight then. A segment is at most 65533 bytes.
     uint8_t app1[65536];

@@ -121,15 +121,24 @@ static const png_byte ignored_chunks[] = {
     'b', 'K', 'G', 'D', '\0',
 };
 
-// The one iTXt yuvconv reads: the XMP packet ("XML:com.adobe.xmp"), for tiff:Orientation. libpng hands it
-// over as an unknown chunk, so its size is bounded by png_set_chunk_malloc_max (libpng's own iTXt handler
-// allocates the declared length first). Every other iTXt is dropped.
+// The one iTXt yuvconv reads: the XMP packet ("XML:com.adobe.xmp"), for tiff:Orientation, and the eXIf
+// chunk. libpng hands them over as unknown chunks, so their size is bounded by png_set_chunk_malloc_max
+// (libpng's own iTXt and eXIf handlers allocate what the chunk declares or holds: a 16x16 PNG with a 200 MB
+// eXIf took 390 MiB and 4.6 s). Every other iTXt is dropped; an eXIf over the bound is skipped with a warning.
 static int png_user_chunk(png_structp png, png_unknown_chunkp chunk) {
     yc_decoder *dec = png_get_user_chunk_ptr(png);
     static const char keyword[] = "XML:com.adobe.xmp";   // then NUL, compression flag, method, language\0, translated\0
     // An unknown critical chunk (first letter upper case) must not be skipped (PNG §5.4): 0 sends it back to
     // libpng, which refuses it ("unhandled critical chunk").
     if (!(chunk->name[0] & 0x20)) return 0;
+    if (memcmp(chunk->name, "eXIf", 4) == 0) {
+        if (!dec->png_exif_seen) {
+            dec->png_exif_seen = 1;
+            dec->png_exif_tag = yc_exif_orientation_tag(chunk->data, chunk->size);
+            dec->png_exif_adobe_rgb = yc_exif_adobe_rgb(chunk->data, chunk->size);
+        }
+        return 1;
+    }
     if (memcmp(chunk->name, "iTXt", 4) != 0 || dec->xmp_orientation != 0) return 1;
     size_t n = chunk->size, k = sizeof keyword;   // with its NUL
     const uint8_t *d = chunk->data;
@@ -168,11 +177,7 @@ static void png_colour(yc_decoder *dec) {
         c->has_gama = 1;
         c->gama = gamma;
     }
-#ifdef PNG_eXIf_SUPPORTED
-    png_uint_32 exif_len = 0;
-    png_bytep exif = NULL;
-    if (png_get_eXIf_1(dec->png, dec->png_info, &exif_len, &exif) && exif) c->exif_adobe_rgb = yc_exif_adobe_rgb(exif, exif_len);
-#endif
+    c->exif_adobe_rgb = dec->png_exif_adobe_rgb;
 }
 
 // The palette as 256 R,G,B,A entries: alpha from tRNS (255 past its end); past the palette's end black and
@@ -248,8 +253,8 @@ void yc_png_open(yc_decoder *dec, FILE *file) {
     // Unknown chunks and the ancillary ones yuvconv does not use are skipped, never buffered whole.
     png_set_keep_unknown_chunks(dec->png, PNG_HANDLE_CHUNK_NEVER, NULL, 0);
     png_set_keep_unknown_chunks(dec->png, PNG_HANDLE_CHUNK_NEVER, ignored_chunks, (int)(sizeof ignored_chunks / 5));
-    static const png_byte itxt[] = {'i', 'T', 'X', 't', '\0'};
-    png_set_keep_unknown_chunks(dec->png, PNG_HANDLE_CHUNK_ALWAYS, itxt, 1);
+    static const png_byte itxt_exif[] = {'i', 'T', 'X', 't', '\0', 'e', 'X', 'I', 'f', '\0'};
+    png_set_keep_unknown_chunks(dec->png, PNG_HANDLE_CHUNK_ALWAYS, itxt_exif, 2);
     png_set_read_user_chunk_fn(dec->png, dec, png_user_chunk);
     png_read_info(dec->png, dec->png_info);
 
@@ -263,12 +268,7 @@ void yc_png_open(yc_decoder *dec, FILE *file) {
     info->png_bit_depth = depth;
     info->png_interlaced = interlace != PNG_INTERLACE_NONE;
     info->png_has_trns = png_get_valid(dec->png, dec->png_info, PNG_INFO_tRNS) != 0;
-    int exif_tag = 0;
-#ifdef PNG_eXIf_SUPPORTED
-    png_uint_32 exif_len = 0;
-    png_bytep exif = NULL;
-    if (png_get_eXIf_1(dec->png, dec->png_info, &exif_len, &exif) && exif) exif_tag = yc_exif_orientation_tag(exif, exif_len);
-#endif
+    const int exif_tag = dec->png_exif_tag;
     // XMP's tiff:Orientation when there is no EXIF orientation tag (an iTXt before the image data); an EXIF 1
     // is an orientation too.
     info->orientation = yc_orientation_choice(exif_tag, dec->xmp_orientation);

@@ -7,6 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#endif
 
 struct yc_stream {
     int fd, owns_fd;
@@ -165,6 +169,20 @@ int yc_open_unnamed_at(int folder, unsigned mode) {
     (void)folder, (void)mode;
     errno = EOPNOTSUPP;
     return -1;
+#endif
+}
+
+int yc_folder_append_only(int folder) {
+#if defined(__linux__) && defined(FS_IOC_GETFLAGS)
+    const int fd = openat(folder, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    int flags = 0;
+    const int r = ioctl(fd, FS_IOC_GETFLAGS, &flags);
+    close(fd);
+    return r == 0 && (flags & FS_APPEND_FL) ? 1 : 0;
+#else
+    (void)folder;
+    return 0;
 #endif
 }
 

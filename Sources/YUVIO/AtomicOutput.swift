@@ -385,23 +385,33 @@ public final class AtomicOutput {
             if let temp = tempName { remove(temp) }
             throw error
         }
-        // An unnamed file takes its name directly — a link, which fails if the target appeared meanwhile — or,
-        // to replace a file (`force`), a temporary name for the moment the rename below takes.
-        if tempName == nil && !force {
+        // An unnamed file takes its name directly — a link, which fails if the target is there (appeared
+        // meanwhile, or is to be replaced) — or, to replace a file (`force`), a temporary name for the moment
+        // the rename below takes.
+        if tempName == nil {
             let linked = withFileSystemPath(name) { yc_name_unnamed(fd, folder, $0) }
             let linkErrno = errno
-            let closed = close(fd)
-            let closeErrno = errno
-            fd = -1
-            if linked != 0 {
-                if linkErrno == EEXIST { throw .exists }
-                throw .system("cannot name the file: \(errnoMessage(linkErrno))")
+            if linked == 0 || linkErrno != EEXIST || !force {
+                let closed = close(fd)
+                let closeErrno = errno
+                fd = -1
+                if linked != 0 {
+                    if linkErrno == EEXIST { throw .exists }
+                    throw .system("cannot name the file: \(errnoMessage(linkErrno))")
+                }
+                if closed != 0 {
+                    remove(name)
+                    throw .system("write failed: \(errnoMessage(closeErrno))")
+                }
+                return
             }
-            if closed != 0 {
-                remove(name)
-                throw .system("write failed: \(errnoMessage(closeErrno))")
+            // A folder whose entries cannot be renamed or removed (append-only, `chattr +a`) would keep the
+            // temporary name: refused before it is made.
+            if yc_folder_append_only(folder) == 1 {
+                close(fd)
+                fd = -1
+                throw .system("cannot replace the file: its folder is append-only (chattr +a)")
             }
-            return
         }
         if tempName == nil {
             let file = fd

@@ -42,6 +42,10 @@ int yc_open_unnamed_at(int folder, unsigned mode);
 /// never replaces a file: EEXIST). 0, or -1 and errno.
 int yc_name_unnamed(int fd, int folder, const char *name);
 
+/// 1 when the open folder `folder` is append-only (Linux's FS_APPEND_FL, `chattr +a`: entries can be added,
+/// not renamed or removed), 0 when not or when it cannot be told.
+int yc_folder_append_only(int folder);
+
 /// Copies the access ACL of the file `name` in the open folder `folder` to the open file `fd` (Linux's
 /// system.posix_acl_access): 1 copied, 0 when it has none (or the system keeps none), -1 when it has one
 /// that could not be copied.
