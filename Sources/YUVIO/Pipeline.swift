@@ -123,8 +123,11 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
                     kernels: KernelChoice = kernelChoiceFromEnvironment(),
                     options: DecodeOptions = DecodeOptions(), alignment: Int = 1,
                     heightAlignment: Int = 1, metrics: Bool = false,
-                    siting: ChromaLocation = .center) throws(FileError) -> ConversionReport {
+                    siting: ChromaLocation = .center, outputName: String? = nil) throws(FileError) -> ConversionReport {
     let name = path   // FileError shows it (displayPath)
+    // A write failure names the output when the caller says which it is (a batch's `in/k4.png: cannot write
+    // out/k4.nv12: No space left on device`).
+    let written = outputName.map { $0 == "-" ? "<stdout>" : displayPath($0) } ?? "the output"
     precondition(options.chromaFilter == .box || layout.bitDepth == 8, "sharp chroma writes 8-bit layouts only")
     do {
         let inputSource = try InputSource(path: path, maxPixels: options.maxPixels)
@@ -177,7 +180,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         throw FileError(path: name, e)
     } catch let e as WriteError {
         if case .outOfMemory(let why) = e { throw FileError(path: name, reason: why) }
-        throw FileError(path: name, reason: "cannot write the output: \(e.reason)")
+        throw FileError(path: name, reason: "cannot write \(written): \(e.reason)")
     } catch {
         throw FileError(path: name, reason: "\(error)")
     }

@@ -90,7 +90,7 @@ public struct Column: Sendable {
         converted("ffmpeg_rawvideo_input") { r, rep in
             // Plain rawvideo only, else empty: FFmpeg reads no row or plane padding, and has no bi-planar pixel
             // format with an A plane (docs/cli.md gives the numpy and dd ways to read those).
-            if r.filePadded || (rep.alphaBytes > 0 && rep.layout.isBiPlanar) { return .text("") }
+            if !r.rawVideo || r.filePadded || (rep.alphaBytes > 0 && rep.layout.isBiPlanar) { return .text("") }
             return .text(ColourDescription(spec: rep.spec, primaries: rep.primaries, chromaLocation: rep.chromaLocation).ffmpegInputArguments(layout: rep.layout, width: rep.geometry.width,
                                                                          height: rep.geometry.height, alpha: rep.alphaBytes > 0).joined(separator: " "))
         },

@@ -13,6 +13,9 @@ public struct ImageRecord: Sendable {
     public var heightAlignment = 1
     /// The written file's rows or planes are padded (`--align`, `--align-height`): not plain rawvideo.
     public var filePadded = false
+    /// The output is (or, for `report`, would be) raw planes: not a Y4M, PNG or JPEG, which ffmpeg's rawvideo
+    /// options do not read.
+    public var rawVideo = true
     /// The process's peak resident set right after this conversion. Not reported per image (in a batch it is the
     /// peak of everything so far): a report's totals give the run's, and a single conversion's is its own.
     public var peakRSS: Int

@@ -65,6 +65,10 @@ public final class TotalsAccumulator {
     var images = 0, failed = 0, skipped = 0, pixels = 0, rgba = 0, rgb = 0, yuv = 0, aligned = 0
     var worst: [Double]?
     let spread = QualitySpread()
+    /// The bilinear round trip's PSNR apart: an image whose figures a manifest kept from before it was measured
+    /// has none, so its worst and median are over the images that have one.
+    var worstBilinear: Double?
+    let bilinear = QualitySpread(measures: 1)
 
     public init() {}
 
@@ -83,27 +87,37 @@ public final class TotalsAccumulator {
             let v = QualitySpread.measures(q)
             worst = worst.map { zip($0, v).map { min($0, $1) } } ?? v
             spread.add(v)
+            if let b = q.psnrRGBBilinear {
+                worstBilinear = min(worstBilinear ?? b, b)
+                bilinear.add([b])
+            }
         }
     }
 
     /// The totals so far, with the run's peak memory.
     public func totals(peakRSS: Int) throws(FileError) -> Totals {
+        var worstQ = worst.map(QualitySpread.report), medianQ = try spread.median().map(QualitySpread.report)
+        worstQ?.psnrRGBBilinear = worstBilinear
+        medianQ?.psnrRGBBilinear = try bilinear.median()?.first
         var t = Totals(images: images, failed: failed, pixels: pixels, rgba: rgba, rgb: rgb, yuv: yuv, aligned: aligned,
-                       worst: worst.map(QualitySpread.report), median: try spread.median().map(QualitySpread.report),
-                       peakRSS: peakRSS)
+                       worst: worstQ, median: medianQ, peakRSS: peakRSS)
         t.skipped = skipped
         return t
     }
 }
 
-/// Every image's five quality measures, for their medians: in memory for the first 4096 images, then all on
-/// disk (a `Spool`, 40 bytes an image), where the median is selected exactly in eight passes over the file,
+/// Every image's quality measures (five, or `measures`), for their medians: in memory for the first 4096 images,
+/// then all on disk (a `Spool`, 8 bytes a measure), where the median is selected exactly in eight passes over the file,
 /// a byte of each value at a time (radix selection: 256 counters per rank sought), whatever the number.
 final class QualitySpread {
     private var held: [Double] = []
     private var spool: Spool?
     private(set) var count = 0
     static let heldImages = 4096
+    /// Measures an image adds.
+    let n: Int
+
+    init(measures: Int = 5) { n = measures }
 
     static func measures(_ q: QualityReport) -> [Double] { [q.psnrY, q.psnrCb, q.psnrCr, q.psnrRGB, q.ssimY] }
 
@@ -131,22 +145,22 @@ final class QualitySpread {
         guard count > 0 else { return nil }
         let ranks = count % 2 == 1 ? [count / 2] : [count / 2 - 1, count / 2]
         guard let spool else {
-            return (0..<5).map { m in
-                let s = stride(from: m, to: held.count, by: 5).map { held[$0] }.sorted()
+            return (0..<n).map { m in
+                let s = stride(from: m, to: held.count, by: n).map { held[$0] }.sorted()
                 return ranks.map { s[$0] }.reduce(0, +) / Double(ranks.count)
             }
         }
         try spool.seal()
         // One selection per measure and rank: the key's bytes found from the most significant down.
-        var prefix = [UInt64](repeating: 0, count: 5 * ranks.count)
-        var rank = (0..<5).flatMap { _ in ranks }
+        var prefix = [UInt64](repeating: 0, count: n * ranks.count)
+        var rank = (0..<n).flatMap { _ in ranks }
         for byte in 0..<8 {
             var counts = [Int](repeating: 0, count: 256 * prefix.count)
             var reader = spool.reader()
             let shift = UInt64(56 - 8 * byte)
             while let first = reader.readBigEndian() {
                 var keys = [first]
-                for _ in 1..<5 { keys.append(reader.readBigEndian() ?? 0) }
+                for _ in 1..<n { keys.append(reader.readBigEndian() ?? 0) }
                 for s in prefix.indices {
                     let key = keys[s / ranks.count]
                     // Only the keys that share the bytes found so far.
@@ -164,7 +178,7 @@ final class QualitySpread {
                 prefix[s] = prefix[s] << 8 | UInt64(b)
             }
         }
-        return (0..<5).map { m in
+        return (0..<n).map { m in
             (0..<ranks.count).map { Self.value(prefix[m * ranks.count + $0]) }.reduce(0, +) / Double(ranks.count)
         }
     }

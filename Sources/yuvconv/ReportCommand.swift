@@ -104,6 +104,7 @@ func measureOne(input: String, options: Options) -> Outcome {
         var record = ImageRecord(file: name, error: nil, report: report, quality: report.quality, alignment: options.reportAlignment,
                                  peakRSS: peak)
         record.heightAlignment = options.heightAlignment
+        record.rawVideo = (options.format ?? .raw(.nv12)).isRaw
         return Outcome(record: record, failure: nil)
     } catch {
         return .failed(input, error, alignment: options.reportAlignment)

@@ -132,6 +132,7 @@ struct UpdateManifest: Sendable {
                                  alignment: options.reportAlignment, peakRSS: entry.peakRSS)
         record.heightAlignment = options.heightAlignment
         record.filePadded = options.padsRows(of: item.format) && record.alignedBytes != record.yuvBytes
+        record.rawVideo = item.format.isRaw
         record.output = OutputDigest(bytes: entry.outputBytes, sha256: entry.outputSHA256)
         record.upToDate = true
         return Outcome(record: record, failure: nil, skipped: true, manifestChange: (item.name, entry))

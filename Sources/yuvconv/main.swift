@@ -289,7 +289,8 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
         report = try convert(path: input, spec: spec, layout: options.layout(for: format), into: into, options: decodeOptions,
                              alignment: format.isRaw ? options.fileAlignment : 1,
                              heightAlignment: format.isRaw ? options.heightAlignment : 1, metrics: measure,
-                             siting: format == .jpeg || format == .png ? .center : options.siting ?? .center)
+                             siting: format == .jpeg || format == .png ? .center : options.siting ?? .center,
+                             outputName: output)
         if format == .jpeg {
             do throws(WriteError) {
                 try sink.write(try encodeJPEG(memory!.image!, quality: options.quality))
@@ -321,6 +322,7 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
                              peakRSS: peak)
     record.heightAlignment = options.heightAlignment
     record.filePadded = options.padsRows(of: format) && record.alignedBytes != record.yuvBytes
+    record.rawVideo = format.isRaw
     record.output = sink.digest
     return Outcome(record: record, failure: nil)
 }

@@ -237,6 +237,22 @@ final class RenderTests: XCTestCase {
         XCTAssertTrue(html.contains("<p>Peak memory of the whole run: 9.5 MiB"), html)
     }
 
+    /// The bilinear round trip's worst and median in the totals, over the images that have one (they were
+    /// always null: the totals kept five measures).
+    func testTotalsOfTheBilinearRoundTrip() throws {
+        var qa = q1, qb = q2
+        qa.psnrRGBBilinear = 40.0
+        qb.psnrRGBBilinear = 36.0
+        let records = [try converted("photos/rocket.jpg", quality: qa), try converted("photos/rocket.jpg", quality: qb),
+                       try converted("photos/rocket.jpg", quality: q2)]
+        let t = Totals(records)
+        XCTAssertEqual(t.worst?.psnrRGBBilinear, 36.0)
+        XCTAssertEqual(t.median?.psnrRGBBilinear, 38.0)
+        let json = renderReport(records, format: .json).split(separator: "\n").last.map(String.init) ?? ""
+        XCTAssertTrue(json.contains("\"worst_psnr_rgb_bilinear_db\": 36.0000"), json)
+        XCTAssertTrue(json.contains("\"median_psnr_rgb_bilinear_db\": 38.0000"), json)
+    }
+
     /// An input skipped without being read (its output already there) has a line of its own, with its reason
     /// and no figures, and counts as skipped in the totals (not as an image, not as a failure).
     func testSkippedInput() {
