@@ -1644,6 +1644,20 @@ chattr -a ap
 end
 fi
 
+begin report-rawvideo-args-only-for-raw
+# ffmpeg's rawvideo options describe raw planes: for a Y4M, PNG or JPEG output they are empty (fed to ffmpeg
+# with a Y4M they gave a picture at 11 dB, without an error).
+cp "$PNG" in.png; snap
+for f in y4m png jpg; do
+  run in.png -o "a.$f" -q --report json
+  status 0
+  LC_ALL=C grep -q '"ffmpeg_rawvideo_input": ""' "$OUT" || bad "a.$f: $(grep -o '"ffmpeg_rawvideo_input": "[^"]*"' "$OUT" | head -c 80)"
+done
+run in.png -o a.nv12 -q --report json
+LC_ALL=C grep -q '"ffmpeg_rawvideo_input": "-f rawvideo' "$OUT" || bad "a.nv12 has no rawvideo options"
+ALLOW=(a.y4m a.png a.jpg a.nv12); settled
+end
+
 # Nothing under Fixtures/ changed.
 begin fixtures-untouched
 [ "$(cd "$here" && find Fixtures -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum)" = "$fixtures_before" ] ||
