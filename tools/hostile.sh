@@ -1658,6 +1658,16 @@ LC_ALL=C grep -q '"ffmpeg_rawvideo_input": "-f rawvideo' "$OUT" || bad "a.nv12 h
 ALLOW=(a.y4m a.png a.jpg a.nv12); settled
 end
 
+begin one-stream-two-names
+# One pipe or FIFO under two names (- and /dev/stdin, a FIFO and a link to it) would hand each job part of its
+# bytes and fail both as damaged: refused before any work.
+cp "$PNG" a.png; mkfifo f; ln -s f fl; snap
+yc report - /dev/stdin < <(cat a.png) > "$OUT" 2> "$ERR"
+status 2; says 'one stream'
+run report f fl
+status 2; says 'one stream'; settled
+end
+
 # Nothing under Fixtures/ changed.
 begin fixtures-untouched
 [ "$(cd "$here" && find Fixtures -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum)" = "$fixtures_before" ] ||

@@ -84,7 +84,18 @@ public final class BatchInputs: @unchecked Sendable {
         }
         listFile = filesFrom
         var readsStandardInput = filesFrom == "-"
+        // Streams by identity: one read twice under two names would hand each job part of its bytes.
+        var streams: [FileIdentity: String] = [:]
+        if filesFrom == "-", let st = FileStatus(descriptor: 0), st.kind != .regular { streams[st.identity] = "-" }
         for arg in operands {
+            if let st = arg == "-" ? FileStatus(descriptor: 0) : FileStatus(path: arg),
+               st.kind == .fifo || st.kind == .characterDevice || st.kind == .socket {
+                if let first = streams[st.identity] {
+                    if first == "-" && arg == "-" { throw .standardInputTwice }
+                    throw .sameStream(first: first, second: arg)
+                }
+                streams[st.identity] = arg
+            }
             if arg != "-", FileStatus(path: arg)?.kind == .directory {
                 let root = arg.hasSuffix("/") && arg.count > 1 ? String(arg.dropLast()) : arg
                 let prefix = arg.hasSuffix("/") ? "" : (root.split(separator: "/").last.map(String.init) ?? "")

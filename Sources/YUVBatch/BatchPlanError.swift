@@ -12,6 +12,9 @@ public enum BatchPlanError: Error, Sendable {
     case standardInput
     /// Standard input named twice, or named and also the list of files.
     case standardInputTwice
+    /// One stream (a pipe, FIFO, socket or device) named twice under two names (`- /dev/stdin`, a FIFO and a
+    /// link to it): it can be read only once.
+    case sameStream(first: String, second: String)
     /// An empty name template.
     case emptyTemplate
     /// A `{…}` in the template that is none of the placeholders (it would have become part of every name).
