@@ -154,6 +154,12 @@ def small_png(depth, before=b"", after=b""):
     return (b"\x89PNG\r\n\x1a\n" + chunked(b"IHDR", struct.pack(">IIBBBBB", 5, 3, depth, 2, 0, 0, 0)) + before
             + chunked(b"IDAT", zlib.compress(raw)) + after + chunked(b"IEND", b""))
 put("late-exif.png", small_png(8, after=chunked(b"eXIf", exif_of(6))))
+# An eXIf whose CRC is wrong (damaged: not acted on), and two eXIf chunks (the first one counts).
+bad = chunked(b"eXIf", exif_of(6))
+put("exif-bad-crc.png", small_png(8, before=bad[:-4] + bytes(4)))
+put("exif-twice.png", small_png(8, before=chunked(b"eXIf", exif_of(6)) + chunked(b"eXIf", exif_of(3))))
+put("exif-none.png", small_png(8))
+put("exif6.png", small_png(8, before=chunked(b"eXIf", exif_of(6))))
 put("late-exif16.png", small_png(16, after=chunked(b"eXIf", exif_of(6))))
 put("exif9-xmp6.png", small_png(8, before=chunked(b"eXIf", exif_of(9)) + chunked(b"iTXt",
     b"XML:com.adobe.xmp\0\0\0\0\0<x:xmpmeta><rdf:Description tiff:Orientation=\"6\"/></x:xmpmeta>")))
@@ -1499,7 +1505,7 @@ begin jpeg-output-too-wide
 # A JPEG holds at most 65500 pixels a side: said before the conversion, naming the sizes; nothing left.
 cp "$CRAFT/wide70k.y4m" a.y4m; cp "$CRAFT/wide70k.png" b.png; snap
 run a.y4m -o a.jpg
-status 1; names a.jpg; says '65500'; settled
+status 1; names a.jpg; says 'at most 65500 pixels a side.*70000x2'; settled
 run b.png -o b.jpg
 status 1; names b.png; says 'at most 65500 pixels a side.*70000x2'; settled
 end
@@ -1666,6 +1672,28 @@ yc report - /dev/stdin < <(cat a.png) > "$OUT" 2> "$ERR"
 status 2; says 'one stream'
 run report f fl
 status 2; says 'one stream'; settled
+end
+
+begin png-exif-damaged-or-twice
+# A damaged eXIf (bad CRC) is not acted on; of two eXIf chunks the first counts, with a warning for the second.
+cp "$CRAFT/exif-bad-crc.png" a.png; cp "$CRAFT/exif-twice.png" b.png; cp "$CRAFT/exif-none.png" c.png; snap
+run a.png -o a.nv12 -q
+status 0; same a.nv12 "$(ref "$PWD/c.png" nv12)"
+run b.png -o b.nv12 -q
+status 0; says 'second eXIf'; same b.nv12 "$(ref "$CRAFT/exif6.png" nv12)"
+ALLOW=(a.nv12 b.nv12); settled
+end
+
+begin align-to-stream-every-layout
+# Padded frames to a pipe equal the same frames written to a file: bi-planar, plane padding, an A plane.
+cp "$PNGA" a.png; snap
+for args in "-f nv12 --align 64 --align-height 16" "-f nv21 --align 7 --alpha keep" "-f yv12 --align-height 5 --alpha keep" "-f p010 --align 128 --align-height 3"; do
+  yc a.png -o - $args -q > "$META/$NAME.pipe" 2> "$ERR"
+  status 0
+  yc a.png -o b.out $args -q --force 2> "$ERR"
+  cmp -s b.out "$META/$NAME.pipe" || bad "$args: the piped frame differs from the file"
+done
+rm -f b.out; settled
 end
 
 # Nothing under Fixtures/ changed.

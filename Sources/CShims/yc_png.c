@@ -22,7 +22,18 @@ static void png_error_fn(png_structp png, png_const_charp msg) {
     longjmp(dec->jump, 1);
 }
 
-static void png_warning_fn(png_structp png, png_const_charp msg) { yc_warn(png_get_error_ptr(png), msg); }
+// libpng's warning for a chunk over png_set_chunk_malloc_max ("eXIf: unknown chunk exceeds memory limits") said as
+// yuvconv's own image-data reader says it of a chunk after the image data, so both readers say one thing.
+static void png_warning_fn(png_structp png, png_const_charp msg) {
+    const char *limits = strstr(msg, ": unknown chunk exceeds memory limits");
+    if (limits) {
+        char said[YC_MSG];
+        snprintf(said, sizeof said, "%.*s: chunk data is too large", (int)(limits - msg), msg);
+        yc_warn(png_get_error_ptr(png), said);
+        return;
+    }
+    yc_warn(png_get_error_ptr(png), msg);
+}
 
 void yc_png_chunk_name(const uint8_t type[4], char name[17]) {
     size_t at = 0;
@@ -131,8 +142,14 @@ static int png_user_chunk(png_structp png, png_unknown_chunkp chunk) {
     // An unknown critical chunk (first letter upper case) must not be skipped (PNG §5.4): 0 sends it back to
     // libpng, which refuses it ("unhandled critical chunk").
     if (!(chunk->name[0] & 0x20)) return 0;
+    // libpng hands an unknown chunk over even when its CRC is wrong (after its warning): such a chunk is damaged,
+    // and is not acted on (libpng's own eXIf handler dropped it). The stored CRC is the one png_read_fn just read.
+    const uint32_t crc = yc_crc32(yc_crc32(0, chunk->name, 4), chunk->data, chunk->size);
+    if (crc != png_get_uint_32(dec->png_chunks.stored)) return 1;
     if (memcmp(chunk->name, "eXIf", 4) == 0) {
-        if (!dec->png_exif_seen) {
+        if (dec->png_exif_seen) {
+            yc_warn(dec, "eXIf: a second eXIf chunk, ignored (the first one is used)");
+        } else {
             dec->png_exif_seen = 1;
             dec->png_exif_tag = yc_exif_orientation_tag(chunk->data, chunk->size);
             dec->png_exif_adobe_rgb = yc_exif_adobe_rgb(chunk->data, chunk->size);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #if defined(__linux__)
 #include <linux/fs.h>
 #include <sys/ioctl.h>
@@ -173,6 +174,12 @@ int yc_open_unnamed_at(int folder, unsigned mode) {
 }
 
 int yc_folder_append_only(int folder) {
+#if defined(__linux__) && defined(STATX_ATTR_APPEND)
+    // statx on the folder's own descriptor: no read permission needed (a 0733 drop box).
+    struct statx stx;
+    if (statx(folder, "", AT_EMPTY_PATH, 0, &stx) == 0 && (stx.stx_attributes_mask & STATX_ATTR_APPEND))
+        return (stx.stx_attributes & STATX_ATTR_APPEND) ? 1 : 0;
+#endif
 #if defined(__linux__) && defined(FS_IOC_GETFLAGS)
     const int fd = openat(folder, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) return 0;

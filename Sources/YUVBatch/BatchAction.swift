@@ -23,6 +23,9 @@ public enum BatchAction: Sendable, Equatable {
         self = force ? .replace(nil) : .skip(upToDate: false)
     }
 
+    /// Why an output already there is skipped without `--update`, in a report line and a dry run alike.
+    public static let alreadyThere = "already there (--force replaces it)"
+
     /// Whether the conversion may replace a file at its output (`AtomicOutput`'s `force`).
     public var replaces: Bool {
         if case .replace = self { return true }

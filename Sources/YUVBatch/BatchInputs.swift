@@ -86,7 +86,7 @@ public final class BatchInputs: @unchecked Sendable {
         var readsStandardInput = filesFrom == "-"
         // Streams by identity: one read twice under two names would hand each job part of its bytes.
         var streams: [FileIdentity: String] = [:]
-        if filesFrom == "-", let st = FileStatus(descriptor: 0), st.kind != .regular { streams[st.identity] = "-" }
+        if filesFrom == "-", let st = FileStatus(descriptor: 0), st.kind != .regular { streams[st.identity] = "--files-from -" }
         for arg in operands {
             if let st = arg == "-" ? FileStatus(descriptor: 0) : FileStatus(path: arg),
                st.kind == .fifo || st.kind == .characterDevice || st.kind == .socket {

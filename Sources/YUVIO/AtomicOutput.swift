@@ -6,7 +6,9 @@ import Darwin
 import CShims
 import YUVCore
 
-/// An output file written to a temporary file beside the target and moved into place only when complete:
+/// An output file written to a file without a name in the target's folder (O_TMPFILE; where there is none, a
+/// temporary name beside the target — "the temporary file" below is either) and linked into place only when
+/// complete:
 /// a failed or interrupted run leaves no partial file, and an existing file is replaced only with `force`.
 /// Standard output (`-`) is written directly. Asked to (`hashing`), it takes the SHA-256 of what is written as
 /// it is written (`digest`).
@@ -111,7 +113,7 @@ public final class AtomicOutput {
         case descriptor(Int32)
         /// A device, FIFO or socket (links followed): written in place, in order.
         case inPlace(String)
-        /// A regular file, new or replaced (links followed): through a temporary file beside it.
+        /// A regular file, new or replaced (links followed): through a temporary file in its folder.
         case file(String)
     }
 
@@ -167,7 +169,7 @@ public final class AtomicOutput {
     }
 
     /// Checks up front that `path` may be written (`check`, so no work is wasted), then opens it: a descriptor,
-    /// a device or FIFO in place, or a new temporary file beside the target.
+    /// a device or FIFO in place, or a new temporary file in the target's folder.
     /// With `hashing`, `digest` gives the output's size and SHA-256 after `commit`.
     public init(path: String, force: Bool, inputs: [String] = [], protected: any FileIdentitySet = Set<FileIdentity>(),
                 hashing: Bool = false) throws(WriteError) {
@@ -226,11 +228,18 @@ public final class AtomicOutput {
         // killed outright (SIGKILL, the OOM killer, a CI job's timeout), which no handler sees — leaves nothing.
         // Where the system or file system has no unnamed files, a temporary name beside the target instead,
         // removed by the signal handlers and by `abort`.
-        long = PathBytes.encode(".\(base).yuvconv-XXXXXX").count <= 255
+        fitsLongTemporaryName = PathBytes.encode(".\(base).yuvconv-XXXXXX").count <= 255
         let mode: mode_t = replacing ? 0o600 : 0o666
         var made = yc_open_unnamed_at(folder, UInt32(mode))
+        if made < 0 && yc_folder_append_only(folder) == 1 {
+            // A temporary name there could be neither renamed nor removed: it would stay behind.
+            close(folder)
+            folderFD = -1
+            throw .system("cannot create a file in \(PathBytes.display(dir)): the folder is append-only (chattr +a) "
+                          + "and unnamed files cannot be made there")
+        }
         if made < 0 {
-            let (opened, slot, name) = Self.nameTemporary(in: folder, long: long, base: base) { folder, name in
+            let (opened, slot, name) = Self.nameTemporary(in: folder, long: fitsLongTemporaryName, base: base) { folder, name in
                 openat(folder, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode)
             }
             made = opened
@@ -303,7 +312,7 @@ public final class AtomicOutput {
     private var tempName: String?
     private var targetName = ""
     /// Whether `.NAME.yuvconv-XXXXXX` fits the file-name limit (else `.yuvconv-XXXXXX`).
-    private var long = true
+    private var fitsLongTemporaryName = true
 
     /// The descriptor a path names without a file of its own: standard output and error, `/dev/fd/N`.
     public static func standardDescriptor(_ path: String) -> Int32? {
@@ -388,6 +397,9 @@ public final class AtomicOutput {
         // An unnamed file takes its name directly — a link, which fails if the target is there (appeared
         // meanwhile, or is to be replaced) — or, to replace a file (`force`), a temporary name for the moment
         // the rename below takes.
+        // The file is named before it is closed (naming needs the descriptor): a close that fails then removes
+        // the name again. Accepted: the file systems with unnamed files (ext4, XFS, Btrfs, tmpfs) report write
+        // errors at the write, not at the close, and syncing first would cost a disk write per output.
         if tempName == nil {
             let linked = withFileSystemPath(name) { yc_name_unnamed(fd, folder, $0) }
             let linkErrno = errno
@@ -415,7 +427,7 @@ public final class AtomicOutput {
         }
         if tempName == nil {
             let file = fd
-            let (linked, slot, temp) = Self.nameTemporary(in: folder, long: long, base: name) { folder, temp in
+            let (linked, slot, temp) = Self.nameTemporary(in: folder, long: fitsLongTemporaryName, base: name) { folder, temp in
                 yc_name_unnamed(file, folder, temp)
             }
             if linked != 0 {

@@ -69,8 +69,10 @@ func runPipeline(_ source: BandSource, frame: FrameLayout, into sink: BandSink, 
     let pipeline = BandPipeline(slots: threaded ? 3 : 1, stages: 1 + (apart ? 1 : 0) + (before ? 1 : 0),
                                 threaded: threaded)
     let bands = (0..<pipeline.slots).map { _ in BandBuffer(frame: frame, rows: source.bandRows, ledger: ledger) }
-    try source.prepare(slots: pipeline.slots, ledger: ledger)
+    // The sink first: it refuses a picture its format cannot hold (a JPEG over 65500 a side) before a source
+    // that holds the whole picture (an EXIF turn) decodes it.
     try sink.begin(frame, ledger: ledger)
+    try source.prepare(slots: pipeline.slots, ledger: ledger)
     let height = source.geometry.height, bandRows = source.bandRows
     var row = 0, trailing = source.trailingBands
     let work = UncheckedSendable((source, sink, bands))
@@ -179,7 +181,10 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
     } catch let e as DecodeError {
         throw FileError(path: name, e)
     } catch let e as WriteError {
-        if case .outOfMemory(let why) = e { throw FileError(path: name, reason: why) }
+        switch e {
+        case .outOfMemory(let why), .unfit(let why): throw FileError(path: name, reason: why)
+        default: break
+        }
         throw FileError(path: name, reason: "cannot write \(written): \(e.reason)")
     } catch {
         throw FileError(path: name, reason: "\(error)")

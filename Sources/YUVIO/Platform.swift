@@ -41,11 +41,13 @@ public func protectStandardDescriptors() {
 /// The arguments after the program's name, as the bytes they are (`CommandLine.arguments` repairs invalid
 /// UTF-8, losing file names). From the C start-up where it hands them over, else from `CommandLine` (which on
 /// Linux reads /proc/self/cmdline: without /proc it has none, and the program then runs with no arguments
-/// rather than trapping).
-public func processArguments() -> [String] {
+/// rather than trapping). Nil when neither source has any (not even the program's name): the command line
+/// cannot be read, which is not the same as no arguments.
+public func processArguments() -> [String]? {
     var count: Int32 = -1
     let captured = yc_arguments(&count)
     let argc = count > 0 ? Int(count) : Int(CommandLine.argc)
+    guard argc > 0 else { return nil }
     guard argc > 1 else { return [] }
     return (1..<argc).compactMap { i in
         guard let p = count > 0 ? captured?[i] : CommandLine.unsafeArgv[i] else { return nil }

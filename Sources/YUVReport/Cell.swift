@@ -30,9 +30,10 @@ public enum Cell: Sendable, Equatable {
     case decibelPair(Double, Double)
 }
 
-/// `s` with a `'` before it when a spreadsheet would take it for a formula.
+/// `s` with a `'` before it when a spreadsheet would take it for a formula (or it starts with `'` itself).
 func csvDefused(_ s: String) -> String {
-    guard let c = s.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(c) else { return s }
+    // A name that starts with ' gets one too, so that a shown name stands for one name: drop exactly one.
+    guard let c = s.unicodeScalars.first, "=+-@\t\r'".unicodeScalars.contains(c) else { return s }
     return "'" + s
 }
 

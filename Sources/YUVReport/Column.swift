@@ -96,7 +96,7 @@ public struct Column: Sendable {
         },
         converted("ffmpeg_filter") { _, rep in ColourDescription.ffmpegFilter(layout: rep.layout).map { .text($0) } ?? .text("") },
         converted("color_management") { _, rep in .name(rep.colour ?? "none") },
-        converted("path", html: "path") { _, rep in .name(rep.path) },
+        converted("path", html: "path") { _, rep in .text(rep.path) },
         converted("orientation", csv: false) { _, rep in .count(rep.orientation.exif) },
         converted("rgba_bytes", text: ("RGBA", 10), html: "RGBA", total: .sum { .bytes($0.rgba) }) { _, rep in
             .bytes(rep.geometry.rgbaBytes)

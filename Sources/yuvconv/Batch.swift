@@ -274,7 +274,7 @@ func runBatch(_ options: Options) -> Int32 {
             // Already there, no --force: a line of its own in the report, so every input has one.
             var record = ImageRecord(file: displayPath(item.input), error: nil, report: nil, quality: nil,
                                      alignment: opts.reportAlignment, peakRSS: 0)
-            record.skipped = "already there (--force replaces it)"
+            record.skipped = BatchAction.alreadyThere
             return Outcome(record: record, failure: nil, skipped: true)
         }
         var o = opts
@@ -432,12 +432,13 @@ struct BatchRun {
             do throws(FileError) {
                 try report.finish(peakRSS: peakResidentBytes(), notStarted: notStarted, interrupted: signal != nil)
             } catch { failure = error }
-            // An interrupted run's report file is not put in place: it would cover part of the inputs, over a
-            // complete report of an earlier run (a report on standard output says so in its totals).
-            let keep = signal != nil && writer.isFile
-            if let error = writer.finish(abort: failure != nil || keep) ?? failure {
+            // An interrupted run's report file is not put in place when it would cover part of the inputs, over
+            // a complete report of an earlier run (a report on standard output says so in its totals); a signal
+            // after every input had finished cut nothing short.
+            let dropPartial = signal != nil && writer.isFile && (notStarted > 0 || final.failed > 0)
+            if let error = writer.finish(abort: failure != nil || dropPartial) ?? failure {
                 status = fileFailure(error)
-            } else if keep {
+            } else if dropPartial {
                 printErr("yuvconv: the report file was not written (interrupted); what was there is as it was")
             }
         }

@@ -72,7 +72,7 @@ func dryRunItem(input: String, output: String, format: OutputFormat, action: Bat
     var refusal = inputProblem(input) ?? outputFolder(of: output).flatMap(folderProblem)
     switch action {
     case .skip(let upToDate):
-        say("skip", upToDate ? "up to date" : "already there (--force replaces it)")
+        say("skip", upToDate ? "up to date" : BatchAction.alreadyThere)
         return false
     case .convert, .replace:
         if refusal == nil {
@@ -106,14 +106,18 @@ func dryRunItem(input: String, output: String, format: OutputFormat, action: Bat
 /// it can (standard input is not looked at).
 func inputProblem(_ input: String) -> String? {
     guard input != "-" else { return nil }
-    guard let st = FileStatus(path: input) else { return "\(displayPath(input)): cannot open: \(errnoText())" }
+    guard let st = FileStatus(path: input) else {
+        let code = withFileSystemPath(input) { p -> Int32 in
+            var s = stat()
+            return stat(p, &s) == 0 ? ENOENT : errno
+        }
+        return "\(displayPath(input)): cannot open: \(String(cString: strerror(code)))"
+    }
     if st.kind == .directory { return "\(displayPath(input)): is a directory" }
-    if withFileSystemPath(input, { access($0, R_OK) }) != 0 { return "\(displayPath(input)): cannot open: \(errnoText())" }
+    let readable = withFileSystemPath(input) { access($0, R_OK) == 0 ? Int32(0) : errno }
+    if readable != 0 { return "\(displayPath(input)): cannot open: \(String(cString: strerror(readable)))" }
     return nil
 }
-
-/// The text of the current errno.
-private func errnoText() -> String { String(cString: strerror(errno)) }
 
 /// The folder an output goes into, when it names one.
 func outputFolder(of output: String) -> String? {

@@ -354,7 +354,11 @@ func emitReport(_ text: String, to sink: AtomicOutput?, dataOnStdout: Bool) thro
 
 // Descriptors 0–2 first: nothing opened later may land on a closed one.
 protectStandardDescriptors()
-let arguments = processArguments()
+guard let arguments = processArguments() else {
+    printErr("yuvconv: error: cannot read the command line (started without arguments, or without /proc where "
+             + "the Swift runtime reads them)")
+    exit(2)
+}
 var status = run(arguments)
 // Whatever went to standard output must have arrived (`> /dev/full`).
 if fflush(stdout) != 0 || ferror(stdout) != 0 {

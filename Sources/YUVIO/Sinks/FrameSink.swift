@@ -121,6 +121,7 @@ public final class OutputSink: BandSink {
     /// wide picture run to gigabytes).
     private func writeZeros(_ count: Int) throws(WriteError) {
         var left = count
+        if left > 0 { reserveStage() }
         while left > 0 {
             let n = min(left, Self.stageSize - staged.count)
             staged.append(contentsOf: repeatElement(0, count: n))
@@ -130,6 +131,7 @@ public final class OutputSink: BandSink {
     }
 
     private func stage(_ bytes: UnsafeRawBufferPointer) throws(WriteError) {
+        reserveStage()
         if staged.count + bytes.count > Self.stageSize { try flushStaged() }
         if bytes.count >= Self.stageSize {
             try output.write(bytes)
@@ -148,8 +150,18 @@ public final class OutputSink: BandSink {
         staged.removeAll(keepingCapacity: true)
     }
 
+    /// The staging buffer, counted in the conversion's ledger when it is first used.
+    private func reserveStage() {
+        guard staged.capacity == 0 else { return }
+        staged.reserveCapacity(Self.stageSize)
+        ledger?.record(Self.stageSize)
+    }
+
     private var staged: [UInt8] = []
     private static let stageSize = 1 << 20
 
-    deinit { if let held { ledger?.deallocatePages(held, bytes: heldBytes) } }
+    deinit {
+        if let held { ledger?.deallocatePages(held, bytes: heldBytes) }
+        if staged.capacity > 0 { ledger?.record(-Self.stageSize) }
+    }
 }
