@@ -15,7 +15,7 @@ import YUVCore
 public final class AtomicOutput {
     public let path: String
     private let force: Bool
-    private var fd: Int32
+    private var fd: Int32 = -1
     /// Writing a file of our own (named or not), not a descriptor or device: bytes can go at any offset.
     private var seekable = false
     private var finished = false
@@ -239,12 +239,9 @@ public final class AtomicOutput {
                           + "and unnamed files cannot be made there")
         }
         if made < 0 {
-            let (opened, slot, name) = Self.nameTemporary(in: folder, long: fitsLongTemporaryName, base: base) { folder, name in
+            made = takeTemporaryName(in: folder, base: base) { folder, name in
                 openat(folder, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode)
             }
-            made = opened
-            signalSlot = slot
-            tempName = name
         }
         if made < 0 {
             let why = errnoMessage()
@@ -268,6 +265,17 @@ public final class AtomicOutput {
     }
 
     private static let nameCharacters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+    /// `nameTemporary` for this output: the registry slot and the name kept when one was made; `make`'s result.
+    private func takeTemporaryName(in folder: Int32, base: String,
+                                   _ make: (Int32, UnsafePointer<CChar>) -> Int32) -> Int32 {
+        let (result, slot, name) = Self.nameTemporary(in: folder, long: fitsLongTemporaryName, base: base, make)
+        if result >= 0 {
+            signalSlot = slot
+            tempName = name
+        }
+        return result
+    }
 
     /// Makes a temporary name in `folder` with `make` (a create, or a link to the unnamed file), trying random
     /// names until one is free: `.NAME.yuvconv-XXXXXX` beside the target, or `.yuvconv-XXXXXX` when that would
@@ -427,17 +435,12 @@ public final class AtomicOutput {
         }
         if tempName == nil {
             let file = fd
-            let (linked, slot, temp) = Self.nameTemporary(in: folder, long: fitsLongTemporaryName, base: name) { folder, temp in
-                yc_name_unnamed(file, folder, temp)
-            }
-            if linked != 0 {
+            if takeTemporaryName(in: folder, base: name, { folder, temp in yc_name_unnamed(file, folder, temp) }) != 0 {
                 let why = errnoMessage()
                 close(fd)
                 fd = -1
                 throw .system("cannot name the file: \(why)")
             }
-            signalSlot = slot
-            tempName = temp
         }
         let temp = tempName!
         if close(fd) != 0 {
