@@ -1696,6 +1696,26 @@ done
 rm -f b.out; settled
 end
 
+begin sigint-delivered-twice
+# `timeout -s INT` sends SIGINT to the child and again to its process group: the same signal twice within
+# 250 ms is one request to stop (the second ended the run at once, losing its summary, report and manifest).
+mkdir in; for i in $(seq 30); do cp "$CRAFT/slow.png" "in/s$i.png"; done; snap
+r=$(python3 - "$BIN" <<'PY' 2> "$ERR"
+import signal, subprocess, sys, time
+p = subprocess.Popen([sys.argv[1], "in/", "-o", "out/", "-j", "1", "-q"], stdout=subprocess.DEVNULL,
+                     stderr=subprocess.PIPE, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+time.sleep(0.3)
+p.send_signal(signal.SIGINT); time.sleep(0.001); p.send_signal(signal.SIGINT)
+err = p.communicate(timeout=20)[1]
+sys.stderr.buffer.write(err)
+print(p.returncode)
+PY
+)
+[ "$r" = 130 ] || bad "exit $r (a negative one: killed by the second signal)"
+says 'not started \(interrupted\)'
+ALLOW=(out out/s*.nv12); settled
+end
+
 # Nothing under Fixtures/ changed.
 begin fixtures-untouched
 [ "$(cd "$here" && find Fixtures -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum)" = "$fixtures_before" ] ||

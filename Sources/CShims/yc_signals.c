@@ -32,12 +32,27 @@ static void remove_temps(void) {
         if (atomic_load(&state[i]) == SLOT_PUBLISHED) unlinkat(folders[i], paths[i], 0);
 }
 
+static atomic_llong first_interrupt_ns;
+
+static long long monotonic_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);   // async-signal-safe
+    return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
 static void on_signal(int sig) {
     // In a batch, the first SIGINT/SIGTERM only asks the run to stop (no new files; files in flight are
     // abandoned at their next band, or inside the decoder at its next progress call, and their temporary
-    // files removed); a second one ends it at once.
-    if ((sig == SIGINT || sig == SIGTERM) && atomic_load(&graceful) && atomic_exchange(&interrupted, sig) == 0)
-        return;
+    // files removed); a second one ends it at once. The same signal again within 250 ms is the first one
+    // delivered twice, not a second request: `timeout -s INT` sends it to the child and then to its whole
+    // process group, which ended the run at once and lost its summary, report and manifest.
+    if ((sig == SIGINT || sig == SIGTERM) && atomic_load(&graceful)) {
+        if (atomic_exchange(&interrupted, sig) == 0) {
+            atomic_store(&first_interrupt_ns, monotonic_ns());
+            return;
+        }
+        if (atomic_load(&interrupted) == sig && monotonic_ns() - atomic_load(&first_interrupt_ns) < 250000000LL) return;
+    }
     // Other threads run on while this one cleans up: one may have registered a name and be making its file.
     // No new name is registered from here on, and the slots are swept three times, 2 ms apart, so a file made
     // just after a sweep is still removed before the process ends.

@@ -86,12 +86,16 @@ public final class BatchInputs: @unchecked Sendable {
         var readsStandardInput = filesFrom == "-"
         // Streams by identity: one read twice under two names would hand each job part of its bytes.
         var streams: [FileIdentity: String] = [:]
-        if filesFrom == "-", let st = FileStatus(descriptor: 0), st.kind != .regular { streams[st.identity] = "--files-from -" }
+        // The list itself when it is a stream (`-`, /dev/stdin, a FIFO).
+        if let list = filesFrom, let st = list == "-" ? FileStatus(descriptor: 0) : FileStatus(path: list),
+           st.kind == .fifo || st.kind == .characterDevice || st.kind == .socket {
+            streams[st.identity] = "--files-from \(list)"
+        }
         for arg in operands {
             if let st = arg == "-" ? FileStatus(descriptor: 0) : FileStatus(path: arg),
                st.kind == .fifo || st.kind == .characterDevice || st.kind == .socket {
                 if let first = streams[st.identity] {
-                    if first == "-" && arg == "-" { throw .standardInputTwice }
+                    if arg == "-" && (first == "-" || first == "--files-from -") { throw .standardInputTwice }
                     throw .sameStream(first: first, second: arg)
                 }
                 streams[st.identity] = arg

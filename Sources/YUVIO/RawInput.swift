@@ -189,15 +189,23 @@ public enum RawInput {
 
     /// The Y4M colour spaces read: 8-bit 4:2:0 under any chroma siting tag, and 10-bit 4:2:0.
     static let y4mColourSpaces: Set<String> = ["420", "420jpeg", "420mpeg2", "420paldv", "420p10"]
-    /// `N:D`, both whole numbers of at most 10 digits.
-    static func isRatio(_ s: Substring) -> Bool {
+    /// `N:D`, both whole numbers from 1 to 2^32 − 1 (`0:0`, unknown, too where `unknownAllowed`: a pixel aspect).
+    static func isRatio(_ s: Substring, unknownAllowed: Bool) -> Bool {
         let parts = s.split(separator: ":", omittingEmptySubsequences: false)
-        return parts.count == 2 && parts.allSatisfy { !$0.isEmpty && $0.count <= 10 && $0.allSatisfy { ("0"..."9").contains($0) } }
+        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.count <= 10 && $0.allSatisfy { ("0"..."9").contains($0) } }),
+              let n = UInt64(parts[0]), let d = UInt64(parts[1]), n <= UInt64(UInt32.max), d <= UInt64(UInt32.max) else {
+            return false
+        }
+        return (n > 0 && d > 0) || (unknownAllowed && n == 0 && d == 0)
     }
 
     /// mjpegtools' XYSCSS values of those colour spaces (FFmpeg writes both tags).
     static let y4mXYSCSS: [String: String] = ["420JPEG": "420jpeg", "420MPEG2": "420mpeg2", "420PALDV": "420paldv",
                                               "420P10": "420p10"]
+    /// The other colour spaces XYSCSS names (mjpegtools', and FFmpeg's deeper ones): refused, never ignored.
+    static let y4mOtherXYSCSS: Set<String> = Set(["411", "422", "444", "444ALPHA", "MONO"]
+        + ["420", "422", "444"].flatMap { s in ["9", "12", "14", "16"].map { "\(s)P\($0)" } } + ["422P10", "444P10"]
+        + ["9", "10", "12", "16"].map { "MONO\($0)" })
 
     /// The first frame of a YUV4MPEG2 stream (4:2:0, 8- or 10-bit); returns the range its XCOLORRANGE names,
     /// the siting its colour-space tag says and its interlacing tag (`I`, progressive when absent). The
@@ -212,7 +220,7 @@ public enum RawInput {
                 throw .decoder("not a Y4M stream: its header starts \"\(fields.first.map { String($0.prefix(16)) } ?? "")\", not \"YUV4MPEG2 \"")
             }
             var w = 0, h = 0, tag: String?, xyscss: String?, range: ColorRange?, interlacing = Y4MInterlacing.progressive
-            var rate = "1:1", aspect = "1:1"
+            var rate = "1:1", aspect = "1:1", unreadable: [String] = []
             for field in fields.dropFirst() {
                 switch field.first {
                 case "W": w = Int(field.dropFirst()) ?? -1
@@ -225,8 +233,12 @@ public enum RawInput {
                 case "C": tag = String(field.dropFirst())
                 // The frame rate and pixel aspect, kept for a Y4M output (an anamorphic frame plays stretched
                 // without its aspect); a malformed one is not carried.
-                case "F": if Self.isRatio(field.dropFirst()) { rate = String(field.dropFirst()) }
-                case "A": if Self.isRatio(field.dropFirst()) { aspect = String(field.dropFirst()) }
+                case "F":
+                    if Self.isRatio(field.dropFirst(), unknownAllowed: false) { rate = String(field.dropFirst()) }
+                    else { unreadable.append(String(field)) }
+                case "A":
+                    if Self.isRatio(field.dropFirst(), unknownAllowed: true) { aspect = String(field.dropFirst()) }
+                    else { unreadable.append(String(field)) }
                 case "X" where field.hasPrefix("XYSCSS="): xyscss = String(field.dropFirst("XYSCSS=".count))
                 case "X" where field.hasPrefix("XCOLORRANGE="):
                     // FFmpeg writes FULL or LIMITED; anything else is not guessed at (as an unknown interlacing tag).
@@ -246,7 +258,7 @@ public enum RawInput {
             let fromXYSCSS = xyscss.flatMap { v -> String? in
                 let upper = v.uppercased()
                 if let known = Self.y4mXYSCSS[upper] { return known }
-                return upper.hasPrefix("4") || upper.hasPrefix("MONO") ? "XYSCSS=\(v)" : nil
+                return Self.y4mOtherXYSCSS.contains(upper) ? "XYSCSS=\(v)" : nil
             }
             let colour = tag ?? fromXYSCSS ?? "420jpeg"
             if let tag, let fromXYSCSS, y4mColourSpaces.contains(tag),
@@ -271,7 +283,9 @@ public enum RawInput {
             let image = YUVImage(width: w, height: h, layout: layout, bytes: bytes)
             // The siting tag: C420mpeg2 is left-sited, C420paldv top-left, the rest centre (C420jpeg, C420, C420p10).
             let siting: ChromaLocation = colour == "420mpeg2" ? .left : colour == "420paldv" ? .topleft : .center
-            return (image, range, siting, Y4MTiming(interlacing: interlacing, frameRate: rate, aspect: aspect))
+            var timing = Y4MTiming(interlacing: interlacing, frameRate: rate, aspect: aspect)
+            timing.unreadable = unreadable
+            return (image, range, siting, timing)
         }
     }
 }
@@ -282,6 +296,8 @@ public struct Y4MTiming: Sendable, Equatable {
     public var interlacing: Y4MInterlacing
     public var frameRate: String
     public var aspect: String
+    /// `F` and `A` tags that could not be read (and are written as 1:1).
+    public var unreadable: [String] = []
 
     public init(interlacing: Y4MInterlacing = .progressive, frameRate: String = "1:1", aspect: String = "1:1") {
         (self.interlacing, self.frameRate, self.aspect) = (interlacing, frameRate, aspect)

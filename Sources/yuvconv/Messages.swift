@@ -54,8 +54,8 @@ extension BatchPlanError {
         case .standardInput: return "standard input cannot be one of many inputs"
         case .standardInputTwice: return "standard input can be read only once (- given twice, or with --files-from -)"
         case .sameStream(let first, let second):
-            let shown = first == "-" ? "standard input (-)" : first == "--files-from -" ? "the list on standard input (--files-from -)"
-                : displayPath(first)
+            let shown = first == "-" ? "standard input (-)"
+                : first.hasPrefix("--files-from ") ? "the list (\(displayPath(first)))" : displayPath(first)
             return "\(shown) and \(displayPath(second)) are one stream "
                 + "(a pipe, FIFO or device), which can be read only once"
         case .emptyTemplate: return "--name needs a template, e.g. '{stem}.{ext}'"

@@ -54,6 +54,10 @@ func runRawInput(_ options: Options) -> Int32 {
             // A Y4M output keeps the stream's frame rate and pixel aspect.
             timing.frameRate = stream.frameRate
             timing.aspect = stream.aspect
+            if case .y4m = format, !stream.unreadable.isEmpty, !options.quiet {
+                printErr("yuvconv: warning: \(name): its Y4M header's \(stream.unreadable.joined(separator: " ")) cannot be read; "
+                         + "the output says F\(timing.frameRate) A\(timing.aspect)")
+            }
             // An interlaced frame is two fields woven together. Copied into a Y4M, its samples keep their tag
             // (It, Ib); anything else takes the woven frame as one progressive picture, which is worth a word.
             if fields == .topFieldFirst || fields == .bottomFieldFirst, case .y4m = format {

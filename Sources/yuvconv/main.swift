@@ -249,7 +249,9 @@ struct Outcome {
 
     /// A file that failed: its record says why.
     static func failed(_ input: String, _ error: FileError, alignment: Int) -> Outcome {
-        Outcome(record: ImageRecord(file: displayPath(input), error: error.cliReason, report: nil, quality: nil,
+        // A failure of the output (a folder at its name, a full disk) names it: the line is the input's.
+        let why = error.path == input ? error.cliReason : error.cli
+        return Outcome(record: ImageRecord(file: displayPath(input), error: why, report: nil, quality: nil,
                                     alignment: alignment, peakRSS: 0), failure: error)
     }
 }
