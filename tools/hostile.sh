@@ -1716,6 +1716,22 @@ says 'not started \(interrupted\)'
 ALLOW=(out out/s*.nv12); settled
 end
 
+begin docs-promises
+# What the docs promise, checked: a single conversion's dry run refuses a missing folder (the run makes none);
+# a bogus YUVCONV_CPU is a usage error for --version too; a failed conversion's report lists it; -q keeps the
+# warning that names skipped folder entries.
+cp "$PNG" a.png; mkdir d; cp "$PNG" d/b.png; mkfifo d/c.png; snap
+run a.png -o newdir/a.nv12 -n
+status 1; LC_ALL=C grep -q '^refuse a.png' "$OUT" || bad "dry run: $(head -c 120 "$OUT")"
+YUVCONV_CPU=bogus yc --version > "$OUT" 2> "$ERR"
+status 2; says 'YUVCONV_CPU'
+run missing.png -o x.nv12 --report json
+status 1; LC_ALL=C grep -q '"file": "missing.png", "ok": false' "$OUT" || bad "no report line for the failure: $(head -c 120 "$OUT")"
+run d/ -o out/ -q
+status 0; says 'skipped 1 folder entry'
+ALLOW=(out out/b.nv12); settled
+end
+
 # Nothing under Fixtures/ changed.
 begin fixtures-untouched
 [ "$(cd "$here" && find Fixtures -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum)" = "$fixtures_before" ] ||

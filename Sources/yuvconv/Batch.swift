@@ -157,7 +157,8 @@ func gatherInputs(_ options: Options, standardInput: Bool = false) throws(BatchP
     let inputs = try BatchInputs(operands: options.inputs, recursive: options.recursive, filesFrom: options.filesFrom,
                                  nul: options.nulSeparated, standardInput: standardInput)
     let skipped = inputs.skipped, n = inputs.skippedCount
-    if n > 0 && !options.quiet {
+    // A warning: printed with -q too (-q silences the per-image lines, not what went unconverted).
+    if n > 0 {
         printErr("yuvconv: warning: skipped \(n) folder entr\(n == 1 ? "y" : "ies") that "
                  + "\(n == 1 ? "is" : "are") not a regular file or a folder to walk: "
                  + skipped.map(\.description).joined(separator: ", ") + (n > skipped.count ? ", … (\(n - skipped.count) more)" : ""))

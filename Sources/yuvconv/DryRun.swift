@@ -15,6 +15,12 @@ func dryRunOne(input: String, output: String, format: OutputFormat, options: Opt
     // A single conversion refuses an existing output without --force (it skips nothing).
     let exists = AtomicOutput.standardDescriptor(output) == nil && FileStatus(path: output)?.kind == .regular
     let action: BatchAction = exists && options.force ? .replace(nil) : .convert
+    // A single conversion makes no folder: its output's folder must be there.
+    if AtomicOutput.standardDescriptor(output) == nil, let dir = outputFolder(of: output), FileStatus(path: dir)?.kind != .directory {
+        print("refuse \(displayPath(input)) -> \(displayPath(output)) (\(format.name)): \(displayPath(output)): cannot create a file in "
+              + "\(displayPath(dir)): the folder does not exist")
+        return 1
+    }
     return dryRunItem(input: input, output: output, format: format, action: action, options: options,
                       protected: protected) ? 1 : 0
 }

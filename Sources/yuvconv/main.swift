@@ -124,6 +124,9 @@ func run(_ args: [String]) -> Int32 {
         print(helpText)
         return 0
     }
+    // A pin the CPU cannot honour is refused rather than quietly ignored: a benchmark or a test that asked
+    // for a tier must not measure another.
+    if let problem = CPUTier.environmentProblem { return usageFailure(problem) }
     if options.showVersion {
         let pinned = CPUTier.current != CPUTier.best ? ", pinned by YUVCONV_CPU" : ""
         print("yuvconv \(version)\nkernels: \(CPUTier.current) (this CPU runs up to \(CPUTier.best)\(pinned))")
@@ -137,9 +140,6 @@ func run(_ args: [String]) -> Int32 {
         print(completionScript(shell), terminator: "")
         return 0
     }
-    // A pin the CPU cannot honour is refused rather than quietly ignored: a benchmark or a test that asked
-    // for a tier must not measure another.
-    if let problem = CPUTier.environmentProblem { return usageFailure(problem) }
     if options.reportOnly { return runReport(options) }
     if options.isBatch { return runBatch(options) }
     if options.isRawInput { return runRawInput(options) }
@@ -192,8 +192,18 @@ func run(_ args: [String]) -> Int32 {
     let outcome = convertOne(input: input, output: output, format: format, options: options, protected: protected,
                              keepForReport: options.reportFormat != nil)
     if let failure = outcome.failure {
-        reportSink?.abort()
         printErr("yuvconv: error: \(failure.cli)")
+        // The report lists a failed file too (its line with the reason, and the totals), as a batch's does.
+        if let format = options.reportFormat {
+            do {
+                try emitReport(renderReport([outcome.record], format: format), to: reportSink,
+                               dataOnStdout: AtomicOutput.standardDescriptor(output) == STDOUT_FILENO)
+            } catch {
+                printErr("yuvconv: error: \(error.cli)")
+            }
+        } else {
+            reportSink?.abort()
+        }
         return 1
     }
     if let format = options.reportFormat {
