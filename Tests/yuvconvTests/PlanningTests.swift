@@ -139,9 +139,16 @@ final class PlanningTests: CLITestCase {
 
     func testDryRunOfOneFile() throws {
         try makeInputs()
+        // A single conversion makes no folder: into one that is missing, the run fails, and so does its dry run.
         let r = try run(["in/a.png", "-o", "new/a.y4m", "--dry-run"])
-        XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "convert in/a.png -> new/a.y4m (y4m)\n")
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self),
+                       "refuse in/a.png -> new/a.y4m (y4m): new/a.y4m: cannot create a file in new: the folder does not exist\n")
+        XCTAssertEqual(try run(["in/a.png", "-o", "new/a.y4m", "-q"]).status, 1)
+        XCTAssertEqual(try leftovers(), ["in"])
+        let fine = try run(["in/a.png", "-o", "a.y4m", "--dry-run"])
+        XCTAssertEqual(fine.status, 0, fine.stderr)
+        XCTAssertEqual(String(decoding: fine.stdout, as: UTF8.self), "convert in/a.png -> a.y4m (y4m)\n")
         XCTAssertEqual(try leftovers(), ["in"])
         XCTAssertEqual(try run(["in/a.png", "-o", "a.nv12", "-q"]).status, 0)
         let exists = try run(["in/a.png", "-o", "a.nv12", "-n"])
