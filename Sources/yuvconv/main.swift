@@ -191,31 +191,17 @@ func run(_ args: [String]) -> Int32 {
     do { reportSink = try openReportFile(options, protected: protected) } catch { return fileFailure(error) }
     let outcome = convertOne(input: input, output: output, format: format, options: options, protected: protected,
                              keepForReport: options.reportFormat != nil)
-    if let failure = outcome.failure {
-        printErr("yuvconv: error: \(failure.cli)")
-        // The report lists a failed file too (its line with the reason, and the totals), as a batch's does.
-        if let format = options.reportFormat {
-            do {
-                try emitReport(renderReport([outcome.record], format: format), to: reportSink,
-                               dataOnStdout: AtomicOutput.standardDescriptor(output) == STDOUT_FILENO)
-            } catch {
-                printErr("yuvconv: error: \(error.cli)")
-            }
-        } else {
-            reportSink?.abort()
-        }
+    if let failure = outcome.failure { printErr("yuvconv: error: \(failure.cli)") }
+    // The report lists a failed file too (its line with the reason, and the totals), as a batch's does.
+    guard let format = options.reportFormat else { return outcome.failure == nil ? 0 : 1 }
+    do {
+        try emitReport(renderReport([outcome.record], format: format), to: reportSink,
+                       dataOnStdout: AtomicOutput.standardDescriptor(output) == STDOUT_FILENO)
+    } catch {
+        printErr("yuvconv: error: \(error.cli)")
         return 1
     }
-    if let format = options.reportFormat {
-        do {
-            try emitReport(renderReport([outcome.record], format: format), to: reportSink,
-                           dataOnStdout: AtomicOutput.standardDescriptor(output) == STDOUT_FILENO)
-        } catch {
-            printErr("yuvconv: error: \(error.cli)")
-            return 1
-        }
-    }
-    return 0
+    return outcome.failure == nil ? 0 : 1
 }
 
 /// Prints the warnings for options that do nothing here (not with -q).
