@@ -69,10 +69,12 @@ func runPipeline(_ source: BandSource, frame: FrameLayout, into sink: BandSink, 
     let pipeline = BandPipeline(slots: threaded ? 3 : 1, stages: 1 + (apart ? 1 : 0) + (before ? 1 : 0),
                                 threaded: threaded)
     let bands = (0..<pipeline.slots).map { _ in BandBuffer(frame: frame, rows: source.bandRows, ledger: ledger) }
-    // The sink first: it refuses a picture its format cannot hold (a JPEG over 65500 a side) before a source
-    // that holds the whole picture (an EXIF turn) decodes it.
-    try sink.begin(frame, ledger: ledger)
+    // A picture the sink's format cannot hold (a JPEG over 65500 a side) is refused before a source that holds
+    // the whole picture (an EXIF turn) decodes it; the sink begins after the source is ready, so a source that
+    // fails to prepare has written nothing (not even a Y4M header to a pipe).
+    try sink.accepts(frame)
     try source.prepare(slots: pipeline.slots, ledger: ledger)
+    try sink.begin(frame, ledger: ledger)
     let height = source.geometry.height, bandRows = source.bandRows
     var row = 0, trailing = source.trailingBands
     let work = UncheckedSendable((source, sink, bands))

@@ -5,10 +5,17 @@ public protocol BandSink: AnyObject {
     /// Called once, before any band, with where every byte of the frame goes and the ledger to count any
     /// buffer the sink keeps.
     func begin(_ frame: FrameLayout, ledger: Ledger) throws(WriteError)
+    /// Refuses, before any work, a frame this sink cannot take (a JPEG's picture over 65500 a side): called
+    /// before the source prepares (which may decode a whole turned picture), and writes nothing.
+    func accepts(_ frame: FrameLayout) throws(WriteError)
     /// Luma rows `firstRow ..< firstRow + rows` and their chroma rows, as held by `band`.
     func consume(_ band: BandBuffer, firstRow: Int, rows: Int) throws(WriteError)
     /// After the last band.
     func end() throws(WriteError)
+}
+
+extension BandSink {
+    public func accepts(_ frame: FrameLayout) throws(WriteError) {}
 }
 
 /// One band of output rows in the output layout, tightly packed: `rows` luma rows, `rows/2` chroma rows,

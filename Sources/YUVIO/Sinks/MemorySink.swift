@@ -19,8 +19,12 @@ public final class MemorySink: BandSink {
     /// JPEG). A smaller one may reuse memory an earlier picture of the run held; either way a whole conversion
     /// writes every byte of the tight layout before the picture is read (`tools/hostile.sh` runs the JPEG
     /// output under `MALLOC_PERTURB_` and compares the bytes).
-    public func begin(_ frame: FrameLayout, ledger: Ledger) throws(WriteError) {
+    public func accepts(_ frame: FrameLayout) throws(WriteError) {
         if let why = fitting?.sizeProblem(width: frame.width, height: frame.height) { throw .unfit(why) }
+    }
+
+    public func begin(_ frame: FrameLayout, ledger: Ledger) throws(WriteError) {
+        try accepts(frame)
         let tight = frame.tight
         self.frame = tight
         let made: Void? = Ledger.ifAvailable(tight.byteCount) {
@@ -65,6 +69,11 @@ public final class TeeSink: BandSink {
     public init(_ a: BandSink, _ b: BandSink) {
         self.a = a
         self.b = b
+    }
+
+    public func accepts(_ frame: FrameLayout) throws(WriteError) {
+        try a.accepts(frame)
+        try b.accepts(frame)
     }
 
     public func begin(_ frame: FrameLayout, ledger: Ledger) throws(WriteError) {
