@@ -1,0 +1,116 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CShims
+import YUVCore
+
+// What may be written, decided before any work (`AtomicOutput.check`) and from nothing but paths and descriptors:
+// where an output goes (a descriptor, a device in place, a file), and what must never be overwritten (the inputs,
+// a disk, a file with data after a descriptor's position). AtomicOutput.swift makes and places the file.
+
+extension AtomicOutput {
+    /// Where a checked output is written.
+    public enum Destination: Sendable, Equatable {
+        /// Standard output or error, or `/dev/fd/N`: that descriptor, in order.
+        case descriptor(Int32)
+        /// A device, FIFO or socket (links followed): written in place, in order.
+        case inPlace(String)
+        /// A regular file, new or replaced (links followed): through a temporary file in its folder.
+        case file(String)
+    }
+
+    /// Checks up front, creating nothing, that `path` may be written: neither `inputs` (paths) nor any file in
+    /// `protected` is ever overwritten, even with `force`; an existing file only with `force`; never a folder.
+    ///
+    /// - `-`, `/dev/stdout`, `/dev/fd/1` and `/proc/self/fd/1` are standard output; `/dev/stderr` (and fd 2)
+    ///   standard error; `/dev/fd/N` descriptor N: written in order, never replaced by a file.
+    /// - A symbolic link is followed: its target is written (atomically when it is a regular file, with
+    ///   `force` when it exists) and the link itself stays as it was.
+    /// - A device, FIFO or socket is written in place, in order; a block device only with `force`.
+    public static func check(path: String, force: Bool, inputs: [String] = [],
+                             protected: any FileIdentitySet = Set<FileIdentity>()) throws(WriteError) -> Destination {
+        let named = Set(inputs.compactMap(inputIdentity))
+        let protected = ProtectedUnion(named: named, others: protected)
+        if let descriptor = standardDescriptor(path) {
+            if yc_standard_descriptor_was_closed(descriptor) != 0 {
+                throw .system(descriptor == 1 ? "standard output is closed" : "descriptor \(descriptor) is closed")
+            }
+            if isOpen(onInput: descriptor, protected.contains) { throw .sameAsInput }
+            if !force, let over = overwrites(descriptor: descriptor) { throw over }
+            return .descriptor(descriptor)
+        }
+        if let why = PathBytes.lengthProblem(path) { throw .system("the name cannot be made: \(why)") }
+        let real = try resolveLinks(path)
+        if let st = FileStatus(path: real) {
+            if protected.contains(st.identity) { throw .sameAsInput }
+            if st.kind == .directory { throw .system("is a directory") }
+            // A disk holds data as a file does: `-o /dev/sda` by mistake must not wipe it.
+            if st.kind == .blockDevice && !force { throw .blockDevice }
+            if st.kind != .regular { return .inPlace(real) }
+            if !force { throw .exists }
+        }
+        return .file(real)
+    }
+
+    /// What writing to descriptor `fd` would overwrite, as the error that needs `force`: a disk (`.blockDevice`),
+    /// or a file holding bytes from the descriptor's position on (`3<>old`, not `>` nor `>>`), which would be
+    /// overwritten with the rest left behind (`.descriptorHasData`). Nil otherwise.
+    public static func overwrites(descriptor fd: Int32) -> WriteError? {
+        guard let st = FileStatus(descriptor: fd) else { return nil }
+        if st.kind == .blockDevice { return .blockDevice }
+        guard st.kind == .regular, fcntl(fd, F_GETFL) & O_APPEND == 0 else { return nil }
+        let at = lseek(fd, 0, SEEK_CUR)
+        return at >= 0 && Int(at) < st.size ? .descriptorHasData(fd) : nil
+    }
+
+    /// Whether descriptor `fd` is open on a regular file that `isInput` names: what is written there would change
+    /// an input (`-o - 1<>in.png`, or a report or messages on a standard stream opened on one).
+    public static func isOpen(onInput fd: Int32, _ isInput: (FileIdentity) -> Bool) -> Bool {
+        guard let st = FileStatus(descriptor: fd), st.kind == .regular else { return false }
+        return isInput(st.identity)
+    }
+
+    /// The descriptor a path names without a file of its own: standard output and error, `/dev/fd/N`.
+    public static func standardDescriptor(_ path: String) -> Int32? {
+        switch path {
+        case "-", "/dev/stdout": return STDOUT_FILENO
+        case "/dev/stderr": return STDERR_FILENO
+        default:
+            for prefix in ["/dev/fd/", "/proc/self/fd/"] where path.hasPrefix(prefix) {
+                if let n = Int32(path.dropFirst(prefix.count)), n >= 0 { return n }
+            }
+            return nil
+        }
+    }
+
+    /// The file a path finally names, through any chain of symbolic links (the path itself when it is none).
+    public static func resolveLinks(_ path: String) throws(WriteError) -> String {
+        var current = path
+        for _ in 0..<40 {
+            guard let st = FileStatus(path: current, follow: false), st.kind == .symlink,
+                  let next = symlinkTarget(current) else { return current }
+            current = next
+        }
+        throw .system("too many levels of symbolic links")
+    }
+}
+
+/// The inputs a check names, and the set it was given.
+private struct ProtectedUnion {
+    let named: Set<FileIdentity>
+    let others: any FileIdentitySet
+
+    func contains(_ id: FileIdentity) -> Bool { named.contains(id) || others.contains(id) }
+}
+
+/// The identity of an input that must never be overwritten: the file a path names, or standard input's
+/// file when it is one (`- < photo.jpg`). Nil when there is nothing to protect.
+public func inputIdentity(_ input: String) -> FileIdentity? {
+    if input == "-" {
+        guard let st = FileStatus(descriptor: STDIN_FILENO), st.kind == .regular else { return nil }
+        return st.identity
+    }
+    return FileStatus(path: input)?.identity
+}
