@@ -87,20 +87,19 @@ public final class BatchInputs: @unchecked Sendable {
         // Streams by identity: one read twice under two names would hand each job part of its bytes.
         var streams: [FileIdentity: String] = [:]
         // The list itself when it is a stream (`-`, /dev/stdin, a FIFO).
-        if let list = filesFrom, let st = list == "-" ? FileStatus(descriptor: 0) : FileStatus(path: list),
-           st.kind == .fifo || st.kind == .characterDevice || st.kind == .socket {
+        if let list = filesFrom, let st = list == "-" ? FileStatus(descriptor: 0) : FileStatus(path: list), st.kind.isStream {
             streams[st.identity] = "--files-from \(list)"
         }
         for arg in operands {
-            if let st = arg == "-" ? FileStatus(descriptor: 0) : FileStatus(path: arg),
-               st.kind == .fifo || st.kind == .characterDevice || st.kind == .socket {
+            let status = arg == "-" ? FileStatus(descriptor: 0) : FileStatus(path: arg)
+            if let st = status, st.kind.isStream {
                 if let first = streams[st.identity] {
                     if arg == "-" && (first == "-" || first == "--files-from -") { throw .standardInputTwice }
                     throw .sameStream(first: first, second: arg)
                 }
                 streams[st.identity] = arg
             }
-            if arg != "-", FileStatus(path: arg)?.kind == .directory {
+            if arg != "-", status?.kind == .directory {
                 let root = arg.hasSuffix("/") && arg.count > 1 ? String(arg.dropLast()) : arg
                 let prefix = arg.hasSuffix("/") ? "" : (root.split(separator: "/").last.map(String.init) ?? "")
                 try fileStep { () throws(FileError) in

@@ -152,7 +152,12 @@ public func displayOutputPath(_ path: String) -> String {
 
 /// What `stat` says of a file, in the terms the tool decides by.
 public struct FileStatus: Sendable, Equatable {
-    public enum Kind: Sendable, Equatable { case regular, directory, fifo, characterDevice, blockDevice, socket, symlink, other }
+    public enum Kind: Sendable, Equatable {
+        case regular, directory, fifo, characterDevice, blockDevice, socket, symlink, other
+
+        /// A FIFO, character device or socket: bytes that can be read only once.
+        public var isStream: Bool { self == .fifo || self == .characterDevice || self == .socket }
+    }
     public let device: UInt64
     public let inode: UInt64
     public let kind: Kind

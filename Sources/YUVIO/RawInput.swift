@@ -254,7 +254,7 @@ public enum RawInput {
             // Without a C tag, mjpegtools' XYSCSS says the colour space (FFmpeg reads it so: XYSCSS=420P10 alone
             // is 10-bit, and was read as 8-bit, its words as bytes); with both, C says it, and an XYSCSS of
             // another depth or sampling is a contradiction, not guessed at. Neither: 4:2:0 8-bit, centre-sited.
-            // Known values in any case; one that names no colour space (not 4xx, not MONO) is ignored, as FFmpeg does.
+            // Known values in any case; one that names none of mjpegtools' or FFmpeg's colour spaces is ignored.
             let fromXYSCSS = xyscss.flatMap { v -> String? in
                 let upper = v.uppercased()
                 if let known = Self.y4mXYSCSS[upper] { return known }

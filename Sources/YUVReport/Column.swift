@@ -63,7 +63,7 @@ public struct Column: Sendable {
     /// The report's columns, in the order every format writes them.
     public static let all: [Column] = [
         Column("file", text: ("file", 22), left: true, html: "file",
-               total: .caption { "TOTAL (\($0.images) image\($0.images == 1 ? "" : "s"), \($0.failed) failed\($0.unlisted))" }) { .name($0.file) },
+               total: .caption { "TOTAL (\($0.images) image\($0.images == 1 ? "" : "s"), \($0.failed) failed\($0.skippedAndNotStarted))" }) { .name($0.file) },
         Column("ok", total: .caption { $0.failed == 0 ? "true" : "false" }) { .flag($0.report != nil || $0.skipped != nil) },
         Column("error") { r in r.error.map { .name($0) } ?? .absent },
         converted(nil, text: ("size", 10), html: "size") { _, rep in .size(width: rep.geometry.width, height: rep.geometry.height) },

@@ -71,7 +71,7 @@ func htmlHead(_ t: Totals) -> String {
         </head>
         <body>
         <h1>yuvconv memory report</h1>
-        <p class="total">\(t.images) image\(t.images == 1 ? "" : "s")\(t.failed > 0 ? " (\(t.failed) failed)" : "")\(htmlEscape(t.unlisted)), \(formatFixed(Double(t.pixels) / 1e6, decimals: 1)) megapixels:
+        <p class="total">\(t.images) image\(t.images == 1 ? "" : "s")\(t.failed > 0 ? " (\(t.failed) failed)" : "")\(htmlEscape(t.skippedAndNotStarted)), \(formatFixed(Double(t.pixels) / 1e6, decimals: 1)) megapixels:
         RGBA \(formatBytes(t.rgba)) → YUV \(formatBytes(t.yuv)), saving \(formatBytes(t.savingRGBA.bytes)) (\(fixed(t.savingRGBA.percent, 1))%).</p>
         <p>Peak memory of the whole run: \(formatBytes(t.peakRSS)) (the process's peak resident set); each image's own buffers are in the table.</p>
         \(quality)

@@ -38,7 +38,7 @@ func textLines(_ r: ImageRecord) -> String {
 /// The rule, the totals, the run's peak memory and the quality spread.
 func textTotals(_ t: Totals) -> String {
     var lines = [String(repeating: "-", count: 80)]
-    lines.append("total: \(t.images) image\(t.images == 1 ? "" : "s")" + (t.failed > 0 ? " (\(t.failed) failed)" : "") + t.unlisted + ", "
+    lines.append("total: \(t.images) image\(t.images == 1 ? "" : "s")" + (t.failed > 0 ? " (\(t.failed) failed)" : "") + t.skippedAndNotStarted + ", "
                  + "\(formatFixed(Double(t.pixels) / 1e6, decimals: 1)) Mpx: RGBA \(formatBytes(t.rgba)), "
                  + "YUV \(formatBytes(t.yuv)), saves \(formatBytes(t.savingRGBA.bytes)) (\(fixed(t.savingRGBA.percent, 1))%)")
     lines.append("memory: peak RSS \(formatBytes(t.peakRSS)) for the whole run")

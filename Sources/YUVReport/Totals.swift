@@ -9,9 +9,9 @@ public struct Totals: Sendable {
     /// The process's peak resident set (`getrusage`) over the whole run: reported once, here, since in a
     /// batch no image has a peak of its own (each has its buffers, `conversion_buffers_bytes`).
     public let peakRSS: Int
-    /// A batch's inputs that have no image line of their own: skipped as already there, and not started
-    /// (the run was interrupted, or stopped by --fail-fast); so images + failed + skipped + notStarted is every
-    /// input. `interrupted`: a signal stopped the run.
+    /// A batch's inputs that were not converted and did not fail: skipped as already there (each with a line
+    /// of its own), and not started (the run was interrupted, or stopped by --fail-fast; no line); so images +
+    /// failed + skipped + notStarted is every input. `interrupted`: a signal stopped the run.
     public var skipped = 0, notStarted = 0, interrupted = false
 
     /// The totals of `records`; the peak is `peakRSS`, else the highest the records give (a single
@@ -31,8 +31,8 @@ public struct Totals: Sendable {
         (self.worst, self.median, self.peakRSS) = (worst, median, peakRSS)
     }
 
-    /// ", S skipped, N not started (interrupted)" for the inputs without a line, or nothing.
-    public var unlisted: String {
+    /// ", S skipped, N not started (interrupted)", or nothing.
+    public var skippedAndNotStarted: String {
         (skipped > 0 ? ", \(skipped) skipped" : "")
             + (notStarted > 0 ? ", \(notStarted) not started" + (interrupted ? " (interrupted)" : "") : "")
     }

@@ -15,14 +15,9 @@ func dryRunOne(input: String, output: String, format: OutputFormat, options: Opt
     // A single conversion refuses an existing output without --force (it skips nothing).
     let exists = AtomicOutput.standardDescriptor(output) == nil && FileStatus(path: output)?.kind == .regular
     let action: BatchAction = exists && options.force ? .replace(nil) : .convert
-    // A single conversion makes no folder: its output's folder must be there.
-    if AtomicOutput.standardDescriptor(output) == nil, let dir = outputFolder(of: output), FileStatus(path: dir)?.kind != .directory {
-        print("refuse \(displayPath(input)) -> \(displayPath(output)) (\(format.name)): \(displayPath(output)): cannot create a file in "
-              + "\(displayPath(dir)): the folder does not exist")
-        return 1
-    }
+    // A single conversion makes no folder.
     return dryRunItem(input: input, output: output, format: format, action: action, options: options,
-                      protected: protected) ? 1 : 0
+                      protected: protected, makesFolders: false) ? 1 : 0
 }
 
 /// A dry run of a planned batch: a line per file, then the summary on standard error; exit 1 when a real run
@@ -70,12 +65,12 @@ func dryRunReportFile(_ options: Options, protected: any FileIdentitySet) -> Int
 /// Prints what would happen to one file — `convert`, `replace`, `skip` or `refuse`, `INPUT -> OUTPUT (format)`,
 /// and why — and returns true when it would be refused.
 func dryRunItem(input: String, output: String, format: OutputFormat, action: BatchAction, options: Options,
-                protected: any FileIdentitySet) -> Bool {
+                protected: any FileIdentitySet, makesFolders: Bool = true) -> Bool {
     let shown = AtomicOutput.standardDescriptor(output) == STDOUT_FILENO ? "<stdout>" : displayPath(output)
     func say(_ verb: String, _ why: String?) {
         print("\(verb) \(displayPath(input)) -> \(shown) (\(format.name))" + (why.map { ": " + $0 } ?? ""))
     }
-    var refusal = inputProblem(input) ?? outputFolder(of: output).flatMap(folderProblem)
+    var refusal = inputProblem(input) ?? (makesFolders ? outputFolder(of: output).flatMap(folderProblem) : nil)
     switch action {
     case .skip(let upToDate):
         say("skip", upToDate ? "up to date" : BatchAction.alreadyThere)
@@ -89,9 +84,11 @@ func dryRunItem(input: String, output: String, format: OutputFormat, action: Bat
                 refusal = FileError(output: output, error).cliReason
             }
         }
-        // An output name that is a link: the file is made in its target's folder, which must be there (a
-        // real run makes only the output folder's own folders).
-        if refusal == nil, let real = try? AtomicOutput.resolveLinks(output), real != output,
+        // The file is made in the folder its name (or a link's target) is in, which must be there unless the run
+        // makes it: a batch makes its output folder's own folders (`makesFolders`), never a link target's, and
+        // a single conversion makes none.
+        if refusal == nil, AtomicOutput.standardDescriptor(output) == nil,
+           let real = try? AtomicOutput.resolveLinks(output), real != output || !makesFolders,
            let dir = outputFolder(of: real), FileStatus(path: dir)?.kind != .directory {
             refusal = "\(displayPath(output)): cannot create a file in \(displayPath(dir)): the folder does not exist"
         }

@@ -6,7 +6,7 @@ public protocol BandSink: AnyObject {
     /// buffer the sink keeps.
     func begin(_ frame: FrameLayout, ledger: Ledger) throws(WriteError)
     /// Refuses, before any work, a frame this sink cannot take (a JPEG's picture over 65500 a side): called
-    /// before the source prepares (which may decode a whole turned picture), and writes nothing.
+    /// before the source prepares (which may decode a whole turned picture) and before `begin`; writes nothing.
     func accepts(_ frame: FrameLayout) throws(WriteError)
     /// Luma rows `firstRow ..< firstRow + rows` and their chroma rows, as held by `band`.
     func consume(_ band: BandBuffer, firstRow: Int, rows: Int) throws(WriteError)

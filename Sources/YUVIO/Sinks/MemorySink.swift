@@ -8,10 +8,14 @@ public final class MemorySink: BandSink {
     public private(set) var alpha: [UInt8]?
     private var frame: FrameLayout?
 
-    /// The format the picture is kept for (a JPEG to encode): its size is checked against it in `begin`.
+    /// The format the picture is kept for (a JPEG to encode): its size is checked against it (`accepts`).
     private let fitting: OutputFormat?
 
     public init(fitting: OutputFormat? = nil) { self.fitting = fitting }
+
+    public func accepts(_ frame: FrameLayout) throws(WriteError) {
+        if let why = fitting?.sizeProblem(width: frame.width, height: frame.height) { throw .unfit(why) }
+    }
 
     /// The picture's storage is reserved, not filled: a large allocation is fresh pages from the system, which
     /// cost memory only as the bands write them, so a short input whose header claims a large picture costs
@@ -19,12 +23,7 @@ public final class MemorySink: BandSink {
     /// JPEG). A smaller one may reuse memory an earlier picture of the run held; either way a whole conversion
     /// writes every byte of the tight layout before the picture is read (`tools/hostile.sh` runs the JPEG
     /// output under `MALLOC_PERTURB_` and compares the bytes).
-    public func accepts(_ frame: FrameLayout) throws(WriteError) {
-        if let why = fitting?.sizeProblem(width: frame.width, height: frame.height) { throw .unfit(why) }
-    }
-
     public func begin(_ frame: FrameLayout, ledger: Ledger) throws(WriteError) {
-        try accepts(frame)
         let tight = frame.tight
         self.frame = tight
         let made: Void? = Ledger.ifAvailable(tight.byteCount) {
