@@ -114,6 +114,13 @@ cmsHPROFILE yc_colour_source_profile(const yc_colour *c, yc_target target, char 
             cmsCloseProfile(p);
             return NULL;
         }
+        // The reverse: ICC wants the profile's space to be the data's, and libpng refuses an RGB iCCP on a grey
+        // PNG; a grey JPEG (whose rows libjpeg makes RGB) is refused the same way.
+        if (space == cmsSigRgbData && c->grey) {
+            snprintf(why, why_size, "the embedded ICC profile is an RGB one on a grey image");
+            cmsCloseProfile(p);
+            return NULL;
+        }
         if (space != cmsSigRgbData && space != cmsSigGrayData) {
             snprintf(why, why_size, "the embedded ICC profile is not an RGB or grey profile");
             cmsCloseProfile(p);
@@ -214,6 +221,17 @@ static double largest_change(cmsHTRANSFORM t) {
     return worst;
 }
 
+// Whether `src` is sRGB: within one 8-bit code value of LittleCMS's sRGB everywhere `largest_change` looks.
+static int same_as_srgb(cmsHPROFILE src) {
+    cmsHPROFILE srgb = yc_colour_target_profile(YC_TARGET_SRGB);
+    cmsHTRANSFORM t = srgb ? cmsCreateTransform(src, TYPE_RGB_DBL, srgb, TYPE_RGB_DBL, INTENT_RELATIVE_COLORIMETRIC,
+                                                cmsFLAGS_NOOPTIMIZE) : NULL;
+    const int same = t && largest_change(t) < 1.0;
+    if (t) cmsDeleteTransform(t);
+    if (srgb) cmsCloseProfile(srgb);
+    return same;
+}
+
 yc_colour_action yc_colour_plan(const yc_colour *colour, yc_target target, char *text, size_t text_size) {
     char name[128] = {0}, why[160];
     int srgb;
@@ -223,12 +241,12 @@ yc_colour_action yc_colour_plan(const yc_colour *colour, yc_target target, char 
             snprintf(text, text_size, "%s; colours used as stored", why);
             return YC_COLOUR_BROKEN;
         }
-        if (srgb && target != YC_TARGET_SRGB) {
-            // An sRGB source to another target: the built-in sRGB profile is its space.
-            snprintf(text, text_size, "sRGB → %s", yc_colour_target_name(target));
-            return YC_COLOUR_TRANSFORM;
-        }
-        snprintf(text, text_size, srgb ? "sRGB: nothing to do" : "no colour information: taken as %s", yc_colour_target_name(target));
+        // sRGB and untagged sources are never transformed, whatever the target (the contract: their bytes are
+        // those of `--color-management off`, so one picture gives one output whether or not it says sRGB).
+        if (srgb && target != YC_TARGET_SRGB)
+            snprintf(text, text_size, "sRGB: taken as %s (sRGB sources are not transformed)", yc_colour_target_name(target));
+        else
+            snprintf(text, text_size, srgb ? "sRGB: nothing to do" : "no colour information: taken as %s", yc_colour_target_name(target));
         return YC_COLOUR_NONE;
     }
     cmsHPROFILE dst = yc_colour_target_profile(target);
@@ -252,6 +270,11 @@ yc_colour_action yc_colour_plan(const yc_colour *colour, yc_target target, char 
         // Within one code value of the target everywhere: the same space — an sRGB profile (IEC 61966-2.1,
         // sRGB2014, compact ones differ from LittleCMS's own by about half a code value), or the target's own.
         snprintf(text, text_size, "%s: same as %s, nothing to do", name, yc_colour_target_name(target));
+        action = YC_COLOUR_NONE;
+    } else if (target != YC_TARGET_SRGB && !yc_colour_has_device_lut(src) && same_as_srgb(src)) {
+        // An sRGB profile to another target: not transformed, as an untagged or PNG-sRGB source is not.
+        snprintf(text, text_size, "%s: sRGB, taken as %s (sRGB sources are not transformed)", name,
+                 yc_colour_target_name(target));
         action = YC_COLOUR_NONE;
     } else {
         snprintf(text, text_size, "%s → %s", name, yc_colour_target_name(target));

@@ -174,6 +174,16 @@ final class ColourManagementTests: XCTestCase {
         let d = try decoder(path)
         XCTAssertEqual(d.colourPlan.action, .broken)
         XCTAssertEqual(d.colourPlan.text, "the embedded ICC profile is a grey one on a colour image; colours used as stored")
+        // The reverse, an RGB profile (Display P3) on a grey JPEG: refused the same way, as libpng refuses it
+        // on a grey PNG (it was applied: the grey moved by up to 9 code values).
+        var reverse = grey
+        reverse.replaceSubrange(try XCTUnwrap(app2(grey)), with: p3[try XCTUnwrap(app2(p3))])
+        let greyPath = NSTemporaryDirectory() + "yuvconv-rgb-profile-on-grey-\(getpid()).jpg"
+        try reverse.write(to: URL(fileURLWithPath: greyPath))
+        defer { try? FileManager.default.removeItem(atPath: greyPath) }
+        let g = try decoder(greyPath)
+        XCTAssertEqual(g.colourPlan.action, .broken, g.colourPlan.text)
+        XCTAssertEqual(g.colourPlan.text, "the embedded ICC profile is an RGB one on a grey image; colours used as stored")
     }
 
     /// An RGB profile on a CMYK JPEG cannot read its samples (LittleCMS refuses such a transform): a warning,
@@ -340,6 +350,41 @@ final class ColourManagementTests: XCTestCase {
         XCTAssertGreaterThan(chroma(managed), chroma(asStored) * 1.05)
         // Adobe RGB from the EXIF hint alone would need a file without a profile; the profile wins here.
         XCTAssertEqual(try convert(adobe, true).report.colour, "Adobe RGB (1998) → sRGB")
+    }
+
+    /// To a target other than sRGB too (`--primaries p3`, BT.2020's default), sRGB sources — a PNG `sRGB`
+    /// chunk, an sRGB ICC profile in a PNG and in a JPEG — are untouched, as an untagged one is: one picture,
+    /// one output, the bytes of `--color-management off` (they were transformed, "sRGB → Display P3", while
+    /// the same pixels untagged were not).
+    func testSRGBSourcesAreUntouchedForEveryTarget() throws {
+        let pixels = (0..<(24 * 16 * 3)).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ ($0 / 7) &* 11) }
+        let profiled = try profiledPNG("srgb-to-every-target", width: 24, height: 16, colourType: 2, pixels: pixels,
+                                       profile: cmsCreate_sRGBProfile())
+        defer { try? FileManager.default.removeItem(atPath: profiled) }
+        // The same pixels with a PNG sRGB chunk instead of the profile, and with nothing.
+        var raw: [UInt8] = []
+        for y in 0..<16 { raw += [0] + pixels[(y * 72)..<((y + 1) * 72)] }
+        func be32(_ v: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: v >> $0) } }
+        let header = pngSignature + pngChunk("IHDR", be32(24) + be32(16) + [8, 2, 0, 0, 0])
+        let body = pngChunk("IDAT", zlibStored(raw)) + pngChunk("IEND", [])
+        let chunk = NSTemporaryDirectory() + "yuvconv-srgb-chunk-\(getpid()).png"
+        let untagged = NSTemporaryDirectory() + "yuvconv-untagged-\(getpid()).png"
+        try Data(header + pngChunk("sRGB", [0]) + body).write(to: URL(fileURLWithPath: chunk))
+        try Data(header + body).write(to: URL(fileURLWithPath: untagged))
+        defer { for p in [chunk, untagged] { try? FileManager.default.removeItem(atPath: p) } }
+        var sources = [profiled, chunk, untagged]
+        let jpeg = fixture("jpeg/pillow/flower2.jpg")   // IEC 61966-2.1
+        if FileManager.default.fileExists(atPath: jpeg) { sources.append(jpeg) }
+        for (spec, primaries) in [(ConversionSpec(), Primaries.p3), (ConversionSpec(matrix: .bt2020, range: .limited), nil)] {
+            for path in sources {
+                var managed = DecodeOptions(), off = DecodeOptions()
+                (managed.primaries, off.primaries, off.colourManagement) = (primaries, primaries, false)
+                let on = try convertFile(path: path, spec: spec, layout: .nv12, options: managed)
+                let asStored = try convertFile(path: path, spec: spec, layout: .nv12, options: off)
+                XCTAssertTrue(on.image.bytes == asStored.image.bytes, "\(path) to \(primaries ?? .bt2020)")
+                XCTAssertEqual(on.report.path, asStored.report.path, path)
+            }
+        }
     }
 
     /// The converted picture against an independent route: the reference transform's rows, converted exactly.
