@@ -1545,6 +1545,27 @@ tail -n 1 "$OUT" | grep -q '"images": 1, "failed": 0, "skipped": 1, "not_started
 head -n 1 "$OUT" | grep -q '"file": "a.png", "ok": true, "skipped": ' || bad "no line for the skipped a.png: $(head -n 1 "$OUT" | head -c 120)"
 end
 
+begin raw-frame-that-looks-like-an-image
+# A raw frame of exactly the size given whose first luma bytes are FF D8 FF (bright pixels) or spell
+# "YUV4MPEG2 " is raw YUV, not a damaged JPEG or Y4M; a real JPEG given a --size it does not match is still
+# read as the JPEG (with a warning).
+python3 -c "
+import random
+r = random.Random(5); y = bytearray(r.randrange(256) for _ in range(64 * 48)); c = bytes(r.randrange(256) for _ in range(64 * 24))
+y[0:3] = b'\xff\xd8\xff'; open('a.nv12', 'wb').write(bytes(y) + c)
+y[0:10] = b'YUV4MPEG2 '; open('b.yuv', 'wb').write(bytes(y) + c)
+y[0:10] = b'\x10\x20\x30YUV4MPE'; open('c.nv12', 'wb').write(bytes(y) + c)"
+cp "$JPG" d.jpg; snap
+run a.nv12 -s 64x48 -o a.png -q
+status 0; ALLOW=(a.png); settled
+run b.yuv -s 64x48 --pix-fmt nv12 -o b.png -q
+status 0; ALLOW=(a.png b.png); settled
+# The same samples after the first three: the same picture below the top row's first pixels.
+yc c.nv12 -s 64x48 -o c.png -q 2> "$ERR"; status 0
+run d.jpg -s 64x48 -o d.nv12
+status 0; says 'ignored'; same d.nv12 "$(ref "$JPG" nv12)"
+end
+
 begin y4m-xyscss-alone
 # XYSCSS=420P10 with no C tag is 10-bit (as FFmpeg reads it), not 8-bit words read as bytes; a C tag and an
 # XYSCSS of another depth contradict each other and are refused.

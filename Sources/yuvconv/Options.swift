@@ -151,12 +151,31 @@ struct Options {
         // The first bytes, read once: a Y4M stream is YUV and a JPEG or PNG an image, whatever the name.
         let head = RawInput.head(i, 10)
         if RawInput.isY4M(head: head) { return true }
-        if RawInput.isImage(head: head) { return false }
+        // Unless a size was given and a regular file is exactly one raw frame of it: a frame whose first
+        // samples happen to be FF D8 FF (bright pixels) is not a JPEG (nor one that spells "YUV4MPEG" a Y4M
+        // stream: `runRawInput` asks `isOneRawFrame` too).
+        if RawInput.isImage(head: head) { return isOneRawFrame(i) }
         // Otherwise raw YUV when a size says so (on standard input only then), or a layout or its extension does.
         if i == "-" { return inputSize != nil }
         if inputSize != nil || inputLayout != nil { return true }
         if let dot = i.lastIndex(of: "."), PixelLayout(fileExtension: String(i[i.index(after: dot)...])) != nil { return true }
         return false
+    }
+
+    /// The layout raw YUV input `path` is read as: `--pix-fmt`, else its extension's, else NV12.
+    func rawLayout(of path: String) -> PixelLayout {
+        if let l = inputLayout { return l }
+        if let dot = path.lastIndex(of: "."), let l = PixelLayout(fileExtension: String(path[path.index(after: dot)...])) { return l }
+        return .nv12
+    }
+
+    /// True when `--size` was given and `path` is a regular file of exactly one frame of that size and
+    /// `rawLayout(of:)`.
+    func isOneRawFrame(_ path: String) -> Bool {
+        guard path != "-", let size = inputSize, let st = FileStatus(path: path), st.kind == .regular,
+              let need = try? RawInput.frameBytes(width: size.width, height: size.height, layout: rawLayout(of: path),
+                                                  maxPixels: maxPixels) else { return false }
+        return st.size == need
     }
 
     /// Many files: more than one input, a folder, a list, or an output folder.

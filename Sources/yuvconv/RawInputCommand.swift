@@ -44,7 +44,7 @@ func runRawInput(_ options: Options) -> Int32 {
         // never resampled.
         var siting = options.siting ?? .center
         var timing = Y4MTiming()
-        if RawInput.isY4M(path: input) {
+        if RawInput.isY4M(path: input) && !options.isOneRawFrame(input) {
             if !options.quiet && (options.inputSize != nil || options.inputLayout != nil) {
                 printErr("yuvconv: warning: \(name): a Y4M header gives the size and layout; --size and --pix-fmt are ignored")
             }
@@ -82,10 +82,7 @@ func runRawInput(_ options: Options) -> Int32 {
             spec.range = range ?? (options.rangeGiven ? options.spec.range : .limited)
         } else {
             guard let size = options.inputSize else { return usageFailure("\(name): raw YUV needs --size WxH") }
-            var inLayout = options.inputLayout ?? .nv12
-            if options.inputLayout == nil, let dot = input.lastIndex(of: "."),
-               let l = PixelLayout(fileExtension: String(input[input.index(after: dot)...])) { inLayout = l }
-            image = try RawInput.read(path: input, width: size.width, height: size.height, layout: inLayout,
+            image = try RawInput.read(path: input, width: size.width, height: size.height, layout: options.rawLayout(of: input),
                                       maxPixels: options.maxPixels)
         }
         let sink: AtomicOutput
