@@ -1566,6 +1566,16 @@ run d.jpg -s 64x48 -o d.nv12
 status 0; says 'ignored'; same d.nv12 "$(ref "$JPG" nv12)"
 end
 
+begin quiet-keeps-option-warnings
+# -q drops the per-image lines only: a warning that an option did nothing still prints (cli.md), or a user who
+# gave --size to a JPEG would not learn it was ignored.
+cp "$JPG" a.jpg; snap
+run a.jpg -s 64x48 -o a.nv12 -q
+status 0; says 'ignored'; ALLOW=(a.nv12); settled
+run a.jpg -o b.nv12 -q --quality 80
+status 0; says 'quality'; ALLOW=(a.nv12 b.nv12); settled
+end
+
 begin y4m-xyscss-alone
 # XYSCSS=420P10 with no C tag is 10-bit (as FFmpeg reads it), not 8-bit words read as bytes; a C tag and an
 # XYSCSS of another depth contradict each other and are refused.

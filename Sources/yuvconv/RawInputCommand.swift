@@ -45,7 +45,7 @@ func runRawInput(_ options: Options) -> Int32 {
         var siting = options.siting ?? .center
         var timing = Y4MTiming()
         if RawInput.isY4M(path: input) && !options.isOneRawFrame(input) {
-            if !options.quiet && (options.inputSize != nil || options.inputLayout != nil) {
+            if options.inputSize != nil || options.inputLayout != nil {
                 printErr("yuvconv: warning: \(name): a Y4M header gives the size and layout; --size and --pix-fmt are ignored")
             }
             let (img, range, tag, stream) = try RawInput.readY4M(path: input, maxPixels: options.maxPixels)
@@ -54,7 +54,7 @@ func runRawInput(_ options: Options) -> Int32 {
             // A Y4M output keeps the stream's frame rate and pixel aspect.
             timing.frameRate = stream.frameRate
             timing.aspect = stream.aspect
-            if case .y4m = format, !stream.unreadable.isEmpty, !options.quiet {
+            if case .y4m = format, !stream.unreadable.isEmpty {
                 printErr("yuvconv: warning: \(name): its Y4M header's \(stream.unreadable.joined(separator: " ")) cannot be read; "
                          + "the output says F\(timing.frameRate) A\(timing.aspect)")
             }
@@ -74,7 +74,7 @@ func runRawInput(_ options: Options) -> Int32 {
             siting = tag
             // JPEG and PNG outputs are centre-sited: other chroma is taken as centre-sited there, half a
             // pixel off (the samples are not resampled), which is worth a word.
-            if tag != .center && (format == .jpeg || format == .png) && !options.quiet {
+            if tag != .center && (format == .jpeg || format == .png) {
                 printErr("yuvconv: warning: \(name): its chroma is \(tag.rawValue)-sited (\(tag.y4mTag)); \(format.name) "
                          + "output is centre-sited and the samples are not resampled, so the colours move by half a pixel")
             }

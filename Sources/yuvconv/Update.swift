@@ -90,7 +90,7 @@ struct UpdateManifest: Sendable {
             }
             self.manifest = manifest
             let (problems, n) = (manifest.problems, manifest.problemCount)
-            if n > 0 && !options.quiet {
+            if n > 0 {
                 printErr("yuvconv: warning: \(displayPath(path)): \(n == 1 ? "" : "\(n) lines unread, first ")"
                          + "\(problems[0]); their outputs are converted again")
             }

@@ -204,9 +204,8 @@ func run(_ args: [String]) -> Int32 {
     return outcome.failure == nil ? 0 : 1
 }
 
-/// Prints the warnings for options that do nothing here (not with -q).
+/// Prints the warnings for options that do nothing here (with -q too: -q drops the per-image lines only).
 func warnIgnoredOptions(_ options: Options, format: OutputFormat, rawInput: Bool, single: Bool = false) {
-    guard !options.quiet else { return }
     for w in options.ignoredOptionWarnings(format: format, rawInput: rawInput, single: single) { printErr("yuvconv: warning: \(w)") }
 }
 

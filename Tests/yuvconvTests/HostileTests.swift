@@ -428,7 +428,7 @@ final class HostileTests: CLITestCase {
         XCTAssertTrue(r.stderr.contains("<stdin>: not a JPEG or PNG file (unrecognised signature); raw YUV converts on its own, with --size WxH"), r.stderr)
     }
 
-    /// Options that do nothing for this conversion draw a warning (and none with -q).
+    /// Options that do nothing for this conversion draw a warning, with -q too (it drops the per-image line only).
     func testIgnoredOptionsAreNamed() throws {
         let jpg = fixture("photos/rocket.jpg")
         let q = try run([jpg, "-o", "a.nv12", "--quality", "50"])
@@ -438,7 +438,8 @@ final class HostileTests: CLITestCase {
         XCTAssertTrue(s.stderr.contains("--size and --pix-fmt describe raw YUV input"), s.stderr)
         let m = try run([jpg, "-o", "c.jpg", "--matrix", "bt709"])
         XCTAssertTrue(m.stderr.contains("--matrix and --range are ignored for JPEG output"), m.stderr)
-        XCTAssertEqual(try run([jpg, "-o", "d.nv12", "--quality", "50", "-q"]).stderr, "")
+        XCTAssertEqual(try run([jpg, "-o", "d.nv12", "--quality", "50", "-q"]).stderr,
+                       "yuvconv: warning: --quality sets JPEG output's quality; nv12 output ignores it\n")
         XCTAssertFalse(try run([jpg, "-o", "e.jpg", "--quality", "50"]).stderr.contains("warning"))
     }
 
