@@ -1576,6 +1576,19 @@ run a.jpg -o b.nv12 -q --quality 80
 status 0; says 'quality'; ALLOW=(a.nv12 b.nv12); settled
 end
 
+begin closed-pipe-and-closed-stdout-for-text
+# --help, --man and a dry run write text to standard output: a reader that closes the pipe is a write error
+# (exit 1), never death by SIGPIPE (141); a standard output closed at start loses the text, an error too.
+cp "$PNG" a.png; snap
+for args in "--help" "--man" "a.png -o b.nv12 -n"; do
+  # The reader closes its end at once, before the tool has started writing.
+  ( timeout -s KILL 20 "$BIN" $args 2> "$ERR" | { exec 0<&-; sleep 0.3; }; exit "${PIPESTATUS[0]}" ); RC=$?
+  ELAPSED_MS=0; status done
+  yc $args >&- 2> "$ERR"; status 1; says 'standard output is closed'
+done
+settled
+end
+
 begin y4m-xyscss-alone
 # XYSCSS=420P10 with no C tag is 10-bit (as FFmpeg reads it), not 8-bit words read as bytes; a C tag and an
 # XYSCSS of another depth contradict each other and are refused.

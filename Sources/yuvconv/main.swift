@@ -120,6 +120,13 @@ func run(_ args: [String]) -> Int32 {
         return usageFailure("\(options.showHelp ? "--help" : options.showVersion ? "--version" : options.showMan ? "--man" : "--completion") "
                             + "takes no file (got '\(displayPath(extra))')")
     }
+    // What these print is the output asked for: lost to a standard output closed at start (reopened on
+    // /dev/null, `protectStandardDescriptors`), it is an error, as data or a report there is.
+    if options.showHelp || options.showVersion || options.showMan || options.completionShell != nil || options.dryRun,
+       standardDescriptorWasClosed(STDOUT_FILENO) {
+        printErr("yuvconv: error: <stdout>: standard output is closed")
+        return 1
+    }
     if options.showHelp {
         print(helpText)
         return 0
@@ -351,6 +358,9 @@ func emitReport(_ text: String, to sink: AtomicOutput?, dataOnStdout: Bool) thro
 
 // Descriptors 0–2 first: nothing opened later may land on a closed one.
 protectStandardDescriptors()
+// A closed pipe is a write error (EPIPE, exit 1 with a message), from the first byte: `--help | head -1`, a
+// dry run piped into `grep -q` were ended by SIGPIPE before the signal handlers were installed.
+signal(SIGPIPE, SIG_IGN)
 guard let arguments = processArguments() else {
     printErr("yuvconv: error: cannot read the command line (started without arguments, or without /proc where "
              + "the Swift runtime reads them)")
