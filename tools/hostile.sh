@@ -1589,6 +1589,17 @@ done
 settled
 end
 
+begin jpeg-pipe-writer-stays-open
+# A JPEG on a pipe whose writer keeps it open after the image (a coprocess, a camera between frames) is
+# converted when its last byte arrives, as PNG and Y4M are: the source read 256 KiB with fread, which waits
+# for the buffer to fill or the writer to close.
+cp "$JPG" a.jpg; snap
+t0=$(date +%s%N)
+(cat a.jpg; sleep 3) | { timeout -s KILL 20 "$BIN" - -o b.nv12 -q 2> "$ERR"; echo $? > "$META/$NAME.rc"; date +%s%N > "$META/$NAME.t"; }
+RC=$(cat "$META/$NAME.rc"); ELAPSED_MS=$(( ($(cat "$META/$NAME.t") - t0) / 1000000 ))
+status 0; within 2000; same b.nv12 "$(ref "$JPG" nv12)"; ALLOW=(b.nv12); settled
+end
+
 begin y4m-xyscss-alone
 # XYSCSS=420P10 with no C tag is 10-bit (as FFmpeg reads it), not 8-bit words read as bytes; a C tag and an
 # XYSCSS of another depth contradict each other and are refused.

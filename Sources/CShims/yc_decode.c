@@ -31,7 +31,7 @@ int yc_plan_colour(yc_decoder *dec) {
 }
 
 yc_decoder *yc_open(FILE *file, yc_format format, uint64_t max_pixels, int max_scans, int allow_truncated, int raw,
-                    int alpha16, int colour_target) {
+                    int alpha16, int colour_target, struct yc_stream *stream) {
     yc_decoder *dec = calloc(1, sizeof *dec);
     if (!dec) return NULL;
     dec->colour_target = colour_target;
@@ -41,7 +41,7 @@ yc_decoder *yc_open(FILE *file, yc_format format, uint64_t max_pixels, int max_s
     dec->allow_truncated = allow_truncated;
     dec->alpha16 = alpha16;
     switch (format) {
-    case YC_FORMAT_JPEG: yc_jpeg_open(dec, file, raw); break;
+    case YC_FORMAT_JPEG: yc_jpeg_open(dec, file, stream, raw); break;
     case YC_FORMAT_PNG: yc_png_open(dec, file); break;
     default: yc_set_error(dec, "not a JPEG or PNG file"); break;
     }

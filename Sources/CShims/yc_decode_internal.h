@@ -106,7 +106,7 @@ void yc_set_error(yc_decoder *dec, const char *msg);
 /// Counts a warning the decoder tolerated, keeping the first one's message.
 void yc_warn(yc_decoder *dec, const char *msg);
 
-void yc_jpeg_open(yc_decoder *dec, FILE *file, int raw);
+void yc_jpeg_open(yc_decoder *dec, FILE *file, struct yc_stream *stream, int raw);
 int yc_jpeg_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count);
 int yc_jpeg_end(yc_decoder *dec);
 void yc_png_open(yc_decoder *dec, FILE *file);

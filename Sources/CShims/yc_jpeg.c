@@ -3,6 +3,7 @@
 #include "yc_decode_internal.h"
 #include "yc_colour.h"
 #include "yc_signals.h"
+#include "yc_stream.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -218,6 +219,7 @@ static int raw_turn_keeps_grid(const struct jpeg_decompress_struct *j, int orien
 typedef struct {
     struct jpeg_source_mgr pub;
     FILE *file;
+    yc_stream *stream;   // a pipe, FIFO or device: read as it comes (yc_stream_read_some), never the FILE
     JOCTET *buffer;
     int start_of_file;
 } yc_source;
@@ -226,7 +228,15 @@ static void source_init(j_decompress_ptr cinfo) { ((yc_source *)cinfo->src)->sta
 
 static boolean source_fill(j_decompress_ptr cinfo) {
     yc_source *s = (yc_source *)cinfo->src;
-    size_t n = fread(s->buffer, 1, YC_SOURCE_BYTES, s->file);
+    // From a stream, what has come so far: `fread` waits until the buffer is full, so a JPEG smaller than it
+    // (or its last part) sent by a writer that keeps the pipe open was not decoded until the writer closed.
+    size_t n;
+    if (s->stream) {
+        const long long got = yc_stream_read_some(s->stream, s->buffer, YC_SOURCE_BYTES);
+        n = got > 0 ? (size_t)got : 0;
+    } else {
+        n = fread(s->buffer, 1, YC_SOURCE_BYTES, s->file);
+    }
     if (n == 0) {
         if (s->start_of_file) ERREXIT(cinfo, JERR_INPUT_EMPTY);
         WARNMS(cinfo, JWRN_JPEG_EOF);
@@ -253,10 +263,11 @@ static void source_skip(j_decompress_ptr cinfo, long count) {
 
 static void source_term(j_decompress_ptr cinfo) { (void)cinfo; }
 
-static void big_stdio_src(j_decompress_ptr cinfo, FILE *file) {
+static void big_stdio_src(j_decompress_ptr cinfo, FILE *file, yc_stream *stream) {
     yc_source *s = (yc_source *)(*cinfo->mem->alloc_small)((j_common_ptr)cinfo, JPOOL_PERMANENT, sizeof(yc_source));
     s->buffer = (JOCTET *)(*cinfo->mem->alloc_large)((j_common_ptr)cinfo, JPOOL_PERMANENT, YC_SOURCE_BYTES);
     s->file = file;
+    s->stream = stream;
     s->pub.init_source = source_init;
     s->pub.fill_input_buffer = source_fill;
     s->pub.skip_input_data = source_skip;
@@ -267,7 +278,7 @@ static void big_stdio_src(j_decompress_ptr cinfo, FILE *file) {
     cinfo->src = &s->pub;
 }
 
-void yc_jpeg_open(yc_decoder *dec, FILE *file, int raw) {
+void yc_jpeg_open(yc_decoder *dec, FILE *file, yc_stream *stream, int raw) {
     dec->jpeg.err = jpeg_std_error(&dec->jerr.pub);
     dec->jerr.pub.error_exit = jpeg_error_exit;
     dec->jerr.pub.emit_message = jpeg_emit_message;
@@ -275,7 +286,7 @@ void yc_jpeg_open(yc_decoder *dec, FILE *file, int raw) {
     if (setjmp(dec->jump)) return;
     jpeg_create_decompress(&dec->jpeg);
     dec->jpeg_created = 1;
-    big_stdio_src(&dec->jpeg, file);
+    big_stdio_src(&dec->jpeg, file, stream);
     jpeg_set_marker_processor(&dec->jpeg, JPEG_APP0 + 1, app1_marker);   // Exif, for the orientation tag
     jpeg_set_marker_processor(&dec->jpeg, JPEG_APP0 + 2, app2_marker);   // ICC profile pieces
     dec->progress.progress_monitor = jpeg_progress;

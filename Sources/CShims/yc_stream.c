@@ -82,6 +82,8 @@ FILE *yc_stream_open(int fd, int owns_fd, const uint8_t *head, size_t count, uin
 uint64_t yc_stream_bytes(const yc_stream *s) { return s->bytes; }
 int yc_stream_over_limit(const yc_stream *s) { return s->over_limit; }
 
+long long yc_stream_read_some(yc_stream *s, void *buf, size_t size) { return stream_read(s, buf, size); }
+
 struct yc_writer {
     void *context;
     yc_write_fn write;

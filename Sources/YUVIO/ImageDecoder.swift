@@ -43,7 +43,8 @@ public final class ImageDecoder {
                 colourTarget: Primaries? = nil) throws(DecodeError) {
         self.source = source
         guard let h = yc_open(source.file, source.format, UInt64(maxPixels), Int32(clamping: maxScans),
-                              allowTruncated ? 1 : 0, raw ? (turned ? 2 : 1) : 0, alpha16 ? 1 : 0, colourTarget?.target ?? -1) else {
+                              allowTruncated ? 1 : 0, raw ? (turned ? 2 : 1) : 0, alpha16 ? 1 : 0, colourTarget?.target ?? -1,
+                              source.stream) else {
             throw .decoder("out of memory")
         }
         if yc_failed(h) != 0 {

@@ -19,7 +19,8 @@ public final class InputSource {
     let format: yc_format
     /// Bytes on disk (a regular file's size).
     private let fileSize: Int
-    private var stream: OpaquePointer?
+    /// A stream's reader (nil for a regular file): the JPEG decoder reads it directly (`yc_stream_read_some`).
+    private(set) var stream: OpaquePointer?
     private var streamBuffer: UnsafeMutableRawPointer?
     static let streamBufferBytes = 1 << 18
 

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+struct yc_stream;   // yc_stream.h
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -103,7 +105,7 @@ yc_format yc_sniff(const uint8_t *bytes, size_t count);
 /// text), or -1 for none. A JPEG that needs a transform is not decoded raw: colour needs RGB. `raw` 2: raw
 /// only when turning by the file's EXIF orientation (which the caller will apply) keeps the chroma grid.
 yc_decoder *yc_open(FILE *file, yc_format format, uint64_t max_pixels, int max_scans, int allow_truncated, int raw,
-                    int alpha16, int colour_target);
+                    int alpha16, int colour_target, struct yc_stream *stream);
 
 /// 1 when the decoder has failed; the message stays available from yc_error.
 int yc_failed(const yc_decoder *dec);

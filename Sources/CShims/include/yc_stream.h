@@ -54,6 +54,10 @@ int yc_copy_acl(int folder, const char *name, int fd);
 uint64_t yc_stream_bytes(const yc_stream *s);
 /// 1 when a read was refused because the limit was reached.
 int yc_stream_over_limit(const yc_stream *s);
+/// Up to `size` of the stream's next bytes with one read: what is there now, waiting only while nothing is
+/// (a pipe whose writer keeps it open after the image: a full-buffer `fread` would wait for it to close).
+/// 0 at the end, -1 and errno on failure. For a reader that reads only this way, never through the FILE.
+long long yc_stream_read_some(yc_stream *s, void *buf, size_t size);
 
 /// Writes `count` bytes at `bytes` for a write stream; returns 0, or the errno of the failure.
 typedef int (*yc_write_fn)(void *context, const uint8_t *bytes, size_t count);
