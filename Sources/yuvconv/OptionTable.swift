@@ -331,7 +331,9 @@ enum HelpParts {
           ffmpeg -f rawvideo -pix_fmt FORMAT -s WxH -color_range pc -colorspace bt709 -color_primaries bt709 \\
                  -color_trc iec61966-2-1 -chroma_sample_location center -i OUTPUT -sws_flags accurate_rnd+full_chroma_int out.png
         (limited: -color_range tv; bt601: -colorspace smpte170m; bt2020: -colorspace bt2020nc -color_primaries
-        bt2020). `--report json` prints these arguments for each image (ffmpeg_rawvideo_input).
+        bt2020). `--report json` prints these arguments for each image (ffmpeg_rawvideo_input). A Y4M output
+        carries its size, layout and range; give the matrix and the same accurate scaler:
+          ffmpeg -colorspace bt709 -i OUTPUT.y4m -sws_flags accurate_rnd+full_chroma_int out.png
         """
     static let exactness = """
         Every value is the exact result of the conversion contract (round half up on the exact rational),
