@@ -1600,6 +1600,36 @@ RC=$(cat "$META/$NAME.rc"); ELAPSED_MS=$(( ($(cat "$META/$NAME.t") - t0) / 10000
 status 0; within 2000; same b.nv12 "$(ref "$JPG" nv12)"; ALLOW=(b.nv12); settled
 end
 
+begin wide-gamut-outputs-carry-their-profile
+# A PNG or JPEG output whose colours are Display P3 or BT.2020 carries that profile (iCCP; APP2 ICC_PROFILE):
+# untagged, every viewer showed them as sRGB (73-86 code values off). sRGB outputs stay untagged, and a
+# tagged output read back by yuvconv is transformed from its profile.
+cp "$here/Fixtures/colour/kodim23-p3.jpg" a.jpg; snap
+run a.jpg -o p3.png --primaries p3 -q
+status 0
+run a.jpg -o p3.jpg --primaries p3 -q
+status 0
+run a.jpg -o bt.png --matrix bt2020 -q
+status 0
+run a.jpg -o srgb.png -q
+status 0; ALLOW=(p3.png p3.jpg bt.png srgb.png); settled
+python3 - 2> "$META/$NAME.py" <<'PY' || bad "profiles: $(tail -n 1 "$META/$NAME.py")"
+import sys
+def chunks(d):
+    i, out = 8, []
+    while i + 8 <= len(d):
+        n = int.from_bytes(d[i:i + 4], "big"); out.append(d[i + 4:i + 8]); i += 12 + n
+    return out
+p3, bt, srgb, jpg = (open(f, "rb").read() for f in ("p3.png", "bt.png", "srgb.png", "p3.jpg"))
+assert b"iCCP" in chunks(p3) and p3.find(b"Display P3\0") > 0, "p3.png has no Display P3 iCCP"
+assert b"iCCP" in chunks(bt) and bt.find(b"BT.2020\0") > 0, "bt.png has no BT.2020 iCCP"
+assert b"iCCP" not in chunks(srgb), "srgb.png is tagged"
+assert jpg.find(b"\xff\xe2") > 0 and jpg.find(b"ICC_PROFILE\0\x01\x01") > 0, "p3.jpg has no APP2 profile"
+PY
+run p3.png -o back.nv12 --report json
+status 0; grep -q '"color_management": "Display P3 .* sRGB"' "$OUT" || bad "p3.png read back: $(grep -o '"color_management": "[^"]*"' "$OUT")"
+end
+
 begin y4m-xyscss-alone
 # XYSCSS=420P10 with no C tag is 10-bit (as FFmpeg reads it), not 8-bit words read as bytes; a C tag and an
 # XYSCSS of another depth contradict each other and are refused.

@@ -65,6 +65,27 @@ cmsHPROFILE yc_colour_target_profile(yc_target t) {
     }
 }
 
+size_t yc_colour_target_icc(yc_target t, uint8_t *out, size_t capacity) {
+    cmsHPROFILE p = yc_colour_target_profile(t);
+    if (!p) return 0;
+    cmsMLU *desc = cmsMLUalloc(NULL, 1);
+    if (desc) {
+        cmsMLUsetASCII(desc, "en", "US", yc_colour_target_name(t));
+        cmsWriteTag(p, cmsSigProfileDescriptionTag, desc);
+        cmsMLUfree(desc);
+    }
+    cmsUInt32Number size = 0;
+    size_t result = 0;
+    if (cmsSaveProfileToMem(p, NULL, &size) && size > 0) {
+        result = size;
+        if (out) {
+            cmsUInt32Number room = (cmsUInt32Number)(capacity < size ? capacity : size);
+            if (room < size || !cmsSaveProfileToMem(p, out, &room)) result = 0;
+        }
+    }
+    cmsCloseProfile(p);
+    return result;
+}
 
 /// The profile's description as messages and reports show it: the file's text, so a control character (an
 /// escape sequence for the terminal, a newline that would forge a line) becomes \xNN and a backslash \\, as

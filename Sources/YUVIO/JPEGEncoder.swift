@@ -3,7 +3,8 @@ import YUVCore
 
 /// Compresses a yuv420p picture straight from its planes (`tjCompressFromYUVPlanes`): no RGB round trip.
 /// A JPEG is JFIF — BT.601, full range — by definition, so the picture must be converted to that first.
-public func encodeJPEG(_ image: YUVImage, quality: Int) throws(WriteError) -> [UInt8] {
+/// `primaries`: the space of its RGB; other than sRGB, the JPEG carries the profile (`withProfile`).
+public func encodeJPEG(_ image: YUVImage, quality: Int, primaries: Primaries = .bt709) throws(WriteError) -> [UInt8] {
     precondition(image.layout == .yuv420p)
     guard let tj = tjInitCompress() else { throw .system("TurboJPEG: cannot start the compressor") }
     defer { tjDestroy(tj) }
@@ -19,5 +20,24 @@ public func encodeJPEG(_ image: YUVImage, quality: Int) throws(WriteError) -> [U
     }
     defer { if let out { tjFree(out) } }
     guard rc == 0, let out else { throw .system("TurboJPEG: " + String(cString: tjGetErrorStr2(tj))) }
-    return Array(UnsafeBufferPointer(start: out, count: Int(size)))
+    let jpeg = Array(UnsafeBufferPointer(start: out, count: Int(size)))
+    return primaries.outputProfile.map { withProfile(jpeg, $0.bytes) } ?? jpeg
+}
+
+/// `jpeg` with `icc` in APP2 `ICC_PROFILE` segments (at most 65,519 bytes of it each, numbered from 1) after
+/// its SOI and JFIF APP0, where readers look for them.
+func withProfile(_ jpeg: [UInt8], _ icc: [UInt8]) -> [UInt8] {
+    var at = 2
+    if jpeg.count >= 6, jpeg[2] == 0xFF, jpeg[3] == 0xE0 { at = 4 + (Int(jpeg[4]) << 8 | Int(jpeg[5])) }
+    guard at <= jpeg.count, !icc.isEmpty else { return jpeg }
+    let piece = 65_519, count = (icc.count + piece - 1) / piece
+    guard count <= 255 else { return jpeg }
+    var segments: [UInt8] = []
+    for i in 0..<count {
+        let part = icc[(i * piece)..<min(icc.count, (i + 1) * piece)]
+        let length = 2 + 12 + 2 + part.count
+        segments += [0xFF, 0xE2, UInt8(length >> 8), UInt8(length & 0xFF)] + Array("ICC_PROFILE\0".utf8)
+            + [UInt8(i + 1), UInt8(count)] + part
+    }
+    return Array(jpeg[..<at]) + segments + Array(jpeg[at...])
 }

@@ -285,7 +285,7 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
         let out: BandSink?
         switch format {
         case .jpeg: out = nil
-        case .png: out = PNGSink(output: sink, spec: spec)
+        case .png: out = PNGSink(output: sink, spec: spec, primaries: decodeOptions.target(for: spec))
         case .y4m: out = OutputSink(output: sink, container: .y4m(spec.range, options.siting ?? .center))
         case .raw: out = OutputSink(output: sink, container: .raw)
         }
@@ -297,7 +297,7 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
                              outputName: output)
         if format == .jpeg {
             do throws(WriteError) {
-                try sink.write(try encodeJPEG(memory!.image!, quality: options.quality))
+                try sink.write(try encodeJPEG(memory!.image!, quality: options.quality, primaries: decodeOptions.target(for: spec)))
             } catch {
                 throw FileError(output: output, error)
             }

@@ -38,6 +38,11 @@ yc_colour_transform *yc_colour_transform_create(const yc_colour *colour, yc_targ
 /// Transforms `count` rows of `width` pixels, `stride` bytes apart, in place.
 void yc_colour_transform_apply(yc_colour_transform *t, void *rows, size_t stride, uint32_t width, uint32_t count);
 void yc_colour_transform_free(yc_colour_transform *t);
+
+/// The ICC profile of target `t` (its primaries, D65, the sRGB curve; described "Display P3" or "BT.2020"),
+/// as bytes for a PNG iCCP chunk or a JPEG APP2 segment: up to `capacity` bytes into `out` (NULL: only the
+/// size); returns the profile's size, 0 on failure.
+size_t yc_colour_target_icc(yc_target t, uint8_t *out, size_t capacity);
 /// Whether rows may be transformed on several threads at once: the fast path's tables, or a LittleCMS
 /// transform made without its 1-pixel cache (every one but the reference).
 int yc_colour_transform_is_concurrent(const yc_colour_transform *t);

@@ -14,7 +14,8 @@ typedef struct yc_png_writer yc_png_writer;
 
 /// Starts an 8-bit RGB, non-interlaced PNG of width x height on `file` (which it does not close).
 /// Returns NULL only when out of memory; check yc_png_writer_error.
-yc_png_writer *yc_png_writer_open(FILE *file, uint32_t width, uint32_t height);
+yc_png_writer *yc_png_writer_open(FILE *file, uint32_t width, uint32_t height, const uint8_t *icc, size_t icc_size,
+                                  const char *icc_name);
 /// The failure message, or NULL while all is well.
 const char *yc_png_writer_error(const yc_png_writer *w);
 /// Writes `count` rows of R,G,B bytes, `stride` bytes apart. 0 on success, -1 on failure.

@@ -17,9 +17,14 @@ public final class PNGSink: BandSink {
     var rgbBytes = 0
     var ledger: Ledger?
 
-    public init(output: AtomicOutput, spec: ConversionSpec) {
+    /// The target's profile (`Primaries.outputProfile`), written as the PNG's iCCP chunk.
+    let profile: (name: String, bytes: [UInt8])?
+
+    /// `primaries`: the space of the RGB it draws (the conversion's target), tagged when not sRGB.
+    public init(output: AtomicOutput, spec: ConversionSpec, primaries: Primaries = .bt709) {
         self.output = output
         inverse = YUVToRGB(spec: spec)
+        profile = primaries.outputProfile
     }
 
     func check(_ rc: Int32) throws(WriteError) {
@@ -30,7 +35,8 @@ public final class PNGSink: BandSink {
         precondition(frame.pixelLayout == .yuv420p, "PNG output converts from planar bands")
         self.ledger = ledger
         file = try output.stream()
-        guard let w = yc_png_writer_open(file, UInt32(frame.width), UInt32(frame.height)) else {
+        let icc = profile?.bytes ?? []
+        guard let w = yc_png_writer_open(file, UInt32(frame.width), UInt32(frame.height), icc, icc.count, profile?.name ?? "") else {
             throw .system("out of memory")
         }
         writer = w
