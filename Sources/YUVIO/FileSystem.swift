@@ -87,8 +87,8 @@ public enum PathBytes {
             || (0x2028...0x202E).contains(v) || (0x2066...0x2069).contains(v)
     }
 
-    /// `s` with each scalar `escaped` picks shown as `\xNN` (an escaped byte as its byte; a backslash as `\\`;
-    /// a character above U+00FF as `\u{NNNN}`).
+    /// `s` with each scalar `escaped` picks shown as `\xNN` (an escaped byte as its byte, a C0 control or DEL
+    /// as itself; a backslash as `\\`; a character from U+0080 as `\u{NNNN}`).
     static func escaping(_ s: String, _ escaped: (Unicode.Scalar) -> Bool) -> String {
         guard s.unicodeScalars.contains(where: escaped) else { return s }
         var out = ""
@@ -99,7 +99,9 @@ public enum PathBytes {
                 out += "\\\\"
             } else {
                 let v = Int(scalar.value >= escapeBase ? scalar.value - escapeBase : scalar.value)
-                if v > 0xFF {
+                // A character from U+0080 (C1 controls: U+0085 is the bytes C2 85) as \u{NN}, so it never
+                // shows as the byte 0x85 of a name that is not UTF-8 does (\x85): two names, two texts.
+                if scalar.value < escapeBase && v >= 0x80 {
                     out += "\\u{" + String(v, radix: 16, uppercase: true) + "}"
                     continue
                 }

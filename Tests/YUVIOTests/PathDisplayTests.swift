@@ -13,5 +13,9 @@ final class PathDisplayTests: XCTestCase {
         XCTAssertEqual(displayPath("x\u{1B}[2J.jpg"), "x\\x1B[2J.jpg")
         XCTAssertEqual(displayPath("photo één.jpg"), "photo één.jpg")
         XCTAssertEqual(displayPath("-"), "<stdin>")
+        // U+0085 (NEL, the bytes C2 85) and the lone byte 0x85: two names, two texts (both showed as \x85).
+        XCTAssertEqual(displayPath("\u{85}a.png"), "\\u{85}a.png")
+        XCTAssertEqual(displayPath(PathBytes.decode([0x85] + Array("a.png".utf8))), "\\x85a.png")
+        XCTAssertEqual(displayPath("del\u{7F}.png"), "del\\x7F.png")
     }
 }
