@@ -1630,6 +1630,38 @@ run p3.png -o back.nv12 --report json
 status 0; grep -q '"color_management": "Display P3 .* sRGB"' "$OUT" || bad "p3.png read back: $(grep -o '"color_management": "[^"]*"' "$OUT")"
 end
 
+begin png-cicp-exif-prefix-and-profile-names
+# A cICP chunk (PNG's third edition, ahead of iCCP/sRGB) is applied when it is a space yuvconv converts
+# (Display P3 with the sRGB curve) and said when it is not (BT.2020 PQ: HDR) - it was ignored without a word;
+# an eXIf that keeps JPEG's "Exif\0\0" prefix is read (Pillow and exiftool do); a profile's description is
+# shown in UTF-8 (LittleCMS's ASCII reader made "Ecran" with an acute E into a lone byte).
+python3 - "$here/Fixtures/colour/DisplayP3.icc" <<'PY'
+import struct, sys, zlib
+def chunk(t, x): return struct.pack(">I", len(x)) + t + x + struct.pack(">I", zlib.crc32(t + x))
+def png(w, h, extra):
+    raw = b"".join(b"\0" + bytes((x * 40 + y * 9) % 256 for x in range(3 * w)) for y in range(h))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0)) + extra
+            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+open("p3.png", "wb").write(png(5, 3, chunk(b"cICP", bytes([12, 13, 0, 1]))))
+open("pq.png", "wb").write(png(5, 3, chunk(b"cICP", bytes([9, 16, 0, 1]))))
+tiff = b"MM\0\x2a\0\0\0\x08\0\x01" + b"\x01\x12\0\x03\0\0\0\x01\0\x06\0\0" + b"\0\0\0\0"
+open("exif.png", "wb").write(png(5, 3, chunk(b"eXIf", b"Exif\0\0" + tiff)))
+icc = bytearray(open(sys.argv[1], "rb").read())
+i = icc.find("Display P3".encode("utf-16-be")); icc[i:i + 20] = "\u00c9cran P3 \u65e5\u672c".encode("utf-16-be")[:20]
+open("desc.png", "wb").write(png(5, 3, chunk(b"iCCP", b"x\0\0" + zlib.compress(bytes(icc)))))
+PY
+snap
+run p3.png -o p3.nv12 --report json
+status 0; grep -q '"color_management": "PNG cICP Display P3 .* sRGB"' "$OUT" || bad "p3.png: $(grep -o '"color_management": "[^"]*"' "$OUT")"
+run pq.png -o pq.nv12
+status 0; says 'cICP .*primaries 9, transfer 16'
+run exif.png -o exif.nv12 --report json
+status 0; grep -q '"width": 3, "height": 5' "$OUT" || bad "exif.png not turned: $(grep -o '"width": [0-9]*, "height": [0-9]*' "$OUT")"
+run desc.png -o desc.nv12 --report json
+status 0; LC_ALL=C grep -q $'"color_management": "\xc3\x89cran P3 \xe6\x97\xa5' "$OUT" || bad "desc.png: $(grep -o '"color_management": "[^"]*"' "$OUT" | cat -v)"
+ALLOW=(p3.nv12 pq.nv12 exif.nv12 desc.nv12); settled
+end
+
 begin y4m-xyscss-alone
 # XYSCSS=420P10 with no C tag is 10-bit (as FFmpeg reads it), not 8-bit words read as bytes; a C tag and an
 # XYSCSS of another depth contradict each other and are refused.

@@ -87,6 +87,35 @@ size_t yc_colour_target_icc(yc_target t, uint8_t *out, size_t capacity) {
     return result;
 }
 
+/// The profile's description in UTF-8 (its `mluc`/`desc` text is UTF-16: LittleCMS's ASCII reader keeps the
+/// low byte of each unit, so "Écran P3 日" came out as "\xC9cran P3 \xE5"), cut short at a whole character.
+static void description_utf8(cmsHPROFILE p, char *name, size_t size) {
+    wchar_t w[128];
+    name[0] = 0;
+    if (size == 0 || cmsGetProfileInfo(p, cmsInfoDescription, "en", "US", w, sizeof w) == 0) return;
+    w[127] = 0;
+    size_t o = 0;
+    for (size_t i = 0; i < 127 && w[i]; i++) {
+        uint32_t c = (uint32_t)w[i];
+        // A UTF-16 pair held as two units (LittleCMS copies the units as they are stored).
+        if (c >= 0xD800 && c <= 0xDBFF && (uint32_t)w[i + 1] >= 0xDC00 && (uint32_t)w[i + 1] <= 0xDFFF) {
+            c = 0x10000 + ((c - 0xD800) << 10) + ((uint32_t)w[i + 1] - 0xDC00);
+            i++;
+        }
+        if (c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) c = 0xFFFD;
+        char b[4];
+        size_t n;
+        if (c < 0x80) { b[0] = (char)c; n = 1; }
+        else if (c < 0x800) { b[0] = (char)(0xC0 | c >> 6); b[1] = (char)(0x80 | (c & 63)); n = 2; }
+        else if (c < 0x10000) { b[0] = (char)(0xE0 | c >> 12); b[1] = (char)(0x80 | (c >> 6 & 63)); b[2] = (char)(0x80 | (c & 63)); n = 3; }
+        else { b[0] = (char)(0xF0 | c >> 18); b[1] = (char)(0x80 | (c >> 12 & 63)); b[2] = (char)(0x80 | (c >> 6 & 63)); b[3] = (char)(0x80 | (c & 63)); n = 4; }
+        if (o + n >= size) break;
+        memcpy(name + o, b, n);
+        o += n;
+    }
+    name[o] = 0;
+}
+
 /// The profile's description as messages and reports show it: the file's text, so a control character (an
 /// escape sequence for the terminal, a newline that would forge a line) becomes \xNN and a backslash \\, as
 /// in file names (`PathBytes.display`). The text stops short rather than cut an escape in two.
@@ -116,6 +145,26 @@ cmsHPROFILE yc_colour_source_profile(const yc_colour *c, yc_target target, char 
                                   size_t why_size) {
     *srgb = 0;
     why[0] = 0;
+    if (c->has_cicp) {
+        // cICP comes first (PNG's third edition). RGB (matrix 0), full range, in the primaries yuvconv knows
+        // (1 BT.709, 12 Display P3, 9 BT.2020) with the sRGB curve (13) or linear light (8); anything else — PQ
+        // or HLG (HDR), another curve or primaries — cannot be made SDR here, so it is said and not applied.
+        const uint8_t p = c->cicp[0], t = c->cicp[1], m = c->cicp[2], full = c->cicp[3];
+        const double *prim = p == 1 ? srgb_xy + 2 : p == 12 ? p3_xy : p == 9 ? bt2020_xy : NULL;
+        if (!prim || (t != 13 && t != 8) || m != 0 || full != 1) {
+            snprintf(why, why_size, "the PNG's cICP (primaries %u, transfer %u, matrix %u, full range %u) is not a "
+                     "colour space yuvconv converts (RGB, full range; primaries 1, 9 or 12; transfer 13 or 8)",
+                     (unsigned)p, (unsigned)t, (unsigned)m, (unsigned)full);
+            return NULL;
+        }
+        if (p == 1 && t == 13) {
+            *srgb = 1;
+            return NULL;
+        }
+        snprintf(name, name_size, "PNG cICP %s%s", p == 1 ? "BT.709" : p == 12 ? "Display P3" : "BT.2020",
+                 t == 8 ? " linear" : "");
+        return rgb_profile(srgb_xy[0], srgb_xy[1], prim, t == 8 ? cmsBuildGamma(NULL, 1.0) : srgb_curve());
+    }
     if (c->icc) {
         cmsHPROFILE p = cmsOpenProfileFromMem(c->icc, (cmsUInt32Number)c->icc_length);
         if (!p) {
@@ -147,8 +196,8 @@ cmsHPROFILE yc_colour_source_profile(const yc_colour *c, yc_target target, char 
             cmsCloseProfile(p);
             return NULL;
         }
-        if (cmsGetProfileInfoASCII(p, cmsInfoDescription, "en", "US", name, (cmsUInt32Number)name_size) == 0 || !name[0])
-            snprintf(name, name_size, "ICC profile");
+        description_utf8(p, name, name_size);
+        if (!name[0]) snprintf(name, name_size, "ICC profile");
         escape_controls(name, name_size);
         if (space == cmsSigGrayData) {
             cmsHPROFILE rgb = grey_as_rgb(p, target, name, why, why_size);

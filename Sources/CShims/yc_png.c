@@ -150,9 +150,23 @@ static int png_user_chunk(png_structp png, png_unknown_chunkp chunk) {
         if (dec->png_exif_seen) {
             yc_warn(dec, "eXIf: a second eXIf chunk, ignored (the first one is used)");
         } else {
+            // Some writers (older tools, Pillow's Exif.tobytes) keep JPEG's "Exif\0\0" before the TIFF
+            // structure; Pillow and exiftool read through it, and so does yuvconv.
+            const uint8_t *d = chunk->data;
+            size_t n = chunk->size;
+            if (n >= 6 && memcmp(d, "Exif\0\0", 6) == 0) { d += 6; n -= 6; }
             dec->png_exif_seen = 1;
-            dec->png_exif_tag = yc_exif_orientation_tag(chunk->data, chunk->size);
-            dec->png_exif_adobe_rgb = yc_exif_adobe_rgb(chunk->data, chunk->size);
+            dec->png_exif_tag = yc_exif_orientation_tag(d, n);
+            dec->png_exif_adobe_rgb = yc_exif_adobe_rgb(d, n);
+        }
+        return 1;
+    }
+    if (memcmp(chunk->name, "cICP", 4) == 0) {
+        // PNG's third edition: H.273 code points, ahead of iCCP, sRGB and cHRM/gAMA (yc_colour_source_profile).
+        if (chunk->size != 4) yc_warn(dec, "cICP: not 4 bytes long, ignored");
+        else if (!dec->png_cicp_seen) {
+            dec->png_cicp_seen = 1;
+            memcpy(dec->png_cicp, chunk->data, 4);
         }
         return 1;
     }
@@ -195,6 +209,8 @@ static void png_colour(yc_decoder *dec) {
         c->gama = gamma;
     }
     c->exif_adobe_rgb = dec->png_exif_adobe_rgb;
+    c->has_cicp = dec->png_cicp_seen;
+    memcpy(c->cicp, dec->png_cicp, 4);
 }
 
 // The palette as 256 R,G,B,A entries: alpha from tRNS (255 past its end); past the palette's end black and
@@ -270,8 +286,8 @@ void yc_png_open(yc_decoder *dec, FILE *file) {
     // Unknown chunks and the ancillary ones yuvconv does not use are skipped, never buffered whole.
     png_set_keep_unknown_chunks(dec->png, PNG_HANDLE_CHUNK_NEVER, NULL, 0);
     png_set_keep_unknown_chunks(dec->png, PNG_HANDLE_CHUNK_NEVER, ignored_chunks, (int)(sizeof ignored_chunks / 5));
-    static const png_byte itxt_exif[] = {'i', 'T', 'X', 't', '\0', 'e', 'X', 'I', 'f', '\0'};
-    png_set_keep_unknown_chunks(dec->png, PNG_HANDLE_CHUNK_ALWAYS, itxt_exif, 2);
+    static const png_byte itxt_exif[] = {'i', 'T', 'X', 't', '\0', 'e', 'X', 'I', 'f', '\0', 'c', 'I', 'C', 'P', '\0'};
+    png_set_keep_unknown_chunks(dec->png, PNG_HANDLE_CHUNK_ALWAYS, itxt_exif, 3);
     png_set_read_user_chunk_fn(dec->png, dec, png_user_chunk);
     png_read_info(dec->png, dec->png_info);
 

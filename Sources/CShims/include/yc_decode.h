@@ -56,6 +56,8 @@ typedef struct {
     size_t icc_length;
     int icc_broken;          // ICC segments that do not make a whole profile (missing, repeated, bad counts)
     int srgb;                // PNG sRGB chunk present
+    int has_cicp;            // PNG cICP: colour primaries, transfer, matrix, full range (H.273 code points)
+    uint8_t cicp[4];
     int has_chrm;            // PNG cHRM: white x,y then red, green, blue x,y
     double chrm[8];
     int has_gama;            // PNG gAMA: the file gamma (0.45455 for 1/2.2)
