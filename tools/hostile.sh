@@ -1662,6 +1662,26 @@ status 0; LC_ALL=C grep -q $'"color_management": "\xc3\x89cran P3 \xe6\x97\xa5' 
 ALLOW=(p3.nv12 pq.nv12 exif.nv12 desc.nv12); settled
 end
 
+begin png-iccp-and-srgb-either-order
+# A PNG holding both iCCP and sRGB: the profile wins whatever the order (PNG's precedence). With sRGB first,
+# libpng refused the profile ("iCCP: too many profiles") and the same picture came out in other colours.
+python3 - "$here/Fixtures/colour/DisplayP3.icc" <<'PY'
+import struct, sys, zlib
+def chunk(t, x): return struct.pack(">I", len(x)) + t + x + struct.pack(">I", zlib.crc32(t + x))
+raw = b"".join(b"\0" + bytes((x * 40 + y * 9) % 256 for x in range(3 * 8)) for y in range(4))
+iccp = chunk(b"iCCP", b"P3\0\0" + zlib.compress(open(sys.argv[1], "rb").read())); srgb = chunk(b"sRGB", b"\0")
+for name, extra in (("a.png", iccp + srgb), ("b.png", srgb + iccp)):
+    open(name, "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 8, 4, 8, 2, 0, 0, 0)) + extra
+                           + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+PY
+snap
+run a.png -o a.nv12 -q
+status 0
+run b.png -o b.nv12
+status 0; LC_ALL=C grep -q 'Display P3' "$ERR" || bad "b.png: $(errline)"; ALLOW=(a.nv12 b.nv12); settled
+cmp -s a.nv12 b.nv12 || bad "the two orders give different bytes"
+end
+
 begin y4m-xyscss-alone
 # XYSCSS=420P10 with no C tag is 10-bit (as FFmpeg reads it), not 8-bit words read as bytes; a C tag and an
 # XYSCSS of another depth contradict each other and are refused.

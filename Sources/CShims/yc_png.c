@@ -161,6 +161,12 @@ static int png_user_chunk(png_structp png, png_unknown_chunkp chunk) {
         }
         return 1;
     }
+    if (memcmp(chunk->name, "sRGB", 4) == 0) {
+        // One byte, the rendering intent (0-3); libpng's own handler ignores any other with a warning.
+        if (chunk->size != 1 || chunk->data[0] > 3) yc_warn(dec, "sRGB: not a rendering intent, ignored");
+        else dec->png_srgb_seen = 1;
+        return 1;
+    }
     if (memcmp(chunk->name, "cICP", 4) == 0) {
         // PNG's third edition: H.273 code points, ahead of iCCP, sRGB and cHRM/gAMA (yc_colour_source_profile).
         if (chunk->size != 4) yc_warn(dec, "cICP: not 4 bytes long, ignored");
@@ -184,7 +190,7 @@ static int png_user_chunk(png_structp png, png_unknown_chunkp chunk) {
 }
 
 // The colour chunks, as stored: iCCP (libpng has inflated and checked it; a profile it rejects is absent),
-// sRGB, cHRM and gAMA, and an eXIf's InteroperabilityIndex.
+// sRGB and cICP (`png_user_chunk`), cHRM and gAMA, and an eXIf's InteroperabilityIndex.
 static void png_colour(yc_decoder *dec) {
     yc_colour *c = &dec->colour;
     c->grey = (png_get_color_type(dec->png, dec->png_info) & PNG_COLOR_MASK_COLOR) == 0;
@@ -196,8 +202,7 @@ static void png_colour(yc_decoder *dec) {
         c->icc = profile;          // owned by png_info, alive until yc_close
         c->icc_length = length;
     }
-    int intent;
-    c->srgb = png_get_sRGB(dec->png, dec->png_info, &intent) != 0;
+    c->srgb = dec->png_srgb_seen;
     double v[8];
     if (png_get_cHRM(dec->png, dec->png_info, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7])) {
         c->has_chrm = 1;
@@ -286,8 +291,11 @@ void yc_png_open(yc_decoder *dec, FILE *file) {
     // Unknown chunks and the ancillary ones yuvconv does not use are skipped, never buffered whole.
     png_set_keep_unknown_chunks(dec->png, PNG_HANDLE_CHUNK_NEVER, NULL, 0);
     png_set_keep_unknown_chunks(dec->png, PNG_HANDLE_CHUNK_NEVER, ignored_chunks, (int)(sizeof ignored_chunks / 5));
-    static const png_byte itxt_exif[] = {'i', 'T', 'X', 't', '\0', 'e', 'X', 'I', 'f', '\0', 'c', 'I', 'C', 'P', '\0'};
-    png_set_keep_unknown_chunks(dec->png, PNG_HANDLE_CHUNK_ALWAYS, itxt_exif, 3);
+    // sRGB too: libpng's handler, given sRGB before iCCP, refused the profile ("iCCP: too many profiles"), so
+    // the same two chunks in the other order gave other colours; read here, iCCP wins whatever the order.
+    static const png_byte itxt_exif[] = {'i', 'T', 'X', 't', '\0', 'e', 'X', 'I', 'f', '\0', 'c', 'I', 'C', 'P', '\0',
+                                         's', 'R', 'G', 'B', '\0'};
+    png_set_keep_unknown_chunks(dec->png, PNG_HANDLE_CHUNK_ALWAYS, itxt_exif, 4);
     png_set_read_user_chunk_fn(dec->png, dec, png_user_chunk);
     png_read_info(dec->png, dec->png_info);
 
