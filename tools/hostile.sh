@@ -1564,6 +1564,13 @@ status 0; ALLOW=(a.png b.png); settled
 yc c.nv12 -s 64x48 -o c.png -q 2> "$ERR"; status 0
 run d.jpg -s 64x48 -o d.nv12
 status 0; says 'ignored'; same d.nv12 "$(ref "$JPG" nv12)"
+# A real JPEG whose byte count happens to be one frame of the --size given is still the JPEG.
+cp "$JPG" e.jpg; truncate -s $((320 * 240 * 3 / 2)) e.jpg
+run e.jpg -s 320x240 -o e.nv12
+status 0; says 'ignored'; same e.nv12 "$(ref "$D/e.jpg" nv12)"
+# Read as raw, the frame's samples are the frame's: its luma, moved to another layout, is its first 64x48 bytes.
+yc a.nv12 -s 64x48 -o a.yuv -q 2> "$ERR"; status 0
+cmp -s <(head -c 3072 a.yuv) <(head -c 3072 a.nv12) || bad "a.nv12's luma is not a.yuv's"
 end
 
 begin quiet-keeps-option-warnings
@@ -1574,6 +1581,9 @@ run a.jpg -s 64x48 -o a.nv12 -q
 status 0; says 'ignored'; ALLOW=(a.nv12); settled
 run a.jpg -o b.nv12 -q --quality 80
 status 0; says 'quality'; ALLOW=(a.nv12 b.nv12); settled
+# Standard error shared with the data (-o - -q > f 2>&1) is silenced: the warning must not land in the frame.
+yc a.jpg -o - -q --quality 80 > c.nv12 2>&1
+status 0; ALLOW=(a.nv12 b.nv12 c.nv12); settled; same c.nv12 "$(ref "$JPG" nv12)"
 end
 
 begin closed-pipe-and-closed-stdout-for-text

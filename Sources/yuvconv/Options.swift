@@ -169,13 +169,16 @@ struct Options {
         return .nv12
     }
 
-    /// True when `--size` was given and `path` is a regular file of exactly one frame of that size and
-    /// `rawLayout(of:)`.
+    /// True when `path` begins like a JPEG, PNG or Y4M stream but is a raw frame: `--size` was given, it is a
+    /// regular file of exactly one frame of that size and `rawLayout(of:)`, and it does not read as what it
+    /// begins like (a frame whose first samples happen to be FF D8 FF; a real JPEG of that byte count stays one).
     func isOneRawFrame(_ path: String) -> Bool {
         guard path != "-", let size = inputSize, let st = FileStatus(path: path), st.kind == .regular,
               let need = try? RawInput.frameBytes(width: size.width, height: size.height, layout: rawLayout(of: path),
-                                                  maxPixels: maxPixels) else { return false }
-        return st.size == need
+                                                  maxPixels: maxPixels), st.size == need else { return false }
+        if RawInput.isY4M(path: path) { return (try? RawInput.readY4M(path: path, maxPixels: maxPixels)) == nil }
+        guard let source = try? InputSource(path: path, maxPixels: maxPixels) else { return true }
+        return (try? ImageDecoder(source: source, maxPixels: maxPixels)) == nil
     }
 
     /// Many files: more than one input, a folder, a list, or an output folder.

@@ -179,7 +179,6 @@ func run(_ args: [String]) -> Int32 {
     } catch {
         return usageFailure(error.message)
     }
-    warnIgnoredOptions(options, format: format, rawInput: false, single: true)
     let protected = Set([inputIdentity(input)].compactMap { $0 })
     if let refused = refuseInputsAsStandardStreams(protected) { return refused }
     // The data's descriptor, when it goes to one; a report without a file goes to standard output, or to
@@ -192,6 +191,9 @@ func run(_ args: [String]) -> Int32 {
                                                  replaced: [output] + (options.reportFile.map { [$0] } ?? [])) {
         return refused
     }
+    // After the checks above, which silence standard error when it is the data's file (`-o - -q > f 2>&1`):
+    // a warning printed before them went into the picture.
+    warnIgnoredOptions(options, format: format, rawInput: false, single: true)
     if options.dryRun { return dryRunOne(input: input, output: output, format: format, options: options, protected: protected) }
     installSignalCleanup()
     let reportSink: AtomicOutput?
