@@ -1659,6 +1659,8 @@ open("exif.png", "wb").write(png(5, 3, chunk(b"eXIf", b"Exif\0\0" + tiff)))
 icc = bytearray(open(sys.argv[1], "rb").read())
 i = icc.find("Display P3".encode("utf-16-be")); icc[i:i + 20] = "\u00c9cran P3 \u65e5\u672c".encode("utf-16-be")[:20]
 open("desc.png", "wb").write(png(5, 3, chunk(b"iCCP", b"x\0\0" + zlib.compress(bytes(icc)))))
+icc[i:i + 20] = "P3\u202egnp\u2028x\u0085y\u009bz".encode("utf-16-be")[:20]
+open("bidi.png", "wb").write(png(5, 3, chunk(b"iCCP", b"x\0\0" + zlib.compress(bytes(icc)))))
 PY
 snap
 run p3.png -o p3.nv12 --report json
@@ -1669,7 +1671,13 @@ run exif.png -o exif.nv12 --report json
 status 0; grep -q '"width": 3, "height": 5' "$OUT" || bad "exif.png not turned: $(grep -o '"width": [0-9]*, "height": [0-9]*' "$OUT")"
 run desc.png -o desc.nv12 --report json
 status 0; LC_ALL=C grep -q $'"color_management": "\xc3\x89cran P3 \xe6\x97\xa5' "$OUT" || bad "desc.png: $(grep -o '"color_management": "[^"]*"' "$OUT" | cat -v)"
-ALLOW=(p3.nv12 pq.nv12 exif.nv12 desc.nv12); settled
+# Characters that reorder or split a line (U+202E, U+2028) and C1 controls are escaped in reports too.
+run bidi.png -o bidi.nv12 --report json
+status 0; grep -q '"color_management": "P3\\\\u{202E}gnp\\\\u{2028}x\\\\u{85}y ' "$OUT" || bad "bidi.png: $(grep -o '"color_management": "[^"]*"' "$OUT" | cat -v)"
+# The whole cICP warning (it was cut off: "transfer 13 o").
+run pq.png -o pq2.nv12
+says 'transfer 13 or 8\); colours used as stored'
+ALLOW=(p3.nv12 pq.nv12 pq2.nv12 exif.nv12 desc.nv12 bidi.nv12); settled
 end
 
 begin png-iccp-and-srgb-either-order

@@ -123,6 +123,9 @@ static void escape_controls(char *text, size_t size) {
     char out[512];
     size_t o = 0;
     for (const unsigned char *c = (const unsigned char *)text; *c && o + 5 < sizeof out && o + 5 < size; c++) {
+        // A character's UTF-8 whole or not at all: the text stops short before one that does not fit.
+        const size_t n = *c >= 0xF0 ? 4 : *c >= 0xE0 ? 3 : *c >= 0xC0 ? 2 : 1;
+        if (n > 1 && (o + n + 5 >= sizeof out || o + n + 5 >= size)) break;
         if (*c < 0x20 || *c == 0x7F) o += (size_t)snprintf(out + o, sizeof out - o, "\\x%02X", *c);
         else if (*c == '\\') { out[o++] = '\\'; out[o++] = '\\'; }   // as file names show one: \x1B typed is not ESC
         else out[o++] = (char)*c;
@@ -153,7 +156,7 @@ cmsHPROFILE yc_colour_source_profile(const yc_colour *c, yc_target target, char 
         const double *prim = p == 1 ? srgb_xy + 2 : p == 12 ? p3_xy : p == 9 ? bt2020_xy : NULL;
         if (!prim || (t != 13 && t != 8) || m != 0 || full != 1) {
             snprintf(why, why_size, "the PNG's cICP (primaries %u, transfer %u, matrix %u, full range %u) is not a "
-                     "colour space yuvconv converts (RGB, full range; primaries 1, 9 or 12; transfer 13 or 8)",
+                     "space yuvconv converts (RGB, full range; primaries 1, 9 or 12; transfer 13 or 8)",
                      (unsigned)p, (unsigned)t, (unsigned)m, (unsigned)full);
             return NULL;
         }
@@ -303,7 +306,7 @@ static int same_as_srgb(cmsHPROFILE src) {
 }
 
 yc_colour_action yc_colour_plan(const yc_colour *colour, yc_target target, char *text, size_t text_size) {
-    char name[128] = {0}, why[160];
+    char name[128] = {0}, why[192];
     int srgb;
     cmsHPROFILE src = yc_colour_source_profile(colour, target, name, sizeof name, &srgb, why, sizeof why);
     if (!src) {

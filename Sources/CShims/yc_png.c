@@ -170,7 +170,9 @@ static int png_user_chunk(png_structp png, png_unknown_chunkp chunk) {
     if (memcmp(chunk->name, "cICP", 4) == 0) {
         // PNG's third edition: H.273 code points, ahead of iCCP, sRGB and cHRM/gAMA (yc_colour_source_profile).
         if (chunk->size != 4) yc_warn(dec, "cICP: not 4 bytes long, ignored");
-        else if (!dec->png_cicp_seen) {
+        else if (dec->png_chunks.seen_idat) yc_warn(dec, "cICP: after the image data, too late to be used; ignored");
+        else if (dec->png_cicp_seen) yc_warn(dec, "cICP: a second cICP chunk, ignored (the first one is used)");
+        else {
             dec->png_cicp_seen = 1;
             memcpy(dec->png_cicp, chunk->data, 4);
         }

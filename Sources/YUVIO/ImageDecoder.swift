@@ -85,7 +85,10 @@ public final class ImageDecoder {
     /// profile is broken; and a sentence.
     public var colourPlan: (action: ColourAction, text: String) {
         let c = yc_get_colour(handle)!.pointee
-        let text = withUnsafeBytes(of: c.text) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+        // A profile's description, now read in UTF-8, may hold C1 controls, U+2028 or bidirectional overrides
+        // (the C side escapes C0 and DEL): shown as \u{NNNN}, as in names, in messages and in every report.
+        let text = PathBytes.escapingControls(withUnsafeBytes(of: c.text) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) },
+                                              keepLayout: false)
         return (c.action == 1 ? .transform : c.action == 2 ? .decoded : c.action < 0 ? .broken : .none, text)
     }
 
