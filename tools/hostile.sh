@@ -1636,6 +1636,12 @@ assert b"iCCP" in chunks(bt) and bt.find(b"BT.2020\0") > 0, "bt.png has no BT.20
 assert b"iCCP" not in chunks(srgb), "srgb.png is tagged"
 assert jpg.find(b"\xff\xe2") > 0 and jpg.find(b"ICC_PROFILE\0\x01\x01") > 0, "p3.jpg has no APP2 profile"
 PY
+# From YUV input too: a BT.2020 frame drawn as a PNG or JPEG carries BT.2020's profile.
+yc bt.png --matrix bt2020 -o bt.y4m -q 2> "$ERR"; status 0
+yc bt.y4m --matrix bt2020 -o bt2.png -q 2> "$ERR"; status 0
+yc bt.y4m --matrix bt2020 -o bt2.jpg -q 2> "$ERR"; status 0
+LC_ALL=C grep -qa 'BT.2020' bt2.png && LC_ALL=C grep -qa 'ICC_PROFILE' bt2.jpg || bad "a BT.2020 Y4M drawn back is untagged"
+ALLOW=(p3.png p3.jpg bt.png srgb.png bt.y4m bt2.png bt2.jpg); settled
 run p3.png -o back.nv12 --report json
 status 0; grep -q '"color_management": "Display P3 .* sRGB"' "$OUT" || bad "p3.png read back: $(grep -o '"color_management": "[^"]*"' "$OUT")"
 end

@@ -103,9 +103,12 @@ func runRawInput(_ options: Options) -> Int32 {
                     }
                     planes = again
                 }
-                try sink.write(try encodeJPEG(planes, quality: options.quality))
+                // The frame's primaries (its matrix's: BT.2020 video is in BT.2020's) tag the picture, as they do
+                // one converted from an image.
+                try sink.write(try encodeJPEG(planes, quality: options.quality, primaries: Primaries(for: spec.matrix)))
             case .png:
-                try convert(frame: image, layout: .yuv420p, into: PNGSink(output: sink, spec: spec), range: spec.range)
+                try convert(frame: image, layout: .yuv420p, into: PNGSink(output: sink, spec: spec, primaries: Primaries(for: spec.matrix)),
+                            range: spec.range)
             case .y4m:
                 try convert(frame: image, layout: options.layout(for: format),
                             into: OutputSink(output: sink, container: .y4m(spec.range, siting, timing)), range: spec.range)
