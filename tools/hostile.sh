@@ -1706,6 +1706,31 @@ status 0; LC_ALL=C grep -q 'Display P3' "$ERR" || bad "b.png: $(errline)"; ALLOW
 cmp -s a.nv12 b.nv12 || bad "the two orders give different bytes"
 end
 
+begin nonblocking-stdin-slow-writer
+# Standard input left non-blocking by the parent (O_NONBLOCK on the pipe), its writer slow: no data yet is
+# not the end of the file (a JPEG was "damaged", a PNG "Resource temporarily unavailable").
+cp "$JPG" a.jpg; cp "$PNG" a.png; snap
+for f in a.jpg a.png; do
+  python3 - "$BIN" "$f" "$META/$NAME.out.nv12" <<'PY' 2> "$ERR"; RC=$?
+import fcntl, os, subprocess, sys, time
+r, w = os.pipe()
+fcntl.fcntl(r, fcntl.F_SETFL, fcntl.fcntl(r, fcntl.F_GETFL) | os.O_NONBLOCK)
+data = open(sys.argv[2], "rb").read()
+p = subprocess.Popen(["timeout", "-s", "KILL", "20", sys.argv[1], "-", "-o", sys.argv[3], "-q", "--force"], stdin=r)
+os.close(r)
+try:
+    os.write(w, data[:1000]); time.sleep(0.3); os.write(w, data[1000:])
+except BrokenPipeError:
+    pass
+os.close(w)
+sys.exit(p.wait())
+PY
+  ELAPSED_MS=0; status 0
+  same "$META/$NAME.out.nv12" "$(ref "$D/$f" nv12)"
+done
+rm -f "$META/$NAME.out.nv12"; settled
+end
+
 begin y4m-xyscss-alone
 # XYSCSS=420P10 with no C tag is 10-bit (as FFmpeg reads it), not 8-bit words read as bytes; a C tag and an
 # XYSCSS of another depth contradict each other and are refused.

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #if defined(__linux__)
@@ -39,6 +40,13 @@ static long long stream_read(yc_stream *s, char *buf, size_t size) {
     for (;;) {
         ssize_t n = read(s->fd, buf, size);
         if (n < 0 && errno == EINTR) continue;
+        // A descriptor left non-blocking by whoever opened it (a parent's O_NONBLOCK on a shared pipe): no data
+        // yet is not the end, nor an error; wait for some. (The JPEG reader took it for the end of the file.)
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            struct pollfd p = {.fd = s->fd, .events = POLLIN};
+            if (poll(&p, 1, -1) >= 0 || errno == EINTR) continue;
+            return -1;
+        }
         if (n > 0) s->bytes += (uint64_t)n;
         return n;
     }
