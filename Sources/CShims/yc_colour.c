@@ -101,7 +101,6 @@ yc_colour_transform *yc_colour_transform_create(const yc_colour *colour, yc_targ
     char name[128] = {0}, why[192];
     int srgb;
     cmsHPROFILE src = yc_colour_source_profile(colour, target, name, sizeof name, &srgb, why, sizeof why);
-    if (!src && srgb) src = cmsCreate_sRGBProfile();
     if (!src) return NULL;
     cmsHPROFILE dst = yc_colour_target_profile(target);
     yc_colour_transform *x = calloc(1, sizeof *x);
