@@ -166,24 +166,23 @@ final class ColourManagementTests: XCTestCase {
             }
             return nil
         }
-        var mixed = p3
-        mixed.replaceSubrange(try XCTUnwrap(app2(p3)), with: grey[try XCTUnwrap(app2(grey))])
-        let path = NSTemporaryDirectory() + "yuvconv-grey-profile-\(getpid()).jpg"
-        try mixed.write(to: URL(fileURLWithPath: path))
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let d = try decoder(path)
-        XCTAssertEqual(d.colourPlan.action, .broken)
-        XCTAssertEqual(d.colourPlan.text, "the embedded ICC profile is a grey one on a colour image; colours used as stored")
+        /// `picture` with `profile`'s ICC segment in place of its own: the plan of it.
+        func plan(_ picture: Data, withProfileOf profile: Data, _ name: String) throws -> (action: ColourAction, text: String) {
+            var mixed = picture
+            mixed.replaceSubrange(try XCTUnwrap(app2(picture)), with: profile[try XCTUnwrap(app2(profile))])
+            let path = NSTemporaryDirectory() + "yuvconv-\(name)-\(getpid()).jpg"
+            try mixed.write(to: URL(fileURLWithPath: path))
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            return try decoder(path).colourPlan
+        }
+        let greyOnColour = try plan(p3, withProfileOf: grey, "grey-profile")
+        XCTAssertEqual(greyOnColour.action, .broken)
+        XCTAssertEqual(greyOnColour.text, "the embedded ICC profile is a grey one on a colour image; colours used as stored")
         // The reverse, an RGB profile (Display P3) on a grey JPEG: refused the same way, as libpng refuses it
         // on a grey PNG (it was applied: the grey moved by up to 9 code values).
-        var reverse = grey
-        reverse.replaceSubrange(try XCTUnwrap(app2(grey)), with: p3[try XCTUnwrap(app2(p3))])
-        let greyPath = NSTemporaryDirectory() + "yuvconv-rgb-profile-on-grey-\(getpid()).jpg"
-        try reverse.write(to: URL(fileURLWithPath: greyPath))
-        defer { try? FileManager.default.removeItem(atPath: greyPath) }
-        let g = try decoder(greyPath)
-        XCTAssertEqual(g.colourPlan.action, .broken, g.colourPlan.text)
-        XCTAssertEqual(g.colourPlan.text, "the embedded ICC profile is an RGB one on a grey image; colours used as stored")
+        let colourOnGrey = try plan(grey, withProfileOf: p3, "rgb-profile-on-grey")
+        XCTAssertEqual(colourOnGrey.action, .broken, colourOnGrey.text)
+        XCTAssertEqual(colourOnGrey.text, "the embedded ICC profile is an RGB one on a grey image; colours used as stored")
     }
 
     /// An RGB profile on a CMYK JPEG cannot read its samples (LittleCMS refuses such a transform): a warning,
