@@ -1683,6 +1683,10 @@ status 0; grep -q '"color_management": "P3\\\\u{202E}gnp\\\\u{2028}x\\\\u{85}y '
 # The whole cICP warning (it was cut off: "transfer 13 o").
 run pq.png -o pq2.nv12
 says 'transfer 13 or 8\); colours used as stored'
+# yuvconv report says it too (it only counted it in "warnings").
+run report pq.png
+status 0; says 'pq.png: the PNG.s cICP'
+
 ALLOW=(p3.nv12 pq.nv12 pq2.nv12 exif.nv12 desc.nv12 bidi.nv12); settled
 end
 

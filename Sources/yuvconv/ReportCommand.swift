@@ -101,6 +101,8 @@ func measureOne(input: String, options: Options) -> Outcome {
         let report = try convert(path: input, spec: options.spec, layout: layout, into: DiscardSink(),
                                  options: decodeOptions, metrics: options.metrics, siting: options.siting ?? .center)
         let peak = peakResidentBytes()
+        // Said on standard error as a conversion says it (the report's `warnings` only counts them).
+        warnAboutDecoding(name: name, report: report)
         var record = ImageRecord(file: name, error: nil, report: report, quality: report.quality, alignment: options.reportAlignment,
                                  peakRSS: peak)
         record.heightAlignment = options.heightAlignment

@@ -218,6 +218,14 @@ func warnIgnoredOptions(_ options: Options, format: OutputFormat, rawInput: Bool
     for w in options.ignoredOptionWarnings(format: format, rawInput: rawInput, single: single) { printErr("yuvconv: warning: \(w)") }
 }
 
+/// What the decoder tolerated or could not apply (a damaged chunk, a profile not applied): its first warning
+/// and how many more, for `convert` and `report` alike. With -q too: -q silences the per-image line, not what
+/// went wrong.
+func warnAboutDecoding(name: String, report: ConversionReport) {
+    guard report.warnings > 0 else { return }
+    printErr("yuvconv: warning: \(name): \(report.firstWarning)" + (report.warnings > 1 ? " (+\(report.warnings - 1) more)" : ""))
+}
+
 /// Standard output or standard error that is one of the inputs (`1<>in.png`, `2>>in.png`): what yuvconv writes
 /// there — converted data, a report, its lines and messages — would overwrite or extend that input. The one
 /// place that refuses it, before any work, for every command. A message about standard error cannot go to
@@ -316,11 +324,7 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
     }
     // Read after the last allocation of this conversion (the JPEG encoder's included).
     let peak = peakResidentBytes()
-    // Warnings print with -q too: -q silences the per-image line, not what went wrong (a profile not applied).
-    if report.warnings > 0 {
-        printErr("yuvconv: warning: \(name): \(report.firstWarning)"
-            + (report.warnings > 1 ? " (+\(report.warnings - 1) more)" : ""))
-    }
+    warnAboutDecoding(name: name, report: report)
     let line = { summaryLine(name: name, report: report, processPeak: !options.inBatch) }
     if !options.quiet && !options.batchQuietLines { printErr(line()) }
     if !options.quiet && options.batchQuietLines && options.verbose { printAboveProgress(line()) }
