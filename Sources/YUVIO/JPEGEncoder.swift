@@ -28,8 +28,12 @@ public func encodeJPEG(_ image: YUVImage, quality: Int, primaries: Primaries = .
 /// its SOI and JFIF APP0, where readers look for them.
 func withProfile(_ jpeg: [UInt8], _ icc: [UInt8]) -> [UInt8] {
     var at = 2
-    if jpeg.count >= 6, jpeg[2] == 0xFF, jpeg[3] == 0xE0 { at = 4 + (Int(jpeg[4]) << 8 | Int(jpeg[5])) }
-    guard at <= jpeg.count, !icc.isEmpty else { return jpeg }
+    // An APP0 whose length does not cover its own length field (2) is no segment to step over: after SOI then.
+    if jpeg.count >= 6, jpeg[2] == 0xFF, jpeg[3] == 0xE0 {
+        let length = Int(jpeg[4]) << 8 | Int(jpeg[5])   // the segment's bytes after its marker, itself included
+        if length >= 2 { at = 4 + length }
+    }
+    guard jpeg.count >= 2, at <= jpeg.count, !icc.isEmpty else { return jpeg }
     let piece = 65_519, count = (icc.count + piece - 1) / piece
     guard count <= 255 else { return jpeg }
     var segments: [UInt8] = []

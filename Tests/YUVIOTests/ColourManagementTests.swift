@@ -386,6 +386,26 @@ final class ColourManagementTests: XCTestCase {
         }
     }
 
+    /// A JPEG output's profile: after SOI and JFIF's APP0, in numbered APP2 pieces of at most 65,519 bytes; an
+    /// APP0 whose length does not cover its own field is not stepped over (the segments went inside it).
+    func testOutputProfileSegments() {
+        let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0, 16] + [UInt8](repeating: 0x4A, count: 14) + [0xFF, 0xD9]
+        let icc = (0..<70_000).map { UInt8(truncatingIfNeeded: $0) }
+        let out = withProfile(jpeg, icc)
+        XCTAssertEqual(out.count, jpeg.count + 2 * (4 + 14) + icc.count)
+        XCTAssertEqual(Array(out[0..<20]), Array(jpeg[0..<20]))
+        XCTAssertEqual(Array(out[20..<24]), [0xFF, 0xE2, 0xFF, 0xFF])   // 2 + 14 + 65,519
+        XCTAssertEqual(Array(out[24..<38]), Array("ICC_PROFILE\0".utf8) + [1, 2])
+        let second = 24 + 14 + 65_519
+        XCTAssertEqual(Array(out[second..<(second + 4)]), [0xFF, 0xE2, UInt8((16 + 4_481) >> 8), UInt8((16 + 4_481) & 0xFF)])
+        XCTAssertEqual(Array(out[(second + 4)..<(second + 18)]), Array("ICC_PROFILE\0".utf8) + [2, 2])
+        XCTAssertEqual(Array(out[38..<(38 + 65_519)]) + Array(out[(second + 18)..<(second + 18 + 4_481)]), icc)
+        XCTAssertEqual(Array(out.suffix(2)), [0xFF, 0xD9])
+        var bad = jpeg
+        (bad[4], bad[5]) = (0, 1)
+        XCTAssertEqual(Array(withProfile(bad, [1, 2, 3])[2..<4]), [0xFF, 0xE2])
+    }
+
     /// The converted picture against an independent route: the reference transform's rows, converted exactly.
     func testManagedConversionIsTheExactConversionOfTheTransformedRows() throws {
         let d = try decoder(p3PNG)
