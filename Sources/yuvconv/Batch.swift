@@ -282,7 +282,7 @@ func runBatch(_ options: Options) -> Int32 {
         o.force = opts.force || action.replaces
         if let why = watch.prepare(outputFolder(of: item.output), for: item.output) {
             var failed = Outcome.failed(item.input, FileError(path: item.output, reason: why), alignment: opts.alignment)
-            if update != nil { failed.manifestChange = (item.name, nil) }
+            failed.manifestChange = update?.failureChange(item)
             return failed
         }
         let convert = {

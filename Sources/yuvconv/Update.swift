@@ -145,7 +145,7 @@ struct UpdateManifest: Sendable {
     func convert(_ item: BatchItem, options: Options, _ convert: () -> Outcome) -> Outcome {
         let input = try? sha256(ofFile: item.input)
         var outcome = convert()
-        outcome.manifestChange = (item.name, nil)
+        outcome.manifestChange = failureChange(item)
         guard outcome.failure == nil, let input, let report = outcome.record.report, let digest = outcome.record.output,
               let written = FileStatus(path: item.output), written.kind == .regular, written.size == digest.bytes else {
             return outcome
@@ -156,6 +156,13 @@ struct UpdateManifest: Sendable {
             outputModified: written.modified, outputSHA256: digest.sha256, report: report,
             quality: outcome.record.quality, peakRSS: outcome.record.peakRSS))
         return outcome
+    }
+
+    /// The manifest change of a failed output: its entry taken out when this run read one at its start (that
+    /// output may be gone or stale now); with none there, nothing — an entry another `--update` run wrote
+    /// meanwhile, for the output it made first (this run failing it as "already exists"), stays.
+    func failureChange(_ item: BatchItem) -> (name: String, entry: ManifestEntry?)? {
+        manifest.entry(named: item.name) == nil ? nil : (item.name, nil)
     }
 
     /// Writes the manifest back (atomically, replacing the old one): as it is on disk now — another run into
