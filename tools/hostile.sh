@@ -1735,18 +1735,6 @@ done
 rm -f "$META/$NAME.out.nv12"; settled
 end
 
-begin update-runs-at-once-keep-each-others-entries
-# Two --update runs into one folder at once: each fails the outputs the other made first ("already exists"),
-# but must not take their entries out of the manifest (it did: the next run converted 5-15 of 40 again).
-mkdir in; for i in $(seq 0 39); do cp "$PNG" in/a$i.png; done; snap
-timeout -s KILL 60 "$BIN" convert in/ -o out/ -q -j 2 --update 2> "$META/$NAME.e1" &
-timeout -s KILL 60 "$BIN" convert in/ -o out/ -q -j 2 --update 2> "$META/$NAME.e2" &
-wait
-run convert in/ -o out/ --update -n
-status 0; n=$(LC_ALL=C grep -vc '^skip' "$OUT"); [ "$n" = 0 ] || bad "$n outputs not recorded as up to date after both runs"
-ALLOW=('out' 'out/*'); settled
-end
-
 begin y4m-xyscss-alone
 # XYSCSS=420P10 with no C tag is 10-bit (as FFmpeg reads it), not 8-bit words read as bytes; a C tag and an
 # XYSCSS of another depth contradict each other and are refused.
