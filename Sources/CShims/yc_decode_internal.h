@@ -49,8 +49,6 @@ struct yc_decoder {
     // A PNG's first eXIf chunk, read through the unknown-chunk callback (bounded by png_set_chunk_malloc_max:
     // libpng's own eXIf handler allocates whatever the chunk holds): its orientation tag and Adobe RGB hint.
     int png_exif_seen, png_exif_tag, png_exif_adobe_rgb;
-    int png_cicp_seen, png_srgb_seen;
-    uint8_t png_cicp[4];
     // An APP1 segment's body as it is read: a fixed buffer, since a read can end in a longjmp (a truncated
     // file) and nothing allocated may be in flight then. A segment is at most 65533 bytes.
     uint8_t app1[65536];

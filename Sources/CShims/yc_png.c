@@ -164,17 +164,17 @@ static int png_user_chunk(png_structp png, png_unknown_chunkp chunk) {
     if (memcmp(chunk->name, "sRGB", 4) == 0) {
         // One byte, the rendering intent (0-3); libpng's own handler ignores any other with a warning.
         if (chunk->size != 1 || chunk->data[0] > 3) yc_warn(dec, "sRGB: not a rendering intent, ignored");
-        else dec->png_srgb_seen = 1;
+        else dec->colour.srgb = 1;
         return 1;
     }
     if (memcmp(chunk->name, "cICP", 4) == 0) {
         // PNG's third edition: H.273 code points, ahead of iCCP, sRGB and cHRM/gAMA (yc_colour_source_profile).
         if (chunk->size != 4) yc_warn(dec, "cICP: not 4 bytes long, ignored");
         else if (dec->png_chunks.seen_idat) yc_warn(dec, "cICP: after the image data, too late to be used; ignored");
-        else if (dec->png_cicp_seen) yc_warn(dec, "cICP: a second cICP chunk, ignored (the first one is used)");
+        else if (dec->colour.has_cicp) yc_warn(dec, "cICP: a second cICP chunk, ignored (the first one is used)");
         else {
-            dec->png_cicp_seen = 1;
-            memcpy(dec->png_cicp, chunk->data, 4);
+            dec->colour.has_cicp = 1;
+            memcpy(dec->colour.cicp, chunk->data, 4);
         }
         return 1;
     }
@@ -192,7 +192,7 @@ static int png_user_chunk(png_structp png, png_unknown_chunkp chunk) {
 }
 
 // The colour chunks, as stored: iCCP (libpng has inflated and checked it; a profile it rejects is absent),
-// sRGB and cICP (`png_user_chunk`), cHRM and gAMA, and an eXIf's InteroperabilityIndex.
+// cHRM and gAMA, and an eXIf's InteroperabilityIndex (sRGB and cICP: `png_user_chunk` records them).
 static void png_colour(yc_decoder *dec) {
     yc_colour *c = &dec->colour;
     c->grey = (png_get_color_type(dec->png, dec->png_info) & PNG_COLOR_MASK_COLOR) == 0;
@@ -204,7 +204,6 @@ static void png_colour(yc_decoder *dec) {
         c->icc = profile;          // owned by png_info, alive until yc_close
         c->icc_length = length;
     }
-    c->srgb = dec->png_srgb_seen;
     double v[8];
     if (png_get_cHRM(dec->png, dec->png_info, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7])) {
         c->has_chrm = 1;
@@ -216,8 +215,6 @@ static void png_colour(yc_decoder *dec) {
         c->gama = gamma;
     }
     c->exif_adobe_rgb = dec->png_exif_adobe_rgb;
-    c->has_cicp = dec->png_cicp_seen;
-    memcpy(c->cicp, dec->png_cicp, 4);
 }
 
 // The palette as 256 R,G,B,A entries: alpha from tRNS (255 past its end); past the palette's end black and

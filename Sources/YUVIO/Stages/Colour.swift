@@ -28,15 +28,19 @@ extension Primaries {
     /// The ICC profile a PNG or JPEG output in these primaries carries (LittleCMS's, as the colour stage's
     /// target), so viewers show its colours as they are; nil for BT.709, which is sRGB: what an untagged
     /// picture is taken as, so those outputs stay as they were.
-    public var outputProfile: (name: String, bytes: [UInt8])? {
-        guard self != .bt709 else { return nil }
-        let t = yc_target(UInt32(target))
-        let size = yc_colour_target_icc(t, nil, 0)
-        guard size > 0 else { return nil }
-        var bytes = [UInt8](repeating: 0, count: size)
-        guard yc_colour_target_icc(t, &bytes, size) == size else { return nil }
-        return (self == .p3 ? "Display P3" : "BT.2020", bytes)
-    }
+    public var outputProfile: (name: String, bytes: [UInt8])? { Self.outputProfiles[self] ?? nil }
+
+    /// Made once per process (LittleCMS builds and serialises each; a batch's outputs share them).
+    private static let outputProfiles: [Primaries: (name: String, bytes: [UInt8])?] = Dictionary(
+        uniqueKeysWithValues: allCases.map { p in
+            guard p != .bt709 else { return (p, nil) }
+            let t = yc_target(UInt32(p.target))
+            let size = yc_colour_target_icc(t, nil, 0)
+            guard size > 0 else { return (p, nil) }
+            var bytes = [UInt8](repeating: 0, count: size)
+            guard yc_colour_target_icc(t, &bytes, size) == size else { return (p, nil) }
+            return (p, (p == .p3 ? "Display P3" : "BT.2020", bytes))
+        })
 }
 
 /// The colour stage: a LittleCMS transform of the source's RGB rows (in place, on the worker, before the
