@@ -157,16 +157,15 @@ struct Options {
         if RawInput.isImage(head: head) { return isOneRawFrame(i) }
         // Otherwise raw YUV when a size says so (on standard input only then), or a layout or its extension does.
         if i == "-" { return inputSize != nil }
-        if inputSize != nil || inputLayout != nil { return true }
-        if let dot = i.lastIndex(of: "."), PixelLayout(fileExtension: String(i[i.index(after: dot)...])) != nil { return true }
-        return false
+        return inputSize != nil || inputLayout != nil || Self.extensionLayout(of: i) != nil
     }
 
     /// The layout raw YUV input `path` is read as: `--pix-fmt`, else its extension's, else NV12.
-    func rawLayout(of path: String) -> PixelLayout {
-        if let l = inputLayout { return l }
-        if let dot = path.lastIndex(of: "."), let l = PixelLayout(fileExtension: String(path[path.index(after: dot)...])) { return l }
-        return .nv12
+    func rawLayout(of path: String) -> PixelLayout { inputLayout ?? Self.extensionLayout(of: path) ?? .nv12 }
+
+    /// The raw layout `path`'s extension names (`.nv12`, `.yuv`, …), or nil.
+    static func extensionLayout(of path: String) -> PixelLayout? {
+        path.lastIndex(of: ".").flatMap { PixelLayout(fileExtension: String(path[path.index(after: $0)...])) }
     }
 
     /// True when `path` begins like a JPEG, PNG or Y4M stream but is a raw frame: `--size` was given, it is a
