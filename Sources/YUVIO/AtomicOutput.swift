@@ -15,27 +15,27 @@ import YUVCore
 public final class AtomicOutput {
     public let path: String
     private let force: Bool
-    private var fd: Int32 = -1
+    var fd: Int32 = -1
     /// Writing a file of our own (named or not), not a descriptor or device: bytes can go at any offset.
-    private var seekable = false
+    var seekable = false
     private var finished = false
     private var signalSlot: Int32 = -1
     /// True when writing straight to a device or FIFO (no temporary file).
     private var direct = false
     /// The SHA-256 of the output's bytes [0, `hashed`), taken as they were written; nil when not asked for.
-    private var hasher: SHA256?
-    private var hashed = 0
+    var hasher: SHA256?
+    var hashed = 0
     /// Where the next in-order `write` lands: the descriptor's position (`write(_:at:)` does not move it).
     private var position = 0
     /// The end of the furthest byte written.
-    private var end = 0
+    var end = 0
     /// Bytes were written where the hash cannot follow them: before `hashed` (rewritten after being hashed, or
     /// cut off by a shorter `reserve`). `commit` then hashes the temporary file whole.
-    private var hashLost = false
+    var hashLost = false
 
     /// The output's size and SHA-256 once committed, when `hashing` was asked for; nil for a pipe whose bytes
     /// were not all written in order (they cannot be read back).
-    public private(set) var digest: OutputDigest?
+    public internal(set) var digest: OutputDigest?
 
     public var isStandardOutput: Bool { Self.standardDescriptor(path) == STDOUT_FILENO }
 
@@ -67,35 +67,6 @@ public final class AtomicOutput {
         }
         hash(bytes, at: offset)
     }
-
-    /// Follows a write of `bytes` at `offset` with the hash. Bytes that continue the hashed part are hashed
-    /// now; bytes further on are left for `commit` to read back once (a raw frame's chroma, written band by
-    /// band beside its luma: a third of an NV12 file). A gap no longer than the write after it, in a
-    /// temporary file nothing has yet been written past, is row padding and reads back as zeros: it is hashed
-    /// as zeros, so a padded luma plane is hashed as it is written too. Bytes written again over hashed ones
-    /// lose the hash (`hashLost`): still correct, at the price of a whole read back.
-    private func hash(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
-        guard hasher != nil, !hashLost else { return }
-        defer { end = max(end, offset + bytes.count) }
-        if offset < hashed {
-            hashLost = true
-            return
-        }
-        if offset > hashed {
-            guard seekable, end <= hashed, offset - hashed <= bytes.count else { return }
-            Self.zeros.withUnsafeBytes { z in
-                while hashed < offset {
-                    let n = min(z.count, offset - hashed)
-                    hasher!.update(UnsafeRawBufferPointer(rebasing: z[0..<n]))
-                    hashed += n
-                }
-            }
-        }
-        hasher!.update(bytes)
-        hashed += bytes.count
-    }
-
-    private static let zeros = [UInt8](repeating: 0, count: 4096)
 
     /// Sets the file's final size up front, so a full disk shows before the conversion rather than after.
     public func reserve(_ size: Int) throws(WriteError) {
@@ -203,7 +174,6 @@ public final class AtomicOutput {
         }
     }
 
-    private static let nameCharacters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 
     /// `nameTemporary` for this output: the registry slot and the name kept when one was made; `make`'s result.
     private func takeTemporaryName(in folder: Int32, base: String,
@@ -214,43 +184,6 @@ public final class AtomicOutput {
             tempName = name
         }
         return result
-    }
-
-    /// Makes a temporary name in `folder` with `make` (a create, or a link to the unnamed file), trying random
-    /// names until one is free: `.NAME.yuvconv-XXXXXX` beside the target, or `.yuvconv-XXXXXX` when that would
-    /// pass the 255-byte limit of a file name (an output name of 240–255 bytes is legal, its temporary twin must
-    /// be too). Each name is registered with the signal handlers before it is made (they are in place already):
-    /// a signal between the making and the registry, on any thread, would leave the file behind. A name whose
-    /// making fails is forgotten; were a signal to come in between, the name (random, of this tool's pattern)
-    /// would be removed if it existed — at worst another yuvconv's temporary file, whose run then fails.
-    /// Returns `make`'s result (negative, errno set, when no name could be made), the registry slot, the name.
-    private static func nameTemporary(in folder: Int32, long: Bool, base: String,
-                                      _ make: (Int32, UnsafePointer<CChar>) -> Int32) -> (Int32, Int32, String) {
-        var result: Int32 = -1
-        for _ in 0..<64 {
-            var suffix = ""
-            for _ in 0..<6 { suffix.append(nameCharacters.randomElement()!) }
-            let name = long ? ".\(base).yuvconv-\(suffix)" : ".yuvconv-\(suffix)"
-            var slot: Int32 = -1
-            result = withFileSystemPath(name) {
-                slot = yc_register_temp(folder, $0)
-                if slot == -2 {   // a signal is ending the process: nothing more is made
-                    errno = EINTR
-                    return -1
-                }
-                let r = make(folder, $0)
-                if r < 0 {
-                    let code = errno
-                    yc_unregister_temp(slot)
-                    slot = -1
-                    errno = code
-                }
-                return r
-            }
-            if result >= 0 { return (result, slot, name) }
-            if errno != EEXIST { break }
-        }
-        return (result, -1, "")
     }
 
     /// The folder of a temporary file (open while the file exists), the file's name in it and the target's.
@@ -393,30 +326,6 @@ public final class AtomicOutput {
         }
     }
 
-    /// The digest of the finished temporary file: the part hashed as it was written, then the rest read back
-    /// once from the file (just written, so from the page cache) — never a second read of the whole unless
-    /// the hash was lost. The rest (a raw frame's chroma: a third of an NV12 file) is read with `pread`, 64 KiB
-    /// at a time: a mapping of the page cache saved 0.2 ms of 4.2 on 6 MiB of NV12 chroma, but a mapped file
-    /// that something else truncates meanwhile kills the process with SIGBUS.
-    private func finishDigest() throws(WriteError) {
-        guard var h = hasher else { return }
-        guard let size = FileStatus(descriptor: fd)?.size else { throw .system("cannot read back: \(errnoMessage())") }
-        if hashLost || hashed > size {
-            h = SHA256()
-            hashed = 0
-        }
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while hashed < size {
-            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, min($0.count, size - hashed), off_t(hashed)) }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 { throw .system("cannot read back to hash it: \(errnoMessage())") }
-            if n == 0 { throw .system("cannot read back to hash it: the file is shorter than written") }
-            h.update(buffer[0..<n])
-            hashed += n
-        }
-        digest = OutputDigest(bytes: size, sha256: h.finalize())
-    }
-
     /// Removes the temporary file; nothing is left behind.
     public func abort() {
         guard !finished else { return }
@@ -442,15 +351,4 @@ private func Glibc_write(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int {
     #else
     return Darwin.write(fd, p, n)
     #endif
-}
-
-/// What was written to an output: its size and SHA-256 (64 lowercase hex digits, as `sha256sum` prints).
-public struct OutputDigest: Sendable, Equatable {
-    public let bytes: Int
-    public let sha256: String
-
-    public init(bytes: Int, sha256: String) {
-        self.bytes = bytes
-        self.sha256 = sha256
-    }
 }

@@ -1,0 +1,50 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import CShims
+
+// The temporary names of outputs (a `--force` replacement's, or the named fallback where unnamed files cannot
+// be had), made and registered with the signal handlers in one place; AtomicOutput.swift uses them.
+
+extension AtomicOutput {
+    static let nameCharacters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+    /// Makes a temporary name in `folder` with `make` (a create, or a link to the unnamed file), trying random
+    /// names until one is free: `.NAME.yuvconv-XXXXXX` beside the target, or `.yuvconv-XXXXXX` when that would
+    /// pass the 255-byte limit of a file name (an output name of 240–255 bytes is legal, its temporary twin must
+    /// be too). Each name is registered with the signal handlers before it is made (they are in place already):
+    /// a signal between the making and the registry, on any thread, would leave the file behind. A name whose
+    /// making fails is forgotten; were a signal to come in between, the name (random, of this tool's pattern)
+    /// would be removed if it existed — at worst another yuvconv's temporary file, whose run then fails.
+    /// Returns `make`'s result (negative, errno set, when no name could be made), the registry slot, the name.
+    static func nameTemporary(in folder: Int32, long: Bool, base: String,
+                                      _ make: (Int32, UnsafePointer<CChar>) -> Int32) -> (Int32, Int32, String) {
+        var result: Int32 = -1
+        for _ in 0..<64 {
+            var suffix = ""
+            for _ in 0..<6 { suffix.append(nameCharacters.randomElement()!) }
+            let name = long ? ".\(base).yuvconv-\(suffix)" : ".yuvconv-\(suffix)"
+            var slot: Int32 = -1
+            result = withFileSystemPath(name) {
+                slot = yc_register_temp(folder, $0)
+                if slot == -2 {   // a signal is ending the process: nothing more is made
+                    errno = EINTR
+                    return -1
+                }
+                let r = make(folder, $0)
+                if r < 0 {
+                    let code = errno
+                    yc_unregister_temp(slot)
+                    slot = -1
+                    errno = code
+                }
+                return r
+            }
+            if result >= 0 { return (result, slot, name) }
+            if errno != EEXIST { break }
+        }
+        return (result, -1, "")
+    }
+}
