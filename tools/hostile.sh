@@ -946,6 +946,22 @@ status 0; ALLOW=(u/a.nv12 u/.yuvconv-manifest); settled
 same u/a.nv12 "$(ref "$PNG" nv12)"
 end
 
+# Two --update runs into one folder finishing together each merged into the manifest they read, and the later
+# replace dropped the other's entries. A run now holds an exclusive flock on the folder from that read to the
+# replace: shown by a holder (flock(1)) that keeps it for 1.5 s — the run waits for it, then records its entry.
+begin update-waits-for-folder-lock
+cp "$PNG" a.png; mkdir u
+if command -v flock >/dev/null; then
+  flock u sleep 1.5 & holder=$!
+  sleep 0.2
+  run convert a.png -o u/ --update -q
+  wait $holder
+  status 0; (( ELAPSED_MS >= 1000 )) || bad "did not wait for the folder's lock (${ELAPSED_MS} ms)"
+  grep -q 'a\.nv12' u/.yuvconv-manifest || bad "no manifest entry"
+  same u/a.nv12 "$(ref "$PNG" nv12)"
+  end
+else skipped "no flock(1)"; fi
+
 begin update-link-out-of-folder
 cp "$PNG" a.png; echo 'my notes' > keep.txt; mkdir u; ln -s ../keep.txt u/a.nv12; snap
 run convert a.png -o u/ --update

@@ -149,6 +149,11 @@ public final class ManifestFile: @unchecked Sendable {
     /// replaced or added, or dropped. Entries sorted by name; lines that cannot be read are left out. Not
     /// written when that changes no entry. Nil, or the error.
     public func write(to path: String, changes: Spool, protected: any FileIdentitySet) -> FileError? {
+        // From the read of the file as it is now to its replacement, no other run's write may come between:
+        // two runs finishing together would each merge into the same old file, and the later rename would drop
+        // the other's entries. The folder is the lock (the file itself is replaced, so it cannot be).
+        let lock = FolderLock(folderOf: path)
+        defer { lock.release() }
         do throws(FileError) {
             let merged = Spool()
             var order: UInt64 = 0
@@ -323,5 +328,36 @@ struct LineReader {
             if newline != nil { return (tooLong ? nil : line, lineStart) }
         }
         return position == lineStart ? nil : (tooLong ? nil : line, lineStart)
+    }
+}
+
+/// An exclusive `flock` on the folder that holds a file, for a read-modify-replace of that file between
+/// processes. Waits at most `patience` seconds for another holder, then goes on without it (as before there was
+/// a lock: a stuck holder must not hang a batch); a folder that cannot be opened or locked is not waited for.
+struct FolderLock {
+    private let fd: Int32
+    static let patience = 30.0
+
+    init(folderOf path: String) {
+        let folder = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        var fd = openWithoutWaiting(folder, O_RDONLY | O_DIRECTORY)
+        if fd >= 0 {
+            var waited = 0.0
+            while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+                guard errno == EWOULDBLOCK || errno == EINTR, waited < Self.patience else {
+                    close(fd)
+                    fd = -1
+                    break
+                }
+                usleep(10_000)
+                waited += 0.01
+            }
+        }
+        self.fd = fd
+    }
+
+    /// Unlocks (closing the folder's descriptor).
+    func release() {
+        if fd >= 0 { close(fd) }
     }
 }

@@ -236,4 +236,42 @@ final class ManifestTests: XCTestCase {
         XCTAssertNil(try ManifestFile(path: path).write(to: path, changes: same, protected: Set<FileIdentity>()))
         XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int, before)
     }
+
+    /// Two runs finishing together: the write waits while another holds the folder's lock, and then merges
+    /// into the file as that other run left it (read after the wait, not before), so neither run's entries
+    /// are lost.
+    func testManifestFileWriteWaitsForAnotherWriter() throws {
+        let path = root + "/out/.yuvconv-manifest"
+        var m = Manifest()
+        m.entries["a.nv12"] = entry(output: "a.nv12", input: "in/a")
+        try Data(m.rendered()).write(to: URL(fileURLWithPath: path))
+        let file = try ManifestFile(path: path)
+        // The other run holds the lock, as its write does.
+        let other = open(root + "/out", O_RDONLY | O_DIRECTORY)
+        XCTAssertGreaterThanOrEqual(other, 0)
+        XCTAssertEqual(flock(other, LOCK_EX), 0)
+        let changes = Spool()
+        ManifestChange.write(name: "b.nv12", entry: entry(output: "b.nv12", input: "in/b"), to: changes)
+        let done = DispatchSemaphore(value: 0)
+        let result = UncheckedBox<FileError?>(nil)
+        Thread.detachNewThread {
+            result.value = file.write(to: path, changes: changes, protected: Set<FileIdentity>())
+            done.signal()
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 0.3), .timedOut, "the write waits for the lock")
+        // Meanwhile the other run writes its entry, and lets go.
+        m.entries["c.nv12"] = entry(output: "c.nv12", input: "in/c")
+        try Data(m.rendered()).write(to: URL(fileURLWithPath: path))
+        close(other)
+        XCTAssertEqual(done.wait(timeout: .now() + 10), .success)
+        XCTAssertNil(result.value)
+        m.entries["b.nv12"] = entry(output: "b.nv12", input: "in/b")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), Data(m.rendered()))
+    }
+}
+
+/// A value a test's thread sets and the test reads after waiting for it.
+final class UncheckedBox<T>: @unchecked Sendable {
+    var value: T
+    init(_ value: T) { self.value = value }
 }
