@@ -1428,6 +1428,18 @@ run a.png -o out/ -u --report json --report-file out/r.json
 status 0; says 'not a picture|not a count'; ALLOW=(out/*.nv12 out/.yuvconv-manifest out/r.json); settled
 end
 
+begin manifest-with-impossible-measures
+# The quality columns took any number: 1e19 dB stopped every --update --report run (SIGILL in the report's
+# formatting), nan and an SSIM of 7 were "up to date" and reported. Now the line is malformed, converted again.
+cp "$PNG" a.png; yc a.png -o out/ -u --metrics --report json --report-file first.json -q > /dev/null 2>&1
+python3 -c "
+p='out/.yuvconv-manifest'; L=open(p).read().split('\n'); f=L[2].split('\t'); f[31]='1e19'; L[2]='\t'.join(f); open(p,'w').write('\n'.join(L))"
+snap
+run a.png -o out/ -u --report json --report-file out/r.json
+status 0; says 'quality measure'; ALLOW=(out/*.nv12 out/.yuvconv-manifest out/r.json); settled
+python3 -c "import json; [json.loads(l) for l in open('out/r.json')]" 2>/dev/null || bad "the report is not JSON lines"
+end
+
 begin folder-walk-names-what-it-cannot-reach
 # Links to nothing, link loops and files below a path too long for the system were left out in silence.
 mkdir l; cp "$PNG" l/ok.png; ln -s nowhere.png l/dang.png; ln -s self.png l/self.png

@@ -137,6 +137,15 @@ public struct Manifest: Sendable {
     }
 
     /// A line's fields, unescaped.
+    /// A quality measure as a manifest holds it, when it is one a conversion can give: a PSNR from 0 dB (every
+    /// sample 255 off) to 1000 dB, or +∞ (identical planes), an SSIM from −1 to 1; nil otherwise (a hand-edited `nan` or
+    /// `1e19` is not taken as up to date, nor reported).
+    static func measure(_ field: [UInt8], ssim: Bool) -> Double? {
+        guard let v = Double(String(decoding: field, as: UTF8.self)) else { return nil }
+        // A finite PSNR stays far below 1000 dB: the smallest MSE other than 0 is above 1/(Q²·2^44) (Q < 10^6).
+        return (ssim ? (-1...1).contains(v) : (0...1000).contains(v) || v == .infinity) ? v : nil
+    }
+
     static func fields(_ line: ArraySlice<UInt8>) throws(Malformed) -> [[UInt8]] {
         var fields: [[UInt8]] = [[]], escaped = false
         for b in line {
@@ -225,7 +234,7 @@ extension ManifestEntry {
             return v
         }
         func real() throws(Malformed) -> Double {
-            guard let v = Double(text()) else { throw Malformed(why: "\(column()) is not a number") }
+            guard let v = Double(text()), v.isFinite else { throw Malformed(why: "\(column()) is not a number") }
             return v
         }
         func flag() throws(Malformed) -> Bool {
@@ -269,8 +278,8 @@ extension ManifestEntry {
         let measures = (0..<5).map { _ in next() }
         var quality: QualityReport?
         if !measures.allSatisfy(\.isEmpty) {
-            let v = measures.map { Double(String(decoding: $0, as: UTF8.self)) }
-            guard v.allSatisfy({ $0 != nil }) else { throw Malformed(why: "a quality measure is not a number") }
+            let v = measures.enumerated().map { i, m in Manifest.measure(m, ssim: i == 4) }
+            guard v.allSatisfy({ $0 != nil }) else { throw Malformed(why: "a quality measure is not one a picture can have") }
             quality = QualityReport(psnrY: v[0]!, psnrCb: v[1]!, psnrCr: v[2]!, psnrRGB: v[3]!, ssimY: v[4]!)
         }
         let colour = text(), primaries = try named(Primaries.init(rawValue:))
@@ -279,8 +288,8 @@ extension ManifestEntry {
             chromaFilter = try named(ChromaFilter.init(rawValue:))
             let bilinear = next()
             if !bilinear.isEmpty {
-                guard let v = Double(String(decoding: bilinear, as: UTF8.self)), quality != nil else {
-                    throw Malformed(why: "psnr_rgb_bilinear_db is not a number")
+                guard let v = Manifest.measure(bilinear, ssim: false), quality != nil else {
+                    throw Malformed(why: "psnr_rgb_bilinear_db is not a PSNR")
                 }
                 quality!.psnrRGBBilinear = v
             }

@@ -110,6 +110,8 @@ public func formatFixed(_ value: Double, decimals: Int) -> String {
     var scale = 1.0
     for _ in 0..<decimals { scale *= 10 }
     let scaled = (abs(value) * scale).rounded()
+    // Past 2^53 no digit after the point is known (and past 2^63 `Int` would trap): what Swift prints.
+    guard scaled < 9_007_199_254_740_992 else { return value.isNaN ? "nan" : "\(value)" }
     let whole = Int(scaled / scale)
     let frac = Int(scaled - Double(whole) * scale)
     var text = "\(whole)"

@@ -99,6 +99,29 @@ final class ManifestTests: XCTestCase {
         problems = []
         XCTAssertTrue(Manifest(parsing: Array("yuvconv-manifest\t2\n".utf8) + text.dropFirst(19), problems: &problems).entries.isEmpty)
         XCTAssertEqual(problems, ["not a yuvconv manifest of version 1 (its first line differs)"])
+        // Quality measures no conversion gives (a PSNR below 0 or not a number, an SSIM outside −1…1) and times
+        // that are not finite: the line is not read (and its output converted again), +∞ dB is kept.
+        let measured = entry(output: "m.nv12", input: "in/m.png",
+                             quality: QualityReport(psnrY: .infinity, psnrCb: 50, psnrCr: 51, psnrRGB: 40, ssimY: 0.99,
+                                                    psnrRGBBilinear: 41))
+        let line = Array(render(measured).split(separator: 10).last!)
+        let fields = line.split(separator: 9, omittingEmptySubsequences: false).map(Array.init)
+        let psnrY = Manifest.columns.firstIndex(of: "psnr_y_db")!, ssim = Manifest.columns.firstIndex(of: "ssim_y")!
+        let bilinear = Manifest.columns.firstIndex(of: "psnr_rgb_bilinear_db")!
+        let mtime = Manifest.columns.firstIndex(of: "input_mtime")!
+        let head = Array(render(measured).split(separator: 10).dropLast().joined(separator: [10])) + [10]
+        func parsed(_ column: Int, _ value: String) -> Manifest {
+            var f = fields
+            f[column] = Array(value.utf8)
+            problems = []
+            return Manifest(parsing: head + Array(f.joined(separator: [9])) + [10], problems: &problems)
+        }
+        XCTAssertEqual(parsed(psnrY, "inf").entries["m.nv12"]?.quality?.psnrY, .infinity)
+        for (column, value) in [(psnrY, "1e19"), (psnrY, "nan"), (psnrY, "-5"), (ssim, "7"), (ssim, "-inf"),
+                                (bilinear, "nan"), (mtime, "inf"), (mtime, "nan")] {
+            XCTAssertTrue(parsed(column, value).entries.isEmpty, "\(Manifest.columns[column]) = \(value)")
+            XCTAssertEqual(problems.count, 1)
+        }
         // No file: an empty manifest, nothing to say.
         let none = try! Manifest.read(root + "/out/" + Manifest.fileName)
         XCTAssertTrue(none.manifest.entries.isEmpty && none.problems.isEmpty)

@@ -123,6 +123,13 @@ final class DriverTests: XCTestCase {
         XCTAssertEqual(formatBytes(48_771_072), "46.5 MiB")
         XCTAssertEqual(formatFixed(62.5, decimals: 1), "62.5")
         XCTAssertEqual(formatFixed(0.04, decimals: 1), "0.0")
+        // Any value, never a trap (a hand-edited manifest's 1e19 stopped the report): past 2^53, Swift's own text.
+        XCTAssertEqual(formatFixed(1e19, decimals: 2), "1e+19")
+        XCTAssertEqual(formatFixed(-1e19, decimals: 0), "-1e+19")
+        XCTAssertEqual(formatFixed(.infinity, decimals: 2), "inf")
+        XCTAssertEqual(formatFixed(-.infinity, decimals: 2), "-inf")
+        XCTAssertEqual(formatFixed(.nan, decimals: 2), "nan")
+        XCTAssertEqual(formatFixed(123456789.125, decimals: 2), "123456789.13")
     }
 
     func testNamesAndAliases() {
