@@ -135,6 +135,12 @@ long long yc_read_full(int fd, uint8_t *buf, size_t count) {
         ssize_t n = read(fd, buf + done, count - done);
         if (n < 0) {
             if (errno == EINTR) continue;
+            // A descriptor left non-blocking by whoever handed it over (a pipe as standard input): nothing yet
+            // is not the end, wait for it (as yc_stream_read does).
+            if (errno == EAGAIN || errno == EWOULDBLOCK) {
+                struct pollfd p = {.fd = fd, .events = POLLIN};
+                if (poll(&p, 1, -1) >= 0 || errno == EINTR) continue;
+            }
             return -1;
         }
         if (n == 0) break;

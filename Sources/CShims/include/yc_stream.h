@@ -67,8 +67,8 @@ typedef int (*yc_write_fn)(void *context, const uint8_t *bytes, size_t count);
 /// NULL (errno set) on failure.
 FILE *yc_write_stream_open(void *context, yc_write_fn write);
 
-/// Reads exactly `count` bytes from `fd` into `buf`, retrying on EINTR and short reads. Returns the bytes
-/// read (fewer at end of file), or -1 (errno set).
+/// Reads exactly `count` bytes from `fd` into `buf`, retrying on EINTR and short reads and waiting (poll) on a
+/// non-blocking descriptor with nothing yet. Returns the bytes read (fewer at end of file), or -1 (errno set).
 long long yc_read_full(int fd, uint8_t *buf, size_t count);
 
 #ifdef __cplusplus
