@@ -1154,6 +1154,16 @@ run a.png -o o/ -u -q --report json --report-file o/r.json
 status 0; ALLOW=(o/r.json o/.yuvconv-manifest); settled
 end
 
+begin update-report-file-over-a-photo
+# --update remakes its report each run, and replaced any plain file at the report's name without --force: a
+# photo there became JSON. Only a report (any format, or an empty file) is replaced; anything else is refused.
+cp "$PNG" a.png; cp "$PNG" photo.png; printf 'my notes\n' > notes.csv; snap
+run a.png -o o/ -u -q --report json --report-file photo.png
+status 1; names photo.png; says 'exists'; settled
+run a.png -o o/ -u -q --report csv --report-file notes.csv --dry-run
+status 1; names notes.csv; settled
+end
+
 begin jpeg-output-with-perturbed-malloc
 # The JPEG output's picture is reserved, not zeroed: every byte must be written before it is read.
 cp "$JPG" a.jpg; snap

@@ -118,3 +118,16 @@ public func renderReport(_ records: [ImageRecord], format: ReportFormat, peakRSS
     _ = try? stream.finish(peakRSS: peakRSS ?? records.map(\.peakRSS).max() ?? 0)
     return out
 }
+
+extension ReportFormat {
+    /// Whether a file's first bytes (up to 512) are those of a report this program writes, in any format: JSON
+    /// Lines of records (`{"type": "`), the CSV header's first columns, the text table's heading, the HTML page's
+    /// head. `--update` remakes its report each run, but replaces only such a file (or an empty one) without
+    /// `--force` — never a photo or notes that happen to be at that name.
+    public static func isReport(head: [UInt8]) -> Bool {
+        let text = String(decoding: head, as: UTF8.self)
+        if text.hasPrefix("{\"type\": \"") || text.hasPrefix(csvHeader().prefix(40)) { return true }
+        if text.hasPrefix(String(textHeading().prefix(40))) { return true }
+        return text.hasPrefix("<!DOCTYPE html>") && text.contains("<title>yuvconv memory report</title>")
+    }
+}

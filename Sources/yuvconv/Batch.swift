@@ -186,10 +186,13 @@ func openReportFile(_ options: Options, protected: any FileIdentitySet) throws(F
 }
 
 /// Whether the report file `file` may be replaced, for the run and its dry run alike: with --force, and with
-/// --update, which makes the report anew each run like an out-of-date output — a plain file there (not a
-/// link, not a device) without --force.
+/// --update, which makes the report anew each run like an out-of-date output — without --force only a plain
+/// file there (not a link, not a device) that is a report (`ReportFormat.isReport`): a photo at that name
+/// was replaced by the report.
 func reportReplaces(_ file: String, _ options: Options) -> Bool {
-    options.force || (options.update && FileStatus(path: file, follow: false)?.kind == .regular)
+    guard !options.force else { return true }
+    guard options.update, let st = FileStatus(path: file, follow: false), st.kind == .regular else { return false }
+    return st.size == 0 || ReportFormat.isReport(head: RawInput.head(file, 512))
 }
 
 /// Prints a file error; exit status 1.

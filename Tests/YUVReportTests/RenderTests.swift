@@ -140,6 +140,23 @@ final class RenderTests: XCTestCase {
                                     + "error: cannot open: No such file or directory</td></tr>"), html)
     }
 
+    /// What `--update` may replace without `--force` at the report file's name: a report in any format (its
+    /// own, or one written in another format before), never anything else.
+    func testReportsAreRecognisedAndNothingElse() throws {
+        let r = try converted("pngsuite/basn0g16.png", quality: nil)
+        for format in ReportFormat.allCases {
+            for records in [[r], [failed], []] where !(format == .json && records.isEmpty) {
+                let text = renderReport(records, format: format)
+                XCTAssertTrue(ReportFormat.isReport(head: Array(text.utf8.prefix(512))), "\(format) \(records.count)")
+            }
+        }
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]
+        for other in [png, Array("my notes\n".utf8), Array("{\"name\": \"x\"}".utf8), Array("file,size\n".utf8),
+                      Array("<!DOCTYPE html><title>mine</title>".utf8), [0xFF, 0xD8, 0xFF, 0xE0], []] {
+            XCTAssertFalse(ReportFormat.isReport(head: other), "\(other.prefix(12))")
+        }
+    }
+
     func testUnmeasuredQualityInEveryFormat() throws {
         let r = try converted("pngsuite/basn0g16.png", quality: nil)
         let json = jsonLine(r)
