@@ -16,9 +16,16 @@ func runReport(_ options: Options) -> Int32 {
     guard !options.inputs.isEmpty || options.filesFrom != nil else {
         return usageFailure("report needs at least one file, folder or --files-from list")
     }
-    // What `report` measures is a conversion to --format (nv12 by default): sharp chroma only for 8-bit ones.
-    if let format = options.format, !format.carries(.sharpChroma) && options.chromaFilter == .sharp {
-        return usageFailure(OutputFormat.Refusal.rawOnly(.sharpChroma, format).cliMessage)
+    // What `report` measures is a conversion to --format: what convert refuses for that format (--alpha keep
+    // or --align for a Y4M or JPEG, --depth 10 for nv12, sharp chroma for a 10-bit layout) is refused here
+    // too, not reported as sizes no output can have. Without --format it is nv12 (p010 with --depth 10).
+    let measured = options.format ?? .raw(options.layout(for: .raw(.nv12)))
+    let needs = options.rawOnlyNeeds.filter { need in
+        if options.format == nil, case .bitDepth = need { return false }
+        return true
+    }
+    if let need = needs.first(where: { !measured.carries($0) }) {
+        return usageFailure(OutputFormat.Refusal.rawOnly(need, measured).cliMessage)
     }
     let selection: BatchSelection, protected: SortedIdentities
     do throws(BatchPlanError) {

@@ -45,6 +45,29 @@ final class ReportTests: CLITestCase {
     }
 
     /// PSNR and SSIM recomputed here from the source rows and the tool's own output bytes.
+    /// `report` measures a conversion to --format: what convert refuses for that format, it refuses too (exit 2),
+    /// rather than printing sizes no output can have; what convert takes, it takes.
+    func testRefusesWhatConvertRefuses() throws {
+        let png = fixture("pngsuite/basn6a08.png")
+        let cases: [(args: [String], ext: String, refused: Bool)] = [
+            (["-f", "p010", "--alpha", "keep"], "p010", true), (["-f", "y4m", "--alpha", "keep"], "y4m", true),
+            (["-f", "jpeg", "--align", "16"], "jpg", true), (["-f", "png", "--align-height", "16"], "png", true),
+            (["-f", "nv12", "--depth", "10"], "nv12", true), (["-f", "p010", "--chroma-filter", "sharp"], "p010", true),
+            (["-f", "y4m", "--depth", "10"], "y4m", false), (["-f", "nv12", "--alpha", "keep"], "nv12", false),
+            (["-f", "yuv420p", "--align", "64", "--align-height", "16"], "yuv", false),
+        ]
+        for c in cases {
+            let report = try run(["report", png, "-q"] + c.args)
+            let convert = try run([png, "-o", "refused." + c.ext, "-q", "--force"] + c.args)
+            XCTAssertEqual(report.status, c.refused ? 2 : 0, "report \(c.args): \(report.stderr)")
+            XCTAssertEqual(convert.status, report.status, "convert \(c.args): \(convert.stderr)")
+            if c.refused { XCTAssertEqual(report.stderr, convert.stderr, "\(c.args)") }
+        }
+        // Without --format it measures nv12, p010 with --depth 10; sharp chroma then is refused as for p010.
+        XCTAssertEqual(try run(["report", png, "--depth", "10", "-q"]).status, 0)
+        XCTAssertEqual(try run(["report", png, "--depth", "10", "--chroma-filter", "sharp", "-q"]).status, 2)
+    }
+
     func testQualityAgainstIndependentComputation() throws {
         let png = fixture("photos/kodim23.png")
         XCTAssertEqual(try run([png, "-o", "k.nv12", "-q"]).status, 0)
