@@ -1900,6 +1900,14 @@ yc report - /dev/stdin < <(cat a.png) > "$OUT" 2> "$ERR"
 status 2; says 'one stream'
 run report f fl
 status 2; says 'one stream'; settled
+# The same in a list: the FIFO listed twice (or under its link), /dev/stdin listed when the list is standard
+# input. Each failed as "damaged" or "no writer"; refused (exit 2) like the operands.
+printf 'f\nfl\n' > list
+run convert --files-from list -o o/ -q
+status 2; says 'one stream'
+yc convert --files-from - -o o/ -q < <(printf '/dev/stdin\n') > "$OUT" 2> "$ERR"
+status 2; says 'one stream'
+ALLOW=(list); settled
 end
 
 begin png-exif-damaged-or-twice

@@ -121,13 +121,22 @@ public final class BatchInputs: @unchecked Sendable {
             sequence += 1
         }
         if let list = filesFrom {
+            // A listed stream is one too: a FIFO listed twice (or under a link), /dev/stdin when the list is
+            // standard input, a FIFO also given as an operand. Each job got part of its bytes and failed it as
+            // damaged; refused like the operands, after the list (only streams are kept, not every entry).
+            var clash: (first: String, second: String)?
             try fileStep { () throws(FileError) in
                 try Self.readList(list, nul: nul) { path in
                     // A listed "-" is a file of that name, never standard input (which cannot be one of many).
-                    add(path == "-" ? "./-" : path, dir: "")
+                    let input = path == "-" ? "./-" : path
+                    if clash == nil, let st = FileStatus(path: input), st.kind.isStream {
+                        if let first = streams[st.identity] { clash = (first, input) } else { streams[st.identity] = input }
+                    }
+                    add(input, dir: "")
                     sequence += 1
                 }
             }
+            if let clash { throw .sameStream(first: clash.first, second: clash.second) }
         }
         try fileStep { () throws(FileError) in try spool.seal() }
         gathered = spool
