@@ -112,7 +112,7 @@ public final class BatchInputs: @unchecked Sendable {
                 }
             } else {
                 if arg == "-" {
-                    if !standardInput { throw .standardInput }
+                    if !standardInput { throw operands.count == 1 && filesFrom == nil ? .standardInputToFolder : .standardInput }
                     if readsStandardInput { throw .standardInputTwice }
                     readsStandardInput = true
                 }

@@ -10,6 +10,8 @@ public enum BatchPlanError: Error, Sendable {
     case outputNotFolder(String)
     /// Standard input named among the inputs.
     case standardInput
+    /// Standard input, the only input, to an output folder: it has no name to make the output's from.
+    case standardInputToFolder
     /// Standard input named twice, or named and also the list of files.
     case standardInputTwice
     /// One stream (a pipe, FIFO, socket or device) named twice under two names (`- /dev/stdin`, a FIFO and a

@@ -52,6 +52,8 @@ extension BatchPlanError {
         case .noOutputFolder: return "many inputs need an output folder: -o DIR/"
         case .outputNotFolder(let path): return "-o \(displayPath(path)) is not a folder (end it with / to make one)"
         case .standardInput: return "standard input cannot be one of many inputs"
+        case .standardInputToFolder:
+            return "standard input has no file name to make an output's name from in a folder: give the output file (-o FILE)"
         case .standardInputTwice: return "standard input can be read only once (- given twice, or with --files-from -)"
         case .sameStream(let first, let second):
             let shown = first == "-" ? "standard input (-)"

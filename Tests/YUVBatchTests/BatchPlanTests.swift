@@ -285,6 +285,10 @@ final class BatchPlanTests: XCTestCase {
         guard case .standardInput? = refusal({ () throws(BatchPlanError) in
             try BatchPlan(operands: [root + "/a.png", "-"], outputFolder: root + "/out/")
         }) else { return XCTFail() }
+        // Alone, to a folder, it is not "one of many": it has no name to make the output's from.
+        guard case .standardInputToFolder? = refusal({ () throws(BatchPlanError) in
+            try BatchPlan(operands: ["-"], outputFolder: root + "/out/")
+        }) else { return XCTFail() }
     }
 
     /// `report` keeps the order given but takes the shares `convert` takes: the shards of the sorted list.
