@@ -1107,6 +1107,16 @@ run t.y4m -o z.jpg
 status 0; says 'left-sited.*centre-sited'; ALLOW=(z.jpg); settled
 end
 
+begin y4m-range-contradicted-warns
+# XCOLORRANGE wins over --range, as the header wins over --size, --pix-fmt and --chroma-loc; those said so, this
+# one was dropped in silence. A --range that agrees says nothing.
+printf 'YUV4MPEG2 W2 H2 C420jpeg XCOLORRANGE=LIMITED\nFRAME\n\x10\xeb\x80\x80\x80\x80' > lr.y4m; snap
+run lr.y4m --range full -o x.png -q
+status 0; says 'XCOLORRANGE=LIMITED.*--range full is ignored'
+run lr.y4m --range limited -o y.png -q
+status 0; quiet; ALLOW=(x.png y.png); settled
+end
+
 begin single-file-update-warns
 cp "$PNG" a.png; snap
 run a.png -o x.nv12 --update

@@ -78,7 +78,12 @@ func runRawInput(_ options: Options) -> Int32 {
                 printErr("yuvconv: warning: \(name): its chroma is \(tag.rawValue)-sited (\(tag.y4mTag)); \(format.name) "
                          + "output is centre-sited and the samples are not resampled, so the colours move by half a pixel")
             }
-            // XCOLORRANGE says; without it, --range if given, else limited (FFmpeg's convention for Y4M).
+            // XCOLORRANGE says; without it, --range if given, else limited (FFmpeg's convention for Y4M). A --range
+            // the tag contradicts is ignored with a word, as --size, --pix-fmt and --chroma-loc are.
+            if let range, options.rangeGiven, options.spec.range != range {
+                printErr("yuvconv: warning: \(name): its Y4M header says XCOLORRANGE=\(range == .full ? "FULL" : "LIMITED"); "
+                         + "--range \(options.spec.range.rawValue) is ignored")
+            }
             spec.range = range ?? (options.rangeGiven ? options.spec.range : .limited)
         } else {
             guard let size = options.inputSize else { return usageFailure("\(name): raw YUV needs --size WxH") }
