@@ -105,7 +105,9 @@ public final class BatchPlan: @unchecked Sendable {
         count = Int(position)
         // A clash among the items before a refused name was met first.
         if let (first, second, output) = try Self.firstClash(outputs) {
-            throw .sameOutput(first: PathBytes.decode(first), second: PathBytes.decode(second), output: PathBytes.decode(output))
+            let (a, b) = (PathBytes.decode(first), PathBytes.decode(second))
+            throw .sameOutput(first: a, second: b, output: PathBytes.decode(output),
+                              hint: Self.separatingTemplate(template, a, b, among: planned, format: format ?? .raw(.nv12)))
         }
         if let refusal { throw refusal }
         let protected: SortedIdentities
@@ -207,6 +209,36 @@ public final class BatchPlan: @unchecked Sendable {
             done.append(part)
         }
         return "/" + done.joined(separator: "/")
+    }
+
+    /// A name template that gives inputs `a` and `b` (as planned, with their `{dir}`) two names, for the clash's
+    /// hint: `template` with `{name}` for `{stem}` (files that differ by extension; a `{stem}.y4m` stays Y4M),
+    /// then with `{dir}/` before that (files of one name in folders below a folder argument); nil when none does (one file under two paths,
+    /// or files given one by one, whose `{dir}` is empty: only their folders as arguments tell them apart).
+    static func separatingTemplate(_ template: String, _ a: String, _ b: String, among planned: Spool,
+                                   format: OutputFormat) -> String? {
+        var items: [String: BatchItem] = [:], records = planned.reader()
+        while items.count < 2, let r = records.nextRecord() {
+            var at = r.startIndex
+            func field() -> ArraySlice<UInt8> {
+                let n = Int(r[at]) | Int(r[at + 1]) << 8 | Int(r[at + 2]) << 16 | Int(r[at + 3]) << 24
+                defer { at += 4 + n }
+                return r[(at + 4)..<(at + 4 + n)]
+            }
+            let input = PathBytes.decode(field()), dir = PathBytes.decode(field())
+            if (input == a || input == b) && items[input] == nil { items[input] = BatchItem(input: input, dir: dir) }
+        }
+        guard let x = items[a], let y = items[b] else { return nil }
+        let named = template.contains("{stem}") ? template.replacingAll("{stem}", "{name}") : template
+        // `{dir}/` with `{name}`: it also keeps files apart that differ by extension only, so a tree holding both
+        // kinds of clash is not sent from one hint to the other.
+        for candidate in [named, "{dir}/" + named] where candidate != template
+            && !(template.contains("{dir}") && candidate.hasPrefix("{dir}/")) {
+            if outputName(candidate, item: x, format: format) != outputName(candidate, item: y, format: format) {
+                return candidate
+            }
+        }
+        return nil
     }
 
     /// One input, named and given its format.

@@ -26,7 +26,7 @@ public enum BatchPlanError: Error, Sendable {
     /// No format can be written to an output (its name says none, or the format cannot carry what was asked).
     case format(OutputFormat.Refusal)
     /// Two inputs would write one output.
-    case sameOutput(first: String, second: String, output: String)
+    case sameOutput(first: String, second: String, output: String, hint: String? = nil)
     /// The report file is also one of the image outputs.
     case reportIsOutput(String)
     /// An output is one of the batch's inputs (or the list of them).

@@ -69,17 +69,17 @@ extension BatchPlanError {
             return "--name '\(displayPath(template))' gives '\(displayPath(name))' for \(displayPath(input)): "
                 + "an output name must be a file inside the output folder (no '..' or '.', not empty)"
         case .format(let refusal): return refusal.cliMessage
-        case .sameOutput(let first, let second, let output):
+        case .sameOutput(let first, let second, let output, let hint):
             // The same file given twice: no name template separates it from itself.
             if first == second || (inputIdentity(first) != nil && inputIdentity(first) == inputIdentity(second)) {
                 return "\(displayPath(first)) is given twice (as \(displayPath(second)) too); "
                     + "list each input once"
             }
-            // Files of one name in different folders (-r) are told apart by their folder; else by their extension.
-            let base = { (p: String) in p.split(separator: "/").last.map(String.init) ?? p }
-            let hint = base(first) == base(second) ? "{dir}/{stem}.{ext}" : "{name}.{ext}"
-            return "\(displayPath(first)) and \(displayPath(second)) would both write \(displayPath(output)) "
-                + "(change --name, e.g. '\(hint)')"
+            // The hint is a template the plan tried on these two: it tells them apart.
+            let clash = "\(displayPath(first)) and \(displayPath(second)) would both write \(displayPath(output))"
+            if let hint { return clash + " (change --name, e.g. '\(displayPath(hint))')" }
+            return clash + " (no --name tells files given one by one apart by their folders: give the folders "
+                + "themselves, without a trailing /, for {dir}, or convert them in separate runs)"
         case .reportIsOutput(let file):
             if file == "-" { return "the report on standard output is also one of the image outputs; name a --report-file" }
             return "--report-file \(displayPath(file)) is also an image output"

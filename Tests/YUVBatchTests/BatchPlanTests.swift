@@ -101,12 +101,37 @@ final class BatchPlanTests: XCTestCase {
         let error = refusal { () throws(BatchPlanError) in
             try BatchPlan(operands: [root + "/x/", root + "/y/"], outputFolder: root + "/out/")
         }
-        guard case .sameOutput(let first, let second, let output)? = error else { return XCTFail("\(String(describing: error))") }
+        guard case .sameOutput(let first, let second, let output, _)? = error else { return XCTFail("\(String(describing: error))") }
         XCTAssertEqual([first, second, output], [root + "/x/a.png", root + "/y/a.png", root + "/out/a.nv12"])
         XCTAssertTrue(error!.isUsage)
         // {dir} tells them apart.
         let plan = try BatchPlan(operands: [root + "/x", root + "/y"], outputFolder: root + "/out/", template: "{dir}/{name}.{ext}")
         XCTAssertEqual(outputs(plan), ["out/x/a.png.nv12", "out/y/a.png.nv12"])
+    }
+
+    /// The clash's hint is a template tried on the two inputs: it tells them apart, or there is none. (It said
+    /// '{dir}/{stem}.{ext}' for files given one by one, whose {dir} is empty: the same clash again.)
+    func testNameClashHintSeparatesThem() throws {
+        try touch("x/a.png", "y/a.png", "e/b.png", "e/b.jpg")
+        func hint(_ operands: [String], _ template: String = "{stem}.{ext}") -> String?? {
+            let error = refusal { () throws(BatchPlanError) in
+                try BatchPlan(operands: operands.map { root + "/" + $0 }, outputFolder: root + "/out/", template: template)
+            }
+            guard case .sameOutput(_, _, _, let hint)? = error else { XCTFail("\(String(describing: error))"); return nil }
+            return .some(hint)
+        }
+        XCTAssertEqual(hint(["x/a.png", "y/a.png"]), .some(nil), "given one by one: no template separates them")
+        XCTAssertEqual(hint(["x/", "y/"]), .some(nil), "their contents: {dir} is empty")
+        XCTAssertEqual(hint(["x", "y"]), "{dir}/{name}.{ext}")
+        XCTAssertEqual(hint(["x", "y"], "{name}.{ext}"), "{dir}/{name}.{ext}")
+        XCTAssertEqual(hint(["e/b.png", "e/b.jpg"]), "{name}.{ext}")
+        XCTAssertEqual(hint(["e/"]), "{name}.{ext}")
+        XCTAssertEqual(hint(["e/b.png", "e/b.jpg"], "{stem}.y4m"), "{name}.y4m", "the format asked for stays")
+        for operands in [["x", "y"], ["e/b.png", "e/b.jpg"], ["e"]] {
+            let template = hint(operands)!!
+            XCTAssertNoThrow(try BatchPlan(operands: operands.map { root + "/" + $0 }, outputFolder: root + "/out/",
+                                           template: template), "\(operands) with \(template)")
+        }
     }
 
     /// Every shard refuses what the whole batch refuses: checked shard by shard, b.jpg and b.png fell into
@@ -117,7 +142,7 @@ final class BatchPlanTests: XCTestCase {
             let error = refusal { () throws(BatchPlanError) in
                 try BatchPlan(operands: [root + "/d/"], outputFolder: root + "/o/", shard: (k, 2))
             }
-            guard case .sameOutput(let first, let second, _)? = error else { return XCTFail("shard \(k): \(String(describing: error))") }
+            guard case .sameOutput(let first, let second, _, _)? = error else { return XCTFail("shard \(k): \(String(describing: error))") }
             XCTAssertEqual([first, second], [root + "/d/b.jpg", root + "/d/b.png"], "shard \(k)")
         }
         // An output that is another shard's input: protected in every shard.
