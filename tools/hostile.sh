@@ -430,7 +430,10 @@ end
 begin same-name-two-folders-hint
 mkdir -p t/sub; cp "$PNG" t/f1.png; cp "$PNG" t/sub/f1.png; snap
 run convert t -r -o o/
-status 2; says '\{dir\}/\{stem\}'; settled
+status 2; says '\{dir\}/\{name\}'
+# The template the hint names tells them apart.
+run convert t -r -o o/ --name '{dir}/{name}.{ext}' -q
+status 0; ALLOW=(o o/t o/t/f1.png.nv12 o/t/sub o/t/sub/f1.png.nv12); settled
 end
 
 # 3. A raw output named like a file never becomes a folder.
@@ -1143,6 +1146,29 @@ head -c 3000 "$JPG" > t.jpg; snap
 yc t.jpg --allow-truncated -o - -q > out.nv12 2>&1
 status 0; ALLOW=(out.nv12); settled
 same out.nv12 "$(ref t.jpg nv12 --allow-truncated)"
+end
+
+begin damaged-jpeg-advice-only-when-it-works
+# A JPEG damaged in its image data was refused at the first warning, advising --allow-truncated, and with the
+# option a later fatal error came instead (a file cut in its header: "no image"; corrupt data: an unknown
+# marker). Now the decode goes on and the advice is given only when the rest of the picture decodes.
+head -c 3000 "$JPG" > cut.jpg; head -c 300 "$JPG" > head.jpg
+python3 -c "
+d=bytearray(open('$JPG','rb').read()); s=d.find(b'\xff\xda'); d[s+600:s+604]=b'\xff\x17\x00\x04'; open('bad.jpg','wb').write(d)"
+snap
+run cut.jpg -o a.nv12
+status 1; names cut.jpg; says 'cut short.*allow-truncated'
+run cut.jpg -o a.nv12 --allow-truncated -q
+status 0
+run head.jpg -o b.nv12
+status 1; names head.jpg; LC_ALL=C grep -q 'allow-truncated' "$ERR" && bad "advises --allow-truncated: $(errline)"
+run bad.jpg -o c.nv12
+status 1; names bad.jpg
+if LC_ALL=C grep -q 'allow-truncated' "$ERR"; then
+  run bad.jpg -o c.nv12 --allow-truncated -q
+  status 0
+fi
+ALLOW=(a.nv12 c.nv12); settled
 end
 
 begin batch-stderr-on-an-output

@@ -47,11 +47,14 @@ static void jpeg_emit_message(j_common_ptr cinfo, int level) {
     (*cinfo->err->format_message)(cinfo, buf);
     int code = cinfo->err->msg_code;
     if (jpeg_warning_damages_pixels(code) && !dec->allow_truncated) {
-        char msg[YC_MSG];
-        snprintf(msg, sizeof msg, "%s (image data is damaged or missing)", buf);
-        yc_set_error(dec, msg);
-        dec->error_kind = YC_ERROR_DAMAGED;
-        longjmp(dec->jump, 1);
+        // Before the first scan: nothing to accept, an error of the file (worded by LibraryMessages).
+        if (!dec->jpeg_header_read) {
+            yc_set_error(dec, buf);
+            longjmp(dec->jump, 1);
+        }
+        // In the image data: decoded on, failed at the end (yc_jpeg_end) unless something worse comes first.
+        if (!dec->pending_damage[0]) snprintf(dec->pending_damage, sizeof dec->pending_damage, "%s", buf);
+        return;
     }
     yc_warn(dec, buf);
 }
@@ -292,6 +295,7 @@ void yc_jpeg_open(yc_decoder *dec, FILE *file, yc_stream *stream, int raw) {
     dec->progress.progress_monitor = jpeg_progress;
     dec->jpeg.progress = &dec->progress;
     jpeg_read_header(&dec->jpeg, TRUE);
+    dec->jpeg_header_read = 1;
     jpeg_colour(dec);
 
     struct jpeg_decompress_struct *j = &dec->jpeg;
@@ -419,5 +423,10 @@ int yc_jpeg_end(yc_decoder *dec) {
     if (setjmp(dec->jump)) return -1;
     jpeg_finish_decompress(&dec->jpeg);
     dec->jpeg_started = 0;
+    if (dec->pending_damage[0]) {
+        yc_set_error(dec, dec->pending_damage);
+        dec->error_kind = YC_ERROR_DAMAGED;
+        return -1;
+    }
     return 0;
 }

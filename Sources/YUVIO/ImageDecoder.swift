@@ -68,7 +68,7 @@ public final class ImageDecoder {
         let message = String(cString: yc_error(h))
         switch yc_get_error_kind(h) {
         case YC_ERROR_INTERRUPTED: return .interrupted
-        case YC_ERROR_DAMAGED: return .damaged(message)
+        case YC_ERROR_DAMAGED: return .damaged(LibraryMessages.explain(message, library: "libjpeg"))
         case YC_ERROR_TOO_MANY_SCANS: return .tooManyScans(message)
         case YC_ERROR_TOO_LARGE:
             let i = yc_get_info(h)!.pointee

@@ -25,6 +25,14 @@ enum LibraryMessages {
         ("Bogus marker length", { _ in "a JPEG marker has an impossible length: the file is damaged" }),
         ("Bogus Huffman table", { _ in "a JPEG Huffman table is invalid: the file is damaged" }),
         ("Unsupported marker type", { _ in "the JPEG holds a marker libjpeg does not know: the file is damaged" }),
+        // libjpeg's warnings that pixels are missing or wrong (`jpeg_warning_damages_pixels`).
+        ("Premature end of JPEG file", { _ in "the JPEG ends before its image data does: the file is cut short" }),
+        ("premature end of data segment", { _ in "the JPEG's compressed image data stops at a marker: the file is damaged" }),
+        ("bad Huffman code", { _ in "the JPEG's compressed image data holds an invalid code: the file is damaged" }),
+        ("bad arithmetic code", { _ in "the JPEG's compressed image data holds an invalid code: the file is damaged" }),
+        ("instead of RST", { _ in "the JPEG's restart markers are out of sequence: the file is damaged" }),
+        ("Inconsistent progression sequence", { _ in "the progressive JPEG's scans contradict each other: the file is damaged" }),
+        ("Invalid SOS parameters for sequential JPEG", { _ in "a JPEG scan header is invalid: the file is damaged" }),
         ("Not a JPEG file", { _ in "the file starts like a JPEG but is not one: it is damaged or another format" }),
         ("exceeds user limit in IHDR", { m in
             "the PNG is \(m.contains("height") ? "taller" : "wider") than 1,000,000 pixels, the most a side yuvconv "

@@ -11,9 +11,9 @@ extension FileError {
         case .overwrite?: return reason + " (use --force to overwrite)"
         case .frameSize?: return reason + " (check --size and --pix-fmt)"
         case .allowDamaged?:
-            // "… (image data is damaged or missing)" → "… (image data is damaged or missing; --allow-truncated accepts it)"
-            return reason.hasSuffix(")") ? reason.dropLast() + "; --allow-truncated accepts it)"
-                                         : reason + " (--allow-truncated accepts it)"
+            // Said only when the rest of the picture did decode (the damage was met in its image data): the
+            // option then gives it, with what is missing filled in.
+            return reason + "; --allow-truncated accepts it as it is"
         case .rawSize?: return reason + "; raw YUV converts on its own, with --size WxH"
         case nil: return reason
         }
