@@ -224,8 +224,25 @@ struct Options {
 extension Options {
     /// Options given that do nothing for this conversion: each a warning naming it and why, so a typo'd
     /// intention is not silently dropped.
-    func ignoredOptionWarnings(format: OutputFormat, rawInput: Bool, single: Bool = false) -> [String] {
+    func ignoredOptionWarnings(format: OutputFormat, rawInput: Bool, single: Bool = false, pngInput: Bool = false) -> [String] {
         var out: [String] = []
+        if nulSeparated && filesFrom == nil {
+            out.append("-0 says the --files-from list is NUL-separated; without --files-from it is ignored")
+        }
+        if single {
+            let batchOnly = ["--recursive": "-r", "--jobs": "-j", "--fail-fast": "--fail-fast"].filter { given.contains($0.key) }
+            if !batchOnly.isEmpty {
+                out.append(batchOnly.values.sorted().joined(separator: ", ") + " apply to batches (folders, lists, many "
+                           + "inputs); a single file ignores " + (batchOnly.count == 1 ? "it" : "them"))
+            }
+        }
+        if pngInput {
+            let jpegOnly = ["--jpeg-path", "--allow-truncated", "--max-scans"].filter { given.contains($0) }
+            if !jpegOnly.isEmpty {
+                out.append(jpegOnly.joined(separator: ", ") + " apply to JPEG input; a PNG ignores "
+                           + (jpegOnly.count == 1 ? "it" : "them"))
+            }
+        }
         if single && given.contains("--update") {
             out.append("--update keeps an output folder's manifest in a batch; a single file ignores it (and is never "
                        + "replaced without --force)")

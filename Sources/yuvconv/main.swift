@@ -193,7 +193,8 @@ func run(_ args: [String]) -> Int32 {
     }
     // After the checks above, which silence standard error when it is the data's file (`-o - -q > f 2>&1`):
     // a warning printed before them went into the picture.
-    warnIgnoredOptions(options, format: format, rawInput: false, single: true)
+    warnIgnoredOptions(options, format: format, rawInput: false, single: true,
+                       pngInput: RawInput.head(input, 8).starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
     if options.dryRun { return dryRunOne(input: input, output: output, format: format, options: options, protected: protected) }
     installSignalCleanup()
     let reportSink: AtomicOutput?
@@ -214,8 +215,10 @@ func run(_ args: [String]) -> Int32 {
 }
 
 /// Prints the warnings for options that do nothing here (with -q too: -q drops the per-image lines only).
-func warnIgnoredOptions(_ options: Options, format: OutputFormat, rawInput: Bool, single: Bool = false) {
-    for w in options.ignoredOptionWarnings(format: format, rawInput: rawInput, single: single) { printErr("yuvconv: warning: \(w)") }
+func warnIgnoredOptions(_ options: Options, format: OutputFormat, rawInput: Bool, single: Bool = false, pngInput: Bool = false) {
+    for w in options.ignoredOptionWarnings(format: format, rawInput: rawInput, single: single, pngInput: pngInput) {
+        printErr("yuvconv: warning: \(w)")
+    }
 }
 
 /// What the decoder tolerated or could not apply (a damaged chunk, a profile not applied): its first warning

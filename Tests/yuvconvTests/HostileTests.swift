@@ -441,6 +441,13 @@ final class HostileTests: CLITestCase {
         XCTAssertEqual(try run([jpg, "-o", "d.nv12", "--quality", "50", "-q"]).stderr,
                        "yuvconv: warning: --quality sets JPEG output's quality; nv12 output ignores it\n")
         XCTAssertFalse(try run([jpg, "-o", "e.jpg", "--quality", "50"]).stderr.contains("warning"))
+        // Batch options on a single file, -0 without a list, JPEG decoding options for a PNG: each said too.
+        let b = try run([jpg, "-o", "f.nv12", "-q", "-j", "2", "-r", "--fail-fast", "-0"])
+        XCTAssertEqual(b.stderr, "yuvconv: warning: -0 says the --files-from list is NUL-separated; without --files-from it is ignored\n"
+                       + "yuvconv: warning: --fail-fast, -j, -r apply to batches (folders, lists, many inputs); a single file ignores them\n")
+        let png = try run([fixture("pngsuite/basn2c08.png"), "-o", "g.nv12", "-q", "--allow-truncated", "--max-scans", "9"])
+        XCTAssertEqual(png.stderr, "yuvconv: warning: --allow-truncated, --max-scans apply to JPEG input; a PNG ignores them\n")
+        XCTAssertEqual(try run([jpg, "-o", "h.nv12", "-q", "--allow-truncated", "--max-scans", "9"]).stderr, "")
     }
 
     /// On a terminal a batch shows a progress line, and each failure (with -v each image) stays above it.
