@@ -66,6 +66,7 @@ func htmlHead(_ t: Totals) -> String {
         th:first-child, td:first-child { text-align: left; }
         tr.err td { color: #a00; text-align: left; }
         svg text { font: 12px system-ui, sans-serif; fill: #222; }
+        svg text.note { fill: #555; }
         .total { font-size: 1.2em; }
         </style>
         </head>
@@ -82,7 +83,7 @@ func htmlHead(_ t: Totals) -> String {
 /// The chart's opening and legend, sized for `bars` images.
 func htmlChartStart(bars: Int) -> String {
     let (barH, gap, labelW, chartW) = chart
-    let height = bars * (2 * barH + gap) + 40
+    let height = bars * (3 * barH + gap) + 40
     return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(labelW + chartW + 170)\" height=\"\(height)\" "
         + "viewBox=\"0 0 \(labelW + chartW + 170) \(height)\" role=\"img\" "
         + "aria-label=\"memory per image: the naive decode-to-RGBA route against this conversion's buffers\">"
@@ -95,9 +96,9 @@ func htmlChartStart(bars: Int) -> String {
 /// What differs between images: the memory this conversion used (its ledger, counted) against the naive
 /// route's peak (decode to RGBA, then convert: the RGBA picture and the YUV planes at once), scaled to the
 /// largest of all.
-func htmlBar(index i: Int, label: String, naive: Int, used: Int, largest: Int) -> String {
+func htmlBar(index i: Int, label: String, naive: Int, used: Int, largest: Int, note: String) -> String {
     let (barH, gap, labelW, chartW) = chart
-    let y = 30 + i * (2 * barH + gap)
+    let y = 30 + i * (3 * barH + gap)
     let wa = max(1, chartW * naive / largest), wy = max(1, chartW * used / largest)
     let share = naive > 0 ? Double(used) * 100 / Double(naive) : 0
     return "<text x=\"\(labelW - 8)\" y=\"\(y + barH + 4)\" text-anchor=\"end\">\(htmlEscape(label))</text>"
@@ -105,6 +106,21 @@ func htmlBar(index i: Int, label: String, naive: Int, used: Int, largest: Int) -
         + "<text x=\"\(labelW + wa + 6)\" y=\"\(y + barH - 7)\">\(formatBytes(naive))</text>"
         + "<rect x=\"\(labelW)\" y=\"\(y + barH)\" width=\"\(wy)\" height=\"\(barH - 2)\" fill=\"#4f81bd\"/>"
         + "<text x=\"\(labelW + wy + 6)\" y=\"\(y + 2 * barH - 7)\">\(formatBytes(used)) (\(fixed(share, 1))% of the naive route)</text>"
+        + "<text x=\"\(labelW)\" y=\"\(y + 3 * barH - 7)\" class=\"note\">\(htmlEscape(note))</text>"
+}
+
+/// The line under an image's bars: what else differs between images — the output's size tight and with its
+/// rows padded (when --align pads them), and the quality measured (--metrics).
+func htmlBarNote(_ r: ImageRecord) -> String {
+    var parts = ["output \(formatBytes(r.yuvBytes))"]
+    if r.alignedBytes != r.yuvBytes {
+        let more = r.yuvBytes > 0 ? Double(r.alignedBytes - r.yuvBytes) * 100 / Double(r.yuvBytes) : 0
+        parts[0] += ", aligned(\(r.alignment)) \(formatBytes(r.alignedBytes)) (+\(fixed(more, 1))%)"
+    }
+    if let q = r.quality {
+        parts.append("PSNR Y \(fixed(q.psnrY, 2)) dB, Cb/Cr \(fixed(q.psnrCb, 1))/\(fixed(q.psnrCr, 1)) dB, SSIM Y \(fixed(q.ssimY, 4))")
+    }
+    return parts.joined(separator: " · ")
 }
 
 /// After the chart: the table's heading.

@@ -10,8 +10,9 @@ public enum ReportFormat: String, CaseIterable, Sendable {
 public struct ReportPiece: Sendable {
     let text: String
     let tally: Tally
-    /// The HTML chart's bars: the file's label, the naive route's peak and this conversion's buffers.
-    let bar: (label: String, naive: Int, used: Int)?
+    /// The HTML chart's bars: the file's label, the naive route's peak and this conversion's buffers, and the
+    /// line under them (`htmlBarNote`: tight and aligned output sizes, the quality measured).
+    let bar: (label: String, naive: Int, used: Int, note: String)?
 
     public init(_ r: ImageRecord, format: ReportFormat) {
         switch format {
@@ -21,7 +22,7 @@ public struct ReportPiece: Sendable {
         case .html: text = htmlImageRow(r)
         }
         tally = Tally(r)
-        bar = format == .html ? r.report.map { (shorten(r.file, 30), r.naivePeak, $0.ledgerPeakBytes) } : nil
+        bar = format == .html ? r.report.map { (shorten(r.file, 30), r.naivePeak, $0.ledgerPeakBytes, htmlBarNote(r)) } : nil
     }
 }
 
@@ -60,6 +61,7 @@ public final class ReportStream {
                 bars.append(bigEndian: UInt64(bar.naive))
                 bars.append(bigEndian: UInt64(bar.used))
                 bars.appendRecord(Array(bar.label.utf8))
+                bars.appendRecord(Array(bar.note.utf8))
                 largest = max(largest, bar.naive, bar.used)
                 converted += 1
             }
@@ -91,9 +93,10 @@ public final class ReportStream {
         write(htmlHead(t))
         write(htmlChartStart(bars: converted))
         var out = "", i = 0, reader = bars.reader()
-        while let naive = reader.readBigEndian(), let used = reader.readBigEndian(), let label = reader.nextRecord() {
+        while let naive = reader.readBigEndian(), let used = reader.readBigEndian(), let label = reader.nextRecord(),
+              let note = reader.nextRecord() {
             out += htmlBar(index: i, label: String(decoding: label, as: UTF8.self), naive: Int(naive), used: Int(used),
-                           largest: largest)
+                           largest: largest, note: String(decoding: note, as: UTF8.self))
             i += 1
             if out.utf8.count > 1 << 16 { write(out); out = "" }
         }

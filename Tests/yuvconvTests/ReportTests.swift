@@ -188,6 +188,13 @@ final class ReportTests: CLITestCase {
         XCTAssertFalse(text.contains("http://") && !text.contains("http://www.w3.org/2000/svg"))
         let parser = XMLParser(data: Data(text.replacingOccurrences(of: "<!DOCTYPE html>", with: "").utf8))
         XCTAssertTrue(parser.parse(), "not well-formed: \(String(describing: parser.parserError))")
+        // The chart shows what differs per image: under its memory bars, its output tight and aligned, and its
+        // quality (32x32: rows of 32 and 32 bytes padded to 64; rocket.jpg's 640 and 640 are whole already).
+        let svg = String(text[text.range(of: "<svg")!.lowerBound..<text.range(of: "</svg>")!.upperBound])
+        XCTAssertEqual(svg.components(separatedBy: "class=\"note\"").count - 1, 2, svg)
+        XCTAssertTrue(svg.contains(">output 1.5 KiB, aligned(64) 3.0 KiB (+100.0%) · PSNR Y "), svg)
+        XCTAssertTrue(svg.contains(">output 400.6 KiB · PSNR Y "), svg)
+        XCTAssertEqual(svg.components(separatedBy: "SSIM Y 0.99").count - 1, 2, svg)
         // An existing report file is not replaced without --force.
         XCTAssertEqual(try run(["report", "--metrics", fixture("pngsuite/basn2c08.png"), "--report", "html", "--report-file", "r.html"]).status, 1)
     }
