@@ -24,7 +24,9 @@ func htmlImageRow(_ r: ImageRecord) -> String {
         }
         return "<tr class=\"err\"><td>\(htmlEscape(r.file))</td><td colspan=\"\(columns.count - 1)\">error: \(htmlEscape(r.error ?? ""))</td></tr>"
     }
-    return htmlRow(columns.map { $0.value(r) })
+    let row = htmlRow(columns.map { $0.value(r) })
+    // An --update run's kept output (its figures from the manifest): marked, as JSON and CSV mark it.
+    return r.upToDate ? "<tr class=\"kept\" title=\"up to date: kept, figures from the manifest\">" + row.dropFirst(4) : row
 }
 
 /// The footer row: "total", each summed column, each quality measure's worst.
@@ -67,6 +69,7 @@ func htmlHead(_ t: Totals) -> String {
         tr.err td { color: #a00; text-align: left; }
         svg text { font: 12px system-ui, sans-serif; fill: #222; }
         svg text.note { fill: #555; }
+        tr.kept td:first-child::after { content: " (up to date, kept)"; color: #777; }
         .total { font-size: 1.2em; }
         </style>
         </head>

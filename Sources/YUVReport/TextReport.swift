@@ -27,7 +27,9 @@ func textLines(_ r: ImageRecord) -> String {
     if rep.chromaFilter == .sharp { source += ", sharp chroma" }
     if !rep.orientation.isIdentity { source += ", \(rep.orientation) (EXIF \(rep.orientation.exif))" }
     source += "; aligned(\(r.alignment)) \(formatBytes(r.alignedBytes)); vs RGB saves \(fixed(r.savingRGB.percent, 1))%"
-    var used = "    used: buffers \(formatBytes(rep.ledgerPeakBytes)); naive RGBA route \(formatBytes(r.naivePeak))"
+    // An --update run's kept output: the figures are those the manifest recorded when it was made.
+    var used = (r.upToDate ? "    up to date, kept (figures from the manifest): " : "    used: ")
+        + "buffers \(formatBytes(rep.ledgerPeakBytes)); naive RGBA route \(formatBytes(r.naivePeak))"
     if let q = r.quality {
         used += "; PSNR RGB \(fixed(q.psnrRGB, 1)) dB"
         if let b = q.psnrRGBBilinear { used += ", bilinear \(fixed(b, 1))" }

@@ -121,6 +121,12 @@ final class RenderTests: XCTestCase {
         XCTAssertEqual(csvTable([r]).rows[0]["output_sha256"], sha)
         XCTAssertEqual(csvTable([r]).rows[0]["up_to_date"], "true")
         XCTAssertFalse(renderReport([r], format: .text).contains(sha), "not in the terminal's table")
+        // Kept: said in the text and HTML reports too (their figures are the manifest's), and only then.
+        XCTAssertTrue(renderReport([r], format: .text).contains("\n    up to date, kept (figures from the manifest): buffers "))
+        XCTAssertTrue(renderReport([r], format: .html).contains("<tr class=\"kept\" title=\"up to date: kept, figures from the manifest\"><td>"))
+        r.upToDate = false
+        XCTAssertFalse(renderReport([r], format: .text).contains("up to date"))
+        XCTAssertFalse(renderReport([r], format: .html).contains("<tr class=\"kept\""))
     }
 
     func testFailedImageInEveryFormat() {
