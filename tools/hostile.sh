@@ -1645,6 +1645,11 @@ status 0; says 'ignored'; same e.nv12 "$(ref "$D/e.jpg" nv12)"
 # Read as raw, the frame's samples are the frame's: its luma, moved to another layout, is its first 64x48 bytes.
 yc a.nv12 -s 64x48 -o a.yuv -q 2> "$ERR"; status 0
 cmp -s <(head -c 3072 a.yuv) <(head -c 3072 a.nv12) || bad "a.nv12's luma is not a.yuv's"
+# The same frame on standard input, from a pipe and from the file, is the same raw frame (it was "a marker
+# libjpeg does not know"); a real JPEG of that byte count on a pipe is still the JPEG.
+yc - -s 64x48 -o f.png -q < <(cat a.nv12) 2> "$ERR"; status 0; cmp -s f.png a.png || bad "from a pipe: not a.nv12's picture"
+yc - -s 64x48 -o g.png -q < a.nv12 2> "$ERR"; status 0; cmp -s g.png a.png || bad "from standard input: not a.nv12's picture"
+yc - -s 320x240 -o h.nv12 < <(cat e.jpg) 2> "$ERR"; status 0; says 'ignored'; same h.nv12 "$(ref "$D/e.jpg" nv12)"
 end
 
 begin quiet-keeps-option-warnings

@@ -430,3 +430,34 @@ int yc_jpeg_end(yc_decoder *dec) {
     }
     return 0;
 }
+
+// Whether `data` reads as a JPEG up to its first scan (libjpeg's jpeg_read_header over memory): for standard
+// input that is exactly one raw frame of --size and begins with FF D8 FF (bright samples), as a file of that
+// size is tried by opening it. Nothing is printed; any error or damage warning is a no.
+struct yc_header_probe {
+    struct jpeg_error_mgr pub;
+    jmp_buf jump;
+};
+
+static void probe_error_exit(j_common_ptr cinfo) { longjmp(((struct yc_header_probe *)cinfo->err)->jump, 1); }
+
+static void probe_message(j_common_ptr cinfo, int level) {
+    if (level < 0 && jpeg_warning_damages_pixels(cinfo->err->msg_code)) probe_error_exit(cinfo);
+}
+
+int yc_jpeg_header_parses(const uint8_t *data, size_t size) {
+    struct jpeg_decompress_struct j;
+    struct yc_header_probe err;
+    j.err = jpeg_std_error(&err.pub);
+    err.pub.error_exit = probe_error_exit;
+    err.pub.emit_message = probe_message;
+    if (setjmp(err.jump)) {
+        jpeg_destroy_decompress(&j);
+        return 0;
+    }
+    jpeg_create_decompress(&j);
+    jpeg_mem_src(&j, data, (unsigned long)size);
+    const int ok = jpeg_read_header(&j, TRUE) == JPEG_HEADER_OK;
+    jpeg_destroy_decompress(&j);
+    return ok;
+}

@@ -16,7 +16,7 @@
 
 struct yc_stream {
     int fd, owns_fd;
-    uint8_t head[64];
+    uint8_t *head;   // what a look at standard input already took (a few bytes, or a raw frame): read first
     size_t head_count, head_used;
     uint64_t limit, bytes;
     int over_limit;
@@ -55,6 +55,7 @@ static long long stream_read(yc_stream *s, char *buf, size_t size) {
 static int stream_close(yc_stream *s) {
     int rc = 0;
     if (s->owns_fd) rc = close(s->fd);
+    free(s->head);
     free(s);
     return rc;
 }
@@ -68,12 +69,15 @@ static int glibc_close(void *c) { return stream_close(c); }
 #endif
 
 FILE *yc_stream_open(int fd, int owns_fd, const uint8_t *head, size_t count, uint64_t limit, yc_stream **out) {
-    if (count > sizeof ((yc_stream *)0)->head) { errno = EINVAL; return NULL; }
     yc_stream *s = calloc(1, sizeof *s);
     if (!s) return NULL;
     s->fd = fd;
     s->owns_fd = owns_fd;
-    memcpy(s->head, head, count);
+    if (count > 0) {
+        s->head = malloc(count);
+        if (!s->head) { free(s); return NULL; }
+        memcpy(s->head, head, count);
+    }
     s->head_count = count;
     s->limit = limit;
 #if defined(__APPLE__)
@@ -82,7 +86,7 @@ FILE *yc_stream_open(int fd, int owns_fd, const uint8_t *head, size_t count, uin
     cookie_io_functions_t io = {.read = glibc_read, .write = NULL, .seek = NULL, .close = glibc_close};
     FILE *f = fopencookie(s, "rb", io);
 #endif
-    if (!f) { free(s); return NULL; }
+    if (!f) { free(s->head); free(s); return NULL; }
     if (out) *out = s;
     return f;
 }

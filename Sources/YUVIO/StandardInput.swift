@@ -12,7 +12,8 @@ import Synchronization
 public enum StandardInput {
     private static let consumed = Mutex<[UInt8]>([])
 
-    /// Up to `count` (≤ 64) first bytes.
+    /// Up to `count` first bytes (from a pipe they are held until read: a sniff takes a few, the raw-frame
+    /// check one frame, which raw input holds whole anyway).
     public static func peek(_ count: Int) -> [UInt8] {
         if yc_standard_descriptor_was_closed(STDIN_FILENO) != 0 { return [] }
         if let st = FileStatus(descriptor: STDIN_FILENO), st.kind == .regular {

@@ -3,6 +3,7 @@
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CShims
 import YUVCore
 import YUVIO
 import YUVReport
@@ -172,12 +173,25 @@ struct Options {
     /// regular file of exactly one frame of that size and `rawLayout(of:)`, and it does not read as what it
     /// begins like (a frame whose first samples happen to be FF D8 FF; a real JPEG of that byte count stays one).
     func isOneRawFrame(_ path: String) -> Bool {
-        guard path != "-", let size = inputSize, let st = FileStatus(path: path), st.kind == .regular,
+        if path == "-" { return isOneRawFrameOnStandardInput() }
+        guard let size = inputSize, let st = FileStatus(path: path), st.kind == .regular,
               let need = try? RawInput.frameBytes(width: size.width, height: size.height, layout: rawLayout(of: path),
                                                   maxPixels: maxPixels), st.size == need else { return false }
         if RawInput.isY4M(path: path) { return (try? RawInput.readY4M(path: path, maxPixels: maxPixels)) == nil }
         guard let source = try? InputSource(path: path, maxPixels: maxPixels) else { return true }
         return (try? ImageDecoder(source: source, maxPixels: maxPixels)) == nil
+    }
+
+    /// The same for standard input: it is read up to one frame and a byte (kept for whoever reads it next, as
+    /// a raw frame is held whole anyway) and is one frame when it ends there and does not read as a JPEG up to
+    /// its first scan. A PNG or Y4M signature in a raw frame (8 and 9 exact bytes) is left to its reader.
+    private func isOneRawFrameOnStandardInput() -> Bool {
+        guard let size = inputSize,
+              let need = try? RawInput.frameBytes(width: size.width, height: size.height, layout: rawLayout(of: "-"),
+                                                  maxPixels: maxPixels),
+              RawInput.head("-", 3) == [0xFF, 0xD8, 0xFF] else { return false }
+        let frame = RawInput.head("-", need + 1)
+        return frame.count == need && yc_jpeg_header_parses(frame, frame.count) == 0
     }
 
     /// Many files: more than one input, a folder, a list, or an output folder.

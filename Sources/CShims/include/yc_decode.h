@@ -96,6 +96,9 @@ typedef struct yc_decoder yc_decoder;
 /// Sniffs the first bytes of a signature: JPEG (FF D8 FF) or PNG (the 8-byte signature).
 yc_format yc_sniff(const uint8_t *bytes, size_t count);
 
+/// Whether these bytes read as a JPEG up to its first scan (no error, no damage warning); prints nothing.
+int yc_jpeg_header_parses(const uint8_t *data, size_t size);
+
 /// Opens a decoder on `file` (positioned at the start of the image) and reads the header.
 /// Refuses images with more than `max_pixels` pixels before allocating anything for them.
 /// `allow_truncated`: accept JPEG data that ends early or is corrupt (libjpeg fills grey) instead of failing.

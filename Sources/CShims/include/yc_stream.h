@@ -14,7 +14,7 @@ extern "C" {
 
 typedef struct yc_stream yc_stream;
 
-/// A read-only FILE over `fd` that first yields `head[0..<count]` (count ≤ 64) and fails with EFBIG once
+/// A read-only FILE over `fd` that first yields `head[0..<count]` (copied) and fails with EFBIG once
 /// more than `limit` bytes were read in all. fclose() on it frees the stream and closes `fd` when
 /// `owns_fd`. `*out` receives the stream's counters (valid until fclose). NULL (errno set) on failure.
 FILE *yc_stream_open(int fd, int owns_fd, const uint8_t *head, size_t count, uint64_t limit, yc_stream **out);
