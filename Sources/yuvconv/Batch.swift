@@ -426,7 +426,10 @@ struct BatchRun {
             var failures = outputs.failures.reader()
             while let why = failures.nextRecord() { printErr("  failed: " + String(decoding: why, as: UTF8.self)) }
         }
-        var status: Int32 = signal.map { 128 + $0 } ?? (final.failed == 0 ? 0 : 1)
+        // A signal that cut nothing short (it came after every input had finished) leaves the run's own status,
+        // as its report is put in place below: 130 with a complete report said "interrupted" of a finished run.
+        let cutShort = notStarted > 0 || final.failed > 0
+        var status: Int32 = signal.flatMap { cutShort ? 128 + $0 : nil } ?? (final.failed == 0 ? 0 : 1)
         if let error = outputs.failures.failure {
             printErr("yuvconv: error: \(error.cli)")
             if status == 0 { status = 1 }
@@ -439,7 +442,7 @@ struct BatchRun {
             // An interrupted run's report file is not put in place when it would cover part of the inputs, over
             // a complete report of an earlier run (a report on standard output says so in its totals); a signal
             // after every input had finished cut nothing short.
-            let dropPartial = signal != nil && writer.isFile && (notStarted > 0 || final.failed > 0)
+            let dropPartial = signal != nil && writer.isFile && cutShort
             if let error = writer.finish(abort: failure != nil || dropPartial) ?? failure {
                 status = fileFailure(error)
             } else if dropPartial {
