@@ -16,15 +16,11 @@ func runReport(_ options: Options) -> Int32 {
     guard !options.inputs.isEmpty || options.filesFrom != nil else {
         return usageFailure("report needs at least one file, folder or --files-from list")
     }
-    // What `report` measures is a conversion to --format: what convert refuses for that format (--alpha keep
-    // or --align for a Y4M or JPEG, --depth 10 for nv12, sharp chroma for a 10-bit layout) is refused here
-    // too, not reported as sizes no output can have. Without --format it is nv12 (p010 with --depth 10).
-    let measured = options.format ?? .raw(options.layout(for: .raw(.nv12)))
-    let needs = options.rawOnlyNeeds.filter { need in
-        if options.format == nil, case .bitDepth = need { return false }
-        return true
-    }
-    if let need = needs.first(where: { !measured.carries($0) }) {
+    // What `report` measures is a conversion to `measuredFormat`: what convert refuses for that format
+    // (--alpha keep or --align for a Y4M or JPEG, --depth 10 for nv12, sharp chroma for a 10-bit layout) is
+    // refused here too, not reported as sizes no output can have.
+    let measured = options.measuredFormat
+    if let need = options.rawOnlyNeeds.first(where: { !measured.carries($0) }) {
         return usageFailure(OutputFormat.Refusal.rawOnly(need, measured).cliMessage)
     }
     let selection: BatchSelection, protected: SortedIdentities
@@ -100,12 +96,12 @@ func repeatedInput(_ inputs: BatchInputs) throws(BatchPlanError) -> (String, Str
 
 /// Converts `input` in memory and measures it, for `report`.
 func measureOne(input: String, options: Options) -> Outcome {
-    let name = displayPath(input), layout = options.layout(for: options.format ?? .raw(.nv12))
+    let name = displayPath(input), layout = options.layout(for: options.measuredFormat)
     let decodeOptions = options.decodeOptions
     do throws(FileError) {
         // The conversion streams into nothing, as a file conversion streams: its memory figures are a real
         // conversion's, with --metrics too (measured as the bands pass).
-        let report = try convert(path: input, spec: options.spec, layout: layout, into: DiscardSink(),
+        let report = try convert(path: input, spec: options.spec, layout: layout, into: DiscardSink(fitting: options.measuredFormat),
                                  options: decodeOptions, metrics: options.metrics, siting: options.siting ?? .center)
         let peak = peakResidentBytes()
         // Said on standard error as a conversion says it (the report's `warnings` only counts them).
@@ -113,9 +109,15 @@ func measureOne(input: String, options: Options) -> Outcome {
         var record = ImageRecord(file: name, error: nil, report: report, quality: report.quality, alignment: options.reportAlignment,
                                  peakRSS: peak)
         record.heightAlignment = options.heightAlignment
-        record.rawVideo = (options.format ?? .raw(.nv12)).isRaw
+        record.rawVideo = options.measuredFormat.isRaw
         return Outcome(record: record, failure: nil)
     } catch {
         return .failed(input, error, alignment: options.reportAlignment)
     }
+}
+
+extension Options {
+    /// The output `report` measures a conversion to: --format, else NV12 — P010 with --depth 10, its 10-bit
+    /// kin (convert names the output, so it refuses --depth 10 for a .nv12; report has no name to go by).
+    var measuredFormat: OutputFormat { format ?? .raw(depth == 10 ? .p010 : .nv12) }
 }

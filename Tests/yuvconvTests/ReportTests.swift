@@ -44,7 +44,6 @@ final class ReportTests: CLITestCase {
         XCTAssertEqual(nv["yuv_aligned_bytes"] as? Int, 48 * h + 48 * ch)
     }
 
-    /// PSNR and SSIM recomputed here from the source rows and the tool's own output bytes.
     /// `report` measures a conversion to --format: what convert refuses for that format, it refuses too (exit 2),
     /// rather than printing sizes no output can have; what convert takes, it takes.
     func testRefusesWhatConvertRefuses() throws {
@@ -63,11 +62,16 @@ final class ReportTests: CLITestCase {
             XCTAssertEqual(convert.status, report.status, "convert \(c.args): \(convert.stderr)")
             if c.refused { XCTAssertEqual(report.stderr, convert.stderr, "\(c.args)") }
         }
-        // Without --format it measures nv12, p010 with --depth 10; sharp chroma then is refused as for p010.
-        XCTAssertEqual(try run(["report", png, "--depth", "10", "-q"]).status, 0)
-        XCTAssertEqual(try run(["report", png, "--depth", "10", "--chroma-filter", "sharp", "-q"]).status, 2)
+        // Without --format it measures nv12, p010 with --depth 10 (what the JSON says, and its sizes: 3 B/px).
+        let nv12 = String(decoding: try run(["report", png, "-q", "--report", "json"]).stdout, as: UTF8.self)
+        let p010 = String(decoding: try run(["report", png, "--depth", "10", "-q", "--report", "json"]).stdout, as: UTF8.self)
+        XCTAssertTrue(nv12.contains("\"layout\": \"nv12\"") && nv12.contains("\"yuv_bytes\": 1536,"), nv12)
+        XCTAssertTrue(p010.contains("\"layout\": \"p010\"") && p010.contains("\"yuv_bytes\": 3072,"), p010)
+        // p010 carries no A plane after 8-bit planes: refused as convert refuses it for a .p010.
+        XCTAssertEqual(try run(["report", png, "--depth", "10", "--alpha", "keep", "-q"]).status, 2)
     }
 
+    /// PSNR and SSIM recomputed here from the source rows and the tool's own output bytes.
     func testQualityAgainstIndependentComputation() throws {
         let png = fixture("photos/kodim23.png")
         XCTAssertEqual(try run([png, "-o", "k.nv12", "-q"]).status, 0)
@@ -188,12 +192,12 @@ final class ReportTests: CLITestCase {
         XCTAssertFalse(text.contains("http://") && !text.contains("http://www.w3.org/2000/svg"))
         let parser = XMLParser(data: Data(text.replacingOccurrences(of: "<!DOCTYPE html>", with: "").utf8))
         XCTAssertTrue(parser.parse(), "not well-formed: \(String(describing: parser.parserError))")
-        // The chart shows what differs per image: under its memory bars, its output tight and aligned, and its
+        // The chart shows what differs per image: under its memory bars, its planes tight and aligned, and its
         // quality (32x32: rows of 32 and 32 bytes padded to 64; rocket.jpg's 640 and 640 are whole already).
         let svg = String(text[text.range(of: "<svg")!.lowerBound..<text.range(of: "</svg>")!.upperBound])
         XCTAssertEqual(svg.components(separatedBy: "class=\"note\"").count - 1, 2, svg)
-        XCTAssertTrue(svg.contains(">output 1.5 KiB, aligned(64) 3.0 KiB (+100.0%) · PSNR Y "), svg)
-        XCTAssertTrue(svg.contains(">output 400.6 KiB · PSNR Y "), svg)
+        XCTAssertTrue(svg.contains(">YUV 1.5 KiB, aligned(64) 3.0 KiB (+100.0%) · PSNR Y "), svg)
+        XCTAssertTrue(svg.contains(">YUV 400.6 KiB · PSNR Y "), svg)
         XCTAssertEqual(svg.components(separatedBy: "SSIM Y 0.99").count - 1, 2, svg)
         // An existing report file is not replaced without --force.
         XCTAssertEqual(try run(["report", "--metrics", fixture("pngsuite/basn2c08.png"), "--report", "html", "--report-file", "r.html"]).status, 1)

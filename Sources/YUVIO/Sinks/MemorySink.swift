@@ -94,7 +94,16 @@ public final class TeeSink: BandSink {
 /// Consumes bands and keeps nothing: a conversion measured for its memory and speed alone (`report`
 /// without quality metrics), streaming as a file conversion does.
 public final class DiscardSink: BandSink {
-    public init() {}
+    /// The format the conversion is measured for (`report -f jpeg`): a picture it cannot hold is refused, as the
+    /// file's sink refuses it.
+    private let fitting: OutputFormat?
+
+    public init(fitting: OutputFormat? = nil) { self.fitting = fitting }
+
+    public func accepts(_ frame: FrameLayout) throws(WriteError) {
+        if let why = fitting?.sizeProblem(width: frame.width, height: frame.height) { throw .unfit(why) }
+    }
+
     public func begin(_ frame: FrameLayout, ledger: Ledger) throws(WriteError) {}
     public func consume(_ band: BandBuffer, firstRow: Int, rows: Int) throws(WriteError) {}
     public func end() throws(WriteError) {}
