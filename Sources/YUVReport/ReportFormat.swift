@@ -124,12 +124,17 @@ public func renderReport(_ records: [ImageRecord], format: ReportFormat, peakRSS
 
 extension ReportFormat {
     /// Whether a file's first bytes (up to 512) are those of a report this program writes, in any format: JSON
-    /// Lines of records (`{"type": "`), the CSV header's first columns, the text table's heading, the HTML page's
+    /// Lines of records (an image's or the totals'), the CSV header's first columns, the text table's heading, the HTML page's
     /// head. `--update` remakes its report each run, but replaces only such a file (or an empty one) without
     /// `--force` — never a photo or notes that happen to be at that name.
     public static func isReport(head: [UInt8]) -> Bool {
         let text = String(decoding: head, as: UTF8.self)
-        if text.hasPrefix("{\"type\": \"") || text.hasPrefix(csvHeader().prefix(40)) { return true }
+        // A JSON report's first line is an image's or (no inputs) the totals': GeoJSON and JSON Schema files start
+        // `{"type": "` too.
+        if text.hasPrefix("{\"type\": \"image\", \"file\": ") || text.hasPrefix("{\"type\": \"totals\", \"images\": ") {
+            return true
+        }
+        if text.hasPrefix(csvHeader().prefix(40)) { return true }
         if text.hasPrefix(String(textHeading().prefix(40))) { return true }
         return text.hasPrefix("<!DOCTYPE html>") && text.contains("<title>yuvconv memory report</title>")
     }
