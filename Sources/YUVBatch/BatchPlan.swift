@@ -213,7 +213,8 @@ public final class BatchPlan: @unchecked Sendable {
 
     /// A name template that gives inputs `a` and `b` (as planned, with their `{dir}`) two names, for the clash's
     /// hint: `template` with `{name}` for `{stem}` (files that differ by extension; a `{stem}.y4m` stays Y4M),
-    /// then with `{dir}/` before that (files of one name in folders below a folder argument); nil when none does (one file under two paths,
+    /// then with `{dir}/` before that (files of one name in folders below a folder argument), then the plain
+    /// `{name}.{ext}` and `{dir}/{name}.{ext}` (a template naming neither); nil when none does (one file under two paths,
     /// or files given one by one, whose `{dir}` is empty: only their folders as arguments tell them apart).
     static func separatingTemplate(_ template: String, _ a: String, _ b: String, among planned: Spool,
                                    format: OutputFormat) -> String? {
@@ -231,9 +232,12 @@ public final class BatchPlan: @unchecked Sendable {
         guard let x = items[a], let y = items[b] else { return nil }
         let named = template.contains("{stem}") ? template.replacingAll("{stem}", "{name}") : template
         // `{dir}/` with `{name}`: it also keeps files apart that differ by extension only, so a tree holding both
-        // kinds of clash is not sent from one hint to the other.
-        for candidate in [named, "{dir}/" + named] where candidate != template
-            && !(template.contains("{dir}") && candidate.hasPrefix("{dir}/")) {
+        // kinds of clash is not sent from one hint to the other. A template naming neither (`frame.{ext}`) gets
+        // the plain ones.
+        var candidates = [named]
+        if !named.contains("{dir}") { candidates.append("{dir}/" + named) }
+        candidates += ["{name}.{ext}", "{dir}/{name}.{ext}"]
+        for candidate in candidates where candidate != template {
             if outputName(candidate, item: x, format: format) != outputName(candidate, item: y, format: format) {
                 return candidate
             }

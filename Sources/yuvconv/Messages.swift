@@ -11,9 +11,10 @@ extension FileError {
         case .overwrite?: return reason + " (use --force to overwrite)"
         case .frameSize?: return reason + " (check --size and --pix-fmt)"
         case .allowDamaged?:
-            // Said only when the rest of the picture did decode (the damage was met in its image data): the
-            // option then gives it, with what is missing filled in.
-            return reason + "; --allow-truncated accepts it as it is"
+            // Damage met in the image data (never before the first scan, where there is no image to accept). The
+            // decode stops there, so whether the rest of the file is worse is not known: said so.
+            return reason + "; --allow-truncated decodes past such damage, filling what is missing with grey, "
+                + "unless the file is worse further on"
         case .rawSize?: return reason + "; raw YUV converts on its own, with --size WxH"
         case nil: return reason
         }
@@ -78,8 +79,10 @@ extension BatchPlanError {
             // The hint is a template the plan tried on these two: it tells them apart.
             let clash = "\(displayPath(first)) and \(displayPath(second)) would both write \(displayPath(output))"
             if let hint { return clash + " (change --name, e.g. '\(displayPath(hint))')" }
-            return clash + " (no --name tells files given one by one apart by their folders: give the folders "
-                + "themselves, without a trailing /, for {dir}, or convert them in separate runs)"
+            // No template does: files of one name whose {dir} is empty (given one by one, or as a folder's contents).
+            return clash + " (no --name tells them apart: their names are the same and {dir} is empty for files given "
+                + "one by one or a folder's contents; give the folders themselves, without a trailing /, or convert "
+                + "them in separate runs)"
         case .reportIsOutput(let file):
             if file == "-" { return "the report on standard output is also one of the image outputs; name a --report-file" }
             return "--report-file \(displayPath(file)) is also an image output"

@@ -127,6 +127,10 @@ final class BatchPlanTests: XCTestCase {
         XCTAssertEqual(hint(["e/b.png", "e/b.jpg"]), "{name}.{ext}")
         XCTAssertEqual(hint(["e/"]), "{name}.{ext}")
         XCTAssertEqual(hint(["e/b.png", "e/b.jpg"], "{stem}.y4m"), "{name}.y4m", "the format asked for stays")
+        // A template naming neither {stem} nor {name}: the plain ones.
+        XCTAssertEqual(hint(["e/b.png", "e/b.jpg"], "frame.{ext}"), "{name}.{ext}")
+        XCTAssertEqual(hint(["x/a.png", "e/b.png"], "{dir}/frame.{ext}"), "{name}.{ext}")
+        XCTAssertEqual(hint(["e"], "{dir}/frame.{ext}"), "{name}.{ext}")
         for operands in [["x", "y"], ["e/b.png", "e/b.jpg"], ["e"]] {
             let template = hint(operands)!!
             XCTAssertNoThrow(try BatchPlan(operands: operands.map { root + "/" + $0 }, outputFolder: root + "/out/",
