@@ -148,11 +148,12 @@ public final class ManifestFile: @unchecked Sendable {
     /// be read now, as it was read at the start — with `changes` (`ManifestChange` records) put in: an entry
     /// replaced or added, or dropped. Entries sorted by name; lines that cannot be read are left out. Not
     /// written when that changes no entry. Nil, or the error.
-    public func write(to path: String, changes: Spool, protected: any FileIdentitySet) -> FileError? {
+    public func write(to path: String, changes: Spool, protected: any FileIdentitySet,
+                      notice: (String) -> Void = { _ in }) -> FileError? {
         // From the read of the file as it is now to its replacement, no other run's write may come between:
         // two runs finishing together would each merge into the same old file, and the later rename would drop
         // the other's entries. The folder is the lock (the file itself is replaced, so it cannot be).
-        let lock = FolderLock(folderOf: path)
+        let lock = FolderLock(folderOf: path, waiting: notice)
         defer { lock.release() }
         do throws(FileError) {
             let merged = Spool()
@@ -217,6 +218,10 @@ public final class ManifestFile: @unchecked Sendable {
             try sorted.seal()
             try text.seal()
             guard changed else { return nil }
+            if let why = lock.unlocked {
+                notice("\(displayPath(path)) is replaced without its lock (\(why)): entries another run writes at "
+                       + "the same moment may be lost, and the next --update converts those files again")
+            }
             do throws(WriteError) {
                 let out = try AtomicOutput(path: path, force: true, protected: protected)
                 do throws(WriteError) {
@@ -331,32 +336,62 @@ struct LineReader {
     }
 }
 
-/// An exclusive `flock` on the folder that holds a file, for a read-modify-replace of that file between
-/// processes. Waits at most `patience` seconds for another holder, then goes on without it (as before there was
-/// a lock: a stuck holder must not hang a batch); a folder that cannot be opened or locked is not waited for.
+/// An exclusive `flock` for a read-modify-replace of a file between processes: on the folder that holds it, or —
+/// where that folder cannot be opened for reading (a drop folder, mode 0300) or locked (a network file system,
+/// whose `flock` needs a descriptor open for writing) — on a lock file beside it (`PATH.lock`, left there).
+/// It waits at most `patience` seconds for another holder (saying so after a second), and not past an
+/// interrupt; then, or when nothing can be locked, it goes on without the lock and says why in `unlocked`, for a
+/// warning: a stuck holder must not hang a batch.
 struct FolderLock {
     private let fd: Int32
-    static let patience = 30.0
+    /// Why the file is replaced without the lock, if it is.
+    let unlocked: String?
+    static let patience = 120.0
 
-    init(folderOf path: String) {
+    init(folderOf path: String, waiting: (String) -> Void) {
+        enum Attempt { case locked, busy, unusable }
+        func attempt(_ fd: Int32) -> Attempt {
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 { return .locked }
+            return errno == EWOULDBLOCK || errno == EINTR ? .busy : .unusable
+        }
         let folder = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
         var fd = openWithoutWaiting(folder, O_RDONLY | O_DIRECTORY)
-        if fd >= 0 {
-            var waited = 0.0
-            while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-                guard errno == EWOULDBLOCK || errno == EINTR, waited < Self.patience else {
-                    close(fd)
-                    fd = -1
-                    break
-                }
-                usleep(10_000)
-                waited += 0.01
+        var state = fd >= 0 ? attempt(fd) : .unusable
+        if state == .unusable {
+            if fd >= 0 { close(fd) }
+            fd = withFileSystemPath(path + ".lock") { open($0, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0o644) }
+            state = fd >= 0 ? attempt(fd) : .unusable
+        }
+        var why: String? = state == .unusable ? "neither its folder nor \(displayPath(path + ".lock")) can be locked" : nil
+        let start = Self.seconds()
+        var said = false
+        while state == .busy {
+            let waited = Self.seconds() - start
+            if interruptSignal() != nil { why = "interrupted while another run held the lock"; break }
+            if waited >= Self.patience { why = "another run held the lock for \(Int(Self.patience)) s"; break }
+            if !said && waited >= 1 {
+                waiting("waiting for another yuvconv run to finish writing \(displayPath(path))")
+                said = true
             }
+            usleep(10_000)
+            state = attempt(fd)
+        }
+        if state != .locked && fd >= 0 {
+            close(fd)
+            fd = -1
         }
         self.fd = fd
+        unlocked = state == .locked ? nil : why
     }
 
-    /// Unlocks (closing the folder's descriptor).
+    /// The monotonic clock, in seconds.
+    static func seconds() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    }
+
+    /// Unlocks (closing the descriptor).
     func release() {
         if fd >= 0 { close(fd) }
     }

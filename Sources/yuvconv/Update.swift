@@ -170,6 +170,6 @@ struct UpdateManifest: Sendable {
     /// out. Unchanged, it is not written. Nil, or the error (the outputs themselves are written; at worst the
     /// next run converts them again).
     func write(_ changes: Spool, protected: any FileIdentitySet) -> FileError? {
-        manifest.write(to: path, changes: changes, protected: protected)
+        manifest.write(to: path, changes: changes, protected: protected) { printErr("yuvconv: warning: \($0)") }
     }
 }
