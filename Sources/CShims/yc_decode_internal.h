@@ -31,13 +31,9 @@ struct yc_decoder {
     int warnings;
     char first_warning[YC_MSG];
     int allow_truncated;
-    // The JPEG's header is read: a damage warning after it is about image data, which libjpeg decodes on
-    // (filling what is missing), one before it means there is no image to accept.
+    // The JPEG's header is read: a damage warning after it is about image data, which --allow-truncated lets
+    // libjpeg decode past (filling what is missing); one before it means there is no image to accept.
     int jpeg_header_read;
-    // The first damage warning met in the image data without allow_truncated: the decode goes on, and fails with
-    // it at the end (so "--allow-truncated accepts it" is said only when the rest does decode); a fatal error
-    // after it is reported as itself.
-    char pending_damage[YC_MSG];
     int alpha16;     // keep a 16-bit PNG's alpha (R,G,B,A rows)
     uint64_t max_pixels;
     int max_scans;   // a progressive JPEG with more scans is refused (0: no limit)
