@@ -136,16 +136,16 @@ public struct Manifest: Sendable {
         }
     }
 
-    /// A line's fields, unescaped.
     /// A quality measure as a manifest holds it, when it is one a conversion can give: a PSNR from 0 dB (every
     /// sample 255 off) to 1000 dB, or +∞ (identical planes), an SSIM from −1 to 1; nil otherwise (a hand-edited `nan` or
     /// `1e19` is not taken as up to date, nor reported).
     static func measure(_ field: [UInt8], ssim: Bool) -> Double? {
         guard let v = Double(String(decoding: field, as: UTF8.self)) else { return nil }
-        // A finite PSNR stays far below 1000 dB: the smallest MSE other than 0 is above 1/(Q²·2^44) (Q < 10^6).
+        // A finite PSNR of a picture within the pixel limit stays below about 200 dB; 1000 leaves room.
         return (ssim ? (-1...1).contains(v) : (0...1000).contains(v) || v == .infinity) ? v : nil
     }
 
+    /// A line's fields, unescaped.
     static func fields(_ line: ArraySlice<UInt8>) throws(Malformed) -> [[UInt8]] {
         var fields: [[UInt8]] = [[]], escaped = false
         for b in line {

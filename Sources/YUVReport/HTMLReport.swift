@@ -112,13 +112,15 @@ func htmlBar(index i: Int, label: String, naive: Int, used: Int, largest: Int, n
         + "<text x=\"\(labelW)\" y=\"\(y + 3 * barH - 7)\" class=\"note\">\(htmlEscape(note))</text>"
 }
 
-/// The line under an image's bars: what else differs between images — the output's size tight and with its
-/// rows padded (when --align pads them), and the quality measured (--metrics).
+/// The line under an image's bars: what else differs between images — its YUV planes' size tight and with
+/// rows padded to the report's alignment (`--align`, 64 by default; and plane heights, `--align-height`) when
+/// that differs, and the quality measured (--metrics).
 func htmlBarNote(_ r: ImageRecord) -> String {
-    var parts = ["output \(formatBytes(r.yuvBytes))"]
+    var parts = ["YUV \(formatBytes(r.yuvBytes))"]
     if r.alignedBytes != r.yuvBytes {
         let more = r.yuvBytes > 0 ? Double(r.alignedBytes - r.yuvBytes) * 100 / Double(r.yuvBytes) : 0
-        parts[0] += ", aligned(\(r.alignment)) \(formatBytes(r.alignedBytes)) (+\(fixed(more, 1))%)"
+        let how = r.heightAlignment > 1 ? "\(r.alignment), height \(r.heightAlignment)" : "\(r.alignment)"
+        parts[0] += ", aligned(\(how)) \(formatBytes(r.alignedBytes)) (+\(fixed(more, 1))%)"
     }
     if let q = r.quality {
         parts.append("PSNR Y \(fixed(q.psnrY, 2)) dB, Cb/Cr \(fixed(q.psnrCb, 1))/\(fixed(q.psnrCr, 1)) dB, SSIM Y \(fixed(q.ssimY, 4))")

@@ -268,7 +268,7 @@ struct OptionSpec: Sendable {
                 $0.metrics = true
             },
             OptionSpec(["--report-file"], "PATH", completes: .path,
-                       ["write it to PATH instead (never replaces a file without --force)"]) {
+                       ["write it to PATH instead (never replaces a file without --force; --update replaces its own report)"]) {
                 o, _, v in o.reportFile = v
             },
         ]),

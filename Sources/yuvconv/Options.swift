@@ -244,17 +244,19 @@ extension Options {
             out.append("-0 says the --files-from list is NUL-separated; without --files-from it is ignored")
         }
         if single {
-            let batchOnly = ["--recursive": "-r", "--jobs": "-j", "--fail-fast": "--fail-fast"].filter { given.contains($0.key) }
+            let batchOnly = ["--fail-fast", "--jobs", "--recursive"].filter { given.contains($0) }
             if !batchOnly.isEmpty {
-                out.append(batchOnly.values.sorted().joined(separator: ", ") + " apply to batches (folders, lists, many "
-                           + "inputs); a single file ignores " + (batchOnly.count == 1 ? "it" : "them"))
+                out.append(batchOnly.joined(separator: ", ") + (batchOnly.count == 1 ? " applies" : " apply")
+                           + " to batches (folders, lists, many inputs); a single file ignores " + (batchOnly.count == 1 ? "it" : "them"))
             }
         }
-        if pngInput {
-            let jpegOnly = ["--jpeg-path", "--allow-truncated", "--max-scans"].filter { given.contains($0) }
-            if !jpegOnly.isEmpty {
-                out.append(jpegOnly.joined(separator: ", ") + " apply to JPEG input; a PNG ignores "
-                           + (jpegOnly.count == 1 ? "it" : "them"))
+        if pngInput || rawInput {
+            // (--jpeg-path for YUV input is said below, with --orientation and --alpha.)
+            let jpegOnly = (pngInput ? ["--jpeg-path"] : []) + ["--allow-truncated", "--max-scans"]
+            let named = jpegOnly.filter { given.contains($0) }
+            if !named.isEmpty {
+                out.append(named.joined(separator: ", ") + (named.count == 1 ? " applies" : " apply") + " to JPEG input; "
+                           + (pngInput ? "a PNG" : "YUV input") + " ignores " + (named.count == 1 ? "it" : "them"))
             }
         }
         if single && given.contains("--update") {

@@ -289,8 +289,8 @@ final class HostileTests: CLITestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(r.stdout, plain)
         XCTAssertLessThan(Date().timeIntervalSince(start), 5, "300,000 APP1 segments must be skipped in linear time")
-        // 600 copies of the last scan of a progressive file: refused by the scan limit (with
-        // --allow-truncated, so the bogus progression alone does not end it), let through by --max-scans.
+        // 600 copies of the last scan of a progressive file: refused by the scan limit (with --allow-truncated
+        // too, which accepts the bogus progression, not the scans), let through by --max-scans.
         jpeg = try Data(contentsOf: fixturesURL.appendingPathComponent("synthetic/progressive-rocket.jpg"))
         let scans = scanRanges(jpeg)
         XCTAssertGreaterThan(scans.count, 2)
@@ -444,7 +444,7 @@ final class HostileTests: CLITestCase {
         // Batch options on a single file, -0 without a list, JPEG decoding options for a PNG: each said too.
         let b = try run([jpg, "-o", "f.nv12", "-q", "-j", "2", "-r", "--fail-fast", "-0"])
         XCTAssertEqual(b.stderr, "yuvconv: warning: -0 says the --files-from list is NUL-separated; without --files-from it is ignored\n"
-                       + "yuvconv: warning: --fail-fast, -j, -r apply to batches (folders, lists, many inputs); a single file ignores them\n")
+                       + "yuvconv: warning: --fail-fast, --jobs, --recursive apply to batches (folders, lists, many inputs); a single file ignores them\n")
         let png = try run([fixture("pngsuite/basn2c08.png"), "-o", "g.nv12", "-q", "--allow-truncated", "--max-scans", "9"])
         XCTAssertEqual(png.stderr, "yuvconv: warning: --allow-truncated, --max-scans apply to JPEG input; a PNG ignores them\n")
         XCTAssertEqual(try run([jpg, "-o", "h.nv12", "-q", "--allow-truncated", "--max-scans", "9"]).stderr, "")
