@@ -211,38 +211,43 @@ public final class BatchPlan: @unchecked Sendable {
         return "/" + done.joined(separator: "/")
     }
 
-    /// A name template that gives inputs `a` and `b` (as planned, with their `{dir}`) two names, for the clash's
-    /// hint: `template` with `{name}` for `{stem}` (files that differ by extension; a `{stem}.y4m` stays Y4M),
-    /// then with `{dir}/` before that (files of one name in folders below a folder argument), then the plain
-    /// `{name}.{ext}` and `{dir}/{name}.{ext}` (a template naming neither); nil when none does (one file under two paths,
-    /// or files given one by one, whose `{dir}` is empty: only their folders as arguments tell them apart).
+    /// A name template for the clash's hint: one that gives inputs `a` and `b` (as planned, with their `{dir}`)
+    /// two names and — in a batch of at most `checkedWhole` files — every planned input a name of its own, so
+    /// that the hint does not lead to the next clash (a tree with files that differ by extension and files of
+    /// one name in two folders). Tried in turn: `template` with `{name}` for `{stem}` (a `{stem}.y4m` stays
+    /// Y4M), then with `{dir}/` before that, then the plain `{name}.{ext}` and `{dir}/{name}.{ext}` (a template
+    /// naming neither). Without one for the whole batch, the first that separates the two; nil when none does
+    /// (files of one name whose `{dir}` is empty, given one by one or as a folder's contents).
     static func separatingTemplate(_ template: String, _ a: String, _ b: String, among planned: Spool,
-                                   format: OutputFormat) -> String? {
-        var items: [String: BatchItem] = [:], records = planned.reader()
-        while items.count < 2, let r = records.nextRecord() {
+                                   format: OutputFormat, checkedWhole: Int = 100_000) -> String? {
+        var all: [BatchItem] = [], pair: [String: BatchItem] = [:], whole = true, records = planned.reader()
+        while let r = records.nextRecord() {
             var at = r.startIndex
             func field() -> ArraySlice<UInt8> {
                 let n = Int(r[at]) | Int(r[at + 1]) << 8 | Int(r[at + 2]) << 16 | Int(r[at + 3]) << 24
                 defer { at += 4 + n }
                 return r[(at + 4)..<(at + 4 + n)]
             }
-            let input = PathBytes.decode(field()), dir = PathBytes.decode(field())
-            if (input == a || input == b) && items[input] == nil { items[input] = BatchItem(input: input, dir: dir) }
+            let item = BatchItem(input: PathBytes.decode(field()), dir: PathBytes.decode(field()))
+            if (item.input == a || item.input == b) && pair[item.input] == nil { pair[item.input] = item }
+            if whole && all.count < checkedWhole { all.append(item) } else { whole = false }
+            if !whole && pair.count == 2 { break }
         }
-        guard let x = items[a], let y = items[b] else { return nil }
+        guard let x = pair[a], let y = pair[b] else { return nil }
         let named = template.contains("{stem}") ? template.replacingAll("{stem}", "{name}") : template
-        // `{dir}/` with `{name}`: it also keeps files apart that differ by extension only, so a tree holding both
-        // kinds of clash is not sent from one hint to the other. A template naming neither (`frame.{ext}`) gets
-        // the plain ones.
         var candidates = [named]
         if !named.contains("{dir}") { candidates.append("{dir}/" + named) }
         candidates += ["{name}.{ext}", "{dir}/{name}.{ext}"]
-        for candidate in candidates where candidate != template {
-            if outputName(candidate, item: x, format: format) != outputName(candidate, item: y, format: format) {
-                return candidate
+        let separating = candidates.filter {
+            $0 != template && outputName($0, item: x, format: format) != outputName($0, item: y, format: format)
+        }
+        if whole {
+            for candidate in separating {
+                var seen = Set<String>()
+                if all.allSatisfy({ seen.insert(outputName(candidate, item: $0, format: format)).inserted }) { return candidate }
             }
         }
-        return nil
+        return separating.first
     }
 
     /// One input, named and given its format.

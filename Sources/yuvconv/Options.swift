@@ -238,11 +238,14 @@ struct Options {
 extension Options {
     /// Options given that do nothing for this conversion: each a warning naming it and why, so a typo'd
     /// intention is not silently dropped.
+    /// -0 without a list to separate (`convert` and `report` alike).
+    var nulWithoutListWarning: String? {
+        nulSeparated && filesFrom == nil ? "-0 says the --files-from list is NUL-separated; without --files-from it is ignored" : nil
+    }
+
     func ignoredOptionWarnings(format: OutputFormat, rawInput: Bool, single: Bool = false, pngInput: Bool = false) -> [String] {
         var out: [String] = []
-        if nulSeparated && filesFrom == nil {
-            out.append("-0 says the --files-from list is NUL-separated; without --files-from it is ignored")
-        }
+        if let w = nulWithoutListWarning { out.append(w) }
         if single {
             let batchOnly = ["--fail-fast", "--jobs", "--recursive"].filter { given.contains($0) }
             if !batchOnly.isEmpty {

@@ -23,6 +23,7 @@ func runReport(_ options: Options) -> Int32 {
     if let need = options.rawOnlyNeeds.first(where: { !measured.carries($0) }) {
         return usageFailure(OutputFormat.Refusal.rawOnly(need, measured).cliMessage)
     }
+    if let w = options.nulWithoutListWarning { printErr("yuvconv: warning: \(w)") }
     let selection: BatchSelection, protected: SortedIdentities
     do throws(BatchPlanError) {
         let inputs = try gatherInputs(options, standardInput: true)

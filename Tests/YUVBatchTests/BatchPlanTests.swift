@@ -112,7 +112,7 @@ final class BatchPlanTests: XCTestCase {
     /// The clash's hint is a template tried on the two inputs: it tells them apart, or there is none. (It said
     /// '{dir}/{stem}.{ext}' for files given one by one, whose {dir} is empty: the same clash again.)
     func testNameClashHintSeparatesThem() throws {
-        try touch("x/a.png", "y/a.png", "e/b.png", "e/b.jpg")
+        try touch("x/a.png", "y/a.png", "e/b.png", "e/b.jpg", "t/d1/a.jpg", "t/d1/a.png", "t/d2/a.jpg")
         func hint(_ operands: [String], _ template: String = "{stem}.{ext}") -> String?? {
             let error = refusal { () throws(BatchPlanError) in
                 try BatchPlan(operands: operands.map { root + "/" + $0 }, outputFolder: root + "/out/", template: template)
@@ -131,6 +131,13 @@ final class BatchPlanTests: XCTestCase {
         XCTAssertEqual(hint(["e/b.png", "e/b.jpg"], "frame.{ext}"), "{name}.{ext}")
         XCTAssertEqual(hint(["x/a.png", "e/b.png"], "{dir}/frame.{ext}"), "{name}.{ext}")
         XCTAssertEqual(hint(["e"], "{dir}/frame.{ext}"), "{name}.{ext}")
+        // Both kinds of clash in one batch: a hint for the whole batch, not for the first pair only.
+        let tree = refusal { () throws(BatchPlanError) in
+            let inputs = try BatchInputs(operands: [root + "/t/"], recursive: true)
+            return try BatchPlan(inputs, outputFolder: BatchOutputFolder(root + "/out/"))
+        }
+        guard case .sameOutput(_, _, _, let treeHint)? = tree else { return XCTFail("\(String(describing: tree))") }
+        XCTAssertEqual(treeHint, "{dir}/{name}.{ext}")
         for operands in [["x", "y"], ["e/b.png", "e/b.jpg"], ["e"]] {
             let template = hint(operands)!!
             XCTAssertNoThrow(try BatchPlan(operands: operands.map { root + "/" + $0 }, outputFolder: root + "/out/",

@@ -448,6 +448,8 @@ final class HostileTests: CLITestCase {
         let png = try run([fixture("pngsuite/basn2c08.png"), "-o", "g.nv12", "-q", "--allow-truncated", "--max-scans", "9"])
         XCTAssertEqual(png.stderr, "yuvconv: warning: --allow-truncated, --max-scans apply to JPEG input; a PNG ignores them\n")
         XCTAssertEqual(try run([jpg, "-o", "h.nv12", "-q", "--allow-truncated", "--max-scans", "9"]).stderr, "")
+        XCTAssertEqual(try run(["report", jpg, "-q", "-0"]).stderr,
+                       "yuvconv: warning: -0 says the --files-from list is NUL-separated; without --files-from it is ignored\n")
     }
 
     /// On a terminal a batch shows a progress line, and each failure (with -v each image) stays above it.
