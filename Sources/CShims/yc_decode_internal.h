@@ -131,4 +131,9 @@ int yc_png_end(yc_decoder *dec);
 #define YC_PNG_LATE_EXIF "an eXIf chunk after the image data is not read: an orientation in it is not applied " \
     "(the picture is converted as stored)"
 
+/// Sets `cinfo`'s source: `file`, or `stream` when it is not NULL (read as it comes), through a 256 KiB buffer
+/// (yc_jpeg_source.c).
+struct yc_stream;
+void yc_jpeg_big_source(j_decompress_ptr cinfo, FILE *file, struct yc_stream *stream);
+
 #endif

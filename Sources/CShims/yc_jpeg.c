@@ -215,74 +215,6 @@ static int raw_turn_keeps_grid(const struct jpeg_decompress_struct *j, int orien
     return 1;
 }
 
-// A stdio source with a large buffer. libjpeg-turbo's Huffman decoder takes its fast path only while the
-// source holds at least 512 bytes per block of the MCU (3 KiB for 4:2:0); jpeg_stdio_src refills 4 KiB at a
-// time, so most MCUs took the slow path. End of file is what jpeg_stdio_src does: a warning (which yc_decode
-// counts as damage unless truncation is allowed) and a fake EOI marker.
-#define YC_SOURCE_BYTES (256 * 1024)
-
-typedef struct {
-    struct jpeg_source_mgr pub;
-    FILE *file;
-    yc_stream *stream;   // a pipe, FIFO or device: read as it comes (yc_stream_read_some), never the FILE
-    JOCTET *buffer;
-    int start_of_file;
-} yc_source;
-
-static void source_init(j_decompress_ptr cinfo) { ((yc_source *)cinfo->src)->start_of_file = 1; }
-
-static boolean source_fill(j_decompress_ptr cinfo) {
-    yc_source *s = (yc_source *)cinfo->src;
-    // From a stream, what has come so far: `fread` waits until the buffer is full, so a JPEG smaller than it
-    // (or its last part) sent by a writer that keeps the pipe open was not decoded until the writer closed.
-    size_t n;
-    if (s->stream) {
-        const long long got = yc_stream_read_some(s->stream, s->buffer, YC_SOURCE_BYTES);
-        n = got > 0 ? (size_t)got : 0;
-    } else {
-        n = fread(s->buffer, 1, YC_SOURCE_BYTES, s->file);
-    }
-    if (n == 0) {
-        if (s->start_of_file) ERREXIT(cinfo, JERR_INPUT_EMPTY);
-        WARNMS(cinfo, JWRN_JPEG_EOF);
-        s->buffer[0] = (JOCTET)0xFF;
-        s->buffer[1] = (JOCTET)JPEG_EOI;
-        n = 2;
-    }
-    s->pub.next_input_byte = s->buffer;
-    s->pub.bytes_in_buffer = n;
-    s->start_of_file = 0;
-    return TRUE;
-}
-
-static void source_skip(j_decompress_ptr cinfo, long count) {
-    struct jpeg_source_mgr *src = cinfo->src;
-    if (count <= 0) return;
-    while (count > (long)src->bytes_in_buffer) {
-        count -= (long)src->bytes_in_buffer;
-        (void)source_fill(cinfo);   // at end of file this yields a fake EOI, so the loop ends
-    }
-    src->next_input_byte += count;
-    src->bytes_in_buffer -= (size_t)count;
-}
-
-static void source_term(j_decompress_ptr cinfo) { (void)cinfo; }
-
-static void big_stdio_src(j_decompress_ptr cinfo, FILE *file, yc_stream *stream) {
-    yc_source *s = (yc_source *)(*cinfo->mem->alloc_small)((j_common_ptr)cinfo, JPOOL_PERMANENT, sizeof(yc_source));
-    s->buffer = (JOCTET *)(*cinfo->mem->alloc_large)((j_common_ptr)cinfo, JPOOL_PERMANENT, YC_SOURCE_BYTES);
-    s->file = file;
-    s->stream = stream;
-    s->pub.init_source = source_init;
-    s->pub.fill_input_buffer = source_fill;
-    s->pub.skip_input_data = source_skip;
-    s->pub.resync_to_restart = jpeg_resync_to_restart;
-    s->pub.term_source = source_term;
-    s->pub.bytes_in_buffer = 0;
-    s->pub.next_input_byte = NULL;
-    cinfo->src = &s->pub;
-}
-
 void yc_jpeg_open(yc_decoder *dec, FILE *file, yc_stream *stream, int raw) {
     dec->jpeg.err = jpeg_std_error(&dec->jerr.pub);
     dec->jerr.pub.error_exit = jpeg_error_exit;
@@ -291,7 +223,7 @@ void yc_jpeg_open(yc_decoder *dec, FILE *file, yc_stream *stream, int raw) {
     if (setjmp(dec->jump)) return;
     jpeg_create_decompress(&dec->jpeg);
     dec->jpeg_created = 1;
-    big_stdio_src(&dec->jpeg, file, stream);
+    yc_jpeg_big_source(&dec->jpeg, file, stream);
     jpeg_set_marker_processor(&dec->jpeg, JPEG_APP0 + 1, app1_marker);   // Exif, for the orientation tag
     jpeg_set_marker_processor(&dec->jpeg, JPEG_APP0 + 2, app2_marker);   // ICC profile pieces
     dec->progress.progress_monitor = jpeg_progress;

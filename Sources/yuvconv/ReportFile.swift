@@ -1,0 +1,90 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import YUVIO
+import YUVReport
+
+// The report file of `convert` (a batch's or a single file's) and `report`: opened and checked before any work,
+// written as the run goes, put in place at the end (or not, when it would cover part of the inputs).
+
+/// The report file, checked and opened before any work (nil without --report-file); without one, a report
+/// for a closed standard output is refused before any work too.
+func openReportFile(_ options: Options, protected: any FileIdentitySet) throws(FileError) -> AtomicOutput? {
+    guard let file = options.reportFile else {
+        if (options.reportFormat != nil || options.reportOnly) && standardDescriptorWasClosed(STDOUT_FILENO) {
+            throw FileError(path: "<stdout>", reason: "cannot write the report: standard output is closed")
+        }
+        return nil
+    }
+    do { return try AtomicOutput(path: file, force: reportReplaces(file, options), protected: protected) } catch {
+        throw FileError(path: file, error)
+    }
+}
+
+/// Whether the report file `file` may be replaced, for the run and its dry run alike: with --force, and with
+/// --update, which makes the report anew each run like an out-of-date output — without --force only a plain
+/// file there (not a link, not a device) that is a report (`ReportFormat.isReport`): a photo at that name
+/// was replaced by the report.
+func reportReplaces(_ file: String, _ options: Options) -> Bool {
+    guard !options.force else { return true }
+    guard options.update, let st = FileStatus(path: file, follow: false), st.kind == .regular else { return false }
+    return st.size == 0 || ReportFormat.isReport(head: RawInput.head(file, 512))
+}
+
+/// A report written as the batch goes: to the report file (its temporary file, moved into place at the end)
+/// or standard output, through a 64 KiB buffer. The first error is kept (and nothing more written), and
+/// reported at the end: a report that cannot be written is an error, never silently lost.
+final class ReportWriter {
+    let sink: AtomicOutput?
+    private var buffer: [UInt8] = []
+    private(set) var failure: FileError?
+
+    init(_ sink: AtomicOutput?) {
+        self.sink = sink
+        buffer.reserveCapacity(1 << 16)
+    }
+
+    /// True when the report goes to a file of its own (put in place at the end), not a stream or device.
+    var isFile: Bool { sink?.isSeekable ?? false }
+
+    func write(_ text: String) {
+        guard failure == nil else { return }
+        if buffer.count + text.utf8.count > 1 << 16 { flush() }
+        buffer.append(contentsOf: text.utf8)
+    }
+
+    private func flush() {
+        guard failure == nil, !buffer.isEmpty else { return }
+        defer { buffer.removeAll(keepingCapacity: true) }
+        if let sink {
+            do throws(WriteError) { try sink.write(buffer) } catch { failure = FileError(path: sink.path, error) }
+            return
+        }
+        if standardDescriptorWasClosed(STDOUT_FILENO) {
+            failure = FileError(path: "<stdout>", reason: "cannot write the report: standard output is closed")
+            return
+        }
+        clearerr(stdout)
+        if fwrite(buffer, 1, buffer.count, stdout) != buffer.count || ferror(stdout) != 0 {
+            failure = FileError(path: "<stdout>", reason: "cannot write the report: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// The last line's newline, then the file moved into place (standard output flushed) — or, to `abort`,
+    /// removed; the first error.
+    func finish(abort: Bool = false) -> FileError? {
+        write("\n")
+        flush()
+        if let sink {
+            if failure == nil && !abort {
+                do throws(WriteError) { try sink.commit() } catch { failure = FileError(path: sink.path, error) }
+            }
+            if failure != nil || abort { sink.abort() }
+        } else if failure == nil && (fflush(stdout) != 0 || ferror(stdout) != 0) {
+            failure = FileError(path: "<stdout>", reason: "cannot write the report: \(String(cString: strerror(errno)))")
+        }
+        return failure
+    }
+}
