@@ -128,6 +128,12 @@ func runBatch(_ options: Options) -> Int32 {
     guard !options.inputs.isEmpty || options.filesFrom != nil else {
         return usageFailure("convert needs at least one file, folder or --files-from list")
     }
+    // Standard input alone with --shard: neither "one of many" nor "give -o FILE" (which --shard then refuses)
+    // says it; a stream is not split among shards.
+    if options.shard != nil && options.inputs == ["-"] && options.filesFrom == nil {
+        return usageFailure("--shard splits a batch of files among runs; standard input is one stream: convert it "
+                            + "without --shard, to a file (-o FILE)")
+    }
     let plan: BatchPlan, folder: BatchOutputFolder
     do throws(BatchPlanError) {
         folder = try BatchOutputFolder(options.output)

@@ -46,6 +46,19 @@ final class PlanningTests: CLITestCase {
         XCTAssertEqual(try leftovers(), ["in"])
     }
 
+    /// Standard input to an output folder: refused for what it is — no name for the output, or (with --shard) one
+    /// stream that no shard splits — not as "one of many inputs", and no message sends the user to another.
+    func testStandardInputToAFolderSaysWhy() throws {
+        let png = try Data(contentsOf: URL(fileURLWithPath: fixture("pngsuite/basn2c08.png")))
+        let alone = try run(["-", "-o", "o/"], stdin: png)
+        XCTAssertEqual(alone.status, 2)
+        XCTAssertTrue(alone.stderr.contains("standard input has no file name to make an output's name from in a folder"), alone.stderr)
+        let sharded = try run(["-", "--shard", "1/2", "-o", "o/"], stdin: png)
+        XCTAssertEqual(sharded.status, 2)
+        XCTAssertTrue(sharded.stderr.contains("--shard splits a batch of files among runs; standard input is one stream"), sharded.stderr)
+        XCTAssertEqual(try run(["-", "-o", "o.nv12", "-q"], stdin: png).status, 0)
+    }
+
     func testReportRefusesWhatOnlyWritingImagesUses() throws {
         try makeInputs()
         for extra in [["-o", "x/"], ["--name", "{stem}"], ["--update"], ["--quality", "80"], ["--size", "2x2"], ["--dry-run"]] {
