@@ -963,6 +963,10 @@ if command -v flock >/dev/null; then
   says 'waiting for another yuvconv run'
   grep -q 'a\.nv12' u/.yuvconv-manifest || bad "no manifest entry"
   same u/a.nv12 "$(ref "$PNG" nv12)"
+  # The lock file a drop folder's run makes is --update's, like the manifest: no output may take its name (one
+  # put there by rename would leave a holder locking the old file, and let the next run in beside it).
+  run convert a.png -o u/ --update -q -f nv12 --name .yuvconv-manifest.lock
+  status 2; says 'manifest or its lock'
   end
 else skipped "no flock(1)"; fi
 

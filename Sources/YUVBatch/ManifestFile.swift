@@ -28,6 +28,9 @@ public final class ManifestFile: @unchecked Sendable {
     /// A line longer than this is not an entry (and is not held).
     static let longestLine = 1 << 20
 
+    /// The lock file of the manifest at `path` where its folder cannot be locked (`FolderLock`).
+    public static func lockPath(of path: String) -> String { path + ".lock" }
+
     /// An empty manifest.
     public init() {
         (source, dataStart, problems, problemCount, foreign) = (nil, 0, [], 0, false)
@@ -359,10 +362,10 @@ struct FolderLock {
         var state = fd >= 0 ? attempt(fd) : .unusable
         if state == .unusable {
             if fd >= 0 { close(fd) }
-            fd = withFileSystemPath(path + ".lock") { open($0, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0o644) }
+            fd = withFileSystemPath(ManifestFile.lockPath(of: path)) { open($0, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0o644) }
             state = fd >= 0 ? attempt(fd) : .unusable
         }
-        var why: String? = state == .unusable ? "neither its folder nor \(displayPath(path + ".lock")) can be locked" : nil
+        var why: String? = state == .unusable ? "neither its folder nor \(displayPath(ManifestFile.lockPath(of: path))) can be locked" : nil
         let start = Self.seconds()
         var said = false
         while state == .busy {

@@ -57,13 +57,15 @@ struct UpdateManifest: Sendable {
         failure = 2
         path = folder.path(of: Manifest.fileName)
         folderPlace = BatchPlan.resolved(folder.path)
-        let key = outputKey(path)
+        // The manifest and its lock file (`ManifestFile.lockPath`) are --update's: no output, nor the report, may
+        // be either (a lock file replaced under a run holding it would let the next run in beside it).
+        let keys = [outputKey(path), outputKey(ManifestFile.lockPath(of: path))]
         var items = plan.reader(), clash: String?
         while clash == nil, let item = items.next() {
-            if outputKey(item.output) == key { clash = item.output }
+            if keys.contains(outputKey(item.output)) { clash = item.output }
         }
-        if let clash = clash ?? options.reportFile.flatMap({ outputKey($0) == key ? $0 : nil }) {
-            _ = usageFailure("\(displayPath(clash)) is where --update keeps its manifest; name the output otherwise")
+        if let clash = clash ?? options.reportFile.flatMap({ keys.contains(outputKey($0)) ? $0 : nil }) {
+            _ = usageFailure("\(displayPath(clash)) is where --update keeps its manifest or its lock; name the output otherwise")
             return nil
         }
         // The manifest is rewritten at the end: a link there would have its target rewritten, and a file that is
