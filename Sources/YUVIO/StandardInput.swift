@@ -17,16 +17,21 @@ public enum StandardInput {
     public static func peek(_ count: Int) -> [UInt8] {
         if yc_standard_descriptor_was_closed(STDIN_FILENO) != 0 { return [] }
         if let st = FileStatus(descriptor: STDIN_FILENO), st.kind == .regular {
-            let at = lseek(STDIN_FILENO, 0, SEEK_CUR)
-            var bytes = [UInt8](repeating: 0, count: count)
-            let n = pread(STDIN_FILENO, &bytes, count, max(at, 0))
+            let at = max(lseek(STDIN_FILENO, 0, SEEK_CUR), 0)
+            // What the file holds, not what was asked (a frame's size for a small file).
+            let want = max(0, min(count, st.size - Int(at)))
+            var bytes = [UInt8](repeating: 0, count: want)
+            let n = want > 0 ? pread(STDIN_FILENO, &bytes, want, at) : 0
             return n > 0 ? Array(bytes[0..<n]) : []
         }
         return consumed.withLock { kept in
-            if kept.count < count {
-                var more = [UInt8](repeating: 0, count: count - kept.count)
-                let n = yc_read_full(STDIN_FILENO, &more, more.count)
+            // A mebibyte at a time: the memory follows what came, not what was asked.
+            while kept.count < count {
+                let want = min(count - kept.count, 1 << 20)
+                var more = [UInt8](repeating: 0, count: want)
+                let n = yc_read_full(STDIN_FILENO, &more, want)
                 if n > 0 { kept += more[0..<Int(n)] }
+                if n < want { break }
             }
             return Array(kept.prefix(count))
         }

@@ -190,6 +190,10 @@ struct Options {
               let need = try? RawInput.frameBytes(width: size.width, height: size.height, layout: rawLayout(of: "-"),
                                                   maxPixels: maxPixels),
               RawInput.head("-", 3) == [0xFF, 0xD8, 0xFF] else { return false }
+        // A JPEG's header fits in its first 64 KiB (a very large profile aside): read as one, it is the JPEG,
+        // without waiting for a frame's worth of bytes (or the end of a pipe its writer keeps open).
+        let start = RawInput.head("-", min(need + 1, 1 << 16))
+        if yc_jpeg_header_parses(start, start.count) != 0 { return false }
         let frame = RawInput.head("-", need + 1)
         return frame.count == need && yc_jpeg_header_parses(frame, frame.count) == 0
     }
