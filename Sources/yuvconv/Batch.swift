@@ -16,6 +16,8 @@ final class BatchState: Sendable {
         /// The index the next item taken gets; every index below `emitted` has been handed on, in order.
         var next = 0, emitted = 0
         var done = 0, converted = 0, skipped = 0, failed = 0
+        /// Failures that came after a signal (the file may have been cut short by it).
+        var failedAfterSignal = 0
         var inputBytes = 0
         var stop = false, exhausted = false
         var waiting: [Int: Finished] = [:]
@@ -314,6 +316,7 @@ struct BatchRun {
                             s.skipped += 1
                         } else if outcome.failure != nil {
                             s.failed += 1
+                            if interruptSignal() != nil { s.failedAfterSignal += 1 }
                             if opts.failFast { s.stop = true }
                         } else {
                             s.converted += 1
@@ -354,7 +357,7 @@ struct BatchRun {
         }
         // A signal that cut nothing short (it came after every input had finished) leaves the run's own status,
         // as its report is put in place below: 130 with a complete report said "interrupted" of a finished run.
-        let cutShort = notStarted > 0 || final.failed > 0
+        let cutShort = notStarted > 0 || final.failedAfterSignal > 0
         var status: Int32 = signal.flatMap { cutShort ? 128 + $0 : nil } ?? (final.failed == 0 ? 0 : 1)
         if let error = outputs.failures.failure {
             printErr("yuvconv: error: \(error.cli)")
