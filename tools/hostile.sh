@@ -1674,6 +1674,10 @@ cmp -s <(head -c 3072 a.yuv) <(head -c 3072 a.nv12) || bad "a.nv12's luma is not
 yc - -s 64x48 -o f.png -q < <(cat a.nv12) 2> "$ERR"; status 0; cmp -s f.png a.png || bad "from a pipe: not a.nv12's picture"
 yc - -s 64x48 -o g.png -q < a.nv12 2> "$ERR"; status 0; cmp -s g.png a.png || bad "from standard input: not a.nv12's picture"
 yc - -s 320x240 -o h.nv12 < <(cat e.jpg) 2> "$ERR"; status 0; says 'ignored'; same h.nv12 "$(ref "$D/e.jpg" nv12)"
+# A JPEG on a pipe its writer keeps open, with a --size it does not match: read as the JPEG from its first bytes,
+# not after a frame's worth or the pipe's end (it waited the 3 s, holding a frame of 16384x16384).
+yc - -s 16384x16384 -o i.nv12 -q < <(cat "$JPG"; sleep 3) 2> "$ERR"; status 0; within 2000
+same i.nv12 "$(ref "$JPG" nv12)"
 end
 
 begin quiet-keeps-option-warnings
