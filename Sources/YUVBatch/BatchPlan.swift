@@ -211,6 +211,18 @@ public final class BatchPlan: @unchecked Sendable {
         return "/" + done.joined(separator: "/")
     }
 
+    /// A planned record's fields (as `init` writes them: length-prefixed input and dir, then the name).
+    static func plannedFields(_ r: ArraySlice<UInt8>) -> (input: ArraySlice<UInt8>, dir: ArraySlice<UInt8>, name: ArraySlice<UInt8>) {
+        var at = r.startIndex
+        func field() -> ArraySlice<UInt8> {
+            let n = Int(r[at]) | Int(r[at + 1]) << 8 | Int(r[at + 2]) << 16 | Int(r[at + 3]) << 24
+            defer { at += 4 + n }
+            return r[(at + 4)..<(at + 4 + n)]
+        }
+        let input = field(), dir = field()
+        return (input, dir, r[at...])
+    }
+
     /// A name template for the clash's hint: one that gives inputs `a` and `b` (as planned, with their `{dir}`)
     /// two names and — in a batch of at most `checkedWhole` files — every planned input a name of its own, so
     /// that the hint does not lead to the next clash (a tree with files that differ by extension and files of
@@ -222,13 +234,8 @@ public final class BatchPlan: @unchecked Sendable {
                                    format: OutputFormat, checkedWhole: Int = 100_000) -> String? {
         var all: [BatchItem] = [], pair: [String: BatchItem] = [:], whole = true, records = planned.reader()
         while let r = records.nextRecord() {
-            var at = r.startIndex
-            func field() -> ArraySlice<UInt8> {
-                let n = Int(r[at]) | Int(r[at + 1]) << 8 | Int(r[at + 2]) << 16 | Int(r[at + 3]) << 24
-                defer { at += 4 + n }
-                return r[(at + 4)..<(at + 4 + n)]
-            }
-            let item = BatchItem(input: PathBytes.decode(field()), dir: PathBytes.decode(field()))
+            let (input, dir, _) = plannedFields(r)
+            let item = BatchItem(input: PathBytes.decode(input), dir: PathBytes.decode(dir))
             if (item.input == a || item.input == b) && pair[item.input] == nil { pair[item.input] = item }
             if whole && all.count < checkedWhole { all.append(item) } else { whole = false }
             if !whole && pair.count == 2 { break }
@@ -277,15 +284,9 @@ public final class BatchPlan: @unchecked Sendable {
 
         public mutating func next() -> BatchItem? {
             guard let r = records.nextRecord() else { return nil }
-            var at = r.startIndex
-            func field() -> ArraySlice<UInt8> {
-                let n = Int(r[at]) | Int(r[at + 1]) << 8 | Int(r[at + 2]) << 16 | Int(r[at + 3]) << 24
-                defer { at += 4 + n }
-                return r[(at + 4)..<(at + 4 + n)]
-            }
-            let input = field(), dir = field()
+            let (input, dir, name) = BatchPlan.plannedFields(r)
             var item = BatchItem(input: PathBytes.decode(input), dir: PathBytes.decode(dir))
-            item.name = PathBytes.decode(r[at...])
+            item.name = PathBytes.decode(name)
             item.output = plan.folder.path(of: item.name)
             // Checked when the plan was made: the same rule cannot refuse it now.
             guard let format = try? OutputFormat.resolve(asked: plan.format, path: item.output, needs: plan.needs) else {

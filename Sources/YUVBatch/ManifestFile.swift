@@ -357,8 +357,7 @@ struct FolderLock {
             if flock(fd, LOCK_EX | LOCK_NB) == 0 { return .locked }
             return errno == EWOULDBLOCK || errno == EINTR ? .busy : .unusable
         }
-        let folder = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
-        var fd = openWithoutWaiting(folder, O_RDONLY | O_DIRECTORY)
+        var fd = openWithoutWaiting(splitPath(path).folder, O_RDONLY | O_DIRECTORY)
         var state = fd >= 0 ? attempt(fd) : .unusable
         if state == .unusable {
             if fd >= 0 { close(fd) }
@@ -366,10 +365,10 @@ struct FolderLock {
             state = fd >= 0 ? attempt(fd) : .unusable
         }
         var why: String? = state == .unusable ? "neither its folder nor \(displayPath(ManifestFile.lockPath(of: path))) can be locked" : nil
-        let start = Self.seconds()
+        let start = monotonicSeconds()
         var said = false
         while state == .busy {
-            let waited = Self.seconds() - start
+            let waited = monotonicSeconds() - start
             if interruptSignal() != nil { why = "interrupted while another run held the lock"; break }
             if waited >= Self.patience { why = "another run held the lock for \(Int(Self.patience)) s"; break }
             if !said && waited >= 1 {
@@ -385,13 +384,6 @@ struct FolderLock {
         }
         self.fd = fd
         unlocked = state == .locked ? nil : why
-    }
-
-    /// The monotonic clock, in seconds.
-    static func seconds() -> Double {
-        var t = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &t)
-        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
     }
 
     /// Unlocks (closing the descriptor).

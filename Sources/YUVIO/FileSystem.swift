@@ -250,7 +250,7 @@ public func openWithoutWaiting(_ path: String, _ flags: Int32) -> Int32 {
 }
 
 /// A path's folder ("." when it names none, "/" at the root) and its last component.
-func splitPath(_ path: String) -> (folder: String, name: String) {
+public func splitPath(_ path: String) -> (folder: String, name: String) {
     guard let slash = path.lastIndex(of: "/") else { return (".", path) }
     let folder = String(path[..<slash])
     return (folder.isEmpty ? "/" : folder, String(path[path.index(after: slash)...]))

@@ -119,3 +119,10 @@ public func outputKey(_ path: String) -> String {
     if let d = FileStatus(path: dir) { return "in:\(d.device):\(d.inode)/\(base)" }
     return "path:\(real)"
 }
+
+/// The monotonic clock, in seconds (rates and waits: never set back).
+public func monotonicSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+}

@@ -92,12 +92,6 @@ func printAboveProgress(_ text: String) {
 /// One writer to the terminal at a time (the workers print from their own threads).
 let progressOutput = Mutex(())
 
-func monotonicSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
-}
-
 /// The inputs a batch (or `report`) names, gathered, with a warning for the folder entries left out.
 func gatherInputs(_ options: Options, standardInput: Bool = false) throws(BatchPlanError) -> BatchInputs {
     let inputs = try BatchInputs(operands: options.inputs, recursive: options.recursive, filesFrom: options.filesFrom,

@@ -242,6 +242,13 @@ struct Options {
 extension Options {
     /// Options given that do nothing for this conversion: each a warning naming it and why, so a typo'd
     /// intention is not silently dropped.
+    /// "OPTIONS apply to WHAT; WHO ignores them" for the options given, nil for none.
+    static func ignored(_ options: [String], appliesTo what: String, by who: String) -> String? {
+        guard !options.isEmpty else { return nil }
+        let one = options.count == 1
+        return options.joined(separator: ", ") + (one ? " applies" : " apply") + " to \(what); \(who) ignores " + (one ? "it" : "them")
+    }
+
     /// -0 without a list to separate (`convert` and `report` alike).
     var nulWithoutListWarning: String? {
         nulSeparated && filesFrom == nil ? "-0 says the --files-from list is NUL-separated; without --files-from it is ignored" : nil
@@ -252,19 +259,15 @@ extension Options {
         if let w = nulWithoutListWarning { out.append(w) }
         if single {
             let batchOnly = ["--fail-fast", "--jobs", "--recursive"].filter { given.contains($0) }
-            if !batchOnly.isEmpty {
-                out.append(batchOnly.joined(separator: ", ") + (batchOnly.count == 1 ? " applies" : " apply")
-                           + " to batches (folders, lists, many inputs); a single file ignores " + (batchOnly.count == 1 ? "it" : "them"))
+            if let w = Self.ignored(batchOnly, appliesTo: "batches (folders, lists, many inputs)", by: "a single file") {
+                out.append(w)
             }
         }
         if pngInput || rawInput {
             // (--jpeg-path for YUV input is said below, with --orientation and --alpha.)
             let jpegOnly = (pngInput ? ["--jpeg-path"] : []) + ["--allow-truncated", "--max-scans"]
             let named = jpegOnly.filter { given.contains($0) }
-            if !named.isEmpty {
-                out.append(named.joined(separator: ", ") + (named.count == 1 ? " applies" : " apply") + " to JPEG input; "
-                           + (pngInput ? "a PNG" : "YUV input") + " ignores " + (named.count == 1 ? "it" : "them"))
-            }
+            if let w = Self.ignored(named, appliesTo: "JPEG input", by: pngInput ? "a PNG" : "YUV input") { out.append(w) }
         }
         if single && given.contains("--update") {
             out.append("--update keeps an output folder's manifest in a batch; a single file ignores it (and is never "
