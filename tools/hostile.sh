@@ -1139,6 +1139,30 @@ yc a.png -o - -q --report json 2<> old > /dev/null
 status 2; settled
 end
 
+begin jpeg-missing-only-its-end-marker
+# A baseline JPEG missing only FF D9 (or padding bits) has every pixel: it converts, with a warning, to the same
+# bytes as the whole file (it was refused as cut short). A byte fewer, a progressive or an arithmetic-coded file
+# without its end marker, and a baseline file declaring 16384 rows whose data ends early stay refused (the
+# last quickly: the decoder stops at the first bit it needs past the end).
+python3 -c "
+import struct
+d=open('$JPG','rb').read(); assert d[-2:]==b'\xff\xd9'
+open('noeoi.jpg','wb').write(d[:-2]); open('short.jpg','wb').write(d[:-3])
+p=open('$here/Fixtures/synthetic/progressive-rocket.jpg','rb').read(); open('prog.jpg','wb').write(p[:-2])
+i=d.find(b'\xff\xc0'); t=bytearray(d[:-2]); t[i+5:i+7]=struct.pack('>H',16384); open('tall.jpg','wb').write(bytes(t))"
+cp "$JPG" whole.jpg; snap
+run noeoi.jpg -o a.nv12
+status 0; says 'noeoi.jpg.*without its end-of-image marker'
+same a.nv12 "$(ref whole.jpg nv12)"
+run short.jpg -o b.nv12
+status 1; names short.jpg; says 'cut short'
+run prog.jpg -o c.nv12
+status 1; names prog.jpg; says 'cut short'
+run tall.jpg -o d.nv12
+status 1; names tall.jpg; says 'cut short'; within 1500
+ALLOW=(a.nv12); settled
+end
+
 begin data-descriptor-shares-stderr
 cp "$PNG" a.png; snap
 yc a.png -o /dev/fd/3 3> d.nv12 2>&3

@@ -34,6 +34,11 @@ struct yc_decoder {
     // The JPEG's header is read: a damage warning after it is about image data, which --allow-truncated lets
     // libjpeg decode past (filling what is missing); one before it means there is no image to accept.
     int jpeg_header_read;
+    // The file ended inside the only scan of a Huffman-coded sequential JPEG (`jpeg_eof_may_be_harmless`):
+    // whether pixels are missing shows only when the decoder needs bits past the end (JWRN_HIT_MARKER, an
+    // error that then quotes this warning). If it never does, only the end marker was missing.
+    int jpeg_eof_deferred;
+    char jpeg_eof_text[YC_MSG];
     int alpha16;     // keep a 16-bit PNG's alpha (R,G,B,A rows)
     uint64_t max_pixels;
     int max_scans;   // a progressive JPEG with more scans is refused (0: no limit)

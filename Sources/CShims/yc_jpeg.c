@@ -39,6 +39,16 @@ static int jpeg_warning_damages_pixels(int code) {
     }
 }
 
+// Whether the end of the file, met now, may have cost no pixel: inside the one scan of a sequential,
+// Huffman-coded JPEG (that scan holds every component) the decoder asks for bytes ahead of the bits it uses,
+// and a file missing only its end marker (FF D9) or padding bits ends there too. Its Huffman decoder warns
+// JWRN_HIT_MARKER the moment it needs a bit that is not there, so that warning, not this one, tells. Not so
+// between the scans of a progressive or multi-scan file (a missing scan is silent) nor with arithmetic coding
+// (jdarith.c fills zeros after the end without a word).
+static int jpeg_eof_may_be_harmless(j_decompress_ptr d) {
+    return !d->progressive_mode && !d->arith_code && d->comps_in_scan == d->num_components;
+}
+
 static void jpeg_emit_message(j_common_ptr cinfo, int level) {
     if (level >= 0) return;  // trace messages
     struct yc_jpeg_err *err = (struct yc_jpeg_err *)cinfo->err;
@@ -46,6 +56,12 @@ static void jpeg_emit_message(j_common_ptr cinfo, int level) {
     char buf[JMSG_LENGTH_MAX];
     (*cinfo->err->format_message)(cinfo, buf);
     int code = cinfo->err->msg_code;
+    if (code == JWRN_JPEG_EOF && dec->jpeg_header_read && !dec->allow_truncated &&
+        jpeg_eof_may_be_harmless((j_decompress_ptr)cinfo)) {
+        dec->jpeg_eof_deferred = 1;
+        snprintf(dec->jpeg_eof_text, sizeof dec->jpeg_eof_text, "%s", buf);
+        return;
+    }
     if (jpeg_warning_damages_pixels(code) && !dec->allow_truncated) {
         // Before the first scan: nothing to accept, an error of the file (worded by LibraryMessages).
         if (!dec->jpeg_header_read) {
@@ -53,8 +69,9 @@ static void jpeg_emit_message(j_common_ptr cinfo, int level) {
             longjmp(dec->jump, 1);
         }
         // In the image data: an error at once, which --allow-truncated gets past. (Decoding on to learn whether
-        // the rest is worse cost a 7 KB file declaring 16384x16384 half a minute and gigabytes.)
-        yc_set_error(dec, buf);
+        // the rest is worse cost a 7 KB file declaring 16384x16384 half a minute and gigabytes.) Bits needed
+        // past the end of the file: the file is cut short, as the end-of-file warning said.
+        yc_set_error(dec, dec->jpeg_eof_deferred ? dec->jpeg_eof_text : buf);
         dec->error_kind = YC_ERROR_DAMAGED;
         longjmp(dec->jump, 1);
     }
@@ -357,6 +374,11 @@ int yc_jpeg_end(yc_decoder *dec) {
     if (setjmp(dec->jump)) return -1;
     jpeg_finish_decompress(&dec->jpeg);
     dec->jpeg_started = 0;
+    // Every pixel decoded without a bit past the end: the file lacked only its end marker (or padding).
+    if (dec->jpeg_eof_deferred) {
+        dec->jpeg_eof_deferred = 0;
+        yc_warn(dec, "the file ends without its end-of-image marker (FF D9), but all of its image data is there");
+    }
     return 0;
 }
 
