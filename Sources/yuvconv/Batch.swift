@@ -19,6 +19,8 @@ final class BatchState: Sendable {
         /// Failures that came after a signal (the file may have been cut short by it).
         var failedAfterSignal = 0
         var inputBytes = 0
+        /// Converted inputs that were JPEGs: none, and the JPEG-only options given did nothing.
+        var jpegInputs = 0
         var stop = false, exhausted = false
         var waiting: [Int: Finished] = [:]
     }
@@ -315,6 +317,7 @@ struct BatchRun {
                         } else {
                             s.converted += 1
                             s.inputBytes += outcome.record.report?.inputBytes ?? 0
+                            if outcome.record.report?.info.container == .jpeg { s.jpegInputs += 1 }
                         }
                     } else {
                         s.skipped += 1
@@ -341,6 +344,13 @@ struct BatchRun {
         let signal = interruptSignal()
         let final = state.withLock { $0 }
         let notStarted = count - final.done
+        // Every input converted and none a JPEG: the JPEG-only options given did nothing (a single file says
+        // so up front; a batch knows only now).
+        if final.converted > 0 && final.converted == count && final.jpegInputs == 0,
+           let w = Options.ignored(["--jpeg-path", "--allow-truncated", "--max-scans"].filter { options.given.contains($0) },
+                                   appliesTo: "JPEG input", by: "a batch without one") {
+            printErr("yuvconv: warning: \(w)")
+        }
         if always || final.failed > 0 || notStarted > 0 {
             var line = "yuvconv: \(final.converted) \(done), "
                 + (skipped.map { "\(final.skipped) skipped (\($0)), " } ?? "") + "\(final.failed) failed"

@@ -450,6 +450,16 @@ final class HostileTests: CLITestCase {
         XCTAssertEqual(try run([jpg, "-o", "h.nv12", "-q", "--allow-truncated", "--max-scans", "9"]).stderr, "")
         XCTAssertEqual(try run(["report", jpg, "-q", "-0"]).stderr,
                        "yuvconv: warning: -0 says the --files-from list is NUL-separated; without --files-from it is ignored\n")
+        // A batch learns only as it goes whether any input was a JPEG: with none, its JPEG options are named at
+        // the end; with one, nothing is said.
+        let pngs = [fixture("pngsuite/basn2c08.png"), fixture("pngsuite/basn6a08.png")]
+        let batch = try run(pngs + ["-o", "pngs/", "-q", "--jpeg-path", "rgb", "--max-scans", "9"])
+        XCTAssertEqual(batch.status, 0)
+        XCTAssertTrue(batch.stderr.hasPrefix("yuvconv: warning: --jpeg-path, --max-scans apply to JPEG input; a batch without one ignores them\n"),
+                      batch.stderr)
+        XCTAssertFalse(try run(pngs + [jpg, "-o", "mixed/", "-q", "--jpeg-path", "rgb"]).stderr.contains("warning"))
+        XCTAssertTrue(try run(["report"] + pngs + ["--allow-truncated"]).stderr
+            .contains("yuvconv: warning: --allow-truncated applies to JPEG input; a batch without one ignores it"))
     }
 
     /// On a terminal a batch shows a progress line, and each failure (with -v each image) stays above it.
