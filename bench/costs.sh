@@ -3,7 +3,7 @@
 # same interleaved rounds — the report (`--report json`: the output's SHA-256 and the report line), the quality
 # metrics (`--report json --metrics`), and colour management (a 12 MP Display P3 photo with `--color-management
 # auto`, the default, against `off`). Wall time: the median of RUNS rounds; memory: the largest peak RSS seen
-# (/usr/bin/time -v) and the report's own figure for the conversion (`conversion_buffers_bytes`, the ledger's measure).
+# (/usr/bin/time -v, in untimed rounds: bench/rounds.sh) and the report's own figure for the conversion (`conversion_buffers_bytes`, the ledger's measure).
 #
 #   bench/costs.sh BUILD_DIR   (the pictures are made there, as bench/e2e.sh makes them)
 set -euo pipefail

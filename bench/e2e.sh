@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make bench-e2e: whole conversions of a 12-megapixel photo, yuvconv against ffmpeg, ImageMagick, djpeg,
-# tjbench -yuv and a bare libpng decode, all timed in this one run. Wall time is the median of RUNS rounds;
-# peak memory is the maximum resident set size reported by /usr/bin/time -v.
+# tjbench -yuv and a bare libpng decode, all timed in this one run. Wall time is the median of RUNS rounds
+# (timed by the shell around each command); peak memory is the maximum resident set size /usr/bin/time -v reports
+# in two untimed rounds (bench/rounds.sh).
 #
 #   bench/e2e.sh BUILD_DIR   (BUILD_DIR holds png_decode; the images are made there too)
 set -euo pipefail

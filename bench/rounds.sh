@@ -16,14 +16,20 @@ photo12() {
   [ -f photo12.png ] || grain 4032 3024 | ffmpeg -v error -y -f image2pipe -vcodec ppm -i - -frames:v 1 photo12.png
 }
 
-# One timed run: wall seconds (from the shell's microsecond clock; /usr/bin/time's own has 10 ms steps)
-# and max RSS in KiB.
-once() {
+# One timed run: wall seconds from the shell's microsecond clock around the command itself (what running it
+# costs, process start included). Not under /usr/bin/time: its own fork and exec add about 4 ms to every
+# contender, which an in-memory figure (tjbench's) never pays.
+timed() {
   local t0 t1
   t0=$EPOCHREALTIME
-  /usr/bin/time -v -o time.txt "$@" >/dev/null 2>time.err || { cat time.err >&2; return 1; }
+  "$@" >/dev/null 2>time.err || { cat time.err >&2; return 1; }
   t1=$EPOCHREALTIME
-  echo "$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.4f", b - a}') $(awk -F': ' '/Maximum resident set size/ {print $2}' time.txt)"
+  awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.4f", b - a}'
+}
+# One untimed run under /usr/bin/time -v: its peak RSS in KiB.
+peak() {
+  /usr/bin/time -v -o time.txt "$@" >/dev/null 2>time.err || { cat time.err >&2; return 1; }
+  awk -F': ' '/Maximum resident set size/ {print $2}' time.txt
 }
 
 declare -A CMD TIMES R OUT T
@@ -31,16 +37,22 @@ KEYS=()
 # add KEY OUTPUT COMMAND...: a contender, and the file it writes (deleted before each of its runs; - none).
 add() { local key=$1 out=$2; shift 2; KEYS+=("$key"); OUT[$key]=$out; CMD[$key]=$(printf '%q ' "$@"); R[$key]=0; TIMES[$key]=""; }
 
-# rounds N [HOOK]: N rounds of every contender (HOOK, a command, after each round); then T[key] is the
-# median wall time and R[key] the largest peak RSS.
+# rounds N [HOOK]: two rounds of every contender under /usr/bin/time for its peak RSS, then N timed rounds
+# (HOOK, a command, after each); then T[key] is the median wall time and R[key] the largest peak RSS.
 rounds() {
   local key wall kb
+  for _ in 1 2; do
+    for key in "${KEYS[@]}"; do
+      rm -f "${OUT[$key]}"
+      kb=$(eval "peak ${CMD[$key]}")
+      [ "$kb" -gt "${R[$key]}" ] && R[$key]=$kb
+    done
+  done
   for _ in $(seq "$1"); do
     for key in "${KEYS[@]}"; do
       rm -f "${OUT[$key]}"
-      read -r wall kb < <(eval "once ${CMD[$key]}")
+      wall=$(eval "timed ${CMD[$key]}")
       TIMES[$key]="${TIMES[$key]} $wall"
-      [ "$kb" -gt "${R[$key]}" ] && R[$key]=$kb
     done
     [ -z "${2:-}" ] || $2
   done
