@@ -1315,6 +1315,56 @@ status 1; says 'z.png.*out of memory'
 ALLOW=(out out/* out/.yuvconv-manifest); settled
 end
 
+begin icc-profile-bombs
+# A profile is read lazily, each tag's bytes once, except the elements of a float LUT ('mpet'), which a table
+# of positions may point at many times: 100,000 entries at one small matrix ran for minutes, 20 at one 3 MB
+# colour table took 200 MiB (100: 917 MiB); a colour table of 15 inputs costs 32,768 reads a colour. Zero or
+# equal colorants blacked out or greyed the picture. Each is now a warning and the samples as stored: the
+# bytes of --color-management off, at once and in little memory.
+python3 - <<'PY'
+import struct, zlib
+def s15(x): return struct.pack('>i', int(round(x * 65536)))
+def xyz(x, y, z): return b'XYZ \0\0\0\0' + s15(x) + s15(y) + s15(z)
+def tagged(tags):
+    off = 132 + 12 * len(tags); table = data = b''
+    for sig, body in tags:
+        body += b'\0' * (-len(body) % 4); table += sig + struct.pack('>II', off + len(data), len(body)); data += body
+    head = (struct.pack('>I', off + len(data)) + b'lcms' + struct.pack('>I', 0x04300000) + b'mntrRGB XYZ ' + b'\0' * 12
+            + b'acsp' + b'\0' * 24 + struct.pack('>I', 0) + s15(0.9642) + s15(1.0) + s15(0.8249) + b'\0' * 48)
+    return head + struct.pack('>I', len(tags)) + table + data
+def matrix_trc(prim=((0.4361, 0.2225, 0.0139), (0.3851, 0.7169, 0.0971), (0.1431, 0.0606, 0.7141))):
+    u = 'Bomb'.encode('utf-16-be'); curv = b'curv\0\0\0\0' + struct.pack('>IH', 1, int(1.8 * 256)) + b'\0\0'
+    return [(b'desc', b'mluc\0\0\0\0' + struct.pack('>II', 1, 12) + b'enUS' + struct.pack('>II', len(u), 28) + u),
+            (b'wtpt', xyz(0.9642, 1.0, 0.8249))] + [(c + b'XYZ', xyz(*p)) for c, p in zip((b'r', b'g', b'b'), prim)] \
+           + [(c + b'TRC', curv) for c in (b'r', b'g', b'b')]
+def matf(i, o): return b'matf\0\0\0\0' + struct.pack('>HH', i, o) + struct.pack('>f', 1.0) * (i * o + o)
+def clut(i, o, grid): return b'clut\0\0\0\0' + struct.pack('>HH', i, o) + bytes([grid] * i + [0] * (16 - i)) + b'\0' * (grid ** i * o * 4)
+def mpet(elements, table):   # table: indices into elements, one position entry each
+    start = 16 + 8 * len(table); at = []; body = b''
+    for e in elements: at.append((start + len(body), len(e))); body += e
+    return (b'mpet\0\0\0\0' + struct.pack('>HHI', 3, 3, len(table)) + b''.join(struct.pack('>II', *at[k]) for k in table) + body)
+def png(name, profile):
+    c = lambda t, d: struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d))
+    rows = b''.join(b'\0' + bytes((x * 37 + y * 11 + k * 5) % 256 for x in range(16) for k in range(3)) for y in range(16))
+    open(name, 'wb').write(b'\x89PNG\r\n\x1a\n' + c(b'IHDR', struct.pack('>IIBBBBB', 16, 16, 8, 2, 0, 0, 0))
+                           + c(b'iCCP', b'x\0\0' + zlib.compress(profile, 9)) + c(b'IDAT', zlib.compress(rows)) + c(b'IEND', b''))
+png('many.png', tagged(matrix_trc() + [(b'D2B1', mpet([matf(3, 3)], [0] * 100000))]))
+png('shared.png', tagged(matrix_trc() + [(b'D2B1', mpet([clut(3, 3, 64)], [0] * 20))]))
+png('wide.png', tagged(matrix_trc() + [(b'D2B1', mpet([matf(3, 15), clut(15, 3, 2)] * 8, list(range(16))))]))
+png('zero.png', tagged(matrix_trc(((0, 0, 0),) * 3)))
+png('alike.png', tagged(matrix_trc(((0.3, 0.3, 0.3),) * 3)))
+PY
+snap
+for f in many shared wide zero alike; do
+  memwrap; run $f.png -o $f.nv12
+  status 0; within 3000; rss_below 64
+  case $f in many) says 'more than 64';; shared) says 'share their data';; wide) says '15 inputs';; *) says 'no colour space';; esac
+  says 'colours used as stored'
+  same $f.nv12 "$(ref $f.png nv12 --color-management off)"
+done
+ALLOW=(many.nv12 shared.nv12 wide.nv12 zero.nv12 alike.nv12); settled
+end
+
 begin profile-text-cannot-drive-the-terminal
 # A profile's description is the file's text: an escape sequence or a newline in it is shown as \xNN.
 cp "$CRAFT/icc-escape.jpg" a.jpg; snap

@@ -29,8 +29,7 @@ struct yc_colour_transform {
     yc_colour_tables *fast;
 };
 
-// The colorant matrix of a matrix/TRC profile (columns: red, green, blue in PCS XYZ), 0 when it has none.
-static int colorants(cmsHPROFILE p, double m[9]) {
+int yc_colour_colorants(cmsHPROFILE p, double m[9]) {
     const cmsSignature tags[3] = {cmsSigRedColorantTag, cmsSigGreenColorantTag, cmsSigBlueColorantTag};
     for (int c = 0; c < 3; c++) {
         const cmsCIEXYZ *xyz = cmsReadTag(p, tags[c]);
@@ -55,7 +54,7 @@ static yc_colour_tables *fast8_create(cmsHPROFILE src, cmsHPROFILE dst) {
     if (!cmsIsMatrixShaper(src) || !cmsIsMatrixShaper(dst)) return NULL;
     if (yc_colour_has_device_lut(src) || cmsIsCLUT(dst, INTENT_RELATIVE_COLORIMETRIC, LCMS_USED_AS_OUTPUT)) return NULL;
     double ms[9], md[9], mi[9];
-    if (!colorants(src, ms) || !colorants(dst, md) || !invert3(md, mi)) return NULL;
+    if (!yc_colour_colorants(src, ms) || !yc_colour_colorants(dst, md) || !invert3(md, mi)) return NULL;
     const cmsSignature trc[3] = {cmsSigRedTRCTag, cmsSigGreenTRCTag, cmsSigBlueTRCTag};
     yc_colour_tables *f = calloc(1, sizeof *f);
     if (!f) return NULL;
@@ -178,6 +177,11 @@ void yc_colour_transform_free(yc_colour_transform *x) {
 
 void *yc_colour_cmyk_create(const yc_colour *colour, yc_target target, char *text, size_t text_size) {
     if (!colour->icc) return NULL;
+    char why[160];
+    if (!yc_icc_within_limits(colour->icc, colour->icc_length, why, sizeof why)) {
+        snprintf(text, text_size, "%s; colours converted without it", why);
+        return NULL;
+    }
     cmsHPROFILE src = cmsOpenProfileFromMem(colour->icc, (cmsUInt32Number)colour->icc_length);
     if (!src) return NULL;
     if (cmsGetColorSpace(src) != cmsSigCmykData) {

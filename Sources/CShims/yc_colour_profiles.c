@@ -169,6 +169,7 @@ cmsHPROFILE yc_colour_source_profile(const yc_colour *c, yc_target target, char 
         return rgb_profile(srgb_xy[0], srgb_xy[1], prim, t == 8 ? cmsBuildGamma(NULL, 1.0) : srgb_curve());
     }
     if (c->icc) {
+        if (!yc_icc_within_limits(c->icc, c->icc_length, why, why_size)) return NULL;
         cmsHPROFILE p = cmsOpenProfileFromMem(c->icc, (cmsUInt32Number)c->icc_length);
         if (!p) {
             snprintf(why, why_size, "the embedded ICC profile cannot be read");
@@ -279,6 +280,21 @@ static int tone_curves_sane(cmsHPROFILE p) {
     return 1;
 }
 
+// Whether a matrix/TRC profile's colorants make a colour space: three primaries that span it. Zero or equal
+// colorants (a crafted profile) turn every colour black or grey; the matrix's determinant against the
+// product of its columns' lengths is 1 for orthogonal primaries and 0.55 to 0.86 for real ones (sRGB, P3,
+// BT.2020, Adobe RGB, ProPhoto); below 0.001 the primaries are flat. A LUT profile passes (LittleCMS takes
+// its table instead).
+static int colorants_span(cmsHPROFILE p) {
+    double m[9];
+    if (!cmsIsMatrixShaper(p) || yc_colour_has_device_lut(p) || !yc_colour_colorants(p, m)) return 1;
+    double lengths = 1;
+    for (int c = 0; c < 3; c++) lengths *= sqrt(m[c] * m[c] + m[3 + c] * m[3 + c] + m[6 + c] * m[6 + c]);
+    const double det = m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) +
+                       m[2] * (m[3] * m[7] - m[4] * m[6]);
+    return isfinite(det) && lengths > 0 && fabs(det) / lengths >= 0.001;
+}
+
 static double largest_change(cmsHTRANSFORM t) {
     double worst = 0;
     for (int r = 0; r < 16; r++)
@@ -329,6 +345,10 @@ yc_colour_action yc_colour_plan(const yc_colour *colour, yc_target target, char 
     double change = 0;
     if (!t) {
         snprintf(text, text_size, "the embedded ICC profile (%s) cannot be transformed; colours used as stored", name);
+        action = YC_COLOUR_BROKEN;
+    } else if (!colorants_span(src)) {
+        snprintf(text, text_size, "the embedded ICC profile (%s) has colorants that make no colour space (zero or "
+                 "alike); colours used as stored", name);
         action = YC_COLOUR_BROKEN;
     } else if (!tone_curves_sane(src)) {
         snprintf(text, text_size, "the embedded ICC profile (%s) has a tone curve that falls or leaves the numbers; "
