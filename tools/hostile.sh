@@ -1365,6 +1365,35 @@ done
 ALLOW=(many.nv12 shared.nv12 wide.nv12 zero.nv12 alike.nv12); settled
 end
 
+begin list-on-closed-standard-input
+# `--files-from -` with standard input closed read an empty list: "0 converted", exit 0 — a pipeline whose list
+# producer was missing looked green. It is an error, as `yuvconv -` on a closed standard input is.
+snap
+yc convert --files-from - -o out/ <&- > "$OUT" 2> "$ERR"
+status 1; says '<stdin>: cannot read the list: standard input is closed'
+yc report --files-from - -0 <&- > "$OUT" 2> "$ERR"
+status 1; says 'standard input is closed'
+settled
+end
+
+begin unix-socket-as-output-or-input
+# A Unix socket was "no process is reading the FIFO" (open() gives ENXIO for both) as an output, and "No such
+# device or address" as an input: it is a socket, which open() cannot reach.
+cp "$PNG" a.png
+python3 -c "import socket, time; s = socket.socket(socket.AF_UNIX); s.bind('sock'); s.listen(1); time.sleep(30)" &
+spid=$!
+for _ in $(seq 50); do [ -S sock ] && break; sleep 0.1; done
+snap
+run a.png -o sock -f nv12
+status 1; names sock; says 'is a socket'
+run a.png -o sock -f nv12 --force
+status 1; says 'is a socket'
+run sock -o b.nv12
+status 1; names sock; says 'is a socket'
+settled
+kill $spid 2>/dev/null; wait $spid 2>/dev/null
+end
+
 begin profile-text-cannot-drive-the-terminal
 # A profile's description is the file's text: an escape sequence or a newline in it is shown as \xNN.
 cp "$CRAFT/icc-escape.jpg" a.jpg; snap

@@ -251,6 +251,11 @@ public final class BatchInputs: @unchecked Sendable {
         let limit = 256 << 20
         // A named pipe waits for its writer here (`producer > list & yuvconv --files-from list`), as `cat` would:
         // the list is what the user asked to read.
+        // Standard input closed at the start (`<&-`) is on /dev/null now: an empty list would be a green run that
+        // converted nothing because the list's producer was missing.
+        if path == "-" && standardDescriptorWasClosed(STDIN_FILENO) {
+            throw FileError(path: path, reason: "cannot read the list: standard input is closed")
+        }
         let fd = path == "-" ? dup(STDIN_FILENO) : withFileSystemPath(path) { open($0, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { throw FileError(path: path, reason: "cannot open: \(systemMessage())") }
         defer { close(fd) }

@@ -28,7 +28,7 @@ extension AtomicOutput {
     ///   standard error; `/dev/fd/N` descriptor N: written in order, never replaced by a file.
     /// - A symbolic link is followed: its target is written (atomically when it is a regular file, with
     ///   `force` when it exists) and the link itself stays as it was.
-    /// - A device, FIFO or socket is written in place, in order; a block device only with `force`.
+    /// - A device or FIFO is written in place, in order; a block device only with `force`; a socket is refused.
     public static func check(path: String, force: Bool, inputs: [String] = [],
                              protected: any FileIdentitySet = Set<FileIdentity>()) throws(WriteError) -> Destination {
         let named = Set(inputs.compactMap(inputIdentity))
@@ -46,6 +46,8 @@ extension AtomicOutput {
         if let st = FileStatus(path: real) {
             if protected.contains(st.identity) { throw .sameAsInput }
             if st.kind == .directory { throw .system("is a directory") }
+            // open() cannot reach a Unix socket (ENXIO, which a FIFO without a reader gives too).
+            if st.kind == .socket { throw .system("is a socket, which cannot be opened as a file (write to standard output and pipe it on)") }
             // A disk holds data as a file does: `-o /dev/sda` by mistake must not wipe it.
             if st.kind == .blockDevice && !force { throw .blockDevice }
             if st.kind != .regular { return .inPlace(real) }

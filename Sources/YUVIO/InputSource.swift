@@ -103,6 +103,9 @@ public final class InputSource {
         let fd = openWithoutWaiting(path, O_RDONLY)
         if fd < 0 {
             if errno == EISDIR { throw .isDirectory }
+            if errno == ENXIO, FileStatus(path: path)?.kind == .socket {
+                throw .cannotOpen("it is a socket, which cannot be opened as a file (pipe its data to standard input)")
+            }
             throw .cannotOpen(errnoMessage())
         }
         return fd
