@@ -1394,6 +1394,38 @@ settled
 kill $spid 2>/dev/null; wait $spid 2>/dev/null
 end
 
+begin address-space-limits-never-a-signal
+# Under an address-space limit (ulimit -v) a 12 MP JPEG stopped the process with Swift's "failed to allocate"
+# (SIGABRT, exit 134) where a band buffer was refused; every limit now converts or fails with the reason.
+head -c $((4032 * 3024 * 3 / 2)) /dev/urandom > big.yuv
+"$BIN" big.yuv --size 4032x3024 -o big.jpg -q 2> /dev/null; rm -f big.yuv; snap
+for o in nv12 png jpg y4m; do
+  for kb in 16000 20000 22500 25000 30000 40000; do
+    # Below what the loader needs to map the libraries (about 18 MiB here) no program starts at all.
+    prlimit --as=$((kb * 1024)) -- "$BIN" --version > /dev/null 2>&1 || continue
+    WRAP=(prlimit --as=$((kb * 1024)) --); run big.jpg -o "u.$o" --force -q
+    status done
+    (( RC == 0 )) || says 'big.jpg|u\.'"$o"
+  done
+done
+WRAP=(); ALLOW=(u.nv12 u.png u.jpg u.y4m); settled
+end
+
+begin odd-align-on-10-bit-layouts
+# --align 3 with p010 or yuv420p10le made a file whose rows begin inside 16-bit words (exit 0); an odd alignment
+# is a usage error for them, and stays fine for 8-bit layouts.
+cp "$PNG" a.png; snap
+run a.png -o a.p010 --align 3
+status 2; says 'odd --align.*p010'
+run a.png a.png -o out/ -f yuv420p10le --align 5 --force
+status 2; says 'odd --align.*yuv420p10le'
+run a.png -o b.nv12 --align 3
+status 0
+run a.png -o c.p010 --align 6
+status 0
+ALLOW=(b.nv12 c.p010); settled
+end
+
 begin profile-text-cannot-drive-the-terminal
 # A profile's description is the file's text: an escape sequence or a newline in it is shown as \xNN.
 cp "$CRAFT/icc-escape.jpg" a.jpg; snap

@@ -2,7 +2,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +35,23 @@ static void remove_temps(void) {
 }
 
 static atomic_llong first_interrupt_ns;
+
+void yc_remove_temps(void) { remove_temps(); }
+
+// Per thread (a batch converts several files at once), and the last one set by any thread for the pipeline's
+// own workers, which convert for the thread that started them.
+static _Thread_local char *current_input;
+static char last_input[4096];
+static pthread_mutex_t last_input_lock = PTHREAD_MUTEX_INITIALIZER;
+void yc_set_current_input(const char *path) {
+    free(current_input);
+    current_input = path ? strdup(path) : NULL;
+    if (!path) return;
+    pthread_mutex_lock(&last_input_lock);
+    snprintf(last_input, sizeof last_input, "%s", path);
+    pthread_mutex_unlock(&last_input_lock);
+}
+const char *yc_current_input(void) { return current_input ? current_input : last_input[0] ? last_input : NULL; }
 
 static long long monotonic_ns(void) {
     struct timespec t;

@@ -19,7 +19,12 @@ public func encodeJPEG(_ image: YUVImage, quality: Int, primaries: Primaries = .
                                        &out, &size, Int32(quality), 0)
     }
     defer { if let out { tjFree(out) } }
-    guard rc == 0, let out else { throw .system("TurboJPEG: " + String(cString: tjGetErrorStr2(tj))) }
+    guard rc == 0, let out else {
+        let why = String(cString: tjGetErrorStr2(tj))
+        // Memory refused (an address-space limit): the conversion's reason, as for its own buffers.
+        if why.contains("Insufficient memory") { throw .outOfMemory("the JPEG encoder ran out of memory (TurboJPEG: \(why))") }
+        throw .system("TurboJPEG: " + why)
+    }
     let jpeg = Array(UnsafeBufferPointer(start: out, count: Int(size)))
     return primaries.outputProfile.map { withProfile(jpeg, $0.bytes) } ?? jpeg
 }

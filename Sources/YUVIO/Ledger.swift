@@ -14,10 +14,21 @@ public final class Ledger: Sendable {
 
     public init() {}
 
-    /// `bytes` of memory, 64-byte aligned (what the SIMD rows load best), counted until `deallocate`.
+    /// `bytes` of memory, 64-byte aligned (what the SIMD rows load best), counted until `deallocate`. Refused
+    /// by the system (an address-space limit, `ulimit -v`), it is `exhausted`'s: a conversion cannot go on
+    /// without its bands.
     public func allocate(_ bytes: Int) -> UnsafeMutableRawPointer {
+        var p: UnsafeMutableRawPointer?
+        guard posix_memalign(&p, 64, max(bytes, 1)) == 0, let p else { Self.exhausted(bytes) }
         record(bytes)
-        return .allocate(byteCount: max(bytes, 1), alignment: 64)
+        return p
+    }
+
+    /// What a refused allocation does: by default the process stops with the reason, as Swift's own do; the
+    /// command line sets a handler that says so as an error naming the file, removes its temporary files and
+    /// exits with status 1 (never a signal).
+    nonisolated(unsafe) public static var exhausted: (Int) -> Never = { bytes in
+        fatalError(outOfMemory(bytes, for: "a conversion's buffers"))
     }
 
     /// `allocate`, or nil when the system refuses: for a whole picture (held for turning, say), so that a file

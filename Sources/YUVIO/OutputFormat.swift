@@ -65,6 +65,9 @@ public enum OutputFormat: Equatable, Sendable {
     public enum RawOnly: Sendable, Equatable {
         /// Rows padded to an alignment.
         case rowPadding
+        /// Rows padded to an odd number of bytes: 8-bit layouts only (a 10-bit layout's rows would begin
+        /// inside its 16-bit words, which no reader takes).
+        case oddRowPadding
         /// Planes padded to a multiple of rows.
         case planePadding
         /// An A plane (8-bit) after the 4:2:0 planes: 8-bit raw layouts only.
@@ -84,6 +87,7 @@ public enum OutputFormat: Equatable, Sendable {
         case (.bitDepth(let bits), _): return bits == 8
         case (.sharpChroma, .raw(let layout)): return layout.bitDepth == 8
         case (.sharpChroma, _): return true
+        case (.oddRowPadding, .raw(let layout)): return layout.bitDepth == 8
         // The A plane is 8-bit: after 16-bit planes it would make a file no pixel format describes.
         case (.alphaPlane, .raw(let layout)): return layout.bitDepth == 8
         case (_, .raw): return true

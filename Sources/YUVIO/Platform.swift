@@ -23,6 +23,12 @@ public func installSignalCleanup() {
     yc_install_signal_cleanup()
 }
 
+/// The input this thread (or, on a pipeline's worker, the last one started) converts, as messages show it.
+public func currentInputName() -> String? { yc_current_input().map { String(cString: $0) } }
+
+/// Removes every temporary output file now: the process is about to exit on an error it cannot return from.
+public func removeTemporaryFiles() { yc_remove_temps() }
+
 /// Batch mode: the first SIGINT/SIGTERM asks the run to stop instead of ending it.
 public func setGracefulInterrupt(_ on: Bool) { yc_set_graceful_interrupt(on ? 1 : 0) }
 

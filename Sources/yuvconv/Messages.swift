@@ -30,6 +30,8 @@ extension OutputFormat.Refusal {
         switch self {
         case .unresolved(let u): return "\(displayPath(u.path)): \(u.reason) with --format"
         case .rawOnly(.rowPadding, let format): return "--align pads the rows of raw layouts; \(format.name) has no row padding"
+        case .rawOnly(.oddRowPadding, let format):
+            return "an odd --align would start the rows of \(format.name) inside its 16-bit samples; give an even one (64, 32, 2)"
         case .rawOnly(.planePadding, let format):
             return "--align-height pads the planes of raw layouts; \(format.name) has no padding rows"
         case .rawOnly(.alphaPlane, let format):

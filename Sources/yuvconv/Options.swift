@@ -222,7 +222,8 @@ struct Options {
 
     /// What this run asks of its outputs that only raw layouts carry, in the order they are named.
     var rawOnlyNeeds: [OutputFormat.RawOnly] {
-        (alignGiven && alignment > 1 ? [.rowPadding] : []) + (heightAlignment > 1 ? [.planePadding] : [])
+        (alignGiven && alignment > 1 ? [.rowPadding] : []) + (alignGiven && alignment > 1 && alignment % 2 == 1 ? [.oddRowPadding] : [])
+            + (heightAlignment > 1 ? [.planePadding] : [])
             + (alpha == .keep ? [.alphaPlane] : []) + (depth.map { [.bitDepth($0)] } ?? [])
             + (chromaFilter == .sharp ? [.sharpChroma] : [])
     }

@@ -370,6 +370,15 @@ protectStandardDescriptors()
 // A closed pipe is a write error (EPIPE, exit 1 with a message), from the first byte: `--help | head -1`, a
 // dry run piped into `grep -q` were ended by SIGPIPE before the signal handlers were installed.
 signal(SIGPIPE, SIG_IGN)
+// Memory refused for a conversion's buffers (an address-space limit): an error naming the file, its temporary
+// files removed, exit 1 — not a trap.
+Ledger.exhausted = { bytes in
+    let file = currentInputName().map { $0 + ": " } ?? ""
+    printErr("yuvconv: error: \(file)" + Ledger.outOfMemory(bytes, for: "the conversion's buffers")
+             + " (an address-space limit such as ulimit -v may be too low)")
+    removeTemporaryFiles()
+    exit(1)
+}
 guard let arguments = processArguments() else {
     printErr("yuvconv: error: cannot read the command line (started without arguments, or without /proc where "
              + "the Swift runtime reads them)")

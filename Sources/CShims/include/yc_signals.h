@@ -20,6 +20,12 @@ int yc_interrupted(void);
 /// the current one); returns a slot, -1 when all slots are in use, or -2 when a signal is ending the process
 /// (the file must not be made).
 int yc_register_temp(int folder, const char *path);
+/// Removes every registered temporary file now (a process about to exit on a fatal error).
+void yc_remove_temps(void);
+/// The input this thread converts (kept as a copy; NULL for none), for a message that must name it, such as
+/// running out of memory.
+void yc_set_current_input(const char *path);
+const char *yc_current_input(void);
 /// Forgets a slot (after the file was renamed into place or removed).
 void yc_unregister_temp(int slot);
 /// The path registered in a slot, or NULL when the slot is not in use (tests).
