@@ -255,7 +255,10 @@ extension Options {
         nulSeparated && filesFrom == nil ? "-0 says the --files-from list is NUL-separated; without --files-from it is ignored" : nil
     }
 
-    func ignoredOptionWarnings(format: OutputFormat, rawInput: Bool, single: Bool = false, pngInput: Bool = false) -> [String] {
+    /// `report`: for the `report` command, which always reports (its `--metrics` is never idle) and measures a
+    /// conversion to `format` (`measuredFormat`).
+    func ignoredOptionWarnings(format: OutputFormat, rawInput: Bool, single: Bool = false, pngInput: Bool = false,
+                               report: Bool = false) -> [String] {
         var out: [String] = []
         if let w = nulWithoutListWarning { out.append(w) }
         if single {
@@ -277,7 +280,7 @@ extension Options {
         if single && given.contains("--name") {
             out.append("--name names a batch's outputs; a single file's output is -o, so it is ignored")
         }
-        if metrics && reportFormat == nil {
+        if metrics && reportFormat == nil && !report {
             out.append("--metrics measures for a report; without --report nothing is measured")
         }
         if given.contains("--quality") && format != .jpeg {

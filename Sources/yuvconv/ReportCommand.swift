@@ -23,7 +23,9 @@ func runReport(_ options: Options) -> Int32 {
     if let need = options.rawOnlyNeeds.first(where: { !measured.carries($0) }) {
         return usageFailure(OutputFormat.Refusal.rawOnly(need, measured).cliMessage)
     }
-    if let w = options.nulWithoutListWarning { printErr("yuvconv: warning: \(w)") }
+    // Options that do nothing for the conversion measured, as convert names them (-0 without a list, --chroma-loc
+    // for a PNG or JPEG, --primaries with colour management off, …).
+    for w in options.ignoredOptionWarnings(format: measured, rawInput: false, report: true) { printErr("yuvconv: warning: \(w)") }
     let selection: BatchSelection, protected: SortedIdentities
     do throws(BatchPlanError) {
         let inputs = try gatherInputs(options, standardInput: true)

@@ -460,6 +460,10 @@ final class HostileTests: CLITestCase {
         XCTAssertFalse(try run(pngs + [jpg, "-o", "mixed/", "-q", "--jpeg-path", "rgb"]).stderr.contains("warning"))
         XCTAssertTrue(try run(["report"] + pngs + ["--allow-truncated"]).stderr
             .contains("yuvconv: warning: --allow-truncated applies to JPEG input; a batch without one ignores it"))
+        // `report` names what does nothing for the conversion it measures, as convert does; its --metrics is used.
+        XCTAssertEqual(try run(["report", jpg, "-q", "-f", "png", "--chroma-loc", "left"]).stderr,
+                       "yuvconv: warning: --chroma-loc sites the chroma of YUV outputs; png output is centre-sited, so it is ignored\n")
+        XCTAssertEqual(try run(["report", jpg, "-q", "--metrics"]).stderr, "")
     }
 
     /// On a terminal a batch shows a progress line, and each failure (with -v each image) stays above it.
