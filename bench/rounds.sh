@@ -44,14 +44,14 @@ rounds() {
   for _ in 1 2; do
     for key in "${KEYS[@]}"; do
       rm -f "${OUT[$key]}"
-      kb=$(eval "peak ${CMD[$key]}")
+      kb=$(eval "peak ${CMD[$key]}") || kb=0   # a contender that fails has said why; the others go on
       [ "$kb" -gt "${R[$key]}" ] && R[$key]=$kb
     done
   done
   for _ in $(seq "$1"); do
     for key in "${KEYS[@]}"; do
       rm -f "${OUT[$key]}"
-      wall=$(eval "timed ${CMD[$key]}")
+      wall=$(eval "timed ${CMD[$key]}") || wall=nan
       TIMES[$key]="${TIMES[$key]} $wall"
     done
     [ -z "${2:-}" ] || $2

@@ -1150,7 +1150,9 @@ d=open('$JPG','rb').read(); assert d[-2:]==b'\xff\xd9'
 open('noeoi.jpg','wb').write(d[:-2]); open('short.jpg','wb').write(d[:-3])
 p=open('$here/Fixtures/synthetic/progressive-rocket.jpg','rb').read(); open('prog.jpg','wb').write(p[:-2])
 i=d.find(b'\xff\xc0'); t=bytearray(d[:-2]); t[i+5:i+7]=struct.pack('>H',16384); open('tall.jpg','wb').write(bytes(t))"
-cp "$JPG" whole.jpg; snap
+cp "$JPG" whole.jpg; cp "$here/Fixtures/synthetic/scans-y-all-cb-cut.jpg" scans.jpg; snap
+run scans.jpg -o e.nv12
+status 1; names scans.jpg; says 'cut short'
 run noeoi.jpg -o a.nv12
 status 0; says 'noeoi.jpg.*without its end-of-image marker'
 same a.nv12 "$(ref whole.jpg nv12)"
@@ -1316,11 +1318,12 @@ ALLOW=(out out/* out/.yuvconv-manifest); settled
 end
 
 begin icc-profile-bombs
-# A profile is read lazily, each tag's bytes once, except the elements of a float LUT ('mpet'), which a table
-# of positions may point at many times: 100,000 entries at one small matrix ran for minutes, 20 at one 3 MB
-# colour table took 200 MiB (100: 917 MiB); a colour table of 15 inputs costs 32,768 reads a colour. Zero or
-# equal colorants blacked out or greyed the picture. Each is now a warning and the samples as stored: the
-# bytes of --color-management off, at once and in little memory.
+# A float LUT ('mpet') reads its elements through a table of positions whose lengths LittleCMS ignores: 100,000
+# entries at one small matrix ran for minutes, 20 at one 3 MB colour table took 200 MiB (also with every length
+# 0), a colour table of 15 inputs costs 32,768 reads a colour; such profiles are refused. A colour table is
+# allocated from its header before its data: a 948-byte profile took 497 MiB (LittleCMS's memory now has a
+# budget). Zero, equal or negated colorants blacked out or greyed the picture. Each is a warning and the samples
+# as stored: the bytes of --color-management off, at once and in little memory.
 python3 - <<'PY'
 import struct, zlib
 def s15(x): return struct.pack('>i', int(round(x * 65536)))
@@ -1339,10 +1342,12 @@ def matrix_trc(prim=((0.4361, 0.2225, 0.0139), (0.3851, 0.7169, 0.0971), (0.1431
            + [(c + b'TRC', curv) for c in (b'r', b'g', b'b')]
 def matf(i, o): return b'matf\0\0\0\0' + struct.pack('>HH', i, o) + struct.pack('>f', 1.0) * (i * o + o)
 def clut(i, o, grid): return b'clut\0\0\0\0' + struct.pack('>HH', i, o) + bytes([grid] * i + [0] * (16 - i)) + b'\0' * (grid ** i * o * 4)
-def mpet(elements, table):   # table: indices into elements, one position entry each
+def mpet(elements, table, lengths=None):   # table: indices into elements, one position entry each
     start = 16 + 8 * len(table); at = []; body = b''
-    for e in elements: at.append((start + len(body), len(e))); body += e
+    for e in elements: at.append((start + len(body), len(e) if lengths is None else lengths)); body += e
     return (b'mpet\0\0\0\0' + struct.pack('>HHI', 3, 3, len(table)) + b''.join(struct.pack('>II', *at[k]) for k in table) + body)
+def mab_clut_header(i, o, grid):   # lutAtoBType declaring a 16-bit colour table of grid^i entries, no data
+    return b'mAB \0\0\0\0' + bytes([i, o, 0, 0]) + struct.pack('>IIIII', 0, 0, 0, 32, 0) + bytes([grid] * i + [0] * (16 - i)) + bytes([2, 0, 0, 0])
 def png(name, profile):
     c = lambda t, d: struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d))
     rows = b''.join(b'\0' + bytes((x * 37 + y * 11 + k * 5) % 256 for x in range(16) for k in range(3)) for y in range(16))
@@ -1353,16 +1358,22 @@ png('shared.png', tagged(matrix_trc() + [(b'D2B1', mpet([clut(3, 3, 64)], [0] * 
 png('wide.png', tagged(matrix_trc() + [(b'D2B1', mpet([matf(3, 15), clut(15, 3, 2)] * 8, list(range(16))))]))
 png('zero.png', tagged(matrix_trc(((0, 0, 0),) * 3)))
 png('alike.png', tagged(matrix_trc(((0.3, 0.3, 0.3),) * 3)))
+# LittleCMS ignores the position table's lengths: all 0, they hid the sharing.
+png('shared0.png', tagged(matrix_trc() + [(b'D2B1', mpet([clut(3, 3, 64)], [0] * 64, lengths=0))]))
+# A colour table is allocated from its header before its data is read: 255^3 entries of 15 outputs, 497 MiB.
+png('alloc.png', tagged(matrix_trc() + [(b'A2B1', mab_clut_header(3, 15, 255))]))
+# Negated colorants span a space but add up to minus white: every colour black.
+png('negative.png', tagged(matrix_trc(((-0.4361, -0.2225, -0.0139), (-0.3851, -0.7169, -0.0971), (-0.1431, -0.0606, -0.7141)))))
 PY
 snap
-for f in many shared wide zero alike; do
+for f in many shared wide shared0 alloc zero alike negative; do
   memwrap; run $f.png -o $f.nv12
   status 0; within 3000; rss_below 64
-  case $f in many) says 'more than 64';; shared) says 'share their data';; wide) says '15 inputs';; *) says 'no colour space';; esac
+  case $f in many|shared|wide|shared0) says 'float LUT';; alloc) says 'cannot be transformed';; *) says 'no colour space';; esac
   says 'colours used as stored'
   same $f.nv12 "$(ref $f.png nv12 --color-management off)"
 done
-ALLOW=(many.nv12 shared.nv12 wide.nv12 zero.nv12 alike.nv12); settled
+ALLOW=(many.nv12 shared.nv12 wide.nv12 shared0.nv12 alloc.nv12 zero.nv12 alike.nv12 negative.nv12); settled
 end
 
 begin list-on-closed-standard-input

@@ -19,8 +19,9 @@ cmsHPROFILE yc_colour_target_profile(yc_target t);
 const char *yc_colour_target_name(yc_target t);
 /// Whether a profile has a device-to-PCS LUT of any intent (which LittleCMS takes over its matrix/TRC tags).
 int yc_colour_has_device_lut(cmsHPROFILE p);
-/// Whether an embedded profile asks of LittleCMS no more than its bytes hold (yc_icc_limits.c): 0, with the
-/// reason in `why`, for one whose float LUT elements are too many or share their data.
+/// Whether an embedded profile may be given to LittleCMS (yc_icc_limits.c): 0, with the reason in `why`, for
+/// one with a float LUT (mpet), whose elements can be read again and again. (LittleCMS's memory has a budget
+/// there too.)
 int yc_icc_within_limits(const uint8_t *icc, size_t length, char *why, size_t why_size);
 /// The colorant matrix of a matrix/TRC profile (columns: red, green, blue in PCS XYZ), 0 when it has none.
 int yc_colour_colorants(cmsHPROFILE p, double m[9]);

@@ -292,7 +292,16 @@ static int colorants_span(cmsHPROFILE p) {
     for (int c = 0; c < 3; c++) lengths *= sqrt(m[c] * m[c] + m[3 + c] * m[3 + c] + m[6 + c] * m[6 + c]);
     const double det = m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) +
                        m[2] * (m[3] * m[7] - m[4] * m[6]);
-    return isfinite(det) && lengths > 0 && fabs(det) / lengths >= 0.001;
+    if (!(isfinite(det) && lengths > 0 && fabs(det) / lengths >= 0.001)) return 0;
+    // Together the colorants are the white (D50, the PCS's): negated, or scaled far from it, they turn every
+    // colour black or white. Within a factor of 1.5 each way, so a v2 profile whose colorants add up to D65
+    // (Z 32% above D50's) still passes.
+    static const double d50[3] = {0.9642, 1.0, 0.8249};
+    for (int k = 0; k < 3; k++) {
+        const double sum = m[3 * k] + m[3 * k + 1] + m[3 * k + 2];
+        if (!(sum > d50[k] / 1.5 && sum < d50[k] * 1.5)) return 0;
+    }
+    return 1;
 }
 
 static double largest_change(cmsHTRANSFORM t) {
@@ -347,8 +356,8 @@ yc_colour_action yc_colour_plan(const yc_colour *colour, yc_target target, char 
         snprintf(text, text_size, "the embedded ICC profile (%s) cannot be transformed; colours used as stored", name);
         action = YC_COLOUR_BROKEN;
     } else if (!colorants_span(src)) {
-        snprintf(text, text_size, "the embedded ICC profile (%s) has colorants that make no colour space (zero or "
-                 "alike); colours used as stored", name);
+        snprintf(text, text_size, "the embedded ICC profile (%s) has colorants that make no colour space (zero, alike, "
+                 "or far from adding up to white); colours used as stored", name);
         action = YC_COLOUR_BROKEN;
     } else if (!tone_curves_sane(src)) {
         snprintf(text, text_size, "the embedded ICC profile (%s) has a tone curve that falls or leaves the numbers; "

@@ -1,64 +1,94 @@
-// What an embedded ICC profile may ask of LittleCMS before it is opened. A profile's tags are read lazily
-// and each tag's data only once, so the work and memory of a transform follow the profile's bytes — except
-// where one tag's parts may point at the same bytes many times. A multiProcessElements tag ('mpet', the float
-// D2Bx/B2Dx LUTs of ICC v4) lists its elements through a table of positions: 100,000 entries pointing at one
-// small matrix made a 4 KB PNG run for minutes (LittleCMS evaluates every stage at every point of its
-// optimisation grid), and 100 pointing at one 3 MB colour table took 917 MiB. Such a profile is refused (a
-// warning; the samples are used as stored): at most `max_elements` elements, and no element's bytes counted
-// twice, so what LittleCMS builds is bounded by what the file holds. Real profiles have a few elements.
+// What an embedded ICC profile may ask of LittleCMS. Its tags are read lazily, but two things let a small
+// profile cost minutes or gigabytes:
+// - a float LUT ('mpet', ICC v4's D2Bx/B2Dx tags): LittleCMS reads its elements through a table of positions
+//   whose lengths it ignores and whose offsets it checks against the whole profile, so entries may point at
+//   the same bytes again and again (100,000 at one small matrix ran for minutes; 100 at one 3 MB colour table
+//   took 917 MiB), and a colour table of 15 inputs costs 32,768 reads a colour. Photos' profiles do not use
+//   them (they are for spectral and HDR workflows); a profile that has one is refused before it is opened — a
+//   warning, and the samples are used as stored;
+// - any colour table: LittleCMS allocates it from its header before it reads the data, so a 948-byte profile
+//   declaring 255^3 entries of 15 outputs took 497 MiB for a moment. Every allocation LittleCMS makes goes
+//   through a budget here (`lcms_budget`): beyond it the allocation fails, the profile cannot be read, and
+//   that is the same warning.
 #include "yc_colour_internal.h"
 
+#include <lcms2_plugin.h>
+#include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-
-enum { max_elements = 64 };
+#include <stdlib.h>
 
 static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
-
-// One 'mpet' tag of `size` bytes at `tag`: its elements fit, are few, and do not share bytes (their sizes add
-// up to no more than the tag's).
-static int mpet_within_limits(const uint8_t *tag, uint64_t size, char *why, size_t why_size) {
-    if (size < 16) return 1;   // LittleCMS refuses it itself
-    const uint32_t count = be32(tag + 12);
-    if (count > max_elements) {
-        snprintf(why, why_size, "the embedded ICC profile's processing elements (%u) are more than %d", count, max_elements);
-        return 0;
-    }
-    if (16 + (uint64_t)count * 8 > size) return 1;   // a position table past the tag: LittleCMS refuses the tag
-    uint64_t total = 0;
-    for (uint32_t i = 0; i < count; i++) {
-        const uint64_t offset = be32(tag + 16 + 8 * i), length = be32(tag + 20 + 8 * i);
-        if (offset + length > size) return 1;   // outside the tag: refused by LittleCMS
-        total += length;
-        // A colour table interpolates between 2^inputs grid points for every colour it is asked: 15 inputs
-        // (what the format allows) cost 32,768 reads a colour from a table of a few hundred KB. Colour spaces
-        // of images have at most four channels.
-        if (length >= 12 && be32(tag + offset) == 0x636C7574 /* 'clut' */) {
-            const unsigned inputs = (unsigned)tag[offset + 8] << 8 | tag[offset + 9];
-            if (inputs > 4) {
-                snprintf(why, why_size, "the embedded ICC profile has a colour table of %u inputs (at most 4 make sense "
-                         "for an image)", inputs);
-                return 0;
-            }
-        }
-    }
-    if (total > size) {
-        snprintf(why, why_size, "the embedded ICC profile's processing elements share their data (%llu bytes read "
-                 "from a %llu-byte tag)", (unsigned long long)total, (unsigned long long)size);
-        return 0;
-    }
-    return 1;
-}
 
 int yc_icc_within_limits(const uint8_t *icc, size_t length, char *why, size_t why_size) {
     if (length < 132) return 1;   // too short to be a profile: LittleCMS says so
     const uint32_t tags = be32(icc + 128);
     for (uint64_t i = 0; i < tags && 132 + 12 * (i + 1) <= length; i++) {
         const uint8_t *entry = icc + 132 + 12 * i;
-        const uint64_t offset = be32(entry + 4), size = be32(entry + 8);
-        if (offset + 8 > length || offset + size > length) continue;   // LittleCMS refuses what it cannot read
-        const uint8_t *tag = icc + offset;
-        if (be32(tag) == 0x6D706574 /* 'mpet' */ && !mpet_within_limits(tag, size, why, why_size)) return 0;
+        const uint64_t offset = be32(entry + 4);
+        if (offset + 4 > length) continue;   // LittleCMS refuses a tag it cannot read
+        if (be32(icc + offset) == 0x6D706574 /* 'mpet' */) {
+            snprintf(why, why_size, "the embedded ICC profile has a float LUT (ICC v4 multiProcessElements), which "
+                     "yuvconv does not evaluate");
+            return 0;
+        }
     }
     return 1;
+}
+
+// LittleCMS's memory, live bytes across the process: a real transform needs well under 16 MiB (a 4-input
+// table of 33^4 16-bit entries of 3 outputs is 7 MiB), a few at once in a batch.
+enum { lcms_budget = 96 << 20 };
+static atomic_size_t lcms_live;
+
+typedef union { size_t size; max_align_t align; } lcms_header;
+
+static void *budget_malloc(cmsContext context, cmsUInt32Number size) {
+    (void)context;
+    if (atomic_fetch_add(&lcms_live, size) + size > lcms_budget) {
+        atomic_fetch_sub(&lcms_live, size);
+        return NULL;
+    }
+    lcms_header *h = malloc(sizeof *h + size);
+    if (!h) {
+        atomic_fetch_sub(&lcms_live, size);
+        return NULL;
+    }
+    h->size = size;
+    return h + 1;
+}
+
+static void budget_free(cmsContext context, void *p) {
+    (void)context;
+    if (!p) return;
+    lcms_header *h = (lcms_header *)p - 1;
+    atomic_fetch_sub(&lcms_live, h->size);
+    free(h);
+}
+
+static void *budget_realloc(cmsContext context, void *p, cmsUInt32Number size) {
+    if (!p) return budget_malloc(context, size);
+    lcms_header *h = (lcms_header *)p - 1;
+    const size_t old = h->size;
+    if (size > old && atomic_fetch_add(&lcms_live, size - old) + (size - old) > lcms_budget) {
+        atomic_fetch_sub(&lcms_live, size - old);
+        return NULL;
+    }
+    lcms_header *n = realloc(h, sizeof *n + size);
+    if (!n) {
+        if (size > old) atomic_fetch_sub(&lcms_live, size - old);
+        return NULL;
+    }
+    if (size < old) atomic_fetch_sub(&lcms_live, old - size);
+    n->size = size;
+    return n + 1;
+}
+
+// Registered before main, so that no block LittleCMS frees was allocated without the budget's header.
+__attribute__((constructor)) static void lcms_budget_install(void) {
+    static cmsPluginMemHandler handler = {
+        {cmsPluginMagicNumber, 2000, cmsPluginMemHandlerSig, NULL}, budget_malloc, budget_free, budget_realloc,
+        NULL, NULL, NULL};
+    cmsPlugin(&handler);
 }

@@ -46,7 +46,9 @@ static int jpeg_warning_damages_pixels(int code) {
 // between the scans of a progressive or multi-scan file (a missing scan is silent) nor with arithmetic coding
 // (jdarith.c fills zeros after the end without a word).
 static int jpeg_eof_may_be_harmless(j_decompress_ptr d) {
-    return !d->progressive_mode && !d->arith_code && d->comps_in_scan == d->num_components;
+    // The first scan, holding every component: libjpeg takes scans {Y}, {Y, Cb, Cr}, {Cb} from a file that
+    // breaks the standard, so a later scan with every component is not the only one.
+    return !d->progressive_mode && !d->arith_code && d->input_scan_number == 1 && d->comps_in_scan == d->num_components;
 }
 
 static void jpeg_emit_message(j_common_ptr cinfo, int level) {

@@ -3,6 +3,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <signal.h>
 #include <stdio.h>
 #include <stdatomic.h>
@@ -37,6 +42,18 @@ static void remove_temps(void) {
 static atomic_llong first_interrupt_ns;
 
 void yc_remove_temps(void) { remove_temps(); }
+
+int yc_prepare_address_space_limit(size_t start_bytes) {
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 1;
+#ifdef M_ARENA_MAX
+    mallopt(M_ARENA_MAX, 1);
+#endif
+    void *p = mmap(NULL, start_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return 0;
+    munmap(p, start_bytes);
+    return 1;
+}
 
 // Per thread (a batch converts several files at once), and the last one set by any thread for the pipeline's
 // own workers, which convert for the thread that started them.

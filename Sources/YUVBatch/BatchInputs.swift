@@ -253,11 +253,15 @@ public final class BatchInputs: @unchecked Sendable {
         // the list is what the user asked to read.
         // Standard input closed at the start (`<&-`) is on /dev/null now: an empty list would be a green run that
         // converted nothing because the list's producer was missing.
-        if path == "-" && standardDescriptorWasClosed(STDIN_FILENO) {
+        if readsStandardInput(path) && standardDescriptorWasClosed(STDIN_FILENO) {
             throw FileError(path: path, reason: "cannot read the list: standard input is closed")
         }
         let fd = path == "-" ? dup(STDIN_FILENO) : withFileSystemPath(path) { open($0, O_RDONLY | O_CLOEXEC) }
-        guard fd >= 0 else { throw FileError(path: path, reason: "cannot open: \(systemMessage())") }
+        guard fd >= 0 else {
+            let why = errno == ENXIO && FileStatus(path: path)?.kind == .socket
+                ? "it is a socket, which cannot be opened as a file (pipe the list to standard input)" : systemMessage()
+            throw FileError(path: path, reason: "cannot open: \(why)")
+        }
         defer { close(fd) }
         let sep: UInt8 = nul ? 0 : 10
         var record: [UInt8] = [], total = 0, line = 1

@@ -100,6 +100,10 @@ public final class InputSource {
             if yc_standard_descriptor_was_closed(STDIN_FILENO) != 0 { throw .cannotOpen("standard input is closed") }
             return STDIN_FILENO
         }
+        // /dev/stdin on a closed standard input is /dev/null now: "empty file" would hide why.
+        if readsStandardInput(path) && yc_standard_descriptor_was_closed(STDIN_FILENO) != 0 {
+            throw .cannotOpen("standard input is closed")
+        }
         let fd = openWithoutWaiting(path, O_RDONLY)
         if fd < 0 {
             if errno == EISDIR { throw .isDirectory }

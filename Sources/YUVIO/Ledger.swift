@@ -87,7 +87,19 @@ public final class Ledger: Sendable {
 
     /// The reason a conversion gives when `available` said no.
     public static func outOfMemory(_ bytes: Int, for what: String) -> String {
-        "cannot allocate \(bytes) bytes (\((bytes + (1 << 20) - 1) >> 20) MiB) for \(what): out of memory"
+        let size = bytes >= 1 << 20 ? "\((bytes + (1 << 20) - 1) >> 20) MiB" : "\((bytes + 1023) >> 10) KiB"
+        return "cannot allocate \(bytes) bytes (\(size)) for \(what): out of memory"
+    }
+
+    /// Address space a conversion works in besides the buffers it counts: its threads' stacks, the decoders'
+    /// and encoders' own memory, Swift's arrays. Asked for (`available`) before a conversion starts, so that
+    /// under an address-space limit (`ulimit -v`) too tight for it the file fails with the reason rather than
+    /// a small allocation stopping the process later.
+    public static let workingBytes = 48 << 20
+
+    /// The reason when `workingBytes` (and `buffers` more) are not to be had.
+    public static func tooLittleToWorkIn(buffers: Int = 0) -> String {
+        outOfMemory(workingBytes + buffers, for: "a conversion to work in") + " (an address-space limit such as ulimit -v may be too low)"
     }
 
     /// Memory allocated elsewhere on this conversion's behalf (positive) or given back (negative).

@@ -138,6 +138,9 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
     let written = outputName.map { $0 == "-" ? "<stdout>" : displayPath($0) } ?? "the output"
     precondition(options.chromaFilter == .box || layout.bitDepth == 8, "sharp chroma writes 8-bit layouts only")
     do {
+        // Room to work in, asked for once before any work: under a tight address-space limit the file fails here
+        // with the reason, not later in an allocation that cannot fail gracefully.
+        guard Ledger.available(Ledger.workingBytes) else { throw DecodeError.decoder(Ledger.tooLittleToWorkIn()) }
         let inputSource = try InputSource(path: path, maxPixels: options.maxPixels)
         let decoder = try ImageDecoder(source: inputSource, maxPixels: options.maxPixels, maxScans: options.maxScans,
                                        allowTruncated: options.allowTruncated,
@@ -204,6 +207,7 @@ public func convert(frame image: YUVImage, layout: PixelLayout, into sink: BandS
                     heightAlignment: Int = 1, range: ColorRange = .full, threaded: Bool = true) throws(WriteError) {
     let frame = FrameLayout(width: image.width, height: image.height, pixelLayout: layout, alignment: alignment,
                             heightAlignment: heightAlignment)
+    guard Ledger.available(Ledger.workingBytes) else { throw .outOfMemory(Ledger.tooLittleToWorkIn()) }
     do {
         try runPipeline(RawFrameSource(image, range: range), frame: frame, into: sink, ledger: Ledger(), threaded: threaded)
     } catch let e as WriteError {

@@ -23,6 +23,16 @@ public func installSignalCleanup() {
     yc_install_signal_cleanup()
 }
 
+/// Whether an input path reads standard input: `-`, or a name of descriptor 0 (`/dev/stdin`, `/dev/fd/0`,
+/// `/proc/self/fd/0`).
+public func readsStandardInput(_ path: String) -> Bool {
+    path == "-" || path == "/dev/stdin" || path == "/dev/fd/0" || path == "/proc/self/fd/0"
+}
+
+/// Says which input this thread converts, for a message that must name it without a way back to the caller
+/// (memory refused: `Ledger.exhausted`); nil when done.
+public func setCurrentInput(_ name: String?) { yc_set_current_input(name) }
+
 /// The input this thread (or, on a pipeline's worker, the last one started) converts, as messages show it.
 public func currentInputName() -> String? { yc_current_input().map { String(cString: $0) } }
 
@@ -42,6 +52,13 @@ public func interruptSignal() -> Int32? {
 /// them (a temporary output on descriptor 2 would receive log lines). Call it first thing.
 public func protectStandardDescriptors() {
     _ = yc_protect_standard_descriptors()
+}
+
+/// Under an address-space limit (`ulimit -v`), before anything else: every thread that allocates takes one
+/// malloc arena (glibc reserves 64 MiB of address space for each), so threads share one, and the process
+/// needs a few MiB to start at all. False when even those are not to be had (the caller says so and exits).
+public func prepareForAddressSpaceLimit() -> Bool {
+    yc_prepare_address_space_limit(8 << 20) != 0
 }
 
 /// The arguments after the program's name, as the bytes they are (`CommandLine.arguments` repairs invalid

@@ -37,6 +37,7 @@ func runRawInput(_ options: Options) -> Int32 {
     }
     installSignalCleanup()
     warnIgnoredOptions(options, format: format, rawInput: true, single: true)
+    setCurrentInput(name)
     do throws(FileError) {
         var image: YUVImage
         var spec = options.spec
@@ -124,6 +125,8 @@ func runRawInput(_ options: Options) -> Int32 {
             try sink.commit()
         } catch {
             sink.abort()
+            // Memory refused is the conversion's, as for an image: the input is the file named.
+            if case .outOfMemory(let why) = error { throw FileError(path: input, reason: why) }
             throw FileError(output: output, error)
         }
         if !options.quiet {

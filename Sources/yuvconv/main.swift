@@ -367,6 +367,11 @@ func emitReport(_ text: String, to sink: AtomicOutput?, dataOnStdout: Bool) thro
 
 // Descriptors 0–2 first: nothing opened later may land on a closed one.
 protectStandardDescriptors()
+// Too tight an address-space limit to start: said with a literal (no allocation), exit 1, not a trap later.
+if !prepareForAddressSpaceLimit() {
+    fputs("yuvconv: error: out of memory: the address-space limit (ulimit -v) leaves too little to start\n", stderr)
+    exit(1)
+}
 // A closed pipe is a write error (EPIPE, exit 1 with a message), from the first byte: `--help | head -1`, a
 // dry run piped into `grep -q` were ended by SIGPIPE before the signal handlers were installed.
 signal(SIGPIPE, SIG_IGN)

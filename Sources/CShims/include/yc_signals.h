@@ -5,6 +5,8 @@
 #ifndef YC_SIGNALS_H
 #define YC_SIGNALS_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -20,6 +22,10 @@ int yc_interrupted(void);
 /// the current one); returns a slot, -1 when all slots are in use, or -2 when a signal is ending the process
 /// (the file must not be made).
 int yc_register_temp(int folder, const char *path);
+/// Under an address-space limit (RLIMIT_AS): one malloc arena for every thread (glibc reserves 64 MiB of
+/// address space for each), and whether `start_bytes` more can be mapped (0: too little to start). 1 without
+/// a limit.
+int yc_prepare_address_space_limit(size_t start_bytes);
 /// Removes every registered temporary file now (a process about to exit on a fatal error).
 void yc_remove_temps(void);
 /// The input this thread converts (kept as a copy; NULL for none), for a message that must name it, such as
