@@ -27,9 +27,11 @@ static boolean source_fill(j_decompress_ptr cinfo) {
     size_t n;
     if (s->stream) {
         const long long got = yc_stream_read_some(s->stream, s->buffer, YC_SOURCE_BYTES);
-        n = got > 0 ? (size_t)got : 0;
+        if (got < 0) ERREXIT(cinfo, JERR_FILE_READ);   // a read error is not the end of the file
+        n = (size_t)got;
     } else {
         n = fread(s->buffer, 1, YC_SOURCE_BYTES, s->file);
+        if (n == 0 && ferror(s->file)) ERREXIT(cinfo, JERR_FILE_READ);
     }
     if (n == 0) {
         if (s->start_of_file) ERREXIT(cinfo, JERR_INPUT_EMPTY);

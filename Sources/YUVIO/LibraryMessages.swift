@@ -18,6 +18,7 @@ enum LibraryMessages {
             }
             return "\(kind) (\(sof)): libjpeg-turbo cannot decode it; convert it to a baseline or progressive JPEG or a PNG first"
         }),
+        ("Input file read error", { _ in "the file could not be read (a read error from the system)" }),
         ("DNL not supported", { _ in "the JPEG gives its height in a DNL marker, which libjpeg-turbo does not support; re-encode it" }),
         ("Maximum supported image dimension", { _ in "the JPEG is wider or taller than libjpeg's limit of 65500 pixels" }),
         ("JPEG datastream contains no image", { _ in "the JPEG holds no image (metadata only): the file is damaged or incomplete" }),
