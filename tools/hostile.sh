@@ -1141,9 +1141,11 @@ end
 
 begin jpeg-missing-only-its-end-marker
 # A baseline JPEG missing only FF D9 (or padding bits) has every pixel: it converts, with a warning, to the same
-# bytes as the whole file (it was refused as cut short). A byte fewer, a progressive or an arithmetic-coded file
-# without its end marker, and a baseline file declaring 16384 rows whose data ends early stay refused (the
-# last quickly: the decoder stops at the first bit it needs past the end).
+# bytes as the whole file (it was refused as cut short). A byte fewer, a progressive file without its end
+# marker, a file whose later scan holds every component (scans {Y}, {Y, Cb, Cr}, {Cb}) cut after it, and a
+# baseline file declaring 16384 rows whose data ends early stay refused (the last quickly: the decoder stops at
+# the first bit it needs past the end). (Arithmetic-coded files are refused by the same rule; making one needs
+# cjpeg, which this script does not assume.)
 python3 -c "
 import struct
 d=open('$JPG','rb').read(); assert d[-2:]==b'\xff\xd9'
