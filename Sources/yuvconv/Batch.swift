@@ -346,9 +346,7 @@ struct BatchRun {
         let notStarted = count - final.done
         // Every input converted and none a JPEG: the JPEG-only options given did nothing (a single file says
         // so up front; a batch knows only now).
-        if final.converted > 0 && final.converted == count && final.jpegInputs == 0,
-           let w = Options.ignored(["--jpeg-path", "--allow-truncated", "--max-scans"].filter { options.given.contains($0) },
-                                   appliesTo: "JPEG input", by: "a batch without one") {
+        if final.converted > 0 && final.converted == count && final.jpegInputs == 0, let w = options.jpegOptionsWithoutJPEG {
             printErr("yuvconv: warning: \(w)")
         }
         if always || final.failed > 0 || notStarted > 0 {

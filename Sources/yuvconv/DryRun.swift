@@ -25,7 +25,7 @@ func dryRunOne(input: String, output: String, format: OutputFormat, options: Opt
 /// or time changed is read to hash it), and nothing is written, the manifest included.
 func dryRunBatch(_ plan: BatchPlan, options: Options, update: UpdateManifest?) -> Int32 {
     if let status = dryRunReportFile(options, protected: plan.protected) { return status }
-    var convert = 0, replace = 0, skip = 0, refused = 0
+    var convert = 0, replace = 0, skip = 0, refused = 0, jpegs = 0
     var items = plan.reader()
     while let item = items.next() {
         let action = update?.check(item, options: options).action ?? BatchAction(item, force: options.force)
@@ -46,6 +46,11 @@ func dryRunBatch(_ plan: BatchPlan, options: Options, update: UpdateManifest?) -
         case .replace: replace += 1
         case .skip: skip += 1
         }
+        // Sniffed as the real run's decoder would (its first bytes): a batch of PNGs names its JPEG options.
+        if RawInput.head(item.input, 3) == [0xFF, 0xD8, 0xFF] { jpegs += 1 }
+    }
+    if convert + replace == plan.count && convert + replace > 0 && jpegs == 0, let w = options.jpegOptionsWithoutJPEG {
+        printErr("yuvconv: warning: \(w)")
     }
     printErr("yuvconv: dry run, nothing written: \(convert) to convert, \(replace) to replace, \(skip) skipped (already there"
              + (options.update ? " and up to date" : "") + "), \(refused) refused")

@@ -250,6 +250,12 @@ extension Options {
         return options.joined(separator: ", ") + (one ? " applies" : " apply") + " to \(what); \(who) ignores " + (one ? "it" : "them")
     }
 
+    /// The JPEG-only options given, for a batch that holds no JPEG (said after its run, or by its dry run).
+    var jpegOptionsWithoutJPEG: String? {
+        Self.ignored(["--jpeg-path", "--allow-truncated", "--max-scans"].filter { given.contains($0) },
+                     appliesTo: "JPEG input", by: "a batch without one")
+    }
+
     /// -0 without a list to separate (`convert` and `report` alike).
     var nulWithoutListWarning: String? {
         nulSeparated && filesFrom == nil ? "-0 says the --files-from list is NUL-separated; without --files-from it is ignored" : nil

@@ -458,6 +458,9 @@ final class HostileTests: CLITestCase {
         XCTAssertTrue(batch.stderr.hasPrefix("yuvconv: warning: --jpeg-path, --max-scans apply to JPEG input; a batch without one ignores them\n"),
                       batch.stderr)
         XCTAssertFalse(try run(pngs + [jpg, "-o", "mixed/", "-q", "--jpeg-path", "rgb"]).stderr.contains("warning"))
+        // Its dry run says so too, from the inputs' first bytes.
+        XCTAssertTrue(try run(pngs + ["-o", "dry/", "-n", "--max-scans", "9"]).stderr
+            .hasPrefix("yuvconv: warning: --max-scans applies to JPEG input; a batch without one ignores it\n"))
         XCTAssertTrue(try run(["report"] + pngs + ["--allow-truncated"]).stderr
             .contains("yuvconv: warning: --allow-truncated applies to JPEG input; a batch without one ignores it"))
         // `report` names what does nothing for the conversion it measures, as convert does; its --metrics is used.
