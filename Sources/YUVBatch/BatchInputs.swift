@@ -258,8 +258,7 @@ public final class BatchInputs: @unchecked Sendable {
         }
         let fd = path == "-" ? dup(STDIN_FILENO) : withFileSystemPath(path) { open($0, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else {
-            let why = errno == ENXIO && FileStatus(path: path)?.kind == .socket
-                ? "it is a socket, which cannot be opened as a file (pipe the list to standard input)" : systemMessage()
+            let why = socketRefusal(path, remedy: "pipe the list to standard input") ?? systemMessage()
             throw FileError(path: path, reason: "cannot open: \(why)")
         }
         defer { close(fd) }

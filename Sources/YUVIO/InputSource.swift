@@ -96,20 +96,16 @@ public final class InputSource {
     /// A descriptor for `path` (standard input's own for `-`). A FIFO is opened without waiting for a
     /// writer; blocking reads are restored once it is open.
     static func openDescriptor(_ path: String) throws(DecodeError) -> Int32 {
-        if path == "-" {
-            if yc_standard_descriptor_was_closed(STDIN_FILENO) != 0 { throw .cannotOpen("standard input is closed") }
-            return STDIN_FILENO
-        }
-        // /dev/stdin on a closed standard input is /dev/null now: "empty file" would hide why.
+        // Closed at the start, standard input is /dev/null now (under `-` and `/dev/stdin` alike): "empty file"
+        // would hide why.
         if readsStandardInput(path) && yc_standard_descriptor_was_closed(STDIN_FILENO) != 0 {
             throw .cannotOpen("standard input is closed")
         }
+        if path == "-" { return STDIN_FILENO }
         let fd = openWithoutWaiting(path, O_RDONLY)
         if fd < 0 {
             if errno == EISDIR { throw .isDirectory }
-            if errno == ENXIO, FileStatus(path: path)?.kind == .socket {
-                throw .cannotOpen("it is a socket, which cannot be opened as a file (pipe its data to standard input)")
-            }
+            if let why = socketRefusal(path, remedy: "pipe its data to standard input") { throw .cannotOpen(why) }
             throw .cannotOpen(errnoMessage())
         }
         return fd

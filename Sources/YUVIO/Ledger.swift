@@ -97,9 +97,9 @@ public final class Ledger: Sendable {
     /// a small allocation stopping the process later.
     public static let workingBytes = 48 << 20
 
-    /// The reason when `workingBytes` (and `buffers` more) are not to be had.
-    public static func tooLittleToWorkIn(buffers: Int = 0) -> String {
-        outOfMemory(workingBytes + buffers, for: "a conversion to work in") + " (an address-space limit such as ulimit -v may be too low)"
+    /// The reason when `workingBytes` are not to be had.
+    public static func tooLittleToWorkIn() -> String {
+        outOfMemory(workingBytes, for: "a conversion to work in") + " (an address-space limit such as ulimit -v may be too low)"
     }
 
     /// Memory allocated elsewhere on this conversion's behalf (positive) or given back (negative).

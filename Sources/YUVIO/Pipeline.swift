@@ -3,7 +3,6 @@
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import CShims
 import YUVCore
 
 /// A source of bands for the pipeline: it fills a slot with the rows of one band (on the producer thread,
@@ -131,8 +130,8 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
                     siting: ChromaLocation = .center, outputName: String? = nil) throws(FileError) -> ConversionReport {
     let name = path   // FileError shows it (displayPath)
     // For a message that must name the file without a way back here (memory refused: `Ledger.exhausted`).
-    yc_set_current_input(displayPath(path))
-    defer { yc_set_current_input(nil) }
+    setCurrentInput(displayPath(path))
+    defer { setCurrentInput(nil) }
     // A write failure names the output when the caller says which it is (a batch's `in/k4.png: cannot write
     // out/k4.nv12: No space left on device`).
     let written = outputName.map { $0 == "-" ? "<stdout>" : displayPath($0) } ?? "the output"

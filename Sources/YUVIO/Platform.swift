@@ -29,6 +29,13 @@ public func readsStandardInput(_ path: String) -> Bool {
     path == "-" || path == "/dev/stdin" || path == "/dev/fd/0" || path == "/proc/self/fd/0"
 }
 
+/// Right after an `open` of `path` failed: when it failed because `path` is a Unix socket (ENXIO, which a FIFO
+/// without a reader gives too), the reason to give, ending with `remedy`; else nil.
+public func socketRefusal(_ path: String, remedy: String) -> String? {
+    guard errno == ENXIO, FileStatus(path: path)?.kind == .socket else { return nil }
+    return "it is a socket, which cannot be opened as a file (\(remedy))"
+}
+
 /// Says which input this thread converts, for a message that must name it without a way back to the caller
 /// (memory refused: `Ledger.exhausted`); nil when done.
 public func setCurrentInput(_ name: String?) { yc_set_current_input(name) }

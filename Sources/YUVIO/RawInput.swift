@@ -36,6 +36,9 @@ public enum RawInput {
     /// True when the (regular) file starts with a JPEG or PNG signature.
     public static func isImage(path: String) -> Bool { isImage(head: head(path, 8)) }
 
+    /// True when these first bytes are a JPEG's (the decoder's own sniff).
+    public static func isJPEG(head h: [UInt8]) -> Bool { yc_sniff(h, h.count) == YC_FORMAT_JPEG }
+
     /// True when these first bytes are a JPEG's or a PNG's.
     public static func isImage(head h: [UInt8]) -> Bool { !h.isEmpty && yc_sniff(h, h.count) != YC_FORMAT_UNKNOWN }
 

@@ -47,7 +47,7 @@ func dryRunBatch(_ plan: BatchPlan, options: Options, update: UpdateManifest?) -
         case .skip: skip += 1
         }
         // Sniffed as the real run's decoder would (its first bytes): a batch of PNGs names its JPEG options.
-        if RawInput.head(item.input, 3) == [0xFF, 0xD8, 0xFF] { jpegs += 1 }
+        if RawInput.isJPEG(head: RawInput.head(item.input, 3)) { jpegs += 1 }
     }
     if convert + replace == plan.count && convert + replace > 0 && jpegs == 0, let w = options.jpegOptionsWithoutJPEG {
         printErr("yuvconv: warning: \(w)")

@@ -189,7 +189,7 @@ struct Options {
         guard let size = inputSize,
               let need = try? RawInput.frameBytes(width: size.width, height: size.height, layout: rawLayout(of: "-"),
                                                   maxPixels: maxPixels),
-              RawInput.head("-", 3) == [0xFF, 0xD8, 0xFF] else { return false }
+              RawInput.isJPEG(head: RawInput.head("-", 3)) else { return false }
         // A JPEG's header fits in its first 64 KiB (a very large profile aside): read as one, it is the JPEG,
         // without waiting for a frame's worth of bytes (or the end of a pipe its writer keeps open).
         let start = RawInput.head("-", min(need + 1, 1 << 16))
