@@ -2179,6 +2179,34 @@ says 'not started \(interrupted\)'
 ALLOW=(out out/s*.nv12); settled
 end
 
+begin output-names-in-each-other
+# A name template that makes one output's name another's folder (`o/p/a.nv12` and `o/p/a.nv12/x.nv12`, or
+# `--name '{dir}'`): refused before any work, the dry run too (it planned both, and the run failed one with
+# "is a directory" or "was replaced during the run", whichever came first). A file where a folder is wanted
+# says so (not "replaced during the run"). A hidden name that is an extension (`.png`) is that format (it got
+# raw NV12). A 10-bit Y4M to Y4M stays 10-bit (it became 8-bit without a word).
+mkdir -p p/a.nv12 q/sub; cp "$PNG" p/a.png; cp "$PNG" p/a.nv12/x.png; cp "$PNG" q/a.png; cp "$PNG" q/sub/b.png; snap
+run p -r -o o/ --name '{dir}/{stem}.{ext}' -n
+status 2; says 'o/p/a.nv12 would also be the folder of the output o/p/a.nv12/x.nv12'
+run p -r -o o/ --name '{dir}/{stem}.{ext}'
+status 2; says 'would also be the folder'
+run q -r -o o2/ --name '{dir}'
+status 2; says 'o2/q would also be the folder of the output o2/q/sub'
+settled
+mkdir -p r/s o3/r; cp "$PNG" r/s/x.png; : > o3/r/s; snap
+run r -r -o o3/ --name '{dir}/{stem}.{ext}'
+status 1; says 'o3/r/s is not a folder'; LC_ALL=C grep -q 'replaced' "$ERR" && bad "says replaced: $(errline)"
+settled
+cp "$PNG" a.png; snap
+run a.png -o .png -q
+status 0; [ "$(head -c 8 .png | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ] || bad ".png is not a PNG"
+run a.png -o t10.y4m --depth 10 -q
+status 0
+run t10.y4m -o .y4m -q
+status 0; head -c 80 .y4m | LC_ALL=C grep -q 'C420p10' || bad "10-bit Y4M to Y4M: $(head -c 60 .y4m)"
+ALLOW=(.png t10.y4m .y4m); settled
+end
+
 begin docs-promises
 # What the docs promise, checked: a single conversion's dry run refuses a missing folder (the run makes none);
 # a bogus YUVCONV_CPU is a usage error for --version too; a failed conversion's report lists it; -q keeps the

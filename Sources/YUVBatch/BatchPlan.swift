@@ -122,7 +122,7 @@ public final class BatchPlan: @unchecked Sendable {
         let reportKey = reportFile.map(outputKey)
         var reportIsOutput = false
         var walk = self.reader()
-        let places = Spool()
+        let places = Spool(), tree = Spool()
         var at: UInt64 = 0, lastFolder: (folder: String, place: String)?
         while let item = walk.next() {
             if let st = FileStatus(path: item.output), protected.contains(st.identity) { throw .outputIsInput(item.output) }
@@ -133,6 +133,7 @@ public final class BatchPlan: @unchecked Sendable {
                 let place = PathBytes.encode(placePath), out = PathBytes.encode(item.output)
                 places.appendRecord(parts: [place[...], [0], InputRecord.bigEndian(at)[...], out[...],
                                             InputRecord.length(place.count)[...]])
+                tree.appendRecord(parts: [Self.folderOrder(place)[...], [0], out[...]])
             }
             at += 1
         }
@@ -141,6 +142,39 @@ public final class BatchPlan: @unchecked Sendable {
         if let (first, second, _) = try Self.firstClash(places) {
             throw .sameFile(first: PathBytes.decode(first), second: PathBytes.decode(second))
         }
+        if let (file, inside) = try Self.firstNesting(tree) {
+            throw .outputIsFolder(file: PathBytes.decode(file), of: PathBytes.decode(inside))
+        }
+    }
+
+    /// A place's bytes in an order where a path's own files and folders come right after it: "/" (byte 1)
+    /// below every other byte, bytes 1 and 2 escaped as 2 followed by themselves (no path holds a 0).
+    static func folderOrder(_ place: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(place.count)
+        for b in place {
+            if b == UInt8(ascii: "/") { out.append(1) } else if b <= 2 { out += [2, b] } else { out.append(b) }
+        }
+        return out
+    }
+
+    /// An output that another output needs as its folder (`out/a` and `out/a/b`: a name template that makes
+    /// one output's name the other's folder): of the outputs (`folderOrder` of its place, 0, its name) sorted,
+    /// the first whose next different place lies inside it, as (that output, the one inside).
+    static func firstNesting(_ tree: Spool) throws(BatchPlanError) -> ([UInt8], [UInt8])? {
+        let sorted = try fileStep { () throws(FileError) in try tree.sortedRecords() }
+        defer { _ = try? fileStep { () throws(FileError) in try sorted.seal() } }
+        var reader = sorted.reader()
+        var previous: (place: [UInt8], output: [UInt8])?
+        while let r = reader.nextRecord() {
+            let zero = r.firstIndex(of: 0)!
+            let place = Array(r[r.startIndex..<zero]), output = Array(r[(zero + 1)...])
+            if let p = previous, place.count > p.place.count, place[p.place.count] == 1, place.starts(with: p.place) {
+                return (p.output, output)
+            }
+            if previous?.place != place { previous = (place, output) }
+        }
+        return nil
     }
 
     /// Two inputs onto one output: of the outputs (`output`, 0, position, input, output length records)

@@ -68,6 +68,10 @@ extension AtomicOutput {
                                              + (code == ENOENT ? "removed" : "replaced") + " during the run")
             guard next >= 0, let now = FileStatus(descriptor: next)?.identity else {
                 if next >= 0 { close(next) }
+                // A file where a folder is wanted, at its first use: it was there before, not replaced.
+                if next < 0 && code == ENOTDIR && confinement.withLock({ $0?.seen[reached] == nil }) {
+                    throw .system("\(PathBytes.display(reached)) is not a folder")
+                }
                 throw next < 0 && code != ENOENT && code != ENOTDIR && code != ELOOP
                     ? .system("cannot open the folder \(PathBytes.display(reached)): \(errnoMessage(code))") : replaced
             }

@@ -22,7 +22,7 @@ public enum OutputFormat: Equatable, Sendable {
     }
 
     /// The format a file name's extension names (case-insensitive): `.nv12 .nv21 .yuv .i420 .yuv420p .yv12
-    /// .p010 .yuv420p10le .y4m .png .jpg .jpeg`.
+    /// .p010 .yuv420p10le .y4m .png .jpg .jpeg .jpe`.
     public init?(fileExtension ext: String) {
         switch ext.lowercased() {
         case "y4m": self = .y4m
@@ -35,7 +35,7 @@ public enum OutputFormat: Equatable, Sendable {
     }
 
     public static let names = "nv12, nv21, yuv420p (i420), yv12, p010, yuv420p10le, y4m, png, jpeg"
-    public static let extensions = ".nv12 .nv21 .yuv .i420 .yuv420p .yv12 .p010 .yuv420p10le .y4m .png .jpg .jpeg"
+    public static let extensions = ".nv12 .nv21 .yuv .i420 .yuv420p .yv12 .p010 .yuv420p10le .y4m .png .jpg .jpeg .jpe"
 
     /// Why a name does not say what to write.
     public struct Unresolved: Error, Sendable {
@@ -54,8 +54,11 @@ public enum OutputFormat: Equatable, Sendable {
         if let asked { return asked }
         guard path != "-" else { return .raw(.nv12) }
         let base = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? path
-        guard let dot = base.lastIndex(of: "."), dot != base.startIndex else { return .raw(.nv12) }
+        guard let dot = base.lastIndex(of: ".") else { return .raw(.nv12) }
         let ext = String(base[base.index(after: dot)...])
+        // A hidden name (`.png`, `out/.y4m`) says its format when what follows its dot is one; other hidden
+        // names (`.out`) have no extension.
+        if dot == base.startIndex { return OutputFormat(fileExtension: ext) ?? .raw(.nv12) }
         if let f = OutputFormat(fileExtension: ext) { return f }
         if path.hasPrefix("/dev/") || path.hasPrefix("/proc/") { return .raw(.nv12) }
         throw Unresolved(path: path, fileExtension: ext)

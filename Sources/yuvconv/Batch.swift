@@ -302,6 +302,9 @@ struct BatchRun {
                     continue
                 }
                 let outcome = work(item)
+                // A failure stops the run before anything else is done with it (`--fail-fast`): the other jobs
+                // take no file after this.
+                if opts.failFast, outcome?.failure != nil { state.withLock { $0.stop = true } }
                 // Rendered here, off the lock.
                 let finished = Finished(piece: outcome.flatMap { o in format.map { ReportPiece(o.record, format: $0) } },
                                         failure: outcome?.failure?.cli, manifestChange: outcome?.manifestChange)

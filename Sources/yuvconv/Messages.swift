@@ -88,6 +88,9 @@ extension BatchPlanError {
         case .reportIsOutput(let file):
             if file == "-" { return "the report on standard output is also one of the image outputs; name a --report-file" }
             return "--report-file \(displayPath(file)) is also an image output"
+        case .outputIsFolder(let file, let inside):
+            return "the output \(displayPath(file)) would also be the folder of the output \(displayPath(inside)); "
+                + "change --name so that no output's name is another output's folder"
         case .outputIsInput, .sameFile, .file: return fileError.map(\.cli) ?? ""
         }
     }

@@ -39,7 +39,7 @@ struct Options {
     var primaries: Primaries?
     /// `--chroma-loc`: where chroma samples sit (nil: centre; a Y4M input's own tag).
     var siting: ChromaLocation?
-    /// `--depth 8|10`: the output's bits per sample (nil: the layout's own; Y4M 8).
+    /// `--depth 8|10`: the output's bits per sample (nil: the layout's own; Y4M 8, or a YUV input's depth).
     var depth: Int?
     /// `--chroma-filter box|sharp`.
     var chromaFilter = ChromaFilter.box

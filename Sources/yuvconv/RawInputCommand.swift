@@ -116,7 +116,8 @@ func runRawInput(_ options: Options) -> Int32 {
                 try convert(frame: image, layout: .yuv420p, into: PNGSink(output: sink, spec: spec, primaries: Primaries(for: spec.matrix)),
                             range: spec.range)
             case .y4m:
-                try convert(frame: image, layout: options.layout(for: format),
+                // Without --depth, a Y4M output keeps a 10-bit input's depth (as ffmpeg keeps its pixel format).
+                try convert(frame: image, layout: format.layout(bitDepth: options.depth ?? image.layout.bitDepth),
                             into: OutputSink(output: sink, container: .y4m(spec.range, siting, timing)), range: spec.range)
             case .raw(let layout):
                 try convert(frame: image, layout: layout, into: OutputSink(output: sink, container: .raw),
