@@ -227,7 +227,7 @@ public final class AtomicOutput {
         if let failure { throw failure }
     }
 
-    /// Moves the finished file into place (and, when hashing, finishes `digest` meanwhile).
+    /// Moves the finished file into place (and, when hashing, finishes `digest` first).
     public func commit() throws(WriteError) {
         guard seekable else {
             finished = true
@@ -239,27 +239,16 @@ public final class AtomicOutput {
             finished = true
             yc_unregister_temp(signalSlot)
         }
-        // The digest is taken beside the naming (`startDigest`); a digest that fails then takes the named file away
-        // again, as a failed write does.
-        let job = startDigest()
-        do throws(WriteError) { try name() } catch {
-            _ = try? job?.wait()
-            throw error
-        }
-        guard let job else { return }
-        do throws(WriteError) { digest = try job.wait() } catch {
-            withFileSystemPath(targetName) { _ = unlinkat(folderFD, $0, 0) }
-            throw error
-        }
-    }
-
-    /// `commit`'s naming: the finished temporary file takes the target's name (replacing a file only with
-    /// `force`), and its descriptor is closed.
-    private func name() throws(WriteError) {
         let folder = folderFD, name = targetName
         func remove(_ temp: String) { withFileSystemPath(temp) { _ = unlinkat(folder, $0, 0) } }
         func move(_ temp: String) -> Int32 {
             withFileSystemPath(temp) { t in withFileSystemPath(name) { renameat(folder, t, folder, $0) } }
+        }
+        do throws(WriteError) { try finishDigest() } catch {
+            close(fd)
+            fd = -1
+            if let temp = tempName { remove(temp) }
+            throw error
         }
         // An unnamed file takes its name directly — a link, which fails if the target is there (appeared
         // meanwhile, or is to be replaced) — or, to replace a file (`force`), a temporary name for the moment

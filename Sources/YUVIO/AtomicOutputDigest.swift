@@ -49,60 +49,15 @@ extension AtomicOutput {
 
     static let zeros = [UInt8](repeating: 0, count: 4096)
 
-    /// The digest of the finished temporary file, taken on a thread of its own through a duplicate of the
-    /// descriptor while `commit` names the file: the read back and the hash (about 4 ms for 6 MiB of NV12
-    /// chroma) then overlap the naming, which takes as long when it replaces a file (`--force`: the kernel
-    /// frees the old file's cached pages in the rename, about 4 ms for 18 MiB). nil when nothing is hashed;
-    /// without a duplicate or a thread the digest is taken here, before the naming.
-    func startDigest() -> DigestJob? {
-        guard let h = hasher else { return nil }
-        let copy = dup(fd)
-        let job = DigestJob(fd: copy < 0 ? fd : copy, hasher: h, hashed: hashed, lost: hashLost)
-        if copy >= 0, let thread = startThread({ [job] in job.run() }) {
-            job.thread = thread
-        } else {
-            job.run()   // here, before `fd` is closed
-            if copy >= 0 { close(copy) }
-        }
-        return job
-    }
-
-    /// A digest being taken beside `commit`'s naming.
-    final class DigestJob: @unchecked Sendable {
-        let fd: Int32
-        let hasher: SHA256, hashed: Int, lost: Bool
-        var thread: pthread_t?
-        var result: Result<OutputDigest, WriteError>?
-
-        init(fd: Int32, hasher: SHA256, hashed: Int, lost: Bool) {
-            (self.fd, self.hasher, self.hashed, self.lost) = (fd, hasher, hashed, lost)
-        }
-
-        func run() {
-            do throws(WriteError) { result = .success(try AtomicOutput.readBack(fd, hasher: hasher, hashed: hashed, lost: lost)) } catch {
-                result = .failure(error)
-            }
-        }
-
-        /// The digest, once taken. Call once.
-        func wait() throws(WriteError) -> OutputDigest {
-            if let thread {
-                joinThread(thread)
-                close(fd)
-            }
-            return try result!.get()
-        }
-    }
-
-    /// The size and SHA-256 of the file open on `fd`: `hasher` holds its first `hashed` bytes (unless `lost`:
-    /// then the whole is read); the rest is read back once from the file (just written, so from the page
-    /// cache). The rest (a raw frame's chroma: a third of an NV12 file) is read with `pread`, 64 KiB at a time:
-    /// a mapping of the page cache saved 0.2 ms of 4.2 on 6 MiB of NV12 chroma, but a mapped file that
-    /// something else truncates meanwhile kills the process with SIGBUS.
-    static func readBack(_ fd: Int32, hasher: SHA256, hashed: Int, lost: Bool) throws(WriteError) -> OutputDigest {
-        var h = hasher, hashed = hashed
+    /// The digest of the finished temporary file: the part hashed as it was written, then the rest read back
+    /// once from the file (just written, so from the page cache) — never a second read of the whole unless
+    /// the hash was lost. The rest (a raw frame's chroma: a third of an NV12 file) is read with `pread`, 64 KiB
+    /// at a time: a mapping of the page cache saved 0.2 ms of 4.2 on 6 MiB of NV12 chroma, but a mapped file
+    /// that something else truncates meanwhile kills the process with SIGBUS.
+    func finishDigest() throws(WriteError) {
+        guard var h = hasher else { return }
         guard let size = FileStatus(descriptor: fd)?.size else { throw .system("cannot read back: \(errnoMessage())") }
-        if lost || hashed > size {
+        if hashLost || hashed > size {
             h = SHA256()
             hashed = 0
         }
@@ -115,6 +70,6 @@ extension AtomicOutput {
             h.update(buffer[0..<n])
             hashed += n
         }
-        return OutputDigest(bytes: size, sha256: h.finalize())
+        digest = OutputDigest(bytes: size, sha256: h.finalize())
     }
 }

@@ -19,10 +19,9 @@ final class OutputDigestTests: XCTestCase {
 
     /// Writes `pieces` (offset, bytes) to a new file through a hashing `AtomicOutput` of `size` bytes and
     /// checks its digest against the bytes on disk and `expected`.
-    func check(size: Int, pieces: [(Int, [UInt8])], expected: [UInt8], path: String? = nil, force: Bool = false,
-               file: StaticString = #filePath, line: UInt = #line) throws {
-        let path = path ?? dir.appendingPathComponent("out-\(UUID().uuidString).bin").path
-        let out = try AtomicOutput(path: path, force: force, hashing: true)
+    func check(size: Int, pieces: [(Int, [UInt8])], expected: [UInt8], file: StaticString = #filePath, line: UInt = #line) throws {
+        let path = dir.appendingPathComponent("out-\(UUID().uuidString).bin").path
+        let out = try AtomicOutput(path: path, force: false, hashing: true)
         try out.reserve(size)
         for (offset, bytes) in pieces {
             let failure: WriteError? = bytes.withUnsafeBytes { b in
@@ -54,34 +53,6 @@ final class OutputDigestTests: XCTestCase {
             pieces.append((first + c0, Array(data[(first + c0)..<(first + c1)])))
         }
         try check(size: data.count, pieces: pieces, expected: data)
-    }
-
-    /// The digest is taken on a thread of its own while the file is named (`commit`): replacing a file
-    /// (`force`) gives the new file's digest and bytes; a file that appeared meanwhile, without `force`, is
-    /// kept as it was, and the output has no digest.
-    func testDigestBesideTheNaming() throws {
-        var rng = SplitMix64(seed: 37)
-        let data = randomBytes((3 << 20) + 999, &rng), half = data.count / 2
-        let path = dir.appendingPathComponent("existing.bin").path
-        let old = randomBytes(5000, &rng)
-        try Data(old).write(to: URL(fileURLWithPath: path))
-        let pieces = [(half, Array(data[half...])), (0, Array(data[..<half]))]
-        try check(size: data.count, pieces: pieces, expected: data, path: path, force: true)
-
-        let other = dir.appendingPathComponent("appeared.bin").path
-        let out = try AtomicOutput(path: other, force: false, hashing: true)
-        try out.reserve(data.count)
-        for (offset, bytes) in pieces {
-            let failure: WriteError? = bytes.withUnsafeBytes { b in
-                do throws(WriteError) { try out.write(b, at: offset) } catch { return error }
-                return nil
-            }
-            if let failure { throw failure }
-        }
-        try Data(old).write(to: URL(fileURLWithPath: other))
-        XCTAssertThrowsError(try out.commit()) { XCTAssertEqual($0 as? WriteError, .exists) }
-        XCTAssertEqual([UInt8](try Data(contentsOf: URL(fileURLWithPath: other))), old)
-        XCTAssertNil(out.digest)
     }
 
     /// Bytes written again over hashed ones: the whole file is read back; and a file written backwards.
