@@ -99,7 +99,7 @@ scans = [s for s in segments(d) if s[0] == 0xDA]
 last = scans[-1]
 put("scans.jpg", d[:last[2]] + d[last[1]:last[2]] * (10000 - len(scans)) + d[last[2]:])
 
-# A valid grey progressive JPEG of 8192x4096 (33.5 MP) of zeros, 64 KB: a DC scan (one 1-bit code a block)
+# A valid grey progressive JPEG of 8192x4096 (33.5 MP) of zeros, 86 KB: a DC scan (one 1-bit code a block)
 # and the AC scan (32 runs of 16384 empty blocks), that AC scan then repeated up to 300 scans, which draw no
 # warning (each rewrites the same coefficients) and each re-read the whole picture.
 def seg(m, body):
@@ -709,11 +709,11 @@ fi
 end
 
 begin jpeg-scans-times-pixels
-# 300 scans of a 33.5 MP picture (64 KB): within --max-scans 500, but as much work as 600 of a 16 MP one (500
+# 300 scans of a 33.5 MP picture (86 KB): within --max-scans 500, but as much work as 600 of a 16 MP one (500
 # of a 268 MP picture took 18 s): the limit falls with the pixels, to 250 here.
 cp "$CRAFT/scans33mp.jpg" s.jpg; snap
 run s.jpg -o x.nv12
-status 1; within 3000; names s.jpg; says 'more than 250 scans'; settled
+status 1; within 20000; names s.jpg; says 'more than 250 scans'; settled
 end
 
 # 11. Signals at random moments leave no temporary file and no partial output; neither does a file limit.
@@ -2209,11 +2209,11 @@ begin output-names-in-each-other
 # raw NV12). A 10-bit Y4M to Y4M stays 10-bit (it became 8-bit without a word).
 mkdir -p p/a.nv12 q/sub; cp "$PNG" p/a.png; cp "$PNG" p/a.nv12/x.png; cp "$PNG" q/a.png; cp "$PNG" q/sub/b.png; snap
 run p -r -o o/ --name '{dir}/{stem}.{ext}' -n
-status 2; says 'o/p/a.nv12 would also be the folder of the output o/p/a.nv12/x.nv12'
+status 2; says 'o/p/a.nv12 would be both a file this run writes and the folder of o/p/a.nv12/x.nv12'
 run p -r -o o/ --name '{dir}/{stem}.{ext}'
-status 2; says 'would also be the folder'
+status 2; says 'would be both a file this run writes and the folder'
 run q -r -o o2/ --name '{dir}'
-status 2; says 'o2/q would also be the folder of the output o2/q/sub'
+status 2; says 'o2/q would be both a file this run writes and the folder of o2/q/sub'
 settled
 mkdir -p r/s o3/r; cp "$PNG" r/s/x.png; : > o3/r/s; snap
 run r -r -o o3/ --name '{dir}/{stem}.{ext}'
@@ -2227,6 +2227,30 @@ status 0
 run t10.y4m -o .y4m -q
 status 0; head -c 80 .y4m | LC_ALL=C grep -q 'C420p10' || bad "10-bit Y4M to Y4M: $(head -c 60 .y4m)"
 ALLOW=(.png t10.y4m .y4m); settled
+end
+
+begin run-files-in-each-other
+# The nesting refused for outputs, with the run's other files and folders already there (review): an output
+# that is an existing folder holding another output, the report file as an output's folder or inside an
+# output, --update's manifest as an output's folder — each converted everything and then failed (exit 1, the
+# dry run 0). A link to nothing or a loop where a {dir} folder goes is not a folder (it said "removed" or
+# "replaced during the run").
+mkdir -p p/a.nv12 o/p/a.nv12 q/sub; cp "$PNG" p/a.png; cp "$PNG" p/a.nv12/x.png; cp "$PNG" q/sub/b.png; snap
+run p -r -o o/ --name '{dir}/{stem}.{ext}' --force
+status 2; says 'both a file this run writes and the folder'
+run q -r -o o2/ --name '{dir}/{stem}.{ext}' --report json --report-file o2/q/sub
+status 2; says 'o2/q/sub would be both'
+run q -r -o o3/ --name '{dir}/{stem}.{ext}' --report json --report-file o3/q/sub/b.nv12/r.json -n
+status 2; says 'o3/q/sub/b.nv12 would be both'
+run q -r -o o4/ --name '.yuvconv-manifest/{stem}.{ext}' -u
+status 2; says 'yuvconv-manifest would be both'
+settled
+mkdir -p r/s o5/r o6/r; cp "$PNG" r/s/x.png; ln -s nowhere o5/r/s; ln -s s o6/r/s; snap
+run r -r -o o5/ --name '{dir}/{stem}.{ext}'
+status 1; says 'o5/r/s is not a folder \(a symbolic link to nothing\)'
+run r -r -o o6/ --name '{dir}/{stem}.{ext}'
+status 1; says 'o6/r/s is not a folder \(a loop of symbolic links\)'
+settled
 end
 
 begin docs-promises

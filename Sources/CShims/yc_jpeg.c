@@ -186,7 +186,8 @@ static int jpeg_orientation(yc_decoder *dec) {
 
 // The scans a picture may have: max_scans up to 2^24 pixels; above that the same work (scans × pixels),
 // each scan re-reading the whole coefficient buffer — 500 scans of a 16384×16384 grey picture, 706 KB, took
-// 18 s — but never fewer than 32 (an encoder's scripts use about 10). 0: no limit.
+// 18 s — but never fewer than 32 (an encoder's scripts use about 10), or max_scans when that is fewer. 0: no
+// limit.
 static int jpeg_scan_limit(const yc_decoder *dec, j_decompress_ptr d) {
     const uint64_t pixels = (uint64_t)d->image_width * d->image_height, base = 1u << 24;
     if (dec->max_scans <= 0 || pixels <= base) return dec->max_scans;

@@ -45,11 +45,11 @@ public final class BatchPlan: @unchecked Sendable {
     public convenience init(operands: [String], outputFolder: String?, template: String = "{stem}.{ext}",
                             format: OutputFormat? = nil, needs: [OutputFormat.RawOnly] = [], recursive: Bool = false,
                             filesFrom: String? = nil, nul: Bool = false, shard: (index: Int, count: Int)? = nil,
-                            reportFile: String? = nil) throws(BatchPlanError) {
+                            reportFile: String? = nil, alsoWritten: [String] = []) throws(BatchPlanError) {
         let folder = try BatchOutputFolder(outputFolder)
         let inputs = try BatchInputs(operands: operands, recursive: recursive, filesFrom: filesFrom, nul: nul)
         try self.init(inputs, outputFolder: folder, template: template, format: format, needs: needs, shard: shard,
-                      reportFile: reportFile)
+                      reportFile: reportFile, alsoWritten: alsoWritten)
     }
 
     /// The plan for gathered inputs: sorted by path, the `shard` (K-th of N, from 1) of them taken, each named by
@@ -62,7 +62,7 @@ public final class BatchPlan: @unchecked Sendable {
     /// input (its identity looked up among the inputs'), and no report file that is an output.
     public init(_ inputs: BatchInputs, outputFolder: BatchOutputFolder, template: String = "{stem}.{ext}",
                 format: OutputFormat? = nil, needs: [OutputFormat.RawOnly] = [], shard: (index: Int, count: Int)? = nil,
-                reportFile: String? = nil) throws(BatchPlanError) {
+                reportFile: String? = nil, alsoWritten: [String] = []) throws(BatchPlanError) {
         if template.isEmpty { throw .emptyTemplate }
         if let unknown = Self.unknownPlaceholder(in: template) { throw .unknownPlaceholder(template: template, placeholder: unknown) }
         // A shard is checked as the whole batch first: a clash, a bad name or an output that is an input
@@ -70,7 +70,8 @@ public final class BatchPlan: @unchecked Sendable {
         // overwrite another's, or its input). Every shard refuses what the whole run refuses, and protects
         // every input of it.
         let whole = shard == nil ? nil : try BatchPlan(inputs, outputFolder: outputFolder, template: template,
-                                                       format: format, needs: needs, reportFile: reportFile)
+                                                       format: format, needs: needs, reportFile: reportFile,
+                                                       alsoWritten: alsoWritten)
         let selection = try inputs.selection(shard: shard)
         (folder, self.format, self.needs) = (outputFolder, format, needs)
         (skipped, skippedCount) = (inputs.skipped, inputs.skippedCount)
@@ -129,13 +130,28 @@ public final class BatchPlan: @unchecked Sendable {
             if let key = reportKey, !reportIsOutput, outputKey(item.output) == key { reportIsOutput = true }
             // A device or FIFO is written in place, in order, by every output that names it: no clash.
             let placePath = Self.outputPlace(item.output, cache: &lastFolder)
-            if FileStatus(path: placePath).map({ $0.kind == .regular }) ?? true {
-                let place = PathBytes.encode(placePath), out = PathBytes.encode(item.output)
+            let kind = FileStatus(path: placePath)?.kind
+            let place = PathBytes.encode(placePath), out = PathBytes.encode(item.output)
+            if kind == nil || kind == .regular {
                 places.appendRecord(parts: [place[...], [0], InputRecord.bigEndian(at)[...], out[...],
                                             InputRecord.length(place.count)[...]])
+            }
+            // A folder there already is no device: another output inside it nests as surely as one made. (A link
+            // to a folder in an output's place fails that output alone, as any folder there does.)
+            if kind == nil || kind == .regular
+                || (kind == .directory && FileStatus(path: item.output, follow: false)?.kind != .symlink) {
                 tree.appendRecord(parts: [Self.folderOrder(place)[...], [0], out[...]])
             }
             at += 1
+        }
+        // The other files the run writes (the report file, --update's manifest) may not nest with the outputs
+        // either.
+        for file in alsoWritten where file != "-" {
+            let placePath = Self.outputPlace(file, cache: &lastFolder)
+            let kind = FileStatus(path: placePath)?.kind
+            if kind == nil || kind == .regular || kind == .directory {
+                tree.appendRecord(parts: [Self.folderOrder(PathBytes.encode(placePath))[...], [0], PathBytes.encode(file)[...]])
+            }
         }
         try fileStep { () throws(FileError) in try planned.seal() }
         if reportIsOutput, let file = reportFile { throw .reportIsOutput(file) }
@@ -158,9 +174,10 @@ public final class BatchPlan: @unchecked Sendable {
         return out
     }
 
-    /// An output that another output needs as its folder (`out/a` and `out/a/b`: a name template that makes
-    /// one output's name the other's folder): of the outputs (`folderOrder` of its place, 0, its name) sorted,
-    /// the first whose next different place lies inside it, as (that output, the one inside).
+    /// A file of the run that another needs as its folder (`out/a` and `out/a/b`: a name template that makes
+    /// one output's name the other's folder, or the report file or manifest among the outputs): of the files
+    /// (`folderOrder` of its place, 0, its name) sorted, the first whose next different place lies inside it,
+    /// as (that file, the one inside).
     static func firstNesting(_ tree: Spool) throws(BatchPlanError) -> ([UInt8], [UInt8])? {
         let sorted = try fileStep { () throws(FileError) in try tree.sortedRecords() }
         defer { _ = try? fileStep { () throws(FileError) in try sorted.seal() } }

@@ -33,7 +33,8 @@ public enum BatchPlanError: Error, Sendable {
     case outputIsInput(String)
     /// Two outputs of different names reach one file (a symbolic link in the output folder, or to a folder).
     case sameFile(first: String, second: String)
-    /// An output would be a file and also the folder of another output (`file` and `of`, inside it).
+    /// A file the run writes (an output, the report file, the manifest) would also be the folder of another
+    /// (`file`, and `of` inside it).
     case outputIsFolder(file: String, of: String)
     /// A folder or the list of files could not be read.
     case file(FileError)

@@ -68,9 +68,12 @@ extension AtomicOutput {
                                              + (code == ENOENT ? "removed" : "replaced") + " during the run")
             guard next >= 0, let now = FileStatus(descriptor: next)?.identity else {
                 if next >= 0 { close(next) }
-                // A file where a folder is wanted, at its first use: it was there before, not replaced.
-                if next < 0 && code == ENOTDIR && confinement.withLock({ $0?.seen[reached] == nil }) {
-                    throw .system("\(PathBytes.display(reached)) is not a folder")
+                // What is there at its first use was there before, not replaced: a file, a link to nothing (just
+                // made with mkdir -p, so not missing), or a loop of links.
+                if next < 0 && (code == ENOTDIR || (code == ENOENT && making) || code == ELOOP)
+                    && confinement.withLock({ $0?.seen[reached] == nil }) {
+                    let what = code == ENOTDIR ? "" : code == ENOENT ? " (a symbolic link to nothing)" : " (a loop of symbolic links)"
+                    throw .system("\(PathBytes.display(reached)) is not a folder\(what)")
                 }
                 throw next < 0 && code != ENOENT && code != ENOTDIR && code != ELOOP
                     ? .system("cannot open the folder \(PathBytes.display(reached)): \(errnoMessage(code))") : replaced

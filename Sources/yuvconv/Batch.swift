@@ -139,7 +139,9 @@ func runBatch(_ options: Options) -> Int32 {
         plan = try BatchPlan(try gatherInputs(options), outputFolder: folder, template: options.nameTemplate,
                              format: options.format, needs: options.rawOnlyNeeds, shard: options.shard,
                              // Without a report file the report goes to standard output: that may be an output too.
-                             reportFile: options.reportFile ?? (options.reportFormat != nil ? "-" : nil))
+                             reportFile: options.reportFile ?? (options.reportFormat != nil ? "-" : nil),
+                             alsoWritten: (options.reportFile.map { [$0] } ?? [])
+                                 + (options.update ? [folder.path(of: Manifest.fileName)] : []))
     } catch {
         return planFailure(error)
     }
@@ -302,9 +304,6 @@ struct BatchRun {
                     continue
                 }
                 let outcome = work(item)
-                // A failure stops the run before anything else is done with it (`--fail-fast`): the other jobs
-                // take no file after this.
-                if opts.failFast, outcome?.failure != nil { state.withLock { $0.stop = true } }
                 // Rendered here, off the lock.
                 let finished = Finished(piece: outcome.flatMap { o in format.map { ReportPiece(o.record, format: $0) } },
                                         failure: outcome?.failure?.cli, manifestChange: outcome?.manifestChange)

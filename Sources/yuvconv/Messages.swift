@@ -89,8 +89,8 @@ extension BatchPlanError {
             if file == "-" { return "the report on standard output is also one of the image outputs; name a --report-file" }
             return "--report-file \(displayPath(file)) is also an image output"
         case .outputIsFolder(let file, let inside):
-            return "the output \(displayPath(file)) would also be the folder of the output \(displayPath(inside)); "
-                + "change --name so that no output's name is another output's folder"
+            return "\(displayPath(file)) would be both a file this run writes and the folder of \(displayPath(inside)); "
+                + "change --name (or --report-file) so that no file of the run is another's folder"
         case .outputIsInput, .sameFile, .file: return fileError.map(\.cli) ?? ""
         }
     }

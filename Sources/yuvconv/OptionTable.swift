@@ -180,7 +180,7 @@ struct OptionSpec: Sendable {
             OptionSpec(["--max-scans"], "N",
                        ["refuse progressive JPEGs with more than N scans (default 500, as",
                         "libjpeg-turbo's tools; real files have about 10); fewer above 16 MP",
-                        "(N x 16 MP / pixels, at least 32)"]) { o, flag, v throws(UsageError) in
+                        "(N x 16 MP / pixels, not below 32)"]) { o, flag, v throws(UsageError) in
                 o.maxScans = try number(flag, v, 1...1_000_000)
             },
             OptionSpec(["--allow-truncated"], ["accept a JPEG whose data ends early or is damaged (libjpeg fills grey)"]) {
