@@ -113,6 +113,12 @@ dc = seg(0xDA, bytes([1, 1, 0x00, 0, 0, 0])) + bytes(blocks // 8)
 ac = seg(0xDA, bytes([1, 1, 0x00, 1, 63, 0])) + bytes(((blocks // 16384) * 15 + 7) // 8)
 put("scans33mp.jpg", b"\xff\xd8" + dqt + sof + dht + dc + ac * 299 + b"\xff\xd9")
 
+# A 16x16 PNG whose cICP and gAMA come after the image data.
+def chunk(kind, body):
+    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+p16 = png(16, 16, [bytes((x * 16 + y * 3 + c * 40) & 255 for x in range(16) for c in range(3)) for y in range(16)])
+put("late-colour.png", p16[:-12] + chunk(b"cICP", bytes([12, 13, 0, 1])) + chunk(b"gAMA", struct.pack(">I", 45455)) + p16[-12:])
+
 # A 1x1 PNG whose sCAL (or pCAL) declares 2 GB and holds nothing: libpng's handlers for these allocate the
 # declared length first, beyond png_set_chunk_malloc_max.
 ihdr = struct.pack(">I", 13) + b"IHDR" + struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
@@ -2248,9 +2254,22 @@ settled
 mkdir -p r/s o5/r o6/r; cp "$PNG" r/s/x.png; ln -s nowhere o5/r/s; ln -s s o6/r/s; snap
 run r -r -o o5/ --name '{dir}/{stem}.{ext}'
 status 1; says 'o5/r/s is not a folder \(a symbolic link to nothing\)'
+run r -r -o o5/ --name '{dir}/{stem}.{ext}' -n
+status 1; LC_ALL=C grep -q 'o5/r/s is not a folder (a symbolic link to nothing)' "$OUT" || bad "dry run: $(head -c 160 "$OUT")"
 run r -r -o o6/ --name '{dir}/{stem}.{ext}'
 status 1; says 'o6/r/s is not a folder \(a loop of symbolic links\)'
 settled
+end
+
+begin scans-and-late-colour-named-right
+# A sequential JPEG of three scans (one per component) refused by --max-scans is no "progressive JPEG"; a
+# colour chunk after the image data (cICP, gAMA) is not read, and says so (it changed the colours silently).
+cp "$FX/jpeg/jpegsuite/baseline/32x32x8_ycbcr.jpg" s.jpg; cp "$CRAFT/late-colour.png" l.png; snap
+run s.jpg -o x.nv12 --max-scans 2
+status 1; says 'the JPEG has more than 2 scans'; LC_ALL=C grep -q progressive "$ERR" && bad "says progressive: $(errline)"
+run l.png -o l.nv12
+status 0; says 'cICP, gAMA after the image data: not read'
+ALLOW=(l.nv12); settled
 end
 
 begin docs-promises

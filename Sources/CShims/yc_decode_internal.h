@@ -84,6 +84,7 @@ struct yc_decoder {
         int ancillary_too;   // also check ancillary chunks' CRCs (a warning): set after the image data read here
         int seen_idat;       // an IDAT header went by
         int late_exif;       // an eXIf header went by after one (too late for the orientation: a warning)
+        char late_colour[40]; // the colour chunks (iCCP, cICP, sRGB, gAMA, cHRM) that went by after one: a warning
     } png_chunks;
     struct yc_png_idat {     // the image data read here (yc_png_idat.c), when `active`
         int active, palette, grey, depth;   // grey: bytes a pixel (1 grey, 2 grey and alpha), 0 otherwise

@@ -212,12 +212,14 @@ static void jpeg_progress(j_common_ptr cinfo) {
     const int limit = jpeg_scan_limit(dec, d);
     if (limit > 0 && d->input_scan_number > limit) {
         char msg[YC_MSG];
+        // (A sequential JPEG may have several scans too: one for each component, or a group of them.)
+        const char *kind = d->progressive_mode ? "progressive JPEG" : "JPEG";
         if (limit < dec->max_scans)
-            snprintf(msg, sizeof msg, "the progressive JPEG has more than %d scans, the most for a %llu MP picture "
-                     "(%d up to 16 MP, fewer above: each scan re-reads the whole picture)", limit,
+            snprintf(msg, sizeof msg, "the %s has more than %d scans, the most for a %llu MP picture "
+                     "(%d up to 16 MP, fewer above: each scan re-reads the whole picture)", kind, limit,
                      (unsigned long long)(((uint64_t)d->image_width * d->image_height + 500000) / 1000000), dec->max_scans);
         else
-            snprintf(msg, sizeof msg, "the progressive JPEG has more than %d scans", dec->max_scans);
+            snprintf(msg, sizeof msg, "the %s has more than %d scans", kind, dec->max_scans);
         yc_set_error(dec, msg);
         dec->error_kind = YC_ERROR_TOO_MANY_SCANS;
         longjmp(dec->jump, 1);

@@ -72,8 +72,7 @@ extension AtomicOutput {
                 // made with mkdir -p, so not missing), or a loop of links.
                 if next < 0 && (code == ENOTDIR || (code == ENOENT && making) || code == ELOOP)
                     && confinement.withLock({ $0?.seen[reached] == nil }) {
-                    let what = code == ENOTDIR ? "" : code == ENOENT ? " (a symbolic link to nothing)" : " (a loop of symbolic links)"
-                    throw .system("\(PathBytes.display(reached)) is not a folder\(what)")
+                    throw .system(notAFolder(PathBytes.display(reached), errno: code))
                 }
                 throw next < 0 && code != ENOENT && code != ENOTDIR && code != ELOOP
                     ? .system("cannot open the folder \(PathBytes.display(reached)): \(errnoMessage(code))") : replaced

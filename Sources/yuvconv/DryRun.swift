@@ -138,6 +138,12 @@ func outputFolder(of output: String) -> String? {
 func folderProblem(_ path: String) -> String? {
     var current = path, missing: String?
     while FileStatus(path: current) == nil {
+        // A link there to nothing, or a loop of them: mkdir -p cannot make a folder at its place.
+        if FileStatus(path: current, follow: false)?.kind == .symlink {
+            var st = stat()
+            let code = withFileSystemPath(current) { stat($0, &st) == 0 ? 0 : errno }
+            return notAFolder(displayPath(current), errno: code)
+        }
         missing = current
         guard let slash = current.lastIndex(of: "/") else {
             current = "."
