@@ -119,6 +119,24 @@ def chunk(kind, body):
 p16 = png(16, 16, [bytes((x * 16 + y * 3 + c * 40) & 255 for x in range(16) for c in range(3)) for y in range(16)])
 put("late-colour.png", p16[:-12] + chunk(b"cICP", bytes([12, 13, 0, 1])) + chunk(b"gAMA", struct.pack(">I", 45455)) + p16[-12:])
 
+# JPEGs missing image data that libjpeg fills in without a word: a sequential file (one scan per component)
+# with only its first scan; a progressive one (six one-component scans) with only its first (luma's DC); a
+# restart interval whose data decodes short (a flipped byte: "14 extraneous bytes before marker 0xd0").
+def first_scan_only(path):
+    d = open(os.path.join(fx, path), "rb").read()
+    sos = [s for s in segments(d) if s[0] == 0xDA]
+    return d[:sos[0][2]] + b"\xff\xd9"
+put("seq-one-scan.jpg", first_scan_only("jpeg/jpegsuite/baseline/32x32x8_ycbcr.jpg"))
+put("prog-one-scan.jpg", first_scan_only("jpeg/jpegsuite/progressive_huffman/32x32x8_ycbcr.jpg"))
+d = bytearray(open(os.path.join(fx, "jpeg/jpegsuite/baseline/32x32x8_restarts.jpg"), "rb").read())
+d[175] = 0
+put("rst-short.jpg", bytes(d))
+# A 1x1 PNG whose image data goes on for 256 MiB of deflated zeros (260 KB) after its one row.
+z = zlib.compressobj(9)
+data = z.compress(b"\0\1\2\3") + b"".join(z.compress(bytes(1 << 24)) for _ in range(16)) + z.flush()
+put("trailing-idat.png", b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0))
+    + chunk(b"IDAT", data) + chunk(b"IEND", b""))
+
 # A 1x1 PNG whose sCAL (or pCAL) declares 2 GB and holds nothing: libpng's handlers for these allocate the
 # declared length first, beyond png_set_chunk_malloc_max.
 ihdr = struct.pack(">I", 13) + b"IHDR" + struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
@@ -2270,6 +2288,26 @@ status 1; says 'the JPEG has more than 2 scans'; LC_ALL=C grep -q progressive "$
 run l.png -o l.nv12
 status 0; says 'cICP, gAMA after the image data: not read'
 ALLOW=(l.nv12); settled
+end
+
+begin silent-damage-refused
+# Damage libjpeg and zlib pass in silence (C review): a component no scan holds (grey chroma, exit 0), a
+# restart interval decoded short (only a warning), image data far past what a 1x1 picture needs (inflated to
+# the end: 4 MB took 9 s).
+for f in seq-one-scan.jpg prog-one-scan.jpg rst-short.jpg trailing-idat.png; do cp "$CRAFT/$f" .; done; snap
+for f in seq-one-scan.jpg prog-one-scan.jpg; do
+  run $f -o x.nv12
+  status 1; names $f; says 'scans are missing'
+done
+run rst-short.jpg -o x.nv12
+status 1; names rst-short.jpg; says 'extraneous bytes before marker 0xd0'
+for route in 0 1; do
+  YUVCONV_PNG_LIBPNG=$route yc trailing-idat.png -o x.nv12 > "$OUT" 2> "$ERR"
+  status 1; within 5000; says 'decompression bomb'
+done
+run rst-short.jpg -o x.nv12 --allow-truncated
+status 0
+ALLOW=(x.nv12); settled
 end
 
 begin docs-promises

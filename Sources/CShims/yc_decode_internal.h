@@ -39,6 +39,7 @@ struct yc_decoder {
     // error that then quotes this warning). If it never does, only the end marker was missing.
     int jpeg_eof_deferred;
     char jpeg_eof_text[YC_MSG];
+    unsigned jpeg_scanned;   // the components a scan held so far (bit per component index)
     int alpha16;     // keep a 16-bit PNG's alpha (R,G,B,A rows)
     uint64_t max_pixels;
     int max_scans;   // a progressive JPEG with more scans is refused (0: no limit)
@@ -83,6 +84,7 @@ struct yc_decoder {
         int critical;
         int ancillary_too;   // also check ancillary chunks' CRCs (a warning): set after the image data read here
         int seen_idat;       // an IDAT header went by
+        uint64_t idat, idat_cap; // IDAT data bytes read, and the most the picture can need (0: not known yet)
         int late_exif;       // an eXIf header went by after one (too late for the orientation: a warning)
         char late_colour[40]; // the colour chunks (iCCP, cICP, sRGB, gAMA, cHRM) that went by after one: a warning
     } png_chunks;

@@ -24,7 +24,14 @@ static void jpeg_error_exit(j_common_ptr cinfo) {
 // Warnings that mean image data is missing or wrong: libjpeg carries on and fills grey, which would be
 // silent damage. Everything else (extraneous bytes between segments, an unknown JFIF revision or Adobe
 // transform, a broken ICC chunk) leaves the pixels intact and is tolerated.
-static int jpeg_warning_damages_pixels(int code) {
+static int jpeg_warning_damages_pixels(j_common_ptr cinfo, int code) {
+    // Bytes left over before a restart marker: the interval's data was not all used, which only a decode
+    // that went wrong leaves (an encoder pads less than a byte; fill bytes FF are not counted). Between
+    // segments the same warning is junk that costs no pixel.
+    if (code == JWRN_EXTRANEOUS_DATA) {
+        const int marker = cinfo->err->msg_parm.i[1];
+        return marker >= 0xD0 && marker <= 0xD7;
+    }
     switch (code) {
     case JWRN_ARITH_BAD_CODE:
     case JWRN_BOGUS_PROGRESSION:
@@ -64,7 +71,7 @@ static void jpeg_emit_message(j_common_ptr cinfo, int level) {
         snprintf(dec->jpeg_eof_text, sizeof dec->jpeg_eof_text, "%s", buf);
         return;
     }
-    if (jpeg_warning_damages_pixels(code) && !dec->allow_truncated) {
+    if (jpeg_warning_damages_pixels(cinfo, code) && !dec->allow_truncated) {
         // Before the first scan: nothing to accept, an error of the file (worded by LibraryMessages).
         if (!dec->jpeg_header_read) {
             yc_set_error(dec, buf);
@@ -209,6 +216,11 @@ static void jpeg_progress(j_common_ptr cinfo) {
         longjmp(dec->jump, 1);
     }
     j_decompress_ptr d = (j_decompress_ptr)cinfo;
+    // The components each scan holds (the monitor runs before each piece of input a scan is read in): a
+    // component that no scan holds has no image data (`jpeg_scans_incomplete`).
+    for (int i = 0; i < d->comps_in_scan && i < MAX_COMPS_IN_SCAN; i++)
+        if (d->cur_comp_info[i] && d->cur_comp_info[i]->component_index < 32)
+            dec->jpeg_scanned |= 1u << d->cur_comp_info[i]->component_index;
     const int limit = jpeg_scan_limit(dec, d);
     if (limit > 0 && d->input_scan_number > limit) {
         char msg[YC_MSG];
@@ -252,6 +264,24 @@ static int raw_turn_keeps_grid(const struct jpeg_decompress_struct *j, int orien
         if ((flip_x && j->image_width % rh != 0) || (flip_y && j->image_height % rv != 0)) return 0;
     }
     return 1;
+}
+
+// After jpeg_start_decompress, which reads a multi-scan file's every scan: whether a component has no image
+// data — in no scan of a sequential file, or without its DC scan in a progressive one (a scan lost or cut
+// away: libjpeg fills grey without a word). A progressive file whose later AC scans are missing keeps its
+// coarser picture, as its encoder meant it to be viewable, and is accepted.
+static int jpeg_scans_incomplete(yc_decoder *dec) {
+    j_decompress_ptr d = &dec->jpeg;
+    if (dec->allow_truncated || !jpeg_has_multiple_scans(d)) return 0;
+    for (int c = 0; c < d->num_components; c++) {
+        if (d->progressive_mode ? d->coef_bits && d->coef_bits[c][0] < 0 : !(dec->jpeg_scanned & (1u << c))) {
+            yc_set_error(dec, d->num_components == 1 ? "the picture's scan is missing: no image data"
+                         : "a colour component's scans are missing: none of the file's scans holds its image data");
+            dec->error_kind = YC_ERROR_DAMAGED;
+            return 1;
+        }
+    }
+    return 0;
 }
 
 void yc_jpeg_open(yc_decoder *dec, FILE *file, yc_stream *stream, int raw) {
@@ -310,6 +340,7 @@ void yc_jpeg_open(yc_decoder *dec, FILE *file, yc_stream *stream, int raw) {
         j->out_color_space = j->jpeg_color_space;
         jpeg_start_decompress(j);
         dec->jpeg_started = 1;
+        if (jpeg_scans_incomplete(dec)) return;
         info->raw = 1;
         info->raw_band_rows = j->max_v_samp_factor * DCTSIZE;
         for (int c = 0; c < j->num_components; c++) {
@@ -349,6 +380,7 @@ void yc_jpeg_open(yc_decoder *dec, FILE *file, yc_stream *stream, int raw) {
     }
     jpeg_start_decompress(j);
     dec->jpeg_started = 1;
+    jpeg_scans_incomplete(dec);
 }
 
 // Adobe CMYK as libjpeg hands it out is inverted (0 = full ink): R = C·K/255, rounded to nearest.
@@ -415,7 +447,7 @@ struct yc_header_probe {
 static void probe_error_exit(j_common_ptr cinfo) { longjmp(((struct yc_header_probe *)cinfo->err)->jump, 1); }
 
 static void probe_message(j_common_ptr cinfo, int level) {
-    if (level < 0 && jpeg_warning_damages_pixels(cinfo->err->msg_code)) probe_error_exit(cinfo);
+    if (level < 0 && jpeg_warning_damages_pixels(cinfo, cinfo->err->msg_code)) probe_error_exit(cinfo);
 }
 
 int yc_jpeg_header_parses(const uint8_t *data, size_t size) {
