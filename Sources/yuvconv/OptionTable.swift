@@ -136,7 +136,7 @@ struct OptionSpec: Sendable {
             OptionSpec(["--chroma-loc", "--chroma-sample-location"], "L", completes: .oneOf(["center", "left", "topleft"]),
                        ["where chroma samples sit (FFmpeg's names): center (default; JPEG, MPEG-1:",
                         "the 2x2 block), left (MPEG-2, H.264, HEVC), topleft (co-sited, BT.2020/HDR).",
-                        "Y4M output tags it (C420jpeg, C420mpeg2, C420paldv)"]) { o, _, v throws(UsageError) in
+                        "8-bit Y4M output tags it (C420jpeg, C420mpeg2, C420paldv); 10-bit has no tag"]) { o, _, v throws(UsageError) in
                 o.siting = try named(v, "chroma location", "center, left, topleft") { ChromaLocation(name: $0) }
             },
             OptionSpec(["--color-management", "--colour-management"], "M", completes: .oneOf(["auto", "off"]),

@@ -289,6 +289,10 @@ extension Options {
         if metrics && reportFormat == nil && !report {
             out.append("--metrics measures for a report; without --report nothing is measured")
         }
+        if format == .y4m && depth == 10, let s = siting, s != .center {
+            out.append("--chroma-loc \(s.rawValue): a 10-bit Y4M header (C420p10) has no siting tag, so readers take its "
+                       + "chroma as centre-sited; the report's chroma_location and ffmpeg arguments say \(s.rawValue)")
+        }
         if given.contains("--quality") && format != .jpeg {
             out.append("--quality sets JPEG output's quality; \(format.name) output ignores it")
         }
