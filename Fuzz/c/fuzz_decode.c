@@ -48,5 +48,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     run(data, size, 1);  // raw planes (JPEG)
     run(data, size, 2);  // RGB rows, truncated data accepted
     run(data, size, 4);  // rows with 16-bit alpha kept (PNG)
+    run(data, size, 8);  // colour management planned (profiles parsed and bounded; a CMYK profile transforms rows)
     return 0;
 }
