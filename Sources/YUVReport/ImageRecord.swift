@@ -21,6 +21,9 @@ public struct ImageRecord: Sendable {
     public var peakRSS: Int
     /// The written output's size and SHA-256, hashed as it was written (nil when nothing was written: `report`).
     public var output: OutputDigest?
+    /// Where the output went (`-`: standard output), as the run named it; nil when there is none (`report`, a
+    /// failure).
+    public var outputPath: String?
     /// Kept by `--update` as up to date, not converted again: the figures are those its manifest recorded when
     /// it was converted (its buffers and peak memory included).
     public var upToDate = false

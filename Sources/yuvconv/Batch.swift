@@ -205,6 +205,7 @@ func runBatch(_ options: Options) -> Int32 {
             var record = ImageRecord(file: displayPath(item.input), error: nil, report: nil, quality: nil,
                                      alignment: opts.reportAlignment, peakRSS: 0)
             record.skipped = BatchAction.alreadyThere
+            record.outputPath = displayPath(item.output)
             return Outcome(record: record, failure: nil, skipped: true)
         }
         var o = opts

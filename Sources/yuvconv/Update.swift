@@ -137,6 +137,7 @@ struct UpdateManifest: Sendable {
         record.rawVideo = item.format.isRaw
         record.output = OutputDigest(bytes: entry.outputBytes, sha256: entry.outputSHA256)
         record.upToDate = true
+        record.outputPath = displayPath(item.output)
         return Outcome(record: record, failure: nil, skipped: true, manifestChange: (item.name, entry))
     }
 

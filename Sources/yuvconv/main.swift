@@ -337,6 +337,7 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
     record.filePadded = options.padsRows(of: format) && record.alignedBytes != record.yuvBytes
     record.rawVideo = format.isRaw
     record.output = sink.digest
+    record.outputPath = sink.isStandardOutput ? "-" : displayPath(output)
     return Outcome(record: record, failure: nil)
 }
 

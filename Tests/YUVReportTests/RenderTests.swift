@@ -76,7 +76,7 @@ final class RenderTests: XCTestCase {
                        + "rgb_bytes,yuv_bytes,yuv_aligned_bytes,saving_vs_rgba_bytes,saving_vs_rgba_percent,"
                        + "saving_vs_rgb_bytes,saving_vs_rgb_percent,psnr_y_db,psnr_cb_db,psnr_cr_db,psnr_rgb_db,ssim_y,"
                        + "conversion_buffers_bytes,peak_rss_bytes,naive_peak_bytes,output_bytes,output_sha256,up_to_date,"
-                       + "chroma_filter,psnr_rgb_bilinear_db,skipped")
+                       + "chroma_filter,psnr_rgb_bilinear_db,skipped,output")
         let keys = Column.all.compactMap(\.key)
         XCTAssertEqual(Set(keys).count, keys.count, "keys are unique")
     }
@@ -133,7 +133,7 @@ final class RenderTests: XCTestCase {
         XCTAssertEqual(jsonLine(failed), "{\"type\": \"image\", \"file\": \"dir/a,\\\"b\\\" <c>.png\", \"ok\": false, "
                        + "\"error\": \"cannot open: No such file or directory\"}")
         XCTAssertEqual(csvRow(failed), "\"dir/a,\"\"b\"\" <c>.png\",false,cannot open: No such file or directory"
-                       + String(repeating: ",", count: 42))
+                       + String(repeating: ",", count: 43))
         let text = renderReport([failed], format: .text).split(separator: "\n")
         XCTAssertEqual(text[1], "dir/a,\"b\" <c>.png     error: cannot open: No such file or directory")
         // A long name keeps its end, cut to fit the column.
@@ -234,7 +234,7 @@ final class RenderTests: XCTestCase {
         // The peak memory is the run's, once, in the totals row; no image row has one.
         XCTAssertEqual(total["peak_rss_bytes"], "10000000")
         XCTAssertEqual(rows[0]["peak_rss_bytes"], "")
-        XCTAssertEqual(heading.count, 45)
+        XCTAssertEqual(heading.count, 46)
 
         let json = renderReport(records, format: .json).split(separator: "\n")
         XCTAssertEqual(json.count, 4)
@@ -283,13 +283,15 @@ final class RenderTests: XCTestCase {
     func testSkippedInput() {
         var skipped = ImageRecord(file: "a.png", error: nil, report: nil, quality: nil, alignment: 64, peakRSS: 0)
         skipped.skipped = "already there (--force replaces it)"
+        skipped.outputPath = "out/a.nv12"
         let json = renderReport([skipped], format: .json).split(separator: "\n")
-        XCTAssertEqual(json[0], "{\"type\": \"image\", \"file\": \"a.png\", \"ok\": true, \"skipped\": \"already there (--force replaces it)\"}")
+        XCTAssertEqual(json[0], "{\"type\": \"image\", \"file\": \"a.png\", \"ok\": true, \"skipped\": \"already there (--force replaces it)\", "
+                       + "\"output\": \"out/a.nv12\"}")
         XCTAssertTrue(json[1].hasPrefix("{\"type\": \"totals\", \"images\": 0, \"failed\": 0, \"skipped\": 1,"), String(json[1]))
         XCTAssertTrue(renderReport([skipped], format: .text).contains("a.png                 skipped: already there"))
         let csv = renderReport([skipped], format: .csv).split(separator: "\r\n")
         XCTAssertTrue(csv[1].hasPrefix("a.png,true,"), String(csv[1]))
-        XCTAssertTrue(csv[1].hasSuffix(",already there (--force replaces it)"), String(csv[1]))
+        XCTAssertTrue(csv[1].hasSuffix(",already there (--force replaces it),out/a.nv12"), String(csv[1]))
         // A name that starts with ' gets one more, so dropping exactly one gives the name back.
         var quoted = skipped
         quoted.file = "'x.png"
@@ -305,7 +307,7 @@ final class RenderTests: XCTestCase {
                        + ["worst", "median"].flatMap { s in
                            ["psnr_y_db", "psnr_cb_db", "psnr_cr_db", "psnr_rgb_db", "ssim_y", "psnr_rgb_bilinear_db"].map { "\"\(s)_\($0)\": null" }
                        }.joined(separator: ", ") + "}")
-        XCTAssertEqual(csvTotals(Totals([failed])), "\"TOTAL (0 images, 1 failed)\",false,,,,,,,,,,,,,,,,,,,,,,0,0,0,0,0,0.00,0,0.00,,,,,,,0,,,,,,,")
+        XCTAssertEqual(csvTotals(Totals([failed])), "\"TOTAL (0 images, 1 failed)\",false,,,,,,,,,,,,,,,,,,,,,,0,0,0,0,0,0.00,0,0.00,,,,,,,0,,,,,,,,")
         XCTAssertTrue(renderReport([failed], format: .html).contains("<td>– (worst)</td><td></td><td>– (worst)</td>"))
     }
 
