@@ -120,21 +120,29 @@ p16 = png(16, 16, [bytes((x * 16 + y * 3 + c * 40) & 255 for x in range(16) for 
 put("late-colour.png", p16[:-12] + chunk(b"cICP", bytes([12, 13, 0, 1])) + chunk(b"gAMA", struct.pack(">I", 45455)) + p16[-12:])
 
 # JPEGs missing image data that libjpeg fills in without a word: a sequential file (one scan per component)
-# with only its first scan; a progressive one (six one-component scans) with only its first (luma's DC); a
-# restart interval whose data decodes short (a flipped byte: "14 extraneous bytes before marker 0xd0").
+# with only its first scan; a progressive one (six one-component scans) with only its first (luma's DC). And
+# restart intervals padded with two bytes each, as webcam and scanner encoders pad them: intact pixels.
 def first_scan_only(path):
     d = open(os.path.join(fx, path), "rb").read()
     sos = [s for s in segments(d) if s[0] == 0xDA]
     return d[:sos[0][2]] + b"\xff\xd9"
 put("seq-one-scan.jpg", first_scan_only("jpeg/jpegsuite/baseline/32x32x8_ycbcr.jpg"))
 put("prog-one-scan.jpg", first_scan_only("jpeg/jpegsuite/progressive_huffman/32x32x8_ycbcr.jpg"))
-d = bytearray(open(os.path.join(fx, "jpeg/jpegsuite/baseline/32x32x8_restarts.jpg"), "rb").read())
-d[175] = 0
-put("rst-short.jpg", bytes(d))
-# A 1x1 PNG whose image data goes on for 256 MiB of deflated zeros (260 KB) after its one row.
+d = open(os.path.join(fx, "jpeg/jpegsuite/baseline/32x32x8_restarts.jpg"), "rb").read()
+sos = d.index(b"\xff\xda")
+put("rst-padded.jpg", d[:sos] + b"".join(b"\0\0" + d[i:i + 2] if d[i] == 0xFF and 0xD0 <= d[i + 1] <= 0xD7 else d[i:i + 1]
+                                          for i in range(sos, len(d) - 1)
+                                          if not (i > sos and d[i - 1] == 0xFF and 0xD0 <= d[i] <= 0xD7)) + d[-1:])
+# A 1x1 PNG whose image data goes on for 256 MiB of deflated zeros (260 KB) after its one row; a 1000x1000 one
+# with as much after its rows, within 9/8 of the rows' size (a bound on the whole image data let it through).
 z = zlib.compressobj(9)
 data = z.compress(b"\0\1\2\3") + b"".join(z.compress(bytes(1 << 24)) for _ in range(16)) + z.flush()
 put("trailing-idat.png", b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0))
+    + chunk(b"IDAT", data) + chunk(b"IEND", b""))
+z = zlib.compressobj(6)
+rows = (b"\0" + bytes(rnd.randrange(256) for _ in range(3000))) * 1000
+data = z.compress(rows) + b"".join(z.compress(bytes(1 << 24)) for _ in range(16)) + z.flush()
+put("trailing-idat-big.png", b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 1000, 1000, 8, 2, 0, 0, 0))
     + chunk(b"IDAT", data) + chunk(b"IEND", b""))
 
 # A 1x1 PNG whose sCAL (or pCAL) declares 2 GB and holds nothing: libpng's handlers for these allocate the
@@ -1630,7 +1638,9 @@ end
 begin output-subfolder-replaced-by-link-mid-batch
 # A {dir} folder swapped for a link to elsewhere while the batch runs: nothing is written or made through it,
 # even with --force (files went there, replacing with --force; then a folder was still made there).
-mkdir -p in/a in/b elsewhere; for i in 1 2 3 4 5 6; do cp "$CRAFT/slow.png" "in/a/$i.png"; cp "$CRAFT/slow.png" "in/b/$i.png"; done
+# (Sixteen files in a: the swap must come while some are still to be written, on a busy machine too.)
+mkdir -p in/a in/b elsewhere; for i in $(seq 16); do cp "$CRAFT/slow.png" "in/a/$i.png"; done
+for i in 1 2 3; do cp "$CRAFT/slow.png" "in/b/$i.png"; done
 echo VICTIM > elsewhere/keep; snap
 timeout -s KILL "$LIMIT" "$BIN" in/ -r -o out/ --name '{dir}/x/{stem}.nv12' -j 1 -q --force > "$OUT" 2> "$ERR" & pid=$!
 for _ in $(seq 200); do [ -n "$(ls out/a 2> /dev/null)" ] && break; sleep 0.05; done
@@ -2291,22 +2301,23 @@ ALLOW=(l.nv12); settled
 end
 
 begin silent-damage-refused
-# Damage libjpeg and zlib pass in silence (C review): a component no scan holds (grey chroma, exit 0), a
-# restart interval decoded short (only a warning), image data far past what a 1x1 picture needs (inflated to
-# the end: 4 MB took 9 s).
-for f in seq-one-scan.jpg prog-one-scan.jpg rst-short.jpg trailing-idat.png; do cp "$CRAFT/$f" .; done; snap
+# Damage libjpeg and zlib pass in silence (C review): a component no scan holds (grey chroma, exit 0), image
+# data going on past the last row (inflated to the end: 4 MB took 9 s after a 1x1 picture, 7.5 s after a
+# 1000x1000 one). Restart intervals padded as hardware encoders pad them stay a warning (hostile round 3).
+for f in seq-one-scan.jpg prog-one-scan.jpg rst-padded.jpg trailing-idat.png trailing-idat-big.png; do cp "$CRAFT/$f" .; done; snap
 for f in seq-one-scan.jpg prog-one-scan.jpg; do
   run $f -o x.nv12
   status 1; names $f; says 'scans are missing'
 done
-run rst-short.jpg -o x.nv12
-status 1; names rst-short.jpg; says 'extraneous bytes before marker 0xd0'
-for route in 0 1; do
-  YUVCONV_PNG_LIBPNG=$route yc trailing-idat.png -o x.nv12 > "$OUT" 2> "$ERR"
-  status 1; within 5000; says 'decompression bomb'
+for f in trailing-idat.png trailing-idat-big.png; do
+  for route in 0 1; do
+    YUVCONV_PNG_LIBPNG=$route yc $f -o x.nv12 > "$OUT" 2> "$ERR"
+    status 1; within 5000; says 'decompression bomb'
+  done
 done
-run rst-short.jpg -o x.nv12 --allow-truncated
-status 0
+# Padded restart intervals: a warning, and the unpadded file's bytes.
+run rst-padded.jpg -o x.nv12
+status 0; says 'extraneous bytes before marker 0xd'; same x.nv12 "$(ref "$FX/jpeg/jpegsuite/baseline/32x32x8_restarts.jpg" nv12)"
 ALLOW=(x.nv12); settled
 end
 

@@ -24,14 +24,9 @@ static void jpeg_error_exit(j_common_ptr cinfo) {
 // Warnings that mean image data is missing or wrong: libjpeg carries on and fills grey, which would be
 // silent damage. Everything else (extraneous bytes between segments, an unknown JFIF revision or Adobe
 // transform, a broken ICC chunk) leaves the pixels intact and is tolerated.
-static int jpeg_warning_damages_pixels(j_common_ptr cinfo, int code) {
-    // Bytes left over before a restart marker: the interval's data was not all used, which only a decode
-    // that went wrong leaves (an encoder pads less than a byte; fill bytes FF are not counted). Between
-    // segments the same warning is junk that costs no pixel.
-    if (code == JWRN_EXTRANEOUS_DATA) {
-        const int marker = cinfo->err->msg_parm.i[1];
-        return marker >= 0xD0 && marker <= 0xD7;
-    }
+// Bytes left over before a restart marker ("extraneous bytes before marker 0xd0") are tolerated too: webcam
+// (MJPEG) and scanner encoders pad their restart intervals, and the pixels are intact.
+static int jpeg_warning_damages_pixels(int code) {
     switch (code) {
     case JWRN_ARITH_BAD_CODE:
     case JWRN_BOGUS_PROGRESSION:
@@ -71,7 +66,7 @@ static void jpeg_emit_message(j_common_ptr cinfo, int level) {
         snprintf(dec->jpeg_eof_text, sizeof dec->jpeg_eof_text, "%s", buf);
         return;
     }
-    if (jpeg_warning_damages_pixels(cinfo, code) && !dec->allow_truncated) {
+    if (jpeg_warning_damages_pixels(code) && !dec->allow_truncated) {
         // Before the first scan: nothing to accept, an error of the file (worded by LibraryMessages).
         if (!dec->jpeg_header_read) {
             yc_set_error(dec, buf);
@@ -447,7 +442,7 @@ struct yc_header_probe {
 static void probe_error_exit(j_common_ptr cinfo) { longjmp(((struct yc_header_probe *)cinfo->err)->jump, 1); }
 
 static void probe_message(j_common_ptr cinfo, int level) {
-    if (level < 0 && jpeg_warning_damages_pixels(cinfo, cinfo->err->msg_code)) probe_error_exit(cinfo);
+    if (level < 0 && jpeg_warning_damages_pixels(cinfo->err->msg_code)) probe_error_exit(cinfo);
 }
 
 int yc_jpeg_header_parses(const uint8_t *data, size_t size) {

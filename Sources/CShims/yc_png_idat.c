@@ -200,6 +200,7 @@ void yc_png_idat_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t cou
     struct yc_png_idat *d = &dec->png_idat;
     if (!d->z_ready) start(dec);
     for (uint32_t i = 0; i < count; i++) {
+        if (dec->rows_read + i == dec->info.height - 1) yc_png_last_row(dec);
         uint8_t type;
         inflate_exactly(dec, &type, 1);
         if (!d->palette && !d->grey) {
