@@ -453,7 +453,7 @@ int yc_png_end(yc_decoder *dec) {
     if (dec->png_chunks.late_colour[0]) {
         char msg[YC_MSG];
         snprintf(msg, sizeof msg, "%s after the image data: not read (colour information must come before the image "
-                 "data), so the picture is converted without it", dec->png_chunks.late_colour);
+                 "data; only what came before it is used)", dec->png_chunks.late_colour);
         yc_warn(dec, msg);
     }
     return 0;
