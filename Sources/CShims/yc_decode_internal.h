@@ -84,8 +84,8 @@ struct yc_decoder {
         int critical;
         int ancillary_too;   // also check ancillary chunks' CRCs (a warning): set after the image data read here
         int seen_idat;       // an IDAT header went by
-        // From the start of the last row on (`yc_png_last_row`): IDAT data bytes read, and the most the last row
-        // and the end of the zlib stream can need (0: not there yet).
+        // After the last row's data (`yc_png_rows_done`): IDAT data bytes read, and the most allowed (0: not
+        // there yet).
         uint64_t tail, tail_cap;
         int late_exif;       // an eXIf header went by after one (too late for the orientation: a warning)
         char late_colour[40]; // the colour chunks (iCCP, cICP, sRGB, gAMA, cHRM) that went by after one: a warning
@@ -102,6 +102,8 @@ struct yc_decoder {
     } png_idat;
     png_structp png;
     png_infop png_info;
+    int png_last_pass;             // the last Adam7 pass with data (0 when not interlaced), and its last row
+    png_uint_32 png_last_pass_row;
     uint8_t *png_image;  // whole image, only for interlaced PNG (Adam7 needs every pass)
     size_t png_rowbytes;
     uint8_t *png_index_row;        // one row of palette indices (palette images only)
@@ -137,8 +139,8 @@ void yc_png_idat_free(yc_decoder *dec);
 int yc_png_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count);
 int yc_png_end(yc_decoder *dec);
 
-/// The last row is about to be read: from now on the image data read is bounded (yc_png.c's chunk follower).
-void yc_png_last_row(yc_decoder *dec);
+/// The last row's data is inflated: from now on the image data read is bounded (yc_png.c's chunk follower).
+void yc_png_rows_done(yc_decoder *dec);
 
 /// The warning for a PNG eXIf chunk after the image data (both PNG routes).
 #define YC_PNG_LATE_EXIF "an eXIf chunk after the image data is not read: an orientation in it is not applied " \

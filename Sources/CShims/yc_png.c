@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void png_row_inflated(png_structp png, png_row_infop row_info, png_bytep data);
+
 static void png_error_fn(png_structp png, png_const_charp msg) {
     yc_decoder *dec = png_get_error_ptr(png);
     // libpng's "Invalid IHDR data" follows a warning that says what is wrong with the header (the first
@@ -90,8 +92,8 @@ static void png_follow_chunks(yc_decoder *dec, png_structp png, const uint8_t *p
             // Image data after the last row is no image data, and inflating it costs time for nothing (3.5 GiB
             // of deflated zeros after the rows took 8 s, exit 0): counted as read, on both routes.
             if (k->tail_cap && memcmp(k->header + 4, "IDAT", 4) == 0 && (k->tail += take) > k->tail_cap)
-                png_error(png, "IDAT: more image data after the last row than a row can need (a decompression "
-                               "bomb?): refused");
+                png_error(png, "IDAT: more than 64 KiB of image data after the last row (a decompression bomb?): "
+                               "refused");
             if (k->critical || k->ancillary_too) k->crc = yc_crc32(k->crc, p, take);
             k->left -= (uint32_t)take;
             if (k->left == 0) k->state = 3;
@@ -363,6 +365,20 @@ void yc_png_open(yc_decoder *dec, FILE *file) {
         if (*(const uint8_t *)&probe == 1) png_set_swap(dec->png);  // PNG is big-endian
     }
     if (info->png_interlaced) png_set_interlace_handling(dec->png);
+    // The last row that holds data (of the last Adam7 pass that has any): after it, image data is bounded.
+    dec->png_last_pass = 0;
+    dec->png_last_pass_row = h - 1;
+    if (info->png_interlaced) {
+        // libpng's deinterlacing counts a pass's rows as the picture's (a row of no data returns early).
+        for (int p = 6; p >= 0; p--) {
+            if (PNG_PASS_COLS(w, p) > 0 && PNG_PASS_ROWS(h, p) > 0) {
+                dec->png_last_pass = p;
+                dec->png_last_pass_row = PNG_ROW_FROM_PASS_ROW(PNG_PASS_ROWS(h, p) - 1, p);
+                break;
+            }
+        }
+    }
+    png_set_read_user_transform_fn(dec->png, png_row_inflated);
     png_read_update_info(dec->png, dec->png_info);
     // The common formats' image data is read in yc_png_idat.c (an Adler-32 at a sixth of zlib's cost): 8-bit
     // RGB, RGBA, grey and grey+alpha, and palettes; interlaced, 16-bit, 1/2/4-bit grey and tRNS-keyed images
@@ -387,17 +403,23 @@ void yc_png_open(yc_decoder *dec, FILE *file) {
     }
 }
 
-void yc_png_last_row(yc_decoder *dec) {
-    // The last row's data as stored (its filter byte and samples, from the header: no pass row is wider)
-    // however it was deflated — a stored block, a flush or small blocks of its own cost at most about 9/8 of it —
-    // and the end of the stream, with 64 KiB to spare. A valid file needs no more: after the rows come at most
-    // the stream's last bits and its checksum.
-    const int t = dec->info.png_color_type;
-    const uint64_t channels = t == PNG_COLOR_TYPE_PALETTE || t == PNG_COLOR_TYPE_GRAY ? 1
-                            : t == PNG_COLOR_TYPE_GRAY_ALPHA ? 2 : t == PNG_COLOR_TYPE_RGB ? 3 : 4;
-    const uint64_t row = ((uint64_t)dec->info.width * channels * (uint64_t)dec->info.png_bit_depth + 7) / 8 + 1;
+void yc_png_rows_done(yc_decoder *dec) {
+    // What a valid file holds after its last row's data: the end of the zlib stream and its checksum. 64 KiB
+    // of compressed data is far more than that, and inflates to at most about 64 MiB.
+    if (dec->png_chunks.tail_cap) return;
     dec->png_chunks.tail = 0;
-    dec->png_chunks.tail_cap = row + row / 4 + (64u << 10);
+    dec->png_chunks.tail_cap = 64u << 10;
+}
+
+// libpng's route: a user transform is called for each row once it is inflated and unfiltered, before libpng
+// finishes the image data (which, after the last row, inflates whatever follows): the last row with data
+// starts the count there (`yc_png_rows_done`).
+static void png_row_inflated(png_structp png, png_row_infop row_info, png_bytep data) {
+    (void)row_info;
+    (void)data;
+    yc_decoder *dec = png_get_io_ptr(png);
+    if ((int)png_get_current_pass_number(png) == dec->png_last_pass && png_get_current_row_number(png) == dec->png_last_pass_row)
+        yc_png_rows_done(dec);
 }
 
 int yc_png_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count) {
@@ -411,10 +433,8 @@ int yc_png_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count) {
             memset(dec->png_image, 0, total);
             int passes = png_set_interlace_handling(dec->png);
             for (int p = 0; p < passes; p++)
-                for (uint32_t y = 0; y < dec->info.height; y++) {
-                    if (p == passes - 1 && y == dec->info.height - 1) yc_png_last_row(dec);
+                for (uint32_t y = 0; y < dec->info.height; y++)
                     png_read_row(dec->png, dec->png_image + y * dec->png_rowbytes, NULL);
-                }
         }
         for (uint32_t i = 0; i < count; i++) {
             const uint8_t *row = dec->png_image + (size_t)(dec->rows_read + i) * dec->png_rowbytes;
@@ -428,7 +448,6 @@ int yc_png_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count) {
         return 0;
     }
     for (uint32_t i = 0; i < count; i++) {
-        if (dec->rows_read + i == dec->info.height - 1) yc_png_last_row(dec);
         if (!dec->png_index_row) {
             png_read_row(dec->png, dst + i * stride, NULL);
         } else {

@@ -200,7 +200,6 @@ void yc_png_idat_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t cou
     struct yc_png_idat *d = &dec->png_idat;
     if (!d->z_ready) start(dec);
     for (uint32_t i = 0; i < count; i++) {
-        if (dec->rows_read + i == dec->info.height - 1) yc_png_last_row(dec);
         uint8_t type;
         inflate_exactly(dec, &type, 1);
         if (!d->palette && !d->grey) {
@@ -227,6 +226,7 @@ void yc_png_idat_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t cou
     if (!d->palette && !d->grey && count > 0) memcpy(d->prev, dst + (count - 1) * stride, d->row_bytes);
     if (dec->rows_read + count == dec->info.height && !d->finished) {
         d->finished = 1;
+        yc_png_rows_done(dec);
         // After the last row: the end of the deflate data (more image data is a warning, as in libpng), then
         // the Adler-32 of everything inflated.
         uint8_t spare[1024];

@@ -43,7 +43,7 @@ enum LibraryMessages {
         ("PNG unsigned integer out of range", { _ in "a PNG header value is out of range: the file is damaged" }),
         ("Not enough image data", { _ in "the PNG's image data ends before the picture does: the file is damaged or cut short" }),
         ("Too much image data", { _ in "the PNG holds more image data than its size: the file is damaged" }),
-        ("more image data after the last row", { _ in
+        ("of image data after the last row", { _ in
             "the PNG's image data goes on far past its last row (a decompression bomb, or damage): refused" }),
         ("CRC error", { m in "the PNG's \(chunk(m)) chunk fails its checksum: the file is damaged" }),
         ("incorrect data check", { _ in "the PNG's compressed image data fails its checksum: the file is damaged" }),
