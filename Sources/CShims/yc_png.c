@@ -379,6 +379,9 @@ void yc_png_open(yc_decoder *dec, FILE *file) {
         }
     }
     png_set_read_user_transform_fn(dec->png, png_row_inflated);
+    // A transform turns on libpng's own check of palette indices, a second warning beside yuvconv's own
+    // (`png_expand_palette`), which both routes give: off, as it was without one.
+    png_set_check_for_invalid_index(dec->png, 0);
     png_read_update_info(dec->png, dec->png_info);
     // The common formats' image data is read in yc_png_idat.c (an Adler-32 at a sixth of zlib's cost): 8-bit
     // RGB, RGBA, grey and grey+alpha, and palettes; interlaced, 16-bit, 1/2/4-bit grey and tRNS-keyed images
