@@ -125,6 +125,11 @@ public final class BatchPlan: @unchecked Sendable {
         var walk = self.reader()
         let places = Spool(), tree = Spool()
         var at: UInt64 = 0, lastFolder: (folder: String, place: String)?
+        // A file, a folder or nothing yet at a place can nest with another: a device or FIFO is written in place.
+        func nests(_ kind: FileStatus.Kind?) -> Bool { kind == nil || kind == .regular || kind == .directory }
+        func addToTree(_ place: [UInt8], _ name: String) {
+            tree.appendRecord(parts: [Self.folderOrder(place)[...], [0], PathBytes.encode(name)[...]])
+        }
         while let item = walk.next() {
             if let st = FileStatus(path: item.output), protected.contains(st.identity) { throw .outputIsInput(item.output) }
             if let key = reportKey, !reportIsOutput, outputKey(item.output) == key { reportIsOutput = true }
@@ -138,9 +143,8 @@ public final class BatchPlan: @unchecked Sendable {
             }
             // A folder there already is no device: another output inside it nests as surely as one made. (A link
             // to a folder in an output's place fails that output alone, as any folder there does.)
-            if kind == nil || kind == .regular
-                || (kind == .directory && FileStatus(path: item.output, follow: false)?.kind != .symlink) {
-                tree.appendRecord(parts: [Self.folderOrder(place)[...], [0], out[...]])
+            if nests(kind) && (kind != .directory || FileStatus(path: item.output, follow: false)?.kind != .symlink) {
+                addToTree(place, item.output)
             }
             at += 1
         }
@@ -148,10 +152,7 @@ public final class BatchPlan: @unchecked Sendable {
         // either.
         for file in alsoWritten where file != "-" {
             let placePath = Self.outputPlace(file, cache: &lastFolder)
-            let kind = FileStatus(path: placePath)?.kind
-            if kind == nil || kind == .regular || kind == .directory {
-                tree.appendRecord(parts: [Self.folderOrder(PathBytes.encode(placePath))[...], [0], PathBytes.encode(file)[...]])
-            }
+            if nests(FileStatus(path: placePath)?.kind) { addToTree(PathBytes.encode(placePath), file) }
         }
         try fileStep { () throws(FileError) in try planned.seal() }
         if reportIsOutput, let file = reportFile { throw .reportIsOutput(file) }

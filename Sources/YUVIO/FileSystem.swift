@@ -249,7 +249,6 @@ public func openWithoutWaiting(_ path: String, _ flags: Int32) -> Int32 {
     return fd
 }
 
-/// A path's folder ("." when it names none, "/" at the root) and its last component.
 /// Why what is at a folder's place (`shown`, as displayed) is no folder, from the error opening it as one: a
 /// file (ENOTDIR), a symbolic link to nothing (ENOENT), a loop of links (ELOOP). The run and the dry run word
 /// it alike.
@@ -257,6 +256,7 @@ public func notAFolder(_ shown: String, errno code: Int32) -> String {
     shown + " is not a folder" + (code == ENOENT ? " (a symbolic link to nothing)" : code == ELOOP ? " (a loop of symbolic links)" : "")
 }
 
+/// A path's folder ("." when it names none, "/" at the root) and its last component.
 public func splitPath(_ path: String) -> (folder: String, name: String) {
     guard let slash = path.lastIndex(of: "/") else { return (".", path) }
     let folder = String(path[..<slash])
