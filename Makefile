@@ -206,7 +206,7 @@ CLANG ?= $(shell command -v /opt/swift/usr/bin/clang || command -v clang)
 fuzz: deps
 	@mkdir -p $(FUZZ_DIR)/corpus-c $(FUZZ_DIR)/corpus-swift $(FUZZ_DIR)/finds
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -ISources/CShims/include -ISources/CSIMD/include $$(pkg-config --cflags libpng) \
-	  Fuzz/c/fuzz_decode.c $(addprefix Sources/CShims/,yc_decode.c yc_jpeg.c yc_jpeg_source.c yc_stream.c yc_png.c yc_png_idat.c yc_metadata.c yc_signals.c yc_colour.c yc_colour_profiles.c yc_icc_limits.c) \
+	  Fuzz/c/fuzz_decode.c $(addprefix Sources/CShims/,yc_decode.c yc_jpeg.c yc_jpeg_markers.c yc_jpeg_source.c yc_stream.c yc_png.c yc_png_stream.c yc_png_idat.c yc_metadata.c yc_signals.c yc_colour.c yc_colour_profiles.c yc_icc_limits.c) \
 	  $(addprefix Sources/CSIMD/,yc_colour_rows.c yc_cpu.c yc_checksums.c) -ljpeg $$(pkg-config --libs libpng zlib lcms2) -lm -o $(FUZZ_DIR)/fuzz_decode
 	cd Fuzz && $(SWIFT) build -c release -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address
 	find Fixtures/corpus -type f \( -name '*.png' -o -name '*.jp*g' \) -size -64k -exec cp {} $(FUZZ_DIR)/corpus-c/ \;

@@ -124,6 +124,12 @@ void yc_warn(yc_decoder *dec, const char *msg);
 void yc_jpeg_open(yc_decoder *dec, FILE *file, struct yc_stream *stream, int raw);
 int yc_jpeg_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count);
 int yc_jpeg_end(yc_decoder *dec);
+/// The APP1 and APP2 marker processors, the profile and EXIF hint joined after the header, and the orientation
+/// (yc_jpeg_markers.c).
+boolean yc_jpeg_app1_marker(j_decompress_ptr cinfo);
+boolean yc_jpeg_app2_marker(j_decompress_ptr cinfo);
+void yc_jpeg_colour(yc_decoder *dec);
+int yc_jpeg_orientation(yc_decoder *dec);
 void yc_png_open(yc_decoder *dec, FILE *file);
 /// Exactly n bytes of the PNG file, as libpng reads them (CRCs followed); longjmps on failure.
 void yc_png_read(yc_decoder *dec, uint8_t *buf, size_t n);
@@ -139,8 +145,12 @@ void yc_png_idat_free(yc_decoder *dec);
 int yc_png_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count);
 int yc_png_end(yc_decoder *dec);
 
-/// The last row's data is inflated: from now on the image data read is bounded (yc_png.c's chunk follower).
+/// The last row's data is inflated: from now on the image data read is bounded (yc_png_stream.c).
 void yc_png_rows_done(yc_decoder *dec);
+/// libpng's read function (yc_png_stream.c): the bytes, with the chunk stream followed; a short read is an error.
+void yc_png_read_fn(png_structp png, png_bytep data, size_t length);
+/// libpng's row callback (a user transform): the last row with data starts the bound (yc_png_rows_done).
+void yc_png_row_inflated(png_structp png, png_row_infop row_info, png_bytep data);
 
 /// The warning for a PNG eXIf chunk after the image data (both PNG routes).
 #define YC_PNG_LATE_EXIF "an eXIf chunk after the image data is not read: an orientation in it is not applied " \

@@ -1,5 +1,6 @@
-// The PNG half of the decoder: libpng's errors kept inside C, a reader that says why it stopped, the chunks
-// skipped or bounded, the XMP iTXt, transformations to R,G,B(,X) rows, and rows (interlaced too).
+// The PNG half of the decoder: libpng's errors kept inside C, the chunks skipped or bounded, the XMP iTXt,
+// transformations to R,G,B(,X) rows, and rows (interlaced too). The bytes as they are read — the chunk
+// stream, its CRCs, late chunks and the bound on image data — are yc_png_stream.c's.
 #include "yc_decode_internal.h"
 #include "yc_signals.h"
 #include "yc_checksums.h"
@@ -7,8 +8,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void png_row_inflated(png_structp png, png_row_infop row_info, png_bytep data);
 
 static void png_error_fn(png_structp png, png_const_charp msg) {
     yc_decoder *dec = png_get_error_ptr(png);
@@ -37,107 +36,6 @@ static void png_warning_fn(png_structp png, png_const_charp msg) {
     yc_warn(png_get_error_ptr(png), msg);
 }
 
-void yc_png_chunk_name(const uint8_t type[4], char name[17]) {
-    size_t at = 0;
-    for (int i = 0; i < 4; i++) {
-        const uint8_t c = type[i];
-        const int letter = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
-        at += (size_t)snprintf(name + at, 17 - at, letter ? "%c" : "[%02X]", c);
-    }
-}
-
-// A colour chunk's type, once, in the list of those after the image data (`late_colour`).
-static void note_late_colour(struct yc_png_chunks *k) {
-    static const char *const colour[] = {"iCCP", "cICP", "sRGB", "gAMA", "cHRM"};
-    for (int i = 0; i < 5; i++) {
-        if (memcmp(k->header + 4, colour[i], 4) != 0 || strstr(k->late_colour, colour[i])) continue;
-        size_t n = strlen(k->late_colour);
-        if (n + 6 < sizeof k->late_colour) snprintf(k->late_colour + n, sizeof k->late_colour - n, "%s%s", n ? ", " : "", colour[i]);
-    }
-}
-
-// The critical chunks' CRC-32s are checked here, on the bytes as libpng reads them, rather than by libpng:
-// zlib's table CRC cost a 12 MP photo's decode 10–20 ms of its 190, the carry-less multiplication in
-// yc_crc32 about 3. The chunk stream (signature, then length, type, data, CRC) is followed whatever the read
-// sizes; the check fires as the CRC's last byte is read, when libpng itself would check it, with libpng's
-// message. Ancillary chunks are checked by libpng (a warning, the chunk discarded), or here with a warning
-// after image data that yc_png_idat.c read (`ancillary_too`).
-static void png_follow_chunks(yc_decoder *dec, png_structp png, const uint8_t *p, size_t n) {
-    struct yc_png_chunks *k = &dec->png_chunks;
-    while (n > 0) {
-        size_t take;
-        switch (k->state) {
-        case 0:   // the 8-byte signature
-            take = n < 8 - k->at ? n : 8 - k->at;
-            k->at += take;
-            if (k->at == 8) { k->state = 1; k->at = 0; }
-            break;
-        case 1:   // length and type
-            take = n < 8 - k->at ? n : 8 - k->at;
-            memcpy(k->header + k->at, p, take);
-            k->at += take;
-            if (k->at == 8) {
-                k->left = png_get_uint_32(k->header);
-                k->critical = !(k->header[4] & 0x20);
-                k->crc = yc_crc32(0, k->header + 4, 4);
-                if (memcmp(k->header + 4, "IDAT", 4) == 0) k->seen_idat = 1;
-                else if (k->seen_idat && memcmp(k->header + 4, "eXIf", 4) == 0) k->late_exif = 1;
-                else if (k->seen_idat) note_late_colour(k);
-                k->state = k->left ? 2 : 3;
-                k->at = 0;
-            }
-            break;
-        case 2:   // data
-            take = n < k->left ? n : (size_t)k->left;
-            // Image data after the last row is no image data, and inflating it costs time for nothing (3.5 GiB
-            // of deflated zeros after the rows took 8 s, exit 0): counted as read, on both routes.
-            if (k->tail_cap && memcmp(k->header + 4, "IDAT", 4) == 0 && (k->tail += take) > k->tail_cap)
-                png_error(png, "IDAT: more than 64 KiB of image data after the last row (a decompression bomb?): "
-                               "refused");
-            if (k->critical || k->ancillary_too) k->crc = yc_crc32(k->crc, p, take);
-            k->left -= (uint32_t)take;
-            if (k->left == 0) k->state = 3;
-            break;
-        default:  // the stored CRC
-            take = n < 4 - k->at ? n : 4 - k->at;
-            memcpy(k->stored + k->at, p, take);
-            k->at += take;
-            if (k->at == 4) {
-                if ((k->critical || k->ancillary_too) && png_get_uint_32(k->stored) != k->crc) {
-                    char msg[YC_MSG], name[17];
-                    yc_png_chunk_name(k->header + 4, name);
-                    snprintf(msg, sizeof msg, "%s: CRC error", name);
-                    if (k->critical) png_error(png, msg);
-                    yc_warn(dec, msg);
-                }
-                k->state = 1;
-                k->at = 0;
-            }
-            break;
-        }
-        p += take;
-        n -= take;
-    }
-}
-
-// libpng's stdio reader says only "Read Error" for both a file that ends early and a failing read.
-static void png_read_fn(png_structp png, png_bytep data, size_t length) {
-    yc_decoder *dec = png_get_io_ptr(png);
-    if (yc_interrupted()) png_error(png, "interrupted");
-    if (fread(data, 1, length, dec->png_file) == length) {
-        png_follow_chunks(dec, png, data, length);
-        return;
-    }
-    if (ferror(dec->png_file)) {
-        char msg[YC_MSG];
-        snprintf(msg, sizeof msg, "cannot read the file: %s", strerror(errno));
-        png_error(png, msg);
-    }
-    png_error(png, "the file ends before the image does (truncated PNG)");
-}
-
-void yc_png_read(yc_decoder *dec, uint8_t *buf, size_t n) { png_read_fn(dec->png, buf, n); }
-
 // Every ancillary chunk libpng knows and yuvconv never reads (it reads IHDR, PLTE, tRNS, IDAT, gAMA, cHRM,
 // sRGB, iCCP, eXIf and the XMP iTXt). Told to discard them, libpng skips each through a small buffer instead
 // of first allocating its declared length: a 300-byte file declaring a 1.9 GB iTXt cost 2 s of page faults,
@@ -161,7 +59,7 @@ static int png_user_chunk(png_structp png, png_unknown_chunkp chunk) {
     // libpng, which refuses it ("unhandled critical chunk").
     if (!(chunk->name[0] & 0x20)) return 0;
     // libpng hands an unknown chunk over even when its CRC is wrong (after its warning): such a chunk is damaged,
-    // and is not acted on (libpng's own eXIf handler dropped it). The stored CRC is the one png_read_fn just read.
+    // and is not acted on (libpng's own eXIf handler dropped it). The stored CRC is the one yc_png_read_fn just read.
     const uint32_t crc = yc_crc32(yc_crc32(0, chunk->name, 4), chunk->data, chunk->size);
     if (crc != png_get_uint_32(dec->png_chunks.stored)) return 1;
     if (memcmp(chunk->name, "eXIf", 4) == 0) {
@@ -300,8 +198,8 @@ void yc_png_open(yc_decoder *dec, FILE *file) {
     // A larger buffer than stdio's 8 KiB (nothing has been read through it yet): libpng reads a chunk's header,
     // data and CRC separately (three reads for every IDAT, often 4 KiB each), and each refill is a system call.
     setvbuf(file, NULL, _IOFBF, 256 * 1024);
-    png_set_read_fn(dec->png, dec, png_read_fn);
-    // Critical chunks' CRCs: checked in png_read_fn instead (an error all the same).
+    png_set_read_fn(dec->png, dec, yc_png_read_fn);
+    // Critical chunks' CRCs: checked in yc_png_read_fn instead (an error all the same).
     png_set_crc_action(dec->png, PNG_CRC_QUIET_USE, PNG_CRC_DEFAULT);
     // A text chunk may not inflate past 8 MiB (libpng's default is unlimited-ish for zTXt/iTXt).
     png_set_chunk_malloc_max(dec->png, YC_PNG_CHUNK_MAX);
@@ -378,7 +276,7 @@ void yc_png_open(yc_decoder *dec, FILE *file) {
             }
         }
     }
-    png_set_read_user_transform_fn(dec->png, png_row_inflated);
+    png_set_read_user_transform_fn(dec->png, yc_png_row_inflated);
     // A transform turns on libpng's own check of palette indices, a second warning beside yuvconv's own
     // (`png_expand_palette`), which both routes give: off, as it was without one.
     png_set_check_for_invalid_index(dec->png, 0);
@@ -404,25 +302,6 @@ void yc_png_open(yc_decoder *dec, FILE *file) {
         yc_set_error(dec, "unexpected row layout after transformations");
         return;
     }
-}
-
-void yc_png_rows_done(yc_decoder *dec) {
-    // What a valid file holds after its last row's data: the end of the zlib stream and its checksum. 64 KiB
-    // of compressed data is far more than that, and inflates to at most about 64 MiB.
-    if (dec->png_chunks.tail_cap) return;
-    dec->png_chunks.tail = 0;
-    dec->png_chunks.tail_cap = 64u << 10;
-}
-
-// libpng's route: a user transform is called for each row once it is inflated and unfiltered, before libpng
-// finishes the image data (which, after the last row, inflates whatever follows): the last row with data
-// starts the count there (`yc_png_rows_done`).
-static void png_row_inflated(png_structp png, png_row_infop row_info, png_bytep data) {
-    (void)row_info;
-    (void)data;
-    yc_decoder *dec = png_get_io_ptr(png);
-    if ((int)png_get_current_pass_number(png) == dec->png_last_pass && png_get_current_row_number(png) == dec->png_last_pass_row)
-        yc_png_rows_done(dec);
 }
 
 int yc_png_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count) {
@@ -469,7 +348,7 @@ int yc_png_end(yc_decoder *dec) {
         png_read_end(dec->png, NULL);
     }
     // An eXIf after the image data comes too late for the orientation (the rows are converted as they come):
-    // said, not ignored in silence. Both routes read through png_read_fn, which saw its header.
+    // said, not ignored in silence. Both routes read through yc_png_read_fn, which saw its header.
     if (dec->png_chunks.late_exif) yc_warn(dec, YC_PNG_LATE_EXIF);
     // So do colour chunks: the colours are decided before the first row.
     if (dec->png_chunks.late_colour[0]) {

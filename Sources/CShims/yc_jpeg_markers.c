@@ -1,0 +1,115 @@
+// The JPEG header's segments yuvconv reads itself (split from yc_jpeg.c by role): APP1 (the first Exif
+// segment, for the orientation; XMP's tiff:Orientation) and APP2 (the ICC profile's pieces), each skipped
+// through the source otherwise, then the profile joined and the orientation chosen.
+#include "yc_decode_internal.h"
+#include "yc_colour.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+// A JPEG APP1 segment holding XMP starts so (then a NUL, then the packet).
+static const char xmp_jpeg_prefix[] = "http://ns.adobe.com/xap/1.0/";
+
+// Reads one byte through the source manager (which never suspends: at end of file it yields a fake EOI).
+static int marker_byte(j_decompress_ptr cinfo) {
+    struct jpeg_source_mgr *src = cinfo->src;
+    if (src->bytes_in_buffer == 0) (*src->fill_input_buffer)(cinfo);
+    src->bytes_in_buffer--;
+    return *src->next_input_byte++;
+}
+
+// APP1 segments. libjpeg's jpeg_save_markers appends each saved segment by walking the whole list, so a
+// file of 100,000 tiny APP1 segments took 11–14 s (quadratic). This processor keeps only the first Exif
+// segment (what the orientation needs) and skips every other APP1 through the source, in time linear in
+// the file's size.
+// A marker segment's length field: the bytes of its body (the field's own two excluded).
+static long marker_length(j_decompress_ptr cinfo) {
+    long length = (long)marker_byte(cinfo) << 8;
+    length += marker_byte(cinfo);
+    return length - 2;
+}
+
+boolean yc_jpeg_app1_marker(j_decompress_ptr cinfo) {
+    yc_decoder *dec = ((struct yc_jpeg_err *)cinfo->err)->dec;
+    long length = marker_length(cinfo);
+    if (length <= 0) return TRUE;
+    const long xmp_prefix = (long)sizeof xmp_jpeg_prefix;   // with its NUL
+    if ((dec->exif == NULL && length > 6) || (dec->xmp_orientation == 0 && length > xmp_prefix)) {
+        uint8_t *body = dec->app1;
+        for (long i = 0; i < length; i++) body[i] = (uint8_t)marker_byte(cinfo);
+        if (dec->exif == NULL && length > 6 && memcmp(body, "Exif\0\0", 6) == 0) {
+            uint8_t *kept = malloc((size_t)length);   // no longjmp between this and the assignment
+            if (kept) {
+                memcpy(kept, body, (size_t)length);
+                dec->exif = kept;
+                dec->exif_length = (size_t)length;
+            }
+            return TRUE;
+        }
+        if (dec->xmp_orientation == 0 && length > xmp_prefix && memcmp(body, xmp_jpeg_prefix, (size_t)xmp_prefix) == 0)
+            dec->xmp_orientation = yc_xmp_orientation(body + xmp_prefix, (size_t)(length - xmp_prefix));
+        return TRUE;
+    }
+    (*cinfo->src->skip_input_data)(cinfo, length);
+    return TRUE;
+}
+
+// APP2 segments: the ICC profile, split by its writer into "ICC_PROFILE\0", sequence number (from 1), count,
+// then a piece of the profile. Each piece is copied out of the fixed buffer (no longjmp between malloc and
+// the assignment); other APP2 segments are skipped through the source.
+boolean yc_jpeg_app2_marker(j_decompress_ptr cinfo) {
+    yc_decoder *dec = ((struct yc_jpeg_err *)cinfo->err)->dec;
+    long length = marker_length(cinfo);
+    if (length <= 0) return TRUE;
+    static const char tag[] = "ICC_PROFILE";   // with its NUL: 12 bytes
+    // Exactly 14 bytes is the header of an empty piece, still one of the sequence (as libjpeg-turbo's
+    // jpeg_read_icc_profile counts it): skipped, a profile of N pieces with one empty looked incomplete.
+    if (length < 14) {
+        (*cinfo->src->skip_input_data)(cinfo, length);
+        return TRUE;
+    }
+    uint8_t *body = dec->app1;
+    for (long i = 0; i < length; i++) body[i] = (uint8_t)marker_byte(cinfo);
+    if (memcmp(body, tag, sizeof tag) != 0) return TRUE;
+    int seq = body[12], count = body[13];
+    if (seq < 1 || count < 1 || seq > count || (dec->icc_count && dec->icc_count != count) || dec->icc_chunk[seq - 1]) {
+        dec->icc_bad = 1;
+        return TRUE;
+    }
+    dec->icc_count = count;
+    size_t n = (size_t)(length - 14);
+    uint8_t *piece = malloc(n ? n : 1);
+    if (!piece) { dec->icc_bad = 1; return TRUE; }
+    memcpy(piece, body + 14, n);
+    dec->icc_chunk[seq - 1] = piece;
+    dec->icc_chunk_length[seq - 1] = n;
+    return TRUE;
+}
+
+// After the header: the ICC pieces joined in sequence order (every one present, none repeated), else none
+// and `icc_broken`; the EXIF colour-space hint.
+void yc_jpeg_colour(yc_decoder *dec) {
+    yc_colour *c = &dec->colour;
+    c->grey = dec->jpeg.jpeg_color_space == JCS_GRAYSCALE;
+    c->cmyk = dec->jpeg.jpeg_color_space == JCS_CMYK || dec->jpeg.jpeg_color_space == JCS_YCCK;
+    if (dec->exif) c->exif_adobe_rgb = yc_exif_adobe_rgb(dec->exif + 6, dec->exif_length - 6);
+    if (dec->icc_count == 0) { c->icc_broken = dec->icc_bad; return; }
+    size_t total = 0;
+    for (int i = 0; i < dec->icc_count; i++) {
+        if (!dec->icc_chunk[i]) { c->icc_broken = 1; return; }
+        total += dec->icc_chunk_length[i];
+    }
+    if (dec->icc_bad || total == 0 || !(dec->icc = malloc(total))) { c->icc_broken = 1; return; }
+    size_t at = 0;
+    for (int i = 0; i < dec->icc_count; i++) {
+        memcpy(dec->icc + at, dec->icc_chunk[i], dec->icc_chunk_length[i]);
+        at += dec->icc_chunk_length[i];
+    }
+    c->icc = dec->icc;
+    c->icc_length = total;
+}
+
+int yc_jpeg_orientation(yc_decoder *dec) {
+    int exif = dec->exif ? yc_exif_orientation_tag(dec->exif + 6, dec->exif_length - 6) : 0;
+    return yc_orientation_choice(exif, dec->xmp_orientation);
+}
