@@ -2235,6 +2235,39 @@ says 'not started \(interrupted\)'
 ALLOW=(out out/s*.nv12); settled
 end
 
+begin update-hash-interrupted
+# --update hashes an input whose time changed (and every input it converts): a valid JPEG with a 4 GiB sparse
+# tail took 14 s to hash, and SIGINT was not looked at meanwhile (planning: the run went on to "1 skipped" and
+# exit 0; converting: exit 130 only after the whole hash). Now the hash stops at the signal. And a manifest with
+# two lines for one output trusts neither (the later one won, keeping an output made with other options).
+mkdir in; cp "$JPG" in/s.jpg; truncate -s 4G in/s.jpg; snap
+run in/ -o out/ --update -q
+status 0
+cp out/.yuvconv-manifest kept
+awk 'NR <= 2 {print; next} {print; sub(/\t[^\t]*matrix=[^\t]*/, "&x"); print}' kept > out/.yuvconv-manifest
+run in/ -o out/ --update --dry-run
+status 0; says 'a second entry for the same output'
+LC_ALL=C grep -q '^replace in/s.jpg' "$OUT" || bad "two entries, dry run: $(head -c 120 "$OUT")"
+mv kept out/.yuvconv-manifest
+touch in/s.jpg
+r=$(python3 - "$BIN" <<'PY' 2> "$ERR"
+import signal, subprocess, sys, time
+p = subprocess.Popen([sys.argv[1], "in/", "-o", "out/", "--update", "-q"], stdout=subprocess.DEVNULL,
+                     stderr=subprocess.PIPE, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+time.sleep(0.5)
+t = time.monotonic(); p.send_signal(signal.SIGINT)
+err = p.communicate(timeout=60)[1]
+sys.stderr.buffer.write(err)
+print(p.returncode, int((time.monotonic() - t) * 1000))
+PY
+)
+[ "${r% *}" = 130 ] || bad "exit ${r% *} after SIGINT during the hash (130 wanted)"
+(( ${r#* } < 3000 )) || bad "ended ${r#* } ms after SIGINT"
+cmp -s out/s.nv12 "$(ref "$JPG" nv12)" || bad "the output kept was altered"
+rm -f in/s.jpg
+ALLOW=(in in/s.jpg out out/s.nv12 out/.yuvconv-manifest); settled
+end
+
 begin output-names-in-each-other
 # A name template that makes one output's name another's folder (`o/p/a.nv12` and `o/p/a.nv12/x.nv12`, or
 # `--name '{dir}'`): refused before any work, the dry run too (it planned both, and the run failed one with

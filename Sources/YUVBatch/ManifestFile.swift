@@ -72,24 +72,38 @@ public final class ManifestFile: @unchecked Sendable {
             do throws(Malformed) { _ = try ManifestEntry(fields: try Manifest.fields(line[...])) } catch { problem(error.why) }
             let name = Self.name(line)
             if let p = previous, name.lexicographicallyPrecedes(p) { sorted = false }
+            if sorted, let p = previous, name.elementsEqual(p) { problem(Self.secondEntry) }
             previous = Array(name)
         }
         if file.failed { throw FileError(path: path, reason: "read failed: \(systemMessage())") }
-        (self.problems, problemCount, foreign) = (problems, count, false)
         if sorted {
+            (self.problems, problemCount, foreign) = (problems, count, false)
             (source, dataStart) = (file, start)
             return
         }
-        // Out of order: a sorted copy to search (of each name, the last line, as a reading in order keeps).
-        let copy = try Self.sortedLines(file, from: start, path: path)
+        // Out of order: a sorted copy to search, where the lines of one name come together (and are counted:
+        // above, only lines next to each other were).
+        let (copy, seconds) = try Self.sortedLines(file, from: start, path: path)
+        if seconds > 0 {
+            count += seconds
+            if problems.count < Self.problemsKept {
+                problems.append("\(seconds) more entr\(seconds == 1 ? "y" : "ies") for outputs that have one already")
+            }
+        }
+        (self.problems, problemCount, foreign) = (problems, count, false)
         (source, dataStart) = (ManifestBytes(spool: copy), 0)
     }
+
+    /// Two lines for one output: which was written last cannot be told (a hand edit, a merge of two
+    /// manifests), so neither is trusted.
+    static let secondEntry = "a second entry for the same output"
 
     /// The escaped name a line starts with (its first field).
     static func name(_ line: [UInt8]) -> ArraySlice<UInt8> { line.prefix { $0 != 9 } }
 
-    /// The lines of `file` after `start` (but comments and those too long), sorted by name, the last of each name.
-    private static func sortedLines(_ file: ManifestBytes, from start: Int, path: String) throws(FileError) -> Spool {
+    /// The lines of `file` after `start` (but comments and those too long), sorted by name (stable), and how many
+    /// lines have the name of the one before.
+    private static func sortedLines(_ file: ManifestBytes, from start: Int, path: String) throws(FileError) -> (Spool, Int) {
         let keyed = Spool()
         var reader = LineReader(file, at: start), order: UInt64 = 0
         while let (line, _) = reader.next() {
@@ -100,16 +114,17 @@ public final class ManifestFile: @unchecked Sendable {
         if file.failed { throw FileError(path: path, reason: "read failed: \(systemMessage())") }
         let sorted = try keyed.sortedRecords()
         let copy = Spool()
-        var records = sorted.reader(), pending: (name: [UInt8], line: [UInt8])?
+        var records = sorted.reader(), previous: [UInt8]?, seconds = 0
         while let r = records.nextRecord() {
             let record = MergeRecord(r)
-            if let p = pending, !p.name.elementsEqual(record.name) { copy.append(p.line); copy.append(10) }
-            pending = (Array(record.name), Array(record.line))
+            if previous.map({ $0.elementsEqual(record.name) }) == true { seconds += 1 }
+            previous = Array(record.name)
+            copy.append(record.line)
+            copy.append(10)
         }
-        if let p = pending { copy.append(p.line); copy.append(10) }
         try sorted.seal()
         try copy.seal()
-        return copy
+        return (copy, seconds)
     }
 
     /// The entry for the output `name`, or nil (none, or its line cannot be read: the output is converted
@@ -130,14 +145,16 @@ public final class ManifestFile: @unchecked Sendable {
             }
             break
         }
-        var reader = LineReader(source, at: lo), found: ManifestEntry?
+        var reader = LineReader(source, at: lo), found: ManifestEntry?, seen = false
         while let (line, _) = reader.next() {
             guard let line, !line.isEmpty, line.first != UInt8(ascii: "#") else { continue }
             let n = Self.name(line)
             if n.lexicographicallyPrecedes(target) { continue }
             if !n.elementsEqual(target) { break }
-            // Of lines with one name, the last that reads (as a reading in order keeps).
-            if let entry = try? ManifestEntry(fields: try Manifest.fields(line[...])) { found = entry }
+            // Two lines for one output: neither is trusted (`secondEntry`).
+            if seen { return nil }
+            seen = true
+            found = try? ManifestEntry(fields: try Manifest.fields(line[...]))
         }
         return found
     }
@@ -150,8 +167,11 @@ public final class ManifestFile: @unchecked Sendable {
     /// Writes the manifest at `path` back (atomically, replacing it): as it is on disk now — or, when it cannot
     /// be read now, as it was read at the start — with `changes` (`ManifestChange` records) put in: an entry
     /// replaced or added, or dropped. Entries sorted by name; lines that cannot be read are left out. Not
-    /// written when that changes no entry. Nil, or the error.
-    public func write(to path: String, changes: Spool, protected: any FileIdentitySet,
+    /// written when that changes no entry. What is at `path` must still be what the run accepted at its start:
+    /// a regular file, a manifest (or, when it was not one then and `force` let it be replaced, anything
+    /// regular) — a link or another file put there meanwhile is left alone and the manifest not written (the
+    /// outputs are in place; the next run converts them again). Nil, or the error.
+    public func write(to path: String, changes: Spool, protected: any FileIdentitySet, force: Bool = false,
                       notice: (String) -> Void = { _ in }) -> FileError? {
         // From the read of the file as it is now to its replacement, no other run's write may come between:
         // two runs finishing together would each merge into the same old file, and the later rename would drop
@@ -163,16 +183,31 @@ public final class ManifestFile: @unchecked Sendable {
             var order: UInt64 = 0
             // The lines now (their entries rendered again, as `Manifest` renders them), then the changes.
             var now: ManifestBytes? = source, nowStart = dataStart
-            let fd = openWithoutWaiting(path, O_RDONLY)
+            let replaced = "was replaced during the run by "
+            let kept = "; it is left as it is and the manifest is not written (the outputs are in place, and the next "
+                + "--update converts them again)"
+            if let st = FileStatus(path: path, follow: false), st.kind != .regular {
+                throw FileError(path: path, reason: replaced + (st.kind == .symlink ? "a symbolic link" : "something that is not a regular file") + kept)
+            }
+            let fd = openWithoutWaiting(path, O_RDONLY | O_NOFOLLOW)
             if fd >= 0, let st = FileStatus(descriptor: fd), st.kind == .regular {
                 let file = ManifestBytes(descriptor: fd, size: st.size)
                 var reader = LineReader(file, at: 0)
                 let first = reader.next()
-                (now, nowStart) = first?.line.map({ $0.elementsEqual(Manifest.magic) }) == true ? (file, reader.position) : (nil, 0)
+                if first?.line.map({ $0.elementsEqual(Manifest.magic) }) == true {
+                    (now, nowStart) = (file, reader.position)
+                } else if foreign && force {
+                    (now, nowStart) = (nil, 0)
+                } else {
+                    throw FileError(path: path, reason: replaced + "a file that is not a yuvconv manifest" + kept)
+                }
             } else if fd >= 0 {
                 close(fd)
+                throw FileError(path: path, reason: replaced + "something that is not a regular file" + kept)
             } else if errno == ENOENT {
                 now = nil
+            } else if errno == ELOOP {
+                throw FileError(path: path, reason: replaced + "a symbolic link" + kept)
             }
             if let now {
                 var reader = LineReader(now, at: nowStart)
@@ -226,7 +261,8 @@ public final class ManifestFile: @unchecked Sendable {
                        + "the same moment may be lost, and the next --update converts those files again")
             }
             do throws(WriteError) {
-                let out = try AtomicOutput(path: path, force: true, protected: protected)
+                // No link followed, whatever was put there since the look above: a rename replaces a name.
+                let out = try AtomicOutput(path: path, force: true, protected: protected, plainFileOnly: true)
                 do throws(WriteError) {
                     var copy = text.reader(bufferSize: 1 << 16)
                     while let chunk = copy.readSome(1 << 16) { try out.write(Array(chunk)) }

@@ -82,12 +82,12 @@ public final class AtomicOutput {
     /// a device or FIFO in place, or a new temporary file in the target's folder.
     /// With `hashing`, `digest` gives the output's size and SHA-256 after `commit`.
     public init(path: String, force: Bool, inputs: [String] = [], protected: any FileIdentitySet = Set<FileIdentity>(),
-                hashing: Bool = false) throws(WriteError) {
+                hashing: Bool = false, plainFileOnly: Bool = false) throws(WriteError) {
         self.path = path
         self.force = force
         if hashing { hasher = SHA256() }
         let real: String
-        switch try Self.check(path: path, force: force, inputs: inputs, protected: protected) {
+        switch try Self.check(path: path, force: force, inputs: inputs, protected: protected, plainFileOnly: plainFileOnly) {
         case .descriptor(let descriptor):
             fd = descriptor
             if descriptor > 2 {

@@ -29,8 +29,18 @@ extension AtomicOutput {
     /// - A symbolic link is followed: its target is written (atomically when it is a regular file, with
     ///   `force` when it exists) and the link itself stays as it was.
     /// - A device or FIFO is written in place, in order; a block device only with `force`; a socket is refused.
+    /// - `plainFileOnly`: `path` itself must be a regular file or nothing — no link followed, no device, no
+    ///   descriptor (a file of yuvconv's own, such as `--update`'s manifest, that a link put there meanwhile
+    ///   must not redirect).
     public static func check(path: String, force: Bool, inputs: [String] = [],
-                             protected: any FileIdentitySet = Set<FileIdentity>()) throws(WriteError) -> Destination {
+                             protected: any FileIdentitySet = Set<FileIdentity>(),
+                             plainFileOnly: Bool = false) throws(WriteError) -> Destination {
+        if plainFileOnly {
+            if standardDescriptor(path) != nil { throw .system("is a descriptor, not a file") }
+            if let st = FileStatus(path: path, follow: false), st.kind != .regular {
+                throw .system(st.kind == .symlink ? "is a symbolic link" : "is not a regular file")
+            }
+        }
         let named = Set(inputs.compactMap(inputIdentity))
         let protected = ProtectedUnion(named: named, others: protected)
         if let descriptor = standardDescriptor(path) {

@@ -20,6 +20,9 @@ public func sha256(ofFile path: String) throws(FileError) -> (status: FileStatus
     var hash = SHA256()
     var buffer = [UInt8](repeating: 0, count: 256 << 10)
     while true {
+        // A batch asked to stop (SIGINT, SIGTERM) stops here too: a file of gigabytes (a sparse tail) takes
+        // seconds to hash, and the run would go on past the signal to convert or keep it.
+        if interruptSignal() != nil { throw FileError(path: path, reason: "interrupted while hashing it") }
         let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
         if n < 0 && errno == EINTR { continue }
         if n < 0 { throw FileError(path: path, reason: "read failed: \(systemMessage())") }

@@ -47,14 +47,18 @@ struct UpdateManifest: Sendable {
     /// The output folder with its links followed: an output of this tool lies in it by its own name, no link
     /// on the way (`Update.check`).
     let folderPlace: String
+    /// `--force`: a file at the manifest's place that is not a manifest may be replaced.
+    let force: Bool
 
-    /// Reads the manifest of `folder` (none yet is an empty one). One that cannot be read is a warning, not an
-    /// error: every existing output is then converted again, the safe side. Nil after the message, with
-    /// `failure` 2 when an output or the report file would be the manifest itself (a usage error), and 1 when
-    /// the manifest's place holds a link, something other than a regular file, or (without --force) a file
-    /// that is not a manifest.
+    /// Reads the manifest of `folder` (none yet is an empty one). Nil after the message, with `failure` 2 when
+    /// an output or the report file would be the manifest itself (a usage error), and 1 when the manifest's
+    /// place holds a link, something other than a regular file, (without --force) a file that is not a
+    /// manifest, or a manifest that cannot be read: converting everything again would be the safe side for the
+    /// outputs, but the manifest written at the end would then drop every entry of the other runs it holds.
+    /// Lines that cannot be read are a warning: their outputs are converted again.
     init?(folder: BatchOutputFolder, plan: BatchPlan, options: Options, failure: inout Int32) {
         failure = 2
+        force = options.force
         path = folder.path(of: Manifest.fileName)
         folderPlace = BatchPlan.resolved(folder.path)
         // The manifest and its lock file (`ManifestFile.lockPath`) are --update's: no output, nor the report, may
@@ -97,8 +101,9 @@ struct UpdateManifest: Sendable {
                          + "\(problems[0]); their outputs are converted again")
             }
         } catch {
-            printErr("yuvconv: warning: \(error.cli); every existing output is converted again")
-            manifest = ManifestFile()
+            printErr("yuvconv: error: \(error.cli); --update needs its manifest to tell what is up to date, and "
+                     + "would drop the entries it holds: make it readable, or remove it to convert everything again")
+            return nil
         }
     }
 
@@ -173,6 +178,6 @@ struct UpdateManifest: Sendable {
     /// out. Unchanged, it is not written. Nil, or the error (the outputs themselves are written; at worst the
     /// next run converts them again).
     func write(_ changes: Spool, protected: any FileIdentitySet) -> FileError? {
-        manifest.write(to: path, changes: changes, protected: protected) { printErr("yuvconv: warning: \($0)") }
+        manifest.write(to: path, changes: changes, protected: protected, force: force) { printErr("yuvconv: warning: \($0)") }
     }
 }

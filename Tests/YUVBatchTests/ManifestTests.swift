@@ -185,8 +185,8 @@ final class ManifestTests: XCTestCase {
     }
 
     /// `ManifestFile` finds every entry `Manifest` reads, by binary search with pread over thousands of lines
-    /// (and in a sorted copy when the lines are out of order, the last line of a name winning), and no entry
-    /// for names that are not there.
+    /// (and in a sorted copy when the lines are out of order), and no entry for names that are not there, nor
+    /// for a name with two lines (which was written last cannot be told: the output is converted again).
     func testManifestFileFindsWhatManifestReads() throws {
         var m = Manifest()
         let all = names(3000)
@@ -200,7 +200,7 @@ final class ManifestTests: XCTestCase {
         for missing in ["", "a", "d00000.nv1", "d00000.nv12x", "d99999.nv12", "zzz", "sub/", "\u{10FFFF}"] {
             XCTAssertNil(file.entry(named: missing), missing)
         }
-        // Out of order, with a later line for one name: a sorted copy, the last line winning.
+        // Out of order, with a later line for one name: a sorted copy, that name without an entry.
         var lines = text.split(separator: 10, omittingEmptySubsequences: false).map(Array.init)
         let body = Array(lines[2..<(lines.count - 1)].reversed())
         let changed = entry(output: all[7], input: "in/other")
@@ -208,8 +208,17 @@ final class ManifestTests: XCTestCase {
         try Data(lines.joined(separator: [10])).write(to: URL(fileURLWithPath: path))
         let shuffled = try ManifestFile(path: path)
         for name in all where name != all[7] { XCTAssertEqual(fields(shuffled.entry(named: name)), fields(m.entries[name]), name) }
-        XCTAssertEqual(shuffled.entry(named: all[7])?.input, "in/other")
+        XCTAssertNil(shuffled.entry(named: all[7]))
+        XCTAssertEqual(shuffled.problemCount, 1)
+        XCTAssertEqual(shuffled.problems, ["1 more entry for outputs that have one already"])
         XCTAssertNil(shuffled.entry(named: "d99999.nv12"))
+        // In order, the second line next to the first: counted with its line number.
+        let inOrder = text.split(separator: 10, omittingEmptySubsequences: false).map(Array.init)
+        let doubled = inOrder[0..<10] + [inOrder[9]] + inOrder[10...]
+        try Data(doubled.joined(separator: [10])).write(to: URL(fileURLWithPath: path))
+        let twice = try ManifestFile(path: path)
+        XCTAssertEqual(twice.problems, ["line 11: a second entry for the same output"])
+        XCTAssertEqual(all.filter { twice.entry(named: $0) == nil }.count, 1, "the doubled name only")
     }
 
     /// What `ManifestFile` cannot read it counts and describes as `Manifest` does; those lines have no entry.
@@ -258,6 +267,40 @@ final class ManifestTests: XCTestCase {
         ManifestChange.write(name: "never.nv12", entry: nil, to: same)
         XCTAssertNil(try ManifestFile(path: path).write(to: path, changes: same, protected: Set<FileIdentity>()))
         XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int, before)
+    }
+
+    /// What the run accepted at its start is what it replaces at the end: a symbolic link, or a file that is
+    /// not a manifest, put at the manifest's name during the run is left alone (the link's target too) and the
+    /// write fails; a file that was not a manifest at the start is replaced when `force` said so.
+    func testManifestFileWriteLeavesWhatWasPutInItsPlace() throws {
+        let path = root + "/out/.yuvconv-manifest", victim = root + "/victim.txt"
+        var m = Manifest()
+        m.entries["a.nv12"] = entry(output: "a.nv12", input: "in/a")
+        try Data(m.rendered()).write(to: URL(fileURLWithPath: path))
+        try Data("someone's file\n".utf8).write(to: URL(fileURLWithPath: victim))
+        func changes() -> Spool {
+            let spool = Spool()
+            ManifestChange.write(name: "b.nv12", entry: entry(output: "b.nv12", input: "in/b"), to: spool)
+            return spool
+        }
+        let file = try ManifestFile(path: path)
+        try FileManager.default.removeItem(atPath: path)
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: "../victim.txt")
+        XCTAssertEqual(file.write(to: path, changes: changes(), protected: Set<FileIdentity>(), force: true)?.reason
+                           .contains("by a symbolic link"), true)
+        XCTAssertEqual(try String(contentsOfFile: victim, encoding: .utf8), "someone's file\n")
+        XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: path), "../victim.txt")
+        try FileManager.default.removeItem(atPath: path)
+        try Data("not a manifest\n".utf8).write(to: URL(fileURLWithPath: path))
+        XCTAssertEqual(file.write(to: path, changes: changes(), protected: Set<FileIdentity>(), force: true)?.reason
+                           .contains("not a yuvconv manifest"), true)
+        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), "not a manifest\n")
+        // Not a manifest at the start either: replaced only with force.
+        let foreign = try ManifestFile(path: path)
+        XCTAssertTrue(foreign.foreign)
+        XCTAssertNotNil(foreign.write(to: path, changes: changes(), protected: Set<FileIdentity>()))
+        XCTAssertNil(foreign.write(to: path, changes: changes(), protected: Set<FileIdentity>(), force: true))
+        XCTAssertNotNil(try ManifestFile(path: path).entry(named: "b.nv12"))
     }
 
     /// Two runs finishing together: the write waits while another holds the folder's lock, and then merges
