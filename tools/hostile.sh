@@ -2268,6 +2268,25 @@ rm -f in/s.jpg
 ALLOW=(in in/s.jpg out out/s.nv12 out/.yuvconv-manifest); settled
 end
 
+begin header-messages
+# A JPEG whose frame header gives a width of 0 was said to give "its height in a DNL marker"; a {dir} that is
+# `..` (a folder given without its trailing slash) blamed only the template.
+python3 - "$JPG" w0.jpg <<'PY'
+import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+i = 2
+while b[i + 1] not in (0xC0, 0xC1, 0xC2): i += 2 + int.from_bytes(b[i + 2:i + 4], "big")
+b[i + 7:i + 9] = b"\0\0"
+open(sys.argv[2], "wb").write(b)
+PY
+mkdir -p sub/in; cp "$PNG" sub/in/a.png; snap
+run w0.jpg -o x.nv12
+status 1; says 'w0.jpg.*gives a width or height of 0'
+cd sub/in; yc .. -r -o ../out/ --name '{dir}/{stem}.png' > "$OUT" 2> "$ERR"; cd "$D"
+status 2; says "\\{dir\\} includes a folder given without a trailing '/'"
+settled
+end
+
 begin output-names-in-each-other
 # A name template that makes one output's name another's folder (`o/p/a.nv12` and `o/p/a.nv12/x.nv12`, or
 # `--name '{dir}'`): refused before any work, the dry run too (it planned both, and the run failed one with

@@ -69,8 +69,14 @@ extension BatchPlanError {
             return "--name '\(displayPath(template))': \(displayPath(placeholder)) is not a placeholder"
                 + (unmatched ? ", its brace is unmatched" : "") + " (the template knows {stem}, {name}, {dir}, {ext} and {format})"
         case .nameOutsideFolder(let template, let name, let input):
+            // `{dir}` holds the folder given itself when it has no trailing slash (as rsync reads it): `..` or
+            // `.` then lands in the name.
+            let dotted = template.contains("{dir}") && name.split(separator: "/", omittingEmptySubsequences: false)
+                .contains { $0 == ".." || $0 == "." }
             return "--name '\(displayPath(template))' gives '\(displayPath(name))' for \(displayPath(input)): "
                 + "an output name must be a file inside the output folder (no '..' or '.', not empty)"
+                + (dotted ? "; {dir} includes a folder given without a trailing '/' (`..` is itself, `../` its "
+                    + "contents): give it as '../' or './'" : "")
         case .format(let refusal): return refusal.cliMessage
         case .sameOutput(let first, let second, let output, let hint):
             // The same file given twice: no name template separates it from itself.
