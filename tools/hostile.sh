@@ -2284,7 +2284,17 @@ run w0.jpg -o x.nv12
 status 1; says 'w0.jpg.*gives a width or height of 0'
 cd sub/in; yc .. -r -o ../out/ --name '{dir}/{stem}.png' > "$OUT" 2> "$ERR"; cd "$D"
 status 2; says "\\{dir\\} includes a folder given without a trailing '/'"
-settled
+# The picture on standard output, the report on standard error: the report alone there (the per-image line
+# came first, so the JSON Lines did not parse).
+# A Y4M header that gives a tag twice with two values was read by its last one (W8 … W16 read as 16 wide).
+{ printf 'YUV4MPEG2 W8 H16 W16 C420jpeg\nFRAME\n'; head -c 384 /dev/zero; } > twice.y4m
+run twice.y4m -o t.png
+status 1; says 'twice.y4m: the Y4M header gives W twice, as W8 and W16'
+cp "$PNG" a.png
+run a.png -o - --report json
+status 0; python3 -c 'import json, sys; [json.loads(l) for l in open(sys.argv[1])]' "$ERR" 2>/dev/null \
+  || bad "the report on standard error is not JSON Lines: $(errline)"
+ALLOW=(a.png twice.y4m); settled
 end
 
 begin output-names-in-each-other

@@ -224,7 +224,15 @@ public enum RawInput {
             }
             var w = 0, h = 0, tag: String?, xyscss: String?, range: ColorRange?, interlacing = Y4MInterlacing.progressive
             var rate = "1:1", aspect = "1:1", unreadable: [String] = []
+            // A tag given twice with two values (`W8 … W16`, `C444 C420jpeg`): which one the writer meant cannot be
+            // told (FFmpeg takes the last), so it is not guessed at, as C and XYSCSS that disagree are not.
+            var given: [Substring: Substring] = [:]
             for field in fields.dropFirst() {
+                let key = field.first == "X" ? field.prefix { $0 != "=" } : field.prefix(1)
+                if let earlier = given[key], earlier != field {
+                    throw .decoder("the Y4M header gives \(key) twice, as \(earlier) and \(field): which is meant cannot be told")
+                }
+                given[key] = field
                 switch field.first {
                 case "W": w = Int(field.dropFirst()) ?? -1
                 case "H": h = Int(field.dropFirst()) ?? -1

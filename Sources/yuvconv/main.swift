@@ -199,7 +199,11 @@ func run(_ args: [String]) -> Int32 {
     installSignalCleanup()
     let reportSink: AtomicOutput?
     do { reportSink = try openReportFile(options, protected: protected) } catch { return fileFailure(error) }
-    let outcome = convertOne(input: input, output: output, format: format, options: options, protected: protected,
+    // The data on standard output and the report on standard error: the per-image line is left out there (the
+    // report says the same), so that what follows the warnings is the report alone.
+    var single = options
+    if reportStream == [STDERR_FILENO] { single.quiet = true }
+    let outcome = convertOne(input: input, output: output, format: format, options: single, protected: protected,
                              keepForReport: options.reportFormat != nil)
     if let failure = outcome.failure { printErr("yuvconv: error: \(failure.cli)") }
     // The report lists a failed file too (its line with the reason, and the totals), as a batch's does.
