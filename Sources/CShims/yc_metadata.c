@@ -88,41 +88,167 @@ int yc_exif_adobe_rgb(const uint8_t *b, size_t n) {
     return s[0] == 'R' && s[1] == '0' && s[2] == '3';
 }
 
-// XMP's tiff:Orientation, as an attribute (tiff:Orientation="6", either quote) or an element
-// (<tiff:Orientation>6</...>), one digit 1…8 and nothing else in the value; outside XML comments. 1 when
-// absent or malformed. Never reads outside bytes[0..<count].
+// XMP's tiff:Orientation, read by a small XML scanner rather than a search for the bytes: text that only mentions
+// the property (inside another attribute's value, a CDATA section, a comment, or under another prefix) must not
+// turn the picture. Linear in the packet, no recursion, no allocation; never reads outside b[0..<n].
+static const char xmp_tiff_namespace[] = "http://ns.adobe.com/tiff/1.0/";
+
+typedef struct {
+    const uint8_t *p;
+    size_t n;
+} xml_span;
+
+static int span_is(xml_span s, const char *text) { return s.n == strlen(text) && memcmp(s.p, text, s.n) == 0; }
+static int span_equal(xml_span a, xml_span b) { return a.n == b.n && memcmp(a.p, b.p, a.n) == 0; }
+static int xml_space(uint8_t c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+// A byte of an element's or attribute's name: anything but what ends one (lenient: the scanner only needs to
+// know where names end).
+static int xml_name_byte(uint8_t c) {
+    return !xml_space(c) && c != '=' && c != '/' && c != '>' && c != '<' && c != '"' && c != '\'';
+}
+
+// Where `end` (a short literal) first starts at or after `from`; n when it does not.
+static size_t xml_find(const uint8_t *b, size_t n, size_t from, const char *end) {
+    const size_t k = strlen(end);
+    for (size_t i = from; i + k <= n; i++)
+        if (memcmp(b + i, end, k) == 0) return i;
+    return n;
+}
+
+static int xml_starts(const uint8_t *b, size_t n, size_t at, const char *text) {
+    const size_t k = strlen(text);
+    return n - at >= k && memcmp(b + at, text, k) == 0;
+}
+
+// The next attribute of a start tag from `*at`: 1 with its name and its value (the bytes between the quotes,
+// either quote, so a '>' or the other quote inside is value); 0 at the tag's end, with `*at` just past its '>'
+// and `*empty` saying "/>"; -1 when the tag is malformed or cut short.
+static int xml_attribute(const uint8_t *b, size_t n, size_t *at, xml_span *name, xml_span *value, int *empty) {
+    size_t i = *at;
+    while (i < n && xml_space(b[i])) i++;
+    if (i < n && b[i] == '>') { *empty = 0; *at = i + 1; return 0; }
+    if (i + 1 < n && b[i] == '/' && b[i + 1] == '>') { *empty = 1; *at = i + 2; return 0; }
+    const size_t start = i;
+    while (i < n && xml_name_byte(b[i])) i++;
+    if (i == start) return -1;
+    *name = (xml_span){b + start, i - start};
+    while (i < n && xml_space(b[i])) i++;
+    if (i >= n || b[i] != '=') return -1;
+    i++;
+    while (i < n && xml_space(b[i])) i++;
+    if (i >= n || (b[i] != '"' && b[i] != '\'')) return -1;
+    const uint8_t quote = b[i++];
+    const size_t v = i;
+    while (i < n && b[i] != quote) i++;
+    if (i >= n) return -1;
+    *value = (xml_span){b + v, i - v};
+    *at = i + 1;
+    return 1;
+}
+
+// The prefixes bound to TIFF's namespace so far. Scoping is simplified: a declaration holds from where it is seen
+// to the end of the packet (or to the prefix's next declaration), not only inside its element — XMP writers
+// declare each prefix once. `tiff` is apart: it counts unless bound to another URI, as Pillow and exiftool read
+// packets that never declare it. A ninth other prefix bound to TIFF's namespace is not recorded.
+typedef struct {
+    xml_span prefix[8];
+    int count;
+    int tiff_elsewhere;   // `tiff` is bound to another namespace
+} xmp_bindings;
+
+static void xmp_declare(xmp_bindings *ns, xml_span prefix, xml_span uri) {
+    const int tiff = span_is(uri, xmp_tiff_namespace);
+    if (span_is(prefix, "tiff")) {
+        ns->tiff_elsewhere = !tiff;
+        return;
+    }
+    int at = 0;
+    while (at < ns->count && !span_equal(ns->prefix[at], prefix)) at++;
+    if (tiff && at == ns->count && ns->count < 8) ns->prefix[ns->count++] = prefix;
+    else if (!tiff && at < ns->count) ns->prefix[at] = ns->prefix[--ns->count];
+}
+
+// Whether `name` is P:Orientation with P bound to TIFF's namespace.
+static int xmp_is_orientation(const xmp_bindings *ns, xml_span name) {
+    static const char local[] = ":Orientation";
+    const size_t k = sizeof local - 1;
+    if (name.n <= k || memcmp(name.p + name.n - k, local, k) != 0) return 0;
+    const xml_span prefix = {name.p, name.n - k};
+    if (span_is(prefix, "tiff")) return !ns->tiff_elsewhere;
+    for (int i = 0; i < ns->count; i++)
+        if (span_equal(ns->prefix[i], prefix)) return 1;
+    return 0;
+}
+
+// The markup skipped whole: comments, CDATA sections, processing instructions (the <?xpacket?> wrapper), end
+// tags and declarations (<!DOCTYPE …>, whose internal subset in [ ] may hold '>'). Returns the offset just past
+// it, or 0 when `at` starts none of them, or n + 1 when it is cut short.
+static size_t xml_skip(const uint8_t *b, size_t n, size_t at) {
+    static const struct { const char *start, *end; } kinds[] = {
+        {"<!--", "-->"}, {"<![CDATA[", "]]>"}, {"<?", "?>"}, {"</", ">"},
+    };
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        if (!xml_starts(b, n, at, kinds[k].start)) continue;
+        const size_t end = xml_find(b, n, at + strlen(kinds[k].start), kinds[k].end);
+        return end == n ? n + 1 : end + strlen(kinds[k].end);
+    }
+    if (!xml_starts(b, n, at, "<!")) return 0;
+    uint8_t quote = 0;
+    int depth = 0;
+    for (size_t i = at + 2; i < n; i++) {
+        if (quote) { if (b[i] == quote) quote = 0; }
+        else if (b[i] == '"' || b[i] == '\'') quote = b[i];
+        else if (b[i] == '[') depth++;
+        else if (b[i] == ']' && depth > 0) depth--;
+        else if (b[i] == '>' && depth == 0) return i + 1;
+    }
+    return n + 1;
+}
+
+// One digit 1…8 as a whole value, else 1.
+static int xmp_value(xml_span v) { return v.n == 1 && v.p[0] >= '1' && v.p[0] <= '8' ? v.p[0] - '0' : 1; }
+
 int yc_xmp_orientation(const uint8_t *b, size_t n) {
-    static const char key[] = "tiff:Orientation";
-    const size_t k = sizeof key - 1;
-#define YC_SPACE(c) ((c) == ' ' || (c) == '\t' || (c) == '\r' || (c) == '\n')
-    for (size_t i = 0; b && i + k < n; i++) {
-        if (i + 4 <= n && memcmp(b + i, "<!--", 4) == 0) {   // a comment: skip to its end
-            size_t j = i + 4;
-            while (j + 3 <= n && memcmp(b + j, "-->", 3) != 0) j++;
-            if (j + 3 > n) return 1;
-            i = j + 2;
+    xmp_bindings ns = {0};
+    size_t i = 0;
+    while (b && i < n) {
+        if (b[i] != '<') {   // character data between tags: never a property's name
+            i++;
             continue;
         }
-        if (memcmp(b + i, key, k) != 0) continue;
-        size_t j = i + k;
-        while (j < n && YC_SPACE(b[j])) j++;
-        if (j >= n) return 1;
-        if (b[j] == '=') {
-            j++;
-            while (j < n && YC_SPACE(b[j])) j++;
-            if (j + 2 < n && (b[j] == '"' || b[j] == '\'') && b[j + 1] >= '1' && b[j + 1] <= '8' && b[j + 2] == b[j])
-                return b[j + 1] - '0';
-        } else if (b[j] == '>') {
-            j++;
-            while (j < n && YC_SPACE(b[j])) j++;
-            if (j < n && b[j] >= '1' && b[j] <= '8') {
-                const int v = b[j] - '0';
-                j++;
-                while (j < n && YC_SPACE(b[j])) j++;
-                if (j < n && b[j] == '<') return v;
-            }
+        const size_t skipped = xml_skip(b, n, i);
+        if (skipped > n) return 1;
+        if (skipped) {
+            i = skipped;
+            continue;
         }
+        // A start tag: its name, then its attributes twice — the namespace declarations first, so that a tag may
+        // declare the prefix its own properties use, then the properties.
+        size_t at = i + 1;
+        while (at < n && xml_name_byte(b[at])) at++;
+        if (at == i + 1) return 1;
+        const xml_span element = {b + i + 1, at - i - 1};
+        const size_t attributes = at;
+        xml_span name, value;
+        int empty = 0, r;
+        while ((r = xml_attribute(b, n, &at, &name, &value, &empty)) == 1)
+            if (name.n > 6 && memcmp(name.p, "xmlns:", 6) == 0) xmp_declare(&ns, (xml_span){name.p + 6, name.n - 6}, value);
+        if (r < 0) return 1;
+        const size_t after = at;
+        // The first property found decides, whatever it holds. As an element, its text content: spaces, one
+        // digit, spaces, then the next tag.
+        if (xmp_is_orientation(&ns, element)) {
+            if (empty) return 1;
+            size_t j = after;
+            while (j < n && xml_space(b[j])) j++;
+            const size_t digit = j++;
+            while (j < n && xml_space(b[j])) j++;
+            return j < n && b[j] == '<' ? xmp_value((xml_span){b + digit, 1}) : 1;
+        }
+        at = attributes;
+        while (xml_attribute(b, n, &at, &name, &value, &empty) == 1)
+            if (xmp_is_orientation(&ns, name)) return xmp_value(value);
+        i = after;
     }
-#undef YC_SPACE
     return 1;
 }

@@ -220,8 +220,8 @@ public func exifOrientation(_ tiff: [UInt8]) -> Int {
     tiff.withUnsafeBufferPointer { Int(yc_exif_orientation($0.baseAddress, $0.count)) }
 }
 
-/// XMP's tiff:Orientation in an XMP packet (an attribute or element of one digit, outside comments): 1…8, or 1
-/// when absent or malformed.
+/// XMP's tiff:Orientation in an XMP packet (`yc_xmp_orientation`: the first property in TIFF's namespace, an
+/// attribute or element, read as XML markup): 1…8, or 1 when absent or not one digit 1…8.
 public func xmpOrientation(_ packet: [UInt8]) -> Int {
     packet.withUnsafeBufferPointer { Int(yc_xmp_orientation($0.baseAddress, $0.count)) }
 }

@@ -171,6 +171,42 @@ final class OrientationTests: XCTestCase {
         XCTAssertEqual(x("tiff:Orientation=\"6"), 1, "cut short")
     }
 
+    /// The XMP parser reads the markup, not the bytes: the property's name only where a property's name can be, in
+    /// TIFF's namespace; the first one found decides.
+    func testXMPParserReadsTheMarkup() {
+        func x(_ text: String) -> Int { xmpOrientation(Array(text.utf8)) }
+        let ns = "xmlns:t=\"http://ns.adobe.com/tiff/1.0/\""
+        // What a byte search found (each turned the picture before).
+        XCTAssertEqual(x("<d dc:title=\"how to set tiff:Orientation='3'\"/>"), 1, "inside another attribute's value")
+        XCTAssertEqual(x("<d><![CDATA[<tiff:Orientation>3</tiff:Orientation>]]></d>"), 1, "in a CDATA section")
+        XCTAssertEqual(x("<d>&lt;tiff:Orientation>3&lt;/tiff:Orientation></d>"), 1, "escaped in text")
+        XCTAssertEqual(x("<d xmlns:mytiff=\"urn:x\" mytiff:Orientation=\"3\"/>"), 1, "a prefix ending in tiff")
+        XCTAssertEqual(x("<d tiff:Orientation=\"9\"/><e tiff:Orientation=\"6\"/>"), 1, "the first, malformed, decides")
+        XCTAssertEqual(x("<d tiff:Orientation=\"9\" tiff:Orientation=\"6\"/>"), 1, "the first in a tag decides")
+        // Namespaces: any prefix bound to TIFF's, declared before or in the same tag; `tiff` unless bound elsewhere.
+        XCTAssertEqual(x("<d \(ns) t:Orientation=\"6\"/>"), 6)
+        XCTAssertEqual(x("<d t:Orientation=\"6\" \(ns)/>"), 6, "declared later in the same tag")
+        XCTAssertEqual(x("<d \(ns)><t:Orientation>7</t:Orientation></d>"), 7)
+        XCTAssertEqual(x("<d t:Orientation=\"6\"/><e \(ns)/>"), 1, "declared after it")
+        XCTAssertEqual(x("<d xmlns:tiff=\"urn:other\" tiff:Orientation=\"6\"/>"), 1, "tiff bound to another URI")
+        XCTAssertEqual(x("<d xmlns:tiff=\"urn:other\"><tiff:Orientation>6</tiff:Orientation></d>"), 1)
+        XCTAssertEqual(x("<d xmlns:tiff=\"http://ns.adobe.com/tiff/1.0/\" tiff:Orientation=\"6\"/>"), 6)
+        // Values hold '>' and the other quote; tags close themselves; markup cut short says nothing.
+        XCTAssertEqual(x("<d a=\"x > y\" b='say \"tiff:Orientation=\"3\"' tiff:Orientation=\"4\"/>"), 4)
+        XCTAssertEqual(x("<d a=\"it's > tiff:Orientation='3'\"/><e tiff:Orientation='2'/>"), 2)
+        XCTAssertEqual(x("<d/><e/><f tiff:Orientation='5'/>"), 5, "self-closing tags")
+        XCTAssertEqual(x("<tiff:Orientation/><e tiff:Orientation='5'/>"), 1, "an empty element decides")
+        XCTAssertEqual(x("<d a=\"x <e tiff:Orientation='5'/>"), 1, "an unterminated value")
+        XCTAssertEqual(x("<d tiff:Orientation=\"6\""), 1, "an unterminated tag")
+        XCTAssertEqual(x("<d><![CDATA[ x <e tiff:Orientation='5'/>"), 1, "an unterminated CDATA section")
+        XCTAssertEqual(x("<tiff:Orientation>6"), 1, "an element cut short")
+        // What a packet wraps its properties in is skipped.
+        XCTAssertEqual(x("<?xpacket begin='' id='W5M0MpCehiHzreSzNTczkc9d'?><x:xmpmeta xmlns:x='adobe:ns:meta/'>"
+            + "<rdf:Description tiff:Orientation='8'/></x:xmpmeta><?xpacket end='w'?>"), 8)
+        XCTAssertEqual(x("<?pi tiff:Orientation='3'?><!DOCTYPE x [<!ENTITY e \"<d tiff:Orientation='3'/>\">]>"
+            + "<d tiff:Orientation='5'/>"), 5)
+    }
+
     /// An EXIF orientation of 1 is an orientation: XMP's (here 6) is not used over it, as Pillow and exiftool
     /// read it.
     func testEXIFOneWinsOverXMP() throws {
