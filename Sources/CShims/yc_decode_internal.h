@@ -55,6 +55,7 @@ struct yc_decoder {
     uint8_t *exif;       // the first APP1 Exif segment's body ("Exif\0\0", then TIFF data), for the orientation
     size_t exif_length;
     int xmp_orientation; // tiff:Orientation from the first XMP packet (JPEG APP1, PNG iTXt), 1 when absent
+    int png_late_xmp;    // an XMP iTXt after the image data held an orientation that would have been used (a warning)
     // A PNG's first eXIf chunk, read through the unknown-chunk callback (bounded by png_set_chunk_malloc_max:
     // libpng's own eXIf handler allocates whatever the chunk holds): its orientation tag and Adobe RGB hint.
     int png_exif_seen, png_exif_tag, png_exif_adobe_rgb;
@@ -88,6 +89,8 @@ struct yc_decoder {
         // there yet).
         uint64_t tail, tail_cap;
         int late_exif;       // an eXIf header went by after one (too late for the orientation: a warning)
+        uint8_t *late_itxt;  // an iTXt after one, gathered as it is read for yc_png_itxt (freed by yc_close)
+        size_t late_itxt_at;
         char late_colour[40]; // the colour chunks (iCCP, cICP, sRGB, gAMA, cHRM) that went by after one: a warning
     } png_chunks;
     struct yc_png_idat {     // the image data read here (yc_png_idat.c), when `active`
@@ -145,6 +148,14 @@ void yc_png_idat_free(yc_decoder *dec);
 int yc_png_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count);
 int yc_png_end(yc_decoder *dec);
 
+/// A PNG's XMP packet may inflate to this much (a compressed iTXt): real packets are a few KiB, thumbnails
+/// included rarely past a few hundred.
+#define YC_PNG_XMP_MAX (1u << 20)
+/// An iTXt chunk's data, before or after the image data (yc_png.c): when it is the first XMP packet, its
+/// tiff:Orientation is the file's XMP orientation — or, after the image data, too late (a warning at the end).
+/// `yc_png_itxt_wanted`: whether such a chunk could still matter (the chunk need not be kept otherwise).
+void yc_png_itxt(yc_decoder *dec, const uint8_t *data, size_t length);
+int yc_png_itxt_wanted(const yc_decoder *dec);
 /// The last row's data is inflated: from now on the image data read is bounded (yc_png_stream.c).
 void yc_png_rows_done(yc_decoder *dec);
 /// libpng's read function (yc_png_stream.c): the bytes, with the chunk stream followed; a short read is an error.

@@ -48,13 +48,67 @@ static const png_byte ignored_chunks[] = {
     'b', 'K', 'G', 'D', '\0',
 };
 
+// A compressed XMP packet's orientation: inflated into a buffer of at most YC_PNG_XMP_MAX bytes (one more, to tell
+// a packet of exactly that size from a longer one); a longer packet, or one that does not inflate, is ignored
+// with a warning. 0 when ignored.
+static int xmp_inflated(yc_decoder *dec, const uint8_t *in, size_t n) {
+    uint8_t *out = malloc(YC_PNG_XMP_MAX + 1);
+    if (!out) {
+        yc_warn(dec, "iTXt: out of memory for the compressed XMP packet: ignored");
+        return 0;
+    }
+    z_stream z = {0};
+    int rc = inflateInit(&z);
+    if (rc == Z_OK) {
+        z.next_in = (Bytef *)in;    // n is within the chunk bound, YC_PNG_CHUNK_MAX
+        z.avail_in = (uInt)n;
+        z.next_out = out;
+        z.avail_out = YC_PNG_XMP_MAX + 1;
+        rc = inflate(&z, Z_FINISH);
+        inflateEnd(&z);
+    }
+    int v = 0;
+    if (z.total_out > YC_PNG_XMP_MAX) yc_warn(dec, "iTXt: the compressed XMP packet inflates past 1 MiB: ignored");
+    else if (rc != Z_STREAM_END) yc_warn(dec, "iTXt: the compressed XMP packet does not inflate: ignored");
+    else v = yc_xmp_orientation(out, z.total_out);
+    free(out);
+    return v;
+}
+
+int yc_png_itxt_wanted(const yc_decoder *dec) {
+    // Only the first XMP packet counts; after the image data, only when nothing came before that decides the
+    // orientation (an EXIF tag, or an XMP packet) and no late one has been found already.
+    if (dec->xmp_orientation != 0) return 0;
+    return !dec->png_chunks.seen_idat || (dec->png_exif_tag == 0 && !dec->png_late_xmp);
+}
+
+void yc_png_itxt(yc_decoder *dec, const uint8_t *d, size_t n) {
+    static const char keyword[] = "XML:com.adobe.xmp";   // then NUL, compression flag, method, language\0, translated\0
+    const size_t k = sizeof keyword;   // with its NUL
+    if (!yc_png_itxt_wanted(dec) || n < k + 2 || memcmp(d, keyword, k) != 0 || d[k] > 1) return;
+    const int compressed = d[k] == 1;
+    if (compressed && d[k + 1] != 0) {   // method 0, zlib, is the only one
+        yc_warn(dec, "iTXt: the XMP packet's compression method is not zlib: ignored");
+        return;
+    }
+    size_t i = k + 2;
+    for (int skip = 0; skip < 2; skip++) {   // language tag, translated keyword
+        while (i < n && d[i] != 0) i++;
+        i++;
+    }
+    if (i > n) return;
+    const int v = compressed ? xmp_inflated(dec, d + i, n - i) : yc_xmp_orientation(d + i, n - i);
+    // The rows are converted as they are decoded: an orientation after the image data can only be said.
+    if (!dec->png_chunks.seen_idat) dec->xmp_orientation = v;
+    else if (v > 1) dec->png_late_xmp = 1;
+}
+
 // The one iTXt yuvconv reads: the XMP packet ("XML:com.adobe.xmp"), for tiff:Orientation, and the eXIf
 // chunk. libpng hands them over as unknown chunks, so their size is bounded by png_set_chunk_malloc_max
 // (libpng's own iTXt and eXIf handlers allocate what the chunk declares or holds: a 16x16 PNG with a 200 MB
 // eXIf took 390 MiB and 4.6 s). Every other iTXt is dropped; an eXIf over the bound is skipped with a warning.
 static int png_user_chunk(png_structp png, png_unknown_chunkp chunk) {
     yc_decoder *dec = png_get_user_chunk_ptr(png);
-    static const char keyword[] = "XML:com.adobe.xmp";   // then NUL, compression flag, method, language\0, translated\0
     // An unknown critical chunk (first letter upper case) must not be skipped (PNG §5.4): 0 sends it back to
     // libpng, which refuses it ("unhandled critical chunk").
     if (!(chunk->name[0] & 0x20)) return 0;
@@ -94,16 +148,7 @@ static int png_user_chunk(png_structp png, png_unknown_chunkp chunk) {
         }
         return 1;
     }
-    if (memcmp(chunk->name, "iTXt", 4) != 0 || dec->xmp_orientation != 0) return 1;
-    size_t n = chunk->size, k = sizeof keyword;   // with its NUL
-    const uint8_t *d = chunk->data;
-    if (n < k + 2 || memcmp(d, keyword, k) != 0 || d[k] != 0) return 1;   // compressed XMP: not read
-    size_t i = k + 2;
-    for (int skip = 0; skip < 2; skip++) {   // language tag, translated keyword
-        while (i < n && d[i] != 0) i++;
-        i++;
-    }
-    if (i <= n) dec->xmp_orientation = yc_xmp_orientation(d + i, n - i);
+    if (memcmp(chunk->name, "iTXt", 4) == 0) yc_png_itxt(dec, chunk->data, chunk->size);
     return 1;
 }
 
@@ -348,8 +393,12 @@ int yc_png_end(yc_decoder *dec) {
         png_read_end(dec->png, NULL);
     }
     // An eXIf after the image data comes too late for the orientation (the rows are converted as they come):
-    // said, not ignored in silence. Both routes read through yc_png_read_fn, which saw its header.
+    // said, not ignored in silence. Both routes read through yc_png_read_fn, which saw its header. So does an
+    // XMP iTXt whose orientation would have been used (yc_png_itxt, on both routes).
     if (dec->png_chunks.late_exif) yc_warn(dec, YC_PNG_LATE_EXIF);
+    if (dec->png_late_xmp)
+        yc_warn(dec, "iTXt: an XMP orientation after the image data comes too late: not applied (the picture is "
+                     "converted as stored)");
     // So do colour chunks: the colours are decided before the first row.
     if (dec->png_chunks.late_colour[0]) {
         char msg[YC_MSG];

@@ -28,6 +28,27 @@ static void note_late_colour(struct yc_png_chunks *k) {
     }
 }
 
+// An iTXt after the image data: libpng skips it unread (png_read_end without an info struct, which keeps its
+// messages those of yc_png_idat.c's walk), yet an XMP orientation in it comes too late and must be said. So its
+// data is gathered here as it goes by, on both routes, when it may matter (yc_png_itxt_wanted) and is within the
+// 8 MiB libpng allows a chunk (a longer one is warned about).
+static void keep_late_itxt(yc_decoder *dec) {
+    struct yc_png_chunks *k = &dec->png_chunks;
+    if (k->left == 0 || k->left > YC_PNG_CHUNK_MAX || !yc_png_itxt_wanted(dec)) return;
+    k->late_itxt = malloc(k->left);
+    k->late_itxt_at = 0;
+}
+
+// The gathered iTXt, its CRC read: acted on only when that is right (libpng does not act on a damaged chunk).
+static void late_itxt_read(yc_decoder *dec) {
+    struct yc_png_chunks *k = &dec->png_chunks;
+    const size_t n = k->late_itxt_at;
+    if (png_get_uint_32(k->stored) == yc_crc32(yc_crc32(0, k->header + 4, 4), k->late_itxt, n))
+        yc_png_itxt(dec, k->late_itxt, n);
+    free(k->late_itxt);
+    k->late_itxt = NULL;
+}
+
 // The critical chunks' CRC-32s are checked here, on the bytes as libpng reads them, rather than by libpng:
 // zlib's table CRC cost a 12 MP photo's decode 10–20 ms of its 190, the carry-less multiplication in
 // yc_crc32 about 3. The chunk stream (signature, then length, type, data, CRC) is followed whatever the read
@@ -54,6 +75,7 @@ static void png_follow_chunks(yc_decoder *dec, png_structp png, const uint8_t *p
                 k->crc = yc_crc32(0, k->header + 4, 4);
                 if (memcmp(k->header + 4, "IDAT", 4) == 0) k->seen_idat = 1;
                 else if (k->seen_idat && memcmp(k->header + 4, "eXIf", 4) == 0) k->late_exif = 1;
+                else if (k->seen_idat && memcmp(k->header + 4, "iTXt", 4) == 0) keep_late_itxt(dec);
                 else if (k->seen_idat) note_late_colour(k);
                 k->state = k->left ? 2 : 3;
                 k->at = 0;
@@ -67,6 +89,10 @@ static void png_follow_chunks(yc_decoder *dec, png_structp png, const uint8_t *p
                 png_error(png, "IDAT: more than 64 KiB of image data after the last row (a decompression bomb?): "
                                "refused");
             if (k->critical || k->ancillary_too) k->crc = yc_crc32(k->crc, p, take);
+            if (k->late_itxt) {
+                memcpy(k->late_itxt + k->late_itxt_at, p, take);
+                k->late_itxt_at += take;
+            }
             k->left -= (uint32_t)take;
             if (k->left == 0) k->state = 3;
             break;
@@ -82,6 +108,7 @@ static void png_follow_chunks(yc_decoder *dec, png_structp png, const uint8_t *p
                     if (k->critical) png_error(png, msg);
                     yc_warn(dec, msg);
                 }
+                if (k->late_itxt) late_itxt_read(dec);
                 k->state = 1;
                 k->at = 0;
             }

@@ -294,4 +294,66 @@ final class OrientationTests: XCTestCase {
         XCTAssertEqual(a.report.orientation.exif, 8)
         XCTAssertEqual(a.image.bytes, b.image.bytes, "JPEG, XMP orientation 8")
     }
+
+    /// A PNG's compressed XMP iTXt (flag 1) is inflated and read as an uncompressed one, up to a packet of 1 MiB (a
+    /// longer one is ignored, with a warning); an XMP orientation after the image data comes too late: a warning,
+    /// and the picture as stored. On both PNG routes (the image data read by yuvconv, and by libpng).
+    func testPNGXMPCompressedOrAfterTheImageData() throws {
+        let dir = fixturesURL.appendingPathComponent("synthetic/orientation")
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("yuvconv-xmp-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let png = [UInt8](try Data(contentsOf: dir.appendingPathComponent("exif-6.png")))
+        let packet = Array(("<x:xmpmeta xmlns:x=\"adobe:ns:meta/\"><rdf:Description "
+            + "xmlns:tiff=\"http://ns.adobe.com/tiff/1.0/\" tiff:Orientation=\"6\"/></x:xmpmeta>").utf8)
+        func itxt(_ packet: [UInt8], compressed: Bool) -> [UInt8] {
+            pngChunk("iTXt", Array("XML:com.adobe.xmp".utf8) + [0, compressed ? 1 : 0, 0, 0, 0]
+                + (compressed ? zlibStored(packet) : packet))
+        }
+        // The fixture without its eXIf: `early` right after IHDR, `late` right before IEND.
+        var made = 0
+        func convert(early: [UInt8] = [], late: [UInt8] = []) throws -> Conversion {
+            var out = pngSignature
+            for c in pngChunks(png) where c.type != "eXIf" {
+                if c.type == "IEND" { out += late }
+                out += png[c.at..<(c.at + 12 + c.length)]
+                if c.type == "IHDR" { out += early }
+            }
+            made += 1
+            let path = work.appendingPathComponent("variant-\(made).png").path
+            try Data(out).write(to: URL(fileURLWithPath: path))
+            return try convertFile(path: path, spec: ConversionSpec(), layout: .nv12)
+        }
+        let upright = try convertFile(path: dir.appendingPathComponent("exif-6.png").path, spec: ConversionSpec(),
+                                      layout: .nv12).image.bytes
+        let stored = try convert()
+        XCTAssertEqual(stored.report.orientation.exif, 1)
+        XCTAssertEqual(stored.report.warnings, 0)
+        defer { unsetenv("YUVCONV_PNG_LIBPNG") }
+        for route in ["yuvconv's reader", "libpng"] {
+            if route == "libpng" { setenv("YUVCONV_PNG_LIBPNG", "1", 1) }
+            let compressed = try convert(early: itxt(packet, compressed: true))
+            XCTAssertEqual(compressed.image.bytes, upright, "compressed, \(route)")
+            XCTAssertEqual(compressed.report.warnings, 0, compressed.report.firstWarning)
+            // XMP pads its packets with spaces: one of exactly 1 MiB is read, a byte more is not.
+            let padded = packet + [UInt8](repeating: 32, count: (1 << 20) - packet.count)
+            XCTAssertEqual(try convert(early: itxt(padded, compressed: true)).image.bytes, upright, "1 MiB, \(route)")
+            let over = try convert(early: itxt(padded + [32], compressed: true))
+            XCTAssertEqual(over.image.bytes, stored.image.bytes, "past 1 MiB, \(route)")
+            XCTAssertEqual(over.report.warnings, 1)
+            XCTAssertTrue(over.report.firstWarning.contains("inflates past 1 MiB: ignored"), over.report.firstWarning)
+            for late in [itxt(packet, compressed: false), itxt(packet, compressed: true)] {
+                let c = try convert(late: late)
+                XCTAssertEqual(c.image.bytes, stored.image.bytes, "after the image data, \(route)")
+                XCTAssertEqual(c.report.warnings, 1)
+                XCTAssertTrue(c.report.firstWarning.contains("XMP orientation after the image data comes too late"),
+                              c.report.firstWarning)
+            }
+            // Nothing to say of a late packet without an orientation, or after a packet that came in time.
+            XCTAssertEqual(try convert(late: itxt(Array("<x:xmpmeta/>".utf8), compressed: false)).report.warnings, 0)
+            let twice = try convert(early: itxt(packet, compressed: false), late: itxt(packet, compressed: false))
+            XCTAssertEqual(twice.image.bytes, upright)
+            XCTAssertEqual(twice.report.warnings, 0, twice.report.firstWarning)
+        }
+    }
 }
