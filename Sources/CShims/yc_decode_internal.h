@@ -132,7 +132,7 @@ int yc_jpeg_end(yc_decoder *dec);
 boolean yc_jpeg_app1_marker(j_decompress_ptr cinfo);
 boolean yc_jpeg_app2_marker(j_decompress_ptr cinfo);
 void yc_jpeg_colour(yc_decoder *dec);
-int yc_jpeg_orientation(yc_decoder *dec);
+int yc_jpeg_orientation(yc_decoder *dec, int *from_xmp);
 void yc_png_open(yc_decoder *dec, FILE *file);
 /// Exactly n bytes of the PNG file, as libpng reads them (CRCs followed); longjmps on failure.
 void yc_png_read(yc_decoder *dec, uint8_t *buf, size_t n);

@@ -205,7 +205,7 @@ void yc_jpeg_open(yc_decoder *dec, FILE *file, yc_stream *stream, int raw) {
     }
     info->jpeg_progressive = j->progressive_mode;
     info->jpeg_arithmetic = j->arith_code;
-    info->orientation = yc_jpeg_orientation(dec);
+    info->orientation = yc_jpeg_orientation(dec, &info->orientation_from_xmp);
     if (info->width == 0 || info->height == 0) {
         yc_set_error(dec, "the image has no pixels (zero width or height)");
         return;

@@ -45,7 +45,8 @@ int yc_exif_orientation(const uint8_t *b, size_t n) {
     return v > 0 ? v : 1;
 }
 
-int yc_orientation_choice(int exif_tag, int xmp) {
+int yc_orientation_choice(int exif_tag, int xmp, int *from_xmp) {
+    *from_xmp = exif_tag == 0 && xmp > 0;
     if (exif_tag > 0) return exif_tag;
     if (exif_tag < 0) return 1;   // an EXIF orientation that says nothing usable: as stored, XMP not asked
     return xmp ? xmp : 1;

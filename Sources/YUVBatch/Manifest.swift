@@ -50,11 +50,12 @@ public struct Manifest: Sendable {
         "has_alpha", "exif_orientation", "stored_width", "stored_height", "width", "height", "layout", "matrix",
         "range", "file_bytes", "warnings", "first_warning", "path", "alpha_bytes", "conversion_buffers_bytes",
         "orientation", "peak_rss_bytes", "psnr_y_db", "psnr_cb_db", "psnr_cr_db", "psnr_rgb_db", "ssim_y",
-        "color_management", "primaries", "chroma_filter", "psnr_rgb_bilinear_db",
+        "color_management", "primaries", "chroma_filter", "psnr_rgb_bilinear_db", "orientation_source",
     ]
-    /// Lines written before the last two columns (`chroma_filter`, `psnr_rgb_bilinear_db`) were added: read as
-    /// box-filtered, without the bilinear measure.
-    static let olderColumns = columns.count - 2
+    /// Lines written before the last columns were added, by their number of fields: before `chroma_filter` and
+    /// `psnr_rgb_bilinear_db` (read as box-filtered, without the bilinear measure), and before
+    /// `orientation_source` (read as EXIF, which the text report names).
+    static let olderColumns = [columns.count - 3, columns.count - 1]
 
     /// The entries by output name.
     public var entries: [String: ManifestEntry] = [:]
@@ -167,7 +168,7 @@ public struct Manifest: Sendable {
             }
         }
         if escaped { throw Malformed(why: "ends in the middle of an escape") }
-        if fields.count != columns.count && fields.count != olderColumns {
+        if fields.count != columns.count && !olderColumns.contains(fields.count) {
             throw Malformed(why: "\(fields.count) fields, not \(columns.count)")
         }
         return fields
@@ -215,7 +216,8 @@ extension ManifestEntry {
                 text(r.spec.range.rawValue), text("\(r.inputBytes)"), text("\(r.warnings)"), text(r.firstWarning),
                 text(r.path), text("\(r.alphaBytes)"), text("\(r.ledgerPeakBytes)"), text("\(r.orientation.exif)"),
                 text("\(peakRSS)")] + measures + [text(r.colour ?? ""), text(r.primaries.rawValue),
-                                                 text(r.chromaFilter.rawValue), quality?.psnrRGBBilinear.map(number) ?? []]
+                                                 text(r.chromaFilter.rawValue), quality?.psnrRGBBilinear.map(number) ?? [],
+                                                 text(i.orientationSource.rawValue)]
     }
 
     /// An entry from a line's fields (`Manifest.columns` order), each checked.
@@ -294,10 +296,13 @@ extension ManifestEntry {
                 quality!.psnrRGBBilinear = v
             }
         }
+        var orientationSource = SourceInfo.OrientationSource.exif
+        if at < f.count { orientationSource = try named(SourceInfo.OrientationSource.init(rawValue:)) }
         if output.isEmpty { throw Malformed(why: "no output name") }
-        let info = SourceInfo(restoring: container, width: storedWidth, height: storedHeight, sampling: sampling,
+        var info = SourceInfo(restoring: container, width: storedWidth, height: storedHeight, sampling: sampling,
                               rowFormat: rowFormat, progressive: progressive, interlaced: interlaced, hasAlpha: hasAlpha,
                               orientation: exif)
+        info.orientationSource = orientationSource
         var report = ConversionReport(restoring: info, geometry: PlaneGeometry(width: width, height: height), layout: layout,
                                       spec: spec, inputBytes: fileBytes, warnings: warnings, firstWarning: firstWarning,
                                       path: path, alphaBytes: alphaBytes, ledgerPeakBytes: buffers,

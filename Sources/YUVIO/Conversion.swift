@@ -75,7 +75,8 @@ public struct ConversionReport: Sendable {
     /// The buffers this conversion allocated at their peak (band buffers, chroma held for a pipe, the
     /// whole picture when kept in memory), from the ledger.
     public let ledgerPeakBytes: Int
-    /// The EXIF orientation applied (identity when there was none or `--orientation ignore`).
+    /// The orientation applied, EXIF's or XMP's (`info.orientationSource`); identity when there was none or
+    /// `--orientation ignore`.
     public var orientation: Orientation = .identity
     /// What colour management did ("Display P3 → sRGB"), nil when it did nothing.
     public var colour: String?
@@ -90,6 +91,11 @@ public struct ConversionReport: Sendable {
 }
 
 extension ConversionReport {
+    /// The orientation applied and where it was read, for people: "turned 90° clockwise (EXIF 6)", "… (XMP 6)".
+    public var orientationText: String {
+        "\(orientation) (\(info.orientationSource.rawValue) \(orientation.exif))"
+    }
+
     /// A report put back together from figures kept since the conversion (`--update`'s manifest), for an
     /// image that is up to date and not converted again.
     public init(restoring info: SourceInfo, geometry: PlaneGeometry, layout: PixelLayout, spec: ConversionSpec,

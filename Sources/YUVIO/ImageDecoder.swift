@@ -16,8 +16,11 @@ public struct SourceInfo: Sendable, Equatable {
     public let interlaced: Bool
     /// PNG with an alpha channel or tRNS.
     public var hasAlpha: Bool = false
-    /// The EXIF orientation tag (JPEG APP1 Exif, PNG eXIf), 1 when there is none.
+    /// The EXIF orientation tag (JPEG APP1 Exif, PNG eXIf), else XMP's tiff:Orientation; 1 when there is none.
     public var orientation: Int = 1
+    /// Where `orientation` was read, as reports name it.
+    public enum OrientationSource: String, Sendable { case exif = "EXIF", xmp = "XMP" }
+    public var orientationSource = OrientationSource.exif
 }
 
 /// A row-streaming JPEG or PNG decoder. All C types and error codes stay in here.
@@ -173,6 +176,7 @@ public final class ImageDecoder {
             var info = SourceInfo(container: .jpeg, width: Int(i.width), height: Int(i.height), sampling: sampling,
                                   rowFormat: .rgba8, progressive: i.jpeg_progressive != 0, interlaced: false)
             info.orientation = Int(i.orientation)
+            info.orientationSource = i.orientation_from_xmp != 0 ? .xmp : .exif
             return info
         }
         let depth = Int(i.png_bit_depth)
@@ -194,6 +198,7 @@ public final class ImageDecoder {
                               progressive: false, interlaced: i.png_interlaced != 0)
         info.hasAlpha = i.png_color_type & 4 != 0 || i.png_has_trns != 0
         info.orientation = Int(i.orientation)
+        info.orientationSource = i.orientation_from_xmp != 0 ? .xmp : .exif
         return info
     }
 

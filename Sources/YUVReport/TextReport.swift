@@ -25,7 +25,7 @@ func textLines(_ r: ImageRecord) -> String {
     var source = "    \(rep.info.container.rawValue) \(rep.info.sampling), \(formatBytes(rep.inputBytes)) on disk -> "
     source += "\(rep.layout.rawValue) \(rep.spec), \(rep.path)"
     if rep.chromaFilter == .sharp { source += ", sharp chroma" }
-    if !rep.orientation.isIdentity { source += ", \(rep.orientation) (EXIF \(rep.orientation.exif))" }
+    if !rep.orientation.isIdentity { source += ", " + rep.orientationText }
     source += "; aligned(\(r.alignment)) \(formatBytes(r.alignedBytes)); vs RGB saves \(fixed(r.savingRGB.percent, 1))%"
     // An --update run's kept output: the figures are those the manifest recorded when it was made.
     var used = (r.upToDate ? "    up to date, kept (figures from the manifest): " : "    used: ")

@@ -29,7 +29,7 @@ func summaryLine(name: String, report r: ConversionReport, processPeak: Bool = t
         + "saves \(formatBytes(saving.bytes)) (\(formatFixed(saving.percent, decimals: 1))%); "
         + (r.colour.map { "\($0), " } ?? "")
         + "\(r.path)" + (r.chromaFilter == .sharp ? ", sharp chroma" : "")
-        + (r.orientation.isIdentity ? "" : ", \(r.orientation) (EXIF \(r.orientation.exif))")
+        + (r.orientation.isIdentity ? "" : ", " + r.orientationText)
         + ", buffers \(formatBytes(r.ledgerPeakBytes))" + (processPeak ? ", peak RSS \(formatBytes(peakResidentBytes()))" : "")
 }
 

@@ -18,9 +18,11 @@ final class ManifestTests: XCTestCase {
         try? FileManager.default.removeItem(atPath: root)
     }
 
-    func entry(output: String, input: String, quality: QualityReport? = nil) -> ManifestEntry {
-        let info = SourceInfo(restoring: .png, width: 3, height: 5, sampling: "RGBA 16-bit + tRNS\tinterlaced",
+    func entry(output: String, input: String, quality: QualityReport? = nil,
+               orientationSource: SourceInfo.OrientationSource = .exif) -> ManifestEntry {
+        var info = SourceInfo(restoring: .png, width: 3, height: 5, sampling: "RGBA 16-bit + tRNS\tinterlaced",
                               rowFormat: .rgba16, progressive: false, interlaced: true, hasAlpha: true, orientation: 6)
+        info.orientationSource = orientationSource
         let report = ConversionReport(restoring: info, geometry: PlaneGeometry(width: 5, height: 3), layout: .yv12,
                                       spec: ConversionSpec(matrix: .bt2020, range: .limited), inputBytes: 1234, warnings: 2,
                                       firstWarning: "a \\ warning\nover two lines", path: "RGB", alphaBytes: 15,
@@ -35,6 +37,22 @@ final class ManifestTests: XCTestCase {
         var m = Manifest()
         m.entries[e.output] = e
         return m.rendered()
+    }
+
+    /// Where the orientation was read is kept, for the text report of an output kept as up to date; a line
+    /// written before the column was added reads as EXIF.
+    func testOrientationSourceReadsBack() {
+        let text = render(entry(output: "x.nv12", input: "in/x.png", orientationSource: .xmp))
+        var problems: [String] = []
+        let back = Manifest(parsing: text, problems: &problems).entries["x.nv12"]
+        XCTAssertEqual(problems, [])
+        XCTAssertEqual(back?.report.info.orientationSource, .xmp)
+        XCTAssertEqual(back?.report.orientationText, "turned 90° clockwise (XMP 6)")
+        let lines = text.split(separator: 10).map(Array.init)
+        let older = lines.dropLast().joined(separator: [10]) + [10] + lines.last![..<lines.last!.lastIndex(of: 9)!] + [10]
+        let old = Manifest(parsing: Array(older), problems: &problems).entries["x.nv12"]
+        XCTAssertEqual(problems, [])
+        XCTAssertEqual(old?.report.info.orientationSource, .exif)
     }
 
     func testEntriesReadBackAsWritten() {
@@ -74,10 +92,11 @@ final class ManifestTests: XCTestCase {
         XCTAssertEqual(problems, [])
         XCTAssertEqual(back.entries["s.nv12"]?.report.chromaFilter, .sharp)
         XCTAssertEqual(back.entries["s.nv12"]?.quality, e.quality)
-        // The same line without its last two fields, as the version before them wrote it.
+        // The same line without its last three fields (those two and orientation_source), as the version before
+        // them wrote it.
         let line = render(e).split(separator: 10).last!
         let tabs = line.indices.filter { line[$0] == 9 }
-        let older = Array("yuvconv-manifest\t1\n".utf8) + line[..<tabs[tabs.count - 2]] + [10]
+        let older = Array("yuvconv-manifest\t1\n".utf8) + line[..<tabs[tabs.count - 3]] + [10]
         let old = Manifest(parsing: older, problems: &problems)
         XCTAssertEqual(problems, [])
         XCTAssertEqual(old.entries["s.nv12"]?.report.chromaFilter, .box)
@@ -88,7 +107,7 @@ final class ManifestTests: XCTestCase {
     func testWhatCannotBeReadIsLeftOutAndSaid() {
         var text = render(entry(output: "good.nv12", input: "in/good.png"))
         let bad = render(entry(output: "bad.nv12", input: "in/bad.png")).split(separator: 10).last!
-        text += bad.dropLast(10) + [10]                 // cut short: "bt709\tbox\t" gone, the primaries empty
+        text += bad.dropLast(15) + [10]                 // cut short: "bt709\tbox\t\tEXIF" gone, the primaries empty
         text += Array(bad).map { $0 == 9 ? 32 : $0 } + [10]                             // no tabs
         text += Array("bad2.nv12\\q".utf8) + [10]                                       // an unknown escape
         var problems: [String] = []

@@ -232,6 +232,7 @@ final class OrientationTests: XCTestCase {
         try Data(Array(jpg[0..<2]) + app1(exif) + app1(xmp) + rest + Array(jpg[at...])).write(to: path)
         let c = try convertFile(path: path.path, spec: ConversionSpec(), layout: .nv12)
         XCTAssertEqual(c.report.orientation.exif, 1)
+        XCTAssertEqual(c.report.info.orientationSource, .exif)
         XCTAssertEqual([c.image.width, c.image.height], [2, 1], "stored 2×1, not turned")
     }
 
@@ -274,6 +275,10 @@ final class OrientationTests: XCTestCase {
             let b = try convertFile(path: dir.appendingPathComponent("exif-\(n).png").path, spec: ConversionSpec(), layout: .nv12)
             XCTAssertEqual(a.report.orientation.exif, n)
             XCTAssertEqual(a.image.bytes, b.image.bytes, "PNG, XMP orientation \(n)")
+            // The per-image line and the text report name where it was read.
+            XCTAssertEqual(a.report.info.orientationSource, .xmp)
+            XCTAssertEqual(a.report.orientationText, "\(Orientation(exif: n)) (XMP \(n))")
+            XCTAssertEqual(b.report.orientationText, "\(Orientation(exif: n)) (EXIF \(n))")
         }
         // JPEG: the Exif APP1 of orientation_rectangle.jpg (EXIF 8) swapped for an XMP APP1 saying 8.
         let jpgPath = fixturesURL.appendingPathComponent("corpus/jpeg/pillow/orientation_rectangle.jpg").path
@@ -293,6 +298,8 @@ final class OrientationTests: XCTestCase {
         let b = try convertFile(path: jpgPath, spec: ConversionSpec(), layout: .nv12)
         XCTAssertEqual(a.report.orientation.exif, 8)
         XCTAssertEqual(a.image.bytes, b.image.bytes, "JPEG, XMP orientation 8")
+        XCTAssertEqual(a.report.orientationText, "turned 90° anticlockwise (XMP 8)")
+        XCTAssertEqual(b.report.orientationText, "turned 90° anticlockwise (EXIF 8)")
     }
 
     /// A PNG's compressed XMP iTXt (flag 1) is inflated and read as an uncompressed one, up to a packet of 1 MiB (a

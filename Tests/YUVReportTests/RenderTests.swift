@@ -203,6 +203,21 @@ final class RenderTests: XCTestCase {
                                     + "<td>inf / 40.50</td><td>0.9988</td><td>\(formatBytes(r.report!.ledgerPeakBytes))</td></tr>"), html)
     }
 
+    /// The text report names where the orientation applied was read: EXIF, or XMP's tiff:Orientation.
+    func testOrientationSourceInTheText() {
+        for source in [SourceInfo.OrientationSource.exif, .xmp] {
+            var info = SourceInfo(restoring: .png, width: 3, height: 5, sampling: "RGB 8-bit", rowFormat: .rgb8,
+                                  progressive: false, interlaced: false, hasAlpha: false, orientation: 6)
+            info.orientationSource = source
+            let report = ConversionReport(restoring: info, geometry: PlaneGeometry(width: 5, height: 3), layout: .nv12,
+                                          spec: ConversionSpec(), inputBytes: 100, warnings: 0, firstWarning: "",
+                                          path: "RGB", alphaBytes: 0, ledgerPeakBytes: 4096, orientation: Orientation(exif: 6))
+            let r = ImageRecord(file: "a.png", error: nil, report: report, quality: nil, alignment: 64, peakRSS: 0)
+            let text = renderReport([r], format: .text)
+            XCTAssertTrue(text.contains(", RGB, turned 90° clockwise (\(source.rawValue) 6); "), text)
+        }
+    }
+
     /// Two converted images and a failure: sums, the worst and the median, under their own columns.
     func testTotalsInEveryFormat() throws {
         let a = try converted("photos/rocket.jpg", quality: q1), b = try converted("pngsuite/basn0g16.png", quality: q2)

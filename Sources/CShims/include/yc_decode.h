@@ -45,6 +45,7 @@ typedef struct {
     /// EXIF orientation (tag 0x0112) from a JPEG's APP1 Exif segment or a PNG's eXIf chunk, else XMP's
     /// tiff:Orientation: 1…8, 1 when absent or out of range. Only read, never applied here.
     int orientation;
+    int orientation_from_xmp;   // 1 when `orientation` is XMP's (the file has no EXIF orientation tag)
 } yc_info;
 
 /// What a file says about its colours, as stored (never applied here): an ICC profile (JPEG APP2
@@ -83,8 +84,8 @@ int yc_exif_orientation(const uint8_t *bytes, size_t count);
 int yc_exif_orientation_tag(const uint8_t *bytes, size_t count);
 /// The one rule for a picture's orientation, from its EXIF tag (`yc_exif_orientation_tag`) and XMP's
 /// tiff:Orientation (0 when absent): EXIF when it has the tag — an unusable one means as stored (1), as
-/// Pillow reads it — else XMP, else 1.
-int yc_orientation_choice(int exif_tag, int xmp_orientation);
+/// Pillow reads it — else XMP, else 1. `*from_xmp`: 1 when XMP's was taken (what the report names).
+int yc_orientation_choice(int exif_tag, int xmp_orientation, int *from_xmp);
 
 /// XMP's tiff:Orientation in an XMP packet, read as XML markup (yc_metadata.c): the first attribute or element
 /// named P:Orientation, P bound to the TIFF namespace (or `tiff` bound to no other), outside comments, CDATA and
