@@ -2263,7 +2263,9 @@ PY
 )
 [ "${r% *}" = 130 ] || bad "exit ${r% *} after SIGINT during the hash (130 wanted)"
 (( ${r#* } < 3000 )) || bad "ended ${r#* } ms after SIGINT"
+says 'not started \(interrupted\)'
 cmp -s out/s.nv12 "$(ref "$JPG" nv12)" || bad "the output kept was altered"
+LC_ALL=C grep -q '^s\.nv12	' out/.yuvconv-manifest || bad "the manifest entry of the output kept was dropped"
 rm -f in/s.jpg
 ALLOW=(in in/s.jpg out out/s.nv12 out/.yuvconv-manifest); settled
 end
@@ -2281,7 +2283,7 @@ open(sys.argv[2], "wb").write(b)
 PY
 mkdir -p sub/in; cp "$PNG" sub/in/a.png; snap
 run w0.jpg -o x.nv12
-status 1; says 'w0.jpg.*gives a width or height of 0'
+status 1; says 'w0.jpg.*gives a width, height or number of components of 0'
 cd sub/in; yc .. -r -o ../out/ --name '{dir}/{stem}.png' > "$OUT" 2> "$ERR"; cd "$D"
 status 2; says "\\{dir\\} includes a folder given without a trailing '/'"
 # The picture on standard output, the report on standard error: the report alone there (the per-image line
@@ -2290,11 +2292,57 @@ status 2; says "\\{dir\\} includes a folder given without a trailing '/'"
 { printf 'YUV4MPEG2 W8 H16 W16 C420jpeg\nFRAME\n'; head -c 384 /dev/zero; } > twice.y4m
 run twice.y4m -o t.png
 status 1; says 'twice.y4m: the Y4M header gives W twice, as W8 and W16'
+# The same value twice is one value; a C tag and an XYSCSS that site chroma differently are a contradiction.
+{ printf 'YUV4MPEG2 W8 H16 W08 C420jpeg XFOO=1 XFOO=2\nFRAME\n'; head -c 192 /dev/zero; } > same.y4m
+run same.y4m -o s.png -q
+status 0
+{ printf 'YUV4MPEG2 W8 H16 C420jpeg XYSCSS=420MPEG2\nFRAME\n'; head -c 192 /dev/zero; } > sited.y4m
+run sited.y4m -o t.png
+status 1; says 'C420jpeg and XYSCSS=420MPEG2 say different colour spaces'
+# Only the first XMP iTXt is read: 1,000 compressed packets of 1 KB that each inflate past the 1 MiB cap took
+# 2.5 s when every one was inflated.
+python3 - "$PNG" flood.png <<'PY'
+import struct, sys, zlib
+def chunk(t, d): return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+png = open(sys.argv[1], "rb").read()
+packet = chunk(b"iTXt", b"XML:com.adobe.xmp\0\1\0\0\0" + zlib.compress(b" " * ((1 << 20) + 16), 9))
+open(sys.argv[2], "wb").write(png[:33] + packet * 1000 + png[33:])
+PY
+run flood.png -o f.nv12
+status 0; within 1000; says 'inflates past 1 MiB'
+# A template's own '..' is not blamed on {dir}.
+yc sub/in/ -r -o out/ --name '{dir}/../{stem}.png' > "$OUT" 2> "$ERR"
+status 2; LC_ALL=C grep -q 'trailing' "$ERR" && bad "the {dir} hint for a template's own '..': $(errline)"
 cp "$PNG" a.png
 run a.png -o - --report json
 status 0; python3 -c 'import json, sys; [json.loads(l) for l in open(sys.argv[1])]' "$ERR" 2>/dev/null \
   || bad "the report on standard error is not JSON Lines: $(errline)"
-ALLOW=(a.png twice.y4m); settled
+run a.png -o x.nv12 --report json --report-file /dev/stderr
+status 0; python3 -c 'import json, sys; [json.loads(l) for l in open(sys.argv[1])]' "$ERR" 2>/dev/null \
+  || bad "--report-file /dev/stderr is not JSON Lines: $(errline)"
+ALLOW=(a.png twice.y4m same.y4m sited.y4m s.png x.nv12 flood.png f.nv12); settled
+end
+
+begin sigint-ignored-by-the-parent
+# A background job of a script inherits SIGINT ignored; yuvconv honours it anyway, from the start: a batch still
+# reading its list (or a large manifest) took no notice of SIGINT until its first file.
+mkfifo list; snap
+r=$(python3 - "$BIN" <<'PY' 2> "$ERR"
+import os, signal, subprocess, sys, time
+p = subprocess.Popen([sys.argv[1], "--files-from", "list", "-o", "out/", "-q"], stdout=subprocess.DEVNULL,
+                     stderr=subprocess.PIPE, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+w = os.open("list", os.O_WRONLY)   # a writer that sends nothing: the run waits for its list
+time.sleep(0.3)
+p.send_signal(signal.SIGINT)
+try:
+    p.wait(timeout=5); print(p.returncode)
+except subprocess.TimeoutExpired:
+    p.kill(); p.wait(); print("hang")
+os.close(w)
+PY
+)
+[ "$r" = -2 ] || [ "$r" = 130 ] || bad "SIGINT while reading the list: $r (ended by SIGINT wanted)"
+settled
 end
 
 begin output-names-in-each-other

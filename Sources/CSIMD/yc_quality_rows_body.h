@@ -51,7 +51,7 @@ YC_INLINE YC_BODY_TARGET void Q_(loop)(const uint8_t *pr, const uint8_t *pg, con
     sums[0] += yHi; sums[1] += yLo; sums[2] += cbHi; sums[3] += cbLo; sums[4] += crHi; sums[5] += crLo;
 }
 
-#if YC_BODY_TIER < 2
+#if defined(__x86_64__) && YC_BODY_TIER < 2
 /// Q_(loop) on whole vectors of 16 pixels (the same wrapping arithmetic lane by lane, the squares as
 /// 32×32 → 64-bit products of absolute values); the sums wrap, so their order does not matter. Returns the
 /// pixels done; the caller's plain loop takes the rest. For SSE2 and AVX2 only: there the plain loop
@@ -135,7 +135,7 @@ static YC_BODY_TARGET void YC_BODY_NAME(quality_exact_row)(const uint8_t *r, con
                                                            int block, int split, int32_t *ca, int32_t *caa, int32_t *cb,
                                                            int64_t *cbb, int64_t *cab, uint64_t sums[6]) {
     // Each combination its own loop, the flags constants in it.
-#if YC_BODY_TIER < 2
+#if defined(__x86_64__) && YC_BODY_TIER < 2
 #define Q_V(B, S) Q_(vloop)(r, g, b, u, v, y, exactY, width, k, B, S, ca, caa, cb, cbb, cab, sums)
 #else
 #define Q_V(B, S) 0

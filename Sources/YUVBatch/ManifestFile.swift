@@ -57,7 +57,7 @@ public final class ManifestFile: @unchecked Sendable {
             return
         }
         let start = reader.position
-        var problems: [String] = [], count = 0, sorted = true, previous: [UInt8]?, number = 1
+        var problems: [String] = [], count = 0, sorted = true, previous: [UInt8]?, number = 1, adjacent = 0
         func problem(_ why: String) {
             count += 1
             if problems.count < Self.problemsKept { problems.append("line \(number): \(why)") }
@@ -72,7 +72,8 @@ public final class ManifestFile: @unchecked Sendable {
             do throws(Malformed) { _ = try ManifestEntry(fields: try Manifest.fields(line[...])) } catch { problem(error.why) }
             let name = Self.name(line)
             if let p = previous, name.lexicographicallyPrecedes(p) { sorted = false }
-            if sorted, let p = previous, name.elementsEqual(p) { problem(Self.secondEntry) }
+            // Counted here while the lines are in order; once they are not, the sorted copy counts them all.
+            if sorted, let p = previous, name.elementsEqual(p) { problem(Self.secondEntry); adjacent += 1 }
             previous = Array(name)
         }
         if file.failed { throw FileError(path: path, reason: "read failed: \(systemMessage())") }
@@ -84,6 +85,10 @@ public final class ManifestFile: @unchecked Sendable {
         // Out of order: a sorted copy to search, where the lines of one name come together (and are counted:
         // above, only lines next to each other were).
         let (copy, seconds) = try Self.sortedLines(file, from: start, path: path)
+        if adjacent > 0 {
+            count -= adjacent
+            problems.removeAll { $0.hasSuffix(Self.secondEntry) }
+        }
         if seconds > 0 {
             count += seconds
             if problems.count < Self.problemsKept {
@@ -183,6 +188,7 @@ public final class ManifestFile: @unchecked Sendable {
             var order: UInt64 = 0
             // The lines now (their entries rendered again, as `Manifest` renders them), then the changes.
             var now: ManifestBytes? = source, nowStart = dataStart
+            let signalledBefore = interruptSignal()
             let replaced = "was replaced during the run by "
             let kept = "; it is left as it is and the manifest is not written (the outputs are in place, and the next "
                 + "--update converts them again)"
@@ -190,7 +196,12 @@ public final class ManifestFile: @unchecked Sendable {
                 throw FileError(path: path, reason: replaced + (st.kind == .symlink ? "a symbolic link" : "something that is not a regular file") + kept)
             }
             let fd = openWithoutWaiting(path, O_RDONLY | O_NOFOLLOW)
+            let openError = errno
+            // What was read now, by identity: the same file must still be there when the new one replaces it
+            // (a merge of a large manifest takes seconds).
+            var seen: FileIdentity?
             if fd >= 0, let st = FileStatus(descriptor: fd), st.kind == .regular {
+                seen = st.identity
                 let file = ManifestBytes(descriptor: fd, size: st.size)
                 var reader = LineReader(file, at: 0)
                 let first = reader.next()
@@ -204,15 +215,31 @@ public final class ManifestFile: @unchecked Sendable {
             } else if fd >= 0 {
                 close(fd)
                 throw FileError(path: path, reason: replaced + "something that is not a regular file" + kept)
-            } else if errno == ENOENT {
+            } else if openError == ENOENT {
                 now = nil
-            } else if errno == ELOOP {
+            } else if openError == ELOOP {
                 throw FileError(path: path, reason: replaced + "a symbolic link" + kept)
+            } else {
+                // Unreadable now (its mode changed during the run): merging into the start's copy would drop
+                // what other runs wrote since, and the new file would keep the mode.
+                throw FileError(path: path, reason: "cannot be read now (\(String(cString: strerror(openError)))); it is left as it is "
+                                + "and the manifest is not written (the outputs are in place, and the next --update "
+                                + "converts them again)")
+            }
+            // A signal (SIGINT, SIGTERM) during a merge of many lines: the manifest is left as it was. One that
+            // stopped the batch before the write began does not stop it: the files that finished are recorded
+            // (a second signal still ends the process at once).
+            func stopIfInterrupted() throws(FileError) {
+                if signalledBefore == nil, interruptSignal() != nil {
+                    throw FileError(path: path, reason: "interrupted: the manifest is not written (the outputs are in "
+                                    + "place, and the next --update converts them again)")
+                }
             }
             if let now {
                 var reader = LineReader(now, at: nowStart)
                 while let (line, _) = reader.next() {
                     order += 1
+                    if order & 4095 == 0 { try stopIfInterrupted() }
                     guard let line, !line.isEmpty, line.first != UInt8(ascii: "#"),
                           let entry = try? ManifestEntry(fields: try Manifest.fields(line[...])) else { continue }
                     let rendered = entry.line
@@ -224,38 +251,56 @@ public final class ManifestFile: @unchecked Sendable {
                 MergeRecord.write(name: Manifest.escaped(PathBytes.encode(name))[...], order: 1 << 62 | order, change: true,
                                   line: entry?.line[...] ?? [], to: merged)
             }
+            try stopIfInterrupted()
             let sorted = try merged.sortedRecords()
-            // Of each name: the last change, else the last line there was; changed when a change differs from it.
+            try stopIfInterrupted()
+            // Of each name: the last change, else the line there was; changed when a change differs from it. A
+            // name with two lines there and no change is dropped: neither is trusted (`secondEntry`), and keeping
+            // one would make the next run trust it.
             let text = Spool()
             text.append(Manifest.head)
-            var changed = false, records = sorted.reader()
-            var group: (name: [UInt8], old: ArraySlice<UInt8>?, new: ArraySlice<UInt8>??)?
+            var changed = false, records = sorted.reader(), count = 0
+            var group: (name: [UInt8], old: ArraySlice<UInt8>?, olds: Int, new: ArraySlice<UInt8>??)?
             func finish() {
                 guard let g = group else { return }
                 if let new = g.new {
                     if new.map({ !$0.elementsEqual(g.old ?? []) || g.old == nil }) ?? (g.old != nil) { changed = true }
                     if let line = new { text.append(line); text.append(10) }
+                } else if g.olds > 1 {
+                    changed = true
                 } else if let old = g.old {
                     text.append(old)
                     text.append(10)
                 }
             }
             while let r = records.nextRecord() {
+                count += 1
+                if count & 4095 == 0 { try stopIfInterrupted() }
                 let record = MergeRecord(r)
                 if group.map({ !$0.name.elementsEqual(record.name) }) ?? true {
                     finish()
-                    group = (Array(record.name), nil, nil)
+                    group = (Array(record.name), nil, 0, nil)
                 }
                 if record.change {
                     group!.new = .some(record.line.isEmpty ? nil : Array(record.line)[...])
                 } else {
                     group!.old = Array(record.line)[...]
+                    group!.olds += 1
                 }
             }
             finish()
             try sorted.seal()
             try text.seal()
             guard changed else { return nil }
+            try stopIfInterrupted()
+            // The file read above must still be the one at the name (or none still none): another file put there
+            // meanwhile — the lock keeps other runs out — is not replaced.
+            let there = FileStatus(path: path, follow: false)
+            if there?.identity != seen || (there.map { $0.kind != .regular } ?? false) {
+                throw FileError(path: path, reason: replaced + (there?.kind == .symlink ? "a symbolic link"
+                    : there.map { $0.kind == .regular ? "another file" : "something that is not a regular file" }
+                    ?? "nothing (it was removed)") + kept)
+            }
             if let why = lock.unlocked {
                 notice("\(displayPath(path)) is replaced without its lock (\(why)): entries another run writes at "
                        + "the same moment may be lost, and the next --update converts those files again")

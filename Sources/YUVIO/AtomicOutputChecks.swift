@@ -52,7 +52,8 @@ extension AtomicOutput {
             return .descriptor(descriptor)
         }
         if let why = PathBytes.lengthProblem(path) { throw .system("the name cannot be made: \(why)") }
-        let real = try resolveLinks(path)
+        // plainFileOnly: the name itself (checked above), never a link's target, even one put there since.
+        let real = plainFileOnly ? path : try resolveLinks(path)
         if let st = FileStatus(path: real) {
             if protected.contains(st.identity) { throw .sameAsInput }
             if st.kind == .directory { throw .system("is a directory") }

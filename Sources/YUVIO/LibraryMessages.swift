@@ -21,8 +21,8 @@ enum LibraryMessages {
         ("Input file read error", { _ in "the file could not be read (a read error from the system)" }),
         // JERR_EMPTY_IMAGE: a width, a height or a component count of 0 in the frame header.
         ("DNL not supported", { _ in
-            "the JPEG's header gives a width or height of 0: the file is damaged, or gives its height later in a "
-                + "DNL marker, which libjpeg-turbo does not support (re-encode it)" }),
+            "the JPEG's header gives a width, height or number of components of 0: the file is damaged, or gives "
+                + "its height later in a DNL marker, which libjpeg-turbo does not support (re-encode it)" }),
         ("Maximum supported image dimension", { _ in "the JPEG is wider or taller than libjpeg's limit of 65500 pixels" }),
         ("JPEG datastream contains no image", { _ in "the JPEG holds no image (metadata only): the file is damaged or incomplete" }),
         ("Invalid JPEG file structure", { _ in "the JPEG's markers are out of order: the file is damaged" }),

@@ -224,15 +224,25 @@ public enum RawInput {
             }
             var w = 0, h = 0, tag: String?, xyscss: String?, range: ColorRange?, interlacing = Y4MInterlacing.progressive
             var rate = "1:1", aspect = "1:1", unreadable: [String] = []
-            // A tag given twice with two values (`W8 … W16`, `C444 C420jpeg`): which one the writer meant cannot be
-            // told (FFmpeg takes the last), so it is not guessed at, as C and XYSCSS that disagree are not.
-            var given: [Substring: Substring] = [:]
+            // A tag read here given twice with two values (`W8 … W16`, `C444 C420jpeg`): which one the writer meant
+            // cannot be told (FFmpeg takes the last), so it is not guessed at, as C and XYSCSS that disagree are
+            // not. The same value twice is one value (`W8 W08`, `XYSCSS=420JPEG XYSCSS=420jpeg`); tags not read
+            // here are not looked at.
+            var given: [String: (field: Substring, value: String)] = [:]
             for field in fields.dropFirst() {
-                let key = field.first == "X" ? field.prefix { $0 != "=" } : field.prefix(1)
-                if let earlier = given[key], earlier != field {
-                    throw .decoder("the Y4M header gives \(key) twice, as \(earlier) and \(field): which is meant cannot be told")
+                let key: String, value: String
+                switch field.first {
+                case "W", "H":
+                    (key, value) = (String(field.prefix(1)), Int(field.dropFirst()).map(String.init) ?? String(field.dropFirst()))
+                case "I", "C", "F", "A": (key, value) = (String(field.prefix(1)), String(field.dropFirst()))
+                case "X" where field.hasPrefix("XYSCSS="): (key, value) = ("XYSCSS", field.dropFirst(7).uppercased())
+                case "X" where field.hasPrefix("XCOLORRANGE="): (key, value) = ("XCOLORRANGE", String(field.dropFirst(12)))
+                default: (key, value) = ("", "")
                 }
-                given[key] = field
+                if !key.isEmpty, let earlier = given[key], earlier.value != value {
+                    throw .decoder("the Y4M header gives \(key) twice, as \(earlier.field) and \(field): which is meant cannot be told")
+                }
+                if !key.isEmpty, given[key] == nil { given[key] = (field, value) }
                 switch field.first {
                 case "W": w = Int(field.dropFirst()) ?? -1
                 case "H": h = Int(field.dropFirst()) ?? -1
@@ -272,8 +282,11 @@ public enum RawInput {
                 return Self.y4mOtherXYSCSS.contains(upper) ? "XYSCSS=\(v)" : nil
             }
             let colour = tag ?? fromXYSCSS ?? "420jpeg"
+            // Both named, and they differ: in depth, or in siting (`C420jpeg XYSCSS=420MPEG2`; plain C420 names no
+            // siting, so any 8-bit XYSCSS agrees with it).
             if let tag, let fromXYSCSS, y4mColourSpaces.contains(tag),
-               (tag == "420p10") != (fromXYSCSS == "420p10") || !y4mColourSpaces.contains(fromXYSCSS) {
+               (tag == "420p10") != (fromXYSCSS == "420p10") || !y4mColourSpaces.contains(fromXYSCSS)
+                || (tag != "420" && tag != fromXYSCSS) {
                 throw .decoder("the Y4M header's C\(tag) and XYSCSS=\(xyscss!) say different colour spaces")
             }
             guard y4mColourSpaces.contains(colour) else {

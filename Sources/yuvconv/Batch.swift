@@ -193,6 +193,9 @@ func runBatch(_ options: Options) -> Int32 {
     run.start(next: { items.next() }) { item in
         let (opts, protected, update) = shared.value
         let (action, kept) = update?.check(item, options: opts) ?? (BatchAction(item, force: opts.force), nil)
+        // A signal while that check hashed the input or output (seconds, for a file of gigabytes): not started,
+        // rather than converted into an interruption that would drop a manifest entry still true.
+        if update != nil, interruptSignal() != nil { return .notStarted(item.input) }
         // With --update, an output there that it may not replace (`Update.check`) is a failure the report
         // lists, not a silent skip: the run did not bring it up to date, and --force would.
         if case .skip(upToDate: false) = action, let update {
@@ -228,7 +231,8 @@ func runBatch(_ options: Options) -> Int32 {
     }
     if let update, let error = update.write(run.outputs.manifestChanges, protected: protected) {
         printErr("yuvconv: error: \(error.cli)")
-        status = 1
+        // A signal that stopped the manifest's write cut the run short: its status says so.
+        status = interruptSignal().map { 128 + $0 } ?? 1
     }
     let ran = run.finish(summary: "converted", skipped: "already there" + (options.update ? " and up to date" : ""),
                          always: true)
@@ -305,12 +309,17 @@ struct BatchRun {
                     continue
                 }
                 let outcome = work(item)
+                let started = outcome?.notStarted != true
                 // Rendered here, off the lock.
-                let finished = Finished(piece: outcome.flatMap { o in format.map { ReportPiece(o.record, format: $0) } },
-                                        failure: outcome?.failure?.cli, manifestChange: outcome?.manifestChange)
+                let finished = started
+                    ? Finished(piece: outcome.flatMap { o in format.map { ReportPiece(o.record, format: $0) } },
+                               failure: outcome?.failure?.cli, manifestChange: outcome?.manifestChange)
+                    : Finished(piece: nil, failure: nil, manifestChange: nil)
                 state.withLock { s in
-                    s.done += 1
-                    if let outcome {
+                    if !started {
+                        // Not counted as done: the summary and the status say the run was cut short.
+                    } else if let outcome {
+                        s.done += 1
                         if outcome.skipped {
                             s.skipped += 1
                         } else if outcome.failure != nil {
@@ -323,6 +332,7 @@ struct BatchRun {
                             if outcome.record.report?.info.container == .jpeg { s.jpegInputs += 1 }
                         }
                     } else {
+                        s.done += 1
                         s.skipped += 1
                     }
                     s.waiting[i] = finished

@@ -71,8 +71,9 @@ extension BatchPlanError {
         case .nameOutsideFolder(let template, let name, let input):
             // `{dir}` holds the folder given itself when it has no trailing slash (as rsync reads it): `..` or
             // `.` then lands in the name.
-            let dotted = template.contains("{dir}") && name.split(separator: "/", omittingEmptySubsequences: false)
-                .contains { $0 == ".." || $0 == "." }
+            // Only when the template itself has no such part (`{dir}/../{stem}`: that one is the template's).
+            func dots(_ s: String) -> Bool { s.split(separator: "/", omittingEmptySubsequences: false).contains { $0 == ".." || $0 == "." } }
+            let dotted = template.contains("{dir}") && dots(name) && !dots(template)
             return "--name '\(displayPath(template))' gives '\(displayPath(name))' for \(displayPath(input)): "
                 + "an output name must be a file inside the output folder (no '..' or '.', not empty)"
                 + (dotted ? "; {dir} includes a folder given without a trailing '/' (`..` is itself, `../` its "

@@ -152,6 +152,8 @@ struct UpdateManifest: Sendable {
     /// or an output that is not a regular file drops the entry.
     func convert(_ item: BatchItem, options: Options, _ convert: () -> Outcome) -> Outcome {
         let input = try? sha256(ofFile: item.input)
+        // Stopped by a signal while hashing: not started, and its entry (if any) left as it was.
+        if input == nil, interruptSignal() != nil { return .notStarted(item.input) }
         var outcome = convert()
         outcome.manifestChange = failureChange(item)
         guard outcome.failure == nil, let input, let report = outcome.record.report, let digest = outcome.record.output,

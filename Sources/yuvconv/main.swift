@@ -199,10 +199,13 @@ func run(_ args: [String]) -> Int32 {
     installSignalCleanup()
     let reportSink: AtomicOutput?
     do { reportSink = try openReportFile(options, protected: protected) } catch { return fileFailure(error) }
-    // The data on standard output and the report on standard error: the per-image line is left out there (the
-    // report says the same), so that what follows the warnings is the report alone.
+    // The report on standard error (beside the data on standard output, or `--report-file /dev/stderr`): the
+    // per-image line is left out there (the report says the same), so that what follows the warnings is the
+    // report alone.
     var single = options
-    if reportStream == [STDERR_FILENO] { single.quiet = true }
+    if reportStream == [STDERR_FILENO] || options.reportFile.flatMap(AtomicOutput.standardDescriptor) == STDERR_FILENO {
+        single.quiet = true
+    }
     let outcome = convertOne(input: input, output: output, format: format, options: single, protected: protected,
                              keepForReport: options.reportFormat != nil)
     if let failure = outcome.failure { printErr("yuvconv: error: \(failure.cli)") }
@@ -265,6 +268,16 @@ struct Outcome {
     var skipped = false
     /// With `--update`: the manifest's new entry for the output named, or nil to drop it (a failed conversion).
     var manifestChange: (name: String, entry: ManifestEntry?)?
+    /// A signal came before it started (while `--update` hashed its input or output): counted as not started,
+    /// nothing recorded, its manifest entry as it was.
+    var notStarted = false
+
+    static func notStarted(_ input: String) -> Outcome {
+        var o = Outcome(record: ImageRecord(file: displayPath(input), error: nil, report: nil, quality: nil, alignment: 1,
+                                            peakRSS: 0), failure: nil)
+        o.notStarted = true
+        return o
+    }
 
     /// A file that failed: its record says why.
     static func failed(_ input: String, _ error: FileError, alignment: Int) -> Outcome {
@@ -380,6 +393,10 @@ if !prepareForAddressSpaceLimit() {
 // A closed pipe is a write error (EPIPE, exit 1 with a message), from the first byte: `--help | head -1`, a
 // dry run piped into `grep -q` were ended by SIGPIPE before the signal handlers were installed.
 signal(SIGPIPE, SIG_IGN)
+// SIGINT and SIGTERM are honoured from the start, also when the parent ignores them (a background job of a
+// script: `yuvconv … &` inherits SIGINT ignored): a batch still reading a large manifest or walking folders took
+// no notice of SIGINT until its first file.
+installSignalCleanup()
 // Memory refused for a conversion's buffers (an address-space limit): an error naming the file, its temporary
 // files removed, exit 1 — not a trap.
 Ledger.exhausted = { bytes in

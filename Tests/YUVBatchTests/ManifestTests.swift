@@ -322,6 +322,28 @@ final class ManifestTests: XCTestCase {
         XCTAssertNotNil(try ManifestFile(path: path).entry(named: "b.nv12"))
     }
 
+    /// A name with two lines is not trusted when read, and a write that does not change it drops it rather
+    /// than keep one of them (which the next run would trust).
+    func testManifestFileWriteDropsADoubledName() throws {
+        let path = root + "/out/.yuvconv-manifest"
+        var m = Manifest()
+        m.entries["a.nv12"] = entry(output: "a.nv12", input: "in/a")
+        m.entries["c.nv12"] = entry(output: "c.nv12", input: "in/c")
+        var lines = m.rendered().split(separator: 10, omittingEmptySubsequences: false).map(Array.init)
+        lines.insert(lines[2], at: 3)   // a.nv12 twice
+        try Data(lines.joined(separator: [10])).write(to: URL(fileURLWithPath: path))
+        let file = try ManifestFile(path: path)
+        XCTAssertNil(file.entry(named: "a.nv12"))
+        let changes = Spool()
+        ManifestChange.write(name: "b.nv12", entry: entry(output: "b.nv12", input: "in/b"), to: changes)
+        XCTAssertNil(file.write(to: path, changes: changes, protected: Set<FileIdentity>()))
+        let after = try ManifestFile(path: path)
+        XCTAssertEqual(after.problemCount, 0)
+        XCTAssertNil(after.entry(named: "a.nv12"), "neither line kept")
+        XCTAssertNotNil(after.entry(named: "b.nv12"))
+        XCTAssertNotNil(after.entry(named: "c.nv12"))
+    }
+
     /// Two runs finishing together: the write waits while another holds the folder's lock, and then merges
     /// into the file as that other run left it (read after the wait, not before), so neither run's entries
     /// are lost.
