@@ -2232,6 +2232,20 @@ PY
 )
 [ "$r" = 130 ] || bad "exit $r (a negative one: killed by the second signal)"
 says 'not started \(interrupted\)'
+# SIGTERM right after SIGINT is a second request (it was taken as the first one delivered again, and the run
+# went on to stop gracefully with 143): the process ends at once, by SIGTERM.
+rm -rf out
+r=$(python3 - "$BIN" <<'PY' 2> "$ERR"
+import signal, subprocess, sys, time
+p = subprocess.Popen([sys.argv[1], "in/", "-o", "out/", "-j", "1", "-q"], stdout=subprocess.DEVNULL,
+                     stderr=subprocess.PIPE, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+time.sleep(0.3)
+p.send_signal(signal.SIGINT); time.sleep(0.001); p.send_signal(signal.SIGTERM)
+p.communicate(timeout=20)
+print(p.returncode)
+PY
+)
+[ "$r" = -15 ] || bad "SIGINT then SIGTERM: $r (ended by SIGTERM, -15, wanted)"
 ALLOW=(out out/s*.nv12); settled
 end
 

@@ -83,11 +83,14 @@ static void on_signal(int sig) {
     // delivered twice, not a second request: `timeout -s INT` sends it to the child and then to its whole
     // process group, which ended the run at once and lost its summary, report and manifest.
     if ((sig == SIGINT || sig == SIGTERM) && atomic_load(&graceful)) {
-        if (atomic_exchange(&interrupted, sig) == 0) {
+        // The first one is recorded; a later one never replaces it (SIGTERM soon after SIGINT is a second
+        // request, which an exchange here once turned into a repeat of "the first").
+        int none = 0;
+        if (atomic_compare_exchange_strong(&interrupted, &none, sig)) {
             atomic_store(&first_interrupt_ns, monotonic_ns());
             return;
         }
-        if (atomic_load(&interrupted) == sig && monotonic_ns() - atomic_load(&first_interrupt_ns) < 250000000LL) return;
+        if (none == sig && monotonic_ns() - atomic_load(&first_interrupt_ns) < 250000000LL) return;
     }
     // Other threads run on while this one cleans up: one may have registered a name and be making its file.
     // No new name is registered from here on, and the slots are swept three times, 2 ms apart, so a file made
