@@ -2250,11 +2250,11 @@ ALLOW=(out out/s*.nv12); settled
 end
 
 begin update-hash-interrupted
-# --update hashes an input whose time changed (and every input it converts): a valid JPEG with a 4 GiB sparse
-# tail took 14 s to hash, and SIGINT was not looked at meanwhile (planning: the run went on to "1 skipped" and
+# --update hashes an input whose time changed (and every input it converts): a valid JPEG with a 1 GiB sparse
+# tail took 3.5 s to hash, and SIGINT was not looked at meanwhile (planning: the run went on to "1 skipped" and
 # exit 0; converting: exit 130 only after the whole hash). Now the hash stops at the signal. And a manifest with
 # two lines for one output trusts neither (the later one won, keeping an output made with other options).
-mkdir in; cp "$JPG" in/s.jpg; truncate -s 4G in/s.jpg; snap
+mkdir in; cp "$JPG" in/s.jpg; truncate -s 1G in/s.jpg; snap
 run in/ -o out/ --update -q
 status 0
 cp out/.yuvconv-manifest kept
@@ -2268,7 +2268,7 @@ r=$(python3 - "$BIN" <<'PY' 2> "$ERR"
 import signal, subprocess, sys, time
 p = subprocess.Popen([sys.argv[1], "in/", "-o", "out/", "--update", "-q"], stdout=subprocess.DEVNULL,
                      stderr=subprocess.PIPE, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-time.sleep(0.5)
+time.sleep(0.3)
 t = time.monotonic(); p.send_signal(signal.SIGINT)
 err = p.communicate(timeout=60)[1]
 sys.stderr.buffer.write(err)
@@ -2280,8 +2280,27 @@ PY
 says 'not started \(interrupted\)'
 cmp -s out/s.nv12 "$(ref "$JPG" nv12)" || bad "the output kept was altered"
 LC_ALL=C grep -q '^s\.nv12	' out/.yuvconv-manifest || bad "the manifest entry of the output kept was dropped"
-rm -f in/s.jpg
-ALLOW=(in in/s.jpg out out/s.nv12 out/.yuvconv-manifest); settled
+# SIGINT while the write waits for another run's lock on the folder: the manifest is not written (it was written
+# without the lock, beside the run holding it, and the run exited 0).
+rm -f in/s.jpg out/s.nv12; cp "$PNG" in/p.png; cp out/.yuvconv-manifest kept
+flock out sleep 8 & holder=$!
+sleep 0.2
+r=$(python3 - "$BIN" <<'PY' 2> "$ERR"
+import signal, subprocess, sys, time
+p = subprocess.Popen([sys.argv[1], "in/", "-o", "out/", "--update", "-q"], stdout=subprocess.DEVNULL,
+                     stderr=subprocess.PIPE, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+time.sleep(1.5)
+p.send_signal(signal.SIGINT)
+err = p.communicate(timeout=60)[1]
+sys.stderr.buffer.write(err)
+print(p.returncode)
+PY
+)
+kill $holder 2>/dev/null; wait $holder 2>/dev/null
+[ "$r" = 130 ] || bad "SIGINT while waiting for the lock: exit $r (130 wanted)"
+cmp -s kept out/.yuvconv-manifest || bad "the manifest was written after SIGINT during the wait for the lock"
+rm -f kept
+ALLOW=(in in/s.jpg in/p.png out out/s.nv12 out/p.nv12 out/.yuvconv-manifest); settled
 end
 
 begin header-messages

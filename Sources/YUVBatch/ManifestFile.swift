@@ -181,14 +181,17 @@ public final class ManifestFile: @unchecked Sendable {
         // From the read of the file as it is now to its replacement, no other run's write may come between:
         // two runs finishing together would each merge into the same old file, and the later rename would drop
         // the other's entries. The folder is the lock (the file itself is replaced, so it cannot be).
-        let lock = FolderLock(folderOf: path, waiting: notice)
+        // A signal that stopped the batch before this write does not stop it (the files that finished are
+        // recorded; a second signal still ends the process at once), nor the wait for the lock: writing without
+        // it beside the run that holds it could drop that run's entries. A first signal during either stops it.
+        let signalledBefore = interruptSignal()
+        let lock = FolderLock(folderOf: path, waiting: notice, stopOnSignal: signalledBefore == nil)
         defer { lock.release() }
         do throws(FileError) {
             let merged = Spool()
             var order: UInt64 = 0
             // The lines now (their entries rendered again, as `Manifest` renders them), then the changes.
             var now: ManifestBytes? = source, nowStart = dataStart
-            let signalledBefore = interruptSignal()
             let replaced = "was replaced during the run by "
             let kept = "; it is left as it is and the manifest is not written (the outputs are in place, and the next "
                 + "--update converts them again)"
@@ -226,22 +229,26 @@ public final class ManifestFile: @unchecked Sendable {
                                 + "and the manifest is not written (the outputs are in place, and the next --update "
                                 + "converts them again)")
             }
-            // A signal (SIGINT, SIGTERM) during a merge of many lines: the manifest is left as it was. One that
-            // stopped the batch before the write began does not stop it: the files that finished are recorded
-            // (a second signal still ends the process at once).
+            // A signal (SIGINT, SIGTERM) during the wait or a merge of many lines: the manifest is left as it was.
             func stopIfInterrupted() throws(FileError) {
-                if signalledBefore == nil, interruptSignal() != nil {
+                if lock.interrupted || (signalledBefore == nil && interruptSignal() != nil) {
                     throw FileError(path: path, reason: "interrupted: the manifest is not written (the outputs are in "
                                     + "place, and the next --update converts them again)")
                 }
             }
+            try stopIfInterrupted()
             if let now {
                 var reader = LineReader(now, at: nowStart)
                 while let (line, _) = reader.next() {
                     order += 1
                     if order & 4095 == 0 { try stopIfInterrupted() }
-                    guard let line, !line.isEmpty, line.first != UInt8(ascii: "#"),
-                          let entry = try? ManifestEntry(fields: try Manifest.fields(line[...])) else { continue }
+                    guard let line, !line.isEmpty, line.first != UInt8(ascii: "#") else { continue }
+                    guard let entry = try? ManifestEntry(fields: try Manifest.fields(line[...])) else {
+                        // Not written again, but counted: beside a readable line of its name, the name has two
+                        // lines, and neither is trusted.
+                        MergeRecord.write(name: Self.name(line), order: order, change: false, line: [], to: merged)
+                        continue
+                    }
                     let rendered = entry.line
                     MergeRecord.write(name: Self.name(rendered), order: order, change: false, line: rendered[...], to: merged)
                 }
@@ -264,7 +271,7 @@ public final class ManifestFile: @unchecked Sendable {
             func finish() {
                 guard let g = group else { return }
                 if let new = g.new {
-                    if new.map({ !$0.elementsEqual(g.old ?? []) || g.old == nil }) ?? (g.old != nil) { changed = true }
+                    if new.map({ !$0.elementsEqual(g.old ?? []) || g.old == nil }) ?? (g.old != nil) || g.olds > 1 { changed = true }
                     if let line = new { text.append(line); text.append(10) }
                 } else if g.olds > 1 {
                     changed = true
@@ -284,7 +291,7 @@ public final class ManifestFile: @unchecked Sendable {
                 if record.change {
                     group!.new = .some(record.line.isEmpty ? nil : Array(record.line)[...])
                 } else {
-                    group!.old = Array(record.line)[...]
+                    if !record.line.isEmpty { group!.old = Array(record.line)[...] }
                     group!.olds += 1
                 }
             }
@@ -432,7 +439,10 @@ struct FolderLock {
     let unlocked: String?
     static let patience = 120.0
 
-    init(folderOf path: String, waiting: (String) -> Void) {
+    /// The wait was cut short by a signal (`stopOnSignal`).
+    let interrupted: Bool
+
+    init(folderOf path: String, waiting: (String) -> Void, stopOnSignal: Bool = true) {
         enum Attempt { case locked, busy, unusable }
         func attempt(_ fd: Int32) -> Attempt {
             if flock(fd, LOCK_EX | LOCK_NB) == 0 { return .locked }
@@ -447,10 +457,10 @@ struct FolderLock {
         }
         var why: String? = state == .unusable ? "neither its folder nor \(displayPath(ManifestFile.lockPath(of: path))) can be locked" : nil
         let start = monotonicSeconds()
-        var said = false
+        var said = false, stopped = false
         while state == .busy {
             let waited = monotonicSeconds() - start
-            if interruptSignal() != nil { why = "interrupted while another run held the lock"; break }
+            if stopOnSignal && interruptSignal() != nil { why = "interrupted while another run held the lock"; stopped = true; break }
             if waited >= Self.patience { why = "another run held the lock for \(Int(Self.patience)) s"; break }
             if !said && waited >= 1 {
                 waiting("waiting for another yuvconv run to finish writing \(displayPath(path))")
@@ -465,6 +475,7 @@ struct FolderLock {
         }
         self.fd = fd
         unlocked = state == .locked ? nil : why
+        interrupted = stopped
     }
 
     /// Unlocks (closing the descriptor).

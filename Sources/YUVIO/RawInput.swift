@@ -234,7 +234,17 @@ public enum RawInput {
                 switch field.first {
                 case "W", "H":
                     (key, value) = (String(field.prefix(1)), Int(field.dropFirst()).map(String.init) ?? String(field.dropFirst()))
-                case "I", "C", "F", "A": (key, value) = (String(field.prefix(1)), String(field.dropFirst()))
+                case "F", "A":
+                    // Ratios as values: F50:2 is F25:1.
+                    let parts = field.dropFirst().split(separator: ":", omittingEmptySubsequences: false)
+                    if parts.count == 2, let n = Int(parts[0]), let d = Int(parts[1]), n > 0, d > 0 {
+                        func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? a : gcd(b, a % b) }
+                        let g = gcd(n, d)
+                        (key, value) = (String(field.prefix(1)), "\(n / g):\(d / g)")
+                    } else {
+                        (key, value) = (String(field.prefix(1)), String(field.dropFirst()))
+                    }
+                case "I", "C": (key, value) = (String(field.prefix(1)), String(field.dropFirst()))
                 case "X" where field.hasPrefix("XYSCSS="): (key, value) = ("XYSCSS", field.dropFirst(7).uppercased())
                 case "X" where field.hasPrefix("XCOLORRANGE="): (key, value) = ("XCOLORRANGE", String(field.dropFirst(12)))
                 default: (key, value) = ("", "")

@@ -236,7 +236,8 @@ func runBatch(_ options: Options) -> Int32 {
     }
     let ran = run.finish(summary: "converted", skipped: "already there" + (options.update ? " and up to date" : ""),
                          always: true)
-    return ran == 0 ? status : ran
+    // A signal that stopped the manifest's write says so over a failed file's 1.
+    return ran == 0 || status > 1 ? status : ran
 }
 
 /// One run over many files: `-j N` threads take the items in turn, a progress line on a terminal, the

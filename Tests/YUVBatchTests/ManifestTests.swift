@@ -331,17 +331,19 @@ final class ManifestTests: XCTestCase {
         m.entries["c.nv12"] = entry(output: "c.nv12", input: "in/c")
         var lines = m.rendered().split(separator: 10, omittingEmptySubsequences: false).map(Array.init)
         lines.insert(lines[2], at: 3)   // a.nv12 twice
+        lines.insert(Array("c.nv12\tbroken".utf8), at: 5)   // c.nv12's line, and one that cannot be read
         try Data(lines.joined(separator: [10])).write(to: URL(fileURLWithPath: path))
         let file = try ManifestFile(path: path)
         XCTAssertNil(file.entry(named: "a.nv12"))
+        XCTAssertNil(file.entry(named: "c.nv12"))
         let changes = Spool()
         ManifestChange.write(name: "b.nv12", entry: entry(output: "b.nv12", input: "in/b"), to: changes)
         XCTAssertNil(file.write(to: path, changes: changes, protected: Set<FileIdentity>()))
         let after = try ManifestFile(path: path)
         XCTAssertEqual(after.problemCount, 0)
         XCTAssertNil(after.entry(named: "a.nv12"), "neither line kept")
+        XCTAssertNil(after.entry(named: "c.nv12"), "nor the readable one beside an unreadable one")
         XCTAssertNotNil(after.entry(named: "b.nv12"))
-        XCTAssertNotNil(after.entry(named: "c.nv12"))
     }
 
     /// Two runs finishing together: the write waits while another holds the folder's lock, and then merges
