@@ -26,9 +26,14 @@ func dryRunOne(input: String, output: String, format: OutputFormat, options: Opt
 func dryRunBatch(_ plan: BatchPlan, options: Options, update: UpdateManifest?) -> Int32 {
     if let status = dryRunReportFile(options, protected: plan.protected) { return status }
     var convert = 0, replace = 0, skip = 0, refused = 0, jpegs = 0
+    // SIGINT or SIGTERM stops the dry run between files (or in a hash, with --update) rather than ending the
+    // process: the lines already decided and the summary still come out (a killed dry run's buffered lines were
+    // lost, printing nothing at all).
+    setGracefulInterrupt(true)
     var items = plan.reader()
-    while let item = items.next() {
+    while interruptSignal() == nil, let item = items.next() {
         let action = update?.check(item, options: options).action ?? BatchAction(item, force: options.force)
+        if interruptSignal() != nil { break }   // its decision was cut short
         // With --update, an output there that it may not replace fails the real run (`runBatch`): refused here.
         if case .skip(upToDate: false) = action, let update {
             print("refuse \(displayPath(item.input)) -> \(displayPath(item.output)) (\(item.format.name)): "
@@ -52,8 +57,11 @@ func dryRunBatch(_ plan: BatchPlan, options: Options, update: UpdateManifest?) -
     if convert + replace == plan.count && convert + replace > 0 && jpegs == 0, let w = options.jpegOptionsWithoutJPEG {
         printErr("yuvconv: warning: \(w)")
     }
+    let decided = convert + replace + skip + refused, signal = interruptSignal()
     printErr("yuvconv: dry run, nothing written: \(convert) to convert, \(replace) to replace, \(skip) skipped (already there"
-             + (options.update ? " and up to date" : "") + "), \(refused) refused")
+             + (options.update ? " and up to date" : "") + "), \(refused) refused"
+             + (signal != nil && decided < plan.count ? ", \(plan.count - decided) not decided (interrupted)" : ""))
+    if let signal, decided < plan.count { return 128 + signal }
     return refused > 0 ? 1 : 0
 }
 
