@@ -226,52 +226,56 @@ public enum RawInput {
             var rate = "1:1", aspect = "1:1", unreadable: [String] = []
             // A tag read here given twice with two values (`W8 … W16`, `C444 C420jpeg`): which one the writer meant
             // cannot be told (FFmpeg takes the last), so it is not guessed at, as C and XYSCSS that disagree are
-            // not. The same value twice is one value (`W8 W08`, `XYSCSS=420JPEG XYSCSS=420jpeg`); tags not read
-            // here are not looked at.
+            // not. The same value twice is one value (`W8 W08`, `F50:2 F25:1`, `XYSCSS=420JPEG XYSCSS=420jpeg`);
+            // tags not read here are not looked at.
             var given: [String: (field: Substring, value: String)] = [:]
-            for field in fields.dropFirst() {
-                let key: String, value: String
-                switch field.first {
-                case "W", "H":
-                    (key, value) = (String(field.prefix(1)), Int(field.dropFirst()).map(String.init) ?? String(field.dropFirst()))
-                case "F", "A":
-                    // Ratios as values: F50:2 is F25:1.
-                    let parts = field.dropFirst().split(separator: ":", omittingEmptySubsequences: false)
-                    if parts.count == 2, let n = Int(parts[0]), let d = Int(parts[1]), n > 0, d > 0 {
-                        func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? a : gcd(b, a % b) }
-                        let g = gcd(n, d)
-                        (key, value) = (String(field.prefix(1)), "\(n / g):\(d / g)")
-                    } else {
-                        (key, value) = (String(field.prefix(1)), String(field.dropFirst()))
-                    }
-                case "I", "C": (key, value) = (String(field.prefix(1)), String(field.dropFirst()))
-                case "X" where field.hasPrefix("XYSCSS="): (key, value) = ("XYSCSS", field.dropFirst(7).uppercased())
-                case "X" where field.hasPrefix("XCOLORRANGE="): (key, value) = ("XCOLORRANGE", String(field.dropFirst(12)))
-                default: (key, value) = ("", "")
-                }
-                if !key.isEmpty, let earlier = given[key], earlier.value != value {
+            func once(_ key: String, _ field: Substring, _ value: String) throws(DecodeError) {
+                guard let earlier = given[key] else { given[key] = (field, value); return }
+                if earlier.value != value {
                     throw .decoder("the Y4M header gives \(key) twice, as \(earlier.field) and \(field): which is meant cannot be told")
                 }
-                if !key.isEmpty, given[key] == nil { given[key] = (field, value) }
+            }
+            func number(_ s: Substring) -> String { Int(s).map(String.init) ?? String(s) }
+            func ratio(_ s: Substring) -> String {
+                let parts = s.split(separator: ":", omittingEmptySubsequences: false)
+                guard parts.count == 2, let n = Int(parts[0]), let d = Int(parts[1]), n > 0, d > 0 else { return String(s) }
+                func gcd(_ a: Int, _ b: Int) -> Int { b == 0 ? a : gcd(b, a % b) }
+                let g = gcd(n, d)
+                return "\(n / g):\(d / g)"
+            }
+            for field in fields.dropFirst() {
                 switch field.first {
-                case "W": w = Int(field.dropFirst()) ?? -1
-                case "H": h = Int(field.dropFirst()) ?? -1
-                case "I" where field != "I?":   // I? (unknown, as mjpegtools writes it) is read as progressive
+                case "W":
+                    try once("W", field, number(field.dropFirst()))
+                    w = Int(field.dropFirst()) ?? -1
+                case "H":
+                    try once("H", field, number(field.dropFirst()))
+                    h = Int(field.dropFirst()) ?? -1
+                case "I":
+                    try once("I", field, String(field.dropFirst()))
+                    if field == "I?" { break }   // unknown, as mjpegtools writes it: read as progressive
                     guard let i = Y4MInterlacing(rawValue: String(field.dropFirst())) else {
                         throw .decoder("the Y4M header's interlacing tag \(field) is not Ip, It, Ib, Im or I?")
                     }
                     interlacing = i
-                case "C": tag = String(field.dropFirst())
+                case "C":
+                    try once("C", field, String(field.dropFirst()))
+                    tag = String(field.dropFirst())
                 // The frame rate and pixel aspect, kept for a Y4M output (an anamorphic frame plays stretched
                 // without its aspect); a malformed one is not carried.
                 case "F":
+                    try once("F", field, ratio(field.dropFirst()))
                     if Self.isRatio(field.dropFirst(), unknownAllowed: false) { rate = String(field.dropFirst()) }
                     else { unreadable.append(String(field)) }
                 case "A":
+                    try once("A", field, ratio(field.dropFirst()))
                     if Self.isRatio(field.dropFirst(), unknownAllowed: true) { aspect = String(field.dropFirst()) }
                     else { unreadable.append(String(field)) }
-                case "X" where field.hasPrefix("XYSCSS="): xyscss = String(field.dropFirst("XYSCSS=".count))
+                case "X" where field.hasPrefix("XYSCSS="):
+                    try once("XYSCSS", field, field.dropFirst("XYSCSS=".count).uppercased())
+                    xyscss = String(field.dropFirst("XYSCSS=".count))
                 case "X" where field.hasPrefix("XCOLORRANGE="):
+                    try once("XCOLORRANGE", field, String(field.dropFirst("XCOLORRANGE=".count)))
                     // FFmpeg writes FULL or LIMITED; anything else is not guessed at (as an unknown interlacing tag).
                     switch field.dropFirst("XCOLORRANGE=".count) {
                     case "FULL": range = .full
