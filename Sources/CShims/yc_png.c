@@ -79,7 +79,7 @@ int yc_png_itxt_wanted(const yc_decoder *dec) {
     // Only the first XMP packet counts, whatever it holds and even when it is ignored (a packet that inflates
     // past the cap): 3,000 such packets of 1 KB each took 7–8 s when every one was inflated. After the image data,
     // only when no EXIF tag decides the orientation either.
-    if (dec->xmp_orientation != 0 || dec->png_xmp_seen) return 0;
+    if (dec->png_xmp_seen) return 0;
     return !dec->png_chunks.seen_idat || dec->png_exif_tag == 0;
 }
 

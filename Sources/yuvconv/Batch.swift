@@ -279,8 +279,7 @@ struct BatchRun {
     /// Runs `work` for every item `next` gives (called under the lock, in turn) on `threads` threads; `work`
     /// returns nil for a file it skipped.
     func start(next: @escaping () -> BatchItem?, _ work: @escaping @Sendable (BatchItem) -> Outcome?) {
-        installSignalCleanup()
-        setGracefulInterrupt(true)
+            setGracefulInterrupt(true)
         let format = options.reportFormat ?? (options.reportOnly ? .text : nil)
         /// What every thread shares (a class: a closure in a destructured tuple crashes Swift 6.3's compiler).
         final class Shared: @unchecked Sendable {
@@ -317,9 +316,8 @@ struct BatchRun {
                                failure: outcome?.failure?.cli, manifestChange: outcome?.manifestChange)
                     : Finished(piece: nil, failure: nil, manifestChange: nil)
                 state.withLock { s in
-                    if !started {
-                        // Not counted as done: the summary and the status say the run was cut short.
-                    } else if let outcome {
+                    // One not started is not counted as done: the summary and the status say the run was cut short.
+                    if started, let outcome {
                         s.done += 1
                         if outcome.skipped {
                             s.skipped += 1
@@ -332,7 +330,7 @@ struct BatchRun {
                             s.inputBytes += outcome.record.report?.inputBytes ?? 0
                             if outcome.record.report?.info.container == .jpeg { s.jpegInputs += 1 }
                         }
-                    } else {
+                    } else if started {
                         s.done += 1
                         s.skipped += 1
                     }

@@ -35,7 +35,6 @@ func runRawInput(_ options: Options) -> Int32 {
     if options.dryRun {
         return dryRunOne(input: input, output: output, format: format, options: options, protected: protected)
     }
-    installSignalCleanup()
     warnIgnoredOptions(options, format: format, rawInput: true, single: true)
     setCurrentInput(name)
     do throws(FileError) {

@@ -196,7 +196,6 @@ func run(_ args: [String]) -> Int32 {
     warnIgnoredOptions(options, format: format, rawInput: false, single: true,
                        pngInput: RawInput.head(input, 8).starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
     if options.dryRun { return dryRunOne(input: input, output: output, format: format, options: options, protected: protected) }
-    installSignalCleanup()
     let reportSink: AtomicOutput?
     do { reportSink = try openReportFile(options, protected: protected) } catch { return fileFailure(error) }
     // The report on standard error (beside the data on standard output, or `--report-file /dev/stderr`): the
@@ -395,7 +394,8 @@ if !prepareForAddressSpaceLimit() {
 signal(SIGPIPE, SIG_IGN)
 // SIGINT and SIGTERM are honoured from the start, also when the parent ignores them (a background job of a
 // script: `yuvconv … &` inherits SIGINT ignored): a batch still reading a large manifest or walking folders took
-// no notice of SIGINT until its first file.
+// no notice of SIGINT until its first file. The one place the command installs them (AtomicOutput does it for
+// programs using the library).
 installSignalCleanup()
 // Memory refused for a conversion's buffers (an address-space limit): an error naming the file, its temporary
 // files removed, exit 1 — not a trap.
