@@ -1,0 +1,253 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import YUVIO
+
+// `ManifestFile`'s write: the file as it is now merged with the run's changes and replaced, under the folder's
+// lock (`FolderLock`), through an external sort of `MergeRecord`s. Reading and searching are ManifestFile.swift's.
+
+extension ManifestFile {
+    /// Writes the manifest at `path` back (atomically, replacing it): as it is on disk now — or, when it cannot
+    /// be read now, as it was read at the start — with `changes` (`ManifestChange` records) put in: an entry
+    /// replaced or added, or dropped. Entries sorted by name; lines that cannot be read are left out. Not
+    /// written when that changes no entry. What is at `path` must still be what the run accepted at its start:
+    /// a regular file, a manifest (or, when it was not one then and `force` let it be replaced, anything
+    /// regular) — a link or another file put there meanwhile is left alone and the manifest not written (the
+    /// outputs are in place; the next run converts them again). Nil, or the error.
+    public func write(to path: String, changes: Spool, protected: any FileIdentitySet, force: Bool = false,
+                      notice: (String) -> Void = { _ in }) -> FileError? {
+        // From the read of the file as it is now to its replacement, no other run's write may come between:
+        // two runs finishing together would each merge into the same old file, and the later rename would drop
+        // the other's entries. The folder is the lock (the file itself is replaced, so it cannot be).
+        // A signal that stopped the batch before this write does not stop it (the files that finished are
+        // recorded; a second signal still ends the process at once), nor the wait for the lock: writing without
+        // it beside the run that holds it could drop that run's entries. A first signal during either stops it.
+        let signalledBefore = interruptSignal()
+        let lock = FolderLock(folderOf: path, waiting: notice, stopOnSignal: signalledBefore == nil)
+        defer { lock.release() }
+        do throws(FileError) {
+            let merged = Spool()
+            var order: UInt64 = 0
+            // The lines now (their entries rendered again, as `Manifest` renders them), then the changes.
+            var now: ManifestBytes? = source, nowStart = dataStart
+            let replaced = "was replaced during the run by "
+            let kept = "; it is left as it is and the manifest is not written (the outputs are in place, and the next "
+                + "--update converts them again)"
+            if let st = FileStatus(path: path, follow: false), st.kind != .regular {
+                throw FileError(path: path, reason: replaced + (st.kind == .symlink ? "a symbolic link" : "something that is not a regular file") + kept)
+            }
+            let fd = openWithoutWaiting(path, O_RDONLY | O_NOFOLLOW)
+            let openError = errno
+            // What was read now, by identity: the same file must still be there when the new one replaces it
+            // (a merge of a large manifest takes seconds).
+            var seen: FileIdentity?
+            if fd >= 0, let st = FileStatus(descriptor: fd), st.kind == .regular {
+                seen = st.identity
+                let file = ManifestBytes(descriptor: fd, size: st.size)
+                var reader = LineReader(file, at: 0)
+                let first = reader.next()
+                if first?.line.map({ $0.elementsEqual(Manifest.magic) }) == true {
+                    (now, nowStart) = (file, reader.position)
+                } else if foreign && force {
+                    (now, nowStart) = (nil, 0)
+                } else {
+                    throw FileError(path: path, reason: replaced + "a file that is not a yuvconv manifest" + kept)
+                }
+            } else if fd >= 0 {
+                close(fd)
+                throw FileError(path: path, reason: replaced + "something that is not a regular file" + kept)
+            } else if openError == ENOENT {
+                now = nil
+            } else if openError == ELOOP {
+                throw FileError(path: path, reason: replaced + "a symbolic link" + kept)
+            } else {
+                // Unreadable now (its mode changed during the run): merging into the start's copy would drop
+                // what other runs wrote since, and the new file would keep the mode.
+                throw FileError(path: path, reason: "cannot be read now (\(String(cString: strerror(openError)))); it is left as it is "
+                                + "and the manifest is not written (the outputs are in place, and the next --update "
+                                + "converts them again)")
+            }
+            // A signal (SIGINT, SIGTERM) during the wait or a merge of many lines: the manifest is left as it was.
+            func stopIfInterrupted() throws(FileError) {
+                if lock.interrupted || (signalledBefore == nil && interruptSignal() != nil) {
+                    throw FileError(path: path, reason: "interrupted: the manifest is not written (the outputs are in "
+                                    + "place, and the next --update converts them again)")
+                }
+            }
+            try stopIfInterrupted()
+            if let now {
+                var reader = LineReader(now, at: nowStart)
+                while let (line, _) = reader.next() {
+                    order += 1
+                    if order & 4095 == 0 { try stopIfInterrupted() }
+                    guard let line, !line.isEmpty, line.first != UInt8(ascii: "#") else { continue }
+                    guard let entry = try? ManifestEntry(fields: try Manifest.fields(line[...])) else {
+                        // Not written again, but counted: beside a readable line of its name, the name has two
+                        // lines, and neither is trusted.
+                        MergeRecord.write(name: Self.name(line), order: order, change: false, line: [], to: merged)
+                        continue
+                    }
+                    let rendered = entry.line
+                    MergeRecord.write(name: Self.name(rendered), order: order, change: false, line: rendered[...], to: merged)
+                }
+            }
+            try ManifestChange.forEach(in: changes) { name, entry in
+                order += 1
+                MergeRecord.write(name: Manifest.escaped(PathBytes.encode(name))[...], order: 1 << 62 | order, change: true,
+                                  line: entry?.line[...] ?? [], to: merged)
+            }
+            try stopIfInterrupted()
+            let sorted = try merged.sortedRecords()
+            try stopIfInterrupted()
+            // Of each name: the last change, else the line there was; changed when a change differs from it. A
+            // name with two lines there and no change is dropped: neither is trusted (`secondEntry`), and keeping
+            // one would make the next run trust it.
+            let text = Spool()
+            text.append(Manifest.head)
+            var changed = false, records = sorted.reader(), count = 0
+            var group: (name: [UInt8], old: ArraySlice<UInt8>?, olds: Int, new: ArraySlice<UInt8>??)?
+            func finish() {
+                guard let g = group else { return }
+                if let new = g.new {
+                    if new.map({ !$0.elementsEqual(g.old ?? []) || g.old == nil }) ?? (g.old != nil) || g.olds > 1 { changed = true }
+                    if let line = new { text.append(line); text.append(10) }
+                } else if g.olds > 1 {
+                    changed = true
+                } else if let old = g.old {
+                    text.append(old)
+                    text.append(10)
+                }
+            }
+            while let r = records.nextRecord() {
+                count += 1
+                if count & 4095 == 0 { try stopIfInterrupted() }
+                let record = MergeRecord(r)
+                if group.map({ !$0.name.elementsEqual(record.name) }) ?? true {
+                    finish()
+                    group = (Array(record.name), nil, 0, nil)
+                }
+                if record.change {
+                    group!.new = .some(record.line.isEmpty ? nil : Array(record.line)[...])
+                } else {
+                    if !record.line.isEmpty { group!.old = Array(record.line)[...] }
+                    group!.olds += 1
+                }
+            }
+            finish()
+            try sorted.seal()
+            try text.seal()
+            guard changed else { return nil }
+            try stopIfInterrupted()
+            // The file read above must still be the one at the name (or none still none): another file put there
+            // meanwhile — the lock keeps other runs out — is not replaced.
+            let there = FileStatus(path: path, follow: false)
+            if there?.identity != seen || (there.map { $0.kind != .regular } ?? false) {
+                throw FileError(path: path, reason: replaced + (there?.kind == .symlink ? "a symbolic link"
+                    : there.map { $0.kind == .regular ? "another file" : "something that is not a regular file" }
+                    ?? "nothing (it was removed)") + kept)
+            }
+            if let why = lock.unlocked {
+                notice("\(displayPath(path)) is replaced without its lock (\(why)): entries another run writes at "
+                       + "the same moment may be lost, and the next --update converts those files again")
+            }
+            do throws(WriteError) {
+                // No link followed, whatever was put there since the look above: a rename replaces a name.
+                let out = try AtomicOutput(path: path, force: true, protected: protected, plainFileOnly: true)
+                do throws(WriteError) {
+                    var copy = text.reader(bufferSize: 1 << 16)
+                    while let chunk = copy.readSome(1 << 16) { try out.write(Array(chunk)) }
+                    if let failure = text.failure { throw WriteError.system("cannot read back a temporary file: \(failure.reason)") }
+                    try out.commit()
+                } catch {
+                    out.abort()
+                    throw error
+                }
+            } catch {
+                return FileError(path: path, error)
+            }
+            return nil
+        } catch {
+            return error
+        }
+    }
+}
+
+/// A line of a manifest (or a change) keyed for the merge: its escaped name, 0, its order (8 bytes,
+/// big-endian), whether it is a change (1) or a line there was (0), the line (empty: an entry dropped), and
+/// the name's length (4 bytes).
+struct MergeRecord {
+    let name: ArraySlice<UInt8>
+    let change: Bool
+    let line: ArraySlice<UInt8>
+
+    static func write(name: ArraySlice<UInt8>, order: UInt64, change: Bool, line: ArraySlice<UInt8>, to spool: Spool) {
+        spool.appendRecord(parts: [name, [0], InputRecord.bigEndian(order)[...], [change ? 1 : 0], line,
+                                   InputRecord.length(name.count)[...]])
+    }
+
+    init(_ r: ArraySlice<UInt8>) {
+        let n = InputRecord.pathLength(r), s = r.startIndex
+        name = r[s..<(s + n)]
+        change = r[s + n + 9] == 1
+        line = r[(s + n + 10)..<(r.endIndex - 4)]
+    }
+}
+
+/// An exclusive `flock` for a read-modify-replace of a file between processes: on the folder that holds it, or —
+/// where that folder cannot be opened for reading (a drop folder, mode 0300) or locked (a network file system,
+/// whose `flock` needs a descriptor open for writing) — on a lock file beside it (`PATH.lock`, left there).
+/// It waits at most `patience` seconds for another holder (saying so after a second), and not past an
+/// interrupt; then, or when nothing can be locked, it goes on without the lock and says why in `unlocked`, for a
+/// warning: a stuck holder must not hang a batch.
+struct FolderLock {
+    private let fd: Int32
+    /// Why the file is replaced without the lock, if it is.
+    let unlocked: String?
+    static let patience = 120.0
+
+    /// The wait was cut short by a signal (`stopOnSignal`).
+    let interrupted: Bool
+
+    init(folderOf path: String, waiting: (String) -> Void, stopOnSignal: Bool = true) {
+        enum Attempt { case locked, busy, unusable }
+        func attempt(_ fd: Int32) -> Attempt {
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 { return .locked }
+            return errno == EWOULDBLOCK || errno == EINTR ? .busy : .unusable
+        }
+        var fd = openWithoutWaiting(splitPath(path).folder, O_RDONLY | O_DIRECTORY)
+        var state = fd >= 0 ? attempt(fd) : .unusable
+        if state == .unusable {
+            if fd >= 0 { close(fd) }
+            fd = withFileSystemPath(ManifestFile.lockPath(of: path)) { open($0, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0o644) }
+            state = fd >= 0 ? attempt(fd) : .unusable
+        }
+        var why: String? = state == .unusable ? "neither its folder nor \(displayPath(ManifestFile.lockPath(of: path))) can be locked" : nil
+        let start = monotonicSeconds()
+        var said = false, stopped = false
+        while state == .busy {
+            let waited = monotonicSeconds() - start
+            if stopOnSignal && interruptSignal() != nil { why = "interrupted while another run held the lock"; stopped = true; break }
+            if waited >= Self.patience { why = "another run held the lock for \(Int(Self.patience)) s"; break }
+            if !said && waited >= 1 {
+                waiting("waiting for another yuvconv run to finish writing \(displayPath(path))")
+                said = true
+            }
+            usleep(10_000)
+            state = attempt(fd)
+        }
+        if state != .locked && fd >= 0 {
+            close(fd)
+            fd = -1
+        }
+        self.fd = fd
+        unlocked = state == .locked ? nil : why
+        interrupted = stopped
+    }
+
+    /// Unlocks (closing the descriptor).
+    func release() {
+        if fd >= 0 { close(fd) }
+    }
+}
