@@ -102,6 +102,48 @@ final class QualityAccumulatorTests: XCTestCase {
         }
     }
 
+    /// Every tier gives the same report to the bit, SSIM included (the reference comparison above allows
+    /// 1e-12 for SSIM's Double sums): the tiers' SSIM windows — scalar, or four at a time with 32-bit
+    /// conversions below AVX-512 — must round exactly as each other.
+    func testEveryTierGivesTheSameBits() {
+        var rng = SplitMix64(seed: 53)
+        defer { CPUTier.use(CPUTier.best) }
+        for spec in ConversionSpec.all {
+            for (w, h) in [(64, 40), (130, 9), (203, 33)] {
+                for noise in [1, 255] {
+                    let p = picture(w, h, spec, format: .rgb8, noise: noise, &rng)
+                    var bits: [[UInt64]] = []
+                    for tier in CPUTier.supported {
+                        XCTAssertTrue(CPUTier.use(tier))
+                        let q = measure(p, spec)
+                        bits.append([q.psnrY, q.psnrCb, q.psnrCr, q.psnrRGB, q.psnrRGBBilinear ?? -1, q.ssimY].map(\.bitPattern))
+                    }
+                    for (i, b) in bits.enumerated().dropFirst() {
+                        XCTAssertEqual(b, bits[0], "\(CPUTier.supported[i]) vs \(CPUTier.supported[0]): \(w)x\(h) \(spec) noise \(noise)")
+                    }
+                }
+            }
+        }
+    }
+
+    func measure(_ p: Picture, _ spec: ConversionSpec) -> QualityReport {
+        var fast = QualityAccumulator(width: p.width, height: p.height, spec: spec)
+        let cw = (p.width + 1) / 2, rowBytes = p.width * p.format.bytesPerPixel
+        p.source.withUnsafeBytes { s in
+            p.y.withUnsafeBufferPointer { y in
+                p.u.withUnsafeBufferPointer { u in
+                    p.v.withUnsafeBufferPointer { v in
+                        for r in 0..<p.height {
+                            fast.add(row: s.baseAddress! + r * rowBytes, format: p.format, y: y.baseAddress! + r * p.width,
+                                     u: u.baseAddress! + r / 2 * cw, v: v.baseAddress! + r / 2 * cw)
+                        }
+                    }
+                }
+            }
+        }
+        return fast.result()
+    }
+
     /// Every (Cb, Cr) pair as a chroma sample of a 512×512 picture, over random luma and source: any pair whose
     /// rebuilt G lands on a rounding tie is in it, so the round trips' fallback to the division is exercised.
     func testEveryChromaPairMeasuresAsTheReference() { onEveryTier(everyChromaPairMeasuresAsTheReference) }
