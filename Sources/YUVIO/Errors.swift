@@ -120,5 +120,20 @@ public struct FileError: Error, CustomStringConvertible, Sendable {
         self.init(path: path == "-" ? "<stdout>" : path, reason: error.reason, remedy: error.remedy)
     }
 
+    /// Writing `output` failed while `input` was converted (a full disk, a closed pipe): the input's line, as every
+    /// failure of a conversion is, naming the output — `in.png: cannot write out/a.jpg: No space left on device` —
+    /// whatever the output's format or the input's kind. (Refusals before any work, an output already there,
+    /// name the output alone: `init(output:_:)`.)
+    /// Memory refused and a picture the format cannot hold are not failures to write: said as they are.
+    public init(input: String, writing output: String?, _ error: WriteError) {
+        switch error {
+        case .outOfMemory(let why), .unfit(let why):
+            self.init(path: input, reason: why, remedy: error.remedy)
+        default:
+            let written = output.map { $0 == "-" ? "<stdout>" : displayPath($0) } ?? "the output"
+            self.init(path: input, reason: "cannot write \(written): \(error.reason)", remedy: error.remedy)
+        }
+    }
+
     public var description: String { "\(displayPath(path)): \(reason)" }
 }

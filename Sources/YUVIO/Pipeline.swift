@@ -134,7 +134,6 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
     defer { setCurrentInput(nil) }
     // A write failure names the output when the caller says which it is (a batch's `in/k4.png: cannot write
     // out/k4.nv12: No space left on device`).
-    let written = outputName.map { $0 == "-" ? "<stdout>" : displayPath($0) } ?? "the output"
     precondition(options.chromaFilter == .box || layout.bitDepth == 8, "sharp chroma writes 8-bit layouts only")
     do {
         // Room to work in, asked for once before any work: under a tight address-space limit the file fails here
@@ -189,11 +188,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
     } catch let e as DecodeError {
         throw FileError(path: name, e)
     } catch let e as WriteError {
-        switch e {
-        case .outOfMemory(let why), .unfit(let why): throw FileError(path: name, reason: why)
-        default: break
-        }
-        throw FileError(path: name, reason: "cannot write \(written): \(e.reason)")
+        throw FileError(input: name, writing: outputName, e)
     } catch {
         throw FileError(path: name, reason: "\(error)")
     }

@@ -134,7 +134,10 @@ public enum RawInput {
             defer { fclose(file) }
             // A file of /proc or /sys says 0 or 4096 bytes whatever it holds: read as a stream, by what comes.
             let sized = st?.kind == .regular && yc_is_pseudo_file(fd) == 0 ? st : nil
-            return try body(Reader(file: file, fileSize: path != "-" ? sized?.size : nil), sized)
+            // What is left to read: a file redirected to standard input (`- < f`) is read from where its
+            // offset stands, so its bytes from there on.
+            let left = sized.map { path == "-" ? $0.size - Int(max(lseek(fd, 0, SEEK_CUR), 0)) : $0.size }
+            return try body(Reader(file: file, fileSize: left), sized)
         } catch {
             throw FileError(path: name, error)
         }
@@ -145,15 +148,15 @@ public enum RawInput {
     /// is refused (a regular file by its size, before anything is read).
     public static func read(path: String, width: Int, height: Int, layout: PixelLayout,
                             maxPixels: Int) throws(FileError) -> YUVImage {
-        try withInput(path) { (input, st) throws(DecodeError) -> YUVImage in
+        try withInput(path) { (input, _) throws(DecodeError) -> YUVImage in
             let need = try frameBytes(width: width, height: height, layout: layout, maxPixels: maxPixels)
             let what = "\(width)x\(height) \(layout.rawValue) needs \(need) bytes"
-            if let st, st.kind == .regular, path != "-", st.size != need {
-                throw .frameSize("is \(st.size) bytes, but \(what)")
+            if let size = input.fileSize, size != need {
+                throw .frameSize("is \(size) bytes, but \(what)")
             }
             let bytes = try input.read(need)
             guard bytes.count == need else { throw .frameSize("ends after \(bytes.count) bytes, but \(what)") }
-            if try !input.read(1).isEmpty { throw .frameSize("holds more than one frame: \(what)") }
+            if try !input.read(1).isEmpty { throw .frameSize("goes on past one frame: \(what)") }
             try checkSamples(bytes, layout: layout)
             return YUVImage(width: width, height: height, layout: layout, bytes: bytes)
         }
@@ -323,6 +326,7 @@ public enum RawInput {
             let siting: ChromaLocation = colour == "420mpeg2" ? .left : colour == "420paldv" ? .topleft : .center
             var timing = Y4MTiming(interlacing: interlacing, frameRate: rate, aspect: aspect)
             timing.unreadable = unreadable
+            timing.colourSpace = tag.map { "C\($0)" } ?? xyscss.map { "XYSCSS=\($0)" } ?? "no C tag"
             return (image, range, siting, timing)
         }
     }
@@ -336,6 +340,8 @@ public struct Y4MTiming: Sendable, Equatable {
     public var aspect: String
     /// `F` and `A` tags that could not be read (and are written as 1:1).
     public var unreadable: [String] = []
+    /// The colour-space tag as the header gave it (`C420p10`, `XYSCSS=420MPEG2`, or "no C tag"), for messages.
+    public var colourSpace = "no C tag"
 
     public init(interlacing: Y4MInterlacing = .progressive, frameRate: String = "1:1", aspect: String = "1:1") {
         (self.interlacing, self.frameRate, self.aspect) = (interlacing, frameRate, aspect)

@@ -69,6 +69,18 @@ struct Options {
     /// The row alignment of the report's aligned figure: CoreVideo's 64 when no padding was asked for; the
     /// written frame's when `--align` or `--align-height` was, so that the figure is the file's size.
     var reportAlignment: Int { alignGiven || heightAlignment > 1 ? fileAlignment : alignment }
+    /// A report line for `report` of a conversion to `format`, its layout fields — the aligned figure's
+    /// alignments, whether the file is padded (so not plain rawvideo: no ffmpeg arguments), whether it is raw
+    /// planes at all — decided here for every way a line is made (converted, kept by --update, measured).
+    func record(file: String, report: ConversionReport, quality: QualityReport?, peakRSS: Int,
+                format: OutputFormat) -> ImageRecord {
+        var record = ImageRecord(file: file, error: nil, report: report, quality: quality, alignment: reportAlignment,
+                                 peakRSS: peakRSS)
+        record.heightAlignment = heightAlignment
+        record.filePadded = padsRows(of: format) && record.alignedBytes != record.yuvBytes
+        record.rawVideo = format.isRaw
+        return record
+    }
     // Batch
     var recursive = false
     var filesFrom: String?
@@ -296,17 +308,26 @@ extension Options {
         if given.contains("--quality") && format != .jpeg {
             out.append("--quality sets JPEG output's quality; \(format.name) output ignores it")
         }
-        if format == .jpeg && (given.contains("--matrix") || given.contains("--range")) && !rawInput {
-            out.append("a JPEG is BT.601 full range by definition; --matrix and --range are ignored for JPEG output")
+        // Each names only the options of its group that were given.
+        func named(_ names: [String]) -> [String] { names.filter(given.contains) }
+        if format == .jpeg && !rawInput, let w = Self.ignored(named(["--matrix", "--range"]),
+                                                              appliesTo: "YUV output (a JPEG is BT.601 full range by definition)",
+                                                              by: "JPEG output") {
+            out.append(w)
         }
-        if !rawInput && (given.contains("--size") || given.contains("--pix-fmt")) {
-            out.append("--size and --pix-fmt describe raw YUV input; a JPEG or PNG input carries its own, so they are ignored")
+        if !rawInput, let w = Self.ignored(named(["--size", "--pix-fmt"]), appliesTo: "raw YUV input",
+                                           by: "a JPEG or PNG input, which carries its own size and layout,") {
+            out.append(w)
         }
-        if rawInput && (given.contains("--jpeg-path") || given.contains("--orientation") || given.contains("--alpha")) {
-            out.append("--jpeg-path, --orientation and --alpha apply to JPEG and PNG input; ignored for YUV input")
+        // (Above 1 they are usage errors for these formats; 1 pads nothing, and sets only a report's aligned figure.)
+        if !format.isRaw && reportFormat == nil && !report,
+           let w = Self.ignored(named(["--align", "--align-height"]), appliesTo: "raw layouts",
+                                by: "\(format.name) output") {
+            out.append(w)
         }
-        if rawInput && (given.contains("--color-management") || given.contains("--primaries")) {
-            out.append("--color-management and --primaries apply to JPEG and PNG input; ignored for YUV input")
+        if rawInput, let w = Self.ignored(named(["--jpeg-path", "--orientation", "--alpha", "--color-management", "--primaries"]),
+                                          appliesTo: "JPEG and PNG input", by: "YUV input") {
+            out.append(w)
         }
         if !colourManagement && given.contains("--primaries") && primaries != nil {
             out.append("--primaries is the target of colour management, which --color-management off turns off")

@@ -67,16 +67,22 @@ func runRawInput(_ options: Options) -> Int32 {
                          + "converted as one progressive picture (the two fields woven, each field's chroma read as the frame's)")
             }
             // The tag says where the samples sit; they are moved, never resampled, so it stays true.
+            let said = "its chroma is \(tag.rawValue)-sited (\(stream.colourSpace))"
             if let asked = options.siting, asked != tag {
-                printErr("yuvconv: warning: \(name): its chroma is \(tag.rawValue)-sited (\(tag.y4mTag)); YUV input is not "
-                         + "resampled, so --chroma-loc \(asked.rawValue) is ignored")
+                printErr("yuvconv: warning: \(name): \(said); YUV input is not resampled, so --chroma-loc \(asked.rawValue) "
+                         + "is ignored")
             }
             siting = tag
-            // JPEG and PNG outputs are centre-sited: other chroma is taken as centre-sited there, half a
-            // pixel off (the samples are not resampled), which is worth a word.
+            // JPEG and PNG outputs are centre-sited, and so is a 10-bit Y4M to its readers (C420p10 has no siting
+            // tag): other chroma is taken as centre-sited there, half a pixel off (the samples are not resampled),
+            // which is worth a word.
             if tag != .center && (format == .jpeg || format == .png) {
-                printErr("yuvconv: warning: \(name): its chroma is \(tag.rawValue)-sited (\(tag.y4mTag)); \(format.name) "
-                         + "output is centre-sited and the samples are not resampled, so the colours move by half a pixel")
+                printErr("yuvconv: warning: \(name): \(said); \(format.name) output is centre-sited and the samples are "
+                         + "not resampled, so the colours move by half a pixel")
+            }
+            if tag != .center, case .y4m = format, (options.depth ?? img.layout.bitDepth) == 10 {
+                printErr("yuvconv: warning: \(name): \(said); a 10-bit Y4M header (C420p10) has no siting tag, so readers "
+                         + "take its chroma as centre-sited, half a pixel off (the samples are not resampled)")
             }
             // XCOLORRANGE says; without it, --range if given, else limited (FFmpeg's convention for Y4M). A --range
             // the tag contradicts is ignored with a word, as --size, --pix-fmt and --chroma-loc are.
@@ -125,9 +131,7 @@ func runRawInput(_ options: Options) -> Int32 {
             try sink.commit()
         } catch {
             sink.abort()
-            // Memory refused is the conversion's, as for an image: the input is the file named.
-            if case .outOfMemory(let why) = error { throw FileError(path: input, reason: why) }
-            throw FileError(output: output, error)
+            throw FileError(input: input, writing: output, error)
         }
         if !options.quiet {
             printErr("\(name): \(image.width)x\(image.height) YUV \(image.layout.rawValue) (\(spec)) -> \(sink.isStandardOutput ? "<stdout>" : displayPath(output))")

@@ -109,10 +109,8 @@ func measureOne(input: String, options: Options) -> Outcome {
         let peak = peakResidentBytes()
         // Said on standard error as a conversion says it (the report's `warnings` only counts them).
         warnAboutDecoding(name: name, report: report)
-        var record = ImageRecord(file: name, error: nil, report: report, quality: report.quality, alignment: options.reportAlignment,
-                                 peakRSS: peak)
-        record.heightAlignment = options.heightAlignment
-        record.rawVideo = options.measuredFormat.isRaw
+        let record = options.record(file: name, report: report, quality: report.quality, peakRSS: peak,
+                                    format: options.measuredFormat)
         return Outcome(record: record, failure: nil)
     } catch {
         return .failed(input, error, alignment: options.reportAlignment)

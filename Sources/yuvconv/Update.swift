@@ -135,11 +135,8 @@ struct UpdateManifest: Sendable {
 
     /// The outcome of an output kept as up to date: its report line from the manifest's figures.
     func kept(_ item: BatchItem, _ entry: ManifestEntry, options: Options) -> Outcome {
-        var record = ImageRecord(file: displayPath(item.input), error: nil, report: entry.report, quality: entry.quality,
-                                 alignment: options.reportAlignment, peakRSS: entry.peakRSS)
-        record.heightAlignment = options.heightAlignment
-        record.filePadded = options.padsRows(of: item.format) && record.alignedBytes != record.yuvBytes
-        record.rawVideo = item.format.isRaw
+        var record = options.record(file: displayPath(item.input), report: entry.report, quality: entry.quality,
+                                    peakRSS: entry.peakRSS, format: item.format)
         record.output = OutputDigest(bytes: entry.outputBytes, sha256: entry.outputSHA256)
         record.upToDate = true
         record.outputPath = displayPath(item.output)

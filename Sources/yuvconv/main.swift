@@ -83,6 +83,12 @@ func silenceStandardError() {
 /// Prints the usage error and gives its status, or nil.
 func refuseStandardStreamHazards(written: [Int32], dataDescriptor: Int32? = nil, force: Bool, quiet: Bool = false,
                                  replaced: [String]) -> Int32? {
+    // Data named onto standard error itself (`-o /dev/stderr`, `/dev/fd/2`): every message would land in it,
+    // warnings before the picture and the per-image line after, whatever -q keeps (errors still print).
+    if dataDescriptor == STDERR_FILENO {
+        return usageFailure("the output is standard error, which carries yuvconv's messages: they would be mixed into "
+                            + "the data (use -o - for standard output, or name a file)")
+    }
     for fd in Set(written) where !force {
         guard let over = AtomicOutput.overwrites(descriptor: fd) else { continue }
         // Standard error itself cannot carry the message: silenced, the exit status (2) says it.
@@ -146,6 +152,11 @@ func run(_ args: [String]) -> Int32 {
     if let shell = options.completionShell {
         print(completionScript(shell), terminator: "")
         return 0
+    }
+    // Before anything looks at standard input (sniffing a Y4M stream would wait there).
+    if isatty(STDIN_FILENO) != 0, options.inputs.contains(where: readsStandardInput) {
+        return usageFailure("standard input is a terminal, and a picture is not typed in: pipe or redirect one into it "
+                            + "(yuvconv - -o out.nv12 < photo.jpg)")
     }
     if options.reportOnly { return runReport(options) }
     if options.isBatch { return runBatch(options) }
@@ -252,9 +263,22 @@ func refuseInputsAsStandardStreams(_ protected: any FileIdentitySet) -> Int32? {
     return nil
 }
 
-/// Binary data is not for a terminal.
+/// Binary data is not for a terminal: standard output or a descriptor on one, or a terminal named as the
+/// output (`-o /dev/tty`, `-o /dev/pts/3`).
 func refuseTerminal(_ output: String) throws(UsageError) {
-    if AtomicOutput.standardDescriptor(output) == STDOUT_FILENO && isatty(STDOUT_FILENO) != 0 {
+    let onTerminal: Bool
+    if let fd = AtomicOutput.standardDescriptor(output) {
+        onTerminal = isatty(fd) != 0
+    } else if FileStatus(path: output)?.kind == .characterDevice {
+        // Opened only to ask (never the controlling terminal, never waiting); a device that cannot be opened
+        // fails where the output is written, with its reason.
+        let fd = withFileSystemPath(output) { open($0, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC) }
+        onTerminal = fd >= 0 && isatty(fd) != 0
+        if fd >= 0 { close(fd) }
+    } else {
+        onTerminal = false
+    }
+    if onTerminal {
         throw UsageError(message: "refusing to write binary data to a terminal; redirect it or name a file")
     }
 }
@@ -328,7 +352,7 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
             do throws(WriteError) {
                 try sink.write(try encodeJPEG(memory!.image!, quality: options.quality, primaries: decodeOptions.target(for: spec)))
             } catch {
-                throw FileError(output: output, error)
+                throw FileError(input: input, writing: output, error)
             }
         }
     } catch {
@@ -339,7 +363,7 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
         try sink.commit()
     } catch {
         sink.abort()
-        return failed(FileError(path: sink.isStandardOutput ? "<stdout>" : output, error))
+        return failed(FileError(input: input, writing: output, error))
     }
     // Read after the last allocation of this conversion (the JPEG encoder's included).
     let peak = peakResidentBytes()
@@ -347,11 +371,7 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
     let line = { summaryLine(name: name, report: report, processPeak: !options.inBatch) }
     if !options.quiet && !options.batchQuietLines { printErr(line()) }
     if !options.quiet && options.batchQuietLines && options.verbose { printAboveProgress(line()) }
-    var record = ImageRecord(file: name, error: nil, report: report, quality: report.quality, alignment: options.reportAlignment,
-                             peakRSS: peak)
-    record.heightAlignment = options.heightAlignment
-    record.filePadded = options.padsRows(of: format) && record.alignedBytes != record.yuvBytes
-    record.rawVideo = format.isRaw
+    var record = options.record(file: name, report: report, quality: report.quality, peakRSS: peak, format: format)
     record.output = sink.digest
     record.outputPath = sink.isStandardOutput ? "-" : displayPath(output)
     return Outcome(record: record, failure: nil)

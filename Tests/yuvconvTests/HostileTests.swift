@@ -17,6 +17,59 @@ final class HostileTests: CLITestCase {
 
     func data(_ name: String) throws -> Data { try Data(contentsOf: work.appendingPathComponent(name)) }
 
+    /// Standard error named as the output (`-o /dev/stderr`, `/dev/fd/2`, `/proc/self/fd/2`) took the picture
+    /// with the messages before and after it, exit 0: refused, nothing of the picture written. Terminals: a
+    /// picture is neither read from one (`-` waited forever) nor written to one by name (`-o /dev/tty`).
+    func testStandardErrorAndTerminalsAreNotData() throws {
+        let png = fixture("pngsuite/basn2c08.png")
+        for path in ["/dev/stderr", "/dev/fd/2", "/proc/self/fd/2"] {
+            let r = try sh("\"$B\" \"$F/pngsuite/basn2c08.png\" -o \(path) --size 3x3 2> err.bin; echo $?")
+            XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "2\n", path)
+            let err = String(decoding: try data("err.bin"), as: UTF8.self)
+            XCTAssertTrue(err.contains("the output is standard error"), err)
+            XCTAssertLessThan(try data("err.bin").count, 1000, "no picture in it: \(path)")
+        }
+        XCTAssertEqual(try run([png, "-o", "/dev/stderr", "-q"]).status, 2)
+        // `script` (util-linux, in every Debian) gives the commands a terminal.
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { throw XCTSkip("no script(1)") }
+        let t = try sh("""
+            timeout 20 script -qec 'timeout 5 "$B" - -o in.nv12; echo "stdin $?"; "$B" "$F/pngsuite/basn2c08.png" -o /dev/tty -q; echo "tty $?"' /dev/null < /dev/null
+            """)
+        let out = String(decoding: t.stdout, as: UTF8.self)
+        XCTAssertTrue(out.contains("standard input is a terminal"), out)
+        XCTAssertTrue(out.contains("stdin 2"), out)
+        XCTAssertTrue(out.contains("refusing to write binary data to a terminal"), out)
+        XCTAssertTrue(out.contains("tty 2"), out)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("in.nv12").path))
+    }
+
+    /// A raw frame redirected to standard input is a regular file: its size is checked as a named file's (it was
+    /// "holds more than one frame" for one byte too many); from a pipe, what comes past the frame is said.
+    func testRawFrameOnStandardInputIsSizedAsAFile() throws {
+        XCTAssertEqual(try run([fixture("pngsuite/basn2c08.png"), "-o", "f.yuv", "--format", "yuv420p", "-q"]).status, 0)
+        let r = try sh("cat f.yuv f.yuv | head -c 1537 > g.yuv; \"$B\" - --size 32x32 --pix-fmt yuv420p -o a.png < g.yuv; "
+                       + "cat g.yuv | \"$B\" - --size 32x32 --pix-fmt yuv420p -o b.png")
+        XCTAssertTrue(r.stderr.contains("<stdin>: is 1537 bytes, but 32x32 yuv420p needs 1536 bytes"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("<stdin>: goes on past one frame: 32x32 yuv420p needs 1536 bytes"), r.stderr)
+        XCTAssertEqual(try leftovers().filter { $0.hasSuffix(".png") }, [])
+    }
+
+    /// A left-sited 8-bit Y4M written as a 10-bit Y4M loses its siting tag (C420p10 has none): said, as for
+    /// PNG output; and a siting warning names the header's own tag (C420p10, not C420jpeg).
+    func testY4MSitingLostOrIgnoredIsSaidWithTheHeadersTag() throws {
+        var y4m = Data("YUV4MPEG2 W8 H4 F25:1 Ip A1:1 C420mpeg2 XCOLORRANGE=FULL\nFRAME\n".utf8)
+        y4m += Data(repeating: 128, count: 8 * 4 * 3 / 2)
+        try y4m.write(to: work.appendingPathComponent("m2.y4m"))
+        let ten = try run(["m2.y4m", "-o", "o10.y4m", "--depth", "10"])
+        XCTAssertEqual(ten.status, 0, ten.stderr)
+        XCTAssertTrue(ten.stderr.contains("m2.y4m: its chroma is left-sited (C420mpeg2); a 10-bit Y4M header (C420p10) has no siting tag"),
+                      ten.stderr)
+        let eight = try run(["m2.y4m", "-o", "o8.y4m"])
+        XCTAssertFalse(eight.stderr.contains("warning"), eight.stderr)
+        let asked = try run(["o10.y4m", "-o", "p.y4m", "--chroma-loc", "left"])
+        XCTAssertTrue(asked.stderr.contains("its chroma is center-sited (C420p10); YUV input is not resampled"), asked.stderr)
+    }
+
     /// Every output name means one format, for single files and batch items alike (`OutputFormat.resolve`).
     func testBatchNamesDecideFormatsAsSingleFilesDo() throws {
         let jpg = fixture("photos/rocket.jpg")
@@ -108,7 +161,7 @@ final class HostileTests: CLITestCase {
         // An endless raw source: one frame is read by its size, then the next byte says there is more.
         let zero = try sh("${LIMIT_VM:-ulimit -v 400000}; timeout 20 \"$B\" /dev/zero --size 16x16 --pix-fmt nv12 -o z.png")
         XCTAssertEqual(zero.status, 1, zero.stderr)
-        XCTAssertTrue(zero.stderr.contains("/dev/zero: holds more than one frame"), zero.stderr)
+        XCTAssertTrue(zero.stderr.contains("/dev/zero: goes on past one frame"), zero.stderr)
         XCTAssertEqual(try leftovers().filter { $0.hasPrefix(".") || $0.hasPrefix("z") || $0.hasPrefix("o.") || $0.hasPrefix("t.png") }, [])
     }
 
@@ -379,6 +432,13 @@ final class HostileTests: CLITestCase {
             XCTAssertEqual(try run([png, "-o", "-", "--format", format, "--align", "64", "-q"]).stdout, padded)
             let report = try run(["report", png, "--format", format, "--align", "64", "--report", "json"])
             XCTAssertTrue(String(decoding: report.stdout, as: UTF8.self).contains("\"yuv_aligned_bytes\": \(padded.count)"))
+            // Padded rows are not rawvideo: no ffmpeg arguments, from `report` as from a conversion.
+            let converted = try run([png, "-o", "p.\(format)", "--format", format, "--align", "64", "-q", "--force",
+                                     "--report", "json"])
+            for r in [report, converted] {
+                XCTAssertTrue(String(decoding: r.stdout, as: UTF8.self).contains("\"ffmpeg_rawvideo_input\": \"\""),
+                              String(decoding: r.stdout, as: UTF8.self))
+            }
             var unpadded = Data()
             for r in 0..<32 { unpadded += padded[(r * stride)..<(r * stride + 32)] }
             let base = 32 * stride
@@ -397,6 +457,7 @@ final class HostileTests: CLITestCase {
         XCTAssertEqual(try run([png, "-o", "-", "--format", "yuv420p", "--align-height", "48", "--align", "64", "-q"]).stdout, tall)
         let report = try run(["report", png, "--format", "yuv420p", "--align", "64", "--align-height", "48", "--report", "json"])
         XCTAssertTrue(String(decoding: report.stdout, as: UTF8.self).contains("\"yuv_aligned_bytes\": \(tall.count)"))
+        XCTAssertTrue(String(decoding: report.stdout, as: UTF8.self).contains("\"ffmpeg_rawvideo_input\": \"\""))
         // --align-height alone: rows tight, planes 48 and 24 rows; the report's aligned figure is that file's size
         // (it assumed 64-byte rows before: 6144 for a 2304-byte file).
         let heightOnly = try run([png, "-o", "t.yuv", "--align-height", "48", "--report", "json", "-q"])
@@ -435,9 +496,14 @@ final class HostileTests: CLITestCase {
         XCTAssertEqual(q.status, 0)
         XCTAssertTrue(q.stderr.contains("yuvconv: warning: --quality sets JPEG output's quality; nv12 output ignores it"), q.stderr)
         let s = try run([jpg, "-o", "b.nv12", "--size", "640x427"])
-        XCTAssertTrue(s.stderr.contains("--size and --pix-fmt describe raw YUV input"), s.stderr)
+        XCTAssertTrue(s.stderr.contains("--size applies to raw YUV input; a JPEG or PNG input, which carries its own size and layout, ignores it"), s.stderr)
         let m = try run([jpg, "-o", "c.jpg", "--matrix", "bt709"])
-        XCTAssertTrue(m.stderr.contains("--matrix and --range are ignored for JPEG output"), m.stderr)
+        XCTAssertTrue(m.stderr.contains("--matrix applies to YUV output (a JPEG is BT.601 full range by definition); JPEG output ignores it"), m.stderr)
+        // Only the options given are named (YUV input given --alpha alone named --jpeg-path and --orientation too).
+        let raw = try run([jpg, "-o", "e.yuv", "--format", "yuv420p", "-q"])
+        XCTAssertEqual(raw.status, 0)
+        let alpha = try run(["e.yuv", "--size", "640x427", "-o", "e.nv12", "--alpha", "keep"])
+        XCTAssertTrue(alpha.stderr.contains("warning: --alpha applies to JPEG and PNG input; YUV input ignores it"), alpha.stderr)
         XCTAssertEqual(try run([jpg, "-o", "d.nv12", "--quality", "50", "-q"]).stderr,
                        "yuvconv: warning: --quality sets JPEG output's quality; nv12 output ignores it\n")
         XCTAssertFalse(try run([jpg, "-o", "e.jpg", "--quality", "50"]).stderr.contains("warning"))

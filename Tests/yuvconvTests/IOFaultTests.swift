@@ -22,9 +22,20 @@ final class IOFaultTests: CLITestCase {
             try? u.run()
             u.waitUntilExit()
         }
-        let r = try run([fixture("photos/kodim23.png"), "-o", mnt.appendingPathComponent("k.nv12").path])
-        XCTAssertEqual(r.status, 1)
-        XCTAssertTrue(r.stderr.contains("No space left on device"), r.stderr)
+        // Every output format says it the same way: the input's line, naming the output (a JPEG said only
+        // "k.jpg: write failed: …", and YUV input named the output alone).
+        for ext in ["nv12", "png", "jpg", "y4m"] {
+            let out = mnt.appendingPathComponent("k.\(ext)").path
+            let r = try run([fixture("photos/kodim23.png"), "-o", out])
+            XCTAssertEqual(r.status, 1)
+            XCTAssertTrue(r.stderr.contains("kodim23.png: cannot write \(out): "), r.stderr)
+            XCTAssertTrue(r.stderr.contains("No space left on device"), r.stderr)
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mnt.path), [])
+        }
+        XCTAssertEqual(try run([fixture("photos/kodim23.png"), "-o", "k.yuv", "--format", "yuv420p", "-q"]).status, 0)
+        let raw = try run(["k.yuv", "--size", "768x512", "-o", mnt.appendingPathComponent("k.jpg").path])
+        XCTAssertEqual(raw.status, 1)
+        XCTAssertTrue(raw.stderr.contains("k.yuv: cannot write \(mnt.appendingPathComponent("k.jpg").path): "), raw.stderr)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: mnt.path), [])
         // In a batch the other files still convert (a small one fits).
         let b = try run(["convert", fixture("photos/kodim23.png"), fixture("pngsuite/basn2c08.png"), "-o", mnt.path + "/"])
