@@ -37,25 +37,79 @@ int yc_icc_within_limits(const uint8_t *icc, size_t length, char *why, size_t wh
     return 1;
 }
 
-// LittleCMS's memory, live bytes across the process: a real transform needs well under 16 MiB (a 4-input
-// table of 33^4 16-bit entries of 3 outputs is 7 MiB), a few at once in a batch.
+// LittleCMS's memory: a real transform needs well under 16 MiB (a 4-input table of 33^4 16-bit entries of 3
+// outputs is 7 MiB). The budget is a conversion's own, not the process's: with one shared budget a batch's
+// jobs took it from each other, and which file of a `-j 2` batch got its transform depended on timing (a
+// large LUT profile was transformed alone, used as stored beside a copy of itself). Each conversion opens a
+// scope (`yc_lcms_scope_begin`) on its thread; what LittleCMS allocates on that thread counts against the
+// scope's account, and each block remembers its account, so a block freed on another thread, or after the
+// scope ended, still pays back the right one. Outside any scope (the pipeline's workers, a library caller)
+// the process-wide account is used. With -j N, LittleCMS holds at most N budgets at once.
 enum { lcms_budget = 96 << 20 };
-static atomic_size_t lcms_live;
 
-typedef union { size_t size; max_align_t align; } lcms_header;
+struct yc_lcms_account {
+    atomic_size_t live;
+    /// The scope while it is open, plus one a live block: the account is freed when the last goes.
+    atomic_size_t refs;
+};
+static struct yc_lcms_account process_account = {0, 1};
+static _Thread_local struct yc_lcms_account *current_account;
+
+static void account_release(struct yc_lcms_account *a) {
+    if (a != &process_account && atomic_fetch_sub(&a->refs, 1) == 1) free(a);
+}
+
+yc_lcms_scope *yc_lcms_scope_begin(void) {
+    struct yc_lcms_account *a = malloc(sizeof *a);
+    if (!a) return NULL;   // no account of its own: the process's is used
+    atomic_init(&a->live, 0);
+    atomic_init(&a->refs, 1);
+    struct yc_lcms_account *previous = current_account;
+    current_account = a;
+    // The previous account rides in the scope, restored at its end (scopes nest on one thread).
+    yc_lcms_scope *scope = malloc(sizeof *scope);
+    if (!scope) {
+        current_account = previous;
+        free(a);
+        return NULL;
+    }
+    scope->account = a;
+    scope->previous = previous;
+    return scope;
+}
+
+void yc_lcms_scope_end(yc_lcms_scope *scope) {
+    if (!scope) return;
+    current_account = scope->previous;
+    account_release(scope->account);
+    free(scope);
+}
+
+typedef union {
+    struct { size_t size; struct yc_lcms_account *account; } h;
+    max_align_t align;
+} lcms_header;
+
+static int account_take(struct yc_lcms_account *a, size_t size) {
+    if (atomic_fetch_add(&a->live, size) + size > lcms_budget) {
+        atomic_fetch_sub(&a->live, size);
+        return 0;
+    }
+    return 1;
+}
 
 static void *budget_malloc(cmsContext context, cmsUInt32Number size) {
     (void)context;
-    if (atomic_fetch_add(&lcms_live, size) + size > lcms_budget) {
-        atomic_fetch_sub(&lcms_live, size);
-        return NULL;
-    }
+    struct yc_lcms_account *a = current_account ? current_account : &process_account;
+    if (!account_take(a, size)) return NULL;
     lcms_header *h = malloc(sizeof *h + size);
     if (!h) {
-        atomic_fetch_sub(&lcms_live, size);
+        atomic_fetch_sub(&a->live, size);
         return NULL;
     }
-    h->size = size;
+    h->h.size = size;
+    h->h.account = a;
+    if (a != &process_account) atomic_fetch_add(&a->refs, 1);
     return h + 1;
 }
 
@@ -63,25 +117,25 @@ static void budget_free(cmsContext context, void *p) {
     (void)context;
     if (!p) return;
     lcms_header *h = (lcms_header *)p - 1;
-    atomic_fetch_sub(&lcms_live, h->size);
+    struct yc_lcms_account *a = h->h.account;
+    atomic_fetch_sub(&a->live, h->h.size);
     free(h);
+    account_release(a);
 }
 
 static void *budget_realloc(cmsContext context, void *p, cmsUInt32Number size) {
     if (!p) return budget_malloc(context, size);
     lcms_header *h = (lcms_header *)p - 1;
-    const size_t old = h->size;
-    if (size > old && atomic_fetch_add(&lcms_live, size - old) + (size - old) > lcms_budget) {
-        atomic_fetch_sub(&lcms_live, size - old);
-        return NULL;
-    }
+    struct yc_lcms_account *a = h->h.account;
+    const size_t old = h->h.size;
+    if (size > old && !account_take(a, size - old)) return NULL;
     lcms_header *n = realloc(h, sizeof *n + size);
     if (!n) {
-        if (size > old) atomic_fetch_sub(&lcms_live, size - old);
+        if (size > old) atomic_fetch_sub(&a->live, size - old);
         return NULL;
     }
-    if (size < old) atomic_fetch_sub(&lcms_live, old - size);
-    n->size = size;
+    if (size < old) atomic_fetch_sub(&a->live, old - size);
+    n->h.size = size;
     return n + 1;
 }
 

@@ -61,6 +61,11 @@ boolean yc_jpeg_app2_marker(j_decompress_ptr cinfo) {
     yc_decoder *dec = ((struct yc_jpeg_err *)cinfo->err)->dec;
     long length = marker_length(cinfo);
     if (length <= 0) return TRUE;
+    // Without colour management the profile is never used: its pieces (up to 16 MB) are not kept.
+    if (dec->colour_target < 0) {
+        (*cinfo->src->skip_input_data)(cinfo, length);
+        return TRUE;
+    }
     static const char tag[] = "ICC_PROFILE";   // with its NUL: 12 bytes
     // Exactly 14 bytes is the header of an empty piece, still one of the sequence (as libjpeg-turbo's
     // jpeg_read_icc_profile counts it): skipped, a profile of N pieces with one empty looked incomplete.
@@ -104,6 +109,8 @@ void yc_jpeg_colour(yc_decoder *dec) {
     for (int i = 0; i < dec->icc_count; i++) {
         memcpy(dec->icc + at, dec->icc_chunk[i], dec->icc_chunk_length[i]);
         at += dec->icc_chunk_length[i];
+        free(dec->icc_chunk[i]);   // joined: one copy held, not two
+        dec->icc_chunk[i] = NULL;
     }
     c->icc = dec->icc;
     c->icc_length = total;

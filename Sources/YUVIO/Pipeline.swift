@@ -3,6 +3,7 @@
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CShims
 import YUVCore
 
 /// A source of bands for the pipeline: it fills a slot with the rows of one band (on the producer thread,
@@ -132,6 +133,10 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
     // For a message that must name the file without a way back here (memory refused: `Ledger.exhausted`).
     setCurrentInput(displayPath(path))
     defer { setCurrentInput(nil) }
+    // LittleCMS's memory budget is this conversion's own: whether its profile can be used never depends on
+    // what other conversions (a batch's other jobs) hold at the time.
+    let lcmsScope = yc_lcms_scope_begin()
+    defer { yc_lcms_scope_end(lcmsScope) }
     // A write failure names the output when the caller says which it is (a batch's `in/k4.png: cannot write
     // out/k4.nv12: No space left on device`).
     precondition(options.chromaFilter == .box || layout.bitDepth == 8, "sharp chroma writes 8-bit layouts only")
@@ -158,6 +163,9 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         let plan = options.colourManagement ? decoder.colourPlan : (action: ColourAction.none, text: "")
         let colour = plan.action == .transform
             ? decoder.colourTransform(to: options.target(for: spec), format: info.rowFormat) : nil
+        // A plan LittleCMS then could not carry out (its memory budget met making the transform): said, never
+        // silently unmanaged.
+        let unmade = plan.action == .transform && colour == nil
         let source: BandSource = decoder.isRaw
             ? JPEGPlanesSource(decoder: decoder, spec: spec, kernels: kernels, turn: turn, siting: siting)
             : RGBRowsSource(decoder: decoder, spec: spec, kernels: kernels, turn: turn, alpha: options.alpha,
@@ -171,8 +179,10 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         if let probe { source.measure(with: probe, ledger: ledger) }
         try runPipeline(source, frame: frame, into: sink, ledger: ledger, threaded: options.pipelined)
         var w = decoder.warnings
-        if plan.action == .broken {
-            w = (w.count + 1, w.count == 0 ? plan.text : w.first)
+        if plan.action == .broken || unmade {
+            let text = unmade ? "colour management (\(plan.text)) could not be set up (LittleCMS refused the transform, "
+                + "its memory budget met); colours used as stored" : plan.text
+            w = (w.count + 1, w.count == 0 ? text : w.first)
         }
         var report = ConversionReport(info: info, geometry: g, layout: layout, spec: spec,
                                       inputBytes: inputSource.byteCount, warnings: w.count, firstWarning: w.first,

@@ -330,7 +330,9 @@ extension Options {
             out.append(w)
         }
         if !colourManagement && given.contains("--primaries") && primaries != nil {
-            out.append("--primaries is the target of colour management, which --color-management off turns off")
+            // It still says what the samples are: the output's tags (a PNG's or JPEG's profile) and the report.
+            out.append("--color-management off: nothing is transformed into --primaries \(primaries!.rawValue); the "
+                       + "samples are taken to be in it as stored, and the output and report are labelled so")
         }
         if given.contains("--chroma-loc") && (format == .jpeg || format == .png) {
             out.append("--chroma-loc sites the chroma of YUV outputs; \(format.name) output is centre-sited, so it is ignored")

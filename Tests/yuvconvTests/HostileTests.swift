@@ -70,6 +70,59 @@ final class HostileTests: CLITestCase {
         XCTAssertTrue(asked.stderr.contains("its chroma is center-sited (C420p10); YUV input is not resampled"), asked.stderr)
     }
 
+    /// A JPEG carrying a valid lut8 ICC profile of grid 160 (12.3 MB of table): LittleCMS needs most of its
+    /// memory budget to make the transform. The budget was the process's, so in a `-j 2` batch of copies the
+    /// jobs took it from each other: some copies were used as stored, some silently not colour-managed at all,
+    /// differing run to run. Each conversion now has its own: every copy is the single file's bytes.
+    func testColourManagementDoesNotDependOnOtherJobs() throws {
+        func be32(_ v: Int) -> [UInt8] { [UInt8(v >> 24 & 255), UInt8(v >> 16 & 255), UInt8(v >> 8 & 255), UInt8(v & 255)] }
+        func s15(_ x: Double) -> [UInt8] { be32(Int((x * 65536).rounded()) & 0xFFFF_FFFF) }
+        let grid = 160
+        var lut: [UInt8] = Array("mft1".utf8) + [0, 0, 0, 0, 3, 3, UInt8(grid), 0]
+        for i in 0..<9 { lut += s15(i % 4 == 0 ? 1 : 0) }
+        lut += (0..<3).flatMap { _ in (0..<256).map { UInt8($0) } }
+        var table = [UInt8](repeating: 0, count: grid * grid * grid * 3)
+        for i in 0..<table.count { table[i] = UInt8((i / 3 * 7 + i % 3 * 50) & 255) }
+        lut += table
+        lut += (0..<3).flatMap { _ in (0..<256).map { UInt8($0) } }
+        let desc: [UInt8] = Array("desc".utf8) + [0, 0, 0, 0] + be32(8) + Array("big lut\0".utf8) + [UInt8](repeating: 0, count: 79)
+        let wtpt: [UInt8] = Array("XYZ ".utf8) + [0, 0, 0, 0] + s15(0.9642) + s15(1) + s15(0.8249)
+        var tags: [(String, [UInt8])] = [("desc", desc), ("wtpt", wtpt), ("A2B0", lut)]
+        var offset = 128 + 4 + 12 * tags.count
+        var directory: [UInt8] = be32(tags.count), body: [UInt8] = []
+        for i in tags.indices {
+            while tags[i].1.count % 4 != 0 { tags[i].1.append(0) }
+            directory += Array(tags[i].0.utf8) + be32(offset) + be32(tags[i].1.count)
+            body += tags[i].1
+            offset += tags[i].1.count
+        }
+        var header = be32(offset) + [0, 0, 0, 0] + be32(0x0210_0000) + Array("mntrRGB XYZ ".utf8) + [UInt8](repeating: 0, count: 12)
+        header += Array("acsp".utf8) + [UInt8](repeating: 0, count: 24) + be32(0) + s15(0.9642) + s15(1) + s15(0.8249)
+        header += [UInt8](repeating: 0, count: 128 - header.count)
+        let profile = header + directory + body
+        XCTAssertEqual(try run([fixture("pngsuite/basn2c08.png"), "-o", "plain.jpg", "-q"]).status, 0)
+        let plain = [UInt8](try data("plain.jpg"))
+        let pieces = stride(from: 0, to: profile.count, by: 65519).map { Array(profile[$0..<min($0 + 65519, profile.count)]) }
+        var jpeg: [UInt8] = [0xFF, 0xD8]
+        for (i, piece) in pieces.enumerated() {
+            let length = 2 + 14 + piece.count
+            jpeg += [0xFF, 0xE2, UInt8(length >> 8), UInt8(length & 255)] + Array("ICC_PROFILE\0".utf8)
+                + [UInt8(i + 1), UInt8(pieces.count)] + piece
+        }
+        jpeg += plain.dropFirst(2)
+        try Data(jpeg).write(to: work.appendingPathComponent("single.jpg"))
+        let single = try run(["single.jpg", "-o", "single.nv12"])
+        XCTAssertEqual(single.status, 0, single.stderr)
+        XCTAssertTrue(single.stderr.contains("big lut → sRGB"), single.stderr)
+        try FileManager.default.createDirectory(at: work.appendingPathComponent("in"), withIntermediateDirectories: true)
+        for i in 0..<8 { try Data(jpeg).write(to: work.appendingPathComponent("in/\(i).jpg")) }
+        let batch = try run(["in", "-o", "out/", "-j", "2"])
+        XCTAssertEqual(batch.status, 0, batch.stderr)
+        XCTAssertFalse(batch.stderr.contains("warning"), batch.stderr)
+        let want = try data("single.nv12")
+        for i in 0..<8 { XCTAssertEqual(try data("out/\(i).nv12"), want, "copy \(i)") }
+    }
+
     /// Every output name means one format, for single files and batch items alike (`OutputFormat.resolve`).
     func testBatchNamesDecideFormatsAsSingleFilesDo() throws {
         let jpg = fixture("photos/rocket.jpg")

@@ -26,6 +26,17 @@ typedef enum {
 /// Decides, and describes it in `text` ("Display P3 → sRGB", or why a profile was not used).
 yc_colour_action yc_colour_plan(const yc_colour *colour, yc_target target, char *text, size_t text_size);
 
+/// A conversion's own LittleCMS memory budget (`yc_icc_limits.c`): between begin and end, what LittleCMS
+/// allocates on this thread counts against this scope alone, not against other conversions running at the
+/// same time, so whether a profile can be used never depends on them. NULL (no memory) means the process's
+/// shared budget; end accepts it.
+typedef struct yc_lcms_scope {
+    struct yc_lcms_account *account;
+    struct yc_lcms_account *previous;
+} yc_lcms_scope;
+yc_lcms_scope *yc_lcms_scope_begin(void);
+void yc_lcms_scope_end(yc_lcms_scope *scope);
+
 /// Row formats a transform takes (in place): the decoder's rows.
 typedef enum { YC_ROWS_RGB8 = 0, YC_ROWS_RGBA8 = 1, YC_ROWS_RGB16 = 2, YC_ROWS_RGBA16 = 3 } yc_rows;
 
