@@ -211,7 +211,15 @@ cmsHPROFILE yc_colour_source_profile(const yc_colour *c, yc_target target, char 
         return p;
     }
     if (c->icc_broken) {
-        snprintf(why, why_size, "the embedded ICC profile is incomplete (a segment is missing or repeated)");
+        // Its gAMA, cHRM or sRGB chunks are not used instead: a broken profile means the samples as stored.
+        if (c->icc_broken == 2) {
+            char said[sizeof c->icc_rejected];
+            snprintf(said, sizeof said, "%s", c->icc_rejected);
+            escape_controls(said, sizeof said);
+            snprintf(why, why_size, "the PNG's ICC profile was rejected (%s)", said);
+        } else {
+            snprintf(why, why_size, "the embedded ICC profile is incomplete (a segment is missing or repeated)");
+        }
         return NULL;
     }
     if (c->srgb) {

@@ -26,6 +26,14 @@ static void png_error_fn(png_structp png, png_const_charp msg) {
 // libpng's warning for a chunk over png_set_chunk_malloc_max ("eXIf: unknown chunk exceeds memory limits") said as
 // yuvconv's own image-data reader says it of a chunk after the image data, so both readers say one thing.
 static void png_warning_fn(png_structp png, png_const_charp msg) {
+    // An iCCP libpng rejects is absent afterwards, and then whether the file's gAMA and cHRM count depended on
+    // their order (libpng drops those after a bad profile, keeps those before it): noted, so that a rejected
+    // profile is a broken one whatever the order (`png_colour`).
+    yc_decoder *from = png_get_error_ptr(png);
+    if (strncmp(msg, "iCCP", 4) == 0 && !from->png_iccp_warned) {
+        from->png_iccp_warned = 1;
+        snprintf(from->colour.icc_rejected, sizeof from->colour.icc_rejected, "%s", msg);
+    }
     const char *limits = strstr(msg, ": unknown chunk exceeds memory limits");
     if (limits) {
         char said[YC_MSG];
@@ -166,6 +174,8 @@ static void png_colour(yc_decoder *dec) {
     if (png_get_iCCP(dec->png, dec->png_info, &name, &compression, &profile, &length) && profile && length > 0) {
         c->icc = profile;          // owned by png_info, alive until yc_close
         c->icc_length = length;
+    } else if (dec->png_iccp_warned) {
+        c->icc_broken = 2;         // an iCCP was there and libpng rejected it (its warning says why)
     }
     double v[8];
     if (png_get_cHRM(dec->png, dec->png_info, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7])) {

@@ -182,7 +182,8 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         if plan.action == .broken || unmade {
             let text = unmade ? "colour management (\(plan.text)) could not be set up (LittleCMS refused the transform, "
                 + "its memory budget met); colours used as stored" : plan.text
-            w = (w.count + 1, w.count == 0 ? text : w.first)
+            // First: what was done with the colours says more than a decoder's word on the chunk behind it.
+            w = (w.count + 1, text)
         }
         var report = ConversionReport(info: info, geometry: g, layout: layout, spec: spec,
                                       inputBytes: inputSource.byteCount, warnings: w.count, firstWarning: w.first,

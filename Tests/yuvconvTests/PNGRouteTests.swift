@@ -37,6 +37,39 @@ final class PNGRouteTests: CLITestCase {
         return (lines, outputs)
     }
 
+    /// A broken iCCP beside a gAMA of 1.0: libpng drops a gAMA that comes after a profile it rejects and keeps one
+    /// before it, so the order of the two chunks decided between "used as stored" and a gamma transform. A
+    /// rejected profile is a broken one whatever the order: the samples as stored, and the warning says so.
+    func testRejectedProfileIsBrokenWhateverTheChunkOrder() throws {
+        var pixels: [UInt8] = []
+        for y in 0..<8 { for x in 0..<16 { pixels += [UInt8(x * 16), UInt8(y * 32), UInt8(128)] } }
+        try writePNG(work.appendingPathComponent("plain.png").path, width: 16, height: 8, pixels: pixels)
+        let plain = [UInt8](try Data(contentsOf: work.appendingPathComponent("plain.png")))
+        let chunks = pngChunks(plain)
+        let ihdrEnd = chunks[0].at + 12 + chunks[0].length
+        let gama = pngChunk("gAMA", [0x00, 0x01, 0x86, 0xA0])   // 1.0: linear, far from sRGB
+        // A profile whose tag count is 0xFFFFFFFF, compressed: libpng rejects it ("tag count too large").
+        var profile = [UInt8](repeating: 0, count: 132)
+        profile[0...3] = [0, 0, 0, 132]
+        profile[8...11] = [2, 0x10, 0, 0]
+        profile.replaceSubrange(12..<24, with: Array("mntrRGB XYZ ".utf8))
+        profile.replaceSubrange(36..<40, with: Array("acsp".utf8))
+        profile[128...131] = [0xFF, 0xFF, 0xFF, 0xFF]
+        let iccp = pngChunk("iCCP", Array("x".utf8) + [0, 0] + zlibStored(profile))
+        let head = Array(plain[0..<ihdrEnd]), tail = Array(plain[ihdrEnd...])
+        try Data(head + iccp + gama + tail).write(to: work.appendingPathComponent("a.png"))
+        try Data(head + gama + iccp + tail).write(to: work.appendingPathComponent("b.png"))
+        XCTAssertEqual(try run(["plain.png", "-o", "plain.nv12", "-q"]).status, 0)
+        for name in ["a", "b"] {
+            let r = try run(["\(name).png", "-o", "\(name).nv12"])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertTrue(r.stderr.contains("the PNG's ICC profile was rejected (iCCP:"), r.stderr)
+            XCTAssertTrue(r.stderr.contains("colours used as stored"), r.stderr)
+            XCTAssertEqual(try Data(contentsOf: work.appendingPathComponent("\(name).nv12")),
+                           try Data(contentsOf: work.appendingPathComponent("plain.nv12")), name)
+        }
+    }
+
     func testCorpusGivesLibpngsOutcomes() throws {
         let root = fixturesURL.appendingPathComponent("corpus")
         let files = FileManager.default.enumerator(atPath: root.path)!.compactMap { $0 as? String }

@@ -55,7 +55,9 @@ typedef struct {
 typedef struct {
     const uint8_t *icc;
     size_t icc_length;
-    int icc_broken;          // ICC segments that do not make a whole profile (missing, repeated, bad counts)
+    int icc_broken;          // 1: ICC segments that do not make a whole profile (missing, repeated, bad counts);
+                             // 2: a PNG iCCP that libpng rejected, `icc_rejected` its words
+    char icc_rejected[96];
     int srgb;                // PNG sRGB chunk present
     int has_cicp;            // PNG cICP: colour primaries, transfer, matrix, full range (H.273 code points)
     uint8_t cicp[4];
