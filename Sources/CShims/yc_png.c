@@ -167,6 +167,7 @@ static int png_user_chunk(png_structp png, png_unknown_chunkp chunk) {
 static void png_colour(yc_decoder *dec) {
     yc_colour *c = &dec->colour;
     c->grey = (png_get_color_type(dec->png, dec->png_info) & PNG_COLOR_MASK_COLOR) == 0;
+    c->deep = png_get_bit_depth(dec->png, dec->png_info) == 16;
     png_charp name = NULL;
     int compression = 0;
     png_bytep profile = NULL;

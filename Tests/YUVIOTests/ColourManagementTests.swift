@@ -20,7 +20,7 @@ final class ColourManagementTests: XCTestCase {
     /// A temporary 8-bit PNG of `width`×`height` (colour type `colourType`: 0 grey, 2 RGB) holding `pixels`, with
     /// LittleCMS's profile `profile` in its iCCP chunk; the caller removes it.
     func profiledPNG(_ name: String, width: Int, height: Int, colourType: UInt8, pixels: [UInt8],
-                     profile: cmsHPROFILE) throws -> String {
+                     profile: cmsHPROFILE, bitDepth: UInt8 = 8) throws -> String {
         var size: UInt32 = 0
         XCTAssertNotEqual(cmsSaveProfileToMem(profile, nil, &size), 0)
         var icc = [UInt8](repeating: 0, count: Int(size))
@@ -29,7 +29,7 @@ final class ColourManagementTests: XCTestCase {
         var raw: [UInt8] = []
         for y in 0..<height { raw += [0] + pixels[(y * rowBytes)..<((y + 1) * rowBytes)] }
         func be32(_ v: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: v >> $0) } }
-        let file = pngSignature + pngChunk("IHDR", be32(width) + be32(height) + [8, colourType, 0, 0, 0])
+        let file = pngSignature + pngChunk("IHDR", be32(width) + be32(height) + [bitDepth, colourType, 0, 0, 0])
             + pngChunk("iCCP", Array("\(name)\0\0".utf8) + zlibStored(icc)) + pngChunk("IDAT", zlibStored(raw)) + pngChunk("IEND", [])
         let path = NSTemporaryDirectory() + "yuvconv-\(name)-\(getpid()).png"
         try Data(file).write(to: URL(fileURLWithPath: path))
@@ -272,6 +272,40 @@ final class ColourManagementTests: XCTestCase {
         XCTAssertLessThanOrEqual(worst, 1)
         XCTAssertGreaterThanOrEqual(Double(equal) / Double(samples), 0.999)
         XCTAssertGreaterThan(changed, 0, "the moved node changes some samples")
+    }
+
+    /// A profile whose curves are sRGB's at every 8-bit level with spikes between them: for 8-bit samples it is
+    /// sRGB (nothing else is ever looked up), but a 16-bit PNG's samples fall between the levels, where the
+    /// curves were never looked at — it was kept as sRGB, up to 149 codes from LittleCMS's transform. At
+    /// 16 bits every level is checked: a curve that falls is a broken profile (a warning, samples as stored).
+    func testSixteenBitSamplesHaveTheirCurvesCheckedAtEveryLevel() throws {
+        func decode(_ x: Double) -> Double { x <= 0.04045 ? x / 12.92 : pow((x + 0.055) / 1.055, 2.4) }
+        // 255·16 + 1 entries: 8-bit level v is entry 16·v exactly; the spikes lie halfway between.
+        let n = 255 * 16 + 1
+        var table = (0..<n).map { UInt16((decode(Double($0) / Double(n - 1)) * 65535).rounded()) }
+        for i in table.indices where i % 16 == 8 { table[i] = UInt16(min(65535, Int(table[i]) + 19660)) }
+        let curve = try XCTUnwrap(cmsBuildTabulatedToneCurve16(nil, UInt32(n), &table))
+        defer { cmsFreeToneCurve(curve) }
+        var white = cmsCIExyY(x: 0.3127, y: 0.3290, Y: 1)
+        var primaries = cmsCIExyYTRIPLE(Red: cmsCIExyY(x: 0.64, y: 0.33, Y: 1), Green: cmsCIExyY(x: 0.30, y: 0.60, Y: 1),
+                                        Blue: cmsCIExyY(x: 0.15, y: 0.06, Y: 1))
+        var curves: [OpaquePointer?] = [curve, curve, curve]
+        let profile = try XCTUnwrap(cmsCreateRGBProfile(&white, &primaries, &curves))
+        defer { cmsCloseProfile(profile) }
+        var pixels8: [UInt8] = [], pixels16: [UInt8] = []
+        for i in 0..<64 {
+            pixels8 += [UInt8(i * 4), UInt8(255 - i * 4), 128]
+            for v in [i * 1024 + 128, 65535 - i * 1024, 32768] { pixels16 += [UInt8(v >> 8), UInt8(v & 255)] }
+        }
+        let eight = try profiledPNG("lookalike8", width: 64, height: 1, colourType: 2, pixels: pixels8, profile: profile)
+        let sixteen = try profiledPNG("lookalike16", width: 64, height: 1, colourType: 2, pixels: pixels16, profile: profile,
+                                      bitDepth: 16)
+        defer { for p in [eight, sixteen] { try? FileManager.default.removeItem(atPath: p) } }
+        let plan8 = try decoder(eight).colourPlan
+        XCTAssertEqual(plan8.action, .none, plan8.text)
+        let plan = try decoder(sixteen).colourPlan
+        XCTAssertEqual(plan.action, .broken, plan.text)
+        XCTAssertTrue(plan.text.contains("has a tone curve that falls"), plan.text)
     }
 
     /// A profile with matrix/TRC tags and an A2B0 LUT that means something else (tools/make-lut-profile-fixture.py):

@@ -68,6 +68,7 @@ typedef struct {
     int exif_adobe_rgb;      // EXIF InteroperabilityIndex "R03"
     int grey;                // the image's samples are grey (a 1-component JPEG, a grey or grey+alpha PNG)
     int cmyk;                // a CMYK or YCCK JPEG
+    int deep;                // 16-bit samples (a 16-bit PNG): curves are checked at every 16-bit level
     /// When yc_open was given a colour target: what colour management does (yc_colour_action: 0 nothing,
     /// 1 a transform, -1 a broken profile) and a sentence saying so.
     int action;
