@@ -111,22 +111,30 @@ struct UpdateManifest: Sendable {
     /// out-of-date or unrecorded output only when it is a plain file of the output folder, reached by its name
     /// with no link on the way (`whyNotInFolder`): a link could lead anywhere (a recorded name whose folder
     /// became a link to elsewhere reached someone's file there), a device is a disk. Anything else stays.
+    /// A new output too: a dangling link at its name, or a folder of its name that is a link, would have it made
+    /// wherever the link leads (a link planted in a shared output folder sent new files anywhere).
     func check(_ item: BatchItem, options: Options) -> (action: BatchAction, entry: ManifestEntry?) {
         let decided = manifest.check(item, optionsKey: options.optionsKey(for: item.format))
-        guard case .replace = decided.action, !options.force, whyNotInFolder(item) != nil else { return decided }
+        switch decided.action {
+        case .replace, .convert: break
+        case .skip: return decided
+        }
+        guard !options.force, whyNotInFolder(item) != nil else { return decided }
         return (.skip(upToDate: false), nil)
     }
 
-    /// The failure of an output `check` would not replace (it turned a replacement into a skip): why, and the rule.
+    /// The failure of an output `check` would not write (it turned a conversion into a skip): why, and the rule.
     func refusal(_ item: BatchItem) -> String {
-        (whyNotInFolder(item) ?? "is already there") + "; --update replaces only plain files of the output folder"
+        (whyNotInFolder(item) ?? "is already there")
+            + "; --update writes only plain files of the output folder, reached by their names (--force follows links)"
     }
 
-    /// Why `item`'s output is not a plain file of the output folder reached by its own name, or nil when it is.
+    /// Why `item`'s output is not (or would not be) a plain file of the output folder reached by its own name, or
+    /// nil when it is — nothing there yet counts when the place its name leads to is in the folder.
     func whyNotInFolder(_ item: BatchItem) -> String? {
-        guard let st = FileStatus(path: item.output, follow: false) else { return nil }
-        if st.kind == .symlink { return "is a symbolic link" }
-        if st.kind != .regular { return "is not a plain file" }
+        let st = FileStatus(path: item.output, follow: false)
+        if st?.kind == .symlink { return "is a symbolic link" }
+        if let st, st.kind != .regular { return "is not a plain file" }
         if BatchPlan.resolved(item.output) != folderPlace + (folderPlace.hasSuffix("/") ? "" : "/") + item.name {
             return "is reached through a symbolic link below the output folder"
         }

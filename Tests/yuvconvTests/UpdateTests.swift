@@ -142,10 +142,25 @@ final class UpdateTests: CLITestCase {
                                                    withDestinationPath: "../elsewhere.txt")
         let kept = try update().result
         XCTAssertTrue(kept.stderr.contains("yuvconv: 2 converted, 0 skipped (already there and up to date), 2 failed"), kept.stderr)
-        XCTAssertTrue(kept.stderr.contains("out/a.nv12: is a symbolic link; --update replaces only plain files of the output folder "
-                                           + "(use --force to overwrite)"), kept.stderr)
+        XCTAssertTrue(kept.stderr.contains("out/a.nv12: is a symbolic link; --update writes only plain files of the output folder"),
+                      kept.stderr)
         XCTAssertEqual(try contents("elsewhere.txt"), Data("keep\n".utf8))
         try FileManager.default.removeItem(at: work.appendingPathComponent("out/a.nv12"))
+        // A link leading nowhere yet, or a folder of the name that is a link: a new output would be made wherever
+        // they lead (it was, exit 0). Refused as the link to a file is, nothing made there.
+        try FileManager.default.createSymbolicLink(atPath: work.appendingPathComponent("out/a.nv12").path,
+                                                   withDestinationPath: "../planted.nv12")
+        let dangling = try update().result
+        XCTAssertTrue(dangling.stderr.contains("out/a.nv12: is a symbolic link; --update writes only plain files"), dangling.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("planted.nv12").path))
+        try FileManager.default.removeItem(at: work.appendingPathComponent("out/a.nv12"))
+        try FileManager.default.createDirectory(at: work.appendingPathComponent("away"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: work.appendingPathComponent("out/in").path, withDestinationPath: "../away")
+        let linked = try run(["convert", "in", "-o", "out/", "--update", "--name", "{dir}/{stem}.{ext}"])
+        XCTAssertEqual(linked.status, 1, linked.stderr)
+        XCTAssertTrue(linked.stderr.contains("is reached through a symbolic link below the output folder"), linked.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: work.appendingPathComponent("away").path), [])
+        try FileManager.default.removeItem(at: work.appendingPathComponent("out/in"))
         summary(try update().result, converted: 1, skipped: 2)
         summary(try update().result, converted: 0, skipped: 3)
         // A file there that is not a manifest is someone's: refused before any work without --force, untouched.
