@@ -136,7 +136,13 @@ func runBatch(_ options: Options) -> Int32 {
     do throws(BatchPlanError) {
         folder = try BatchOutputFolder(options.output)
         if options.reportFile != nil && options.reportFormat == nil { return usageFailure("--report-file needs --report FORMAT") }
-        plan = try BatchPlan(try gatherInputs(options), outputFolder: folder, template: options.nameTemplate,
+        let inputs = try gatherInputs(options)
+        // One file given twice under one path (`in in/` with a {dir} name, a list and its folder): two outputs
+        // of one input, and two lines of the report — refused as `report` refuses it, whatever names it gets.
+        if let (first, second) = try repeatedInput(inputs) {
+            return planFailure(.sameOutput(first: first, second: second, output: first))
+        }
+        plan = try BatchPlan(inputs, outputFolder: folder, template: options.nameTemplate,
                              format: options.format, needs: options.rawOnlyNeeds, shard: options.shard,
                              // Without a report file the report goes to standard output: that may be an output too.
                              reportFile: options.reportFile ?? (options.reportFormat != nil ? "-" : nil),

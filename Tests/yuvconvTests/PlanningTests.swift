@@ -46,6 +46,22 @@ final class PlanningTests: CLITestCase {
         XCTAssertEqual(try leftovers(), ["in"])
     }
 
+    /// One file under one path twice — a folder and its contents with a {dir} name, a list naming a file of a
+    /// folder given too — was converted twice, to two names, and reported twice (exit 0); `report` refused it.
+    /// Refused by convert as by report, before any work.
+    func testConvertRefusesAFileGivenTwiceWhateverItsNames() throws {
+        try makeInputs()
+        try Data("in/a.png\n".utf8).write(to: work.appendingPathComponent("list.txt"))
+        for args in [["in", "in/"], ["in", "--files-from", "list.txt"]] {
+            for command in ["convert", "report"] {
+                let r = try run([command] + args + (command == "convert" ? ["-o", "out/", "--name", "{dir}/{stem}.{ext}"] : []) + ["-r"])
+                XCTAssertEqual(r.status, 2, "\(command) \(args): \(r.stderr)")
+                XCTAssertTrue(r.stderr.contains("in/a.png is given twice"), r.stderr)
+            }
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("out").path))
+    }
+
     /// Standard input to an output folder: refused for what it is — no name for the output, or (with --shard) one
     /// stream that no shard splits — not as "one of many inputs", and no message sends the user to another.
     func testStandardInputToAFolderSaysWhy() throws {
