@@ -132,12 +132,20 @@ final class ReportTests: CLITestCase {
         let r = try run(["report", "--metrics", fixture("pngsuite/basn6a16.png"), fixture("photos/rocket.jpg"), fixture("pngsuite/xcsn0g01.png"),
                          "--report", "json"])
         XCTAssertEqual(r.status, 1, "a failed file makes the exit 1")
-        let lines = try jsonLines(r.stdout)
+        var lines = try jsonLines(r.stdout)
         XCTAssertEqual(lines.count, 4)
-        for line in lines {
+        // A batch's lines too: converted (with `output`), then skipped as already there (with `output`, which the
+        // skipped variant, closed to other keys, lacked).
+        XCTAssertEqual(try run(["convert", fixture("pngsuite/basn2c08.png"), fixture("photos/rocket.jpg"), "-o", "out/", "-q"]).status, 0)
+        let batch = try run(["convert", fixture("pngsuite/basn2c08.png"), "-o", "out/", "--report", "json", "-q"])
+        let skipped = try jsonLines(batch.stdout)
+        XCTAssertNotNil(skipped.first?["skipped"] as? String)
+        XCTAssertNotNil(skipped.first?["output"] as? String)
+        for line in lines + skipped {
             let matching = variants.filter { v in
                 let props = v["properties"] as! [String: [String: Any]]
                 guard (v["required"] as! [String]).allSatisfy({ line[$0] != nil }) else { return false }
+                if v["additionalProperties"] as? Bool == false && !line.keys.allSatisfy({ props[$0] != nil }) { return false }
                 for (k, p) in props {
                     guard let value = line[k] else { continue }
                     if let c = p["const"] {
@@ -148,7 +156,8 @@ final class ReportTests: CLITestCase {
                     if !types.isEmpty && !types.contains(where: { t in
                         switch t {
                         case "integer": return value is Int
-                        case "number": return value is NSNumber && !(value is Bool)
+                        // (`is Bool` holds for an NSNumber 0 or 1 too: its objCType tells a real Bool, "c".)
+                        case "number": return (value as? NSNumber).map { String(cString: $0.objCType) != "c" } ?? false
                         case "string": return value is String
                         case "null": return value is NSNull
                         default: return true
@@ -159,6 +168,7 @@ final class ReportTests: CLITestCase {
             }
             XCTAssertEqual(matching.count, 1, "line \(line) matches \(matching.count) schema variants")
         }
+        lines = Array(lines.prefix(4))
         XCTAssertEqual(lines[2]["ok"] as? Bool, false)
         XCTAssertEqual(lines[3]["images"] as? Int, 2)
         XCTAssertEqual(lines[3]["failed"] as? Int, 1)
