@@ -137,7 +137,7 @@ public struct Column: Sendable {
         // Why an input was skipped without being read (its output already there); absent for the others.
         Column("skipped") { r in r.skipped.map { .text($0) } ?? .absent },
         // Where the output is (written, kept or already there); absent without one (`report`, a failure).
-        Column("output") { r in r.outputPath.map { .text($0) } ?? .absent },
+        Column("output") { r in r.outputPath.map { .name($0) } ?? .absent },
     ]
 
     /// The columns JSON writes (with a key), CSV writes, and the two tables show.

@@ -234,6 +234,9 @@ final class RenderTests: XCTestCase {
         formula.file = "=HYPERLINK(\"http://x\").png"
         XCTAssertTrue(csvRow(formula).hasPrefix("\"'=HYPERLINK(\"\"http://x\"\").png\","), csvRow(formula))
         XCTAssertTrue(jsonLine(formula).contains("\"file\": \"=HYPERLINK(\\\"http://x\\\").png\""), jsonLine(formula))
+        // The output's path too (its start is the user's -o, but a folder may be named so): it was left as it is.
+        formula.outputPath = "@SUM(1+1)/a.nv12"
+        XCTAssertTrue(csvRow(formula).hasSuffix(",'@SUM(1+1)/a.nv12"), csvRow(formula))
         XCTAssertEqual(total["ok"], "false")
         XCTAssertEqual(total["rgba_bytes"], "\(rgba)")
         XCTAssertEqual(total["yuv_bytes"], "\(yuv)")
