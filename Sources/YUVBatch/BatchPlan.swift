@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import YUVCore
 import YUVIO
 
@@ -7,9 +12,22 @@ public struct BatchOutputFolder: Sendable, Equatable {
     /// The folder as given ("out/" or "out").
     public let path: String
 
+    /// Refused here, before any work, once for the batch: a name that is not a folder, and a folder (there
+    /// already) this user cannot make files in — each file failed with it, and the dry run said "convert".
     public init(_ output: String?) throws(BatchPlanError) {
         guard let output, output != "-" else { throw .noOutputFolder }
         if !output.hasSuffix("/") && FileStatus(path: output)?.kind != .directory { throw .outputNotFolder(output) }
+        // `out.png/`: what the name leads to, its slashes aside (`stat` of "file/" fails, which said nothing).
+        var bare = Substring(output)
+        while bare.count > 1 && bare.hasSuffix("/") { bare = bare.dropLast() }
+        if let there = FileStatus(path: String(bare)) {
+            guard there.kind == .directory else {
+                throw .file(FileError(path: output, reason: "is not a folder (a file or device is there): no output can be made in it"))
+            }
+            if withFileSystemPath(String(bare), { access($0, W_OK | X_OK) }) != 0 {
+                throw .file(FileError(path: output, reason: "cannot make files in this output folder: \(String(cString: strerror(errno)))"))
+            }
+        }
         path = output
     }
 

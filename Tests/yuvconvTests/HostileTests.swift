@@ -638,6 +638,20 @@ final class HostileTests: CLITestCase {
         if r.status == 77 { throw XCTSkip("cannot mount a tmpfs here (not root?)") }
         XCTAssertEqual(r.status, 1, r.stderr)
         XCTAssertTrue(r.stderr.contains("ro/sub/rocket.nv12: cannot make the folder ro/sub: Read-only file system"), r.stderr)
+        // A folder that is there but takes no files, and a name that is a file: refused once, before any work,
+        // by the dry run too (each file failed with it, two lines a file, and the dry run said "convert", exit 0).
+        let there = try sh("""
+            mkdir ro2 && mount -t tmpfs -o ro,size=64k tmpfs ro2 || exit 77
+            "$B" convert "$F/photos/rocket.jpg" "$F/pngsuite/basn2c08.png" -o ro2/ -n; echo "dry $?"
+            "$B" convert "$F/photos/rocket.jpg" "$F/pngsuite/basn2c08.png" -o ro2/; echo "real $?"; umount ro2
+            : > plain.png; "$B" convert "$F/photos/rocket.jpg" "$F/pngsuite/basn2c08.png" -o plain.png/; echo "file $?"
+            """)
+        if there.status == 77 { throw XCTSkip("cannot mount a tmpfs here (not root?)") }
+        XCTAssertEqual(String(decoding: there.stdout, as: UTF8.self), "dry 1\nreal 1\nfile 1\n", there.stderr)
+        XCTAssertEqual(there.stderr.split(separator: "\n").filter { $0.contains("cannot make files in this output folder: Read-only file system") }.count, 2,
+                       there.stderr)
+        XCTAssertTrue(there.stderr.contains("plain.png/: is not a folder (a file or device is there)"), there.stderr)
+        XCTAssertEqual(there.stderr.split(separator: "\n").count, 3, there.stderr)
     }
 
     /// An output name of up to 255 bytes works although its temporary twin would be longer.
