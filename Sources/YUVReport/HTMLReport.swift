@@ -69,6 +69,7 @@ func htmlHead(_ t: Totals) -> String {
         tr.err td { color: #a00; text-align: left; }
         svg text { font: 12px system-ui, sans-serif; fill: #222; }
         svg text.note { fill: #555; }
+        svg text.inside { fill: #fff; }
         tr.kept td:first-child::after { content: " (up to date, kept)"; color: #777; }
         .total { font-size: 1.2em; }
         </style>
@@ -82,6 +83,9 @@ func htmlHead(_ t: Totals) -> String {
 
         """
 }
+
+/// The most images the chart draws (the table lists every one).
+let htmlChartLimit = 500
 
 /// The chart's opening and legend, sized for `bars` images.
 func htmlChartStart(bars: Int) -> String {
@@ -104,11 +108,17 @@ func htmlBar(index i: Int, label: String, naive: Int, used: Int, largest: Int, n
     let y = 30 + i * (3 * barH + gap)
     let wa = max(1, chartW * naive / largest), wy = max(1, chartW * used / largest)
     let share = naive > 0 ? Double(used) * 100 / Double(naive) : 0
+    // A bar's figure after its end, or inside it (white, ending at its end) when the bar is long: after a bar
+    // as wide as the chart the longer figure ran past the picture's edge and was cut off.
+    func figure(_ text: String, width w: Int, y: Int) -> String {
+        w > chartW / 2 ? "<text x=\"\(labelW + w - 6)\" y=\"\(y)\" text-anchor=\"end\" class=\"inside\">\(text)</text>"
+                       : "<text x=\"\(labelW + w + 6)\" y=\"\(y)\">\(text)</text>"
+    }
     return "<text x=\"\(labelW - 8)\" y=\"\(y + barH + 4)\" text-anchor=\"end\">\(htmlEscape(label))</text>"
         + "<rect x=\"\(labelW)\" y=\"\(y)\" width=\"\(wa)\" height=\"\(barH - 2)\" fill=\"#c0504d\"/>"
-        + "<text x=\"\(labelW + wa + 6)\" y=\"\(y + barH - 7)\">\(formatBytes(naive))</text>"
+        + figure(formatBytes(naive), width: wa, y: y + barH - 7)
         + "<rect x=\"\(labelW)\" y=\"\(y + barH)\" width=\"\(wy)\" height=\"\(barH - 2)\" fill=\"#4f81bd\"/>"
-        + "<text x=\"\(labelW + wy + 6)\" y=\"\(y + 2 * barH - 7)\">\(formatBytes(used)) (\(fixed(share, 1))% of the naive route)</text>"
+        + figure("\(formatBytes(used)) (\(fixed(share, 1))% of the naive route)", width: wy, y: y + 2 * barH - 7)
         + "<text x=\"\(labelW)\" y=\"\(y + 3 * barH - 7)\" class=\"note\">\(htmlEscape(note))</text>"
 }
 

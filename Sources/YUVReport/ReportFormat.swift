@@ -91,10 +91,16 @@ public final class ReportStream {
 
     private func writeHTML(_ t: Totals) {
         write(htmlHead(t))
-        write(htmlChartStart(bars: converted))
+        // The chart is for looking at: past `htmlChartLimit` images (76 px each: 20,000 made it 1.5 million px
+        // tall, 7.6 MB of the page before its table) it shows the first ones and says so; the table has all.
+        let shown = min(converted, htmlChartLimit)
+        if shown < converted {
+            write("<p>The chart shows the first \(shown) of the \(converted) images converted; the table lists every one.</p>\n")
+        }
+        write(htmlChartStart(bars: shown))
         var out = "", i = 0, reader = bars.reader()
-        while let naive = reader.readBigEndian(), let used = reader.readBigEndian(), let label = reader.nextRecord(),
-              let note = reader.nextRecord() {
+        while i < shown, let naive = reader.readBigEndian(), let used = reader.readBigEndian(),
+              let label = reader.nextRecord(), let note = reader.nextRecord() {
             out += htmlBar(index: i, label: String(decoding: label, as: UTF8.self), naive: Int(naive), used: Int(used),
                            largest: largest, note: String(decoding: note, as: UTF8.self))
             i += 1

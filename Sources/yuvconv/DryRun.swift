@@ -58,6 +58,8 @@ func dryRunBatch(_ plan: BatchPlan, options: Options, update: UpdateManifest?) -
         printErr("yuvconv: warning: \(w)")
     }
     let decided = convert + replace + skip + refused, signal = interruptSignal()
+    // The plan's lines first where both streams go to one log (`2>&1 | tee`): standard output is buffered.
+    fflush(stdout)
     printErr("yuvconv: dry run, nothing written: \(convert) to convert, \(replace) to replace, \(skip) skipped (already there"
              + (options.update ? " and up to date" : "") + "), \(refused) refused"
              + (signal != nil && decided < plan.count ? ", \(plan.count - decided) not decided (interrupted)" : ""))

@@ -190,6 +190,20 @@ final class RenderTests: XCTestCase {
             + "<th>saved</th><th>PSNR Y dB</th><th>PSNR Cb / Cr dB</th><th>SSIM Y</th><th>buffers</th></tr></thead>"))
     }
 
+    /// The chart draws at most 500 images (76 px each: 20,000 made an SVG 1.5 million px tall, most of the page
+    /// before its table) and says so; the table keeps every row. A bar as wide as the chart has its figure inside
+    /// it (after it, the figure ran past the picture's edge).
+    func testHTMLChartIsBoundedAndItsFiguresFit() throws {
+        let r = try converted("photos/rocket.jpg", quality: nil)
+        let html = renderReport(Array(repeating: r, count: 501), format: .html)
+        XCTAssertTrue(html.contains("<p>The chart shows the first 500 of the 501 images converted; the table lists every one.</p>"))
+        XCTAssertEqual(html.components(separatedBy: "<rect ").count - 1, 2 + 2 * 500)
+        XCTAssertEqual(html.components(separatedBy: "<tr><td>photos/rocket.jpg</td>").count - 1, 501)
+        let one = renderReport([r], format: .html)
+        XCTAssertFalse(one.contains("The chart shows the first"))
+        XCTAssertTrue(one.contains("text-anchor=\"end\" class=\"inside\">"), one)
+    }
+
     func testConvertedImageInTheTables() throws {
         let r = try converted("photos/rocket.jpg", quality: q1)
         let text = renderReport([r], format: .text).split(separator: "\n")
