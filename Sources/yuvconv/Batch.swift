@@ -178,6 +178,9 @@ func runBatch(_ options: Options) -> Int32 {
         }
         update = manifest
     }
+    // Said by the dry run too, as the run would say them.
+    var first = plan.reader()
+    warnIgnoredOptions(options, format: options.format ?? first.next()?.format ?? .raw(.nv12), rawInput: false)
     if options.dryRun { return dryRunBatch(plan, options: options, update: update) }
     // A report file inside the output folder, which the batch makes when it is missing: made first (a name
     // the system cannot hold refused before that).
@@ -190,8 +193,6 @@ func runBatch(_ options: Options) -> Int32 {
     }
     let reportSink: AtomicOutput?
     do { reportSink = try openReportFile(options, protected: protected) } catch { return fileFailure(error) }
-    var first = plan.reader()
-    warnIgnoredOptions(options, format: options.format ?? first.next()?.format ?? .raw(.nv12), rawInput: false)
     let run = BatchRun(options, count: plan.count, report: options.reportFormat, to: reportSink)
     let shared = UncheckedSendable((run.options, protected, update))
     let watch = OutputFolderWatch(folder.path)

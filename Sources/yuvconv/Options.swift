@@ -301,6 +301,12 @@ extension Options {
         if metrics && reportFormat == nil && !report {
             out.append("--metrics measures for a report; without --report nothing is measured")
         }
+        if dryRun && reportFormat != nil && !report {
+            out.append("--report with --dry-run: nothing is converted, so no report is written")
+        }
+        if report && given.contains("--force") && reportFile == nil {
+            out.append("--force lets --report-file replace a file; without one the report goes to standard output, so it is ignored")
+        }
         if format == .y4m && depth == 10, let s = siting, s != .center {
             out.append("--chroma-loc \(s.rawValue): a 10-bit Y4M header (C420p10) has no siting tag, so readers take its "
                        + "chroma as centre-sited; the report's chroma_location and ffmpeg arguments say \(s.rawValue)")

@@ -557,6 +557,12 @@ final class HostileTests: CLITestCase {
         XCTAssertEqual(raw.status, 0)
         let alpha = try run(["e.yuv", "--size", "640x427", "-o", "e.nv12", "--alpha", "keep"])
         XCTAssertTrue(alpha.stderr.contains("warning: --alpha applies to JPEG and PNG input; YUV input ignores it"), alpha.stderr)
+        // A report a dry run will not write (batch and single file alike), --force for report without a file.
+        for args in [[jpg, "-o", "dry.nv12"], [jpg, fixture("pngsuite/basn2c08.png"), "-o", "dry/"]] {
+            let dry = try run(args + ["-n", "--report", "json"])
+            XCTAssertTrue(dry.stderr.contains("warning: --report with --dry-run: nothing is converted, so no report is written"), dry.stderr)
+        }
+        XCTAssertTrue(try run(["report", jpg, "--force", "-q"]).stderr.contains("warning: --force lets --report-file replace a file"))
         XCTAssertEqual(try run([jpg, "-o", "d.nv12", "--quality", "50", "-q"]).stderr,
                        "yuvconv: warning: --quality sets JPEG output's quality; nv12 output ignores it\n")
         XCTAssertFalse(try run([jpg, "-o", "e.jpg", "--quality", "50"]).stderr.contains("warning"))
