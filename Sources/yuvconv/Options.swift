@@ -322,7 +322,8 @@ extension Options {
             out.append(w)
         }
         if !rawInput, let w = Self.ignored(named(["--size", "--pix-fmt"]), appliesTo: "raw YUV input",
-                                           by: "a JPEG or PNG input, which carries its own size and layout,") {
+                                           by: single ? "a JPEG or PNG input, which carries its own size and layout,"
+                                               : "a batch (raw YUV converts one file at a time)") {
             out.append(w)
         }
         // (Above 1 they are usage errors for these formats; 1 pads nothing, and sets only a report's aligned figure.)

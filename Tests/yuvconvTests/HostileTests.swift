@@ -539,7 +539,7 @@ final class HostileTests: CLITestCase {
             cat ref.nv12 | "$B" - -o e.png
             """)
         XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "y4m-pipe\ny4m-file\nraw-pipe\nimage-with-size\n", r.stderr)
-        XCTAssertTrue(r.stderr.contains("<stdin>: not a JPEG or PNG file (unrecognised signature); raw YUV converts on its own, with --size WxH"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("<stdin>: not a JPEG or PNG file (unrecognised signature); raw YUV is converted one file at a time, its size given: yuvconv FILE --size WxH -o OUT"), r.stderr)
     }
 
     /// Options that do nothing for this conversion draw a warning, with -q too (it drops the per-image line only).
