@@ -275,7 +275,7 @@ static double change_of(cmsHTRANSFORM t, double r, double g, double b, double wo
 // sRGB's at the 8-bit levels with spikes between them passed as sRGB and was kept on a 16-bit PNG (up to 149
 // codes from LittleCMS's transform). A curve rising at every level stays between its values at the 8-bit
 // levels, so for 8-bit samples and for the "same as sRGB" test those levels tell enough. A level may sit
-// below the highest before it by noise (less than one 8-bit code), not more.
+// below the one before it by noise (less than one 8-bit code), not more.
 static int tone_curves_sane(cmsHPROFILE p, int deep) {
     if (!cmsIsMatrixShaper(p)) return 1;
     const cmsSignature trc[3] = {cmsSigRedTRCTag, cmsSigGreenTRCTag, cmsSigBlueTRCTag};
@@ -285,11 +285,11 @@ static int tone_curves_sane(cmsHPROFILE p, int deep) {
         // Tables only: a parametric curve is made of smooth rising or falling pieces, which the 8-bit levels
         // show (and evaluating its powers 65,536 times cost 4 ms a picture).
         const int top = deep && cmsGetToneCurveParametricType(curve) == 0 ? 65535 : 255;
-        float highest = -INFINITY;
+        float last = -INFINITY;
         for (int v = 0; v <= top; v++) {
             const float y = cmsEvalToneCurveFloat(curve, (float)v / (float)top);
-            if (!isfinite(y) || y < highest - 1.0f / 255) return 0;
-            if (y > highest) highest = y;
+            if (!isfinite(y) || y < last - 1.0f / 255) return 0;
+            last = y;
         }
         if (!(cmsEvalToneCurveFloat(curve, 1.0f) > cmsEvalToneCurveFloat(curve, 0.0f))) return 0;
     }

@@ -80,7 +80,8 @@ yc_lcms_scope *yc_lcms_scope_begin(void) {
 
 void yc_lcms_scope_end(yc_lcms_scope *scope) {
     if (!scope) return;
-    current_account = scope->previous;
+    // Ended on the thread that began it (a conversion is synchronous); on another, that thread's account stays.
+    if (current_account == scope->account) current_account = scope->previous;
     account_release(scope->account);
     free(scope);
 }

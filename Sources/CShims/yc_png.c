@@ -30,9 +30,14 @@ static void png_warning_fn(png_structp png, png_const_charp msg) {
     // their order (libpng drops those after a bad profile, keeps those before it): noted, so that a rejected
     // profile is a broken one whatever the order (`png_colour`).
     yc_decoder *from = png_get_error_ptr(png);
-    if (strncmp(msg, "iCCP", 4) == 0 && !from->png_iccp_warned) {
-        from->png_iccp_warned = 1;
-        snprintf(from->colour.icc_rejected, sizeof from->colour.icc_rejected, "%s", msg);
+    if (strncmp(msg, "iCCP", 4) == 0) {
+        if (!from->png_iccp_warned) {
+            from->png_iccp_warned = 1;
+            snprintf(from->colour.icc_rejected, sizeof from->colour.icc_rejected, "%s", msg);
+        }
+        // With colour management the plan's warning quotes it ("the PNG's ICC profile was rejected (…)"):
+        // said once, not twice.
+        if (from->colour_target >= 0) return;
     }
     const char *limits = strstr(msg, ": unknown chunk exceeds memory limits");
     if (limits) {

@@ -12,8 +12,8 @@ public struct BatchOutputFolder: Sendable, Equatable {
     /// The folder as given ("out/" or "out").
     public let path: String
 
-    /// Refused here, before any work, once for the batch: a name that is not a folder, and a folder (there
-    /// already) this user cannot make files in — each file failed with it, and the dry run said "convert".
+    /// Refused here, before any work, once for the batch: a name that leads to something that is not a folder
+    /// (each file failed with it, two lines a file).
     public init(_ output: String?) throws(BatchPlanError) {
         guard let output, output != "-" else { throw .noOutputFolder }
         if !output.hasSuffix("/") && FileStatus(path: output)?.kind != .directory { throw .outputNotFolder(output) }
@@ -23,9 +23,6 @@ public struct BatchOutputFolder: Sendable, Equatable {
         if let there = FileStatus(path: String(bare)) {
             guard there.kind == .directory else {
                 throw .file(FileError(path: output, reason: "is not a folder (a file or device is there): no output can be made in it"))
-            }
-            if withFileSystemPath(String(bare), { access($0, W_OK | X_OK) }) != 0 {
-                throw .file(FileError(path: output, reason: "cannot make files in this output folder: \(String(cString: strerror(errno)))"))
             }
         }
         path = output

@@ -180,8 +180,8 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         try runPipeline(source, frame: frame, into: sink, ledger: ledger, threaded: options.pipelined)
         var w = decoder.warnings
         if plan.action == .broken || unmade {
-            let text = unmade ? "colour management (\(plan.text)) could not be set up (LittleCMS refused the transform, "
-                + "its memory budget met); colours used as stored" : plan.text
+            let text = unmade ? "colour management (\(plan.text)) could not be set up (LittleCMS could not make the "
+                + "transform: its memory budget, or the profile); colours used as stored" : plan.text
             // First: what was done with the colours says more than a decoder's word on the chunk behind it.
             w = (w.count + 1, text)
         }

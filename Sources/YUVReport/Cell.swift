@@ -33,7 +33,8 @@ public enum Cell: Sendable, Equatable {
 /// `s` with a `'` before it when a spreadsheet would take it for a formula (or it starts with `'` itself).
 func csvDefused(_ s: String) -> String {
     // A name that starts with ' gets one too, so that a shown name stands for one name: drop exactly one.
-    guard let c = s.unicodeScalars.first, "=+-@\t\r'".unicodeScalars.contains(c) else { return s }
+    // "-" alone (standard output, in the output column) is no formula.
+    guard s != "-", let c = s.unicodeScalars.first, "=+-@\t\r'".unicodeScalars.contains(c) else { return s }
     return "'" + s
 }
 

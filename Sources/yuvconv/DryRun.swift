@@ -162,8 +162,12 @@ func folderProblem(_ path: String) -> String? {
         current = slash == current.startIndex ? "/" : String(current[..<slash])
     }
     if FileStatus(path: current)?.kind != .directory { return "\(displayPath(current)) is not a folder" }
-    if let missing, withFileSystemPath(current, { access($0, W_OK) }) != 0 {
-        return "cannot make the folder \(displayPath(missing)): " + String(cString: strerror(errno))
+    // As the effective user with its capabilities (AT_EACCESS), as the run will make them.
+    if withFileSystemPath(current, { faccessat(AT_FDCWD, $0, W_OK | X_OK, AT_EACCESS) }) != 0 {
+        let why = String(cString: strerror(errno))
+        if let missing { return "cannot make the folder \(displayPath(missing)): " + why }
+        // There already, and it takes no files (read-only, no permission): the run fails each output so.
+        return "cannot create a file in \(displayPath(current)): " + why
     }
     return nil
 }

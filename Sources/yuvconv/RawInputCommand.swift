@@ -32,6 +32,8 @@ func runRawInput(_ options: Options) -> Int32 {
                                                  force: options.force, quiet: options.quiet, replaced: [output]) {
         return refused
     }
+    // Before any message: with -q, data on standard error silences them all (`dataAwayFromMessages`).
+    let written = options.quiet ? dataAwayFromMessages(output) : output
     if options.dryRun {
         return dryRunOne(input: input, output: output, format: format, options: options, protected: protected)
     }
@@ -97,8 +99,8 @@ func runRawInput(_ options: Options) -> Int32 {
                                       maxPixels: options.maxPixels)
         }
         let sink: AtomicOutput
-        do { sink = try AtomicOutput(path: output, force: options.force, inputs: [input]) } catch {
-            throw FileError(output: output, error)
+        do { sink = try AtomicOutput(path: written, force: options.force, inputs: [input]) } catch {
+            throw FileError(output: written, error)
         }
         do throws(WriteError) {
             switch format {
@@ -131,10 +133,10 @@ func runRawInput(_ options: Options) -> Int32 {
             try sink.commit()
         } catch {
             sink.abort()
-            throw FileError(input: input, writing: output, error)
+            throw FileError(input: input, writing: written, error)
         }
         if !options.quiet {
-            printErr("\(name): \(image.width)x\(image.height) YUV \(image.layout.rawValue) (\(spec)) -> \(sink.isStandardOutput ? "<stdout>" : displayPath(output))")
+            printErr("\(name): \(image.width)x\(image.height) YUV \(image.layout.rawValue) (\(spec)) -> \(sink.isStandardOutput ? "<stdout>" : displayPath(written))")
         }
         return 0
     } catch {

@@ -66,11 +66,12 @@ func runReport(_ options: Options) -> Int32 {
 func repeatedInput(_ inputs: BatchInputs) throws(BatchPlanError) -> (String, String)? {
     let whole = try inputs.selection(shard: nil)
     let keys = Spool()
+    let here = currentFolder().split(separator: "/")   // once, not a getcwd an input
     func key(_ input: String) -> [UInt8]? {
         guard let id = inputIdentity(input) else { return nil }
         // The path as written, made absolute and without `.`, `..` or doubled slashes (links not followed:
         // a link is another name, as a hard link is).
-        var parts: [Substring] = input.hasPrefix("/") ? [] : currentFolder().split(separator: "/")
+        var parts: [Substring] = input.hasPrefix("/") ? [] : here
         for part in input.split(separator: "/") where part != "." {
             if part == ".." { _ = parts.popLast() } else { parts.append(part) }
         }

@@ -47,6 +47,8 @@ struct UpdateManifest: Sendable {
     /// The output folder with its links followed: an output of this tool lies in it by its own name, no link
     /// on the way (`Update.check`).
     let folderPlace: String
+    /// The output folder as given.
+    let folderPath: String
     /// `--force`: a file at the manifest's place that is not a manifest may be replaced.
     let force: Bool
 
@@ -61,6 +63,7 @@ struct UpdateManifest: Sendable {
         force = options.force
         path = folder.path(of: Manifest.fileName)
         folderPlace = BatchPlan.resolved(folder.path)
+        folderPath = folder.path
         // The manifest and its lock file (`ManifestFile.lockPath`) are --update's: no output, nor the report, may
         // be either (a lock file replaced under a run holding it would let the next run in beside it).
         let keys = [outputKey(path), outputKey(ManifestFile.lockPath(of: path))]
@@ -132,6 +135,9 @@ struct UpdateManifest: Sendable {
     /// Why `item`'s output is not (or would not be) a plain file of the output folder reached by its own name, or
     /// nil when it is — nothing there yet counts when the place its name leads to is in the folder.
     func whyNotInFolder(_ item: BatchItem) -> String? {
+        // The output folder itself moved or replaced mid-run (a link put at its path) is said as such, not as
+        // this output's link.
+        if BatchPlan.resolved(folderPath) != folderPlace { return "is in an output folder that was moved or replaced" }
         let st = FileStatus(path: item.output, follow: false)
         if st?.kind == .symlink { return "is a symbolic link" }
         if let st, st.kind != .regular { return "is not a plain file" }

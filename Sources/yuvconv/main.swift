@@ -84,10 +84,11 @@ func silenceStandardError() {
 func refuseStandardStreamHazards(written: [Int32], dataDescriptor: Int32? = nil, force: Bool, quiet: Bool = false,
                                  replaced: [String]) -> Int32? {
     // Data named onto standard error itself (`-o /dev/stderr`, `/dev/fd/2`): every message would land in it,
-    // warnings before the picture and the per-image line after, whatever -q keeps (errors still print).
-    if dataDescriptor == STDERR_FILENO {
+    // warnings before the picture and the per-image line after. With -q every message is silenced instead
+    // (`dataAwayFromMessages`), as for data on standard output that standard error shares.
+    if dataDescriptor == STDERR_FILENO && !quiet {
         return usageFailure("the output is standard error, which carries yuvconv's messages: they would be mixed into "
-                            + "the data (use -o - for standard output, or name a file)")
+                            + "the data (-q silences them all; or use -o - for standard output, or name a file)")
     }
     for fd in Set(written) where !force {
         guard let over = AtomicOutput.overwrites(descriptor: fd) else { continue }
@@ -202,8 +203,9 @@ func run(_ args: [String]) -> Int32 {
                                                  replaced: [output] + (options.reportFile.map { [$0] } ?? [])) {
         return refused
     }
-    // After the checks above, which silence standard error when it is the data's file (`-o - -q > f 2>&1`):
-    // a warning printed before them went into the picture.
+    let written = options.quiet ? dataAwayFromMessages(output) : output
+    // After the checks above, which silence standard error when it is the data's file (`-o - -q > f 2>&1`,
+    // `-o /dev/stderr -q`): a warning printed before them went into the picture.
     warnIgnoredOptions(options, format: format, rawInput: false, single: true,
                        pngInput: RawInput.head(input, 8).starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
     if options.dryRun { return dryRunOne(input: input, output: output, format: format, options: options, protected: protected) }
@@ -216,7 +218,7 @@ func run(_ args: [String]) -> Int32 {
     if reportStream == [STDERR_FILENO] || options.reportFile.flatMap(AtomicOutput.standardDescriptor) == STDERR_FILENO {
         single.quiet = true
     }
-    let outcome = convertOne(input: input, output: output, format: format, options: single, protected: protected,
+    let outcome = convertOne(input: input, output: written, format: format, options: single, protected: protected,
                              keepForReport: options.reportFormat != nil)
     if let failure = outcome.failure { printErr("yuvconv: error: \(failure.cli)") }
     // The report lists a failed file too (its line with the reason, and the totals), as a batch's does.
@@ -263,18 +265,35 @@ func refuseInputsAsStandardStreams(_ protected: any FileIdentitySet) -> Int32? {
     return nil
 }
 
-/// Binary data is not for a terminal: standard output or a descriptor on one, or a terminal named as the
-/// output (`-o /dev/tty`, `-o /dev/pts/3`).
+/// `-o /dev/stderr -q`: the data goes to standard error's file through a descriptor of its own, and standard
+/// error is silenced (every message, warnings and errors too), so that only the data and the exit status go
+/// out. Any other output is returned as it is.
+func dataAwayFromMessages(_ output: String) -> String {
+    guard AtomicOutput.standardDescriptor(output) == STDERR_FILENO else { return output }
+    let fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3)
+    guard fd >= 0 else { return output }
+    silenceStandardError()
+    return "/dev/fd/\(fd)"
+}
+
+/// Binary data is not for a terminal: standard output or a descriptor on one, or the user's terminal named as
+/// the output (`-o /dev/tty`, or the `/dev/pts/N` a standard stream is on). Other devices are not opened to ask
+/// (opening a serial port resets the board on it): a terminal is known by its device number, the one the
+/// standard streams show, or /dev/tty.
 func refuseTerminal(_ output: String) throws(UsageError) {
+    func device(_ p: String) -> dev_t? {
+        var st = stat()
+        return withFileSystemPath(p, { stat($0, &st) }) == 0 && (st.st_mode & S_IFMT) == S_IFCHR ? st.st_rdev : nil
+    }
     let onTerminal: Bool
     if let fd = AtomicOutput.standardDescriptor(output) {
         onTerminal = isatty(fd) != 0
-    } else if FileStatus(path: output)?.kind == .characterDevice {
-        // Opened only to ask (never the controlling terminal, never waiting); a device that cannot be opened
-        // fails where the output is written, with its reason.
-        let fd = withFileSystemPath(output) { open($0, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC) }
-        onTerminal = fd >= 0 && isatty(fd) != 0
-        if fd >= 0 { close(fd) }
+    } else if let named = device(output) {
+        let terminals = [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO].compactMap { fd -> dev_t? in
+            var st = stat()
+            return isatty(fd) != 0 && fstat(fd, &st) == 0 ? st.st_rdev : nil
+        }
+        onTerminal = output == "/dev/tty" || terminals.contains(named)
     } else {
         onTerminal = false
     }

@@ -18,10 +18,10 @@ final class HostileTests: CLITestCase {
     func data(_ name: String) throws -> Data { try Data(contentsOf: work.appendingPathComponent(name)) }
 
     /// Standard error named as the output (`-o /dev/stderr`, `/dev/fd/2`, `/proc/self/fd/2`) took the picture
-    /// with the messages before and after it, exit 0: refused, nothing of the picture written. Terminals: a
+    /// with the messages before and after it, exit 0: refused, nothing of the picture written (with -q, which
+    /// silences every message, it takes the data alone). Terminals: a
     /// picture is neither read from one (`-` waited forever) nor written to one by name (`-o /dev/tty`).
     func testStandardErrorAndTerminalsAreNotData() throws {
-        let png = fixture("pngsuite/basn2c08.png")
         for path in ["/dev/stderr", "/dev/fd/2", "/proc/self/fd/2"] {
             let r = try sh("\"$B\" \"$F/pngsuite/basn2c08.png\" -o \(path) --size 3x3 2> err.bin; echo $?")
             XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "2\n", path)
@@ -29,7 +29,11 @@ final class HostileTests: CLITestCase {
             XCTAssertTrue(err.contains("the output is standard error"), err)
             XCTAssertLessThan(try data("err.bin").count, 1000, "no picture in it: \(path)")
         }
-        XCTAssertEqual(try run([png, "-o", "/dev/stderr", "-q"]).status, 2)
+        // With -q every message is silenced instead, and standard error's file takes the data alone (a warning
+        // that -q keeps would have gone into it: here --size's).
+        let quiet = try sh("\"$B\" \"$F/pngsuite/basn2c08.png\" -o /dev/stderr -q --size 3x3 2> d.bin && "
+                           + "\"$B\" \"$F/pngsuite/basn2c08.png\" -o - -q > s.bin && cmp d.bin s.bin && echo same")
+        XCTAssertEqual(String(decoding: quiet.stdout, as: UTF8.self), "same\n", quiet.stderr)
         // `script` (util-linux, in every Debian) gives the commands a terminal.
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { throw XCTSkip("no script(1)") }
         let t = try sh("""
@@ -644,20 +648,23 @@ final class HostileTests: CLITestCase {
         if r.status == 77 { throw XCTSkip("cannot mount a tmpfs here (not root?)") }
         XCTAssertEqual(r.status, 1, r.stderr)
         XCTAssertTrue(r.stderr.contains("ro/sub/rocket.nv12: cannot make the folder ro/sub: Read-only file system"), r.stderr)
-        // A folder that is there but takes no files, and a name that is a file: refused once, before any work,
-        // by the dry run too (each file failed with it, two lines a file, and the dry run said "convert", exit 0).
+        // A folder that is there but takes no files: the dry run refuses each output with the reason the run
+        // meets (it said "convert", exit 0). A name that is a file: refused once before any work (each file
+        // failed with it, two lines a file).
         let there = try sh("""
             mkdir ro2 && mount -t tmpfs -o ro,size=64k tmpfs ro2 || exit 77
             "$B" convert "$F/photos/rocket.jpg" "$F/pngsuite/basn2c08.png" -o ro2/ -n; echo "dry $?"
-            "$B" convert "$F/photos/rocket.jpg" "$F/pngsuite/basn2c08.png" -o ro2/; echo "real $?"; umount ro2
+            "$B" convert "$F/photos/rocket.jpg" "$F/pngsuite/basn2c08.png" -o ro2/ -q 2> real.err; echo "real $?"; umount ro2
             : > plain.png; "$B" convert "$F/photos/rocket.jpg" "$F/pngsuite/basn2c08.png" -o plain.png/; echo "file $?"
             """)
         if there.status == 77 { throw XCTSkip("cannot mount a tmpfs here (not root?)") }
-        XCTAssertEqual(String(decoding: there.stdout, as: UTF8.self), "dry 1\nreal 1\nfile 1\n", there.stderr)
-        XCTAssertEqual(there.stderr.split(separator: "\n").filter { $0.contains("cannot make files in this output folder: Read-only file system") }.count, 2,
-                       there.stderr)
-        XCTAssertTrue(there.stderr.contains("plain.png/: is not a folder (a file or device is there)"), there.stderr)
-        XCTAssertEqual(there.stderr.split(separator: "\n").count, 3, there.stderr)
+        let out = String(decoding: there.stdout, as: UTF8.self)
+        XCTAssertEqual(out.split(separator: "\n").filter { $0.hasPrefix("refuse ") && $0.hasSuffix("cannot create a file in ro2: Read-only file system") }.count,
+                       2, out)
+        XCTAssertTrue(out.contains("dry 1\nreal 1\nfile 1\n"), out)
+        XCTAssertTrue(String(decoding: try data("real.err"), as: UTF8.self).contains("ro2/rocket.nv12: cannot create a file in ro2: Read-only file system"))
+        let fileRun = there.stderr.split(separator: "\n").filter { !$0.contains("dry run") }
+        XCTAssertEqual(fileRun, ["yuvconv: error: plain.png/: is not a folder (a file or device is there): no output can be made in it"], there.stderr)
     }
 
     /// An output name of up to 255 bytes works although its temporary twin would be longer.
