@@ -14,24 +14,30 @@ final class QualityAccumulatorTests: XCTestCase {
         let y: [UInt8], u: [UInt8], v: [UInt8]
     }
 
-    /// Feeds `p` row by row to both accumulators and compares their reports.
-    func check(_ p: Picture, _ spec: ConversionSpec, _ what: String, file: StaticString = #filePath, line: UInt = #line) {
-        var fast = QualityAccumulator(width: p.width, height: p.height, spec: spec)
-        var reference = ReferenceQualityAccumulator(width: p.width, height: p.height, spec: spec)
+    /// Hands `p`'s rows to `add` in order: the source row, the output's Y row and the chroma rows it takes.
+    func feed(_ p: Picture, _ add: (UnsafeRawPointer, UnsafePointer<UInt8>, UnsafePointer<UInt8>, UnsafePointer<UInt8>) -> Void) {
         let cw = (p.width + 1) / 2, rowBytes = p.width * p.format.bytesPerPixel
         p.source.withUnsafeBytes { s in
             p.y.withUnsafeBufferPointer { y in
                 p.u.withUnsafeBufferPointer { u in
                     p.v.withUnsafeBufferPointer { v in
                         for r in 0..<p.height {
-                            let row = s.baseAddress! + r * rowBytes
-                            let yr = y.baseAddress! + r * p.width, ur = u.baseAddress! + r / 2 * cw, vr = v.baseAddress! + r / 2 * cw
-                            fast.add(row: row, format: p.format, y: yr, u: ur, v: vr)
-                            reference.add(row: row, format: p.format, y: yr, u: ur, v: vr)
+                            add(s.baseAddress! + r * rowBytes, y.baseAddress! + r * p.width, u.baseAddress! + r / 2 * cw,
+                                v.baseAddress! + r / 2 * cw)
                         }
                     }
                 }
             }
+        }
+    }
+
+    /// Feeds `p` row by row to both accumulators and compares their reports.
+    func check(_ p: Picture, _ spec: ConversionSpec, _ what: String, file: StaticString = #filePath, line: UInt = #line) {
+        var fast = QualityAccumulator(width: p.width, height: p.height, spec: spec)
+        var reference = ReferenceQualityAccumulator(width: p.width, height: p.height, spec: spec)
+        feed(p) { row, yr, ur, vr in
+            fast.add(row: row, format: p.format, y: yr, u: ur, v: vr)
+            reference.add(row: row, format: p.format, y: yr, u: ur, v: vr)
         }
         XCTAssertTrue(fast.isComplete, file: file, line: line)
         let a = fast.result(), b = reference.result()
@@ -128,19 +134,7 @@ final class QualityAccumulatorTests: XCTestCase {
 
     func measure(_ p: Picture, _ spec: ConversionSpec) -> QualityReport {
         var fast = QualityAccumulator(width: p.width, height: p.height, spec: spec)
-        let cw = (p.width + 1) / 2, rowBytes = p.width * p.format.bytesPerPixel
-        p.source.withUnsafeBytes { s in
-            p.y.withUnsafeBufferPointer { y in
-                p.u.withUnsafeBufferPointer { u in
-                    p.v.withUnsafeBufferPointer { v in
-                        for r in 0..<p.height {
-                            fast.add(row: s.baseAddress! + r * rowBytes, format: p.format, y: y.baseAddress! + r * p.width,
-                                     u: u.baseAddress! + r / 2 * cw, v: v.baseAddress! + r / 2 * cw)
-                        }
-                    }
-                }
-            }
-        }
+        feed(p) { row, y, u, v in fast.add(row: row, format: p.format, y: y, u: u, v: v) }
         return fast.result()
     }
 
