@@ -271,11 +271,11 @@ static double change_of(cmsHTRANSFORM t, double r, double g, double b, double wo
 // than a code value (a measured curve may wobble), rising overall. A crafted curve (a negative gamma: infinite
 // at 0, falling) makes LittleCMS's float and double pipelines disagree by whole ranges, so no transform of it
 // is one to trust. Profiles without such curves (LUT-based ones) pass.
-// At every level the samples can take: 256, or every 16-bit level for 16-bit samples and a tabulated curve — a crafted curve equal to
-// sRGB's at the 8-bit levels with spikes between them passed as sRGB and was kept on a 16-bit PNG (up to 149
-// codes from LittleCMS's transform). A curve rising at every level stays between its values at the 8-bit
-// levels, so for 8-bit samples and for the "same as sRGB" test those levels tell enough. A level may sit
-// below the one before it by noise (less than one 8-bit code), not more.
+// At the 256 8-bit levels, and for 16-bit samples and a tabulated curve at every 16-bit level too — a crafted
+// curve equal to sRGB's at the 8-bit levels with spikes between them passed as sRGB and was kept on a 16-bit
+// PNG (up to 149 codes from LittleCMS's transform). A curve rising at every level stays between its values at
+// the 8-bit levels, so for 8-bit samples and for the "same as sRGB" test those levels tell enough. A level may
+// sit below the one an 8-bit code before it by noise (less than one 8-bit code), not more.
 static int tone_curves_sane(cmsHPROFILE p, int deep) {
     if (!cmsIsMatrixShaper(p)) return 1;
     const cmsSignature trc[3] = {cmsSigRedTRCTag, cmsSigGreenTRCTag, cmsSigBlueTRCTag};
@@ -284,12 +284,23 @@ static int tone_curves_sane(cmsHPROFILE p, int deep) {
         if (!curve) continue;
         // Tables only: a parametric curve is made of smooth rising or falling pieces, which the 8-bit levels
         // show (and evaluating its powers 65,536 times cost 4 ms a picture).
-        const int top = deep && cmsGetToneCurveParametricType(curve) == 0 ? 65535 : 255;
         float last = -INFINITY;
-        for (int v = 0; v <= top; v++) {
-            const float y = cmsEvalToneCurveFloat(curve, (float)v / (float)top);
+        for (int v = 0; v <= 255; v++) {
+            const float y = cmsEvalToneCurveFloat(curve, v / 255.0f);
             if (!isfinite(y) || y < last - 1.0f / 255) return 0;
             last = y;
+        }
+        if (deep && cmsGetToneCurveParametricType(curve) == 0) {
+            // Every 16-bit level against the level before it (a spike between the 8-bit levels falls back
+            // steeply) and against the one an 8-bit code (257 levels) before it (a slow fall, each level's step
+            // too small to count, falls by an 8-bit code's worth there).
+            float ring[257];   // the last 257 levels
+            for (int v = 0; v <= 65535; v++) {
+                const float y = cmsEvalToneCurveFloat(curve, v / 65535.0f);
+                if (!isfinite(y) || (v >= 1 && y < ring[(v - 1) % 257] - 1.0f / 255)
+                    || (v >= 257 && y < ring[v % 257] - 1.0f / 255)) return 0;
+                ring[v % 257] = y;
+            }
         }
         if (!(cmsEvalToneCurveFloat(curve, 1.0f) > cmsEvalToneCurveFloat(curve, 0.0f))) return 0;
     }

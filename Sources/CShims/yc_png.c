@@ -36,8 +36,8 @@ static void png_warning_fn(png_structp png, png_const_charp msg) {
             snprintf(from->colour.icc_rejected, sizeof from->colour.icc_rejected, "%s", msg);
         }
         // With colour management the plan's warning quotes it ("the PNG's ICC profile was rejected (…)"):
-        // said once, not twice.
-        if (from->colour_target >= 0) return;
+        // said once, not twice; without it the profile is not used, and its flaws are nobody's concern.
+        return;
     }
     const char *limits = strstr(msg, ": unknown chunk exceeds memory limits");
     if (limits) {

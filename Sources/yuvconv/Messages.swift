@@ -80,8 +80,9 @@ extension BatchPlanError {
                     + "contents): give it as '../' or './'" : "")
         case .format(let refusal): return refusal.cliMessage
         case .sameOutput(let first, let second, let output, let hint):
-            // The same file given twice: no name template separates it from itself.
-            if first == second || (inputIdentity(first) != nil && inputIdentity(first) == inputIdentity(second)) {
+            // The same file given twice under one path: no name template separates it from itself. (Two paths to one
+            // file — a hard link, a link — are two inputs whose names clash, said below.)
+            if first == second || (lexicalPath(first) == lexicalPath(second) && inputIdentity(first) == inputIdentity(second)) {
                 return "\(displayPath(first)) is given twice (as \(displayPath(second)) too); "
                     + "list each input once"
             }

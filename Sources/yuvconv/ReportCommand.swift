@@ -69,13 +69,7 @@ func repeatedInput(_ inputs: BatchInputs) throws(BatchPlanError) -> (String, Str
     let here = currentFolder().split(separator: "/")   // once, not a getcwd an input
     func key(_ input: String) -> [UInt8]? {
         guard let id = inputIdentity(input) else { return nil }
-        // The path as written, made absolute and without `.`, `..` or doubled slashes (links not followed:
-        // a link is another name, as a hard link is).
-        var parts: [Substring] = input.hasPrefix("/") ? [] : here
-        for part in input.split(separator: "/") where part != "." {
-            if part == ".." { _ = parts.popLast() } else { parts.append(part) }
-        }
-        let name = PathBytes.encode("/" + parts.joined(separator: "/"))
+        let name = PathBytes.encode(lexicalPath(input, in: here))
         return withUnsafeBytes(of: id.device.bigEndian, Array.init) + withUnsafeBytes(of: id.inode.bigEndian, Array.init) + name
     }
     var r = whole.reader()
@@ -96,6 +90,16 @@ func repeatedInput(_ inputs: BatchInputs) throws(BatchPlanError) -> (String, Str
     var paths: [String] = [], again = whole.reader()
     while paths.count < 2, let item = again.next() { if key(item.input) == repeated { paths.append(item.input) } }
     return paths.count == 2 ? (paths[0], paths[1]) : nil
+}
+
+/// The path as written, made absolute (from `here`, the current folder's parts) and without `.`, `..` or doubled
+/// slashes — links not followed: a link is another name for a file, as a hard link is.
+func lexicalPath(_ input: String, in here: [Substring] = currentFolder().split(separator: "/")) -> String {
+    var parts: [Substring] = input.hasPrefix("/") ? [] : here
+    for part in input.split(separator: "/") where part != "." {
+        if part == ".." { _ = parts.popLast() } else { parts.append(part) }
+    }
+    return "/" + parts.joined(separator: "/")
 }
 
 /// Converts `input` in memory and measures it, for `report`.

@@ -129,7 +129,7 @@ struct UpdateManifest: Sendable {
     /// The failure of an output `check` would not write (it turned a conversion into a skip): why, and the rule.
     func refusal(_ item: BatchItem) -> String {
         (whyNotInFolder(item) ?? "is already there")
-            + "; --update writes only plain files of the output folder, reached by their names (--force follows links)"
+            + "; --update writes only plain files of the output folder, reached by their names"
     }
 
     /// Why `item`'s output is not (or would not be) a plain file of the output folder reached by its own name, or

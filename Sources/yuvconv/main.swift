@@ -86,6 +86,9 @@ func refuseStandardStreamHazards(written: [Int32], dataDescriptor: Int32? = nil,
     // Data named onto standard error itself (`-o /dev/stderr`, `/dev/fd/2`): every message would land in it,
     // warnings before the picture and the per-image line after. With -q every message is silenced instead
     // (`dataAwayFromMessages`), as for data on standard output that standard error shares.
+    // Closed at start, it is /dev/null now (`protectStandardDescriptors`): the picture would be lost, exit 0. Nothing
+    // can say so there; the status does, as for a closed standard output.
+    if dataDescriptor == STDERR_FILENO && standardDescriptorWasClosed(STDERR_FILENO) { return 1 }
     if dataDescriptor == STDERR_FILENO && !quiet {
         return usageFailure("the output is standard error, which carries yuvconv's messages: they would be mixed into "
                             + "the data (-q silences them all; or use -o - for standard output, or name a file)")
@@ -279,7 +282,7 @@ func dataAwayFromMessages(_ output: String) -> String {
 /// Binary data is not for a terminal: standard output or a descriptor on one, or the user's terminal named as
 /// the output (`-o /dev/tty`, or the `/dev/pts/N` a standard stream is on). Other devices are not opened to ask
 /// (opening a serial port resets the board on it): a terminal is known by its device number, the one the
-/// standard streams show, or /dev/tty.
+/// standard streams show, or /dev/tty's.
 func refuseTerminal(_ output: String) throws(UsageError) {
     func device(_ p: String) -> dev_t? {
         var st = stat()
@@ -293,7 +296,8 @@ func refuseTerminal(_ output: String) throws(UsageError) {
             var st = stat()
             return isatty(fd) != 0 && fstat(fd, &st) == 0 ? st.st_rdev : nil
         }
-        onTerminal = output == "/dev/tty" || terminals.contains(named)
+        // /dev/tty (5, 0) under any name: `//dev/tty`, a link to it, a node made for it.
+        onTerminal = named == device("/dev/tty") || terminals.contains(named)
     } else {
         onTerminal = false
     }

@@ -306,6 +306,25 @@ final class ColourManagementTests: XCTestCase {
         let plan = try decoder(sixteen).colourPlan
         XCTAssertEqual(plan.action, .broken, plan.text)
         XCTAssertTrue(plan.text.contains("has a tone curve that falls"), plan.text)
+        // A slow fall (0.8 down to 0.2 over a quarter of the range): broken at 8 bits, and at 16 bits too, where
+        // each level's step is far below one 8-bit code (it passed there, and was transformed through).
+        var slow = (0..<n).map { i -> UInt16 in
+            let x = Double(i) / Double(n - 1)
+            let y = x < 0.5 ? x * 1.6 : x < 0.75 ? 0.8 - (x - 0.5) * 2.4 : 0.2 + (x - 0.75) * 3.2
+            return UInt16((y * 65535).rounded())
+        }
+        let falling = try XCTUnwrap(cmsBuildTabulatedToneCurve16(nil, UInt32(n), &slow))
+        defer { cmsFreeToneCurve(falling) }
+        var fallingCurves: [OpaquePointer?] = [falling, falling, falling]
+        let fallingProfile = try XCTUnwrap(cmsCreateRGBProfile(&white, &primaries, &fallingCurves))
+        defer { cmsCloseProfile(fallingProfile) }
+        for (bits, pixels) in [(UInt8(8), pixels8), (16, pixels16)] {
+            let path = try profiledPNG("falling\(bits)", width: 64, height: 1, colourType: 2, pixels: pixels, profile: fallingProfile,
+                                       bitDepth: bits)
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let p = try decoder(path).colourPlan
+            XCTAssertEqual(p.action, .broken, "\(bits)-bit: \(p.text)")
+        }
     }
 
     /// A profile with matrix/TRC tags and an A2B0 LUT that means something else (tools/make-lut-profile-fixture.py):

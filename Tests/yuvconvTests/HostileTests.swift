@@ -34,16 +34,22 @@ final class HostileTests: CLITestCase {
         let quiet = try sh("\"$B\" \"$F/pngsuite/basn2c08.png\" -o /dev/stderr -q --size 3x3 2> d.bin && "
                            + "\"$B\" \"$F/pngsuite/basn2c08.png\" -o - -q > s.bin && cmp d.bin s.bin && echo same")
         XCTAssertEqual(String(decoding: quiet.stdout, as: UTF8.self), "same\n", quiet.stderr)
+        // Standard error closed at start is /dev/null: the picture would be lost with exit 0; the status says it.
+        let closed = try sh("\"$B\" \"$F/pngsuite/basn2c08.png\" -o /dev/stderr -q 2>&-; echo $?")
+        XCTAssertEqual(String(decoding: closed.stdout, as: UTF8.self), "1\n")
         // `script` (util-linux, in every Debian) gives the commands a terminal.
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { throw XCTSkip("no script(1)") }
         let t = try sh("""
-            timeout 20 script -qec 'timeout 5 "$B" - -o in.nv12; echo "stdin $?"; "$B" "$F/pngsuite/basn2c08.png" -o /dev/tty -q; echo "tty $?"' /dev/null < /dev/null
+            ln -s /dev/tty ttylink
+            timeout 20 script -qec 'timeout 5 "$B" - -o in.nv12; echo "stdin $?"; "$B" "$F/pngsuite/basn2c08.png" -o /dev/tty -q; echo "tty $?"; for t in //dev/tty ttylink; do "$B" "$F/pngsuite/basn2c08.png" -o $t -q; echo "alias $?"; done' /dev/null < /dev/null
             """)
         let out = String(decoding: t.stdout, as: UTF8.self)
         XCTAssertTrue(out.contains("standard input is a terminal"), out)
         XCTAssertTrue(out.contains("stdin 2"), out)
         XCTAssertTrue(out.contains("refusing to write binary data to a terminal"), out)
         XCTAssertTrue(out.contains("tty 2"), out)
+        // /dev/tty under another name (it was refused as the text "/dev/tty" only).
+        XCTAssertEqual(out.components(separatedBy: "alias 2").count - 1, 2, out)
         XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("in.nv12").path))
     }
 
