@@ -101,6 +101,11 @@ public final class InputSource {
         if readsStandardInput(path) && yc_standard_descriptor_was_closed(STDIN_FILENO) != 0 {
             throw .cannotOpen("standard input is closed")
         }
+        // A picture is not typed in: read from a terminal it would wait for bytes no one sends (a list naming
+        // /dev/stdin reaches here; the command line's `-` is refused before anything looks at it).
+        if readsStandardInput(path) && isatty(STDIN_FILENO) != 0 {
+            throw .cannotOpen("standard input is a terminal: pipe or redirect a picture into it")
+        }
         if path == "-" { return STDIN_FILENO }
         let fd = openWithoutWaiting(path, O_RDONLY)
         if fd < 0 {

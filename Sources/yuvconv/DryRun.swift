@@ -57,6 +57,15 @@ func dryRunBatch(_ plan: BatchPlan, options: Options, update: UpdateManifest?) -
     if convert + replace == plan.count && convert + replace > 0 && jpegs == 0, let w = options.jpegOptionsWithoutJPEG {
         printErr("yuvconv: warning: \(w)")
     }
+    // With --update what is converted is recorded in the manifest, in the output folder: a folder there that
+    // takes no files (its {dir} subfolders may) fails the real run at the end, after the work, exit 1.
+    var manifestRefused = false
+    if let update, convert + replace > 0, case let dir = outputFolder(of: update.path) ?? ".", FileStatus(path: dir) != nil,
+       withFileSystemPath(dir, { faccessat(AT_FDCWD, $0, W_OK | X_OK, AT_EACCESS) }) != 0 {
+        printErr("yuvconv: error: \(displayPath(update.path)): the manifest could not be written: cannot create a file in "
+                 + "\(displayPath(dir)): \(String(cString: strerror(errno))); what is converted would not be recorded")
+        manifestRefused = true
+    }
     let decided = convert + replace + skip + refused, signal = interruptSignal()
     // The plan's lines first where both streams go to one log (`2>&1 | tee`): standard output is buffered.
     fflush(stdout)
@@ -64,7 +73,7 @@ func dryRunBatch(_ plan: BatchPlan, options: Options, update: UpdateManifest?) -
              + (options.update ? " and up to date" : "") + "), \(refused) refused"
              + (signal != nil && decided < plan.count ? ", \(plan.count - decided) not decided (interrupted)" : ""))
     if let signal, decided < plan.count { return 128 + signal }
-    return refused > 0 ? 1 : 0
+    return refused > 0 || manifestRefused ? 1 : 0
 }
 
 /// The report file, checked as a real run checks it before any work, without creating it: nil when it may be

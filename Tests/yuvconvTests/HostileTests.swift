@@ -40,12 +40,14 @@ final class HostileTests: CLITestCase {
         // `script` (util-linux, in every Debian) gives the commands a terminal.
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { throw XCTSkip("no script(1)") }
         let t = try sh("""
-            ln -s /dev/tty ttylink
-            timeout 20 script -qec 'timeout 5 "$B" - -o in.nv12; echo "stdin $?"; "$B" "$F/pngsuite/basn2c08.png" -o /dev/tty -q; echo "tty $?"; for t in //dev/tty ttylink; do "$B" "$F/pngsuite/basn2c08.png" -o $t -q; echo "alias $?"; done' /dev/null < /dev/null
+            ln -s /dev/tty ttylink; printf '/dev/stdin\\n' > list.txt
+            timeout 20 script -qec 'timeout 5 "$B" - -o in.nv12; echo "stdin $?"; timeout 5 "$B" convert --files-from list.txt -o lo/ -q; echo "list $?"; "$B" "$F/pngsuite/basn2c08.png" -o /dev/tty -q; echo "tty $?"; for t in //dev/tty ttylink; do "$B" "$F/pngsuite/basn2c08.png" -o $t -q; echo "alias $?"; done' /dev/null < /dev/null
             """)
         let out = String(decoding: t.stdout, as: UTF8.self)
         XCTAssertTrue(out.contains("standard input is a terminal"), out)
         XCTAssertTrue(out.contains("stdin 2"), out)
+        // A list naming /dev/stdin: that input fails with the reason (it waited), exit 1.
+        XCTAssertTrue(out.contains("/dev/stdin: cannot open: standard input is a terminal") && out.contains("list 1"), out)
         XCTAssertTrue(out.contains("refusing to write binary data to a terminal"), out)
         XCTAssertTrue(out.contains("tty 2"), out)
         // /dev/tty under another name (it was refused as the text "/dev/tty" only).
@@ -671,6 +673,25 @@ final class HostileTests: CLITestCase {
         XCTAssertTrue(String(decoding: try data("real.err"), as: UTF8.self).contains("ro2/rocket.nv12: cannot create a file in ro2: Read-only file system"))
         let fileRun = there.stderr.split(separator: "\n").filter { !$0.contains("dry run") }
         XCTAssertEqual(fileRun, ["yuvconv: error: plain.png/: is not a folder (a file or device is there): no output can be made in it"], there.stderr)
+    }
+
+    /// `--update` records what it converts in the output folder's manifest: a folder that takes no files while
+    /// its {dir} subfolder does (a read-only mount with a writable one inside) let the run convert, then fail at
+    /// the end (exit 1), while its dry run said exit 0. The dry run says it now, with the same status.
+    func testUpdateDryRunSaysTheManifestCannotBeWritten() throws {
+        let r = try sh("""
+            mkdir -p X in && cp "$F/pngsuite/basn2c08.png" in/a.png || exit 9
+            mount -t tmpfs -o size=1m tmpfs X || exit 77
+            mkdir X/in && mount -o remount,ro X && mount -t tmpfs -o size=1m tmpfs X/in || { umount X; exit 77; }
+            "$B" convert in -o X/ --update --name '{dir}/{stem}.{ext}' -n; echo "dry $?"
+            "$B" convert in -o X/ --update --name '{dir}/{stem}.{ext}' -q; echo "real $?"
+            umount X/in; umount X
+            """)
+        if r.status == 77 { throw XCTSkip("cannot mount a tmpfs here (not root?)") }
+        let out = String(decoding: r.stdout, as: UTF8.self)
+        XCTAssertTrue(out.contains("dry 1\n") && out.contains("real 1\n"), out + r.stderr)
+        XCTAssertTrue(r.stderr.contains("X/.yuvconv-manifest: the manifest could not be written: cannot create a file in X: Read-only file system"),
+                      r.stderr)
     }
 
     /// An output name of up to 255 bytes works although its temporary twin would be longer.
