@@ -17,13 +17,18 @@ public struct BatchOutputFolder: Sendable, Equatable {
     public init(_ output: String?) throws(BatchPlanError) {
         guard let output, output != "-" else { throw .noOutputFolder }
         if !output.hasSuffix("/") && FileStatus(path: output)?.kind != .directory { throw .outputNotFolder(output) }
-        // `out.png/`: what the name leads to, its slashes aside (`stat` of "file/" fails, which said nothing).
+        // `out.png/`, `out.png/sub/`: what the name, or the nearest part of it that is there, leads to, slashes
+        // aside (`stat` of "file/" fails, which said nothing).
         var bare = Substring(output)
         while bare.count > 1 && bare.hasSuffix("/") { bare = bare.dropLast() }
-        if let there = FileStatus(path: String(bare)) {
-            guard there.kind == .directory else {
-                throw .file(FileError(path: output, reason: "is not a folder (a file or device is there): no output can be made in it"))
-            }
+        while !bare.isEmpty && bare != "/" && FileStatus(path: String(bare)) == nil {
+            guard let slash = bare.lastIndex(of: "/") else { bare = ""; break }
+            bare = slash == bare.startIndex ? "/" : bare[..<slash]
+        }
+        if !bare.isEmpty, let there = FileStatus(path: String(bare)), there.kind != .directory {
+            let what = bare.count == output.count || bare + "/" == output ? "" : " (\(bare) is a file or device)"
+            throw .file(FileError(path: output, reason: "is not a folder\(what.isEmpty ? " (a file or device is there)" : what): "
+                                  + "no output can be made in it"))
         }
         path = output
     }

@@ -664,15 +664,18 @@ final class HostileTests: CLITestCase {
             "$B" convert "$F/photos/rocket.jpg" "$F/pngsuite/basn2c08.png" -o ro2/ -n; echo "dry $?"
             "$B" convert "$F/photos/rocket.jpg" "$F/pngsuite/basn2c08.png" -o ro2/ -q 2> real.err; echo "real $?"; umount ro2
             : > plain.png; "$B" convert "$F/photos/rocket.jpg" "$F/pngsuite/basn2c08.png" -o plain.png/; echo "file $?"
+            "$B" convert "$F/photos/rocket.jpg" "$F/pngsuite/basn2c08.png" -o plain.png/sub/; echo "deep $?"
             """)
         if there.status == 77 { throw XCTSkip("cannot mount a tmpfs here (not root?)") }
         let out = String(decoding: there.stdout, as: UTF8.self)
         XCTAssertEqual(out.split(separator: "\n").filter { $0.hasPrefix("refuse ") && $0.hasSuffix("cannot create a file in ro2: Read-only file system") }.count,
                        2, out)
-        XCTAssertTrue(out.contains("dry 1\nreal 1\nfile 1\n"), out)
+        XCTAssertTrue(out.contains("dry 1\nreal 1\nfile 1\ndeep 1\n"), out)
         XCTAssertTrue(String(decoding: try data("real.err"), as: UTF8.self).contains("ro2/rocket.nv12: cannot create a file in ro2: Read-only file system"))
         let fileRun = there.stderr.split(separator: "\n").filter { !$0.contains("dry run") }
-        XCTAssertEqual(fileRun, ["yuvconv: error: plain.png/: is not a folder (a file or device is there): no output can be made in it"], there.stderr)
+        XCTAssertEqual(fileRun, ["yuvconv: error: plain.png/: is not a folder (a file or device is there): no output can be made in it",
+                                 "yuvconv: error: plain.png/sub/: is not a folder (plain.png is a file or device): no output can be made in it"],
+                       there.stderr)
     }
 
     /// `--update` records what it converts in the output folder's manifest: a folder that takes no files while
