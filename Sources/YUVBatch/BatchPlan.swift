@@ -19,16 +19,13 @@ public struct BatchOutputFolder: Sendable, Equatable {
         if !output.hasSuffix("/") && FileStatus(path: output)?.kind != .directory { throw .outputNotFolder(output) }
         // `out.png/`, `out.png/sub/`: what the name, or the nearest part of it that is there, leads to, slashes
         // aside (`stat` of "file/" fails, which said nothing).
-        var bare = Substring(output)
-        while bare.count > 1 && bare.hasSuffix("/") { bare = bare.dropLast() }
-        while !bare.isEmpty && bare != "/" && FileStatus(path: String(bare)) == nil {
-            guard let slash = bare.lastIndex(of: "/") else { bare = ""; break }
-            bare = slash == bare.startIndex ? "/" : bare[..<slash]
-        }
-        if !bare.isEmpty, let there = FileStatus(path: String(bare)), there.kind != .directory {
-            let what = bare.count == output.count || bare + "/" == output ? "" : " (\(bare) is a file or device)"
-            throw .file(FileError(path: output, reason: "is not a folder\(what.isEmpty ? " (a file or device is there)" : what): "
-                                  + "no output can be made in it"))
+        var named = output
+        while named.count > 1 && named.hasSuffix("/") { named.removeLast() }
+        var place = named
+        while place != "/" && place != "." && FileStatus(path: place) == nil { place = splitPath(place).folder }
+        if let there = FileStatus(path: place), there.kind != .directory {
+            let which = place == named ? "a file or device is there" : "\(displayPath(place)) is a file or device"
+            throw .file(FileError(path: output, reason: "is not a folder (\(which)): no output can be made in it"))
         }
         path = output
     }

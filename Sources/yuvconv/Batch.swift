@@ -286,7 +286,7 @@ struct BatchRun {
     /// Runs `work` for every item `next` gives (called under the lock, in turn) on `threads` threads; `work`
     /// returns nil for a file it skipped.
     func start(next: @escaping () -> BatchItem?, _ work: @escaping @Sendable (BatchItem) -> Outcome?) {
-            setGracefulInterrupt(true)
+        setGracefulInterrupt(true)
         let format = options.reportFormat ?? (options.reportOnly ? .text : nil)
         /// What every thread shares (a class: a closure in a destructured tuple crashes Swift 6.3's compiler).
         final class Shared: @unchecked Sendable {

@@ -60,10 +60,9 @@ func dryRunBatch(_ plan: BatchPlan, options: Options, update: UpdateManifest?) -
     // With --update what is converted is recorded in the manifest, in the output folder: a folder there that
     // takes no files (its {dir} subfolders may) fails the real run at the end, after the work, exit 1.
     var manifestRefused = false
-    if let update, convert + replace > 0, case let dir = outputFolder(of: update.path) ?? ".", FileStatus(path: dir) != nil,
-       withFileSystemPath(dir, { faccessat(AT_FDCWD, $0, W_OK | X_OK, AT_EACCESS) }) != 0 {
-        printErr("yuvconv: error: \(displayPath(update.path)): the manifest could not be written: cannot create a file in "
-                 + "\(displayPath(dir)): \(String(cString: strerror(errno))); what is converted would not be recorded")
+    if let update, convert + replace > 0, let why = folderProblem(splitPath(update.path).folder) {
+        printErr("yuvconv: error: \(displayPath(update.path)): the manifest could not be written: \(why); what is "
+                 + "converted would not be recorded")
         manifestRefused = true
     }
     let decided = convert + replace + skip + refused, signal = interruptSignal()
@@ -173,7 +172,7 @@ func folderProblem(_ path: String) -> String? {
     if FileStatus(path: current)?.kind != .directory { return "\(displayPath(current)) is not a folder" }
     // As the effective user with its capabilities (AT_EACCESS), as the run will make them.
     if withFileSystemPath(current, { faccessat(AT_FDCWD, $0, W_OK | X_OK, AT_EACCESS) }) != 0 {
-        let why = String(cString: strerror(errno))
+        let why = systemMessage()
         if let missing { return "cannot make the folder \(displayPath(missing)): " + why }
         // There already, and it takes no files (read-only, no permission): the run fails each output so.
         return "cannot create a file in \(displayPath(current)): " + why

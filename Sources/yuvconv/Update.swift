@@ -135,16 +135,15 @@ struct UpdateManifest: Sendable {
     /// Why `item`'s output is not (or would not be) a plain file of the output folder reached by its own name, or
     /// nil when it is — nothing there yet counts when the place its name leads to is in the folder.
     func whyNotInFolder(_ item: BatchItem) -> String? {
-        // The output folder itself moved or replaced mid-run (a link put at its path) is said as such, not as
-        // this output's link.
-        if BatchPlan.resolved(folderPath) != folderPlace { return "is in an output folder that was moved or replaced" }
         let st = FileStatus(path: item.output, follow: false)
-        if st?.kind == .symlink { return "is a symbolic link" }
-        if let st, st.kind != .regular { return "is not a plain file" }
-        if BatchPlan.resolved(item.output) != folderPlace + (folderPlace.hasSuffix("/") ? "" : "/") + item.name {
-            return "is reached through a symbolic link below the output folder"
-        }
-        return nil
+        let why = st?.kind == .symlink ? "is a symbolic link"
+            : st.map { $0.kind != .regular } == true ? "is not a plain file"
+            : BatchPlan.resolved(item.output) != folderPlace + (folderPlace.hasSuffix("/") ? "" : "/") + item.name
+                ? "is reached through a symbolic link below the output folder" : nil
+        // The output folder itself moved or replaced mid-run (a link put at its path) is said as such, not as
+        // this output's link (looked at only for an output refused: not a second resolution for every file).
+        if why != nil && BatchPlan.resolved(folderPath) != folderPlace { return "is in an output folder that was moved or replaced" }
+        return why
     }
 
     /// The outcome of an output kept as up to date: its report line from the manifest's figures.
