@@ -56,7 +56,6 @@ struct yc_decoder {
     size_t exif_length;
     int xmp_orientation; // tiff:Orientation from the first XMP packet (JPEG APP1, PNG iTXt), 1 when absent
     int png_late_xmp;    // an XMP iTXt after the image data held an orientation that would have been used (a warning)
-    int png_iccp_warned; // libpng warned of an iCCP chunk (a profile it rejected is then absent: broken, not none)
     int png_xmp_seen;    // an XMP iTXt was read (or ignored): the first one is the only one, before or after the data
     // A PNG's first eXIf chunk, read through the unknown-chunk callback (bounded by png_set_chunk_malloc_max:
     // libpng's own eXIf handler allocates whatever the chunk holds): its orientation tag and Adobe RGB hint.

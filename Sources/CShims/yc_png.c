@@ -31,10 +31,7 @@ static void png_warning_fn(png_structp png, png_const_charp msg) {
     // profile is a broken one whatever the order (`png_colour`).
     yc_decoder *from = png_get_error_ptr(png);
     if (strncmp(msg, "iCCP", 4) == 0) {
-        if (!from->png_iccp_warned) {
-            from->png_iccp_warned = 1;
-            snprintf(from->colour.icc_rejected, sizeof from->colour.icc_rejected, "%s", msg);
-        }
+        if (!from->colour.icc_rejected[0]) snprintf(from->colour.icc_rejected, sizeof from->colour.icc_rejected, "%s", msg);
         // With colour management the plan's warning quotes it ("the PNG's ICC profile was rejected (…)"):
         // said once, not twice; without it the profile is not used, and its flaws are nobody's concern.
         return;
@@ -180,7 +177,7 @@ static void png_colour(yc_decoder *dec) {
     if (png_get_iCCP(dec->png, dec->png_info, &name, &compression, &profile, &length) && profile && length > 0) {
         c->icc = profile;          // owned by png_info, alive until yc_close
         c->icc_length = length;
-    } else if (dec->png_iccp_warned) {
+    } else if (dec->colour.icc_rejected[0]) {
         c->icc_broken = 2;         // an iCCP was there and libpng rejected it (its warning says why)
     }
     double v[8];

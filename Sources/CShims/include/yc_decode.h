@@ -56,7 +56,8 @@ typedef struct {
     const uint8_t *icc;
     size_t icc_length;
     int icc_broken;          // 1: ICC segments that do not make a whole profile (missing, repeated, bad counts);
-                             // 2: a PNG iCCP that libpng rejected, `icc_rejected` its words
+                             // 2: a PNG iCCP that libpng rejected; `icc_rejected` holds libpng's first words
+                             // on the chunk (empty: none)
     char icc_rejected[96];
     int srgb;                // PNG sRGB chunk present
     int has_cicp;            // PNG cICP: colour primaries, transfer, matrix, full range (H.273 code points)
