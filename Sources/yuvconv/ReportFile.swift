@@ -88,3 +88,28 @@ final class ReportWriter {
         return failure
     }
 }
+
+/// Writes a report to its file (atomically), or to standard output — standard error when the converted
+/// data is on standard output. A report that cannot be written (standard output closed, a full disk,
+/// `/dev/full`) is an error, never silently lost.
+func emitReport(_ text: String, to sink: AtomicOutput?, dataOnStdout: Bool) throws(FileError) {
+    if let sink {
+        do {
+            try sink.write(Array((text + "\n").utf8))
+            try sink.commit()
+        } catch {
+            sink.abort()
+            throw FileError(path: sink.path, error)
+        }
+    } else if dataOnStdout {
+        fputs(text + "\n", stderr)
+    } else {
+        if standardDescriptorWasClosed(STDOUT_FILENO) {
+            throw FileError(path: "<stdout>", reason: "cannot write the report: standard output is closed")
+        }
+        clearerr(stdout)
+        if fputs(text + "\n", stdout) < 0 || fflush(stdout) != 0 || ferror(stdout) != 0 {
+            throw FileError(path: "<stdout>", reason: "cannot write the report: \(String(cString: strerror(errno)))")
+        }
+    }
+}

@@ -1,0 +1,105 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import YUVBatch
+import YUVCore
+import YUVIO
+import YUVReport
+
+// One file converted to one output: what a single conversion and each item of a batch do.
+
+/// What converting one file came to.
+struct Outcome {
+    var record: ImageRecord
+    var failure: FileError?
+    /// Kept as up to date by `--update` (its record from the manifest), not converted.
+    var skipped = false
+    /// With `--update`: the manifest's new entry for the output named, or nil to drop it (a failed conversion).
+    var manifestChange: (name: String, entry: ManifestEntry?)?
+    /// A signal came before it started (while `--update` hashed its input or output): counted as not started,
+    /// nothing recorded, its manifest entry as it was.
+    var notStarted = false
+
+    static func notStarted(_ input: String) -> Outcome {
+        var o = Outcome(record: ImageRecord(file: displayPath(input), error: nil, report: nil, quality: nil, alignment: 1,
+                                            peakRSS: 0), failure: nil)
+        o.notStarted = true
+        return o
+    }
+
+    /// A file that failed: its record says why.
+    static func failed(_ input: String, _ error: FileError, alignment: Int) -> Outcome {
+        // A failure of the output (a folder at its name, a full disk) names it: the line is the input's.
+        let why = error.path == input ? error.cliReason : error.cli
+        return Outcome(record: ImageRecord(file: displayPath(input), error: why, report: nil, quality: nil,
+                                    alignment: alignment, peakRSS: 0), failure: error)
+    }
+}
+
+/// Converts `input` to `output` (atomically), prints its line unless quiet, and measures it when a report
+/// wants it. Never throws: a failure is part of the outcome. Files in `protected` (every input of the run)
+/// are never written. The output is hashed as it is written for a report and for `--update`'s manifest
+/// only: SHA-256 costs about as much again as the conversion.
+func convertOne(input: String, output: String, format: OutputFormat, options: Options, protected: any FileIdentitySet,
+                keepForReport: Bool) -> Outcome {
+    let name = displayPath(input)
+    let decodeOptions = options.decodeOptions
+    func failed(_ e: FileError) -> Outcome { .failed(input, e, alignment: options.reportAlignment) }
+    // Check the output first, so a refused overwrite costs no decoding.
+    let sink: AtomicOutput
+    do {
+        sink = try AtomicOutput(path: output, force: options.force, inputs: [input], protected: protected,
+                                hashing: keepForReport || options.update)
+    } catch {
+        return failed(FileError(output: output, error))
+    }
+    // A JPEG is JFIF: its planes are BT.601 full range whatever was asked.
+    let spec = format == .jpeg ? ConversionSpec(matrix: .bt601, range: .full) : options.spec
+    // PSNR and SSIM only with --metrics: measured as the bands stream (no second decode, no whole picture).
+    let measure = keepForReport && options.metrics
+    let memory = format == .jpeg ? MemorySink(fitting: .jpeg) : nil
+    let report: ConversionReport
+    do throws(FileError) {
+        let out: BandSink?
+        switch format {
+        case .jpeg: out = nil
+        case .png: out = PNGSink(output: sink, spec: spec, primaries: decodeOptions.target(for: spec))
+        case .y4m: out = OutputSink(output: sink, container: .y4m(spec.range, options.siting ?? .center))
+        case .raw: out = OutputSink(output: sink, container: .raw)
+        }
+        let into: BandSink = out.map { o in memory.map { TeeSink(o, $0) } ?? o } ?? memory!
+        report = try convert(path: input, spec: spec, layout: options.layout(for: format), into: into, options: decodeOptions,
+                             alignment: format.isRaw ? options.fileAlignment : 1,
+                             heightAlignment: format.isRaw ? options.heightAlignment : 1, metrics: measure,
+                             siting: format == .jpeg || format == .png ? .center : options.siting ?? .center,
+                             outputName: output)
+        if format == .jpeg {
+            do throws(WriteError) {
+                try sink.write(try encodeJPEG(memory!.image!, quality: options.quality, primaries: decodeOptions.target(for: spec)))
+            } catch {
+                throw FileError(input: input, writing: output, error)
+            }
+        }
+    } catch {
+        sink.abort()
+        return failed(error)
+    }
+    do {
+        try sink.commit()
+    } catch {
+        sink.abort()
+        return failed(FileError(input: input, writing: output, error))
+    }
+    // Read after the last allocation of this conversion (the JPEG encoder's included).
+    let peak = peakResidentBytes()
+    warnAboutDecoding(name: name, report: report)
+    let line = { summaryLine(name: name, report: report, processPeak: !options.inBatch) }
+    if !options.quiet && !options.batchQuietLines { printErr(line()) }
+    if !options.quiet && options.batchQuietLines && options.verbose { printAboveProgress(line()) }
+    var record = options.record(file: name, report: report, quality: report.quality, peakRSS: peak, format: format)
+    record.output = sink.digest
+    record.outputPath = sink.isStandardOutput ? "-" : displayPath(output)
+    return Outcome(record: record, failure: nil)
+}

@@ -1,0 +1,130 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import YUVBatch
+import YUVIO
+
+// What the standard streams may carry, checked by every command before any work: no data or report over an
+// input, a disk or a file's bytes; no data where the messages go (or, with -q, the messages silenced); no
+// binary on a terminal, none read from one.
+
+/// A file this run replaces (through a temporary file renamed over it) that standard output or error is open
+/// on: what was written there would go to the replaced file and be lost (`-o x.nv12 --force 2>x.nv12`).
+/// The usage error's text, or nil.
+func replacedStandardStream(_ paths: [String]) -> String? {
+    let streams = [(outputKey("-"), "standard output"), (outputKey("/dev/stderr"), "standard error")].filter { $0.0.hasPrefix("id:") }
+    for p in paths where AtomicOutput.standardDescriptor(p) == nil {
+        let key = outputKey(p)
+        if let (_, name) = streams.first(where: { $0.0 == key }) {
+            return "\(displayOutputPath(p)) is the file \(name) is open on: what is written there would be lost"
+        }
+    }
+    return nil
+}
+
+/// Points standard error at /dev/null: when nothing may be written there (it is an input, or a disk, or the
+/// data's own file), the exit status alone speaks.
+func silenceStandardError() {
+    let null = open("/dev/null", O_WRONLY)
+    if null >= 0 { dup2(null, STDERR_FILENO); close(null) }
+}
+
+/// Every entry point's check of the standard streams before any work, beside `refuseInputsAsStandardStreams`:
+/// what the run writes to a standard stream (`written`: standard output for data or a report, standard error
+/// for a report beside data on standard output) may not go over a disk or over a file's bytes from its
+/// position on (`AtomicOutput.overwrites`) without `force`; data on a descriptor (`dataDescriptor`) may not
+/// share its file or pipe with standard error (`> f 2>&1`: messages inside the picture) — with `quiet` standard
+/// error is then silenced, so only the data and the exit status go out; and no file the run replaces
+/// (`replaced`: outputs by name, the report file, the manifest) may be one a standard stream is open on.
+/// Prints the usage error and gives its status, or nil.
+func refuseStandardStreamHazards(written: [Int32], dataDescriptor: Int32? = nil, force: Bool, quiet: Bool = false,
+                                 replaced: [String]) -> Int32? {
+    // Data named onto standard error itself (`-o /dev/stderr`, `/dev/fd/2`): every message would land in it,
+    // warnings before the picture and the per-image line after. With -q every message is silenced instead
+    // (`dataAwayFromMessages`), as for data on standard output that standard error shares.
+    // Closed at start, it is /dev/null now (`protectStandardDescriptors`): the picture would be lost, exit 0. Nothing
+    // can say so there; the status does, as for a closed standard output.
+    if dataDescriptor == STDERR_FILENO && standardDescriptorWasClosed(STDERR_FILENO) { return 1 }
+    if dataDescriptor == STDERR_FILENO && !quiet {
+        return usageFailure("the output is standard error, which carries yuvconv's messages: they would be mixed into "
+                            + "the data (-q silences them all; or use -o - for standard output, or name a file)")
+    }
+    for fd in Set(written) where !force {
+        guard let over = AtomicOutput.overwrites(descriptor: fd) else { continue }
+        // Standard error itself cannot carry the message: silenced, the exit status (2) says it.
+        if fd == STDERR_FILENO {
+            silenceStandardError()
+            return 2
+        }
+        let name = fd == STDOUT_FILENO ? "standard output" : "descriptor \(fd)"
+        return usageFailure(over == .blockDevice ? "\(name) is a block device (a disk or partition); use --force to write over it"
+                            : "\(name) is open on a file with data where writing would start; use --force to write over it")
+    }
+    if let fd = dataDescriptor, fd != STDERR_FILENO, let out = FileStatus(descriptor: fd),
+       let err = FileStatus(descriptor: STDERR_FILENO), out.kind != .characterDevice, out.identity == err.identity {
+        if !quiet {
+            return usageFailure("standard error is the file or pipe the data goes to: messages would be mixed into it "
+                                + "(send 2> elsewhere, or -q)")
+        }
+        silenceStandardError()
+    }
+    if let message = replacedStandardStream(replaced) { return usageFailure(message) }
+    return nil
+}
+
+/// Standard output or standard error that is one of the inputs (`1<>in.png`, `2>>in.png`): what yuvconv writes
+/// there — converted data, a report, its lines and messages — would overwrite or extend that input. The one
+/// place that refuses it, before any work, for every command. A message about standard error cannot go to
+/// standard error either, so it is pointed at /dev/null and the exit status (1) alone says it.
+func refuseInputsAsStandardStreams(_ protected: any FileIdentitySet) -> Int32? {
+    for fd in [STDERR_FILENO, STDOUT_FILENO] {
+        guard AtomicOutput.isOpen(onInput: fd, { protected.contains($0) }) else { continue }
+        if fd == STDERR_FILENO {
+            silenceStandardError()
+            return 1
+        }
+        printErr("yuvconv: error: standard output is an input file; refusing to overwrite an input")
+        return 1
+    }
+    return nil
+}
+
+/// `-o /dev/stderr -q`: the data goes to standard error's file through a descriptor of its own, and standard
+/// error is silenced (every message, warnings and errors too), so that only the data and the exit status go
+/// out. Any other output is returned as it is.
+func dataAwayFromMessages(_ output: String) -> String {
+    guard AtomicOutput.standardDescriptor(output) == STDERR_FILENO else { return output }
+    let fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3)
+    guard fd >= 0 else { return output }
+    silenceStandardError()
+    return "/dev/fd/\(fd)"
+}
+
+/// Binary data is not for a terminal: standard output or a descriptor on one, or the user's terminal named as
+/// the output (`-o /dev/tty`, or the `/dev/pts/N` a standard stream is on). Other devices are not opened to ask
+/// (opening a serial port resets the board on it): a terminal is known by its device number, the one the
+/// standard streams show, or /dev/tty's.
+func refuseTerminal(_ output: String) throws(UsageError) {
+    func device(_ p: String) -> dev_t? {
+        var st = stat()
+        return withFileSystemPath(p, { stat($0, &st) }) == 0 && (st.st_mode & S_IFMT) == S_IFCHR ? st.st_rdev : nil
+    }
+    let onTerminal: Bool
+    if let fd = AtomicOutput.standardDescriptor(output) {
+        onTerminal = isatty(fd) != 0
+    } else if let named = device(output) {
+        let terminals = [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO].compactMap { fd -> dev_t? in
+            var st = stat()
+            return isatty(fd) != 0 && fstat(fd, &st) == 0 ? st.st_rdev : nil
+        }
+        // /dev/tty (5, 0) under any name: `//dev/tty`, a link to it, a node made for it.
+        onTerminal = named == device("/dev/tty") || terminals.contains(named)
+    } else {
+        onTerminal = false
+    }
+    if onTerminal {
+        throw UsageError(message: "refusing to write binary data to a terminal; redirect it or name a file")
+    }
+}
