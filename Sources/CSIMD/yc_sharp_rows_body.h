@@ -137,58 +137,63 @@ static YC_BODY_TARGET void S_(box)(const int16_t *a, const int16_t *s, int16_t *
     cr[cw] = cr[cw - 1];
 }
 
-/// 32 bytes 2·`step` apart (a pixel pair) from `c` on, picked out of 128 or 192 loaded bytes, as 1/64 code values.
-#define YC_SHARP_PICK(v, list) (__builtin_convertvector(__builtin_shufflevector(v, v##x, list), yc_v_i16) << 6)
-/// The six planes of 32 pixel pairs from `v` (and `vx`), with the index lists of `step`: R, G, B of the even
-/// pixels (lists 0–2), then of the odd ones (3–5).
-#define YC_SHARP_PICK_PLANES(v, step)                                                                          \
-    do {                                                                                                       \
-        S_(st)(rE + i, YC_SHARP_PICK(v, YC_SHARP_IDX##step##_0));                                             \
-        S_(st)(gE + i, YC_SHARP_PICK(v, YC_SHARP_IDX##step##_1));                                             \
-        S_(st)(bE + i, YC_SHARP_PICK(v, YC_SHARP_IDX##step##_2));                                             \
-        S_(st)(rO + i, YC_SHARP_PICK(v, YC_SHARP_IDX##step##_3));                                             \
-        S_(st)(gO + i, YC_SHARP_PICK(v, YC_SHARP_IDX##step##_4));                                             \
-        S_(st)(bO + i, YC_SHARP_PICK(v, YC_SHARP_IDX##step##_5));                                             \
-    } while (0)
-#define YC_SHARP_IDX128 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 73, 74, 75, 76, 77, 78, 79, 80, 81, 82, 83, 84, 85, 86, 87, 88, 89, 90, 91, 92, 93, 94, 95, 96, 97, 98, 99, 100, 101, 102, 103, 104, 105, 106, 107, 108, 109, 110, 111, 112, 113, 114, 115, 116, 117, 118, 119, 120, 121, 122, 123, 124, 125, 126, 127
-// YC_SHARP_IDX<step>_<plane>: each pair's byte of that plane (R, G, B of the even pixel, then of the odd one,
-// which starts `step` bytes in), 32 pairs.
-#define YC_SHARP_IDX3_0 0, 6, 12, 18, 24, 30, 36, 42, 48, 54, 60, 66, 72, 78, 84, 90, 96, 102, 108, 114, 120, 126, 132, 138, 144, 150, 156, 162, 168, 174, 180, 186
-#define YC_SHARP_IDX3_1 1, 7, 13, 19, 25, 31, 37, 43, 49, 55, 61, 67, 73, 79, 85, 91, 97, 103, 109, 115, 121, 127, 133, 139, 145, 151, 157, 163, 169, 175, 181, 187
-#define YC_SHARP_IDX3_2 2, 8, 14, 20, 26, 32, 38, 44, 50, 56, 62, 68, 74, 80, 86, 92, 98, 104, 110, 116, 122, 128, 134, 140, 146, 152, 158, 164, 170, 176, 182, 188
-#define YC_SHARP_IDX3_3 3, 9, 15, 21, 27, 33, 39, 45, 51, 57, 63, 69, 75, 81, 87, 93, 99, 105, 111, 117, 123, 129, 135, 141, 147, 153, 159, 165, 171, 177, 183, 189
-#define YC_SHARP_IDX3_4 4, 10, 16, 22, 28, 34, 40, 46, 52, 58, 64, 70, 76, 82, 88, 94, 100, 106, 112, 118, 124, 130, 136, 142, 148, 154, 160, 166, 172, 178, 184, 190
-#define YC_SHARP_IDX3_5 5, 11, 17, 23, 29, 35, 41, 47, 53, 59, 65, 71, 77, 83, 89, 95, 101, 107, 113, 119, 125, 131, 137, 143, 149, 155, 161, 167, 173, 179, 185, 191
-#define YC_SHARP_IDX4_0 0, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96, 104, 112, 120, 128, 136, 144, 152, 160, 168, 176, 184, 192, 200, 208, 216, 224, 232, 240, 248
-#define YC_SHARP_IDX4_1 1, 9, 17, 25, 33, 41, 49, 57, 65, 73, 81, 89, 97, 105, 113, 121, 129, 137, 145, 153, 161, 169, 177, 185, 193, 201, 209, 217, 225, 233, 241, 249
-#define YC_SHARP_IDX4_2 2, 10, 18, 26, 34, 42, 50, 58, 66, 74, 82, 90, 98, 106, 114, 122, 130, 138, 146, 154, 162, 170, 178, 186, 194, 202, 210, 218, 226, 234, 242, 250
-#define YC_SHARP_IDX4_3 4, 12, 20, 28, 36, 44, 52, 60, 68, 76, 84, 92, 100, 108, 116, 124, 132, 140, 148, 156, 164, 172, 180, 188, 196, 204, 212, 220, 228, 236, 244, 252
-#define YC_SHARP_IDX4_4 5, 13, 21, 29, 37, 45, 53, 61, 69, 77, 85, 93, 101, 109, 117, 125, 133, 141, 149, 157, 165, 173, 181, 189, 197, 205, 213, 221, 229, 237, 245, 253
-#define YC_SHARP_IDX4_5 6, 14, 22, 30, 38, 46, 54, 62, 70, 78, 86, 94, 102, 110, 118, 126, 134, 142, 150, 158, 166, 174, 182, 190, 198, 206, 214, 222, 230, 238, 246, 254
+// Bytes to planes in 16-bit lanes: a lane holds two bytes of the row, and whole-lane shuffles of two vectors
+// (one `vpermt2w` on AVX-512BW) gather the lanes of one kind; the low byte is then (v & 255) << 6 and the high
+// one (v >> 8) << 6, as 1/64 code values.
+#define YC_SHARP_LO(v) (((v) & 255) << 6)
+#define YC_SHARP_HI(v) (((v) >> 2) & (255 << 6))
+// RGBA: a pair is four lanes — RG and BA of the even pixel, then of the odd one. Lanes 4p (RG, even pixel) then
+// 4p + 2 (RG, odd) of 16 pairs; the same for BA; then the low or high halves of two such vectors.
+#define YC_SHARP_RGBA_RG 0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60, 2, 6, 10, 14, 18, 22, 26, 30, 34, 38, 42, 46, 50, 54, 58, 62
+#define YC_SHARP_RGBA_BA 1, 5, 9, 13, 17, 21, 25, 29, 33, 37, 41, 45, 49, 53, 57, 61, 3, 7, 11, 15, 19, 23, 27, 31, 35, 39, 43, 47, 51, 55, 59, 63
+#define YC_SHARP_LOW_HALVES 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47
+#define YC_SHARP_HIGH_HALVES 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63
+// RGB: a pair is three lanes — (R, G) even, (B even, R odd), (G, B) odd. Lane 3p + k of 32 pairs (96 lanes in
+// three vectors): A<k> takes those of the first two vectors, B<k> keeps them and adds those of the third.
+#define YC_SHARP_RGB_A0 0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30, 33, 36, 39, 42, 45, 48, 51, 54, 57, 60, 63, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1
+#define YC_SHARP_RGB_B0 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 34, 37, 40, 43, 46, 49, 52, 55, 58, 61
+#define YC_SHARP_RGB_A1 1, 4, 7, 10, 13, 16, 19, 22, 25, 28, 31, 34, 37, 40, 43, 46, 49, 52, 55, 58, 61, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1
+#define YC_SHARP_RGB_B1 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 32, 35, 38, 41, 44, 47, 50, 53, 56, 59, 62
+#define YC_SHARP_RGB_A2 2, 5, 8, 11, 14, 17, 20, 23, 26, 29, 32, 35, 38, 41, 44, 47, 50, 53, 56, 59, 62, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1
+#define YC_SHARP_RGB_B2 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 33, 36, 39, 42, 45, 48, 51, 54, 57, 60, 63
 
 static YC_BODY_TARGET void S_(import8)(const uint8_t *src, long step, long width, int16_t *dst, long stride) {
-    typedef uint8_t u8x64 __attribute__((vector_size(64)));
-    typedef uint8_t u8x128 __attribute__((vector_size(128)));
     const long pairs = width / 2;
     int16_t *rE = dst, *rO = dst + stride, *gE = dst + 2 * stride, *gO = dst + 3 * stride, *bE = dst + 4 * stride,
             *bO = dst + 5 * stride;
     long i = 0;
     if (step == 4) {
         for (; i + 32 <= pairs; i += 32) {
-            u8x128 v, vx;
-            __builtin_memcpy(&v, src + 8 * i, 128);
-            __builtin_memcpy(&vx, src + 8 * i + 128, 128);
-            YC_SHARP_PICK_PLANES(v, 4);
+            const int16_t *p = (const int16_t *)(const void *)(src + 8 * i);
+            const yc_v_i16 v0 = S_(ld)(p), v1 = S_(ld)(p + 32), v2 = S_(ld)(p + 64), v3 = S_(ld)(p + 96);
+            const yc_v_i16 rg01 = __builtin_shufflevector(v0, v1, YC_SHARP_RGBA_RG);
+            const yc_v_i16 rg23 = __builtin_shufflevector(v2, v3, YC_SHARP_RGBA_RG);
+            const yc_v_i16 ba01 = __builtin_shufflevector(v0, v1, YC_SHARP_RGBA_BA);
+            const yc_v_i16 ba23 = __builtin_shufflevector(v2, v3, YC_SHARP_RGBA_BA);
+            const yc_v_i16 rgE = __builtin_shufflevector(rg01, rg23, YC_SHARP_LOW_HALVES);
+            const yc_v_i16 rgO = __builtin_shufflevector(rg01, rg23, YC_SHARP_HIGH_HALVES);
+            const yc_v_i16 baE = __builtin_shufflevector(ba01, ba23, YC_SHARP_LOW_HALVES);
+            const yc_v_i16 baO = __builtin_shufflevector(ba01, ba23, YC_SHARP_HIGH_HALVES);
+            S_(st)(rE + i, YC_SHARP_LO(rgE));
+            S_(st)(gE + i, YC_SHARP_HI(rgE));
+            S_(st)(bE + i, YC_SHARP_LO(baE));
+            S_(st)(rO + i, YC_SHARP_LO(rgO));
+            S_(st)(gO + i, YC_SHARP_HI(rgO));
+            S_(st)(bO + i, YC_SHARP_LO(baO));
         }
     } else {
         for (; i + 32 <= pairs; i += 32) {
-            u8x64 a, b, c;
-            __builtin_memcpy(&a, src + 6 * i, 64);
-            __builtin_memcpy(&b, src + 6 * i + 64, 64);
-            __builtin_memcpy(&c, src + 6 * i + 128, 64);
-            const u8x128 v = __builtin_shufflevector(a, b, YC_SHARP_IDX128);
-            const u8x128 vx = __builtin_shufflevector(c, c, YC_SHARP_IDX128);
-            YC_SHARP_PICK_PLANES(v, 3);
+            const int16_t *p = (const int16_t *)(const void *)(src + 6 * i);
+            const yc_v_i16 v0 = S_(ld)(p), v1 = S_(ld)(p + 32), v2 = S_(ld)(p + 64);
+            const yc_v_i16 a = __builtin_shufflevector(__builtin_shufflevector(v0, v1, YC_SHARP_RGB_A0), v2, YC_SHARP_RGB_B0);
+            const yc_v_i16 b = __builtin_shufflevector(__builtin_shufflevector(v0, v1, YC_SHARP_RGB_A1), v2, YC_SHARP_RGB_B1);
+            const yc_v_i16 c = __builtin_shufflevector(__builtin_shufflevector(v0, v1, YC_SHARP_RGB_A2), v2, YC_SHARP_RGB_B2);
+            S_(st)(rE + i, YC_SHARP_LO(a));
+            S_(st)(gE + i, YC_SHARP_HI(a));
+            S_(st)(bE + i, YC_SHARP_LO(b));
+            S_(st)(rO + i, YC_SHARP_HI(b));
+            S_(st)(gO + i, YC_SHARP_LO(c));
+            S_(st)(bO + i, YC_SHARP_HI(c));
         }
     }
     for (; i < pairs; i++) {
@@ -204,16 +209,41 @@ static YC_BODY_TARGET void S_(import8)(const uint8_t *src, long step, long width
     }
 }
 
+typedef uint32_t S_(u32x32) __attribute__((vector_size(128)));
+typedef uint8_t S_(u8x32) __attribute__((vector_size(32)));
+
+/// Luma in 1/64 (0 … 16320) as limited-range codes: ⌊(x·219 + 16·16320 + 8160) / 16320⌋, the numerator below
+/// 2^22 (a division by a constant: the compiler's exact multiply-high sequence).
+YC_INLINE YC_BODY_TARGET yc_v_i16 S_(limited_luma)(yc_v_i16 x) {
+    const S_(u32x32) n = __builtin_convertvector(x, S_(u32x32)) * 219u + (16u * 16320u + 8160u);
+    return __builtin_convertvector(n / 16320u, yc_v_i16);
+}
+
+/// Chroma in 1/64 (−8192 … 8128) as limited-range codes: ⌊(c·224 + 128·16320 + 8160) / 16320⌋, the numerator
+/// positive and below 2^22.
+YC_INLINE YC_BODY_TARGET yc_v_i16 S_(limited_chroma)(yc_v_i16 c) {
+    const yc_v_i32x32 n = __builtin_convertvector(c, yc_v_i32x32) * 224 + (128 * 16320 + 8160);
+    return __builtin_convertvector((S_(u32x32))n / 16320u, yc_v_i16);
+}
+
 static YC_BODY_TARGET void S_(write_luma)(const int16_t *e, const int16_t *o, uint8_t *dst, long width, int full) {
     const long pairs = width / 2;
+    long i = 0;
+    // 32 pairs a step, each an even and an odd code in one 16-bit lane (the even one first in memory).
+    for (; i + 32 <= pairs; i += 32) {
+        const yc_v_i16 ve = S_(ld)(e + i), vo = S_(ld)(o + i);
+        const yc_v_i16 ce = full ? (ve + 32) >> 6 : S_(limited_luma)(ve);
+        const yc_v_i16 co = full ? (vo + 32) >> 6 : S_(limited_luma)(vo);
+        S_(st)((int16_t *)(void *)(dst + 2 * i), ce | co << 8);
+    }
     if (full) {
-        for (long i = 0; i < pairs; i++) {
+        for (; i < pairs; i++) {
             dst[2 * i] = (uint8_t)(((uint32_t)e[i] + 32) >> 6);
             dst[2 * i + 1] = (uint8_t)(((uint32_t)o[i] + 32) >> 6);
         }
         if (width & 1) dst[width - 1] = (uint8_t)(((uint32_t)e[pairs] + 32) >> 6);
     } else {
-        for (long i = 0; i < pairs; i++) {
+        for (; i < pairs; i++) {
             dst[2 * i] = (uint8_t)(((uint32_t)e[i] * 219 + 16 * 16320 + 8160) / 16320);
             dst[2 * i + 1] = (uint8_t)(((uint32_t)o[i] * 219 + 16 * 16320 + 8160) / 16320);
         }
@@ -223,13 +253,29 @@ static YC_BODY_TARGET void S_(write_luma)(const int16_t *e, const int16_t *o, ui
 
 static YC_BODY_TARGET void S_(write_chroma)(const int16_t *cb, const int16_t *cr, uint8_t *u, uint8_t *v, long step,
                                             long cw, int full) {
+    long i = 0;
+    for (; i + 32 <= cw; i += 32) {
+        const yc_v_i16 b = S_(ld)(cb + i), r = S_(ld)(cr + i);
+        const yc_v_i16 cu = full ? (b + (8192 + 32)) >> 6 : S_(limited_chroma)(b);
+        const yc_v_i16 cv = full ? (r + (8192 + 32)) >> 6 : S_(limited_chroma)(r);
+        if (step == 2) {                // interleaved: one lane a sample pair, the first in memory low
+            if (u < v)
+                S_(st)((int16_t *)(void *)(u + 2 * i), cu | cv << 8);
+            else
+                S_(st)((int16_t *)(void *)(v + 2 * i), cv | cu << 8);
+        } else {
+            const S_(u8x32) bu = __builtin_convertvector(cu, S_(u8x32)), bv = __builtin_convertvector(cv, S_(u8x32));
+            __builtin_memcpy(u + i, &bu, 32);
+            __builtin_memcpy(v + i, &bv, 32);
+        }
+    }
     if (full) {
-        for (long i = 0; i < cw; i++) {
+        for (; i < cw; i++) {
             u[step * i] = (uint8_t)((uint32_t)(cb[i] + 8192 + 32) >> 6);
             v[step * i] = (uint8_t)((uint32_t)(cr[i] + 8192 + 32) >> 6);
         }
     } else {
-        for (long i = 0; i < cw; i++) {
+        for (; i < cw; i++) {
             u[step * i] = (uint8_t)((uint32_t)(cb[i] * 224 + 128 * 16320 + 8160) / 16320);
             v[step * i] = (uint8_t)((uint32_t)(cr[i] * 224 + 128 * 16320 + 8160) / 16320);
         }
@@ -237,21 +283,18 @@ static YC_BODY_TARGET void S_(write_chroma)(const int16_t *cb, const int16_t *cr
 }
 
 #undef YC_SHARP_PIXEL
-#undef YC_SHARP_PICK
-#undef YC_SHARP_PICK_PLANES
-#undef YC_SHARP_IDX3_0
-#undef YC_SHARP_IDX3_1
-#undef YC_SHARP_IDX3_2
-#undef YC_SHARP_IDX3_3
-#undef YC_SHARP_IDX3_4
-#undef YC_SHARP_IDX3_5
-#undef YC_SHARP_IDX4_0
-#undef YC_SHARP_IDX4_1
-#undef YC_SHARP_IDX4_2
-#undef YC_SHARP_IDX4_3
-#undef YC_SHARP_IDX4_4
-#undef YC_SHARP_IDX4_5
-#undef YC_SHARP_IDX128
+#undef YC_SHARP_LO
+#undef YC_SHARP_HI
+#undef YC_SHARP_RGBA_RG
+#undef YC_SHARP_RGBA_BA
+#undef YC_SHARP_LOW_HALVES
+#undef YC_SHARP_HIGH_HALVES
+#undef YC_SHARP_RGB_A0
+#undef YC_SHARP_RGB_B0
+#undef YC_SHARP_RGB_A1
+#undef YC_SHARP_RGB_B1
+#undef YC_SHARP_RGB_A2
+#undef YC_SHARP_RGB_B2
 #undef YC_SHARP_TOP
 #undef S_
 #undef YC_BODY_TIER

@@ -130,13 +130,22 @@ final class SharpChromaTests: XCTestCase {
         }
     }
 
-    /// Every 8-bit layout holds the same planes; 16-bit rows of 8-bit values (v·257) give the 8-bit bytes.
+    /// Every 8-bit layout holds the same planes; RGBA rows (any alpha) and 16-bit rows of 8-bit values (v·257)
+    /// give the RGB rows' bytes. 203 wide: the rows' whole vectors of 32 pairs and their scalar tails, an odd
+    /// last column.
     func testLayoutsAndSixteenBitRows() {
         var rng = SplitMix64(seed: 17)
-        let (w, h) = (31, 23)
-        let rgb = randomBytes(3 * w * h, &rng)
+        let (w, h) = (203, 23)
+        let rgb = randomBytes(3 * w * h, &rng), alpha = randomBytes(w * h, &rng)
+        var rgba: [UInt8] = []
+        for i in 0..<w * h { rgba += [rgb[3 * i], rgb[3 * i + 1], rgb[3 * i + 2], alpha[i]] }
         for spec in ConversionSpec.all {
             let nv12 = sharp(rgb, w, h, spec)
+            let fromRGBA = rgba.withUnsafeBytes {
+                SharpYUV420.convert(pixels: $0.baseAddress!, rowBytes: 4 * w, width: w, height: h, layout: .nv12, spec: spec,
+                                    source: .rgba8, bandRows: 10)
+            }
+            XCTAssertEqual(fromRGBA.bytes, nv12.bytes, "\(spec) from RGBA rows")
             for layout in PixelLayout.eightBitLayouts {
                 let other = sharp(rgb, w, h, spec, layout: layout, bandRows: 8)
                 XCTAssertEqual(Array(other.yPlane), Array(nv12.yPlane), "\(spec) \(layout) Y")
