@@ -86,6 +86,7 @@ struct yc_decoder {
         int critical;
         int ancillary_too;   // also check ancillary chunks' CRCs (a warning): set after the image data read here
         int seen_idat;       // an IDAT header went by
+        int seen_iccp;       // an iCCP header went by (before any IDAT): libpng reads only that one
         // After the last row's data (`yc_png_rows_done`): IDAT data bytes read, and the most allowed (0: not
         // there yet).
         uint64_t tail, tail_cap;

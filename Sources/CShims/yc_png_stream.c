@@ -49,6 +49,21 @@ static void late_itxt_read(yc_decoder *dec) {
     k->late_itxt = NULL;
 }
 
+// PNG allows one iCCP. libpng, given more, keeps the last without a word, while a second eXIf or cICP is ignored
+// with a warning and the first one used: so is a second iCCP — told, as its header goes by and before libpng
+// looks at the type, to skip it (and any after it) as a chunk it does not want. Said only when colour
+// management would use the profile.
+static void second_iccp(yc_decoder *dec, png_structp png, struct yc_png_chunks *k) {
+    if (!k->seen_iccp) {
+        k->seen_iccp = 1;
+        return;
+    }
+    static const png_byte iccp[] = {'i', 'C', 'C', 'P', '\0'};
+    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, iccp, 1);
+    if (k->seen_iccp++ == 1 && dec->colour_target >= 0)
+        yc_warn(dec, "iCCP: a second iCCP chunk, ignored (the first one is used)");
+}
+
 // The critical chunks' CRC-32s are checked here, on the bytes as libpng reads them, rather than by libpng:
 // zlib's table CRC cost a 12 MP photo's decode 10–20 ms of its 190, the carry-less multiplication in
 // yc_crc32 about 3. The chunk stream (signature, then length, type, data, CRC) is followed whatever the read
@@ -74,6 +89,7 @@ static void png_follow_chunks(yc_decoder *dec, png_structp png, const uint8_t *p
                 k->critical = !(k->header[4] & 0x20);
                 k->crc = yc_crc32(0, k->header + 4, 4);
                 if (memcmp(k->header + 4, "IDAT", 4) == 0) k->seen_idat = 1;
+                else if (!k->seen_idat && memcmp(k->header + 4, "iCCP", 4) == 0) second_iccp(dec, png, k);
                 else if (k->seen_idat && memcmp(k->header + 4, "eXIf", 4) == 0) k->late_exif = 1;
                 else if (k->seen_idat && memcmp(k->header + 4, "iTXt", 4) == 0) keep_late_itxt(dec);
                 else if (k->seen_idat) note_late_colour(k);

@@ -37,6 +37,43 @@ final class PNGRouteTests: CLITestCase {
         return (lines, outputs)
     }
 
+    /// PNG allows one iCCP. libpng keeps the last of several without a word; a second eXIf or cICP is ignored with
+    /// a warning and the first used, and so is a second iCCP: the colours are the first profile's (the same bytes
+    /// as the file without the second chunk, not those of the second profile alone), and the warning says so —
+    /// only when colour management would use a profile.
+    func testSecondICCPChunkIsIgnoredAndSaid() throws {
+        var pixels: [UInt8] = []
+        for y in 0..<8 { for x in 0..<16 { pixels += [UInt8(x * 16), UInt8(255 - y * 32), UInt8((x * y * 7) & 255)] } }
+        try writePNG(work.appendingPathComponent("plain.png").path, width: 16, height: 8, pixels: pixels)
+        let plain = [UInt8](try Data(contentsOf: work.appendingPathComponent("plain.png")))
+        let ihdrEnd = pngChunks(plain)[0].at + 12 + pngChunks(plain)[0].length
+        let head = Array(plain[0..<ihdrEnd]), tail = Array(plain[ihdrEnd...])
+        let p3 = [UInt8](try Data(contentsOf: fixturesURL.appendingPathComponent("colour/DisplayP3.icc")))
+        let first = pngChunk("iCCP", Array("P3".utf8) + [0, 0] + zlibStored(p3))
+        // The second: the LUT-based (A2B0) profile of another fixture, chunk as it is stored there.
+        let lutFile = [UInt8](try Data(contentsOf: fixturesURL.appendingPathComponent("colour/lut-a2b0.png")))
+        let lut = try XCTUnwrap(pngChunks(lutFile).first { $0.type == "iCCP" })
+        let second = Array(lutFile[lut.at..<(lut.at + 12 + lut.length)])
+        try Data(head + first + tail).write(to: work.appendingPathComponent("first.png"))
+        try Data(head + second + tail).write(to: work.appendingPathComponent("second.png"))
+        try Data(head + first + second + tail).write(to: work.appendingPathComponent("both.png"))
+        for name in ["first", "second"] {
+            let r = try run(["\(name).png", "-o", "\(name).nv12"])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertFalse(r.stderr.contains("warning"), r.stderr)
+        }
+        let r = try run(["both.png", "-o", "both.nv12"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("both.png: iCCP: a second iCCP chunk, ignored (the first one is used)"), r.stderr)
+        let bytes = { (name: String) in try Data(contentsOf: self.work.appendingPathComponent("\(name).nv12")) }
+        XCTAssertEqual(try bytes("both"), try bytes("first"))
+        XCTAssertNotEqual(try bytes("first"), try bytes("second"), "the two profiles must give different colours")
+        // Without colour management no profile is used, and nothing is said.
+        let off = try run(["both.png", "-o", "off.nv12", "--color-management", "off"])
+        XCTAssertEqual(off.status, 0, off.stderr)
+        XCTAssertFalse(off.stderr.contains("iCCP"), off.stderr)
+    }
+
     /// A broken iCCP beside a gAMA of 1.0: libpng drops a gAMA that comes after a profile it rejects and keeps one
     /// before it, so the order of the two chunks decided between "used as stored" and a gamma transform. A
     /// rejected profile is a broken one whatever the order: the samples as stored, and the warning says so.
