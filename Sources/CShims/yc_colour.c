@@ -93,6 +93,7 @@ static yc_colour_tables *fast8_create(cmsHPROFILE src, cmsHPROFILE dst) {
             f->cell[c][b] = YC_COLOUR_CELL(k, low);
         }
     }
+    yc_colour_products(f);
     return f;
 }
 

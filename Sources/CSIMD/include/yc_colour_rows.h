@@ -45,7 +45,19 @@ typedef struct {
     float lin[3][256];                          // each source code's linear value
     float m[9];                                 // source colorants into the target's, row-major
     uint32_t cell[3][YC_COLOUR_BUCKETS + 1];    // per channel: the output code of a linear value (above)
+    /// prod[c][v][i] = m[3i + c]·lin[c][v] as a float (the products the rows round, once), i = 3 unused: the
+    /// baseline tier, without gathers, sums a pixel's three in one register (`yc_colour_products`).
+    float prod[3][256][4] __attribute__((aligned(16)));
 } yc_colour_tables;
+
+/// Fills `prod` from `lin` and `m`.
+static inline void yc_colour_products(yc_colour_tables *t) {
+    for (int c = 0; c < 3; c++)
+        for (int v = 0; v < 256; v++) {
+            for (int i = 0; i < 3; i++) t->prod[c][v][i] = t->m[3 * i + c] * t->lin[c][v];
+            t->prod[c][v][3] = 0;
+        }
+}
 
 /// `width` pixels of `step` bytes (3: RGB, 4: RGBA, alpha kept) converted in place, on the tier in use.
 /// Every tier gives the scalar code's bytes: the same float operations in the same order, never fused.
