@@ -33,7 +33,7 @@ func cpuModel() -> String {
     defer { fclose(f) }
     var line = [CChar](repeating: 0, count: 512)
     while fgets(&line, Int32(line.count), f) != nil {
-        let text = String(cString: line)
+        let text = String(decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         if text.hasPrefix("model name"), let colon = text.firstIndex(of: ":") {
             return String(text[text.index(after: colon)...]).trimmingCharacters(in: " \n\t")
         }
