@@ -85,6 +85,7 @@ void yc_close(yc_decoder *dec) {
     free(dec->png_image);
     free(dec->png_index_row);
     yc_png_idat_free(dec);
+    yc_png_verify_free(dec);
     free(dec->png_chunks.late_itxt);
     free(dec);
 }

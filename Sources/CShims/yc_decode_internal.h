@@ -94,9 +94,15 @@ struct yc_decoder {
         uint8_t *late_itxt;  // an iTXt after one, gathered as it is read for yc_png_itxt (freed by yc_close)
         size_t late_itxt_at;
         char late_colour[40]; // the colour chunks (iCCP, cICP, sRGB, gAMA, cHRM) that went by after one: a warning
+        // libpng's route (interlaced, 16-bit, 1/2/4-bit grey, tRNS-keyed): the image data inflated a second time
+        // as it goes by, to take its Adler-32, which libpng does not always reach (yc_png_verify_begin).
+        z_stream verify;
+        int verify_state;    // 0 off, 1 inflating, 2 ended with the right checksum, -1 failed (`verify.msg`)
+        uint8_t *verify_out;
     } png_chunks;
     struct yc_png_idat {     // the image data read here (yc_png_idat.c), when `active`
         int active, palette, grey, depth;   // grey: bytes a pixel (1 grey, 2 grey and alpha), 0 otherwise
+        int deep, out_channels;             // 16-bit: samples a pixel as stored (`deep`: 1–4) and as handed out (3, 4)
         size_t row_bytes, bpp;  // bytes of a row as filtered (without its filter byte); of a pixel, at least 1
         z_stream z;
         int z_ready, stream_ended, ended, extra_warned, finished;
@@ -143,6 +149,14 @@ void yc_png_chunk_name(const uint8_t type[4], char name[17]);
 /// The image data read here (yc_png_idat.c): set up after png_read_info (0: out of memory), rows (each
 /// palette row through `expand`), the chunks after the image data, and the memory.
 int yc_png_idat_begin(yc_decoder *dec, int palette, int grey, int depth, int channels);
+/// The same for a non-interlaced 16-bit image without tRNS: `stored` samples a pixel (grey, grey+alpha, RGB,
+/// RGBA) handed out as `out` (3: R,G,B; 4: R,G,B,A) in host order, as libpng's transformations give them.
+int yc_png_idat_begin16(yc_decoder *dec, int stored, int out);
+/// libpng's route: the image data is inflated a second time as it is read, for its Adler-32 (0: out of memory).
+int yc_png_verify_begin(yc_decoder *dec);
+/// After png_read_end: an error (longjmp) unless that zlib stream ended with the right checksum.
+void yc_png_verify_end(yc_decoder *dec);
+void yc_png_verify_free(yc_decoder *dec);
 void yc_png_idat_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count,
                       void (*expand)(yc_decoder *, const uint8_t *, uint8_t *, uint32_t));
 int yc_png_idat_end(yc_decoder *dec);

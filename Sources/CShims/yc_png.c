@@ -36,6 +36,9 @@ static void png_warning_fn(png_structp png, png_const_charp msg) {
         // said once, not twice; without it the profile is not used, and its flaws are nobody's concern.
         return;
     }
+    // libpng's own "IDAT: incorrect data check" (a benign error after the last row): the second inflate of the
+    // same bytes (yc_png_verify_end) makes it an error, said once.
+    if (from->png_chunks.verify_state != 0 && strstr(msg, "incorrect data check")) return;
     const char *limits = strstr(msg, ": unknown chunk exceeds memory limits");
     if (limits) {
         char said[YC_MSG];
@@ -342,8 +345,8 @@ void yc_png_open(yc_decoder *dec, FILE *file) {
     png_set_check_for_invalid_index(dec->png, 0);
     png_read_update_info(dec->png, dec->png_info);
     // The common formats' image data is read in yc_png_idat.c (an Adler-32 at a sixth of zlib's cost): 8-bit
-    // RGB, RGBA, grey and grey+alpha, and palettes; interlaced, 16-bit, 1/2/4-bit grey and tRNS-keyed images
-    // stay with libpng's transformations.
+    // RGB, RGBA, grey and grey+alpha, palettes, and 16-bit images without tRNS; interlaced, 1/2/4-bit grey and
+    // tRNS-keyed images stay with libpng's transformations (their data inflated twice: yc_png_verify_begin).
     // YUVCONV_PNG_LIBPNG=1 keeps every image with libpng: the tests compare the two routes with it.
     const char *via_libpng = getenv("YUVCONV_PNG_LIBPNG");
     const int grey8 = depth == 8 && !info->png_has_trns &&
@@ -358,6 +361,13 @@ void yc_png_open(yc_decoder *dec, FILE *file) {
     }
     if (own && !yc_png_idat_begin(dec, palette, grey8 ? (ctype == PNG_COLOR_TYPE_GRAY ? 1 : 2) : 0, depth,
                                   info->channels)) return;
+    // 16-bit, not interlaced, no tRNS: rows as libpng's transformations give them (R,G,B, or R,G,B,A kept).
+    const int own16 = !(via_libpng && via_libpng[0] == '1') && !info->png_interlaced && depth == 16 &&
+                      !info->png_has_trns;
+    const int stored = ctype == PNG_COLOR_TYPE_GRAY ? 1 : ctype == PNG_COLOR_TYPE_GRAY_ALPHA ? 2
+                     : ctype == PNG_COLOR_TYPE_RGB ? 3 : 4;
+    if (own16 && !yc_png_idat_begin16(dec, stored, info->channels)) return;
+    if (!dec->png_idat.active && !yc_png_verify_begin(dec)) { yc_set_error(dec, "out of memory"); return; }
     if (dec->png_rowbytes != (palette ? (size_t)w : (size_t)w * info->channels * info->bytes_per_sample)) {
         yc_set_error(dec, "unexpected row layout after transformations");
         return;
@@ -406,6 +416,7 @@ int yc_png_end(yc_decoder *dec) {
     } else {
         if (setjmp(dec->jump)) return -1;
         png_read_end(dec->png, NULL);
+        yc_png_verify_end(dec);
     }
     // An eXIf after the image data comes too late for the orientation (the rows are converted as they come):
     // said, not ignored in silence. Both routes read through yc_png_read_fn, which saw its header. So does an
