@@ -8,14 +8,15 @@ import YUVCore
 final class CMYKProfileTests: CLITestCase {
     var input: String { fixturesURL.appendingPathComponent("colour/kodim23-cmyk.jpg").path }
 
-    /// The bytes: checked when the fixture was made against Pillow's LittleCMS transform of the same file
-    /// (relative colorimetric, to sRGB), converted to NV12 the same way — identical (Fixtures/colour/README.txt).
+    /// The bytes: those of LittleCMS's unoptimised transform, which equals its double-precision one on every
+    /// sample of this file (`ColourManagementTests.testCMYKProfileIsWithinOneOfTheDoublePrecisionReference`).
+    /// Pillow's default, LittleCMS's optimised 8-bit transform, is up to 4 off on 17% of its samples.
     func testTheEmbeddedProfileIsApplied() throws {
         let out = work.appendingPathComponent("o.nv12"), off = work.appendingPathComponent("off.nv12")
         let report = work.appendingPathComponent("r.json")
         let r = try run([input, "-o", out.path, "-q", "--report", "json", "--report-file", report.path])
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertEqual(Checksum.crc32Hex(try Data(contentsOf: out)), "5ae9e67d")
+        XCTAssertEqual(Checksum.crc32Hex(try Data(contentsOf: out)), "271d83da")
         let json = try String(contentsOf: report, encoding: .utf8)
         XCTAssertTrue(json.contains("\"color_management\": \"yuvconv test CMYK (CMYK) → sRGB\""), json)
         XCTAssertEqual(try run([input, "-o", off.path, "-q", "--color-management", "off"]).status, 0)
