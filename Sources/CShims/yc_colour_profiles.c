@@ -81,6 +81,15 @@ size_t yc_colour_target_icc(yc_target t, uint8_t *out, size_t capacity) {
         if (out) {
             cmsUInt32Number room = (cmsUInt32Number)(capacity < size ? capacity : size);
             if (room < size || !cmsSaveProfileToMem(p, out, &room)) result = 0;
+            // LittleCMS stamps a new profile with the current time (header bytes 24–35), so the same picture
+            // written a second later had other bytes and another SHA-256. A fixed date instead, 2000-01-01
+            // 00:00:00 (six big-endian 16-bit fields); the profile ID (bytes 84–99), a digest that would cover
+            // the date, is left unset (zero), as LittleCMS leaves it.
+            static const uint8_t date[12] = {0x07, 0xD0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0};
+            if (result >= 128) {
+                memcpy(out + 24, date, sizeof date);
+                memset(out + 84, 0, 16);
+            }
         }
     }
     cmsCloseProfile(p);

@@ -1,4 +1,5 @@
 import CLCMS
+import CShims
 import CTurboJPEG
 import Foundation
 import TestSupport
@@ -213,6 +214,24 @@ final class ColourManagementTests: XCTestCase {
         let colourOnGrey = try plan(grey, withProfileOf: p3, "rgb-profile-on-grey")
         XCTAssertEqual(colourOnGrey.action, .broken, colourOnGrey.text)
         XCTAssertEqual(colourOnGrey.text, "the embedded ICC profile is an RGB one on a grey image; colours used as stored")
+    }
+
+    /// The profile a P3 or BT.2020 PNG or JPEG output carries is the same bytes every time: LittleCMS stamped
+    /// each new profile with the current time, so one picture written a second later had another SHA-256. The
+    /// header's date is fixed (2000-01-01), its profile ID unset, and LittleCMS still reads it as that space.
+    func testOutputProfilesAreTheSameBytesEveryTime() throws {
+        for p in [Primaries.p3, .bt2020] {
+            let (_, bytes) = try XCTUnwrap(p.outputProfile)
+            XCTAssertEqual(Array(bytes[24..<36]), [0x07, 0xD0, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0], "\(p)")
+            XCTAssertEqual(Array(bytes[84..<100]), [UInt8](repeating: 0, count: 16), "\(p)")
+            let t = yc_target(UInt32(p.target)), size = yc_colour_target_icc(t, nil, 0)
+            var again = [UInt8](repeating: 0, count: size)
+            XCTAssertEqual(yc_colour_target_icc(t, &again, size), size)
+            XCTAssertEqual(again, bytes, "\(p): made again, the same bytes")
+            let profile = try XCTUnwrap(bytes.withUnsafeBytes { cmsOpenProfileFromMem($0.baseAddress, UInt32($0.count)) })
+            XCTAssertNotEqual(cmsIsMatrixShaper(profile), 0)
+            cmsCloseProfile(profile)
+        }
     }
 
     /// A CMYK JPEG's profile (Adobe's inverted CMYK, through the decoder as it hands out rows) against LittleCMS's
