@@ -31,10 +31,22 @@ int yc_exif_orientation_tag(const uint8_t *b, size_t n) {
         size_t e = (size_t)ifd + 2 + (size_t)i * 12;
         if (e + 12 > n) return 0;
         if (tiff_u16(b + e, big) != 0x0112) continue;
-        unsigned type = tiff_u16(b + e + 2, big);
-        uint32_t count = tiff_u32(b + e + 4, big);
-        if (type != 3 || count != 1) return -1;   // SHORT, one value, held in the entry itself
-        unsigned v = tiff_u16(b + e + 8, big);
+        // SHORT with one value, as Exif says; writers also use LONG, the signed types, BYTE or several values,
+        // and Pillow, ImageMagick and exiftool read the first value of any integer type: so does this. Its
+        // bytes are in the entry when they fit in four, else at the offset there (within the segment).
+        const unsigned type = tiff_u16(b + e + 2, big);
+        const uint32_t count = tiff_u32(b + e + 4, big);
+        const unsigned size = type == 1 || type == 6 ? 1 : type == 3 || type == 8 ? 2 : type == 4 || type == 9 ? 4 : 0;
+        if (size == 0 || count == 0) return -1;   // not a number
+        size_t at = e + 8;
+        if ((uint64_t)size * count > 4) {
+            at = tiff_u32(b + e + 8, big);
+            if (at > n || n - at < size) return -1;
+        }
+        int64_t v;
+        if (size == 1) v = type == 6 ? (int64_t)(int8_t)b[at] : (int64_t)b[at];
+        else if (size == 2) v = type == 8 ? (int64_t)(int16_t)tiff_u16(b + at, big) : (int64_t)tiff_u16(b + at, big);
+        else v = type == 9 ? (int64_t)(int32_t)tiff_u32(b + at, big) : (int64_t)tiff_u32(b + at, big);
         return v >= 1 && v <= 8 ? (int)v : -1;
     }
     return 0;

@@ -135,7 +135,9 @@ final class OrientationTests: XCTestCase {
         XCTAssertEqual([r.image.width, r.image.height], [1, 2])
     }
 
-    /// The parser never reads past its data and takes only a valid SHORT tag.
+    /// The parser never reads past its data; it takes the first value of any integer type (Exif's SHORT, and the
+    /// LONG, signed, BYTE and several-valued tags writers also make, as Pillow, ImageMagick and exiftool read
+    /// them: those were dropped without a word, the picture left unturned), and nothing else.
     func testExifParserOnMalformedData() {
         XCTAssertEqual(exifOrientation([]), 1)
         XCTAssertEqual(exifOrientation(Array("II*\0".utf8)), 1)
@@ -147,12 +149,34 @@ final class OrientationTests: XCTestCase {
         XCTAssertEqual(exifOrientation(Array(le.prefix(20))), 1, "entry cut short")
         var bad = le; bad[18] = 9
         XCTAssertEqual(exifOrientation(bad), 1, "out of range")
-        var long = le; long[14] = 2
-        XCTAssertEqual(exifOrientation(long), 1, "count 2")
+        var two = le; two[14] = 2
+        XCTAssertEqual(exifOrientation(two), 6, "SHORT ×2, in the entry: the first")
+        XCTAssertEqual(exifOrientation(Array(le[0..<12]) + [4, 0, 1, 0, 0, 0, 6, 0, 0, 0]), 6, "LONG")
+        XCTAssertEqual(exifOrientation(Array(le[0..<12]) + [8, 0, 1, 0, 0, 0, 6, 0, 0, 0]), 6, "SSHORT")
+        XCTAssertEqual(exifOrientation(Array(le[0..<12]) + [1, 0, 1, 0, 0, 0, 6, 0, 0, 0]), 6, "BYTE")
+        XCTAssertEqual(exifOrientation(Array(le[0..<12]) + [9, 0, 1, 0, 0, 0, 0xFA, 0xFF, 0xFF, 0xFF]), 1, "SLONG −6")
+        XCTAssertEqual(exifOrientation(Array(le[0..<12]) + [2, 0, 2, 0, 0, 0, 0x36, 0, 0, 0]), 1, "ASCII \"6\"")
+        // SHORT ×3 (six bytes): at the offset in the entry, 22 here.
+        XCTAssertEqual(exifOrientation(Array(le[0..<12]) + [3, 0, 3, 0, 0, 0, 22, 0, 0, 0, 7, 0, 1, 0, 1, 0]), 7, "SHORT ×3")
+        XCTAssertEqual(exifOrientation(Array(le[0..<12]) + [3, 0, 3, 0, 0, 0, 21, 0, 0, 0, 7]), 1, "its values past the end")
+        XCTAssertEqual(exifOrientation(Array(le[0..<12]) + [3, 0, 0, 0, 0, 0, 6, 0, 0, 0]), 1, "no value")
         var far = le; far[4] = 0xF0
         XCTAssertEqual(exifOrientation(far), 1, "IFD offset past the end")
         var many = le; many[8] = 0xFF; many[9] = 0xFF
         XCTAssertEqual(exifOrientation(many), 6, "found before the entry count runs out of data")
+    }
+
+    /// An orientation tag that holds no orientation (9, or a text) is said, and the picture converted as stored.
+    func testAnOrientationTagWithoutAnOrientationIsAWarning() throws {
+        let source = try [UInt8](Data(contentsOf: URL(fileURLWithPath: fixture("jpeg/pillow/hopper.jpg"))))
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("yuvconv-orientation-9-\(getpid()).jpg").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        for (n, warned) in [(9, true), (6, false)] {
+            try Data(Self.withOrientation(source, n)).write(to: URL(fileURLWithPath: path))
+            let d = try ImageDecoder(source: try InputSource(path: path, maxPixels: 1 << 30), raw: false)
+            XCTAssertEqual(d.info.orientation, n == 9 ? 1 : 6)
+            XCTAssertEqual(d.warnings.first.contains("the orientation tag holds no orientation from 1 to 8"), warned, d.warnings.first)
+        }
     }
 
     /// The XMP parser takes one digit as the whole value, in either quote or as an element, and nothing inside a
