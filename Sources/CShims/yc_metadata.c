@@ -90,7 +90,13 @@ int yc_exif_adobe_rgb(const uint8_t *b, size_t n) {
     size_t value;
     // IFD0 → Exif IFD (0x8769) → Interoperability IFD (0xA005) → InteroperabilityIndex (0x0001, ASCII "R03").
     if (!tiff_entry(b, n, ifd, 0x8769, big, &type, &count, &value) || type != 4) return 0;
-    if (!tiff_entry(b, n, tiff_u32(b + value, big), 0xA005, big, &type, &count, &value) || type != 4) return 0;
+    const uint32_t exif_ifd = tiff_u32(b + value, big);
+    // DCF's Adobe RGB is R03 with ColorSpace (0xA001) "uncalibrated" (0xFFFF; some cameras write 2); a
+    // ColorSpace of 1 says sRGB, whatever index a tool that converted the picture left behind.
+    if (tiff_entry(b, n, exif_ifd, 0xA001, big, &type, &count, &value) && type == 3 && count >= 1 &&
+        tiff_u16(b + value, big) == 1)
+        return 0;
+    if (!tiff_entry(b, n, exif_ifd, 0xA005, big, &type, &count, &value) || type != 4) return 0;
     if (!tiff_entry(b, n, tiff_u32(b + value, big), 0x0001, big, &type, &count, &value) || type != 2 || count < 3) return 0;
     const uint8_t *s = count <= 4 ? b + value : NULL;
     if (!s) {

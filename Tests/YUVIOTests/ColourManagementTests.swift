@@ -625,6 +625,16 @@ final class ColourManagementTests: XCTestCase {
         for n in [0, 7, 20, 40, 52, 56] { XCTAssertFalse(exifSaysAdobeRGB(Array(le.prefix(n))), "cut at \(n)") }
         var far = le; far[18] = 0xF0
         XCTAssertFalse(exifSaysAdobeRGB(far), "Exif IFD past the end")
+        // The Exif IFD with a ColorSpace (0xA001, SHORT) before the Interop pointer (now at 56): DCF's Adobe RGB
+        // is R03 with ColorSpace 0xFFFF (uncalibrated; some cameras write 2); 1 says sRGB, whatever index a
+        // converting tool left behind (a hostile tester's file: it was transformed as Adobe RGB).
+        func withColorSpace(_ cs: UInt16) -> [UInt8] {
+            Array(le[0..<26]) + [2, 0, 0x01, 0xA0, 3, 0, 1, 0, 0, 0, UInt8(cs & 255), UInt8(cs >> 8), 0, 0,
+                                 0x05, 0xA0, 4, 0, 1, 0, 0, 0, 56, 0, 0, 0, 0, 0, 0, 0] + Array(le[44...])
+        }
+        XCTAssertTrue(exifSaysAdobeRGB(withColorSpace(0xFFFF)))
+        XCTAssertTrue(exifSaysAdobeRGB(withColorSpace(2)))
+        XCTAssertFalse(exifSaysAdobeRGB(withColorSpace(1)), "ColorSpace sRGB")
     }
 
     /// A profile that cannot be read is a warning, and the samples are used as stored.
