@@ -256,7 +256,6 @@ public enum RawInput {
                     h = Int(field.dropFirst()) ?? -1
                 case "I":
                     try once("I", field, String(field.dropFirst()))
-                    if field == "I?" { break }   // unknown, as mjpegtools writes it: read as progressive
                     guard let i = Y4MInterlacing(rawValue: String(field.dropFirst())) else {
                         throw .decoder("the Y4M header's interlacing tag \(field) is not Ip, It, Ib, Im or I?")
                     }
@@ -348,8 +347,8 @@ public struct Y4MTiming: Sendable, Equatable {
     }
 }
 
-/// A Y4M stream's interlacing tag: progressive (`Ip`), top or bottom field first (`It`, `Ib`), or mixed (`Im`,
-/// said per frame).
+/// A Y4M stream's interlacing tag: progressive (`Ip`), top or bottom field first (`It`, `Ib`), mixed (`Im`,
+/// said per frame), or unknown (`I?`, as mjpegtools writes it; read as progressive).
 public enum Y4MInterlacing: String, Sendable {
-    case progressive = "p", topFieldFirst = "t", bottomFieldFirst = "b", mixed = "m"
+    case progressive = "p", topFieldFirst = "t", bottomFieldFirst = "b", mixed = "m", unknown = "?"
 }

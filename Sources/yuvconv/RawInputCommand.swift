@@ -61,10 +61,11 @@ func runRawInput(_ options: Options) -> Int32 {
                          + "the output says F\(timing.frameRate) A\(timing.aspect)")
             }
             // An interlaced frame is two fields woven together. Copied into a Y4M, its samples keep their tag
-            // (It, Ib); anything else takes the woven frame as one progressive picture, which is worth a word.
-            if fields == .topFieldFirst || fields == .bottomFieldFirst, case .y4m = format {
+            // (It, Ib; and I?, which nobody knows, rather than a claim of Ip); anything else takes the woven
+            // frame as one progressive picture, which is worth a word (I? is read as progressive, silently).
+            if fields == .topFieldFirst || fields == .bottomFieldFirst || fields == .unknown, case .y4m = format {
                 timing.interlacing = fields
-            } else if fields != .progressive {
+            } else if fields != .progressive && fields != .unknown {
                 printErr("yuvconv: warning: \(name): the Y4M stream is interlaced (I\(fields.rawValue)); its first frame is "
                          + "converted as one progressive picture (the two fields woven, each field's chroma read as the frame's)")
             }
