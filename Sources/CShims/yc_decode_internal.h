@@ -86,7 +86,9 @@ struct yc_decoder {
         int critical;
         int ancillary_too;   // also check ancillary chunks' CRCs (a warning): set after the image data read here
         int seen_idat;       // an IDAT header went by
-        int seen_iccp;       // an iCCP header went by (before any IDAT): libpng reads only that one
+        // iCCP chunks before the image data: how many went by; whether the one being read, and the last one libpng
+        // was let read, failed its CRC (libpng keeps such a profile); whether later ones are skipped.
+        int seen_iccp, iccp_reading, iccp_crc_bad, iccp_skipping;
         // After the last row's data (`yc_png_rows_done`): IDAT data bytes read, and the most allowed (0: not
         // there yet).
         uint64_t tail, tail_cap;

@@ -49,19 +49,24 @@ static void late_itxt_read(yc_decoder *dec) {
     k->late_itxt = NULL;
 }
 
-// PNG allows one iCCP. libpng, given more, keeps the last without a word, while a second eXIf or cICP is ignored
-// with a warning and the first one used: so is a second iCCP — told, as its header goes by and before libpng
-// looks at the type, to skip it (and any after it) as a chunk it does not want. Said only when colour
-// management would use the profile.
-static void second_iccp(yc_decoder *dec, png_structp png, struct yc_png_chunks *k) {
-    if (!k->seen_iccp) {
-        k->seen_iccp = 1;
+// PNG allows one iCCP. libpng, given more, keeps the last accepted one without a word (and keeps a profile whose
+// chunk fails its CRC), while a second eXIf or cICP is ignored with a warning and the first one used. So here
+// the first intact iCCP libpng accepted is the file's profile: once there is one, libpng is told — as the
+// next iCCP's header goes by, before it looks at the type — to skip that chunk and any after it, and the
+// warning says so (only when colour management reads profiles). A first one that failed its CRC or that
+// libpng rejected does not shut out a later one (libpng itself reads no more after some rejections: the
+// profile is then broken, as before).
+static void next_iccp(yc_decoder *dec, png_structp png, struct yc_png_chunks *k) {
+    if (k->iccp_skipping) return;
+    if (k->seen_iccp++ > 0 && !k->iccp_crc_bad && png_get_valid(png, dec->png_info, PNG_INFO_iCCP)) {
+        static const png_byte iccp[] = {'i', 'C', 'C', 'P', '\0'};
+        png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, iccp, 1);
+        k->iccp_skipping = 1;
+        if (dec->colour_target >= 0) yc_warn(dec, "iCCP: a second iCCP chunk, ignored (a PNG has one: the first is read)");
         return;
     }
-    static const png_byte iccp[] = {'i', 'C', 'C', 'P', '\0'};
-    png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, iccp, 1);
-    if (k->seen_iccp++ == 1 && dec->colour_target >= 0)
-        yc_warn(dec, "iCCP: a second iCCP chunk, ignored (the first one is used)");
+    k->iccp_reading = 1;   // its CRC is taken as it goes by
+    k->iccp_crc_bad = 0;
 }
 
 // libpng checks the image data's Adler-32 only if it reads that far: after the last row it makes one more
@@ -136,7 +141,7 @@ static void png_follow_chunks(yc_decoder *dec, png_structp png, const uint8_t *p
                 k->critical = !(k->header[4] & 0x20);
                 k->crc = yc_crc32(0, k->header + 4, 4);
                 if (memcmp(k->header + 4, "IDAT", 4) == 0) k->seen_idat = 1;
-                else if (!k->seen_idat && memcmp(k->header + 4, "iCCP", 4) == 0) second_iccp(dec, png, k);
+                else if (!k->seen_idat && memcmp(k->header + 4, "iCCP", 4) == 0) next_iccp(dec, png, k);
                 else if (k->seen_idat && memcmp(k->header + 4, "eXIf", 4) == 0) k->late_exif = 1;
                 else if (k->seen_idat && memcmp(k->header + 4, "iTXt", 4) == 0) keep_late_itxt(dec);
                 else if (k->seen_idat) note_late_colour(k);
@@ -151,7 +156,7 @@ static void png_follow_chunks(yc_decoder *dec, png_structp png, const uint8_t *p
             if (k->tail_cap && memcmp(k->header + 4, "IDAT", 4) == 0 && (k->tail += take) > k->tail_cap)
                 png_error(png, "IDAT: more than 64 KiB of image data after the last row (a decompression bomb?): "
                                "refused");
-            if (k->critical || k->ancillary_too) k->crc = yc_crc32(k->crc, p, take);
+            if (k->critical || k->ancillary_too || k->iccp_reading) k->crc = yc_crc32(k->crc, p, take);
             if (k->verify_state == 1 && memcmp(k->header + 4, "IDAT", 4) == 0) verify_feed(k, p, take);
             if (k->late_itxt) {
                 memcpy(k->late_itxt + k->late_itxt_at, p, take);
@@ -173,6 +178,10 @@ static void png_follow_chunks(yc_decoder *dec, png_structp png, const uint8_t *p
                     yc_warn(dec, msg);
                 }
                 if (k->late_itxt) late_itxt_read(dec);
+                if (k->iccp_reading) {
+                    k->iccp_crc_bad = png_get_uint_32(k->stored) != k->crc;
+                    k->iccp_reading = 0;
+                }
                 k->state = 1;
                 k->at = 0;
             }

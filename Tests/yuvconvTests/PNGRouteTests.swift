@@ -38,10 +38,10 @@ final class PNGRouteTests: CLITestCase {
         return (lines, outputs)
     }
 
-    /// PNG allows one iCCP. libpng keeps the last of several without a word; a second eXIf or cICP is ignored with
-    /// a warning and the first used, and so is a second iCCP: the colours are the first profile's (the same bytes
-    /// as the file without the second chunk, not those of the second profile alone), and the warning says so —
-    /// only when colour management would use a profile.
+    /// PNG allows one iCCP. libpng keeps the last of several without a word (and a profile whose chunk fails its
+    /// CRC); a second eXIf or cICP is ignored with a warning and the first used, and so is a second iCCP after an
+    /// intact one: the colours are the first profile's (the same bytes as the file without the second chunk, not
+    /// those of the second profile alone), and the warning says so — only when colour management reads profiles.
     func testSecondICCPChunkIsIgnoredAndSaid() throws {
         var pixels: [UInt8] = []
         for y in 0..<8 { for x in 0..<16 { pixels += [UInt8(x * 16), UInt8(255 - y * 32), UInt8((x * y * 7) & 255)] } }
@@ -65,7 +65,7 @@ final class PNGRouteTests: CLITestCase {
         }
         let r = try run(["both.png", "-o", "both.nv12"])
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertTrue(r.stderr.contains("both.png: iCCP: a second iCCP chunk, ignored (the first one is used)"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("both.png: iCCP: a second iCCP chunk, ignored (a PNG has one: the first is read)"), r.stderr)
         let bytes = { (name: String) in try Data(contentsOf: self.work.appendingPathComponent("\(name).nv12")) }
         XCTAssertEqual(try bytes("both"), try bytes("first"))
         XCTAssertNotEqual(try bytes("first"), try bytes("second"), "the two profiles must give different colours")
@@ -73,6 +73,20 @@ final class PNGRouteTests: CLITestCase {
         let off = try run(["both.png", "-o", "off.nv12", "--color-management", "off"])
         XCTAssertEqual(off.status, 0, off.stderr)
         XCTAssertFalse(off.stderr.contains("iCCP"), off.stderr)
+        // A chunk that fails its CRC is damaged (libpng kept its profile): alone, a broken profile and the samples
+        // as stored; before an intact one, it does not shut that one out.
+        var damaged = first
+        damaged[damaged.count - 1] ^= 1
+        try Data(head + damaged + tail).write(to: work.appendingPathComponent("damaged.png"))
+        try Data(head + damaged + second + tail).write(to: work.appendingPathComponent("damaged-second.png"))
+        XCTAssertEqual(try run(["plain.png", "-o", "plain.nv12"]).status, 0)
+        let d = try run(["damaged.png", "-o", "damaged.nv12"])
+        XCTAssertEqual(d.status, 0, d.stderr)
+        XCTAssertTrue(d.stderr.contains("the PNG's ICC profile was rejected (iCCP: CRC error); colours used as stored"), d.stderr)
+        XCTAssertEqual(try bytes("damaged"), try bytes("plain"))
+        let ds = try run(["damaged-second.png", "-o", "damaged-second.nv12"])
+        XCTAssertEqual(ds.status, 0, ds.stderr)
+        XCTAssertEqual(try bytes("damaged-second"), try bytes("second"))
     }
 
     /// A broken iCCP beside a gAMA of 1.0: libpng drops a gAMA that comes after a profile it rejects and keeps one
