@@ -1,5 +1,6 @@
-// The colour fast path's row, included once per tier by yc_colour_rows.c. Sixteen pixels a step: the three
-// linear values by gathers from 256-entry tables, the 3×3 matrix in floats in the scalar order, the clamp,
+// The colour fast path's row, included once per tier by yc_colour_rows.c (x86's baseline, without gathers,
+// has a row of its own: `colour_row_sse2`). Sixteen pixels a step: the three linear values by gathers from
+// 256-entry tables, the 3×3 matrix in floats in the scalar order, the clamp,
 // and the cell of each output channel's bucket (its first code and the next threshold, one word) by a gather
 // again. No
 // contraction: a fused multiply-add would round differently from the scalar row on some tiers.

@@ -234,7 +234,7 @@ static YC_BODY_TARGET void S_(write_luma)(const int16_t *e, const int16_t *o, ui
         const yc_v_i16 ve = S_(ld)(e + i), vo = S_(ld)(o + i);
         const yc_v_i16 ce = full ? (ve + 32) >> 6 : S_(limited_luma)(ve);
         const yc_v_i16 co = full ? (vo + 32) >> 6 : S_(limited_luma)(vo);
-        S_(st)((int16_t *)(void *)(dst + 2 * i), ce | co << 8);
+        S_(st)((int16_t *)(void *)(dst + 2 * i), (ce & 255) | co << 8);
     }
     if (full) {
         for (; i < pairs; i++) {
@@ -260,9 +260,9 @@ static YC_BODY_TARGET void S_(write_chroma)(const int16_t *cb, const int16_t *cr
         const yc_v_i16 cv = full ? (r + (8192 + 32)) >> 6 : S_(limited_chroma)(r);
         if (step == 2) {                // interleaved: one lane a sample pair, the first in memory low
             if (u < v)
-                S_(st)((int16_t *)(void *)(u + 2 * i), cu | cv << 8);
+                S_(st)((int16_t *)(void *)(u + 2 * i), (cu & 255) | cv << 8);
             else
-                S_(st)((int16_t *)(void *)(v + 2 * i), cv | cu << 8);
+                S_(st)((int16_t *)(void *)(v + 2 * i), (cv & 255) | cu << 8);
         } else {
             const S_(u8x32) bu = __builtin_convertvector(cu, S_(u8x32)), bv = __builtin_convertvector(cv, S_(u8x32));
             __builtin_memcpy(u + i, &bu, 32);

@@ -86,9 +86,12 @@ struct yc_decoder {
         int critical;
         int ancillary_too;   // also check ancillary chunks' CRCs (a warning): set after the image data read here
         int seen_idat;       // an IDAT header went by
-        // iCCP chunks before the image data: how many went by; whether the one being read, and the last one libpng
-        // was let read, failed its CRC (libpng keeps such a profile); whether later ones are skipped.
-        int seen_iccp, iccp_reading, iccp_crc_bad, iccp_skipping;
+        // iCCP chunks before the image data: how many went by; whether later ones are skipped; whether the profile
+        // libpng keeps came in a chunk that failed its CRC (libpng keeps such a profile). The chunk being read
+        // (`iccp_reading`: its CRC taken) counts only if libpng replaced the profile with it: the profile libpng
+        // held at its header (`iccp_before`) is compared once the chunk is over (`yc_png_iccp_settle`).
+        int seen_iccp, iccp_skipping, iccp_crc_bad, iccp_reading, iccp_pending, iccp_pending_bad;
+        const void *iccp_before;
         // After the last row's data (`yc_png_rows_done`): IDAT data bytes read, and the most allowed (0: not
         // there yet).
         uint64_t tail, tail_cap;
@@ -99,7 +102,8 @@ struct yc_decoder {
         // libpng's route (interlaced, 16-bit, 1/2/4-bit grey, tRNS-keyed): the image data inflated a second time
         // as it goes by, to take its Adler-32, which libpng does not always reach (yc_png_verify_begin).
         z_stream verify;
-        int verify_state;    // 0 off, 1 inflating, 2 ended with the right checksum, -1 failed (`verify.msg`)
+        int verify_state;    // 0 off, 1 inflating, 2 ended with the right checksum, -1 failed (`verify.msg`),
+                             // -2 image data resumed after another chunk
         uint8_t *verify_out;
     } png_chunks;
     struct yc_png_idat {     // the image data read here (yc_png_idat.c), when `active`
@@ -154,6 +158,9 @@ int yc_png_idat_begin(yc_decoder *dec, int palette, int grey, int depth, int cha
 /// The same for a non-interlaced 16-bit image without tRNS: `stored` samples a pixel (grey, grey+alpha, RGB,
 /// RGBA) handed out as `out` (3: R,G,B; 4: R,G,B,A) in host order, as libpng's transformations give them.
 int yc_png_idat_begin16(yc_decoder *dec, int stored, int out);
+/// After an iCCP chunk libpng was let read: whether it now holds that chunk's profile, and so that chunk's CRC
+/// decides `iccp_crc_bad` (a chunk libpng turned away leaves the profile, and the flag, as they were).
+void yc_png_iccp_settle(yc_decoder *dec);
 /// libpng's route: the image data is inflated a second time as it is read, for its Adler-32 (0: out of memory).
 int yc_png_verify_begin(yc_decoder *dec);
 /// After png_read_end: an error (longjmp) unless that zlib stream ended with the right checksum.

@@ -38,7 +38,7 @@ static void png_warning_fn(png_structp png, png_const_charp msg) {
     }
     // libpng's own "IDAT: incorrect data check" (a benign error after the last row): the second inflate of the
     // same bytes (yc_png_verify_end) makes it an error, said once.
-    if (from->png_chunks.verify_state != 0 && strstr(msg, "incorrect data check")) return;
+    if (from->png_chunks.verify_state != 0 && strncmp(msg, "IDAT: incorrect data check", 26) == 0) return;
     const char *limits = strstr(msg, ": unknown chunk exceeds memory limits");
     if (limits) {
         char said[YC_MSG];
@@ -127,6 +127,8 @@ static int png_user_chunk(png_structp png, png_unknown_chunkp chunk) {
     // An unknown critical chunk (first letter upper case) must not be skipped (PNG §5.4): 0 sends it back to
     // libpng, which refuses it ("unhandled critical chunk").
     if (!(chunk->name[0] & 0x20)) return 0;
+    // An iCCP after the file's profile (`next_iccp` in yc_png_stream.c made libpng hand it over): dropped.
+    if (memcmp(chunk->name, "iCCP", 4) == 0) return 1;
     // libpng hands an unknown chunk over even when its CRC is wrong (after its warning): such a chunk is damaged,
     // and is not acted on (libpng's own eXIf handler dropped it). The stored CRC is the one yc_png_read_fn just read.
     const uint32_t crc = yc_crc32(yc_crc32(0, chunk->name, 4), chunk->data, chunk->size);
@@ -177,6 +179,7 @@ static void png_colour(yc_decoder *dec) {
     int compression = 0;
     png_bytep profile = NULL;
     png_uint_32 length = 0;
+    yc_png_iccp_settle(dec);
     if (dec->png_chunks.iccp_crc_bad) {
         // The profile libpng kept came in a chunk that fails its CRC: damaged, so not used (as a damaged eXIf or
         // sRGB is not); a broken profile, whatever else the file says.

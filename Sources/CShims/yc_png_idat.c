@@ -5,10 +5,9 @@
 // Adler-32, which yc_adler32 takes instead at a sixth of the time (a 12 MP photo: 11 ms → 2), rows inflated
 // straight into the caller's band and unfiltered there, and the chunks after the image data walked to IEND
 // as libpng's png_read_end walks them. Outcomes are libpng's, messages included (PNGRouteTests compares the two routes, with
-// YUVCONV_PNG_LIBPNG=1, on every PNG of the corpus and on damaged variants of them), except where this
-// reader is stricter: a bad Adler-32, or a zlib error, after the last row's data is an error (libpng only
-// warns when those bytes come in a later IDAT chunk than the last row's); and a zlib trailer cut short is
-// reported as missing image data where libpng may say its checksum is wrong.
+// YUVCONV_PNG_LIBPNG=1, on every PNG of the corpus and on damaged variants of them). A bad Adler-32, or a
+// zlib error, after the last row's data is an error here, where libpng alone only warns or never reads it;
+// on libpng's route the second inflate in yc_png_stream.c (`yc_png_verify_begin`) makes it one there too.
 #include "yc_decode_internal.h"
 #include "yc_checksums.h"
 
@@ -175,11 +174,11 @@ int yc_png_idat_begin(yc_decoder *dec, int palette, int grey, int depth, int cha
 int yc_png_idat_begin16(yc_decoder *dec, int stored, int out) {
     struct yc_png_idat *d = &dec->png_idat;
     const size_t w = dec->info.width;
+    if (w * (size_t)stored * 2 > (1u << 30)) return 1;   // as yc_png_idat_begin: libpng reads such rows
     d->deep = stored;
     d->out_channels = out;
     d->depth = 16;
     d->row_bytes = w * (size_t)stored * 2;
-    if (d->row_bytes > (1u << 30)) return 1;
     d->bpp = (size_t)stored * 2;
     d->in_size = 64 * 1024;
     d->in = malloc(d->in_size);

@@ -52,21 +52,38 @@ static void late_itxt_read(yc_decoder *dec) {
 // PNG allows one iCCP. libpng, given more, keeps the last accepted one without a word (and keeps a profile whose
 // chunk fails its CRC), while a second eXIf or cICP is ignored with a warning and the first one used. So here
 // the first intact iCCP libpng accepted is the file's profile: once there is one, libpng is told — as the
-// next iCCP's header goes by, before it looks at the type — to skip that chunk and any after it, and the
-// warning says so (only when colour management reads profiles). A first one that failed its CRC or that
+// next iCCP's header goes by, before it looks at the type — to treat that chunk and any after it as unknown
+// (`png_user_chunk` drops them), and the warning says so (only when colour management reads profiles). A first one that failed its CRC or that
 // libpng rejected does not shut out a later one (libpng itself reads no more after some rejections: the
 // profile is then broken, as before).
+static const void *held_profile(yc_decoder *dec, png_structp png) {
+    png_charp name = NULL;
+    int compression = 0;
+    png_bytep profile = NULL;
+    png_uint_32 length = 0;
+    return png_get_iCCP(png, dec->png_info, &name, &compression, &profile, &length) ? profile : NULL;
+}
+
+void yc_png_iccp_settle(yc_decoder *dec) {
+    struct yc_png_chunks *k = &dec->png_chunks;
+    if (!k->iccp_pending || k->iccp_reading) return;
+    if (held_profile(dec, dec->png) != k->iccp_before) k->iccp_crc_bad = k->iccp_pending_bad;
+    k->iccp_pending = 0;
+}
+
 static void next_iccp(yc_decoder *dec, png_structp png, struct yc_png_chunks *k) {
     if (k->iccp_skipping) return;
+    yc_png_iccp_settle(dec);
     if (k->seen_iccp++ > 0 && !k->iccp_crc_bad && png_get_valid(png, dec->png_info, PNG_INFO_iCCP)) {
         static const png_byte iccp[] = {'i', 'C', 'C', 'P', '\0'};
+        // From here libpng hands each iCCP to `png_user_chunk` as one it does not know, which drops it.
         png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, iccp, 1);
         k->iccp_skipping = 1;
         if (dec->colour_target >= 0) yc_warn(dec, "iCCP: a second iCCP chunk, ignored (a PNG has one: the first is read)");
         return;
     }
-    k->iccp_reading = 1;   // its CRC is taken as it goes by
-    k->iccp_crc_bad = 0;
+    k->iccp_before = held_profile(dec, png);
+    k->iccp_reading = k->iccp_pending = 1;   // its CRC is taken as it goes by
 }
 
 // libpng checks the image data's Adler-32 only if it reads that far: after the last row it makes one more
@@ -78,7 +95,9 @@ static void next_iccp(yc_decoder *dec, png_structp png, struct yc_png_chunks *k)
 int yc_png_verify_begin(yc_decoder *dec) {
     struct yc_png_chunks *k = &dec->png_chunks;
     k->verify_out = malloc(32 * 1024);
-    if (!k->verify_out || inflateInit(&k->verify) != Z_OK) {
+    // windowBits 0: the window the zlib header declares, as libpng and yuvconv's own reader inflate with (a
+    // distance past it is an error there).
+    if (!k->verify_out || inflateInit2(&k->verify, 0) != Z_OK) {
         free(k->verify_out);
         k->verify_out = NULL;
         return 0;
@@ -103,7 +122,8 @@ static void verify_feed(struct yc_png_chunks *k, const uint8_t *p, size_t n) {
 void yc_png_verify_end(yc_decoder *dec) {
     struct yc_png_chunks *k = &dec->png_chunks;
     if (k->verify_state == 0 || k->verify_state == 2) return;
-    if (k->verify_state == 1) png_error(dec->png, "Not enough image data");   // the stream never ended
+    // The stream never ended, or ended only in image data after another chunk.
+    if (k->verify_state == 1 || k->verify_state == -2) png_error(dec->png, "Not enough image data");
     char msg[YC_MSG];
     snprintf(msg, sizeof msg, "IDAT: %s", k->verify.msg ? k->verify.msg : "damaged compressed data");
     png_error(dec->png, msg);
@@ -140,6 +160,10 @@ static void png_follow_chunks(yc_decoder *dec, png_structp png, const uint8_t *p
                 k->left = png_get_uint_32(k->header);
                 k->critical = !(k->header[4] & 0x20);
                 k->crc = yc_crc32(0, k->header + 4, 4);
+                yc_png_iccp_settle(dec);   // libpng is done with the chunk before
+                // Image data resumed after another chunk is not the image's (yuvconv's own reader stops at the
+                // first chunk that is not IDAT): the second inflate must not finish the stream with it.
+                if (k->seen_idat && k->verify_state == 1 && memcmp(k->header + 4, "IDAT", 4) != 0) k->verify_state = -2;
                 if (memcmp(k->header + 4, "IDAT", 4) == 0) k->seen_idat = 1;
                 else if (!k->seen_idat && memcmp(k->header + 4, "iCCP", 4) == 0) next_iccp(dec, png, k);
                 else if (k->seen_idat && memcmp(k->header + 4, "eXIf", 4) == 0) k->late_exif = 1;
@@ -179,7 +203,7 @@ static void png_follow_chunks(yc_decoder *dec, png_structp png, const uint8_t *p
                 }
                 if (k->late_itxt) late_itxt_read(dec);
                 if (k->iccp_reading) {
-                    k->iccp_crc_bad = png_get_uint_32(k->stored) != k->crc;
+                    k->iccp_pending_bad = png_get_uint_32(k->stored) != k->crc;
                     k->iccp_reading = 0;
                 }
                 k->state = 1;

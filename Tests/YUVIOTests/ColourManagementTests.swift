@@ -70,35 +70,6 @@ final class ColourManagementTests: XCTestCase {
         return (samples, equal, worst, changed)
     }
 
-    /// The fast path's rows on every CPU tier the machine runs give the same bytes: the tiers differ in how
-    /// they get there (sixteen-lane gathers; on the baseline, one pixel a register from the products table),
-    /// not in the float operations. Every code of each channel and random pixels, in rows of odd widths (the
-    /// whole steps and the tails), RGB and RGBA, to each target.
-    func testEveryTierTransformsAlike() throws {
-        defer { CPUTier.use(CPUTier.best) }
-        var rng = SplitMix64(seed: 99)
-        let width = 1031, rows = 8
-        for (path, target) in [(p3, Primaries.bt709), (adobe, .bt709), (adobe, .p3), (p3, .bt2020)] {
-            for format in [SourceFormat.rgb8, .rgba8] {
-                let d = try decoder(path, target: target)
-                let t = try XCTUnwrap(d.colourTransform(to: target, format: format), "\(path) \(format)")
-                let bpp = format.bytesPerPixel, rowBytes = width * bpp
-                var input = randomBytes(rowBytes * rows, &rng)
-                for v in 0..<256 { for c in 0..<3 { input[v * bpp + c] = UInt8(v) } }   // every code, first row
-                var first: [UInt8]?
-                for tier in CPUTier.supported {
-                    XCTAssertTrue(CPUTier.use(tier))
-                    var out = input
-                    out.withUnsafeMutableBytes { t.apply($0.baseAddress!, rowBytes: rowBytes, width: width, count: rows) }
-                    XCTAssertNotEqual(out, input, "\(path) \(format) \(tier): nothing transformed")
-                    if bpp == 4 { XCTAssertTrue(stride(from: 3, to: out.count, by: 4).allSatisfy { out[$0] == input[$0] }, "alpha kept") }
-                    if let first { XCTAssertTrue(out == first, "\(path) → \(target) \(format): \(tier) differs") } else { first = out }
-                }
-            }
-        }
-        print("ColourManagementTests: colour rows compared on \(CPUTier.supported.map(\.description).joined(separator: ", "))")
-    }
-
     /// The stage's transform against LittleCMS's double-precision one rounded half up (the contract's
     /// precision): at least 99.9% of samples equal, none more than 1 off — on a P3 JPEG and PNG, an Adobe RGB
     /// JPEG, and each target.
@@ -289,8 +260,8 @@ final class ColourManagementTests: XCTestCase {
             }
         }
         print("CMYK precision: \(equal) of \(samples) samples equal, worst \(worst)")
-        XCTAssertLessThanOrEqual(worst, 1)
-        XCTAssertGreaterThanOrEqual(Double(equal), 0.999 * Double(samples))
+        // The contract asks for 99.9% and 1 at most; the unoptimised transform gives every sample.
+        XCTAssertEqual(equal, samples)
     }
 
     /// An RGB profile on a CMYK JPEG cannot read its samples (LittleCMS refuses such a transform): a warning,

@@ -62,7 +62,8 @@ void yc_sharp_move(const int16_t *h0, const int16_t *h1, const int16_t *h2, cons
 /// A luma row as code values (`full`: full range, else limited) from its even and odd planes.
 void yc_sharp_write_luma(const int16_t *e, const int16_t *o, uint8_t *dst, long width, int full);
 
-/// A chroma row pair's codes: `cb` to `u` and `cr` to `v`, `step` bytes apart (1 planar, 2 interleaved).
+/// A chroma row pair's codes: `cb` to `u` and `cr` to `v`, `step` bytes apart (1 planar, 2 interleaved: then
+/// `u` and `v` are neighbours, |u − v| = 1, as NV12 and NV21 have them; the row stores them as pairs).
 void yc_sharp_write_chroma(const int16_t *cb, const int16_t *cr, uint8_t *u, uint8_t *v, long step, long cw,
                            int full);
 
