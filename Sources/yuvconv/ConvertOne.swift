@@ -95,6 +95,15 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
     // Read after the last allocation of this conversion (the JPEG encoder's included).
     let peak = peakResidentBytes()
     warnAboutDecoding(name: name, report: report)
+    // `--jpeg-path direct` asked for, and this JPEG went through RGB all the same: said, as --chroma-filter sharp
+    // says it up front (it decides for every file; these reasons are this file's).
+    if !options.quiet, options.given.contains("--jpeg-path"), options.jpegPath == .direct, options.chromaFilter == .box,
+       report.info.container == .jpeg, report.path == "RGB" {
+        let why = report.colour.map { "colour management (\($0)) works on RGB" }
+            ?? (report.orientation != .identity ? "its turn (EXIF orientation) would move the chroma off its grid"
+                                                : "its sampling (\(report.info.sampling)) has no direct path")
+        printErr("yuvconv: warning: \(name): \(why): decoded to RGB, not converted from its planes (--jpeg-path direct)")
+    }
     let line = { summaryLine(name: name, report: report, processPeak: !options.inBatch) }
     if !options.quiet && !options.batchQuietLines { printErr(line()) }
     if !options.quiet && options.batchQuietLines && options.verbose { printAboveProgress(line()) }

@@ -23,6 +23,25 @@ final class CMYKProfileTests: CLITestCase {
         XCTAssertEqual(Checksum.crc32Hex(try Data(contentsOf: off)), "f5d4012b")
     }
 
+    /// `--jpeg-path direct` asked for a JPEG that must go through RGB all the same (colour management, a CMYK
+    /// sampling) draws a warning giving the file's reason; without the option, or for a JPEG that stays direct,
+    /// nothing is said.
+    func testAnExplicitDirectPathThatCannotBeTakenIsSaid() throws {
+        let p3 = fixturesURL.appendingPathComponent("colour/kodim23-p3.jpg").path
+        let plain = packageRoot.appendingPathComponent("Fixtures/corpus/jpeg/jpeg-decoder/mozilla/jpg-cmyk-1.jpg").path
+        let direct = packageRoot.appendingPathComponent("Fixtures/corpus/jpeg/pillow/hopper.jpg").path
+        let cases: [(String, [String], String?)] = [
+            (p3, ["--jpeg-path", "direct"], "colour management (Display P3 → sRGB) works on RGB: decoded to RGB, not converted from its planes (--jpeg-path direct)"),
+            (plain, ["--jpeg-path", "direct"], "its sampling (CMYK) has no direct path: decoded to RGB"),
+            (p3, [], nil), (direct, ["--jpeg-path", "direct"], nil), (p3, ["--jpeg-path", "direct", "--color-management", "off"], nil)]
+        for (input, options, said) in cases {
+            let r = try run([input, "-o", work.appendingPathComponent("o.nv12").path, "--force"] + options)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            if let said { XCTAssertTrue(r.stderr.contains("warning: \(input): \(said)"), r.stderr) }
+            else { XCTAssertFalse(r.stderr.contains("--jpeg-path direct"), r.stderr) }
+        }
+    }
+
     /// A CMYK JPEG without a profile converts as before, and says nothing about colour.
     func testWithoutAProfileTheInkModelIsUsed() throws {
         let plain = packageRoot.appendingPathComponent("Fixtures/corpus/jpeg/jpeg-decoder/mozilla/jpg-cmyk-1.jpg").path
