@@ -264,7 +264,12 @@ void yc_jpeg_open(yc_decoder *dec, FILE *file, yc_stream *stream, int raw) {
         j->out_color_space = JCS_EXT_RGBX;  // 4 bytes a pixel: what the SIMD rows load
         break;
     default:
-        yc_set_error(dec, "unsupported JPEG colour space");
+        {
+            char msg[YC_MSG];
+            snprintf(msg, sizeof msg, "a JPEG of %d components in a colour space yuvconv does not read (it reads grey, "
+                     "YCbCr, RGB, CMYK and YCCK)", j->num_components);
+            yc_set_error(dec, msg);
+        }
         return;
     }
     jpeg_start_decompress(j);

@@ -6,6 +6,10 @@ enum LibraryMessages {
     static let table: [(String, @Sendable (String) -> String)] = [
         ("Unsupported JPEG data precision", { m in
             let bits = m.split(separator: " ").last.map(String.init) ?? "?"
+            // 0 (or anything JPEG does not define) is no precision at all: a damaged header, not a deep JPEG.
+            guard ["12", "16", "2", "3", "4", "5", "6", "7", "9", "10", "11", "13", "14", "15"].contains(bits) else {
+                return "the JPEG's header gives a sample precision of \(bits) bits, which no JPEG has: the file is damaged"
+            }
             return "a \(bits)-bit JPEG: this build of libjpeg-turbo decodes 8-bit samples only; convert it to 8 bits first"
         }),
         ("Unsupported JPEG process: SOF type", { m in
@@ -37,12 +41,22 @@ enum LibraryMessages {
         ("instead of RST", { _ in "the JPEG's restart markers are out of sequence: the file is damaged" }),
         ("Inconsistent progression sequence", { _ in "the progressive JPEG's scans contradict each other: the file is damaged" }),
         ("Invalid SOS parameters for sequential JPEG", { _ in "a JPEG scan header is invalid: the file is damaged" }),
+        ("Invalid progressive parameters", { _ in "a progressive JPEG's scan header is invalid: the file is damaged" }),
+        ("Bogus sampling factors", { _ in "the JPEG's chroma sampling factors are invalid: the file is damaged" }),
+        ("Invalid component ID", { _ in "a JPEG scan names a component the image does not have: the file is damaged" }),
+        ("was not defined", { m in
+            "the JPEG uses a \(m.hasPrefix("Huffman") ? "Huffman" : "quantization") table it never defines: the file is damaged" }),
         ("Not a JPEG file", { _ in "the file starts like a JPEG but is not one: it is damaged or another format" }),
         ("exceeds user limit in IHDR", { m in
             "the PNG is \(m.contains("height") ? "taller" : "wider") than 1,000,000 pixels, the most a side yuvconv "
                 + "reads (libpng's limit, kept because the memory a conversion holds follows a row's length)"
         }),
         ("Invalid IHDR data", { _ in "the PNG's header (IHDR) is invalid: the file is damaged" }),
+        ("IHDR: invalid", { _ in "the PNG's header (IHDR) has the wrong length: the file is damaged" }),
+        ("PLTE: invalid", { _ in "the PNG's palette (PLTE) has an impossible length: the file is damaged" }),
+        ("PLTE: duplicate", { _ in "the PNG has two palettes (PLTE chunks): the file is damaged" }),
+        ("unhandled critical chunk", { m in
+            "the PNG needs a chunk libpng does not know (\(chunk(m))) to be read: a newer format or a damaged file" }),
         ("PNG unsigned integer out of range", { _ in "a PNG header value is out of range: the file is damaged" }),
         ("Not enough image data", { _ in "the PNG's image data ends before the picture does: the file is damaged or cut short" }),
         ("Too much image data", { _ in "the PNG holds more image data than its size: the file is damaged" }),

@@ -1,0 +1,28 @@
+import XCTest
+@testable import YUVIO
+
+/// Library messages a user can meet (libjpeg's and libpng's, as hostile testers met them) become sentences
+/// that say what is wrong with the file, the library's own words kept in parentheses: never the bare message.
+final class LibraryMessagesTests: XCTestCase {
+    func testEveryMessageTestersMetIsASentence() {
+        let met: [(library: String, message: String, says: String)] = [
+            ("libjpeg", "Bogus sampling factors", "sampling factors are invalid"),
+            ("libjpeg", "Invalid component ID 3 in SOS", "names a component the image does not have"),
+            ("libjpeg", "Quantization table 0x03 was not defined", "quantization table it never defines"),
+            ("libjpeg", "Huffman table 0x01 was not defined", "Huffman table it never defines"),
+            ("libjpeg", "Invalid progressive parameters Ss=0 Se=63 Ah=0 Al=0", "progressive JPEG's scan header is invalid"),
+            ("libjpeg", "Unsupported JPEG data precision 0", "sample precision of 0 bits, which no JPEG has"),
+            ("libjpeg", "Unsupported JPEG data precision 12", "a 12-bit JPEG"),
+            ("libpng", "IHDR: invalid", "header (IHDR) has the wrong length"),
+            ("libpng", "PLTE: invalid", "palette (PLTE) has an impossible length"),
+            ("libpng", "PLTE: duplicate", "two palettes"),
+            ("libpng", "ABCD: unhandled critical chunk", "a chunk libpng does not know (ABCD)"),
+        ]
+        for m in met {
+            let said = LibraryMessages.explain(m.message, library: m.library)
+            XCTAssertTrue(said.contains(m.says), "\(m.message) → \(said)")
+            XCTAssertTrue(said.hasSuffix("(\(m.library): \(m.message))"), said)
+            XCTAssertTrue(said.first!.isLowercase, said)
+        }
+    }
+}
