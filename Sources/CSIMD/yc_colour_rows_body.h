@@ -164,13 +164,7 @@ static void colour_row_sse2(const yc_colour_tables *t, uint8_t *p, uint32_t widt
                                     _mm_load_ps(t->prod[2][q[2]]));
         float f[4];
         _mm_storeu_ps(f, l);
-        for (int c = 0; c < 3; c++) {
-            const float u = f[c] > 0 ? (f[c] > 1 ? 1 : f[c]) : 0;
-            const uint32_t cell = t->cell[c][yc_colour_bucket(u)];
-            uint32_t bits;
-            __builtin_memcpy(&bits, &u, 4);
-            q[c] = (uint8_t)((cell & 255) + ((bits & YC_COLOUR_LOW) >= (cell >> 8)));
-        }
+        for (int c = 0; c < 3; c++) q[c] = yc_colour_code(t, c, f[c]);
     }
 }
 #endif
@@ -209,15 +203,7 @@ static YC_BODY_TARGET void YC_BODY_NAME(colour_row)(const yc_colour_tables *t, u
         uint8_t *q = p + (long)step * x;
         const float r = t->lin[0][q[0]], g = t->lin[1][q[1]], b = t->lin[2][q[2]];
         const float l[3] = {m[0] * r + m[1] * g + m[2] * b, m[3] * r + m[4] * g + m[5] * b, m[6] * r + m[7] * g + m[8] * b};
-        for (int c = 0; c < 3; c++) {
-            // Not `l < 0 ? 0 : …`: −0.0 (a matrix row of negative entries on a black pixel) is not below 0, and
-            // its bits would index far past the table.
-            const float v = l[c] > 0 ? (l[c] > 1 ? 1 : l[c]) : 0;
-            const uint32_t cell = t->cell[c][yc_colour_bucket(v)];
-            uint32_t bits;
-            __builtin_memcpy(&bits, &v, 4);
-            q[c] = (uint8_t)((cell & 255) + ((bits & YC_COLOUR_LOW) >= (cell >> 8)));
-        }
+        for (int c = 0; c < 3; c++) q[c] = yc_colour_code(t, c, l[c]);
     }
 }
 

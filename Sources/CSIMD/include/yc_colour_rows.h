@@ -50,6 +50,17 @@ typedef struct {
     float prod[3][256][4] __attribute__((aligned(16)));
 } yc_colour_tables;
 
+/// The output code of channel `c` for the linear value `l`, one pixel at a time (the rows' tails). Not
+/// `l < 0 ? 0 : …`: −0.0 (a matrix row of negative entries on a black pixel) is not below 0, and its bits would
+/// index far past the table; NaN fails `l > 0` too.
+static inline uint8_t yc_colour_code(const yc_colour_tables *t, int c, float l) {
+    const float v = l > 0 ? (l > 1 ? 1 : l) : 0;
+    const uint32_t cell = t->cell[c][yc_colour_bucket(v)];
+    uint32_t bits;
+    __builtin_memcpy(&bits, &v, 4);
+    return (uint8_t)((cell & 255) + ((bits & YC_COLOUR_LOW) >= (cell >> 8)));
+}
+
 /// Fills `prod` from `lin` and `m`.
 static inline void yc_colour_products(yc_colour_tables *t) {
     for (int c = 0; c < 3; c++)
