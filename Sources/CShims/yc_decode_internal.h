@@ -189,9 +189,6 @@ void yc_png_read_fn(png_structp png, png_bytep data, size_t length);
 void yc_png_row_inflated(png_structp png, png_row_infop row_info, png_bytep data);
 
 /// The warning for a PNG eXIf chunk after the image data (both PNG routes).
-/// An EXIF orientation tag that holds no orientation (a value outside 1…8, or not a number): said, and the
-/// picture is converted as stored (XMP's orientation is not asked, as Pillow does not).
-#define YC_EXIF_NO_ORIENTATION "EXIF: the orientation tag holds no orientation from 1 to 8: the picture is converted as stored"
 #define YC_PNG_LATE_EXIF "an eXIf chunk after the image data is not read: an orientation in it is not applied " \
     "(the picture is converted as stored)"
 

@@ -118,6 +118,6 @@ void yc_jpeg_colour(yc_decoder *dec) {
 
 int yc_jpeg_orientation(yc_decoder *dec, int *from_xmp) {
     int exif = dec->exif ? yc_exif_orientation_tag(dec->exif + 6, dec->exif_length - 6) : 0;
-    if (exif < 0) yc_warn(dec, YC_EXIF_NO_ORIENTATION);
+    dec->info.orientation_unusable = exif < 0;
     return yc_orientation_choice(exif, dec->xmp_orientation, from_xmp);
 }

@@ -21,6 +21,9 @@ public struct SourceInfo: Sendable, Equatable {
     /// Where `orientation` was read, as reports name it.
     public enum OrientationSource: String, Sendable { case exif = "EXIF", xmp = "XMP" }
     public var orientationSource = OrientationSource.exif
+    /// An EXIF orientation tag that holds no orientation (outside 1…8, or not a number): `orientation` is then 1,
+    /// and applying orientations (`--orientation auto`) says so.
+    public var orientationUnusable = false
 }
 
 /// A row-streaming JPEG or PNG decoder. All C types and error codes stay in here.
@@ -177,6 +180,7 @@ public final class ImageDecoder {
                                   rowFormat: .rgba8, progressive: i.jpeg_progressive != 0, interlaced: false)
             info.orientation = Int(i.orientation)
             info.orientationSource = i.orientation_from_xmp != 0 ? .xmp : .exif
+            info.orientationUnusable = i.orientation_unusable != 0
             return info
         }
         let depth = Int(i.png_bit_depth)
@@ -199,6 +203,7 @@ public final class ImageDecoder {
         info.hasAlpha = i.png_color_type & 4 != 0 || i.png_has_trns != 0
         info.orientation = Int(i.orientation)
         info.orientationSource = i.orientation_from_xmp != 0 ? .xmp : .exif
+        info.orientationUnusable = i.orientation_unusable != 0
         return info
     }
 

@@ -179,6 +179,11 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         if let probe { source.measure(with: probe, ledger: ledger) }
         try runPipeline(source, frame: frame, into: sink, ledger: ledger, threaded: options.pipelined)
         var w = decoder.warnings
+        if options.orientation == .auto && info.orientationUnusable {
+            // Said only when orientations are applied: with `--orientation ignore` every file is as stored.
+            let text = "EXIF: the orientation tag holds no orientation from 1 to 8: the picture is converted as stored"
+            w = (w.count + 1, w.count == 0 ? text : w.first)
+        }
         if plan.action == .broken || unmade {
             let text = unmade ? "colour management (\(plan.text)) could not be set up (LittleCMS could not make the "
                 + "transform: its memory budget, or the profile); colours used as stored" : plan.text

@@ -166,7 +166,8 @@ final class OrientationTests: XCTestCase {
         XCTAssertEqual(exifOrientation(many), 6, "found before the entry count runs out of data")
     }
 
-    /// An orientation tag that holds no orientation (9, or a text) is said, and the picture converted as stored.
+    /// An orientation tag that holds no orientation (9, or a text) is said when orientations are applied (not with
+    /// `--orientation ignore`, where every picture is as stored), and the picture converted as stored.
     func testAnOrientationTagWithoutAnOrientationIsAWarning() throws {
         let source = try [UInt8](Data(contentsOf: URL(fileURLWithPath: fixture("jpeg/pillow/hopper.jpg"))))
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("yuvconv-orientation-9-\(getpid()).jpg").path
@@ -175,7 +176,13 @@ final class OrientationTests: XCTestCase {
             try Data(Self.withOrientation(source, n)).write(to: URL(fileURLWithPath: path))
             let d = try ImageDecoder(source: try InputSource(path: path, maxPixels: 1 << 30), raw: false)
             XCTAssertEqual(d.info.orientation, n == 9 ? 1 : 6)
-            XCTAssertEqual(d.warnings.first.contains("the orientation tag holds no orientation from 1 to 8"), warned, d.warnings.first)
+            XCTAssertEqual(d.info.orientationUnusable, warned)
+            for (mode, said) in [(OrientationMode.auto, warned), (.ignore, false)] {
+                let r = try convertFile(path: path, spec: ConversionSpec(), layout: .nv12,
+                                        options: DecodeOptions(orientation: mode))
+                XCTAssertEqual(r.report.firstWarning.contains("the orientation tag holds no orientation from 1 to 8"), said,
+                               "\(n) \(mode): \(r.report.firstWarning)")
+            }
         }
     }
 

@@ -46,6 +46,7 @@ typedef struct {
     /// tiff:Orientation: 1…8, 1 when absent or out of range. Only read, never applied here.
     int orientation;
     int orientation_from_xmp;   // 1 when `orientation` is XMP's (the file has no EXIF orientation tag)
+    int orientation_unusable;   // 1 when the EXIF orientation tag holds no orientation (1…8): `orientation` is 1
 } yc_info;
 
 /// What a file says about its colours, as stored (never applied here): an ICC profile (JPEG APP2
