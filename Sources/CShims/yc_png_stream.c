@@ -53,9 +53,9 @@ static void late_itxt_read(yc_decoder *dec) {
 // chunk fails its CRC), while a second eXIf or cICP is ignored with a warning and the first one used. So here
 // the first intact iCCP libpng accepted is the file's profile: once there is one, libpng is told — as the
 // next iCCP's header goes by, before it looks at the type — to treat that chunk and any after it as unknown
-// (`png_user_chunk` drops them), and the warning says so (only when colour management reads profiles). A first one that failed its CRC or that
-// libpng rejected does not shut out a later one (libpng itself reads no more after some rejections: the
-// profile is then broken, as before).
+// (`png_user_chunk` drops them), and the warning says so (only when colour management reads profiles). A
+// first one that failed its CRC or that libpng rejected does not shut out a later one (libpng itself reads no
+// more after some rejections: the profile is then broken, as before).
 static const void *held_profile(yc_decoder *dec, png_structp png) {
     png_charp name = NULL;
     int compression = 0;
@@ -91,7 +91,7 @@ static void next_iccp(yc_decoder *dec, png_structp png, struct yc_png_chunks *k)
 // (a wrong one: exit 0 without a word; in a chunk of its own: only a warning), while yuvconv's own reader
 // (yc_png_idat.c) refuses it. On libpng's route the data is therefore inflated a second time as it goes by,
 // into a scratch buffer, and the stream must end with the right checksum: one rule for both routes. It costs
-// one more inflate of the image (those routes take 16-bit, interlaced and low-depth grey images).
+// one more inflate of the image (libpng's route keeps interlaced, 1/2/4-bit grey and tRNS-keyed images).
 int yc_png_verify_begin(yc_decoder *dec) {
     struct yc_png_chunks *k = &dec->png_chunks;
     k->verify_out = malloc(32 * 1024);
