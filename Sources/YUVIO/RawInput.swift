@@ -317,7 +317,13 @@ public enum RawInput {
             guard frame == "FRAME" || frame.hasPrefix("FRAME ") else { throw .decoder("the Y4M stream has no FRAME") }
             let bytes = try input.read(need)
             guard bytes.count == need else {
-                throw .decoder("the Y4M frame is cut short (\(bytes.count) of \(need) bytes)")
+                // Exactly what chroma rows a sample short would leave: how FFmpeg 5.1 writes a 10-bit Y4M of an odd
+                // width (it reads its own file back the same way; the frame is not 4:2:0 as Y4M defines it).
+                let sample = layout == .yuv420p10le ? 2 : 1
+                let short = w & 1 == 1 && bytes.count == (w * h + 2 * (w / 2) * ((h + 1) / 2)) * sample
+                throw .decoder("the Y4M frame is cut short (\(bytes.count) of \(need) bytes)" + (short
+                    ? "; its chroma rows are one sample short of the odd width's \((w + 1) / 2), as some writers "
+                      + "(FFmpeg 5's 10-bit Y4M) make them: rewrite it at an even width" : ""))
             }
             try checkSamples(bytes, layout: layout)
             let image = YUVImage(width: w, height: h, layout: layout, bytes: bytes)

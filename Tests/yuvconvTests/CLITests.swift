@@ -241,6 +241,21 @@ extension CLITests {
         XCTAssertEqual(try run(["a.nv12", "--size", "100000x100000", "-o", "h.png"]).status, 1, "over --max-pixels")
     }
 
+    /// A Y4M frame cut short is refused, naming both sizes; when it is exactly chroma rows a sample short of an odd
+    /// width (FFmpeg 5's 10-bit Y4M of an odd width), the message says so and what to do.
+    func testOddWidthY4MWithShortChromaRowsIsExplained() throws {
+        // 5×2, 10-bit: 10 luma samples and 2 × 3 chroma samples a frame (32 bytes); FFmpeg 5 writes 2 × 2 (28).
+        let header = Data("YUV4MPEG2 W5 H2 F25:1 Ip A1:1 C420p10 XYSCSS=420P10 XCOLORRANGE=FULL\nFRAME\n".utf8)
+        for (bytes, hinted) in [(28, true), (30, false)] {
+            try (header + Data(repeating: 0, count: bytes)).write(to: work.appendingPathComponent("odd.y4m"))
+            let r = try run(["odd.y4m", "-o", "odd.png", "--force"])
+            XCTAssertEqual(r.status, 1, r.stderr)
+            XCTAssertTrue(r.stderr.contains("odd.y4m: the Y4M frame is cut short (\(bytes) of 32 bytes)"), r.stderr)
+            XCTAssertEqual(r.stderr.contains("one sample short of the odd width's 3"), hinted, r.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("odd.png").path))
+        }
+    }
+
     /// An interlaced Y4M (It, Ib, Im): copied into a Y4M it keeps its tag (It, Ib; and I?, unknown, stays so);
     /// converted to anything else it is a warning, since the woven frame is then read as one progressive picture.
     /// A tag Y4M does not define is refused.
