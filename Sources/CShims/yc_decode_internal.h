@@ -91,6 +91,7 @@ struct yc_decoder {
         // (`iccp_reading`: its CRC taken) counts only if libpng replaced the profile with it: the profile libpng
         // held at its header (`iccp_before`) is compared once the chunk is over (`yc_png_iccp_settle`).
         int seen_iccp, iccp_skipping, iccp_crc_bad, iccp_reading, iccp_pending, iccp_pending_bad;
+        int after_stream_warned;  // image data in an IDAT chunk after the zlib stream's end was said
         const void *iccp_before;
         // After the last row's data (`yc_png_rows_done`): IDAT data bytes read, and the most allowed (0: not
         // there yet).
@@ -112,6 +113,7 @@ struct yc_decoder {
         size_t row_bytes, bpp;  // bytes of a row as filtered (without its filter byte); of a pixel, at least 1
         z_stream z;
         int z_ready, stream_ended, ended, extra_warned, finished;
+        int trailer_read;       // the zlib stream's Adler-32 has been read: image data after it is not the image's
         uint8_t *in;            // compressed bytes as read
         size_t in_size;
         uint8_t *prev, *row;    // the row above, unfiltered; (palette, grey) this row

@@ -287,6 +287,7 @@ void yc_png_idat_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t cou
         }
         uint8_t trailer[4];
         take_input(dec, trailer, 4);
+        d->trailer_read = 1;
         if (png_get_uint_32(trailer) != d->adler) png_error(dec->png, "IDAT: incorrect data check");
         // Bytes after the zlib stream in this IDAT chunk: libpng's "Extra compressed data" (a warning).
         if (d->z.avail_in > 0 || (!d->ended && dec->png_chunks.state == 2)) yc_warn(dec, "IDAT: Extra compressed data");

@@ -164,6 +164,14 @@ static void png_follow_chunks(yc_decoder *dec, png_structp png, const uint8_t *p
                 // Image data resumed after another chunk is not the image's (yuvconv's own reader stops at the
                 // first chunk that is not IDAT): the second inflate must not finish the stream with it.
                 if (k->seen_idat && k->verify_state == 1 && memcmp(k->header + 4, "IDAT", 4) != 0) k->verify_state = -2;
+                // Image data in a whole IDAT chunk after the zlib stream has ended (its checksum read, by yuvconv's
+                // reader or the second inflate) is not the image's: skipped on both routes, as libpng skips it,
+                // but said, as data left in the stream's last chunk is ("Extra compressed data").
+                if (memcmp(k->header + 4, "IDAT", 4) == 0 && k->left > 0 && !k->after_stream_warned &&
+                    (dec->png_idat.trailer_read || k->verify_state == 2)) {
+                    k->after_stream_warned = 1;
+                    yc_warn(dec, "IDAT: image data after the end of the compressed stream, ignored");
+                }
                 if (memcmp(k->header + 4, "IDAT", 4) == 0) k->seen_idat = 1;
                 else if (!k->seen_idat && memcmp(k->header + 4, "iCCP", 4) == 0) next_iccp(dec, png, k);
                 else if (k->seen_idat && memcmp(k->header + 4, "eXIf", 4) == 0) k->late_exif = 1;

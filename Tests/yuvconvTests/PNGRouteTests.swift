@@ -247,6 +247,35 @@ final class PNGRouteTests: CLITestCase {
         XCTAssertEqual(compared, files.count * cases.count)
     }
 
+    /// Image data in an IDAT chunk after the zlib stream has ended is skipped on both routes (as libpng skips it)
+    /// and said once, as data left in the stream's last chunk already was ("Extra compressed data"): it was
+    /// skipped without a word. An empty IDAT there is nothing to say.
+    func testImageDataAfterTheStreamIsSaid() throws {
+        func be32(_ v: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: v >> $0) } }
+        for (name, ihdr, rowBytes) in [("rgb8", [UInt8](arrayLiteral: 8, 2, 0, 0, 0), 12), ("rgb16", [16, 2, 0, 0, 0], 24),
+                                       ("grey1", [1, 0, 0, 0, 0], 1)] {
+            var raw: [UInt8] = []
+            for y in 0..<4 { raw.append(0); for x in 0..<rowBytes { raw.append(UInt8((x * 9 + y * 5) & 255)) } }
+            let head = pngSignature + pngChunk("IHDR", be32(4) + be32(4) + ihdr) + pngChunk("IDAT", zlibStored(raw))
+            for (variant, extra) in [("plain", [UInt8]()), ("after", pngChunk("IDAT", Array("garbage!".utf8))),
+                                     ("empty", pngChunk("IDAT", []))] {
+                try Data(head + extra + pngChunk("IEND", [])).write(to: work.appendingPathComponent("\(name)-\(variant).png"))
+            }
+            for (route, env) in [("own", [String: String]()), ("libpng", ["YUVCONV_PNG_LIBPNG": "1"])] {
+                var out: [String: Data] = [:]
+                for variant in ["plain", "after", "empty"] {
+                    let r = try launch(binary, ["\(name)-\(variant).png", "-o", "-"], environment: env, stdin: .null)
+                    XCTAssertEqual(r.status, 0, "\(name) \(variant) \(route): \(r.stderr)")
+                    XCTAssertEqual(r.stderr.contains("warning: \(name)-\(variant).png: IDAT: image data after the end of the "
+                                                     + "compressed stream, ignored"), variant == "after", "\(route): \(r.stderr)")
+                    out[variant] = r.stdout
+                }
+                XCTAssertEqual(out["after"], out["plain"], "\(name) \(route)")
+                XCTAssertEqual(out["empty"], out["plain"], "\(name) \(route)")
+            }
+        }
+    }
+
     /// A wrong Adler-32 is an error on both routes wherever its bytes lie. libpng makes one more inflate call after
     /// the last row's data and skips the rest, so a checksum in an IDAT chunk of its own was only a warning, and
     /// one cut over several chunks (as fixed-size IDAT writers cut it) was never compared: exit 0 without a word,
