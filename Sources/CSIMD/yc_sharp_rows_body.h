@@ -157,6 +157,18 @@ static YC_BODY_TARGET void S_(box)(const int16_t *a, const int16_t *s, int16_t *
 #define YC_SHARP_RGB_A2 2, 5, 8, 11, 14, 17, 20, 23, 26, 29, 32, 35, 38, 41, 44, 47, 50, 53, 56, 59, 62, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1
 #define YC_SHARP_RGB_B2 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 33, 36, 39, 42, 45, 48, 51, 54, 57, 60, 63
 
+/// 32 pairs' six planes at sample i of `dst` (`stride` apart: R, G, B of the even pixels, each followed by the
+/// odd pixels' plane), from the vectors of each.
+YC_INLINE YC_BODY_TARGET void S_(store_planes)(int16_t *dst, long stride, long i, yc_v_i16 rE, yc_v_i16 gE, yc_v_i16 bE,
+                                              yc_v_i16 rO, yc_v_i16 gO, yc_v_i16 bO) {
+    S_(st)(dst + i, rE);
+    S_(st)(dst + stride + i, rO);
+    S_(st)(dst + 2 * stride + i, gE);
+    S_(st)(dst + 3 * stride + i, gO);
+    S_(st)(dst + 4 * stride + i, bE);
+    S_(st)(dst + 5 * stride + i, bO);
+}
+
 static YC_BODY_TARGET void S_(import8)(const uint8_t *src, long step, long width, int16_t *dst, long stride) {
     const long pairs = width / 2;
     int16_t *rE = dst, *rO = dst + stride, *gE = dst + 2 * stride, *gO = dst + 3 * stride, *bE = dst + 4 * stride,
@@ -174,12 +186,8 @@ static YC_BODY_TARGET void S_(import8)(const uint8_t *src, long step, long width
             const yc_v_i16 rgO = __builtin_shufflevector(rg01, rg23, YC_SHARP_HIGH_HALVES);
             const yc_v_i16 baE = __builtin_shufflevector(ba01, ba23, YC_SHARP_LOW_HALVES);
             const yc_v_i16 baO = __builtin_shufflevector(ba01, ba23, YC_SHARP_HIGH_HALVES);
-            S_(st)(rE + i, YC_SHARP_LO(rgE));
-            S_(st)(gE + i, YC_SHARP_HI(rgE));
-            S_(st)(bE + i, YC_SHARP_LO(baE));
-            S_(st)(rO + i, YC_SHARP_LO(rgO));
-            S_(st)(gO + i, YC_SHARP_HI(rgO));
-            S_(st)(bO + i, YC_SHARP_LO(baO));
+            S_(store_planes)(dst, stride, i, YC_SHARP_LO(rgE), YC_SHARP_HI(rgE), YC_SHARP_LO(baE), YC_SHARP_LO(rgO),
+                             YC_SHARP_HI(rgO), YC_SHARP_LO(baO));
         }
     } else {
         for (; i + 32 <= pairs; i += 32) {
@@ -188,12 +196,8 @@ static YC_BODY_TARGET void S_(import8)(const uint8_t *src, long step, long width
             const yc_v_i16 a = __builtin_shufflevector(__builtin_shufflevector(v0, v1, YC_SHARP_RGB_A0), v2, YC_SHARP_RGB_B0);
             const yc_v_i16 b = __builtin_shufflevector(__builtin_shufflevector(v0, v1, YC_SHARP_RGB_A1), v2, YC_SHARP_RGB_B1);
             const yc_v_i16 c = __builtin_shufflevector(__builtin_shufflevector(v0, v1, YC_SHARP_RGB_A2), v2, YC_SHARP_RGB_B2);
-            S_(st)(rE + i, YC_SHARP_LO(a));
-            S_(st)(gE + i, YC_SHARP_HI(a));
-            S_(st)(bE + i, YC_SHARP_LO(b));
-            S_(st)(rO + i, YC_SHARP_HI(b));
-            S_(st)(gO + i, YC_SHARP_LO(c));
-            S_(st)(bO + i, YC_SHARP_HI(c));
+            S_(store_planes)(dst, stride, i, YC_SHARP_LO(a), YC_SHARP_HI(a), YC_SHARP_LO(b), YC_SHARP_HI(b),
+                             YC_SHARP_LO(c), YC_SHARP_HI(c));
         }
     }
     for (; i < pairs; i++) {

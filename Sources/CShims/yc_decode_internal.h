@@ -100,7 +100,7 @@ struct yc_decoder {
         uint8_t *late_itxt;  // an iTXt after one, gathered as it is read for yc_png_itxt (freed by yc_close)
         size_t late_itxt_at;
         char late_colour[40]; // the colour chunks (iCCP, cICP, sRGB, gAMA, cHRM) that went by after one: a warning
-        // libpng's route (interlaced, 16-bit, 1/2/4-bit grey, tRNS-keyed): the image data inflated a second time
+        // libpng's route (interlaced, 1/2/4-bit grey, tRNS-keyed): the image data inflated a second time
         // as it goes by, to take its Adler-32, which libpng does not always reach (yc_png_verify_begin).
         z_stream verify;
         int verify_state;    // 0 off, 1 inflating, 2 ended with the right checksum, -1 failed (`verify.msg`),

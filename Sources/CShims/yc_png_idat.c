@@ -147,22 +147,20 @@ static void unfilter(yc_decoder *dec, int type, uint8_t *row, const uint8_t *pre
     }
 }
 
-int yc_png_idat_begin(yc_decoder *dec, int palette, int grey, int depth, int channels) {
+// Both begins: the buffers for rows of `row_bytes` (filtered, `bpp` bytes a pixel), a scratch row when the rows
+// are not inflated straight into the band (`scratch`), and the reader active. 1 also when the rows stay with
+// libpng (over 1 GiB: zlib counts in 32 bits; libpng's limit of 1,000,000 pixels a row keeps a row to at most
+// 8 MB, so only a raised limit gets there); 0 when out of memory.
+static int begin(yc_decoder *dec, size_t row_bytes, size_t bpp, int scratch) {
     struct yc_png_idat *d = &dec->png_idat;
-    const size_t w = dec->info.width;
-    d->palette = palette;
-    d->grey = grey;
-    d->depth = depth;
-    d->row_bytes = palette ? (w * (size_t)depth + 7) / 8 : grey ? w * (size_t)grey : w * (size_t)channels;
-    // zlib counts in 32 bits; libpng's limit of 1,000,000 pixels a row keeps a row to 4 MB. Past 1 GiB (a raised
-    // limit), libpng reads the rows.
-    if (d->row_bytes > (1u << 30)) return 1;
-    d->bpp = palette ? 1 : grey ? (size_t)grey : (size_t)channels;
+    if (row_bytes > (1u << 30)) return 1;
+    d->row_bytes = row_bytes;
+    d->bpp = bpp;
     d->in_size = 64 * 1024;
     d->in = malloc(d->in_size);
     d->prev = calloc(1, d->row_bytes);
-    if (palette || grey) d->row = malloc(d->row_bytes);
-    if (!d->in || !d->prev || ((palette || grey) && !d->row)) {
+    if (scratch) d->row = malloc(d->row_bytes);
+    if (!d->in || !d->prev || (scratch && !d->row)) {
         yc_set_error(dec, "out of memory");
         return 0;
     }
@@ -171,25 +169,22 @@ int yc_png_idat_begin(yc_decoder *dec, int palette, int grey, int depth, int cha
     return 1;
 }
 
-int yc_png_idat_begin16(yc_decoder *dec, int stored, int out) {
+int yc_png_idat_begin(yc_decoder *dec, int palette, int grey, int depth, int channels) {
     struct yc_png_idat *d = &dec->png_idat;
     const size_t w = dec->info.width;
-    if (w * (size_t)stored * 2 > (1u << 30)) return 1;   // as yc_png_idat_begin: libpng reads such rows
+    d->palette = palette;
+    d->grey = grey;
+    d->depth = depth;
+    return begin(dec, palette ? (w * (size_t)depth + 7) / 8 : grey ? w * (size_t)grey : w * (size_t)channels,
+                 palette ? 1 : grey ? (size_t)grey : (size_t)channels, palette || grey);
+}
+
+int yc_png_idat_begin16(yc_decoder *dec, int stored, int out) {
+    struct yc_png_idat *d = &dec->png_idat;
     d->deep = stored;
     d->out_channels = out;
     d->depth = 16;
-    d->row_bytes = w * (size_t)stored * 2;
-    d->bpp = (size_t)stored * 2;
-    d->in_size = 64 * 1024;
-    d->in = malloc(d->in_size);
-    d->prev = calloc(1, d->row_bytes);
-    d->row = malloc(d->row_bytes);
-    if (!d->in || !d->prev || !d->row) {
-        yc_set_error(dec, "out of memory");
-        return 0;
-    }
-    d->active = 1;
-    return 1;
+    return begin(dec, dec->info.width * (size_t)stored * 2, (size_t)stored * 2, 1);
 }
 
 // A row of big-endian 16-bit samples, `stored` a pixel, to host-order R,G,B (`out` 3) or R,G,B,A (4): grey
@@ -237,12 +232,7 @@ void yc_png_idat_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t cou
     for (uint32_t i = 0; i < count; i++) {
         uint8_t type;
         inflate_exactly(dec, &type, 1);
-        if (d->deep) {
-            inflate_exactly(dec, d->row, d->row_bytes);
-            unfilter(dec, type, d->row, d->prev, d->row_bytes, d->bpp);
-            uint8_t *t = d->prev; d->prev = d->row; d->row = t;
-            deep_row(d->prev, dst + i * stride, dec->info.width, d->deep, d->out_channels);
-        } else if (!d->palette && !d->grey) {
+        if (!d->palette && !d->grey && !d->deep) {
             // Straight into the band: the row above is the band's previous row, or the previous band's last.
             uint8_t *row = dst + i * stride;
             inflate_exactly(dec, row, d->row_bytes);
@@ -251,6 +241,10 @@ void yc_png_idat_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t cou
             inflate_exactly(dec, d->row, d->row_bytes);
             unfilter(dec, type, d->row, d->prev, d->row_bytes, d->bpp);
             uint8_t *t = d->prev; d->prev = d->row; d->row = t;   // this row is the next one's row above
+            if (d->deep) {
+                deep_row(d->prev, dst + i * stride, dec->info.width, d->deep, d->out_channels);
+                continue;
+            }
             if (d->grey) {
                 grey_to_rgb(d->prev, dst + i * stride, dec->info.width, d->grey);
                 continue;

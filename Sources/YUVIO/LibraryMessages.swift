@@ -7,7 +7,7 @@ enum LibraryMessages {
         ("Unsupported JPEG data precision", { m in
             let bits = m.split(separator: " ").last.map(String.init) ?? "?"
             // 0 (or anything JPEG does not define) is no precision at all: a damaged header, not a deep JPEG.
-            guard ["12", "16", "2", "3", "4", "5", "6", "7", "9", "10", "11", "13", "14", "15"].contains(bits) else {
+            guard let n = Int(bits), (2...16).contains(n), n != 8 else {
                 return "the JPEG's header gives a sample precision of \(bits) bits, which no JPEG has: the file is damaged"
             }
             return "a \(bits)-bit JPEG: this build of libjpeg-turbo decodes 8-bit samples only; convert it to 8 bits first"
