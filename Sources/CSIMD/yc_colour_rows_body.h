@@ -1,38 +1,22 @@
-// The colour fast path's row, included once per tier by yc_colour_rows.c (x86's baseline, without gathers,
-// has a row of its own: `colour_row_sse2`). Sixteen pixels a step: the three linear values by gathers from
-// 256-entry tables, the 3×3 matrix in floats in the scalar order, the clamp,
-// and the cell of each output channel's bucket (its first code and the next threshold, one word) by a gather
-// again. No
-// contraction: a fused multiply-add would round differently from the scalar row on some tiers.
+// The colour fast path's row, included once per tier by yc_colour_rows.c. On x86 each tier sums a pixel's three
+// linear values from the products table (`prod`: the matrix's columns times each source code's linear value,
+// rounded once, summed in the scalar order), so no tier gathers them; the output code of each channel is its
+// bucket's cell (its first code and the next threshold, one word): a gather of eight on AVX2 and AVX-512, one
+// load at a time on the baseline tier. Elsewhere, a portable sixteen-lane row in clang's vector extensions.
+// No contraction: a fused multiply-add would round differently from the scalar row on some tiers.
 #include "yc_vec.h"
 
 #pragma clang fp contract(off)
 
 #define C_(n) YC_BODY_NAME(colour_##n)
 
+#if !defined(__x86_64__)
 /// table[i] of sixteen indices.
 YC_INLINE YC_BODY_TARGET yc_v_i32 C_(gather)(const void *table, yc_v_i32 index, const int scale) {
-#if YC_BODY_TIER >= 1
-    // Two 8-lane gathers on the AVX-512 tiers too: AMD's cores run a 16-lane gather at under half the rate
-    // (this row on a 12 MP frame: 40-44 ms with one, 33-34 ms with two, Zen 4), and Intel's about even.
-    const yc_v_i32x8 lo = __builtin_shufflevector(index, index, 0, 1, 2, 3, 4, 5, 6, 7);
-    const yc_v_i32x8 hi = __builtin_shufflevector(index, index, 8, 9, 10, 11, 12, 13, 14, 15);
-    yc_v_i32x8 a, b;
-    if (scale == 8) {
-        a = (yc_v_i32x8)_mm256_i32gather_epi32((const int *)table, (__m256i)lo, 8);
-        b = (yc_v_i32x8)_mm256_i32gather_epi32((const int *)table, (__m256i)hi, 8);
-    } else {
-        a = (yc_v_i32x8)_mm256_i32gather_epi32((const int *)table, (__m256i)lo, 4);
-        b = (yc_v_i32x8)_mm256_i32gather_epi32((const int *)table, (__m256i)hi, 4);
-    }
-    return __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-#else
     yc_v_i32 r;
     for (int i = 0; i < 16; i++) __builtin_memcpy((char *)&r + 4 * i, (const char *)table + (long)scale * index[i], 4);
     return r;
-#endif
 }
-
 /// The output code of sixteen linear values of channel `c`.
 YC_INLINE YC_BODY_TARGET yc_v_i32 C_(code)(const yc_colour_tables *t, int c, yc_v_f32 l) {
     // As the scalar `l > 0 ? (l > 1 ? 1 : l) : 0`, by masks (C has no vector conditional): −0 and NaN (a
@@ -48,28 +32,8 @@ YC_INLINE YC_BODY_TARGET yc_v_i32 C_(code)(const yc_colour_tables *t, int c, yc_
     return (cell & 255) - ((bits & (int32_t)YC_COLOUR_LOW) >= (cell >> 8));   // the comparison is −1 where true
 }
 
-/// Sixteen RGB pixels (48 bytes at q; 64 may be read) as RGB0 lanes. AVX2 and AVX-512 spread the 12-byte groups
-/// over 128-bit lanes with one dword permute and place the bytes with an in-lane byte shuffle; a generic
-/// 64-byte shuffle compiles to far more (AVX-512BW has no byte permute across lanes): the AVX-512 row took
-/// 51 ms on a 12 MP RGB frame with it, against 35 ms on the same pixels as RGBA.
+/// Sixteen RGB pixels (48 bytes at q; 64 may be read) as RGB0 lanes.
 YC_INLINE YC_BODY_TARGET yc_v_i32 C_(expand)(const uint8_t *q) {
-#if defined(__x86_64__) && YC_BODY_TIER >= 2
-    const __m512i raw = _mm512_loadu_si512((const void *)q);
-    const __m512i spread = _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 1, 2, 3, 3, 4, 5, 6, 6, 7, 8, 9, 9, 10, 11, 12), raw);
-    const __m512i place = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1));
-    return (yc_v_i32)_mm512_shuffle_epi8(spread, place);
-#elif defined(__x86_64__) && YC_BODY_TIER == 1
-    const __m256i place = _mm256_broadcastsi128_si256(_mm_setr_epi8(0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1));
-    const __m256i order = _mm256_setr_epi32(0, 1, 2, 3, 3, 4, 5, 6);
-    __m256i h[2];
-    for (int i = 0; i < 2; i++) {
-        const __m256i raw = _mm256_loadu_si256((const __m256i *)(q + 24 * i));
-        h[i] = _mm256_shuffle_epi8(_mm256_permutevar8x32_epi32(raw, order), place);
-    }
-    yc_v_i32 px;
-    __builtin_memcpy(&px, h, 64);
-    return px;
-#else
     typedef uint8_t u8x64 __attribute__((vector_size(64)));
     u8x64 raw;
     __builtin_memcpy(&raw, q, 64);
@@ -79,26 +43,10 @@ YC_INLINE YC_BODY_TARGET yc_v_i32 C_(expand)(const uint8_t *q) {
                                                24, 25, 26, 63, 27, 28, 29, 63, 30, 31, 32, 63, 33, 34, 35, 63,
                                                36, 37, 38, 63, 39, 40, 41, 63, 42, 43, 44, 63, 45, 46, 47, 63);
     return (yc_v_i32)wide;
-#endif
 }
 
 /// Sixteen RGB0 lanes stored as 48 bytes of RGB at q: the reverse of `expand`.
 YC_INLINE YC_BODY_TARGET void C_(pack)(uint8_t *q, yc_v_i32 out) {
-#if defined(__x86_64__) && YC_BODY_TIER >= 2
-    const __m512i take = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1));
-    const __m512i packed = _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 15, 15, 15, 15),
-                                                    _mm512_shuffle_epi8((__m512i)out, take));
-    __builtin_memcpy(q, &packed, 48);   // not a masked store: AMD's cores run those slowly
-#elif defined(__x86_64__) && YC_BODY_TIER == 1
-    const __m256i take = _mm256_broadcastsi128_si256(_mm_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1));
-    const __m256i order = _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 7, 7);
-    __m256i h[2];
-    __builtin_memcpy(h, &out, 64);
-    for (int i = 0; i < 2; i++) {
-        const __m256i packed = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(h[i], take), order);
-        __builtin_memcpy(q + 24 * i, &packed, 24);
-    }
-#else
     typedef uint8_t u8x64 __attribute__((vector_size(64)));
     const u8x64 o = (u8x64)out;
     const u8x64 packed = __builtin_shufflevector(o, o, 0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 16, 17, 18, 20,
@@ -106,8 +54,25 @@ YC_INLINE YC_BODY_TARGET void C_(pack)(uint8_t *q, yc_v_i32 out) {
                                                  42, 44, 45, 46, 48, 49, 50, 52, 53, 54, 56, 57, 58, 60, 61, 62,
                                                  63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63);
     __builtin_memcpy(q, &packed, 48);
-#endif
 }
+#endif
+
+#if defined(__x86_64__)
+/// A pixel's three sums (R, G, B of the target, then 0), in the scalar order.
+YC_INLINE YC_BODY_TARGET __m128 C_(sums1)(const yc_colour_tables *t, const uint8_t *s) {
+    return _mm_add_ps(_mm_add_ps(_mm_load_ps(t->prod[0][s[0]]), _mm_load_ps(t->prod[1][s[1]])), _mm_load_ps(t->prod[2][s[2]]));
+}
+
+/// Pixels x up to width, one at a time, with the same operations.
+YC_INLINE YC_BODY_TARGET void C_(tail)(const yc_colour_tables *t, uint8_t *p, uint32_t x, uint32_t width, int step) {
+    for (; x < width; x++) {
+        uint8_t *q = p + (long)step * x;
+        float f[4];
+        _mm_storeu_ps(f, C_(sums1)(t, q));
+        for (int c = 0; c < 3; c++) q[c] = yc_colour_code(t, c, f[c]);
+    }
+}
+#endif
 
 #if defined(__x86_64__) && YC_BODY_TIER == 0
 /// SSE2 has no gather, and emulating the sixteen-lane row (scalar loads into lanes, byte shuffles without
@@ -116,10 +81,6 @@ YC_INLINE YC_BODY_TARGET void C_(pack)(uint8_t *q, yc_v_i32 out) {
 /// order ((m0·r + m1·g) + m2·b); four pixels' sums are transposed into one register a channel, clamped and
 /// bucketed by the vector row's masks, and each channel's cell read one by one (about 30% less CPU for the
 /// whole P3 photo than the emulated row).
-/// A pixel's three sums (R, G, B of the target, then 0), in the scalar order.
-static inline __m128 colour_sums_sse2(const yc_colour_tables *t, const uint8_t *s) {
-    return _mm_add_ps(_mm_add_ps(_mm_load_ps(t->prod[0][s[0]]), _mm_load_ps(t->prod[1][s[1]])), _mm_load_ps(t->prod[2][s[2]]));
-}
 
 static void colour_row_sse2(const yc_colour_tables *t, uint8_t *p, uint32_t width, int step) {
     const __m128 zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f);
@@ -130,7 +91,7 @@ static void colour_row_sse2(const yc_colour_tables *t, uint8_t *p, uint32_t widt
     for (; x + 4 <= width; x += 4) {
         uint8_t *q = p + (long)step * x;
         __m128 l[4];
-        for (int i = 0; i < 4; i++) l[i] = colour_sums_sse2(t, q + step * i);
+        for (int i = 0; i < 4; i++) l[i] = C_(sums1)(t, q + step * i);
         _MM_TRANSPOSE4_PS(l[0], l[1], l[2], l[3]);
         uint32_t b[3][4], v[3][4], cells[3][4];
         __m128i bitsOf[3];
@@ -159,20 +120,75 @@ static void colour_row_sse2(const yc_colour_tables *t, uint8_t *p, uint32_t widt
             s[0] = (uint8_t)v[0][i], s[1] = (uint8_t)v[1][i], s[2] = (uint8_t)v[2][i];
         }
     }
-    for (; x < width; x++) {
-        uint8_t *q = p + (long)step * x;
-        float f[4];
-        _mm_storeu_ps(f, colour_sums_sse2(t, q));
-        for (int c = 0; c < 3; c++) q[c] = yc_colour_code(t, c, f[c]);
+    C_(tail)(t, p, x, width, step);
+}
+#endif
+
+#if defined(__x86_64__) && YC_BODY_TIER >= 1
+/// Eight pixels' three sums, by the products table (`prod`, as the baseline row): pixel i in the low half of
+/// register i % 4 and pixel i + 4 in its high half, then transposed in each half into one register a channel.
+YC_INLINE YC_BODY_TARGET void C_(sums8)(const yc_colour_tables *t, const uint8_t *q, int step, __m256 l[3]) {
+    __m256 a[4];
+    for (int i = 0; i < 4; i++) {
+        const uint8_t *s = q + step * i, *u = q + step * (i + 4);
+        const __m256 p0 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(t->prod[0][s[0]])), _mm_load_ps(t->prod[0][u[0]]), 1);
+        const __m256 p1 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(t->prod[1][s[1]])), _mm_load_ps(t->prod[1][u[1]]), 1);
+        const __m256 p2 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_load_ps(t->prod[2][s[2]])), _mm_load_ps(t->prod[2][u[2]]), 1);
+        a[i] = _mm256_add_ps(_mm256_add_ps(p0, p1), p2);
     }
+    const __m256 t0 = _mm256_unpacklo_ps(a[0], a[1]), t1 = _mm256_unpackhi_ps(a[0], a[1]);
+    const __m256 t2 = _mm256_unpacklo_ps(a[2], a[3]), t3 = _mm256_unpackhi_ps(a[2], a[3]);
+    l[0] = _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(t0), _mm256_castps_pd(t2)));
+    l[1] = _mm256_castpd_ps(_mm256_unpackhi_pd(_mm256_castps_pd(t0), _mm256_castps_pd(t2)));
+    l[2] = _mm256_castpd_ps(_mm256_unpacklo_pd(_mm256_castps_pd(t1), _mm256_castps_pd(t3)));
+}
+
+/// The output codes of eight linear values of channel `c`, by the baseline row's masks and one gather.
+YC_INLINE YC_BODY_TARGET __m256i C_(code8)(const yc_colour_tables *t, int c, __m256 l) {
+    const __m256i above = _mm256_castps_si256(_mm256_cmp_ps(l, _mm256_set1_ps(1.0f), _CMP_GT_OQ));
+    __m256i bits = _mm256_and_si256(_mm256_castps_si256(l), _mm256_castps_si256(_mm256_cmp_ps(l, _mm256_setzero_ps(), _CMP_GT_OQ)));
+    bits = _mm256_blendv_epi8(bits, _mm256_set1_epi32(0x3F800000), above);
+    __m256i bucket = _mm256_sub_epi32(_mm256_srli_epi32(bits, YC_COLOUR_SHIFT),
+                                      _mm256_set1_epi32(((127 - YC_COLOUR_OCTAVES) << YC_COLOUR_OCTAVE_BITS) - 1));
+    bucket = _mm256_max_epi32(bucket, _mm256_setzero_si256());
+    const __m256i cell = _mm256_i32gather_epi32((const int *)&t->cell[c][0], bucket, 4);
+    const __m256i below = _mm256_cmpgt_epi32(_mm256_srli_epi32(cell, 8), _mm256_and_si256(bits, _mm256_set1_epi32(YC_COLOUR_LOW)));
+    // code + (low bits ≥ threshold): the comparison is −1 where the threshold is above.
+    return _mm256_add_epi32(_mm256_and_si256(cell, _mm256_set1_epi32(255)), _mm256_add_epi32(below, _mm256_set1_epi32(1)));
+}
+
+/// Eight pixels a step, AVX2 and AVX-512 alike. The sixteen-lane row it replaced gathered the linear values and
+/// multiplied them out: about 10% slower on both tiers (12 MP RGB in a C harness, best of 7, Zen 4: 33-39 ms
+/// against 31-34).
+static YC_BODY_TARGET void C_(row8)(const yc_colour_tables *t, uint8_t *p, uint32_t width, int step) {
+    uint32_t x = 0;
+    const __m256i take = _mm256_broadcastsi128_si256(_mm_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1));
+    const __m256i order = _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 7, 7);
+    for (; x + 8 <= width; x += 8) {   // RGB: byte loads and a 24-byte store; RGBA: 32 bytes
+        uint8_t *q = p + (long)step * x;
+        __m256 l[3];
+        C_(sums8)(t, q, step, l);
+        const __m256i o0 = C_(code8)(t, 0, l[0]), o1 = C_(code8)(t, 1, l[1]), o2 = C_(code8)(t, 2, l[2]);
+        __m256i out = _mm256_or_si256(o0, _mm256_or_si256(_mm256_slli_epi32(o1, 8), _mm256_slli_epi32(o2, 16)));
+        if (step == 4) {
+            out = _mm256_or_si256(out, _mm256_and_si256(_mm256_loadu_si256((const __m256i *)(void *)q), _mm256_set1_epi32((int)0xFF000000)));
+            _mm256_storeu_si256((__m256i *)(void *)q, out);
+        } else {
+            const __m256i packed = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(out, take), order);
+            _mm_storeu_si128((__m128i *)(void *)q, _mm256_castsi256_si128(packed));
+            _mm_storel_epi64((__m128i *)(void *)(q + 16), _mm256_extracti128_si256(packed, 1));
+        }
+    }
+    C_(tail)(t, p, x, width, step);
 }
 #endif
 
 static YC_BODY_TARGET void YC_BODY_NAME(colour_row)(const yc_colour_tables *t, uint8_t *p, uint32_t width, int step) {
 #if defined(__x86_64__) && YC_BODY_TIER == 0
     colour_row_sse2(t, p, width, step);
-    return;
-#endif
+#elif defined(__x86_64__)
+    C_(row8)(t, p, width, step);
+#else
     const float *m = t->m;
     uint32_t x = 0;
     // Whole steps that can read 64 bytes (RGB rows: 48 used) without leaving the row.
@@ -204,6 +220,7 @@ static YC_BODY_TARGET void YC_BODY_NAME(colour_row)(const yc_colour_tables *t, u
         const float l[3] = {m[0] * r + m[1] * g + m[2] * b, m[3] * r + m[4] * g + m[5] * b, m[6] * r + m[7] * g + m[8] * b};
         for (int c = 0; c < 3; c++) q[c] = yc_colour_code(t, c, l[c]);
     }
+#endif
 }
 
 #pragma clang fp contract(on)
