@@ -39,6 +39,23 @@ static int jpeg_warning_damages_pixels(int code) {
     }
 }
 
+// Image data left over when a scan ended ("N extraneous bytes before marker 0xd9"), in a file without restart
+// intervals: the decoder read every block of the scan from fewer bytes than it holds, which a damaged byte does
+// (it changes the lengths of the codes after it, and the blocks they make are wrong) — about one in five
+// single-byte changes to a photo's image data (most of the others pass unseen, as in any decoder), the picture
+// then off by 80 code values and more on average. An encoder leaves none, or a few bytes of padding: up to
+// YC_JPEG_PADDING bytes are tolerated with a warning. With restart intervals any number is: webcam and scanner
+// encoders pad their intervals, and a scanner writes whole intervals of junk after the picture's last one
+// (the corpus's extraneous-bytes-after-sos.jpg: 599 bytes before its end marker); before the first scan it is
+// junk between header segments.
+#define YC_JPEG_PADDING 16
+static int jpeg_leftover_damages_pixels(j_common_ptr cinfo, const yc_decoder *dec) {
+    if (cinfo->err->msg_code != JWRN_EXTRANEOUS_DATA || !dec->jpeg_header_read) return 0;
+    const int count = cinfo->err->msg_parm.i[0], marker = cinfo->err->msg_parm.i[1];
+    return ((j_decompress_ptr)cinfo)->restart_interval == 0 && !(marker >= 0xD0 && marker <= 0xD7) &&
+           count > YC_JPEG_PADDING;
+}
+
 // Whether the end of the file, met now, may have cost no pixel: inside the one scan of a sequential,
 // Huffman-coded JPEG (that scan holds every component) the decoder asks for bytes ahead of the bits it uses,
 // and a file missing only its end marker (FF D9) or padding bits ends there too. Its Huffman decoder warns
@@ -64,7 +81,7 @@ static void jpeg_emit_message(j_common_ptr cinfo, int level) {
         snprintf(dec->jpeg_eof_text, sizeof dec->jpeg_eof_text, "%s", buf);
         return;
     }
-    if (jpeg_warning_damages_pixels(code) && !dec->allow_truncated) {
+    if ((jpeg_warning_damages_pixels(code) || jpeg_leftover_damages_pixels(cinfo, dec)) && !dec->allow_truncated) {
         // Before the first scan: nothing to accept, an error of the file (worded by LibraryMessages).
         if (!dec->jpeg_header_read) {
             yc_set_error(dec, buf);

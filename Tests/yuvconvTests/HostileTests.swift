@@ -294,6 +294,58 @@ final class HostileTests: CLITestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("flip.nv12").path))
     }
 
+    /// A damaged byte that shortens the image data's codes: libjpeg reads every block of the scan from fewer bytes
+    /// than it holds and only warns "N extraneous bytes before marker 0xd9", while the blocks after the byte are
+    /// wrong. An error (`--allow-truncated` converts it, with the warning); a few bytes of padding before the end
+    /// marker stay a warning, and so does anything left over in a file with restart intervals.
+    func testJPEGImageDataLeftOverIsDamage() throws {
+        let good = try Data(contentsOf: URL(fileURLWithPath: fixture("photos/rocket.jpg")))
+        var bad = good
+        bad[1141] = 0x00   // in the scan's data: djpeg warns "64 extraneous bytes before marker 0xd9" and nothing else
+        try bad.write(to: work.appendingPathComponent("bad.jpg"))
+        for path in ["direct", "rgb"] {
+            let r = try run(["bad.jpg", "-o", "bad-\(path).nv12", "--jpeg-path", path])
+            XCTAssertEqual(r.status, 1, r.stderr)
+            XCTAssertTrue(r.stderr.contains("bad.jpg: the JPEG's image data runs on 64 bytes past the end of its picture"), r.stderr)
+            XCTAssertTrue(r.stderr.contains("--allow-truncated"), r.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("bad-\(path).nv12").path))
+        }
+        let allowed = try run(["bad.jpg", "-o", "allowed.nv12", "--allow-truncated"])
+        XCTAssertEqual(allowed.status, 0, allowed.stderr)
+        XCTAssertTrue(allowed.stderr.contains("warning: bad.jpg: Corrupt JPEG data: 64 extraneous bytes before marker 0xd9"), allowed.stderr)
+        // Padding before the end marker: 8 zero bytes (1 left over after the decoder's read-ahead) convert to the
+        // undamaged picture's bytes with a warning; 40 (33 left over) are more than an encoder pads.
+        let end = good.count - 2
+        XCTAssertEqual(Array(good[end...]), [0xFF, 0xD9])
+        try good.write(to: work.appendingPathComponent("good.jpg"))
+        XCTAssertEqual(try run(["good.jpg", "-o", "good.nv12", "-q"]).status, 0)
+        for (pad, ok) in [(8, true), (40, false)] {
+            let name = "pad\(pad).jpg"
+            try (good[..<end] + Data(count: pad) + good[end...]).write(to: work.appendingPathComponent(name))
+            let r = try run([name, "-o", "\(name).nv12"])
+            XCTAssertEqual(r.status, ok ? 0 : 1, "\(name): \(r.stderr)")
+            if ok {
+                XCTAssertTrue(r.stderr.contains("warning: \(name): Corrupt JPEG data: 1 extraneous bytes before marker 0xd9"), r.stderr)
+                XCTAssertEqual(try data("\(name).nv12"), try data("good.nv12"))
+            } else {
+                XCTAssertTrue(r.stderr.contains("runs on 33 bytes past the end of its picture"), r.stderr)
+            }
+        }
+        // A file with restart intervals: 40 bytes before a restart marker (encoders pad their intervals) and
+        // before the end marker (a scanner writes junk intervals after the last) are the same picture, a warning.
+        let rst = try Data(contentsOf: URL(fileURLWithPath: fixture("jpeg/jpegsuite/baseline/32x32x8_restarts.jpg")))
+        let marker = try XCTUnwrap(rst.indices.first { rst[$0] == 0xFF && rst[$0 + 1] == 0xD0 })
+        try rst.write(to: work.appendingPathComponent("rst.jpg"))
+        XCTAssertEqual(try run(["rst.jpg", "-o", "rst.nv12", "-q"]).status, 0)
+        for (name, at, said) in [("rstpad.jpg", marker, "0xd0"), ("rstend.jpg", rst.count - 2, "0xd9")] {
+            try (rst[..<at] + Data(count: 40) + rst[at...]).write(to: work.appendingPathComponent(name))
+            let padded = try run([name, "-o", "\(name).nv12"])
+            XCTAssertEqual(padded.status, 0, padded.stderr)
+            XCTAssertTrue(padded.stderr.contains("extraneous bytes before marker \(said)"), padded.stderr)
+            XCTAssertEqual(try data("\(name).nv12"), try data("rst.nv12"))
+        }
+    }
+
     /// Where the first IDAT chunk (its length field) starts in a PNG file.
     private func idatStart(_ file: [UInt8]) -> Int { pngChunks(file).first { $0.type == "IDAT" }?.at ?? file.count }
 
