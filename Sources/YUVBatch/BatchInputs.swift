@@ -202,7 +202,22 @@ public final class BatchInputs: @unchecked Sendable {
         // `ln -s . a; ln -s . b` makes 2^40 paths of — or a second way into one) is walked once, and named.
         var walked = Set<FileIdentity>()
         if let st = FileStatus(path: root) { walked.insert(st.identity) }
-        while let rel = pending.popLast() {
+        // Links to folders wait until every folder reached without one is walked, then go in the order of their
+        // paths: a folder reached both ways is listed under its own path, and the same tree gives the same
+        // paths whatever order the file system lists its entries in (shards on other machines count each file
+        // once; with the first way met, a link could win on one machine and the folder on another).
+        var links: [String] = [], linksSorted = true
+        func next() -> String? {
+            if let rel = pending.popLast() { return rel }
+            if !linksSorted { links.sort(by: >); linksSorted = true }
+            while let rel = links.popLast() {
+                let full = root + "/" + rel
+                if let st = FileStatus(path: full), walked.insert(st.identity).inserted { return rel }
+                skip(SkippedEntry(path: full, kind: .directory))
+            }
+            return nil
+        }
+        while let rel = next() {
             let path = rel.isEmpty ? root : root + "/" + rel
             guard let d = withFileSystemPath(path, { opendir($0) }) else {
                 throw FileError(path: path, reason: "cannot read the folder: \(systemMessage())")
@@ -229,8 +244,12 @@ public final class BatchInputs: @unchecked Sendable {
                 switch st.kind {
                 case .directory:
                     guard recursive else { break }
-                    if walked.insert(st.identity).inserted {
-                        pending.append(rel.isEmpty ? name : rel + "/" + name)
+                    let sub = rel.isEmpty ? name : rel + "/" + name
+                    if FileStatus(path: full, follow: false)?.kind == .symlink {
+                        links.append(sub)
+                        linksSorted = false
+                    } else if walked.insert(st.identity).inserted {
+                        pending.append(sub)
                     } else {
                         skip(SkippedEntry(path: full, kind: .directory))
                     }
