@@ -82,7 +82,27 @@ func dryRunReportFile(_ options: Options, protected: any FileIdentitySet) -> Int
     do { _ = try AtomicOutput.check(path: file, force: reportReplaces(file, options), protected: protected) } catch {
         return fileFailure(FileError(path: file, error))
     }
+    // A real run makes no folder for it.
+    if let why = creationProblem(file, makesFolders: false) {
+        printErr("yuvconv: error: \(why)")
+        return 1
+    }
     return nil
+}
+
+/// Why a real run could not make the file `path` in its folder (after links): the folder must be there, unless
+/// the run makes it (`makesFolders`: a batch makes its output folders, not a link target's), and take files —
+/// the same folder checks as `folderProblem`, without making anything. Nil for a file written in place (a
+/// standard stream, a device, a FIFO) and when it can.
+func creationProblem(_ path: String, makesFolders: Bool) -> String? {
+    guard AtomicOutput.standardDescriptor(path) == nil else { return nil }
+    if let kind = FileStatus(path: path)?.kind, kind != .regular { return nil }
+    let real = (try? AtomicOutput.resolveLinks(path)) ?? path
+    let dir = outputFolder(of: real) ?? "."
+    if FileStatus(path: dir)?.kind != .directory && (real != path || !makesFolders) {
+        return "\(displayPath(path)): cannot create a file in \(displayPath(dir)): the folder does not exist"
+    }
+    return folderProblem(dir).map { "\(displayPath(path)): \($0)" }
 }
 
 /// Prints what would happen to one file — `convert`, `replace`, `skip` or `refuse`, `INPUT -> OUTPUT (format)`,
@@ -93,7 +113,7 @@ func dryRunItem(input: String, output: String, format: OutputFormat, action: Bat
     func say(_ verb: String, _ why: String?) {
         print("\(verb) \(displayPath(input)) -> \(shown) (\(format.name))" + (why.map { ": " + $0 } ?? ""))
     }
-    var refusal = inputProblem(input) ?? (makesFolders ? outputFolder(of: output).flatMap(folderProblem) : nil)
+    var refusal = inputProblem(input)
     switch action {
     case .skip(let upToDate):
         say("skip", upToDate ? "up to date" : BatchAction.alreadyThere)
@@ -107,14 +127,8 @@ func dryRunItem(input: String, output: String, format: OutputFormat, action: Bat
                 refusal = FileError(output: output, error).cliReason
             }
         }
-        // The file is made in the folder its name (or a link's target) is in, which must be there unless the run
-        // makes it: a batch makes its output folder's own folders (`makesFolders`), never a link target's, and
-        // a single conversion makes none.
-        if refusal == nil, AtomicOutput.standardDescriptor(output) == nil,
-           let real = try? AtomicOutput.resolveLinks(output), real != output || !makesFolders,
-           let dir = outputFolder(of: real), FileStatus(path: dir)?.kind != .directory {
-            refusal = "\(displayPath(output)): cannot create a file in \(displayPath(dir)): the folder does not exist"
-        }
+        // A batch makes its output folder's own folders (`makesFolders`), a single conversion none.
+        if refusal == nil { refusal = creationProblem(output, makesFolders: makesFolders) }
     }
     if let refusal {
         say("refuse", refusal)

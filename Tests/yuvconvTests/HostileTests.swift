@@ -731,6 +731,32 @@ final class HostileTests: CLITestCase {
                        there.stderr)
     }
 
+    /// The dry run makes the folder checks of the real run for a single conversion's output and for the report
+    /// file too (it said "convert", exit 0, where the run fails before any work).
+    func testDryRunChecksEveryFolderTheRunWrites() throws {
+        let r = try sh("""
+            mkdir ro && mount -t tmpfs -o ro,size=64k tmpfs ro || exit 77
+            for args in "-o ro/a.nv12" "-o a.nv12 --report json --report-file ro/r.json" \\
+                        "-o a.nv12 --report json --report-file nope/r.json"; do
+              "$B" "$F/photos/rocket.jpg" $args -n > dry.out 2>&1; d=$?
+              "$B" "$F/photos/rocket.jpg" $args -q > real.out 2>&1; echo "$args: dry $d real $? $(cat dry.out)"
+              rm -f a.nv12
+            done
+            "$B" convert "$F/photos/rocket.jpg" -o out/ --report json --report-file nope/r.json -n; echo "batch dry $?"
+            umount ro
+            """)
+        if r.status == 77 { throw XCTSkip("cannot mount a tmpfs here (not root?)") }
+        let out = String(decoding: r.stdout, as: UTF8.self)
+        XCTAssertTrue(out.contains("-o ro/a.nv12: dry 1 real 1 refuse"), out)
+        XCTAssertTrue(out.contains("ro/a.nv12: cannot create a file in ro: Read-only file system"), out)
+        XCTAssertTrue(out.contains("--report-file ro/r.json: dry 1 real 1"), out)
+        XCTAssertTrue(out.contains("yuvconv: error: ro/r.json: cannot create a file in ro: Read-only file system"), out)
+        XCTAssertTrue(out.contains("--report-file nope/r.json: dry 1 real 1"), out)
+        XCTAssertTrue(out.contains("yuvconv: error: nope/r.json: cannot create a file in nope: the folder does not exist"), out)
+        XCTAssertTrue(out.contains("batch dry 1"), out)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("out").path))
+    }
+
     /// `--update` records what it converts in the output folder's manifest: a folder that takes no files while
     /// its {dir} subfolder does (a read-only mount with a writable one inside) let the run convert, then fail at
     /// the end (exit 1), while its dry run said exit 0. The dry run says it now, with the same status.
