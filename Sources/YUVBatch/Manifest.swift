@@ -42,7 +42,7 @@ public struct ManifestEntry: Sendable {
 /// bytes, everything else UTF-8. The first line, `yuvconv-manifest<TAB>1`, names the format and its version;
 /// lines starting with `#` are comments (a heading naming the columns is written).
 public struct Manifest: Sendable {
-    public static let fileName = ".yuvconv-manifest"
+    public static let fileName = AtomicOutput.manifestName
     static let magic = Array("yuvconv-manifest\t1".utf8)
     public static let columns = [
         "output", "input", "input_bytes", "input_mtime", "input_sha256", "options", "output_bytes", "output_mtime",

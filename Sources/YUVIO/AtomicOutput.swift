@@ -265,6 +265,7 @@ public final class AtomicOutput {
                 fd = -1
                 if linked != 0 {
                     if linkErrno == EEXIST { throw .exists }
+                    if linkErrno == EINTR { throw .interrupted }
                     throw .system("cannot name the file: \(errnoMessage(linkErrno))")
                 }
                 if closed != 0 {
@@ -282,9 +283,10 @@ public final class AtomicOutput {
             }
             let file = fd
             if takeTemporaryName(in: folder, base: name, { folder, temp in yc_name_unnamed(file, folder, temp) }) != 0 {
-                let why = errnoMessage()
+                let code = errno, why = errnoMessage()
                 close(fd)
                 fd = -1
+                if code == EINTR { throw .interrupted }   // a signal is ending the run (`nameTemporary`)
                 throw .system("cannot name the file: \(why)")
             }
         }

@@ -78,6 +78,9 @@ public enum WriteError: Error, Equatable, Sendable {
     case outOfMemory(String)
     /// A picture the output format cannot hold (`OutputFormat.sizeProblem` says why), found before the work.
     case unfit(String)
+    /// A signal ending the run came while the file was being named (its temporary name is refused then, so
+    /// that the handlers can remove every name made): said as an interrupted decode is, not as a failure.
+    case interrupted
 
     public var reason: String {
         switch self {
@@ -88,6 +91,7 @@ public enum WriteError: Error, Equatable, Sendable {
             return "\(fd == 1 ? "standard output" : "descriptor \(fd)") is open on a file with data where writing would start"
         case .sameAsInput: return "is the input file; refusing to overwrite an input"
         case .system(let why): return why
+        case .interrupted: return DecodeError.interrupted.reason
         }
     }
 
@@ -124,11 +128,12 @@ public struct FileError: Error, CustomStringConvertible, Sendable {
     /// failure of a conversion is, naming the output — `in.png: cannot write out/a.jpg: No space left on device` —
     /// whatever the output's format or the input's kind. (Refusals before any work, an output already there,
     /// name the output alone: `init(output:_:)`.)
-    /// Memory refused and a picture the format cannot hold are not failures to write: said as they are.
+    /// Memory refused, a picture the format cannot hold and an interrupt are not failures to write: said as they
+    /// are.
     public init(input: String, writing output: String?, _ error: WriteError) {
         switch error {
-        case .outOfMemory(let why), .unfit(let why):
-            self.init(path: input, reason: why, remedy: error.remedy)
+        case .outOfMemory, .unfit, .interrupted:
+            self.init(path: input, reason: error.reason, remedy: error.remedy)
         default:
             let written = output.map { $0 == "-" ? "<stdout>" : displayPath($0) } ?? "the output"
             self.init(path: input, reason: "cannot write \(written): \(error.reason)", remedy: error.remedy)

@@ -3,6 +3,16 @@ import YUVIO
 
 /// How messages and reports show a file name: every shown name stands for one name.
 final class PathDisplayTests: XCTestCase {
+    /// A signal that ends a batch while an output is being named (its temporary name refused, so that the
+    /// handlers can remove every name made) is said as an interrupted decode is, on the input's line — not as
+    /// "cannot write …: cannot name the file: Interrupted system call" (a hostile round's signal race).
+    func testInterruptWhileNamingIsSaidAsAnInterrupt() {
+        XCTAssertEqual(FileError(input: "sb/j12.jpg", writing: "so/j12.nv12", .interrupted).description,
+                       "sb/j12.jpg: interrupted before it was finished (nothing written)")
+        XCTAssertEqual(FileError(input: "a.jpg", writing: "a.nv12", .system("No space left on device")).description,
+                       "a.jpg: cannot write a.nv12: No space left on device")
+    }
+
     func testEscapesAreUnambiguous() {
         // A name holding a line feed, and one holding the four characters \x0A: they once showed alike.
         XCTAssertEqual(displayPath("a\n.jpg"), "a\\x0A.jpg")

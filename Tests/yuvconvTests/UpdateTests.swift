@@ -47,6 +47,25 @@ final class UpdateTests: CLITestCase {
         Dictionary(uniqueKeysWithValues: o.filter { !without.contains($0.key) }.map { ($0.key, "\($0.value)") })
     }
 
+    /// The manifest's name is its own: an output or a report file named `.yuvconv-manifest` is refused, with
+    /// --force too and without --update (a hostile round replaced the manifest with NV12 bytes, after which
+    /// every --update run refused the folder).
+    func testNoOutputTakesTheManifestsName() throws {
+        try makeInputs()
+        _ = try update()
+        let manifest = try contents("out/.yuvconv-manifest")
+        for args in [["convert", "in/a.png", "-o", "out/", "--name", ".yuvconv-manifest", "-f", "nv12", "--force"],
+                     ["in/a.png", "-o", "out/.yuvconv-manifest", "-f", "nv12", "--force"],
+                     ["in/a.png", "-o", "a.nv12", "--report", "json", "--report-file", "out/.yuvconv-manifest", "--force"]] {
+            let r = try run(args)
+            XCTAssertNotEqual(r.status, 0, "\(args): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("out/.yuvconv-manifest: is the name of --update's manifest (.yuvconv-manifest)"),
+                          "\(args): \(r.stderr)")
+            XCTAssertEqual(try contents("out/.yuvconv-manifest"), manifest, "\(args)")
+        }
+        summary(try update().result, converted: 0, skipped: 3)
+    }
+
     /// The same options again: nothing converted, nothing written but the report, every input reported with
     /// the first run's figures (quality included), and the same totals.
     func testRerunConvertsNothingAndReportsEverything() throws {
