@@ -224,8 +224,26 @@ static size_t xml_skip(const uint8_t *b, size_t n, size_t at) {
     return n + 1;
 }
 
-// One digit 1…8 as a whole value, else 1.
-static int xmp_value(xml_span v) { return v.n == 1 && v.p[0] >= '1' && v.p[0] <= '8' ? v.p[0] - '0' : 1; }
+// One digit 1…8 as a whole value — the digit, or a character reference to it (`&#54;`, `&#x36;`), which an XML
+// reader decodes alike (Pillow and exiftool apply it) — else 1.
+static int xmp_value(xml_span v) {
+    if (v.n == 1) return v.p[0] >= '1' && v.p[0] <= '8' ? v.p[0] - '0' : 1;
+    if (v.n < 4 || v.p[0] != '&' || v.p[1] != '#' || v.p[v.n - 1] != ';') return 1;
+    const int hex = v.p[2] == 'x';
+    const size_t first = hex ? 3 : 2;
+    if (first == v.n - 1) return 1;
+    uint32_t c = 0;
+    for (size_t i = first; i < v.n - 1; i++) {
+        const uint8_t d = v.p[i], lower = d | 0x20;
+        uint32_t digit;
+        if (d >= '0' && d <= '9') digit = d - '0';
+        else if (hex && lower >= 'a' && lower <= 'f') digit = lower - 'a' + 10;
+        else return 1;
+        c = c * (hex ? 16 : 10) + digit;
+        if (c > 0x10FFFF) return 1;
+    }
+    return c >= '1' && c <= '8' ? (int)(c - '0') : 1;
+}
 
 int yc_xmp_orientation(const uint8_t *b, size_t n) {
     xmp_bindings ns = {0};
@@ -255,14 +273,16 @@ int yc_xmp_orientation(const uint8_t *b, size_t n) {
         if (r < 0) return 1;
         const size_t after = at;
         // The first property found decides, whatever it holds. As an element, its text content: spaces, one
-        // digit, spaces, then the next tag.
+        // value (a digit or a character reference), spaces, then the next tag.
         if (xmp_is_orientation(&ns, element)) {
             if (empty) return 1;
             size_t j = after;
             while (j < n && xml_space(b[j])) j++;
-            const size_t digit = j++;
+            const size_t token = j;
+            while (j < n && !xml_space(b[j]) && b[j] != '<') j++;
+            const xml_span text = {b + token, j - token};
             while (j < n && xml_space(b[j])) j++;
-            return j < n && b[j] == '<' ? xmp_value((xml_span){b + digit, 1}) : 1;
+            return j < n && b[j] == '<' ? xmp_value(text) : 1;
         }
         at = attributes;
         while (xml_attribute(b, n, &at, &name, &value, &empty) == 1)

@@ -226,6 +226,15 @@ final class OrientationTests: XCTestCase {
         XCTAssertEqual(x("<d a=\"x > y\" b='say \"tiff:Orientation=\"3\"' tiff:Orientation=\"4\"/>"), 4)
         XCTAssertEqual(x("<d a=\"it's > tiff:Orientation='3'\"/><e tiff:Orientation='2'/>"), 2)
         XCTAssertEqual(x("<d/><e/><f tiff:Orientation='5'/>"), 5, "self-closing tags")
+        // A character reference is the character, as an XML reader decodes it (a hostile round's "&#54;").
+        XCTAssertEqual(x("<d tiff:Orientation=\"&#54;\"/>"), 6, "decimal")
+        XCTAssertEqual(x("<d tiff:Orientation='&#x37;'/>"), 7, "hexadecimal")
+        XCTAssertEqual(x("<d tiff:Orientation='&#0000056;'/>"), 8, "leading zeros")
+        XCTAssertEqual(x("<d><tiff:Orientation> &#51; </tiff:Orientation></d>"), 3, "in text")
+        XCTAssertEqual(x("<d><tiff:Orientation>33</tiff:Orientation></d>"), 1, "two digits in text")
+        for bad in ["&#57;", "&#x;", "&#;", "&#X36;", "&#x3G;", "&#54", "&54;", "&#4294967350;", "&#x1000000036;"] {
+            XCTAssertEqual(x("<d tiff:Orientation='\(bad)'/>"), 1, bad)
+        }
         XCTAssertEqual(x("<tiff:Orientation/><e tiff:Orientation='5'/>"), 1, "an empty element decides")
         XCTAssertEqual(x("<d a=\"x <e tiff:Orientation='5'/>"), 1, "an unterminated value")
         XCTAssertEqual(x("<d tiff:Orientation=\"6\""), 1, "an unterminated tag")
