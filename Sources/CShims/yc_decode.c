@@ -30,14 +30,15 @@ int yc_plan_colour(yc_decoder *dec) {
     return dec->colour.action;
 }
 
-yc_decoder *yc_open(FILE *file, yc_format format, uint64_t max_pixels, int max_scans, int allow_truncated, int raw,
-                    int alpha16, int colour_target, struct yc_stream *stream) {
+yc_decoder *yc_open(FILE *file, yc_format format, uint64_t max_pixels, uint64_t max_whole, int max_scans,
+                    int allow_truncated, int raw, int alpha16, int colour_target, struct yc_stream *stream) {
     yc_decoder *dec = calloc(1, sizeof *dec);
     if (!dec) return NULL;
     dec->colour_target = colour_target;
     dec->max_scans = max_scans;
     dec->format = format;
     dec->max_pixels = max_pixels;
+    dec->max_whole = max_whole;
     dec->allow_truncated = allow_truncated;
     dec->alpha16 = alpha16;
     switch (format) {
@@ -46,6 +47,16 @@ yc_decoder *yc_open(FILE *file, yc_format format, uint64_t max_pixels, int max_s
     default: yc_set_error(dec, "not a JPEG or PNG file"); break;
     }
     return dec;
+}
+
+int yc_refuse_whole(yc_decoder *dec, uint64_t bytes, const char *what) {
+    if (dec->max_whole == 0 || bytes <= dec->max_whole) return 0;
+    char msg[YC_MSG];
+    snprintf(msg, sizeof msg, "%s needs %llu MiB held whole, above the limit of %llu MiB for this file",
+             what, (unsigned long long)((bytes + (1 << 20) - 1) >> 20), (unsigned long long)(dec->max_whole >> 20));
+    yc_set_error(dec, msg);
+    dec->error_kind = YC_ERROR_WHOLE_BUDGET;
+    return 1;
 }
 
 int yc_failed(const yc_decoder *dec) { return dec->failed; }

@@ -42,6 +42,7 @@ struct yc_decoder {
     unsigned jpeg_scanned;   // the components a scan held so far (bit per component index)
     int alpha16;     // keep a 16-bit PNG's alpha (R,G,B,A rows)
     uint64_t max_pixels;
+    uint64_t max_whole;   // bytes a picture held whole may take (yc_open), 0: no limit
     int max_scans;   // a progressive JPEG with more scans is refused (0: no limit)
     int colour_target; // yc_target to plan colour management for, -1 for none
     jmp_buf jump;
@@ -179,6 +180,10 @@ int yc_png_end(yc_decoder *dec);
 /// included rarely past a few hundred.
 #define YC_PNG_XMP_MAX (1u << 20)
 /// An iTXt chunk's data, before or after the image data (yc_png.c): when it is the first XMP packet, its
+/// 1, with the decoder failed (YC_ERROR_WHOLE_BUDGET, naming `what` and the sizes), when `bytes` held whole are
+/// above its `max_whole`; else 0.
+int yc_refuse_whole(yc_decoder *dec, uint64_t bytes, const char *what);
+
 /// tiff:Orientation is the file's XMP orientation — or, after the image data, too late (a warning at the end).
 /// `yc_png_itxt_wanted`: whether such a chunk could still matter (the chunk need not be kept otherwise).
 void yc_png_itxt(yc_decoder *dec, const uint8_t *data, size_t length);

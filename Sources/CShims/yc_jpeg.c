@@ -144,6 +144,26 @@ static void jpeg_progress(j_common_ptr cinfo) {
     }
 }
 
+// jpeg_start_decompress, unless the picture must be held whole above the decoder's limit: a progressive or
+// multi-scan file keeps every coefficient (jdcoefct.c's full buffer: each component's blocks, padded to its
+// sampling factors, 128 bytes a block), allocated and filled by the first scan — a 355-byte arithmetic-coded
+// file declaring 16384x16384 took 1.5 GiB before its damage showed. 0 when refused.
+static int jpeg_start(yc_decoder *dec, j_decompress_ptr j) {
+    if (jpeg_has_multiple_scans(j)) {
+        uint64_t bytes = 0;
+        for (int c = 0; c < j->num_components; c++) {
+            const jpeg_component_info *ci = &j->comp_info[c];
+            const uint64_t w = (ci->width_in_blocks + ci->h_samp_factor - 1) / ci->h_samp_factor * ci->h_samp_factor;
+            const uint64_t h = (ci->height_in_blocks + ci->v_samp_factor - 1) / ci->v_samp_factor * ci->v_samp_factor;
+            bytes += w * h * sizeof(JBLOCK);
+        }
+        if (yc_refuse_whole(dec, bytes, j->progressive_mode ? "the progressive JPEG" : "the multi-scan JPEG")) return 0;
+    }
+    jpeg_start_decompress(j);
+    dec->jpeg_started = 1;
+    return 1;
+}
+
 // The direct path takes greyscale, and YCbCr whose luma has the largest sampling factors and whose two
 // chroma components share theirs (dividing luma's): everything a camera or encoder writes. Anything else
 // goes through RGB.
@@ -244,9 +264,7 @@ void yc_jpeg_open(yc_decoder *dec, FILE *file, yc_stream *stream, int raw) {
         j->raw_data_out = TRUE;
         j->do_fancy_upsampling = FALSE;
         j->out_color_space = j->jpeg_color_space;
-        jpeg_start_decompress(j);
-        dec->jpeg_started = 1;
-        if (jpeg_scans_incomplete(dec)) return;
+        if (!jpeg_start(dec, j) || jpeg_scans_incomplete(dec)) return;
         info->raw = 1;
         info->raw_band_rows = j->max_v_samp_factor * DCTSIZE;
         for (int c = 0; c < j->num_components; c++) {
@@ -289,9 +307,7 @@ void yc_jpeg_open(yc_decoder *dec, FILE *file, yc_stream *stream, int raw) {
         }
         return;
     }
-    jpeg_start_decompress(j);
-    dec->jpeg_started = 1;
-    jpeg_scans_incomplete(dec);
+    if (jpeg_start(dec, j)) jpeg_scans_incomplete(dec);
 }
 
 // Adobe CMYK as libjpeg hands it out is inverted (0 = full ink): R = C·K/255, rounded to nearest.

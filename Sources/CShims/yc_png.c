@@ -381,6 +381,8 @@ void yc_png_open(yc_decoder *dec, FILE *file) {
         yc_set_error(dec, "unexpected row layout after transformations");
         return;
     }
+    // Adam7 spreads every row over seven passes: the whole picture is held (yc_png_rows).
+    if (info->png_interlaced) yc_refuse_whole(dec, (uint64_t)dec->png_rowbytes * h, "the interlaced PNG");
 }
 
 int yc_png_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count) {

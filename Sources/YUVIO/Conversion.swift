@@ -36,6 +36,9 @@ public struct DecodeOptions: Sendable {
     public var orientation: OrientationMode
     /// Most scans a progressive JPEG may have (`--max-scans`).
     public var maxScans = ImageDecoder.defaultMaxScans
+    /// Most bytes a picture held whole may take (`--max-memory`); nil: by the file's size
+    /// (`ImageDecoder.wholeBudget`).
+    public var maxMemory: Int?
     /// Colour management (`--color-management auto|off`): on by default.
     public var colourManagement = true
     /// The RGB space to convert in (`--primaries`); nil: the matrix's (`Primaries(for:)`).

@@ -18,6 +18,9 @@ public enum DecodeError: Error, Equatable, Sendable {
     /// A stream that goes on past what any image within the pixel limit can need.
     case streamTooLong(String)
     case decoder(String)
+    /// A picture the conversion would hold whole (a progressive JPEG's coefficients, an interlaced PNG, a turned
+    /// picture) above the limit for the file (`ImageDecoder.wholeBudget`).
+    case wholeBudget(String)
     case interrupted
 
     public var reason: String {
@@ -30,7 +33,8 @@ public enum DecodeError: Error, Equatable, Sendable {
         case .tooLarge(let w, let h, let limit):
             let (pixels, overflow) = w.multipliedReportingOverflow(by: h)
             return "\(w)x\(h) is \(overflow ? "more than \(Int.max)" : "\(pixels)") pixels, above the limit of \(limit)"
-        case .tooManyScans(let m), .damaged(let m), .frameSize(let m), .streamTooLong(let m), .decoder(let m): return m
+        case .tooManyScans(let m), .damaged(let m), .frameSize(let m), .streamTooLong(let m), .decoder(let m),
+             .wholeBudget(let m): return m
         case .interrupted: return "interrupted before it was finished (nothing written)"
         }
     }
@@ -42,6 +46,7 @@ public enum DecodeError: Error, Equatable, Sendable {
         case .damaged: return .allowDamaged
         case .frameSize: return .frameSize
         case .streamTooLong: return .maxPixels
+        case .wholeBudget: return .maxMemory
         case .unknownFormat: return .rawSize
         default: return nil
         }
@@ -54,6 +59,8 @@ public enum Remedy: Sendable, Equatable {
     case maxPixels
     /// Raise the scan limit.
     case maxScans
+    /// Raise the limit on a picture held whole.
+    case maxMemory
     /// Accept damaged or truncated image data.
     case allowDamaged
     /// Say the raw input's size and layout.

@@ -43,12 +43,35 @@ public final class ImageDecoder {
     /// Most scans a progressive JPEG may have by default (libjpeg-turbo's tools use the same limit).
     public static let defaultMaxScans = 500
 
+    /// The most bytes this conversion may hold its picture whole in (a progressive or multi-scan JPEG's
+    /// coefficients, an interlaced PNG's rows, a picture turned by its EXIF orientation); more is refused before
+    /// any is allocated (`wholeBudget`).
+    public let wholeBudget: Int
+
+    /// The limit on a picture held whole: `maxMemory` when given (`--max-memory`), else 64 bytes for each byte of
+    /// the file and never below 256 MiB — a real file is nowhere near (a 268 MP progressive photo of 60 MB needs
+    /// 0.8–1.6 GB), a bomb is (a 355-byte progressive JPEG declaring 16384x16384 needed 1.5 GiB). A stream counts
+    /// the bytes read when it is opened: 256 MiB.
+    public static func wholeBudget(maxMemory: Int?, inputBytes: Int) -> Int {
+        if let maxMemory { return maxMemory }
+        let (scaled, overflow) = max(inputBytes, 0).multipliedReportingOverflow(by: 64)
+        return max(256 << 20, overflow ? Int.max : scaled)
+    }
+
+    /// `.wholeBudget` when `bytes` held whole for `what` are above this decoder's limit (the C side's wording).
+    public func checkWhole(_ bytes: Int, for what: String) throws(DecodeError) {
+        guard bytes > wholeBudget else { return }
+        throw .wholeBudget("\(what) needs \((bytes + (1 << 20) - 1) >> 20) MiB held whole, above the limit of "
+                           + "\(wholeBudget >> 20) MiB for this file")
+    }
+
     public init(source: InputSource, maxPixels: Int = ImageDecoder.defaultMaxPixels,
-                maxScans: Int = ImageDecoder.defaultMaxScans,
+                maxScans: Int = ImageDecoder.defaultMaxScans, maxMemory: Int? = nil,
                 allowTruncated: Bool = false, raw: Bool = false, turned: Bool = false, alpha16: Bool = false,
                 colourTarget: Primaries? = nil) throws(DecodeError) {
         self.source = source
-        guard let h = yc_open(source.file, source.format, UInt64(maxPixels), Int32(clamping: maxScans),
+        wholeBudget = Self.wholeBudget(maxMemory: maxMemory, inputBytes: source.byteCount)
+        guard let h = yc_open(source.file, source.format, UInt64(maxPixels), UInt64(wholeBudget), Int32(clamping: maxScans),
                               allowTruncated ? 1 : 0, raw ? (turned ? 2 : 1) : 0, alpha16 ? 1 : 0, colourTarget?.target ?? -1,
                               source.stream) else {
             throw .decoder("out of memory")
@@ -76,6 +99,7 @@ public final class ImageDecoder {
         case YC_ERROR_INTERRUPTED: return .interrupted
         case YC_ERROR_DAMAGED: return .damaged(LibraryMessages.explain(message, library: "libjpeg"))
         case YC_ERROR_TOO_MANY_SCANS: return .tooManyScans(message)
+        case YC_ERROR_WHOLE_BUDGET: return .wholeBudget(message)
         case YC_ERROR_TOO_LARGE:
             let i = yc_get_info(h)!.pointee
             return .tooLarge(width: Int(i.width), height: Int(i.height), limit: source.maxPixels)

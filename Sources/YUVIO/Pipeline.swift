@@ -146,7 +146,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         guard Ledger.available(Ledger.workingBytes) else { throw DecodeError.decoder(Ledger.tooLittleToWorkIn()) }
         let inputSource = try InputSource(path: path, maxPixels: options.maxPixels)
         let decoder = try ImageDecoder(source: inputSource, maxPixels: options.maxPixels, maxScans: options.maxScans,
-                                       allowTruncated: options.allowTruncated,
+                                       maxMemory: options.maxMemory, allowTruncated: options.allowTruncated,
                                        // Sharp chroma takes the RGB route: it needs RGB, the direct path's chroma
                                        // is the box's. Every siting stays direct (`YCbCrSiting.swift`).
                                        raw: options.jpegPath == .direct && options.chromaFilter == .box,

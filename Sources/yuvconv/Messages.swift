@@ -8,6 +8,7 @@ extension FileError {
         switch remedy {
         case .maxPixels?: return reason + " (--max-pixels)"
         case .maxScans?: return reason + " (--max-scans)"
+        case .maxMemory?: return reason + " (--max-memory)"
         case .overwrite?: return reason + " (use --force to overwrite)"
         case .frameSize?: return reason + " (check --size and --pix-fmt)"
         case .allowDamaged?:

@@ -67,6 +67,20 @@ struct OptionSpec: Sendable {
         return n
     }
 
+    /// A size in bytes: digits, then K, M or G (KiB, MiB, GiB; upper or lower case, with "iB" or "B" after it or
+    /// not), at least 1 MiB.
+    static func byteSize(_ flag: String, _ text: String) throws(UsageError) -> Int {
+        let lower = text.lowercased()
+        let digits = lower.prefix { $0.isASCII && $0.isNumber }
+        let shifts: [String: Int] = ["": 0, "b": 0, "k": 10, "kb": 10, "kib": 10, "m": 20, "mb": 20, "mib": 20,
+                                     "g": 30, "gb": 30, "gib": 30]
+        guard let n = Int(digits), let shift = shifts[String(lower.dropFirst(digits.count))],
+              n <= Int.max >> shift, n << shift >= 1 << 20 else {
+            throw UsageError(message: "\(flag) needs a size of at least 1 MiB, such as 512M or 2G, not '\(text)'")
+        }
+        return n << shift
+    }
+
     /// Every option by every name.
     static let byName: [String: OptionSpec] = Dictionary(uniqueKeysWithValues: groups.flatMap { group in
         group.options.flatMap { option in option.names.map { ($0, option) } }
@@ -182,6 +196,12 @@ struct OptionSpec: Sendable {
                         "libjpeg-turbo's tools; real files have about 10); fewer above 16 MP",
                         "(N x 16 MP / pixels, not below 32)"]) { o, flag, v throws(UsageError) in
                 o.maxScans = try number(flag, v, 1...1_000_000)
+            },
+            OptionSpec(["--max-memory"], "SIZE",
+                       ["refuse a picture that would be held whole (a progressive JPEG, an",
+                        "interlaced PNG, one turned by EXIF) in more than SIZE bytes (K, M, G:",
+                        "KiB, MiB, GiB); default 64 bytes for each byte of the file, at least 256M"]) {
+                o, flag, v throws(UsageError) in o.maxMemory = try byteSize(flag, v)
             },
             OptionSpec(["--allow-truncated"], ["accept a JPEG whose data ends early or is damaged (libjpeg fills grey)"]) {
                 $0.allowTruncated = true

@@ -48,6 +48,8 @@ struct Options {
     var verbose = false
     var maxPixels = ImageDecoder.defaultMaxPixels
     var maxScans = ImageDecoder.defaultMaxScans
+    /// `--max-memory`: the most bytes a picture held whole may take; nil: by the file's size.
+    var maxMemory: Int?
     var allowTruncated = false
     var jpegPath = JPEGPath.direct
     var orientation = OrientationMode.auto
@@ -226,6 +228,7 @@ struct Options {
         var d = DecodeOptions(maxPixels: maxPixels, allowTruncated: allowTruncated, jpegPath: jpegPath,
                               pipelined: !inBatch, alpha: alpha, orientation: orientation)
         d.maxScans = maxScans
+        d.maxMemory = maxMemory
         d.colourManagement = colourManagement
         d.primaries = primaries
         d.chromaFilter = chromaFilter

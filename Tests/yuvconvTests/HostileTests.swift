@@ -346,6 +346,53 @@ final class HostileTests: CLITestCase {
         }
     }
 
+    /// A picture held whole — a progressive JPEG's coefficients, an interlaced PNG's rows, a picture turned by its
+    /// EXIF orientation — has a limit for its file: 64 bytes a byte of the file, at least 256 MiB, or
+    /// `--max-memory`. A few hundred bytes declaring 16384x16384 are refused before anything is allocated (they
+    /// took 1.5 GiB); a real file is nowhere near.
+    func testWholePicturesHaveALimitForTheFile() throws {
+        func be32(_ v: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: v >> $0) } }
+        // A small progressive JPEG whose frame header claims 16384x16384.
+        var jpg = try Data(contentsOf: URL(fileURLWithPath: fixture("jpeg/jpegsuite/progressive_huffman/32x32x8_restarts.jpg")))
+        let sof = try XCTUnwrap(jpg.indices.first { jpg[$0] == 0xFF && jpg[$0 + 1] == 0xC2 })
+        jpg.replaceSubrange((sof + 5)..<(sof + 9), with: [0x40, 0x00, 0x40, 0x00])
+        try jpg.write(to: work.appendingPathComponent("bomb.jpg"))
+        let j = try run(["bomb.jpg", "-o", "bomb.nv12"])
+        XCTAssertEqual(j.status, 1, j.stderr)
+        XCTAssertTrue(j.stderr.contains("bomb.jpg: the progressive JPEG needs "), j.stderr)
+        XCTAssertTrue(j.stderr.contains(" MiB held whole, above the limit of 256 MiB for this file (--max-memory)"), j.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("bomb.nv12").path))
+        // An interlaced PNG header claiming 10000x10000 grey (RGB rows: 300 MB), with a few bytes of data.
+        let png = pngSignature + pngChunk("IHDR", be32(10000) + be32(10000) + [8, 0, 0, 0, 1])
+            + pngChunk("IDAT", zlibStored([0, 0, 0, 0])) + pngChunk("IEND", [])
+        try Data(png).write(to: work.appendingPathComponent("bomb.png"))
+        let p = try run(["bomb.png", "-o", "bomb.nv12"])
+        XCTAssertEqual(p.status, 1, p.stderr)
+        XCTAssertTrue(p.stderr.contains("bomb.png: the interlaced PNG needs "), p.stderr)
+        // A photo turned by its EXIF orientation (6) on the RGB route: both pictures held, 2.2 MB; refused under a
+        // limit of 1 MiB, converted under the default.
+        var turned = try Data(contentsOf: URL(fileURLWithPath: fixture("photos/rocket.jpg")))
+        let tiff: [UInt8] = [0x4D, 0x4D, 0, 0x2A, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0]
+        let exif = Array("Exif".utf8) + [0, 0] + tiff
+        turned.insert(contentsOf: [0xFF, 0xE1, 0, UInt8(exif.count + 2)] + exif, at: 2)
+        try turned.write(to: work.appendingPathComponent("turned.jpg"))
+        let t = try run(["turned.jpg", "-o", "t.nv12", "--jpeg-path", "rgb", "--max-memory", "1M"])
+        XCTAssertEqual(t.status, 1, t.stderr)
+        XCTAssertTrue(t.stderr.contains("turned.jpg: turning the picture needs 3 MiB held whole, above the limit of 1 MiB for this file (--max-memory)"), t.stderr)
+        let ok = try run(["turned.jpg", "-o", "t.nv12", "--jpeg-path", "rgb", "-q"])
+        XCTAssertEqual(ok.status, 0, ok.stderr)
+        // Sizes: K, M, G (binary), at least 1 MiB.
+        let plain = fixture("photos/rocket.jpg")
+        for good in ["1M", "1m", "1MiB", "2G", "1048576", "1024k"] {
+            XCTAssertEqual(try run([plain, "-o", "g.nv12", "--max-memory", good, "-q", "-y"]).status, 0, good)
+        }
+        for bad in ["0", "1", "1023k", "-5M", "12X", "M", "9999999999999G"] {
+            let r = try run([plain, "-o", "b.nv12", "--max-memory", bad])
+            XCTAssertEqual(r.status, 2, "\(bad): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("--max-memory needs a size of at least 1 MiB"), r.stderr)
+        }
+    }
+
     /// Where the first IDAT chunk (its length field) starts in a PNG file.
     private func idatStart(_ file: [UInt8]) -> Int { pngChunks(file).first { $0.type == "IDAT" }?.at ?? file.count }
 

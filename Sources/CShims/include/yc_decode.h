@@ -116,8 +116,11 @@ int yc_jpeg_header_parses(const uint8_t *data, size_t size);
 /// `colour_target`: a yc_target (yc_colour.h) to plan colour management for (yc_get_colour's action and
 /// text), or -1 for none. A JPEG that needs a transform is not decoded raw: colour needs RGB. `raw` 2: raw
 /// only when turning by the file's EXIF orientation (which the caller will apply) keeps the chroma grid.
-yc_decoder *yc_open(FILE *file, yc_format format, uint64_t max_pixels, int max_scans, int allow_truncated, int raw,
-                    int alpha16, int colour_target, struct yc_stream *stream);
+/// `max_whole`: the most bytes the decoder may hold a picture whole in — a progressive or multi-scan JPEG's
+/// coefficients, an interlaced PNG's rows; more is refused before any is allocated (YC_ERROR_WHOLE_BUDGET,
+/// the message says how much it needs). 0: no limit.
+yc_decoder *yc_open(FILE *file, yc_format format, uint64_t max_pixels, uint64_t max_whole, int max_scans,
+                    int allow_truncated, int raw, int alpha16, int colour_target, struct yc_stream *stream);
 
 /// 1 when the decoder has failed; the message stays available from yc_error.
 int yc_failed(const yc_decoder *dec);
@@ -127,7 +130,8 @@ typedef enum {
     YC_ERROR_DAMAGED = 1,          // libjpeg warned that pixels are missing or wrong (truncated, corrupt)
     YC_ERROR_TOO_LARGE = 2,        // above max_pixels (yc_get_info has the size)
     YC_ERROR_TOO_MANY_SCANS = 3,   // above max_scans
-    YC_ERROR_INTERRUPTED = 4       // a graceful interrupt was asked for
+    YC_ERROR_INTERRUPTED = 4,      // a graceful interrupt was asked for
+    YC_ERROR_WHOLE_BUDGET = 5      // a picture held whole (progressive JPEG, interlaced PNG) above max_whole
 } yc_error_kind;
 yc_error_kind yc_get_error_kind(const yc_decoder *dec);
 const char *yc_error(const yc_decoder *dec);

@@ -102,6 +102,7 @@ final class JPEGPlanesSource: BandSource {
             let w = (stored.width * raw.h[c] + hMax - 1) / hMax, h = (stored.height * raw.v[c] + vMax - 1) / vMax
             return (w: w, h: h, up: turn.size(width: w, height: h), stored: raw.planeWidth[c] * raw.planeRows[c] * bands)
         }
+        try decoder.checkWhole(sizes.reduce(0) { $0 + $1.stored + $1.up.width * $1.up.height }, for: "turning the picture")
         var storedPlanes: [(pointer: UnsafeMutablePointer<UInt8>, bytes: Int)] = []
         func refuse() -> DecodeError {
             storedPlanes.forEach { ledger.deallocate(UnsafeMutableRawPointer($0.pointer), bytes: $0.bytes) }

@@ -8,6 +8,7 @@ func decodeUpright(_ decoder: ImageDecoder, turn: Orientation, ledger: Ledger) t
     let (w, h) = (decoder.info.width, decoder.info.height), bpp = decoder.info.rowFormat.bytesPerPixel
     let up = turn.size(width: w, height: h)
     let storedBytes = w * bpp * h, bytes = up.width * bpp * up.height
+    try decoder.checkWhole(storedBytes + bytes, for: "turning the picture")
     // Both allocated before the decode: one refused, that file fails (the process goes on).
     guard let stored = ledger.allocateIfAvailable(storedBytes) else {
         throw .decoder(Ledger.outOfMemory(storedBytes + bytes, for: "turning the picture"))
