@@ -39,21 +39,20 @@ static int jpeg_warning_damages_pixels(int code) {
     }
 }
 
-// Image data left over when a scan ended ("N extraneous bytes before marker 0xd9"), in a file without restart
-// intervals: the decoder read every block of the scan from fewer bytes than it holds, which a damaged byte does
-// (it changes the lengths of the codes after it, and the blocks they make are wrong) — about one in five
-// single-byte changes to a photo's image data (most of the others pass unseen, as in any decoder), the picture
-// then off by 80 code values and more on average. An encoder leaves none, or a few bytes of padding: up to
-// YC_JPEG_PADDING bytes are tolerated with a warning. With restart intervals any number is: webcam and scanner
-// encoders pad their intervals, and a scanner writes whole intervals of junk after the picture's last one
-// (the corpus's extraneous-bytes-after-sos.jpg: 599 bytes before its end marker); before the first scan it is
-// junk between header segments.
-#define YC_JPEG_PADDING 16
+// Image data left over when a scan ended, before the markers of the next one ("N extraneous bytes before marker
+// 0xc4"), in a progressive or multi-scan file without restart intervals: the decoder read every block of the scan
+// from fewer bytes than it holds, which a damaged byte does (it changes the lengths of the codes after it, and the
+// blocks they make are wrong: a progressive photo off by 98 code values on average from one changed byte); no
+// encoder pads between scans. Any number of bytes. Not so before the end marker, where a file's junk after its last
+// scan is common and harmless (DJI drones write it into every photo; stb_image once refused them all) though a
+// damaged byte can leave some too — a warning — nor in a file with restart intervals (webcam and scanner encoders
+// pad their intervals, a scanner writes whole intervals of junk after its last: the corpus's
+// extraneous-bytes-after-sos.jpg), nor before the first scan (junk between header segments).
 static int jpeg_leftover_damages_pixels(j_common_ptr cinfo, const yc_decoder *dec) {
-    if (cinfo->err->msg_code != JWRN_EXTRANEOUS_DATA || !dec->jpeg_header_read) return 0;
-    const int count = cinfo->err->msg_parm.i[0], marker = cinfo->err->msg_parm.i[1];
-    return ((j_decompress_ptr)cinfo)->restart_interval == 0 && !(marker >= 0xD0 && marker <= 0xD7) &&
-           count > YC_JPEG_PADDING;
+    j_decompress_ptr d = (j_decompress_ptr)cinfo;
+    if (cinfo->err->msg_code != JWRN_EXTRANEOUS_DATA || !dec->jpeg_header_read || !jpeg_has_multiple_scans(d)) return 0;
+    const int marker = cinfo->err->msg_parm.i[1];
+    return d->restart_interval == 0 && marker != 0xD9 && !(marker >= 0xD0 && marker <= 0xD7);
 }
 
 // Whether the end of the file, met now, may have cost no pixel: inside the one scan of a sequential,
@@ -81,7 +80,12 @@ static void jpeg_emit_message(j_common_ptr cinfo, int level) {
         snprintf(dec->jpeg_eof_text, sizeof dec->jpeg_eof_text, "%s", buf);
         return;
     }
-    if ((jpeg_warning_damages_pixels(code) || jpeg_leftover_damages_pixels(cinfo, dec)) && !dec->allow_truncated) {
+    if (jpeg_leftover_damages_pixels(cinfo, dec) && !dec->allow_truncated) {
+        yc_set_error(dec, buf);
+        dec->error_kind = YC_ERROR_LEFTOVER;
+        longjmp(dec->jump, 1);
+    }
+    if (jpeg_warning_damages_pixels(code) && !dec->allow_truncated) {
         // Before the first scan: nothing to accept, an error of the file (worded by LibraryMessages).
         if (!dec->jpeg_header_read) {
             yc_set_error(dec, buf);

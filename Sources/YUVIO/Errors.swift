@@ -13,6 +13,9 @@ public enum DecodeError: Error, Equatable, Sendable {
     case tooManyScans(String)
     /// The decoder warned that pixels are missing or wrong (a truncated or corrupt stream).
     case damaged(String)
+    /// A JPEG scan whose blocks were all read from fewer bytes than it holds: its codes were damaged, and the
+    /// blocks after the damage are wrong (nothing is missing: the picture is decoded as it reads).
+    case leftover(String)
     /// A raw frame whose size does not match the bytes there are.
     case frameSize(String)
     /// A stream that goes on past what any image within the pixel limit can need.
@@ -34,7 +37,7 @@ public enum DecodeError: Error, Equatable, Sendable {
             let (pixels, overflow) = w.multipliedReportingOverflow(by: h)
             return "\(w)x\(h) is \(overflow ? "more than \(Int.max)" : "\(pixels)") pixels, above the limit of \(limit)"
         case .tooManyScans(let m), .damaged(let m), .frameSize(let m), .streamTooLong(let m), .decoder(let m),
-             .wholeBudget(let m): return m
+             .wholeBudget(let m), .leftover(let m): return m
         case .interrupted: return "interrupted before it was finished (nothing written)"
         }
     }
@@ -44,6 +47,7 @@ public enum DecodeError: Error, Equatable, Sendable {
         case .tooLarge: return .maxPixels
         case .tooManyScans: return .maxScans
         case .damaged: return .allowDamaged
+        case .leftover: return .allowLeftover
         case .frameSize: return .frameSize
         case .streamTooLong: return .maxPixels
         case .wholeBudget: return .maxMemory
@@ -63,6 +67,8 @@ public enum Remedy: Sendable, Equatable {
     case maxMemory
     /// Accept damaged or truncated image data.
     case allowDamaged
+    /// Accept a scan whose codes were damaged, decoded as it reads.
+    case allowLeftover
     /// Say the raw input's size and layout.
     case frameSize
     /// Allow replacing an existing file.

@@ -100,6 +100,7 @@ public final class ImageDecoder {
         case YC_ERROR_DAMAGED: return .damaged(LibraryMessages.explain(message, library: "libjpeg"))
         case YC_ERROR_TOO_MANY_SCANS: return .tooManyScans(message)
         case YC_ERROR_WHOLE_BUDGET: return .wholeBudget(message)
+        case YC_ERROR_LEFTOVER: return .leftover(LibraryMessages.explain(message, library: "libjpeg"))
         case YC_ERROR_TOO_LARGE:
             let i = yc_get_info(h)!.pointee
             return .tooLarge(width: Int(i.width), height: Int(i.height), limit: source.maxPixels)

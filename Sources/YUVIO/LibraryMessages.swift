@@ -40,8 +40,8 @@ enum LibraryMessages {
         ("bad arithmetic code", { _ in "the JPEG's compressed image data holds an invalid code: the file is damaged" }),
         ("extraneous bytes before marker", { m in
             let n = m.split(separator: " ").first { Int($0) != nil }.map(String.init) ?? "some"
-            return "the JPEG's image data runs on \(n) bytes past the end of its picture: a damaged byte shortened the "
-                + "codes, and the blocks after it are wrong"
+            return "a scan of the JPEG ends at least \(n) bytes before its data does (no encoder leaves any between "
+                + "scans): a damaged byte shortened the codes, and the blocks after it are wrong"
         }),
         ("instead of RST", { _ in "the JPEG's restart markers are out of sequence: the file is damaged" }),
         ("Inconsistent progression sequence", { _ in "the progressive JPEG's scans contradict each other: the file is damaged" }),

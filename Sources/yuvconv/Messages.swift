@@ -16,6 +16,7 @@ extension FileError {
             // decode stops there, so whether the rest of the file is worse is not known: said so.
             return reason + "; --allow-truncated decodes past such damage, filling what is missing with grey, "
                 + "unless the file is worse further on"
+        case .allowLeftover?: return reason + "; --allow-truncated converts it as it decodes, with a warning"
         case .rawSize?: return reason + "; raw YUV is converted one file at a time, its size given: yuvconv FILE --size WxH -o OUT"
         case nil: return reason
         }

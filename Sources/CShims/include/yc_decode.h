@@ -131,7 +131,8 @@ typedef enum {
     YC_ERROR_TOO_LARGE = 2,        // above max_pixels (yc_get_info has the size)
     YC_ERROR_TOO_MANY_SCANS = 3,   // above max_scans
     YC_ERROR_INTERRUPTED = 4,      // a graceful interrupt was asked for
-    YC_ERROR_WHOLE_BUDGET = 5      // a picture held whole (progressive JPEG, interlaced PNG) above max_whole
+    YC_ERROR_WHOLE_BUDGET = 5,     // a picture held whole (progressive JPEG, interlaced PNG) above max_whole
+    YC_ERROR_LEFTOVER = 6          // a multi-scan JPEG's scan read from fewer bytes than it holds (damaged codes)
 } yc_error_kind;
 yc_error_kind yc_get_error_kind(const yc_decoder *dec);
 const char *yc_error(const yc_decoder *dec);
