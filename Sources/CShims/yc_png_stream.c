@@ -227,7 +227,10 @@ static void png_follow_chunks(yc_decoder *dec, png_structp png, const uint8_t *p
 // libpng's stdio reader says only "Read Error" for both a file that ends early and a failing read.
 void yc_png_read_fn(png_structp png, png_bytep data, size_t length) {
     yc_decoder *dec = png_get_io_ptr(png);
-    if (yc_interrupted()) png_error(png, "interrupted");
+    if (yc_interrupted()) {
+        dec->error_kind = YC_ERROR_INTERRUPTED;   // said as an interrupted JPEG is (png_error_fn keeps the kind)
+        png_error(png, "interrupted");
+    }
     if (fread(data, 1, length, dec->png_file) == length) {
         png_follow_chunks(dec, png, data, length);
         return;

@@ -154,9 +154,10 @@ public final class AtomicOutput {
             }
         }
         if made < 0 {
-            let why = errnoMessage()
+            let code = errno, why = errnoMessage()
             close(folder)
             folderFD = -1
+            if code == EINTR { throw .interrupted }   // a signal is ending the run (`nameTemporary`)
             throw .system("cannot create a file in \(PathBytes.display(dir)): \(why)")
         }
         fd = made
@@ -176,6 +177,7 @@ public final class AtomicOutput {
 
 
     /// `nameTemporary` for this output: the registry slot and the name kept when one was made; `make`'s result.
+    /// Fails with errno EINTR when a signal ending the run refused the name: its callers say `.interrupted`.
     private func takeTemporaryName(in folder: Int32, base: String,
                                    _ make: (Int32, UnsafePointer<CChar>) -> Int32) -> Int32 {
         let (result, slot, name) = Self.nameTemporary(in: folder, long: fitsLongTemporaryName, base: base, make)
@@ -265,7 +267,6 @@ public final class AtomicOutput {
                 fd = -1
                 if linked != 0 {
                     if linkErrno == EEXIST { throw .exists }
-                    if linkErrno == EINTR { throw .interrupted }
                     throw .system("cannot name the file: \(errnoMessage(linkErrno))")
                 }
                 if closed != 0 {

@@ -21,6 +21,9 @@ extension AtomicOutput {
         case file(String)
     }
 
+    /// The file name `--update` keeps its manifest under, in an output folder (YUVBatch's `Manifest`).
+    public static let manifestName = ".yuvconv-manifest"
+
     /// Checks up front, creating nothing, that `path` may be written: neither `inputs` (paths) nor any file in
     /// `protected` is ever overwritten, even with `force`; an existing file only with `force`; never a folder.
     ///
@@ -32,9 +35,6 @@ extension AtomicOutput {
     /// - `plainFileOnly`: `path` itself must be a regular file or nothing — no link followed, no device, no
     ///   descriptor (a file of yuvconv's own, such as `--update`'s manifest, that a link put there meanwhile
     ///   must not redirect).
-    /// The file name `--update` keeps its manifest under, in an output folder (YUVBatch's `Manifest`).
-    public static let manifestName = ".yuvconv-manifest"
-
     public static func check(path: String, force: Bool, inputs: [String] = [],
                              protected: any FileIdentitySet = Set<FileIdentity>(),
                              plainFileOnly: Bool = false) throws(WriteError) -> Destination {
@@ -58,8 +58,9 @@ extension AtomicOutput {
         // plainFileOnly: the name itself (checked above), never a link's target, even one put there since.
         let real = plainFileOnly ? path : try resolveLinks(path)
         // The name of `--update`'s manifest is its own (the manifest itself is written plainFileOnly): an output or a
-        // report there, even with --force, would leave a folder every later --update refuses.
-        if !plainFileOnly && real.split(separator: "/").last.map(String.init) == manifestName {
+        // report there, even with --force, would leave a folder every later --update refuses — by its name, or by a
+        // link's there (written through, the link would stay at the manifest's name).
+        if !plainFileOnly && [path, real].contains(where: { $0.split(separator: "/").last.map(String.init) == manifestName }) {
             throw .system("is the name of --update's manifest (\(manifestName)), which no output or report may take")
         }
         if let st = FileStatus(path: real) {

@@ -38,6 +38,14 @@ struct Finished: @unchecked Sendable {
     var manifestChange: (name: String, entry: ManifestEntry?)?
 }
 
+/// The folder of a batch's report file when the batch makes it: missing, and inside the output folder (which the
+/// batch makes too). Nil otherwise: a report file elsewhere needs its folder there.
+func reportFolderToMake(_ file: String, outputFolder folder: String) -> String? {
+    guard let dir = outputFolder(of: file), FileStatus(path: dir) == nil,
+          BatchPlan.resolved(dir).hasPrefix(BatchPlan.resolved(folder)) else { return nil }
+    return dir
+}
+
 /// What a batch hands on in input order, as each item's turn comes (under the state's lock): the report,
 /// written as it goes; the failures, set aside on disk for the summary; `--update`'s manifest changes, set
 /// aside on disk for the manifest. Nothing per file is kept in memory.
@@ -181,14 +189,13 @@ func runBatch(_ options: Options) -> Int32 {
     // Said by the dry run too, as the run would say them.
     var first = plan.reader()
     warnIgnoredOptions(options, format: options.format ?? first.next()?.format ?? .raw(.nv12), rawInput: false)
-    if options.dryRun { return dryRunBatch(plan, options: options, update: update) }
+    if options.dryRun { return dryRunBatch(plan, options: options, update: update, outputFolder: folder.path) }
     // A report file inside the output folder, which the batch makes when it is missing: made first (a name
     // the system cannot hold refused before that).
     if let file = options.reportFile, let why = PathBytes.lengthProblem(file) {
         return fileFailure(FileError(path: file, reason: "the name cannot be made: \(why)"))
     }
-    if let file = options.reportFile, let dir = outputFolder(of: file), FileStatus(path: dir) == nil,
-       BatchPlan.resolved(dir).hasPrefix(BatchPlan.resolved(folder.path)), let why = makeFolders(dir) {
+    if let file = options.reportFile, let dir = reportFolderToMake(file, outputFolder: folder.path), let why = makeFolders(dir) {
         return fileFailure(FileError(path: file, reason: why))
     }
     let reportSink: AtomicOutput?

@@ -23,8 +23,8 @@ func dryRunOne(input: String, output: String, format: OutputFormat, options: Opt
 /// A dry run of a planned batch: a line per file, then the summary on standard error; exit 1 when a real run
 /// would refuse any file. With `--update` the manifest decides as in a real run (an input or output whose size
 /// or time changed is read to hash it), and nothing is written, the manifest included.
-func dryRunBatch(_ plan: BatchPlan, options: Options, update: UpdateManifest?) -> Int32 {
-    if let status = dryRunReportFile(options, protected: plan.protected) { return status }
+func dryRunBatch(_ plan: BatchPlan, options: Options, update: UpdateManifest?, outputFolder: String) -> Int32 {
+    if let status = dryRunReportFile(options, protected: plan.protected, outputFolder: outputFolder) { return status }
     var convert = 0, replace = 0, skip = 0, refused = 0, jpegs = 0
     // SIGINT or SIGTERM stops the dry run between files (or in a hash, with --update) rather than ending the
     // process: the lines already decided and the summary still come out (a killed dry run's buffered lines were
@@ -76,14 +76,14 @@ func dryRunBatch(_ plan: BatchPlan, options: Options, update: UpdateManifest?) -
 }
 
 /// The report file, checked as a real run checks it before any work, without creating it: nil when it may be
-/// written, else the exit status.
-func dryRunReportFile(_ options: Options, protected: any FileIdentitySet) -> Int32? {
+/// written, else the exit status. A batch's (`outputFolder`) makes the report's folder inside its own.
+func dryRunReportFile(_ options: Options, protected: any FileIdentitySet, outputFolder: String? = nil) -> Int32? {
     guard let file = options.reportFile else { return nil }
     do { _ = try AtomicOutput.check(path: file, force: reportReplaces(file, options), protected: protected) } catch {
         return fileFailure(FileError(path: file, error))
     }
-    // A real run makes no folder for it.
-    if let why = creationProblem(file, makesFolders: false) {
+    let made = outputFolder.map { reportFolderToMake(file, outputFolder: $0) != nil } ?? false
+    if let why = creationProblem(file, makesFolders: made) {
         printErr("yuvconv: error: \(why)")
         return 1
     }

@@ -797,6 +797,7 @@ final class HostileTests: CLITestCase {
               rm -f a.nv12
             done
             "$B" convert "$F/photos/rocket.jpg" -o out/ --report json --report-file nope/r.json -n; echo "batch dry $?"
+            "$B" convert "$F/photos/rocket.jpg" -o made/ --report json --report-file made/r.json -n -q; echo "inside dry $?"
             umount ro
             """)
         if r.status == 77 { throw XCTSkip("cannot mount a tmpfs here (not root?)") }
@@ -808,6 +809,9 @@ final class HostileTests: CLITestCase {
         XCTAssertTrue(out.contains("--report-file nope/r.json: dry 1 real 1"), out)
         XCTAssertTrue(out.contains("yuvconv: error: nope/r.json: cannot create a file in nope: the folder does not exist"), out)
         XCTAssertTrue(out.contains("batch dry 1"), out)
+        // A report file inside the output folder: the batch makes that folder, so the dry run does not refuse it.
+        XCTAssertTrue(out.contains("inside dry 0"), out)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("made").path))
         XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("out").path))
     }
 

@@ -64,6 +64,13 @@ final class UpdateTests: CLITestCase {
             XCTAssertEqual(try contents("out/.yuvconv-manifest"), manifest, "\(args)")
         }
         summary(try update().result, converted: 0, skipped: 3)
+        // A link at the manifest's name, to a file elsewhere: written through, the link would stay there.
+        try FileManager.default.createDirectory(at: work.appendingPathComponent("x"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: work.appendingPathComponent("x/.yuvconv-manifest").path,
+                                                   withDestinationPath: "../elsewhere.nv12")
+        let linked = try run(["in/a.png", "-o", "x/.yuvconv-manifest", "-f", "nv12", "--force"])
+        XCTAssertEqual(linked.status, 1, linked.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("elsewhere.nv12").path))
     }
 
     /// The same options again: nothing converted, nothing written but the report, every input reported with

@@ -7,8 +7,8 @@
 
 /// The output tables' buckets follow a float's bits: 128 per octave of linear value over the top 16 octaves
 /// (2^-16 … 1), and one for everything below. A gamma curve's thresholds are spread about evenly per octave,
-/// so 2,050 buckets of 4 bytes (8 KiB a channel, 24 KiB for the three: they stay in a core's L1 cache beside
-/// the input tables) keep at most one threshold each for the sRGB transfer every target uses — the table is
+/// so 2,050 buckets of 4 bytes (8 KiB a channel, 24 KiB for the three; with the 12 KiB products table, more than
+/// a 32 KiB L1 cache holds, mostly in it for a photo's colours) keep at most one threshold each for the sRGB transfer every target uses — the table is
 /// built only when they do. (256 an octave, 48 KiB, made the 12 MP row 2–6% slower.)
 #define YC_COLOUR_OCTAVES 16
 #define YC_COLOUR_OCTAVE_BITS 7                        // 128 buckets an octave
@@ -45,8 +45,9 @@ typedef struct {
     float lin[3][256];                          // each source code's linear value
     float m[9];                                 // source colorants into the target's, row-major
     uint32_t cell[3][YC_COLOUR_BUCKETS + 1];    // per channel: the output code of a linear value (above)
-    /// prod[c][v][i] = m[3i + c]·lin[c][v] as a float (the products the rows round, once), i = 3 unused: the
-    /// baseline tier, without gathers, sums a pixel's three in one register (`yc_colour_products`).
+    /// prod[c][v][i] = m[3i + c]·lin[c][v] as a float (the products the rows round, once), i = 3 unused: every x86
+    /// tier sums a pixel's three in one register from it (`yc_colour_products`); `lin` and `m` serve the scalar
+    /// and portable rows.
     float prod[3][256][4] __attribute__((aligned(16)));
 } yc_colour_tables;
 
