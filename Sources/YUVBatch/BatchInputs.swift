@@ -45,7 +45,7 @@ public struct SkippedEntry: Sendable, Equatable, CustomStringConvertible {
         case .fifo: return "a FIFO"
         case .characterDevice, .blockDevice: return "a device"
         case .socket: return "a socket"
-        case .directory: return "a folder walked already, reached again through a link"
+        case .directory: return "a folder walked already, reached again through a link or a mount"
         default: return "not a regular file"
         }
     }
@@ -202,17 +202,23 @@ public final class BatchInputs: @unchecked Sendable {
         // `ln -s . a; ln -s . b` makes 2^40 paths of — or a second way into one) is walked once, and named.
         var walked = Set<FileIdentity>()
         if let st = FileStatus(path: root) { walked.insert(st.identity) }
-        // Links to folders wait until every folder reached without one is walked, then go in the order of their
-        // paths: a folder reached both ways is listed under its own path, and the same tree gives the same
-        // paths whatever order the file system lists its entries in (shards on other machines count each file
-        // once; with the first way met, a link could win on one machine and the folder on another).
+        // The same tree gives the same paths whatever order the file system lists its entries in (shards on other
+        // machines must count each file once): each folder's subfolders are walked in byte order of their names,
+        // and links to folders wait until every folder reached without one is walked, then go in byte order of
+        // their paths, so that a folder reached both ways is listed under its own path. A link to a folder
+        // walked already is named at once, not kept.
+        func before(_ a: String, _ b: String) -> Bool { PathBytes.encode(a).lexicographicallyPrecedes(PathBytes.encode(b)) }
         var links: [String] = [], linksSorted = true
         func next() -> String? {
             if let rel = pending.popLast() { return rel }
-            if !linksSorted { links.sort(by: >); linksSorted = true }
+            if !linksSorted { links.sort { before($1, $0) }; linksSorted = true }
             while let rel = links.popLast() {
                 let full = root + "/" + rel
-                if let st = FileStatus(path: full), walked.insert(st.identity).inserted { return rel }
+                guard let st = FileStatus(path: full) else {
+                    skip(SkippedEntry(path: full, kind: .other, unreachable: "gone during the walk"))
+                    continue
+                }
+                if walked.insert(st.identity).inserted { return rel }
                 skip(SkippedEntry(path: full, kind: .directory))
             }
             return nil
@@ -223,6 +229,7 @@ public final class BatchInputs: @unchecked Sendable {
                 throw FileError(path: path, reason: "cannot read the folder: \(systemMessage())")
             }
             defer { closedir(d) }
+            var subfolders: [(name: String, identity: FileIdentity)] = []
             while let e = readdir(d) {
                 let name = withUnsafeBytes(of: e.pointee.d_name) { raw in
                     PathBytes.decode(raw.prefix { $0 != 0 })
@@ -244,14 +251,13 @@ public final class BatchInputs: @unchecked Sendable {
                 switch st.kind {
                 case .directory:
                     guard recursive else { break }
-                    let sub = rel.isEmpty ? name : rel + "/" + name
-                    if FileStatus(path: full, follow: false)?.kind == .symlink {
-                        links.append(sub)
-                        linksSorted = false
-                    } else if walked.insert(st.identity).inserted {
-                        pending.append(sub)
-                    } else {
+                    if walked.contains(st.identity) {
                         skip(SkippedEntry(path: full, kind: .directory))
+                    } else if FileStatus(path: full, follow: false)?.kind == .symlink {
+                        links.append(rel.isEmpty ? name : rel + "/" + name)
+                        linksSorted = false
+                    } else {
+                        subfolders.append((name, st.identity))
                     }
                 case .regular:
                     if isImageName(name) { found(full, rel) }
@@ -259,6 +265,17 @@ public final class BatchInputs: @unchecked Sendable {
                     if isImageName(name) { skip(SkippedEntry(path: full, kind: st.kind)) }
                 }
             }
+            // Claimed in byte order (one folder at two real paths, a bind mount, is walked under the first), then
+            // stacked so that the first is walked first.
+            var claimed: [String] = []
+            for sub in subfolders.sorted(by: { before($0.name, $1.name) }) {
+                if walked.insert(sub.identity).inserted {
+                    claimed.append(rel.isEmpty ? sub.name : rel + "/" + sub.name)
+                } else {
+                    skip(SkippedEntry(path: path + "/" + sub.name, kind: .directory))
+                }
+            }
+            pending += claimed.reversed()
         }
     }
 

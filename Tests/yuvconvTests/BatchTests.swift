@@ -106,8 +106,22 @@ final class BatchTests: CLITestCase {
             XCTAssertEqual(r.status, 0, r.stderr)
             let files = parseCSV(String(decoding: r.stdout, as: UTF8.self)).dropFirst().map { $0[0] }.filter { !$0.hasPrefix("TOTAL") }
             XCTAssertEqual(files.sorted(), ["\(top)/\(real)/x.png", "\(top)/m.png"].sorted(), "link \(link) to \(real)")
-            XCTAssertTrue(r.stderr.isEmpty || r.stderr.contains("\(top)/\(link) (a folder walked already, reached again through a link)"),
+            XCTAssertTrue(r.stderr.isEmpty || r.stderr.contains("\(top)/\(link) (a folder walked already, reached again through a link or a mount)"),
                           r.stderr)
+        }
+        // One folder at two real paths (a bind mount; root only), made in either order: the first in byte order.
+        for order in [["z", "a"], ["a", "z"]] {
+            let top = "m" + order.joined()
+            for n in order {
+                try FileManager.default.createDirectory(at: work.appendingPathComponent("\(top)/\(n)"), withIntermediateDirectories: true)
+            }
+            try makeInputs([("pngsuite/basn2c08.png", "\(top)/a/x.png")])
+            let mounted = try launch(URL(fileURLWithPath: "/bin/mount"), ["--bind", "\(top)/a", "\(top)/z"], stdin: .null)
+            guard mounted.status == 0 else { continue }   // not root: nothing to check
+            defer { _ = try? launch(URL(fileURLWithPath: "/bin/umount"), ["\(top)/z"], stdin: .null) }
+            let r = try run(["report", top, "-r", "--report", "csv", "-q"])
+            let files = parseCSV(String(decoding: r.stdout, as: UTF8.self)).dropFirst().map { $0[0] }.filter { !$0.hasPrefix("TOTAL") }
+            XCTAssertEqual(files, ["\(top)/a/x.png"], "made as \(order)")
         }
     }
 
