@@ -25,14 +25,18 @@ func dryRunOne(input: String, output: String, format: OutputFormat, options: Opt
 /// or time changed is read to hash it), and nothing is written, the manifest included.
 func dryRunBatch(_ plan: BatchPlan, options: Options, update: UpdateManifest?, outputFolder: String) -> Int32 {
     if let status = dryRunReportFile(options, protected: plan.protected, outputFolder: outputFolder) { return status }
-    var convert = 0, replace = 0, skip = 0, refused = 0, jpegs = 0
+    var convert = 0, replace = 0, skip = 0, refused = 0, jpegs = 0, rewritesManifest = false
     // SIGINT or SIGTERM stops the dry run between files (or in a hash, with --update) rather than ending the
     // process: the lines already decided and the summary still come out (a killed dry run's buffered lines were
     // lost, printing nothing at all).
     setGracefulInterrupt(true)
     var items = plan.reader()
     while interruptSignal() == nil, let item = items.next() {
-        let action = update?.check(item, options: options).action ?? BatchAction(item, force: options.force)
+        let decided = update?.check(item, options: options)
+        let action = decided?.action ?? BatchAction(item, force: options.force)
+        if case .skip(upToDate: true) = action, let update, let entry = decided?.entry, update.rewrites(item, kept: entry) {
+            rewritesManifest = true
+        }
         if interruptSignal() != nil { break }   // its decision was cut short
         // With --update, an output there that it may not replace fails the real run (`runBatch`): refused here.
         if case .skip(upToDate: false) = action, let update {
@@ -57,10 +61,11 @@ func dryRunBatch(_ plan: BatchPlan, options: Options, update: UpdateManifest?, o
     if convert + replace == plan.count && convert + replace > 0 && jpegs == 0, let w = options.jpegOptionsWithoutJPEG {
         printErr("yuvconv: warning: \(w)")
     }
-    // With --update what is converted is recorded in the manifest, in the output folder: a folder there that
-    // takes no files (its {dir} subfolders may) fails the real run at the end, after the work, exit 1.
+    // With --update what is converted, and a kept output's new times (a touched input), are recorded in the
+    // manifest, in the output folder: a folder there that takes no files (its {dir} subfolders may) fails the
+    // real run at the end, after the work, exit 1.
     var manifestRefused = false
-    if let update, convert + replace > 0, let why = folderProblem(splitPath(update.path).folder) {
+    if let update, convert + replace > 0 || rewritesManifest, let why = folderProblem(splitPath(update.path).folder) {
         printErr("yuvconv: error: \(displayPath(update.path)): the manifest could not be written: \(why); what is "
                  + "converted would not be recorded")
         manifestRefused = true
@@ -102,7 +107,17 @@ func creationProblem(_ path: String, makesFolders: Bool) -> String? {
     if FileStatus(path: dir)?.kind != .directory && (real != path || !makesFolders) {
         return "\(displayPath(path)): cannot create a file in \(displayPath(dir)): the folder does not exist"
     }
-    return folderProblem(dir).map { "\(displayPath(path)): \($0)" }
+    if let why = folderProblem(dir) { return "\(displayPath(path)): \(why)" }
+    // A file replaced in a sticky folder (/tmp, mode 1777) is renamed over: only its owner, the folder's, or
+    // root may (as the kernel decides it, with CAP_FOWNER for any file).
+    var file = stat(), folder = stat()
+    let euid = geteuid()
+    if euid != 0, withFileSystemPath(real, { stat($0, &file) }) == 0, withFileSystemPath(dir, { stat($0, &folder) }) == 0,
+       folder.st_mode & S_ISVTX != 0, file.st_uid != euid, folder.st_uid != euid {
+        return "\(displayPath(path)): cannot replace it: its folder \(displayPath(dir)) is sticky and the file "
+            + "belongs to another user (Operation not permitted)"
+    }
+    return nil
 }
 
 /// Prints what would happen to one file — `convert`, `replace`, `skip` or `refuse`, `INPUT -> OUTPUT (format)`,

@@ -126,6 +126,14 @@ struct UpdateManifest: Sendable {
         return (.skip(upToDate: false), nil)
     }
 
+    /// Whether keeping `item` as up to date changes its manifest line (a touched input's new time, an input named
+    /// another way): the manifest is then written at the end, as when something is converted.
+    func rewrites(_ item: BatchItem, kept entry: ManifestEntry) -> Bool {
+        guard let old = manifest.entry(named: item.name) else { return true }
+        return old.input != entry.input || old.inputBytes != entry.inputBytes || old.inputModified != entry.inputModified
+            || old.outputModified != entry.outputModified
+    }
+
     /// The failure of an output `check` would not write (it turned a conversion into a skip): why, and the rule.
     func refusal(_ item: BatchItem) -> String {
         (whyNotInFolder(item) ?? "is already there")

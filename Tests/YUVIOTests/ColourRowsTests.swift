@@ -77,7 +77,7 @@ final class ColourRowsTests: XCTestCase {
             patched += 1
         }
         XCTAssertEqual(patched, 3)
-        let width = 37   // one vector step of 16, then a scalar tail of 21
+        let width = 37   // vector steps, then a scalar tail on every tier: 4 × 8 + 5 (AVX2, AVX-512), 9 × 4 + 1 (SSE2)
         var colour = yc_colour()
         try icc.withUnsafeBufferPointer { p in
             colour.icc = p.baseAddress

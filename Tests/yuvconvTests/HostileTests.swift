@@ -809,6 +809,37 @@ final class HostileTests: CLITestCase {
         XCTAssertTrue(out.contains("--report-file nope/r.json: dry 1 real 1"), out)
         XCTAssertTrue(out.contains("yuvconv: error: nope/r.json: cannot create a file in nope: the folder does not exist"), out)
         XCTAssertTrue(out.contains("batch dry 1"), out)
+        // A file of another user's in a sticky folder (as /tmp): the run cannot rename over it, so the dry run
+        // refuses it too (run as nobody; root only).
+        let sticky = try sh("""
+            command -v setpriv >/dev/null && [ "$(id -u)" = 0 ] || exit 77
+            cp "$F/pngsuite/basn2c08.png" in.png && chmod 644 in.png && chmod 755 . && mkdir s && chmod 1777 s
+            echo x > s/owned.nv12
+            N="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+            $N "$B" --version > /dev/null 2>&1 || exit 77   # the binary out of nobody's reach (a clone under /root)
+            $N "$B" in.png -o s/owned.nv12 --force -n > /dev/null 2>&1; echo "sticky dry $?"
+            $N "$B" in.png -o s/owned.nv12 --force -q 2> /dev/null; echo "sticky real $?"
+            """)
+        if sticky.status != 77 {
+            XCTAssertTrue(String(decoding: sticky.stdout, as: UTF8.self).contains("sticky dry 1\nsticky real 1\n"),
+                          String(decoding: sticky.stdout, as: UTF8.self) + sticky.stderr)
+        }
+        // --update with everything up to date but a touched input: the run writes the input's new time into the
+        // manifest, which a folder that takes no files refuses; the dry run says so too (as nobody; root only).
+        let touched = try sh("""
+            command -v setpriv >/dev/null && [ "$(id -u)" = 0 ] || exit 77
+            N="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+            $N "$B" --version > /dev/null 2>&1 || exit 77
+            chmod 777 . && mkdir u && chmod 777 u && cp "$F/pngsuite/basn2c08.png" u/in.png && chmod 666 u/in.png
+            $N "$B" convert u -o u/ -u -q || exit 1
+            chmod 555 u && touch -d '+1 minute' u/in.png
+            $N "$B" convert u -o u/ -u -n > /dev/null 2>&1; echo "touched dry $?"
+            $N "$B" convert u -o u/ -u -q 2> /dev/null; echo "touched real $?"
+            """)
+        if touched.status != 77 {
+            XCTAssertTrue(String(decoding: touched.stdout, as: UTF8.self).contains("touched dry 1\ntouched real 1\n"),
+                          String(decoding: touched.stdout, as: UTF8.self) + touched.stderr)
+        }
         // A report file inside the output folder: the batch makes that folder, so the dry run does not refuse it.
         XCTAssertTrue(out.contains("inside dry 0"), out)
         XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("made").path))
