@@ -96,7 +96,7 @@ static void colour_row_sse2(const yc_colour_tables *t, uint8_t *p, uint32_t widt
         uint32_t b[3][4], v[3][4], cells[3][4];
         __m128i bitsOf[3];
         for (int c = 0; c < 3; c++) {
-            // As C_(code): not above 0 (−0 and NaN too) → 0, above 1 → 1.
+            // As code8 and the scalar row: not above 0 (−0 and NaN too) → 0, above 1 → 1.
             const __m128i above = _mm_castps_si128(_mm_cmpgt_ps(l[c], one));
             __m128i bits = _mm_and_si128(_mm_castps_si128(l[c]), _mm_castps_si128(_mm_cmpgt_ps(l[c], zero)));
             bits = _mm_or_si128(_mm_andnot_si128(above, bits), _mm_and_si128(above, oneBits));
