@@ -287,11 +287,18 @@ final class HostileTests: CLITestCase {
         let at = idatStart(Array(flip)) + 8 + 2 + 5 + 20   // past the chunk header, zlib header and block header
         flip[at] ^= 0x10
         try flip.write(to: work.appendingPathComponent("flip.png"))
-        let f = try run(["flip.png", "-o", "flip.nv12"])
-        XCTAssertEqual(f.status, 1, f.stderr)
-        XCTAssertTrue(f.stderr.contains("flip.png: the PNG's "), f.stderr)
-        XCTAssertTrue(f.stderr.contains("fails its checksum: the file is damaged"), f.stderr)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("flip.nv12").path))
+        try assertRefused(["flip.png", "-o", "flip.nv12"], saying: ["flip.png: the PNG's ", "fails its checksum: the file is damaged"])
+    }
+
+    /// The tool with `args` (whose output is the argument after `-o`) fails with exit 1, its message holding each
+    /// of `saying`, and leaves no output.
+    func assertRefused(_ args: [String], saying: [String], file: StaticString = #filePath, line: UInt = #line) throws {
+        let r = try run(args)
+        XCTAssertEqual(r.status, 1, r.stderr, file: file, line: line)
+        for text in saying { XCTAssertTrue(r.stderr.contains(text), r.stderr, file: file, line: line) }
+        if let o = args.firstIndex(of: "-o"), o + 1 < args.count {
+            XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent(args[o + 1]).path), file: file, line: line)
+        }
     }
 
     /// A damaged byte that shortens a scan's codes: libjpeg reads every block of the scan from fewer bytes than it
@@ -364,18 +371,13 @@ final class HostileTests: CLITestCase {
         let sof = try XCTUnwrap(jpg.indices.first { jpg[$0] == 0xFF && jpg[$0 + 1] == 0xC2 })
         jpg.replaceSubrange((sof + 5)..<(sof + 9), with: [0x40, 0x00, 0x40, 0x00])
         try jpg.write(to: work.appendingPathComponent("bomb.jpg"))
-        let j = try run(["bomb.jpg", "-o", "bomb.nv12"])
-        XCTAssertEqual(j.status, 1, j.stderr)
-        XCTAssertTrue(j.stderr.contains("bomb.jpg: the progressive JPEG needs "), j.stderr)
-        XCTAssertTrue(j.stderr.contains(" MiB held whole, above the limit of 256 MiB for this file (--max-memory)"), j.stderr)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("bomb.nv12").path))
+        try assertRefused(["bomb.jpg", "-o", "bomb.nv12"], saying: ["bomb.jpg: the progressive JPEG needs ",
+                                                                    " MiB held whole, above the limit of 256 MiB for this file (--max-memory)"])
         // An interlaced PNG header claiming 10000x10000 grey (RGB rows: 300 MB), with a few bytes of data.
         let png = pngSignature + pngChunk("IHDR", be32(10000) + be32(10000) + [8, 0, 0, 0, 1])
             + pngChunk("IDAT", zlibStored([0, 0, 0, 0])) + pngChunk("IEND", [])
         try Data(png).write(to: work.appendingPathComponent("bomb.png"))
-        let p = try run(["bomb.png", "-o", "bomb.nv12"])
-        XCTAssertEqual(p.status, 1, p.stderr)
-        XCTAssertTrue(p.stderr.contains("bomb.png: the interlaced PNG needs "), p.stderr)
+        try assertRefused(["bomb.png", "-o", "bomb.nv12"], saying: ["bomb.png: the interlaced PNG needs "])
         // A photo turned by its EXIF orientation (6) on the RGB route: both pictures held, 2.2 MB; refused under a
         // limit of 1 MiB, converted under the default.
         var turned = try Data(contentsOf: URL(fileURLWithPath: fixture("photos/rocket.jpg")))
@@ -383,9 +385,8 @@ final class HostileTests: CLITestCase {
         let exif = Array("Exif".utf8) + [0, 0] + tiff
         turned.insert(contentsOf: [0xFF, 0xE1, 0, UInt8(exif.count + 2)] + exif, at: 2)
         try turned.write(to: work.appendingPathComponent("turned.jpg"))
-        let t = try run(["turned.jpg", "-o", "t.nv12", "--jpeg-path", "rgb", "--max-memory", "1M"])
-        XCTAssertEqual(t.status, 1, t.stderr)
-        XCTAssertTrue(t.stderr.contains("turned.jpg: turning the picture needs 3 MiB held whole, above the limit of 1 MiB for this file (--max-memory)"), t.stderr)
+        try assertRefused(["turned.jpg", "-o", "t.nv12", "--jpeg-path", "rgb", "--max-memory", "1M"],
+                          saying: ["turned.jpg: turning the picture needs 3 MiB held whole, above the limit of 1 MiB for this file (--max-memory)"])
         let ok = try run(["turned.jpg", "-o", "t.nv12", "--jpeg-path", "rgb", "-q"])
         XCTAssertEqual(ok.status, 0, ok.stderr)
         // Sizes: K, M, G (binary), at least 1 MiB.
