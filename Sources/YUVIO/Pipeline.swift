@@ -173,6 +173,8 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         let g = source.geometry
         let frame = FrameLayout(width: g.width, height: g.height, pixelLayout: layout, alignment: alignment,
                                 heightAlignment: heightAlignment, alpha: options.alpha == .keep)
+        let held = sink.wholeBytes(frame)
+        if held > 0 { try decoder.checkWhole(held, for: "holding the picture for the encoder") }
         let ledger = Ledger()
         // The quality measures compare 8-bit code values; a 10-bit output is not measured.
         let probe = metrics && layout.bitDepth == 8 ? QualityProbe(geometry: g, spec: spec, ledger: ledger) : nil

@@ -199,8 +199,9 @@ struct OptionSpec: Sendable {
             },
             OptionSpec(["--max-memory"], "SIZE",
                        ["refuse a picture that would be held whole (a progressive JPEG, an",
-                        "interlaced PNG, one turned by EXIF) in more than SIZE bytes (K, M, G:",
-                        "KiB, MiB, GiB); default 64 bytes for each byte of the file, at least 256M"]) {
+                        "interlaced PNG, one turned by EXIF, a JPEG output's) in more than SIZE",
+                        "bytes (K, M, G: KiB, MiB, GiB); default 64 bytes for each byte of the",
+                        "file, at least 256M"]) {
                 o, flag, v throws(UsageError) in o.maxMemory = try byteSize(flag, v)
             },
             OptionSpec(["--allow-truncated"], ["accept a JPEG whose data ends early or is damaged (libjpeg fills grey)"]) {

@@ -389,6 +389,12 @@ final class HostileTests: CLITestCase {
                           saying: ["turned.jpg: turning the picture needs 3 MiB held whole, above the limit of 1 MiB for this file (--max-memory)"])
         let ok = try run(["turned.jpg", "-o", "t.nv12", "--jpeg-path", "rgb", "-q"])
         XCTAssertEqual(ok.status, 0, ok.stderr)
+        // A JPEG output holds the converted picture for its encoder: 1024x1024, 1.5 MiB, above a limit of 1 MiB.
+        try writePNG(work.appendingPathComponent("big.png").path, width: 1024, height: 1024,
+                     pixels: [UInt8](repeating: 90, count: 1024 * 1024 * 3))
+        try assertRefused(["big.png", "-o", "big.jpg", "--max-memory", "1M"],
+                          saying: ["big.png: holding the picture for the encoder needs 2 MiB held whole, above the limit of 1 MiB for this file (--max-memory)"])
+        XCTAssertEqual(try run(["big.png", "-o", "big.jpg", "-q"]).status, 0)
         // Sizes: K, M, G (binary), at least 1 MiB.
         let plain = fixture("photos/rocket.jpg")
         for good in ["1M", "1m", "1MiB", "2G", "1048576", "1024k"] {

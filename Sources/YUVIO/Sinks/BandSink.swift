@@ -12,10 +12,14 @@ public protocol BandSink: AnyObject {
     func consume(_ band: BandBuffer, firstRow: Int, rows: Int) throws(WriteError)
     /// After the last band.
     func end() throws(WriteError)
+    /// The bytes of `frame` the sink holds whole until its end (a JPEG encoder's picture), 0 when it writes
+    /// bands as they come: under the decoder's limit on pictures held whole (`ImageDecoder.checkWhole`).
+    func wholeBytes(_ frame: FrameLayout) -> Int
 }
 
 extension BandSink {
     public func accepts(_ frame: FrameLayout) throws(WriteError) {}
+    public func wholeBytes(_ frame: FrameLayout) -> Int { 0 }
 }
 
 /// One band of output rows in the output layout, tightly packed: `rows` luma rows, `rows/2` chroma rows,

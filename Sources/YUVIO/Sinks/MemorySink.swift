@@ -13,6 +13,8 @@ public final class MemorySink: BandSink {
 
     public init(fitting: OutputFormat? = nil) { self.fitting = fitting }
 
+    public func wholeBytes(_ frame: FrameLayout) -> Int { frame.tight.byteCount }
+
     public func accepts(_ frame: FrameLayout) throws(WriteError) {
         if let why = fitting?.sizeProblem(width: frame.width, height: frame.height) { throw .unfit(why) }
     }
