@@ -249,7 +249,9 @@ public final class BatchPlan: @unchecked Sendable {
         let folder = slash.map { String(path[..<$0]) } ?? "."
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
         let place: String
-        if let c = cache, c.folder == folder { place = c.place } else {
+        // By bytes: Swift's == takes "café" in NFC and NFD for one name, and so would give one folder's place
+        // to the other.
+        if let c = cache, c.folder.utf8.elementsEqual(folder.utf8) { place = c.place } else {
             place = resolved(folder.isEmpty ? "/" : folder)
             cache = (folder, place)
         }

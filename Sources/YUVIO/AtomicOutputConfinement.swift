@@ -15,7 +15,8 @@ extension AtomicOutput {
     /// runs (`out/sub` made a link to elsewhere), fails the output instead of sending it wherever the path now
     /// leads. A link that was there from the start (`out/2024` on another disk) is followed as before. Nil:
     /// paths as given.
-    private static let confinement = Mutex<(root: String, identity: FileIdentity, seen: [String: FileIdentity],
+    /// `seen` by the folders' bytes: Swift's String keys take one name in NFC and NFD as equal.
+    private static let confinement = Mutex<(root: String, identity: FileIdentity, seen: [[UInt8]: FileIdentity],
                                             names: [FileIdentity: String])?>(nil)
 
     /// Outputs under `root` (a folder, identity `identity`) are written only inside it (`confinedFolder`).
@@ -71,7 +72,7 @@ extension AtomicOutput {
                 // What is there at its first use was there before, not replaced: a file, a link to nothing (just
                 // made with mkdir -p, so not missing), or a loop of links.
                 if next < 0 && (code == ENOTDIR || (code == ENOENT && making) || code == ELOOP)
-                    && confinement.withLock({ $0?.seen[reached] == nil }) {
+                    && confinement.withLock({ $0?.seen[PathBytes.encode(reached)] == nil }) {
                     throw .system(notAFolder(PathBytes.display(reached), errno: code))
                 }
                 throw next < 0 && code != ENOENT && code != ENOTDIR && code != ELOOP
@@ -80,9 +81,9 @@ extension AtomicOutput {
             // Held to its first identity; and no folder first used under a second name (a link or a bind mount
             // made to another output folder): two outputs of the run could then be one file.
             let alias = confinement.withLock { c -> String?? in
-                if let was = c?.seen[reached] { return was == now ? .some(nil) : nil }
+                if let was = c?.seen[PathBytes.encode(reached)] { return was == now ? .some(nil) : nil }
                 if let other = c?.names[now] { return .some(other) }
-                c?.seen[reached] = now
+                c?.seen[PathBytes.encode(reached)] = now
                 c?.names[now] = reached
                 return .some(nil)
             }

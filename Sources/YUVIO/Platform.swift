@@ -145,9 +145,11 @@ public func outputKey(_ path: String) -> String {
     }
     let real = (try? AtomicOutput.resolveLinks(path)) ?? path
     if let st = FileStatus(path: real) { return "id:\(st.device):\(st.inode)" }
+    // Names by their bytes, in hex: keys compare as Swift strings, which take one name in NFC and NFD as equal.
+    func hex(_ s: String) -> String { PathBytes.encode(s).map { String($0, radix: 16) }.joined(separator: ".") }
     let (dir, base) = splitPath(real)
-    if let d = FileStatus(path: dir) { return "in:\(d.device):\(d.inode)/\(base)" }
-    return "path:\(real)"
+    if let d = FileStatus(path: dir) { return "in:\(d.device):\(d.inode)/\(hex(base))" }
+    return "path:\(hex(real))"
 }
 
 /// The monotonic clock, in seconds (rates and waits: never set back).

@@ -407,6 +407,21 @@ final class HostileTests: CLITestCase {
         }
     }
 
+    /// Names that differ only in Unicode form (café in NFC and in NFD) are two names, as the file system has
+    /// them: a {dir} batch over two such folders writes two outputs (it refused both as one file), and an output
+    /// and a report file so named are two files.
+    func testNamesAreComparedByTheirBytes() throws {
+        let r = try sh("""
+            nfc=$(printf 'caf\\303\\251'); nfd=$(printf 'cafe\\314\\201')
+            mkdir -p "in/$nfc" "in/$nfd" && cp "$F/photos/rocket.jpg" "in/$nfc/x.jpg" && cp "$F/photos/rocket.jpg" "in/$nfd/x.jpg"
+            "$B" convert in -r -o out/ --name '{dir}/{stem}.nv12' -q; echo "batch $?"
+            ls out/in/*/x.nv12 | wc -l
+            "$B" "$F/photos/rocket.jpg" -o "$nfc.nv12" --report json --report-file "$nfd.json" -q; echo "one $?"
+            """)
+        let out = String(decoding: r.stdout, as: UTF8.self)
+        XCTAssertEqual(out, "batch 0\n2\none 0\n", out + r.stderr)
+    }
+
     /// Where the first IDAT chunk (its length field) starts in a PNG file.
     private func idatStart(_ file: [UInt8]) -> Int { pngChunks(file).first { $0.type == "IDAT" }?.at ?? file.count }
 
