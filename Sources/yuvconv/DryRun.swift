@@ -65,7 +65,7 @@ func dryRunBatch(_ plan: BatchPlan, options: Options, update: UpdateManifest?, o
     // manifest, in the output folder: a folder there that takes no files (its {dir} subfolders may) fails the
     // real run at the end, after the work, exit 1.
     var manifestRefused = false
-    if let update, convert + replace > 0 || rewritesManifest, let why = folderProblem(splitPath(update.path).folder) {
+    if let update, convert + replace > 0 || rewritesManifest, let why = creationReason(update.path, makesFolders: true) {
         printErr("yuvconv: error: \(displayPath(update.path)): the manifest could not be written: \(why); what is "
                  + "converted would not be recorded")
         manifestRefused = true
@@ -97,27 +97,32 @@ func dryRunReportFile(_ options: Options, protected: any FileIdentitySet, output
 
 /// Why a real run could not make the file `path` in its folder (after links): the folder must be there, unless
 /// the run makes it (`makesFolders`: a batch makes its output folders, not a link target's), and take files —
-/// the same folder checks as `folderProblem`, without making anything. Nil for a file written in place (a
-/// standard stream, a device, a FIFO) and when it can.
-func creationProblem(_ path: String, makesFolders: Bool) -> String? {
+/// the same folder checks as `folderProblem`, without making anything — and a file of another user's in a sticky
+/// folder cannot be replaced. Nil for a file written in place (a standard stream, a device, a FIFO) and when it
+/// can. `creationProblem` says it with the path in front.
+func creationReason(_ path: String, makesFolders: Bool) -> String? {
     guard AtomicOutput.standardDescriptor(path) == nil else { return nil }
     if let kind = FileStatus(path: path)?.kind, kind != .regular { return nil }
     let real = (try? AtomicOutput.resolveLinks(path)) ?? path
     let dir = outputFolder(of: real) ?? "."
     if FileStatus(path: dir)?.kind != .directory && (real != path || !makesFolders) {
-        return "\(displayPath(path)): cannot create a file in \(displayPath(dir)): the folder does not exist"
+        return "cannot create a file in \(displayPath(dir)): the folder does not exist"
     }
-    if let why = folderProblem(dir) { return "\(displayPath(path)): \(why)" }
+    if let why = folderProblem(dir) { return why }
     // A file replaced in a sticky folder (/tmp, mode 1777) is renamed over: only its owner, the folder's, or
     // root may (as the kernel decides it, with CAP_FOWNER for any file).
     var file = stat(), folder = stat()
     let euid = geteuid()
     if euid != 0, withFileSystemPath(real, { stat($0, &file) }) == 0, withFileSystemPath(dir, { stat($0, &folder) }) == 0,
        folder.st_mode & S_ISVTX != 0, file.st_uid != euid, folder.st_uid != euid {
-        return "\(displayPath(path)): cannot replace it: its folder \(displayPath(dir)) is sticky and the file "
-            + "belongs to another user (Operation not permitted)"
+        return "cannot replace it: its folder \(displayPath(dir)) is sticky and the file belongs to another user "
+            + "(Operation not permitted)"
     }
     return nil
+}
+
+func creationProblem(_ path: String, makesFolders: Bool) -> String? {
+    creationReason(path, makesFolders: makesFolders).map { "\(displayPath(path)): \($0)" }
 }
 
 /// Prints what would happen to one file — `convert`, `replace`, `skip` or `refuse`, `INPUT -> OUTPUT (format)`,

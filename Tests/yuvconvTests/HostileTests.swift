@@ -857,9 +857,16 @@ final class HostileTests: CLITestCase {
             chmod 555 u && touch -d '+1 minute' u/in.png
             $N "$B" convert u -o u/ -u -n > /dev/null 2>&1; echo "touched dry $?"
             $N "$B" convert u -o u/ -u -q 2> /dev/null; echo "touched real $?"
+            # The same into a sticky folder whose manifest is root's: nobody cannot rename over it.
+            mkdir i2 s2 && chmod 1777 s2 && cp "$F/pngsuite/basn2c08.png" i2/a.png && chmod -R a+rwX i2
+            "$B" convert i2 -o s2/ -u -q && chmod 666 s2/.yuvconv-manifest && touch -d '+1 minute' i2/a.png
+            $N "$B" convert i2 -o s2/ -u -n > /dev/null 2>&1; echo "sticky manifest dry $?"
+            $N "$B" convert i2 -o s2/ -u -q 2> /dev/null; echo "sticky manifest real $?"
             """)
         if touched.status != 77 {
             XCTAssertTrue(String(decoding: touched.stdout, as: UTF8.self).contains("touched dry 1\ntouched real 1\n"),
+                          String(decoding: touched.stdout, as: UTF8.self) + touched.stderr)
+            XCTAssertTrue(String(decoding: touched.stdout, as: UTF8.self).contains("sticky manifest dry 1\nsticky manifest real 1\n"),
                           String(decoding: touched.stdout, as: UTF8.self) + touched.stderr)
         }
         // A report file inside the output folder: the batch makes that folder, so the dry run does not refuse it.
