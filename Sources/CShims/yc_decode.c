@@ -49,8 +49,13 @@ yc_decoder *yc_open(FILE *file, yc_format format, uint64_t max_pixels, uint64_t 
     return dec;
 }
 
+uint64_t yc_whole_held(const yc_decoder *dec) { return dec->whole_held; }
+
 int yc_refuse_whole(yc_decoder *dec, uint64_t bytes, const char *what) {
-    if (dec->max_whole == 0 || bytes <= dec->max_whole) return 0;
+    if (dec->max_whole == 0 || bytes <= dec->max_whole) {
+        dec->whole_held += bytes;
+        return 0;
+    }
     char msg[YC_MSG];
     snprintf(msg, sizeof msg, "%s needs %llu MiB held whole, above the limit of %llu MiB for this file",
              what, (unsigned long long)((bytes + (1 << 20) - 1) >> 20), (unsigned long long)(dec->max_whole >> 20));

@@ -43,6 +43,7 @@ struct yc_decoder {
     int alpha16;     // keep a 16-bit PNG's alpha (R,G,B,A rows)
     uint64_t max_pixels;
     uint64_t max_whole;   // bytes a picture held whole may take (yc_open), 0: no limit
+    uint64_t whole_held;  // bytes the decoder holds whole (a multi-scan JPEG's coefficients, an interlaced PNG)
     int max_scans;   // a progressive JPEG with more scans is refused (0: no limit)
     int colour_target; // yc_target to plan colour management for, -1 for none
     jmp_buf jump;
@@ -181,7 +182,7 @@ int yc_png_end(yc_decoder *dec);
 #define YC_PNG_XMP_MAX (1u << 20)
 /// An iTXt chunk's data, before or after the image data (yc_png.c): when it is the first XMP packet, its
 /// 1, with the decoder failed (YC_ERROR_WHOLE_BUDGET, naming `what` and the sizes), when `bytes` held whole are
-/// above its `max_whole`; else 0.
+/// above its `max_whole`; else 0, and they count in `whole_held`.
 int yc_refuse_whole(yc_decoder *dec, uint64_t bytes, const char *what);
 
 /// tiff:Orientation is the file's XMP orientation — or, after the image data, too late (a warning at the end).

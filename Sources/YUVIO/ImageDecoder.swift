@@ -48,21 +48,32 @@ public final class ImageDecoder {
     /// any is allocated (`wholeBudget`).
     public let wholeBudget: Int
 
-    /// The limit on a picture held whole: `maxMemory` when given (`--max-memory`), else 64 bytes for each byte of
-    /// the file and never below 256 MiB — a real file is nowhere near (a 268 MP progressive photo of 60 MB needs
-    /// 0.8–1.6 GB), a bomb is (a 355-byte progressive JPEG declaring 16384x16384 needed 1.5 GiB). A stream counts
-    /// the bytes read when it is opened: 256 MiB.
+    /// The limit on a picture held whole: `maxMemory` when given (`--max-memory`), else 128 bytes for each byte
+    /// of the file and never below 256 MiB — a real file is well below (a progressive photo needs 15–30 times its
+    /// size, a soft one at low quality about 70), a bomb is far above (a 355-byte progressive JPEG declaring
+    /// 16384x16384 needed 1.5 GiB). A stream counts the bytes read when it is opened: 256 MiB. The file's size
+    /// is what it is: bytes added to it (after its end, in metadata) raise the limit, so untrusted input wants
+    /// an explicit `--max-memory`.
     public static func wholeBudget(maxMemory: Int?, inputBytes: Int) -> Int {
         if let maxMemory { return maxMemory }
-        let (scaled, overflow) = max(inputBytes, 0).multipliedReportingOverflow(by: 64)
+        let (scaled, overflow) = max(inputBytes, 0).multipliedReportingOverflow(by: 128)
         return max(256 << 20, overflow ? Int.max : scaled)
     }
 
-    /// `.wholeBudget` when `bytes` held whole for `what` are above this decoder's limit (the C side's wording).
+    /// Bytes held whole so far: the decoder's own, then what `checkWhole` let through.
+    private var wholeHeld = 0
+
+    /// `.wholeBudget` when `bytes` more held whole for `what`, with what is held already (the decoder's
+    /// coefficients, a turned picture), are above this decoder's limit (the C side's wording); else they count.
     public func checkWhole(_ bytes: Int, for what: String) throws(DecodeError) {
-        guard bytes > wholeBudget else { return }
-        throw .wholeBudget("\(what) needs \((bytes + (1 << 20) - 1) >> 20) MiB held whole, above the limit of "
-                           + "\(wholeBudget >> 20) MiB for this file")
+        let need = wholeHeld + bytes
+        guard need > wholeBudget else {
+            wholeHeld = need
+            return
+        }
+        throw .wholeBudget("\(what) needs \((need + (1 << 20) - 1) >> 20) MiB held whole"
+                           + (wholeHeld > 0 ? " with what is held already" : "")
+                           + ", above the limit of \(wholeBudget >> 20) MiB for this file")
     }
 
     public init(source: InputSource, maxPixels: Int = ImageDecoder.defaultMaxPixels,
@@ -83,6 +94,7 @@ public final class ImageDecoder {
         }
         handle = h
         info = Self.describe(yc_get_info(h)!.pointee, format: source.format)
+        wholeHeld = Int(yc_whole_held(h))
     }
 
     deinit { yc_close(handle) }

@@ -200,7 +200,7 @@ struct OptionSpec: Sendable {
             OptionSpec(["--max-memory"], "SIZE",
                        ["refuse a picture that would be held whole (a progressive JPEG, an",
                         "interlaced PNG, one turned by EXIF, a JPEG output's) in more than SIZE",
-                        "bytes (K, M, G: KiB, MiB, GiB); default 64 bytes for each byte of the",
+                        "bytes (K, M, G: KiB, MiB, GiB); default 128 bytes for each byte of the",
                         "file, at least 256M"]) {
                 o, flag, v throws(UsageError) in o.maxMemory = try byteSize(flag, v)
             },

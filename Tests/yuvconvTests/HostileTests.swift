@@ -361,7 +361,7 @@ final class HostileTests: CLITestCase {
     }
 
     /// A picture held whole — a progressive JPEG's coefficients, an interlaced PNG's rows, a picture turned by its
-    /// EXIF orientation — has a limit for its file: 64 bytes a byte of the file, at least 256 MiB, or
+    /// EXIF orientation — has a limit for its file: 128 bytes a byte of the file, at least 256 MiB, or
     /// `--max-memory`. A few hundred bytes declaring 16384x16384 are refused before anything is allocated (they
     /// took 1.5 GiB); a real file is nowhere near.
     func testWholePicturesHaveALimitForTheFile() throws {
