@@ -40,7 +40,7 @@ enum LibraryMessages {
         ("bad arithmetic code", { _ in "the JPEG's compressed image data holds an invalid code: the file is damaged" }),
         ("extraneous bytes before marker", { m in
             let n = m.split(separator: " ").first { Int($0) != nil }.map(String.init) ?? "some"
-            return "a scan of the JPEG ends at least \(n) bytes before its data does (no encoder leaves any between "
+            return "a scan of the JPEG ends at least \(n) byte\(n == "1" ? "" : "s") before its data does (no encoder leaves any between "
                 + "scans): a damaged byte shortened the codes, and the blocks after it are wrong"
         }),
         ("instead of RST", { _ in "the JPEG's restart markers are out of sequence: the file is damaged" }),

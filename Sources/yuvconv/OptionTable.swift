@@ -67,16 +67,19 @@ struct OptionSpec: Sendable {
         return n
     }
 
-    /// A size in bytes: digits, then K, M or G (KiB, MiB, GiB; upper or lower case, with "iB" or "B" after it or
-    /// not), at least 1 MiB.
+    /// A size in bytes: digits, then K, M, G or T (KiB, MiB, GiB, TiB; upper or lower case, with "iB" or "B"
+    /// after it or not), at least 1 MiB.
     static func byteSize(_ flag: String, _ text: String) throws(UsageError) -> Int {
         let lower = text.lowercased()
         let digits = lower.prefix { $0.isASCII && $0.isNumber }
         let shifts: [String: Int] = ["": 0, "b": 0, "k": 10, "kb": 10, "kib": 10, "m": 20, "mb": 20, "mib": 20,
-                                     "g": 30, "gb": 30, "gib": 30]
+                                     "g": 30, "gb": 30, "gib": 30, "t": 40, "tb": 40, "tib": 40]
         guard let n = Int(digits), let shift = shifts[String(lower.dropFirst(digits.count))],
               n <= Int.max >> shift, n << shift >= 1 << 20 else {
-            throw UsageError(message: "\(flag) needs a size of at least 1 MiB, such as 512M or 2G, not '\(text)'")
+            let tooLarge = !digits.isEmpty && (Int(digits) == nil || shifts[String(lower.dropFirst(digits.count))].map {
+                Int(digits)! > Int.max >> $0 } == true)
+            throw UsageError(message: "\(flag) needs a size of at least 1 MiB, such as 512M or 2G, not '\(text)'"
+                             + (tooLarge ? " (more than this system can count)" : ""))
         }
         return n << shift
     }
@@ -200,7 +203,7 @@ struct OptionSpec: Sendable {
             OptionSpec(["--max-memory"], "SIZE",
                        ["refuse a picture that would be held whole (a progressive JPEG, an",
                         "interlaced PNG, one turned by EXIF, a JPEG output's) in more than SIZE",
-                        "bytes (K, M, G: KiB, MiB, GiB); default 128 bytes for each byte of the",
+                        "bytes (K, M, G, T: KiB … TiB); default 128 bytes for each byte of the",
                         "file, at least 256M"]) {
                 o, flag, v throws(UsageError) in o.maxMemory = try byteSize(flag, v)
             },
