@@ -91,7 +91,8 @@ extension Manifest {
             return (.replace(.unchecked("the input is not a regular file")), nil)
         }
         if input.size != entry.inputBytes { return (.replace(.inputChanged), nil) }
-        if input.modified != entry.inputModified || item.input != entry.input {
+        // The input's name by its bytes: Swift's != takes one name in NFC and NFD as equal.
+        if input.modified != entry.inputModified || !item.input.utf8.elementsEqual(entry.input.utf8) {
             do throws(FileError) {
                 let (status, sha) = try sha256(ofFile: item.input)
                 if sha != entry.inputSHA256 || status.size != entry.inputBytes { return (.replace(.inputChanged), nil) }

@@ -173,6 +173,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         let g = source.geometry
         let frame = FrameLayout(width: g.width, height: g.height, pixelLayout: layout, alignment: alignment,
                                 heightAlignment: heightAlignment, alpha: options.alpha == .keep)
+        try sink.accepts(frame)   // a picture the format cannot hold says so, before what holding it would cost
         let held = sink.wholeBytes(frame)
         if held > 0 { try decoder.checkWhole(held, for: "holding the picture for the encoder") }
         let ledger = Ledger()

@@ -76,8 +76,8 @@ struct OptionSpec: Sendable {
                                      "g": 30, "gb": 30, "gib": 30, "t": 40, "tb": 40, "tib": 40]
         guard let n = Int(digits), let shift = shifts[String(lower.dropFirst(digits.count))],
               n <= Int.max >> shift, n << shift >= 1 << 20 else {
-            let tooLarge = !digits.isEmpty && (Int(digits) == nil || shifts[String(lower.dropFirst(digits.count))].map {
-                Int(digits)! > Int.max >> $0 } == true)
+            let tooLarge = shifts[String(lower.dropFirst(digits.count))].map { shift in
+                !digits.isEmpty && (Int(digits).map { $0 > Int.max >> shift } ?? true) } == true
             throw UsageError(message: "\(flag) needs a size of at least 1 MiB, such as 512M or 2G, not '\(text)'"
                              + (tooLarge ? " (more than this system can count)" : ""))
         }

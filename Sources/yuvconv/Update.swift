@@ -130,7 +130,8 @@ struct UpdateManifest: Sendable {
     /// another way): the manifest is then written at the end, as when something is converted.
     func rewrites(_ item: BatchItem, kept entry: ManifestEntry) -> Bool {
         guard let old = manifest.entry(named: item.name) else { return true }
-        return old.input != entry.input || old.inputBytes != entry.inputBytes || old.inputModified != entry.inputModified
+        return !old.input.utf8.elementsEqual(entry.input.utf8) || old.inputBytes != entry.inputBytes
+            || old.inputModified != entry.inputModified
             || old.outputModified != entry.outputModified
     }
 

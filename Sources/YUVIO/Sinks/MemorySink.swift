@@ -77,6 +77,8 @@ public final class TeeSink: BandSink {
         try b.accepts(frame)
     }
 
+    public func wholeBytes(_ frame: FrameLayout) -> Int { a.wholeBytes(frame) + b.wholeBytes(frame) }
+
     public func begin(_ frame: FrameLayout, ledger: Ledger) throws(WriteError) {
         try a.begin(frame, ledger: ledger)
         try b.begin(frame, ledger: ledger)
