@@ -49,16 +49,16 @@ yc_decoder *yc_open(FILE *file, yc_format format, uint64_t max_pixels, uint64_t 
     return dec;
 }
 
-uint64_t yc_whole_held(const yc_decoder *dec) { return dec->whole_held; }
-
 int yc_refuse_whole(yc_decoder *dec, uint64_t bytes, const char *what) {
-    if (dec->max_whole == 0 || bytes <= dec->max_whole) {
-        dec->whole_held += bytes;
+    const uint64_t need = dec->whole_held + bytes;
+    if (dec->max_whole == 0 || need <= dec->max_whole) {
+        dec->whole_held = need;
         return 0;
     }
     char msg[YC_MSG];
-    snprintf(msg, sizeof msg, "%s needs %llu MiB held whole, above the limit of %llu MiB for this file",
-             what, (unsigned long long)((bytes + (1 << 20) - 1) >> 20), (unsigned long long)(dec->max_whole >> 20));
+    snprintf(msg, sizeof msg, "%s needs %llu MiB held whole%s, above the limit of %llu MiB for this file",
+             what, (unsigned long long)((need + (1 << 20) - 1) >> 20), dec->whole_held ? " with what is held already" : "",
+             (unsigned long long)(dec->max_whole >> 20));
     yc_set_error(dec, msg);
     dec->error_kind = YC_ERROR_WHOLE_BUDGET;
     return 1;

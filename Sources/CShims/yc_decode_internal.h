@@ -181,9 +181,6 @@ int yc_png_end(yc_decoder *dec);
 /// included rarely past a few hundred.
 #define YC_PNG_XMP_MAX (1u << 20)
 /// An iTXt chunk's data, before or after the image data (yc_png.c): when it is the first XMP packet, its
-/// 1, with the decoder failed (YC_ERROR_WHOLE_BUDGET, naming `what` and the sizes), when `bytes` held whole are
-/// above its `max_whole`; else 0, and they count in `whole_held`.
-int yc_refuse_whole(yc_decoder *dec, uint64_t bytes, const char *what);
 
 /// tiff:Orientation is the file's XMP orientation — or, after the image data, too late (a warning at the end).
 /// `yc_png_itxt_wanted`: whether such a chunk could still matter (the chunk need not be kept otherwise).

@@ -60,20 +60,12 @@ public final class ImageDecoder {
         return max(256 << 20, overflow ? Int.max : scaled)
     }
 
-    /// Bytes held whole so far: the decoder's own, then what `checkWhole` let through.
-    private var wholeHeld = 0
-
     /// `.wholeBudget` when `bytes` more held whole for `what`, with what is held already (the decoder's
-    /// coefficients, a turned picture), are above this decoder's limit (the C side's wording); else they count.
+    /// coefficients, a turned picture), are above this decoder's limit; else they count (`yc_refuse_whole`, which
+    /// the decoder's own go through too).
     public func checkWhole(_ bytes: Int, for what: String) throws(DecodeError) {
-        let need = wholeHeld + bytes
-        guard need > wholeBudget else {
-            wholeHeld = need
-            return
-        }
-        throw .wholeBudget("\(what) needs \((need + (1 << 20) - 1) >> 20) MiB held whole"
-                           + (wholeHeld > 0 ? " with what is held already" : "")
-                           + ", above the limit of \(wholeBudget >> 20) MiB for this file")
+        guard yc_refuse_whole(handle, UInt64(max(bytes, 0)), what) != 0 else { return }
+        throw .wholeBudget(String(cString: yc_error(handle)))
     }
 
     public init(source: InputSource, maxPixels: Int = ImageDecoder.defaultMaxPixels,
@@ -94,7 +86,6 @@ public final class ImageDecoder {
         }
         handle = h
         info = Self.describe(yc_get_info(h)!.pointee, format: source.format)
-        wholeHeld = Int(yc_whole_held(h))
     }
 
     deinit { yc_close(handle) }

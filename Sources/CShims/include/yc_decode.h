@@ -121,8 +121,11 @@ int yc_jpeg_header_parses(const uint8_t *data, size_t size);
 /// the message says how much it needs). 0: no limit.
 yc_decoder *yc_open(FILE *file, yc_format format, uint64_t max_pixels, uint64_t max_whole, int max_scans,
                     int allow_truncated, int raw, int alpha16, int colour_target, struct yc_stream *stream);
-/// The bytes the decoder holds a picture whole in (under `max_whole`): the caller's own whole buffers add to it.
-uint64_t yc_whole_held(const yc_decoder *dec);
+/// 1, with the decoder failed (YC_ERROR_WHOLE_BUDGET, naming `what` and the sizes), when `bytes` more held whole
+/// for `what`, with what is held already (the decoder's own coefficients or rows, and what passed before), are
+/// above `max_whole`; else 0, and they count. The decoder's own go through it in yc_open, the caller's whole
+/// buffers (a turned picture, an encoder's) after.
+int yc_refuse_whole(yc_decoder *dec, uint64_t bytes, const char *what);
 
 /// 1 when the decoder has failed; the message stays available from yc_error.
 int yc_failed(const yc_decoder *dec);
