@@ -67,22 +67,40 @@ struct OptionSpec: Sendable {
         return n
     }
 
-    /// A size in bytes: digits, then K, M, G or T (KiB, MiB, GiB, TiB; upper or lower case, with "iB" or "B"
-    /// after it or not), at least 1 MiB.
+    /// A size in bytes: a number (digits, a decimal fraction allowed: 1.5G), then K, M, G or T (KiB, MiB, GiB,
+    /// TiB; upper or lower case, with "iB" or "B" after it or not), at least 1 MiB; a fraction of a byte is
+    /// dropped.
     static func byteSize(_ flag: String, _ text: String) throws(UsageError) -> Int {
         let lower = text.lowercased()
-        let digits = lower.prefix { $0.isASCII && $0.isNumber }
+        let whole = lower.prefix { $0.isASCII && $0.isNumber }
+        var rest = lower.dropFirst(whole.count)
+        var fraction = Substring("")
+        if rest.first == ".", !whole.isEmpty {
+            fraction = rest.dropFirst().prefix { $0.isASCII && $0.isNumber }
+            rest = rest.dropFirst(1 + fraction.count)
+        }
         let shifts: [String: Int] = ["": 0, "b": 0, "k": 10, "kb": 10, "kib": 10, "m": 20, "mb": 20, "mib": 20,
                                      "g": 30, "gb": 30, "gib": 30, "t": 40, "tb": 40, "tib": 40]
-        guard let n = Int(digits), let shift = shifts[String(lower.dropFirst(digits.count))],
-              n <= Int.max >> shift, n << shift >= 1 << 20 else {
-            let tooLarge = shifts[String(lower.dropFirst(digits.count))].map { shift in
-                !digits.isEmpty && (Int(digits).map { $0 > Int.max >> shift } ?? true) } == true
-            throw UsageError(message: "\(flag) needs a size of at least 1 MiB, such as 512M or 2G, not '\(text)'"
-                             + (tooLarge ? " (more than this system can count)" : ""))
+        func refuse(_ why: String) -> UsageError {
+            UsageError(message: "\(flag) needs a size of at least 1 MiB, such as 512M, 1.5G or 2G, not '\(text)'" + why)
         }
-        return n << shift
+        guard let n = Int(whole), let shift = shifts[String(rest)] else {
+            let unknownUnit = !whole.isEmpty && shifts[String(rest)] == nil
+            let tooLong = !whole.isEmpty && Int(whole) == nil
+            throw refuse(tooLong ? " (more than this system can count)"
+                         : unknownUnit ? " (the unit is K, M, G or T)" : "")
+        }
+        guard n <= Int.max >> shift else { throw refuse(" (more than this system can count)") }
+        // The fraction's first six digits (a millionth of a unit: below 2^20 before the shift, no overflow).
+        let digits = fraction.prefix(6)
+        let part = digits.isEmpty ? 0 : (Int(digits)! << shift) / Int(pow10(digits.count))
+        guard n << shift <= Int.max - part else { throw refuse(" (more than this system can count)") }
+        let bytes = (n << shift) + part
+        guard bytes >= 1 << 20 else { throw refuse("") }
+        return bytes
     }
+
+    private static func pow10(_ n: Int) -> Int { (0..<n).reduce(1) { p, _ in p * 10 } }
 
     /// Every option by every name.
     static let byName: [String: OptionSpec] = Dictionary(uniqueKeysWithValues: groups.flatMap { group in
@@ -147,7 +165,7 @@ struct OptionSpec: Sendable {
             OptionSpec(["--orientation"], "M", completes: .oneOf(["auto", "ignore"]),
                        ["auto (default): apply the EXIF orientation (JPEG Exif, PNG eXIf) first, so",
                         "the output is upright as viewers show it (a turned picture is held whole",
-                        "while it is turned); ignore: convert the samples as stored (yuvref's output)"]) { o, _, v throws(UsageError) in
+                        "while it is turned); ignore: convert the samples as stored (the contract's reference, shared/tools/yuvref.py)"]) { o, _, v throws(UsageError) in
                 o.orientation = try named(v, "orientation mode", "auto, ignore") { OrientationMode(rawValue: $0) }
             },
             OptionSpec(["--chroma-loc", "--chroma-sample-location"], "L", completes: .oneOf(["center", "left", "topleft"]),
@@ -160,7 +178,7 @@ struct OptionSpec: Sendable {
                        ["auto (default): transform a source with a colour profile (ICC in JPEG or",
                         "PNG, PNG sRGB/cHRM/gAMA, EXIF Adobe RGB) to the target RGB space first",
                         "(LittleCMS; sRGB and untagged sources are untouched); off: convert the",
-                        "samples as stored, as if sRGB (yuvref's output)"]) { o, _, v throws(UsageError) in
+                        "samples as stored, as if sRGB (the contract's reference, shared/tools/yuvref.py)"]) { o, _, v throws(UsageError) in
                 switch v.lowercased() {
                 case "auto", "on": o.colourManagement = true
                 case "off", "none": o.colourManagement = false
@@ -279,7 +297,7 @@ struct OptionSpec: Sendable {
         ], note: ["A failing file never stops the others; a summary lists every failure. The first SIGINT/SIGTERM",
                   "stops starting files, removes unfinished ones, prints the summary and exits 130/143.",
                   "`report` takes the same inputs (folders, -r, --files-from, -0, --shard, -j, --fail-fast);",
-                  "Only convert takes -o, --name, --update, --quality, --size, --pix-fmt and --dry-run."]),
+                  "only convert takes -o, --name, --update, --quality, --size, --pix-fmt and --dry-run."]),
         OptionGroup("Report (with `report`, or alongside a conversion):", [
             OptionSpec(["--report"], "FMT", completes: .oneOf(["text", "json", "csv", "html"]),
                        ["text, json (JSON Lines), csv or html: per image the memory as RGBA, RGB and",
@@ -371,7 +389,7 @@ enum HelpParts {
         ("0", "done"),
         ("1", "an input could not be converted or an output not written (in a batch: any file failed)"),
         ("2", "usage error"),
-        ("128+N", "a batch stopped by signal N (130 SIGINT, 143 SIGTERM)"),
+        ("128+N", "stopped by signal N (130 SIGINT, 143 SIGTERM); nothing partial is left"),
     ]
 
     static var usageLines: String {

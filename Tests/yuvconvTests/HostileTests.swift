@@ -395,12 +395,16 @@ final class HostileTests: CLITestCase {
         try assertRefused(["big.png", "-o", "big.jpg", "--max-memory", "1M"],
                           saying: ["big.png: holding the picture for the encoder needs 2 MiB held whole, above the limit of 1 MiB for this file (--max-memory)"])
         XCTAssertEqual(try run(["big.png", "-o", "big.jpg", "-q"]).status, 0)
+        // A decimal size counts its fraction: the encoder's 1024x1024 4:2:0 picture is exactly 1.5 MiB.
+        XCTAssertEqual(try run(["big.png", "-o", "big15.jpg", "-q", "--max-memory", "1.5M"]).status, 0)
+        try assertRefused(["big.png", "-o", "big14.jpg", "--max-memory", "1.4M"],
+                          saying: ["big.png: holding the picture for the encoder needs 2 MiB held whole, above the limit of 1 MiB for this file (--max-memory)"])
         // Sizes: K, M, G (binary), at least 1 MiB.
         let plain = fixture("photos/rocket.jpg")
-        for good in ["1M", "1m", "1MiB", "2G", "1048576", "1024k"] {
+        for good in ["1M", "1m", "1MiB", "2G", "1048576", "1024k", "1.5G", "0.5g", "1.0M"] {
             XCTAssertEqual(try run([plain, "-o", "g.nv12", "--max-memory", good, "-q", "-y"]).status, 0, good)
         }
-        for bad in ["0", "1", "1023k", "-5M", "12X", "M", "9999999999999G"] {
+        for bad in ["0", "1", "1023k", "-5M", "12X", "M", "9999999999999G", "0.5M", "1.5.5G", ".5G", "1.G5", "1.5X"] {
             let r = try run([plain, "-o", "b.nv12", "--max-memory", bad])
             XCTAssertEqual(r.status, 2, "\(bad): \(r.stderr)")
             XCTAssertTrue(r.stderr.contains("--max-memory needs a size of at least 1 MiB"), r.stderr)

@@ -60,6 +60,26 @@ final class IOFaultTests: CLITestCase {
         XCTAssertTrue(message.contains("Broken pipe"), message)
     }
 
+    /// Text into a pipe nobody reads (`yuvconv --man | head -1`): exit 1 and no message, as a pipeline expects;
+    /// image data cut short says so (above).
+    func testTextIntoAClosedPipeIsQuiet() throws {
+        for args in [["--man"], ["--help"], ["--completion", "bash"]] {
+            let tool = Process()
+            tool.executableURL = binary
+            tool.arguments = args
+            let out = Pipe(), err = Pipe()
+            try out.fileHandleForReading.close()   // no reader at all: the first write is EPIPE
+            tool.standardOutput = out
+            tool.standardError = err
+            try tool.run()
+            try out.fileHandleForWriting.close()
+            let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            tool.waitUntilExit()
+            XCTAssertEqual(tool.terminationStatus, 1, "\(args): \(message)")
+            XCTAssertEqual(message, "", "\(args)")
+        }
+    }
+
     /// An input that ends early (half a PNG through a FIFO): a decode error, no output.
     func testInputCutShort() throws {
         let whole = try Data(contentsOf: URL(fileURLWithPath: fixture("photos/kodim23.png")))
