@@ -240,7 +240,9 @@ struct OptionSpec: Sendable {
                        ["pad the luma plane of a raw output to a multiple of M rows (zeros), and each chroma",
                         "plane to half as many (Raspberry Pi's codecs: 16); the report's aligned size",
                         "is then the file's size"]) {
-                o, flag, v throws(UsageError) in o.heightAlignment = try number(flag, v, 1...4096)
+                o, flag, v throws(UsageError) in
+                o.heightAlignment = try number(flag, v, 1...4096)
+                o.heightAlignGiven = true
             },
             OptionSpec(["-q", "--quiet"], ["no per-image line on standard error;", "warnings and errors still print"]) { $0.quiet = true },
             OptionSpec(["-v", "--verbose"], ["in a batch on a terminal, each image's line above the progress line too",

@@ -63,14 +63,17 @@ struct Options {
     var alignGiven = false
     /// `--align-height M`: the planes of raw outputs padded to a multiple of M luma rows (1: none).
     var heightAlignment = 1
+    var heightAlignGiven = false
+    /// Whether padding was asked for (`--align` or `--align-height`, whatever the value, 1 included).
+    var paddingAsked: Bool { alignGiven || heightAlignGiven }
     /// The row alignment of written raw frames: 1 (tight) unless `--align` was given.
     var fileAlignment: Int { alignGiven ? alignment : 1 }
     /// Whether a file of `format` is written with padded rows or planes when its sizes need it
     /// (`--align`, `--align-height`, raw layouts only).
-    func padsRows(of format: OutputFormat) -> Bool { format.isRaw && (alignGiven || heightAlignment > 1) }
+    func padsRows(of format: OutputFormat) -> Bool { format.isRaw && paddingAsked }
     /// The row alignment of the report's aligned figure: CoreVideo's 64 when no padding was asked for; the
     /// written frame's when `--align` or `--align-height` was, so that the figure is the file's size.
-    var reportAlignment: Int { alignGiven || heightAlignment > 1 ? fileAlignment : alignment }
+    var reportAlignment: Int { paddingAsked ? fileAlignment : alignment }
     /// A report line for `report` of a conversion to `format`, its layout fields — the aligned figure's
     /// alignments, whether the file is padded (so not plain rawvideo: no ffmpeg arguments), whether it is raw
     /// planes at all — decided here for every way a line is made (converted, kept by --update, measured).

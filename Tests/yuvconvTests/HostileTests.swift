@@ -662,6 +662,15 @@ final class HostileTests: CLITestCase {
         XCTAssertEqual(try data("t.yuv").count, 48 * 32 + 2 * 24 * 16)
         XCTAssertTrue(String(decoding: heightOnly.stdout, as: UTF8.self).contains("\"yuv_aligned_bytes\": \(48 * 32 + 2 * 24 * 16)"),
                       String(decoding: heightOnly.stdout, as: UTF8.self))
+        // --align-height 1 (or --align 1): asked for, so the figure is the file's too (the tight size, not
+        // CoreVideo's 64-byte rows: the test was on the value, which cannot tell 1 from the default).
+        for flag in ["--align-height", "--align"] {
+            let one = try run([png, "-o", "one\(flag).yuv", flag, "1", "--report", "json", "-q"])
+            let bytes = try data("one\(flag).yuv").count
+            XCTAssertEqual(bytes, tight.count)
+            XCTAssertTrue(String(decoding: one.stdout, as: UTF8.self).contains("\"yuv_aligned_bytes\": \(bytes)"),
+                          "\(flag) 1: " + String(decoding: one.stdout, as: UTF8.self))
+        }
         var rows = Data()
         for r in 0..<32 { rows += tall[(r * 64)..<(r * 64 + 32)] }
         for (start, n) in [(48 * 64, 16), (48 * 64 + 24 * 64, 16)] {
