@@ -100,7 +100,7 @@ demo: build
 test-corpus: build
 	tools/check-corpus.sh $(CORPUS)
 
-# Hostile inputs, outputs and environments (issue #13): overflowing sizes, FIFOs and endless devices,
+# Hostile inputs, outputs and environments: overflowing sizes, FIFOs and endless devices,
 # symlinks and hard links as outputs, closed standard streams, signals mid-conversion, non-UTF-8 names.
 # Builds every case in a temporary folder; prints PASS/FAIL per case and a closing count line.
 test-hostile: build
