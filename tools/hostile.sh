@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# make test-hostile: the tool against hostile inputs, outputs and environments (issue #13). Every case is
+# make test-hostile: the tool against hostile inputs, outputs and environments. Every case is
 # built here in a temporary folder (removed at exit) and runs the binary (YUVCONV_BIN, default
 # .build/release/yuvconv) under `timeout -s KILL`. Each case checks its exit status (1 or 2 for a failure,
 # never a signal or a hang), that standard error names the file and a reason, that no input or unrelated

@@ -61,8 +61,9 @@ let manExamples: [(note: String, command: String)] = [
     ("A folder tree, four files at once, with a JSON Lines report:",
      "yuvconv convert photos/ -r -o yuv/ -j 4 --report json --report-file memory.jsonl"),
     ("Memory and quality only, nothing written:", "yuvconv report *.jpg"),
-    ("An output read back by FFmpeg (DESCRIPTION has every colour tag):",
-     "ffmpeg -f rawvideo -pix_fmt nv12 -s 640x427 -color_range pc -colorspace bt709 -i photo.nv12 "
+    ("An output read back by FFmpeg, with every colour tag (as in DESCRIPTION):",
+     "ffmpeg -f rawvideo -pix_fmt nv12 -s 640x427 -color_range pc -colorspace bt709 -color_primaries bt709 "
+     + "-color_trc iec61966-2-1 -chroma_sample_location center -i photo.nv12 "
      + "-sws_flags accurate_rnd+full_chroma_int check.png"),
     ("Completion for bash, for the current user:",
      "yuvconv --completion bash > ~/.local/share/bash-completion/completions/yuvconv"),
