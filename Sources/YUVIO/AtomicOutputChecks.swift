@@ -23,6 +23,8 @@ extension AtomicOutput {
 
     /// The file name `--update` keeps its manifest under, in an output folder (YUVBatch's `Manifest`).
     public static let manifestName = ".yuvconv-manifest"
+    /// The manifest's lock file where its folder cannot be locked (YUVBatch's `ManifestFile.lockPath`).
+    public static let manifestLockName = manifestName + ".lock"
 
     /// Checks up front, creating nothing, that `path` may be written: neither `inputs` (paths) nor any file in
     /// `protected` is ever overwritten, even with `force`; an existing file only with `force`; never a folder.
@@ -60,8 +62,10 @@ extension AtomicOutput {
         // The name of `--update`'s manifest is its own (the manifest itself is written plainFileOnly): an output or a
         // report there, even with --force, would leave a folder every later --update refuses — by its name, or by a
         // link's there (written through, the link would stay at the manifest's name).
-        if !plainFileOnly && [path, real].contains(where: { $0.split(separator: "/").last.map(String.init) == manifestName }) {
-            throw .system("is the name of --update's manifest (\(manifestName)), which no output or report may take")
+        if !plainFileOnly, let name = [path, real].lazy.compactMap({ $0.split(separator: "/").last.map(String.init) })
+            .first(where: { [manifestName, manifestLockName].contains($0) }) {
+            let what = name == manifestName ? "manifest" : "manifest's lock file"
+            throw .system("is the name of --update's \(what) (\(name)), which no output or report may take")
         }
         if let st = FileStatus(path: real) {
             if protected.contains(st.identity) { throw .sameAsInput }

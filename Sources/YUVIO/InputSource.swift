@@ -110,11 +110,14 @@ public final class InputSource {
         let fd = openWithoutWaiting(path, O_RDONLY)
         if fd < 0 {
             if errno == EISDIR { throw .isDirectory }
-            if let why = socketRefusal(path, remedy: "pipe its data to standard input") { throw .cannotOpen(why) }
+            if let why = socketRefusal(path, remedy: Self.socketRemedy) { throw .cannotOpen(why) }
             throw .cannotOpen(errnoMessage())
         }
         return fd
     }
+
+    /// What to do instead of naming a socket as an input (its refusal here and in a dry run, `socketReason`).
+    public static let socketRemedy = "pipe its data to standard input"
 
     deinit {
         fclose(file)

@@ -33,7 +33,12 @@ public func readsStandardInput(_ path: String) -> Bool {
 /// without a reader gives too), the reason to give, ending with `remedy`; else nil.
 public func socketRefusal(_ path: String, remedy: String) -> String? {
     guard errno == ENXIO, FileStatus(path: path)?.kind == .socket else { return nil }
-    return "it is a socket, which cannot be opened as a file (\(remedy))"
+    return socketReason(remedy: remedy)
+}
+
+/// Why a Unix socket is refused where a file is read or written, ending with `remedy`.
+public func socketReason(remedy: String) -> String {
+    "it is a socket, which cannot be opened as a file (\(remedy))"
 }
 
 /// Says which input this thread converts, for a message that must name it without a way back to the caller

@@ -127,6 +127,14 @@ func fileFailure(_ error: FileError) -> Int32 {
     return 1
 }
 
+/// Standard input alone with --shard, for `convert` and `report` alike: a stream is not split among shards (the
+/// first shard would take it and the others say nothing of it), and neither "one of many" nor "give -o FILE"
+/// (which --shard then refuses) says why.
+func refuseShardedStandardInput(_ options: Options, doing remedy: String) -> Int32? {
+    guard options.shard != nil && options.inputs == ["-"] && options.filesFrom == nil else { return nil }
+    return usageFailure("--shard splits a batch of files among runs; standard input is one stream: \(remedy)")
+}
+
 /// `yuvconv convert a.jpg b.png dir/ -o outdir/`: many files, several at once, none lost.
 func runBatch(_ options: Options) -> Int32 {
     // `yuvconv convert -o out/` with nothing to convert is a mistake (an empty `$FILES` in a script), as for
@@ -134,11 +142,8 @@ func runBatch(_ options: Options) -> Int32 {
     guard !options.inputs.isEmpty || options.filesFrom != nil else {
         return usageFailure("convert needs at least one file, folder or --files-from list")
     }
-    // Standard input alone with --shard: neither "one of many" nor "give -o FILE" (which --shard then refuses)
-    // says it; a stream is not split among shards.
-    if options.shard != nil && options.inputs == ["-"] && options.filesFrom == nil {
-        return usageFailure("--shard splits a batch of files among runs; standard input is one stream: convert it "
-                            + "without --shard, to a file (-o FILE)")
+    if let refused = refuseShardedStandardInput(options, doing: "convert it without --shard, to a file (-o FILE)") {
+        return refused
     }
     let plan: BatchPlan, folder: BatchOutputFolder
     do throws(BatchPlanError) {
@@ -213,7 +218,7 @@ func runBatch(_ options: Options) -> Int32 {
         // With --update, an output there that it may not replace (`Update.check`) is a failure the report
         // lists, not a silent skip: the run did not bring it up to date, and --force would.
         if case .skip(upToDate: false) = action, let update {
-            return Outcome.failed(item.input, FileError(path: item.output, reason: update.refusal(item), remedy: .overwrite),
+            return Outcome.failed(item.input, update.refusal(item),
                                   alignment: opts.alignment)
         }
         if case .skip = action {

@@ -41,7 +41,7 @@ func dryRunBatch(_ plan: BatchPlan, options: Options, update: UpdateManifest?, o
         // With --update, an output there that it may not replace fails the real run (`runBatch`): refused here.
         if case .skip(upToDate: false) = action, let update {
             print("refuse \(displayPath(item.input)) -> \(displayPath(item.output)) (\(item.format.name)): "
-                  + FileError(path: item.output, reason: update.refusal(item), remedy: .overwrite).cliReason)
+                  + update.refusal(item).cliReason)
             refused += 1
             continue
         }
@@ -174,6 +174,10 @@ func inputProblem(_ input: String) -> String? {
         return "\(displayPath(input)): cannot open: \(String(cString: strerror(code)))"
     }
     if st.kind == .directory { return "\(displayPath(input)): is a directory" }
+    // As the open would fail (InputSource): a socket cannot be opened (ENXIO), so it is refused before any work.
+    if st.kind == .socket {
+        return "\(displayPath(input)): cannot open: " + socketReason(remedy: InputSource.socketRemedy)
+    }
     let readable = withFileSystemPath(input) { access($0, R_OK) == 0 ? Int32(0) : errno }
     if readable != 0 { return "\(displayPath(input)): cannot open: \(String(cString: strerror(readable)))" }
     return nil

@@ -136,9 +136,13 @@ struct UpdateManifest: Sendable {
     }
 
     /// The failure of an output `check` would not write (it turned a conversion into a skip): why, and the rule.
-    func refusal(_ item: BatchItem) -> String {
-        (whyNotInFolder(item) ?? "is already there")
+    /// Why `item`'s output there is not replaced, for the report and the dry run alike: `--force` is offered
+    /// only where it would replace it (not over a folder, which nothing replaces).
+    func refusal(_ item: BatchItem) -> FileError {
+        let isFolder = FileStatus(path: item.output, follow: false)?.kind == .directory
+        let reason = (isFolder ? "is a directory" : whyNotInFolder(item) ?? "is already there")
             + "; --update writes only plain files of the output folder, reached by their names"
+        return FileError(path: item.output, reason: reason, remedy: isFolder ? nil : .overwrite)
     }
 
     /// Why `item`'s output is not (or would not be) a plain file of the output folder reached by its own name, or

@@ -73,6 +73,12 @@ final class PlanningTests: CLITestCase {
         XCTAssertEqual(sharded.status, 2)
         XCTAssertTrue(sharded.stderr.contains("--shard splits a batch of files among runs; standard input is one stream"), sharded.stderr)
         XCTAssertEqual(try run(["-", "-o", "o.nv12", "-q"], stdin: png).status, 0)
+        // `report` alike: every shard but the first measured nothing and said nothing.
+        for k in ["1/2", "2/2"] {
+            let report = try run(["report", "-", "--shard", k, "--report", "csv"], stdin: png)
+            XCTAssertEqual(report.status, 2, "\(k): \(report.stderr)")
+            XCTAssertTrue(report.stderr.contains("standard input is one stream: measure it without --shard"), report.stderr)
+        }
     }
 
     func testReportRefusesWhatOnlyWritingImagesUses() throws {
@@ -186,6 +192,34 @@ final class PlanningTests: CLITestCase {
                        "refuse in/a.png -> a.nv12 (nv12): already exists (use --force to overwrite)\n")
         XCTAssertEqual(String(decoding: try run(["in/a.png", "-o", "a.nv12", "-n", "-y"]).stdout, as: UTF8.self),
                        "replace in/a.png -> a.nv12 (nv12): --force\n")
+        // A Unix socket named as the input: the run cannot open it, so its dry run refuses it too.
+        let socketPath = work.appendingPathComponent("sock.png").path
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let name = Array(socketPath.utf8)
+        XCTAssertLessThan(name.count, MemoryLayout.size(ofValue: address.sun_path))
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: name) }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        XCTAssertEqual(bound, 0)
+        for args in [["sock.png", "-o", "s.nv12"], ["convert", "sock.png", "in/a.png", "-o", "so/"]] {
+            let dry = try run(args + ["-n"]), real = try run(args + ["-q"])
+            XCTAssertEqual(dry.status, 1, "\(args)")
+            XCTAssertEqual(real.status, 1, "\(args)")
+            XCTAssertTrue(String(decoding: dry.stdout, as: UTF8.self).contains(
+                "refuse sock.png -> s"), String(decoding: dry.stdout, as: UTF8.self))
+            XCTAssertTrue(dry.stdout.count > 0 && String(decoding: dry.stdout, as: UTF8.self).contains(
+                "sock.png: cannot open: it is a socket, which cannot be opened as a file (pipe its data to standard input)"),
+                          String(decoding: dry.stdout, as: UTF8.self))
+            XCTAssertTrue(real.stderr.contains(
+                "sock.png: cannot open: it is a socket, which cannot be opened as a file (pipe its data to standard input)"),
+                          real.stderr)
+        }
+        try FileManager.default.removeItem(atPath: "\(work.path)/so")
+        try FileManager.default.removeItem(atPath: socketPath)
         // YUV in, and the output's format from its name.
         let raw = try run(["a.nv12", "--size", "32x32", "-o", "a.jpg", "-n"])
         XCTAssertEqual(String(decoding: raw.stdout, as: UTF8.self), "convert a.nv12 -> a.jpg (jpeg)\n", raw.stderr)

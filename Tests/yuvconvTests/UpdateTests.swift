@@ -63,6 +63,16 @@ final class UpdateTests: CLITestCase {
                           "\(args): \(r.stderr)")
             XCTAssertEqual(try contents("out/.yuvconv-manifest"), manifest, "\(args)")
         }
+        // Its lock file's name too (a later --update that cannot lock the folder would take someone's picture
+        // for its lock), without --update as with it.
+        for args in [["convert", "in/a.png", "-o", "out/", "--name", ".yuvconv-manifest.lock", "-f", "nv12"],
+                     ["in/a.png", "-o", "out/.yuvconv-manifest.lock", "-f", "nv12", "--force"]] {
+            let r = try run(args)
+            XCTAssertNotEqual(r.status, 0, "\(args): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("out/.yuvconv-manifest.lock: is the name of --update's manifest's lock file (.yuvconv-manifest.lock)"),
+                          "\(args): \(r.stderr)")
+            XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("out/.yuvconv-manifest.lock").path))
+        }
         summary(try update().result, converted: 0, skipped: 3)
         // A link at the manifest's name, to a file elsewhere: written through, the link would stay there.
         try FileManager.default.createDirectory(at: work.appendingPathComponent("x"), withIntermediateDirectories: true)
@@ -71,6 +81,20 @@ final class UpdateTests: CLITestCase {
         let linked = try run(["in/a.png", "-o", "x/.yuvconv-manifest", "-f", "nv12", "--force"])
         XCTAssertEqual(linked.status, 1, linked.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("elsewhere.nv12").path))
+    }
+
+    /// An output name taken by a folder: refused as a folder, without the `--force` hint (--force cannot
+    /// replace a folder either), in the run and in its dry run.
+    func testFolderAtAnOutputsNameIsNotOfferedForce() throws {
+        try makeInputs()
+        try FileManager.default.createDirectory(at: work.appendingPathComponent("out/a.nv12"), withIntermediateDirectories: true)
+        let r = try update().result
+        XCTAssertTrue(r.stderr.contains("out/a.nv12: is a directory; --update writes only plain files"), r.stderr)
+        XCTAssertFalse(r.stderr.contains("--force"), r.stderr)
+        let dry = try run(["convert", "in/", "-o", "out/", "--update", "-n"])
+        XCTAssertTrue(String(decoding: dry.stdout, as: UTF8.self).contains("-> out/a.nv12 (nv12): is a directory; --update writes only plain files"),
+                      String(decoding: dry.stdout, as: UTF8.self))
+        XCTAssertFalse(String(decoding: dry.stdout, as: UTF8.self).contains("--force"))
     }
 
     /// The same options again: nothing converted, nothing written but the report, every input reported with
