@@ -277,6 +277,8 @@ extension ManifestEntry {
         let spec = ConversionSpec(matrix: try named(ColorMatrix.init(rawValue:)), range: try named(ColorRange.init(rawValue:)))
         let (fileBytes, warnings, firstWarning, path) = (try int(), try int(), text(), text())
         let (alphaBytes, buffers, orientation, peakRSS) = (try int(), try int(), try int(), try int())
+        // The report's file size is the input's, recorded twice: a line where they differ was edited or damaged.
+        if fileBytes != inputBytes { throw Malformed(why: "file_bytes is not input_bytes") }
         let measures = (0..<5).map { _ in next() }
         var quality: QualityReport?
         if !measures.allSatisfy(\.isEmpty) {

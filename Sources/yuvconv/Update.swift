@@ -120,7 +120,16 @@ struct UpdateManifest: Sendable {
         let decided = manifest.check(item, optionsKey: options.optionsKey(for: item.format))
         switch decided.action {
         case .replace, .convert: break
-        case .skip: return decided
+        case .skip:
+            // A raw output's size follows from its picture's: a line whose figures say otherwise (edited, or
+            // damaged as it was written) would put them in the report, so the output is made again.
+            if let entry = decided.entry, item.format.isRaw,
+               FrameLayout(width: entry.report.geometry.width, height: entry.report.geometry.height,
+                           pixelLayout: entry.report.layout, alignment: options.fileAlignment,
+                           heightAlignment: options.heightAlignment, alpha: options.alpha == .keep).byteCount != entry.outputBytes {
+                return (.replace(.unchecked("its manifest line's picture size does not match the output")), nil)
+            }
+            return decided
         }
         guard !options.force, whyNotInFolder(item) != nil else { return decided }
         return (.skip(upToDate: false), nil)
@@ -135,8 +144,7 @@ struct UpdateManifest: Sendable {
             || old.outputModified != entry.outputModified
     }
 
-    /// The failure of an output `check` would not write (it turned a conversion into a skip): why, and the rule.
-    /// Why `item`'s output there is not replaced, for the report and the dry run alike: `--force` is offered
+    /// The failure of an output `check` would not write (it turned a conversion into a skip): why `item`'s output there is not replaced, for the report and the dry run alike: `--force` is offered
     /// only where it would replace it (not over a folder, which nothing replaces).
     func refusal(_ item: BatchItem) -> FileError {
         let isFolder = FileStatus(path: item.output, follow: false)?.kind == .directory

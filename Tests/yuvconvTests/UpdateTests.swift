@@ -250,6 +250,32 @@ final class UpdateTests: CLITestCase {
                        [".yuvconv-manifest", "b.nv12", "c.nv12"])
     }
 
+    /// A manifest line whose figures were edited (the output and its hash left alone) is not kept: a raw
+    /// output's picture size must give its file's size, and the report's file size is the input's. Both are made
+    /// again, and the report shows the real figures.
+    func testEditedFiguresAreNotKept() throws {
+        try makeInputs()
+        summary(try update().result, converted: 3, skipped: 0)
+        let path = work.appendingPathComponent("out/.yuvconv-manifest")
+        let lines = String(decoding: try Data(contentsOf: path), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        // The columns by the heading the manifest carries ("# output<TAB>input…").
+        let heading = try XCTUnwrap(lines.first { $0.hasPrefix("# ") }).dropFirst(2).split(separator: "\t").map(String.init)
+        let width = try XCTUnwrap(heading.firstIndex(of: "width")), fileBytes = try XCTUnwrap(heading.firstIndex(of: "file_bytes"))
+        let edited = lines.map { line in
+            var f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            if f.first == "a.nv12" { f[width] = "4096" }
+            if f.first == "b.nv12" { f[fileBytes] = "999999999" }
+            return f.joined(separator: "\t")
+        }.joined(separator: "\n")
+        try Data(edited.utf8).write(to: path)
+        let dry = try run(["convert", "in/", "-o", "out/", "--update", "-n"])
+        XCTAssertTrue(String(decoding: dry.stdout, as: UTF8.self).contains("replace in/a.png -> out/a.nv12 (nv12): "), String(decoding: dry.stdout, as: UTF8.self))
+        XCTAssertTrue(String(decoding: dry.stdout, as: UTF8.self).contains("replace in/b.jpg -> out/b.nv12 (nv12): "), String(decoding: dry.stdout, as: UTF8.self))
+        let (r, images, _) = try update()
+        summary(r, converted: 2, skipped: 1)
+        XCTAssertEqual(images.values.first { ($0["file"] as? String)?.hasSuffix("a.png") == true }?["width"] as? Int, 32)
+    }
+
     /// A run over some of the inputs keeps the others' entries; the manifest's own name is no output's.
     func testManifestKeepsOutputsNotInThisRun() throws {
         try makeInputs()
