@@ -49,16 +49,35 @@ yc_decoder *yc_open(FILE *file, yc_format format, uint64_t max_pixels, uint64_t 
     return dec;
 }
 
-int yc_refuse_whole(yc_decoder *dec, uint64_t bytes, const char *what) {
-    const uint64_t need = dec->whole_held + bytes;
-    if (dec->max_whole == 0 || need <= dec->max_whole) {
-        dec->whole_held = need;
+/// `bytes` in MiB to a tenth (a whole number without its ".0"), rounded up (a need: never said below what it is)
+/// or to the nearest (a limit: `--max-memory 1.4M` is 1468006 bytes, said as 1.4 MiB).
+static void yc_mib_text(char *out, size_t size, uint64_t bytes, int up) {
+    const uint64_t mib = 1 << 20, tenths = bytes / mib * 10 + ((bytes % mib) * 10 + (up ? mib - 1 : mib / 2)) / mib;
+    if (tenths % 10 == 0) snprintf(out, size, "%llu MiB", (unsigned long long)(tenths / 10));
+    else snprintf(out, size, "%llu.%llu MiB", (unsigned long long)(tenths / 10), (unsigned long long)(tenths % 10));
+}
+
+int yc_whole_check(uint64_t *held, uint64_t limit, uint64_t bytes, const char *what, char *msg, size_t size) {
+    const uint64_t need = *held + bytes;
+    if (limit == 0 || need <= limit) {
+        *held = need;
         return 0;
     }
+    char needText[32], limitText[32];
+    yc_mib_text(needText, sizeof needText, need, 1);
+    yc_mib_text(limitText, sizeof limitText, limit, 0);
+    if (strcmp(needText, limitText) == 0) {   // within a tenth of each other: the bytes say which is more
+        snprintf(needText, sizeof needText, "%llu bytes", (unsigned long long)need);
+        snprintf(limitText, sizeof limitText, "%llu bytes", (unsigned long long)limit);
+    }
+    snprintf(msg, size, "%s needs %s held whole%s, above the limit of %s for this file",
+             what, needText, *held ? " with what is held already" : "", limitText);
+    return 1;
+}
+
+int yc_refuse_whole(yc_decoder *dec, uint64_t bytes, const char *what) {
     char msg[YC_MSG];
-    snprintf(msg, sizeof msg, "%s needs %llu MiB held whole%s, above the limit of %llu MiB for this file",
-             what, (unsigned long long)((need + (1 << 20) - 1) >> 20), dec->whole_held ? " with what is held already" : "",
-             (unsigned long long)(dec->max_whole >> 20));
+    if (!yc_whole_check(&dec->whole_held, dec->max_whole, bytes, what, msg, sizeof msg)) return 0;
     yc_set_error(dec, msg);
     dec->error_kind = YC_ERROR_WHOLE_BUDGET;
     return 1;

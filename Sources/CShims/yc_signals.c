@@ -107,6 +107,10 @@ static void on_signal(int sig) {
 
 void yc_set_graceful_interrupt(int on) { atomic_store(&graceful, on); }
 int yc_interrupted(void) { return atomic_load(&interrupted); }
+void yc_stop_as_if(int sig) {
+    int none = 0;
+    atomic_compare_exchange_strong(&interrupted, &none, sig);
+}
 
 void yc_install_signal_cleanup(void) {
     static atomic_int installed;

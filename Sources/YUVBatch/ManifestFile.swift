@@ -30,8 +30,8 @@ public final class ManifestFile: @unchecked Sendable {
     static let longestLine = 1 << 20
 
     /// The lock file of the manifest at `path` where its folder cannot be locked (`FolderLock`).
-    /// (The manifest's name with `.lock` after it: `AtomicOutput.manifestLockName`, which no output may take.)
-    public static func lockPath(of path: String) -> String { path + ".lock" }
+    /// (For the manifest, `AtomicOutput.manifestLockName`, which no output may take.)
+    public static func lockPath(of path: String) -> String { path + AtomicOutput.manifestLockSuffix }
 
     /// An empty manifest.
     public init() {

@@ -23,8 +23,26 @@ extension AtomicOutput {
 
     /// The file name `--update` keeps its manifest under, in an output folder (YUVBatch's `Manifest`).
     public static let manifestName = ".yuvconv-manifest"
-    /// The manifest's lock file where its folder cannot be locked (YUVBatch's `ManifestFile.lockPath`).
-    public static let manifestLockName = manifestName + ".lock"
+    /// The manifest's lock file where its folder cannot be locked (YUVBatch's `ManifestFile.lockPath`): its
+    /// name and the ending that makes it.
+    public static let manifestLockSuffix = ".lock"
+    public static let manifestLockName = manifestName + manifestLockSuffix
+
+    /// Why `path` may not be an output or report because of its names: its file name is `--update`'s manifest's
+    /// or its lock file's, or (`folders`) a folder on the way to it is so named (a {dir} template making
+    /// `out/.yuvconv-manifest/`, which would stand where --update writes its file). Nil when neither. Names only:
+    /// a batch asks it before making an output's folders, `check` for every output.
+    public static func reservedNameProblem(_ path: String, folders: Bool = true) -> String? {
+        let parts = path.split(separator: "/").map(String.init), reserved = [manifestName, manifestLockName]
+        func what(_ name: String) -> String { name == manifestName ? "manifest" : "manifest's lock file" }
+        if let name = parts.last, reserved.contains(name) {
+            return "is the name of --update's \(what(name)) (\(name)), which no output or report may take; name it otherwise"
+        }
+        if folders, let name = parts.dropLast().first(where: reserved.contains) {
+            return "is in a folder named as --update's \(what(name)) (\(name)), which no output may make or use; name it otherwise"
+        }
+        return nil
+    }
 
     /// Checks up front, creating nothing, that `path` may be written: neither `inputs` (paths) nor any file in
     /// `protected` is ever overwritten, even with `force`; an existing file only with `force`; never a folder.
@@ -62,16 +80,14 @@ extension AtomicOutput {
         // The name of `--update`'s manifest is its own (the manifest itself is written plainFileOnly): an output or a
         // report there, even with --force, would leave a folder every later --update refuses — by its name, or by a
         // link's there (written through, the link would stay at the manifest's name).
-        if !plainFileOnly, let name = [path, real].lazy.compactMap({ $0.split(separator: "/").last.map(String.init) })
-            .first(where: { [manifestName, manifestLockName].contains($0) }) {
-            let what = name == manifestName ? "manifest" : "manifest's lock file"
-            throw .system("is the name of --update's \(what) (\(name)), which no output or report may take")
+        if !plainFileOnly, let why = reservedNameProblem(path) ?? reservedNameProblem(real, folders: false) {
+            throw .system(why)
         }
         if let st = FileStatus(path: real) {
             if protected.contains(st.identity) { throw .sameAsInput }
             if st.kind == .directory { throw .system("is a directory") }
             // open() cannot reach a Unix socket (ENXIO, which a FIFO without a reader gives too).
-            if st.kind == .socket { throw .system("is a socket, which cannot be opened as a file (write to standard output and pipe it on)") }
+            if st.kind == .socket { throw .system(socketReason(remedy: "write to standard output and pipe it on")) }
             // A disk holds data as a file does: `-o /dev/sda` by mistake must not wipe it.
             if st.kind == .blockDevice && !force { throw .blockDevice }
             if st.kind != .regular { return .inPlace(real) }

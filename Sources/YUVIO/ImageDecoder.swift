@@ -68,6 +68,23 @@ public final class ImageDecoder {
         throw .wholeBudget(String(cString: yc_error(handle)))
     }
 
+    /// The count of pictures held whole for a source without a decoder (raw YUV or Y4M re-encoded to JPEG): the
+    /// same rule, limit and sentence as `checkWhole` (`yc_whole_check`).
+    public struct WholeCount {
+        private var held: UInt64 = 0
+        private let limit: UInt64
+
+        public init(maxMemory: Int?, inputBytes: Int) {
+            limit = UInt64(ImageDecoder.wholeBudget(maxMemory: maxMemory, inputBytes: inputBytes))
+        }
+
+        public mutating func check(_ bytes: Int, for what: String) throws(DecodeError) {
+            var message = [CChar](repeating: 0, count: 512)
+            guard yc_whole_check(&held, limit, UInt64(max(bytes, 0)), what, &message, message.count) != 0 else { return }
+            throw .wholeBudget(String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+    }
+
     public init(source: InputSource, maxPixels: Int = ImageDecoder.defaultMaxPixels,
                 maxScans: Int = ImageDecoder.defaultMaxScans, maxMemory: Int? = nil,
                 allowTruncated: Bool = false, raw: Bool = false, turned: Bool = false, alpha16: Bool = false,

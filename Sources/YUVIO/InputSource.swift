@@ -62,9 +62,8 @@ public final class InputSource {
             // A named FIFO is opened without waiting for a writer; standard input's pipe was simply empty.
             throw failure(status.kind == .fifo && path != "-" ? .cannotOpen("nothing was written to the FIFO (no writer)") : .empty)
         }
-        let sniffed = yc_sniff(head, min(head.count, 8))
-        if sniffed == YC_FORMAT_UNKNOWN { throw failure(head.starts(with: Array("YUV4MPEG".utf8)) ? .yuvStream : .unknownFormat) }
-        format = sniffed
+        if let problem = Self.formatProblem(head: head) { throw failure(problem) }
+        format = yc_sniff(head, min(head.count, 8))
         if status.kind == .regular {
             // Back to the start, and a stdio stream with larger reads than stdio's 4 KiB: fewer system calls
             // under libjpeg's and libpng's small ones (glibc ignores the size unless given the buffer).
@@ -116,8 +115,31 @@ public final class InputSource {
         return fd
     }
 
-    /// What to do instead of naming a socket as an input (its refusal here and in a dry run, `socketReason`).
-    public static let socketRemedy = "pipe its data to standard input"
+    /// Why a file starting with `head` (its first 8 bytes, or all of a shorter file) is not a picture this opens
+    /// — empty, a Y4M stream, or no JPEG or PNG signature — or nil: the run's decision, which a batch's dry run
+    /// makes from the same bytes.
+    public static func formatProblem(head: [UInt8]) -> DecodeError? {
+        if head.isEmpty { return .empty }
+        if yc_sniff(head, min(head.count, 8)) != YC_FORMAT_UNKNOWN { return nil }
+        return head.starts(with: Array("YUV4MPEG".utf8)) ? .yuvStream : .unknownFormat
+    }
+
+    /// What to do instead of naming a socket as an input (`socketReason`).
+    static let socketRemedy = "pipe its data to standard input"
+
+    /// Why a run could not open `path` as an input, found by the run's own open (`openDescriptor`), the
+    /// descriptor closed at once and nothing read — a dry run's check, so that both say the same (a socket, a
+    /// permission, a loop of links). Nil when it opens. Not for a FIFO or a device: opening one has effects (a
+    /// writer waiting on a FIFO would be let in, then cut off).
+    public static func openProblem(_ path: String) -> String? {
+        do throws(DecodeError) {
+            let fd = try openDescriptor(path)
+            if fd != STDIN_FILENO { close(fd) }
+            return nil
+        } catch {
+            return error.reason
+        }
+    }
 
     deinit {
         fclose(file)

@@ -55,6 +55,10 @@ public func removeTemporaryFiles() { yc_remove_temps() }
 public func setGracefulInterrupt(_ on: Bool) { yc_set_graceful_interrupt(on ? 1 : 0) }
 
 /// The signal that asked the run to stop (SIGINT 2, SIGTERM 15), or nil.
+/// Stops the run as a graceful `signal` would (`interruptSignal` says it from now on), without its action: a
+/// closed pipe's reader gone is SIGPIPE, which the process ignores.
+public func stopAsIf(signal: Int32) { yc_stop_as_if(signal) }
+
 public func interruptSignal() -> Int32? {
     let s = yc_interrupted()
     return s == 0 ? nil : s

@@ -127,11 +127,22 @@ func fileFailure(_ error: FileError) -> Int32 {
     return 1
 }
 
-/// Standard input alone with --shard, for `convert` and `report` alike: a stream is not split among shards (the
+/// A batch's or `report`'s report onto standard error (`--report-file /dev/stderr`, `/dev/fd/2`): the run's
+/// failures, progress and summary go there too and would be mixed into it (a single conversion leaves its
+/// per-image line out instead, and has no summary). Refused before any work, for both commands.
+func refuseReportOnStandardError(_ options: Options) -> Int32? {
+    guard let file = options.reportFile, AtomicOutput.standardDescriptor(file) == STDERR_FILENO
+            || (outputKey(file).hasPrefix("id:") && outputKey(file) == outputKey("/dev/stderr")) else { return nil }
+    return usageFailure("\(displayPath(file)) is standard error, which carries the run's messages and summary: they "
+                        + "would be mixed into the report (name a file, or leave out --report-file for standard output)")
+}
+
+/// Standard input with --shard, for `convert` and `report` alike: a stream is not split among shards (the
 /// first shard would take it and the others say nothing of it), and neither "one of many" nor "give -o FILE"
 /// (which --shard then refuses) says why.
 func refuseShardedStandardInput(_ options: Options, doing remedy: String) -> Int32? {
-    guard options.shard != nil && options.inputs == ["-"] && options.filesFrom == nil else { return nil }
+    // `-`, /dev/stdin, /dev/fd/0, alone or among files (`report - a.png --shard 2/2` dropped it without a word).
+    guard options.shard != nil, options.inputs.contains(where: readsStandardInput) else { return nil }
     return usageFailure("--shard splits a batch of files among runs; standard input is one stream: \(remedy)")
 }
 
@@ -145,6 +156,7 @@ func runBatch(_ options: Options) -> Int32 {
     if let refused = refuseShardedStandardInput(options, doing: "convert it without --shard, to a file (-o FILE)") {
         return refused
     }
+    if let refused = refuseReportOnStandardError(options) { return refused }
     let plan: BatchPlan, folder: BatchOutputFolder
     do throws(BatchPlanError) {
         folder = try BatchOutputFolder(options.output)
@@ -216,10 +228,10 @@ func runBatch(_ options: Options) -> Int32 {
         // rather than converted into an interruption that would drop a manifest entry still true.
         if update != nil, interruptSignal() != nil { return .notStarted(item.input) }
         // With --update, an output there that it may not replace (`Update.check`) is a failure the report
-        // lists, not a silent skip: the run did not bring it up to date, and --force would.
+        // lists, not a silent skip: the run did not bring it up to date (--force would, where it can: `refusal`).
         if case .skip(upToDate: false) = action, let update {
-            return Outcome.failed(item.input, update.refusal(item),
-                                  alignment: opts.alignment)
+            return Outcome.failed(item.input, update.refusal(item, protected: protected),
+                                  alignment: opts.reportAlignment)
         }
         if case .skip = action {
             if let kept, let update { return update.kept(item, kept, options: opts) }
@@ -232,8 +244,9 @@ func runBatch(_ options: Options) -> Int32 {
         }
         var o = opts
         o.force = opts.force || action.replaces
-        if let why = watch.prepare(outputFolder(of: item.output), for: item.output) {
-            var failed = Outcome.failed(item.input, FileError(path: item.output, reason: why), alignment: opts.alignment)
+        // Its names first: a folder named as --update's manifest is refused before it is made.
+        if let why = AtomicOutput.reservedNameProblem(item.output) ?? watch.prepare(outputFolder(of: item.output), for: item.output) {
+            var failed = Outcome.failed(item.input, FileError(path: item.output, reason: why), alignment: opts.reportAlignment)
             failed.manifestChange = update?.failureChange(item)
             return failed
         }
@@ -359,7 +372,8 @@ struct BatchRun {
                         s.emitted += 1
                     }
                 }
-                if let f = outcome?.failure {
+                // A file cut short because standard output's reader went away is in the summary, not an error line.
+                if let f = outcome?.failure, !(readerGone && f.reason == DecodeError.interrupted.reason) {
                     if progress.enabled { printAboveProgress("yuvconv: error: \(f.cli)") } else { printErr("yuvconv: error: \(f.cli)") }
                 }
                 progress.show(state)
@@ -383,7 +397,10 @@ struct BatchRun {
         if always || final.failed > 0 || notStarted > 0 {
             var line = "yuvconv: \(final.converted) \(done), "
                 + (skipped.map { "\(final.skipped) skipped (\($0)), " } ?? "") + "\(final.failed) failed"
-            if notStarted > 0 { line += ", \(notStarted) not started" + (signal != nil ? " (interrupted)" : " (--fail-fast)") }
+            if notStarted > 0 {
+                line += ", \(notStarted) not started"
+                    + (signal == SIGPIPE ? " (standard output's reader stopped reading)" : signal != nil ? " (interrupted)" : " (--fail-fast)")
+            }
             printErr(line)
             var failures = outputs.failures.reader()
             while let why = failures.nextRecord() { printErr("  failed: " + String(decoding: why, as: UTF8.self)) }
@@ -406,7 +423,7 @@ struct BatchRun {
             // after every input had finished cut nothing short.
             let dropPartial = signal != nil && writer.isFile && cutShort
             if let error = writer.finish(abort: failure != nil || dropPartial) ?? failure {
-                status = fileFailure(error)
+                status = readerGone ? closedReaderStatus : fileFailure(error)
             } else if dropPartial {
                 printErr("yuvconv: the report file was not written (interrupted); what was there is as it was")
             }

@@ -41,12 +41,12 @@ func dryRunBatch(_ plan: BatchPlan, options: Options, update: UpdateManifest?, o
         // With --update, an output there that it may not replace fails the real run (`runBatch`): refused here.
         if case .skip(upToDate: false) = action, let update {
             print("refuse \(displayPath(item.input)) -> \(displayPath(item.output)) (\(item.format.name)): "
-                  + update.refusal(item).cliReason)
+                  + update.refusal(item, protected: plan.protected).cliReason)
             refused += 1
             continue
         }
         if dryRunItem(input: item.input, output: item.output, format: item.format, action: action, options: options,
-                      protected: plan.protected) {
+                      protected: plan.protected, sniffs: true) {
             refused += 1
             continue
         }
@@ -128,12 +128,12 @@ func creationProblem(_ path: String, makesFolders: Bool) -> String? {
 /// Prints what would happen to one file — `convert`, `replace`, `skip` or `refuse`, `INPUT -> OUTPUT (format)`,
 /// and why — and returns true when it would be refused.
 func dryRunItem(input: String, output: String, format: OutputFormat, action: BatchAction, options: Options,
-                protected: any FileIdentitySet, makesFolders: Bool = true) -> Bool {
+                protected: any FileIdentitySet, makesFolders: Bool = true, sniffs: Bool = false) -> Bool {
     let shown = AtomicOutput.standardDescriptor(output) == STDOUT_FILENO ? "<stdout>" : displayPath(output)
     func say(_ verb: String, _ why: String?) {
         print("\(verb) \(displayPath(input)) -> \(shown) (\(format.name))" + (why.map { ": " + $0 } ?? ""))
     }
-    var refusal = inputProblem(input)
+    var refusal = inputProblem(input, sniffs: sniffs)
     switch action {
     case .skip(let upToDate):
         say("skip", upToDate ? "up to date" : BatchAction.alreadyThere)
@@ -164,7 +164,7 @@ func dryRunItem(input: String, output: String, format: OutputFormat, action: Bat
 
 /// Why a real run could not open `input` (missing, a folder, unreadable), found without reading it; nil when
 /// it can (standard input is not looked at).
-func inputProblem(_ input: String) -> String? {
+func inputProblem(_ input: String, sniffs: Bool = false) -> String? {
     guard input != "-" else { return nil }
     guard let st = FileStatus(path: input) else {
         let code = withFileSystemPath(input) { p -> Int32 in
@@ -174,9 +174,16 @@ func inputProblem(_ input: String) -> String? {
         return "\(displayPath(input)): cannot open: \(String(cString: strerror(code)))"
     }
     if st.kind == .directory { return "\(displayPath(input)): is a directory" }
-    // As the open would fail (InputSource): a socket cannot be opened (ENXIO), so it is refused before any work.
-    if st.kind == .socket {
-        return "\(displayPath(input)): cannot open: " + socketReason(remedy: InputSource.socketRemedy)
+    // A file or a socket: opened as the run opens it, which decides (a socket cannot be opened, ENXIO; a
+    // permission). A FIFO or a device is not opened (`openProblem`): only asked whether it may be read.
+    if st.kind == .regular || st.kind == .socket {
+        if let why = InputSource.openProblem(input) { return "\(displayPath(input)): \(why)" }
+        // A batch's input must be a JPEG or a PNG, decided by its first bytes (`sniffs`): read here as the run
+        // reads them (an empty file, a Y4M, a text are refused by both).
+        if sniffs, st.kind == .regular, let problem = InputSource.formatProblem(head: RawInput.head(input, 8)) {
+            return FileError(path: input, problem).cli
+        }
+        return nil
     }
     let readable = withFileSystemPath(input) { access($0, R_OK) == 0 ? Int32(0) : errno }
     if readable != 0 { return "\(displayPath(input)): cannot open: \(String(cString: strerror(readable)))" }

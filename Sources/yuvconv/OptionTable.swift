@@ -67,36 +67,37 @@ struct OptionSpec: Sendable {
         return n
     }
 
-    /// A size in bytes: a number (digits, a decimal fraction allowed: 1.5G), then K, M, G or T (KiB, MiB, GiB,
-    /// TiB; upper or lower case, with "iB" or "B" after it or not), at least 1 MiB; a fraction of a byte is
-    /// dropped.
+    /// A size in bytes: a number (digits, with a decimal fraction or not: 1.5G), then K, M, G or T (KiB, MiB,
+    /// GiB, TiB; upper or lower case, with "iB" or "B" after it or not), at least 1 MiB; a fraction of a byte
+    /// is dropped.
     static func byteSize(_ flag: String, _ text: String) throws(UsageError) -> Int {
         let lower = text.lowercased()
         let whole = lower.prefix { $0.isASCII && $0.isNumber }
         var rest = lower.dropFirst(whole.count)
-        var fraction = Substring("")
-        if rest.first == ".", !whole.isEmpty {
+        var fraction: Substring?
+        if rest.first == "." {
             fraction = rest.dropFirst().prefix { $0.isASCII && $0.isNumber }
-            rest = rest.dropFirst(1 + fraction.count)
+            rest = rest.dropFirst(1 + fraction!.count)
         }
         let shifts: [String: Int] = ["": 0, "b": 0, "k": 10, "kb": 10, "kib": 10, "m": 20, "mb": 20, "mib": 20,
                                      "g": 30, "gb": 30, "gib": 30, "t": 40, "tb": 40, "tib": 40]
-        func refuse(_ why: String) -> UsageError {
+        func refuse(_ why: String = "") -> UsageError {
             UsageError(message: "\(flag) needs a size of at least 1 MiB, such as 512M, 1.5G or 2G, not '\(text)'" + why)
         }
-        guard let n = Int(whole), let shift = shifts[String(rest)] else {
-            let unknownUnit = !whole.isEmpty && shifts[String(rest)] == nil
-            let tooLong = !whole.isEmpty && Int(whole) == nil
-            throw refuse(tooLong ? " (more than this system can count)"
-                         : unknownUnit ? " (the unit is K, M, G or T)" : "")
+        // One number (digits, and after a point at least one more), then a unit.
+        guard !whole.isEmpty, fraction?.isEmpty != true, let shift = shifts[String(rest)] else {
+            throw refuse(whole.isEmpty ? "" : " (one number, then K, M, G or T)")
         }
-        guard n <= Int.max >> shift else { throw refuse(" (more than this system can count)") }
-        // The fraction's first six digits (a millionth of a unit: below 2^20 before the shift, no overflow).
-        let digits = fraction.prefix(6)
-        let part = digits.isEmpty ? 0 : (Int(digits)! << shift) / Int(pow10(digits.count))
-        guard n << shift <= Int.max - part else { throw refuse(" (more than this system can count)") }
+        guard let n = Int(whole), n <= Int.max >> shift else { throw refuse(" (more than this system can count)") }
+        // The fraction's bytes, exactly: ⌊digits · 2^shift / 10^k⌋ in double width (its first 18 digits: any
+        // after them weigh less than a byte at T). Below 2^shift, so the sum cannot overflow (n ≤ Int.max >> shift).
+        var part = 0
+        if let digits = fraction?.prefix(18), let d = Int(digits) {
+            let product = d.multipliedFullWidth(by: 1 << shift)
+            part = Self.pow10(digits.count).dividingFullWidth(product).quotient
+        }
         let bytes = (n << shift) + part
-        guard bytes >= 1 << 20 else { throw refuse("") }
+        guard bytes >= 1 << 20 else { throw refuse() }
         return bytes
     }
 
@@ -165,7 +166,8 @@ struct OptionSpec: Sendable {
             OptionSpec(["--orientation"], "M", completes: .oneOf(["auto", "ignore"]),
                        ["auto (default): apply the EXIF orientation (JPEG Exif, PNG eXIf) first, so",
                         "the output is upright as viewers show it (a turned picture is held whole",
-                        "while it is turned); ignore: convert the samples as stored (the contract's reference, shared/tools/yuvref.py)"]) { o, _, v throws(UsageError) in
+                        "while it is turned); ignore: convert the samples as stored, as the",
+                        "contract's reference does (docs/contract.md)"]) { o, _, v throws(UsageError) in
                 o.orientation = try named(v, "orientation mode", "auto, ignore") { OrientationMode(rawValue: $0) }
             },
             OptionSpec(["--chroma-loc", "--chroma-sample-location"], "L", completes: .oneOf(["center", "left", "topleft"]),
@@ -178,7 +180,8 @@ struct OptionSpec: Sendable {
                        ["auto (default): transform a source with a colour profile (ICC in JPEG or",
                         "PNG, PNG sRGB/cHRM/gAMA, EXIF Adobe RGB) to the target RGB space first",
                         "(LittleCMS; sRGB and untagged sources are untouched); off: convert the",
-                        "samples as stored, as if sRGB (the contract's reference, shared/tools/yuvref.py)"]) { o, _, v throws(UsageError) in
+                        "samples as stored, as if sRGB, as the contract's reference does",
+                        "(docs/contract.md)"]) { o, _, v throws(UsageError) in
                 switch v.lowercased() {
                 case "auto", "on": o.colourManagement = true
                 case "off", "none": o.colourManagement = false
@@ -221,8 +224,8 @@ struct OptionSpec: Sendable {
             OptionSpec(["--max-memory"], "SIZE",
                        ["refuse a picture that would be held whole (a progressive JPEG, an",
                         "interlaced PNG, one turned by EXIF, a JPEG output's) in more than SIZE",
-                        "bytes (K, M, G, T: KiB … TiB); default 128 bytes for each byte of the",
-                        "file, at least 256M"]) {
+                        "bytes (K, M, G, T: KiB … TiB; 1.5G); default 128 bytes for each byte",
+                        "of the file, at least 256M"]) {
                 o, flag, v throws(UsageError) in o.maxMemory = try byteSize(flag, v)
             },
             OptionSpec(["--allow-truncated"], ["accept a JPEG whose data ends early or is damaged (libjpeg fills grey)"]) {

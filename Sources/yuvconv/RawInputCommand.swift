@@ -99,6 +99,21 @@ func runRawInput(_ options: Options) -> Int32 {
             image = try RawInput.read(path: input, width: size.width, height: size.height, layout: options.rawLayout(of: input),
                                       maxPixels: options.maxPixels)
         }
+        if case .jpeg = format {
+            // The encoder's planes and, for another matrix or range, the RGB and planes of the reconversion,
+            // held whole beside the frame read in: under --max-memory as a decoded picture's are, with the same
+            // default and the same sentence, before any is allocated.
+            let (w, h) = (image.width, image.height)
+            let planes = w * h + 2 * ((w + 1) / 2) * ((h + 1) / 2)
+            let again = spec == ConversionSpec(matrix: .bt601, range: .full) ? 0 : 3 * w * h + planes
+            var whole = ImageDecoder.WholeCount(maxMemory: options.maxMemory,
+                                                inputBytes: readsStandardInput(input) ? 0 : FileStatus(path: input)?.size ?? 0)
+            do throws(DecodeError) {
+                try whole.check(image.bytes.count + planes + again, for: "holding the picture for the encoder")
+            } catch {
+                throw FileError(path: input, error)
+            }
+        }
         let sink: AtomicOutput
         do { sink = try AtomicOutput(path: written, force: options.force, inputs: [input]) } catch {
             throw FileError(output: written, error)

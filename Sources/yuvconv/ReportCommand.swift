@@ -17,6 +17,7 @@ func runReport(_ options: Options) -> Int32 {
         return usageFailure("report needs at least one file, folder or --files-from list")
     }
     if let refused = refuseShardedStandardInput(options, doing: "measure it without --shard") { return refused }
+    if let refused = refuseReportOnStandardError(options) { return refused }
     // What `report` measures is a conversion to `measuredFormat`: what convert refuses for that format
     // (--alpha keep or --align for a Y4M or JPEG, --depth 10 for nv12, sharp chroma for a 10-bit layout) is
     // refused here too, not reported as sizes no output can have.

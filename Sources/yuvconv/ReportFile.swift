@@ -53,6 +53,9 @@ final class ReportWriter {
         guard failure == nil else { return }
         if buffer.count + text.utf8.count > 1 << 16 { flush() }
         buffer.append(contentsOf: text.utf8)
+        // On standard output each piece as it comes: a reader (`jq`, `head`) sees each image's line when that
+        // image is done, and one gone stops the run then, not at the end.
+        if sink == nil { flush() }
     }
 
     private func flush() {
@@ -68,7 +71,7 @@ final class ReportWriter {
         }
         clearerr(stdout)
         if fwrite(buffer, 1, buffer.count, stdout) != buffer.count || ferror(stdout) != 0 {
-            failure = FileError(path: "<stdout>", reason: "cannot write the report: \(String(cString: strerror(errno)))")
+            failure = stdoutFailure("cannot write the report")
         }
     }
 
@@ -83,7 +86,7 @@ final class ReportWriter {
             }
             if failure != nil || abort { sink.abort() }
         } else if failure == nil && (fflush(stdout) != 0 || ferror(stdout) != 0) {
-            failure = FileError(path: "<stdout>", reason: "cannot write the report: \(String(cString: strerror(errno)))")
+            failure = stdoutFailure("cannot write the report")
         }
         return failure
     }
@@ -109,7 +112,29 @@ func emitReport(_ text: String, to sink: AtomicOutput?, dataOnStdout: Bool) thro
         }
         clearerr(stdout)
         if fputs(text + "\n", stdout) < 0 || fflush(stdout) != 0 || ferror(stdout) != 0 {
-            throw FileError(path: "<stdout>", reason: "cannot write the report: \(String(cString: strerror(errno)))")
+            throw stdoutFailure("cannot write the report")
         }
     }
 }
+
+/// A write of text to standard output failed: the error, `what` and why. When its reader went away (EPIPE: a
+/// report or a listing piped into `head`), the run is stopped as SIGPIPE would stop it (`stopAsIf`: no file
+/// started after, unfinished ones removed), and it ends with `closedReaderStatus` and no message, as a pipeline
+/// expects (`readerGone`). errno is read here, right after the failed call.
+func stdoutFailure(_ what: String, errno code: Int32 = errno) -> FileError {
+    if code == EPIPE || pipeWithoutReader(STDOUT_FILENO) { stopAsIf(signal: SIGPIPE) }
+    return FileError(path: "<stdout>", reason: "\(what): \(String(cString: strerror(code)))")
+}
+
+/// Whether `fd` is a pipe whose reading end is closed (poll says POLLERR): what EPIPE said, for a stream whose
+/// error came from an earlier write (errno since overwritten).
+func pipeWithoutReader(_ fd: Int32) -> Bool {
+    var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+    return poll(&p, 1, 0) == 1 && p.revents & Int16(POLLERR) != 0
+}
+
+/// Whether standard output's reader went away (`stdoutFailure`, or the final flush in main).
+var readerGone: Bool { interruptSignal() == SIGPIPE }
+
+/// The status of a run whose standard output's reader went away: as if ended by SIGPIPE.
+let closedReaderStatus: Int32 = 128 + SIGPIPE

@@ -144,13 +144,18 @@ struct UpdateManifest: Sendable {
             || old.outputModified != entry.outputModified
     }
 
-    /// The failure of an output `check` would not write (it turned a conversion into a skip): why `item`'s output there is not replaced, for the report and the dry run alike: `--force` is offered
-    /// only where it would replace it (not over a folder, which nothing replaces).
-    func refusal(_ item: BatchItem) -> FileError {
-        let isFolder = FileStatus(path: item.output, follow: false)?.kind == .directory
-        let reason = (isFolder ? "is a directory" : whyNotInFolder(item) ?? "is already there")
-            + "; --update writes only plain files of the output folder, reached by their names"
-        return FileError(path: item.output, reason: reason, remedy: isFolder ? nil : .overwrite)
+    /// The failure of an output `check` would not write (it turned a conversion into a skip), for the report and
+    /// the dry run alike: why, and `--force` only when a forced run would write it — what `AtomicOutput.check`
+    /// refuses even then (a folder, a socket, an input; a link to one) is said as it would say it, without the hint.
+    func refusal(_ item: BatchItem, protected: any FileIdentitySet) -> FileError {
+        do throws(WriteError) {
+            _ = try AtomicOutput.check(path: item.output, force: true, inputs: [item.input], protected: protected)
+        } catch {
+            return FileError(output: item.output, error)
+        }
+        return FileError(path: item.output, reason: (whyNotInFolder(item) ?? "is already there")
+                             + "; --update writes only plain files of the output folder, reached by their names",
+                         remedy: .overwrite)
     }
 
     /// Why `item`'s output is not (or would not be) a plain file of the output folder reached by its own name, or

@@ -166,6 +166,7 @@ func run(_ args: [String]) -> Int32 {
         try emitReport(renderReport([outcome.record], format: format), to: reportSink,
                        dataOnStdout: AtomicOutput.standardDescriptor(output) == STDOUT_FILENO)
     } catch {
+        if readerGone { return closedReaderStatus }
         printErr("yuvconv: error: \(error.cli)")
         return 1
     }
@@ -194,8 +195,9 @@ if !prepareForAddressSpaceLimit() {
     fputs("yuvconv: error: out of memory: the address-space limit (ulimit -v) leaves too little to start\n", stderr)
     exit(1)
 }
-// A closed pipe is a write error (EPIPE, exit 1 with a message), from the first byte: `--help | head -1`, a
-// dry run piped into `grep -q` were ended by SIGPIPE before the signal handlers were installed.
+// A closed pipe is a write error (EPIPE), from the first byte: `--help | head -1`, a dry run piped into
+// `grep -q` were killed by SIGPIPE before the signal handlers were installed. Image data cut short is an error
+// with a message; text whose reader went away stops the run quietly, as SIGPIPE would (`stdoutFailure`).
 signal(SIGPIPE, SIG_IGN)
 // SIGINT and SIGTERM are honoured from the start, also when the parent ignores them (a background job of a
 // script: `yuvconv … &` inherits SIGINT ignored): a batch still reading a large manifest or walking folders took
@@ -218,12 +220,15 @@ guard let arguments = processArguments() else {
 }
 var status = run(arguments)
 // Whatever went to standard output must have arrived (`> /dev/full`). A reader that stopped reading text
-// (`--man | head -1`, a report piped into `head`) ends it with exit 1 and no message, as a pipeline expects;
-// image data cut short says so where it is written (IOFaultTests).
+// (`--man | head -1`, a dry run's listing piped into `head`) ends the run as SIGPIPE would, without a message
+// (`stdoutFailure`); image data cut short says so where it is written (IOFaultTests).
 if fflush(stdout) != 0 || ferror(stdout) != 0 {
-    if status == 0 && errno != EPIPE {
-        printErr("yuvconv: error: <stdout>: write failed: \(String(cString: strerror(errno)))")
+    let failure = stdoutFailure("write failed")
+    if readerGone {
+        status = closedReaderStatus
+    } else {
+        if status == 0 { printErr("yuvconv: error: \(failure.cli)") }
+        status = max(status, 1)
     }
-    status = max(status, 1)
 }
 exit(status)

@@ -386,25 +386,31 @@ final class HostileTests: CLITestCase {
         turned.insert(contentsOf: [0xFF, 0xE1, 0, UInt8(exif.count + 2)] + exif, at: 2)
         try turned.write(to: work.appendingPathComponent("turned.jpg"))
         try assertRefused(["turned.jpg", "-o", "t.nv12", "--jpeg-path", "rgb", "--max-memory", "1M"],
-                          saying: ["turned.jpg: turning the picture needs 3 MiB held whole, above the limit of 1 MiB for this file (--max-memory)"])
+                          saying: ["turned.jpg: turning the picture needs 2.1 MiB held whole, above the limit of 1 MiB for this file (--max-memory)"])
         let ok = try run(["turned.jpg", "-o", "t.nv12", "--jpeg-path", "rgb", "-q"])
         XCTAssertEqual(ok.status, 0, ok.stderr)
         // A JPEG output holds the converted picture for its encoder: 1024x1024, 1.5 MiB, above a limit of 1 MiB.
         try writePNG(work.appendingPathComponent("big.png").path, width: 1024, height: 1024,
                      pixels: [UInt8](repeating: 90, count: 1024 * 1024 * 3))
         try assertRefused(["big.png", "-o", "big.jpg", "--max-memory", "1M"],
-                          saying: ["big.png: holding the picture for the encoder needs 2 MiB held whole, above the limit of 1 MiB for this file (--max-memory)"])
+                          saying: ["big.png: holding the picture for the encoder needs 1.5 MiB held whole, above the limit of 1 MiB for this file (--max-memory)"])
         XCTAssertEqual(try run(["big.png", "-o", "big.jpg", "-q"]).status, 0)
+        // YUV input re-encoded to JPEG holds its planes (and, for another matrix or range, the RGB and planes of
+        // the reconversion) whole beside the frame: under the same limit (it was not counted at all).
+        XCTAssertEqual(try run(["big.png", "-o", "big.y4m", "-q"]).status, 0)
+        try assertRefused(["big.y4m", "-o", "fromy4m.jpg", "--max-memory", "2M"],
+                          saying: ["big.y4m: holding the picture for the encoder needs", "above the limit of 2 MiB for this file (--max-memory)"])
+        XCTAssertEqual(try run(["big.y4m", "-o", "fromy4m.jpg", "-q", "--max-memory", "8M"]).status, 0)
         // A decimal size counts its fraction: the encoder's 1024x1024 4:2:0 picture is exactly 1.5 MiB.
         XCTAssertEqual(try run(["big.png", "-o", "big15.jpg", "-q", "--max-memory", "1.5M"]).status, 0)
         try assertRefused(["big.png", "-o", "big14.jpg", "--max-memory", "1.4M"],
-                          saying: ["big.png: holding the picture for the encoder needs 2 MiB held whole, above the limit of 1 MiB for this file (--max-memory)"])
+                          saying: ["big.png: holding the picture for the encoder needs 1.5 MiB held whole, above the limit of 1.4 MiB for this file (--max-memory)"])
         // Sizes: K, M, G (binary), at least 1 MiB.
         let plain = fixture("photos/rocket.jpg")
         for good in ["1M", "1m", "1MiB", "2G", "1048576", "1024k", "1.5G", "0.5g", "1.0M"] {
             XCTAssertEqual(try run([plain, "-o", "g.nv12", "--max-memory", good, "-q", "-y"]).status, 0, good)
         }
-        for bad in ["0", "1", "1023k", "-5M", "12X", "M", "9999999999999G", "0.5M", "1.5.5G", ".5G", "1.G5", "1.5X"] {
+        for bad in ["0", "1", "1023k", "-5M", "12X", "M", "9999999999999G", "0.5M", "1.5.5G", ".5G", "1.G5", "1.5X", "1.G", "1048576.", "1,5G"] {
             let r = try run([plain, "-o", "b.nv12", "--max-memory", bad])
             XCTAssertEqual(r.status, 2, "\(bad): \(r.stderr)")
             XCTAssertTrue(r.stderr.contains("--max-memory needs a size of at least 1 MiB"), r.stderr)

@@ -69,14 +69,17 @@ final class PlanningTests: CLITestCase {
         let alone = try run(["-", "-o", "o/"], stdin: png)
         XCTAssertEqual(alone.status, 2)
         XCTAssertTrue(alone.stderr.contains("standard input has no file name to make an output's name from in a folder"), alone.stderr)
-        let sharded = try run(["-", "--shard", "1/2", "-o", "o/"], stdin: png)
-        XCTAssertEqual(sharded.status, 2)
-        XCTAssertTrue(sharded.stderr.contains("--shard splits a batch of files among runs; standard input is one stream"), sharded.stderr)
+        for name in ["-", "/dev/stdin"] {
+            let sharded = try run([name, "--shard", "1/2", "-o", "o/"], stdin: png)
+            XCTAssertEqual(sharded.status, 2)
+            XCTAssertTrue(sharded.stderr.contains("--shard splits a batch of files among runs; standard input is one stream"), sharded.stderr)
+        }
         XCTAssertEqual(try run(["-", "-o", "o.nv12", "-q"], stdin: png).status, 0)
         // `report` alike: every shard but the first measured nothing and said nothing.
-        for k in ["1/2", "2/2"] {
-            let report = try run(["report", "-", "--shard", k, "--report", "csv"], stdin: png)
-            XCTAssertEqual(report.status, 2, "\(k): \(report.stderr)")
+        for (k, names) in [("1/2", ["-"]), ("2/2", ["-"]), ("2/2", ["/dev/stdin"]), ("2/2", ["/dev/fd/0"]),
+                           ("2/2", ["-", fixture("pngsuite/basn0g08.png")])] {
+            let report = try run(["report"] + names + ["--shard", k, "--report", "csv"], stdin: png)
+            XCTAssertEqual(report.status, 2, "\(k) \(names): \(report.stderr)")
             XCTAssertTrue(report.stderr.contains("standard input is one stream: measure it without --shard"), report.stderr)
         }
     }
@@ -131,6 +134,43 @@ final class PlanningTests: CLITestCase {
         let f = try run(["convert", "in", "-r", "-o", "out/", "-q", "--force"])
         XCTAssertTrue(f.stderr.contains("2 converted, 0 skipped"), f.stderr)
         XCTAssertNotEqual(try modified("out/b.nv12"), keptBefore)
+    }
+
+    /// A batch's dry run refuses what the run refuses from the names and first bytes alone: an empty file, one
+    /// that is no JPEG or PNG, a Y4M (one file at a time only), an output under a folder named as --update's
+    /// manifest (which the run does not make).
+    func testBatchDryRunRefusesWhatTheRunRefuses() throws {
+        try makeInputs()
+        let dir = work.appendingPathComponent("odd")
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent(".yuvconv-manifest"), withIntermediateDirectories: true)
+        try Data().write(to: dir.appendingPathComponent("empty.png"))
+        try Data("hello\n".utf8).write(to: dir.appendingPathComponent("text.png"))
+        XCTAssertEqual(try run(["in/a.png", "-o", "odd/s.y4m", "-q"]).status, 0)
+        try FileManager.default.copyItem(atPath: work.appendingPathComponent("in/a.png").path,
+                                         toPath: dir.appendingPathComponent(".yuvconv-manifest/m.png").path)
+        // A folder given is {dir} in the names of the files in it.
+        let args = ["convert", "in/a.png", "odd/empty.png", "odd/text.png", "odd/s.y4m", "odd/.yuvconv-manifest",
+                    "-o", "out/", "--name", "{dir}/{stem}.nv12"]
+        let dry = try run(args + ["-n"])
+        XCTAssertEqual(dry.status, 1, dry.stderr)
+        let said = String(decoding: dry.stdout, as: UTF8.self)
+        for text in ["convert in/a.png -> out/a.nv12 (nv12)\n",
+                     "refuse odd/empty.png -> out/empty.nv12 (nv12): odd/empty.png: empty file\n",
+                     "refuse odd/text.png -> out/text.nv12 (nv12): odd/text.png: not a JPEG or PNG file",
+                     "refuse odd/s.y4m -> out/s.nv12 (nv12): odd/s.y4m: a YUV4MPEG2 (Y4M) stream",
+                     "refuse odd/.yuvconv-manifest/m.png -> out/.yuvconv-manifest/m.nv12 (nv12): is in a folder named as --update's manifest"] {
+            XCTAssertTrue(said.contains(text), "\(text)\n\(said)")
+        }
+        XCTAssertTrue(dry.stderr.contains("1 to convert, 0 to replace, 0 skipped (already there), 4 refused"), dry.stderr)
+        let real = try run(args + ["-q"])
+        XCTAssertEqual(real.status, 1, real.stderr)
+        XCTAssertTrue(real.stderr.contains("1 converted, 0 skipped (already there), 4 failed"), real.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("out/.yuvconv-manifest").path))
+        // A report onto standard error would mix the run's messages into it.
+        let err = try run(["convert", "in/a.png", "-o", "o2/", "--report", "csv", "--report-file", "/dev/stderr"])
+        XCTAssertEqual(err.status, 2, err.stderr)
+        XCTAssertTrue(err.stderr.contains("/dev/stderr is standard error, which carries the run's messages"), err.stderr)
+        XCTAssertEqual(try run(["report", "in/a.png", "--report", "csv", "--report-file", "/dev/stderr"]).status, 2)
     }
 
     func testDryRunOfABatchWritesNothing() throws {

@@ -64,7 +64,7 @@ final class UpdateTests: CLITestCase {
             XCTAssertEqual(try contents("out/.yuvconv-manifest"), manifest, "\(args)")
         }
         // Its lock file's name too (a later --update that cannot lock the folder would take someone's picture
-        // for its lock), without --update as with it.
+        // for its lock); with --update, before any work (below).
         for args in [["convert", "in/a.png", "-o", "out/", "--name", ".yuvconv-manifest.lock", "-f", "nv12"],
                      ["in/a.png", "-o", "out/.yuvconv-manifest.lock", "-f", "nv12", "--force"]] {
             let r = try run(args)
@@ -73,6 +73,12 @@ final class UpdateTests: CLITestCase {
                           "\(args): \(r.stderr)")
             XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("out/.yuvconv-manifest.lock").path))
         }
+        let updating = try run(["convert", "in/a.png", "-o", "out/", "--name", ".yuvconv-manifest.lock", "-f", "nv12", "--update"])
+        XCTAssertEqual(updating.status, 2, updating.stderr)
+        XCTAssertTrue(updating.stderr.contains("out/.yuvconv-manifest.lock is where --update keeps its manifest or its lock"), updating.stderr)
+        let reportThere = try run(["in/a.png", "-o", "a2.nv12", "--report", "json", "--report-file", "out/.yuvconv-manifest.lock"])
+        XCTAssertNotEqual(reportThere.status, 0, reportThere.stderr)
+        XCTAssertTrue(reportThere.stderr.contains("is the name of --update's manifest's lock file"), reportThere.stderr)
         summary(try update().result, converted: 0, skipped: 3)
         // A link at the manifest's name, to a file elsewhere: written through, the link would stay there.
         try FileManager.default.createDirectory(at: work.appendingPathComponent("x"), withIntermediateDirectories: true)
@@ -88,11 +94,18 @@ final class UpdateTests: CLITestCase {
     func testFolderAtAnOutputsNameIsNotOfferedForce() throws {
         try makeInputs()
         try FileManager.default.createDirectory(at: work.appendingPathComponent("out/a.nv12"), withIntermediateDirectories: true)
-        let r = try update().result
-        XCTAssertTrue(r.stderr.contains("out/a.nv12: is a directory; --update writes only plain files"), r.stderr)
+        // A link to a folder, and a link to itself: --force cannot replace them either.
+        try FileManager.default.createDirectory(at: work.appendingPathComponent("elsewhere"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: work.appendingPathComponent("out/b.nv12").path, withDestinationPath: "../elsewhere")
+        try FileManager.default.createSymbolicLink(atPath: work.appendingPathComponent("out/c.nv12").path, withDestinationPath: "c.nv12")
+        let r = try update().result   // exit 1 (checked there)
+        XCTAssertTrue(r.stderr.contains("out/a.nv12: is a directory"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("out/b.nv12: is a directory"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("out/c.nv12: "), r.stderr)
         XCTAssertFalse(r.stderr.contains("--force"), r.stderr)
         let dry = try run(["convert", "in/", "-o", "out/", "--update", "-n"])
-        XCTAssertTrue(String(decoding: dry.stdout, as: UTF8.self).contains("-> out/a.nv12 (nv12): is a directory; --update writes only plain files"),
+        XCTAssertEqual(dry.status, 1, dry.stderr)
+        XCTAssertTrue(String(decoding: dry.stdout, as: UTF8.self).contains("-> out/a.nv12 (nv12): is a directory"),
                       String(decoding: dry.stdout, as: UTF8.self))
         XCTAssertFalse(String(decoding: dry.stdout, as: UTF8.self).contains("--force"))
     }

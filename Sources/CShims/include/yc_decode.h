@@ -126,6 +126,10 @@ yc_decoder *yc_open(FILE *file, yc_format format, uint64_t max_pixels, uint64_t 
 /// above `max_whole`; else 0, and they count. The decoder's own go through it in yc_open, the caller's whole
 /// buffers (a turned picture, an encoder's) after.
 int yc_refuse_whole(yc_decoder *dec, uint64_t bytes, const char *what);
+/// The rule and the sentence behind yc_refuse_whole, for a count of its own (a YUV input, which has no
+/// decoder): 0, and `bytes` added to `*held`, when `*held + bytes` is within `limit` (0: none); else 1 with the
+/// refusal in `msg`.
+int yc_whole_check(uint64_t *held, uint64_t limit, uint64_t bytes, const char *what, char *msg, size_t size);
 
 /// 1 when the decoder has failed; the message stays available from yc_error.
 int yc_failed(const yc_decoder *dec);
