@@ -669,7 +669,7 @@ final class HostileTests: CLITestCase {
         XCTAssertTrue(String(decoding: heightOnly.stdout, as: UTF8.self).contains("\"yuv_aligned_bytes\": \(48 * 32 + 2 * 24 * 16)"),
                       String(decoding: heightOnly.stdout, as: UTF8.self))
         // --align-height 1 (or --align 1): asked for, so the figure is the file's too (the tight size, not
-        // CoreVideo's 64-byte rows: the test was on the value, which cannot tell 1 from the default).
+        // CoreVideo's 64-byte rows, which a value of 1 taken for the default would give).
         for flag in ["--align-height", "--align"] {
             let one = try run([png, "-o", "one\(flag).yuv", flag, "1", "--report", "json", "-q"])
             let bytes = try data("one\(flag).yuv").count
