@@ -66,7 +66,9 @@ int yc_whole_check(uint64_t *held, uint64_t limit, uint64_t bytes, const char *w
     char needText[32], limitText[32];
     yc_mib_text(needText, sizeof needText, need, 1);
     yc_mib_text(limitText, sizeof limitText, limit, 0);
-    if (strcmp(needText, limitText) == 0) {   // within a tenth of each other: the bytes say which is more
+    // Within a tenth of each other, or a limit below a twentieth of a MiB (the library's callers may give
+    // one): the bytes say it.
+    if (strcmp(needText, limitText) == 0 || strcmp(limitText, "0 MiB") == 0) {
         snprintf(needText, sizeof needText, "%llu bytes", (unsigned long long)need);
         snprintf(limitText, sizeof limitText, "%llu bytes", (unsigned long long)limit);
     }

@@ -107,10 +107,9 @@ static void on_signal(int sig) {
 
 void yc_set_graceful_interrupt(int on) { atomic_store(&graceful, on); }
 int yc_interrupted(void) { return atomic_load(&interrupted); }
-void yc_stop_as_if(int sig) {
-    int none = 0;
-    atomic_compare_exchange_strong(&interrupted, &none, sig);
-}
+static atomic_int reader_gone;
+void yc_note_reader_gone(void) { atomic_store(&reader_gone, 1); }
+int yc_reader_gone(void) { return atomic_load(&reader_gone); }
 
 void yc_install_signal_cleanup(void) {
     static atomic_int installed;

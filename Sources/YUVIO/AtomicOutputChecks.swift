@@ -29,9 +29,10 @@ extension AtomicOutput {
     public static let manifestLockName = manifestName + manifestLockSuffix
 
     /// Why `path` may not be an output or report because of its names: its file name is `--update`'s manifest's
-    /// or its lock file's, or (`folders`) a folder on the way to it is so named (a {dir} template making
-    /// `out/.yuvconv-manifest/`, which would stand where --update writes its file). Nil when neither. Names only:
-    /// a batch asks it before making an output's folders, `check` for every output.
+    /// or its lock file's, or (`folders`) a folder on the way to it is so named — for a batch's output name below
+    /// its output folder (a {dir} template making `out/.yuvconv-manifest/`, which would stand where --update
+    /// writes its file), not for a path whose folders are the user's. Nil when neither. Names only: a batch asks
+    /// it of each output's name before making its folders, `check` of every output's file name.
     public static func reservedNameProblem(_ path: String, folders: Bool = true) -> String? {
         let parts = path.split(separator: "/").map(String.init), reserved = [manifestName, manifestLockName]
         func what(_ name: String) -> String { name == manifestName ? "manifest" : "manifest's lock file" }
@@ -80,7 +81,7 @@ extension AtomicOutput {
         // The name of `--update`'s manifest is its own (the manifest itself is written plainFileOnly): an output or a
         // report there, even with --force, would leave a folder every later --update refuses — by its name, or by a
         // link's there (written through, the link would stay at the manifest's name).
-        if !plainFileOnly, let why = reservedNameProblem(path) ?? reservedNameProblem(real, folders: false) {
+        if !plainFileOnly, let why = reservedNameProblem(path, folders: false) ?? reservedNameProblem(real, folders: false) {
             throw .system(why)
         }
         if let st = FileStatus(path: real) {

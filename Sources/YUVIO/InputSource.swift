@@ -127,18 +127,20 @@ public final class InputSource {
     /// What to do instead of naming a socket as an input (`socketReason`).
     static let socketRemedy = "pipe its data to standard input"
 
-    /// Why a run could not open `path` as an input, found by the run's own open (`openDescriptor`), the
-    /// descriptor closed at once and nothing read — a dry run's check, so that both say the same (a socket, a
-    /// permission, a loop of links). Nil when it opens. Not for a FIFO or a device: opening one has effects (a
-    /// writer waiting on a FIFO would be let in, then cut off).
-    public static func openProblem(_ path: String) -> String? {
-        do throws(DecodeError) {
-            let fd = try openDescriptor(path)
-            if fd != STDIN_FILENO { close(fd) }
-            return nil
-        } catch {
-            return error.reason
-        }
+    /// Why a run could not take `path` as an input, found as the run finds it, with one open (`openDescriptor`)
+    /// closed at once: it cannot be opened (a socket, a permission, a loop of links), or, with `sniffs`, a
+    /// regular file's first bytes are no JPEG or PNG (`formatProblem`). Nil when it would do. A dry run's check,
+    /// so that both say the same; not for a FIFO or a device, whose opening has effects (a writer waiting on a
+    /// FIFO would be let in, then cut off) — and a file that became one since it was looked at is not read.
+    public static func openProblem(_ path: String, sniffs: Bool = false) -> DecodeError? {
+        let fd: Int32
+        do throws(DecodeError) { fd = try openDescriptor(path) } catch { return error }
+        defer { if fd != STDIN_FILENO { close(fd) } }
+        guard sniffs, FileStatus(descriptor: fd)?.kind == .regular else { return nil }
+        var head = [UInt8](repeating: 0, count: 8)
+        let n = yc_read_full(fd, &head, head.count)
+        if n < 0 { return .cannotOpen("read failed: \(errnoMessage())") }
+        return formatProblem(head: Array(head[0..<Int(n)]))
     }
 
     deinit {

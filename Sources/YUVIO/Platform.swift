@@ -55,14 +55,16 @@ public func removeTemporaryFiles() { yc_remove_temps() }
 public func setGracefulInterrupt(_ on: Bool) { yc_set_graceful_interrupt(on ? 1 : 0) }
 
 /// The signal that asked the run to stop (SIGINT 2, SIGTERM 15), or nil.
-/// Stops the run as a graceful `signal` would (`interruptSignal` says it from now on), without its action: a
-/// closed pipe's reader gone is SIGPIPE, which the process ignores.
-public func stopAsIf(signal: Int32) { yc_stop_as_if(signal) }
-
 public func interruptSignal() -> Int32? {
     let s = yc_interrupted()
     return s == 0 ? nil : s
 }
+
+/// Notes that standard output's reader went away (EPIPE on text written there), for every thread.
+public func noteReaderGone() { yc_note_reader_gone() }
+
+/// Whether standard output's reader went away (`noteReaderGone`): a batch starts no more files.
+public var readerGone: Bool { yc_reader_gone() != 0 }
 
 /// Opens /dev/null on any of descriptors 0–2 that is closed, so that no file opened later lands on one of
 /// them (a temporary output on descriptor 2 would receive log lines). Call it first thing.

@@ -143,6 +143,25 @@ public enum RawInput {
         }
     }
 
+    /// A regular file's size against the one frame it must hold (`what`: the size and layout, and `need` bytes).
+    static func sizeProblem(fileSize: Int?, need: Int, what: String) -> DecodeError? {
+        guard let size = fileSize, size != need else { return nil }
+        return .frameSize("is \(size) bytes, but \(what)")
+    }
+
+    /// What `read` would refuse of a raw frame at `path` before reading it — its size, or a regular file's byte
+    /// count against it — or nil: a dry run's check, from the file's status alone.
+    public static func frameProblem(path: String, width: Int, height: Int, layout: PixelLayout, maxPixels: Int) -> FileError? {
+        do throws(DecodeError) {
+            let need = try frameBytes(width: width, height: height, layout: layout, maxPixels: maxPixels)
+            let st = FileStatus(path: path)
+            return sizeProblem(fileSize: st?.kind == .regular ? st?.size : nil, need: need,
+                               what: "\(width)x\(height) \(layout.rawValue) needs \(need) bytes").map { FileError(path: path, $0) }
+        } catch {
+            return FileError(path: path, error)
+        }
+    }
+
     /// Raw planes of `layout`, tightly packed: exactly one frame of the size given. The frame is read by
     /// the size it needs — never more, whatever the input holds — and an input that is shorter or longer
     /// is refused (a regular file by its size, before anything is read).
@@ -151,9 +170,7 @@ public enum RawInput {
         try withInput(path) { (input, _) throws(DecodeError) -> YUVImage in
             let need = try frameBytes(width: width, height: height, layout: layout, maxPixels: maxPixels)
             let what = "\(width)x\(height) \(layout.rawValue) needs \(need) bytes"
-            if let size = input.fileSize, size != need {
-                throw .frameSize("is \(size) bytes, but \(what)")
-            }
+            if let problem = sizeProblem(fileSize: input.fileSize, need: need, what: what) { throw problem }
             let bytes = try input.read(need)
             guard bytes.count == need else { throw .frameSize("ends after \(bytes.count) bytes, but \(what)") }
             if try !input.read(1).isEmpty { throw .frameSize("goes on past one frame: \(what)") }

@@ -46,6 +46,15 @@ func reportFolderToMake(_ file: String, outputFolder folder: String) -> String? 
     return dir
 }
 
+/// Why the folders `reportFolderToMake` gives may not be made: one below the output folder is named as
+/// --update's manifest or its lock file (it would stand where --update writes its file). For the run and its
+/// dry run alike, before anything is made.
+func reportFolderProblem(_ file: String, outputFolder folder: String) -> String? {
+    guard let dir = reportFolderToMake(file, outputFolder: folder) else { return nil }
+    let below = BatchPlan.resolved(dir).dropFirst(BatchPlan.resolved(folder).count)
+    return AtomicOutput.reservedNameProblem(String(below) + "/" + (file.split(separator: "/").last.map(String.init) ?? ""))
+}
+
 /// What a batch hands on in input order, as each item's turn comes (under the state's lock): the report,
 /// written as it goes; the failures, set aside on disk for the summary; `--update`'s manifest changes, set
 /// aside on disk for the manifest. Nothing per file is kept in memory.
@@ -127,6 +136,14 @@ func fileFailure(_ error: FileError) -> Int32 {
     return 1
 }
 
+/// Whether `path` leads to the pipe, socket or device standard input is (not a file it was redirected from,
+/// which may also be named as an input).
+func isStandardInputStream(_ path: String) -> Bool {
+    guard let stdin = FileStatus(descriptor: STDIN_FILENO), stdin.kind != .regular, stdin.kind != .directory,
+          let named = FileStatus(path: path) else { return false }
+    return named.identity == stdin.identity
+}
+
 /// A batch's or `report`'s report onto standard error (`--report-file /dev/stderr`, `/dev/fd/2`): the run's
 /// failures, progress and summary go there too and would be mixed into it (a single conversion leaves its
 /// per-image line out instead, and has no summary). Refused before any work, for both commands.
@@ -141,8 +158,11 @@ func refuseReportOnStandardError(_ options: Options) -> Int32? {
 /// first shard would take it and the others say nothing of it), and neither "one of many" nor "give -o FILE"
 /// (which --shard then refuses) says why.
 func refuseShardedStandardInput(_ options: Options, doing remedy: String) -> Int32? {
-    // `-`, /dev/stdin, /dev/fd/0, alone or among files (`report - a.png --shard 2/2` dropped it without a word).
-    guard options.shard != nil, options.inputs.contains(where: readsStandardInput) else { return nil }
+    // `-`, /dev/stdin, /dev/fd/0, alone or among files (`report - a.png --shard 2/2` dropped it without a word),
+    // or another name of a stream standard input is (`//dev/stdin`, a link to it: the same pipe).
+    guard options.shard != nil, options.inputs.contains(where: { readsStandardInput($0) || isStandardInputStream($0) }) else {
+        return nil
+    }
     return usageFailure("--shard splits a batch of files among runs; standard input is one stream: \(remedy)")
 }
 
@@ -212,6 +232,9 @@ func runBatch(_ options: Options) -> Int32 {
     if let file = options.reportFile, let why = PathBytes.lengthProblem(file) {
         return fileFailure(FileError(path: file, reason: "the name cannot be made: \(why)"))
     }
+    if let file = options.reportFile, let why = reportFolderProblem(file, outputFolder: folder.path) {
+        return fileFailure(FileError(path: file, reason: why))
+    }
     if let file = options.reportFile, let dir = reportFolderToMake(file, outputFolder: folder.path), let why = makeFolders(dir) {
         return fileFailure(FileError(path: file, reason: why))
     }
@@ -245,7 +268,7 @@ func runBatch(_ options: Options) -> Int32 {
         var o = opts
         o.force = opts.force || action.replaces
         // Its names first: a folder named as --update's manifest is refused before it is made.
-        if let why = AtomicOutput.reservedNameProblem(item.output) ?? watch.prepare(outputFolder(of: item.output), for: item.output) {
+        if let why = AtomicOutput.reservedNameProblem(item.name) ?? watch.prepare(outputFolder(of: item.output), for: item.output) {
             var failed = Outcome.failed(item.input, FileError(path: item.output, reason: why), alignment: opts.reportAlignment)
             failed.manifestChange = update?.failureChange(item)
             return failed
@@ -326,7 +349,8 @@ struct BatchRun {
             while interruptSignal() == nil {
                 enum Take { case item(Int, BatchItem), wait, end }
                 let take: Take = state.withLock { s in
-                    if s.stop || s.exhausted { return .end }
+                    // Standard output's reader gone (the report's): no more files, those started finish.
+                    if s.stop || s.exhausted || readerGone { return .end }
                     if s.next - s.emitted >= window { return .wait }
                     guard let item = next() else {
                         s.exhausted = true
@@ -372,8 +396,7 @@ struct BatchRun {
                         s.emitted += 1
                     }
                 }
-                // A file cut short because standard output's reader went away is in the summary, not an error line.
-                if let f = outcome?.failure, !(readerGone && f.reason == DecodeError.interrupted.reason) {
+                if let f = outcome?.failure {
                     if progress.enabled { printAboveProgress("yuvconv: error: \(f.cli)") } else { printErr("yuvconv: error: \(f.cli)") }
                 }
                 progress.show(state)
@@ -399,7 +422,7 @@ struct BatchRun {
                 + (skipped.map { "\(final.skipped) skipped (\($0)), " } ?? "") + "\(final.failed) failed"
             if notStarted > 0 {
                 line += ", \(notStarted) not started"
-                    + (signal == SIGPIPE ? " (standard output's reader stopped reading)" : signal != nil ? " (interrupted)" : " (--fail-fast)")
+                    + (signal != nil ? " (interrupted)" : readerGone ? " (standard output's reader stopped reading)" : " (--fail-fast)")
             }
             printErr(line)
             var failures = outputs.failures.reader()
@@ -423,7 +446,7 @@ struct BatchRun {
             // after every input had finished cut nothing short.
             let dropPartial = signal != nil && writer.isFile && cutShort
             if let error = writer.finish(abort: failure != nil || dropPartial) ?? failure {
-                status = readerGone ? closedReaderStatus : fileFailure(error)
+                status = readerGone ? 1 : fileFailure(error)
             } else if dropPartial {
                 printErr("yuvconv: the report file was not written (interrupted); what was there is as it was")
             }

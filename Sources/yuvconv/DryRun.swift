@@ -10,14 +10,23 @@ import YUVIO
 // run makes before any work (the same refusals, the same exit status); nothing is written, no folder made.
 
 /// A dry run of one conversion: its line, and exit 1 when a real run would refuse it.
-func dryRunOne(input: String, output: String, format: OutputFormat, options: Options, protected: any FileIdentitySet) -> Int32 {
+func dryRunOne(input: String, output: String, format: OutputFormat, options: Options, protected: any FileIdentitySet,
+               inputRefusal: String? = nil) -> Int32 {
     if let status = dryRunReportFile(options, protected: protected) { return status }
     // A single conversion refuses an existing output without --force (it skips nothing).
     let exists = AtomicOutput.standardDescriptor(output) == nil && FileStatus(path: output)?.kind == .regular
     let action: BatchAction = exists && options.force ? .replace(nil) : .convert
     // A single conversion makes no folder.
     return dryRunItem(input: input, output: output, format: format, action: action, options: options,
-                      protected: protected, makesFolders: false) ? 1 : 0
+                      protected: protected, makesFolders: false, inputRefusal: inputRefusal) ? 1 : 0
+}
+
+/// A line of a dry run's listing on standard output, flushed at once: a reader that went away (`| head`) stops
+/// the listing then (`stdoutFailure`), not after every file is decided (and hashed, with --update). The error
+/// stays on the stream for the final check in main, which gives the status.
+func listLine(_ text: String) {
+    print(text)
+    if fflush(stdout) != 0 { _ = stdoutFailure("write failed", errno: errno) }
 }
 
 /// A dry run of a planned batch: a line per file, then the summary on standard error; exit 1 when a real run
@@ -31,7 +40,7 @@ func dryRunBatch(_ plan: BatchPlan, options: Options, update: UpdateManifest?, o
     // lost, printing nothing at all).
     setGracefulInterrupt(true)
     var items = plan.reader()
-    while interruptSignal() == nil, let item = items.next() {
+    while interruptSignal() == nil, !readerGone, let item = items.next() {
         let decided = update?.check(item, options: options)
         let action = decided?.action ?? BatchAction(item, force: options.force)
         if case .skip(upToDate: true) = action, let update, let entry = decided?.entry, update.rewrites(item, kept: entry) {
@@ -40,8 +49,14 @@ func dryRunBatch(_ plan: BatchPlan, options: Options, update: UpdateManifest?, o
         if interruptSignal() != nil { break }   // its decision was cut short
         // With --update, an output there that it may not replace fails the real run (`runBatch`): refused here.
         if case .skip(upToDate: false) = action, let update {
-            print("refuse \(displayPath(item.input)) -> \(displayPath(item.output)) (\(item.format.name)): "
-                  + update.refusal(item, protected: plan.protected).cliReason)
+            listLine("refuse \(displayPath(item.input)) -> \(displayPath(item.output)) (\(item.format.name)): "
+                     + update.refusal(item, protected: plan.protected).cliReason)
+            refused += 1
+            continue
+        }
+        // The output's name below the folder, as the run asks it before making the output's folders.
+        if let why = AtomicOutput.reservedNameProblem(item.name) {
+            listLine("refuse \(displayPath(item.input)) -> \(displayPath(item.output)) (\(item.format.name)): \(why)")
             refused += 1
             continue
         }
@@ -87,6 +102,9 @@ func dryRunReportFile(_ options: Options, protected: any FileIdentitySet, output
     do { _ = try AtomicOutput.check(path: file, force: reportReplaces(file, options), protected: protected) } catch {
         return fileFailure(FileError(path: file, error))
     }
+    if let folder = outputFolder, let why = reportFolderProblem(file, outputFolder: folder) {
+        return fileFailure(FileError(path: file, reason: why))
+    }
     let made = outputFolder.map { reportFolderToMake(file, outputFolder: $0) != nil } ?? false
     if let why = creationProblem(file, makesFolders: made) {
         printErr("yuvconv: error: \(why)")
@@ -128,12 +146,13 @@ func creationProblem(_ path: String, makesFolders: Bool) -> String? {
 /// Prints what would happen to one file — `convert`, `replace`, `skip` or `refuse`, `INPUT -> OUTPUT (format)`,
 /// and why — and returns true when it would be refused.
 func dryRunItem(input: String, output: String, format: OutputFormat, action: BatchAction, options: Options,
-                protected: any FileIdentitySet, makesFolders: Bool = true, sniffs: Bool = false) -> Bool {
+                protected: any FileIdentitySet, makesFolders: Bool = true, sniffs: Bool = false,
+                inputRefusal: String? = nil) -> Bool {
     let shown = AtomicOutput.standardDescriptor(output) == STDOUT_FILENO ? "<stdout>" : displayPath(output)
     func say(_ verb: String, _ why: String?) {
-        print("\(verb) \(displayPath(input)) -> \(shown) (\(format.name))" + (why.map { ": " + $0 } ?? ""))
+        listLine("\(verb) \(displayPath(input)) -> \(shown) (\(format.name))" + (why.map { ": " + $0 } ?? ""))
     }
-    var refusal = inputProblem(input, sniffs: sniffs)
+    var refusal = inputRefusal ?? inputProblem(input, sniffs: sniffs)
     switch action {
     case .skip(let upToDate):
         say("skip", upToDate ? "up to date" : BatchAction.alreadyThere)
@@ -175,15 +194,10 @@ func inputProblem(_ input: String, sniffs: Bool = false) -> String? {
     }
     if st.kind == .directory { return "\(displayPath(input)): is a directory" }
     // A file or a socket: opened as the run opens it, which decides (a socket cannot be opened, ENXIO; a
-    // permission). A FIFO or a device is not opened (`openProblem`): only asked whether it may be read.
+    // permission) — and a batch's input must be a JPEG or a PNG, decided by its first bytes (`sniffs`), read as
+    // the run reads them (an empty file, a Y4M, a text are refused by both).
     if st.kind == .regular || st.kind == .socket {
-        if let why = InputSource.openProblem(input) { return "\(displayPath(input)): \(why)" }
-        // A batch's input must be a JPEG or a PNG, decided by its first bytes (`sniffs`): read here as the run
-        // reads them (an empty file, a Y4M, a text are refused by both).
-        if sniffs, st.kind == .regular, let problem = InputSource.formatProblem(head: RawInput.head(input, 8)) {
-            return FileError(path: input, problem).cli
-        }
-        return nil
+        return InputSource.openProblem(input, sniffs: sniffs).map { FileError(path: input, $0).cli }
     }
     let readable = withFileSystemPath(input) { access($0, R_OK) == 0 ? Int32(0) : errno }
     if readable != 0 { return "\(displayPath(input)): cannot open: \(String(cString: strerror(readable)))" }

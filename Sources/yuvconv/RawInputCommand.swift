@@ -35,7 +35,16 @@ func runRawInput(_ options: Options) -> Int32 {
     // Before any message: with -q, data on standard error silences them all (`dataAwayFromMessages`).
     let written = options.quiet ? dataAwayFromMessages(output) : output
     if options.dryRun {
-        return dryRunOne(input: input, output: output, format: format, options: options, protected: protected)
+        // What the run refuses from the name and the file's status alone: a raw frame without --size (a usage
+        // error), or a file whose size is not one frame's.
+        var refusal: String?
+        if !RawInput.isY4M(path: input) || options.isOneRawFrame(input) {
+            guard let size = options.inputSize else { return usageFailure("\(name): raw YUV needs --size WxH") }
+            refusal = RawInput.frameProblem(path: input, width: size.width, height: size.height,
+                                            layout: options.rawLayout(of: input), maxPixels: options.maxPixels)?.cli
+        }
+        return dryRunOne(input: input, output: output, format: format, options: options, protected: protected,
+                         inputRefusal: refusal)
     }
     warnIgnoredOptions(options, format: format, rawInput: true, single: true)
     setCurrentInput(name)

@@ -62,7 +62,11 @@ final class ReportWriter {
         guard failure == nil, !buffer.isEmpty else { return }
         defer { buffer.removeAll(keepingCapacity: true) }
         if let sink {
-            do throws(WriteError) { try sink.write(buffer) } catch { failure = FileError(path: sink.path, error) }
+            do throws(WriteError) { try sink.write(buffer) } catch {
+                // Named standard output (`--report-file /dev/stdout`, `-`): a reader gone is said as without it.
+                if sink.isStandardOutput && streamWithoutReader(STDOUT_FILENO) { noteReaderGone() }
+                failure = FileError(output: sink.path, error)
+            }
             return
         }
         if standardDescriptorWasClosed(STDOUT_FILENO) {
@@ -70,8 +74,10 @@ final class ReportWriter {
             return
         }
         clearerr(stdout)
-        if fwrite(buffer, 1, buffer.count, stdout) != buffer.count || ferror(stdout) != 0 {
-            failure = stdoutFailure("cannot write the report")
+        // Flushed at once: a reader sees each image's line as it finishes (and one gone is known then).
+        if fwrite(buffer, 1, buffer.count, stdout) != buffer.count || fflush(stdout) != 0 {
+            failure = stdoutFailure("cannot write the report", errno: errno)
+            clearerr(stdout)
         }
     }
 
@@ -82,11 +88,12 @@ final class ReportWriter {
         flush()
         if let sink {
             if failure == nil && !abort {
-                do throws(WriteError) { try sink.commit() } catch { failure = FileError(path: sink.path, error) }
+                do throws(WriteError) { try sink.commit() } catch { failure = FileError(output: sink.path, error) }
             }
             if failure != nil || abort { sink.abort() }
-        } else if failure == nil && (fflush(stdout) != 0 || ferror(stdout) != 0) {
-            failure = stdoutFailure("cannot write the report")
+        } else if failure == nil && fflush(stdout) != 0 {
+            failure = stdoutFailure("cannot write the report", errno: errno)
+            clearerr(stdout)
         }
         return failure
     }
@@ -102,7 +109,8 @@ func emitReport(_ text: String, to sink: AtomicOutput?, dataOnStdout: Bool) thro
             try sink.commit()
         } catch {
             sink.abort()
-            throw FileError(path: sink.path, error)
+            if sink.isStandardOutput && streamWithoutReader(STDOUT_FILENO) { noteReaderGone() }
+            throw FileError(output: sink.path, error)
         }
     } else if dataOnStdout {
         fputs(text + "\n", stderr)
@@ -111,30 +119,27 @@ func emitReport(_ text: String, to sink: AtomicOutput?, dataOnStdout: Bool) thro
             throw FileError(path: "<stdout>", reason: "cannot write the report: standard output is closed")
         }
         clearerr(stdout)
-        if fputs(text + "\n", stdout) < 0 || fflush(stdout) != 0 || ferror(stdout) != 0 {
-            throw stdoutFailure("cannot write the report")
+        if fputs(text + "\n", stdout) < 0 || fflush(stdout) != 0 {
+            let failure = stdoutFailure("cannot write the report", errno: errno)
+            clearerr(stdout)
+            throw failure
         }
     }
 }
 
-/// A write of text to standard output failed: the error, `what` and why. When its reader went away (EPIPE: a
-/// report or a listing piped into `head`), the run is stopped as SIGPIPE would stop it (`stopAsIf`: no file
-/// started after, unfinished ones removed), and it ends with `closedReaderStatus` and no message, as a pipeline
-/// expects (`readerGone`). errno is read here, right after the failed call.
-func stdoutFailure(_ what: String, errno code: Int32 = errno) -> FileError {
-    if code == EPIPE || pipeWithoutReader(STDOUT_FILENO) { stopAsIf(signal: SIGPIPE) }
-    return FileError(path: "<stdout>", reason: "\(what): \(String(cString: strerror(code)))")
+/// A write of text to standard output failed: the error, `what` and why (`code`: the errno of the call that
+/// failed just now, 0 when only an earlier failure is known). When its reader went away — EPIPE, ECONNRESET from
+/// a socket, or a pipe or socket poll says is closed — that is noted (`noteReaderGone`): a batch starts no more
+/// files, and the run ends with status 1 and no error line, as a pipeline expects; a full disk or /dev/full is
+/// said as an error.
+func stdoutFailure(_ what: String, errno code: Int32) -> FileError {
+    if code == EPIPE || code == ECONNRESET || streamWithoutReader(STDOUT_FILENO) { noteReaderGone() }
+    return FileError(path: "<stdout>", reason: "\(what): " + (code != 0 ? String(cString: strerror(code)) : "an earlier write failed"))
 }
 
-/// Whether `fd` is a pipe whose reading end is closed (poll says POLLERR): what EPIPE said, for a stream whose
-/// error came from an earlier write (errno since overwritten).
-func pipeWithoutReader(_ fd: Int32) -> Bool {
+/// Whether `fd` is a pipe or socket whose other end is closed (poll says POLLERR or POLLHUP).
+func streamWithoutReader(_ fd: Int32) -> Bool {
+    guard let st = FileStatus(descriptor: fd), st.kind == .fifo || st.kind == .socket else { return false }
     var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-    return poll(&p, 1, 0) == 1 && p.revents & Int16(POLLERR) != 0
+    return poll(&p, 1, 0) == 1 && p.revents & Int16(POLLERR | POLLHUP) != 0
 }
-
-/// Whether standard output's reader went away (`stdoutFailure`, or the final flush in main).
-var readerGone: Bool { interruptSignal() == SIGPIPE }
-
-/// The status of a run whose standard output's reader went away: as if ended by SIGPIPE.
-let closedReaderStatus: Int32 = 128 + SIGPIPE

@@ -166,8 +166,7 @@ func run(_ args: [String]) -> Int32 {
         try emitReport(renderReport([outcome.record], format: format), to: reportSink,
                        dataOnStdout: AtomicOutput.standardDescriptor(output) == STDOUT_FILENO)
     } catch {
-        if readerGone { return closedReaderStatus }
-        printErr("yuvconv: error: \(error.cli)")
+        if !readerGone { printErr("yuvconv: error: \(error.cli)") }
         return 1
     }
     return outcome.failure == nil ? 0 : 1
@@ -195,9 +194,9 @@ if !prepareForAddressSpaceLimit() {
     fputs("yuvconv: error: out of memory: the address-space limit (ulimit -v) leaves too little to start\n", stderr)
     exit(1)
 }
-// A closed pipe is a write error (EPIPE), from the first byte: `--help | head -1`, a dry run piped into
-// `grep -q` were killed by SIGPIPE before the signal handlers were installed. Image data cut short is an error
-// with a message; text whose reader went away stops the run quietly, as SIGPIPE would (`stdoutFailure`).
+// A closed pipe is a write error (EPIPE, exit 1), from the first byte: `--help | head -1`, a dry run piped into
+// `grep -q` were killed by SIGPIPE before the signal handlers were installed. Image data cut short is said as an
+// error; text whose reader went away ends the run quietly (`stdoutFailure`).
 signal(SIGPIPE, SIG_IGN)
 // SIGINT and SIGTERM are honoured from the start, also when the parent ignores them (a background job of a
 // script: `yuvconv … &` inherits SIGINT ignored): a batch still reading a large manifest or walking folders took
@@ -220,15 +219,13 @@ guard let arguments = processArguments() else {
 }
 var status = run(arguments)
 // Whatever went to standard output must have arrived (`> /dev/full`). A reader that stopped reading text
-// (`--man | head -1`, a dry run's listing piped into `head`) ends the run as SIGPIPE would, without a message
+// (`--man | head -1`, a dry run's listing piped into `head`) ends the run with status 1 and no message
 // (`stdoutFailure`); image data cut short says so where it is written (IOFaultTests).
-if fflush(stdout) != 0 || ferror(stdout) != 0 {
-    let failure = stdoutFailure("write failed")
-    if readerGone {
-        status = closedReaderStatus
-    } else {
-        if status == 0 { printErr("yuvconv: error: \(failure.cli)") }
-        status = max(status, 1)
-    }
+let flushFailed = fflush(stdout) != 0, flushErrno = errno
+if flushFailed || ferror(stdout) != 0 {
+    // errno only from the flush that failed now: a sticky error from an earlier write has none left to tell.
+    let failure = stdoutFailure("write failed", errno: flushFailed ? flushErrno : 0)
+    if status == 0 && !readerGone { printErr("yuvconv: error: \(failure.cli)") }
+    status = max(status, 1)
 }
 exit(status)

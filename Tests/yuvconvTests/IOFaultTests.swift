@@ -60,45 +60,12 @@ final class IOFaultTests: CLITestCase {
         XCTAssertTrue(message.contains("Broken pipe"), message)
     }
 
-    /// Text into a pipe nobody reads (`yuvconv --man | head -1`, a report piped into `head`): the run stops as
-    /// SIGPIPE would stop it — status 141, no error message, a batch starting no more files — as a pipeline
-    /// expects; image data cut short says so (above).
-    func testTextIntoAClosedPipeIsQuiet() throws {
-        let png = fixture("pngsuite/basn2c08.png")
-        let many = Array(repeating: [fixture("photos/kodim23.png"), png], count: 20).flatMap { $0 }
-        try FileManager.default.createDirectory(at: work.appendingPathComponent("in"), withIntermediateDirectories: true)
-        for (i, path) in many.enumerated() {
-            try FileManager.default.copyItem(atPath: path, toPath: work.appendingPathComponent("in/\(i).png").path)
-        }
-        for args in [["--man"], ["--help"], ["--completion", "bash"], ["report", png, "--report", "json"],
-                     ["report", "in/", "--report", "csv"], ["convert", "in/", "-o", "out/", "--report", "json"],
-                     [png, "-o", "x.nv12", "--report", "json"], ["convert", "in/", "-o", "dry/", "-n"]] {
-            let tool = Process()
-            tool.executableURL = binary
-            tool.arguments = args
-            tool.currentDirectoryURL = work
-            let out = Pipe(), err = Pipe()
-            try out.fileHandleForReading.close()   // no reader at all: the first write is EPIPE
-            tool.standardOutput = out
-            tool.standardError = err
-            try tool.run()
-            try out.fileHandleForWriting.close()
-            let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            tool.waitUntilExit()
-            XCTAssertEqual(tool.terminationStatus, 141, "\(args): \(message)")
-            XCTAssertFalse(message.contains("error"), "\(args): \(message)")
-        }
-    }
-
-    /// A batch whose report's reader went away stops starting files, as on a signal: of forty, not all made.
-    func testBatchStopsWhenTheReportsReaderGoes() throws {
-        try FileManager.default.createDirectory(at: work.appendingPathComponent("in"), withIntermediateDirectories: true)
-        for i in 0..<40 {
-            try FileManager.default.copyItem(atPath: fixture("photos/kodim23.png"), toPath: work.appendingPathComponent("in/\(i).png").path)
-        }
+    /// The tool in the work folder with its standard output a pipe whose reading end is already closed (the
+    /// first write is EPIPE): its status and standard error.
+    func runIntoClosedPipe(_ args: [String]) throws -> (status: Int32, stderr: String) {
         let tool = Process()
         tool.executableURL = binary
-        tool.arguments = ["convert", "in/", "-o", "out/", "--report", "json", "-j", "1"]
+        tool.arguments = args
         tool.currentDirectoryURL = work
         let out = Pipe(), err = Pipe()
         try out.fileHandleForReading.close()
@@ -108,7 +75,38 @@ final class IOFaultTests: CLITestCase {
         try out.fileHandleForWriting.close()
         let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         tool.waitUntilExit()
-        XCTAssertEqual(tool.terminationStatus, 141, message)
+        return (tool.terminationStatus, message)
+    }
+
+    /// Text into a pipe nobody reads (`yuvconv --man | head -1`, a report piped into `head`): status 1, no error
+    /// line, a batch starting no more files — as a pipeline expects, never death by SIGPIPE; image data cut short
+    /// says so (above).
+    func testTextIntoAClosedPipeIsQuiet() throws {
+        let png = fixture("pngsuite/basn2c08.png")
+        let many = Array(repeating: [fixture("photos/kodim23.png"), png], count: 20).flatMap { $0 }
+        try FileManager.default.createDirectory(at: work.appendingPathComponent("in"), withIntermediateDirectories: true)
+        for (i, path) in many.enumerated() {
+            try FileManager.default.copyItem(atPath: path, toPath: work.appendingPathComponent("in/\(i).png").path)
+        }
+        for args in [["--man"], ["--help"], ["--completion", "bash"], ["report", png, "--report", "json"],
+                     ["report", "in/", "--report", "csv"], ["convert", "in/", "-o", "out/", "--report", "json"],
+                     [png, "-o", "x.nv12", "--report", "json"], ["convert", "in/", "-o", "dry/", "-n"],
+                     ["convert", "in/", "-o", "named/", "--report", "json", "--report-file", "/dev/stdout"]] {
+            let (status, message) = try runIntoClosedPipe(args)
+            XCTAssertEqual(status, 1, "\(args): \(message)")
+            XCTAssertFalse(message.contains("error"), "\(args): \(message)")
+        }
+    }
+
+    /// A batch whose report's reader went away starts no more files: of forty, not all made, and those made are
+    /// whole (none left as a temporary file).
+    func testBatchStopsWhenTheReportsReaderGoes() throws {
+        try FileManager.default.createDirectory(at: work.appendingPathComponent("in"), withIntermediateDirectories: true)
+        for i in 0..<40 {
+            try FileManager.default.copyItem(atPath: fixture("photos/kodim23.png"), toPath: work.appendingPathComponent("in/\(i).png").path)
+        }
+        let (status, message) = try runIntoClosedPipe(["convert", "in/", "-o", "out/", "--report", "json", "-j", "1"])
+        XCTAssertEqual(status, 1, message)
         XCTAssertTrue(message.contains("not started (standard output's reader stopped reading)"), message)
         let made = (try? FileManager.default.contentsOfDirectory(atPath: work.appendingPathComponent("out").path)) ?? []
         XCTAssertLessThan(made.count, 40)

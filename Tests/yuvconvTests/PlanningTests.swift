@@ -76,7 +76,7 @@ final class PlanningTests: CLITestCase {
         }
         XCTAssertEqual(try run(["-", "-o", "o.nv12", "-q"], stdin: png).status, 0)
         // `report` alike: every shard but the first measured nothing and said nothing.
-        for (k, names) in [("1/2", ["-"]), ("2/2", ["-"]), ("2/2", ["/dev/stdin"]), ("2/2", ["/dev/fd/0"]),
+        for (k, names) in [("1/2", ["-"]), ("2/2", ["-"]), ("2/2", ["/dev/stdin"]), ("2/2", ["/dev/fd/0"]), ("2/2", ["//dev/./stdin"]),
                            ("2/2", ["-", fixture("pngsuite/basn0g08.png")])] {
             let report = try run(["report"] + names + ["--shard", k, "--report", "csv"], stdin: png)
             XCTAssertEqual(report.status, 2, "\(k) \(names): \(report.stderr)")
@@ -166,6 +166,23 @@ final class PlanningTests: CLITestCase {
         XCTAssertEqual(real.status, 1, real.stderr)
         XCTAssertTrue(real.stderr.contains("1 converted, 0 skipped (already there), 4 failed"), real.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("out/.yuvconv-manifest").path))
+        // A report file in a folder, to be made in the output folder, named as --update's manifest: refused
+        // before the folder is made, by the run and its dry run.
+        for dry in [true, false] {
+            let r = try run(["convert", "in/a.png", "-o", "ro/", "--report", "json", "--report-file", "ro/.yuvconv-manifest/r.json"]
+                            + (dry ? ["-n"] : ["-q"]))
+            XCTAssertEqual(r.status, 1, r.stderr)
+            XCTAssertTrue(r.stderr.contains("is in a folder named as --update's manifest"), r.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("ro/.yuvconv-manifest").path))
+        }
+        // A single raw frame: without --size a usage error, with a size its file does not hold a refusal, in the
+        // dry run as in the run.
+        try Data(count: 96).write(to: work.appendingPathComponent("r.yuv"))
+        for (extra, status) in [([String](), Int32(2)), (["-s", "8x9"], Int32(1)), (["-s", "8x8"], Int32(0))] {
+            let dry = try run(["r.yuv", "-o", "r.nv12", "-n"] + extra)
+            XCTAssertEqual(dry.status, status, "\(extra): \(dry.stderr)")
+            XCTAssertEqual(try run(["r.yuv", "-o", "r\(status).nv12", "-q"] + extra).status, status, "\(extra)")
+        }
         // A report onto standard error would mix the run's messages into it.
         let err = try run(["convert", "in/a.png", "-o", "o2/", "--report", "csv", "--report-file", "/dev/stderr"])
         XCTAssertEqual(err.status, 2, err.stderr)

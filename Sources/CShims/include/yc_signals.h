@@ -18,9 +18,10 @@ void yc_install_signal_cleanup(void);
 void yc_set_graceful_interrupt(int on);
 /// The signal that asked the run to stop, or 0.
 int yc_interrupted(void);
-/// Records `sig` as if it had arrived and been recorded (unless one already was), without its action: the run
-/// stops as for a graceful interrupt (a closed pipe's reader gone: SIGPIPE, which the process ignores).
-void yc_stop_as_if(int sig);
+/// Standard output's reader went away (a write of text to it failed with EPIPE): noted once, for every thread
+/// (a batch then starts no more files). Apart from the signals: a Ctrl-C after it is still a first one.
+void yc_note_reader_gone(void);
+int yc_reader_gone(void);
 /// Registers a temporary file to remove on a signal: `path` relative to the open folder `folder` (AT_FDCWD for
 /// the current one); returns a slot, -1 when all slots are in use, or -2 when a signal is ending the process
 /// (the file must not be made).
