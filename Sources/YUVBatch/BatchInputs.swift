@@ -65,6 +65,9 @@ public final class BatchInputs: @unchecked Sendable {
     public let skippedCount: Int
     /// The `filesFrom` list that was read: an input too, never to be overwritten.
     public let listFile: String?
+    /// The list names the stream standard input is (`/dev/stdin` in it, its pipe by another name): a stream
+    /// that `--shard` cannot split (the front end refuses it, as it refuses one given as an operand).
+    public private(set) var listsStandardInput = false
     static let skippedKept = 100
 
     /// Gathers the files named by `operands` — files, and folders' image files (their subfolders' too when
@@ -125,18 +128,24 @@ public final class BatchInputs: @unchecked Sendable {
             // standard input, a FIFO also given as an operand. Each job got part of its bytes and failed it as
             // damaged; refused like the operands, after the list (only streams are kept, not every entry).
             var clash: (first: String, second: String)?
+            let standardInputStream = FileStatus(descriptor: STDIN_FILENO).flatMap { $0.kind.isStream ? $0.identity : nil }
+            var listed = false
             try fileStep { () throws(FileError) in
                 try Self.readList(list, nul: nul) { path in
                     // A listed "-" is a file of that name, never standard input (which cannot be one of many).
                     let input = path == "-" ? "./-" : path
-                    if clash == nil, let st = FileStatus(path: input), st.kind.isStream {
-                        if let first = streams[st.identity] { clash = (first, input) } else { streams[st.identity] = input }
+                    if let st = FileStatus(path: input), st.kind.isStream {
+                        if st.identity == standardInputStream { listed = true }
+                        if clash == nil {
+                            if let first = streams[st.identity] { clash = (first, input) } else { streams[st.identity] = input }
+                        }
                     }
                     add(input, dir: "")
                     sequence += 1
                 }
             }
             if let clash { throw .sameStream(first: clash.first, second: clash.second) }
+            listsStandardInput = listed
         }
         try fileStep { () throws(FileError) in try spool.seal() }
         gathered = spool

@@ -163,7 +163,13 @@ func refuseShardedStandardInput(_ options: Options, doing remedy: String) -> Int
     guard options.shard != nil, options.inputs.contains(where: { readsStandardInput($0) || isStandardInputStream($0) }) else {
         return nil
     }
-    return usageFailure("--shard splits a batch of files among runs; standard input is one stream: \(remedy)")
+    return usageFailure(shardedStandardInput(remedy))
+}
+
+/// The refusal of standard input under --shard: given as an operand (above) or named in a --files-from list
+/// (`BatchInputs.listsStandardInput`, known once the list is read).
+func shardedStandardInput(_ remedy: String) -> String {
+    "--shard splits a batch of files among runs; standard input is one stream: \(remedy)"
 }
 
 /// `yuvconv convert a.jpg b.png dir/ -o outdir/`: many files, several at once, none lost.
@@ -182,6 +188,9 @@ func runBatch(_ options: Options) -> Int32 {
         folder = try BatchOutputFolder(options.output)
         if options.reportFile != nil && options.reportFormat == nil { return usageFailure("--report-file needs --report FORMAT") }
         let inputs = try gatherInputs(options)
+        if options.shard != nil && inputs.listsStandardInput {
+            return usageFailure(shardedStandardInput("convert it without --shard, to a file (-o FILE)"))
+        }
         // One file given twice under one path (`in in/` with a {dir} name, a list and its folder): two outputs
         // of one input, and two lines of the report — refused as `report` refuses it, whatever names it gets.
         if let (first, second) = try repeatedInput(inputs) {

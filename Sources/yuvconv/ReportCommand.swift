@@ -31,6 +31,9 @@ func runReport(_ options: Options) -> Int32 {
     let selection: BatchSelection, protected: SortedIdentities
     do throws(BatchPlanError) {
         let inputs = try gatherInputs(options, standardInput: true)
+        if options.shard != nil && inputs.listsStandardInput {
+            return usageFailure(shardedStandardInput("measure it without --shard"))
+        }
         // One file given twice under one path (`a.png ./a.png`, a list and its folder) would be counted twice:
         // refused over the whole batch, so every shard agrees, as convert refuses it. Two paths to one file (a
         // hard or symbolic link, in a backup tree say) are two inputs here as with convert's {dir}.

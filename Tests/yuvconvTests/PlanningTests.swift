@@ -76,6 +76,13 @@ final class PlanningTests: CLITestCase {
         }
         XCTAssertEqual(try run(["-", "-o", "o.nv12", "-q"], stdin: png).status, 0)
         // `report` alike: every shard but the first measured nothing and said nothing.
+        // Named in a list (`--files-from`), as an operand is.
+        try Data("\(fixture("pngsuite/basn0g08.png"))\n/dev/stdin\n".utf8).write(to: work.appendingPathComponent("list.txt"))
+        for args in [["report", "--files-from", "list.txt", "--shard", "1/2"], ["convert", "--files-from", "list.txt", "--shard", "1/2", "-o", "l/"]] {
+            let listed = try run(args, stdin: png)
+            XCTAssertEqual(listed.status, 2, "\(args): \(listed.stderr)")
+            XCTAssertTrue(listed.stderr.contains("standard input is one stream"), listed.stderr)
+        }
         for (k, names) in [("1/2", ["-"]), ("2/2", ["-"]), ("2/2", ["/dev/stdin"]), ("2/2", ["/dev/fd/0"]), ("2/2", ["//dev/./stdin"]),
                            ("2/2", ["-", fixture("pngsuite/basn0g08.png")])] {
             let report = try run(["report"] + names + ["--shard", k, "--report", "csv"], stdin: png)
