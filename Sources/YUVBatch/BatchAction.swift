@@ -31,6 +31,12 @@ public enum BatchAction: Sendable, Equatable {
         if case .replace = self { return true }
         return false
     }
+
+    /// Whether the output is written (converted or replaced), not skipped.
+    public var writes: Bool {
+        if case .skip = self { return false }
+        return true
+    }
 }
 
 /// Why `--update` converts an output again.

@@ -128,7 +128,7 @@ public final class BatchInputs: @unchecked Sendable {
             // standard input, a FIFO also given as an operand. Each job got part of its bytes and failed it as
             // damaged; refused like the operands, after the list (only streams are kept, not every entry).
             var clash: (first: String, second: String)?
-            let standardInputStream = FileStatus(descriptor: STDIN_FILENO).flatMap { $0.kind.isStream ? $0.identity : nil }
+            let standardInputStream = FileStatus(descriptor: STDIN_FILENO).flatMap { $0.kind == .fifo || $0.kind == .socket ? $0.identity : nil }
             var listed = false
             try fileStep { () throws(FileError) in
                 try Self.readList(list, nul: nul) { path in

@@ -117,6 +117,22 @@ extension AtomicOutput {
 
     /// The descriptor a path names without a file of its own: standard output and error, `/dev/fd/N`.
     public static func standardDescriptor(_ path: String) -> Int32? {
+        if let n = descriptorName(path) { return n }
+        // Another name that leads to one through links (`/dev/./stdout`, a link to /dev/stdout): the descriptor
+        // too — /proc/self/fd/N's own link names no file (`pipe:[…]`), so it is never followed past.
+        guard path != "-" else { return nil }
+        var current = path
+        for _ in 0..<40 {
+            guard let st = FileStatus(path: current, follow: false), st.kind == .symlink,
+                  let next = symlinkTarget(current) else { return nil }
+            if let n = descriptorName(next) { return n }
+            current = next
+        }
+        return nil
+    }
+
+    /// The descriptor a path names by its spelling alone.
+    private static func descriptorName(_ path: String) -> Int32? {
         switch path {
         case "-", "/dev/stdout": return STDOUT_FILENO
         case "/dev/stderr": return STDERR_FILENO

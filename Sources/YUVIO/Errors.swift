@@ -134,7 +134,12 @@ public struct FileError: Error, CustomStringConvertible, Sendable {
 
     /// An output's error: `-` named as standard output, not as the standard input an input `-` is.
     public init(output path: String, _ error: WriteError) {
-        self.init(path: path == "-" ? "<stdout>" : path, reason: error.reason, remedy: error.remedy)
+        self.init(output: path, reason: error.reason, remedy: error.remedy)
+    }
+
+    /// An output's error: `-` is standard output there (`<stdout>`), not standard input as for an input.
+    public init(output path: String, reason: String, remedy: Remedy? = nil) {
+        self.init(path: path == "-" ? "<stdout>" : path, reason: reason, remedy: remedy)
     }
 
     /// Writing `output` failed while `input` was converted (a full disk, a closed pipe): the input's line, as every

@@ -131,14 +131,16 @@ public final class InputSource {
     /// closed at once: it cannot be opened (a socket, a permission, a loop of links), or, with `sniffs`, a
     /// regular file's first bytes are no JPEG or PNG (`formatProblem`). Nil when it would do. A dry run's check,
     /// so that both say the same; not for a FIFO or a device, whose opening has effects (a writer waiting on a
-    /// FIFO would be let in, then cut off) — and a file that became one since it was looked at is not read.
+    /// FIFO would be let in, then cut off). A file replaced by one between the caller's look and this open is
+    /// opened but not read: that race is accepted. The first bytes are read in place (`pread`), leaving a
+    /// shared offset where it was (macOS's /dev/stdin is standard input's own descriptor, duplicated).
     public static func openProblem(_ path: String, sniffs: Bool = false) -> DecodeError? {
         let fd: Int32
         do throws(DecodeError) { fd = try openDescriptor(path) } catch { return error }
         defer { if fd != STDIN_FILENO { close(fd) } }
         guard sniffs, FileStatus(descriptor: fd)?.kind == .regular else { return nil }
         var head = [UInt8](repeating: 0, count: 8)
-        let n = yc_read_full(fd, &head, head.count)
+        let n = pread(fd, &head, head.count, max(0, lseek(fd, 0, SEEK_CUR)))
         if n < 0 { return .cannotOpen("read failed: \(errnoMessage())") }
         return formatProblem(head: Array(head[0..<Int(n)]))
     }

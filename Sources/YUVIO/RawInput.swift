@@ -154,8 +154,10 @@ public enum RawInput {
     public static func frameProblem(path: String, width: Int, height: Int, layout: PixelLayout, maxPixels: Int) -> FileError? {
         do throws(DecodeError) {
             let need = try frameBytes(width: width, height: height, layout: layout, maxPixels: maxPixels)
-            let st = FileStatus(path: path)
-            return sizeProblem(fileSize: st?.kind == .regular ? st?.size : nil, need: need,
+            // Standard input (`-`) by its own descriptor, from where it stands, as `read` takes it.
+            let st = path == "-" ? FileStatus(descriptor: STDIN_FILENO) : FileStatus(path: path)
+            let at = path == "-" ? max(0, Int(lseek(STDIN_FILENO, 0, SEEK_CUR))) : 0
+            return sizeProblem(fileSize: st?.kind == .regular ? st.map { $0.size - at } : nil, need: need,
                                what: "\(width)x\(height) \(layout.rawValue) needs \(need) bytes").map { FileError(path: path, $0) }
         } catch {
             return FileError(path: path, error)

@@ -42,8 +42,15 @@ struct Finished: @unchecked Sendable {
 /// batch makes too). Nil otherwise: a report file elsewhere needs its folder there.
 func reportFolderToMake(_ file: String, outputFolder folder: String) -> String? {
     guard let dir = outputFolder(of: file), FileStatus(path: dir) == nil,
-          BatchPlan.resolved(dir).hasPrefix(BatchPlan.resolved(folder)) else { return nil }
+          isBelow(BatchPlan.resolved(dir), BatchPlan.resolved(folder)) else { return nil }
     return dir
+}
+
+/// Whether the resolved path `path` is the folder `folder` or below it: by whole names (`out2` is not below
+/// `out`).
+func isBelow(_ path: String, _ folder: String) -> Bool {
+    let f = folder.hasSuffix("/") ? folder : folder + "/"
+    return path == folder || path.hasPrefix(f)
 }
 
 /// Why the folders `reportFolderToMake` gives may not be made: one below the output folder is named as
@@ -51,7 +58,7 @@ func reportFolderToMake(_ file: String, outputFolder folder: String) -> String? 
 /// dry run alike, before anything is made.
 func reportFolderProblem(_ file: String, outputFolder folder: String) -> String? {
     guard let dir = reportFolderToMake(file, outputFolder: folder) else { return nil }
-    let below = BatchPlan.resolved(dir).dropFirst(BatchPlan.resolved(folder).count)
+    let below = BatchPlan.resolved(dir).dropFirst(BatchPlan.resolved(folder).count).drop { $0 == "/" }
     return AtomicOutput.reservedNameProblem(String(below) + "/" + (file.split(separator: "/").last.map(String.init) ?? ""))
 }
 
@@ -136,10 +143,10 @@ func fileFailure(_ error: FileError) -> Int32 {
     return 1
 }
 
-/// Whether `path` leads to the pipe, socket or device standard input is (not a file it was redirected from,
-/// which may also be named as an input).
+/// Whether `path` leads to the pipe or socket standard input is (not a file or device it was redirected from,
+/// such as /dev/null under cron, which may also be named as an input).
 func isStandardInputStream(_ path: String) -> Bool {
-    guard let stdin = FileStatus(descriptor: STDIN_FILENO), stdin.kind != .regular, stdin.kind != .directory,
+    guard let stdin = FileStatus(descriptor: STDIN_FILENO), stdin.kind == .fifo || stdin.kind == .socket,
           let named = FileStatus(path: path) else { return false }
     return named.identity == stdin.identity
 }
@@ -239,13 +246,13 @@ func runBatch(_ options: Options) -> Int32 {
     // A report file inside the output folder, which the batch makes when it is missing: made first (a name
     // the system cannot hold refused before that).
     if let file = options.reportFile, let why = PathBytes.lengthProblem(file) {
-        return fileFailure(FileError(path: file, reason: "the name cannot be made: \(why)"))
+        return fileFailure(FileError(output: file, reason: "the name cannot be made: \(why)"))
     }
     if let file = options.reportFile, let why = reportFolderProblem(file, outputFolder: folder.path) {
-        return fileFailure(FileError(path: file, reason: why))
+        return fileFailure(FileError(output: file, reason: why))
     }
     if let file = options.reportFile, let dir = reportFolderToMake(file, outputFolder: folder.path), let why = makeFolders(dir) {
-        return fileFailure(FileError(path: file, reason: why))
+        return fileFailure(FileError(output: file, reason: why))
     }
     let reportSink: AtomicOutput?
     do { reportSink = try openReportFile(options, protected: protected) } catch { return fileFailure(error) }
@@ -455,7 +462,8 @@ struct BatchRun {
             // after every input had finished cut nothing short.
             let dropPartial = signal != nil && writer.isFile && cutShort
             if let error = writer.finish(abort: failure != nil || dropPartial) ?? failure {
-                status = readerGone ? 1 : fileFailure(error)
+                // Never below a signal's 128+N (Ctrl-C on `yuvconv … | jq` ends the reader too).
+                status = max(status, readerGone ? 1 : fileFailure(error))
             } else if dropPartial {
                 printErr("yuvconv: the report file was not written (interrupted); what was there is as it was")
             }

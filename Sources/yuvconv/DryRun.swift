@@ -54,8 +54,9 @@ func dryRunBatch(_ plan: BatchPlan, options: Options, update: UpdateManifest?, o
             refused += 1
             continue
         }
-        // The output's name below the folder, as the run asks it before making the output's folders.
-        if let why = AtomicOutput.reservedNameProblem(item.name) {
+        // The output's name below the folder, as the run asks it before making the output's folders (of an
+        // output it would write: one it skips is not asked).
+        if action.writes, let why = AtomicOutput.reservedNameProblem(item.name) {
             listLine("refuse \(displayPath(item.input)) -> \(displayPath(item.output)) (\(item.format.name)): \(why)")
             refused += 1
             continue
@@ -90,7 +91,8 @@ func dryRunBatch(_ plan: BatchPlan, options: Options, update: UpdateManifest?, o
     fflush(stdout)
     printErr("yuvconv: dry run, nothing written: \(convert) to convert, \(replace) to replace, \(skip) skipped (already there"
              + (options.update ? " and up to date" : "") + "), \(refused) refused"
-             + (signal != nil && decided < plan.count ? ", \(plan.count - decided) not decided (interrupted)" : ""))
+             + (decided < plan.count && (signal != nil || readerGone)
+                 ? ", \(plan.count - decided) not decided (\(signal != nil ? "interrupted" : "standard output's reader stopped reading"))" : ""))
     if let signal, decided < plan.count { return 128 + signal }
     return refused > 0 || manifestRefused ? 1 : 0
 }
@@ -100,10 +102,10 @@ func dryRunBatch(_ plan: BatchPlan, options: Options, update: UpdateManifest?, o
 func dryRunReportFile(_ options: Options, protected: any FileIdentitySet, outputFolder: String? = nil) -> Int32? {
     guard let file = options.reportFile else { return nil }
     do { _ = try AtomicOutput.check(path: file, force: reportReplaces(file, options), protected: protected) } catch {
-        return fileFailure(FileError(path: file, error))
+        return fileFailure(FileError(output: file, error))
     }
     if let folder = outputFolder, let why = reportFolderProblem(file, outputFolder: folder) {
-        return fileFailure(FileError(path: file, reason: why))
+        return fileFailure(FileError(output: file, reason: why))
     }
     let made = outputFolder.map { reportFolderToMake(file, outputFolder: $0) != nil } ?? false
     if let why = creationProblem(file, makesFolders: made) {

@@ -19,7 +19,7 @@ func openReportFile(_ options: Options, protected: any FileIdentitySet) throws(F
         return nil
     }
     do { return try AtomicOutput(path: file, force: reportReplaces(file, options), protected: protected) } catch {
-        throw FileError(path: file, error)
+        throw FileError(output: file, error)
     }
 }
 
@@ -53,9 +53,9 @@ final class ReportWriter {
         guard failure == nil else { return }
         if buffer.count + text.utf8.count > 1 << 16 { flush() }
         buffer.append(contentsOf: text.utf8)
-        // On standard output each piece as it comes: a reader (`jq`, `head`) sees each image's line when that
-        // image is done, and one gone stops the run then, not at the end.
-        if sink == nil { flush() }
+        // On standard output (or a stream named as the report file) each piece as it comes: a reader (`jq`,
+        // `head`) sees each image's line when that image is done, and one gone stops the run then.
+        if sink.map({ !$0.isSeekable }) ?? true { flush() }
     }
 
     private func flush() {
@@ -64,7 +64,8 @@ final class ReportWriter {
         if let sink {
             do throws(WriteError) { try sink.write(buffer) } catch {
                 // Named standard output (`--report-file /dev/stdout`, `-`): a reader gone is said as without it.
-                if sink.isStandardOutput && streamWithoutReader(STDOUT_FILENO) { noteReaderGone() }
+                let code = errno
+                if sink.isStandardOutput { _ = stdoutFailure("", errno: code) }
                 failure = FileError(output: sink.path, error)
             }
             return
@@ -108,8 +109,9 @@ func emitReport(_ text: String, to sink: AtomicOutput?, dataOnStdout: Bool) thro
             try sink.write(Array((text + "\n").utf8))
             try sink.commit()
         } catch {
+            let code = errno
             sink.abort()
-            if sink.isStandardOutput && streamWithoutReader(STDOUT_FILENO) { noteReaderGone() }
+            if sink.isStandardOutput { _ = stdoutFailure("", errno: code) }
             throw FileError(output: sink.path, error)
         }
     } else if dataOnStdout {
@@ -133,9 +135,16 @@ func emitReport(_ text: String, to sink: AtomicOutput?, dataOnStdout: Bool) thro
 /// files, and the run ends with status 1 and no error line, as a pipeline expects; a full disk or /dev/full is
 /// said as an error.
 func stdoutFailure(_ what: String, errno code: Int32) -> FileError {
-    if code == EPIPE || code == ECONNRESET || streamWithoutReader(STDOUT_FILENO) { noteReaderGone() }
+    // The errno decides when there is one (a TCP error that leaves the socket hung up is an error, not a reader
+    // gone); poll only when an earlier write's reason is lost.
+    if code != 0 ? code == EPIPE || code == ECONNRESET : streamWithoutReader(STDOUT_FILENO) { noteReaderGone() }
+    if code != 0 && firstStdoutErrno == 0 { firstStdoutErrno = code }
     return FileError(path: "<stdout>", reason: "\(what): " + (code != 0 ? String(cString: strerror(code)) : "an earlier write failed"))
 }
+
+/// The errno of the first failed write of text to standard output (a dry run's listing leaves its error on the
+/// stream for main's final check, which has no errno of its own left): main's message gives it.
+nonisolated(unsafe) var firstStdoutErrno: Int32 = 0
 
 /// Whether `fd` is a pipe or socket whose other end is closed (poll says POLLERR or POLLHUP).
 func streamWithoutReader(_ fd: Int32) -> Bool {

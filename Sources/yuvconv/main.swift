@@ -74,7 +74,7 @@ func run(_ args: [String]) -> Int32 {
         return 1
     }
     if options.showHelp {
-        print(helpText)
+        printText(helpText + "\n")
         return 0
     }
     // A pin the CPU cannot honour is refused rather than quietly ignored: a benchmark or a test that asked
@@ -82,15 +82,15 @@ func run(_ args: [String]) -> Int32 {
     if let problem = CPUTier.environmentProblem { return usageFailure(problem) }
     if options.showVersion {
         let pinned = CPUTier.current != CPUTier.best ? ", pinned by YUVCONV_CPU" : ""
-        print("yuvconv \(version)\nkernels: \(CPUTier.current) (this CPU runs up to \(CPUTier.best)\(pinned))")
+        printText("yuvconv \(version)\nkernels: \(CPUTier.current) (this CPU runs up to \(CPUTier.best)\(pinned))\n")
         return 0
     }
     if options.showMan {
-        print(manPage, terminator: "")
+        printText(manPage)
         return 0
     }
     if let shell = options.completionShell {
-        print(completionScript(shell), terminator: "")
+        printText(completionScript(shell))
         return 0
     }
     // Before anything looks at standard input (sniffing a Y4M stream would wait there).
@@ -194,10 +194,22 @@ if !prepareForAddressSpaceLimit() {
     fputs("yuvconv: error: out of memory: the address-space limit (ulimit -v) leaves too little to start\n", stderr)
     exit(1)
 }
+/// Text for standard output (help, the man page, completions, the version): its first failed write's errno is
+/// kept (`firstStdoutErrno`), which main's final check says and decides by (a large write fails at once, and
+/// the errno would be gone by then).
+func printText(_ text: String) {
+    clearerr(stdout)
+    if fputs(text, stdout) < 0 || ferror(stdout) != 0 { _ = stdoutFailure("write failed", errno: errno) }
+}
+
 // A closed pipe is a write error (EPIPE, exit 1), from the first byte: `--help | head -1`, a dry run piped into
 // `grep -q` were killed by SIGPIPE before the signal handlers were installed. Image data cut short is said as an
 // error; text whose reader went away ends the run quietly (`stdoutFailure`).
 signal(SIGPIPE, SIG_IGN)
+// Text to a file or pipe in one buffer (help, the man page, completions: tens of KiB), so that a write that
+// fails is the final flush's, which keeps its reason (`> /dev/full`: "No space left on device"); reports and
+// listings flush each line themselves.
+if isatty(STDOUT_FILENO) == 0 { setvbuf(stdout, nil, _IOFBF, 1 << 18) }
 // SIGINT and SIGTERM are honoured from the start, also when the parent ignores them (a background job of a
 // script: `yuvconv … &` inherits SIGINT ignored): a batch still reading a large manifest or walking folders took
 // no notice of SIGINT until its first file. The one place the command installs them (AtomicOutput does it for
@@ -224,8 +236,8 @@ var status = run(arguments)
 let flushFailed = fflush(stdout) != 0, flushErrno = errno
 if flushFailed || ferror(stdout) != 0 {
     // errno only from the flush that failed now: a sticky error from an earlier write has none left to tell.
-    let failure = stdoutFailure("write failed", errno: flushFailed ? flushErrno : 0)
-    if status == 0 && !readerGone { printErr("yuvconv: error: \(failure.cli)") }
+    let failure = stdoutFailure("write failed", errno: flushFailed ? flushErrno : firstStdoutErrno)
+    if !readerGone { printErr("yuvconv: error: \(failure.cli)") }
     status = max(status, 1)
 }
 exit(status)

@@ -166,6 +166,15 @@ extension CLITests {
         XCTAssertTrue(String(decoding: piped.stdout.prefix(70), as: UTF8.self).contains("XCOLORRANGE=LIMITED\nFRAME\n"))
         XCTAssertEqual(Checksum.crc32Hex(piped.stdout.drop { $0 != 0x0A }.dropFirst().dropFirst(6)),
                        try golden("pngsuite/basn2c08.png", "bt709 limited", "yuv420p"))
+        // Standard output by other names than its own (`/dev/./stdout`, a link to /dev/stdout), on a pipe:
+        // /proc/self/fd/1's link names no file ("pipe:[…]"), so it is reopened, not followed.
+        let plain = try runAsStored([png, "-o", "-", "-f", "nv12", "-q"]).stdout
+        try FileManager.default.createSymbolicLink(atPath: work.appendingPathComponent("so.nv12").path, withDestinationPath: "/dev/stdout")
+        for name in ["/dev/./stdout", "so.nv12"] {
+            let r = try runAsStored([png, "-o", name, "-f", "nv12", "-q"])
+            XCTAssertEqual(r.status, 0, "\(name): \(r.stderr)")
+            XCTAssertEqual(r.stdout, plain, name)
+        }
     }
 }
 

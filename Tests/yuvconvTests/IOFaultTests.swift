@@ -105,12 +105,42 @@ final class IOFaultTests: CLITestCase {
         for i in 0..<40 {
             try FileManager.default.copyItem(atPath: fixture("photos/kodim23.png"), toPath: work.appendingPathComponent("in/\(i).png").path)
         }
+        // The report named as standard output (`-`, /dev/stdout) alike: it was buffered to the end, all made.
+        for (i, file) in ["-", "/dev/stdout"].enumerated() {
+            let (status, message) = try runIntoClosedPipe(["convert", "in/", "-o", "named\(i)/", "--report", "json",
+                                                           "--report-file", file, "-j", "1"])
+            XCTAssertEqual(status, 1, message)
+            XCTAssertFalse(message.contains("error"), message)
+            let made = (try? FileManager.default.contentsOfDirectory(atPath: work.appendingPathComponent("named\(i)").path)) ?? []
+            XCTAssertLessThan(made.count, 40, file)
+        }
+        let dry = try runIntoClosedPipe(["convert", "in/", "-o", "dry/", "-n"])
+        XCTAssertTrue(dry.stderr.contains("not decided (standard output's reader stopped reading)"), dry.stderr)
         let (status, message) = try runIntoClosedPipe(["convert", "in/", "-o", "out/", "--report", "json", "-j", "1"])
         XCTAssertEqual(status, 1, message)
         XCTAssertTrue(message.contains("not started (standard output's reader stopped reading)"), message)
         let made = (try? FileManager.default.contentsOfDirectory(atPath: work.appendingPathComponent("out").path)) ?? []
         XCTAssertLessThan(made.count, 40)
         XCTAssertTrue(made.allSatisfy { $0.hasSuffix(".nv12") && !$0.hasPrefix(".") }, "\(made)")   // no temporary file left
+    }
+
+    /// Text on a full disk (`-n > /dev/full`, `--man > /dev/full`): an error with the reason, whatever the
+    /// run's own status (a dry run that refused a file said nothing of its lost listing).
+    func testTextOnAFullDiskSaysSo() throws {
+        for args in [["--man"], ["convert", fixture("pngsuite/basn2c08.png"), "nothere.png", "-o", "o/", "-n"]] {
+            let tool = Process()
+            tool.executableURL = binary
+            tool.arguments = args
+            tool.currentDirectoryURL = work
+            let err = Pipe()
+            tool.standardOutput = try XCTUnwrap(FileHandle(forWritingAtPath: "/dev/full"))
+            tool.standardError = err
+            try tool.run()
+            let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            tool.waitUntilExit()
+            XCTAssertEqual(tool.terminationStatus, 1, "\(args): \(message)")
+            XCTAssertTrue(message.contains("<stdout>: write failed: No space left on device"), "\(args): \(message)")
+        }
     }
 
     /// An input that ends early (half a PNG through a FIFO): a decode error, no output.

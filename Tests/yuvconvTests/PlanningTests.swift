@@ -190,6 +190,18 @@ final class PlanningTests: CLITestCase {
             XCTAssertEqual(dry.status, status, "\(extra): \(dry.stderr)")
             XCTAssertEqual(try run(["r.yuv", "-o", "r\(status).nv12", "-q"] + extra).status, status, "\(extra)")
         }
+        // On standard input, its own size (a pipe's is not known before it is read), not a file named "-" (one
+        // is there, of another size, which refused a frame the run converts).
+        try Data(count: 112).write(to: work.appendingPathComponent("-"))
+        let piped = try run(["-", "-s", "8x8", "-o", "s.nv12", "-n"], stdin: Data(count: 96))
+        XCTAssertEqual(piped.status, 0, piped.stderr)
+        XCTAssertEqual(try run(["-", "-s", "8x8", "-o", "s.nv12", "-q"], stdin: Data(count: 96)).status, 0)
+        // A report folder outside the output folder whose name begins as its does (out2 beside out) is not made.
+        for dry in [true, false] {
+            let r = try run(["convert", "in/a.png", "-o", "ro/", "--report", "json", "--report-file", "ro2/r.json"] + (dry ? ["-n"] : ["-q"]))
+            XCTAssertEqual(r.status, 1, r.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("ro2").path))
+        }
         // A report onto standard error would mix the run's messages into it.
         let err = try run(["convert", "in/a.png", "-o", "o2/", "--report", "csv", "--report-file", "/dev/stderr"])
         XCTAssertEqual(err.status, 2, err.stderr)
