@@ -72,6 +72,11 @@ extension AtomicOutput {
                 throw .system(descriptor == 1 ? "standard output is closed" : "descriptor \(descriptor) is closed")
             }
             if isOpen(onInput: descriptor, protected.contains) { throw .sameAsInput }
+            // Open for reading only (`-o /dev/stdin`, `/dev/fd/0`): refused before the work, not after it.
+            let mode = fcntl(descriptor, F_GETFL)
+            if mode >= 0 && mode & O_ACCMODE == O_RDONLY {
+                throw .system("descriptor \(descriptor) is open for reading only")
+            }
             if !force, let over = overwrites(descriptor: descriptor) { throw over }
             return .descriptor(descriptor)
         }
@@ -125,7 +130,8 @@ extension AtomicOutput {
         for _ in 0..<40 {
             guard let st = FileStatus(path: current, follow: false), st.kind == .symlink,
                   let next = symlinkTarget(current) else { return nil }
-            if let n = descriptorName(next) { return n }
+            // A link's target by its absolute spellings only: a target "-" is a file of that name.
+            if next != "-", let n = descriptorName(next) { return n }
             current = next
         }
         return nil

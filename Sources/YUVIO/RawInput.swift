@@ -145,7 +145,7 @@ public enum RawInput {
 
     /// A regular file's size against the one frame it must hold (`what`: the size and layout, and `need` bytes).
     static func sizeProblem(fileSize: Int?, need: Int, what: String) -> DecodeError? {
-        guard let size = fileSize, size != need else { return nil }
+        guard let size = fileSize.map({ max(0, $0) }), size != need else { return nil }   // past its end: 0 left
         return .frameSize("is \(size) bytes, but \(what)")
     }
 

@@ -157,7 +157,7 @@ func isStandardInputStream(_ path: String) -> Bool {
 func refuseReportOnStandardError(_ options: Options) -> Int32? {
     guard let file = options.reportFile, AtomicOutput.standardDescriptor(file) == STDERR_FILENO
             || (outputKey(file).hasPrefix("id:") && outputKey(file) == outputKey("/dev/stderr")) else { return nil }
-    return usageFailure("\(displayPath(file)) is standard error, which carries the run's messages and summary: they "
+    return usageFailure("\(file == "-" ? "<stdout>" : displayPath(file)) is standard error, which carries the run's messages and summary: they "
                         + "would be mixed into the report (name a file, or leave out --report-file for standard output)")
 }
 

@@ -175,6 +175,18 @@ extension CLITests {
             XCTAssertEqual(r.status, 0, "\(name): \(r.stderr)")
             XCTAssertEqual(r.stdout, plain, name)
         }
+        // A link to a file named "-" is that file (refused: it exists), never standard output; a descriptor
+        // open for reading only (`-o /dev/stdin`) is refused before the work.
+        try Data("keep".utf8).write(to: work.appendingPathComponent("-"))
+        try FileManager.default.createSymbolicLink(atPath: work.appendingPathComponent("l1").path, withDestinationPath: "-")
+        let dash = try runAsStored([png, "-o", "l1", "-f", "nv12"])
+        XCTAssertEqual(dash.status, 1, dash.stderr)
+        XCTAssertTrue(dash.stdout.isEmpty)
+        XCTAssertEqual(try Data(contentsOf: work.appendingPathComponent("-")), Data("keep".utf8))
+        let readOnly = try runAsStored([png, "-o", "/dev/stdin", "-f", "nv12", "-n"], stdin: Data())
+        XCTAssertEqual(readOnly.status, 1, readOnly.stderr)
+        XCTAssertTrue(String(decoding: readOnly.stdout, as: UTF8.self).contains("open for reading only"),
+                      String(decoding: readOnly.stdout, as: UTF8.self))
     }
 }
 
