@@ -60,6 +60,13 @@ public func interruptSignal() -> Int32? {
     return s == 0 ? nil : s
 }
 
+/// The identity of the pipe or socket standard input is, or nil (a file or device it was redirected from, such as
+/// /dev/null under cron, which may also be named as an input): what other names of standard input lead to.
+public func standardInputStreamIdentity() -> FileIdentity? {
+    guard let st = FileStatus(descriptor: STDIN_FILENO), st.kind == .fifo || st.kind == .socket else { return nil }
+    return st.identity
+}
+
 /// Notes that standard output's reader went away (EPIPE on text written there), for every thread.
 public func noteReaderGone() { yc_note_reader_gone() }
 

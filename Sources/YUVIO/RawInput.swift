@@ -132,15 +132,19 @@ public enum RawInput {
                 throw .cannotOpen(errnoMessage())
             }
             defer { fclose(file) }
-            // A file of /proc or /sys says 0 or 4096 bytes whatever it holds: read as a stream, by what comes.
-            let sized = st?.kind == .regular && yc_is_pseudo_file(fd) == 0 ? st : nil
-            // What is left to read: a file redirected to standard input (`- < f`) is read from where its
-            // offset stands, so its bytes from there on.
-            let left = sized.map { path == "-" ? $0.size - Int(max(lseek(fd, 0, SEEK_CUR), 0)) : $0.size }
-            return try body(Reader(file: file, fileSize: left), sized)
+            let left = bytesLeft(fd, st, standardInput: path == "-")
+            return try body(Reader(file: file, fileSize: left), left == nil ? nil : st)
         } catch {
             throw FileError(path: name, error)
         }
+    }
+
+    /// What is left to read of the input open on `fd` (`st` its status), or nil where it is read by what comes: a
+    /// regular file's size, from where its offset stands for standard input (`- < f`, a file part read); a file
+    /// of /proc or /sys says 0 or 4096 bytes whatever it holds, so it is a stream.
+    static func bytesLeft(_ fd: Int32, _ st: FileStatus?, standardInput: Bool) -> Int? {
+        guard let st, st.kind == .regular, yc_is_pseudo_file(fd) == 0 else { return nil }
+        return standardInput ? st.size - Int(max(lseek(fd, 0, SEEK_CUR), 0)) : st.size
     }
 
     /// A regular file's size against the one frame it must hold (`what`: the size and layout, and `need` bytes).
@@ -154,10 +158,19 @@ public enum RawInput {
     public static func frameProblem(path: String, width: Int, height: Int, layout: PixelLayout, maxPixels: Int) -> FileError? {
         do throws(DecodeError) {
             let need = try frameBytes(width: width, height: height, layout: layout, maxPixels: maxPixels)
-            // Standard input (`-`) by its own descriptor, from where it stands, as `read` takes it.
-            let st = path == "-" ? FileStatus(descriptor: STDIN_FILENO) : FileStatus(path: path)
-            let at = path == "-" ? max(0, Int(lseek(STDIN_FILENO, 0, SEEK_CUR))) : 0
-            return sizeProblem(fileSize: st?.kind == .regular ? st.map { $0.size - at } : nil, need: need,
+            // Sized as `read` sizes it (`bytesLeft`): standard input by its own descriptor, a regular file by one
+            // opened for the look (a FIFO or device is not opened: that has effects).
+            var left: Int?
+            if path == "-" {
+                left = bytesLeft(STDIN_FILENO, FileStatus(descriptor: STDIN_FILENO), standardInput: true)
+            } else if FileStatus(path: path)?.kind == .regular {
+                let fd = openWithoutWaiting(path, O_RDONLY)
+                if fd >= 0 {
+                    left = bytesLeft(fd, FileStatus(descriptor: fd), standardInput: false)
+                    close(fd)
+                }
+            }
+            return sizeProblem(fileSize: left, need: need,
                                what: "\(width)x\(height) \(layout.rawValue) needs \(need) bytes").map { FileError(path: path, $0) }
         } catch {
             return FileError(path: path, error)

@@ -16,7 +16,8 @@ func runReport(_ options: Options) -> Int32 {
     guard !options.inputs.isEmpty || options.filesFrom != nil else {
         return usageFailure("report needs at least one file, folder or --files-from list")
     }
-    if let refused = refuseShardedStandardInput(options, doing: "measure it without --shard") { return refused }
+    let shardRemedy = "measure it without --shard"
+    if let refused = refuseShardedStandardInput(options, doing: shardRemedy) { return refused }
     if let refused = refuseReportOnStandardError(options) { return refused }
     // What `report` measures is a conversion to `measuredFormat`: what convert refuses for that format
     // (--alpha keep or --align for a Y4M or JPEG, --depth 10 for nv12, sharp chroma for a 10-bit layout) is
@@ -31,9 +32,7 @@ func runReport(_ options: Options) -> Int32 {
     let selection: BatchSelection, protected: SortedIdentities
     do throws(BatchPlanError) {
         let inputs = try gatherInputs(options, standardInput: true)
-        if options.shard != nil && inputs.listsStandardInput {
-            return usageFailure(shardedStandardInput("measure it without --shard"))
-        }
+        if let refused = refuseShardedStandardInput(options, inputs: inputs, doing: shardRemedy) { return refused }
         // One file given twice under one path (`a.png ./a.png`, a list and its folder) would be counted twice:
         // refused over the whole batch, so every shard agrees, as convert refuses it. Two paths to one file (a
         // hard or symbolic link, in a backup tree say) are two inputs here as with convert's {dir}.

@@ -65,7 +65,7 @@ final class ReportWriter {
             do throws(WriteError) { try sink.write(buffer) } catch {
                 // Named standard output (`--report-file /dev/stdout`, `-`): a reader gone is said as without it.
                 let code = errno
-                if sink.isStandardOutput { _ = stdoutFailure("", errno: code) }
+                if sink.isStandardOutput { noteIfReaderGone(errno: code) }
                 failure = FileError(output: sink.path, error)
             }
             return
@@ -111,7 +111,7 @@ func emitReport(_ text: String, to sink: AtomicOutput?, dataOnStdout: Bool) thro
         } catch {
             let code = errno
             sink.abort()
-            if sink.isStandardOutput { _ = stdoutFailure("", errno: code) }
+            if sink.isStandardOutput { noteIfReaderGone(errno: code) }
             throw FileError(output: sink.path, error)
         }
     } else if dataOnStdout {
@@ -135,11 +135,16 @@ func emitReport(_ text: String, to sink: AtomicOutput?, dataOnStdout: Bool) thro
 /// files, and the run ends with status 1 and no error line, as a pipeline expects; a full disk or /dev/full is
 /// said as an error.
 func stdoutFailure(_ what: String, errno code: Int32) -> FileError {
-    // The errno decides when there is one (a TCP error that leaves the socket hung up is an error, not a reader
-    // gone); poll only when an earlier write's reason is lost.
-    if code != 0 ? code == EPIPE || code == ECONNRESET : streamWithoutReader(STDOUT_FILENO) { noteReaderGone() }
+    noteIfReaderGone(errno: code)
     if code != 0 && firstStdoutErrno == 0 { firstStdoutErrno = code }
     return FileError(path: "<stdout>", reason: "\(what): " + (code != 0 ? String(cString: strerror(code)) : "an earlier write failed"))
+}
+
+/// Notes a gone reader of standard output (`noteReaderGone`) after a write to it failed with `code`: the errno
+/// decides when there is one (a TCP error that leaves the socket hung up is an error, not a reader gone); poll
+/// only when an earlier write's reason is lost (0).
+func noteIfReaderGone(errno code: Int32) {
+    if code != 0 ? code == EPIPE || code == ECONNRESET : streamWithoutReader(STDOUT_FILENO) { noteReaderGone() }
 }
 
 /// The errno of the first failed write of text to standard output (a dry run's listing leaves its error on the

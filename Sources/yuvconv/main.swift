@@ -206,10 +206,6 @@ func printText(_ text: String) {
 // `grep -q` were killed by SIGPIPE before the signal handlers were installed. Image data cut short is said as an
 // error; text whose reader went away ends the run quietly (`stdoutFailure`).
 signal(SIGPIPE, SIG_IGN)
-// Text to a file or pipe in one buffer (help, the man page, completions: tens of KiB), so that a write that
-// fails is the final flush's, which keeps its reason (`> /dev/full`: "No space left on device"); reports and
-// listings flush each line themselves.
-if isatty(STDOUT_FILENO) == 0 { setvbuf(stdout, nil, _IOFBF, 1 << 18) }
 // SIGINT and SIGTERM are honoured from the start, also when the parent ignores them (a background job of a
 // script: `yuvconv … &` inherits SIGINT ignored): a batch still reading a large manifest or walking folders took
 // no notice of SIGINT until its first file. The one place the command installs them (AtomicOutput does it for

@@ -1,0 +1,260 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
+import YUVBatch
+import YUVCore
+import YUVIO
+import YUVReport
+
+// Running a planned batch's items on threads (`BatchRun`): what the workers share, the outcomes handed on in input
+// order to the report, the failures and the manifest, the progress line, and the summary and exit status.
+// Batch.swift plans the batch and checks what can be checked before any work.
+
+/// Counters shared by the workers, behind one lock, and what finished out of order, waiting for the items
+/// before it (at most the reorder window).
+final class BatchState: Sendable {
+    struct Counts {
+        /// The index the next item taken gets; every index below `emitted` has been handed on, in order.
+        var next = 0, emitted = 0
+        var done = 0, converted = 0, skipped = 0, failed = 0
+        /// Failures that came after a signal (the file may have been cut short by it).
+        var failedAfterSignal = 0
+        var inputBytes = 0
+        /// Converted inputs that were JPEGs: none, and the JPEG-only options given did nothing.
+        var jpegInputs = 0
+        var stop = false, exhausted = false
+        var waiting: [Int: Finished] = [:]
+    }
+
+    private let counts = Mutex(Counts())
+
+    func withLock<T>(_ body: (inout Counts) -> T) -> T { counts.withLock { body(&$0) } }
+}
+
+/// What a finished item hands on, in input order: its report piece (rendered by the worker), its failure
+/// for the summary, its `--update` manifest change.
+struct Finished: @unchecked Sendable {
+    var piece: ReportPiece?
+    var failure: String?
+    var manifestChange: (name: String, entry: ManifestEntry?)?
+}
+
+/// What a batch hands on in input order, as each item's turn comes (under the state's lock): the report,
+/// written as it goes; the failures, set aside on disk for the summary; `--update`'s manifest changes, set
+/// aside on disk for the manifest. Nothing per file is kept in memory.
+final class BatchOutputs: @unchecked Sendable {
+    let report: ReportStream?
+    let writer: ReportWriter?
+    /// The summary's failure lines, in input order.
+    let failures = Spool()
+    /// `--update`: each finished output's new manifest entry, or its name alone to drop it.
+    let manifestChanges = Spool()
+
+    init(report format: ReportFormat?, to sink: AtomicOutput?) {
+        let writer = format.map { _ in ReportWriter(sink) }
+        self.writer = writer
+        report = format.map { f in ReportStream(format: f) { writer!.write($0) } }
+    }
+
+    func emit(_ f: Finished) {
+        if let piece = f.piece { report?.append(piece) }
+        if let why = f.failure { failures.appendRecord(Array(why.utf8)) }
+        if let (name, entry) = f.manifestChange { ManifestChange.write(name: name, entry: entry, to: manifestChanges) }
+    }
+}
+
+/// The progress line, on a terminal only: done/total, images/s, MiB/s, ETA, failures.
+struct Progress {
+    let enabled: Bool
+    let total: Int
+    let start = monotonicSeconds()
+
+    func show(_ s: BatchState) {
+        guard enabled else { return }
+        let (done, failed, bytes) = s.withLock { ($0.done, $0.failed, $0.inputBytes) }
+        let t = max(monotonicSeconds() - start, 1e-6)
+        let rate = Double(done) / t
+        let eta = rate > 0 ? Double(total - done) / rate : 0
+        let line = "\(done)/\(total) · \(formatFixed(rate, decimals: 1)) img/s · "
+            + "\(formatFixed(Double(bytes) / 1_048_576 / t, decimals: 1)) MiB/s · ETA \(Int(eta.rounded()))s"
+            + (failed > 0 ? " · \(failed) failed" : "")
+        progressOutput.withLock { _ in _ = fputs("\r\u{1B}[K" + line, stderr) }
+    }
+
+    func finish() {
+        if enabled { fputs("\r\u{1B}[K", stderr) }
+    }
+}
+
+/// A line above the progress line: the line is cleared, the text printed, and the next `show` redraws the
+/// progress below it — so failures (and with -v every image) stay on the terminal instead of vanishing.
+func printAboveProgress(_ text: String) {
+    progressOutput.withLock { _ in _ = fputs("\r\u{1B}[K" + PathBytes.escapingControls(text) + "\n", stderr) }
+}
+
+/// One writer to the terminal at a time (the workers print from their own threads).
+let progressOutput = Mutex(())
+
+/// One run over many files: `-j N` threads take the items in turn, a progress line on a terminal, the
+/// outcomes handed on in input order (a reorder window: an item that finishes before those before it waits
+/// for them) to the report, written as it goes, and the summary; the first SIGINT/SIGTERM stops it.
+struct BatchRun {
+    var options: Options
+    let count: Int
+    let progress: Progress
+    let state = BatchState()
+    let outputs: BatchOutputs
+
+    /// `report`: the format of the report written as the run goes, to `sink` (else standard output).
+    init(_ options: Options, count: Int, report: ReportFormat?, to sink: AtomicOutput?) {
+        let tty = isatty(STDERR_FILENO) != 0
+        let term = getenv("TERM").map { String(cString: $0) } ?? ""
+        progress = Progress(enabled: tty && !options.quiet && term != "dumb", total: count)
+        var opts = options
+        opts.batchQuietLines = progress.enabled
+        opts.inBatch = true
+        self.options = opts
+        self.count = count
+        outputs = BatchOutputs(report: report, to: sink)
+    }
+
+    /// How many threads: -j N, else every core; never more than the files.
+    var threads: Int {
+        max(1, min(options.jobs > 0 ? options.jobs : Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), count))
+    }
+
+    /// How far an item may run ahead of the first one not yet handed on: finished items wait at most this
+    /// many (their report lines: a few KiB each), and when it is reached no new item starts until the slow
+    /// one finishes. `YUVCONV_REORDER_WINDOW=N` sets it, for the tests that hold the order to a small one.
+    var window: Int {
+        if let v = getenv("YUVCONV_REORDER_WINDOW").flatMap({ Int(String(cString: $0)) }), v >= 1 { return v }
+        return max(64, 16 * threads)
+    }
+
+    /// Runs `work` for every item `next` gives (called under the lock, in turn) on `threads` threads; `work`
+    /// returns nil for a file it skipped.
+    func start(next: @escaping () -> BatchItem?, _ work: @escaping @Sendable (BatchItem) -> Outcome?) {
+        setGracefulInterrupt(true)
+        let format = options.reportFormat ?? (options.reportOnly ? .text : nil)
+        /// What every thread shares (a class: a closure in a destructured tuple crashes Swift 6.3's compiler).
+        final class Shared: @unchecked Sendable {
+            let next: () -> BatchItem?
+            init(_ next: @escaping () -> BatchItem?) { self.next = next }
+        }
+        let source = Shared(next)
+        let shared = UncheckedSendable((options, progress, state, outputs, window, format))
+        runOnThreads(threads) { _ in
+            let (opts, progress, state, outputs, window, format) = shared.value
+            let next = source.next
+            while interruptSignal() == nil {
+                enum Take { case item(Int, BatchItem), wait, end }
+                let take: Take = state.withLock { s in
+                    // Standard output's reader gone (the report's): no more files, those started finish.
+                    if s.stop || s.exhausted || readerGone { return .end }
+                    if s.next - s.emitted >= window { return .wait }
+                    guard let item = next() else {
+                        s.exhausted = true
+                        return .end
+                    }
+                    defer { s.next += 1 }
+                    return .item(s.next, item)
+                }
+                guard case .item(let i, let item) = take else {
+                    if case .end = take { return }
+                    usleep(200)
+                    continue
+                }
+                let outcome = work(item)
+                let started = outcome?.notStarted != true
+                // Rendered here, off the lock.
+                let finished = started
+                    ? Finished(piece: outcome.flatMap { o in format.map { ReportPiece(o.record, format: $0) } },
+                               failure: outcome?.failure?.cli, manifestChange: outcome?.manifestChange)
+                    : Finished(piece: nil, failure: nil, manifestChange: nil)
+                state.withLock { s in
+                    // One not started is not counted as done: the summary and the status say the run was cut short.
+                    if started, let outcome {
+                        s.done += 1
+                        if outcome.skipped {
+                            s.skipped += 1
+                        } else if outcome.failure != nil {
+                            s.failed += 1
+                            if interruptSignal() != nil { s.failedAfterSignal += 1 }
+                            if opts.failFast { s.stop = true }
+                        } else {
+                            s.converted += 1
+                            s.inputBytes += outcome.record.report?.inputBytes ?? 0
+                            if outcome.record.report?.info.container == .jpeg { s.jpegInputs += 1 }
+                        }
+                    } else if started {
+                        s.done += 1
+                        s.skipped += 1
+                    }
+                    s.waiting[i] = finished
+                    while let f = s.waiting.removeValue(forKey: s.emitted) {
+                        outputs.emit(f)
+                        s.emitted += 1
+                    }
+                }
+                if let f = outcome?.failure {
+                    if progress.enabled { printAboveProgress("yuvconv: error: \(f.cli)") } else { printErr("yuvconv: error: \(f.cli)") }
+                }
+                progress.show(state)
+            }
+        }
+        progress.finish()
+    }
+
+    /// The summary on standard error (`always`, or when something failed or was not started: "N `done`, M
+    /// skipped (`skipped`), F failed", then every failure, in input order), the report's totals, and the exit
+    /// status.
+    func finish(summary done: String, skipped: String?, always: Bool) -> Int32 {
+        let signal = interruptSignal()
+        let final = state.withLock { $0 }
+        let notStarted = count - final.done
+        // Every input converted and none a JPEG: the JPEG-only options given did nothing (a single file says
+        // so up front; a batch knows only now).
+        if final.converted > 0 && final.converted == count && final.jpegInputs == 0, let w = options.jpegOptionsWithoutJPEG {
+            printErr("yuvconv: warning: \(w)")
+        }
+        if always || final.failed > 0 || notStarted > 0 {
+            var line = "yuvconv: \(final.converted) \(done), "
+                + (skipped.map { "\(final.skipped) skipped (\($0)), " } ?? "") + "\(final.failed) failed"
+            if notStarted > 0 {
+                line += ", \(notStarted) not started"
+                    + (signal != nil ? " (interrupted)" : readerGone ? " (standard output's reader stopped reading)" : " (--fail-fast)")
+            }
+            printErr(line)
+            var failures = outputs.failures.reader()
+            while let why = failures.nextRecord() { printErr("  failed: " + String(decoding: why, as: UTF8.self)) }
+        }
+        // A signal that cut nothing short (it came after every input had finished) leaves the run's own status,
+        // as its report is put in place below: 130 with a complete report said "interrupted" of a finished run.
+        let cutShort = notStarted > 0 || final.failedAfterSignal > 0
+        var status: Int32 = signal.flatMap { cutShort ? 128 + $0 : nil } ?? (final.failed == 0 ? 0 : 1)
+        if let error = outputs.failures.failure {
+            printErr("yuvconv: error: \(error.cli)")
+            if status == 0 { status = 1 }
+        }
+        if let report = outputs.report, let writer = outputs.writer {
+            var failure: FileError?
+            do throws(FileError) {
+                try report.finish(peakRSS: peakResidentBytes(), notStarted: notStarted, interrupted: signal != nil)
+            } catch { failure = error }
+            // An interrupted run's report file is not put in place when it would cover part of the inputs, over
+            // a complete report of an earlier run (a report on standard output says so in its totals); a signal
+            // after every input had finished cut nothing short.
+            let dropPartial = signal != nil && writer.isFile && cutShort
+            if let error = writer.finish(abort: failure != nil || dropPartial) ?? failure {
+                // Never below a signal's 128+N (Ctrl-C on `yuvconv … | jq` ends the reader too).
+                status = max(status, readerGone ? 1 : fileFailure(error))
+            } else if dropPartial {
+                printErr("yuvconv: the report file was not written (interrupted); what was there is as it was")
+            }
+        }
+        return status
+    }
+}
