@@ -145,7 +145,7 @@ func htmlTableStart() -> String {
 
 /// After the rows: the footer of totals and the end of the page.
 func htmlTail(_ t: Totals) -> String {
-    "</tbody>\n<tfoot>\(htmlTotals(t, Column.htmlTable))</tfoot>\n</table>\n</body>\n</html>"
+    "</tbody>\n<tfoot>\(htmlTotals(t, Column.htmlTable))</tfoot>\n</table>\n</body>\n</html>\n"
 }
 
 public func htmlReport(_ records: [ImageRecord], _ t: Totals) -> String {

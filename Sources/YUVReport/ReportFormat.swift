@@ -30,7 +30,8 @@ public struct ReportPiece: Sendable {
 /// end — so a batch keeps no image's record for its report. JSON Lines, CSV and the text table are written
 /// straight through; the HTML page opens with the totals and a chart scaled to the largest image, so its
 /// table rows and bars are set aside on disk (a `Spool`) and written after them. The bytes are those of
-/// `renderReport` over the same records: the text has no final newline (its writer adds one).
+/// `renderReport` over the same records. Every piece ends at a line's end: text another stream writes in between
+/// (standard error, into the same log) starts a line of its own, never the end of a report's line.
 public final class ReportStream {
     public let format: ReportFormat
     private let write: (String) -> Void
@@ -44,17 +45,17 @@ public final class ReportStream {
         self.format = format
         self.write = write
         switch format {
-        case .csv: write(csvHeader())
-        case .text: write(textHeading())
+        case .csv: write(csvHeader() + "\r\n")
+        case .text: write(textHeading() + "\n")
         case .json, .html: break
         }
     }
 
     public func append(_ piece: ReportPiece) {
         switch format {
-        case .json: write(images == 0 ? piece.text : "\n" + piece.text)
-        case .csv: write("\r\n" + piece.text)
-        case .text: write("\n" + piece.text)
+        case .json: write(piece.text + "\n")
+        case .csv: write(piece.text + "\r\n")
+        case .text: write(piece.text + "\n")
         case .html:
             rows.appendRecord(Array(piece.text.utf8))
             if let bar = piece.bar {
@@ -76,9 +77,9 @@ public final class ReportStream {
         var t = try sum.totals(peakRSS: peakRSS)
         (t.notStarted, t.interrupted) = (notStarted, interrupted)
         switch format {
-        case .json: write((images == 0 ? "" : "\n") + jsonTotals(t))
-        case .csv: write("\r\n" + csvTotals(t))
-        case .text: write("\n" + textTotals(t))
+        case .json: write(jsonTotals(t) + "\n")
+        case .csv: write(csvTotals(t) + "\r\n")
+        case .text: write(textTotals(t) + "\n")
         case .html:
             try rows.seal()
             try bars.seal()

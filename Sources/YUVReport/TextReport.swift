@@ -55,5 +55,5 @@ func textTotals(_ t: Totals) -> String {
 }
 
 public func textReport(_ records: [ImageRecord], _ t: Totals) -> String {
-    ([textHeading()] + records.map(textLines) + [textTotals(t)]).joined(separator: "\n")
+    ([textHeading()] + records.map(textLines) + [textTotals(t)]).joined(separator: "\n") + "\n"
 }

@@ -82,10 +82,8 @@ final class ReportWriter {
         }
     }
 
-    /// The last line's newline, then the file moved into place (standard output flushed) — or, to `abort`,
-    /// removed; the first error.
+    /// The file moved into place (standard output flushed) — or, to `abort`, removed; the first error.
     func finish(abort: Bool = false) -> FileError? {
-        write("\n")
         flush()
         if let sink {
             if failure == nil && !abort {
@@ -106,7 +104,7 @@ final class ReportWriter {
 func emitReport(_ text: String, to sink: AtomicOutput?, dataOnStdout: Bool) throws(FileError) {
     if let sink {
         do {
-            try sink.write(Array((text + "\n").utf8))
+            try sink.write(Array(text.utf8))
             try sink.commit()
         } catch {
             let code = errno
@@ -115,13 +113,13 @@ func emitReport(_ text: String, to sink: AtomicOutput?, dataOnStdout: Bool) thro
             throw FileError(output: sink.path, error)
         }
     } else if dataOnStdout {
-        fputs(text + "\n", stderr)
+        fputs(text, stderr)
     } else {
         if standardDescriptorWasClosed(STDOUT_FILENO) {
             throw FileError(path: "<stdout>", reason: "cannot write the report: standard output is closed")
         }
         clearerr(stdout)
-        if fputs(text + "\n", stdout) < 0 || fflush(stdout) != 0 {
+        if fputs(text, stdout) < 0 || fflush(stdout) != 0 {
             let failure = stdoutFailure("cannot write the report", errno: errno)
             clearerr(stdout)
             throw failure

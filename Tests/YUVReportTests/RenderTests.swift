@@ -55,7 +55,7 @@ final class RenderTests: XCTestCase {
 
     /// The CSV report as dictionaries from heading to field, with the heading.
     func csvTable(_ records: [ImageRecord]) -> (heading: [String], rows: [[String: String]]) {
-        let lines = renderReport(records, format: .csv).split(separator: "\r\n", omittingEmptySubsequences: false)
+        let lines = renderReport(records, format: .csv).split(separator: "\r\n")
         let heading = csvFields(lines[0])
         let rows = lines.dropFirst().map { line -> [String: String] in
             let f = csvFields(line)
@@ -368,7 +368,7 @@ final class RenderTests: XCTestCase {
         }
         XCTAssertEqual(renderReport(records, format: .text, peakRSS: 1), textReport(records, Totals(records, peakRSS: 1)))
         let json = renderReport(records, format: .json, peakRSS: 1)
-        XCTAssertEqual(json, (records.map(jsonLine) + [jsonTotals(Totals(records, peakRSS: 1))]).joined(separator: "\n"))
+        XCTAssertEqual(json, (records.map(jsonLine) + [jsonTotals(Totals(records, peakRSS: 1))]).joined(separator: "\n") + "\n")
         let html = renderReport(records, format: .html, peakRSS: 1)
         var at = html.startIndex
         for r in records {

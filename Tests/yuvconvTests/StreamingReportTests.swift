@@ -77,8 +77,8 @@ final class StreamingReportTests: CLITestCase {
         let inputs = try makeInputs(60)
         XCTAssertEqual(try run(["convert", "in/", "-o", "out/", "-j", "2", "-q", "--report", "csv", "--report-file", "r.csv"]).status, 1)
         let csv = String(decoding: try contents("r.csv"), as: UTF8.self)
-        XCTAssertTrue(csv.hasSuffix("\n"))
-        let rows = parseCSV(String(csv.dropLast()))
+        XCTAssertTrue(csv.hasSuffix("\r\n"), "every row ends in CRLF, the last one too")
+        let rows = parseCSV(csv)
         let heading = rows[0]
         XCTAssertEqual(rows.count, inputs.count + 2)
         XCTAssertEqual(rows.dropFirst().dropLast().map { $0[0] }, inputs)
@@ -199,7 +199,31 @@ final class StreamingReportTests: CLITestCase {
         XCTAssertEqual(try jsonLines(r.stdout).dropLast().map { $0["file"] as? String }, inputs.reversed())
         let c = try run(["convert", "--files-from", "-", "-o", "out/", "-j", "2", "-q", "--report", "csv"], stdin: Data(shuffled.utf8))
         XCTAssertEqual(c.status, 0, c.stderr)
-        let rows = String(decoding: c.stdout, as: UTF8.self).components(separatedBy: "\r\n").dropFirst().dropLast()
+        let rows = String(decoding: c.stdout, as: UTF8.self).components(separatedBy: "\r\n").dropFirst().dropLast(2)
         XCTAssertEqual(rows.map { String($0.prefix { $0 != "," }) }, inputs, "convert runs in sorted order")
+    }
+
+    /// `> log 2>&1`: the report on standard output and the messages on standard error share one file. Each
+    /// report line is written with its own line end, so every message starts a line of its own; before, a
+    /// line's end was written with the next line, and an error or the per-image line landed at the end of a
+    /// report's line ("SSIMyuvconv: error: …", "…OUTin/002.png: …").
+    func testReportLinesEndBeforeMessagesInTheSameLog() throws {
+        try makeInputs(3, damagedEvery: 2)
+        for format in ["text", "csv", "json"] {
+            let r = try launch(URL(fileURLWithPath: "/bin/sh"),
+                               ["-c", "exec \"$0\" \"$@\" 2>&1", binary.path, "convert", "in/", "-o", "out-\(format)/",
+                                "-j", "1", "-v", "--report", format], stdin: .null)
+            XCTAssertEqual(r.status, 1, r.stderr)
+            let log = String(decoding: r.stdout, as: UTF8.self)
+            let lines = log.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
+            let messages = lines.filter { $0.contains("yuvconv: ") }
+            XCTAssertEqual(messages.filter { $0.contains("yuvconv: error: in/001.png") }.count, 1, log)
+            XCTAssertTrue(messages.allSatisfy { $0.hasPrefix("yuvconv: ") }, "\(format): \(log)")
+            // The per-image lines (standard error): "in/000.png: 32x32 PNG … -> nv12 (bt709 full): …".
+            let perImage = lines.filter { $0.contains(" -> nv12 (") }
+            XCTAssertEqual(perImage.count, 2, log)
+            XCTAssertTrue(perImage.allSatisfy { $0.hasPrefix("in/00") }, "\(format): \(log)")
+            XCTAssertEqual(log.unicodeScalars.last, "\n", format)
+        }
     }
 }
