@@ -24,11 +24,10 @@ func isBelow(_ path: String, _ folder: String) -> Bool {
     return path == folder || path.hasPrefix(f)
 }
 
-/// Why the folders `reportFolderToMake` gives may not be made: one below the output folder is named as
-/// --update's manifest or its lock file (it would stand where --update writes its file). For the run and its
-/// dry run alike, before anything is made.
-func reportFolderProblem(_ file: String, outputFolder folder: String) -> String? {
-    guard let dir = reportFolderToMake(file, outputFolder: folder) else { return nil }
+/// Why the folders `dir` that `reportFolderToMake` gave for `file` may not be made: one below the output folder
+/// is named as --update's manifest or its lock file (it would stand where --update writes its file). For the
+/// run and its dry run alike, before anything is made.
+func reportFolderProblem(_ file: String, making dir: String, outputFolder folder: String) -> String? {
     let below = BatchPlan.resolved(dir).dropFirst(BatchPlan.resolved(folder).count).drop { $0 == "/" }
     return AtomicOutput.reservedNameProblem(String(below) + "/" + (file.split(separator: "/").last.map(String.init) ?? ""))
 }
@@ -149,10 +148,8 @@ func runBatch(_ options: Options) -> Int32 {
     if let file = options.reportFile, let why = PathBytes.lengthProblem(file) {
         return fileFailure(FileError(output: file, reason: "the name cannot be made: \(why)"))
     }
-    if let file = options.reportFile, let why = reportFolderProblem(file, outputFolder: folder.path) {
-        return fileFailure(FileError(output: file, reason: why))
-    }
-    if let file = options.reportFile, let dir = reportFolderToMake(file, outputFolder: folder.path), let why = makeFolders(dir) {
+    if let file = options.reportFile, let dir = reportFolderToMake(file, outputFolder: folder.path),
+       let why = reportFolderProblem(file, making: dir, outputFolder: folder.path) ?? makeFolders(dir) {
         return fileFailure(FileError(output: file, reason: why))
     }
     let reportSink: AtomicOutput?

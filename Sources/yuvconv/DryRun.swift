@@ -47,22 +47,17 @@ func dryRunBatch(_ plan: BatchPlan, options: Options, update: UpdateManifest?, o
             rewritesManifest = true
         }
         if interruptSignal() != nil { break }   // its decision was cut short
-        // With --update, an output there that it may not replace fails the real run (`runBatch`): refused here.
+        var refusal: String?
         if case .skip(upToDate: false) = action, let update {
-            listLine("refuse \(displayPath(item.input)) -> \(displayPath(item.output)) (\(item.format.name)): "
-                     + update.refusal(item, protected: plan.protected).cliReason)
-            refused += 1
-            continue
-        }
-        // The output's name below the folder, as the run asks it before making the output's folders (of an
-        // output it would write: one it skips is not asked).
-        if action.writes, let why = AtomicOutput.reservedNameProblem(item.name) {
-            listLine("refuse \(displayPath(item.input)) -> \(displayPath(item.output)) (\(item.format.name)): \(why)")
-            refused += 1
-            continue
+            // With --update, an output there that it may not replace fails the real run (`runBatch`).
+            refusal = update.refusal(item, protected: plan.protected).cliReason
+        } else if action.writes {
+            // The output's name below the folder, as the run asks it before making the output's folders (of an
+            // output it would write: one it skips is not asked).
+            refusal = AtomicOutput.reservedNameProblem(item.name)
         }
         if dryRunItem(input: item.input, output: item.output, format: item.format, action: action, options: options,
-                      protected: plan.protected, sniffs: true) {
+                      protected: plan.protected, sniffs: true, refusal: refusal) {
             refused += 1
             continue
         }
@@ -104,11 +99,11 @@ func dryRunReportFile(_ options: Options, protected: any FileIdentitySet, output
     do { _ = try AtomicOutput.check(path: file, force: reportReplaces(file, options), protected: protected) } catch {
         return fileFailure(FileError(output: file, error))
     }
-    if let folder = outputFolder, let why = reportFolderProblem(file, outputFolder: folder) {
+    let made = outputFolder.flatMap { reportFolderToMake(file, outputFolder: $0) }
+    if let folder = outputFolder, let dir = made, let why = reportFolderProblem(file, making: dir, outputFolder: folder) {
         return fileFailure(FileError(output: file, reason: why))
     }
-    let made = outputFolder.map { reportFolderToMake(file, outputFolder: $0) != nil } ?? false
-    if let why = creationProblem(file, makesFolders: made) {
+    if let why = creationProblem(file, makesFolders: made != nil) {
         printErr("yuvconv: error: \(why)")
         return 1
     }
@@ -149,10 +144,15 @@ func creationProblem(_ path: String, makesFolders: Bool) -> String? {
 /// and why — and returns true when it would be refused.
 func dryRunItem(input: String, output: String, format: OutputFormat, action: BatchAction, options: Options,
                 protected: any FileIdentitySet, makesFolders: Bool = true, sniffs: Bool = false,
-                inputRefusal: String? = nil) -> Bool {
+                inputRefusal: String? = nil, refusal decided: String? = nil) -> Bool {
     let shown = AtomicOutput.standardDescriptor(output) == STDOUT_FILENO ? "<stdout>" : displayPath(output)
     func say(_ verb: String, _ why: String?) {
         listLine("\(verb) \(displayPath(input)) -> \(shown) (\(format.name))" + (why.map { ": " + $0 } ?? ""))
+    }
+    // Refused whatever the action (an --update skip of an output it may not replace, a reserved name).
+    if let decided {
+        say("refuse", decided)
+        return true
     }
     var refusal = inputRefusal ?? inputProblem(input, sniffs: sniffs)
     switch action {
