@@ -40,7 +40,7 @@ public final class InputSource {
     public init(path: String, maxPixels: Int = ImageDecoder.defaultMaxPixels) throws(DecodeError) {
         self.path = path
         self.maxPixels = maxPixels
-        let fd = try Self.openDescriptor(path)
+        let (fd, taken) = try Self.openHeld(path)
         /// Every failure from here closes what was opened (standard input stays open).
         func failure(_ error: DecodeError) -> DecodeError {
             if path != "-" { close(fd) }
@@ -50,8 +50,8 @@ public final class InputSource {
         if status.kind == .directory { throw failure(.isDirectory) }
         // Standard input may be a file already part read (`{ head -c 9; yuvconv -; } < f`): start there.
         let start = status.kind == .regular ? max(0, lseek(fd, 0, SEEK_CUR)) : 0
-        // From a pipe, what a peek at standard input already took comes first.
-        var head = path == "-" && status.kind != .regular ? StandardInput.takeConsumed() : []
+        // From a stream, what a peek already took comes first.
+        var head = taken
         if head.count < 8 {
             var more = [UInt8](repeating: 0, count: 8 - head.count)
             let n = yc_read_full(fd, &more, more.count)
@@ -91,6 +91,18 @@ public final class InputSource {
 
     /// True when a stream was cut off at its limit (the decoder then says the read failed).
     public var exceededStreamLimit: Bool { stream.map { yc_stream_over_limit($0) != 0 } ?? false }
+
+    /// A descriptor for `path`, and the bytes a peek already read from it (`StandardInput`): the peek's own
+    /// descriptor for a FIFO or device it looked at, standard input's for `-` (from a pipe; none from a file,
+    /// which a peek reads in place), else one opened now (`openDescriptor`).
+    static func openHeld(_ path: String) throws(DecodeError) -> (fd: Int32, bytes: [UInt8]) {
+        if path == "-" {
+            let fd = try openDescriptor(path)
+            return (fd, FileStatus(descriptor: fd)?.kind == .regular ? [] : StandardInput.takeConsumed())
+        }
+        if let held = StandardInput.take(path) { return held }
+        return (try openDescriptor(path), [])
+    }
 
     /// A descriptor for `path` (standard input's own for `-`). A FIFO is opened without waiting for a
     /// writer; blocking reads are restored once it is open.

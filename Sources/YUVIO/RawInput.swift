@@ -13,11 +13,10 @@ public enum RawInput {
         path != "-" && FileStatus(path: path)?.kind == .regular
     }
 
-    /// The first bytes of a regular file (fewer when it is shorter), or of standard input (`-`, kept for
-    /// its reader); none for anything else, whose start cannot be looked at without consuming it.
+    /// The first bytes of a regular file (fewer when it is shorter), or of standard input (`-`) or a FIFO or
+    /// device named as the input, kept for its reader (`StandardInput.peek`); none for anything else.
     public static func head(_ path: String, _ count: Int) -> [UInt8] {
-        if path == "-" { return StandardInput.peek(count) }
-        guard isRegular(path) else { return [] }
+        guard isRegular(path) else { return StandardInput.peek(path, count) }
         let fd = openWithoutWaiting(path, O_RDONLY)
         guard fd >= 0 else { return [] }
         defer { close(fd) }
@@ -120,13 +119,12 @@ public enum RawInput {
     static func withInput<T>(_ path: String, _ body: (Reader, FileStatus?) throws(DecodeError) -> T) throws(FileError) -> T {
         let name = path   // FileError shows it (displayPath)
         do throws(DecodeError) {
-            let fd = try InputSource.openDescriptor(path)
+            let (fd, head) = try InputSource.openHeld(path)
             let st = FileStatus(descriptor: fd)
             if st?.kind == .directory {
                 if path != "-" { close(fd) }
                 throw .isDirectory
             }
-            let head = path == "-" && st?.kind != .regular ? StandardInput.takeConsumed() : []
             guard let file = yc_stream_open(fd, path == "-" ? 0 : 1, head, head.count, UInt64.max, nil) else {
                 if path != "-" { close(fd) }
                 throw .cannotOpen(errnoMessage())

@@ -6,42 +6,69 @@ import Darwin
 import CShims
 import Synchronization
 
-/// Standard input's first bytes, looked at before anything reads it (is it a Y4M stream, a JPEG, a PNG?)
-/// without losing them: a file is read at its offset with `pread`, leaving it where it was; from a pipe the
-/// bytes are read and kept, and whoever reads `-` next gets them back first.
+/// The first bytes of an input that is read as a stream, looked at before anything reads it (is it a Y4M
+/// stream, a JPEG, a PNG?) without losing them: standard input (`-`), and a FIFO or character device named as
+/// the input (a named pipe, `/dev/stdin` or `/proc/self/fd/N` on a pipe, bash's `<(…)`). Standard input
+/// redirected from a file is read at its offset with `pread`, leaving it where it was; from a stream the bytes
+/// are read and kept — for a named one on a descriptor opened once — and whoever opens that input next gets
+/// the descriptor and the bytes back first (`take`), so the route it took and the reader see the same bytes.
 public enum StandardInput {
-    private static let consumed = Mutex<[UInt8]>([])
+    /// A stream looked at: its descriptor (standard input's own for `-`) and the bytes read from it so far.
+    private struct Held {
+        var fd: Int32
+        var bytes: [UInt8]
+    }
+    private static let held = Mutex<[String: Held]>([:])
+    /// False in a dry run, which opens no FIFO or device (a writer waiting on a FIFO would be let in, then cut
+    /// off): their first bytes are then not looked at.
+    nonisolated(unsafe) public static var opensStreams = true
 
-    /// Up to `count` first bytes (from a pipe they are held until read: a sniff takes a few, the raw-frame
-    /// check one frame, which raw input holds whole anyway).
-    public static func peek(_ count: Int) -> [UInt8] {
-        if yc_standard_descriptor_was_closed(STDIN_FILENO) != 0 { return [] }
-        if let st = FileStatus(descriptor: STDIN_FILENO), st.kind == .regular {
-            let at = max(lseek(STDIN_FILENO, 0, SEEK_CUR), 0)
-            // What the file holds, not what was asked (a frame's size for a small file).
-            let want = max(0, min(count, st.size - Int(at)))
-            var bytes = [UInt8](repeating: 0, count: want)
-            let n = want > 0 ? pread(STDIN_FILENO, &bytes, want, at) : 0
-            return n > 0 ? Array(bytes[0..<n]) : []
+    /// Up to `count` first bytes of `-` (from a pipe they are held until read: a sniff takes a few, the
+    /// raw-frame check one frame, which raw input holds whole anyway).
+    public static func peek(_ count: Int) -> [UInt8] { peek("-", count) }
+
+    /// Up to `count` first bytes of the input `path` when it is standard input or a stream (see above); none
+    /// for anything else, and none when it cannot be opened (its reader then says why).
+    public static func peek(_ path: String, _ count: Int) -> [UInt8] {
+        if path == "-" {
+            if yc_standard_descriptor_was_closed(STDIN_FILENO) != 0 { return [] }
+            if let st = FileStatus(descriptor: STDIN_FILENO), st.kind == .regular {
+                let at = max(lseek(STDIN_FILENO, 0, SEEK_CUR), 0)
+                // What the file holds, not what was asked (a frame's size for a small file).
+                let want = max(0, min(count, st.size - Int(at)))
+                var bytes = [UInt8](repeating: 0, count: want)
+                let n = want > 0 ? pread(STDIN_FILENO, &bytes, want, at) : 0
+                return n > 0 ? Array(bytes[0..<n]) : []
+            }
+        } else {
+            guard let kind = FileStatus(path: path)?.kind, kind == .fifo || kind == .characterDevice else { return [] }
         }
-        return consumed.withLock { kept in
+        return held.withLock { streams in
+            if streams[path] == nil {
+                guard path == "-" || opensStreams else { return [] }
+                let fd: Int32
+                do throws(DecodeError) { fd = try InputSource.openDescriptor(path) } catch { return [] }
+                streams[path] = Held(fd: fd, bytes: [])
+            }
             // A mebibyte at a time: the memory follows what came, not what was asked.
-            while kept.count < count {
-                let want = min(count - kept.count, 1 << 20)
+            while streams[path]!.bytes.count < count {
+                let want = min(count - streams[path]!.bytes.count, 1 << 20)
                 var more = [UInt8](repeating: 0, count: want)
-                let n = yc_read_full(STDIN_FILENO, &more, want)
-                if n > 0 { kept += more[0..<Int(n)] }
+                let n = yc_read_full(streams[path]!.fd, &more, want)
+                if n > 0 { streams[path]!.bytes += more[0..<Int(n)] }
                 if n < want { break }
             }
-            return Array(kept.prefix(count))
+            return Array(streams[path]!.bytes.prefix(count))
         }
     }
 
-    /// The bytes a peek took from a pipe, handed out once (to the reader that then reads on from the pipe).
-    static func takeConsumed() -> [UInt8] {
-        consumed.withLock { kept in
-            defer { kept = [] }
-            return kept
-        }
+    /// The bytes a peek took from a pipe on standard input, handed out once (to the reader that then reads on
+    /// from the pipe).
+    static func takeConsumed() -> [UInt8] { take("-")?.bytes ?? [] }
+
+    /// The descriptor a peek opened for `path` and the bytes it read, handed out once: the reader owns the
+    /// descriptor from then on (standard input's aside). Nil when nothing looked at it.
+    static func take(_ path: String) -> (fd: Int32, bytes: [UInt8])? {
+        held.withLock { streams in streams.removeValue(forKey: path).map { ($0.fd, $0.bytes) } }
     }
 }

@@ -100,6 +100,9 @@ func run(_ args: [String]) -> Int32 {
     }
     if options.reportOnly { return runReport(options) }
     if options.isBatch { return runBatch(options) }
+    // The route is chosen by the input's first bytes, a FIFO's too (opened once, its bytes kept for the reader);
+    // a dry run opens no FIFO or device.
+    StandardInput.opensStreams = !options.dryRun
     if options.isRawInput { return runRawInput(options) }
     let input: String, output: String, format: OutputFormat
     do throws(UsageError) {

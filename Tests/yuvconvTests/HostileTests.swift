@@ -702,6 +702,28 @@ final class HostileTests: CLITestCase {
         XCTAssertTrue(r.stderr.contains("<stdin>: not a JPEG or PNG file (unrecognised signature); raw YUV is converted one file at a time, its size given: yuvconv FILE --size WxH -o OUT"), r.stderr)
     }
 
+    /// Y4M and raw YUV from a named stream — a FIFO, `/dev/stdin` and `/proc/self/fd/0` on a pipe, bash's
+    /// `<(…)` — as from `-`: the route is chosen from the stream's first bytes, which its reader then gets back.
+    /// Before, only a regular file and `-` were looked into: a Y4M from a FIFO was refused as "a YUV4MPEG2 (Y4M)
+    /// stream … it converts on its own (yuvconv FILE -o OUTPUT)", the very command run, and with `--size` read as
+    /// a raw frame of its header's bytes (exit 0, a wrong picture).
+    func testY4MAndRawFromNamedStreams() throws {
+        let r = try sh("""
+            "$B" "$F/photos/rocket.jpg" -o ref.y4m -q && "$B" ref.y4m -o ref.png -q \
+              && "$B" "$F/photos/rocket.jpg" -o ref.nv12 -q && "$B" ref.nv12 --size 640x427 -o ref2.png -q || exit 9
+            mkfifo p q
+            (cat ref.y4m > p &); timeout 20 "$B" p -o a.png -q && cmp a.png ref.png && echo fifo
+            (cat ref.y4m > p &); timeout 20 "$B" p --size 640x427 -o b.png -q 2>/dev/null && cmp b.png ref.png && echo fifo-size
+            cat ref.y4m | timeout 20 "$B" /dev/stdin -o c.png -q && cmp c.png ref.png && echo dev-stdin
+            cat ref.y4m | timeout 20 "$B" /proc/self/fd/0 -o d.png -q && cmp d.png ref.png && echo proc-fd
+            timeout 20 "$B" <(cat ref.y4m) -o e.png -q && cmp e.png ref.png && echo substitution
+            (cat ref.nv12 > q &); timeout 20 "$B" q --size 640x427 -o f.png -q && cmp f.png ref2.png && echo raw-fifo
+            (cat "$F/photos/rocket.jpg" > q &); timeout 20 "$B" q -o g.nv12 -q && cmp g.nv12 ref.nv12 && echo jpeg-fifo
+            """)
+        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self),
+                       "fifo\nfifo-size\ndev-stdin\nproc-fd\nsubstitution\nraw-fifo\njpeg-fifo\n", r.stderr)
+    }
+
     /// Options that do nothing for this conversion draw a warning, with -q too (it drops the per-image line only).
     func testIgnoredOptionsAreNamed() throws {
         let jpg = fixture("photos/rocket.jpg")
