@@ -69,7 +69,7 @@ extension Manifest {
     /// input's new time), for the report and the next manifest.
     ///
     /// Converted when the output is missing; again when no entry records it, its options differ, the output's
-    /// size differs or (its time differing) its SHA-256 does, or the input's size differs or (its path or time
+    /// size differs or (its time or inode differing) its SHA-256 does, or the input's size differs or (its path or time
     /// differing) its SHA-256 does. A file whose size and time are as recorded is not read: a re-run over
     /// unchanged files hashes nothing.
     public func check(_ item: BatchItem, optionsKey: String) -> (action: BatchAction, entry: ManifestEntry?) {
@@ -84,11 +84,13 @@ extension Manifest {
         if entry.optionsKey != optionsKey { return (.replace(.optionsChanged), nil) }
         guard output.kind == .regular else { return (.replace(.unchecked("the output is not a regular file")), nil) }
         if output.size != entry.outputBytes { return (.replace(.outputAltered), nil) }
-        if output.modified != entry.outputModified {
+        // Another file at the name (another inode: one another run put there, even in the same clock tick) is
+        // read too, as one with another time is.
+        if output.modified != entry.outputModified || entry.outputInode.map({ $0 != output.inode }) ?? false {
             do throws(FileError) {
                 let (status, sha) = try sha256(ofFile: item.output)
                 if sha != entry.outputSHA256 || status.size != entry.outputBytes { return (.replace(.outputAltered), nil) }
-                entry.outputModified = status.modified
+                (entry.outputModified, entry.outputInode) = (status.modified, status.inode)
             } catch {
                 return (.replace(.unchecked(error.reason)), nil)
             }

@@ -21,6 +21,9 @@ public struct ManifestEntry: Sendable {
     public var outputBytes: Int
     public var outputModified: Double
     public var outputSHA256: String
+    /// The output's inode as written (nil in lines written before it was recorded): with its time, what tells
+    /// the file at the name is the one recorded without reading it.
+    public var outputInode: UInt64?
     public var report: ConversionReport
     public var quality: QualityReport?
     /// The process's peak resident set after the conversion that made the output.
@@ -28,12 +31,12 @@ public struct ManifestEntry: Sendable {
 
     public init(output: String, input: String, inputBytes: Int, inputModified: Double, inputSHA256: String,
                 optionsKey: String, outputBytes: Int, outputModified: Double, outputSHA256: String,
-                report: ConversionReport, quality: QualityReport?, peakRSS: Int) {
+                report: ConversionReport, quality: QualityReport?, peakRSS: Int, outputInode: UInt64? = nil) {
         (self.output, self.input, self.inputBytes, self.inputModified, self.inputSHA256) =
             (output, input, inputBytes, inputModified, inputSHA256)
         (self.optionsKey, self.outputBytes, self.outputModified, self.outputSHA256) =
             (optionsKey, outputBytes, outputModified, outputSHA256)
-        (self.report, self.quality, self.peakRSS) = (report, quality, peakRSS)
+        (self.report, self.quality, self.peakRSS, self.outputInode) = (report, quality, peakRSS, outputInode)
     }
 }
 
@@ -50,12 +53,13 @@ public struct Manifest: Sendable {
         "has_alpha", "exif_orientation", "stored_width", "stored_height", "width", "height", "layout", "matrix",
         "range", "file_bytes", "warnings", "first_warning", "path", "alpha_bytes", "conversion_buffers_bytes",
         "orientation", "peak_rss_bytes", "psnr_y_db", "psnr_cb_db", "psnr_cr_db", "psnr_rgb_db", "ssim_y",
-        "color_management", "primaries", "chroma_filter", "psnr_rgb_bilinear_db", "orientation_source",
+        "color_management", "primaries", "chroma_filter", "psnr_rgb_bilinear_db", "orientation_source", "output_inode",
     ]
     /// Lines written before the last columns were added, by their number of fields: before `chroma_filter` and
-    /// `psnr_rgb_bilinear_db` (read as box-filtered, without the bilinear measure), and before
-    /// `orientation_source` (read as EXIF, which the text report names).
-    static let olderColumns = [columns.count - 3, columns.count - 1]
+    /// `psnr_rgb_bilinear_db` (read as box-filtered, without the bilinear measure), before `orientation_source`
+    /// (read as EXIF, which the text report names), and before `output_inode` (its output then checked by size and
+    /// time alone, as then).
+    static let olderColumns = [columns.count - 4, columns.count - 2, columns.count - 1]
 
     /// The entries by output name.
     public var entries: [String: ManifestEntry] = [:]
@@ -217,7 +221,7 @@ extension ManifestEntry {
                 text(r.path), text("\(r.alphaBytes)"), text("\(r.ledgerPeakBytes)"), text("\(r.orientation.exif)"),
                 text("\(peakRSS)")] + measures + [text(r.colour ?? ""), text(r.primaries.rawValue),
                                                  text(r.chromaFilter.rawValue), quality?.psnrRGBBilinear.map(number) ?? [],
-                                                 text(i.orientationSource.rawValue)]
+                                                 text(i.orientationSource.rawValue), text(outputInode.map { "\($0)" } ?? "")]
     }
 
     /// An entry from a line's fields (`Manifest.columns` order), each checked.
@@ -300,6 +304,11 @@ extension ManifestEntry {
         }
         var orientationSource = SourceInfo.OrientationSource.exif
         if at < f.count { orientationSource = try named(SourceInfo.OrientationSource.init(rawValue:)) }
+        var outputInode: UInt64?
+        if at < f.count, !f[at].isEmpty {
+            guard let v = UInt64(text()) else { throw Malformed(why: "output_inode is not an inode number") }
+            outputInode = v
+        }
         if output.isEmpty { throw Malformed(why: "no output name") }
         var info = SourceInfo(restoring: container, width: storedWidth, height: storedHeight, sampling: sampling,
                               rowFormat: rowFormat, progressive: progressive, interlaced: interlaced, hasAlpha: hasAlpha,
@@ -314,7 +323,7 @@ extension ManifestEntry {
         report.chromaFilter = chromaFilter
         self.init(output: output, input: input, inputBytes: inputBytes, inputModified: inputModified,
                   inputSHA256: inputSHA256, optionsKey: optionsKey, outputBytes: outputBytes, outputModified: outputModified,
-                  outputSHA256: outputSHA256, report: report, quality: quality, peakRSS: peakRSS)
+                  outputSHA256: outputSHA256, report: report, quality: quality, peakRSS: peakRSS, outputInode: outputInode)
     }
 
     static func name(of format: SourceFormat) -> String {

@@ -12,10 +12,14 @@ import YUVCore
 public struct OutputDigest: Sendable, Equatable {
     public let bytes: Int
     public let sha256: String
+    /// The written file's inode and modification time, from its own descriptor before it was named (nil for a
+    /// stream): what `--update`'s manifest records, so that the file at the name later is known to be this one
+    /// — not one another run put there in the same clock tick, or between this run's naming and a look by name.
+    public var inode: UInt64?
+    public var modified: Double?
 
-    public init(bytes: Int, sha256: String) {
-        self.bytes = bytes
-        self.sha256 = sha256
+    public init(bytes: Int, sha256: String, inode: UInt64? = nil, modified: Double? = nil) {
+        (self.bytes, self.sha256, self.inode, self.modified) = (bytes, sha256, inode, modified)
     }
 }
 
@@ -56,7 +60,8 @@ extension AtomicOutput {
     /// that something else truncates meanwhile kills the process with SIGBUS.
     func finishDigest() throws(WriteError) {
         guard var h = hasher else { return }
-        guard let size = FileStatus(descriptor: fd)?.size else { throw .system("cannot read back: \(errnoMessage())") }
+        guard let written = FileStatus(descriptor: fd) else { throw .system("cannot read back: \(errnoMessage())") }
+        let size = written.size
         if hashLost || hashed > size {
             h = SHA256()
             hashed = 0
@@ -70,6 +75,6 @@ extension AtomicOutput {
             h.update(buffer[0..<n])
             hashed += n
         }
-        digest = OutputDigest(bytes: size, sha256: h.finalize())
+        digest = OutputDigest(bytes: size, sha256: h.finalize(), inode: written.inode, modified: written.modified)
     }
 }

@@ -346,14 +346,21 @@ public enum RawInput {
                                as: UTF8.self)
             guard frame == "FRAME" || frame.hasPrefix("FRAME ") else { throw .decoder("the Y4M stream has no FRAME") }
             let bytes = try input.read(need)
-            guard bytes.count == need else {
-                // Exactly what chroma rows a sample short would leave: how FFmpeg 5.1 writes a 10-bit Y4M of an odd
-                // width (it reads its own file back the same way; the frame is not 4:2:0 as Y4M defines it).
-                let sample = layout == .yuv420p10le ? 2 : 1
-                let short = w & 1 == 1 && bytes.count == (w * h + 2 * (w / 2) * ((h + 1) / 2)) * sample
-                throw .decoder("the Y4M frame is cut short (\(bytes.count) of \(need) bytes)" + (short
-                    ? "; its chroma rows are one sample short of the odd width's \((w + 1) / 2), as some writers "
-                      + "(FFmpeg 5's 10-bit Y4M) make them: rewrite it at an even width" : ""))
+            // Chroma rows one byte short: how FFmpeg 5.1 writes a 10-bit Y4M of an odd width (each chroma row half
+            // the luma row's bytes, 2w/2 = w, not 2·⌈w/2⌉; it reads its own file back the same way). The frame is
+            // not 4:2:0 as Y4M defines it. Seen as a frame that ends exactly there, or one that holds the next
+            // frame's header there.
+            let shortFrame = need - 2 * ((h + 1) / 2)
+            // The next header is looked for in 10-bit frames only, where its first two bytes ("FR", 0x5246 as a
+            // sample) can be no valid sample: an 8-bit frame may hold any bytes there.
+            let chromaShort = w & 1 == 1 && (bytes.count == shortFrame || (layout == .yuv420p10le && bytes.count == need
+                && bytes[shortFrame...].starts(with: Array("FRAME".utf8).prefix(need - shortFrame))))
+            let hint = chromaShort ? "; its chroma rows are one byte short of the odd width's \((w + 1) / 2) samples, as "
+                + "some writers (FFmpeg 5's 10-bit Y4M) make them: rewrite it at an even width" : ""
+            guard bytes.count == need, !chromaShort else {
+                throw .decoder((bytes.count == need ? "the Y4M frame is not \(w)x\(h) 4:2:0 (the next frame's header "
+                                + "starts \(need - shortFrame) bytes early)"
+                                : "the Y4M frame is cut short (\(bytes.count) of \(need) bytes)") + hint)
             }
             try checkSamples(bytes, layout: layout)
             let image = YUVImage(width: w, height: h, layout: layout, bytes: bytes)

@@ -141,7 +141,7 @@ struct UpdateManifest: Sendable {
         guard let old = manifest.entry(named: item.name) else { return true }
         return !old.input.utf8.elementsEqual(entry.input.utf8) || old.inputBytes != entry.inputBytes
             || old.inputModified != entry.inputModified
-            || old.outputModified != entry.outputModified
+            || old.outputModified != entry.outputModified || old.outputInode != entry.outputInode
     }
 
     /// The failure of an output `check` would not write (it turned a conversion into a skip), for the report and
@@ -196,11 +196,13 @@ struct UpdateManifest: Sendable {
               let written = FileStatus(path: item.output), written.kind == .regular, written.size == digest.bytes else {
             return outcome
         }
+        // The output's time and inode as written, from its own descriptor (`OutputDigest`): a look by name after it
+        // was named could find another run's file there, and record its time beside this one's SHA-256.
         outcome.manifestChange = (item.name, ManifestEntry(
             output: item.name, input: item.input, inputBytes: input.status.size, inputModified: input.status.modified,
             inputSHA256: input.sha256, optionsKey: options.optionsKey(for: item.format), outputBytes: digest.bytes,
-            outputModified: written.modified, outputSHA256: digest.sha256, report: report,
-            quality: outcome.record.quality, peakRSS: outcome.record.peakRSS))
+            outputModified: digest.modified ?? written.modified, outputSHA256: digest.sha256, report: report,
+            quality: outcome.record.quality, peakRSS: outcome.record.peakRSS, outputInode: digest.inode))
         return outcome
     }
 

@@ -48,8 +48,10 @@ final class ManifestTests: XCTestCase {
         XCTAssertEqual(problems, [])
         XCTAssertEqual(back?.report.info.orientationSource, .xmp)
         XCTAssertEqual(back?.report.orientationText, "turned 90° clockwise (XMP 6)")
-        let lines = text.split(separator: 10).map(Array.init)
-        let older = lines.dropLast().joined(separator: [10]) + [10] + lines.last![..<lines.last!.lastIndex(of: 9)!] + [10]
+        // The line without its last two fields (orientation_source, and output_inode after it).
+        let lines = text.split(separator: 10).map(Array.init), last = lines.last!
+        let tabs = last.indices.filter { last[$0] == 9 }
+        let older = lines.dropLast().joined(separator: [10]) + [10] + last[..<tabs[tabs.count - 2]] + [10]
         let old = Manifest(parsing: Array(older), problems: &problems).entries["x.nv12"]
         XCTAssertEqual(problems, [])
         XCTAssertEqual(old?.report.info.orientationSource, .exif)
@@ -92,11 +94,11 @@ final class ManifestTests: XCTestCase {
         XCTAssertEqual(problems, [])
         XCTAssertEqual(back.entries["s.nv12"]?.report.chromaFilter, .sharp)
         XCTAssertEqual(back.entries["s.nv12"]?.quality, e.quality)
-        // The same line without its last three fields (those two and orientation_source), as the version before
-        // them wrote it.
+        // The same line without its last four fields (those two, orientation_source and output_inode), as the
+        // version before them wrote it.
         let line = render(e).split(separator: 10).last!
         let tabs = line.indices.filter { line[$0] == 9 }
-        let older = Array("yuvconv-manifest\t1\n".utf8) + line[..<tabs[tabs.count - 3]] + [10]
+        let older = Array("yuvconv-manifest\t1\n".utf8) + line[..<tabs[tabs.count - 4]] + [10]
         let old = Manifest(parsing: older, problems: &problems)
         XCTAssertEqual(problems, [])
         XCTAssertEqual(old.entries["s.nv12"]?.report.chromaFilter, .box)
@@ -176,6 +178,29 @@ final class ManifestTests: XCTestCase {
         XCTAssertEqual(m.check(item, optionsKey: "k").action, .replace(.inputChanged))
         try Data("input bytes".utf8).write(to: URL(fileURLWithPath: input))
         XCTAssertEqual(m.check(item, optionsKey: "k").action, .skip(upToDate: true))
+        // Another file put at the output's name with the same size and time (another run's, finished within the
+        // same tick of the clock): the inode differs, so it is read — its bytes differ. Before the inode was
+        // recorded, same size and time kept it as up to date.
+        var recorded = e
+        recorded.outputInode = outDigest.status.inode
+        m.entries["a.nv12"] = recorded
+        XCTAssertEqual(m.check(item, optionsKey: "k").action, .skip(upToDate: true))
+        let other = root + "/out/.other"
+        try Data("OUTPUT bytes".utf8).write(to: URL(fileURLWithPath: other))
+        var was = stat()
+        XCTAssertEqual(stat(output, &was), 0)
+        var times = [was.st_atim, was.st_mtim]
+        XCTAssertEqual(utimensat(AT_FDCWD, other, &times, 0), 0)   // `touch -r`: the time to the nanosecond
+        XCTAssertEqual(rename(other, output), 0)
+        XCTAssertEqual(FileStatus(path: output)?.modified, outDigest.status.modified)
+        XCTAssertEqual(m.check(item, optionsKey: "k").action, .replace(.outputAltered))
+        // The same bytes in another file: read, found the same, kept with the new inode.
+        try Data("output bytes".utf8).write(to: URL(fileURLWithPath: other))
+        XCTAssertEqual(rename(other, output), 0)
+        let same = m.check(item, optionsKey: "k")
+        XCTAssertEqual(same.action, .skip(upToDate: true))
+        XCTAssertEqual(same.entry?.outputInode, FileStatus(path: output)?.inode)
+        m.entries["a.nv12"] = e
         // The output altered in place (same size), or cut.
         try Data("output BYTES".utf8).write(to: URL(fileURLWithPath: output))
         XCTAssertEqual(m.check(item, optionsKey: "k").action, .replace(.outputAltered))

@@ -262,17 +262,23 @@ extension CLITests {
         XCTAssertEqual(try run(["a.nv12", "--size", "100000x100000", "-o", "h.png"]).status, 1, "over --max-pixels")
     }
 
-    /// A Y4M frame cut short is refused, naming both sizes; when it is exactly chroma rows a sample short of an odd
-    /// width (FFmpeg 5's 10-bit Y4M of an odd width), the message says so and what to do.
+    /// A Y4M frame cut short is refused, naming both sizes; when its chroma rows are one byte short of an odd
+    /// width's (FFmpeg 5.1's 10-bit Y4M of an odd width: 2w/2 bytes a row; `ffmpeg -f lavfi -i testsrc=s=101x67
+    /// -pix_fmt yuv420p10le -strict -1 x.y4m` writes 20402-byte frames, not 20470), the message says so and what to
+    /// do — also when more frames follow, where the first frame read holds the next one's header.
     func testOddWidthY4MWithShortChromaRowsIsExplained() throws {
-        // 5×2, 10-bit: 10 luma samples and 2 × 3 chroma samples a frame (32 bytes); FFmpeg 5 writes 2 × 2 (28).
+        // 5×2, 10-bit: 10 luma samples and 2 × 3 chroma samples a frame (32 bytes); FFmpeg 5 writes chroma rows of
+        // 5 bytes (30).
         let header = Data("YUV4MPEG2 W5 H2 F25:1 Ip A1:1 C420p10 XYSCSS=420P10 XCOLORRANGE=FULL\nFRAME\n".utf8)
-        for (bytes, hinted) in [(28, true), (30, false)] {
-            try (header + Data(repeating: 0, count: bytes)).write(to: work.appendingPathComponent("odd.y4m"))
+        let frame = Data(repeating: 0, count: 30)
+        for (body, said, hinted) in [(frame, "cut short (30 of 32 bytes)", true),
+                                     (Data(repeating: 0, count: 28), "cut short (28 of 32 bytes)", false),
+                                     (frame + Data("FRAME\n".utf8) + frame, "not 5x2 4:2:0 (the next frame's header starts 2 bytes early)", true)] {
+            try (header + body).write(to: work.appendingPathComponent("odd.y4m"))
             let r = try run(["odd.y4m", "-o", "odd.png", "--force"])
             XCTAssertEqual(r.status, 1, r.stderr)
-            XCTAssertTrue(r.stderr.contains("odd.y4m: the Y4M frame is cut short (\(bytes) of 32 bytes)"), r.stderr)
-            XCTAssertEqual(r.stderr.contains("one sample short of the odd width's 3"), hinted, r.stderr)
+            XCTAssertTrue(r.stderr.contains("odd.y4m: the Y4M frame is \(said)"), r.stderr)
+            XCTAssertEqual(r.stderr.contains("one byte short of the odd width's 3 samples"), hinted, r.stderr)
             XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("odd.png").path))
         }
     }
