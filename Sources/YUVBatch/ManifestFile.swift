@@ -12,7 +12,8 @@ import YUVIO
 ///   file meanwhile replaces another one — checked line by line once (what cannot be read is counted and
 ///   described, as `Manifest` does), then searched for each output by name with pread: the lines are sorted
 ///   by their escaped name (as this version writes them); a file whose lines are not (written by hand, or by
-///   an earlier version with names outside ASCII) is searched in a sorted copy on disk instead;
+///   an earlier version with names outside ASCII), or that holds lines no search can use (comments, empty or
+///   over-long lines) past the heading, is searched in a sorted copy on disk instead, which has none;
 /// - written: the file as it is at the end (another run into the folder may have written it), with this
 ///   run's changes put in, merged in name order through an external sort — and only when that changes it
 ///   (ManifestWrite.swift).
@@ -28,6 +29,8 @@ public final class ManifestFile: @unchecked Sendable {
     static let problemsKept = 10
     /// A line longer than this is not an entry (and is not held).
     static let longestLine = 1 << 20
+    /// Whether the lines are searched in a sorted copy (see above), not in the file.
+    let searchesSortedCopy: Bool
 
     /// The lock file of the manifest at `path` where its folder cannot be locked (`FolderLock`).
     /// (For the manifest, `AtomicOutput.manifestLockName`, which no output may take.)
@@ -35,7 +38,7 @@ public final class ManifestFile: @unchecked Sendable {
 
     /// An empty manifest.
     public init() {
-        (source, dataStart, problems, problemCount, foreign) = (nil, 0, [], 0, false)
+        (source, dataStart, problems, problemCount, foreign, searchesSortedCopy) = (nil, 0, [], 0, false, false)
     }
 
     /// The manifest at `path`: none yet is an empty one; one that is not a regular file or cannot be opened or
@@ -44,7 +47,7 @@ public final class ManifestFile: @unchecked Sendable {
         let fd = openWithoutWaiting(path, O_RDONLY)
         if fd < 0 {
             if errno != ENOENT { throw FileError(path: path, reason: "cannot open: \(systemMessage())") }
-            (source, dataStart, problems, problemCount, foreign) = (nil, 0, [], 0, false)
+            (source, dataStart, problems, problemCount, foreign, searchesSortedCopy) = (nil, 0, [], 0, false, false)
             return
         }
         guard let st = FileStatus(descriptor: fd), st.kind == .regular else {
@@ -55,11 +58,12 @@ public final class ManifestFile: @unchecked Sendable {
         var reader = LineReader(file, at: 0)
         guard let first = reader.next(), first.line.map({ $0.elementsEqual(Manifest.magic) }) == true else {
             if file.failed { throw FileError(path: path, reason: "read failed: \(systemMessage())") }
-            (source, dataStart, problems, problemCount, foreign) = (nil, 0, ["not a yuvconv manifest of version 1 (its first line differs)"], 1, true)
+            (source, dataStart, problems, problemCount, foreign, searchesSortedCopy) =
+                (nil, 0, ["not a yuvconv manifest of version 1 (its first line differs)"], 1, true, false)
             return
         }
         let start = reader.position
-        var problems: [String] = [], count = 0, sorted = true, previous: [UInt8]?, number = 1, adjacent = 0
+        var problems: [String] = [], count = 0, sorted = true, previous: [UInt8]?, number = 1, adjacent = 0, unused = 0
         func problem(_ why: String) {
             count += 1
             if problems.count < Self.problemsKept { problems.append("line \(number): \(why)") }
@@ -68,9 +72,13 @@ public final class ManifestFile: @unchecked Sendable {
             number += 1
             guard let line else {
                 problem("longer than 1 MiB")
+                unused += 1
                 continue
             }
-            if line.isEmpty || line.first == UInt8(ascii: "#") { continue }
+            if line.isEmpty || line.first == UInt8(ascii: "#") {
+                unused += 1
+                continue
+            }
             do throws(Malformed) { _ = try ManifestEntry(fields: try Manifest.fields(line[...])) } catch { problem(error.why) }
             let name = Self.name(line)
             if let p = previous, name.lexicographicallyPrecedes(p) { sorted = false }
@@ -79,8 +87,11 @@ public final class ManifestFile: @unchecked Sendable {
             previous = Array(name)
         }
         if file.failed { throw FileError(path: path, reason: "read failed: \(systemMessage())") }
-        if sorted {
-            (self.problems, problemCount, foreign) = (problems, count, false)
+        // The lines a search steps over one by one: past the heading this version writes, a copy without them is
+        // searched — megabytes of comments (a manifest in a shared folder padded by hand) made every lookup read
+        // them all, a batch's time the files times the manifest's size.
+        if sorted && unused <= 1 {
+            (self.problems, problemCount, foreign, searchesSortedCopy) = (problems, count, false, false)
             (source, dataStart) = (file, start)
             return
         }
@@ -97,7 +108,7 @@ public final class ManifestFile: @unchecked Sendable {
                 problems.append("\(seconds) more entr\(seconds == 1 ? "y" : "ies") for outputs that have one already")
             }
         }
-        (self.problems, problemCount, foreign) = (problems, count, false)
+        (self.problems, problemCount, foreign, searchesSortedCopy) = (problems, count, false, true)
         (source, dataStart) = (ManifestBytes(spool: copy), 0)
     }
 
