@@ -33,8 +33,8 @@ extension ManifestFile {
             // The lines now (their entries rendered again, as `Manifest` renders them), then the changes.
             var now: ManifestBytes? = source, nowStart = dataStart
             let replaced = "was replaced during the run by "
-            let kept = "; it is left as it is and the manifest is not written (the outputs are in place, and the next "
-                + "--update converts them again)"
+            let kept = "; it is left as it is and the manifest is not written (what this run converted is in place, "
+                + "and the next --update converts it again)"
             if let st = FileStatus(path: path, follow: false), st.kind != .regular {
                 throw FileError(path: path, reason: replaced + (st.kind == .symlink ? "a symbolic link" : "something that is not a regular file") + kept)
             }
@@ -66,14 +66,14 @@ extension ManifestFile {
                 // Unreadable now (its mode changed during the run): merging into the start's copy would drop
                 // what other runs wrote since, and the new file would keep the mode.
                 throw FileError(path: path, reason: "cannot be read now (\(String(cString: strerror(openError)))); it is left as it is "
-                                + "and the manifest is not written (the outputs are in place, and the next --update "
-                                + "converts them again)")
+                                + "and the manifest is not written (what this run converted is in place, and the "
+                                + "next --update converts it again)")
             }
             // A signal (SIGINT, SIGTERM) during the wait or a merge of many lines: the manifest is left as it was.
             func stopIfInterrupted() throws(FileError) {
                 if lock.interrupted || (signalledBefore == nil && interruptSignal() != nil) {
-                    throw FileError(path: path, reason: "interrupted: the manifest is not written (the outputs are in "
-                                    + "place, and the next --update converts them again)")
+                    throw FileError(path: path, reason: "interrupted: the manifest is not written (what this run "
+                                    + "converted is in place, and the next --update converts it again)")
                 }
             }
             try stopIfInterrupted()

@@ -27,17 +27,17 @@ public enum PixelLayout: String, CaseIterable, Sendable {
         }
     }
 
-    /// The layout an output file name implies: `.nv12 .nv21 .yuv .i420 .yv12 .p010 .yuv420p10le`.
+    /// The file extensions that name a layout, in the order messages and the docs list them.
+    public static let fileExtensions: [(String, PixelLayout)] = [
+        ("nv12", .nv12), ("nv21", .nv21), ("yuv", .yuv420p), ("i420", .yuv420p), ("yuv420p", .yuv420p),
+        ("yv12", .yv12), ("p010", .p010), ("yuv420p10le", .yuv420p10le), ("i010", .yuv420p10le),
+    ]
+
+    /// The layout a file name's extension implies (`fileExtensions`, any case), for outputs and raw inputs alike.
     public init?(fileExtension ext: String) {
-        switch ext.lowercased() {
-        case "nv12": self = .nv12
-        case "nv21": self = .nv21
-        case "yuv", "i420", "yuv420p": self = .yuv420p
-        case "yv12": self = .yv12
-        case "p010": self = .p010
-        case "yuv420p10le", "i010": self = .yuv420p10le
-        default: return nil
-        }
+        let e = ext.lowercased()
+        guard let layout = Self.fileExtensions.first(where: { $0.0 == e })?.1 else { return nil }
+        self = layout
     }
 
     /// The 8-bit layouts: what the 8-bit drivers (`RGBToYUV420`, `YCbCrToYUV420`, `PlaneTargets`) write.

@@ -60,7 +60,7 @@ public final class InputSource {
         }
         if head.isEmpty {
             // A named FIFO is opened without waiting for a writer; standard input's pipe was simply empty.
-            throw failure(status.kind == .fifo && path != "-" ? .cannotOpen("nothing was written to the FIFO (no writer)") : .empty)
+            throw failure(status.kind == .fifo && path != "-" ? .cannotOpen("nothing was written to the FIFO (no writer had it open, or one closed it without writing)") : .empty)
         }
         if let problem = Self.formatProblem(head: head) { throw failure(problem) }
         format = yc_sniff(head, min(head.count, 8))

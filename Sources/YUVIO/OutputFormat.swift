@@ -35,7 +35,8 @@ public enum OutputFormat: Equatable, Sendable {
     }
 
     public static let names = "nv12, nv21, yuv420p (i420), yv12, p010, yuv420p10le, y4m, png, jpeg"
-    public static let extensions = ".nv12 .nv21 .yuv .i420 .yuv420p .yv12 .p010 .yuv420p10le .y4m .png .jpg .jpeg .jpe"
+    public static let extensions = (PixelLayout.fileExtensions.map(\.0) + ["y4m", "png", "jpg", "jpeg", "jpe"])
+        .map { "." + $0 }.joined(separator: " ")
 
     /// Why a name does not say what to write.
     public struct Unresolved: Error, Sendable {

@@ -51,7 +51,7 @@ public enum RawInput {
         // --max-pixels allows, so the byte count below cannot overflow either.
         if overflow || pixels > maxPixels { throw .tooLarge(width: width, height: height, limit: maxPixels) }
         guard pixels <= Int.max / 8 else {
-            throw .decoder("\(width)x\(height) is more pixels than any frame can hold (2^60), whatever --max-pixels allows")
+            throw .decoder("\(width)x\(height) is more pixels than any frame can hold (2^60 or more), whatever --max-pixels allows")
         }
         return FrameLayout(width: width, height: height, pixelLayout: layout).byteCount
     }

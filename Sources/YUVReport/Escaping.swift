@@ -58,6 +58,22 @@ public func pad(_ s: String, _ n: Int, right: Bool = false) -> String {
 }
 
 /// `s` cut to its last `n` characters, the cut marked with "…".
+/// A name as messages show it (`displayPath`: `\\`, `\xNN`, `\u{NNNN}`) is cut between escapes, never inside
+/// one (`…FFb` from `\xFFb` named no byte): the result is then shorter.
 public func shorten(_ s: String, _ n: Int) -> String {
-    s.count <= n ? s : "…" + String(s.suffix(n - 1))
+    guard s.count > n else { return s }
+    let chars = Array(s), cut = chars.count - (n - 1)
+    var i = 0
+    while i < cut {
+        guard chars[i] == "\\", i + 1 < chars.count else {
+            i += 1
+            continue
+        }
+        switch chars[i + 1] {
+        case "x": i += 4
+        case "u": i = (chars[(i + 1)...].firstIndex(of: "}") ?? i + 1) + 1
+        default: i += 2
+        }
+    }
+    return "…" + String(chars[min(i, chars.count)...])
 }

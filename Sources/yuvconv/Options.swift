@@ -314,8 +314,9 @@ extension Options {
             out.append("--force lets --report-file replace a file; without one the report goes to standard output, so it is ignored")
         }
         if format == .y4m && depth == 10, let s = siting, s != .center {
+            // YUV input writes no report: there is none to point to.
             out.append("--chroma-loc \(s.rawValue): a 10-bit Y4M header (C420p10) has no siting tag, so readers take its "
-                       + "chroma as centre-sited; the report's chroma_location and ffmpeg arguments say \(s.rawValue)")
+                       + "chroma as centre-sited" + (rawInput ? "" : "; the report's chroma_location and ffmpeg arguments say \(s.rawValue)"))
         }
         if given.contains("--quality") && format != .jpeg {
             out.append("--quality sets JPEG output's quality; \(format.name) output ignores it")

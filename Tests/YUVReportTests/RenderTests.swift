@@ -410,4 +410,15 @@ final class RenderTests: XCTestCase {
             XCTAssertEqual([w.psnrY, w.psnrCb, w.psnrCr, w.psnrRGB, w.ssimY], values.map { $0.min()! }, "\(count) images, \(rng)")
         }
     }
+
+    /// A name cut for the text table is cut between the escapes messages use (`\\`, `\xNN`, `\u{NNNN}`), never
+    /// inside one: `…FFba\xFFb` from repeated `a\xFFb` showed an `FF` that named no byte.
+    func testShortenCutsBetweenEscapes() {
+        let name = String(repeating: "a\\xFFb", count: 5)
+        XCTAssertEqual(shorten(name, 10), "…ba\\xFFb")
+        XCTAssertEqual(shorten("dir/\\u{202E}name.png", 12), "…name.png")
+        XCTAssertEqual(shorten("abc\\\\def", 5), "…def")
+        XCTAssertEqual(shorten("short", 10), "short")
+        XCTAssertEqual(shorten("abcdefghijkl", 5), "…ijkl")
+    }
 }

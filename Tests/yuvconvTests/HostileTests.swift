@@ -80,6 +80,12 @@ final class HostileTests: CLITestCase {
         XCTAssertFalse(eight.stderr.contains("warning"), eight.stderr)
         let asked = try run(["o10.y4m", "-o", "p.y4m", "--chroma-loc", "left"])
         XCTAssertTrue(asked.stderr.contains("its chroma is center-sited (C420p10); YUV input is not resampled"), asked.stderr)
+        // YUV input writes no report, so the warning points to none (it did: "the report's chroma_location …").
+        try Data(repeating: 128, count: 8 * 4 * 3 / 2).write(to: work.appendingPathComponent("r.nv12"))
+        let raw = try run(["r.nv12", "--size", "8x4", "--chroma-loc", "topleft", "--depth", "10", "-o", "r.y4m"])
+        XCTAssertEqual(raw.status, 0, raw.stderr)
+        XCTAssertTrue(raw.stderr.contains("a 10-bit Y4M header (C420p10) has no siting tag"), raw.stderr)
+        XCTAssertFalse(raw.stderr.contains("report"), raw.stderr)
     }
 
     /// A JPEG carrying a valid lut8 ICC profile of grid 160 (12.3 MB of table): LittleCMS needs most of its
