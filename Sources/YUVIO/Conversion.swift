@@ -46,6 +46,10 @@ public struct DecodeOptions: Sendable {
     /// How chroma is made (`--chroma-filter`): the contract's box, or sharp chroma (8-bit outputs only; a JPEG
     /// then goes through RGB).
     public var chromaFilter = ChromaFilter.box
+    /// The identities of the run's inputs as it found them (nil: not checked). An input that is a FIFO or a
+    /// device when opened, and none of them, was put in place of a file after the run listed it (a folder walk
+    /// takes regular files only): refused before it is read — a FIFO whose writer never writes held a batch.
+    public var listed: (any FileIdentitySet)?
 
     /// The target RGB space for `spec`.
     public func target(for spec: ConversionSpec) -> Primaries { primaries ?? Primaries(for: spec.matrix) }

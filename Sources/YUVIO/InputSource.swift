@@ -37,7 +37,9 @@ public final class InputSource {
         return overflow ? UInt64.max : product &+ (16 << 20)
     }
 
-    public init(path: String, maxPixels: Int = ImageDecoder.defaultMaxPixels) throws(DecodeError) {
+    /// `listed`: the identities of the inputs the run listed (`DecodeOptions.listed`).
+    public init(path: String, maxPixels: Int = ImageDecoder.defaultMaxPixels,
+                listed: (any FileIdentitySet)? = nil) throws(DecodeError) {
         self.path = path
         self.maxPixels = maxPixels
         let (fd, taken) = try Self.openHeld(path)
@@ -48,6 +50,10 @@ public final class InputSource {
         }
         guard let status = FileStatus(descriptor: fd) else { throw failure(.cannotOpen(errnoMessage())) }
         if status.kind == .directory { throw failure(.isDirectory) }
+        if let listed, path != "-", status.kind.isStream, !listed.contains(status.identity) {
+            throw failure(.cannotOpen("is now \(status.kind == .fifo ? "a FIFO" : "a device"), not the file the run listed "
+                                      + "at this name; it is not read"))
+        }
         // Standard input may be a file already part read (`{ head -c 9; yuvconv -; } < f`): start there.
         let start = status.kind == .regular ? max(0, lseek(fd, 0, SEEK_CUR)) : 0
         // From a stream, what a peek already took comes first.

@@ -144,7 +144,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         // Room to work in, asked for once before any work: under a tight address-space limit the file fails here
         // with the reason, not later in an allocation that cannot fail gracefully.
         guard Ledger.available(Ledger.workingBytes) else { throw DecodeError.decoder(Ledger.tooLittleToWorkIn()) }
-        let inputSource = try InputSource(path: path, maxPixels: options.maxPixels)
+        let inputSource = try InputSource(path: path, maxPixels: options.maxPixels, listed: options.listed)
         let decoder = try ImageDecoder(source: inputSource, maxPixels: options.maxPixels, maxScans: options.maxScans,
                                        maxMemory: options.maxMemory, allowTruncated: options.allowTruncated,
                                        // Sharp chroma takes the RGB route: it needs RGB, the direct path's chroma

@@ -8,7 +8,8 @@ import YUVCore
 
 /// YUV as input: raw 4:2:0 planes (a size and a layout needed) or a YUV4MPEG2 stream (its header has them).
 public enum RawInput {
-    /// Only regular files are looked into: reading the start of a pipe or FIFO would consume it.
+    /// A regular file, whose start is read in place; the start of anything else is read once and kept for its
+    /// reader (`StandardInput.peek`), or not at all.
     static func isRegular(_ path: String) -> Bool {
         path != "-" && FileStatus(path: path)?.kind == .regular
     }
@@ -32,7 +33,7 @@ public enum RawInput {
     /// file goes to the Y4M reader, whose error says what is wrong with its header.
     public static func isY4M(head h: [UInt8]) -> Bool { h.starts(with: Array("YUV4MPEG".utf8)) }
 
-    /// True when the (regular) file starts with a JPEG or PNG signature.
+    /// True when the file (or stream, as `head` reads one) starts with a JPEG or PNG signature.
     public static func isImage(path: String) -> Bool { isImage(head: head(path, 8)) }
 
     /// True when these first bytes are a JPEG's (the decoder's own sniff).
@@ -351,9 +352,9 @@ public enum RawInput {
             // not 4:2:0 as Y4M defines it. Seen as a frame that ends exactly there, or one that holds the next
             // frame's header there.
             let shortFrame = need - 2 * ((h + 1) / 2)
-            // The next header is looked for in 10-bit frames only, where its first two bytes ("FR", 0x5246 as a
-            // sample) can be no valid sample: an 8-bit frame may hold any bytes there.
-            let chromaShort = w & 1 == 1 && (bytes.count == shortFrame || (layout == .yuv420p10le && bytes.count == need
+            // 10-bit frames only: FFmpeg writes 8-bit ones whole; and there the next header's first two bytes ("FR",
+            // 0x5246 as a sample) can be no valid sample, where an 8-bit frame may hold any bytes.
+            let chromaShort = layout == .yuv420p10le && w & 1 == 1 && (bytes.count == shortFrame || (bytes.count == need
                 && bytes[shortFrame...].starts(with: Array("FRAME".utf8).prefix(need - shortFrame))))
             let hint = chromaShort ? "; its chroma rows are one byte short of the odd width's \((w + 1) / 2) samples, as "
                 + "some writers (FFmpeg 5's 10-bit Y4M) make them: rewrite it at an even width" : ""

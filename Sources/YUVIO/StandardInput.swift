@@ -19,17 +19,21 @@ public enum StandardInput {
         var bytes: [UInt8]
     }
     private static let held = Mutex<[String: Held]>([:])
-    /// False in a dry run, which opens no FIFO or device (a writer waiting on a FIFO would be let in, then cut
-    /// off): their first bytes are then not looked at.
-    nonisolated(unsafe) public static var opensStreams = true
-
-    /// Up to `count` first bytes of `-` (from a pipe they are held until read: a sniff takes a few, the
-    /// raw-frame check one frame, which raw input holds whole anyway).
-    public static func peek(_ count: Int) -> [UInt8] { peek("-", count) }
+    /// Whether a FIFO or device named as the input may be opened to look at it: off unless the caller turns it
+    /// on — a single conversion that will go ahead (`main`), once its output is accepted. A dry run, a batch
+    /// and a run refused for its output or its options open none: opening has effects (a writer waiting on a
+    /// FIFO is let in, then cut off by the close; a writer that never writes holds the reader).
+    public static let opensStreams = Atomic<Bool>(false)
 
     /// Up to `count` first bytes of the input `path` when it is standard input or a stream (see above); none
-    /// for anything else, and none when it cannot be opened (its reader then says why).
+    /// for anything else, and none when it cannot be opened (its reader then says why). A stream looked at
+    /// already is found by its name first, even when that name is gone meanwhile (a FIFO removed once open).
     public static func peek(_ path: String, _ count: Int) -> [UInt8] {
+        if path != "-", held.withLock({ $0[path] == nil }) {
+            // `/dev/stdin` and its kin on a pipe: standard input under another name, looked at as `-` is.
+            guard opensStreams.load(ordering: .relaxed) || readsStandardInput(path),
+                  let kind = FileStatus(path: path)?.kind, kind == .fifo || kind == .characterDevice else { return [] }
+        }
         if path == "-" {
             if yc_standard_descriptor_was_closed(STDIN_FILENO) != 0 { return [] }
             if let st = FileStatus(descriptor: STDIN_FILENO), st.kind == .regular {
@@ -40,12 +44,9 @@ public enum StandardInput {
                 let n = want > 0 ? pread(STDIN_FILENO, &bytes, want, at) : 0
                 return n > 0 ? Array(bytes[0..<n]) : []
             }
-        } else {
-            guard let kind = FileStatus(path: path)?.kind, kind == .fifo || kind == .characterDevice else { return [] }
         }
         return held.withLock { streams in
             if streams[path] == nil {
-                guard path == "-" || opensStreams else { return [] }
                 let fd: Int32
                 do throws(DecodeError) { fd = try InputSource.openDescriptor(path) } catch { return [] }
                 streams[path] = Held(fd: fd, bytes: [])

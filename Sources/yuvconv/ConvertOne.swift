@@ -45,7 +45,8 @@ struct Outcome {
 func convertOne(input: String, output: String, format: OutputFormat, options: Options, protected: any FileIdentitySet,
                 keepForReport: Bool) -> Outcome {
     let name = displayPath(input)
-    let decodeOptions = options.decodeOptions
+    var decodeOptions = options.decodeOptions
+    decodeOptions.listed = protected
     func failed(_ e: FileError) -> Outcome { .failed(input, e, alignment: options.reportAlignment) }
     // Check the output first, so a refused overwrite costs no decoding.
     let sink: AtomicOutput

@@ -149,17 +149,16 @@ func dryRunItem(input: String, output: String, format: OutputFormat, action: Bat
     func say(_ verb: String, _ why: String?) {
         listLine("\(verb) \(displayPath(input)) -> \(shown) (\(format.name))" + (why.map { ": " + $0 } ?? ""))
     }
-    // Refused whatever the action (an --update skip of an output it may not replace, a reserved name).
-    if let decided {
-        say("refuse", decided)
-        return true
-    }
-    var refusal = inputRefusal ?? inputProblem(input, sniffs: sniffs)
+    // A refusal decided already stands whatever the action (an --update skip of an output it may not replace, a
+    // reserved name); else a skip reads nothing, and a conversion is checked as the run checks it.
+    var refusal = decided
     switch action {
-    case .skip(let upToDate):
+    case .skip(let upToDate) where refusal == nil:
         say("skip", upToDate ? "up to date" : BatchAction.alreadyThere)
         return false
+    case .skip: break
     case .convert, .replace:
+        if refusal == nil { refusal = inputRefusal ?? inputProblem(input, sniffs: sniffs) }
         if refusal == nil {
             do {
                 _ = try AtomicOutput.check(path: output, force: options.force || action.replaces, inputs: [input],

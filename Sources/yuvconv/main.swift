@@ -100,9 +100,14 @@ func run(_ args: [String]) -> Int32 {
     }
     if options.reportOnly { return runReport(options) }
     if options.isBatch { return runBatch(options) }
-    // The route is chosen by the input's first bytes, a FIFO's too (opened once, its bytes kept for the reader);
-    // a dry run opens no FIFO or device.
-    StandardInput.opensStreams = !options.dryRun
+    // The route is chosen by the input's first bytes, a FIFO's or device's too (opened once, its bytes kept for
+    // the reader) — when the run is to go ahead: not in a dry run, nor when its output would be refused (no -o,
+    // a file there without --force), which would cut a waiting writer off for nothing.
+    if !options.dryRun, options.inputs.count == 1, let out = options.output,
+       (try? AtomicOutput.check(path: out, force: options.force, inputs: options.inputs,
+                                protected: Set(options.inputs.compactMap(inputIdentity)))) != nil {
+        StandardInput.opensStreams.store(true, ordering: .relaxed)
+    }
     if options.isRawInput { return runRawInput(options) }
     let input: String, output: String, format: OutputFormat
     do throws(UsageError) {

@@ -1,6 +1,7 @@
 import CShims
 import Foundation
 import XCTest
+import YUVIO
 
 /// `yc_read_full`, which every first look at standard input and every header read goes through.
 final class ReadFullTests: XCTestCase {
@@ -24,5 +25,29 @@ final class ReadFullTests: XCTestCase {
         let n = yc_read_full(fds[0], &buffer, 32)
         XCTAssertEqual(n, 16, "errno \(errno)")
         XCTAssertEqual(Array(buffer.prefix(16)), [UInt8](repeating: 7, count: 10) + [UInt8](repeating: 9, count: 6))
+    }
+
+    /// A FIFO put in place of a file a batch listed (a folder walk takes regular files only), its writer holding
+    /// it open without writing: refused at once, not read — the read waited for the writer, holding the batch.
+    /// A FIFO the run listed (named by the user) is read as before.
+    func testAFIFOTheRunDidNotListIsNotRead() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("fifo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fifo = dir.appendingPathComponent("b.jpg").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let writer = open(fifo, O_RDWR)   // a writer that never writes (and keeps it open)
+        XCTAssertGreaterThanOrEqual(writer, 0)
+        defer { close(writer) }
+        let start = Date()
+        XCTAssertThrowsError(try InputSource(path: fifo, listed: Set<FileIdentity>())) { error in
+            XCTAssertTrue("\(error)".contains("is now a FIFO, not the file the run listed"), "\(error)")
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(start), 5)
+        // Listed: read as before (the writer's bytes are a JPEG's start, then it closes).
+        let id = try XCTUnwrap(FileStatus(path: fifo)?.identity)
+        let head: [UInt8] = [0xFF, 0xD8, 0xFF, 0xE0, 0, 16, 0x4A, 0x46]
+        _ = head.withUnsafeBytes { write(writer, $0.baseAddress, head.count) }
+        XCTAssertNoThrow(try InputSource(path: fifo, listed: Set([id])))
     }
 }

@@ -730,6 +730,31 @@ final class HostileTests: CLITestCase {
                        "fifo\nfifo-size\ndev-stdin\nproc-fd\nsubstitution\nraw-fifo\njpeg-fifo\n", r.stderr)
     }
 
+    /// A FIFO is opened only by a run that goes ahead: a dry run (single or batch) and a run refused for its
+    /// output or its options leave a writer waiting on it (opened and closed, the writer died of SIGPIPE); and a
+    /// FIFO its writer removes once it is open is still read (the route's second look found no name).
+    func testFIFOsAreOpenedOnlyByARunThatGoesAhead() throws {
+        let r = try sh("""
+            "$B" "$F/photos/rocket.jpg" -o ref.y4m -q && "$B" ref.y4m -o ref.png -q && touch there.png || exit 9
+            mkfifo p
+            (cat ref.y4m > p; echo "$?" > w1) &
+            sleep 0.3
+            timeout 10 "$B" --dry-run p -o a.png > /dev/null; echo "dry $?"
+            timeout 10 "$B" --dry-run "$F/photos/rocket.jpg" p -o out/ > /dev/null; echo "batch-dry $?"
+            timeout 10 "$B" p -o there.png 2>/dev/null; echo "refused $?"
+            timeout 10 "$B" p 2>/dev/null; echo "no-output $?"
+            sleep 0.3; test -e w1 && echo "the writer was let go"
+            timeout 10 "$B" p -o b.png -q && cmp b.png ref.png && echo read
+            wait
+            mkfifo q
+            ( exec 3>q; rm q; cat ref.y4m >&3 ) &
+            timeout 10 "$B" q -o c.png -q && cmp c.png ref.png && echo removed-read
+            wait
+            """)
+        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "dry 0\nbatch-dry 0\nrefused 1\nno-output 2\nread\nremoved-read\n",
+                       r.stderr)
+    }
+
     /// Options that do nothing for this conversion draw a warning, with -q too (it drops the per-image line only).
     func testIgnoredOptionsAreNamed() throws {
         let jpg = fixture("photos/rocket.jpg")
