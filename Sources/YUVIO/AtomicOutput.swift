@@ -207,15 +207,8 @@ public final class AtomicOutput {
 
     /// `write`, for the stream too: 0, or the errno of the failure.
     private func writeInOrder(_ bytes: UnsafeRawBufferPointer) -> Int32 {
-        var offset = 0
-        while offset < bytes.count {
-            let n = Glibc_write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-            if n < 0 {
-                if errno == EINTR { continue }
-                return errno
-            }
-            offset += n
-        }
+        let code = writeWhole(fd, bytes)
+        if code != 0 { return code }
         hash(bytes, at: position)
         position += bytes.count
         return 0
@@ -347,11 +340,22 @@ public final class AtomicOutput {
     }
 }
 
-@inline(__always)
-private func Glibc_write(_ fd: Int32, _ p: UnsafeRawPointer, _ n: Int) -> Int {
-    #if canImport(Glibc)
-    return Glibc.write(fd, p, n)
-    #else
-    return Darwin.write(fd, p, n)
-    #endif
+/// Writes all of `bytes` to `fd` at its offset, in as few write(2) calls as the system takes (one, for a file
+/// or a pipe with room: a line written so is not split by what another thread writes to the same file), again
+/// after a signal: 0, or the errno of the failure.
+public func writeWhole(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32 {
+    var offset = 0
+    while offset < bytes.count {
+        #if canImport(Glibc)
+        let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+        #else
+        let n = Darwin.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+        #endif
+        if n < 0 {
+            if errno == EINTR { continue }
+            return errno
+        }
+        offset += n
+    }
+    return 0
 }

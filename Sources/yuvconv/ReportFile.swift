@@ -75,11 +75,16 @@ final class ReportWriter {
             return
         }
         clearerr(stdout)
-        // Flushed at once: a reader sees each image's line as it finishes (and one gone is known then).
-        if fwrite(buffer, 1, buffer.count, stdout) != buffer.count || fflush(stdout) != 0 {
+        // At once, so a reader sees each image's line as it finishes (and one gone is known then); and in one
+        // write(2), not stdio's 4 KiB pieces: a message another job prints meanwhile (`> log 2>&1`) then lands
+        // between lines, never inside a long one.
+        if fflush(stdout) != 0 {
             failure = stdoutFailure("cannot write the report", errno: errno)
             clearerr(stdout)
+            return
         }
+        let code = buffer.withUnsafeBytes { writeWhole(STDOUT_FILENO, $0) }
+        if code != 0 { failure = stdoutFailure("cannot write the report", errno: code) }
     }
 
     /// The file moved into place (standard output flushed) — or, to `abort`, removed; the first error.

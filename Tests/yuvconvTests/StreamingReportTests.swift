@@ -226,4 +226,30 @@ final class StreamingReportTests: CLITestCase {
             XCTAssertEqual(log.unicodeScalars.last, "\n", format)
         }
     }
+
+    /// A report line longer than stdio's 4 KiB buffer (a deep path, twice in each line) went out in two writes,
+    /// and in `> log 2>&1` another job's per-image line landed between them, inside the JSON: each line is now
+    /// one write.
+    func testLongReportLinesAreWrittenWhole() throws {
+        let deep = (0..<11).map { _ in String(repeating: "d", count: 230) }.joined(separator: "/")
+        let dir = work.appendingPathComponent("in/" + deep)
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        var random = SplitMix64(seed: 3)
+        for i in 0..<100 {
+            try writePNG(dir.appendingPathComponent(String(repeating: "f", count: 200) + "\(i).png").path, width: 16, height: 16,
+                         pixels: (0..<(16 * 16 * 3)).map { _ in UInt8(truncatingIfNeeded: random.next()) })
+        }
+        for round in 0..<3 {
+            let r = try launch(URL(fileURLWithPath: "/bin/sh"),
+                               ["-c", "exec \"$0\" \"$@\" > log 2>&1", binary.path, "convert", "in/", "-r", "-o", "out\(round)/",
+                                "-j", "2", "--report", "json"], stdin: .null)
+            XCTAssertEqual(r.status, 0)
+            let lines = String(decoding: try Data(contentsOf: work.appendingPathComponent("log")), as: UTF8.self).split(separator: "\n")
+            let json = lines.filter { $0.hasPrefix("{") }
+            XCTAssertEqual(json.count, 101, "a line a file, and the totals")
+            for line in json where (try? JSONSerialization.jsonObject(with: Data(line.utf8))) == nil {
+                XCTFail("not JSON (\(line.utf8.count) bytes): …\(line.dropFirst(4060).prefix(80))…")
+            }
+        }
+    }
 }
