@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "yc_stream.h"
+#include "yc_signals.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -22,6 +23,32 @@ struct yc_stream {
     int over_limit;
 };
 
+/// Waits until `fd` has bytes (or its end) to read: 0; or -1 with errno EINTR once a signal asked a batch to stop
+/// (`yc_interrupted`). A batch stops on its first SIGINT or SIGTERM when the files in flight are done, and a
+/// stalled stream (a FIFO whose writer never writes, `<(…)` that sleeps) never is: its read is given up then,
+/// whichever thread the signal reached.
+static int poll_readable(int fd) {
+    for (;;) {
+        if (yc_interrupted()) {
+            errno = EINTR;
+            return -1;
+        }
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int r = poll(&p, 1, 200);
+        if (r > 0) return 0;
+        if (r < 0 && errno != EINTR) return 0;   // the read then says what is wrong
+    }
+}
+
+/// The same before a read: a non-blocking descriptor (a FIFO opened by name, left so: with no writer its read
+/// says the end at once, with an idle one EAGAIN, waited for with `poll_readable`) is read at once; poll could not
+/// tell a FIFO no writer ever opened (the end) from an idle writer.
+static int wait_readable(int fd) {
+    int flags = fcntl(fd, F_GETFL);
+    if (flags >= 0 && (flags & O_NONBLOCK)) return 0;
+    return poll_readable(fd);
+}
+
 static long long stream_read(yc_stream *s, char *buf, size_t size) {
     if (s->head_used < s->head_count) {
         size_t n = s->head_count - s->head_used;
@@ -38,13 +65,13 @@ static long long stream_read(yc_stream *s, char *buf, size_t size) {
     }
     if (size > s->limit - s->bytes) size = (size_t)(s->limit - s->bytes);
     for (;;) {
+        if (wait_readable(s->fd) != 0) return -1;
         ssize_t n = read(s->fd, buf, size);
         if (n < 0 && errno == EINTR) continue;
         // A descriptor left non-blocking by whoever opened it (a parent's O_NONBLOCK on a shared pipe): no data
         // yet is not the end, nor an error; wait for some. (The JPEG reader took it for the end of the file.)
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-            struct pollfd p = {.fd = s->fd, .events = POLLIN};
-            if (poll(&p, 1, -1) >= 0 || errno == EINTR) continue;
+            if (poll_readable(s->fd) == 0) continue;
             return -1;
         }
         if (n > 0) s->bytes += (uint64_t)n;
@@ -136,14 +163,14 @@ FILE *yc_write_stream_open(void *context, yc_write_fn write) {
 long long yc_read_full(int fd, uint8_t *buf, size_t count) {
     size_t done = 0;
     while (done < count) {
+        if (wait_readable(fd) != 0) return -1;
         ssize_t n = read(fd, buf + done, count - done);
         if (n < 0) {
             if (errno == EINTR) continue;
             // A descriptor left non-blocking by whoever handed it over (a pipe as standard input): nothing yet
             // is not the end, wait for it (as yc_stream_read does).
             if (errno == EAGAIN || errno == EWOULDBLOCK) {
-                struct pollfd p = {.fd = fd, .events = POLLIN};
-                if (poll(&p, 1, -1) >= 0 || errno == EINTR) continue;
+                if (poll_readable(fd) == 0) continue;
             }
             return -1;
         }

@@ -12,8 +12,8 @@ import YUVIO
 ///   file meanwhile replaces another one — checked line by line once (what cannot be read is counted and
 ///   described, as `Manifest` does), then searched for each output by name with pread: the lines are sorted
 ///   by their escaped name (as this version writes them); a file whose lines are not (written by hand, or by
-///   an earlier version with names outside ASCII), or that holds lines no search can use (comments, empty or
-///   over-long lines) past the heading, is searched in a sorted copy on disk instead, which has none;
+///   an earlier version with names outside ASCII), or that holds lines no search can use (comments or empty
+///   lines past 64 KiB of them, an over-long line), is searched in a sorted copy on disk instead, which has none;
 /// - written: the file as it is at the end (another run into the folder may have written it), with this
 ///   run's changes put in, merged in name order through an external sort — and only when that changes it
 ///   (ManifestWrite.swift).
@@ -29,6 +29,8 @@ public final class ManifestFile: @unchecked Sendable {
     static let problemsKept = 10
     /// A line longer than this is not an entry (and is not held).
     static let longestLine = 1 << 20
+    /// The most bytes of comments and empty lines a manifest searched in place may hold.
+    static let unusedInPlace = 64 << 10
     /// Whether the lines are searched in a sorted copy (see above), not in the file.
     let searchesSortedCopy: Bool
 
@@ -63,7 +65,7 @@ public final class ManifestFile: @unchecked Sendable {
             return
         }
         let start = reader.position
-        var problems: [String] = [], count = 0, sorted = true, previous: [UInt8]?, number = 1, adjacent = 0, unused = 0
+        var problems: [String] = [], count = 0, sorted = true, previous: [UInt8]?, number = 1, adjacent = 0, unused = 0, tooLong = false
         func problem(_ why: String) {
             count += 1
             if problems.count < Self.problemsKept { problems.append("line \(number): \(why)") }
@@ -72,11 +74,11 @@ public final class ManifestFile: @unchecked Sendable {
             number += 1
             guard let line else {
                 problem("longer than 1 MiB")
-                unused += 1
+                tooLong = true
                 continue
             }
             if line.isEmpty || line.first == UInt8(ascii: "#") {
-                unused += 1
+                unused += line.count + 1
                 continue
             }
             do throws(Malformed) { _ = try ManifestEntry(fields: try Manifest.fields(line[...])) } catch { problem(error.why) }
@@ -87,10 +89,11 @@ public final class ManifestFile: @unchecked Sendable {
             previous = Array(name)
         }
         if file.failed { throw FileError(path: path, reason: "read failed: \(systemMessage())") }
-        // The lines a search steps over one by one: past the heading this version writes, a copy without them is
-        // searched — megabytes of comments (a manifest in a shared folder padded by hand) made every lookup read
-        // them all, a batch's time the files times the manifest's size.
-        if sorted && unused <= 1 {
+        // The lines a search steps over one by one: past 64 KiB of them (the heading this version writes is under
+        // 1), or a line over 1 MiB, a copy without them is searched — megabytes of comments (a manifest in a
+        // shared folder padded by hand) made every lookup read them all, a batch's time the files times the
+        // manifest's size; a stray blank line is not worth a copy of the whole.
+        if sorted && !tooLong && unused <= Self.unusedInPlace {
             (self.problems, problemCount, foreign, searchesSortedCopy) = (problems, count, false, false)
             (source, dataStart) = (file, start)
             return

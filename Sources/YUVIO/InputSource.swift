@@ -127,8 +127,22 @@ public final class InputSource {
         let fd = openWithoutWaiting(path, O_RDONLY)
         if fd < 0 {
             if errno == EISDIR { throw .isDirectory }
-            if let why = socketRefusal(path, remedy: Self.socketRemedy) { throw .cannotOpen(why) }
+            // Standard input under another name (/dev/stdin on a socket): `-` reads it.
+            let remedy = readsStandardInput(path) ? "name it - to read standard input" : Self.socketRemedy
+            if let why = socketRefusal(path, remedy: remedy) { throw .cannotOpen(why) }
             throw .cannotOpen(errnoMessage())
+        }
+        // A terminal by name (/dev/tty) as `-` on one: nothing would come but what is typed.
+        if isatty(fd) != 0 {
+            close(fd)
+            throw .cannotOpen("is a terminal, and a picture is not typed in: pipe or redirect one")
+        }
+        // A FIFO (or `<(…)`'s pipe) opened here is this process's own: left non-blocking, its read says the end
+        // at once when no writer ever opened it, and waits for an idle one in a way a stopping batch can end
+        // (`yc_stream`). Standard input is shared with the shell and stays as it was given.
+        if FileStatus(descriptor: fd)?.kind == .fifo {
+            let flags = fcntl(fd, F_GETFL)
+            if flags >= 0 { _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
         }
         return fd
     }

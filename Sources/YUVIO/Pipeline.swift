@@ -205,7 +205,8 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         report.quality = probe?.result
         return report
     } catch let e as DecodeError {
-        throw FileError(path: name, e)
+        // A read a stopping batch gave up (a stalled stream, `yc_stream`'s wait) failed for that reason only.
+        throw FileError(path: name, interruptSignal() != nil ? .interrupted : e)
     } catch let e as WriteError {
         throw FileError(input: name, writing: outputName, e)
     } catch {

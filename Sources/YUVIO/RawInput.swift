@@ -10,7 +10,7 @@ import YUVCore
 public enum RawInput {
     /// A regular file, whose start is read in place; the start of anything else is read once and kept for its
     /// reader (`StandardInput.peek`), or not at all.
-    static func isRegular(_ path: String) -> Bool {
+    public static func isRegular(_ path: String) -> Bool {
         path != "-" && FileStatus(path: path)?.kind == .regular
     }
 

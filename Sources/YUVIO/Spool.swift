@@ -41,6 +41,20 @@ public final class Spool: @unchecked Sendable {
         return "/tmp"
     }
 
+    /// Why no temporary file can be made in `folder` (missing, not a folder, not writable), tried as `makeFile`
+    /// makes one; nil when one can.
+    public static func folderProblem() -> String? {
+        let fd = makeFile()
+        if fd >= 0 {
+            close(fd)
+            return nil
+        }
+        return "cannot make a temporary file in \(displayPath(folder))\(folderIsTMPDIR ? " ($TMPDIR)" : ""): \(systemMessage())"
+    }
+
+    /// Whether `folder` comes from `$TMPDIR`.
+    static var folderIsTMPDIR: Bool { getenv("TMPDIR").map { $0.pointee != 0 } ?? false }
+
     /// Room for `n` more bytes in the buffer: written out first when they would not fit, so the buffer keeps
     /// its one size (a record larger than it goes through a larger one, once).
     @inline(__always)
@@ -89,7 +103,7 @@ public final class Spool: @unchecked Sendable {
         if fd < 0 {
             fd = Self.makeFile()
             if fd < 0 {
-                fail("cannot make a temporary file in \(displayPath(Self.folder)): \(systemMessage())")
+                fail("cannot make a temporary file in \(displayPath(Self.folder))\(Self.folderIsTMPDIR ? " ($TMPDIR)" : ""): \(systemMessage())")
                 return
             }
         }

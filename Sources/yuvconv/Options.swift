@@ -190,7 +190,7 @@ struct Options {
     /// regular file of exactly one frame of that size and `rawLayout(of:)`, and it does not read as what it
     /// begins like (a frame whose first samples happen to be FF D8 FF; a real JPEG of that byte count stays one).
     func isOneRawFrame(_ path: String) -> Bool {
-        if path == "-" { return isOneRawFrameOnStandardInput() }
+        if !RawInput.isRegular(path) { return isOneRawFrameOnStream(path) }
         guard let size = inputSize, let st = FileStatus(path: path), st.kind == .regular,
               let need = try? RawInput.frameBytes(width: size.width, height: size.height, layout: rawLayout(of: path),
                                                   maxPixels: maxPixels), st.size == need else { return false }
@@ -199,19 +199,20 @@ struct Options {
         return (try? ImageDecoder(source: source, maxPixels: maxPixels)) == nil
     }
 
-    /// The same for standard input: it is read up to one frame and a byte (kept for whoever reads it next, as
-    /// a raw frame is held whole anyway) and is one frame when it ends there and does not read as a JPEG up to
-    /// its first scan. A PNG or Y4M signature in a raw frame (8 and 9 exact bytes) is left to its reader.
-    private func isOneRawFrameOnStandardInput() -> Bool {
+    /// The same for standard input or a stream named as the input (a FIFO, `/dev/stdin`, `<(…)`): it is read up
+    /// to one frame and a byte (kept for whoever reads it next, as a raw frame is held whole anyway) and is one
+    /// frame when it ends there and does not read as a JPEG up to its first scan. A PNG or Y4M signature in a raw
+    /// frame (8 and 9 exact bytes) is left to its reader.
+    private func isOneRawFrameOnStream(_ path: String) -> Bool {
         guard let size = inputSize,
-              let need = try? RawInput.frameBytes(width: size.width, height: size.height, layout: rawLayout(of: "-"),
+              let need = try? RawInput.frameBytes(width: size.width, height: size.height, layout: rawLayout(of: path),
                                                   maxPixels: maxPixels),
-              RawInput.isJPEG(head: RawInput.head("-", 3)) else { return false }
+              RawInput.isJPEG(head: RawInput.head(path, 3)) else { return false }
         // A JPEG's header fits in its first 64 KiB (a very large profile aside): read as one, it is the JPEG,
         // without waiting for a frame's worth of bytes (or the end of a pipe its writer keeps open).
-        let start = RawInput.head("-", min(need + 1, 1 << 16))
+        let start = RawInput.head(path, min(need + 1, 1 << 16))
         if yc_jpeg_header_parses(start, start.count) != 0 { return false }
-        let frame = RawInput.head("-", need + 1)
+        let frame = RawInput.head(path, need + 1)
         return frame.count == need && yc_jpeg_header_parses(frame, frame.count) == 0
     }
 

@@ -75,10 +75,18 @@ struct UpdateManifest: Sendable {
             _ = usageFailure("\(displayPath(clash)) is where --update keeps its manifest or its lock; name the output otherwise")
             return nil
         }
+        // The manifest is merged at the end through temporary files (and searched in a sorted copy when its lines
+        // are not in order): a temporary folder that takes none fails the run there, after the work — refused
+        // now, the run and its dry run alike, saying which folder.
+        failure = 1
+        if let why = Spool.folderProblem() {
+            printErr("yuvconv: error: --update merges its manifest through temporary files, and \(why); set TMPDIR to a "
+                     + "writable folder")
+            return nil
+        }
         // The manifest is rewritten at the end: a link there would have its target rewritten, and a file that is
         // not a manifest is someone's file, replaced only with --force. Both refused before any work; so is a
         // manifest that is one of the inputs (it would be refused at the end, after the work, and unrecorded).
-        failure = 1
         if let id = inputIdentity(path), plan.protected.contains(id) {
             printErr("yuvconv: error: \(displayPath(path)): is an input of this run and where --update keeps its "
                      + "manifest; refusing to overwrite an input")

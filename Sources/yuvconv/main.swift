@@ -103,9 +103,12 @@ func run(_ args: [String]) -> Int32 {
     // The route is chosen by the input's first bytes, a FIFO's or device's too (opened once, its bytes kept for
     // the reader) — when the run is to go ahead: not in a dry run, nor when its output would be refused (no -o,
     // a file there without --force), which would cut a waiting writer off for nothing.
-    if !options.dryRun, options.inputs.count == 1, let out = options.output,
-       (try? AtomicOutput.check(path: out, force: options.force, inputs: options.inputs,
-                                protected: Set(options.inputs.compactMap(inputIdentity)))) != nil {
+    let inputIDs = Set(options.inputs.compactMap(inputIdentity))
+    if !options.dryRun, options.inputs.count == 1, let out = options.output, (try? options.outputFormat(for: out)) != nil,
+       (try? AtomicOutput.check(path: out, force: options.force, inputs: options.inputs, protected: inputIDs)) != nil,
+       creationProblem(out, makesFolders: false) == nil,
+       options.reportFile.map({ (try? AtomicOutput.check(path: $0, force: reportReplaces($0, options), inputs: options.inputs,
+                                                         protected: inputIDs)) != nil }) ?? true {
         StandardInput.opensStreams.store(true, ordering: .relaxed)
     }
     if options.isRawInput { return runRawInput(options) }

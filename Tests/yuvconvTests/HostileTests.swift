@@ -755,6 +755,33 @@ final class HostileTests: CLITestCase {
                        r.stderr)
     }
 
+    /// A batch stops on its first SIGTERM even while a stream input stalls (a FIFO whose writer never writes,
+    /// `<(…)` that sleeps): the read is given up and the file said interrupted — before, only a second signal
+    /// ended it, without the summary. And a run refused for its output format or folder leaves a FIFO's writer
+    /// waiting; a raw frame that starts like a JPEG reads the same from `/dev/stdin` as from `-`.
+    func testStalledStreamsAndRefusedRunsAndRawFramesFromStreams() throws {
+        let r = try sh("""
+            "$B" "$F/photos/rocket.jpg" -o ref.png -q || exit 9
+            mkfifo st.fifo; (sleep 20 > st.fifo &)
+            "$B" convert st.fifo ref.png -o out/ -j 1 2> err.txt & P=$!
+            sleep 1; kill -TERM $P; sleep 2
+            if kill -0 $P 2>/dev/null; then echo "still running"; kill -KILL $P; fi
+            wait $P; echo "batch $?"
+            grep -q "st.fifo: interrupted before it was finished" err.txt && echo said
+            mkfifo p; (cat "$F/photos/rocket.jpg" > p; echo "$?" > w1) &
+            sleep 0.3
+            timeout 10 "$B" p -o out.xyz 2>/dev/null; echo "format $?"
+            timeout 10 "$B" p -o nodir/x.nv12 2>/dev/null; echo "folder $?"
+            sleep 0.3; test -e w1 && echo "the writer was let go"
+            timeout 10 "$B" p -o a.png -q && cmp a.png ref.png && echo read
+            wait
+            python3 -c "
+            import sys; d = bytearray([128]) * (83 * 61 + 2 * 42 * 31); d[:4] = b'\\xff\\xd8\\xff\\xe0'; open('frame.nv12', 'wb').write(d)"
+            "$B" frame.nv12 -s 83x61 -o f.png -q && cat frame.nv12 | "$B" /dev/stdin -s 83x61 -o s.png -q && cmp f.png s.png && echo raw-stdin
+            """)
+        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "batch 143\nsaid\nformat 2\nfolder 1\nread\nraw-stdin\n", r.stderr)
+    }
+
     /// Options that do nothing for this conversion draw a warning, with -q too (it drops the per-image line only).
     func testIgnoredOptionsAreNamed() throws {
         let jpg = fixture("photos/rocket.jpg")

@@ -47,6 +47,31 @@ final class UpdateTests: CLITestCase {
         Dictionary(uniqueKeysWithValues: o.filter { !without.contains($0.key) }.map { ($0.key, "\($0.value)") })
     }
 
+    /// --update merges its manifest through temporary files: a $TMPDIR that takes none is refused before any
+    /// work, the dry run saying so too (before: the batch converted, then failed writing the manifest, unsaid
+    /// by the dry run), and the manifest's inode column records each output as written.
+    func testUnusableTemporaryFolderIsRefusedBeforeTheWork() throws {
+        try makeInputs()
+        for extra in [["--dry-run"], []] {
+            let r = try launch(binary, ["convert", "in/", "-o", "out/", "--update"] + extra,
+                               environment: ["TMPDIR": work.appendingPathComponent("missing").path], stdin: .null)
+            XCTAssertEqual(r.status, 1, r.stderr)
+            XCTAssertTrue(r.stderr.contains("--update merges its manifest through temporary files, and cannot make a temporary file in "),
+                          r.stderr)
+            XCTAssertTrue(r.stderr.contains("($TMPDIR): No such file or directory; set TMPDIR to a writable folder"), r.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("out").path))
+        }
+        XCTAssertEqual(try run(["convert", "in/", "-o", "out/", "--update", "-q"]).status, 1, "in/d.png fails")
+        let manifest = String(decoding: try contents("out/.yuvconv-manifest"), as: UTF8.self)
+        let heading = try XCTUnwrap(manifest.split(separator: "\n").dropFirst().first).split(separator: "\t")
+        let column = try XCTUnwrap(heading.firstIndex(of: "output_inode"))
+        for name in outputs {
+            let line = try XCTUnwrap(manifest.split(separator: "\n").first { $0.hasPrefix(name + "\t") })
+            let inode = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: work.appendingPathComponent("out/" + name).path)[.systemFileNumber] as? Int)
+            XCTAssertEqual(line.split(separator: "\t", omittingEmptySubsequences: false)[column], "\(inode)"[...], name)
+        }
+    }
+
     /// The manifest's name is its own: an output or a report file named `.yuvconv-manifest` is refused, with
     /// --force too and without --update (a hostile round replaced the manifest with NV12 bytes, after which
     /// every --update run refused the folder).
