@@ -128,7 +128,7 @@ struct OptionSpec: Sendable {
                         "jpeg: compressed straight from the 4:2:0 planes, no RGB. A JPEG is JFIF,",
                         "BT.601 full range, by definition: --matrix and --range are then ignored.",
                         "Without --format the output's extension decides:",
-                        ".nv12 .nv21 .yuv .i420 .yuv420p .yv12 .p010 .yuv420p10le .y4m .png .jpg .jpeg .jpe",
+                        OutputFormat.extensions,
                         "(any other is refused; no extension, - and devices get nv12). In a batch each",
                         "output name (--name) decides the same way"]) { o, _, v throws(UsageError) in
                 o.format = try named(v, "format", OutputFormat.names) { OutputFormat(name: $0) }
