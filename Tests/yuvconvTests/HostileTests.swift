@@ -762,11 +762,11 @@ final class HostileTests: CLITestCase {
     func testStalledStreamsAndRefusedRunsAndRawFramesFromStreams() throws {
         let r = try sh("""
             "$B" "$F/photos/rocket.jpg" -o ref.png -q || exit 9
-            mkfifo st.fifo; (sleep 20 > st.fifo &)
+            mkfifo st.fifo; sleep 20 > st.fifo 2>/dev/null & S=$!
             "$B" convert st.fifo ref.png -o out/ -j 1 2> err.txt & P=$!
-            sleep 1; kill -TERM $P; sleep 2
+            sleep 1; kill -TERM $P; sleep 1
             if kill -0 $P 2>/dev/null; then echo "still running"; kill -KILL $P; fi
-            wait $P; echo "batch $?"
+            wait $P; echo "batch $?"; kill $S
             grep -q "st.fifo: interrupted before it was finished" err.txt && echo said
             mkfifo p; (cat "$F/photos/rocket.jpg" > p; echo "$?" > w1) &
             sleep 0.3
