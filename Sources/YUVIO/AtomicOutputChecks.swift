@@ -113,10 +113,11 @@ extension AtomicOutput {
         return at >= 0 && Int(at) < st.size ? .descriptorHasData(fd) : nil
     }
 
-    /// Whether descriptor `fd` is open on a regular file that `isInput` names: what is written there would change
+    /// Whether descriptor `fd` is open on a regular file or FIFO that `isInput` names: what is written there would change
     /// an input (`-o - 1<>in.png`, or a report or messages on a standard stream opened on one).
     public static func isOpen(onInput fd: Int32, _ isInput: (FileIdentity) -> Bool) -> Bool {
-        guard let st = FileStatus(descriptor: fd), st.kind == .regular else { return false }
+        // A named FIFO too: written into, the picture would go into the stream it is read from (`5<>in.fifo`).
+        guard let st = FileStatus(descriptor: fd), st.kind == .regular || st.kind == .fifo else { return false }
         return isInput(st.identity)
     }
 

@@ -782,6 +782,20 @@ final class HostileTests: CLITestCase {
         XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "batch 143\nsaid\nformat 2\nfolder 1\nread\nraw-stdin\n", r.stderr)
     }
 
+    /// The FIFO a picture is read from, named as the output through a descriptor (`-o /dev/fd/5 5<>in.fifo`,
+    /// `-o - 1<>in.fifo`): refused as an input, as a regular file is — the picture went into its own stream.
+    func testTheInputsFIFOIsNoOutput() throws {
+        let r = try sh("""
+            mkfifo f
+            cat "$F/photos/rocket.jpg" > f 2>/dev/null & W=$!
+            timeout 10 "$B" f -o /dev/fd/5 -q 5<>f; echo "fd $?"
+            timeout 10 "$B" f -o - -q 1<>f; echo "stdout $?"
+            kill $W 2>/dev/null; wait
+            """)
+        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "fd 1\nstdout 1\n", r.stderr)
+        XCTAssertTrue(r.stderr.contains("refusing to overwrite an input"), r.stderr)
+    }
+
     /// Options that do nothing for this conversion draw a warning, with -q too (it drops the per-image line only).
     func testIgnoredOptionsAreNamed() throws {
         let jpg = fixture("photos/rocket.jpg")
