@@ -105,6 +105,7 @@ func run(_ args: [String]) -> Int32 {
     // a file there without --force), which would cut a waiting writer off for nothing.
     let inputIDs = Set(options.inputs.compactMap(inputIdentity))
     if !options.dryRun, options.inputs.count == 1, let out = options.output, (try? options.outputFormat(for: out)) != nil,
+       (try? refuseTerminal(out)) != nil,
        (try? AtomicOutput.check(path: out, force: options.force, inputs: options.inputs, protected: inputIDs)) != nil,
        creationProblem(out, makesFolders: false) == nil,
        options.reportFile.map({ (try? AtomicOutput.check(path: $0, force: reportReplaces($0, options), inputs: options.inputs,

@@ -743,6 +743,7 @@ final class HostileTests: CLITestCase {
             timeout 10 "$B" --dry-run "$F/photos/rocket.jpg" p -o out/ > /dev/null; echo "batch-dry $?"
             timeout 10 "$B" p -o there.png 2>/dev/null; echo "refused $?"
             timeout 10 "$B" p 2>/dev/null; echo "no-output $?"
+            timeout 10 "$B" p -o /dev/tty 2>/dev/null; echo "terminal $?"
             sleep 0.3; test -e w1 && echo "the writer was let go"
             timeout 10 "$B" p -o b.png -q && cmp b.png ref.png && echo read
             wait
@@ -751,7 +752,7 @@ final class HostileTests: CLITestCase {
             timeout 10 "$B" q -o c.png -q && cmp c.png ref.png && echo removed-read
             wait
             """)
-        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "dry 0\nbatch-dry 0\nrefused 1\nno-output 2\nread\nremoved-read\n",
+        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "dry 0\nbatch-dry 0\nrefused 1\nno-output 2\nterminal 2\nread\nremoved-read\n",
                        r.stderr)
     }
 
