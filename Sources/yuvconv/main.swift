@@ -101,8 +101,9 @@ func run(_ args: [String]) -> Int32 {
     if options.reportOnly { return runReport(options) }
     if options.isBatch { return runBatch(options) }
     // The route is chosen by the input's first bytes, a FIFO's or device's too (opened once, its bytes kept for
-    // the reader) — when the run is to go ahead: not in a dry run, nor when its output would be refused (no -o,
-    // a file there without --force), which would cut a waiting writer off for nothing.
+    // the reader) — when the run is to go ahead: not in a dry run, nor when its output or report file would be
+    // refused (no -o, an unknown format, a terminal, a file there without --force, no folder), which would cut a
+    // waiting writer off for nothing. (Both routes make these checks again, with their messages.)
     let inputIDs = Set(options.inputs.compactMap(inputIdentity))
     if !options.dryRun, options.inputs.count == 1, let out = options.output, (try? options.outputFormat(for: out)) != nil,
        (try? refuseTerminal(out)) != nil,
@@ -142,7 +143,7 @@ func run(_ args: [String]) -> Int32 {
     } catch {
         return usageFailure(error.message)
     }
-    let protected = Set([inputIdentity(input)].compactMap { $0 })
+    let protected = inputIDs   // the one input's identity, found above
     if let refused = refuseInputsAsStandardStreams(protected) { return refused }
     // The data's descriptor, when it goes to one; a report without a file goes to standard output, or to
     // standard error when the data is on standard output (`emitReport`).
