@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <time.h>
 #if defined(__linux__)
 #include <linux/fs.h>
 #include <sys/ioctl.h>
@@ -21,13 +22,16 @@ struct yc_stream {
     size_t head_count, head_used;
     uint64_t limit, bytes;
     int over_limit;
+    int ended;       // the end was read already (by a look at the start): read nothing more
 };
 
-/// Waits until `fd` has bytes (or its end) to read: 0; or -1 with errno EINTR once a signal asked a batch to stop
-/// (`yc_interrupted`). A batch stops on its first SIGINT or SIGTERM when the files in flight are done, and a
-/// stalled stream (a FIFO whose writer never writes, `<(…)` that sleeps) never is: its read is given up then,
-/// whichever thread the signal reached.
-static int poll_readable(int fd) {
+/// Waits until `fd` has bytes (or its end) to read, or until `limit_ms` passed (never when negative): 0; or -1 with
+/// errno EINTR once a signal asked a batch to stop (`yc_interrupted`). A batch stops on its first SIGINT or
+/// SIGTERM when the files in flight are done, and a stalled stream (a FIFO whose writer never writes, `<(…)` that
+/// sleeps) never is: its read is given up then, whichever thread the signal reached.
+static int poll_readable_within(int fd, long long limit_ms) {
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
     for (;;) {
         if (yc_interrupted()) {
             errno = EINTR;
@@ -37,15 +41,26 @@ static int poll_readable(int fd) {
         int r = poll(&p, 1, 200);
         if (r > 0) return 0;
         if (r < 0 && errno != EINTR) return 0;   // the read then says what is wrong
+        if (limit_ms >= 0) {
+            struct timespec now;
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            long long ms = (long long)(now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
+            if (ms >= limit_ms) return 0;
+        }
     }
 }
 
-/// The same before a read: a non-blocking descriptor (a FIFO opened by name, left so: with no writer its read
-/// says the end at once, with an idle one EAGAIN, waited for with `poll_readable`) is read at once; poll could not
-/// tell a FIFO no writer ever opened (the end) from an idle writer.
+static int poll_readable(int fd) { return poll_readable_within(fd, -1); }
+
+/// The same before a read. A non-blocking descriptor is a FIFO opened by name (left so) or a descriptor handed
+/// over so: its read says the end at once when no writer has the FIFO open, which is also the case before a
+/// writer started a moment after the reader (`yuvconv p -o out & producer > p`). poll waits for a writer to come
+/// (it says the end once a writer came and went), so it is waited for, for YC_FIFO_WRITER_WAIT_MS at most: a FIFO
+/// no writer ever opens ends the run then instead of holding it. A writer that is there but idle makes the read
+/// say EAGAIN, which waits without limit (`stream_read`).
 static int wait_readable(int fd) {
     int flags = fcntl(fd, F_GETFL);
-    if (flags >= 0 && (flags & O_NONBLOCK)) return 0;
+    if (flags >= 0 && (flags & O_NONBLOCK)) return poll_readable_within(fd, YC_FIFO_WRITER_WAIT_MS);
     return poll_readable(fd);
 }
 
@@ -58,6 +73,7 @@ static long long stream_read(yc_stream *s, char *buf, size_t size) {
         s->bytes += n;
         return (long long)n;
     }
+    if (s->ended) return 0;
     if (s->bytes >= s->limit) {
         s->over_limit = 1;
         errno = EFBIG;
@@ -119,6 +135,7 @@ FILE *yc_stream_open(int fd, int owns_fd, const uint8_t *head, size_t count, uin
 }
 
 uint64_t yc_stream_bytes(const yc_stream *s) { return s->bytes; }
+void yc_stream_mark_ended(yc_stream *s) { s->ended = 1; }
 int yc_stream_over_limit(const yc_stream *s) { return s->over_limit; }
 
 long long yc_stream_read_some(yc_stream *s, void *buf, size_t size) { return stream_read(s, buf, size); }

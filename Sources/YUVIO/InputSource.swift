@@ -10,7 +10,7 @@ import CShims
 /// is read as a stream too: its first bytes are read to sniff the format (so `/dev/zero` or random bytes
 /// fail at once), then handed back to the decoder ahead of the rest (`yc_stream`), and at most
 /// `streamLimit(maxPixels:)` bytes are read from it in all. Nothing is buffered whole, and opening never
-/// blocks (a FIFO with no writer reads as empty).
+/// blocks (a FIFO's first read waits a few seconds for a writer, `fifoNotWritten`).
 public final class InputSource {
     public let path: String
     /// The pixel limit the stream's byte limit was derived from.
@@ -42,7 +42,7 @@ public final class InputSource {
                 listed: (any FileIdentitySet)? = nil) throws(DecodeError) {
         self.path = path
         self.maxPixels = maxPixels
-        let (fd, taken) = try Self.openHeld(path)
+        let (fd, taken, ended) = try Self.openHeld(path)
         /// Every failure from here closes what was opened (standard input stays open).
         func failure(_ error: DecodeError) -> DecodeError {
             if path != "-" { close(fd) }
@@ -58,15 +58,16 @@ public final class InputSource {
         let start = status.kind == .regular ? max(0, lseek(fd, 0, SEEK_CUR)) : 0
         // From a stream, what a peek already took comes first.
         var head = taken
-        if head.count < 8 {
+        if head.count < 8 && !ended {
             var more = [UInt8](repeating: 0, count: 8 - head.count)
             let n = yc_read_full(fd, &more, more.count)
             if n < 0 && head.isEmpty { throw failure(.cannotOpen("read failed: \(errnoMessage())")) }
             if n > 0 { head += more[0..<Int(n)] }
         }
         if head.isEmpty {
-            // A named FIFO is opened without waiting for a writer; standard input's pipe was simply empty.
-            throw failure(status.kind == .fifo && path != "-" ? .cannotOpen("nothing was written to the FIFO (no writer had it open, or one closed it without writing)") : .empty)
+            // A named FIFO is opened without waiting for a writer, whose coming its first read waits for a while
+            // (`yc_stream`'s wait_readable); standard input's pipe was simply empty.
+            throw failure(status.kind == .fifo && path != "-" ? .cannotOpen(Self.fifoNotWritten) : .empty)
         }
         if let problem = Self.formatProblem(head: head) { throw failure(problem) }
         format = yc_sniff(head, min(head.count, 8))
@@ -89,25 +90,33 @@ public final class InputSource {
             guard let f = yc_stream_open(fd, path == "-" ? 0 : 1, head, head.count, Self.streamLimit(maxPixels: maxPixels), &s) else {
                 throw failure(.cannotOpen(errnoMessage()))
             }
+            if ended, let s { yc_stream_mark_ended(s) }
             file = f
             stream = s
             fileSize = 0
         }
     }
 
+    /// Why a FIFO named as an input gave no byte: its writer closed it without writing, or none opened it in the
+    /// time its first read waits for one.
+    public static let fifoNotWritten = "nothing was written to the FIFO (its writer closed it without writing, or no writer "
+        + "opened it within \(YC_FIFO_WRITER_WAIT_MS / 1000) s)"
+
     /// True when a stream was cut off at its limit (the decoder then says the read failed).
     public var exceededStreamLimit: Bool { stream.map { yc_stream_over_limit($0) != 0 } ?? false }
 
-    /// A descriptor for `path`, and the bytes a peek already read from it (`StandardInput`): the peek's own
-    /// descriptor for a FIFO or device it looked at, standard input's for `-` (from a pipe; none from a file,
-    /// which a peek reads in place), else one opened now (`openDescriptor`).
-    static func openHeld(_ path: String) throws(DecodeError) -> (fd: Int32, bytes: [UInt8]) {
+    /// A descriptor for `path`, the bytes a peek already read from it (`StandardInput`) and whether it found the
+    /// end: the peek's own descriptor for a FIFO or device it looked at, standard input's for `-` (from a pipe;
+    /// none from a file, which a peek reads in place), else one opened now (`openDescriptor`).
+    static func openHeld(_ path: String) throws(DecodeError) -> (fd: Int32, bytes: [UInt8], ended: Bool) {
         if path == "-" {
             let fd = try openDescriptor(path)
-            return (fd, FileStatus(descriptor: fd)?.kind == .regular ? [] : StandardInput.takeConsumed())
+            if FileStatus(descriptor: fd)?.kind == .regular { return (fd, [], false) }
+            let (bytes, ended) = StandardInput.takeConsumed()
+            return (fd, bytes, ended)
         }
         if let held = StandardInput.take(path) { return held }
-        return (try openDescriptor(path), [])
+        return (try openDescriptor(path), [], false)
     }
 
     /// A descriptor for `path` (standard input's own for `-`). A FIFO is opened without waiting for a
@@ -137,9 +146,9 @@ public final class InputSource {
             close(fd)
             throw .cannotOpen("is a terminal, and a picture is not typed in: pipe or redirect one")
         }
-        // A FIFO (or `<(…)`'s pipe) opened here is this process's own: left non-blocking, its read says the end
-        // at once when no writer ever opened it, and waits for an idle one in a way a stopping batch can end
-        // (`yc_stream`). Standard input is shared with the shell and stays as it was given.
+        // A FIFO (or `<(…)`'s pipe) opened here is this process's own: left non-blocking, its read waits for a
+        // writer to come (a few seconds at most, then says the end) and for an idle one, in a way a stopping batch
+        // can end (`yc_stream`). Standard input is shared with the shell and stays as it was given.
         if FileStatus(descriptor: fd)?.kind == .fifo {
             let flags = fcntl(fd, F_GETFL)
             if flags >= 0 { _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK) }

@@ -120,16 +120,18 @@ public enum RawInput {
     static func withInput<T>(_ path: String, _ body: (Reader, FileStatus?) throws(DecodeError) -> T) throws(FileError) -> T {
         let name = path   // FileError shows it (displayPath)
         do throws(DecodeError) {
-            let (fd, head) = try InputSource.openHeld(path)
+            let (fd, head, ended) = try InputSource.openHeld(path)
             let st = FileStatus(descriptor: fd)
             if st?.kind == .directory {
                 if path != "-" { close(fd) }
                 throw .isDirectory
             }
-            guard let file = yc_stream_open(fd, path == "-" ? 0 : 1, head, head.count, UInt64.max, nil) else {
+            var stream: OpaquePointer?
+            guard let file = yc_stream_open(fd, path == "-" ? 0 : 1, head, head.count, UInt64.max, &stream) else {
                 if path != "-" { close(fd) }
                 throw .cannotOpen(errnoMessage())
             }
+            if ended, let stream { yc_stream_mark_ended(stream) }
             defer { fclose(file) }
             let left = bytesLeft(fd, st, standardInput: path == "-")
             return try body(Reader(file: file, fileSize: left), left == nil ? nil : st)

@@ -13,10 +13,12 @@ import Synchronization
 /// are read and kept — for a named one on a descriptor opened once — and whoever opens that input next gets
 /// the descriptor and the bytes back first (`take`), so the route it took and the reader see the same bytes.
 public enum StandardInput {
-    /// A stream looked at: its descriptor (standard input's own for `-`) and the bytes read from it so far.
+    /// A stream looked at: its descriptor (standard input's own for `-`), the bytes read from it so far, and
+    /// whether a read found its end (a FIFO's first read waits a while for a writer: not twice).
     private struct Held {
         var fd: Int32
         var bytes: [UInt8]
+        var ended = false
     }
     private static let held = Mutex<[String: Held]>([:])
     /// Whether a FIFO or device named as the input may be opened to look at it: off unless the caller turns it
@@ -51,13 +53,17 @@ public enum StandardInput {
                 do throws(DecodeError) { fd = try InputSource.openDescriptor(path) } catch { return [] }
                 streams[path] = Held(fd: fd, bytes: [])
             }
+            if streams[path]!.ended { return Array(streams[path]!.bytes.prefix(count)) }
             // A mebibyte at a time: the memory follows what came, not what was asked.
             while streams[path]!.bytes.count < count {
                 let want = min(count - streams[path]!.bytes.count, 1 << 20)
                 var more = [UInt8](repeating: 0, count: want)
                 let n = yc_read_full(streams[path]!.fd, &more, want)
                 if n > 0 { streams[path]!.bytes += more[0..<Int(n)] }
-                if n < want { break }
+                if n < want {
+                    streams[path]!.ended = true
+                    break
+                }
             }
             return Array(streams[path]!.bytes.prefix(count))
         }
@@ -65,11 +71,11 @@ public enum StandardInput {
 
     /// The bytes a peek took from a pipe on standard input, handed out once (to the reader that then reads on
     /// from the pipe).
-    static func takeConsumed() -> [UInt8] { take("-")?.bytes ?? [] }
+    static func takeConsumed() -> (bytes: [UInt8], ended: Bool) { take("-").map { ($0.bytes, $0.ended) } ?? ([], false) }
 
     /// The descriptor a peek opened for `path` and the bytes it read, handed out once: the reader owns the
     /// descriptor from then on (standard input's aside). Nil when nothing looked at it.
-    static func take(_ path: String) -> (fd: Int32, bytes: [UInt8])? {
-        held.withLock { streams in streams.removeValue(forKey: path).map { ($0.fd, $0.bytes) } }
+    static func take(_ path: String) -> (fd: Int32, bytes: [UInt8], ended: Bool)? {
+        held.withLock { streams in streams.removeValue(forKey: path).map { ($0.fd, $0.bytes, $0.ended) } }
     }
 }

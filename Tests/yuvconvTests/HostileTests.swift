@@ -730,6 +730,33 @@ final class HostileTests: CLITestCase {
                        "fifo\nfifo-size\ndev-stdin\nproc-fd\nsubstitution\nraw-fifo\njpeg-fifo\n", r.stderr)
     }
 
+    /// A FIFO whose writer opens it a moment after the run started (`yuvconv p -o out & producer > p`, the usual
+    /// order in a script) is waited for: its first read said the end at once ("nothing was written"), as it still
+    /// does for a writer that closes it without writing; one no writer opens ends the run after a few seconds, in a
+    /// batch as in a single conversion.
+    func testAFIFOsWriterMayComeLate() throws {
+        // (Each writer gives up after 10 s: one whose reader is gone waits in its open for ever.)
+        let r = try sh("""
+            "$B" "$F/photos/rocket.jpg" -o ref.nv12 -q || exit 9
+            mkfifo p q e n
+            timeout 20 "$B" p -o a.nv12 -q & P=$!
+            sleep 1; timeout 10 sh -c 'cat "$F/photos/rocket.jpg" > p'; wait $P && cmp a.nv12 ref.nv12 && echo single
+            timeout 20 "$B" "$F/photos/kodim23.png" q -o out/ -q & P=$!
+            sleep 1; timeout 10 sh -c 'cat "$F/photos/rocket.jpg" > q'; wait $P && cmp out/q.nv12 ref.nv12 && echo batch
+            timeout 20 "$B" e -o e.nv12 2> e.txt & P=$!
+            sleep 0.5; timeout 10 sh -c ': > e'; wait $P; echo "empty $?"
+            start=$(date +%s); timeout 20 "$B" n -o n.nv12 2> n.txt; echo "none $?"
+            test $(( $(date +%s) - start )) -le 8 && echo "gave up"
+            test -e e.nv12 || test -e n.nv12 || echo "no output"
+            """)
+        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "single\nbatch\nempty 1\nnone 1\ngave up\nno output\n", r.stderr)
+        let said = "nothing was written to the FIFO (its writer closed it without writing, or no writer opened it within 5 s)"
+        for name in ["e", "n"] {
+            let text = try String(contentsOfFile: work.appendingPathComponent(name + ".txt").path, encoding: .utf8)
+            XCTAssertTrue(text.contains("\(name): cannot open: \(said)"), text)
+        }
+    }
+
     /// A FIFO is opened only by a run that goes ahead: a dry run (single or batch) and a run refused for its
     /// output or its options leave a writer waiting on it (opened and closed, the writer died of SIGPIPE); and a
     /// FIFO its writer removes once it is open is still read (the route's second look found no name).

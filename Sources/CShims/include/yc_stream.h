@@ -46,6 +46,10 @@ int yc_name_unnamed(int fd, int folder, const char *name);
 /// not renamed or removed), 0 when not or when it cannot be told.
 int yc_folder_append_only(int folder);
 
+/// The end of the stream was read already (by whoever took its first bytes, `head`): once those are handed
+/// out it reads as ended, without reading again (a FIFO's read waits a while for a writer to come).
+void yc_stream_mark_ended(yc_stream *s);
+
 /// Copies the access ACL of the file `name` in the open folder `folder` to the open file `fd` (Linux's
 /// system.posix_acl_access): 1 copied, 0 when it has none (or the system keeps none), -1 when it has one
 /// that could not be copied.
@@ -66,6 +70,9 @@ typedef int (*yc_write_fn)(void *context, const uint8_t *bytes, size_t count);
 /// what it writes hands this to encoders that want a FILE. fclose() flushes and frees the FILE only.
 /// NULL (errno set) on failure.
 FILE *yc_write_stream_open(void *context, yc_write_fn write);
+
+/// How long a FIFO opened by name waits for a writer to open it, in milliseconds (`wait_readable`).
+#define YC_FIFO_WRITER_WAIT_MS 5000
 
 /// Reads exactly `count` bytes from `fd` into `buf`, retrying on EINTR and short reads and waiting (poll) on a
 /// non-blocking descriptor with nothing yet. Returns the bytes read (fewer at end of file), or -1 (errno set).
