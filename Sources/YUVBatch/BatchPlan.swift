@@ -258,29 +258,9 @@ public final class BatchPlan: @unchecked Sendable {
         return resolved(name, from: place)
     }
 
-    /// `path` (taken from `base` when relative) absolute, its links followed (at most 40), `.` and `..` applied.
-    public static func resolved(_ path: String, from base: String? = nil) -> String {
-        func parts(_ p: String) -> [String] { p.split(separator: "/", omittingEmptySubsequences: true).map(String.init) }
-        var done: [String] = path.hasPrefix("/") ? [] : parts(base ?? currentFolder())
-        var pending = parts(path)[...]
-        var hops = 0
-        while let part = pending.popFirst() {
-            if part == "." { continue }
-            if part == ".." {
-                _ = done.popLast()
-                continue
-            }
-            let here = "/" + (done + [part]).joined(separator: "/")
-            if hops < 40, FileStatus(path: here, follow: false)?.kind == .symlink, let target = linkText(here) {
-                hops += 1
-                if target.hasPrefix("/") { done = [] }
-                pending = (parts(target) + pending)[...]
-                continue
-            }
-            done.append(part)
-        }
-        return "/" + done.joined(separator: "/")
-    }
+    /// `path` (taken from `base` when relative) absolute, its links followed (at most 40), `.` and `..` applied
+    /// (`resolvedPath`).
+    public static func resolved(_ path: String, from base: String? = nil) -> String { resolvedPath(path, from: base) }
 
     /// A planned record's fields (as `init` writes them: length-prefixed input and dir, then the name).
     static func plannedFields(_ r: ArraySlice<UInt8>) -> (input: ArraySlice<UInt8>, dir: ArraySlice<UInt8>, name: ArraySlice<UInt8>) {

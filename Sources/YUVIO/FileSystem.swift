@@ -249,6 +249,32 @@ public func openWithoutWaiting(_ path: String, _ flags: Int32) -> Int32 {
     return fd
 }
 
+/// `path` (taken from `base` when relative) absolute, its links followed (at most 40), `.` and `..` applied: the
+/// path the system would reach, for the part that exists, and the one it will reach once the missing folders are
+/// made (a `..` after a folder not made yet undoes it, as it will once it is made).
+public func resolvedPath(_ path: String, from base: String? = nil) -> String {
+    func parts(_ p: String) -> [String] { p.split(separator: "/", omittingEmptySubsequences: true).map(String.init) }
+    var done: [String] = path.hasPrefix("/") ? [] : parts(base ?? currentFolder())
+    var pending = parts(path)[...]
+    var hops = 0
+    while let part = pending.popFirst() {
+        if part == "." { continue }
+        if part == ".." {
+            _ = done.popLast()
+            continue
+        }
+        let here = "/" + (done + [part]).joined(separator: "/")
+        if hops < 40, FileStatus(path: here, follow: false)?.kind == .symlink, let target = linkText(here) {
+            hops += 1
+            if target.hasPrefix("/") { done = [] }
+            pending = (parts(target) + pending)[...]
+            continue
+        }
+        done.append(part)
+    }
+    return "/" + done.joined(separator: "/")
+}
+
 /// Why what is at a folder's place (`shown`, as displayed) is no folder, from the error opening it as one: a
 /// file (ENOTDIR), a symbolic link to nothing (ENOENT), a loop of links (ELOOP). The run and the dry run word
 /// it alike.

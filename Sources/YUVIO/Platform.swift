@@ -163,11 +163,21 @@ public func outputKey(_ path: String) -> String {
     }
     let real = (try? AtomicOutput.resolveLinks(path)) ?? path
     if let st = FileStatus(path: real) { return "id:\(st.device):\(st.inode)" }
-    // Names by their bytes, in hex: keys compare as Swift strings, which take one name in NFC and NFD as equal.
+    // Not there yet: its deepest folder that is, by identity, and the names below it, from the path resolved
+    // (links followed, `.`, `..` and `//` applied), so that `./out/a`, `out//a` and `out/x/../a` are one output
+    // before `out` or `out/x` is made. Names by their bytes, in hex: keys compare as Swift strings, which take one
+    // name in NFC and NFD as equal.
     func hex(_ s: String) -> String { PathBytes.encode(s).map { String($0, radix: 16) }.joined(separator: ".") }
-    let (dir, base) = splitPath(real)
-    if let d = FileStatus(path: dir) { return "in:\(d.device):\(d.inode)/\(hex(base))" }
-    return "path:\(hex(real))"
+    var below: [String] = []
+    var place = resolvedPath(real)
+    if let st = FileStatus(path: place) { return "id:\(st.device):\(st.inode)" }
+    while place != "/" {
+        let (dir, name) = splitPath(place)
+        below.insert(hex(name), at: 0)
+        if let d = FileStatus(path: dir) { return "in:\(d.device):\(d.inode)/" + below.joined(separator: "/") }
+        place = dir
+    }
+    return "path:" + below.joined(separator: "/")
 }
 
 /// The monotonic clock, in seconds (rates and waits: never set back).

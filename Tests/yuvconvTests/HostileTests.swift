@@ -496,6 +496,30 @@ final class HostileTests: CLITestCase {
         XCTAssertFalse(try leftovers().contains { $0.hasPrefix(".") })
     }
 
+    /// Two spellings of one output whose folder is not made yet (`./out/` and `out/`, `out//a`, `out/x/../a`):
+    /// one output, so a report file that is also an image output is refused before any work. Their keys were the
+    /// names' text, so the batch wrote the image, then the report over it (exit 0 with --force).
+    func testOneOutputSpelledTwoWaysBeforeItsFolderIsMade() throws {
+        let cases = [
+            "-o ./out/ --report-file out/a.nv12", "-o out// --report-file ./out/a.nv12",
+            "-o out/ --report-file out/x/../a.nv12", "-o out/ --report-file out/x/./../a.nv12",
+        ]
+        for c in cases {
+            let r = try sh("rm -rf out; cp \"$F/photos/rocket.jpg\" a.jpg; \"$B\" convert a.jpg \(c) --report json --force -q")
+            XCTAssertEqual(r.status, 2, "\(c): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("is also an image output"), r.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("out").path), c)
+        }
+        // The folder there, the path through one that is not: the same.
+        let r = try sh("rm -rf out; mkdir out; \"$B\" convert a.jpg -o out/ --report json --report-file out/x/../a.nv12 --force -q")
+        XCTAssertEqual(r.status, 2, r.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: work.appendingPathComponent("out").path), [])
+        // A single conversion too.
+        let single = try sh("rm -rf o2; \"$B\" a.jpg -o ./o2/a.nv12 --report json --report-file o2/y/..//a.nv12 --force")
+        XCTAssertEqual(single.status, 2, single.stderr)
+        XCTAssertTrue(single.stderr.contains("are the same file"), single.stderr)
+    }
+
     /// Closed standard descriptors: log lines never land in an output, and a report for a closed or full
     /// standard output is an error.
     func testClosedAndFullStandardStreams() throws {
