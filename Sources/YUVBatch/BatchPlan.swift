@@ -56,6 +56,9 @@ public final class BatchPlan: @unchecked Sendable {
 
     /// How many items the plan has.
     public let count: Int
+    /// Whether two outputs are one FIFO, socket or device, written in place in input order: the run writes one
+    /// file at a time then (two jobs' bands would interleave in it).
+    public private(set) var sharesAStream = false
 
     /// The plan from plain parameters, all at once: `BatchOutputFolder(outputFolder)`, `BatchInputs`, then
     /// the plan of those inputs.
@@ -142,6 +145,7 @@ public final class BatchPlan: @unchecked Sendable {
         var walk = self.reader()
         let places = Spool(), tree = Spool()
         var at: UInt64 = 0, lastFolder: (folder: String, place: String)?
+        var streams = Set<FileIdentity>()
         // A file, a folder or nothing yet at a place can nest with another: a device or FIFO is written in place.
         func nests(_ kind: FileStatus.Kind?) -> Bool { kind == nil || kind == .regular || kind == .directory }
         func addToTree(_ place: [UInt8], _ name: String) {
@@ -152,7 +156,8 @@ public final class BatchPlan: @unchecked Sendable {
             if let key = reportKey, !reportIsOutput, outputKey(item.output) == key { reportIsOutput = true }
             // A device or FIFO is written in place, in order, by every output that names it: no clash.
             let placePath = Self.outputPlace(item.output, cache: &lastFolder)
-            let kind = FileStatus(path: placePath)?.kind
+            let status = FileStatus(path: placePath), kind = status?.kind
+            if let status, kind != .regular, kind != .directory, !streams.insert(status.identity).inserted { sharesAStream = true }
             let place = PathBytes.encode(placePath), out = PathBytes.encode(item.output)
             if kind == nil || kind == .regular {
                 places.appendRecord(parts: [place[...], [0], InputRecord.bigEndian(at)[...], out[...],

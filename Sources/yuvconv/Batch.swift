@@ -154,7 +154,10 @@ func runBatch(_ options: Options) -> Int32 {
     }
     let reportSink: AtomicOutput?
     do { reportSink = try openReportFile(options, protected: protected) } catch { return fileFailure(error) }
-    let run = BatchRun(options, count: plan.count, report: options.reportFormat, to: reportSink)
+    // Outputs that are one FIFO or device are written in input order: one job.
+    var runOptions = options
+    if plan.sharesAStream { runOptions.jobs = 1 }
+    let run = BatchRun(runOptions, count: plan.count, report: options.reportFormat, to: reportSink)
     let shared = UncheckedSendable((run.options, protected, update))
     let watch = OutputFolderWatch(folder.path)
     var items = plan.reader()

@@ -520,6 +520,22 @@ final class HostileTests: CLITestCase {
         XCTAssertTrue(single.stderr.contains("are the same file"), single.stderr)
     }
 
+    /// Outputs that are one FIFO (links to it in the output folder) are written in place, in input order, with
+    /// -j 2 as with -j 1: two jobs wrote into it at once and their bands interleaved (exit 0, a damaged stream).
+    func testOutputsSharingOneFIFOAreWrittenInOrder() throws {
+        let r = try sh("""
+            mkdir -p in out && mkfifo p
+            for i in 0 1 2 3 4 5; do cp "$F/photos/rocket.jpg" in/im$i.jpg; ln -s ../p out/im$i.nv12; done
+            for i in 0 1 2 3 4 5; do "$B" in/im$i.jpg -o - -q; done > want
+            exec 5<>p
+            cat p 5>&- > got & C=$!
+            timeout 60 "$B" convert in/ -o out/ -j 2 -q --force; echo "rc $?"
+            exec 5>&-; wait $C
+            cmp got want && echo same
+            """)
+        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "rc 0\nsame\n", r.stderr)
+    }
+
     /// Closed standard descriptors: log lines never land in an output, and a report for a closed or full
     /// standard output is an error.
     func testClosedAndFullStandardStreams() throws {
