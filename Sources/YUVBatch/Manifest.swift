@@ -41,8 +41,8 @@ public struct ManifestEntry: Sendable {
 }
 
 /// `--update`'s record of an output folder, `.yuvconv-manifest` in it: a line per output, tab-separated
-/// fields in `Manifest.columns` order, with `\` `\t` `\n` `\r` escaped as `\\` `\t` `\n` `\r`; paths as their
-/// bytes, everything else UTF-8. The first line, `yuvconv-manifest<TAB>1`, names the format and its version;
+/// fields in `Manifest.columns` order, with `\` `\t` `\n` `\r` escaped as `\\` `\t` `\n` `\r` (and a field's first `#`
+/// as `\#`); paths as their bytes, everything else UTF-8. The first line, `yuvconv-manifest<TAB>1`, names the format and its version;
 /// lines starting with `#` are comments (a heading naming the columns is written).
 public struct Manifest: Sendable {
     public static let fileName = AtomicOutput.manifestName
@@ -129,7 +129,10 @@ public struct Manifest: Sendable {
         return (manifest, problems)
     }
 
+    /// A field's bytes, escaped, after `out`: and a `#` it starts with as `\#`, so that the line of an output
+    /// named `#…` (the first field) is not taken for a comment (it was, and converted again by every run).
     static func escape(_ field: [UInt8], into out: inout [UInt8]) {
+        if field.first == UInt8(ascii: "#") { out.append(92) }
         for b in field {
             switch b {
             case 92: out += [92, 92]
@@ -160,6 +163,7 @@ public struct Manifest: Sendable {
                 case UInt8(ascii: "t"): fields[fields.count - 1].append(9)
                 case UInt8(ascii: "n"): fields[fields.count - 1].append(10)
                 case UInt8(ascii: "r"): fields[fields.count - 1].append(13)
+                case UInt8(ascii: "#"): fields[fields.count - 1].append(UInt8(ascii: "#"))
                 default: throw Malformed(why: "an unknown escape \\\(Character(Unicode.Scalar(b)))")
                 }
                 escaped = false

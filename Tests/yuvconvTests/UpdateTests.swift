@@ -162,6 +162,24 @@ final class UpdateTests: CLITestCase {
         XCTAssertEqual(again.images["in/d.png"]?["ok"] as? Bool, false)
     }
 
+    /// An output whose name starts with `#` (`#hash.nv12`, or `#drafts/x.nv12` under a `{dir}` template) is kept
+    /// in the manifest: its line started with `#` and was read as a comment, so every run converted it again.
+    func testOutputsNamedWithAHashAreRecorded() throws {
+        for name in ["in/#hash.png", "in/#drafts/x.png", "in/plain.png"] {
+            let dst = work.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: dst.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: fixture("pngsuite/basn2c08.png"), toPath: dst.path)
+        }
+        let args = ["convert", "in/", "-r", "-o", "out/", "--name", "{dir}/{stem}.{ext}", "--update"]
+        let first = try run(args)
+        XCTAssertTrue(first.stderr.contains("3 converted, 0 skipped"), first.stderr)
+        let again = try run(args)
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertTrue(again.stderr.contains("0 converted, 3 skipped"), again.stderr)
+        let text = String(decoding: try contents("out/.yuvconv-manifest"), as: UTF8.self)
+        XCTAssertTrue(text.contains("\n\\#hash.nv12\t"), text)
+    }
+
     /// Options that shape the bytes convert everything again; the same ones once more, nothing.
     func testOtherOptionsConvertAgain() throws {
         try makeInputs()
