@@ -226,6 +226,15 @@ public final class AtomicOutput {
     public func commit() throws(WriteError) {
         guard seekable else {
             finished = true
+            // A descriptor open on a regular file (`1<>old`, `-o /dev/fd/3 3<>old`, which need --force when data lies
+            // where writing starts): the file ends where the output does, as a replaced file would. Its old tail was
+            // left after the new bytes (a file of the wrong size, exit 0). Appending (`>>`) ends there already.
+            if let st = FileStatus(descriptor: fd), st.kind == .regular {
+                let end = lseek(fd, 0, SEEK_CUR)
+                if end >= 0 && st.size > Int(end) && ftruncate(fd, end) != 0 {
+                    throw .system("cannot cut off the old data after the output: \(errnoMessage())")
+                }
+            }
             if var h = hasher, !hashLost, hashed == position { digest = OutputDigest(bytes: position, sha256: h.finalize()) }
             if direct && close(fd) != 0 { throw .system("write failed: \(errnoMessage())") }
             return

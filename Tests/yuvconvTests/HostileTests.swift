@@ -536,6 +536,22 @@ final class HostileTests: CLITestCase {
         XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "rc 0\nsame\n", r.stderr)
     }
 
+    /// A descriptor open read-write on a file with data (`1<>old`, `3<>old`): refused without --force; with it,
+    /// the file is the output alone, as a replaced file is — its old tail stayed after the new bytes (exit 0, a
+    /// file of the wrong size). Appending (`>>`) keeps what was there before.
+    func testForceOntoADescriptorLeavesNoOldTail() throws {
+        let r = try sh("""
+            "$B" "$F/photos/rocket.jpg" -o ref.nv12 -q || exit 9
+            head -c 1000000 /dev/urandom > old; cp old old3; cp old old-proc
+            "$B" "$F/photos/rocket.jpg" -o - -q 1<>old 2>/dev/null; echo "refused $?"
+            "$B" "$F/photos/rocket.jpg" -o - -q --force 1<>old && cmp old ref.nv12 && echo stdout
+            "$B" "$F/photos/rocket.jpg" -o /dev/fd/3 -q --force 3<>old3 && cmp old3 ref.nv12 && echo fd3
+            "$B" "$F/photos/rocket.jpg" -o /proc/self/fd/1 -q --force 1<>old-proc && cmp old-proc ref.nv12 && echo proc
+            printf 'head' > app; "$B" "$F/photos/rocket.jpg" -o - -q >> app && test $(stat -c %s app) -eq $(( $(stat -c %s ref.nv12) + 4 )) && echo append
+            """)
+        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "refused 2\nstdout\nfd3\nproc\nappend\n", r.stderr)
+    }
+
     /// Closed standard descriptors: log lines never land in an output, and a report for a closed or full
     /// standard output is an error.
     func testClosedAndFullStandardStreams() throws {
