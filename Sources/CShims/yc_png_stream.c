@@ -240,6 +240,10 @@ void yc_png_read_fn(png_structp png, png_bytep data, size_t length) {
         snprintf(msg, sizeof msg, "cannot read the file: %s", strerror(errno));
         png_error(png, msg);
     }
+    // Every row read already (`yc_png_rows_done`): what is missing is the end of the file, not of the picture.
+    if (dec->png_chunks.tail_cap)
+        png_error(png, "the file ends after the last row of the image, without the end of its data or the IEND chunk "
+                       "that ends a PNG (truncated PNG)");
     png_error(png, "the file ends before the image does (truncated PNG)");
 }
 

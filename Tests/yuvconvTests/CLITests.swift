@@ -99,6 +99,16 @@ final class CLITests: CLITestCase {
             XCTAssertEqual(r.status, 1, r.stderr)
             XCTAssertEqual(r.stderr, "yuvconv: error: \(path): the file ends before the image does (truncated PNG)\n")
         }
+        // Every row there, the file cut after them (without IEND, or inside the last chunk's CRC): said so — "ends
+        // before the image does" was not true of a picture that is all there.
+        for drop in [12, 14] {
+            let tail = work.appendingPathComponent("tail\(drop).png")
+            try whole.prefix(whole.count - drop).write(to: tail)
+            let r = try run([tail.path, "-o", "out.nv12"])
+            XCTAssertEqual(r.status, 1, r.stderr)
+            XCTAssertTrue(r.stderr.contains("the file ends after the last row of the image, without the end of its data "
+                                             + "or the IEND chunk that ends a PNG (truncated PNG)"), r.stderr)
+        }
     }
 
     func testNeverOverwritesWithoutForceAndNeverTheInput() throws {
