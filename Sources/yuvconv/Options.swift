@@ -308,6 +308,10 @@ extension Options {
         if metrics && reportFormat == nil && !report {
             out.append("--metrics measures for a report; without --report nothing is measured")
         }
+        if metrics && (reportFormat != nil || report) && format.layout(bitDepth: depth ?? 8).bitDepth == 10 {
+            out.append("--metrics measures 8-bit outputs; \(format.layout(bitDepth: depth ?? 8).rawValue) is not measured, "
+                       + "so the report's PSNR and SSIM are empty")
+        }
         if dryRun && reportFormat != nil && !report {
             out.append("--report with --dry-run: nothing is converted, so no report is written")
         }

@@ -904,6 +904,13 @@ final class HostileTests: CLITestCase {
         XCTAssertEqual(try run([jpg, "-o", "d.nv12", "--quality", "50", "-q"]).stderr,
                        "yuvconv: warning: --quality sets JPEG output's quality; nv12 output ignores it\n")
         XCTAssertFalse(try run([jpg, "-o", "e.jpg", "--quality", "50"]).stderr.contains("warning"))
+        // --metrics with a 10-bit output, which it does not measure (its fields were empty without a word).
+        for args in [["-o", "m.p010"], ["-o", "m.y4m", "--depth", "10"]] {
+            let ten = try run([jpg] + args + ["--report", "json", "--metrics", "-q"])
+            XCTAssertEqual(ten.status, 0, ten.stderr)
+            XCTAssertTrue(ten.stderr.contains("warning: --metrics measures 8-bit outputs;"), ten.stderr)
+        }
+        XCTAssertFalse(try run([jpg, "-o", "m.nv12", "--report", "json", "--metrics", "-q"]).stderr.contains("warning"))
         // Batch options on a single file, -0 without a list, JPEG decoding options for a PNG: each said too.
         let b = try run([jpg, "-o", "f.nv12", "-q", "-j", "2", "-r", "--fail-fast", "-0"])
         XCTAssertEqual(b.stderr, "yuvconv: warning: -0 says the --files-from list is NUL-separated; without --files-from it is ignored\n"
