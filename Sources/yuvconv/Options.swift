@@ -344,7 +344,10 @@ extension Options {
                                 by: "\(format.name) output") {
             out.append(w)
         }
-        if rawInput, let w = Self.ignored(named(["--jpeg-path", "--orientation", "--alpha", "--color-management", "--primaries"]),
+        // --primaries says what RGB space YUV input's samples are in: a PNG or JPEG drawn from them is tagged so.
+        let tagged = format == .jpeg || format == .png
+        if rawInput, let w = Self.ignored(named(["--jpeg-path", "--orientation", "--alpha", "--color-management"]
+                                                + (tagged ? [] : ["--primaries"])),
                                           appliesTo: "JPEG and PNG input", by: "YUV input") {
             out.append(w)
         }

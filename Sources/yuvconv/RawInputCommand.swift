@@ -123,6 +123,10 @@ func runRawInput(_ options: Options) -> Int32 {
                 throw FileError(path: input, error)
             }
         }
+        // The RGB space the frame's samples are in, which tags a PNG or JPEG drawn from it: --primaries when given
+        // (planes made with `--primaries p3`, or `--matrix bt2020 --primaries bt709`), else its matrix's (BT.2020
+        // video is in BT.2020's primaries). The matrix's alone tagged P3 planes as sRGB and BT.709 ones as BT.2020.
+        let primaries = options.primaries ?? Primaries(for: spec.matrix)
         let sink: AtomicOutput
         do { sink = try AtomicOutput(path: written, force: options.force, inputs: [input]) } catch {
             throw FileError(output: written, error)
@@ -141,11 +145,10 @@ func runRawInput(_ options: Options) -> Int32 {
                     }
                     planes = again
                 }
-                // The frame's primaries (its matrix's: BT.2020 video is in BT.2020's) tag the picture, as they do
-                // one converted from an image.
-                try sink.write(try encodeJPEG(planes, quality: options.quality, primaries: Primaries(for: spec.matrix)))
+                // The frame's primaries tag the picture, as they do one converted from an image.
+                try sink.write(try encodeJPEG(planes, quality: options.quality, primaries: primaries))
             case .png:
-                try convert(frame: image, layout: .yuv420p, into: PNGSink(output: sink, spec: spec, primaries: Primaries(for: spec.matrix)),
+                try convert(frame: image, layout: .yuv420p, into: PNGSink(output: sink, spec: spec, primaries: primaries),
                             range: spec.range)
             case .y4m:
                 // Without --depth, a Y4M output keeps a 10-bit input's depth (as ffmpeg keeps its pixel format).
@@ -161,7 +164,9 @@ func runRawInput(_ options: Options) -> Int32 {
             throw FileError(input: input, writing: written, error)
         }
         if !options.quiet {
-            printErr("\(name): \(image.width)x\(image.height) YUV \(image.layout.rawValue) (\(spec)) -> \(sink.isStandardOutput ? "<stdout>" : displayPath(written))")
+            // The siting too when it is not the centre (a Y4M's tag): a raw output does not carry it.
+            let sited = siting == .center ? "" : ", \(siting.rawValue)-sited chroma"
+            printErr("\(name): \(image.width)x\(image.height) YUV \(image.layout.rawValue) (\(spec)\(sited)) -> \(sink.isStandardOutput ? "<stdout>" : displayPath(written))")
         }
         return 0
     } catch {

@@ -112,4 +112,30 @@ final class TenBitTests: CLITestCase {
         XCTAssertTrue(viaRGB.stderr.contains("%); RGB, buffers"), viaRGB.stderr)
         XCTAssertEqual(try bytes("a.p010").count, try bytes("b.p010").count)
     }
+
+    /// YUV input drawn back as PNG or JPEG is tagged with --primaries when given (it was ignored, and the tag
+    /// taken from the matrix: planes made with `--primaries p3` came back untagged, `--matrix bt2020 --primaries
+    /// bt709` ones tagged BT.2020); a Y4M input's siting that is not the centre is named in the per-image line.
+    func testYUVInputKeepsItsPrimariesAndSaysItsSiting() throws {
+        func profile(_ name: String) throws -> String {
+            let d = try bytes(name)
+            guard let i = (0..<(d.count - 4)).first(where: { d[$0..<($0 + 4)] == [0x69, 0x43, 0x43, 0x50] }) else { return "none" }
+            return String(decoding: d[(i + 4)...].prefix { $0 != 0 }, as: UTF8.self)
+        }
+        XCTAssertEqual(try run([photo, "-o", "p3.nv12", "--primaries", "p3", "-q"]).status, 0)
+        let back = try run(["p3.nv12", "-s", "768x512", "--primaries", "p3", "-o", "p3.png"])
+        XCTAssertEqual(back.status, 0, back.stderr)
+        XCTAssertFalse(back.stderr.contains("warning"), back.stderr)
+        XCTAssertEqual(try profile("p3.png"), "Display P3")
+        XCTAssertEqual(try run([photo, "-o", "w.y4m", "--matrix", "bt2020", "--primaries", "bt709", "-q"]).status, 0)
+        XCTAssertEqual(try run(["w.y4m", "--matrix", "bt2020", "--primaries", "bt709", "-o", "w.png", "-q"]).status, 0)
+        XCTAssertEqual(try profile("w.png"), "none", "sRGB: no profile")
+        XCTAssertEqual(try run(["w.y4m", "--matrix", "bt2020", "-o", "w2.png", "-q"]).status, 0)
+        XCTAssertEqual(try profile("w2.png"), "BT.2020", "without --primaries, the matrix's")
+        // To raw planes --primaries changes nothing, and says so.
+        XCTAssertTrue(try run(["p3.nv12", "-s", "768x512", "--primaries", "p3", "-o", "p3.nv21"]).stderr.contains("--primaries"))
+        XCTAssertEqual(try run([photo, "-o", "left.y4m", "--chroma-loc", "left", "-q"]).status, 0)
+        let sited = try run(["left.y4m", "-o", "left.nv12"])
+        XCTAssertTrue(sited.stderr.contains("(bt709 full, left-sited chroma) -> left.nv12"), sited.stderr)
+    }
 }
