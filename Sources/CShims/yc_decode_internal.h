@@ -43,6 +43,7 @@ struct yc_decoder {
     int alpha16;     // keep a 16-bit PNG's alpha (R,G,B,A rows)
     uint64_t max_pixels;
     uint64_t max_whole;   // bytes a picture held whole may take (yc_open), 0: no limit
+    uint64_t coef_held;   // of which a multi-scan JPEG's coefficients, which libjpeg allocates (counted by the callers)
     uint64_t whole_held;  // bytes the decoder holds whole (a multi-scan JPEG's coefficients, an interlaced PNG)
     int max_scans;   // a progressive JPEG with more scans is refused (0: no limit)
     int colour_target; // yc_target to plan colour management for, -1 for none

@@ -162,6 +162,7 @@ static int jpeg_start(yc_decoder *dec, j_decompress_ptr j) {
             bytes += w * h * sizeof(JBLOCK);
         }
         if (yc_refuse_whole(dec, bytes, j->progressive_mode ? "the progressive JPEG" : "the multi-scan JPEG")) return 0;
+        dec->coef_held = bytes;
     }
     jpeg_start_decompress(j);
     dec->jpeg_started = 1;

@@ -158,6 +158,10 @@ public final class ImageDecoder {
     }
 
     /// Warnings the decoder tolerated (junk between JPEG segments, a bad ancillary PNG chunk).
+    /// The bytes the JPEG library holds for a multi-scan (progressive) JPEG's coefficients, the whole picture's
+    /// (0 for others): a conversion's buffers count them (`Ledger.record`), as they count an interlaced PNG's.
+    public var coefficientBytes: Int { Int(yc_coefficients_held(handle)) }
+
     public var warnings: (count: Int, first: String) {
         (Int(yc_warning_count(handle)), String(cString: yc_first_warning(handle)))
     }

@@ -16,6 +16,21 @@ final class ReportTests: CLITestCase {
         }
     }
 
+    /// A progressive JPEG's coefficients, which libjpeg holds whole, are in its conversion's buffers: the same
+    /// picture's baseline file plus 210 blocks of 128 bytes (100x75, 4:2:0: 14x10 luma blocks, 7x5 for each
+    /// chroma), on both paths. They were left out (a 48 MP progressive JPEG said 1.5 MiB of its 137).
+    func testProgressiveJPEGCountsItsCoefficients() throws {
+        for path in ["direct", "rgb"] {
+            var buffers: [Int] = []
+            for name in ["peacock.default.jpeg", "peacock.progressive.scan004.jpeg"] {
+                let r = try run(["report", fixture("jpeg/wuffs/" + name), "--report", "json", "--jpeg-path", path])
+                XCTAssertEqual(r.status, 0, r.stderr)
+                buffers.append(try XCTUnwrap(try jsonLines(r.stdout).first?["conversion_buffers_bytes"] as? Int))
+            }
+            XCTAssertEqual(buffers[1] - buffers[0], 210 * 128, path)
+        }
+    }
+
     func testArithmeticOfOddAndAlignedSizes() throws {
         // 33x33 JPEG (odd both ways), yuv420p, alignment 16.
         let jpg = fixture("jpeg/jpeg-decoder/mozilla/jpg-size-33x33.jpg")

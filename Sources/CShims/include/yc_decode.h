@@ -133,6 +133,8 @@ int yc_whole_check(uint64_t *held, uint64_t limit, uint64_t bytes, const char *w
 
 /// 1 when the decoder has failed; the message stays available from yc_error.
 int yc_failed(const yc_decoder *dec);
+/// The bytes libjpeg holds for a multi-scan (progressive) JPEG's coefficients, the whole picture's: 0 for others.
+uint64_t yc_coefficients_held(const yc_decoder *dec);
 /// What kind of failure it was, for the caller to say what the user can do about it (messages name no options).
 typedef enum {
     YC_ERROR_OTHER = 0,

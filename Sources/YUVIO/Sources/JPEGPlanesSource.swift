@@ -24,6 +24,8 @@ final class JPEGPlanesSource: BandSource {
     private let makeDriver: () -> YCbCrToYUV420
     private var driver: YCbCrToYUV420?
     private var ledger: Ledger?
+    /// The bytes libjpeg holds for a progressive JPEG's coefficients, recorded in the ledger.
+    private var coefficients = 0
     /// Per slot, per component: `group` iMCU rows of the decoder's planes, stacked.
     private var slots: [[(pointer: UnsafeMutablePointer<UInt8>, bytes: Int)]] = []
     /// Turned: each component's upright plane, its width, and how its rows follow luma rows.
@@ -80,6 +82,9 @@ final class JPEGPlanesSource: BandSource {
 
     func prepare(slots count: Int, ledger: Ledger) throws {
         self.ledger = ledger
+        // A progressive JPEG's coefficients, which libjpeg holds whole.
+        coefficients = decoder.coefficientBytes
+        ledger.record(coefficients)
         let n = raw.components
         if turn.isIdentity {
             if keepsRowAbove { carry = (1...2).map { c in (ledger.allocateBytes(raw.planeWidth[c]), raw.planeWidth[c]) } }
@@ -251,6 +256,7 @@ final class JPEGPlanesSource: BandSource {
         for p in upright { ledger?.deallocate(UnsafeMutableRawPointer(p.pointer), bytes: p.bytes) }
         for p in carry { ledger?.deallocate(UnsafeMutableRawPointer(p.pointer), bytes: p.bytes) }
         for p in stored { ledger?.deallocate(UnsafeMutableRawPointer(p.pointer), bytes: p.bytes) }
+        if coefficients > 0 { ledger?.record(-coefficients) }
     }
 }
 

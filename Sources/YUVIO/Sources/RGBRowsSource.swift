@@ -77,6 +77,10 @@ final class RGBRowsSource: BandSource {
 
     func prepare(slots count: Int, ledger: Ledger) throws {
         self.ledger = ledger
+        // A progressive JPEG's coefficients, which libjpeg holds whole (the report said 1.5 MiB of buffers for a
+        // 48 MP one that held 137 MiB).
+        recorded = decoder.coefficientBytes
+        ledger.record(recorded)
         if let sharp {
             // Rows wait at most `lagRows` behind a band: room for a band more than that.
             let held = min(bandRows + SharpYUV420.lagRows, geometry.height)
@@ -94,8 +98,8 @@ final class RGBRowsSource: BandSource {
             slots = (0..<count).map { _ in ledger.allocate(rowBytes * bandRows) }
             helped = (0..<count).map { _ in DispatchSemaphore(value: 0) }
             if decoder.info.interlaced {
-                recorded = rowBytes * geometry.height   // libpng holds the whole Adam7 picture
-                ledger.record(recorded)
+                recorded += rowBytes * geometry.height   // libpng holds the whole Adam7 picture
+                ledger.record(rowBytes * geometry.height)
             }
             return
         }
