@@ -23,7 +23,7 @@ func textLines(_ r: ImageRecord) -> String {
     }
     let row = textCells(columns.map { $0.value(r).text }, columns)
     var source = "    \(rep.info.container.rawValue) \(rep.info.sampling), \(formatBytes(rep.inputBytes)) on disk -> "
-    source += "\(rep.layout.rawValue) \(rep.spec), \(rep.path)"
+    source += "\(rep.layout.rawValue) \(rep.spec), " + (rep.colour.map { "\($0), " } ?? "") + "\(rep.path)"
     if rep.chromaFilter == .sharp { source += ", sharp chroma" }
     if !rep.orientation.isIdentity { source += ", " + rep.orientationText }
     source += "; aligned(\(r.alignment)) \(formatBytes(r.alignedBytes)); vs RGB saves \(fixed(r.savingRGB.percent, 1))%"

@@ -421,4 +421,17 @@ final class RenderTests: XCTestCase {
         XCTAssertEqual(shorten("short", 10), "short")
         XCTAssertEqual(shorten("abcdefghijkl", 5), "…ijkl")
     }
+
+    /// Cells are padded and cut by terminal columns: a CJK or full-width name takes two a character, and pushed
+    /// the rest of its row out of line when counted as one.
+    func testCellsAreMeasuredInColumns() {
+        XCTAssertEqual(displayWidth("日本語.png"), 10)
+        XCTAssertEqual(displayWidth("e\u{301}"), 1, "a combining accent is part of its letter")
+        XCTAssertEqual(pad("日本", 6), "日本  ")
+        XCTAssertEqual(pad("日本", 6, right: true), "  日本")
+        XCTAssertEqual(shorten("写真/日本語の長い名前.png", 13), "…長い名前.png")
+        XCTAssertEqual(displayWidth(shorten("写真/日本語の長い名前.png", 13)), 13)
+        XCTAssertEqual(shorten("写真/日本語の長い名前.png", 12), "…い名前.png", "no half character: one column short")
+        XCTAssertEqual(displayWidth(shorten("写真/日本語の長い名前.png", 12)), 11)
+    }
 }
