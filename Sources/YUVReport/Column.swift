@@ -54,10 +54,11 @@ public struct Column: Sendable {
         converted(key, text: text, html: html, total: .spread(measure)) { r, _ in r.quality.map(measure) ?? .unmeasured }
     }
 
-    /// A pair of quality measures only the tables show (they have no key and no total).
+    /// A pair of quality measures only the tables show (no key), totalled as each measure's worst (the HTML
+    /// footer's Cb / Cr cell was empty, while CSV and text gave the worst of each).
     static func qualityCell(text: (String, Int)? = nil, html: String? = nil,
                             _ cell: @escaping @Sendable (QualityReport) -> Cell) -> Column {
-        converted(nil, text: text, html: html) { r, _ in r.quality.map(cell) ?? .unmeasured }
+        converted(nil, text: text, html: html, total: .spread(cell)) { r, _ in r.quality.map(cell) ?? .unmeasured }
     }
 
     /// The report's columns, in the order every format writes them.

@@ -283,7 +283,7 @@ final class RenderTests: XCTestCase {
 
         let html = renderReport(records, format: .html)
         XCTAssertTrue(html.contains("<tfoot><tr><td>total</td><td></td><td></td><td></td><td></td><td>\(formatBytes(rgba))</td>"
-                                    + "<td>\(formatBytes(yuv))</td><td>62.5%</td><td>44.00 (worst)</td><td></td>"
+                                    + "<td>\(formatBytes(yuv))</td><td>62.5%</td><td>44.00 (worst)</td><td>41.00 / 40.50 (worst)</td>"
                                     + "<td>0.9980 (worst)</td><td></td></tr></tfoot>"), html)
 
         let text = renderReport(records, format: .text)
@@ -340,7 +340,7 @@ final class RenderTests: XCTestCase {
                            ["psnr_y_db", "psnr_cb_db", "psnr_cr_db", "psnr_rgb_db", "ssim_y", "psnr_rgb_bilinear_db"].map { "\"\(s)_\($0)\": null" }
                        }.joined(separator: ", ") + "}")
         XCTAssertEqual(csvTotals(Totals([failed])), "\"TOTAL (0 images, 1 failed)\",false,,,,,,,,,,,,,,,,,,,,,,0,0,0,0,0,0.00,0,0.00,,,,,,,0,,,,,,,,")
-        XCTAssertTrue(renderReport([failed], format: .html).contains("<td>– (worst)</td><td></td><td>– (worst)</td>"))
+        XCTAssertTrue(renderReport([failed], format: .html).contains("<td>– (worst)</td><td>– (worst)</td><td>– (worst)</td>"))
     }
 
     /// A report streamed piece by piece is the report of all the records at once, in every format, also when
