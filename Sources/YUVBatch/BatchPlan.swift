@@ -22,7 +22,17 @@ public struct BatchOutputFolder: Sendable, Equatable {
         var named = output
         while named.count > 1 && named.hasSuffix("/") { named.removeLast() }
         var place = named
-        while place != "/" && place != "." && FileStatus(path: place) == nil { place = splitPath(place).folder }
+        while place != "/" && place != "." && FileStatus(path: place) == nil {
+            // A link to nothing (or a loop of links) on the way: no folder can be made through it (each file
+            // failed with "dl is not a folder").
+            if FileStatus(path: place, follow: false)?.kind == .symlink {
+                let shown = place == named ? "" : "\(displayPath(place)) "
+                let what = linkText(place).map { "a symbolic link to \(displayPath($0)), which is not there, or a loop of links" }
+                    ?? "a symbolic link that cannot be read"
+                throw .file(FileError(path: output, reason: "is not a folder (\(shown)\(shown.isEmpty ? "" : "is ")\(what)): no output can be made in it"))
+            }
+            place = splitPath(place).folder
+        }
         if let there = FileStatus(path: place), there.kind != .directory {
             let which = place == named ? "a file or device is there" : "\(displayPath(place)) is a file or device"
             throw .file(FileError(path: output, reason: "is not a folder (\(which)): no output can be made in it"))

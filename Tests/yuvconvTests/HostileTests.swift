@@ -1011,6 +1011,24 @@ final class HostileTests: CLITestCase {
                        there.stderr)
     }
 
+    /// An output folder that is a symbolic link to nothing (or a loop of links), or a path through one: refused
+    /// once before any work, dry run and run alike — each file failed with "dl is not a folder".
+    func testOutputFolderThroughADanglingLinkIsRefusedBeforeWork() throws {
+        let r = try sh("""
+            ln -s nowhere dl; ln -s l2 l1; ln -s l1 l2
+            for o in dl/ dl/sub/ l1/; do
+              "$B" convert "$F/photos/rocket.jpg" "$F/pngsuite/basn2c08.png" -o $o -q; echo "$o $?"
+              "$B" convert "$F/photos/rocket.jpg" "$F/pngsuite/basn2c08.png" -o $o -n > /dev/null; echo "dry $?"
+            done
+            test -e nowhere || echo "nothing made"
+            """)
+        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "dl/ 1\ndry 1\ndl/sub/ 1\ndry 1\nl1/ 1\ndry 1\nnothing made\n", r.stderr)
+        let lines = r.stderr.split(separator: "\n")
+        XCTAssertEqual(lines.count, 6, r.stderr)
+        XCTAssertTrue(lines.allSatisfy { $0.contains("is not a folder (") && $0.hasSuffix("): no output can be made in it") }, r.stderr)
+        XCTAssertTrue(r.stderr.contains("dl/sub/: is not a folder (dl is a symbolic link to nowhere"), r.stderr)
+    }
+
     /// The dry run makes the folder checks of the real run for a single conversion's output and for the report
     /// file too (it said "convert", exit 0, where the run fails before any work).
     func testDryRunChecksEveryFolderTheRunWrites() throws {
