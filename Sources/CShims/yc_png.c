@@ -31,7 +31,12 @@ static void png_warning_fn(png_structp png, png_const_charp msg) {
     // profile is a broken one whatever the order (`png_colour`).
     yc_decoder *from = png_get_error_ptr(png);
     if (strncmp(msg, "iCCP", 4) == 0) {
-        if (!from->colour.icc_rejected[0]) snprintf(from->colour.icc_rejected, sizeof from->colour.icc_rejected, "%s", msg);
+        // libpng says "too short" of compressed data that does not inflate to a profile (damaged zlib data, or
+        // fewer bytes than a profile's 132-byte header): said so, not as if the chunk were short.
+        const char *said = strcmp(msg, "iCCP: too short") == 0
+            ? "iCCP: damaged data, or a profile shorter than its header"
+            : msg;
+        if (!from->colour.icc_rejected[0]) snprintf(from->colour.icc_rejected, sizeof from->colour.icc_rejected, "%s", said);
         // With colour management the plan's warning quotes it ("the PNG's ICC profile was rejected (…)"):
         // said once, not twice; without it the profile is not used, and its flaws are nobody's concern.
         return;

@@ -127,6 +127,12 @@ final class PNGRouteTests: CLITestCase {
             XCTAssertEqual(try Data(contentsOf: work.appendingPathComponent("\(name).nv12")),
                            try Data(contentsOf: work.appendingPathComponent("plain.nv12")), name)
         }
+        // Compressed data that is no zlib stream: libpng's "too short" named the chunk, not the damage.
+        try Data(head + pngChunk("iCCP", Array("x".utf8) + [0, 0, 0x78, 0x9C] + Array("garbage".utf8)) + tail)
+            .write(to: work.appendingPathComponent("z.png"))
+        let z = try run(["z.png", "-o", "z.nv12"])
+        XCTAssertEqual(z.status, 0, z.stderr)
+        XCTAssertTrue(z.stderr.contains("rejected (iCCP: damaged data, or a profile shorter than its header); colours used as stored"), z.stderr)
     }
 
     func testCorpusGivesLibpngsOutcomes() throws {
