@@ -22,6 +22,9 @@ public final class AtomicOutput {
     private var signalSlot: Int32 = -1
     /// True when writing straight to a device or FIFO (no temporary file).
     private var direct = false
+    /// A descriptor open on a regular file with bytes from its position on, not appending (`1<>old`, which needs
+    /// `force`): the output replaces them, so `commit` cuts the file where the output ends.
+    private var cutsTail = false
     /// The SHA-256 of the output's bytes [0, `hashed`), taken as they were written; nil when not asked for.
     var hasher: SHA256?
     var hashed = 0
@@ -90,6 +93,7 @@ public final class AtomicOutput {
         switch try Self.check(path: path, force: force, inputs: inputs, protected: protected, plainFileOnly: plainFileOnly) {
         case .descriptor(let descriptor):
             fd = descriptor
+            if case .descriptorHasData? = Self.overwrites(descriptor: descriptor) { cutsTail = true }
             if descriptor > 2 {
                 fd = dup(descriptor)
                 if fd < 0 { throw .system("cannot open descriptor \(descriptor): \(errnoMessage())") }
@@ -226,12 +230,13 @@ public final class AtomicOutput {
     public func commit() throws(WriteError) {
         guard seekable else {
             finished = true
-            // A descriptor open on a regular file (`1<>old`, `-o /dev/fd/3 3<>old`, which need --force when data lies
-            // where writing starts): the file ends where the output does, as a replaced file would. Its old tail was
-            // left after the new bytes (a file of the wrong size, exit 0). Appending (`>>`) ends there already.
-            if let st = FileStatus(descriptor: fd), st.kind == .regular {
+            // A descriptor open on a regular file with data where writing started (`1<>old`, `-o /dev/fd/3 3<>old`,
+            // which need --force): the file ends where the output does, as a replaced file would. Its old tail was
+            // left after the new bytes (a file of the wrong size, exit 0). Decided when it was opened: a file
+            // appended to (`>>`) or empty there is never cut, whatever another writer adds meanwhile.
+            if cutsTail {
                 let end = lseek(fd, 0, SEEK_CUR)
-                if end >= 0 && st.size > Int(end) && ftruncate(fd, end) != 0 {
+                if end >= 0, let st = FileStatus(descriptor: fd), st.size > Int(end), ftruncate(fd, end) != 0 {
                     throw .system("cannot cut off the old data after the output: \(errnoMessage())")
                 }
             }

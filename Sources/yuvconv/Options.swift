@@ -315,7 +315,9 @@ extension Options {
         if dryRun && reportFormat != nil && !report {
             out.append("--report with --dry-run: nothing is converted, so no report is written")
         }
-        if report && given.contains("--force") && reportFile == nil {
+        // (Unless standard output is open on a file with data where writing starts, `1<>old`: --force lets the
+        // report write there.)
+        if report && given.contains("--force") && reportFile == nil && AtomicOutput.overwrites(descriptor: STDOUT_FILENO) == nil {
             out.append("--force lets --report-file replace a file; without one the report goes to standard output, so it is ignored")
         }
         if format == .y4m && depth == 10, let s = siting, s != .center {

@@ -233,6 +233,13 @@ Ledger.exhausted = { bytes in
     removeTemporaryFiles()
     exit(1)
 }
+// Standard output open read-write on a file with data from its position on (`1<>old`, which only --force
+// lets the run write): what the run writes there replaces that data, so the file is cut where it ends (below) —
+// a report as an image (`AtomicOutput` cuts an image's own file the same way). Taken before anything is written.
+let standardOutputStart: off_t? = {
+    guard case .descriptorHasData? = AtomicOutput.overwrites(descriptor: STDOUT_FILENO) else { return nil }
+    return lseek(STDOUT_FILENO, 0, SEEK_CUR)
+}()
 guard let arguments = processArguments() else {
     printErr("yuvconv: error: cannot read the command line (started without arguments, or without /proc where "
              + "the Swift runtime reads them)")
@@ -248,5 +255,12 @@ if flushFailed || ferror(stdout) != 0 {
     let failure = stdoutFailure("write failed", errno: flushFailed ? flushErrno : firstStdoutErrno)
     if !readerGone { printErr("yuvconv: error: \(failure.cli)") }
     status = max(status, 1)
+}
+if let start = standardOutputStart {
+    let end = lseek(STDOUT_FILENO, 0, SEEK_CUR)
+    if end > start, let st = FileStatus(descriptor: STDOUT_FILENO), st.size > Int(end), ftruncate(STDOUT_FILENO, end) != 0 {
+        printErr("yuvconv: error: <stdout>: cannot cut off the old data after what was written: \(systemMessage())")
+        status = max(status, 1)
+    }
 }
 exit(status)

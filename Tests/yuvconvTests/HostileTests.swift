@@ -538,7 +538,8 @@ final class HostileTests: CLITestCase {
 
     /// A descriptor open read-write on a file with data (`1<>old`, `3<>old`): refused without --force; with it,
     /// the file is the output alone, as a replaced file is — its old tail stayed after the new bytes (exit 0, a
-    /// file of the wrong size). Appending (`>>`) keeps what was there before.
+    /// file of the wrong size), a report's on standard output too (and --force was said to be ignored there).
+    /// Appending (`>>`) keeps what was there before.
     func testForceOntoADescriptorLeavesNoOldTail() throws {
         let r = try sh("""
             "$B" "$F/photos/rocket.jpg" -o ref.nv12 -q || exit 9
@@ -548,8 +549,13 @@ final class HostileTests: CLITestCase {
             "$B" "$F/photos/rocket.jpg" -o /dev/fd/3 -q --force 3<>old3 && cmp old3 ref.nv12 && echo fd3
             "$B" "$F/photos/rocket.jpg" -o /proc/self/fd/1 -q --force 1<>old-proc && cmp old-proc ref.nv12 && echo proc
             printf 'head' > app; "$B" "$F/photos/rocket.jpg" -o - -q >> app && test $(stat -c %s app) -eq $(( $(stat -c %s ref.nv12) + 4 )) && echo append
+            "$B" report "$F/photos/rocket.jpg" --report json > ref.json
+            cp old3 rep; "$B" report "$F/photos/rocket.jpg" --report json --force 1<>rep 2> rep.err && test "$(wc -l < rep)" -eq 2 \\
+              && head -1 rep | cmp -s - <(head -1 ref.json) && tail -1 rep | grep -q '"type": "totals"' && echo report
+            grep -q 'is ignored' rep.err && echo "said --force is ignored"
+            cp old3 rep2; "$B" report "$F/photos/rocket.jpg" --report json 1<>rep2 2>/dev/null; cmp -s rep2 old3 && echo "refused, kept"
             """)
-        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "refused 2\nstdout\nfd3\nproc\nappend\n", r.stderr)
+        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "refused 2\nstdout\nfd3\nproc\nappend\nreport\nrefused, kept\n", r.stderr)
     }
 
     /// Closed standard descriptors: log lines never land in an output, and a report for a closed or full
