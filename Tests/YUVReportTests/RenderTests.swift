@@ -427,6 +427,9 @@ final class RenderTests: XCTestCase {
     func testCellsAreMeasuredInColumns() {
         XCTAssertEqual(displayWidth("日本語.png"), 10)
         XCTAssertEqual(displayWidth("e\u{301}"), 1, "a combining accent is part of its letter")
+        XCTAssertEqual(displayWidth("🚀☕🫠"), 6, "emoji: U+1F680, U+2615, U+1FAE0")
+        XCTAssertEqual(displayWidth("❤\u{FE0F}"), 2, "an emoji presentation sequence")
+        XCTAssertEqual(displayWidth("é…→"), 3)
         XCTAssertEqual(pad("日本", 6), "日本  ")
         XCTAssertEqual(pad("日本", 6, right: true), "  日本")
         XCTAssertEqual(shorten("写真/日本語の長い名前.png", 13), "…長い名前.png")
