@@ -155,19 +155,24 @@ public final class BatchPlan: @unchecked Sendable {
         var walk = self.reader()
         let places = Spool(), tree = Spool()
         var at: UInt64 = 0, lastFolder: (folder: String, place: String)?
-        var streams = Set<FileIdentity>()
+        // /dev/null takes any interleaving: outputs linked to it (a batch timed without its files) keep their jobs.
+        var streams = Set<FileIdentity>(), null = FileStatus(path: "/dev/null")?.identity
         // A file, a folder or nothing yet at a place can nest with another: a device or FIFO is written in place.
         func nests(_ kind: FileStatus.Kind?) -> Bool { kind == nil || kind == .regular || kind == .directory }
         func addToTree(_ place: [UInt8], _ name: String) {
             tree.appendRecord(parts: [Self.folderOrder(place)[...], [0], PathBytes.encode(name)[...]])
         }
         while let item = walk.next() {
-            if let st = FileStatus(path: item.output), protected.contains(st.identity) { throw .outputIsInput(item.output) }
+            // By the path resolved too: `in/w/../a.jpg` before `in/w` is made is `in/a.jpg`, which stat cannot reach yet.
+            if let st = FileStatus(path: item.output) ?? FileStatus(path: resolvedPath(item.output)), protected.contains(st.identity) {
+                throw .outputIsInput(item.output)
+            }
             if let key = reportKey, !reportIsOutput, outputKey(item.output) == key { reportIsOutput = true }
             // A device or FIFO is written in place, in order, by every output that names it: no clash.
             let placePath = Self.outputPlace(item.output, cache: &lastFolder)
             let status = FileStatus(path: placePath), kind = status?.kind
-            if let status, kind != .regular, kind != .directory, !streams.insert(status.identity).inserted { sharesAStream = true }
+            if let status, kind != .regular, kind != .directory, status.identity != null,
+               !streams.insert(status.identity).inserted { sharesAStream = true }
             let place = PathBytes.encode(placePath), out = PathBytes.encode(item.output)
             if kind == nil || kind == .regular {
                 places.appendRecord(parts: [place[...], [0], InputRecord.bigEndian(at)[...], out[...],

@@ -53,7 +53,7 @@ func runRawInput(_ options: Options) -> Int32 {
         var spec = options.spec
         // The input's siting (a Y4M's tag, else --chroma-loc), kept in a Y4M output's tag: the samples are moved,
         // never resampled.
-        var siting = options.siting ?? .center
+        var siting = options.siting ?? .center, sitingFromTag = false
         var timing = Y4MTiming()
         if RawInput.isY4M(path: input) && !options.isOneRawFrame(input) {
             if options.inputSize != nil || options.inputLayout != nil {
@@ -85,6 +85,7 @@ func runRawInput(_ options: Options) -> Int32 {
                          + "is ignored")
             }
             siting = tag
+            sitingFromTag = true
             // JPEG and PNG outputs are centre-sited, and so is a 10-bit Y4M to its readers (C420p10 has no siting
             // tag): other chroma is taken as centre-sited there, half a pixel off (the samples are not resampled),
             // which is worth a word.
@@ -165,7 +166,7 @@ func runRawInput(_ options: Options) -> Int32 {
         }
         if !options.quiet {
             // The siting too when it is not the centre (a Y4M's tag): a raw output does not carry it.
-            let sited = siting == .center ? "" : ", \(siting.rawValue)-sited chroma"
+            let sited = !sitingFromTag || siting == .center ? "" : ", \(siting.rawValue)-sited chroma"
             printErr("\(name): \(image.width)x\(image.height) YUV \(image.layout.rawValue) (\(spec)\(sited)) -> \(sink.isStandardOutput ? "<stdout>" : displayPath(written))")
         }
         return 0

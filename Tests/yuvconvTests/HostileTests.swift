@@ -514,6 +514,15 @@ final class HostileTests: CLITestCase {
         let r = try sh("rm -rf out; mkdir out; \"$B\" convert a.jpg -o out/ --report json --report-file out/x/../a.nv12 --force -q")
         XCTAssertEqual(r.status, 2, r.stderr)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: work.appendingPathComponent("out").path), [])
+        // An output that is an input by a path through a folder not made yet: refused before any work, dry run too
+        // (the run made `in/w/`, converted the other file, then failed this one at its write).
+        let input = try sh("""
+            rm -rf in; mkdir in; cp "$F/photos/rocket.jpg" in/a.jpg; cp "$F/pngsuite/basn2c08.png" in/b.png
+            "$B" convert in/a.jpg in/b.png -o in/w/../ --name '{stem}.jpg' --force -n > /dev/null; echo "dry $?"
+            "$B" convert in/a.jpg in/b.png -o in/w/../ --name '{stem}.jpg' --force; echo "run $?"; ls in
+            """)
+        XCTAssertEqual(String(decoding: input.stdout, as: UTF8.self), "dry 1\nrun 1\na.jpg\nb.png\n", input.stderr)
+        XCTAssertTrue(input.stderr.contains("in/w/../a.jpg: is an input of this batch"), input.stderr)
         // A single conversion too.
         let single = try sh("rm -rf o2; \"$B\" a.jpg -o ./o2/a.nv12 --report json --report-file o2/y/..//a.nv12 --force")
         XCTAssertEqual(single.status, 2, single.stderr)
