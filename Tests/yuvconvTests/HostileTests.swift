@@ -857,7 +857,8 @@ final class HostileTests: CLITestCase {
     /// A batch stops on its first SIGTERM even while a stream input stalls (a FIFO whose writer never writes,
     /// `<(…)` that sleeps): the read is given up and the file said interrupted — before, only a second signal
     /// ended it, without the summary. And a run refused for its output format or folder leaves a FIFO's writer
-    /// waiting; a raw frame that starts like a JPEG reads the same from `/dev/stdin` as from `-`.
+    /// waiting (a raw frame's run too: it read the frame, then found its output refused); a raw frame that starts
+    /// like a JPEG reads the same from `/dev/stdin` as from `-`.
     func testStalledStreamsAndRefusedRunsAndRawFramesFromStreams() throws {
         let r = try sh("""
             "$B" "$F/photos/rocket.jpg" -o ref.png -q || exit 9
@@ -871,6 +872,9 @@ final class HostileTests: CLITestCase {
             sleep 0.3
             timeout 10 "$B" p -o out.xyz 2>/dev/null; echo "format $?"
             timeout 10 "$B" p -o nodir/x.nv12 2>/dev/null; echo "folder $?"
+            touch there.nv12
+            timeout 10 "$B" p --size 640x427 -o there.nv12 2>/dev/null; echo "raw there $?"
+            timeout 10 "$B" p --size 640x427 -o nodir/x.nv12 2>/dev/null; echo "raw folder $?"
             sleep 0.3; test -e w1 && echo "the writer was let go"
             timeout 10 "$B" p -o a.png -q && cmp a.png ref.png && echo read
             wait
@@ -878,7 +882,8 @@ final class HostileTests: CLITestCase {
             import sys; d = bytearray([128]) * (83 * 61 + 2 * 42 * 31); d[:4] = b'\\xff\\xd8\\xff\\xe0'; open('frame.nv12', 'wb').write(d)"
             "$B" frame.nv12 -s 83x61 -o f.png -q && cat frame.nv12 | "$B" /dev/stdin -s 83x61 -o s.png -q && cmp f.png s.png && echo raw-stdin
             """)
-        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "batch 143\nsaid\nformat 2\nfolder 1\nread\nraw-stdin\n", r.stderr)
+        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "batch 143\nsaid\nformat 2\nfolder 1\nraw there 1\nraw folder 1\nread\nraw-stdin\n",
+                       r.stderr)
     }
 
     /// The FIFO a picture is read from, named as the output through a descriptor (`-o /dev/fd/5 5<>in.fifo`,
