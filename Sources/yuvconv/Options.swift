@@ -348,12 +348,15 @@ extension Options {
         }
         // --primaries says what RGB space YUV input's samples are in: a PNG or JPEG drawn from them is tagged so.
         let tagged = format == .jpeg || format == .png
-        if rawInput, let w = Self.ignored(named(["--jpeg-path", "--orientation", "--alpha", "--color-management"]
-                                                + (tagged ? [] : ["--primaries"])),
+        if rawInput, let w = Self.ignored(named(["--jpeg-path", "--orientation", "--alpha", "--color-management"]),
                                           appliesTo: "JPEG and PNG input", by: "YUV input") {
             out.append(w)
         }
-        if !colourManagement && given.contains("--primaries") && primaries != nil {
+        if rawInput && !tagged && given.contains("--primaries") {
+            out.append("--primaries tags a PNG or JPEG drawn from YUV input; \(format.name) output carries no primaries, "
+                       + "so it is ignored")
+        }
+        if !rawInput && !colourManagement && given.contains("--primaries") && primaries != nil {
             // It still says what the samples are: the output's tags (a PNG's or JPEG's profile) and the report.
             out.append("--color-management off: nothing is transformed into --primaries \(primaries!.rawValue); the "
                        + "samples are taken to be in it as stored, and the output and report are labelled so")

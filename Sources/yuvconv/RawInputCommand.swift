@@ -50,7 +50,7 @@ func runRawInput(_ options: Options) -> Int32 {
     // The output's checks before the input is read: a FIFO's writer is not waited for, nor its frame taken, by a
     // run that is refused (a file there without --force, no folder). `AtomicOutput` makes them again when it opens.
     do throws(WriteError) {
-        try AtomicOutput.check(path: written, force: options.force, inputs: [input], protected: protected)
+        _ = try AtomicOutput.check(path: written, force: options.force, inputs: [input], protected: protected)
     } catch {
         printErr("yuvconv: error: \(FileError(output: written, error).cli)")
         return 1
