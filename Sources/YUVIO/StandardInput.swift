@@ -61,7 +61,8 @@ public enum StandardInput {
                 let n = yc_read_full(streams[path]!.fd, &more, want)
                 if n > 0 { streams[path]!.bytes += more[0..<Int(n)] }
                 if n < want {
-                    streams[path]!.ended = true
+                    // The end read; a failed read (n < 0) is not the end, and its reader says what failed.
+                    if n >= 0 { streams[path]!.ended = true }
                     break
                 }
             }
