@@ -7,6 +7,7 @@ import YUVBatch
 import YUVCore
 import YUVIO
 import YUVReport
+import Synchronization
 
 let version = "0.2.0"
 
@@ -72,6 +73,16 @@ func run(_ args: [String]) -> Int32 {
        standardDescriptorWasClosed(STDOUT_FILENO) {
         printErr("yuvconv: error: <stdout>: standard output is closed")
         return 1
+    }
+    // Standard output open read-write on a file with data where writing starts (`1<>old`): written over only with
+    // --force, which then cuts the file where this run's writing ends (at exit, below). Text the run prints there
+    // (help, a dry run's listing) was written over the start of the file, its tail kept, without --force.
+    if case .descriptorHasData? = AtomicOutput.overwrites(descriptor: STDOUT_FILENO) {
+        if options.force {
+            standardOutputReplaced.store(true, ordering: .relaxed)
+        } else if options.showHelp || options.showVersion || options.showMan || options.completionShell != nil || options.dryRun {
+            return usageFailure("standard output is open on a file with data where writing would start; use --force to write over it")
+        }
     }
     if options.showHelp {
         printText(helpText + "\n")
@@ -233,6 +244,8 @@ Ledger.exhausted = { bytes in
     removeTemporaryFiles()
     exit(1)
 }
+/// Set by `run` when --force lets the run write over standard output's file (`1<>old`).
+let standardOutputReplaced = Atomic<Bool>(false)
 // Standard output open read-write on a file with data from its position on (`1<>old`, which only --force
 // lets the run write): what the run writes there replaces that data, so the file is cut where it ends (below) —
 // a report as an image (`AtomicOutput` cuts an image's own file the same way). Taken before anything is written.
@@ -256,7 +269,7 @@ if flushFailed || ferror(stdout) != 0 {
     if !readerGone { printErr("yuvconv: error: \(failure.cli)") }
     status = max(status, 1)
 }
-if let start = standardOutputStart {
+if let start = standardOutputStart, standardOutputReplaced.load(ordering: .relaxed) {
     let end = lseek(STDOUT_FILENO, 0, SEEK_CUR)
     if end > start, let st = FileStatus(descriptor: STDOUT_FILENO), st.size > Int(end), ftruncate(STDOUT_FILENO, end) != 0 {
         printErr("yuvconv: error: <stdout>: cannot cut off the old data after what was written: \(systemMessage())")

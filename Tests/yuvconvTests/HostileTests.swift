@@ -550,7 +550,8 @@ final class HostileTests: CLITestCase {
 
     /// A descriptor open read-write on a file with data (`1<>old`, `3<>old`): refused without --force; with it,
     /// the file is the output alone, as a replaced file is — its old tail stayed after the new bytes (exit 0, a
-    /// file of the wrong size), a report's on standard output too (and --force was said to be ignored there).
+    /// file of the wrong size), a report's on standard output too (and --force was said to be ignored there); help
+    /// or a dry run's listing there is refused without --force (it was written over the file's start).
     /// Appending (`>>`) keeps what was there before.
     func testForceOntoADescriptorLeavesNoOldTail() throws {
         let r = try sh("""
@@ -566,8 +567,13 @@ final class HostileTests: CLITestCase {
               && head -1 rep | cmp -s - <(head -1 ref.json) && tail -1 rep | grep -q '"type": "totals"' && echo report
             grep -q 'is ignored' rep.err && echo "said --force is ignored"
             cp old3 rep2; "$B" report "$F/photos/rocket.jpg" --report json 1<>rep2 2>/dev/null; cmp -s rep2 old3 && echo "refused, kept"
+            cp old3 h; "$B" --help 1<>h 2>/dev/null; echo "help $?"; cmp -s h old3 && echo "help kept"
+            "$B" --help > help.txt; "$B" --help --force 1<>h && cmp h help.txt && echo "help replaced"
+            cp old3 d; "$B" convert "$F/photos/rocket.jpg" -o dry/ -n 1<>d 2>/dev/null; echo "dry $?"; cmp -s d old3 && echo "dry kept"
+            cp old3 n; "$B" "$F/photos/rocket.jpg" -o n.nv12 -q --force 1<>n && cmp -s n old3 && echo "nothing written, nothing cut"
             """)
-        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "refused 2\nstdout\nfd3\nproc\nappend\nreport\nrefused, kept\n", r.stderr)
+        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "refused 2\nstdout\nfd3\nproc\nappend\nreport\nrefused, kept\nhelp 2\nhelp kept\nhelp replaced\n"
+                       + "dry 2\ndry kept\nnothing written, nothing cut\n", r.stderr)
     }
 
     /// Closed standard descriptors: log lines never land in an output, and a report for a closed or full
