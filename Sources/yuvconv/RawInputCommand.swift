@@ -34,6 +34,8 @@ func runRawInput(_ options: Options) -> Int32 {
     }
     // Before any message: with -q, data on standard error silences them all (`dataAwayFromMessages`).
     let written = options.quiet ? dataAwayFromMessages(output) : output
+    // The dry run too, as an image input's does.
+    warnIgnoredOptions(options, format: format, rawInput: true, single: true)
     if options.dryRun {
         // What the run refuses from the name and the file's status alone: a raw frame without --size (a usage
         // error), or a file whose size is not one frame's.
@@ -46,7 +48,6 @@ func runRawInput(_ options: Options) -> Int32 {
         return dryRunOne(input: input, output: output, format: format, options: options, protected: protected,
                          inputRefusal: refusal)
     }
-    warnIgnoredOptions(options, format: format, rawInput: true, single: true)
     // The output's checks before the input is read: a FIFO's writer is not waited for, nor its frame taken, by a
     // run that is refused (a file there without --force, no folder). `AtomicOutput` makes them again when it opens.
     do throws(WriteError) {

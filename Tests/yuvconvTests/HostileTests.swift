@@ -924,6 +924,9 @@ final class HostileTests: CLITestCase {
         XCTAssertEqual(raw.status, 0)
         let alpha = try run(["e.yuv", "--size", "640x427", "-o", "e.nv12", "--alpha", "keep"])
         XCTAssertTrue(alpha.stderr.contains("warning: --alpha applies to JPEG and PNG input; YUV input ignores it"), alpha.stderr)
+        // A YUV input's dry run says them too, as an image input's does.
+        let rawDry = try run(["e.yuv", "--size", "640x427", "-o", "e2.nv12", "--alpha", "keep", "-n"])
+        XCTAssertTrue(rawDry.stderr.contains("warning: --alpha applies to JPEG and PNG input; YUV input ignores it"), rawDry.stderr)
         // A report a dry run will not write (batch and single file alike), --force for report without a file.
         for args in [[jpg, "-o", "dry.nv12"], [jpg, fixture("pngsuite/basn2c08.png"), "-o", "dry/"]] {
             let dry = try run(args + ["-n", "--report", "json"])
