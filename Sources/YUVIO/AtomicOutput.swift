@@ -25,6 +25,8 @@ public final class AtomicOutput {
     /// A descriptor open on a regular file with bytes from its position on, not appending (`1<>old`, which needs
     /// `force`): the output replaces them, so `commit` cuts the file where the output ends.
     private var cutsTail = false
+    /// Where writing started on such a descriptor: a failed output is cut back to it (`abort`).
+    private var cutFrom: off_t = -1
     /// The SHA-256 of the output's bytes [0, `hashed`), taken as they were written; nil when not asked for.
     var hasher: SHA256?
     var hashed = 0
@@ -93,7 +95,10 @@ public final class AtomicOutput {
         switch try Self.check(path: path, force: force, inputs: inputs, protected: protected, plainFileOnly: plainFileOnly) {
         case .descriptor(let descriptor):
             fd = descriptor
-            if case .descriptorHasData? = Self.overwrites(descriptor: descriptor) { cutsTail = true }
+            if case .descriptorHasData? = Self.overwrites(descriptor: descriptor) {
+                cutsTail = true
+                cutFrom = lseek(descriptor, 0, SEEK_CUR)
+            }
             if descriptor > 2 {
                 fd = dup(descriptor)
                 if fd < 0 { throw .system("cannot open descriptor \(descriptor): \(errnoMessage())") }
@@ -340,6 +345,13 @@ public final class AtomicOutput {
     public func abort() {
         guard !finished else { return }
         finished = true
+        // A descriptor whose file's data from there on the output replaced (`3<>old`, with --force): a failed
+        // output leaves nothing of itself, the file ending where writing started — not its partial bytes followed
+        // by the old file's rest (the old bytes it wrote over are gone either way). Nothing written: nothing cut.
+        if cutsTail && cutFrom >= 0 && fd >= 0 && (position > 0 || end > 0) {
+            _ = ftruncate(fd, cutFrom)
+            _ = lseek(fd, cutFrom, SEEK_SET)
+        }
         if direct { close(fd) }
         if seekable && fd >= 0 { close(fd) }
         if let temp = tempName {

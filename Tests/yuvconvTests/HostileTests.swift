@@ -551,7 +551,9 @@ final class HostileTests: CLITestCase {
     /// A descriptor open read-write on a file with data (`1<>old`, `3<>old`): refused without --force; with it,
     /// the file is the output alone, as a replaced file is — its old tail stayed after the new bytes (exit 0, a
     /// file of the wrong size), a report's on standard output too (and --force was said to be ignored there); help
-    /// or a dry run's listing there is refused without --force (it was written over the file's start).
+    /// or a dry run's listing there is refused without --force (it was written over the file's start); a failed
+    /// output leaves none of its bytes there (they were followed by the old file's rest), and one that wrote
+    /// nothing cuts nothing.
     /// Appending (`>>`) keeps what was there before.
     func testForceOntoADescriptorLeavesNoOldTail() throws {
         let r = try sh("""
@@ -571,9 +573,12 @@ final class HostileTests: CLITestCase {
             "$B" --help > help.txt; "$B" --help --force 1<>h && cmp h help.txt && echo "help replaced"
             cp old3 d; "$B" convert "$F/photos/rocket.jpg" -o dry/ -n 1<>d 2>/dev/null; echo "dry $?"; cmp -s d old3 && echo "dry kept"
             cp old3 n; "$B" "$F/photos/rocket.jpg" -o n.nv12 -q --force 1<>n && cmp -s n old3 && echo "nothing written, nothing cut"
+            head -c 60000 "$F/photos/rocket.jpg" > cut.jpg; printf 'no picture' > bad.jpg
+            cp old3 c; "$B" cut.jpg -o /dev/fd/3 -q --force 3<>c 2>/dev/null; echo "cut short $? $(stat -c %s c)"
+            cp old3 b; "$B" bad.jpg -o - -q --force 1<>b 2>/dev/null; echo "refused $?"; cmp -s b old3 && echo "unread, kept"
             """)
         XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "refused 2\nstdout\nfd3\nproc\nappend\nreport\nrefused, kept\nhelp 2\nhelp kept\nhelp replaced\n"
-                       + "dry 2\ndry kept\nnothing written, nothing cut\n", r.stderr)
+                       + "dry 2\ndry kept\nnothing written, nothing cut\ncut short 1 0\nrefused 1\nunread, kept\n", r.stderr)
     }
 
     /// Closed standard descriptors: log lines never land in an output, and a report for a closed or full
