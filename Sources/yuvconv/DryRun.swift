@@ -121,7 +121,11 @@ func creationReason(_ path: String, makesFolders: Bool) -> String? {
     let real = (try? AtomicOutput.resolveLinks(path)) ?? path
     let dir = outputFolder(of: real) ?? "."
     if FileStatus(path: dir)?.kind != .directory && (real != path || !makesFolders) {
-        return "cannot create a file in \(displayPath(dir)): the folder does not exist"
+        // Why, as opening a file there would say: a file in the folder's place (ENOTDIR), a loop of links (ELOOP).
+        let why = stat_errno(dir)
+        return "cannot create a file in \(displayPath(dir)): "
+            + (why == ENOTDIR || FileStatus(path: dir) != nil ? "Not a directory" : why == ELOOP ? "Too many levels of symbolic links"
+               : "the folder does not exist")
     }
     if let why = folderProblem(dir) { return why }
     // A file replaced in a sticky folder (/tmp, mode 1777) is renamed over: only its owner, the folder's, or
@@ -134,6 +138,12 @@ func creationReason(_ path: String, makesFolders: Bool) -> String? {
             + "(Operation not permitted)"
     }
     return nil
+}
+
+/// The errno of `stat` on `path` (0 when it succeeds).
+private func stat_errno(_ path: String) -> Int32 {
+    var st = stat()
+    return withFileSystemPath(path) { stat($0, &st) } == 0 ? 0 : errno
 }
 
 func creationProblem(_ path: String, makesFolders: Bool) -> String? {

@@ -56,7 +56,7 @@ func runRawInput(_ options: Options) -> Int32 {
         printErr("yuvconv: error: \(FileError(output: written, error).cli)")
         return 1
     }
-    if let why = creationProblem(written, makesFolders: false) {
+    if let why = creationReason(written, makesFolders: false) {
         printErr("yuvconv: error: \(FileError(output: written, reason: why).cli)")
         return 1
     }

@@ -1066,6 +1066,21 @@ final class HostileTests: CLITestCase {
         XCTAssertTrue(r.stderr.contains("dl/sub/: is not a folder (dl is a symbolic link to nowhere"), r.stderr)
     }
 
+    /// A raw YUV input's output in a folder that is a file or a loop of links says so once, as an image input's
+    /// does (the check made before its frame is read named the path twice and called both "does not exist").
+    func testRawInputsFolderProblemsReadAsAnImagesDo() throws {
+        let r = try sh("""
+            "$B" "$F/photos/rocket.jpg" -o a.nv12 -q; : > file; ln -s lp lp
+            for o in file/x.png lp/x.png; do
+              "$B" a.nv12 --size 640x427 -o $o 2>> raw.err; "$B" "$F/photos/rocket.jpg" -o $o 2>> image.err
+            done
+            cmp raw.err image.err && cat raw.err
+            """)
+        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self),
+                       "yuvconv: error: file/x.png: cannot create a file in file: Not a directory\n"
+                       + "yuvconv: error: lp/x.png: cannot create a file in lp: Too many levels of symbolic links\n", r.stderr)
+    }
+
     /// The dry run makes the folder checks of the real run for a single conversion's output and for the report
     /// file too (it said "convert", exit 0, where the run fails before any work).
     func testDryRunChecksEveryFolderTheRunWrites() throws {
