@@ -189,6 +189,10 @@ void yc_png_itxt(yc_decoder *dec, const uint8_t *data, size_t length);
 int yc_png_itxt_wanted(const yc_decoder *dec);
 /// The last row's data is inflated: from now on the image data read is bounded (yc_png_stream.c).
 void yc_png_rows_done(yc_decoder *dec);
+/// yc_png_chunks.c: libpng told which chunks to skip and which to hand over (XMP iTXt, eXIf, cICP, sRGB), before
+/// png_read_info; the colour chunks as stored, after it.
+void yc_png_follow_metadata(yc_decoder *dec);
+void yc_png_colour(yc_decoder *dec);
 /// libpng's read function (yc_png_stream.c): the bytes, with the chunk stream followed; a short read is an error.
 void yc_png_read_fn(png_structp png, png_bytep data, size_t length);
 /// libpng's row callback (a user transform): the last row with data starts the bound (yc_png_rows_done).

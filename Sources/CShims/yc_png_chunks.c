@@ -1,0 +1,176 @@
+// The PNG chunks yuvconv reads beside the image: which ancillary chunks libpng is told to skip, the XMP iTXt
+// (for tiff:Orientation) and eXIf handed over as unknown chunks with a bound, and the colour chunks as stored
+// (iCCP, cHRM, gAMA, sRGB, cICP). yc_png.c opens the file and reads the rows; yc_png_stream.c reads the bytes.
+#include "yc_decode_internal.h"
+#include "yc_checksums.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+// Every ancillary chunk libpng knows and yuvconv never reads (it reads IHDR, PLTE, tRNS, IDAT, gAMA, cHRM,
+// sRGB, iCCP, eXIf and the XMP iTXt). Told to discard them, libpng skips each through a small buffer instead
+// of first allocating its declared length: a 300-byte file declaring a 1.9 GB iTXt cost 2 s of page faults,
+// and a 41-byte one declaring a 2 GB sCAL or pCAL 2.1 GB of memory (their handlers are not bounded by
+// png_set_chunk_malloc_max).
+static const png_byte ignored_chunks[] = {
+    'i', 'T', 'X', 't', '\0', 's', 'P', 'L', 'T', '\0', 't', 'E', 'X', 't', '\0',
+    'z', 'T', 'X', 't', '\0', 't', 'I', 'M', 'E', '\0', 'p', 'H', 'Y', 's', '\0', 'h', 'I', 'S', 'T', '\0',
+    's', 'C', 'A', 'L', '\0', 'p', 'C', 'A', 'L', '\0', 'o', 'F', 'F', 's', '\0', 's', 'B', 'I', 'T', '\0',
+    'b', 'K', 'G', 'D', '\0',
+};
+
+// A compressed XMP packet's orientation: inflated into a buffer of at most YC_PNG_XMP_MAX bytes (one more, to tell
+// a packet of exactly that size from a longer one); a longer packet, or one that does not inflate, is ignored
+// with a warning. 0 when ignored.
+static int xmp_inflated(yc_decoder *dec, const uint8_t *in, size_t n) {
+    uint8_t *out = malloc(YC_PNG_XMP_MAX + 1);
+    if (!out) {
+        yc_warn(dec, "iTXt: out of memory for the compressed XMP packet: ignored");
+        return 0;
+    }
+    z_stream z = {0};
+    int rc = inflateInit(&z);
+    if (rc == Z_OK) {
+        z.next_in = (Bytef *)in;    // n is within the chunk bound, YC_PNG_CHUNK_MAX
+        z.avail_in = (uInt)n;
+        z.next_out = out;
+        z.avail_out = YC_PNG_XMP_MAX + 1;
+        rc = inflate(&z, Z_FINISH);
+        inflateEnd(&z);
+    }
+    int v = 0;
+    if (z.total_out > YC_PNG_XMP_MAX) yc_warn(dec, "iTXt: the compressed XMP packet inflates past 1 MiB: ignored");
+    else if (rc != Z_STREAM_END) yc_warn(dec, "iTXt: the compressed XMP packet does not inflate: ignored");
+    else v = yc_xmp_orientation(out, z.total_out);
+    free(out);
+    return v;
+}
+
+int yc_png_itxt_wanted(const yc_decoder *dec) {
+    // Only the first XMP packet counts, whatever it holds and even when it is ignored (a packet that inflates
+    // past the cap): 3,000 such packets of 1 KB each took 7–8 s when every one was inflated. After the image data,
+    // only when no EXIF tag decides the orientation either.
+    if (dec->png_xmp_seen) return 0;
+    return !dec->png_chunks.seen_idat || dec->png_exif_tag == 0;
+}
+
+void yc_png_itxt(yc_decoder *dec, const uint8_t *d, size_t n) {
+    static const char keyword[] = "XML:com.adobe.xmp";   // then NUL, compression flag, method, language\0, translated\0
+    const size_t k = sizeof keyword;   // with its NUL
+    if (!yc_png_itxt_wanted(dec) || n < k + 2 || memcmp(d, keyword, k) != 0 || d[k] > 1) return;
+    const int compressed = d[k] == 1;
+    dec->png_xmp_seen = 1;
+    if (compressed && d[k + 1] != 0) {   // method 0, zlib, is the only one
+        yc_warn(dec, "iTXt: the XMP packet's compression method is not zlib: ignored");
+        return;
+    }
+    size_t i = k + 2;
+    for (int skip = 0; skip < 2; skip++) {   // language tag, translated keyword
+        while (i < n && d[i] != 0) i++;
+        i++;
+    }
+    if (i > n) return;
+    const int v = compressed ? xmp_inflated(dec, d + i, n - i) : yc_xmp_orientation(d + i, n - i);
+    // The rows are converted as they are decoded: an orientation after the image data can only be said.
+    if (!dec->png_chunks.seen_idat) dec->xmp_orientation = v;
+    else if (v > 1) dec->png_late_xmp = 1;
+}
+
+// The one iTXt yuvconv reads: the XMP packet ("XML:com.adobe.xmp"), for tiff:Orientation, and the eXIf
+// chunk. libpng hands them over as unknown chunks, so their size is bounded by png_set_chunk_malloc_max
+// (libpng's own iTXt and eXIf handlers allocate what the chunk declares or holds: a 16x16 PNG with a 200 MB
+// eXIf took 390 MiB and 4.6 s). Every other iTXt is dropped; an eXIf over the bound is skipped with a warning.
+static int png_user_chunk(png_structp png, png_unknown_chunkp chunk) {
+    yc_decoder *dec = png_get_user_chunk_ptr(png);
+    // An unknown critical chunk (first letter upper case) must not be skipped (PNG §5.4): 0 sends it back to
+    // libpng, which refuses it ("unhandled critical chunk").
+    if (!(chunk->name[0] & 0x20)) return 0;
+    // An iCCP after the file's profile (`next_iccp` in yc_png_stream.c made libpng hand it over): dropped.
+    if (memcmp(chunk->name, "iCCP", 4) == 0) return 1;
+    // libpng hands an unknown chunk over even when its CRC is wrong (after its warning): such a chunk is damaged,
+    // and is not acted on (libpng's own eXIf handler dropped it). The stored CRC is the one yc_png_read_fn just read.
+    const uint32_t crc = yc_crc32(yc_crc32(0, chunk->name, 4), chunk->data, chunk->size);
+    if (crc != png_get_uint_32(dec->png_chunks.stored)) return 1;
+    if (memcmp(chunk->name, "eXIf", 4) == 0) {
+        if (dec->png_exif_seen) {
+            yc_warn(dec, "eXIf: a second eXIf chunk, ignored (the first one is used)");
+        } else {
+            // Some writers (older tools, Pillow's Exif.tobytes) keep JPEG's "Exif\0\0" before the TIFF
+            // structure; Pillow and exiftool read through it, and so does yuvconv.
+            const uint8_t *d = chunk->data;
+            size_t n = chunk->size;
+            if (n >= 6 && memcmp(d, "Exif\0\0", 6) == 0) { d += 6; n -= 6; }
+            dec->png_exif_seen = 1;
+            dec->png_exif_tag = yc_exif_orientation_tag(d, n);
+            dec->png_exif_adobe_rgb = yc_exif_adobe_rgb(d, n);
+        }
+        return 1;
+    }
+    if (memcmp(chunk->name, "sRGB", 4) == 0) {
+        // One byte, the rendering intent (0-3); libpng's own handler ignores any other with a warning.
+        if (chunk->size != 1 || chunk->data[0] > 3) yc_warn(dec, "sRGB: not a rendering intent, ignored");
+        else dec->colour.srgb = 1;
+        return 1;
+    }
+    if (memcmp(chunk->name, "cICP", 4) == 0) {
+        // PNG's third edition: H.273 code points, ahead of iCCP, sRGB and cHRM/gAMA (yc_colour_source_profile).
+        if (chunk->size != 4) yc_warn(dec, "cICP: not 4 bytes long, ignored");
+        else if (dec->png_chunks.seen_idat) yc_warn(dec, "cICP: after the image data, too late to be used; ignored");
+        else if (dec->colour.has_cicp) yc_warn(dec, "cICP: a second cICP chunk, ignored (the first one is used)");
+        else {
+            dec->colour.has_cicp = 1;
+            memcpy(dec->colour.cicp, chunk->data, 4);
+        }
+        return 1;
+    }
+    if (memcmp(chunk->name, "iTXt", 4) == 0) yc_png_itxt(dec, chunk->data, chunk->size);
+    return 1;
+}
+
+// The colour chunks, as stored: iCCP (libpng has inflated and checked it; a profile it rejects is absent),
+// cHRM and gAMA, and an eXIf's InteroperabilityIndex (sRGB and cICP: `png_user_chunk` records them).
+void yc_png_colour(yc_decoder *dec) {
+    yc_colour *c = &dec->colour;
+    c->grey = (png_get_color_type(dec->png, dec->png_info) & PNG_COLOR_MASK_COLOR) == 0;
+    c->deep = png_get_bit_depth(dec->png, dec->png_info) == 16;
+    png_charp name = NULL;
+    int compression = 0;
+    png_bytep profile = NULL;
+    png_uint_32 length = 0;
+    yc_png_iccp_settle(dec);
+    if (dec->png_chunks.iccp_crc_bad) {
+        // The profile libpng kept came in a chunk that fails its CRC: damaged, so not used (as a damaged eXIf or
+        // sRGB is not); a broken profile, whatever else the file says.
+        c->icc_broken = 2;
+        snprintf(c->icc_rejected, sizeof c->icc_rejected, "iCCP: CRC error");
+    } else if (png_get_iCCP(dec->png, dec->png_info, &name, &compression, &profile, &length) && profile && length > 0) {
+        c->icc = profile;          // owned by png_info, alive until yc_close
+        c->icc_length = length;
+    } else if (dec->colour.icc_rejected[0]) {
+        c->icc_broken = 2;         // an iCCP was there and libpng rejected it (its warning says why)
+    }
+    double v[8];
+    if (png_get_cHRM(dec->png, dec->png_info, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7])) {
+        c->has_chrm = 1;
+        memcpy(c->chrm, v, sizeof v);
+    }
+    double gamma;
+    if (png_get_gAMA(dec->png, dec->png_info, &gamma)) {
+        c->has_gama = 1;
+        c->gama = gamma;
+    }
+    c->exif_adobe_rgb = dec->png_exif_adobe_rgb;
+}
+
+/// Tells libpng which chunks to skip unread (above) and which to hand over (`png_user_chunk`).
+void yc_png_follow_metadata(yc_decoder *dec) {
+    // Unknown chunks and the ancillary ones yuvconv does not use are skipped, never buffered whole.
+    png_set_keep_unknown_chunks(dec->png, PNG_HANDLE_CHUNK_NEVER, NULL, 0);
+    png_set_keep_unknown_chunks(dec->png, PNG_HANDLE_CHUNK_NEVER, ignored_chunks, (int)(sizeof ignored_chunks / 5));
+    // sRGB too: libpng's handler, given sRGB before iCCP, refused the profile ("iCCP: too many profiles"), so
+    // the same two chunks in the other order gave other colours; read here, iCCP wins whatever the order.
+    static const png_byte itxt_exif[] = {'i', 'T', 'X', 't', '\0', 'e', 'X', 'I', 'f', '\0', 'c', 'I', 'C', 'P', '\0',
+                                         's', 'R', 'G', 'B', '\0'};
+    png_set_keep_unknown_chunks(dec->png, PNG_HANDLE_CHUNK_ALWAYS, itxt_exif, 4);
+    png_set_read_user_chunk_fn(dec->png, dec, png_user_chunk);
+}
