@@ -156,11 +156,13 @@ func runBatch(_ options: Options) -> Int32 {
     do { reportSink = try openReportFile(options, protected: protected) } catch { return fileFailure(error) }
     // Outputs that are one FIFO or device are written in input order: one job.
     var runOptions = options
-    if plan.sharesAStream && options.jobs != 1 && !options.quiet {
-        printErr("yuvconv: warning: outputs of this batch are one FIFO or device: they are written one at a time, in "
-                 + "input order (-j 1)")
+    if plan.sharesAStream {
+        if options.jobs != 1 && !options.quiet {
+            printErr("yuvconv: warning: outputs of this batch are one FIFO or device: they are written one at a time, in "
+                     + "input order (-j 1)")
+        }
+        runOptions.jobs = 1
     }
-    if plan.sharesAStream { runOptions.jobs = 1 }
     let run = BatchRun(runOptions, count: plan.count, report: options.reportFormat, to: reportSink)
     let shared = UncheckedSendable((run.options, protected, update))
     let watch = OutputFolderWatch(folder.path)
