@@ -222,6 +222,35 @@ YC_INLINE YC_BODY_TARGET yc_v_u8 YC_BODY_NAME(luma)(yc_v_i32 n, const YC_BODY_NA
     return __builtin_convertvector(y, yc_v_u8);
 }
 
+#if YC_BODY_TIER == 1
+/// Thirty-two whole values (0 … 2^15; two vectors) as 32 bytes, above 255 saturated to 255: two 32 → 16-bit
+/// packs, one 16 → 8-bit pack, and one permutation that undoes the packs' per-128-bit-lane order.
+YC_INLINE YC_BODY_TARGET void YC_BODY_NAME(store_bytes32)(yc_v_i32 a, yc_v_i32 b, uint8_t *dst) {
+    __m256i i[4];
+    __builtin_memcpy(i, &a, sizeof a);
+    __builtin_memcpy(i + 2, &b, sizeof b);
+    const __m256i w0 = _mm256_packs_epi32(i[0], i[1]), w1 = _mm256_packs_epi32(i[2], i[3]);
+    const __m256i o = _mm256_permutevar8x32_epi32(_mm256_packus_epi16(w0, w1), _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    __builtin_memcpy(dst, &o, sizeof o);
+}
+
+/// Luma from w·n as whole numbers (not yet bytes; full range may give 256, which the packs saturate).
+YC_INLINE YC_BODY_TARGET yc_v_i32 YC_BODY_NAME(luma_i32)(yc_v_i32 n, const YC_BODY_NAME(consts) *k, const int full,
+                                                         const int exact, yc_v_i32 *undecided) {
+    if (full) {
+        const yc_v_f32 x = __builtin_convertvector(n, yc_v_f32) * k->yInvUp;
+        __m256 f[2];
+        __builtin_memcpy(f, &x, sizeof f);
+        const __m256i r[2] = {_mm256_cvtps_epi32(f[0]), _mm256_cvtps_epi32(f[1])};
+        yc_v_i32 v;
+        __builtin_memcpy(&v, r, sizeof v);
+        return v;
+    }
+    if (exact) return YC_BODY_NAME(divide)(219 * n + k->yBias, k->yDiv, k->yDivInv);
+    return YC_BODY_NAME(floor_fast)(__builtin_convertvector(n, yc_v_f32), k->yC, 16.0f, undecided) & 0xFF;
+}
+#endif
+
 /// Full range: 2M + 1 as a float, M = ⌊(t + 1028·D)/8⌋ for w·t = 2t (so ⌊M/D⌋ is the chroma, at most 256).
 YC_INLINE YC_BODY_TARGET yc_v_f32 YC_BODY_NAME(chroma_odd)(yc_v_i32 t, int32_t d) {
     return __builtin_convertvector(((t + 2056 * d) >> 3) | 1, yc_v_f32);   // 2⌊(t + 1028·D)/8⌋ + 1, t halved
@@ -261,6 +290,13 @@ YC_INLINE YC_BODY_TARGET int YC_BODY_NAME(step)(const uint8_t *s0, const uint8_t
     const yc_v_i32 a1 = YC_BODY_NAME(load)(s1 + 4 * x), b1 = YC_BODY_NAME(load)(s1 + 4 * x + 64);
     const yc_v_i32 na0 = YC_BODY_NAME(weighted)(a0, k), nb0 = YC_BODY_NAME(weighted)(b0, k);
     const yc_v_i32 na1 = YC_BODY_NAME(weighted)(a1, k), nb1 = YC_BODY_NAME(weighted)(b1, k);
+#if YC_BODY_TIER == 1
+    YC_BODY_NAME(store_bytes32)(YC_BODY_NAME(luma_i32)(na0, k, full, exact, &undecided),
+                                YC_BODY_NAME(luma_i32)(nb0, k, full, exact, &undecided), y0 + x);
+    if (y1)
+        YC_BODY_NAME(store_bytes32)(YC_BODY_NAME(luma_i32)(na1, k, full, exact, &undecided),
+                                    YC_BODY_NAME(luma_i32)(nb1, k, full, exact, &undecided), y1 + x);
+#else
     yc_v_u8 l;
     l = YC_BODY_NAME(luma)(na0, k, full, exact, &undecided);
     __builtin_memcpy(y0 + x, &l, 16);
@@ -272,11 +308,42 @@ YC_INLINE YC_BODY_TARGET int YC_BODY_NAME(step)(const uint8_t *s0, const uint8_t
         l = YC_BODY_NAME(luma)(nb1, k, full, exact, &undecided);
         __builtin_memcpy(y1 + x + 16, &l, 16);
     }
+#endif
     // R and B of each block summed as 16-bit words (at most 1020), and its Σ w·n.
     const yc_v_i32 f = k->fields;
     const yc_v_i32 rb = YC_BODY_NAME(pairs)((a0 & f) + (a1 & f), (b0 & f) + (b1 & f));
     const yc_v_i32 sn = YC_BODY_NAME(pairs)(na0 + na1, nb0 + nb1);
     const yc_v_i32 tu = YC_BODY_NAME(madd)(rb, k->uS) - sn, tv = YC_BODY_NAME(madd)(rb, k->vS) - sn;
+#if YC_BODY_TIER == 1
+    {
+        // Whole numbers first (full range: ⌊(2M+1)/(2D)⌋ truncated, at most 256; limited: 16 … 240), then the
+        // bytes of both planes from one set of packs.
+        yc_v_i32 cu, cv;
+        if (full) {
+            cu = __builtin_convertvector(YC_BODY_NAME(chroma_odd)(tu, k->du) * k->uInv, yc_v_i32);
+            cv = __builtin_convertvector(YC_BODY_NAME(chroma_odd)(tv, k->dv) * k->vInv, yc_v_i32);
+        } else {
+            cu = YC_BODY_NAME(chroma)(tu, k->du, k->uInv, k->uC, full, exact, &undecided);
+            cv = YC_BODY_NAME(chroma)(tv, k->dv, k->vInv, k->vC, full, exact, &undecided);
+        }
+        __m256i i[4];
+        __builtin_memcpy(i, &cu, sizeof cu);
+        __builtin_memcpy(i + 2, &cv, sizeof cv);
+        // Per 128-bit lane: U of blocks 0–3, 8–11, then V of the same (lane 0); blocks 4–7, 12–15 (lane 1).
+        const __m256i b = _mm256_packus_epi16(_mm256_packs_epi32(i[0], i[1]), _mm256_packs_epi32(i[2], i[3]));
+        if (nv12) {
+            // U and V interleaved within each lane, then the lanes' halves put in block order.
+            const __m256i w = _mm256_shuffle_epi8(b, _mm256_setr_epi8(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15,
+                                                                      0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15));
+            const __m256i o = _mm256_permute4x64_epi64(w, 0xD8);
+            __builtin_memcpy(uv + x, &o, sizeof o);
+        } else {
+            const __m256i o = _mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+            __builtin_memcpy(u + x / 2, &o, 16);
+            __builtin_memcpy(v + x / 2, (const char *)&o + 16, 16);
+        }
+    }
+#else
     yc_v_i32 cu, cv;
     yc_v_u8 cu8, cv8;
 #if YC_SATURATING_BYTES
@@ -307,6 +374,7 @@ YC_INLINE YC_BODY_TARGET int YC_BODY_NAME(step)(const uint8_t *s0, const uint8_t
         __builtin_memcpy(u + x / 2, &cu8, 16);
         __builtin_memcpy(v + x / 2, &cv8, 16);
     }
+#endif
     if (full || exact) return 0;
 #if YC_BODY_TIER >= 1
     return __builtin_reduce_min(undecided) == 0;
