@@ -95,7 +95,6 @@ func runBatch(_ options: Options) -> Int32 {
     let plan: BatchPlan, folder: BatchOutputFolder
     do throws(BatchPlanError) {
         folder = try BatchOutputFolder(options.output)
-        if options.reportFile != nil && options.reportFormat == nil { return usageFailure("--report-file needs --report FORMAT") }
         let inputs = try gatherInputs(options)
         if let refused = refuseShardedStandardInput(options, inputs: inputs, doing: shardRemedy) { return refused }
         // One file given twice under one path (`in in/` with a {dir} name, a list and its folder): two outputs

@@ -156,6 +156,10 @@ struct Options {
             throw UsageError(message: "--chroma-filter sharp makes centre-sited chroma (for bilinear players); "
                              + "not with --chroma-loc \(o.siting!.rawValue)")
         }
+        // Every route (one file, a batch, YUV input) refuses it here, before any input is looked at.
+        if !o.reportOnly && o.reportFile != nil && o.reportFormat == nil {
+            throw UsageError(message: "--report-file needs --report FORMAT")
+        }
         if o.chromaFilter == .sharp && o.depth == 10 {
             throw UsageError(message: "--chroma-filter sharp writes 8-bit samples; not with --depth 10")
         }

@@ -133,9 +133,6 @@ func run(_ args: [String]) -> Int32 {
         }
         guard let out = options.output else { throw UsageError(message: "no output given (-o PATH, or -o - for stdout)") }
         try refuseTerminal(out)
-        if options.reportFile != nil && options.reportFormat == nil {
-            throw UsageError(message: "--report-file needs --report FORMAT")
-        }
         if let file = options.reportFile, let (a, b) = clashingOutputs([out, file]) {
             throw UsageError(message: "-o \(displayOutputPath(a)) and --report-file \(displayOutputPath(b)) are the same file")
         }

@@ -51,6 +51,25 @@ final class OptionTests: CLITestCase {
     }
 
     /// -q silences the per-image line, not warnings: a profile not applied is still said.
+    /// A report file with no report to put in it is refused on every route, before anything is read or written:
+    /// YUV input (which writes no report) used to convert and ignore it, exit 0.
+    func testReportFileWithoutAReportIsRefusedOnEveryRoute() throws {
+        let jpg = fixture("photos/rocket.jpg")
+        let frame = work.appendingPathComponent("in.nv12").path
+        try Data(repeating: 128, count: 6).write(to: URL(fileURLWithPath: frame))
+        let folder = work.appendingPathComponent("in").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: jpg, toPath: folder + "/a.jpg")
+        for args in [[jpg, "-o", "a.nv12"], [frame, "-s", "2x2", "-o", "b.png"], ["convert", folder + "/", "-o", "out/"],
+                     [jpg, "-o", "c.nv12", "--dry-run"]] {
+            let r = try run(args + ["--report-file", "r.txt"])
+            XCTAssertEqual(r.status, 2, "\(args)")
+            XCTAssertTrue(r.stderr.contains("yuvconv: error: --report-file needs --report FORMAT"), r.stderr)
+            let left = try FileManager.default.contentsOfDirectory(atPath: work.path).sorted()
+            XCTAssertEqual(left, ["in", "in.nv12"], "\(args): nothing written")
+        }
+    }
+
     func testQuietKeepsWarnings() throws {
         let crafted = fixturesURL.appendingPathComponent("colour/negative-gamma.png").path
         let r = try run([crafted, "-o", "n.nv12", "-q"])
