@@ -91,6 +91,8 @@ typedef struct {
     int32_t du, dv;
     float uInv, vInv;             // full: 1/(2D); limited: 1/(510·D)
     float uC, vC;                 // limited: 28/(255·D)
+    int32_t ue, ve;               // full, AVX2: 8 when D is odd, else 0
+    float uK, vK;                 // full, AVX2: 128.5, less 1/(2D) when D is odd
 } YC_BODY_NAME(consts);
 
 YC_INLINE YC_BODY_TARGET YC_BODY_NAME(consts) YC_BODY_NAME(prepare)(const yc_rgba420_spec *spec) {
@@ -116,6 +118,10 @@ YC_INLINE YC_BODY_TARGET YC_BODY_NAME(consts) YC_BODY_NAME(prepare)(const yc_rgb
     k.vInv = spec->full ? 1.0f / (float)(2 * k.dv) : 1.0f / (float)(510 * k.dv);
     k.uC = (float)(28.0 / (255.0 * k.du));
     k.vC = (float)(28.0 / (255.0 * k.dv));
+    k.ue = (k.du & 1) ? 8 : 0;
+    k.ve = (k.dv & 1) ? 8 : 0;
+    k.uK = (float)((k.du & 1) ? 128.5 - 1.0 / (2.0 * k.du) : 128.5);
+    k.vK = (float)((k.dv & 1) ? 128.5 - 1.0 / (2.0 * k.dv) : 128.5);
     return k;
 }
 
@@ -273,6 +279,30 @@ YC_INLINE YC_BODY_TARGET yc_v_i32 YC_BODY_NAME(pairs)(yc_v_i32 a, yc_v_i32 b) {
          + __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
 }
 
+#if YC_BODY_TIER == 1
+/// The sums of `pairs`, left in `vphaddd`'s order, which works within 128-bit lanes: of each vector of eight
+/// pairs, pairs 0, 1, 4, 5 in the low lane and 2, 3, 6, 7 in the high one. Every later step works lane by lane;
+/// the stores put the bytes in order.
+YC_INLINE YC_BODY_TARGET yc_v_i32 YC_BODY_NAME(pairs_in_lanes)(yc_v_i32 a, yc_v_i32 b) {
+    __m256i x[4];
+    __builtin_memcpy(x, &a, sizeof a);
+    __builtin_memcpy(x + 2, &b, sizeof b);
+    const __m256i r[2] = {_mm256_hadd_epi32(x[0], x[1]), _mm256_hadd_epi32(x[2], x[3])};
+    yc_v_i32 v;
+    __builtin_memcpy(&v, r, sizeof v);
+    return v;
+}
+
+/// Full-range chroma ⌊(2M+1)/(2D)⌋ with the bias out of the integers: 2M + 1 = ((t + 2056·D) >> 3) | 1, and
+/// 2056·D = 8·257·D, so it is ((t >> 3) | 1) + 257·D for an even D, and (((t + 8) >> 3) | 1) + 257·D − 1 for an
+/// odd one; over 2D, 257·D is 128.5. The float is then v·(1/(2D)) + K, K = 128.5 (less 1/(2D) when D is odd),
+/// whose errors — 1/(2D) rounded (2^-24 of a product below 128.5), K rounded (2^-17) and the sum (2^-17) —
+/// stay below 2.3·10⁻⁵, under the 1/(2D) ≥ 5.3·10⁻⁵ that separates (2M+1)/(2D) from a whole number.
+YC_INLINE YC_BODY_TARGET yc_v_i32 YC_BODY_NAME(chroma_full)(yc_v_i32 t, int32_t e, float inv, float bias) {
+    return __builtin_convertvector(__builtin_convertvector(((t + e) >> 3) | 1, yc_v_f32) * inv + bias, yc_v_i32);
+}
+#endif
+
 /// One step: 32 pixels of both rows. Returns nonzero when a limited-range lane was undecided (fast mode).
 ///
 /// Chroma reuses luma's sums: D·ΣB − Kr·ΣR − Kg·ΣG = S·ΣB − Σn with D = S − Kb (Kr + Kg + Kb = S), and
@@ -311,8 +341,13 @@ YC_INLINE YC_BODY_TARGET int YC_BODY_NAME(step)(const uint8_t *s0, const uint8_t
 #endif
     // R and B of each block summed as 16-bit words (at most 1020), and its Σ w·n.
     const yc_v_i32 f = k->fields;
+#if YC_BODY_TIER == 1
+    const yc_v_i32 rb = YC_BODY_NAME(pairs_in_lanes)((a0 & f) + (a1 & f), (b0 & f) + (b1 & f));
+    const yc_v_i32 sn = YC_BODY_NAME(pairs_in_lanes)(na0 + na1, nb0 + nb1);
+#else
     const yc_v_i32 rb = YC_BODY_NAME(pairs)((a0 & f) + (a1 & f), (b0 & f) + (b1 & f));
     const yc_v_i32 sn = YC_BODY_NAME(pairs)(na0 + na1, nb0 + nb1);
+#endif
     const yc_v_i32 tu = YC_BODY_NAME(madd)(rb, k->uS) - sn, tv = YC_BODY_NAME(madd)(rb, k->vS) - sn;
 #if YC_BODY_TIER == 1
     {
@@ -320,8 +355,8 @@ YC_INLINE YC_BODY_TARGET int YC_BODY_NAME(step)(const uint8_t *s0, const uint8_t
         // bytes of both planes from one set of packs.
         yc_v_i32 cu, cv;
         if (full) {
-            cu = __builtin_convertvector(YC_BODY_NAME(chroma_odd)(tu, k->du) * k->uInv, yc_v_i32);
-            cv = __builtin_convertvector(YC_BODY_NAME(chroma_odd)(tv, k->dv) * k->vInv, yc_v_i32);
+            cu = YC_BODY_NAME(chroma_full)(tu, k->ue, k->uInv, k->uK);
+            cv = YC_BODY_NAME(chroma_full)(tv, k->ve, k->vInv, k->vK);
         } else {
             cu = YC_BODY_NAME(chroma)(tu, k->du, k->uInv, k->uC, full, exact, &undecided);
             cv = YC_BODY_NAME(chroma)(tv, k->dv, k->vInv, k->vC, full, exact, &undecided);
@@ -329,16 +364,22 @@ YC_INLINE YC_BODY_TARGET int YC_BODY_NAME(step)(const uint8_t *s0, const uint8_t
         __m256i i[4];
         __builtin_memcpy(i, &cu, sizeof cu);
         __builtin_memcpy(i + 2, &cv, sizeof cv);
-        // Per 128-bit lane: U of blocks 0–3, 8–11, then V of the same (lane 0); blocks 4–7, 12–15 (lane 1).
+        // The blocks are in `pairs_in_lanes`' order. Per 128-bit lane: U of blocks 0, 1, 4, 5, 8, 9, 12, 13, then V of
+        // the same (lane 0); blocks 2, 3, 6, 7, 10, 11, 14, 15 (lane 1).
         const __m256i b = _mm256_packus_epi16(_mm256_packs_epi32(i[0], i[1]), _mm256_packs_epi32(i[2], i[3]));
+        const __m256i order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
         if (nv12) {
-            // U and V interleaved within each lane, then the lanes' halves put in block order.
+            // U and V interleaved within each lane (two blocks a 32-bit word), then the words put in block order.
             const __m256i w = _mm256_shuffle_epi8(b, _mm256_setr_epi8(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15,
                                                                       0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15));
-            const __m256i o = _mm256_permute4x64_epi64(w, 0xD8);
+            const __m256i o = _mm256_permutevar8x32_epi32(w, order);
             __builtin_memcpy(uv + x, &o, sizeof o);
         } else {
-            const __m256i o = _mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+            // U's words (two blocks each) to the low lane and V's to the high one, blocks 0, 1, 4, 5, 2, 3, 6, 7, …;
+            // then the words swapped into order within each lane.
+            const __m256i w = _mm256_permutevar8x32_epi32(b, order);
+            const __m256i o = _mm256_shuffle_epi8(w, _mm256_setr_epi8(0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14, 15,
+                                                                      0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14, 15));
             __builtin_memcpy(u + x / 2, &o, 16);
             __builtin_memcpy(v + x / 2, (const char *)&o + 16, 16);
         }
@@ -376,7 +417,12 @@ YC_INLINE YC_BODY_TARGET int YC_BODY_NAME(step)(const uint8_t *s0, const uint8_t
     }
 #endif
     if (full || exact) return 0;
-#if YC_BODY_TIER >= 1
+#if YC_BODY_TIER == 1
+    // Any lane 0: one compare and a byte mask, fewer instructions than a reduction to one lane.
+    __m256i h[2];
+    __builtin_memcpy(h, &undecided, sizeof h);
+    return _mm256_movemask_epi8(_mm256_cmpeq_epi32(_mm256_min_epu32(h[0], h[1]), _mm256_setzero_si256())) != 0;
+#elif YC_BODY_TIER >= 1
     return __builtin_reduce_min(undecided) == 0;
 #else
     return __builtin_reduce_or(undecided) < 0;
