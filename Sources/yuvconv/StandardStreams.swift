@@ -3,6 +3,7 @@
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 import YUVBatch
 import YUVIO
 
@@ -74,6 +75,48 @@ func refuseStandardStreamHazards(written: [Int32], dataDescriptor: Int32? = nil,
     return nil
 }
 
+/// Whether `refuseInputsAsStandardStreams` has passed: until then the run does not know its inputs.
+let standardStreamsChecked = Atomic<Bool>(false)
+
+/// Before the run knows its inputs — an unknown option, a bad value, a missing list are found first — standard
+/// error may be one of them (`2>>in.png`, `2<>in.jpg`, a file in a folder given to convert): a regular file or
+/// FIFO that a command-line argument names, through any spelling or link, or that lies in a folder an argument
+/// names. Until the check has passed, no message is written there (`printErr`), so such an early error gives
+/// its exit status alone and the file keeps every byte. The values of `-o` and `--report-file` are outputs,
+/// never inputs (refused as such), and do not count.
+let standardErrorMayBeAnInput: Bool = {
+    guard let err = FileStatus(descriptor: STDERR_FILENO), err.kind == .regular || err.kind == .fifo else { return false }
+    var named = Set<FileIdentity>()
+    var args = CommandLine.arguments.dropFirst()[...]
+    while let arg = args.popFirst() {
+        if ["-o", "--output", "--report-file"].contains(arg) { _ = args.popFirst(); continue }
+        if arg.hasPrefix("--output=") || arg.hasPrefix("--report-file=") || (arg.hasPrefix("-o") && !arg.hasPrefix("--")) { continue }
+        var candidates = [arg]
+        if arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") { candidates.append(String(arg[arg.index(after: eq)...])) }
+        for c in candidates { if let st = FileStatus(path: c) { named.insert(st.identity) } }
+    }
+    if named.contains(err.identity) { return true }
+    guard var path = descriptorFilePath(STDERR_FILENO) else { return false }
+    while path != "/", let slash = path.lastIndex(of: "/") {
+        path = slash == path.startIndex ? "/" : String(path[..<slash])
+        if let st = FileStatus(path: path), named.contains(st.identity) { return true }
+    }
+    return false
+}()
+
+/// The path of the file open on `fd` as the system gives it (Linux's /proc/self/fd link, macOS's F_GETPATH),
+/// or nil.
+func descriptorFilePath(_ fd: Int32) -> String? {
+#if canImport(Darwin)
+    var buf = [CChar](repeating: 0, count: Int(MAXPATHLEN) + 1)
+    guard fcntl(fd, F_GETPATH, &buf) != -1 else { return nil }
+    return PathBytes.decode(buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) })
+#else
+    guard let path = linkText("/proc/self/fd/\(fd)"), path.hasPrefix("/") else { return nil }
+    return path
+#endif
+}
+
 /// Standard output or standard error that is one of the inputs (`1<>in.png`, `2>>in.png`): what yuvconv writes
 /// there — converted data, a report, its lines and messages — would overwrite or extend that input. The one
 /// place that refuses it, before any work, for every command. A message about standard error cannot go to
@@ -88,6 +131,7 @@ func refuseInputsAsStandardStreams(_ protected: any FileIdentitySet) -> Int32? {
         printErr("yuvconv: error: standard output is an input file; refusing to overwrite an input")
         return 1
     }
+    standardStreamsChecked.store(true, ordering: .relaxed)
     return nil
 }
 

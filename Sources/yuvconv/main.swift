@@ -15,6 +15,8 @@ let version = "0.2.0"
 /// or a file's words — can drive the terminal: control characters other than the newlines and tabs of the
 /// message's own layout are shown as \xNN (file names are escaped where they are named, `displayPath`).
 func printErr(_ s: String) {
+    // Standard error that may be an input, before the run has checked its inputs against it: nothing.
+    if !standardStreamsChecked.load(ordering: .relaxed) && standardErrorMayBeAnInput { return }
     fputs(PathBytes.escapingControls(s) + "\n", stderr)
 }
 

@@ -17,6 +17,34 @@ final class HostileTests: CLITestCase {
 
     func data(_ name: String) throws -> Data { try Data(contentsOf: work.appendingPathComponent(name)) }
 
+    /// Standard error opened on an input (`2<>in.jpg`, `2>>in.png`, a file of a folder given to convert): a usage
+    /// error found before the run knew its inputs (an unknown option, a bad shard, a terminal output, a missing
+    /// list) was written into the input — at its start with `2<>`, ruining it. Such errors now give their exit
+    /// status alone until the inputs are checked; a log file that is no input still gets the message.
+    func testEarlyErrorsAreNotWrittenIntoAnInputOnStandardError() throws {
+        let r = try sh("""
+            set -u
+            cp "$F/photos/rocket.jpg" in.jpg; cp in.jpg keep.jpg; mkdir d; cp "$F/pngsuite/basn2c08.png" d/a.png; cp d/a.png keep.png
+            for args in "--bogus" "--shard 9/3" "-o /dev/tty" "--max-memory 1K" "-o x.nv12 --files-from nolist" "-o out.txt" \
+                        "in.jpg -o o/"; do
+              "$B" in.jpg $args 2<>in.jpg; echo "rw $?"
+              "$B" in.jpg $args 2>>in.jpg; echo "append $?"
+              cmp -s in.jpg keep.jpg || echo "CHANGED: $args"
+            done
+            "$B" report in.jpg -o x 2>>in.jpg; echo "report $?"
+            "$B" convert d/ --bogus -o out/ 2>>d/a.png; echo "folder $?"
+            cmp -s d/a.png keep.png || echo "CHANGED: d/a.png"
+            "$B" in.jpg --bogus 2>log.txt; echo "log $?"
+            grep -c "unknown option '--bogus'" log.txt
+            """)
+        let out = String(decoding: r.stdout, as: UTF8.self)
+        XCTAssertFalse(out.contains("CHANGED"), out)
+        XCTAssertEqual(out.split(separator: "\n").filter { $0.hasPrefix("rw ") || $0.hasPrefix("append ") }.count, 14, out)
+        XCTAssertTrue(out.contains("rw 2\nappend 2\n"), out)
+        XCTAssertTrue(out.contains("report 2\nfolder 2\nlog 2\n1\n"), out)
+        XCTAssertFalse(out.contains(" 0\n"), "every early error still fails: \(out)")
+    }
+
     /// Standard error named as the output (`-o /dev/stderr`, `/dev/fd/2`, `/proc/self/fd/2`) took the picture
     /// with the messages before and after it, exit 0: refused, nothing of the picture written (with -q, which
     /// silences every message, it takes the data alone). Terminals: a
