@@ -34,9 +34,42 @@ static atomic_int interrupted;
 static atomic_int dying;   // a signal is ending the process: no new temporary file may be registered
 static int closed_std_mask;
 
+// Descriptor outputs to cut back (`yc_register_cut`): a slot is free (-1) or holds its descriptor; `cut_written`
+// says it wrote (nothing written, nothing cut: `1<>old` keeps its bytes).
+#define CUT_SLOTS 16
+static atomic_int cut_fd[CUT_SLOTS] = {[0 ... CUT_SLOTS - 1] = -1};
+static atomic_llong cut_offset[CUT_SLOTS];
+static atomic_int cut_was_written[CUT_SLOTS];
+
 static void remove_temps(void) {
     for (int i = 0; i < SLOTS; i++)
         if (atomic_load(&state[i]) == SLOT_PUBLISHED) unlinkat(folders[i], paths[i], 0);
+    for (int i = 0; i < CUT_SLOTS; i++) {
+        const int fd = atomic_load(&cut_fd[i]);
+        if (fd >= 0 && atomic_load(&cut_was_written[i])) (void)ftruncate(fd, (off_t)atomic_load(&cut_offset[i]));  // async-signal-safe
+    }
+}
+
+int yc_register_cut(int fd, long long offset) {
+    for (int i = 0; i < CUT_SLOTS; i++) {
+        int expected = -1;
+        // Claimed with the descriptor -2 until its offset is in place, so the handler never cuts to a stale one.
+        if (atomic_compare_exchange_strong(&cut_fd[i], &expected, -2)) {
+            atomic_store(&cut_was_written[i], 0);
+            atomic_store(&cut_offset[i], offset);
+            atomic_store(&cut_fd[i], fd);
+            return i;
+        }
+    }
+    return -1;
+}
+
+void yc_cut_written(int slot) {
+    if (slot >= 0 && slot < CUT_SLOTS) atomic_store(&cut_was_written[slot], 1);
+}
+
+void yc_unregister_cut(int slot) {
+    if (slot >= 0 && slot < CUT_SLOTS) atomic_store(&cut_fd[slot], -1);
 }
 
 static atomic_llong first_interrupt_ns;

@@ -25,8 +25,13 @@ public final class AtomicOutput {
     /// A descriptor open on a regular file with bytes from its position on, not appending (`1<>old`, which needs
     /// `force`): the output replaces them, so `commit` cuts the file where the output ends.
     private var cutsTail = false
-    /// Where writing started on such a descriptor: a failed output is cut back to it (`abort`).
+    /// Where writing started on a descriptor open on a regular file (`> f`, `>> f`: the end; `1<>f`: its position):
+    /// a failed or interrupted output is cut back to it (`abort`, and the signal handler through `cutSlot`), so no
+    /// partial output is left. -1 for anything else.
     private var cutFrom: off_t = -1
+    /// The signal handler's slot for that cut (`yc_register_cut`), and whether it was told of a write.
+    private var cutSlot: Int32 = -1
+    private var cutArmed = false
     /// The SHA-256 of the output's bytes [0, `hashed`), taken as they were written; nil when not asked for.
     var hasher: SHA256?
     var hashed = 0
@@ -95,14 +100,19 @@ public final class AtomicOutput {
         switch try Self.check(path: path, force: force, inputs: inputs, protected: protected, plainFileOnly: plainFileOnly) {
         case .descriptor(let descriptor):
             fd = descriptor
-            if case .descriptorHasData? = Self.overwrites(descriptor: descriptor) {
-                cutsTail = true
-                cutFrom = lseek(descriptor, 0, SEEK_CUR)
+            if case .descriptorHasData? = Self.overwrites(descriptor: descriptor) { cutsTail = true }
+            if let st = FileStatus(descriptor: descriptor), st.kind == .regular {
+                // Appending (`>>`), the bytes go after the file's end; else at the descriptor's position.
+                cutFrom = fcntl(descriptor, F_GETFL) & O_APPEND != 0 ? off_t(st.size) : lseek(descriptor, 0, SEEK_CUR)
             }
             if descriptor > 2 {
                 fd = dup(descriptor)
                 if fd < 0 { throw .system("cannot open descriptor \(descriptor): \(errnoMessage())") }
                 direct = true
+            }
+            if cutFrom >= 0 {
+                yc_install_signal_cleanup()
+                cutSlot = yc_register_cut(fd, Int64(cutFrom))
             }
             return
         case .inPlace(let device):
@@ -216,6 +226,10 @@ public final class AtomicOutput {
 
     /// `write`, for the stream too: 0, or the errno of the failure.
     private func writeInOrder(_ bytes: UnsafeRawBufferPointer) -> Int32 {
+        if !cutArmed && !bytes.isEmpty {
+            cutArmed = true
+            yc_cut_written(cutSlot)
+        }
         let code = writeWhole(fd, bytes)
         if code != 0 { return code }
         hash(bytes, at: position)
@@ -235,6 +249,7 @@ public final class AtomicOutput {
     public func commit() throws(WriteError) {
         guard seekable else {
             finished = true
+            yc_unregister_cut(cutSlot)
             // A descriptor open on a regular file with data where writing started (`1<>old`, `-o /dev/fd/3 3<>old`,
             // which need --force): the file ends where the output does, as a replaced file would. Its old tail was
             // left after the new bytes (a file of the wrong size, exit 0). Decided when it was opened: a file
@@ -348,7 +363,9 @@ public final class AtomicOutput {
         // A descriptor whose file's data from there on the output replaced (`3<>old`, with --force): a failed
         // output leaves nothing of itself, the file ending where writing started — not its partial bytes followed
         // by the old file's rest (the old bytes it wrote over are gone either way). Nothing written: nothing cut.
-        if cutsTail && cutFrom >= 0 && fd >= 0 && (position > 0 || end > 0) {
+        // So does one on a file it began (`> f`) or appended to (`>> f`): the file ends where it did before.
+        yc_unregister_cut(cutSlot)
+        if cutFrom >= 0 && fd >= 0 && (position > 0 || end > 0) {
             _ = ftruncate(fd, cutFrom)
             _ = lseek(fd, cutFrom, SEEK_SET)
         }

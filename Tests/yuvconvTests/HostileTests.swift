@@ -45,6 +45,32 @@ final class HostileTests: CLITestCase {
         XCTAssertFalse(out.contains(" 0\n"), "every early error still fails: \(out)")
     }
 
+    /// `-o -` (or `/dev/fd/N`) on a regular file that a failure or a signal stopped left its partial bytes there,
+    /// exit 1 or 130 — after the header a `>>` stream had, shifting every later frame: only `1<>old --force` was cut
+    /// back, and not on a signal. Every descriptor on a regular file now ends where the output began.
+    func testPartialOutputOnADescriptorFileIsCutBack() throws {
+        let r = try sh("""
+            set -u
+            cut() { head -c 400000 "$F/photos/kodim23.png"; }
+            cut > cut.png
+            "$B" cut.png -o - > new.nv12; echo "new $? $(stat -c %s new.nv12)"
+            printf 'HDR\n' > all.yuv; "$B" cut.png -o - >> all.yuv; echo "append $? $(stat -c %s all.yuv)"
+            exec 8<>fd8.out; "$B" cut.png -o /dev/fd/8; echo "fd $? $(stat -c %s fd8.out)"; exec 8>&-
+            mkfifo pf
+            ( cut; sleep 20 ) > pf & W=$!
+            printf 'HDR\n' > sig.out
+            "$B" pf -o - >> sig.out & P=$!
+            for i in $(seq 200); do [ "$(stat -c %s sig.out)" -gt 4 ] && break; sleep 0.05; done
+            echo "written $(stat -c %s sig.out)"
+            kill -INT $P; wait $P; echo "signal $? $(stat -c %s sig.out)"
+            kill $W 2>/dev/null; wait
+            """)
+        let out = String(decoding: r.stdout, as: UTF8.self)
+        XCTAssertTrue(out.contains("new 1 0\nappend 1 4\nfd 1 0\n"), out)
+        XCTAssertFalse(out.contains("written 4\n"), "the signal came after bytes were written: \(out)")
+        XCTAssertTrue(out.contains("signal 130 4\n"), out)
+    }
+
     /// Standard error named as the output (`-o /dev/stderr`, `/dev/fd/2`, `/proc/self/fd/2`) took the picture
     /// with the messages before and after it, exit 0: refused, nothing of the picture written (with -q, which
     /// silences every message, it takes the data alone). Terminals: a

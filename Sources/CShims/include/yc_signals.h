@@ -26,6 +26,12 @@ int yc_reader_gone(void);
 /// the current one); returns a slot, -1 when all slots are in use, or -2 when a signal is ending the process
 /// (the file must not be made).
 int yc_register_temp(int folder, const char *path);
+/// Registers an output written straight to a descriptor open on a regular file (`-o -` with `> f`, `>> f`,
+/// `1<>f`, `/dev/fd/3`): once `yc_cut_written` says it wrote, a signal that ends the process cuts the file back
+/// to `offset`, where the output's bytes began, so that none of a partial output is left. Returns a slot, or -1.
+int yc_register_cut(int fd, long long offset);
+void yc_cut_written(int slot);
+void yc_unregister_cut(int slot);
 /// Under an address-space limit (RLIMIT_AS): one malloc arena for every thread (glibc reserves 64 MiB of
 /// address space for each), and whether `start_bytes` more can be mapped (0: too little to start). 1 without
 /// a limit.
