@@ -1624,6 +1624,23 @@ if ! touch ro/.probe 2> /dev/null; then
 else rm -f ro/.probe; skipped "no read-only folder"; fi
 umount "$D/ro" 2> /dev/null
 
+begin full-disk-leaves-no-partial-output
+# Standard output on a file of a disk that fills: a report's lines there are whole (half a JSON line was left),
+# and image data leaves none of itself (its partial frame was left after the file's earlier bytes).
+mkdir full; for i in $(seq 200); do cp "$PNG" "p$i.png"; done
+if mount -t tmpfs -o size=32k tmpfs full 2> /dev/null; then
+  MOUNTS+=("$D/full")
+  timeout -s KILL 20 "$BIN" report p*.png --report json > full/r.jsonl 2> "$ERR"; RC=$?
+  status 1; says 'no space left'
+  python3 -c 'import json, sys; [json.loads(l) for l in open(sys.argv[1])]' full/r.jsonl 2> /dev/null || bad "a partial report line"
+  rm full/r.jsonl; printf 'HDR\n' > full/x.yuv
+  timeout -s KILL 20 "$BIN" "$FX/photos/kodim23.png" -o - >> full/x.yuv 2> "$ERR"; RC=$?
+  status 1; says 'no space left'
+  [ "$(stat -c %s full/x.yuv)" = 4 ] || bad "x.yuv is $(stat -c %s full/x.yuv) bytes, not the 4 it had"
+  umount "$D/full"
+  end
+else skipped "no tmpfs"; fi
+
 begin raw-frame-beyond-a-memory-limit
 head -c 96000000 /dev/zero > z.nv12; snap
 WRAP=(prlimit --as=100000000 --); run z.nv12 --size 8000x8000 -o a.nv21

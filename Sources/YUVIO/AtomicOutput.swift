@@ -32,6 +32,8 @@ public final class AtomicOutput {
     /// The signal handler's slot for that cut (`yc_register_cut`), and whether it was told of a write.
     private var cutSlot: Int32 = -1
     private var cutArmed = false
+    /// The descriptor appends (`>>`): its bytes go after the file's end, wherever its offset is.
+    private var appends = false
     /// The SHA-256 of the output's bytes [0, `hashed`), taken as they were written; nil when not asked for.
     var hasher: SHA256?
     var hashed = 0
@@ -103,7 +105,8 @@ public final class AtomicOutput {
             if case .descriptorHasData? = Self.overwrites(descriptor: descriptor) { cutsTail = true }
             if let st = FileStatus(descriptor: descriptor), st.kind == .regular {
                 // Appending (`>>`), the bytes go after the file's end; else at the descriptor's position.
-                cutFrom = fcntl(descriptor, F_GETFL) & O_APPEND != 0 ? off_t(st.size) : lseek(descriptor, 0, SEEK_CUR)
+                appends = fcntl(descriptor, F_GETFL) & O_APPEND != 0
+                cutFrom = appends ? off_t(st.size) : lseek(descriptor, 0, SEEK_CUR)
             }
             if descriptor > 2 {
                 fd = dup(descriptor)
@@ -365,7 +368,7 @@ public final class AtomicOutput {
         // by the old file's rest (the old bytes it wrote over are gone either way). Nothing written: nothing cut.
         // So does one on a file it began (`> f`) or appended to (`>> f`): the file ends where it did before.
         yc_unregister_cut(cutSlot)
-        if cutFrom >= 0 && fd >= 0 && (position > 0 || end > 0) {
+        if cutFrom >= 0 && fd >= 0 && (position > 0 || end > 0 || wroteInFailedWrite) {
             _ = ftruncate(fd, cutFrom)
             _ = lseek(fd, cutFrom, SEEK_SET)
         }
@@ -375,6 +378,13 @@ public final class AtomicOutput {
             withFileSystemPath(temp) { _ = unlinkat(folderFD, $0, 0) }
             yc_unregister_temp(signalSlot)
         }
+    }
+
+    /// A write that failed partway (a full disk) may have put bytes there that `position` does not count.
+    private var wroteInFailedWrite: Bool {
+        guard cutArmed else { return false }
+        if appends { return (FileStatus(descriptor: fd)?.size ?? 0) > Int(cutFrom) }
+        return lseek(fd, 0, SEEK_CUR) > cutFrom
     }
 
     deinit {

@@ -83,7 +83,7 @@ final class ReportWriter {
             clearerr(stdout)
             return
         }
-        let code = buffer.withUnsafeBytes { writeWhole(STDOUT_FILENO, $0) }
+        let code = buffer.withUnsafeBytes { writeWholeOrNone(STDOUT_FILENO, $0) }
         if code != 0 { failure = stdoutFailure("cannot write the report", errno: code) }
     }
 
@@ -124,12 +124,29 @@ func emitReport(_ text: String, to sink: AtomicOutput?, dataOnStdout: Bool) thro
             throw FileError(path: "<stdout>", reason: "cannot write the report: standard output is closed")
         }
         clearerr(stdout)
-        if fputs(text, stdout) < 0 || fflush(stdout) != 0 {
+        if fflush(stdout) != 0 {
             let failure = stdoutFailure("cannot write the report", errno: errno)
             clearerr(stdout)
             throw failure
         }
+        let code = Array(text.utf8).withUnsafeBytes { writeWholeOrNone(STDOUT_FILENO, $0) }
+        if code != 0 { throw stdoutFailure("cannot write the report", errno: code) }
     }
+}
+
+/// `writeWhole`, and when it fails partway on a regular file (a full disk), the file cut back to where this
+/// write began: a report's lines are there whole or not at all — never half a JSON line or CSV row.
+func writeWholeOrNone(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32 {
+    var start: off_t = -1
+    if let st = FileStatus(descriptor: fd), st.kind == .regular {
+        start = fcntl(fd, F_GETFL) & O_APPEND != 0 ? off_t(st.size) : lseek(fd, 0, SEEK_CUR)
+    }
+    let code = writeWhole(fd, bytes)
+    if code != 0 && start >= 0, let st = FileStatus(descriptor: fd), st.size > Int(start) {
+        _ = ftruncate(fd, start)
+        _ = lseek(fd, start, SEEK_SET)
+    }
+    return code
 }
 
 /// A write of text to standard output failed: the error, `what` and why (`code`: the errno of the call that
