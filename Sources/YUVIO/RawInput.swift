@@ -154,11 +154,21 @@ public enum RawInput {
         return .frameSize("is \(size) bytes, but \(what)")
     }
 
+    /// A frame is held whole (it is read before it is converted): `--max-memory` refuses one larger, before it is
+    /// read. The default budget, the larger of 256 MiB and 128 bytes per byte of the file, is always above a
+    /// frame's own bytes (the file is the frame), so only a limit given is met here.
+    static func checkHeld(_ need: Int, maxMemory: Int?) throws(DecodeError) {
+        var whole = ImageDecoder.WholeCount(maxMemory: maxMemory, inputBytes: need)
+        try whole.check(need, for: "holding the YUV frame")
+    }
+
     /// What `read` would refuse of a raw frame at `path` before reading it — its size, or a regular file's byte
     /// count against it — or nil: a dry run's check, from the file's status alone.
-    public static func frameProblem(path: String, width: Int, height: Int, layout: PixelLayout, maxPixels: Int) -> FileError? {
+    public static func frameProblem(path: String, width: Int, height: Int, layout: PixelLayout, maxPixels: Int,
+                                    maxMemory: Int? = nil) -> FileError? {
         do throws(DecodeError) {
             let need = try frameBytes(width: width, height: height, layout: layout, maxPixels: maxPixels)
+            try checkHeld(need, maxMemory: maxMemory)
             // Sized as `read` sizes it (`bytesLeft`): standard input by its own descriptor, a regular file by one
             // opened for the look (a FIFO or device is not opened: that has effects).
             var left: Int?
@@ -182,9 +192,10 @@ public enum RawInput {
     /// the size it needs — never more, whatever the input holds — and an input that is shorter or longer
     /// is refused (a regular file by its size, before anything is read).
     public static func read(path: String, width: Int, height: Int, layout: PixelLayout,
-                            maxPixels: Int) throws(FileError) -> YUVImage {
+                            maxPixels: Int, maxMemory: Int? = nil) throws(FileError) -> YUVImage {
         try withInput(path) { (input, _) throws(DecodeError) -> YUVImage in
             let need = try frameBytes(width: width, height: height, layout: layout, maxPixels: maxPixels)
+            try checkHeld(need, maxMemory: maxMemory)
             let what = "\(width)x\(height) \(layout.rawValue) needs \(need) bytes"
             if let problem = sizeProblem(fileSize: input.fileSize, need: need, what: what) { throw problem }
             let bytes = try input.read(need)
@@ -250,7 +261,7 @@ public enum RawInput {
     /// the siting its colour-space tag says and its interlacing tag (`I`, progressive when absent). The
     /// header is checked (size against `maxPixels`, colour space) before any frame data is read, and only
     /// the first frame's bytes are read.
-    public static func readY4M(path: String, maxPixels: Int) throws(FileError)
+    public static func readY4M(path: String, maxPixels: Int, maxMemory: Int? = nil) throws(FileError)
         -> (YUVImage, ColorRange?, ChromaLocation, Y4MTiming) {
         try withInput(path) { (input, _) throws(DecodeError) -> (YUVImage, ColorRange?, ChromaLocation, Y4MTiming) in
             let header = String(decoding: try input.line(limit: 4096, what: "the Y4M header"), as: UTF8.self)
@@ -344,6 +355,7 @@ public enum RawInput {
             }
             let layout: PixelLayout = colour == "420p10" ? .yuv420p10le : .yuv420p
             let need = try frameBytes(width: w, height: h, layout: layout, maxPixels: maxPixels)
+            try checkHeld(need, maxMemory: maxMemory)
             let frame = String(decoding: try input.line(limit: 4096, what: "the Y4M frame header",
                                                         missing: "the Y4M stream holds no frame (the input ends after its header)"),
                                as: UTF8.self)

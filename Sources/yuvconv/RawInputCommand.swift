@@ -43,7 +43,8 @@ func runRawInput(_ options: Options) -> Int32 {
         if !RawInput.isY4M(path: input) || options.isOneRawFrame(input) {
             guard let size = options.inputSize else { return usageFailure("\(name): raw YUV needs --size WxH") }
             refusal = RawInput.frameProblem(path: input, width: size.width, height: size.height,
-                                            layout: options.rawLayout(of: input), maxPixels: options.maxPixels)?.cli
+                                            layout: options.rawLayout(of: input), maxPixels: options.maxPixels,
+                                            maxMemory: options.maxMemory)?.cli
         }
         return dryRunOne(input: input, output: output, format: format, options: options, protected: protected,
                          inputRefusal: refusal)
@@ -72,7 +73,8 @@ func runRawInput(_ options: Options) -> Int32 {
             if options.inputSize != nil || options.inputLayout != nil {
                 printErr("yuvconv: warning: \(name): a Y4M header gives the size and layout; --size and --pix-fmt are ignored")
             }
-            let (img, range, tag, stream) = try RawInput.readY4M(path: input, maxPixels: options.maxPixels)
+            let (img, range, tag, stream) = try RawInput.readY4M(path: input, maxPixels: options.maxPixels,
+                                                                 maxMemory: options.maxMemory)
             let fields = stream.interlacing
             image = img
             // A Y4M output keeps the stream's frame rate and pixel aspect.
@@ -120,7 +122,7 @@ func runRawInput(_ options: Options) -> Int32 {
         } else {
             guard let size = options.inputSize else { return usageFailure("\(name): raw YUV needs --size WxH") }
             image = try RawInput.read(path: input, width: size.width, height: size.height, layout: options.rawLayout(of: input),
-                                      maxPixels: options.maxPixels)
+                                      maxPixels: options.maxPixels, maxMemory: options.maxMemory)
         }
         if case .jpeg = format {
             // The encoder's planes and, for another matrix or range, the RGB and planes of the reconversion,

@@ -71,6 +71,25 @@ final class HostileTests: CLITestCase {
         XCTAssertTrue(out.contains("signal 130 4\n"), out)
     }
 
+    /// `--max-memory` was ignored for YUV input, whose frame is held whole (an 8000x8000 10-bit Y4M took 195 MB
+    /// under --max-memory 50M, exit 0): refused before the frame is read, raw and Y4M alike; under it, converted.
+    func testMaxMemoryHoldsForYUVInput() throws {
+        let r = try sh("""
+            printf 'YUV4MPEG2 W4000 H4000 C420p10 XCOLORRANGE=FULL\nFRAME\n' > big.y4m; truncate -s 48000053 big.y4m
+            "$B" big.y4m -o a.nv12 --max-memory 20M; echo "y4m $?"
+            head -c 24000000 /dev/zero > big.nv12
+            "$B" big.nv12 -s 4000x4000 -o b.nv21 --max-memory 20M; echo "raw $?"
+            "$B" big.nv12 -s 4000x4000 -o c.nv21 --max-memory 30M -q; echo "under $?"
+            ls
+            """)
+        let out = String(decoding: r.stdout, as: UTF8.self)
+        XCTAssertTrue(out.hasPrefix("y4m 1\nraw 1\nunder 0\n"), out)
+        XCTAssertTrue(r.stderr.contains("big.y4m: holding the YUV frame needs 45.8 MiB held whole, above the limit of 20 MiB"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("big.nv12: holding the YUV frame needs 22.9 MiB held whole"), r.stderr)
+        XCTAssertFalse(out.contains("a.nv12") || out.contains("b.nv21"), out)
+        XCTAssertTrue(out.contains("c.nv21"), out)
+    }
+
     /// Standard error named as the output (`-o /dev/stderr`, `/dev/fd/2`, `/proc/self/fd/2`) took the picture
     /// with the messages before and after it, exit 0: refused, nothing of the picture written (with -q, which
     /// silences every message, it takes the data alone). Terminals: a
