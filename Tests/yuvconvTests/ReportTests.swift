@@ -19,6 +19,24 @@ final class ReportTests: CLITestCase {
     /// A progressive JPEG's coefficients, which libjpeg holds whole, are in its conversion's buffers: the same
     /// picture's baseline file plus 210 blocks of 128 bytes (100x75, 4:2:0: 14x10 luma blocks, 7x5 for each
     /// chroma), on both paths. They were left out (a 48 MP progressive JPEG said 1.5 MiB of its 137).
+    /// The peak RSS is this run's own: `getrusage`'s maximum carried over the parent's peak across exec, so a
+    /// yuvconv started by a process holding 300 MB reported more than 300 MB for a 768x512 PNG.
+    func testPeakResidentSetIsNotTheParents() throws {
+        let script = """
+            import json, subprocess, sys
+            held = bytearray(300 << 20)
+            for i in range(0, len(held), 4096): held[i] = 1
+            r = subprocess.run([sys.argv[1], 'report', sys.argv[2], '--report', 'json'], capture_output=True, text=True)
+            print(json.loads(r.stdout.splitlines()[-1])['peak_rss_bytes'])
+            """
+        let r = try launch(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script, binary.path, fixture("photos/kodim23.png")],
+                           stdin: .null)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let peak = Int(String(decoding: r.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        XCTAssertGreaterThan(peak, 1 << 20)
+        XCTAssertLessThan(peak, 100 << 20, "the parent's 300 MB are not this run's")
+    }
+
     func testProgressiveJPEGCountsItsCoefficients() throws {
         for path in ["direct", "rgb"] {
             var buffers: [Int] = []
