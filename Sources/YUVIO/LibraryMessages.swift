@@ -50,7 +50,16 @@ enum LibraryMessages {
         ("Bogus sampling factors", { _ in "the JPEG's chroma sampling factors are invalid: the file is damaged" }),
         ("Invalid component ID", { _ in "a JPEG scan names a component the image does not have: the file is damaged" }),
         ("was not defined", { m in
-            "the JPEG uses a \(m.hasPrefix("Huffman") ? "Huffman" : "quantization") table it never defines: the file is damaged" }),
+            let kind = m.hasPrefix("Huffman") ? "Huffman" : m.hasPrefix("Arithmetic") ? "arithmetic-coding" : "quantization"
+            return "the JPEG uses a \(kind) table it never defines: the file is damaged" }),
+        ("Bogus DHT index", { _ in "a JPEG Huffman table has an impossible number: the file is damaged" }),
+        ("Bogus DQT index", { _ in "a JPEG quantization table has an impossible number: the file is damaged" }),
+        ("Bogus DAC", { _ in "a JPEG arithmetic-coding table (DAC) is invalid: the file is damaged" }),
+        ("Sampling factors too large for interleaved scan", { _ in
+            "the JPEG's sampling factors are too large for one scan: the file is damaged" }),
+        ("Too many color components", { _ in "the JPEG declares more colour components than JPEG allows: the file is damaged" }),
+        // Any other of libjpeg's "Bogus …" errors: a header value no valid file has.
+        ("Bogus ", { _ in "a JPEG header holds an impossible value: the file is damaged" }),
         ("Not a JPEG file", { _ in "the file starts like a JPEG but is not one: it is damaged or another format" }),
         ("exceeds user limit in IHDR", { m in
             "the PNG is \(m.contains("height") ? "taller" : "wider") than 1,000,000 pixels, the most a side yuvconv "
