@@ -34,8 +34,8 @@ check() {   # name, dB
   fi
 }
 sws=(-sws_flags accurate_rnd+full_chroma_int)
-# The samples as stored: with --matrix bt2020 colour management would move an sRGB source into BT.2020
-# primaries, which ffmpeg's rgb24 read-back does not move back (it converts matrices, not primaries).
+# The samples as stored, labelled with the primaries asked for: ffmpeg's rgb24 read-back converts matrices, not
+# primaries, so the tags must match what the numbers are taken to be.
 asis=(--color-management off)
 for m in bt709 bt601 bt2020; do for r in full limited; do
   for layout in nv12 nv21 yuv420p yv12 p010 yuv420p10le; do

@@ -366,11 +366,15 @@ static int same_as_srgb(cmsHPROFILE src) {
     return same;
 }
 
-yc_colour_action yc_colour_plan(const yc_colour *colour, yc_target target, char *text, size_t text_size) {
+yc_colour_action yc_colour_plan(const yc_colour *colour, yc_target target, char *text, size_t text_size, int *kept_srgb) {
     char name[128] = {0}, why[192];
     int srgb;
+    // Numbers kept as they are in another space than the target's are sRGB's (what an untagged picture is taken
+    // as): outputs say so, never the target they were not moved into.
+    *kept_srgb = 0;
     cmsHPROFILE src = yc_colour_source_profile(colour, target, name, sizeof name, &srgb, why, sizeof why);
     if (!src) {
+        *kept_srgb = target != YC_TARGET_SRGB;
         if (why[0]) {
             snprintf(text, text_size, "%s; colours used as stored", why);
             return YC_COLOUR_BROKEN;
@@ -378,9 +382,10 @@ yc_colour_action yc_colour_plan(const yc_colour *colour, yc_target target, char 
         // sRGB and untagged sources are never transformed, whatever the target (the contract: their bytes are
         // those of `--color-management off`, so one picture gives one output whether or not it says sRGB).
         if (srgb && target != YC_TARGET_SRGB)
-            snprintf(text, text_size, "sRGB: taken as %s (sRGB sources are not transformed)", yc_colour_target_name(target));
+            snprintf(text, text_size, "sRGB: kept as sRGB, not moved into %s (sRGB sources are not transformed)",
+                     yc_colour_target_name(target));
         else
-            snprintf(text, text_size, srgb ? "sRGB: nothing to do" : "no colour information: taken as %s", yc_colour_target_name(target));
+            snprintf(text, text_size, srgb ? "sRGB: nothing to do" : "no colour information: taken as sRGB");
         return YC_COLOUR_NONE;
     }
     cmsHPROFILE dst = yc_colour_target_profile(target);
@@ -411,13 +416,15 @@ yc_colour_action yc_colour_plan(const yc_colour *colour, yc_target target, char 
         action = YC_COLOUR_NONE;
     } else if (target != YC_TARGET_SRGB && !yc_colour_has_device_lut(src) && same_as_srgb(src)) {
         // An sRGB profile to another target: not transformed, as an untagged or PNG-sRGB source is not.
-        snprintf(text, text_size, "%s: sRGB, taken as %s (sRGB sources are not transformed)", name,
+        snprintf(text, text_size, "%s: sRGB, kept as sRGB, not moved into %s (sRGB sources are not transformed)", name,
                  yc_colour_target_name(target));
+        *kept_srgb = 1;
         action = YC_COLOUR_NONE;
     } else {
         snprintf(text, text_size, "%s → %s", name, yc_colour_target_name(target));
         action = YC_COLOUR_TRANSFORM;
     }
+    if (action == YC_COLOUR_BROKEN) *kept_srgb = target != YC_TARGET_SRGB;   // used as stored: read as sRGB
     if (t) cmsDeleteTransform(t);
     if (dst) cmsCloseProfile(dst);
     cmsCloseProfile(src);

@@ -26,7 +26,8 @@ yc_format yc_sniff(const uint8_t *b, size_t n) {
 
 int yc_plan_colour(yc_decoder *dec) {
     if (dec->colour_target < 0) return YC_COLOUR_NONE;
-    dec->colour.action = yc_colour_plan(&dec->colour, (yc_target)dec->colour_target, dec->colour.text, sizeof dec->colour.text);
+    dec->colour.action = yc_colour_plan(&dec->colour, (yc_target)dec->colour_target, dec->colour.text, sizeof dec->colour.text,
+                                        &dec->colour.kept_srgb);
     return dec->colour.action;
 }
 

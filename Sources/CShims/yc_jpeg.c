@@ -295,6 +295,7 @@ void yc_jpeg_open(yc_decoder *dec, FILE *file, yc_stream *stream, int raw) {
             if (dec->colour.icc && text[0]) {
                 memcpy(dec->colour.text, text, sizeof text);
                 dec->colour.action = dec->cmyk_transform ? YC_COLOUR_DECODED : YC_COLOUR_BROKEN;
+                dec->colour.kept_srgb = !dec->cmyk_transform && dec->colour_target != YC_TARGET_SRGB;
             }
         }
         break;

@@ -134,13 +134,13 @@ public final class ImageDecoder {
     /// What colour management does for this source (when the decoder was given a target): nothing, a
     /// transform (then `colourTransform` makes it), the decoder's own (a CMYK profile), or nothing because its
     /// profile is broken; and a sentence.
-    public var colourPlan: (action: ColourAction, text: String) {
+    public var colourPlan: (action: ColourAction, text: String, keptSRGB: Bool) {
         let c = yc_get_colour(handle)!.pointee
         // A profile's description, now read in UTF-8, may hold C1 controls, U+2028 or bidirectional overrides
         // (the C side escapes C0 and DEL): shown as \u{NNNN}, as in names, in messages and in every report.
         let text = PathBytes.escapingControls(withUnsafeBytes(of: c.text) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) },
                                               keepLayout: false)
-        return (c.action == 1 ? .transform : c.action == 2 ? .decoded : c.action < 0 ? .broken : .none, text)
+        return (c.action == 1 ? .transform : c.action == 2 ? .decoded : c.action < 0 ? .broken : .none, text, c.kept_srgb != 0)
     }
 
     /// The transform of this source's colours to `target` for rows of `format` (in place), or nil when there

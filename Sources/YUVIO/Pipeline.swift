@@ -160,7 +160,13 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         let turn = options.turn(for: info)
         // The colour stage: a transform to the target space when the source's profile asks for one (such a
         // JPEG was opened for RGB); a broken profile is a warning.
-        let plan = options.colourManagement ? decoder.colourPlan : (action: ColourAction.none, text: "")
+        let plan = options.colourManagement ? decoder.colourPlan : (action: ColourAction.none, text: "", keptSRGB: false)
+        // The RGB space the numbers converted are in, which outputs are labelled with: the target's, or sRGB's when
+        // colour management kept sRGB numbers (an untagged or sRGB source with --primaries p3, or BT.2020 by
+        // --matrix bt2020), which labelled as the target a viewer showed more saturated than the source. With
+        // --color-management off the user's --primaries says what they are.
+        let labelled: Primaries = plan.keptSRGB ? .bt709 : options.target(for: spec)
+        sink.label(labelled)
         let colour = plan.action == .transform
             ? decoder.colourTransform(to: options.target(for: spec), format: info.rowFormat) : nil
         // A plan LittleCMS then could not carry out (its memory budget met making the transform): said, never
@@ -197,7 +203,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
                                       inputBytes: inputSource.byteCount, warnings: w.count, firstWarning: w.first,
                                       path: source.pathName, ledgerPeakBytes: ledger.peak)
         report.colour = colour != nil || plan.action == .decoded ? plan.text : nil
-        report.primaries = options.target(for: spec)
+        report.primaries = labelled
         report.chromaLocation = siting
         report.alphaBytes = frame.alpha ? frame.tight.planeBytes(.a) : 0
         report.orientation = turn

@@ -169,7 +169,7 @@ final class ColourManagementTests: XCTestCase {
             return nil
         }
         /// `picture` with `profile`'s ICC segment in place of its own: the plan of it.
-        func plan(_ picture: Data, withProfileOf profile: Data, _ name: String) throws -> (action: ColourAction, text: String) {
+        func plan(_ picture: Data, withProfileOf profile: Data, _ name: String) throws -> (action: ColourAction, text: String, keptSRGB: Bool) {
             var mixed = picture
             mixed.replaceSubrange(try XCTUnwrap(app2(picture)), with: profile[try XCTUnwrap(app2(profile))])
             let path = NSTemporaryDirectory() + "yuvconv-\(name)-\(getpid()).jpg"

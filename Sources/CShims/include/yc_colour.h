@@ -23,8 +23,9 @@ typedef enum {
     YC_COLOUR_NONE = 0, YC_COLOUR_TRANSFORM = 1, YC_COLOUR_DECODED = 2, YC_COLOUR_BROKEN = -1
 } yc_colour_action;
 
-/// Decides, and describes it in `text` ("Display P3 → sRGB", or why a profile was not used).
-yc_colour_action yc_colour_plan(const yc_colour *colour, yc_target target, char *text, size_t text_size);
+/// Decides, and describes it in `text` ("Display P3 → sRGB", or why a profile was not used); `*kept_srgb` as
+/// `yc_colour.kept_srgb`.
+yc_colour_action yc_colour_plan(const yc_colour *colour, yc_target target, char *text, size_t text_size, int *kept_srgb);
 
 /// A conversion's own LittleCMS memory budget (`yc_icc_limits.c`): between begin and end, what LittleCMS
 /// allocates on this thread counts against this scope alone, not against other conversions running at the

@@ -74,6 +74,10 @@ typedef struct {
     /// When yc_open was given a colour target: what colour management does (yc_colour_action: 0 nothing,
     /// 1 a transform, -1 a broken profile) and a sentence saying so.
     int action;
+    /// 1 when the plan keeps the numbers and they are sRGB's — no colour information, an sRGB source, a profile
+    /// that cannot be used (samples as stored, read as sRGB) — while the target is another space: outputs are
+    /// labelled sRGB, what the numbers are, not the target's primaries.
+    int kept_srgb;
     char text[192];
 } yc_colour;
 

@@ -15,9 +15,13 @@ public protocol BandSink: AnyObject {
     /// The bytes of `frame` the sink holds whole until its end (a JPEG encoder's picture), 0 when it writes
     /// bands as they come: under the decoder's limit on pictures held whole (`ImageDecoder.checkWhole`).
     func wholeBytes(_ frame: FrameLayout) -> Int
+    /// The RGB space the frame's numbers are in, known once the source is read and before `begin`: a sink that
+    /// tags its output (a PNG's profile) takes it.
+    func label(_ primaries: Primaries)
 }
 
 extension BandSink {
+    public func label(_ primaries: Primaries) {}
     public func accepts(_ frame: FrameLayout) throws(WriteError) {}
     public func wholeBytes(_ frame: FrameLayout) -> Int { 0 }
 }

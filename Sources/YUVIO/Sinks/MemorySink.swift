@@ -79,6 +79,11 @@ public final class TeeSink: BandSink {
 
     public func wholeBytes(_ frame: FrameLayout) -> Int { a.wholeBytes(frame) + b.wholeBytes(frame) }
 
+    public func label(_ primaries: Primaries) {
+        a.label(primaries)
+        b.label(primaries)
+    }
+
     public func begin(_ frame: FrameLayout, ledger: Ledger) throws(WriteError) {
         try a.begin(frame, ledger: ledger)
         try b.begin(frame, ledger: ledger)

@@ -18,7 +18,9 @@ public final class PNGSink: BandSink {
     var ledger: Ledger?
 
     /// The target's profile (`Primaries.outputProfile`), written as the PNG's iCCP chunk.
-    let profile: (name: String, bytes: [UInt8])?
+    var profile: (name: String, bytes: [UInt8])?
+
+    public func label(_ primaries: Primaries) { profile = primaries.outputProfile }
 
     /// `primaries`: the space of the RGB it draws (the conversion's target), tagged when not sRGB.
     public init(output: AtomicOutput, spec: ConversionSpec, primaries: Primaries = .bt709) {
