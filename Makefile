@@ -111,7 +111,8 @@ test-hostile: build
 	tools/hostile.sh
 
 # Every decodable PNG of the corpus, 6 matrix/range pairs, fast rows and YUV_FORCE_REFERENCE=1, byte for
-# byte against yuvref.py (needs ../shared/tools/yuvref.py; numpy, Pillow and pypng go into .build/venv).
+# byte against tools/yuvref.py, the contract's reference (../shared/corpus when present, else Fixtures/corpus;
+# numpy, Pillow and pypng go into .build/venv).
 # JPEG=1 adds the JPEGs.
 test-exact: build
 	$(call need_python,numpy pillow pypng)
@@ -200,7 +201,7 @@ test-sanitize: deps
 	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan.supp UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  YUVCONV_BIN=.build/asan/release/yuvconv LIMIT_VM=: $(SWIFT) test -c release --scratch-path .build/asan $(SAN_FLAGS)
 
-# libFuzzer on the C shims (clang, ASan+UBSan) and on the Swift decode → convert → quality path (swiftc
+# libFuzzer on the C shims (every CShims file but the encoder's, so a file split off is never left out) (clang, ASan+UBSan) and on the Swift decode → convert → quality path (swiftc
 # -sanitize=fuzzer,address), each for FUZZ_SECONDS (default 300), seeded from Fixtures/. Finds are copied
 # to Fixtures/fuzz-crashes/ (a regression test converts every file there).
 FUZZ_SECONDS ?= 300
@@ -209,7 +210,7 @@ CLANG ?= $(shell command -v /opt/swift/usr/bin/clang || command -v clang)
 fuzz: deps
 	@mkdir -p $(FUZZ_DIR)/corpus-c $(FUZZ_DIR)/corpus-swift $(FUZZ_DIR)/finds
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -ISources/CShims/include -ISources/CSIMD/include $$(pkg-config --cflags libpng) \
-	  Fuzz/c/fuzz_decode.c $(addprefix Sources/CShims/,yc_decode.c yc_jpeg.c yc_jpeg_markers.c yc_jpeg_source.c yc_stream.c yc_png.c yc_png_stream.c yc_png_idat.c yc_metadata.c yc_signals.c yc_colour.c yc_colour_profiles.c yc_icc_limits.c) \
+	  Fuzz/c/fuzz_decode.c $(filter-out Sources/CShims/yc_encode.c,$(wildcard Sources/CShims/*.c)) \
 	  $(addprefix Sources/CSIMD/,yc_colour_rows.c yc_cpu.c yc_checksums.c) -ljpeg $$(pkg-config --libs libpng zlib lcms2) -lm -o $(FUZZ_DIR)/fuzz_decode
 	cd Fuzz && $(SWIFT) build -c release -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address
 	find Fixtures/corpus -type f \( -name '*.png' -o -name '*.jp*g' \) -size -64k -exec cp {} $(FUZZ_DIR)/corpus-c/ \;

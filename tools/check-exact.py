@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""make test-exact: every decodable PNG of a corpus (../shared/corpus, or the folder given), converted by
+"""make test-exact: every decodable PNG of a corpus (../shared/corpus, else Fixtures/corpus, or the folder given), converted by
 yuvconv with the fast rows and again with YUV_FORCE_REFERENCE=1, for every matrix and range, compared byte for
-byte with ../shared/tools/yuvref.py's output (imported, so it is the contract's own code that computes it).
+byte with tools/yuvref.py's output (imported, so it is the contract's own code that computes it).
 
   tools/check-exact.py [CORPUS] [--yuvref PATH] [--jpeg]
 
@@ -16,8 +16,11 @@ import argparse, os, subprocess, sys, tempfile
 
 here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ap = argparse.ArgumentParser()
-ap.add_argument("corpus", nargs="?", default=os.path.join(here, "..", "shared", "corpus"))
-ap.add_argument("--yuvref", default=os.path.join(here, "..", "shared", "tools", "yuvref.py"))
+shared = os.path.join(here, "..", "shared", "corpus")
+# The larger shared corpus when it is beside the repository, else the copy in Fixtures/; the contract's reference
+# is tools/yuvref.py (a copy of ../shared/tools/yuvref.py).
+ap.add_argument("corpus", nargs="?", default=shared if os.path.isdir(shared) else os.path.join(here, "Fixtures", "corpus"))
+ap.add_argument("--yuvref", default=os.path.join(here, "tools", "yuvref.py"))
 ap.add_argument("--jpeg", action="store_true")
 args = ap.parse_args()
 

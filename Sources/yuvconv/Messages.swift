@@ -55,7 +55,9 @@ extension BatchPlanError {
     var cliMessage: String {
         switch self {
         case .noOutputFolder: return "many inputs need an output folder: -o DIR/"
-        case .outputNotFolder(let path): return "-o \(displayPath(path)) is not a folder (end it with / to make one)"
+        case .outputNotFolder(let path):
+            return "-o \(displayPath(path)) is not a folder (end it with / to make one): a batch — many inputs, a folder, "
+                + "--files-from or --shard — writes its outputs into one"
         case .standardInput: return "standard input cannot be one of many inputs"
         case .standardInputToFolder:
             return "standard input has no file name to make an output's name from in a folder: give the output file (-o FILE)"

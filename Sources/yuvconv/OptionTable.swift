@@ -190,7 +190,8 @@ struct OptionSpec: Sendable {
             },
             OptionSpec(["--primaries"], "P", completes: .oneOf(["bt709", "p3", "bt2020"]),
                        ["the RGB space converted: bt709 (sRGB; the default, bt2020 with --matrix",
-                        "bt2020), p3 (Display P3), bt2020; sources are transformed into it"]) { o, _, v throws(UsageError) in
+                        "bt2020), p3 (Display P3), bt2020; profiled sources are transformed into it,",
+                        "sRGB and untagged ones keep their numbers and are labelled sRGB"]) { o, _, v throws(UsageError) in
                 o.primaries = try named(v, "primaries", "bt709, p3, bt2020") { Primaries(name: $0) }
             },
             OptionSpec(["--jpeg-path"], "P", completes: .oneOf(["direct", "rgb"]),
@@ -306,9 +307,9 @@ struct OptionSpec: Sendable {
         OptionGroup("Report (with `report`, or alongside a conversion):", [
             OptionSpec(["--report"], "FMT", completes: .oneOf(["text", "json", "csv", "html"]),
                        ["text, json (JSON Lines), csv or html: per image the memory as RGBA, RGB and",
-                        "YUV, the saving, PSNR of Y, Cb, Cr and the RGB round trip, SSIM of Y, what",
-                        "the conversion used; then totals. To standard output (standard error when",
-                        "the data goes to -o -)"]) { o, _, v throws(UsageError) in
+                        "YUV, the saving, what the conversion used (with --metrics: PSNR of Y, Cb,",
+                        "Cr and the RGB round trip, SSIM of Y); then totals. To standard output",
+                        "(standard error when the data goes to -o -)"]) { o, _, v throws(UsageError) in
                 o.reportFormat = try named(v, "report format", "text, json, csv, html") { ReportFormat(rawValue: $0) }
             },
             OptionSpec(["--metrics"], ["add PSNR of Y, Cb, Cr and RGB and SSIM of Y to the report (measured as the",
@@ -321,7 +322,7 @@ struct OptionSpec: Sendable {
             },
         ]),
         OptionGroup(nil, [
-            OptionSpec(["-h", "--help"], ["the usage and the options, in short (this text)"]) { $0.showHelp = true },
+            OptionSpec(["-h", "--help"], ["the usage and the options, in short"]) { $0.showHelp = true },
             OptionSpec(["-V", "--version"], ["the version"]) { $0.showVersion = true },
             OptionSpec(["--man"], ["the help as a manual page in roff (make install installs it as yuvconv(1))"]) {
                 $0.showMan = true

@@ -306,6 +306,10 @@ extension Options {
             out.append("--update keeps an output folder's manifest in a batch; a single file ignores it (and is never "
                        + "replaced without --force)")
         }
+        if single && given.contains("--verbose") {
+            out.append("-v shows each image's line above a batch's progress line; a single file's line is printed "
+                       + "anyway (unless -q), so it is ignored")
+        }
         if single && given.contains("--name") {
             out.append("--name names a batch's outputs; a single file's output is -o, so it is ignored")
         }
