@@ -31,6 +31,10 @@ let manPage: String = {
         }
         if !group.note.isEmpty { page += [".PP"] + group.note.map(Roff.line) }
     }
+    page.append(".SH ENVIRONMENT")
+    for (name, meaning) in HelpParts.environment {
+        page += [".TP", "\\fB" + Roff.text(name) + "\\fR", Roff.line(meaning.split(separator: "\n").joined(separator: " "))]
+    }
     page.append(".SH EXIT STATUS")
     for (status, meaning) in HelpParts.exitStatus {
         page += [".TP", "\\fB" + Roff.text(status) + "\\fR", Roff.line(meaning)]

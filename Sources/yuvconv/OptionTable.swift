@@ -398,6 +398,21 @@ enum HelpParts {
         ("128+N", "stopped by signal N (130 SIGINT, 143 SIGTERM); nothing partial is left"),
     ]
 
+    /// The variables the tool reads (docs/cli.md#environment).
+    static let environment: [(name: String, meaning: String)] = [
+        ("YUVCONV_CPU", "baseline, avx2, avx512, avx512bw or avx512vnni: pin the kernels to that CPU\n"
+            + "tier (--version names the one in use); every tier gives the same bytes"),
+        ("YUVCONV_PNG_LIBPNG", "1: libpng reads every PNG's image data (yuvconv reads the common kinds\n"
+            + "itself), to compare the two"),
+        ("YUV_FORCE_REFERENCE", "1: the scalar reference rows instead of the vector ones (slow; for tests)"),
+        ("SOURCE_DATE_EPOCH", "the date --man prints (reproducible builds)"),
+    ]
+
+    static var environmentLines: String {
+        environment.map { "  " + $0.name + pad($0.name, 21)
+            + $0.meaning.split(separator: "\n").joined(separator: "\n" + String(repeating: " ", count: 23)) }.joined(separator: "\n")
+    }
+
     static var usageLines: String {
         usage.map { "  " + $0.command + ($0.note.isEmpty ? "" : pad($0.command, 63) + $0.note) }.joined(separator: "\n")
     }
@@ -423,6 +438,9 @@ let helpText = """
     \(OptionSpec.groups.map(\.help).joined(separator: "\n\n"))
 
     \(HelpParts.exactness)
+
+    Environment:
+    \(HelpParts.environmentLines)
 
     Exit status:
     \(HelpParts.exitLines)

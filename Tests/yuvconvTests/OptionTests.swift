@@ -17,6 +17,13 @@ final class OptionTests: CLITestCase {
         for name in OptionTests.flags + OptionTests.valued {
             XCTAssertTrue(listed.contains(name), "\(name) has a line in --help")
         }
+        // The variables the tool reads: in the help and the manual page, not only in docs/cli.md.
+        let help = String(decoding: try run(["--help"]).stdout, as: UTF8.self)
+        let man = String(decoding: try run(["--man"]).stdout, as: UTF8.self)
+        for name in ["YUVCONV_CPU", "YUVCONV_PNG_LIBPNG", "YUV_FORCE_REFERENCE"] {
+            XCTAssertTrue(help.contains("\n  \(name) "), "\(name) in --help")
+            XCTAssertTrue(man.contains(".SH ENVIRONMENT") && man.contains("\\fB\(name)\\fR"), "\(name) in --man")
+        }
     }
 
     func testFlagsRefuseAValueAndValuesNeedOne() throws {
