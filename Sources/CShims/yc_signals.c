@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #if defined(__GLIBC__)
 #include <malloc.h>
 #endif
@@ -39,24 +40,40 @@ static int closed_std_mask;
 #define CUT_SLOTS 16
 static atomic_int cut_fd[CUT_SLOTS] = {[0 ... CUT_SLOTS - 1] = -1};
 static atomic_llong cut_offset[CUT_SLOTS];
-static atomic_int cut_was_written[CUT_SLOTS];
+static atomic_llong cut_attempted[CUT_SLOTS];
+static atomic_int cut_appends[CUT_SLOTS];
+
+int yc_cut_back(int fd, long long start, int appends, long long attempted) {
+    if (fd < 0 || start < 0 || attempted <= 0) return 0;
+    const off_t at = lseek(fd, 0, SEEK_CUR);
+    if (appends) {
+        struct stat st;
+        if (fstat(fd, &st) != 0 || at < 0 || st.st_size != at || st.st_size - start > attempted) return 0;
+    } else if (at <= (off_t)start) {
+        return 0;   // nothing written (a `1<>old` whose first write failed keeps its bytes)
+    }
+    if (ftruncate(fd, (off_t)start) != 0) return 0;
+    if (!appends) lseek(fd, (off_t)start, SEEK_SET);
+    return 1;
+}
 
 static void remove_temps(void) {
     for (int i = 0; i < SLOTS; i++)
         if (atomic_load(&state[i]) == SLOT_PUBLISHED) unlinkat(folders[i], paths[i], 0);
     for (int i = 0; i < CUT_SLOTS; i++) {
         const int fd = atomic_load(&cut_fd[i]);
-        if (fd >= 0 && atomic_load(&cut_was_written[i])) (void)ftruncate(fd, (off_t)atomic_load(&cut_offset[i]));  // async-signal-safe
+        if (fd >= 0) (void)yc_cut_back(fd, atomic_load(&cut_offset[i]), atomic_load(&cut_appends[i]), atomic_load(&cut_attempted[i]));
     }
 }
 
-int yc_register_cut(int fd, long long offset) {
+int yc_register_cut(int fd, long long offset, int appends) {
     for (int i = 0; i < CUT_SLOTS; i++) {
         int expected = -1;
         // Claimed with the descriptor -2 until its offset is in place, so the handler never cuts to a stale one.
         if (atomic_compare_exchange_strong(&cut_fd[i], &expected, -2)) {
-            atomic_store(&cut_was_written[i], 0);
+            atomic_store(&cut_attempted[i], 0);
             atomic_store(&cut_offset[i], offset);
+            atomic_store(&cut_appends[i], appends);
             atomic_store(&cut_fd[i], fd);
             return i;
         }
@@ -64,8 +81,8 @@ int yc_register_cut(int fd, long long offset) {
     return -1;
 }
 
-void yc_cut_written(int slot) {
-    if (slot >= 0 && slot < CUT_SLOTS) atomic_store(&cut_was_written[slot], 1);
+void yc_cut_written(int slot, long long attempted) {
+    if (slot >= 0 && slot < CUT_SLOTS) atomic_store(&cut_attempted[slot], attempted);
 }
 
 void yc_unregister_cut(int slot) {

@@ -31,7 +31,9 @@ public final class AtomicOutput {
     private var cutFrom: off_t = -1
     /// The signal handler's slot for that cut (`yc_register_cut`), and whether it was told of a write.
     private var cutSlot: Int32 = -1
-    private var cutArmed = false
+    /// The bytes asked to be written in order so far (a write that failed partway counted whole): the most of
+    /// the file after `cutFrom` that can be this output's.
+    private var attempted = 0
     /// The descriptor appends (`>>`): its bytes go after the file's end, wherever its offset is.
     private var appends = false
     /// The SHA-256 of the output's bytes [0, `hashed`), taken as they were written; nil when not asked for.
@@ -115,7 +117,7 @@ public final class AtomicOutput {
             }
             if cutFrom >= 0 {
                 yc_install_signal_cleanup()
-                cutSlot = yc_register_cut(fd, Int64(cutFrom))
+                cutSlot = yc_register_cut(fd, Int64(cutFrom), appends ? 1 : 0)
             }
             return
         case .inPlace(let device):
@@ -229,9 +231,9 @@ public final class AtomicOutput {
 
     /// `write`, for the stream too: 0, or the errno of the failure.
     private func writeInOrder(_ bytes: UnsafeRawBufferPointer) -> Int32 {
-        if !cutArmed && !bytes.isEmpty {
-            cutArmed = true
-            yc_cut_written(cutSlot)
+        if cutFrom >= 0 && !bytes.isEmpty {
+            attempted += bytes.count
+            yc_cut_written(cutSlot, Int64(attempted))
         }
         let code = writeWhole(fd, bytes)
         if code != 0 { return code }
@@ -368,23 +370,14 @@ public final class AtomicOutput {
         // by the old file's rest (the old bytes it wrote over are gone either way). Nothing written: nothing cut.
         // So does one on a file it began (`> f`) or appended to (`>> f`): the file ends where it did before.
         yc_unregister_cut(cutSlot)
-        if cutFrom >= 0 && fd >= 0 && (position > 0 || end > 0 || wroteInFailedWrite) {
-            _ = ftruncate(fd, cutFrom)
-            _ = lseek(fd, cutFrom, SEEK_SET)
-        }
+        // Only this output's bytes: what another process appended meanwhile (`>>`) is never cut (`yc_cut_back`).
+        if cutFrom >= 0 && fd >= 0 { _ = yc_cut_back(fd, Int64(cutFrom), appends ? 1 : 0, Int64(attempted)) }
         if direct { close(fd) }
         if seekable && fd >= 0 { close(fd) }
         if let temp = tempName {
             withFileSystemPath(temp) { _ = unlinkat(folderFD, $0, 0) }
             yc_unregister_temp(signalSlot)
         }
-    }
-
-    /// A write that failed partway (a full disk) may have put bytes there that `position` does not count.
-    private var wroteInFailedWrite: Bool {
-        guard cutArmed else { return false }
-        if appends { return (FileStatus(descriptor: fd)?.size ?? 0) > Int(cutFrom) }
-        return lseek(fd, 0, SEEK_CUR) > cutFrom
     }
 
     deinit {

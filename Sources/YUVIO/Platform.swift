@@ -188,3 +188,11 @@ public func monotonicSeconds() -> Double {
     clock_gettime(CLOCK_MONOTONIC, &ts)
     return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
 }
+
+/// `yc_cut_back`: `fd`'s file cut back to `start` when what follows is this output's own (at most `attempted`
+/// bytes; an appending descriptor only when nothing was appended after it) — a failed output leaves none of
+/// itself and nobody else's bytes are cut.
+@discardableResult
+public func cutBack(_ fd: Int32, to start: off_t, appends: Bool, attempted: Int) -> Bool {
+    yc_cut_back(fd, Int64(start), appends ? 1 : 0, Int64(attempted)) != 0
+}

@@ -40,6 +40,8 @@ final class ReportWriter {
     let sink: AtomicOutput?
     private var buffer: [UInt8] = []
     private(set) var failure: FileError?
+    /// The report's start on standard output, cut back to when it cannot be written whole.
+    private var cut = StandardOutputCut()
 
     init(_ sink: AtomicOutput?) {
         self.sink = sink
@@ -83,8 +85,12 @@ final class ReportWriter {
             clearerr(stdout)
             return
         }
-        let code = buffer.withUnsafeBytes { writeWholeOrNone(STDOUT_FILENO, $0) }
-        if code != 0 { failure = stdoutFailure("cannot write the report", errno: code) }
+        cut.willWrite(buffer.count)
+        let code = buffer.withUnsafeBytes { writeWhole(STDOUT_FILENO, $0) }
+        if code != 0 {
+            failure = stdoutFailure("cannot write the report", errno: code)
+            cut.cut()
+        }
     }
 
     /// The file moved into place (standard output flushed) — or, to `abort`, removed; the first error.
@@ -129,24 +135,36 @@ func emitReport(_ text: String, to sink: AtomicOutput?, dataOnStdout: Bool) thro
             clearerr(stdout)
             throw failure
         }
-        let code = Array(text.utf8).withUnsafeBytes { writeWholeOrNone(STDOUT_FILENO, $0) }
-        if code != 0 { throw stdoutFailure("cannot write the report", errno: code) }
+        var cut = StandardOutputCut()
+        cut.willWrite(text.utf8.count)
+        let code = Array(text.utf8).withUnsafeBytes { writeWhole(STDOUT_FILENO, $0) }
+        if code != 0 {
+            cut.cut()
+            throw stdoutFailure("cannot write the report", errno: code)
+        }
     }
 }
 
-/// `writeWhole`, and when it fails partway on a regular file (a full disk), the file cut back to where this
-/// write began: a report's lines are there whole or not at all — never half a JSON line or CSV row.
-func writeWholeOrNone(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32 {
-    var start: off_t = -1
-    if let st = FileStatus(descriptor: fd), st.kind == .regular {
-        start = fcntl(fd, F_GETFL) & O_APPEND != 0 ? off_t(st.size) : lseek(fd, 0, SEEK_CUR)
+/// Where a report began on standard output, when that is a regular file: a report that cannot be written whole
+/// (a full disk) is cut back to there — only its own bytes (`cutBack`) — as a failed image output is, and as a
+/// report file is (`AtomicOutput`): no half report, no half JSON line or CSV row.
+struct StandardOutputCut {
+    private var start: off_t = -1
+    private var appends = false
+    private var attempted = 0
+
+    /// Before `count` bytes are written (standard output's stdio buffer already flushed).
+    mutating func willWrite(_ count: Int) {
+        if start < 0 && attempted == 0, let st = FileStatus(descriptor: STDOUT_FILENO), st.kind == .regular {
+            appends = fcntl(STDOUT_FILENO, F_GETFL) & O_APPEND != 0
+            start = appends ? off_t(st.size) : lseek(STDOUT_FILENO, 0, SEEK_CUR)
+        }
+        attempted += count
     }
-    let code = writeWhole(fd, bytes)
-    if code != 0 && start >= 0, let st = FileStatus(descriptor: fd), st.size > Int(start) {
-        _ = ftruncate(fd, start)
-        _ = lseek(fd, start, SEEK_SET)
+
+    func cut() {
+        if start >= 0 { cutBack(STDOUT_FILENO, to: start, appends: appends, attempted: attempted) }
     }
-    return code
 }
 
 /// A write of text to standard output failed: the error, `what` and why (`code`: the errno of the call that

@@ -64,11 +64,20 @@ final class HostileTests: CLITestCase {
             echo "written $(stat -c %s sig.out)"
             kill -INT $P; wait $P; echo "signal $? $(stat -c %s sig.out)"
             kill $W 2>/dev/null; wait
+            # Another writer appends while it stalls: its bytes are never cut (nor, then, the partial frame before them).
+            ( cut; sleep 20 ) > pf & W=$!
+            printf 'HDR\n' > two.out
+            "$B" pf -o - >> two.out & P=$!
+            for i in $(seq 200); do [ "$(stat -c %s two.out)" -gt 4 ] && break; sleep 0.05; done
+            printf 'OTHER\n' >> two.out
+            kill -TERM $P; wait $P; echo "other $? $(tail -c 6 two.out)"
+            kill $W 2>/dev/null; wait
             """)
         let out = String(decoding: r.stdout, as: UTF8.self)
         XCTAssertTrue(out.contains("new 1 0\nappend 1 4\nfd 1 0\n"), out)
         XCTAssertFalse(out.contains("written 4\n"), "the signal came after bytes were written: \(out)")
         XCTAssertTrue(out.contains("signal 130 4\n"), out)
+        XCTAssertTrue(out.contains("other 143 OTHER\n"), out)
     }
 
     /// `--max-memory` was ignored for YUV input, whose frame is held whole (an 8000x8000 10-bit Y4M took 195 MB
