@@ -75,19 +75,40 @@ func refuseStandardStreamHazards(written: [Int32], dataDescriptor: Int32? = nil,
     return nil
 }
 
-/// Whether `refuseInputsAsStandardStreams` has passed: until then the run does not know its inputs.
-let standardStreamsChecked = Atomic<Bool>(false)
+/// Messages held until the run has checked its inputs against standard error (`refuseInputsAsStandardStreams`):
+/// an unknown option, a bad value, a missing list are found before the run knows its inputs, and standard error
+/// may be one of them (`2>>in.png`, `2<>in.jpg`). Then printed — or dropped, when standard error is an input; a
+/// run that ends before the check (a usage error) drops them only when standard error may be one
+/// (`standardErrorMayBeAnInput`). Nil once released.
+let heldMessages = Mutex<[String]?>([])
 
-/// Before the run knows its inputs — an unknown option, a bad value, a missing list are found first — standard
-/// error may be one of them (`2>>in.png`, `2<>in.jpg`, a file in a folder given to convert): a regular file or
-/// FIFO that a command-line argument names, through any spelling or link, or that lies in a folder an argument
-/// names. Until the check has passed, no message is written there (`printErr`), so such an early error gives
-/// its exit status alone and the file keeps every byte. The values of `-o` and `--report-file` are outputs,
-/// never inputs (refused as such), and do not count.
+/// Holds `text` when messages are still held; false when it is to be written now.
+func holdMessage(_ text: String) -> Bool {
+    heldMessages.withLock { held in
+        guard held != nil else { return false }
+        held!.append(text)
+        return true
+    }
+}
+
+/// Prints the held messages (or drops them), and lets every later one through.
+func releaseMessages(drop: Bool) {
+    let held = heldMessages.withLock { held -> [String] in
+        defer { held = nil }
+        return held ?? []
+    }
+    if !drop { for text in held { fputs(text, stderr) } }
+}
+
+/// For a run that ends before its inputs are known: whether standard error, a regular file or FIFO, may be one —
+/// a file a command-line argument names (any spelling or link), the file standard input is on, or one that starts
+/// like a picture (a JPEG, PNG or Y4M signature: a file from a `--files-from` list or a folder). A log file is none
+/// of these, and gets the message.
 let standardErrorMayBeAnInput: Bool = {
     guard let err = FileStatus(descriptor: STDERR_FILENO), err.kind == .regular || err.kind == .fifo else { return false }
+    if let input = FileStatus(descriptor: STDIN_FILENO), input.identity == err.identity { return true }
     var named = Set<FileIdentity>()
-    var args = CommandLine.arguments.dropFirst()[...]
+    var args = (processArguments() ?? [])[...]
     while let arg = args.popFirst() {
         if ["-o", "--output", "--report-file"].contains(arg) { _ = args.popFirst(); continue }
         if arg.hasPrefix("--output=") || arg.hasPrefix("--report-file=") || (arg.hasPrefix("-o") && !arg.hasPrefix("--")) { continue }
@@ -96,12 +117,24 @@ let standardErrorMayBeAnInput: Bool = {
         for c in candidates { if let st = FileStatus(path: c) { named.insert(st.identity) } }
     }
     if named.contains(err.identity) { return true }
-    guard var path = descriptorFilePath(STDERR_FILENO) else { return false }
-    while path != "/", let slash = path.lastIndex(of: "/") {
-        path = slash == path.startIndex ? "/" : String(path[..<slash])
-        if let st = FileStatus(path: path), named.contains(st.identity) { return true }
+    guard err.kind == .regular else { return false }
+    // Standard error is open for writing only (`2>>`): its file is opened again to be read, by its path.
+    var fd = STDERR_FILENO, opened = false
+    if fcntl(STDERR_FILENO, F_GETFL) & O_ACCMODE == O_WRONLY {
+        guard let path = descriptorFilePath(STDERR_FILENO) else { return false }
+        fd = withFileSystemPath(path) { open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY) }
+        guard fd >= 0, FileStatus(descriptor: fd)?.identity == err.identity else {
+            if fd >= 0 { close(fd) }
+            return false
+        }
+        opened = true
     }
-    return false
+    defer { if opened { close(fd) } }
+    var head = [UInt8](repeating: 0, count: 12)
+    let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 12, 0) }
+    guard n > 0 else { return false }
+    head = Array(head[..<n])
+    return RawInput.isImage(head: head) || RawInput.isY4M(head: head)
 }()
 
 /// The path of the file open on `fd` as the system gives it (Linux's /proc/self/fd link, macOS's F_GETPATH),
@@ -125,13 +158,15 @@ func refuseInputsAsStandardStreams(_ protected: any FileIdentitySet) -> Int32? {
     for fd in [STDERR_FILENO, STDOUT_FILENO] {
         guard AtomicOutput.isOpen(onInput: fd, { protected.contains($0) }) else { continue }
         if fd == STDERR_FILENO {
+            releaseMessages(drop: true)
             silenceStandardError()
             return 1
         }
+        releaseMessages(drop: false)
         printErr("yuvconv: error: standard output is an input file; refusing to overwrite an input")
         return 1
     }
-    standardStreamsChecked.store(true, ordering: .relaxed)
+    releaseMessages(drop: false)
     return nil
 }
 

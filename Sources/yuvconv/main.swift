@@ -15,9 +15,10 @@ let version = "0.2.0"
 /// or a file's words — can drive the terminal: control characters other than the newlines and tabs of the
 /// message's own layout are shown as \xNN (file names are escaped where they are named, `displayPath`).
 func printErr(_ s: String) {
-    // Standard error that may be an input, before the run has checked its inputs against it: nothing.
-    if !standardStreamsChecked.load(ordering: .relaxed) && standardErrorMayBeAnInput { return }
-    fputs(PathBytes.escapingControls(s) + "\n", stderr)
+    let text = PathBytes.escapingControls(s) + "\n"
+    // Held until the run knows whether standard error is one of its inputs (`heldMessages`).
+    if holdMessage(text) { return }
+    fputs(text, stderr)
 }
 
 /// The per-image line: size, source sampling, the memory it costs as RGBA against the YUV layout, and
@@ -240,6 +241,7 @@ Ledger.exhausted = { bytes in
     let file = currentInputName().map { $0 + ": " } ?? ""
     printErr("yuvconv: error: \(file)" + Ledger.outOfMemory(bytes, for: "the conversion's buffers")
              + " (an address-space limit such as ulimit -v may be too low)")
+    releaseMessages(drop: standardErrorMayBeAnInput)
     removeTemporaryFiles()
     exit(1)
 }
@@ -255,6 +257,7 @@ let standardOutputStart: off_t? = {
 guard let arguments = processArguments() else {
     printErr("yuvconv: error: cannot read the command line (started without arguments, or without /proc where "
              + "the Swift runtime reads them)")
+    releaseMessages(drop: standardErrorMayBeAnInput)
     exit(2)
 }
 var status = run(arguments)
@@ -275,4 +278,7 @@ if let start = standardOutputStart, standardOutputReplaced.load(ordering: .relax
         status = max(status, 1)
     }
 }
+// A run that ended before it checked its inputs against standard error (a usage error, --help): its messages
+// now, unless standard error may be an input.
+releaseMessages(drop: standardErrorMayBeAnInput)
 exit(status)

@@ -36,13 +36,27 @@ final class HostileTests: CLITestCase {
             cmp -s d/a.png keep.png || echo "CHANGED: d/a.png"
             "$B" in.jpg --bogus 2>log.txt; echo "log $?"
             grep -c "unknown option '--bogus'" log.txt
+            # Standard input's file, and a file a list names: inputs too.
+            "$B" - -o s.nv12 --bogus < in.jpg 2>>in.jpg; echo "stdin $?"
+            printf 'in.jpg\n' > list.txt
+            "$B" convert --files-from list.txt -o lo/ --matrix zz 2>>in.jpg; echo "list $?"
+            cmp -s in.jpg keep.jpg || echo "CHANGED: in.jpg by stdin or list"
+            # A log file in an input folder is no input: its usage error, and a warning from before the inputs were
+            # checked (a FIFO skipped in the folder), reach it.
+            mkdir -p d/logs; "$B" convert d/ -o o2/ --quality 0 2>d/logs/e.log; echo "dirlog $?"
+            grep -c 'quality' d/logs/e.log
+            mkfifo d/f.png; "$B" convert d/ -o o3/ -q 2>d/logs/w.log; echo "warned $?"
+            grep -c 'f.png' d/logs/w.log
             """)
         let out = String(decoding: r.stdout, as: UTF8.self)
         XCTAssertFalse(out.contains("CHANGED"), out)
         XCTAssertEqual(out.split(separator: "\n").filter { $0.hasPrefix("rw ") || $0.hasPrefix("append ") }.count, 14, out)
         XCTAssertTrue(out.contains("rw 2\nappend 2\n"), out)
-        XCTAssertTrue(out.contains("report 2\nfolder 2\nlog 2\n1\n"), out)
-        XCTAssertFalse(out.contains(" 0\n"), "every early error still fails: \(out)")
+        XCTAssertTrue(out.contains("report 2\nfolder 2\nlog 2\n1\nstdin 2\nlist 2\n"), out)
+        XCTAssertTrue(out.contains("dirlog 2\n1\n"), out)
+        XCTAssertTrue(out.contains("warned 0\n1\n"), out)
+        XCTAssertFalse(out.split(separator: "\n").contains { $0.hasSuffix(" 0") && !$0.hasPrefix("warned") },
+                       "every early error still fails: \(out)")
     }
 
     /// `-o -` (or `/dev/fd/N`) on a regular file that a failure or a signal stopped left its partial bytes there,
