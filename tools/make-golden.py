@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the golden data the test suite checks yuvconv against, computed by ../shared/tools/yuvref.py
+"""Writes the golden data the test suite checks yuvconv against, computed by tools/yuvref.py
 (the contract's reference). Run after tools/import-fixtures.sh; commit the results.
 
   Fixtures/synthetic/ties-67x45.png   2x2 blocks whose exact chroma (and pixels whose exact luma) lands on
@@ -16,7 +16,7 @@ import numpy as np
 
 here = os.path.dirname(os.path.abspath(__file__))
 root = os.path.dirname(here)
-spec = importlib.util.spec_from_file_location("yuvref", os.path.join(root, "..", "shared", "tools", "yuvref.py"))
+spec = importlib.util.spec_from_file_location("yuvref", os.path.join(root, "tools", "yuvref.py"))
 R = importlib.util.module_from_spec(spec); spec.loader.exec_module(R)
 
 def crc(data: bytes) -> str:

@@ -1,8 +1,8 @@
 // RGBA → 4:2:0 rows: the body yc_rgba_rows.c includes once per tier, with YC_BODY_TIER (0 baseline, 1 AVX2,
 // 2 AVX-512BW, 3 with VNNI), YC_BODY_TARGET (its target attribute) and YC_BODY_NAME (a name suffixer).
-// The same arithmetic on every x86 tier (the portable row, off x86, rounds full range its own way, below), so
-// the bytes never depend on the CPU; only the 16-bit multiply-adds, the byte dot product, the narrowing and
-// the width of a register differ.
+// The same exact results on every tier — each tier's arithmetic is proven to give the contract's bytes (the
+// portable row, off x86, and AVX2's full-range chroma take their own routes, below) — so the bytes never
+// depend on the CPU; the 16-bit multiply-adds, the byte dot product, the narrowing and the register width differ.
 //
 // Sixteen pixels are one vector of 32-bit lanes (R in the low byte); a step takes 32 pixels of each of two
 // rows. Every value is an exact integer until one division per sample, ⌊N/D⌋ (`KernelConstants` derives
@@ -296,8 +296,10 @@ YC_INLINE YC_BODY_TARGET yc_v_i32 YC_BODY_NAME(pairs_in_lanes)(yc_v_i32 a, yc_v_
 /// Full-range chroma ⌊(2M+1)/(2D)⌋ with the bias out of the integers: 2M + 1 = ((t + 2056·D) >> 3) | 1, and
 /// 2056·D = 8·257·D, so it is ((t >> 3) | 1) + 257·D for an even D, and (((t + 8) >> 3) | 1) + 257·D − 1 for an
 /// odd one; over 2D, 257·D is 128.5. The float is then v·(1/(2D)) + K, K = 128.5 (less 1/(2D) when D is odd),
-/// whose errors — 1/(2D) rounded (2^-24 of a product below 128.5), K rounded (2^-17) and the sum (2^-17) —
-/// stay below 2.3·10⁻⁵, under the 1/(2D) ≥ 5.3·10⁻⁵ that separates (2M+1)/(2D) from a whole number.
+/// whose errors — 1/(2D) rounded (2^-24 of a product below 128.5), K rounded (2^-17) and the sum (2^-17; the
+/// AVX2 target fuses the product into it, `vfmadd`; unfused, the product's own rounding adds 2^-17 more) — stay
+/// below 2.3·10⁻⁵ (3.1·10⁻⁵ unfused), under the 1/(2D) ≥ 5.3·10⁻⁵ that separates (2M+1)/(2D) from a whole
+/// number. At 256 and above (a sum's unit 2^-15) the result is 256 either way, which the packs saturate to 255.
 YC_INLINE YC_BODY_TARGET yc_v_i32 YC_BODY_NAME(chroma_full)(yc_v_i32 t, int32_t e, float inv, float bias) {
     return __builtin_convertvector(__builtin_convertvector(((t + e) >> 3) | 1, yc_v_f32) * inv + bias, yc_v_i32);
 }

@@ -58,8 +58,9 @@ enum LibraryMessages {
         ("Sampling factors too large for interleaved scan", { _ in
             "the JPEG's sampling factors are too large for one scan: the file is damaged" }),
         ("Too many color components", { _ in "the JPEG declares more colour components than JPEG allows: the file is damaged" }),
-        // Any other of libjpeg's "Bogus …" errors: a header value no valid file has.
-        ("Bogus ", { _ in "a JPEG header holds an impossible value: the file is damaged" }),
+        // libjpeg's other "Bogus …" errors that a file's header causes (its internal ones — virtual array, buffer
+        // mode, message code — are bugs, and stay as they are).
+        ("Bogus JPEG colorspace", { _ in "a JPEG header holds an impossible colour space: the file is damaged" }),
         ("Not a JPEG file", { _ in "the file starts like a JPEG but is not one: it is damaged or another format" }),
         ("exceeds user limit in IHDR", { m in
             "the PNG is \(m.contains("height") ? "taller" : "wider") than 1,000,000 pixels, the most a side yuvconv "

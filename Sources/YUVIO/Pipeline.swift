@@ -165,13 +165,13 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         // colour management kept sRGB numbers (an untagged or sRGB source with --primaries p3, or BT.2020 by
         // --matrix bt2020), which labelled as the target a viewer showed more saturated than the source. With
         // --color-management off the user's --primaries says what they are.
-        let labelled: Primaries = plan.keptSRGB ? .bt709 : options.target(for: spec)
-        sink.label(labelled)
         let colour = plan.action == .transform
             ? decoder.colourTransform(to: options.target(for: spec), format: info.rowFormat) : nil
         // A plan LittleCMS then could not carry out (its memory budget met making the transform): said, never
-        // silently unmanaged.
+        // silently unmanaged — and its numbers, used as stored, labelled sRGB as a broken profile's are.
         let unmade = plan.action == .transform && colour == nil
+        let labelled: Primaries = plan.keptSRGB || (unmade && options.target(for: spec) != .bt709) ? .bt709 : options.target(for: spec)
+        sink.label(labelled)
         let source: BandSource = decoder.isRaw
             ? JPEGPlanesSource(decoder: decoder, spec: spec, kernels: kernels, turn: turn, siting: siting)
             : RGBRowsSource(decoder: decoder, spec: spec, kernels: kernels, turn: turn, alpha: options.alpha,

@@ -6,7 +6,7 @@ public struct Totals: Sendable {
     public let images: Int, failed: Int, pixels: Int, rgba: Int, rgb: Int, yuv: Int, aligned: Int
     /// Each quality measure's lowest and median over the images measured (nil when none was).
     public let worst: QualityReport?, median: QualityReport?
-    /// The process's peak resident set (`getrusage`) over the whole run: reported once, here, since in a
+    /// The process's peak resident set (`peakResidentBytes`) over the whole run: reported once, here, since in a
     /// batch no image has a peak of its own (each has its buffers, `conversion_buffers_bytes`).
     public let peakRSS: Int
     /// A batch's inputs that were not converted and did not fail: skipped as already there (each with a line

@@ -95,12 +95,7 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
     }
     // Read after the last allocation of this conversion (the JPEG encoder's included).
     let peak = peakResidentBytes()
-    warnAboutDecoding(name: name, report: report)
-    // --primaries asked for, and this file's numbers stayed sRGB's (the contract keeps them): labelled sRGB, said.
-    if let asked = options.primaries, options.colourManagement, report.primaries != asked, !options.quiet {
-        printErr("yuvconv: warning: \(name): its colours are sRGB's (no profile, an sRGB one, or one that cannot be used), "
-                 + "which are converted as they are, not moved into --primaries \(asked.rawValue): the output is labelled sRGB")
-    }
+    warnAboutDecoding(name: name, report: report, options: options)
     // `--jpeg-path direct` asked for, and this JPEG went through RGB all the same: said, as --chroma-filter sharp
     // says it up front (it decides for every file; these reasons are this file's).
     if !options.quiet, options.given.contains("--jpeg-path"), options.jpegPath == .direct, options.chromaFilter == .box,

@@ -224,7 +224,7 @@ struct OptionSpec: Sendable {
             },
             OptionSpec(["--max-memory"], "SIZE",
                        ["refuse a picture that would be held whole (a progressive JPEG, an",
-                        "interlaced PNG, one turned by EXIF, a JPEG output's) in more than SIZE",
+                        "interlaced PNG, one turned by EXIF, a JPEG output's, a YUV input's frame) in more than SIZE",
                         "bytes (K, M, G, T: KiB … TiB; 1.5G); default 128 bytes for each byte",
                         "of the file, at least 256M"]) {
                 o, flag, v throws(UsageError) in o.maxMemory = try byteSize(flag, v)
@@ -380,7 +380,8 @@ enum HelpParts {
           ffmpeg -f rawvideo -pix_fmt FORMAT -s WxH -color_range pc -colorspace bt709 -color_primaries bt709 \\
                  -color_trc iec61966-2-1 -chroma_sample_location center -i OUTPUT -sws_flags accurate_rnd+full_chroma_int out.png
         (limited: -color_range tv; bt601: -colorspace smpte170m; bt2020: -colorspace bt2020nc -color_primaries
-        bt2020). `--report json` prints these arguments for each image (ffmpeg_rawvideo_input). A Y4M output
+        bt2020, or bt709 for an sRGB or untagged source, whose numbers are kept). `--report json` prints these
+        arguments for each image (ffmpeg_rawvideo_input). A Y4M output
         carries its size, layout and range; give the matrix and the same accurate scaler:
           ffmpeg -colorspace bt709 -i OUTPUT.y4m -sws_flags accurate_rnd+full_chroma_int out.png
         """

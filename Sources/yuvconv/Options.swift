@@ -157,7 +157,8 @@ struct Options {
                              + "not with --chroma-loc \(o.siting!.rawValue)")
         }
         // Every route (one file, a batch, YUV input) refuses it here, before any input is looked at.
-        if !o.reportOnly && o.reportFile != nil && o.reportFormat == nil {
+        if !o.reportOnly && o.reportFile != nil && o.reportFormat == nil
+            && !(o.showHelp || o.showVersion || o.showMan || o.completionShell != nil) {
             throw UsageError(message: "--report-file needs --report FORMAT")
         }
         if o.chromaFilter == .sharp && o.depth == 10 {

@@ -132,7 +132,8 @@ func runRawInput(_ options: Options) -> Int32 {
             let planes = w * h + 2 * ((w + 1) / 2) * ((h + 1) / 2)
             let again = spec == ConversionSpec(matrix: .bt601, range: .full) ? 0 : 3 * w * h + planes
             var whole = ImageDecoder.WholeCount(maxMemory: options.maxMemory,
-                                                inputBytes: readsStandardInput(input) ? 0 : FileStatus(path: input)?.size ?? 0)
+                                                // The bytes read (a stream's too: standard input, a FIFO), at least.
+                                                inputBytes: max(image.bytes.count, readsStandardInput(input) ? 0 : FileStatus(path: input)?.size ?? 0))
             do throws(DecodeError) {
                 try whole.check(image.bytes.count + planes + again, for: "holding the picture for the encoder")
             } catch {

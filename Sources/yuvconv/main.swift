@@ -9,7 +9,7 @@ import YUVIO
 import YUVReport
 import Synchronization
 
-let version = "0.2.0"
+let version = "0.3.0"
 
 /// Every message goes out here, so no text in one — an option's value, an environment variable, a decoder's
 /// or a file's words — can drive the terminal: control characters other than the newlines and tabs of the
@@ -206,9 +206,16 @@ func warnIgnoredOptions(_ options: Options, format: OutputFormat, rawInput: Bool
 /// What the decoder tolerated or could not apply (a damaged chunk, a profile not applied): its first warning
 /// and how many more, for `convert` and `report` alike. With -q too: -q silences the per-image line, not what
 /// went wrong.
-func warnAboutDecoding(name: String, report: ConversionReport) {
-    guard report.warnings > 0 else { return }
-    printErr("yuvconv: warning: \(name): \(report.firstWarning)" + (report.warnings > 1 ? " (+\(report.warnings - 1) more)" : ""))
+func warnAboutDecoding(name: String, report: ConversionReport, options: Options) {
+    if report.warnings > 0 {
+        printErr("yuvconv: warning: \(name): \(report.firstWarning)" + (report.warnings > 1 ? " (+\(report.warnings - 1) more)" : ""))
+    }
+    // --primaries asked for, and this file's numbers stayed sRGB's (the contract keeps them): labelled sRGB, said
+    // (a warning, so with -q too; `convert` and `report` alike).
+    if let asked = options.primaries, options.colourManagement, report.primaries != asked {
+        printErr("yuvconv: warning: \(name): its colours are sRGB's (no profile, an sRGB one, or one that cannot be used), "
+                 + "which are converted as they are, not moved into --primaries \(asked.rawValue): the output is labelled sRGB")
+    }
 }
 
 // Descriptors 0–2 first: nothing opened later may land on a closed one.

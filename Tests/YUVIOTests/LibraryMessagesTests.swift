@@ -18,7 +18,7 @@ final class LibraryMessagesTests: XCTestCase {
             ("libjpeg", "Bogus DAC index 37", "arithmetic-coding table (DAC) is invalid"),
             ("libjpeg", "Bogus DAC value 0x99", "arithmetic-coding table (DAC) is invalid"),
             ("libjpeg", "Arithmetic table 0x02 was not defined", "arithmetic-coding table it never defines"),
-            ("libjpeg", "Bogus JPEG colorspace", "a JPEG header holds an impossible value"),
+            ("libjpeg", "Bogus JPEG colorspace", "a JPEG header holds an impossible colour space"),
             ("libpng", "IHDR: invalid", "header (IHDR) has the wrong length"),
             ("libpng", "PLTE: invalid", "palette (PLTE) has an impossible length"),
             ("libpng", "PLTE: duplicate", "two palettes"),

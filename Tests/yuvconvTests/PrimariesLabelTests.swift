@@ -40,6 +40,9 @@ final class PrimariesLabelTests: CLITestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stderr.contains("warning: \(srgb): its colours are sRGB's"), r.stderr)
         XCTAssertEqual(try profile("b.png"), "none")
+        // A warning: with -q too, and from `report` as from `convert`.
+        XCTAssertTrue(try run([srgb, "-o", "b2.png", "--primaries", "p3", "-q"]).stderr.contains("its colours are sRGB's"))
+        XCTAssertTrue(try run(["report", srgb, "--primaries", "p3"]).stderr.contains("its colours are sRGB's"))
         // A Display P3 photo to P3 is in the target: labelled P3; to BT.2020, transformed and labelled so.
         XCTAssertEqual(try run([p3, "-o", "c.png", "--primaries", "p3", "-q"]).status, 0)
         XCTAssertEqual(try profile("c.png"), "Display P3")
