@@ -35,8 +35,9 @@ static atomic_int interrupted;
 static atomic_int dying;   // a signal is ending the process: no new temporary file may be registered
 static int closed_std_mask;
 
-// Descriptor outputs to cut back (`yc_register_cut`): a slot is free (-1) or holds its descriptor; `cut_written`
-// says it wrote (nothing written, nothing cut: `1<>old` keeps its bytes).
+// Descriptor outputs to cut back (`yc_register_cut`): a slot is free (-1), being filled (-2) or holds its
+// descriptor, with where the output began, whether it appends and the bytes it has asked to write
+// (`yc_cut_written`); `yc_cut_back` decides from them.
 #define CUT_SLOTS 16
 static atomic_int cut_fd[CUT_SLOTS] = {[0 ... CUT_SLOTS - 1] = -1};
 static atomic_llong cut_offset[CUT_SLOTS];

@@ -29,7 +29,7 @@ public final class AtomicOutput {
     /// a failed or interrupted output is cut back to it (`abort`, and the signal handler through `cutSlot`), so no
     /// partial output is left. -1 for anything else.
     private var cutFrom: off_t = -1
-    /// The signal handler's slot for that cut (`yc_register_cut`), and whether it was told of a write.
+    /// The signal handler's slot for that cut (`yc_register_cut`).
     private var cutSlot: Int32 = -1
     /// The bytes asked to be written in order so far (a write that failed partway counted whole): the most of
     /// the file after `cutFrom` that can be this output's.
@@ -105,11 +105,7 @@ public final class AtomicOutput {
         case .descriptor(let descriptor):
             fd = descriptor
             if case .descriptorHasData? = Self.overwrites(descriptor: descriptor) { cutsTail = true }
-            if let st = FileStatus(descriptor: descriptor), st.kind == .regular {
-                // Appending (`>>`), the bytes go after the file's end; else at the descriptor's position.
-                appends = fcntl(descriptor, F_GETFL) & O_APPEND != 0
-                cutFrom = appends ? off_t(st.size) : lseek(descriptor, 0, SEEK_CUR)
-            }
+            if let start = Self.writingStart(descriptor: descriptor) { (cutFrom, appends) = start }
             if descriptor > 2 {
                 fd = dup(descriptor)
                 if fd < 0 { throw .system("cannot open descriptor \(descriptor): \(errnoMessage())") }
@@ -371,7 +367,7 @@ public final class AtomicOutput {
         // So does one on a file it began (`> f`) or appended to (`>> f`): the file ends where it did before.
         yc_unregister_cut(cutSlot)
         // Only this output's bytes: what another process appended meanwhile (`>>`) is never cut (`yc_cut_back`).
-        if cutFrom >= 0 && fd >= 0 { _ = yc_cut_back(fd, Int64(cutFrom), appends ? 1 : 0, Int64(attempted)) }
+        if cutFrom >= 0 && fd >= 0 { cutBack(fd, to: cutFrom, appends: appends, attempted: attempted) }
         if direct { close(fd) }
         if seekable && fd >= 0 { close(fd) }
         if let temp = tempName {

@@ -113,6 +113,15 @@ extension AtomicOutput {
         return at >= 0 && Int(at) < st.size ? .descriptorHasData(fd) : nil
     }
 
+    /// Where an output written in order to descriptor `fd` begins, when `fd` is open on a regular file: its position,
+    /// or, appending (`>>`), the file's end — what a failed output is cut back to (`cutBack`). Nil otherwise.
+    public static func writingStart(descriptor fd: Int32) -> (offset: off_t, appends: Bool)? {
+        guard let st = FileStatus(descriptor: fd), st.kind == .regular else { return nil }
+        let appends = fcntl(fd, F_GETFL) & O_APPEND != 0
+        let offset = appends ? off_t(st.size) : lseek(fd, 0, SEEK_CUR)
+        return offset >= 0 ? (offset, appends) : nil
+    }
+
     /// Whether descriptor `fd` is open on a regular file or FIFO that `isInput` names: what is written there would change
     /// an input (`-o - 1<>in.png`, or a report or messages on a standard stream opened on one).
     public static func isOpen(onInput fd: Int32, _ isInput: (FileIdentity) -> Bool) -> Bool {

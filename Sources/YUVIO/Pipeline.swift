@@ -161,16 +161,17 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         // The colour stage: a transform to the target space when the source's profile asks for one (such a
         // JPEG was opened for RGB); a broken profile is a warning.
         let plan = options.colourManagement ? decoder.colourPlan : (action: ColourAction.none, text: "", keptSRGB: false)
-        // The RGB space the numbers converted are in, which outputs are labelled with: the target's, or sRGB's when
-        // colour management kept sRGB numbers (an untagged or sRGB source with --primaries p3, or BT.2020 by
-        // --matrix bt2020), which labelled as the target a viewer showed more saturated than the source. With
-        // --color-management off the user's --primaries says what they are.
         let colour = plan.action == .transform
             ? decoder.colourTransform(to: options.target(for: spec), format: info.rowFormat) : nil
         // A plan LittleCMS then could not carry out (its memory budget met making the transform): said, never
-        // silently unmanaged — and its numbers, used as stored, labelled sRGB as a broken profile's are.
+        // silently unmanaged.
         let unmade = plan.action == .transform && colour == nil
-        let labelled: Primaries = plan.keptSRGB || (unmade && options.target(for: spec) != .bt709) ? .bt709 : options.target(for: spec)
+        // The RGB space the numbers converted are in, which outputs are labelled with: the target's, or sRGB's when
+        // colour management kept sRGB numbers (an untagged or sRGB source with --primaries p3, or BT.2020 by
+        // --matrix bt2020; a transform that could not be made, whose numbers are used as stored, as a broken
+        // profile's are), which labelled as the target a viewer showed more saturated than the source. With
+        // --color-management off the user's --primaries says what they are.
+        let labelled: Primaries = plan.keptSRGB || unmade ? .bt709 : options.target(for: spec)
         sink.label(labelled)
         let source: BandSource = decoder.isRaw
             ? JPEGPlanesSource(decoder: decoder, spec: spec, kernels: kernels, turn: turn, siting: siting)

@@ -155,10 +155,7 @@ struct StandardOutputCut {
 
     /// Before `count` bytes are written (standard output's stdio buffer already flushed).
     mutating func willWrite(_ count: Int) {
-        if start < 0 && attempted == 0, let st = FileStatus(descriptor: STDOUT_FILENO), st.kind == .regular {
-            appends = fcntl(STDOUT_FILENO, F_GETFL) & O_APPEND != 0
-            start = appends ? off_t(st.size) : lseek(STDOUT_FILENO, 0, SEEK_CUR)
-        }
+        if start < 0 && attempted == 0, let at = AtomicOutput.writingStart(descriptor: STDOUT_FILENO) { (start, appends) = at }
         attempted += count
     }
 

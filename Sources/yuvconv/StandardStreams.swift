@@ -118,22 +118,15 @@ let standardErrorMayBeAnInput: Bool = {
     }
     if named.contains(err.identity) { return true }
     guard err.kind == .regular else { return false }
-    // Standard error is open for writing only (`2>>`): its file is opened again to be read, by its path.
-    var fd = STDERR_FILENO, opened = false
-    if fcntl(STDERR_FILENO, F_GETFL) & O_ACCMODE == O_WRONLY {
-        guard let path = descriptorFilePath(STDERR_FILENO) else { return false }
-        fd = withFileSystemPath(path) { open($0, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY) }
-        guard fd >= 0, FileStatus(descriptor: fd)?.identity == err.identity else {
-            if fd >= 0 { close(fd) }
-            return false
-        }
-        opened = true
-    }
-    defer { if opened { close(fd) } }
     var head = [UInt8](repeating: 0, count: 12)
-    let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, 12, 0) }
-    guard n > 0 else { return false }
-    head = Array(head[..<n])
+    if fcntl(STDERR_FILENO, F_GETFL) & O_ACCMODE == O_WRONLY {
+        // Open for writing only (`2>>`): the file is read by its path, while that path is still this file.
+        guard let path = descriptorFilePath(STDERR_FILENO), FileStatus(path: path)?.identity == err.identity else { return false }
+        head = RawInput.head(path, head.count)
+    } else {
+        let n = head.withUnsafeMutableBytes { pread(STDERR_FILENO, $0.baseAddress, $0.count, 0) }
+        head = n > 0 ? Array(head[..<n]) : []
+    }
     return RawInput.isImage(head: head) || RawInput.isY4M(head: head)
 }()
 
