@@ -41,10 +41,11 @@ static int closed_std_mask;
 #define CUT_SLOTS 16
 static atomic_int cut_fd[CUT_SLOTS] = {[0 ... CUT_SLOTS - 1] = -1};
 static atomic_llong cut_offset[CUT_SLOTS];
+static atomic_llong cut_size[CUT_SLOTS];
 static atomic_llong cut_attempted[CUT_SLOTS];
 static atomic_int cut_appends[CUT_SLOTS];
 
-int yc_cut_back(int fd, long long start, int appends, long long attempted) {
+int yc_cut_back(int fd, long long start, long long size, int appends, long long attempted) {
     if (fd < 0 || start < 0 || attempted <= 0) return 0;
     const off_t at = lseek(fd, 0, SEEK_CUR);
     if (appends) {
@@ -53,7 +54,7 @@ int yc_cut_back(int fd, long long start, int appends, long long attempted) {
     } else if (at <= (off_t)start) {
         return 0;   // nothing written (a `1<>old` whose first write failed keeps its bytes)
     }
-    if (ftruncate(fd, (off_t)start) != 0) return 0;
+    if (ftruncate(fd, (off_t)(size >= 0 && size < start ? size : start)) != 0) return 0;
     if (!appends) lseek(fd, (off_t)start, SEEK_SET);
     return 1;
 }
@@ -63,17 +64,20 @@ static void remove_temps(void) {
         if (atomic_load(&state[i]) == SLOT_PUBLISHED) unlinkat(folders[i], paths[i], 0);
     for (int i = 0; i < CUT_SLOTS; i++) {
         const int fd = atomic_load(&cut_fd[i]);
-        if (fd >= 0) (void)yc_cut_back(fd, atomic_load(&cut_offset[i]), atomic_load(&cut_appends[i]), atomic_load(&cut_attempted[i]));
+        if (fd >= 0)
+            (void)yc_cut_back(fd, atomic_load(&cut_offset[i]), atomic_load(&cut_size[i]), atomic_load(&cut_appends[i]),
+                              atomic_load(&cut_attempted[i]));
     }
 }
 
-int yc_register_cut(int fd, long long offset, int appends) {
+int yc_register_cut(int fd, long long offset, long long size, int appends) {
     for (int i = 0; i < CUT_SLOTS; i++) {
         int expected = -1;
         // Claimed with the descriptor -2 until its offset is in place, so the handler never cuts to a stale one.
         if (atomic_compare_exchange_strong(&cut_fd[i], &expected, -2)) {
             atomic_store(&cut_attempted[i], 0);
             atomic_store(&cut_offset[i], offset);
+            atomic_store(&cut_size[i], size);
             atomic_store(&cut_appends[i], appends);
             atomic_store(&cut_fd[i], fd);
             return i;

@@ -27,15 +27,13 @@ public final class AtomicOutput {
     private var cutsTail = false
     /// Where writing started on a descriptor open on a regular file (`> f`, `>> f`: the end; `1<>f`: its position):
     /// a failed or interrupted output is cut back to it (`abort`, and the signal handler through `cutSlot`), so no
-    /// partial output is left. -1 for anything else.
-    private var cutFrom: off_t = -1
+    /// partial output is left. Nil for anything else.
+    private var cutFrom: WritingStart?
     /// The signal handler's slot for that cut (`yc_register_cut`).
     private var cutSlot: Int32 = -1
     /// The bytes asked to be written in order so far (a write that failed partway counted whole): the most of
     /// the file after `cutFrom` that can be this output's.
     private var attempted = 0
-    /// The descriptor appends (`>>`): its bytes go after the file's end, wherever its offset is.
-    private var appends = false
     /// The SHA-256 of the output's bytes [0, `hashed`), taken as they were written; nil when not asked for.
     var hasher: SHA256?
     var hashed = 0
@@ -105,15 +103,15 @@ public final class AtomicOutput {
         case .descriptor(let descriptor):
             fd = descriptor
             if case .descriptorHasData? = Self.overwrites(descriptor: descriptor) { cutsTail = true }
-            if let start = Self.writingStart(descriptor: descriptor) { (cutFrom, appends) = start }
+            cutFrom = Self.writingStart(descriptor: descriptor)
             if descriptor > 2 {
                 fd = dup(descriptor)
                 if fd < 0 { throw .system("cannot open descriptor \(descriptor): \(errnoMessage())") }
                 direct = true
             }
-            if cutFrom >= 0 {
+            if let start = cutFrom {
                 yc_install_signal_cleanup()
-                cutSlot = yc_register_cut(fd, Int64(cutFrom), appends ? 1 : 0)
+                cutSlot = yc_register_cut(fd, Int64(start.offset), Int64(start.size), start.appends ? 1 : 0)
             }
             return
         case .inPlace(let device):
@@ -227,7 +225,7 @@ public final class AtomicOutput {
 
     /// `write`, for the stream too: 0, or the errno of the failure.
     private func writeInOrder(_ bytes: UnsafeRawBufferPointer) -> Int32 {
-        if cutFrom >= 0 && !bytes.isEmpty {
+        if cutFrom != nil && !bytes.isEmpty {
             attempted += bytes.count
             yc_cut_written(cutSlot, Int64(attempted))
         }
@@ -367,7 +365,7 @@ public final class AtomicOutput {
         // So does one on a file it began (`> f`) or appended to (`>> f`): the file ends where it did before.
         yc_unregister_cut(cutSlot)
         // Only this output's bytes: what another process appended meanwhile (`>>`) is never cut (`yc_cut_back`).
-        if cutFrom >= 0 && fd >= 0 { cutBack(fd, to: cutFrom, appends: appends, attempted: attempted) }
+        if let start = cutFrom, fd >= 0 { cutBack(fd, to: start, attempted: attempted) }
         if direct { close(fd) }
         if seekable && fd >= 0 { close(fd) }
         if let temp = tempName {

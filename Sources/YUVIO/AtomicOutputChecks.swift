@@ -114,12 +114,21 @@ extension AtomicOutput {
     }
 
     /// Where an output written in order to descriptor `fd` begins, when `fd` is open on a regular file: its position,
-    /// or, appending (`>>`), the file's end — what a failed output is cut back to (`cutBack`). Nil otherwise.
-    public static func writingStart(descriptor fd: Int32) -> (offset: off_t, appends: Bool)? {
+    /// or, appending (`>>`), the file's end — what a failed output is cut back to (`cutBack`), with the file's size
+    /// then (a position past the end is cut back to the end). Nil otherwise.
+    public static func writingStart(descriptor fd: Int32) -> WritingStart? {
         guard let st = FileStatus(descriptor: fd), st.kind == .regular else { return nil }
         let appends = fcntl(fd, F_GETFL) & O_APPEND != 0
         let offset = appends ? off_t(st.size) : lseek(fd, 0, SEEK_CUR)
-        return offset >= 0 ? (offset, appends) : nil
+        return offset >= 0 ? WritingStart(offset: offset, size: off_t(st.size), appends: appends) : nil
+    }
+
+    /// Where an output on a descriptor began: `writingStart`.
+    public struct WritingStart: Sendable {
+        public let offset: off_t
+        /// The file's size when it began.
+        public let size: off_t
+        public let appends: Bool
     }
 
     /// Whether descriptor `fd` is open on a regular file or FIFO that `isInput` names: what is written there would change

@@ -193,6 +193,6 @@ public func monotonicSeconds() -> Double {
 /// bytes; an appending descriptor only when nothing was appended after it) — a failed output leaves none of
 /// itself and nobody else's bytes are cut.
 @discardableResult
-public func cutBack(_ fd: Int32, to start: off_t, appends: Bool, attempted: Int) -> Bool {
-    yc_cut_back(fd, Int64(start), appends ? 1 : 0, Int64(attempted)) != 0
+public func cutBack(_ fd: Int32, to start: AtomicOutput.WritingStart, attempted: Int) -> Bool {
+    yc_cut_back(fd, Int64(start.offset), Int64(start.size), start.appends ? 1 : 0, Int64(attempted)) != 0
 }

@@ -63,7 +63,7 @@ func fileFailure(_ error: FileError) -> Int32 {
 func refuseReportOnStandardError(_ options: Options) -> Int32? {
     guard let file = options.reportFile, AtomicOutput.standardDescriptor(file) == STDERR_FILENO
             || (outputKey(file).hasPrefix("id:") && outputKey(file) == outputKey("/dev/stderr")) else { return nil }
-    return usageFailure("\(file == "-" ? "<stdout>" : displayPath(file)) is standard error, which carries the run's messages and summary: they "
+    return refuseAboutStandardError("\(file == "-" ? "<stdout>" : displayPath(file)) is standard error, which carries the run's messages and summary: they "
                         + "would be mixed into the report (name a file, or leave out --report-file for standard output)")
 }
 
@@ -126,7 +126,7 @@ func runBatch(_ options: Options) -> Int32 {
         var items = plan.reader()
         while let item = items.next() {
             if outputKey(item.output) == errKey {
-                return usageFailure("\(displayPath(item.output)) is the file standard error is open on: what is written there would be lost")
+                return refuseAboutStandardError("\(displayPath(item.output)) is the file standard error is open on: what is written there would be lost")
             }
         }
     }

@@ -11,6 +11,8 @@ import YUVReport
 /// A usage error: printed with a hint to `--help`, exit 2.
 struct UsageError: Error {
     let message: String
+    /// The refusal is about standard error's own file (`refuseAboutStandardError`): not said there when it is one.
+    var aboutStandardError = false
 }
 
 /// Everything the command line says.

@@ -149,18 +149,17 @@ func emitReport(_ text: String, to sink: AtomicOutput?, dataOnStdout: Bool) thro
 /// (a full disk) is cut back to there — only its own bytes (`cutBack`) — as a failed image output is, and as a
 /// report file is (`AtomicOutput`): no half report, no half JSON line or CSV row.
 struct StandardOutputCut {
-    private var start: off_t = -1
-    private var appends = false
+    private var start: AtomicOutput.WritingStart?
     private var attempted = 0
 
     /// Before `count` bytes are written (standard output's stdio buffer already flushed).
     mutating func willWrite(_ count: Int) {
-        if start < 0 && attempted == 0, let at = AtomicOutput.writingStart(descriptor: STDOUT_FILENO) { (start, appends) = at }
+        if start == nil && attempted == 0 { start = AtomicOutput.writingStart(descriptor: STDOUT_FILENO) }
         attempted += count
     }
 
     func cut() {
-        if start >= 0 { cutBack(STDOUT_FILENO, to: start, appends: appends, attempted: attempted) }
+        if let start { cutBack(STDOUT_FILENO, to: start, attempted: attempted) }
     }
 }
 

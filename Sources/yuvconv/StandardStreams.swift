@@ -13,16 +13,36 @@ import YUVIO
 
 /// A file this run replaces (through a temporary file renamed over it) that standard output or error is open
 /// on: what was written there would go to the replaced file and be lost (`-o x.nv12 --force 2>x.nv12`).
-/// The usage error's text, or nil.
-func replacedStandardStream(_ paths: [String]) -> String? {
+/// The usage error (about standard error's own file when it is that stream), or nil.
+func replacedStandardStream(_ paths: [String]) -> UsageError? {
     let streams = [(outputKey("-"), "standard output"), (outputKey("/dev/stderr"), "standard error")].filter { $0.0.hasPrefix("id:") }
     for p in paths where AtomicOutput.standardDescriptor(p) == nil {
         let key = outputKey(p)
         if let (_, name) = streams.first(where: { $0.0 == key }) {
-            return "\(displayOutputPath(p)) is the file \(name) is open on: what is written there would be lost"
+            return UsageError(message: "\(displayOutputPath(p)) is the file \(name) is open on: what is written there would be lost",
+                              aboutStandardError: name == "standard error")
         }
     }
     return nil
+}
+
+/// The one way to refuse a run because of the file standard error is open on (an output, report file or manifest
+/// the run would replace, the report named onto it): the refusal is said there only when that is not a regular
+/// file — a terminal or a pipe. A regular file's bytes are what the refusal protects (`2<>out.nv12` would have
+/// the message written over its first bytes, `2>>manifest` appended to it), so standard error is silenced and
+/// the status (2) alone speaks, as for an input (`refuseInputsAsStandardStreams`).
+func refuseAboutStandardError(_ message: String) -> Int32 {
+    if let err = FileStatus(descriptor: STDERR_FILENO), err.kind == .regular {
+        releaseMessages(drop: true)
+        silenceStandardError()
+        return 2
+    }
+    return usageFailure(message)
+}
+
+/// A usage error, said by `refuseAboutStandardError` when it is about standard error's file.
+func usageFailure(_ error: UsageError) -> Int32 {
+    error.aboutStandardError ? refuseAboutStandardError(error.message) : usageFailure(error.message)
 }
 
 /// Points standard error at /dev/null: when nothing may be written there (it is an input, or a disk, or the
@@ -71,7 +91,7 @@ func refuseStandardStreamHazards(written: [Int32], dataDescriptor: Int32? = nil,
         }
         silenceStandardError()
     }
-    if let message = replacedStandardStream(replaced) { return usageFailure(message) }
+    if let refusal = replacedStandardStream(replaced) { return usageFailure(refusal) }
     return nil
 }
 

@@ -61,7 +61,7 @@ func run(_ args: [String]) -> Int32 {
     do {
         options = try Options.parse(args)
     } catch {
-        return usageFailure(error.message)
+        return usageFailure(error)
     }
     // --help, --version, --man and --completion print and convert nothing: a file named with them is a mistake
     // (`yuvconv --version photo.jpg`), not silently ignored.
@@ -145,14 +145,15 @@ func run(_ args: [String]) -> Int32 {
             let stream = AtomicOutput.standardDescriptor(out) == STDOUT_FILENO ? "/dev/stderr" : "-"
             if clashingOutputs([out, stream]) != nil {
                 let name = stream == "-" ? "standard output" : "standard error"
-                throw UsageError(message: "-o \(displayOutputPath(out)) and the report on \(name) are the same file; name a --report-file")
+                throw UsageError(message: "-o \(displayOutputPath(out)) and the report on \(name) are the same file; name a --report-file",
+                                 aboutStandardError: stream == "/dev/stderr")
             }
         }
         input = first
         output = out
         format = try options.outputFormat(for: out)
     } catch {
-        return usageFailure(error.message)
+        return usageFailure(error)
     }
     let protected = inputIDs   // the one input's identity, found above
     if let refused = refuseInputsAsStandardStreams(protected) { return refused }

@@ -59,6 +59,36 @@ final class HostileTests: CLITestCase {
                        "every early error still fails: \(out)")
     }
 
+    /// Standard error open on a file the run protects — an existing output (single or in a batch), the report file,
+    /// `--update`'s manifest, a report named onto standard error — was refused (exit 2) with the refusal written
+    /// into that file: over its first bytes with `2<>`, after them with `2>>`, without --force; a manifest so
+    /// damaged failed every later `--update`. A regular file now gets nothing; a pipe still gets the sentence.
+    func testRefusalsAboutStandardErrorAreNotWrittenIntoItsFile() throws {
+        let r = try sh("""
+            set -u
+            cp "$F/photos/kodim23.png" a.png; cp "$F/photos/rocket.jpg" b.jpg
+            "$B" a.png -o one.nv12 -q; cp one.nv12 one.keep
+            "$B" a.png -o one.nv12 2<>one.nv12; echo "single-rw $?"
+            "$B" a.png -o one.nv12 --force 2>>one.nv12; echo "single-append $?"
+            cmp -s one.nv12 one.keep || echo "CHANGED: one.nv12"
+            "$B" convert a.png b.jpg -o out/ -q --update; cp out/a.nv12 k.keep; cp out/.yuvconv-manifest m.keep
+            "$B" convert a.png b.jpg -o out/ --force 2<>out/a.nv12; echo "batch $?"
+            cmp -s out/a.nv12 k.keep || echo "CHANGED: batch output"
+            "$B" convert a.png b.jpg -o out/ --update 2<>out/.yuvconv-manifest; echo "manifest $?"
+            cmp -s out/.yuvconv-manifest m.keep || echo "CHANGED: manifest"
+            "$B" convert a.png b.jpg -o out/ --update -q; echo "update-after $?"
+            printf '{"kept": 1}\\n' > r.json; cp r.json r.keep
+            "$B" convert a.png b.jpg -o out/ --force --report json --report-file r.json 2<>r.json; echo "report $?"
+            "$B" a.png -o one.nv12 --force --report json --report-file r.json 2>>r.json; echo "single-report $?"
+            "$B" convert a.png b.jpg -o out/ --force --report json --report-file /dev/stderr 2>>r.json; echo "on-stderr $?"
+            cmp -s r.json r.keep || echo "CHANGED: report"
+            "$B" convert a.png b.jpg -o out/ --force --report json --report-file /dev/stderr 2>&1 | grep -c 'is standard error'
+            """)
+        let out = String(decoding: r.stdout, as: UTF8.self)
+        XCTAssertFalse(out.contains("CHANGED"), out)
+        XCTAssertTrue(out.contains("single-rw 2\nsingle-append 2\nbatch 2\nmanifest 2\nupdate-after 0\nreport 2\nsingle-report 2\non-stderr 2\n1\n"), out)
+    }
+
     /// `-o -` (or `/dev/fd/N`) on a regular file that a failure or a signal stopped left its partial bytes there,
     /// exit 1 or 130 — after the header a `>>` stream had, shifting every later frame: only `1<>old --force` was cut
     /// back, and not on a signal. Every descriptor on a regular file now ends where the output began.
@@ -92,6 +122,24 @@ final class HostileTests: CLITestCase {
         XCTAssertFalse(out.contains("written 4\n"), "the signal came after bytes were written: \(out)")
         XCTAssertTrue(out.contains("signal 130 4\n"), out)
         XCTAssertTrue(out.contains("other 143 OTHER\n"), out)
+    }
+
+    /// A descriptor whose position is past its file's end (`lseek` beyond it): a failed output was cut back to that
+    /// position, leaving the file longer than before with a hole of zeros the first write made. It now ends where it
+    /// did (and the position is put back, as for any cut).
+    func testFailedOutputPastAFilesEndLeavesItsSize() throws {
+        let r = try sh("""
+            set -u
+            head -c 400000 "$F/photos/kodim23.png" > cut.png
+            printf 'Q%.0s' $(seq 100) > keep.bin
+            python3 -c '
+            import os, subprocess, sys
+            fd = os.open("keep.bin", os.O_WRONLY); os.lseek(fd, 1000, 0)
+            r = subprocess.run([sys.argv[1], "cut.png", "-o", "-", "-q"], stdout=fd, stderr=subprocess.DEVNULL)
+            print("past", r.returncode, os.path.getsize("keep.bin"), os.lseek(fd, 0, 1))
+            ' "$B"
+            """)
+        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "past 1 100 1000\n", r.stderr)
     }
 
     /// `--max-memory` was ignored for YUV input, whose frame is held whole (an 8000x8000 10-bit Y4M took 195 MB

@@ -28,17 +28,19 @@ int yc_reader_gone(void);
 int yc_register_temp(int folder, const char *path);
 /// Registers an output written straight to a descriptor open on a regular file (`-o -` with `> f`, `>> f`,
 /// `1<>f`, `/dev/fd/3`; `appends` for O_APPEND): once `yc_cut_written` says how many bytes it has asked to
-/// write, a signal that ends the process cuts the file back to `offset`, where the output's bytes began — by the
-/// rule of `yc_cut_back` — so that none of a partial output is left. Returns a slot, or -1.
-int yc_register_cut(int fd, long long offset, int appends);
+/// write, a signal that ends the process cuts the file back to `offset`, where the output's bytes began (`size`:
+/// the file's size then) — by the rule of `yc_cut_back` — so that none of a partial output is left. Returns a
+/// slot, or -1.
+int yc_register_cut(int fd, long long offset, long long size, int appends);
 void yc_cut_written(int slot, long long attempted);
 void yc_unregister_cut(int slot);
 /// Cuts `fd`'s file back to `start` when the bytes after it are this output's own (`attempted`: the bytes it
 /// asked to write, at most): a plain descriptor's when its position moved past `start` (offset put back too, so
 /// the next writer leaves no hole); an appending one's only when the file ends where its last write did and
-/// holds no more than `attempted` after `start` — bytes another process appended are never cut. 1 when cut.
-/// Async-signal-safe.
-int yc_cut_back(int fd, long long start, int appends, long long attempted);
+/// holds no more than `attempted` after `start` — bytes another process appended are never cut. A position
+/// that was past the file's end (`size`, the file's size when the output began) is cut to that end, not to a
+/// hole of zeros the output's first write made. 1 when cut. Async-signal-safe.
+int yc_cut_back(int fd, long long start, long long size, int appends, long long attempted);
 /// Under an address-space limit (RLIMIT_AS): one malloc arena for every thread (glibc reserves 64 MiB of
 /// address space for each), and whether `start_bytes` more can be mapped (0: too little to start). 1 without
 /// a limit.
