@@ -28,8 +28,8 @@ static void on_error(png_structp png, png_const_charp msg) {
 
 static void on_warning(png_structp png, png_const_charp msg) { (void)png; (void)msg; }
 
-yc_png_writer *yc_png_writer_open(FILE *file, uint32_t width, uint32_t height, const uint8_t *icc, size_t icc_size,
-                                  const char *icc_name) {
+yc_png_writer *yc_png_writer_open(FILE *file, uint32_t width, uint32_t height, int bit_depth, const uint8_t *icc,
+                                  size_t icc_size, const char *icc_name) {
     yc_png_writer *w = calloc(1, sizeof *w);
     if (!w) return NULL;
     w->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, w, on_error, on_warning);
@@ -42,11 +42,14 @@ yc_png_writer *yc_png_writer_open(FILE *file, uint32_t width, uint32_t height, c
     png_set_user_limits(w->png, 0x7fffffff, 0x7fffffff);
     // Level 6 costs a fraction of level 9's time for a few percent of size: a picture to look at.
     png_set_compression_level(w->png, 6);
-    png_set_IHDR(w->png, w->info, width, height, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
+    png_set_IHDR(w->png, w->info, width, height, bit_depth == 16 ? 16 : 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     // The colours' space when it is not sRGB (what an untagged PNG is taken as): an iCCP chunk.
     if (icc && icc_size > 0) png_set_iCCP(w->png, w->info, icc_name, PNG_COMPRESSION_TYPE_BASE, icc, (png_uint_32)icc_size);
     png_write_info(w->png, w->info);
+    // 16-bit rows come in the machine's byte order; PNG's is big-endian.
+    const uint16_t probe = 1;
+    if (bit_depth == 16 && *(const uint8_t *)&probe == 1) png_set_swap(w->png);
     return w;
 }
 

@@ -76,7 +76,8 @@ public enum OutputFormat: Equatable, Sendable {
         case planePadding
         /// An A plane (8-bit) after the 4:2:0 planes: 8-bit raw layouts only.
         case alphaPlane
-        /// Samples of this many bits (`--depth`): 10 in a 10-bit raw layout or Y4M, 8 in the rest.
+        /// Samples of this many bits (`--depth`): 10 in a 10-bit raw layout, Y4M or PNG (drawn at 16 bits), 8 in
+        /// the rest.
         case bitDepth(Int)
         /// Sharp chroma, whose rows are 8-bit: every format but the 10-bit raw layouts (a 10-bit Y4M is
         /// `bitDepth(10)`, refused with it before any format is known).
@@ -87,7 +88,7 @@ public enum OutputFormat: Equatable, Sendable {
     public func carries(_ need: RawOnly) -> Bool {
         switch (need, self) {
         case (.bitDepth(let bits), .raw(let layout)): return layout.bitDepth == bits
-        case (.bitDepth(let bits), .y4m): return bits == 8 || bits == 10
+        case (.bitDepth(let bits), .y4m), (.bitDepth(let bits), .png): return bits == 8 || bits == 10
         case (.bitDepth(let bits), _): return bits == 8
         case (.sharpChroma, .raw(let layout)): return layout.bitDepth == 8
         case (.sharpChroma, _): return true
@@ -99,9 +100,10 @@ public enum OutputFormat: Equatable, Sendable {
         }
     }
 
-    /// The layout written for this format at `bitDepth` (Y4M: yuv420p or yuv420p10le; a raw layout has its own).
+    /// The layout written for this format at `bitDepth` (Y4M: yuv420p or yuv420p10le; PNG drawn from either, 8
+    /// or 16 bits a sample; a raw layout has its own).
     public func layout(bitDepth: Int) -> PixelLayout {
-        if case .y4m = self, bitDepth == 10 { return .yuv420p10le }
+        if self == .y4m || self == .png, bitDepth == 10 { return .yuv420p10le }
         return layout
     }
 

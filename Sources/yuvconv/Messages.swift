@@ -42,7 +42,7 @@ extension OutputFormat.Refusal {
                 : "--alpha keep writes raw layouts only (an A plane after the 4:2:0 planes), not \(format.name)"
         case .rawOnly(.bitDepth(let bits), let format):
             return bits == 10
-                ? "--depth 10 writes p010, yuv420p10le or y4m; \(format.name) is 8-bit"
+                ? "--depth 10 writes p010, yuv420p10le, y4m or png (16-bit); \(format.name) is 8-bit"
                 : "--depth \(bits) does not fit \(format.name)" + (format.layout.bitDepth == 10 ? ", a 10-bit layout" : "")
         case .rawOnly(.sharpChroma, let format):
             return "--chroma-filter sharp writes 8-bit layouts; \(format.name) is 10-bit (use an 8-bit layout, or --chroma-filter box)"

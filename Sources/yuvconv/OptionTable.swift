@@ -134,8 +134,8 @@ struct OptionSpec: Sendable {
                 o.format = try named(v, "format", OutputFormat.names) { OutputFormat(name: $0) }
             },
             OptionSpec(["--depth"], "BITS", completes: .oneOf(["8", "10"]),
-                       ["bits per sample: 8 (default), or 10 for Y4M output (C420p10); the",
-                        "10-bit raw layouts p010 and yuv420p10le are 10-bit by name"]) { o, flag, v throws(UsageError) in
+                       ["bits per sample: 8 (default), or 10 for Y4M output (C420p10) and PNG",
+                        "(drawn at 16 bits); the raw layouts p010 and yuv420p10le are 10-bit by name"]) { o, flag, v throws(UsageError) in
                 // One message for every value that is not 8 or 10 (9, 16, a word).
                 guard let bits = Int(v), bits == 8 || bits == 10 else { throw UsageError(message: "--depth is 8 or 10, not '\(v)'") }
                 o.depth = bits

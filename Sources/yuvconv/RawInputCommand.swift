@@ -23,7 +23,7 @@ func runRawInput(_ options: Options) -> Int32 {
         try refuseTerminal(output)
         format = try options.outputFormat(for: output)
     } catch {
-        return usageFailure(error.message)
+        return usageFailure(error)
     }
     let protected = Set([inputIdentity(input)].compactMap { $0 })
     if let refused = refuseInputsAsStandardStreams(protected) { return refused }
@@ -165,8 +165,9 @@ func runRawInput(_ options: Options) -> Int32 {
                 // The frame's primaries tag the picture, as they do one converted from an image.
                 try sink.write(try encodeJPEG(planes, quality: options.quality, primaries: primaries))
             case .png:
-                try convert(frame: image, layout: .yuv420p, into: PNGSink(output: sink, spec: spec, primaries: primaries),
-                            range: spec.range)
+                // A 10-bit frame (or --depth 10) draws a 16-bit PNG: one rounding from its samples, nothing lost.
+                try convert(frame: image, layout: format.layout(bitDepth: options.depth ?? image.layout.bitDepth),
+                            into: PNGSink(output: sink, spec: spec, primaries: primaries), range: spec.range)
             case .y4m:
                 // Without --depth, a Y4M output keeps a 10-bit input's depth (as ffmpeg keeps its pixel format).
                 try convert(frame: image, layout: format.layout(bitDepth: options.depth ?? image.layout.bitDepth),

@@ -223,6 +223,44 @@ extension CLITests {
 }
 
 extension CLITests {
+    /// A 10-bit conversion (`--depth 10`) or a 10-bit YUV input drawn as PNG: 16 bits a sample, each pixel the
+    /// inverse of its 10-bit samples at once (one rounding; before, the samples were first brought to 8 bits and
+    /// the PNG was 8-bit).
+    func testTenBitPNGIsSixteenBitFromTheTenBitSamples() throws {
+        let src = fixture("jpeg/jpeg-decoder/mozilla/jpg-size-33x33.jpg")
+        let args = ["--matrix", "bt2020", "--range", "limited", "-q"]
+        XCTAssertEqual(try run([src, "-o", "d.png", "--depth", "10"] + args).status, 0)
+        let planes = try run([src, "-o", "d.yuv420p10le"] + args)
+        XCTAssertEqual(planes.status, 0)
+        XCTAssertEqual(try run(["d.yuv420p10le", "-s", "33x33", "-o", "r.png"] + args).status, 0)
+        XCTAssertEqual(try run(["d.yuv420p10le", "-s", "33x33", "-o", "r.y4m", "--depth", "10"] + args).status, 0)
+        XCTAssertEqual(try run(["r.y4m", "-o", "y.png", "--matrix", "bt2020", "-q"]).status, 0)
+        let words: [Int] = try {
+            let b = [UInt8](try Data(contentsOf: work.appendingPathComponent("d.yuv420p10le")))
+            return stride(from: 0, to: b.count, by: 2).map { Int(b[$0]) | Int(b[$0 + 1]) << 8 }
+        }()
+        let (w, h) = (33, 33), cw = 17, ch = 17
+        XCTAssertEqual(words.count, w * h + 2 * cw * ch)
+        let inv = YUVToRGB(spec: ConversionSpec(matrix: .bt2020, range: .limited), inputDepth: 10, outputDepth: 16)
+        for name in ["d.png", "r.png", "y.png"] {
+            let dec = try ImageDecoder(source: InputSource(path: work.appendingPathComponent(name).path))
+            XCTAssertEqual(dec.info.sampling, "RGB 16-bit", name)
+            var row = [UInt16](repeating: 0, count: 3 * w)
+            for y in 0..<h {
+                try row.withUnsafeMutableBytes { try dec.readRows(into: $0.baseAddress!, rowBytes: 6 * w, count: 1) }
+                for x in 0..<w {
+                    let c = (y / 2) * cw + x / 2
+                    let want = inv.rgb(words[y * w + x], words[w * h + c], words[w * h + cw * ch + c])
+                    XCTAssertTrue((Int(row[3 * x]), Int(row[3 * x + 1]), Int(row[3 * x + 2])) == want, "\(name) pixel \(x),\(y)")
+                }
+            }
+        }
+        // Still refused where no 10 bits fit.
+        XCTAssertEqual(try run([src, "-o", "d.jpg", "--depth", "10"]).status, 2)
+    }
+}
+
+extension CLITests {
     /// A JPEG compressed from the planes: valid JFIF that decodes to within 38 dB of the source at q95
     /// (measured 41.0 dB on kodim23), ignoring --matrix (JFIF is BT.601 full range).
     func testJPEGOutput() throws {

@@ -91,7 +91,7 @@ final class TenBitTests: CLITestCase {
 
     /// What 10 bits cannot go into, or does not fit, is a usage error naming the option; nothing is written.
     func testDepthRefusals() throws {
-        for (args, message) in [([photo, "-o", "x.png", "--depth", "10"], "--depth 10 writes p010, yuv420p10le or y4m; png is 8-bit"),
+        for (args, message) in [([photo, "-o", "x.jpg", "--depth", "10"], "--depth 10 writes p010, yuv420p10le, y4m or png (16-bit); jpeg is 8-bit"),
                                 ([photo, "-o", "x.nv12", "--depth", "10"], "nv12 is 8-bit"),
                                 ([photo, "-o", "x.p010", "--depth", "8"], "--depth 8 does not fit p010"),
                                 ([photo, "-o", "x.y4m", "--depth", "12"], "--depth")] {

@@ -6,11 +6,13 @@ import Darwin
 import CShims
 import YUVCore
 
-/// Writes the conversion as an 8-bit RGB PNG, through the exact inverse of its matrix and range
-/// (`YUVToRGB`), band by band: how users look at what they produced. Bands must be planar (yuv420p).
+/// Writes the conversion as an RGB PNG, through the exact inverse of its matrix and range (`YUVToRGB`), band
+/// by band: how users look at what they produced. Bands must be planar: yuv420p draws an 8-bit PNG,
+/// yuv420p10le (a 10-bit conversion or input) a 16-bit one, so that nothing of the 10 bits is lost.
 public final class PNGSink: BandSink {
     let output: AtomicOutput
-    let inverse: YUVToRGB
+    let spec: ConversionSpec
+    var inverse: YUVToRGB
     var file: UnsafeMutablePointer<FILE>?
     var writer: OpaquePointer?
     var rgb: UnsafeMutablePointer<UInt8>?
@@ -25,6 +27,7 @@ public final class PNGSink: BandSink {
     /// `primaries`: the space of the RGB it draws (the conversion's target), tagged when not sRGB.
     public init(output: AtomicOutput, spec: ConversionSpec, primaries: Primaries = .bt709) {
         self.output = output
+        self.spec = spec
         inverse = YUVToRGB(spec: spec)
         profile = primaries.outputProfile
     }
@@ -34,11 +37,14 @@ public final class PNGSink: BandSink {
     }
 
     public func begin(_ frame: FrameLayout, ledger: Ledger) throws(WriteError) {
-        precondition(frame.pixelLayout == .yuv420p, "PNG output converts from planar bands")
+        precondition(frame.pixelLayout == .yuv420p || frame.pixelLayout == .yuv420p10le, "PNG output converts from planar bands")
+        let deep = frame.pixelLayout == .yuv420p10le
+        inverse = YUVToRGB(spec: spec, inputDepth: deep ? 10 : 8, outputDepth: deep ? 16 : 8)
         self.ledger = ledger
         file = try output.stream()
         let icc = profile?.bytes ?? []
-        guard let w = yc_png_writer_open(file, UInt32(frame.width), UInt32(frame.height), icc, icc.count, profile?.name ?? "") else {
+        guard let w = yc_png_writer_open(file, UInt32(frame.width), UInt32(frame.height), Int32(inverse.outputDepth), icc,
+                                         icc.count, profile?.name ?? "") else {
             throw .system("out of memory")
         }
         writer = w
@@ -46,13 +52,23 @@ public final class PNGSink: BandSink {
     }
 
     public func consume(_ band: BandBuffer, firstRow: Int, rows: Int) throws(WriteError) {
-        let w = band.geometry.width
+        let w = band.geometry.width, sample = inverse.outputDepth / 8
         if rgb == nil {
-            rgbBytes = 3 * w * band.rows
+            rgbBytes = 3 * sample * w * band.rows
             rgb = ledger!.allocateBytes(rgbBytes)
         }
-        inverse.convertRows(band.targets(origin: firstRow), first: firstRow, count: rows, into: rgb!, stride: 3 * w)
-        try check(yc_png_write_rows(writer, rgb, 3 * w, UInt32(rows)))
+        if inverse.inputDepth == 10 {
+            func words(_ p: UnsafeMutablePointer<UInt8>) -> UnsafePointer<UInt16> {
+                UnsafeRawPointer(p).assumingMemoryBound(to: UInt16.self)
+            }
+            UnsafeMutableRawPointer(rgb!).withMemoryRebound(to: UInt16.self, capacity: 3 * w * rows) { out in
+                inverse.convertDeepRows(width: w, y: words(band.y), u: words(band.u), v: words(band.v), count: rows,
+                                        into: out, stride: 3 * w)
+            }
+        } else {
+            inverse.convertRows(band.targets(origin: firstRow), first: firstRow, count: rows, into: rgb!, stride: 3 * w)
+        }
+        try check(yc_png_write_rows(writer, rgb, 3 * sample * w, UInt32(rows)))
     }
 
     public func end() throws(WriteError) {
