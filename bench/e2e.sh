@@ -30,7 +30,7 @@ add djpeg     out.ppm      djpeg -outfile out.ppm photo12.jpg
 add ours_png  out_png.nv12 "$yuvconv" photo12.png -o out_png.nv12 -q
 add png       -            ./png_decode photo12.png
 add ours_100  out100.nv12  "$yuvconv" photo100.jpg -o out100.nv12 -q
-add ours_444  out444.nv12  "$yuvconv" photo12_444.jpg -o out444.nv12 -q
+add ours_444  out444.nv12  "$yuvconv" photo12_444.jpg -o out444.nv12 -q --jpeg-path direct
 add rgb_444   out444.nv12  "$yuvconv" photo12_444.jpg -o out444.nv12 -q --jpeg-path rgb
 add djpeg_444 out444.ppm   djpeg -outfile out444.ppm photo12_444.jpg
 # BASE_BIN=path: another build of yuvconv (say, the previous commit's) in the same rounds, for before/after.
@@ -64,7 +64,7 @@ row "tjbench -yuv (in-memory decode to planes only)" "$(ms $tj_s)" "-" "$(ratio 
 row "yuvconv PNG -> NV12" "$(ms ${T[ours_png]})" "$(mib ${R[ours_png]})" "1.00x"
 row "libpng decode alone (same PNG)" "$(ms ${T[png]})" "$(mib ${R[png]})" "$(ratio ${T[ours_png]} ${T[png]})"
 row "yuvconv 100 MP baseline JPEG -> NV12" "$(ms ${T[ours_100]})" "$(mib ${R[ours_100]})" ""
-row "yuvconv 4:4:4 JPEG -> NV12 (direct YCbCr)" "$(ms ${T[ours_444]})" "$(mib ${R[ours_444]})" "1.00x"
+row "yuvconv 4:4:4 JPEG --jpeg-path direct (YCbCr planes)" "$(ms ${T[ours_444]})" "$(mib ${R[ours_444]})" "1.00x"
 row "yuvconv 4:4:4 JPEG --jpeg-path rgb" "$(ms ${T[rgb_444]})" "$(mib ${R[rgb_444]})" "$(ratio ${T[ours_444]} ${T[rgb_444]})"
 row "djpeg 4:4:4 JPEG -> PPM" "$(ms ${T[djpeg_444]})" "$(mib ${R[djpeg_444]})" "$(ratio ${T[ours_444]} ${T[djpeg_444]})"
 if [ -n "${BASE_BIN:-}" ]; then

@@ -2,7 +2,13 @@ import YUVCore
 
 /// How a JPEG is converted: straight from its YCbCr planes (the default), or decoded to RGB first.
 public enum JPEGPath: String, Sendable, CaseIterable {
-    case direct, rgb
+    /// The default: the direct path, except for chroma at full resolution (4:4:4), which the RGB route converts
+    /// as fast and closer to the source (`yc_jpeg_open` says why).
+    case auto
+    /// The direct path wherever the file allows it, 4:4:4 too.
+    case direct
+    /// Decoded to RGB, then the contract's conversion.
+    case rgb
 }
 
 /// What happens to alpha (PNG alpha channels and tRNS; other sources are opaque).
@@ -55,7 +61,7 @@ public struct DecodeOptions: Sendable {
     public func target(for spec: ConversionSpec) -> Primaries { primaries ?? Primaries(for: spec.matrix) }
 
     public init(maxPixels: Int = ImageDecoder.defaultMaxPixels, allowTruncated: Bool = false,
-                jpegPath: JPEGPath = .direct, pipelined: Bool = true, alpha: AlphaMode = .ignore,
+                jpegPath: JPEGPath = .auto, pipelined: Bool = true, alpha: AlphaMode = .ignore,
                 orientation: OrientationMode = .auto) {
         self.alpha = alpha
         self.orientation = orientation

@@ -38,7 +38,8 @@ public final class ImageDecoder {
 
     /// `raw`: ask for the JPEG direct path (decoder planes, no colour conversion); `isRaw` says whether the
     /// file allowed it. `turned`: the caller applies the file's EXIF orientation, so the direct path is taken
-    /// only when that turn keeps the chroma grid (an odd width mirrored does not).
+    /// only when that turn keeps the chroma grid (an odd width mirrored does not). `fullChroma`: a 4:4:4 JPEG too
+    /// (else it goes through RGB: `JPEGPath.auto`).
     /// `alpha16`: a 16-bit PNG with alpha keeps it (`rgba16` rows) for the alpha modes.
     /// Most scans a progressive JPEG may have by default (libjpeg-turbo's tools use the same limit).
     public static let defaultMaxScans = 500
@@ -87,12 +88,13 @@ public final class ImageDecoder {
 
     public init(source: InputSource, maxPixels: Int = ImageDecoder.defaultMaxPixels,
                 maxScans: Int = ImageDecoder.defaultMaxScans, maxMemory: Int? = nil,
-                allowTruncated: Bool = false, raw: Bool = false, turned: Bool = false, alpha16: Bool = false,
-                colourTarget: Primaries? = nil) throws(DecodeError) {
+                allowTruncated: Bool = false, raw: Bool = false, turned: Bool = false, fullChroma: Bool = true,
+                alpha16: Bool = false, colourTarget: Primaries? = nil) throws(DecodeError) {
         self.source = source
         wholeBudget = Self.wholeBudget(maxMemory: maxMemory, inputBytes: source.byteCount)
         guard let h = yc_open(source.file, source.format, UInt64(maxPixels), UInt64(wholeBudget), Int32(clamping: maxScans),
-                              allowTruncated ? 1 : 0, raw ? (turned ? 2 : 1) : 0, alpha16 ? 1 : 0, colourTarget?.target ?? -1,
+                              allowTruncated ? 1 : 0, raw ? 1 | (turned ? 2 : 0) | (fullChroma ? 4 : 0) : 0, alpha16 ? 1 : 0,
+                              colourTarget?.target ?? -1,
                               source.stream) else {
             throw .decoder("out of memory")
         }

@@ -149,9 +149,9 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
                                        maxMemory: options.maxMemory, allowTruncated: options.allowTruncated,
                                        // Sharp chroma takes the RGB route: it needs RGB, the direct path's chroma
                                        // is the box's. Every siting stays direct (`YCbCrSiting.swift`).
-                                       raw: options.jpegPath == .direct && options.chromaFilter == .box,
+                                       raw: options.jpegPath != .rgb && options.chromaFilter == .box,
                                        // A turn that would move the chroma off its grid sends it through RGB.
-                                       turned: options.orientation == .auto,
+                                       turned: options.orientation == .auto, fullChroma: options.jpegPath == .direct,
                                        alpha16: options.alpha != .ignore,
                                        colourTarget: options.colourManagement ? options.target(for: spec) : nil)
         let info = decoder.info

@@ -194,11 +194,12 @@ struct OptionSpec: Sendable {
                         "sRGB and untagged ones keep their numbers and are labelled sRGB"]) { o, _, v throws(UsageError) in
                 o.primaries = try named(v, "primaries", "bt709, p3, bt2020") { Primaries(name: $0) }
             },
-            OptionSpec(["--jpeg-path"], "P", completes: .oneOf(["direct", "rgb"]),
-                       ["direct (default): convert a JPEG from its own YCbCr planes, never building",
-                        "RGB (4:2:0 to bt601 full is then the decoder's planes, byte for byte);",
-                        "rgb: decode to RGB first, then convert exactly"]) { o, _, v throws(UsageError) in
-                o.jpegPath = try named(v, "JPEG path", "direct, rgb") { JPEGPath(rawValue: $0) }
+            OptionSpec(["--jpeg-path"], "P", completes: .oneOf(["auto", "direct", "rgb"]),
+                       ["auto (default): direct, except 4:4:4 JPEGs, which rgb converts closer",
+                        "to the source; direct: convert a JPEG from its own YCbCr planes, never",
+                        "building RGB (4:2:0 to bt601 full is then the decoder's planes, byte for",
+                        "byte); rgb: decode to RGB first, then convert exactly"]) { o, _, v throws(UsageError) in
+                o.jpegPath = try named(v, "JPEG path", "auto, direct, rgb") { JPEGPath(rawValue: $0) }
             },
             OptionSpec(["--chroma-filter"], "F", completes: .oneOf(ChromaFilter.allCases.map(\.rawValue)),
                        ["box (default): each chroma sample the exact mean of its 2x2 block, bit-exact;",

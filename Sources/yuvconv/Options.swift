@@ -53,7 +53,7 @@ struct Options {
     /// `--max-memory`: the most bytes a picture held whole may take; nil: by the file's size.
     var maxMemory: Int?
     var allowTruncated = false
-    var jpegPath = JPEGPath.direct
+    var jpegPath = JPEGPath.auto
     var orientation = OrientationMode.auto
     /// `yuvconv report INPUT…`: measure, write no image.
     var reportOnly = false

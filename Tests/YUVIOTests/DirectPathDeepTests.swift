@@ -55,7 +55,7 @@ final class DirectPathDeepTests: XCTestCase {
             for sampling in [TJSAMP_420, TJSAMP_444, TJSAMP_422, TJSAMP_GRAY] {
                 let path = try jpeg(rgb, w, h, sampling)
                 defer { try? FileManager.default.removeItem(atPath: path) }
-                var options = DecodeOptions()
+                var options = DecodeOptions(jpegPath: .direct)   // 4:4:4 too, as `--jpeg-path direct` asks
                 let direct = try convertFile(path: path, spec: spec, layout: .yuv420p10le, options: options)
                 options.jpegPath = .rgb
                 let viaRGB = try convertFile(path: path, spec: spec, layout: .yuv420p10le, options: options)

@@ -157,8 +157,9 @@ final class DirectPathTests: XCTestCase {
             guard let t = try turboPlanesFull(path) else { XCTFail("no planes for \(file)"); continue }
             for spec in ConversionSpec.all {
                 let xf = YCbCrTransform(target: spec)
-                // The planes as stored: rocket.jpg's Adobe RGB profile would otherwise send it through RGB.
-                var options = DecodeOptions()
+                // The planes as stored: rocket.jpg's Adobe RGB profile would otherwise send it through RGB, and
+                // 4:4:4 (rocket.jpg, peacock.s1x1-444) takes the direct path when it is asked for by name.
+                var options = DecodeOptions(jpegPath: .direct)
                 options.colourManagement = false
                 let c = try convertFile(path: path, spec: spec, layout: .nv21, options: options)
                 XCTAssertEqual(c.report.path, "direct YCbCr", file)

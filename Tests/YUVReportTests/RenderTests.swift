@@ -20,6 +20,7 @@ final class RenderTests: XCTestCase {
         let path = RenderTests.root + "/Fixtures/corpus/" + file
         var options = DecodeOptions()
         options.colourManagement = false   // rocket.jpg's Adobe RGB profile would take it off the direct path
+        options.jpegPath = .direct           // and its 4:4:4 sampling off `auto`'s
         let c = try convertFile(path: path, spec: ConversionSpec(), layout: layout, options: options)
         return ImageRecord(file: file, error: nil, report: c.report, quality: quality, alignment: alignment, peakRSS: peakRSS)
     }

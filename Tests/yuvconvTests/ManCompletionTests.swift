@@ -12,7 +12,7 @@ final class ManCompletionTests: CLITestCase {
         ("--range", ["full", "limited"]),
         ("--report", ["text", "json", "csv", "html"]),
         ("--orientation", ["auto", "ignore"]),
-        ("--jpeg-path", ["direct", "rgb"]),
+        ("--jpeg-path", ["auto", "direct", "rgb"]),
         ("--alpha", ["ignore", "keep", "flatten", "premultiply"]),
         ("--pix-fmt", ["nv12", "nv21", "yuv420p", "i420", "yv12", "p010", "yuv420p10le"]),
         ("--depth", ["8", "10"]),

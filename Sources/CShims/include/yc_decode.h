@@ -118,8 +118,10 @@ int yc_jpeg_header_parses(const uint8_t *data, size_t size);
 /// `alpha16`: a 16-bit PNG with alpha keeps it (R,G,B,A 16-bit rows, channels 4) instead of dropping it.
 /// `max_scans`: a JPEG with more scans than this is refused (0: no limit; libjpeg-turbo's tools use 500).
 /// `colour_target`: a yc_target (yc_colour.h) to plan colour management for (yc_get_colour's action and
-/// text), or -1 for none. A JPEG that needs a transform is not decoded raw: colour needs RGB. `raw` 2: raw
-/// only when turning by the file's EXIF orientation (which the caller will apply) keeps the chroma grid.
+/// text), or -1 for none. A JPEG that needs a transform is not decoded raw: colour needs RGB. `raw`, bits:
+/// 1 asks for the raw planes; 2 only when turning by the file's EXIF orientation (which the caller will apply)
+/// keeps the chroma grid; 4 also when the chroma is at full resolution (4:4:4), which otherwise goes through
+/// RGB (`yc_jpeg_open`).
 /// `max_whole`: the most bytes the decoder may hold a picture whole in — a progressive or multi-scan JPEG's
 /// coefficients, an interlaced PNG's rows; more is refused before any is allocated (YC_ERROR_WHOLE_BUDGET,
 /// the message says how much it needs). 0: no limit.
