@@ -324,7 +324,7 @@ struct OptionSpec: Sendable {
         ]),
         OptionGroup(nil, [
             OptionSpec(["-h", "--help"], ["the usage and the options, in short"]) { $0.showHelp = true },
-            OptionSpec(["-V", "--version"], ["the version"]) { $0.showVersion = true },
+            OptionSpec(["-V", "--version"], ["the version and the CPU tier the kernels use"]) { $0.showVersion = true },
             OptionSpec(["--man"], ["the help as a manual page in roff (make install installs it as yuvconv(1))"]) {
                 $0.showMan = true
             },
@@ -383,8 +383,10 @@ enum HelpParts {
         (limited: -color_range tv; bt601: -colorspace smpte170m; bt2020: -colorspace bt2020nc -color_primaries
         bt2020, or bt709 for an sRGB or untagged source, whose numbers are kept). `--report json` prints these
         arguments for each image (ffmpeg_rawvideo_input). A Y4M output
-        carries its size, layout and range; give the matrix and the same accurate scaler:
-          ffmpeg -colorspace bt709 -i OUTPUT.y4m -sws_flags accurate_rnd+full_chroma_int out.png
+        carries its size, layout and range but not its matrix (FFmpeg takes BT.601); give the matrix and the
+        same accurate scaler:
+          ffmpeg -colorspace bt709 -color_primaries bt709 -color_trc iec61966-2-1 -i OUTPUT.y4m \\
+                 -sws_flags accurate_rnd+full_chroma_int out.png
         """
     static let exactness = """
         Every value is the exact result of the conversion contract (round half up on the exact rational),
