@@ -16,6 +16,10 @@ mkdir -p "$work/in/a-folder-with-a-rather-long-name/and-another-level"
 cp "$fx/photos/rocket.jpg" "$work/in/a-folder-with-a-rather-long-name/and-another-level/a-photo-with-a-very-long-file-name-from-a-camera-IMG_20261201_123456789.jpg"
 cp "$fx/photos/kodim23.png" "$fx/pngsuite/basn6a16.png" "$fx/pngsuite/basi3p08.png" "$work/in/"
 cp "$fx/pngsuite/xcsn0g01.png" "$work/in/broken.png"
+# Failures whose sentences are long (a Y4M stream, a PNG cut short): their rows wrap, not widen the table.
+printf 'YUV4MPEG2 W8 H8 F25:1 C420jpeg\nFRAME\n' > "$work/in/a-stream-named-as-a-photo-by-mistake.jpg"; head -c 96 /dev/zero >> "$work/in/a-stream-named-as-a-photo-by-mistake.jpg"
+head -c 3000 "$fx/photos/kodim23.png" > "$work/in/cut-short-while-it-was-being-copied-from-the-camera.png"
+head -c 20000 "$fx/photos/rocket.jpg" > "$work/in/cut-short.jpg"
 "$BIN" report "$work/in" -r --metrics --report html --report-file "$work/report.html" 2>/dev/null
 [ -s "$work/report.html" ] || { echo "no report"; exit 2; }
 cp "$work/report.html" "$out/report.html"

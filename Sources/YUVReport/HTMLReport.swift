@@ -67,6 +67,7 @@ func htmlHead(_ t: Totals) -> String {
         @media (max-width: 1000px) { td { white-space: normal; } td:first-child { min-width: 8em; } }
         th:first-child, td:first-child { text-align: left; }
         tr.err td { color: #a00; text-align: left; }
+        td[colspan] { white-space: normal; overflow-wrap: anywhere; text-align: left; }
         svg text { font: 12px system-ui, sans-serif; fill: #222; }
         svg text.note { fill: #555; }
         svg text.inside { fill: #fff; }

@@ -54,7 +54,9 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
         sink = try AtomicOutput(path: output, force: options.force, inputs: [input], protected: protected,
                                 hashing: keepForReport || options.update)
     } catch {
-        return failed(FileError(output: output, error))
+        // In a batch the failure is listed under its input, as every other one is (`in/a.png: cannot write out/a.nv12:
+        // no process is reading the FIFO`); a single conversion's refusal names its output alone.
+        return failed(options.inBatch ? FileError(input: input, writing: output, error) : FileError(output: output, error))
     }
     // A JPEG is JFIF: its planes are BT.601 full range whatever was asked.
     let spec = format == .jpeg ? ConversionSpec(matrix: .bt601, range: .full) : options.spec

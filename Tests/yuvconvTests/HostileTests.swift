@@ -124,6 +124,19 @@ final class HostileTests: CLITestCase {
         XCTAssertTrue(out.contains("other 143 OTHER\n"), out)
     }
 
+    /// A batch's output that cannot be opened (a FIFO nobody reads, a folder it cannot write in) was listed in the
+    /// summary under the output's name alone; every failure of a batch is now listed under its input.
+    func testBatchFailuresToOpenAnOutputNameTheInput() throws {
+        let r = try sh("""
+            set -u
+            mkdir in o; cp "$F/photos/kodim23.png" in/a.png; cp "$F/photos/kodim23.png" in/b.png
+            mkfifo o/a.nv12
+            "$B" convert in/ -o o/ --force -q; echo "status $?"
+            """)
+        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "status 1\n")
+        XCTAssertTrue(r.stderr.contains("failed: in/a.png: cannot write o/a.nv12: no process is reading the FIFO"), r.stderr)
+    }
+
     /// A descriptor whose position is past its file's end (`lseek` beyond it): a failed output was cut back to that
     /// position, leaving the file longer than before with a hole of zeros the first write made. It now ends where it
     /// did (and the position is put back, as for any cut).
