@@ -9,12 +9,14 @@ public enum OutputFormat: Equatable, Sendable {
     case png
     case jpeg
 
-    /// `--format` names: FFmpeg's pixel-format names, and the containers.
+    /// `--format` names: FFmpeg's pixel-format names, and the containers; every output extension names its
+    /// format too (`yuv` is yuv420p, as `.yuv` is).
     public init?(name: String) {
         switch name.lowercased() {
         case "y4m", "yuv4mpegpipe": self = .y4m
         case "png": self = .png
-        case "jpeg", "jpg", "mjpeg": self = .jpeg
+        case "jpeg", "jpg", "jpe", "mjpeg": self = .jpeg
+        case "yuv": self = .raw(.yuv420p)
         default:
             guard let l = PixelLayout(name: name) else { return nil }
             self = .raw(l)

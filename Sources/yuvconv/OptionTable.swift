@@ -119,7 +119,7 @@ struct OptionSpec: Sendable {
                 o.output = v
             },
             OptionSpec(["-f", "--format"], "FMT",
-                       completes: .oneOf(["nv12", "nv21", "yuv420p", "i420", "yv12", "p010", "yuv420p10le", "y4m", "png", "jpeg"]),
+                       completes: .oneOf(["nv12", "nv21", "yuv420p", "yv12", "p010", "yuv420p10le", "y4m", "png", "jpeg"]),
                        ["nv12 (default), nv21, yuv420p (alias i420), yv12;",
                         "p010, yuv420p10le: 10-bit (16-bit little-endian words; P010's value in",
                         "the high 10 bits, yuv420p10le's in the low);",
@@ -154,7 +154,7 @@ struct OptionSpec: Sendable {
             },
             OptionSpec(["--alpha"], "MODE", completes: .oneOf(["ignore", "keep", "flatten", "premultiply"]),
                        ["ignore (default: the contract converts colour as stored); keep: an A plane",
-                        "(W×H) after the 4:2:0 planes — yuva420p, or NV12 + A (\"nv12a\"), raw outputs",
+                        "(W×H) after the 4:2:0 planes — yuva420p, or NV12 + A (shown as nv12+A), raw outputs",
                         "only; flatten[=#RRGGBB]: composite over a colour (default white) first;",
                         "premultiply: colour × alpha first (both rounded half up to the",
                         "source's 8 or 16 bits)"]) { o, _, v throws(UsageError) in
@@ -265,14 +265,15 @@ struct OptionSpec: Sendable {
                 o.inputSize = (w, h)
             },
             OptionSpec(["--pix-fmt", "--pix_fmt"], "FMT",
-                       completes: .oneOf(["nv12", "nv21", "yuv420p", "i420", "yv12", "p010", "yuv420p10le"]), notInReport: "reads JPEG and PNG only",
+                       completes: .oneOf(["nv12", "nv21", "yuv420p", "yv12", "p010", "yuv420p10le"]), notInReport: "reads JPEG and PNG only",
                        ["the raw input's layout (default: from its extension, else nv12);",
                         "--matrix and --range then describe the input (Y4M: XCOLORRANGE wins)"]) { o, _, v throws(UsageError) in
                 o.inputLayout = try named(v, "input pixel format", "nv12, nv21, yuv420p, i420, yv12, p010, yuv420p10le") { PixelLayout(name: $0) }
             },
         ]),
         OptionGroup("Many files:", [
-            OptionSpec(["-r", "--recursive"], ["go into subfolders too (a folder gives its .jpg/.jpeg/.png files)"]) {
+            OptionSpec(["-r", "--recursive"], ["go into subfolders too (a folder gives its .jpg/.jpeg/.jpe/.png files,",
+                                                     "any case)"]) {
                 $0.recursive = true
             },
             OptionSpec(["--files-from"], "FILE", completes: .path,

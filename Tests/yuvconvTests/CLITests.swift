@@ -444,3 +444,17 @@ extension CLITests {
         XCTAssertEqual(Array(k.suffix(w * h)), (0..<(w * h)).map { UInt8((2 * Int(rgba[4 * $0 + 3]) + 257) / 514) })
     }
 }
+
+extension CLITests {
+    /// Every output extension names its format for --format too: `-f yuv` (yuv420p, as `.yuv` is) and `-f jpe` were
+    /// refused while `.yuv` and `.jpe` names were taken.
+    func testExtensionNamesAreFormatNames() throws {
+        let src = fixture("jpeg/jpeg-decoder/mozilla/jpg-size-33x33.jpg")
+        XCTAssertEqual(try run([src, "-o", "a.out", "-f", "yuv", "-q"]).status, 0)
+        XCTAssertEqual(try run([src, "-o", "b.yuv", "-q"]).status, 0)
+        XCTAssertEqual(try Data(contentsOf: work.appendingPathComponent("a.out")),
+                       try Data(contentsOf: work.appendingPathComponent("b.yuv")))
+        XCTAssertEqual(try run([src, "-o", "c.out", "-f", "jpe", "-q"]).status, 0)
+        XCTAssertEqual([UInt8](try Data(contentsOf: work.appendingPathComponent("c.out")).prefix(2)), [0xFF, 0xD8])
+    }
+}

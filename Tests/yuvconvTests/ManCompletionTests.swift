@@ -7,14 +7,14 @@ import XCTest
 final class ManCompletionTests: CLITestCase {
     /// The enumerated options and their values, as the completion scripts must offer them.
     static let values: [(option: String, values: [String])] = [
-        ("--format", ["nv12", "nv21", "yuv420p", "i420", "yv12", "p010", "yuv420p10le", "y4m", "png", "jpeg"]),
+        ("--format", ["nv12", "nv21", "yuv420p", "yv12", "p010", "yuv420p10le", "y4m", "png", "jpeg"]),
         ("--matrix", ["bt709", "bt601", "bt2020"]),
         ("--range", ["full", "limited"]),
         ("--report", ["text", "json", "csv", "html"]),
         ("--orientation", ["auto", "ignore"]),
         ("--jpeg-path", ["auto", "direct", "rgb"]),
         ("--alpha", ["ignore", "keep", "flatten", "premultiply"]),
-        ("--pix-fmt", ["nv12", "nv21", "yuv420p", "i420", "yv12", "p010", "yuv420p10le"]),
+        ("--pix-fmt", ["nv12", "nv21", "yuv420p", "yv12", "p010", "yuv420p10le"]),
         ("--depth", ["8", "10"]),
         ("--color-management", ["auto", "off"]),
         ("--primaries", ["bt709", "p3", "bt2020"]),
@@ -196,5 +196,11 @@ final class ManCompletionTests: CLITestCase {
         XCTAssertTrue(try complete("yuvconv --ma").contains("--matrix"))
         XCTAssertEqual(Set(try complete("yuvconv --matrix ")), ["bt709", "bt601", "bt2020"])
         XCTAssertTrue(try complete("yuvconv ").contains("convert"))
+        // Each value's description is the option's, not the first value or two of its help ("ignore (default: …)"
+        // for keep, flatten and premultiply; "nv12 (default), nv21, …" for png).
+        let r = try launch(fish, ["-c", "source $argv[1]; complete -C $argv[2]", script.path, "yuvconv --alpha "],
+                           environment: ["HOME": work.path, "XDG_CONFIG_HOME": work.path], stdin: .null)
+        XCTAssertTrue(String(decoding: r.stdout, as: UTF8.self).contains("keep\twhat happens to a PNG's alpha"),
+                      String(decoding: r.stdout, as: UTF8.self))
     }
 }
