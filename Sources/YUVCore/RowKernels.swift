@@ -1,3 +1,5 @@
+import CSIMD
+
 /// One-row kernels, libyuv-style: a source row (or two, for chroma) in, one plane row out.
 /// The names say source and destination. Each fast row has a scalar reference beside it
 /// (`…Reference`) that evaluates `ExactReference` pixel by pixel; the tests demand identical bytes.
@@ -93,8 +95,14 @@ public enum RowKernels {
         uvRow(src0, src1, dstU, dstV, width, ku, kv, stride: 4)
     }
 
-    /// R,G,B bytes → R,G,B,0xFF (so 3-byte rows can take the 4-byte SIMD path).
+    /// R,G,B bytes → R,G,B,0xFF (so 3-byte rows can take the 4-byte SIMD path): the C row for the CPU's tier
+    /// (`yc_widen.c`; this loop, which LLVM does not vectorise, took about nine instructions a pixel).
     public static func rgbToRGBXRow(_ src: UnsafePointer<UInt8>, _ dst: UnsafeMutablePointer<UInt8>, _ width: Int) {
+        yc_rgb_to_rgbx_row(src, dst, width)
+    }
+
+    /// The same, pixel by pixel: the reference the tests hold the C row to.
+    public static func rgbToRGBXRowReference(_ src: UnsafePointer<UInt8>, _ dst: UnsafeMutablePointer<UInt8>, _ width: Int) {
         for x in 0..<width {
             dst[4 &* x] = src[3 &* x]
             dst[4 &* x &+ 1] = src[3 &* x &+ 1]

@@ -130,6 +130,8 @@ func runBatch(_ options: Options) -> Int32 {
             }
         }
     }
+    // Standard error is none of the files this run reads or writes: the messages held until now go out.
+    releaseMessages(drop: false)
     var update: UpdateManifest?
     if options.update {
         var failure: Int32 = 0

@@ -118,7 +118,7 @@ struct OptionSpec: Sendable {
                 if o.output != nil { throw UsageError(message: "only one output (-o) may be given") }
                 o.output = v
             },
-            OptionSpec(["-f", "--format"], "FMT",
+            OptionSpec(["-f", "--format"], "FMT", joined: true,
                        completes: .oneOf(["nv12", "nv21", "yuv420p", "yv12", "p010", "yuv420p10le", "y4m", "png", "jpeg"]),
                        ["nv12 (default), nv21, yuv420p (alias i420), yv12;",
                         "p010, yuv420p10le: 10-bit (16-bit little-endian words; P010's value in",
@@ -254,7 +254,7 @@ struct OptionSpec: Sendable {
                                              "(failures are always shown there)"]) { $0.verbose = true },
         ]),
         OptionGroup("YUV as input (to another layout, Y4M, PNG or JPEG):", [
-            OptionSpec(["-s", "--size"], "WxH", notInReport: "reads JPEG and PNG only", ["the raw input's size (a .y4m file carries its own)"]) { o, _, text throws(UsageError) in
+            OptionSpec(["-s", "--size"], "WxH", joined: true, notInReport: "reads JPEG and PNG only", ["the raw input's size (a .y4m file carries its own)"]) { o, _, text throws(UsageError) in
                 let p = text.lowercased().split(separator: "x", omittingEmptySubsequences: false).map { Int($0) }
                 guard p.count == 2, let w = p[0], let h = p[1], w > 0, h > 0 else {
                     throw UsageError(message: "--size takes WIDTHxHEIGHT, not '\(text)'")

@@ -129,7 +129,8 @@ struct Options {
                 onlyOperands = true
                 continue
             }
-            // --name=value, and -ofile / -j4 for the short options that take a joined value
+            // --name=value, and -ofile / -j4 / -fnv21 / -s640x427: every short option that takes a value takes it joined
+            // too, as getopt does
             var flag = arg
             var inline: String?
             if arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") {

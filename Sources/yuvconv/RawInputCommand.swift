@@ -34,6 +34,8 @@ func runRawInput(_ options: Options) -> Int32 {
     }
     // Before any message: with -q, data on standard error silences them all (`dataAwayFromMessages`).
     let written = options.quiet ? dataAwayFromMessages(output) : output
+    // Standard error is none of the files this run reads or writes: the messages held until now go out.
+    releaseMessages(drop: false)
     // The dry run too, as an image input's does.
     warnIgnoredOptions(options, format: format, rawInput: true, single: true)
     if options.dryRun {

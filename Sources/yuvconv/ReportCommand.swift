@@ -49,6 +49,8 @@ func runReport(_ options: Options) -> Int32 {
                                                  replaced: options.reportFile.map { [$0] } ?? []) {
         return refused
     }
+    // Standard error is none of the files this run reads or writes: the messages held until now go out.
+    releaseMessages(drop: false)
     let reportSink: AtomicOutput?
     do { reportSink = try openReportFile(options, protected: protected) } catch { return fileFailure(error) }
     var run = BatchRun(options, count: selection.count, report: options.reportFormat ?? .text, to: reportSink)

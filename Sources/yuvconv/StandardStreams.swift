@@ -26,13 +26,14 @@ func replacedStandardStream(_ paths: [String]) -> UsageError? {
     return nil
 }
 
-/// The one way to refuse a run because of the file standard error is open on (an output, report file or manifest
-/// the run would replace, the report named onto it): the refusal is said there only when that is not a regular
-/// file — a terminal or a pipe. A regular file's bytes are what the refusal protects (`2<>out.nv12` would have
-/// the message written over its first bytes, `2>>manifest` appended to it), so standard error is silenced and
-/// the status (2) alone speaks, as for an input (`refuseInputsAsStandardStreams`).
+/// The one way to refuse a run because standard error is open on a file the run writes — an output, the report
+/// file or the manifest it would replace, the data's own file (`-o /dev/stderr`, `-o - >>f 2>&1`): the refusal
+/// (and every message held until then) is said there unless that is a regular file with bytes in it, which are
+/// what the refusal protects (`2<>out.nv12` would have the message written over its first bytes, `2>>manifest`
+/// appended to it); then standard error is silenced and the status (2) alone speaks, as for an input
+/// (`refuseInputsAsStandardStreams`). A terminal, a pipe or an empty file gets the sentence.
 func refuseAboutStandardError(_ message: String) -> Int32 {
-    if let err = FileStatus(descriptor: STDERR_FILENO), err.kind == .regular {
+    if let err = FileStatus(descriptor: STDERR_FILENO), err.kind == .regular, err.size > 0 {
         releaseMessages(drop: true)
         silenceStandardError()
         return 2
@@ -69,13 +70,14 @@ func refuseStandardStreamHazards(written: [Int32], dataDescriptor: Int32? = nil,
     // can say so there; the status does, as for a closed standard output.
     if dataDescriptor == STDERR_FILENO && standardDescriptorWasClosed(STDERR_FILENO) { return 1 }
     if dataDescriptor == STDERR_FILENO && !quiet {
-        return usageFailure("the output is standard error, which carries yuvconv's messages: they would be mixed into "
+        return refuseAboutStandardError("the output is standard error, which carries yuvconv's messages: they would be mixed into "
                             + "the data (-q silences them all; or use -o - for standard output, or name a file)")
     }
     for fd in Set(written) where !force {
         guard let over = AtomicOutput.overwrites(descriptor: fd) else { continue }
         // Standard error itself cannot carry the message: silenced, the exit status (2) says it.
         if fd == STDERR_FILENO {
+            releaseMessages(drop: true)
             silenceStandardError()
             return 2
         }
@@ -86,8 +88,8 @@ func refuseStandardStreamHazards(written: [Int32], dataDescriptor: Int32? = nil,
     if let fd = dataDescriptor, fd != STDERR_FILENO, let out = FileStatus(descriptor: fd),
        let err = FileStatus(descriptor: STDERR_FILENO), out.kind != .characterDevice, out.identity == err.identity {
         if !quiet {
-            return usageFailure("standard error is the file or pipe the data goes to: messages would be mixed into it "
-                                + "(send 2> elsewhere, or -q)")
+            return refuseAboutStandardError("standard error is the file or pipe the data goes to: messages would be mixed "
+                                            + "into it (send 2> elsewhere, or -q)")
         }
         silenceStandardError()
     }
@@ -95,11 +97,12 @@ func refuseStandardStreamHazards(written: [Int32], dataDescriptor: Int32? = nil,
     return nil
 }
 
-/// Messages held until the run has checked its inputs against standard error (`refuseInputsAsStandardStreams`):
-/// an unknown option, a bad value, a missing list are found before the run knows its inputs, and standard error
-/// may be one of them (`2>>in.png`, `2<>in.jpg`). Then printed — or dropped, when standard error is an input; a
+/// Messages held until the run has checked standard error against its inputs (`refuseInputsAsStandardStreams`)
+/// and the files it writes (`refuseAboutStandardError`): an unknown option, a bad value, a missing list, a folder's
+/// skipped entries are found before the run knows them, and standard error may be one of them (`2>>in.png`,
+/// `2<>in.jpg`, `2>>out/.yuvconv-manifest`). Then printed — or dropped, when standard error is one; a
 /// run that ends before the check (a usage error) drops them only when standard error may be one
-/// (`standardErrorMayBeAnInput`). Nil once released.
+/// (`standardErrorMustStayUntouched`). Nil once released.
 let heldMessages = Mutex<[String]?>([])
 
 /// Holds `text` when messages are still held; false when it is to be written now.
@@ -122,21 +125,34 @@ func releaseMessages(drop: Bool) {
 
 /// For a run that ends before its inputs are known: whether standard error, a regular file or FIFO, may be one —
 /// a file a command-line argument names (any spelling or link), the file standard input is on, or one that starts
-/// like a picture (a JPEG, PNG or Y4M signature: a file from a `--files-from` list or a folder). A log file is none
-/// of these, and gets the message.
-let standardErrorMayBeAnInput: Bool = {
+/// like a picture (a JPEG, PNG or Y4M signature: a file from a `--files-from` list or a folder) — or a file the run
+/// would write whose bytes the message would change: one open where it has data (`2<>out.nv12`: the message would
+/// go over its first bytes), or an output or report file named by `-o`/`--report-file` that holds data. A log file
+/// is none of these, and gets the message.
+let standardErrorMustStayUntouched: Bool = {
     guard let err = FileStatus(descriptor: STDERR_FILENO), err.kind == .regular || err.kind == .fifo else { return false }
     if let input = FileStatus(descriptor: STDIN_FILENO), input.identity == err.identity { return true }
-    var named = Set<FileIdentity>()
+    if case .descriptorHasData? = AtomicOutput.overwrites(descriptor: STDERR_FILENO) { return true }
+    var named = Set<FileIdentity>(), written = Set<FileIdentity>()
     var args = (processArguments() ?? [])[...]
     while let arg = args.popFirst() {
-        if ["-o", "--output", "--report-file"].contains(arg) { _ = args.popFirst(); continue }
-        if arg.hasPrefix("--output=") || arg.hasPrefix("--report-file=") || (arg.hasPrefix("-o") && !arg.hasPrefix("--")) { continue }
+        var outputs: [String] = []
+        if ["-o", "--output", "--report-file"].contains(arg) {
+            outputs = args.popFirst().map { [$0] } ?? []
+        } else if arg.hasPrefix("--output=") || arg.hasPrefix("--report-file=") {
+            outputs = [String(arg[arg.index(after: arg.firstIndex(of: "=")!)...])]
+        } else if arg.hasPrefix("-o") && !arg.hasPrefix("--") {
+            outputs = [String(arg.dropFirst(2))]
+        }
+        if !outputs.isEmpty || arg.hasPrefix("-o") && !arg.hasPrefix("--") {
+            for o in outputs { if let st = FileStatus(path: o), st.size > 0 { written.insert(st.identity) } }
+            continue
+        }
         var candidates = [arg]
         if arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") { candidates.append(String(arg[arg.index(after: eq)...])) }
         for c in candidates { if let st = FileStatus(path: c) { named.insert(st.identity) } }
     }
-    if named.contains(err.identity) { return true }
+    if named.contains(err.identity) || written.contains(err.identity) { return true }
     guard err.kind == .regular else { return false }
     var head = [UInt8](repeating: 0, count: 12)
     if fcntl(STDERR_FILENO, F_GETFL) & O_ACCMODE == O_WRONLY {
@@ -166,7 +182,9 @@ func descriptorFilePath(_ fd: Int32) -> String? {
 /// Standard output or standard error that is one of the inputs (`1<>in.png`, `2>>in.png`): what yuvconv writes
 /// there — converted data, a report, its lines and messages — would overwrite or extend that input. The one
 /// place that refuses it, before any work, for every command. A message about standard error cannot go to
-/// standard error either, so it is pointed at /dev/null and the exit status (1) alone says it.
+/// standard error either, so it is pointed at /dev/null and the exit status (1) alone says it. Messages stay
+/// held after it: the caller releases them (`releaseMessages(drop: false)`) once standard error is known to be
+/// none of the files it writes either (`refuseAboutStandardError`).
 func refuseInputsAsStandardStreams(_ protected: any FileIdentitySet) -> Int32? {
     for fd in [STDERR_FILENO, STDOUT_FILENO] {
         guard AtomicOutput.isOpen(onInput: fd, { protected.contains($0) }) else { continue }
@@ -179,7 +197,6 @@ func refuseInputsAsStandardStreams(_ protected: any FileIdentitySet) -> Int32? {
         printErr("yuvconv: error: standard output is an input file; refusing to overwrite an input")
         return 1
     }
-    releaseMessages(drop: false)
     return nil
 }
 

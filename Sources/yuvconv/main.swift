@@ -162,12 +162,17 @@ func run(_ args: [String]) -> Int32 {
     let dataDescriptor = AtomicOutput.standardDescriptor(output)
     let reportStream: [Int32] = options.reportFormat != nil && options.reportFile == nil
         ? [dataDescriptor == STDOUT_FILENO ? STDERR_FILENO : STDOUT_FILENO] : []
-    if let refused = refuseStandardStreamHazards(written: (dataDescriptor.map { [$0] } ?? []) + reportStream,
+    // `--report-file /dev/stderr` (or /dev/fd/N) is a descriptor written too: over a file's bytes (`2<>f`), refused
+    // here like the others — said nowhere when it is standard error itself, whose file the sentence would damage.
+    let reportDescriptor = options.reportFile.flatMap(AtomicOutput.standardDescriptor).map { [$0] } ?? []
+    if let refused = refuseStandardStreamHazards(written: (dataDescriptor.map { [$0] } ?? []) + reportStream + reportDescriptor,
                                                  dataDescriptor: dataDescriptor, force: options.force, quiet: options.quiet,
                                                  replaced: [output] + (options.reportFile.map { [$0] } ?? [])) {
         return refused
     }
     let written = options.quiet ? dataAwayFromMessages(output) : output
+    // Standard error is none of the files this run reads or writes: the messages held until now go out.
+    releaseMessages(drop: false)
     // After the checks above, which silence standard error when it is the data's file (`-o - -q > f 2>&1`,
     // `-o /dev/stderr -q`): a warning printed before them went into the picture.
     warnIgnoredOptions(options, format: format, rawInput: false, single: true,
@@ -249,7 +254,7 @@ Ledger.exhausted = { bytes in
     let file = currentInputName().map { $0 + ": " } ?? ""
     printErr("yuvconv: error: \(file)" + Ledger.outOfMemory(bytes, for: "the conversion's buffers")
              + " (an address-space limit such as ulimit -v may be too low)")
-    releaseMessages(drop: standardErrorMayBeAnInput)
+    releaseMessages(drop: standardErrorMustStayUntouched)
     removeTemporaryFiles()
     exit(1)
 }
@@ -265,7 +270,7 @@ let standardOutputStart: off_t? = {
 guard let arguments = processArguments() else {
     printErr("yuvconv: error: cannot read the command line (started without arguments, or without /proc where "
              + "the Swift runtime reads them)")
-    releaseMessages(drop: standardErrorMayBeAnInput)
+    releaseMessages(drop: standardErrorMustStayUntouched)
     exit(2)
 }
 var status = run(arguments)
@@ -288,5 +293,5 @@ if let start = standardOutputStart, standardOutputReplaced.load(ordering: .relax
 }
 // A run that ended before it checked its inputs against standard error (a usage error, --help): its messages
 // now, unless standard error may be an input.
-releaseMessages(drop: standardErrorMayBeAnInput)
+releaseMessages(drop: standardErrorMustStayUntouched)
 exit(status)

@@ -140,3 +140,26 @@ final class SIMDKernelTests: XCTestCase {
         }
     }
 }
+
+extension SIMDKernelTests {
+    /// RGB rows widened to RGBX by the C row of every tier equal the pixel-by-pixel reference, at every width from 0
+    /// to 70 and a photo's, at three offsets (the loads' bounds are argued in yc_widen.c; this checks the bytes).
+    func testRGBWideningEqualsTheReferenceOnEveryTier() {
+        var rng = SplitMix64(seed: 4032)
+        defer { _ = CPUTier.use(CPUTier.best) }
+        for tier in CPUTier.supported {
+            XCTAssertTrue(CPUTier.use(tier))
+            for width in Array(0...70) + [4031, 4032] {
+                for offset in 0..<3 {
+                    let src = UnsafeMutablePointer<UInt8>.allocate(capacity: 3 * width + offset)
+                    defer { src.deallocate() }
+                    for i in 0..<(3 * width + offset) { src[i] = UInt8(truncatingIfNeeded: rng.next()) }
+                    var got = [UInt8](repeating: 0, count: 4 * width), want = got
+                    got.withUnsafeMutableBufferPointer { RowKernels.rgbToRGBXRow(src + offset, $0.baseAddress!, width) }
+                    want.withUnsafeMutableBufferPointer { RowKernels.rgbToRGBXRowReference(src + offset, $0.baseAddress!, width) }
+                    XCTAssertEqual(got, want, "\(tier) width \(width) offset \(offset)")
+                }
+            }
+        }
+    }
+}

@@ -83,10 +83,32 @@ final class HostileTests: CLITestCase {
             "$B" convert a.png b.jpg -o out/ --force --report json --report-file /dev/stderr 2>>r.json; echo "on-stderr $?"
             cmp -s r.json r.keep || echo "CHANGED: report"
             "$B" convert a.png b.jpg -o out/ --force --report json --report-file /dev/stderr 2>&1 | grep -c 'is standard error'
+            # A warning found before the refusal (a FIFO skipped in an input folder) is held, and dropped with it.
+            mkdir in; cp a.png in/a.png; mkfifo in/x.png
+            "$B" convert in/ -o out2/ --update -q; cp out2/.yuvconv-manifest m2.keep; cp out2/a.nv12 a2.keep
+            "$B" convert in/ -o out2/ --update 2>>out2/.yuvconv-manifest; echo "held-manifest $?"
+            "$B" convert in/ -o out2/ --force 2<>out2/a.nv12; echo "held-output $?"
+            cmp -s out2/.yuvconv-manifest m2.keep || echo "CHANGED: manifest by a held warning"
+            cmp -s out2/a.nv12 a2.keep || echo "CHANGED: output by a held warning"
+            # The data's own file as standard error (-o /dev/stderr, or data and messages on one file): nothing added.
+            printf OLD > w.yuv; "$B" a.png -o /dev/stderr 2>>w.yuv; echo "data-on-stderr $? $(cat w.yuv)"
+            printf OLD > v.yuv; "$B" a.png -o - >>v.yuv 2>&1; echo "data-and-messages $? $(cat v.yuv)"
+            # A log is no file the run writes: a refusal about the report on standard error is said there.
+            "$B" convert a.png b.jpg -o o3/ --report json --report-file /dev/stderr 2>run.log; echo "log $? $(grep -c 'is standard error' run.log)"
+            # The report named onto standard error over a file's bytes (a single conversion), and a usage error found
+            # before anything is known, over an output's bytes or after them: nothing written there.
+            printf 'KEEP%.0s' $(seq 100) > L; cp L L.keep
+            "$B" a.png -o s.nv12 --report text --report-file /dev/stderr 2<>L; echo "report-fd $?"
+            "$B" a.png -o one.nv12 --matrix bogus 2<>one.nv12; echo "usage-rw $?"
+            "$B" a.png -o one.nv12 --matrix bogus 2>>one.nv12; echo "usage-append $?"
+            cmp -s L L.keep || echo "CHANGED: L"
+            cmp -s one.nv12 one.keep || echo "CHANGED: one.nv12 by a usage error"
             """)
         let out = String(decoding: r.stdout, as: UTF8.self)
         XCTAssertFalse(out.contains("CHANGED"), out)
         XCTAssertTrue(out.contains("single-rw 2\nsingle-append 2\nbatch 2\nmanifest 2\nupdate-after 0\nreport 2\nsingle-report 2\non-stderr 2\n1\n"), out)
+        XCTAssertTrue(out.contains("held-manifest 2\nheld-output 2\ndata-on-stderr 2 OLD\ndata-and-messages 2 OLD\nlog 2 1\n"
+                                   + "report-fd 2\nusage-rw 2\nusage-append 2\n"), out)
     }
 
     /// `-o -` (or `/dev/fd/N`) on a regular file that a failure or a signal stopped left its partial bytes there,

@@ -51,10 +51,13 @@ final class OptionTests: CLITestCase {
         let unknown = try run(["--bogus=1"])
         XCTAssertEqual(unknown.status, 2)
         XCTAssertTrue(unknown.stderr.contains("unknown option '--bogus=1'"), unknown.stderr)
-        // Only -o and -j take a joined value; -y -q are not bundled.
-        for arg in ["-fnv12", "-yq"] {
-            XCTAssertTrue(try run([arg]).stderr.contains("unknown option '\(arg)'"), arg)
-        }
+        // Flags are not bundled (-yq); every short option with a value takes it joined too, as getopt does (-fnv12,
+        // which fish's completion offers).
+        XCTAssertTrue(try run(["-yq"]).stderr.contains("unknown option '-yq'"))
+        let joined = try run([jpg, "-fnv21", "-o", "j.out", "-q"]), apart = try run([jpg, "-f", "nv21", "-o", "a.out", "-q"])
+        XCTAssertEqual(joined.status, 0, joined.stderr)
+        XCTAssertEqual(apart.status, 0, apart.stderr)
+        XCTAssertEqual(try Data(contentsOf: work.appendingPathComponent("j.out")), try Data(contentsOf: work.appendingPathComponent("a.out")))
     }
 
     /// -q silences the per-image line, not warnings: a profile not applied is still said.

@@ -23,6 +23,9 @@ void yc_rgba420_rows(const uint8_t *s0, const uint8_t *s1, uint8_t *y0, uint8_t 
 int yc_rgba420_rows_on(int tier, const uint8_t *s0, const uint8_t *s1, uint8_t *y0, uint8_t *y1, uint8_t *u,
                        uint8_t *v, uint8_t *uv, long count, const yc_rgba420_spec *spec);
 
+/// `count` pixels of R, G, B bytes to R, G, B, 0xFF (the RGBA rows' input); the same bytes on every tier.
+void yc_rgb_to_rgbx_row(const uint8_t *src, uint8_t *dst, long count);
+
 /// ⌊(c + wb·b + wr·r)/d⌋ with every partial sum below 2^53 (so exact in a double), and 1/d.
 typedef struct {
     double c, wb, wr, d, inv;
