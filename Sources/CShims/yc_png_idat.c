@@ -25,13 +25,17 @@ static void next_header(yc_decoder *dec) {
     yc_png_read(dec, h, 8);
     const uint32_t length = png_get_uint_32(h);
     if (length > 0x7FFFFFFFu) png_error(dec->png, "PNG unsigned integer out of range");
+    // The name spelt out only for a message: a photo's thousands of IDAT headers each cost a snprintf a byte.
+    int letters = 1;
+    for (int i = 4; i < 8; i++) letters &= (h[i] >= 'A' && h[i] <= 'Z') || (h[i] >= 'a' && h[i] <= 'z');
     char name[17], msg[YC_MSG];
-    yc_png_chunk_name(h + 4, name);
-    if (strlen(name) != 4) {   // a byte that is not a letter took four characters
+    if (!letters) {
+        yc_png_chunk_name(h + 4, name);
         snprintf(msg, sizeof msg, "%s: invalid chunk type", name);
         png_error(dec->png, msg);
     }
     if (length > YC_PNG_CHUNK_MAX && memcmp(h + 4, "IDAT", 4) != 0) {
+        yc_png_chunk_name(h + 4, name);
         snprintf(msg, sizeof msg, "%s: chunk data is too large", name);
         yc_warn(dec, msg);
     }

@@ -15,8 +15,11 @@ public enum PixelLayout: String, CaseIterable, Sendable {
     /// 10-bit: Y, U, V planes of 16-bit little-endian words, the value in the low 10 bits.
     case yuv420p10le
 
+    /// FFmpeg's pixel-format names and their aliases, and every file extension that names a layout (`yuv`).
     public init?(name: String) {
         switch name.lowercased() {
+        case let ext where Self.fileExtensions.contains { $0.0 == ext }:
+            self = Self.fileExtensions.first { $0.0 == ext }!.1
         case "nv12": self = .nv12
         case "nv21": self = .nv21
         case "yuv420p", "i420", "iyuv": self = .yuv420p

@@ -88,7 +88,7 @@ public final class ImageDecoder {
 
     public init(source: InputSource, maxPixels: Int = ImageDecoder.defaultMaxPixels,
                 maxScans: Int = ImageDecoder.defaultMaxScans, maxMemory: Int? = nil,
-                allowTruncated: Bool = false, raw: Bool = false, turned: Bool = false, fullChroma: Bool = true,
+                allowTruncated: Bool = false, raw: Bool = false, turned: Bool = false, fullChroma: Bool = false,
                 alpha16: Bool = false, colourTarget: Primaries? = nil) throws(DecodeError) {
         self.source = source
         wholeBudget = Self.wholeBudget(maxMemory: maxMemory, inputBytes: source.byteCount)

@@ -10,16 +10,19 @@ public enum OutputFormat: Equatable, Sendable {
     case jpeg
 
     /// `--format` names: FFmpeg's pixel-format names, and the containers; every output extension names its
-    /// format too (`yuv` is yuv420p, as `.yuv` is).
+    /// format too (`yuv` is yuv420p, as `.yuv` is; `jpe`), through `init(fileExtension:)`.
     public init?(name: String) {
         switch name.lowercased() {
-        case "y4m", "yuv4mpegpipe": self = .y4m
-        case "png": self = .png
-        case "jpeg", "jpg", "jpe", "mjpeg": self = .jpeg
-        case "yuv": self = .raw(.yuv420p)
+        case "yuv4mpegpipe": self = .y4m
+        case "mjpeg": self = .jpeg
         default:
-            guard let l = PixelLayout(name: name) else { return nil }
-            self = .raw(l)
+            if let l = PixelLayout(name: name) {
+                self = .raw(l)
+            } else if let f = OutputFormat(fileExtension: name) {
+                self = f
+            } else {
+                return nil
+            }
         }
     }
 

@@ -58,12 +58,16 @@ public final class PNGSink: BandSink {
             rgb = ledger!.allocateBytes(rgbBytes)
         }
         if inverse.inputDepth == 10 {
-            func words(_ p: UnsafeMutablePointer<UInt8>) -> UnsafePointer<UInt16> {
-                UnsafeRawPointer(p).assumingMemoryBound(to: UInt16.self)
-            }
-            UnsafeMutableRawPointer(rgb!).withMemoryRebound(to: UInt16.self, capacity: 3 * w * rows) { out in
-                inverse.convertDeepRows(width: w, y: words(band.y), u: words(band.u), v: words(band.v), count: rows,
-                                        into: out, stride: 3 * w)
+            // The band's 16-bit words and the RGB rows, each seen as UInt16 for the call (bound as bytes otherwise).
+            let cw = (w + 1) / 2, chromaWords = cw * ((rows + 1) / 2)
+            band.y.withMemoryRebound(to: UInt16.self, capacity: w * rows) { y in
+                band.u.withMemoryRebound(to: UInt16.self, capacity: chromaWords) { u in
+                    band.v.withMemoryRebound(to: UInt16.self, capacity: chromaWords) { v in
+                        rgb!.withMemoryRebound(to: UInt16.self, capacity: 3 * w * rows) { out in
+                            inverse.convertDeepRows(width: w, y: y, u: u, v: v, count: rows, into: out, stride: 3 * w)
+                        }
+                    }
+                }
             }
         } else {
             inverse.convertRows(band.targets(origin: firstRow), first: firstRow, count: rows, into: rgb!, stride: 3 * w)
