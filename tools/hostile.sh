@@ -1085,11 +1085,12 @@ status 2; says 'report on standard output'; settled
 end
 
 begin output-is-stderr-file
-# The output replaces the file standard error is open on: its messages would go to the replaced file.
+# The output replaces the file standard error is open on: its messages would go to the replaced file. Refused, and
+# the refusal is not written there either: the file's bytes are what it protects (exit 2 alone says it).
 cp "$PNG" a.png; echo old > x.nv12; snap
 yc a.png -o x.nv12 --force 2>> x.nv12 > "$OUT"
-status 2; ALLOW=(x.nv12); settled
-LC_ALL=C grep -qa 'standard error is open on' x.nv12 || bad "x.nv12 does not hold the refusal: $(head -c 120 x.nv12)"
+status 2; settled
+[ "$(cat x.nv12)" = old ] || bad "x.nv12 changed: $(head -c 120 x.nv12)"
 end
 
 begin y4m-in-batch
@@ -1619,7 +1620,7 @@ if ! touch ro/.probe 2> /dev/null; then
   WRAP=(prlimit --nofile=24 --); run in -o ro/ -j 1
   status 1; settled
   LC_ALL=C grep -q 'Too many open files' "$ERR" && bad "descriptors ran out: $(LC_ALL=C grep -m1 'Too many' "$ERR")"
-  [ "$(LC_ALL=C grep -c '^yuvconv: error: ro/p' "$ERR")" = 40 ] || bad "not 40 failures: $(errline)"
+  [ "$(LC_ALL=C grep -c '^yuvconv: error: in/p[0-9]*.png: cannot write ro/p' "$ERR")" = 40 ] || bad "not 40 failures: $(errline)"
   end
 else rm -f ro/.probe; skipped "no read-only folder"; fi
 umount "$D/ro" 2> /dev/null
