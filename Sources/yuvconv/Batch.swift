@@ -213,7 +213,9 @@ func runBatch(_ options: Options) -> Int32 {
         // A signal that stopped the manifest's write cut the run short: its status says so.
         status = interruptSignal().map { 128 + $0 } ?? 1
     }
-    let ran = run.finish(summary: "converted", skipped: "already there" + (options.update ? " and up to date" : ""),
+    // --update's files left as they are are "kept": its report counts them among the images (`up_to_date`), not
+    // among the skipped, which are a plain run's outputs already there.
+    let ran = run.finish(summary: "converted", skipped: options.update ? "kept (up to date)" : "skipped (already there)",
                          always: true)
     // A signal that stopped the manifest's write says so over a failed file's 1.
     return ran == 0 || status > 1 ? status : ran

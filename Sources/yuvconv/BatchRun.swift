@@ -222,7 +222,7 @@ struct BatchRun {
         }
         if always || final.failed > 0 || notStarted > 0 {
             var line = "yuvconv: \(final.converted) \(done), "
-                + (skipped.map { "\(final.skipped) skipped (\($0)), " } ?? "") + "\(final.failed) failed"
+                + (skipped.map { "\(final.skipped) \($0), " } ?? "") + "\(final.failed) failed"
             if notStarted > 0 {
                 line += ", \(notStarted) not started"
                     + (signal != nil ? " (interrupted)" : readerGone ? " (standard output's reader stopped reading)" : " (--fail-fast)")

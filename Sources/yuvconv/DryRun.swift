@@ -84,8 +84,8 @@ func dryRunBatch(_ plan: BatchPlan, options: Options, update: UpdateManifest?, o
     let decided = convert + replace + skip + refused, signal = interruptSignal()
     // The plan's lines first where both streams go to one log (`2>&1 | tee`): standard output is buffered.
     fflush(stdout)
-    printErr("yuvconv: dry run, nothing written: \(convert) to convert, \(replace) to replace, \(skip) skipped (already there"
-             + (options.update ? " and up to date" : "") + "), \(refused) refused"
+    printErr("yuvconv: dry run, nothing written: \(convert) to convert, \(replace) to replace, \(skip) "
+             + (options.update ? "to keep (up to date)" : "skipped (already there)") + ", \(refused) refused"
              + (decided < plan.count && (signal != nil || readerGone)
                  ? ", \(plan.count - decided) not decided (\(signal != nil ? "interrupted" : "standard output's reader stopped reading"))" : ""))
     if let signal, decided < plan.count { return 128 + signal }

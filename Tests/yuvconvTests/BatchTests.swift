@@ -54,7 +54,7 @@ final class BatchTests: CLITestCase {
         try FileManager.default.removeItem(at: work.appendingPathComponent("in/a.png"))
         try makeInputs([("pngsuite/basn2c16.png", "in/a.png")])
         let u = try run(["convert", "in", "-o", "out/", "--update", "-q", "-j", "1"])
-        XCTAssertTrue(u.stderr.contains("1 converted, 2 skipped"), u.stderr)
+        XCTAssertTrue(u.stderr.contains("1 converted, 2 kept (up to date)"), u.stderr)
         // --fail-fast stops after the first failure (one job: in order).
         let f = try run(["convert", "in", "-o", "ff/", "--fail-fast", "-j", "1", "-q"])
         XCTAssertEqual(f.status, 1)

@@ -134,7 +134,7 @@ final class PlanningTests: CLITestCase {
         sleep(1)
         let u = try run(["convert", "in", "-r", "-o", "out/", "-q", "--update", "--force", "--report", "json", "--report-file", "r.json"])
         XCTAssertEqual(u.status, 1, u.stderr)
-        XCTAssertTrue(u.stderr.contains("1 converted, 1 skipped (already there and up to date), 1 failed"), u.stderr)
+        XCTAssertTrue(u.stderr.contains("1 converted, 1 kept (up to date), 1 failed"), u.stderr)
         XCTAssertEqual(try modified("out/b.nv12"), keptBefore)
         XCTAssertEqual(reportedFiles(try Data(contentsOf: work.appendingPathComponent("r.json"))), ["in/a.png", "in/c.png", "in/sub/b.png"])
         // Without --update, --force replaces every output.

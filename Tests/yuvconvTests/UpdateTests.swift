@@ -32,7 +32,7 @@ final class UpdateTests: CLITestCase {
     }
 
     func summary(_ r: Result, converted: Int, skipped: Int, file: StaticString = #filePath, line: UInt = #line) {
-        XCTAssertTrue(r.stderr.contains("yuvconv: \(converted) converted, \(skipped) skipped (already there and up to date), 1 failed"),
+        XCTAssertTrue(r.stderr.contains("yuvconv: \(converted) converted, \(skipped) kept (up to date), 1 failed"),
                       r.stderr, file: file, line: line)
     }
 
@@ -172,10 +172,10 @@ final class UpdateTests: CLITestCase {
         }
         let args = ["convert", "in/", "-r", "-o", "out/", "--name", "{dir}/{stem}.{ext}", "--update"]
         let first = try run(args)
-        XCTAssertTrue(first.stderr.contains("3 converted, 0 skipped"), first.stderr)
+        XCTAssertTrue(first.stderr.contains("3 converted, 0 kept"), first.stderr)
         let again = try run(args)
         XCTAssertEqual(again.status, 0, again.stderr)
-        XCTAssertTrue(again.stderr.contains("0 converted, 3 skipped"), again.stderr)
+        XCTAssertTrue(again.stderr.contains("0 converted, 3 kept"), again.stderr)
         let text = String(decoding: try contents("out/.yuvconv-manifest"), as: UTF8.self)
         XCTAssertTrue(text.contains("\n\\#hash.nv12\t"), text)
     }
@@ -247,7 +247,7 @@ final class UpdateTests: CLITestCase {
         try FileManager.default.createSymbolicLink(atPath: work.appendingPathComponent("out/a.nv12").path,
                                                    withDestinationPath: "../elsewhere.txt")
         let kept = try update().result
-        XCTAssertTrue(kept.stderr.contains("yuvconv: 2 converted, 0 skipped (already there and up to date), 2 failed"), kept.stderr)
+        XCTAssertTrue(kept.stderr.contains("yuvconv: 2 converted, 0 kept (up to date), 2 failed"), kept.stderr)
         XCTAssertTrue(kept.stderr.contains("out/a.nv12: is a symbolic link; --update writes only plain files of the output folder"),
                       kept.stderr)
         XCTAssertEqual(try contents("elsewhere.txt"), Data("keep\n".utf8))
@@ -298,7 +298,7 @@ final class UpdateTests: CLITestCase {
             convert in/d.png -> out/d.nv12 (nv12): no output yet
 
             """)
-        XCTAssertTrue(r.stderr.contains("2 to convert, 1 to replace, 1 skipped (already there and up to date), 0 refused"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("2 to convert, 1 to replace, 1 to keep (up to date), 0 refused"), r.stderr)
         let other = try run(["convert", "in/", "-o", "out/", "--update", "-n", "--range", "limited"])
         XCTAssertTrue(String(decoding: other.stdout, as: UTF8.self).contains("replace in/b.jpg -> out/b.nv12 (nv12): made with other options\n"))
         XCTAssertEqual(try contents("out/.yuvconv-manifest"), manifest)
@@ -337,7 +337,7 @@ final class UpdateTests: CLITestCase {
         try makeInputs()
         summary(try update().result, converted: 3, skipped: 0)
         let one = try run(["convert", "in/a.png", "in/b.jpg", "-o", "out/", "--update", "--matrix", "bt2020", "-q"])
-        XCTAssertTrue(one.stderr.contains("2 converted, 0 skipped"), one.stderr)
+        XCTAssertTrue(one.stderr.contains("2 converted, 0 kept"), one.stderr)
         let lines = String(decoding: try contents("out/.yuvconv-manifest"), as: UTF8.self).split(separator: "\n")
         XCTAssertEqual(lines.filter { !$0.hasPrefix("#") && !$0.hasPrefix("yuvconv-manifest") }.map { String($0.prefix { $0 != "\t" }) },
                        outputs)
