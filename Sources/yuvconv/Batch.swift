@@ -120,13 +120,18 @@ func runBatch(_ options: Options) -> Int32 {
                                                  replaced: (options.reportFile.map { [$0] } ?? []) + manifest) {
         return refused
     }
-    // Standard error open on an output the batch replaces: its lines and summary would be lost with it.
-    let errKey = outputKey("/dev/stderr")
-    if errKey.hasPrefix("id:") {
+    // Standard error open on an output the batch replaces: its lines and summary would be lost with it. So is
+    // standard output for a dry run, whose listing goes there (a single file's dry run is refused the same way).
+    let errKey = outputKey("/dev/stderr"), outKey = options.dryRun ? outputKey("-") : ""
+    if errKey.hasPrefix("id:") || outKey.hasPrefix("id:") {
         var items = plan.reader()
         while let item = items.next() {
-            if outputKey(item.output) == errKey {
+            let key = outputKey(item.output)
+            if key == errKey {
                 return refuseAboutStandardError("\(displayPath(item.output)) is the file standard error is open on: what is written there would be lost")
+            }
+            if key == outKey {
+                return usageFailure("\(displayPath(item.output)) is the file standard output is open on: the dry run's listing would be written into it")
             }
         }
     }

@@ -127,13 +127,15 @@ func releaseMessages(drop: Bool) {
 /// a file a command-line argument names (any spelling or link), the file standard input is on, or one that starts
 /// like a picture (a JPEG, PNG or Y4M signature: a file from a `--files-from` list or a folder) — or a file the run
 /// would write whose bytes the message would change: one open where it has data (`2<>out.nv12`: the message would
-/// go over its first bytes), or an output or report file named by `-o`/`--report-file` that holds data. A log file
-/// is none of these, and gets the message.
+/// go over its first bytes), an output or report file named by `-o`/`--report-file` that holds data, or a file with
+/// data inside the output folder `-o` names (a batch's outputs and `--update`'s manifest, which a usage error or a
+/// plan's refusal, found before the outputs are compared with standard error, would otherwise reach). A log file
+/// elsewhere is none of these, and gets the message.
 let standardErrorMustStayUntouched: Bool = {
     guard let err = FileStatus(descriptor: STDERR_FILENO), err.kind == .regular || err.kind == .fifo else { return false }
     if let input = FileStatus(descriptor: STDIN_FILENO), input.identity == err.identity { return true }
     if case .descriptorHasData? = AtomicOutput.overwrites(descriptor: STDERR_FILENO) { return true }
-    var named = Set<FileIdentity>(), written = Set<FileIdentity>()
+    var named = Set<FileIdentity>(), written = Set<FileIdentity>(), folders: [String] = []
     var args = (processArguments() ?? [])[...]
     while let arg = args.popFirst() {
         var outputs: [String] = []
@@ -145,7 +147,11 @@ let standardErrorMustStayUntouched: Bool = {
             outputs = [String(arg.dropFirst(2))]
         }
         if !outputs.isEmpty || arg.hasPrefix("-o") && !arg.hasPrefix("--") {
-            for o in outputs { if let st = FileStatus(path: o), st.size > 0 { written.insert(st.identity) } }
+            for o in outputs {
+                guard let st = FileStatus(path: o) else { continue }
+                if st.kind == .directory, let real = realFolderPath(o) { folders.append(real) }
+                if st.size > 0 { written.insert(st.identity) }
+            }
             continue
         }
         var candidates = [arg]
@@ -153,6 +159,10 @@ let standardErrorMustStayUntouched: Bool = {
         for c in candidates { if let st = FileStatus(path: c) { named.insert(st.identity) } }
     }
     if named.contains(err.identity) || written.contains(err.identity) { return true }
+    if err.kind == .regular, err.size > 0, let path = descriptorFilePath(STDERR_FILENO),
+       folders.contains(where: { path.hasPrefix($0.hasSuffix("/") ? $0 : $0 + "/") }) {
+        return true
+    }
     guard err.kind == .regular else { return false }
     var head = [UInt8](repeating: 0, count: 12)
     if fcntl(STDERR_FILENO, F_GETFL) & O_ACCMODE == O_WRONLY {
@@ -165,6 +175,14 @@ let standardErrorMustStayUntouched: Bool = {
     }
     return RawInput.isImage(head: head) || RawInput.isY4M(head: head)
 }()
+
+/// `path`, a folder, as an absolute path with every link resolved (`realpath`), or nil.
+func realFolderPath(_ path: String) -> String? {
+    guard let resolved = withFileSystemPath(path, { realpath($0, nil) }) else { return nil }
+    defer { free(resolved) }
+    return PathBytes.decode(Array(UnsafeBufferPointer(start: UnsafeRawPointer(resolved).assumingMemoryBound(to: UInt8.self),
+                                                      count: strlen(resolved))))
+}
 
 /// The path of the file open on `fd` as the system gives it (Linux's /proc/self/fd link, macOS's F_GETPATH),
 /// or nil.

@@ -184,7 +184,11 @@ func run(_ args: [String]) -> Int32 {
     // per-image line is left out there (the report says the same), so that what follows the warnings is the
     // report alone.
     var single = options
-    if reportStream == [STDERR_FILENO] || options.reportFile.flatMap(AtomicOutput.standardDescriptor) == STDERR_FILENO {
+    // Known by the file, not the descriptor's number: `--report-file /dev/fd/3 3>>r.json 2>>r.json` is the same.
+    let reportOnStandardError = options.reportFile.flatMap(AtomicOutput.standardDescriptor).map { fd in
+        fd == STDERR_FILENO || (FileStatus(descriptor: fd).map { s in FileStatus(descriptor: STDERR_FILENO)?.identity == s.identity } ?? false)
+    } ?? false
+    if reportStream == [STDERR_FILENO] || reportOnStandardError {
         single.quiet = true
     }
     let outcome = convertOne(input: input, output: written, format: format, options: single, protected: protected,

@@ -103,12 +103,21 @@ final class HostileTests: CLITestCase {
             "$B" a.png -o one.nv12 --matrix bogus 2>>one.nv12; echo "usage-append $?"
             cmp -s L L.keep || echo "CHANGED: L"
             cmp -s one.nv12 one.keep || echo "CHANGED: one.nv12 by a usage error"
+            # Found before the batch compares its outputs with standard error (a usage error, a clash in the plan): not
+            # written into its manifest or an output; nor is a batch dry run's listing into an output on standard output.
+            cp in/a.png in/c.png; mkdir in2; cp b.jpg in2/a.png
+            "$B" convert in/a.png in2/a.png -o out2/ --update 2>>out2/.yuvconv-manifest; echo "clash $?"
+            "$B" convert in/ -o out2/ --update --bogus 2>>out2/.yuvconv-manifest; echo "bogus $?"
+            "$B" convert in/ -o out2/ -j 0 2>>out2/a.nv12; echo "jobs $?"
+            "$B" convert -n in/ -o out2/ 1>>out2/a.nv12; echo "dry $?"
+            cmp -s out2/.yuvconv-manifest m2.keep || echo "CHANGED: manifest by an early error"
+            cmp -s out2/a.nv12 a2.keep || echo "CHANGED: output by an early error or a listing"
             """)
         let out = String(decoding: r.stdout, as: UTF8.self)
         XCTAssertFalse(out.contains("CHANGED"), out)
         XCTAssertTrue(out.contains("single-rw 2\nsingle-append 2\nbatch 2\nmanifest 2\nupdate-after 0\nreport 2\nsingle-report 2\non-stderr 2\n1\n"), out)
         XCTAssertTrue(out.contains("held-manifest 2\nheld-output 2\ndata-on-stderr 2 OLD\ndata-and-messages 2 OLD\nlog 2 1\n"
-                                   + "report-fd 2\nusage-rw 2\nusage-append 2\n"), out)
+                                   + "report-fd 2\nusage-rw 2\nusage-append 2\nclash 2\nbogus 2\njobs 2\ndry 2\n"), out)
     }
 
     /// `-o -` (or `/dev/fd/N`) on a regular file that a failure or a signal stopped left its partial bytes there,
