@@ -115,12 +115,13 @@ func holdMessage(_ text: String) -> Bool {
 }
 
 /// Prints the held messages (or drops them), and lets every later one through.
-func releaseMessages(drop: Bool) {
+/// `drop` is asked only when there are messages held: at the end of every run (main.swift) it stats each argument.
+func releaseMessages(drop: @autoclosure () -> Bool) {
     let held = heldMessages.withLock { held -> [String] in
         defer { held = nil }
         return held ?? []
     }
-    if !drop { for text in held { fputs(text, stderr) } }
+    if !held.isEmpty && !drop() { for text in held { fputs(text, stderr) } }
 }
 
 /// For a run that ends before its inputs are known: whether standard error, a regular file or FIFO, may be one —
