@@ -157,6 +157,8 @@ void yc_png_open(yc_decoder *dec, FILE *file);
 void yc_png_read(yc_decoder *dec, uint8_t *buf, size_t n);
 /// A chunk type as libpng writes it in messages: letters as they are, other bytes as [XX] (17 bytes with the NUL).
 void yc_png_chunk_name(const uint8_t type[4], char name[17]);
+/// Whether a chunk type is four ASCII letters, as PNG requires (what `yc_png_chunk_name` spells as itself).
+int yc_png_chunk_type_valid(const uint8_t type[4]);
 /// The image data read here (yc_png_idat.c): set up after png_read_info (0: out of memory), rows (each
 /// palette row through `expand`), the chunks after the image data, and the memory.
 int yc_png_idat_begin(yc_decoder *dec, int palette, int grey, int depth, int channels);

@@ -26,10 +26,8 @@ static void next_header(yc_decoder *dec) {
     const uint32_t length = png_get_uint_32(h);
     if (length > 0x7FFFFFFFu) png_error(dec->png, "PNG unsigned integer out of range");
     // The name spelt out only for a message: a photo's thousands of IDAT headers each cost a snprintf a byte.
-    int letters = 1;
-    for (int i = 4; i < 8; i++) letters &= (h[i] >= 'A' && h[i] <= 'Z') || (h[i] >= 'a' && h[i] <= 'z');
     char name[17], msg[YC_MSG];
-    if (!letters) {
+    if (!yc_png_chunk_type_valid(h + 4)) {
         yc_png_chunk_name(h + 4, name);
         snprintf(msg, sizeof msg, "%s: invalid chunk type", name);
         png_error(dec->png, msg);

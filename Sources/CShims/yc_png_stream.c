@@ -9,13 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+static int chunk_letter(uint8_t c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
+
+int yc_png_chunk_type_valid(const uint8_t type[4]) {
+    return chunk_letter(type[0]) && chunk_letter(type[1]) && chunk_letter(type[2]) && chunk_letter(type[3]);
+}
+
 void yc_png_chunk_name(const uint8_t type[4], char name[17]) {
     size_t at = 0;
-    for (int i = 0; i < 4; i++) {
-        const uint8_t c = type[i];
-        const int letter = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
-        at += (size_t)snprintf(name + at, 17 - at, letter ? "%c" : "[%02X]", c);
-    }
+    for (int i = 0; i < 4; i++) at += (size_t)snprintf(name + at, 17 - at, chunk_letter(type[i]) ? "%c" : "[%02X]", type[i]);
 }
 
 // A colour chunk's type, once, in the list of those after the image data (`late_colour`).

@@ -18,15 +18,15 @@ public enum PixelLayout: String, CaseIterable, Sendable {
     /// FFmpeg's pixel-format names and their aliases, and every file extension that names a layout (`yuv`).
     public init?(name: String) {
         switch name.lowercased() {
-        case let ext where Self.fileExtensions.contains { $0.0 == ext }:
-            self = Self.fileExtensions.first { $0.0 == ext }!.1
         case "nv12": self = .nv12
         case "nv21": self = .nv21
         case "yuv420p", "i420", "iyuv": self = .yuv420p
         case "yv12": self = .yv12
         case "p010", "p010le": self = .p010
         case "yuv420p10le", "yuv420p10", "i010": self = .yuv420p10le
-        default: return nil
+        default:
+            guard let layout = PixelLayout(fileExtension: name) else { return nil }
+            self = layout
         }
     }
 

@@ -61,8 +61,7 @@ func fileFailure(_ error: FileError) -> Int32 {
 /// failures, progress and summary go there too and would be mixed into it (a single conversion leaves its
 /// per-image line out instead, and has no summary). Refused before any work, for both commands.
 func refuseReportOnStandardError(_ options: Options) -> Int32? {
-    guard let file = options.reportFile, AtomicOutput.standardDescriptor(file) == STDERR_FILENO
-            || (outputKey(file).hasPrefix("id:") && outputKey(file) == outputKey("/dev/stderr")) else { return nil }
+    guard let file = options.reportFile, isStandardErrorsFile(file) else { return nil }
     return refuseAboutStandardError("\(file == "-" ? "<stdout>" : displayPath(file)) is standard error, which carries the run's messages and summary: they "
                         + "would be mixed into the report (name a file, or leave out --report-file for standard output)")
 }

@@ -46,6 +46,14 @@ func usageFailure(_ error: UsageError) -> Int32 {
     error.aboutStandardError ? refuseAboutStandardError(error.message) : usageFailure(error.message)
 }
 
+/// Whether `path` is standard error or its file: `/dev/stderr`, `/dev/fd/2`, or any name or descriptor open on the
+/// file standard error is (`--report-file /dev/fd/3 3>>r.json 2>>r.json`).
+func isStandardErrorsFile(_ path: String) -> Bool {
+    if AtomicOutput.standardDescriptor(path) == STDERR_FILENO { return true }
+    let key = outputKey(path)
+    return key.hasPrefix("id:") && key == outputKey("/dev/stderr")
+}
+
 /// Points standard error at /dev/null: when nothing may be written there (it is an input, or a disk, or the
 /// data's own file), the exit status alone speaks.
 func silenceStandardError() {

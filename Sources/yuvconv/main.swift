@@ -185,10 +185,7 @@ func run(_ args: [String]) -> Int32 {
     // report alone.
     var single = options
     // Known by the file, not the descriptor's number: `--report-file /dev/fd/3 3>>r.json 2>>r.json` is the same.
-    let reportOnStandardError = options.reportFile.flatMap(AtomicOutput.standardDescriptor).map { fd in
-        fd == STDERR_FILENO || (FileStatus(descriptor: fd).map { s in FileStatus(descriptor: STDERR_FILENO)?.identity == s.identity } ?? false)
-    } ?? false
-    if reportStream == [STDERR_FILENO] || reportOnStandardError {
+    if reportStream == [STDERR_FILENO] || options.reportFile.map(isStandardErrorsFile) == true {
         single.quiet = true
     }
     let outcome = convertOne(input: input, output: written, format: format, options: single, protected: protected,
