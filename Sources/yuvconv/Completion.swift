@@ -23,30 +23,11 @@ func completionScript(_ shell: Shell) -> String {
     }
 }
 
-/// What an option whose help begins with its values is about: the shells show one description for the option and
-/// each of its values (fish gives every value the option's), so the first clause of such help ("nv12 (default),
-/// nv21, …", "ignore (default: …)") described one value, or a few, as if it were the option.
-private let valueOptionSummaries: [String: String] = [
-    "--format": "what to write: a raw layout (nv12, p010, …), y4m, png or jpeg",
-    "--depth": "bits per sample: 8 or 10",
-    "--matrix": "the YCbCr matrix",
-    "--range": "full (0–255) or limited (video) range",
-    "--alpha": "what happens to a PNG's alpha",
-    "--orientation": "whether the EXIF orientation is applied",
-    "--chroma-loc": "where chroma samples sit (FFmpeg's names)",
-    "--color-management": "whether a source's colour profile is applied",
-    "--primaries": "the RGB space converted from",
-    "--jpeg-path": "how a JPEG is converted: its YCbCr planes or RGB",
-    "--chroma-filter": "how the 4:2:0 chroma is made: box or sharp",
-    "--pix-fmt": "the raw input's layout",
-    "--report": "the report's format: text, json, csv or html",
-    "--completion": "a completion script for bash, zsh or fish",
-]
-
-/// An option's one-line description: its summary above, or its help up to the first ';' or full stop outside
-/// parentheses.
+/// An option's one-line description: its `summary` (an option whose help begins with its values: the shells show
+/// one description for the option and each value, and fish gives every value the option's), or its help up to the
+/// first ';' or full stop outside parentheses.
 private func shortHelp(_ option: OptionSpec) -> String {
-    if let long = option.longName, let summary = valueOptionSummaries[long] { return summary }
+    if let summary = option.summary { return summary }
     let help = option.help.joined(separator: " ")
     var depth = 0, previous: Character = " "
     for (i, c) in help.enumerated() {

@@ -2,107 +2,10 @@ import YUVCore
 import YUVIO
 import YUVReport
 
-/// One command-line option: the names it answers to, whether it takes a value, its help, and what it does.
-/// The table (`OptionSpec.groups`) drives the parser, the "takes no value" check and the help's option lines.
-struct OptionSpec: Sendable {
-    /// Every name it answers to. The help shows the first short (-x) and the first long (--name) one;
-    /// further names are aliases (--pix_fmt, FFmpeg's spelling).
-    let names: [String]
-    /// The value's placeholder in the help (PATH, N); nil for a flag, which takes no value.
-    let value: String?
-    /// Its help, a line per line of the help text.
-    let help: [String]
-    /// A short option whose value may be joined to it: -ofile, -j4.
-    let joinsValue: Bool
-    /// What a shell completes for its value (the completion scripts of `--completion`).
-    let completes: ValueCompletion
-    /// Why `yuvconv report` refuses it (it only shapes written images), completing "report …"; nil when
-    /// report takes it.
-    let notInReport: String?
-    /// Applies it: the option as written (for messages) and its value ("" for a flag).
-    let apply: @Sendable (inout Options, _ flag: String, _ value: String) throws(UsageError) -> Void
+// The option table: every option's names, value, help and action, in the help's groups. The type is OptionSpec.swift's;
+// the help's other parts are HelpParts.swift's.
 
-    /// An option that takes a value.
-    init(_ names: [String], _ value: String, joined: Bool = false, completes: ValueCompletion = .anything,
-         notInReport: String? = nil, _ help: [String],
-         _ apply: @escaping @Sendable (inout Options, _ flag: String, _ value: String) throws(UsageError) -> Void) {
-        (self.names, self.value, self.help, self.joinsValue, self.apply) = (names, value, help, joined, apply)
-        self.completes = completes
-        self.notInReport = notInReport
-    }
-
-    /// A flag.
-    init(_ names: [String], notInReport: String? = nil, _ help: [String], _ set: @escaping @Sendable (inout Options) -> Void) {
-        (self.names, self.value, self.help, self.joinsValue, self.completes) = (names, nil, help, false, .anything)
-        self.notInReport = notInReport
-        self.apply = { o, _, _ in set(&o) }
-    }
-
-    /// The first short (-x) and the first long (--name) name: the ones the help shows.
-    var shortName: String? { names.first { !$0.hasPrefix("--") } }
-    var longName: String? { names.first { $0.hasPrefix("--") } }
-
-    /// The help's line for it: names and placeholder, then the help from column 27.
-    var helpLines: String {
-        let short = shortName, long = longName
-        let label = "  " + (short.map { $0 + (long == nil ? "" : ", ") } ?? "    ") + (long ?? "")
-            + (value.map { " " + $0 } ?? "")
-        let indent = String(repeating: " ", count: 27)
-        return help.enumerated().map { i, line in
-            i == 0 ? label + HelpParts.pad(label, 27) + line : indent + line
-        }.joined(separator: "\n")
-    }
-
-    /// A value that is one of a set of names: `parse` it, or say which names there are.
-    static func named<T>(_ text: String, _ what: String, _ choices: String, _ parse: (String) -> T?) throws(UsageError) -> T {
-        guard let v = parse(text) else { throw UsageError(message: "unknown \(what) '\(text)' (\(choices))") }
-        return v
-    }
-
-    /// A whole number within `range`.
-    static func number(_ flag: String, _ text: String, _ range: ClosedRange<Int>) throws(UsageError) -> Int {
-        guard let n = Int(text), range.contains(n) else {
-            throw UsageError(message: "\(flag) needs a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
-        }
-        return n
-    }
-
-    /// A size in bytes: a number (digits, with a decimal fraction or not: 1.5G), then K, M, G or T (KiB, MiB,
-    /// GiB, TiB; upper or lower case, with "iB" or "B" after it or not), at least 1 MiB; a fraction of a byte
-    /// is dropped.
-    static func byteSize(_ flag: String, _ text: String) throws(UsageError) -> Int {
-        let lower = text.lowercased()
-        let whole = lower.prefix { $0.isASCII && $0.isNumber }
-        var rest = lower.dropFirst(whole.count)
-        var fraction: Substring?
-        if rest.first == "." {
-            fraction = rest.dropFirst().prefix { $0.isASCII && $0.isNumber }
-            rest = rest.dropFirst(1 + fraction!.count)
-        }
-        let shifts: [String: Int] = ["": 0, "b": 0, "k": 10, "kb": 10, "kib": 10, "m": 20, "mb": 20, "mib": 20,
-                                     "g": 30, "gb": 30, "gib": 30, "t": 40, "tb": 40, "tib": 40]
-        func refuse(_ why: String = "") -> UsageError {
-            UsageError(message: "\(flag) needs a size of at least 1 MiB, such as 512M, 1.5G or 2G, not '\(text)'" + why)
-        }
-        // One number (digits, and after a point at least one more), then a unit.
-        guard !whole.isEmpty, fraction?.isEmpty != true, let shift = shifts[String(rest)] else {
-            throw refuse(whole.isEmpty ? "" : " (one number, then K, M, G or T)")
-        }
-        guard let n = Int(whole), n <= Int.max >> shift else { throw refuse(" (more than this system can count)") }
-        // The fraction's bytes, exactly: ⌊digits · 2^shift / 10^k⌋ in double width (its first 18 digits: any
-        // after them weigh less than a byte at T). Below 2^shift, so the sum cannot overflow (n ≤ Int.max >> shift).
-        var part = 0
-        if let digits = fraction?.prefix(18), let d = Int(digits) {
-            let product = d.multipliedFullWidth(by: 1 << shift)
-            part = Self.pow10(digits.count).dividingFullWidth(product).quotient
-        }
-        let bytes = (n << shift) + part
-        guard bytes >= 1 << 20 else { throw refuse() }
-        return bytes
-    }
-
-    private static func pow10(_ n: Int) -> Int { (0..<n).reduce(1) { p, _ in p * 10 } }
-
+extension OptionSpec {
     /// Every option by every name.
     static let byName: [String: OptionSpec] = Dictionary(uniqueKeysWithValues: groups.flatMap { group in
         group.options.flatMap { option in option.names.map { ($0, option) } }
@@ -119,7 +22,7 @@ struct OptionSpec: Sendable {
                 o.output = v
             },
             OptionSpec(["-f", "--format"], "FMT", joined: true,
-                       completes: .oneOf(["nv12", "nv21", "yuv420p", "yv12", "p010", "yuv420p10le", "y4m", "png", "jpeg"]),
+                       completes: .oneOf(["nv12", "nv21", "yuv420p", "yv12", "p010", "yuv420p10le", "y4m", "png", "jpeg"]), summary: "what to write: a raw layout (nv12, p010, …), y4m, png or jpeg",
                        ["nv12 (default), nv21, yuv420p (alias i420), yv12;",
                         "p010, yuv420p10le: 10-bit (16-bit little-endian words; P010's value in",
                         "the high 10 bits, yuv420p10le's in the low);",
@@ -133,18 +36,18 @@ struct OptionSpec: Sendable {
                         "output name (--name) decides the same way"]) { o, _, v throws(UsageError) in
                 o.format = try named(v, "format", OutputFormat.names) { OutputFormat(name: $0) }
             },
-            OptionSpec(["--depth"], "BITS", completes: .oneOf(["8", "10"]),
+            OptionSpec(["--depth"], "BITS", completes: .oneOf(["8", "10"]), summary: "bits per sample: 8 or 10",
                        ["bits per sample: 8 (default), or 10 for Y4M output (C420p10) and PNG",
                         "(drawn at 16 bits); the raw layouts p010 and yuv420p10le are 10-bit by name"]) { o, flag, v throws(UsageError) in
                 // One message for every value that is not 8 or 10 (9, 16, a word).
                 guard let bits = Int(v), bits == 8 || bits == 10 else { throw UsageError(message: "--depth is 8 or 10, not '\(v)'") }
                 o.depth = bits
             },
-            OptionSpec(["--matrix"], "M", completes: .oneOf(["bt709", "bt601", "bt2020"]),
+            OptionSpec(["--matrix"], "M", completes: .oneOf(["bt709", "bt601", "bt2020"]), summary: "the YCbCr matrix",
                        ["bt709 (default), bt601, bt2020 (non-constant luminance)"]) { o, _, v throws(UsageError) in
                 o.spec.matrix = try named(v, "matrix", "bt709, bt601, bt2020") { ColorMatrix(name: $0) }
             },
-            OptionSpec(["--range"], "R", completes: .oneOf(["full", "limited"]),
+            OptionSpec(["--range"], "R", completes: .oneOf(["full", "limited"]), summary: "full (0–255) or limited (video) range",
                        ["full (default, 0–255) or limited (Y 16–235, C 16–240)"]) { o, _, v throws(UsageError) in
                 o.spec.range = try named(v, "range", "full, limited") { ColorRange(name: $0) }
                 o.rangeGiven = true
@@ -152,7 +55,7 @@ struct OptionSpec: Sendable {
             OptionSpec(["--quality"], "Q", notInReport: "encodes no JPEG", ["JPEG quality 1-100 (default 90)"]) { o, flag, v throws(UsageError) in
                 o.quality = try number(flag, v, 1...100)
             },
-            OptionSpec(["--alpha"], "MODE", completes: .oneOf(["ignore", "keep", "flatten", "premultiply"]),
+            OptionSpec(["--alpha"], "MODE", completes: .oneOf(["ignore", "keep", "flatten", "premultiply"]), summary: "what happens to a PNG's alpha",
                        ["ignore (default: the contract converts colour as stored); keep: an A plane",
                         "(W×H) after the 4:2:0 planes — yuva420p, or NV12 + A (shown as nv12+A), raw outputs",
                         "only; flatten[=#RRGGBB]: composite over a colour (default white) first;",
@@ -163,20 +66,20 @@ struct OptionSpec: Sendable {
                 }
                 o.alpha = mode
             },
-            OptionSpec(["--orientation"], "M", completes: .oneOf(["auto", "ignore"]),
+            OptionSpec(["--orientation"], "M", completes: .oneOf(["auto", "ignore"]), summary: "whether the EXIF orientation is applied",
                        ["auto (default): apply the EXIF orientation (JPEG Exif, PNG eXIf) first, so",
                         "the output is upright as viewers show it (a turned picture is held whole",
                         "while it is turned); ignore: convert the samples as stored, as the",
                         "contract's reference does (docs/contract.md)"]) { o, _, v throws(UsageError) in
                 o.orientation = try named(v, "orientation mode", "auto, ignore") { OrientationMode(rawValue: $0) }
             },
-            OptionSpec(["--chroma-loc", "--chroma-sample-location"], "L", completes: .oneOf(["center", "left", "topleft"]),
+            OptionSpec(["--chroma-loc", "--chroma-sample-location"], "L", completes: .oneOf(["center", "left", "topleft"]), summary: "where chroma samples sit (FFmpeg's names)",
                        ["where chroma samples sit (FFmpeg's names): center (default; JPEG, MPEG-1:",
                         "the 2x2 block), left (MPEG-2, H.264, HEVC), topleft (co-sited, BT.2020/HDR).",
                         "8-bit Y4M output tags it (C420jpeg, C420mpeg2, C420paldv); 10-bit has no tag"]) { o, _, v throws(UsageError) in
                 o.siting = try named(v, "chroma location", "center, left, topleft") { ChromaLocation(name: $0) }
             },
-            OptionSpec(["--color-management", "--colour-management"], "M", completes: .oneOf(["auto", "off"]),
+            OptionSpec(["--color-management", "--colour-management"], "M", completes: .oneOf(["auto", "off"]), summary: "whether a source's colour profile is applied",
                        ["auto (default): transform a source with a colour profile (ICC in JPEG or",
                         "PNG, PNG sRGB/cHRM/gAMA, EXIF Adobe RGB) to the target RGB space first",
                         "(LittleCMS; sRGB and untagged sources are untouched); off: convert the",
@@ -188,20 +91,20 @@ struct OptionSpec: Sendable {
                 default: throw UsageError(message: "unknown colour management mode '\(v)' (known: auto, off)")
                 }
             },
-            OptionSpec(["--primaries"], "P", completes: .oneOf(["bt709", "p3", "bt2020"]),
+            OptionSpec(["--primaries"], "P", completes: .oneOf(["bt709", "p3", "bt2020"]), summary: "the RGB space converted from",
                        ["the RGB space converted: bt709 (sRGB; the default, bt2020 with --matrix",
                         "bt2020), p3 (Display P3), bt2020; profiled sources are transformed into it,",
                         "sRGB and untagged ones keep their numbers and are labelled sRGB"]) { o, _, v throws(UsageError) in
                 o.primaries = try named(v, "primaries", "bt709, p3, bt2020") { Primaries(name: $0) }
             },
-            OptionSpec(["--jpeg-path"], "P", completes: .oneOf(["auto", "direct", "rgb"]),
+            OptionSpec(["--jpeg-path"], "P", completes: .oneOf(["auto", "direct", "rgb"]), summary: "how a JPEG is converted: its YCbCr planes or RGB",
                        ["auto (default): direct, except 4:4:4 JPEGs, which rgb converts closer",
                         "to the source; direct: convert a JPEG from its own YCbCr planes, never",
                         "building RGB (4:2:0 to bt601 full is then the decoder's planes, byte for",
                         "byte); rgb: decode to RGB first, then convert exactly"]) { o, _, v throws(UsageError) in
                 o.jpegPath = try named(v, "JPEG path", "auto, direct, rgb") { JPEGPath(rawValue: $0) }
             },
-            OptionSpec(["--chroma-filter"], "F", completes: .oneOf(ChromaFilter.allCases.map(\.rawValue)),
+            OptionSpec(["--chroma-filter"], "F", completes: .oneOf(ChromaFilter.allCases.map(\.rawValue)), summary: "how the 4:2:0 chroma is made: box or sharp",
                        ["box (default): each chroma sample the exact mean of its 2x2 block, bit-exact;",
                         "sharp: chroma and luma chosen so that a player's bilinear chroma comes",
                         "closer to the source (sharper colour edges; not bit-exact, 8-bit outputs",
@@ -265,7 +168,7 @@ struct OptionSpec: Sendable {
                 o.inputSize = (w, h)
             },
             OptionSpec(["--pix-fmt", "--pix_fmt"], "FMT",
-                       completes: .oneOf(["nv12", "nv21", "yuv420p", "yv12", "p010", "yuv420p10le"]), notInReport: "reads JPEG and PNG only",
+                       completes: .oneOf(["nv12", "nv21", "yuv420p", "yv12", "p010", "yuv420p10le"]), summary: "the raw input's layout", notInReport: "reads JPEG and PNG only",
                        ["the raw input's layout (default: from its extension, else nv12);",
                         "--matrix and --range then describe the input (Y4M: XCOLORRANGE wins)"]) { o, _, v throws(UsageError) in
                 o.inputLayout = try named(v, "input pixel format", "nv12, nv21, yuv420p, i420, yv12, p010, yuv420p10le") { PixelLayout(name: $0) }
@@ -307,7 +210,7 @@ struct OptionSpec: Sendable {
                   "`report` takes the same inputs (folders, -r, --files-from, -0, --shard, -j, --fail-fast);",
                   "only convert takes -o, --name, --update, --quality, --size, --pix-fmt and --dry-run."]),
         OptionGroup("Report (with `report`, or alongside a conversion):", [
-            OptionSpec(["--report"], "FMT", completes: .oneOf(["text", "json", "csv", "html"]),
+            OptionSpec(["--report"], "FMT", completes: .oneOf(["text", "json", "csv", "html"]), summary: "the report's format: text, json, csv or html",
                        ["text, json (JSON Lines), csv or html: per image the memory as RGBA, RGB and",
                         "YUV, the saving, what the conversion used (with --metrics: PSNR of Y, Cb,",
                         "Cr and the RGB round trip, SSIM of Y); then totals. To standard output",
@@ -329,7 +232,7 @@ struct OptionSpec: Sendable {
             OptionSpec(["--man"], ["the help as a manual page in roff (make install installs it as yuvconv(1))"]) {
                 $0.showMan = true
             },
-            OptionSpec(["--completion"], "SHELL", completes: .oneOf(Shell.allCases.map(\.rawValue)),
+            OptionSpec(["--completion"], "SHELL", completes: .oneOf(Shell.allCases.map(\.rawValue)), summary: "a completion script for bash, zsh or fish",
                        ["a completion script for bash, zsh or fish (docs/cli.md: where to put it)"]) {
                 o, _, v throws(UsageError) in
                 o.completionShell = try named(v, "shell", "bash, zsh, fish") { Shell(rawValue: $0) }
@@ -337,116 +240,3 @@ struct OptionSpec: Sendable {
         ]),
     ]
 }
-
-/// What a shell may complete as an option's value.
-enum ValueCompletion: Sendable {
-    /// Nothing to offer (a number, a size, a template).
-    case anything
-    /// A file name.
-    case path
-    /// One of these names.
-    case oneOf([String])
-}
-
-/// Options under a heading in the help, with a note after them.
-struct OptionGroup: Sendable {
-    let title: String?
-    let options: [OptionSpec]
-    let note: [String]
-
-    init(_ title: String?, _ options: [OptionSpec], note: [String] = []) {
-        (self.title, self.options, self.note) = (title, options, note)
-    }
-
-    var help: String {
-        ((title.map { [$0] } ?? []) + options.map(\.helpLines) + note.map { "  " + $0 }).joined(separator: "\n")
-    }
-}
-
-/// The help's parts: `helpText` prints them with the option table, and the man page (`manPage`) sets them in roff.
-enum HelpParts {
-    static let summary = "convert JPEG and PNG images to exact 8- and 10-bit YUV 4:2:0 (NV12 and friends)"
-    /// The usage lines: the command, and what it is for.
-    static let usage: [(command: String, note: String)] = [
-        ("yuvconv [convert] INPUT -o OUTPUT [options]", ""),
-        ("yuvconv convert INPUT... DIR/... -o OUTDIR/ [options]", "many files"),
-        ("yuvconv report INPUT... DIR/... [--report FMT] [--report-file PATH]", "memory and quality, no image written"),
-        ("yuvconv --help | --version | --man | --completion SHELL", ""),
-    ]
-    /// What inputs and outputs are, and how FFmpeg reads the outputs back; indented lines are commands.
-    static let description = """
-        INPUT is a JPEG or PNG file (recognised by its content), raw YUV with --size, a .y4m file, or - for
-        standard input. OUTPUT is a file, or - for standard output. Raw layouts are planes, tightly packed, no
-        header, and carry no colour tags: tell FFmpeg what they are, or it takes BT.601 limited range. The
-        defaults (bt709 full) read back with
-          ffmpeg -f rawvideo -pix_fmt FORMAT -s WxH -color_range pc -colorspace bt709 -color_primaries bt709 \\
-                 -color_trc iec61966-2-1 -chroma_sample_location center -i OUTPUT -sws_flags accurate_rnd+full_chroma_int out.png
-        (limited: -color_range tv; bt601: -colorspace smpte170m; bt2020: -colorspace bt2020nc -color_primaries
-        bt2020, or bt709 for an sRGB or untagged source, whose numbers are kept). `--report json` prints these
-        arguments for each image (ffmpeg_rawvideo_input). A Y4M output
-        carries its size, layout and range but not its matrix (FFmpeg takes BT.601); give the matrix and the
-        same accurate scaler:
-          ffmpeg -colorspace bt709 -color_primaries bt709 -color_trc iec61966-2-1 -i OUTPUT.y4m \\
-                 -sws_flags accurate_rnd+full_chroma_int out.png
-        """
-    static let exactness = """
-        Every value is the exact result of the conversion contract (round half up on the exact rational),
-        bit for bit (of the flattened or premultiplied colours with --alpha), unless --chroma-filter sharp
-        asks for planes made for bilinear players instead. The contract applies to the RGB samples the
-        conversion starts from: after colour management (an embedded profile other than the target's is
-        transformed first, --color-management auto), or as stored with --color-management off.
-        """
-    static let exitStatus: [(status: String, meaning: String)] = [
-        ("0", "done"),
-        ("1", "an input could not be converted or an output not written (in a batch: any file failed)"),
-        ("2", "usage error"),
-        ("128+N", "stopped by signal N (130 SIGINT, 143 SIGTERM); nothing partial is left"),
-    ]
-
-    /// The variables the tool reads (docs/cli.md#environment).
-    static let environment: [(name: String, meaning: String)] = [
-        ("YUVCONV_CPU", "baseline, avx2, avx512, avx512bw or avx512vnni: pin the kernels to that CPU\n"
-            + "tier (--version names the one in use); every tier gives the same bytes"),
-        ("YUVCONV_PNG_LIBPNG", "1: libpng reads every PNG's image data (yuvconv reads the common kinds\n"
-            + "itself), to compare the two"),
-        ("YUV_FORCE_REFERENCE", "1: the scalar reference rows instead of the vector ones (slow; for tests)"),
-        ("SOURCE_DATE_EPOCH", "the date --man prints (reproducible builds)"),
-    ]
-
-    static var environmentLines: String {
-        environment.map { "  " + $0.name + pad($0.name, 21)
-            + $0.meaning.split(separator: "\n").joined(separator: "\n" + String(repeating: " ", count: 23)) }.joined(separator: "\n")
-    }
-
-    static var usageLines: String {
-        usage.map { "  " + $0.command + ($0.note.isEmpty ? "" : pad($0.command, 63) + $0.note) }.joined(separator: "\n")
-    }
-
-    static var exitLines: String {
-        exitStatus.map { "  " + $0.status + pad($0.status, 7) + $0.meaning }.joined(separator: "\n")
-    }
-
-    /// The spaces that take `text` to `column` (at least one).
-    static func pad(_ text: String, _ column: Int) -> String {
-        String(repeating: " ", count: max(1, column - text.count))
-    }
-}
-
-let helpText = """
-    yuvconv — \(HelpParts.summary)
-
-    Usage:
-    \(HelpParts.usageLines)
-
-    \(HelpParts.description)
-
-    \(OptionSpec.groups.map(\.help).joined(separator: "\n\n"))
-
-    \(HelpParts.exactness)
-
-    Environment:
-    \(HelpParts.environmentLines)
-
-    Exit status:
-    \(HelpParts.exitLines)
-    """

@@ -1,0 +1,135 @@
+import YUVCore
+import YUVIO
+import YUVReport
+
+/// One command-line option: the names it answers to, whether it takes a value, its help, and what it does.
+/// The table (`OptionSpec.groups`) drives the parser, the "takes no value" check and the help's option lines.
+struct OptionSpec: Sendable {
+    /// Every name it answers to. The help shows the first short (-x) and the first long (--name) one;
+    /// further names are aliases (--pix_fmt, FFmpeg's spelling).
+    let names: [String]
+    /// The value's placeholder in the help (PATH, N); nil for a flag, which takes no value.
+    let value: String?
+    /// Its help, a line per line of the help text.
+    let help: [String]
+    /// A short option whose value may be joined to it: -ofile, -j4.
+    let joinsValue: Bool
+    /// What a shell completes for its value (the completion scripts of `--completion`).
+    let completes: ValueCompletion
+    /// Why `yuvconv report` refuses it (it only shapes written images), completing "report …"; nil when
+    /// report takes it.
+    let notInReport: String?
+    /// One line on what the option is about, for the completion scripts, when its help begins with its values
+    /// ("nv12 (default), nv21, …": a description of one value, not of the option); nil: the help's first clause.
+    let summary: String?
+    /// Applies it: the option as written (for messages) and its value ("" for a flag).
+    let apply: @Sendable (inout Options, _ flag: String, _ value: String) throws(UsageError) -> Void
+
+    /// An option that takes a value.
+    init(_ names: [String], _ value: String, joined: Bool = false, completes: ValueCompletion = .anything,
+         summary: String? = nil, notInReport: String? = nil, _ help: [String],
+         _ apply: @escaping @Sendable (inout Options, _ flag: String, _ value: String) throws(UsageError) -> Void) {
+        (self.names, self.value, self.help, self.joinsValue, self.apply) = (names, value, help, joined, apply)
+        self.completes = completes
+        self.summary = summary
+        self.notInReport = notInReport
+    }
+
+    /// A flag.
+    init(_ names: [String], notInReport: String? = nil, _ help: [String], _ set: @escaping @Sendable (inout Options) -> Void) {
+        (self.names, self.value, self.help, self.joinsValue, self.completes) = (names, nil, help, false, .anything)
+        self.summary = nil
+        self.notInReport = notInReport
+        self.apply = { o, _, _ in set(&o) }
+    }
+
+    /// The first short (-x) and the first long (--name) name: the ones the help shows.
+    var shortName: String? { names.first { !$0.hasPrefix("--") } }
+    var longName: String? { names.first { $0.hasPrefix("--") } }
+
+    /// The help's line for it: names and placeholder, then the help from column 27.
+    var helpLines: String {
+        let short = shortName, long = longName
+        let label = "  " + (short.map { $0 + (long == nil ? "" : ", ") } ?? "    ") + (long ?? "")
+            + (value.map { " " + $0 } ?? "")
+        let indent = String(repeating: " ", count: 27)
+        return help.enumerated().map { i, line in
+            i == 0 ? label + HelpParts.pad(label, 27) + line : indent + line
+        }.joined(separator: "\n")
+    }
+
+    /// A value that is one of a set of names: `parse` it, or say which names there are.
+    static func named<T>(_ text: String, _ what: String, _ choices: String, _ parse: (String) -> T?) throws(UsageError) -> T {
+        guard let v = parse(text) else { throw UsageError(message: "unknown \(what) '\(text)' (\(choices))") }
+        return v
+    }
+
+    /// A whole number within `range`.
+    static func number(_ flag: String, _ text: String, _ range: ClosedRange<Int>) throws(UsageError) -> Int {
+        guard let n = Int(text), range.contains(n) else {
+            throw UsageError(message: "\(flag) needs a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
+        }
+        return n
+    }
+
+    /// A size in bytes: a number (digits, with a decimal fraction or not: 1.5G), then K, M, G or T (KiB, MiB,
+    /// GiB, TiB; upper or lower case, with "iB" or "B" after it or not), at least 1 MiB; a fraction of a byte
+    /// is dropped.
+    static func byteSize(_ flag: String, _ text: String) throws(UsageError) -> Int {
+        let lower = text.lowercased()
+        let whole = lower.prefix { $0.isASCII && $0.isNumber }
+        var rest = lower.dropFirst(whole.count)
+        var fraction: Substring?
+        if rest.first == "." {
+            fraction = rest.dropFirst().prefix { $0.isASCII && $0.isNumber }
+            rest = rest.dropFirst(1 + fraction!.count)
+        }
+        let shifts: [String: Int] = ["": 0, "b": 0, "k": 10, "kb": 10, "kib": 10, "m": 20, "mb": 20, "mib": 20,
+                                     "g": 30, "gb": 30, "gib": 30, "t": 40, "tb": 40, "tib": 40]
+        func refuse(_ why: String = "") -> UsageError {
+            UsageError(message: "\(flag) needs a size of at least 1 MiB, such as 512M, 1.5G or 2G, not '\(text)'" + why)
+        }
+        // One number (digits, and after a point at least one more), then a unit.
+        guard !whole.isEmpty, fraction?.isEmpty != true, let shift = shifts[String(rest)] else {
+            throw refuse(whole.isEmpty ? "" : " (one number, then K, M, G or T)")
+        }
+        guard let n = Int(whole), n <= Int.max >> shift else { throw refuse(" (more than this system can count)") }
+        // The fraction's bytes, exactly: ⌊digits · 2^shift / 10^k⌋ in double width (its first 18 digits: any
+        // after them weigh less than a byte at T). Below 2^shift, so the sum cannot overflow (n ≤ Int.max >> shift).
+        var part = 0
+        if let digits = fraction?.prefix(18), let d = Int(digits) {
+            let product = d.multipliedFullWidth(by: 1 << shift)
+            part = Self.pow10(digits.count).dividingFullWidth(product).quotient
+        }
+        let bytes = (n << shift) + part
+        guard bytes >= 1 << 20 else { throw refuse() }
+        return bytes
+    }
+
+    private static func pow10(_ n: Int) -> Int { (0..<n).reduce(1) { p, _ in p * 10 } }
+}
+
+/// What a shell may complete as an option's value.
+enum ValueCompletion: Sendable {
+    /// Nothing to offer (a number, a size, a template).
+    case anything
+    /// A file name.
+    case path
+    /// One of these names.
+    case oneOf([String])
+}
+
+/// Options under a heading in the help, with a note after them.
+struct OptionGroup: Sendable {
+    let title: String?
+    let options: [OptionSpec]
+    let note: [String]
+
+    init(_ title: String?, _ options: [OptionSpec], note: [String] = []) {
+        (self.title, self.options, self.note) = (title, options, note)
+    }
+
+    var help: String {
+        ((title.map { [$0] } ?? []) + options.map(\.helpLines) + note.map { "  " + $0 }).joined(separator: "\n")
+    }
+}
