@@ -132,12 +132,13 @@ static long long monotonic_ns(void) {
 }
 
 static void on_signal(int sig) {
-    // In a batch, the first SIGINT/SIGTERM only asks the run to stop (no new files; files in flight are
+    // In a batch, the first SIGINT/SIGTERM/SIGHUP (a closed terminal or SSH session: the manifest and report of
+    // what finished are still written) only asks the run to stop (no new files; files in flight are
     // abandoned at their next band, or inside the decoder at its next progress call, and their temporary
     // files removed); a second one ends it at once. The same signal again within 250 ms is the first one
     // delivered twice, not a second request: `timeout -s INT` sends it to the child and then to its whole
     // process group, which ended the run at once and lost its summary, report and manifest.
-    if ((sig == SIGINT || sig == SIGTERM) && atomic_load(&graceful)) {
+    if ((sig == SIGINT || sig == SIGTERM || sig == SIGHUP) && atomic_load(&graceful)) {
         // The first one is recorded; a later one never replaces it (SIGTERM soon after SIGINT is a second
         // request, which an exchange here once turned into a repeat of "the first").
         int none = 0;
@@ -166,6 +167,14 @@ static atomic_int reader_gone;
 void yc_note_reader_gone(void) { atomic_store(&reader_gone, 1); }
 int yc_reader_gone(void) { return atomic_load(&reader_gone); }
 
+// Catches `sig`, one whose default action ends the process, for the cleanup — unless the parent set it to be
+// ignored (nohup, a shell's `trap '' USR1`), which it stays; SIGINT and SIGTERM are always caught.
+static void catch_ending(int sig, const struct sigaction *sa) {
+    struct sigaction old;
+    if (sigaction(sig, NULL, &old) == 0 && old.sa_handler == SIG_IGN && sig != SIGINT && sig != SIGTERM) return;
+    sigaction(sig, sa, NULL);
+}
+
 void yc_install_signal_cleanup(void) {
     static atomic_int installed;
     if (atomic_exchange(&installed, 1)) return;
@@ -183,14 +192,21 @@ void yc_install_signal_cleanup(void) {
                                  SIGSTKFLT,
 #endif
                                  SIGTRAP, SIGSYS};
-    for (size_t i = 0; i < sizeof ending / sizeof ending[0]; i++) {
-        struct sigaction old;
-        // A signal the parent set to be ignored (nohup, a shell's `trap '' USR1`) stays ignored.
-        if (sigaction(ending[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN && ending[i] != SIGINT
-            && ending[i] != SIGTERM)
-            continue;
-        sigaction(ending[i], &sa, NULL);
-    }
+    for (size_t i = 0; i < sizeof ending / sizeof ending[0]; i++) catch_ending(ending[i], &sa);
+#ifdef SIGPWR
+    catch_ending(SIGPWR, &sa);
+#endif
+#ifdef SIGLOST
+    catch_ending(SIGLOST, &sa);
+#endif
+#ifdef SIGEMT
+    catch_ending(SIGEMT, &sa);
+#endif
+#if defined(SIGRTMIN) && defined(SIGRTMAX)
+    // The real-time signals end the process by default too (glibc keeps the first two or three for itself,
+    // which SIGRTMIN starts after).
+    for (int s = SIGRTMIN; s <= SIGRTMAX; s++) catch_ending(s, &sa);
+#endif
     // A crash must not leave a partial file either.
     sa.sa_flags = SA_RESETHAND;
     sigaction(SIGABRT, &sa, NULL);

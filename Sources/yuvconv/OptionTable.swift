@@ -205,8 +205,8 @@ extension OptionSpec {
                 }
                 o.shard = (k, n)
             },
-        ], note: ["A failing file never stops the others; a summary lists every failure. The first SIGINT/SIGTERM",
-                  "stops starting files, removes unfinished ones, prints the summary and exits 130/143.",
+        ], note: ["A failing file never stops the others; a summary lists every failure. The first SIGINT/SIGTERM/",
+                  "SIGHUP stops starting files, removes unfinished ones, prints the summary and exits 130/143/129.",
                   "`report` takes the same inputs (folders, -r, --files-from, -0, --shard, -j, --fail-fast);",
                   "only convert takes -o, --name, --update, --quality, --size, --pix-fmt and --dry-run."]),
         OptionGroup("Report (with `report`, or alongside a conversion):", [

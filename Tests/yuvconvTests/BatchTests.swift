@@ -140,37 +140,46 @@ final class BatchTests: CLITestCase {
         XCTAssertTrue(r.stderr.contains("cannot make the folder /proc/yuvconv-cannot: No such file or directory"), r.stderr)
     }
 
-    /// SIGINT mid-run: no new files, nothing partial or temporary, a summary, exit 130.
+    /// SIGINT mid-run: no new files, nothing partial or temporary, a summary, exit 130. SIGHUP (a closed terminal
+    /// or SSH session) the same, exit 129, with --update's manifest of what finished written: it once ended the
+    /// run on the spot, and the next run redid every file.
     func testInterruptMidBatch() throws {
         var pairs: [(String, String)] = []
         for i in 0..<200 { pairs.append(("photos/kodim23.png", "in/\(String(format: "%03d", i)).png")) }
         try makeInputs(pairs)
-        let p = Process()
-        p.executableURL = binary
-        p.arguments = ["convert", "in", "-o", "out/", "-j", "2", "-q"]
-        p.currentDirectoryURL = work
-        let err = Pipe()
-        p.standardError = err
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
-        // Wait for the first outputs, then interrupt.
-        let outDir = work.appendingPathComponent("out")
-        let deadline = Date().addingTimeInterval(20)
-        while tree(outDir).filter({ $0.hasSuffix(".nv12") && !$0.hasPrefix(".") }).count < 3 && Date() < deadline {
-            usleep(10_000)
-        }
-        kill(p.processIdentifier, SIGINT)
-        let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 130, text)
-        XCTAssertTrue(text.contains("not started (interrupted)"), text)
-        let files = tree(outDir)
-        XCTAssertFalse(files.contains { $0.contains("yuvconv-") }, "temporary files left: \(files)")
-        XCTAssertGreaterThan(files.count, 0)
-        XCTAssertLessThan(files.count, 200)
-        let whole = 768 * 512 * 3 / 2
-        for f in files {
-            XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: outDir.appendingPathComponent(f).path)[.size] as? Int, whole, f)
+        for (sig, status, extra) in [(SIGINT, Int32(130), [String]()), (SIGHUP, 129, ["--update"])] {
+            let outDir = work.appendingPathComponent("out")
+            try? FileManager.default.removeItem(at: outDir)
+            let p = Process()
+            p.executableURL = binary
+            p.arguments = ["convert", "in", "-o", "out/", "-j", "2", "-q"] + extra
+            p.currentDirectoryURL = work
+            let err = Pipe()
+            p.standardError = err
+            p.standardOutput = FileHandle.nullDevice
+            try p.run()
+            // Wait for the first outputs, then interrupt.
+            let deadline = Date().addingTimeInterval(20)
+            while tree(outDir).filter({ $0.hasSuffix(".nv12") && !$0.hasPrefix(".") }).count < 3 && Date() < deadline {
+                usleep(10_000)
+            }
+            kill(p.processIdentifier, sig)
+            let text = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            p.waitUntilExit()
+            XCTAssertEqual(p.terminationStatus, status, text)
+            XCTAssertTrue(text.contains("not started (interrupted)"), text)
+            let files = tree(outDir).filter { $0 != ".yuvconv-manifest" }
+            XCTAssertFalse(files.contains { $0.contains("yuvconv-") }, "temporary files left: \(files)")
+            XCTAssertGreaterThan(files.count, 0)
+            XCTAssertLessThan(files.count, 200)
+            let whole = 768 * 512 * 3 / 2
+            for f in files {
+                XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: outDir.appendingPathComponent(f).path)[.size] as? Int, whole, f)
+            }
+            if sig == SIGHUP {
+                let manifest = try String(contentsOf: outDir.appendingPathComponent(".yuvconv-manifest"), encoding: .utf8)
+                for f in files { XCTAssertTrue(manifest.contains(f), "\(f) not in the manifest") }
+            }
         }
     }
 }

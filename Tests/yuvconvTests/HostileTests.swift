@@ -873,6 +873,23 @@ final class HostileTests: CLITestCase {
         XCTAssertFalse(try leftovers().contains { $0.hasPrefix(".") || $0 == "limited.nv21" })
     }
 
+    /// Every signal whose default action ends the process cleans up, the rarer ones too: SIGPWR and the real-time
+    /// signals once ended it with half a PNG appended to the file standard output was open on (`>>`); now each
+    /// cuts the file back to where writing started, as SIGUSR1 always did.
+    func testRareEndingSignalsCutAnAppendBack() throws {
+        try Data(count: 4000 * 3000 * 3 / 2).write(to: work.appendingPathComponent("big.nv12"))
+        for sig in ["PWR", "RTMIN", "RTMIN+3", "RTMAX", "USR1"] {
+            let r = try sh("""
+                echo hello > app.bin
+                "$B" big.nv12 --size 4000x3000 -f png -o - -q >> app.bin & pid=$!
+                while [ "$(stat -c %s app.bin)" -le 6 ]; do sleep 0.01; done
+                kill -\(sig) $pid; wait $pid; echo "status $?"
+                """)
+            XCTAssertTrue(String(decoding: r.stdout, as: UTF8.self).hasPrefix("status 1"), "\(sig): \(String(decoding: r.stdout, as: UTF8.self))")
+            XCTAssertEqual(try data("app.bin"), Data("hello\n".utf8), sig)
+        }
+    }
+
     /// The temporary-file registry from many threads at once: every slot distinct, every path its own.
     func testTemporaryRegistryUnderContention() {
         let n = 200
