@@ -1683,6 +1683,29 @@ status 1; says 'out/a was replaced'
 ALLOW=(out out/* out/*/* out/*/*/* real real/* real/*/*); settled
 end
 
+begin output-subfolder-replaced-before-its-first-use
+# The same swap before the run first writes into the folder — out/b a real folder when the plan looked at it,
+# a link to elsewhere by the time b's files come — once followed it: b's outputs were made in elsewhere, exit 0.
+mkdir -p in/a in/b out/b elsewhere; for i in $(seq 16); do cp "$CRAFT/slow.png" "in/a/$i.png"; done
+cp "$CRAFT/slow.png" in/b/1.png; echo VICTIM > elsewhere/keep; snap
+timeout -s KILL "$LIMIT" "$BIN" in/ -r -o out/ --name '{dir}/{stem}.nv12' -j 1 -q > "$OUT" 2> "$ERR" & pid=$!
+for _ in $(seq 200); do [ -n "$(ls out/a 2> /dev/null)" ] && break; sleep 0.05; done
+mv out/b real; ln -s ../elsewhere out/b; wait $pid; RC=$?
+status 1; says 'out/b was replaced'
+ALLOW=(out out/* out/*/* real); settled
+end
+
+begin output-subfolder-made-a-link-before-its-first-use
+# A folder missing when the run began is the run's to make: a link put in its place meanwhile is not followed.
+mkdir -p in/a in/b elsewhere; for i in $(seq 16); do cp "$CRAFT/slow.png" "in/a/$i.png"; done
+cp "$CRAFT/slow.png" in/b/1.png; echo VICTIM > elsewhere/keep; mkdir out; snap
+timeout -s KILL "$LIMIT" "$BIN" in/ -r -o out/ --name '{dir}/{stem}.nv12' -j 1 -q > "$OUT" 2> "$ERR" & pid=$!
+for _ in $(seq 200); do [ -n "$(ls out/a 2> /dev/null)" ] && break; sleep 0.05; done
+ln -s ../elsewhere out/b; wait $pid; RC=$?
+status 1; says 'out/b, missing when the run began, was made a link'
+ALLOW=(out out/* out/*/*); settled
+end
+
 begin manifest-after-the-folder-was-replaced
 # The manifest is written only into the folder the batch began with: not over elsewhere's file of that name.
 mkdir in elsewhere; for i in 1 2 3 4 5 6; do cp "$CRAFT/slow.png" "in/$i.png"; done

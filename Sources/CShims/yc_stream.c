@@ -269,13 +269,14 @@ int yc_name_unnamed(int fd, int folder, const char *name) {
 #endif
 }
 
-int yc_open_folder_at(int folder, const char *name) {
+int yc_open_folder_at(int folder, const char *name, int follow) {
+    const int links = follow ? 0 : O_NOFOLLOW;
 #if defined(O_PATH)
-    return openat(folder, name, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    return openat(folder, name, O_PATH | O_DIRECTORY | O_CLOEXEC | links);
 #elif defined(O_SEARCH)
-    return openat(folder, name, O_SEARCH | O_DIRECTORY | O_CLOEXEC);
+    return openat(folder, name, O_SEARCH | O_DIRECTORY | O_CLOEXEC | links);
 #else
-    return openat(folder, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    return openat(folder, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | links);
 #endif
 }
 

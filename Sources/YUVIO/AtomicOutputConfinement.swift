@@ -11,25 +11,89 @@ import Synchronization
 extension AtomicOutput {
     /// A batch's output folder, as the batch found or made it (`confine`): outputs below it are reached from it,
     /// its identity checked, and each folder between it and the output opened in turn and held to the identity
-    /// it had when the run first used it — a folder moved, or replaced by another or by a link while the batch
-    /// runs (`out/sub` made a link to elsewhere), fails the output instead of sending it wherever the path now
-    /// leads. A link that was there from the start (`out/2024` on another disk) is followed as before. Nil:
-    /// paths as given.
+    /// it had before the run wrote anything (`noteFolders`, when the plan's checks looked at them) or else when
+    /// the run first used it — a folder moved, or replaced by another or by a link while the batch runs
+    /// (`out/sub` made a link to elsewhere), fails the output instead of sending it wherever the path now leads.
+    /// A link that was there from the start (`out/2024` on another disk) is followed as before; a folder that was
+    /// not there (`absent`, or every one below a folder the run made: `allAbsent`) is made by the run and never
+    /// reached through a link. Nil: paths as given.
     /// `seen` by the folders' bytes: Swift's String keys take one name in NFC and NFD as equal.
-    private static let confinement = Mutex<(root: String, identity: FileIdentity, seen: [[UInt8]: FileIdentity],
-                                            names: [FileIdentity: String])?>(nil)
+    private static let confinement = Mutex<Confinement?>(nil)
+
+    private struct Confinement {
+        var root: String
+        var identity: FileIdentity
+        var seen: [[UInt8]: FileIdentity] = [:]
+        var names: [FileIdentity: String] = [:]
+        var absent: Set<[UInt8]> = []
+        var allAbsent: Bool
+        /// The folder `noteFolders` walked last: a batch's outputs come folder by folder.
+        var lastNoted = ""
+    }
 
     /// Outputs under `root` (a folder, identity `identity`) are written only inside it (`confinedFolder`).
-    public static func confine(to root: String, identity: FileIdentity) {
+    /// `madeByRun`: the run made the folder, so nothing below it was there before.
+    public static func confine(to root: String, identity: FileIdentity, madeByRun: Bool = false) {
         var r = root
         while r.count > 1 && r.hasSuffix("/") { r.removeLast() }
-        confinement.withLock { $0 = (r, identity, [:], [:]) }
+        confinement.withLock { $0 = Confinement(root: r, identity: identity, allAbsent: madeByRun) }
+    }
+
+    /// Before the run writes anything: the identity of each folder now on the way to the output `path` inside
+    /// the confinement (a link followed, as the plan's checks followed it), and which of them are missing — so
+    /// that one swapped for a link before the run first writes there fails as one swapped after, and a missing
+    /// one is made, not reached through a link made in its place.
+    public static func noteFolders(of path: String) {
+        guard let root = confinement.withLock({ $0?.root }) else { return }
+        let prefix = root == "/" ? "/" : root + "/"
+        guard path.hasPrefix(prefix) else { return }
+        let parts = path.dropFirst(prefix.count).split(separator: "/").dropLast()
+        let folderPath = parts.joined(separator: "/")
+        guard !parts.isEmpty, confinement.withLock({ c -> Bool in
+            guard let k = c, !k.allAbsent, k.lastNoted != folderPath else { return false }
+            c?.lastNoted = folderPath
+            return true
+        }) else { return }
+        var folder = withFileSystemPath(root) { yc_open_folder($0) }
+        guard folder >= 0 else { return }   // the first use says what is wrong with it
+        var missing = false, reached = root
+        for part in parts {
+            reached += (reached.hasSuffix("/") ? "" : "/") + part
+            let key = PathBytes.encode(reached)
+            var now: FileIdentity?
+            if !missing {
+                let next = withFileSystemPath(String(part)) { yc_open_folder_at(folder, $0, 1) }
+                let code = errno
+                // Missing, not a link to nothing (there from the start, which its first use reports).
+                var entry = stat()
+                let dangling = next < 0 && code == ENOENT
+                    && withFileSystemPath(String(part), { fstatat(folder, $0, &entry, AT_SYMLINK_NOFOLLOW) }) == 0
+                close(folder)
+                folder = next
+                if next >= 0 {
+                    now = FileStatus(descriptor: next)?.identity
+                } else if code == ENOENT && !dangling {
+                    missing = true
+                } else {
+                    return   // not a folder, a loop of links, no permission: its first use says so
+                }
+            }
+            confinement.withLock { c in
+                if let now {
+                    if c?.seen[key] == nil { c?.seen[key] = now }
+                } else {
+                    c?.absent.insert(key)
+                }
+            }
+        }
+        if folder >= 0 { close(folder) }
     }
 
     /// The folder of `path` reached from the confinement's root, or nil when `path` is not below it; `making`,
     /// the folders on the way are made where missing (`mkdir -p`, each from the one before).
     static func confinedFolder(of path: String, making: Bool = false) throws(WriteError) -> Int32? {
-        guard let (root, identity) = confinement.withLock({ $0.map { ($0.root, $0.identity) } }) else { return nil }
+        guard let (root, identity, allAbsent) = confinement.withLock({ $0.map { ($0.root, $0.identity, $0.allAbsent) } })
+        else { return nil }
         let prefix = root == "/" ? "/" : root + "/"
         guard path.hasPrefix(prefix) else { return nil }
         let changed = WriteError.system("the output folder \(PathBytes.display(root)) was moved or replaced during the run")
@@ -62,17 +126,24 @@ extension AtomicOutput {
                 close(folder)
                 throw .system("cannot make the folder \(PathBytes.display(reached)): \(why)")
             }
-            let next = withFileSystemPath(String(part)) { yc_open_folder_at(folder, $0) }
+            let key = PathBytes.encode(reached)
+            // A folder that was not there when the run began is the run's own: a link in its place is not followed.
+            let wasAbsent = allAbsent || confinement.withLock { $0?.absent.contains(key) ?? false }
+            let next = withFileSystemPath(String(part)) { yc_open_folder_at(folder, $0, wasAbsent ? 0 : 1) }
             let code = errno
             close(folder)
             let replaced = WriteError.system("the folder \(PathBytes.display(reached)) was "
                                              + (code == ENOENT ? "removed" : "replaced") + " during the run")
             guard next >= 0, let now = FileStatus(descriptor: next)?.identity else {
                 if next >= 0 { close(next) }
+                if wasAbsent && (code == ENOTDIR || code == ELOOP) {
+                    throw .system("the folder \(PathBytes.display(reached)), missing when the run began, was made a link or "
+                                  + "a file by something else during the run: not followed")
+                }
                 // What is there at its first use was there before, not replaced: a file, a link to nothing (just
                 // made with mkdir -p, so not missing), or a loop of links.
                 if next < 0 && (code == ENOTDIR || (code == ENOENT && making) || code == ELOOP)
-                    && confinement.withLock({ $0?.seen[PathBytes.encode(reached)] == nil }) {
+                    && confinement.withLock({ $0?.seen[key] == nil }) {
                     throw .system(notAFolder(PathBytes.display(reached), errno: code))
                 }
                 throw next < 0 && code != ENOENT && code != ENOTDIR && code != ELOOP
@@ -81,9 +152,9 @@ extension AtomicOutput {
             // Held to its first identity; and no folder first used under a second name (a link or a bind mount
             // made to another output folder): two outputs of the run could then be one file.
             let alias = confinement.withLock { c -> String?? in
-                if let was = c?.seen[PathBytes.encode(reached)] { return was == now ? .some(nil) : nil }
-                if let other = c?.names[now] { return .some(other) }
-                c?.seen[PathBytes.encode(reached)] = now
+                if let was = c?.seen[key], was != now { return nil }
+                if let other = c?.names[now], other != reached { return .some(other) }
+                c?.seen[key] = now
                 c?.names[now] = reached
                 return .some(nil)
             }

@@ -171,6 +171,8 @@ func runBatch(_ options: Options) -> Int32 {
     let run = BatchRun(runOptions, count: plan.count, report: options.reportFormat, to: reportSink)
     let shared = UncheckedSendable((run.options, protected, update))
     let watch = OutputFolderWatch(folder.path)
+    var noted = plan.reader()
+    watch.noteFolders { noted.next()?.output }
     var items = plan.reader()
     run.start(next: { items.next() }) { item in
         let (opts, protected, update) = shared.value

@@ -23,10 +23,18 @@ final class OutputFolderWatch: Sendable {
         confineIfThere()
     }
 
-    private func confineIfThere() {
+    /// `made`: the run made the folder (it was missing when the run began), so nothing below it was there before.
+    private func confineIfThere(made: Bool = false) {
         guard let st = FileStatus(path: path), st.kind == .directory else { return }
-        AtomicOutput.confine(to: path, identity: st.identity)
+        AtomicOutput.confine(to: path, identity: st.identity, madeByRun: made)
         confined.withLock { $0 = true }
+    }
+
+    /// Before the run writes anything: the folders now on the way to each output, as the plan's checks saw
+    /// them (`AtomicOutput.noteFolders`).
+    func noteFolders(_ outputs: () -> String?) {
+        guard confined.withLock({ $0 }) else { return }
+        while let output = outputs() { AtomicOutput.noteFolders(of: output) }
     }
 
     /// Makes `folder`, the folder of the output `outputPath` (nil: the current folder), while the output folder
@@ -38,7 +46,7 @@ final class OutputFolderWatch: Sendable {
             } catch { return error.reason }
         }
         if let folder, let why = makeFolders(folder) { return why }
-        if !confined.withLock({ $0 }) { confineIfThere() }
+        if !confined.withLock({ $0 }) { confineIfThere(made: true) }
         return nil
     }
 }

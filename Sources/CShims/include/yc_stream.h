@@ -27,8 +27,9 @@ int yc_is_pseudo_file(int fd);
 /// linkat, renameat, unlinkat and fstatat need, which a folder one may write to but not list (0733) grants.
 /// -1 and errno on failure.
 int yc_open_folder(const char *path);
-/// The same for the entry `name` of the open folder `folder` (a symbolic link there followed).
-int yc_open_folder_at(int folder, const char *name);
+/// The same for the entry `name` of the open folder `folder`: a symbolic link there followed when `follow` is
+/// nonzero, else refused (ENOTDIR).
+int yc_open_folder_at(int folder, const char *name, int follow);
 
 /// A file without a name in the folder `folder` (Linux's O_TMPFILE), read-write, 0600: nothing to remove if the
 /// process ends. -1 and errno where the system or file system has no such files.
