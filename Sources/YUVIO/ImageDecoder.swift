@@ -159,13 +159,18 @@ public final class ImageDecoder {
                                           reference ? 1 : 0).map(ColourTransform.init)
     }
 
-    /// Warnings the decoder tolerated (junk between JPEG segments, a bad ancillary PNG chunk).
     /// The bytes the JPEG library holds for a multi-scan (progressive) JPEG's coefficients, the whole picture's
     /// (0 for others): a conversion's buffers count them (`Ledger.record`), as they count an interlaced PNG's.
     public var coefficientBytes: Int { Int(yc_coefficients_held(handle)) }
 
+    /// Warnings the decoder tolerated (junk between JPEG segments, a bad ancillary PNG chunk): how many, and the
+    /// first as a sentence (`LibraryMessages.explainWarning`, the one place that words them).
     public var warnings: (count: Int, first: String) {
-        (Int(yc_warning_count(handle)), String(cString: yc_first_warning(handle)))
+        let count = Int(yc_warning_count(handle))
+        guard count > 0 else { return (0, "") }
+        return (count, LibraryMessages.explainWarning(String(cString: yc_first_warning(handle)),
+                                                      library: source.format == YC_FORMAT_PNG ? "libpng" : "libjpeg",
+                                                      fileBytes: source.byteCount))
     }
 
     /// Decodes the next `count` rows into `buffer`, `rowBytes` apart.

@@ -92,6 +92,68 @@ enum LibraryMessages {
         ("IDAT: ", { _ in "the PNG's compressed image data is invalid: the file is damaged" }),
     ]
 
+    /// The warnings a conversion goes on after — the picture is converted — as sentences that say what was wrong
+    /// and what it did to the picture, the library's words kept in parentheses. `fileBytes`: the input's size,
+    /// for the share of it a JPEG left unread. yuvconv's own warnings are sentences already and pass unchanged.
+    static let warningTable: [(String, @Sendable (String, Int) -> String)] = [
+        ("extraneous bytes before marker", { m, fileBytes in
+            let words = m.split(separator: " ")
+            let n = words.first { Int($0) != nil }.flatMap { Int($0) } ?? 0
+            let marker = words.last.map { $0.lowercased() } ?? ""
+            let bytes = "\(n) byte\(n == 1 ? "" : "s")", were = n == 1 ? "was" : "were"
+            if marker == "0xd9" {
+                let share = fileBytes > 0 && n * 100 >= fileBytes ? " (\(n * 100 / fileBytes)% of the file)" : ""
+                return "\(bytes)\(share) of the JPEG's image data \(were) left unread before its end marker: junk after "
+                    + "the last scan, which some cameras write (harmless), or a damaged byte that shortened the codes, "
+                    + "after which the picture is wrong: look at the output; if it is wrong, the file is damaged"
+            }
+            if ["0xd0", "0xd1", "0xd2", "0xd3", "0xd4", "0xd5", "0xd6", "0xd7"].contains(marker) {
+                return "\(bytes) left over before a restart marker \(were) skipped: padding, which some webcams and "
+                    + "scanners write (harmless), or a damaged byte, after which that interval's blocks are wrong"
+            }
+            return "\(bytes) of stray data before a JPEG marker (\(marker)) \(were) skipped: junk between the file's "
+                + "segments (harmless), or, with --allow-truncated, what a damaged scan left over"
+        }),
+        ("unknown JFIF revision", { _, _ in "the JPEG's JFIF header gives a version no standard defines; read as JFIF 1.02" }),
+        ("Unknown Adobe color transform code", { m, _ in
+            let code = m.split(separator: " ").last.map(String.init) ?? "?"
+            return "the JPEG's Adobe marker names an unknown colour transform (\(code)); libjpeg guessed how to read the "
+                + "colours, which may be wrong"
+        }),
+        // Damage --allow-truncated converts past: what is missing comes out grey.
+        ("Premature end of JPEG file", { _, _ in "the JPEG ends before its image data does; what is missing is grey" }),
+        ("premature end of data segment", { _, _ in
+            "the JPEG's compressed image data stops at a marker; the blocks after it are grey or wrong" }),
+        ("bad Huffman code", { _, _ in "the JPEG's compressed image data holds an invalid code; the blocks after it are wrong" }),
+        ("bad arithmetic code", { _, _ in "the JPEG's compressed image data holds an invalid code; the blocks after it are wrong" }),
+        ("instead of RST", { _, _ in "the JPEG's restart markers are out of sequence; some blocks are wrong or grey" }),
+        ("Inconsistent progression sequence", { _, _ in
+            "the progressive JPEG's scans contradict each other; some detail is wrong" }),
+        ("Too much image data", { _, _ in "the PNG holds more image data than its size needs; the rest was ignored" }),
+        ("Extra compressed data", { _, _ in "the PNG's compressed image data goes on after the picture ends; the rest was ignored" }),
+        ("CRC error", { m, _ in "the PNG's \(chunk(m)) chunk fails its checksum: it is damaged, and was ignored" }),
+        ("IEND: invalid", { _, _ in "the PNG's end chunk (IEND) holds data, which it may not; ignored" }),
+        ("out of place", { m, _ in "the PNG's \(chunk(m)) chunk is out of place (before or after where it may stand); ignored" }),
+        ("duplicate", { m, _ in "the PNG has a second \(chunk(m)) chunk; ignored" }),
+    ]
+
+    /// A decoder's warning as a sentence (`warningTable`); a libpng warning about an ancillary chunk the table
+    /// does not name ("tRNS: invalid", "cHRM: invalid chromaticities") as that chunk ignored; anything else —
+    /// yuvconv's own sentences — as it is.
+    static func explainWarning(_ message: String, library: String, fileBytes: Int) -> String {
+        for (needle, sentence) in warningTable where message.contains(needle) {
+            return "\(sentence(message, fileBytes)) (\(library): \(printable(message)))"
+        }
+        if library == "libpng", let colon = message.firstIndex(of: ":"), message.distance(from: message.startIndex, to: colon) == 4,
+           let first = message.first, first.isLowercase, message.count < 60, !message.contains("ignored") {
+            let name = String(message[..<colon])
+            let why = message[message.index(after: colon)...].drop { $0 == " " }
+            return "the PNG's \(name) chunk could not be used (\(why)); ignored, the picture is read without it "
+                + "(libpng: \(printable(message)))"
+        }
+        return printable(message)
+    }
+
     /// The chunk libpng names before its message's colon ("IDAT: CRC error").
     static func chunk(_ message: String) -> String { message.split(separator: ":").first.map(String.init) ?? "a" }
 

@@ -514,7 +514,8 @@ final class HostileTests: CLITestCase {
         }
         let allowed = try run(["bad.jpg", "-o", "allowed.nv12", "--allow-truncated"])
         XCTAssertEqual(allowed.status, 0, allowed.stderr)
-        XCTAssertTrue(allowed.stderr.contains("warning: bad.jpg: Corrupt JPEG data: ") && allowed.stderr.contains("extraneous bytes before marker 0xc4"),
+        XCTAssertTrue(allowed.stderr.contains("warning: bad.jpg: 13 bytes of stray data before a JPEG marker (0xc4) were skipped")
+                      && allowed.stderr.contains("(libjpeg: Corrupt JPEG data: 13 extraneous bytes before marker 0xc4)"),
                       allowed.stderr)
         // A baseline file, one scan: the same damage before the end marker is a warning (the picture is wrong, but
         // so it is in files that are fine).
@@ -524,7 +525,7 @@ final class HostileTests: CLITestCase {
         try bad.write(to: work.appendingPathComponent("one.jpg"))
         let one = try run(["one.jpg", "-o", "one.nv12"])
         XCTAssertEqual(one.status, 0, one.stderr)
-        XCTAssertTrue(one.stderr.contains("warning: one.jpg: Corrupt JPEG data: 64 extraneous bytes before marker 0xd9"), one.stderr)
+        XCTAssertTrue(one.stderr.contains("(libjpeg: Corrupt JPEG data: 64 extraneous bytes before marker 0xd9)"), one.stderr)
         // Junk before the end marker: the undamaged picture's bytes, with a warning.
         let end = good.count - 2
         XCTAssertEqual(Array(good[end...]), [0xFF, 0xD9])
@@ -535,7 +536,8 @@ final class HostileTests: CLITestCase {
             try (good[..<end] + Data(count: pad) + good[end...]).write(to: work.appendingPathComponent(name))
             let r = try run([name, "-o", "\(name).nv12"])
             XCTAssertEqual(r.status, 0, "\(name): \(r.stderr)")
-            XCTAssertTrue(r.stderr.contains("warning: \(name): Corrupt JPEG data: ") && r.stderr.contains("extraneous bytes before marker 0xd9"),
+            XCTAssertTrue(r.stderr.contains("warning: \(name): ") && r.stderr.contains("left unread before its end marker")
+                          && r.stderr.contains("extraneous bytes before marker 0xd9)"),
                           r.stderr)
             XCTAssertEqual(try data("\(name).nv12"), try data("good.nv12"))
         }
@@ -552,6 +554,41 @@ final class HostileTests: CLITestCase {
             XCTAssertTrue(padded.stderr.contains("extraneous bytes before marker \(said)"), padded.stderr)
             XCTAssertEqual(try data("\(name).nv12"), try data("rst.nv12"))
         }
+    }
+
+    /// Warnings are sentences too: libpng's and libjpeg's own words ("tRNS: invalid", "Corrupt JPEG data: 64
+    /// extraneous bytes before marker 0xd9") reached users bare; now each says what was wrong and what became of
+    /// it, the library's words kept in parentheses.
+    func testLibraryWarningsAreSentences() throws {
+        func be32(_ v: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: v >> $0) } }
+        let raw = (0..<8).flatMap { _ in [0] + [UInt8](repeating: 90, count: 24) }
+        func png(_ name: String, _ extra: [UInt8], end: [UInt8] = []) throws {
+            let file = pngSignature + pngChunk("IHDR", be32(8) + be32(8) + [8, 2, 0, 0, 0]) + extra
+                + pngChunk("IDAT", zlibStored(raw)) + pngChunk("IEND", end)
+            try Data(file).write(to: work.appendingPathComponent(name))
+        }
+        var crc = pngChunk("gAMA", be32(45455))
+        crc[crc.count - 1] ^= 1
+        try png("trns.png", pngChunk("tRNS", [0, 1, 0]))
+        try png("chrm.png", pngChunk("cHRM", [UInt8](repeating: 0, count: 32)))
+        try png("crc.png", crc)
+        try png("iend.png", [], end: [1, 2])
+        for (name, said) in [("trns.png", "the PNG's tRNS chunk could not be used (invalid); ignored, the picture is read without it (libpng: tRNS: invalid)"),
+                             ("chrm.png", "the PNG's cHRM chunk could not be used (invalid chromaticities); ignored"),
+                             ("crc.png", "the PNG's gAMA chunk fails its checksum: it is damaged, and was ignored (libpng: gAMA: CRC error)"),
+                             ("iend.png", "the PNG's end chunk (IEND) holds data, which it may not; ignored (libpng: IEND: invalid)")] {
+            let r = try run([name, "-o", "\(name).nv12"])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertTrue(r.stderr.contains("warning: \(name): \(said)"), r.stderr)
+        }
+        // Bytes left before the end marker: the share of the file they are, and what they may mean.
+        var bad = try Data(contentsOf: URL(fileURLWithPath: fixture("photos/rocket.jpg")))
+        bad[1141] = 0x00
+        try bad.write(to: work.appendingPathComponent("one.jpg"))
+        let one = try run(["one.jpg", "-o", "one.nv12"])
+        XCTAssertEqual(one.status, 0, one.stderr)
+        XCTAssertTrue(one.stderr.contains("warning: one.jpg: 64 bytes of the JPEG's image data were left unread before its end marker: "
+                                          + "junk after the last scan"), one.stderr)
     }
 
     /// A picture held whole — a progressive JPEG's coefficients, an interlaced PNG's rows, a picture turned by its
