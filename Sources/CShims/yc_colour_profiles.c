@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 // sRGB's (and BT.709's) white and primaries, x,y; Display P3's and BT.2020's primaries; Adobe RGB (1998)'s.
 static const double srgb_xy[8] = {0.3127, 0.3290, 0.64, 0.33, 0.30, 0.60, 0.15, 0.06};
@@ -355,12 +356,28 @@ static double largest_change(cmsHTRANSFORM t) {
     return worst;
 }
 
-// Whether `src` is sRGB: within one 8-bit code value of LittleCMS's sRGB everywhere `largest_change` looks.
-static int same_as_srgb(cmsHPROFILE src) {
+// Whether a profile whose transform to `target` changes a colour by at most `change` 8-bit code values is that
+// target's space: within one code value everywhere `largest_change` looks — or within 1.5 (never more than one
+// code value once rounded) when its description names the space (`name`: "sRGB IEC61966-2.1", "Display P3").
+// Such a profile is that space written down imprecisely: Debian's sRGB.icc (a 1,024-entry curve, colorants
+// 3·10⁻⁴ from the standard's) moves 1% of all colours by one code value — dark channels of saturated colours,
+// where sRGB's steep toe magnifies the colorants' error — and transforming with it made a photo tagged with it
+// differ from the same photo untagged (and took a JPEG off the direct path).
+static int is_target_space(double change, const char *name, yc_target target) {
+    if (change < 1.0) return 1;
+    if (!(change < 1.5)) return 0;
+    const char *says = target == YC_TARGET_P3 ? "p3" : target == YC_TARGET_BT2020 ? "2020" : "srgb";
+    for (const char *c = name; *c; c++)
+        if (strncasecmp(c, says, strlen(says)) == 0) return 1;
+    return 0;
+}
+
+// Whether `src` (described as `name`) is sRGB (`is_target_space`).
+static int same_as_srgb(cmsHPROFILE src, const char *name) {
     cmsHPROFILE srgb = yc_colour_target_profile(YC_TARGET_SRGB);
     cmsHTRANSFORM t = srgb ? cmsCreateTransform(src, TYPE_RGB_DBL, srgb, TYPE_RGB_DBL, INTENT_RELATIVE_COLORIMETRIC,
                                                 cmsFLAGS_NOOPTIMIZE) : NULL;
-    const int same = t && largest_change(t) < 1.0;
+    const int same = t && is_target_space(largest_change(t), name, YC_TARGET_SRGB);
     if (t) cmsDeleteTransform(t);
     if (srgb) cmsCloseProfile(srgb);
     return same;
@@ -408,13 +425,13 @@ yc_colour_action yc_colour_plan(const yc_colour *colour, yc_target target, char 
         snprintf(text, text_size, "the embedded ICC profile (%s) gives colours that are not numbers; colours used as stored",
                  name);
         action = YC_COLOUR_BROKEN;
-    } else if (change < 1.0 && !yc_colour_has_device_lut(src)) {
+    } else if (is_target_space(change, name, target) && !yc_colour_has_device_lut(src)) {
         // (A LUT profile is never taken as the target: a grid cannot show where its table departs.)
         // Within one code value of the target everywhere: the same space — an sRGB profile (IEC 61966-2.1,
         // sRGB2014, compact ones differ from LittleCMS's own by about half a code value), or the target's own.
         snprintf(text, text_size, "%s: same as %s, nothing to do", name, yc_colour_target_name(target));
         action = YC_COLOUR_NONE;
-    } else if (target != YC_TARGET_SRGB && !yc_colour_has_device_lut(src) && same_as_srgb(src)) {
+    } else if (target != YC_TARGET_SRGB && !yc_colour_has_device_lut(src) && same_as_srgb(src, name)) {
         // An sRGB profile to another target: not transformed, as an untagged or PNG-sRGB source is not.
         snprintf(text, text_size, "%s: sRGB, kept as sRGB, not moved into %s (sRGB sources are not transformed)", name,
                  yc_colour_target_name(target));

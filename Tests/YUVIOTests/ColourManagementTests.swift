@@ -406,6 +406,37 @@ final class ColourManagementTests: XCTestCase {
         }
     }
 
+    /// A profile that says it is sRGB and is within 1.5 code values of it (never more than one once rounded) is
+    /// sRGB, written down imprecisely: not transformed, so the picture's bytes are those of an untagged one. Debian's
+    /// sRGB.icc (colorants 3·10⁻⁴ off, a 1,024-entry curve: 1.4 code values at most) was transformed, and a JPEG
+    /// carrying it left the direct path. The same numbers under another name, or further off, are transformed.
+    func testAnImpreciseProfileNamedSRGBIsSRGB() throws {
+        func decode(_ x: Double) -> Double { x <= 0.04045 ? x / 12.92 : pow((x + 0.055) / 1.055, 2.4) }
+        var table = (0..<1024).map { Float(decode(Double($0) / 1023)) }
+        let curve = try XCTUnwrap(cmsBuildTabulatedToneCurveFloat(nil, 1024, &table))
+        defer { cmsFreeToneCurve(curve) }
+        var pixels: [UInt8] = []
+        for i in 0..<64 { pixels += [UInt8(i * 4), UInt8(255 - i * 4), UInt8((i * 37) & 255)] }
+        for (redX, description, same) in [(0.6406, "sRGB IEC61966-2.1", true), (0.6406, "Camera RGB", false),
+                                          (0.6412, "sRGB", false)] {
+            var white = cmsCIExyY(x: 0.3127, y: 0.3290, Y: 1)
+            var primaries = cmsCIExyYTRIPLE(Red: cmsCIExyY(x: redX, y: 0.33, Y: 1), Green: cmsCIExyY(x: 0.30, y: 0.60, Y: 1),
+                                            Blue: cmsCIExyY(x: 0.15, y: 0.06, Y: 1))
+            var curves: [OpaquePointer?] = [curve, curve, curve]
+            let profile = try XCTUnwrap(cmsCreateRGBProfile(&white, &primaries, &curves))
+            defer { cmsCloseProfile(profile) }
+            let mlu = try XCTUnwrap(cmsMLUalloc(nil, 1))
+            defer { cmsMLUfree(mlu) }
+            XCTAssertNotEqual(cmsMLUsetASCII(mlu, "en", "US", description), 0)
+            XCTAssertNotEqual(cmsWriteTag(profile, cmsSigProfileDescriptionTag, UnsafeRawPointer(mlu)), 0)
+            let path = try profiledPNG("named\(same)\(redX)", width: 64, height: 1, colourType: 2, pixels: pixels, profile: profile)
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let plan = try decoder(path).colourPlan
+            XCTAssertEqual(plan.action, same ? .none : .transform, "\(description), red x \(redX): \(plan.text)")
+            if same { XCTAssertTrue(plan.text.contains("same as sRGB"), plan.text) }
+        }
+    }
+
     /// A profile with matrix/TRC tags and an A2B0 LUT that means something else (tools/make-lut-profile-fixture.py):
     /// LittleCMS uses the LUT, so the 8-bit rows must too — the fast path knows only matrix/TRC and must leave
     /// such a profile to LittleCMS. Before, it took the matrix: up to 76 code values off the reference.
