@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # make test-interop: what yuvconv writes, read back by ffmpeg with the documented arguments (the report's
 # ffmpeg_rawvideo_input, the README's Y4M command), compared with the source picture: RGB PSNR ≥ 45 dB for every
-# raw layout (8- and 10-bit) and Y4M (8- and 10-bit), matrix and range; then ffmpeg's own 10-bit outputs read by
-# yuvconv. Prints one line per case, then "N passed, M failed".
+# raw layout (8- and 10-bit) and Y4M (8- and 10-bit), matrix and range, and left and top-left siting (with the
+# report's ffmpeg_filter); then ffmpeg's own 10-bit outputs read by yuvconv. Prints one line per case, then "N passed, M failed".
 #
 #   tools/interop.sh [IMAGE]   (default Fixtures/corpus/photos/kodim23.png; YUVCONV_BIN as for the tests)
 set -u
@@ -58,6 +58,21 @@ for m in bt709 bt601 bt2020; do for r in full limited; do
     check "y4m ${depth}-bit $m $r" "$(psnr back.rgb)"
   done
 done; done
+# Left and top-left sited chroma (8- and 10-bit, and the swapped YV12; Y4M carries the siting tag, which ffmpeg's
+# scaler ignores as it ignores -chroma_sample_location): read back with the report's ffmpeg_filter, which tells
+# the scaler where the samples sit. Without it they came back 4 to 6 dB below centre-sited planes.
+for loc in left topleft; do
+  for layout in nv12 yv12 p010 y4m; do
+    "$BIN" "$src" -o "out.$layout" --chroma-loc $loc "${asis[@]}" -q --force || { fail=$((fail + 1)); continue; }
+    json=$("$BIN" report "$src" --format "$([ $layout = y4m ] && echo nv12 || echo $layout)" --chroma-loc $loc --report json | head -1)
+    read -r -a args < <(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["ffmpeg_rawvideo_input"])' "$json")
+    [ $layout = y4m ] && args=("${args[@]:8}")   # Y4M: no rawvideo, pixel format or size
+    filter=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["ffmpeg_filter"])' "$json")
+    rm -f back.rgb
+    ffmpeg -v error -y "${args[@]}" -i "out.$layout" ${filter:+-vf "$filter"} "${sws[@]}" -f rawvideo -pix_fmt rgb24 back.rgb
+    check "$layout $loc (-vf $filter)" "$(psnr back.rgb)"
+  done
+done
 # The other way: ffmpeg's 10-bit outputs (Y4M, P010, yuv420p10le) read by yuvconv. Re-written as another 10-bit
 # layout they must be ffmpeg's own samples, byte for byte (ffmpeg repacks them losslessly); drawn as a PNG
 # (yuvconv's preview: exact inverse, nearest chroma — 42.2 dB on kodim23 from its own 8-bit NV12) within

@@ -54,9 +54,18 @@ public struct ColourDescription: Sendable, Equatable {
         return ["-f", "rawvideo", "-pix_fmt", name, "-s", "\(width)x\(height)"] + ffmpegTags
     }
 
-    /// The filter a layout needs after reading (`-vf …`), or nil: YV12's V and U planes swapped back.
-    public static func ffmpegFilter(layout: PixelLayout) -> String? {
-        layout == .yv12 ? "swapuv" : nil
+    /// The filter a layout and siting need after reading (`-vf …`), or nil: YV12's V and U planes swapped back;
+    /// and for chroma that is not centre-sited, its place given to the scaler — ffmpeg's scaler (5.1) ignores
+    /// `-chroma_sample_location` when it converts to RGB and takes every 4:2:0 chroma as centre-sited, so left
+    /// and topleft planes came back 4 to 6 dB lower than centre ones (`scale`'s `in_h_chr_pos`/`in_v_chr_pos`,
+    /// in 1/256 of a luma pixel from the block's top-left: 128 is the middle).
+    public static func ffmpegFilter(layout: PixelLayout, siting: ChromaLocation = .center) -> String? {
+        var parts: [String] = []
+        if layout == .yv12 { parts.append("swapuv") }
+        if let position = siting.scalerPosition {
+            parts.append("scale=in_h_chr_pos=\(position.h):in_v_chr_pos=\(position.v)")
+        }
+        return parts.isEmpty ? nil : parts.joined(separator: ",")
     }
 }
 
@@ -91,6 +100,16 @@ public enum ChromaLocation: String, CaseIterable, Sendable {
         case "left", "mpeg2", "h264": self = .left
         case "topleft", "top-left", "cosited", "co-sited", "paldv": self = .topleft
         default: return nil
+        }
+    }
+
+    /// Where ffmpeg's scaler must be told the samples sit (`in_h_chr_pos`, `in_v_chr_pos`: 1/256 of a luma pixel
+    /// from the 2×2 block's top-left corner), or nil for centre, which it assumes.
+    public var scalerPosition: (h: Int, v: Int)? {
+        switch self {
+        case .center: return nil
+        case .left: return (0, 128)
+        case .topleft: return (0, 0)
         }
     }
 

@@ -95,7 +95,7 @@ public struct Column: Sendable {
             return .text(ColourDescription(spec: rep.spec, primaries: rep.primaries, chromaLocation: rep.chromaLocation).ffmpegInputArguments(layout: rep.layout, width: rep.geometry.width,
                                                                          height: rep.geometry.height, alpha: rep.alphaBytes > 0).joined(separator: " "))
         },
-        converted("ffmpeg_filter") { _, rep in ColourDescription.ffmpegFilter(layout: rep.layout).map { .text($0) } ?? .text("") },
+        converted("ffmpeg_filter") { _, rep in ColourDescription.ffmpegFilter(layout: rep.layout, siting: rep.chromaLocation).map { .text($0) } ?? .text("") },
         converted("color_management") { _, rep in .name(rep.colour ?? "none") },
         converted("path", html: "path") { _, rep in .text(rep.path) },
         converted("orientation", csv: false) { _, rep in .count(rep.orientation.exif) },

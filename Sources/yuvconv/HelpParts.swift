@@ -21,8 +21,10 @@ enum HelpParts {
           ffmpeg -f rawvideo -pix_fmt FORMAT -s WxH -color_range pc -colorspace bt709 -color_primaries bt709 \\
                  -color_trc iec61966-2-1 -chroma_sample_location center -i OUTPUT -sws_flags accurate_rnd+full_chroma_int out.png
         (limited: -color_range tv; bt601: -colorspace smpte170m; bt2020: -colorspace bt2020nc -color_primaries
-        bt2020, or bt709 for an sRGB or untagged source, whose numbers are kept). `--report json` prints these
-        arguments for each image (ffmpeg_rawvideo_input). A Y4M output
+        bt2020, or bt709 for an sRGB or untagged source, whose numbers are kept; --chroma-loc left: add -vf
+        scale=in_h_chr_pos=0:in_v_chr_pos=128, topleft: ...=0:in_v_chr_pos=0, as FFmpeg's scaler ignores
+        -chroma_sample_location). `--report json` prints these arguments for each image (ffmpeg_rawvideo_input,
+        ffmpeg_filter). A Y4M output
         carries its size, layout and range but not its matrix (FFmpeg takes BT.601); give the matrix and the
         same accurate scaler:
           ffmpeg -colorspace bt709 -color_primaries bt709 -color_trc iec61966-2-1 -i OUTPUT.y4m \\

@@ -334,7 +334,7 @@ extension Options {
         }
         if format == .y4m && depth == 10, let s = siting, s != .center {
             // YUV input writes no report: there is none to point to.
-            out.append("--chroma-loc \(s.rawValue): a 10-bit Y4M header (C420p10) has no siting tag, so readers take its "
+            out.append("--chroma-loc \(s.rawValue): a 10-bit Y4M header (C420p10) has no siting tag (ffprobe: unspecified), so readers take its "
                        + "chroma as centre-sited" + (rawInput ? "" : "; the report's chroma_location and ffmpeg arguments say \(s.rawValue)"))
         }
         if given.contains("--quality") && format != .jpeg {

@@ -111,7 +111,7 @@ func runRawInput(_ options: Options) -> Int32 {
                          + "not resampled, so the colours move by half a pixel")
             }
             if tag != .center, case .y4m = format, (options.depth ?? img.layout.bitDepth) == 10 {
-                printErr("yuvconv: warning: \(name): \(said); a 10-bit Y4M header (C420p10) has no siting tag, so readers "
+                printErr("yuvconv: warning: \(name): \(said); a 10-bit Y4M header (C420p10) has no siting tag (ffprobe: unspecified), so readers "
                          + "take its chroma as centre-sited, half a pixel off (the samples are not resampled)")
             }
             // XCOLORRANGE says; without it, --range if given, else limited (FFmpeg's convention for Y4M). A --range

@@ -77,6 +77,10 @@ final class TenBitTests: CLITestCase {
             let line = String(decoding: r.stdout.split(separator: 10)[0], as: UTF8.self)
             XCTAssertTrue(line.contains("\"chroma_location\": \"\(siting)\"") && line.contains("\"cicp_chroma_location\": \(cicp)")
                           && line.contains("-chroma_sample_location \(siting)"), line)
+            // ffmpeg's scaler ignores -chroma_sample_location: the filter that tells it where the samples sit.
+            let filter = ["center": "", "left": "scale=in_h_chr_pos=0:in_v_chr_pos=128",
+                          "topleft": "scale=in_h_chr_pos=0:in_v_chr_pos=0"][siting]!
+            XCTAssertTrue(line.contains("\"ffmpeg_filter\": \"\(filter)\""), line)
         }
         // Siting changes the chroma, never the luma; a JPEG with another siting keeps the direct path
         // (ChromaSitingDirectTests covers it).
