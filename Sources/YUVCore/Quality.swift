@@ -22,15 +22,27 @@ public struct QualityReport: Sendable, Equatable {
     public var ssimY: Double
     /// The bilinear round trip; nil for figures kept from before it was measured (`--update`'s manifest).
     public var psnrRGBBilinear: Double?
+    /// Sharp chroma only: the same round trip of the box filter's planes, converted from the same RGB — what
+    /// sharp chroma gained is `psnrRGBBilinear` less this (`sharpGain`). Nil otherwise, and when not measured
+    /// (an input read once, a pipe; figures an `--update` manifest kept).
+    public var psnrRGBBilinearBox: Double?
 
     public init(psnrY: Double, psnrCb: Double, psnrCr: Double, psnrRGB: Double, ssimY: Double,
-                psnrRGBBilinear: Double? = nil) {
+                psnrRGBBilinear: Double? = nil, psnrRGBBilinearBox: Double? = nil) {
         self.psnrY = psnrY
         self.psnrCb = psnrCb
         self.psnrCr = psnrCr
         self.psnrRGB = psnrRGB
         self.ssimY = ssimY
         self.psnrRGBBilinear = psnrRGBBilinear
+        self.psnrRGBBilinearBox = psnrRGBBilinearBox
+    }
+
+    /// Sharp chroma's gain through a bilinear player over the box filter, in dB; nil unless both are measured
+    /// and finite (a flat picture's planes are exact either way).
+    public var sharpGain: Double? {
+        guard let s = psnrRGBBilinear, let b = psnrRGBBilinearBox, s.isFinite, b.isFinite else { return nil }
+        return s - b
     }
 
     /// PSNR of a mean squared error; below 1e-12 (only floating-point dust: every source value is a multiple

@@ -27,6 +27,10 @@ public final class InputSource {
     /// The name to print for this input: `-` reads standard input and is shown as `<stdin>`.
     public var displayName: String { displayPath(path) }
 
+    /// Whether the input is a regular file named by its path (not standard input, not a pipe): one that can be
+    /// read again.
+    public var isRegularFile: Bool { stream == nil && path != "-" }
+
     /// Bytes read so far from a stream, or the regular file's size.
     public var byteCount: Int { stream.map { Int(yc_stream_bytes($0)) } ?? fileSize }
 

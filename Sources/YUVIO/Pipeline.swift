@@ -210,6 +210,10 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         report.orientation = turn
         report.chromaFilter = decoder.isRaw ? .box : options.chromaFilter
         report.quality = probe?.result
+        if report.quality != nil && options.chromaFilter == .sharp {
+            report.quality?.psnrRGBBilinearBox = boxBilinearPSNR(path: path, spec: spec, layout: layout, kernels: kernels,
+                                                                 options: options, reread: inputSource.isRegularFile)
+        }
         return report
     } catch let e as DecodeError {
         // A read a stopping batch gave up (a stalled stream, `yc_stream`'s wait) failed for that reason only.
@@ -219,6 +223,20 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
     } catch {
         throw FileError(path: name, reason: "\(error)")
     }
+}
+
+/// What the box filter's planes give through a bilinear player (`psnr_rgb_bilinear_db`), for a sharp-chroma
+/// conversion's report to show its gain per image: the same file converted again from the same RGB (the RGB
+/// route, also for a JPEG) with box chroma into nothing, measured. Nil when the input cannot be read twice (a
+/// pipe, standard input) or the second conversion fails (the file changed meanwhile).
+func boxBilinearPSNR(path: String, spec: ConversionSpec, layout: PixelLayout, kernels: KernelChoice,
+                     options: DecodeOptions, reread: Bool) -> Double? {
+    guard reread else { return nil }
+    var box = options
+    box.chromaFilter = .box
+    box.jpegPath = .rgb
+    return try? convert(path: path, spec: spec, layout: layout, into: DiscardSink(), kernels: kernels, options: box,
+                        metrics: true).quality?.psnrRGBBilinear
 }
 
 /// A YUV frame already read (raw planes or Y4M) through the same pipeline into `sink`: another layout,

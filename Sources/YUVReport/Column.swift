@@ -139,6 +139,10 @@ public struct Column: Sendable {
         Column("skipped") { r in r.skipped.map { .text($0) } ?? .absent },
         // Where the output is (written, kept or already there); absent without one (`report`, a failure).
         Column("output") { r in r.outputPath.map { .name($0) } ?? .absent },
+        // Added last, so CSV columns keep their places. Sharp chroma's own gain: the box filter's planes of the same RGB through the same player (per image
+        // only: the text line gives them too; the totals' spread is of the measures above).
+        converted("psnr_rgb_bilinear_box_db") { r, _ in r.quality?.psnrRGBBilinearBox.map { .decibels($0) } ?? .unmeasured },
+        converted("sharp_gain_db") { r, _ in r.quality?.sharpGain.map { .decibels($0) } ?? .unmeasured },
     ]
 
     /// The columns JSON writes (with a key), CSV writes, and the two tables show.

@@ -33,6 +33,9 @@ func textLines(_ r: ImageRecord) -> String {
     if let q = r.quality {
         used += "; PSNR RGB \(fixed(q.psnrRGB, 1)) dB"
         if let b = q.psnrRGBBilinear { used += ", bilinear \(fixed(b, 1))" }
+        if let box = q.psnrRGBBilinearBox, let gain = q.sharpGain {
+            used += " (box \(fixed(box, 1)): sharp chroma \(gain >= 0 ? "+" : "")\(fixed(gain, 1)) dB)"
+        }
     }
     return [row, source, used].joined(separator: "\n")
 }

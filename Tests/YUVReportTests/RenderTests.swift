@@ -77,7 +77,7 @@ final class RenderTests: XCTestCase {
                        + "rgb_bytes,yuv_bytes,yuv_aligned_bytes,saving_vs_rgba_bytes,saving_vs_rgba_percent,"
                        + "saving_vs_rgb_bytes,saving_vs_rgb_percent,psnr_y_db,psnr_cb_db,psnr_cr_db,psnr_rgb_db,ssim_y,"
                        + "conversion_buffers_bytes,peak_rss_bytes,naive_peak_bytes,output_bytes,output_sha256,up_to_date,"
-                       + "chroma_filter,psnr_rgb_bilinear_db,skipped,output")
+                       + "chroma_filter,psnr_rgb_bilinear_db,skipped,output,psnr_rgb_bilinear_box_db,sharp_gain_db")
         let keys = Column.all.compactMap(\.key)
         XCTAssertEqual(Set(keys).count, keys.count, "keys are unique")
     }
@@ -91,7 +91,8 @@ final class RenderTests: XCTestCase {
                         "yuv_aligned_bytes", "alpha_bytes", "saving_vs_rgba_bytes", "saving_vs_rgba_percent",
                         "saving_vs_rgb_bytes", "saving_vs_rgb_percent", "psnr_y_db", "psnr_cb_db", "psnr_cr_db",
                         "psnr_rgb_db", "ssim_y", "conversion_buffers_bytes", "naive_peak_bytes", "warnings",
-                        "output_bytes", "output_sha256", "up_to_date", "chroma_filter", "psnr_rgb_bilinear_db"])
+                        "output_bytes", "output_sha256", "up_to_date", "chroma_filter", "psnr_rgb_bilinear_db",
+                        "psnr_rgb_bilinear_box_db", "sharp_gain_db"])
         let (w, h) = (640, 427), yuv = w * h + 2 * 320 * 214
         for field in ["\"type\": \"image\"", "\"file\": \"photos/rocket.jpg\"", "\"ok\": true", "\"format\": \"JPEG\"",
                       "\"width\": 640", "\"pixels\": \(w * h)", "\"rgba_bytes\": \(4 * w * h)", "\"yuv_bytes\": \(yuv)",
@@ -111,13 +112,15 @@ final class RenderTests: XCTestCase {
     func testOutputDigestInJSONAndCSV() throws {
         var r = try converted("pngsuite/basn0g16.png", quality: nil)
         XCTAssertTrue(jsonLine(r).hasSuffix("\"output_bytes\": null, \"output_sha256\": null, \"up_to_date\": false, "
-                                            + "\"chroma_filter\": \"box\", \"psnr_rgb_bilinear_db\": null}"), jsonLine(r))
+                                            + "\"chroma_filter\": \"box\", \"psnr_rgb_bilinear_db\": null, \"psnr_rgb_bilinear_box_db\": null, "
+                                            + "\"sharp_gain_db\": null}"), jsonLine(r))
         XCTAssertEqual(csvTable([r]).rows[0]["output_sha256"], "")
         let sha = String(repeating: "0123456789abcdef", count: 4)
         r.output = OutputDigest(bytes: 1536, sha256: sha)
         r.upToDate = true
         XCTAssertTrue(jsonLine(r).hasSuffix("\"output_bytes\": 1536, \"output_sha256\": \"\(sha)\", \"up_to_date\": true, "
-                                            + "\"chroma_filter\": \"box\", \"psnr_rgb_bilinear_db\": null}"), jsonLine(r))
+                                            + "\"chroma_filter\": \"box\", \"psnr_rgb_bilinear_db\": null, \"psnr_rgb_bilinear_box_db\": null, "
+                                            + "\"sharp_gain_db\": null}"), jsonLine(r))
         XCTAssertEqual(csvTable([r]).rows[0]["output_bytes"], "1536")
         XCTAssertEqual(csvTable([r]).rows[0]["output_sha256"], sha)
         XCTAssertEqual(csvTable([r]).rows[0]["up_to_date"], "true")
@@ -134,7 +137,7 @@ final class RenderTests: XCTestCase {
         XCTAssertEqual(jsonLine(failed), "{\"type\": \"image\", \"file\": \"dir/a,\\\"b\\\" <c>.png\", \"ok\": false, "
                        + "\"error\": \"cannot open: No such file or directory\"}")
         XCTAssertEqual(csvRow(failed), "\"dir/a,\"\"b\"\" <c>.png\",false,cannot open: No such file or directory"
-                       + String(repeating: ",", count: 43))
+                       + String(repeating: ",", count: 45))
         let text = renderReport([failed], format: .text).split(separator: "\n")
         XCTAssertEqual(text[1], "dir/a,\"b\" <c>.png     error: cannot open: No such file or directory")
         // A long name keeps its end, cut to fit the column.
@@ -251,7 +254,7 @@ final class RenderTests: XCTestCase {
         XCTAssertTrue(jsonLine(formula).contains("\"file\": \"=HYPERLINK(\\\"http://x\\\").png\""), jsonLine(formula))
         // The output's path too (its start is the user's -o, but a folder may be named so): it was left as it is.
         formula.outputPath = "@SUM(1+1)/a.nv12"
-        XCTAssertTrue(csvRow(formula).hasSuffix(",'@SUM(1+1)/a.nv12"), csvRow(formula))
+        XCTAssertTrue(csvRow(formula).hasSuffix(",'@SUM(1+1)/a.nv12,,"), csvRow(formula))
         XCTAssertEqual(total["ok"], "false")
         XCTAssertEqual(total["rgba_bytes"], "\(rgba)")
         XCTAssertEqual(total["yuv_bytes"], "\(yuv)")
@@ -262,12 +265,12 @@ final class RenderTests: XCTestCase {
         XCTAssertEqual(total["ssim_y"], "0.998000")
         let blank = ["error", "format", "width", "height", "source_sampling", "file_bytes", "layout", "matrix", "range", "color_primaries", "color_transfer", "chroma_location", "cicp_primaries", "cicp_transfer", "cicp_matrix", "cicp_full_range", "cicp_chroma_location", "ffmpeg_rawvideo_input", "ffmpeg_filter", "color_management", "path",
                      "conversion_buffers_bytes", "naive_peak_bytes", "output_bytes", "output_sha256", "up_to_date",
-                     "chroma_filter", "psnr_rgb_bilinear_db"]
+                     "chroma_filter", "psnr_rgb_bilinear_db", "psnr_rgb_bilinear_box_db", "sharp_gain_db"]
         for h in blank { XCTAssertEqual(total[h], "", h) }
         // The peak memory is the run's, once, in the totals row; no image row has one.
         XCTAssertEqual(total["peak_rss_bytes"], "10000000")
         XCTAssertEqual(rows[0]["peak_rss_bytes"], "")
-        XCTAssertEqual(heading.count, 46)
+        XCTAssertEqual(heading.count, 48)
 
         let json = renderReport(records, format: .json).split(separator: "\n")
         XCTAssertEqual(json.count, 4)
@@ -324,7 +327,7 @@ final class RenderTests: XCTestCase {
         XCTAssertTrue(renderReport([skipped], format: .text).contains("a.png                 skipped: already there"))
         let csv = renderReport([skipped], format: .csv).split(separator: "\r\n")
         XCTAssertTrue(csv[1].hasPrefix("a.png,true,"), String(csv[1]))
-        XCTAssertTrue(csv[1].hasSuffix(",already there (--force replaces it),out/a.nv12"), String(csv[1]))
+        XCTAssertTrue(csv[1].hasSuffix(",already there (--force replaces it),out/a.nv12,,"), String(csv[1]))
         // A name that starts with ' gets one more, so dropping exactly one gives the name back.
         var quoted = skipped
         quoted.file = "'x.png"
@@ -340,7 +343,7 @@ final class RenderTests: XCTestCase {
                        + ["worst", "median"].flatMap { s in
                            ["psnr_y_db", "psnr_cb_db", "psnr_cr_db", "psnr_rgb_db", "ssim_y", "psnr_rgb_bilinear_db"].map { "\"\(s)_\($0)\": null" }
                        }.joined(separator: ", ") + "}")
-        XCTAssertEqual(csvTotals(Totals([failed])), "\"TOTAL (0 images, 1 failed)\",false,,,,,,,,,,,,,,,,,,,,,,0,0,0,0,0,0.00,0,0.00,,,,,,,0,,,,,,,,")
+        XCTAssertEqual(csvTotals(Totals([failed])), "\"TOTAL (0 images, 1 failed)\",false,,,,,,,,,,,,,,,,,,,,,,0,0,0,0,0,0.00,0,0.00,,,,,,,0,,,,,,,,,,")
         XCTAssertTrue(renderReport([failed], format: .html).contains("<td>– (worst)</td><td>– (worst)</td><td>– (worst)</td>"))
     }
 

@@ -63,6 +63,19 @@ final class ChromaFilterTests: CLITestCase {
         let b = try XCTUnwrap(box["psnr_rgb_bilinear_db"] as? Double), s = try XCTUnwrap(sharp["psnr_rgb_bilinear_db"] as? Double)
         XCTAssertGreaterThan(s, b + 2, "sharp \(s) dB, box \(b) dB")
         XCTAssertEqual(box["psnr_rgb_db"] as? Double ?? 0, 42.2, accuracy: 0.05, "the nearest round trip keeps its meaning")
+        // The gain per image in one run: a sharp conversion measures the box's planes of the same RGB too (two
+        // runs were needed). The same figure as the box run's own, to the digit.
+        XCTAssertEqual(sharp["psnr_rgb_bilinear_box_db"] as? Double, b)
+        XCTAssertEqual(try XCTUnwrap(sharp["sharp_gain_db"] as? Double), s - b, accuracy: 0.0002)
+        XCTAssertTrue(box["psnr_rgb_bilinear_box_db"] is NSNull && box["sharp_gain_db"] is NSNull, "\(box)")
+        let text = try run(["report", photo, "--metrics", "--chroma-filter", "sharp"])
+        XCTAssertTrue(String(decoding: text.stdout, as: UTF8.self).contains(String(format: "(box %.1f: sharp chroma +%.1f dB)", b, s - b)),
+                      String(decoding: text.stdout, as: UTF8.self))
+        // Read once (standard input): not measured, said as null.
+        let piped = try run(["report", "-", "--metrics", "--report", "json", "--chroma-filter", "sharp"],
+                            stdin: try Data(contentsOf: URL(fileURLWithPath: photo)))
+        let once = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(piped.stdout.split(separator: 10)[0])) as? [String: Any])
+        XCTAssertTrue(once["psnr_rgb_bilinear_box_db"] is NSNull, "\(once)")
     }
 
     /// `--update` converts again when the filter changes, and not when box is named (it is the default).
