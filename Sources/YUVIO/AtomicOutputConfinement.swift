@@ -11,24 +11,23 @@ import Synchronization
 extension AtomicOutput {
     /// A batch's output folder, as the batch found or made it (`confine`): outputs below it are reached from it,
     /// its identity checked, and each folder between it and the output opened in turn and held to the identity
-    /// it had before the run wrote anything (`noteFolders`, when the plan's checks looked at them) or else when
-    /// the run first used it — a folder moved, or replaced by another or by a link while the batch runs
-    /// (`out/sub` made a link to elsewhere), fails the output instead of sending it wherever the path now leads.
-    /// A link that was there from the start (`out/2024` on another disk) is followed as before; a folder that was
-    /// not there (`absent`, or every one below a folder the run made: `allAbsent`) is made by the run and never
-    /// reached through a link. Nil: paths as given.
-    /// `seen` by the folders' bytes: Swift's String keys take one name in NFC and NFD as equal.
+    /// it had before the run wrote anything (`noteFolders`, as the plan's checks saw it) or else when the run
+    /// first used it — a folder moved, or replaced by another or by a link while the batch runs (`out/sub` made
+    /// a link to elsewhere), fails the output instead of sending it wherever the path now leads. A link that was
+    /// there from the start (`out/2024` on another disk) is followed as before — "the start" being when
+    /// `noteFolders` walks, after the plan's checks and before the first file is written: a link made between
+    /// the two counts as one that was there before, as it would have a moment earlier — and a folder that was not
+    /// there (not in `seen` at its first use, or below a folder the run made: `allAbsent`) is made by the run and
+    /// never reached through a link. Nil: paths as given.
+    /// `seen` and `names` by the folders' bytes: Swift's Strings take one name in NFC and NFD as equal.
     private static let confinement = Mutex<Confinement?>(nil)
 
     private struct Confinement {
         var root: String
         var identity: FileIdentity
         var seen: [[UInt8]: FileIdentity] = [:]
-        var names: [FileIdentity: String] = [:]
-        var absent: Set<[UInt8]> = []
+        var names: [FileIdentity: [UInt8]] = [:]
         var allAbsent: Bool
-        /// The folder `noteFolders` walked last: a batch's outputs come folder by folder.
-        var lastNoted = ""
     }
 
     /// Outputs under `root` (a folder, identity `identity`) are written only inside it (`confinedFolder`).
@@ -39,54 +38,54 @@ extension AtomicOutput {
         confinement.withLock { $0 = Confinement(root: r, identity: identity, allAbsent: madeByRun) }
     }
 
-    /// Before the run writes anything: the identity of each folder now on the way to the output `path` inside
-    /// the confinement (a link followed, as the plan's checks followed it), and which of them are missing — so
-    /// that one swapped for a link before the run first writes there fails as one swapped after, and a missing
-    /// one is made, not reached through a link made in its place.
-    public static func noteFolders(of path: String) {
-        guard let root = confinement.withLock({ $0?.root }) else { return }
+    /// Before the run writes anything: the identity of each folder now on the way to each output (`outputs`, in
+    /// the plan's order) inside the confinement, a link followed as the plan's checks followed it — so that one
+    /// swapped for a link before the run first writes there fails as one swapped after, and one missing now is
+    /// made by the run, not reached through a link made in its place. The folders of the last walk stay open
+    /// and the next one starts from what it shares with them (a batch's outputs come folder by folder): one
+    /// `openat` a new folder, none for an output in a folder already walked, and nothing kept but the identity
+    /// of each folder that is there (what the run's first use of it kept before).
+    public static func noteFolders(_ outputs: () -> String?) {
+        guard let root = confinement.withLock({ $0.flatMap { $0.allAbsent ? nil : $0.root } }) else { return }
         let prefix = root == "/" ? "/" : root + "/"
-        guard path.hasPrefix(prefix) else { return }
-        let parts = path.dropFirst(prefix.count).split(separator: "/").dropLast()
-        let folderPath = parts.joined(separator: "/")
-        guard !parts.isEmpty, confinement.withLock({ c -> Bool in
-            guard let k = c, !k.allAbsent, k.lastNoted != folderPath else { return false }
-            c?.lastNoted = folderPath
-            return true
-        }) else { return }
-        var folder = withFileSystemPath(root) { yc_open_folder($0) }
-        guard folder >= 0 else { return }   // the first use says what is wrong with it
-        var missing = false, reached = root
-        for part in parts {
-            reached += (reached.hasSuffix("/") ? "" : "/") + part
-            let key = PathBytes.encode(reached)
-            var now: FileIdentity?
-            if !missing {
-                let next = withFileSystemPath(String(part)) { yc_open_folder_at(folder, $0, 1) }
-                let code = errno
-                // Missing, not a link to nothing (there from the start, which its first use reports).
-                var entry = stat()
-                let dangling = next < 0 && code == ENOENT
-                    && withFileSystemPath(String(part), { fstatat(folder, $0, &entry, AT_SYMLINK_NOFOLLOW) }) == 0
-                close(folder)
-                folder = next
-                if next >= 0 {
-                    now = FileStatus(descriptor: next)?.identity
-                } else if code == ENOENT && !dangling {
-                    missing = true
-                } else {
-                    return   // not a folder, a loop of links, no permission: its first use says so
+        let rootFolder = withFileSystemPath(root) { yc_open_folder($0) }
+        guard rootFolder >= 0 else { return }   // the first use says what is wrong with it
+        // The open folders of the last walk (name bytes, descriptor), and the names up to a folder it could not
+        // open (missing, or no folder), which the outputs below it need not try again.
+        var chain: [(name: [UInt8], fd: Int32)] = []
+        var stopped: [[UInt8]]?
+        defer {
+            for c in chain { close(c.fd) }
+            close(rootFolder)
+        }
+        while let path = outputs() {
+            guard path.hasPrefix(prefix) else { continue }
+            let parts = path.dropFirst(prefix.count).split(separator: "/").dropLast().map(String.init)
+            let names = parts.map { PathBytes.encode($0) }
+            if let stopped, names.count >= stopped.count, Array(names.prefix(stopped.count)) == stopped { continue }
+            var shared = 0
+            while shared < min(chain.count, names.count) && chain[shared].name == names[shared] { shared += 1 }
+            while chain.count > shared { close(chain.removeLast().fd) }
+            var reached = root
+            for part in parts.prefix(shared) { reached += (reached.hasSuffix("/") ? "" : "/") + part }
+            stopped = nil
+            for i in shared..<parts.count {
+                reached += (reached.hasSuffix("/") ? "" : "/") + parts[i]
+                let next = withFileSystemPath(parts[i]) { yc_open_folder_at(chain.last?.fd ?? rootFolder, $0, 1) }
+                guard next >= 0, let now = FileStatus(descriptor: next)?.identity else {
+                    // Missing, a link to nothing, not a folder: not recorded, so its first use makes it, or says
+                    // what it is, without following a link.
+                    if next >= 0 { close(next) }
+                    stopped = Array(names.prefix(i + 1))
+                    break
                 }
-            }
-            confinement.withLock { c in
-                if let now {
+                chain.append((names[i], next))
+                let key = PathBytes.encode(reached)
+                confinement.withLock { c in
                     if c?.seen[key] == nil { c?.seen[key] = now }
-                } else {
-                    c?.absent.insert(key)
                 }
             }
         }
-        if folder >= 0 { close(folder) }
     }
 
     /// The folder of `path` reached from the confinement's root, or nil when `path` is not below it; `making`,
@@ -107,14 +106,15 @@ extension AtomicOutput {
         if parts.isEmpty {
             // An output in the folder itself: the folder is used under its own name (a link to it used as a
             // subfolder would then be a second name).
-            let other = confinement.withLock { c -> String? in
-                if let o = c?.names[identity], o != root { return o }
-                c?.names[identity] = root
+            let rootKey = PathBytes.encode(root)
+            let other = confinement.withLock { c -> [UInt8]? in
+                if let o = c?.names[identity], o != rootKey { return o }
+                c?.names[identity] = rootKey
                 return nil
             }
             if let other {
                 close(folder)
-                throw .system("the folder \(PathBytes.display(other)) is the folder \(PathBytes.display(root)) "
+                throw .system("the folder \(PathBytes.display(PathBytes.decode(other))) is the folder \(PathBytes.display(root)) "
                               + "(a link or a mount): two outputs of the run could be one file")
             }
         }
@@ -127,8 +127,9 @@ extension AtomicOutput {
                 throw .system("cannot make the folder \(PathBytes.display(reached)): \(why)")
             }
             let key = PathBytes.encode(reached)
-            // A folder that was not there when the run began is the run's own: a link in its place is not followed.
-            let wasAbsent = allAbsent || confinement.withLock { $0?.absent.contains(key) ?? false }
+            // A folder that was not there when the run began (`noteFolders` did not see it) is the run's own: a link
+            // in its place is not followed.
+            let wasAbsent = allAbsent || confinement.withLock { $0?.seen[key] == nil }
             let next = withFileSystemPath(String(part)) { yc_open_folder_at(folder, $0, wasAbsent ? 0 : 1) }
             let code = errno
             close(folder)
@@ -136,9 +137,10 @@ extension AtomicOutput {
                                              + (code == ENOENT ? "removed" : "replaced") + " during the run")
             guard next >= 0, let now = FileStatus(descriptor: next)?.identity else {
                 if next >= 0 { close(next) }
-                if wasAbsent && (code == ENOTDIR || code == ELOOP) {
-                    throw .system("the folder \(PathBytes.display(reached)), missing when the run began, was made a link or "
-                                  + "a file by something else during the run: not followed")
+                // (O_NOFOLLOW on a link: ENOTDIR with O_DIRECTORY on Linux, ELOOP on macOS, EMLINK on FreeBSD.)
+                if wasAbsent && (code == ENOTDIR || code == ELOOP || code == EMLINK) {
+                    if confinement.withLock({ $0?.seen[key] != nil }) { throw replaced }   // the run's own, used before
+                    throw .system(notAFolder(PathBytes.display(reached), errno: code, linkNotFollowed: true))
                 }
                 // What is there at its first use was there before, not replaced: a file, a link to nothing (just
                 // made with mkdir -p, so not missing), or a loop of links.
@@ -151,11 +153,11 @@ extension AtomicOutput {
             }
             // Held to its first identity; and no folder first used under a second name (a link or a bind mount
             // made to another output folder): two outputs of the run could then be one file.
-            let alias = confinement.withLock { c -> String?? in
+            let alias = confinement.withLock { c -> [UInt8]?? in
                 if let was = c?.seen[key], was != now { return nil }
-                if let other = c?.names[now], other != reached { return .some(other) }
+                if let other = c?.names[now], other != key { return .some(other) }
                 c?.seen[key] = now
-                c?.names[now] = reached
+                c?.names[now] = key
                 return .some(nil)
             }
             guard let alias else {
@@ -164,7 +166,7 @@ extension AtomicOutput {
             }
             if let other = alias {
                 close(next)
-                throw .system("the folder \(PathBytes.display(reached)) is the folder \(PathBytes.display(other)) "
+                throw .system("the folder \(PathBytes.display(reached)) is the folder \(PathBytes.display(PathBytes.decode(other))) "
                               + "(a link or a mount): two outputs of the run could be one file")
             }
             folder = next

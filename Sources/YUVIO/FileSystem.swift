@@ -278,8 +278,14 @@ public func resolvedPath(_ path: String, from base: String? = nil) -> String {
 /// Why what is at a folder's place (`shown`, as displayed) is no folder, from the error opening it as one: a
 /// file (ENOTDIR), a symbolic link to nothing (ENOENT), a loop of links (ELOOP). The run and the dry run word
 /// it alike.
-public func notAFolder(_ shown: String, errno code: Int32) -> String {
-    shown + " is not a folder" + (code == ENOENT ? " (a symbolic link to nothing)" : code == ELOOP ? " (a loop of symbolic links)" : "")
+public func notAFolder(_ shown: String, errno code: Int32, linkNotFollowed: Bool = false) -> String {
+    // A folder the run makes (missing when it began) is never reached through a link: one there now was made
+    // during the run, or leads nowhere.
+    if linkNotFollowed {
+        return shown + " is not a folder the run made or found when it began (a symbolic link made since, or one to "
+            + "nothing, or a file): not followed"
+    }
+    return shown + " is not a folder" + (code == ENOENT ? " (a symbolic link to nothing)" : code == ELOOP ? " (a loop of symbolic links)" : "")
 }
 
 /// A path's folder ("." when it names none, "/" at the root) and its last component.

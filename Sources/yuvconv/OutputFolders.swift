@@ -34,7 +34,7 @@ final class OutputFolderWatch: Sendable {
     /// them (`AtomicOutput.noteFolders`).
     func noteFolders(_ outputs: () -> String?) {
         guard confined.withLock({ $0 }) else { return }
-        while let output = outputs() { AtomicOutput.noteFolders(of: output) }
+        AtomicOutput.noteFolders(outputs)
     }
 
     /// Makes `folder`, the folder of the output `outputPath` (nil: the current folder), while the output folder
