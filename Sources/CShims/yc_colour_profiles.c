@@ -4,6 +4,7 @@
 // transforms are handles best kept on this side.
 #include "yc_colour_internal.h"
 
+#include <ctype.h>
 #include <lcms2.h>
 #include <math.h>
 #include <stdio.h>
@@ -356,20 +357,35 @@ static double largest_change(cmsHTRANSFORM t) {
     return worst;
 }
 
+// Whether a profile's description names `target`'s space: it begins with the space's name, case aside, followed
+// by no letter — "sRGB IEC61966-2.1", "sRGB2014", "sRGB built-in"; "Display P3", "P3 D65"; "BT.2020", "ITU-R
+// BT.2020", "Rec. 2020" — not where the name is part of another ("e-sRGB", "Linear sRGB", "Adobe RGB (1998) - not
+// sRGB", "DCI-P3", "Calibrated 2020-05-01").
+static int begins_with_name(const char *s, const char *n) {
+    const size_t k = strlen(n);
+    return strncasecmp(s, n, k) == 0 && !isalpha((unsigned char)s[k]);
+}
+static int names_space(const char *name, yc_target target) {
+    static const char *const srgb[] = {"srgb", NULL};
+    static const char *const p3[] = {"display p3", "p3", "apple display p3", NULL};
+    static const char *const bt2020[] = {"bt.2020", "bt2020", "itu-r bt.2020", "rec. 2020", "rec.2020", "rec2020",
+                                         "rec 2020", NULL};
+    const char *const *names = target == YC_TARGET_P3 ? p3 : target == YC_TARGET_BT2020 ? bt2020 : srgb;
+    for (int i = 0; names[i]; i++)
+        if (begins_with_name(name, names[i])) return 1;
+    return 0;
+}
+
 // Whether a profile whose transform to `target` changes a colour by at most `change` 8-bit code values is that
 // target's space: within one code value everywhere `largest_change` looks — or within 1.5 (never more than one
-// code value once rounded) when its description names the space (`name`: "sRGB IEC61966-2.1", "Display P3").
+// code value once rounded) when its description begins with the space's name (`names_space`).
 // Such a profile is that space written down imprecisely: Debian's sRGB.icc (a 1,024-entry curve, colorants
 // 3·10⁻⁴ from the standard's) moves 1% of all colours by one code value — dark channels of saturated colours,
 // where sRGB's steep toe magnifies the colorants' error — and transforming with it made a photo tagged with it
 // differ from the same photo untagged (and took a JPEG off the direct path).
 static int is_target_space(double change, const char *name, yc_target target) {
     if (change < 1.0) return 1;
-    if (!(change < 1.5)) return 0;
-    const char *says = target == YC_TARGET_P3 ? "p3" : target == YC_TARGET_BT2020 ? "2020" : "srgb";
-    for (const char *c = name; *c; c++)
-        if (strncasecmp(c, says, strlen(says)) == 0) return 1;
-    return 0;
+    return change < 1.5 && names_space(name, target);
 }
 
 // Whether `src` (described as `name`) is sRGB (`is_target_space`).

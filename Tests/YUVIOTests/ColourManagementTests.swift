@@ -417,7 +417,10 @@ final class ColourManagementTests: XCTestCase {
         defer { cmsFreeToneCurve(curve) }
         var pixels: [UInt8] = []
         for i in 0..<64 { pixels += [UInt8(i * 4), UInt8(255 - i * 4), UInt8((i * 37) & 255)] }
-        for (redX, description, same) in [(0.6406, "sRGB IEC61966-2.1", true), (0.6406, "Camera RGB", false),
+        // Named as the space — its description begins with it — not merely containing the letters.
+        for (redX, description, same) in [(0.6406, "sRGB IEC61966-2.1", true), (0.6406, "sRGB2014", true),
+                                          (0.6406, "Camera RGB", false), (0.6406, "e-sRGB", false),
+                                          (0.6406, "NotAnsRGB", false), (0.6406, "Adobe RGB (1998) - not sRGB", false),
                                           (0.6412, "sRGB", false)] {
             var white = cmsCIExyY(x: 0.3127, y: 0.3290, Y: 1)
             var primaries = cmsCIExyYTRIPLE(Red: cmsCIExyY(x: redX, y: 0.33, Y: 1), Green: cmsCIExyY(x: 0.30, y: 0.60, Y: 1),
