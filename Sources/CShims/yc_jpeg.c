@@ -74,8 +74,8 @@ static void jpeg_emit_message(j_common_ptr cinfo, int level) {
     char buf[JMSG_LENGTH_MAX];
     (*cinfo->err->format_message)(cinfo, buf);
     int code = cinfo->err->msg_code;
-    if (code == JWRN_JPEG_EOF && dec->jpeg_header_read && !dec->allow_truncated &&
-        jpeg_eof_may_be_harmless((j_decompress_ptr)cinfo)) {
+    // Held back, with --allow-truncated too: a file that lacks only its end marker is whole either way.
+    if (code == JWRN_JPEG_EOF && dec->jpeg_header_read && jpeg_eof_may_be_harmless((j_decompress_ptr)cinfo)) {
         dec->jpeg_eof_deferred = 1;
         snprintf(dec->jpeg_eof_text, sizeof dec->jpeg_eof_text, "%s", buf);
         return;
@@ -97,6 +97,12 @@ static void jpeg_emit_message(j_common_ptr cinfo, int level) {
         yc_set_error(dec, dec->jpeg_eof_deferred ? dec->jpeg_eof_text : buf);
         dec->error_kind = YC_ERROR_DAMAGED;
         longjmp(dec->jump, 1);
+    }
+    // Damage --allow-truncated converts past: an end of file held back was not harmless after all, and says so.
+    if (jpeg_warning_damages_pixels(code) && dec->jpeg_eof_deferred) {
+        dec->jpeg_eof_deferred = 0;
+        yc_warn(dec, dec->jpeg_eof_text);
+        return;
     }
     yc_warn(dec, buf);
 }

@@ -112,16 +112,24 @@ enum LibraryMessages {
                     + "scanners write (harmless), or a damaged byte, after which that interval's blocks are wrong"
             }
             return "\(bytes) of stray data before a JPEG marker (\(marker)) \(were) skipped: junk between the file's "
-                + "segments (harmless), or, with --allow-truncated, what a damaged scan left over"
+                + "segments (harmless), or what a damaged scan left over (the blocks after the damage are then wrong)"
         }),
-        ("unknown JFIF revision", { _, _ in "the JPEG's JFIF header gives a version no standard defines; read as JFIF 1.02" }),
+        ("unknown JFIF revision", { m, _ in
+            let version = m.split(separator: " ").last.map(String.init) ?? "?"
+            return "the JPEG's JFIF header gives a version no standard defines (\(version)); decoded as JFIF all the same"
+        }),
         ("Unknown Adobe color transform code", { m, _ in
             let code = m.split(separator: " ").last.map(String.init) ?? "?"
-            return "the JPEG's Adobe marker names an unknown colour transform (\(code)); libjpeg guessed how to read the "
-                + "colours, which may be wrong"
+            return "the JPEG's Adobe marker gives a colour transform (\(code)) that is unknown or does not fit its number "
+                + "of components; its colours are read as YCbCr (or YCCK), which may be wrong"
+        }),
+        ("out-of-range samples", { m, _ in
+            "the PNG's transparent colour (\(chunk(m).split(separator: " ").first.map(String.init) ?? "tRNS")) is out of "
+                + "range for its bit depth; ignored"
         }),
         // Damage --allow-truncated converts past: what is missing comes out grey.
-        ("Premature end of JPEG file", { _, _ in "the JPEG ends before its image data does; what is missing is grey" }),
+        ("Premature end of JPEG file", { _, _ in
+            "the JPEG ends before its image data does; what is missing is grey (in a progressive JPEG, less detailed)" }),
         ("premature end of data segment", { _, _ in
             "the JPEG's compressed image data stops at a marker; the blocks after it are grey or wrong" }),
         ("bad Huffman code", { _, _ in "the JPEG's compressed image data holds an invalid code; the blocks after it are wrong" }),
