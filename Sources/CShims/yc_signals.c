@@ -132,8 +132,8 @@ static long long monotonic_ns(void) {
 }
 
 static void on_signal(int sig) {
-    // In a batch, the first SIGINT/SIGTERM/SIGHUP (a closed terminal or SSH session: the manifest and report of
-    // what finished are still written) only asks the run to stop (no new files; files in flight are
+    // In a batch, the first SIGINT/SIGTERM/SIGHUP (a closed terminal or SSH session: --update's manifest of what
+    // finished is still written) only asks the run to stop (no new files; files in flight are
     // abandoned at their next band, or inside the decoder at its next progress call, and their temporary
     // files removed); a second one ends it at once. The same signal again within 250 ms is the first one
     // delivered twice, not a second request: `timeout -s INT` sends it to the child and then to its whole

@@ -58,8 +58,8 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
         // no process is reading the FIFO`); a single conversion's refusal names its output alone.
         return failed(options.inBatch ? FileError(input: input, writing: output, error) : FileError(output: output, error))
     }
-    // A JPEG is JFIF: its planes are BT.601 full range whatever was asked.
-    let spec = format == .jpeg ? ConversionSpec(matrix: .bt601, range: .full) : options.spec
+    // A JPEG is JFIF: its planes are BT.601 full range whatever was asked; JPEG and PNG are centre-sited.
+    let (spec, siting) = options.made(for: format)
     // PSNR and SSIM only with --metrics: measured as the bands stream (no second decode, no whole picture).
     let measure = keepForReport && options.metrics
     let memory = format == .jpeg ? MemorySink(fitting: .jpeg) : nil
@@ -69,14 +69,14 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
         switch format {
         case .jpeg: out = nil
         case .png: out = PNGSink(output: sink, spec: spec, primaries: decodeOptions.target(for: spec))
-        case .y4m: out = OutputSink(output: sink, container: .y4m(spec.range, options.siting ?? .center))
+        case .y4m: out = OutputSink(output: sink, container: .y4m(spec.range, siting))
         case .raw: out = OutputSink(output: sink, container: .raw)
         }
         let into: BandSink = out.map { o in memory.map { TeeSink(o, $0) } ?? o } ?? memory!
         report = try convert(path: input, spec: spec, layout: options.layout(for: format), into: into, options: decodeOptions,
                              alignment: format.isRaw ? options.fileAlignment : 1,
                              heightAlignment: format.isRaw ? options.heightAlignment : 1, metrics: measure,
-                             siting: format == .jpeg || format == .png ? .center : options.siting ?? .center,
+                             siting: siting,
                              outputName: output)
         if format == .jpeg {
             do throws(WriteError) {

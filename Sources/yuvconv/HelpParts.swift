@@ -22,9 +22,9 @@ enum HelpParts {
                  -color_trc iec61966-2-1 -chroma_sample_location center -i OUTPUT -sws_flags accurate_rnd+full_chroma_int out.png
         (limited: -color_range tv; bt601: -colorspace smpte170m; bt2020: -colorspace bt2020nc -color_primaries
         bt2020, or bt709 for an sRGB or untagged source, whose numbers are kept; --chroma-loc left: add -vf
-        scale=in_h_chr_pos=0:in_v_chr_pos=128, topleft: ...=0:in_v_chr_pos=0, as FFmpeg's scaler ignores
-        -chroma_sample_location). `--report json` prints these arguments for each image (ffmpeg_rawvideo_input,
-        ffmpeg_filter). A Y4M output
+        scale=in_h_chr_pos=0:in_v_chr_pos=128, topleft: ...=0:in_v_chr_pos=0 — one -vf, swapuv,scale=... for yv12 —
+        as FFmpeg's scaler ignores -chroma_sample_location). `--report json` prints these arguments for each image
+        (ffmpeg_rawvideo_input, and the -vf filter: ffmpeg_filter). A Y4M output
         carries its size, layout and range but not its matrix (FFmpeg takes BT.601); give the matrix and the
         same accurate scaler:
           ffmpeg -colorspace bt709 -color_primaries bt709 -color_trc iec61966-2-1 -i OUTPUT.y4m \\
@@ -41,7 +41,7 @@ enum HelpParts {
         ("0", "done"),
         ("1", "an input could not be converted or an output not written (in a batch: any file failed)"),
         ("2", "usage error"),
-        ("128+N", "stopped by signal N (130 SIGINT, 143 SIGTERM); nothing partial is left"),
+        ("128+N", "stopped by signal N (130 SIGINT, 143 SIGTERM, 129 SIGHUP); nothing partial is left"),
     ]
 
     /// The variables the tool reads (docs/cli.md#environment).

@@ -255,6 +255,15 @@ struct Options {
             + (chromaFilter == .sharp ? [.sharpChroma] : [])
     }
 
+    /// The matrix, range and siting a conversion to `format` is made with — the one place `convert` and `report`
+    /// take them from (`report -f jpeg --chroma-loc left` said bt709 and left-sited, and gave a read-back filter,
+    /// for what `convert` makes BT.601 and centre-sited): a JPEG is JFIF, BT.601 full range whatever was asked;
+    /// JPEG and PNG outputs are centre-sited (`--chroma-loc` draws a warning for them).
+    func made(for format: OutputFormat) -> (spec: ConversionSpec, siting: ChromaLocation) {
+        (format == .jpeg ? ConversionSpec(matrix: .bt601, range: .full) : spec,
+         format == .jpeg || format == .png ? .center : siting ?? .center)
+    }
+
     /// The layout a conversion writes for `format` (`--depth 10` makes Y4M yuv420p10le).
     func layout(for format: OutputFormat) -> PixelLayout { format.layout(bitDepth: depth ?? format.layout.bitDepth) }
 

@@ -115,8 +115,9 @@ func measureOne(input: String, options: Options) -> Outcome {
     do throws(FileError) {
         // The conversion streams into nothing, as a file conversion streams: its memory figures are a real
         // conversion's, with --metrics too (measured as the bands pass).
-        let report = try convert(path: input, spec: options.spec, layout: layout, into: DiscardSink(fitting: options.measuredFormat),
-                                 options: decodeOptions, metrics: options.metrics, siting: options.siting ?? .center)
+        let (spec, siting) = options.made(for: options.measuredFormat)
+        let report = try convert(path: input, spec: spec, layout: layout, into: DiscardSink(fitting: options.measuredFormat),
+                                 options: decodeOptions, metrics: options.metrics, siting: siting)
         let peak = peakResidentBytes()
         // Said on standard error as a conversion says it (the report's `warnings` only counts them).
         warnAboutDecoding(name: name, report: report, options: options)

@@ -81,6 +81,18 @@ final class TenBitTests: CLITestCase {
             let filter = ["center": "", "left": "scale=in_h_chr_pos=0:in_v_chr_pos=128",
                           "topleft": "scale=in_h_chr_pos=0:in_v_chr_pos=0"][siting]!
             XCTAssertTrue(line.contains("\"ffmpeg_filter\": \"\(filter)\""), line)
+            // A JPEG output is JFIF and centre-sited whatever was asked: `report` says what `convert` makes.
+            for (f, matrix) in [("jpeg", "bt601"), ("png", "bt709")] {
+                let made = try run([photo, "-o", "made.\(f)", "-f", f, "--chroma-loc", siting, "--force", "-q", "--report", "json",
+                                    "--report-file", "made.json"])
+                XCTAssertEqual(made.status, 0, made.stderr)
+                let told = try run(["report", photo, "-f", f, "--chroma-loc", siting, "--report", "json"])
+                let reported = String(decoding: told.stdout.split(separator: 10)[0], as: UTF8.self)
+                let wrote = String(decoding: try bytes("made.json").split(separator: 10)[0], as: UTF8.self)
+                for field in ["\"matrix\": \"\(matrix)\"", "\"chroma_location\": \"center\"", "\"ffmpeg_filter\": \"\""] {
+                    XCTAssertTrue(reported.contains(field) && wrote.contains(field), "\(f) \(siting) \(field): \(reported)")
+                }
+            }
         }
         // Siting changes the chroma, never the luma; a JPEG with another siting keeps the direct path
         // (ChromaSitingDirectTests covers it).
