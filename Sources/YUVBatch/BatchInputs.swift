@@ -104,7 +104,7 @@ public final class BatchInputs: @unchecked Sendable {
             }
             if arg != "-", status?.kind == .directory {
                 let root = arg.hasSuffix("/") && arg.count > 1 ? String(arg.dropLast()) : arg
-                let prefix = arg.hasSuffix("/") ? "" : (root.split(separator: "/").last.map(String.init) ?? "")
+                let prefix = arg.hasSuffix("/") ? "" : (root.pathParts.last ?? "")
                 try fileStep { () throws(FileError) in
                     try Self.walkFolder(root, recursive: recursive) { input, rel in
                         add(input, dir: prefix.isEmpty ? rel : (rel.isEmpty ? prefix : prefix + "/" + rel))

@@ -265,9 +265,9 @@ public final class BatchPlan: @unchecked Sendable {
     /// name — and `.` and `..` applied as the system would. The last folder resolved is kept, as a plan's
     /// outputs come folder by folder.
     static func outputPlace(_ path: String, cache: inout (folder: String, place: String)?) -> String {
-        let slash = path.lastIndex(of: "/")
-        let folder = slash.map { String(path[..<$0]) } ?? "."
-        let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
+        let around = path.aroundLastSlash
+        let folder = around?.0 ?? "."
+        let name = around?.1 ?? path
         let place: String
         // By bytes: Swift's == takes "café" in NFC and NFD for one name, and so would give one folder's place
         // to the other.
@@ -333,7 +333,7 @@ public final class BatchPlan: @unchecked Sendable {
                         needs: [OutputFormat.RawOnly]) throws(BatchPlanError) -> BatchItem {
         var item = input
         let name = outputName(template, item: item, format: format ?? .raw(.nv12))
-        if name.isEmpty || name.hasSuffix("/") || name.split(separator: "/").contains(where: { $0 == ".." || $0 == "." }) {
+        if name.isEmpty || name.hasSuffix("/") || name.pathParts.contains(where: { $0 == ".." || $0 == "." }) {
             throw .nameOutsideFolder(template: template, name: name, input: item.input)
         }
         item.output = folder.path(of: name)
@@ -401,7 +401,7 @@ public final class BatchPlan: @unchecked Sendable {
     /// `format` (what was asked for, NV12 by default); the expanded name's own extension then decides what is
     /// written. Doubled and leading slashes and leading "./" are dropped.
     public static func outputName(_ template: String, item: BatchItem, format: OutputFormat) -> String {
-        let base = item.input.split(separator: "/").last.map(String.init) ?? item.input
+        let base = item.input.pathParts.last ?? item.input
         let stem = base.lastIndex(of: ".").map { String(base[..<$0]) } ?? base
         var name = template.replacingAll("{stem}", stem).replacingAll("{name}", base)
             .replacingAll("{ext}", format.fileExtension).replacingAll("{format}", format.name)

@@ -34,7 +34,7 @@ extension AtomicOutput {
     /// writes its file), not for a path whose folders are the user's. Nil when neither. Names only: a batch asks
     /// it of each output's name before making its folders, `check` of every output's file name.
     public static func reservedNameProblem(_ path: String, folders: Bool = true) -> String? {
-        let parts = path.split(separator: "/").map(String.init), reserved = [manifestName, manifestLockName]
+        let parts = path.pathParts, reserved = [manifestName, manifestLockName]
         func what(_ name: String) -> String { name == manifestName ? "manifest" : "manifest's lock file" }
         if let name = parts.last, reserved.contains(name) {
             return "is the name of --update's \(what(name)) (\(name)), which no output or report may take; name it otherwise"

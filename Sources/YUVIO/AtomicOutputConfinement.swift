@@ -17,8 +17,8 @@ extension AtomicOutput {
     /// there from the start (`out/2024` on another disk) is followed as before — "the start" being when
     /// `noteFolders` walks, after the plan's checks and before the first file is written: a link made between
     /// the two counts as one that was there before, as it would have a moment earlier — and a folder that was not
-    /// there (not in `seen` at its first use, or below a folder the run made: `allAbsent`) is made by the run and
-    /// never reached through a link. Nil: paths as given.
+    /// there (`absent`, or below a folder the run made: `allAbsent`) is made by the run and never reached
+    /// through a link. Nil: paths as given.
     /// `seen` and `names` by the folders' bytes: Swift's Strings take one name in NFC and NFD as equal.
     private static let confinement = Mutex<Confinement?>(nil)
 
@@ -27,7 +27,18 @@ extension AtomicOutput {
         var identity: FileIdentity
         var seen: [[UInt8]: FileIdentity] = [:]
         var names: [FileIdentity: [UInt8]] = [:]
+        /// The top-most folders `noteFolders` found missing (those below them were missing too).
+        var absent: Set<[UInt8]> = []
         var allAbsent: Bool
+    }
+
+    /// The folders between `root` and `path`'s last component, split on the byte `/` — Swift's Strings take a `/`
+    /// followed by a combining mark as one Character, which a String prefix test or split misses — or nil when
+    /// `path` is not below `root`.
+    static func folderParts(of path: String, under root: String) -> [String]? {
+        let p = PathBytes.encode(path), r = PathBytes.encode(root == "/" ? "/" : root + "/")
+        guard p.count > r.count, p.starts(with: r) else { return nil }
+        return p[r.count...].split(separator: UInt8(ascii: "/")).dropLast().map { PathBytes.decode($0) }
     }
 
     /// Outputs under `root` (a folder, identity `identity`) are written only inside it (`confinedFolder`).
@@ -40,14 +51,14 @@ extension AtomicOutput {
 
     /// Before the run writes anything: the identity of each folder now on the way to each output (`outputs`, in
     /// the plan's order) inside the confinement, a link followed as the plan's checks followed it — so that one
-    /// swapped for a link before the run first writes there fails as one swapped after, and one missing now is
-    /// made by the run, not reached through a link made in its place. The folders of the last walk stay open
-    /// and the next one starts from what it shares with them (a batch's outputs come folder by folder): one
-    /// `openat` a new folder, none for an output in a folder already walked, and nothing kept but the identity
-    /// of each folder that is there (what the run's first use of it kept before).
+    /// swapped for a link before the run first writes there fails as one swapped after — and the top-most ones
+    /// missing, which the run makes and never reaches through a link made in their place. A folder it did not
+    /// see (a path only a link's target names, one it could not open) is treated as before: held to what its
+    /// first use finds. The folders of the last walk stay open (up to 256 deep) and the next one starts from
+    /// what it shares with them (a batch's outputs come folder by folder): one `openat` a new folder, none for
+    /// an output in a folder already walked.
     public static func noteFolders(_ outputs: () -> String?) {
         guard let root = confinement.withLock({ $0.flatMap { $0.allAbsent ? nil : $0.root } }) else { return }
-        let prefix = root == "/" ? "/" : root + "/"
         let rootFolder = withFileSystemPath(root) { yc_open_folder($0) }
         guard rootFolder >= 0 else { return }   // the first use says what is wrong with it
         // The open folders of the last walk (name bytes, descriptor), and the names up to a folder it could not
@@ -59,8 +70,8 @@ extension AtomicOutput {
             close(rootFolder)
         }
         while let path = outputs() {
-            guard path.hasPrefix(prefix) else { continue }
-            let parts = path.dropFirst(prefix.count).split(separator: "/").dropLast().map(String.init)
+            guard let all = folderParts(of: path, under: root) else { continue }
+            let parts = Array(all.prefix(256))
             let names = parts.map { PathBytes.encode($0) }
             if let stopped, names.count >= stopped.count, Array(names.prefix(stopped.count)) == stopped { continue }
             var shared = 0
@@ -71,11 +82,19 @@ extension AtomicOutput {
             stopped = nil
             for i in shared..<parts.count {
                 reached += (reached.hasSuffix("/") ? "" : "/") + parts[i]
-                let next = withFileSystemPath(parts[i]) { yc_open_folder_at(chain.last?.fd ?? rootFolder, $0, 1) }
+                let parent = chain.last?.fd ?? rootFolder
+                let next = withFileSystemPath(parts[i]) { yc_open_folder_at(parent, $0, 1) }
+                let code = errno
                 guard next >= 0, let now = FileStatus(descriptor: next)?.identity else {
-                    // Missing, a link to nothing, not a folder: not recorded, so its first use makes it, or says
-                    // what it is, without following a link.
                     if next >= 0 { close(next) }
+                    // Missing (not a link to nothing, which is there): the run's to make. Anything else (not a
+                    // folder, no permission) is left to its first use to say.
+                    var entry = stat()
+                    if next < 0 && code == ENOENT
+                        && withFileSystemPath(parts[i], { fstatat(parent, $0, &entry, AT_SYMLINK_NOFOLLOW) }) != 0 {
+                        let key = PathBytes.encode(reached)
+                        confinement.withLock { c in _ = c?.absent.insert(key) }
+                    }
                     stopped = Array(names.prefix(i + 1))
                     break
                 }
@@ -93,8 +112,7 @@ extension AtomicOutput {
     static func confinedFolder(of path: String, making: Bool = false) throws(WriteError) -> Int32? {
         guard let (root, identity, allAbsent) = confinement.withLock({ $0.map { ($0.root, $0.identity, $0.allAbsent) } })
         else { return nil }
-        let prefix = root == "/" ? "/" : root + "/"
-        guard path.hasPrefix(prefix) else { return nil }
+        guard let parts = folderParts(of: path, under: root) else { return nil }
         let changed = WriteError.system("the output folder \(PathBytes.display(root)) was moved or replaced during the run")
         var folder = withFileSystemPath(root) { yc_open_folder($0) }
         guard folder >= 0 else { throw changed }
@@ -102,7 +120,6 @@ extension AtomicOutput {
             close(folder)
             throw changed
         }
-        let parts = path.dropFirst(prefix.count).split(separator: "/").dropLast()
         if parts.isEmpty {
             // An output in the folder itself: the folder is used under its own name (a link to it used as a
             // subfolder would then be a second name).
@@ -118,19 +135,20 @@ extension AtomicOutput {
                               + "(a link or a mount): two outputs of the run could be one file")
             }
         }
-        var reached = root
+        var reached = root, underAbsent = allAbsent
         for part in parts {
             reached += (reached.hasSuffix("/") ? "" : "/") + part
-            if making, withFileSystemPath(String(part), { mkdirat(folder, $0, 0o777) }) != 0, errno != EEXIST {
+            if making, withFileSystemPath(part, { mkdirat(folder, $0, 0o777) }) != 0, errno != EEXIST {
                 let why = errnoMessage()
                 close(folder)
                 throw .system("cannot make the folder \(PathBytes.display(reached)): \(why)")
             }
             let key = PathBytes.encode(reached)
-            // A folder that was not there when the run began (`noteFolders` did not see it) is the run's own: a link
-            // in its place is not followed.
-            let wasAbsent = allAbsent || confinement.withLock { $0?.seen[key] == nil }
-            let next = withFileSystemPath(String(part)) { yc_open_folder_at(folder, $0, wasAbsent ? 0 : 1) }
+            // A folder that was missing when the run began (`noteFolders`), or is below one, is the run's own: a
+            // link in its place is not followed.
+            if !underAbsent { underAbsent = confinement.withLock { $0?.absent.contains(key) ?? false } }
+            let wasAbsent = underAbsent
+            let next = withFileSystemPath(part) { yc_open_folder_at(folder, $0, wasAbsent ? 0 : 1) }
             let code = errno
             close(folder)
             let replaced = WriteError.system("the folder \(PathBytes.display(reached)) was "

@@ -99,6 +99,9 @@ public struct ConversionReport: Sendable {
     public var chromaLocation: ChromaLocation = .center
     /// How chroma was made: the contract's box, or sharp chroma.
     public var chromaFilter = ChromaFilter.box
+    /// The input file as it was read (nil for standard input or a pipe): what a second reading of it must find
+    /// (`boxBilinearPSNR`).
+    public var inputVersion: FileVersion?
     /// PSNR and SSIM against the source, when the conversion was asked to measure them.
     public var quality: QualityReport?
 }

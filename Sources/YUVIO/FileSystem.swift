@@ -20,7 +20,7 @@ public enum PathBytes {
     /// Why the system cannot hold `path` as a file's name — a part (file or folder name) of more than 255 bytes,
     /// or more than 4095 bytes in all — or nil. Asked before any work, of every output.
     public static func lengthProblem(_ path: String) -> String? {
-        let longest = path.split(separator: "/").map { encode(String($0)).count }.max() ?? 0
+        let longest = path.pathParts.map { encode($0).count }.max() ?? 0
         if longest > 255 { return "a part of its name is \(longest) bytes; a file or folder name can have at most 255" }
         let length = encode(path).count
         if length > 4095 { return "its path is \(length) bytes; a path can have at most 4095" }
@@ -212,15 +212,22 @@ public struct FileIdentity: Hashable, Sendable {
     public let inode: UInt64
 }
 
+/// A file at one moment: which file, its size and when it was last changed.
+public struct FileVersion: Hashable, Sendable {
+    public let identity: FileIdentity
+    public let size: Int
+    public let modified: Double
+}
+
 /// The target of a symbolic link, resolved against the link's folder; nil when `path` is not a link.
 public func symlinkTarget(_ path: String) -> String? {
     var buf = [CChar](repeating: 0, count: 4097)
     let n = withFileSystemPath(path) { readlink($0, &buf, 4096) }
     guard n > 0 else { return nil }
     let target = PathBytes.decode(buf[0..<n].map { UInt8(bitPattern: $0) })
-    if target.hasPrefix("/") { return target }
-    guard let slash = path.lastIndex(of: "/") else { return target }
-    return String(path[...slash]) + target
+    if target.isAbsolutePath { return target }
+    guard let (folder, _) = path.aroundLastSlash else { return target }
+    return folder + "/" + target
 }
 
 /// A symbolic link's text as stored (relative or not), nil when `path` is not a link.
@@ -253,8 +260,8 @@ public func openWithoutWaiting(_ path: String, _ flags: Int32) -> Int32 {
 /// path the system would reach, for the part that exists, and the one it will reach once the missing folders are
 /// made (a `..` after a folder not made yet undoes it, as it will once it is made).
 public func resolvedPath(_ path: String, from base: String? = nil) -> String {
-    func parts(_ p: String) -> [String] { p.split(separator: "/", omittingEmptySubsequences: true).map(String.init) }
-    var done: [String] = path.hasPrefix("/") ? [] : parts(base ?? currentFolder())
+    func parts(_ p: String) -> [String] { p.pathParts }
+    var done: [String] = path.isAbsolutePath ? [] : parts(base ?? currentFolder())
     var pending = parts(path)[...]
     var hops = 0
     while let part = pending.popFirst() {
@@ -266,7 +273,7 @@ public func resolvedPath(_ path: String, from base: String? = nil) -> String {
         let here = "/" + (done + [part]).joined(separator: "/")
         if hops < 40, FileStatus(path: here, follow: false)?.kind == .symlink, let target = linkText(here) {
             hops += 1
-            if target.hasPrefix("/") { done = [] }
+            if target.isAbsolutePath { done = [] }
             pending = (parts(target) + pending)[...]
             continue
         }
@@ -290,9 +297,32 @@ public func notAFolder(_ shown: String, errno code: Int32, linkNotFollowed: Bool
 
 /// A path's folder ("." when it names none, "/" at the root) and its last component.
 public func splitPath(_ path: String) -> (folder: String, name: String) {
-    guard let slash = path.lastIndex(of: "/") else { return (".", path) }
-    let folder = String(path[..<slash])
-    return (folder.isEmpty ? "/" : folder, String(path[path.index(after: slash)...]))
+    guard let (folder, name) = path.aroundLastSlash else { return (".", path) }
+    return (folder.isEmpty ? "/" : folder, name)
+}
+
+/// Paths split and compared by Unicode scalar, not by Character: to Swift a `/` followed by a combining mark
+/// (U+0301) is one Character, so `split(separator: "/")`, `lastIndex(of: "/")` and `hasPrefix("/")` do not see
+/// that `/` — a folder named "\u{301}x" could not be made ("cannot make the folder"), and an output below one
+/// escaped a batch's confinement to its output folder. Every path the tool splits or compares goes through these.
+extension StringProtocol {
+    /// The names between the `/`s (none empty).
+    public var pathParts: [String] {
+        unicodeScalars.split(separator: "/").map { String(String.UnicodeScalarView($0)) }
+    }
+
+    /// Whether the path starts at the root.
+    public var isAbsolutePath: Bool { unicodeScalars.first == "/" }
+
+    /// Whether the path begins with `prefix`, scalar by scalar.
+    public func pathStarts(with prefix: String) -> Bool { unicodeScalars.starts(with: prefix.unicodeScalars) }
+
+    /// What comes before and after the last `/`, or nil when there is none.
+    public var aroundLastSlash: (String, String)? {
+        let s = Array(unicodeScalars)
+        guard let i = s.lastIndex(of: "/") else { return nil }
+        return (String(String.UnicodeScalarView(s[..<i])), String(String.UnicodeScalarView(s[(i + 1)...])))
+    }
 }
 
 /// The C library's message for an errno value, without the path.

@@ -31,6 +31,10 @@ public final class InputSource {
     /// read again.
     public var isRegularFile: Bool { stream == nil && path != "-" }
 
+    /// The file as it was opened — which file, its size and modification time — to tell a second reading of the
+    /// same name from a reading of another file (`boxBilinearPSNR`).
+    public let version: FileVersion
+
     /// Bytes read so far from a stream, or the regular file's size.
     public var byteCount: Int { stream.map { Int(yc_stream_bytes($0)) } ?? fileSize }
 
@@ -53,6 +57,7 @@ public final class InputSource {
             return error
         }
         guard let status = FileStatus(descriptor: fd) else { throw failure(.cannotOpen(errnoMessage())) }
+        version = FileVersion(identity: status.identity, size: status.size, modified: status.modified)
         if status.kind == .directory { throw failure(.isDirectory) }
         if let listed, path != "-", status.kind.isStream, !listed.contains(status.identity) {
             throw failure(.cannotOpen("is now \(status.kind == .fifo ? "a FIFO" : "a device"), not the file the run listed "

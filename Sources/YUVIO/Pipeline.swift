@@ -210,10 +210,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         report.orientation = turn
         report.chromaFilter = decoder.isRaw ? .box : options.chromaFilter
         report.quality = probe?.result
-        if report.quality != nil && options.chromaFilter == .sharp {
-            report.quality?.psnrRGBBilinearBox = boxBilinearPSNR(path: path, spec: spec, layout: layout, kernels: kernels,
-                                                                 options: options, reread: inputSource.isRegularFile)
-        }
+        report.inputVersion = inputSource.isRegularFile ? inputSource.version : nil
         return report
     } catch let e as DecodeError {
         // A read a stopping batch gave up (a stalled stream, `yc_stream`'s wait) failed for that reason only.
@@ -226,17 +223,31 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
 }
 
 /// What the box filter's planes give through a bilinear player (`psnr_rgb_bilinear_db`), for a sharp-chroma
-/// conversion's report to show its gain per image: the same file converted again from the same RGB (the RGB
-/// route, also for a JPEG) with box chroma into nothing, measured. Nil when the input cannot be read twice (a
-/// pipe, standard input) or the second conversion fails (the file changed meanwhile).
-func boxBilinearPSNR(path: String, spec: ConversionSpec, layout: PixelLayout, kernels: KernelChoice,
-                     options: DecodeOptions, reread: Bool) -> Double? {
-    guard reread else { return nil }
+/// conversion's report (`report`, measured with sharp chroma) to show its gain per image: the same file
+/// converted again from the same RGB (the RGB route, also for a JPEG) with box chroma into nothing, measured.
+/// The caller runs it after its conversion is finished and what it held is released (the output written and
+/// committed), so the two never hold memory together. Nil when there is nothing to compare (box chroma, no
+/// metrics), when the input cannot be read again (standard input, a pipe: `report.inputVersion` nil) or is no
+/// longer the file that was converted, or when the second conversion fails; a signal that stops it throws.
+public func boxBilinearPSNR(path: String, report: ConversionReport, spec: ConversionSpec, layout: PixelLayout,
+                            options: DecodeOptions, siting: ChromaLocation = .center,
+                            kernels: KernelChoice = kernelChoiceFromEnvironment()) throws(FileError) -> Double? {
+    guard options.chromaFilter == .sharp, report.quality != nil, let version = report.inputVersion else { return nil }
     var box = options
     box.chromaFilter = .box
     box.jpegPath = .rgb
-    return try? convert(path: path, spec: spec, layout: layout, into: DiscardSink(), kernels: kernels, options: box,
-                        metrics: true).quality?.psnrRGBBilinear
+    let result: Double?
+    do {
+        let again = try convert(path: path, spec: spec, layout: layout, into: DiscardSink(), kernels: kernels, options: box,
+                                metrics: true, siting: siting)
+        // The same file, still: not another picture put under its name since.
+        result = again.inputVersion == version ? again.quality?.psnrRGBBilinear : nil
+    } catch {
+        if interruptSignal() != nil { throw FileError(path: path, DecodeError.interrupted) }
+        result = nil
+    }
+    if interruptSignal() != nil { throw FileError(path: path, DecodeError.interrupted) }
+    return result
 }
 
 /// A YUV frame already read (raw planes or Y4M) through the same pipeline into `sink`: another layout,

@@ -170,7 +170,7 @@ public func outputKey(_ path: String) -> String {
     func hex(_ s: String) -> String { PathBytes.encode(s).map { String($0, radix: 16) }.joined(separator: ".") }
     var below: [String] = []
     // A relative name when the current folder cannot be read (removed, or its path too long): keyed by its text.
-    if !real.hasPrefix("/") && getcwd(nil, 0).map({ free($0); return false }) ?? true { return "path:" + hex(real) }
+    if !real.isAbsolutePath && getcwd(nil, 0).map({ free($0); return false }) ?? true { return "path:" + hex(real) }
     var place = resolvedPath(real)
     if let st = FileStatus(path: place) { return "id:\(st.device):\(st.inode)" }
     while place != "/" {

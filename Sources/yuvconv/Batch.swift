@@ -21,7 +21,7 @@ func reportFolderToMake(_ file: String, outputFolder folder: String) -> String? 
 /// `out`).
 func isBelow(_ path: String, _ folder: String) -> Bool {
     let f = folder.hasSuffix("/") ? folder : folder + "/"
-    return path == folder || path.hasPrefix(f)
+    return path == folder || path.pathStarts(with: f)
 }
 
 /// Why the folders `dir` that `reportFolderToMake` gave for `file` may not be made: one below the output folder
@@ -29,7 +29,7 @@ func isBelow(_ path: String, _ folder: String) -> Bool {
 /// run and its dry run alike, before anything is made.
 func reportFolderProblem(_ file: String, making dir: String, outputFolder folder: String) -> String? {
     let below = BatchPlan.resolved(dir).dropFirst(BatchPlan.resolved(folder).count).drop { $0 == "/" }
-    return AtomicOutput.reservedNameProblem(String(below) + "/" + (file.split(separator: "/").last.map(String.init) ?? ""))
+    return AtomicOutput.reservedNameProblem(String(below) + "/" + (file.pathParts.last ?? ""))
 }
 
 /// The inputs a batch (or `report`) names, gathered, with a warning for the folder entries left out.

@@ -60,10 +60,11 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
     }
     // A JPEG is JFIF: its planes are BT.601 full range whatever was asked; JPEG and PNG are centre-sited.
     let (spec, siting) = options.made(for: format)
-    // PSNR and SSIM only with --metrics: measured as the bands stream (no second decode, no whole picture).
+    // PSNR and SSIM only with --metrics: measured as the bands stream (no second decode, no whole picture; sharp
+    // chroma's comparison with the box reads the file again, below).
     let measure = keepForReport && options.metrics
-    let memory = format == .jpeg ? MemorySink(fitting: .jpeg) : nil
-    let report: ConversionReport
+    var memory = format == .jpeg ? MemorySink(fitting: .jpeg) : nil
+    var report: ConversionReport
     do throws(FileError) {
         let out: BandSink?
         switch format {
@@ -84,6 +85,7 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
             } catch {
                 throw FileError(input: input, writing: output, error)
             }
+            memory = nil   // the picture held for the encoder
         }
     } catch {
         sink.abort()
@@ -97,6 +99,12 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
     }
     // Read after the last allocation of this conversion (the JPEG encoder's included).
     let peak = peakResidentBytes()
+    // Sharp chroma's gain over the box: the file read and measured again, now that this conversion is written and
+    // what it held released. The output is whole: a signal meanwhile leaves the figure out, not the file.
+    if measure, let box = try? boxBilinearPSNR(path: input, report: report, spec: spec, layout: options.layout(for: format),
+                                               options: decodeOptions, siting: siting) {
+        report.quality?.psnrRGBBilinearBox = box
+    }
     warnAboutDecoding(name: name, report: report, options: options)
     // `--jpeg-path direct` asked for, and this JPEG went through RGB all the same: said, as --chroma-filter sharp
     // says it up front (it decides for every file; these reasons are this file's).

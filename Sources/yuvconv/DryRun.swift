@@ -217,8 +217,8 @@ func inputProblem(_ input: String, sniffs: Bool = false) -> String? {
 
 /// The folder an output goes into, when it names one.
 func outputFolder(of output: String) -> String? {
-    let dir = output.split(separator: "/").dropLast().joined(separator: "/")
-    return dir.isEmpty ? nil : (output.hasPrefix("/") ? "/" + dir : dir)
+    let dir = output.pathParts.dropLast().joined(separator: "/")
+    return dir.isEmpty ? nil : (output.isAbsolutePath ? "/" + dir : dir)
 }
 
 /// Why `mkdir -p path` would fail, found without making anything: the nearest existing folder up the path must
@@ -233,11 +233,11 @@ func folderProblem(_ path: String) -> String? {
             return notAFolder(displayPath(current), errno: code)
         }
         missing = current
-        guard let slash = current.lastIndex(of: "/") else {
+        guard let (folder, _) = current.aroundLastSlash else {
             current = "."
             break
         }
-        current = slash == current.startIndex ? "/" : String(current[..<slash])
+        current = folder.isEmpty ? "/" : folder
     }
     if FileStatus(path: current)?.kind != .directory { return "\(displayPath(current)) is not a folder" }
     // As the effective user with its capabilities (AT_EACCESS), as the run will make them.

@@ -54,8 +54,8 @@ final class OutputFolderWatch: Sendable {
 /// mkdir -p: nil when the folder is there, else why it could not be made (a read-only parent says
 /// "Permission denied", not the "No such file" the first file in it would otherwise meet).
 func makeFolders(_ path: String) -> String? {
-    var current = path.hasPrefix("/") ? "" : "."
-    for part in path.split(separator: "/") {
+    var current = path.isAbsolutePath ? "" : "."
+    for part in path.pathParts {
         current += "/" + part
         let rc = withFileSystemPath(current) { mkdir($0, 0o777) }
         if rc != 0 && errno != EEXIST {

@@ -72,7 +72,7 @@ func runReport(_ options: Options) -> Int32 {
 func repeatedInput(_ inputs: BatchInputs) throws(BatchPlanError) -> (String, String)? {
     let whole = try inputs.selection(shard: nil)
     let keys = Spool()
-    let here = currentFolder().split(separator: "/")   // once, not a getcwd an input
+    let here = currentFolder().pathParts   // once, not a getcwd an input
     func key(_ input: String) -> [UInt8]? {
         guard let id = inputIdentity(input) else { return nil }
         let name = PathBytes.encode(lexicalPath(input, in: here))
@@ -100,9 +100,9 @@ func repeatedInput(_ inputs: BatchInputs) throws(BatchPlanError) -> (String, Str
 
 /// The path as written, made absolute (from `here`, the current folder's parts) and without `.`, `..` or doubled
 /// slashes — links not followed: a link is another name for a file, as a hard link is.
-func lexicalPath(_ input: String, in here: [Substring] = currentFolder().split(separator: "/")) -> String {
-    var parts: [Substring] = input.hasPrefix("/") ? [] : here
-    for part in input.split(separator: "/") where part != "." {
+func lexicalPath(_ input: String, in here: [String] = currentFolder().pathParts) -> String {
+    var parts: [String] = input.isAbsolutePath ? [] : here
+    for part in input.pathParts where part != "." {
         if part == ".." { _ = parts.popLast() } else { parts.append(part) }
     }
     return "/" + parts.joined(separator: "/")
@@ -116,8 +116,13 @@ func measureOne(input: String, options: Options) -> Outcome {
         // The conversion streams into nothing, as a file conversion streams: its memory figures are a real
         // conversion's, with --metrics too (measured as the bands pass).
         let (spec, siting) = options.made(for: options.measuredFormat)
-        let report = try convert(path: input, spec: spec, layout: layout, into: DiscardSink(fitting: options.measuredFormat),
+        var report = try convert(path: input, spec: spec, layout: layout, into: DiscardSink(fitting: options.measuredFormat),
                                  options: decodeOptions, metrics: options.metrics, siting: siting)
+        // Sharp chroma's gain over the box, from a second reading (after the first has released what it held).
+        if let box = try boxBilinearPSNR(path: input, report: report, spec: spec, layout: layout, options: decodeOptions,
+                                         siting: siting) {
+            report.quality?.psnrRGBBilinearBox = box
+        }
         let peak = peakResidentBytes()
         // Said on standard error as a conversion says it (the report's `warnings` only counts them).
         warnAboutDecoding(name: name, report: report, options: options)

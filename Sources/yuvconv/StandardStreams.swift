@@ -169,7 +169,7 @@ let standardErrorMustStayUntouched: Bool = {
     }
     if named.contains(err.identity) || written.contains(err.identity) { return true }
     if err.kind == .regular, err.size > 0, let path = descriptorFilePath(STDERR_FILENO),
-       folders.contains(where: { path.hasPrefix($0.hasSuffix("/") ? $0 : $0 + "/") }) {
+       folders.contains(where: { path.pathStarts(with: $0.hasSuffix("/") ? $0 : $0 + "/") }) {
         return true
     }
     guard err.kind == .regular else { return false }
@@ -201,7 +201,7 @@ func descriptorFilePath(_ fd: Int32) -> String? {
     guard fcntl(fd, F_GETPATH, &buf) != -1 else { return nil }
     return PathBytes.decode(buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) })
 #else
-    guard let path = linkText("/proc/self/fd/\(fd)"), path.hasPrefix("/") else { return nil }
+    guard let path = linkText("/proc/self/fd/\(fd)"), path.isAbsolutePath else { return nil }
     return path
 #endif
 }

@@ -957,6 +957,19 @@ final class HostileTests: CLITestCase {
         for i in 0..<n { yc_unregister_temp(slots[i]) }
     }
 
+    /// A name that begins with a combining mark: to Swift the `/` before it and the mark are one Character, so
+    /// paths split and compared as Strings missed that `/` — the folder could not be made ("cannot make the
+    /// folder out/\u{301}x"), and a batch's confinement to its output folder did not see the output as below it.
+    /// Paths are split by scalar (`pathParts`) and confined by bytes.
+    func testANameThatBeginsWithACombiningMark() throws {
+        let r = try sh("""
+            mkdir -p in/$'\\xcc\\x81'x && cp "$F/photos/rocket.jpg" in/$'\\xcc\\x81'x/a.jpg
+            "$B" convert in/ -r -o out/ --name '{dir}/{stem}.nv12' -q && "$B" convert in/ -r -o out/ --name '{dir}/{stem}.nv12' -q --force \
+              && cmp out/$'\\xcc\\x81'x/a.nv12 <("$B" "$F/photos/rocket.jpg" -o - -q) && echo ok
+            """)
+        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "ok\n", r.stderr)
+    }
+
     /// Names that are not UTF-8 convert under their own bytes, in folders, on the command line and as outputs.
     func testNonUTF8Names() throws {
         let r = try sh("""
