@@ -402,13 +402,15 @@ public final class BatchPlan: @unchecked Sendable {
     /// written. Doubled and leading slashes and leading "./" are dropped.
     public static func outputName(_ template: String, item: BatchItem, format: OutputFormat) -> String {
         let base = item.input.pathParts.last ?? item.input
-        let stem = base.lastIndex(of: ".").map { String(base[..<$0]) } ?? base
-        var name = template.replacingAll("{stem}", stem).replacingAll("{name}", base)
+        let stem = base.around(last: ".")?.0 ?? base
+        let name = template.replacingAll("{stem}", stem).replacingAll("{name}", base)
             .replacingAll("{ext}", format.fileExtension).replacingAll("{format}", format.name)
             .replacingAll("{dir}", item.dir)
-        while name.contains("//") { name = name.replacingAll("//", "/") }
-        while name.hasPrefix("./") { name.removeFirst(2) }
-        while name.hasPrefix("/") { name.removeFirst() }
-        return name
+        // By scalar (`pathParts`): a `/` before a combining mark is one Character with it, and a String's
+        // hasPrefix("/") kept it — every top-level input of '{dir}/{stem}.nv12' whose name began with one was then
+        // "reached through a link" to --update. A trailing `/` is kept (no file name: refused).
+        var parts = name.pathParts
+        while parts.first == "." { parts.removeFirst() }
+        return parts.joined(separator: "/") + (name.unicodeScalars.last == "/" && !parts.isEmpty ? "/" : "")
     }
 }

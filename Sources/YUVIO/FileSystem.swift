@@ -318,9 +318,12 @@ extension StringProtocol {
     public func pathStarts(with prefix: String) -> Bool { unicodeScalars.starts(with: prefix.unicodeScalars) }
 
     /// What comes before and after the last `/`, or nil when there is none.
-    public var aroundLastSlash: (String, String)? {
+    public var aroundLastSlash: (String, String)? { around(last: "/") }
+
+    /// What comes before and after the last `scalar`, or nil when there is none.
+    public func around(last scalar: Unicode.Scalar) -> (String, String)? {
         let s = Array(unicodeScalars)
-        guard let i = s.lastIndex(of: "/") else { return nil }
+        guard let i = s.lastIndex(of: scalar) else { return nil }
         return (String(String.UnicodeScalarView(s[..<i])), String(String.UnicodeScalarView(s[(i + 1)...])))
     }
 }

@@ -35,6 +35,12 @@ public final class InputSource {
     /// same name from a reading of another file (`boxBilinearPSNR`).
     public let version: FileVersion
 
+    /// Whether the file is still as it was opened (`version`): nothing wrote into it while it was read.
+    public var unchangedSinceOpen: Bool {
+        guard let st = FileStatus(descriptor: fileno(file)) else { return false }
+        return FileVersion(identity: st.identity, size: st.size, modified: st.modified) == version
+    }
+
     /// Bytes read so far from a stream, or the regular file's size.
     public var byteCount: Int { stream.map { Int(yc_stream_bytes($0)) } ?? fileSize }
 

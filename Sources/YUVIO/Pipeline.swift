@@ -210,7 +210,8 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         report.orientation = turn
         report.chromaFilter = decoder.isRaw ? .box : options.chromaFilter
         report.quality = probe?.result
-        report.inputVersion = inputSource.isRegularFile ? inputSource.version : nil
+        // A file written into while it was read has no version to compare a second reading with.
+        report.inputVersion = inputSource.isRegularFile && inputSource.unchangedSinceOpen ? inputSource.version : nil
         return report
     } catch let e as DecodeError {
         // A read a stopping batch gave up (a stalled stream, `yc_stream`'s wait) failed for that reason only.

@@ -968,6 +968,14 @@ final class HostileTests: CLITestCase {
               && cmp out/$'\\xcc\\x81'x/a.nv12 <("$B" "$F/photos/rocket.jpg" -o - -q) && echo ok
             """)
         XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "ok\n", r.stderr)
+        // A top-level input so named, under the mirror template ({dir} empty: "/" + the mark began the name and was
+        // never dropped): --update took its output for one reached through a link, and './{stem}' refused the batch.
+        let top = try sh("""
+            mkdir -p top && cp "$F/photos/rocket.jpg" top/$'\\xcc\\x81'k.jpg && cp "$F/photos/rocket.jpg" top/k.jpg
+            "$B" top/ -o u/ --name '{dir}/{stem}.nv12' -u -q && "$B" top/ -o u/ --name '{dir}/{stem}.nv12' -u -q \
+              && "$B" top/ -o d/ --name './{stem}.nv12' -q && ls u/$'\\xcc\\x81'k.nv12 d/$'\\xcc\\x81'k.nv12 > /dev/null && echo ok
+            """)
+        XCTAssertEqual(String(decoding: top.stdout, as: UTF8.self), "ok\n", top.stderr)
     }
 
     /// Names that are not UTF-8 convert under their own bytes, in folders, on the command line and as outputs.
