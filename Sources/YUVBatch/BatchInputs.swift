@@ -197,8 +197,8 @@ public final class BatchInputs: @unchecked Sendable {
 
     /// True for the names a folder's images go by: .jpg, .jpeg, .jpe, .png in any case.
     public static func isImageName(_ name: String) -> Bool {
-        guard let dot = name.lastIndex(of: ".") else { return false }
-        return ["jpg", "jpeg", "jpe", "png"].contains(name[name.index(after: dot)...].lowercased())
+        guard let ext = name.around(last: ".")?.1 else { return false }
+        return ["jpg", "jpeg", "jpe", "png"].contains(ext.lowercased())
     }
 
     /// Walks a folder (its subfolders too when `recursive`), handing each image file to `found` with its folder

@@ -333,7 +333,7 @@ public final class BatchPlan: @unchecked Sendable {
                         needs: [OutputFormat.RawOnly]) throws(BatchPlanError) -> BatchItem {
         var item = input
         let name = outputName(template, item: item, format: format ?? .raw(.nv12))
-        if name.isEmpty || name.hasSuffix("/") || name.pathParts.contains(where: { $0 == ".." || $0 == "." }) {
+        if name.isEmpty || name.unicodeScalars.last == "/" || name.pathParts.contains(where: { $0 == ".." || $0 == "." }) {
             throw .nameOutsideFolder(template: template, name: name, input: item.input)
         }
         item.output = folder.path(of: name)
@@ -400,12 +400,32 @@ public final class BatchPlan: @unchecked Sendable {
     /// extension), `{dir}` (its folder below the folder argument), and `{ext}` and `{format}`, those of
     /// `format` (what was asked for, NV12 by default); the expanded name's own extension then decides what is
     /// written. Doubled and leading slashes and leading "./" are dropped.
+    /// The template with each `{key}` replaced by its value, in one pass over the template's scalars: the
+    /// values are never read as templates themselves (an input named `{ext}.png` is that name), and a value that
+    /// begins with a combining mark cannot join the `}` before it into one Character that a String search for
+    /// the next placeholder misses (`{format}{stem}` once gave `{format}́img.nv12`).
+    static func expand(_ template: String, _ values: [String: String]) -> String {
+        let t = Array(template.unicodeScalars)
+        var out = String.UnicodeScalarView()
+        var i = 0
+        while i < t.count {
+            if t[i] == "{", let close = t[(i + 1)...].firstIndex(of: "}"),
+               let value = values[String(String.UnicodeScalarView(t[(i + 1)..<close]))] {
+                out.append(contentsOf: value.unicodeScalars)
+                i = close + 1
+            } else {
+                out.append(t[i])
+                i += 1
+            }
+        }
+        return String(out)
+    }
+
     public static func outputName(_ template: String, item: BatchItem, format: OutputFormat) -> String {
         let base = item.input.pathParts.last ?? item.input
         let stem = base.around(last: ".")?.0 ?? base
-        let name = template.replacingAll("{stem}", stem).replacingAll("{name}", base)
-            .replacingAll("{ext}", format.fileExtension).replacingAll("{format}", format.name)
-            .replacingAll("{dir}", item.dir)
+        let name = expand(template, ["stem": stem, "name": base, "ext": format.fileExtension, "format": format.name,
+                                     "dir": item.dir])
         // By scalar (`pathParts`): a `/` before a combining mark is one Character with it, and a String's
         // hasPrefix("/") kept it — every top-level input of '{dir}/{stem}.nv12' whose name began with one was then
         // "reached through a link" to --update. A trailing `/` is kept (no file name: refused).

@@ -59,12 +59,12 @@ public enum OutputFormat: Equatable, Sendable {
     public static func resolve(asked: OutputFormat?, path: String) throws(Unresolved) -> OutputFormat {
         if let asked { return asked }
         guard path != "-" else { return .raw(.nv12) }
-        let base = path.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? path
-        guard let dot = base.lastIndex(of: ".") else { return .raw(.nv12) }
-        let ext = String(base[base.index(after: dot)...])
+        // By scalar (`aroundLastSlash`): a `/` or `.` before a combining mark is one Character with it.
+        let base = path.aroundLastSlash?.1 ?? path
+        guard let (before, ext) = base.around(last: ".") else { return .raw(.nv12) }
         // A hidden name (`.png`, `out/.y4m`) says its format when what follows its dot is one; other hidden
         // names (`.out`) have no extension.
-        if dot == base.startIndex { return OutputFormat(fileExtension: ext) ?? .raw(.nv12) }
+        if before.isEmpty { return OutputFormat(fileExtension: ext) ?? .raw(.nv12) }
         if let f = OutputFormat(fileExtension: ext) { return f }
         if path.hasPrefix("/dev/") || path.hasPrefix("/proc/") { return .raw(.nv12) }
         throw Unresolved(path: path, fileExtension: ext)

@@ -976,6 +976,14 @@ final class HostileTests: CLITestCase {
               && "$B" top/ -o d/ --name './{stem}.nv12' -q && ls u/$'\\xcc\\x81'k.nv12 d/$'\\xcc\\x81'k.nv12 > /dev/null && echo ok
             """)
         XCTAssertEqual(String(decoding: top.stdout, as: UTF8.self), "ok\n", top.stderr)
+        // A template expanded in one pass: the value's mark no longer hides the next placeholder ('{format}{stem}' gave
+        // '{format}́k.nv12'), and an input's name is never read as a template ('{dir}.jpg' stays so named).
+        let once = try sh("""
+            mkdir -p lit && cp "$F/photos/rocket.jpg" lit/'{dir}.jpg'
+            "$B" top/$'\\xcc\\x81'k.jpg -o f/ --name '{format}{stem}.nv12' -q && "$B" lit/ -o g/ --name '{stem}.y4m' -q \
+              && ls f/nv12$'\\xcc\\x81'k.nv12 g/'{dir}.y4m' > /dev/null && echo ok
+            """)
+        XCTAssertEqual(String(decoding: once.stdout, as: UTF8.self), "ok\n", once.stderr)
     }
 
     /// Names that are not UTF-8 convert under their own bytes, in folders, on the command line and as outputs.
