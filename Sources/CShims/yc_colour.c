@@ -1,6 +1,6 @@
 // Colour management, the transforms (yc_colour.h): the fast path's tables for 8-bit rows between matrix/TRC
 // profiles, LittleCMS's transforms for everything else and as the reference, and a CMYK JPEG's transform. What
-// the source is and the plan are in yc_colour_profiles.c.
+// the source is, in yc_colour_profiles.c; the plan, in yc_colour_plan.c.
 #include "yc_colour_internal.h"
 #include "yc_colour_rows.h"
 

@@ -1,4 +1,4 @@
-// What yc_colour_profiles.c (the source's and the target's profiles, the plan) gives yc_colour.c (the
+// What yc_colour_profiles.c (the source's and the target's profiles) and yc_colour_plan.c (the plan) give yc_colour.c (the
 // transforms). Internal to CShims.
 #ifndef YC_COLOUR_INTERNAL_H
 #define YC_COLOUR_INTERNAL_H
