@@ -169,7 +169,7 @@ let standardErrorMustStayUntouched: Bool = {
     }
     if named.contains(err.identity) || written.contains(err.identity) { return true }
     if err.kind == .regular, err.size > 0, let path = descriptorFilePath(STDERR_FILENO),
-       folders.contains(where: { path.pathStarts(with: $0.hasSuffix("/") ? $0 : $0 + "/") }) {
+       folders.contains(where: { path != $0 && isBelow(path, $0) }) {
         return true
     }
     guard err.kind == .regular else { return false }
