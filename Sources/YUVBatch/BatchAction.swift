@@ -69,9 +69,9 @@ extension Manifest {
     /// input's new time), for the report and the next manifest.
     ///
     /// Converted when the output is missing; again when no entry records it, its options differ, the output's
-    /// size differs or (its time or inode differing) its SHA-256 does, or the input's size differs or (its path or time
-    /// differing) its SHA-256 does. A file whose size and time are as recorded is not read: a re-run over
-    /// unchanged files hashes nothing.
+    /// size differs or (its time or inode differing) its SHA-256 does, or the input's size differs or (its path, time,
+    /// inode or change time differing) its SHA-256 does. A file whose size, times and inode are as recorded is not
+    /// read: a re-run over unchanged files hashes nothing.
     public func check(_ item: BatchItem, optionsKey: String) -> (action: BatchAction, entry: ManifestEntry?) {
         Self.decide(item, entry: entries[item.name], optionsKey: optionsKey)
     }
@@ -100,11 +100,16 @@ extension Manifest {
         }
         if input.size != entry.inputBytes { return (.replace(.inputChanged), nil) }
         // The input's name by its bytes: Swift's != takes one name in NFC and NFD as equal.
-        if input.modified != entry.inputModified || !item.input.utf8.elementsEqual(entry.input.utf8) {
+        // Another file moved to the name, or one written and its time set back (`cp -p`, `rsync -a`, `tar x`, `touch
+        // -d`): the size and modification time say nothing, the inode or the change time does. A line without them
+        // (an older manifest's) has its input read once.
+        let sameFile = entry.inputInode == input.inode && entry.inputChanged == input.changed
+        if input.modified != entry.inputModified || !item.input.utf8.elementsEqual(entry.input.utf8) || !sameFile {
             do throws(FileError) {
                 let (status, sha) = try sha256(ofFile: item.input)
                 if sha != entry.inputSHA256 || status.size != entry.inputBytes { return (.replace(.inputChanged), nil) }
                 (entry.inputModified, entry.input) = (status.modified, item.input)
+                (entry.inputInode, entry.inputChanged) = (status.inode, status.changed)
             } catch {
                 return (.replace(.unchecked(error.reason)), nil)
             }

@@ -24,6 +24,12 @@ public struct ManifestEntry: Sendable {
     /// The output's inode as written (nil in lines written before it was recorded): with its time, what tells
     /// the file at the name is the one recorded without reading it.
     public var outputInode: UInt64?
+    /// The input's inode and change time (`FileStatus.changed`) when it was last read (nil in lines written
+    /// before they were recorded): an input whose size and modification time are as recorded but is another
+    /// file (one moved over it by `mv`, `cp -p`, `rsync -a` or `tar x`, which restore the time) or was
+    /// written and its time set back has another change time, and is read again.
+    public var inputInode: UInt64?
+    public var inputChanged: Double?
     public var report: ConversionReport
     public var quality: QualityReport?
     /// The process's peak resident set after the conversion that made the output.
@@ -31,12 +37,14 @@ public struct ManifestEntry: Sendable {
 
     public init(output: String, input: String, inputBytes: Int, inputModified: Double, inputSHA256: String,
                 optionsKey: String, outputBytes: Int, outputModified: Double, outputSHA256: String,
-                report: ConversionReport, quality: QualityReport?, peakRSS: Int, outputInode: UInt64? = nil) {
+                report: ConversionReport, quality: QualityReport?, peakRSS: Int, outputInode: UInt64? = nil,
+                inputInode: UInt64? = nil, inputChanged: Double? = nil) {
         (self.output, self.input, self.inputBytes, self.inputModified, self.inputSHA256) =
             (output, input, inputBytes, inputModified, inputSHA256)
         (self.optionsKey, self.outputBytes, self.outputModified, self.outputSHA256) =
             (optionsKey, outputBytes, outputModified, outputSHA256)
         (self.report, self.quality, self.peakRSS, self.outputInode) = (report, quality, peakRSS, outputInode)
+        (self.inputInode, self.inputChanged) = (inputInode, inputChanged)
     }
 }
 
@@ -54,12 +62,13 @@ public struct Manifest: Sendable {
         "range", "file_bytes", "warnings", "first_warning", "path", "alpha_bytes", "conversion_buffers_bytes",
         "orientation", "peak_rss_bytes", "psnr_y_db", "psnr_cb_db", "psnr_cr_db", "psnr_rgb_db", "ssim_y",
         "color_management", "primaries", "chroma_filter", "psnr_rgb_bilinear_db", "orientation_source", "output_inode",
+        "input_inode", "input_ctime",
     ]
     /// Lines written before the last columns were added, by their number of fields: before `chroma_filter` and
     /// `psnr_rgb_bilinear_db` (read as box-filtered, without the bilinear measure), before `orientation_source`
     /// (read as EXIF, which the text report names), and before `output_inode` (its output then checked by size and
-    /// time alone, as then).
-    static let olderColumns = [columns.count - 4, columns.count - 2, columns.count - 1]
+    /// time alone, as then), and before `input_inode` and `input_ctime` (its input then read once, to record them).
+    static let olderColumns = [columns.count - 6, columns.count - 4, columns.count - 3, columns.count - 2]
 
     /// The entries by output name.
     public var entries: [String: ManifestEntry] = [:]
@@ -225,7 +234,8 @@ extension ManifestEntry {
                 text(r.path), text("\(r.alphaBytes)"), text("\(r.ledgerPeakBytes)"), text("\(r.orientation.exif)"),
                 text("\(peakRSS)")] + measures + [text(r.colour ?? ""), text(r.primaries.rawValue),
                                                  text(r.chromaFilter.rawValue), quality?.psnrRGBBilinear.map(number) ?? [],
-                                                 text(i.orientationSource.rawValue), text(outputInode.map { "\($0)" } ?? "")]
+                                                 text(i.orientationSource.rawValue), text(outputInode.map { "\($0)" } ?? ""),
+                                                 text(inputInode.map { "\($0)" } ?? ""), inputChanged.map(number) ?? []]
     }
 
     /// An entry from a line's fields (`Manifest.columns` order), each checked.
@@ -283,7 +293,10 @@ extension ManifestEntry {
         }
         let layout = try named(PixelLayout.init(rawValue:))
         let spec = ConversionSpec(matrix: try named(ColorMatrix.init(rawValue:)), range: try named(ColorRange.init(rawValue:)))
-        let (fileBytes, warnings, firstWarning, path) = (try int(), try int(), text(), text())
+        let (fileBytes, warnings, firstWarning) = (try int(), try int(), text())
+        // A route this tool has (a manifest is a file anyone who can write in the output folder can edit; its text
+        // goes into reports, which show every text cell with its control characters escaped: `CellStyle.shown`).
+        let path = try named { Self.routes.contains($0) ? $0 : nil }
         let (alphaBytes, buffers, orientation, peakRSS) = (try int(), try int(), try int(), try int())
         // The report's file size is the input's, recorded twice: a line where they differ was edited or damaged.
         if fileBytes != inputBytes { throw Malformed(why: "file_bytes is not input_bytes") }
@@ -308,10 +321,18 @@ extension ManifestEntry {
         }
         var orientationSource = SourceInfo.OrientationSource.exif
         if at < f.count { orientationSource = try named(SourceInfo.OrientationSource.init(rawValue:)) }
-        var outputInode: UInt64?
-        if at < f.count, !f[at].isEmpty {
-            guard let v = UInt64(text()) else { throw Malformed(why: "output_inode is not an inode number") }
-            outputInode = v
+        // Optional fields, each read in its place (empty: not recorded).
+        func inode() throws(Malformed) -> UInt64? {
+            guard at < f.count else { return nil }
+            if f[at].isEmpty { at += 1; return nil }
+            guard let v = UInt64(text()) else { throw Malformed(why: "\(column()) is not an inode number") }
+            return v
+        }
+        let outputInode = try inode()
+        let inputInode = try inode()
+        var inputChanged: Double?
+        if at < f.count {
+            if f[at].isEmpty { at += 1 } else { inputChanged = try real() }
         }
         if output.isEmpty { throw Malformed(why: "no output name") }
         var info = SourceInfo(restoring: container, width: storedWidth, height: storedHeight, sampling: sampling,
@@ -327,8 +348,12 @@ extension ManifestEntry {
         report.chromaFilter = chromaFilter
         self.init(output: output, input: input, inputBytes: inputBytes, inputModified: inputModified,
                   inputSHA256: inputSHA256, optionsKey: optionsKey, outputBytes: outputBytes, outputModified: outputModified,
-                  outputSHA256: outputSHA256, report: report, quality: quality, peakRSS: peakRSS, outputInode: outputInode)
+                  outputSHA256: outputSHA256, report: report, quality: quality, peakRSS: peakRSS, outputInode: outputInode,
+                  inputInode: inputInode, inputChanged: inputChanged)
     }
+
+    /// The routes a report names (`BandSource.pathName`).
+    static let routes: Set<String> = ["direct YCbCr", "RGB", "YUV"]
 
     static func name(of format: SourceFormat) -> String {
         switch format {

@@ -165,6 +165,10 @@ public struct FileStatus: Sendable, Equatable {
     public let kind: Kind
     public let size: Int
     public let modified: Double
+    /// The inode's last change (`st_ctime`): any write, `touch`, rename or link count change sets it to the
+    /// clock's time, and nothing sets it back — unlike the modification time, which `touch -d`, `cp -p`,
+    /// `rsync -a` and `tar x` restore.
+    public let changed: Double
 
     init(_ st: stat) {
         device = UInt64(st.st_dev)
@@ -182,8 +186,10 @@ public struct FileStatus: Sendable, Equatable {
         }
         #if canImport(Darwin)
         modified = Double(st.st_mtimespec.tv_sec) + Double(st.st_mtimespec.tv_nsec) * 1e-9
+        changed = Double(st.st_ctimespec.tv_sec) + Double(st.st_ctimespec.tv_nsec) * 1e-9
         #else
         modified = Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) * 1e-9
+        changed = Double(st.st_ctim.tv_sec) + Double(st.st_ctim.tv_nsec) * 1e-9
         #endif
     }
 

@@ -1,4 +1,5 @@
 import YUVCore
+import YUVIO
 
 /// One column's value for one image or for the totals, typed: each format writes a kind its own way
 /// (a byte count is digits in JSON and CSV, "1.5 MiB" in the tables; a PSNR has 4 decimals in JSON and
@@ -43,7 +44,7 @@ struct CellStyle: Sendable {
     let text: @Sendable (String) -> String
     /// Text a file chose (`Cell.name`): defused for a spreadsheet (CSV), else as `text`.
     var defuse = false
-    func name(_ s: String) -> String { defuse ? csvDefused(s) : text(s) }
+    func name(_ s: String) -> String { defuse ? csvDefused(text(s)) : text(s) }
     let number: @Sendable (Double, Int) -> String
     let bytes: @Sendable (Int) -> String
     let percent: (decimals: Int, suffix: String)
@@ -53,11 +54,17 @@ struct CellStyle: Sendable {
     /// Between W and H, and between the two PSNRs of a pair.
     let by: String, pair: String
 
+    /// Text as a table or a CSV field shows it: a control character (C0, DEL, C1) or an invisible reordering one
+    /// as `\xNN`, whatever its source — a file's name, a profile's description, or a field of `--update`'s
+    /// manifest (a file in the output folder, which anyone who can write there can edit): no cell drives the
+    /// terminal that shows the report, breaks a CSV line, or reorders what is shown around it.
+    static func shown(_ s: String) -> String { PathBytes.escapingControls(s, keepLayout: false) }
+
     static let json = CellStyle(text: jsonString, number: jsonNumber, bytes: { "\($0)" }, percent: (2, ""), decibels: 4,
                                 similarity: 6, unmeasured: "null", by: "x", pair: "/")
-    static let csv = CellStyle(text: { $0 }, defuse: true, number: fixed, bytes: { "\($0)" }, percent: (2, ""),
+    static let csv = CellStyle(text: shown, defuse: true, number: fixed, bytes: { "\($0)" }, percent: (2, ""),
                                decibels: 4, similarity: 6, unmeasured: "", by: "x", pair: "/")
-    static let textTable = CellStyle(text: { $0 }, number: fixed, bytes: formatBytes, percent: (1, "%"), decibels: 1,
+    static let textTable = CellStyle(text: shown, number: fixed, bytes: formatBytes, percent: (1, "%"), decibels: 1,
                                      similarity: 4, unmeasured: "-", by: "x", pair: "/")
     static let htmlTable = CellStyle(text: htmlEscape, number: fixed, bytes: formatBytes, percent: (1, "%"), decibels: 2,
                                      similarity: 4, unmeasured: "–", by: "×", pair: " / ")

@@ -46,8 +46,10 @@ public func csvField(_ s: String) -> String {
     return s
 }
 
+/// HTML text: markup characters as entities, and control characters (and the invisible reordering ones) as
+/// `\xNN`, as the terminal and CSV reports show them (`CellStyle.shown`).
 public func htmlEscape(_ s: String) -> String {
-    s.replacingAll("&", "&amp;").replacingAll("<", "&lt;").replacingAll(">", "&gt;").replacingAll("\"", "&quot;")
+    CellStyle.shown(s).replacingAll("&", "&amp;").replacingAll("<", "&lt;").replacingAll(">", "&gt;").replacingAll("\"", "&quot;")
 }
 
 /// The columns a terminal gives `c`: 2 for the characters Unicode's East Asian Width calls wide or full-width (W, F:

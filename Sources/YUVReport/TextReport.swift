@@ -18,8 +18,11 @@ func textHeading() -> String {
 /// One image's lines: its row and two of detail, or its error.
 func textLines(_ r: ImageRecord) -> String {
     let columns = Column.textTable
+    // Text from files and from the manifest (names, samplings, profile descriptions, errors) shown as the cells
+    // show it: no control character reaches the terminal.
+    let shown = CellStyle.shown
     guard let rep = r.report else {
-        return textCells([r.file], columns) + (r.skipped.map { "skipped: " + $0 } ?? "error: " + (r.error ?? ""))
+        return textCells([shown(r.file)], columns) + shown(r.skipped.map { "skipped: " + $0 } ?? "error: " + (r.error ?? ""))
     }
     let row = textCells(columns.map { $0.value(r).text }, columns)
     var source = "    \(rep.info.container.rawValue) \(rep.info.sampling), \(formatBytes(rep.inputBytes)) on disk -> "
@@ -39,7 +42,7 @@ func textLines(_ r: ImageRecord) -> String {
             used += " (box \(fixed(box, 1)): sharp chroma \(gain >= 0 ? "+" : "")\(fixed(gain, 1)) dB)"
         }
     }
-    return [row, source, used].joined(separator: "\n")
+    return [row, shown(source), used].joined(separator: "\n")
 }
 
 /// The rule, the totals, the run's peak memory and the quality spread.

@@ -199,7 +199,8 @@ extension OptionSpec {
             OptionSpec(["--fail-fast"], ["stop at the first failure"]) { $0.failFast = true },
             OptionSpec(["--shard"], "K/N", ["take the K-th of N shares of the sorted input list (CI fleets)"]) {
                 o, _, text throws(UsageError) in
-                let parts = text.split(separator: "/").map { Int($0) }
+                // Every field kept: "1//3" or "1/3/" is a typo, not 1/3.
+                let parts = text.split(separator: "/", omittingEmptySubsequences: false).map { Int($0) }
                 guard parts.count == 2, let k = parts[0], let n = parts[1], n >= 1, k >= 1, k <= n else {
                     throw UsageError(message: "--shard takes K/N with 1 ≤ K ≤ N, not '\(text)'")
                 }

@@ -148,7 +148,8 @@ struct UpdateManifest: Sendable {
     func rewrites(_ item: BatchItem, kept entry: ManifestEntry) -> Bool {
         guard let old = manifest.entry(named: item.name) else { return true }
         return !old.input.utf8.elementsEqual(entry.input.utf8) || old.inputBytes != entry.inputBytes
-            || old.inputModified != entry.inputModified
+            || old.inputModified != entry.inputModified || old.inputInode != entry.inputInode
+            || old.inputChanged != entry.inputChanged
             || old.outputModified != entry.outputModified || old.outputInode != entry.outputInode
     }
 
@@ -210,7 +211,8 @@ struct UpdateManifest: Sendable {
             output: item.name, input: item.input, inputBytes: input.status.size, inputModified: input.status.modified,
             inputSHA256: input.sha256, optionsKey: options.optionsKey(for: item.format), outputBytes: digest.bytes,
             outputModified: digest.modified ?? written.modified, outputSHA256: digest.sha256, report: report,
-            quality: outcome.record.quality, peakRSS: outcome.record.peakRSS, outputInode: digest.inode))
+            quality: outcome.record.quality, peakRSS: outcome.record.peakRSS, outputInode: digest.inode,
+            inputInode: input.status.inode, inputChanged: input.status.changed))
         return outcome
     }
 

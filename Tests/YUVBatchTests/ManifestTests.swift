@@ -48,13 +48,34 @@ final class ManifestTests: XCTestCase {
         XCTAssertEqual(problems, [])
         XCTAssertEqual(back?.report.info.orientationSource, .xmp)
         XCTAssertEqual(back?.report.orientationText, "turned 90° clockwise (XMP 6)")
-        // The line without its last two fields (orientation_source, and output_inode after it).
+        // The line without its last four fields (orientation_source, and output_inode, input_inode and input_ctime
+        // after it).
         let lines = text.split(separator: 10).map(Array.init), last = lines.last!
         let tabs = last.indices.filter { last[$0] == 9 }
-        let older = lines.dropLast().joined(separator: [10]) + [10] + last[..<tabs[tabs.count - 2]] + [10]
+        let older = lines.dropLast().joined(separator: [10]) + [10] + last[..<tabs[tabs.count - 4]] + [10]
         let old = Manifest(parsing: Array(older), problems: &problems).entries["x.nv12"]
         XCTAssertEqual(problems, [])
         XCTAssertEqual(old?.report.info.orientationSource, .exif)
+    }
+
+    /// The input's inode and change time read back as written; a line from before they were recorded reads
+    /// without them (and `Manifest.decide` then reads the input once).
+    func testInputInodeAndChangeTimeReadBack() {
+        var e = entry(output: "i.nv12", input: "in/i.png")
+        (e.inputInode, e.inputChanged) = (1234567, 1_700_000_000.123456)
+        var problems: [String] = []
+        let back = Manifest(parsing: render(e), problems: &problems).entries["i.nv12"]
+        XCTAssertEqual(problems, [])
+        XCTAssertEqual(back?.inputInode, 1234567)
+        XCTAssertEqual(back?.inputChanged, 1_700_000_000.123456)
+        let line = render(e).split(separator: 10).last!
+        let tabs = line.indices.filter { line[$0] == 9 }
+        let older = Array("yuvconv-manifest\t1\n".utf8) + line[..<tabs[tabs.count - 2]] + [10]
+        let old = Manifest(parsing: older, problems: &problems).entries["i.nv12"]
+        XCTAssertEqual(problems, [])
+        XCTAssertNotNil(old)
+        XCTAssertNil(old?.inputInode)
+        XCTAssertNil(old?.inputChanged)
     }
 
     func testEntriesReadBackAsWritten() {
@@ -94,11 +115,11 @@ final class ManifestTests: XCTestCase {
         XCTAssertEqual(problems, [])
         XCTAssertEqual(back.entries["s.nv12"]?.report.chromaFilter, .sharp)
         XCTAssertEqual(back.entries["s.nv12"]?.quality, e.quality)
-        // The same line without its last four fields (those two, orientation_source and output_inode), as the
-        // version before them wrote it.
+        // The same line without its last six fields (those two, orientation_source, output_inode, input_inode and
+        // input_ctime), as the version before them wrote it.
         let line = render(e).split(separator: 10).last!
         let tabs = line.indices.filter { line[$0] == 9 }
-        let older = Array("yuvconv-manifest\t1\n".utf8) + line[..<tabs[tabs.count - 4]] + [10]
+        let older = Array("yuvconv-manifest\t1\n".utf8) + line[..<tabs[tabs.count - 6]] + [10]
         let old = Manifest(parsing: older, problems: &problems)
         XCTAssertEqual(problems, [])
         XCTAssertEqual(old.entries["s.nv12"]?.report.chromaFilter, .box)

@@ -236,6 +236,34 @@ final class RenderTests: XCTestCase {
         }
     }
 
+    /// Every text cell, whoever wrote its text (a restored manifest line is a file anyone could edit), shows a
+    /// control character as `\xNN` in the tables and the CSV — no cell sets a terminal's title, clears it or breaks
+    /// a CSV line — and a file's text that would start a formula gets its `'` in the CSV. (The tool's own text, the
+    /// route here, is not defused: `ffmpeg_rawvideo_input` starts with `-`; a manifest line naming a route the
+    /// tool does not have is refused where it is read, UpdateTests.testManifestTextIsNotTrusted.)
+    func testNoCellCarriesAControlCharacter() {
+        let escape = "\u{1B}]0;pwned\u{07}\u{1B}[2J\u{1B}[31mRED\u{202E}"
+        var info = SourceInfo(restoring: .png, width: 3, height: 5, sampling: escape, rowFormat: .rgb8,
+                              progressive: false, interlaced: false, hasAlpha: false, orientation: 1)
+        info.orientationSource = .exif
+        var report = ConversionReport(restoring: info, geometry: PlaneGeometry(width: 3, height: 5), layout: .nv12,
+                                      spec: ConversionSpec(), inputBytes: 100, warnings: 0, firstWarning: "",
+                                      path: "=HYPERLINK(\"http://evil/\")\n", alphaBytes: 0, ledgerPeakBytes: 4096,
+                                      orientation: .identity)
+        report.colour = "=1+1\u{1B}[0m"
+        let r = ImageRecord(file: "a.png", error: nil, report: report, quality: nil, alignment: 64, peakRSS: 0)
+        for format in [ReportFormat.text, .csv, .html] {
+            let out = renderReport([r], format: format)
+            XCTAssertFalse(out.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x202E },
+                           "\(format): \(out.debugDescription)")
+            XCTAssertTrue(out.contains("\\x1B]0;pwned\\x07"), "\(format): \(out)")
+        }
+        let row = csvTable([r]).rows[0]
+        XCTAssertEqual(row["path"], "=HYPERLINK(\"http://evil/\")\\x0A")
+        XCTAssertEqual(row["color_management"], "'=1+1\\x1B[0m")
+        XCTAssertEqual(row["source_sampling"], "\\x1B]0;pwned\\x07\\x1B[2J\\x1B[31mRED\\u{202E}")
+    }
+
     /// Two converted images and a failure: sums, the worst and the median, under their own columns.
     func testTotalsInEveryFormat() throws {
         let a = try converted("photos/rocket.jpg", quality: q1), b = try converted("pngsuite/basn0g16.png", quality: q2)

