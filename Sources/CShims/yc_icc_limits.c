@@ -23,6 +23,30 @@ static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t
 
 int yc_icc_within_limits(const uint8_t *icc, size_t length, char *why, size_t why_size) {
     if (length < 132) return 1;   // too short to be a profile: LittleCMS says so
+    // The profile's own structure, checked as browsers' skcms checks it, before LittleCMS (which reads tags
+    // lazily and used a profile whose header or a tag claimed 4 GB): its size at least a header and no more than
+    // the bytes it came in (bytes after it are padding), its tag table and every tag inside it. libpng refuses such
+    // a profile in a PNG; a JPEG's gets the same verdict, so one profile is one verdict in either container.
+    const uint64_t size = be32(icc);
+    if (size < 132 || size > length) {
+        snprintf(why, why_size, "the embedded ICC profile is damaged (its header gives %llu bytes, it has %zu)",
+                 (unsigned long long)size, length);
+        return 0;
+    }
+    const uint64_t count = be32(icc + 128);
+    if (count > (size - 132) / 12) {
+        snprintf(why, why_size, "the embedded ICC profile is damaged (its tag table of %llu tags is longer than the "
+                 "profile)", (unsigned long long)count);
+        return 0;
+    }
+    for (uint64_t i = 0; i < count; i++) {
+        const uint8_t *entry = icc + 132 + 12 * i;
+        const uint64_t start = be32(entry + 4), bytes = be32(entry + 8);
+        if (start > size || bytes > size - start) {
+            snprintf(why, why_size, "the embedded ICC profile is damaged (tag %llu lies outside it)", (unsigned long long)(i + 1));
+            return 0;
+        }
+    }
     const uint32_t tags = be32(icc + 128);
     for (uint64_t i = 0; i < tags && 132 + 12 * (i + 1) <= length; i++) {
         const uint8_t *entry = icc + 132 + 12 * i;

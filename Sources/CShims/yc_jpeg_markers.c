@@ -46,6 +46,7 @@ boolean yc_jpeg_app1_marker(j_decompress_ptr cinfo) {
             }
             return TRUE;
         }
+        // The first XMP packet with the property decides (0: none had it yet).
         if (dec->xmp_orientation == 0 && length > xmp_prefix && memcmp(body, xmp_jpeg_prefix, (size_t)xmp_prefix) == 0)
             dec->xmp_orientation = yc_xmp_orientation(body + xmp_prefix, (size_t)(length - xmp_prefix));
         return TRUE;
@@ -69,13 +70,19 @@ boolean yc_jpeg_app2_marker(j_decompress_ptr cinfo) {
     static const char tag[] = "ICC_PROFILE";   // with its NUL: 12 bytes
     // Exactly 14 bytes is the header of an empty piece, still one of the sequence (as libjpeg-turbo's
     // jpeg_read_icc_profile counts it): skipped, a profile of N pieces with one empty looked incomplete.
-    if (length < 14) {
+    if (length < (long)sizeof tag) {
         (*cinfo->src->skip_input_data)(cinfo, length);
         return TRUE;
     }
     uint8_t *body = dec->app1;
     for (long i = 0; i < length; i++) body[i] = (uint8_t)marker_byte(cinfo);
     if (memcmp(body, tag, sizeof tag) != 0) return TRUE;
+    // A piece cut before its sequence number and count: the profile cannot be put together (said, as a missing
+    // piece is; it was skipped without a word).
+    if (length < 14) {
+        dec->icc_bad = 1;
+        return TRUE;
+    }
     int seq = body[12], count = body[13];
     if (seq < 1 || count < 1 || seq > count || (dec->icc_count && dec->icc_count != count) || dec->icc_chunk[seq - 1]) {
         dec->icc_bad = 1;
@@ -118,6 +125,6 @@ void yc_jpeg_colour(yc_decoder *dec) {
 
 int yc_jpeg_orientation(yc_decoder *dec, int *from_xmp) {
     int exif = dec->exif ? yc_exif_orientation_tag(dec->exif + 6, dec->exif_length - 6) : 0;
-    dec->info.orientation_unusable = exif < 0;
+    dec->info.orientation_unusable = yc_orientation_unusable(exif, dec->xmp_orientation);
     return yc_orientation_choice(exif, dec->xmp_orientation, from_xmp);
 }

@@ -58,10 +58,14 @@ int yc_exif_orientation(const uint8_t *b, size_t n) {
 }
 
 int yc_orientation_choice(int exif_tag, int xmp, int *from_xmp) {
-    *from_xmp = exif_tag == 0 && xmp > 0;
+    *from_xmp = exif_tag == 0 && xmp != 0;
     if (exif_tag > 0) return exif_tag;
     if (exif_tag < 0) return 1;   // an EXIF orientation that says nothing usable: as stored, XMP not asked
-    return xmp ? xmp : 1;
+    return xmp > 0 ? xmp : 1;     // XMP's, or as stored (none, or one that says nothing usable: xmp < 0)
+}
+
+int yc_orientation_unusable(int exif_tag, int xmp) {
+    return exif_tag < 0 ? 1 : exif_tag == 0 && xmp < 0 ? 2 : 0;
 }
 
 // The entry `tag` of the IFD at `ifd`: its type, count and the offset of its value field; 0 when absent.
@@ -226,23 +230,36 @@ static size_t xml_skip(const uint8_t *b, size_t n, size_t at) {
 
 // One digit 1…8 as a whole value — the digit, or a character reference to it (`&#54;`, `&#x36;`), which an XML
 // reader decodes alike (Pillow and exiftool apply it) — else 1.
+/// The orientation a tiff:Orientation value holds: 1…8, or −1 when it holds none (0, 9, a word). An integer as
+/// XML Schema writes one — spaces around it, leading zeros (" 6", "06": exiftool reads 6) — or a character
+/// reference for one digit.
 static int xmp_value(xml_span v) {
-    if (v.n == 1) return v.p[0] >= '1' && v.p[0] <= '8' ? v.p[0] - '0' : 1;
-    if (v.n < 4 || v.p[0] != '&' || v.p[1] != '#' || v.p[v.n - 1] != ';') return 1;
+    while (v.n && xml_space(v.p[0])) { v.p++; v.n--; }
+    while (v.n && xml_space(v.p[v.n - 1])) v.n--;
+    if (v.n && v.p[0] >= '0' && v.p[0] <= '9') {
+        uint32_t x = 0;
+        for (size_t i = 0; i < v.n; i++) {
+            if (v.p[i] < '0' || v.p[i] > '9') return -1;
+            x = x * 10 + (uint32_t)(v.p[i] - '0');
+            if (x > 8) return -1;
+        }
+        return x >= 1 ? (int)x : -1;
+    }
+    if (v.n < 4 || v.p[0] != '&' || v.p[1] != '#' || v.p[v.n - 1] != ';') return -1;
     const int hex = v.p[2] == 'x';
     const size_t first = hex ? 3 : 2;
-    if (first == v.n - 1) return 1;
+    if (first == v.n - 1) return -1;
     uint32_t c = 0;
     for (size_t i = first; i < v.n - 1; i++) {
         const uint8_t d = v.p[i], lower = d | 0x20;
         uint32_t digit;
         if (d >= '0' && d <= '9') digit = d - '0';
         else if (hex && lower >= 'a' && lower <= 'f') digit = lower - 'a' + 10;
-        else return 1;
+        else return -1;
         c = c * (hex ? 16 : 10) + digit;
-        if (c > 0x10FFFF) return 1;
+        if (c > 0x10FFFF) return -1;
     }
-    return c >= '1' && c <= '8' ? (int)(c - '0') : 1;
+    return c >= '1' && c <= '8' ? (int)(c - '0') : -1;
 }
 
 int yc_xmp_orientation(const uint8_t *b, size_t n) {
@@ -254,7 +271,7 @@ int yc_xmp_orientation(const uint8_t *b, size_t n) {
             continue;
         }
         const size_t skipped = xml_skip(b, n, i);
-        if (skipped > n) return 1;
+        if (skipped > n) return 0;
         if (skipped) {
             i = skipped;
             continue;
@@ -263,31 +280,31 @@ int yc_xmp_orientation(const uint8_t *b, size_t n) {
         // declare the prefix its own properties use, then the properties.
         size_t at = i + 1;
         while (at < n && xml_name_byte(b[at])) at++;
-        if (at == i + 1) return 1;
+        if (at == i + 1) return 0;
         const xml_span element = {b + i + 1, at - i - 1};
         const size_t attributes = at;
         xml_span name, value;
         int empty = 0, r;
         while ((r = xml_attribute(b, n, &at, &name, &value, &empty)) == 1)
             if (name.n > 6 && memcmp(name.p, "xmlns:", 6) == 0) xmp_declare(&ns, (xml_span){name.p + 6, name.n - 6}, value);
-        if (r < 0) return 1;
+        if (r < 0) return 0;
         const size_t after = at;
         // The first property found decides, whatever it holds. As an element, its text content: spaces, one
         // value (a digit or a character reference), spaces, then the next tag.
         if (xmp_is_orientation(&ns, element)) {
-            if (empty) return 1;
+            if (empty) return -1;
             size_t j = after;
             while (j < n && xml_space(b[j])) j++;
             const size_t token = j;
             while (j < n && !xml_space(b[j]) && b[j] != '<') j++;
             const xml_span text = {b + token, j - token};
             while (j < n && xml_space(b[j])) j++;
-            return j < n && b[j] == '<' ? xmp_value(text) : 1;
+            return j < n && b[j] == '<' ? xmp_value(text) : 0;   // cut short: says nothing
         }
         at = attributes;
         while (xml_attribute(b, n, &at, &name, &value, &empty) == 1)
             if (xmp_is_orientation(&ns, name)) return xmp_value(value);
         i = after;
     }
-    return 1;
+    return 0;
 }

@@ -143,7 +143,7 @@ void yc_png_open(yc_decoder *dec, FILE *file) {
     // XMP's tiff:Orientation when there is no EXIF orientation tag (an iTXt before the image data); an EXIF 1
     // is an orientation too.
     info->orientation = yc_orientation_choice(exif_tag, dec->xmp_orientation, &info->orientation_from_xmp);
-    info->orientation_unusable = exif_tag < 0;
+    info->orientation_unusable = yc_orientation_unusable(exif_tag, dec->xmp_orientation);
     yc_png_colour(dec);
     yc_plan_colour(dec);
     info->bytes_per_sample = depth == 16 ? 2 : 1;

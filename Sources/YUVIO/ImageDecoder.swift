@@ -21,9 +21,10 @@ public struct SourceInfo: Sendable, Equatable {
     /// Where `orientation` was read, as reports name it.
     public enum OrientationSource: String, Sendable { case exif = "EXIF", xmp = "XMP" }
     public var orientationSource = OrientationSource.exif
-    /// An EXIF orientation tag that holds no orientation (outside 1…8, or not a number): `orientation` is then 1,
-    /// and applying orientations (`--orientation auto`) says so.
-    public var orientationUnusable = false
+    /// Where the orientation that decides holds none — an EXIF tag outside 1…8 or not a number, or (no EXIF tag)
+    /// an XMP tiff:Orientation that is no integer 1…8: `orientation` is then 1, and applying orientations
+    /// (`--orientation auto`) says so. Nil when it is usable or absent.
+    public var orientationUnusable: OrientationSource?
 }
 
 /// A row-streaming JPEG or PNG decoder. All C types and error codes stay in here.
@@ -236,7 +237,7 @@ public final class ImageDecoder {
                                   rowFormat: .rgba8, progressive: i.jpeg_progressive != 0, interlaced: false)
             info.orientation = Int(i.orientation)
             info.orientationSource = i.orientation_from_xmp != 0 ? .xmp : .exif
-            info.orientationUnusable = i.orientation_unusable != 0
+            info.orientationUnusable = i.orientation_unusable == 0 ? nil : i.orientation_unusable == 2 ? .xmp : .exif
             return info
         }
         let depth = Int(i.png_bit_depth)
@@ -259,7 +260,7 @@ public final class ImageDecoder {
         info.hasAlpha = i.png_color_type & 4 != 0 || i.png_has_trns != 0
         info.orientation = Int(i.orientation)
         info.orientationSource = i.orientation_from_xmp != 0 ? .xmp : .exif
-        info.orientationUnusable = i.orientation_unusable != 0
+        info.orientationUnusable = i.orientation_unusable == 0 ? nil : i.orientation_unusable == 2 ? .xmp : .exif
         return info
     }
 

@@ -189,9 +189,10 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         if let probe { source.measure(with: probe, ledger: ledger) }
         try runPipeline(source, frame: frame, into: sink, ledger: ledger, threaded: options.pipelined)
         var w = decoder.warnings
-        if options.orientation == .auto && info.orientationUnusable {
+        if options.orientation == .auto, let unusable = info.orientationUnusable {
             // Said only when orientations are applied: with `--orientation ignore` every file is as stored.
-            let text = "EXIF: the orientation tag holds no orientation from 1 to 8: the picture is converted as stored"
+            let tag = unusable == .xmp ? "XMP: tiff:Orientation" : "EXIF: the orientation tag"
+            let text = "\(tag) holds no orientation from 1 to 8: the picture is converted as stored"
             w = (w.count + 1, w.count == 0 ? text : w.first)
         }
         if plan.action == .broken || unmade {

@@ -668,4 +668,42 @@ final class ColourManagementTests: XCTestCase {
         XCTAssertEqual(crafted.image.bytes, try convertFile(path: negativeGamma, spec: ConversionSpec(), layout: .nv12,
                                                             options: off).image.bytes)
     }
+
+    /// A profile whose header or a tag claims more bytes than it has is damaged in a JPEG as in a PNG (libpng
+    /// refuses it there; a JPEG's was used as if whole): a warning, and the conversion as stored. An APP2
+    /// ICC_PROFILE segment cut before its sequence number and count is said as a missing piece is (it was skipped
+    /// without a word).
+    func testAProfileThatClaimsMoreThanItHasIsDamagedInAJPEG() throws {
+        let jpeg = [UInt8](try Data(contentsOf: URL(fileURLWithPath: p3)))
+        let marker = [UInt8]("ICC_PROFILE".utf8)
+        let at = try XCTUnwrap((0..<(jpeg.count - marker.count)).first { Array(jpeg[$0..<($0 + marker.count)]) == marker })
+        let profile = at + 14   // the profile's first byte
+        func be32(_ i: Int) -> Int { Int(jpeg[i]) << 24 | Int(jpeg[i + 1]) << 16 | Int(jpeg[i + 2]) << 8 | Int(jpeg[i + 3]) }
+        XCTAssertEqual(jpeg[at - 3], 0xE2, "one APP2 segment")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("yuvconv-claims-icc-\(getpid()).jpg")
+        defer { try? FileManager.default.removeItem(at: url) }
+        var off = DecodeOptions()
+        off.colourManagement = false
+        let stored = try convertFile(path: p3, spec: ConversionSpec(), layout: .nv12, options: off).image.bytes
+        // The header's size, and the first tag's size, set to 4 GB.
+        let firstTagSize = profile + 132 + 8
+        XCTAssertGreaterThan(be32(profile + 128), 0)
+        for (field, said) in [(profile, "its header gives 4294967295 bytes, it has "), (firstTagSize, "tag 1 lies outside it")] {
+            var bad = jpeg
+            for k in 0..<4 { bad[field + k] = 0xFF }
+            try Data(bad).write(to: url)
+            let c = try convertFile(path: url.path, spec: ConversionSpec(), layout: .nv12)
+            XCTAssertNil(c.report.colour, said)
+            XCTAssertTrue(c.report.firstWarning.contains("the embedded ICC profile is damaged (\(said)"), c.report.firstWarning)
+            XCTAssertEqual(c.image.bytes, stored, said)
+        }
+        // A segment "ICC_PROFILE\0" and one byte more: a piece without its place in the sequence.
+        for extra in [[UInt8](), [1]] {
+            let segment: [UInt8] = [0xFF, 0xE2, 0, UInt8(2 + 12 + extra.count)] + marker + [0] + extra
+            try Data(Array(jpeg[0..<2]) + segment + Array(jpeg[2...])).write(to: url)
+            let c = try convertFile(path: url.path, spec: ConversionSpec(), layout: .nv12)
+            XCTAssertNil(c.report.colour)
+            XCTAssertTrue(c.report.firstWarning.contains("the embedded ICC profile is incomplete"), c.report.firstWarning)
+        }
+    }
 }

@@ -176,7 +176,7 @@ final class OrientationTests: XCTestCase {
             try Data(Self.withOrientation(source, n)).write(to: URL(fileURLWithPath: path))
             let d = try ImageDecoder(source: try InputSource(path: path, maxPixels: 1 << 30), raw: false)
             XCTAssertEqual(d.info.orientation, n == 9 ? 1 : 6)
-            XCTAssertEqual(d.info.orientationUnusable, warned)
+            XCTAssertEqual(d.info.orientationUnusable, warned ? .exif : nil)
             for (mode, said) in [(OrientationMode.auto, warned), (.ignore, false)] {
                 let r = try convertFile(path: path, spec: ConversionSpec(), layout: .nv12,
                                         options: DecodeOptions(orientation: mode))
@@ -186,20 +186,28 @@ final class OrientationTests: XCTestCase {
         }
     }
 
-    /// The XMP parser takes one digit as the whole value, in either quote or as an element, and nothing inside a
-    /// comment.
+    /// The XMP parser takes an integer 1…8 as the whole value, in either quote or as an element, and nothing inside a
+    /// comment: 0 when there is no property, −1 when it holds no orientation.
     func testXMPParserTakesOnlyAWholeValue() {
         func x(_ text: String) -> Int { xmpOrientation(Array(text.utf8)) }
         XCTAssertEqual(x("<d tiff:Orientation=\"6\"/>"), 6)
         XCTAssertEqual(x("<d tiff:Orientation = '3'/>"), 3)
         XCTAssertEqual(x("<tiff:Orientation> 8 </tiff:Orientation>"), 8)
-        XCTAssertEqual(x("<d tiff:Orientation=\"6x\"/>"), 1, "not a whole value")
-        XCTAssertEqual(x("<d tiff:Orientation=\"66\"/>"), 1, "two digits")
-        XCTAssertEqual(x("<tiff:Orientation>6x</tiff:Orientation>"), 1, "not a whole element")
-        XCTAssertEqual(x("<!-- tiff:Orientation=\"6\" --><d/>"), 1, "in a comment")
+        XCTAssertEqual(x("<d tiff:Orientation=\"6x\"/>"), -1, "not a whole value")
+        XCTAssertEqual(x("<d tiff:Orientation=\"66\"/>"), -1, "two digits")
+        XCTAssertEqual(x("<tiff:Orientation>6x</tiff:Orientation>"), -1, "not a whole element")
+        XCTAssertEqual(x("<!-- tiff:Orientation=\"6\" --><d/>"), 0, "in a comment")
         XCTAssertEqual(x("<!-- c --><d tiff:Orientation=\"5\"/>"), 5, "after a comment")
-        XCTAssertEqual(x("<!-- tiff:Orientation=\"6\""), 1, "an unclosed comment")
-        XCTAssertEqual(x("tiff:Orientation=\"6"), 1, "cut short")
+        XCTAssertEqual(x("<!-- tiff:Orientation=\"6\""), 0, "an unclosed comment")
+        XCTAssertEqual(x("tiff:Orientation=\"6"), 0, "cut short")
+        // An integer as XML Schema writes one (exiftool reads these as 6); a value that is there but holds no
+        // orientation is −1, said as EXIF's is (before, 1 and nothing said).
+        XCTAssertEqual(x("<d tiff:Orientation=\" 6\"/>"), 6, "spaces around it")
+        XCTAssertEqual(x("<d tiff:Orientation=\"06\"/>"), 6, "a leading zero")
+        XCTAssertEqual(x("<tiff:Orientation>0003</tiff:Orientation>"), 3, "leading zeros in text")
+        for bad in ["0", "9", "", "-6", "+6", "6.0", "000", "18"] {
+            XCTAssertEqual(x("<d tiff:Orientation='\(bad)'/>"), -1, bad)
+        }
     }
 
     /// The XMP parser reads the markup, not the bytes: the property's name only where a property's name can be, in
@@ -208,19 +216,19 @@ final class OrientationTests: XCTestCase {
         func x(_ text: String) -> Int { xmpOrientation(Array(text.utf8)) }
         let ns = "xmlns:t=\"http://ns.adobe.com/tiff/1.0/\""
         // What a byte search found (each turned the picture before).
-        XCTAssertEqual(x("<d dc:title=\"how to set tiff:Orientation='3'\"/>"), 1, "inside another attribute's value")
-        XCTAssertEqual(x("<d><![CDATA[<tiff:Orientation>3</tiff:Orientation>]]></d>"), 1, "in a CDATA section")
-        XCTAssertEqual(x("<d>&lt;tiff:Orientation>3&lt;/tiff:Orientation></d>"), 1, "escaped in text")
-        XCTAssertEqual(x("<d xmlns:mytiff=\"urn:x\" mytiff:Orientation=\"3\"/>"), 1, "a prefix ending in tiff")
-        XCTAssertEqual(x("<d tiff:Orientation=\"9\"/><e tiff:Orientation=\"6\"/>"), 1, "the first, malformed, decides")
-        XCTAssertEqual(x("<d tiff:Orientation=\"9\" tiff:Orientation=\"6\"/>"), 1, "the first in a tag decides")
+        XCTAssertEqual(x("<d dc:title=\"how to set tiff:Orientation='3'\"/>"), 0, "inside another attribute's value")
+        XCTAssertEqual(x("<d><![CDATA[<tiff:Orientation>3</tiff:Orientation>]]></d>"), 0, "in a CDATA section")
+        XCTAssertEqual(x("<d>&lt;tiff:Orientation>3&lt;/tiff:Orientation></d>"), 0, "escaped in text")
+        XCTAssertEqual(x("<d xmlns:mytiff=\"urn:x\" mytiff:Orientation=\"3\"/>"), 0, "a prefix ending in tiff")
+        XCTAssertEqual(x("<d tiff:Orientation=\"9\"/><e tiff:Orientation=\"6\"/>"), -1, "the first, malformed, decides")
+        XCTAssertEqual(x("<d tiff:Orientation=\"9\" tiff:Orientation=\"6\"/>"), -1, "the first in a tag decides")
         // Namespaces: any prefix bound to TIFF's, declared before or in the same tag; `tiff` unless bound elsewhere.
         XCTAssertEqual(x("<d \(ns) t:Orientation=\"6\"/>"), 6)
         XCTAssertEqual(x("<d t:Orientation=\"6\" \(ns)/>"), 6, "declared later in the same tag")
         XCTAssertEqual(x("<d \(ns)><t:Orientation>7</t:Orientation></d>"), 7)
-        XCTAssertEqual(x("<d t:Orientation=\"6\"/><e \(ns)/>"), 1, "declared after it")
-        XCTAssertEqual(x("<d xmlns:tiff=\"urn:other\" tiff:Orientation=\"6\"/>"), 1, "tiff bound to another URI")
-        XCTAssertEqual(x("<d xmlns:tiff=\"urn:other\"><tiff:Orientation>6</tiff:Orientation></d>"), 1)
+        XCTAssertEqual(x("<d t:Orientation=\"6\"/><e \(ns)/>"), 0, "declared after it")
+        XCTAssertEqual(x("<d xmlns:tiff=\"urn:other\" tiff:Orientation=\"6\"/>"), 0, "tiff bound to another URI")
+        XCTAssertEqual(x("<d xmlns:tiff=\"urn:other\"><tiff:Orientation>6</tiff:Orientation></d>"), 0)
         XCTAssertEqual(x("<d xmlns:tiff=\"http://ns.adobe.com/tiff/1.0/\" tiff:Orientation=\"6\"/>"), 6)
         // Values hold '>' and the other quote; tags close themselves; markup cut short says nothing.
         XCTAssertEqual(x("<d a=\"x > y\" b='say \"tiff:Orientation=\"3\"' tiff:Orientation=\"4\"/>"), 4)
@@ -231,15 +239,15 @@ final class OrientationTests: XCTestCase {
         XCTAssertEqual(x("<d tiff:Orientation='&#x37;'/>"), 7, "hexadecimal")
         XCTAssertEqual(x("<d tiff:Orientation='&#0000056;'/>"), 8, "leading zeros")
         XCTAssertEqual(x("<d><tiff:Orientation> &#51; </tiff:Orientation></d>"), 3, "in text")
-        XCTAssertEqual(x("<d><tiff:Orientation>33</tiff:Orientation></d>"), 1, "two digits in text")
+        XCTAssertEqual(x("<d><tiff:Orientation>33</tiff:Orientation></d>"), -1, "two digits in text")
         for bad in ["&#57;", "&#x;", "&#;", "&#X36;", "&#x3G;", "&#54", "&54;", "&#4294967350;", "&#x1000000036;"] {
-            XCTAssertEqual(x("<d tiff:Orientation='\(bad)'/>"), 1, bad)
+            XCTAssertEqual(x("<d tiff:Orientation='\(bad)'/>"), -1, bad)
         }
-        XCTAssertEqual(x("<tiff:Orientation/><e tiff:Orientation='5'/>"), 1, "an empty element decides")
-        XCTAssertEqual(x("<d a=\"x <e tiff:Orientation='5'/>"), 1, "an unterminated value")
-        XCTAssertEqual(x("<d tiff:Orientation=\"6\""), 1, "an unterminated tag")
-        XCTAssertEqual(x("<d><![CDATA[ x <e tiff:Orientation='5'/>"), 1, "an unterminated CDATA section")
-        XCTAssertEqual(x("<tiff:Orientation>6"), 1, "an element cut short")
+        XCTAssertEqual(x("<tiff:Orientation/><e tiff:Orientation='5'/>"), -1, "an empty element decides")
+        XCTAssertEqual(x("<d a=\"x <e tiff:Orientation='5'/>"), 0, "an unterminated value")
+        XCTAssertEqual(x("<d tiff:Orientation=\"6\""), 0, "an unterminated tag")
+        XCTAssertEqual(x("<d><![CDATA[ x <e tiff:Orientation='5'/>"), 0, "an unterminated CDATA section")
+        XCTAssertEqual(x("<tiff:Orientation>6"), 0, "an element cut short")
         // What a packet wraps its properties in is skipped.
         XCTAssertEqual(x("<?xpacket begin='' id='W5M0MpCehiHzreSzNTczkc9d'?><x:xmpmeta xmlns:x='adobe:ns:meta/'>"
             + "<rdf:Description tiff:Orientation='8'/></x:xmpmeta><?xpacket end='w'?>"), 8)
@@ -340,6 +348,44 @@ final class OrientationTests: XCTestCase {
         XCTAssertEqual(a.image.bytes, b.image.bytes, "JPEG, XMP orientation 8")
         XCTAssertEqual(a.report.orientationText, "turned 90° anticlockwise (XMP 8)")
         XCTAssertEqual(b.report.orientationText, "turned 90° anticlockwise (EXIF 8)")
+    }
+
+    /// A JPEG without EXIF whose XMP tiff:Orientation holds no orientation is said as EXIF's is (before: converted
+    /// as stored without a word), and its XMP is read from the first APP1 XMP segment that has the property (a
+    /// first packet without it hid a second's 6).
+    func testJPEGXMPOrientationUnusableOrInASecondPacket() throws {
+        let jpgPath = fixturesURL.appendingPathComponent("corpus/jpeg/pillow/orientation_rectangle.jpg").path
+        let jpg = [UInt8](try Data(contentsOf: URL(fileURLWithPath: jpgPath)))
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("yuvconv-xmp2-\(UUID().uuidString).jpg")
+        defer { try? FileManager.default.removeItem(at: work) }
+        // orientation_rectangle.jpg without its Exif APP1, with these XMP APP1 segments after the others.
+        func with(_ packets: [String]) throws -> Conversion {
+            var out = Array(jpg[0..<2]), at = 2
+            while at + 4 <= jpg.count, jpg[at] == 0xFF, jpg[at + 1] != 0xDA {
+                let length = Int(jpg[at + 2]) << 8 | Int(jpg[at + 3])
+                let segment = Array(jpg[at..<(at + 2 + length)])
+                if !(jpg[at + 1] == 0xE1 && segment.count > 10 && Array(segment[4..<10]) == Array("Exif\0\0".utf8)) { out += segment }
+                at += 2 + length
+            }
+            for packet in packets {
+                let body = Array("http://ns.adobe.com/xap/1.0/".utf8) + [0] + Array(packet.utf8)
+                out += [0xFF, 0xE1, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 255)] + body
+            }
+            try Data(out + Array(jpg[at...])).write(to: work)
+            return try convertFile(path: work.path, spec: ConversionSpec(), layout: .nv12)
+        }
+        let plain = "<x:xmpmeta xmlns:x='adobe:ns:meta/'><rdf:Description dc:format='image/jpeg'/></x:xmpmeta>"
+        for bad in ["9", "0", "six"] {
+            let c = try with(["<rdf:Description tiff:Orientation='\(bad)'/>"])
+            XCTAssertEqual(c.report.orientation, .identity, bad)
+            XCTAssertEqual(c.report.firstWarning, "XMP: tiff:Orientation holds no orientation from 1 to 8: the picture is converted as stored", bad)
+        }
+        let second = try with([plain, "<rdf:Description tiff:Orientation='6'/>"])
+        XCTAssertEqual(second.report.orientation.exif, 6)
+        XCTAssertEqual(second.report.orientationText, "turned 90° clockwise (XMP 6)")
+        let first = try with(["<rdf:Description tiff:Orientation=' 06'/>", "<rdf:Description tiff:Orientation='3'/>"])
+        XCTAssertEqual(first.report.orientation.exif, 6, "the first packet with the property decides")
+        XCTAssertEqual(try with([plain]).report.firstWarning, "", "no property: nothing to say")
     }
 
     /// A PNG's compressed XMP iTXt (flag 1) is inflated and read as an uncompressed one, up to a packet of 1 MiB (a

@@ -46,7 +46,8 @@ typedef struct {
     /// tiff:Orientation: 1…8, 1 when absent or out of range. Only read, never applied here.
     int orientation;
     int orientation_from_xmp;   // 1 when `orientation` is XMP's (the file has no EXIF orientation tag)
-    int orientation_unusable;   // 1 when the EXIF orientation tag holds no orientation (1…8): `orientation` is 1
+    int orientation_unusable;   // 1 when the EXIF orientation tag holds no orientation (1…8), 2 when XMP's does
+                                // (and there is no EXIF tag): `orientation` is 1
 } yc_info;
 
 /// What a file says about its colours, as stored (never applied here): an ICC profile (JPEG APP2
@@ -95,11 +96,17 @@ int yc_exif_orientation_tag(const uint8_t *bytes, size_t count);
 /// tiff:Orientation (0 when absent): EXIF when it has the tag — an unusable one means as stored (1), as
 /// Pillow reads it — else XMP, else 1. `*from_xmp`: 1 when XMP's was taken (what the report names).
 int yc_orientation_choice(int exif_tag, int xmp_orientation, int *from_xmp);
+/// Whether the orientation that decides holds none: 1 EXIF's (an unusable tag), 2 XMP's (no EXIF tag, and
+/// tiff:Orientation unusable), else 0 (`yc_decode_info.orientation_unusable`).
+int yc_orientation_unusable(int exif_tag, int xmp_orientation);
 
 /// XMP's tiff:Orientation in an XMP packet, read as XML markup (yc_metadata.c): the first attribute or element
 /// named P:Orientation, P bound to the TIFF namespace (or `tiff` bound to no other), outside comments, CDATA and
-/// other attributes' values, decides: 1…8 when its value is one digit 1…8, else 1; 1 when absent or cut short. Used when a file has no valid EXIF orientation tag — an EXIF 1 is an orientation (JPEG:
-/// the first APP1 XMP segment; PNG: the first "XML:com.adobe.xmp" iTXt before the image data, inflated when compressed). Never reads outside `bytes[0..<count]`.
+/// other attributes' values, decides: 1…8 when its value is an integer 1…8 (spaces around it and leading zeros
+/// allowed, as XML Schema's integers) or a character reference to one digit 1…8, else −1 (there, but no
+/// orientation: said as EXIF's is); 0 when absent or cut short. Used when a file has no EXIF orientation tag —
+/// an EXIF 1 is an orientation (JPEG: the first APP1 XMP segment that has the property; PNG: the first
+/// "XML:com.adobe.xmp" iTXt before the image data, inflated when compressed). Never reads outside `bytes[0..<count]`.
 int yc_xmp_orientation(const uint8_t *bytes, size_t count);
 
 typedef struct yc_decoder yc_decoder;
