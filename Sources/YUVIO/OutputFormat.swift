@@ -70,6 +70,15 @@ public enum OutputFormat: Equatable, Sendable {
         throw Unresolved(path: path, fileExtension: ext)
     }
 
+    /// The format `path`'s extension names when `asked` (`--format`) writes another (`-o x.png -f nv21`: raw NV21 in
+    /// a file every viewer takes for a PNG, and a later batch over the folder refuses), or nil: no format asked, the
+    /// name names none, it names this one, or it is `.yuv` (raw planes of any layout, as the field uses it).
+    public static func contradiction(asked: OutputFormat?, path: String) -> OutputFormat? {
+        guard let asked, path != "-", let (_, ext) = (path.aroundLastSlash?.1 ?? path).around(last: "."),
+              ext.lowercased() != "yuv", let named = OutputFormat(fileExtension: ext), named != asked else { return nil }
+        return named
+    }
+
     /// What a run asks of its outputs that not every format carries (most of it only raw planes).
     public enum RawOnly: Sendable, Equatable {
         /// Rows padded to an alignment.
@@ -131,6 +140,16 @@ public enum OutputFormat: Equatable, Sendable {
     public var layout: PixelLayout {
         if case .raw(let l) = self { return l }
         return .yuv420p
+    }
+
+    /// The format as messages name it: `PNG`, `JPEG`, `Y4M`, `raw nv21`.
+    public var displayName: String {
+        switch self {
+        case .y4m: return "Y4M"
+        case .png: return "PNG"
+        case .jpeg: return "JPEG"
+        case .raw(let l): return "raw \(l.rawValue)"
+        }
     }
 
     /// The extension a batch's `{ext}` stands for.

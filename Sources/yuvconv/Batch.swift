@@ -146,7 +146,9 @@ func runBatch(_ options: Options) -> Int32 {
     }
     // Said by the dry run too, as the run would say them.
     var first = plan.reader()
-    warnIgnoredOptions(options, format: options.format ?? first.next()?.format ?? .raw(.nv12), rawInput: false)
+    let firstItem = first.next()
+    warnIgnoredOptions(options, format: options.format ?? firstItem?.format ?? .raw(.nv12), rawInput: false,
+                       output: firstItem?.output)
     if options.dryRun { return dryRunBatch(plan, options: options, update: update, outputFolder: folder.path) }
     // A report file inside the output folder, which the batch makes when it is missing: made first (a name
     // the system cannot hold refused before that).

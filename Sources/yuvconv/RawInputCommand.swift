@@ -37,7 +37,7 @@ func runRawInput(_ options: Options) -> Int32 {
     // Standard error is none of the files this run reads or writes: the messages held until now go out.
     releaseMessages(drop: false)
     // The dry run too, as an image input's does.
-    warnIgnoredOptions(options, format: format, rawInput: true, single: true)
+    warnIgnoredOptions(options, format: format, rawInput: true, single: true, output: output)
     if options.dryRun {
         // What the run refuses from the name and the file's status alone: a raw frame without --size (a usage
         // error), or a file whose size is not one frame's.

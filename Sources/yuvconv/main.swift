@@ -176,7 +176,8 @@ func run(_ args: [String]) -> Int32 {
     // After the checks above, which silence standard error when it is the data's file (`-o - -q > f 2>&1`,
     // `-o /dev/stderr -q`): a warning printed before them went into the picture.
     warnIgnoredOptions(options, format: format, rawInput: false, single: true,
-                       pngInput: RawInput.head(input, 8).starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
+                       pngInput: RawInput.head(input, 8).starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]),
+                       output: output)
     if options.dryRun { return dryRunOne(input: input, output: output, format: format, options: options, protected: protected) }
     let reportSink: AtomicOutput?
     do { reportSink = try openReportFile(options, protected: protected) } catch { return fileFailure(error) }
@@ -204,9 +205,15 @@ func run(_ args: [String]) -> Int32 {
 }
 
 /// Prints the warnings for options that do nothing here (with -q too: -q drops the per-image lines only).
-func warnIgnoredOptions(_ options: Options, format: OutputFormat, rawInput: Bool, single: Bool = false, pngInput: Bool = false) {
+func warnIgnoredOptions(_ options: Options, format: OutputFormat, rawInput: Bool, single: Bool = false, pngInput: Bool = false,
+                        output: String? = nil) {
     for w in options.ignoredOptionWarnings(format: format, rawInput: rawInput, single: single, pngInput: pngInput) {
         printErr("yuvconv: warning: \(w)")
+    }
+    // A name that says one format while -f writes another (a batch: its first output, its template's extension).
+    if let output, let named = OutputFormat.contradiction(asked: options.format, path: output) {
+        printErr("yuvconv: warning: \(displayOutputPath(output))\(single ? "" : " (and the batch's other outputs like it)"): "
+                 + "the name says \(named.displayName), but --format writes \(format.displayName) into it")
     }
 }
 

@@ -1196,6 +1196,23 @@ final class HostileTests: CLITestCase {
         XCTAssertTrue(r.stderr.contains("refusing to overwrite an input"), r.stderr)
     }
 
+    /// --format writing another format than the output's name says (`-o x.png -f nv21`: raw NV21 in a file every
+    /// viewer takes for a PNG) is a warning, for a single file and a batch's names alike (before: silent); `.yuv`
+    /// holds raw planes of any layout, and a name that agrees says nothing.
+    func testAFormatTheNameContradictsIsAWarning() throws {
+        let png = fixture("pngsuite/basn2c08.png")
+        let one = try run([png, "-o", "x.png", "-f", "nv21", "-q"])
+        XCTAssertEqual(one.status, 0, one.stderr)
+        XCTAssertEqual(one.stderr, "yuvconv: warning: x.png: the name says PNG, but --format writes raw nv21 into it\n")
+        let batch = try run([png, fixture("photos/rocket.jpg"), "-o", "o/", "-f", "y4m", "--name", "{stem}.jpg", "-q"])
+        XCTAssertEqual(batch.status, 0, batch.stderr)
+        XCTAssertTrue(batch.stderr.contains("o/rocket.jpg (and the batch's other outputs like it): the name says JPEG, but --format writes Y4M into it"),
+                      batch.stderr)
+        for agreeing in [["-o", "a.yuv", "-f", "nv12"], ["-o", "b.nv12", "-f", "nv12"], ["-o", "c.y4m", "-f", "yuv4mpegpipe"], ["-o", "d", "-f", "nv12"]] {
+            XCTAssertEqual(try run([png] + agreeing + ["-q"]).stderr, "", "\(agreeing)")
+        }
+    }
+
     /// Options that do nothing for this conversion draw a warning, with -q too (it drops the per-image line only).
     func testIgnoredOptionsAreNamed() throws {
         let jpg = fixture("photos/rocket.jpg")
