@@ -24,12 +24,15 @@ func printErr(_ s: String) {
 /// The per-image line: size, source sampling, the memory it costs as RGBA against the YUV layout, and
 /// what the conversion itself used — with the process's peak for a single conversion only (in a batch that
 /// would be the peak so far, not the image's).
-func summaryLine(name: String, report r: ConversionReport, processPeak: Bool = true) -> String {
+/// `padded`: the size of the file written with `--align`/`--align-height` padding (nil: none), said beside the
+/// tight size the saving is of.
+func summaryLine(name: String, report r: ConversionReport, processPeak: Bool = true, padded: Int? = nil) -> String {
     let g = r.geometry, layout = r.layout.rawValue + (r.alphaBytes > 0 ? "+A" : "")
     let yuv = FrameLayout(width: g.width, height: g.height, pixelLayout: r.layout).byteCount + r.alphaBytes
     let saving = Saving(baseline: g.rgbaBytes, ours: yuv)
+    let file = padded.flatMap { $0 != yuv ? " (the file \(formatBytes($0)), padded)" : nil } ?? ""
     return "\(name): \(g.width)x\(g.height) \(r.info.container.rawValue) \(r.info.sampling) -> \(layout) "
-        + "(\(r.spec)): RGBA \(formatBytes(g.rgbaBytes)), \(layout) \(formatBytes(yuv)), "
+        + "(\(r.spec)): RGBA \(formatBytes(g.rgbaBytes)), \(layout) \(formatBytes(yuv))\(file), "
         + "saves \(formatBytes(saving.bytes)) (\(formatFixed(saving.percent, decimals: 1))%); "
         + (r.colour.map { "\($0), " } ?? "")
         + "\(r.path)" + (r.chromaFilter == .sharp ? ", sharp chroma" : "")

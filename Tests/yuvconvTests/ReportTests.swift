@@ -77,6 +77,20 @@ final class ReportTests: CLITestCase {
         XCTAssertEqual(nv["yuv_aligned_bytes"] as? Int, 48 * h + 48 * ch)
     }
 
+    /// The per-image line of a padded output (`--align`, `--align-height`) gives the file's size beside the tight
+    /// planes' (before: only the tight size, which no file had), and a tight output's line says nothing of it.
+    func testThePaddedFilesSizeIsInTheLine() throws {
+        let jpg = fixture("photos/rocket.jpg")
+        let padded = try run([jpg, "-o", "p.nv12", "--align", "64", "--align-height", "16"])
+        XCTAssertEqual(padded.status, 0, padded.stderr)
+        let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: work.appendingPathComponent("p.nv12").path)[.size] as? Int)
+        XCTAssertEqual(size, 640 * 432 + 640 * 216)
+        XCTAssertTrue(padded.stderr.contains("nv12 400.6 KiB (the file 405.0 KiB, padded), saves"), padded.stderr)
+        let tight = try run([jpg, "-o", "t.nv12"])
+        XCTAssertFalse(tight.stderr.contains("padded"), tight.stderr)
+        XCTAssertFalse(try run([jpg, "-o", "a.nv12", "--align", "64"]).stderr.contains("padded"), "640 is a multiple of 64")
+    }
+
     /// `report` measures a conversion to --format: what convert refuses for that format, it refuses too (exit 2),
     /// rather than printing sizes no output can have; what convert takes, it takes.
     func testRefusesWhatConvertRefuses() throws {
