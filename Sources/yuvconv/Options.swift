@@ -139,6 +139,10 @@ struct Options {
             } else if !arg.hasPrefix("--"), arg.count > 2, OptionSpec.byName[String(arg.prefix(2))]?.joinsValue == true {
                 flag = String(arg.prefix(2))
                 inline = String(arg.dropFirst(2))
+            } else if !arg.hasPrefix("--"), arg.count > 2, let first = OptionSpec.byName[String(arg.prefix(2))], first.value == nil {
+                // Short flags together, as getopt takes them: -qy is -q -y, -qo out is -q -o out.
+                flag = String(arg.prefix(2))
+                rest = ["-" + arg.dropFirst(2)] + rest
             }
             guard let option = OptionSpec.byName[flag] else { throw UsageError(message: "unknown option '\(arg)'") }
             if o.reportOnly, let why = option.notInReport { throw UsageError(message: "\(flag) is for convert: report \(why)") }

@@ -51,13 +51,20 @@ final class OptionTests: CLITestCase {
         let unknown = try run(["--bogus=1"])
         XCTAssertEqual(unknown.status, 2)
         XCTAssertTrue(unknown.stderr.contains("unknown option '--bogus=1'"), unknown.stderr)
-        // Flags are not bundled (-yq); every short option with a value takes it joined too, as getopt does (-fnv12,
-        // which fish's completion offers).
-        XCTAssertTrue(try run(["-yq"]).stderr.contains("unknown option '-yq'"))
+        // Flags go together behind one '-', the last of them may take a value (POSIX's guideline 5, as getopt: -qy,
+        // -yqo out, -qfnv21); every short option with a value takes it joined too (-fnv12, which fish's completion
+        // offers). A letter that names no option is named.
+        let bundled = try run([jpg, "-o", "b.out", "-qyfnv21"])
+        XCTAssertEqual(bundled.status, 0, bundled.stderr)
+        XCTAssertEqual(bundled.stderr, "")
+        XCTAssertEqual(try run([jpg, "-yqo", "b.out", "-f", "nv21"]).status, 0)
+        XCTAssertEqual(try Data(contentsOf: work.appendingPathComponent("b.out")).count, 640 * 427 + 640 * 214)
+        XCTAssertTrue(try run(["-qz"]).stderr.contains("unknown option '-z'"))
         let joined = try run([jpg, "-fnv21", "-o", "j.out", "-q"]), apart = try run([jpg, "-f", "nv21", "-o", "a.out", "-q"])
         XCTAssertEqual(joined.status, 0, joined.stderr)
         XCTAssertEqual(apart.status, 0, apart.stderr)
         XCTAssertEqual(try Data(contentsOf: work.appendingPathComponent("j.out")), try Data(contentsOf: work.appendingPathComponent("a.out")))
+        XCTAssertEqual(try Data(contentsOf: work.appendingPathComponent("j.out")), try Data(contentsOf: work.appendingPathComponent("b.out")))
     }
 
     /// -q silences the per-image line, not warnings: a profile not applied is still said.
