@@ -209,8 +209,8 @@ struct BatchRun {
     }
 
     /// The summary on standard error (`always`, or when something failed or was not started: "N `done`, M
-    /// skipped (`skipped`), F failed", then every failure, in input order), the report's totals, and the exit
-    /// status.
+    /// skipped (`skipped`), F failed", then every failure, in input order — unless there was one input, whose
+    /// error line said it), the report's totals, and the exit status.
     func finish(summary done: String, skipped: String?, always: Bool) -> Int32 {
         let signal = interruptSignal()
         let final = state.withLock { $0 }
@@ -228,8 +228,9 @@ struct BatchRun {
                     + (signal != nil ? " (interrupted)" : readerGone ? " (standard output's reader stopped reading)" : " (--fail-fast)")
             }
             printErr(line)
+            // Of one input, its error line above says it all (`report x.y4m` said it three times, with the report's).
             var failures = outputs.failures.reader()
-            while let why = failures.nextRecord() { printErr("  failed: " + String(decoding: why, as: UTF8.self)) }
+            while count > 1, let why = failures.nextRecord() { printErr("  failed: " + String(decoding: why, as: UTF8.self)) }
         }
         // A signal that cut nothing short (it came after every input had finished) leaves the run's own status,
         // as its report is put in place below: 130 with a complete report said "interrupted" of a finished run.

@@ -77,6 +77,19 @@ final class ReportTests: CLITestCase {
         XCTAssertEqual(nv["yuv_aligned_bytes"] as? Int, 48 * h + 48 * ch)
     }
 
+    /// A report of one input that fails says why once on standard error (and in its row): the summary lists the
+    /// failures of a batch of several, not the one just said (before: three times in all).
+    func testOneFailureIsSaidOnce() throws {
+        let y4m = work.appendingPathComponent("x.y4m")
+        try Data("YUV4MPEG2 W2 H2 F1:1 C420jpeg\nFRAME\n".utf8 + [UInt8](repeating: 128, count: 6)).write(to: y4m)
+        let r = try run(["report", y4m.path])
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertEqual(r.stderr.components(separatedBy: "a YUV4MPEG2 (Y4M) stream").count - 1, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("yuvconv: 0 measured, 1 failed"), r.stderr)
+        let two = try run(["report", y4m.path, fixture("photos/rocket.jpg")])
+        XCTAssertTrue(two.stderr.contains("  failed: "), two.stderr)
+    }
+
     /// The per-image line of a padded output (`--align`, `--align-height`) gives the file's size beside the tight
     /// planes' (before: only the tight size, which no file had), and a tight output's line says nothing of it.
     func testThePaddedFilesSizeIsInTheLine() throws {
