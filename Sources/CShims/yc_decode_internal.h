@@ -57,7 +57,8 @@ struct yc_decoder {
     int jpeg_created, jpeg_started;
     uint8_t *exif;       // the first APP1 Exif segment's body ("Exif\0\0", then TIFF data), for the orientation
     size_t exif_length;
-    int xmp_orientation; // tiff:Orientation from the first XMP packet (JPEG APP1, PNG iTXt), 1 when absent
+    int xmp_orientation; // tiff:Orientation from the first XMP packet (JPEG APP1, PNG iTXt): 1…8, −1 unusable, 0 absent
+    int xmp_seen;        // a JPEG's first XMP packet was read (the one that decides)
     int png_late_xmp;    // an XMP iTXt after the image data held an orientation that would have been used (a warning)
     int png_xmp_seen;    // an XMP iTXt was read (or ignored): the first one is the only one, before or after the data
     // A PNG's first eXIf chunk, read through the unknown-chunk callback (bounded by png_set_chunk_malloc_max:
@@ -73,6 +74,7 @@ struct yc_decoder {
     size_t icc_chunk_length[256];
     int icc_count;       // the segments' declared total (0: none seen)
     int icc_bad;         // inconsistent counts or a repeated sequence number
+    int icc_short;       // an APP2 "ICC_PROFILE" piece cut before its sequence number and count
 
     // Colour information for yc_get_colour (its icc points at `icc`).
     yc_colour colour;

@@ -34,7 +34,7 @@ boolean yc_jpeg_app1_marker(j_decompress_ptr cinfo) {
     long length = marker_length(cinfo);
     if (length <= 0) return TRUE;
     const long xmp_prefix = (long)sizeof xmp_jpeg_prefix;   // with its NUL
-    if ((dec->exif == NULL && length > 6) || (dec->xmp_orientation == 0 && length > xmp_prefix)) {
+    if ((dec->exif == NULL && length > 6) || (!dec->xmp_seen && length > xmp_prefix)) {
         uint8_t *body = dec->app1;
         for (long i = 0; i < length; i++) body[i] = (uint8_t)marker_byte(cinfo);
         if (dec->exif == NULL && length > 6 && memcmp(body, "Exif\0\0", 6) == 0) {
@@ -46,9 +46,12 @@ boolean yc_jpeg_app1_marker(j_decompress_ptr cinfo) {
             }
             return TRUE;
         }
-        // The first XMP packet with the property decides (0: none had it yet).
-        if (dec->xmp_orientation == 0 && length > xmp_prefix && memcmp(body, xmp_jpeg_prefix, (size_t)xmp_prefix) == 0)
+        // The first XMP packet decides, with the property or without, as a PNG's first XMP iTXt does (each format
+        // allows one standard packet): one verdict whatever the container.
+        if (!dec->xmp_seen && length > xmp_prefix && memcmp(body, xmp_jpeg_prefix, (size_t)xmp_prefix) == 0) {
+            dec->xmp_seen = 1;
             dec->xmp_orientation = yc_xmp_orientation(body + xmp_prefix, (size_t)(length - xmp_prefix));
+        }
         return TRUE;
     }
     (*cinfo->src->skip_input_data)(cinfo, length);
@@ -77,10 +80,10 @@ boolean yc_jpeg_app2_marker(j_decompress_ptr cinfo) {
     uint8_t *body = dec->app1;
     for (long i = 0; i < length; i++) body[i] = (uint8_t)marker_byte(cinfo);
     if (memcmp(body, tag, sizeof tag) != 0) return TRUE;
-    // A piece cut before its sequence number and count: the profile cannot be put together (said, as a missing
-    // piece is; it was skipped without a word).
+    // A piece cut before its sequence number and count is no piece (libjpeg-turbo's jpeg_read_icc_profile skips it
+    // too): a whole profile beside it is used; with no other piece it is said, as an incomplete profile.
     if (length < 14) {
-        dec->icc_bad = 1;
+        dec->icc_short = 1;
         return TRUE;
     }
     int seq = body[12], count = body[13];
@@ -105,7 +108,7 @@ void yc_jpeg_colour(yc_decoder *dec) {
     c->grey = dec->jpeg.jpeg_color_space == JCS_GRAYSCALE;
     c->cmyk = dec->jpeg.jpeg_color_space == JCS_CMYK || dec->jpeg.jpeg_color_space == JCS_YCCK;
     if (dec->exif) c->exif_adobe_rgb = yc_exif_adobe_rgb(dec->exif + 6, dec->exif_length - 6);
-    if (dec->icc_count == 0) { c->icc_broken = dec->icc_bad; return; }
+    if (dec->icc_count == 0) { c->icc_broken = dec->icc_bad || dec->icc_short; return; }
     size_t total = 0;
     for (int i = 0; i < dec->icc_count; i++) {
         if (!dec->icc_chunk[i]) { c->icc_broken = 1; return; }

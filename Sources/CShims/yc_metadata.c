@@ -231,11 +231,12 @@ static size_t xml_skip(const uint8_t *b, size_t n, size_t at) {
 // One digit 1…8 as a whole value — the digit, or a character reference to it (`&#54;`, `&#x36;`), which an XML
 // reader decodes alike (Pillow and exiftool apply it) — else 1.
 /// The orientation a tiff:Orientation value holds: 1…8, or −1 when it holds none (0, 9, a word). An integer as
-/// XML Schema writes one — spaces around it, leading zeros (" 6", "06": exiftool reads 6) — or a character
-/// reference for one digit.
+/// XML Schema writes one — spaces around it, a leading +, leading zeros (" 6", "+06": exiftool reads 6) — or a
+/// character reference for one digit.
 static int xmp_value(xml_span v) {
     while (v.n && xml_space(v.p[0])) { v.p++; v.n--; }
     while (v.n && xml_space(v.p[v.n - 1])) v.n--;
+    if (v.n > 1 && v.p[0] == '+' && v.p[1] >= '0' && v.p[1] <= '9') { v.p++; v.n--; }
     if (v.n && v.p[0] >= '0' && v.p[0] <= '9') {
         uint32_t x = 0;
         for (size_t i = 0; i < v.n; i++) {
@@ -299,7 +300,8 @@ int yc_xmp_orientation(const uint8_t *b, size_t n) {
             while (j < n && !xml_space(b[j]) && b[j] != '<') j++;
             const xml_span text = {b + token, j - token};
             while (j < n && xml_space(b[j])) j++;
-            return j < n && b[j] == '<' ? xmp_value(text) : 0;   // cut short: says nothing
+            // Cut short, it says nothing; a second token ("6 7") is no orientation.
+            return j >= n ? 0 : b[j] == '<' ? xmp_value(text) : -1;
         }
         at = attributes;
         while (xml_attribute(b, n, &at, &name, &value, &empty) == 1)

@@ -109,7 +109,7 @@ extension Manifest {
                 let (status, sha) = try sha256(ofFile: item.input)
                 if sha != entry.inputSHA256 || status.size != entry.inputBytes { return (.replace(.inputChanged), nil) }
                 (entry.inputModified, entry.input) = (status.modified, item.input)
-                (entry.inputInode, entry.inputChanged) = (status.inode, status.changed)
+                (entry.inputInode, entry.inputChanged) = (status.inode, ManifestEntry.recorded(changed: status.changed))
             } catch {
                 return (.replace(.unchecked(error.reason)), nil)
             }

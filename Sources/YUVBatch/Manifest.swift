@@ -30,6 +30,9 @@ public struct ManifestEntry: Sendable {
     /// written and its time set back has another change time, and is read again.
     public var inputInode: UInt64?
     public var inputChanged: Double?
+
+    /// The change time to record for an input read now whose status says `changed` (`settled`).
+    public static func recorded(changed: Double) -> Double? { settled(changed) ? changed : nil }
     public var report: ConversionReport
     public var quality: QualityReport?
     /// The process's peak resident set after the conversion that made the output.
@@ -185,7 +188,10 @@ public struct Manifest: Sendable {
             }
         }
         if escaped { throw Malformed(why: "ends in the middle of an escape") }
-        if fields.count != columns.count && !olderColumns.contains(fields.count) {
+        // More fields than this version knows: a later version's line, its new columns after these (read, the rest
+        // ignored — the version before this one refused such a line, and an older build sharing the folder with a newer
+        // one converted everything again). Fewer: an older version's, if it is one of theirs.
+        if fields.count < columns.count && !olderColumns.contains(fields.count) {
             throw Malformed(why: "\(fields.count) fields, not \(columns.count)")
         }
         return fields
@@ -350,6 +356,16 @@ extension ManifestEntry {
                   inputSHA256: inputSHA256, optionsKey: optionsKey, outputBytes: outputBytes, outputModified: outputModified,
                   outputSHA256: outputSHA256, report: report, quality: quality, peakRSS: peakRSS, outputInode: outputInode,
                   inputInode: inputInode, inputChanged: inputChanged)
+    }
+
+    /// Whether a change time is old enough to vouch for a file: more than 2 s before now. A file system that keeps
+    /// whole seconds (ext2/ext3 with small inodes, HFS+, many network servers) or two (FAT, a camera's card) gives a
+    /// file replaced within the same tick the same change time; such a time is not recorded (as git's "racily
+    /// clean" entries), so the next run reads the file again, and records it then.
+    static func settled(_ changed: Double) -> Bool {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return changed < Double(now.tv_sec) + Double(now.tv_nsec) * 1e-9 - 2
     }
 
     /// The routes a report names (`BandSource.pathName`).

@@ -31,6 +31,16 @@ public enum Cell: Sendable, Equatable {
     case decibelPair(Double, Double)
 }
 
+/// A CSV text cell: shown (`CellStyle.shown`), with a `'` before it when it starts as a formula no text of this
+/// tool's starts with (`=`, `+`, `@`) — the manifest's fields, which anyone who can write in the output folder can
+/// edit, are such text. A leading `-` is left: `ffmpeg_rawvideo_input` is `-f rawvideo …` (a file's text, `name`,
+/// gets the `'` before a `-` too).
+func csvText(_ s: String) -> String {
+    let t = CellStyle.shown(s)
+    guard let c = t.unicodeScalars.first, "=+@".unicodeScalars.contains(c) else { return t }
+    return "'" + t
+}
+
 /// `s` with a `'` before it when a spreadsheet would take it for a formula (or it starts with `'` itself).
 func csvDefused(_ s: String) -> String {
     // A name that starts with ' gets one too, so that a shown name stands for one name: drop exactly one.
@@ -44,7 +54,7 @@ struct CellStyle: Sendable {
     let text: @Sendable (String) -> String
     /// Text a file chose (`Cell.name`): defused for a spreadsheet (CSV), else as `text`.
     var defuse = false
-    func name(_ s: String) -> String { defuse ? csvDefused(text(s)) : text(s) }
+    func name(_ s: String) -> String { defuse ? csvDefused(Self.shown(s)) : text(s) }
     let number: @Sendable (Double, Int) -> String
     let bytes: @Sendable (Int) -> String
     let percent: (decimals: Int, suffix: String)
@@ -62,7 +72,7 @@ struct CellStyle: Sendable {
 
     static let json = CellStyle(text: jsonString, number: jsonNumber, bytes: { "\($0)" }, percent: (2, ""), decibels: 4,
                                 similarity: 6, unmeasured: "null", by: "x", pair: "/")
-    static let csv = CellStyle(text: shown, defuse: true, number: fixed, bytes: { "\($0)" }, percent: (2, ""),
+    static let csv = CellStyle(text: csvText, defuse: true, number: fixed, bytes: { "\($0)" }, percent: (2, ""),
                                decibels: 4, similarity: 6, unmeasured: "", by: "x", pair: "/")
     static let textTable = CellStyle(text: shown, number: fixed, bytes: formatBytes, percent: (1, "%"), decibels: 1,
                                      similarity: 4, unmeasured: "-", by: "x", pair: "/")

@@ -25,7 +25,7 @@ func textLines(_ r: ImageRecord) -> String {
         return textCells([shown(r.file)], columns) + shown(r.skipped.map { "skipped: " + $0 } ?? "error: " + (r.error ?? ""))
     }
     let row = textCells(columns.map { $0.value(r).text }, columns)
-    var source = "    \(rep.info.container.rawValue) \(rep.info.sampling), \(formatBytes(rep.inputBytes)) on disk -> "
+    var source = "    \(rep.info.container.rawValue) \(rep.info.sampling) of \(formatBytes(rep.inputBytes)) -> "
     source += "\(rep.layout.rawValue) \(rep.spec), " + (rep.colour.map { "\($0), " } ?? "") + "\(rep.path)"
     if rep.chromaFilter == .sharp { source += ", sharp chroma" }
     if !rep.orientation.isIdentity { source += ", " + rep.orientationText }

@@ -147,8 +147,18 @@ func runBatch(_ options: Options) -> Int32 {
     // Said by the dry run too, as the run would say them.
     var first = plan.reader()
     let firstItem = first.next()
+    // Outputs whose names say another format than --format writes: the first named, the others counted (each name
+    // is its own: `--name '{name}'` keeps every input's extension).
+    var contradicted: (output: String, others: Int)?
+    if let asked = options.format {
+        var items = plan.reader()
+        while let item = items.next() {
+            guard OutputFormat.contradiction(asked: asked, path: item.output) != nil else { continue }
+            contradicted = contradicted.map { ($0.output, $0.others + 1) } ?? (item.output, 0)
+        }
+    }
     warnIgnoredOptions(options, format: options.format ?? firstItem?.format ?? .raw(.nv12), rawInput: false,
-                       output: firstItem?.output)
+                       output: contradicted?.output, others: contradicted?.others ?? 0)
     if options.dryRun { return dryRunBatch(plan, options: options, update: update, outputFolder: folder.path) }
     // A report file inside the output folder, which the batch makes when it is missing: made first (a name
     // the system cannot hold refused before that).

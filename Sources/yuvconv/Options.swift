@@ -140,7 +140,15 @@ struct Options {
                 flag = String(arg.prefix(2))
                 inline = String(arg.dropFirst(2))
             } else if !arg.hasPrefix("--"), arg.count > 2, let first = OptionSpec.byName[String(arg.prefix(2))], first.value == nil {
-                // Short flags together, as getopt takes them: -qy is -q -y, -qo out is -q -o out.
+                // Short flags together, as getopt takes them: -qy is -q -y, -qo out is -q -o out. Only when every
+                // letter up to one that takes a value is a flag: else the whole word is the unknown option
+                // (`-help` is not -h -e -l -p), and a '-' is no letter (`-q-` is not -q --).
+                var letters = arg.dropFirst()
+                while let c = letters.first, c != "-", let o = OptionSpec.byName["-" + String(c)] {
+                    letters = letters.dropFirst()
+                    if o.value != nil { letters = ""; break }
+                }
+                guard letters.isEmpty else { throw UsageError(message: "unknown option '\(arg)'") }
                 flag = String(arg.prefix(2))
                 rest = ["-" + arg.dropFirst(2)] + rest
             }

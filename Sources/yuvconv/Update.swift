@@ -212,7 +212,7 @@ struct UpdateManifest: Sendable {
             inputSHA256: input.sha256, optionsKey: options.optionsKey(for: item.format), outputBytes: digest.bytes,
             outputModified: digest.modified ?? written.modified, outputSHA256: digest.sha256, report: report,
             quality: outcome.record.quality, peakRSS: outcome.record.peakRSS, outputInode: digest.inode,
-            inputInode: input.status.inode, inputChanged: input.status.changed))
+            inputInode: input.status.inode, inputChanged: ManifestEntry.recorded(changed: input.status.changed)))
         return outcome
     }
 

@@ -9,7 +9,7 @@ import YUVIO
 import YUVReport
 import Synchronization
 
-let version = "0.4.0"
+let version = "0.4.1"
 
 /// Every message goes out here, so no text in one — an option's value, an environment variable, a decoder's
 /// or a file's words — can drive the terminal: control characters other than the newlines and tabs of the
@@ -209,13 +209,14 @@ func run(_ args: [String]) -> Int32 {
 
 /// Prints the warnings for options that do nothing here (with -q too: -q drops the per-image lines only).
 func warnIgnoredOptions(_ options: Options, format: OutputFormat, rawInput: Bool, single: Bool = false, pngInput: Bool = false,
-                        output: String? = nil) {
+                        output: String? = nil, others: Int = 0) {
     for w in options.ignoredOptionWarnings(format: format, rawInput: rawInput, single: single, pngInput: pngInput) {
         printErr("yuvconv: warning: \(w)")
     }
-    // A name that says one format while -f writes another (a batch: its first output, its template's extension).
+    // A name that says one format while -f writes another (a batch: the first such output, and how many more).
     if let output, let named = OutputFormat.contradiction(asked: options.format, path: output) {
-        printErr("yuvconv: warning: \(displayOutputPath(output))\(single ? "" : " (and the batch's other outputs like it)"): "
+        let more = others == 0 ? "" : " (and \(others) more output\(others == 1 ? "" : "s") whose names say another format)"
+        printErr("yuvconv: warning: \(displayOutputPath(output))\(more): "
                  + "the name says \(named.displayName), but --format writes \(format.displayName) into it")
     }
 }

@@ -76,6 +76,26 @@ final class ManifestTests: XCTestCase {
         XCTAssertNotNil(old)
         XCTAssertNil(old?.inputInode)
         XCTAssertNil(old?.inputChanged)
+        // A later version's line, with columns after these: read, the rest left (this version's predecessor refused
+        // it, and an older build sharing a folder with a newer one converted everything again).
+        let later = Array("yuvconv-manifest\t1\n".utf8) + line + Array("\tnew\t42\n".utf8)
+        let next = Manifest(parsing: later, problems: &problems).entries["i.nv12"]
+        XCTAssertEqual(problems, [])
+        XCTAssertEqual(next?.inputInode, 1234567)
+    }
+
+    /// A change time within 2 s of now is not recorded (git's "racily clean" rule): on a file system that keeps
+    /// whole seconds, or two (FAT), a file replaced within the same tick has the same change time, so the input is
+    /// read again by the next run instead (before: recorded, and a same-size replacement with its time put back was
+    /// kept as up to date on ext2 with small inodes).
+    func testAChangeTimeTooRecentToVouchIsNotRecorded() {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let t = Double(now.tv_sec) + Double(now.tv_nsec) * 1e-9
+        XCTAssertNil(ManifestEntry.recorded(changed: t))
+        XCTAssertNil(ManifestEntry.recorded(changed: t.rounded(.down)), "a whole-second file system's time of now")
+        XCTAssertNil(ManifestEntry.recorded(changed: t - 1.5))
+        XCTAssertEqual(ManifestEntry.recorded(changed: t - 3), t - 3)
     }
 
     func testEntriesReadBackAsWritten() {

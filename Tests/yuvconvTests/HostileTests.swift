@@ -1206,8 +1206,14 @@ final class HostileTests: CLITestCase {
         XCTAssertEqual(one.stderr, "yuvconv: warning: x.png: the name says PNG, but --format writes raw nv21 into it\n")
         let batch = try run([png, fixture("photos/rocket.jpg"), "-o", "o/", "-f", "y4m", "--name", "{stem}.jpg", "-q"])
         XCTAssertEqual(batch.status, 0, batch.stderr)
-        XCTAssertTrue(batch.stderr.contains("o/rocket.jpg (and the batch's other outputs like it): the name says JPEG, but --format writes Y4M into it"),
-                      batch.stderr)
+        XCTAssertTrue(batch.stderr.contains("o/rocket.jpg (and 1 more output whose names say another format): the name says JPEG, "
+                                            + "but --format writes Y4M into it"), batch.stderr)
+        // Each name is its own: `{name}` keeps each input's extension, and the one that says another format is found
+        // whichever comes first.
+        let mixed = try run([fixture("photos/rocket.jpg"), png, "-o", "m/", "-f", "jpeg", "--name", "{name}", "-q"])
+        XCTAssertEqual(mixed.status, 0, mixed.stderr)
+        XCTAssertTrue(mixed.stderr.hasPrefix("yuvconv: warning: m/basn2c08.png: the name says PNG, but --format writes JPEG into it\n"),
+                      mixed.stderr)
         for agreeing in [["-o", "a.yuv", "-f", "nv12"], ["-o", "b.nv12", "-f", "nv12"], ["-o", "c.y4m", "-f", "yuv4mpegpipe"], ["-o", "d", "-f", "nv12"]] {
             XCTAssertEqual(try run([png] + agreeing + ["-q"]).stderr, "", "\(agreeing)")
         }

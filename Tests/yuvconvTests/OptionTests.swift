@@ -59,7 +59,13 @@ final class OptionTests: CLITestCase {
         XCTAssertEqual(bundled.stderr, "")
         XCTAssertEqual(try run([jpg, "-yqo", "b.out", "-f", "nv21"]).status, 0)
         XCTAssertEqual(try Data(contentsOf: work.appendingPathComponent("b.out")).count, 640 * 427 + 640 * 214)
-        XCTAssertTrue(try run(["-qz"]).stderr.contains("unknown option '-z'"))
+        // A word that is not all flags is named whole (`-help` is no -h -e -l -p); '-' is no flag letter (`-q-`
+        // was -q --, and the rest of the line became inputs).
+        for word in ["-qz", "-help", "-quiet", "-q-", "-q-o"] {
+            let r = try run([jpg, word, "-o", "w.out"])
+            XCTAssertEqual(r.status, 2, word)
+            XCTAssertTrue(r.stderr.contains("unknown option '\(word)'"), "\(word): \(r.stderr)")
+        }
         let joined = try run([jpg, "-fnv21", "-o", "j.out", "-q"]), apart = try run([jpg, "-f", "nv21", "-o", "a.out", "-q"])
         XCTAssertEqual(joined.status, 0, joined.stderr)
         XCTAssertEqual(apart.status, 0, apart.stderr)

@@ -102,10 +102,10 @@ int yc_orientation_unusable(int exif_tag, int xmp_orientation);
 
 /// XMP's tiff:Orientation in an XMP packet, read as XML markup (yc_metadata.c): the first attribute or element
 /// named P:Orientation, P bound to the TIFF namespace (or `tiff` bound to no other), outside comments, CDATA and
-/// other attributes' values, decides: 1…8 when its value is an integer 1…8 (spaces around it and leading zeros
-/// allowed, as XML Schema's integers) or a character reference to one digit 1…8, else −1 (there, but no
-/// orientation: said as EXIF's is); 0 when absent or cut short. Used when a file has no EXIF orientation tag —
-/// an EXIF 1 is an orientation (JPEG: the first APP1 XMP segment that has the property; PNG: the first
+/// other attributes' values, decides: 1…8 when its value is an integer 1…8 (spaces around it, a leading + and
+/// leading zeros allowed, as XML Schema's integers) or a character reference to one digit 1…8, else −1 (there,
+/// but no orientation: said as EXIF's is); 0 when absent or cut short. Used when a file has no EXIF orientation
+/// tag — an EXIF 1 is an orientation (JPEG: the first APP1 XMP segment; PNG: the first
 /// "XML:com.adobe.xmp" iTXt before the image data, inflated when compressed). Never reads outside `bytes[0..<count]`.
 int yc_xmp_orientation(const uint8_t *bytes, size_t count);
 
