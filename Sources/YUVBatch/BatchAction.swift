@@ -106,10 +106,11 @@ extension Manifest {
         let sameFile = entry.inputInode == input.inode && entry.inputChanged == input.changed
         if input.modified != entry.inputModified || !item.input.utf8.elementsEqual(entry.input.utf8) || !sameFile {
             do throws(FileError) {
+                let readAt = ManifestEntry.wallClock()
                 let (status, sha) = try sha256(ofFile: item.input)
                 if sha != entry.inputSHA256 || status.size != entry.inputBytes { return (.replace(.inputChanged), nil) }
                 (entry.inputModified, entry.input) = (status.modified, item.input)
-                (entry.inputInode, entry.inputChanged) = (status.inode, ManifestEntry.recorded(changed: status.changed))
+                (entry.inputInode, entry.inputChanged) = (status.inode, ManifestEntry.recorded(changed: status.changed, readAt: readAt))
             } catch {
                 return (.replace(.unchecked(error.reason)), nil)
             }

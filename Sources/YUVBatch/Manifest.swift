@@ -31,8 +31,16 @@ public struct ManifestEntry: Sendable {
     public var inputInode: UInt64?
     public var inputChanged: Double?
 
-    /// The change time to record for an input read now whose status says `changed` (`settled`).
-    public static func recorded(changed: Double) -> Double? { settled(changed) ? changed : nil }
+    /// The change time to record for an input whose status, taken at `readAt` (`wallClock()`, before it was opened:
+    /// not after its conversion, which may take seconds), says `changed`: nil when not `settled`.
+    public static func recorded(changed: Double, readAt: Double) -> Double? { settled(changed, at: readAt) ? changed : nil }
+
+    /// The time now, as change times count it.
+    public static func wallClock() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) * 1e-9
+    }
     public var report: ConversionReport
     public var quality: QualityReport?
     /// The process's peak resident set after the conversion that made the output.
@@ -188,10 +196,10 @@ public struct Manifest: Sendable {
             }
         }
         if escaped { throw Malformed(why: "ends in the middle of an escape") }
-        // More fields than this version knows: a later version's line, its new columns after these (read, the rest
-        // ignored — the version before this one refused such a line, and an older build sharing the folder with a newer
-        // one converted everything again). Fewer: an older version's, if it is one of theirs.
-        if fields.count < columns.count && !olderColumns.contains(fields.count) {
+        // Fewer fields: an older version's line, if it is one of theirs. More is refused: two lines run together (a
+        // newline lost) would otherwise be read as one with the next line's name in its last field — and a later
+        // version's line is converted again anyway, its options key naming that version.
+        if fields.count != columns.count && !olderColumns.contains(fields.count) {
             throw Malformed(why: "\(fields.count) fields, not \(columns.count)")
         }
         return fields
@@ -358,15 +366,12 @@ extension ManifestEntry {
                   inputInode: inputInode, inputChanged: inputChanged)
     }
 
-    /// Whether a change time is old enough to vouch for a file: more than 2 s before now. A file system that keeps
-    /// whole seconds (ext2/ext3 with small inodes, HFS+, many network servers) or two (FAT, a camera's card) gives a
-    /// file replaced within the same tick the same change time; such a time is not recorded (as git's "racily
-    /// clean" entries), so the next run reads the file again, and records it then.
-    static func settled(_ changed: Double) -> Bool {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return changed < Double(now.tv_sec) + Double(now.tv_nsec) * 1e-9 - 2
-    }
+    /// Whether a change time is old enough to vouch for a file read at `readAt`: more than 2 s before it. A file
+    /// system that keeps whole seconds (ext2/ext3 with small inodes, HFS+, many network servers) or two (FAT, a
+    /// camera's card) gives a file replaced within the same tick the same change time; such a time is not recorded
+    /// (as git's "racily clean" entries), so the next run reads the file again, and records it then. (A change time
+    /// ahead of this clock — a server's skew — is never recorded: the file is read on every run while it lasts.)
+    static func settled(_ changed: Double, at readAt: Double) -> Bool { changed < readAt - 2 }
 
     /// The routes a report names (`BandSource.pathName`).
     static let routes: Set<String> = ["direct YCbCr", "RGB", "YUV"]

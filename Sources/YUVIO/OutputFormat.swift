@@ -72,10 +72,12 @@ public enum OutputFormat: Equatable, Sendable {
 
     /// The format `path`'s extension names when `asked` (`--format`) writes another (`-o x.png -f nv21`: raw NV21 in
     /// a file every viewer takes for a PNG, and a later batch over the folder refuses), or nil: no format asked, the
-    /// name names none, it names this one, or it is `.yuv` (raw planes of any layout, as the field uses it).
+    /// name names none, it names this one, or it is `.yuv` and raw planes are written (of any layout, as the field
+    /// uses the name; a PNG in `x.yuv` is said).
     public static func contradiction(asked: OutputFormat?, path: String) -> OutputFormat? {
         guard let asked, path != "-", let (_, ext) = (path.aroundLastSlash?.1 ?? path).around(last: "."),
-              ext.lowercased() != "yuv", let named = OutputFormat(fileExtension: ext), named != asked else { return nil }
+              let named = OutputFormat(fileExtension: ext), named != asked else { return nil }
+        if case .raw = asked, ext.lowercased() == "yuv" { return nil }
         return named
     }
 

@@ -11,6 +11,9 @@ public enum Cell: Sendable, Equatable {
     /// Applies but was not measured: JSON null, CSV empty, a dash in the tables.
     case unmeasured
     case text(String)
+    /// The tool's own command-line text (`-f rawvideo …`, ffmpeg's arguments): written as `text`, but never given a
+    /// CSV formula's `'` (it starts with `-` to be pasted after `ffmpeg`).
+    case arguments(String)
     /// Text a file chose — its name, an error naming it, its profile's description — written as `text`,
     /// except that a CSV cell starting as a spreadsheet formula would (`=`, `+`, `-`, `@`, a tab or carriage
     /// return: `=HYPERLINK(…).png`) gets a `'` before it, which spreadsheets show as text (OWASP's advice).
@@ -31,13 +34,12 @@ public enum Cell: Sendable, Equatable {
     case decibelPair(Double, Double)
 }
 
-/// A CSV text cell: shown (`CellStyle.shown`), with a `'` before it when it starts as a formula no text of this
-/// tool's starts with (`=`, `+`, `@`) — the manifest's fields, which anyone who can write in the output folder can
-/// edit, are such text. A leading `-` is left: `ffmpeg_rawvideo_input` is `-f rawvideo …` (a file's text, `name`,
-/// gets the `'` before a `-` too).
+/// A CSV text cell: shown (`CellStyle.shown`), with a `'` before it when it starts as a formula (`=`, `+`, `-`,
+/// `@`): no text of this tool's starts so but its command-line text (`Cell.arguments`), and an `--update` run's
+/// kept lines come from its manifest, which anyone who can write in the output folder can edit.
 func csvText(_ s: String) -> String {
     let t = CellStyle.shown(s)
-    guard let c = t.unicodeScalars.first, "=+@".unicodeScalars.contains(c) else { return t }
+    guard let c = t.unicodeScalars.first, "=+-@".unicodeScalars.contains(c) else { return t }
     return "'" + t
 }
 
@@ -55,6 +57,8 @@ struct CellStyle: Sendable {
     /// Text a file chose (`Cell.name`): defused for a spreadsheet (CSV), else as `text`.
     var defuse = false
     func name(_ s: String) -> String { defuse ? csvDefused(Self.shown(s)) : text(s) }
+    /// `Cell.arguments`: as `text`, but in CSV without the formula guard.
+    func arguments(_ s: String) -> String { defuse ? Self.shown(s) : text(s) }
     let number: @Sendable (Double, Int) -> String
     let bytes: @Sendable (Int) -> String
     let percent: (decimals: Int, suffix: String)
@@ -87,6 +91,7 @@ extension Cell {
         case .absent: return nil
         case .unmeasured: return style.unmeasured
         case .text(let s): return style.text(s)
+        case .arguments(let s): return style.arguments(s)
         case .name(let s): return style.name(s)
         case .flag(let b): return b ? "true" : "false"
         case .count(let n): return "\(n)"
@@ -102,7 +107,7 @@ extension Cell {
     /// Text of either kind (the HTML table lets it wrap).
     var isText: Bool {
         switch self {
-        case .text, .name: return true
+        case .text, .name, .arguments: return true
         default: return false
         }
     }

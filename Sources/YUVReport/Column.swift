@@ -92,10 +92,10 @@ public struct Column: Sendable {
             // Plain rawvideo only, else empty: FFmpeg reads no row or plane padding, and has no bi-planar pixel
             // format with an A plane (docs/cli.md gives the numpy and dd ways to read those).
             if !r.rawVideo || r.filePadded || (rep.alphaBytes > 0 && rep.layout.isBiPlanar) { return .text("") }
-            return .text(ColourDescription(spec: rep.spec, primaries: rep.primaries, chromaLocation: rep.chromaLocation).ffmpegInputArguments(layout: rep.layout, width: rep.geometry.width,
+            return .arguments(ColourDescription(spec: rep.spec, primaries: rep.primaries, chromaLocation: rep.chromaLocation).ffmpegInputArguments(layout: rep.layout, width: rep.geometry.width,
                                                                          height: rep.geometry.height, alpha: rep.alphaBytes > 0).joined(separator: " "))
         },
-        converted("ffmpeg_filter") { _, rep in ColourDescription.ffmpegFilter(layout: rep.layout, siting: rep.chromaLocation).map { .text($0) } ?? .text("") },
+        converted("ffmpeg_filter") { _, rep in ColourDescription.ffmpegFilter(layout: rep.layout, siting: rep.chromaLocation).map { .arguments($0) } ?? .text("") },
         converted("color_management") { _, rep in .name(rep.colour ?? "none") },
         converted("path", html: "path") { _, rep in .text(rep.path) },
         converted("orientation", csv: false) { _, rep in .count(rep.orientation.exif) },

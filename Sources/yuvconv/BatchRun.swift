@@ -209,8 +209,8 @@ struct BatchRun {
     }
 
     /// The summary on standard error (`always`, or when something failed or was not started: "N `done`, M
-    /// skipped (`skipped`), F failed", then every failure, in input order — unless there was one input, whose
-    /// error line said it), the report's totals, and the exit status.
+    /// skipped (`skipped`), F failed", then every failure, in input order — unless the run was one file named alone,
+    /// whose error line said it), the report's totals, and the exit status.
     func finish(summary done: String, skipped: String?, always: Bool) -> Int32 {
         let signal = interruptSignal()
         let final = state.withLock { $0 }
@@ -228,9 +228,12 @@ struct BatchRun {
                     + (signal != nil ? " (interrupted)" : readerGone ? " (standard output's reader stopped reading)" : " (--fail-fast)")
             }
             printErr(line)
-            // Of one input, its error line above says it all (`report x.y4m` said it three times, with the report's).
+            // Of one file named alone, its error line above says it all (`report x.y4m` said it three times, with the
+            // report's); a shard, a list or a folder lists its failures, whatever their number (CI gathers them).
             var failures = outputs.failures.reader()
-            while count > 1, let why = failures.nextRecord() { printErr("  failed: " + String(decoding: why, as: UTF8.self)) }
+            let alone = count == 1 && options.inputs.count == 1 && options.filesFrom == nil && options.shard == nil
+                && FileStatus(path: options.inputs[0])?.kind != .directory
+            while !alone, let why = failures.nextRecord() { printErr("  failed: " + String(decoding: why, as: UTF8.self)) }
         }
         // A signal that cut nothing short (it came after every input had finished) leaves the run's own status,
         // as its report is put in place below: 130 with a complete report said "interrupted" of a finished run.

@@ -76,26 +76,26 @@ final class ManifestTests: XCTestCase {
         XCTAssertNotNil(old)
         XCTAssertNil(old?.inputInode)
         XCTAssertNil(old?.inputChanged)
-        // A later version's line, with columns after these: read, the rest left (this version's predecessor refused
-        // it, and an older build sharing a folder with a newer one converted everything again).
-        let later = Array("yuvconv-manifest\t1\n".utf8) + line + Array("\tnew\t42\n".utf8)
-        let next = Manifest(parsing: later, problems: &problems).entries["i.nv12"]
-        XCTAssertEqual(problems, [])
-        XCTAssertEqual(next?.inputInode, 1234567)
+        // Two lines run together (a newline lost), the second's name numeric: refused, not read as one line.
+        let merged = Array("yuvconv-manifest\t1\n".utf8) + line + Array("\t2\n".utf8)
+        XCTAssertNil(Manifest(parsing: merged, problems: &problems).entries["i.nv12"])
+        XCTAssertEqual(problems.count, 1)
     }
 
     /// A change time within 2 s of now is not recorded (git's "racily clean" rule): on a file system that keeps
     /// whole seconds, or two (FAT), a file replaced within the same tick has the same change time, so the input is
     /// read again by the next run instead (before: recorded, and a same-size replacement with its time put back was
     /// kept as up to date on ext2 with small inodes).
+    /// The time it is judged against is when the input was read, not when its conversion ended (seconds later: a
+    /// time from the read's second was recorded after a long conversion).
     func testAChangeTimeTooRecentToVouchIsNotRecorded() {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        let t = Double(now.tv_sec) + Double(now.tv_nsec) * 1e-9
-        XCTAssertNil(ManifestEntry.recorded(changed: t))
-        XCTAssertNil(ManifestEntry.recorded(changed: t.rounded(.down)), "a whole-second file system's time of now")
-        XCTAssertNil(ManifestEntry.recorded(changed: t - 1.5))
-        XCTAssertEqual(ManifestEntry.recorded(changed: t - 3), t - 3)
+        let t = ManifestEntry.wallClock()
+        XCTAssertNil(ManifestEntry.recorded(changed: t, readAt: t))
+        XCTAssertNil(ManifestEntry.recorded(changed: t.rounded(.down), readAt: t), "a whole-second file system's time of now")
+        XCTAssertNil(ManifestEntry.recorded(changed: t - 1.5, readAt: t))
+        XCTAssertEqual(ManifestEntry.recorded(changed: t - 3, readAt: t), t - 3)
+        XCTAssertNil(ManifestEntry.recorded(changed: t - 3, readAt: t - 2), "read 2 s ago, converted since")
+        XCTAssertNil(ManifestEntry.recorded(changed: t + 3600, readAt: t), "ahead of this clock")
     }
 
     func testEntriesReadBackAsWritten() {

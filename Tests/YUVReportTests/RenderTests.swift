@@ -239,8 +239,7 @@ final class RenderTests: XCTestCase {
     /// Every text cell, whoever wrote its text (a restored manifest line is a file anyone could edit), shows a
     /// control character as `\xNN` in the tables and the CSV — no cell sets a terminal's title, clears it or breaks
     /// a CSV line — and text that would start a formula gets its `'` in the CSV, whichever column (a restored
-    /// manifest's sampling or route too); only a leading `-` is left to the tool's own text (`ffmpeg_rawvideo_input`
-    /// is `-f rawvideo …`), a file's text gets it there too.
+    /// manifest's sampling or route too), but the tool's own ffmpeg arguments (`-f rawvideo …`).
     func testNoCellCarriesAControlCharacter() {
         let escape = "\u{1B}]0;pwned\u{07}\u{1B}[2J\u{1B}[31mRED\u{202E}"
         var info = SourceInfo(restoring: .png, width: 3, height: 5, sampling: escape, rowFormat: .rgb8,
@@ -269,6 +268,13 @@ final class RenderTests: XCTestCase {
                             alphaBytes: 0, ledgerPeakBytes: 4096, orientation: .identity), quality: nil, alignment: 64, peakRSS: 0)
         XCTAssertEqual(csvTable([f]).rows[0]["source_sampling"], "'@SUM(A1)")
         XCTAssertEqual(csvTable([f]).rows[0]["file"], "'-b.png")
+        formula = SourceInfo(restoring: .png, width: 3, height: 5, sampling: "-2+3+cmd|' /C calc'!A0", rowFormat: .rgb8,
+                             progressive: false, interlaced: false, hasAlpha: false, orientation: 1)
+        let minus = ImageRecord(file: "c.png", error: nil, report: ConversionReport(restoring: formula, geometry: PlaneGeometry(width: 3, height: 5),
+                                layout: .nv12, spec: ConversionSpec(), inputBytes: 100, warnings: 0, firstWarning: "", path: "RGB",
+                                alphaBytes: 0, ledgerPeakBytes: 4096, orientation: .identity), quality: nil, alignment: 64, peakRSS: 0)
+        XCTAssertEqual(csvTable([minus]).rows[0]["source_sampling"], "'-2+3+cmd|' /C calc'!A0")
+        XCTAssertTrue(csvTable([minus]).rows[0]["ffmpeg_rawvideo_input"]?.hasPrefix("-f rawvideo") == true, "the tool's arguments keep their -")
         XCTAssertEqual(row["color_management"], "'=1+1\\x1B[0m")
         XCTAssertEqual(row["source_sampling"], "\\x1B]0;pwned\\x07\\x1B[2J\\x1B[31mRED\\u{202E}")
     }

@@ -1214,6 +1214,7 @@ final class HostileTests: CLITestCase {
         XCTAssertEqual(mixed.status, 0, mixed.stderr)
         XCTAssertTrue(mixed.stderr.hasPrefix("yuvconv: warning: m/basn2c08.png: the name says PNG, but --format writes JPEG into it\n"),
                       mixed.stderr)
+        XCTAssertTrue(try run([png, "-o", "p.yuv", "-f", "png", "-q"]).stderr.contains("p.yuv: the name says raw yuv420p, but --format writes PNG into it"))
         for agreeing in [["-o", "a.yuv", "-f", "nv12"], ["-o", "b.nv12", "-f", "nv12"], ["-o", "c.y4m", "-f", "yuv4mpegpipe"], ["-o", "d", "-f", "nv12"]] {
             XCTAssertEqual(try run([png] + agreeing + ["-q"]).stderr, "", "\(agreeing)")
         }

@@ -88,6 +88,10 @@ final class ReportTests: CLITestCase {
         XCTAssertTrue(r.stderr.contains("yuvconv: 0 measured, 1 failed"), r.stderr)
         let two = try run(["report", y4m.path, fixture("photos/rocket.jpg")])
         XCTAssertTrue(two.stderr.contains("  failed: "), two.stderr)
+        // A shard of one still lists it (CI gathers the lists of its shards), and so does a folder of one.
+        let shards = try ["1/2", "2/2"].map { try run(["report", y4m.path, fixture("photos/rocket.jpg"), "--shard", $0]) }
+        let failing = try XCTUnwrap(shards.first { $0.status == 1 })
+        XCTAssertTrue(failing.stderr.contains("  failed: "), failing.stderr)
     }
 
     /// The per-image line of a padded output (`--align`, `--align-height`) gives the file's size beside the tight
