@@ -260,21 +260,21 @@ final class RenderTests: XCTestCase {
         let row = csvTable([r]).rows[0]
         XCTAssertEqual(row["path"], "'=HYPERLINK(\"http://evil/\")\\x0A")
         XCTAssertTrue(row["ffmpeg_rawvideo_input"]?.hasPrefix("-f rawvideo") == true)
-        var formula = info
-        formula = SourceInfo(restoring: .png, width: 3, height: 5, sampling: "@SUM(A1)", rowFormat: .rgb8,
-                             progressive: false, interlaced: false, hasAlpha: false, orientation: 1)
-        let f = ImageRecord(file: "-b.png", error: nil, report: ConversionReport(restoring: formula, geometry: PlaneGeometry(width: 3, height: 5),
-                            layout: .nv12, spec: ConversionSpec(), inputBytes: 100, warnings: 0, firstWarning: "", path: "RGB",
-                            alphaBytes: 0, ledgerPeakBytes: 4096, orientation: .identity), quality: nil, alignment: 64, peakRSS: 0)
-        XCTAssertEqual(csvTable([f]).rows[0]["source_sampling"], "'@SUM(A1)")
-        XCTAssertEqual(csvTable([f]).rows[0]["file"], "'-b.png")
-        formula = SourceInfo(restoring: .png, width: 3, height: 5, sampling: "-2+3+cmd|' /C calc'!A0", rowFormat: .rgb8,
-                             progressive: false, interlaced: false, hasAlpha: false, orientation: 1)
-        let minus = ImageRecord(file: "c.png", error: nil, report: ConversionReport(restoring: formula, geometry: PlaneGeometry(width: 3, height: 5),
-                                layout: .nv12, spec: ConversionSpec(), inputBytes: 100, warnings: 0, firstWarning: "", path: "RGB",
-                                alphaBytes: 0, ledgerPeakBytes: 4096, orientation: .identity), quality: nil, alignment: 64, peakRSS: 0)
-        XCTAssertEqual(csvTable([minus]).rows[0]["source_sampling"], "'-2+3+cmd|' /C calc'!A0")
-        XCTAssertTrue(csvTable([minus]).rows[0]["ffmpeg_rawvideo_input"]?.hasPrefix("-f rawvideo") == true, "the tool's arguments keep their -")
+        // A record whose source's sampling is `sampling` (a restored manifest line's text), its row in the CSV.
+        func csvRow(file: String, sampling: String) -> [String: String] {
+            let info = SourceInfo(restoring: .png, width: 3, height: 5, sampling: sampling, rowFormat: .rgb8,
+                                  progressive: false, interlaced: false, hasAlpha: false, orientation: 1)
+            let report = ConversionReport(restoring: info, geometry: PlaneGeometry(width: 3, height: 5), layout: .nv12,
+                                          spec: ConversionSpec(), inputBytes: 100, warnings: 0, firstWarning: "", path: "RGB",
+                                          alphaBytes: 0, ledgerPeakBytes: 4096, orientation: .identity)
+            return csvTable([ImageRecord(file: file, error: nil, report: report, quality: nil, alignment: 64, peakRSS: 0)]).rows[0]
+        }
+        let at = csvRow(file: "-b.png", sampling: "@SUM(A1)")
+        XCTAssertEqual(at["source_sampling"], "'@SUM(A1)")
+        XCTAssertEqual(at["file"], "'-b.png")
+        let minus = csvRow(file: "c.png", sampling: "-2+3+cmd|' /C calc'!A0")
+        XCTAssertEqual(minus["source_sampling"], "'-2+3+cmd|' /C calc'!A0")
+        XCTAssertTrue(minus["ffmpeg_rawvideo_input"]?.hasPrefix("-f rawvideo") == true, "the tool's arguments keep their -")
         XCTAssertEqual(row["color_management"], "'=1+1\\x1B[0m")
         XCTAssertEqual(row["source_sampling"], "\\x1B]0;pwned\\x07\\x1B[2J\\x1B[31mRED\\u{202E}")
     }

