@@ -34,7 +34,7 @@ boolean yc_jpeg_app1_marker(j_decompress_ptr cinfo) {
     long length = marker_length(cinfo);
     if (length <= 0) return TRUE;
     const long xmp_prefix = (long)sizeof xmp_jpeg_prefix;   // with its NUL
-    if ((dec->exif == NULL && length > 6) || (!dec->xmp_seen && length > xmp_prefix)) {
+    if ((dec->exif == NULL && length > 6) || (!dec->xmp_seen && length >= xmp_prefix)) {
         uint8_t *body = dec->app1;
         for (long i = 0; i < length; i++) body[i] = (uint8_t)marker_byte(cinfo);
         if (dec->exif == NULL && length > 6 && memcmp(body, "Exif\0\0", 6) == 0) {
@@ -48,7 +48,8 @@ boolean yc_jpeg_app1_marker(j_decompress_ptr cinfo) {
         }
         // The first XMP packet decides, with the property or without, as a PNG's first XMP iTXt does (each format
         // allows one standard packet): one verdict whatever the container.
-        if (!dec->xmp_seen && length > xmp_prefix && memcmp(body, xmp_jpeg_prefix, (size_t)xmp_prefix) == 0) {
+        // An empty packet (the prefix alone) is the first packet too, as an empty XMP iTXt is a PNG's.
+        if (!dec->xmp_seen && length >= xmp_prefix && memcmp(body, xmp_jpeg_prefix, (size_t)xmp_prefix) == 0) {
             dec->xmp_seen = 1;
             dec->xmp_orientation = yc_xmp_orientation(body + xmp_prefix, (size_t)(length - xmp_prefix));
         }

@@ -215,7 +215,8 @@ func warnIgnoredOptions(_ options: Options, format: OutputFormat, rawInput: Bool
     }
     // A name that says one format while -f writes another (a batch: the first such output, and how many more).
     if let output, let named = OutputFormat.contradiction(asked: options.format, path: output) {
-        let more = others == 0 ? "" : " (and \(others) more output\(others == 1 ? "" : "s") whose names say another format)"
+        let more = others == 0 ? "" : others == 1 ? " (and 1 more output whose name says another format)"
+            : " (and \(others) more outputs whose names say another format)"
         printErr("yuvconv: warning: \(displayOutputPath(output))\(more): "
                  + "the name says \(named.displayName), but --format writes \(format.displayName) into it")
     }

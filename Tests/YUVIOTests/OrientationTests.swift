@@ -388,6 +388,8 @@ final class OrientationTests: XCTestCase {
         XCTAssertEqual(first.report.orientation.exif, 6, "the first packet decides")
         XCTAssertEqual(first.report.orientationText, "turned 90° clockwise (XMP 6)")
         XCTAssertEqual(try with([plain]).report.firstWarning, "", "no property: nothing to say")
+        // An empty first packet (the prefix alone) is the first packet too, as an empty XMP iTXt is a PNG's.
+        XCTAssertEqual(try with(["", "<rdf:Description tiff:Orientation='6'/>"]).report.orientation, .identity)
     }
 
     /// A PNG's compressed XMP iTXt (flag 1) is inflated and read as an uncompressed one, up to a packet of 1 MiB (a

@@ -1206,7 +1206,7 @@ final class HostileTests: CLITestCase {
         XCTAssertEqual(one.stderr, "yuvconv: warning: x.png: the name says PNG, but --format writes raw nv21 into it\n")
         let batch = try run([png, fixture("photos/rocket.jpg"), "-o", "o/", "-f", "y4m", "--name", "{stem}.jpg", "-q"])
         XCTAssertEqual(batch.status, 0, batch.stderr)
-        XCTAssertTrue(batch.stderr.contains("o/rocket.jpg (and 1 more output whose names say another format): the name says JPEG, "
+        XCTAssertTrue(batch.stderr.contains("o/rocket.jpg (and 1 more output whose name says another format): the name says JPEG, "
                                             + "but --format writes Y4M into it"), batch.stderr)
         // Each name is its own: `{name}` keeps each input's extension, and the one that says another format is found
         // whichever comes first.
