@@ -86,11 +86,13 @@ extension Manifest {
         if output.size != entry.outputBytes { return (.replace(.outputAltered), nil) }
         // Another file at the name (another inode: one another run put there, even in the same clock tick) is
         // read too, as one with another time is.
-        if output.modified != entry.outputModified || entry.outputInode.map({ $0 != output.inode }) ?? false {
+        // An output edited in place with its time set back has another change time (when one was recorded).
+        if output.modified != entry.outputModified || entry.outputInode.map({ $0 != output.inode }) ?? false
+            || entry.outputChanged.map({ $0 != output.changed }) ?? false {
             do throws(FileError) {
                 let (status, sha) = try sha256(ofFile: item.output)
                 if sha != entry.outputSHA256 || status.size != entry.outputBytes { return (.replace(.outputAltered), nil) }
-                (entry.outputModified, entry.outputInode) = (status.modified, status.inode)
+                (entry.outputModified, entry.outputInode, entry.outputChanged) = (status.modified, status.inode, status.changed)
             } catch {
                 return (.replace(.unchecked(error.reason)), nil)
             }

@@ -30,6 +30,10 @@ public struct ManifestEntry: Sendable {
     /// written and its time set back has another change time, and is read again.
     public var inputInode: UInt64?
     public var inputChanged: Double?
+    /// The output's change time once it was named (nil in lines written before it was recorded, or when the name
+    /// led to another file by then): an output edited in place, keeping its size, with its time set back has
+    /// another, and is read (its SHA-256 decides).
+    public var outputChanged: Double?
 
     /// The change time to record for an input whose status, taken at `readAt` (`wallClock()`, before it was opened:
     /// not after its conversion, which may take seconds), says `changed`: nil when not `settled`.
@@ -49,13 +53,13 @@ public struct ManifestEntry: Sendable {
     public init(output: String, input: String, inputBytes: Int, inputModified: Double, inputSHA256: String,
                 optionsKey: String, outputBytes: Int, outputModified: Double, outputSHA256: String,
                 report: ConversionReport, quality: QualityReport?, peakRSS: Int, outputInode: UInt64? = nil,
-                inputInode: UInt64? = nil, inputChanged: Double? = nil) {
+                inputInode: UInt64? = nil, inputChanged: Double? = nil, outputChanged: Double? = nil) {
         (self.output, self.input, self.inputBytes, self.inputModified, self.inputSHA256) =
             (output, input, inputBytes, inputModified, inputSHA256)
         (self.optionsKey, self.outputBytes, self.outputModified, self.outputSHA256) =
             (optionsKey, outputBytes, outputModified, outputSHA256)
         (self.report, self.quality, self.peakRSS, self.outputInode) = (report, quality, peakRSS, outputInode)
-        (self.inputInode, self.inputChanged) = (inputInode, inputChanged)
+        (self.inputInode, self.inputChanged, self.outputChanged) = (inputInode, inputChanged, outputChanged)
     }
 }
 
@@ -73,13 +77,14 @@ public struct Manifest: Sendable {
         "range", "file_bytes", "warnings", "first_warning", "path", "alpha_bytes", "conversion_buffers_bytes",
         "orientation", "peak_rss_bytes", "psnr_y_db", "psnr_cb_db", "psnr_cr_db", "psnr_rgb_db", "ssim_y",
         "color_management", "primaries", "chroma_filter", "psnr_rgb_bilinear_db", "orientation_source", "output_inode",
-        "input_inode", "input_ctime",
+        "input_inode", "input_ctime", "output_ctime",
     ]
     /// Lines written before the last columns were added, by their number of fields: before `chroma_filter` and
     /// `psnr_rgb_bilinear_db` (read as box-filtered, without the bilinear measure), before `orientation_source`
     /// (read as EXIF, which the text report names), and before `output_inode` (its output then checked by size and
-    /// time alone, as then), and before `input_inode` and `input_ctime` (its input then read once, to record them).
-    static let olderColumns = [columns.count - 6, columns.count - 4, columns.count - 3, columns.count - 2]
+    /// time alone, as then), before `input_inode` and `input_ctime` (its input then read once, to record them), and
+    /// before `output_ctime` (its output then checked by size, time and inode, as then).
+    static let olderColumns = [columns.count - 7, columns.count - 5, columns.count - 4, columns.count - 3, columns.count - 1]
 
     /// The entries by output name.
     public var entries: [String: ManifestEntry] = [:]
@@ -249,7 +254,8 @@ extension ManifestEntry {
                 text("\(peakRSS)")] + measures + [text(r.colour ?? ""), text(r.primaries.rawValue),
                                                  text(r.chromaFilter.rawValue), quality?.psnrRGBBilinear.map(number) ?? [],
                                                  text(i.orientationSource.rawValue), text(outputInode.map { "\($0)" } ?? ""),
-                                                 text(inputInode.map { "\($0)" } ?? ""), inputChanged.map(number) ?? []]
+                                                 text(inputInode.map { "\($0)" } ?? ""), inputChanged.map(number) ?? [],
+                                                 outputChanged.map(number) ?? []]
     }
 
     /// An entry from a line's fields (`Manifest.columns` order), each checked.
@@ -344,10 +350,12 @@ extension ManifestEntry {
         }
         let outputInode = try inode()
         let inputInode = try inode()
-        var inputChanged: Double?
-        if at < f.count {
-            if f[at].isEmpty { at += 1 } else { inputChanged = try real() }
+        func time() throws(Malformed) -> Double? {
+            guard at < f.count else { return nil }
+            if f[at].isEmpty { at += 1; return nil }
+            return try real()
         }
+        let inputChanged = try time(), outputChanged = try time()
         if output.isEmpty { throw Malformed(why: "no output name") }
         var info = SourceInfo(restoring: container, width: storedWidth, height: storedHeight, sampling: sampling,
                               rowFormat: rowFormat, progressive: progressive, interlaced: interlaced, hasAlpha: hasAlpha,
@@ -363,7 +371,7 @@ extension ManifestEntry {
         self.init(output: output, input: input, inputBytes: inputBytes, inputModified: inputModified,
                   inputSHA256: inputSHA256, optionsKey: optionsKey, outputBytes: outputBytes, outputModified: outputModified,
                   outputSHA256: outputSHA256, report: report, quality: quality, peakRSS: peakRSS, outputInode: outputInode,
-                  inputInode: inputInode, inputChanged: inputChanged)
+                  inputInode: inputInode, inputChanged: inputChanged, outputChanged: outputChanged)
     }
 
     /// Whether a change time is old enough to vouch for a file read at `readAt`: more than 2 s before it. A file

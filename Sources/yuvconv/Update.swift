@@ -151,6 +151,7 @@ struct UpdateManifest: Sendable {
             || old.inputModified != entry.inputModified || old.inputInode != entry.inputInode
             || old.inputChanged != entry.inputChanged
             || old.outputModified != entry.outputModified || old.outputInode != entry.outputInode
+            || old.outputChanged != entry.outputChanged
     }
 
     /// The failure of an output `check` would not write (it turned a conversion into a skip), for the report and
@@ -213,7 +214,9 @@ struct UpdateManifest: Sendable {
             inputSHA256: input.sha256, optionsKey: options.optionsKey(for: item.format), outputBytes: digest.bytes,
             outputModified: digest.modified ?? written.modified, outputSHA256: digest.sha256, report: report,
             quality: outcome.record.quality, peakRSS: outcome.record.peakRSS, outputInode: digest.inode,
-            inputInode: input.status.inode, inputChanged: ManifestEntry.recorded(changed: input.status.changed, readAt: readAt)))
+            inputInode: input.status.inode, inputChanged: ManifestEntry.recorded(changed: input.status.changed, readAt: readAt),
+            // Its change time once named (linking and renaming set it), when the name still leads to the file written.
+            outputChanged: digest.inode.map { $0 == written.inode } == true ? written.changed : nil))
         return outcome
     }
 

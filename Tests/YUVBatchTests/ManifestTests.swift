@@ -48,11 +48,11 @@ final class ManifestTests: XCTestCase {
         XCTAssertEqual(problems, [])
         XCTAssertEqual(back?.report.info.orientationSource, .xmp)
         XCTAssertEqual(back?.report.orientationText, "turned 90° clockwise (XMP 6)")
-        // The line without its last four fields (orientation_source, and output_inode, input_inode and input_ctime
-        // after it).
+        // The line without its last five fields (orientation_source, and output_inode, input_inode, input_ctime and
+        // output_ctime after it).
         let lines = text.split(separator: 10).map(Array.init), last = lines.last!
         let tabs = last.indices.filter { last[$0] == 9 }
-        let older = lines.dropLast().joined(separator: [10]) + [10] + last[..<tabs[tabs.count - 4]] + [10]
+        let older = lines.dropLast().joined(separator: [10]) + [10] + last[..<tabs[tabs.count - 5]] + [10]
         let old = Manifest(parsing: Array(older), problems: &problems).entries["x.nv12"]
         XCTAssertEqual(problems, [])
         XCTAssertEqual(old?.report.info.orientationSource, .exif)
@@ -62,20 +62,22 @@ final class ManifestTests: XCTestCase {
     /// without them (and `Manifest.decide` then reads the input once).
     func testInputInodeAndChangeTimeReadBack() {
         var e = entry(output: "i.nv12", input: "in/i.png")
-        (e.inputInode, e.inputChanged) = (1234567, 1_700_000_000.123456)
+        (e.inputInode, e.inputChanged, e.outputChanged) = (1234567, 1_700_000_000.123456, 1_700_000_001.5)
         var problems: [String] = []
         let back = Manifest(parsing: render(e), problems: &problems).entries["i.nv12"]
         XCTAssertEqual(problems, [])
         XCTAssertEqual(back?.inputInode, 1234567)
         XCTAssertEqual(back?.inputChanged, 1_700_000_000.123456)
+        XCTAssertEqual(back?.outputChanged, 1_700_000_001.5)
         let line = render(e).split(separator: 10).last!
         let tabs = line.indices.filter { line[$0] == 9 }
-        let older = Array("yuvconv-manifest\t1\n".utf8) + line[..<tabs[tabs.count - 2]] + [10]
+        let older = Array("yuvconv-manifest\t1\n".utf8) + line[..<tabs[tabs.count - 3]] + [10]
         let old = Manifest(parsing: older, problems: &problems).entries["i.nv12"]
         XCTAssertEqual(problems, [])
         XCTAssertNotNil(old)
         XCTAssertNil(old?.inputInode)
         XCTAssertNil(old?.inputChanged)
+        XCTAssertNil(old?.outputChanged)
         // Two lines run together (a newline lost), the second's name numeric: refused, not read as one line.
         let merged = Array("yuvconv-manifest\t1\n".utf8) + line + Array("\t2\n".utf8)
         XCTAssertNil(Manifest(parsing: merged, problems: &problems).entries["i.nv12"])
@@ -135,11 +137,11 @@ final class ManifestTests: XCTestCase {
         XCTAssertEqual(problems, [])
         XCTAssertEqual(back.entries["s.nv12"]?.report.chromaFilter, .sharp)
         XCTAssertEqual(back.entries["s.nv12"]?.quality, e.quality)
-        // The same line without its last six fields (those two, orientation_source, output_inode, input_inode and
-        // input_ctime), as the version before them wrote it.
+        // The same line without its last seven fields (those two, orientation_source, output_inode, input_inode,
+        // input_ctime and output_ctime), as the version before them wrote it.
         let line = render(e).split(separator: 10).last!
         let tabs = line.indices.filter { line[$0] == 9 }
-        let older = Array("yuvconv-manifest\t1\n".utf8) + line[..<tabs[tabs.count - 6]] + [10]
+        let older = Array("yuvconv-manifest\t1\n".utf8) + line[..<tabs[tabs.count - 7]] + [10]
         let old = Manifest(parsing: older, problems: &problems)
         XCTAssertEqual(problems, [])
         XCTAssertEqual(old.entries["s.nv12"]?.report.chromaFilter, .box)

@@ -229,6 +229,32 @@ final class UpdateTests: CLITestCase {
         XCTAssertEqual(changed.images["in/a.png"]?["source_sampling"] as? String, "RGB 16-bit")
     }
 
+    /// An output edited in place, keeping its size, with its time set back is read (its change time differs) and
+    /// converted again (before: kept, and the report gave a SHA-256 the file no longer had).
+    func testOutputEditedWithItsTimeSetBackIsConvertedAgain() throws {
+        try makeInputs()
+        summary(try update().result, converted: 3, skipped: 0)
+        let url = work.appendingPathComponent("out/a.nv12")
+        let original = try contents("out/a.nv12")
+        var before = stat(), after = stat()
+        XCTAssertEqual(stat(url.path, &before), 0)
+        var edited = original
+        edited[100] ^= 0xFF
+        let handle = try FileHandle(forWritingTo: url)
+        try handle.write(contentsOf: edited)
+        try handle.close()
+        // The time put back to the nanosecond, as `touch -r` or `cp -p` would.
+        var times = [before.st_atim, before.st_mtim]
+        XCTAssertEqual(utimensat(AT_FDCWD, url.path, &times, 0), 0)
+        XCTAssertEqual(stat(url.path, &after), 0)
+        XCTAssertEqual([after.st_mtim.tv_sec, after.st_mtim.tv_nsec, Int(after.st_size), Int(after.st_ino)],
+                       [before.st_mtim.tv_sec, before.st_mtim.tv_nsec, Int(before.st_size), Int(before.st_ino)])
+        let again = try update()
+        summary(again.result, converted: 1, skipped: 2)
+        XCTAssertEqual(try contents("out/a.nv12"), original)
+        XCTAssertEqual(again.images["in/a.png"]?["up_to_date"] as? Bool, false)
+    }
+
     /// An output altered in place (same size) or cut short is converted again, back to its bytes.
     func testAlteredOutputIsConvertedAgain() throws {
         try makeInputs()
