@@ -86,13 +86,16 @@ extension Manifest {
         if output.size != entry.outputBytes { return (.replace(.outputAltered), nil) }
         // Another file at the name (another inode: one another run put there, even in the same clock tick) is
         // read too, as one with another time is.
-        // An output edited in place with its time set back has another change time (when one was recorded).
+        // An output edited in place with its time set back has another change time; one without a recorded change
+        // time (an older manifest's line, or one recorded too recently to vouch) is read once, as an input is.
         if output.modified != entry.outputModified || entry.outputInode.map({ $0 != output.inode }) ?? false
-            || entry.outputChanged.map({ $0 != output.changed }) ?? false {
+            || entry.outputChanged != output.changed {
             do throws(FileError) {
+                let readAt = ManifestEntry.wallClock()
                 let (status, sha) = try sha256(ofFile: item.output)
                 if sha != entry.outputSHA256 || status.size != entry.outputBytes { return (.replace(.outputAltered), nil) }
-                (entry.outputModified, entry.outputInode, entry.outputChanged) = (status.modified, status.inode, status.changed)
+                (entry.outputModified, entry.outputInode) = (status.modified, status.inode)
+                entry.outputChanged = ManifestEntry.recorded(changed: status.changed, readAt: readAt)
             } catch {
                 return (.replace(.unchecked(error.reason)), nil)
             }

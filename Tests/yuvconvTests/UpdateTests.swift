@@ -253,6 +253,21 @@ final class UpdateTests: CLITestCase {
         summary(again.result, converted: 1, skipped: 2)
         XCTAssertEqual(try contents("out/a.nv12"), original)
         XCTAssertEqual(again.images["in/a.png"]?["up_to_date"] as? Bool, false)
+        // A line without the output's change time (an older manifest's) has its output read once: an edit made
+        // before that is found too (before: never read, the wrong SHA-256 reported on every run).
+        let path = work.appendingPathComponent("out/.yuvconv-manifest")
+        let lines = String(decoding: try Data(contentsOf: path), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        let older = lines.map { $0.hasPrefix("#") || $0.hasPrefix("yuvconv-manifest") || $0.isEmpty ? String($0)
+                                : $0.split(separator: "\t", omittingEmptySubsequences: false).dropLast().joined(separator: "\t") }
+        try Data(older.joined(separator: "\n").utf8).write(to: path)
+        XCTAssertEqual(stat(url.path, &before), 0)
+        let handle2 = try FileHandle(forWritingTo: url)
+        try handle2.write(contentsOf: edited)
+        try handle2.close()
+        times = [before.st_atim, before.st_mtim]
+        XCTAssertEqual(utimensat(AT_FDCWD, url.path, &times, 0), 0)
+        summary(try update().result, converted: 1, skipped: 2)
+        XCTAssertEqual(try contents("out/a.nv12"), original)
     }
 
     /// An output altered in place (same size) or cut short is converted again, back to its bytes.
