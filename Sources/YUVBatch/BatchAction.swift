@@ -91,11 +91,9 @@ extension Manifest {
         if output.modified != entry.outputModified || entry.outputInode.map({ $0 != output.inode }) ?? false
             || entry.outputChanged != output.changed {
             do throws(FileError) {
-                let readAt = ManifestEntry.wallClock()
-                let (status, sha) = try sha256(ofFile: item.output)
+                let (status, sha, changed) = try ManifestEntry.read(item.output)
                 if sha != entry.outputSHA256 || status.size != entry.outputBytes { return (.replace(.outputAltered), nil) }
-                (entry.outputModified, entry.outputInode) = (status.modified, status.inode)
-                entry.outputChanged = ManifestEntry.recorded(changed: status.changed, readAt: readAt)
+                (entry.outputModified, entry.outputInode, entry.outputChanged) = (status.modified, status.inode, changed)
             } catch {
                 return (.replace(.unchecked(error.reason)), nil)
             }
@@ -111,11 +109,10 @@ extension Manifest {
         let sameFile = entry.inputInode == input.inode && entry.inputChanged == input.changed
         if input.modified != entry.inputModified || !item.input.utf8.elementsEqual(entry.input.utf8) || !sameFile {
             do throws(FileError) {
-                let readAt = ManifestEntry.wallClock()
-                let (status, sha) = try sha256(ofFile: item.input)
+                let (status, sha, changed) = try ManifestEntry.read(item.input)
                 if sha != entry.inputSHA256 || status.size != entry.inputBytes { return (.replace(.inputChanged), nil) }
                 (entry.inputModified, entry.input) = (status.modified, item.input)
-                (entry.inputInode, entry.inputChanged) = (status.inode, ManifestEntry.recorded(changed: status.changed, readAt: readAt))
+                (entry.inputInode, entry.inputChanged) = (status.inode, changed)
             } catch {
                 return (.replace(.unchecked(error.reason)), nil)
             }

@@ -35,8 +35,16 @@ public struct ManifestEntry: Sendable {
     /// another, and is read (its SHA-256 decides).
     public var outputChanged: Double?
 
-    /// The change time to record for an input whose status, taken at `readAt` (`wallClock()`, before it was opened:
-    /// not after its conversion, which may take seconds), says `changed`: nil when not `settled`.
+    /// `path` read for the manifest: its status, its SHA-256, and the change time to record for it — nil when not
+    /// `settled` against the moment it was opened (not after a conversion that followed, which may take seconds).
+    /// Inputs and outputs alike, whether converted or read again to be kept.
+    public static func read(_ path: String) throws(FileError) -> (status: FileStatus, sha256: String, changed: Double?) {
+        let readAt = wallClock()
+        let (status, sha) = try sha256(ofFile: path)
+        return (status, sha, recorded(changed: status.changed, readAt: readAt))
+    }
+
+    /// The change time to record for a file whose status, taken at `readAt`, says `changed`: nil when not `settled`.
     public static func recorded(changed: Double, readAt: Double) -> Double? { settled(changed, at: readAt) ? changed : nil }
 
     /// The time now, as change times count it.
@@ -341,21 +349,18 @@ extension ManifestEntry {
         }
         var orientationSource = SourceInfo.OrientationSource.exif
         if at < f.count { orientationSource = try named(SourceInfo.OrientationSource.init(rawValue:)) }
-        // Optional fields, each read in its place (empty: not recorded).
-        func inode() throws(Malformed) -> UInt64? {
+        // Optional fields, each read in its place: nil when empty (not recorded) or when the line ends before it.
+        func optional<T>(_ read: () throws(Malformed) -> T) throws(Malformed) -> T? {
             guard at < f.count else { return nil }
             if f[at].isEmpty { at += 1; return nil }
+            return try read()
+        }
+        func inode() throws(Malformed) -> UInt64 {
             guard let v = UInt64(text()) else { throw Malformed(why: "\(column()) is not an inode number") }
             return v
         }
-        let outputInode = try inode()
-        let inputInode = try inode()
-        func time() throws(Malformed) -> Double? {
-            guard at < f.count else { return nil }
-            if f[at].isEmpty { at += 1; return nil }
-            return try real()
-        }
-        let inputChanged = try time(), outputChanged = try time()
+        let (outputInode, inputInode) = (try optional(inode), try optional(inode))
+        let (inputChanged, outputChanged) = (try optional(real), try optional(real))
         if output.isEmpty { throw Malformed(why: "no output name") }
         var info = SourceInfo(restoring: container, width: storedWidth, height: storedHeight, sampling: sampling,
                               rowFormat: rowFormat, progressive: progressive, interlaced: interlaced, hasAlpha: hasAlpha,

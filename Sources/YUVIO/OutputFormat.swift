@@ -59,9 +59,7 @@ public enum OutputFormat: Equatable, Sendable {
     public static func resolve(asked: OutputFormat?, path: String) throws(Unresolved) -> OutputFormat {
         if let asked { return asked }
         guard path != "-" else { return .raw(.nv12) }
-        // By scalar (`aroundLastSlash`): a `/` or `.` before a combining mark is one Character with it.
-        let base = path.aroundLastSlash?.1 ?? path
-        guard let (before, ext) = base.around(last: ".") else { return .raw(.nv12) }
+        guard let (before, ext) = nameAndExtension(path) else { return .raw(.nv12) }
         // A hidden name (`.png`, `out/.y4m`) says its format when what follows its dot is one; other hidden
         // names (`.out`) have no extension.
         if before.isEmpty { return OutputFormat(fileExtension: ext) ?? .raw(.nv12) }
@@ -75,11 +73,15 @@ public enum OutputFormat: Equatable, Sendable {
     /// name names none, it names this one, or it is `.yuv` and raw planes are written (of any layout, as the field
     /// uses the name; a PNG in `x.yuv` is said).
     public static func contradiction(asked: OutputFormat?, path: String) -> OutputFormat? {
-        guard let asked, path != "-", let (_, ext) = (path.aroundLastSlash?.1 ?? path).around(last: "."),
+        guard let asked, path != "-", let (_, ext) = nameAndExtension(path),
               let named = OutputFormat(fileExtension: ext), named != asked else { return nil }
         if case .raw = asked, ext.lowercased() == "yuv" { return nil }
         return named
     }
+
+    /// The file name's part before its last `.` and the extension after it, or nil without a `.` — by scalar
+    /// (`aroundLastSlash`, `around(last:)`): a `/` or `.` before a combining mark is one Character with it.
+    static func nameAndExtension(_ path: String) -> (String, String)? { (path.aroundLastSlash?.1 ?? path).around(last: ".") }
 
     /// What a run asks of its outputs that not every format carries (most of it only raw planes).
     public enum RawOnly: Sendable, Equatable {

@@ -115,15 +115,12 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
                                                 : "its sampling (\(report.info.sampling)) has no direct path")
         printErr("yuvconv: warning: \(name): \(why): decoded to RGB, not converted from its planes (--jpeg-path direct)")
     }
+    var record = options.record(file: name, report: report, quality: report.quality, peakRSS: peak, format: format)
     // A raw output padded by --align/--align-height: its file's size too (the line's figure is the tight planes').
-    let padded = format.isRaw && (options.fileAlignment > 1 || options.heightAlignment > 1)
-        ? FrameLayout(width: report.geometry.width, height: report.geometry.height, pixelLayout: report.layout,
-                      alignment: options.fileAlignment, heightAlignment: options.heightAlignment,
-                      alpha: report.alphaBytes > 0).byteCount : nil
+    let padded = record.filePadded ? record.alignedBytes : nil
     let line = { summaryLine(name: name, report: report, processPeak: !options.inBatch, padded: padded) }
     if !options.quiet && !options.batchQuietLines { printErr(line()) }
     if !options.quiet && options.batchQuietLines && options.verbose { printAboveProgress(line()) }
-    var record = options.record(file: name, report: report, quality: report.quality, peakRSS: peak, format: format)
     record.output = sink.digest
     record.outputPath = sink.isStandardOutput ? "-" : displayPath(output)
     return Outcome(record: record, failure: nil)

@@ -197,8 +197,7 @@ struct UpdateManifest: Sendable {
     /// converts it again, the safe side. A failed conversion, an input that cannot be hashed (not a regular file)
     /// or an output that is not a regular file drops the entry.
     func convert(_ item: BatchItem, options: Options, _ convert: () -> Outcome) -> Outcome {
-        let readAt = ManifestEntry.wallClock()
-        let input = try? sha256(ofFile: item.input)
+        let input = try? ManifestEntry.read(item.input)
         // Stopped by a signal while hashing: not started, and its entry (if any) left as it was.
         if input == nil, interruptSignal() != nil { return .notStarted(item.input) }
         var outcome = convert()
@@ -214,7 +213,7 @@ struct UpdateManifest: Sendable {
             inputSHA256: input.sha256, optionsKey: options.optionsKey(for: item.format), outputBytes: digest.bytes,
             outputModified: digest.modified ?? written.modified, outputSHA256: digest.sha256, report: report,
             quality: outcome.record.quality, peakRSS: outcome.record.peakRSS, outputInode: digest.inode,
-            inputInode: input.status.inode, inputChanged: ManifestEntry.recorded(changed: input.status.changed, readAt: readAt),
+            inputInode: input.status.inode, inputChanged: input.changed,
             // Its change time once named (linking and renaming set it), when the name still leads to the file written.
             outputChanged: digest.inode.map { $0 == written.inode } == true ? written.changed : nil))
         return outcome

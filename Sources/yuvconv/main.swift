@@ -30,7 +30,7 @@ func summaryLine(name: String, report r: ConversionReport, processPeak: Bool = t
     let g = r.geometry, layout = r.layout.rawValue + (r.alphaBytes > 0 ? "+A" : "")
     let yuv = FrameLayout(width: g.width, height: g.height, pixelLayout: r.layout).byteCount + r.alphaBytes
     let saving = Saving(baseline: g.rgbaBytes, ours: yuv)
-    let file = padded.flatMap { $0 != yuv ? " (the file \(formatBytes($0)), padded)" : nil } ?? ""
+    let file = padded.map { " (the file \(formatBytes($0)), padded)" } ?? ""
     return "\(name): \(g.width)x\(g.height) \(r.info.container.rawValue) \(r.info.sampling) -> \(layout) "
         + "(\(r.spec)): RGBA \(formatBytes(g.rgbaBytes)), \(layout) \(formatBytes(yuv))\(file), "
         + "saves \(formatBytes(saving.bytes)) (\(formatFixed(saving.percent, decimals: 1))%); "
