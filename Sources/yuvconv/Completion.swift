@@ -10,8 +10,8 @@ let subcommands: [(name: String, help: String)] = [
 ]
 
 /// The completion script of `yuvconv --completion SHELL`, made from the option table: every name of every
-/// option, the values of those with a fixed set (`ValueCompletion.oneOf`), file names for operands and for
-/// options that take a path, the subcommands as the first word.
+/// option (after `report`, those it takes), the values of those with a fixed set (`ValueCompletion.oneOf`), file
+/// names for operands and for options that take a path, the subcommands as the first word.
 func completionScript(_ shell: Shell) -> String {
     let options = OptionSpec.groups.flatMap(\.options)
     let header = "# \(shell.rawValue) completion for yuvconv, made by `yuvconv --completion \(shell.rawValue)` "
@@ -57,6 +57,7 @@ private func bashCompletion(_ options: [OptionSpec]) -> String {
     cases.append("        \(paths.joined(separator: "|"))) _yuvconv_files; return 0 ;;")
     cases.append("        \(others.joined(separator: "|"))) return 0 ;;")
     let names = options.flatMap(\.names).joined(separator: " ")
+    let reportNames = options.filter { $0.notInReport == nil }.flatMap(\.names).joined(separator: " ")
     return """
         _yuvconv_files() {
             compopt -o filenames 2>/dev/null
@@ -79,7 +80,11 @@ private func bashCompletion(_ options: [OptionSpec]) -> String {
                 [[ ${COMP_WORDS[i]} == -- ]] && { _yuvconv_files; return 0; }
             done
             if [[ $cur == -* ]]; then
-                COMPREPLY=($(compgen -W '\(names) --' -- "$cur"))
+                if (( COMP_CWORD > 1 )) && [[ ${COMP_WORDS[1]} == report ]]; then
+                    COMPREPLY=($(compgen -W '\(reportNames) --' -- "$cur"))
+                else
+                    COMPREPLY=($(compgen -W '\(names) --' -- "$cur"))
+                fi
                 return 0
             fi
             (( COMP_CWORD == 1 )) && COMPREPLY=($(compgen -W '\(subcommands.map(\.name).joined(separator: " "))' -- "$cur"))
@@ -99,7 +104,7 @@ private func zshCompletion(_ options: [OptionSpec]) -> String {
     func described(_ s: String) -> String {
         quoted(s.replacing("\\", with: "\\\\").replacing("[", with: "\\[").replacing("]", with: "\\]"))
     }
-    let specs = options.map { option -> String in
+    func argumentSpec(_ option: OptionSpec) -> String {
         // -o+ and -j+: the value may be joined (-ofile); --name=: --name=value or --name value.
         let forms = option.names.map { name in
             option.value == nil ? name : name + (name.hasPrefix("--") ? "=" : option.joinsValue ? "+" : "")
@@ -115,8 +120,10 @@ private func zshCompletion(_ options: [OptionSpec]) -> String {
             case .anything: spec += ":\(placeholder): "
             }
         }
-        return "        " + spec + "' \\"
+        return "        " + spec + "'"
     }
+    let common = options.filter { $0.notInReport == nil }.map(argumentSpec)
+    let convertOnly = options.filter { $0.notInReport != nil }.map(argumentSpec)
     let commands = subcommands.map { "\($0.name)\\:\"\($0.help)\"" }.joined(separator: " ")
     return """
         _yuvconv_operands() {
@@ -128,9 +135,15 @@ private func zshCompletion(_ options: [OptionSpec]) -> String {
         }
 
         _yuvconv() {
-            _arguments -S \\
-        \(specs.joined(separator: "\n"))
-                '*:input:_yuvconv_operands'
+            local -a specs
+            specs=(
+        \(common.joined(separator: "\n"))
+            )
+            # Options `report` refuses are offered to convert only.
+            [[ $words[2] == report ]] || specs+=(
+        \(convertOnly.joined(separator: "\n"))
+            )
+            _arguments -S $specs '*:input:_yuvconv_operands'
         }
 
         if [[ $funcstack[1] == _yuvconv ]]; then
@@ -149,7 +162,8 @@ private func fishCompletion(_ options: [OptionSpec]) -> String {
         "complete -c yuvconv -n __fish_use_subcommand -a \($0.name) -d \(quoted($0.help))"
     }
     for option in options {
-        var line = "complete -c yuvconv"
+        // Options `report` refuses are offered to convert only.
+        var line = "complete -c yuvconv" + (option.notInReport == nil ? "" : " -n 'not __fish_seen_subcommand_from report'")
         for name in option.names {
             line += name.hasPrefix("--") ? " -l \(name.dropFirst(2))" : " -s \(name.dropFirst())"
         }

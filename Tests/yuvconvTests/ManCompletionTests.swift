@@ -165,6 +165,11 @@ final class ManCompletionTests: CLITestCase {
         for option in ["-o", "--output", "--report-file", "--files-from"] {
             XCTAssertEqual(try bashComplete(script, ["yuvconv", "x.png", option, "i"]), ["in.jpg"], option)
         }
+        // After `report`, only the options it takes (it refuses --update, -o, --quality …).
+        XCTAssertEqual(try bashComplete(script, ["yuvconv", "--up"]), ["--update"])
+        XCTAssertEqual(try bashComplete(script, ["yuvconv", "report", "--up"]), [])
+        XCTAssertEqual(try bashComplete(script, ["yuvconv", "report", "--rep"]), ["--report", "--report-file"])
+        XCTAssertEqual(try bashComplete(script, ["yuvconv", "convert", "--up"]), ["--update"])
         XCTAssertEqual(try bashComplete(script, ["yuvconv", "--quality", ""]), [])
         XCTAssertEqual(try bashComplete(script, ["yuvconv", "--", "-"]), [], "after --, operands only")
     }
@@ -196,6 +201,10 @@ final class ManCompletionTests: CLITestCase {
         XCTAssertTrue(try complete("yuvconv --ma").contains("--matrix"))
         XCTAssertEqual(Set(try complete("yuvconv --matrix ")), ["bt709", "bt601", "bt2020"])
         XCTAssertTrue(try complete("yuvconv ").contains("convert"))
+        // After `report`, only the options it takes.
+        XCTAssertEqual(try complete("yuvconv --upd"), ["--update"])
+        XCTAssertEqual(try complete("yuvconv report --upd"), [])
+        XCTAssertEqual(try complete("yuvconv report --report-f"), ["--report-file"])
         // Each value's description is the option's, not the first value or two of its help ("ignore (default: …)"
         // for keep, flatten and premultiply; "nv12 (default), nv21, …" for png).
         let r = try launch(fish, ["-c", "source $argv[1]; complete -C $argv[2]", script.path, "yuvconv --alpha "],
