@@ -3,6 +3,21 @@ import YUVIO
 /// The report's formats (`--report`).
 public enum ReportFormat: String, CaseIterable, Sendable {
     case text, json, csv, html
+
+    /// The columns this format shows (the text and HTML tables, or every field of a JSON or CSV line).
+    var columns: [Column] {
+        switch self {
+        case .text: Column.textTable
+        case .json: Column.json
+        case .csv: Column.csv
+        case .html: Column.htmlTable
+        }
+    }
+
+    /// Whether a line of this format shows the output's size and SHA-256 (JSON and CSV): the output is hashed
+    /// as it is written only for a report that shows the hash (or for `--update`'s manifest), as it costs about
+    /// a fifth of a JPEG's conversion.
+    public var showsOutputDigest: Bool { columns.contains { $0.key == "output_sha256" } }
 }
 
 /// What one image adds to a report, made by the thread that converted it: its text in the format, and the

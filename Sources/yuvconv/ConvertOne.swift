@@ -40,8 +40,8 @@ struct Outcome {
 
 /// Converts `input` to `output` (atomically), prints its line unless quiet, and measures it when a report
 /// wants it. Never throws: a failure is part of the outcome. Files in `protected` (every input of the run)
-/// are never written. The output is hashed as it is written for a report and for `--update`'s manifest
-/// only: SHA-256 costs about as much again as the conversion.
+/// are never written. The output is hashed as it is written for a report that shows the hash (JSON, CSV) and for
+/// `--update`'s manifest only: SHA-256 costs about a fifth of a JPEG's conversion.
 func convertOne(input: String, output: String, format: OutputFormat, options: Options, protected: any FileIdentitySet,
                 keepForReport: Bool) -> Outcome {
     let name = displayPath(input)
@@ -52,7 +52,7 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
     let sink: AtomicOutput
     do {
         sink = try AtomicOutput(path: output, force: options.force, inputs: [input], protected: protected,
-                                hashing: keepForReport || options.update)
+                                hashing: (keepForReport && options.reportFormat?.showsOutputDigest == true) || options.update)
     } catch {
         // In a batch the failure is listed under its input, as every other one is (`in/a.png: cannot write out/a.nv12:
         // no process is reading the FIFO`); a single conversion's refusal names its output alone.

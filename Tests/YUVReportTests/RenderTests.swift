@@ -125,6 +125,9 @@ final class RenderTests: XCTestCase {
         XCTAssertEqual(csvTable([r]).rows[0]["output_sha256"], sha)
         XCTAssertEqual(csvTable([r]).rows[0]["up_to_date"], "true")
         XCTAssertFalse(renderReport([r], format: .text).contains(sha), "not in the terminal's table")
+        XCTAssertFalse(renderReport([r], format: .html).contains(sha), "not in the HTML table")
+        // So only JSON and CSV have the output hashed (convertOne asks this).
+        XCTAssertEqual(ReportFormat.allCases.filter(\.showsOutputDigest), [.json, .csv])
         // Kept: said in the text and HTML reports too (their figures are the manifest's), and only then.
         XCTAssertTrue(renderReport([r], format: .text).contains("\n    up to date, kept (figures from the manifest): buffers "))
         XCTAssertTrue(renderReport([r], format: .html).contains("<tr class=\"kept\" title=\"up to date: kept, figures from the manifest\"><td>"))
