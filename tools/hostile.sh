@@ -1008,10 +1008,13 @@ end
 
 # 16. --update, descriptors and links: routes around the checks above.
 begin update-unrecorded-file
-# A plain file of the folder at an output's name, no manifest entry: converted again and recorded (--update's
-# documented "not in the manifest" decision), the run succeeds.
+# A plain file of the folder at an output's name, no manifest entry: not known to be yuvconv's, so never
+# overwritten without --force (it was: someone's file replaced by the first --update run); listed as failed.
+# With --force: converted again and recorded.
 cp "$PNG" a.png; mkdir u; echo stale > u/a.nv12; snap
 run convert a.png -o u/ --update -q
+status 1; says "u/a.nv12: is already there and not in the folder's .yuvconv-manifest"; settled
+run convert a.png -o u/ --update -q --force
 status 0; ALLOW=(u/a.nv12 u/.yuvconv-manifest); settled
 same u/a.nv12 "$(ref "$PNG" nv12)"
 end

@@ -41,8 +41,11 @@ public enum BatchAction: Sendable, Equatable {
 
 /// Why `--update` converts an output again.
 public enum Staleness: Sendable, Equatable, CustomStringConvertible {
-    /// The manifest has no entry for it: there is nothing to tell it is up to date by.
+    /// The manifest has no line for it: nothing tells it is up to date, or that yuvconv made it (without
+    /// `--force`, `--update` leaves such a file alone).
     case unrecorded
+    /// The manifest names it, but its line cannot be read, or there are two: yuvconv made it, how is unknown.
+    case unusableEntry
     /// It was made with other options (`optionsKey`).
     case optionsChanged
     /// The input's content is not what it was made from.
@@ -55,6 +58,7 @@ public enum Staleness: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unrecorded: return "not in the manifest (\(Manifest.fileName))"
+        case .unusableEntry: return "its line in the manifest (\(Manifest.fileName)) cannot be used"
         case .optionsChanged: return "made with other options"
         case .inputChanged: return "the input changed"
         case .outputAltered: return "the output was altered since it was made"

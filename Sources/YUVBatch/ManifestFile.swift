@@ -150,8 +150,12 @@ public final class ManifestFile: @unchecked Sendable {
 
     /// The entry for the output `name`, or nil (none, or its line cannot be read: the output is converted
     /// again, the safe side). A binary search over the lines: a few preads.
-    public func entry(named name: String) -> ManifestEntry? {
-        guard let source else { return nil }
+    public func entry(named name: String) -> ManifestEntry? { lookup(name).entry }
+
+    /// `entry(named:)`, and how many lines name the output (readable or not): one that cannot be used still
+    /// says yuvconv made the file.
+    private func lookup(_ name: String) -> (entry: ManifestEntry?, lines: Int) {
+        guard let source else { return (nil, 0) }
         let target = Manifest.escaped(PathBytes.encode(name))
         // Every line that starts before `lo` has a smaller name; the line at `hi` (or the end) has no smaller one.
         var lo = dataStart, hi = source.size
@@ -166,23 +170,27 @@ public final class ManifestFile: @unchecked Sendable {
             }
             break
         }
-        var reader = LineReader(source, at: lo), found: ManifestEntry?, seen = false
+        var reader = LineReader(source, at: lo), found: ManifestEntry?, lines = 0
         while let (line, _) = reader.next() {
             guard let line, !line.isEmpty, line.first != UInt8(ascii: "#") else { continue }
             let n = Self.name(line)
             if n.lexicographicallyPrecedes(target) { continue }
             if !n.elementsEqual(target) { break }
             // Two lines for one output: neither is trusted (`secondEntry`).
-            if seen { return nil }
-            seen = true
+            lines += 1
+            if lines > 1 { return (nil, lines) }
             found = try? ManifestEntry(fields: try Manifest.fields(line[...]))
         }
-        return found
+        return (found, lines)
     }
 
-    /// What `--update` does with `item` (`Manifest.check`'s decision, from this manifest's entry).
+    /// What `--update` does with `item` (`Manifest.check`'s decision, from this manifest's entry). An output
+    /// whose lines cannot be used (damaged, or two) is not unrecorded: the manifest names it, so yuvconv made it.
     public func check(_ item: BatchItem, optionsKey: String) -> (action: BatchAction, entry: ManifestEntry?) {
-        Manifest.decide(item, entry: entry(named: item.name), optionsKey: optionsKey)
+        let found = lookup(item.name)
+        let decided = Manifest.decide(item, entry: found.entry, optionsKey: optionsKey)
+        if found.lines > 0, case .replace(.unrecorded) = decided.action { return (.replace(.unusableEntry), nil) }
+        return decided
     }
 }
 

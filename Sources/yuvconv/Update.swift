@@ -119,9 +119,11 @@ struct UpdateManifest: Sendable {
     }
 
     /// What `--update` does with `item`, and the entry of an output it keeps. Without `--force` it replaces an
-    /// out-of-date or unrecorded output only when it is a plain file of the output folder, reached by its name
-    /// with no link on the way (`whyNotInFolder`): a link could lead anywhere (a recorded name whose folder
-    /// became a link to elsewhere reached someone's file there), a device is a disk. Anything else stays.
+    /// out-of-date output only when the manifest records it (yuvconv made it: a file of that name it did not
+    /// make — ffmpeg's, a hand-made one — is never overwritten without `--force`, as everywhere else) and it is a
+    /// plain file of the output folder, reached by its name with no link on the way (`whyNotInFolder`): a link
+    /// could lead anywhere (a recorded name whose folder became a link to elsewhere reached someone's file
+    /// there), a device is a disk. Anything else stays.
     /// A new output too: a dangling link at its name, or a folder of its name that is a link, would have it made
     /// wherever the link leads (a link planted in a shared output folder sent new files anywhere).
     func check(_ item: BatchItem, options: Options) -> (action: BatchAction, entry: ManifestEntry?) {
@@ -139,7 +141,9 @@ struct UpdateManifest: Sendable {
             }
             return decided
         }
-        guard !options.force, whyNotInFolder(item) != nil else { return decided }
+        guard !options.force else { return decided }
+        if case .replace(.unrecorded) = decided.action { return (.skip(upToDate: false), nil) }
+        guard whyNotInFolder(item) != nil else { return decided }
         return (.skip(upToDate: false), nil)
     }
 
@@ -154,8 +158,9 @@ struct UpdateManifest: Sendable {
             || old.outputChanged != entry.outputChanged
     }
 
-    /// The failure of an output `check` would not write (it turned a conversion into a skip), for the report and
-    /// the dry run alike: why, and `--force` only when a forced run would write it — what `AtomicOutput.check`
+    /// The failure of an output `check` would not write (it turned a conversion into a skip: a file the manifest
+    /// does not record, or one not reached plainly), for the report and the dry run alike: why, and `--force` only
+    /// when a forced run would write it — what `AtomicOutput.check`
     /// refuses even then (a folder, a socket, an input; a link to one) is said as it would say it, without the hint.
     func refusal(_ item: BatchItem, protected: any FileIdentitySet) -> FileError {
         do throws(WriteError) {
@@ -163,9 +168,9 @@ struct UpdateManifest: Sendable {
         } catch {
             return FileError(output: item.output, error)
         }
-        return FileError(path: item.output, reason: (whyNotInFolder(item) ?? "is already there")
-                             + "; --update writes only plain files of the output folder, reached by their names",
-                         remedy: .overwrite)
+        let why = whyNotInFolder(item).map { $0 + "; --update writes only plain files of the output folder, reached by their names" }
+            ?? "is already there and not in the folder's \(Manifest.fileName): yuvconv did not make it, so --update keeps it"
+        return FileError(path: item.output, reason: why, remedy: .overwrite)
     }
 
     /// Why `item`'s output is not (or would not be) a plain file of the output folder reached by its own name, or

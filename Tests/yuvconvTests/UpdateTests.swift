@@ -289,20 +289,33 @@ final class UpdateTests: CLITestCase {
     }
 
     /// Without the manifest nothing can be vouched for: everything is converted again, and it is made anew.
-    func testWithoutManifestEverythingIsConvertedAgain() throws {
+    func testWithoutManifestNothingIsOverwrittenWithoutForce() throws {
         try makeInputs()
         summary(try update().result, converted: 3, skipped: 0)
         try FileManager.default.removeItem(at: work.appendingPathComponent("out/.yuvconv-manifest"))
-        // Plain files of the folder that no manifest records are converted again and recorded.
-        summary(try update().result, converted: 3, skipped: 0)
+        // Files at the outputs' names that no manifest records (a run without --update made them, or another
+        // program did) are not known to be yuvconv's: kept without --force, each listed as failed (they were
+        // replaced).
+        let before = try outputs.map { try contents("out/" + $0) }
+        let unrecorded = try update().result
+        XCTAssertTrue(unrecorded.stderr.contains("yuvconv: 0 converted, 0 kept (up to date), 4 failed"), unrecorded.stderr)
+        XCTAssertTrue(unrecorded.stderr.contains("out/a.nv12: is already there and not in the folder's .yuvconv-manifest: "
+                                                 + "yuvconv did not make it, so --update keeps it (use --force to overwrite)"),
+                      unrecorded.stderr)
+        XCTAssertEqual(try outputs.map { try contents("out/" + $0) }, before)
+        let dry = try run(["convert", "in/", "-o", "out/", "--update", "-n"])
+        XCTAssertTrue(String(decoding: dry.stdout, as: UTF8.self).contains(
+            "refuse in/b.jpg -> out/b.nv12 (nv12): is already there and not in the folder's .yuvconv-manifest"), dry.stderr)
+        // With --force they are converted again and recorded.
+        summary(try update(["--force"]).result, converted: 3, skipped: 0)
+        summary(try update().result, converted: 0, skipped: 3)
         // A link there could lead anywhere: kept without --force, and listed as failed.
-        try FileManager.default.removeItem(at: work.appendingPathComponent("out/.yuvconv-manifest"))
         try FileManager.default.removeItem(at: work.appendingPathComponent("out/a.nv12"))
         try Data("keep\n".utf8).write(to: work.appendingPathComponent("elsewhere.txt"))
         try FileManager.default.createSymbolicLink(atPath: work.appendingPathComponent("out/a.nv12").path,
                                                    withDestinationPath: "../elsewhere.txt")
         let kept = try update().result
-        XCTAssertTrue(kept.stderr.contains("yuvconv: 2 converted, 0 kept (up to date), 2 failed"), kept.stderr)
+        XCTAssertTrue(kept.stderr.contains("yuvconv: 0 converted, 2 kept (up to date), 2 failed"), kept.stderr)
         XCTAssertTrue(kept.stderr.contains("out/a.nv12: is a symbolic link; --update writes only plain files of the output folder"),
                       kept.stderr)
         XCTAssertEqual(try contents("elsewhere.txt"), Data("keep\n".utf8))
