@@ -851,6 +851,16 @@ WRAP=(bash -c 'ulimit -f 10 && exec "$@"' ulimit); run a.jpg -o x.nv12
 status 1; says 'x\.nv12|large|limit'; settled
 end
 
+# Out of descriptors (ulimit -n) in a batch of eight jobs: each failure says so. EMFILE opening the output
+# folder was said as "the output folder … was moved or replaced during the run".
+begin descriptors-run-out
+mkdir in; for i in $(seq 1 30); do cp "$JPG" in/p$i.jpg; done; snap
+WRAP=(bash -c 'ulimit -n 12 && exec "$@"' ulimit); run convert in/ -o out/ -j 8 -q
+status 1; says 'too many open files'
+! LC_ALL=C grep -qa 'moved or replaced' "$ERR" || bad "says the folder moved: $(LC_ALL=C grep -a -m1 'moved or replaced' "$ERR")"
+ALLOW=(out 'out/p*.nv12'); settled
+end
+
 # 12. Output errors and option conflicts.
 begin report-to-dev-full
 cp "$JPG" a.jpg; snap

@@ -115,7 +115,13 @@ extension AtomicOutput {
         guard let parts = folderParts(of: path, under: root) else { return nil }
         let changed = WriteError.system("the output folder \(PathBytes.display(root)) was moved or replaced during the run")
         var folder = withFileSystemPath(root) { yc_open_folder($0) }
-        guard folder >= 0 else { throw changed }
+        if folder < 0 {
+            // Gone, or something else at its name: changed. Any other failure (no descriptors left, no permission)
+            // is said as it is: EMFILE was reported as the folder moved.
+            let code = errno
+            throw code == ENOENT || code == ENOTDIR || code == ELOOP ? changed
+                : .system("cannot open the output folder \(PathBytes.display(root)): \(errnoMessage(code))")
+        }
         guard FileStatus(descriptor: folder)?.identity == identity else {
             close(folder)
             throw changed
