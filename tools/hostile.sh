@@ -861,6 +861,18 @@ status 1; says 'too many open files'
 ALLOW=(out 'out/p*.nv12'); settled
 end
 
+# A manifest out of order is searched in a sorted copy in $TMPDIR; a copy that cannot be written (here over
+# ulimit -f, as in a full $TMPDIR) is the temporary folder's problem: it told the user to remove the manifest.
+begin update-temporary-copy-fails
+cp "$PNG" a.png; run convert a.png -o u/ --update -q
+line=$(LC_ALL=C grep -av '^#' u/.yuvconv-manifest | sed -n 2p); rest=${line#*$'\t'}
+for i in $(seq 20000 -1 1); do printf 'zz%06d.nv12\t%s\n' "$i" "$rest"; done >> u/.yuvconv-manifest; snap
+WRAP=(bash -c 'ulimit -f 256 && exec "$@"' ulimit); run convert a.png -o u/ --update -q
+status 1; says 'TMPDIR'
+! LC_ALL=C grep -qa 'remove it' "$ERR" || bad "advises removing the manifest: $(errline)"
+settled
+end
+
 # 12. Output errors and option conflicts.
 begin report-to-dev-full
 cp "$JPG" a.jpg; snap

@@ -112,8 +112,15 @@ struct UpdateManifest: Sendable {
                          + "\(problems[0]); their outputs are converted again")
             }
         } catch {
-            printErr("yuvconv: error: \(error.cli); --update needs its manifest to tell what is up to date, and "
-                     + "would drop the entries it holds: make it readable, or remove it to convert everything again")
+            // A temporary file that could not be written (the sorted copy of an unsorted manifest, in a full
+            // $TMPDIR) is the temporary folder's problem, not the manifest's: removing the manifest would lose it.
+            if error.path == Spool.folder {
+                printErr("yuvconv: error: \(error.cli); --update searches its manifest (\(displayPath(path))) through a "
+                         + "sorted copy there: make room, or set TMPDIR to a writable folder with room")
+            } else {
+                printErr("yuvconv: error: \(error.cli); --update needs its manifest to tell what is up to date, and "
+                         + "would drop the entries it holds: make it readable, or remove it to convert everything again")
+            }
             return nil
         }
     }
