@@ -81,11 +81,18 @@ struct Progress {
         let line = "\(done)/\(total) · \(formatFixed(rate, decimals: 1)) img/s · "
             + "\(formatFixed(Double(bytes) / 1_048_576 / t, decimals: 1)) MiB/s · ETA \(Int(eta.rounded()))s"
             + (failed > 0 ? " · \(failed) failed" : "")
-        progressOutput.withLock { _ in _ = fputs("\r\u{1B}[K" + line, stderr) }
+        progressOutput.withLock { _ in
+            _ = fputs("\r\u{1B}[K" + line, stderr)
+            progressLineShown.store(true, ordering: .relaxed)
+        }
     }
 
     func finish() {
-        if enabled { fputs("\r\u{1B}[K", stderr) }
+        guard enabled else { return }
+        progressOutput.withLock { _ in
+            _ = fputs("\r\u{1B}[K", stderr)
+            progressLineShown.store(false, ordering: .relaxed)
+        }
     }
 }
 
@@ -97,6 +104,22 @@ func printAboveProgress(_ text: String) {
 
 /// One writer to the terminal at a time (the workers print from their own threads).
 let progressOutput = Mutex(())
+
+/// Whether a progress line is on standard error's terminal now (drawn, not yet cleared by `finish`).
+let progressLineShown = Atomic<Bool>(false)
+
+/// `body` (a write to standard output) with the progress line cleared first when standard output is a terminal
+/// while it is shown: a report written there began on the end of the progress line. The next `show` redraws it.
+func clearingProgress<T>(when applies: Bool = true, _ body: () -> T) -> T {
+    guard applies else { return body() }
+    return progressOutput.withLock { _ in
+        if progressLineShown.load(ordering: .relaxed), isatty(STDOUT_FILENO) != 0 {
+            _ = fputs("\r\u{1B}[K", stderr)
+            progressLineShown.store(false, ordering: .relaxed)
+        }
+        return body()
+    }
+}
 
 /// One run over many files: `-j N` threads take the items in turn, a progress line on a terminal, the
 /// outcomes handed on in input order (a reorder window: an item that finishes before those before it waits

@@ -64,7 +64,13 @@ final class ReportWriter {
         guard failure == nil, !buffer.isEmpty else { return }
         defer { buffer.removeAll(keepingCapacity: true) }
         if let sink {
-            do throws(WriteError) { try sink.write(buffer) } catch {
+            do throws(WriteError) {
+                let written: Result<Void, WriteError> = clearingProgress(when: sink.isStandardOutput) {
+                    do throws(WriteError) { try sink.write(buffer) } catch { return .failure(error) }
+                    return .success(())
+                }
+                try written.get()
+            } catch {
                 // Named standard output (`--report-file /dev/stdout`, `-`): a reader gone is said as without it.
                 let code = errno
                 if sink.isStandardOutput { noteIfReaderGone(errno: code) }
@@ -86,7 +92,7 @@ final class ReportWriter {
             return
         }
         cut.willWrite(buffer.count)
-        let code = buffer.withUnsafeBytes { writeWhole(STDOUT_FILENO, $0) }
+        let code = clearingProgress { buffer.withUnsafeBytes { writeWhole(STDOUT_FILENO, $0) } }
         if code != 0 {
             failure = stdoutFailure("cannot write the report", errno: code)
             cut.cut()

@@ -1295,6 +1295,19 @@ final class HostileTests: CLITestCase {
         XCTAssertEqual(out.filter { $0.hasPrefix("\r\u{1B}[Kyuvconv: error: in/b.jpg") || $0.contains("\u{1B}[Kyuvconv: error: in/b.jpg") }.count, 2, "\(out)")
         XCTAssertTrue(out.contains { $0.contains("\u{1B}[K") && $0.contains("/2 ·") }, "\(out)")   // the progress line
         XCTAssertEqual(out.filter { $0.contains("in/a.jpg: 640x427 JPEG") }.count, 1, "\(out)")   // -v only
+        // A report on standard output, the same terminal: the progress line is cleared before each of its lines
+        // (they began on its end: "… ETA 0s{"type": …").
+        for command in ["report in -j 1 --report json", "convert in -o out3/ -j 1 --report json"] {
+            let rep = try sh("""
+                mkdir -p in && cp "$F/photos/rocket.jpg" in/a.jpg && cp in/a.jpg in/c.jpg && rm -f in/b.jpg
+                script -qec "\"$B\" \(command)" /dev/null
+                """)
+            let lines = rep.stdout.split(separator: 10).filter { $0.count > 9 }
+            let records = lines.compactMap { l in l.firstRange(of: Array("{\"type\"".utf8)).map { l[..<$0.lowerBound] } }
+            XCTAssertEqual(records.count, 3, "\(command): two images and the totals")
+            let glued = records.filter { !$0.isEmpty && !$0.suffix(3).elementsEqual([0x1B, 0x5B, 0x4B]) }
+            XCTAssertTrue(glued.isEmpty, "\(command): \(glued.map { String(decoding: $0, as: UTF8.self) })")
+        }
     }
 
     /// Quality metrics are opt-in: without --metrics a report measures the streaming conversion itself (its
