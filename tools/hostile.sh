@@ -873,6 +873,19 @@ status 1; says 'TMPDIR'
 settled
 end
 
+# Standard output open for reading only: refused before any work, --force or not (a batch converted everything,
+# then failed on its report; -o - was told to use --force, which could not help).
+begin stdout-read-only
+mkdir in; cp "$JPG" in/a.jpg; echo kept > ro.txt; snap
+yc in/a.jpg -o - -q --force 1<ro.txt 2> "$ERR"
+status 2; says 'standard output is open for reading only'
+yc convert in/ -o o/ --report json -q 1< /dev/null 2> "$ERR"
+status 2; says 'standard output is open for reading only'
+yc report in/a.jpg 1<ro.txt 2> "$ERR"
+status 2; says 'standard output is open for reading only'
+settled
+end
+
 # 12. Output errors and option conflicts.
 begin report-to-dev-full
 cp "$JPG" a.jpg; snap

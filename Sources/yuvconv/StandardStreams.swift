@@ -81,6 +81,16 @@ func refuseStandardStreamHazards(written: [Int32], dataDescriptor: Int32? = nil,
         return refuseAboutStandardError("the output is standard error, which carries yuvconv's messages: they would be mixed into "
                             + "the data (-q silences them all; or use -o - for standard output, or name a file)")
     }
+    // Open for reading only (`1</dev/null`, `1<file`): nothing can be written there, --force or not. Said before any
+    // work: a batch converted everything, then failed on its report ("Bad file descriptor"), and `-o -` was told
+    // to use --force, which could not help.
+    for fd in Set(written) where fd != STDERR_FILENO {
+        let mode = fcntl(fd, F_GETFL)
+        if mode >= 0 && mode & O_ACCMODE == O_RDONLY {
+            return usageFailure("\(fd == STDOUT_FILENO ? "standard output" : "descriptor \(fd)") is open for reading only: "
+                                + "nothing can be written there (redirect it to a file or a pipe)")
+        }
+    }
     for fd in Set(written) where !force {
         guard let over = AtomicOutput.overwrites(descriptor: fd) else { continue }
         // Standard error itself cannot carry the message: silenced, the exit status (2) says it.
