@@ -58,10 +58,11 @@ public final class ManifestFile: @unchecked Sendable {
         }
         let file = ManifestBytes(descriptor: fd, size: st.size)
         var reader = LineReader(file, at: 0)
-        guard let first = reader.next(), first.line.map({ $0.elementsEqual(Manifest.magic) }) == true else {
+        let first = reader.next()
+        guard let first, first.line.map({ $0.elementsEqual(Manifest.magic) }) == true else {
             if file.failed { throw FileError(path: path, reason: "read failed: \(systemMessage())") }
             (source, dataStart, problems, problemCount, foreign, searchesSortedCopy) =
-                (nil, 0, ["not a yuvconv manifest of version 1 (its first line differs)"], 1, true, false)
+                (nil, 0, [Self.notThisVersion(first?.line ?? nil)], 1, true, false)
             return
         }
         let start = reader.position
@@ -113,6 +114,20 @@ public final class ManifestFile: @unchecked Sendable {
         }
         (self.problems, problemCount, foreign, searchesSortedCopy) = (problems, count, false, true)
         (source, dataStart) = (ManifestBytes(spool: copy), 0)
+    }
+
+    /// Why a file whose first line is `line` (nil: none, or too long) is not a manifest this version reads: a
+    /// manifest of another version, one whose lines were given CR LF ends, or anything else.
+    static func notThisVersion(_ line: [UInt8]?) -> String {
+        let prefix = Array("yuvconv-manifest\t".utf8)
+        if let line, line.elementsEqual(Manifest.magic + [13]) {
+            return "a yuvconv manifest whose lines end in CR LF (converted to another system's line ends), which this version does not read"
+        }
+        if let line, line.starts(with: prefix), line.count <= prefix.count + 20 {
+            let version = String(decoding: line.dropFirst(prefix.count), as: UTF8.self)
+            return "a yuvconv manifest of version \(PathBytes.escapingControls(version)), which this version (1) does not read"
+        }
+        return "not a yuvconv manifest of version 1 (its first line differs)"
     }
 
     /// Two lines for one output: which was written last cannot be told (a hand edit, a merge of two

@@ -101,8 +101,10 @@ struct UpdateManifest: Sendable {
         do throws(FileError) {
             let manifest = try ManifestFile(path: path)
             if manifest.foreign && !options.force {
-                printErr("yuvconv: error: \(displayPath(path)): exists and is not a yuvconv manifest (its first line "
-                         + "differs); --update would replace it: remove it, or use --force")
+                let why = manifest.problems.first ?? ""
+                printErr("yuvconv: error: \(displayPath(path)): " + (why.hasPrefix("not ")
+                    ? "exists and is not a yuvconv manifest (its first line differs); --update would replace it: remove it, or use --force"
+                    : "is \(why); --update would replace it and lose its entries: use the yuvconv that wrote it, or --force"))
                 return nil
             }
             self.manifest = manifest

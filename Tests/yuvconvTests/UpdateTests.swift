@@ -350,6 +350,25 @@ final class UpdateTests: CLITestCase {
         XCTAssertTrue(try contents("out/.yuvconv-manifest").starts(with: Data("yuvconv-manifest\t1".utf8)))
     }
 
+    /// A manifest of another version, or one given CR LF line ends, is said as such (it was "not a yuvconv
+    /// manifest", as any file), refused without --force and left as it is.
+    func testAnotherVersionsManifestIsNamed() throws {
+        try makeInputs()
+        summary(try update().result, converted: 3, skipped: 0)
+        let path = work.appendingPathComponent("out/.yuvconv-manifest")
+        let text = try contents("out/.yuvconv-manifest")
+        for (first, says) in [("yuvconv-manifest\t2", "out/.yuvconv-manifest: is a yuvconv manifest of version 2, which this version (1) does not read; "
+                                  + "--update would replace it and lose its entries: use the yuvconv that wrote it, or --force"),
+                              ("yuvconv-manifest\t1\r", "out/.yuvconv-manifest: is a yuvconv manifest whose lines end in CR LF")] {
+            let edited = Data((first + "\n").utf8) + text.drop { $0 != 10 }.dropFirst()
+            try edited.write(to: path)
+            let r = try run(["convert", "in/", "-o", "out/", "--update"])
+            XCTAssertEqual(r.status, 1, r.stderr)
+            XCTAssertTrue(r.stderr.contains(says), r.stderr)
+            XCTAssertEqual(try contents("out/.yuvconv-manifest"), edited)
+        }
+    }
+
     /// --dry-run --update: each item's decision and why; nothing written, the manifest included.
     func testDryRunSaysWhyAndWritesNothing() throws {
         try makeInputs()
