@@ -30,7 +30,9 @@
 //   2^-14, so |w − 1024 − x| < 2^-14 + η < 2^-13. When w's fraction is neither 0 nor 8191/8192, x lies
 //   strictly between the same two whole numbers as w − 1024, so ⌊x⌋ is w's whole part. Otherwise (a lane
 //   in about 4,000) the step is redone exactly: the float quotient q of the integer numerator N is the
-//   answer or one off, corrected by the sign of the exact remainder N − q·D.
+//   answer or one off, corrected by the sign of the exact remainder N − q·D. Tiers with FMA fuse the
+//   product into the sum and use w = p + 272.5 (or + 384.5) in [256, 512), unit 2^-15: η is then c's
+//   rounding alone, and a lane in about 16,000 is undecided (`floor_fast`).
 //
 // Tests compare every tier with the scalar reference over all 2^24 luma values and random blocks, and
 // `make prove` checks all 1021³ block sums.
@@ -182,22 +184,34 @@ YC_INLINE YC_BODY_TARGET yc_v_u8 YC_BODY_NAME(round_bytes)(yc_v_f32 x) {
 #define YC_SATURATING_BYTES 0
 #endif
 
-/// ⌊x⌋ for x = p + base + ½, p = a·c a float product (limited range, see the top of the file): w = x + 1024 as a
-/// float keeps 13 bits of fraction. The sum is taken one unit (2^-13) higher, w′ = w + 2^-13 (the same
-/// rounding, shifted), so a fraction of w of 0 or 8191/8192 is one of w′ of 1 or 0: those lanes mark
-/// `*undecided` (a lane of 0 there, or its sign bit on SSE2), and the step is redone exactly; every other lane
-/// has ⌊w′⌋ = ⌊w⌋.
-/// p = a·c, written in the same expression as the sum so that a tier with FMA fuses them (one rounding
-/// fewer; the bound holds either way).
-YC_INLINE YC_BODY_TARGET yc_v_i32 YC_BODY_NAME(floor_fast)(yc_v_f32 a, float c, float base, yc_v_i32 *undecided) {
-    const yc_v_i32 bits = (yc_v_i32)(a * c + (base + 0.5f + 1024.0f + 1.0f / 8192.0f));
+/// ⌊x⌋ for x = p + base + ½, p = a·c a float product (limited range, see the top of the file). Without FMA (SSE2),
+/// w = x + 1024 as a float keeps 13 bits of fraction; with it, w = x + 256 keeps 15 (the fused product's only
+/// error is c's rounding, ≤ 220·2^-24 < 1.32·10⁻⁵, and the sum's rounding 2^-16 < 1.53·10⁻⁵: under one
+/// unit, 2^-15 ≈ 3.05·10⁻⁵), so a quarter as many lanes come out undecided and redo their step. The sum is
+/// taken one unit higher, w′ = w + unit (the same rounding, shifted), so a fraction of w of 0 or 1 − unit is
+/// one of w′ of 1 unit or 0: those lanes mark `*undecided` (a lane of 0 there, or its sign bit on SSE2), and
+/// the step is redone exactly; every other lane has ⌊w′⌋ = ⌊w⌋.
 #if YC_BODY_TIER >= 1
-    *undecided = __builtin_elementwise_min(*undecided, bits & 0x1FFE);   // one instruction fewer than below
+enum { YC_BODY_NAME(fraction_bits) = 15 };
+#define YC_FLOOR_OFFSET 256.0f
 #else
-    *undecided |= (bits & 0x1FFE) - 1;   // SSE2 has no 32-bit min
+enum { YC_BODY_NAME(fraction_bits) = 13 };
+#define YC_FLOOR_OFFSET 1024.0f
 #endif
-    return bits >> 13;                  // w′'s whole part in the low 8 bits (exponent bits above them)
+YC_INLINE YC_BODY_TARGET yc_v_i32 YC_BODY_NAME(floor_fast)(yc_v_f32 a, float c, float base, yc_v_i32 *undecided) {
+    enum { bits_ = YC_BODY_NAME(fraction_bits) };
+    const float offset = base + 0.5f + YC_FLOOR_OFFSET + 1.0f / (float)(1 << bits_);
+#if YC_BODY_TIER >= 1
+    // Fused by instruction, not left to the compiler: the finer grid's bound needs the single rounding.
+    const yc_v_i32 bits = (yc_v_i32)__builtin_elementwise_fma(a, (yc_v_f32){} + c, (yc_v_f32){} + offset);
+    *undecided = __builtin_elementwise_min(*undecided, bits & ((1 << bits_) - 2));   // one instruction fewer than below
+#else
+    const yc_v_i32 bits = (yc_v_i32)(a * c + offset);
+    *undecided |= (bits & ((1 << bits_) - 2)) - 1;   // SSE2 has no 32-bit min
+#endif
+    return bits >> bits_;              // w′'s whole part in the low 8 bits (exponent bits above them)
 }
+#undef YC_FLOOR_OFFSET
 
 /// w·n of sixteen pixels, n = Kr·R + Kg·G + Kb·B (w = 2 for full range, 1 for limited: the weights in `k`).
 YC_INLINE YC_BODY_TARGET yc_v_i32 YC_BODY_NAME(weighted)(yc_v_i32 p, const YC_BODY_NAME(consts) *k) {
@@ -314,7 +328,7 @@ YC_INLINE YC_BODY_TARGET int YC_BODY_NAME(step)(const uint8_t *s0, const uint8_t
                                                 const YC_BODY_NAME(consts) *k, const int full, const int nv12,
                                                 const int exact) {
 #if YC_BODY_TIER >= 1
-    yc_v_i32 undecided = (yc_v_i32){} + 0x1FFF;   // the least fraction seen: 0 when a lane was undecided
+    yc_v_i32 undecided = (yc_v_i32){} + 0x7FFF;   // the least fraction seen: 0 when a lane was undecided
 #else
     yc_v_i32 undecided = {};                      // the sign bit set when a lane was undecided
 #endif
