@@ -1048,7 +1048,7 @@ begin update-unrecorded-file
 # With --force: converted again and recorded.
 cp "$PNG" a.png; mkdir u; echo stale > u/a.nv12; snap
 run convert a.png -o u/ --update -q
-status 1; says "u/a.nv12: is already there and not in the folder's .yuvconv-manifest"; settled
+status 1; says "u/a.nv12: is already there and not recorded in the folder's .yuvconv-manifest"; settled
 run convert a.png -o u/ --update -q --force
 status 0; ALLOW=(u/a.nv12 u/.yuvconv-manifest); settled
 same u/a.nv12 "$(ref "$PNG" nv12)"

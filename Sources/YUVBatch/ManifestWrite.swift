@@ -9,13 +9,18 @@ import YUVIO
 // lock (`FolderLock`), through an external sort of `MergeRecord`s. Reading and searching are ManifestFile.swift's.
 
 extension ManifestFile {
+    /// What a manifest not written leaves: the outputs made are in place, but no line records them, and an
+    /// unrecorded file is replaced only with --force (it could be anyone's).
+    public static let notRecorded = "what this run converted is in place, unrecorded: the next --update replaces "
+        + "those outputs only with --force"
+
     /// Writes the manifest at `path` back (atomically, replacing it): as it is on disk now — or, when it cannot
     /// be read now, as it was read at the start — with `changes` (`ManifestChange` records) put in: an entry
     /// replaced or added, or dropped. Entries sorted by name; lines that cannot be read are left out. Not
     /// written when that changes no entry. What is at `path` must still be what the run accepted at its start:
     /// a regular file, a manifest (or, when it was not one then and `force` let it be replaced, anything
     /// regular) — a link or another file put there meanwhile is left alone and the manifest not written (the
-    /// outputs are in place; the next run converts them again). Nil, or the error.
+    /// outputs are in place, the new ones unrecorded: `notRecorded`). Nil, or the error.
     public func write(to path: String, changes: Spool, protected: any FileIdentitySet, force: Bool = false,
                       notice: (String) -> Void = { _ in }) -> FileError? {
         // From the read of the file as it is now to its replacement, no other run's write may come between:
@@ -33,8 +38,7 @@ extension ManifestFile {
             // The lines now (their entries rendered again, as `Manifest` renders them), then the changes.
             var now: ManifestBytes? = source, nowStart = dataStart
             let replaced = "was replaced during the run by "
-            let kept = "; it is left as it is and the manifest is not written (what this run converted is in place, "
-                + "and the next --update converts it again)"
+            let kept = "; it is left as it is and the manifest is not written (" + Self.notRecorded + ")"
             if let st = FileStatus(path: path, follow: false), st.kind != .regular {
                 throw FileError(path: path, reason: replaced + (st.kind == .symlink ? "a symbolic link" : "something that is not a regular file") + kept)
             }
@@ -66,14 +70,12 @@ extension ManifestFile {
                 // Unreadable now (its mode changed during the run): merging into the start's copy would drop
                 // what other runs wrote since, and the new file would keep the mode.
                 throw FileError(path: path, reason: "cannot be read now (\(String(cString: strerror(openError)))); it is left as it is "
-                                + "and the manifest is not written (what this run converted is in place, and the "
-                                + "next --update converts it again)")
+                                + "and the manifest is not written (" + Self.notRecorded + ")")
             }
             // A signal (SIGINT, SIGTERM) during the wait or a merge of many lines: the manifest is left as it was.
             func stopIfInterrupted() throws(FileError) {
                 if lock.interrupted || (signalledBefore == nil && interruptSignal() != nil) {
-                    throw FileError(path: path, reason: "interrupted: the manifest is not written (what this run "
-                                    + "converted is in place, and the next --update converts it again)")
+                    throw FileError(path: path, reason: "interrupted: the manifest is not written (" + Self.notRecorded + ")")
                 }
             }
             try stopIfInterrupted()
@@ -150,7 +152,7 @@ extension ManifestFile {
             }
             if let why = lock.unlocked {
                 notice("\(displayPath(path)) is replaced without its lock (\(why)): entries another run writes at "
-                       + "the same moment may be lost, and the next --update converts those files again")
+                       + "the same moment may be lost (those files unrecorded: the next --update replaces them only with --force)")
             }
             do throws(WriteError) {
                 // No link followed, whatever was put there since the look above: a rename replaces a name.

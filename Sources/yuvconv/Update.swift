@@ -178,7 +178,7 @@ struct UpdateManifest: Sendable {
             return FileError(output: item.output, error)
         }
         let why = whyNotInFolder(item).map { $0 + "; --update writes only plain files of the output folder, reached by their names" }
-            ?? "is already there and not in the folder's \(Manifest.fileName): yuvconv did not make it, so --update keeps it"
+            ?? "is already there and not recorded in the folder's \(Manifest.fileName) (it may not be yuvconv's), so --update keeps it"
         return FileError(path: item.output, reason: why, remedy: .overwrite)
     }
 
@@ -209,7 +209,7 @@ struct UpdateManifest: Sendable {
     /// Converts `item` with `convert`, and records the result for the manifest. The input is hashed before it
     /// is converted: should it change meanwhile, the manifest holds the older content's digest and the next run
     /// converts it again, the safe side. A failed conversion, an input that cannot be hashed (not a regular file)
-    /// or an output that is not a regular file drops the entry.
+    /// or an output that is not a regular file leaves the entry as it was (`failureChange`).
     func convert(_ item: BatchItem, options: Options, _ convert: () -> Outcome) -> Outcome {
         let input = try? ManifestEntry.read(item.input)
         // Stopped by a signal while hashing: not started, and its entry (if any) left as it was.
@@ -233,17 +233,17 @@ struct UpdateManifest: Sendable {
         return outcome
     }
 
-    /// The manifest change of a failed output: its entry taken out when this run read one at its start (that
-    /// output may be gone or stale now); with none there, nothing — an entry another `--update` run wrote
-    /// meanwhile, for the output it made first (this run failing it as "already exists"), stays.
-    func failureChange(_ item: BatchItem) -> (name: String, entry: ManifestEntry?)? {
-        manifest.entry(named: item.name) == nil ? nil : (item.name, nil)
-    }
+    /// The manifest change of a failed output: none. A failed (or interrupted) conversion leaves the file at the
+    /// output as it was, so its line, if it had one, still says what that file is and what it was made from — the
+    /// next run converts it again when the input or options differ, keeps it when they do not, and replaces it
+    /// as yuvconv's, not as someone's file it may not touch (dropping the line made the next run refuse yuvconv's
+    /// own output without --force). An entry another `--update` run wrote meanwhile stays too.
+    func failureChange(_ item: BatchItem) -> (name: String, entry: ManifestEntry?)? { nil }
 
     /// Writes the manifest back (atomically, replacing the old one): as it is on disk now — another run into
     /// the same folder may have written it meanwhile — with this run's entries put in and its failures taken
-    /// out. Unchanged, it is not written. Nil, or the error (the outputs themselves are written; at worst the
-    /// next run converts them again).
+    /// out. Unchanged, it is not written. Nil, or the error (the outputs themselves are written; the next run
+    /// finds the new ones unrecorded and replaces them only with --force).
     func write(_ changes: Spool, protected: any FileIdentitySet) -> FileError? {
         manifest.write(to: path, changes: changes, protected: protected, force: force) { printErr("yuvconv: warning: \($0)") }
     }

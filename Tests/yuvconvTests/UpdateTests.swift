@@ -299,13 +299,13 @@ final class UpdateTests: CLITestCase {
         let before = try outputs.map { try contents("out/" + $0) }
         let unrecorded = try update().result
         XCTAssertTrue(unrecorded.stderr.contains("yuvconv: 0 converted, 0 kept (up to date), 4 failed"), unrecorded.stderr)
-        XCTAssertTrue(unrecorded.stderr.contains("out/a.nv12: is already there and not in the folder's .yuvconv-manifest: "
-                                                 + "yuvconv did not make it, so --update keeps it (use --force to overwrite)"),
+        XCTAssertTrue(unrecorded.stderr.contains("out/a.nv12: is already there and not recorded in the folder's .yuvconv-manifest "
+                                                 + "(it may not be yuvconv's), so --update keeps it (use --force to overwrite)"),
                       unrecorded.stderr)
         XCTAssertEqual(try outputs.map { try contents("out/" + $0) }, before)
         let dry = try run(["convert", "in/", "-o", "out/", "--update", "-n"])
         XCTAssertTrue(String(decoding: dry.stdout, as: UTF8.self).contains(
-            "refuse in/b.jpg -> out/b.nv12 (nv12): is already there and not in the folder's .yuvconv-manifest"), dry.stderr)
+            "refuse in/b.jpg -> out/b.nv12 (nv12): is already there and not recorded in the folder's .yuvconv-manifest"), dry.stderr)
         // With --force they are converted again and recorded.
         summary(try update(["--force"]).result, converted: 3, skipped: 0)
         summary(try update().result, converted: 0, skipped: 3)
@@ -348,6 +348,27 @@ final class UpdateTests: CLITestCase {
         summary(unread.result, converted: 3, skipped: 0)
         XCTAssertTrue(unread.result.stderr.contains("yuvconv: warning: out/.yuvconv-manifest: not a yuvconv manifest"), unread.result.stderr)
         XCTAssertTrue(try contents("out/.yuvconv-manifest").starts(with: Data("yuvconv-manifest\t1".utf8)))
+    }
+
+    /// A conversion that fails leaves its output and its manifest line as they were: with the input put back, the
+    /// next run keeps the output (the line was dropped, and that run refused yuvconv's own file as unrecorded).
+    func testAFailedConversionKeepsItsLine() throws {
+        try makeInputs()
+        summary(try update().result, converted: 3, skipped: 0)
+        let good = try contents("in/a.png"), made = try contents("out/a.nv12")
+        try Data(good.prefix(100)).write(to: work.appendingPathComponent("in/a.png"))
+        let failing = try update().result
+        XCTAssertTrue(failing.stderr.contains("yuvconv: 0 converted, 2 kept (up to date), 2 failed"), failing.stderr)
+        XCTAssertEqual(try contents("out/a.nv12"), made)
+        try good.write(to: work.appendingPathComponent("in/a.png"))
+        let restored = try update().result
+        summary(restored, converted: 0, skipped: 3)
+        XCTAssertFalse(restored.stderr.contains("not recorded"), restored.stderr)
+        // Changed for good: converted again, as yuvconv's (no --force needed).
+        try FileManager.default.copyItem(atPath: fixture("pngsuite/basn2c16.png"), toPath: work.appendingPathComponent("b2.png").path)
+        try FileManager.default.removeItem(at: work.appendingPathComponent("in/a.png"))
+        try FileManager.default.moveItem(at: work.appendingPathComponent("b2.png"), to: work.appendingPathComponent("in/a.png"))
+        summary(try update().result, converted: 1, skipped: 2)
     }
 
     /// A manifest of another version, or one given CR LF line ends, is said as such (it was "not a yuvconv
