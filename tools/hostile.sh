@@ -883,7 +883,23 @@ yc convert in/ -o o/ --report json -q 1< /dev/null 2> "$ERR"
 status 2; says 'standard output is open for reading only'
 yc report in/a.jpg 1<ro.txt 2> "$ERR"
 status 2; says 'standard output is open for reading only'
+for args in "--help" "--version" "--man" "--completion zsh" "convert in/ -o o/ -n --force"; do
+  yc $args 1<ro.txt 2> "$ERR"
+  status 2; says 'standard output is open for reading only'
+done
 settled
+end
+
+# The same at the end: the merge of a large manifest through $TMPDIR fails (ulimit -f). Said as $TMPDIR's
+# problem, with what it leaves (the new output unrecorded).
+begin update-merge-copy-fails
+mkdir in; cp "$PNG" in/a.png; run convert in/ -o u/ --update -q
+line=$(LC_ALL=C grep -av '^#' u/.yuvconv-manifest | sed -n 2p); rest=${line#*$'\t'}
+for i in $(seq 1 20000); do printf 'zz%06d.nv12\t%s\n' "$i" "$rest"; done >> u/.yuvconv-manifest
+cp "$PNG" in/b.png; snap
+WRAP=(bash -c 'ulimit -f 256 && exec "$@"' ulimit); run convert in/ -o u/ --update -q
+status 1; says 'TMPDIR'; says 'unrecorded'
+ALLOW=(u/b.nv12); settled
 end
 
 # 12. Output errors and option conflicts.

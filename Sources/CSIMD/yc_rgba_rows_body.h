@@ -188,9 +188,11 @@ YC_INLINE YC_BODY_TARGET yc_v_u8 YC_BODY_NAME(round_bytes)(yc_v_f32 x) {
 /// w = x + 1024 as a float keeps 13 bits of fraction; with it, w = x + 256 keeps 15 (the fused product's only
 /// error is c's rounding, ≤ 220·2^-24 < 1.32·10⁻⁵, and the sum's rounding 2^-16 < 1.53·10⁻⁵: under one
 /// unit, 2^-15 ≈ 3.05·10⁻⁵), so a quarter as many lanes come out undecided and redo their step. The sum is
-/// taken one unit higher, w′ = w + unit (the same rounding, shifted), so a fraction of w of 0 or 1 − unit is
-/// one of w′ of 1 unit or 0: those lanes mark `*undecided` (a lane of 0 there, or its sign bit on SSE2), and
-/// the step is redone exactly; every other lane has ⌊w′⌋ = ⌊w⌋.
+/// taken one unit higher: w′, the float nearest x + offset + unit, is within half a unit of it, so w′ − unit
+/// is within one unit of x + offset (the bound above, with the same rounding error). A fraction of w′ of 0 or
+/// one unit (w′ − unit at a whole number, or one unit below one) marks the lane `*undecided` (a lane of 0
+/// there, or its sign bit on SSE2), and the step is redone exactly; for every other lane x lies strictly
+/// between the same two whole numbers as w′ − unit, so ⌊x⌋ is w′'s whole part.
 #if YC_BODY_TIER >= 1
 enum { YC_BODY_NAME(fraction_bits) = 15 };
 #define YC_FLOOR_OFFSET 256.0f

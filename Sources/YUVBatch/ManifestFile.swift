@@ -121,11 +121,14 @@ public final class ManifestFile: @unchecked Sendable {
     static func notThisVersion(_ line: [UInt8]?) -> String {
         let prefix = Array("yuvconv-manifest\t".utf8)
         if let line, line.elementsEqual(Manifest.magic + [13]) {
-            return "a yuvconv manifest whose lines end in CR LF (converted to another system's line ends), which this version does not read"
+            return "a yuvconv manifest whose lines end in CR LF (converted to another system's line ends), which no "
+                + "version reads: convert them back (dos2unix)"
         }
-        if let line, line.starts(with: prefix), line.count <= prefix.count + 20 {
-            let version = String(decoding: line.dropFirst(prefix.count), as: UTF8.self)
-            return "a yuvconv manifest of version \(PathBytes.escapingControls(version)), which this version (1) does not read"
+        // A version number: digits only, not 1 (a first line that merely starts so is not a manifest).
+        if let line, line.starts(with: prefix), case let version = line.dropFirst(prefix.count),
+           (1...9).contains(version.count), version.allSatisfy({ (48...57).contains($0) }), !version.elementsEqual([49]) {
+            return "a yuvconv manifest of version \(String(decoding: version, as: UTF8.self)), which this version (1) does "
+                + "not read: use the yuvconv that wrote it"
         }
         return "not a yuvconv manifest of version 1 (its first line differs)"
     }

@@ -51,6 +51,10 @@ public final class AtomicOutput {
 
     public var isStandardOutput: Bool { Self.standardDescriptor(path) == STDOUT_FILENO }
 
+    /// Whether the output is written straight to a terminal while standard error is on one (`--report-file
+    /// /dev/tty`, or a standard output that is a terminal): what goes there shares the screen with a progress line.
+    public var isStandardErrorsTerminal: Bool { fd >= 0 && !seekable && bothTerminals(fd, STDERR_FILENO) }
+
     /// True when bytes can be written at any offset (a temporary file); standard output is written in order.
     public var isSeekable: Bool { seekable }
 

@@ -338,3 +338,7 @@ extension StringProtocol {
 public func systemMessage(_ code: Int32 = errno) -> String {
     String(cString: strerror(code))
 }
+
+/// Whether descriptors `a` and `b` are both open on terminals — as good as one terminal: `/dev/tty` is the
+/// controlling terminal under another device number, so the numbers cannot tell.
+public func bothTerminals(_ a: Int32, _ b: Int32) -> Bool { isatty(a) != 0 && isatty(b) != 0 }

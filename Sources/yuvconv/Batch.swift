@@ -227,7 +227,10 @@ func runBatch(_ options: Options) -> Int32 {
         status = 1
     }
     if let update, let error = update.write(run.outputs.manifestChanges, protected: protected) {
-        printErr("yuvconv: error: \(error.cli)")
+        // A temporary file of the merge that could not be written is $TMPDIR's problem, said as such.
+        printErr("yuvconv: error: \(error.cli)" + (error.path == Spool.folder
+            ? "; --update merges its manifest there, and it is not written (\(ManifestFile.notRecorded)): make room, "
+              + "or set TMPDIR to a writable folder with room" : ""))
         // A signal that stopped the manifest's write cut the run short: its status says so.
         status = interruptSignal().map { 128 + $0 } ?? 1
     }

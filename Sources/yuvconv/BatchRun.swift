@@ -108,12 +108,12 @@ let progressOutput = Mutex(())
 /// Whether a progress line is on standard error's terminal now (drawn, not yet cleared by `finish`).
 let progressLineShown = Atomic<Bool>(false)
 
-/// `body` (a write to standard output) with the progress line cleared first when standard output is a terminal
-/// while it is shown: a report written there began on the end of the progress line. The next `show` redraws it.
-func clearingProgress<T>(when applies: Bool = true, _ body: () -> T) -> T {
+/// `body` (a write to the terminal standard error is on: `applies`) with the progress line cleared first while it is
+/// shown: a report written there began on the end of the progress line. The next `show` redraws it.
+func clearingProgress<T>(when applies: Bool, _ body: () -> T) -> T {
     guard applies else { return body() }
     return progressOutput.withLock { _ in
-        if progressLineShown.load(ordering: .relaxed), isatty(STDOUT_FILENO) != 0 {
+        if progressLineShown.load(ordering: .relaxed) {
             _ = fputs("\r\u{1B}[K", stderr)
             progressLineShown.store(false, ordering: .relaxed)
         }

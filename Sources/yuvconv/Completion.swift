@@ -158,12 +158,14 @@ private func zshCompletion(_ options: [OptionSpec]) -> String {
 /// fish: a `complete` line per option; operands are files (fish's default), the subcommands come first.
 private func fishCompletion(_ options: [OptionSpec]) -> String {
     func quoted(_ s: String) -> String { "'" + s.replacing("\\", with: "\\\\").replacing("'", with: "\\'") + "'" }
-    var lines = subcommands.map {
+    var lines = ["function __yuvconv_not_report; set -l words (commandline -opc); test \"$words[2]\" != report; end"]
+    lines += subcommands.map {
         "complete -c yuvconv -n __fish_use_subcommand -a \($0.name) -d \(quoted($0.help))"
     }
     for option in options {
-        // Options `report` refuses are offered to convert only.
-        var line = "complete -c yuvconv" + (option.notInReport == nil ? "" : " -n 'not __fish_seen_subcommand_from report'")
+        // Options `report` refuses are offered to convert only: when the first word is not `report`
+        // (`__fish_seen_subcommand_from` looks at every word: `-o report` hid them too).
+        var line = "complete -c yuvconv" + (option.notInReport == nil ? "" : " -n __yuvconv_not_report")
         for name in option.names {
             line += name.hasPrefix("--") ? " -l \(name.dropFirst(2))" : " -s \(name.dropFirst())"
         }

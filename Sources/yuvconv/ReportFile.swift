@@ -65,7 +65,7 @@ final class ReportWriter {
         defer { buffer.removeAll(keepingCapacity: true) }
         if let sink {
             do throws(WriteError) {
-                let written: Result<Void, WriteError> = clearingProgress(when: sink.isStandardOutput) {
+                let written: Result<Void, WriteError> = clearingProgress(when: sink.isStandardErrorsTerminal) {
                     do throws(WriteError) { try sink.write(buffer) } catch { return .failure(error) }
                     return .success(())
                 }
@@ -92,7 +92,9 @@ final class ReportWriter {
             return
         }
         cut.willWrite(buffer.count)
-        let code = clearingProgress { buffer.withUnsafeBytes { writeWhole(STDOUT_FILENO, $0) } }
+        let code = clearingProgress(when: bothTerminals(STDOUT_FILENO, STDERR_FILENO)) {
+            buffer.withUnsafeBytes { writeWhole(STDOUT_FILENO, $0) }
+        }
         if code != 0 {
             failure = stdoutFailure("cannot write the report", errno: code)
             cut.cut()

@@ -85,11 +85,7 @@ func refuseStandardStreamHazards(written: [Int32], dataDescriptor: Int32? = nil,
     // work: a batch converted everything, then failed on its report ("Bad file descriptor"), and `-o -` was told
     // to use --force, which could not help.
     for fd in Set(written) where fd != STDERR_FILENO {
-        let mode = fcntl(fd, F_GETFL)
-        if mode >= 0 && mode & O_ACCMODE == O_RDONLY {
-            return usageFailure("\(fd == STDOUT_FILENO ? "standard output" : "descriptor \(fd)") is open for reading only: "
-                                + "nothing can be written there (redirect it to a file or a pipe)")
-        }
+        if let why = readOnlyProblem(fd) { return usageFailure(why) }
     }
     for fd in Set(written) where !force {
         guard let over = AtomicOutput.overwrites(descriptor: fd) else { continue }
@@ -113,6 +109,14 @@ func refuseStandardStreamHazards(written: [Int32], dataDescriptor: Int32? = nil,
     }
     if let refusal = replacedStandardStream(replaced) { return usageFailure(refusal) }
     return nil
+}
+
+/// Why `fd`, open for reading only (`1</dev/null`, `1<file`), cannot take what the run writes there, or nil.
+func readOnlyProblem(_ fd: Int32) -> String? {
+    let mode = fcntl(fd, F_GETFL)
+    guard mode >= 0 && mode & O_ACCMODE == O_RDONLY else { return nil }
+    return "\(fd == STDOUT_FILENO ? "standard output" : "descriptor \(fd)") is open for reading only: nothing can be "
+        + "written there (redirect it to a file or a pipe)"
 }
 
 /// Messages held until the run has checked standard error against its inputs (`refuseInputsAsStandardStreams`)

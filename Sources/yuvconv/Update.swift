@@ -104,7 +104,7 @@ struct UpdateManifest: Sendable {
                 let why = manifest.problems.first ?? ""
                 printErr("yuvconv: error: \(displayPath(path)): " + (why.hasPrefix("not ")
                     ? "exists and is not a yuvconv manifest (its first line differs); --update would replace it: remove it, or use --force"
-                    : "is \(why); --update would replace it and lose its entries: use the yuvconv that wrote it, or --force"))
+                    : "is \(why), or --force to replace it and lose its entries"))
                 return nil
             }
             self.manifest = manifest

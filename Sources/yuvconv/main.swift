@@ -83,6 +83,12 @@ func run(_ args: [String]) -> Int32 {
     // Standard output open read-write on a file with data where writing starts (`1<>old`): written over only with
     // --force, which then cuts the file where this run's writing ends (at exit, below). Text the run prints there
     // (help, a dry run's listing) was written over the start of the file, its tail kept, without --force.
+    // Open for reading only, what they print cannot go there, --force or not (a dry run hashed and listed
+    // everything, then failed on EBADF).
+    if options.showHelp || options.showVersion || options.showMan || options.completionShell != nil || options.dryRun,
+       let why = readOnlyProblem(STDOUT_FILENO) {
+        return usageFailure(why)
+    }
     if case .descriptorHasData? = AtomicOutput.overwrites(descriptor: STDOUT_FILENO) {
         if options.force {
             standardOutputReplaced.store(true, ordering: .relaxed)

@@ -1297,7 +1297,8 @@ final class HostileTests: CLITestCase {
         XCTAssertEqual(out.filter { $0.contains("in/a.jpg: 640x427 JPEG") }.count, 1, "\(out)")   // -v only
         // A report on standard output, the same terminal: the progress line is cleared before each of its lines
         // (they began on its end: "… ETA 0s{"type": …").
-        for command in ["report in -j 1 --report json", "convert in -o out3/ -j 1 --report json"] {
+        for command in ["report in -j 1 --report json", "convert in -o out3/ -j 1 --report json",
+                        "report in -j 1 --report json --report-file /dev/tty"] {
             let rep = try sh("""
                 mkdir -p in && cp "$F/photos/rocket.jpg" in/a.jpg && cp in/a.jpg in/c.jpg && rm -f in/b.jpg
                 script -qec "\"$B\" \(command)" /dev/null

@@ -205,6 +205,8 @@ final class ManCompletionTests: CLITestCase {
         XCTAssertEqual(try complete("yuvconv --upd"), ["--update"])
         XCTAssertEqual(try complete("yuvconv report --upd"), [])
         XCTAssertEqual(try complete("yuvconv report --report-f"), ["--report-file"])
+        XCTAssertEqual(try complete("yuvconv convert report -o out/ --upd"), ["--update"], "only the first word is the subcommand")
+        XCTAssertEqual(try complete("yuvconv -o report --upd"), ["--update"])
         // Each value's description is the option's, not the first value or two of its help ("ignore (default: …)"
         // for keep, flatten and premultiply; "nv12 (default), nv21, …" for png).
         let r = try launch(fish, ["-c", "source $argv[1]; complete -C $argv[2]", script.path, "yuvconv --alpha "],

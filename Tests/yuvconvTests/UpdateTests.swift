@@ -378,9 +378,12 @@ final class UpdateTests: CLITestCase {
         summary(try update().result, converted: 3, skipped: 0)
         let path = work.appendingPathComponent("out/.yuvconv-manifest")
         let text = try contents("out/.yuvconv-manifest")
-        for (first, says) in [("yuvconv-manifest\t2", "out/.yuvconv-manifest: is a yuvconv manifest of version 2, which this version (1) does not read; "
-                                  + "--update would replace it and lose its entries: use the yuvconv that wrote it, or --force"),
-                              ("yuvconv-manifest\t1\r", "out/.yuvconv-manifest: is a yuvconv manifest whose lines end in CR LF")] {
+        for (first, says) in [("yuvconv-manifest\t2", "out/.yuvconv-manifest: is a yuvconv manifest of version 2, which this version (1) does not read: "
+                                  + "use the yuvconv that wrote it, or --force to replace it and lose its entries"),
+                              ("yuvconv-manifest\t1\r", "out/.yuvconv-manifest: is a yuvconv manifest whose lines end in CR LF (converted to "
+                                  + "another system's line ends), which no version reads: convert them back (dos2unix), or --force"),
+                              ("yuvconv-manifest\t1 ", "out/.yuvconv-manifest: exists and is not a yuvconv manifest (its first line differs)"),
+                              ("yuvconv-manifest\t\u{1B}[2J", "out/.yuvconv-manifest: exists and is not a yuvconv manifest (its first line differs)")] {
             let edited = Data((first + "\n").utf8) + text.drop { $0 != 10 }.dropFirst()
             try edited.write(to: path)
             let r = try run(["convert", "in/", "-o", "out/", "--update"])
