@@ -11,12 +11,13 @@ import YUVIO
 extension ManifestFile {
     /// What a manifest not written leaves: the outputs made are in place, but no line records them, and an
     /// unrecorded file is replaced only with --force (it could be anyone's).
-    public static let notRecorded = "what this run converted is in place, unrecorded: the next --update replaces "
-        + "those outputs only with --force"
+    public static let notRecorded = "what this run converted is in place, the new outputs unrecorded: the next "
+        + "--update replaces those only with --force"
 
     /// Writes the manifest at `path` back (atomically, replacing it): as it is on disk now — or, when it cannot
     /// be read now, as it was read at the start — with `changes` (`ManifestChange` records) put in: an entry
-    /// replaced or added, or dropped. Entries sorted by name; lines that cannot be read are left out. Not
+    /// replaced or added, or dropped. Entries sorted by name; lines that cannot be read (or two for one name) are
+    /// kept as they are for names no change touches, and replaced where one does. Not
     /// written when that changes no entry. What is at `path` must still be what the run accepted at its start:
     /// a regular file, a manifest (or, when it was not one then and `force` let it be replaced, anything
     /// regular) — a link or another file put there meanwhile is left alone and the manifest not written (the
@@ -86,9 +87,11 @@ extension ManifestFile {
                     if order & 4095 == 0 { try stopIfInterrupted() }
                     guard let line, !line.isEmpty, line.first != UInt8(ascii: "#") else { continue }
                     guard let entry = try? ManifestEntry(fields: try Manifest.fields(line[...])) else {
-                        // Not written again, but counted: beside a readable line of its name, the name has two
-                        // lines, and neither is trusted.
-                        MergeRecord.write(name: Self.name(line), order: order, change: false, line: [], to: merged)
+                        // Counted (beside a readable line of its name, the name has two lines, and neither is
+                        // trusted) and kept as it is, marked by a leading NUL (no rendered line starts so): a name
+                        // this run does not change keeps its unusable lines, so the next run still takes the output
+                        // as yuvconv's (dropped, it was refused as unrecorded).
+                        MergeRecord.write(name: Self.name(line), order: order, change: false, line: ([0] + line)[...], to: merged)
                         continue
                     }
                     let rendered = entry.line
@@ -104,19 +107,20 @@ extension ManifestFile {
             let sorted = try merged.sortedRecords()
             try stopIfInterrupted()
             // Of each name: the last change, else the line there was; changed when a change differs from it. A
-            // name with two lines there and no change is dropped: neither is trusted (`secondEntry`), and keeping
-            // one would make the next run trust it.
+            // name with two lines there, or an unusable one, and no change keeps them all as they are: still
+            // untrusted (`secondEntry`), still naming the output as yuvconv's — keeping one would make the next run
+            // trust it, dropping them would make it refuse the output as unrecorded.
             let text = Spool()
             text.append(Manifest.head)
             var changed = false, records = sorted.reader(), count = 0
-            var group: (name: [UInt8], old: ArraySlice<UInt8>?, olds: Int, new: ArraySlice<UInt8>??)?
+            var group: (name: [UInt8], old: ArraySlice<UInt8>?, olds: Int, raw: [ArraySlice<UInt8>], new: ArraySlice<UInt8>??)?
             func finish() {
                 guard let g = group else { return }
                 if let new = g.new {
                     if new.map({ !$0.elementsEqual(g.old ?? []) || g.old == nil }) ?? (g.old != nil) || g.olds > 1 { changed = true }
                     if let line = new { text.append(line); text.append(10) }
-                } else if g.olds > 1 {
-                    changed = true
+                } else if g.olds > 1 || (g.olds == 1 && g.old == nil) {
+                    for line in g.raw { text.append(line); text.append(10) }
                 } else if let old = g.old {
                     text.append(old)
                     text.append(10)
@@ -128,12 +132,18 @@ extension ManifestFile {
                 let record = MergeRecord(r)
                 if group.map({ !$0.name.elementsEqual(record.name) }) ?? true {
                     finish()
-                    group = (Array(record.name), nil, 0, nil)
+                    group = (Array(record.name), nil, 0, [], nil)
                 }
                 if record.change {
                     group!.new = .some(record.line.isEmpty ? nil : Array(record.line)[...])
                 } else {
-                    if !record.line.isEmpty { group!.old = Array(record.line)[...] }
+                    // An unusable line as it was (its NUL mark taken off); a readable one as rendered.
+                    if record.line.first == 0 {
+                        group!.raw.append(Array(record.line.dropFirst())[...])
+                    } else {
+                        group!.old = Array(record.line)[...]
+                        group!.raw.append(Array(record.line)[...])
+                    }
                     group!.olds += 1
                 }
             }

@@ -84,9 +84,9 @@ func refuseStandardStreamHazards(written: [Int32], dataDescriptor: Int32? = nil,
     // Open for reading only (`1</dev/null`, `1<file`): nothing can be written there, --force or not. Said before any
     // work: a batch converted everything, then failed on its report ("Bad file descriptor"), and `-o -` was told
     // to use --force, which could not help.
-    for fd in Set(written) where fd != STDERR_FILENO {
-        if let why = readOnlyProblem(fd) { return usageFailure(why) }
-    }
+    // (Another descriptor named as the output, `-o /dev/stdin`, is refused by the output's own check, before the
+    // work, and listed as refused by a dry run.)
+    if written.contains(STDOUT_FILENO), let why = readOnlyProblem(STDOUT_FILENO) { return environmentFailure(why) }
     for fd in Set(written) where !force {
         guard let over = AtomicOutput.overwrites(descriptor: fd) else { continue }
         // Standard error itself cannot carry the message: silenced, the exit status (2) says it.
@@ -109,6 +109,13 @@ func refuseStandardStreamHazards(written: [Int32], dataDescriptor: Int32? = nil,
     }
     if let refusal = replacedStandardStream(replaced) { return usageFailure(refusal) }
     return nil
+}
+
+/// An error of the environment the run was started in, not of its words: said without `--help`'s hint (which
+/// would fail the same way), exit 2 as a usage error.
+func environmentFailure(_ message: String) -> Int32 {
+    printErr("yuvconv: error: \(PathBytes.escapingControls(message, keepLayout: false))")
+    return 2
 }
 
 /// Why `fd`, open for reading only (`1</dev/null`, `1<file`), cannot take what the run writes there, or nil.

@@ -152,6 +152,7 @@ struct UpdateManifest: Sendable {
         }
         guard !options.force else { return decided }
         if case .replace(.unrecorded) = decided.action { return (.skip(upToDate: false), nil) }
+        if case .replace(.anotherFile) = decided.action { return (.skip(upToDate: false), nil) }
         guard whyNotInFolder(item) != nil else { return decided }
         return (.skip(upToDate: false), nil)
     }
@@ -178,7 +179,9 @@ struct UpdateManifest: Sendable {
             return FileError(output: item.output, error)
         }
         let why = whyNotInFolder(item).map { $0 + "; --update writes only plain files of the output folder, reached by their names" }
-            ?? "is already there and not recorded in the folder's \(Manifest.fileName) (it may not be yuvconv's), so --update keeps it"
+            ?? (manifest.entry(named: item.name) != nil
+                ? "is another file than the one the folder's \(Manifest.fileName) records (it may not be yuvconv's), so --update keeps it"
+                : "is already there and not recorded in the folder's \(Manifest.fileName) (it may not be yuvconv's), so --update keeps it")
         return FileError(path: item.output, reason: why, remedy: .overwrite)
     }
 
@@ -218,6 +221,13 @@ struct UpdateManifest: Sendable {
         outcome.manifestChange = failureChange(item)
         guard outcome.failure == nil, let input, let report = outcome.record.report, let digest = outcome.record.output,
               let written = FileStatus(path: item.output), written.kind == .regular, written.size == digest.bytes else {
+            // Converted but not recordable (an input that cannot be hashed: a FIFO, a device): said, since the next
+            // run will find the output unrecorded (or its old line stale) and ask for --force.
+            if outcome.failure == nil && !options.quiet {
+                printErr("yuvconv: warning: \(displayPath(item.output)): not recorded in \(Manifest.fileName): "
+                         + (input == nil ? "its input is not a regular file that can be hashed" : "the output is not the file written")
+                         + " (the next --update replaces it only with --force)")
+            }
             return outcome
         }
         // The output's time and inode as written, from its own descriptor (`OutputDigest`): a look by name after it
@@ -241,8 +251,7 @@ struct UpdateManifest: Sendable {
     func failureChange(_ item: BatchItem) -> (name: String, entry: ManifestEntry?)? { nil }
 
     /// Writes the manifest back (atomically, replacing the old one): as it is on disk now — another run into
-    /// the same folder may have written it meanwhile — with this run's entries put in and its failures taken
-    /// out. Unchanged, it is not written. Nil, or the error (the outputs themselves are written; the next run
+    /// the same folder may have written it meanwhile — with this run's entries put in (a failure changes none). Unchanged, it is not written. Nil, or the error (the outputs themselves are written; the next run
     /// finds the new ones unrecorded and replaces them only with --force).
     func write(_ changes: Spool, protected: any FileIdentitySet) -> FileError? {
         manifest.write(to: path, changes: changes, protected: protected, force: force) { printErr("yuvconv: warning: \($0)") }

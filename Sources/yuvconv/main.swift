@@ -87,7 +87,7 @@ func run(_ args: [String]) -> Int32 {
     // everything, then failed on EBADF).
     if options.showHelp || options.showVersion || options.showMan || options.completionShell != nil || options.dryRun,
        let why = readOnlyProblem(STDOUT_FILENO) {
-        return usageFailure(why)
+        return environmentFailure(why)
     }
     if case .descriptorHasData? = AtomicOutput.overwrites(descriptor: STDOUT_FILENO) {
         if options.force {

@@ -236,7 +236,8 @@ final class ManifestTests: XCTestCase {
         XCTAssertEqual(utimensat(AT_FDCWD, other, &times, 0), 0)   // `touch -r`: the time to the nanosecond
         XCTAssertEqual(rename(other, output), 0)
         XCTAssertEqual(FileStatus(path: output)?.modified, outDigest.status.modified)
-        XCTAssertEqual(m.check(item, optionsKey: "k").action, .replace(.outputAltered))
+        // Another inode with other bytes: another file put at the name, not the output altered.
+        XCTAssertEqual(m.check(item, optionsKey: "k").action, .replace(.anotherFile))
         // The same bytes in another file: read, found the same, kept with the new inode.
         try Data("output bytes".utf8).write(to: URL(fileURLWithPath: other))
         XCTAssertEqual(rename(other, output), 0)
@@ -416,9 +417,10 @@ final class ManifestTests: XCTestCase {
         XCTAssertNotNil(try ManifestFile(path: path).entry(named: "b.nv12"))
     }
 
-    /// A name with two lines is not trusted when read, and a write that does not change it drops it rather
-    /// than keep one of them (which the next run would trust).
-    func testManifestFileWriteDropsADoubledName() throws {
+    /// A name with two lines is not trusted when read, and a write that does not change it keeps them as they
+    /// are rather than keep one of them (which the next run would trust) or drop them (the next run would refuse
+    /// the output as unrecorded); a write that changes it replaces them.
+    func testManifestFileWriteKeepsADoubledName() throws {
         let path = root + "/out/.yuvconv-manifest"
         var m = Manifest()
         m.entries["a.nv12"] = entry(output: "a.nv12", input: "in/a")
@@ -434,10 +436,16 @@ final class ManifestTests: XCTestCase {
         ManifestChange.write(name: "b.nv12", entry: entry(output: "b.nv12", input: "in/b"), to: changes)
         XCTAssertNil(file.write(to: path, changes: changes, protected: Set<FileIdentity>()))
         let after = try ManifestFile(path: path)
-        XCTAssertEqual(after.problemCount, 0)
-        XCTAssertNil(after.entry(named: "a.nv12"), "neither line kept")
+        XCTAssertEqual(after.problemCount, 3, "both a.nv12 lines and c.nv12's two, as they were")
+        XCTAssertNil(after.entry(named: "a.nv12"), "still not trusted")
         XCTAssertNil(after.entry(named: "c.nv12"), "nor the readable one beside an unreadable one")
         XCTAssertNotNil(after.entry(named: "b.nv12"))
+        XCTAssertTrue(String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self).contains("\nc.nv12\tbroken\n"))
+        // Changed by a run: one line again.
+        let again = Spool()
+        ManifestChange.write(name: "a.nv12", entry: entry(output: "a.nv12", input: "in/a2"), to: again)
+        XCTAssertNil(after.write(to: path, changes: again, protected: Set<FileIdentity>()))
+        XCTAssertEqual(try ManifestFile(path: path).entry(named: "a.nv12")?.input, "in/a2")
     }
 
     /// Two runs finishing together: the write waits while another holds the folder's lock, and then merges

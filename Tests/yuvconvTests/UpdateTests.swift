@@ -371,6 +371,34 @@ final class UpdateTests: CLITestCase {
         summary(try update().result, converted: 1, skipped: 2)
     }
 
+    /// Another file put at a recorded output's name (the output moved away) is not yuvconv's output altered: kept
+    /// without --force (it was replaced, as "altered"). Lines that cannot be used stay through a run that does
+    /// not touch their output (they were dropped, and the run after refused the output as unrecorded).
+    func testAnotherFileAtARecordedNameAndLinesKept() throws {
+        try makeInputs()
+        summary(try update().result, converted: 3, skipped: 0)
+        // Made beside, then moved over: another inode for sure (a new file can reuse a removed one's number).
+        try Data("USER DATA".utf8).write(to: work.appendingPathComponent("out/mine.tmp"))
+        XCTAssertEqual(rename(work.appendingPathComponent("out/mine.tmp").path, work.appendingPathComponent("out/a.nv12").path), 0)
+        let kept = try update().result
+        XCTAssertTrue(kept.stderr.contains("yuvconv: 0 converted, 2 kept (up to date), 2 failed"), kept.stderr)
+        XCTAssertTrue(kept.stderr.contains("out/a.nv12: is another file than the one the folder's .yuvconv-manifest records"), kept.stderr)
+        XCTAssertEqual(try contents("out/a.nv12"), Data("USER DATA".utf8))
+        summary(try update(["--force"]).result, converted: 1, skipped: 2)
+        // A second line for b.nv12; then a run over c.png alone, changed, rewrites the manifest.
+        let path = work.appendingPathComponent("out/.yuvconv-manifest")
+        let text = String(decoding: try Data(contentsOf: path), as: UTF8.self)
+        let bLine = try XCTUnwrap(text.split(separator: "\n").first { $0.hasPrefix("b.nv12\t") })
+        try Data((text + bLine + "\n").utf8).write(to: path)
+        let r = try run(["convert", "in/c.png", "-o", "out/", "--update", "--matrix", "bt601"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(String(decoding: try Data(contentsOf: path), as: UTF8.self).components(separatedBy: "\n" + bLine + "\n").count, 2,
+                       "both b.nv12 lines kept")
+        let next = try run(["convert", "in/", "-o", "out/", "--update", "-n"])
+        XCTAssertTrue(String(decoding: next.stdout, as: UTF8.self).contains(
+            "replace in/b.jpg -> out/b.nv12 (nv12): its line in the manifest (.yuvconv-manifest) cannot be used"), next.stderr)
+    }
+
     /// A manifest of another version, or one given CR LF line ends, is said as such (it was "not a yuvconv
     /// manifest", as any file), refused without --force and left as it is.
     func testAnotherVersionsManifestIsNamed() throws {
