@@ -46,9 +46,6 @@ public enum Staleness: Sendable, Equatable, CustomStringConvertible {
     case unrecorded
     /// The manifest names it, but its line cannot be read, or there are two: yuvconv made it, how is unknown.
     case unusableEntry
-    /// Another file is at its name: not the recorded one (another inode) and not its bytes. Whose, nothing says
-    /// (without `--force`, `--update` leaves it alone, as an unrecorded one).
-    case anotherFile
     /// It was made with other options (`optionsKey`).
     case optionsChanged
     /// The input's content is not what it was made from.
@@ -62,7 +59,6 @@ public enum Staleness: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .unrecorded: return "not in the manifest (\(Manifest.fileName))"
         case .unusableEntry: return "its line in the manifest (\(Manifest.fileName)) cannot be used"
-        case .anotherFile: return "another file is at its name, not the one the manifest records"
         case .optionsChanged: return "made with other options"
         case .inputChanged: return "the input changed"
         case .outputAltered: return "the output was altered since it was made"
@@ -91,12 +87,7 @@ extension Manifest {
         guard var entry = recorded else { return (.replace(.unrecorded), nil) }
         if entry.optionsKey != optionsKey { return (.replace(.optionsChanged), nil) }
         guard output.kind == .regular else { return (.replace(.unchecked("the output is not a regular file")), nil) }
-        // Not the file recorded (another inode) nor its bytes: someone's file put at the name (the one yuvconv made
-        // removed or moved away), not yuvconv's output altered. A line without an inode (an older manifest's)
-        // cannot tell, and counts as altered.
-        let another = entry.outputInode.map { $0 != output.inode } ?? false
-        let altered: Staleness = another ? .anotherFile : .outputAltered
-        if output.size != entry.outputBytes { return (.replace(altered), nil) }
+        if output.size != entry.outputBytes { return (.replace(.outputAltered), nil) }
         // Another file at the name (another inode: one another run put there, even in the same clock tick) is
         // read too, as one with another time is.
         // An output edited in place with its time set back has another change time; one without a recorded change
@@ -105,7 +96,7 @@ extension Manifest {
             || entry.outputChanged != output.changed {
             do throws(FileError) {
                 let (status, sha, changed) = try ManifestEntry.read(item.output)
-                if sha != entry.outputSHA256 || status.size != entry.outputBytes { return (.replace(altered), nil) }
+                if sha != entry.outputSHA256 || status.size != entry.outputBytes { return (.replace(.outputAltered), nil) }
                 (entry.outputModified, entry.outputInode, entry.outputChanged) = (status.modified, status.inode, changed)
             } catch {
                 return (.replace(.unchecked(error.reason)), nil)

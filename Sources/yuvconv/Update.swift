@@ -152,7 +152,6 @@ struct UpdateManifest: Sendable {
         }
         guard !options.force else { return decided }
         if case .replace(.unrecorded) = decided.action { return (.skip(upToDate: false), nil) }
-        if case .replace(.anotherFile) = decided.action { return (.skip(upToDate: false), nil) }
         guard whyNotInFolder(item) != nil else { return decided }
         return (.skip(upToDate: false), nil)
     }
@@ -179,9 +178,7 @@ struct UpdateManifest: Sendable {
             return FileError(output: item.output, error)
         }
         let why = whyNotInFolder(item).map { $0 + "; --update writes only plain files of the output folder, reached by their names" }
-            ?? (manifest.entry(named: item.name) != nil
-                ? "is another file than the one the folder's \(Manifest.fileName) records (it may not be yuvconv's), so --update keeps it"
-                : "is already there and not recorded in the folder's \(Manifest.fileName) (it may not be yuvconv's), so --update keeps it")
+            ?? "is already there and not recorded in the folder's \(Manifest.fileName) (it may not be yuvconv's), so --update keeps it"
         return FileError(path: item.output, reason: why, remedy: .overwrite)
     }
 
