@@ -902,6 +902,15 @@ status 1; says 'TMPDIR'; says 'unrecorded'
 ALLOW=(u/b.nv12); settled
 end
 
+# An input --update cannot hash (a FIFO): converted, and said not recorded (it was silent, and the next run
+# refused the output as unrecorded with no word why).
+begin update-fifo-input-unrecorded
+mkfifo p.png; snap
+( cat "$PNG" > p.png & ); run convert p.png -o u/ --update
+status 0; says 'u/p\.nv12: not recorded in \.yuvconv-manifest: its input is not a regular file'
+ALLOW=(u u/p.nv12); settled
+end
+
 # 12. Output errors and option conflicts.
 begin report-to-dev-full
 cp "$JPG" a.jpg; snap
