@@ -113,13 +113,14 @@ extension ManifestFile {
             let text = Spool()
             text.append(Manifest.head)
             var changed = false, records = sorted.reader(), count = 0
-            var group: (name: [UInt8], old: ArraySlice<UInt8>?, olds: Int, raw: [ArraySlice<UInt8>], new: ArraySlice<UInt8>??)?
+            // Of the name's lines there: the readable one (rendered), and all of them as they are to keep (`raw`).
+            var group: (name: [UInt8], old: ArraySlice<UInt8>?, raw: [ArraySlice<UInt8>], new: ArraySlice<UInt8>??)?
             func finish() {
                 guard let g = group else { return }
                 if let new = g.new {
-                    if new.map({ !$0.elementsEqual(g.old ?? []) || g.old == nil }) ?? (g.old != nil) || g.olds > 1 { changed = true }
+                    if new.map({ !$0.elementsEqual(g.old ?? []) || g.old == nil }) ?? (g.old != nil) || g.raw.count > 1 { changed = true }
                     if let line = new { text.append(line); text.append(10) }
-                } else if g.olds > 1 || (g.olds == 1 && g.old == nil) {
+                } else if g.raw.count > 1 || (g.raw.count == 1 && g.old == nil) {
                     for line in g.raw { text.append(line); text.append(10) }
                 } else if let old = g.old {
                     text.append(old)
@@ -132,19 +133,16 @@ extension ManifestFile {
                 let record = MergeRecord(r)
                 if group.map({ !$0.name.elementsEqual(record.name) }) ?? true {
                     finish()
-                    group = (Array(record.name), nil, 0, [], nil)
+                    group = (Array(record.name), nil, [], nil)
                 }
                 if record.change {
                     group!.new = .some(record.line.isEmpty ? nil : Array(record.line)[...])
                 } else {
                     // An unusable line as it was (its NUL mark taken off); a readable one as rendered.
-                    if record.line.first == 0 {
-                        group!.raw.append(Array(record.line.dropFirst())[...])
-                    } else {
-                        group!.old = Array(record.line)[...]
-                        group!.raw.append(Array(record.line)[...])
-                    }
-                    group!.olds += 1
+                    let unusable = record.line.first == 0
+                    let line = Array(unusable ? record.line.dropFirst() : record.line)[...]
+                    if !unusable { group!.old = line }
+                    group!.raw.append(line)
                 }
             }
             finish()

@@ -13,16 +13,15 @@ public func sha256(ofFile path: String) throws(FileError) -> (status: FileStatus
     // Not opened at all when the name is no regular file: opening a FIFO and closing it again could take its
     // writer's data with it (the pipe freed with no reader and no writer left), and its conversion, which opens it
     // next, found nothing (`--update` with a FIFO input, one run in six).
-    if let st = FileStatus(path: path), st.kind != .regular {
-        throw FileError(path: path, reason: "not a regular file (\(st.kind == .directory ? "a folder" : "a FIFO, device or socket")), cannot be hashed")
+    func notRegular(_ st: FileStatus) -> FileError {
+        FileError(path: path, reason: "not a regular file (\(st.kind == .directory ? "a folder" : "a FIFO, device or socket")), cannot be hashed")
     }
+    if let st = FileStatus(path: path), st.kind != .regular { throw notRegular(st) }
     let fd = openWithoutWaiting(path, O_RDONLY)
     guard fd >= 0 else { throw FileError(path: path, reason: "cannot open: \(systemMessage())") }
     defer { close(fd) }
     guard let status = FileStatus(descriptor: fd) else { throw FileError(path: path, reason: "cannot stat: \(systemMessage())") }
-    guard status.kind == .regular else {
-        throw FileError(path: path, reason: "not a regular file (\(status.kind == .directory ? "a folder" : "a FIFO, device or socket")), cannot be hashed")
-    }
+    guard status.kind == .regular else { throw notRegular(status) }
     var hash = SHA256()
     var buffer = [UInt8](repeating: 0, count: 256 << 10)
     while true {

@@ -211,9 +211,8 @@ func runBatch(_ options: Options) -> Int32 {
         o.force = opts.force || action.replaces
         // Its names first: a folder named as --update's manifest is refused before it is made.
         if let why = AtomicOutput.reservedNameProblem(item.name) ?? watch.prepare(outputFolder(of: item.output), for: item.output) {
-            var failed = Outcome.failed(item.input, FileError(path: item.output, reason: why), alignment: opts.reportAlignment)
-            failed.manifestChange = update?.failureChange(item)
-            return failed
+            // Its manifest line, if any, stays: nothing was written.
+            return Outcome.failed(item.input, FileError(path: item.output, reason: why), alignment: opts.reportAlignment)
         }
         let convert = {
             convertOne(input: item.input, output: item.output, format: item.format, options: o, protected: protected,

@@ -16,8 +16,7 @@ struct Outcome {
     var failure: FileError?
     /// Kept as up to date by `--update` (its record from the manifest), not converted.
     var skipped = false
-    /// With `--update`: the manifest's new entry for the output named, or nil to drop it (nothing makes one now: a
-    /// failed conversion leaves its line).
+    /// With `--update`: the manifest's new entry for the output named (a failed conversion has none: its line stays).
     var manifestChange: (name: String, entry: ManifestEntry?)?
     /// A signal came before it started (while `--update` hashed its input or output): counted as not started,
     /// nothing recorded, its manifest entry as it was.

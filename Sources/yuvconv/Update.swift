@@ -209,13 +209,16 @@ struct UpdateManifest: Sendable {
     /// Converts `item` with `convert`, and records the result for the manifest. The input is hashed before it
     /// is converted: should it change meanwhile, the manifest holds the older content's digest and the next run
     /// converts it again, the safe side. A failed conversion, an input that cannot be hashed (not a regular file)
-    /// or an output that is not a regular file leaves the entry as it was (`failureChange`).
+    /// or an output that is not a regular file leaves the entry as it was.
     func convert(_ item: BatchItem, options: Options, _ convert: () -> Outcome) -> Outcome {
         let input = try? ManifestEntry.read(item.input)
         // Stopped by a signal while hashing: not started, and its entry (if any) left as it was.
         if input == nil, interruptSignal() != nil { return .notStarted(item.input) }
+        // A failed (or interrupted) conversion changes no line: the file at its output is as it was, so its line, if
+        // it had one, still says what that file is and what it was made from — the next run converts it again when
+        // the input or options differ, keeps it when they do not, and replaces it as yuvconv's (dropping the line
+        // made the next run refuse yuvconv's own output without --force). An entry another run wrote stays too.
         var outcome = convert()
-        outcome.manifestChange = failureChange(item)
         guard outcome.failure == nil, let input, let report = outcome.record.report, let digest = outcome.record.output,
               let written = FileStatus(path: item.output), written.kind == .regular, written.size == digest.bytes else {
             // Converted but not recordable (an input that cannot be hashed: a FIFO, a device): said, since the next
@@ -240,16 +243,10 @@ struct UpdateManifest: Sendable {
         return outcome
     }
 
-    /// The manifest change of a failed output: none. A failed (or interrupted) conversion leaves the file at the
-    /// output as it was, so its line, if it had one, still says what that file is and what it was made from — the
-    /// next run converts it again when the input or options differ, keeps it when they do not, and replaces it
-    /// as yuvconv's, not as someone's file it may not touch (dropping the line made the next run refuse yuvconv's
-    /// own output without --force). An entry another `--update` run wrote meanwhile stays too.
-    func failureChange(_ item: BatchItem) -> (name: String, entry: ManifestEntry?)? { nil }
-
     /// Writes the manifest back (atomically, replacing the old one): as it is on disk now — another run into
-    /// the same folder may have written it meanwhile — with this run's entries put in (a failure changes none). Unchanged, it is not written. Nil, or the error (the outputs themselves are written; the next run
-    /// finds the new ones unrecorded and replaces them only with --force).
+    /// the same folder may have written it meanwhile — with this run's entries put in (a failure changes none).
+    /// Unchanged, it is not written. Nil, or the error (the outputs themselves are written; the next run finds the
+    /// new ones unrecorded and replaces them only with --force).
     func write(_ changes: Spool, protected: any FileIdentitySet) -> FileError? {
         manifest.write(to: path, changes: changes, protected: protected, force: force) { printErr("yuvconv: warning: \($0)") }
     }

@@ -68,31 +68,30 @@ func run(_ args: [String]) -> Int32 {
     }
     // --help, --version, --man and --completion print and convert nothing: a file named with them is a mistake
     // (`yuvconv --version photo.jpg`), not silently ignored.
-    if (options.showHelp || options.showVersion || options.showMan || options.completionShell != nil),
-       let extra = options.inputs.first {
+    // The runs that print text on standard output and convert nothing: help, version, man page, completion script,
+    // and a dry run's listing.
+    let informational = options.showHelp || options.showVersion || options.showMan || options.completionShell != nil
+    let printsListing = informational || options.dryRun
+    if informational, let extra = options.inputs.first {
         return usageFailure("\(options.showHelp ? "--help" : options.showVersion ? "--version" : options.showMan ? "--man" : "--completion") "
                             + "takes no file (got '\(displayPath(extra))')")
     }
     // What these print is the output asked for: lost to a standard output closed at start (reopened on
     // /dev/null, `protectStandardDescriptors`), it is an error, as data or a report there is.
-    if options.showHelp || options.showVersion || options.showMan || options.completionShell != nil || options.dryRun,
-       standardDescriptorWasClosed(STDOUT_FILENO) {
+    if printsListing, standardDescriptorWasClosed(STDOUT_FILENO) {
         printErr("yuvconv: error: <stdout>: standard output is closed")
         return 1
     }
+    // Open for reading only, what they print cannot go there, --force or not (a dry run hashed and listed
+    // everything, then failed on EBADF).
+    if printsListing, let why = readOnlyProblem(STDOUT_FILENO) { return environmentFailure(why) }
     // Standard output open read-write on a file with data where writing starts (`1<>old`): written over only with
     // --force, which then cuts the file where this run's writing ends (at exit, below). Text the run prints there
     // (help, a dry run's listing) was written over the start of the file, its tail kept, without --force.
-    // Open for reading only, what they print cannot go there, --force or not (a dry run hashed and listed
-    // everything, then failed on EBADF).
-    if options.showHelp || options.showVersion || options.showMan || options.completionShell != nil || options.dryRun,
-       let why = readOnlyProblem(STDOUT_FILENO) {
-        return environmentFailure(why)
-    }
     if case .descriptorHasData? = AtomicOutput.overwrites(descriptor: STDOUT_FILENO) {
         if options.force {
             standardOutputReplaced.store(true, ordering: .relaxed)
-        } else if options.showHelp || options.showVersion || options.showMan || options.completionShell != nil || options.dryRun {
+        } else if printsListing {
             return usageFailure("standard output is open on a file with data where writing would start; use --force to write over it")
         }
     }
