@@ -67,35 +67,55 @@ func runReport(_ options: Options) -> Int32 {
     return status
 }
 
-/// The first file among `inputs` given twice under the same name (the same identity and the same path, once
-/// `.` and `..` are taken out), as two of its paths; nil when none. On disk (a sort of identity and name records): flat in the number of files.
+/// The file among `inputs` whose second mention comes first in input order (the same identity and the same path,
+/// once `.` and `..` are taken out), as its two paths in that order; nil when none. Whichever files repeat, the
+/// one named is the one a reader of the command meets first — not the first in an order of inode numbers. On
+/// disk (a sort of identity, name and position records): flat in the number of files.
 func repeatedInput(_ inputs: BatchInputs) throws(BatchPlanError) -> (String, String)? {
-    let whole = try inputs.selection(shard: nil)
+    let whole = try inputs.selection(shard: nil, keepOrder: true)   // in the order given
     let keys = Spool()
     let here = currentFolder().pathParts   // once, not a getcwd an input
     func key(_ input: String) -> [UInt8]? {
         guard let id = inputIdentity(input) else { return nil }
         let name = PathBytes.encode(lexicalPath(input, in: here))
-        return withUnsafeBytes(of: id.device.bigEndian, Array.init) + withUnsafeBytes(of: id.inode.bigEndian, Array.init) + name
+        // A path holds no NUL: the 0 ends the name, so a name that begins another sorts wholly before it.
+        return withUnsafeBytes(of: id.device.bigEndian, Array.init) + withUnsafeBytes(of: id.inode.bigEndian, Array.init)
+            + name + [0]
     }
-    var r = whole.reader()
-    while let item = r.next() { if let k = key(item.input) { keys.appendRecord(k) } }
-    var repeated: [UInt8]?
+    var r = whole.reader(), position: UInt64 = 0
+    while let item = r.next() {
+        if let k = key(item.input) { keys.appendRecord(k + withUnsafeBytes(of: position.bigEndian, Array.init)) }
+        position += 1
+    }
+    // Sorted, one file's mentions are together in input order: its second record is where it repeats.
+    var firstRepeat: UInt64?
     do throws(FileError) {
         try keys.seal()
         let sorted = try keys.sortedRecords()
-        var reader = sorted.reader(), last: [UInt8] = []
-        while repeated == nil, let rec = reader.nextRecord() {
-            if rec.elementsEqual(last) { repeated = last }
-            last = Array(rec)
+        var reader = sorted.reader(), last: [UInt8] = [], seen = 0
+        while let rec = reader.nextRecord() {
+            let k = Array(rec.dropLast(8))
+            seen = k == last ? seen + 1 : 1
+            if seen == 2 {
+                let at = rec.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+                firstRepeat = min(firstRepeat ?? at, at)
+            }
+            last = k
         }
     } catch {
         throw .file(error)
     }
-    guard let repeated else { return nil }
-    var paths: [String] = [], again = whole.reader()
-    while paths.count < 2, let item = again.next() { if key(item.input) == repeated { paths.append(item.input) } }
-    return paths.count == 2 ? (paths[0], paths[1]) : nil
+    guard let firstRepeat else { return nil }
+    // Its key from its second mention, then the first mention with that key.
+    var again = whole.reader(), at: UInt64 = 0, second: String?
+    while second == nil, let item = again.next() {
+        if at == firstRepeat { second = item.input }
+        at += 1
+    }
+    guard let second, let repeated = key(second) else { return nil }
+    var first = whole.reader()
+    while let item = first.next() { if key(item.input) == repeated { return (item.input, second) } }
+    return nil
 }
 
 /// The path as written, made absolute (from `here`, the current folder's parts) and without `.`, `..` or doubled

@@ -62,6 +62,25 @@ final class PlanningTests: CLITestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("out").path))
     }
 
+    /// With two files each given twice, the one named was the first in an order of inode numbers — so which one a
+    /// run named changed from machine to machine (this suite failed on CI by it). Named now: the file whose second
+    /// mention comes first in the command, with its two paths in the order given.
+    func testTheRepeatNamedIsTheFirstInTheCommand() throws {
+        try makeInputs()
+        func inode(_ path: String) throws -> UInt64 {
+            try XCTUnwrap(FileManager.default.attributesOfItem(atPath: work.appendingPathComponent(path).path)[.systemFileNumber] as? UInt64)
+        }
+        // The file with the higher inode number repeats first, so an inode order would name the other.
+        let (early, late) = try inode("in/a.png") > inode("in/sub/b.png") ? ("in/a.png", "in/sub/b.png") : ("in/sub/b.png", "in/a.png")
+        for command in ["convert", "report"] {
+            let args = [command, early, late, "./" + early, late] + (command == "convert" ? ["-o", "out/"] : [])
+            let r = try run(args)
+            XCTAssertEqual(r.status, 2, r.stderr)
+            XCTAssertTrue(r.stderr.contains("\(early) is given twice (as ./\(early) too)"), "\(args): \(r.stderr)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("out").path))
+    }
+
     /// Standard input to an output folder: refused for what it is — no name for the output, or (with --shard) one
     /// stream that no shard splits — not as "one of many inputs", and no message sends the user to another.
     func testStandardInputToAFolderSaysWhy() throws {
