@@ -98,8 +98,16 @@ extension ManifestFile {
                     MergeRecord.write(name: Self.name(rendered), order: order, change: false, line: rendered[...], to: merged)
                 }
             }
-            try ManifestChange.forEach(in: changes) { name, entry in
+            // git's "racily clean" rule for the outputs: a change time not settled by now is not recorded. An edit
+            // in place in the same clock tick as the naming (a whole second on some file systems), its time set
+            // back, leaves the change time as recorded, so no later run could tell; unrecorded, the next run
+            // reads the output once (its SHA-256 decides) and records the time then. An edit after this write
+            // gets a later change time than one settled now.
+            let writtenAt = ManifestEntry.wallClock()
+            try ManifestChange.forEach(in: changes) { name, change in
                 order += 1
+                var entry = change
+                if let c = entry?.outputChanged, !ManifestEntry.settled(c, at: writtenAt) { entry?.outputChanged = nil }
                 MergeRecord.write(name: Manifest.escaped(PathBytes.encode(name))[...], order: 1 << 62 | order, change: true,
                                   line: entry?.line[...] ?? [], to: merged)
             }
