@@ -89,6 +89,12 @@ public struct Column: Sendable {
         converted("cicp_full_range") { _, rep in .count(ColourDescription(spec: rep.spec, primaries: rep.primaries, chromaLocation: rep.chromaLocation).range.cicp) },
         converted("cicp_chroma_location") { _, rep in .count(ColourDescription(spec: rep.spec, primaries: rep.primaries, chromaLocation: rep.chromaLocation).chromaLocation.cicp) },
         converted("ffmpeg_rawvideo_input") { r, rep in
+            // A Y4M: the tags its header lacks (untagged, ffmpeg reads it as BT.601: 34 dB instead of 45.6 on
+            // kodim23), before `-i` as for rawvideo.
+            if r.y4m {
+                return .arguments(ColourDescription(spec: rep.spec, primaries: rep.primaries, chromaLocation: rep.chromaLocation)
+                    .ffmpegTags.joined(separator: " "))
+            }
             // Plain rawvideo only, else empty: FFmpeg reads no row or plane padding, and has no bi-planar pixel
             // format with an A plane (docs/cli.md gives the numpy and dd ways to read those).
             if !r.rawVideo || r.filePadded || (rep.alphaBytes > 0 && rep.layout.isBiPlanar) { return .text("") }

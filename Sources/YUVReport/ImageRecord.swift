@@ -16,6 +16,9 @@ public struct ImageRecord: Sendable {
     /// The output is (or, for `report`, would be) raw planes: not a Y4M, PNG or JPEG, which ffmpeg's rawvideo
     /// options do not read.
     public var rawVideo = true
+    /// The output is (or would be) a Y4M file: its header gives the size, layout and range but not the matrix,
+    /// primaries or transfer, which ffmpeg must be told.
+    public var y4m = false
     /// The process's peak resident set right after this conversion. Not reported per image (in a batch it is the
     /// peak of everything so far): a report's totals give the run's, and a single conversion's is its own.
     public var peakRSS: Int

@@ -86,6 +86,7 @@ struct Options {
         record.heightAlignment = heightAlignment
         record.filePadded = padsRows(of: format) && record.alignedBytes != record.yuvBytes
         record.rawVideo = format.isRaw
+        if case .y4m = format { record.y4m = true }
         return record
     }
     // Batch

@@ -40,6 +40,22 @@ final class TenBitTests: CLITestCase {
         XCTAssertTrue((line["ffmpeg_rawvideo_input"] as? String ?? "").contains("-pix_fmt p010le"))
     }
 
+    /// A Y4M's header has no matrix, primaries or transfer: the report gives ffmpeg the tags it lacks, as for raw
+    /// planes (before, the column was empty for a Y4M, and ffmpeg read it as BT.601: 34.4 dB instead of 45.6).
+    func testY4MReportSaysWhatFFmpegMustBeTold() throws {
+        for (args, want) in [([String](), "-color_range pc -colorspace bt709 -color_primaries bt709 -color_trc iec61966-2-1 -chroma_sample_location center"),
+                             (["--depth", "10", "--matrix", "bt2020", "--range", "limited", "--chroma-loc", "topleft"],
+                              // An untagged photo stays sRGB's primaries (sRGB sources are not moved into BT.2020).
+                              "-color_range tv -colorspace bt2020nc -color_primaries bt709 -color_trc iec61966-2-1 -chroma_sample_location topleft")] {
+            for r in [try run([photo, "-o", "a.y4m", "--force", "--report", "json"] + args),
+                      try run(["report", photo, "--format", "y4m", "--report", "json"] + args)] {
+                XCTAssertEqual(r.status, 0, r.stderr)
+                let line = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.split(separator: 10)[0])) as? [String: Any])
+                XCTAssertEqual(line["ffmpeg_rawvideo_input"] as? String, want, "\(args)")
+            }
+        }
+    }
+
     /// `--depth 10` makes a C420p10 Y4M whose frame is the yuv420p10le bytes; it reads back as the same
     /// samples; and the 10-bit frame converts to any 8-bit layout by the range's rescale (limited: ÷4).
     func testTenBitY4MWritesAndReadsBack() throws {
