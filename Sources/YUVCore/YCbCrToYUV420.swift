@@ -74,7 +74,8 @@ public struct YCbCrToYUV420: Sendable {
     /// band's last chroma row); nil for the picture's first band, whose top edge is clamped.
     public func convert(y: UnsafePointer<UInt8>, yStride: Int, cb: UnsafePointer<UInt8>?, cbStride: Int,
                         cr: UnsafePointer<UInt8>?, crStride: Int, firstRow: Int, rowCount: Int,
-                        above: (cb: UnsafePointer<UInt8>, cr: UnsafePointer<UInt8>)? = nil, into t: PlaneTargets) {
+                        above: (cb: UnsafePointer<UInt8>, cr: UnsafePointer<UInt8>)? = nil,
+                        lumaAbove: UnsafePointer<UInt8>? = nil, into t: PlaneTargets) {
         let cw = t.chromaWidth
         let chromaRows = (rowCount + 1) / 2
         let scratch = UnsafeMutablePointer<UInt8>.allocate(capacity: 2 * cw)
@@ -137,6 +138,7 @@ public struct YCbCrToYUV420: Sendable {
             }
             if sited {
                 sitedChromaRow(cb!, cbStride, cr!, crStride, row: r, rowCount: rowCount, above: above,
+                               luma: sitedLumaRows(y, yStride, row: r, rowCount: rowCount, above: lumaAbove),
                                columns: columns, u: uRow, v: vRow)
             }
             // The SIMD rows wrote NV12's interleaved row; everything else merges here for NV12 and NV21.

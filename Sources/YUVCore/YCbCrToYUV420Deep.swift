@@ -27,6 +27,11 @@ extension YCbCrTransform {
         return Self.clamp10(Self.floorDiv(n, 2 * 255 * a))
     }
 
+    /// A 10-bit output chroma value of an exact target offset (`gamutClamped`).
+    public func chroma10(_ c: (Int128, Int128)) -> UInt16 {
+        UInt16(Self.scaledChroma(c, offset: 512, span: target.range == .full ? 1023 : 896, top: 1023))
+    }
+
     /// 10-bit output Cb and Cr of a sample whose source chroma offsets are the weighted means ΣCb′/`count`
     /// and ΣCr′/`count`.
     public func chroma10(cbSum: Int, crSum: Int, count: Int) -> (cb: UInt16, cr: UInt16) {
@@ -47,7 +52,8 @@ extension YCbCrToYUV420 {
     /// top-left siting take the same weighted sums as in 8 bits (`YCbCrSiting.swift`) with the 10-bit scaling.
     public func convertDeep(y: UnsafePointer<UInt8>, yStride: Int, cb: UnsafePointer<UInt8>?, cbStride: Int,
                             cr: UnsafePointer<UInt8>?, crStride: Int, rowCount: Int,
-                            above: (cb: UnsafePointer<UInt8>, cr: UnsafePointer<UInt8>)? = nil, layout: PixelLayout,
+                            above: (cb: UnsafePointer<UInt8>, cr: UnsafePointer<UInt8>)? = nil,
+                            lumaAbove: UnsafePointer<UInt8>? = nil, layout: PixelLayout,
                             yOut: UnsafeMutableRawPointer, uOut: UnsafeMutableRawPointer, vOut: UnsafeMutableRawPointer?) {
         precondition(layout.bitDepth == 10)
         let shift = UInt16(layout.sampleShift), cw = (width + 1) / 2
@@ -65,6 +71,7 @@ extension YCbCrToYUV420 {
                 sitedColumns(cb!, cbStride, above: above?.cb, row: r, rowCount: rowCount, into: cbColumns)
                 sitedColumns(cr!, crStride, above: above?.cr, row: r, rowCount: rowCount, into: crColumns)
             }
+            let lumaRows = sited && !grey ? sitedLumaRows(y, yStride, row: r, rowCount: rowCount, above: lumaAbove) : []
             let rows = [(ly0, yOut + ly0 * 2 * width)] + (2 * r + 1 < rowCount ? [(ly1, yOut + ly1 * 2 * width)] : [])
             for cx in 0..<cw {
                 var cbSum = 0, crSum = 0, count = 1
@@ -105,12 +112,18 @@ extension YCbCrToYUV420 {
                     pixel(ly1, x0, out1)
                     pixel(ly1, x1, out1)
                 }
+                var clamped: (cb: (Int128, Int128), cr: (Int128, Int128))?
                 if sited {
                     // The sums of bytes under the siting's weights, as offsets: ΣC′ = Σ − 128 · weight.
                     (cbSum, crSum, count) = (sitedSum(cbColumns, cx) - 128 * weight, sitedSum(crColumns, cx) - 128 * weight,
                                              weight)
+                    if !grey {
+                        clamped = t.gamutClamped(ySum: sitedLuma(lumaRows, cx), cbSum: cbSum,
+                                                 crSum: crSum, weight: weight)
+                    }
                 }
-                let c = grey ? (cb: UInt16(512), cr: UInt16(512)) : t.chroma10(cbSum: cbSum, crSum: crSum, count: count)
+                let c = grey ? (cb: UInt16(512), cr: UInt16(512))
+                    : clamped.map { (cb: t.chroma10($0.cb), cr: t.chroma10($0.cr)) } ?? t.chroma10(cbSum: cbSum, crSum: crSum, count: count)
                 if let vOut {
                     store(uOut + r * 2 * cw, cx, c.cb)
                     store(vOut + r * 2 * cw, cx, c.cr)

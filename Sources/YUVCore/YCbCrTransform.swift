@@ -75,6 +75,46 @@ public struct YCbCrTransform: Sendable, Equatable {
         return Self.clamp8(Self.floorDiv(n, 2 * 255 * aDen))
     }
 
+    /// The target's chroma offsets of a sample out of the gamut, each as an exact fraction (numerator,
+    /// denominator > 0) of a code value before the range's scaling: `ySum`, `cbSum`, `crSum` are the source's Y
+    /// and C′ = C − 128 summed under weights totalling `weight`. Its R, G, B (JFIF's BT.601, full range) are
+    /// found exactly, in units of 1/(weight·S·Kg₆₀₁) — R = Y + 2(1−Kr)·Cr′, B = Y + 2(1−Kb)·Cb′,
+    /// G = Y − (2Kr(1−Kr)·Cr′ + 2Kb(1−Kb)·Cb′)/Kg — and when all three lie in 0…255 the answer is nil (the
+    /// caller's sums stand). Otherwise each is clamped to 0…255 and the target's C′ of that RGB is returned:
+    /// C′ₜ = (S·B − (Kr·R + Kg·G + Kb·B)) / (2(S − Kb)) for Cb, R and Kr for Cr (`YCbCrSiting.swift`, "The gamut").
+    @inline(__always)
+    public func gamutClamped(ySum: Int, cbSum: Int, crSum: Int, weight: Int)
+        -> (cb: (Int128, Int128), cr: (Int128, Int128))? {
+        let s = Int64(ColorMatrix.scale)
+        let krs = Int64(ColorMatrix.bt601.kr), kbs = Int64(ColorMatrix.bt601.kb), kgs = s - krs - kbs
+        let y = Int64(ySum) * s * kgs, b = Int64(cbSum), r = Int64(crSum)
+        // Below 2^41 each: |ySum| ≤ 255·16, |C′ sums| ≤ 128·16.
+        let rU = y + kgs * 2 * (s - krs) * r
+        let bU = y + kgs * 2 * (s - kbs) * b
+        let gU = y - 2 * krs * (s - krs) * r - 2 * kbs * (s - kbs) * b
+        let top = 255 * Int64(weight) * s * kgs
+        if rU >= 0 && rU <= top && gU >= 0 && gU <= top && bU >= 0 && bU <= top { return nil }
+        let (rc, gc, bc) = (Int128(min(max(rU, 0), top)), Int128(min(max(gU, 0), top)), Int128(min(max(bU, 0), top)))
+        let m = target.matrix, s128 = Int128(s), unit = Int128(top / 255)
+        let yt = Int128(m.kr) * rc + Int128(m.kg) * gc + Int128(m.kb) * bc     // S·Yₜ
+        return ((s128 * bc - yt, 2 * (s128 - Int128(m.kb)) * unit), (s128 * rc - yt, 2 * (s128 - Int128(m.kr)) * unit))
+    }
+
+    /// ⌊offset + (num/den)·span/255 + ½⌋, clamped to 0…top: an output chroma value of an exact target offset.
+    @inline(__always)
+    static func scaledChroma(_ c: (Int128, Int128), offset: Int128, span: Int128, top: Int128) -> Int128 {
+        let (num, den) = c
+        let n = 2 * offset * 255 * den + 2 * span * num + 255 * den, d = 2 * 255 * den
+        let q = n / d
+        return min(max((n % d != 0 && n < 0) ? q - 1 : q, 0), top)
+    }
+
+    /// An 8-bit output chroma value of an exact target offset (`gamutClamped`).
+    @inline(__always)
+    public func chroma8(_ c: (Int128, Int128)) -> UInt8 {
+        UInt8(Self.scaledChroma(c, offset: 128, span: target.range == .full ? 255 : 224, top: 255))
+    }
+
     /// `chroma(cbSum:crSum:count:)` for one count, for hot loops. Each value is ⌊N/den⌋ with
     /// N = c0 + wb·ΣCb′ + wr·ΣCr′ — separable into two parts whose exact floor quotients and remainders are
     /// tabulated once per ΣCb′ and per ΣCr′: ⌊N/den⌋ = qb + qr + (rb + rr ≥ den ? 1 : 0). Two lookups, an

@@ -3,6 +3,8 @@
 /// (`left`) or 1 2 1 over 2j−1, 2j, 2j+1 (`topleft`); coordinates clamped to the picture — each tap reading
 /// the source chroma sample that covers its pixel, and the weighted mean offsets go through the textbook
 /// route (JFIF YCbCr → exact R, G, B → the contract's formulas) in 128-bit integers, rounded once, half up.
+/// With the luma given, the mean luma under the same taps joins the mean chroma: when the
+/// R, G or B they make leaves 0…255, the three are clamped and the chroma is that RGB's (the gamut step).
 /// No tables, no separable passes, no bands: nothing shared with the code under test.
 public struct SitedChromaReference {
     public let width: Int, height: Int
@@ -37,15 +39,40 @@ public struct SitedChromaReference {
         return (b, r)
     }
 
-    /// Output Cb and Cr (8 or 10 bits) of the mean offsets ΣCb′/weight, ΣCr′/weight.
-    public func chroma(cbSum: Int, crSum: Int, depth: Int = 8) -> (cb: Int, cr: Int) {
+    /// The luma sum for output sample (cx, cy) under the chroma's own weights (`sums`): its taps' pixels' luma;
+    /// `luma(x, y)` reads a pixel.
+    public func lumaSum(_ cx: Int, _ cy: Int, _ luma: (Int, Int) -> UInt8) -> Int {
+        let across = [(-1, 1), (0, 2), (1, 1)]
+        let down = topLeft ? [(-1, 1), (0, 2), (1, 1)] : [(0, 1), (1, 1)]
+        var sum = 0
+        for (dy, wy) in down {
+            let y = min(max(2 * cy + dy, 0), height - 1)
+            for (dx, wx) in across { sum += wx * wy * Int(luma(min(max(2 * cx + dx, 0), width - 1), y)) }
+        }
+        return sum
+    }
+
+    /// Output Cb and Cr (8 or 10 bits) of the mean offsets ΣCb′/weight, ΣCr′/weight — and, with the mean luma
+    /// ΣY/weight (`lumaSum`), of the clamped RGB when they leave the gamut.
+    public func chroma(cbSum: Int, crSum: Int, lumaSum: Int? = nil, depth: Int = 8) -> (cb: Int, cr: Int) {
         let s: Int128 = 10_000, kr6: Int128 = 2990, kb6: Int128 = 1140, kg6 = s - kr6 - kb6
         let kr = Int128(kr), kb = Int128(kb), kg = s - kr - kb
         let sb = Int128(cbSum), sr = Int128(crSum)
         // R′, G′, B′ (the source picture less its luma) over the common denominator d0 = S·weight·Kg₆₀₁.
         let d0 = s * Int128(weight) * kg6
-        let rn = 2 * (s - kr6) * kg6 * sr, bn = 2 * (s - kb6) * kg6 * sb
-        let gn = -(kr6 * 2 * (s - kr6) * sr + kb6 * 2 * (s - kb6) * sb)
+        var rn = 2 * (s - kr6) * kg6 * sr, bn = 2 * (s - kb6) * kg6 * sb
+        var gn = -(kr6 * 2 * (s - kr6) * sr + kb6 * 2 * (s - kb6) * sb)
+        if let lumaSum {
+            // R, G, B themselves over d0 (the luma's mean is ΣY/weight = ΣY·S·Kg₆₀₁/d0); clamped to 0…255 if any
+            // leaves it, and then taken less nothing: the chroma below is the same formula on whole R, G, B.
+            let y = Int128(lumaSum) * s * kg6
+            let (r, g, b) = (y + rn, y + gn, y + bn)
+            let top = 255 * d0
+            if [r, g, b].contains(where: { $0 < 0 || $0 > top }) {
+                func clamp(_ v: Int128) -> Int128 { min(max(v, 0), top) }
+                (rn, gn, bn) = (clamp(r), clamp(g), clamp(b))
+            }
+        }
         let yn = kr * rn + kg * gn + kb * bn                   // Y′ₜ = yn / (S·d0)
         // C′ₜ = (S·n − yn) / (2(S − K)·d0); then ⌊offset + C′ₜ·span/255 + ½⌋, clamped.
         let (offset, span, top): (Int128, Int128, Int128) = depth == 8
@@ -58,13 +85,13 @@ public struct SitedChromaReference {
         return (out(s * bn - yn, 2 * (s - kb) * d0), out(s * rn - yn, 2 * (s - kr) * d0))
     }
 
-    /// Both planes, row by row (⌈W/2⌉ × ⌈H/2⌉ each).
-    public func planes(depth: Int = 8, _ sample: (Int, Int, Int) -> UInt8) -> (u: [Int], v: [Int]) {
+    /// Both planes, row by row (⌈W/2⌉ × ⌈H/2⌉ each), with the gamut step when `luma` reads the pixels.
+    public func planes(depth: Int = 8, luma: ((Int, Int) -> UInt8)? = nil, _ sample: (Int, Int, Int) -> UInt8) -> (u: [Int], v: [Int]) {
         var u: [Int] = [], v: [Int] = []
         for cy in 0..<((height + 1) / 2) {
             for cx in 0..<((width + 1) / 2) {
                 let (b, r) = sums(cx, cy, sample)
-                let c = chroma(cbSum: b, crSum: r, depth: depth)
+                let c = chroma(cbSum: b, crSum: r, lumaSum: luma.map { lumaSum(cx, cy, $0) }, depth: depth)
                 u.append(c.cb)
                 v.append(c.cr)
             }

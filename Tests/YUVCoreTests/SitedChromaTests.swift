@@ -29,6 +29,9 @@ final class SitedChromaTests: XCTestCase {
             bytes = b
         }
 
+        /// Source luma at pixel (x, y).
+        func luma(_ x: Int, _ y: Int) -> UInt8 { bytes[offset + y * yStride + x] }
+
         /// Source chroma (plane 0 Cb, 1 Cr) at sample column sx, row sy.
         func sample(_ plane: Int, _ sx: Int, _ sy: Int) -> UInt8 {
             bytes[offset + yStride * height + plane * cStride * chromaRows + sy * cStride + sx]
@@ -63,7 +66,7 @@ final class SitedChromaTests: XCTestCase {
             let t = PlaneTargets(picture: o.baseAddress!, width: s.width, height: s.height, layout: layout)
             s.bands(d.bandRows) { y, cb, cr, above, first, count in
                 d.convert(y: y, yStride: s.yStride, cb: cb, cbStride: s.cStride, cr: cr, crStride: s.cStride,
-                          firstRow: first, rowCount: count, above: above, into: t)
+                          firstRow: first, rowCount: count, above: above, lumaAbove: first > 0 ? y - s.yStride : nil, into: t)
             }
         }
         return out
@@ -94,7 +97,7 @@ final class SitedChromaTests: XCTestCase {
                     for spec in ConversionSpec.all {
                         let centre = convert(s, spec, .reference, .center)
                         for siting in [ChromaLocation.left, .topleft] {
-                            let want = reference(s, spec, siting).planes(s.sample)
+                            let want = reference(s, spec, siting).planes(luma: s.luma, s.sample)
                             func check(_ got: [UInt8], _ what: String) {
                                 assertSamePlane(Array(got[n..<(n + c)]), want.u, "U \(what) \(spec) \(siting) \(hMax)x\(vMax) \(width)x\(height)")
                                 assertSamePlane(Array(got[(n + c)...]), want.v, "V \(what) \(spec) \(siting) \(hMax)x\(vMax) \(width)x\(height)")
@@ -121,7 +124,7 @@ final class SitedChromaTests: XCTestCase {
                 for spec in ConversionSpec.all {
                     let y = Array(convert(s, spec, .fast, .center)[..<n])
                     for siting in [ChromaLocation.left, .topleft] {
-                        let r = reference(s, spec, siting).planes(s.sample)
+                        let r = reference(s, spec, siting).planes(luma: s.luma, s.sample)
                         let (u, v) = (r.u.map(UInt8.init), r.v.map(UInt8.init))
                         let want: [PixelLayout: [UInt8]] = [.yuv420p: y + u + v, .yv12: y + v + u,
                                                             .nv12: y + zip(u, v).flatMap { [$0, $1] },
@@ -154,13 +157,14 @@ final class SitedChromaTests: XCTestCase {
                                 let base = o.baseAddress!
                                 s.bands(d.bandRows) { y, cb, cr, above, first, count in
                                     d.convertDeep(y: y, yStride: s.yStride, cb: cb, cbStride: s.cStride, cr: cr,
-                                                  crStride: s.cStride, rowCount: count, above: above, layout: .yuv420p10le,
+                                                  crStride: s.cStride, rowCount: count, above: above,
+                                                  lumaAbove: first > 0 ? y - s.yStride : nil, layout: .yuv420p10le,
                                                   yOut: base + 2 * first * width, uOut: base + 2 * (n + first / 2 * cw),
                                                   vOut: base + 2 * (n + c + first / 2 * cw))
                                 }
                             }
                             let words = stride(from: 0, to: out.count, by: 2).map { Int(out[$0]) | Int(out[$0 + 1]) << 8 }
-                            let want = reference(s, spec, siting).planes(depth: 10, s.sample)
+                            let want = reference(s, spec, siting).planes(depth: 10, luma: s.luma, s.sample)
                             assertSamePlane(Array(words[n..<(n + c)]), want.u, "U \(spec) \(siting) \(hMax)x\(vMax) \(width)x\(height)")
                             assertSamePlane(Array(words[(n + c)...]), want.v, "V \(spec) \(siting) \(hMax)x\(vMax) \(width)x\(height)")
                         }

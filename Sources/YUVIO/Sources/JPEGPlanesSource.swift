@@ -87,7 +87,8 @@ final class JPEGPlanesSource: BandSource {
         ledger.record(coefficients)
         let n = raw.components
         if turn.isIdentity {
-            if keepsRowAbove { carry = (1...2).map { c in (ledger.allocateBytes(raw.planeWidth[c]), raw.planeWidth[c]) } }
+            // Chroma's row above, and luma's (the gamut step weighs the luma rows the chroma rows are weighed by).
+            if keepsRowAbove { carry = (0...2).map { c in (ledger.allocateBytes(raw.planeWidth[c]), raw.planeWidth[c]) } }
             quality?.allocate(slots: count, bandRows: bandRows)
             slots = (0..<count).map { _ in
                 (0..<n).map { c in
@@ -184,32 +185,34 @@ final class JPEGPlanesSource: BandSource {
     func convert(slot: Int, row: Int, count: Int, into band: BandBuffer) -> Range<Int> {
         if driver == nil { driver = makeDriver() }
         let (planes, strides): ([UnsafeMutablePointer<UInt8>], [Int])
-        var above: (cb: UnsafePointer<UInt8>, cr: UnsafePointer<UInt8>)?
+        var above: (cb: UnsafePointer<UInt8>, cr: UnsafePointer<UInt8>)?, lumaAbove: UnsafePointer<UInt8>?
         if turn.isIdentity {
             (planes, strides) = (slots[slot].map(\.pointer), raw.planeWidth)
-            if carrying { above = (UnsafePointer(carry[0].pointer), UnsafePointer(carry[1].pointer)) }
+            if carrying { (above, lumaAbove) = ((UnsafePointer(carry[1].pointer), UnsafePointer(carry[2].pointer)), UnsafePointer(carry[0].pointer)) }
         } else {
             let crow = row * chromaV / maxV
             (planes, strides) = (upright.enumerated().map { c, p in p.pointer + (c == 0 ? row : crow) * p.width }, upright.map(\.width))
             if row > 0 && upright.count == 3 {
                 let r = (row - 1) * chromaV / maxV
                 above = (UnsafePointer(upright[1].pointer + r * upright[1].width), UnsafePointer(upright[2].pointer + r * upright[2].width))
+                lumaAbove = UnsafePointer(upright[0].pointer + (row - 1) * upright[0].width)
             }
         }
         if band.frame.bytesPerSample == 2 {
             driver!.convertDeep(y: planes[0], yStride: strides[0], cb: planes.count > 1 ? UnsafePointer(planes[1]) : nil,
                                 cbStride: planes.count > 1 ? strides[1] : 0, cr: planes.count > 2 ? UnsafePointer(planes[2]) : nil,
                                 crStride: planes.count > 2 ? strides[2] : 0, rowCount: count, above: above,
-                                layout: band.layout, yOut: UnsafeMutableRawPointer(band.y), uOut: UnsafeMutableRawPointer(band.u),
+                                lumaAbove: lumaAbove, layout: band.layout, yOut: UnsafeMutableRawPointer(band.y), uOut: UnsafeMutableRawPointer(band.u),
                                 vOut: band.frame.isBiPlanar ? nil : UnsafeMutableRawPointer(band.v))
         } else {
             driver!.convert(planes: planes, strides: strides, firstRow: row, rowCount: count, above: above,
-                            into: band.targets(origin: row))
+                            lumaAbove: lumaAbove, into: band.targets(origin: row))
         }
         if keepsRowAbove && count > 0 {
             // The chroma row under this band's last picture row: the next band's row above.
             let last = (count - 1) * raw.v[1] / raw.v.max()!
-            for c in 1...2 { carry[c - 1].pointer.update(from: planes[c] + last * strides[c], count: strides[c]) }
+            for c in 1...2 { carry[c].pointer.update(from: planes[c] + last * strides[c], count: strides[c]) }
+            carry[0].pointer.update(from: planes[0] + (count - 1) * strides[0], count: strides[0])
             carrying = true
         }
         band.alpha?.update(repeating: 255, count: count * geometry.width)   // a JPEG is opaque
@@ -263,10 +266,11 @@ final class JPEGPlanesSource: BandSource {
 extension YCbCrToYUV420 {
     /// One band from the component planes (luma, or luma, Cb, Cr), each pointing at the band's first row.
     func convert(planes p: [UnsafeMutablePointer<UInt8>], strides: [Int], firstRow: Int, rowCount: Int,
-                 above: (cb: UnsafePointer<UInt8>, cr: UnsafePointer<UInt8>)?, into t: PlaneTargets) {
+                 above: (cb: UnsafePointer<UInt8>, cr: UnsafePointer<UInt8>)?, lumaAbove: UnsafePointer<UInt8>?,
+                 into t: PlaneTargets) {
         convert(y: p[0], yStride: strides[0],
                 cb: p.count > 1 ? UnsafePointer(p[1]) : nil, cbStride: p.count > 1 ? strides[1] : 0,
                 cr: p.count > 2 ? UnsafePointer(p[2]) : nil, crStride: p.count > 2 ? strides[2] : 0,
-                firstRow: firstRow, rowCount: rowCount, above: above, into: t)
+                firstRow: firstRow, rowCount: rowCount, above: above, lumaAbove: lumaAbove, into: t)
     }
 }
