@@ -77,7 +77,7 @@ REFERENCE_SKIP = --skip 'YUVCoreTests\.' --skip 'YUVIOTests\.GoldenTests/' --ski
 # `swift test` builds the binary the CLI tests run (with the shared runtime), so the static `make build` is not a
 # step: it was compiled and then replaced, about 80 s of a run from a fresh clone.
 test: deps
-	$(call need_packages,time zsh fish python3)
+	$(call need_packages,time zsh fish python3 strace)
 	$(SWIFT) test $(TEST_FLAGS)
 	YUV_FORCE_REFERENCE=1 $(SWIFT) test $(TEST_FLAGS) $(REFERENCE_SKIP)
 	tools/hostile.sh

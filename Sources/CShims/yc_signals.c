@@ -44,6 +44,10 @@ static atomic_llong cut_offset[CUT_SLOTS];
 static atomic_llong cut_size[CUT_SLOTS];
 static atomic_llong cut_attempted[CUT_SLOTS];
 static atomic_int cut_appends[CUT_SLOTS];
+// Writes in flight to each slot's descriptor (`yc_cut_guarded_write`), and this thread's own (a handler that
+// runs on a writing thread, after its write returned and before it counted it out, must not wait for itself).
+static atomic_int cut_writing[CUT_SLOTS];
+static _Thread_local int writing_here_slot = -1;
 
 int yc_cut_back(int fd, long long start, long long size, int appends, long long attempted) {
     if (fd < 0 || start < 0 || attempted <= 0) return 0;
@@ -59,11 +63,20 @@ int yc_cut_back(int fd, long long start, long long size, int appends, long long 
     return 1;
 }
 
+// Waits (up to 5 s: a write to a stalled device may never return) until no other thread is inside a guarded write
+// to slot `i`'s descriptor. Called with `dying` set: no new write starts.
+static void wait_for_writes(int i) {
+    const struct timespec tick = {0, 1000000};
+    const int own = writing_here_slot == i ? 1 : 0;
+    for (int t = 0; t < 5000 && atomic_load(&cut_writing[i]) > own; t++) nanosleep(&tick, NULL);
+}
+
 static void remove_temps(void) {
     for (int i = 0; i < SLOTS; i++)
         if (atomic_load(&state[i]) == SLOT_PUBLISHED) unlinkat(folders[i], paths[i], 0);
     for (int i = 0; i < CUT_SLOTS; i++) {
         const int fd = atomic_load(&cut_fd[i]);
+        if (fd >= 0 && atomic_load(&dying)) wait_for_writes(i);
         if (fd >= 0)
             (void)yc_cut_back(fd, atomic_load(&cut_offset[i]), atomic_load(&cut_size[i]), atomic_load(&cut_appends[i]),
                               atomic_load(&cut_attempted[i]));
@@ -88,6 +101,25 @@ int yc_register_cut(int fd, long long offset, long long size, int appends) {
 
 void yc_cut_written(int slot, long long attempted) {
     if (slot >= 0 && slot < CUT_SLOTS) atomic_store(&cut_attempted[slot], attempted);
+}
+
+long yc_cut_guarded_write(int slot, int fd, const void *bytes, unsigned long count) {
+    if (slot < 0 || slot >= CUT_SLOTS) return (long)write(fd, bytes, count);
+    // Counted in, then the check (both sequentially consistent, as the handler's store and count): either the
+    // handler sees this write counted and waits for it, or this thread sees the process ending and never writes.
+    atomic_fetch_add(&cut_writing[slot], 1);
+    writing_here_slot = slot;
+    if (atomic_load(&dying)) {
+        writing_here_slot = -1;
+        atomic_fetch_sub(&cut_writing[slot], 1);
+        for (;;) pause();   // the handler is cutting the file back and ending the process
+    }
+    const long n = (long)write(fd, bytes, count);
+    const int saved = errno;
+    writing_here_slot = -1;
+    atomic_fetch_sub(&cut_writing[slot], 1);
+    errno = saved;
+    return n;
 }
 
 void yc_unregister_cut(int slot) {

@@ -233,7 +233,9 @@ public final class AtomicOutput {
             attempted += bytes.count
             yc_cut_written(cutSlot, Int64(attempted))
         }
-        let code = writeWhole(fd, bytes)
+        // Through the signal handler's guard when it may cut this descriptor back: a write still landing after
+        // its cut (another thread's, in flight) left partial bytes in the file (`>>`: appended after the cut).
+        let code = cutSlot >= 0 ? writeWhole(fd, bytes, cutSlot: cutSlot) : writeWhole(fd, bytes)
         if code != 0 { return code }
         hash(bytes, at: position)
         position += bytes.count
@@ -382,6 +384,20 @@ public final class AtomicOutput {
         abort()
         if folderFD >= 0 { close(folderFD) }
     }
+}
+
+/// `writeWhole` through `yc_cut_guarded_write` for a descriptor registered for the signal handler's cut.
+func writeWhole(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, cutSlot: Int32) -> Int32 {
+    var offset = 0
+    while offset < bytes.count {
+        let n = yc_cut_guarded_write(cutSlot, fd, bytes.baseAddress! + offset, UInt(bytes.count - offset))
+        if n < 0 {
+            if errno == EINTR { continue }
+            return errno
+        }
+        offset += n
+    }
+    return 0
 }
 
 /// Writes all of `bytes` to `fd` at its offset, in as few write(2) calls as the system takes (one, for a file

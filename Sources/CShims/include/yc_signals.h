@@ -33,6 +33,10 @@ int yc_register_temp(int folder, const char *path);
 /// slot, or -1.
 int yc_register_cut(int fd, long long offset, long long size, int appends);
 void yc_cut_written(int slot, long long attempted);
+/// write(2) to a registered descriptor's `fd` (slot `slot`), so that the handler can wait for it: the handler
+/// cuts the file back only once no such write is in flight, and a writer that finds the process ending never
+/// writes again (it waits there for the end). Else as write(2).
+long yc_cut_guarded_write(int slot, int fd, const void *bytes, unsigned long count);
 void yc_unregister_cut(int slot);
 /// Cuts `fd`'s file back to `start` when the bytes after it are this output's own (`attempted`: the bytes it
 /// asked to write, at most): a plain descriptor's when its position moved past `start` (offset put back too, so
