@@ -861,6 +861,21 @@ rm -f f.out; settled
 end
 fi
 
+begin update-signal-during-manifest-write
+# A first signal while the manifest is being written stops that write (docs/cli.md): one during the copy of the
+# merged lines was not looked at — the new manifest replaced the old and the run exited 0. strace sends SIGTERM
+# at the run's first write(2), the manifest's (outputs are written with pwrite).
+if ! strace -qq -o /dev/null true 2>/dev/null; then skipped "no strace (or no ptrace) here"; else
+mkdir in; cp "$PNG" in/a.png; cp "$PNGA" in/b.png
+"$BIN" -q in/ -o o/ -u --matrix bt601 2>/dev/null; cp o/.yuvconv-manifest "$META/manifest.before"; snap
+strace -f -qq -o /dev/null -e trace=write -e inject=write:signal=SIGTERM:when=1 "$BIN" -q in/ -o o/ -u 2> "$ERR"; RC=$?
+[ "$RC" = 143 ] || bad "exit $RC (want 143: the signal)"
+cmp -s o/.yuvconv-manifest "$META/manifest.before" || bad "the manifest was replaced"
+says 'interrupted: the manifest is not written'
+ALLOW=(o/a.nv12 o/b.nv12); settled
+end
+fi
+
 begin interrupted-batch-keeps-report-file
 # An interrupted batch's report would cover part of the inputs: the report file stays as it was (here an
 # earlier run's), and a report on standard output says so in its totals.

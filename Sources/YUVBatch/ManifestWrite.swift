@@ -74,10 +74,10 @@ extension ManifestFile {
                                 + "and the manifest is not written (" + Self.notRecorded + ")")
             }
             // A signal (SIGINT, SIGTERM) during the wait or a merge of many lines: the manifest is left as it was.
+            func interruptedNow() -> Bool { lock.interrupted || (signalledBefore == nil && interruptSignal() != nil) }
+            let interruption = FileError(path: path, reason: "interrupted: the manifest is not written (" + Self.notRecorded + ")")
             func stopIfInterrupted() throws(FileError) {
-                if lock.interrupted || (signalledBefore == nil && interruptSignal() != nil) {
-                    throw FileError(path: path, reason: "interrupted: the manifest is not written (" + Self.notRecorded + ")")
-                }
+                if interruptedNow() { throw interruption }
             }
             try stopIfInterrupted()
             if let now {
@@ -177,6 +177,12 @@ extension ManifestFile {
                     var copy = text.reader(bufferSize: 1 << 16)
                     while let chunk = copy.readSome(1 << 16) { try out.write(Array(chunk)) }
                     if let failure = text.failure { throw WriteError.system("cannot read back a temporary file: \(failure.reason)") }
+                    // The last moment a signal can stop it: one during the copy (a large manifest's) was not
+                    // looked at, and the new manifest replaced the old with exit 0.
+                    if interruptedNow() {
+                        out.abort()
+                        return interruption
+                    }
                     try out.commit()
                 } catch {
                     out.abort()
