@@ -155,10 +155,12 @@ public enum RawInput {
     }
 
     /// A frame is held whole (it is read before it is converted): `--max-memory` refuses one larger, before it is
-    /// read. The default budget, the larger of 256 MiB and 128 bytes per byte of the file, is always above a
-    /// frame's own bytes (the file is the frame), so only a limit given is met here.
-    static func checkHeld(_ need: Int, maxMemory: Int?) throws(DecodeError) {
-        var whole = ImageDecoder.WholeCount(maxMemory: maxMemory, inputBytes: need)
+    /// read. From a file (`fileSize`, its bytes left), the default budget, the larger of 256 MiB and 128 bytes per
+    /// byte of the file, is always above the frame's own bytes (the file is the frame); from a stream (nil: a
+    /// pipe, a FIFO), whose bytes are not known, it is the stream default, 256 MiB — a header piped in declaring
+    /// 16384×16384 10-bit held 1 GiB before (its "file" was taken as the frame it claimed).
+    static func checkHeld(_ need: Int, maxMemory: Int?, fileSize: Int?) throws(DecodeError) {
+        var whole = ImageDecoder.WholeCount(maxMemory: maxMemory, inputBytes: fileSize ?? 0)
         try whole.check(need, for: "holding the YUV frame")
     }
 
@@ -168,7 +170,6 @@ public enum RawInput {
                                     maxMemory: Int? = nil) -> FileError? {
         do throws(DecodeError) {
             let need = try frameBytes(width: width, height: height, layout: layout, maxPixels: maxPixels)
-            try checkHeld(need, maxMemory: maxMemory)
             // Sized as `read` sizes it (`bytesLeft`): standard input by its own descriptor, a regular file by one
             // opened for the look (a FIFO or device is not opened: that has effects).
             var left: Int?
@@ -181,6 +182,7 @@ public enum RawInput {
                     close(fd)
                 }
             }
+            try checkHeld(need, maxMemory: maxMemory, fileSize: left)
             return sizeProblem(fileSize: left, need: need,
                                what: "\(width)x\(height) \(layout.rawValue) needs \(need) bytes").map { FileError(path: path, $0) }
         } catch {
@@ -195,7 +197,7 @@ public enum RawInput {
                             maxPixels: Int, maxMemory: Int? = nil) throws(FileError) -> YUVImage {
         try withInput(path) { (input, _) throws(DecodeError) -> YUVImage in
             let need = try frameBytes(width: width, height: height, layout: layout, maxPixels: maxPixels)
-            try checkHeld(need, maxMemory: maxMemory)
+            try checkHeld(need, maxMemory: maxMemory, fileSize: input.fileSize)
             let what = "\(width)x\(height) \(layout.rawValue) needs \(need) bytes"
             if let problem = sizeProblem(fileSize: input.fileSize, need: need, what: what) { throw problem }
             let bytes = try input.read(need)
@@ -355,7 +357,7 @@ public enum RawInput {
             }
             let layout: PixelLayout = colour == "420p10" ? .yuv420p10le : .yuv420p
             let need = try frameBytes(width: w, height: h, layout: layout, maxPixels: maxPixels)
-            try checkHeld(need, maxMemory: maxMemory)
+            try checkHeld(need, maxMemory: maxMemory, fileSize: input.fileSize)
             let frame = String(decoding: try input.line(limit: 4096, what: "the Y4M frame header",
                                                         missing: "the Y4M stream holds no frame (the input ends after its header)"),
                                as: UTF8.self)

@@ -905,6 +905,20 @@ final class HostileTests: CLITestCase {
         return out
     }
 
+    /// A YUV frame from a stream is held under the stream default (256 MiB): a header piped in declaring
+    /// 16384×16384 10-bit made the tool hold 1 GiB (its bytes were taken as a file's, "the file is the frame").
+    /// Refused before anything is read; a frame from a file is still never refused by the default.
+    func testYUVFrameFromAStreamIsUnderTheStreamDefault() throws {
+        let r = try sh("""
+            (printf 'YUV4MPEG2 W16384 H16384 C420p10\\nFRAME\\n'; head -c 100 /dev/zero) | "$B" - -o a.nv12; echo "y4m $?"
+            head -c 100 /dev/zero | "$B" - -s 16384x16384 -o b.nv12; echo "raw $?"
+            """)
+        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "y4m 1\nraw 1\n")
+        XCTAssertTrue(r.stderr.contains("<stdin>: holding the YUV frame needs 768 MiB held whole, above the limit of 256 MiB"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("<stdin>: holding the YUV frame needs 384 MiB held whole, above the limit of 256 MiB"), r.stderr)
+        XCTAssertEqual(try leftovers(), [])
+    }
+
     /// Signals that end the process, and a file-size limit, leave nothing behind.
     func testSignalsAndFileSizeLimitsLeaveNothing() throws {
         try Data(count: 4000 * 3000 * 3 / 2).write(to: work.appendingPathComponent("big.nv12"))
