@@ -94,7 +94,7 @@ test-library: deps
 
 # One pass only, fast rows.
 test-fast: build
-	$(call need_packages,time zsh fish)
+	$(call need_packages,time zsh fish python3)
 	$(SWIFT) test $(TEST_FLAGS)
 
 # Converts the bundled photo, prints its memory line and its full memory and quality report.
