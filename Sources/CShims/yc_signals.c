@@ -63,12 +63,17 @@ int yc_cut_back(int fd, long long start, long long size, int appends, long long 
     return 1;
 }
 
-// Waits (up to 5 s: a write to a stalled device may never return) until no other thread is inside a guarded write
-// to slot `i`'s descriptor. Called with `dying` set: no new write starts.
-static void wait_for_writes(int i) {
+// Waits until no other thread is inside a guarded write to a registered descriptor — up to 5 s in all (a write
+// to a stalled device may never return). Called once, with `dying` set: no new write starts.
+static void wait_for_writes(void) {
     const struct timespec tick = {0, 1000000};
-    const int own = writing_here_slot == i ? 1 : 0;
-    for (int t = 0; t < 5000 && atomic_load(&cut_writing[i]) > own; t++) nanosleep(&tick, NULL);
+    for (int t = 0; t < 5000; t++) {
+        int busy = 0;
+        for (int i = 0; i < CUT_SLOTS; i++)
+            if (atomic_load(&cut_writing[i]) > (writing_here_slot == i ? 1 : 0)) busy = 1;
+        if (!busy) return;
+        nanosleep(&tick, NULL);
+    }
 }
 
 static void remove_temps(void) {
@@ -76,7 +81,6 @@ static void remove_temps(void) {
         if (atomic_load(&state[i]) == SLOT_PUBLISHED) unlinkat(folders[i], paths[i], 0);
     for (int i = 0; i < CUT_SLOTS; i++) {
         const int fd = atomic_load(&cut_fd[i]);
-        if (fd >= 0 && atomic_load(&dying)) wait_for_writes(i);
         if (fd >= 0)
             (void)yc_cut_back(fd, atomic_load(&cut_offset[i]), atomic_load(&cut_size[i]), atomic_load(&cut_appends[i]),
                               atomic_load(&cut_attempted[i]));
@@ -107,17 +111,22 @@ long yc_cut_guarded_write(int slot, int fd, const void *bytes, unsigned long cou
     if (slot < 0 || slot >= CUT_SLOTS) return (long)write(fd, bytes, count);
     // Counted in, then the check (both sequentially consistent, as the handler's store and count): either the
     // handler sees this write counted and waits for it, or this thread sees the process ending and never writes.
-    atomic_fetch_add(&cut_writing[slot], 1);
+    // This thread's mark is set before it is counted and cleared after: a handler running here in between sees
+    // its own write and does not wait for it.
     writing_here_slot = slot;
+    atomic_signal_fence(memory_order_seq_cst);
+    atomic_fetch_add(&cut_writing[slot], 1);
     if (atomic_load(&dying)) {
-        writing_here_slot = -1;
         atomic_fetch_sub(&cut_writing[slot], 1);
+        atomic_signal_fence(memory_order_seq_cst);
+        writing_here_slot = -1;
         for (;;) pause();   // the handler is cutting the file back and ending the process
     }
     const long n = (long)write(fd, bytes, count);
     const int saved = errno;
-    writing_here_slot = -1;
     atomic_fetch_sub(&cut_writing[slot], 1);
+    atomic_signal_fence(memory_order_seq_cst);
+    writing_here_slot = -1;
     errno = saved;
     return n;
 }
@@ -184,6 +193,7 @@ static void on_signal(int sig) {
     // No new name is registered from here on, and the slots are swept three times, 2 ms apart, so a file made
     // just after a sweep is still removed before the process ends.
     atomic_store(&dying, 1);
+    wait_for_writes();   // a write in flight to an output about to be cut back lands before the cut, not after
     const struct timespec pause = {0, 2000000};
     for (int sweep = 0; sweep < 3; sweep++) {
         remove_temps();

@@ -155,12 +155,12 @@ public enum RawInput {
     }
 
     /// A frame is held whole (it is read before it is converted): `--max-memory` refuses one larger, before it is
-    /// read. From a file (`fileSize`, its bytes left), the default budget, the larger of 256 MiB and 128 bytes per
-    /// byte of the file, is always above the frame's own bytes (the file is the frame); from a stream (nil: a
-    /// pipe, a FIFO), whose bytes are not known, it is the stream default, 256 MiB — a header piped in declaring
-    /// 16384×16384 10-bit held 1 GiB before (its "file" was taken as the frame it claimed).
+    /// read. From a file (`fileSize`, its bytes left) the default never refuses it: the budget is taken as for
+    /// a file as large as the frame at least (the file is the frame; one shorter is refused for its size, or cut
+    /// short, not for memory); from a stream (nil: a pipe, a FIFO), whose bytes are not known, the default is the
+    /// stream's, 256 MiB — a header piped in declaring 16384×16384 10-bit held 1 GiB before.
     static func checkHeld(_ need: Int, maxMemory: Int?, fileSize: Int?) throws(DecodeError) {
-        var whole = ImageDecoder.WholeCount(maxMemory: maxMemory, inputBytes: fileSize ?? 0)
+        var whole = ImageDecoder.WholeCount(maxMemory: maxMemory, inputBytes: fileSize.map { max($0, need) } ?? 0)
         try whole.check(need, for: "holding the YUV frame")
     }
 

@@ -912,8 +912,14 @@ final class HostileTests: CLITestCase {
         let r = try sh("""
             (printf 'YUV4MPEG2 W16384 H16384 C420p10\\nFRAME\\n'; head -c 100 /dev/zero) | "$B" - -o a.nv12; echo "y4m $?"
             head -c 100 /dev/zero | "$B" - -s 16384x16384 -o b.nv12; echo "raw $?"
+            (printf 'YUV4MPEG2 W16384 H16384 C420p10\\nFRAME\\n'; head -c 100 /dev/zero) > short.y4m; "$B" short.y4m -o c.nv12; echo "file $?"
+            head -c 1000 /dev/zero > short.yuv; "$B" short.yuv -s 16384x12000 -o d.nv12; echo "rawfile $?"
+            rm short.y4m short.yuv
             """)
-        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "y4m 1\nraw 1\n")
+        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "y4m 1\nraw 1\nfile 1\nrawfile 1\n")
+        // From a file, short: its size is what is wrong, not the memory (a reviewer found those refused for memory).
+        XCTAssertTrue(r.stderr.contains("short.y4m: the Y4M frame is cut short (100 of 805306368 bytes)"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("short.yuv: is 1000 bytes, but 16384x12000 yuv420p needs 294912000 bytes"), r.stderr)
         XCTAssertTrue(r.stderr.contains("<stdin>: holding the YUV frame needs 768 MiB held whole, above the limit of 256 MiB"), r.stderr)
         XCTAssertTrue(r.stderr.contains("<stdin>: holding the YUV frame needs 384 MiB held whole, above the limit of 256 MiB"), r.stderr)
         XCTAssertEqual(try leftovers(), [])
