@@ -87,30 +87,33 @@ extension YCbCrToYUV420 {
     /// The luma rows under band-local chroma row `r`'s weights, in order: 2r and 2r+1 (`left`), or 2r−1, 2r
     /// and 2r+1 (`topleft`; row 2r−1 of the band's first chroma row is `above`, the band before's last row, or
     /// row 0 at the picture's top), the last clamped to the band's `rowCount`.
+    /// (The first is nil for `left`: a tuple, not an array — an array per sample cost its reference counting.)
     @inline(__always)
     func sitedLumaRows(_ y: UnsafePointer<UInt8>, _ stride: Int, row r: Int, rowCount: Int,
-                       above: UnsafePointer<UInt8>?) -> [UnsafePointer<UInt8>] {
+                       above: UnsafePointer<UInt8>?) -> SitedLumaRows {
         let a = y + 2 * r * stride, b = y + min(2 * r + 1, rowCount - 1) * stride
-        if siting == .left { return [a, b] }
-        return [r > 0 ? y + (2 * r - 1) * stride : above ?? a, a, b]
+        if siting == .left { return (nil, a, b) }
+        return (r > 0 ? y + (2 * r - 1) * stride : above ?? a, a, b)
     }
+
+    public typealias SitedLumaRows = (up: UnsafePointer<UInt8>?, a: UnsafePointer<UInt8>, b: UnsafePointer<UInt8>)
 
     /// The luma under output chroma sample `cx`'s weights, summed as the chroma is (their total the siting's
     /// weight): columns 2cx−1, 2cx, 2cx+1 weighted 1 2 1 (clamped to the picture) on `rows` (`sitedLumaRows`),
     /// weighted 1 1 (`left`) or 1 2 1 (`topleft`).
     @inline(__always)
-    func sitedLuma(_ rows: [UnsafePointer<UInt8>], _ cx: Int) -> Int {
+    func sitedLuma(_ rows: SitedLumaRows, _ cx: Int) -> Int {
         let l = max(2 &* cx &- 1, 0), m = min(2 &* cx, width &- 1), r = min(2 &* cx &+ 1, width &- 1)
         @inline(__always) func across(_ p: UnsafePointer<UInt8>) -> Int { Int(p[l]) &+ 2 &* Int(p[m]) &+ Int(p[r]) }
-        if rows.count == 2 { return across(rows[0]) &+ across(rows[1]) }
-        return across(rows[0]) &+ 2 &* across(rows[1]) &+ across(rows[2])
+        guard let up = rows.up else { return across(rows.a) &+ across(rows.b) }
+        return across(up) &+ 2 &* across(rows.a) &+ across(rows.b)
     }
 
     /// One output chroma row (band-local row `r`) with left or top-left siting, 8-bit, into `u` and `v`.
     /// `columns` holds 2 · `sourceChromaWidth` Int32s of scratch.
     func sitedChromaRow(_ cb: UnsafePointer<UInt8>, _ cbStride: Int, _ cr: UnsafePointer<UInt8>, _ crStride: Int,
                         row r: Int, rowCount: Int, above: (cb: UnsafePointer<UInt8>, cr: UnsafePointer<UInt8>)?,
-                        luma: [UnsafePointer<UInt8>],
+                        luma: SitedLumaRows,
                         columns: UnsafeMutablePointer<Int32>, u: UnsafeMutablePointer<UInt8>,
                         v: UnsafeMutablePointer<UInt8>) {
         let cbColumns = columns, crColumns = columns + sourceChromaWidth

@@ -71,7 +71,7 @@ extension YCbCrToYUV420 {
                 sitedColumns(cb!, cbStride, above: above?.cb, row: r, rowCount: rowCount, into: cbColumns)
                 sitedColumns(cr!, crStride, above: above?.cr, row: r, rowCount: rowCount, into: crColumns)
             }
-            let lumaRows = sited && !grey ? sitedLumaRows(y, yStride, row: r, rowCount: rowCount, above: lumaAbove) : []
+            let lumaRows = sitedLumaRows(y, yStride, row: r, rowCount: rowCount, above: lumaAbove)
             let rows = [(ly0, yOut + ly0 * 2 * width)] + (2 * r + 1 < rowCount ? [(ly1, yOut + ly1 * 2 * width)] : [])
             for cx in 0..<cw {
                 var cbSum = 0, crSum = 0, count = 1

@@ -85,6 +85,25 @@ public struct YCbCrTransform: Sendable, Equatable {
     @inline(__always)
     public func gamutClamped(ySum: Int, cbSum: Int, crSum: Int, weight: Int)
         -> (cb: (Int128, Int128), cr: (Int128, Int128))? {
+        // The common case first, inlined: in the gamut, nothing to return (the clamp below is rare and large).
+        if Self.inGamut(ySum: ySum, cbSum: cbSum, crSum: crSum, weight: weight) { return nil }
+        return clamped(ySum: ySum, cbSum: cbSum, crSum: crSum, weight: weight)
+    }
+
+    /// Whether the R, G, B of `gamutClamped` all lie in 0…255 (the same integers).
+    @inline(__always)
+    static func inGamut(ySum: Int, cbSum: Int, crSum: Int, weight: Int) -> Bool {
+        let s = Int64(ColorMatrix.scale)
+        let krs = Int64(ColorMatrix.bt601.kr), kbs = Int64(ColorMatrix.bt601.kb), kgs = s - krs - kbs
+        let y = Int64(ySum) * s * kgs, b = Int64(cbSum), r = Int64(crSum)
+        let rU = y + kgs * 2 * (s - krs) * r, bU = y + kgs * 2 * (s - kbs) * b
+        let gU = y - 2 * krs * (s - krs) * r - 2 * kbs * (s - kbs) * b
+        let top = 255 * Int64(weight) * s * kgs
+        return rU >= 0 && rU <= top && gU >= 0 && gU <= top && bU >= 0 && bU <= top
+    }
+
+    @inline(never)
+    func clamped(ySum: Int, cbSum: Int, crSum: Int, weight: Int) -> (cb: (Int128, Int128), cr: (Int128, Int128))? {
         let s = Int64(ColorMatrix.scale)
         let krs = Int64(ColorMatrix.bt601.kr), kbs = Int64(ColorMatrix.bt601.kb), kgs = s - krs - kbs
         let y = Int64(ySum) * s * kgs, b = Int64(cbSum), r = Int64(crSum)
