@@ -47,7 +47,7 @@ static atomic_int cut_appends[CUT_SLOTS];
 // Writes in flight to each slot's descriptor (`yc_cut_guarded_write`), and this thread's own (a handler that
 // runs on a writing thread, after its write returned and before it counted it out, must not wait for itself).
 static atomic_int cut_writing[CUT_SLOTS];
-static _Thread_local int writing_here_slot = -1;
+static _Thread_local volatile sig_atomic_t writing_here_slot = -1;
 
 int yc_cut_back(int fd, long long start, long long size, int appends, long long attempted) {
     if (fd < 0 || start < 0 || attempted <= 0) return 0;
@@ -193,6 +193,7 @@ static void on_signal(int sig) {
     // No new name is registered from here on, and the slots are swept three times, 2 ms apart, so a file made
     // just after a sweep is still removed before the process ends.
     atomic_store(&dying, 1);
+    remove_temps();      // at once: a SIGKILL during the wait below (`timeout -k`) leaves no named temporary file
     wait_for_writes();   // a write in flight to an output about to be cut back lands before the cut, not after
     const struct timespec pause = {0, 2000000};
     for (int sweep = 0; sweep < 3; sweep++) {
@@ -201,6 +202,15 @@ static void on_signal(int sig) {
     }
     signal(sig, SIG_DFL);
     raise(sig);
+    // Still here: the signal is pending (blocked in its own handler) or was dropped — the kernel discards a
+    // default-action signal sent to PID 1 of a PID namespace (`docker run` without --init). Unblocked, a pending one
+    // ends the process now; else it ends here, with the shell's status for that signal. Returning would let the
+    // run go on with `dying` set, its writers parked for ever.
+    sigset_t only;
+    sigemptyset(&only);
+    sigaddset(&only, sig);
+    sigprocmask(SIG_UNBLOCK, &only, NULL);
+    _exit(128 + sig);
 }
 
 void yc_set_graceful_interrupt(int on) { atomic_store(&graceful, on); }

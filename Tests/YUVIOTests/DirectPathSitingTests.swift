@@ -31,8 +31,15 @@ final class DirectPathSitingTests: XCTestCase {
     /// kodim23 compressed by TurboJPEG at q92 with `sampling`, cropped to `width`×`height` (767×511: odd both
     /// ways, eight bands of 64 rows), into a temporary file.
     func kodimJPEG(_ sampling: TJSAMP, width: Int = 767, height: Int = 511) throws -> String {
-        let d = try ImageDecoder(source: try InputSource(path: fixture("photos/kodim23.png"), maxPixels: 1 << 30))
+        try jpegOf(fixture("photos/kodim23.png"), sampling, width: width, height: height)
+    }
+
+    /// The PNG at `png` compressed by TurboJPEG at q92 with `sampling`, cropped to `width`×`height` (nil: whole),
+    /// into a temporary file the caller removes.
+    func jpegOf(_ png: String, _ sampling: TJSAMP, width: Int? = nil, height: Int? = nil) throws -> String {
+        let d = try ImageDecoder(source: try InputSource(path: png, maxPixels: 1 << 30))
         let (w, h) = (d.info.width, d.info.height)
+        let (width, height) = (width ?? w, height ?? h)
         var rgb = [UInt8](repeating: 0, count: 3 * w * h)
         try rgb.withUnsafeMutableBytes { try d.readRows(into: $0.baseAddress!, rowBytes: 3 * w, count: h) }
         let tj = try XCTUnwrap(tjInitCompress())
@@ -42,8 +49,8 @@ final class DirectPathSitingTests: XCTestCase {
         XCTAssertEqual(tjCompress2(tj, rgb, Int32(width), Int32(3 * w), Int32(height), Int32(TJPF_RGB.rawValue), &out, &size,
                                    Int32(sampling.rawValue), 92, 0), 0)
         defer { tjFree(out) }
-        let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("yuvconv-siting-\(sampling.rawValue)-\(width)x\(height)-\(getpid()).jpg")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "yuvconv-siting-\(URL(fileURLWithPath: png).deletingPathExtension().lastPathComponent)-\(sampling.rawValue)-\(width)x\(height)-\(getpid()).jpg")
         try Data(bytes: out!, count: Int(size)).write(to: url)
         return url.path
     }
@@ -192,20 +199,9 @@ final class DirectPathSitingTests: XCTestCase {
     /// again, in 8 and 10 bits.
     func testSaturatedChartStaysWithinOneDecibelOfTheRGBRoute() throws {
         let png = fixturesURL.appendingPathComponent("synthetic/testsrc2-640x480.png").path
-        let d = try ImageDecoder(source: try InputSource(path: png, maxPixels: 1 << 30))
-        let (w, h) = (d.info.width, d.info.height)
-        var rgb = [UInt8](repeating: 0, count: 3 * w * h)
-        try rgb.withUnsafeMutableBytes { try d.readRows(into: $0.baseAddress!, rowBytes: 3 * w, count: h) }
-        let jpg = FileManager.default.temporaryDirectory.appendingPathComponent("yuvconv-chart-\(getpid()).jpg").path
+        let jpg = try jpegOf(png, TJSAMP_420)
         defer { try? FileManager.default.removeItem(atPath: jpg) }
-        let tj = try XCTUnwrap(tjInitCompress())
-        defer { tjDestroy(tj) }
-        var out: UnsafeMutablePointer<UInt8>?
-        var size: UInt = 0
-        XCTAssertEqual(tjCompress2(tj, rgb, Int32(w), Int32(3 * w), Int32(h), Int32(TJPF_RGB.rawValue), &out, &size,
-                                   Int32(TJSAMP_420.rawValue), 92, 0), 0)
-        try Data(bytes: out!, count: Int(size)).write(to: URL(fileURLWithPath: jpg))
-        tjFree(out)
+        let (w, h) = (640, 480)
         func psnr(_ a: [Int], _ b: [Int], _ top: Double) -> Double {
             let mse = zip(a, b).reduce(0.0) { $0 + Double(($1.0 - $1.1) * ($1.0 - $1.1)) } / Double(a.count)
             return mse == 0 ? .infinity : 10 * log10(top * top / mse)
