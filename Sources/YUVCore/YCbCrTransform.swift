@@ -85,47 +85,38 @@ public struct YCbCrTransform: Sendable, Equatable {
     @inline(__always)
     public func gamutClamped(ySum: Int, cbSum: Int, crSum: Int, weight: Int)
         -> (cb: (Int128, Int128), cr: (Int128, Int128))? {
-        // The common case first, inlined: in the gamut, nothing to return (the clamp below is rare and large).
-        if Self.inGamut(ySum: ySum, cbSum: cbSum, crSum: crSum, weight: weight) { return nil }
-        return clamped(ySum: ySum, cbSum: cbSum, crSum: crSum, weight: weight)
+        // The common case inlined: in the gamut, nothing to return (the clamp below is rare and large).
+        let rgb = Self.sourceRGB(ySum: ySum, cbSum: cbSum, crSum: crSum, weight: weight)
+        if (0...rgb.top).contains(rgb.r) && (0...rgb.top).contains(rgb.g) && (0...rgb.top).contains(rgb.b) { return nil }
+        return clamped(rgb)
     }
 
-    /// Whether the R, G, B of `gamutClamped` all lie in 0…255 (the same integers).
+    /// The source's R, G, B of `gamutClamped` in units of 1/(weight·S·Kg₆₀₁), and 255 in those units (`top`).
+    /// Below 2^41 each: |ySum| ≤ 255·16, |C′ sums| ≤ 128·16.
     @inline(__always)
-    static func inGamut(ySum: Int, cbSum: Int, crSum: Int, weight: Int) -> Bool {
+    static func sourceRGB(ySum: Int, cbSum: Int, crSum: Int, weight: Int) -> (r: Int64, g: Int64, b: Int64, top: Int64) {
         let s = Int64(ColorMatrix.scale)
         let krs = Int64(ColorMatrix.bt601.kr), kbs = Int64(ColorMatrix.bt601.kb), kgs = s - krs - kbs
         let y = Int64(ySum) * s * kgs, b = Int64(cbSum), r = Int64(crSum)
-        let rU = y + kgs * 2 * (s - krs) * r, bU = y + kgs * 2 * (s - kbs) * b
-        let gU = y - 2 * krs * (s - krs) * r - 2 * kbs * (s - kbs) * b
-        let top = 255 * Int64(weight) * s * kgs
-        return rU >= 0 && rU <= top && gU >= 0 && gU <= top && bU >= 0 && bU <= top
+        return (y + kgs * 2 * (s - krs) * r, y - 2 * krs * (s - krs) * r - 2 * kbs * (s - kbs) * b,
+                y + kgs * 2 * (s - kbs) * b, 255 * Int64(weight) * s * kgs)
     }
 
+    /// The target's chroma offsets of `rgb` (`sourceRGB`) clamped to 0…255.
     @inline(never)
-    func clamped(ySum: Int, cbSum: Int, crSum: Int, weight: Int) -> (cb: (Int128, Int128), cr: (Int128, Int128))? {
-        let s = Int64(ColorMatrix.scale)
-        let krs = Int64(ColorMatrix.bt601.kr), kbs = Int64(ColorMatrix.bt601.kb), kgs = s - krs - kbs
-        let y = Int64(ySum) * s * kgs, b = Int64(cbSum), r = Int64(crSum)
-        // Below 2^41 each: |ySum| ≤ 255·16, |C′ sums| ≤ 128·16.
-        let rU = y + kgs * 2 * (s - krs) * r
-        let bU = y + kgs * 2 * (s - kbs) * b
-        let gU = y - 2 * krs * (s - krs) * r - 2 * kbs * (s - kbs) * b
-        let top = 255 * Int64(weight) * s * kgs
-        if rU >= 0 && rU <= top && gU >= 0 && gU <= top && bU >= 0 && bU <= top { return nil }
-        let (rc, gc, bc) = (Int128(min(max(rU, 0), top)), Int128(min(max(gU, 0), top)), Int128(min(max(bU, 0), top)))
-        let m = target.matrix, s128 = Int128(s), unit = Int128(top / 255)
+    func clamped(_ rgb: (r: Int64, g: Int64, b: Int64, top: Int64)) -> (cb: (Int128, Int128), cr: (Int128, Int128)) {
+        let top = rgb.top
+        let (rc, gc, bc) = (Int128(min(max(rgb.r, 0), top)), Int128(min(max(rgb.g, 0), top)), Int128(min(max(rgb.b, 0), top)))
+        let m = target.matrix, s = Int128(ColorMatrix.scale), unit = Int128(top / 255)
         let yt = Int128(m.kr) * rc + Int128(m.kg) * gc + Int128(m.kb) * bc     // S·Yₜ
-        return ((s128 * bc - yt, 2 * (s128 - Int128(m.kb)) * unit), (s128 * rc - yt, 2 * (s128 - Int128(m.kr)) * unit))
+        return ((s * bc - yt, 2 * (s - Int128(m.kb)) * unit), (s * rc - yt, 2 * (s - Int128(m.kr)) * unit))
     }
 
     /// ⌊offset + (num/den)·span/255 + ½⌋, clamped to 0…top: an output chroma value of an exact target offset.
     @inline(__always)
     static func scaledChroma(_ c: (Int128, Int128), offset: Int128, span: Int128, top: Int128) -> Int128 {
         let (num, den) = c
-        let n = 2 * offset * 255 * den + 2 * span * num + 255 * den, d = 2 * 255 * den
-        let q = n / d
-        return min(max((n % d != 0 && n < 0) ? q - 1 : q, 0), top)
+        return min(max(floorDiv(2 * offset * 255 * den + 2 * span * num + 255 * den, 2 * 255 * den), 0), top)
     }
 
     /// An 8-bit output chroma value of an exact target offset (`gamutClamped`).
