@@ -235,7 +235,7 @@ public final class AtomicOutput {
         }
         // Through the signal handler's guard when it may cut this descriptor back: a write still landing after
         // its cut (another thread's, in flight) left partial bytes in the file (`>>`: appended after the cut).
-        let code = cutSlot >= 0 ? writeWhole(fd, bytes, cutSlot: cutSlot) : writeWhole(fd, bytes)
+        let code = writeWhole(fd, bytes, cutSlot: cutSlot)
         if code != 0 { return code }
         hash(bytes, at: position)
         position += bytes.count
@@ -386,31 +386,14 @@ public final class AtomicOutput {
     }
 }
 
-/// `writeWhole` through `yc_cut_guarded_write` for a descriptor registered for the signal handler's cut.
-func writeWhole(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, cutSlot: Int32) -> Int32 {
+/// Writes all of `bytes` to `fd` at its offset, in as few write(2) calls as the system takes (one, for a file
+/// or a pipe with room: a line written so is not split by what another thread writes to the same file), again
+/// after a signal: 0, or the errno of the failure. With `cutSlot` (a descriptor registered for the signal
+/// handler's cut), each write goes through `yc_cut_guarded_write`, which the handler waits for.
+public func writeWhole(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, cutSlot: Int32 = -1) -> Int32 {
     var offset = 0
     while offset < bytes.count {
         let n = yc_cut_guarded_write(cutSlot, fd, bytes.baseAddress! + offset, UInt(bytes.count - offset))
-        if n < 0 {
-            if errno == EINTR { continue }
-            return errno
-        }
-        offset += n
-    }
-    return 0
-}
-
-/// Writes all of `bytes` to `fd` at its offset, in as few write(2) calls as the system takes (one, for a file
-/// or a pipe with room: a line written so is not split by what another thread writes to the same file), again
-/// after a signal: 0, or the errno of the failure.
-public func writeWhole(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Int32 {
-    var offset = 0
-    while offset < bytes.count {
-        #if canImport(Glibc)
-        let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-        #else
-        let n = Darwin.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-        #endif
         if n < 0 {
             if errno == EINTR { continue }
             return errno
