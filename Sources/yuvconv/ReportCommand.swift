@@ -87,34 +87,31 @@ func repeatedInput(_ inputs: BatchInputs) throws(BatchPlanError) -> (String, Str
         if let k = key(item.input) { keys.appendRecord(k + withUnsafeBytes(of: position.bigEndian, Array.init)) }
         position += 1
     }
-    // Sorted, one file's mentions are together in input order: its second record is where it repeats.
-    var firstRepeat: UInt64?
+    // Sorted, one file's mentions are together in input order: its first record is its first mention, its
+    // second where it repeats. The repeat named: the one whose second mention comes first.
+    var named: (first: UInt64, second: UInt64)?
     do throws(FileError) {
         try keys.seal()
         let sorted = try keys.sortedRecords()
-        var reader = sorted.reader(), last: [UInt8] = [], seen = 0
+        var reader = sorted.reader(), last: [UInt8] = [], seen = 0, firstOfKey: UInt64 = 0
         while let rec = reader.nextRecord() {
-            let k = Array(rec.dropLast(8))
+            let k = Array(rec.dropLast(8)), at = rec.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
             seen = k == last ? seen + 1 : 1
-            if seen == 2 {
-                let at = rec.suffix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-                firstRepeat = min(firstRepeat ?? at, at)
-            }
+            if seen == 1 { firstOfKey = at }
+            if seen == 2, named.map({ at < $0.second }) ?? true { named = (firstOfKey, at) }
             last = k
         }
     } catch {
         throw .file(error)
     }
-    guard let firstRepeat else { return nil }
-    // Its key from its second mention, then the first mention with that key.
-    var again = whole.reader(), at: UInt64 = 0, second: String?
-    while second == nil, let item = again.next() {
-        if at == firstRepeat { second = item.input }
+    guard let named else { return nil }
+    // The two paths by their positions, in one more read of the inputs.
+    var again = whole.reader(), at: UInt64 = 0, first: String?
+    while let item = again.next() {
+        if at == named.first { first = item.input }
+        if at == named.second, let first { return (first, item.input) }
         at += 1
     }
-    guard let second, let repeated = key(second) else { return nil }
-    var first = whole.reader()
-    while let item = first.next() { if key(item.input) == repeated { return (item.input, second) } }
     return nil
 }
 
