@@ -842,17 +842,25 @@ status 0; ALLOW=(a.nv12); settled; same a.nv12 "$(ref "$PNG" nv12)"
 end
 fi
 
+# slow_y4m NAME: a 4096x4096 Y4M of noise (about 4 s to PNG), made once and linked into the case's folder.
+slow_y4m() {
+  [ -f "$CRAFT/slow.y4m" ] || (printf 'YUV4MPEG2 W4096 H4096 C420jpeg\nFRAME\n'; head -c 25165824 /dev/urandom) > "$CRAFT/slow.y4m"
+  ln "$CRAFT/slow.y4m" "$1"
+}
+# grown FILE BYTES: waits (10 s at most) until FILE holds BYTES: an output is being written.
+grown() { local t; for t in $(seq 1000); do [ "$(stat -c %s "$1")" -ge "$2" ] && return; sleep 0.01; done; }
+
 begin signal-after-cut-no-late-write
 # `-o - >> f`: the handler cut f back to where the output began while a writer thread went on writing: bytes
 # landed after the cut (4 of 8 runs here). strace delays the handler's final kill by 0.5 s, widening the window
 # between the cut and the end of the process, where no write may happen.
 if ! strace -qq -o /dev/null true 2>/dev/null; then skipped "no strace (or no ptrace) here"; else
-(printf 'YUV4MPEG2 W4096 H4096 C420jpeg\nFRAME\n'; head -c 25165824 /dev/urandom) > big.y4m; snap
+slow_y4m big.y4m; snap
 left=0
 for k in 1 2 3 4 5 6 7 8; do
   echo prefix > f.out
   strace -f -qq -o /dev/null -e trace=none -e inject=tgkill:delay_enter=500000 "$BIN" big.y4m -o - -f png -q >> f.out 2>/dev/null &
-  for t in $(seq 500); do [ "$(stat -c %s f.out)" -ge 20000 ] && break; sleep 0.01; done
+  grown f.out 20000
   kill -INT $(pgrep -f "^$BIN big.y4m") 2>/dev/null; wait
   [ "$(cat f.out)" = prefix ] || left=$((left + 1))
 done
@@ -866,10 +874,10 @@ begin signal-as-namespace-init
 # handler re-raises: the run went on to the end after SIGTERM (exit 0, the whole PNG written after the cut).
 # It now ends itself with the signal's status, the output cut back.
 if ! unshare -fp true 2>/dev/null; then skipped "no PID namespace here"; else
-(printf 'YUV4MPEG2 W4096 H4096 C420jpeg\nFRAME\n'; head -c 25165824 /dev/urandom) > big.y4m; snap
+slow_y4m big.y4m; snap
 echo prefix > f.out
 timeout -s KILL 30 unshare -fp "$BIN" big.y4m -o - -f png -q >> f.out 2>/dev/null & job=$!
-for t in $(seq 1000); do [ "$(stat -c %s f.out)" -ge 20000 ] && break; sleep 0.01; done
+grown f.out 20000
 kill -TERM $(pgrep -f "^$BIN big.y4m") 2>/dev/null; wait $job; RC=$?
 [ "$RC" = 143 ] || bad "exit $RC (want 143)"
 [ "$(cat f.out)" = prefix ] || bad "f.out holds $(stat -c %s f.out) bytes, not the 7 it had"
