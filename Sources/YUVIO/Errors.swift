@@ -123,9 +123,12 @@ public struct FileError: Error, CustomStringConvertible, Sendable {
     /// What the user can change, when something can be (see `Remedy`).
     public let remedy: Remedy?
 
+    /// `reason` is one line whatever it quotes — a Y4M header's words, a decoder's text, a profile's name: its
+    /// control characters, tabs and newlines too, are shown as `\xNN` here, the one place every file's error
+    /// passes, in messages and in every report.
     public init(path: String, reason: String, remedy: Remedy? = nil) {
         self.path = path
-        self.reason = reason
+        self.reason = PathBytes.escapingControls(reason, keepLayout: false)
         self.remedy = remedy
     }
 

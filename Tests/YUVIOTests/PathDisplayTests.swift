@@ -13,6 +13,16 @@ final class PathDisplayTests: XCTestCase {
                        "a.jpg: cannot write a.nv12: No space left on device")
     }
 
+    /// A file's error is one line whatever it quotes from the file: a Y4M header split by tabs showed its raw
+    /// tabs (a hostile round), a decoder's text could end a line. Tabs, newlines and every other control are
+    /// `\xNN` in the reason, in messages and reports alike.
+    func testAFileErrorQuotesTheFileOnOneLine() {
+        let e = FileError(path: "t.y4m", .decoder("its header starts \"YUV4MPEG2\tW3\", not\n\u{1B}[2J\r"))
+        XCTAssertEqual(e.reason, "its header starts \"YUV4MPEG2\\x09W3\", not\\x0A\\x1B[2J\\x0D")
+        XCTAssertEqual(e.description, "t.y4m: " + e.reason)
+        XCTAssertEqual(FileError(path: "a", reason: "plain words").reason, "plain words")
+    }
+
     func testEscapesAreUnambiguous() {
         // A name holding a line feed, and one holding the four characters \x0A: they once showed alike.
         XCTAssertEqual(displayPath("a\n.jpg"), "a\\x0A.jpg")
