@@ -97,6 +97,66 @@ public final class Ledger: Sendable {
     /// a small allocation stopping the process later.
     public static let workingBytes = 48 << 20
 
+    /// Conversions under way in this process, between `beginWork` and `endWork`.
+    private static let underWay = Mutex(0)
+
+    /// Room for a conversion to work in, asked once before any work: `workingBytes`, and as much again for each
+    /// conversion already under way, whose memory may not all be taken yet (a batch's jobs start together).
+    /// Under an address-space limit (`ulimit -v`) the other jobs of a batch hold, or are about to take, what
+    /// this one needs; while any is under way this waits for one to finish and asks again, so that `-j` never
+    /// turns a limit that holds one conversion into failed files, nor into a job stopped for its buffers
+    /// (`exhausted`) in the middle of its work. False only when no other conversion is under way and the room
+    /// is not there (the limit is too low for one), or when a signal stops the run; after true, `endWork`.
+    /// The reservation asked for each other conversion is not committed memory (`MAP_NORESERVE`): without a
+    /// limit, a thousand jobs ask for nothing the system would refuse.
+    public static func beginWork() -> Bool {
+        while true {
+            let answer: Bool? = underWay.withLock { n in
+                if n == 0 ? available(workingBytes) : reservable(workingBytes * (n + 1)) {
+                    n += 1
+                    return true
+                }
+                return n == 0 ? false : nil
+            }
+            if let answer { return answer }
+            if interruptSignal() != nil { return false }
+            usleep(2000)
+        }
+    }
+
+    /// Whether a batch has memory for `jobs` + 1 jobs at once: each job's thread (its stack) and room to work in
+    /// (`workingBytes`, and its stage threads' stacks within it) — asked before each job's thread is started, so
+    /// that under an address-space limit a batch runs as many jobs as the limit holds instead of filling it
+    /// with idle threads' stacks and failing its files (`-j 64` under `ulimit -v 400000`). Without a limit,
+    /// always true (`reservable`).
+    public static func roomForJobs(_ jobs: Int) -> Bool {
+        reservable((workingBytes + threadStackBytes) * (jobs + 1))
+    }
+
+    /// A thread's stack, as the system's default gives it (what `pthread_create` maps without attributes).
+    static var threadStackBytes: Int {
+        var limit = rlimit()
+        #if canImport(Glibc)
+        let resource = __rlimit_resource_t(RLIMIT_STACK.rawValue)
+        #else
+        let resource = RLIMIT_STACK
+        #endif
+        guard getrlimit(resource, &limit) == 0, limit.rlim_cur > 0 else { return 8 << 20 }
+        return Int(min(limit.rlim_cur, 64 << 20))   // unlimited (the largest value): the cap
+    }
+
+    /// The end of a conversion `beginWork` let start, once it has given back what it held.
+    public static func endWork() { underWay.withLock { $0 -= 1 } }
+
+    /// Whether `bytes` of address space can be mapped now (tried and given back at once), not counting them
+    /// against the system's committed memory.
+    static func reservable(_ bytes: Int) -> Bool {
+        guard let p = mmap(nil, max(bytes, 1), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0),
+              p != MAP_FAILED else { return false }
+        munmap(p, max(bytes, 1))
+        return true
+    }
+
     /// The reason when `workingBytes` are not to be had.
     public static func tooLittleToWorkIn() -> String {
         outOfMemory(workingBytes, for: "a conversion to work in") + " (an address-space limit such as ulimit -v may be too low)"

@@ -140,10 +140,15 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
     // A write failure names the output when the caller says which it is (a batch's `in/k4.png: cannot write
     // out/k4.nv12: No space left on device`).
     precondition(options.chromaFilter == .box || layout.bitDepth == 8, "sharp chroma writes 8-bit layouts only")
+    // Room to work in, asked for once before any work: under a tight address-space limit the file fails here
+    // with the reason, not later in an allocation that cannot fail gracefully; a batch's job waits here while
+    // the others hold the room (`Ledger.beginWork`). Given back when all the conversion held is (the end of
+    // this function, after the block below).
+    guard Ledger.beginWork() else {
+        throw FileError(path: name, interruptSignal() != nil ? .interrupted : .decoder(Ledger.tooLittleToWorkIn()))
+    }
+    defer { Ledger.endWork() }
     do {
-        // Room to work in, asked for once before any work: under a tight address-space limit the file fails here
-        // with the reason, not later in an allocation that cannot fail gracefully.
-        guard Ledger.available(Ledger.workingBytes) else { throw DecodeError.decoder(Ledger.tooLittleToWorkIn()) }
         let inputSource = try InputSource(path: path, maxPixels: options.maxPixels, listed: options.listed)
         let decoder = try ImageDecoder(source: inputSource, maxPixels: options.maxPixels, maxScans: options.maxScans,
                                        maxMemory: options.maxMemory, allowTruncated: options.allowTruncated,
@@ -259,7 +264,10 @@ public func convert(frame image: YUVImage, layout: PixelLayout, into sink: BandS
                     heightAlignment: Int = 1, range: ColorRange = .full, threaded: Bool = true) throws(WriteError) {
     let frame = FrameLayout(width: image.width, height: image.height, pixelLayout: layout, alignment: alignment,
                             heightAlignment: heightAlignment)
-    guard Ledger.available(Ledger.workingBytes) else { throw .outOfMemory(Ledger.tooLittleToWorkIn()) }
+    guard Ledger.beginWork() else {
+        throw interruptSignal() != nil ? .interrupted : .outOfMemory(Ledger.tooLittleToWorkIn())
+    }
+    defer { Ledger.endWork() }
     do {
         try runPipeline(RawFrameSource(image, range: range), frame: frame, into: sink, ledger: Ledger(), threaded: threaded)
     } catch let e as WriteError {

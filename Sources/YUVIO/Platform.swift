@@ -111,14 +111,17 @@ public func standardDescriptorWasClosed(_ fd: Int32) -> Bool {
 }
 
 /// Runs `body(i)` for i in 0..<count on `count` threads of its own (not a shared pool: `-j N` means N at
-/// once, whatever the core count) and returns when all have finished.
-public func runOnThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+/// once, whatever the core count) and returns when all have finished. `room(i)`, asked before each thread
+/// after the first, says whether there is memory for one more (a batch's jobs under an address-space limit,
+/// `Ledger.roomForJobs`): when it says no, no more are started and those started do the work.
+public func runOnThreads(_ count: Int, room: (Int) -> Bool = { _ in true }, _ body: @escaping @Sendable (Int) -> Void) {
     if count <= 1 {
         body(0)
         return
     }
     var threads: [pthread_t] = []
     for i in 0..<count {
+        if i > 0, !room(i) { break }
         if let t = startThread({ body(i) }) {
             threads.append(t)
         } else {

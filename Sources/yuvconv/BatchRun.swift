@@ -169,7 +169,7 @@ struct BatchRun {
         }
         let source = Shared(next)
         let shared = UncheckedSendable((options, progress, state, outputs, window, format))
-        runOnThreads(threads) { _ in
+        runOnThreads(threads, room: Ledger.roomForJobs) { _ in
             let (opts, progress, state, outputs, window, format) = shared.value
             let next = source.next
             while interruptSignal() == nil {
