@@ -1799,6 +1799,32 @@ status done
 ALLOW=(out out/* out/.yuvconv-manifest); settled
 end
 
+begin jobs-under-address-limit
+# Many jobs under an address-space limit that holds a few conversions: every file converts — the batch
+# starts only as many jobs as the limit holds and a job waits for room the others hold (it failed 85–99 of
+# 100 files with "cannot allocate … for a conversion to work in", and `report` 296 of 300).
+for i in $(seq 100); do cp "$PNG" "p$i.png"; done; snap
+WRAP=(prlimit --as=400000000 --); LIMIT=60; run . -o out/ -j 64 -q
+status 0
+n=$(ls out 2>/dev/null | wc -l); [ "$n" = 100 ] || bad "$n of 100 converted: $(errline)"
+run report . -j 64 --report csv
+status 0
+n=$(grep -c '\.png,true,' "$OUT"); [ "$n" = 100 ] || bad "report: $n of 100 measured: $(errline)"
+ALLOW=(out out/*); settled
+end
+
+begin y4m-header-tab-escaped
+# A Y4M header whose words are split by tabs: the message quotes them with each tab as \x09, never raw (file
+# bytes in a message are escaped, tabs and newlines too).
+printf 'YUV4MPEG2\tW3\tH3\nFRAME\n' > tab.y4m; head -c 15 /dev/zero >> tab.y4m; snap
+run tab.y4m -o x.nv12
+status 1
+names tab.y4m
+says 'YUV4MPEG2\\x09W3'
+if LC_ALL=C grep -q "$(printf '\t')" "$ERR"; then bad "a raw tab in the message: $(errline | cat -A)"; fi
+settled
+end
+
 begin output-subfolder-replaced-by-link-mid-batch
 # A {dir} folder swapped for a link to elsewhere while the batch runs: nothing is written or made through it,
 # even with --force (files went there, replacing with --force; then a folder was still made there).
