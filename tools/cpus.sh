@@ -21,8 +21,8 @@ for cpu in qemu64:baseline Nehalem:baseline Haswell:avx2; do
         for spec in "bt709 full nv12" "bt601 limited yuv420p" "bt2020 limited nv21"; do
             set -- $spec
             name=$(basename "$f")-$1-$2-$3
-            [ -e "$out/native-$name.yuv" ] || "$bin" "$f" -o "$out/native-$name.yuv" -q --color-management off --matrix "$1" --range "$2" --pix-fmt "$3"
-            qemu-x86_64 -cpu "$model" "$bin" "$f" -o "$out/$model-$name.yuv" -q --color-management off --matrix "$1" --range "$2" --pix-fmt "$3" 2>/dev/null
+            [ -e "$out/native-$name.yuv" ] || "$bin" "$f" -o "$out/native-$name.yuv" -q --color-management off --matrix "$1" --range "$2" -f "$3"
+            qemu-x86_64 -cpu "$model" "$bin" "$f" -o "$out/$model-$name.yuv" -q --color-management off --matrix "$1" --range "$2" -f "$3" 2>/dev/null
             if cmp -s "$out/native-$name.yuv" "$out/$model-$name.yuv"; then :; else echo "FAIL $model: $name differs"; fail=1; fi
         done
     done
