@@ -1813,6 +1813,24 @@ n=$(grep -c '\.png,true,' "$OUT"); [ "$n" = 100 ] || bad "report: $n of 100 meas
 ALLOW=(out out/*); settled
 end
 
+begin jobs-under-address-limit-to-jpeg
+# The same with JPEG outputs, whose picture is held and encoded after its conversion: a job keeps its room
+# until its output is written, and one refused memory for a picture waits for the others (4 of 16 converted).
+python3 - <<'PY'
+import zlib, struct, os
+def ch(t, d): return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+w, h = 4000, 3000; noise = os.urandom(w * 3)
+dat = b"".join(b"\0" + noise[(y * 7) % 64:] + noise[:(y * 7) % 64] for y in range(h))
+open("n.png", "wb").write(b"\x89PNG\r\n\x1a\n" + ch(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+                         + ch(b"IDAT", zlib.compress(dat, 1)) + ch(b"IEND", b""))
+PY
+mkdir in; for i in $(seq 16); do ln n.png "in/b$i.png"; done; rm n.png; snap
+WRAP=(prlimit --as=150000000 --); LIMIT=60; run in -o out/ -j 64 -f jpeg -q
+status 0
+n=$(ls out 2>/dev/null | wc -l); [ "$n" = 16 ] || bad "$n of 16 converted: $(errline)"
+ALLOW=(out out/*); settled
+end
+
 begin y4m-header-tab-escaped
 # A Y4M header whose words are split by tabs: the message quotes them with each tab as \x09, never raw (file
 # bytes in a message are escaped, tabs and newlines too).

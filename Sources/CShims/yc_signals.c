@@ -309,6 +309,10 @@ int yc_protect_standard_descriptors(void) {
     return mask;
 }
 
+static _Thread_local int work_depth;
+
+int yc_work_depth(int change) { return work_depth += change; }
+
 int yc_standard_descriptor_was_closed(int fd) { return fd >= 0 && fd <= 2 && (closed_std_mask >> fd & 1); }
 
 static int captured_count = -1;

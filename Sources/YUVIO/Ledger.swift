@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Synchronization
+import CShims
 
 /// The counting allocator a conversion's buffers come from (swift-nio's `ByteBufferAllocator` is the
 /// model): band slots, decoder planes, rows held for a pipe, a whole picture kept in memory — each is
@@ -80,8 +81,14 @@ public final class Ledger: Sendable {
     /// `make()` (which allocates about `bytes` in a Swift array, say) when `available(bytes)` says the system
     /// would grant them, else nil. One at a time across the process: two jobs of a batch cannot both be told
     /// yes for memory there is for one, and then one of them stop the process.
+    /// Refused while other conversions are under way, it waits for one to end and asks again (`waitForRoom`):
+    /// a batch's file fails for memory only when no other job could give any back.
     public static func ifAvailable<T>(_ bytes: Int, _ make: () throws -> T) rethrows -> T? {
-        try wholeAllocations.withLock { _ in available(bytes) ? try make() : nil }
+        while true {
+            let made: T?? = try wholeAllocations.withLock { _ in available(bytes) ? .some(try make()) : .none }
+            if let made { return made }
+            guard waitForRoom() else { return nil }
+        }
     }
     private static let wholeAllocations = Mutex(())
 
@@ -97,31 +104,79 @@ public final class Ledger: Sendable {
     /// a small allocation stopping the process later.
     public static let workingBytes = 48 << 20
 
-    /// Conversions under way in this process, between `beginWork` and `endWork`.
-    private static let underWay = Mutex(0)
+    /// Conversions under way in this process (admitted by `beginWork`, not yet ended), how many of them wait in
+    /// `waitForRoom`, and how many have ended (what a waiting one waits for).
+    private static let underWay = Mutex<(running: Int, waiting: Int, ended: Int)>((0, 0, 0))
 
-    /// Room for a conversion to work in, asked once before any work: `workingBytes`, and as much again for each
-    /// conversion already under way, whose memory may not all be taken yet (a batch's jobs start together).
-    /// Under an address-space limit (`ulimit -v`) the other jobs of a batch hold, or are about to take, what
-    /// this one needs; while any is under way this waits for one to finish and asks again, so that `-j` never
-    /// turns a limit that holds one conversion into failed files, nor into a job stopped for its buffers
-    /// (`exhausted`) in the middle of its work. False only when no other conversion is under way and the room
-    /// is not there (the limit is too low for one), or when a signal stops the run; after true, `endWork`.
-    /// The reservation asked for each other conversion is not committed memory (`MAP_NORESERVE`): without a
-    /// limit, a thousand jobs ask for nothing the system would refuse.
+    /// Room for a conversion to work in, asked once before any work: `workingBytes`, and the address space for as
+    /// much again for each conversion already under way, whose memory may not all be taken yet (a batch's jobs
+    /// start together). Under an address-space limit (`ulimit -v`) the other jobs of a batch hold, or are about
+    /// to take, what this one needs; while any is under way this waits for one to end and asks again, so that
+    /// `-j` never turns a limit that holds one conversion into failed files, nor into a job stopped for its
+    /// buffers (`exhausted`) in the middle of its work. False only when no other conversion is under way and the
+    /// room is not there (the limit is too low for one), or when a signal stops the run; after true, `endWork`.
+    /// A thread already admitted is admitted again at once (a job holds its admission from its conversion to its
+    /// output's commit — the JPEG encoder's picture, sharp chroma's second reading — and a conversion inside
+    /// another's never waits for itself). The room asked for the others is address space only (`reservable`):
+    /// without a limit, a thousand jobs ask the system for nothing it would refuse.
     public static func beginWork() -> Bool {
+        if yc_work_depth(0) > 0 {
+            _ = yc_work_depth(1)
+            return true
+        }
         while true {
-            let answer: Bool? = underWay.withLock { n in
-                if n == 0 ? available(workingBytes) : reservable(workingBytes * (n + 1)) {
-                    n += 1
+            let answer: Bool? = underWay.withLock { s in
+                if available(workingBytes) && (s.running == 0 || reservable(workingBytes * (s.running + 1))) {
+                    s.running += 1
                     return true
                 }
-                return n == 0 ? false : nil
+                return s.running == 0 ? false : nil
             }
-            if let answer { return answer }
+            if let answer {
+                if answer { _ = yc_work_depth(1) }
+                return answer
+            }
             if interruptSignal() != nil { return false }
             usleep(2000)
         }
+    }
+
+    /// The end of what `beginWork` admitted, once it has given back what it held.
+    public static func endWork() {
+        guard yc_work_depth(-1) == 0 else { return }
+        underWay.withLock { s in
+            s.running -= 1
+            s.ended += 1
+        }
+    }
+
+    /// After memory was refused: whether to ask again. While another conversion is under way and not itself
+    /// waiting here, it may give back what it holds: this waits until one ends (true), or a signal (false).
+    /// When every other one waits too, nobody would give anything back: false, and the caller's file fails,
+    /// which gives back what it holds to the others.
+    static func waitForRoom() -> Bool {
+        let mine = yc_work_depth(0) > 0 ? 1 : 0
+        let ended: Int? = underWay.withLock { s in
+            guard s.running - mine - s.waiting > 0 else { return nil }
+            s.waiting += 1
+            return s.ended
+        }
+        guard let ended else { return false }
+        defer { underWay.withLock { $0.waiting -= 1 } }
+        while underWay.withLock({ $0.ended }) == ended {
+            if interruptSignal() != nil { return false }
+            usleep(2000)
+        }
+        return true
+    }
+
+    /// Whether `bytes` of address space can be mapped now (tried and given back at once), not counting them
+    /// against the system's committed memory.
+    static func reservable(_ bytes: Int) -> Bool {
+        guard let p = mmap(nil, max(bytes, 1), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0),
+              p != MAP_FAILED else { return false }
+        munmap(p, max(bytes, 1))
+        return true
     }
 
     /// Whether a batch has memory for `jobs` + 1 jobs at once: each job's thread (its stack) and room to work in
@@ -142,19 +197,8 @@ public final class Ledger: Sendable {
         let resource = RLIMIT_STACK
         #endif
         guard getrlimit(resource, &limit) == 0, limit.rlim_cur > 0 else { return 8 << 20 }
-        return Int(min(limit.rlim_cur, 64 << 20))   // unlimited (the largest value): the cap
-    }
-
-    /// The end of a conversion `beginWork` let start, once it has given back what it held.
-    public static func endWork() { underWay.withLock { $0 -= 1 } }
-
-    /// Whether `bytes` of address space can be mapped now (tried and given back at once), not counting them
-    /// against the system's committed memory.
-    static func reservable(_ bytes: Int) -> Bool {
-        guard let p = mmap(nil, max(bytes, 1), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0),
-              p != MAP_FAILED else { return false }
-        munmap(p, max(bytes, 1))
-        return true
+        // Unlimited (the largest value): glibc then gives threads its architecture's default, 2 MiB on x86-64.
+        return limit.rlim_cur == rlim_t.max ? 2 << 20 : Int(min(limit.rlim_cur, 1 << 30))
     }
 
     /// The reason when `workingBytes` are not to be had.

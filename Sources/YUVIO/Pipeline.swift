@@ -142,8 +142,8 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
     precondition(options.chromaFilter == .box || layout.bitDepth == 8, "sharp chroma writes 8-bit layouts only")
     // Room to work in, asked for once before any work: under a tight address-space limit the file fails here
     // with the reason, not later in an allocation that cannot fail gracefully; a batch's job waits here while
-    // the others hold the room (`Ledger.beginWork`). Given back when all the conversion held is (the end of
-    // this function, after the block below).
+    // the others hold the room (`Ledger.beginWork`; a caller that holds the picture after this returns, to encode
+    // it, holds an admission around both, as `convertOne` does).
     guard Ledger.beginWork() else {
         throw FileError(path: name, interruptSignal() != nil ? .interrupted : .decoder(Ledger.tooLittleToWorkIn()))
     }

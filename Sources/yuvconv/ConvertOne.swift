@@ -48,6 +48,11 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
     var decodeOptions = options.decodeOptions
     decodeOptions.listed = protected
     func failed(_ e: FileError) -> Outcome { .failed(input, e, alignment: options.reportAlignment) }
+    // The whole job under one admission (`Ledger.beginWork`): the conversion, the JPEG encoder's picture and
+    // buffers, the commit, sharp chroma's second reading — another job never takes the room meanwhile. Not
+    // admitted, the conversion asks again and fails with the reason.
+    let admitted = Ledger.beginWork()
+    defer { if admitted { Ledger.endWork() } }
     // Check the output first, so a refused overwrite costs no decoding.
     let sink: AtomicOutput
     do {
@@ -106,15 +111,6 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
         report.quality?.psnrRGBBilinearBox = box
     }
     warnAboutDecoding(name: name, report: report, options: options)
-    // `--jpeg-path direct` asked for, and this JPEG went through RGB all the same: said, as --chroma-filter sharp
-    // says it up front (it decides for every file; these reasons are this file's).
-    if !options.quiet, options.given.contains("--jpeg-path"), options.jpegPath == .direct, options.chromaFilter == .box,
-       report.info.container == .jpeg, report.path == "RGB" {
-        let why = report.colour.map { "colour management (\($0)) works on RGB" }
-            ?? (report.orientation != .identity ? "its turn (EXIF orientation) would move the chroma off its grid"
-                                                : "its sampling (\(report.info.sampling)) has no direct path")
-        printErr("yuvconv: warning: \(name): \(why): decoded to RGB, not converted from its planes (--jpeg-path direct)")
-    }
     var record = options.record(file: name, report: report, quality: report.quality, peakRSS: peak, format: format)
     // A raw output padded by --align/--align-height: its file's size too (the line's figure is the tight planes').
     let padded = record.filePadded ? record.alignedBytes : nil

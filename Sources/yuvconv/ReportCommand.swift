@@ -129,6 +129,9 @@ func lexicalPath(_ input: String, in here: [String] = currentFolder().pathParts)
 func measureOne(input: String, options: Options) -> Outcome {
     let name = displayPath(input), layout = options.layout(for: options.measuredFormat)
     let decodeOptions = options.decodeOptions
+    // One admission for the conversion and sharp chroma's second reading (as `convertOne`).
+    let admitted = Ledger.beginWork()
+    defer { if admitted { Ledger.endWork() } }
     do throws(FileError) {
         // The conversion streams into nothing, as a file conversion streams: its memory figures are a real
         // conversion's, with --metrics too (measured as the bands pass).
