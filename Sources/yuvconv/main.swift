@@ -240,6 +240,15 @@ func warnAboutDecoding(name: String, report: ConversionReport, options: Options)
         printErr("yuvconv: warning: \(name): its colours are sRGB's (no profile, an sRGB one, or one that cannot be used), "
                  + "which are converted as they are, not moved into --primaries \(asked.rawValue): the output is labelled sRGB")
     }
+    // `--jpeg-path direct` asked for, and this JPEG went through RGB all the same: said (with -q too, as every
+    // warning), as --chroma-filter sharp says it up front (it decides for every file; these reasons are this file's).
+    if options.given.contains("--jpeg-path"), options.jpegPath == .direct, options.chromaFilter == .box,
+       report.info.container == .jpeg, report.path == "RGB" {
+        let why = report.colour.map { "colour management (\($0)) works on RGB" }
+            ?? (report.orientation != .identity ? "its turn (EXIF orientation) would move the chroma off its grid"
+                                                : "its sampling (\(report.info.sampling)) has no direct path")
+        printErr("yuvconv: warning: \(name): \(why): decoded to RGB, not converted from its planes (--jpeg-path direct)")
+    }
 }
 
 // Descriptors 0–2 first: nothing opened later may land on a closed one.

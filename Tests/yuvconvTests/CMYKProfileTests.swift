@@ -24,8 +24,8 @@ final class CMYKProfileTests: CLITestCase {
     }
 
     /// `--jpeg-path direct` asked for a JPEG that must go through RGB all the same (colour management, a CMYK
-    /// sampling) draws a warning giving the file's reason; without the option, or for a JPEG that stays direct,
-    /// nothing is said.
+    /// sampling) draws a warning giving the file's reason, with `-q` too (it was dropped there, as no warning is),
+    /// and from `report` as from a conversion; without the option, or for a JPEG that stays direct, nothing is said.
     func testAnExplicitDirectPathThatCannotBeTakenIsSaid() throws {
         let p3 = fixturesURL.appendingPathComponent("colour/kodim23-p3.jpg").path
         let plain = packageRoot.appendingPathComponent("Fixtures/corpus/jpeg/jpeg-decoder/mozilla/jpg-cmyk-1.jpg").path
@@ -35,10 +35,13 @@ final class CMYKProfileTests: CLITestCase {
             (plain, ["--jpeg-path", "direct"], "its sampling (CMYK) has no direct path: decoded to RGB"),
             (p3, [], nil), (direct, ["--jpeg-path", "direct"], nil), (p3, ["--jpeg-path", "direct", "--color-management", "off"], nil)]
         for (input, options, said) in cases {
-            let r = try run([input, "-o", work.appendingPathComponent("o.nv12").path, "--force"] + options)
-            XCTAssertEqual(r.status, 0, r.stderr)
-            if let said { XCTAssertTrue(r.stderr.contains("warning: \(input): \(said)"), r.stderr) }
-            else { XCTAssertFalse(r.stderr.contains("--jpeg-path direct"), r.stderr) }
+            for command in [[input, "-o", work.appendingPathComponent("o.nv12").path, "--force"],
+                            [input, "-o", work.appendingPathComponent("o.nv12").path, "--force", "-q"], ["report", input]] {
+                let r = try run(command + options)
+                XCTAssertEqual(r.status, 0, r.stderr)
+                if let said { XCTAssertTrue(r.stderr.contains("warning: \(input): \(said)"), "\(command): \(r.stderr)") }
+                else { XCTAssertFalse(r.stderr.contains("--jpeg-path direct"), r.stderr) }
+            }
         }
     }
 
