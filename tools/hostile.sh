@@ -1831,6 +1831,33 @@ n=$(ls out 2>/dev/null | wc -l); [ "$n" = 16 ] || bad "$n of 16 converted: $(err
 ALLOW=(out out/*); settled
 end
 
+begin jobs-under-address-limit-turned
+# 12 MP JPEGs turned by their EXIF orientation, many jobs under a limit that holds one conversion: each turned
+# picture is held whole, and freed it must not stay in the heap where the next conversion's room cannot be
+# had (3-4 of 12 converted, "cannot allocate 48 MiB for a conversion to work in").
+python3 - <<'PY'
+import zlib, struct, os
+def ch(t, d): return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+w, h = 4000, 3000; noise = os.urandom(w * 3)
+dat = b"".join(b"\0" + noise[(y * 7) % 64:] + noise[:(y * 7) % 64] for y in range(h))
+open("n.png", "wb").write(b"\x89PNG\r\n\x1a\n" + ch(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+                         + ch(b"IDAT", zlib.compress(dat, 1)) + ch(b"IEND", b""))
+PY
+"$BIN" n.png -o n.jpg -q
+python3 - <<'PY'
+import struct
+j = open("n.jpg", "rb").read()
+tiff = b"MM\0\x2a\0\0\0\x08" + struct.pack(">H", 1) + struct.pack(">HHIHH", 0x112, 3, 1, 6, 0) + b"\0" * 4
+app1 = b"Exif\0\0" + tiff
+open("t.jpg", "wb").write(j[:2] + b"\xff\xe1" + struct.pack(">H", len(app1) + 2) + app1 + j[2:])
+PY
+mkdir in; for i in $(seq 12); do ln t.jpg "in/t$i.jpg"; done; rm n.png n.jpg t.jpg; snap
+WRAP=(prlimit --as=150000000 --); LIMIT=60; run in -o out/ -j 64 -q
+status 0
+n=$(ls out 2>/dev/null | wc -l); [ "$n" = 12 ] || bad "$n of 12 converted: $(errline)"
+ALLOW=(out out/*); settled
+end
+
 begin y4m-header-tab-escaped
 # A Y4M header whose words are split by tabs: the message quotes them with each tab as \x09, never raw (file
 # bytes in a message are escaped, tabs and newlines too).

@@ -145,6 +145,11 @@ int yc_prepare_address_space_limit(size_t start_bytes) {
 #ifdef M_ARENA_MAX
     mallopt(M_ARENA_MAX, 1);
 #endif
+#ifdef M_MMAP_THRESHOLD
+    // Large blocks (a picture's planes) mapped and unmapped on their own: glibc otherwise raises the threshold as
+    // they are freed and keeps them in its heap, address space the next conversion's room cannot have.
+    mallopt(M_MMAP_THRESHOLD, 1 << 20);
+#endif
     void *p = mmap(NULL, start_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return 0;
     munmap(p, start_bytes);
@@ -307,6 +312,12 @@ int yc_protect_standard_descriptors(void) {
     }
     closed_std_mask = mask;
     return mask;
+}
+
+void yc_release_free_memory(void) {
+#if defined(__GLIBC__)
+    (void)malloc_trim(0);
+#endif
 }
 
 static _Thread_local int work_depth;

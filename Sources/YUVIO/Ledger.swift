@@ -34,11 +34,17 @@ public final class Ledger: Sendable {
 
     /// `allocate`, or nil when the system refuses: for a whole picture (held for turning, say), so that a file
     /// too large for the memory there is fails with the reason instead of stopping the process.
+    /// Refused while other conversions are under way, it waits for one to end and asks again, as `ifAvailable`.
     public func allocateIfAvailable(_ bytes: Int) -> UnsafeMutableRawPointer? {
-        var p: UnsafeMutableRawPointer?
-        guard posix_memalign(&p, 64, max(bytes, 1)) == 0, let p else { return nil }
-        record(bytes)
-        return p
+        var trimmed = false
+        while true {
+            var p: UnsafeMutableRawPointer?
+            if posix_memalign(&p, 64, max(bytes, 1)) == 0, let p {
+                record(bytes)
+                return p
+            }
+            guard Self.waitForRoom(trimmed: &trimmed) else { return nil }
+        }
     }
 
     /// The same, typed as bytes.
@@ -84,10 +90,11 @@ public final class Ledger: Sendable {
     /// Refused while other conversions are under way, it waits for one to end and asks again (`waitForRoom`):
     /// a batch's file fails for memory only when no other job could give any back.
     public static func ifAvailable<T>(_ bytes: Int, _ make: () throws -> T) rethrows -> T? {
+        var trimmed = false
         while true {
             let made: T?? = try wholeAllocations.withLock { _ in available(bytes) ? .some(try make()) : .none }
             if let made { return made }
-            guard waitForRoom() else { return nil }
+            guard waitForRoom(trimmed: &trimmed) else { return nil }
         }
     }
     private static let wholeAllocations = Mutex(())
@@ -104,46 +111,57 @@ public final class Ledger: Sendable {
     /// a small allocation stopping the process later.
     public static let workingBytes = 48 << 20
 
-    /// Conversions under way in this process (admitted by `beginWork`, not yet ended), how many of them wait in
-    /// `waitForRoom`, and how many have ended (what a waiting one waits for).
-    private static let underWay = Mutex<(running: Int, waiting: Int, ended: Int)>((0, 0, 0))
+    /// Conversions under way in this process (admitted by `beginWork`, not yet ended), how many have ended (the
+    /// generation a waiting one waits to see change), and how many wait in `waitForRoom` for each generation
+    /// (those waiting for an earlier one have been woken: they are about to ask again, not waiting).
+    private static let underWay = Mutex<(running: Int, ended: Int, waiting: [Int: Int])>((0, 0, [:]))
 
     /// Room for a conversion to work in, asked once before any work: `workingBytes`, and the address space for as
     /// much again for each conversion already under way, whose memory may not all be taken yet (a batch's jobs
     /// start together). Under an address-space limit (`ulimit -v`) the other jobs of a batch hold, or are about
     /// to take, what this one needs; while any is under way this waits for one to end and asks again, so that
     /// `-j` never turns a limit that holds one conversion into failed files, nor into a job stopped for its
-    /// buffers (`exhausted`) in the middle of its work. False only when no other conversion is under way and the
-    /// room is not there (the limit is too low for one), or when a signal stops the run; after true, `endWork`.
+    /// buffers (`exhausted`) in the middle of its work. Alone, it first gives the heap's free memory back to the
+    /// system and asks once more. False only when no other conversion is under way and the room is not there
+    /// (the limit is too low for one), or when a signal stops the run; after true, `endWork` — on the same thread.
     /// A thread already admitted is admitted again at once (a job holds its admission from its conversion to its
     /// output's commit — the JPEG encoder's picture, sharp chroma's second reading — and a conversion inside
-    /// another's never waits for itself). The room asked for the others is address space only (`reservable`):
-    /// without a limit, a thousand jobs ask the system for nothing it would refuse.
-    public static func beginWork() -> Bool {
+    /// another's on the same thread never waits for itself). The room asked for the others is address space only
+    /// (`reservable`): without a limit, a thousand jobs ask the system for nothing it would refuse.
+    package static func beginWork() -> Bool {
         if yc_work_depth(0) > 0 {
             _ = yc_work_depth(1)
             return true
         }
+        var trimmed = false
         while true {
             let answer: Bool? = underWay.withLock { s in
                 if available(workingBytes) && (s.running == 0 || reservable(workingBytes * (s.running + 1))) {
                     s.running += 1
                     return true
                 }
-                return s.running == 0 ? false : nil
+                return s.running == 0 ? (trimmed ? false : nil) : nil
             }
             if let answer {
                 if answer { _ = yc_work_depth(1) }
                 return answer
             }
+            if underWay.withLock({ $0.running }) == 0 {
+                yc_release_free_memory()
+                trimmed = true
+                continue
+            }
+            trimmed = false
             if interruptSignal() != nil { return false }
             usleep(2000)
         }
     }
 
-    /// The end of what `beginWork` admitted, once it has given back what it held.
-    public static func endWork() {
-        guard yc_work_depth(-1) == 0 else { return }
+    /// The end of what `beginWork` admitted (on the thread it admitted), once it has given back what it held.
+    package static func endWork() {
+        let depth = yc_work_depth(-1)
+        precondition(depth >= 0, "endWork without beginWork on this thread")
+        guard depth == 0 else { return }
         underWay.withLock { s in
             s.running -= 1
             s.ended += 1
@@ -152,17 +170,29 @@ public final class Ledger: Sendable {
 
     /// After memory was refused: whether to ask again. While another conversion is under way and not itself
     /// waiting here, it may give back what it holds: this waits until one ends (true), or a signal (false).
-    /// When every other one waits too, nobody would give anything back: false, and the caller's file fails,
-    /// which gives back what it holds to the others.
-    static func waitForRoom() -> Bool {
+    /// When every other one waits too, nobody would give anything back: the heap's free memory is given back to
+    /// the system and the caller asks once more (true), then false, and the caller's file fails, which gives back
+    /// what it holds to the others.
+    static func waitForRoom(trimmed: inout Bool) -> Bool {
         let mine = yc_work_depth(0) > 0 ? 1 : 0
         let ended: Int? = underWay.withLock { s in
-            guard s.running - mine - s.waiting > 0 else { return nil }
-            s.waiting += 1
+            guard s.running - mine - (s.waiting[s.ended] ?? 0) > 0 else { return nil }
+            s.waiting[s.ended, default: 0] += 1
             return s.ended
         }
-        guard let ended else { return false }
-        defer { underWay.withLock { $0.waiting -= 1 } }
+        guard let ended else {
+            if trimmed { return false }
+            yc_release_free_memory()
+            trimmed = true
+            return true
+        }
+        trimmed = false
+        defer {
+            underWay.withLock { s in
+                s.waiting[ended, default: 1] -= 1
+                if s.waiting[ended] == 0 { s.waiting[ended] = nil }
+            }
+        }
         while underWay.withLock({ $0.ended }) == ended {
             if interruptSignal() != nil { return false }
             usleep(2000)
@@ -179,11 +209,12 @@ public final class Ledger: Sendable {
         return true
     }
 
-    /// Whether a batch has memory for `jobs` + 1 jobs at once: each job's thread (its stack) and room to work in
-    /// (`workingBytes`, and its stage threads' stacks within it) — asked before each job's thread is started, so
+    /// Whether a batch has memory for `jobs` jobs at once, each on a thread of its own: its stack and room to work
+    /// in (`workingBytes`, its stage threads' stacks within it) — asked before each job's thread is started, so
     /// that under an address-space limit a batch runs as many jobs as the limit holds instead of filling it
     /// with idle threads' stacks and failing its files (`-j 64` under `ulimit -v 400000`). Without a limit,
-    /// always true (`reservable`).
+    /// always true (`reservable`). One job's worth more than the jobs is asked for: the process's own heap and
+    /// the calling thread's work come out of the same limit.
     public static func roomForJobs(_ jobs: Int) -> Bool {
         reservable((workingBytes + threadStackBytes) * (jobs + 1))
     }

@@ -111,17 +111,19 @@ public func standardDescriptorWasClosed(_ fd: Int32) -> Bool {
 }
 
 /// Runs `body(i)` for i in 0..<count on `count` threads of its own (not a shared pool: `-j N` means N at
-/// once, whatever the core count) and returns when all have finished. `room(i)`, asked before each thread
-/// after the first, says whether there is memory for one more (a batch's jobs under an address-space limit,
-/// `Ledger.roomForJobs`): when it says no, no more are started and those started do the work.
+/// once, whatever the core count) and returns when all have finished. `room(n)` says whether there is memory
+/// for n jobs at once, each on a thread of its own (a batch's jobs under an address-space limit,
+/// `Ledger.roomForJobs`): asked before each thread is started, and when it says no, no more are started and
+/// those started do the work; without room for two, the one job runs on the calling thread.
 public func runOnThreads(_ count: Int, room: (Int) -> Bool = { _ in true }, _ body: @escaping @Sendable (Int) -> Void) {
-    if count <= 1 {
+    // One job, or room for one only: it runs here, on no new thread's stack.
+    if count <= 1 || !room(1) {
         body(0)
         return
     }
     var threads: [pthread_t] = []
     for i in 0..<count {
-        if i > 0, !room(i) { break }
+        if i > 0, !room(i + 1) { break }
         if let t = startThread({ body(i) }) {
             threads.append(t)
         } else {

@@ -70,6 +70,8 @@ int yc_protect_standard_descriptors(void);
 char **yc_arguments(int *count);
 /// 1 when descriptor `fd` (0, 1 or 2) was closed when the process started.
 int yc_standard_descriptor_was_closed(int fd);
+/// Gives the heap's free memory back to the system (glibc's malloc_trim), before room is asked for again.
+void yc_release_free_memory(void);
 /// This thread's count of conversions admitted (`Ledger.beginWork`), changed by `change`; returns the new count.
 int yc_work_depth(int change);
 
