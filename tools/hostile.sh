@@ -849,6 +849,19 @@ slow_y4m() {
 }
 # grown FILE BYTES: waits (10 s at most) until FILE holds BYTES: an output is being written.
 grown() { local t; for t in $(seq 1000); do [ "$(stat -c %s "$1")" -ge "$2" ] && return; sleep 0.01; done; }
+# noise_png NAME: a 4000x3000 PNG of noise rows (6.7 MB, a 12 MP picture that costs a JPEG encoder its
+# work), made once and linked into the case's folder.
+noise_png() {
+  [ -f "$CRAFT/noise12.png" ] || python3 - "$CRAFT/noise12.png" <<'PY'
+import zlib, struct, os, sys
+def ch(t, d): return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+w, h = 4000, 3000; noise = os.urandom(w * 3)
+dat = b"".join(b"\0" + noise[(y * 7) % 64:] + noise[:(y * 7) % 64] for y in range(h))
+open(sys.argv[1], "wb").write(b"\x89PNG\r\n\x1a\n" + ch(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+                              + ch(b"IDAT", zlib.compress(dat, 1)) + ch(b"IEND", b""))
+PY
+  ln "$CRAFT/noise12.png" "$1"
+}
 
 begin signal-after-cut-no-late-write
 # `-o - >> f`: the handler cut f back to where the output began while a writer thread went on writing: bytes
@@ -1816,14 +1829,7 @@ end
 begin jobs-under-address-limit-to-jpeg
 # The same with JPEG outputs, whose picture is held and encoded after its conversion: a job keeps its room
 # until its output is written, and one refused memory for a picture waits for the others (4 of 16 converted).
-python3 - <<'PY'
-import zlib, struct, os
-def ch(t, d): return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
-w, h = 4000, 3000; noise = os.urandom(w * 3)
-dat = b"".join(b"\0" + noise[(y * 7) % 64:] + noise[:(y * 7) % 64] for y in range(h))
-open("n.png", "wb").write(b"\x89PNG\r\n\x1a\n" + ch(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
-                         + ch(b"IDAT", zlib.compress(dat, 1)) + ch(b"IEND", b""))
-PY
+noise_png n.png
 mkdir in; for i in $(seq 16); do ln n.png "in/b$i.png"; done; rm n.png; snap
 WRAP=(prlimit --as=150000000 --); LIMIT=60; run in -o out/ -j 64 -f jpeg -q
 status 0
@@ -1835,14 +1841,7 @@ begin jobs-under-address-limit-turned
 # 12 MP JPEGs turned by their EXIF orientation, many jobs under a limit that holds one conversion: each turned
 # picture is held whole, and freed it must not stay in the heap where the next conversion's room cannot be
 # had (3-4 of 12 converted, "cannot allocate 48 MiB for a conversion to work in").
-python3 - <<'PY'
-import zlib, struct, os
-def ch(t, d): return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
-w, h = 4000, 3000; noise = os.urandom(w * 3)
-dat = b"".join(b"\0" + noise[(y * 7) % 64:] + noise[:(y * 7) % 64] for y in range(h))
-open("n.png", "wb").write(b"\x89PNG\r\n\x1a\n" + ch(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
-                         + ch(b"IDAT", zlib.compress(dat, 1)) + ch(b"IEND", b""))
-PY
+noise_png n.png
 "$BIN" n.png -o n.jpg -q
 python3 - <<'PY'
 import struct
