@@ -172,11 +172,13 @@ public final class Ledger: Sendable {
     /// waiting here, it may give back what it holds: this waits until one ends (true), or a signal (false).
     /// When every other one waits too, nobody would give anything back: the heap's free memory is given back to
     /// the system and the caller asks once more (true), then false, and the caller's file fails, which gives back
-    /// what it holds to the others.
+    /// what it holds to the others. Only a thread `beginWork` admitted waits: on any other (a pipeline's stage
+    /// worker, a library caller's thread) the conversion it works for may be among those under way, and would
+    /// wait for itself.
     static func waitForRoom(trimmed: inout Bool) -> Bool {
-        let mine = yc_work_depth(0) > 0 ? 1 : 0
+        let admitted = yc_work_depth(0) > 0
         let ended: Int? = underWay.withLock { s in
-            guard s.running - mine - (s.waiting[s.ended] ?? 0) > 0 else { return nil }
+            guard admitted, s.running - 1 - (s.waiting[s.ended] ?? 0) > 0 else { return nil }
             s.waiting[s.ended, default: 0] += 1
             return s.ended
         }

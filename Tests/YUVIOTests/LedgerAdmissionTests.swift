@@ -78,4 +78,22 @@ final class LedgerAdmissionTests: XCTestCase {
         }
         XCTAssertEqual(Ledger.ifAvailable(1 << 20) { 7 }, 7)
     }
+
+    /// A thread the admission did not admit — a pipeline's stage worker, a library caller's own — never waits
+    /// for room: the conversion it works for may be the one under way, which would then wait for itself (a
+    /// refused whole picture on a stage worker hung a single conversion under a limit).
+    func testOnlyAnAdmittedThreadWaits() {
+        XCTAssertTrue(Ledger.beginWork())
+        defer { Ledger.endWork() }
+        let done = DispatchSemaphore(value: 0)
+        let answer = Mutex<Bool?>(nil)
+        Thread {
+            var trimmed = true
+            let again = Ledger.waitForRoom(trimmed: &trimmed)
+            answer.withLock { $0 = again }
+            done.signal()
+        }.start()
+        XCTAssertEqual(done.wait(timeout: .now() + 5), .success, "a worker waited for the conversion it works for")
+        XCTAssertEqual(answer.withLock { $0 }, false)
+    }
 }
