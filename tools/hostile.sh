@@ -1632,6 +1632,13 @@ for o in nv12 png jpg y4m; do
     (( RC == 0 )) || says 'big.jpg|u\.'"$o"
   done
 done
+# The JPEG encoder's file copied into an array that could not fail: SIGABRT in a window of limits (74-75 MB
+# here) where the picture fitted but the copy did not.
+for kb in $(seq 64000 1000 84000); do
+  WRAP=(prlimit --as=$((kb * 1024)) --); run big.jpg -o u.jpg --force -q
+  status done
+  (( RC == 0 )) || says 'big.jpg|u\.jpg'
+done
 # Sharp chroma's own arrays, a batch's planning and two jobs at once trapped where a plain conversion did not:
 # every conversion asks for room to work in before any work, the process for room to start.
 cp "$PNG" small.png

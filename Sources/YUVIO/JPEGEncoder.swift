@@ -25,8 +25,17 @@ public func encodeJPEG(_ image: YUVImage, quality: Int, primaries: Primaries = .
         if why.contains("Insufficient memory") { throw .outOfMemory("the JPEG encoder ran out of memory (TurboJPEG: \(why))") }
         throw .system("TurboJPEG: " + why)
     }
-    let jpeg = Array(UnsafeBufferPointer(start: out, count: Int(size)))
-    return primaries.outputProfile.map { withProfile(jpeg, $0.bytes) } ?? jpeg
+    // The copies out of TurboJPEG's buffer (and with a profile, the file with its segments) asked for first: a
+    // Swift array refused stops the process (SIGABRT under `ulimit -v`, a hostile round), a file fails instead.
+    let profile = primaries.outputProfile?.bytes
+    let need = Int(size) + (profile.map { Int(size) + $0.count + 4096 } ?? 0)
+    guard let made = Ledger.ifAvailable(need, {
+        let jpeg = Array(UnsafeBufferPointer(start: out, count: Int(size)))
+        return profile.map { withProfile(jpeg, $0) } ?? jpeg
+    }) else {
+        throw .outOfMemory(Ledger.outOfMemory(need, for: "the JPEG file"))
+    }
+    return made
 }
 
 /// `jpeg` with `icc` in APP2 `ICC_PROFILE` segments (at most 65,519 bytes of it each, numbered from 1) after
@@ -48,5 +57,10 @@ func withProfile(_ jpeg: [UInt8], _ icc: [UInt8]) -> [UInt8] {
         segments += [0xFF, 0xE2, UInt8(length >> 8), UInt8(length & 0xFF)] + Array("ICC_PROFILE\0".utf8)
             + [UInt8(i + 1), UInt8(count)] + part
     }
-    return Array(jpeg[..<at]) + segments + Array(jpeg[at...])
+    var file: [UInt8] = []
+    file.reserveCapacity(jpeg.count + segments.count)   // one array the size of the file, no temporary copies
+    file += jpeg[..<at]
+    file += segments
+    file += jpeg[at...]
+    return file
 }
