@@ -36,15 +36,12 @@ public final class Ledger: Sendable {
     /// too large for the memory there is fails with the reason instead of stopping the process.
     /// Refused while other conversions are under way, it waits for one to end and asks again, as `ifAvailable`.
     public func allocateIfAvailable(_ bytes: Int) -> UnsafeMutableRawPointer? {
-        var trimmed = false
-        while true {
+        guard let p = Self.untilRoom({ () -> UnsafeMutableRawPointer? in
             var p: UnsafeMutableRawPointer?
-            if posix_memalign(&p, 64, max(bytes, 1)) == 0, let p {
-                record(bytes)
-                return p
-            }
-            guard Self.waitForRoom(trimmed: &trimmed) else { return nil }
-        }
+            return posix_memalign(&p, 64, max(bytes, 1)) == 0 ? p : nil
+        }) else { return nil }
+        record(bytes)
+        return p
     }
 
     /// The same, typed as bytes.
@@ -78,8 +75,12 @@ public final class Ledger: Sendable {
     /// its manifest with it): that file fails instead, with the reason (`outOfMemory`).
     /// A mapping as the allocator would make one for such a size (a malloc and free the compiler may remove).
     public static func available(_ bytes: Int) -> Bool {
-        guard let p = mmap(nil, max(bytes, 1), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
-              p != MAP_FAILED else { return false }
+        mappable(bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS)
+    }
+
+    /// Whether a mapping of `bytes` with `protection` and `flags` is made now (and given back at once).
+    private static func mappable(_ bytes: Int, _ protection: Int32, _ flags: Int32) -> Bool {
+        guard let p = mmap(nil, max(bytes, 1), protection, flags, -1, 0), p != MAP_FAILED else { return false }
         munmap(p, max(bytes, 1))
         return true
     }
@@ -90,10 +91,18 @@ public final class Ledger: Sendable {
     /// Refused while other conversions are under way, it waits for one to end and asks again (`waitForRoom`):
     /// a batch's file fails for memory only when no other job could give any back.
     public static func ifAvailable<T>(_ bytes: Int, _ make: () throws -> T) rethrows -> T? {
+        // Made or not is the outer optional (a `make` may itself give an optional).
+        let made: T?? = try untilRoom { () throws -> T?? in
+            try wholeAllocations.withLock { _ in available(bytes) ? .some(try make()) : nil }
+        }
+        return made ?? nil
+    }
+
+    /// `attempt()` until it gives a value, each refusal followed by `waitForRoom`; nil when that says give up.
+    private static func untilRoom<T>(_ attempt: () throws -> T?) rethrows -> T? {
         var trimmed = false
         while true {
-            let made: T?? = try wholeAllocations.withLock { _ in available(bytes) ? .some(try make()) : .none }
-            if let made { return made }
+            if let made = try attempt() { return made }
             guard waitForRoom(trimmed: &trimmed) else { return nil }
         }
     }
@@ -135,18 +144,19 @@ public final class Ledger: Sendable {
         }
         var trimmed = false
         while true {
-            let answer: Bool? = underWay.withLock { s in
-                if available(workingBytes) && (s.running == 0 || reservable(workingBytes * (s.running + 1))) {
-                    s.running += 1
-                    return true
+            let others: Int? = underWay.withLock { s in
+                guard available(workingBytes) && (s.running == 0 || reservable(workingBytes * (s.running + 1))) else {
+                    return s.running
                 }
-                return s.running == 0 ? (trimmed ? false : nil) : nil
+                s.running += 1
+                return nil
             }
-            if let answer {
-                if answer { _ = yc_work_depth(1) }
-                return answer
+            guard let others else {
+                _ = yc_work_depth(1)
+                return true
             }
-            if underWay.withLock({ $0.running }) == 0 {
+            if others == 0 {
+                if trimmed { return false }
                 yc_release_free_memory()
                 trimmed = true
                 continue
@@ -205,10 +215,7 @@ public final class Ledger: Sendable {
     /// Whether `bytes` of address space can be mapped now (tried and given back at once), not counting them
     /// against the system's committed memory.
     static func reservable(_ bytes: Int) -> Bool {
-        guard let p = mmap(nil, max(bytes, 1), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0),
-              p != MAP_FAILED else { return false }
-        munmap(p, max(bytes, 1))
-        return true
+        mappable(bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE)
     }
 
     /// Whether a batch has memory for `jobs` jobs at once, each on a thread of its own: its stack and room to work
