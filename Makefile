@@ -23,7 +23,7 @@ BUILD_PKGS = pkg-config $(JPEG_DEV) libturbojpeg0-dev libpng-dev zlib1g-dev libl
 # What the build needs, by pkg-config name: when pkg-config finds them all, nothing is installed.
 BUILD_PC = libjpeg libturbojpeg libpng zlib lcms2
 
-.PHONY: test-cpus all build deps install-build-packages test test-library test-fast demo install clean prove bench bench-deps bench-e2e bench-costs bench-batch bench-memory bench-sharp quality fuzz test-sanitize test-corpus test-exact test-hostile compare-builds test-interop test-html
+.PHONY: test-cpus all build deps install-build-packages test test-library test-fast demo install clean prove bench bench-deps bench-e2e bench-costs bench-batch bench-memory bench-sharp quality fuzz test-sanitize test-corpus test-exact test-hostile compare-builds test-interop test-html check-fuzz-harnesses
 
 all: build
 
@@ -81,7 +81,18 @@ test: deps
 	$(SWIFT) test $(TEST_FLAGS)
 	YUV_FORCE_REFERENCE=1 $(SWIFT) test $(TEST_FLAGS) $(REFERENCE_SKIP)
 	tools/hostile.sh
-	$(MAKE) --no-print-directory test-library
+	$(MAKE) --no-print-directory test-library check-fuzz-harnesses
+
+# The fuzz harnesses against the code as it is now (`make fuzz` builds them only when run, so an interface
+# change would break them unseen): the C one compiled for syntax and types, the Swift one type-checked against
+# the modules `swift test` just built. About 2 s.
+check-fuzz-harnesses:
+	$(CLANG) -fsyntax-only -Wall -Werror -ISources/CShims/include -ISources/CSIMD/include $$(pkg-config --cflags libpng) \
+	  Fuzz/c/fuzz_decode.c
+	$(dir $(CLANG))swiftc -typecheck -swift-version 6 -parse-as-library -I .build/release/Modules \
+	  $(foreach m,CSIMD CShims,-Xcc -fmodule-map-file=.build/release/$(m).build/module.modulemap -Xcc -ISources/$(m)/include) \
+	  $(foreach m,$(wildcard Sources/C*/module.modulemap),-Xcc -fmodule-map-file=$(m)) Fuzz/Sources/yuvfuzz/Fuzz.swift
+	@echo "fuzz harnesses: ok"
 
 # A package that depends on yuvconv's library products (Examples/LibraryUser) builds and converts a photo to the
 # bytes yuvref.py makes (its golden CRC): the libraries build without unsafe flags for a dependent.

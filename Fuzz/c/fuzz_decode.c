@@ -9,7 +9,11 @@
 static void run(const uint8_t *data, size_t size, int raw) {
     FILE *f = fmemopen((void *)data, size, "rb");
     if (!f) return;
-    yc_decoder *d = yc_open(f, yc_sniff(data, size), 1u << 22, 500, raw & 2, raw & 1, raw & 4, raw & 8 ? 0 : -1, NULL);
+    // The picture held whole is bounded as the tool bounds it by default (--max-memory): 64 bytes a byte of
+    // the file, at least 256 MiB.
+    uint64_t whole = (uint64_t)size * 64 > (256u << 20) ? (uint64_t)size * 64 : (256u << 20);
+    yc_decoder *d = yc_open(f, yc_sniff(data, size), 1u << 22, whole, 500, raw & 2, raw & 1, raw & 4,
+                            raw & 8 ? 0 : -1, NULL);
     if (d && !yc_failed(d)) {
         const yc_info *i = yc_get_info(d);
         if (i->raw) {

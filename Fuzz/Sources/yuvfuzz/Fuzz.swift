@@ -1,5 +1,6 @@
-// libFuzzer entry for the Swift path: input bytes → a file → decode → convert (direct and RGB routes,
-// a random matrix, range and layout from the first byte) → the report's quality measures. Any crash,
+// libFuzzer entry for the Swift path: input bytes → a file → decode → convert (direct and RGB routes) → the
+// report's quality measures, streamed as the tool streams them. The last two bytes pick the matrix, range,
+// layout (8- and 10-bit), siting, box or sharp chroma, orientation, colour management and kernels. Any crash,
 // trap or sanitizer report is a bug; errors are fine.
 import Foundation
 import YUVCore
@@ -12,15 +13,18 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Data(bytes: data, count: size)
     guard FileManager.default.createFile(atPath: path, contents: bytes) else { return 0 }
     defer { unlink(path) }
-    let pick = Int(data[size - 1])
-    let spec = ConversionSpec.all[pick % 6]
-    let layout = PixelLayout.allCases[(pick / 6) % 4]
+    let pick = Int(data[size - 1]), more = Int(data[size - 2])
+    let spec = ConversionSpec.all[pick % ConversionSpec.all.count]
+    let layout = PixelLayout.allCases[(pick / 6) % PixelLayout.allCases.count]
+    let siting = ChromaLocation.allCases[more % ChromaLocation.allCases.count]
     for jpegPath in JPEGPath.allCases {
-        let options = DecodeOptions(maxPixels: 1 << 22, allowTruncated: pick & 64 != 0, jpegPath: jpegPath)
-        if let c = try? convertFile(path: path, spec: spec, layout: layout, kernels: pick & 128 != 0 ? .reference : .fast,
-                                    options: options) {
-            _ = try? measureQuality(path: path, image: c.image, spec: spec, options: options)
-        }
+        var options = DecodeOptions(maxPixels: 1 << 22, allowTruncated: pick & 64 != 0, jpegPath: jpegPath,
+                                    orientation: more & 4 != 0 ? .auto : .ignore)
+        options.colourManagement = more & 8 == 0
+        options.chromaFilter = more & 16 != 0 && layout.bitDepth == 8 ? .sharp : .box
+        _ = try? convert(path: path, spec: spec, layout: layout, into: MemorySink(),
+                         kernels: pick & 128 != 0 ? .reference : .fast, options: options, metrics: true,
+                         siting: options.chromaFilter == .sharp ? .center : siting)
     }
     return 0
 }
