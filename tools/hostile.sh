@@ -675,6 +675,22 @@ status 1; (( ELAPSED_MS >= 4500 )) || bad "gave up after ${ELAPSED_MS} ms: no wa
 names p.jpg; says 'no writer opened it within 5 s'; settled
 end
 
+# The same for a --files-from list: its read waited on a FIFO no writer opened without end or a word, in convert,
+# report and dry runs alike.
+for cmd in convert report dry-run; do
+  begin "files-from-fifo-no-writer-$cmd"
+  mkfifo list; snap
+  case $cmd in
+    convert) args=(convert --files-from list -o o/) ;;
+    report) args=(report --files-from list) ;;
+    dry-run) args=(convert --files-from list -o o/ -n) ;;
+  esac
+  LIMIT=10; run "${args[@]}"
+  status 1; (( ELAPSED_MS >= 4500 )) || bad "gave up after ${ELAPSED_MS} ms: no wait for a writer"; within 8000
+  names list; says 'no writer opened it within 5 s'; settled
+  end
+done
+
 for dev in zero urandom; do
   begin "dev-$dev-by-name"
   snap

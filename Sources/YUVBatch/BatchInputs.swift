@@ -294,14 +294,15 @@ public final class BatchInputs: @unchecked Sendable {
     /// was forgotten), not a path cut short.
     static func readList(_ path: String, nul: Bool, found: (String) -> Void) throws(FileError) {
         let limit = 256 << 20
-        // A named pipe waits for its writer here (`producer > list & yuvconv --files-from list`), as `cat` would:
-        // the list is what the user asked to read.
+        // A named pipe is read as a picture's is: a writer that comes within a few seconds (`producer > list &
+        // yuvconv --files-from list`, in either order) is waited for, and an idle one as long as it stays; a FIFO
+        // no writer opens ends the run then instead of holding it without a word.
         // Standard input closed at the start (`<&-`) is on /dev/null now: an empty list would be a green run that
         // converted nothing because the list's producer was missing.
         if readsStandardInput(path) && standardDescriptorWasClosed(STDIN_FILENO) {
             throw FileError(path: path, reason: "cannot read the list: standard input is closed")
         }
-        let fd = path == "-" ? dup(STDIN_FILENO) : withFileSystemPath(path) { open($0, O_RDONLY | O_CLOEXEC) }
+        let fd = path == "-" ? dup(STDIN_FILENO) : openToReadThrough(path)
         guard fd >= 0 else {
             let why = socketRefusal(path, remedy: "pipe the list to standard input") ?? systemMessage()
             throw FileError(path: path, reason: "cannot open: \(why)")
@@ -316,10 +317,14 @@ public final class BatchInputs: @unchecked Sendable {
             record.removeAll(keepingCapacity: true)
         }
         while true {
-            let n = read(fd, &buf, buf.count)
-            if n < 0 && errno == EINTR { continue }
+            let n = buf.withUnsafeMutableBytes { readWaiting(fd, $0) }
             if n < 0 { throw FileError(path: path, reason: "read failed: \(systemMessage())") }
-            if n == 0 { break }
+            if n == 0 {
+                if total == 0 && path != "-" && FileStatus(descriptor: fd)?.kind == .fifo {
+                    throw FileError(path: path, reason: "cannot read the list: \(InputSource.fifoNotWritten)")
+                }
+                break
+            }
             total += n
             if total > limit { throw FileError(path: path, reason: "the list is longer than 256 MiB") }
             for b in buf[0..<n] {

@@ -3,6 +3,7 @@
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CShims
 
 /// File names are bytes; Swift strings are Unicode. A name that is not valid UTF-8 (`caf\xe9.jpg` from a
 /// Latin-1 system) must still convert under its own name, so every path crosses between the two through
@@ -260,6 +261,24 @@ public func openWithoutWaiting(_ path: String, _ flags: Int32) -> Int32 {
         if current >= 0 { _ = fcntl(fd, F_SETFL, current & ~O_NONBLOCK) }
     }
     return fd
+}
+
+/// Opens `path` to be read to its end as an input is (`InputSource.openDescriptor`): a FIFO without waiting for
+/// its writer, and left non-blocking, so that `readWaiting` waits for a writer to come for
+/// `YC_FIFO_WRITER_WAIT_MS` at most (then reads the end) and for an idle one without limit. -1 with errno set.
+public func openToReadThrough(_ path: String) -> Int32 {
+    let fd = openWithoutWaiting(path, O_RDONLY)
+    if fd >= 0, FileStatus(descriptor: fd)?.kind == .fifo {
+        let flags = fcntl(fd, F_GETFL)
+        if flags >= 0 { _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
+    }
+    return fd
+}
+
+/// Reads `buffer.count` bytes from `fd`, fewer only at the end, waiting as `openToReadThrough` says (and on a
+/// non-blocking descriptor handed over); gives up when a batch is asked to stop. The count, or -1 with errno.
+public func readWaiting(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Int {
+    Int(yc_read_full(fd, buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), buffer.count))
 }
 
 /// `path` (taken from `base` when relative) absolute, its links followed (at most 40), `.` and `..` applied: the
