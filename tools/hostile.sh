@@ -2644,6 +2644,34 @@ status 0; python3 -c 'import json, sys; [json.loads(l) for l in open(sys.argv[1]
 ALLOW=(a.png twice.y4m same.y4m sited.y4m s.png x.nv12 flood.png f.nv12); settled
 end
 
+begin signals-blocked-by-the-parent
+# A signal mask is inherited across exec like an ignored disposition: with SIGTERM and SIGINT blocked by the
+# parent, a batch took no notice of either until it had converted every file.
+mkdir in; for i in $(seq 300); do ln "$here/Fixtures/corpus/photos/kodim23.png" in/k$i.png 2>/dev/null ||
+  cp "$here/Fixtures/corpus/photos/kodim23.png" in/k$i.png; done; snap
+for sig in TERM INT; do
+r=$(python3 - "$BIN" "$sig" <<'PY' 2>> "$ERR"
+import signal, subprocess, sys, time
+sig = getattr(signal, "SIG" + sys.argv[2])
+signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+p = subprocess.Popen([sys.argv[1], "convert", "in/", "-o", "out/", "-j", "1", "-q"], stdout=subprocess.DEVNULL,
+                     stderr=subprocess.DEVNULL)
+time.sleep(0.3)
+t = time.monotonic(); p.send_signal(sig)
+try:
+    p.wait(timeout=10); print(p.returncode, "%.0f" % ((time.monotonic() - t) * 1000))
+except subprocess.TimeoutExpired:
+    p.kill(); p.wait(); print("hang")
+PY
+)
+set -- $r
+{ [ "$1" = -$(kill -l $sig) ] || [ "$1" = $((128 + $(kill -l $sig))) ]; } && (( ${2:-99999} < 1000 )) ||
+  bad "SIG$sig with it blocked by the parent: exit ${1:-?} after ${2:-?} ms (ended within 1 s wanted)"
+rm -rf out
+done
+ALLOW=(out 'out/*'); settled
+end
+
 begin sigint-ignored-by-the-parent
 # A background job of a script inherits SIGINT ignored; yuvconv honours it anyway, from the start: a batch still
 # reading its list (or a large manifest) took no notice of SIGINT until its first file.

@@ -250,6 +250,13 @@ void yc_install_signal_cleanup(void) {
 #endif
                                  SIGTRAP, SIGSYS};
     for (size_t i = 0; i < sizeof ending / sizeof ending[0]; i++) catch_ending(ending[i], &sa);
+    // Caught is not enough when the parent left them blocked (a signal mask is inherited across exec, as a
+    // disposition to ignore is): SIGTERM then waited unseen until the batch had converted everything.
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    sigprocmask(SIG_UNBLOCK, &stop, NULL);
 #ifdef SIGPWR
     catch_ending(SIGPWR, &sa);
 #endif
