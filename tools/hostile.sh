@@ -1775,6 +1775,35 @@ if [ "$(id -u)" = 0 ] && id nobody > /dev/null 2>&1 && command -v runuser > /dev
   end
 else skipped "needs root and the user nobody"; fi
 
+begin unreadable-subfolder
+# A subfolder a -r walk cannot read (its permissions): its images are left out with an error naming it, every
+# other file is converted, and the run fails (exit 1) once done. It stopped the whole walk: nothing converted.
+mkdir -p tree/ok tree/secret; cp "$PNG" tree/ok/a.png; cp "$PNG" tree/secret/b.png; chmod 700 tree/secret
+mkdir o; chmod 777 o; snap
+if [ "$(id -u)" = 0 ]; then
+  if id nobody > /dev/null 2>&1 && command -v runuser > /dev/null; then
+    chmod -R go+rX tree/ok; chmod 755 . tree; chmod 711 "$WORK" "$WORK/cases"; WRAP=(runuser -u nobody --)
+  else WRAP=(false); fi
+else chmod 000 tree/secret; fi
+if [ "${WRAP[0]:-}" = false ]; then skipped "needs the user nobody to be refused a folder"
+else
+  for cmd in convert report dry-run; do
+    case $cmd in
+      convert) run convert tree -r -o o/ ;;
+      report) run report tree -r ;;
+      dry-run) run convert tree -r -o o/x/ -n ;;
+    esac
+    status 1; names tree/secret; says 'cannot read the folder'
+    [ $cmd = report ] && { LC_ALL=C grep -q 'tree/ok/a.png' "$OUT" || bad "report: tree/ok/a.png not measured"; }
+    [ $cmd = dry-run ] && { LC_ALL=C grep -q 'tree/ok/a.png' "$OUT" || bad "dry run: tree/ok/a.png not listed"; }
+  done
+  [ "$(id -u)" = 0 ] && chmod 700 "$WORK" "$WORK/cases"
+  chmod 700 tree/secret
+  WRAP=(); ALLOW=(o o/a.nv12); settled
+  same o/a.nv12 "$(ref "$PNG" nv12)"
+  end
+fi
+
 begin unwritable-folder-leaks-nothing
 # Every file of a batch into a folder it cannot create in says why; no descriptor is left open per file (it
 # was: from the 27th file on, "Too many open files"). A folder that takes no file at all (read-only, no

@@ -63,6 +63,10 @@ public final class BatchInputs: @unchecked Sendable {
     /// `skippedKept` of them (sorted), and how many there were.
     public let skipped: [SkippedEntry]
     public let skippedCount: Int
+    /// Subfolders of a walk that could not be read — their images are left out, and the run fails (exit 1) once
+    /// the rest is done: the first `skippedKept` of them, and how many there were.
+    public let unreadFolders: [FileError]
+    public let unreadFolderCount: Int
     /// The `filesFrom` list that was read: an input too, never to be overwritten.
     public let listFile: String?
     /// The list names the stream standard input is (`/dev/stdin` in it, its pipe by another name): a stream
@@ -81,6 +85,7 @@ public final class BatchInputs: @unchecked Sendable {
         let spool = Spool()
         var sequence: UInt64 = 0, count = 0
         var skipped: [SkippedEntry] = [], skippedCount = 0
+        var unread: [FileError] = [], unreadCount = 0
         func add(_ input: String, dir: String) {
             InputRecord.given(sequence: sequence, input: input, dir: dir, into: spool)
             count += 1
@@ -111,6 +116,9 @@ public final class BatchInputs: @unchecked Sendable {
                     } skip: { entry in
                         skippedCount += 1
                         if skipped.count < Self.skippedKept { skipped.append(entry) }
+                    } unread: { error in
+                        unreadCount += 1
+                        if unread.count < Self.skippedKept { unread.append(error) }
                     }
                 }
             } else {
@@ -152,6 +160,8 @@ public final class BatchInputs: @unchecked Sendable {
         self.count = count
         self.skipped = skipped.sorted { $0.path < $1.path }
         self.skippedCount = skippedCount
+        self.unreadFolders = unread
+        self.unreadFolderCount = unreadCount
     }
 
     /// Every input, in the order found (reads them all into memory: for tests and small lists).
@@ -204,8 +214,10 @@ public final class BatchInputs: @unchecked Sendable {
     /// Walks a folder (its subfolders too when `recursive`), handing each image file to `found` with its folder
     /// below the root, entry by entry as the folder is read. Hidden entries are skipped, and so is anything that
     /// is not a regular file: those go to `skip`.
+    /// A subfolder that cannot be read (its permissions, gone during the walk) goes to `unread` and the walk
+    /// goes on; the folder named itself is an error.
     static func walkFolder(_ root: String, recursive: Bool, found: (String, String) -> Void,
-                           skip: (SkippedEntry) -> Void) throws(FileError) {
+                           skip: (SkippedEntry) -> Void, unread: (FileError) -> Void = { _ in }) throws(FileError) {
         var pending: [String] = [""]
         // Every folder walked, by identity: one reached again (a link to a folder above it — a loop, which
         // `ln -s . a; ln -s . b` makes 2^40 paths of — or a second way into one) is walked once, and named.
@@ -235,7 +247,11 @@ public final class BatchInputs: @unchecked Sendable {
         while let rel = next() {
             let path = rel.isEmpty ? root : root + "/" + rel
             guard let d = withFileSystemPath(path, { opendir($0) }) else {
-                throw FileError(path: path, reason: "cannot read the folder: \(systemMessage())")
+                let error = FileError(path: path, reason: "cannot read the folder: \(systemMessage())")
+                // One unreadable subfolder stopped the whole walk: every other folder's files went unconverted.
+                if rel.isEmpty { throw error }
+                unread(error)
+                continue
             }
             defer { closedir(d) }
             var subfolders: [(name: String, identity: FileIdentity)] = []

@@ -43,7 +43,24 @@ func gatherInputs(_ options: Options, standardInput: Bool = false) throws(BatchP
                  + "\(n == 1 ? "is" : "are") not a regular file or a folder to walk: "
                  + skipped.map(\.description).joined(separator: ", ") + (n > skipped.count ? ", … (\(n - skipped.count) more)" : ""))
     }
+    // An error (the run fails once the rest is done), and at once: a folder that could not be read left its
+    // images out.
+    for error in inputs.unreadFolders {
+        printErr("yuvconv: error: \(error.cli); the images in it are left out")
+    }
+    if inputs.unreadFolderCount > inputs.unreadFolders.count {
+        printErr("yuvconv: error: … and \(inputs.unreadFolderCount - inputs.unreadFolders.count) more folders that could not be read")
+    }
     return inputs
+}
+
+/// The status of a run whose walk could not read `unread` folders: a failure, said again last (the lines at the
+/// start are far above a long batch's end).
+func statusAfterUnreadFolders(_ status: Int32, _ unread: Int) -> Int32 {
+    guard unread > 0 else { return status }
+    printErr("yuvconv: error: \(unread) folder\(unread == 1 ? "" : "s") could not be read: the images in "
+             + "\(unread == 1 ? "it" : "them") were left out")
+    return max(status, 1)
 }
 
 /// A plan that could not be made: a file error (exit 1) or a usage error (exit 2).
@@ -92,9 +109,11 @@ func runBatch(_ options: Options) -> Int32 {
     if let refused = refuseShardedStandardInput(options, doing: shardRemedy) { return refused }
     if let refused = refuseReportOnStandardError(options) { return refused }
     let plan: BatchPlan, folder: BatchOutputFolder
+    var unread = 0
     do throws(BatchPlanError) {
         folder = try BatchOutputFolder(options.output)
         let inputs = try gatherInputs(options)
+        unread = inputs.unreadFolderCount
         if let refused = refuseShardedStandardInput(options, inputs: inputs, doing: shardRemedy) { return refused }
         // One file given twice under one path (`in in/` with a {dir} name, a list and its folder): two outputs
         // of one input, and two lines of the report — refused as `report` refuses it, whatever names it gets.
@@ -159,7 +178,9 @@ func runBatch(_ options: Options) -> Int32 {
     }
     warnIgnoredOptions(options, format: options.format ?? firstItem?.format ?? .raw(.nv12), rawInput: false,
                        output: contradicted?.output, others: contradicted?.others ?? 0)
-    if options.dryRun { return dryRunBatch(plan, options: options, update: update, outputFolder: folder.path) }
+    if options.dryRun {
+        return statusAfterUnreadFolders(dryRunBatch(plan, options: options, update: update, outputFolder: folder.path), unread)
+    }
     // A report file inside the output folder, which the batch makes when it is missing: made first (a name
     // the system cannot hold refused before that).
     if let file = options.reportFile, let why = PathBytes.lengthProblem(file) {
@@ -238,5 +259,5 @@ func runBatch(_ options: Options) -> Int32 {
     let ran = run.finish(summary: "converted", skipped: options.update ? "kept (up to date)" : "skipped (already there)",
                          always: true)
     // A signal that stopped the manifest's write says so over a failed file's 1.
-    return ran == 0 || status > 1 ? status : ran
+    return statusAfterUnreadFolders(ran == 0 || status > 1 ? status : ran, unread)
 }

@@ -30,8 +30,10 @@ func runReport(_ options: Options) -> Int32 {
     // for a PNG or JPEG, --primaries with colour management off, …).
     for w in options.ignoredOptionWarnings(format: measured, rawInput: false, report: true) { printErr("yuvconv: warning: \(w)") }
     let selection: BatchSelection, protected: SortedIdentities
+    var unread = 0
     do throws(BatchPlanError) {
         let inputs = try gatherInputs(options, standardInput: true)
+        unread = inputs.unreadFolderCount
         if let refused = refuseShardedStandardInput(options, inputs: inputs, doing: shardRemedy) { return refused }
         // One file given twice under one path (`a.png ./a.png`, a list and its folder) would be counted twice:
         // refused over the whole batch, so every shard agrees, as convert refuses it. Two paths to one file (a
@@ -62,9 +64,9 @@ func runReport(_ options: Options) -> Int32 {
     let status = run.finish(summary: "measured", skipped: nil, always: false)
     if let error = selection.readFailure {
         printErr("yuvconv: error: \(error.cli)")
-        return max(status, 1)
+        return statusAfterUnreadFolders(max(status, 1), unread)
     }
-    return status
+    return statusAfterUnreadFolders(status, unread)
 }
 
 /// The file among `inputs` whose second mention comes first in input order (the same identity and the same path,
