@@ -81,6 +81,9 @@ put("p16.png", png(16, 16, [bytes((x * 16 + y * 3 + c * 40) & 255 for x in range
                             for y in range(16)]))
 put("raw16.nv12", bytes(rnd.randrange(256) for _ in range(384)))
 
+# 2048x2048 RGB PNG of zeros (8 KB).
+put("zeros2k.png", png(2048, 2048, [bytes(2048 * 3)] * 2048, level=9))
+
 # 4000x3000 RGB PNG (shifted noise rows): converting it to PNG takes about a second.
 w, h = 4000, 3000
 base = bytes(rnd.randrange(256) for _ in range(w * 3 + 4096))
@@ -1153,6 +1156,20 @@ cp "$CRAFT/claims-16k.png" a.png; snap
 memwrap; run a.png -o x.jpg
 status 1; names a.png; says 'held whole, above the limit of 256 MiB for this file \(--max-memory\)'; rss_below 32; settled
 end
+
+# What a stream output holds (the chroma, with alpha the A plane too, until the luma has gone out) is a picture
+# held whole in part: under --max-memory like the decoder's (a 522 KB PNG of 16384x16384 grey and alpha held
+# 402 MB for a pipe whatever --max-memory said). 2 MiB of chroma against 1 MiB; on a file nothing is held.
+for o in -:pipe /dev/null:device o.nv12:file; do
+  begin "stream-held-planes-under-max-memory-${o#*:}"
+  cp "$CRAFT/zeros2k.png" a.png; snap
+  if [ "${o#*:}" = pipe ]; then yc a.png -o - --max-memory 1M > >(cat > /dev/null) 2> "$ERR"
+  else run a.png -o "${o%:*}" --max-memory 1M; fi
+  if [ "${o#*:}" = file ]; then status 0; ALLOW=(o.nv12)
+  else status 1; names a.png; says 'chroma planes for a stream .* above the limit of 1 MiB for this file \(--max-memory\)'; fi
+  settled
+  end
+done
 
 begin jpeg-icc-empty-piece
 cp "$CRAFT/icc-empty-piece.jpg" a.jpg; snap

@@ -187,7 +187,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
                                 heightAlignment: heightAlignment, alpha: options.alpha == .keep)
         try sink.accepts(frame)   // a picture the format cannot hold says so, before what holding it would cost
         let held = sink.wholeBytes(frame)
-        if held > 0 { try decoder.checkWhole(held, for: "holding the picture for the encoder") }
+        if held > 0 { try decoder.checkWhole(held, for: sink.wholeWhat(frame)) }
         let ledger = Ledger()
         // The quality measures compare 8-bit code values; a 10-bit output is not measured.
         let probe = metrics && layout.bitDepth == 8 ? QualityProbe(geometry: g, spec: spec, ledger: ledger) : nil

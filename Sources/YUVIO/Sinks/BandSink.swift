@@ -15,6 +15,8 @@ public protocol BandSink: AnyObject {
     /// The bytes of `frame` the sink holds whole until its end (a JPEG encoder's picture), 0 when it writes
     /// bands as they come: under the decoder's limit on pictures held whole (`ImageDecoder.checkWhole`).
     func wholeBytes(_ frame: FrameLayout) -> Int
+    /// What those bytes are, for the message that refuses them.
+    func wholeWhat(_ frame: FrameLayout) -> String
     /// The RGB space the frame's numbers are in, known once the source is read and before `begin`: a sink that
     /// tags its output (a PNG's profile) takes it.
     func label(_ primaries: Primaries)
@@ -24,6 +26,7 @@ extension BandSink {
     public func label(_ primaries: Primaries) {}
     public func accepts(_ frame: FrameLayout) throws(WriteError) {}
     public func wholeBytes(_ frame: FrameLayout) -> Int { 0 }
+    public func wholeWhat(_ frame: FrameLayout) -> String { "holding the picture for the encoder" }
 }
 
 /// One band of output rows in the output layout, tightly packed: `rows` luma rows, `rows/2` chroma rows,

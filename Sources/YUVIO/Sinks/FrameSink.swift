@@ -41,6 +41,18 @@ public final class OutputSink: BandSink {
         self.container = container
     }
 
+    /// To a stream, what follows the luma plane, held until the luma plane has gone out (`begin`): a picture
+    /// held whole in part, under the same limit as the decoder's (a 522 KB PNG of 16384×16384 grey and alpha
+    /// held 402 MB of chroma and alpha for a pipe, whatever `--max-memory` said).
+    public func wholeBytes(_ frame: FrameLayout) -> Int {
+        output.isSeekable ? 0 : frame.tight.byteCount - frame.tight.planeBytes(.y)
+    }
+
+    public func wholeWhat(_ frame: FrameLayout) -> String {
+        "holding the chroma\(frame.alpha ? " and alpha" : "") planes for a stream (a pipe or device is written in "
+            + "order, and they follow the luma plane)"
+    }
+
     public func begin(_ frame: FrameLayout, ledger: Ledger) throws(WriteError) {
         self.frame = frame
         self.ledger = ledger

@@ -78,6 +78,10 @@ public final class TeeSink: BandSink {
     }
 
     public func wholeBytes(_ frame: FrameLayout) -> Int { a.wholeBytes(frame) + b.wholeBytes(frame) }
+    public func wholeWhat(_ frame: FrameLayout) -> String {
+        let held = [a, b].filter { $0.wholeBytes(frame) > 0 }.map { $0.wholeWhat(frame) }
+        return held.isEmpty ? a.wholeWhat(frame) : held.joined(separator: " and ")
+    }
 
     public func label(_ primaries: Primaries) {
         a.label(primaries)
