@@ -26,8 +26,9 @@ static double change_of(cmsHTRANSFORM t, double r, double g, double b, double wo
     return worst;
 }
 
-// Whether a matrix/TRC profile's curves are tone curves: finite at every 8-bit level, never falling by more
-// than a code value (a measured curve may wobble), rising overall. A crafted curve (a negative gamma: infinite
+// Whether a matrix/TRC profile's curves are tone curves: finite at every 8-bit level, never more than a code
+// value below the highest it reached before (a measured curve may wobble; a slow fall is a fall: [0, 40000,
+// 20000, 65535] fell by 47% of the range one code a level and passed), rising overall. A crafted curve (a negative gamma: infinite
 // at 0, falling) makes LittleCMS's float and double pipelines disagree by whole ranges, so no transform of it
 // is one to trust. Profiles without such curves (LUT-based ones) pass.
 // At the 256 8-bit levels, and for 16-bit samples and a tabulated curve at every 16-bit level too — a crafted
@@ -43,22 +44,20 @@ static int tone_curves_sane(cmsHPROFILE p, int deep) {
         if (!curve) continue;
         // Tables only: a parametric curve is made of smooth rising or falling pieces, which the 8-bit levels
         // show (and evaluating its powers 65,536 times cost 4 ms a picture).
-        float last = -INFINITY;
+        float top = -INFINITY;
         for (int v = 0; v <= 255; v++) {
             const float y = cmsEvalToneCurveFloat(curve, v / 255.0f);
-            if (!isfinite(y) || y < last - 1.0f / 255) return 0;
-            last = y;
+            if (!isfinite(y) || y < top - 1.0f / 255) return 0;
+            if (y > top) top = y;
         }
         if (deep && cmsGetToneCurveParametricType(curve) == 0) {
-            // Every 16-bit level against the level before it (a spike between the 8-bit levels falls back
-            // steeply) and against the one an 8-bit code (257 levels) before it (a slow fall, each level's step
-            // too small to count, falls by an 8-bit code's worth there).
-            float ring[257];   // the last 257 levels
+            // Every 16-bit level against the highest before it: a spike between the 8-bit levels falls back
+            // from it, and a slow fall, each level's step too small to count, ends an 8-bit code below it.
+            float high = -INFINITY;
             for (int v = 0; v <= 65535; v++) {
                 const float y = cmsEvalToneCurveFloat(curve, v / 65535.0f);
-                if (!isfinite(y) || (v >= 1 && y < ring[(v - 1) % 257] - 1.0f / 255)
-                    || (v >= 257 && y < ring[v % 257] - 1.0f / 255)) return 0;
-                ring[v % 257] = y;
+                if (!isfinite(y) || y < high - 1.0f / 255) return 0;
+                if (y > high) high = y;
             }
         }
         if (!(cmsEvalToneCurveFloat(curve, 1.0f) > cmsEvalToneCurveFloat(curve, 0.0f))) return 0;

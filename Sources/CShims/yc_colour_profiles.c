@@ -247,6 +247,17 @@ cmsHPROFILE yc_colour_source_profile(const yc_colour *c, yc_target target, char 
         }
         snprintf(name, name_size, "PNG %s%s%s", c->has_chrm ? "cHRM" : "", c->has_chrm && c->has_gama ? "+" : "",
                  c->has_gama ? "gAMA" : "");
+        // Every chromaticity a point of the xy plane's triangle with a luminance to scale: y = 0 (a white or
+        // primary of no luminance) made LittleCMS build a space from infinities, which then moved colours by
+        // about 69 code values on average. PNG's unsigned fields cannot say x or y < 0.
+        for (int i = 0; c->has_chrm && i < 4; i++) {
+            double x = c->chrm[2 * i], y = c->chrm[2 * i + 1];
+            if (!(y > 0 && x >= 0 && x + y <= 1)) {
+                snprintf(why, why_size, "the PNG's cHRM does not make a colour space (its %s is at x = %g, y = %g)",
+                         i == 0 ? "white" : i == 1 ? "red" : i == 2 ? "green" : "blue", x, y);
+                return NULL;
+            }
+        }
         const double *w = c->has_chrm ? c->chrm : srgb_xy;
         const double *prim = c->has_chrm ? c->chrm + 2 : srgb_xy + 2;
         // gAMA is the encoding exponent: the curve that decodes is its inverse. Without one, the sRGB curve

@@ -63,10 +63,17 @@ enum LibraryMessages {
         ("Bogus JPEG colorspace", { _ in "a JPEG header holds an impossible colour space: the file is damaged" }),
         ("Not a JPEG file", { _ in "the file starts like a JPEG but is not one: it is damaged or another format" }),
         ("exceeds user limit in IHDR", { m in
-            "the PNG is \(m.contains("height") ? "taller" : "wider") than 1,000,000 pixels, the most a side yuvconv "
-                + "reads (libpng's limit, kept because the memory a conversion holds follows a row's length)"
+            // The reason for the width is the memory a row holds; a height has none of its own (the rows stream).
+            m.contains("height")
+                ? "the PNG is taller than 1,000,000 pixels, the most a side yuvconv reads (libpng's limit)"
+                : "the PNG is wider than 1,000,000 pixels, the most a side yuvconv reads (libpng's limit, kept because "
+                    + "the memory a conversion holds follows a row's length)"
         }),
         ("Invalid IHDR data", { _ in "the PNG's header (IHDR) is invalid: the file is damaged" }),
+        ("missing IHDR", { m in
+            "the PNG has a chunk (\(m.split(separator: ":").first.map(String.init) ?? "?")) before its header (IHDR), "
+                + "which must come first: the file is damaged"
+        }),
         ("IHDR: invalid", { _ in "the PNG's header (IHDR) has the wrong length: the file is damaged" }),
         ("PLTE: invalid", { _ in "the PNG's palette (PLTE) has an impossible length: the file is damaged" }),
         ("PLTE: duplicate", { _ in "the PNG has two palettes (PLTE chunks): the file is damaged" }),
@@ -124,8 +131,11 @@ enum LibraryMessages {
                 + "of components; its colours are read as YCbCr (or YCCK), which may be wrong"
         }),
         ("out-of-range samples", { m, _ in
-            "the PNG's transparent colour (\(chunk(m).split(separator: " ").first.map(String.init) ?? "tRNS")) is out of "
-                + "range for its bit depth; ignored"
+            // libpng masks the key to the bit depth and applies it, as the PNG specification says decoders must and
+            // browsers do: "ignored" said the opposite of what the pixels got.
+            "the PNG's transparent colour (\(chunk(m).split(separator: " ").first.map(String.init) ?? "tRNS")) has bits "
+                + "set above its bit depth; they are dropped and the colour is used without them, as the PNG "
+                + "specification says"
         }),
         // Damage --allow-truncated converts past: what is missing comes out grey.
         ("Premature end of JPEG file", { _, _ in

@@ -404,6 +404,18 @@ final class ColourManagementTests: XCTestCase {
             let p = try decoder(path).colourPlan
             XCTAssertEqual(p.action, .broken, "\(bits)-bit: \(p.text)")
         }
+        // A fall by less than one 8-bit code a level, 47% of the range in all: [0, 40000, 20000, 65535]. Each
+        // 8-bit level was held only to the one before it, and the profile was applied.
+        var four: [UInt16] = [0, 40000, 20000, 65535]
+        let gentle = try XCTUnwrap(cmsBuildTabulatedToneCurve16(nil, 4, &four))
+        defer { cmsFreeToneCurve(gentle) }
+        var gentleCurves: [OpaquePointer?] = [gentle, gentle, gentle]
+        let gentleProfile = try XCTUnwrap(cmsCreateRGBProfile(&white, &primaries, &gentleCurves))
+        defer { cmsCloseProfile(gentleProfile) }
+        let gentlePath = try profiledPNG("gentle8", width: 64, height: 1, colourType: 2, pixels: pixels8, profile: gentleProfile)
+        defer { try? FileManager.default.removeItem(atPath: gentlePath) }
+        let g = try decoder(gentlePath).colourPlan
+        XCTAssertEqual(g.action, .broken, g.text)
     }
 
     /// A profile that says it is sRGB and is within 1.5 code values of it (never more than one once rounded) is
@@ -667,6 +679,34 @@ final class ColourManagementTests: XCTestCase {
         off.colourManagement = false
         XCTAssertEqual(crafted.image.bytes, try convertFile(path: negativeGamma, spec: ConversionSpec(), layout: .nv12,
                                                             options: off).image.bytes)
+    }
+
+    /// A PNG cHRM with a chromaticity of no luminance (y = 0: here an imaginary red) makes no colour space: a
+    /// warning, and the samples as stored. LittleCMS built a space from it and colours moved by ~69 code values.
+    func testAChromaticityWithoutLuminanceMakesNoColourSpace() throws {
+        func be32(_ v: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: v >> $0) } }
+        let w = 16, h = 8
+        let pixels = (0..<(w * h * 3)).map { UInt8(truncatingIfNeeded: $0 &* 53 &+ 7) }
+        var rows: [UInt8] = []
+        for y in 0..<h { rows += [0] + pixels[(y * w * 3)..<((y + 1) * w * 3)] }
+        let dir = FileManager.default.temporaryDirectory
+        func write(_ name: String, _ chrm: [Int]?) throws -> String {
+            let file = pngSignature + pngChunk("IHDR", be32(w) + be32(h) + [8, 2, 0, 0, 0])
+                + (chrm.map { pngChunk("cHRM", $0.flatMap(be32)) } ?? []) + pngChunk("IDAT", zlibStored(rows))
+                + pngChunk("IEND", [])
+            let url = dir.appendingPathComponent("yuvconv-\(name)-\(getpid()).png")
+            try Data(file).write(to: url)
+            return url.path
+        }
+        let bad = try write("chrm-y0", [31270, 32900, 64000, 0, 30000, 60000, 15000, 6000])
+        let plain = try write("chrm-none", nil)
+        defer { for p in [bad, plain] { try? FileManager.default.removeItem(atPath: p) } }
+        let c = try convertFile(path: bad, spec: ConversionSpec(), layout: .nv12)
+        XCTAssertEqual(c.report.warnings, 1)
+        XCTAssertTrue(c.report.firstWarning.contains("cHRM does not make a colour space (its red is at x = 0.64, y = 0)"),
+                      c.report.firstWarning)
+        XCTAssertNil(c.report.colour)
+        XCTAssertEqual(c.image.bytes, try convertFile(path: plain, spec: ConversionSpec(), layout: .nv12).image.bytes)
     }
 
     /// A profile whose header or a tag claims more bytes than it has is damaged in a JPEG as in a PNG (libpng

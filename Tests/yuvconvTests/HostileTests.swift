@@ -598,8 +598,42 @@ final class HostileTests: CLITestCase {
             XCTAssertTrue(r.stderr.contains("warning: nod9.jpg: the file ends without its end-of-image marker (FF D9), but all of "
                                             + "its image data is there") && !r.stderr.contains("missing is grey"), "\(extra): \(r.stderr)")
         }
+        // A key with bits above the bit depth: libpng drops them and applies the key (as the PNG specification
+        // says, and browsers do). The warning said "ignored" while the pixels were keyed.
         let trns = try run([fixture("png-extra/pillow/1_trns.png"), "-o", "trns.nv12"])
-        XCTAssertTrue(trns.stderr.contains("the PNG's transparent colour (tRNS) is out of range for its bit depth; ignored"), trns.stderr)
+        let said = "the PNG's transparent colour (tRNS) has bits set above its bit depth; they are dropped and the colour "
+            + "is used without them"
+        XCTAssertTrue(trns.stderr.contains(said), trns.stderr)
+        // 2x2 RGB 8-bit, key (0x164, 0, 0): the two (0x64, 0, 0) pixels are the transparent ones.
+        let rows: [UInt8] = [0, 0x64, 0, 0, 1, 2, 3, 0, 9, 9, 9, 0x64, 0, 0]
+        let keyed = pngSignature + pngChunk("IHDR", [0, 0, 0, 2, 0, 0, 0, 2, 8, 2, 0, 0, 0])
+            + pngChunk("tRNS", [0x01, 0x64, 0, 0, 0, 0]) + pngChunk("IDAT", zlibStored(rows)) + pngChunk("IEND", [])
+        try Data(keyed).write(to: work.appendingPathComponent("key.png"))
+        let key = try run(["key.png", "-o", "key.nv12", "--alpha", "keep"])
+        XCTAssertEqual(key.status, 0, key.stderr)
+        XCTAssertTrue(key.stderr.contains(said), key.stderr)
+        let a = try Data(contentsOf: work.appendingPathComponent("key.nv12")).suffix(4)
+        XCTAssertEqual(Array(a), [0, 255, 255, 0])
+    }
+
+    /// IHDR comes first (PNG §5.6): any chunk before it fails the file with one sentence. libpng refused its own
+    /// chunks there in its words ("iCCP: missing IHDR") and handed the rest over: an eXIf before the header turned
+    /// the picture, a tEXt passed.
+    func testAChunkBeforeTheHeaderIsDamage() throws {
+        func be32(_ v: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: v >> $0) } }
+        let raw = (0..<2).flatMap { _ in [0] + [UInt8](repeating: 90, count: 6) }
+        // Orientation 6 in a big-endian TIFF header.
+        let exif: [UInt8] = [0x4D, 0x4D, 0, 0x2A, 0, 0, 0, 8, 0, 1, 1, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0]
+        for (kind, body) in [("eXIf", exif), ("tEXt", Array("a\u{0}b".utf8)), ("iCCP", Array("x\u{0}\u{0}".utf8) + [0x78, 1])] {
+            let file = pngSignature + pngChunk(kind, body) + pngChunk("IHDR", be32(2) + be32(2) + [8, 2, 0, 0, 0])
+                + pngChunk("IDAT", zlibStored(raw)) + pngChunk("IEND", [])
+            try Data(file).write(to: work.appendingPathComponent("\(kind).png"))
+            let r = try run(["\(kind).png", "-o", "\(kind).nv12"])
+            XCTAssertEqual(r.status, 1, "\(kind): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("error: \(kind).png: the PNG has a chunk (\(kind)) before its header (IHDR), which must "
+                                            + "come first: the file is damaged"), r.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("\(kind).nv12").path))
+        }
     }
 
     /// A picture held whole — a progressive JPEG's coefficients, an interlaced PNG's rows, a picture turned by its
