@@ -395,7 +395,8 @@ extension Options {
             out.append("--color-management off: nothing is transformed into --primaries \(primaries!.rawValue); the "
                        + "samples are taken to be in it as stored, and the output and report are labelled so")
         }
-        if given.contains("--chroma-loc") && (format == .jpeg || format == .png) {
+        // YUV input: --chroma-loc says where its samples sit (a Y4M's tag wins), which `runRawInput` speaks to.
+        if !rawInput && given.contains("--chroma-loc") && (format == .jpeg || format == .png) {
             out.append("--chroma-loc sites the chroma of YUV outputs; \(format.name) output is centre-sited, so it is ignored")
         }
         if rawInput && given.contains("--chroma-filter") {

@@ -125,6 +125,13 @@ func runRawInput(_ options: Options) -> Int32 {
             guard let size = options.inputSize else { return usageFailure("\(name): raw YUV needs --size WxH") }
             image = try RawInput.read(path: input, width: size.width, height: size.height, layout: options.rawLayout(of: input),
                                       maxPixels: options.maxPixels, maxMemory: options.maxMemory)
+            // --chroma-loc says where a raw frame's chroma sits (it has no tag): to a PNG or JPEG, centre-sited, it is
+            // taken as centre-sited as a Y4M's tag is — a word when that is not where it sits (it said "ignored").
+            if siting != .center && (format == .jpeg || format == .png) {
+                printErr("yuvconv: warning: \(name): its chroma is \(siting.rawValue)-sited (--chroma-loc \(siting.rawValue)); "
+                         + "\(format.name) output is centre-sited and the samples are not resampled, so the colours move "
+                         + "by half a pixel")
+            }
         }
         if case .jpeg = format {
             // The encoder's planes and, for another matrix or range, the RGB and planes of the reconversion,

@@ -275,6 +275,12 @@ final class HostileTests: CLITestCase {
         XCTAssertEqual(raw.status, 0, raw.stderr)
         XCTAssertTrue(raw.stderr.contains("a 10-bit Y4M header (C420p10) has no siting tag"), raw.stderr)
         XCTAssertFalse(raw.stderr.contains("report"), raw.stderr)
+        // A raw frame's --chroma-loc is where its samples sit, as a Y4M's tag is: to a PNG, the half pixel is said
+        // (it said "--chroma-loc … is ignored"), and nothing for the centre, which is where a PNG takes it.
+        let left = try run(["r.nv12", "--size", "8x4", "--chroma-loc", "left", "-o", "left.png", "-q"])
+        XCTAssertEqual(left.stderr, "yuvconv: warning: r.nv12: its chroma is left-sited (--chroma-loc left); png output is "
+                       + "centre-sited and the samples are not resampled, so the colours move by half a pixel\n")
+        XCTAssertEqual(try run(["r.nv12", "--size", "8x4", "--chroma-loc", "center", "-o", "c.png", "-q"]).stderr, "")
     }
 
     /// A JPEG carrying a valid lut8 ICC profile of grid 160 (12.3 MB of table): LittleCMS needs most of its
