@@ -228,6 +228,9 @@ put("wide70k.y4m", b"YUV4MPEG2 W70000 H2 F25:1 Ip A1:1 C420jpeg\nFRAME\n" + byte
 put("wide2m.y4m", b"YUV4MPEG2 W2000000 H2 F25:1 Ip A1:1 C420jpeg\nFRAME\n" + bytes(2000000 * 3))
 put("wide70k.png", png(70000, 2, [bytes(70000 * 3)] * 2))
 put("tall100k.png", png(1, 100000, [b"\x10\x80\xf0"] * 100000, level=9))
+# Its header alone, 1x2,000,000: taller than libpng reads (refused at the header).
+put("tall2m.png", b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + struct.pack(">IIBBBBB", 1, 2000000, 8, 2, 0, 0, 0)
+    + struct.pack(">I", zlib.crc32(b"IHDR" + struct.pack(">IIBBBBB", 1, 2000000, 8, 2, 0, 0, 0))))
 # A 16x16 PNG whose eXIf (orientation 6) is followed by 200 MB of zeros: libpng's own eXIf handler held it all.
 ifd = struct.pack("<H", 1) + struct.pack("<HHII", 0x112, 3, 1, 6) + struct.pack("<I", 0)
 body = b"II*\x00" + struct.pack("<I", 8) + ifd + bytes(200 << 20)
@@ -690,9 +693,20 @@ for cmd in convert report dry-run; do
   esac
   LIMIT=10; run "${args[@]}"
   status 1; (( ELAPSED_MS >= 4500 )) || bad "gave up after ${ELAPSED_MS} ms: no wait for a writer"; within 8000
-  names list; says 'no writer opened it within 5 s'; settled
+  names list; says 'no writer opened the FIFO within 5 s'; settled
   end
 done
+
+# An empty list through a pipe or a FIFO whose writer came and went is an empty list, as from a file: nothing to
+# do, exit 0 (after the fix above it was "nothing was written to the FIFO", exit 1, for `<(find …)` that found none).
+begin files-from-empty-pipe
+mkfifo list; snap
+run convert --files-from <(true) -o o/
+status 0
+( sleep 0.3; : > list ) & LIMIT=10; run convert --files-from list -o o/
+status 0; within 3000; wait
+settled
+end
 
 for dev in zero urandom; do
   begin "dev-$dev-by-name"
@@ -1166,7 +1180,7 @@ for o in -:pipe /dev/null:device o.nv12:file; do
   if [ "${o#*:}" = pipe ]; then yc a.png -o - --max-memory 1M > >(cat > /dev/null) 2> "$ERR"
   else run a.png -o "${o%:*}" --max-memory 1M; fi
   if [ "${o#*:}" = file ]; then status 0; ALLOW=(o.nv12)
-  else status 1; names a.png; says 'chroma planes for a stream .* above the limit of 1 MiB for this file \(--max-memory\)'; fi
+  else status 1; names a.png; says 'chroma planes until the luma plane has gone out .* above the limit of 1 MiB for this file \(--max-memory\)'; fi
   settled
   end
 done
@@ -1804,16 +1818,28 @@ if [ "$(id -u)" = 0 ]; then
 else chmod 000 tree/secret; fi
 if [ "${WRAP[0]:-}" = false ]; then skipped "needs the user nobody to be refused a folder"
 else
-  for cmd in convert report dry-run; do
+  for cmd in convert report dry-run shard fail-fast listable; do
     case $cmd in
       convert) run convert tree -r -o o/ ;;
       report) run report tree -r ;;
       dry-run) run convert tree -r -o o/x/ -n ;;
+      # Shards must find the same files (one that could not read a folder shared out the rest otherwise), and
+      # --fail-fast starts nothing after a failure: both stop before any file.
+      shard) run convert tree -r -o o/s/ --shard 1/1 ;;
+      fail-fast) run convert tree -r -o o/f/ --fail-fast ;;
+      # A folder that lists but cannot be entered (r without x): its images were "skipped" with exit 0.
+      listable) chmod 744 tree/secret; run convert tree -r -o o/l/; chmod 700 tree/secret ;;
     esac
-    status 1; names tree/secret; says 'cannot read the folder'
+    status 1; names tree/secret
+    case $cmd in
+      shard|fail-fast) says 'nothing is converted'; [ ! -e o/s ] && [ ! -e o/f ] || bad "$cmd: something was converted" ;;
+      listable) says 'cannot look at the files in the folder'; [ -e o/l/a.nv12 ] || bad "listable: a.png not converted" ;;
+      *) says 'cannot read the folder' ;;
+    esac
     [ $cmd = report ] && { LC_ALL=C grep -q 'tree/ok/a.png' "$OUT" || bad "report: tree/ok/a.png not measured"; }
     [ $cmd = dry-run ] && { LC_ALL=C grep -q 'tree/ok/a.png' "$OUT" || bad "dry run: tree/ok/a.png not listed"; }
   done
+  rm -rf o/l
   [ "$(id -u)" = 0 ] && chmod 700 "$WORK" "$WORK/cases"
   chmod 700 tree/secret
   WRAP=(); ALLOW=(o o/a.nv12); settled
@@ -2126,6 +2152,14 @@ mkdir out; ln -s . out/latest; cp "$PNG" a.png; cp "$PNGA" b.png; snap
 run a.png b.png -o out/ --name 'latest/{stem}.nv12' -q
 status 0; ALLOW=(out/a.nv12 out/b.nv12); settled
 same out/a.nv12 "$(ref "$PNG" nv12)"
+end
+
+begin png-taller-than-libpng-limit
+# The height's limit is said without the width's reason (a row's length; the rows stream): it gave it.
+cp "$CRAFT/tall2m.png" a.png; snap
+run a.png -o a.nv12
+status 1; names a.png; says "taller than 1,000,000 pixels, the most a side yuvconv reads \(libpng's limit\) \(libpng"
+settled
 end
 
 begin png-wider-than-libpng-limit

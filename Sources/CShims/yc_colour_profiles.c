@@ -248,8 +248,9 @@ cmsHPROFILE yc_colour_source_profile(const yc_colour *c, yc_target target, char 
         snprintf(name, name_size, "PNG %s%s%s", c->has_chrm ? "cHRM" : "", c->has_chrm && c->has_gama ? "+" : "",
                  c->has_gama ? "gAMA" : "");
         // Every chromaticity a point of the xy plane's triangle with a luminance to scale: y = 0 (a white or
-        // primary of no luminance) made LittleCMS build a space from infinities, which then moved colours by
-        // about 69 code values on average. PNG's unsigned fields cannot say x or y < 0.
+        // primary of no luminance, X = x/y undefined) is no colour space, which LittleCMS made one of anyway
+        // (a crafted red at y = 0 moved colours by 9 to 69 code values on average). A tiny y is an extreme
+        // but defined primary, used. PNG's unsigned fields cannot say x or y < 0.
         for (int i = 0; c->has_chrm && i < 4; i++) {
             double x = c->chrm[2 * i], y = c->chrm[2 * i + 1];
             if (!(y > 0 && x >= 0 && x + y <= 1)) {

@@ -82,13 +82,13 @@ void yc_png_itxt(yc_decoder *dec, const uint8_t *d, size_t n) {
 // eXIf took 390 MiB and 4.6 s). Every other iTXt is dropped; an eXIf over the bound is skipped with a warning.
 static int png_user_chunk(png_structp png, png_unknown_chunkp chunk) {
     yc_decoder *dec = png_get_user_chunk_ptr(png);
-    // PNG §5.6: IHDR comes first. libpng refuses a chunk of its own before it ("iCCP: missing IHDR") but hands
-    // ours over: an eXIf before the header turned the picture while an iCCP there failed the file. Every chunk
-    // before it is refused the same way (no IHDR has a width of 0).
-    if (png_get_image_width(png, dec->png_info) == 0) png_chunk_error(png, "missing IHDR");
     // An unknown critical chunk (first letter upper case) must not be skipped (PNG §5.4): 0 sends it back to
-    // libpng, which refuses it ("unhandled critical chunk").
+    // libpng, which refuses it ("unhandled critical chunk", said as a chunk it does not know: Apple's CgBI first).
     if (!(chunk->name[0] & 0x20)) return 0;
+    // PNG §5.6: IHDR comes first. libpng refuses a chunk of its own before it ("iCCP: missing IHDR") but hands
+    // ours over: an eXIf before the header turned the picture while an iCCP there failed the file. Every
+    // ancillary chunk before it is refused the same way (no IHDR has a width of 0).
+    if (png_get_image_width(png, dec->png_info) == 0) png_chunk_error(png, "missing IHDR");
     // An iCCP after the file's profile (`next_iccp` in yc_png_stream.c made libpng hand it over): dropped.
     if (memcmp(chunk->name, "iCCP", 4) == 0) return 1;
     // libpng hands an unknown chunk over even when its CRC is wrong (after its warning): such a chunk is damaged,

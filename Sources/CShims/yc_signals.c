@@ -250,13 +250,6 @@ void yc_install_signal_cleanup(void) {
 #endif
                                  SIGTRAP, SIGSYS};
     for (size_t i = 0; i < sizeof ending / sizeof ending[0]; i++) catch_ending(ending[i], &sa);
-    // Caught is not enough when the parent left them blocked (a signal mask is inherited across exec, as a
-    // disposition to ignore is): SIGTERM then waited unseen until the batch had converted everything.
-    sigset_t stop;
-    sigemptyset(&stop);
-    sigaddset(&stop, SIGINT);
-    sigaddset(&stop, SIGTERM);
-    sigprocmask(SIG_UNBLOCK, &stop, NULL);
 #ifdef SIGPWR
     catch_ending(SIGPWR, &sa);
 #endif
@@ -282,6 +275,14 @@ void yc_install_signal_cleanup(void) {
     // both end in a message, exit 1 and the temporary file removed.
     signal(SIGPIPE, SIG_IGN);
     signal(SIGXFSZ, SIG_IGN);
+}
+
+void yc_unblock_stop_signals(void) {
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    sigprocmask(SIG_UNBLOCK, &stop, NULL);
 }
 
 int yc_register_temp(int folder, const char *path) {

@@ -52,6 +52,27 @@ static int poll_readable_within(int fd, long long limit_ms) {
 
 static int poll_readable(int fd) { return poll_readable_within(fd, -1); }
 
+int yc_fifo_writer_came(int fd, long long limit_ms) {
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (;;) {
+        if (yc_interrupted()) {
+            errno = EINTR;
+            return -1;
+        }
+        // A FIFO opened for reading with no writer yet polls as nothing to read (no POLLHUP until a writer has
+        // come and gone): any event means a writer came.
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int r = poll(&p, 1, 200);
+        if (r > 0) return 1;
+        if (r < 0 && errno != EINTR) return 1;   // the read then says what is wrong
+        struct timespec now;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        long long ms = (long long)(now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
+        if (ms >= limit_ms) return 0;
+    }
+}
+
 /// The same before a read. A non-blocking descriptor is a FIFO opened by name (left so) or a descriptor handed
 /// over so: its read says the end at once when no writer has the FIFO open, which is also the case before a
 /// writer started a moment after the reader (`yuvconv p -o out & producer > p`). poll waits for a writer to come

@@ -255,7 +255,10 @@ public final class BatchInputs: @unchecked Sendable {
             }
             defer { closedir(d) }
             var subfolders: [(name: String, identity: FileIdentity)] = []
-            while let e = readdir(d) {
+            // A folder that can be listed but not entered (r without x): its entries' names come, but none can be
+            // looked at — its images are left out as an unreadable folder's are, not skipped as odd entries.
+            var entered = true
+            while entered, let e = readdir(d) {
                 let name = withUnsafeBytes(of: e.pointee.d_name) { raw in
                     PathBytes.decode(raw.prefix { $0 != 0 })
                 }
@@ -265,6 +268,13 @@ public final class BatchInputs: @unchecked Sendable {
                     // Not silently: an image's name that leads nowhere, or anything the system cannot reach by
                     // its path (a folder's too, with what is below it).
                     let code = errno
+                    if code == EACCES && FileStatus(path: full, follow: false) == nil {
+                        let error = FileError(path: path, reason: "cannot look at the files in the folder: \(systemMessage(code))")
+                        if rel.isEmpty { throw error }
+                        unread(error)
+                        entered = false
+                        continue
+                    }
                     if code == ENAMETOOLONG || isImageName(name) {
                         skip(SkippedEntry(path: full, kind: .other, unreachable: code == ENAMETOOLONG
                             ? "its path is longer than the system allows" : code == ELOOP ? "a link loop"
@@ -324,6 +334,13 @@ public final class BatchInputs: @unchecked Sendable {
             throw FileError(path: path, reason: "cannot open: \(why)")
         }
         defer { close(fd) }
+        // A FIFO no writer opens is said (an empty list from one that came and went is just empty: `<(find …)`
+        // that finds nothing).
+        if path != "-" && !writerCame(fd) {
+            if errno == EINTR { throw FileError(path: path, reason: "read failed: \(systemMessage())") }
+            throw FileError(path: path, reason: "cannot read the list: no writer opened the FIFO within "
+                            + "\(fifoWriterWaitSeconds) s")
+        }
         let sep: UInt8 = nul ? 0 : 10
         var record: [UInt8] = [], total = 0, line = 1
         var buf = [UInt8](repeating: 0, count: 65536)
@@ -335,12 +352,7 @@ public final class BatchInputs: @unchecked Sendable {
         while true {
             let n = buf.withUnsafeMutableBytes { readWaiting(fd, $0) }
             if n < 0 { throw FileError(path: path, reason: "read failed: \(systemMessage())") }
-            if n == 0 {
-                if total == 0 && path != "-" && FileStatus(descriptor: fd)?.kind == .fifo {
-                    throw FileError(path: path, reason: "cannot read the list: \(InputSource.fifoNotWritten)")
-                }
-                break
-            }
+            if n == 0 { break }
             total += n
             if total > limit { throw FileError(path: path, reason: "the list is longer than 256 MiB") }
             for b in buf[0..<n] {

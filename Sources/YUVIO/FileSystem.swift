@@ -275,6 +275,17 @@ public func openToReadThrough(_ path: String) -> Int32 {
     return fd
 }
 
+/// How long a FIFO opened by name waits for a writer, in seconds.
+public let fifoWriterWaitSeconds = Int(YC_FIFO_WRITER_WAIT_MS / 1000)
+
+/// For a FIFO opened by `openToReadThrough`: whether a writer opened it within `YC_FIFO_WRITER_WAIT_MS` (true for
+/// anything else). One that came and went without writing is an empty stream, not a missing writer. Throws
+/// nothing: false also when a signal asked the run to stop (errno EINTR).
+public func writerCame(_ fd: Int32) -> Bool {
+    guard FileStatus(descriptor: fd)?.kind == .fifo, fcntl(fd, F_GETFL) & O_NONBLOCK != 0 else { return true }
+    return yc_fifo_writer_came(fd, Int64(YC_FIFO_WRITER_WAIT_MS)) == 1
+}
+
 /// Reads `buffer.count` bytes from `fd`, fewer only at the end, waiting as `openToReadThrough` says (and on a
 /// non-blocking descriptor handed over); gives up when a batch is asked to stop. The count, or -1 with errno.
 public func readWaiting(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Int {

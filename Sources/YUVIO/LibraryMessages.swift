@@ -134,8 +134,7 @@ enum LibraryMessages {
             // libpng masks the key to the bit depth and applies it, as the PNG specification says decoders must and
             // browsers do: "ignored" said the opposite of what the pixels got.
             "the PNG's transparent colour (\(chunk(m).split(separator: " ").first.map(String.init) ?? "tRNS")) has bits "
-                + "set above its bit depth; they are dropped and the colour is used without them, as the PNG "
-                + "specification says"
+                + "set above its bit depth; they are dropped, as the PNG specification says, and the colour is what is left"
         }),
         // Damage --allow-truncated converts past: what is missing comes out grey.
         ("Premature end of JPEG file", { _, _ in

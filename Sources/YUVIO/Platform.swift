@@ -23,6 +23,12 @@ public func installSignalCleanup() {
     yc_install_signal_cleanup()
 }
 
+/// For a command's main thread at start-up: SIGINT and SIGTERM unblocked when the parent left them blocked
+/// (`yc_unblock_stop_signals`). A library user's threads keep their own masks.
+public func unblockStopSignals() {
+    yc_unblock_stop_signals()
+}
+
 /// Whether an input path reads standard input: `-`, or a name of descriptor 0 (`/dev/stdin`, `/dev/fd/0`,
 /// `/proc/self/fd/0`).
 public func readsStandardInput(_ path: String) -> Bool {

@@ -43,6 +43,13 @@ func gatherInputs(_ options: Options, standardInput: Bool = false) throws(BatchP
                  + "\(n == 1 ? "is" : "are") not a regular file or a folder to walk: "
                  + skipped.map(\.description).joined(separator: ", ") + (n > skipped.count ? ", … (\(n - skipped.count) more)" : ""))
     }
+    // Sharded, every shard must see the same files (one that could not read a folder took another share of the
+    // rest: files converted twice, others by none); with --fail-fast, no file starts after a failure, and this one
+    // is seen before the first. Either way the run stops here, as the whole walk once did.
+    if let first = inputs.unreadFolders.first, options.shard != nil || options.failFast {
+        let why = options.shard != nil ? "--shard needs every shard to find the same files" : "--fail-fast"
+        throw .file(FileError(path: first.path, reason: "\(first.reason); nothing is converted (\(why))"))
+    }
     // An error (the run fails once the rest is done), and at once: a folder that could not be read left its
     // images out.
     for error in inputs.unreadFolders {

@@ -44,6 +44,7 @@ func runRawInput(_ options: Options) -> Int32 {
         var refusal: String?
         if !RawInput.isY4M(path: input) || options.isOneRawFrame(input) {
             guard let size = options.inputSize else { return usageFailure("\(name): raw YUV needs --size WxH") }
+            warnRawSiting(name, options.siting ?? .center, format)
             refusal = RawInput.frameProblem(path: input, width: size.width, height: size.height,
                                             layout: options.rawLayout(of: input), maxPixels: options.maxPixels,
                                             maxMemory: options.maxMemory)?.cli
@@ -125,13 +126,7 @@ func runRawInput(_ options: Options) -> Int32 {
             guard let size = options.inputSize else { return usageFailure("\(name): raw YUV needs --size WxH") }
             image = try RawInput.read(path: input, width: size.width, height: size.height, layout: options.rawLayout(of: input),
                                       maxPixels: options.maxPixels, maxMemory: options.maxMemory)
-            // --chroma-loc says where a raw frame's chroma sits (it has no tag): to a PNG or JPEG, centre-sited, it is
-            // taken as centre-sited as a Y4M's tag is — a word when that is not where it sits (it said "ignored").
-            if siting != .center && (format == .jpeg || format == .png) {
-                printErr("yuvconv: warning: \(name): its chroma is \(siting.rawValue)-sited (--chroma-loc \(siting.rawValue)); "
-                         + "\(format.name) output is centre-sited and the samples are not resampled, so the colours move "
-                         + "by half a pixel")
-            }
+            warnRawSiting(name, siting, format)
         }
         if case .jpeg = format {
             // The encoder's planes and, for another matrix or range, the RGB and planes of the reconversion,
@@ -217,4 +212,13 @@ func reconvert(_ image: YUVImage, from: ConversionSpec, to: ConversionSpec) -> Y
     return rgb.withUnsafeBytes {
         RGBToYUV420(spec: to, source: .rgb8).convert(pixels: $0.baseAddress!, rowBytes: 3 * w, width: w, height: h, layout: .yuv420p)
     }
+}
+
+/// --chroma-loc says where a raw frame's chroma sits (it has no tag): a PNG or JPEG, centre-sited, takes it as
+/// centre-sited, as it does a Y4M's tagged chroma — a word when that is not where it sits (it said the option was
+/// ignored). The dry run says it too.
+func warnRawSiting(_ name: String, _ siting: ChromaLocation, _ format: OutputFormat) {
+    guard siting != .center && (format == .jpeg || format == .png) else { return }
+    printErr("yuvconv: warning: \(name): its chroma is \(siting.rawValue)-sited (--chroma-loc \(siting.rawValue)); "
+             + "\(format.name) output is centre-sited and the samples are not resampled, so the colours move by half a pixel")
 }

@@ -275,6 +275,8 @@ signal(SIGPIPE, SIG_IGN)
 // no notice of SIGINT until its first file. The one place the command installs them (AtomicOutput does it for
 // programs using the library).
 installSignalCleanup()
+// …and blocked by the parent: a mask is inherited across exec (the main thread, before any other exists).
+unblockStopSignals()
 // Memory refused for a conversion's buffers (an address-space limit): an error naming the file, its temporary
 // files removed, exit 1 — not a trap.
 Ledger.exhausted = { bytes in

@@ -607,8 +607,8 @@ final class HostileTests: CLITestCase {
         // A key with bits above the bit depth: libpng drops them and applies the key (as the PNG specification
         // says, and browsers do). The warning said "ignored" while the pixels were keyed.
         let trns = try run([fixture("png-extra/pillow/1_trns.png"), "-o", "trns.nv12"])
-        let said = "the PNG's transparent colour (tRNS) has bits set above its bit depth; they are dropped and the colour "
-            + "is used without them"
+        let said = "the PNG's transparent colour (tRNS) has bits set above its bit depth; they are dropped, as the PNG "
+            + "specification says, and the colour is what is left"
         XCTAssertTrue(trns.stderr.contains(said), trns.stderr)
         // 2x2 RGB 8-bit, key (0x164, 0, 0): the two (0x64, 0, 0) pixels are the transparent ones.
         let rows: [UInt8] = [0, 0x64, 0, 0, 1, 2, 3, 0, 9, 9, 9, 0x64, 0, 0]

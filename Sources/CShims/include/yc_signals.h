@@ -13,6 +13,12 @@ extern "C" {
 
 /// Installs the handlers once, and ignores SIGPIPE so a closed pipe becomes a write error (EPIPE).
 void yc_install_signal_cleanup(void);
+/// Unblocks SIGINT and SIGTERM in the calling thread, for a command's main thread at start-up, before any other:
+/// caught is not enough when the parent left them blocked (a signal mask is inherited across exec, as a
+/// disposition to ignore is), and a batch then converted everything before SIGTERM was seen. Not done by
+/// `yc_install_signal_cleanup`, which a program using the library reaches from its own threads (one that
+/// blocks them to `sigwait` keeps its mask). SIGHUP and the rest keep the parent's choice, as an ignored one does.
+void yc_unblock_stop_signals(void);
 /// With `on`, the first SIGINT or SIGTERM is only recorded (see yc_interrupted); a second one cleans up and
 /// ends the process.
 void yc_set_graceful_interrupt(int on);

@@ -49,8 +49,8 @@ public final class OutputSink: BandSink {
     }
 
     public func wholeWhat(_ frame: FrameLayout) -> String {
-        "holding the chroma\(frame.alpha ? " and alpha" : "") planes for a stream (a pipe or device is written in "
-            + "order, and they follow the luma plane)"
+        "holding the chroma\(frame.alpha ? " and alpha" : "") planes until the luma plane has gone out (an output "
+            + "written in order: a pipe, a device or standard output)"
     }
 
     public func begin(_ frame: FrameLayout, ledger: Ledger) throws(WriteError) {
