@@ -25,11 +25,11 @@ struct yc_stream {
     int ended;       // the end was read already (by a look at the start): read nothing more
 };
 
-/// Waits until `fd` has bytes (or its end) to read, or until `limit_ms` passed (never when negative): 0; or -1 with
-/// errno EINTR once a signal asked a batch to stop (`yc_interrupted`). A batch stops on its first SIGINT or
-/// SIGTERM when the files in flight are done, and a stalled stream (a FIFO whose writer never writes, `<(…)` that
-/// sleeps) never is: its read is given up then, whichever thread the signal reached.
-static int poll_readable_within(int fd, long long limit_ms) {
+/// Waits until `fd` has bytes (or its end) to read, or until `limit_ms` passed (never when negative): 1 when it
+/// has, 0 when the time ran out; or -1 with errno EINTR once a signal asked a batch to stop (`yc_interrupted`). A
+/// batch stops on its first SIGINT or SIGTERM when the files in flight are done, and a stalled stream (a FIFO whose
+/// writer never writes, `<(…)` that sleeps) never is: its read is given up then, whichever thread the signal reached.
+static int poll_for(int fd, long long limit_ms) {
     struct timespec start;
     clock_gettime(CLOCK_MONOTONIC, &start);
     for (;;) {
@@ -39,8 +39,8 @@ static int poll_readable_within(int fd, long long limit_ms) {
         }
         struct pollfd p = {.fd = fd, .events = POLLIN};
         int r = poll(&p, 1, 200);
-        if (r > 0) return 0;
-        if (r < 0 && errno != EINTR) return 0;   // the read then says what is wrong
+        if (r > 0) return 1;
+        if (r < 0 && errno != EINTR) return 1;   // the read then says what is wrong
         if (limit_ms >= 0) {
             struct timespec now;
             clock_gettime(CLOCK_MONOTONIC, &now);
@@ -50,28 +50,14 @@ static int poll_readable_within(int fd, long long limit_ms) {
     }
 }
 
+/// The same for a read that follows whatever happened: 0, or -1 (EINTR) when the run is stopping.
+static int poll_readable_within(int fd, long long limit_ms) { return poll_for(fd, limit_ms) < 0 ? -1 : 0; }
+
 static int poll_readable(int fd) { return poll_readable_within(fd, -1); }
 
-int yc_fifo_writer_came(int fd, long long limit_ms) {
-    struct timespec start;
-    clock_gettime(CLOCK_MONOTONIC, &start);
-    for (;;) {
-        if (yc_interrupted()) {
-            errno = EINTR;
-            return -1;
-        }
-        // A FIFO opened for reading with no writer yet polls as nothing to read (no POLLHUP until a writer has
-        // come and gone): any event means a writer came.
-        struct pollfd p = {.fd = fd, .events = POLLIN};
-        int r = poll(&p, 1, 200);
-        if (r > 0) return 1;
-        if (r < 0 && errno != EINTR) return 1;   // the read then says what is wrong
-        struct timespec now;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        long long ms = (long long)(now.tv_sec - start.tv_sec) * 1000 + (now.tv_nsec - start.tv_nsec) / 1000000;
-        if (ms >= limit_ms) return 0;
-    }
-}
+// A FIFO opened for reading with no writer yet polls as nothing to read (no POLLHUP until a writer has come and
+// gone): any event means a writer came.
+int yc_fifo_writer_came(int fd, long long limit_ms) { return poll_for(fd, limit_ms < 0 ? 0 : limit_ms); }
 
 /// The same before a read. A non-blocking descriptor is a FIFO opened by name (left so) or a descriptor handed
 /// over so: its read says the end at once when no writer has the FIFO open, which is also the case before a
