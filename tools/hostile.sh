@@ -703,9 +703,17 @@ begin files-from-empty-pipe
 mkfifo list; snap
 run convert --files-from <(true) -o o/
 status 0
-( sleep 0.3; : > list ) & LIMIT=10; run convert --files-from list -o o/
+( sleep 0.3; timeout 5 sh -c ': > list' ) & LIMIT=10; run convert --files-from list -o o/
 status 0; within 3000; wait
 settled
+end
+
+# A writer that opened the list and is slow to write (a `find` over a large tree) is waited for however long it
+# takes: it failed after 5 s as "no writer" once the first wait looked for data rather than for a writer.
+begin files-from-slow-writer
+cp "$PNG" a.png; snap
+LIMIT=20; run convert --files-from <(sleep 6; echo a.png) -o o/ -q
+status 0; ALLOW=(o o/a.nv12); settled
 end
 
 for dev in zero urandom; do
@@ -1816,6 +1824,7 @@ if [ "$(id -u)" = 0 ]; then
     chmod -R go+rX tree/ok; chmod 755 . tree; chmod 711 "$WORK" "$WORK/cases"; WRAP=(runuser -u nobody --)
   else WRAP=(false); fi
 else chmod 000 tree/secret; fi
+locked=$(stat -c %a tree/secret)
 if [ "${WRAP[0]:-}" = false ]; then skipped "needs the user nobody to be refused a folder"
 else
   for cmd in convert report dry-run shard fail-fast listable; do
@@ -1828,11 +1837,11 @@ else
       shard) run convert tree -r -o o/s/ --shard 1/1 ;;
       fail-fast) run convert tree -r -o o/f/ --fail-fast ;;
       # A folder that lists but cannot be entered (r without x): its images were "skipped" with exit 0.
-      listable) chmod 744 tree/secret; run convert tree -r -o o/l/; chmod 700 tree/secret ;;
+      listable) chmod 444 tree/secret; run convert tree -r -o o/l/; chmod "$locked" tree/secret ;;
     esac
     status 1; names tree/secret
     case $cmd in
-      shard|fail-fast) says 'nothing is converted'; [ ! -e o/s ] && [ ! -e o/f ] || bad "$cmd: something was converted" ;;
+      shard|fail-fast) says 'the run stops before any file'; [ ! -e o/s ] && [ ! -e o/f ] || bad "$cmd: something was converted" ;;
       listable) says 'cannot look at the files in the folder'; [ -e o/l/a.nv12 ] || bad "listable: a.png not converted" ;;
       *) says 'cannot read the folder' ;;
     esac

@@ -55,9 +55,22 @@ static int poll_readable_within(int fd, long long limit_ms) { return poll_for(fd
 
 static int poll_readable(int fd) { return poll_readable_within(fd, -1); }
 
-// A FIFO opened for reading with no writer yet polls as nothing to read (no POLLHUP until a writer has come and
-// gone): any event means a writer came.
-int yc_fifo_writer_came(int fd, long long limit_ms) { return poll_for(fd, limit_ms < 0 ? 0 : limit_ms); }
+long long yc_fifo_first_read(int fd, uint8_t *buf, size_t count, long long limit_ms) {
+    // A FIFO opened for reading with no writer polls as nothing to read (no POLLHUP until a writer has come and
+    // gone), and so does one whose writer is there but has written nothing yet: the read after the wait tells
+    // them apart (the end, or EAGAIN).
+    int came = poll_for(fd, limit_ms < 0 ? 0 : limit_ms);
+    if (came < 0) return -1;
+    for (;;) {
+        ssize_t n = read(fd, buf, count);
+        if (n > 0) return n;
+        if (n == 0) return came ? 0 : -2;
+        if (errno == EINTR) continue;
+        if (errno != EAGAIN && errno != EWOULDBLOCK) return -1;
+        if (poll_for(fd, -1) < 0) return -1;   // a writer holds it open, idle: waited for without limit
+        came = 1;
+    }
+}
 
 /// The same before a read. A non-blocking descriptor is a FIFO opened by name (left so) or a descriptor handed
 /// over so: its read says the end at once when no writer has the FIFO open, which is also the case before a

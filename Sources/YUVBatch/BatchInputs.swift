@@ -334,13 +334,6 @@ public final class BatchInputs: @unchecked Sendable {
             throw FileError(path: path, reason: "cannot open: \(why)")
         }
         defer { close(fd) }
-        // A FIFO no writer opens is said (an empty list from one that came and went is just empty: `<(find …)`
-        // that finds nothing).
-        if path != "-" && !writerCame(fd) {
-            if errno == EINTR { throw FileError(path: path, reason: "read failed: \(systemMessage())") }
-            throw FileError(path: path, reason: "cannot read the list: no writer opened the FIFO within "
-                            + "\(fifoWriterWaitSeconds) s")
-        }
         let sep: UInt8 = nul ? 0 : 10
         var record: [UInt8] = [], total = 0, line = 1
         var buf = [UInt8](repeating: 0, count: 65536)
@@ -350,7 +343,13 @@ public final class BatchInputs: @unchecked Sendable {
             record.removeAll(keepingCapacity: true)
         }
         while true {
-            let n = buf.withUnsafeMutableBytes { readWaiting(fd, $0) }
+            // The first read says when a FIFO no writer opens in a few seconds (an empty list from one that came
+            // and went is just empty: `<(find …)` that finds nothing; an idle one, a slow `find`, is waited for).
+            let first = total == 0 && path != "-"
+            guard let n = buf.withUnsafeMutableBytes({ first ? readFirstWaiting(fd, $0) : readWaiting(fd, $0) }) else {
+                throw FileError(path: path, reason: "cannot read the list: no writer opened the FIFO within "
+                                + "\(fifoWriterWaitSeconds) s")
+            }
             if n < 0 { throw FileError(path: path, reason: "read failed: \(systemMessage())") }
             if n == 0 { break }
             total += n

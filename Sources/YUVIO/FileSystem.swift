@@ -278,12 +278,17 @@ public func openToReadThrough(_ path: String) -> Int32 {
 /// How long a FIFO opened by name waits for a writer, in seconds.
 public let fifoWriterWaitSeconds = Int(YC_FIFO_WRITER_WAIT_MS / 1000)
 
-/// For a FIFO opened by `openToReadThrough`: whether a writer opened it within `YC_FIFO_WRITER_WAIT_MS` (true for
-/// anything else). One that came and went without writing is an empty stream, not a missing writer. Throws
-/// nothing: false also when a signal asked the run to stop (errno EINTR).
-public func writerCame(_ fd: Int32) -> Bool {
-    guard FileStatus(descriptor: fd)?.kind == .fifo, fcntl(fd, F_GETFL) & O_NONBLOCK != 0 else { return true }
-    return yc_fifo_writer_came(fd, Int64(YC_FIFO_WRITER_WAIT_MS)) == 1
+/// The first read of `fd` as opened by `openToReadThrough`: for a FIFO, waiting `YC_FIFO_WRITER_WAIT_MS` for a
+/// writer to open it (and without limit for one that opened it and is idle); `readWaiting` for anything else.
+/// The count, -1 with errno, or nil when no writer came (one that came and went without writing is an empty
+/// stream, 0).
+public func readFirstWaiting(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Int? {
+    guard FileStatus(descriptor: fd)?.kind == .fifo, fcntl(fd, F_GETFL) & O_NONBLOCK != 0 else {
+        return readWaiting(fd, buffer)
+    }
+    let n = yc_fifo_first_read(fd, buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), buffer.count,
+                               Int64(YC_FIFO_WRITER_WAIT_MS))
+    return n == -2 ? nil : Int(n)
 }
 
 /// Reads `buffer.count` bytes from `fd`, fewer only at the end, waiting as `openToReadThrough` says (and on a

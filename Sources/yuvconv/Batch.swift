@@ -48,7 +48,7 @@ func gatherInputs(_ options: Options, standardInput: Bool = false) throws(BatchP
     // is seen before the first. Either way the run stops here, as the whole walk once did.
     if let first = inputs.unreadFolders.first, options.shard != nil || options.failFast {
         let why = options.shard != nil ? "--shard needs every shard to find the same files" : "--fail-fast"
-        throw .file(FileError(path: first.path, reason: "\(first.reason); nothing is converted (\(why))"))
+        throw .file(FileError(path: first.path, reason: "\(first.reason); the run stops before any file (\(why))"))
     }
     // An error (the run fails once the rest is done), and at once: a folder that could not be read left its
     // images out.

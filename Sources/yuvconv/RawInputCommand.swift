@@ -49,6 +49,11 @@ func runRawInput(_ options: Options) -> Int32 {
                                             layout: options.rawLayout(of: input), maxPixels: options.maxPixels,
                                             maxMemory: options.maxMemory)?.cli
         }
+        if refusal == nil, RawInput.isY4M(path: input) && !options.isOneRawFrame(input), let asked = options.siting {
+            // The run reads the header's tag and says when it differs; the dry run reads no header.
+            printErr("yuvconv: warning: \(name): a Y4M header says where its chroma sits and YUV input is not resampled, "
+                     + "so --chroma-loc \(asked.rawValue) is ignored")
+        }
         return dryRunOne(input: input, output: output, format: format, options: options, protected: protected,
                          inputRefusal: refusal)
     }

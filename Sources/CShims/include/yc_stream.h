@@ -75,9 +75,11 @@ FILE *yc_write_stream_open(void *context, yc_write_fn write);
 /// How long a FIFO opened by name waits for a writer to open it, in milliseconds (`wait_readable`).
 #define YC_FIFO_WRITER_WAIT_MS 5000
 
-/// Waits for a writer to open the FIFO `fd` (opened non-blocking for reading), for `limit_ms` at most: 1 once one
-/// has (with bytes, or gone again), 0 when none came, -1 (errno EINTR) when a signal asked the run to stop.
-int yc_fifo_writer_came(int fd, long long limit_ms);
+/// The first read of a FIFO `fd` opened non-blocking for reading: waits `limit_ms` at most for a writer to open it
+/// (one that opened it and writes nothing yet is waited for without limit), then reads up to `count` bytes. The
+/// count read; 0 at the end (a writer came and went without writing); -2 when no writer came; -1 with errno on
+/// failure (EINTR when a signal asked the run to stop).
+long long yc_fifo_first_read(int fd, uint8_t *buf, size_t count, long long limit_ms);
 
 /// Reads exactly `count` bytes from `fd` into `buf`, retrying on EINTR and short reads and waiting (poll) on a
 /// non-blocking descriptor with nothing yet. Returns the bytes read (fewer at end of file), or -1 (errno set).
