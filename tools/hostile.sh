@@ -1856,6 +1856,27 @@ else
   end
 fi
 
+begin overlay-views-are-one-file
+# An overlay file system shows its layer's file under the overlay's device, with the same inode number, size and
+# times: one file, two identities. With --force an output written through one view replaced the input read through
+# the other (single files and batches, upper and lower layers). Refused now as any other way to one file is.
+mkdir lower upper wk ov; cp "$JPG" upper/p.jpg; cp "$PNG" lower/q.png
+if [ "$(id -u)" = 0 ] && mount -t overlay overlay -o lowerdir="$D/lower",upperdir="$D/upper",workdir="$D/wk" "$D/ov" 2> /dev/null; then
+  MOUNTS+=("$D/ov")
+  before=$(sha256sum upper/p.jpg lower/q.png)
+  for args in "ov/p.jpg -o upper/p.jpg" "upper/p.jpg -o ov/p.jpg" "ov/q.png -o lower/q.png -f png" \
+              "convert upper/ -o ov/ --name {name} -f jpeg" "convert ov/ -o lower/ --name {name} -f png"; do
+    run $args --force -q
+    status 1; says 'refusing to overwrite an input'
+  done
+  [ "$(sha256sum upper/p.jpg lower/q.png)" = "$before" ] || bad "an input was replaced through the other view"
+  run ov/p.jpg -o p.nv12 -q
+  status 0
+  umount "$D/ov" && unset 'MOUNTS[-1]'
+  rm -rf wk ov p.nv12
+  end
+else skipped "needs root and overlayfs"; fi
+
 begin unwritable-folder-leaks-nothing
 # Every file of a batch into a folder it cannot create in says why; no descriptor is left open per file (it
 # was: from the 27th file on, "Too many open files"). A folder that takes no file at all (read-only, no

@@ -120,14 +120,14 @@ public final class BatchPlan: @unchecked Sendable {
                 planned.appendRecord(parts: [InputRecord.length(source.count)[...], source[...],
                                              InputRecord.length(dir.count)[...], dir[...], PathBytes.encode(item.name)[...]])
                 // (A shard protects the whole batch's inputs, gathered by `whole`: its own are not needed.)
-                if whole == nil, let id = inputIdentity(item.input) { SortedIdentities.append(id, to: ids) }
+                if whole == nil { for id in inputIdentities(item.input) { SortedIdentities.append(id, to: ids) } }
             } catch {
                 refusal = error
                 break
             }
             position += 1
         }
-        if whole == nil, let list = inputs.listFile, let id = inputIdentity(list) { SortedIdentities.append(id, to: ids) }
+        if whole == nil, let list = inputs.listFile { for id in inputIdentities(list) { SortedIdentities.append(id, to: ids) } }
         try fileStep { () throws(FileError) in
             try selection.spool.seal()
             try planned.seal()
@@ -164,7 +164,7 @@ public final class BatchPlan: @unchecked Sendable {
         }
         while let item = walk.next() {
             // By the path resolved too: `in/w/../a.jpg` before `in/w` is made is `in/a.jpg`, which stat cannot reach yet.
-            if let st = FileStatus(path: item.output) ?? FileStatus(path: resolvedPath(item.output)), protected.contains(st.identity) {
+            if let st = FileStatus(path: item.output) ?? FileStatus(path: resolvedPath(item.output)), protected.holds(st) {
                 throw .outputIsInput(item.output)
             }
             if let key = reportKey, !reportIsOutput, outputKey(item.output) == key { reportIsOutput = true }

@@ -61,9 +61,9 @@ public final class BatchSelection: @unchecked Sendable {
         let ids = Spool()
         var r = reader()
         while let item = r.next() {
-            if let id = inputIdentity(item.input) { SortedIdentities.append(id, to: ids) }
+            for id in inputIdentities(item.input) { SortedIdentities.append(id, to: ids) }
         }
-        if let list = listFile, let id = inputIdentity(list) { SortedIdentities.append(id, to: ids) }
+        if let list = listFile { for id in inputIdentities(list) { SortedIdentities.append(id, to: ids) } }
         return try fileStep { () throws(FileError) in
             try spool.seal()
             return try SortedIdentities(ids)

@@ -65,7 +65,7 @@ extension AtomicOutput {
                 throw .system(st.kind == .symlink ? "is a symbolic link" : "is not a regular file")
             }
         }
-        let named = Set(inputs.compactMap(inputIdentity))
+        let named = Set(inputs.flatMap(inputIdentities))
         let protected = ProtectedUnion(named: named, others: protected)
         if let descriptor = standardDescriptor(path) {
             if yc_standard_descriptor_was_closed(descriptor) != 0 {
@@ -90,7 +90,7 @@ extension AtomicOutput {
             throw .system(why)
         }
         if let st = FileStatus(path: real) {
-            if protected.contains(st.identity) { throw .sameAsInput }
+            if protected.holds(st) { throw .sameAsInput }
             if st.kind == .directory { throw .system("is a directory") }
             // open() cannot reach a Unix socket (ENXIO, which a FIFO without a reader gives too).
             if st.kind == .socket { throw .system(socketReason(remedy: "write to standard output and pipe it on")) }
@@ -136,7 +136,7 @@ extension AtomicOutput {
     public static func isOpen(onInput fd: Int32, _ isInput: (FileIdentity) -> Bool) -> Bool {
         // A named FIFO too: written into, the picture would go into the stream it is read from (`5<>in.fifo`).
         guard let st = FileStatus(descriptor: fd), st.kind == .regular || st.kind == .fifo else { return false }
-        return isInput(st.identity)
+        return st.identities.contains(where: isInput)
     }
 
     /// The descriptor a path names without a file of its own: standard output and error, `/dev/fd/N`.
@@ -182,7 +182,7 @@ extension AtomicOutput {
 }
 
 /// The inputs a check names, and the set it was given.
-private struct ProtectedUnion {
+private struct ProtectedUnion: FileIdentitySet {
     let named: Set<FileIdentity>
     let others: any FileIdentitySet
 
@@ -191,10 +191,16 @@ private struct ProtectedUnion {
 
 /// The identity of an input that must never be overwritten: the file a path names, or standard input's
 /// file when it is one (`- < photo.jpg`). Nil when there is nothing to protect.
-public func inputIdentity(_ input: String) -> FileIdentity? {
+public func inputIdentity(_ input: String) -> FileIdentity? { inputStatus(input)?.identity }
+
+/// Every identity of that input (`FileStatus.identities`), for the sets outputs are checked against.
+public func inputIdentities(_ input: String) -> [FileIdentity] { inputStatus(input)?.identities ?? [] }
+
+/// The file an input path names, or standard input's when it is a file (`- < photo.jpg`); nil when none.
+func inputStatus(_ input: String) -> FileStatus? {
     if input == "-" {
         guard let st = FileStatus(descriptor: STDIN_FILENO), st.kind == .regular else { return nil }
-        return st.identity
+        return st
     }
-    return FileStatus(path: input)?.identity
+    return FileStatus(path: input)
 }

@@ -211,6 +211,24 @@ public struct FileStatus: Sendable, Equatable {
 
     /// Device and inode: what makes two names one file.
     public var identity: FileIdentity { FileIdentity(device: device, inode: inode) }
+
+    /// The same file seen under another device: an overlay file system (overlayfs: container storage, live
+    /// systems) shows a file of its upper or lower layer with the overlay's device and the file's own inode number,
+    /// size and times, while the layer's folder shows it with its own device — one file, two identities, and
+    /// `--force` between the two views replaced the input. This identity leaves the device out: the inode number
+    /// under a key made of the size and both times (its top bit set, which no device number has). Two different
+    /// files never share it in practice (a copy gets a new change time); a snapshot (btrfs, ZFS) shows its files
+    /// so too, and is then refused as the live file would be.
+    public var viewIdentity: FileIdentity {
+        var key: UInt64 = 0xcbf2_9ce4_8422_2325
+        for v in [UInt64(bitPattern: Int64(size)), modified.bitPattern, changed.bitPattern] {
+            for shift in stride(from: 0, to: 64, by: 8) { key = (key ^ (v >> UInt64(shift) & 0xFF)) &* 0x100_0000_01b3 }
+        }
+        return FileIdentity(device: key | 1 << 63, inode: inode)
+    }
+
+    /// Every identity the file goes by (`identity`, `viewIdentity`): what a set of inputs holds for it.
+    public var identities: [FileIdentity] { [identity, viewIdentity] }
 }
 
 /// One file, whatever its names (hard links, symlinks, `./a` and `a`).

@@ -9,6 +9,12 @@ public protocol FileIdentitySet: Sendable {
     func contains(_ identity: FileIdentity) -> Bool
 }
 
+extension FileIdentitySet {
+    /// Whether the file `status` describes is one of the set's, under any identity it goes by (`identities`: an
+    /// overlay's view of a layer's file too). The one question every check of an output against the inputs asks.
+    public func holds(_ status: FileStatus) -> Bool { status.identities.contains(where: contains) }
+}
+
 extension Set: FileIdentitySet where Element == FileIdentity {}
 
 /// File identities (device, inode) held on disk, sorted, looked up without reading them into memory: a sample

@@ -25,7 +25,7 @@ func runRawInput(_ options: Options) -> Int32 {
     } catch {
         return usageFailure(error)
     }
-    let protected = Set([inputIdentity(input)].compactMap { $0 })
+    let protected = Set(inputIdentities(input))
     if let refused = refuseInputsAsStandardStreams(protected) { return refused }
     let dataDescriptor = AtomicOutput.standardDescriptor(output)
     if let refused = refuseStandardStreamHazards(written: dataDescriptor.map { [$0] } ?? [], dataDescriptor: dataDescriptor,
