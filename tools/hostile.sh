@@ -913,7 +913,7 @@ slow_y4m big.y4m; snap
 left=0
 for k in 1 2 3 4 5 6 7 8; do
   echo prefix > f.out
-  strace -f -qq -o /dev/null -e trace=none -e inject=tgkill:delay_enter=500000 "$BIN" big.y4m -o - -f png -q >> f.out 2>/dev/null &
+  strace -f -qq -o /dev/null -e trace=tgkill -e inject=tgkill:delay_enter=500000 "$BIN" big.y4m -o - -f png -q >> f.out 2>/dev/null &
   grown f.out 20000
   kill -INT $(pgrep -f "^$BIN big.y4m") 2>/dev/null; wait
   [ "$(cat f.out)" = prefix ] || left=$((left + 1))
@@ -1855,6 +1855,39 @@ else
   same o/a.nv12 "$(ref "$PNG" nv12)"
   end
 fi
+
+begin batch-input-swapped-for-a-fifo
+# A listed file removed and a FIFO made at its name mid-batch: refused as not the file listed. The FIFO often gets
+# the freed inode number back, and passed for the file (it was read, whatever a writer sent). strace slows each
+# output's naming so the swap lands before the fifth file.
+if ! strace -qq -o /dev/null true 2>/dev/null; then skipped "no strace (or no ptrace) here"; else
+mkdir in; for i in 1 2 3 4 5 6; do cp "$PNG" in/f$i.png; done; snap
+strace -f -qq -o /dev/null -e trace=linkat -e inject=linkat:delay_enter=400000 "$BIN" convert in/ -o out/ -j 1 -q \
+  > "$OUT" 2> "$ERR" &
+pid=$!
+sleep 0.6; rm in/f5.png; mkfifo in/f5.png
+( timeout 5 sh -c "cat '$PNGA' > in/f5.png" ) &
+wait $pid; RC=$?; wait
+status 1; names in/f5.png; says 'is now a FIFO, not the file the run listed'
+[ -e out/f5.nv12 ] && bad "the FIFO swapped in was read"
+rm -f in/f5.png; cp "$PNG" in/f5.png
+ALLOW=(out 'out/*'); settled
+end
+fi
+
+begin update-report-replaced-mid-run
+# --update may replace its report file without --force because it is a report; a file put at that name during
+# the run (the user's notes, a link) is not one: it was renamed over at the end. Kept now, and the run fails.
+cp "$PNG" a.png; cp "$PNGA" b.png; mkfifo p
+yc convert a.png -o out/ --update -q --report json --report-file rep.json > "$OUT" 2> "$ERR"
+status 0; snap
+( sleep 1; echo "my notes" > notes.txt; mv notes.txt rep.json; timeout 5 sh -c 'cat b.png > p' ) &
+LIMIT=20; run convert a.png p -o out/ --update -q --report json --report-file rep.json
+wait
+status 1; names rep.json; says 'was replaced during the run by another file, which is kept'
+[ "$(cat rep.json)" = "my notes" ] || bad "the file put there was overwritten: $(head -c 60 rep.json)"
+ALLOW=(rep.json out/p.nv12 out/.yuvconv-manifest); settled
+end
 
 begin overlay-views-are-one-file
 # An overlay file system shows its layer's file under the overlay's device, with the same inode number, size and

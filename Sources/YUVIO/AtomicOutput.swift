@@ -15,6 +15,8 @@ import YUVCore
 public final class AtomicOutput {
     public let path: String
     private let force: Bool
+    /// The only file `force` may replace (see `init`), nil for any.
+    private let replacingOnly: FileStatus?
     var fd: Int32 = -1
     /// Writing a file of our own (named or not), not a descriptor or device: bytes can go at any offset.
     var seekable = false
@@ -96,11 +98,14 @@ public final class AtomicOutput {
 
     /// Checks up front that `path` may be written (`check`, so no work is wasted), then opens it: a descriptor,
     /// a device or FIFO in place, or a new temporary file in the target's folder.
-    /// With `hashing`, `digest` gives the output's size and SHA-256 after `commit`.
+    /// With `hashing`, `digest` gives the output's size and SHA-256 after `commit`. `replacingOnly`: `force` is
+    /// granted to replace that file alone, as it was when the run looked at it (`--update`'s report file, which it
+    /// may replace because it is a report): another put there meanwhile is kept and the commit fails.
     public init(path: String, force: Bool, inputs: [String] = [], protected: any FileIdentitySet = Set<FileIdentity>(),
-                hashing: Bool = false, plainFileOnly: Bool = false) throws(WriteError) {
+                hashing: Bool = false, plainFileOnly: Bool = false, replacingOnly: FileStatus? = nil) throws(WriteError) {
         self.path = path
         self.force = force
+        self.replacingOnly = replacingOnly
         if hashing { hasher = SHA256() }
         let real: String
         switch try Self.check(path: path, force: force, inputs: inputs, protected: protected, plainFileOnly: plainFileOnly) {
@@ -331,6 +336,14 @@ public final class AtomicOutput {
         }
         fd = -1
         if force {
+            // Granted for one file only: one put at the name since (a user's notes where --update's report was)
+            // is kept. (The rename replaced whatever was there then.)
+            var now = stat()
+            if let was = replacingOnly, withFileSystemPath(name, { fstatat(folder, $0, &now, AT_SYMLINK_NOFOLLOW) }) == 0,
+               FileStatus(now) != was {
+                remove(temp)
+                throw .system("was replaced during the run by another file, which is kept (--force replaces it)")
+            }
             if move(temp) != 0 {
                 let why = errnoMessage()
                 remove(temp)

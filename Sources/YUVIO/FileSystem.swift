@@ -227,8 +227,14 @@ public struct FileStatus: Sendable, Equatable {
         return FileIdentity(device: key | 1 << 63, inode: inode)
     }
 
-    /// Every identity the file goes by (`identity`, `viewIdentity`): what a set of inputs holds for it.
-    public var identities: [FileIdentity] { [identity, viewIdentity] }
+    /// A FIFO's, device's or socket's identity marked as one (bit 62 of the device, which no device number has):
+    /// a set of inputs holds it only for an input that was a stream when listed. A regular file removed and a
+    /// FIFO made at its name mid-batch often gets the freed inode number back, and passed as the file listed.
+    public var streamIdentity: FileIdentity? { kind.isStream ? FileIdentity(device: device | 1 << 62, inode: inode) : nil }
+
+    /// Every identity the file goes by (`identity`, `viewIdentity`, `streamIdentity`): what a set of inputs holds
+    /// for it.
+    public var identities: [FileIdentity] { [identity, viewIdentity] + (streamIdentity.map { [$0] } ?? []) }
 }
 
 /// One file, whatever its names (hard links, symlinks, `./a` and `a`).

@@ -65,7 +65,7 @@ public final class InputSource {
         guard let status = FileStatus(descriptor: fd) else { throw failure(.cannotOpen(errnoMessage())) }
         version = FileVersion(identity: status.identity, size: status.size, modified: status.modified)
         if status.kind == .directory { throw failure(.isDirectory) }
-        if let listed, path != "-", status.kind.isStream, !listed.contains(status.identity) {
+        if let listed, path != "-", status.kind.isStream, !(status.streamIdentity.map(listed.contains) ?? false) {
             throw failure(.cannotOpen("is now \(status.kind == .fifo ? "a FIFO" : "a device"), not the file the run listed "
                                       + "at this name; it is not read"))
         }

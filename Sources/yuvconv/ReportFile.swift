@@ -18,7 +18,11 @@ func openReportFile(_ options: Options, protected: any FileIdentitySet) throws(F
         }
         return nil
     }
-    do { return try AtomicOutput(path: file, force: reportReplaces(file, options), protected: protected) } catch {
+    // Without --force, --update replaces the report that is there at the start, and nothing put there since.
+    let only = options.force ? nil : FileStatus(path: file, follow: false)
+    do {
+        return try AtomicOutput(path: file, force: reportReplaces(file, options), protected: protected, replacingOnly: only)
+    } catch {
         throw FileError(output: file, error)
     }
 }

@@ -126,7 +126,7 @@ func run(_ args: [String]) -> Int32 {
     // the reader) — when the run is to go ahead: not in a dry run, nor when its output or report file would be
     // refused (no -o, an unknown format, a terminal, a file there without --force, no folder), which would cut a
     // waiting writer off for nothing. (Both routes make these checks again, with their messages.)
-    let inputIDs = Set(options.inputs.compactMap(inputIdentity))
+    let inputIDs = Set(options.inputs.flatMap(inputIdentities))
     if !options.dryRun, options.inputs.count == 1, let out = options.output, (try? options.outputFormat(for: out)) != nil,
        (try? refuseTerminal(out)) != nil,
        (try? AtomicOutput.check(path: out, force: options.force, inputs: options.inputs, protected: inputIDs)) != nil,
