@@ -1903,10 +1903,22 @@ if [ "$(id -u)" = 0 ] && mount -t overlay overlay -o lowerdir="$D/lower",upperdi
     status 1; says 'refusing to overwrite an input'
   done
   [ "$(sha256sum upper/p.jpg lower/q.png)" = "$before" ] || bad "an input was replaced through the other view"
+  # Copied up (a chmod through the overlay): the overlay keeps the lower file's inode number, the upper layer's copy
+  # has its own; only the size and times are the file's.
+  cp "$PNG" lower/c.png; chmod 600 ov/c.png; before=$(sha256sum upper/c.png)
+  for args in "ov/c.png -o upper/c.png -f png" "upper/c.png -o ov/c.png -f png"; do
+    run $args --force -q
+    status 1; says 'refusing to overwrite an input'
+  done
+  [ "$(sha256sum upper/c.png)" = "$before" ] || bad "a copied-up input was replaced through the other view"
+  # Standard error on the other view of a raw input: a usage error's line went into it.
+  head -c 1536 /dev/urandom > upper/x.nv12; before=$(sha256sum upper/x.nv12)
+  timeout -s KILL 20 "$BIN" upper/x.nv12 --size 32x32 -o y.nv12 --bogus 2>> ov/x.nv12; RC=$?
+  status 2; [ "$(sha256sum upper/x.nv12)" = "$before" ] || bad "a message went into the input through the other view"
   run ov/p.jpg -o p.nv12 -q
   status 0
   umount "$D/ov" && unset 'MOUNTS[-1]'
-  rm -rf wk ov p.nv12
+  rm -rf wk ov p.nv12 lower/c.png upper/c.png upper/x.nv12
   end
 else skipped "needs root and overlayfs"; fi
 

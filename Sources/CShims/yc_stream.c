@@ -64,7 +64,12 @@ long long yc_fifo_first_read(int fd, uint8_t *buf, size_t count, long long limit
     for (;;) {
         ssize_t n = read(fd, buf, count);
         if (n > 0) return n;
-        if (n == 0) return came ? 0 : -2;
+        if (n == 0) {
+            if (came) return 0;
+            // A writer that came and went between the wait's end and the read leaves POLLHUP: an empty stream.
+            struct pollfd p = {.fd = fd, .events = POLLIN};
+            return poll(&p, 1, 0) > 0 && (p.revents & POLLHUP) ? 0 : -2;
+        }
         if (errno == EINTR) continue;
         if (errno != EAGAIN && errno != EWOULDBLOCK) return -1;
         if (poll_for(fd, -1) < 0) return -1;   // a writer holds it open, idle: waited for without limit
@@ -321,6 +326,12 @@ int yc_is_pseudo_file(int fd) {
     if (fstatfs(fd, &fs) != 0) return 0;
     return fs.f_type == 0x9FA0 /* PROC_SUPER_MAGIC */ || fs.f_type == 0x62656572 /* SYSFS_MAGIC */;
 }
+int yc_on_overlay(const char *path, int fd) {
+    struct statfs fs;
+    if ((path ? statfs(path, &fs) : fstatfs(fd, &fs)) != 0) return 0;
+    return fs.f_type == 0x794C7630 /* OVERLAYFS_SUPER_MAGIC */;
+}
 #else
 int yc_is_pseudo_file(int fd) { (void)fd; return 0; }
+int yc_on_overlay(const char *path, int fd) { (void)path; (void)fd; return 0; }
 #endif

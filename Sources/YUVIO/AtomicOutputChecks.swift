@@ -90,7 +90,7 @@ extension AtomicOutput {
             throw .system(why)
         }
         if let st = FileStatus(path: real) {
-            if protected.holds(st) { throw .sameAsInput }
+            if protected.holds(st, onOverlay: onOverlay(path: real)) { throw .sameAsInput }
             if st.kind == .directory { throw .system("is a directory") }
             // open() cannot reach a Unix socket (ENXIO, which a FIFO without a reader gives too).
             if st.kind == .socket { throw .system(socketReason(remedy: "write to standard output and pipe it on")) }
@@ -136,7 +136,7 @@ extension AtomicOutput {
     public static func isOpen(onInput fd: Int32, _ isInput: (FileIdentity) -> Bool) -> Bool {
         // A named FIFO too: written into, the picture would go into the stream it is read from (`5<>in.fifo`).
         guard let st = FileStatus(descriptor: fd), st.kind == .regular || st.kind == .fifo else { return false }
-        return st.identities.contains(where: isInput)
+        return st.isOne(of: isInput, onOverlay: onOverlay(descriptor: fd))
     }
 
     /// The descriptor a path names without a file of its own: standard output and error, `/dev/fd/N`.
@@ -194,7 +194,10 @@ private struct ProtectedUnion: FileIdentitySet {
 public func inputIdentity(_ input: String) -> FileIdentity? { inputStatus(input)?.identity }
 
 /// Every identity of that input (`FileStatus.identities`), for the sets outputs are checked against.
-public func inputIdentities(_ input: String) -> [FileIdentity] { inputStatus(input)?.identities ?? [] }
+public func inputIdentities(_ input: String) -> [FileIdentity] {
+    guard let st = inputStatus(input) else { return [] }
+    return st.identities(onOverlay: input == "-" ? onOverlay(descriptor: STDIN_FILENO) : onOverlay(path: input))
+}
 
 /// The file an input path names, or standard input's when it is a file (`- < photo.jpg`); nil when none.
 func inputStatus(_ input: String) -> FileStatus? {

@@ -212,19 +212,19 @@ public struct FileStatus: Sendable, Equatable {
     /// Device and inode: what makes two names one file.
     public var identity: FileIdentity { FileIdentity(device: device, inode: inode) }
 
-    /// The same file seen under another device: an overlay file system (overlayfs: container storage, live
-    /// systems) shows a file of its upper or lower layer with the overlay's device and the file's own inode number,
-    /// size and times, while the layer's folder shows it with its own device — one file, two identities, and
-    /// `--force` between the two views replaced the input. This identity leaves the device out: the inode number
-    /// under a key made of the size and both times (its top bit set, which no device number has). Two different
-    /// files never share it in practice (a copy gets a new change time); a snapshot (btrfs, ZFS) shows its files
-    /// so too, and is then refused as the live file would be.
-    public var viewIdentity: FileIdentity {
+    /// The same file seen through an overlay file system (overlayfs: container storage, live systems) and through
+    /// its layer's own folder: two devices, and inode numbers that differ too once the file was copied up or
+    /// with `xino` — only the size and the times stay the file's (`--force` between the two views replaced the
+    /// input). This identity is those alone (a key with the top bit set, which no device number has), marked
+    /// with whether the file is seen through an overlay (bit 61); an output matches an input by it only where one
+    /// of the two is (`FileIdentitySet.holds`), so that elsewhere files alike in size and times to the clock's
+    /// tick (a disk image's copy, files written in one tick) stay apart.
+    public func viewIdentity(onOverlay: Bool) -> FileIdentity {
         var key: UInt64 = 0xcbf2_9ce4_8422_2325
         for v in [UInt64(bitPattern: Int64(size)), modified.bitPattern, changed.bitPattern] {
             for shift in stride(from: 0, to: 64, by: 8) { key = (key ^ (v >> UInt64(shift) & 0xFF)) &* 0x100_0000_01b3 }
         }
-        return FileIdentity(device: key | 1 << 63, inode: inode)
+        return FileIdentity(device: 1 << 63 | (onOverlay ? 1 << 61 : 0), inode: key)
     }
 
     /// A FIFO's, device's or socket's identity marked as one (bit 62 of the device, which no device number has):
@@ -233,8 +233,10 @@ public struct FileStatus: Sendable, Equatable {
     public var streamIdentity: FileIdentity? { kind.isStream ? FileIdentity(device: device | 1 << 62, inode: inode) : nil }
 
     /// Every identity the file goes by (`identity`, `viewIdentity`, `streamIdentity`): what a set of inputs holds
-    /// for it.
-    public var identities: [FileIdentity] { [identity, viewIdentity] + (streamIdentity.map { [$0] } ?? []) }
+    /// for it, `onOverlay` saying whether it is seen through an overlay (`onOverlay(path:)`).
+    public func identities(onOverlay: Bool) -> [FileIdentity] {
+        [identity, viewIdentity(onOverlay: onOverlay)] + (streamIdentity.map { [$0] } ?? [])
+    }
 }
 
 /// One file, whatever its names (hard links, symlinks, `./a` and `a`).
@@ -297,6 +299,12 @@ public func openToReadThrough(_ path: String) -> Int32 {
         if flags >= 0 { _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK) }
     }
     return fd
+}
+
+/// Whether `path` (or, without one, descriptor `fd`) is on an overlay file system.
+public func onOverlay(path: String? = nil, descriptor fd: Int32 = -1) -> Bool {
+    guard let path else { return yc_on_overlay(nil, fd) == 1 }
+    return withFileSystemPath(path) { yc_on_overlay($0, -1) } == 1
 }
 
 /// How long a FIFO opened by name waits for a writer, in seconds.

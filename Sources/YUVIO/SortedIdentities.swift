@@ -10,9 +10,20 @@ public protocol FileIdentitySet: Sendable {
 }
 
 extension FileIdentitySet {
-    /// Whether the file `status` describes is one of the set's, under any identity it goes by (`identities`: an
-    /// overlay's view of a layer's file too). The one question every check of an output against the inputs asks.
-    public func holds(_ status: FileStatus) -> Bool { status.identities.contains(where: contains) }
+    /// Whether the file `status` describes is one of the set's, under any identity it goes by (`identities`): an
+    /// overlay's view of a layer's file too — by size and times, where the input or this file (`onOverlay`) is
+    /// seen through an overlay. The one question every check of an output against the inputs asks.
+    public func holds(_ status: FileStatus, onOverlay: Bool) -> Bool { status.isOne(of: contains, onOverlay: onOverlay) }
+}
+
+extension FileStatus {
+    /// Whether this file (`onOverlay`: seen through an overlay) is one of the inputs `isInput` knows by their
+    /// `identities` (`FileIdentitySet.holds`).
+    public func isOne(of isInput: (FileIdentity) -> Bool, onOverlay: Bool) -> Bool {
+        if identities(onOverlay: true).contains(where: isInput) { return true }
+        // Seen through an overlay itself, it is the layer's file an input may be: the inputs seen plainly too.
+        return onOverlay && isInput(viewIdentity(onOverlay: false))
+    }
 }
 
 extension Set: FileIdentitySet where Element == FileIdentity {}

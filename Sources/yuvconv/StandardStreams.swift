@@ -186,9 +186,12 @@ let standardErrorMustStayUntouched: Bool = {
         }
         var candidates = [arg]
         if arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") { candidates.append(String(arg[arg.index(after: eq)...])) }
-        for c in candidates { if let st = FileStatus(path: c) { named.insert(st.identity) } }
+        for c in candidates { if let st = FileStatus(path: c) { named.formUnion(st.identities(onOverlay: onOverlay(path: c))) } }
     }
-    if named.contains(err.identity) || written.contains(err.identity) { return true }
+    // An argument's file under any identity (an overlay's other view of it too).
+    if err.isOne(of: named.contains, onOverlay: onOverlay(descriptor: STDERR_FILENO)) || written.contains(err.identity) {
+        return true
+    }
     if err.kind == .regular, err.size > 0, let path = descriptorFilePath(STDERR_FILENO),
        folders.contains(where: { path != $0 && isBelow(path, $0) }) {
         return true
