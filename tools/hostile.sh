@@ -1915,6 +1915,8 @@ if [ "$(id -u)" = 0 ] && mount -t overlay overlay -o lowerdir="$D/lower",upperdi
   head -c 1536 /dev/urandom > upper/x.nv12; before=$(sha256sum upper/x.nv12)
   timeout -s KILL 20 "$BIN" upper/x.nv12 --size 32x32 -o y.nv12 --bogus 2>> ov/x.nv12; RC=$?
   status 2; [ "$(sha256sum upper/x.nv12)" = "$before" ] || bad "a message went into the input through the other view"
+  timeout -s KILL 20 "$BIN" - --size 32x32 -o y.nv12 --bogus < upper/x.nv12 2>> ov/x.nv12; RC=$?
+  status 2; [ "$(sha256sum upper/x.nv12)" = "$before" ] || bad "a message went into standard input's file through the other view"
   run ov/p.jpg -o p.nv12 -q
   status 0
   umount "$D/ov" && unset 'MOUNTS[-1]'

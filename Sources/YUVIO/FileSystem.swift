@@ -217,8 +217,8 @@ public struct FileStatus: Sendable, Equatable {
     /// with `xino` — only the size and the times stay the file's (`--force` between the two views replaced the
     /// input). This identity is those alone (a key with the top bit set, which no device number has), marked
     /// with whether the file is seen through an overlay (bit 61); an output matches an input by it only where one
-    /// of the two is (`FileIdentitySet.holds`), so that elsewhere files alike in size and times to the clock's
-    /// tick (a disk image's copy, files written in one tick) stay apart.
+    /// of the two is and the other is not (`FileStatus.isOne`), so that elsewhere files alike in size and times to
+    /// the clock's tick (a disk image's copy, files written in one tick, a squashfs layer's whole seconds) stay apart.
     public func viewIdentity(onOverlay: Bool) -> FileIdentity {
         var key: UInt64 = 0xcbf2_9ce4_8422_2325
         for v in [UInt64(bitPattern: Int64(size)), modified.bitPattern, changed.bitPattern] {

@@ -20,9 +20,12 @@ extension FileStatus {
     /// Whether this file (`onOverlay`: seen through an overlay) is one of the inputs `isInput` knows by their
     /// `identities` (`FileIdentitySet.holds`).
     public func isOne(of isInput: (FileIdentity) -> Bool, onOverlay: Bool) -> Bool {
-        if identities(onOverlay: true).contains(where: isInput) { return true }
-        // Seen through an overlay itself, it is the layer's file an input may be: the inputs seen plainly too.
-        return onOverlay && isInput(viewIdentity(onOverlay: false))
+        if isInput(identity) || streamIdentity.map(isInput) == true { return true }
+        // By size and times only across an overlay and a layer's folder: seen through an overlay, this may be the
+        // layer's file of an input seen plainly, and seen plainly, the layer's file of an input seen through one.
+        // Two files on one side share a device, where the device and inode decide (on a layer with whole-second
+        // times, files written together alike in size would otherwise pass for one).
+        return isInput(viewIdentity(onOverlay: !onOverlay))
     }
 }
 

@@ -163,7 +163,9 @@ func releaseMessages(drop: @autoclosure () -> Bool) {
 /// elsewhere is none of these, and gets the message.
 let standardErrorMustStayUntouched: Bool = {
     guard let err = FileStatus(descriptor: STDERR_FILENO), err.kind == .regular || err.kind == .fifo else { return false }
-    if let input = FileStatus(descriptor: STDIN_FILENO), input.identity == err.identity { return true }
+    if let input = FileStatus(descriptor: STDIN_FILENO),
+       err.isOne(of: Set(input.identities(onOverlay: onOverlay(descriptor: STDIN_FILENO))).contains,
+                 onOverlay: onOverlay(descriptor: STDERR_FILENO)) { return true }
     if case .descriptorHasData? = AtomicOutput.overwrites(descriptor: STDERR_FILENO) { return true }
     var named = Set<FileIdentity>(), written = Set<FileIdentity>(), folders: [String] = []
     var args = (processArguments() ?? [])[...]
