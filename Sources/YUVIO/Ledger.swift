@@ -228,8 +228,15 @@ public final class Ledger: Sendable {
         reservable((workingBytes + threadStackBytes) * (jobs + 1))
     }
 
-    /// A thread's stack, as the system's default gives it (what `pthread_create` maps without attributes).
-    static var threadStackBytes: Int {
+    /// The least stack a thread doing a conversion is given (`startThread`), and the main thread's (`onRoomyStack`).
+    public static let minimumStackBytes = 2 << 20
+
+    /// A thread's stack: the system's default (what `pthread_create` maps without attributes), at least
+    /// `minimumStackBytes`; `startThread` asks for it explicitly.
+    static var threadStackBytes: Int { max(defaultThreadStackBytes, minimumStackBytes) }
+
+    /// The system's default thread stack.
+    static var defaultThreadStackBytes: Int {
         var limit = rlimit()
         #if canImport(Glibc)
         let resource = __rlimit_resource_t(RLIMIT_STACK.rawValue)

@@ -147,7 +147,13 @@ func startThread(_ body: @escaping @Sendable () -> Void) -> pthread_t? {
     }
     let job = Unmanaged.passRetained(Job(body)).toOpaque()
     var t = pthread_t()
-    let rc = pthread_create(&t, nil, { arg in
+    // The stack the ledger counts a thread for, whatever glibc's default (the stack limit at the start, which
+    // `ulimit -s 64` made 64 KiB: a batch's frames and a conversion's overran it, SIGSEGV).
+    var attr = pthread_attr_t()
+    pthread_attr_init(&attr)
+    defer { pthread_attr_destroy(&attr) }
+    _ = pthread_attr_setstacksize(&attr, Ledger.threadStackBytes)
+    let rc = pthread_create(&t, &attr, { arg in
         Unmanaged<Job>.fromOpaque(arg!).takeRetainedValue().body()
         return nil
     }, job)
@@ -159,6 +165,30 @@ func startThread(_ body: @escaping @Sendable () -> Void) -> pthread_t? {
 }
 
 func joinThread(_ t: pthread_t) { pthread_join(t, nil) }
+
+/// Runs a command's `body` where the stack has room for its work: here when the stack limit gives the main
+/// thread `Ledger.minimumStackBytes`, or can be raised to that (its hard limit allows it); else on a thread with
+/// a stack of that size (`ulimit -s 64`, which sets the hard limit too, ended every batch in SIGSEGV while a
+/// single conversion passed). The result is `body`'s.
+public func onRoomyStack(_ body: @escaping @Sendable () -> Int32) -> Int32 {
+    var limit = rlimit()
+    #if canImport(Glibc)
+    let resource = __rlimit_resource_t(RLIMIT_STACK.rawValue)
+    #else
+    let resource = RLIMIT_STACK
+    #endif
+    let want = rlim_t(Ledger.minimumStackBytes)
+    guard getrlimit(resource, &limit) == 0, limit.rlim_cur != rlim_t.max, limit.rlim_cur < want else { return body() }
+    if limit.rlim_max == rlim_t.max || limit.rlim_max >= want {
+        limit.rlim_cur = want
+        if setrlimit(resource, &limit) == 0 { return body() }   // the main stack grows to the new limit
+    }
+    final class Result: @unchecked Sendable { var status: Int32 = 0 }
+    let result = Result()
+    guard let t = startThread({ result.status = body() }) else { return body() }
+    joinThread(t)
+    return result.status
+}
 
 /// A key that names where an output goes, equal for two paths that reach the same file (links, `./a` and
 /// `a`, an existing file by device and inode) or the same descriptor: two outputs of one run must differ.

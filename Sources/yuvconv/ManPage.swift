@@ -52,7 +52,11 @@ let manPage: String = {
 func manDate() -> String {
     var t = time_t(getenv("SOURCE_DATE_EPOCH").flatMap { Int(String(cString: $0)) } ?? Int(time(nil)))
     var day = tm()
-    gmtime_r(&t, &day)
+    // A SOURCE_DATE_EPOCH no calendar holds (gmtime_r fails: 2^63 s) printed day 00 of year 219250468: today then.
+    if gmtime_r(&t, &day) == nil || day.tm_year > 9999 - 1900 || day.tm_year < 0 {
+        t = time(nil)
+        gmtime_r(&t, &day)
+    }
     func twoDigits(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
     return "\(day.tm_year + 1900)-\(twoDigits(day.tm_mon + 1))-\(twoDigits(day.tm_mday))"
 }

@@ -302,7 +302,9 @@ guard let arguments = processArguments() else {
     releaseMessages(drop: standardErrorMustStayUntouched)
     exit(2)
 }
-var status = run(arguments)
+// On a stack with room for a batch's and a conversion's frames, whatever `ulimit -s` left the main thread.
+let commandLine = arguments
+var status = onRoomyStack { run(commandLine) }
 // Whatever went to standard output must have arrived (`> /dev/full`). A reader that stopped reading text
 // (`--man | head -1`, a dry run's listing piped into `head`) ends the run with status 1 and no message
 // (`stdoutFailure`); image data cut short says so where it is written (IOFaultTests).

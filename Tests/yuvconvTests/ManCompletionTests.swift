@@ -84,6 +84,11 @@ final class ManCompletionTests: CLITestCase {
         // The same page for the same SOURCE_DATE_EPOCH, dated by it.
         let dated = try launch(binary, ["--man"], environment: ["SOURCE_DATE_EPOCH": "1700000000"], stdin: .null)
         XCTAssertTrue(String(decoding: dated.stdout, as: UTF8.self).hasPrefix(".TH YUVCONV 1 2023-11-14 "))
+        // One no calendar holds is today, not day 00 of year 219250468.
+        let far = try launch(binary, ["--man"], environment: ["SOURCE_DATE_EPOCH": "9223372036854775807"], stdin: .null)
+        let th = String(decoding: far.stdout, as: UTF8.self).prefix(40)
+        XCTAssertNotNil(th.range(of: #"^\.TH YUVCONV 1 [0-9]{4}-[01][0-9]-[0-3][0-9] "#, options: .regularExpression), String(th))
+        XCTAssertFalse(th.contains("-00 "), String(th))
     }
 
     func testManPageFormatsWithoutWarnings() throws {
