@@ -237,13 +237,7 @@ public final class Ledger: Sendable {
 
     /// The system's default thread stack.
     static var defaultThreadStackBytes: Int {
-        var limit = rlimit()
-        #if canImport(Glibc)
-        let resource = __rlimit_resource_t(RLIMIT_STACK.rawValue)
-        #else
-        let resource = RLIMIT_STACK
-        #endif
-        guard getrlimit(resource, &limit) == 0, limit.rlim_cur > 0 else { return 8 << 20 }
+        guard let limit = stackLimit(), limit.rlim_cur > 0 else { return 8 << 20 }
         // Unlimited (the largest value): glibc then gives threads its architecture's default, 2 MiB on x86-64.
         return limit.rlim_cur == rlim_t.max ? 2 << 20 : Int(min(limit.rlim_cur, 1 << 30))
     }

@@ -166,22 +166,34 @@ func startThread(_ body: @escaping @Sendable () -> Void) -> pthread_t? {
 
 func joinThread(_ t: pthread_t) { pthread_join(t, nil) }
 
+#if canImport(Glibc)
+private let stackResource = __rlimit_resource_t(RLIMIT_STACK.rawValue)
+#else
+private let stackResource = RLIMIT_STACK
+#endif
+
+/// The stack limit (`ulimit -s`, soft and hard), nil when it cannot be read.
+func stackLimit() -> rlimit? {
+    var limit = rlimit()
+    return getrlimit(stackResource, &limit) == 0 ? limit : nil
+}
+
+/// Sets the stack limit; true when it took.
+func setStackLimit(_ limit: rlimit) -> Bool {
+    var l = limit
+    return setrlimit(stackResource, &l) == 0
+}
+
 /// Runs a command's `body` where the stack has room for its work: here when the stack limit gives the main
 /// thread `Ledger.minimumStackBytes`, or can be raised to that (its hard limit allows it); else on a thread with
 /// a stack of that size (`ulimit -s 64`, which sets the hard limit too, ended every batch in SIGSEGV while a
 /// single conversion passed). The result is `body`'s.
 public func onRoomyStack(_ body: @escaping @Sendable () -> Int32) -> Int32 {
-    var limit = rlimit()
-    #if canImport(Glibc)
-    let resource = __rlimit_resource_t(RLIMIT_STACK.rawValue)
-    #else
-    let resource = RLIMIT_STACK
-    #endif
     let want = rlim_t(Ledger.minimumStackBytes)
-    guard getrlimit(resource, &limit) == 0, limit.rlim_cur != rlim_t.max, limit.rlim_cur < want else { return body() }
+    guard var limit = stackLimit(), limit.rlim_cur != rlim_t.max, limit.rlim_cur < want else { return body() }
     if limit.rlim_max == rlim_t.max || limit.rlim_max >= want {
         limit.rlim_cur = want
-        if setrlimit(resource, &limit) == 0 { return body() }   // the main stack grows to the new limit
+        if setStackLimit(limit) { return body() }   // the main stack grows to the new limit
     }
     final class Result: @unchecked Sendable { var status: Int32 = 0 }
     let result = Result()
