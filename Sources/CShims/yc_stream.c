@@ -319,6 +319,12 @@ int yc_copy_acl(int folder, const char *name, int fd) {
 int yc_copy_acl(int folder, const char *name, int fd) { (void)folder; (void)name; (void)fd; return 0; }
 #endif
 
+#include <sys/ioctl.h>
+int yc_terminal_columns(int fd) {
+    struct winsize w;
+    return ioctl(fd, TIOCGWINSZ, &w) == 0 ? w.ws_col : 0;
+}
+
 #if defined(__linux__)
 #include <sys/vfs.h>
 int yc_is_pseudo_file(int fd) {

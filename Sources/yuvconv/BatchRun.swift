@@ -3,6 +3,7 @@
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CShims
 import Synchronization
 import YUVBatch
 import YUVCore
@@ -78,9 +79,16 @@ struct Progress {
         let t = max(monotonicSeconds() - start, 1e-6)
         let rate = Double(done) / t
         let eta = rate > 0 ? Double(total - done) / rate : 0
-        let line = "\(done)/\(total) · \(formatFixed(rate, decimals: 1)) img/s · "
+        var line = "\(done)/\(total) · \(formatFixed(rate, decimals: 1)) img/s · "
             + "\(formatFixed(Double(bytes) / 1_048_576 / t, decimals: 1)) MiB/s · ETA \(Int(eta.rounded()))s"
             + (failed > 0 ? " · \(failed) failed" : "")
+        // Within the terminal's width, less its last column: a line that wrapped left a row behind at every redraw
+        // (`\r\e[K` clears the last row only), filling a narrow terminal. Failures come first where it is cut.
+        let columns = Int(yc_terminal_columns(STDERR_FILENO))
+        if columns > 1 && line.count > columns - 1 {
+            if failed > 0 { line = "\(failed) failed · " + line }
+            line = String(line.prefix(columns - 1))
+        }
         progressOutput.withLock { _ in
             _ = fputs("\r\u{1B}[K" + line, stderr)
             progressLineShown.store(true, ordering: .relaxed)

@@ -1378,6 +1378,22 @@ final class HostileTests: CLITestCase {
         }
     }
 
+    /// The progress line fits a narrow terminal, less its last column: a line wider than the terminal wrapped,
+    /// and each redraw (`\r\e[K` clears the last row only) left a row behind, filling a 40-column terminal.
+    func testProgressLineFitsANarrowTerminal() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { throw XCTSkip("no script(1)") }
+        let r = try sh("""
+            mkdir in && for i in $(seq 40); do cp "$F/pngsuite/basn2c08.png" in/img_with_a_long_name_$i.png; done
+            export TERM=xterm
+            script -qec "stty cols 40 rows 24; \"$B\" convert in -o out/ -j 1" /dev/null
+            """)
+        let pieces = r.stdout.split(whereSeparator: { $0 == 13 || $0 == 10 })
+            .map { String(decoding: $0, as: UTF8.self).replacingOccurrences(of: "\u{1B}[K", with: "") }
+            .filter { $0.contains("img/s") || $0.contains("ETA") }
+        XCTAssertFalse(pieces.isEmpty, r.stdout.isEmpty ? r.stderr : "no progress line")
+        XCTAssertEqual(pieces.filter { $0.count > 39 }, [])
+    }
+
     /// Quality metrics are opt-in: without --metrics a report measures the streaming conversion itself (its
     /// buffers are bands, not the picture) and has no PSNR; with it, PSNR and SSIM are there.
     func testMetricsAreOptIn() throws {

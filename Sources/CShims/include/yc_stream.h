@@ -22,6 +22,8 @@ FILE *yc_stream_open(int fd, int owns_fd, const uint8_t *head, size_t count, uin
 /// 1 when `fd` is open on a file system whose file sizes are made up (Linux's procfs and sysfs: 0 or 4096
 /// bytes whatever the file holds), else 0.
 int yc_is_pseudo_file(int fd);
+/// The columns of the terminal `fd` is on, 0 when it is none or does not say.
+int yc_terminal_columns(int fd);
 /// 1 when `path` (or, with `path` NULL, descriptor `fd`) is on an overlay file system (overlayfs), else 0.
 int yc_on_overlay(const char *path, int fd);
 
