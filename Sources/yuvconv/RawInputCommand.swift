@@ -48,9 +48,8 @@ func runRawInput(_ options: Options) -> Int32 {
             refusal = RawInput.frameProblem(path: input, width: size.width, height: size.height,
                                             layout: options.rawLayout(of: input), maxPixels: options.maxPixels,
                                             maxMemory: options.maxMemory)?.cli
-        }
-        if refusal == nil, RawInput.isY4M(path: input) && !options.isOneRawFrame(input), let asked = options.siting {
-            // The run reads the header's tag and says when it differs; the dry run reads no header.
+        } else if let asked = options.siting {
+            // A Y4M stream: the run reads the header's tag and says when it differs; the dry run reads no header.
             printErr("yuvconv: warning: \(name): a Y4M header says where its chroma sits and YUV input is not resampled, "
                      + "so --chroma-loc \(asked.rawValue) is ignored")
         }
