@@ -18,10 +18,12 @@ func openReportFile(_ options: Options, protected: any FileIdentitySet) throws(F
         }
         return nil
     }
-    // Without --force, --update replaces the report that is there at the start, and nothing put there since.
-    let only = options.force ? nil : FileStatus(path: file, follow: false)
+    // Without --force, --update replaces the report that is there at the start, and nothing put there since: the
+    // file looked at once, for the decision and for what the commit may replace.
+    let found = reportStatus(file)
     do {
-        return try AtomicOutput(path: file, force: reportReplaces(file, options), protected: protected, replacingOnly: only)
+        return try AtomicOutput(path: file, force: reportReplaces(file, options, found: found), protected: protected,
+                                replacingOnly: options.force ? nil : found)
     } catch {
         throw FileError(output: file, error)
     }
@@ -30,12 +32,15 @@ func openReportFile(_ options: Options, protected: any FileIdentitySet) throws(F
 /// Whether the report file `file` may be replaced, for the run and its dry run alike: with --force, and with
 /// --update, which makes the report anew each run like an out-of-date output — without --force only a plain
 /// file there (not a link, not a device) that is a report (`ReportFormat.isReport`): a photo at that name
-/// was replaced by the report.
-func reportReplaces(_ file: String, _ options: Options) -> Bool {
+/// was replaced by the report. `found`: what is there, as `reportStatus` gives it.
+func reportReplaces(_ file: String, _ options: Options, found: FileStatus?) -> Bool {
     guard !options.force else { return true }
-    guard options.update, let st = FileStatus(path: file, follow: false), st.kind == .regular else { return false }
+    guard options.update, let st = found, st.kind == .regular else { return false }
     return st.size == 0 || ReportFormat.isReport(head: RawInput.head(file, 512))
 }
+
+/// The report file's own status (a link is not followed), for `reportReplaces`.
+func reportStatus(_ file: String) -> FileStatus? { FileStatus(path: file, follow: false) }
 
 /// A report written as the batch goes: to the report file (its temporary file, moved into place at the end)
 /// or standard output, through a 64 KiB buffer. The first error is kept (and nothing more written), and

@@ -131,7 +131,7 @@ func run(_ args: [String]) -> Int32 {
        (try? refuseTerminal(out)) != nil,
        (try? AtomicOutput.check(path: out, force: options.force, inputs: options.inputs, protected: inputIDs)) != nil,
        creationProblem(out, makesFolders: false) == nil,
-       options.reportFile.map({ (try? AtomicOutput.check(path: $0, force: reportReplaces($0, options), inputs: options.inputs,
+       options.reportFile.map({ (try? AtomicOutput.check(path: $0, force: reportReplaces($0, options, found: reportStatus($0)), inputs: options.inputs,
                                                          protected: inputIDs)) != nil }) ?? true {
         StandardInput.opensStreams.store(true, ordering: .relaxed)
     }
