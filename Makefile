@@ -166,6 +166,7 @@ bench-e2e: build
 	$(call need_packages,$(E2E_PKGS))
 	@mkdir -p $(BENCH_DIR)
 	cc -O2 bench/png_decode.c $$(pkg-config --cflags --libs libpng) -o $(BENCH_DIR)/png_decode
+	cc -O2 bench/jpeg_decode.c $$(pkg-config --cflags --libs libturbojpeg) -o $(BENCH_DIR)/jpeg_decode
 	bench/e2e.sh $(BENCH_DIR)
 
 # What the optional work costs against the same conversion without it, in the same rounds: --report json,

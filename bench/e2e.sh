@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # make bench-e2e: whole conversions of a 12-megapixel photo, yuvconv against ffmpeg, ImageMagick, djpeg,
-# tjbench -yuv and a bare libpng decode, all timed in this one run. Wall time is the median of RUNS rounds
-# (timed by the shell around each command); peak memory is the maximum resident set size /usr/bin/time -v reports
-# in two untimed rounds (bench/rounds.sh).
+# tjbench -yuv, a one-shot TurboJPEG decode (bench/jpeg_decode.c) and a bare libpng decode, all timed in this
+# one run. Wall time is the median of RUNS rounds (timed by the shell around each command); peak memory is the
+# maximum resident set size /usr/bin/time -v reports in two untimed rounds (bench/rounds.sh).
 #
 #   bench/e2e.sh BUILD_DIR   (BUILD_DIR holds png_decode; the images are made there too)
 set -euo pipefail
@@ -27,6 +27,7 @@ add ffmpeg    out_ff.nv12  ffmpeg -v error -y -i photo12.jpg -vf scale=out_color
 # ImageMagick 6 exits 1 after writing a correct yuv: file here, so success is judged by the output.
 add magick    out_im.yuv   sh -c "convert photo12.jpg -sampling-factor 4:2:0 yuv:out_im.yuv; test -s out_im.yuv"
 add djpeg     out.ppm      djpeg -outfile out.ppm photo12.jpg
+add tjonce    -            ./jpeg_decode photo12.jpg
 add ours_png  out_png.nv12 "$yuvconv" photo12.png -o out_png.nv12 -q
 add png       -            ./png_decode photo12.png
 add ours_100  out100.nv12  "$yuvconv" photo100.jpg -o out100.nv12 -q
@@ -61,6 +62,7 @@ row "ffmpeg -> NV12 bt709 full" "$(ms ${T[ffmpeg]})" "$(mib ${R[ffmpeg]})" "$(ra
 row "ImageMagick convert -> yuv:" "$(ms ${T[magick]})" "$(mib ${R[magick]})" "$(ratio ${T[ours]} ${T[magick]})"
 row "djpeg -> PPM (RGB, 3 B/px)" "$(ms ${T[djpeg]})" "$(mib ${R[djpeg]})" "$(ratio ${T[ours]} ${T[djpeg]})"
 row "tjbench -yuv (in-memory decode to planes only)" "$(ms $tj_s)" "-" "$(ratio ${T[ours]} $tj_s)"
+row "TurboJPEG decode to planes, one process (jpeg_decode)" "$(ms ${T[tjonce]})" "$(mib ${R[tjonce]})" "$(ratio ${T[ours]} ${T[tjonce]})"
 row "yuvconv PNG -> NV12" "$(ms ${T[ours_png]})" "$(mib ${R[ours_png]})" "1.00x"
 row "libpng decode alone (same PNG)" "$(ms ${T[png]})" "$(mib ${R[png]})" "$(ratio ${T[ours_png]} ${T[png]})"
 row "yuvconv 100 MP baseline JPEG -> NV12" "$(ms ${T[ours_100]})" "$(mib ${R[ours_100]})" ""
@@ -74,8 +76,8 @@ if [ -n "${BASE_BIN:-}" ]; then
   printf '{"ratio_vs_base_jpeg": %s, "ratio_vs_base_png": %s, "ratio_vs_base_444": %s}\n' \
     "$(ratio ${T[ours]} ${T[base]} | tr -d x)" "$(ratio ${T[ours_png]} ${T[base_png]} | tr -d x)" "$(ratio ${T[ours_444]} ${T[base_444]} | tr -d x)"
 fi
-printf '{"ours_ms": %s, "ours_peak_mib": %s, "ffmpeg_ms": %s, "ffmpeg_peak_mib": %s, "djpeg_ms": %s, "tjbench_yuv_ms": %s, "magick_ms": %s, "ratio_vs_ffmpeg": %s, "ratio_vs_djpeg": %s, "ratio_vs_tjbench": %s, "png_ours_ms": %s, "png_decode_ms": %s, "ratio_png_vs_libpng": %s, "png_peak_mib": %s, "ours_100mp_peak_mib": %s, "ours_444_ms": %s, "ratio_444_vs_rgb_path": %s, "ratio_444_vs_djpeg": %s}\n' \
-  "$(ms ${T[ours]})" "$(mib ${R[ours]})" "$(ms ${T[ffmpeg]})" "$(mib ${R[ffmpeg]})" "$(ms ${T[djpeg]})" "$(ms $tj_s)" "$(ms ${T[magick]})" \
+printf '{"ours_ms": %s, "ours_peak_mib": %s, "ffmpeg_ms": %s, "ffmpeg_peak_mib": %s, "djpeg_ms": %s, "tjbench_yuv_ms": %s, "tj_process_ms": %s, "magick_ms": %s, "ratio_vs_ffmpeg": %s, "ratio_vs_djpeg": %s, "ratio_vs_tjbench": %s, "ratio_vs_tj_process": %s, "png_ours_ms": %s, "png_decode_ms": %s, "ratio_png_vs_libpng": %s, "png_peak_mib": %s, "ours_100mp_peak_mib": %s, "ours_444_ms": %s, "ratio_444_vs_rgb_path": %s, "ratio_444_vs_djpeg": %s}\n' \
+  "$(ms ${T[ours]})" "$(mib ${R[ours]})" "$(ms ${T[ffmpeg]})" "$(mib ${R[ffmpeg]})" "$(ms ${T[djpeg]})" "$(ms $tj_s)" "$(ms ${T[tjonce]})" "$(ms ${T[magick]})" \
   "$(ratio ${T[ours]} ${T[ffmpeg]} | tr -d x)" "$(ratio ${T[ours]} ${T[djpeg]} | tr -d x)" "$(ratio ${T[ours]} $tj_s | tr -d x)" \
   "$(ms ${T[ours_png]})" "$(ms ${T[png]})" "$(ratio ${T[ours_png]} ${T[png]} | tr -d x)" "$(mib ${R[ours_png]})" "$(mib ${R[ours_100]})" \
   "$(ms ${T[ours_444]})" "$(ratio ${T[ours_444]} ${T[rgb_444]} | tr -d x)" "$(ratio ${T[ours_444]} ${T[djpeg_444]} | tr -d x)"
