@@ -68,13 +68,15 @@ struct CellStyle: Sendable {
     /// Between W and H, and between the two PSNRs of a pair.
     let by: String, pair: String
 
-    /// Text as a table or a CSV field shows it: a control character (C0, DEL, C1) or an invisible reordering one
+    /// Text as a table, a CSV field or a JSON value shows it: a control character (C0, DEL, C1) or an invisible reordering one
     /// as `\xNN`, whatever its source — a file's name, a profile's description, or a field of `--update`'s
     /// manifest (a file in the output folder, which anyone who can write there can edit): no cell drives the
     /// terminal that shows the report, breaks a CSV line, or reorders what is shown around it.
     static func shown(_ s: String) -> String { PathBytes.escapingControls(s, keepLayout: false) }
 
-    static let json = CellStyle(text: jsonString, number: jsonNumber, bytes: { "\($0)" }, percent: (2, ""), decibels: 4,
+    /// JSON's own escapes keep a line valid, not a terminal safe: `jq -r` turns `\u001b` back into ESC. So its
+    /// text is shown first, as every other format's is.
+    static let json = CellStyle(text: { jsonString(shown($0)) }, number: jsonNumber, bytes: { "\($0)" }, percent: (2, ""), decibels: 4,
                                 similarity: 6, unmeasured: "null", by: "x", pair: "/")
     static let csv = CellStyle(text: csvText, defuse: true, number: fixed, bytes: { "\($0)" }, percent: (2, ""),
                                decibels: 4, similarity: 6, unmeasured: "", by: "x", pair: "/")

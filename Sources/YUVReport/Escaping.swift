@@ -115,7 +115,8 @@ public func shorten(_ s: String, _ n: Int) -> String {
         }
         switch chars[i + 1] {
         case "x": i += 4
-        case "u": i = (chars[(i + 1)...].firstIndex(of: "}") ?? i + 1) + 1
+        // Its closing brace may carry a combining mark that follows the escape (one character, `}́`).
+        case "u": i = (chars[(i + 1)...].firstIndex { $0.unicodeScalars.first == "}" } ?? i + 1) + 1
         default: i += 2
         }
     }

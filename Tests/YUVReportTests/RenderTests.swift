@@ -243,7 +243,7 @@ final class RenderTests: XCTestCase {
     /// control character as `\xNN` in the tables and the CSV — no cell sets a terminal's title, clears it or breaks
     /// a CSV line — and text that would start a formula gets its `'` in the CSV, whichever column (a restored
     /// manifest's sampling or route too), but the tool's own ffmpeg arguments (`-f rawvideo …`).
-    func testNoCellCarriesAControlCharacter() {
+    func testNoCellCarriesAControlCharacter() throws {
         let escape = "\u{1B}]0;pwned\u{07}\u{1B}[2J\u{1B}[31mRED\u{202E}"
         var info = SourceInfo(restoring: .png, width: 3, height: 5, sampling: escape, rowFormat: .rgb8,
                               progressive: false, interlaced: false, hasAlpha: false, orientation: 1)
@@ -260,6 +260,16 @@ final class RenderTests: XCTestCase {
                            "\(format): \(out.debugDescription)")
             XCTAssertTrue(out.contains("\\x1B]0;pwned\\x07"), "\(format): \(out)")
         }
+        // JSON too: its own escapes would keep the line valid, but `jq -r` turns \u001b back into ESC.
+        let json = renderReport([r], format: .json)
+        for line in json.split(separator: "\n") {
+            let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            for case let (key, value as String) in object {
+                XCTAssertFalse(value.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F || $0.value == 0x202E },
+                               "json \(key): \(value.debugDescription)")
+            }
+        }
+        XCTAssertTrue(json.contains("\"source_sampling\": \"\\\\x1B]0;pwned\\\\x07"), json)
         let row = csvTable([r]).rows[0]
         XCTAssertEqual(row["path"], "'=HYPERLINK(\"http://evil/\")\\x0A")
         XCTAssertTrue(row["ffmpeg_rawvideo_input"]?.hasPrefix("-f rawvideo") == true)
@@ -470,6 +480,11 @@ final class RenderTests: XCTestCase {
         XCTAssertEqual(shorten("abc\\\\def", 5), "…def")
         XCTAssertEqual(shorten("short", 10), "short")
         XCTAssertEqual(shorten("abcdefghijkl", 5), "…ijkl")
+        // A combining mark after an escape joins its last character (`}́`, `B́`): still one escape, cut before it.
+        XCTAssertEqual(shorten("n\\u{202E}\u{301}" + String(repeating: "x", count: 15) + ".png", 21),
+                       "…" + String(repeating: "x", count: 15) + ".png")
+        XCTAssertEqual(shorten("n\\x1B\u{301}" + String(repeating: "x", count: 15) + ".png", 21),
+                       "…" + String(repeating: "x", count: 15) + ".png")
     }
 
     /// Cells are padded and cut by terminal columns: a CJK or full-width name takes two a character, and pushed
