@@ -190,8 +190,7 @@ void *yc_colour_cmyk_create(const yc_colour *colour, yc_target target, char *tex
         return NULL;
     }
     char name[128] = {0};
-    if (cmsGetProfileInfoASCII(src, cmsInfoDescription, "en", "US", name, sizeof name) == 0 || !name[0])
-        snprintf(name, sizeof name, "ICC profile");
+    yc_colour_profile_name(src, name, sizeof name);
     cmsHPROFILE dst = yc_colour_target_profile(target);
     // Unoptimised, as every transform outside the RGB fast path: LittleCMS's optimised 8-bit CMYK pipeline
     // (a precalculated grid) was up to 5 code values off its double-precision transform on a real SWOP photo

@@ -9,6 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/// A profile's description as messages and reports show it, whatever kind of profile (RGB, grey, CMYK): its
+/// text in UTF-8, "ICC profile" when it has none, a control character as \xNN and a backslash as \\.
+void yc_colour_profile_name(cmsHPROFILE p, char *name, size_t size);
+
 /// The source's profile and its name, NULL when there is none (untagged, or what it has counts as sRGB: `*srgb`
 /// is then set), or when it is broken (the reason in `why`).
 cmsHPROFILE yc_colour_source_profile(const yc_colour *c, yc_target target, char *name, size_t name_size, int *srgb,

@@ -143,6 +143,12 @@ static void escape_controls(char *text, size_t size) {
     snprintf(text, size, "%s", out);
 }
 
+void yc_colour_profile_name(cmsHPROFILE p, char *name, size_t size) {
+    description_utf8(p, name, size);
+    if (!name[0]) snprintf(name, size, "ICC profile");
+    escape_controls(name, size);
+}
+
 // A gAMA within libpng's sRGB tolerance of 1/2.2 (±5% of 2.2·gamma), and a cHRM within 0.0015 of sRGB's.
 static int gamma_is_srgb(double g) { return fabs(g * 2.2 - 1) <= 0.05; }
 static int chrm_is_srgb(const double *c) {
@@ -209,9 +215,7 @@ cmsHPROFILE yc_colour_source_profile(const yc_colour *c, yc_target target, char 
             cmsCloseProfile(p);
             return NULL;
         }
-        description_utf8(p, name, name_size);
-        if (!name[0]) snprintf(name, name_size, "ICC profile");
-        escape_controls(name, name_size);
+        yc_colour_profile_name(p, name, name_size);
         if (space == cmsSigGrayData) {
             cmsHPROFILE rgb = grey_as_rgb(p, target, name, why, why_size);
             cmsCloseProfile(p);

@@ -264,6 +264,51 @@ final class ColourManagementTests: XCTestCase {
         XCTAssertEqual(equal, samples)
     }
 
+    /// A CMYK profile's description is shown as an RGB one's is (`yc_colour_profile_name`): a typed backslash
+    /// doubled, a control character as \xNN, other characters as themselves. The CMYK route read it with
+    /// LittleCMS's ASCII reader and escaped nothing: a typed "\x1B" looked like ESC's escape (this fixture's
+    /// version 2 profile keeps its description as ASCII, so the non-ASCII half is the RGB tests').
+    func testCMYKProfileNameIsShownAsAnRGBOnesIs() throws {
+        let cmyk = [UInt8](try Data(contentsOf: fixturesURL.appendingPathComponent("colour/kodim23-cmyk.jpg")))
+        var pieces: [Int: [UInt8]] = [:], i = 2, rest: [UInt8] = []
+        while i + 4 <= cmyk.count, cmyk[i] == 0xFF, cmyk[i + 1] != 0xDA {
+            let n = Int(cmyk[i + 2]) << 8 | Int(cmyk[i + 3])
+            if cmyk[i + 1] == 0xE2, n > 16, Array(cmyk[(i + 4)..<(i + 16)]) == Array("ICC_PROFILE\0".utf8) {
+                pieces[Int(cmyk[i + 16])] = Array(cmyk[(i + 18)..<(i + 2 + n)])
+            } else {
+                rest += cmyk[i..<(i + 2 + n)]
+            }
+            i += 2 + n
+        }
+        let icc = pieces.keys.sorted().flatMap { pieces[$0]! }
+        let profile = try XCTUnwrap(icc.withUnsafeBytes { cmsOpenProfileFromMem($0.baseAddress, UInt32($0.count)) })
+        defer { cmsCloseProfile(profile) }
+        let mlu = try XCTUnwrap(cmsMLUalloc(nil, 1))
+        defer { cmsMLUfree(mlu) }
+        let text: [wchar_t] = "lit \\x1B real \u{1B} end".unicodeScalars.map { wchar_t($0.value) } + [0]
+        XCTAssertNotEqual(cmsMLUsetWide(mlu, "en", "US", text), 0)
+        XCTAssertNotEqual(cmsWriteTag(profile, cmsSigProfileDescriptionTag, UnsafeRawPointer(mlu)), 0)
+        var size: UInt32 = 0
+        XCTAssertNotEqual(cmsSaveProfileToMem(profile, nil, &size), 0)
+        var saved = [UInt8](repeating: 0, count: Int(size))
+        XCTAssertNotEqual(cmsSaveProfileToMem(profile, &saved, &size), 0)
+        // The new profile in APP2 segments of up to 65,000 bytes, after SOI; the other segments and the scan as they were.
+        let chunks = stride(from: 0, to: saved.count, by: 65_000).map { Array(saved[$0..<min($0 + 65_000, saved.count)]) }
+        var out: [UInt8] = [0xFF, 0xD8]
+        for (k, chunk) in chunks.enumerated() {
+            let body = Array("ICC_PROFILE\0".utf8) + [UInt8(k + 1), UInt8(chunks.count)] + chunk
+            out += [0xFF, 0xE2, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 0xFF)] + body
+        }
+        out += rest
+        out += cmyk[i...]
+        let path = NSTemporaryDirectory() + "yuvconv-cmyk-name-\(getpid()).jpg"
+        try Data(out).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let plan = try decoder(path).colourPlan
+        XCTAssertEqual(plan.action, .decoded, plan.text)
+        XCTAssertTrue(plan.text.hasPrefix("lit \\\\x1B real \\x1B end (CMYK) → "), plan.text)
+    }
+
     /// An RGB profile on a CMYK JPEG cannot read its samples (LittleCMS refuses such a transform): a warning,
     /// the samples as the decoder converts them without a profile. Before, the RGB profile was applied to
     /// those rows (up to 40 code values off `--color-management off`).
