@@ -2156,6 +2156,18 @@ run a.png -o out/ -u --report json --report-file out/r.json
 status 0; says 'not a picture|not a count'; ALLOW=(out/*.nv12 out/.yuvconv-manifest out/r.json); settled
 end
 
+begin manifest-line-over-1-mib
+# A manifest line over 1 MiB was dropped whole, its output's name with it: the warning said the output would be
+# converted again, and the run then refused it as a file yuvconv never made (exit 1). The name before the
+# first tab stands: the line cannot be used, the output is converted again, as the warning says.
+cp "$PNG" a.png; yc a.png -o out/ -u -q > /dev/null 2>&1
+python3 -c "
+p='out/.yuvconv-manifest'; L=open(p,'rb').read().split(b'\\n'); f=L[2].split(b'\\t'); f[-1]=b'A'*(1<<20); L[2]=b'\\t'.join(f); open(p,'wb').write(b'\\n'.join(L))"
+snap
+run a.png -o out/ -u
+status 0; says 'longer than 1 MiB'; says 'converted 1|1 converted'; ALLOW=(out/a.nv12 out/.yuvconv-manifest); settled
+end
+
 begin manifest-with-impossible-measures
 # The quality columns took any number: 1e19 dB stopped every --update --report run (SIGILL in the report's
 # formatting), nan and an SSIM of 7 were "up to date" and reported. Now the line is malformed, converted again.

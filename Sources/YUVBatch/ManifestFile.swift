@@ -140,13 +140,19 @@ public final class ManifestFile: @unchecked Sendable {
     /// The escaped name a line starts with (its first field).
     static func name(_ line: [UInt8]) -> ArraySlice<UInt8> { line.prefix { $0 != 9 } }
 
-    /// The lines of `file` after `start` (but comments and those too long), sorted by name (stable), and how many
-    /// lines have the name of the one before.
+    /// The lines of `file` after `start` (but comments; one too long as its name alone), sorted by name (stable),
+    /// and how many lines have the name of the one before.
     private static func sortedLines(_ file: ManifestBytes, from start: Int, path: String) throws(FileError) -> (Spool, Int) {
         let keyed = Spool()
         var reader = LineReader(file, at: start), order: UInt64 = 0
         while let (line, _) = reader.next() {
             order += 1
+            // A line too long to keep stands as its name alone, a line that cannot be used: the output it names
+            // is converted again (`check`), as the warning says, not refused as one yuvconv never made.
+            if line == nil, let cut = reader.cutName {
+                MergeRecord.write(name: cut[...], order: order, change: false, line: cut[...], to: keyed)
+                continue
+            }
             guard let line, !line.isEmpty, line.first != UInt8(ascii: "#") else { continue }
             MergeRecord.write(name: name(line), order: order, change: false, line: line[...], to: keyed)
         }
@@ -251,6 +257,9 @@ struct LineReader {
     private var fetch: Int
     private var buffer = [UInt8](repeating: 0, count: 1 << 14)
     private var start = 0, filled = 0
+    /// The first field (the output's escaped name) of the last line `next` found too long, when a tab ends it
+    /// within `ManifestFile.longestLine`: the line cannot be used, but it still names an output yuvconv made.
+    private(set) var cutName: [UInt8]?
 
     init(_ source: ManifestBytes, at offset: Int) {
         self.source = source
@@ -263,6 +272,7 @@ struct LineReader {
     mutating func next() -> (line: [UInt8]?, start: Int)? {
         let lineStart = position
         var line: [UInt8] = [], tooLong = false
+        cutName = nil
         while true {
             if start == filled {
                 let n = buffer.withUnsafeMutableBytes { source.read(at: fetch, count: $0.count, into: $0.baseAddress!) }
@@ -274,7 +284,11 @@ struct LineReader {
             let end = newline ?? filled
             if !tooLong {
                 line += buffer[start..<end]
-                if line.count > ManifestFile.longestLine { (tooLong, line) = (true, []) }
+                if line.count > ManifestFile.longestLine {
+                    let tab = line.prefix(ManifestFile.longestLine).firstIndex(of: 9)
+                    cutName = tab.map { Array(line[..<$0]) }
+                    (tooLong, line) = (true, [])
+                }
             }
             position += end - start + (newline == nil ? 0 : 1)
             start = newline.map { $0 + 1 } ?? filled
