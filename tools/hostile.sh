@@ -1381,6 +1381,52 @@ run t.y4m -o z.jpg
 status 0; says 'left-sited.*centre-sited'; ALLOW=(z.jpg); settled
 end
 
+begin y4m-10bit-siting-from-chroma-loc
+# A 10-bit Y4M (C420p10) has no siting tag. yuvconv's own left-sited one was read back as centre-sited and
+# --chroma-loc left refused ("ignored"), so it came back as C420jpeg: --chroma-loc says where its chroma sits,
+# as for a raw frame. A tagged 8-bit Y4M still keeps its tag and ignores a contradicting --chroma-loc.
+printf 'YUV4MPEG2 W2 H2 C420p10 XCOLORRANGE=FULL\nFRAME\n' > t.y4m; printf '\0\2\0\2\0\2\0\2\0\2\0\2' >> t.y4m; snap
+run t.y4m -o l.y4m --depth 8 --chroma-loc left -q
+status 0; quiet; head -1 l.y4m | grep -q ' C420mpeg2 ' || bad "no C420mpeg2: $(head -1 l.y4m | head -c 80)"
+run l.y4m -o c.y4m --chroma-loc center -q
+status 0; says 'left-sited \(C420mpeg2\).*--chroma-loc center is ignored'
+head -1 c.y4m | grep -q ' C420mpeg2 ' || bad "the tag was not kept: $(head -1 c.y4m | head -c 80)"
+ALLOW=(l.y4m c.y4m); settled
+end
+
+begin y4m-ratio-ffmpeg-cannot-read
+# F and A values of 2^31 or more were copied into the output's header: FFmpeg reads them as signed 32-bit
+# numbers (ffprobe: N/A, or 25/1). They are unreadable, written as 1:1 with a warning.
+printf 'YUV4MPEG2 W2 H2 F2147483648:1 A1:4294967295 C420jpeg\nFRAME\n\x80\x80\x80\x80\x80\x80' > r.y4m; snap
+run r.y4m -o o.y4m
+status 0; says 'F2147483648:1 A1:4294967295 cannot be read'
+head -1 o.y4m | grep -q ' F1:1 .*A1:1 ' || bad "header: $(head -1 o.y4m | head -c 80)"
+ALLOW=(o.y4m); settled
+end
+
+begin y4m-more-frames-warns
+# The frames after the first (or any bytes after it) were dropped without a word.
+printf 'YUV4MPEG2 W2 H2 C420jpeg\nFRAME\n\x10\x10\x10\x10\x80\x80FRAME\n\xeb\xeb\xeb\xeb\x80\x80' > m.y4m
+printf 'YUV4MPEG2 W2 H2 C420jpeg\nFRAME\n\x10\x10\x10\x10\x80\x80' > one.y4m; snap
+run m.y4m -o o.y4m
+status 0; says 'goes on after its first frame'
+run one.y4m -o p.y4m -q
+status 0; quiet; ALLOW=(o.y4m p.y4m); settled
+end
+
+begin yuv-input-ignores-sharp-chroma
+# YUV input ignores --chroma-filter (a warning), but sharp chroma's conflicts were usage errors for it: to a
+# 10-bit layout, with --depth 10 or with --chroma-loc left (which describes a raw frame's chroma).
+printf 'YUV4MPEG2 W2 H2 C420jpeg\nFRAME\n\x10\x10\x10\x10\x80\x80' > s.y4m
+head -c 6 /dev/zero | tr '\0' '\200' > f.nv12; snap
+run s.y4m -o s.p010 --chroma-filter sharp
+status 0; says 'chroma-filter.*ignored'
+run s.y4m -o t.y4m --depth 10 --chroma-filter sharp
+status 0; says 'chroma-filter.*ignored'
+run f.nv12 -s 2x2 -o u.y4m --chroma-loc left --chroma-filter sharp
+status 0; says 'chroma-filter.*ignored'; ALLOW=(s.p010 t.y4m u.y4m); settled
+end
+
 begin y4m-range-contradicted-warns
 # XCOLORRANGE wins over --range, as the header wins over --size, --pix-fmt and --chroma-loc; those said so, this
 # one was dropped in silence. A --range that agrees says nothing.
@@ -2166,6 +2212,17 @@ p='out/.yuvconv-manifest'; L=open(p,'rb').read().split(b'\\n'); f=L[2].split(b'\
 snap
 run a.png -o out/ -u
 status 0; says 'longer than 1 MiB'; says 'converted 1|1 converted'; ALLOW=(out/a.nv12 out/.yuvconv-manifest); settled
+end
+
+begin manifest-line-with-nul
+# A NUL byte in a manifest line (no name holds one) was taken as part of the name: the output then counted as
+# never recorded and was refused, with no word about the line. The line is now malformed, and said.
+cp "$PNG" a.png; yc a.png -o out/ -u -q > /dev/null 2>&1
+python3 -c "
+p='out/.yuvconv-manifest'; L=open(p,'rb').read().split(b'\\n'); L[2]=L[2].replace(b'a.nv12', b'a\\x00.nv12', 1); open(p,'wb').write(b'\\n'.join(L))"
+snap
+run a.png -o out/ -u -n
+says 'line 3: a NUL byte'; settled
 end
 
 begin manifest-with-impossible-measures

@@ -241,11 +241,12 @@ public enum RawInput {
 
     /// The Y4M colour spaces read: 8-bit 4:2:0 under any chroma siting tag, and 10-bit 4:2:0.
     static let y4mColourSpaces: Set<String> = ["420", "420jpeg", "420mpeg2", "420paldv", "420p10"]
-    /// `N:D`, both whole numbers from 1 to 2^32 − 1 (`0:0`, unknown, too where `unknownAllowed`: a pixel aspect).
+    /// `N:D`, both whole numbers from 1 to 2^31 − 1 (`0:0`, unknown, too where `unknownAllowed`: a pixel aspect).
+    /// FFmpeg reads them as signed 32-bit numbers: 2^31 or more came back from ffprobe as N/A, or as 25/1.
     static func isRatio(_ s: Substring, unknownAllowed: Bool) -> Bool {
         let parts = s.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.count <= 10 && $0.allSatisfy { ("0"..."9").contains($0) } }),
-              let n = UInt64(parts[0]), let d = UInt64(parts[1]), n <= UInt64(UInt32.max), d <= UInt64(UInt32.max) else {
+              let n = UInt64(parts[0]), let d = UInt64(parts[1]), n <= UInt64(Int32.max), d <= UInt64(Int32.max) else {
             return false
         }
         return (n > 0 && d > 0) || (unknownAllowed && n == 0 && d == 0)
@@ -260,12 +261,13 @@ public enum RawInput {
         + ["9", "10", "12", "16"].map { "MONO\($0)" })
 
     /// The first frame of a YUV4MPEG2 stream (4:2:0, 8- or 10-bit); returns the range its XCOLORRANGE names,
-    /// the siting its colour-space tag says and its interlacing tag (`I`, progressive when absent). The
+    /// the siting its colour-space tag says (nil for C420p10, which has none) and its interlacing tag (`I`,
+    /// progressive when absent). The
     /// header is checked (size against `maxPixels`, colour space) before any frame data is read, and only
     /// the first frame's bytes are read.
     public static func readY4M(path: String, maxPixels: Int, maxMemory: Int? = nil) throws(FileError)
-        -> (YUVImage, ColorRange?, ChromaLocation, Y4MTiming) {
-        try withInput(path) { (input, _) throws(DecodeError) -> (YUVImage, ColorRange?, ChromaLocation, Y4MTiming) in
+        -> (YUVImage, ColorRange?, ChromaLocation?, Y4MTiming) {
+        try withInput(path) { (input, _) throws(DecodeError) -> (YUVImage, ColorRange?, ChromaLocation?, Y4MTiming) in
             let header = String(decoding: try input.line(limit: 4096, what: "the Y4M header"), as: UTF8.self)
             let fields = header.split(separator: " ")
             guard fields.first == "YUV4MPEG2" else {
@@ -381,10 +383,15 @@ public enum RawInput {
             }
             try checkSamples(bytes, layout: layout)
             let image = YUVImage(width: w, height: h, layout: layout, bytes: bytes)
-            // The siting tag: C420mpeg2 is left-sited, C420paldv top-left, the rest centre (C420jpeg, C420, C420p10).
-            let siting: ChromaLocation = colour == "420mpeg2" ? .left : colour == "420paldv" ? .topleft : .center
+            // The siting tag: C420mpeg2 is left-sited, C420paldv top-left, C420jpeg and C420 centre; C420p10 says
+            // nothing (FFmpeg: unspecified), so nil: the caller's --chroma-loc, as for a raw frame.
+            let siting: ChromaLocation? = colour == "420mpeg2" ? .left : colour == "420paldv" ? .topleft
+                : colour == "420p10" ? nil : .center
             var timing = Y4MTiming(interlacing: interlacing, frameRate: rate, aspect: aspect)
             timing.unreadable = unreadable
+            // A file that goes on after its first frame (more frames, or other bytes): said, since the rest is not
+            // converted. A stream is not read further: an endless producer would hold the run.
+            timing.goesOn = input.fileSize != nil && getc(input.file) != EOF
             timing.colourSpace = tag.map { "C\($0)" } ?? xyscss.map { "XYSCSS=\($0)" } ?? "no C tag"
             return (image, range, siting, timing)
         }
@@ -401,6 +408,8 @@ public struct Y4MTiming: Sendable, Equatable {
     public var unreadable: [String] = []
     /// The colour-space tag as the header gave it (`C420p10`, `XYSCSS=420MPEG2`, or "no C tag"), for messages.
     public var colourSpace = "no C tag"
+    /// A Y4M file holds more after its first frame (the frames after it, which are not converted).
+    public var goesOn = false
 
     public init(interlacing: Y4MInterlacing = .progressive, frameRate: String = "1:1", aspect: String = "1:1") {
         (self.interlacing, self.frameRate, self.aspect) = (interlacing, frameRate, aspect)

@@ -112,6 +112,7 @@ func runBatch(_ options: Options) -> Int32 {
     guard !options.inputs.isEmpty || options.filesFrom != nil else {
         return usageFailure("convert needs at least one file, folder or --files-from list")
     }
+    if let conflict = options.sharpChromaConflict() { return usageFailure(conflict) }
     let shardRemedy = "convert it without --shard, to a file (-o FILE)"
     if let refused = refuseShardedStandardInput(options, doing: shardRemedy) { return refused }
     if let refused = refuseReportOnStandardError(options) { return refused }
@@ -128,7 +129,7 @@ func runBatch(_ options: Options) -> Int32 {
             return planFailure(.sameOutput(first: first, second: second, output: first))
         }
         plan = try BatchPlan(inputs, outputFolder: folder, template: options.nameTemplate,
-                             format: options.format, needs: options.rawOnlyNeeds, shard: options.shard,
+                             format: options.format, needs: options.rawOnlyNeeds(), shard: options.shard,
                              // Without a report file the report goes to standard output: that may be an output too.
                              reportFile: options.reportFile ?? (options.reportFormat != nil ? "-" : nil),
                              alsoWritten: (options.reportFile.map { [$0] } ?? [])

@@ -168,17 +168,10 @@ struct Options {
             try option.apply(&o, flag, value)
             o.given.insert(option.names.first { $0.hasPrefix("--") } ?? flag)
         }
-        if o.chromaFilter == .sharp && (o.siting ?? .center) != .center {
-            throw UsageError(message: "--chroma-filter sharp makes centre-sited chroma (for bilinear players); "
-                             + "not with --chroma-loc \(o.siting!.rawValue)")
-        }
         // Every route (one file, a batch, YUV input) refuses it here, before any input is looked at.
         if !o.reportOnly && o.reportFile != nil && o.reportFormat == nil
             && !(o.showHelp || o.showVersion || o.showMan || o.completionShell != nil) {
             throw UsageError(message: "--report-file needs --report FORMAT")
-        }
-        if o.chromaFilter == .sharp && o.depth == 10 {
-            throw UsageError(message: "--chroma-filter sharp writes 8-bit samples; not with --depth 10")
         }
         return o
     }
@@ -260,12 +253,27 @@ struct Options {
         return d
     }
 
-    /// What this run asks of its outputs that only raw layouts carry, in the order they are named.
-    var rawOnlyNeeds: [OutputFormat.RawOnly] {
+    /// What this run asks of its outputs that only raw layouts carry, in the order they are named. YUV input
+    /// (`rawInput`) ignores --chroma-filter, with a warning: sharp chroma asks nothing of its output there.
+    func rawOnlyNeeds(rawInput: Bool = false) -> [OutputFormat.RawOnly] {
         (alignGiven && alignment > 1 ? [.rowPadding] : []) + (alignGiven && alignment > 1 && alignment % 2 == 1 ? [.oddRowPadding] : [])
             + (heightAlignment > 1 ? [.planePadding] : [])
             + (alpha == .keep ? [.alphaPlane] : []) + (depth.map { [.bitDepth($0)] } ?? [])
-            + (chromaFilter == .sharp ? [.sharpChroma] : [])
+            + (chromaFilter == .sharp && !rawInput ? [.sharpChroma] : [])
+    }
+
+    /// Sharp chroma against the other options, for the routes that make chroma from RGB (one picture, a batch,
+    /// `report`): it is centre-sited and 8-bit. YUV input ignores --chroma-filter (a warning), so an option
+    /// it ignores refuses nothing there (`s.y4m -o s.p010 --chroma-filter sharp` was a usage error, while a
+    /// 10-bit Y4M to a 10-bit Y4M drew the warning).
+    func sharpChromaConflict() -> UsageError? {
+        guard chromaFilter == .sharp else { return nil }
+        if let s = siting, s != .center {
+            return UsageError(message: "--chroma-filter sharp makes centre-sited chroma (for bilinear players); "
+                              + "not with --chroma-loc \(s.rawValue)")
+        }
+        if depth == 10 { return UsageError(message: "--chroma-filter sharp writes 8-bit samples; not with --depth 10") }
+        return nil
     }
 
     /// The matrix, range and siting a conversion to `format` is made with — the one place `convert` and `report`
@@ -282,8 +290,9 @@ struct Options {
 
     /// What to write to `output`: `--format`, else the name's extension (one rule for single files and
     /// batches: `OutputFormat.resolve`). Options the format cannot honour are usage errors.
-    func outputFormat(for output: String) throws(UsageError) -> OutputFormat {
-        do { return try OutputFormat.resolve(asked: format, path: output, needs: rawOnlyNeeds) } catch {
+    func outputFormat(for output: String, rawInput: Bool = false) throws(UsageError) -> OutputFormat {
+        if !rawInput, let conflict = sharpChromaConflict() { throw conflict }
+        do { return try OutputFormat.resolve(asked: format, path: output, needs: rawOnlyNeeds(rawInput: rawInput)) } catch {
             throw UsageError(message: error.cliMessage)
         }
     }

@@ -21,7 +21,7 @@ func runRawInput(_ options: Options) -> Int32 {
                              + "YUV input (raw or Y4M) writes no report")
         }
         try refuseTerminal(output)
-        format = try options.outputFormat(for: output)
+        format = try options.outputFormat(for: output, rawInput: true)
     } catch {
         return usageFailure(error)
     }
@@ -51,7 +51,8 @@ func runRawInput(_ options: Options) -> Int32 {
         } else if let asked = options.siting {
             // A Y4M stream: the run reads the header's tag and says when it differs; the dry run reads no header.
             printErr("yuvconv: warning: \(name): a Y4M header says where its chroma sits and YUV input is not resampled, "
-                     + "so --chroma-loc \(asked.rawValue) is ignored")
+                     + "so --chroma-loc \(asked.rawValue) is ignored (unless the header is a 10-bit C420p10, which has no "
+                     + "siting tag: then it says where the chroma sits)")
         }
         return dryRunOne(input: input, output: output, format: format, options: options, protected: protected,
                          inputRefusal: refusal)
@@ -74,16 +75,23 @@ func runRawInput(_ options: Options) -> Int32 {
         var spec = options.spec
         // The input's siting (a Y4M's tag, else --chroma-loc), kept in a Y4M output's tag: the samples are moved,
         // never resampled.
-        var siting = options.siting ?? .center, sitingFromTag = false
+        var siting = options.siting ?? .center
         var timing = Y4MTiming()
         if RawInput.isY4M(path: input) && !options.isOneRawFrame(input) {
             if options.inputSize != nil || options.inputLayout != nil {
                 printErr("yuvconv: warning: \(name): a Y4M header gives the size and layout; --size and --pix-fmt are ignored")
             }
-            let (img, range, tag, stream) = try RawInput.readY4M(path: input, maxPixels: options.maxPixels,
-                                                                 maxMemory: options.maxMemory)
+            let (img, range, tagged, stream) = try RawInput.readY4M(path: input, maxPixels: options.maxPixels,
+                                                                    maxMemory: options.maxMemory)
+            // A 10-bit header (C420p10) has no siting tag: --chroma-loc says where its chroma sits, as for a raw
+            // frame (yuvconv's own left-sited 10-bit Y4M comes back left-sited), else the centre.
+            let tag = tagged ?? options.siting ?? .center
             let fields = stream.interlacing
             image = img
+            if stream.goesOn {
+                printErr("yuvconv: warning: \(name): the Y4M file goes on after its first frame; only that frame is "
+                         + "converted (yuvconv converts one picture)")
+            }
             // A Y4M output keeps the stream's frame rate and pixel aspect.
             timing.frameRate = stream.frameRate
             timing.aspect = stream.aspect
@@ -101,13 +109,13 @@ func runRawInput(_ options: Options) -> Int32 {
                          + "converted as one progressive picture (the two fields woven, each field's chroma read as the frame's)")
             }
             // The tag says where the samples sit; they are moved, never resampled, so it stays true.
-            let said = "its chroma is \(tag.rawValue)-sited (\(stream.colourSpace))"
+            let said = "its chroma is \(tag.rawValue)-sited (" + (tagged != nil ? stream.colourSpace
+                : "\(stream.colourSpace) has no siting tag; " + (options.siting != nil ? "--chroma-loc" : "taken as centre")) + ")"
             if let asked = options.siting, asked != tag {
                 printErr("yuvconv: warning: \(name): \(said); YUV input is not resampled, so --chroma-loc \(asked.rawValue) "
                          + "is ignored")
             }
             siting = tag
-            sitingFromTag = true
             // JPEG and PNG outputs are centre-sited, and so is a 10-bit Y4M to its readers (C420p10 has no siting
             // tag): other chroma is taken as centre-sited there, half a pixel off (the samples are not resampled),
             // which is worth a word.
@@ -190,8 +198,8 @@ func runRawInput(_ options: Options) -> Int32 {
             throw FileError(input: input, writing: written, error)
         }
         if !options.quiet {
-            // The siting too when it is not the centre (a Y4M's tag): a raw output does not carry it.
-            let sited = !sitingFromTag || siting == .center ? "" : ", \(siting.rawValue)-sited chroma"
+            // The siting too when it is not the centre (a Y4M's tag or --chroma-loc): a raw output does not carry it.
+            let sited = siting == .center ? "" : ", \(siting.rawValue)-sited chroma"
             printErr("\(name): \(image.width)x\(image.height) YUV \(image.layout.rawValue) (\(spec)\(sited)) -> \(sink.isStandardOutput ? "<stdout>" : displayPath(written))")
         }
         return 0

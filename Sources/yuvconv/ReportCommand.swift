@@ -16,6 +16,7 @@ func runReport(_ options: Options) -> Int32 {
     guard !options.inputs.isEmpty || options.filesFrom != nil else {
         return usageFailure("report needs at least one file, folder or --files-from list")
     }
+    if let conflict = options.sharpChromaConflict() { return usageFailure(conflict) }
     let shardRemedy = "measure it without --shard"
     if let refused = refuseShardedStandardInput(options, doing: shardRemedy) { return refused }
     if let refused = refuseReportOnStandardError(options) { return refused }
@@ -23,7 +24,7 @@ func runReport(_ options: Options) -> Int32 {
     // (--alpha keep or --align for a Y4M or JPEG, --depth 10 for nv12, sharp chroma for a 10-bit layout) is
     // refused here too, not reported as sizes no output can have.
     let measured = options.measuredFormat
-    if let need = options.rawOnlyNeeds.first(where: { !measured.carries($0) }) {
+    if let need = options.rawOnlyNeeds().first(where: { !measured.carries($0) }) {
         return usageFailure(OutputFormat.Refusal.rawOnly(need, measured).cliMessage)
     }
     // Options that do nothing for the conversion measured, as convert names them (-0 without a list, --chroma-loc

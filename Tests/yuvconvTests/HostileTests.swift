@@ -267,8 +267,16 @@ final class HostileTests: CLITestCase {
                       ten.stderr)
         let eight = try run(["m2.y4m", "-o", "o8.y4m"])
         XCTAssertFalse(eight.stderr.contains("warning"), eight.stderr)
+        // C420p10 has no siting tag: --chroma-loc says where its chroma sits (as for a raw frame), so it is not
+        // "ignored" (it was, and the chroma taken as centre-sited); to 8 bits it gets its tag back.
         let asked = try run(["o10.y4m", "-o", "p.y4m", "--chroma-loc", "left"])
-        XCTAssertTrue(asked.stderr.contains("its chroma is center-sited (C420p10); YUV input is not resampled"), asked.stderr)
+        XCTAssertTrue(asked.stderr.contains("its chroma is left-sited (C420p10 has no siting tag; --chroma-loc); a 10-bit Y4M header"),
+                      asked.stderr)
+        XCTAssertFalse(asked.stderr.contains("ignored"), asked.stderr)
+        let back = try run(["o10.y4m", "-o", "p8.y4m", "--chroma-loc", "left", "--depth", "8", "-q"])
+        XCTAssertEqual(back.status, 0, back.stderr)
+        XCTAssertTrue(try String(contentsOf: work.appendingPathComponent("p8.y4m"), encoding: .isoLatin1).hasPrefix(
+            "YUV4MPEG2 W8 H4 F25:1 Ip A1:1 C420mpeg2 "))
         // YUV input writes no report, so the warning points to none (it did: "the report's chroma_location …").
         try Data(repeating: 128, count: 8 * 4 * 3 / 2).write(to: work.appendingPathComponent("r.nv12"))
         let raw = try run(["r.nv12", "--size", "8x4", "--chroma-loc", "topleft", "--depth", "10", "-o", "r.y4m"])
