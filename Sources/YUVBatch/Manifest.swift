@@ -204,10 +204,6 @@ public struct Manifest: Sendable {
                 escaped = true
             } else if b == 9 {
                 fields.append([])
-            } else if b == 0 {
-                // No name holds one, and this version writes none: an edited line (a name with a NUL never
-                // matched its output, which was then refused as not recorded, without a word about the line).
-                throw Malformed(why: "a NUL byte")
             } else {
                 fields[fields.count - 1].append(b)
             }
