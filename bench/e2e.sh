@@ -4,7 +4,7 @@
 # one run. Wall time is the median of RUNS rounds (timed by the shell around each command); peak memory is the
 # maximum resident set size /usr/bin/time -v reports in two untimed rounds (bench/rounds.sh).
 #
-#   bench/e2e.sh BUILD_DIR   (BUILD_DIR holds png_decode; the images are made there too)
+#   bench/e2e.sh BUILD_DIR   (BUILD_DIR holds png_decode and jpeg_decode; the images are made there too)
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$here/.build/bench}
@@ -79,5 +79,5 @@ fi
 printf '{"ours_ms": %s, "ours_peak_mib": %s, "ffmpeg_ms": %s, "ffmpeg_peak_mib": %s, "djpeg_ms": %s, "tjbench_yuv_ms": %s, "tj_process_ms": %s, "magick_ms": %s, "ratio_vs_ffmpeg": %s, "ratio_vs_djpeg": %s, "ratio_vs_tjbench": %s, "ratio_vs_tj_process": %s, "png_ours_ms": %s, "png_decode_ms": %s, "ratio_png_vs_libpng": %s, "png_peak_mib": %s, "ours_100mp_peak_mib": %s, "ours_444_ms": %s, "ratio_444_vs_rgb_path": %s, "ratio_444_vs_djpeg": %s}\n' \
   "$(ms ${T[ours]})" "$(mib ${R[ours]})" "$(ms ${T[ffmpeg]})" "$(mib ${R[ffmpeg]})" "$(ms ${T[djpeg]})" "$(ms $tj_s)" "$(ms ${T[tjonce]})" "$(ms ${T[magick]})" \
   "$(ratio ${T[ours]} ${T[ffmpeg]} | tr -d x)" "$(ratio ${T[ours]} ${T[djpeg]} | tr -d x)" "$(ratio ${T[ours]} $tj_s | tr -d x)" \
-  "$(ms ${T[ours_png]})" "$(ms ${T[png]})" "$(ratio ${T[ours_png]} ${T[png]} | tr -d x)" "$(mib ${R[ours_png]})" "$(mib ${R[ours_100]})" \
+  "$(ratio ${T[ours]} ${T[tjonce]} | tr -d x)" "$(ms ${T[ours_png]})" "$(ms ${T[png]})" "$(ratio ${T[ours_png]} ${T[png]} | tr -d x)" "$(mib ${R[ours_png]})" "$(mib ${R[ours_100]})" \
   "$(ms ${T[ours_444]})" "$(ratio ${T[ours_444]} ${T[rgb_444]} | tr -d x)" "$(ratio ${T[ours_444]} ${T[djpeg_444]} | tr -d x)"

@@ -1405,9 +1405,10 @@ ALLOW=(o.y4m); settled
 end
 
 begin y4m-more-frames-warns
-# The frames after the first (or any bytes after it) were dropped without a word.
+# The frames after the first (or any bytes after it) were dropped without a word; a line end after the one
+# frame is nothing.
 printf 'YUV4MPEG2 W2 H2 C420jpeg\nFRAME\n\x10\x10\x10\x10\x80\x80FRAME\n\xeb\xeb\xeb\xeb\x80\x80' > m.y4m
-printf 'YUV4MPEG2 W2 H2 C420jpeg\nFRAME\n\x10\x10\x10\x10\x80\x80' > one.y4m; snap
+printf 'YUV4MPEG2 W2 H2 C420jpeg\nFRAME\n\x10\x10\x10\x10\x80\x80\n' > one.y4m; snap
 run m.y4m -o o.y4m
 status 0; says 'goes on after its first frame'
 run one.y4m -o p.y4m -q
@@ -2209,20 +2210,13 @@ begin manifest-line-over-1-mib
 cp "$PNG" a.png; yc a.png -o out/ -u -q > /dev/null 2>&1
 python3 -c "
 p='out/.yuvconv-manifest'; L=open(p,'rb').read().split(b'\\n'); f=L[2].split(b'\\t'); f[-1]=b'A'*(1<<20); L[2]=b'\\t'.join(f); open(p,'wb').write(b'\\n'.join(L))"
+cp "$PNG" b.png; yc b.png -o out/ -u -q > /dev/null 2>&1
 snap
+# Another input's run rewrites the manifest: the cut line must stay, as its name, or a.nv12 is refused next.
+run b.png -o out/ -u --force
+status 0
 run a.png -o out/ -u
-status 0; says 'longer than 1 MiB'; says 'converted 1|1 converted'; ALLOW=(out/a.nv12 out/.yuvconv-manifest); settled
-end
-
-begin manifest-line-with-nul
-# A NUL byte in a manifest line (no name holds one) was taken as part of the name: the output then counted as
-# never recorded and was refused, with no word about the line. The line is now malformed, and said.
-cp "$PNG" a.png; yc a.png -o out/ -u -q > /dev/null 2>&1
-python3 -c "
-p='out/.yuvconv-manifest'; L=open(p,'rb').read().split(b'\\n'); L[2]=L[2].replace(b'a.nv12', b'a\\x00.nv12', 1); open(p,'wb').write(b'\\n'.join(L))"
-snap
-run a.png -o out/ -u -n
-says 'line 3: a NUL byte'; settled
+status 0; says 'line 3: .*its output is converted again'; says 'converted 1|1 converted'; ALLOW=(out/a.nv12 out/b.nv12 out/.yuvconv-manifest); settled
 end
 
 begin manifest-with-impossible-measures

@@ -85,6 +85,12 @@ extension ManifestFile {
                 while let (line, _) = reader.next() {
                     order += 1
                     if order & 4095 == 0 { try stopIfInterrupted() }
+                    // A line too long to keep (`LineReader.cutName`) stays as its name alone, unusable: the next
+                    // run converts its output again, as the warning says (dropped, it was refused as unrecorded).
+                    if line == nil, let cut = reader.cutName {
+                        MergeRecord.write(name: cut[...], order: order, change: false, line: ([0] + cut)[...], to: merged)
+                        continue
+                    }
                     guard let line, !line.isEmpty, line.first != UInt8(ascii: "#") else { continue }
                     guard let entry = try? ManifestEntry(fields: try Manifest.fields(line[...])) else {
                         // Counted (beside a readable line of its name, the name has two lines, and neither is

@@ -389,9 +389,15 @@ public enum RawInput {
                 : colour == "420p10" ? nil : .center
             var timing = Y4MTiming(interlacing: interlacing, frameRate: rate, aspect: aspect)
             timing.unreadable = unreadable
-            // A file that goes on after its first frame (more frames, or other bytes): said, since the rest is not
-            // converted. A stream is not read further: an endless producer would hold the run.
-            timing.goesOn = input.fileSize != nil && getc(input.file) != EOF
+            // A file that goes on after its first frame (more frames, or other bytes; a line end or two is no
+            // more): said, since the rest is not converted. A stream is not read further: an endless producer
+            // would hold the run.
+            if input.fileSize != nil {
+                var tail = [UInt8](repeating: 0, count: 16)
+                let n = fread(&tail, 1, tail.count, input.file)
+                timing.goesOn = tail[..<n].contains { !Array(" \t\r\n".utf8).contains($0) }
+                    || (n == tail.count && getc(input.file) != EOF)
+            }
             timing.colourSpace = tag.map { "C\($0)" } ?? xyscss.map { "XYSCSS=\($0)" } ?? "no C tag"
             return (image, range, siting, timing)
         }

@@ -107,18 +107,26 @@ public func shorten(_ s: String, _ n: Int) -> String {
         kept += columns(chars[cut - 1])
         cut -= 1
     }
+    // The escapes are found among the scalars, not the characters: a mark after one joins its last character
+    // (`}́`), a prepended character (U+0600) its backslash, and either hid it from a search by character.
+    let scalars = Array(s.unicodeScalars)
+    let at = chars[..<cut].reduce(0) { $0 + $1.unicodeScalars.count }
     var i = 0
-    while i < cut {
-        guard chars[i] == "\\", i + 1 < chars.count else {
+    while i < at {
+        guard scalars[i] == "\\", i + 1 < scalars.count else {
             i += 1
             continue
         }
-        switch chars[i + 1] {
+        switch scalars[i + 1] {
         case "x": i += 4
-        // Its closing brace may carry a combining mark that follows the escape (one character, `}́`).
-        case "u": i = (chars[(i + 1)...].firstIndex { $0.unicodeScalars.first == "}" } ?? i + 1) + 1
+        case "u": i = (scalars[(i + 1)...].firstIndex(of: "}") ?? i + 1) + 1
         default: i += 2
         }
     }
-    return "…" + String(chars[min(i, chars.count)...])
+    // From the first whole character there: a mark that followed the escape goes with it, not onto the "…".
+    var start = 0
+    for c in chars where start < i { start += c.unicodeScalars.count }
+    var rest = String.UnicodeScalarView()
+    rest.append(contentsOf: scalars[min(start, scalars.count)...])
+    return "…" + String(rest)
 }

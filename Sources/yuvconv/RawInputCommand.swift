@@ -109,8 +109,9 @@ func runRawInput(_ options: Options) -> Int32 {
                          + "converted as one progressive picture (the two fields woven, each field's chroma read as the frame's)")
             }
             // The tag says where the samples sit; they are moved, never resampled, so it stays true.
+            // (Untagged, it is centre-sited unless --chroma-loc says otherwise: only then is it said.)
             let said = "its chroma is \(tag.rawValue)-sited (" + (tagged != nil ? stream.colourSpace
-                : "\(stream.colourSpace) has no siting tag; " + (options.siting != nil ? "--chroma-loc" : "taken as centre")) + ")"
+                : "--chroma-loc \(tag.rawValue): \(stream.colourSpace) has no siting tag") + ")"
             if let asked = options.siting, asked != tag {
                 printErr("yuvconv: warning: \(name): \(said); YUV input is not resampled, so --chroma-loc \(asked.rawValue) "
                          + "is ignored")

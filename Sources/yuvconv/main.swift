@@ -127,9 +127,9 @@ func run(_ args: [String]) -> Int32 {
     // refused (no -o, an unknown format, a terminal, a file there without --force, no folder), which would cut a
     // waiting writer off for nothing. (Both routes make these checks again, with their messages.)
     let inputIDs = Set(options.inputs.flatMap(inputIdentities))
-    // (The format as YUV input resolves it: sharp chroma's conflicts refuse only the RGB routes, checked there.)
-    if !options.dryRun, options.inputs.count == 1, let out = options.output,
-       (try? options.outputFormat(for: out, rawInput: true)) != nil,
+    // (Sharp chroma's conflicts count here, though YUV input ignores them: a stream's kind is not known before
+    // its first bytes, and a run the RGB route refuses must not take a waiting writer's bytes first.)
+    if !options.dryRun, options.inputs.count == 1, let out = options.output, (try? options.outputFormat(for: out)) != nil,
        (try? refuseTerminal(out)) != nil,
        (try? AtomicOutput.check(path: out, force: options.force, inputs: options.inputs, protected: inputIDs)) != nil,
        creationProblem(out, makesFolders: false) == nil,

@@ -485,6 +485,9 @@ final class RenderTests: XCTestCase {
                        "…" + String(repeating: "x", count: 15) + ".png")
         XCTAssertEqual(shorten("n\\x1B\u{301}" + String(repeating: "x", count: 15) + ".png", 21),
                        "…" + String(repeating: "x", count: 15) + ".png")
+        // A prepended character (U+0600) joins the backslash after it: the escape is still found, among the scalars.
+        XCTAssertEqual(shorten("p\u{600}\\x1B" + String(repeating: "x", count: 14) + ".jpg", 21),
+                       "…" + String(repeating: "x", count: 14) + ".jpg")
     }
 
     /// Cells are padded and cut by terminal columns: a CJK or full-width name takes two a character, and pushed

@@ -270,7 +270,7 @@ final class HostileTests: CLITestCase {
         // C420p10 has no siting tag: --chroma-loc says where its chroma sits (as for a raw frame), so it is not
         // "ignored" (it was, and the chroma taken as centre-sited); to 8 bits it gets its tag back.
         let asked = try run(["o10.y4m", "-o", "p.y4m", "--chroma-loc", "left"])
-        XCTAssertTrue(asked.stderr.contains("its chroma is left-sited (C420p10 has no siting tag; --chroma-loc); a 10-bit Y4M header"),
+        XCTAssertTrue(asked.stderr.contains("its chroma is left-sited (--chroma-loc left: C420p10 has no siting tag); a 10-bit Y4M header"),
                       asked.stderr)
         XCTAssertFalse(asked.stderr.contains("ignored"), asked.stderr)
         let back = try run(["o10.y4m", "-o", "p8.y4m", "--chroma-loc", "left", "--depth", "8", "-q"])
