@@ -119,7 +119,7 @@ yc_colour_transform *yc_colour_transform_create(const yc_colour *colour, yc_targ
         if (!reference && (rows == YC_ROWS_RGBA8 || rows == YC_ROWS_RGBA16)) flags |= cmsFLAGS_COPY_ALPHA;
         // No 1-pixel cache: the decoding thread and the colour stage may transform bands of it at once.
         if (!reference) flags |= cmsFLAGS_NOCACHE;
-        x->t = cmsCreateTransform(src, f, dst, f, INTENT_RELATIVE_COLORIMETRIC, flags);
+        x->t = cmsCreateTransformTHR(yc_lcms_context(), src, f, dst, f, INTENT_RELATIVE_COLORIMETRIC, flags);
         x->rows = rows;
         x->reference = reference;
     }
@@ -183,7 +183,7 @@ void *yc_colour_cmyk_create(const yc_colour *colour, yc_target target, char *tex
         snprintf(text, text_size, "%s; colours converted without it", why);
         return NULL;
     }
-    cmsHPROFILE src = cmsOpenProfileFromMem(colour->icc, (cmsUInt32Number)colour->icc_length);
+    cmsHPROFILE src = cmsOpenProfileFromMemTHR(yc_lcms_context(), colour->icc, (cmsUInt32Number)colour->icc_length);
     if (!src) return NULL;
     if (cmsGetColorSpace(src) != cmsSigCmykData) {
         cmsCloseProfile(src);
@@ -196,7 +196,7 @@ void *yc_colour_cmyk_create(const yc_colour *colour, yc_target target, char *tex
     // (a precalculated grid) was up to 5 code values off its double-precision transform on a real SWOP photo
     // and 19–28 on other CMYK profiles; this one equals it (ColourManagementTests). The decoder's thread alone
     // runs it, so its one-pixel cache stays.
-    cmsHTRANSFORM t = dst ? cmsCreateTransform(src, TYPE_CMYK_8_REV, dst, TYPE_RGBA_8, INTENT_RELATIVE_COLORIMETRIC,
+    cmsHTRANSFORM t = dst ? cmsCreateTransformTHR(yc_lcms_context(), src, TYPE_CMYK_8_REV, dst, TYPE_RGBA_8, INTENT_RELATIVE_COLORIMETRIC,
                                                cmsFLAGS_NOOPTIMIZE)
                           : NULL;
     if (t) snprintf(text, text_size, "%s (CMYK) → %s", name, yc_colour_target_name(target));

@@ -9,6 +9,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/// yuvconv's own LittleCMS context (`yc_icc_limits.c`): its memory handler keeps the budget. Every profile,
+/// curve and transform of yuvconv's is made in it; the process's default context is the program's.
+cmsContext yc_lcms_context(void);
+
 /// A profile's description as messages and reports show it, whatever kind of profile (RGB, grey, CMYK): its
 /// text in UTF-8, "ICC profile" when it has none, a control character as \xNN and a backslash as \\.
 void yc_colour_profile_name(cmsHPROFILE p, char *name, size_t size);

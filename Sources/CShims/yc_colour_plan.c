@@ -138,7 +138,7 @@ static int is_target_space(double change, const char *name, yc_target target) {
 // Whether `src` (described as `name`) is sRGB (`is_target_space`).
 static int same_as_srgb(cmsHPROFILE src, const char *name) {
     cmsHPROFILE srgb = yc_colour_target_profile(YC_TARGET_SRGB);
-    cmsHTRANSFORM t = srgb ? cmsCreateTransform(src, TYPE_RGB_DBL, srgb, TYPE_RGB_DBL, INTENT_RELATIVE_COLORIMETRIC,
+    cmsHTRANSFORM t = srgb ? cmsCreateTransformTHR(yc_lcms_context(), src, TYPE_RGB_DBL, srgb, TYPE_RGB_DBL, INTENT_RELATIVE_COLORIMETRIC,
                                                 cmsFLAGS_NOOPTIMIZE) : NULL;
     const int same = t && is_target_space(largest_change(t), name, YC_TARGET_SRGB);
     if (t) cmsDeleteTransform(t);
@@ -169,7 +169,7 @@ yc_colour_action yc_colour_plan(const yc_colour *colour, yc_target target, char 
         return YC_COLOUR_NONE;
     }
     cmsHPROFILE dst = yc_colour_target_profile(target);
-    cmsHTRANSFORM t = dst ? cmsCreateTransform(src, TYPE_RGB_DBL, dst, TYPE_RGB_DBL, INTENT_RELATIVE_COLORIMETRIC,
+    cmsHTRANSFORM t = dst ? cmsCreateTransformTHR(yc_lcms_context(), src, TYPE_RGB_DBL, dst, TYPE_RGB_DBL, INTENT_RELATIVE_COLORIMETRIC,
                                                cmsFLAGS_NOOPTIMIZE) : NULL;
     yc_colour_action action;
     double change = 0;

@@ -18,7 +18,7 @@ static const double adobe_xy[6] = {0.64, 0.33, 0.21, 0.71, 0.15, 0.06};
 
 static cmsToneCurve *srgb_curve(void) {
     const double p[5] = {2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045};
-    return cmsBuildParametricToneCurve(NULL, 4, p);
+    return cmsBuildParametricToneCurve(yc_lcms_context(), 4, p);
 }
 
 // An RGB matrix/TRC profile from a white point and primaries (x,y) and one curve for all three channels.
@@ -27,7 +27,7 @@ static cmsHPROFILE rgb_profile(double wx, double wy, const double *prim, cmsTone
     cmsCIExyY white = {wx, wy, 1.0};
     cmsCIExyYTRIPLE p = {{prim[0], prim[1], 1.0}, {prim[2], prim[3], 1.0}, {prim[4], prim[5], 1.0}};
     cmsToneCurve *c[3] = {curve, curve, curve};
-    cmsHPROFILE h = cmsCreateRGBProfile(&white, &p, c);
+    cmsHPROFILE h = cmsCreateRGBProfileTHR(yc_lcms_context(), &white, &p, c);
     cmsFreeToneCurve(curve);
     return h;
 }
@@ -61,14 +61,14 @@ cmsHPROFILE yc_colour_target_profile(yc_target t) {
     switch (t) {
     case YC_TARGET_P3: return rgb_profile(srgb_xy[0], srgb_xy[1], p3_xy, srgb_curve());
     case YC_TARGET_BT2020: return rgb_profile(srgb_xy[0], srgb_xy[1], bt2020_xy, srgb_curve());
-    default: return cmsCreate_sRGBProfile();
+    default: return cmsCreate_sRGBProfileTHR(yc_lcms_context());
     }
 }
 
 size_t yc_colour_target_icc(yc_target t, uint8_t *out, size_t capacity) {
     cmsHPROFILE p = yc_colour_target_profile(t);
     if (!p) return 0;
-    cmsMLU *desc = cmsMLUalloc(NULL, 1);
+    cmsMLU *desc = cmsMLUalloc(yc_lcms_context(), 1);
     if (desc) {
         cmsMLUsetASCII(desc, "en", "US", yc_colour_target_name(t));
         cmsWriteTag(p, cmsSigProfileDescriptionTag, desc);
@@ -181,11 +181,11 @@ cmsHPROFILE yc_colour_source_profile(const yc_colour *c, yc_target target, char 
         }
         snprintf(name, name_size, "PNG cICP %s%s", p == 1 ? "BT.709" : p == 12 ? "Display P3" : "BT.2020",
                  t == 8 ? " linear" : "");
-        return rgb_profile(srgb_xy[0], srgb_xy[1], prim, t == 8 ? cmsBuildGamma(NULL, 1.0) : srgb_curve());
+        return rgb_profile(srgb_xy[0], srgb_xy[1], prim, t == 8 ? cmsBuildGamma(yc_lcms_context(), 1.0) : srgb_curve());
     }
     if (c->icc) {
         if (!yc_icc_within_limits(c->icc, c->icc_length, why, why_size)) return NULL;
-        cmsHPROFILE p = cmsOpenProfileFromMem(c->icc, (cmsUInt32Number)c->icc_length);
+        cmsHPROFILE p = cmsOpenProfileFromMemTHR(yc_lcms_context(), c->icc, (cmsUInt32Number)c->icc_length);
         if (!p) {
             snprintf(why, why_size, "the embedded ICC profile cannot be read");
             return NULL;
@@ -267,13 +267,13 @@ cmsHPROFILE yc_colour_source_profile(const yc_colour *c, yc_target target, char 
         const double *prim = c->has_chrm ? c->chrm + 2 : srgb_xy + 2;
         // gAMA is the encoding exponent: the curve that decodes is its inverse. Without one, the sRGB curve
         // (browsers' choice for a cHRM alone).
-        cmsHPROFILE p = rgb_profile(w[0], w[1], prim, c->has_gama ? cmsBuildGamma(NULL, 1 / c->gama) : srgb_curve());
+        cmsHPROFILE p = rgb_profile(w[0], w[1], prim, c->has_gama ? cmsBuildGamma(yc_lcms_context(), 1 / c->gama) : srgb_curve());
         if (!p) snprintf(why, why_size, "the PNG's cHRM does not make a colour space");
         return p;
     }
     if (c->exif_adobe_rgb) {
         snprintf(name, name_size, "Adobe RGB (EXIF)");
-        return rgb_profile(srgb_xy[0], srgb_xy[1], adobe_xy, cmsBuildGamma(NULL, 563.0 / 256.0));
+        return rgb_profile(srgb_xy[0], srgb_xy[1], adobe_xy, cmsBuildGamma(yc_lcms_context(), 563.0 / 256.0));
     }
     return NULL;
 }

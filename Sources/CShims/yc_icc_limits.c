@@ -7,12 +7,13 @@
 //   them (they are for spectral and HDR workflows); a profile that has one is refused before it is opened — a
 //   warning, and the samples are used as stored;
 // - any colour table: LittleCMS allocates it from its header before it reads the data, so a 948-byte profile
-//   declaring 255^3 entries of 15 outputs took 497 MiB for a moment. Every allocation LittleCMS makes goes
-//   through a budget here (`lcms_budget`): beyond it the allocation fails, the profile cannot be read, and
-//   that is the same warning.
+//   declaring 255^3 entries of 15 outputs took 497 MiB for a moment. Every allocation LittleCMS makes for
+//   yuvconv (in its own context, `yc_lcms_context`) goes through a budget here (`lcms_budget`): beyond it the
+//   allocation fails, the profile cannot be read, and that is the same warning.
 #include "yc_colour_internal.h"
 
 #include <lcms2_plugin.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -164,10 +165,20 @@ static void *budget_realloc(cmsContext context, void *p, cmsUInt32Number size) {
     return n + 1;
 }
 
-// Registered before main, so that no block LittleCMS frees was allocated without the budget's header.
-__attribute__((constructor)) static void lcms_budget_install(void) {
+// The budget is yuvconv's LittleCMS context's memory handler, not the process's: every profile, curve and
+// transform of yuvconv's is made in this context (the THR functions), so all its blocks carry the budget's
+// header, and a program that uses LittleCMS itself beside the library keeps its own allocator and limits. (It
+// was a plugin registered for the whole process before main: a host's own 90 MiB allocation then failed.)
+static cmsContext lcms_context;
+static void lcms_context_create(void) {
     static cmsPluginMemHandler handler = {
         {cmsPluginMagicNumber, 2000, cmsPluginMemHandlerSig, NULL}, budget_malloc, budget_free, budget_realloc,
         NULL, NULL, NULL};
-    cmsPlugin(&handler);
+    lcms_context = cmsCreateContext(&handler, NULL);
+}
+
+cmsContext yc_lcms_context(void) {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, lcms_context_create);
+    return lcms_context;
 }

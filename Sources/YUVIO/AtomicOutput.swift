@@ -12,6 +12,10 @@ import YUVCore
 /// a failed or interrupted run leaves no partial file, and an existing file is replaced only with `force`.
 /// Standard output (`-`) is written directly. Asked to (`hashing`), it takes the SHA-256 of what is written as
 /// it is written (`digest`).
+///
+/// A signal that ends the process leaves the temporary file unless the program called `installSignalCleanup()`
+/// (the command does, first thing): a library never takes a program's signals on its own. It took some twenty
+/// of them, SIGINT even where the program ignored it, on the first file written.
 public final class AtomicOutput {
     public let path: String
     private let force: Bool
@@ -119,7 +123,6 @@ public final class AtomicOutput {
                 direct = true
             }
             if let start = cutFrom {
-                yc_install_signal_cleanup()
                 cutSlot = yc_register_cut(fd, Int64(start.offset), Int64(start.size), start.appends ? 1 : 0)
             }
             return
@@ -138,8 +141,6 @@ public final class AtomicOutput {
             self.target = file
         }
         let (dir, base) = splitPath(real)
-        // The handlers that remove temporary files, in place before the first one exists (installed once).
-        yc_install_signal_cleanup()
         // Everything after this goes through the folder's descriptor, opened once: the temporary file is made,
         // linked into place and removed in the folder the output was checked in, even if that folder is moved
         // or another put at its path meanwhile (the batch checks its output folder between files).

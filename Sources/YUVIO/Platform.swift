@@ -18,7 +18,10 @@ public func kernelChoiceFromEnvironment() -> KernelChoice {
     return .fast
 }
 
-/// Removes temporary outputs on SIGINT/SIGTERM/SIGHUP and turns SIGPIPE into an EPIPE write error.
+/// Removes temporary outputs on SIGINT/SIGTERM/SIGHUP and the other signals that end a process (then ends it
+/// as the signal would), and turns SIGPIPE into an EPIPE write error: process-wide, replacing the handlers a
+/// program had (`yc_signals.h` lists the signals). Opt-in: the command calls it at start-up; `AtomicOutput`
+/// never does, so a program using the library keeps its own signal handling unless it asks for this.
 public func installSignalCleanup() {
     yc_install_signal_cleanup()
 }

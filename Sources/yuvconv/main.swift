@@ -274,8 +274,8 @@ func printText(_ text: String) {
 signal(SIGPIPE, SIG_IGN)
 // SIGINT and SIGTERM are honoured from the start, also when the parent ignores them (a background job of a
 // script: `yuvconv … &` inherits SIGINT ignored): a batch still reading a large manifest or walking folders took
-// no notice of SIGINT until its first file. The one place the command installs them (AtomicOutput does it for
-// programs using the library).
+// no notice of SIGINT until its first file. The one place they are installed (a program using the library
+// calls it itself, if it wants them).
 installSignalCleanup()
 // …and blocked by the parent: a mask is inherited across exec (the main thread, before any other exists).
 unblockStopSignals()
