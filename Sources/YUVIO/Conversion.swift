@@ -32,7 +32,8 @@ public enum OrientationMode: String, Sendable, CaseIterable {
 
 /// Options that decide how an input is read.
 public struct DecodeOptions: Sendable {
-    public var maxPixels: Int
+    /// Most pixels a picture may have; a negative one is 0 (every picture refused, with the reason).
+    public var maxPixels: Int { didSet { maxPixels = max(maxPixels, 0) } }
     public var allowTruncated: Bool
     public var jpegPath: JPEGPath
     /// Decode on one thread while another converts and writes (the default). A batch that runs one file per
@@ -43,8 +44,8 @@ public struct DecodeOptions: Sendable {
     /// Most scans a progressive JPEG may have (`--max-scans`).
     public var maxScans = ImageDecoder.defaultMaxScans
     /// Most bytes a picture held whole may take (`--max-memory`); nil: by the file's size
-    /// (`ImageDecoder.wholeBudget`).
-    public var maxMemory: Int?
+    /// (`ImageDecoder.wholeBudget`). A negative one is 0.
+    public var maxMemory: Int? { didSet { maxMemory = maxMemory.map { max($0, 0) } } }
     /// Colour management (`--color-management auto|off`): on by default.
     public var colourManagement = true
     /// The RGB space to convert in (`--primaries`); nil: the matrix's (`Primaries(for:)`).
@@ -65,7 +66,7 @@ public struct DecodeOptions: Sendable {
                 orientation: OrientationMode = .auto) {
         self.alpha = alpha
         self.orientation = orientation
-        self.maxPixels = maxPixels
+        self.maxPixels = max(maxPixels, 0)
         self.allowTruncated = allowTruncated
         self.jpegPath = jpegPath
         self.pipelined = pipelined

@@ -6,6 +6,8 @@ import YUVCore
 /// `primaries`: the space of its RGB; other than sRGB, the JPEG carries the profile (`withProfile`).
 public func encodeJPEG(_ image: YUVImage, quality: Int, primaries: Primaries = .bt709) throws(WriteError) -> [UInt8] {
     precondition(image.layout == .yuv420p)
+    // TurboJPEG's own word for it is "Invalid argument"; Int32(quality) trapped past 2^31.
+    guard (1...100).contains(quality) else { throw .system("JPEG quality \(quality) is not one of 1 to 100") }
     guard let tj = tjInitCompress() else { throw .system("TurboJPEG: cannot start the compressor") }
     defer { tjDestroy(tj) }
     let g = image.geometry

@@ -139,7 +139,11 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
     defer { yc_lcms_scope_end(lcmsScope) }
     // A write failure names the output when the caller says which it is (a batch's `in/k4.png: cannot write
     // out/k4.nv12: No space left on device`).
-    precondition(options.chromaFilter == .box || layout.bitDepth == 8, "sharp chroma writes 8-bit layouts only")
+    // Sharp chroma's rows are 8-bit: a library caller asking for a 10-bit layout with it gets an error, not a
+    // trap (the command refuses the options first, as a usage error).
+    if options.chromaFilter == .sharp && layout.bitDepth != 8 {
+        throw FileError(path: name, .decoder("sharp chroma writes 8-bit layouts; \(layout.rawValue) is \(layout.bitDepth)-bit"))
+    }
     // Room to work in, asked for once before any work: under a tight address-space limit the file fails here
     // with the reason, not later in an allocation that cannot fail gracefully; a batch's job waits here while
     // the others hold the room (`Ledger.beginWork`; a caller that holds the picture after this returns, to encode

@@ -3,9 +3,13 @@ import YUVCore
 /// Keeps the whole picture in memory, tightly packed in its layout (tests, JPEG encoding, the quality
 /// measures, and callers that want the bytes).
 public final class MemorySink: BandSink {
+    /// The picture, once a conversion has ended well (`end`); nil before, and after a conversion that failed
+    /// (whose storage, reserved and not all written, held whatever memory it was given).
     public private(set) var image: YUVImage?
     /// The alpha plane, when the conversion kept one.
     public private(set) var alpha: [UInt8]?
+    /// The picture and alpha being written, until `end`.
+    private var building: YUVImage?, buildingAlpha: [UInt8]?
     private var frame: FrameLayout?
 
     /// The format the picture is kept for (a JPEG to encode): its size is checked against it (`accepts`).
@@ -28,11 +32,12 @@ public final class MemorySink: BandSink {
     public func begin(_ frame: FrameLayout, ledger: Ledger) throws(WriteError) {
         let tight = frame.tight
         self.frame = tight
+        (image, alpha, building, buildingAlpha) = (nil, nil, nil, nil)
         let made: Void? = Ledger.ifAvailable(tight.byteCount) {
-            image = YUVImage(width: frame.width, height: frame.height, layout: frame.pixelLayout,
-                             bytes: Self.reserved(FrameLayout(width: frame.width, height: frame.height,
-                                                              pixelLayout: frame.pixelLayout).byteCount))
-            if frame.alpha { alpha = Self.reserved(tight.planeBytes(.a)) }
+            building = YUVImage(width: frame.width, height: frame.height, layout: frame.pixelLayout,
+                                bytes: Self.reserved(FrameLayout(width: frame.width, height: frame.height,
+                                                                 pixelLayout: frame.pixelLayout).byteCount))
+            if frame.alpha { buildingAlpha = Self.reserved(tight.planeBytes(.a)) }
         }
         guard made != nil else { throw .outOfMemory(Ledger.outOfMemory(tight.byteCount, for: "the picture")) }
         ledger.record(tight.byteCount)
@@ -49,18 +54,20 @@ public final class MemorySink: BandSink {
         for run in band.runs(firstRow: firstRow, rows: rows) {
             let count = run.rows * f.rowBytes(run.plane)
             if run.plane == .a {
-                alpha!.withUnsafeMutableBufferPointer { a in
+                buildingAlpha!.withUnsafeMutableBufferPointer { a in
                     (a.baseAddress! + run.firstRow * f.stride(.a)).update(from: run.source, count: count)
                 }
             } else {
-                image!.bytes.withUnsafeMutableBufferPointer { out in
+                building!.bytes.withUnsafeMutableBufferPointer { out in
                     (out.baseAddress! + f.offset(of: run.plane, row: run.firstRow)).update(from: run.source, count: count)
                 }
             }
         }
     }
 
-    public func end() throws(WriteError) {}
+    public func end() throws(WriteError) {
+        (image, alpha, building, buildingAlpha) = (building, buildingAlpha, nil, nil)
+    }
 }
 
 /// Writes every band to two sinks (a file and memory, when a report needs the picture afterwards).
