@@ -1428,6 +1428,41 @@ run f.nv12 -s 2x2 -o u.y4m --chroma-loc left --chroma-filter sharp
 status 0; says 'chroma-filter.*ignored'; ALLOW=(s.p010 t.y4m u.y4m); settled
 end
 
+begin jpeg-sequential-scan-header-zeroes
+# A baseline JPEG whose scan header's Ss/Se/Ah/Al bytes are 0/0/0/0, not 0/63/0/0 (some encoders write them
+# so; libjpeg ignores them there, as djpeg, Pillow and ffmpeg do) was refused as damaged, while
+# --allow-truncated gave exactly the untouched file's pixels. It converts, with a warning, to those pixels.
+python3 -c "
+import sys; d=bytearray(open(sys.argv[1],'rb').read()); i=d.find(b'\\xff\\xda'); L=d[i+2]<<8|d[i+3]
+d[i+2+L-3:i+2+L]=b'\\0\\0\\0'; open('zero.jpg','wb').write(d)" "$JPG"
+yc "$JPG" -o ref.nv12 -q; snap
+run zero.jpg -o z.nv12
+status 0; says 'scan header has spectral or approximation values.*ignored'; cmp -s z.nv12 ref.nv12 || bad "pixels differ from the untouched file's"
+ALLOW=(z.nv12); settled
+end
+
+begin apng-default-image-said
+# An animated PNG's default image was converted without a word: the other frames are not converted, and an
+# APNG whose default image is no frame of the animation (no fcTL before its IDAT) shows viewers another picture.
+python3 - <<'PY'
+import struct, zlib
+def ch(t, d): return struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d))
+W, H = 16, 8
+row = lambda px: b''.join(b'\0' + px * W for _ in range(H))
+head = b'\x89PNG\r\n\x1a\n' + ch(b'IHDR', struct.pack('>IIBBBBB', W, H, 8, 2, 0, 0, 0)) + ch(b'acTL', struct.pack('>II', 1, 0))
+fctl = lambda n: ch(b'fcTL', struct.pack('>IIIIIHHBB', n, W, H, 0, 0, 1, 10, 0, 0))
+open('hidden.png', 'wb').write(head + ch(b'IDAT', zlib.compress(row(b'\xff\0\0'))) + fctl(0)
+                               + ch(b'fdAT', struct.pack('>I', 1) + zlib.compress(row(b'\0\0\xff'))) + ch(b'IEND', b''))
+open('first.png', 'wb').write(head + fctl(0) + ch(b'IDAT', zlib.compress(row(b'\xff\0\0'))) + ch(b'IEND', b''))
+PY
+snap
+run hidden.png -o h.nv12
+status 0; says 'animated PNG .APNG. whose default image is no frame of the animation'
+run first.png -o f.nv12
+status 0; says 'animated PNG .APNG.: its default image, the first frame, is converted'
+ALLOW=(h.nv12 f.nv12); settled
+end
+
 begin y4m-range-contradicted-warns
 # XCOLORRANGE wins over --range, as the header wins over --size, --pix-fmt and --chroma-loc; those said so, this
 # one was dropped in silence. A --range that agrees says nothing.

@@ -97,6 +97,7 @@ struct yc_decoder {
         // held at its header (`iccp_before`) is compared once the chunk is over (`yc_png_iccp_settle`).
         int seen_iccp, iccp_skipping, iccp_crc_bad, iccp_reading, iccp_pending, iccp_pending_bad;
         int after_stream_warned;  // image data in an IDAT chunk after the zlib stream's end was said
+        int animated, frame_before_idat;  // an APNG's acTL, and an fcTL, before the image data
         const void *iccp_before;
         // After the last row's data (`yc_png_rows_done`): IDAT data bytes read, and the most allowed (0: not
         // there yet).
@@ -203,8 +204,8 @@ void yc_png_read_fn(png_structp png, png_bytep data, size_t length);
 void yc_png_row_inflated(png_structp png, png_row_infop row_info, png_bytep data);
 
 /// The warning for a PNG eXIf chunk after the image data (both PNG routes).
-#define YC_PNG_LATE_EXIF "an eXIf chunk after the image data is not read: an orientation in it is not applied " \
-    "(the picture is converted as stored)"
+#define YC_PNG_LATE_EXIF "an eXIf chunk after the image data is not read: whatever it says (an orientation, an " \
+    "Adobe RGB colour space) is not applied (the picture is converted as stored)"
 
 /// Sets `cinfo`'s source: `file`, or `stream` when it is not NULL (read as it comes), through a 256 KiB buffer
 /// (yc_jpeg_source.c).

@@ -23,7 +23,10 @@ static void jpeg_error_exit(j_common_ptr cinfo) {
 // silent damage. Everything else (extraneous bytes between segments, an unknown JFIF revision or Adobe
 // transform, a broken ICC chunk) leaves the pixels intact and is tolerated.
 // Bytes left over before a restart marker ("extraneous bytes before marker 0xd0") are tolerated too: webcam
-// (MJPEG) and scanner encoders pad their restart intervals, and the pixels are intact.
+// (MJPEG) and scanner encoders pad their restart intervals, and the pixels are intact. So are a sequential
+// scan header's Ss/Se/Ah/Al bytes other than 0/63/0/0 (JWRN_NOT_SEQUENTIAL): libjpeg ignores them there, as
+// every decoder does ("baseline files out there with all zeroes in these bytes"); refused as damage, such a
+// file was converted by --allow-truncated to exactly the pixels of its untouched self.
 static int jpeg_warning_damages_pixels(int code) {
     switch (code) {
     case JWRN_ARITH_BAD_CODE:
@@ -32,7 +35,6 @@ static int jpeg_warning_damages_pixels(int code) {
     case JWRN_HUFF_BAD_CODE:
     case JWRN_JPEG_EOF:
     case JWRN_MUST_RESYNC:
-    case JWRN_NOT_SEQUENTIAL:
         return 1;
     default:
         return 0;

@@ -174,6 +174,17 @@ static void png_follow_chunks(yc_decoder *dec, png_structp png, const uint8_t *p
                     k->after_stream_warned = 1;
                     yc_warn(dec, "IDAT: image data after the end of the compressed stream, ignored");
                 }
+                // An animated PNG (APNG, acTL before the image data): the default image is what yuvconv, libpng
+                // and every reader without APNG take; said, as the frames after it are not converted, and when
+                // no fcTL before the data makes that image the first frame, APNG viewers never show it.
+                if (!k->seen_idat && memcmp(k->header + 4, "acTL", 4) == 0) k->animated = 1;
+                if (!k->seen_idat && memcmp(k->header + 4, "fcTL", 4) == 0) k->frame_before_idat = 1;
+                if (!k->seen_idat && k->animated && memcmp(k->header + 4, "IDAT", 4) == 0) {
+                    yc_warn(dec, k->frame_before_idat
+                        ? "an animated PNG (APNG): its default image, the first frame, is converted; the other frames are not"
+                        : "an animated PNG (APNG) whose default image is no frame of the animation: that image is "
+                          "converted, which APNG viewers do not show");
+                }
                 if (memcmp(k->header + 4, "IDAT", 4) == 0) k->seen_idat = 1;
                 else if (!k->seen_idat && memcmp(k->header + 4, "iCCP", 4) == 0) next_iccp(dec, png, k);
                 else if (k->seen_idat && memcmp(k->header + 4, "eXIf", 4) == 0) k->late_exif = 1;

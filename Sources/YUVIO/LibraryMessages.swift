@@ -32,6 +32,13 @@ enum LibraryMessages {
         ("Invalid JPEG file structure", { _ in "the JPEG's markers are out of order: the file is damaged" }),
         ("Bogus marker length", { _ in "a JPEG marker has an impossible length: the file is damaged" }),
         ("Bogus Huffman table", { _ in "a JPEG Huffman table is invalid: the file is damaged" }),
+        // JPEG-LS (ITU T.87) starts its frame with SOF55 (0xF7) and may carry LSE (0xF8): a format of its own.
+        ("Unsupported marker type 0xf7", { _ in
+            "a JPEG-LS file (lossless, SOF55): libjpeg-turbo cannot decode it; convert it to a baseline or progressive "
+                + "JPEG or a PNG first" }),
+        ("Unsupported marker type 0xf8", { _ in
+            "a JPEG-LS file (its LSE marker, 0xf8): libjpeg-turbo cannot decode it; convert it to a baseline or "
+                + "progressive JPEG or a PNG first" }),
         ("Unsupported marker type", { _ in "the JPEG holds a marker libjpeg does not know: the file is damaged" }),
         // libjpeg's warnings that pixels are missing or wrong (`jpeg_warning_damages_pixels`).
         ("Premature end of JPEG file", { _ in "the JPEG ends before its image data does: the file is cut short" }),
@@ -45,7 +52,6 @@ enum LibraryMessages {
         }),
         ("instead of RST", { _ in "the JPEG's restart markers are out of sequence: the file is damaged" }),
         ("Inconsistent progression sequence", { _ in "the progressive JPEG's scans contradict each other: the file is damaged" }),
-        ("Invalid SOS parameters for sequential JPEG", { _ in "a JPEG scan header is invalid: the file is damaged" }),
         ("Invalid progressive parameters", { _ in "a progressive JPEG's scan header is invalid: the file is damaged" }),
         ("Bogus sampling factors", { _ in "the JPEG's chroma sampling factors are invalid: the file is damaged" }),
         ("Invalid component ID", { _ in "a JPEG scan names a component the image does not have: the file is damaged" }),
@@ -152,6 +158,12 @@ enum LibraryMessages {
         ("IEND: invalid", { _, _ in "the PNG's end chunk (IEND) holds data, which it may not; ignored" }),
         ("out of place", { m, _ in "the PNG's \(chunk(m)) chunk is out of place (before or after where it may stand); ignored" }),
         ("duplicate", { m, _ in "the PNG has a second \(chunk(m)) chunk; ignored" }),
+        // Not damage (`jpeg_warning_damages_pixels`): libjpeg ignores these bytes in a sequential scan.
+        ("Invalid SOS parameters for sequential JPEG", { _, _ in
+            "a sequential JPEG's scan header has spectral or approximation values of a progressive one; they mean "
+                + "nothing there and are ignored, as every decoder does" }),
+        ("ignored in grayscale PNG", { m, _ in
+            "the grey PNG holds a palette (\(chunk(m))), which only colour PNGs use; ignored" }),
     ]
 
     /// A decoder's warning as a sentence (`warningTable`); a libpng warning about an ancillary chunk the table
@@ -162,9 +174,11 @@ enum LibraryMessages {
             return "\(sentence(message, fileBytes)) (\(library): \(printable(message)))"
         }
         if library == "libpng", let colon = message.firstIndex(of: ":"), message.distance(from: message.startIndex, to: colon) == 4,
-           let first = message.first, first.isLowercase, message.count < 60, !message.contains("ignored") {
+           let first = message.first, first.isLowercase, message.count < 60 {
             let name = String(message[..<colon])
-            let why = message[message.index(after: colon)...].drop { $0 == " " }
+            // Its own "ignored" said once, by the sentence ("cICP: not 4 bytes long, ignored").
+            var why = String(message[message.index(after: colon)...].drop { $0 == " " })
+            for tail in [", ignored", "; ignored", " ignored"] where why.hasSuffix(tail) { why.removeLast(tail.count) }
             return "the PNG's \(name) chunk could not be used (\(why)); ignored, the picture is read without it "
                 + "(libpng: \(printable(message)))"
         }

@@ -23,12 +23,22 @@ final class LibraryMessagesTests: XCTestCase {
             ("libpng", "PLTE: invalid", "palette (PLTE) has an impossible length"),
             ("libpng", "PLTE: duplicate", "two palettes"),
             ("libpng", "ABCD: unhandled critical chunk", "a chunk libpng does not know (ABCD)"),
+            ("libjpeg", "Unsupported marker type 0xf7", "a JPEG-LS file (lossless, SOF55)"),
         ]
         for m in met {
             let said = LibraryMessages.explain(m.message, library: m.library)
             XCTAssertTrue(said.contains(m.says), "\(m.message) → \(said)")
             XCTAssertTrue(said.hasSuffix("(\(m.library): \(m.message))"), said)
             XCTAssertTrue(said.first!.isLowercase, said)
+        }
+        // Warnings libpng words as its own "ignored" reached users raw.
+        let warned = [("PLTE: ignored in grayscale PNG", "the grey PNG holds a palette (PLTE), which only colour PNGs use; ignored"),
+                      ("cICP: not 4 bytes long, ignored", "the PNG's cICP chunk could not be used (not 4 bytes long); ignored"),
+                      ("Invalid SOS parameters for sequential JPEG", "are ignored, as every decoder does")]
+        for (message, says) in warned {
+            let said = LibraryMessages.explainWarning(message, library: message.hasPrefix("Invalid") ? "libjpeg" : "libpng",
+                                                      fileBytes: 1000)
+            XCTAssertTrue(said.contains(says), "\(message) → \(said)")
         }
     }
 }
