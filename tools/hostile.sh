@@ -1441,6 +1441,24 @@ status 0; says 'scan header has spectral or approximation values.*ignored'; cmp 
 ALLOW=(z.nv12); settled
 end
 
+begin jpeg-after-its-end-marker-said
+# What follows a JPEG's end marker was dropped without a word: a second picture (MPO, two JPEGs back to back,
+# with a zero between them as some writers leave) or other data (a motion photo's video). Padding is nothing,
+# and a stream is not read past the picture.
+cat "$JPG" > mpo.jpg; printf '\0' >> mpo.jpg; cat "$JPG" >> mpo.jpg
+cp "$JPG" video.jpg; head -c 5000 /dev/urandom >> video.jpg
+cp "$JPG" pad.jpg; printf '\0\0\0\0' >> pad.jpg; snap
+run mpo.jpg -o m.nv12
+status 0; says 'holds another JPEG after its picture'
+run video.jpg -o v.nv12
+status 0; says '5000 bytes follow the picture.s end marker'
+run pad.jpg -o p.nv12 -q
+status 0; quiet
+yc - -o s.nv12 < video.jpg > "$OUT" 2> "$ERR"; RC=$?
+status 0; says '5000 bytes follow'
+ALLOW=(m.nv12 v.nv12 p.nv12 s.nv12); settled
+end
+
 begin apng-default-image-said
 # An animated PNG's default image was converted without a word: the other frames are not converted, and an
 # APNG whose default image is no frame of the animation (no fcTL before its IDAT) shows viewers another picture.

@@ -380,6 +380,29 @@ int yc_jpeg_end(yc_decoder *dec) {
     if (dec->jpeg_eof_deferred) {
         dec->jpeg_eof_deferred = 0;
         yc_warn(dec, "the file ends without its end-of-image marker (FF D9), but all of its image data is there");
+        return 0;
+    }
+    // What a file holds after its picture is not converted: another JPEG (MPO: a stereo pair, a portrait's
+    // depth map, CIPA multi-picture) or other data (a motion photo's video) is said, as the frames after a
+    // Y4M's first are; a few bytes of padding (zeros, FF fill) are nothing.
+    unsigned char first[16];
+    size_t seen = 0;
+    const long long after = yc_jpeg_source_trailer(&dec->jpeg, first, &seen);
+    int padding = 1, jpeg = 0;
+    for (size_t i = 0; i < seen && padding && !jpeg; i++) {
+        // Another start of image, after any padding (an MPO writer may leave a zero between the two).
+        jpeg = i + 3 <= seen && first[i] == 0xFF && first[i + 1] == 0xD8 && first[i + 2] == 0xFF;
+        padding = first[i] == 0x00 || first[i] == 0xFF;
+    }
+    if (after > 0 && !(padding && !jpeg && after <= 16)) {
+        char msg[YC_MSG];
+        if (jpeg)
+            snprintf(msg, sizeof msg, "the file holds another JPEG after its picture (%lld bytes from its end marker: a "
+                     "multi-picture file, MPO); only the first picture is converted", after);
+        else
+            snprintf(msg, sizeof msg, "%lld bytes follow the picture's end marker (other data, such as a motion "
+                     "photo's video); they are not converted", after);
+        yc_warn(dec, msg);
     }
     return 0;
 }

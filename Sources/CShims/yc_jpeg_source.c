@@ -3,6 +3,8 @@
 #include "yc_stream.h"
 
 #include <jerror.h>
+#include <string.h>
+#include <sys/stat.h>
 
 // A stdio source with a large buffer. libjpeg-turbo's Huffman decoder takes its fast path only while the
 // source holds at least 512 bytes per block of the MCU (3 KiB for 4:2:0); jpeg_stdio_src refills 4 KiB at a
@@ -58,6 +60,23 @@ static void source_skip(j_decompress_ptr cinfo, long count) {
 }
 
 static void source_term(j_decompress_ptr cinfo) { (void)cinfo; }
+
+long long yc_jpeg_source_trailer(j_decompress_ptr cinfo, unsigned char first[16], size_t *seen) {
+    yc_source *s = (yc_source *)cinfo->src;
+    *seen = 0;
+    // A stream is not read further: an endless writer would hold the run, and what it sends after the picture
+    // is its business. A file read through a fake end marker (its end reached) has nothing after it.
+    if (s->stream || !s->file || s->start_of_file) return -1;
+    struct stat st;
+    const long at = ftell(s->file);
+    if (at < 0 || fstat(fileno(s->file), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < at) return -1;
+    const long long after = (long long)s->pub.bytes_in_buffer + (long long)(st.st_size - at);
+    size_t n = s->pub.bytes_in_buffer < 16 ? s->pub.bytes_in_buffer : 16;
+    memcpy(first, s->pub.next_input_byte, n);
+    if (n < 16 && after > (long long)n) n += fread(first + n, 1, 16 - n, s->file);
+    *seen = n;
+    return after;
+}
 
 void yc_jpeg_big_source(j_decompress_ptr cinfo, FILE *file, yc_stream *stream) {
     yc_source *s = (yc_source *)(*cinfo->mem->alloc_small)((j_common_ptr)cinfo, JPOOL_PERMANENT, sizeof(yc_source));
