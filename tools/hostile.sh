@@ -1477,7 +1477,7 @@ snap
 run hidden.png -o h.nv12
 status 0; says 'animated PNG .APNG. whose default image is no frame of the animation'
 run first.png -o f.nv12
-status 0; says 'animated PNG .APNG.: its default image, the first frame, is converted'
+status 0; says 'animated PNG .APNG.: its default image, the animation.s first frame, is converted'
 ALLOW=(h.nv12 f.nv12); settled
 end
 

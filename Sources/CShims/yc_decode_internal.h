@@ -207,9 +207,9 @@ void yc_png_row_inflated(png_structp png, png_row_infop row_info, png_bytep data
 #define YC_PNG_LATE_EXIF "an eXIf chunk after the image data is not read: whatever it says (an orientation, an " \
     "Adobe RGB colour space) is not applied (the picture is converted as stored)"
 
-/// After the end marker: the bytes that follow it in a regular file (-1 for a stream, or none read), with up to
-/// 16 of them in `first` (`*seen` of them).
-long long yc_jpeg_source_trailer(j_decompress_ptr cinfo, unsigned char first[16], size_t *seen);
+/// After the end marker: the bytes that follow it in a regular file (-1 for a stream, for a file whose end was
+/// met before its end marker, or none read), with up to `size` of them in `first` (`*seen` of them).
+long long yc_jpeg_source_trailer(j_decompress_ptr cinfo, unsigned char *first, size_t size, size_t *seen);
 
 /// Sets `cinfo`'s source: `file`, or `stream` when it is not NULL (read as it comes), through a 256 KiB buffer
 /// (yc_jpeg_source.c).

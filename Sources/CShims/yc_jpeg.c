@@ -384,26 +384,25 @@ int yc_jpeg_end(yc_decoder *dec) {
     }
     // What a file holds after its picture is not converted: another JPEG (MPO: a stereo pair, a portrait's
     // depth map, CIPA multi-picture) or other data (a motion photo's video) is said, as the frames after a
-    // Y4M's first are; a few bytes of padding (zeros, FF fill) are nothing.
-    unsigned char first[16];
+    // Y4M's first are. Padding (zeros, FF fill, a stray second end marker) within the first 4 KiB is nothing.
+    unsigned char first[4096];
     size_t seen = 0;
-    const long long after = yc_jpeg_source_trailer(&dec->jpeg, first, &seen);
-    int padding = 1, jpeg = 0;
-    for (size_t i = 0; i < seen && padding && !jpeg; i++) {
-        // Another start of image, after any padding (an MPO writer may leave a zero between the two).
-        jpeg = i + 3 <= seen && first[i] == 0xFF && first[i + 1] == 0xD8 && first[i + 2] == 0xFF;
-        padding = first[i] == 0x00 || first[i] == 0xFF;
-    }
-    if (after > 0 && !(padding && !jpeg && after <= 16)) {
-        char msg[YC_MSG];
-        if (jpeg)
-            snprintf(msg, sizeof msg, "the file holds another JPEG after its picture (%lld bytes from its end marker: a "
-                     "multi-picture file, MPO); only the first picture is converted", after);
-        else
-            snprintf(msg, sizeof msg, "%lld bytes follow the picture's end marker (other data, such as a motion "
-                     "photo's video); they are not converted", after);
-        yc_warn(dec, msg);
-    }
+    const long long after = yc_jpeg_source_trailer(&dec->jpeg, first, sizeof first, &seen);
+    if (after <= 0) return 0;
+    size_t i = 0;
+    while (i < seen && (first[i] == 0x00 || first[i] == 0xFF || (first[i] == 0xD9 && i > 0 && first[i - 1] == 0xFF))) i++;
+    if (i == seen && after == (long long)seen) return 0;   // padding, all of it
+    // Another start of image after the padding (an MPO writer may leave a zero between the two): its FF is
+    // the last of the padding read.
+    const int jpeg = i > 0 && i + 1 < seen && first[i - 1] == 0xFF && first[i] == 0xD8 && first[i + 1] == 0xFF;
+    char msg[YC_MSG];
+    if (jpeg)
+        snprintf(msg, sizeof msg, "the file holds another JPEG after its picture (a multi-picture file, MPO; %lld "
+                 "byte%s after its end marker); only the first picture is converted", after, after == 1 ? "" : "s");
+    else
+        snprintf(msg, sizeof msg, "%lld byte%s follow%s the picture's end marker (other data, such as a motion "
+                 "photo's video); not converted", after, after == 1 ? "" : "s", after == 1 ? "s" : "");
+    yc_warn(dec, msg);
     return 0;
 }
 

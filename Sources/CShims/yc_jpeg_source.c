@@ -18,9 +18,13 @@ typedef struct {
     yc_stream *stream;   // a pipe, FIFO or device: read as it comes (yc_stream_read_some), never the FILE
     JOCTET *buffer;
     int start_of_file;
+    int fake_eoi;   // the end of the file was met and an end marker made up: nothing follows the picture
 } yc_source;
 
-static void source_init(j_decompress_ptr cinfo) { ((yc_source *)cinfo->src)->start_of_file = 1; }
+static void source_init(j_decompress_ptr cinfo) {
+    ((yc_source *)cinfo->src)->start_of_file = 1;
+    ((yc_source *)cinfo->src)->fake_eoi = 0;
+}
 
 static boolean source_fill(j_decompress_ptr cinfo) {
     yc_source *s = (yc_source *)cinfo->src;
@@ -38,6 +42,7 @@ static boolean source_fill(j_decompress_ptr cinfo) {
     if (n == 0) {
         if (s->start_of_file) ERREXIT(cinfo, JERR_INPUT_EMPTY);
         WARNMS(cinfo, JWRN_JPEG_EOF);
+        s->fake_eoi = 1;
         s->buffer[0] = (JOCTET)0xFF;
         s->buffer[1] = (JOCTET)JPEG_EOI;
         n = 2;
@@ -61,19 +66,20 @@ static void source_skip(j_decompress_ptr cinfo, long count) {
 
 static void source_term(j_decompress_ptr cinfo) { (void)cinfo; }
 
-long long yc_jpeg_source_trailer(j_decompress_ptr cinfo, unsigned char first[16], size_t *seen) {
+long long yc_jpeg_source_trailer(j_decompress_ptr cinfo, unsigned char *first, size_t size, size_t *seen) {
     yc_source *s = (yc_source *)cinfo->src;
     *seen = 0;
     // A stream is not read further: an endless writer would hold the run, and what it sends after the picture
-    // is its business. A file read through a fake end marker (its end reached) has nothing after it.
-    if (s->stream || !s->file || s->start_of_file) return -1;
+    // is its business. A file read through a made-up end marker (its end met: cut short, or still growing when
+    // it was read) has nothing after its picture that is not the picture's own.
+    if (s->stream || !s->file || s->start_of_file || s->fake_eoi) return -1;
     struct stat st;
     const long at = ftell(s->file);
     if (at < 0 || fstat(fileno(s->file), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < at) return -1;
     const long long after = (long long)s->pub.bytes_in_buffer + (long long)(st.st_size - at);
-    size_t n = s->pub.bytes_in_buffer < 16 ? s->pub.bytes_in_buffer : 16;
+    size_t n = s->pub.bytes_in_buffer < size ? s->pub.bytes_in_buffer : size;
     memcpy(first, s->pub.next_input_byte, n);
-    if (n < 16 && after > (long long)n) n += fread(first + n, 1, 16 - n, s->file);
+    if (n < size && after > (long long)n) n += fread(first + n, 1, size - n, s->file);
     *seen = n;
     return after;
 }
@@ -83,6 +89,7 @@ void yc_jpeg_big_source(j_decompress_ptr cinfo, FILE *file, yc_stream *stream) {
     s->buffer = (JOCTET *)(*cinfo->mem->alloc_large)((j_common_ptr)cinfo, JPOOL_PERMANENT, YC_SOURCE_BYTES);
     s->file = file;
     s->stream = stream;
+    s->fake_eoi = 0;
     s->pub.init_source = source_init;
     s->pub.fill_input_buffer = source_fill;
     s->pub.skip_input_data = source_skip;

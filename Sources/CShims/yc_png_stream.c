@@ -181,7 +181,8 @@ static void png_follow_chunks(yc_decoder *dec, png_structp png, const uint8_t *p
                 if (!k->seen_idat && memcmp(k->header + 4, "fcTL", 4) == 0) k->frame_before_idat = 1;
                 if (!k->seen_idat && k->animated && memcmp(k->header + 4, "IDAT", 4) == 0) {
                     yc_warn(dec, k->frame_before_idat
-                        ? "an animated PNG (APNG): its default image, the first frame, is converted; the other frames are not"
+                        ? "an animated PNG (APNG): its default image, the animation's first frame, is converted, not the "
+                          "animation"
                         : "an animated PNG (APNG) whose default image is no frame of the animation: that image is "
                           "converted, which APNG viewers do not show");
                 }

@@ -15,7 +15,9 @@ import YUVCore
 ///
 /// A signal that ends the process leaves the temporary file unless the program called `installSignalCleanup()`
 /// (the command does, first thing): a library never takes a program's signals on its own. It took some twenty
-/// of them, SIGINT even where the program ignored it, on the first file written.
+/// of them, SIGINT even where the program ignored it, on the first file written. The same goes for SIGPIPE and
+/// SIGXFSZ: unless the program ignores them (that function does), a closed pipe or a file-size limit ends it,
+/// as POSIX has it, rather than failing the write with EPIPE or EFBIG.
 public final class AtomicOutput {
     public let path: String
     private let force: Bool

@@ -41,7 +41,8 @@ public struct DecodeOptions: Sendable {
     public var pipelined: Bool
     public var alpha: AlphaMode
     public var orientation: OrientationMode
-    /// Most scans a progressive JPEG may have (`--max-scans`).
+    /// Most scans a progressive JPEG may have (`--max-scans`, 1 or more); 0 or less: no limit (the flood of
+    /// scans it guards against is then the program's to bound).
     public var maxScans = ImageDecoder.defaultMaxScans
     /// Most bytes a picture held whole may take (`--max-memory`); nil: by the file's size
     /// (`ImageDecoder.wholeBudget`). A negative one is 0.

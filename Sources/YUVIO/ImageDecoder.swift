@@ -57,7 +57,7 @@ public final class ImageDecoder {
     /// is what it is: bytes added to it (after its end, in metadata) raise the limit, so untrusted input wants
     /// an explicit `--max-memory`.
     public static func wholeBudget(maxMemory: Int?, inputBytes: Int) -> Int {
-        if let maxMemory { return maxMemory }
+        if let maxMemory { return max(maxMemory, 0) }
         let (scaled, overflow) = max(inputBytes, 0).multipliedReportingOverflow(by: 128)
         return max(256 << 20, overflow ? Int.max : scaled)
     }
@@ -93,7 +93,9 @@ public final class ImageDecoder {
                 alpha16: Bool = false, colourTarget: Primaries? = nil) throws(DecodeError) {
         self.source = source
         wholeBudget = Self.wholeBudget(maxMemory: maxMemory, inputBytes: source.byteCount)
-        guard let h = yc_open(source.file, source.format, UInt64(maxPixels), UInt64(wholeBudget), Int32(clamping: maxScans),
+        // A negative limit is 0 (every picture refused, with the reason), not a trap; maxScans 0 or less: none.
+        guard let h = yc_open(source.file, source.format, UInt64(max(maxPixels, 0)), UInt64(max(wholeBudget, 0)),
+                              Int32(clamping: max(maxScans, 0)),
                               allowTruncated ? 1 : 0, raw ? 1 | (turned ? 2 : 0) | (fullChroma ? 4 : 0) : 0, alpha16 ? 1 : 0,
                               colourTarget?.target ?? -1,
                               source.stream) else {

@@ -47,7 +47,7 @@ public final class InputSource {
     /// What a stream may deliver: the largest uncompressed 16-bit RGBA picture the pixel limit allows, plus
     /// 16 MiB for metadata. A real image never needs more; an endless source is cut off there.
     public static func streamLimit(maxPixels: Int) -> UInt64 {
-        let (product, overflow) = UInt64(maxPixels).multipliedReportingOverflow(by: 8)
+        let (product, overflow) = UInt64(max(maxPixels, 0)).multipliedReportingOverflow(by: 8)
         return overflow ? UInt64.max : product &+ (16 << 20)
     }
 

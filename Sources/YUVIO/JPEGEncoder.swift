@@ -5,8 +5,11 @@ import YUVCore
 /// A JPEG is JFIF — BT.601, full range — by definition, so the picture must be converted to that first.
 /// `primaries`: the space of its RGB; other than sRGB, the JPEG carries the profile (`withProfile`).
 public func encodeJPEG(_ image: YUVImage, quality: Int, primaries: Primaries = .bt709) throws(WriteError) -> [UInt8] {
-    precondition(image.layout == .yuv420p)
-    // TurboJPEG's own word for it is "Invalid argument"; Int32(quality) trapped past 2^31.
+    // The planes TurboJPEG takes: another layout is an error, not a trap, as is a quality out of range
+    // (TurboJPEG's own word for it is "Invalid argument"; Int32(quality) trapped past 2^31).
+    guard image.layout == .yuv420p else {
+        throw .system("JPEG encoding takes yuv420p planes, not \(image.layout.rawValue)")
+    }
     guard (1...100).contains(quality) else { throw .system("JPEG quality \(quality) is not one of 1 to 100") }
     guard let tj = tjInitCompress() else { throw .system("TurboJPEG: cannot start the compressor") }
     defer { tjDestroy(tj) }

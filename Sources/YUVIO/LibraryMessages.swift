@@ -34,11 +34,11 @@ enum LibraryMessages {
         ("Bogus Huffman table", { _ in "a JPEG Huffman table is invalid: the file is damaged" }),
         // JPEG-LS (ITU T.87) starts its frame with SOF55 (0xF7) and may carry LSE (0xF8): a format of its own.
         ("Unsupported marker type 0xf7", { _ in
-            "a JPEG-LS file (lossless, SOF55): libjpeg-turbo cannot decode it; convert it to a baseline or progressive "
-                + "JPEG or a PNG first" }),
+            "a JPEG-LS file (lossless, SOF55), or a damaged JPEG: libjpeg-turbo cannot decode it; convert a JPEG-LS "
+                + "file to a baseline or progressive JPEG or a PNG first" }),
         ("Unsupported marker type 0xf8", { _ in
-            "a JPEG-LS file (its LSE marker, 0xf8): libjpeg-turbo cannot decode it; convert it to a baseline or "
-                + "progressive JPEG or a PNG first" }),
+            "a JPEG-LS file (its LSE marker, 0xf8), or a damaged JPEG: libjpeg-turbo cannot decode it; convert a "
+                + "JPEG-LS file to a baseline or progressive JPEG or a PNG first" }),
         ("Unsupported marker type", { _ in "the JPEG holds a marker libjpeg does not know: the file is damaged" }),
         // libjpeg's warnings that pixels are missing or wrong (`jpeg_warning_damages_pixels`).
         ("Premature end of JPEG file", { _ in "the JPEG ends before its image data does: the file is cut short" }),

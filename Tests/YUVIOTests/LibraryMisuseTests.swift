@@ -44,6 +44,22 @@ final class LibraryMisuseTests: XCTestCase {
             }
         }
         XCTAssertFalse(try encodeJPEG(image, quality: 1).isEmpty)
+        // Planes TurboJPEG does not take: an error too (a precondition before).
+        let nv12 = try convertFile(path: photo, spec: ConversionSpec(), layout: .nv12).image
+        XCTAssertThrowsError(try encodeJPEG(nv12, quality: 90)) { error in
+            XCTAssertEqual(error as? WriteError, .system("JPEG encoding takes yuv420p planes, not nv12"))
+        }
+    }
+
+    /// An alignment below 1 is 1 (FrameLayout's precondition trapped); a decoder's negative limits are 0.
+    func testAlignmentAndDecoderLimitsBelowTheirRange() throws {
+        let tight = MemorySink(), zero = MemorySink()
+        _ = try convert(path: photo, spec: ConversionSpec(), layout: .nv12, into: tight)
+        _ = try convert(path: photo, spec: ConversionSpec(), layout: .nv12, into: zero, alignment: 0, heightAlignment: -3)
+        XCTAssertEqual(zero.image?.bytes, tight.image?.bytes)
+        let source = try InputSource(path: photo)
+        XCTAssertThrowsError(try ImageDecoder(source: source, maxPixels: -1, maxMemory: -1))
+        XCTAssertEqual(ImageDecoder.wholeBudget(maxMemory: -5, inputBytes: 100), 0)
     }
 
     /// A failed conversion leaves no picture in the sink: its storage was reserved, not all written, and held

@@ -3,8 +3,10 @@ import YUVCore
 /// Keeps the whole picture in memory, tightly packed in its layout (tests, JPEG encoding, the quality
 /// measures, and callers that want the bytes).
 public final class MemorySink: BandSink {
-    /// The picture, once a conversion has ended well (`end`); nil before, and after a conversion that failed
-    /// (whose storage, reserved and not all written, held whatever memory it was given).
+    /// The picture, once a conversion has ended well (`end`); nil from the moment a conversion begins writing
+    /// (`begin`), so a failure there leaves none (its storage, reserved and not all written, held whatever
+    /// memory it was given). A conversion that fails before it writes (no such file, a picture refused from its
+    /// header) leaves the sink as it was.
     public private(set) var image: YUVImage?
     /// The alpha plane, when the conversion kept one.
     public private(set) var alpha: [UInt8]?
