@@ -1447,16 +1447,30 @@ begin jpeg-after-its-end-marker-said
 # and a stream is not read past the picture.
 cat "$JPG" > mpo.jpg; printf '\0' >> mpo.jpg; cat "$JPG" >> mpo.jpg
 cp "$JPG" video.jpg; head -c 5000 /dev/urandom >> video.jpg
-cp "$JPG" pad.jpg; printf '\0\0\0\0' >> pad.jpg; snap
+cp "$JPG" pad.jpg; printf '\0\0\0\0' >> pad.jpg
+# Padding is looked for in the first 4 KiB: 4096 zero bytes, or a stray second end marker, are nothing; a JPEG
+# after 4000 zero bytes is still another picture; a marker after the end marker is said as such.
+cp "$JPG" pad4k.jpg; head -c 4096 /dev/zero >> pad4k.jpg
+cp "$JPG" eoi2.jpg; printf '\377\331' >> eoi2.jpg
+cp "$JPG" far.jpg; head -c 4000 /dev/zero >> far.jpg; cat "$JPG" >> far.jpg
+cp "$JPG" scan.jpg; printf '\377\304\0\3\0' >> scan.jpg; snap
 run mpo.jpg -o m.nv12
 status 0; says 'holds another JPEG after its picture'
 run video.jpg -o v.nv12
 status 0; says '5000 bytes follow the picture.s end marker'
 run pad.jpg -o p.nv12 -q
 status 0; quiet
+run pad4k.jpg -o p4.nv12 -q
+status 0; quiet
+run eoi2.jpg -o e2.nv12 -q
+status 0; quiet
+run far.jpg -o far.nv12
+status 0; says 'holds another JPEG after its picture'
+run scan.jpg -o scan.nv12
+status 0; says '5 bytes follow the picture.s end marker, starting with a JPEG marker \(FF C4\)'
 yc - -o s.nv12 < video.jpg > "$OUT" 2> "$ERR"; RC=$?
 status 0; says '5000 bytes follow'
-ALLOW=(m.nv12 v.nv12 p.nv12 s.nv12); settled
+ALLOW=(m.nv12 v.nv12 p.nv12 p4.nv12 e2.nv12 far.nv12 scan.nv12 s.nv12); settled
 end
 
 begin apng-default-image-said
@@ -1479,6 +1493,20 @@ status 0; says 'animated PNG .APNG. whose default image is no frame of the anima
 run first.png -o f.nv12
 status 0; says 'animated PNG .APNG.: its default image, the animation.s first frame, is converted'
 ALLOW=(h.nv12 f.nv12); settled
+end
+
+begin raw-frame-memory-from-a-pipe
+# A raw frame from a pipe was reserved 64 MiB and grown by doubling: an 80 MiB frame held 64 + 80 MiB at its
+# last growth, twice what --max-memory admitted. The whole frame, admitted, is reserved at once (pages cost
+# memory as bytes arrive). And a JPEG output's planes were checked only after the frame was read: refused now
+# before it is, at the process's own size.
+memwrap
+yc - --size 8192x6826 --pix-fmt nv12 -o /dev/null -q < <(head -c 83877888 /dev/zero) > "$OUT" 2> "$ERR"
+status 0; rss_below 125
+memwrap
+yc - --size 4096x4096 --pix-fmt yuv420p -o o.jpg --max-memory 60M < <(head -c 25165824 /dev/zero) > "$OUT" 2> "$ERR"
+status 1; says 'holding the picture for the encoder needs .* above the limit of 60 MiB'; rss_below 30
+settled
 end
 
 begin y4m-range-contradicted-warns

@@ -395,8 +395,15 @@ int yc_jpeg_end(yc_decoder *dec) {
     // Another start of image after the padding (an MPO writer may leave a zero between the two): its FF is
     // the last of the padding read.
     const int jpeg = i > 0 && i + 1 < seen && first[i - 1] == 0xFF && first[i] == 0xD8 && first[i + 1] == 0xFF;
+    // A marker other than a start of image (FF C0-FE) right after: more of a JPEG's segments or scans, the end
+    // marker before them stray (a progressive file then converts as the coarser picture its scans so far make).
+    const int marker = !jpeg && i > 0 && i < seen && first[i - 1] == 0xFF && first[i] >= 0xC0 && first[i] != 0xFF;
     char msg[YC_MSG];
-    if (jpeg)
+    if (marker)
+        snprintf(msg, sizeof msg, "%lld byte%s follow%s the picture's end marker, starting with a JPEG marker (FF %02X): "
+                 "the end marker may be stray, and what follows it is not decoded", after, after == 1 ? "" : "s",
+                 after == 1 ? "s" : "", first[i]);
+    else if (jpeg)
         snprintf(msg, sizeof msg, "the file holds another JPEG after its picture (a multi-picture file, MPO; %lld "
                  "byte%s after its end marker); only the first picture is converted", after, after == 1 ? "" : "s");
     else

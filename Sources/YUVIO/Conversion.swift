@@ -45,8 +45,8 @@ public struct DecodeOptions: Sendable {
     /// scans it guards against is then the program's to bound).
     public var maxScans = ImageDecoder.defaultMaxScans
     /// Most bytes a picture held whole may take (`--max-memory`); nil: by the file's size
-    /// (`ImageDecoder.wholeBudget`). A negative one is 0.
-    public var maxMemory: Int? { didSet { maxMemory = maxMemory.map { max($0, 0) } } }
+    /// (`ImageDecoder.wholeBudget`). 0 or less is 1 byte: every picture held whole refused (never "no limit").
+    public var maxMemory: Int? { didSet { maxMemory = maxMemory.map { max($0, 1) } } }
     /// Colour management (`--color-management auto|off`): on by default.
     public var colourManagement = true
     /// The RGB space to convert in (`--primaries`); nil: the matrix's (`Primaries(for:)`).

@@ -57,7 +57,8 @@ public final class ImageDecoder {
     /// is what it is: bytes added to it (after its end, in metadata) raise the limit, so untrusted input wants
     /// an explicit `--max-memory`.
     public static func wholeBudget(maxMemory: Int?, inputBytes: Int) -> Int {
-        if let maxMemory { return max(maxMemory, 0) }
+        // 0 is the C side's "no limit": a limit of 0 or less is 1 byte, every picture held whole refused.
+        if let maxMemory { return max(maxMemory, 1) }
         let (scaled, overflow) = max(inputBytes, 0).multipliedReportingOverflow(by: 128)
         return max(256 << 20, overflow ? Int.max : scaled)
     }
@@ -93,8 +94,9 @@ public final class ImageDecoder {
                 alpha16: Bool = false, colourTarget: Primaries? = nil) throws(DecodeError) {
         self.source = source
         wholeBudget = Self.wholeBudget(maxMemory: maxMemory, inputBytes: source.byteCount)
-        // A negative limit is 0 (every picture refused, with the reason), not a trap; maxScans 0 or less: none.
-        guard let h = yc_open(source.file, source.format, UInt64(max(maxPixels, 0)), UInt64(max(wholeBudget, 0)),
+        // A limit below its range refuses every picture, with the reason (maxPixels 0; the whole budget at least 1
+        // byte, 0 being C's "no limit"), not a trap; maxScans 0 or less: no limit, as documented.
+        guard let h = yc_open(source.file, source.format, UInt64(max(maxPixels, 0)), UInt64(max(wholeBudget, 1)),
                               Int32(clamping: max(maxScans, 0)),
                               allowTruncated ? 1 : 0, raw ? 1 | (turned ? 2 : 0) | (fullChroma ? 4 : 0) : 0, alpha16 ? 1 : 0,
                               colourTarget?.target ?? -1,

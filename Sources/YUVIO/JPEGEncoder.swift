@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import CTurboJPEG
 import YUVCore
 
@@ -5,6 +10,26 @@ import YUVCore
 /// A JPEG is JFIF — BT.601, full range — by definition, so the picture must be converted to that first.
 /// `primaries`: the space of its RGB; other than sRGB, the JPEG carries the profile (`withProfile`).
 public func encodeJPEG(_ image: YUVImage, quality: Int, primaries: Primaries = .bt709) throws(WriteError) -> [UInt8] {
+    var file: [UInt8] = []
+    try encodeJPEG(image, quality: quality, primaries: primaries) { (part: UnsafeRawBufferPointer) throws(WriteError) in
+        // Every growth asked of the system first: a Swift array refused stops the process (SIGABRT under
+        // `ulimit -v`, a hostile round), a file fails instead.
+        let need = file.count + part.count
+        guard Ledger.ifAvailable(need, { file.reserveCapacity(need) }) != nil else {
+            throw .outOfMemory(Ledger.outOfMemory(need, for: "the JPEG file"))
+        }
+        file += part
+    }
+    return file
+}
+
+/// The same, the file handed to `write` in parts as it is (its bytes up to where a profile goes, the profile's
+/// segments, the rest) rather than copied into one array: a 96 MP picture's JPEG was held three times over —
+/// TurboJPEG's buffer as it grew by reallocation, the array copied out of it, and the array with the profile —
+/// 315 MB at peak against 137 MB of planes. TurboJPEG writes into a buffer of its worst case (`tjBufSize`),
+/// reserved, not touched: memory follows the bytes it writes, and it never reallocates.
+public func encodeJPEG(_ image: YUVImage, quality: Int, primaries: Primaries = .bt709,
+                       write: (UnsafeRawBufferPointer) throws(WriteError) -> Void) throws(WriteError) {
     // The planes TurboJPEG takes: another layout is an error, not a trap, as is a quality out of range
     // (TurboJPEG's own word for it is "Invalid argument"; Int32(quality) trapped past 2^31).
     guard image.layout == .yuv420p else {
@@ -14,47 +39,61 @@ public func encodeJPEG(_ image: YUVImage, quality: Int, primaries: Primaries = .
     guard let tj = tjInitCompress() else { throw .system("TurboJPEG: cannot start the compressor") }
     defer { tjDestroy(tj) }
     let g = image.geometry
-    var out: UnsafeMutablePointer<UInt8>?
-    var size: UInt = 0
+    // (unsigned long)-1 when the size makes no JPEG; malloc, not tjAlloc (an int of bytes): TurboJPEG neither
+    // reallocates nor frees a buffer it is told not to.
+    let capacity = tjBufSize(Int32(g.width), Int32(g.height), Int32(TJSAMP_420.rawValue))
+    guard capacity != UInt.max, capacity < UInt(Int.max),
+          let reserved = Ledger.ifAvailable(Int(capacity), { malloc(Int(capacity)) }) ?? nil else {
+        throw .outOfMemory(Ledger.outOfMemory(Int(clamping: capacity), for: "the JPEG encoder's buffer"))
+    }
+    defer { free(reserved) }
+    let out = reserved.assumingMemoryBound(to: UInt8.self)
+    var size = capacity
     var strides: [Int32] = [Int32(g.width), Int32(g.chromaWidth), Int32(g.chromaWidth)]
+    var buffer: UnsafeMutablePointer<UInt8>? = out
     let rc: Int32 = image.bytes.withUnsafeBufferPointer { buf in
         let base = buf.baseAddress!
         var planes: [UnsafePointer<UInt8>?] = [base, base + g.pixels, base + g.pixels + g.chromaWidth * g.chromaHeight]
         return tjCompressFromYUVPlanes(tj, &planes, Int32(g.width), &strides, Int32(g.height), Int32(TJSAMP_420.rawValue),
-                                       &out, &size, Int32(quality), 0)
+                                       &buffer, &size, Int32(quality), TJFLAG_NOREALLOC)
     }
-    defer { if let out { tjFree(out) } }
-    guard rc == 0, let out else {
+    guard rc == 0, buffer == out else {
         let why = String(cString: tjGetErrorStr2(tj))
         // Memory refused (an address-space limit): the conversion's reason, as for its own buffers.
         if why.contains("Insufficient memory") { throw .outOfMemory("the JPEG encoder ran out of memory (TurboJPEG: \(why))") }
         throw .system("TurboJPEG: " + why)
     }
-    // The copies out of TurboJPEG's buffer (and with a profile, the file with its segments) asked for first: a
-    // Swift array refused stops the process (SIGABRT under `ulimit -v`, a hostile round), a file fails instead.
-    let profile = primaries.outputProfile?.bytes
-    let need = Int(size) + (profile.map { Int(size) + $0.count + 4096 } ?? 0)
-    guard let made = Ledger.ifAvailable(need, {
-        let jpeg = Array(UnsafeBufferPointer(start: out, count: Int(size)))
-        return profile.map { withProfile(jpeg, $0) } ?? jpeg
-    }) else {
-        throw .outOfMemory(Ledger.outOfMemory(need, for: "the JPEG file"))
+    let jpeg = UnsafeRawBufferPointer(start: out, count: Int(size))
+    guard let icc = primaries.outputProfile?.bytes, let at = profileInsertion(jpeg), !icc.isEmpty,
+          let segments = profileSegments(icc) else {
+        return try write(jpeg)
     }
-    return made
+    try write(UnsafeRawBufferPointer(rebasing: jpeg[..<at]))
+    let failure: WriteError? = segments.withUnsafeBytes { s in
+        do throws(WriteError) { try write(s) } catch { return error }
+        return nil
+    }
+    if let failure { throw failure }
+    try write(UnsafeRawBufferPointer(rebasing: jpeg[at...]))
 }
 
-/// `jpeg` with `icc` in APP2 `ICC_PROFILE` segments (at most 65,519 bytes of it each, numbered from 1) after
-/// its SOI and JFIF APP0, where readers look for them.
-func withProfile(_ jpeg: [UInt8], _ icc: [UInt8]) -> [UInt8] {
+/// Where a profile's segments go in `jpeg`: after its SOI and JFIF APP0, where readers look for them; nil when
+/// the file is too short to have an SOI.
+func profileInsertion(_ jpeg: UnsafeRawBufferPointer) -> Int? {
     var at = 2
     // An APP0 whose length does not cover its own length field (2) is no segment to step over: after SOI then.
     if jpeg.count >= 6, jpeg[2] == 0xFF, jpeg[3] == 0xE0 {
         let length = Int(jpeg[4]) << 8 | Int(jpeg[5])   // the segment's bytes after its marker, itself included
         if length >= 2 { at = 4 + length }
     }
-    guard jpeg.count >= 2, at <= jpeg.count, !icc.isEmpty else { return jpeg }
+    return jpeg.count >= 2 && at <= jpeg.count ? at : nil
+}
+
+/// `icc` as APP2 `ICC_PROFILE` segments (at most 65,519 bytes of it each, numbered from 1); nil when it would
+/// take more than 255.
+func profileSegments(_ icc: [UInt8]) -> [UInt8]? {
     let piece = 65_519, count = (icc.count + piece - 1) / piece
-    guard count <= 255 else { return jpeg }
+    guard count <= 255 else { return nil }
     var segments: [UInt8] = []
     for i in 0..<count {
         let part = icc[(i * piece)..<min(icc.count, (i + 1) * piece)]
@@ -62,6 +101,13 @@ func withProfile(_ jpeg: [UInt8], _ icc: [UInt8]) -> [UInt8] {
         segments += [0xFF, 0xE2, UInt8(length >> 8), UInt8(length & 0xFF)] + Array("ICC_PROFILE\0".utf8)
             + [UInt8(i + 1), UInt8(count)] + part
     }
+    return segments
+}
+
+/// `jpeg` with `icc` in APP2 `ICC_PROFILE` segments after its SOI and JFIF APP0 (`profileInsertion`,
+/// `profileSegments`): what `encodeJPEG` writes, as one array.
+func withProfile(_ jpeg: [UInt8], _ icc: [UInt8]) -> [UInt8] {
+    guard !icc.isEmpty, let at = jpeg.withUnsafeBytes(profileInsertion), let segments = profileSegments(icc) else { return jpeg }
     var file: [UInt8] = []
     file.reserveCapacity(jpeg.count + segments.count)   // one array the size of the file, no temporary copies
     file += jpeg[..<at]

@@ -66,12 +66,14 @@ public enum RawInput {
 
         /// Exactly `count` bytes (fewer only at the end of the input). Memory follows the bytes that arrive, never
         /// the count a header or a command line claims: a 40-byte file that says its frame holds 15 GB takes 40
-        /// bytes. It is reserved up front only up to `fileSize` (when known), else 64 MiB, and filled 16 MiB at a
-        /// time.
+        /// bytes. It is reserved up front — up to `fileSize` for a file; for a stream the whole count, which
+        /// `checkHeld` has admitted under `--max-memory` (a reservation is address space: its pages cost memory as
+        /// the bytes arrive) — and filled 16 MiB at a time. Grown from 64 MiB by doubling, a 137 MiB frame from a
+        /// pipe held 266 MiB at its last growth, twice the limit it was admitted under.
         func read(_ count: Int) throws(DecodeError) -> [UInt8] {
             var bytes: [UInt8] = []
             // Every growth asked of the system first: refused, the file fails (a Swift array would stop the process).
-            let first = max(0, min(count, fileSize ?? (1 << 26)))
+            let first = max(0, min(count, fileSize ?? count))
             guard Ledger.ifAvailable(first, { bytes.reserveCapacity(first) }) != nil else {
                 throw .decoder(Ledger.outOfMemory(first, for: "the frame"))
             }
@@ -159,9 +161,20 @@ public enum RawInput {
     /// a file as large as the frame at least (the file is the frame; one shorter is refused for its size, or cut
     /// short, not for memory); from a stream (nil: a pipe, a FIFO), whose bytes are not known, the default is the
     /// stream's, 256 MiB — a header piped in declaring 16384×16384 10-bit held 1 GiB before.
-    static func checkHeld(_ need: Int, maxMemory: Int?, fileSize: Int?) throws(DecodeError) {
+    /// `besides`: what the caller will hold whole beside the frame (a JPEG output's planes), counted with it
+    /// under the same limit, so that a frame it cannot convert is refused before it is read.
+    static func checkHeld(_ need: Int, maxMemory: Int?, fileSize: Int?, besides: HeldBeside? = nil,
+                          width: Int = 0, height: Int = 0) throws(DecodeError) {
         var whole = ImageDecoder.WholeCount(maxMemory: maxMemory, inputBytes: fileSize.map { max($0, need) } ?? 0)
         try whole.check(need, for: "holding the YUV frame")
+        if let besides { try whole.check(besides.bytes(width, height), for: besides.what) }
+    }
+
+    /// What a caller holds whole beside a frame it reads (`checkHeld`): bytes for a picture's width and height.
+    public struct HeldBeside: Sendable {
+        public let bytes: @Sendable (Int, Int) -> Int
+        public let what: String
+        public init(what: String, bytes: @escaping @Sendable (Int, Int) -> Int) { (self.what, self.bytes) = (what, bytes) }
     }
 
     /// What `read` would refuse of a raw frame at `path` before reading it — its size, or a regular file's byte
@@ -194,10 +207,10 @@ public enum RawInput {
     /// the size it needs — never more, whatever the input holds — and an input that is shorter or longer
     /// is refused (a regular file by its size, before anything is read).
     public static func read(path: String, width: Int, height: Int, layout: PixelLayout,
-                            maxPixels: Int, maxMemory: Int? = nil) throws(FileError) -> YUVImage {
+                            maxPixels: Int, maxMemory: Int? = nil, besides: HeldBeside? = nil) throws(FileError) -> YUVImage {
         try withInput(path) { (input, _) throws(DecodeError) -> YUVImage in
             let need = try frameBytes(width: width, height: height, layout: layout, maxPixels: maxPixels)
-            try checkHeld(need, maxMemory: maxMemory, fileSize: input.fileSize)
+            try checkHeld(need, maxMemory: maxMemory, fileSize: input.fileSize, besides: besides, width: width, height: height)
             let what = "\(width)x\(height) \(layout.rawValue) needs \(need) bytes"
             if let problem = sizeProblem(fileSize: input.fileSize, need: need, what: what) { throw problem }
             let bytes = try input.read(need)
@@ -265,7 +278,7 @@ public enum RawInput {
     /// progressive when absent). The
     /// header is checked (size against `maxPixels`, colour space) before any frame data is read, and only
     /// the first frame's bytes are read.
-    public static func readY4M(path: String, maxPixels: Int, maxMemory: Int? = nil) throws(FileError)
+    public static func readY4M(path: String, maxPixels: Int, maxMemory: Int? = nil, besides: HeldBeside? = nil) throws(FileError)
         -> (YUVImage, ColorRange?, ChromaLocation?, Y4MTiming) {
         try withInput(path) { (input, _) throws(DecodeError) -> (YUVImage, ColorRange?, ChromaLocation?, Y4MTiming) in
             let header = String(decoding: try input.line(limit: 4096, what: "the Y4M header"), as: UTF8.self)
@@ -359,7 +372,7 @@ public enum RawInput {
             }
             let layout: PixelLayout = colour == "420p10" ? .yuv420p10le : .yuv420p
             let need = try frameBytes(width: w, height: h, layout: layout, maxPixels: maxPixels)
-            try checkHeld(need, maxMemory: maxMemory, fileSize: input.fileSize)
+            try checkHeld(need, maxMemory: maxMemory, fileSize: input.fileSize, besides: besides, width: w, height: h)
             let frame = String(decoding: try input.line(limit: 4096, what: "the Y4M frame header",
                                                         missing: "the Y4M stream holds no frame (the input ends after its header)"),
                                as: UTF8.self)

@@ -86,7 +86,9 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
                              outputName: output)
         if format == .jpeg {
             do throws(WriteError) {
-                try sink.write(try encodeJPEG(memory!.image!, quality: options.quality, primaries: report.primaries))
+                try encodeJPEG(memory!.image!, quality: options.quality, primaries: report.primaries) {
+                    (part: UnsafeRawBufferPointer) throws(WriteError) in try sink.write(part)
+                }
             } catch {
                 throw FileError(input: input, writing: output, error)
             }

@@ -77,12 +77,15 @@ func runRawInput(_ options: Options) -> Int32 {
         // never resampled.
         var siting = options.siting ?? .center
         var timing = Y4MTiming()
+        let jfif = ConversionSpec(matrix: .bt601, range: .full)
         if RawInput.isY4M(path: input) && !options.isOneRawFrame(input) {
             if options.inputSize != nil || options.inputLayout != nil {
                 printErr("yuvconv: warning: \(name): a Y4M header gives the size and layout; --size and --pix-fmt are ignored")
             }
             let (img, range, tagged, stream) = try RawInput.readY4M(path: input, maxPixels: options.maxPixels,
-                                                                    maxMemory: options.maxMemory)
+                                                                    maxMemory: options.maxMemory,
+                                                                    // the range is the header's: the worst case
+                                                                    besides: format == .jpeg ? jpegEncoderHeld(reconverts: true) : nil)
             // A 10-bit header (C420p10) has no siting tag: --chroma-loc says where its chroma sits, as for a raw
             // frame (yuvconv's own left-sited 10-bit Y4M comes back left-sited), else the centre.
             let tag = tagged ?? options.siting ?? .center
@@ -138,21 +141,20 @@ func runRawInput(_ options: Options) -> Int32 {
         } else {
             guard let size = options.inputSize else { return usageFailure("\(name): raw YUV needs --size WxH") }
             image = try RawInput.read(path: input, width: size.width, height: size.height, layout: options.rawLayout(of: input),
-                                      maxPixels: options.maxPixels, maxMemory: options.maxMemory)
+                                      maxPixels: options.maxPixels, maxMemory: options.maxMemory,
+                                      besides: format == .jpeg ? jpegEncoderHeld(reconverts: spec != jfif) : nil)
             warnRawSiting(name, siting, format)
         }
         if case .jpeg = format {
-            // The encoder's planes and, for another matrix or range, the RGB and planes of the reconversion,
-            // held whole beside the frame read in: under --max-memory as a decoded picture's are, with the same
-            // default and the same sentence, before any is allocated.
+            // Checked before the frame was read (`besides`); again with the frame's own byte count and the spec it
+            // ends with (a Y4M's range is its header's).
+            let encoderHeld = jpegEncoderHeld(reconverts: spec != jfif)
             let (w, h) = (image.width, image.height)
-            let planes = w * h + 2 * ((w + 1) / 2) * ((h + 1) / 2)
-            let again = spec == ConversionSpec(matrix: .bt601, range: .full) ? 0 : 3 * w * h + planes
             var whole = ImageDecoder.WholeCount(maxMemory: options.maxMemory,
                                                 // The bytes read (a stream's too: standard input, a FIFO), at least.
                                                 inputBytes: max(image.bytes.count, readsStandardInput(input) ? 0 : FileStatus(path: input)?.size ?? 0))
             do throws(DecodeError) {
-                try whole.check(image.bytes.count + planes + again, for: "holding the picture for the encoder")
+                try whole.check(image.bytes.count + encoderHeld.bytes(w, h), for: encoderHeld.what)
             } catch {
                 throw FileError(path: input, error)
             }
@@ -180,7 +182,9 @@ func runRawInput(_ options: Options) -> Int32 {
                     planes = again
                 }
                 // The frame's primaries tag the picture, as they do one converted from an image.
-                try sink.write(try encodeJPEG(planes, quality: options.quality, primaries: primaries))
+                try encodeJPEG(planes, quality: options.quality, primaries: primaries) { (part: UnsafeRawBufferPointer) throws(WriteError) in
+                    try sink.write(part)
+                }
             case .png:
                 // A 10-bit frame (or --depth 10) draws a 16-bit PNG: one rounding from its samples, nothing lost.
                 try convert(frame: image, layout: format.layout(bitDepth: options.depth ?? image.layout.bitDepth),
@@ -210,15 +214,27 @@ func runRawInput(_ options: Options) -> Int32 {
     }
 }
 
+/// What a JPEG output of a w×h frame holds whole beside the frame: the encoder's planes and, for another matrix
+/// or range than JFIF's, the RGB and planes of the reconversion — under --max-memory as a decoded picture's are,
+/// with the same default and sentence, checked with the frame before it is read (it was checked after).
+func jpegEncoderHeld(reconverts: Bool) -> RawInput.HeldBeside {
+    RawInput.HeldBeside(what: "holding the picture for the encoder") { w, h in
+        let planes = w * h + 2 * ((w + 1) / 2) * ((h + 1) / 2)
+        return planes + (reconverts ? 3 * w * h + planes : 0)
+    }
+}
+
 /// A yuv420p picture in one matrix and range to another: the exact inverse to 8-bit RGB, then the exact
 /// conversion (two roundings).
 func reconvert(_ image: YUVImage, from: ConversionSpec, to: ConversionSpec) -> YUVImage {
     let w = image.width, h = image.height
     var rgb = [UInt8](repeating: 0, count: 3 * w * h)
-    var src = image
-    src.bytes.withUnsafeMutableBufferPointer { b in
+    // Read in place: a mutable copy of the planes (`var src = image`) copied all of them, 1.5 bytes a pixel
+    // beyond what --max-memory admitted (the rows are only read).
+    image.bytes.withUnsafeBufferPointer { b in
         rgb.withUnsafeMutableBufferPointer { r in
-            YUVToRGB(spec: from).convertRows(PlaneTargets(picture: b.baseAddress!, width: w, height: h, layout: .yuv420p),
+            YUVToRGB(spec: from).convertRows(PlaneTargets(picture: UnsafeMutablePointer(mutating: b.baseAddress!), width: w,
+                                                          height: h, layout: .yuv420p),
                                              first: 0, count: h, into: r.baseAddress!, stride: 3 * w)
         }
     }

@@ -20,9 +20,12 @@ final class LibraryMisuseTests: XCTestCase {
         XCTAssertEqual(options.maxPixels, 0)
         options = DecodeOptions()
         options.maxMemory = -5
-        XCTAssertEqual(options.maxMemory, 0)
-        // It trapped before the conversion began; now the conversion runs (a PNG streams, holding nothing whole).
-        XCTAssertNoThrow(try convert(path: photo, spec: ConversionSpec(), layout: .nv12, into: MemorySink(), options: options))
+        XCTAssertEqual(options.maxMemory, 1, "0 is the decoder's 'no limit': the nearest sense is 1 byte")
+        // It trapped before the conversion began; now what is held whole (here, the memory sink's picture) is
+        // refused with the reason, as under any limit too small for it.
+        XCTAssertThrowsError(try convert(path: photo, spec: ConversionSpec(), layout: .nv12, into: MemorySink(), options: options)) {
+            XCTAssertTrue("\($0)".contains("above the limit of 1 bytes"), "\($0)")
+        }
     }
 
     func testSharpChromaToATenBitLayoutIsAnError() throws {
@@ -59,7 +62,34 @@ final class LibraryMisuseTests: XCTestCase {
         XCTAssertEqual(zero.image?.bytes, tight.image?.bytes)
         let source = try InputSource(path: photo)
         XCTAssertThrowsError(try ImageDecoder(source: source, maxPixels: -1, maxMemory: -1))
-        XCTAssertEqual(ImageDecoder.wholeBudget(maxMemory: -5, inputBytes: 100), 0)
+        XCTAssertEqual(ImageDecoder.wholeBudget(maxMemory: -5, inputBytes: 100), 1)
+        XCTAssertEqual(ImageDecoder.wholeBudget(maxMemory: 0, inputBytes: 100), 1)
+        // A limit of 0 or less on memory held whole refuses a progressive JPEG's coefficients (0 was "no limit":
+        // the bound against decompression bombs switched off), whether as DecodeOptions or as the decoder's own.
+        let progressive = fixturesURL.appendingPathComponent("corpus/jpeg/jpeg-decoder/reftest/non-interleaved-mcu.jpg").path
+        XCTAssertNoThrow(try convert(path: progressive, spec: ConversionSpec(), layout: .nv12, into: MemorySink()))
+        for limit in [0, -1] {
+            var options = DecodeOptions()
+            options.maxMemory = limit
+            XCTAssertThrowsError(try convert(path: progressive, spec: ConversionSpec(), layout: .nv12, into: MemorySink(),
+                                             options: options)) { error in
+                XCTAssertTrue("\(error)".contains("held whole"), "\(limit): \(error)")
+            }
+            XCTAssertThrowsError(try ImageDecoder(source: try InputSource(path: progressive), maxMemory: limit), "\(limit)")
+        }
+        let small = PlaneGeometry(width: 3, height: 3)
+        XCTAssertEqual(small.alignedBytes(alignment: 0, biPlanar: true), small.alignedBytes(alignment: 1, biPlanar: true))
+    }
+
+    /// PNG output takes planar bands; another layout through a library caller's PNGSink is an error (a trap before).
+    func testPNGSinkOfAnotherLayoutIsAnError() throws {
+        for layout in [PixelLayout.nv12, .p010] {
+            let out = try AtomicOutput(path: NSTemporaryDirectory() + "yuvconv-pngsink-\(getpid()).png", force: true)
+            XCTAssertThrowsError(try convert(path: photo, spec: ConversionSpec(), layout: layout,
+                                             into: PNGSink(output: out, spec: ConversionSpec()))) { error in
+                XCTAssertTrue("\(error)".contains("PNG output converts from yuv420p or yuv420p10le bands"), "\(error)")
+            }
+        }
     }
 
     /// A failed conversion leaves no picture in the sink: its storage was reserved, not all written, and held

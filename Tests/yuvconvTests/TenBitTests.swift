@@ -41,7 +41,7 @@ final class TenBitTests: CLITestCase {
     }
 
     /// A Y4M's header has no matrix, primaries or transfer: the report gives ffmpeg the tags it lacks, as for raw
-    /// planes (before, the column was empty for a Y4M, and ffmpeg read it as BT.601: 34.4 dB instead of 45.6).
+    /// planes (before, the column was empty for a Y4M, and ffmpeg read it as BT.601: 34.2 dB instead of 45.6).
     func testY4MReportSaysWhatFFmpegMustBeTold() throws {
         for (args, want) in [([String](), "-color_range pc -colorspace bt709 -color_primaries bt709 -color_trc iec61966-2-1 -chroma_sample_location center"),
                              (["--depth", "10", "--matrix", "bt2020", "--range", "limited", "--chroma-loc", "topleft"],

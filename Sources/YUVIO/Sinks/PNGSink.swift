@@ -37,7 +37,10 @@ public final class PNGSink: BandSink {
     }
 
     public func begin(_ frame: FrameLayout, ledger: Ledger) throws(WriteError) {
-        precondition(frame.pixelLayout == .yuv420p || frame.pixelLayout == .yuv420p10le, "PNG output converts from planar bands")
+        // A library caller's other layout is an error, not a trap.
+        guard frame.pixelLayout == .yuv420p || frame.pixelLayout == .yuv420p10le else {
+            throw .system("PNG output converts from yuv420p or yuv420p10le bands, not \(frame.pixelLayout.rawValue)")
+        }
         let deep = frame.pixelLayout == .yuv420p10le
         inverse = YUVToRGB(spec: spec, inputDepth: deep ? 10 : 8, outputDepth: deep ? 16 : 8)
         self.ledger = ledger
