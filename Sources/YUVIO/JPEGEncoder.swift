@@ -26,8 +26,10 @@ public func encodeJPEG(_ image: YUVImage, quality: Int, primaries: Primaries = .
 /// The same, the file handed to `write` in parts as it is (its bytes up to where a profile goes, the profile's
 /// segments, the rest) rather than copied into one array: a 96 MP picture's JPEG was held three times over —
 /// TurboJPEG's buffer as it grew by reallocation, the array copied out of it, and the array with the profile —
-/// 315 MB at peak against 137 MB of planes. TurboJPEG writes into a buffer of its worst case (`tjBufSize`),
-/// reserved, not touched: memory follows the bytes it writes, and it never reallocates.
+/// 315 MB at peak against 137 MB of planes. TurboJPEG writes into a buffer of its own bound (`tjBufSize`'s
+/// 3 bytes a pixel), reserved, not touched: memory follows the bytes it writes (address space, which `ulimit -v`
+/// limits, is taken for the bound). A file above the bound — blocks made to cost the most, at quality 100 —
+/// is made again in a buffer TurboJPEG grows, as every file was before.
 public func encodeJPEG(_ image: YUVImage, quality: Int, primaries: Primaries = .bt709,
                        write: (UnsafeRawBufferPointer) throws(WriteError) -> Void) throws(WriteError) {
     // The planes TurboJPEG takes: another layout is an error, not a trap, as is a quality out of range
@@ -39,30 +41,43 @@ public func encodeJPEG(_ image: YUVImage, quality: Int, primaries: Primaries = .
     guard let tj = tjInitCompress() else { throw .system("TurboJPEG: cannot start the compressor") }
     defer { tjDestroy(tj) }
     let g = image.geometry
-    // (unsigned long)-1 when the size makes no JPEG; malloc, not tjAlloc (an int of bytes): TurboJPEG neither
-    // reallocates nor frees a buffer it is told not to.
-    let capacity = tjBufSize(Int32(g.width), Int32(g.height), Int32(TJSAMP_420.rawValue))
-    guard capacity != UInt.max, capacity < UInt(Int.max),
-          let reserved = Ledger.ifAvailable(Int(capacity), { malloc(Int(capacity)) }) ?? nil else {
-        throw .outOfMemory(Ledger.outOfMemory(Int(clamping: capacity), for: "the JPEG encoder's buffer"))
-    }
-    defer { free(reserved) }
-    let out = reserved.assumingMemoryBound(to: UInt8.self)
-    var size = capacity
     var strides: [Int32] = [Int32(g.width), Int32(g.chromaWidth), Int32(g.chromaWidth)]
-    var buffer: UnsafeMutablePointer<UInt8>? = out
-    let rc: Int32 = image.bytes.withUnsafeBufferPointer { buf in
-        let base = buf.baseAddress!
-        var planes: [UnsafePointer<UInt8>?] = [base, base + g.pixels, base + g.pixels + g.chromaWidth * g.chromaHeight]
-        return tjCompressFromYUVPlanes(tj, &planes, Int32(g.width), &strides, Int32(g.height), Int32(TJSAMP_420.rawValue),
-                                       &buffer, &size, Int32(quality), TJFLAG_NOREALLOC)
+    /// One compression into `buffer` (`size` its capacity) or, with nil, into one TurboJPEG grows.
+    func compress(_ buffer: inout UnsafeMutablePointer<UInt8>?, _ size: inout UInt, flags: Int32) -> Int32 {
+        image.bytes.withUnsafeBufferPointer { buf in
+            let base = buf.baseAddress!
+            var planes: [UnsafePointer<UInt8>?] = [base, base + g.pixels, base + g.pixels + g.chromaWidth * g.chromaHeight]
+            return tjCompressFromYUVPlanes(tj, &planes, Int32(g.width), &strides, Int32(g.height), Int32(TJSAMP_420.rawValue),
+                                           &buffer, &size, Int32(quality), flags)
+        }
     }
-    guard rc == 0, buffer == out else {
+    func failure() -> WriteError {
         let why = String(cString: tjGetErrorStr2(tj))
         // Memory refused (an address-space limit): the conversion's reason, as for its own buffers.
-        if why.contains("Insufficient memory") { throw .outOfMemory("the JPEG encoder ran out of memory (TurboJPEG: \(why))") }
-        throw .system("TurboJPEG: " + why)
+        if why.contains("Insufficient memory") { return .outOfMemory("the JPEG encoder ran out of memory (TurboJPEG: \(why))") }
+        return .system("TurboJPEG: " + why)
     }
+    // TurboJPEG's own bound, tjBufSize (3 bytes a padded pixel and 2048 for 4:2:0), taken in 64 bits: its int
+    // product wraps from 2^31 pixels (a 65500×32800 JPEG) — and it is no true bound either: blocks made to cost
+    // the most at quality 100 exceed it, and then the file is made again in a buffer TurboJPEG grows.
+    let padded = UInt64((g.width + 15) & ~15) * UInt64((g.height + 15) & ~15)
+    let (bound, overflow) = padded.multipliedReportingOverflow(by: 3)
+    guard !overflow, bound < UInt64(Int.max) - 2048,
+          let reserved = Ledger.ifAvailable(Int(bound) + 2048, { malloc(Int(bound) + 2048) }) ?? nil else {
+        throw .outOfMemory(Ledger.outOfMemory(Int(clamping: bound &+ 2048), for: "the JPEG encoder's buffer"))
+    }
+    defer { free(reserved) }
+    var out: UnsafeMutablePointer<UInt8>? = reserved.assumingMemoryBound(to: UInt8.self)
+    var size = UInt(bound) + 2048
+    var grown: UnsafeMutablePointer<UInt8>?
+    defer { if let grown { tjFree(grown) } }
+    if compress(&out, &size, flags: TJFLAG_NOREALLOC) != 0 {
+        guard String(cString: tjGetErrorStr2(tj)).contains("too small") else { throw failure() }
+        size = 0
+        guard compress(&grown, &size, flags: 0) == 0, let made = grown else { throw failure() }
+        out = made
+    }
+    guard let out else { throw failure() }
     let jpeg = UnsafeRawBufferPointer(start: out, count: Int(size))
     guard let icc = primaries.outputProfile?.bytes, let at = profileInsertion(jpeg), !icc.isEmpty,
           let segments = profileSegments(icc) else {

@@ -110,7 +110,8 @@ public final class Ledger: Sendable {
 
     /// The reason a conversion gives when `available` said no.
     public static func outOfMemory(_ bytes: Int, for what: String) -> String {
-        let size = bytes >= 1 << 20 ? "\((bytes + (1 << 20) - 1) >> 20) MiB" : "\((bytes + 1023) >> 10) KiB"
+        // Rounded up without overflow (Int.max, a size that makes no sense, trapped here).
+        let size = bytes >= 1 << 20 ? "\(bytes >> 20 + (bytes & ((1 << 20) - 1) == 0 ? 0 : 1)) MiB" : "\((bytes + 1023) >> 10) KiB"
         return "cannot allocate \(bytes) bytes (\(size)) for \(what): out of memory"
     }
 

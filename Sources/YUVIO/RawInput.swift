@@ -164,17 +164,20 @@ public enum RawInput {
     /// `besides`: what the caller will hold whole beside the frame (a JPEG output's planes), counted with it
     /// under the same limit, so that a frame it cannot convert is refused before it is read.
     static func checkHeld(_ need: Int, maxMemory: Int?, fileSize: Int?, besides: HeldBeside? = nil,
-                          width: Int = 0, height: Int = 0) throws(DecodeError) {
+                          width: Int = 0, height: Int = 0, range: ColorRange? = nil) throws(DecodeError) {
         var whole = ImageDecoder.WholeCount(maxMemory: maxMemory, inputBytes: fileSize.map { max($0, need) } ?? 0)
         try whole.check(need, for: "holding the YUV frame")
-        if let besides { try whole.check(besides.bytes(width, height), for: besides.what) }
+        if let besides { try whole.check(besides.bytes(width, height, range), for: besides.what) }
     }
 
-    /// What a caller holds whole beside a frame it reads (`checkHeld`): bytes for a picture's width and height.
+    /// What a caller holds whole beside a frame it reads (`checkHeld`): bytes for a picture's width and height,
+    /// and a Y4M header's range (XCOLORRANGE; nil when it names none, and for a raw frame).
     public struct HeldBeside: Sendable {
-        public let bytes: @Sendable (Int, Int) -> Int
+        public let bytes: @Sendable (Int, Int, ColorRange?) -> Int
         public let what: String
-        public init(what: String, bytes: @escaping @Sendable (Int, Int) -> Int) { (self.what, self.bytes) = (what, bytes) }
+        public init(what: String, bytes: @escaping @Sendable (Int, Int, ColorRange?) -> Int) {
+            (self.what, self.bytes) = (what, bytes)
+        }
     }
 
     /// What `read` would refuse of a raw frame at `path` before reading it — its size, or a regular file's byte
@@ -372,7 +375,8 @@ public enum RawInput {
             }
             let layout: PixelLayout = colour == "420p10" ? .yuv420p10le : .yuv420p
             let need = try frameBytes(width: w, height: h, layout: layout, maxPixels: maxPixels)
-            try checkHeld(need, maxMemory: maxMemory, fileSize: input.fileSize, besides: besides, width: w, height: h)
+            try checkHeld(need, maxMemory: maxMemory, fileSize: input.fileSize, besides: besides, width: w, height: h,
+                           range: range)
             let frame = String(decoding: try input.line(limit: 4096, what: "the Y4M frame header",
                                                         missing: "the Y4M stream holds no frame (the input ends after its header)"),
                                as: UTF8.self)

@@ -84,8 +84,8 @@ func runRawInput(_ options: Options) -> Int32 {
             }
             let (img, range, tagged, stream) = try RawInput.readY4M(path: input, maxPixels: options.maxPixels,
                                                                     maxMemory: options.maxMemory,
-                                                                    // the range is the header's: the worst case
-                                                                    besides: format == .jpeg ? jpegEncoderHeld(reconverts: true) : nil)
+                                                                    besides: format == .jpeg ? jpegEncoderHeld { header in
+                                                                        y4mSpec(options, header) != jfif } : nil)
             // A 10-bit header (C420p10) has no siting tag: --chroma-loc says where its chroma sits, as for a raw
             // frame (yuvconv's own left-sited 10-bit Y4M comes back left-sited), else the centre.
             let tag = tagged ?? options.siting ?? .center
@@ -137,24 +137,24 @@ func runRawInput(_ options: Options) -> Int32 {
                 printErr("yuvconv: warning: \(name): its Y4M header says XCOLORRANGE=\(range == .full ? "FULL" : "LIMITED"); "
                          + "--range \(options.spec.range.rawValue) is ignored")
             }
-            spec.range = range ?? (options.rangeGiven ? options.spec.range : .limited)
+            spec = y4mSpec(options, range)
         } else {
             guard let size = options.inputSize else { return usageFailure("\(name): raw YUV needs --size WxH") }
             image = try RawInput.read(path: input, width: size.width, height: size.height, layout: options.rawLayout(of: input),
                                       maxPixels: options.maxPixels, maxMemory: options.maxMemory,
-                                      besides: format == .jpeg ? jpegEncoderHeld(reconverts: spec != jfif) : nil)
+                                      besides: format == .jpeg ? jpegEncoderHeld { [spec] _ in spec != jfif } : nil)
             warnRawSiting(name, siting, format)
         }
         if case .jpeg = format {
             // Checked before the frame was read (`besides`); again with the frame's own byte count and the spec it
             // ends with (a Y4M's range is its header's).
-            let encoderHeld = jpegEncoderHeld(reconverts: spec != jfif)
+            let encoderHeld = jpegEncoderHeld { [spec] _ in spec != jfif }
             let (w, h) = (image.width, image.height)
             var whole = ImageDecoder.WholeCount(maxMemory: options.maxMemory,
                                                 // The bytes read (a stream's too: standard input, a FIFO), at least.
                                                 inputBytes: max(image.bytes.count, readsStandardInput(input) ? 0 : FileStatus(path: input)?.size ?? 0))
             do throws(DecodeError) {
-                try whole.check(image.bytes.count + encoderHeld.bytes(w, h), for: encoderHeld.what)
+                try whole.check(image.bytes.count + encoderHeld.bytes(w, h, nil), for: encoderHeld.what)
             } catch {
                 throw FileError(path: input, error)
             }
@@ -217,11 +217,20 @@ func runRawInput(_ options: Options) -> Int32 {
 /// What a JPEG output of a w×h frame holds whole beside the frame: the encoder's planes and, for another matrix
 /// or range than JFIF's, the RGB and planes of the reconversion — under --max-memory as a decoded picture's are,
 /// with the same default and sentence, checked with the frame before it is read (it was checked after).
-func jpegEncoderHeld(reconverts: Bool) -> RawInput.HeldBeside {
-    RawInput.HeldBeside(what: "holding the picture for the encoder") { w, h in
+/// `reconverts`: from the Y4M header's range (nil for none, and for a raw frame), whether the frame needs one.
+func jpegEncoderHeld(reconverts: @escaping @Sendable (ColorRange?) -> Bool) -> RawInput.HeldBeside {
+    RawInput.HeldBeside(what: "holding the picture for the encoder") { w, h, range in
         let planes = w * h + 2 * ((w + 1) / 2) * ((h + 1) / 2)
-        return planes + (reconverts ? 3 * w * h + planes : 0)
+        return planes + (reconverts(range) ? 3 * w * h + planes : 0)
     }
+}
+
+/// A Y4M input's spec: the options', in the range XCOLORRANGE says; without it, --range if given, else
+/// limited (FFmpeg's convention for Y4M).
+func y4mSpec(_ options: Options, _ range: ColorRange?) -> ConversionSpec {
+    var spec = options.spec
+    spec.range = range ?? (options.rangeGiven ? options.spec.range : .limited)
+    return spec
 }
 
 /// A yuv420p picture in one matrix and range to another: the exact inverse to 8-bit RGB, then the exact

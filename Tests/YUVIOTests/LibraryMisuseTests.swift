@@ -81,6 +81,35 @@ final class LibraryMisuseTests: XCTestCase {
         XCTAssertEqual(small.alignedBytes(alignment: 0, biPlanar: true), small.alignedBytes(alignment: 1, biPlanar: true))
     }
 
+    /// TurboJPEG's bound (tjBufSize: 3 bytes a padded pixel and 2048) is no true bound: 8×8 blocks hill-climbed
+    /// (by a reviewer) to cost the most, tiled with every other block column inverted, make a 512×512 file of
+    /// 788,600 bytes at quality 100, 120 over it. Written into a buffer of the bound only, that file failed
+    /// ("Buffer passed to JPEG library is too small"); it is made again in a buffer TurboJPEG grows.
+    func testJPEGAboveTurboJPEGsBoundIsStillMade() throws {
+        let yBlock: [UInt8] = [255, 0, 0, 0, 175, 255, 0, 0, 0, 255, 255, 255, 255, 0, 255, 0, 251, 108, 0, 226, 37, 255, 0, 0,
+                               255, 0, 247, 165, 255, 0, 141, 255, 255, 255, 255, 245, 0, 140, 0, 0, 0, 0, 255, 255, 255, 255,
+                               255, 255, 255, 0, 255, 228, 0, 0, 255, 255, 255, 0, 0, 0, 255, 0, 0, 230]
+        let cBlock: [UInt8] = [255, 0, 0, 0, 255, 255, 148, 0, 0, 0, 0, 255, 255, 0, 0, 0, 255, 255, 255, 255, 255, 255, 0, 243,
+                               0, 255, 255, 0, 255, 0, 180, 255, 0, 255, 0, 255, 255, 255, 253, 255, 255, 255, 0, 2, 0, 0, 203, 0,
+                               255, 0, 255, 221, 255, 0, 255, 0, 255, 255, 255, 0, 255, 0, 255, 0]
+        /// `block` (8×8, rows reversed when `flipped`) over w×h, every other block column inverted.
+        func tile(_ block: [UInt8], _ w: Int, _ h: Int, flipped: Bool = false) -> [UInt8] {
+            var plane = [UInt8](repeating: 0, count: w * h)
+            for y in 0..<h {
+                for x in 0..<w {
+                    let v = block[(flipped ? 7 - y % 8 : y % 8) * 8 + x % 8]
+                    plane[y * w + x] = (x / 8) % 2 == 1 ? 255 - v : v
+                }
+            }
+            return plane
+        }
+        let image = YUVImage(width: 512, height: 512, layout: .yuv420p,
+                             bytes: tile(yBlock, 512, 512) + tile(cBlock, 256, 256) + tile(cBlock, 256, 256, flipped: true))
+        let jpeg = try encodeJPEG(image, quality: 100)
+        XCTAssertGreaterThan(jpeg.count, 512 * 512 * 3 + 2048, "the picture no longer exceeds the bound: the test tests nothing")
+        XCTAssertEqual(Array(jpeg.prefix(2)), [0xFF, 0xD8])
+    }
+
     /// PNG output takes planar bands; another layout through a library caller's PNGSink is an error (a trap before).
     func testPNGSinkOfAnotherLayoutIsAnError() throws {
         for layout in [PixelLayout.nv12, .p010] {
