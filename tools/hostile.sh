@@ -1496,9 +1496,9 @@ ALLOW=(h.nv12 f.nv12); settled
 end
 
 begin raw-frame-memory-from-a-pipe
-# A raw frame from a pipe was reserved 64 MiB and grown by doubling: an 80 MiB frame held 64 + 80 MiB at its
-# last growth, twice what --max-memory admitted. The whole frame, admitted, is reserved at once (pages cost
-# memory as bytes arrive). And a JPEG output's planes were checked only after the frame was read: refused now
+# A raw frame from a pipe was reserved 64 MiB and grown by doubling: an 80 MiB frame held 139–143 MiB at its
+# last growth. The whole frame, admitted, is reserved at once (pages cost memory as bytes arrive): 121–124 MiB,
+# hence the 133 MiB line between the two. And a JPEG output's planes were checked only after the frame was read: refused now
 # before it is, at the process's own size.
 memwrap
 yc - --size 8192x6826 --pix-fmt nv12 -o /dev/null -q < <(head -c 83877888 /dev/zero) > "$OUT" 2> "$ERR"
@@ -1506,6 +1506,9 @@ status 0; rss_below 133
 memwrap
 yc - --size 4096x4096 --pix-fmt yuv420p -o o.jpg --max-memory 60M < <(head -c 25165824 /dev/zero) > "$OUT" 2> "$ERR"
 status 1; says 'holding the picture for the encoder needs .* above the limit of 60 MiB'; rss_below 30
+# A JPEG too wide for the format, from the size given, before the frame is read (it read the frame first).
+yc - --size 70000x2 --pix-fmt yuv420p -o w.jpg < <(head -c 1000 /dev/zero) > "$OUT" 2> "$ERR"
+status 1; says 'a JPEG holds at most 65500 pixels a side'
 settled
 end
 

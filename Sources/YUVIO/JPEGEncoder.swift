@@ -38,9 +38,13 @@ public func encodeJPEG(_ image: YUVImage, quality: Int, primaries: Primaries = .
         throw .system("JPEG encoding takes yuv420p planes, not \(image.layout.rawValue)")
     }
     guard (1...100).contains(quality) else { throw .system("JPEG quality \(quality) is not one of 1 to 100") }
+    let g = image.geometry
+    // JPEG's own limit (libjpeg's 65500 a side): Int32(width) trapped beyond 2^31 for a library caller.
+    guard g.width <= 65500, g.height <= 65500 else {
+        throw .unfit("a JPEG is at most 65500 pixels a side; this picture is \(g.width)x\(g.height)")
+    }
     guard let tj = tjInitCompress() else { throw .system("TurboJPEG: cannot start the compressor") }
     defer { tjDestroy(tj) }
-    let g = image.geometry
     var strides: [Int32] = [Int32(g.width), Int32(g.chromaWidth), Int32(g.chromaWidth)]
     /// One compression into `buffer` (`size` its capacity) or, with nil, into one TurboJPEG grows.
     func compress(_ buffer: inout UnsafeMutablePointer<UInt8>?, _ size: inout UInt, flags: Int32) -> Int32 {
@@ -57,22 +61,31 @@ public func encodeJPEG(_ image: YUVImage, quality: Int, primaries: Primaries = .
         if why.contains("Insufficient memory") { return .outOfMemory("the JPEG encoder ran out of memory (TurboJPEG: \(why))") }
         return .system("TurboJPEG: " + why)
     }
-    // TurboJPEG's own bound, tjBufSize (3 bytes a padded pixel and 2048 for 4:2:0), taken in 64 bits: its int
-    // product wraps from 2^31 pixels (a 65500×32800 JPEG) — and it is no true bound either: blocks made to cost
-    // the most at quality 100 exceed it, and then the file is made again in a buffer TurboJPEG grows.
-    let padded = UInt64((g.width + 15) & ~15) * UInt64((g.height + 15) & ~15)
-    let (bound, overflow) = padded.multipliedReportingOverflow(by: 3)
-    guard !overflow, bound < UInt64(Int.max) - 2048,
-          let reserved = Ledger.ifAvailable(Int(bound) + 2048, { malloc(Int(bound) + 2048) }) ?? nil else {
-        throw .outOfMemory(Ledger.outOfMemory(Int(clamping: bound &+ 2048), for: "the JPEG encoder's buffer"))
-    }
+    // TurboJPEG's own bound, tjBufSize (3 bytes a padded pixel and 2048 for 4:2:0), is what it checks its
+    // writes against with TJFLAG_NOREALLOC, whatever size it is given — and its int product wraps from 2^31
+    // padded pixels (a 65500×32800 JPEG): it would then take the buffer for 2^64 bytes and write past it. So the
+    // reserved buffer is used only where tjBufSize is that bound exactly, in 64 bits; elsewhere, and for a file
+    // above the bound (blocks made to cost the most, at quality 100: it is no true bound), TurboJPEG grows its
+    // own buffer, as for every file before.
+    let bound = reservedJPEGBound(width: g.width, height: g.height)
+    var reserved = bound.flatMap { bound in Ledger.ifAvailable(bound, { malloc(bound) }) ?? nil }
     defer { free(reserved) }
-    var out: UnsafeMutablePointer<UInt8>? = reserved.assumingMemoryBound(to: UInt8.self)
-    var size = UInt(bound) + 2048
+    var out: UnsafeMutablePointer<UInt8>?
+    var size: UInt = 0
     var grown: UnsafeMutablePointer<UInt8>?
     defer { if let grown { tjFree(grown) } }
-    if compress(&out, &size, flags: TJFLAG_NOREALLOC) != 0 {
-        guard String(cString: tjGetErrorStr2(tj)).contains("too small") else { throw failure() }
+    if let buffer = reserved {
+        out = buffer.assumingMemoryBound(to: UInt8.self)
+        size = UInt(bound!)
+        if compress(&out, &size, flags: TJFLAG_NOREALLOC) != 0 {
+            guard String(cString: tjGetErrorStr2(tj)).contains("too small") else { throw failure() }
+            // Its pages, written up to the bound, given back before the file is made again.
+            free(reserved)
+            reserved = nil
+            out = nil
+        }
+    }
+    if out == nil {
         size = 0
         guard compress(&grown, &size, flags: 0) == 0, let made = grown else { throw failure() }
         out = made
@@ -90,6 +103,14 @@ public func encodeJPEG(_ image: YUVImage, quality: Int, primaries: Primaries = .
     }
     if let failure { throw failure }
     try write(UnsafeRawBufferPointer(rebasing: jpeg[at...]))
+}
+
+/// The buffer a 4:2:0 JPEG of width×height (at most 65500 a side) is written into with TJFLAG_NOREALLOC:
+/// tjBufSize's 3 bytes a padded pixel and 2048, when TurboJPEG's own int arithmetic gives that too; nil from
+/// 2^31 padded pixels, where its product wraps and it would check its writes against about 2^64 bytes.
+func reservedJPEGBound(width: Int, height: Int) -> Int? {
+    let bound = ((width + 15) & ~15) * ((height + 15) & ~15) * 3 + 2048   // below 2^34: both sides at most 65500
+    return UInt64(tjBufSize(Int32(width), Int32(height), Int32(TJSAMP_420.rawValue))) == UInt64(bound) ? bound : nil
 }
 
 /// Where a profile's segments go in `jpeg`: after its SOI and JFIF APP0, where readers look for them; nil when

@@ -140,6 +140,11 @@ func runRawInput(_ options: Options) -> Int32 {
             spec = y4mSpec(options, range)
         } else {
             guard let size = options.inputSize else { return usageFailure("\(name): raw YUV needs --size WxH") }
+            // A picture the output cannot hold (a JPEG over 65500 a side) is refused from the size given, before
+            // the frame is read (4 GiB of a pipe was read first).
+            if let why = format.sizeProblem(width: size.width, height: size.height) {
+                throw FileError(input: input, writing: written, .unfit(why))
+            }
             image = try RawInput.read(path: input, width: size.width, height: size.height, layout: options.rawLayout(of: input),
                                       maxPixels: options.maxPixels, maxMemory: options.maxMemory,
                                       besides: format == .jpeg ? jpegEncoderHeld { [spec] _ in spec != jfif } : nil)

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import XCTest
 import YUVCore
-import YUVIO
+@testable import YUVIO
 
 /// What a program using the library may pass that the command never does: out-of-range options and a sink read
 /// after a failure. Each was a trap (a release build's bare "Illegal instruction") or stale memory; each is now
@@ -108,6 +108,17 @@ final class LibraryMisuseTests: XCTestCase {
         let jpeg = try encodeJPEG(image, quality: 100)
         XCTAssertGreaterThan(jpeg.count, 512 * 512 * 3 + 2048, "the picture no longer exceeds the bound: the test tests nothing")
         XCTAssertEqual(Array(jpeg.prefix(2)), [0xFF, 0xD8])
+    }
+
+    /// From 2^31 padded pixels TurboJPEG's int bound wraps, and with TJFLAG_NOREALLOC it checks its writes
+    /// against that, not the size it is given: a 46352×46352 quality-100 picture of the blocks above wrote past a
+    /// 6.4 GB buffer (SIGSEGV, a reviewer's run). No reserved buffer there: TurboJPEG grows its own.
+    func testNoReservedJPEGBufferWhereTurboJPEGsBoundWraps() {
+        XCTAssertEqual(reservedJPEGBound(width: 4032, height: 3024), 4032 * 3024 * 3 + 2048)
+        XCTAssertEqual(reservedJPEGBound(width: 1, height: 1), 16 * 16 * 3 + 2048)
+        XCTAssertNil(reservedJPEGBound(width: 65500, height: 32800))
+        XCTAssertNil(reservedJPEGBound(width: 46352, height: 46352))
+        XCTAssertNotNil(reservedJPEGBound(width: 65500, height: 32767))
     }
 
     /// PNG output takes planar bands; another layout through a library caller's PNGSink is an error (a trap before).
