@@ -3100,13 +3100,18 @@ end
 
 begin docs-promises
 # What the docs promise, checked: a single conversion's dry run refuses a missing folder (the run makes none);
-# a bogus YUVCONV_CPU is a usage error for --version too; a failed conversion's report lists it; -q keeps the
+# a bogus YUVCONV_CPU is a usage error for --version too (not for --man and --completion); a failed conversion's report lists it; -q keeps the
 # warning that names skipped folder entries.
 cp "$PNG" a.png; mkdir d; cp "$PNG" d/b.png; mkfifo d/c.png; snap
 run a.png -o newdir/a.nv12 -n
 status 1; LC_ALL=C grep -q '^refuse a.png' "$OUT" || bad "dry run: $(head -c 120 "$OUT")"
 YUVCONV_CPU=bogus yc --version > "$OUT" 2> "$ERR"
 status 2; says 'YUVCONV_CPU'
+# ... but not for the man page and completion scripts, which run no kernels (they failed with it).
+YUVCONV_CPU=bogus yc --man > "$OUT" 2> "$ERR"
+status 0; quiet; LC_ALL=C grep -q '^\.TH' "$OUT" || bad "no man page: $(head -c 80 "$OUT")"
+YUVCONV_CPU=bogus yc --completion bash > "$OUT" 2> "$ERR"
+status 0; quiet
 run missing.png -o x.nv12 --report json
 status 1; LC_ALL=C grep -q '"file": "missing.png", "ok": false' "$OUT" || bad "no report line for the failure: $(head -c 120 "$OUT")"
 run d/ -o out/ -q

@@ -99,20 +99,22 @@ func run(_ args: [String]) -> Int32 {
         printText(helpText + "\n")
         return 0
     }
-    // A pin the CPU cannot honour is refused rather than quietly ignored: a benchmark or a test that asked
-    // for a tier must not measure another.
-    if let problem = CPUTier.environmentProblem { return usageFailure(problem) }
-    if options.showVersion {
-        let pinned = CPUTier.current != CPUTier.best ? ", pinned by YUVCONV_CPU" : ""
-        printText("yuvconv \(version)\nkernels: \(CPUTier.current) (this CPU runs up to \(CPUTier.best)\(pinned))\n")
-        return 0
-    }
+    // The man page and completion scripts run no kernels: a CPU pin has nothing to say to them (a bad one
+    // failed them, so a package build that pinned a tier could not make its man page).
     if options.showMan {
         printText(manPage)
         return 0
     }
     if let shell = options.completionShell {
         printText(completionScript(shell))
+        return 0
+    }
+    // A pin the CPU cannot honour is refused rather than quietly ignored: a benchmark or a test that asked
+    // for a tier must not measure another; --version, which names the tier in use, too.
+    if let problem = CPUTier.environmentProblem { return usageFailure(problem) }
+    if options.showVersion {
+        let pinned = CPUTier.current != CPUTier.best ? ", pinned by YUVCONV_CPU" : ""
+        printText("yuvconv \(version)\nkernels: \(CPUTier.current) (this CPU runs up to \(CPUTier.best)\(pinned))\n")
         return 0
     }
     // Before anything looks at standard input (sniffing a Y4M stream would wait there).
