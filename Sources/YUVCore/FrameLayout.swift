@@ -21,14 +21,16 @@ public struct FrameLayout: Sendable, Equatable {
     /// V,U for NV21).
     public enum Plane: Sendable, Equatable { case y, u, v, uv, a }
 
+    /// An alignment below 1 is 1 (tightly packed): the one place that decides, for every caller (a library
+    /// caller's 0 trapped in the precondition, behind each public entry that takes one).
     public init(width: Int, height: Int, pixelLayout: PixelLayout, alignment: Int = 1,
                 heightAlignment: Int = 1, alpha: Bool = false) {
-        precondition(width > 0 && height > 0 && alignment > 0 && heightAlignment > 0)
-        self.heightAlignment = heightAlignment
+        precondition(width > 0 && height > 0)
+        self.heightAlignment = max(heightAlignment, 1)
         self.width = width
         self.height = height
         self.pixelLayout = pixelLayout
-        self.alignment = alignment
+        self.alignment = max(alignment, 1)
         self.alpha = alpha
     }
 

@@ -69,7 +69,7 @@ public struct PlaneGeometry: Sendable, Equatable {
     /// The same with every row padded to a multiple of `alignment` bytes, as CoreVideo pads rows
     /// (a bi-planar chroma row is 2·⌈W/2⌉ bytes; planar U and V rows are ⌈W/2⌉ each).
     public func alignedBytes(alignment: Int, biPlanar: Bool) -> Int {
-        FrameLayout(width: width, height: height, pixelLayout: biPlanar ? .nv12 : .yuv420p, alignment: max(alignment, 1)).byteCount
+        FrameLayout(width: width, height: height, pixelLayout: biPlanar ? .nv12 : .yuv420p, alignment: alignment).byteCount
     }
 
     /// 4 bytes a pixel: what a decoded RGBA8888 bitmap (UIImage/CGImage) holds.

@@ -94,9 +94,9 @@ public final class ImageDecoder {
                 alpha16: Bool = false, colourTarget: Primaries? = nil) throws(DecodeError) {
         self.source = source
         wholeBudget = Self.wholeBudget(maxMemory: maxMemory, inputBytes: source.byteCount)
-        // A limit below its range refuses every picture, with the reason (maxPixels 0; the whole budget at least 1
+        // A limit below its range refuses every picture, with the reason (maxPixels 0; `wholeBudget` is at least 1
         // byte, 0 being C's "no limit"), not a trap; maxScans 0 or less: no limit, as documented.
-        guard let h = yc_open(source.file, source.format, UInt64(max(maxPixels, 0)), UInt64(max(wholeBudget, 1)),
+        guard let h = yc_open(source.file, source.format, UInt64(max(maxPixels, 0)), UInt64(wholeBudget),
                               Int32(clamping: max(maxScans, 0)),
                               allowTruncated ? 1 : 0, raw ? 1 | (turned ? 2 : 0) | (fullChroma ? 4 : 0) : 0, alpha16 ? 1 : 0,
                               colourTarget?.target ?? -1,

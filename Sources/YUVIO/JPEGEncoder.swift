@@ -39,10 +39,9 @@ public func encodeJPEG(_ image: YUVImage, quality: Int, primaries: Primaries = .
     }
     guard (1...100).contains(quality) else { throw .system("JPEG quality \(quality) is not one of 1 to 100") }
     let g = image.geometry
-    // JPEG's own limit (libjpeg's 65500 a side): Int32(width) trapped beyond 2^31 for a library caller.
-    guard g.width <= 65500, g.height <= 65500 else {
-        throw .unfit("a JPEG is at most 65500 pixels a side; this picture is \(g.width)x\(g.height)")
-    }
+    // JPEG's own limit (libjpeg's 65500 a side), as every output format's is decided: Int32(width) trapped
+    // beyond 2^31 for a library caller.
+    if let why = OutputFormat.jpeg.sizeProblem(width: g.width, height: g.height) { throw .unfit(why) }
     guard let tj = tjInitCompress() else { throw .system("TurboJPEG: cannot start the compressor") }
     defer { tjDestroy(tj) }
     var strides: [Int32] = [Int32(g.width), Int32(g.chromaWidth), Int32(g.chromaWidth)]
@@ -74,9 +73,9 @@ public func encodeJPEG(_ image: YUVImage, quality: Int, primaries: Primaries = .
     var size: UInt = 0
     var grown: UnsafeMutablePointer<UInt8>?
     defer { if let grown { tjFree(grown) } }
-    if let buffer = reserved {
+    if let buffer = reserved, let bound {
         out = buffer.assumingMemoryBound(to: UInt8.self)
-        size = UInt(bound!)
+        size = UInt(bound)
         if compress(&out, &size, flags: TJFLAG_NOREALLOC) != 0 {
             guard String(cString: tjGetErrorStr2(tj)).contains("too small") else { throw failure() }
             // Its pages, written up to the bound, given back before the file is made again.

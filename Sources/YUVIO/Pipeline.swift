@@ -187,9 +187,8 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
             : RGBRowsSource(decoder: decoder, spec: spec, kernels: kernels, turn: turn, alpha: options.alpha,
                             colour: colour, siting: siting, chromaFilter: options.chromaFilter)
         let g = source.geometry
-        // An alignment below 1 is 1 (tightly packed), not FrameLayout's precondition.
-        let frame = FrameLayout(width: g.width, height: g.height, pixelLayout: layout, alignment: max(alignment, 1),
-                                heightAlignment: max(heightAlignment, 1), alpha: options.alpha == .keep)
+        let frame = FrameLayout(width: g.width, height: g.height, pixelLayout: layout, alignment: alignment,
+                                heightAlignment: heightAlignment, alpha: options.alpha == .keep)
         try sink.accepts(frame)   // a picture the format cannot hold says so, before what holding it would cost
         let held = sink.wholeBytes(frame)
         if held > 0 { try decoder.checkWhole(held, for: sink.wholeWhat(frame)) }
@@ -267,8 +266,8 @@ public func boxBilinearPSNR(path: String, report: ConversionReport, spec: Conver
 /// `range` is the frame's: what a change of bit depth keeps (8-bit input to a 10-bit layout, or back).
 public func convert(frame image: YUVImage, layout: PixelLayout, into sink: BandSink, alignment: Int = 1,
                     heightAlignment: Int = 1, range: ColorRange = .full, threaded: Bool = true) throws(WriteError) {
-    let frame = FrameLayout(width: image.width, height: image.height, pixelLayout: layout, alignment: max(alignment, 1),
-                            heightAlignment: max(heightAlignment, 1))
+    let frame = FrameLayout(width: image.width, height: image.height, pixelLayout: layout, alignment: alignment,
+                            heightAlignment: heightAlignment)
     guard Ledger.beginWork() else {
         throw interruptSignal() != nil ? .interrupted : .outOfMemory(Ledger.tooLittleToWorkIn())
     }

@@ -178,10 +178,10 @@ func runRawInput(_ options: Options) -> Int32 {
                 let memory = MemorySink(fitting: .jpeg)
                 try convert(frame: image, layout: .yuv420p, into: memory, range: spec.range)
                 var planes = memory.image!
-                if spec != ConversionSpec(matrix: .bt601, range: .full) {
+                if spec != jfif {
                     // Its RGB picture and the new planes, both whole.
                     let need = 3 * planes.width * planes.height + planes.bytes.count
-                    guard let again = Ledger.ifAvailable(need, { reconvert(planes, from: spec, to: ConversionSpec(matrix: .bt601, range: .full)) }) else {
+                    guard let again = Ledger.ifAvailable(need, { reconvert(planes, from: spec, to: jfif) }) else {
                         throw .outOfMemory(Ledger.outOfMemory(need, for: "the picture"))
                     }
                     planes = again
