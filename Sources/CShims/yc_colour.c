@@ -58,9 +58,19 @@ static yc_colour_tables *fast8_create(cmsHPROFILE src, cmsHPROFILE dst) {
     const cmsSignature trc[3] = {cmsSigRedTRCTag, cmsSigGreenTRCTag, cmsSigBlueTRCTag};
     yc_colour_tables *f = calloc(1, sizeof *f);
     if (!f) return NULL;
+    double m[9];
+    int identity = 1;
     for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            f->m[3 * i + j] = (float)(mi[3 * i] * ms[j] + mi[3 * i + 1] * ms[3 + j] + mi[3 * i + 2] * ms[6 + j]);
+        for (int j = 0; j < 3; j++) {
+            m[3 * i + j] = mi[3 * i] * ms[j] + mi[3 * i + 1] * ms[3 + j] + mi[3 * i + 2] * ms[6 + j];
+            // LittleCMS joins the source's matrix and the target's inverse into this one product and drops it
+            // when every entry is within 10⁻⁵ (as a float) of the identity's (cmsopt.c, _MultiplyMatrix and
+            // isFloatMatrixIdentity, run whatever the flags) — as it is between a profile and the target of
+            // the same primaries, whose colorants differ only by their 16-bit fractions in the file. The
+            // reference then maps each channel through its curves alone; so does this table.
+            if (!(fabs(m[3 * i + j] - (i == j ? 1.0 : 0.0)) < (double)0.00001f)) identity = 0;
+        }
+    for (int i = 0; i < 9; i++) f->m[i] = identity ? (float)(i % 4 == 0) : (float)m[i];
     for (int i = 0; i < 9; i++)
         if (!isfinite(f->m[i])) { free(f); return NULL; }
     float thr[256];

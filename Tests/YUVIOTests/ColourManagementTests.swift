@@ -497,6 +497,42 @@ final class ColourManagementTests: XCTestCase {
         }
     }
 
+    /// A profile with the target's own primaries and another curve (BT.2020 or P3 primaries, gamma 1.7 or
+    /// 2.4): in the file its colorants keep 16-bit fractions, so its matrix into the target is the identity
+    /// within about 10⁻⁵, which LittleCMS drops, mapping each channel through its curves alone. The 8-bit rows
+    /// must too: with the near-identity product they rounded 2 of the 256 grey levels down where the reference
+    /// rounds up (128.50046 came out 128): 0.6% of this picture's samples (of a photo's: 0.6%), below the 99.9%.
+    func testAProfileOfTheTargetsPrimariesIsMappedThroughItsCurvesAsLittleCMSDoes() throws {
+        let bt2020 = cmsCIExyYTRIPLE(Red: cmsCIExyY(x: 0.708, y: 0.292, Y: 1), Green: cmsCIExyY(x: 0.170, y: 0.797, Y: 1),
+                                     Blue: cmsCIExyY(x: 0.131, y: 0.046, Y: 1))
+        let p3 = cmsCIExyYTRIPLE(Red: cmsCIExyY(x: 0.680, y: 0.320, Y: 1), Green: cmsCIExyY(x: 0.265, y: 0.690, Y: 1),
+                                 Blue: cmsCIExyY(x: 0.150, y: 0.060, Y: 1))
+        // Every grey level, then colours.
+        var pixels: [UInt8] = []
+        for v in 0..<256 { pixels += [UInt8(v), UInt8(v), UInt8(v)] }
+        var random = SplitMix64(seed: 2020)
+        for _ in 0..<256 { pixels += (0..<3).map { _ in UInt8(truncatingIfNeeded: random.next()) } }
+        for (primaries, target) in [(bt2020, Primaries.bt2020), (p3, .p3)] {
+            for gamma in [1.7, 2.4] {
+                var white = cmsCIExyY(x: 0.3127, y: 0.3290, Y: 1), prims = primaries
+                let curve = try XCTUnwrap(cmsBuildGamma(nil, gamma))
+                defer { cmsFreeToneCurve(curve) }
+                var curves: [OpaquePointer?] = [curve, curve, curve]
+                let profile = try XCTUnwrap(cmsCreateRGBProfile(&white, &prims, &curves))
+                defer { cmsCloseProfile(profile) }
+                let path = try profiledPNG("own-primaries-\(target)-\(gamma)", width: 256, height: 2, colourType: 2,
+                                           pixels: pixels, profile: profile)
+                defer { try? FileManager.default.removeItem(atPath: path) }
+                let d = try decoder(path, target: target)
+                XCTAssertEqual(d.colourPlan.action, .transform, d.colourPlan.text)
+                let (samples, equal, worst, _) = try fastAgainstReference(d, target: target)
+                XCTAssertLessThanOrEqual(worst, 1, "\(target), gamma \(gamma)")
+                XCTAssertGreaterThanOrEqual(Double(equal) / Double(samples), 0.999,
+                                            "\(target), gamma \(gamma): \(samples - equal) of \(samples) samples off")
+            }
+        }
+    }
+
     /// A profile with matrix/TRC tags and an A2B0 LUT that means something else (tools/make-lut-profile-fixture.py):
     /// LittleCMS uses the LUT, so the 8-bit rows must too — the fast path knows only matrix/TRC and must leave
     /// such a profile to LittleCMS. Before, it took the matrix: up to 76 code values off the reference.
