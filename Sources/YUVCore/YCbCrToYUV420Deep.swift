@@ -4,7 +4,7 @@
 /// scaling of the contract (BT.2100/H.273: full Y = Y′·1023/255, C = 512 + C′·1023/255; limited Y = 64 +
 /// Y′·876/255, C = 512 + C′·896/255), each value a ratio of integers rounded half up once (128-bit
 /// arithmetic: the denominators are large). Chroma sits as in the 8-bit rows: a 4:2:0 source's samples filtered
-/// [1 6 1]/8 along the row (BT.601 full range: the samples as they are), other samplings the mean over the
+/// [1 6 1]/8 along the row (for every matrix: BT.601 full range too, unlike 8 bits), other samplings the mean over the
 /// four pixels of each pixel's covering sample; left and top-left siting the weighted sums of `YCbCrSiting.swift`.
 /// Scalar: 10-bit outputs are for encoders, not the hot path.
 extension YCbCrTransform {
@@ -85,13 +85,12 @@ extension YCbCrToYUV420 {
                     let b = cb! + r * cbStride, c = cr! + r * crStride
                     let l = max(cx - 1, 0), rt = min(cx + 1, cw - 1)
                     let cbo = Int(b[cx]) - 128, cro = Int(c[cx]) - 128
-                    if t.isIdentity {
-                        (cbSum, crSum) = (cbo, cro)
-                    } else {
-                        cbSum = Int(b[l]) + 6 * Int(b[cx]) + Int(b[rt]) - 8 * 128
-                        crSum = Int(c[l]) + 6 * Int(c[cx]) + Int(c[rt]) - 8 * 128
-                        count = 8
-                    }
+                    // Filtered for every matrix, BT.601 full range too: 10 bits re-quantise the samples anyway
+                    // (the 8-bit rows keep the decoder's planes there, byte for byte), and the samples as they
+                    // are left its chroma up to 1.08 dB behind the RGB route (kodim03 at q75).
+                    cbSum = Int(b[l]) + 6 * Int(b[cx]) + Int(b[rt]) - 8 * 128
+                    crSum = Int(c[l]) + 6 * Int(c[cx]) + Int(c[rt]) - 8 * 128
+                    count = 8
                     for (ly, out) in rows {
                         store(out, x0, t.luma10(y: Int(y[ly * yStride + x0]), cb: cbo, cr: cro))
                         store(out, x1, t.luma10(y: Int(y[ly * yStride + x1]), cb: cbo, cr: cro))
