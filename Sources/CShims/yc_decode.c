@@ -89,6 +89,7 @@ int yc_refuse_whole(yc_decoder *dec, uint64_t bytes, const char *what) {
 int yc_failed(const yc_decoder *dec) { return dec->failed; }
 uint64_t yc_coefficients_held(const yc_decoder *dec) { return dec->coef_held; }
 yc_error_kind yc_get_error_kind(const yc_decoder *dec) { return dec->error_kind; }
+int yc_error_from_library(const yc_decoder *dec) { return dec->error_from_library; }
 const char *yc_error(const yc_decoder *dec) { return dec->error; }
 int yc_warning_count(const yc_decoder *dec) { return dec->warnings; }
 const char *yc_first_warning(const yc_decoder *dec) { return dec->first_warning; }

@@ -27,6 +27,7 @@ struct yc_decoder {
     yc_info info;
     int failed;
     yc_error_kind error_kind;
+    int error_from_library;   // the error's text is libjpeg's own message (`yc_error_from_library`)
     char error[YC_MSG];
     int warnings;
     char first_warning[YC_MSG];
@@ -105,7 +106,7 @@ struct yc_decoder {
         int late_exif;       // an eXIf header went by after one (too late for the orientation: a warning)
         uint8_t *late_itxt;  // an iTXt after one, gathered as it is read for yc_png_itxt (freed by yc_close)
         size_t late_itxt_at;
-        char late_colour[40]; // the colour chunks (iCCP, cICP, sRGB, gAMA, cHRM) that went by after one: a warning
+        char late_colour[40]; // the colour chunks (iCCP, cICP, sRGB, gAMA, cHRM, tRNS) that went by after one: a warning
         // libpng's route (interlaced, 1/2/4-bit grey, tRNS-keyed): the image data inflated a second time
         // as it goes by, to take its Adler-32, which libpng does not always reach (yc_png_verify_begin).
         z_stream verify;

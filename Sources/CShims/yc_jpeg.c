@@ -15,6 +15,7 @@ static void jpeg_error_exit(j_common_ptr cinfo) {
     struct yc_jpeg_err *err = (struct yc_jpeg_err *)cinfo->err;
     char buf[JMSG_LENGTH_MAX];
     (*cinfo->err->format_message)(cinfo, buf);
+    if (!err->dec->failed) err->dec->error_from_library = 1;
     yc_set_error(err->dec, buf);
     longjmp(err->dec->jump, 1);
 }

@@ -283,8 +283,8 @@ int yc_png_end(yc_decoder *dec) {
     // So do colour chunks: the colours are decided before the first row.
     if (dec->png_chunks.late_colour[0]) {
         char msg[YC_MSG];
-        snprintf(msg, sizeof msg, "%s after the image data: not read (colour information must come before the image "
-                 "data; only what came before it is used)", dec->png_chunks.late_colour);
+        snprintf(msg, sizeof msg, "%s after the image data: not read (colour and transparency information must come "
+                 "before the image data; only what came before it is used)", dec->png_chunks.late_colour);
         yc_warn(dec, msg);
     }
     return 0;

@@ -57,9 +57,15 @@ int yc_png_itxt_wanted(const yc_decoder *dec) {
 void yc_png_itxt(yc_decoder *dec, const uint8_t *d, size_t n) {
     static const char keyword[] = "XML:com.adobe.xmp";   // then NUL, compression flag, method, language\0, translated\0
     const size_t k = sizeof keyword;   // with its NUL
-    if (!yc_png_itxt_wanted(dec) || n < k + 2 || memcmp(d, keyword, k) != 0 || d[k] > 1) return;
-    const int compressed = d[k] == 1;
+    if (!yc_png_itxt_wanted(dec) || n < k || memcmp(d, keyword, k) != 0) return;
     dec->png_xmp_seen = 1;
+    // The XMP packet, damaged: said, as a damaged eXIf is (an orientation in it would otherwise vanish unsaid).
+    if (n < k + 2 || d[k] > 1) {
+        yc_warn(dec, n < k + 2 ? "iTXt: the XMP packet's header is cut short: ignored"
+                               : "iTXt: the XMP packet's compression flag is neither 0 nor 1: ignored");
+        return;
+    }
+    const int compressed = d[k] == 1;
     if (compressed && d[k + 1] != 0) {   // method 0, zlib, is the only one
         yc_warn(dec, "iTXt: the XMP packet's compression method is not zlib: ignored");
         return;
@@ -69,7 +75,10 @@ void yc_png_itxt(yc_decoder *dec, const uint8_t *d, size_t n) {
         while (i < n && d[i] != 0) i++;
         i++;
     }
-    if (i > n) return;
+    if (i > n) {
+        yc_warn(dec, "iTXt: the XMP packet's language tag or translated keyword has no end: ignored");
+        return;
+    }
     const int v = compressed ? xmp_inflated(dec, d + i, n - i) : yc_xmp_orientation(d + i, n - i);
     // The rows are converted as they are decoded: an orientation after the image data can only be said.
     if (!dec->png_chunks.seen_idat) dec->xmp_orientation = v;

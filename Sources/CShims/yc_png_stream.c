@@ -20,10 +20,11 @@ void yc_png_chunk_name(const uint8_t type[4], char name[17]) {
     for (int i = 0; i < 4; i++) at += (size_t)snprintf(name + at, 17 - at, chunk_letter(type[i]) ? "%c" : "[%02X]", type[i]);
 }
 
-// A colour chunk's type, once, in the list of those after the image data (`late_colour`).
+// A colour or transparency chunk's type, once, in the list of those after the image data (`late_colour`): a
+// tRNS there (out of place for libpng, which skips it) would have made pixels transparent under --alpha keep.
 static void note_late_colour(struct yc_png_chunks *k) {
-    static const char *const colour[] = {"iCCP", "cICP", "sRGB", "gAMA", "cHRM"};
-    for (int i = 0; i < 5; i++) {
+    static const char *const colour[] = {"iCCP", "cICP", "sRGB", "gAMA", "cHRM", "tRNS"};
+    for (int i = 0; i < 6; i++) {
         if (memcmp(k->header + 4, colour[i], 4) != 0 || strstr(k->late_colour, colour[i])) continue;
         size_t n = strlen(k->late_colour);
         if (n + 6 < sizeof k->late_colour) snprintf(k->late_colour + n, sizeof k->late_colour - n, "%s%s", n ? ", " : "", colour[i]);

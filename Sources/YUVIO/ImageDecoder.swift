@@ -121,10 +121,10 @@ public final class ImageDecoder {
             return .streamTooLong("the stream goes on past 16 MiB plus 8 bytes a pixel of the pixel limit; "
                                   + "no image within the limit is that large")
         }
-        let message = String(cString: yc_error(h))
+        let message = String(cString: yc_error(h)), fromLibrary = yc_error_from_library(h) != 0
         switch yc_get_error_kind(h) {
         case YC_ERROR_INTERRUPTED: return .interrupted
-        case YC_ERROR_DAMAGED: return .damaged(LibraryMessages.explain(message, library: "libjpeg"))
+        case YC_ERROR_DAMAGED: return .damaged(LibraryMessages.explain(message, library: "libjpeg", fromLibrary: fromLibrary))
         case YC_ERROR_TOO_MANY_SCANS: return .tooManyScans(message)
         case YC_ERROR_WHOLE_BUDGET: return .wholeBudget(message)
         case YC_ERROR_LEFTOVER: return .leftover(LibraryMessages.explain(message, library: "libjpeg"))
@@ -132,7 +132,8 @@ public final class ImageDecoder {
             let i = yc_get_info(h)!.pointee
             return .tooLarge(width: Int(i.width), height: Int(i.height), limit: source.maxPixels)
         default:
-            return .decoder(LibraryMessages.explain(message, library: source.format == YC_FORMAT_PNG ? "libpng" : "libjpeg"))
+            return .decoder(LibraryMessages.explain(message, library: source.format == YC_FORMAT_PNG ? "libpng" : "libjpeg",
+                                                    fromLibrary: fromLibrary))
         }
     }
 

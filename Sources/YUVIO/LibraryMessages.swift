@@ -68,6 +68,13 @@ enum LibraryMessages {
         // mode, message code — are bugs, and stay as they are).
         ("Bogus JPEG colorspace", { _ in "a JPEG header holds an impossible colour space: the file is damaged" }),
         ("Not a JPEG file", { _ in "the file starts like a JPEG but is not one: it is damaged or another format" }),
+        // JERR_EOI_EXPECTED: a second scan in a sequential file whose one scan held every component.
+        ("Didn't expect more than one scan", { _ in
+            "the JPEG has a second scan after one that held the whole picture: the file is damaged" }),
+        // JERR_FRACT_SAMPLE_NOTIMPL: chroma sampling factors that do not divide luma's (say 3x1 against 2x2).
+        ("Fractional sampling not implemented", { _ in
+            "the JPEG's chroma sampling factors are not a whole fraction of its luma's (valid JPEG, but libjpeg-turbo "
+                + "cannot decode it, nor can most programs): the file is damaged, or re-encode it with usual sampling" }),
         ("exceeds user limit in IHDR", { m in
             // The reason for the width is the memory a row holds; a height has none of its own (the rows stream).
             m.contains("height")
@@ -178,7 +185,10 @@ enum LibraryMessages {
             let name = String(message[..<colon])
             // Its own "ignored" said once, by the sentence ("cICP: not 4 bytes long, ignored").
             var why = String(message[message.index(after: colon)...].drop { $0 == " " })
-            for tail in [", ignored", "; ignored", " ignored"] where why.hasSuffix(tail) { why.removeLast(tail.count) }
+            for tail in [", ignored", "; ignored", ": ignored", " ignored"] where why.hasSuffix(tail) {
+                why.removeLast(tail.count)
+                break
+            }
             return "the PNG's \(name) chunk could not be used (\(why)); ignored, the picture is read without it "
                 + "(libpng: \(printable(message)))"
         }
@@ -188,10 +198,17 @@ enum LibraryMessages {
     /// The chunk libpng names before its message's colon ("IDAT: CRC error").
     static func chunk(_ message: String) -> String { message.split(separator: ":").first.map(String.init) ?? "a" }
 
-    /// The sentence for a library message, or the message itself when it is not in the table.
-    static func explain(_ message: String, library: String) -> String {
+    /// The sentence for a library message, or the message itself when it is not in the table — unless it is
+    /// the library's own words (`fromLibrary`): those always get a sentence, the table's or a general one, so a
+    /// message the table has not met ("Didn't expect more than one scan" was one) never reaches a user bare.
+    static func explain(_ message: String, library: String, fromLibrary: Bool = false) -> String {
         for (needle, sentence) in table where message.contains(needle) {
             return "\(sentence(message)) (\(library): \(printable(message)))"
+        }
+        if fromLibrary {
+            let decoder = library == "libpng" ? "libpng" : "libjpeg-turbo", format = library == "libpng" ? "PNG" : "JPEG"
+            return "\(decoder) cannot decode this \(format): the file is damaged, or uses a feature \(decoder) does not "
+                + "support; re-encode it if other programs open it (\(library): \(printable(message)))"
         }
         return printable(message)
     }

@@ -1,4 +1,7 @@
+import CTurboJPEG
+import Foundation
 import XCTest
+import YUVCore
 @testable import YUVIO
 
 /// Library messages a user can meet (libjpeg's and libpng's, as hostile testers met them) become sentences
@@ -39,6 +42,47 @@ final class LibraryMessagesTests: XCTestCase {
             let said = LibraryMessages.explainWarning(message, library: message.hasPrefix("Invalid") ? "libjpeg" : "libpng",
                                                       fileBytes: 1000)
             XCTAssertTrue(said.contains(says), "\(message) → \(said)")
+        }
+    }
+
+    /// Every error whose words are libjpeg's gets a sentence, the table's or a general one — never the bare
+    /// message. Two files a fuzzer made reached users raw: a baseline JPEG with its scan twice ("Didn't expect
+    /// more than one scan") and one whose chroma sampling does not divide luma's ("Fractional sampling not
+    /// implemented yet"); and any message the table has not met yet gets the general sentence.
+    func testLibjpegErrorsAreSentencesEvenWhenTheTableLacksThem() throws {
+        let general = LibraryMessages.explain("Some new libjpeg error 42", library: "libjpeg", fromLibrary: true)
+        XCTAssertTrue(general.hasPrefix("libjpeg-turbo cannot decode this JPEG: the file is damaged"), general)
+        XCTAssertTrue(general.hasSuffix("(libjpeg: Some new libjpeg error 42)"), general)
+        XCTAssertEqual(LibraryMessages.explain("a sentence of yuvconv's", library: "libjpeg"), "a sentence of yuvconv's")
+
+        // A 16x16 baseline 4:2:0 JPEG and its segments.
+        let tj = try XCTUnwrap(tjInitCompress())
+        defer { tjDestroy(tj) }
+        let rgb = (0..<(16 * 16 * 3)).map { UInt8(truncatingIfNeeded: $0 * 7) }
+        var out: UnsafeMutablePointer<UInt8>?
+        var size: UInt = 0
+        XCTAssertEqual(tjCompress2(tj, rgb, 16, 0, 16, Int32(TJPF_RGB.rawValue), &out, &size, Int32(TJSAMP_420.rawValue), 90, 0), 0)
+        let jpeg = Array(UnsafeBufferPointer(start: out, count: Int(size)))
+        tjFree(out)
+        let sos = try XCTUnwrap((2..<(jpeg.count - 1)).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xDA })
+        let sof = try XCTUnwrap((2..<(jpeg.count - 1)).first { jpeg[$0] == 0xFF && jpeg[$0 + 1] == 0xC0 })
+        let scan = Array(jpeg[sos..<(jpeg.count - 2)])
+        var fractional = jpeg
+        fractional[sof + 2 + 2 + 6 + 3 + 1] = 0x31   // Cb sampled 3x1 against luma's 2x2
+        for (name, bytes, says) in [("two-scans", Array(jpeg[..<(jpeg.count - 2)]) + scan + [0xFF, 0xD9], "second scan"),
+                                    ("fractional", fractional, "not a whole fraction")] {
+            let path = NSTemporaryDirectory() + "yuvconv-\(name)-\(getpid()).jpg"
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            for path_ in [JPEGPath.direct, .rgb] {
+                do {
+                    _ = try convertFile(path: path, spec: ConversionSpec(), layout: .nv12, options: DecodeOptions(jpegPath: path_))
+                    XCTFail("\(name): converted")
+                } catch {
+                    let text = "\(error)"
+                    XCTAssertTrue(text.contains(says) && text.contains("(libjpeg: "), "\(name), \(path_): \(text)")
+                }
+            }
         }
     }
 }

@@ -451,6 +451,22 @@ final class OrientationTests: XCTestCase {
             let twice = try convert(early: itxt(packet, compressed: false), late: itxt(packet, compressed: false))
             XCTAssertEqual(twice.image.bytes, upright)
             XCTAssertEqual(twice.report.warnings, 0, twice.report.firstWarning)
+            // A damaged XMP packet — a compression flag other than 0 and 1, a header cut short, no end to its
+            // language tag — was dropped with its orientation unsaid; it is a warning, as a damaged eXIf is.
+            let flagTwo = pngChunk("iTXt", Array("XML:com.adobe.xmp".utf8) + [0, 2, 0, 0, 0] + packet)
+            for (chunk, says) in [(flagTwo, "compression flag is neither 0 nor 1"),
+                                  (pngChunk("iTXt", Array("XML:com.adobe.xmp".utf8) + [0]), "header is cut short"),
+                                  (pngChunk("iTXt", Array("XML:com.adobe.xmp".utf8) + [0, 0, 0] + Array("en".utf8)),
+                                   "has no end")] {
+                let c = try convert(early: chunk)
+                XCTAssertEqual(c.image.bytes, stored.image.bytes, "\(says), \(route)")
+                XCTAssertEqual(c.report.warnings, 1, "\(says), \(route)")
+                XCTAssertTrue(c.report.firstWarning.contains(says), c.report.firstWarning)
+            }
+            // A tRNS after the image data (out of place: not read) is said, as a late colour chunk is.
+            let lateTRNS = try convert(late: pngChunk("tRNS", [0, 0, 0, 0, 0, 0]))
+            XCTAssertTrue(lateTRNS.report.firstWarning.contains("tRNS after the image data: not read"),
+                          lateTRNS.report.firstWarning)
         }
     }
 }

@@ -159,6 +159,9 @@ typedef enum {
     YC_ERROR_LEFTOVER = 6          // a multi-scan JPEG's scan read from fewer bytes than it holds (damaged codes)
 } yc_error_kind;
 yc_error_kind yc_get_error_kind(const yc_decoder *dec);
+/// Whether the error's text (`yc_error`) is libjpeg's own message rather than a sentence of yuvconv's: one
+/// LibraryMessages has no sentence for still gets one.
+int yc_error_from_library(const yc_decoder *dec);
 const char *yc_error(const yc_decoder *dec);
 /// Warnings tolerated so far (for example extraneous bytes between JPEG segments), with the first message.
 int yc_warning_count(const yc_decoder *dec);
