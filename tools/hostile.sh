@@ -1039,6 +1039,14 @@ yc report a.jpg > /dev/full 2> "$ERR"
 status 1; settled
 end
 
+begin report-on-stderr-to-dev-full
+# With the data on standard output the report goes to standard error; one that cannot be written there was
+# lost with exit 0.
+cp "$JPG" a.jpg; snap
+yc a.jpg -o - --report json -q > /dev/null 2> /dev/full
+status 1; settled
+end
+
 begin alpha-keep-png
 cp "$PNGA" a.png; snap
 run a.png --alpha keep -o x.png

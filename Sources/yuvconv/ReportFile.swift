@@ -141,7 +141,12 @@ func emitReport(_ text: String, to sink: AtomicOutput?, dataOnStdout: Bool) thro
             throw FileError(output: sink.path, error)
         }
     } else if dataOnStdout {
-        fputs(text, stderr)
+        // Checked as standard output is: `2> /dev/full` (or a full disk) lost the report with exit 0.
+        fflush(stderr)
+        let code = Array(text.utf8).withUnsafeBytes { writeWhole(STDERR_FILENO, $0) }
+        if code != 0 {
+            throw FileError(path: "<stderr>", reason: "cannot write the report: \(String(cString: strerror(code)))")
+        }
     } else {
         if standardDescriptorWasClosed(STDOUT_FILENO) {
             throw FileError(path: "<stdout>", reason: "cannot write the report: standard output is closed")
