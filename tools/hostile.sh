@@ -790,6 +790,25 @@ else
 fi
 end
 
+begin jpeg-scans-of-four-components
+# An arithmetic-coded CMYK JPEG of 2000x2000 whose scans carry no data (the decoder takes zeros after a marker):
+# one scan of one component, then 199 of all four — within 500 scans counted as scans, but 797 planes' work
+# (a 4 KB file of 249 such scans at 5790x5790 took 26 s and exited 0). Each scan counts once per component.
+python3 - <<'PY'
+import struct
+W = H = 2000
+def seg(m, body): return b'\xff' + bytes([m]) + struct.pack('>H', len(body) + 2) + body
+def sos(comps): return seg(0xda, bytes([len(comps)]) + b''.join(bytes([c, 0]) for c in comps) + b'\x00\x3f\x00')
+out = b'\xff\xd8' + seg(0xee, b'Adobe' + struct.pack('>HHHB', 100, 0, 0, 0)) + seg(0xdb, b'\x00' + bytes([1] * 64))
+out += seg(0xc9, struct.pack('>BHHB', 8, H, W, 4) + b''.join(bytes([c, 0x11, 0]) for c in (1, 2, 3, 4)))
+out += sos([1]) + sos([1, 2, 3, 4]) * 199 + b'\xff\xd9'
+open('bomb.jpg', 'wb').write(out)
+PY
+snap
+run bomb.jpg -o x.nv12
+status 1; names bomb.jpg; says 'more than 500 scans \(one for each component a scan holds\)'; settled
+end
+
 begin jpeg-scans-times-pixels
 # 300 scans of a 33.5 MP picture (86 KB): within --max-scans 500, but as much work as 600 of a 16 MP one (500
 # of a 268 MP picture took 18 s): the limit falls with the pixels, to 250 here.

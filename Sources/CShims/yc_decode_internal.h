@@ -41,6 +41,8 @@ struct yc_decoder {
     int jpeg_eof_deferred;
     char jpeg_eof_text[YC_MSG];
     unsigned jpeg_scanned;   // the components a scan held so far (bit per component index)
+    int jpeg_scan_seen;           // the last scan counted into jpeg_scan_units (its input_scan_number)
+    uint64_t jpeg_scan_units;     // scans so far, each counted once per component it holds (`jpeg_progress`)
     int alpha16;     // keep a 16-bit PNG's alpha (R,G,B,A rows)
     uint64_t max_pixels;
     uint64_t max_whole;   // bytes a picture held whole may take (yc_open), 0: no limit

@@ -931,7 +931,7 @@ final class HostileTests: CLITestCase {
         try many.write(to: work.appendingPathComponent("scans.jpg"))
         let refused = try run(["scans.jpg", "-o", "s.nv12", "--allow-truncated"])
         XCTAssertEqual(refused.status, 1)
-        XCTAssertTrue(refused.stderr.contains("scans.jpg: the progressive JPEG has more than 500 scans (--max-scans)"), refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("scans.jpg: the progressive JPEG has more than 500 scans (one for each component a scan holds) (--max-scans)"), refused.stderr)
         XCTAssertEqual(try run(["scans.jpg", "-o", "s.nv12", "--allow-truncated", "--max-scans", "1000", "-q"]).status, 0)
     }
 
