@@ -68,6 +68,9 @@ enum LibraryMessages {
         // mode, message code — are bugs, and stay as they are).
         ("Bogus JPEG colorspace", { _ in "a JPEG header holds an impossible colour space: the file is damaged" }),
         ("Not a JPEG file", { _ in "the file starts like a JPEG but is not one: it is damaged or another format" }),
+        // JERR_OUT_OF_MEMORY: libjpeg's own allocations (a progressive picture's coefficients) failed.
+        ("Insufficient memory", { _ in
+            "libjpeg ran out of memory decoding the JPEG (an address-space limit such as ulimit -v may be too low)" }),
         // JERR_EOI_EXPECTED: a second scan in a sequential file whose one scan held every component.
         ("Didn't expect more than one scan", { _ in
             "the JPEG has a second scan after one that held the whole picture: the file is damaged" }),

@@ -27,6 +27,7 @@ final class LibraryMessagesTests: XCTestCase {
             ("libpng", "PLTE: duplicate", "two palettes"),
             ("libpng", "ABCD: unhandled critical chunk", "a chunk libpng does not know (ABCD)"),
             ("libjpeg", "Unsupported marker type 0xf7", "a JPEG-LS file (lossless, SOF55)"),
+            ("libjpeg", "Insufficient memory (case 4)", "ran out of memory decoding the JPEG (an address-space limit"),
         ]
         for m in met {
             let said = LibraryMessages.explain(m.message, library: m.library)
