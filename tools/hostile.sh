@@ -2270,8 +2270,11 @@ echo VICTIM > elsewhere/.yuvconv-manifest; snap
 timeout -s KILL "$LIMIT" "$BIN" in -o out/ -j 1 -q -u > "$OUT" 2> "$ERR" & pid=$!
 for _ in $(seq 200); do [ -n "$(ls out 2> /dev/null)" ] && break; sleep 0.05; done
 mv out moved; ln -s elsewhere out; wait $pid; RC=$?
-# (--update's own check may meet it first: the output then "is reached through a symbolic link".)
-status 1; says 'moved or replaced|reached through a symbolic link'
+# (--update's own check may meet it first: the output then "is reached through a symbolic link"; on a loaded
+# machine the manifest's merge may read the file now at its name first, and refuse it as "not a yuvconv
+# manifest" — its write goes through the folder the run began with, which would refuse it too.)
+status 1; says 'moved or replaced|reached through a symbolic link|was replaced during the run by a file that is not'
+[ "$(cat elsewhere/.yuvconv-manifest)" = VICTIM ] || bad "the other folder's file was changed"
 ALLOW=(out moved moved/*); settled
 end
 
