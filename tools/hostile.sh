@@ -1058,17 +1058,20 @@ yc report a.jpg > /dev/full 2> "$ERR"
 status 1; settled
 end
 
-begin sparse-file-refused-unread
+begin sparse-file-read-no-further-than-a-stream
 # A JPEG's first marker and 100 GB of holes (nothing on disk) was read byte by byte for minutes (16 TB: hours);
-# a PNG's likewise through skipped chunks. Larger than any image within the pixel limit: refused unread. (The
-# limit lowered, so that the case's own listing hashes 30 MB, not the 2.2 GB the default limit takes.)
+# a PNG's likewise through skipped chunks. A file is read no further than a stream: 16 MiB + 8 bytes a pixel of
+# the pixel limit. (The limit lowered, so that the case's own listing hashes 30 MB, not 2.2 GB.) A motion
+# photo's video after the JPEG's end marker is never read, so it counts for nothing.
 printf '\xff\xd8\xff' > z.jpg; truncate -s 30M z.jpg
-printf '\x89PNG\r\n\x1a\n' > z.png; truncate -s 30M z.png; snap
+printf '\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10\0\0\0\x10\x08\x02\0\0\0\x90\x91\x68\x36\x7f\xff\xff\xffprVt' > z.png
+truncate -s 30M z.png; cp "$JPG" m.jpg; truncate -s +30M m.jpg; snap
 run z.jpg -o z.nv12 --max-pixels 1000
-status 1; within 2000; says 'more than any image within the pixel limit needs'
+status 1; within 2000; says 'z.jpg: the file goes on past 16 MiB plus 8 bytes a pixel of the pixel limit'
 run z.png -o z.nv12 --max-pixels 1000
-status 1; within 2000; says 'z.png: the file is 31457280 bytes, more than any image within the pixel limit needs'
-settled
+status 1; within 2000; says 'z.png: the file goes on past 16 MiB plus 8 bytes a pixel of the pixel limit'
+run m.jpg -o m.nv12 --max-pixels 300000
+status 0; ALLOW=(m.nv12); settled
 end
 
 begin report-on-stderr-to-dev-full
@@ -1076,6 +1079,8 @@ begin report-on-stderr-to-dev-full
 # lost with exit 0.
 cp "$JPG" a.jpg; snap
 yc a.jpg -o - --report json -q > /dev/null 2> /dev/full
+status 1
+yc a.jpg -o - --report json -q > /dev/null 2>&-
 status 1; settled
 end
 

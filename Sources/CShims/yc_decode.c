@@ -40,6 +40,7 @@ yc_decoder *yc_open(FILE *file, yc_format format, uint64_t max_pixels, uint64_t 
     dec->format = format;
     dec->max_pixels = max_pixels;
     dec->max_whole = max_whole;
+    dec->file_limit = max_pixels > (UINT64_MAX - (16u << 20)) / 8 ? UINT64_MAX : max_pixels * 8 + (16u << 20);
     dec->allow_truncated = allow_truncated;
     dec->alpha16 = alpha16;
     switch (format) {
@@ -90,6 +91,16 @@ int yc_failed(const yc_decoder *dec) { return dec->failed; }
 uint64_t yc_coefficients_held(const yc_decoder *dec) { return dec->coef_held; }
 yc_error_kind yc_get_error_kind(const yc_decoder *dec) { return dec->error_kind; }
 int yc_error_from_library(const yc_decoder *dec) { return dec->error_from_library; }
+int yc_file_over_limit(const yc_decoder *dec) { return dec->file_over_limit; }
+
+int yc_file_read_allowed(yc_decoder *dec, uint64_t n) {
+    if (dec->file_read + n < dec->file_read || dec->file_read + n > dec->file_limit) {
+        dec->file_over_limit = 1;
+        return 0;
+    }
+    dec->file_read += n;
+    return 1;
+}
 const char *yc_error(const yc_decoder *dec) { return dec->error; }
 int yc_warning_count(const yc_decoder *dec) { return dec->warnings; }
 const char *yc_first_warning(const yc_decoder *dec) { return dec->first_warning; }

@@ -28,6 +28,10 @@ struct yc_decoder {
     int failed;
     yc_error_kind error_kind;
     int error_from_library;   // the error's text is libjpeg's own message (`yc_error_from_library`)
+    // Bytes the decoder read from a regular file, and the most it may (16 MiB + 8 bytes a pixel of max_pixels, as
+    // a stream's): junk, holes and skipped chunks are read byte by byte, and a sparse file costs nothing on disk.
+    uint64_t file_read, file_limit;
+    int file_over_limit;
     char error[YC_MSG];
     int warnings;
     char first_warning[YC_MSG];
@@ -145,6 +149,8 @@ int yc_plan_colour(yc_decoder *dec);
 
 /// Records the first failure's message (later ones are consequences).
 void yc_set_error(yc_decoder *dec, const char *msg);
+/// Counts `n` more bytes read from the file; 0 (and `file_over_limit` set) past `file_limit`.
+int yc_file_read_allowed(yc_decoder *dec, uint64_t n);
 
 /// Counts a warning the decoder tolerated, keeping the first one's message.
 void yc_warn(yc_decoder *dec, const char *msg);

@@ -38,6 +38,9 @@ static boolean source_fill(j_decompress_ptr cinfo) {
     } else {
         n = fread(s->buffer, 1, YC_SOURCE_BYTES, s->file);
         if (n == 0 && ferror(s->file)) ERREXIT(cinfo, JERR_FILE_READ);
+        // No more than a stream may deliver (`yc_file_read_allowed`): a JPEG's first marker and 100 GB of holes
+        // was read to its end, 4-5 s a GB.
+        if (n > 0 && !yc_file_read_allowed(((struct yc_jpeg_err *)cinfo->err)->dec, n)) ERREXIT(cinfo, JERR_FILE_READ);
     }
     if (n == 0) {
         if (s->start_of_file) ERREXIT(cinfo, JERR_INPUT_EMPTY);

@@ -58,18 +58,14 @@ void yc_png_itxt(yc_decoder *dec, const uint8_t *d, size_t n) {
     static const char keyword[] = "XML:com.adobe.xmp";   // then NUL, compression flag, method, language\0, translated\0
     const size_t k = sizeof keyword;   // with its NUL
     if (!yc_png_itxt_wanted(dec) || n < k || memcmp(d, keyword, k) != 0) return;
-    dec->png_xmp_seen = 1;
-    // The XMP packet, damaged: said, as a damaged eXIf is (an orientation in it would otherwise vanish unsaid).
+    // The XMP packet, damaged: said, as a damaged eXIf is (an orientation in it would otherwise vanish unsaid),
+    // and not counted as the first packet — a good one after it is still read.
     if (n < k + 2 || d[k] > 1) {
         yc_warn(dec, n < k + 2 ? "iTXt: the XMP packet's header is cut short: ignored"
                                : "iTXt: the XMP packet's compression flag is neither 0 nor 1: ignored");
         return;
     }
     const int compressed = d[k] == 1;
-    if (compressed && d[k + 1] != 0) {   // method 0, zlib, is the only one
-        yc_warn(dec, "iTXt: the XMP packet's compression method is not zlib: ignored");
-        return;
-    }
     size_t i = k + 2;
     for (int skip = 0; skip < 2; skip++) {   // language tag, translated keyword
         while (i < n && d[i] != 0) i++;
@@ -77,6 +73,11 @@ void yc_png_itxt(yc_decoder *dec, const uint8_t *d, size_t n) {
     }
     if (i > n) {
         yc_warn(dec, "iTXt: the XMP packet's language tag or translated keyword has no end: ignored");
+        return;
+    }
+    dec->png_xmp_seen = 1;
+    if (compressed && d[k + 1] != 0) {   // method 0, zlib, is the only one
+        yc_warn(dec, "iTXt: the XMP packet's compression method is not zlib: ignored");
         return;
     }
     const int v = compressed ? xmp_inflated(dec, d + i, n - i) : yc_xmp_orientation(d + i, n - i);

@@ -246,6 +246,10 @@ void yc_png_read_fn(png_structp png, png_bytep data, size_t length) {
         dec->error_kind = YC_ERROR_INTERRUPTED;   // said as an interrupted JPEG is (png_error_fn keeps the kind)
         png_error(png, "interrupted");
     }
+    // No more than a stream may deliver (`yc_file_read_allowed`): skipped chunks are read through to their end.
+    if (!yc_file_read_allowed(dec, length))
+        png_error(png, "the file goes on past 16 MiB plus 8 bytes a pixel of the pixel limit; no image within the "
+                       "limit is that large");
     if (fread(data, 1, length, dec->png_file) == length) {
         png_follow_chunks(dec, png, data, length);
         return;

@@ -117,8 +117,8 @@ public final class ImageDecoder {
     /// The decoder's failure as an error: a stream cut off at its limit says so, whatever the library made
     /// of the missing bytes.
     static func failure(_ h: OpaquePointer, _ source: InputSource) -> DecodeError {
-        if source.exceededStreamLimit {
-            return .streamTooLong("the stream goes on past 16 MiB plus 8 bytes a pixel of the pixel limit; "
+        if source.exceededStreamLimit || yc_file_over_limit(h) != 0 {
+            return .streamTooLong("the \(source.stream == nil ? "file" : "stream") goes on past 16 MiB plus 8 bytes a pixel of the pixel limit; "
                                   + "no image within the limit is that large")
         }
         let message = String(cString: yc_error(h)), fromLibrary = yc_error_from_library(h) != 0

@@ -48,7 +48,8 @@ public final class InputSource {
     /// 16 MiB for metadata. A real image never needs more; an endless source is cut off there.
     public static func streamLimit(maxPixels: Int) -> UInt64 {
         let (product, overflow) = UInt64(max(maxPixels, 0)).multipliedReportingOverflow(by: 8)
-        return overflow ? UInt64.max : product &+ (16 << 20)
+        let (sum, past) = product.addingReportingOverflow(16 << 20)
+        return overflow || past ? UInt64.max : sum
     }
 
     /// `listed`: the identities of the inputs the run listed (`DecodeOptions.listed`).
@@ -86,16 +87,6 @@ public final class InputSource {
         }
         if let problem = Self.formatProblem(head: head) { throw failure(problem) }
         format = yc_sniff(head, min(head.count, 8))
-        // A JPEG or PNG file larger than a stream may be is not read either: the decoders read junk, holes and
-        // skipped chunks byte by byte to the end, and a sparse file costs nothing on disk (JPEG's first marker
-        // then 100 GB of holes took minutes, at 16 TB it would take hours; 4–5 s a GB). A real image never
-        // needs more; the limit grows with --max-pixels.
-        let size = status.size - Int(start), limit = Self.streamLimit(maxPixels: maxPixels)
-        if status.kind == .regular && (format == YC_FORMAT_JPEG || format == YC_FORMAT_PNG) && size > 0
-            && UInt64(size) > limit {
-            throw failure(.streamTooLong("the file is \(size) bytes, more than any image within the pixel limit needs "
-                                         + "(16 MiB plus 8 bytes a pixel of the limit, \(limit) bytes); it is not read"))
-        }
         if status.kind == .regular {
             // Back to the start, and a stdio stream with larger reads than stdio's 4 KiB: fewer system calls
             // under libjpeg's and libpng's small ones (glibc ignores the size unless given the buffer).

@@ -71,6 +71,12 @@ enum LibraryMessages {
         // JERR_OUT_OF_MEMORY: libjpeg's own allocations (a progressive picture's coefficients) failed.
         ("Insufficient memory", { _ in
             "libjpeg ran out of memory decoding the JPEG (an address-space limit such as ulimit -v may be too low)" }),
+        // JERR_BACKING_STORE: libjpeg's memory limit (the JPEGMEM variable) below what a progressive picture holds.
+        ("Backing store not supported", { _ in
+            "libjpeg's memory limit (the JPEGMEM environment variable) is below what this JPEG needs held whole; "
+                + "raise or unset JPEGMEM" }),
+        // JERR_INPUT_EMPTY: nothing to read where the file began (it shrank after it was opened).
+        ("Empty input file", { _ in "the file is empty (cut short after it was opened?)" }),
         // JERR_EOI_EXPECTED: a second scan in a sequential file whose one scan held every component.
         ("Didn't expect more than one scan", { _ in
             "the JPEG has a second scan after one that held the whole picture: the file is damaged" }),

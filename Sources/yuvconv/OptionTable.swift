@@ -121,9 +121,9 @@ extension OptionSpec {
                 o, flag, v throws(UsageError) in o.maxPixels = try number(flag, v, 1...Int.max)
             },
             OptionSpec(["--max-scans"], "N",
-                       ["refuse progressive JPEGs with more than N scans (default 500, as",
-                        "libjpeg-turbo's tools; real files have about 10); fewer above 16 MP",
-                        "(N x 16 MP / pixels, not below 32)"]) { o, flag, v throws(UsageError) in
+                       ["refuse progressive JPEGs with more than N scans, each counted once",
+                        "per component it holds (default 500; real files count 4 to 24);",
+                        "fewer above 16 MP (N x 16 MP / pixels, not below 32)"]) { o, flag, v throws(UsageError) in
                 o.maxScans = try number(flag, v, 1...1_000_000)
             },
             OptionSpec(["--max-memory"], "SIZE",

@@ -141,7 +141,11 @@ func emitReport(_ text: String, to sink: AtomicOutput?, dataOnStdout: Bool) thro
             throw FileError(output: sink.path, error)
         }
     } else if dataOnStdout {
-        // Checked as standard output is: `2> /dev/full` (or a full disk) lost the report with exit 0.
+        // Checked as standard output is: `2> /dev/full` (or a full disk) lost the report with exit 0, and so did
+        // a closed standard error (`2>&-`, which the run points at /dev/null).
+        if standardDescriptorWasClosed(STDERR_FILENO) {
+            throw FileError(path: "<stderr>", reason: "cannot write the report: standard error is closed")
+        }
         fflush(stderr)
         let code = Array(text.utf8).withUnsafeBytes { writeWhole(STDERR_FILENO, $0) }
         if code != 0 {

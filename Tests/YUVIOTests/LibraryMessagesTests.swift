@@ -28,6 +28,8 @@ final class LibraryMessagesTests: XCTestCase {
             ("libpng", "ABCD: unhandled critical chunk", "a chunk libpng does not know (ABCD)"),
             ("libjpeg", "Unsupported marker type 0xf7", "a JPEG-LS file (lossless, SOF55)"),
             ("libjpeg", "Insufficient memory (case 4)", "ran out of memory decoding the JPEG (an address-space limit"),
+            ("libjpeg", "Backing store not supported", "memory limit (the JPEGMEM environment variable)"),
+            ("libjpeg", "Empty input file", "the file is empty"),
         ]
         for m in met {
             let said = LibraryMessages.explain(m.message, library: m.library)

@@ -162,6 +162,9 @@ yc_error_kind yc_get_error_kind(const yc_decoder *dec);
 /// Whether the error's text (`yc_error`) is libjpeg's own message rather than a sentence of yuvconv's: one
 /// LibraryMessages has no sentence for still gets one.
 int yc_error_from_library(const yc_decoder *dec);
+/// Whether the decoder stopped reading a file at 16 MiB + 8 bytes a pixel of its pixel limit (no image within
+/// the limit needs more: junk, holes of a sparse file, skipped chunks).
+int yc_file_over_limit(const yc_decoder *dec);
 const char *yc_error(const yc_decoder *dec);
 /// Warnings tolerated so far (for example extraneous bytes between JPEG segments), with the first message.
 int yc_warning_count(const yc_decoder *dec);
