@@ -7,15 +7,15 @@
 ///     Cb′ₜ = (bCb·Cb′ + bCr·Cr′) / bDen,   Cr′ₜ = (rCb·Cb′ + rCr·Cr′) / rDen
 /// with integer coefficients computed here from Kr and Kb (reduced by their common divisor). Then the range
 /// mapping and one rounding, half up, as for RGB sources. For BT.601 full range the transform is the
-/// identity: the decoder's planes are the output.
+/// identity: the decoder's planes are the 8-bit output.
 ///
 /// Chroma siting (centre; left and top-left are `YCbCrSiting.swift`'s weighted sums through the same exact
 /// arithmetic): a 4:2:0 output chroma sample is the mean of the source chroma at its four pixels, each
 /// pixel taking the source sample that covers it (nearest, on the JPEG sampling grid): for 4:4:4 the mean
 /// of four, for 4:2:2 of two. A 4:2:0 source keeps its samples, filtered horizontally with [1 6 1]/8 — what
 /// libjpeg's "fancy" upsampling followed by the 2×2 mean gives along a row — which takes out part of the
-/// JPEG's chroma quantisation noise (see the README's quality table); BT.601 full range is the exception:
-/// there the decoder's planes are the output, untouched. The luma of a pixel uses the unfiltered source
+/// JPEG's chroma quantisation noise (see the README's quality table); BT.601 full range to 8 bits is the
+/// exception: there the decoder's planes are the output, untouched (10 bits filter them too). The luma of a pixel uses the unfiltered source
 /// chroma sample that covers it.
 public struct YCbCrTransform: Sendable, Equatable {
     public let target: ConversionSpec
