@@ -1074,6 +1074,14 @@ run m.jpg -o m.nv12 --max-pixels 300000
 status 0; ALLOW=(m.nv12); settled
 end
 
+begin report-single-file-batch-options
+# report, like convert, says that -r, -j and --fail-fast do nothing for one file (it said nothing).
+cp "$JPG" a.jpg; snap
+run report a.jpg -r -j 2 --fail-fast
+status 0; says 'warning: --fail-fast, --jobs, --recursive apply to batches \(folders, lists, many inputs\); a single file ignores them'
+settled
+end
+
 begin report-on-stderr-to-dev-full
 # With the data on standard output the report goes to standard error; one that cannot be written there was
 # lost with exit 0.
