@@ -118,6 +118,8 @@ dht = seg(0xC4, b"\x00" + bytes([1] + [0] * 15) + b"\x00") + seg(0xC4, b"\x10" +
 dc = seg(0xDA, bytes([1, 1, 0x00, 0, 0, 0])) + bytes(blocks // 8)
 ac = seg(0xDA, bytes([1, 1, 0x00, 1, 63, 0])) + bytes(((blocks // 16384) * 15 + 7) // 8)
 put("scans33mp.jpg", b"\xff\xd8" + dqt + sof + dht + dc + ac * 299 + b"\xff\xd9")
+# The same picture with its two scans only: 64 MiB of coefficients.
+put("prog33mp.jpg", b"\xff\xd8" + dqt + sof + dht + dc + ac + b"\xff\xd9")
 
 # A 16x16 PNG whose cICP and gAMA come after the image data.
 def chunk(kind, body):
@@ -788,6 +790,16 @@ else
   status 1; settled
   [ "$(cat "$ERR")" != "$scans_msg" ] || bad "--max-scans 20000 changed nothing: $(errline)"
 fi
+end
+
+begin progressive-to-a-pipe-checked-from-the-header
+# A stream output holds the chroma planes until the luma plane has gone out (16 MiB here); a progressive JPEG
+# reads every scan in before its first row, so they were checked only after its 64 MiB of coefficients were
+# filled (an 8000x6000 4:4:4 one: 1.1 s, 287 MiB, then refused). Now counted from the header, first.
+cp "$CRAFT/prog33mp.jpg" p.jpg; snap
+yc p.jpg -o - --max-memory 70M > /dev/null 2> "$ERR"
+status 1; within 1000; says 'p.jpg: the progressive JPEG needs 80 MiB held whole with what is held already, above the limit of 70 MiB'
+settled
 end
 
 begin jpeg-scans-of-four-components

@@ -32,6 +32,10 @@ struct yc_decoder {
     // a stream's): junk, holes and skipped chunks are read byte by byte, and a sparse file costs nothing on disk.
     uint64_t file_read, file_limit;
     int file_over_limit;
+    // What the caller holds whole beside the decoder (yc_open_held), and whether jpeg_start counted it.
+    uint64_t held_per_block, held_per_pixel;
+    char held_what[160];
+    int held_counted;
     char error[YC_MSG];
     int warnings;
     char first_warning[YC_MSG];

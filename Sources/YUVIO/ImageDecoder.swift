@@ -66,6 +66,10 @@ public final class ImageDecoder {
     /// `.wholeBudget` when `bytes` more held whole for `what`, with what is held already (the decoder's
     /// coefficients, a turned picture), are above this decoder's limit; else they count (`yc_refuse_whole`, which
     /// the decoder's own go through too).
+    /// Whether the decoder counted the caller's `alsoHeld` planes already (a progressive or multi-scan JPEG,
+    /// from its header): then `checkWhole` is not asked for them again.
+    public var alsoHeldCounted: Bool { yc_held_counted(handle) != 0 }
+
     public func checkWhole(_ bytes: Int, for what: String) throws(DecodeError) {
         guard yc_refuse_whole(handle, UInt64(max(bytes, 0)), what) != 0 else { return }
         throw .wholeBudget(String(cString: yc_error(handle)))
@@ -91,16 +95,18 @@ public final class ImageDecoder {
     public init(source: InputSource, maxPixels: Int = ImageDecoder.defaultMaxPixels,
                 maxScans: Int = ImageDecoder.defaultMaxScans, maxMemory: Int? = nil,
                 allowTruncated: Bool = false, raw: Bool = false, turned: Bool = false, fullChroma: Bool = false,
-                alpha16: Bool = false, colourTarget: Primaries? = nil) throws(DecodeError) {
+                alpha16: Bool = false, colourTarget: Primaries? = nil,
+                alsoHeld: (perBlock: Int, perPixel: Int, what: String)? = nil) throws(DecodeError) {
         self.source = source
         wholeBudget = Self.wholeBudget(maxMemory: maxMemory, inputBytes: source.byteCount)
         // A limit below its range refuses every picture, with the reason (maxPixels 0; `wholeBudget` is at least 1
         // byte, 0 being C's "no limit"), not a trap; maxScans 0 or less: no limit, as documented.
-        guard let h = yc_open(source.file, source.format, UInt64(max(maxPixels, 0)), UInt64(wholeBudget),
-                              Int32(clamping: max(maxScans, 0)),
-                              allowTruncated ? 1 : 0, raw ? 1 | (turned ? 2 : 0) | (fullChroma ? 4 : 0) : 0, alpha16 ? 1 : 0,
-                              colourTarget?.target ?? -1,
-                              source.stream) else {
+        guard let h = yc_open_held(source.file, source.format, UInt64(max(maxPixels, 0)), UInt64(wholeBudget),
+                                   Int32(clamping: max(maxScans, 0)),
+                                   allowTruncated ? 1 : 0, raw ? 1 | (turned ? 2 : 0) | (fullChroma ? 4 : 0) : 0,
+                                   alpha16 ? 1 : 0, colourTarget?.target ?? -1, source.stream,
+                                   UInt64(max(alsoHeld?.perBlock ?? 0, 0)), UInt64(max(alsoHeld?.perPixel ?? 0, 0)),
+                                   alsoHeld?.what ?? "") else {
             throw .decoder("out of memory")
         }
         if yc_failed(h) != 0 {

@@ -154,6 +154,13 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
     defer { Ledger.endWork() }
     do {
         let inputSource = try InputSource(path: path, maxPixels: options.maxPixels, listed: options.listed)
+        // What the sink holds whole (a stream output's chroma and alpha, a memory picture), per 2x2 block and per
+        // pixel (its bytes for a 1x1 and a 2x2 frame tell both): a progressive JPEG counts it from its header,
+        // before reading every scan in (`ImageDecoder.alsoHeld`).
+        func sinkHeld(_ side: Int) -> Int {
+            sink.wholeBytes(FrameLayout(width: side, height: side, pixelLayout: layout, alpha: options.alpha == .keep))
+        }
+        let perPixel = (sinkHeld(2) - sinkHeld(1)) / 3, perBlock = sinkHeld(1) - perPixel
         let decoder = try ImageDecoder(source: inputSource, maxPixels: options.maxPixels, maxScans: options.maxScans,
                                        maxMemory: options.maxMemory, allowTruncated: options.allowTruncated,
                                        // Sharp chroma takes the RGB route: it needs RGB, the direct path's chroma
@@ -162,7 +169,9 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
                                        // A turn that would move the chroma off its grid sends it through RGB.
                                        turned: options.orientation == .auto, fullChroma: options.jpegPath == .direct,
                                        alpha16: options.alpha != .ignore,
-                                       colourTarget: options.colourManagement ? options.target(for: spec) : nil)
+                                       colourTarget: options.colourManagement ? options.target(for: spec) : nil,
+                                       alsoHeld: sinkHeld(1) > 0 ? (perBlock, perPixel, sink.wholeWhat(FrameLayout(
+                                           width: 1, height: 1, pixelLayout: layout, alpha: options.alpha == .keep))) : nil)
         let info = decoder.info
         // The EXIF orientation, applied to the picture before conversion (whole pixels, so the RGB route stays
         // the exact conversion of the upright picture). A turned picture is held whole while it is turned.
@@ -191,7 +200,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
                                 heightAlignment: heightAlignment, alpha: options.alpha == .keep)
         try sink.accepts(frame)   // a picture the format cannot hold says so, before what holding it would cost
         let held = sink.wholeBytes(frame)
-        if held > 0 { try decoder.checkWhole(held, for: sink.wholeWhat(frame)) }
+        if held > 0 && !decoder.alsoHeldCounted { try decoder.checkWhole(held, for: sink.wholeWhat(frame)) }
         let ledger = Ledger()
         // The quality measures compare 8-bit code values; a 10-bit output is not measured.
         let probe = metrics && layout.bitDepth == 8 ? QualityProbe(geometry: g, spec: spec, ledger: ledger) : nil

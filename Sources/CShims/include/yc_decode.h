@@ -134,6 +134,15 @@ int yc_jpeg_header_parses(const uint8_t *data, size_t size);
 /// the message says how much it needs). 0: no limit.
 yc_decoder *yc_open(FILE *file, yc_format format, uint64_t max_pixels, uint64_t max_whole, int max_scans,
                     int allow_truncated, int raw, int alpha16, int colour_target, struct yc_stream *stream);
+/// What the caller will hold whole beside the decoder's own (a stream output's chroma and alpha planes, held
+/// until the luma plane has gone out): `per_block` bytes for each 2x2 block (rounded up at odd sides) and
+/// `per_pixel` bytes a pixel, for `what`. A progressive or multi-scan JPEG reads every scan in yc_open, so it
+/// counts them there, from its header, before its coefficients (`yc_held_counted` then says so); any other
+/// source leaves them to the caller's yc_refuse_whole. yc_open is yc_open_held with nothing held.
+yc_decoder *yc_open_held(FILE *file, yc_format format, uint64_t max_pixels, uint64_t max_whole, int max_scans,
+                         int allow_truncated, int raw, int alpha16, int colour_target, struct yc_stream *stream,
+                         uint64_t per_block, uint64_t per_pixel, const char *what);
+int yc_held_counted(const yc_decoder *dec);
 /// 1, with the decoder failed (YC_ERROR_WHOLE_BUDGET, naming `what` and the sizes), when `bytes` more held whole
 /// for `what`, with what is held already (the decoder's own coefficients or rows, and what passed before), are
 /// above `max_whole`; else 0, and they count. The decoder's own go through it in yc_open, the caller's whole
