@@ -683,6 +683,13 @@ status 1; (( ELAPSED_MS >= 4500 )) || bad "gave up after ${ELAPSED_MS} ms: no wa
 names p.jpg; says 'no writer opened it within 5 s'; settled
 end
 
+begin fifo-by-name-raw-no-writer
+# The same FIFO read as a raw frame (--size): it said the frame was short (check --size and --pix-fmt).
+mkfifo f; snap
+LIMIT=10; run f -s 4x4 -o x.nv12
+status 1; within 8000; names f; says 'nothing was written to the FIFO'; settled
+end
+
 # The same for a --files-from list: its read waited on a FIFO no writer opened without end or a word, in convert,
 # report and dry runs alike.
 for cmd in convert report dry-run; do

@@ -63,6 +63,8 @@ public enum RawInput {
         let file: UnsafeMutablePointer<FILE>
         /// A regular file's size (not standard input's, which may be part read): the most `read` reserves.
         let fileSize: Int?
+        /// A FIFO named as the input (not standard input): nothing from it means no writer came, not a short frame.
+        var namedFIFO = false
 
         /// Exactly `count` bytes (fewer only at the end of the input). Memory follows the bytes that arrive, never
         /// the count a header or a command line claims: a 40-byte file that says its frame holds 15 GB takes 40
@@ -136,7 +138,8 @@ public enum RawInput {
             if ended, let stream { yc_stream_mark_ended(stream) }
             defer { fclose(file) }
             let left = bytesLeft(fd, st, standardInput: path == "-")
-            return try body(Reader(file: file, fileSize: left), left == nil ? nil : st)
+            return try body(Reader(file: file, fileSize: left, namedFIFO: st?.kind == .fifo && path != "-"),
+                            left == nil ? nil : st)
         } catch {
             throw FileError(path: name, error)
         }
@@ -217,6 +220,8 @@ public enum RawInput {
             let what = "\(width)x\(height) \(layout.rawValue) needs \(need) bytes"
             if let problem = sizeProblem(fileSize: input.fileSize, need: need, what: what) { throw problem }
             let bytes = try input.read(need)
+            // A named FIFO that gave nothing: its writer never came or closed it unwritten (said as for an image).
+            if bytes.isEmpty && input.namedFIFO { throw .cannotOpen(InputSource.fifoNotWritten) }
             guard bytes.count == need else { throw .frameSize("ends after \(bytes.count) bytes, but \(what)") }
             if try !input.read(1).isEmpty { throw .frameSize("goes on past one frame: \(what)") }
             try checkSamples(bytes, layout: layout)
