@@ -105,6 +105,8 @@ yc_error_kind yc_get_error_kind(const yc_decoder *dec) { return dec->error_kind;
 int yc_error_from_library(const yc_decoder *dec) { return dec->error_from_library; }
 int yc_file_over_limit(const yc_decoder *dec) { return dec->file_over_limit; }
 
+uint64_t yc_file_read_room(const yc_decoder *dec) { return dec->file_limit - dec->file_read; }
+
 int yc_file_read_allowed(yc_decoder *dec, uint64_t n) {
     if (dec->file_read + n < dec->file_read || dec->file_read + n > dec->file_limit) {
         dec->file_over_limit = 1;

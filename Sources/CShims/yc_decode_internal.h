@@ -155,6 +155,8 @@ int yc_plan_colour(yc_decoder *dec);
 void yc_set_error(yc_decoder *dec, const char *msg);
 /// Counts `n` more bytes read from the file; 0 (and `file_over_limit` set) past `file_limit`.
 int yc_file_read_allowed(yc_decoder *dec, uint64_t n);
+/// The bytes the file may still give (`file_limit` less what was read).
+uint64_t yc_file_read_room(const yc_decoder *dec);
 
 /// Counts a warning the decoder tolerated, keeping the first one's message.
 void yc_warn(yc_decoder *dec, const char *msg);

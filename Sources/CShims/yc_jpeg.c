@@ -188,7 +188,12 @@ static int jpeg_start(yc_decoder *dec, j_decompress_ptr j) {
             const uint64_t h = (ci->height_in_blocks + ci->v_samp_factor - 1) / ci->v_samp_factor * ci->v_samp_factor;
             bytes += w * h * sizeof(JBLOCK);
         }
-        if (yc_refuse_whole(dec, bytes, j->progressive_mode ? "the progressive JPEG" : "the multi-scan JPEG")) return 0;
+        const char *kind = j->progressive_mode ? "the progressive JPEG" : "the multi-scan JPEG";
+        char what[320];
+        // Beside the output's planes, it says so: the same file to a regular file may fit.
+        if (dec->held_counted) snprintf(what, sizeof what, "%s, beside %s,", kind, dec->held_what);
+        else snprintf(what, sizeof what, "%s", kind);
+        if (yc_refuse_whole(dec, bytes, what)) return 0;
         dec->coef_held = bytes;
     }
     jpeg_start_decompress(j);

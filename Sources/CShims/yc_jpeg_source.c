@@ -36,11 +36,18 @@ static boolean source_fill(j_decompress_ptr cinfo) {
         if (got < 0) ERREXIT(cinfo, JERR_FILE_READ);   // a read error is not the end of the file
         n = (size_t)got;
     } else {
-        n = fread(s->buffer, 1, YC_SOURCE_BYTES, s->file);
-        if (n == 0 && ferror(s->file)) ERREXIT(cinfo, JERR_FILE_READ);
         // No more than a stream may deliver (`yc_file_read_allowed`): a JPEG's first marker and 100 GB of holes
-        // was read to its end, 4-5 s a GB.
-        if (n > 0 && !yc_file_read_allowed(((struct yc_jpeg_err *)cinfo->err)->dec, n)) ERREXIT(cinfo, JERR_FILE_READ);
+        // was read to its end, 4-5 s a GB. Up to the limit and not past it, so a picture that ends within it
+        // converts whatever follows (a motion photo's video is never read); past it only when more is asked for.
+        yc_decoder *dec = ((struct yc_jpeg_err *)cinfo->err)->dec;
+        const uint64_t room = yc_file_read_room(dec);
+        n = fread(s->buffer, 1, room < YC_SOURCE_BYTES ? (size_t)room : YC_SOURCE_BYTES, s->file);
+        if (n == 0 && ferror(s->file)) ERREXIT(cinfo, JERR_FILE_READ);
+        if (room == 0 && fread(s->buffer, 1, 1, s->file) == 1) {   // the file goes on past the limit
+            yc_file_read_allowed(dec, 1);
+            ERREXIT(cinfo, JERR_FILE_READ);
+        }
+        if (n > 0) yc_file_read_allowed(dec, n);
     }
     if (n == 0) {
         if (s->start_of_file) ERREXIT(cinfo, JERR_INPUT_EMPTY);

@@ -75,11 +75,11 @@ void yc_png_itxt(yc_decoder *dec, const uint8_t *d, size_t n) {
         yc_warn(dec, "iTXt: the XMP packet's language tag or translated keyword has no end: ignored");
         return;
     }
-    dec->png_xmp_seen = 1;
-    if (compressed && d[k + 1] != 0) {   // method 0, zlib, is the only one
+    if (compressed && d[k + 1] != 0) {   // method 0, zlib, is the only one (not the first packet either)
         yc_warn(dec, "iTXt: the XMP packet's compression method is not zlib: ignored");
         return;
     }
+    dec->png_xmp_seen = 1;
     const int v = compressed ? xmp_inflated(dec, d + i, n - i) : yc_xmp_orientation(d + i, n - i);
     // The rows are converted as they are decoded: an orientation after the image data can only be said.
     if (!dec->png_chunks.seen_idat) dec->xmp_orientation = v;

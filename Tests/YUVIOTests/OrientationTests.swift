@@ -464,9 +464,12 @@ final class OrientationTests: XCTestCase {
                 XCTAssertTrue(c.report.firstWarning.contains(says), c.report.firstWarning)
             }
             // A damaged packet is not the first packet: a good one after it is still read.
-            let thenGood = try convert(early: flagTwo + itxt(packet, compressed: false))
-            XCTAssertEqual(thenGood.image.bytes, upright, "a damaged packet, then a good one, \(route)")
-            XCTAssertEqual(thenGood.report.warnings, 1, thenGood.report.firstWarning)
+            let methodOne = pngChunk("iTXt", Array("XML:com.adobe.xmp".utf8) + [0, 1, 1, 0, 0] + zlibStored(packet))
+            for damaged in [flagTwo, methodOne] {
+                let thenGood = try convert(early: damaged + itxt(packet, compressed: false))
+                XCTAssertEqual(thenGood.image.bytes, upright, "a damaged packet, then a good one, \(route)")
+                XCTAssertEqual(thenGood.report.warnings, 1, thenGood.report.firstWarning)
+            }
             // A tRNS after the image data (out of place: not read) is said, as a late colour chunk is.
             let lateTRNS = try convert(late: pngChunk("tRNS", [0, 0, 0, 0, 0, 0]))
             XCTAssertTrue(lateTRNS.report.firstWarning.contains("tRNS after the image data: not read"),
