@@ -687,7 +687,33 @@ begin fifo-by-name-raw-no-writer
 # The same FIFO read as a raw frame (--size): it said the frame was short (check --size and --pix-fmt).
 mkfifo f; snap
 LIMIT=10; run f -s 4x4 -o x.nv12
-status 1; within 8000; names f; says 'nothing was written to the FIFO'; settled
+status 1; within 8000; names f; says 'nothing was written to the FIFO'
+# And an empty standard input: an empty file, not a frame size to check.
+yc - -s 4x4 -o x.nv12 < /dev/null > "$OUT" 2> "$ERR"
+status 1; says '<stdin>: empty file'; settled
+end
+
+begin pipe-ending-exactly-at-the-read-limit
+# A JPEG padded (APP15) so that its image data runs 100 bytes past 16 MiB + 8 bytes a pixel of the limit, cut
+# there: through a pipe the stream ends at the limit — cut short, as the file by name says — it does not go on
+# past it (it was refused as "the stream goes on past").
+python3 - "$FX/jpeg/jpegsuite/baseline/32x32x8_ycbcr.jpg" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+pad = 16 * 2**20 + 8 * 1024 + 100 - len(d)
+segs = b""
+while pad > 0:
+    n = min(pad, 65537)
+    if pad - n and pad - n < 4: n -= 4
+    segs += b"\xff\xef" + struct.pack(">H", n - 2) + b"\0" * (n - 4)
+    pad -= n
+open("exact.jpg", "wb").write((d[:2] + segs + d[2:])[:16 * 2**20 + 8 * 1024])
+PY
+snap
+yc - -o x.nv12 --max-pixels 1024 < <(cat exact.jpg) > "$OUT" 2> "$ERR"
+status 1; says 'cut short'
+run exact.jpg -o x.nv12 --max-pixels 1024
+status 1; says 'cut short'; settled
 end
 
 # The same for a --files-from list: its read waited on a FIFO no writer opened without end or a word, in convert,
@@ -805,7 +831,10 @@ begin progressive-to-a-pipe-checked-from-the-header
 # filled (an 8000x6000 4:4:4 one: 1.1 s, 287 MiB, then refused). Now counted from the header, first.
 cp "$CRAFT/prog33mp.jpg" p.jpg; snap
 yc p.jpg -o - --max-memory 70M > /dev/null 2> "$ERR"
-status 1; within 1000; says 'p.jpg: the progressive JPEG, beside holding the chroma planes until the luma plane has gone out \(an output written in order: a pipe, a device or standard output\), needs 80 MiB held whole with what is held already, above the limit of 70 MiB'
+status 1; within 1000; says 'p.jpg: the progressive JPEG, beside holding the chroma planes until the luma plane has gone out \(an output written in order: a pipe, a device or standard output\), needs 80 MiB held whole with what is held already, above the limit of 70 MiB for this file'
+# With an alpha plane held too, the sentence is longer than the 256 bytes a message had: it was cut ("for this fi").
+yc p.jpg -o - --max-memory 70M --alpha keep > /dev/null 2> "$ERR"
+status 1; says 'chroma and alpha planes .* needs 112 MiB held whole with what is held already, above the limit of 70 MiB for this file \(--max-memory\)'
 settled
 end
 

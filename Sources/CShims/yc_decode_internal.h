@@ -13,7 +13,7 @@
 #include <png.h>
 #include <zlib.h>
 
-#define YC_MSG 256
+#define YC_MSG 512
 /// The longest PNG chunk other than IDAT that libpng is allowed to hold (png_set_chunk_malloc_max).
 #define YC_PNG_CHUNK_MAX (8u << 20)
 

@@ -25,7 +25,7 @@ static const png_byte ignored_chunks[] = {
 static int xmp_inflated(yc_decoder *dec, const uint8_t *in, size_t n) {
     uint8_t *out = malloc(YC_PNG_XMP_MAX + 1);
     if (!out) {
-        yc_warn(dec, "iTXt: out of memory for the compressed XMP packet: ignored");
+        yc_warn(dec, "the PNG's compressed XMP packet (iTXt) is ignored: out of memory to inflate it");
         return 0;
     }
     z_stream z = {0};
@@ -40,7 +40,7 @@ static int xmp_inflated(yc_decoder *dec, const uint8_t *in, size_t n) {
     }
     int v = 0;
     if (z.total_out > YC_PNG_XMP_MAX) yc_warn(dec, "iTXt: the compressed XMP packet inflates past 1 MiB: ignored");
-    else if (rc != Z_STREAM_END) yc_warn(dec, "iTXt: the compressed XMP packet does not inflate: ignored");
+    else if (rc != Z_STREAM_END) yc_warn(dec, "the PNG's compressed XMP packet (iTXt) does not inflate: ignored");
     else v = yc_xmp_orientation(out, z.total_out);
     free(out);
     return v;
@@ -61,7 +61,7 @@ void yc_png_itxt(yc_decoder *dec, const uint8_t *d, size_t n) {
     // The XMP packet, damaged: said, as a damaged eXIf is (an orientation in it would otherwise vanish unsaid),
     // and not counted as the first packet — a good one after it is still read.
     if (n < k + 2 || d[k] > 1) {
-        yc_warn(dec, n < k + 2 ? "iTXt: the XMP packet's header is cut short: ignored"
+        yc_warn(dec, n < k + 2 ? "the PNG's XMP packet (iTXt) is ignored: its header is cut short"
                                : "iTXt: the XMP packet's compression flag is neither 0 nor 1: ignored");
         return;
     }

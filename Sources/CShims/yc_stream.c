@@ -100,6 +100,24 @@ static long long stream_read(yc_stream *s, char *buf, size_t size) {
     }
     if (s->ended) return 0;
     if (s->bytes >= s->limit) {
+        // At the limit: past it only if the stream goes on (one byte more), not if it ends exactly there (a
+        // file of exactly the limit was "goes on past" through a pipe and "cut short" by name).
+        unsigned char one;
+        for (;;) {
+            if (wait_readable(s->fd) != 0) return -1;
+            ssize_t n = read(s->fd, &one, 1);
+            if (n < 0 && errno == EINTR) continue;
+            if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+                if (poll_readable(s->fd) == 0) continue;
+                return -1;
+            }
+            if (n < 0) return -1;
+            if (n == 0) {
+                s->ended = 1;
+                return 0;
+            }
+            break;
+        }
         s->over_limit = 1;
         errno = EFBIG;
         return -1;

@@ -299,8 +299,8 @@ public final class BatchPlan: @unchecked Sendable {
     /// A name template for the clash's hint: one that gives inputs `a` and `b` (as planned, with their `{dir}`)
     /// two names and — in a batch of at most `checkedWhole` files — every planned input a name of its own, so
     /// that the hint does not lead to the next clash (a tree with files that differ by extension and files of
-    /// one name in two folders). Tried in turn: `template` with `{name}` for `{stem}` (a `{stem}.y4m` stays
-    /// Y4M), then with `{dir}/` before that, then the plain `{name}.{ext}` and `{dir}/{name}.{ext}` (a template
+    /// one name in two folders). Tried in turn: `template` under `{dir}/`, then with `{name}` for `{stem}` (a
+    /// `{stem}.y4m` stays Y4M), then that with `{dir}/` before it, then the plain `{name}.{ext}` and `{dir}/{name}.{ext}` (a template
     /// naming neither). Without one for the whole batch, the first that separates the two; nil when none does
     /// (files of one name whose `{dir}` is empty, given one by one or as a folder's contents).
     static func separatingTemplate(_ template: String, _ a: String, _ b: String, among planned: Spool,
@@ -315,7 +315,9 @@ public final class BatchPlan: @unchecked Sendable {
         }
         guard let x = pair[a], let y = pair[b] else { return nil }
         let named = template.contains("{stem}") ? template.replacingAll("{stem}", "{name}") : template
-        var candidates = [named]
+        // First the template under its folder, as it is: files of one name in two folders need only their {dir}
+        // (`x.png` then stays `x.nv12`, not `x.png.nv12`, which {name} gives).
+        var candidates = template.contains("{dir}") ? [named] : ["{dir}/" + template, named]
         if !named.contains("{dir}") { candidates.append("{dir}/" + named) }
         candidates += ["{name}.{ext}", "{dir}/{name}.{ext}"]
         let separating = candidates.filter {

@@ -220,8 +220,9 @@ public enum RawInput {
             let what = "\(width)x\(height) \(layout.rawValue) needs \(need) bytes"
             if let problem = sizeProblem(fileSize: input.fileSize, need: need, what: what) { throw problem }
             let bytes = try input.read(need)
-            // A named FIFO that gave nothing: its writer never came or closed it unwritten (said as for an image).
-            if bytes.isEmpty && input.namedFIFO { throw .cannotOpen(InputSource.fifoNotWritten) }
+            // Nothing at all, said as for an image: a named FIFO's writer never came or closed it unwritten;
+            // standard input or a stream was empty. (Not a frame size to check.)
+            if bytes.isEmpty { throw input.namedFIFO ? .cannotOpen(InputSource.fifoNotWritten) : .empty }
             guard bytes.count == need else { throw .frameSize("ends after \(bytes.count) bytes, but \(what)") }
             if try !input.read(1).isEmpty { throw .frameSize("goes on past one frame: \(what)") }
             try checkSamples(bytes, layout: layout)

@@ -122,7 +122,8 @@ final class BatchPlanTests: XCTestCase {
         }
         XCTAssertEqual(hint(["x/a.png", "y/a.png"]), .some(nil), "given one by one: no template separates them")
         XCTAssertEqual(hint(["x/", "y/"]), .some(nil), "their contents: {dir} is empty")
-        XCTAssertEqual(hint(["x", "y"]), "{dir}/{name}.{ext}")
+        // One name in two folders: the template under its {dir}, keeping {stem} (README's own example).
+        XCTAssertEqual(hint(["x", "y"]), "{dir}/{stem}.{ext}")
         XCTAssertEqual(hint(["x", "y"], "{name}.{ext}"), "{dir}/{name}.{ext}")
         XCTAssertEqual(hint(["e/b.png", "e/b.jpg"]), "{name}.{ext}")
         XCTAssertEqual(hint(["e/"]), "{name}.{ext}")
