@@ -34,7 +34,7 @@ struct yc_decoder {
     int file_over_limit;
     // What the caller holds whole beside the decoder (yc_open_held), and whether jpeg_start counted it.
     uint64_t held_per_block, held_per_pixel;
-    char held_what[160];
+    char held_what[256];
     int held_counted;
     char error[YC_MSG];
     int warnings;

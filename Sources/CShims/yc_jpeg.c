@@ -189,7 +189,7 @@ static int jpeg_start(yc_decoder *dec, j_decompress_ptr j) {
             bytes += w * h * sizeof(JBLOCK);
         }
         const char *kind = j->progressive_mode ? "the progressive JPEG" : "the multi-scan JPEG";
-        char what[320];
+        char what[YC_MSG];
         // Beside the output's planes, it says so: the same file to a regular file may fit.
         if (dec->held_counted) snprintf(what, sizeof what, "%s, beside %s,", kind, dec->held_what);
         else snprintf(what, sizeof what, "%s", kind);
