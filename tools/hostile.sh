@@ -487,10 +487,10 @@ end
 begin same-name-two-folders-hint
 mkdir -p t/sub; cp "$PNG" t/f1.png; cp "$PNG" t/sub/f1.png; snap
 run convert t -r -o o/
-status 2; says '\{dir\}/\{name\}'
-# The template the hint names tells them apart.
-run convert t -r -o o/ --name '{dir}/{name}.{ext}' -q
-status 0; ALLOW=(o o/t o/t/f1.png.nv12 o/t/sub o/t/sub/f1.png.nv12); settled
+status 2; says '\{dir\}/\{stem\}\.\{ext\}'
+# The template the hint names tells them apart (and keeps the stem: f1.nv12, not f1.png.nv12).
+run convert t -r -o o/ --name '{dir}/{stem}.{ext}' -q
+status 0; ALLOW=(o o/t o/t/f1.nv12 o/t/sub o/t/sub/f1.nv12); settled
 end
 
 # 3. A raw output named like a file never becomes a folder.
