@@ -333,6 +333,21 @@ same() {  # same FILE REFERENCE
 }
 # Peak RSS of the last run under WRAP=(memwrap): under MB megabytes (skipped without /usr/bin/time).
 HAVE_TIME=0; [ -x /usr/bin/time ] && HAVE_TIME=1
+# JPEG $1 with APP15 segments of zeros after its start marker, $2 bytes long in all, written to $3.
+pad_jpeg() {
+  python3 - "$1" "$2" "$3" <<'PY'
+import struct, sys
+d = open(sys.argv[1], "rb").read()
+pad = int(sys.argv[2]) - len(d)
+segs = b""
+while pad > 0:
+    n = min(pad, 65537)
+    if pad - n and pad - n < 4: n -= 4
+    segs += b"\xff\xef" + struct.pack(">H", n - 2) + b"\0" * (n - 4)
+    pad -= n
+open(sys.argv[3], "wb").write(d[:2] + segs + d[2:])
+PY
+}
 memwrap() {  # the WRAP for a run that may read an endless stream: 4 GiB address space at most
   WRAP=(prlimit --as=4294967296 --)
   (( HAVE_TIME )) && WRAP=(/usr/bin/time -f %M -o "$META/$NAME.rss" "${WRAP[@]}")
@@ -697,18 +712,8 @@ begin pipe-ending-exactly-at-the-read-limit
 # A JPEG padded (APP15) so that its image data runs 100 bytes past 16 MiB + 8 bytes a pixel of the limit, cut
 # there: through a pipe the stream ends at the limit — cut short, as the file by name says — it does not go on
 # past it (it was refused as "the stream goes on past").
-python3 - "$FX/jpeg/jpegsuite/baseline/32x32x8_ycbcr.jpg" <<'PY'
-import struct, sys
-d = open(sys.argv[1], "rb").read()
-pad = 16 * 2**20 + 8 * 1024 + 100 - len(d)
-segs = b""
-while pad > 0:
-    n = min(pad, 65537)
-    if pad - n and pad - n < 4: n -= 4
-    segs += b"\xff\xef" + struct.pack(">H", n - 2) + b"\0" * (n - 4)
-    pad -= n
-open("exact.jpg", "wb").write((d[:2] + segs + d[2:])[:16 * 2**20 + 8 * 1024])
-PY
+pad_jpeg "$FX/jpeg/jpegsuite/baseline/32x32x8_ycbcr.jpg" $((16 * 1048576 + 8 * 1024 + 100)) exact.jpg
+truncate -s $((16 * 1048576 + 8 * 1024)) exact.jpg
 snap
 yc - -o x.nv12 --max-pixels 1024 < <(cat exact.jpg) > "$OUT" 2> "$ERR"
 status 1; says 'cut short'
@@ -1122,18 +1127,8 @@ run m.jpg -o m.nv12 --max-pixels 300000
 status 0
 # The picture's end marker 100 bytes before the limit (APP15 padding), then 5 MB of trailer: the read stops at
 # the limit, so the picture converts (a read of whole 256 KiB blocks refused it).
-python3 - "$JPG" <<'PY'
-import struct, sys
-d = open(sys.argv[1], "rb").read()
-pad = 16 * 2**20 + 8 * 273280 - 100 - len(d)
-segs = b""
-while pad > 0:
-    n = min(pad, 65537)
-    if pad - n and pad - n < 4: n -= 4
-    segs += b"\xff\xef" + struct.pack(">H", n - 2) + b"\0" * (n - 4)
-    pad -= n
-open("edge.jpg", "wb").write(d[:2] + segs + d[2:] + b"\0" * 5000000)
-PY
+pad_jpeg "$JPG" $((16 * 1048576 + 8 * 273280 - 100)) edge.jpg
+head -c 5000000 /dev/zero >> edge.jpg
 run edge.jpg -o e.nv12 --max-pixels 273280
 status 0; ALLOW=(m.nv12 e.nv12 edge.jpg); settled
 end
