@@ -144,9 +144,12 @@ static void jpeg_progress(j_common_ptr cinfo) {
     // an arithmetic-coded scan needs no data at all (the decoder takes zeros after a marker) — a 4 KB file of a
     // one-component scan and then 248 of four components, 5790x5790 CMYK, took 26 s and exited 0, within the
     // limit counted by scans.
+    // A sequential file's first scan holding every component is one pass over the picture (a baseline file's
+    // only scan): it counts once, as it did, so `--max-scans 1` still takes a baseline JPEG.
     if (d->input_scan_number != dec->jpeg_scan_seen && d->comps_in_scan > 0) {
         dec->jpeg_scan_seen = d->input_scan_number;
-        dec->jpeg_scan_units += (uint64_t)d->comps_in_scan;
+        const int whole = d->input_scan_number == 1 && !d->progressive_mode && d->comps_in_scan == d->num_components;
+        dec->jpeg_scan_units += whole ? 1u : (uint64_t)d->comps_in_scan;
     }
     const int limit = jpeg_scan_limit(dec, d);
     if (limit > 0 && dec->jpeg_scan_units > (uint64_t)limit) {
