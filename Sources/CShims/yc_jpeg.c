@@ -142,7 +142,7 @@ static void jpeg_progress(j_common_ptr cinfo) {
             dec->jpeg_scanned |= 1u << d->cur_comp_info[i]->component_index;
     // Each scan counted once for every component it holds: a scan of four components decodes four planes, and
     // an arithmetic-coded scan needs no data at all (the decoder takes zeros after a marker) — a 4 KB file of a
-    // one-component scan and then 248 of four components, 5790x5790 CMYK, took 26 s and exited 0, within the
+    // one-component scan and then 248 of four components, 5790x5790 CMYK, took 31 s of CPU and exited 0, within the
     // limit counted by scans.
     // A sequential file's first scan holding every component is one pass over the picture (a baseline file's
     // only scan): it counts once, as it did, so `--max-scans 1` still takes a baseline JPEG.
