@@ -161,6 +161,12 @@ uint64_t yc_file_read_room(const yc_decoder *dec);
 /// Counts a warning the decoder tolerated, keeping the first one's message.
 void yc_warn(yc_decoder *dec, const char *msg);
 
+/// libjpeg's error exit, message handler and progress monitor for a decoder (yc_jpeg_watch.c): errors and the
+/// warnings that mean lost pixels end the decode (longjmp to `dec->jump`), the others are counted; the scan
+/// limit and interrupts are checked between units of work.
+void yc_jpeg_error_exit(j_common_ptr cinfo);
+void yc_jpeg_emit_message(j_common_ptr cinfo, int level);
+void yc_jpeg_progress(j_common_ptr cinfo);
 void yc_jpeg_open(yc_decoder *dec, FILE *file, struct yc_stream *stream, int raw);
 int yc_jpeg_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count);
 int yc_jpeg_end(yc_decoder *dec);
