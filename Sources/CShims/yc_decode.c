@@ -39,6 +39,10 @@ yc_decoder *yc_open(FILE *file, yc_format format, uint64_t max_pixels, uint64_t 
 
 int yc_held_counted(const yc_decoder *dec) { return dec->held_counted; }
 
+uint64_t yc_read_limit(uint64_t max_pixels) {
+    return max_pixels > (UINT64_MAX - (16u << 20)) / 8 ? UINT64_MAX : max_pixels * 8 + (16u << 20);
+}
+
 yc_decoder *yc_open_held(FILE *file, yc_format format, uint64_t max_pixels, uint64_t max_whole, int max_scans,
                          int allow_truncated, int raw, int alpha16, int colour_target, struct yc_stream *stream,
                          uint64_t per_block, uint64_t per_pixel, const char *what) {
@@ -52,7 +56,7 @@ yc_decoder *yc_open_held(FILE *file, yc_format format, uint64_t max_pixels, uint
     dec->format = format;
     dec->max_pixels = max_pixels;
     dec->max_whole = max_whole;
-    dec->file_limit = max_pixels > (UINT64_MAX - (16u << 20)) / 8 ? UINT64_MAX : max_pixels * 8 + (16u << 20);
+    dec->file_limit = yc_read_limit(max_pixels);
     dec->allow_truncated = allow_truncated;
     dec->alpha16 = alpha16;
     switch (format) {

@@ -63,13 +63,13 @@ public final class ImageDecoder {
         return max(256 << 20, overflow ? Int.max : scaled)
     }
 
-    /// `.wholeBudget` when `bytes` more held whole for `what`, with what is held already (the decoder's
-    /// coefficients, a turned picture), are above this decoder's limit; else they count (`yc_refuse_whole`, which
-    /// the decoder's own go through too).
     /// Whether the decoder counted the caller's `alsoHeld` planes already (a progressive or multi-scan JPEG,
     /// from its header): then `checkWhole` is not asked for them again.
     public var alsoHeldCounted: Bool { yc_held_counted(handle) != 0 }
 
+    /// `.wholeBudget` when `bytes` more held whole for `what`, with what is held already (the decoder's
+    /// coefficients, a turned picture), are above this decoder's limit; else they count (`yc_refuse_whole`, which
+    /// the decoder's own go through too).
     public func checkWhole(_ bytes: Int, for what: String) throws(DecodeError) {
         guard yc_refuse_whole(handle, UInt64(max(bytes, 0)), what) != 0 else { return }
         throw .wholeBudget(String(cString: yc_error(handle)))

@@ -46,11 +46,8 @@ public final class InputSource {
 
     /// What a stream may deliver: the largest uncompressed 16-bit RGBA picture the pixel limit allows, plus
     /// 16 MiB for metadata. A real image never needs more; an endless source is cut off there.
-    public static func streamLimit(maxPixels: Int) -> UInt64 {
-        let (product, overflow) = UInt64(max(maxPixels, 0)).multipliedReportingOverflow(by: 8)
-        let (sum, past) = product.addingReportingOverflow(16 << 20)
-        return overflow || past ? UInt64.max : sum
-    }
+    /// The decoders read a file no further (`yc_read_limit`, the one formula).
+    public static func streamLimit(maxPixels: Int) -> UInt64 { yc_read_limit(UInt64(max(maxPixels, 0))) }
 
     /// `listed`: the identities of the inputs the run listed (`DecodeOptions.listed`).
     public init(path: String, maxPixels: Int = ImageDecoder.defaultMaxPixels,

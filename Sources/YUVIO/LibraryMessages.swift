@@ -214,9 +214,8 @@ enum LibraryMessages {
         for (needle, sentence) in table where message.contains(needle) {
             return "\(sentence(message)) (\(library): \(printable(message)))"
         }
-        if fromLibrary {
-            let decoder = library == "libpng" ? "libpng" : "libjpeg-turbo", format = library == "libpng" ? "PNG" : "JPEG"
-            return "\(decoder) cannot decode this \(format): the file is damaged, or uses a feature \(decoder) does not "
+        if fromLibrary {   // libjpeg's (the decoder marks no libpng message so: see `yc_error_from_library`)
+            return "libjpeg-turbo cannot decode this JPEG: the file is damaged, or uses a feature libjpeg-turbo does not "
                 + "support; re-encode it if other programs open it (\(library): \(printable(message)))"
         }
         return printable(message)

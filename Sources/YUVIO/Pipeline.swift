@@ -157,10 +157,10 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         // What the sink holds whole (a stream output's chroma and alpha, a memory picture), per 2x2 block and per
         // pixel (its bytes for a 1x1 and a 2x2 frame tell both): a progressive JPEG counts it from its header,
         // before reading every scan in (`ImageDecoder.alsoHeld`).
-        func sinkHeld(_ side: Int) -> Int {
-            sink.wholeBytes(FrameLayout(width: side, height: side, pixelLayout: layout, alpha: options.alpha == .keep))
+        func probe(_ side: Int) -> FrameLayout {
+            FrameLayout(width: side, height: side, pixelLayout: layout, alpha: options.alpha == .keep)
         }
-        let perPixel = (sinkHeld(2) - sinkHeld(1)) / 3, perBlock = sinkHeld(1) - perPixel
+        let held1 = sink.wholeBytes(probe(1)), perPixel = (sink.wholeBytes(probe(2)) - held1) / 3
         let decoder = try ImageDecoder(source: inputSource, maxPixels: options.maxPixels, maxScans: options.maxScans,
                                        maxMemory: options.maxMemory, allowTruncated: options.allowTruncated,
                                        // Sharp chroma takes the RGB route: it needs RGB, the direct path's chroma
@@ -170,8 +170,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
                                        turned: options.orientation == .auto, fullChroma: options.jpegPath == .direct,
                                        alpha16: options.alpha != .ignore,
                                        colourTarget: options.colourManagement ? options.target(for: spec) : nil,
-                                       alsoHeld: sinkHeld(1) > 0 ? (perBlock, perPixel, sink.wholeWhat(FrameLayout(
-                                           width: 1, height: 1, pixelLayout: layout, alpha: options.alpha == .keep))) : nil)
+                                       alsoHeld: held1 > 0 ? (held1 - perPixel, perPixel, sink.wholeWhat(probe(1))) : nil)
         let info = decoder.info
         // The EXIF orientation, applied to the picture before conversion (whole pixels, so the RGB route stays
         // the exact conversion of the upright picture). A turned picture is held whole while it is turned.

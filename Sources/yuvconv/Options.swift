@@ -314,6 +314,12 @@ extension Options {
                      appliesTo: "JPEG input", by: "a batch without one")
     }
 
+    /// The batch-only options given, for one file named alone (`convert` and `report` alike).
+    var batchOnlyWarning: String? {
+        Self.ignored(["--fail-fast", "--jobs", "--recursive"].filter { given.contains($0) },
+                     appliesTo: "batches (folders, lists, many inputs)", by: "a single file")
+    }
+
     /// -0 without a list to separate (`convert` and `report` alike).
     var nulWithoutListWarning: String? {
         nulSeparated && filesFrom == nil ? "-0 says the --files-from list is NUL-separated; without --files-from it is ignored" : nil
@@ -325,12 +331,7 @@ extension Options {
                                report: Bool = false) -> [String] {
         var out: [String] = []
         if let w = nulWithoutListWarning { out.append(w) }
-        if single {
-            let batchOnly = ["--fail-fast", "--jobs", "--recursive"].filter { given.contains($0) }
-            if let w = Self.ignored(batchOnly, appliesTo: "batches (folders, lists, many inputs)", by: "a single file") {
-                out.append(w)
-            }
-        }
+        if single, let w = batchOnlyWarning { out.append(w) }
         if pngInput || rawInput {
             // (--jpeg-path for YUV input is said below, with --orientation and --alpha.)
             let jpegOnly = (pngInput ? ["--jpeg-path"] : []) + ["--allow-truncated", "--max-scans"]

@@ -32,9 +32,7 @@ func runReport(_ options: Options) -> Int32 {
     for w in options.ignoredOptionWarnings(format: measured, rawInput: false, report: true) { printErr("yuvconv: warning: \(w)") }
     // One file named (no folder, no list): -r, -j and --fail-fast do nothing, as convert says of one.
     if options.inputs.count == 1, options.filesFrom == nil, options.inputs[0] != "-",
-       FileStatus(path: options.inputs[0])?.kind != .directory,
-       let w = Options.ignored(["--fail-fast", "--jobs", "--recursive"].filter { options.given.contains($0) },
-                               appliesTo: "batches (folders, lists, many inputs)", by: "a single file") {
+       FileStatus(path: options.inputs[0])?.kind != .directory, let w = options.batchOnlyWarning {
         printErr("yuvconv: warning: \(w)")
     }
     let selection: BatchSelection, protected: SortedIdentities

@@ -143,6 +143,9 @@ yc_decoder *yc_open_held(FILE *file, yc_format format, uint64_t max_pixels, uint
                          int allow_truncated, int raw, int alpha16, int colour_target, struct yc_stream *stream,
                          uint64_t per_block, uint64_t per_pixel, const char *what);
 int yc_held_counted(const yc_decoder *dec);
+/// The most bytes a JPEG or PNG is read for under `max_pixels`, from a file or a stream: the largest uncompressed
+/// 16-bit RGBA picture the limit allows, plus 16 MiB for metadata (UINT64_MAX where that overflows).
+uint64_t yc_read_limit(uint64_t max_pixels);
 /// 1, with the decoder failed (YC_ERROR_WHOLE_BUDGET, naming `what` and the sizes), when `bytes` more held whole
 /// for `what`, with what is held already (the decoder's own coefficients or rows, and what passed before), are
 /// above `max_whole`; else 0, and they count. The decoder's own go through it in yc_open, the caller's whole
