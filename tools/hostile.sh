@@ -2201,6 +2201,43 @@ if ! touch ro/.probe 2> /dev/null; then
 else rm -f ro/.probe; skipped "no read-only folder"; fi
 umount "$D/ro" 2> /dev/null
 
+begin read-only-output-folder-once
+# An output folder the user may not write in (mode 555), or whose missing folder cannot be made there: one error
+# before any work, for the run and its dry run alike (each file failed on its own, 2 lines a file, and a dry run
+# listed a refusal a file). A subfolder there that takes files still gets its outputs (each file says its own).
+if [ "$(id -u)" = 0 ] && id nobody > /dev/null 2>&1 && command -v runuser > /dev/null; then
+  mkdir -p in/sub ro ro2/sub; for i in 1 2 3; do cp "$CRAFT/tiny.png" "in/p$i.png"; done; cp "$CRAFT/tiny.png" in/sub/q.png
+  chown nobody ro2/sub; chmod 555 ro ro2; chmod -R go+rX in; chmod 755 .; chmod 711 "$WORK" "$WORK/cases"; snap
+  WRAP=(runuser -u nobody --)
+  for args in "in -r -o ro/" "in -r -o ro/sub/" "in -r -o ro/ -n"; do
+    run $args
+    status 1
+    [ "$(LC_ALL=C grep -c . "$ERR")" = 1 ] || bad "$args: not one line: $(errline)"
+    says 'cannot (create a file in|make the folder) ro'
+  done
+  settled
+  run in/ -r -o ro2/ --name '{dir}/{stem}.{ext}' -q
+  chmod 700 "$WORK" "$WORK/cases"
+  status 1; [ -f ro2/sub/q.nv12 ] || bad "the writable subfolder got nothing: $(errline)"
+  end
+else skipped "needs root and the user nobody"; fi
+
+begin option-naming-a-file-twice
+# A second --files-from or --report-file took the place of the first without a word: the first list's files were
+# never converted, the first report never written. Refused like a second -o; and a --name that starts with '/'
+# (made inside the folder, not at the absolute path it spells).
+cp "$PNG" a.png; cp "$PNG" b.png; echo a.png > l1; echo b.png > l2; snap
+run convert --files-from l1 --files-from l2 -o o/
+status 2; says 'only one --files-from'
+run report --files-from l1 --files-from l2
+status 2; says 'only one --files-from'
+run a.png b.png -o o/ --report json --report-file r1.json --report-file r2.json
+status 2; says 'only one report file'
+run a.png b.png -o o/ --name '/tmp/{stem}.{ext}'
+status 2; says "starts with '/'"
+settled
+end
+
 begin full-disk-leaves-no-partial-output
 # Standard output on a file of a disk that fills: a report's lines there are whole (half a JSON line was left),
 # and image data leaves none of itself (its partial frame was left after the file's earlier bytes).

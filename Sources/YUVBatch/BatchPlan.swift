@@ -95,6 +95,7 @@ public final class BatchPlan: @unchecked Sendable {
                 reportFile: String? = nil, alsoWritten: [String] = []) throws(BatchPlanError) {
         if template.isEmpty { throw .emptyTemplate }
         if let unknown = Self.unknownPlaceholder(in: template) { throw .unknownPlaceholder(template: template, placeholder: unknown) }
+        if template.hasPrefix("/") { throw .absoluteTemplate(template) }
         // A shard is checked as the whole batch first: a clash, a bad name or an output that is an input
         // between items of different shards would otherwise pass every shard alone (and one shard's output
         // overwrite another's, or its input). Every shard refuses what the whole run refuses, and protects

@@ -21,6 +21,9 @@ public enum BatchPlanError: Error, Sendable {
     case emptyTemplate
     /// A `{…}` in the template that is none of the placeholders (it would have become part of every name).
     case unknownPlaceholder(template: String, placeholder: String)
+    /// A template that starts with "/": names are made inside the output folder, so it would not name the
+    /// absolute path it reads as.
+    case absoluteTemplate(String)
     /// The template gives `input` a name that is empty, a folder, or climbs out with "..".
     case nameOutsideFolder(template: String, name: String, input: String)
     /// No format can be written to an output (its name says none, or the format cannot carry what was asked).

@@ -186,6 +186,11 @@ func runBatch(_ options: Options) -> Int32 {
     }
     warnIgnoredOptions(options, format: options.format ?? firstItem?.format ?? .raw(.nv12), rawInput: false,
                        output: contradicted?.output, others: contradicted?.others ?? 0)
+    // The output folder that cannot take what the run writes: one error before any work (the dry run's too).
+    if let why = outputFolderProblem(plan, folder: folder) {
+        printErr("yuvconv: error: \(why) (-o \(displayPath(folder.path)))")
+        return 1
+    }
     if options.dryRun {
         return statusAfterUnreadFolders(dryRunBatch(plan, options: options, update: update, outputFolder: folder.path), unread)
     }
@@ -268,4 +273,20 @@ func runBatch(_ options: Options) -> Int32 {
                          always: true)
     // A signal that stopped the manifest's write says so over a failed file's 1.
     return statusAfterUnreadFolders(ran == 0 || status > 1 ? status : ran, unread)
+}
+
+/// Why the output folder cannot take this run's outputs, as a problem of the whole run: missing and impossible
+/// to make (every output is below it), or there and taking no files (read-only, no permission) while every
+/// output goes straight into it or into a subfolder still to be made in it. Nil when it can, and when some
+/// output goes into a subfolder already there (that one may work: each file then says its own problem).
+func outputFolderProblem(_ plan: BatchPlan, folder: BatchOutputFolder) -> String? {
+    guard let why = folderProblem(folder.path) else { return nil }
+    guard FileStatus(path: folder.path)?.kind == .directory else { return why }
+    var items = plan.reader(), any = false
+    while let item = items.next() {
+        any = true
+        let parts = item.name.pathParts
+        if parts.count > 1, FileStatus(path: folder.path(of: parts[0]))?.kind == .directory { return nil }
+    }
+    return any ? why : nil
 }

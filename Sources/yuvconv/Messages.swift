@@ -68,6 +68,9 @@ extension BatchPlanError {
             return "\(shown) and \(displayPath(second)) are one stream "
                 + "(a pipe, FIFO or device), which can be read only once"
         case .emptyTemplate: return "--name needs a template, e.g. '{stem}.{ext}'"
+        case .absoluteTemplate(let template):
+            return "--name '\(displayPath(template))' starts with '/': output names are made inside the output folder; "
+                + "give the folder with -o and the name relative to it"
         case .unknownPlaceholder(let template, let placeholder):
             let unmatched = !(placeholder.hasPrefix("{") && placeholder.hasSuffix("}"))
             return "--name '\(displayPath(template))': \(displayPath(placeholder)) is not a placeholder"

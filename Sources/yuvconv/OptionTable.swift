@@ -181,7 +181,10 @@ extension OptionSpec {
             },
             OptionSpec(["--files-from"], "FILE", completes: .path,
                        ["also take the paths listed in FILE, one a line (- reads standard input)"]) {
-                o, _, v in o.filesFrom = v
+                o, _, v throws(UsageError) in
+                // One list: a second one taking the place of the first would drop its files without a word.
+                if o.filesFrom != nil { throw UsageError(message: "only one --files-from list may be given (join the lists: cat a b)") }
+                o.filesFrom = v
             },
             OptionSpec(["-0", "--null"], ["the list is NUL-separated (find -print0)"]) { $0.nulSeparated = true },
             OptionSpec(["--name"], "TEMPLATE", notInReport: "writes no image to name",
@@ -225,7 +228,9 @@ extension OptionSpec {
             },
             OptionSpec(["--report-file"], "PATH", completes: .path,
                        ["write it to PATH instead (never replaces a file without --force; --update replaces its own report)"]) {
-                o, _, v in o.reportFile = v
+                o, _, v throws(UsageError) in
+                if o.reportFile != nil { throw UsageError(message: "only one report file (--report-file) may be given") }
+                o.reportFile = v
             },
         ]),
         OptionGroup(nil, [
