@@ -101,7 +101,8 @@ extension OptionSpec {
                        ["auto (default): direct, except 4:4:4 JPEGs, which rgb converts closer",
                         "to the source; direct: convert a JPEG from its own YCbCr planes, never",
                         "building RGB (4:2:0 to 8-bit bt601 full is then the decoder's planes,",
-                        "byte for byte); rgb: decode to RGB first, then convert exactly"]) { o, _, v throws(UsageError) in
+                        "byte for byte; close to the bit-exact contract, not in it); rgb:",
+                        "decode to RGB first, then convert exactly"]) { o, _, v throws(UsageError) in
                 o.jpegPath = try named(v, "JPEG path", "auto, direct, rgb") { JPEGPath(rawValue: $0) }
             },
             OptionSpec(["--chroma-filter"], "F", completes: .oneOf(ChromaFilter.allCases.map(\.rawValue)), summary: "how the 4:2:0 chroma is made: box or sharp",
