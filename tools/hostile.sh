@@ -2222,6 +2222,16 @@ if [ "$(id -u)" = 0 ] && id nobody > /dev/null 2>&1 && command -v runuser > /dev
   end
 else skipped "needs root and the user nobody"; fi
 
+begin update-manifest-name-too-long
+# An output folder whose path leaves no room for --update's manifest name (PATH_MAX): said as such, not as a
+# manifest that cannot be read ("make it readable, or remove it", with no manifest there).
+cp "$PNG" a.png; deep=.; for i in $(seq 17); do deep=$deep/$(printf 'd%.0s' {1..238}); done; deep=$deep/$(printf 'e%.0s' {1..20})
+mkdir -p "$deep"; snap   # 4086 bytes: room for a.nv12 (4093), none for /.yuvconv-manifest (4104 > PATH_MAX - 1)
+run a.png -o "$deep/" -u
+status 1; says 'shorter path'; LC_ALL=C grep -q 'make it readable' "$ERR" && bad "advice for a manifest that is not there: $(errline)"
+settled
+end
+
 begin option-naming-a-file-twice
 # A second --files-from or --report-file took the place of the first without a word: the first list's files were
 # never converted, the first report never written. Refused like a second -o; and a --name that starts with '/'

@@ -92,6 +92,12 @@ struct UpdateManifest: Sendable {
                      + "manifest; refusing to overwrite an input")
             return nil
         }
+        // A folder path too long for its manifest's name: said so, not as a manifest that cannot be read.
+        if let why = PathBytes.lengthProblem(path) {
+            printErr("yuvconv: error: \(displayPath(path)): --update keeps its manifest there, a name the system cannot "
+                     + "make (\(why)): give the output folder a shorter path")
+            return nil
+        }
         if let st = FileStatus(path: path, follow: false), st.kind != .regular {
             printErr("yuvconv: error: \(displayPath(path)): " + (st.kind == .symlink
                 ? "is a symbolic link; --update keeps its manifest in a regular file of this name (remove the link)"
