@@ -1589,6 +1589,26 @@ status 0; says '5000 bytes follow'
 ALLOW=(m.nv12 v.nv12 p.nv12 p4.nv12 e2.nv12 far.nv12 scan.nv12 s.nv12); settled
 end
 
+begin png-after-its-end-said
+# What follows a PNG's IEND was dropped without a word, where a JPEG's trailer is said: another PNG appended, or
+# other data. Zero padding is nothing, and a stream is not read past the picture; both PNG readers alike.
+cat "$PNG" "$PNG" > two.png
+cp "$PNG" data.png; head -c 5000 /dev/urandom >> data.png
+cp "$PNG" pad.png; head -c 512 /dev/zero >> pad.png; snap
+run two.png -o t.nv12
+status 0; says 'holds another PNG after its picture'
+run data.png -o d.nv12
+status 0; says '5000 bytes follow the PNG.s IEND chunk'
+WRAP=(env YUVCONV_PNG_LIBPNG=1); run data.png -o dl.nv12; WRAP=()
+status 0; says '5000 bytes follow the PNG.s IEND chunk'
+run pad.png -o p.nv12 -q
+status 0; quiet
+cat data.png | timeout -s KILL 20 "$BIN" - -o s.nv12 -q > "$OUT" 2> "$ERR"; RC=$?
+status 0; quiet
+same d.nv12 "$(ref "$PNG" nv12)"
+ALLOW=(t.nv12 d.nv12 dl.nv12 p.nv12 s.nv12); settled
+end
+
 begin apng-default-image-said
 # An animated PNG's default image was converted without a word: the other frames are not converted, and an
 # APNG whose default image is no frame of the animation (no fcTL before its IDAT) shows viewers another picture.

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static void png_error_fn(png_structp png, png_const_charp msg) {
     yc_decoder *dec = png_get_error_ptr(png);
@@ -265,6 +266,31 @@ int yc_png_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count) {
     return 0;
 }
 
+// Bytes after IEND in a file (not a stream, which is not read further: an endless writer would hold the run),
+// said as the JPEG reader says bytes after its end marker: another PNG appended, or other data (a payload
+// riding along), is not converted. Zero bytes alone (padding to a block) say nothing.
+static void png_trailer(yc_decoder *dec) {
+    struct stat st;
+    const int fd = fileno(dec->png_file);
+    const long at = ftell(dec->png_file);
+    if (fd < 0 || at < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= at) return;
+    const long long after = (long long)(st.st_size - at);
+    unsigned char first[4096];
+    const size_t seen = fread(first, 1, after < (long long)sizeof first ? (size_t)after : sizeof first, dec->png_file);
+    size_t i = 0;
+    while (i < seen && first[i] == 0) i++;
+    if (i == seen && after == (long long)seen) return;
+    static const unsigned char signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+    char msg[YC_MSG];
+    if (seen - i >= 8 && memcmp(first + i, signature, 8) == 0)
+        snprintf(msg, sizeof msg, "the file holds another PNG after its picture (%lld byte%s after its IEND chunk); only "
+                 "the first picture is converted", after, after == 1 ? "" : "s");
+    else
+        snprintf(msg, sizeof msg, "%lld byte%s follow%s the PNG's IEND chunk, its end (other data); not converted",
+                 after, after == 1 ? "" : "s", after == 1 ? "s" : "");
+    yc_warn(dec, msg);
+}
+
 int yc_png_end(yc_decoder *dec) {
     if (dec->png_idat.active) {
         if (yc_png_idat_end(dec) != 0) return -1;
@@ -287,5 +313,6 @@ int yc_png_end(yc_decoder *dec) {
                  "before the image data; only what came before it is used)", dec->png_chunks.late_colour);
         yc_warn(dec, msg);
     }
+    png_trailer(dec);
     return 0;
 }
