@@ -1124,9 +1124,9 @@ printf '\xff\xd8\xff' > z.jpg; truncate -s 30M z.jpg
 printf '\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10\0\0\0\x10\x08\x02\0\0\0\x90\x91\x68\x36\x7f\xff\xff\xffprVt' > z.png
 truncate -s 30M z.png; cp "$JPG" m.jpg; truncate -s +30M m.jpg; snap
 run z.jpg -o z.nv12 --max-pixels 1000
-status 1; within 2000; says 'z.jpg: the file goes on past 16 MiB plus 8 bytes a pixel of the pixel limit'
+status 1; within 2000; says 'z.jpg: the file is longer than the pixel limit lets one be'
 run z.png -o z.nv12 --max-pixels 1000
-status 1; within 2000; says 'z.png: the file goes on past 16 MiB plus 8 bytes a pixel of the pixel limit'
+status 1; within 2000; says 'z.png: the file is longer than the pixel limit lets one be'
 run m.jpg -o m.nv12 --max-pixels 300000
 status 0
 # The picture's end marker 100 bytes before the limit (APP15 padding), then 5 MB of trailer: the read stops at
@@ -1607,6 +1607,42 @@ cat data.png | timeout -s KILL 20 "$BIN" - -o s.nv12 -q > "$OUT" 2> "$ERR"; RC=$
 status 0; quiet
 same d.nv12 "$(ref "$PNG" nv12)"
 ALLOW=(t.nv12 d.nv12 dl.nv12 p.nv12 s.nv12); settled
+end
+
+begin png-routes-agree-on-data-after-rows
+# Compressed image data after the last row: counted from the first read after it, 8 KiB reads on both PNG
+# readers (libpng's unit). yuvconv's own reader took 64 KiB at a time, so 80 KB of junk there converted on its
+# route and was refused on libpng's (both refused past 131,007 and 73,663 bytes): now both accept 70,000 and
+# refuse 80,000. And an XMP packet over 1 MiB stored uncompressed was applied (turned) where the same packet
+# compressed is ignored: both ignored, with a warning.
+python3 - <<'PY'
+import struct, zlib
+def ch(k, d): return struct.pack('>I', len(d)) + k + d + struct.pack('>I', zlib.crc32(k + d))
+raw = b''.join(b'\0' + bytes(range(48)) for _ in range(16))
+hdr = b'\x89PNG\r\n\x1a\n' + ch(b'IHDR', struct.pack('>IIBBBBB', 16, 16, 8, 2, 0, 0, 0))
+for n in (70000, 80000):
+    open(f'j{n}.png', 'wb').write(hdr + ch(b'IDAT', zlib.compress(raw) + (bytes(range(256)) * 400)[:n]) + ch(b'IEND', b''))
+pkt = (b'<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">'
+       b'<rdf:Description xmlns:tiff="http://ns.adobe.com/tiff/1.0/" tiff:Orientation="6"/></rdf:RDF></x:xmpmeta>')
+pkt += b' ' * (2 << 20)
+for comp, name in ((0, 'xs.png'), (1, 'xc.png')):
+    body = b'XML:com.adobe.xmp\0' + bytes([comp, 0]) + b'\0\0' + (zlib.compress(pkt) if comp else pkt)
+    open(name, 'wb').write(hdr + ch(b'iTXt', body) + ch(b'IDAT', zlib.compress(raw)) + ch(b'IEND', b''))
+PY
+snap
+for route in own libpng; do
+  [ $route = libpng ] && WRAP=(env YUVCONV_PNG_LIBPNG=1) || WRAP=()
+  run j70000.png -o a-$route.nv12 -q
+  status 0
+  run j80000.png -o b-$route.nv12 -q
+  status 1; says 'more than 64 KiB of image data after the last row'
+done
+WRAP=()
+for f in xs xc; do
+  run $f.png -o $f.nv12
+  status 0; says 'XMP packet .*(longer than|past) 1 MiB: ignored'; says "$f.png: 16x16 "
+done
+ALLOW=(a-own.nv12 a-libpng.nv12 xs.nv12 xc.nv12); settled
 end
 
 begin apng-default-image-said

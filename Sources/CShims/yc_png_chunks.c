@@ -80,6 +80,12 @@ void yc_png_itxt(yc_decoder *dec, const uint8_t *d, size_t n) {
         return;
     }
     dec->png_xmp_seen = 1;
+    // One cap for either kind (a stored packet is bounded by the chunk limit alone, 8 MiB): a packet over 1 MiB is
+    // ignored, said, whether it came compressed or not (a stored one was read and applied).
+    if (!compressed && n - i > YC_PNG_XMP_MAX) {
+        yc_warn(dec, "iTXt: the XMP packet is longer than 1 MiB: ignored");
+        return;
+    }
     const int v = compressed ? xmp_inflated(dec, d + i, n - i) : yc_xmp_orientation(d + i, n - i);
     // The rows are converted as they are decoded: an orientation after the image data can only be said.
     if (!dec->png_chunks.seen_idat) dec->xmp_orientation = v;

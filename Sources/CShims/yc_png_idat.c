@@ -158,7 +158,7 @@ static int begin(yc_decoder *dec, size_t row_bytes, size_t bpp, int scratch) {
     if (row_bytes > (1u << 30)) return 1;
     d->row_bytes = row_bytes;
     d->bpp = bpp;
-    d->in_size = 64 * 1024;
+    d->in_size = 8192;
     d->in = malloc(d->in_size);
     d->prev = calloc(1, d->row_bytes);
     if (scratch) d->row = malloc(d->row_bytes);

@@ -248,8 +248,8 @@ void yc_png_read_fn(png_structp png, png_bytep data, size_t length) {
     }
     // No more than a stream may deliver (`yc_file_read_allowed`): skipped chunks are read through to their end.
     if (!yc_file_read_allowed(dec, length))
-        png_error(png, "the file goes on past 16 MiB plus 8 bytes a pixel of the pixel limit; no image within the "
-                       "limit is that large");
+        png_error(png, "the file is longer than the pixel limit lets one be (16 MiB plus 8 bytes a pixel of it: room "
+                       "for any image within it, and its metadata unless that is larger)");
     if (fread(data, 1, length, dec->png_file) == length) {
         png_follow_chunks(dec, png, data, length);
         return;

@@ -124,8 +124,8 @@ public final class ImageDecoder {
     /// of the missing bytes.
     static func failure(_ h: OpaquePointer, _ source: InputSource) -> DecodeError {
         if source.exceededStreamLimit || yc_file_over_limit(h) != 0 {
-            return .streamTooLong("the \(source.stream == nil ? "file" : "stream") goes on past 16 MiB plus 8 bytes a pixel of the pixel limit; "
-                                  + "no image within the limit is that large")
+            return .streamTooLong("the \(source.stream == nil ? "file" : "stream") is longer than the pixel limit lets one be "
+                                  + "(16 MiB plus 8 bytes a pixel of it: room for any image within it, and its metadata unless that is larger)")
         }
         let message = String(cString: yc_error(h)), fromLibrary = yc_error_from_library(h) != 0
         switch yc_get_error_kind(h) {

@@ -26,6 +26,8 @@ final class BatchState: Sendable {
         var inputBytes = 0
         /// Converted inputs that were JPEGs: none, and the JPEG-only options given did nothing.
         var jpegInputs = 0
+        /// Converted inputs that had alpha (a PNG's alpha channel or tRNS): none, and --alpha did nothing.
+        var alphaInputs = 0
         var stop = false, exhausted = false
         var waiting: [Int: Finished] = [:]
     }
@@ -219,6 +221,7 @@ struct BatchRun {
                             s.converted += 1
                             s.inputBytes += outcome.record.report?.inputBytes ?? 0
                             if outcome.record.report?.info.container == .jpeg { s.jpegInputs += 1 }
+                            if outcome.record.report?.info.hasAlpha == true { s.alphaInputs += 1 }
                         }
                     } else if started {
                         s.done += 1
@@ -249,6 +252,10 @@ struct BatchRun {
         // Every input converted and none a JPEG: the JPEG-only options given did nothing (a single file says
         // so up front; a batch knows only now).
         if final.converted > 0 && final.converted == count && final.jpegInputs == 0, let w = options.jpegOptionsWithoutJPEG {
+            printErr("yuvconv: warning: \(w)")
+        }
+        if final.converted > 0 && final.converted == count && final.alphaInputs == 0,
+           let w = options.alphaWithoutAlpha(single: count == 1) {
             printErr("yuvconv: warning: \(w)")
         }
         if always || final.failed > 0 || notStarted > 0 {

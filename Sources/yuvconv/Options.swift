@@ -314,6 +314,22 @@ extension Options {
                      appliesTo: "JPEG input", by: "a batch without one")
     }
 
+    /// --alpha asked for (any mode but the default), for inputs none of which has alpha (a PNG's alpha channel or
+    /// tRNS; a JPEG never): said after a single file's conversion, or after a batch (and `report`) whose every
+    /// input converted and none had it.
+    func alphaWithoutAlpha(single: Bool) -> String? {
+        guard given.contains("--alpha") else { return nil }
+        let mode: String
+        switch alpha {
+        case .ignore: return nil
+        case .keep: mode = "keep"
+        case .premultiply: mode = "premultiply"
+        case .flatten: mode = "flatten"
+        }
+        return "--alpha \(mode) applies to input with alpha (a PNG's alpha channel or tRNS); "
+            + (single ? "this one has none" : "none of this run's inputs has any") + ", so it changes nothing"
+    }
+
     /// The batch-only options given, for one file named alone (`convert` and `report` alike).
     var batchOnlyWarning: String? {
         Self.ignored(["--fail-fast", "--jobs", "--recursive"].filter { given.contains($0) },
@@ -408,6 +424,10 @@ extension Options {
         // YUV input: --chroma-loc says where its samples sit (a Y4M's tag wins), which `runRawInput` speaks to.
         if !rawInput && given.contains("--chroma-loc") && (format == .jpeg || format == .png) {
             out.append("--chroma-loc sites the chroma of YUV outputs; \(format.name) output is centre-sited, so it is ignored")
+        }
+        if rawInput && format.isRaw && given.contains("--chroma-loc") {
+            out.append("--chroma-loc says where YUV input's chroma sits, for what is drawn or tagged from it; a raw output "
+                       + "keeps the samples where they are and carries no tag, so it changes nothing")
         }
         if rawInput && given.contains("--chroma-filter") {
             out.append("--chroma-filter makes chroma from RGB; YUV input keeps its own chroma, so it is ignored")

@@ -204,6 +204,9 @@ func run(_ args: [String]) -> Int32 {
     let outcome = convertOne(input: input, output: written, format: format, options: single, protected: protected,
                              keepForReport: options.reportFormat != nil)
     if let failure = outcome.failure { printErr("yuvconv: error: \(failure.cli)") }
+    if let info = outcome.record.report?.info, !info.hasAlpha, let w = options.alphaWithoutAlpha(single: true) {
+        printErr("yuvconv: warning: \(w)")
+    }
     // The report lists a failed file too (its line with the reason, and the totals), as a batch's does.
     guard let format = options.reportFormat else { return outcome.failure == nil ? 0 : 1 }
     do {
