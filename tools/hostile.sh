@@ -2288,6 +2288,22 @@ status 1; says 'shorter path'; LC_ALL=C grep -q 'make it readable' "$ERR" && bad
 settled
 end
 
+begin no-op-options-warned
+# Options that change nothing for this conversion draw a warning naming them: --alpha for inputs with no alpha
+# (a JPEG, an RGB PNG; a batch says it once at its end when none had any), --chroma-loc for raw YUV in and out
+# (the samples stay where they are, no tag carries it). Both passed in silence.
+cp "$JPG" a.jpg; cp "$PNG" b.png; cp "$PNGA" c.png; head -c 1536 /dev/urandom > f.yuv; snap
+run a.jpg -o a.nv12 --alpha flatten
+status 0; says '--alpha flatten applies to input with alpha.*this one has none'
+run a.jpg b.png -o o/ --alpha premultiply -q
+status 0; says '--alpha premultiply applies to input with alpha.*none of this run.s inputs has any'
+run a.jpg c.png -o o2/ --alpha keep -q
+status 0; LC_ALL=C grep -q -- '--alpha' "$ERR" && bad "warned with an input that has alpha: $(errline)"
+run f.yuv -s 32x32 -o g.yv12 --chroma-loc left -q
+status 0; says '--chroma-loc says where YUV input.s chroma sits'
+ALLOW=(a.nv12 'o' 'o/*' 'o2' 'o2/*' g.yv12); settled
+end
+
 begin option-naming-a-file-twice
 # A second --files-from or --report-file took the place of the first without a word: the first list's files were
 # never converted, the first report never written. Refused like a second -o; and a --name that starts with '/'

@@ -37,8 +37,9 @@ extension OptionSpec {
                 o.format = try named(v, "format", OutputFormat.names) { OutputFormat(name: $0) }
             },
             OptionSpec(["--depth"], "BITS", completes: .oneOf(["8", "10"]), summary: "bits per sample: 8 or 10",
-                       ["bits per sample: 8 (default), or 10 for Y4M output (C420p10) and PNG",
-                        "(drawn at 16 bits); the raw layouts p010 and yuv420p10le are 10-bit by name"]) { o, flag, v throws(UsageError) in
+                       ["bits per sample: 8 (default; a 10-bit YUV input keeps 10), or 10 for Y4M",
+                        "output (C420p10) and PNG (drawn at 16 bits); the raw layouts p010 and",
+                        "yuv420p10le are 10-bit by name"]) { o, flag, v throws(UsageError) in
                 // One message for every value that is not 8 or 10 (9, 16, a word).
                 guard let bits = Int(v), bits == 8 || bits == 10 else { throw UsageError(message: "--depth is 8 or 10, not '\(v)'") }
                 o.depth = bits
@@ -124,7 +125,7 @@ extension OptionSpec {
             OptionSpec(["--max-scans"], "N",
                        ["refuse progressive JPEGs with more than N scans, each counted once",
                         "per component it holds (default 500; real files count 4 to 24);",
-                        "fewer above 16 MP (N x 16 MP / pixels, not below 32)"]) { o, flag, v throws(UsageError) in
+                        "fewer above 16 MP (N x 16 MP / pixels, not below 32, or N if smaller)"]) { o, flag, v throws(UsageError) in
                 o.maxScans = try number(flag, v, 1...1_000_000)
             },
             OptionSpec(["--max-memory"], "SIZE",
