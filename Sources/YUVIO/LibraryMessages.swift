@@ -41,7 +41,7 @@ enum LibraryMessages {
                 + "JPEG-LS file to a baseline or progressive JPEG or a PNG first" }),
         ("Unsupported marker type", { _ in "the JPEG holds a marker libjpeg does not know: the file is damaged" }),
         // libjpeg's warnings that pixels are missing or wrong (`jpeg_warning_damages_pixels`).
-        ("Premature end of JPEG file", { _ in "the JPEG ends before its image data does: the file is cut short" }),
+        ("Premature end of JPEG file", { _ in "the JPEG ends before its end marker (FF D9): the file is cut short, and image data may be missing" }),
         ("premature end of data segment", { _ in "the JPEG's compressed image data stops at a marker: the file is damaged" }),
         ("bad Huffman code", { _ in "the JPEG's compressed image data holds an invalid code: the file is damaged" }),
         ("bad arithmetic code", { _ in "the JPEG's compressed image data holds an invalid code: the file is damaged" }),
