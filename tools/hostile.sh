@@ -949,6 +949,34 @@ done
 end
 fi
 
+begin update-after-sigkill-records-what-it-made
+# An --update run killed (SIGKILL: the OOM killer, a CI job's hard timeout) never wrote its manifest: the next
+# run refused every output it had made as "already there and not recorded" (exit 1) until --force. Each output
+# is now journaled as it is made; the next run (and its dry run) records the journal's lines first, keeps those
+# outputs, converts the rest (exit 0) and removes the journal. A journal a live run holds (flock) is not taken.
+mkdir in; for i in $(seq -w 1 24); do cp "$CRAFT/slow.png" "in/s$i.png"; done; snap
+"$BIN" in/ -o out/ -u -j 1 -q 2> /dev/null & job=$!
+for t in $(seq 500); do [ "$(ls out 2>/dev/null | grep -c nv12)" -ge 3 ] && break; sleep 0.02; done
+kill -9 $job 2>/dev/null; wait $job 2>/dev/null
+made=$(ls out | grep -c nv12)
+[ "$made" -lt 24 ] || bad "the run finished before it could be killed"
+ls -a out | grep -q '^\.yuvconv-manifest\.journal\.' || bad "no journal left by the killed run"
+run in/ -o out/ -u -n
+status 0; says "$made outputs? of an earlier run .* in its journal"; says "$((24 - made)) to convert, 0 to replace, $made to keep"
+run in/ -o out/ -u
+status 0; says "$made outputs? of an earlier run that ended before writing it recorded from its journal"
+says "$((24 - made)) converted, $made kept"
+ls -a out | grep -q journal && bad "journal left after the manifest was written"
+# A live run's journal (held under flock) is not recorded nor removed.
+python3 -c 'import sys; sys.stdout.buffer.write(open(sys.argv[1], "rb").read().split(b"\n")[2] + b"\n")' out/.yuvconv-manifest > out/.yuvconv-manifest.journal.LIVE00
+flock out/.yuvconv-manifest.journal.LIVE00 sleep 3 & holder=$!; sleep 0.3
+run in/ -o out/ -u
+status 0; [ -e out/.yuvconv-manifest.journal.LIVE00 ] || bad "a live run's journal was taken"
+wait $holder; rm -f out/.yuvconv-manifest.journal.LIVE00
+for f in out/*.nv12; do same "$f" "$(ref "$PWD/in/s01.png" nv12)"; done
+ALLOW=(out 'out/*' 'out/.yuvconv-manifest*'); settled
+end
+
 begin no-proc
 # Without /proc (a chroot or sandbox): Swift's CommandLine has no arguments there (it reads
 # /proc/self/cmdline; the tool trapped with SIGILL), and outputs get temporary names instead of unnamed files.

@@ -9,10 +9,10 @@ import YUVIO
 // lock (`FolderLock`), through an external sort of `MergeRecord`s. Reading and searching are ManifestFile.swift's.
 
 extension ManifestFile {
-    /// What a manifest not written leaves: the outputs made are in place, but no line records them, and an
-    /// unrecorded file is replaced only with --force (it could be anyone's).
-    public static let notRecorded = "what this run converted is in place, the new outputs unrecorded: the next "
-        + "--update replaces those only with --force"
+    /// What a manifest not written leaves: the outputs made are in place, their lines in the run's journal
+    /// (`ManifestJournal`), which the next run records first.
+    public static let notRecorded = "what this run converted is in place, and its journal keeps the new outputs' "
+        + "lines: the next --update records them first"
 
     /// Writes the manifest at `path` back (atomically, replacing it): as it is on disk now — or, when it cannot
     /// be read now, as it was read at the start — with `changes` (`ManifestChange` records) put in: an entry

@@ -27,6 +27,9 @@ extension AtomicOutput {
     /// name and the ending that makes it.
     public static let manifestLockSuffix = ".lock"
     public static let manifestLockName = manifestName + manifestLockSuffix
+    /// The start of the names of --update's journals (one a run, `.yuvconv-manifest.journal.XXXXXX`: the outputs it
+    /// made, recorded as they are made, for a run that ends before writing its manifest).
+    public static let manifestJournalPrefix = manifestName + ".journal."
 
     /// Why `path` may not be an output or report because of its names: its file name is `--update`'s manifest's
     /// or its lock file's, or (`folders`) a folder on the way to it is so named — for a batch's output name below
@@ -34,12 +37,15 @@ extension AtomicOutput {
     /// writes its file), not for a path whose folders are the user's. Nil when neither. Names only: a batch asks
     /// it of each output's name before making its folders, `check` of every output's file name.
     public static func reservedNameProblem(_ path: String, folders: Bool = true) -> String? {
-        let parts = path.pathParts, reserved = [manifestName, manifestLockName]
-        func what(_ name: String) -> String { name == manifestName ? "manifest" : "manifest's lock file" }
-        if let name = parts.last, reserved.contains(name) {
+        let parts = path.pathParts, names = [manifestName, manifestLockName]
+        func reserved(_ name: String) -> Bool { names.contains(name) || name.hasPrefix(manifestJournalPrefix) }
+        func what(_ name: String) -> String {
+            name == manifestName ? "manifest" : name == manifestLockName ? "manifest's lock file" : "manifest's journal"
+        }
+        if let name = parts.last, reserved(name) {
             return "is the name of --update's \(what(name)) (\(name)), which no output or report may take; name it otherwise"
         }
-        if folders, let name = parts.dropLast().first(where: reserved.contains) {
+        if folders, let name = parts.dropLast().first(where: reserved) {
             return "is in a folder named as --update's \(what(name)) (\(name)), which no output may make or use; name it otherwise"
         }
         return nil

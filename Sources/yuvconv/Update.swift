@@ -51,6 +51,9 @@ struct UpdateManifest: Sendable {
     let folderPath: String
     /// `--force`: a file at the manifest's place that is not a manifest may be replaced.
     let force: Bool
+    /// The outputs made, recorded as they are made (`ManifestJournal`): what a run that ends before writing its
+    /// manifest leaves for the next one.
+    let journal: ManifestJournal
 
     /// Reads the manifest of `folder` (none yet is an empty one). Nil after the message, with `failure` 2 when
     /// an output or the report file would be the manifest itself (a usage error), and 1 when the manifest's
@@ -64,6 +67,7 @@ struct UpdateManifest: Sendable {
         path = folder.path(of: Manifest.fileName)
         folderPlace = BatchPlan.resolved(folder.path)
         folderPath = folder.path
+        journal = ManifestJournal(folder: folder.path) { printErr("yuvconv: warning: \($0)") }
         // The manifest and its lock file (`ManifestFile.lockPath`) are --update's: no output, nor the report, may
         // be either (a lock file replaced under a run holding it would let the next run in beside it).
         let keys = [outputKey(path), outputKey(ManifestFile.lockPath(of: path))]
@@ -104,8 +108,39 @@ struct UpdateManifest: Sendable {
                 : "is not a regular file; --update keeps its manifest in a regular file of this name"))
             return nil
         }
+        // What a run that ended before writing the manifest made (killed, or its write failed): its journal's lines
+        // put in first, so that its outputs are recorded, not refused as someone else's. A dry run writes nothing:
+        // it says how many there are.
+        var readFrom = path
+        if options.dryRun {
+            let n = ManifestJournal.pending(folder: folder.path)
+            if n > 0 {
+                // Decided as the run will decide them: from a private copy of the manifest with the journal's lines in.
+                let copy = ManifestJournal.dryRunCopy(folder: folder.path, manifest: path, protected: plan.protected, force: options.force)
+                readFrom = copy ?? path
+                printErr("yuvconv: warning: \(displayPath(path)): \(n) output\(n == 1 ? "" : "s") of an earlier run that ended before "
+                         + "writing it \(n == 1 ? "is" : "are") in its journal: a run records \(n == 1 ? "it" : "them") first"
+                         + (copy != nil ? ", as this dry run does" : " (this dry run could not, and lists \(n == 1 ? "it" : "them") as not recorded)"))
+            }
+        } else {
+            let (n, unread, error) = ManifestJournal.recover(folder: folder.path, manifest: path, protected: plan.protected,
+                                                             force: options.force) { printErr("yuvconv: warning: \($0)") }
+            if let error {
+                printErr("yuvconv: error: \(error.cli); --update records there first the outputs an earlier run made and "
+                         + "did not record (its journal, kept for the next run)")
+                return nil
+            }
+            if n > 0 || unread > 0 {
+                printErr("yuvconv: warning: \(displayPath(path)): \(n) output\(n == 1 ? "" : "s") of an earlier run that ended "
+                         + "before writing it recorded from its journal" + (unread > 0 ? " (\(unread) line\(unread == 1 ? "" : "s") "
+                         + "cut short or unreadable: \(unread == 1 ? "its output is" : "theirs are") converted again if there)" : ""))
+            }
+        }
+        let dryCopy: String? = readFrom == path ? nil : readFrom
         do throws(FileError) {
-            let manifest = try ManifestFile(path: path)
+            // (A dry run's private copy is read, then removed: its descriptor stays open.)
+            defer { if let dryCopy { _ = withFileSystemPath(dryCopy) { unlink($0) } } }
+            let manifest = try ManifestFile(path: readFrom)
             if manifest.foreign && !options.force {
                 let why = manifest.problems.first ?? ""
                 printErr("yuvconv: error: \(displayPath(path)): " + (why.hasPrefix("not ")
@@ -246,14 +281,18 @@ struct UpdateManifest: Sendable {
             inputInode: input.status.inode, inputChanged: input.changed,
             // Its change time once named (linking and renaming set it), when the name still leads to the file written.
             outputChanged: digest.inode.map { $0 == written.inode } == true ? written.changed : nil))
+        if let entry = outcome.manifestChange?.entry { journal.append(entry) }
         return outcome
     }
 
     /// Writes the manifest back (atomically, replacing the old one): as it is on disk now — another run into
     /// the same folder may have written it meanwhile — with this run's entries put in (a failure changes none).
     /// Unchanged, it is not written. Nil, or the error (the outputs themselves are written; the next run finds the
-    /// new ones unrecorded and replaces them only with --force).
+    /// new ones in this run's journal, which the next run records first).
     func write(_ changes: Spool, protected: any FileIdentitySet) -> FileError? {
-        manifest.write(to: path, changes: changes, protected: protected, force: force) { printErr("yuvconv: warning: \($0)") }
+        let error = manifest.write(to: path, changes: changes, protected: protected, force: force) { printErr("yuvconv: warning: \($0)") }
+        // Written: the journal has nothing the manifest lacks. Not written: kept, for the next run to record.
+        journal.finish(remove: error == nil)
+        return error
     }
 }
