@@ -1046,15 +1046,16 @@ fi
 begin update-signal-during-manifest-write
 # A first signal while the manifest is being written stops that write (docs/cli.md): one during the copy of the
 # merged lines was not looked at — the new manifest replaced the old and the run exited 0. strace sends SIGTERM
-# at the run's first write(2), the manifest's (outputs are written with pwrite).
+# at the run's first write(2) (on each thread), the manifest's: the outputs are kept, their inputs' times
+# changed (a line rewritten, nothing converted: no journal line written), and outputs are written with pwrite.
 if ! strace -qq -o /dev/null true 2>/dev/null; then skipped "no strace (or no ptrace) here"; else
 mkdir in; cp "$PNG" in/a.png; cp "$PNGA" in/b.png
-"$BIN" -q in/ -o o/ -u --matrix bt601 2>/dev/null; cp o/.yuvconv-manifest "$META/manifest.before"; snap
+"$BIN" -q in/ -o o/ -u 2>/dev/null; touch -d 2020-01-01 in/a.png in/b.png; cp o/.yuvconv-manifest "$META/manifest.before"; snap
 strace -f -qq -o /dev/null -e trace=write -e inject=write:signal=SIGTERM:when=1 "$BIN" -q in/ -o o/ -u 2> "$ERR"; RC=$?
 [ "$RC" = 143 ] || bad "exit $RC (want 143: the signal)"
 cmp -s o/.yuvconv-manifest "$META/manifest.before" || bad "the manifest was replaced"
 says 'interrupted: the manifest is not written'
-ALLOW=(o/a.nv12 o/b.nv12); settled
+settled
 end
 fi
 
@@ -1123,7 +1124,9 @@ line=$(LC_ALL=C grep -av '^#' u/.yuvconv-manifest | sed -n 2p); rest=${line#*$'\
 for i in $(seq 1 20000); do printf 'zz%06d.nv12\t%s\n' "$i" "$rest"; done >> u/.yuvconv-manifest
 cp "$PNG" in/b.png; snap
 WRAP=(bash -c 'ulimit -f 256 && exec "$@"' ulimit); run convert in/ -o u/ --update -q
-status 1; says 'TMPDIR'; says 'unrecorded'
+status 1; says 'TMPDIR'; says 'journal keeps'
+[ "$(cat u/.yuvconv-manifest.journal.* 2>/dev/null | wc -l)" = 1 ] || bad "no journal of the output left"
+rm -f u/.yuvconv-manifest.journal.*
 ALLOW=(u/b.nv12); settled
 end
 
@@ -2498,6 +2501,8 @@ mv out moved; ln -s elsewhere out; wait $pid; RC=$?
 # manifest" — its write goes through the folder the run began with, which would refuse it too.)
 status 1; says 'moved or replaced|reached through a symbolic link|was replaced during the run by a file that is not'
 [ "$(cat elsewhere/.yuvconv-manifest)" = VICTIM ] || bad "the other folder's file was changed"
+# The journal stays with the outputs it records, in the folder the run began with.
+rm -f moved/.yuvconv-manifest.journal.*
 ALLOW=(out moved moved/*); settled
 end
 
@@ -3171,7 +3176,9 @@ PY
 kill $holder 2>/dev/null; wait $holder 2>/dev/null
 [ "$r" = 130 ] || bad "SIGINT while waiting for the lock: exit $r (130 wanted)"
 cmp -s kept out/.yuvconv-manifest || bad "the manifest was written after SIGINT during the wait for the lock"
-rm -f kept
+# (Not written: the run's journal stays, with p.nv12's line, for the next run to record.)
+LC_ALL=C grep -q '^p\.nv12	' out/.yuvconv-manifest.journal.* 2>/dev/null || bad "no journal of p.nv12 left"
+rm -f kept out/.yuvconv-manifest.journal.*
 ALLOW=(in in/s.jpg in/p.png out out/s.nv12 out/a.nv12 out/p.nv12 out/.yuvconv-manifest); settled
 end
 

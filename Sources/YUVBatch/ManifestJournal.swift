@@ -40,20 +40,15 @@ public final class ManifestJournal: @unchecked Sendable {
         let said: String? = state.withLock { s -> String? in
             if s.failed != nil { return nil }
             if s.fd < 0 {
-                // The path's bytes as the file system takes them (a folder named in bytes that are not UTF-8 too).
-                var template = PathBytes.encode(Self.place(folder) + AtomicOutput.manifestJournalPrefix + "XXXXXX")
-                    .map { CChar(bitPattern: $0) } + [0]
-                let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-                if fd < 0 {
-                    s.failed = systemMessage()
+                // In the folder the run began with (a folder moved or replaced meanwhile: no journal, said).
+                do throws(WriteError) {
+                    let (fd, path) = try AtomicOutput.makeOwnFile(prefix: Self.place(folder) + AtomicOutput.manifestJournalPrefix)
+                    _ = flock(fd, LOCK_EX | LOCK_NB)   // new, so no one else holds it
+                    (s.fd, s.path) = (fd, path)
+                } catch {
+                    s.failed = error.reason
                     return s.failed
                 }
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_APPEND)
-                _ = fchmod(fd, 0o644)
-                _ = flock(fd, LOCK_EX | LOCK_NB)   // new, so no one else holds it
-                s.fd = fd
-                s.path = PathBytes.decode(template.dropLast().map { UInt8(bitPattern: $0) })
             }
             let written = line.withUnsafeBytes { write(s.fd, $0.baseAddress, $0.count) }
             if written != line.count {

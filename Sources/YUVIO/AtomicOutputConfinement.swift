@@ -198,6 +198,27 @@ extension AtomicOutput {
         return folder
     }
 
+    /// A new file of the run's own named `prefix` and six random letters (`mkstemp`'s pattern), made in `prefix`'s
+    /// folder as the confinement reaches it (the folder the run began with: one moved or replaced meanwhile is an
+    /// error, not a file made wherever the path now leads), or by path when not confined; opened for appending,
+    /// never through a link, mode 0644 less the umask. Its descriptor and path.
+    public static func makeOwnFile(prefix: String) throws(WriteError) -> (fd: Int32, path: String) {
+        let (dir, stem) = splitPath(prefix)
+        let folder = try confinedFolder(of: prefix) ?? withFileSystemPath(dir.isEmpty ? "." : dir) { yc_open_folder($0) }
+        guard folder >= 0 else { throw .system("cannot open the folder \(PathBytes.display(dir)): \(errnoMessage())") }
+        defer { close(folder) }
+        let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        for _ in 0..<100 {
+            let name = stem + String((0..<6).map { _ in letters.randomElement()! })
+            let fd = withFileSystemPath(name) {
+                openat(folder, $0, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            }
+            if fd >= 0 { return (fd, dir.isEmpty ? name : (dir.hasSuffix("/") ? dir : dir + "/") + name) }
+            if errno != EEXIST { throw .system(errnoMessage()) }
+        }
+        throw .system("no free name for \(PathBytes.display(prefix))XXXXXX")
+    }
+
     /// Makes the folders of the output `path` inside the confinement (`confine`), never through a link: true
     /// when done, false when `path` is not confined (the caller makes them by path).
     public static func makeConfinedFolders(for path: String) throws(WriteError) -> Bool {
