@@ -234,7 +234,7 @@ public final class BatchInputs: @unchecked Sendable {
             if let rel = pending.popLast() { return rel }
             if !linksSorted { links.sort { before($1, $0) }; linksSorted = true }
             while let rel = links.popLast() {
-                let full = root + "/" + rel
+                let full = joined(root, rel)
                 guard let st = FileStatus(path: full) else {
                     skip(SkippedEntry(path: full, kind: .other, unreachable: "gone during the walk"))
                     continue
@@ -245,7 +245,7 @@ public final class BatchInputs: @unchecked Sendable {
             return nil
         }
         while let rel = next() {
-            let path = rel.isEmpty ? root : root + "/" + rel
+            let path = rel.isEmpty ? root : joined(root, rel)
             guard let d = withFileSystemPath(path, { opendir($0) }) else {
                 let error = FileError(path: path, reason: "cannot read the folder: \(systemMessage())")
                 // One unreadable subfolder stopped the whole walk: every other folder's files went unconverted.
@@ -263,7 +263,7 @@ public final class BatchInputs: @unchecked Sendable {
                     PathBytes.decode(raw.prefix { $0 != 0 })
                 }
                 if name.hasPrefix(".") { continue }
-                let full = path + "/" + name
+                let full = joined(path, name)
                 guard let st = FileStatus(path: full) else {
                     // Not silently: an image's name that leads nowhere, or anything the system cannot reach by
                     // its path (a folder's too, with what is below it).
@@ -307,7 +307,7 @@ public final class BatchInputs: @unchecked Sendable {
                 if walked.insert(sub.identity).inserted {
                     claimed.append(rel.isEmpty ? sub.name : rel + "/" + sub.name)
                 } else {
-                    skip(SkippedEntry(path: path + "/" + sub.name, kind: .directory))
+                    skip(SkippedEntry(path: joined(path, sub.name), kind: .directory))
                 }
             }
             pending += claimed.reversed()
@@ -378,3 +378,6 @@ public final class BatchInputs: @unchecked Sendable {
 func fileStep<T>(_ body: () throws(FileError) -> T) throws(BatchPlanError) -> T {
     do { return try body() } catch { throw .file(error) }
 }
+
+/// `name` in `folder`: one "/" between (the root, "/", is not doubled: `convert / -r` named "//etc/…").
+func joined(_ folder: String, _ name: String) -> String { folder.hasSuffix("/") ? folder + name : folder + "/" + name }
