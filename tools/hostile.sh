@@ -977,6 +977,36 @@ for f in out/*.nv12; do same "$f" "$(ref "$PWD/in/s01.png" nv12)"; done
 ALLOW=(out 'out/*' 'out/.yuvconv-manifest*'); settled
 end
 
+begin update-journal-names-and-stopped-write
+# Only --update's own journals are recorded and removed: a file of a journal's name that is not one (its first
+# line is not the journal's), one of another name pattern, and an input named like one stay as they are (they
+# were deleted). And a run whose manifest write a signal stopped keeps its journal: the next run records its
+# outputs (they were refused as not recorded).
+mkdir in out; cp "$PNG" in/a.png; cp "$PNGA" in/b.png
+echo notes > out/.yuvconv-manifest.journal.notes; echo notes > out/.yuvconv-manifest.journal.Ab3dEf
+mkdir d; cp "$PNG" d/.yuvconv-manifest.journal.Xy12zQ; snap
+run in/ -o out/ -u -q
+status 0
+run d/.yuvconv-manifest.journal.Xy12zQ -o d/ -u --name 'x.{ext}' -q
+status 0
+[ "$(cat out/.yuvconv-manifest.journal.notes)" = notes ] || bad "a user's file named like a journal was changed"
+[ "$(cat out/.yuvconv-manifest.journal.Ab3dEf)" = notes ] || bad "a user's file of a journal's exact name was changed"
+cmp -s d/.yuvconv-manifest.journal.Xy12zQ "$PNG" || bad "an input named like a journal was changed"
+# (Named like yuvconv's files, they would be taken for temporary ones left: checked above, then removed.)
+rm out/.yuvconv-manifest.journal.notes out/.yuvconv-manifest.journal.Ab3dEf d/.yuvconv-manifest.journal.Xy12zQ
+ALLOW=(out/a.nv12 out/b.nv12 out/.yuvconv-manifest out/.yuvconv-manifest.journal.* d/.yuvconv-manifest d/x.nv12 d/.yuvconv-manifest.journal.*)
+settled
+if strace -qq -o /dev/null true 2>/dev/null; then
+  rm -rf o; "$BIN" -q in/ -o o/ -u --matrix bt601 2>/dev/null; cp o/.yuvconv-manifest "$META/manifest.stopped"
+  strace -f -qq -o /dev/null -e trace=write -e inject=write:signal=SIGTERM:when=1 "$BIN" -q in/ -o o/ -u 2> "$ERR"; RC=$?
+  [ "$RC" = 143 ] || bad "exit $RC (want 143: the signal)"
+  cmp -s o/.yuvconv-manifest "$META/manifest.stopped" || bad "the manifest was replaced"
+  run in/ -o o/ -u
+  status 0; says '2 outputs of an earlier run that ended before writing it recorded from its journal'; says '0 converted, 2 kept'
+  ls -a o | grep -q journal && bad "journal left after the manifest was written"
+fi
+end
+
 begin no-proc
 # Without /proc (a chroot or sandbox): Swift's CommandLine has no arguments there (it reads
 # /proc/self/cmdline; the tool trapped with SIGILL), and outputs get temporary names instead of unnamed files.
@@ -2304,8 +2334,15 @@ if [ "$(id -u)" = 0 ] && id nobody > /dev/null 2>&1 && command -v runuser > /dev
   done
   settled
   run in/ -r -o ro2/ --name '{dir}/{stem}.{ext}' -q
-  chmod 700 "$WORK" "$WORK/cases"
   status 1; [ -f ro2/sub/q.nv12 ] || bad "the writable subfolder got nothing: $(errline)"
+  # A re-run into a read-only folder that holds every output already writes nothing: skipped (or kept), exit 0.
+  mkdir full fullu; chown nobody full fullu
+  run in -r -o full/ -q; run in -r -o fullu/ -u -q; chmod 555 full fullu
+  run in -r -o full/ -q
+  status 0
+  run in -r -o fullu/ -u -q
+  status 0
+  chmod 700 "$WORK" "$WORK/cases"
   end
 else skipped "needs root and the user nobody"; fi
 

@@ -7,19 +7,24 @@ import Synchronization
 import YUVIO
 
 /// `--update`'s journal: each output a run makes, recorded as it is made, so that a run that ends before
-/// writing its manifest — killed (SIGKILL: the OOM killer, a CI job's hard timeout, a power cut), or its write
-/// failed — does not leave its outputs unrecorded, which the next run could replace only with `--force`.
+/// writing its manifest — killed (SIGKILL: the OOM killer, a CI job's hard timeout), or its write failed or was
+/// interrupted — does not leave its outputs unrecorded, which the next run could replace only with `--force`.
 ///
-/// One file a run in the output folder, `.yuvconv-manifest.journal.XXXXXX` (`AtomicOutput.manifestJournalPrefix`,
-/// a name no output may take), made at the run's first output and held under an exclusive `flock` while the
-/// run lives; a line a made output, the manifest's own line for it, appended in one `write`. The run removes it
-/// once its manifest is written. The next run (`recover`) puts the lines of every journal no live run holds into
-/// the manifest before it reads it, then removes them. A journal line trusts no more than a manifest line does:
-/// the output it names is checked against it (size, time, inode, SHA-256) before it is kept.
+/// One file a run in the output folder, `.yuvconv-manifest.journal.` and six letters (`AtomicOutput.makeOwnFile`;
+/// a name no output may take), made at the run's first output — its first line `yuvconv-journal<TAB>1`, and held
+/// under an exclusive `flock` from before it has a name — then a line a made output, the manifest's own line for
+/// it, written in one `pwrite` each. The run removes it once its manifest is written. The next run (`recover`)
+/// puts the lines of every journal no live run holds into the manifest before it reads it, then removes them.
+/// Only a file of a journal's exact name whose first line is the journal's is one: anything else is left alone,
+/// and so is an input of the run. A journal line is trusted as a manifest line is: the output it names is
+/// checked against it (size, time, inode, SHA-256) before that output is kept.
 public final class ManifestJournal: @unchecked Sendable {
+    static let magic = Array("yuvconv-journal\t1\n".utf8)
+    static var stem: String { AtomicOutput.manifestJournalPrefix }
     private struct State {
         var fd: Int32 = -1
         var path: String?
+        var offset = 0
         /// Why the journal could not be kept (said once), or nil.
         var failed: String?
     }
@@ -33,6 +38,18 @@ public final class ManifestJournal: @unchecked Sendable {
         self.warn = warn
     }
 
+    /// All of `bytes` at `offset` (a short write or EINTR taken again): whether it was written.
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int) -> Bool {
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress! + done, $0.count - done, off_t(offset + done)) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return false }
+            done += n
+        }
+        return true
+    }
+
     /// Records `entry` (an output just made). Best effort: a journal that cannot be made or written is said once,
     /// and the run goes on (its manifest is still written at its end).
     public func append(_ entry: ManifestEntry) {
@@ -40,26 +57,31 @@ public final class ManifestJournal: @unchecked Sendable {
         let said: String? = state.withLock { s -> String? in
             if s.failed != nil { return nil }
             if s.fd < 0 {
-                // In the folder the run began with (a folder moved or replaced meanwhile: no journal, said).
+                let first = Self.magic + line
                 do throws(WriteError) {
-                    let (fd, path) = try AtomicOutput.makeOwnFile(prefix: Self.place(folder) + AtomicOutput.manifestJournalPrefix)
-                    _ = flock(fd, LOCK_EX | LOCK_NB)   // new, so no one else holds it
-                    (s.fd, s.path) = (fd, path)
+                    let (fd, path) = try AtomicOutput.makeOwnFile(prefix: Self.place(folder) + Self.stem) { fd in
+                        // Held by this run before anyone can see it with its first line (where files cannot be made
+                        // unnamed, a recovering run may hold it a moment: then it waits).
+                        if flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK { _ = flock(fd, LOCK_EX) }
+                        return Self.writeAll(fd, first, at: 0)
+                    }
+                    (s.fd, s.path, s.offset) = (fd, path, first.count)
+                    return nil
                 } catch {
                     s.failed = error.reason
                     return s.failed
                 }
             }
-            let written = line.withUnsafeBytes { write(s.fd, $0.baseAddress, $0.count) }
-            if written != line.count {
-                s.failed = written < 0 ? systemMessage() : "a line was cut short"
+            guard Self.writeAll(s.fd, line, at: s.offset) else {
+                s.failed = systemMessage()
                 return s.failed
             }
+            s.offset += line.count
             return nil
         }
         if let said {
             warn("cannot keep --update's journal in \(displayPath(folder)) (\(said)): should this run end before writing its "
-                 + "manifest, the outputs it made are left unrecorded")
+                 + "manifest, the outputs it made from now on are left unrecorded")
         }
     }
 
@@ -76,124 +98,168 @@ public final class ManifestJournal: @unchecked Sendable {
     /// The folder as a prefix of its files' paths.
     static func place(_ folder: String) -> String { folder.hasSuffix("/") ? folder : folder + "/" }
 
-    /// The journals in `folder` that no live run holds, each locked (its descriptor open), with their paths.
-    static func orphans(in folder: String) -> [(path: String, fd: Int32)] {
-        var found: [(String, Int32)] = []
-        guard let dir = withFileSystemPath(place(folder), { opendir($0) }) else { return found }
-        defer { closedir(dir) }
-        while let e = readdir(dir) {
-            let name = withUnsafeBytes(of: e.pointee.d_name) { raw in
-                PathBytes.decode(Array(raw.prefix { $0 != 0 })[...])
-            }
-            guard name.hasPrefix(AtomicOutput.manifestJournalPrefix) else { continue }
-            let path = place(folder) + name
-            // A regular file only, never through a link (one put there could lead anywhere).
-            let fd = withFileSystemPath(path) { open($0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
-            guard fd >= 0 else { continue }
-            guard FileStatus(descriptor: fd)?.kind == .regular, flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-                close(fd)   // another kind of file, or a live run's journal
-                continue
-            }
-            found.append((path, fd))
-        }
-        return found
+    /// A journal found: its path and descriptor (locked), its lines read into the changes.
+    struct Found {
+        let path: String
+        let fd: Int32
     }
 
-    /// The entries of a journal, and how many of its lines could not be read (a last line a kill cut short).
-    static func entries(_ fd: Int32, into changes: Spool) -> (entries: Int, unread: Int) {
-        var bytes: [UInt8] = [], buffer = [UInt8](repeating: 0, count: 1 << 16)
-        while bytes.count <= 256 << 20 {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+    /// What the journals no live run holds record: found (each locked, open), their entries as manifest changes,
+    /// how many, how many lines could not be read, and what could not be looked at.
+    struct Orphans {
+        var found: [Found] = []
+        let changes = Spool()
+        var entries = 0, unread = 0
+        var problems: [String] = []
+
+        func release() { for f in found { close(f.fd) } }
+    }
+
+    /// The journals in `folder`: files of a journal's exact name, regular (not through a link), not an input of
+    /// the run (`protected`), whose first line is the journal's and whose lock no live run holds — each read once,
+    /// a block at a time, its lines put in the changes as they come (no line longer than a manifest's longest).
+    static func orphans(in folder: String, protected: any FileIdentitySet) -> Orphans {
+        var o = Orphans()
+        guard let dir = withFileSystemPath(place(folder), { opendir($0) }) else { return o }
+        defer { closedir(dir) }
+        while let e = readdir(dir) {
+            let name = withUnsafeBytes(of: e.pointee.d_name) { raw in PathBytes.decode(Array(raw.prefix { $0 != 0 })[...]) }
+            guard AtomicOutput.ownFileName(name, stem: stem) else { continue }
+            let path = place(folder) + name
+            guard let st = FileStatus(path: path, follow: false), st.kind == .regular,
+                  !protected.holds(st, onOverlay: false) else { continue }
+            // For writing where it can be (a lock on NFS needs it), never through a link, never waiting.
+            var fd = withFileSystemPath(path) { open($0, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
+            if fd < 0 && (errno == EACCES || errno == EROFS) {
+                fd = withFileSystemPath(path) { open($0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
+            }
+            guard fd >= 0 else {
+                o.problems.append("\(displayPath(path)): cannot be opened (\(systemMessage()))")
+                continue
+            }
+            guard FileStatus(descriptor: fd)?.kind == .regular else {
+                close(fd)
+                continue
+            }
+            if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+                // A live run's (EWOULDBLOCK): its own to write. Any other failure is said: it is left as it is.
+                if errno != EWOULDBLOCK { o.problems.append("\(displayPath(path)): cannot be locked (\(systemMessage()))") }
+                close(fd)
+                continue
+            }
+            var head = [UInt8](repeating: 0, count: magic.count)
+            guard head.withUnsafeMutableBytes({ pread(fd, $0.baseAddress, $0.count, 0) }) == magic.count, head == magic else {
+                close(fd)   // not a journal: someone's file of that name
+                continue
+            }
+            o.found.append(Found(path: path, fd: fd))
+            readLines(fd, from: magic.count, into: &o)
+        }
+        return o
+    }
+
+    /// The lines of the journal open on `fd` after `start`, streamed into `o`'s changes.
+    static func readLines(_ fd: Int32, from start: Int, into o: inout Orphans) {
+        var at = start, line: [UInt8] = [], tooLong = false
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        func take() {
+            if tooLong || line.isEmpty {
+                if tooLong { o.unread += 1 }
+            } else if let entry = try? ManifestEntry(fields: Manifest.fields(line[...])) {
+                ManifestChange.write(name: entry.output, entry: entry, to: o.changes)
+                o.entries += 1
+            } else {
+                o.unread += 1
+            }
+            line.removeAll(keepingCapacity: true)
+            tooLong = false
+        }
+        while true {
+            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(at)) }
             if n < 0 && errno == EINTR { continue }
             if n <= 0 { break }
-            bytes += buffer[0..<n]
-        }
-        var count = 0, unread = 0
-        for line in bytes.split(separator: 10) {
-            do throws(Malformed) {
-                let entry = try ManifestEntry(fields: try Manifest.fields(line))
-                ManifestChange.write(name: entry.output, entry: entry, to: changes)
-                count += 1
-            } catch {
-                unread += 1
+            at += n
+            var from = 0
+            while from < n {
+                let end = buffer[from..<n].firstIndex(of: 10) ?? n
+                if !tooLong {
+                    if line.count + (end - from) > ManifestFile.longestLine { tooLong = true; line.removeAll() }
+                    else { line += buffer[from..<end] }
+                }
+                if end < n { take() }
+                from = end + 1
             }
         }
-        return (count, unread)
+        // A last line without its newline: one a write cut short (a full disk), read if it is whole all the same.
+        if !line.isEmpty || tooLong { take() }
     }
 
     /// Puts the lines of the journals in `folder` that no live run holds (runs that ended before writing the
-    /// manifest at `manifest`) into that manifest, then removes them. Returns how many outputs were recorded and
-    /// how many lines could not be read; or the manifest's write error, the journals then left in place.
-    /// `remove`: false for a dry run's private copy of the manifest (the journals stay for the run).
+    /// manifest at `manifest`) into that manifest, then removes those journals. Nothing is written nor removed
+    /// when the manifest's place holds a file that is not a manifest (without `force`): the run refuses it. How
+    /// many outputs were recorded, how many lines could not be read, what could not be looked at; or the
+    /// manifest's write error, the journals then left in place.
     public static func recover(folder: String, manifest: String, protected: any FileIdentitySet, force: Bool,
-                               remove: Bool = true,
-                               notice: (String) -> Void) -> (recorded: Int, unread: Int, error: FileError?) {
-        let journals = orphans(in: folder)
-        guard !journals.isEmpty else { return (0, 0, nil) }
-        defer { for j in journals { close(j.fd) } }
-        let changes = Spool()
-        var recorded = 0, unread = 0
-        for j in journals {
-            let (n, bad) = entries(j.fd, into: changes)
-            recorded += n
-            unread += bad
-        }
-        if recorded > 0 {
+                               notice: (String) -> Void) -> (recorded: Int, unread: Int, problems: [String], error: FileError?) {
+        let o = orphans(in: folder, protected: protected)
+        defer { o.release() }
+        guard !o.found.isEmpty else { return (0, 0, o.problems, nil) }
+        if o.entries > 0 {
             do throws(FileError) {
                 let file = try ManifestFile(path: manifest)
-                // Not a manifest there (someone's file): the journals wait; the run refuses that file as it would.
-                if file.foreign && !force { return (0, 0, nil) }
-                if let error = file.write(to: manifest, changes: changes, protected: protected, force: force, notice: notice) {
-                    return (0, 0, error)
+                if file.foreign && !force { return (0, 0, o.problems, nil) }
+                if let error = file.write(to: manifest, changes: o.changes, protected: protected, force: force, notice: notice) {
+                    return (0, 0, o.problems, error)
                 }
             } catch {
-                return (0, 0, error)
+                return (0, 0, o.problems, error)
             }
         }
-        if remove { for j in journals { _ = withFileSystemPath(j.path) { unlink($0) } } }
-        return (recorded, unread, nil)
+        for f in o.found { _ = withFileSystemPath(f.path) { unlink($0) } }
+        return (o.entries, o.unread, o.problems, nil)
     }
 
-    /// For a dry run, which writes nothing in the folder: a private copy of the manifest at `manifest` (in the
-    /// temporary folder, `Spool.folder`) with the journals' lines put in, as the run will record them first — its
-    /// path (the caller reads and removes it), or nil when there is no journal to record (or no copy could be made).
-    public static func dryRunCopy(folder: String, manifest: String, protected: any FileIdentitySet, force: Bool) -> String? {
-        guard pending(folder: folder) > 0 else { return nil }
-        var template = PathBytes.encode(place(Spool.folder) + "yuvconv-dry-manifest-XXXXXX").map { CChar(bitPattern: $0) } + [0]
-        let out = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard out >= 0 else { return nil }
-        let copy = PathBytes.decode(template.dropLast().map { UInt8(bitPattern: $0) })
-        // The manifest's bytes as they are (none: an empty copy, which the merge makes a manifest).
-        let source = withFileSystemPath(manifest) { open($0, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
-        var ok = true
+    /// For a dry run, which writes nothing in the folder: a private copy of the manifest at `manifest` (a file of
+    /// the run's in the temporary folder, `Spool.folder`, which no ending leaves behind) with the lines of the
+    /// journals no live run holds put in, as the run will put them first — and how many outputs they record; nil
+    /// when they record none, or no copy could be made. `DryCopy.remove` removes it.
+    public static func dryRunCopy(folder: String, manifest: String, protected: any FileIdentitySet,
+                                  force: Bool) -> (copy: DryCopy?, recorded: Int) {
+        let o = orphans(in: folder, protected: protected)
+        defer { o.release() }
+        guard o.entries > 0 else { return (nil, 0) }
+        guard let (out, path, slot) = AtomicOutput.makePrivate(in: Spool.folder) else { return (nil, o.entries) }
+        let copy = DryCopy(path: path, slot: slot)
+        // The manifest's bytes as they are, or (none there) an empty manifest's first lines.
+        var ok = true, at = 0
+        let source = withFileSystemPath(manifest) { open($0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
         if source >= 0 {
             var buffer = [UInt8](repeating: 0, count: 1 << 16)
-            while true {
+            while ok {
                 let n = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
                 if n < 0 && errno == EINTR { continue }
                 if n < 0 { ok = false }
                 if n <= 0 { break }
-                if buffer.withUnsafeBytes({ write(out, $0.baseAddress, n) }) != n { ok = false; break }
+                ok = writeAll(out, Array(buffer[0..<n]), at: at)
+                at += n
             }
             close(source)
+        } else {
+            ok = errno == ENOENT && writeAll(out, Manifest.head, at: 0)
         }
         close(out)
-        if !ok || FileStatus(path: copy)?.size == 0 { _ = withFileSystemPath(copy) { unlink($0) } }
-        guard ok else { return nil }
-        let (_, _, error) = recover(folder: folder, manifest: copy, protected: protected, force: force, remove: false) { _ in }
-        if error != nil {
-            _ = withFileSystemPath(copy) { unlink($0) }
-            return nil
+        guard ok, let file = try? ManifestFile(path: path),
+              file.write(to: path, changes: o.changes, protected: protected, force: force, notice: { _ in }) == nil else {
+            copy.remove()
+            return (nil, o.entries)
         }
-        return copy
+        return (copy, o.entries)
     }
 
-    /// How many outputs the journals in `folder` that no live run holds record (for a dry run, which writes
-    /// nothing: a run records them first).
-    public static func pending(folder: String) -> Int {
-        let journals = orphans(in: folder)
-        defer { for j in journals { close(j.fd) } }
-        let changes = Spool()
-        return journals.reduce(0) { $0 + entries($1.fd, into: changes).entries }
+    /// A dry run's private copy of the manifest (`dryRunCopy`).
+    public struct DryCopy: Sendable {
+        public let path: String
+        let slot: Int32
+        public func remove() { AtomicOutput.removePrivate(path: path, slot: slot) }
     }
 }

@@ -198,25 +198,57 @@ extension AtomicOutput {
         return folder
     }
 
-    /// A new file of the run's own named `prefix` and six random letters (`mkstemp`'s pattern), made in `prefix`'s
-    /// folder as the confinement reaches it (the folder the run began with: one moved or replaced meanwhile is an
-    /// error, not a file made wherever the path now leads), or by path when not confined; opened for appending,
-    /// never through a link, mode 0644 less the umask. Its descriptor and path.
-    public static func makeOwnFile(prefix: String) throws(WriteError) -> (fd: Int32, path: String) {
+    /// A new file of the run's own named `prefix` and six random letters (`ownFileName` tells such a name), made in
+    /// `prefix`'s folder as the confinement reaches it (the folder the run began with: one moved or replaced meanwhile
+    /// is an error, not a file made wherever the path now leads) or by path when not confined, never through a link,
+    /// mode 0644 less the umask, open for reading and writing. `prepare` fills it before it has a name where the
+    /// file system makes unnamed files (`O_TMPFILE`): no one sees it empty; elsewhere right after it is made.
+    /// Its descriptor and path.
+    public static func makeOwnFile(prefix: String, prepare: (Int32) -> Bool) throws(WriteError) -> (fd: Int32, path: String) {
         let (dir, stem) = splitPath(prefix)
         let folder = try confinedFolder(of: prefix) ?? withFileSystemPath(dir.isEmpty ? "." : dir) { yc_open_folder($0) }
         guard folder >= 0 else { throw .system("cannot open the folder \(PathBytes.display(dir)): \(errnoMessage())") }
         defer { close(folder) }
-        let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
-        for _ in 0..<100 {
-            let name = stem + String((0..<6).map { _ in letters.randomElement()! })
-            let fd = withFileSystemPath(name) {
-                openat(folder, $0, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        func path(_ name: String) -> String { dir.isEmpty ? name : (dir.hasSuffix("/") ? dir : dir + "/") + name }
+        func randomName() -> String { stem + String((0..<6).map { _ in nameCharacters.randomElement()! }) }
+        let unnamed = yc_open_unnamed_at(folder, 0o644)
+        if unnamed >= 0 {
+            guard prepare(unnamed) else {
+                let why = errnoMessage()
+                close(unnamed)
+                throw .system(why)
             }
-            if fd >= 0 { return (fd, dir.isEmpty ? name : (dir.hasSuffix("/") ? dir : dir + "/") + name) }
+            for _ in 0..<100 {
+                let name = randomName()
+                if withFileSystemPath(name, { yc_name_unnamed(unnamed, folder, $0) }) == 0 { return (unnamed, path(name)) }
+                if errno != EEXIST { break }
+            }
+            let why = errnoMessage()
+            close(unnamed)
+            throw .system(why)
+        }
+        for _ in 0..<100 {
+            let name = randomName()
+            let fd = withFileSystemPath(name) { openat(folder, $0, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644) }
+            if fd >= 0 {
+                guard prepare(fd) else {
+                    let why = errnoMessage()
+                    _ = withFileSystemPath(name) { unlinkat(folder, $0, 0) }
+                    close(fd)
+                    throw .system(why)
+                }
+                return (fd, path(name))
+            }
             if errno != EEXIST { throw .system(errnoMessage()) }
         }
         throw .system("no free name for \(PathBytes.display(prefix))XXXXXX")
+    }
+
+    /// Whether `name` is one `makeOwnFile` makes for `stem`: the stem and six of its letters.
+    public static func ownFileName(_ name: String, stem: String) -> Bool {
+        guard name.hasPrefix(stem) else { return false }
+        let tail = name.utf8.dropFirst(stem.utf8.count)
+        return tail.count == 6 && tail.allSatisfy { nameCharacters.contains(Character(Unicode.Scalar($0))) }
     }
 
     /// Makes the folders of the output `path` inside the confinement (`confine`), never through a link: true

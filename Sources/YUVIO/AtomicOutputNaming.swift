@@ -47,4 +47,24 @@ extension AtomicOutput {
         }
         return (result, -1, "")
     }
+
+    /// A private file of the run's in `folder` (`.yuvconv-XXXXXX`, mode 0600), registered with the signal handlers
+    /// before it is made, so that no ending leaves it: its descriptor, path and registry slot (`removePrivate`
+    /// removes it), or nil.
+    public static func makePrivate(in folder: String) -> (fd: Int32, path: String, slot: Int32)? {
+        let dir = withFileSystemPath(folder) { yc_open_folder($0) }
+        guard dir >= 0 else { return nil }
+        defer { close(dir) }
+        let (fd, slot, name) = nameTemporary(in: dir, long: false, base: "") {
+            openat($0, $1, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        }
+        guard fd >= 0 else { return nil }
+        return (fd, folder.hasSuffix("/") ? folder + name : folder + "/" + name, slot)
+    }
+
+    /// Removes a file `makePrivate` made, and its registry slot.
+    public static func removePrivate(path: String, slot: Int32) {
+        _ = withFileSystemPath(path) { unlink($0) }
+        if slot >= 0 { yc_unregister_temp(slot) }
+    }
 }

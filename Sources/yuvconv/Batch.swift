@@ -187,7 +187,7 @@ func runBatch(_ options: Options) -> Int32 {
     warnIgnoredOptions(options, format: options.format ?? firstItem?.format ?? .raw(.nv12), rawInput: false,
                        output: contradicted?.output, others: contradicted?.others ?? 0)
     // The output folder that cannot take what the run writes: one error before any work (the dry run's too).
-    if let why = outputFolderProblem(plan, folder: folder) {
+    if let why = outputFolderProblem(plan, folder: folder, force: options.force) {
         printErr("yuvconv: error: \(why) (-o \(displayPath(folder.path)))")
         return 1
     }
@@ -277,16 +277,18 @@ func runBatch(_ options: Options) -> Int32 {
 
 /// Why the output folder cannot take this run's outputs, as a problem of the whole run: missing and impossible
 /// to make (every output is below it), or there and taking no files (read-only, no permission) while every
-/// output goes straight into it or into a subfolder still to be made in it. Nil when it can, and when some
-/// output goes into a subfolder already there (that one may work: each file then says its own problem).
-func outputFolderProblem(_ plan: BatchPlan, folder: BatchOutputFolder) -> String? {
+/// output goes straight into it or into a subfolder still to be made in it, and some output is not there yet
+/// (or `--force` replaces them). Nil when it can; when some output goes into a subfolder already there (that one
+/// may work: each file then says its own problem); and when every output is there already (skipped, or kept:
+/// a re-run into a read-only folder writes nothing, and one that must replace an output says so for that file).
+func outputFolderProblem(_ plan: BatchPlan, folder: BatchOutputFolder, force: Bool) -> String? {
     guard let why = folderProblem(folder.path) else { return nil }
     guard FileStatus(path: folder.path)?.kind == .directory else { return why }
-    var items = plan.reader(), any = false
+    var items = plan.reader(), writes = false
     while let item = items.next() {
-        any = true
         let parts = item.name.pathParts
         if parts.count > 1, FileStatus(path: folder.path(of: parts[0]))?.kind == .directory { return nil }
+        if force || FileStatus(path: item.output, follow: false) == nil { writes = true }
     }
-    return any ? why : nil
+    return writes ? why : nil
 }

@@ -321,8 +321,8 @@ extension Options {
         guard given.contains("--alpha") else { return nil }
         let mode: String
         switch alpha {
-        case .ignore: return nil
-        case .keep: mode = "keep"
+        // (keep writes an opaque A plane all the same: not nothing.)
+        case .ignore, .keep: return nil
         case .premultiply: mode = "premultiply"
         case .flatten: mode = "flatten"
         }

@@ -109,37 +109,40 @@ struct UpdateManifest: Sendable {
             return nil
         }
         // What a run that ended before writing the manifest made (killed, or its write failed): its journal's lines
-        // put in first, so that its outputs are recorded, not refused as someone else's. A dry run writes nothing:
-        // it says how many there are.
-        var readFrom = path
+        // put in first, so that its outputs are recorded, not refused as someone else's. A dry run writes nothing
+        // in the folder: it decides from a private copy of the manifest with them in, as the run will.
+        var dryCopy: ManifestJournal.DryCopy?
+        func recorded(_ n: Int) -> String { "\(n) output\(n == 1 ? "" : "s") of an earlier run that ended before writing it" }
         if options.dryRun {
-            let n = ManifestJournal.pending(folder: folder.path)
+            let (copy, n) = ManifestJournal.dryRunCopy(folder: folder.path, manifest: path, protected: plan.protected,
+                                                       force: options.force)
+            dryCopy = copy
             if n > 0 {
-                // Decided as the run will decide them: from a private copy of the manifest with the journal's lines in.
-                let copy = ManifestJournal.dryRunCopy(folder: folder.path, manifest: path, protected: plan.protected, force: options.force)
-                readFrom = copy ?? path
-                printErr("yuvconv: warning: \(displayPath(path)): \(n) output\(n == 1 ? "" : "s") of an earlier run that ended before "
-                         + "writing it \(n == 1 ? "is" : "are") in its journal: a run records \(n == 1 ? "it" : "them") first"
-                         + (copy != nil ? ", as this dry run does" : " (this dry run could not, and lists \(n == 1 ? "it" : "them") as not recorded)"))
+                printErr("yuvconv: warning: \(displayPath(path)): \(recorded(n)) \(n == 1 ? "is" : "are") in its journal: a run records "
+                         + (n == 1 ? "it" : "them") + " first" + (copy != nil ? ", as this dry run does"
+                             : " (this dry run could not, and lists \(n == 1 ? "it" : "them") as not recorded)"))
             }
         } else {
-            let (n, unread, error) = ManifestJournal.recover(folder: folder.path, manifest: path, protected: plan.protected,
-                                                             force: options.force) { printErr("yuvconv: warning: \($0)") }
+            let (n, unread, problems, error) = ManifestJournal.recover(folder: folder.path, manifest: path,
+                                                                       protected: plan.protected, force: options.force) {
+                printErr("yuvconv: warning: \($0)")
+            }
+            for p in problems { printErr("yuvconv: warning: \(p); a journal of --update's, left as it is") }
             if let error {
                 printErr("yuvconv: error: \(error.cli); --update records there first the outputs an earlier run made and "
                          + "did not record (its journal, kept for the next run)")
                 return nil
             }
-            if n > 0 || unread > 0 {
-                printErr("yuvconv: warning: \(displayPath(path)): \(n) output\(n == 1 ? "" : "s") of an earlier run that ended "
-                         + "before writing it recorded from its journal" + (unread > 0 ? " (\(unread) line\(unread == 1 ? "" : "s") "
-                         + "cut short or unreadable: \(unread == 1 ? "its output is" : "theirs are") converted again if there)" : ""))
+            if n > 0 {
+                printErr("yuvconv: warning: \(displayPath(path)): \(recorded(n)) recorded from its journal"
+                         + (unread > 0 ? " (\(unread) line\(unread == 1 ? "" : "s") cut short or unreadable: "
+                            + (unread == 1 ? "its output is" : "theirs are") + " not recorded)" : ""))
             }
         }
-        let dryCopy: String? = readFrom == path ? nil : readFrom
+        let readFrom = dryCopy?.path ?? path
         do throws(FileError) {
             // (A dry run's private copy is read, then removed: its descriptor stays open.)
-            defer { if let dryCopy { _ = withFileSystemPath(dryCopy) { unlink($0) } } }
+            defer { dryCopy?.remove() }
             let manifest = try ManifestFile(path: readFrom)
             if manifest.foreign && !options.force {
                 let why = manifest.problems.first ?? ""
