@@ -20,6 +20,8 @@ import YUVIO
 /// checked against it (size, time, inode, SHA-256) before that output is kept.
 public final class ManifestJournal: @unchecked Sendable {
     static let magic = Array("yuvconv-journal\t1\n".utf8)
+    /// The most journals a run records (`orphans`).
+    static let most = 64
     static var stem: String { AtomicOutput.manifestJournalPrefix }
     private struct State {
         var fd: Int32 = -1
@@ -50,39 +52,49 @@ public final class ManifestJournal: @unchecked Sendable {
         return true
     }
 
+    /// Makes the journal, if not made yet (or said failed): before the run's first output is named, so that every
+    /// output made is followed by its line with nothing between (a journal made after the first output's naming
+    /// left that output unrecorded when the run was killed in between). Nil, or why it could not be made.
+    private func made(_ s: inout State) -> String? {
+        if s.failed != nil || s.fd >= 0 { return nil }
+        do throws(WriteError) {
+            let (fd, path) = try AtomicOutput.makeOwnFile(prefix: Self.place(folder) + Self.stem) { fd in
+                // Held by this run before anyone can see it with its first line (where files cannot be made
+                // unnamed, a recovering run may hold it a moment: then it waits).
+                if flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK { _ = flock(fd, LOCK_EX) }
+                return Self.writeAll(fd, Self.magic, at: 0)
+            }
+            (s.fd, s.path, s.offset) = (fd, path, Self.magic.count)
+            return nil
+        } catch {
+            s.failed = error.reason
+            return s.failed
+        }
+    }
+
+    /// Before an output is converted: the journal made, ready for its line.
+    public func prepare() { say(state.withLock { made(&$0) }) }
+
     /// Records `entry` (an output just made). Best effort: a journal that cannot be made or written is said once,
     /// and the run goes on (its manifest is still written at its end).
     public func append(_ entry: ManifestEntry) {
         let line = entry.line + [10]
-        let said: String? = state.withLock { s -> String? in
+        say(state.withLock { s -> String? in
+            if let why = made(&s) { return why }
             if s.failed != nil { return nil }
-            if s.fd < 0 {
-                let first = Self.magic + line
-                do throws(WriteError) {
-                    let (fd, path) = try AtomicOutput.makeOwnFile(prefix: Self.place(folder) + Self.stem) { fd in
-                        // Held by this run before anyone can see it with its first line (where files cannot be made
-                        // unnamed, a recovering run may hold it a moment: then it waits).
-                        if flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK { _ = flock(fd, LOCK_EX) }
-                        return Self.writeAll(fd, first, at: 0)
-                    }
-                    (s.fd, s.path, s.offset) = (fd, path, first.count)
-                    return nil
-                } catch {
-                    s.failed = error.reason
-                    return s.failed
-                }
-            }
             guard Self.writeAll(s.fd, line, at: s.offset) else {
                 s.failed = systemMessage()
                 return s.failed
             }
             s.offset += line.count
             return nil
-        }
-        if let said {
-            warn("cannot keep --update's journal in \(displayPath(folder)) (\(said)): should this run end before writing its "
-                 + "manifest, the outputs it made from now on are left unrecorded")
-        }
+        })
+    }
+
+    private func say(_ failure: String?) {
+        guard let failure else { return }
+        warn("cannot keep --update's journal in \(displayPath(folder)) (\(failure)): should this run end before writing its "
+             + "manifest, the outputs it made from now on are left unrecorded")
     }
 
     /// The run's end: the journal removed when the manifest is written (`remove`), else kept for the next run.
@@ -137,7 +149,8 @@ public final class ManifestJournal: @unchecked Sendable {
                 o.problems.append("\(displayPath(path)): cannot be opened (\(systemMessage()))")
                 continue
             }
-            guard FileStatus(descriptor: fd)?.kind == .regular else {
+            var own = stat()
+            guard fstat(fd, &own) == 0, FileStatus(descriptor: fd)?.kind == .regular else {
                 close(fd)
                 continue
             }
@@ -150,6 +163,20 @@ public final class ManifestJournal: @unchecked Sendable {
             var head = [UInt8](repeating: 0, count: magic.count)
             guard head.withUnsafeMutableBytes({ pread(fd, $0.baseAddress, $0.count, 0) }) == magic.count, head == magic else {
                 close(fd)   // not a journal: someone's file of that name
+                continue
+            }
+            // Another user's (a shared folder, mode 1777, where anyone may make files): not this user's runs' to
+            // record — its lines would make this user's files at those names replaceable.
+            guard own.st_uid == geteuid() else {
+                o.problems.append("\(displayPath(path)): belongs to another user (uid \(own.st_uid)), not recorded")
+                close(fd)
+                continue
+            }
+            // A killed run leaves one: a few dozen is already many. More are left for later runs (each held open
+            // while the manifest is written).
+            guard o.found.count < Self.most else {
+                o.problems.append("\(displayPath(path)): more journals than a run records at once (\(Self.most)); left for the next run")
+                close(fd)
                 continue
             }
             o.found.append(Found(path: path, fd: fd))

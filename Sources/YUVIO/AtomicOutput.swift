@@ -412,6 +412,13 @@ public func writeWhole(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, cutSlot: In
         let n = yc_cut_guarded_write(cutSlot, fd, bytes.baseAddress! + offset, UInt(bytes.count - offset))
         if n < 0 {
             if errno == EINTR { continue }
+            // A pipe or socket left non-blocking (O_NONBLOCK belongs to the open file, shared with the parent that
+            // set it: Node's child_process, asyncio) and full: waited for, as a blocking one waits — it failed
+            // with "Resource temporarily unavailable" (data), or dropped the line (messages).
+            if errno == EAGAIN || errno == EWOULDBLOCK {
+                var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                if poll(&p, 1, -1) >= 0 || errno == EINTR { continue }
+            }
             return errno
         }
         offset += n

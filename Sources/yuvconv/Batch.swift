@@ -248,11 +248,11 @@ func runBatch(_ options: Options) -> Int32 {
             // Its manifest line, if any, stays: nothing was written.
             return Outcome.failed(item.input, FileError(path: item.output, reason: why), alignment: opts.reportAlignment)
         }
-        let convert = {
+        let convert = { (committed: ((ConversionReport, OutputDigest?) -> Void)?) in
             convertOne(input: item.input, output: item.output, format: item.format, options: o, protected: protected,
-                       keepForReport: opts.reportFormat != nil)
+                       keepForReport: opts.reportFormat != nil, committed: committed)
         }
-        return update?.convert(item, options: opts, convert) ?? convert()
+        return update?.convert(item, options: opts, convert) ?? convert(nil)
     }
     var status: Int32 = 0
     if let error = plan.readFailure {

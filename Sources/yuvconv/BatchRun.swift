@@ -92,7 +92,7 @@ struct Progress {
             line = String(line.prefix(columns - 1))
         }
         progressOutput.withLock { _ in
-            _ = fputs("\r\u{1B}[K" + line, stderr)
+            writeStandardError("\r\u{1B}[K" + line)
             progressLineShown.store(true, ordering: .relaxed)
         }
     }
@@ -100,7 +100,7 @@ struct Progress {
     func finish() {
         guard enabled else { return }
         progressOutput.withLock { _ in
-            _ = fputs("\r\u{1B}[K", stderr)
+            writeStandardError("\r\u{1B}[K")
             progressLineShown.store(false, ordering: .relaxed)
         }
     }
@@ -109,7 +109,7 @@ struct Progress {
 /// A line above the progress line: the line is cleared, the text printed, and the next `show` redraws the
 /// progress below it — so failures (and with -v every image) stay on the terminal instead of vanishing.
 func printAboveProgress(_ text: String) {
-    progressOutput.withLock { _ in _ = fputs("\r\u{1B}[K" + PathBytes.escapingControls(text) + "\n", stderr) }
+    progressOutput.withLock { _ in writeStandardError("\r\u{1B}[K" + PathBytes.escapingControls(text) + "\n") }
 }
 
 /// One writer to the terminal at a time (the workers print from their own threads).
@@ -124,7 +124,7 @@ func clearingProgress<T>(when applies: Bool, _ body: () -> T) -> T {
     guard applies else { return body() }
     return progressOutput.withLock { _ in
         if progressLineShown.load(ordering: .relaxed) {
-            _ = fputs("\r\u{1B}[K", stderr)
+            writeStandardError("\r\u{1B}[K")
             progressLineShown.store(false, ordering: .relaxed)
         }
         return body()

@@ -42,8 +42,10 @@ struct Outcome {
 /// wants it. Never throws: a failure is part of the outcome. Files in `protected` (every input of the run)
 /// are never written. The output is hashed as it is written for a report that shows the hash (JSON, CSV) and for
 /// `--update`'s manifest only: SHA-256 costs about a fifth of a JPEG's conversion.
+/// `committed`: called the moment the output is in place, with its report and digest (`--update` journals it
+/// there, before anything else can end the run).
 func convertOne(input: String, output: String, format: OutputFormat, options: Options, protected: any FileIdentitySet,
-                keepForReport: Bool) -> Outcome {
+                keepForReport: Bool, committed: ((ConversionReport, OutputDigest?) -> Void)? = nil) -> Outcome {
     let name = displayPath(input)
     var decodeOptions = options.decodeOptions
     decodeOptions.listed = protected
@@ -104,6 +106,7 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
         sink.abort()
         return failed(FileError(input: input, writing: output, error))
     }
+    committed?(report, sink.digest)
     // Read after the last allocation of this conversion (the JPEG encoder's included).
     let peak = peakResidentBytes()
     // Sharp chroma's gain over the box: the file read and measured again, now that this conversion is written and

@@ -24,10 +24,7 @@ func dryRunOne(input: String, output: String, format: OutputFormat, options: Opt
 /// A line of a dry run's listing on standard output, flushed at once: a reader that went away (`| head`) stops
 /// the listing then (`stdoutFailure`), not after every file is decided (and hashed, with --update). The error
 /// stays on the stream for the final check in main, which gives the status.
-func listLine(_ text: String) {
-    print(text)
-    if fflush(stdout) != 0 { _ = stdoutFailure("write failed", errno: errno) }
-}
+func listLine(_ text: String) { printText(text + "\n") }
 
 /// A dry run of a planned batch: a line per file, then the summary on standard error; exit 1 when a real run
 /// would refuse any file. With `--update` the manifest decides as in a real run (an input or output whose size

@@ -150,7 +150,7 @@ func releaseMessages(drop: @autoclosure () -> Bool) {
         defer { held = nil }
         return held ?? []
     }
-    if !held.isEmpty && !drop() { for text in held { fputs(text, stderr) } }
+    if !held.isEmpty && !drop() { for text in held { writeStandardError(text) } }
 }
 
 /// For a run that ends before its inputs are known: whether standard error, a regular file or FIFO, may be one —

@@ -18,7 +18,14 @@ func printErr(_ s: String) {
     let text = PathBytes.escapingControls(s) + "\n"
     // Held until the run knows whether standard error is one of its inputs (`heldMessages`).
     if holdMessage(text) { return }
-    fputs(text, stderr)
+    writeStandardError(text)
+}
+
+/// Every message's one way to standard error: whole (a non-blocking, full pipe waited for: `writeWhole`), one
+/// at a time (lines of the jobs never mixed, as stdio's lock kept them).
+let standardErrorLock = Mutex(())
+func writeStandardError(_ text: String) {
+    standardErrorLock.withLock { _ in _ = Array(text.utf8).withUnsafeBytes { writeWhole(STDERR_FILENO, $0) } }
 }
 
 /// The per-image line: size, source sampling, the memory it costs as RGBA against the YUV layout, and
@@ -269,9 +276,14 @@ if !prepareForAddressSpaceLimit() {
 /// kept (`firstStdoutErrno`), which main's final check says and decides by (a large write fails at once, and
 /// the errno would be gone by then).
 func printText(_ text: String) {
-    clearerr(stdout)
-    if fputs(text, stdout) < 0 || ferror(stdout) != 0 { _ = stdoutFailure("write failed", errno: errno) }
+    let code = Array(text.utf8).withUnsafeBytes { writeWhole(STDOUT_FILENO, $0) }
+    if code != 0 {
+        textOutputFailed = true
+        _ = stdoutFailure("write failed", errno: code)
+    }
 }
+/// A write of `printText`'s failed (for main's final check: they go around stdio, whose error flag stays clear).
+nonisolated(unsafe) var textOutputFailed = false
 
 // A closed pipe is a write error (EPIPE, exit 1), from the first byte: `--help | head -1`, a dry run piped into
 // `grep -q` were killed by SIGPIPE before the signal handlers were installed. Image data cut short is said as an
@@ -316,7 +328,7 @@ var status = onRoomyStack { run(commandLine) }
 // (`--man | head -1`, a dry run's listing piped into `head`) ends the run with status 1 and no message
 // (`stdoutFailure`); image data cut short says so where it is written (IOFaultTests).
 let flushFailed = fflush(stdout) != 0, flushErrno = errno
-if flushFailed || ferror(stdout) != 0 {
+if flushFailed || ferror(stdout) != 0 || textOutputFailed {
     // errno only from the flush that failed now: a sticky error from an earlier write has none left to tell.
     let failure = stdoutFailure("write failed", errno: flushFailed ? flushErrno : firstStdoutErrno)
     if !readerGone { printErr("yuvconv: error: \(failure.cli)") }
