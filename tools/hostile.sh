@@ -1007,6 +1007,39 @@ if strace -qq -o /dev/null true 2>/dev/null; then
 fi
 end
 
+begin nonblocking-stdout-stderr-slow-reader
+# Standard output or error on a pipe left non-blocking (O_NONBLOCK belongs to the open pipe, shared with a parent
+# that set it: Node's child_process, asyncio) whose reader is slow: the data failed with "Resource temporarily
+# unavailable" (exit 1) once the pipe was full, and error lines were dropped without a word. Now both wait.
+mkdir bad; for i in $(seq 400); do printf '\377\330\377\340broken' > "bad/j$i.jpg"; done; snap
+r=$(python3 - "$BIN" "$JPG" "$(ref "$JPG" nv12)" <<'PY'
+import fcntl, hashlib, os, subprocess, sys, time
+binary, jpg, ref = sys.argv[1:4]
+def slow(args, which):
+    r, w = os.pipe()
+    fcntl.fcntl(w, fcntl.F_SETFL, fcntl.fcntl(w, fcntl.F_GETFL) | os.O_NONBLOCK)
+    kw = {"stdout": w, "stderr": subprocess.DEVNULL} if which == 1 else {"stderr": w, "stdout": subprocess.DEVNULL}
+    p = subprocess.Popen([binary] + args, **kw)
+    os.close(w)
+    time.sleep(1.0)
+    got = b""
+    while True:
+        d = os.read(r, 4096)
+        if not d: break
+        got += d
+        time.sleep(0.0005)
+    return p.wait(), got
+rc, data = slow([jpg, "-o", "-", "-q"], 1)
+same = data == open(ref, "rb").read()
+rc2, err = slow(["convert", "bad/", "-o", "o/", "-j", "2"], 2)
+lines = err.decode(errors="replace").splitlines()
+print(rc, int(same), rc2, sum(l.startswith("yuvconv: error: ") for l in lines), sum(l.startswith("  failed: ") for l in lines))
+PY
+)
+[ "$r" = "0 1 1 400 400" ] || bad "non-blocking pipes: want '0 1 1 400 400' (data exit, same bytes, batch exit, error lines, failed lines), got '$r'"
+ALLOW=(o); settled
+end
+
 begin no-proc
 # Without /proc (a chroot or sandbox): Swift's CommandLine has no arguments there (it reads
 # /proc/self/cmdline; the tool trapped with SIGILL), and outputs get temporary names instead of unnamed files.
