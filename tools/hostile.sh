@@ -2415,7 +2415,7 @@ status 2; says 'only one --files-from'
 run report --files-from l1 --files-from l2
 status 2; says 'only one --files-from'
 run a.png b.png -o o/ --report json --report-file r1.json --report-file r2.json
-status 2; says 'only one report file'
+status 2; says 'only one --report-file'
 run a.png b.png -o o/ --name '/tmp/{stem}.{ext}'
 status 2; says "starts with '/'"
 settled

@@ -22,14 +22,18 @@ struct OptionSpec: Sendable {
     /// One line on what the option is about, for the completion scripts, when its help begins with its values
     /// ("nv12 (default), nv21, …": a description of one value, not of the option); nil: the help's first clause.
     let summary: String?
+    /// It names a file the run reads or writes (-o, --files-from, --report-file): refused given twice, since the
+    /// second would take the first one's place and drop it without a word.
+    let once: Bool
     /// Applies it: the option as written (for messages) and its value ("" for a flag).
     let apply: @Sendable (inout Options, _ flag: String, _ value: String) throws(UsageError) -> Void
 
     /// An option that takes a value.
     init(_ names: [String], _ value: String, joined: Bool = false, completes: ValueCompletion = .anything,
-         summary: String? = nil, notInReport: String? = nil, _ help: [String],
+         summary: String? = nil, notInReport: String? = nil, once: Bool = false, _ help: [String],
          _ apply: @escaping @Sendable (inout Options, _ flag: String, _ value: String) throws(UsageError) -> Void) {
         (self.names, self.value, self.help, self.joinsValue, self.apply) = (names, value, help, joined, apply)
+        self.once = once
         self.completes = completes
         self.summary = summary
         self.notInReport = notInReport
@@ -40,6 +44,7 @@ struct OptionSpec: Sendable {
         (self.names, self.value, self.help, self.joinsValue, self.completes) = (names, nil, help, false, .anything)
         self.summary = nil
         self.notInReport = notInReport
+        self.once = false
         self.apply = { o, _, _ in set(&o) }
     }
 

@@ -15,12 +15,9 @@ extension OptionSpec {
     static let groups: [OptionGroup] = [
         OptionGroup("Conversion:", [
             OptionSpec(["-o", "--output"], "PATH", joined: true, completes: .path,
-                       notInReport: "writes no image; --report-file names the report's file",
+                       notInReport: "writes no image; --report-file names the report's file", once: true,
                        ["where to write; - is standard output; with many files, the output folder",
-                        "(DIR/, made if missing)"]) { o, _, v throws(UsageError) in
-                if o.output != nil { throw UsageError(message: "only one output (-o) may be given") }
-                o.output = v
-            },
+                        "(DIR/, made if missing)"]) { o, _, v in o.output = v },
             OptionSpec(["-f", "--format"], "FMT", joined: true,
                        completes: .oneOf(["nv12", "nv21", "yuv420p", "yv12", "p010", "yuv420p10le", "y4m", "png", "jpeg"]), summary: "what to write: a raw layout (nv12, p010, …), y4m, png or jpeg",
                        ["nv12 (default), nv21, yuv420p (alias i420), yv12;",
@@ -181,12 +178,9 @@ extension OptionSpec {
                                                      "any case)"]) {
                 $0.recursive = true
             },
-            OptionSpec(["--files-from"], "FILE", completes: .path,
+            OptionSpec(["--files-from"], "FILE", completes: .path, once: true,
                        ["also take the paths listed in FILE, one a line (- reads standard input)"]) {
-                o, _, v throws(UsageError) in
-                // One list: a second one taking the place of the first would drop its files without a word.
-                if o.filesFrom != nil { throw UsageError(message: "only one --files-from list may be given (join the lists: cat a b)") }
-                o.filesFrom = v
+                o, _, v in o.filesFrom = v
             },
             OptionSpec(["-0", "--null"], ["the list is NUL-separated (find -print0)"]) { $0.nulSeparated = true },
             OptionSpec(["--name"], "TEMPLATE", notInReport: "writes no image to name",
@@ -228,11 +222,9 @@ extension OptionSpec {
                                        "file again for the box's figure and the gain)"]) {
                 $0.metrics = true
             },
-            OptionSpec(["--report-file"], "PATH", completes: .path,
+            OptionSpec(["--report-file"], "PATH", completes: .path, once: true,
                        ["write it to PATH instead (never replaces a file without --force; --update replaces its own report)"]) {
-                o, _, v throws(UsageError) in
-                if o.reportFile != nil { throw UsageError(message: "only one report file (--report-file) may be given") }
-                o.reportFile = v
+                o, _, v in o.reportFile = v
             },
         ]),
         OptionGroup(nil, [

@@ -165,8 +165,13 @@ struct Options {
                 value = next
             }
             if option.value != nil && value.isEmpty { throw UsageError(message: "\(flag) needs a value, not an empty one") }
+            let name = option.longName ?? flag
+            if option.once && o.given.contains(name) {
+                throw UsageError(message: "only one \(option.shortName.map { "\($0) (\(name))" } ?? name) may be given: it names a "
+                                 + "file, and a second would drop the first" + (name == "--files-from" ? " (join the lists: cat a b)" : ""))
+            }
             try option.apply(&o, flag, value)
-            o.given.insert(option.names.first { $0.hasPrefix("--") } ?? flag)
+            o.given.insert(name)
         }
         // Every route (one file, a batch, YUV input) refuses it here, before any input is looked at.
         if !o.reportOnly && o.reportFile != nil && o.reportFormat == nil
