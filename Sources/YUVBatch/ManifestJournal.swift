@@ -40,12 +40,25 @@ public final class ManifestJournal: @unchecked Sendable {
         self.warn = warn
     }
 
+    /// An exclusive lock on `fd`, waited for a little (a recovering run that opened a journal just named holds it a
+    /// moment; an interrupted wait is tried again): whether it is held. A journal without its lock could be taken
+    /// for a dead run's.
+    static func lock(_ fd: Int32) -> Bool {
+        for _ in 0..<300 {
+            if flock(fd, LOCK_EX | LOCK_NB) == 0 { return true }
+            guard errno == EWOULDBLOCK || errno == EINTR else { return false }
+            usleep(10_000)
+        }
+        return false
+    }
+
     /// All of `bytes` at `offset` (a short write or EINTR taken again): whether it was written.
     static func writeAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int) -> Bool {
         var done = 0
         while done < bytes.count {
             let n = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress! + done, $0.count - done, off_t(offset + done)) }
             if n < 0 && errno == EINTR { continue }
+            if n == 0 { errno = ENOSPC }
             if n <= 0 { return false }
             done += n
         }
@@ -59,10 +72,8 @@ public final class ManifestJournal: @unchecked Sendable {
         if s.failed != nil || s.fd >= 0 { return nil }
         do throws(WriteError) {
             let (fd, path) = try AtomicOutput.makeOwnFile(prefix: Self.place(folder) + Self.stem) { fd in
-                // Held by this run before anyone can see it with its first line (where files cannot be made
-                // unnamed, a recovering run may hold it a moment: then it waits).
-                if flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK { _ = flock(fd, LOCK_EX) }
-                return Self.writeAll(fd, Self.magic, at: 0)
+                // Held by this run before anyone can see it with its first line: no journal without its lock.
+                Self.lock(fd) && Self.writeAll(fd, Self.magic, at: 0)
             }
             (s.fd, s.path, s.offset) = (fd, path, Self.magic.count)
             return nil
@@ -138,25 +149,33 @@ public final class ManifestJournal: @unchecked Sendable {
             let name = withUnsafeBytes(of: e.pointee.d_name) { raw in PathBytes.decode(Array(raw.prefix { $0 != 0 })[...]) }
             guard AtomicOutput.ownFileName(name, stem: stem) else { continue }
             let path = place(folder) + name
-            guard let st = FileStatus(path: path, follow: false), st.kind == .regular,
-                  !protected.holds(st, onOverlay: false) else { continue }
+            guard FileStatus(path: path, follow: false)?.kind == .regular else { continue }
             // For writing where it can be (a lock on NFS needs it), never through a link, never waiting.
             var fd = withFileSystemPath(path) { open($0, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
             if fd < 0 && (errno == EACCES || errno == EROFS) {
                 fd = withFileSystemPath(path) { open($0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) }
             }
             guard fd >= 0 else {
-                o.problems.append("\(displayPath(path)): cannot be opened (\(systemMessage()))")
+                // (Gone meanwhile: another run recorded it.)
+                if errno != ENOENT { o.problems.append("\(displayPath(path)): named as a journal of --update's, cannot be opened (\(systemMessage()))") }
                 continue
             }
+            // What was opened, not what the name led to a moment before: a regular file, not an input of the run.
             var own = stat()
-            guard fstat(fd, &own) == 0, FileStatus(descriptor: fd)?.kind == .regular else {
+            guard fstat(fd, &own) == 0, let st = FileStatus(descriptor: fd), st.kind == .regular,
+                  !protected.holds(st, onOverlay: false) else {
                 close(fd)
                 continue
             }
             if flock(fd, LOCK_EX | LOCK_NB) != 0 {
                 // A live run's (EWOULDBLOCK): its own to write. Any other failure is said: it is left as it is.
-                if errno != EWOULDBLOCK { o.problems.append("\(displayPath(path)): cannot be locked (\(systemMessage()))") }
+                if errno != EWOULDBLOCK { o.problems.append("\(displayPath(path)): named as a journal of --update's, cannot be locked (\(systemMessage()))") }
+                close(fd)
+                continue
+            }
+            // Recorded and removed by another run between the open and the lock: its lines are in the manifest.
+            var now = stat()
+            guard fstat(fd, &now) == 0, now.st_nlink > 0 else {
                 close(fd)
                 continue
             }
@@ -168,14 +187,14 @@ public final class ManifestJournal: @unchecked Sendable {
             // Another user's (a shared folder, mode 1777, where anyone may make files): not this user's runs' to
             // record — its lines would make this user's files at those names replaceable.
             guard own.st_uid == geteuid() else {
-                o.problems.append("\(displayPath(path)): belongs to another user (uid \(own.st_uid)), not recorded")
+                o.problems.append("\(displayPath(path)): a journal of --update's that belongs to another user (uid \(own.st_uid)), not recorded")
                 close(fd)
                 continue
             }
             // A killed run leaves one: a few dozen is already many. More are left for later runs (each held open
             // while the manifest is written).
             guard o.found.count < Self.most else {
-                o.problems.append("\(displayPath(path)): more journals than a run records at once (\(Self.most)); left for the next run")
+                o.problems.append("\(displayPath(path)): a journal of --update's past the \(Self.most) a run records at once, left for the next run")
                 close(fd)
                 continue
             }
@@ -217,8 +236,9 @@ public final class ManifestJournal: @unchecked Sendable {
                 from = end + 1
             }
         }
-        // A last line without its newline: one a write cut short (a full disk), read if it is whole all the same.
-        if !line.isEmpty || tooLong { take() }
+        // A last line without its newline: each line is written with its newline, so this one was cut short (a full
+        // disk): not read, whatever it holds.
+        if !line.isEmpty || tooLong { o.unread += 1 }
     }
 
     /// Puts the lines of the journals in `folder` that no live run holds (runs that ended before writing the
@@ -251,11 +271,11 @@ public final class ManifestJournal: @unchecked Sendable {
     /// journals no live run holds put in, as the run will put them first — and how many outputs they record; nil
     /// when they record none, or no copy could be made. `DryCopy.remove` removes it.
     public static func dryRunCopy(folder: String, manifest: String, protected: any FileIdentitySet,
-                                  force: Bool) -> (copy: DryCopy?, recorded: Int) {
+                                  force: Bool) -> (copy: DryCopy?, recorded: Int, unread: Int, problems: [String]) {
         let o = orphans(in: folder, protected: protected)
         defer { o.release() }
-        guard o.entries > 0 else { return (nil, 0) }
-        guard let (out, path, slot) = AtomicOutput.makePrivate(in: Spool.folder) else { return (nil, o.entries) }
+        guard o.entries > 0 else { return (nil, 0, o.unread, o.problems) }
+        guard let (out, path, slot) = AtomicOutput.makePrivate(in: Spool.folder) else { return (nil, o.entries, o.unread, o.problems) }
         let copy = DryCopy(path: path, slot: slot)
         // The manifest's bytes as they are, or (none there) an empty manifest's first lines.
         var ok = true, at = 0
@@ -278,9 +298,9 @@ public final class ManifestJournal: @unchecked Sendable {
         guard ok, let file = try? ManifestFile(path: path),
               file.write(to: path, changes: o.changes, protected: protected, force: force, notice: { _ in }) == nil else {
             copy.remove()
-            return (nil, o.entries)
+            return (nil, o.entries, o.unread, o.problems)
         }
-        return (copy, o.entries)
+        return (copy, o.entries, o.unread, o.problems)
     }
 
     /// A dry run's private copy of the manifest (`dryRunCopy`).

@@ -223,9 +223,8 @@ extension AtomicOutput {
                 if withFileSystemPath(name, { yc_name_unnamed(unnamed, folder, $0) }) == 0 { return (unnamed, path(name)) }
                 if errno != EEXIST { break }
             }
-            let why = errnoMessage()
+            // (Not named: a file made by name below, as outputs fall back.)
             close(unnamed)
-            throw .system(why)
         }
         for _ in 0..<100 {
             let name = randomName()

@@ -79,8 +79,6 @@ func dryRunBatch(_ plan: BatchPlan, options: Options, update: UpdateManifest?, o
         manifestRefused = true
     }
     let decided = convert + replace + skip + refused, signal = interruptSignal()
-    // The plan's lines first where both streams go to one log (`2>&1 | tee`): standard output is buffered.
-    fflush(stdout)
     printErr("yuvconv: dry run, nothing written: \(convert) to convert, \(replace) to replace, \(skip) "
              + (options.update ? "to keep (up to date)" : "skipped (already there)") + ", \(refused) refused"
              + (decided < plan.count && (signal != nil || readerGone)

@@ -113,10 +113,16 @@ struct UpdateManifest: Sendable {
         // in the folder: it decides from a private copy of the manifest with them in, as the run will.
         var dryCopy: ManifestJournal.DryCopy?
         func recorded(_ n: Int) -> String { "\(n) output\(n == 1 ? "" : "s") of an earlier run that ended before writing it" }
+        func unreadNote(_ unread: Int) -> String {
+            "\(unread) line\(unread == 1 ? "" : "s") of an earlier run's journal cut short or unreadable: "
+                + (unread == 1 ? "its output is" : "theirs are") + " not recorded"
+        }
         if options.dryRun {
-            let (copy, n) = ManifestJournal.dryRunCopy(folder: folder.path, manifest: path, protected: plan.protected,
-                                                       force: options.force)
+            let (copy, n, unread, problems) = ManifestJournal.dryRunCopy(folder: folder.path, manifest: path,
+                                                                         protected: plan.protected, force: options.force)
             dryCopy = copy
+            for p in problems { printErr("yuvconv: warning: \(p)") }
+            if unread > 0 { printErr("yuvconv: warning: \(displayPath(path)): " + unreadNote(unread)) }
             if n > 0 {
                 printErr("yuvconv: warning: \(displayPath(path)): \(recorded(n)) \(n == 1 ? "is" : "are") in its journal: a run records "
                          + (n == 1 ? "it" : "them") + " first" + (copy != nil ? ", as this dry run does"
@@ -127,17 +133,14 @@ struct UpdateManifest: Sendable {
                                                                        protected: plan.protected, force: options.force) {
                 printErr("yuvconv: warning: \($0)")
             }
-            for p in problems { printErr("yuvconv: warning: \(p); a journal of --update's, left as it is") }
+            for p in problems { printErr("yuvconv: warning: \(p)") }
             if let error {
                 printErr("yuvconv: error: \(error.cli); --update records there first the outputs an earlier run made and "
                          + "did not record (its journal, kept for the next run)")
                 return nil
             }
-            if n > 0 {
-                printErr("yuvconv: warning: \(displayPath(path)): \(recorded(n)) recorded from its journal"
-                         + (unread > 0 ? " (\(unread) line\(unread == 1 ? "" : "s") cut short or unreadable: "
-                            + (unread == 1 ? "its output is" : "theirs are") + " not recorded)" : ""))
-            }
+            if n > 0 { printErr("yuvconv: warning: \(displayPath(path)): \(recorded(n)) recorded from its journal") }
+            if unread > 0 { printErr("yuvconv: warning: \(displayPath(path)): " + unreadNote(unread)) }
         }
         let readFrom = dryCopy?.path ?? path
         do throws(FileError) {
