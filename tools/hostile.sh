@@ -1004,6 +1004,13 @@ if strace -qq -o /dev/null true 2>/dev/null; then
   run in/ -o o/ -u
   status 0; says '2 outputs of an earlier run that ended before writing it recorded from its journal'; says '0 converted, 2 kept'
   ls -a o | grep -q journal && bad "journal left after the manifest was written"
+  # A line written before an output's naming and cancelled after it failed (someone's file appeared at the name)
+  # makes nothing recorded: that file stays someone's.
+  line=$(LC_ALL=C grep '^a\.nv12	' o/.yuvconv-manifest); LC_ALL=C grep -v '^a\.nv12	' o/.yuvconv-manifest > m; mv m o/.yuvconv-manifest
+  printf 'yuvconv-journal\t1\n%s\n#cancel\ta.nv12\n' "$line" > o/.yuvconv-manifest.journal.cancel
+  run in/ -o o/ -u
+  status 1; says 'a.nv12: is already there and not recorded'
+  rm -f o/.yuvconv-manifest.journal.*
 fi
 end
 

@@ -20,8 +20,18 @@ import YUVIO
 /// checked against it (size, time, inode, SHA-256) before that output is kept.
 public final class ManifestJournal: @unchecked Sendable {
     static let magic = Array("yuvconv-journal\t1\n".utf8)
-    /// The most journals a run records (`orphans`).
-    static let most = 64
+    /// The most journals a run records (`orphans`): 64, fewer under a low descriptor limit (each is held open until
+    /// the manifest is written, which needs descriptors of its own).
+    static var most: Int {
+        var r = rlimit()
+        #if canImport(Glibc)
+        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        #else
+        let resource = RLIMIT_NOFILE
+        #endif
+        guard getrlimit(resource, &r) == 0, r.rlim_cur < 1 << 20 else { return 64 }
+        return max(1, min(64, (Int(r.rlim_cur) - 48) / 2))
+    }
     static var stem: String { AtomicOutput.manifestJournalPrefix }
     private struct State {
         var fd: Int32 = -1
@@ -101,6 +111,25 @@ public final class ManifestJournal: @unchecked Sendable {
             return nil
         })
     }
+
+    /// The line of `name` written before its naming, cancelled: the naming failed (someone's file appeared at the
+    /// name), so the line must not make that file yuvconv's. A comment line in the manifest's syntax (`#cancel`,
+    /// tab, the escaped name), which no entry line can be: an entry's name starting with `#` is written `\#`.
+    public func cancel(_ name: String) {
+        var line = Self.cancelMark
+        Manifest.escape(PathBytes.encode(name), into: &line)
+        line.append(10)
+        say(state.withLock { s -> String? in
+            guard s.fd >= 0, s.failed == nil else { return nil }
+            guard Self.writeAll(s.fd, line, at: s.offset) else {
+                s.failed = systemMessage()
+                return s.failed
+            }
+            s.offset += line.count
+            return nil
+        })
+    }
+    static let cancelMark = Array("#cancel\t".utf8)
 
     private func say(_ failure: String?) {
         guard let failure else { return }
@@ -204,19 +233,35 @@ public final class ManifestJournal: @unchecked Sendable {
         return o
     }
 
-    /// The lines of the journal open on `fd` after `start`, streamed into `o`'s changes.
+    /// The lines of the journal open on `fd` after `start`, streamed into `o`'s changes: first the names whose line
+    /// was cancelled (their naming failed; few), then every other line.
     static func readLines(_ fd: Int32, from start: Int, into o: inout Orphans) {
+        var cancelled = Set<[UInt8]>()
+        eachLine(fd, from: start) { line in
+            // (The name as escaped in the file: compared with an entry's name escaped the same way.)
+            if let line, line.starts(with: cancelMark) { cancelled.insert(Array(line.dropFirst(cancelMark.count))) }
+        }
+        eachLine(fd, from: start) { line in
+            guard let line else { o.unread += 1; return }
+            if line.starts(with: cancelMark) { return }
+            guard let fields = try? Manifest.fields(line[...]), let entry = try? ManifestEntry(fields: fields) else {
+                o.unread += 1
+                return
+            }
+            if let name = fields.first, cancelled.contains(Manifest.escaped(name)) { return }
+            ManifestChange.write(name: entry.output, entry: entry, to: o.changes)
+            o.entries += 1
+        }
+    }
+
+    /// Each line of the file open on `fd` after `start`, without its newline, a block at a time; nil for one too
+    /// long to be an entry and for a last one without its newline (each line is written with its newline, so that
+    /// one was cut short: a full disk).
+    static func eachLine(_ fd: Int32, from start: Int, _ body: ([UInt8]?) -> Void) {
         var at = start, line: [UInt8] = [], tooLong = false
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
         func take() {
-            if tooLong || line.isEmpty {
-                if tooLong { o.unread += 1 }
-            } else if let entry = try? ManifestEntry(fields: Manifest.fields(line[...])) {
-                ManifestChange.write(name: entry.output, entry: entry, to: o.changes)
-                o.entries += 1
-            } else {
-                o.unread += 1
-            }
+            if tooLong { body(nil) } else if !line.isEmpty { body(line) }
             line.removeAll(keepingCapacity: true)
             tooLong = false
         }
@@ -236,9 +281,7 @@ public final class ManifestJournal: @unchecked Sendable {
                 from = end + 1
             }
         }
-        // A last line without its newline: each line is written with its newline, so this one was cut short (a full
-        // disk): not read, whatever it holds.
-        if !line.isEmpty || tooLong { o.unread += 1 }
+        if !line.isEmpty || tooLong { body(nil) }
     }
 
     /// Puts the lines of the journals in `folder` that no live run holds (runs that ended before writing the

@@ -258,6 +258,11 @@ public final class AtomicOutput {
         if let failure { throw failure }
     }
 
+    /// Told the finished file's digest (size, SHA-256, inode and time from its own descriptor) just before it is
+    /// named, and then whether it was named: `--update`'s journal records the output before it exists under its
+    /// name, so that no moment is left in which it exists unrecorded (and cancels the line when the naming fails).
+    public var aroundNaming: ((OutputDigest) -> Void, (Bool) -> Void)?
+
     /// Moves the finished file into place (and, when hashing, finishes `digest` first).
     public func commit() throws(WriteError) {
         guard seekable else {
@@ -292,6 +297,21 @@ public final class AtomicOutput {
             if let temp = tempName { remove(temp) }
             throw error
         }
+        // From here every way out is the naming's outcome: a return is named, a throw is not.
+        var named = false
+        if let (before, after) = aroundNaming, let digest {
+            before(digest)
+            defer { after(named) }
+            try nameIntoPlace(folder: folder, name: name, remove: remove, move: move)
+            named = true
+            return
+        }
+        try nameIntoPlace(folder: folder, name: name, remove: remove, move: move)
+    }
+
+    /// `commit`'s naming: the unnamed file linked at its name (or through a temporary name to replace a file), or
+    /// the named temporary file moved there.
+    private func nameIntoPlace(folder: Int32, name: String, remove: (String) -> Void, move: (String) -> Int32) throws(WriteError) {
         // An unnamed file takes its name directly — a link, which fails if the target is there (appeared
         // meanwhile, or is to be replaced) — or, to replace a file (`force`), a temporary name for the moment
         // the rename below takes.

@@ -248,9 +248,9 @@ func runBatch(_ options: Options) -> Int32 {
             // Its manifest line, if any, stays: nothing was written.
             return Outcome.failed(item.input, FileError(path: item.output, reason: why), alignment: opts.reportAlignment)
         }
-        let convert = { (committed: ((ConversionReport, OutputDigest?) -> Void)?) in
+        let convert = { (naming: JournalNaming?) in
             convertOne(input: item.input, output: item.output, format: item.format, options: o, protected: protected,
-                       keepForReport: opts.reportFormat != nil, committed: committed)
+                       keepForReport: opts.reportFormat != nil, naming: naming)
         }
         return update?.convert(item, options: opts, convert) ?? convert(nil)
     }

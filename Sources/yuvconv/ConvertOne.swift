@@ -42,10 +42,10 @@ struct Outcome {
 /// wants it. Never throws: a failure is part of the outcome. Files in `protected` (every input of the run)
 /// are never written. The output is hashed as it is written for a report that shows the hash (JSON, CSV) and for
 /// `--update`'s manifest only: SHA-256 costs about a fifth of a JPEG's conversion.
-/// `committed`: called the moment the output is in place, with its report and digest (`--update` journals it
-/// there, before anything else can end the run).
+/// `naming`: told the output's report and digest just before the output is named, then whether it was
+/// (`AtomicOutput.aroundNaming`: `--update`'s journal).
 func convertOne(input: String, output: String, format: OutputFormat, options: Options, protected: any FileIdentitySet,
-                keepForReport: Bool, committed: ((ConversionReport, OutputDigest?) -> Void)? = nil) -> Outcome {
+                keepForReport: Bool, naming: JournalNaming? = nil) -> Outcome {
     let name = displayPath(input)
     var decodeOptions = options.decodeOptions
     decodeOptions.listed = protected
@@ -100,13 +100,13 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
         sink.abort()
         return failed(error)
     }
+    if let naming { sink.aroundNaming = ({ [report] in naming.before(report, $0) }, naming.after) }
     do {
         try sink.commit()
     } catch {
         sink.abort()
         return failed(FileError(input: input, writing: output, error))
     }
-    committed?(report, sink.digest)
     // Read after the last allocation of this conversion (the JPEG encoder's included).
     let peak = peakResidentBytes()
     // Sharp chroma's gain over the box: the file read and measured again, now that this conversion is written and
@@ -125,4 +125,10 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
     record.output = sink.digest
     record.outputPath = sink.isStandardOutput ? "-" : displayPath(output)
     return Outcome(record: record, failure: nil)
+}
+
+/// What `--update` does around an output's naming (`convertOne`'s `naming`).
+struct JournalNaming {
+    let before: (ConversionReport, OutputDigest) -> Void
+    let after: (Bool) -> Void
 }

@@ -258,27 +258,25 @@ struct UpdateManifest: Sendable {
     /// converts it again, the safe side. A failed conversion, an input that cannot be hashed (not a regular file)
     /// or an output that is not a regular file leaves the entry as it was.
     func convert(_ item: BatchItem, options: Options,
-                 _ convert: (((ConversionReport, OutputDigest?) -> Void)?) -> Outcome) -> Outcome {
+                 _ convert: (JournalNaming?) -> Outcome) -> Outcome {
         let input = try? ManifestEntry.read(item.input)
         // Stopped by a signal while hashing: not started, and its entry (if any) left as it was.
         if input == nil, interruptSignal() != nil { return .notStarted(item.input) }
-        // Journaled the moment the output is in place (a kill after that finds it recorded): its size, time, inode and
-        // SHA-256 from the written file's own descriptor, the report's figures without the quality measures (made
-        // after it) — the manifest's line, written at the end, has them all.
-        let journaled: ((ConversionReport, OutputDigest?) -> Void)? = input.map { input in
-            { report, digest in
-                guard let digest, let inode = digest.inode, let modified = digest.modified else { return }
+        // Journaled just before the output is named (a kill after the naming finds it recorded; a line for an output
+        // never named checks against nothing there and is converted again), the line cancelled when the naming
+        // fails (a file that appeared at the name is someone's): its size, time, inode and SHA-256 from the written
+        // file's own descriptor, the report's figures without the quality measures (made after it) — the
+        // manifest's line, written at the end, has them all.
+        let journaled: JournalNaming? = input.map { input in
+            JournalNaming(before: { report, digest in
+                guard let inode = digest.inode, let modified = digest.modified else { return }
                 journal.append(ManifestEntry(
                     output: item.name, input: item.input, inputBytes: input.status.size, inputModified: input.status.modified,
                     inputSHA256: input.sha256, optionsKey: options.optionsKey(for: item.format), outputBytes: digest.bytes,
                     outputModified: modified, outputSHA256: digest.sha256, report: report, quality: nil, peakRSS: 0,
                     outputInode: inode, inputInode: input.status.inode, inputChanged: input.changed, outputChanged: nil))
-            }
+            }, after: { named in if !named { journal.cancel(item.name) } })
         }
-        // A failed (or interrupted) conversion changes no line: the file at its output is as it was, so its line, if
-        // it had one, still says what that file is and what it was made from — the next run converts it again when
-        // the input or options differ, keeps it when they do not, and replaces it as yuvconv's (dropping the line
-        // made the next run refuse yuvconv's own output without --force). An entry another run wrote stays too.
         if journaled != nil { journal.prepare() }
         var outcome = convert(journaled)
         guard outcome.failure == nil, let input, let report = outcome.record.report, let digest = outcome.record.output,
