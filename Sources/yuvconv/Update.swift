@@ -113,6 +113,12 @@ struct UpdateManifest: Sendable {
         // in the folder: it decides from a private copy of the manifest with them in, as the run will.
         var dryCopy: ManifestJournal.DryCopy?
         func recorded(_ n: Int) -> String { "\(n) output\(n == 1 ? "" : "s") of an earlier run that ended before writing it" }
+        // The first few journal files that could not be taken, then how many more (a folder of thousands would
+        // flood the run's messages).
+        func sayProblems(_ problems: [String]) {
+            for p in problems.prefix(5) { printErr("yuvconv: warning: \(p)") }
+            if problems.count > 5 { printErr("yuvconv: warning: … and \(problems.count - 5) more files named as journals of --update's, left as they are") }
+        }
         func unreadNote(_ unread: Int) -> String {
             "\(unread) line\(unread == 1 ? "" : "s") of an earlier run's journal cut short or unreadable: "
                 + (unread == 1 ? "its output is" : "theirs are") + " not recorded"
@@ -121,7 +127,7 @@ struct UpdateManifest: Sendable {
             let (copy, n, unread, problems) = ManifestJournal.dryRunCopy(folder: folder.path, manifest: path,
                                                                          protected: plan.protected, force: options.force)
             dryCopy = copy
-            for p in problems { printErr("yuvconv: warning: \(p)") }
+            sayProblems(problems)
             if unread > 0 { printErr("yuvconv: warning: \(displayPath(path)): " + unreadNote(unread)) }
             if n > 0 {
                 printErr("yuvconv: warning: \(displayPath(path)): \(recorded(n)) \(n == 1 ? "is" : "are") in its journal: a run records "
@@ -133,7 +139,7 @@ struct UpdateManifest: Sendable {
                                                                        protected: plan.protected, force: options.force) {
                 printErr("yuvconv: warning: \($0)")
             }
-            for p in problems { printErr("yuvconv: warning: \(p)") }
+            sayProblems(problems)
             if let error {
                 printErr("yuvconv: error: \(error.cli); --update records there first the outputs an earlier run made and "
                          + "did not record (its journal, kept for the next run)")
