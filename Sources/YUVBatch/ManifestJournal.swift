@@ -120,13 +120,18 @@ public final class ManifestJournal: @unchecked Sendable {
         Manifest.escape(PathBytes.encode(name), into: &line)
         line.append(10)
         say(state.withLock { s -> String? in
-            guard s.fd >= 0, s.failed == nil else { return nil }
-            guard Self.writeAll(s.fd, line, at: s.offset) else {
-                s.failed = systemMessage()
-                return s.failed
+            guard s.fd >= 0 else { return nil }
+            if Self.writeAll(s.fd, line, at: s.offset) {
+                s.offset += line.count
+                return nil
             }
-            s.offset += line.count
-            return nil
+            // A line that cannot be cancelled must not stand (a full disk): the journal is disowned — its first
+            // line no longer a journal's, or the file emptied — so no run records any of it (its outputs are then
+            // refused as not recorded, the safe side) rather than make someone's file at that name yuvconv's.
+            let why = systemMessage()
+            if pwrite(s.fd, "#", 1, 0) != 1 { _ = ftruncate(s.fd, 0) }
+            s.failed = why
+            return s.failed
         })
     }
     static let cancelMark = Array("#cancel\t".utf8)
