@@ -1004,13 +1004,19 @@ if strace -qq -o /dev/null true 2>/dev/null; then
   run in/ -o o/ -u
   status 0; says '2 outputs of an earlier run that ended before writing it recorded from its journal'; says '0 converted, 2 kept'
   ls -a o | grep -q journal && bad "journal left after the manifest was written"
-  # A line written before an output's naming and cancelled after it failed (someone's file appeared at the name)
-  # makes nothing recorded: that file stays someone's.
-  line=$(LC_ALL=C grep '^a\.nv12	' o/.yuvconv-manifest); LC_ALL=C grep -v '^a\.nv12	' o/.yuvconv-manifest > m; mv m o/.yuvconv-manifest
-  printf 'yuvconv-journal\t1\n%s\n#cancel\ta.nv12\n' "$line" > o/.yuvconv-manifest.journal.cancel
-  run in/ -o o/ -u
-  status 1; says 'a.nv12: is already there and not recorded'
-  rm -f o/.yuvconv-manifest.journal.*
+  # A line written just before an output's naming, the run killed before the naming (the first output's link fails
+  # and kills: the journal's own link is the first), someone's file then put at that name: the line describes
+  # another file, so nothing is recorded and that file is never replaced without --force (it was, as "altered").
+  # Likewise a --force replacement killed before its rename: the old file stays someone's.
+  rm -rf o2; strace -f -qq -o /dev/null -e inject=linkat:error=EIO:signal=KILL:when=2 "$BIN" in/ -o o2/ -u -j 1 -q 2> /dev/null
+  echo USER > o2/a.nv12
+  run in/ -o o2/ -u -q
+  status 1; says 'a.nv12: is already there and not recorded'; [ "$(cat o2/a.nv12)" = USER ] || bad "someone's file replaced"
+  rm -rf o3; mkdir o3; echo USER > o3/a.nv12
+  strace -f -qq -o /dev/null -e inject=renameat:error=EIO:signal=KILL:when=1 "$BIN" in/ -o o3/ -u --force -j 1 -q 2> /dev/null
+  run in/ -o o3/ -u -q
+  status 1; says 'a.nv12: is already there and not recorded'; [ "$(cat o3/a.nv12)" = USER ] || bad "someone's file replaced after --force was killed"
+  rm -rf o2 o3
 fi
 end
 

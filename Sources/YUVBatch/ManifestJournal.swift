@@ -112,30 +112,6 @@ public final class ManifestJournal: @unchecked Sendable {
         })
     }
 
-    /// The line of `name` written before its naming, cancelled: the naming failed (someone's file appeared at the
-    /// name), so the line must not make that file yuvconv's. A comment line in the manifest's syntax (`#cancel`,
-    /// tab, the escaped name), which no entry line can be: an entry's name starting with `#` is written `\#`.
-    public func cancel(_ name: String) {
-        var line = Self.cancelMark
-        Manifest.escape(PathBytes.encode(name), into: &line)
-        line.append(10)
-        say(state.withLock { s -> String? in
-            guard s.fd >= 0 else { return nil }
-            if Self.writeAll(s.fd, line, at: s.offset) {
-                s.offset += line.count
-                return nil
-            }
-            // A line that cannot be cancelled must not stand (a full disk): the journal is disowned — its first
-            // line no longer a journal's, or the file emptied — so no run records any of it (its outputs are then
-            // refused as not recorded, the safe side) rather than make someone's file at that name yuvconv's.
-            let why = systemMessage()
-            if pwrite(s.fd, "#", 1, 0) != 1 { _ = ftruncate(s.fd, 0) }
-            s.failed = why
-            return s.failed
-        })
-    }
-    static let cancelMark = Array("#cancel\t".utf8)
-
     private func say(_ failure: String?) {
         guard let failure else { return }
         warn("cannot keep --update's journal in \(displayPath(folder)) (\(failure)): should this run end before writing its "
@@ -166,7 +142,8 @@ public final class ManifestJournal: @unchecked Sendable {
     struct Orphans {
         var found: [Found] = []
         let changes = Spool()
-        var entries = 0, unread = 0
+        /// Lines whose file is not at their name (never named, or replaced since): not recorded.
+        var entries = 0, unread = 0, absent = 0
         var problems: [String] = []
 
         func release() { for f in found { close(f.fd) } }
@@ -233,27 +210,26 @@ public final class ManifestJournal: @unchecked Sendable {
                 continue
             }
             o.found.append(Found(path: path, fd: fd))
-            readLines(fd, from: magic.count, into: &o)
+            readLines(fd, from: magic.count, folder: folder, into: &o)
         }
         return o
     }
 
-    /// The lines of the journal open on `fd` after `start`, streamed into `o`'s changes: first the names whose line
-    /// was cancelled (their naming failed; few), then every other line.
-    static func readLines(_ fd: Int32, from start: Int, into o: inout Orphans) {
-        var cancelled = Set<[UInt8]>()
+    /// The lines of the journal open on `fd` after `start`, streamed into `o`'s changes — each only when the file at
+    /// its name in `folder` is the one it describes (not through a link; the same inode, size and time): a line
+    /// written before its output's naming whose file never got the name (a kill in between, a naming that failed
+    /// because someone's file appeared there) must not make whatever is at that name yuvconv's.
+    static func readLines(_ fd: Int32, from start: Int, folder: String, into o: inout Orphans) {
         eachLine(fd, from: start) { line in
-            // (The name as escaped in the file: compared with an entry's name escaped the same way.)
-            if let line, line.starts(with: cancelMark) { cancelled.insert(Array(line.dropFirst(cancelMark.count))) }
-        }
-        eachLine(fd, from: start) { line in
-            guard let line else { o.unread += 1; return }
-            if line.starts(with: cancelMark) { return }
-            guard let fields = try? Manifest.fields(line[...]), let entry = try? ManifestEntry(fields: fields) else {
+            guard let line, let entry = try? ManifestEntry(fields: Manifest.fields(line[...])) else {
                 o.unread += 1
                 return
             }
-            if let name = fields.first, cancelled.contains(Manifest.escaped(name)) { return }
+            guard let st = FileStatus(path: place(folder) + entry.output, follow: false), st.kind == .regular,
+                  st.inode == entry.outputInode, st.size == entry.outputBytes, st.modified == entry.outputModified else {
+                o.absent += 1
+                return
+            }
             ManifestChange.write(name: entry.output, entry: entry, to: o.changes)
             o.entries += 1
         }

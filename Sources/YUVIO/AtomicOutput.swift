@@ -259,9 +259,9 @@ public final class AtomicOutput {
     }
 
     /// Told the finished file's digest (size, SHA-256, inode and time from its own descriptor) just before it is
-    /// named, and then whether it was named: `--update`'s journal records the output before it exists under its
-    /// name, so that no moment is left in which it exists unrecorded (and cancels the line when the naming fails).
-    public var aroundNaming: ((OutputDigest) -> Void, (Bool) -> Void)?
+    /// named: `--update`'s journal records the output before it exists under its name, so that no moment is left
+    /// in which it exists unrecorded (a line whose file never got the name is checked against what is there).
+    public var beforeNaming: ((OutputDigest) -> Void)?
 
     /// Moves the finished file into place (and, when hashing, finishes `digest` first).
     public func commit() throws(WriteError) {
@@ -297,15 +297,7 @@ public final class AtomicOutput {
             if let temp = tempName { remove(temp) }
             throw error
         }
-        // From here every way out is the naming's outcome: a return is named, a throw is not.
-        var named = false
-        if let (before, after) = aroundNaming, let digest {
-            before(digest)
-            defer { after(named) }
-            try nameIntoPlace(folder: folder, name: name, remove: remove, move: move)
-            named = true
-            return
-        }
+        if let digest { beforeNaming?(digest) }
         try nameIntoPlace(folder: folder, name: name, remove: remove, move: move)
     }
 

@@ -248,9 +248,9 @@ func runBatch(_ options: Options) -> Int32 {
             // Its manifest line, if any, stays: nothing was written.
             return Outcome.failed(item.input, FileError(path: item.output, reason: why), alignment: opts.reportAlignment)
         }
-        let convert = { (naming: JournalNaming?) in
+        let convert = { (beforeNaming: ((ConversionReport, OutputDigest) -> Void)?) in
             convertOne(input: item.input, output: item.output, format: item.format, options: o, protected: protected,
-                       keepForReport: opts.reportFormat != nil, naming: naming)
+                       keepForReport: opts.reportFormat != nil, beforeNaming: beforeNaming)
         }
         return update?.convert(item, options: opts, convert) ?? convert(nil)
     }

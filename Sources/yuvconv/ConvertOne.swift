@@ -42,10 +42,10 @@ struct Outcome {
 /// wants it. Never throws: a failure is part of the outcome. Files in `protected` (every input of the run)
 /// are never written. The output is hashed as it is written for a report that shows the hash (JSON, CSV) and for
 /// `--update`'s manifest only: SHA-256 costs about a fifth of a JPEG's conversion.
-/// `naming`: told the output's report and digest just before the output is named, then whether it was
-/// (`AtomicOutput.aroundNaming`: `--update`'s journal).
+/// `beforeNaming`: told the output's report and digest just before the output is named
+/// (`AtomicOutput.beforeNaming`: `--update`'s journal).
 func convertOne(input: String, output: String, format: OutputFormat, options: Options, protected: any FileIdentitySet,
-                keepForReport: Bool, naming: JournalNaming? = nil) -> Outcome {
+                keepForReport: Bool, beforeNaming: ((ConversionReport, OutputDigest) -> Void)? = nil) -> Outcome {
     let name = displayPath(input)
     var decodeOptions = options.decodeOptions
     decodeOptions.listed = protected
@@ -100,7 +100,7 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
         sink.abort()
         return failed(error)
     }
-    if let naming { sink.aroundNaming = ({ [report] in naming.before(report, $0) }, naming.after) }
+    if let beforeNaming { sink.beforeNaming = { [report] in beforeNaming(report, $0) } }
     do {
         try sink.commit()
     } catch {
@@ -125,10 +125,4 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
     record.output = sink.digest
     record.outputPath = sink.isStandardOutput ? "-" : displayPath(output)
     return Outcome(record: record, failure: nil)
-}
-
-/// What `--update` does around an output's naming (`convertOne`'s `naming`).
-struct JournalNaming {
-    let before: (ConversionReport, OutputDigest) -> Void
-    let after: (Bool) -> Void
 }

@@ -264,24 +264,23 @@ struct UpdateManifest: Sendable {
     /// converts it again, the safe side. A failed conversion, an input that cannot be hashed (not a regular file)
     /// or an output that is not a regular file leaves the entry as it was.
     func convert(_ item: BatchItem, options: Options,
-                 _ convert: (JournalNaming?) -> Outcome) -> Outcome {
+                 _ convert: (((ConversionReport, OutputDigest) -> Void)?) -> Outcome) -> Outcome {
         let input = try? ManifestEntry.read(item.input)
         // Stopped by a signal while hashing: not started, and its entry (if any) left as it was.
         if input == nil, interruptSignal() != nil { return .notStarted(item.input) }
-        // Journaled just before the output is named (a kill after the naming finds it recorded; a line for an output
-        // never named checks against nothing there and is converted again), the line cancelled when the naming
-        // fails (a file that appeared at the name is someone's): its size, time, inode and SHA-256 from the written
-        // file's own descriptor, the report's figures without the quality measures (made after it) — the
-        // manifest's line, written at the end, has them all.
-        let journaled: JournalNaming? = input.map { input in
-            JournalNaming(before: { report, digest in
+        // Journaled just before the output is named (a kill after the naming finds it recorded): its size, time, inode
+        // and SHA-256 from the written file's own descriptor, the report's figures without the quality measures (made
+        // after it) — the manifest's line, written at the end, has them all. A line whose file never got the name (a
+        // kill in between, a naming that failed) is kept by no later run: the file there is not the one it describes.
+        let journaled: ((ConversionReport, OutputDigest) -> Void)? = input.map { input in
+            { report, digest in
                 guard let inode = digest.inode, let modified = digest.modified else { return }
                 journal.append(ManifestEntry(
                     output: item.name, input: item.input, inputBytes: input.status.size, inputModified: input.status.modified,
                     inputSHA256: input.sha256, optionsKey: options.optionsKey(for: item.format), outputBytes: digest.bytes,
                     outputModified: modified, outputSHA256: digest.sha256, report: report, quality: nil, peakRSS: 0,
                     outputInode: inode, inputInode: input.status.inode, inputChanged: input.changed, outputChanged: nil))
-            }, after: { named in if !named { journal.cancel(item.name) } })
+            }
         }
         if journaled != nil { journal.prepare() }
         var outcome = convert(journaled)
