@@ -117,7 +117,11 @@ struct UpdateManifest: Sendable {
         // flood the run's messages).
         func sayProblems(_ problems: [String]) {
             for p in problems.prefix(5) { printErr("yuvconv: warning: \(p)") }
-            if problems.count > 5 { printErr("yuvconv: warning: … and \(problems.count - 5) more files named as journals of --update's, left as they are") }
+            let more = problems.count - 5
+            if more > 0 {
+                printErr("yuvconv: warning: … and \(more) more file\(more == 1 ? "" : "s") named as journals of --update's, left as "
+                         + (more == 1 ? "it is" : "they are"))
+            }
         }
         func unreadNote(_ unread: Int) -> String {
             "\(unread) line\(unread == 1 ? "" : "s") of an earlier run's journal cut short or unreadable: "
