@@ -287,6 +287,10 @@ struct UpdateManifest: Sendable {
             }
         }
         if journaled != nil { journal.prepare() }
+        // A failed (or interrupted) conversion changes no line: the file at its output is as it was, so its line, if
+        // it had one, still says what that file is and what it was made from — the next run converts it again when
+        // the input or options differ, keeps it when they do not, and replaces it as yuvconv's (dropping the line
+        // made the next run refuse yuvconv's own output without --force). An entry another run wrote stays too.
         var outcome = convert(journaled)
         guard outcome.failure == nil, let input, let report = outcome.record.report, let digest = outcome.record.output,
               let written = FileStatus(path: item.output), written.kind == .regular, written.size == digest.bytes else {
