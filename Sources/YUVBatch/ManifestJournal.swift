@@ -11,13 +11,13 @@ import YUVIO
 /// interrupted — does not leave its outputs unrecorded, which the next run could replace only with `--force`.
 ///
 /// One file a run in the output folder, `.yuvconv-manifest.journal.` and six letters (`AtomicOutput.makeOwnFile`;
-/// a name no output may take), made at the run's first output — its first line `yuvconv-journal<TAB>1`, and held
-/// under an exclusive `flock` from before it has a name — then a line a made output, the manifest's own line for
-/// it, written in one `pwrite` each. The run removes it once its manifest is written. The next run (`recover`)
-/// puts the lines of every journal no live run holds into the manifest before it reads it, then removes them.
-/// Only a file of a journal's exact name whose first line is the journal's is one: anything else is left alone,
-/// and so is an input of the run. A journal line is trusted as a manifest line is: the output it names is
-/// checked against it (size, time, inode, SHA-256) before that output is kept.
+/// a name no output may take), made before the run's first output — its first line `yuvconv-journal<TAB>1`, and
+/// held under an exclusive `flock` from before it has a name — then a line a made output, the manifest's own line
+/// for it, written whole just before the output is named. The run removes it once its manifest is written. The
+/// next run (`recover`) puts the lines of every journal no live run holds into the manifest before it reads it,
+/// then removes them. Only a file of a journal's exact name whose first line is the journal's is one: anything
+/// else is left alone, and so is an input of the run. A line is recorded only when the file at its name is the
+/// one it describes (`readLines`).
 public final class ManifestJournal: @unchecked Sendable {
     static let magic = Array("yuvconv-journal\t1\n".utf8)
     /// The most journals a run records (`orphans`): 64, fewer under a low descriptor limit (each is held open until
@@ -62,17 +62,18 @@ public final class ManifestJournal: @unchecked Sendable {
         return false
     }
 
-    /// All of `bytes` at `offset` (a short write or EINTR taken again): whether it was written.
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8], at offset: Int) -> Bool {
+    /// All of `bytes` at `offset` (a short write or EINTR taken again): nil, or why not. `pwrite`, at the journal's
+    /// own offset.
+    static func write(_ fd: Int32, _ bytes: [UInt8], at offset: Int) -> String? {
         var done = 0
         while done < bytes.count {
             let n = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress! + done, $0.count - done, off_t(offset + done)) }
             if n < 0 && errno == EINTR { continue }
             if n == 0 { errno = ENOSPC }
-            if n <= 0 { return false }
+            if n <= 0 { return systemMessage() }
             done += n
         }
-        return true
+        return nil
     }
 
     /// Makes the journal, if not made yet (or said failed): before the run's first output is named, so that every
@@ -83,7 +84,7 @@ public final class ManifestJournal: @unchecked Sendable {
         do throws(WriteError) {
             let (fd, path) = try AtomicOutput.makeOwnFile(prefix: Self.place(folder) + Self.stem) { fd in
                 // Held by this run before anyone can see it with its first line: no journal without its lock.
-                Self.lock(fd) && Self.writeAll(fd, Self.magic, at: 0)
+                Self.lock(fd) && Self.write(fd, Self.magic, at: 0) == nil
             }
             (s.fd, s.path, s.offset) = (fd, path, Self.magic.count)
             return nil
@@ -103,12 +104,9 @@ public final class ManifestJournal: @unchecked Sendable {
         say(state.withLock { s -> String? in
             if let why = made(&s) { return why }
             if s.failed != nil { return nil }
-            guard Self.writeAll(s.fd, line, at: s.offset) else {
-                s.failed = systemMessage()
-                return s.failed
-            }
-            s.offset += line.count
-            return nil
+            s.failed = Self.write(s.fd, line, at: s.offset)
+            if s.failed == nil { s.offset += line.count }
+            return s.failed
         })
     }
 
@@ -142,8 +140,7 @@ public final class ManifestJournal: @unchecked Sendable {
     struct Orphans {
         var found: [Found] = []
         let changes = Spool()
-        /// Lines whose file is not at their name (never named, or replaced since): not recorded.
-        var entries = 0, unread = 0, absent = 0
+        var entries = 0, unread = 0
         var problems: [String] = []
 
         func release() { for f in found { close(f.fd) } }
@@ -209,60 +206,40 @@ public final class ManifestJournal: @unchecked Sendable {
                 close(fd)
                 continue
             }
+            // (A second descriptor for the reader, which closes it: the lock stays with the first.)
+            let copy = dup(fd)
+            guard copy >= 0 else {
+                o.problems.append("\(displayPath(path)): a journal of --update's, cannot be read now (\(systemMessage())); left for the next run")
+                close(fd)
+                continue
+            }
             o.found.append(Found(path: path, fd: fd))
-            readLines(fd, from: magic.count, folder: folder, into: &o)
+            readLines(ManifestBytes(descriptor: copy, size: Int(now.st_size)), from: magic.count, folder: folder, into: &o)
         }
         return o
     }
 
-    /// The lines of the journal open on `fd` after `start`, streamed into `o`'s changes — each only when the file at
-    /// its name in `folder` is the one it describes (not through a link; the same inode, size and time): a line
-    /// written before its output's naming whose file never got the name (a kill in between, a naming that failed
-    /// because someone's file appeared there) must not make whatever is at that name yuvconv's.
-    static func readLines(_ fd: Int32, from start: Int, folder: String, into o: inout Orphans) {
-        eachLine(fd, from: start) { line in
-            guard let line, let entry = try? ManifestEntry(fields: Manifest.fields(line[...])) else {
-                o.unread += 1
-                return
+    /// The lines of the journal `file` after `start` (`LineReader`, a block at a time), streamed into `o`'s
+    /// changes — each only when the file at its name in `folder` is the one it describes (not through a link; the
+    /// same inode, size and time): a line written before its output's naming whose file never got the name (a kill
+    /// in between, a naming that failed because someone's file appeared there) must not make whatever is at that
+    /// name yuvconv's. A line too long to be an entry, and a last one without its newline (each is written with
+    /// its newline, so that one was cut short: a full disk), count as unread.
+    static func readLines(_ file: ManifestBytes, from start: Int, folder: String, into o: inout Orphans) {
+        var reader = LineReader(file, at: start)
+        while let (line, lineStart) = reader.next() {
+            guard let line, reader.position > lineStart + line.count,
+                  let entry = try? ManifestEntry(fields: Manifest.fields(line[...])) else {
+                if line?.isEmpty != true { o.unread += 1 }
+                continue
             }
             guard let st = FileStatus(path: place(folder) + entry.output, follow: false), st.kind == .regular,
                   st.inode == entry.outputInode, st.size == entry.outputBytes, st.modified == entry.outputModified else {
-                o.absent += 1
-                return
+                continue
             }
             ManifestChange.write(name: entry.output, entry: entry, to: o.changes)
             o.entries += 1
         }
-    }
-
-    /// Each line of the file open on `fd` after `start`, without its newline, a block at a time; nil for one too
-    /// long to be an entry and for a last one without its newline (each line is written with its newline, so that
-    /// one was cut short: a full disk).
-    static func eachLine(_ fd: Int32, from start: Int, _ body: ([UInt8]?) -> Void) {
-        var at = start, line: [UInt8] = [], tooLong = false
-        var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        func take() {
-            if tooLong { body(nil) } else if !line.isEmpty { body(line) }
-            line.removeAll(keepingCapacity: true)
-            tooLong = false
-        }
-        while true {
-            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(at)) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            at += n
-            var from = 0
-            while from < n {
-                let end = buffer[from..<n].firstIndex(of: 10) ?? n
-                if !tooLong {
-                    if line.count + (end - from) > ManifestFile.longestLine { tooLong = true; line.removeAll() }
-                    else { line += buffer[from..<end] }
-                }
-                if end < n { take() }
-                from = end + 1
-            }
-        }
-        if !line.isEmpty || tooLong { body(nil) }
     }
 
     /// Puts the lines of the journals in `folder` that no live run holds (runs that ended before writing the
@@ -311,12 +288,12 @@ public final class ManifestJournal: @unchecked Sendable {
                 if n < 0 && errno == EINTR { continue }
                 if n < 0 { ok = false }
                 if n <= 0 { break }
-                ok = writeAll(out, Array(buffer[0..<n]), at: at)
+                ok = write(out, Array(buffer[0..<n]), at: at) == nil
                 at += n
             }
             close(source)
         } else {
-            ok = errno == ENOENT && writeAll(out, Manifest.head, at: 0)
+            ok = errno == ENOENT && write(out, Manifest.head, at: 0) == nil
         }
         close(out)
         guard ok, let file = try? ManifestFile(path: path),
