@@ -146,8 +146,7 @@ func emitReport(_ text: String, to sink: AtomicOutput?, dataOnStdout: Bool) thro
         if standardDescriptorWasClosed(STDERR_FILENO) {
             throw FileError(path: "<stderr>", reason: "cannot write the report: standard error is closed")
         }
-        fflush(stderr)
-        let code = Array(text.utf8).withUnsafeBytes { writeWhole(STDERR_FILENO, $0) }
+        let code = writeStandardError(text)
         if code != 0 {
             throw FileError(path: "<stderr>", reason: "cannot write the report: \(String(cString: strerror(code)))")
         }

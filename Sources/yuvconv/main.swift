@@ -21,11 +21,12 @@ func printErr(_ s: String) {
     writeStandardError(text)
 }
 
-/// Every message's one way to standard error: whole (a non-blocking, full pipe waited for: `writeWhole`), one
-/// at a time (lines of the jobs never mixed, as stdio's lock kept them).
+/// Every message's (and a report's there) one way to standard error: whole (a non-blocking, full pipe waited
+/// for: `writeWhole`), one at a time (lines of the jobs never mixed, as stdio's lock kept them). 0, or the errno.
 let standardErrorLock = Mutex(())
-func writeStandardError(_ text: String) {
-    standardErrorLock.withLock { _ in _ = Array(text.utf8).withUnsafeBytes { writeWhole(STDERR_FILENO, $0) } }
+@discardableResult
+func writeStandardError(_ text: String) -> Int32 {
+    standardErrorLock.withLock { _ in Array(text.utf8).withUnsafeBytes { writeWhole(STDERR_FILENO, $0) } }
 }
 
 /// The per-image line: size, source sampling, the memory it costs as RGBA against the YUV layout, and
