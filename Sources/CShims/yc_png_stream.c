@@ -247,9 +247,8 @@ void yc_png_read_fn(png_structp png, png_bytep data, size_t length) {
         png_error(png, "interrupted");
     }
     // No more than a stream may deliver (`yc_file_read_allowed`): skipped chunks are read through to their end.
-    if (!yc_file_read_allowed(dec, length))
-        png_error(png, "the file is longer than the pixel limit lets one be (16 MiB plus 8 bytes a pixel of it: room "
-                       "for any image within it, and its metadata unless that is larger)");
+    // (Said by ImageDecoder.failure, from yc_file_over_limit: one sentence for JPEG and PNG, files and streams.)
+    if (!yc_file_read_allowed(dec, length)) png_error(png, "over the read limit");
     if (fread(data, 1, length, dec->png_file) == length) {
         png_follow_chunks(dec, png, data, length);
         return;
