@@ -280,9 +280,8 @@ static void png_trailer(yc_decoder *dec) {
     size_t i = 0;
     while (i < seen && first[i] == 0) i++;
     if (i == seen && after == (long long)seen) return;
-    static const unsigned char signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
     char msg[YC_MSG];
-    if (seen - i >= 8 && memcmp(first + i, signature, 8) == 0)
+    if (yc_sniff(first + i, seen - i) == YC_FORMAT_PNG)
         snprintf(msg, sizeof msg, "the file holds another PNG after its picture (%lld byte%s after its IEND chunk); only "
                  "the first picture is converted", after, after == 1 ? "" : "s");
     else
