@@ -3475,6 +3475,24 @@ status 0; says 'skipped 1 folder entry'
 ALLOW=(out out/b.nv12); settled
 end
 
+begin update-jpeg-options-and-dry-alpha
+# --jpeg-path and --allow-truncated shape only a JPEG's bytes, yet were in every output's options key: changing one
+# made --update convert every PNG again. And a dry run did not say what the run says of --alpha for JPEGs (no alpha).
+cp "$PNG" in1.png; cp "$JPG" in2.jpg; cp "$JPG" in3.jpg; mkdir i; cp in1.png in2.jpg i/; snap
+run i/ -o o/ -u -q
+status 0
+run i/ -o o/ -u --jpeg-path direct -n
+status 0; LC_ALL=C grep -q '^skip i/in1.png' "$OUT" || bad "PNG not kept: $(head -c 160 "$OUT")"
+LC_ALL=C grep -q '^replace i/in2.jpg' "$OUT" || bad "JPEG not replaced: $(head -c 160 "$OUT")"
+run i/ -o o/ -u --allow-truncated -q
+status 0; says '1 converted, 1 kept'
+run in2.jpg -o a.nv12 --alpha flatten -n
+status 0; says '--alpha flatten applies to input with alpha'
+run in2.jpg in3.jpg -o d/ --alpha premultiply -n
+status 0; says '--alpha premultiply applies to input with alpha.*none of this run.s inputs has any'
+ALLOW=(i 'i/*' o 'o/*' 'o/.yuvconv-manifest'); settled
+end
+
 # Nothing under Fixtures/ changed.
 begin fixtures-untouched
 [ "$(cd "$here" && find Fixtures -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum)" = "$fixtures_before" ] ||

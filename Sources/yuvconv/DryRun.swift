@@ -11,14 +11,19 @@ import YUVIO
 
 /// A dry run of one conversion: its line, and exit 1 when a real run would refuse it.
 func dryRunOne(input: String, output: String, format: OutputFormat, options: Options, protected: any FileIdentitySet,
-               inputRefusal: String? = nil) -> Int32 {
+               inputRefusal: String? = nil, rawInput: Bool = false) -> Int32 {
     if let status = dryRunReportFile(options, protected: protected) { return status }
     // A single conversion refuses an existing output without --force (it skips nothing).
     let exists = AtomicOutput.standardDescriptor(output) == nil && FileStatus(path: output)?.kind == .regular
     let action: BatchAction = exists && options.force ? .replace(nil) : .convert
     // A single conversion makes no folder.
-    return dryRunItem(input: input, output: output, format: format, action: action, options: options,
-                      protected: protected, makesFolders: false, inputRefusal: inputRefusal) ? 1 : 0
+    let refused = dryRunItem(input: input, output: output, format: format, action: action, options: options,
+                             protected: protected, makesFolders: false, inputRefusal: inputRefusal)
+    // What the run says after converting, where the first bytes already tell: a JPEG has no alpha.
+    if !refused, !rawInput, InputSource.isJPEGFile(input), let w = options.alphaWithoutAlpha(single: true) {
+        printErr("yuvconv: warning: \(w)")
+    }
+    return refused ? 1 : 0
 }
 
 /// A line of a dry run's listing on standard output, flushed at once: a reader that went away (`| head`) stops
@@ -67,6 +72,10 @@ func dryRunBatch(_ plan: BatchPlan, options: Options, update: UpdateManifest?, o
         if RawInput.isJPEG(head: RawInput.head(item.input, 3)) { jpegs += 1 }
     }
     if convert + replace == plan.count && convert + replace > 0 && jpegs == 0, let w = options.jpegOptionsWithoutJPEG {
+        printErr("yuvconv: warning: \(w)")
+    }
+    // And a batch of JPEGs alone has no alpha (whether a PNG has any is in its chunks, which a dry run does not read).
+    if convert + replace == plan.count && jpegs == plan.count, let w = options.alphaWithoutAlpha(single: plan.count == 1) {
         printErr("yuvconv: warning: \(w)")
     }
     // With --update what is converted, and a kept output's new times (a touched input), are recorded in the

@@ -55,7 +55,7 @@ func runRawInput(_ options: Options) -> Int32 {
                      + "siting tag: then it says where the chroma sits)")
         }
         return dryRunOne(input: input, output: output, format: format, options: options, protected: protected,
-                         inputRefusal: refusal)
+                         inputRefusal: refusal, rawInput: true)
     }
     // The output's checks before the input is read: a FIFO's writer is not waited for, nor its frame taken, by a
     // run that is refused (a file there without --force, no folder). `AtomicOutput` makes them again when it opens.

@@ -17,8 +17,10 @@ extension Options {
     /// bytes), the format, the conversion as it applies (a JPEG is BT.601 full range whatever was asked; row
     /// and plane padding only for raw layouts; quality only for JPEG), alpha, orientation, the JPEG path,
     /// whether damaged input is accepted, and sharp chroma (named only when asked, so keys made before it
-    /// still match). Options that only refuse (`--max-pixels`) or only report are not in it.
-    func optionsKey(for format: OutputFormat) -> String {
+    /// still match). Options that only refuse (`--max-pixels`) or only report are not in it. The JPEG path and
+    /// `--allow-truncated` shape only a JPEG's bytes: for any other input they stand at their defaults, so changing
+    /// them converts no PNG again (and keys made before keep matching).
+    func optionsKey(for format: OutputFormat, jpegInput: Bool) -> String {
         let spec = format == .jpeg ? ConversionSpec(matrix: .bt601, range: .full) : self.spec
         let alpha: String
         switch self.alpha {
@@ -33,9 +35,19 @@ extension Options {
             + " colour=\(colourManagement ? "auto" : "off") primaries=\(decodeOptions.target(for: spec).rawValue)"
             + " chroma-loc=\((format == .jpeg || format == .png ? nil : siting)?.rawValue ?? "center")"
             + " align=\(format.isRaw ? fileAlignment : 1) align-height=\(format.isRaw ? heightAlignment : 1)"
-            + " alpha=\(alpha) orientation=\(orientation.rawValue) jpeg-path=\(jpegPath.rawValue)"
-            + " allow-truncated=\(allowTruncated ? 1 : 0)" + (format == .jpeg ? " quality=\(quality)" : "")
+            + " alpha=\(alpha) orientation=\(orientation.rawValue) jpeg-path=\((jpegInput ? jpegPath : .auto).rawValue)"
+            + " allow-truncated=\(jpegInput && allowTruncated ? 1 : 0)" + (format == .jpeg ? " quality=\(quality)" : "")
             + (chromaFilter == .sharp ? " chroma-filter=sharp" : "")   // box, the default, keeps older keys valid
+    }
+}
+
+extension Options {
+    /// The options key `item`'s output would be made with: whether its input is a JPEG looked at (its first bytes)
+    /// only when the two keys differ, i.e. when a JPEG-only option is not at its default.
+    func optionsKey(for item: BatchItem) -> String {
+        let jpeg = optionsKey(for: item.format, jpegInput: true), other = optionsKey(for: item.format, jpegInput: false)
+        guard jpeg != other else { return jpeg }
+        return InputSource.isJPEGFile(item.input) ? jpeg : other
     }
 }
 
@@ -193,7 +205,7 @@ struct UpdateManifest: Sendable {
     /// A new output too: a dangling link at its name, or a folder of its name that is a link, would have it made
     /// wherever the link leads (a link planted in a shared output folder sent new files anywhere).
     func check(_ item: BatchItem, options: Options) -> (action: BatchAction, entry: ManifestEntry?) {
-        let decided = manifest.check(item, optionsKey: options.optionsKey(for: item.format))
+        let decided = manifest.check(item, optionsKey: options.optionsKey(for: item))
         switch decided.action {
         case .replace, .convert: break
         case .skip:
@@ -281,8 +293,8 @@ struct UpdateManifest: Sendable {
                 guard let inode = digest.inode, let modified = digest.modified else { return }
                 journal.append(ManifestEntry(
                     output: item.name, input: item.input, inputBytes: input.status.size, inputModified: input.status.modified,
-                    inputSHA256: input.sha256, optionsKey: options.optionsKey(for: item.format), outputBytes: digest.bytes,
-                    outputModified: modified, outputSHA256: digest.sha256, report: report, quality: nil, peakRSS: 0,
+                    inputSHA256: input.sha256, optionsKey: options.optionsKey(for: item.format, jpegInput: report.info.container == .jpeg),
+                    outputBytes: digest.bytes, outputModified: modified, outputSHA256: digest.sha256, report: report, quality: nil, peakRSS: 0,
                     outputInode: inode, inputInode: input.status.inode, inputChanged: input.changed, outputChanged: nil))
             }
         }
@@ -307,8 +319,8 @@ struct UpdateManifest: Sendable {
         // was named could find another run's file there, and record its time beside this one's SHA-256.
         outcome.manifestChange = (item.name, ManifestEntry(
             output: item.name, input: item.input, inputBytes: input.status.size, inputModified: input.status.modified,
-            inputSHA256: input.sha256, optionsKey: options.optionsKey(for: item.format), outputBytes: digest.bytes,
-            outputModified: digest.modified ?? written.modified, outputSHA256: digest.sha256, report: report,
+            inputSHA256: input.sha256, optionsKey: options.optionsKey(for: item.format, jpegInput: report.info.container == .jpeg),
+            outputBytes: digest.bytes, outputModified: digest.modified ?? written.modified, outputSHA256: digest.sha256, report: report,
             quality: outcome.record.quality, peakRSS: outcome.record.peakRSS, outputInode: digest.inode,
             inputInode: input.status.inode, inputChanged: input.changed,
             // Its change time once named (linking and renaming set it), when the name still leads to the file written.
