@@ -3493,6 +3493,20 @@ status 0; says '--alpha premultiply applies to input with alpha.*none of this ru
 ALLOW=(i 'i/*' o 'o/*' 'o/.yuvconv-manifest'); settled
 end
 
+begin output-folder-inside-walked-input
+# An output folder inside a folder walked with -r: the next run took the first run's outputs as its inputs (with
+# --update the whole run stopped, "is an input of this batch"; without it, outputs of outputs were made). The walk
+# leaves the output folder out, however reached, and names it once.
+mkdir -p self/sub; cp "$PNG" self/a.png; cp "$PNG" self/sub/b.png; ln -s out self/lnk; snap
+run self/ -r -o self/out/ --name '{dir}/{stem}.png' -u -q
+status 0
+run self/ -r -o self/out/ --name '{dir}/{stem}.png' -u
+status 0; says '0 converted, 2 kept'; says 'self/out .the batch.s output folder'
+run self/ -r -o self/out/ --name '{dir}/{stem}.nv12' -q
+status 0; [ -e self/out/out ] && bad "outputs of outputs made"
+ALLOW=(self/out 'self/out/*' 'self/out/sub/*' 'self/out/.yuvconv-manifest'); settled
+end
+
 # Nothing under Fixtures/ changed.
 begin fixtures-untouched
 [ "$(cd "$here" && find Fixtures -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum)" = "$fixtures_before" ] ||

@@ -80,8 +80,12 @@ public final class BatchInputs: @unchecked Sendable {
     /// each file's `dir` then starts with the folder's own name. Standard input ("-") is refused as an operand
     /// unless `standardInput` allows it, and then once, and not when it is also the list. Folders are walked
     /// entry by entry and the list read in blocks: only the folders still to walk are held in memory.
+    /// `outputFolder`, the batch's `-o` folder, is not walked when a folder walked holds it: what is in it is
+    /// this batch's outputs (a second run found the first one's there, took them as inputs and failed), named
+    /// among the skipped entries.
     public init(operands: [String], recursive: Bool = false, filesFrom: String? = nil, nul: Bool = false,
-                standardInput: Bool = false) throws(BatchPlanError) {
+                standardInput: Bool = false, outputFolder: String? = nil) throws(BatchPlanError) {
+        let leaveOut = outputFolder.flatMap { FileStatus(path: $0) }.flatMap { $0.kind == .directory ? $0.identity : nil }
         let spool = Spool()
         var sequence: UInt64 = 0, count = 0
         var skipped: [SkippedEntry] = [], skippedCount = 0
@@ -111,7 +115,7 @@ public final class BatchInputs: @unchecked Sendable {
                 let root = arg.hasSuffix("/") && arg.count > 1 ? String(arg.dropLast()) : arg
                 let prefix = arg.hasSuffix("/") ? "" : (root.pathParts.last ?? "")
                 try fileStep { () throws(FileError) in
-                    try Self.walkFolder(root, recursive: recursive) { input, rel in
+                    try Self.walkFolder(root, recursive: recursive, leaveOut: leaveOut) { input, rel in
                         add(input, dir: prefix.isEmpty ? rel : (rel.isEmpty ? prefix : prefix + "/" + rel))
                     } skip: { entry in
                         skippedCount += 1
@@ -216,13 +220,24 @@ public final class BatchInputs: @unchecked Sendable {
     /// is not a regular file: those go to `skip`.
     /// A subfolder that cannot be read (its permissions, gone during the walk) goes to `unread` and the walk
     /// goes on; the folder named itself is an error.
-    static func walkFolder(_ root: String, recursive: Bool, found: (String, String) -> Void,
+    static func walkFolder(_ root: String, recursive: Bool, leaveOut: FileIdentity? = nil, found: (String, String) -> Void,
                            skip: (SkippedEntry) -> Void, unread: (FileError) -> Void = { _ in }) throws(FileError) {
         var pending: [String] = [""]
         // Every folder walked, by identity: one reached again (a link to a folder above it — a loop, which
         // `ln -s . a; ln -s . b` makes 2^40 paths of — or a second way into one) is walked once, and named.
         var walked = Set<FileIdentity>()
         if let st = FileStatus(path: root) { walked.insert(st.identity) }
+        // The output folder below the root, however reached: named once, as left out (the root itself, named as an
+        // input, is walked: its files are what was asked for).
+        var leftOut = false
+        func isLeftOut(_ identity: FileIdentity, _ path: String) -> Bool {
+            guard identity == leaveOut else { return false }
+            if !leftOut {
+                skip(SkippedEntry(path: path, kind: .directory, unreachable: "the batch's output folder: its files are not taken as inputs"))
+            }
+            leftOut = true
+            return true
+        }
         // The same tree gives the same paths whatever order the file system lists its entries in (shards on other
         // machines must count each file once): each folder's subfolders are walked in byte order of their names,
         // and links to folders wait until every folder reached without one is walked, then go in byte order of
@@ -239,6 +254,7 @@ public final class BatchInputs: @unchecked Sendable {
                     skip(SkippedEntry(path: full, kind: .other, unreachable: "gone during the walk"))
                     continue
                 }
+                if isLeftOut(st.identity, full) { continue }
                 if walked.insert(st.identity).inserted { return rel }
                 skip(SkippedEntry(path: full, kind: .directory))
             }
@@ -286,6 +302,7 @@ public final class BatchInputs: @unchecked Sendable {
                 switch st.kind {
                 case .directory:
                     guard recursive else { break }
+                    if isLeftOut(st.identity, full) { break }
                     if walked.contains(st.identity) {
                         skip(SkippedEntry(path: full, kind: .directory))
                     } else if FileStatus(path: full, follow: false)?.kind == .symlink {

@@ -33,9 +33,9 @@ func reportFolderProblem(_ file: String, making dir: String, outputFolder folder
 }
 
 /// The inputs a batch (or `report`) names, gathered, with a warning for the folder entries left out.
-func gatherInputs(_ options: Options, standardInput: Bool = false) throws(BatchPlanError) -> BatchInputs {
+func gatherInputs(_ options: Options, standardInput: Bool = false, outputFolder: String? = nil) throws(BatchPlanError) -> BatchInputs {
     let inputs = try BatchInputs(operands: options.inputs, recursive: options.recursive, filesFrom: options.filesFrom,
-                                 nul: options.nulSeparated, standardInput: standardInput)
+                                 nul: options.nulSeparated, standardInput: standardInput, outputFolder: outputFolder)
     let skipped = inputs.skipped, n = inputs.skippedCount
     // A warning: printed with -q too (-q silences the per-image lines, not what went unconverted).
     if n > 0 {
@@ -120,7 +120,7 @@ func runBatch(_ options: Options) -> Int32 {
     var unread = 0
     do throws(BatchPlanError) {
         folder = try BatchOutputFolder(options.output)
-        let inputs = try gatherInputs(options)
+        let inputs = try gatherInputs(options, outputFolder: folder.path)
         unread = inputs.unreadFolderCount
         if let refused = refuseShardedStandardInput(options, inputs: inputs, doing: shardRemedy) { return refused }
         // One file given twice under one path (`in in/` with a {dir} name, a list and its folder): two outputs
