@@ -3507,6 +3507,26 @@ status 0; [ -e self/out/out ] && bad "outputs of outputs made"
 ALLOW=(self/out 'self/out/*' 'self/out/sub/*' 'self/out/.yuvconv-manifest'); settled
 end
 
+begin reading-own-output-stream
+# An input (or the --files-from list) that is the pipe or FIFO the run writes its standard output or error to:
+# its end never comes, the writer being the run itself. A single conversion waited for ever (its route is chosen
+# by the input's first bytes); refused before any read, for every command.
+cp "$PNG" a.png; mkfifo p; snap
+start=$(date +%s%N)
+timeout 20 "$BIN" p -o o1.nv12 1<>p 2> "$ERR"; rc=$?
+[ $rc -eq 1 ] || bad "FIFO on stdout: exit $rc"; says 'is the pipe or FIFO this run writes its standard output to'
+timeout 20 "$BIN" /dev/stdout -o o2.nv12 2> "$ERR" | cat > /dev/null; rc=${PIPESTATUS[0]}
+[ $rc -eq 1 ] || bad "/dev/stdout as input: exit $rc"
+timeout 20 "$BIN" -s 2x2 - -o o3.nv12 < /dev/stdout 2> "$ERR" | cat > /dev/null; rc=${PIPESTATUS[0]}
+[ $rc -eq 1 ] || bad "stdin on its own stdout pipe: exit $rc"
+timeout 20 "$BIN" convert --files-from /dev/stdout -o od/ 2> "$ERR" | cat > /dev/null; rc=${PIPESTATUS[0]}
+[ $rc -eq 1 ] || bad "--files-from /dev/stdout: exit $rc"; says 'files-from /dev/stdout'
+timeout 20 "$BIN" a.png /dev/fd/2 -o od/ 2>&1 > /dev/null | cat > "$ERR"; rc=${PIPESTATUS[0]}
+[ $rc -eq 1 ] || bad "/dev/fd/2 in a batch: exit $rc"; says 'writes its standard error to'
+(( $(date +%s%N) - start < 15000000000 )) || bad "took $(( ($(date +%s%N) - start) / 1000000 )) ms"
+settled
+end
+
 # Nothing under Fixtures/ changed.
 begin fixtures-untouched
 [ "$(cd "$here" && find Fixtures -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum)" = "$fixtures_before" ] ||

@@ -232,6 +232,29 @@ func descriptorFilePath(_ fd: Int32) -> String? {
 #endif
 }
 
+/// An input, or the `--files-from` list, that is a pipe or FIFO this process writes to as its standard output or
+/// error (`yuvconv /dev/stdout -o x | cat`, `yuvconv p -o x 1<>p`, `--files-from /dev/stdout`): its end never
+/// comes, since the writer it waits for is itself. Refused before anything reads, for every command (the
+/// single conversion's route is chosen by the input's first bytes, which waited for ever).
+func refuseReadingOwnStreams(_ options: Options) -> Int32? {
+    let own = [STDOUT_FILENO, STDERR_FILENO].compactMap { fd -> (Int32, FileIdentity)? in
+        guard let st = FileStatus(descriptor: fd), st.kind == .fifo else { return nil }
+        return (fd, st.identity)
+    }
+    guard !own.isEmpty else { return nil }
+    let read = options.inputs.map { ($0, false) } + (options.filesFrom.map { [($0, true)] } ?? [])
+    for (path, isList) in read {
+        let st = path == "-" ? FileStatus(descriptor: STDIN_FILENO) : FileStatus(path: path)
+        guard let st, st.kind == .fifo, let (fd, _) = own.first(where: { $0.1 == st.identity }) else { continue }
+        releaseMessages(drop: false)
+        let what = isList ? "--files-from \(path == "-" ? "-" : displayPath(path))" : path == "-" ? "standard input" : displayPath(path)
+        printErr("yuvconv: error: \(what): is the pipe or FIFO this run writes its standard \(fd == STDOUT_FILENO ? "output" : "error") "
+                 + "to, so reading it would wait for ever for its end; read the input from elsewhere")
+        return 1
+    }
+    return nil
+}
+
 /// Standard output or standard error that is one of the inputs (`1<>in.png`, `2>>in.png`): what yuvconv writes
 /// there — converted data, a report, its lines and messages — would overwrite or extend that input. The one
 /// place that refuses it, before any work, for every command. A message about standard error cannot go to

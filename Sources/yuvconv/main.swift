@@ -130,6 +130,7 @@ func run(_ args: [String]) -> Int32 {
         return usageFailure("standard input is a terminal, and a picture is not typed in: pipe or redirect one into it "
                             + "(yuvconv - -o out.nv12 < photo.jpg)")
     }
+    if let refused = refuseReadingOwnStreams(options) { return refused }
     if options.reportOnly { return runReport(options) }
     if options.isBatch { return runBatch(options) }
     // The route is chosen by the input's first bytes, a FIFO's or device's too (opened once, its bytes kept for
