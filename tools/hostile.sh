@@ -3527,6 +3527,22 @@ timeout 20 "$BIN" a.png /dev/fd/2 -o od/ 2>&1 > /dev/null | cat > "$ERR"; rc=${P
 settled
 end
 
+begin raw-stream-jpeg-prefix-over-limit
+# A raw frame on a stream whose first bytes are FF D8 FF was read whole to see whether it is a JPEG before the
+# frame's size met --max-memory: a 768 MiB frame was held (1.5 GB) and then refused, or the allocation ended the
+# process (SIGABRT) under an address-space limit. Refused at once now, like the same stream without the prefix.
+snap
+start=$(date +%s%N)
+{ printf '\xff\xd8\xff'; head -c $((16384*16384*3 - 3)) /dev/zero; } 2>/dev/null |
+  prlimit --as=1000000000 "$BIN" - --size 16384x16384 --pix-fmt p010 -o x.nv12 > "$OUT" 2> "$ERR"; rc=${PIPESTATUS[1]}
+[ $rc -eq 1 ] || bad "exit $rc"; says 'holding the YUV frame needs 768 MiB held whole, above the limit of 256 MiB'
+(( $(date +%s%N) - start < 1500000000 )) || bad "took $(( ($(date +%s%N) - start) / 1000000 )) ms"
+{ printf '\xff\xd8\xff'; head -c $((4096*4096*3 - 3)) /dev/zero; } 2>/dev/null |
+  "$BIN" - --size 4096x4096 --pix-fmt p010 -o y.nv12 --max-memory 16M > "$OUT" 2> "$ERR"; rc=${PIPESTATUS[1]}
+[ $rc -eq 1 ] || bad "--max-memory 16M: exit $rc"; says 'above the limit of 16 MiB'
+settled
+end
+
 # Nothing under Fixtures/ changed.
 begin fixtures-untouched
 [ "$(cd "$here" && find Fixtures -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum)" = "$fixtures_before" ] ||

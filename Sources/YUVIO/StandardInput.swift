@@ -30,31 +30,43 @@ public enum StandardInput {
     /// Up to `count` first bytes of the input `path` when it is standard input or a stream (see above); none
     /// for anything else, and none when it cannot be opened (its reader then says why). A stream looked at
     /// already is found by its name first, even when that name is gone meanwhile (a FIFO removed once open).
-    public static func peek(_ path: String, _ count: Int) -> [UInt8] {
+    public static func peek(_ path: String, _ count: Int) -> [UInt8] { withPeek(path, count) { Array($0) } }
+
+    /// `peek`, the bytes handed to `body` where they are kept rather than copied (a frame's worth looked at once
+    /// would otherwise be held twice).
+    public static func withPeek<T>(_ path: String, _ count: Int, _ body: (ArraySlice<UInt8>) -> T) -> T {
+        let none: ArraySlice<UInt8> = []
         if path != "-", held.withLock({ $0[path] == nil }) {
             // `/dev/stdin` and its kin on a pipe: standard input under another name, looked at as `-` is.
             guard opensStreams.load(ordering: .relaxed) || readsStandardInput(path),
-                  let kind = FileStatus(path: path)?.kind, kind == .fifo || kind == .characterDevice else { return [] }
+                  let kind = FileStatus(path: path)?.kind, kind == .fifo || kind == .characterDevice else { return body(none) }
         }
         if path == "-" {
-            if yc_standard_descriptor_was_closed(STDIN_FILENO) != 0 { return [] }
+            if yc_standard_descriptor_was_closed(STDIN_FILENO) != 0 { return body(none) }
             if let st = FileStatus(descriptor: STDIN_FILENO), st.kind == .regular {
                 let at = max(lseek(STDIN_FILENO, 0, SEEK_CUR), 0)
                 // What the file holds, not what was asked (a frame's size for a small file).
                 let want = max(0, min(count, st.size - Int(at)))
                 var bytes = [UInt8](repeating: 0, count: want)
                 let n = want > 0 ? pread(STDIN_FILENO, &bytes, want, at) : 0
-                return n > 0 ? Array(bytes[0..<n]) : []
+                return body(n > 0 ? bytes[0..<n] : none)
             }
         }
         return held.withLock { streams in
             if streams[path] == nil {
                 let fd: Int32
-                do throws(DecodeError) { fd = try InputSource.openDescriptor(path) } catch { return [] }
+                do throws(DecodeError) { fd = try InputSource.openDescriptor(path) } catch { return body(none) }
                 streams[path] = Held(fd: fd, bytes: [])
             }
-            if streams[path]!.ended { return Array(streams[path]!.bytes.prefix(count)) }
-            // A mebibyte at a time: the memory follows what came, not what was asked.
+            if streams[path]!.ended { return body(streams[path]!.bytes.prefix(count)) }
+            // A mebibyte at a time: the memory follows what came, not what was asked — and the room for a larger
+            // count (a frame) is taken once, not doubled as it grows (its pages are used only as bytes come); asked
+            // of the system first: refused, the look stops at what it has (a Swift array would stop the process).
+            if count > 1 << 20 && streams[path]!.bytes.capacity < count {
+                guard Ledger.ifAvailable(count, { streams[path]!.bytes.reserveCapacity(count) }) != nil else {
+                    return body(streams[path]!.bytes.prefix(count))
+                }
+            }
             while streams[path]!.bytes.count < count {
                 let want = min(count - streams[path]!.bytes.count, 1 << 20)
                 var more = [UInt8](repeating: 0, count: want)
@@ -66,7 +78,7 @@ public enum StandardInput {
                     break
                 }
             }
-            return Array(streams[path]!.bytes.prefix(count))
+            return body(streams[path]!.bytes.prefix(count))
         }
     }
 

@@ -231,8 +231,14 @@ struct Options {
         // without waiting for a frame's worth of bytes (or the end of a pipe its writer keeps open).
         let start = RawInput.head(path, min(need + 1, 1 << 16))
         if yc_jpeg_header_parses(start, start.count) != 0 { return false }
-        let frame = RawInput.head(path, need + 1)
-        return frame.count == need && yc_jpeg_header_parses(frame, frame.count) == 0
+        // A frame the raw reader refuses to hold (`--max-memory`, 256 MiB from a stream by default) is refused
+        // there before it is read: not read whole here first (a 768 MiB frame was, and a refused allocation
+        // ended the process).
+        if RawInput.frameProblem(path: path, width: size.width, height: size.height, layout: rawLayout(of: path),
+                                 maxPixels: maxPixels, maxMemory: maxMemory) != nil { return true }
+        return StandardInput.withPeek(path, need + 1) { frame in
+            frame.count == need && frame.withUnsafeBufferPointer { yc_jpeg_header_parses($0.baseAddress, $0.count) } == 0
+        }
     }
 
     /// Many files: more than one input, a folder, a list, or an output folder.
