@@ -3543,6 +3543,22 @@ start=$(date +%s%N)
 settled
 end
 
+begin small-jpeg-pipe-open-with-size
+# A JPEG under 64 KiB on a pipe its writer keeps open, given --size: the look that tells a raw frame from a JPEG
+# waited for 64 KiB (or the pipe's end) before trying the JPEG's header, so a live producer's thumbnail waited for
+# ever. Tried on what has come after each read now.
+"$BIN" "$PNG" -o small.jpg -q; snap
+mkfifo f; (cat small.jpg; sleep 6) > f & writer=$!
+start=$(date +%s%N)
+timeout 20 "$BIN" - -o a.nv12 -q -s 32x32 < f > "$OUT" 2> "$ERR"; rc=$?
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+[ $rc -eq 0 ] || bad "exit $rc: $(errline)"
+(( ms < 4000 )) || bad "waited for the writer: $ms ms"
+kill $writer 2>/dev/null; wait $writer 2>/dev/null
+"$BIN" small.jpg -o b.nv12 -q; cmp -s a.nv12 b.nv12 || bad "not the JPEG's bytes"
+ALLOW=(a.nv12 b.nv12 f); settled
+end
+
 # Nothing under Fixtures/ changed.
 begin fixtures-untouched
 [ "$(cd "$here" && find Fixtures -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum)" = "$fixtures_before" ] ||

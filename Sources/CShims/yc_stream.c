@@ -240,6 +240,18 @@ long long yc_read_full(int fd, uint8_t *buf, size_t count) {
     return (long long)done;
 }
 
+long long yc_read_some(int fd, uint8_t *buf, size_t count) {
+    if (count == 0) return 0;
+    for (;;) {
+        if (wait_readable(fd) != 0) return -1;
+        ssize_t n = read(fd, buf, count);
+        if (n >= 0) return (long long)n;
+        if (errno == EINTR) continue;
+        if ((errno == EAGAIN || errno == EWOULDBLOCK) && poll_readable(fd) == 0) continue;
+        return -1;
+    }
+}
+
 int yc_open_folder(const char *path) {
 #if defined(O_PATH)
     return open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);

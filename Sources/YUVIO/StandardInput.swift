@@ -35,6 +35,17 @@ public enum StandardInput {
     /// `peek`, the bytes handed to `body` where they are kept rather than copied (a frame's worth looked at once
     /// would otherwise be held twice).
     public static func withPeek<T>(_ path: String, _ count: Int, _ body: (ArraySlice<UInt8>) -> T) -> T {
+        withPeek(path, count, waitsForAll: true, body)
+    }
+
+    /// `withPeek`, but from a stream that has fewer than `count` bytes kept it reads once more — what one read
+    /// gives — rather than until it has them all: a look that stops when it has seen enough does not wait for
+    /// bytes a live writer has not sent (a small JPEG on a pipe kept open). The same bytes when none came: the end.
+    public static func withPeekMore<T>(_ path: String, _ count: Int, _ body: (ArraySlice<UInt8>) -> T) -> T {
+        withPeek(path, count, waitsForAll: false, body)
+    }
+
+    private static func withPeek<T>(_ path: String, _ count: Int, waitsForAll: Bool, _ body: (ArraySlice<UInt8>) -> T) -> T {
         let none: ArraySlice<UInt8> = []
         if path != "-", held.withLock({ $0[path] == nil }) {
             // `/dev/stdin` and its kin on a pipe: standard input under another name, looked at as `-` is.
@@ -70,8 +81,12 @@ public enum StandardInput {
             while streams[path]!.bytes.count < count {
                 let want = min(count - streams[path]!.bytes.count, 1 << 20)
                 var more = [UInt8](repeating: 0, count: want)
-                let n = yc_read_full(streams[path]!.fd, &more, want)
+                let n = waitsForAll ? yc_read_full(streams[path]!.fd, &more, want) : yc_read_some(streams[path]!.fd, &more, want)
                 if n > 0 { streams[path]!.bytes += more[0..<Int(n)] }
+                if !waitsForAll {
+                    if n == 0 { streams[path]!.ended = true }
+                    break
+                }
                 if n < want {
                     // The end read; a failed read (n < 0) is not the end, and its reader says what failed.
                     if n >= 0 { streams[path]!.ended = true }

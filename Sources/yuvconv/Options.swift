@@ -228,9 +228,18 @@ struct Options {
                                                   maxPixels: maxPixels),
               RawInput.isJPEG(head: RawInput.head(path, 3)) else { return false }
         // A JPEG's header fits in its first 64 KiB (a very large profile aside): read as one, it is the JPEG,
-        // without waiting for a frame's worth of bytes (or the end of a pipe its writer keeps open).
-        let start = RawInput.head(path, min(need + 1, 1 << 16))
-        if yc_jpeg_header_parses(start, start.count) != 0 { return false }
+        // without waiting for a frame's worth of bytes (or the end of a pipe its writer keeps open) — tried on
+        // what has come after each read, so that a smaller JPEG is not held until its writer closes the pipe.
+        let look = min(need + 1, 1 << 16)
+        var seen = -1
+        while true {
+            let (parses, count) = StandardInput.withPeekMore(path, look) { bytes in
+                (bytes.withUnsafeBufferPointer { yc_jpeg_header_parses($0.baseAddress, $0.count) } != 0, bytes.count)
+            }
+            if parses { return false }
+            if count >= look || count == seen { break }   // all of the look, or the end (nothing more came)
+            seen = count
+        }
         // A frame the raw reader refuses to hold (`--max-memory`, 256 MiB from a stream by default) is refused
         // there before it is read: not read whole here first (a 768 MiB frame was, and a refused allocation
         // ended the process).

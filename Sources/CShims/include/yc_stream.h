@@ -89,6 +89,10 @@ long long yc_fifo_first_read(int fd, uint8_t *buf, size_t count, long long limit
 /// non-blocking descriptor with nothing yet. Returns the bytes read (fewer at end of file), or -1 (errno set).
 long long yc_read_full(int fd, uint8_t *buf, size_t count);
 
+/// Reads what one read gives, at most `count` bytes, waiting as yc_read_full does until some come: the bytes read
+/// (0 at the end), or -1 (errno set). For a look that must not wait for bytes a writer has not sent.
+long long yc_read_some(int fd, uint8_t *buf, size_t count);
+
 #ifdef __cplusplus
 }
 #endif
