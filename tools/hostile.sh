@@ -3559,6 +3559,21 @@ kill $writer 2>/dev/null; wait $writer 2>/dev/null
 ALLOW=(a.nv12 b.nv12 f); settled
 end
 
+begin yuv-to-yuv-matrix-range-warned
+# YUV input written as YUV goes through no RGB: --matrix does nothing, nor --range when the samples are copied at
+# their own depth (it rescales 8 <-> 10 bits and tags a Y4M). Both passed in silence, the line even naming them.
+head -c 24 /dev/urandom > a.nv12; snap
+run a.nv12 -s 4x4 -o b.nv21 --matrix bt2020 -q
+status 0; says '--matrix converts between RGB and YUV.*ignored'
+run a.nv12 -s 4x4 -o c.nv21 --range limited -q
+status 0; says '--range says how YUV input.s samples map'
+run a.nv12 -s 4x4 -o d.y4m --matrix bt2020 --range limited -q
+status 0; says '--matrix converts'; LC_ALL=C grep -q -- '--range says' "$ERR" && bad "warned --range for a Y4M (tagged)"
+run a.nv12 -s 4x4 -o e.p010 --range limited -q
+status 0; quiet
+ALLOW=(b.nv21 c.nv21 d.y4m e.p010); settled
+end
+
 # Nothing under Fixtures/ changed.
 begin fixtures-untouched
 [ "$(cd "$here" && find Fixtures -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum)" = "$fixtures_before" ] ||

@@ -54,8 +54,9 @@ extension Options {
 
     /// `report`: for the `report` command, which always reports (its `--metrics` is never idle) and measures a
     /// conversion to `format` (`measuredFormat`).
+    /// `sameDepthCopy`: raw YUV input written as a raw layout of its own depth — its samples copied as they are.
     func ignoredOptionWarnings(format: OutputFormat, rawInput: Bool, single: Bool = false, pngInput: Bool = false,
-                               report: Bool = false) -> [String] {
+                               report: Bool = false, sameDepthCopy: Bool = false) -> [String] {
         var out: [String] = []
         if let w = nulWithoutListWarning { out.append(w) }
         if single, let w = batchOnlyWarning { out.append(w) }
@@ -139,6 +140,15 @@ extension Options {
         if rawInput && format.isRaw && given.contains("--chroma-loc") {
             out.append("--chroma-loc says where YUV input's chroma sits, for what is drawn or tagged from it; a raw output "
                        + "keeps the samples where they are and carries no tag, so it changes nothing")
+        }
+        // YUV written as YUV: no RGB on the way, so no matrix; the samples are copied (and rescaled between 8 and 10
+        // bits by the range, which a Y4M's tag also carries).
+        if rawInput && (format.isRaw || format == .y4m) && given.contains("--matrix") {
+            out.append("--matrix converts between RGB and YUV; YUV input written as \(format.name) keeps its samples, so it is ignored")
+        }
+        if sameDepthCopy && given.contains("--range") {
+            out.append("--range says how YUV input's samples map to RGB and to other depths; copied at their own depth to "
+                       + "\(format.name) they stay as they are, so it changes nothing")
         }
         if rawInput && given.contains("--chroma-filter") {
             out.append("--chroma-filter makes chroma from RGB; YUV input keeps its own chroma, so it is ignored")

@@ -37,7 +37,9 @@ func runRawInput(_ options: Options) -> Int32 {
     // Standard error is none of the files this run reads or writes: the messages held until now go out.
     releaseMessages(drop: false)
     // The dry run too, as an image input's does.
-    warnIgnoredOptions(options, format: format, rawInput: true, single: true, output: output)
+    let sameDepthCopy = format.isRaw && !RawInput.isY4M(path: input)
+        && options.rawLayout(of: input).bitDepth == options.layout(for: format).bitDepth
+    warnIgnoredOptions(options, format: format, rawInput: true, single: true, output: output, sameDepthCopy: sameDepthCopy)
     if options.dryRun {
         // What the run refuses from the name and the file's status alone: a raw frame without --size (a usage
         // error), or a file whose size is not one frame's.

@@ -230,8 +230,9 @@ func run(_ args: [String]) -> Int32 {
 
 /// Prints the warnings for options that do nothing here (with -q too: -q drops the per-image lines only).
 func warnIgnoredOptions(_ options: Options, format: OutputFormat, rawInput: Bool, single: Bool = false, pngInput: Bool = false,
-                        output: String? = nil, others: Int = 0) {
-    for w in options.ignoredOptionWarnings(format: format, rawInput: rawInput, single: single, pngInput: pngInput) {
+                        output: String? = nil, others: Int = 0, sameDepthCopy: Bool = false) {
+    for w in options.ignoredOptionWarnings(format: format, rawInput: rawInput, single: single, pngInput: pngInput,
+                                           sameDepthCopy: sameDepthCopy) {
         printErr("yuvconv: warning: \(w)")
     }
     // A name that says one format while -f writes another (a batch: the first such output, and how many more).
