@@ -2,10 +2,10 @@ import YUVCore
 
 /// How a JPEG is converted: straight from its YCbCr planes (the default), or decoded to RGB first.
 public enum JPEGPath: String, Sendable, CaseIterable {
-    /// The default: the direct path, except for chroma at full resolution (4:4:4), which the RGB route converts
-    /// as fast and closer to the source (`yc_jpeg_open` says why).
+    /// The default: the direct path, except for chroma at full resolution one way or both (4:4:4, 4:2:2, 4:4:0),
+    /// which the RGB route converts closer to the source, about as fast (`yc_jpeg_open` says why).
     case auto
-    /// The direct path wherever the file allows it, 4:4:4 too.
+    /// The direct path wherever the file allows it, 4:4:4, 4:2:2 and 4:4:0 too.
     case direct
     /// Decoded to RGB, then the contract's conversion.
     case rgb

@@ -39,8 +39,8 @@ public final class ImageDecoder {
 
     /// `raw`: ask for the JPEG direct path (decoder planes, no colour conversion); `isRaw` says whether the
     /// file allowed it. `turned`: the caller applies the file's EXIF orientation, so the direct path is taken
-    /// only when that turn keeps the chroma grid (an odd width mirrored does not). `fullChroma`: a 4:4:4 JPEG too
-    /// (else it goes through RGB: `JPEGPath.auto`).
+    /// only when that turn keeps the chroma grid (an odd width mirrored does not). `fullChroma`: a 4:4:4, 4:2:2 or 4:4:0
+    /// JPEG too (else it goes through RGB: `JPEGPath.auto`).
     /// `alpha16`: a 16-bit PNG with alpha keeps it (`rgba16` rows) for the alpha modes.
     /// Most scans a progressive JPEG may have by default (libjpeg-turbo's tools use the same limit).
     public static let defaultMaxScans = 500

@@ -96,11 +96,11 @@ extension OptionSpec {
                 o.primaries = try named(v, "primaries", "bt709, p3, bt2020") { Primaries(name: $0) }
             },
             OptionSpec(["--jpeg-path"], "P", completes: .oneOf(["auto", "direct", "rgb"]), summary: "how a JPEG is converted: its YCbCr planes or RGB",
-                       ["auto (default): direct, except 4:4:4 JPEGs, which rgb converts closer",
-                        "to the source; direct: convert a JPEG from its own YCbCr planes, never",
-                        "building RGB (4:2:0 to 8-bit bt601 full is then the decoder's planes,",
-                        "byte for byte; close to the bit-exact contract, not in it); rgb:",
-                        "decode to RGB first, then convert exactly"]) { o, _, v throws(UsageError) in
+                       ["auto (default): direct, except 4:4:4, 4:2:2 and 4:4:0 JPEGs, which rgb",
+                        "converts closer to the source; direct: convert a JPEG from its own",
+                        "YCbCr planes, never building RGB (4:2:0 to 8-bit bt601 full is then",
+                        "the decoder's planes, byte for byte; close to the bit-exact contract,",
+                        "not in it); rgb: decode to RGB first, then convert exactly"]) { o, _, v throws(UsageError) in
                 o.jpegPath = try named(v, "JPEG path", "auto, direct, rgb") { JPEGPath(rawValue: $0) }
             },
             OptionSpec(["--chroma-filter"], "F", completes: .oneOf(ChromaFilter.allCases.map(\.rawValue)), summary: "how the 4:2:0 chroma is made: box or sharp",

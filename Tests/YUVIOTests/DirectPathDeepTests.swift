@@ -76,6 +76,48 @@ final class DirectPathDeepTests: XCTestCase {
         }
     }
 
+    /// The default (`--jpeg-path auto`) within 1.0 dB of the RGB route on every plane, at 8 bits, for every
+    /// sampling: chroma halved one way only (4:2:2, 4:4:0) and full (4:4:4) go through RGB, since the planes'
+    /// pair means were over the line there (4:2:2 q75 of this crop to BT.709 limited: Cb 1.05 dB behind).
+    func testDefaultPathIsWithinOneDecibelOnEverySampling() throws {
+        let png = fixture("photos/kodim03-crop.png")
+        let d = try ImageDecoder(source: try InputSource(path: png, maxPixels: 1 << 30))
+        let (w, h) = (d.info.width, d.info.height)
+        var rgb = [UInt8](repeating: 0, count: 3 * w * h)
+        try rgb.withUnsafeMutableBytes { try d.readRows(into: $0.baseAddress!, rowBytes: 3 * w, count: h) }
+        let c = (w + 1) / 2 * ((h + 1) / 2)
+        func planes8(_ b: [UInt8]) -> [[Double]] { [b[0..<(w * h)], b[(w * h)..<(w * h + c)], b[(w * h + c)...]].map { $0.map(Double.init) } }
+        func psnr8(_ a: [Double], _ b: [Double]) -> Double {
+            let mse = zip(a, b).reduce(0) { $0 + ($1.0 - $1.1) * ($1.0 - $1.1) } / Double(a.count)
+            return mse == 0 ? .infinity : 10 * log10(255 * 255 / mse)
+        }
+        for spec in [ConversionSpec(matrix: .bt709, range: .limited), ConversionSpec(), ConversionSpec(matrix: .bt2020, range: .limited)] {
+            var exact = [UInt8](repeating: 0, count: w * h + 2 * c)
+            rgb.withUnsafeBytes { src in
+                exact.withUnsafeMutableBytes { out in
+                    RGBToYUV420Exact(spec: spec, source: .rgb8)
+                        .convert(band: src.baseAddress!, rowBytes: 3 * w, firstRow: 0, rowCount: h, height: h, width: w,
+                                 above: nil, layout: .yuv420p, y: out.baseAddress!, u: out.baseAddress! + w * h,
+                                 v: out.baseAddress! + w * h + c)
+                }
+            }
+            let reference = planes8(exact)
+            for sampling in [TJSAMP_420, TJSAMP_422, TJSAMP_440, TJSAMP_444, TJSAMP_411] {
+                let path = try jpeg(rgb, w, h, sampling, quality: 75)
+                defer { try? FileManager.default.removeItem(atPath: path) }
+                let auto = try convertFile(path: path, spec: spec, layout: .yuv420p, options: DecodeOptions())
+                let viaRGB = try convertFile(path: path, spec: spec, layout: .yuv420p, options: DecodeOptions(jpegPath: .rgb))
+                let halvedOneWay = [TJSAMP_422, TJSAMP_440, TJSAMP_444].contains(sampling)
+                XCTAssertEqual(auto.report.path, halvedOneWay ? "RGB" : "direct YCbCr", "sampling \(sampling.rawValue)")
+                let a = planes8(auto.image.bytes), b = planes8(viaRGB.image.bytes)
+                for p in 0..<3 {
+                    let dp = psnr8(a[p], reference[p]), rp = psnr8(b[p], reference[p])
+                    XCTAssertGreaterThan(dp, rp - 1.0, "\(spec) sampling \(sampling.rawValue) plane \(p): auto \(dp), RGB \(rp)")
+                }
+            }
+        }
+    }
+
     /// A grey JPEG to BT.601 full range: luma is the decoder's, scaled, ⌊Y·1023/255 + ½⌋; chroma is 512.
     func testGreyIsTheDecodersLumaScaled() throws {
         let path = fixture("jpeg/wuffs/peacock.grayscale.jpeg")

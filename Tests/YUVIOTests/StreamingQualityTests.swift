@@ -54,6 +54,7 @@ final class StreamingQualityTests: XCTestCase {
         options.pipelined = pipelined
         options.chromaFilter = chromaFilter
         options.colourManagement = false   // the reference below decodes the samples as stored
+        options.jpegPath = .direct         // the direct path's rebuilt RGB on every sampling (auto sends 4:4:4, 4:2:2, 4:4:0 through RGB)
         let sink = MemorySink()
         let report = try convert(path: path, spec: spec, layout: layout, into: sink, options: options, metrics: true)
         let streamed = try XCTUnwrap(report.quality, file: file, line: line)
