@@ -3574,6 +3574,21 @@ status 0; quiet
 ALLOW=(b.nv21 c.nv21 d.y4m e.p010); settled
 end
 
+begin option-values-any-case-and-near-misses
+# Option values in any case, as the format names always were: --report JSON, --orientation AUTO and
+# YUVCONV_CPU=AVX2 were refused. An unknown option names the one meant when one is near (--fromat, -force).
+cp "$PNG" a.png; snap
+run a.png -o a.nv12 --report JSON --orientation AUTO --range FULL -q
+status 0; LC_ALL=C grep -q '"type": "image"' "$OUT" || bad "no JSON report: $(head -c 80 "$OUT")"
+YUVCONV_CPU=BASELINE yc --version > "$OUT" 2> "$ERR"
+status 0; LC_ALL=C grep -q 'kernels: baseline' "$OUT" || bad "tier not pinned: $(head -c 80 "$OUT")"
+run a.png -o b.nv12 --fromat nv21
+status 2; says "unknown option '--fromat'; did you mean --format"
+run a.png -o b.nv12 -force
+status 2; says 'did you mean --force'
+ALLOW=(a.nv12); settled
+end
+
 # Nothing under Fixtures/ changed.
 begin fixtures-untouched
 [ "$(cd "$here" && find Fixtures -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum)" = "$fixtures_before" ] ||

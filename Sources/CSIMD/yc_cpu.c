@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -59,8 +60,8 @@ static int fromEnvironment(void) {
     if (pin == NULL || pin[0] == 0) return b;
     int asked = -1;
     for (int t = 0; t < YC_TIER_COUNT; t++)
-        if (strcmp(pin, names[t]) == 0) asked = t;
-    if (strcmp(pin, "avx512") == 0) asked = b >= YC_TIER_AVX512BW ? b : YC_TIER_AVX512BW;
+        if (strcasecmp(pin, names[t]) == 0) asked = t;   // any case, as the command's option values
+    if (strcasecmp(pin, "avx512") == 0) asked = b >= YC_TIER_AVX512BW ? b : YC_TIER_AVX512BW;
     if (asked < 0) {
         atomic_store_explicit(&envProblem, 1, memory_order_relaxed);
         return b;

@@ -65,8 +65,35 @@ struct OptionSpec: Sendable {
 
     /// A value that is one of a set of names: `parse` it, or say which names there are.
     static func named<T>(_ text: String, _ what: String, _ choices: String, _ parse: (String) -> T?) throws(UsageError) -> T {
-        guard let v = parse(text) else { throw UsageError(message: "unknown \(what) '\(text)' (\(choices))") }
+        // Any case, as the format names always were (`--report JSON`, `--orientation AUTO`).
+        guard let v = parse(text) ?? parse(text.lowercased()) else { throw UsageError(message: "unknown \(what) '\(text)' (\(choices))") }
         return v
+    }
+
+    /// "unknown option 'ARG'", with the option meant when one is near: the same word after two dashes
+    /// (`-force`), or a long name at most two edits away (`--fromat`, `--dryrun`), when only one is that near.
+    static func unknown(_ arg: String) -> UsageError {
+        let word = String(arg.drop { $0 == "-" }.prefix { $0 != "=" })
+        let names = byName.keys.filter { $0.hasPrefix("--") }
+        func distance(_ a: [Character], _ b: [Character]) -> Int {
+            var row = Array(0...b.count)
+            for (i, x) in a.enumerated() {
+                var next = [i + 1]
+                for (j, y) in b.enumerated() { next.append(min(row[j + 1] + 1, next[j] + 1, row[j] + (x == y ? 0 : 1))) }
+                row = next
+            }
+            return row[b.count]
+        }
+        var meant: String?
+        if !word.isEmpty, byName["--" + word] != nil, "--" + word != arg {
+            meant = "--" + word
+        } else if word.count >= 3 {
+            let scored = names.map { ($0, distance(Array("--" + word), Array($0))) }
+            let best = scored.map(\.1).min() ?? .max
+            let near = scored.filter { $0.1 == best }
+            if best <= 2, near.count == 1 { meant = near[0].0 }
+        }
+        return UsageError(message: "unknown option '\(arg)'" + (meant.map { "; did you mean \($0)?" } ?? ""))
     }
 
     /// A whole number within `range`.

@@ -149,11 +149,11 @@ struct Options {
                     letters = letters.dropFirst()
                     if o.value != nil { letters = ""; break }
                 }
-                guard letters.isEmpty else { throw UsageError(message: "unknown option '\(arg)'") }
+                guard letters.isEmpty else { throw OptionSpec.unknown(arg) }
                 flag = String(arg.prefix(2))
                 rest = ["-" + arg.dropFirst(2)] + rest
             }
-            guard let option = OptionSpec.byName[flag] else { throw UsageError(message: "unknown option '\(arg)'") }
+            guard let option = OptionSpec.byName[flag] else { throw OptionSpec.unknown(arg) }
             if o.reportOnly, let why = option.notInReport { throw UsageError(message: "\(flag) is for convert: report \(why)") }
             var value = ""
             if option.value == nil {
@@ -170,7 +170,15 @@ struct Options {
                 throw UsageError(message: "only one \(option.shortName.map { "\($0) (\(name))" } ?? name) may be given: it names a "
                                  + "file, and a second would drop the first" + (name == "--files-from" ? " (join the lists: cat a b)" : ""))
             }
-            try option.apply(&o, flag, value)
+            do throws(UsageError) {
+                try option.apply(&o, flag, value)
+            } catch {
+                // `-force` is -f orce, as getopt reads it: a bad value there most likely meant the long option.
+                if !arg.hasPrefix("--"), inline != nil, arg.count > 2, OptionSpec.byName["-" + arg] != nil {
+                    throw UsageError(message: "\(error.message) ('\(arg)' reads as \(flag) \(value); did you mean -\(arg)?)")
+                }
+                throw error
+            }
             o.given.insert(name)
         }
         // Every route (one file, a batch, YUV input) refuses it here, before any input is looked at.
