@@ -3556,7 +3556,12 @@ ms=$(( ($(date +%s%N) - start) / 1000000 ))
 (( ms < 4000 )) || bad "waited for the writer: $ms ms"
 kill $writer 2>/dev/null; wait $writer 2>/dev/null
 "$BIN" small.jpg -o b.nv12 -q; cmp -s a.nv12 b.nv12 || bad "not the JPEG's bytes"
-ALLOW=(a.nv12 b.nv12 f); settled
+# ... and from a file on standard input, whose size says it is not one frame (refused as a raw frame of the
+# wrong size once the look at streams above refused frames it could not hold).
+timeout 20 "$BIN" - -o c.nv12 -q -s 16x16 < small.jpg > "$OUT" 2> "$ERR"; rc=$?
+[ $rc -eq 0 ] || bad "JPEG from a file on stdin with --size: exit $rc: $(errline)"
+cmp -s b.nv12 c.nv12 || bad "stdin JPEG not the JPEG's bytes"
+ALLOW=(a.nv12 b.nv12 c.nv12 f); settled
 end
 
 begin yuv-to-yuv-matrix-range-warned

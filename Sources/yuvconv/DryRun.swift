@@ -20,7 +20,7 @@ func dryRunOne(input: String, output: String, format: OutputFormat, options: Opt
     let refused = dryRunItem(input: input, output: output, format: format, action: action, options: options,
                              protected: protected, makesFolders: false, inputRefusal: inputRefusal)
     // What the run says after converting, where the first bytes already tell: a JPEG has no alpha.
-    if !refused, !rawInput, InputSource.isJPEGFile(input), let w = options.alphaWithoutAlpha(single: true) {
+    if !refused, !rawInput, RawInput.isJPEG(head: RawInput.head(input, 3)), let w = options.alphaWithoutAlpha(single: true) {
         printErr("yuvconv: warning: \(w)")
     }
     return refused ? 1 : 0

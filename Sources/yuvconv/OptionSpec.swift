@@ -88,7 +88,10 @@ struct OptionSpec: Sendable {
         if !word.isEmpty, byName["--" + word] != nil, "--" + word != arg {
             meant = "--" + word
         } else if word.count >= 3 {
-            let scored = names.map { ($0, distance(Array("--" + word), Array($0))) }
+            // Any case (`--FORCE`); a name past a few dozen letters is no near miss of any (and the distance's cost
+            // grows with the product of the lengths).
+            guard word.count <= 40 else { return UsageError(message: "unknown option '\(arg)'") }
+            let scored = names.map { ($0, distance(Array("--" + word.lowercased()), Array($0))) }
             let best = scored.map(\.1).min() ?? .max
             let near = scored.filter { $0.1 == best }
             if best <= 2, near.count == 1 { meant = near[0].0 }

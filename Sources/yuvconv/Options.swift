@@ -174,8 +174,9 @@ struct Options {
                 try option.apply(&o, flag, value)
             } catch {
                 // `-force` is -f orce, as getopt reads it: a bad value there most likely meant the long option.
-                if !arg.hasPrefix("--"), inline != nil, arg.count > 2, OptionSpec.byName["-" + arg] != nil {
-                    throw UsageError(message: "\(error.message) ('\(arg)' reads as \(flag) \(value); did you mean -\(arg)?)")
+                let long = "-" + arg.prefix { $0 != "=" }
+                if !arg.hasPrefix("--"), inline != nil, arg.count > 2, OptionSpec.byName[long] != nil {
+                    throw UsageError(message: "\(error.message) ('\(arg)' reads as \(flag) \(value); did you mean \(long)?)")
                 }
                 throw error
             }
@@ -235,10 +236,16 @@ struct Options {
               let need = try? RawInput.frameBytes(width: size.width, height: size.height, layout: rawLayout(of: path),
                                                   maxPixels: maxPixels),
               RawInput.isJPEG(head: RawInput.head(path, 3)) else { return false }
-        // A JPEG's header fits in its first 64 KiB (a very large profile aside): read as one, it is the JPEG,
-        // without waiting for a frame's worth of bytes (or the end of a pipe its writer keeps open) — tried on
-        // what has come after each read, so that a smaller JPEG is not held until its writer closes the pipe.
-        let look = min(need + 1, 1 << 16)
+        // Standard input redirected from a file: its size says, as a named file's does (a JPEG of another size is one).
+        if readsStandardInput(path), let st = FileStatus(descriptor: STDIN_FILENO), st.kind == .regular,
+           st.size - Int(max(lseek(STDIN_FILENO, 0, SEEK_CUR), 0)) != need {
+            return false
+        }
+        // A JPEG's header fits in its first MiB (a phone's EXIF, XMP and profile segments pass 64 KiB): read as
+        // one, it is the JPEG, without waiting for a frame's worth of bytes (or the end of a pipe its writer keeps
+        // open) — tried on what has come after each read, so that a smaller JPEG is not held until its writer
+        // closes the pipe.
+        let look = min(need + 1, 1 << 20)
         var seen = -1
         while true {
             let (parses, count) = StandardInput.withPeekMore(path, look) { bytes in
@@ -248,8 +255,8 @@ struct Options {
             if count >= look || count == seen { break }   // all of the look, or the end (nothing more came)
             seen = count
         }
-        // A frame the raw reader refuses to hold (`--max-memory`, 256 MiB from a stream by default) is refused
-        // there before it is read: not read whole here first (a 768 MiB frame was, and a refused allocation
+        // A frame the raw reader refuses to hold (`--max-memory`, 256 MiB from a stream by default; a file's size
+        // was compared above) is refused there before it is read: not read whole here first (a 768 MiB frame was, and a refused allocation
         // ended the process).
         if RawInput.frameProblem(path: path, width: size.width, height: size.height, layout: rawLayout(of: path),
                                  maxPixels: maxPixels, maxMemory: maxMemory) != nil { return true }

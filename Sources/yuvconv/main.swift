@@ -9,7 +9,7 @@ import YUVIO
 import YUVReport
 import Synchronization
 
-let version = "0.4.1"
+let version = "0.4.2"
 
 /// Every message goes out here, so no text in one — an option's value, an environment variable, a decoder's
 /// or a file's words — can drive the terminal: control characters other than the newlines and tabs of the
