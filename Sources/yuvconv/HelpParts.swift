@@ -34,7 +34,7 @@ enum HelpParts {
         Every value is the exact result of the conversion contract (round half up on the exact rational),
         bit for bit (of the flattened or premultiplied colours with --alpha), unless --chroma-filter sharp
         asks for planes made for bilinear players instead, or a JPEG takes the direct path (the default
-        for 4:2:0 and greyscale ones: its own YCbCr planes, close to the contract's, docs/contract.md;
+        for 4:2:0, 4:1:1 and grey ones: its own YCbCr planes, close to the contract's, docs/contract.md;
         --jpeg-path rgb gives the contract's bytes). The contract applies to the RGB samples the
         conversion starts from: after colour management (an embedded profile other than the target's is
         transformed first, --color-management auto), or as stored with --color-management off.
