@@ -3511,7 +3511,7 @@ begin reading-own-output-stream
 # An input (or the --files-from list) that is the pipe or FIFO the run writes its standard output or error to:
 # its end never comes, the writer being the run itself. A single conversion waited for ever (its route is chosen
 # by the input's first bytes); refused before any read, for every command.
-cp "$PNG" a.png; mkfifo p; snap
+cp "$PNG" a.png; mkfifo p; printf 'a.png\n/dev/stderr\n' > l3; snap
 start=$(date +%s%N)
 timeout 20 "$BIN" p -o o1.nv12 1<>p 2> "$ERR"; rc=$?
 [ $rc -eq 1 ] || bad "FIFO on stdout: exit $rc"; says 'is the pipe or FIFO this run writes its standard output to'
@@ -3523,6 +3523,9 @@ timeout 20 "$BIN" convert --files-from /dev/stdout -o od/ 2> "$ERR" | cat > /dev
 [ $rc -eq 1 ] || bad "--files-from /dev/stdout: exit $rc"; says 'files-from /dev/stdout'
 timeout 20 "$BIN" a.png /dev/fd/2 -o od/ 2>&1 > /dev/null | cat > "$ERR"; rc=${PIPESTATUS[0]}
 [ $rc -eq 1 ] || bad "/dev/fd/2 in a batch: exit $rc"; says 'writes its standard error to'
+# ... and a list naming it: refused with that reason (it was silent on standard error, "overwrite" on output).
+timeout 20 "$BIN" convert --files-from l3 -o od3/ 2>&1 > /dev/null | cat > "$ERR"; rc=${PIPESTATUS[0]}
+[ $rc -eq 1 ] || bad "listed /dev/stderr: exit $rc"; says 'an input is the pipe or FIFO this run writes its standard error to'
 (( $(date +%s%N) - start < 15000000000 )) || bad "took $(( ($(date +%s%N) - start) / 1000000 )) ms"
 settled
 end
@@ -3540,7 +3543,12 @@ start=$(date +%s%N)
 { printf '\xff\xd8\xff'; head -c $((4096*4096*3 - 3)) /dev/zero; } 2>/dev/null |
   "$BIN" - --size 4096x4096 --pix-fmt p010 -o y.nv12 --max-memory 16M > "$OUT" 2> "$ERR"; rc=${PIPESTATUS[1]}
 [ $rc -eq 1 ] || bad "--max-memory 16M: exit $rc"; says 'above the limit of 16 MiB'
-settled
+# An admissible frame with that prefix is held once, as without it: under an address-space limit that one frame
+# fits it converted ("cannot open: Cannot allocate memory" when the look's bytes were held twice).
+{ printf '\xff\xd8\xff'; head -c $((8192*8192*3/2 - 3)) /dev/zero; } 2>/dev/null |
+  prlimit --as=$((200<<20)) "$BIN" - -s 8192x8192 -o z.nv21 -q > "$OUT" 2> "$ERR"; rc=${PIPESTATUS[1]}
+[ $rc -eq 0 ] || bad "96 MiB frame under a 200 MiB address space: exit $rc: $(errline)"
+ALLOW=(z.nv21); settled
 end
 
 begin small-jpeg-pipe-open-with-size

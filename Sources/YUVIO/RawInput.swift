@@ -59,12 +59,19 @@ public enum RawInput {
 
     /// A stream over an input's descriptor; bytes a peek already took from a pipe come first (`yc_stream`,
     /// the one mechanism that hands a peek's bytes back, as `InputSource` uses it).
-    struct Reader {
+    final class Reader {
         let file: UnsafeMutablePointer<FILE>
         /// A regular file's size (not standard input's, which may be part read): the most `read` reserves.
         let fileSize: Int?
         /// A FIFO named as the input (not standard input): nothing from it means no writer came, not a short frame.
-        var namedFIFO = false
+        let namedFIFO: Bool
+        /// A large look's bytes (a whole frame read to tell it from a JPEG), served before the stream's and handed
+        /// over as they are: not copied into the stream, nor into the frame (it was held twice).
+        private var preloaded: [UInt8]
+
+        init(file: UnsafeMutablePointer<FILE>, fileSize: Int?, namedFIFO: Bool, preloaded: [UInt8] = []) {
+            (self.file, self.fileSize, self.namedFIFO, self.preloaded) = (file, fileSize, namedFIFO, preloaded)
+        }
 
         /// Exactly `count` bytes (fewer only at the end of the input). Memory follows the bytes that arrive, never
         /// the count a header or a command line claims: a 40-byte file that says its frame holds 15 GB takes 40
@@ -74,6 +81,14 @@ public enum RawInput {
         /// pipe held 266 MiB at its last growth, twice the limit it was admitted under.
         func read(_ count: Int) throws(DecodeError) -> [UInt8] {
             var bytes: [UInt8] = []
+            if !preloaded.isEmpty {
+                if preloaded.count >= count {
+                    let out = preloaded.count == count ? preloaded : Array(preloaded[0..<count])
+                    preloaded = preloaded.count == count ? [] : Array(preloaded[count...])
+                    return out
+                }
+                (bytes, preloaded) = (preloaded, [])   // the rest from the stream, below
+            }
             // Every growth asked of the system first: refused, the file fails (a Swift array would stop the process).
             let first = max(0, min(count, fileSize ?? count))
             guard Ledger.ifAvailable(first, { bytes.reserveCapacity(first) }) != nil else {
@@ -104,7 +119,8 @@ public enum RawInput {
         func line(limit: Int, what: String, missing: String? = nil) throws(DecodeError) -> [UInt8] {
             var line: [UInt8] = []
             while line.count <= limit {
-                let c = getc(file)
+                let c: Int32
+                if preloaded.isEmpty { c = getc(file) } else { c = Int32(preloaded.removeFirst()) }
                 if c == EOF {
                     if ferror(file) != 0 { throw .cannotOpen("read failed: \(errnoMessage())") }
                     if line.isEmpty, let missing { throw .decoder(missing) }
@@ -131,14 +147,18 @@ public enum RawInput {
                 throw .isDirectory
             }
             var stream: OpaquePointer?
-            guard let file = yc_stream_open(fd, path == "-" ? 0 : 1, head, head.count, UInt64.max, &stream) else {
+            // A look of a MiB or more (a frame's worth) is handed to the reader as it is; a short one goes through
+            // the stream.
+            let large = head.count >= 1 << 20
+            guard let file = yc_stream_open(fd, path == "-" ? 0 : 1, head, large ? 0 : head.count, UInt64.max, &stream) else {
                 if path != "-" { close(fd) }
                 throw .cannotOpen(errnoMessage())
             }
             if ended, let stream { yc_stream_mark_ended(stream) }
             defer { fclose(file) }
             let left = bytesLeft(fd, st, standardInput: path == "-")
-            return try body(Reader(file: file, fileSize: left, namedFIFO: st?.kind == .fifo && path != "-"),
+            return try body(Reader(file: file, fileSize: left, namedFIFO: st?.kind == .fifo && path != "-",
+                                   preloaded: large ? head : []),
                             left == nil ? nil : st)
         } catch {
             throw FileError(path: name, error)
