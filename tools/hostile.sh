@@ -3602,6 +3602,23 @@ status 2; says 'did you mean --force'
 ALLOW=(a.nv12); settled
 end
 
+begin update-folder-moved-before-manifest
+# An --update run whose output folder is moved away mid-run: the manifest's write says the folder was moved,
+# not that the manifest "is replaced without its lock" (a false warning printed before the right error).
+cp "$PNG" a.png; cp "$PNG" b.png; mkfifo p; printf 'a.png\np\n' > l; snap
+"$BIN" --files-from l -o so/ -u -j 1 -q > "$OUT" 2> "$ERR" & pid=$!
+for _ in $(seq 50); do [ -e so/a.nv12 ] && break; sleep 0.1; done
+sleep 0.3; mv so so_moved; cat b.png > p; wait $pid; rc=$?
+[ $rc -eq 1 ] || bad "exit $rc"
+says 'so/.yuvconv-manifest: the output folder so was moved or replaced during the run'
+LC_ALL=C grep -q 'without its lock' "$ERR" && bad "false lock warning: $(errline)"
+# Moved back, the next run records what the journal holds and converts the rest.
+mv so_moved so
+run a.png b.png -o so/ -u
+status 0; says '1 converted, 1 kept'
+ALLOW=(so 'so/*' 'so/.yuvconv-manifest'); settled
+end
+
 # Nothing under Fixtures/ changed.
 begin fixtures-untouched
 [ "$(cd "$here" && find Fixtures -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum)" = "$fixtures_before" ] ||

@@ -172,7 +172,9 @@ extension ManifestFile {
                     : there.map { $0.kind == .regular ? "another file" : "something that is not a regular file" }
                     ?? "nothing (it was removed)") + kept)
             }
-            if let why = lock.unlocked {
+            // (A folder gone from its path — moved mid-run — is said by the write below, as such: no lock is the
+            // least of it.)
+            if let why = lock.unlocked, FileStatus(path: splitPath(path).folder)?.kind == .directory {
                 notice("\(displayPath(path)) is replaced without its lock (\(why)): entries another run writes at "
                        + "the same moment may be lost (those files unrecorded: the next --update replaces them only with --force)")
             }
