@@ -261,9 +261,11 @@ func runBatch(_ options: Options) -> Int32 {
     }
     if let update, let error = update.write(run.outputs.manifestChanges, protected: protected) {
         // A temporary file of the merge that could not be written is $TMPDIR's problem, said as such.
+        // (Out of descriptors is the process's limit, not the folder's: no room or other TMPDIR helps there.)
+        let descriptors = error.reason.contains(String(cString: strerror(EMFILE)))
         printErr("yuvconv: error: \(error.cli)" + (error.path == Spool.folder
-            ? "; --update merges its manifest there, and it is not written (\(ManifestFile.notRecorded)): make room, "
-              + "or set TMPDIR to a writable folder with room" : ""))
+            ? "; --update merges its manifest there, and it is not written (\(ManifestFile.notRecorded)): "
+              + (descriptors ? "raise the limit on open files (ulimit -n)" : "make room, or set TMPDIR to a writable folder with room") : ""))
         // A signal that stopped the manifest's write cut the run short: its status says so.
         status = interruptSignal().map { 128 + $0 } ?? 1
     }
