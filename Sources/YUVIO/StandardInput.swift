@@ -73,6 +73,7 @@ public enum StandardInput {
             // A mebibyte at a time: the memory follows what came, not what was asked — and the room for a larger
             // count (a frame) is taken once, not doubled as it grows (its pages are used only as bytes come); asked
             // of the system first: refused, the look stops at what it has (a Swift array would stop the process).
+            let start = streams[path]!.bytes.count
             if count > 1 << 20 && streams[path]!.bytes.capacity < count {
                 guard Ledger.ifAvailable(count, { streams[path]!.bytes.reserveCapacity(count) }) != nil else {
                     return body(streams[path]!.bytes.prefix(count))
@@ -85,6 +86,23 @@ public enum StandardInput {
                 if n > 0 { streams[path]!.bytes += more[0..<Int(n)] }
                 if !waitsForAll {
                     if n == 0 { streams[path]!.ended = true }
+                    // More while it keeps coming (within 50 ms) and until the bytes kept have doubled: a writer
+                    // that trickles a byte at a time gets a look every doubling or pause, not after every byte
+                    // (each look parses what came: a header of many tiny segments, parsed after each byte, was
+                    // quadratic).
+                    if n <= 0 { break }
+                    let target = min(count, max(2 * start, start + 4096))
+                    var fds = pollfd(fd: streams[path]!.fd, events: Int16(POLLIN), revents: 0)
+                    while streams[path]!.bytes.count < target, poll(&fds, 1, 50) > 0 {
+                        let more = min(target - streams[path]!.bytes.count, 1 << 20)
+                        var chunk = [UInt8](repeating: 0, count: more)
+                        let m = yc_read_some(streams[path]!.fd, &chunk, more)
+                        if m > 0 { streams[path]!.bytes += chunk[0..<Int(m)] }
+                        if m <= 0 {
+                            if m == 0 { streams[path]!.ended = true }
+                            break
+                        }
+                    }
                     break
                 }
                 if n < want {
