@@ -227,10 +227,11 @@ struct Options {
         return (try? ImageDecoder(source: source, maxPixels: maxPixels)) == nil
     }
 
-    /// The same for standard input or a stream named as the input (a FIFO, `/dev/stdin`, `<(…)`): it is read up
-    /// to one frame and a byte (kept for whoever reads it next, as a raw frame is held whole anyway) and is one
-    /// frame when it ends there and does not read as a JPEG up to its first scan. A PNG or Y4M signature in a raw
-    /// frame (8 and 9 exact bytes) is left to its reader.
+    /// The same for standard input or a stream named as the input (a FIFO, `/dev/stdin`, `<(…)`): its first MiB at
+    /// most is looked at (kept for whoever reads it next) and is the JPEG when a JPEG's header parses in it. Else it
+    /// is the raw frame when it ended exactly at one frame or goes on past the look (the raw reader then takes the
+    /// frame under its memory limit, and says a stream of another length); a stream that ended at another length
+    /// is left to the JPEG reader. A PNG or Y4M signature in a raw frame (8 and 9 exact bytes) is left to its reader.
     private func isOneRawFrameOnStream(_ path: String) -> Bool {
         guard let size = inputSize,
               let need = try? RawInput.frameBytes(width: size.width, height: size.height, layout: rawLayout(of: path),
@@ -243,25 +244,19 @@ struct Options {
         }
         // A JPEG's header fits in its first MiB (a phone's EXIF, XMP and profile segments pass 64 KiB): read as
         // one, it is the JPEG, without waiting for a frame's worth of bytes (or the end of a pipe its writer keeps
-        // open) — tried on what has come after each read, so that a smaller JPEG is not held until its writer
-        // closes the pipe.
-        let look = min(need + 1, 1 << 20)
+        // open) — tried on what has come at each doubling or pause of the writer, so that a smaller JPEG is not held
+        // until its writer closes the pipe. Never more than the look is read here: a frame read whole to tell was
+        // held twice, and past the memory limit before the raw reader could refuse it.
+        let look = 1 << 20
         var seen = -1
         while true {
             let (parses, count) = StandardInput.withPeekMore(path, look) { bytes in
                 (bytes.withUnsafeBufferPointer { yc_jpeg_header_parses($0.baseAddress, $0.count) } != 0, bytes.count)
             }
             if parses { return false }
-            if count >= look || count == seen { break }   // all of the look, or the end (nothing more came)
+            if count >= look { return need >= look }   // a stream past the look: a frame, unless longer than one
+            if count == seen { return count == need }  // the end: one frame exactly, or not a frame
             seen = count
-        }
-        // A frame the raw reader refuses to hold (`--max-memory`, 256 MiB from a stream by default; a file's size
-        // was compared above) is refused there before it is read: not read whole here first (a 768 MiB frame was, and a refused allocation
-        // ended the process).
-        if RawInput.frameProblem(path: path, width: size.width, height: size.height, layout: rawLayout(of: path),
-                                 maxPixels: maxPixels, maxMemory: maxMemory) != nil { return true }
-        return StandardInput.withPeek(path, need + 1) { frame in
-            frame.count == need && frame.withUnsafeBufferPointer { yc_jpeg_header_parses($0.baseAddress, $0.count) } == 0
         }
     }
 
