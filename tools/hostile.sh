@@ -3548,6 +3548,14 @@ start=$(date +%s%N)
 { printf '\xff\xd8\xff'; head -c $((8192*8192*3/2 - 3)) /dev/zero; } 2>/dev/null |
   prlimit --as=$((200<<20)) "$BIN" - -s 8192x8192 -o z.nv21 -q > "$OUT" 2> "$ERR"; rc=${PIPESTATUS[1]}
 [ $rc -eq 0 ] || bad "96 MiB frame under a 200 MiB address space: exit $rc: $(errline)"
+# ... and under a limit that cannot hold it, from a file on standard input and from a pipe, the frame's own
+# out-of-memory (a trap, and a JPEG's "damaged", before).
+{ printf '\xff\xd8\xff'; head -c $((8192*8192*3/2 - 3)) /dev/zero; } > big.nv12 2>/dev/null
+prlimit --as=$((60<<20)) "$BIN" - -s 8192x8192 -o w.nv21 -q < big.nv12 > "$OUT" 2> "$ERR"; rc=$?
+[ $rc -eq 1 ] || bad "stdin file under 60 MiB: exit $rc"; says 'cannot allocate 100663296 bytes .96 MiB. for the frame'
+cat big.nv12 | prlimit --as=$((100<<20)) "$BIN" - -s 8192x8192 -o w.nv21 -q > "$OUT" 2> "$ERR"; rc=${PIPESTATUS[1]}
+[ $rc -eq 1 ] || bad "pipe under 100 MiB: exit $rc"; says 'cannot allocate 100663296 bytes .96 MiB. for the frame'
+rm -f big.nv12
 ALLOW=(z.nv21); settled
 end
 
