@@ -3525,7 +3525,7 @@ timeout 20 "$BIN" a.png /dev/fd/2 -o od/ 2>&1 > /dev/null | cat > "$ERR"; rc=${P
 [ $rc -eq 1 ] || bad "/dev/fd/2 in a batch: exit $rc"; says 'writes its standard error to'
 # ... and a list naming it: refused with that reason (it was silent on standard error, "overwrite" on output).
 timeout 20 "$BIN" convert --files-from l3 -o od3/ 2>&1 > /dev/null | cat > "$ERR"; rc=${PIPESTATUS[0]}
-[ $rc -eq 1 ] || bad "listed /dev/stderr: exit $rc"; says 'an input is the pipe or FIFO this run writes its standard error to'
+[ $rc -eq 1 ] || bad "listed /dev/stderr: exit $rc"; says '/dev/stderr: is the pipe or FIFO this run writes its standard error to'
 (( $(date +%s%N) - start < 15000000000 )) || bad "took $(( ($(date +%s%N) - start) / 1000000 )) ms"
 settled
 end

@@ -65,9 +65,10 @@ public enum RawInput {
         let fileSize: Int?
         /// A FIFO named as the input (not standard input): nothing from it means no writer came, not a short frame.
         let namedFIFO: Bool
-        /// A large look's bytes (a whole frame read to tell it from a JPEG), served before the stream's and handed
-        /// over as they are: not copied into the stream, nor into the frame (it was held twice).
+        /// A large look's bytes (the first MiB of a stream read to tell a raw frame from a JPEG), served before the
+        /// stream's from `preloadedAt` on: not copied into the stream first (they were held twice).
         private var preloaded: [UInt8]
+        private var preloadedAt = 0
 
         init(file: UnsafeMutablePointer<FILE>, fileSize: Int?, namedFIFO: Bool, preloaded: [UInt8] = []) {
             (self.file, self.fileSize, self.namedFIFO, self.preloaded) = (file, fileSize, namedFIFO, preloaded)
@@ -81,13 +82,13 @@ public enum RawInput {
         /// pipe held 266 MiB at its last growth, twice the limit it was admitted under.
         func read(_ count: Int) throws(DecodeError) -> [UInt8] {
             var bytes: [UInt8] = []
-            if !preloaded.isEmpty {
-                if preloaded.count >= count {
-                    let out = preloaded.count == count ? preloaded : Array(preloaded[0..<count])
-                    preloaded = preloaded.count == count ? [] : Array(preloaded[count...])
-                    return out
-                }
-                (bytes, preloaded) = (preloaded, [])   // the rest from the stream, below
+            if preloadedAt < preloaded.count {
+                let end = min(preloaded.count, preloadedAt + count)
+                // All of them, from the start: handed over as they are; else the part asked for.
+                bytes = preloadedAt == 0 && end == preloaded.count ? preloaded : Array(preloaded[preloadedAt..<end])
+                preloadedAt = end
+                if preloadedAt == preloaded.count { (preloaded, preloadedAt) = ([], 0) }
+                if bytes.count == count { return bytes }   // else the rest from the stream, below
             }
             // Every growth asked of the system first: refused, the file fails (a Swift array would stop the process).
             let first = max(0, min(count, fileSize ?? count))
@@ -120,7 +121,12 @@ public enum RawInput {
             var line: [UInt8] = []
             while line.count <= limit {
                 let c: Int32
-                if preloaded.isEmpty { c = getc(file) } else { c = Int32(preloaded.removeFirst()) }
+                if preloadedAt < preloaded.count {
+                    c = Int32(preloaded[preloadedAt])
+                    preloadedAt += 1
+                } else {
+                    c = getc(file)
+                }
                 if c == EOF {
                     if ferror(file) != 0 { throw .cannotOpen("read failed: \(errnoMessage())") }
                     if line.isEmpty, let missing { throw .decoder(missing) }

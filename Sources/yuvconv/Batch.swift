@@ -138,7 +138,12 @@ func runBatch(_ options: Options) -> Int32 {
         return planFailure(error)
     }
     let protected = plan.protected
-    if let refused = refuseInputsAsStandardStreams(protected) { return refused }
+    // (A listed input on the run's own output pipe is named: the plan is read back to find it.)
+    if let refused = refuseInputsAsStandardStreams(protected, named: { id in
+        var items = plan.reader()
+        while let item = items.next() { if inputIdentity(item.input) == id { return item.input } }
+        return nil
+    }) { return refused }
     // The files this run replaces: the report file, and --update's manifest.
     let manifest = options.update ? [folder.path(of: Manifest.fileName)] : []
     if let refused = refuseStandardStreamHazards(written: options.reportFormat != nil && options.reportFile == nil ? [STDOUT_FILENO] : [],

@@ -261,14 +261,15 @@ func refuseReadingOwnStreams(_ options: Options) -> Int32? {
 /// standard error either, so it is pointed at /dev/null and the exit status (1) alone says it. Messages stay
 /// held after it: the caller releases them (`releaseMessages(drop: false)`) once standard error is known to be
 /// none of the files it writes either (`refuseAboutStandardError`).
-func refuseInputsAsStandardStreams(_ protected: any FileIdentitySet) -> Int32? {
+func refuseInputsAsStandardStreams(_ protected: any FileIdentitySet, named: ((FileIdentity) -> String?)? = nil) -> Int32? {
     for fd in [STDERR_FILENO, STDOUT_FILENO] {
         guard AtomicOutput.isOpen(onInput: fd, { protected.contains($0) }) else { continue }
         // A pipe or FIFO (an input listed as /dev/stderr or /proc/self/fd/1): nothing is overwritten, the read
         // would wait for ever for an end that this run itself holds off — said, on standard error too.
-        if FileStatus(descriptor: fd)?.kind == .fifo {
+        if let st = FileStatus(descriptor: fd), st.kind == .fifo {
             releaseMessages(drop: false)
-            printErr("yuvconv: error: an input is the pipe or FIFO this run writes its standard "
+            let input = named?(st.identity).map { displayPath($0) + ":" } ?? "an input"
+            printErr("yuvconv: error: \(input) is the pipe or FIFO this run writes its standard "
                      + "\(fd == STDOUT_FILENO ? "output" : "error") to, so reading it would wait for ever for its end; "
                      + "read the input from elsewhere")
             return 1
