@@ -3645,6 +3645,27 @@ awk -v c="$cpu" 'BEGIN {exit !(c < 0.8)}' || bad "the look took $cpu s of CPU"
 settled
 end
 
+begin arithmetic-jpeg-damage-before-end
+# One changed byte in an arithmetic-coded scan makes its decoder stop early (it fills the rest with zeros): the
+# image data left before the end marker was warned as "junk ... some cameras write (harmless)", exit 0, and the
+# picture was garbage. Damage now, as leftovers between scans are; --allow-truncated converts it with a warning.
+python3 - "$FX/jpeg/jpegsuite/extended_arithmetic/32x32x8_ycbcr.jpg" <<'PY'
+import sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+sos = d.rfind(b'\xff\xda'); start = sos + 2 + d[sos + 2] * 256 + d[sos + 3]
+d[start + 30] ^= 0x5a
+open('hit.jpg', 'wb').write(d)
+PY
+snap
+run hit.jpg -o a.nv12
+status 1; says 'hit.jpg: a scan of the JPEG ends at least [0-9]+ bytes before its data does.*arithmetic'
+run hit.jpg -o b.nv12 --allow-truncated -q
+status 0; says 'left unread before its end marker'
+run "$FX/jpeg/jpegsuite/extended_arithmetic/32x32x8_ycbcr.jpg" -o c.nv12 -q
+status 0; quiet
+ALLOW=(b.nv12 c.nv12); settled
+end
+
 # Nothing under Fixtures/ changed.
 begin fixtures-untouched
 [ "$(cd "$here" && find Fixtures -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum)" = "$fixtures_before" ] ||

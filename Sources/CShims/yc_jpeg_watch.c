@@ -48,11 +48,16 @@ static int jpeg_warning_damages_pixels(int code) {
 // scan is common and harmless (DJI drones write it into every photo; stb_image once refused them all) though a
 // damaged byte can leave some too — a warning — nor in a file with restart intervals (webcam and scanner encoders
 // pad their intervals, a scanner writes whole intervals of junk after its last: the corpus's
-// extraneous-bytes-after-sos.jpg), nor before the first scan (junk between header segments).
+// extraneous-bytes-after-sos.jpg), nor before the first scan (junk between header segments). An arithmetic-coded
+// scan is the exception before the end marker too: the junk writers (drones, webcams) write Huffman-coded files, and
+// a damaged byte there makes the arithmetic decoder stop early and fill the rest with zeros — one changed byte left
+// 64% of a tester's file unread and its picture garbage, with exit 0 and "harmless" in the warning.
 static int jpeg_leftover_damages_pixels(j_common_ptr cinfo, const yc_decoder *dec) {
     j_decompress_ptr d = (j_decompress_ptr)cinfo;
-    if (cinfo->err->msg_code != JWRN_EXTRANEOUS_DATA || !dec->jpeg_header_read || !jpeg_has_multiple_scans(d)) return 0;
+    if (cinfo->err->msg_code != JWRN_EXTRANEOUS_DATA || !dec->jpeg_header_read) return 0;
     const int marker = cinfo->err->msg_parm.i[1];
+    if (d->arith_code && d->restart_interval == 0 && marker == 0xD9) return 1;
+    if (!jpeg_has_multiple_scans(d)) return 0;
     return d->restart_interval == 0 && marker != 0xD9 && !(marker >= 0xD0 && marker <= 0xD7);
 }
 

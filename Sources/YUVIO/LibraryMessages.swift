@@ -48,7 +48,7 @@ enum LibraryMessages {
         ("extraneous bytes before marker", { m in
             let n = m.split(separator: " ").first { Int($0) != nil }.map(String.init) ?? "some"
             return "a scan of the JPEG ends at least \(n) byte\(n == "1" ? "" : "s") before its data does (no encoder leaves any between "
-                + "scans): a damaged byte shortened the codes, and the blocks after it are wrong"
+                + "scans, nor in an arithmetic-coded one): a damaged byte shortened the codes, and the blocks after it are wrong"
         }),
         ("instead of RST", { _ in "the JPEG's restart markers are out of sequence: the file is damaged" }),
         ("Inconsistent progression sequence", { _ in "the progressive JPEG's scans contradict each other: the file is damaged" }),
