@@ -3666,6 +3666,15 @@ status 0; quiet
 ALLOW=(b.nv12 c.nv12); settled
 end
 
+begin folder-of-jfif-files
+# Browsers on Windows save JPEGs as .jfif: a folder of them converted nothing, said nothing, and exited 0.
+mkdir jf; cp "$JPG" jf/photo.jfif; cp "$JPG" jf/IMG.JFIF; cp "$PNG" jf/anim.apng; snap
+run jf -o jo/ -q
+status 0; says '3 converted'
+[ -f jo/photo.nv12 ] && [ -f jo/IMG.nv12 ] && [ -f jo/anim.nv12 ] || bad "outputs missing: $(ls jo 2>&1 | tr '\n' ' ')"
+ALLOW=(jo 'jo/*'); settled
+end
+
 # Nothing under Fixtures/ changed.
 begin fixtures-untouched
 [ "$(cd "$here" && find Fixtures -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum)" = "$fixtures_before" ] ||

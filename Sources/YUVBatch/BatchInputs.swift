@@ -212,7 +212,9 @@ public final class BatchInputs: @unchecked Sendable {
     /// True for the names a folder's images go by: .jpg, .jpeg, .jpe, .png in any case.
     public static func isImageName(_ name: String) -> Bool {
         guard let ext = name.around(last: ".")?.1 else { return false }
-        return ["jpg", "jpeg", "jpe", "png"].contains(ext.lowercased())
+        // The JPEG names browsers save under too (`.jfif`: Windows' Chrome and Edge), and an animated PNG's (its
+        // first picture is the PNG's): a folder of them converted nothing, without a word.
+        return ["jpg", "jpeg", "jpe", "jfif", "pjpeg", "pjp", "png", "apng"].contains(ext.lowercased())
     }
 
     /// Walks a folder (its subfolders too when `recursive`), handing each image file to `found` with its folder
