@@ -2408,7 +2408,7 @@ begin no-op-options-warned
 # (the samples stay where they are, no tag carries it). Both passed in silence.
 cp "$JPG" a.jpg; cp "$PNG" b.png; cp "$PNGA" c.png; head -c 1536 /dev/urandom > f.yuv; snap
 run a.jpg -o a.nv12 --alpha flatten
-status 0; says '--alpha flatten applies to input with alpha.*this one has none'
+status 0; says 'a.jpg: --alpha flatten applies to input with alpha.*this one has none'
 run a.jpg b.png -o o/ --alpha premultiply -q
 status 0; says '--alpha premultiply applies to input with alpha.*none of this run.s inputs has any'
 run a.jpg c.png -o o2/ --alpha keep -q

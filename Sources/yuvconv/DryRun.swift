@@ -21,7 +21,7 @@ func dryRunOne(input: String, output: String, format: OutputFormat, options: Opt
                              protected: protected, makesFolders: false, inputRefusal: inputRefusal)
     // What the run says after converting, where the first bytes already tell: a JPEG has no alpha.
     if !refused, !rawInput, RawInput.isJPEG(head: RawInput.head(input, 3)), let w = options.alphaWithoutAlpha(single: true) {
-        printErr("yuvconv: warning: \(w)")
+        printErr("yuvconv: warning: \(displayPath(input)): \(w)")
     }
     return refused ? 1 : 0
 }

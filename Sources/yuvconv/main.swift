@@ -214,7 +214,7 @@ func run(_ args: [String]) -> Int32 {
                              keepForReport: options.reportFormat != nil)
     if let failure = outcome.failure { printErr("yuvconv: error: \(failure.cli)") }
     if let info = outcome.record.report?.info, !info.hasAlpha, let w = options.alphaWithoutAlpha(single: true) {
-        printErr("yuvconv: warning: \(w)")
+        printErr("yuvconv: warning: \(displayPath(input)): \(w)")
     }
     // The report lists a failed file too (its line with the reason, and the totals), as a batch's does.
     guard let format = options.reportFormat else { return outcome.failure == nil ? 0 : 1 }
