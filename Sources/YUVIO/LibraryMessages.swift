@@ -47,8 +47,10 @@ enum LibraryMessages {
         ("bad arithmetic code", { _ in "the JPEG's compressed image data holds an invalid code: the file is damaged" }),
         ("extraneous bytes before marker", { m in
             let n = m.split(separator: " ").first { Int($0) != nil }.map(String.init) ?? "some"
-            return "a scan of the JPEG ends at least \(n) byte\(n == "1" ? "" : "s") before its data does (no encoder leaves any between "
-                + "scans, nor in an arithmetic-coded one): a damaged byte shortened the codes, and the blocks after it are wrong"
+            // Before the end marker it is an error only in an arithmetic-coded scan (yc_jpeg_watch.c).
+            let nowhere = m.lowercased().hasSuffix("0xd9") ? "in an arithmetic-coded scan" : "between scans"
+            return "a scan of the JPEG ends at least \(n) byte\(n == "1" ? "" : "s") before its data does (no encoder leaves any "
+                + "\(nowhere)): a damaged byte shortened the codes, and the blocks after it are wrong"
         }),
         ("instead of RST", { _ in "the JPEG's restart markers are out of sequence: the file is damaged" }),
         ("Inconsistent progression sequence", { _ in "the progressive JPEG's scans contradict each other: the file is damaged" }),
