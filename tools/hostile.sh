@@ -3675,6 +3675,26 @@ status 0; says '3 converted'
 ALLOW=(jo 'jo/*'); settled
 end
 
+begin other-formats-named
+# A GIF, WebP, TIFF, BMP or HEIC handed over was "not a JPEG or PNG file (unrecognised signature)" with raw
+# YUV's --size advice; a PNG mangled by a text-mode copy too. Each is named, with what to do.
+printf 'GIF89a\x08\x00\x08\x00\x80\x00\x00' > g.gif
+printf 'RIFF\x24\x00\x00\x00WEBPVP8 ' > w.webp
+printf 'II*\x00\x08\x00\x00\x00\x00\x00' > t.tif
+printf '\x00\x00\x00\x18ftypheic\x00\x00\x00\x00' > h.heic
+python3 -c "d=open('$PNG','rb').read(); open('m.png','wb').write(d.replace(b'\r\n', b'\n', 1))"
+snap
+run g.gif -o a.nv12
+status 1; says 'g.gif: a GIF file, not a JPEG or PNG file.*ffmpeg -i FILE out.png'
+run w.webp -o a.nv12
+status 1; says 'w.webp: a RIFF file .WebP'
+run t.tif h.heic -o o/
+status 1; says 't.tif: a TIFF file'; says 'h.heic: an ISO media file .HEIC'
+run m.png -o a.nv12
+status 1; says 'm.png: a PNG whose signature was changed by a text-mode transfer'
+ALLOW=(o); settled
+end
+
 # Nothing under Fixtures/ changed.
 begin fixtures-untouched
 [ "$(cd "$here" && find Fixtures -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum)" = "$fixtures_before" ] ||

@@ -6,6 +6,8 @@ public enum DecodeError: Error, Equatable, Sendable {
     case isDirectory
     case empty
     case unknownFormat
+    /// A picture of a format yuvconv does not read, known by its signature (`InputSource.otherFormat`).
+    case otherFormat(String)
     /// A YUV4MPEG2 stream where only images are read (a batch, `report`): it converts on its own.
     case yuvStream
     case tooLarge(width: Int, height: Int, limit: Int)
@@ -32,6 +34,8 @@ public enum DecodeError: Error, Equatable, Sendable {
         case .isDirectory: return "is a directory"
         case .empty: return "empty file"
         case .unknownFormat: return "not a JPEG or PNG file (unrecognised signature)"
+        case .otherFormat(let what): return "\(what), not a JPEG or PNG file: yuvconv reads JPEG, PNG and raw YUV or Y4M "
+            + "(convert it first, e.g. ffmpeg -i FILE out.png)"
         case .yuvStream: return "a YUV4MPEG2 (Y4M) stream: batches and reports take JPEG and PNG; it converts on its own (yuvconv FILE -o OUTPUT)"
         case .tooLarge(let w, let h, let limit):
             let (pixels, overflow) = w.multipliedReportingOverflow(by: h)

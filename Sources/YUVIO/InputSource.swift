@@ -175,7 +175,31 @@ public final class InputSource {
     public static func formatProblem(head: [UInt8]) -> DecodeError? {
         if head.isEmpty { return .empty }
         if yc_sniff(head, min(head.count, 8)) != YC_FORMAT_UNKNOWN { return nil }
-        return head.starts(with: Array("YUV4MPEG".utf8)) ? .yuvStream : .unknownFormat
+        if head.starts(with: Array("YUV4MPEG".utf8)) { return .yuvStream }
+        // PNG's signature holds CR LF, LF and a DOS end-of-file so that a text-mode copy shows: said as such.
+        if head.count >= 4, head[0] == 0x89, head[1...3].elementsEqual(Array("PNG".utf8)) {
+            return .decoder("a PNG whose signature was changed by a text-mode transfer (its line ends converted, as FTP's "
+                            + "ASCII mode does): the file is damaged; copy it again in binary mode")
+        }
+        return otherFormat(head).map { .otherFormat($0) } ?? .unknownFormat
+    }
+
+    /// What a file is by its first 8 bytes, among the formats people hand an image converter that it does not
+    /// read (said as such rather than as "unrecognised", with raw YUV's advice), or nil.
+    static func otherFormat(_ h: [UInt8]) -> String? {
+        func starts(_ s: String) -> Bool { h.starts(with: Array(s.utf8)) }
+        func bytes(_ b: [UInt8]) -> Bool { h.starts(with: b) }
+        if starts("GIF87a") || starts("GIF89a") { return "a GIF file" }
+        if starts("RIFF") { return "a RIFF file (WebP, or AVI/WAV)" }
+        if h.count >= 8, h[4...7].elementsEqual(Array("ftyp".utf8)) { return "an ISO media file (HEIC, AVIF or MP4)" }
+        if bytes([0x49, 0x49, 0x2A, 0x00]) || bytes([0x4D, 0x4D, 0x00, 0x2A]) { return "a TIFF file (or a camera raw file)" }
+        if bytes([0x00, 0x00, 0x00, 0x0C, 0x6A, 0x50, 0x20, 0x20]) || bytes([0xFF, 0x4F, 0xFF, 0x51]) { return "a JPEG 2000 file" }
+        if bytes([0xFF, 0x0A]) || bytes([0x00, 0x00, 0x00, 0x0C, 0x4A, 0x58, 0x4C, 0x20]) { return "a JPEG XL file" }
+        if starts("BM") && h.count >= 6 { return "a BMP file" }
+        if starts("8BPS") { return "a Photoshop (PSD) file" }
+        if starts("qoif") { return "a QOI file" }
+        if starts("%PDF") { return "a PDF file" }
+        return nil
     }
 
     /// Whether `path` is a regular file that starts as a JPEG (its first bytes, read in place): for choices made
