@@ -3660,7 +3660,7 @@ snap
 run hit.jpg -o a.nv12
 status 1; says 'hit.jpg: a scan of the JPEG ends at least [0-9]+ bytes before its data does.*arithmetic'
 run hit.jpg -o b.nv12 --allow-truncated -q
-status 0; says 'left unread before its end marker'
+status 0; says 'of an arithmetic-coded scan were left unread before the end marker: a damaged byte'
 run "$FX/jpeg/jpegsuite/extended_arithmetic/32x32x8_ycbcr.jpg" -o c.nv12 -q
 status 0; quiet
 ALLOW=(b.nv12 c.nv12); settled
@@ -3693,6 +3693,27 @@ status 1; says 't.tif: a TIFF file'; says 'h.heic: an ISO media file .HEIC'
 run m.png -o a.nv12
 status 1; says 'm.png: a PNG whose signature was changed by a text-mode transfer'
 ALLOW=(o); settled
+end
+
+begin stream-jpeg-with-big-header-and-size
+# A JPEG with more than a MiB of segments before its first scan (APP segments: extended XMP, split profiles),
+# piped in with a --size: the look stopped at a MiB and took it for a raw frame ("ends after ... bytes", or its
+# bytes converted as a frame). Its segments are walked now, up to 16 MiB: it is the JPEG, with the usual warning.
+python3 - "$JPG" <<'PY'
+import sys
+b = open(sys.argv[1], 'rb').read()
+seg = b'\xff\xef' + (65535).to_bytes(2, 'big') + bytes(65533)
+open('big.jpg', 'wb').write(b[:2] + seg * 20 + b[2:])
+PY
+snap
+"$BIN" big.jpg -o a.nv12 -q 2> "$ERR" || bad "named file: $(errline)"
+cat big.jpg | timeout 20 "$BIN" - -s 1280x720 -o b.nv12 -q > "$OUT" 2> "$ERR"; rc=${PIPESTATUS[1]}
+[ $rc -eq 0 ] || bad "piped with --size: exit $rc: $(errline)"
+cmp -s a.nv12 b.nv12 || bad "piped: not the JPEG's bytes"
+mkfifo f; (cat big.jpg > f &); timeout 20 "$BIN" f -s 1000x800 -o c.nv12 -q 2> "$ERR"; rc=$?
+[ $rc -eq 0 ] || bad "FIFO with --size: exit $rc: $(errline)"
+cmp -s a.nv12 c.nv12 || bad "FIFO: not the JPEG's bytes"
+ALLOW=(a.nv12 b.nv12 c.nv12 f); settled
 end
 
 # Nothing under Fixtures/ changed.

@@ -86,10 +86,22 @@ void yc_jpeg_emit_message(j_common_ptr cinfo, int level) {
         snprintf(dec->jpeg_eof_text, sizeof dec->jpeg_eof_text, "%s", buf);
         return;
     }
-    if (jpeg_leftover_damages_pixels(cinfo, dec) && !dec->allow_truncated) {
-        yc_set_error(dec, buf);
-        dec->error_kind = YC_ERROR_LEFTOVER;
-        longjmp(dec->jump, 1);
+    if (jpeg_leftover_damages_pixels(cinfo, dec)) {
+        if (!dec->allow_truncated) {
+            yc_set_error(dec, buf);
+            dec->error_kind = YC_ERROR_LEFTOVER;
+            longjmp(dec->jump, 1);
+        }
+        // Converted past (--allow-truncated): said as the damage it is, not as the junk a Huffman file's may be.
+        if (((j_decompress_ptr)cinfo)->arith_code && cinfo->err->msg_parm.i[1] == 0xD9) {
+            char msg[YC_MSG];
+            const int n = cinfo->err->msg_parm.i[0];
+            snprintf(msg, sizeof msg, "%d byte%s of an arithmetic-coded scan %s left unread before the end marker: a damaged "
+                     "byte stopped the decoder early, and the picture after it is wrong (converted as decoded)",
+                     n, n == 1 ? "" : "s", n == 1 ? "was" : "were");
+            yc_warn(dec, msg);
+            return;
+        }
     }
     if (jpeg_warning_damages_pixels(code) && !dec->allow_truncated) {
         // Before the first scan: nothing to accept, an error of the file (worded by LibraryMessages).

@@ -209,7 +209,7 @@ public final class BatchInputs: @unchecked Sendable {
         }
     }
 
-    /// True for the names a folder's images go by: .jpg, .jpeg, .jpe, .png in any case.
+    /// True for the names a folder's images go by: .jpg .jpeg .jpe .jfif .pjpeg .pjp .png .apng, in any case.
     public static func isImageName(_ name: String) -> Bool {
         guard let ext = name.around(last: ".")?.1 else { return false }
         // The JPEG names browsers save under too (`.jfif`: Windows' Chrome and Edge), and an animated PNG's (its

@@ -174,8 +174,8 @@ extension OptionSpec {
             },
         ]),
         OptionGroup("Many files:", [
-            OptionSpec(["-r", "--recursive"], ["go into subfolders too (a folder gives its .jpg/.jpeg/.jpe/.jfif/.png",
-                                                     "files, any case, and .pjpeg/.pjp/.apng)"]) {
+            OptionSpec(["-r", "--recursive"], ["go into subfolders too (a folder gives its .jpg .jpeg .jpe .jfif .pjpeg",
+                                                     ".pjp .png .apng files, any case)"]) {
                 $0.recursive = true
             },
             OptionSpec(["--files-from"], "FILE", completes: .path, once: true,

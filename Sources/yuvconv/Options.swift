@@ -227,11 +227,12 @@ struct Options {
         return (try? ImageDecoder(source: source, maxPixels: maxPixels)) == nil
     }
 
-    /// The same for standard input or a stream named as the input (a FIFO, `/dev/stdin`, `<(…)`): its first MiB at
-    /// most is looked at (kept for whoever reads it next) and is the JPEG when a JPEG's header parses in it. Else it
-    /// is the raw frame when it ended exactly at one frame or goes on past the look (the raw reader then takes the
-    /// frame under its memory limit, and says a stream of another length); a stream that ended at another length
-    /// is left to the JPEG reader. A PNG or Y4M signature in a raw frame (8 and 9 exact bytes) is left to its reader.
+    /// The same for standard input or a stream named as the input (a FIFO, `/dev/stdin`, `<(…)`): its first bytes
+    /// (kept for whoever reads them next) are walked as a JPEG's segments. A JPEG's header (its segments up to the
+    /// first scan, libjpeg reading it) is the JPEG; bytes that break the segments' structure are the raw frame —
+    /// whose length the raw reader then checks, holding it under its memory limit; a stream that ended inside
+    /// well-formed segments is the raw frame only when it is one frame exactly. A PNG or Y4M signature in a raw
+    /// frame (8 and 9 exact bytes) is left to its reader.
     private func isOneRawFrameOnStream(_ path: String) -> Bool {
         guard let size = inputSize,
               let need = try? RawInput.frameBytes(width: size.width, height: size.height, layout: rawLayout(of: path),
@@ -242,20 +243,27 @@ struct Options {
            st.size - Int(max(lseek(STDIN_FILENO, 0, SEEK_CUR), 0)) != need {
             return false
         }
-        // A JPEG's header fits in its first MiB (a phone's EXIF, XMP and profile segments pass 64 KiB): read as
-        // one, it is the JPEG, without waiting for a frame's worth of bytes (or the end of a pipe its writer keeps
-        // open) — tried on what has come at each doubling or pause of the writer, so that a smaller JPEG is not held
-        // until its writer closes the pipe. Never more than the look is read here: a frame read whole to tell was
-        // held twice, and past the memory limit before the raw reader could refuse it.
-        let look = 1 << 20
-        var seen = -1
+        // Read at each doubling or pause of the writer, so that a small JPEG is not held until its writer closes the
+        // pipe, and walked again each time (linear: a header of tiny segments trickled in stays cheap). The look
+        // grows while the segments hold, up to 16 MiB (a JPEG may carry any number of 64 KiB APP segments: a
+        // header past one MiB was taken for a raw frame); a raw frame's bytes break them within a few segments.
+        let cap = 16 << 20
+        var request = 1 << 16, seen = -1
         while true {
-            let (parses, count) = StandardInput.withPeekMore(path, look) { bytes in
-                (bytes.withUnsafeBufferPointer { yc_jpeg_header_parses($0.baseAddress, $0.count) } != 0, bytes.count)
+            let (shape, parses, count) = StandardInput.withPeekMore(path, request) { bytes in
+                bytes.withUnsafeBufferPointer { b -> (JPEGHeaderShape, Bool, Int) in
+                    let shape = JPEGHeaderShape(b)
+                    return (shape, shape == .scan && yc_jpeg_header_parses(b.baseAddress, b.count) != 0, b.count)
+                }
             }
-            if parses { return false }
-            if count >= look { return need >= look }   // a stream past the look: a frame, unless longer than one
-            if count == seen { return count == need }  // the end: one frame exactly, or not a frame
+            // Segments up to a scan: a JPEG, read as one (libjpeg says what is wrong with it, if anything).
+            if parses || shape == .scan { return false }
+            if shape == .broken { return true }
+            if count < request && count == seen { return count == need }   // the end, inside the segments
+            if count >= request {
+                if request >= cap { return false }   // well-formed segments past 16 MiB: the JPEG reader's
+                request = min(cap, 2 * request)
+            }
             seen = count
         }
     }
@@ -328,6 +336,32 @@ struct Options {
     }
 }
 
+
+/// How the first bytes of a stream that starts FF D8 read as a JPEG's marker segments: up to a start of scan, still
+/// inside well-formed segments, or broken (a byte where a marker must be is not FF, a length under 2, a marker no
+/// header holds).
+enum JPEGHeaderShape {
+    case scan, incomplete, broken
+
+    init(_ b: UnsafeBufferPointer<UInt8>) {
+        var i = 2
+        while true {
+            guard i < b.count else { self = .incomplete; return }
+            guard b[i] == 0xFF else { self = .broken; return }
+            while i < b.count && b[i] == 0xFF { i += 1 }   // fill bytes before a marker
+            guard i < b.count else { self = .incomplete; return }
+            let marker = b[i]
+            i += 1
+            if marker == 0xDA { self = .scan; return }
+            if marker == 0x00 || marker == 0xD8 || marker == 0xD9 { self = .broken; return }
+            if marker == 0x01 || (0xD0...0xD7).contains(marker) { continue }   // no length
+            guard i + 1 < b.count else { self = .incomplete; return }
+            let length = Int(b[i]) << 8 | Int(b[i + 1])
+            guard length >= 2 else { self = .broken; return }
+            i += length
+        }
+    }
+}
 
 /// ignore | keep | premultiply | flatten | flatten=#RRGGBB (default white).
 func parseAlpha(_ text: String) -> AlphaMode? {
