@@ -254,8 +254,9 @@ struct BatchRun {
         if final.converted > 0 && final.converted == count && final.jpegInputs == 0, let w = options.jpegOptionsWithoutJPEG {
             printErr("yuvconv: warning: \(w)")
         }
+        // (A batch of one says it as a batch: its line names no file, so "this one" would name none.)
         if final.converted > 0 && final.converted == count && final.alphaInputs == 0,
-           let w = options.alphaWithoutAlpha(single: count == 1) {
+           let w = options.alphaWithoutAlpha(single: false) {
             printErr("yuvconv: warning: \(w)")
         }
         if always || final.failed > 0 || notStarted > 0 {

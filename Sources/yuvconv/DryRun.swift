@@ -75,7 +75,7 @@ func dryRunBatch(_ plan: BatchPlan, options: Options, update: UpdateManifest?, o
         printErr("yuvconv: warning: \(w)")
     }
     // And a batch of JPEGs alone has no alpha (whether a PNG has any is in its chunks, which a dry run does not read).
-    if convert + replace == plan.count && jpegs == plan.count, let w = options.alphaWithoutAlpha(single: plan.count == 1) {
+    if convert + replace == plan.count && jpegs == plan.count, let w = options.alphaWithoutAlpha(single: false) {
         printErr("yuvconv: warning: \(w)")
     }
     // With --update what is converted, and a kept output's new times (a touched input), are recorded in the
