@@ -3716,6 +3716,22 @@ cmp -s a.nv12 c.nv12 || bad "FIFO: not the JPEG's bytes"
 ALLOW=(a.nv12 b.nv12 c.nv12 f); settled
 end
 
+begin raw-frame-wrong-length-same-message-every-way
+# A raw frame that starts FF D8 FF, one byte too long for its --size: a named file (or standard input from one)
+# got a JPEG's "hierarchical JPEG" error and "--size ... ignores it", a pipe the frame's own length message. Bytes
+# that break a JPEG's segments at once are the raw frame on every route now, and the raw reader says the length.
+python3 -c "import os; open('s.raw','wb').write(b'\xff\xd8\xff\x00' + os.urandom(1048577 - 4))"
+snap
+run s.raw -s 341x2048 -o a.png
+status 1; says 's.raw: is 1048577 bytes, but 341x2048 nv12 needs 1048576 bytes'
+"$BIN" - -s 341x2048 -o b.png < s.raw > "$OUT" 2> "$ERR"; rc=$?
+[ $rc -eq 1 ] || bad "stdin file: exit $rc"; says '<stdin>: is 1048577 bytes, but 341x2048'
+cat s.raw | "$BIN" - -s 341x2048 -o c.png > "$OUT" 2> "$ERR"; rc=${PIPESTATUS[1]}
+[ $rc -eq 1 ] || bad "pipe: exit $rc"; says 'goes on past one frame'
+LC_ALL=C grep -q 'ignores it' "$ERR" && bad "called a JPEG: $(errline)"
+settled
+end
+
 # Nothing under Fixtures/ changed.
 begin fixtures-untouched
 [ "$(cd "$here" && find Fixtures -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum)" = "$fixtures_before" ] ||

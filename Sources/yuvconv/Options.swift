@@ -221,7 +221,10 @@ struct Options {
         if !RawInput.isRegular(path) { return isOneRawFrameOnStream(path) }
         guard let size = inputSize, let st = FileStatus(path: path), st.kind == .regular,
               let need = try? RawInput.frameBytes(width: size.width, height: size.height, layout: rawLayout(of: path),
-                                                  maxPixels: maxPixels), st.size == need else { return false }
+                                                  maxPixels: maxPixels) else { return false }
+        // Bytes that start like a JPEG and break its segments at once are the raw frame, whatever their length: the
+        // raw reader says a wrong one (as a stream's look decides; the JPEG reader's message said nothing of --size).
+        guard st.size == need else { return Self.breaksJPEGSegments(path) }
         if RawInput.isY4M(path: path) { return (try? RawInput.readY4M(path: path, maxPixels: maxPixels)) == nil }
         guard let source = try? InputSource(path: path, maxPixels: maxPixels) else { return true }
         return (try? ImageDecoder(source: source, maxPixels: maxPixels)) == nil
@@ -241,7 +244,7 @@ struct Options {
         // Standard input redirected from a file: its size says, as a named file's does (a JPEG of another size is one).
         if readsStandardInput(path), let st = FileStatus(descriptor: STDIN_FILENO), st.kind == .regular,
            st.size - Int(max(lseek(STDIN_FILENO, 0, SEEK_CUR), 0)) != need {
-            return false
+            return Self.breaksJPEGSegments(path)
         }
         // Read at each doubling or pause of the writer, so that a small JPEG is not held until its writer closes the
         // pipe, and walked again each time (linear: a header of tiny segments trickled in stays cheap). The look
@@ -266,6 +269,13 @@ struct Options {
             }
             seen = count
         }
+    }
+
+    /// Whether a file (or standard input from one) that starts FF D8 FF breaks a JPEG's segment structure within its
+    /// first 64 KiB (`JPEGHeaderShape`): then it is no JPEG.
+    static func breaksJPEGSegments(_ path: String) -> Bool {
+        let head = RawInput.head(path, 1 << 16)
+        return RawInput.isJPEG(head: Array(head.prefix(3))) && head.withUnsafeBufferPointer { JPEGHeaderShape($0) } == .broken
     }
 
     /// Many files: more than one input, a folder, a list, or an output folder.
