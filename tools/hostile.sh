@@ -3732,6 +3732,30 @@ LC_ALL=C grep -q 'ignores it' "$ERR" && bad "called a JPEG: $(errline)"
 settled
 end
 
+begin stream-look-asks-libjpeg
+# The stream look (--size on a pipe) walked the segments itself: a JPEG with junk between its segments (which
+# libjpeg skips with a warning) was taken for a raw frame — padded to one frame's length its bytes were written as
+# the picture, exit 0 — and a raw frame whose bytes reached FF DA was sent to the JPEG reader. libjpeg decides.
+python3 - "$JPG" <<'PY'
+import sys
+b = open(sys.argv[1], 'rb').read()
+i = 2 + 2 + (b[4] << 8 | b[5])      # after SOI and the first segment
+j = b[:i] + bytes(3) + b[i:]
+open('junk.jpg', 'wb').write(j)
+open('sos.nv12', 'wb').write(b'\xff\xd8\xff\xda' + bytes(64 * 64 * 3 // 2 - 4))
+PY
+snap
+"$BIN" junk.jpg -o a.nv12 -q 2>/dev/null || bad "junk.jpg does not convert"
+cat junk.jpg | timeout 20 "$BIN" - -s 64x64 -o b.nv12 -q > "$OUT" 2> "$ERR"; rc=${PIPESTATUS[1]}
+[ $rc -eq 0 ] || bad "junk JPEG piped with --size: exit $rc: $(errline)"
+cmp -s a.nv12 b.nv12 || bad "junk JPEG piped: not the JPEG's bytes"
+"$BIN" sos.nv12 -s 64x64 -o c.png -q 2> "$ERR" || bad "sos.nv12 named: $(errline)"
+cat sos.nv12 | timeout 20 "$BIN" - -s 64x64 -o d.png -q > "$OUT" 2> "$ERR"; rc=${PIPESTATUS[1]}
+[ $rc -eq 0 ] || bad "FF D8 FF DA frame piped: exit $rc: $(errline)"
+cmp -s c.png d.png || bad "FF D8 FF DA frame piped: not the named file's bytes"
+ALLOW=(a.nv12 b.nv12 c.png d.png); settled
+end
+
 # Nothing under Fixtures/ changed.
 begin fixtures-untouched
 [ "$(cd "$here" && find Fixtures -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum)" = "$fixtures_before" ] ||

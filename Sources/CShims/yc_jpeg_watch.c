@@ -190,27 +190,32 @@ void yc_jpeg_progress(j_common_ptr cinfo) {
 struct yc_header_probe {
     struct jpeg_error_mgr pub;
     jmp_buf jump;
+    int ran_out;   // the data ended before the header did (libjpeg's memory source warned the end of the file)
 };
 
 static void probe_error_exit(j_common_ptr cinfo) { longjmp(((struct yc_header_probe *)cinfo->err)->jump, 1); }
 
 static void probe_message(j_common_ptr cinfo, int level) {
+    if (level < 0 && cinfo->err->msg_code == JWRN_JPEG_EOF) ((struct yc_header_probe *)cinfo->err)->ran_out = 1;
     if (level < 0 && jpeg_warning_damages_pixels(cinfo->err->msg_code)) probe_error_exit(cinfo);
 }
 
-int yc_jpeg_header_parses(const uint8_t *data, size_t size) {
+int yc_jpeg_header_state(const uint8_t *data, size_t size) {
     struct jpeg_decompress_struct j;
     struct yc_header_probe err;
     j.err = jpeg_std_error(&err.pub);
     err.pub.error_exit = probe_error_exit;
     err.pub.emit_message = probe_message;
+    err.ran_out = 0;
     if (setjmp(err.jump)) {
         jpeg_destroy_decompress(&j);
-        return 0;
+        return err.ran_out ? 2 : 0;
     }
     jpeg_create_decompress(&j);
     jpeg_mem_src(&j, data, (unsigned long)size);
     const int ok = jpeg_read_header(&j, TRUE) == JPEG_HEADER_OK;
     jpeg_destroy_decompress(&j);
-    return ok;
+    return ok ? 1 : 0;
 }
+
+int yc_jpeg_header_parses(const uint8_t *data, size_t size) { return yc_jpeg_header_state(data, size) == 1; }

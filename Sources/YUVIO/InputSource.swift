@@ -177,7 +177,7 @@ public final class InputSource {
         if yc_sniff(head, min(head.count, 8)) != YC_FORMAT_UNKNOWN { return nil }
         if head.starts(with: Array("YUV4MPEG".utf8)) { return .yuvStream }
         // PNG's signature holds CR LF, LF and a DOS end-of-file so that a text-mode copy shows: said as such.
-        if head.count >= 4, head[0] == 0x89, head[1...3].elementsEqual(Array("PNG".utf8)) {
+        if head.count >= 8, head[0] == 0x89, head[1...3].elementsEqual(Array("PNG".utf8)) {
             return .decoder("a PNG whose signature was changed by a text-mode transfer (its line ends converted, as FTP's "
                             + "ASCII mode does): the file is damaged; copy it again in binary mode")
         }
@@ -194,8 +194,10 @@ public final class InputSource {
         if h.count >= 8, h[4...7].elementsEqual(Array("ftyp".utf8)) { return "an ISO media file (HEIC, AVIF or MP4)" }
         if bytes([0x49, 0x49, 0x2A, 0x00]) || bytes([0x4D, 0x4D, 0x00, 0x2A]) { return "a TIFF file (or a camera raw file)" }
         if bytes([0x00, 0x00, 0x00, 0x0C, 0x6A, 0x50, 0x20, 0x20]) || bytes([0xFF, 0x4F, 0xFF, 0x51]) { return "a JPEG 2000 file" }
-        if bytes([0xFF, 0x0A]) || bytes([0x00, 0x00, 0x00, 0x0C, 0x4A, 0x58, 0x4C, 0x20]) { return "a JPEG XL file" }
-        if starts("BM") && h.count >= 6 { return "a BMP file" }
+        // (Two-byte signatures alone would name raw YUV whose first samples spell them: a BMP's reserved bytes
+        // must be zero too, and a bare JPEG XL codestream, FF 0A, is left unnamed.)
+        if bytes([0x00, 0x00, 0x00, 0x0C, 0x4A, 0x58, 0x4C, 0x20]) { return "a JPEG XL file" }
+        if starts("BM") && h.count >= 8 && h[6] == 0 && h[7] == 0 { return "a BMP file" }
         if starts("8BPS") { return "a Photoshop (PSD) file" }
         if starts("qoif") { return "a QOI file" }
         if starts("%PDF") { return "a PDF file" }

@@ -231,11 +231,13 @@ struct Options {
     }
 
     /// The same for standard input or a stream named as the input (a FIFO, `/dev/stdin`, `<(…)`): its first bytes
-    /// (kept for whoever reads them next) are walked as a JPEG's segments. A JPEG's header (its segments up to the
-    /// first scan, libjpeg reading it) is the JPEG; bytes that break the segments' structure are the raw frame —
-    /// whose length the raw reader then checks, holding it under its memory limit; a stream that ended inside
-    /// well-formed segments is the raw frame only when it is one frame exactly. A PNG or Y4M signature in a raw
-    /// frame (8 and 9 exact bytes) is left to its reader.
+    /// (kept for whoever reads them next) are read by libjpeg as a JPEG's header (`yc_jpeg_header_state`). Read,
+    /// it is the JPEG; refused, the raw frame — whose length the raw reader then checks, holding it under its
+    /// memory limit; while the bytes end inside a header that may still read, more are looked at, up to 16 MiB
+    /// (a JPEG may carry any number of 64 KiB APP segments: a header past one MiB was taken for a raw frame).
+    /// Ended inside one, or past the look, the length decides: one frame exactly, or a frame at least as long as
+    /// what came, is the raw frame. A PNG or Y4M signature in a raw frame (8 and 9 exact bytes) is left to its
+    /// reader.
     private func isOneRawFrameOnStream(_ path: String) -> Bool {
         guard let size = inputSize,
               let need = try? RawInput.frameBytes(width: size.width, height: size.height, layout: rawLayout(of: path),
@@ -246,36 +248,30 @@ struct Options {
            st.size - Int(max(lseek(STDIN_FILENO, 0, SEEK_CUR), 0)) != need {
             return Self.breaksJPEGSegments(path)
         }
-        // Read at each doubling or pause of the writer, so that a small JPEG is not held until its writer closes the
-        // pipe, and walked again each time (linear: a header of tiny segments trickled in stays cheap). The look
-        // grows while the segments hold, up to 16 MiB (a JPEG may carry any number of 64 KiB APP segments: a
-        // header past one MiB was taken for a raw frame); a raw frame's bytes break them within a few segments.
+        // Read at each doubling or pause of the writer, so that a small JPEG is not held until its writer closes
+        // the pipe, and a header trickled in is parsed a few times, not after every read.
         let cap = 16 << 20
         var request = 1 << 16, seen = -1
         while true {
-            let (shape, parses, count) = StandardInput.withPeekMore(path, request) { bytes in
-                bytes.withUnsafeBufferPointer { b -> (JPEGHeaderShape, Bool, Int) in
-                    let shape = JPEGHeaderShape(b)
-                    return (shape, shape == .scan && yc_jpeg_header_parses(b.baseAddress, b.count) != 0, b.count)
-                }
+            let (state, count) = StandardInput.withPeekMore(path, request) { bytes in
+                (bytes.withUnsafeBufferPointer { yc_jpeg_header_state($0.baseAddress, $0.count) }, bytes.count)
             }
-            // Segments up to a scan: a JPEG, read as one (libjpeg says what is wrong with it, if anything).
-            if parses || shape == .scan { return false }
-            if shape == .broken { return true }
-            if count < request && count == seen { return count == need }   // the end, inside the segments
+            if state == 1 { return false }
+            if state == 0 { return true }
+            if count < request && count == seen { return count == need }   // the end, inside a header
             if count >= request {
-                if request >= cap { return false }   // well-formed segments past 16 MiB: the JPEG reader's
+                if request >= cap { return need >= count }   // past the look: a frame at least that long
                 request = min(cap, 2 * request)
             }
             seen = count
         }
     }
 
-    /// Whether a file (or standard input from one) that starts FF D8 FF breaks a JPEG's segment structure within its
-    /// first 64 KiB (`JPEGHeaderShape`): then it is no JPEG.
+    /// Whether a file (or standard input from one) that starts FF D8 FF is refused by libjpeg as a JPEG's header
+    /// within its first 64 KiB (not merely cut short there): then it is no JPEG.
     static func breaksJPEGSegments(_ path: String) -> Bool {
         let head = RawInput.head(path, 1 << 16)
-        return RawInput.isJPEG(head: Array(head.prefix(3))) && head.withUnsafeBufferPointer { JPEGHeaderShape($0) } == .broken
+        return RawInput.isJPEG(head: Array(head.prefix(3))) && head.withUnsafeBufferPointer { yc_jpeg_header_state($0.baseAddress, $0.count) } == 0
     }
 
     /// Many files: more than one input, a folder, a list, or an output folder.
@@ -346,32 +342,6 @@ struct Options {
     }
 }
 
-
-/// How the first bytes of a stream that starts FF D8 read as a JPEG's marker segments: up to a start of scan, still
-/// inside well-formed segments, or broken (a byte where a marker must be is not FF, a length under 2, a marker no
-/// header holds).
-enum JPEGHeaderShape {
-    case scan, incomplete, broken
-
-    init(_ b: UnsafeBufferPointer<UInt8>) {
-        var i = 2
-        while true {
-            guard i < b.count else { self = .incomplete; return }
-            guard b[i] == 0xFF else { self = .broken; return }
-            while i < b.count && b[i] == 0xFF { i += 1 }   // fill bytes before a marker
-            guard i < b.count else { self = .incomplete; return }
-            let marker = b[i]
-            i += 1
-            if marker == 0xDA { self = .scan; return }
-            if marker == 0x00 || marker == 0xD8 || marker == 0xD9 { self = .broken; return }
-            if marker == 0x01 || (0xD0...0xD7).contains(marker) { continue }   // no length
-            guard i + 1 < b.count else { self = .incomplete; return }
-            let length = Int(b[i]) << 8 | Int(b[i + 1])
-            guard length >= 2 else { self = .broken; return }
-            i += length
-        }
-    }
-}
 
 /// ignore | keep | premultiply | flatten | flatten=#RRGGBB (default white).
 func parseAlpha(_ text: String) -> AlphaMode? {
