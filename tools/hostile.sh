@@ -3756,6 +3756,19 @@ cmp -s c.png d.png || bad "FF D8 FF DA frame piped: not the named file's bytes"
 ALLOW=(a.nv12 b.nv12 c.png d.png); settled
 end
 
+begin single-dry-run-sniffs
+# A single file's dry run said "convert" and exit 0 for a file the run refuses by its first bytes (a GIF, a text
+# file), as a batch's dry run did not: it reads them too now.
+printf 'GIF89a\x08\x00\x08\x00\x80\x00\x00' > g.gif; printf 'hello, world' > h.txt; cp "$JPG" j.jpg; snap
+run g.gif -o a.nv12 -n
+status 1; LC_ALL=C grep -q '^refuse g.gif' "$OUT" || bad "dry run: $(head -c 120 "$OUT")"
+run h.txt -o a.nv12 -n
+status 1; LC_ALL=C grep -q '^refuse h.txt' "$OUT" || bad "dry run: $(head -c 120 "$OUT")"
+run j.jpg -o a.nv12 -n
+status 0; LC_ALL=C grep -q '^convert j.jpg' "$OUT" || bad "dry run of a JPEG: $(head -c 120 "$OUT")"
+settled
+end
+
 # Nothing under Fixtures/ changed.
 begin fixtures-untouched
 [ "$(cd "$here" && find Fixtures -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum)" = "$fixtures_before" ] ||

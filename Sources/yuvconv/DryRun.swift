@@ -17,8 +17,9 @@ func dryRunOne(input: String, output: String, format: OutputFormat, options: Opt
     let exists = AtomicOutput.standardDescriptor(output) == nil && FileStatus(path: output)?.kind == .regular
     let action: BatchAction = exists && options.force ? .replace(nil) : .convert
     // A single conversion makes no folder.
+    // An image's first bytes are looked at as a batch's dry run looks (a GIF, a text file: refused by the run).
     let refused = dryRunItem(input: input, output: output, format: format, action: action, options: options,
-                             protected: protected, makesFolders: false, inputRefusal: inputRefusal)
+                             protected: protected, makesFolders: false, sniffs: !rawInput, inputRefusal: inputRefusal)
     // What the run says after converting, where the first bytes already tell: a JPEG has no alpha.
     if !refused, !rawInput, RawInput.isJPEG(head: RawInput.head(input, 3)), let w = options.alphaWithoutAlpha(single: true) {
         printErr("yuvconv: warning: \(displayPath(input)): \(w)")
