@@ -52,11 +52,16 @@ static int jpeg_warning_damages_pixels(int code) {
 // scan is the exception before the end marker too: the junk writers (drones, webcams) write Huffman-coded files, and
 // a damaged byte there makes the arithmetic decoder stop early and fill the rest with zeros — one changed byte left
 // 64% of a tester's file unread and its picture garbage, with exit 0 and "harmless" in the warning.
+static int jpeg_arith_leftover_before_end(j_common_ptr cinfo) {
+    const j_decompress_ptr d = (j_decompress_ptr)cinfo;
+    return d->arith_code && d->restart_interval == 0 && cinfo->err->msg_parm.i[1] == 0xD9;
+}
+
 static int jpeg_leftover_damages_pixels(j_common_ptr cinfo, const yc_decoder *dec) {
     j_decompress_ptr d = (j_decompress_ptr)cinfo;
     if (cinfo->err->msg_code != JWRN_EXTRANEOUS_DATA || !dec->jpeg_header_read) return 0;
     const int marker = cinfo->err->msg_parm.i[1];
-    if (d->arith_code && d->restart_interval == 0 && marker == 0xD9) return 1;
+    if (jpeg_arith_leftover_before_end(cinfo)) return 1;
     if (!jpeg_has_multiple_scans(d)) return 0;
     return d->restart_interval == 0 && marker != 0xD9 && !(marker >= 0xD0 && marker <= 0xD7);
 }
@@ -93,7 +98,7 @@ void yc_jpeg_emit_message(j_common_ptr cinfo, int level) {
             longjmp(dec->jump, 1);
         }
         // Converted past (--allow-truncated): said as the damage it is, not as the junk a Huffman file's may be.
-        if (((j_decompress_ptr)cinfo)->arith_code && cinfo->err->msg_parm.i[1] == 0xD9) {
+        if (jpeg_arith_leftover_before_end(cinfo)) {
             char msg[YC_MSG];
             const int n = cinfo->err->msg_parm.i[0];
             snprintf(msg, sizeof msg, "%d byte%s of an arithmetic-coded scan %s left unread before the end marker: a damaged "
@@ -184,9 +189,9 @@ void yc_jpeg_progress(j_common_ptr cinfo) {
     }
 }
 
-// Whether `data` reads as a JPEG up to its first scan (libjpeg's jpeg_read_header over memory): for standard
-// input that is exactly one raw frame of --size and begins with FF D8 FF (bright samples), as a file of that
-// size is tried by opening it. Nothing is printed; any error or damage warning is a no.
+// How `data` reads as a JPEG up to its first scan (libjpeg's jpeg_read_header over memory): for an input given a
+// --size that begins with FF D8 FF (bright samples), whether it is the JPEG or a raw frame. Nothing is printed;
+// any error or damage warning is a no, unless the data ran out first (then more may make it read).
 struct yc_header_probe {
     struct jpeg_error_mgr pub;
     jmp_buf jump;
@@ -217,5 +222,3 @@ int yc_jpeg_header_state(const uint8_t *data, size_t size) {
     jpeg_destroy_decompress(&j);
     return ok ? 1 : 0;
 }
-
-int yc_jpeg_header_parses(const uint8_t *data, size_t size) { return yc_jpeg_header_state(data, size) == 1; }

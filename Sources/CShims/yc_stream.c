@@ -220,26 +220,6 @@ FILE *yc_write_stream_open(void *context, yc_write_fn write) {
     return f;
 }
 
-long long yc_read_full(int fd, uint8_t *buf, size_t count) {
-    size_t done = 0;
-    while (done < count) {
-        if (wait_readable(fd) != 0) return -1;
-        ssize_t n = read(fd, buf + done, count - done);
-        if (n < 0) {
-            if (errno == EINTR) continue;
-            // A descriptor left non-blocking by whoever handed it over (a pipe as standard input): nothing yet
-            // is not the end, wait for it (as yc_stream_read does).
-            if (errno == EAGAIN || errno == EWOULDBLOCK) {
-                if (poll_readable(fd) == 0) continue;
-            }
-            return -1;
-        }
-        if (n == 0) break;
-        done += (size_t)n;
-    }
-    return (long long)done;
-}
-
 long long yc_read_some(int fd, uint8_t *buf, size_t count) {
     if (count == 0) return 0;
     for (;;) {
@@ -247,9 +227,22 @@ long long yc_read_some(int fd, uint8_t *buf, size_t count) {
         ssize_t n = read(fd, buf, count);
         if (n >= 0) return (long long)n;
         if (errno == EINTR) continue;
+        // A descriptor left non-blocking by whoever handed it over (a pipe as standard input): nothing yet
+        // is not the end, wait for it (as yc_stream_read does).
         if ((errno == EAGAIN || errno == EWOULDBLOCK) && poll_readable(fd) == 0) continue;
         return -1;
     }
+}
+
+long long yc_read_full(int fd, uint8_t *buf, size_t count) {
+    size_t done = 0;
+    while (done < count) {
+        const long long n = yc_read_some(fd, buf + done, count - done);
+        if (n < 0) return -1;
+        if (n == 0) break;
+        done += (size_t)n;
+    }
+    return (long long)done;
 }
 
 int yc_open_folder(const char *path) {

@@ -204,20 +204,6 @@ public final class InputSource {
         return nil
     }
 
-    /// Whether `path` is a regular file that starts as a JPEG (its first bytes, read in place): for choices made
-    /// before a conversion that depend on the input's kind. Anything else — a FIFO or device (not opened: that
-    /// has effects), a file that cannot be read — is not.
-    public static func isJPEGFile(_ path: String) -> Bool {
-        guard FileStatus(path: path)?.kind == .regular else { return false }
-        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var head = [UInt8](repeating: 0, count: 8)
-        guard FileStatus(descriptor: fd)?.kind == .regular else { return false }
-        let n = pread(fd, &head, head.count, 0)
-        return n > 0 && yc_sniff(head, Int(n)) == YC_FORMAT_JPEG
-    }
-
     /// What to do instead of naming a socket as an input (`socketReason`).
     static let socketRemedy = "pipe its data to standard input"
 

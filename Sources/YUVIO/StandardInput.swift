@@ -30,17 +30,12 @@ public enum StandardInput {
     /// Up to `count` first bytes of the input `path` when it is standard input or a stream (see above); none
     /// for anything else, and none when it cannot be opened (its reader then says why). A stream looked at
     /// already is found by its name first, even when that name is gone meanwhile (a FIFO removed once open).
-    public static func peek(_ path: String, _ count: Int) -> [UInt8] { withPeek(path, count) { Array($0) } }
+    public static func peek(_ path: String, _ count: Int) -> [UInt8] { withPeek(path, count, waitsForAll: true) { Array($0) } }
 
-    /// `peek`, the bytes handed to `body` where they are kept rather than copied (a frame's worth looked at once
-    /// would otherwise be held twice).
-    public static func withPeek<T>(_ path: String, _ count: Int, _ body: (ArraySlice<UInt8>) -> T) -> T {
-        withPeek(path, count, waitsForAll: true, body)
-    }
-
-    /// `withPeek`, but from a stream that has fewer than `count` bytes kept it reads once more — what one read
-    /// gives — rather than until it has them all: a look that stops when it has seen enough does not wait for
-    /// bytes a live writer has not sent (a small JPEG on a pipe kept open). The same bytes when none came: the end.
+    /// `peek`'s bytes handed to `body` where they are kept, but from a stream that has fewer than `count` bytes kept
+    /// it reads on only while bytes keep coming (within 50 ms) and until what it holds has doubled, rather than
+    /// until it has them all: a look that stops when it has seen enough does not wait for bytes a live writer has
+    /// not sent (a small JPEG on a pipe kept open). The same bytes when none came: the end.
     public static func withPeekMore<T>(_ path: String, _ count: Int, _ body: (ArraySlice<UInt8>) -> T) -> T {
         withPeek(path, count, waitsForAll: false, body)
     }

@@ -224,7 +224,7 @@ struct Options {
                                                   maxPixels: maxPixels) else { return false }
         // Bytes that start like a JPEG and break its segments at once are the raw frame, whatever their length: the
         // raw reader says a wrong one (as a stream's look decides; the JPEG reader's message said nothing of --size).
-        guard st.size == need else { return Self.breaksJPEGSegments(path) }
+        guard st.size == need else { return Self.isRefusedAsJPEG(path) }
         if RawInput.isY4M(path: path) { return (try? RawInput.readY4M(path: path, maxPixels: maxPixels)) == nil }
         guard let source = try? InputSource(path: path, maxPixels: maxPixels) else { return true }
         return (try? ImageDecoder(source: source, maxPixels: maxPixels)) == nil
@@ -246,7 +246,7 @@ struct Options {
         // Standard input redirected from a file: its size says, as a named file's does (a JPEG of another size is one).
         if readsStandardInput(path), let st = FileStatus(descriptor: STDIN_FILENO), st.kind == .regular,
            st.size - Int(max(lseek(STDIN_FILENO, 0, SEEK_CUR), 0)) != need {
-            return Self.breaksJPEGSegments(path)
+            return Self.isRefusedAsJPEG(path)
         }
         // Read at each doubling or pause of the writer, so that a small JPEG is not held until its writer closes
         // the pipe, and a header trickled in is parsed a few times, not after every read.
@@ -269,7 +269,7 @@ struct Options {
 
     /// Whether a file (or standard input from one) that starts FF D8 FF is refused by libjpeg as a JPEG's header
     /// within its first 64 KiB (not merely cut short there): then it is no JPEG.
-    static func breaksJPEGSegments(_ path: String) -> Bool {
+    static func isRefusedAsJPEG(_ path: String) -> Bool {
         let head = RawInput.head(path, 1 << 16)
         return RawInput.isJPEG(head: Array(head.prefix(3))) && head.withUnsafeBufferPointer { yc_jpeg_header_state($0.baseAddress, $0.count) } == 0
     }

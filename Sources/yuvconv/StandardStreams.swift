@@ -246,13 +246,19 @@ func refuseReadingOwnStreams(_ options: Options) -> Int32? {
     for (path, isList) in read {
         let st = path == "-" ? FileStatus(descriptor: STDIN_FILENO) : FileStatus(path: path)
         guard let st, st.kind == .fifo, let (fd, _) = own.first(where: { $0.1 == st.identity }) else { continue }
-        releaseMessages(drop: false)
         let what = isList ? "--files-from \(path == "-" ? "-" : displayPath(path))" : path == "-" ? "standard input" : displayPath(path)
-        printErr("yuvconv: error: \(what): is the pipe or FIFO this run writes its standard \(fd == STDOUT_FILENO ? "output" : "error") "
-                 + "to, so reading it would wait for ever for its end; read the input from elsewhere")
-        return 1
+        return refuseReadingOwnStream(what + ":", fd)
     }
     return nil
+}
+
+/// The refusal of an input (`what`, "X:" or "an input") that is the pipe or FIFO this run writes `fd` to, said on
+/// standard error (a pipe there takes it; no file's bytes are damaged).
+private func refuseReadingOwnStream(_ what: String, _ fd: Int32) -> Int32 {
+    releaseMessages(drop: false)
+    printErr("yuvconv: error: \(what) is the pipe or FIFO this run writes its standard \(fd == STDOUT_FILENO ? "output" : "error") "
+             + "to, so reading it would wait for ever for its end; read the input from elsewhere")
+    return 1
 }
 
 /// Standard output or standard error that is one of the inputs (`1<>in.png`, `2>>in.png`): what yuvconv writes
@@ -267,12 +273,7 @@ func refuseInputsAsStandardStreams(_ protected: any FileIdentitySet, named: ((Fi
         // A pipe or FIFO (an input listed as /dev/stderr or /proc/self/fd/1): nothing is overwritten, the read
         // would wait for ever for an end that this run itself holds off — said, on standard error too.
         if let st = FileStatus(descriptor: fd), st.kind == .fifo {
-            releaseMessages(drop: false)
-            let input = named?(st.identity).map { displayPath($0) + ":" } ?? "an input"
-            printErr("yuvconv: error: \(input) is the pipe or FIFO this run writes its standard "
-                     + "\(fd == STDOUT_FILENO ? "output" : "error") to, so reading it would wait for ever for its end; "
-                     + "read the input from elsewhere")
-            return 1
+            return refuseReadingOwnStream(named?(st.identity).map { displayPath($0) + ":" } ?? "an input", fd)
         }
         if fd == STDERR_FILENO {
             releaseMessages(drop: true)

@@ -43,11 +43,13 @@ extension Options {
 
 extension Options {
     /// The options key `item`'s output would be made with: whether its input is a JPEG looked at (its first bytes)
-    /// only when the two keys differ, i.e. when a JPEG-only option is not at its default.
+    /// only when the two keys differ, i.e. when a JPEG-only option is not at its default — and only in a regular
+    /// file (a FIFO or device is not opened for it: that has effects).
     func optionsKey(for item: BatchItem) -> String {
         let jpeg = optionsKey(for: item.format, jpegInput: true), other = optionsKey(for: item.format, jpegInput: false)
         guard jpeg != other else { return jpeg }
-        return InputSource.isJPEGFile(item.input) ? jpeg : other
+        let isJPEG = FileStatus(path: item.input)?.kind == .regular && RawInput.isJPEG(head: RawInput.head(item.input, 3))
+        return isJPEG ? jpeg : other
     }
 }
 

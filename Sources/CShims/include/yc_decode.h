@@ -114,8 +114,6 @@ typedef struct yc_decoder yc_decoder;
 /// Sniffs the first bytes of a signature: JPEG (FF D8 FF) or PNG (the 8-byte signature).
 yc_format yc_sniff(const uint8_t *bytes, size_t count);
 
-/// Whether these bytes read as a JPEG up to its first scan (no error, no damage warning); prints nothing.
-int yc_jpeg_header_parses(const uint8_t *data, size_t size);
 /// libjpeg's reading of `data` as a JPEG's header, up to its first scan: 1 it reads, 0 libjpeg refuses it (not a
 /// JPEG's header, or a damaged one), 2 the data ends before the header does (more may make it read).
 int yc_jpeg_header_state(const uint8_t *data, size_t size);
