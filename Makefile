@@ -23,7 +23,7 @@ BUILD_PKGS = pkg-config $(JPEG_DEV) libturbojpeg0-dev libpng-dev zlib1g-dev libl
 # What the build needs, by pkg-config name: when pkg-config finds them all, nothing is installed.
 BUILD_PC = libjpeg libturbojpeg libpng zlib lcms2
 
-.PHONY: test-cpus all build deps install-build-packages test test-library test-fast demo install clean prove bench bench-deps bench-e2e bench-costs bench-batch bench-memory bench-sharp quality fuzz test-sanitize test-corpus test-exact test-hostile compare-builds test-interop test-html check-fuzz-harnesses
+.PHONY: test-cpus all build deps install-build-packages test test-library test-fast demo install clean prove bench bench-deps bench-e2e bench-costs bench-batch bench-memory bench-sharp bench-sharp-passes quality fuzz test-sanitize test-corpus test-exact test-hostile compare-builds test-interop test-html check-fuzz-harnesses
 
 all: build
 
@@ -252,6 +252,11 @@ quality: build
 bench-sharp: build
 	$(call need_python,numpy pillow)
 	$(VENV_PY) bench/sharp.py
+
+# A float model of the passes: what fewer or more of them, or a closed form, would give (no timing).
+bench-sharp-passes: build
+	$(call need_python,numpy pillow)
+	$(VENV_PY) bench/sharp_passes.py
 
 # The man page is made here from the built binary (`yuvconv --man`, from its option table), never committed.
 MAN1 = $(DESTDIR)$(PREFIX)/share/man/man1
