@@ -3666,6 +3666,34 @@ status 0; quiet
 ALLOW=(b.nv12 c.nv12); settled
 end
 
+begin arithmetic-jpeg-zero-padding
+# Zero bytes after an arithmetic-coded scan's data are what its decoder takes after the data ends anyway: an
+# encoder that writes them (libjpeg drops its final zeros, others need not) has written a whole picture, which was
+# refused as "a scan ... ends at least 3 bytes before its data does". Refused still when the bytes left are data.
+python3 - "$FX/jpeg/jpegsuite/extended_arithmetic/32x32x8_ycbcr.jpg" <<'PY'
+import sys
+d = bytes(open(sys.argv[1], 'rb').read())
+assert d.endswith(b'\xff\xd9')
+for n in (3, 5, 300):
+    open(f'pad{n}.jpg', 'wb').write(d[:-2] + bytes(n) + d[-2:])
+h = bytearray(d)
+sos = h.rfind(b'\xff\xda'); start = sos + 2 + h[sos + 2] * 256 + h[sos + 3]
+h[start + 30] ^= 0x5a
+open('hitpad.jpg', 'wb').write(bytes(h[:-2]) + bytes(8) + bytes(h[-2:]))
+PY
+snap
+run "$FX/jpeg/jpegsuite/extended_arithmetic/32x32x8_ycbcr.jpg" -o plain.nv12 -q
+status 0; quiet
+for n in 3 5 300; do
+    run pad$n.jpg -o pad$n.nv12
+    status 0; ! grep -q 'warning' "$ERR" || bad "pad$n.jpg: $(cat "$ERR")"
+    cmp -s plain.nv12 pad$n.nv12 || bad "pad$n.jpg: other bytes than the file without its padding"
+done
+run hitpad.jpg -o hit.nv12
+status 1; says 'hitpad.jpg: a scan of the JPEG ends at least [0-9]+ bytes before its data does.*arithmetic'
+ALLOW=(plain.nv12 pad3.nv12 pad5.nv12 pad300.nv12); settled
+end
+
 begin folder-of-jfif-files
 # Browsers on Windows save JPEGs as .jfif: a folder of them converted nothing, said nothing, and exited 0.
 mkdir jf; cp "$JPG" jf/photo.jfif; cp "$JPG" jf/IMG.JFIF; cp "$PNG" jf/anim.apng; snap

@@ -76,6 +76,15 @@ static void source_skip(j_decompress_ptr cinfo, long count) {
 
 static void source_term(j_decompress_ptr cinfo) { (void)cinfo; }
 
+int yc_jpeg_source_zeros_before(j_decompress_ptr cinfo, long count) {
+    yc_source *s = (yc_source *)cinfo->src;
+    const JOCTET *end = s->pub.next_input_byte;
+    if (count <= 0 || !end || end - s->buffer < count) return 0;
+    for (long i = 1; i <= count; i++)
+        if (end[-i] != 0) return 0;
+    return 1;
+}
+
 long long yc_jpeg_source_trailer(j_decompress_ptr cinfo, unsigned char *first, size_t size, size_t *seen) {
     yc_source *s = (yc_source *)cinfo->src;
     *seen = 0;

@@ -51,10 +51,18 @@ static int jpeg_warning_damages_pixels(int code) {
 // extraneous-bytes-after-sos.jpg), nor before the first scan (junk between header segments). An arithmetic-coded
 // scan is the exception before the end marker too: the junk writers (drones, webcams) write Huffman-coded files, and
 // a damaged byte there makes the arithmetic decoder stop early and fill the rest with zeros — one changed byte left
-// 64% of a tester's file unread and its picture garbage, with exit 0 and "harmless" in the warning.
+// 64% of a tester's file unread and its picture garbage, with exit 0 and "harmless" in the warning. Zero bytes
+// alone are not left over: they are what the decoder takes after the data ends anyway (an encoder that pads its
+// last scan with them, or does not drop its final zeros as libjpeg's does, has written nothing they change), while
+// what a damaged byte leaves unread is the rest of the scan's coded data.
+static int jpeg_arith_zero_padding(j_common_ptr cinfo) {
+    const j_decompress_ptr d = (j_decompress_ptr)cinfo;
+    return d->arith_code && cinfo->err->msg_parm.i[1] == 0xD9 && yc_jpeg_source_zeros_before(d, cinfo->err->msg_parm.i[0]);
+}
+
 static int jpeg_arith_leftover_before_end(j_common_ptr cinfo) {
     const j_decompress_ptr d = (j_decompress_ptr)cinfo;
-    return d->arith_code && d->restart_interval == 0 && cinfo->err->msg_parm.i[1] == 0xD9;
+    return d->arith_code && d->restart_interval == 0 && cinfo->err->msg_parm.i[1] == 0xD9 && !jpeg_arith_zero_padding(cinfo);
 }
 
 static int jpeg_leftover_damages_pixels(j_common_ptr cinfo, const yc_decoder *dec) {
@@ -91,6 +99,8 @@ void yc_jpeg_emit_message(j_common_ptr cinfo, int level) {
         snprintf(dec->jpeg_eof_text, sizeof dec->jpeg_eof_text, "%s", buf);
         return;
     }
+    // Zero bytes alone after an arithmetic-coded scan (above): nothing left over, nothing to say.
+    if (code == JWRN_EXTRANEOUS_DATA && dec->jpeg_header_read && jpeg_arith_zero_padding(cinfo)) return;
     if (jpeg_leftover_damages_pixels(cinfo, dec)) {
         if (!dec->allow_truncated) {
             yc_set_error(dec, buf);
