@@ -3694,6 +3694,33 @@ status 1; says 'hitpad.jpg: a scan of the JPEG ends at least [0-9]+ bytes before
 ALLOW=(plain.nv12 pad3.nv12 pad5.nv12 pad300.nv12); settled
 end
 
+begin arithmetic-jpeg-damage-in-restart-interval
+# In an arithmetic-coded file with restart intervals a changed byte stops the decoder early too, and what it leaves
+# unread before the next restart marker was warned as "padding, which some webcams and scanners write (harmless)"
+# (the writers of such padding make Huffman-coded files): exit 0 and a wrong picture. Damage now; --allow-truncated
+# converts it with a warning that says so. Zero bytes there are padding the decoder would take anyway.
+python3 - "$FX/jpeg/jpegsuite/extended_arithmetic/32x32x8_restarts.jpg" <<'PY'
+import sys
+d = bytearray(open(sys.argv[1], 'rb').read())
+sos = d.rfind(b'\xff\xda'); start = sos + 2 + d[sos + 2] * 256 + d[sos + 3]
+rst = d.find(b'\xff\xd0', start)
+open('zeros.jpg', 'wb').write(bytes(d[:rst]) + bytes(7) + bytes(d[rst:]))
+d[start + 30] ^= 0x5a
+open('hit.jpg', 'wb').write(d)
+PY
+snap
+run hit.jpg -o a.nv12
+status 1; says 'hit.jpg: a scan of the JPEG ends at least [0-9]+ bytes before its data does.*in an arithmetic-coded scan'
+run hit.jpg -o b.nv12 --allow-truncated
+status 0; says 'of an arithmetic-coded scan were left unread before a restart marker: a damaged byte'
+run "$FX/jpeg/jpegsuite/extended_arithmetic/32x32x8_restarts.jpg" -o plain.nv12 -q
+status 0; quiet
+run zeros.jpg -o zeros.nv12
+status 0; ! grep -q 'warning' "$ERR" || bad "zeros.jpg: $(cat "$ERR")"
+cmp -s plain.nv12 zeros.nv12 || bad "zeros.jpg: other bytes than the file without its padding"
+ALLOW=(b.nv12 plain.nv12 zeros.nv12); settled
+end
+
 begin folder-of-jfif-files
 # Browsers on Windows save JPEGs as .jfif: a folder of them converted nothing, said nothing, and exited 0.
 mkdir jf; cp "$JPG" jf/photo.jfif; cp "$JPG" jf/IMG.JFIF; cp "$PNG" jf/anim.apng; snap

@@ -49,27 +49,27 @@ static int jpeg_warning_damages_pixels(int code) {
 // damaged byte can leave some too — a warning — nor in a file with restart intervals (webcam and scanner encoders
 // pad their intervals, a scanner writes whole intervals of junk after its last: the corpus's
 // extraneous-bytes-after-sos.jpg), nor before the first scan (junk between header segments). An arithmetic-coded
-// scan is the exception before the end marker too: the junk writers (drones, webcams) write Huffman-coded files, and
-// a damaged byte there makes the arithmetic decoder stop early and fill the rest with zeros — one changed byte left
-// 64% of a tester's file unread and its picture garbage, with exit 0 and "harmless" in the warning. Zero bytes
-// alone are not left over: they are what the decoder takes after the data ends anyway (an encoder that pads its
-// last scan with them, or does not drop its final zeros as libjpeg's does, has written nothing they change), while
-// what a damaged byte leaves unread is the rest of the scan's coded data.
+// file is the exception everywhere after its header: the junk and padding writers (drones, webcams, scanners) write
+// Huffman-coded files, and a damaged byte there makes the arithmetic decoder stop early and fill the rest of the
+// scan, or of the restart interval, with zeros — one changed byte left 64% of a tester's file unread and its
+// picture garbage, with exit 0 and "harmless" in the warning; with restart intervals, two in three single-byte
+// changes to a photo warned "padding (harmless)" so. Zero bytes alone are not left over: they are what the decoder
+// takes after the data ends anyway (an encoder that pads with them, or does not drop its final zeros as libjpeg's
+// does, has written nothing they change), while what a damaged byte leaves unread is the rest of the coded data.
 static int jpeg_arith_zero_padding(j_common_ptr cinfo) {
     const j_decompress_ptr d = (j_decompress_ptr)cinfo;
-    return d->arith_code && cinfo->err->msg_parm.i[1] == 0xD9 && yc_jpeg_source_zeros_before(d, cinfo->err->msg_parm.i[0]);
+    return d->arith_code && yc_jpeg_source_zeros_before(d, cinfo->err->msg_parm.i[0]);
 }
 
-static int jpeg_arith_leftover_before_end(j_common_ptr cinfo) {
-    const j_decompress_ptr d = (j_decompress_ptr)cinfo;
-    return d->arith_code && d->restart_interval == 0 && cinfo->err->msg_parm.i[1] == 0xD9 && !jpeg_arith_zero_padding(cinfo);
+static int jpeg_arith_leftover(j_common_ptr cinfo) {
+    return ((j_decompress_ptr)cinfo)->arith_code && !jpeg_arith_zero_padding(cinfo);
 }
 
 static int jpeg_leftover_damages_pixels(j_common_ptr cinfo, const yc_decoder *dec) {
     j_decompress_ptr d = (j_decompress_ptr)cinfo;
     if (cinfo->err->msg_code != JWRN_EXTRANEOUS_DATA || !dec->jpeg_header_read) return 0;
     const int marker = cinfo->err->msg_parm.i[1];
-    if (jpeg_arith_leftover_before_end(cinfo)) return 1;
+    if (jpeg_arith_leftover(cinfo)) return 1;
     if (!jpeg_has_multiple_scans(d)) return 0;
     return d->restart_interval == 0 && marker != 0xD9 && !(marker >= 0xD0 && marker <= 0xD7);
 }
@@ -108,12 +108,15 @@ void yc_jpeg_emit_message(j_common_ptr cinfo, int level) {
             longjmp(dec->jump, 1);
         }
         // Converted past (--allow-truncated): said as the damage it is, not as the junk a Huffman file's may be.
-        if (jpeg_arith_leftover_before_end(cinfo)) {
+        if (jpeg_arith_leftover(cinfo)) {
             char msg[YC_MSG];
-            const int n = cinfo->err->msg_parm.i[0];
-            snprintf(msg, sizeof msg, "%d byte%s of an arithmetic-coded scan %s left unread before the end marker: a damaged "
+            const int n = cinfo->err->msg_parm.i[0], marker = cinfo->err->msg_parm.i[1];
+            const char *where = marker == 0xD9                     ? "the end marker"
+                                : marker >= 0xD0 && marker <= 0xD7 ? "a restart marker"
+                                                                   : "the next scan";
+            snprintf(msg, sizeof msg, "%d byte%s of an arithmetic-coded scan %s left unread before %s: a damaged "
                      "byte stopped the decoder early, and the picture after it is wrong (converted as decoded)",
-                     n, n == 1 ? "" : "s", n == 1 ? "was" : "were");
+                     n, n == 1 ? "" : "s", n == 1 ? "was" : "were", where);
             yc_warn(dec, msg);
             return;
         }

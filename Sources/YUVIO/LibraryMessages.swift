@@ -47,8 +47,10 @@ enum LibraryMessages {
         ("bad arithmetic code", { _ in "the JPEG's compressed image data holds an invalid code: the file is damaged" }),
         ("extraneous bytes before marker", { m in
             let n = m.split(separator: " ").first { Int($0) != nil }.map(String.init) ?? "some"
-            // Before the end marker it is an error only in an arithmetic-coded scan (yc_jpeg_watch.c).
-            let nowhere = m.lowercased().hasSuffix("0xd9") ? "in an arithmetic-coded scan" : "between scans"
+            // Before the end marker or a restart marker it is an error only in an arithmetic-coded scan (yc_jpeg_watch.c).
+            let marker = m.split(separator: " ").last.map { $0.lowercased() } ?? ""
+            let inScan = marker == "0xd9" || ["0xd0", "0xd1", "0xd2", "0xd3", "0xd4", "0xd5", "0xd6", "0xd7"].contains(marker)
+            let nowhere = inScan ? "in an arithmetic-coded scan" : "between scans"
             return "a scan of the JPEG ends at least \(n) byte\(n == "1" ? "" : "s") before its data does (no encoder leaves any "
                 + "\(nowhere)): a damaged byte shortened the codes, and the blocks after it are wrong"
         }),
