@@ -3530,6 +3530,28 @@ timeout 20 "$BIN" convert --files-from l3 -o od3/ 2>&1 > /dev/null | cat > "$ERR
 settled
 end
 
+begin reading-own-write-descriptors
+# Standard input open for writing only (a pipe's write end as descriptor 0) was polled for ever, for every command;
+# an input that is a pipe whose write end the run was handed on another descriptor (/dev/fd/3 3> >(cmd)) too. Both
+# refused at once now. A FIFO the shell keeps open for reading and writing (exec 3<>fifo) while another process
+# writes a picture into it still converts: the picture ends at its end marker.
+cp "$JPG" a.jpg; mkfifo p; snap
+start=$(date +%s%N)
+( exec 3> >(sleep 8); timeout 20 "$BIN" - -o o1.nv12 <&3 2> "$ERR"; echo $? > rc1 )
+[ "$(cat rc1)" = 1 ] || bad "write-only stdin: exit $(cat rc1)"; says 'standard input is open for writing only'
+( exec 3> >(sleep 8); timeout 20 "$BIN" report - <&3 2> "$ERR"; echo $? > rc2 )
+[ "$(cat rc2)" = 1 ] || bad "report, write-only stdin: exit $(cat rc2)"
+( exec 3> >(sleep 8); timeout 20 "$BIN" convert --files-from - -o od/ <&3 2> "$ERR"; echo $? > rc3 )
+[ "$(cat rc3)" = 1 ] || bad "--files-from -, write-only stdin: exit $(cat rc3)"; says 'files-from -: standard input is open for writing only'
+( timeout 20 "$BIN" /dev/fd/3 -o o4.nv12 3> >(sleep 8) 2> "$ERR"; echo $? > rc4 )
+[ "$(cat rc4)" = 1 ] || bad "own write descriptor as input: exit $(cat rc4)"; says 'holds open for writing .descriptor 3.'
+(( $(date +%s%N) - start < 15000000000 )) || bad "took $(( ($(date +%s%N) - start) / 1000000 )) ms"
+( exec 3<>p; cat a.jpg > p & timeout 20 "$BIN" p -o o5.nv12 -q 2> "$ERR"; echo $? > rc5; wait )
+[ "$(cat rc5)" = 0 ] || bad "exec 3<>fifo idiom: exit $(cat rc5): $(cat "$ERR")"
+rm -f rc1 rc2 rc3 rc4 rc5
+ALLOW=(o5.nv12); settled
+end
+
 begin raw-stream-jpeg-prefix-over-limit
 # A raw frame on a stream whose first bytes are FF D8 FF was read whole to see whether it is a JPEG before the
 # frame's size met --max-memory: a 768 MiB frame was held (1.5 GB) and then refused, or the allocation ended the

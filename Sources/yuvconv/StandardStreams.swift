@@ -232,32 +232,68 @@ func descriptorFilePath(_ fd: Int32) -> String? {
 #endif
 }
 
-/// An input, or the `--files-from` list, that is a pipe or FIFO this process writes to as its standard output or
-/// error (`yuvconv /dev/stdout -o x | cat`, `yuvconv p -o x 1<>p`, `--files-from /dev/stdout`): its end never
-/// comes, since the writer it waits for is itself. Refused before anything reads, for every command (the
-/// single conversion's route is chosen by the input's first bytes, which waited for ever).
+/// An input, or the `--files-from` list, that is a pipe or FIFO this process itself holds open for writing — as its
+/// standard output or error (`yuvconv /dev/stdout -o x | cat`, `yuvconv p -o x 1<>p`, `--files-from /dev/stdout`),
+/// as standard input opened the wrong way (`- <&3` with 3 a pipe's write end) or on any descriptor it was given
+/// (`/dev/fd/3 3> >(cmd)`): its end never comes, since a writer it waits for is itself. And standard input read as
+/// `-` that is open for writing only, which no read can take anything from. Refused before anything reads, for
+/// every command (the single conversion's route is chosen by the input's first bytes, which waited for ever).
 func refuseReadingOwnStreams(_ options: Options) -> Int32? {
-    let own = [STDOUT_FILENO, STDERR_FILENO].compactMap { fd -> (Int32, FileIdentity)? in
-        guard let st = FileStatus(descriptor: fd), st.kind == .fifo else { return nil }
-        return (fd, st.identity)
-    }
-    guard !own.isEmpty else { return nil }
     let read = options.inputs.map { ($0, false) } + (options.filesFrom.map { [($0, true)] } ?? [])
+    func name(_ path: String, _ isList: Bool) -> String {
+        isList ? "--files-from \(path == "-" ? "-" : displayPath(path))" : path == "-" ? "standard input" : displayPath(path)
+    }
+    if let (path, isList) = read.first(where: { $0.0 == "-" }), fcntl(STDIN_FILENO, F_GETFL) & O_ACCMODE == O_WRONLY {
+        releaseMessages(drop: false)
+        printErr("yuvconv: error: \(isList ? "--files-from -: " : "")standard input is open for writing only, so nothing can be read "
+                 + "from it; redirect the input into it (< file, or a pipe's read end)")
+        return 1
+    }
+    let own = ownPipeWriters()
+    guard !own.isEmpty else { return nil }
     for (path, isList) in read {
         let st = path == "-" ? FileStatus(descriptor: STDIN_FILENO) : FileStatus(path: path)
         guard let st, st.kind == .fifo, let (fd, _) = own.first(where: { $0.1 == st.identity }) else { continue }
-        let what = isList ? "--files-from \(path == "-" ? "-" : displayPath(path))" : path == "-" ? "standard input" : displayPath(path)
-        return refuseReadingOwnStream(what + ":", fd)
+        return refuseReadingOwnStream(name(path, isList) + ":", fd)
     }
     return nil
+}
+
+/// This process's descriptors that write to a pipe or FIFO, with its identity: standard output and error open for
+/// writing (or reading and writing), then any other open for writing only. (One open for both on a FIFO, `exec
+/// 3<>fifo`, is the shell's way to keep a FIFO open while others write a picture into it, which reads to its end
+/// marker without waiting for the pipe's end.)
+private func ownPipeWriters() -> [(Int32, FileIdentity)] {
+    var fds: [Int32] = [STDOUT_FILENO, STDERR_FILENO]
+#if canImport(Glibc)
+    if let dir = opendir("/proc/self/fd") {
+        while let e = readdir(dir) {
+            let digits = withUnsafeBytes(of: e.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
+            if let fd = Int32(String(decoding: digits, as: UTF8.self)), !fds.contains(fd) { fds.append(fd) }
+        }
+        closedir(dir)
+    }
+#else
+    for fd in Int32(0)..<Int32(min(Int(getdtablesize()), 4096)) where !fds.contains(fd) && fcntl(fd, F_GETFD) != -1 {
+        fds.append(fd)
+    }
+#endif
+    return fds.compactMap { fd -> (Int32, FileIdentity)? in
+        let mode = fcntl(fd, F_GETFL) & O_ACCMODE
+        guard let st = FileStatus(descriptor: fd), st.kind == .fifo,
+              mode == O_WRONLY || mode == O_RDWR && (fd == STDOUT_FILENO || fd == STDERR_FILENO) else { return nil }
+        return (fd, st.identity)
+    }
 }
 
 /// The refusal of an input (`what`, "X:" or "an input") that is the pipe or FIFO this run writes `fd` to, said on
 /// standard error (a pipe there takes it; no file's bytes are damaged).
 private func refuseReadingOwnStream(_ what: String, _ fd: Int32) -> Int32 {
     releaseMessages(drop: false)
-    printErr("yuvconv: error: \(what) is the pipe or FIFO this run writes its standard \(fd == STDOUT_FILENO ? "output" : "error") "
-             + "to, so reading it would wait for ever for its end; read the input from elsewhere")
+    let writer = fd == STDOUT_FILENO ? "writes its standard output to" : fd == STDERR_FILENO ? "writes its standard error to"
+        : fd == STDIN_FILENO ? "holds open for writing as its standard input" : "holds open for writing (descriptor \(fd))"
+    printErr("yuvconv: error: \(what) is the pipe or FIFO this run \(writer), so reading it would wait for ever for "
+             + "its end; read the input from elsewhere")
     return 1
 }
 
