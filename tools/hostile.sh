@@ -3552,6 +3552,18 @@ rm -f rc1 rc2 rc3 rc4 rc5
 ALLOW=(o5.nv12); settled
 end
 
+begin files-from-folder
+# A folder given as --files-from said "many: read failed: Is a directory", not what was wrong or what to do.
+mkdir many; cp "$PNG" many/a.png; snap
+run --files-from many -o out/
+status 1; says 'many: cannot read the list: it is a folder, and --files-from takes a file of paths'
+run report --files-from many
+status 1; says 'many: cannot read the list: it is a folder'
+run --files-from nolist -o out/
+status 1; says 'nolist: cannot open the list: No such file'
+settled
+end
+
 begin raw-stream-jpeg-prefix-over-limit
 # A raw frame on a stream whose first bytes are FF D8 FF was read whole to see whether it is a JPEG before the
 # frame's size met --max-memory: a 768 MiB frame was held (1.5 GB) and then refused, or the allocation ended the

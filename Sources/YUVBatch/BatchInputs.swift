@@ -350,9 +350,13 @@ public final class BatchInputs: @unchecked Sendable {
         let fd = path == "-" ? dup(STDIN_FILENO) : openToReadThrough(path)
         guard fd >= 0 else {
             let why = socketRefusal(path, remedy: "pipe the list to standard input") ?? systemMessage()
-            throw FileError(path: path, reason: "cannot open: \(why)")
+            throw FileError(path: path, reason: "cannot open the list: \(why)")
         }
         defer { close(fd) }
+        if FileStatus(descriptor: fd)?.kind == .directory {
+            throw FileError(path: path, reason: "cannot read the list: it is a folder, and --files-from takes a file of "
+                            + "paths; give a folder as an input itself (with -r for its subfolders)")
+        }
         let sep: UInt8 = nul ? 0 : 10
         var record: [UInt8] = [], total = 0, line = 1
         var buf = [UInt8](repeating: 0, count: 65536)
@@ -369,7 +373,7 @@ public final class BatchInputs: @unchecked Sendable {
                 throw FileError(path: path, reason: "cannot read the list: no writer opened the FIFO within "
                                 + "\(fifoWriterWaitSeconds) s")
             }
-            if n < 0 { throw FileError(path: path, reason: "read failed: \(systemMessage())") }
+            if n < 0 { throw FileError(path: path, reason: "cannot read the list: \(systemMessage())") }
             if n == 0 { break }
             total += n
             if total > limit { throw FileError(path: path, reason: "the list is longer than 256 MiB") }
