@@ -115,11 +115,13 @@ extension RawInput {
                 return Self.y4mOtherXYSCSS.contains(upper) ? "XYSCSS=\(v)" : nil
             }
             let colour = tag ?? fromXYSCSS ?? "420jpeg"
-            // Both named, and they differ: in depth, or in siting (`C420jpeg XYSCSS=420MPEG2`; plain C420 names no
-            // siting, so any 8-bit XYSCSS agrees with it).
+            // Both named, and they differ: in depth, or in siting (`C420jpeg XYSCSS=420MPEG2`; plain C420 is
+            // centre-sited as 420jpeg, as mjpegtools and FFmpeg read it, so `C420 XYSCSS=420MPEG2` is one too: it was
+            // read as centre-sited without a word, half a pixel off if the writer meant left).
+            let sited = { (s: String) in s == "420" ? "420jpeg" : s }
             if let tag, let fromXYSCSS, y4mColourSpaces.contains(tag),
                (tag == "420p10") != (fromXYSCSS == "420p10") || !y4mColourSpaces.contains(fromXYSCSS)
-                || (tag != "420" && tag != fromXYSCSS) {
+                || sited(tag) != sited(fromXYSCSS) {
                 throw .decoder("the Y4M header's C\(tag) and XYSCSS=\(xyscss!) say different colour spaces")
             }
             guard y4mColourSpaces.contains(colour) else {
@@ -186,6 +188,14 @@ public struct Y4MTiming: Sendable, Equatable {
     public var colourSpace = "no C tag"
     /// A Y4M file holds more after its first frame (the frames after it, which are not converted).
     public var goesOn = false
+
+    /// Whether a Y4M `A` value names pixels that are not square: a ratio of two positive numbers that differ
+    /// (`0:0`, unknown, and anything unreadable say nothing).
+    public static func isNonSquare(_ aspect: String) -> Bool {
+        let parts = aspect.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, let a = UInt64(parts[0]), let b = UInt64(parts[1]), a > 0, b > 0 else { return false }
+        return a != b
+    }
 
     public init(interlacing: Y4MInterlacing = .progressive, frameRate: String = "1:1", aspect: String = "1:1") {
         (self.interlacing, self.frameRate, self.aspect) = (interlacing, frameRate, aspect)

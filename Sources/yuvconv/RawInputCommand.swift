@@ -104,6 +104,13 @@ func runRawInput(_ options: Options) -> Int32 {
                 printErr("yuvconv: warning: \(name): its Y4M header's \(stream.unreadable.joined(separator: " ")) cannot be read; "
                          + "the output says F\(timing.frameRate) A\(timing.aspect)")
             }
+            // Pixels that are not square (A10:11, an anamorphic DVD frame): only a Y4M output says so; PNG, JPEG and
+            // raw planes carry no aspect, so the picture is shown stretched, which is worth a word.
+            if format != .y4m, Y4MTiming.isNonSquare(stream.aspect) {
+                printErr("yuvconv: warning: \(name): the Y4M stream's pixels are not square (A\(stream.aspect)); "
+                         + "\(format.name) output does not record a pixel aspect, so the picture shows stretched unless "
+                         + "it is scaled")
+            }
             // An interlaced frame is two fields woven together. Copied into a Y4M, its samples keep their tag
             // (It, Ib; and I?, which nobody knows, rather than a claim of Ip); anything else takes the woven
             // frame as one progressive picture, which is worth a word (I? is read as progressive, silently).
