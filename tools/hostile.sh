@@ -3564,6 +3564,54 @@ status 1; says 'nolist: cannot open the list: No such file'
 settled
 end
 
+begin folder-operands-walked-once
+# A folder reached again inside one -r walk is walked once; given again as another operand under another path (a
+# link to it, a subfolder already walked, ./in after in) it was walked again: report counted its files twice, and
+# convert made two outputs of one file. Walked once now, and named; the same operand twice is still refused.
+mkdir -p in3/real in/sub; cp "$PNG" in3/real/a.png; ln -s real in3/L; cp "$PNG" in/x.png; cp "$PNG" in/sub/y.png
+ln -s in inlink; snap
+run report in3/ in3/L/ -r --report csv
+status 0; grep -qE 'TOTAL .1 image, 0 failed' "$OUT" || bad "report: $(tail -1 "$OUT")"; says 'in3/L .a folder walked already'
+run report in3/real/ in3/L/ -r --report csv
+status 0; grep -qE 'TOTAL .1 image, 0 failed' "$OUT" || bad "report: $(tail -1 "$OUT")"; says 'in3/L .a folder walked already, as in3/real'
+run report in/ inlink/ -r --report csv
+status 0; grep -qE 'TOTAL .2 images, 0 failed' "$OUT" || bad "report: $(tail -1 "$OUT")"
+run report in/ in/sub/ -r --report csv
+status 0; grep -qE 'TOTAL .2 images, 0 failed' "$OUT" || bad "report: $(tail -1 "$OUT")"
+run report in/ ./in/ --report csv
+status 0; grep -qE 'TOTAL .1 image, 0 failed' "$OUT" || bad "report: $(tail -1 "$OUT")"
+run convert in3/ in3/L/ -r -o o/ --name '{dir}/{stem}.{ext}' -q
+status 0; [ "$(find o -type f | wc -l)" = 1 ] || bad "outputs: $(find o -type f | tr '\n' ' ')"
+run report in/ in/ --report csv
+status 2; says 'is given twice'
+ALLOW=(o o/real o/real/a.nv12 'o/*' 'o/*/*'); settled
+end
+
+begin y4m-aspect-and-plain-c420-siting
+# A Y4M frame of pixels that are not square (A10:11) became a PNG, JPEG or raw planes without a word (none of them
+# records a pixel aspect: the picture shows stretched); a Y4M output keeps the tag. And C420 (centre-sited, as
+# 420jpeg) with an XYSCSS that sites chroma elsewhere was read as centre-sited without a word, where C420jpeg with
+# the same XYSCSS is refused as the contradiction it is.
+{ printf 'YUV4MPEG2 W4 H2 F30000:1001 Ip A10:11 C420jpeg XCOLORRANGE=FULL\nFRAME\n'; head -c 12 /dev/zero; } > asp.y4m
+{ printf 'YUV4MPEG2 W4 H2 Ip A0:0 C420jpeg XCOLORRANGE=FULL\nFRAME\n'; head -c 12 /dev/zero; } > unknown.y4m
+{ printf 'YUV4MPEG2 W4 H2 C420 XYSCSS=420MPEG2\nFRAME\n'; head -c 12 /dev/zero; } > c420m.y4m
+{ printf 'YUV4MPEG2 W4 H2 C420 XYSCSS=420JPEG\nFRAME\n'; head -c 12 /dev/zero; } > c420j.y4m
+snap
+for o in a.png a.jpg a.nv12; do
+    run asp.y4m -o $o -q
+    status 0; says "asp.y4m: the Y4M stream's pixels are not square .A10:11."
+done
+run asp.y4m -o b.y4m -q
+status 0; quiet; head -1 b.y4m | grep -q ' A10:11 ' || bad "b.y4m: $(head -1 b.y4m)"
+run unknown.y4m -o u.png -q
+status 0; quiet
+run c420m.y4m -o c.png
+status 1; says 'c420m.y4m: the Y4M header.s C420 and XYSCSS=420MPEG2 say different colour spaces'
+run c420j.y4m -o d.png -q
+status 0; quiet
+ALLOW=(a.png a.jpg a.nv12 b.y4m u.png d.png); settled
+end
+
 begin raw-stream-jpeg-prefix-over-limit
 # A raw frame on a stream whose first bytes are FF D8 FF was read whole to see whether it is a JPEG before the
 # frame's size met --max-memory: a 768 MiB frame was held (1.5 GB) and then refused, or the allocation ended the

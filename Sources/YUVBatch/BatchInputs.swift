@@ -98,6 +98,11 @@ public final class BatchInputs: @unchecked Sendable {
         var readsStandardInput = filesFrom == "-"
         // Streams by identity: one read twice under two names would hand each job part of its bytes.
         var streams: [FileIdentity: String] = [:]
+        // Every folder walked, by identity, with the path it was walked under: across the operands too, so that a
+        // folder given again under another path (a link to it, `./in` after `in`, a subfolder of a folder walked
+        // with -r) is walked once and named, as one reached again inside a walk is. (The same operand twice is
+        // walked twice, and its files refused as given twice.)
+        var walked: [FileIdentity: String] = [:], operandRoots = Set<String>()
         // The list itself when it is a stream (`-`, /dev/stdin, a FIFO).
         if let list = filesFrom, let st = list == "-" ? FileStatus(descriptor: 0) : FileStatus(path: list), st.kind.isStream {
             streams[st.identity] = "--files-from \(list)"
@@ -114,8 +119,17 @@ public final class BatchInputs: @unchecked Sendable {
             if arg != "-", status?.kind == .directory {
                 let root = arg.hasSuffix("/") && arg.count > 1 ? String(arg.dropLast()) : arg
                 let prefix = arg.hasSuffix("/") ? "" : (root.pathParts.last ?? "")
+                if let st = status, let first = walked[st.identity], !operandRoots.contains(root) {
+                    skippedCount += 1
+                    if skipped.count < Self.skippedKept {
+                        skipped.append(SkippedEntry(path: root, kind: .directory, unreachable: "a folder walked already, as \(displayPath(first))"))
+                    }
+                    sequence += 1
+                    continue
+                }
+                operandRoots.insert(root)
                 try fileStep { () throws(FileError) in
-                    try Self.walkFolder(root, recursive: recursive, leaveOut: leaveOut) { input, rel in
+                    try Self.walkFolder(root, recursive: recursive, leaveOut: leaveOut, walked: &walked) { input, rel in
                         add(input, dir: prefix.isEmpty ? rel : (rel.isEmpty ? prefix : prefix + "/" + rel))
                     } skip: { entry in
                         skippedCount += 1
@@ -222,13 +236,19 @@ public final class BatchInputs: @unchecked Sendable {
     /// is not a regular file: those go to `skip`.
     /// A subfolder that cannot be read (its permissions, gone during the walk) goes to `unread` and the walk
     /// goes on; the folder named itself is an error.
-    static func walkFolder(_ root: String, recursive: Bool, leaveOut: FileIdentity? = nil, found: (String, String) -> Void,
+    static func walkFolder(_ root: String, recursive: Bool, leaveOut: FileIdentity? = nil,
+                           walked: inout [FileIdentity: String], found: (String, String) -> Void,
                            skip: (SkippedEntry) -> Void, unread: (FileError) -> Void = { _ in }) throws(FileError) {
         var pending: [String] = [""]
-        // Every folder walked, by identity: one reached again (a link to a folder above it — a loop, which
-        // `ln -s . a; ln -s . b` makes 2^40 paths of — or a second way into one) is walked once, and named.
-        var walked = Set<FileIdentity>()
-        if let st = FileStatus(path: root) { walked.insert(st.identity) }
+        // Every folder walked, by identity (`walked`, with its path; the caller's, across its operands): one reached
+        // again (a link to a folder above it — a loop, which `ln -s . a; ln -s . b` makes 2^40 paths of — or a
+        // second way into one) is walked once, and named.
+        func claim(_ identity: FileIdentity, _ path: String) -> Bool {
+            guard walked[identity] == nil else { return false }
+            walked[identity] = path
+            return true
+        }
+        if let st = FileStatus(path: root) { _ = claim(st.identity, root) }
         // The output folder below the root, however reached: named once, as left out (the root itself, named as an
         // input, is walked: its files are what was asked for).
         var leftOut = false
@@ -257,7 +277,7 @@ public final class BatchInputs: @unchecked Sendable {
                     continue
                 }
                 if isLeftOut(st.identity, full) { continue }
-                if walked.insert(st.identity).inserted { return rel }
+                if claim(st.identity, full) { return rel }
                 skip(SkippedEntry(path: full, kind: .directory))
             }
             return nil
@@ -305,7 +325,7 @@ public final class BatchInputs: @unchecked Sendable {
                 case .directory:
                     guard recursive else { break }
                     if isLeftOut(st.identity, full) { break }
-                    if walked.contains(st.identity) {
+                    if walked[st.identity] != nil {
                         skip(SkippedEntry(path: full, kind: .directory))
                     } else if FileStatus(path: full, follow: false)?.kind == .symlink {
                         links.append(rel.isEmpty ? name : rel + "/" + name)
@@ -323,7 +343,7 @@ public final class BatchInputs: @unchecked Sendable {
             // stacked so that the first is walked first.
             var claimed: [String] = []
             for sub in subfolders.sorted(by: { before($0.name, $1.name) }) {
-                if walked.insert(sub.identity).inserted {
+                if claim(sub.identity, joined(path, sub.name)) {
                     claimed.append(rel.isEmpty ? sub.name : rel + "/" + sub.name)
                 } else {
                     skip(SkippedEntry(path: joined(path, sub.name), kind: .directory))

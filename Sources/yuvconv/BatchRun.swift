@@ -109,7 +109,7 @@ struct Progress {
 /// A line above the progress line: the line is cleared, the text printed, and the next `show` redraws the
 /// progress below it — so failures (and with -v every image) stay on the terminal instead of vanishing.
 func printAboveProgress(_ text: String) {
-    progressOutput.withLock { _ in writeStandardError("\r\u{1B}[K" + PathBytes.escapingControls(text) + "\n") }
+    _ = progressOutput.withLock { _ in writeStandardError("\r\u{1B}[K" + PathBytes.escapingControls(text) + "\n") }
 }
 
 /// One writer to the terminal at a time (the workers print from their own threads).

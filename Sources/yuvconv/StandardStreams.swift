@@ -243,7 +243,7 @@ func refuseReadingOwnStreams(_ options: Options) -> Int32? {
     func name(_ path: String, _ isList: Bool) -> String {
         isList ? "--files-from \(path == "-" ? "-" : displayPath(path))" : path == "-" ? "standard input" : displayPath(path)
     }
-    if let (path, isList) = read.first(where: { $0.0 == "-" }), fcntl(STDIN_FILENO, F_GETFL) & O_ACCMODE == O_WRONLY {
+    if let (_, isList) = read.first(where: { $0.0 == "-" }), fcntl(STDIN_FILENO, F_GETFL) & O_ACCMODE == O_WRONLY {
         releaseMessages(drop: false)
         printErr("yuvconv: error: \(isList ? "--files-from -: " : "")standard input is open for writing only, so nothing can be read "
                  + "from it; redirect the input into it (< file, or a pipe's read end)")

@@ -286,7 +286,7 @@ final class BatchPlanTests: XCTestCase {
         }
         guard case .file(let e)? = missing else { return XCTFail("\(String(describing: missing))") }
         XCTAssertEqual(e.path, root + "/none")
-        XCTAssertTrue(e.reason.hasPrefix("cannot open: "))
+        XCTAssertTrue(e.reason.hasPrefix("cannot open the list: "), e.reason)
         // A NUL-separated list read as lines is refused, not read as its first path (no path holds a NUL).
         let mixed = refusal { () throws(BatchPlanError) in
             try BatchPlan(operands: [], outputFolder: root + "/out/", filesFrom: root + "/nul")
