@@ -3612,6 +3612,19 @@ status 0; quiet
 ALLOW=(a.png a.jpg a.nv12 b.y4m u.png d.png); settled
 end
 
+begin output-descriptor-read-only
+# A descriptor named as the output and open for reading only (-o /dev/fd/3 3<file with data) was told to use --force,
+# and with --force was then refused as read-only: that is said first now, and the file is untouched either way.
+printf 'keep me' > held.bin; snap
+( "$BIN" "$JPG" -o /dev/fd/3 3<held.bin > "$OUT" 2> "$ERR"; echo $? > rc )
+[ "$(cat rc)" = 2 ] || bad "exit $(cat rc)"; says 'descriptor 3 is open for reading only'
+! grep -q 'force' "$ERR" || bad "advises --force: $(errline)"
+( "$BIN" "$JPG" -o /dev/fd/3 --force 3<held.bin > "$OUT" 2> "$ERR"; echo $? > rc )
+[ "$(cat rc)" = 2 ] || bad "--force: exit $(cat rc)"; says 'descriptor 3 is open for reading only'
+[ "$(cat held.bin)" = 'keep me' ] || bad "held.bin changed"
+rm -f rc; settled
+end
+
 begin raw-stream-jpeg-prefix-over-limit
 # A raw frame on a stream whose first bytes are FF D8 FF was read whole to see whether it is a JPEG before the
 # frame's size met --max-memory: a 768 MiB frame was held (1.5 GB) and then refused, or the allocation ended the
