@@ -3546,6 +3546,19 @@ start=$(date +%s%N)
 ( timeout 20 "$BIN" /dev/fd/3 -o o4.nv12 3> >(sleep 8) 2> "$ERR"; echo $? > rc4 )
 [ "$(cat rc4)" = 1 ] || bad "own write descriptor as input: exit $(cat rc4)"; says 'holds open for writing .descriptor 3.'
 (( $(date +%s%N) - start < 15000000000 )) || bad "took $(( ($(date +%s%N) - start) / 1000000 )) ms"
+# A listening socket as standard input holds connections, never data: polled for ever too.
+python3 - "$BIN" <<'PY' > lsock.txt 2>&1
+import socket, subprocess, sys
+s = socket.socket(socket.AF_UNIX); s.bind('ls.sock'); s.listen(1)
+for args in (['-', '-o', 'o6.nv12'], ['report', '-']):
+    try:
+        r = subprocess.run([sys.argv[1]] + args, stdin=s.fileno(), capture_output=True, text=True, timeout=15)
+        print(r.returncode, r.stderr.strip())
+    except subprocess.TimeoutExpired:
+        print('timeout', args)
+PY
+[ "$(grep -c '^1 yuvconv: error: standard input is a listening socket' lsock.txt)" = 2 ] || bad "listening socket: $(tr '\n' ' ' < lsock.txt)"
+rm -f lsock.txt ls.sock
 ( exec 3<>p; cat a.jpg > p & timeout 20 "$BIN" p -o o5.nv12 -q 2> "$ERR"; echo $? > rc5; wait )
 [ "$(cat rc5)" = 0 ] || bad "exec 3<>fifo idiom: exit $(cat rc5): $(cat "$ERR")"
 rm -f rc1 rc2 rc3 rc4 rc5

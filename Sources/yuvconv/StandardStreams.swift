@@ -251,6 +251,17 @@ func refuseReadingOwnStreams(_ options: Options) -> Int32? {
                  + "from it; redirect the input into it (< file, or a pipe's read end)")
         return 1
     }
+    // A listening socket (`stdin=server.fileno()`): it never holds data, only connections to accept; polled for ever.
+    if let (_, isList) = read.first(where: { $0.0 == "-" }), FileStatus(descriptor: STDIN_FILENO)?.kind == .socket {
+        var listening: Int32 = 0
+        var size = socklen_t(MemoryLayout<Int32>.size)
+        if getsockopt(STDIN_FILENO, SOL_SOCKET, SO_ACCEPTCONN, &listening, &size) == 0 && listening != 0 {
+            releaseMessages(drop: false)
+            printErr("yuvconv: error: \(isList ? "--files-from -: " : "")standard input is a listening socket, which "
+                     + "holds connections, not data; send the input through a pipe or a connected socket")
+            return 1
+        }
+    }
     let own = ownPipeWriters()
     guard !own.isEmpty else { return nil }
     for (path, isList) in read {
