@@ -86,11 +86,11 @@ func refuseStandardStreamHazards(written: [Int32], dataDescriptor: Int32? = nil,
     // to use --force, which could not help.
     // (Another descriptor named as the output, `-o /dev/stdin`, is refused by the output's own check, before the
     // work, and listed as refused by a dry run.)
-    // Any descriptor written to, standard output or one named as the output (`-o /dev/fd/3 3<file`, which was told to
-    // use --force, and with it was refused as read-only).
-    for fd in Set(written).sorted() { if let why = readOnlyProblem(fd) { return environmentFailure(why) } }
+    if written.contains(STDOUT_FILENO), let why = readOnlyProblem(STDOUT_FILENO) { return environmentFailure(why) }
     for fd in Set(written) where !force {
-        guard let over = AtomicOutput.overwrites(descriptor: fd) else { continue }
+        // Another descriptor open for reading only is the output's own check's to refuse (`-o /dev/fd/3 3<file` was
+        // told to use --force here, which could not help).
+        guard readOnlyProblem(fd) == nil, let over = AtomicOutput.overwrites(descriptor: fd) else { continue }
         // Standard error itself cannot carry the message: silenced, the exit status (2) says it.
         if fd == STDERR_FILENO {
             releaseMessages(drop: true)
