@@ -228,11 +228,11 @@ void yc_png_row_inflated(png_structp png, png_row_infop row_info, png_bytep data
 #define YC_PNG_LATE_EXIF "an eXIf chunk after the image data is not read: whatever it says (an orientation, an " \
     "Adobe RGB colour space) is not applied (the picture is converted as stored)"
 
+/// Whether the `count` bytes libjpeg's next_marker just skipped (it warns with the source synchronised right after
+/// the last of them) are all zero bytes, those read before the buffer's last refill included.
+int yc_jpeg_source_zeros_before(j_decompress_ptr cinfo, long count);
 /// After the end marker: the bytes that follow it in a regular file (-1 for a stream, for a file whose end was
 /// met before its end marker, or none read), with up to `size` of them in `first` (`*seen` of them).
-// Whether the `count` bytes libjpeg's next_marker just skipped (it warns with the source synchronised right after
-// the last of them) are all zero bytes, still in the buffer; 0 when they are not or cannot be seen.
-int yc_jpeg_source_zeros_before(j_decompress_ptr cinfo, long count);
 long long yc_jpeg_source_trailer(j_decompress_ptr cinfo, unsigned char *first, size_t size, size_t *seen);
 
 /// Sets `cinfo`'s source: `file`, or `stream` when it is not NULL (read as it comes), through a 256 KiB buffer

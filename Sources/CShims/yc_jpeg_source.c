@@ -19,15 +19,25 @@ typedef struct {
     JOCTET *buffer;
     int start_of_file;
     int fake_eoi;   // the end of the file was met and an end marker made up: nothing follows the picture
+    size_t filled;  // the bytes the last fill put in the buffer
+    unsigned long long zeros_before;   // zero bytes that ended what came before the buffer (yc_jpeg_source_zeros_before)
 } yc_source;
 
 static void source_init(j_decompress_ptr cinfo) {
-    ((yc_source *)cinfo->src)->start_of_file = 1;
-    ((yc_source *)cinfo->src)->fake_eoi = 0;
+    yc_source *s = (yc_source *)cinfo->src;
+    s->start_of_file = 1;
+    s->fake_eoi = 0;
+    s->filled = 0;
+    s->zeros_before = 0;
 }
 
 static boolean source_fill(j_decompress_ptr cinfo) {
     yc_source *s = (yc_source *)cinfo->src;
+    // The buffer is used up (libjpeg refills only then): the zero bytes that end what came so far, across fills, so
+    // that zero padding read across a refill (a file's 256 KiB reads, a pipe's chunks) is seen whole.
+    size_t z = 0;
+    while (z < s->filled && s->buffer[s->filled - 1 - z] == 0) z++;
+    s->zeros_before = z == s->filled ? s->zeros_before + z : z;
     // From a stream, what has come so far: `fread` waits until the buffer is full, so a JPEG smaller than it
     // (or its last part) sent by a writer that keeps the pipe open was not decoded until the writer closed.
     size_t n;
@@ -59,6 +69,7 @@ static boolean source_fill(j_decompress_ptr cinfo) {
     }
     s->pub.next_input_byte = s->buffer;
     s->pub.bytes_in_buffer = n;
+    s->filled = n;
     s->start_of_file = 0;
     return TRUE;
 }
@@ -79,10 +90,11 @@ static void source_term(j_decompress_ptr cinfo) { (void)cinfo; }
 int yc_jpeg_source_zeros_before(j_decompress_ptr cinfo, long count) {
     yc_source *s = (yc_source *)cinfo->src;
     const JOCTET *end = s->pub.next_input_byte;
-    if (count <= 0 || !end || end - s->buffer < count) return 0;
-    for (long i = 1; i <= count; i++)
+    if (count <= 0 || !end) return 0;
+    const long here = end - s->buffer;   // the skipped bytes in this buffer; the rest ended what came before it
+    for (long i = 1; i <= (count < here ? count : here); i++)
         if (end[-i] != 0) return 0;
-    return 1;
+    return count <= here || (unsigned long long)(count - here) <= s->zeros_before;
 }
 
 long long yc_jpeg_source_trailer(j_decompress_ptr cinfo, unsigned char *first, size_t size, size_t *seen) {
@@ -109,6 +121,8 @@ void yc_jpeg_big_source(j_decompress_ptr cinfo, FILE *file, yc_stream *stream) {
     s->file = file;
     s->stream = stream;
     s->fake_eoi = 0;
+    s->filled = 0;
+    s->zeros_before = 0;
     s->pub.init_source = source_init;
     s->pub.fill_input_buffer = source_fill;
     s->pub.skip_input_data = source_skip;

@@ -111,9 +111,10 @@ void yc_jpeg_emit_message(j_common_ptr cinfo, int level) {
         if (jpeg_arith_leftover(cinfo)) {
             char msg[YC_MSG];
             const int n = cinfo->err->msg_parm.i[0], marker = cinfo->err->msg_parm.i[1];
-            const char *where = marker == 0xD9                     ? "the end marker"
-                                : marker >= 0xD0 && marker <= 0xD7 ? "a restart marker"
-                                                                   : "the next scan";
+            char where[32];
+            if (marker == 0xD9) snprintf(where, sizeof where, "the end marker");
+            else if (marker >= 0xD0 && marker <= 0xD7) snprintf(where, sizeof where, "a restart marker");
+            else snprintf(where, sizeof where, "the next marker (0x%02x)", marker);
             snprintf(msg, sizeof msg, "%d byte%s of an arithmetic-coded scan %s left unread before %s: a damaged "
                      "byte stopped the decoder early, and the picture after it is wrong (converted as decoded)",
                      n, n == 1 ? "" : "s", n == 1 ? "was" : "were", where);

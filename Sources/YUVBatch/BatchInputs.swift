@@ -99,10 +99,10 @@ public final class BatchInputs: @unchecked Sendable {
         // Streams by identity: one read twice under two names would hand each job part of its bytes.
         var streams: [FileIdentity: String] = [:]
         // Every folder walked, by identity, with the path it was walked under: across the operands too, so that a
-        // folder given again under another path (a link to it, `./in` after `in`, a subfolder of a folder walked
-        // with -r) is walked once and named, as one reached again inside a walk is. (The same operand twice is
-        // walked twice, and its files refused as given twice.)
-        var walked: [FileIdentity: String] = [:], operandRoots = Set<String>()
+        // folder given again by another way in (a link to it, a bind mount) is walked once and named, as one reached
+        // again inside a walk is. One given again by the same way (`in in`, `./in` after `in`, `in/sub` after `in`
+        // with -r) is walked again, and its files are refused as given twice, as a file given twice is.
+        var walked: [FileIdentity: String] = [:]
         // The list itself when it is a stream (`-`, /dev/stdin, a FIFO).
         if let list = filesFrom, let st = list == "-" ? FileStatus(descriptor: 0) : FileStatus(path: list), st.kind.isStream {
             streams[st.identity] = "--files-from \(list)"
@@ -119,17 +119,27 @@ public final class BatchInputs: @unchecked Sendable {
             if arg != "-", status?.kind == .directory {
                 let root = arg.hasSuffix("/") && arg.count > 1 ? String(arg.dropLast()) : arg
                 let prefix = arg.hasSuffix("/") ? "" : (root.pathParts.last ?? "")
-                if let st = status, let first = walked[st.identity], !operandRoots.contains(root) {
-                    skippedCount += 1
-                    if skipped.count < Self.skippedKept {
-                        skipped.append(SkippedEntry(path: root, kind: .directory, unreachable: "a folder walked already, as \(displayPath(first))"))
+                let sameWay: Bool
+                if let st = status, let first = walked[st.identity] {
+                    sameWay = Self.lexical(first) == Self.lexical(root)
+                    if !sameWay {
+                        skippedCount += 1
+                        if skipped.count < Self.skippedKept {
+                            skipped.append(SkippedEntry(path: root, kind: .directory,
+                                                        unreachable: "a folder walked already, as \(displayPath(first))"))
+                        }
+                        sequence += 1
+                        continue
                     }
-                    sequence += 1
-                    continue
+                } else {
+                    sameWay = false
                 }
-                operandRoots.insert(root)
+                // The same way again: walked afresh, so that each of its files comes twice (refused as given twice).
+                var these: [FileIdentity: String] = [:]
+                if !sameWay { swap(&these, &walked) }
+                defer { if !sameWay { swap(&these, &walked) } }
                 try fileStep { () throws(FileError) in
-                    try Self.walkFolder(root, recursive: recursive, leaveOut: leaveOut, walked: &walked) { input, rel in
+                    try Self.walkFolder(root, recursive: recursive, leaveOut: leaveOut, walked: &these) { input, rel in
                         add(input, dir: prefix.isEmpty ? rel : (rel.isEmpty ? prefix : prefix + "/" + rel))
                     } skip: { entry in
                         skippedCount += 1
@@ -221,6 +231,15 @@ public final class BatchInputs: @unchecked Sendable {
             try sorted.seal()
             return keepOrder ? try BatchSelection(sorting: share) : try BatchSelection(share, given: false)
         }
+    }
+
+    /// `path` made absolute from the current folder, without `.`, `..` or doubled slashes; links not followed.
+    static func lexical(_ path: String) -> String {
+        var parts: [String] = path.isAbsolutePath ? [] : currentFolder().pathParts
+        for part in path.pathParts where part != "." {
+            if part == ".." { _ = parts.popLast() } else { parts.append(part) }
+        }
+        return "/" + parts.joined(separator: "/")
     }
 
     /// True for the names a folder's images go by: .jpg .jpeg .jpe .jfif .pjpeg .pjp .png .apng, in any case.

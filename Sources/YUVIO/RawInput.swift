@@ -26,6 +26,18 @@ public enum RawInput {
         return n > 0 ? Array(head[0..<Int(n)]) : []
     }
 
+    /// The last bytes of a regular file (all of it when it is shorter); none for anything else.
+    public static func tail(_ path: String, _ count: Int) -> [UInt8] {
+        guard isRegular(path), let size = FileStatus(path: path)?.size else { return [] }
+        let fd = openWithoutWaiting(path, O_RDONLY)
+        guard fd >= 0 else { return [] }
+        defer { close(fd) }
+        let want = min(count, max(size, 0))
+        var tail = [UInt8](repeating: 0, count: want)
+        let n = tail.withUnsafeMutableBytes { pread(fd, $0.baseAddress, want, off_t(size - want)) }
+        return n == want ? tail : []
+    }
+
     /// True when the file (or standard input, `-`) starts like a Y4M stream.
     public static func isY4M(path: String) -> Bool { isY4M(head: head(path, 10)) }
 

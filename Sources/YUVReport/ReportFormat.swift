@@ -149,15 +149,26 @@ extension ReportFormat {
     /// Lines of records (an image's or the totals'), the CSV header's first columns, the text table's heading, the HTML page's
     /// head. `--update` remakes its report each run, but replaces only such a file (or an empty one) without
     /// `--force` — never a photo or notes that happen to be at that name.
-    public static func isReport(head: [UInt8]) -> Bool {
+    public static func isReport(head: [UInt8], tail: [UInt8]) -> Bool {
         let text = String(decoding: head, as: UTF8.self)
+        // The end too: a file that only begins as a report does is someone else's (a JSON Lines dataset whose first
+        // line is `{"type": "image", "file": …}`, as Python's json.dumps writes it, was replaced by an --update run).
+        // A report file is put in place whole, so its end is its totals.
+        let end = String(decoding: tail, as: UTF8.self)
+        let lines = end.split(whereSeparator: \.isNewline)   // CSV's "\r\n" is one Character
+        let last = lines.last.map(String.init) ?? ""
         // A JSON report's first line is an image's or (no inputs) the totals': GeoJSON and JSON Schema files start
         // `{"type": "` too.
         if text.hasPrefix("{\"type\": \"image\", \"file\": ") || text.hasPrefix("{\"type\": \"totals\", \"images\": ") {
-            return true
+            return last.hasPrefix("{\"type\": \"totals\", \"images\": ") && last.hasSuffix("}")
         }
-        if text.hasPrefix(csvHeader().prefix(40)) { return true }
-        if text.hasPrefix(String(textHeading().prefix(40))) { return true }
-        return text.hasPrefix("<!DOCTYPE html>") && text.contains("<title>yuvconv memory report</title>")
+        if text.hasPrefix(csvHeader().prefix(40)) { return last.hasPrefix("\"TOTAL (") }
+        if text.hasPrefix(String(textHeading().prefix(40))) {
+            // The totals end it: "total: …", "memory: peak RSS …", then at most the quality lines.
+            guard let memory = lines.lastIndex(where: { $0.hasPrefix("memory: peak RSS ") }), memory > 0,
+                  lines[memory - 1].hasPrefix("total: ") else { return false }
+            return lines[(memory + 1)...].allSatisfy { $0.hasPrefix("quality: ") || $0.hasPrefix("         ") }
+        }
+        return text.hasPrefix("<!DOCTYPE html>") && text.contains("<title>yuvconv memory report</title>") && last == "</html>"
     }
 }

@@ -36,7 +36,7 @@ func openReportFile(_ options: Options, protected: any FileIdentitySet) throws(F
 func reportReplaces(_ file: String, _ options: Options, found: FileStatus?) -> Bool {
     guard !options.force else { return true }
     guard options.update, let st = found, st.kind == .regular else { return false }
-    return st.size == 0 || ReportFormat.isReport(head: RawInput.head(file, 512))
+    return st.size == 0 || ReportFormat.isReport(head: RawInput.head(file, 512), tail: RawInput.tail(file, 4096))
 }
 
 /// The report file's own status (a link is not followed), for `reportReplaces`.

@@ -234,12 +234,12 @@ func descriptorFilePath(_ fd: Int32) -> String? {
 #endif
 }
 
-/// An input, or the `--files-from` list, that is a pipe or FIFO this process itself holds open for writing — as its
-/// standard output or error (`yuvconv /dev/stdout -o x | cat`, `yuvconv p -o x 1<>p`, `--files-from /dev/stdout`),
-/// as standard input opened the wrong way (`- <&3` with 3 a pipe's write end) or on any descriptor it was given
-/// (`/dev/fd/3 3> >(cmd)`): its end never comes, since a writer it waits for is itself. And standard input read as
-/// `-` that is open for writing only, which no read can take anything from. Refused before anything reads, for
-/// every command (the single conversion's route is chosen by the input's first bytes, which waited for ever).
+/// An input, or the `--files-from` list, that is the pipe or FIFO this process writes its standard output or error
+/// to (`yuvconv /dev/stdout -o x | cat`, `yuvconv p -o x 1<>p`, `--files-from /dev/stdout`): its end never comes,
+/// since the writer it waits for is itself. And standard input read as `-` that is open for writing only (`- <&3`
+/// with 3 a pipe's write end) or is a listening socket, from which no read can take anything. Refused before
+/// anything reads, for every command (the single conversion's route is chosen by the input's first bytes, which
+/// waited for ever).
 func refuseReadingOwnStreams(_ options: Options) -> Int32? {
     let read = options.inputs.map { ($0, false) } + (options.filesFrom.map { [($0, true)] } ?? [])
     func name(_ path: String, _ isList: Bool) -> String {
@@ -272,29 +272,13 @@ func refuseReadingOwnStreams(_ options: Options) -> Int32? {
     return nil
 }
 
-/// This process's descriptors that write to a pipe or FIFO, with its identity: standard output and error open for
-/// writing (or reading and writing), then any other open for writing only. (One open for both on a FIFO, `exec
-/// 3<>fifo`, is the shell's way to keep a FIFO open while others write a picture into it, which reads to its end
-/// marker without waiting for the pipe's end.)
+/// This process's standard output and error when they write to a pipe or FIFO (open for writing, or reading and
+/// writing), with its identity. (Another descriptor holding a pipe's write end is not a sign: a parent may leave
+/// its copy of the end it writes the picture into open in this process — Python's `pass_fds`, a shell's leaked
+/// descriptor — and a JPEG or PNG read from there ends at its end marker, not at the pipe's end.)
 private func ownPipeWriters() -> [(Int32, FileIdentity)] {
-    var fds: [Int32] = [STDOUT_FILENO, STDERR_FILENO]
-#if canImport(Glibc)
-    if let dir = opendir("/proc/self/fd") {
-        while let e = readdir(dir) {
-            let digits = withUnsafeBytes(of: e.pointee.d_name) { raw in Array(raw.prefix { $0 != 0 }) }
-            if let fd = Int32(String(decoding: digits, as: UTF8.self)), !fds.contains(fd) { fds.append(fd) }
-        }
-        closedir(dir)
-    }
-#else
-    for fd in Int32(0)..<Int32(min(Int(getdtablesize()), 4096)) where !fds.contains(fd) && fcntl(fd, F_GETFD) != -1 {
-        fds.append(fd)
-    }
-#endif
-    return fds.compactMap { fd -> (Int32, FileIdentity)? in
-        let mode = fcntl(fd, F_GETFL) & O_ACCMODE
-        guard let st = FileStatus(descriptor: fd), st.kind == .fifo,
-              mode == O_WRONLY || mode == O_RDWR && (fd == STDOUT_FILENO || fd == STDERR_FILENO) else { return nil }
+    [STDOUT_FILENO, STDERR_FILENO].compactMap { fd -> (Int32, FileIdentity)? in
+        guard let st = FileStatus(descriptor: fd), st.kind == .fifo, fcntl(fd, F_GETFL) & O_ACCMODE != O_RDONLY else { return nil }
         return (fd, st.identity)
     }
 }
@@ -303,8 +287,7 @@ private func ownPipeWriters() -> [(Int32, FileIdentity)] {
 /// standard error (a pipe there takes it; no file's bytes are damaged).
 private func refuseReadingOwnStream(_ what: String, _ fd: Int32) -> Int32 {
     releaseMessages(drop: false)
-    let writer = fd == STDOUT_FILENO ? "writes its standard output to" : fd == STDERR_FILENO ? "writes its standard error to"
-        : fd == STDIN_FILENO ? "holds open for writing as its standard input" : "holds open for writing (descriptor \(fd))"
+    let writer = fd == STDOUT_FILENO ? "writes its standard output to" : "writes its standard error to"
     printErr("yuvconv: error: \(what) is the pipe or FIFO this run \(writer), so reading it would wait for ever for "
              + "its end; read the input from elsewhere")
     return 1

@@ -160,15 +160,22 @@ final class RenderTests: XCTestCase {
         for format in ReportFormat.allCases {
             for records in [[r], [failed], []] {
                 let text = renderReport(records, format: format)
-                XCTAssertTrue(ReportFormat.isReport(head: Array(text.utf8.prefix(512))), "\(format) \(records.count)")
+                XCTAssertTrue(ReportFormat.isReport(head: Array(text.utf8.prefix(512)), tail: Array(text.utf8.suffix(4096))),
+                              "\(format) \(records.count)")
+                // Its beginning alone, followed by something else, is not one (a JSON Lines dataset that begins as a
+                // report's line does).
+                let other = Array(text.utf8.prefix(512)) + Array("\nsomething else\n".utf8)
+                XCTAssertFalse(ReportFormat.isReport(head: Array(other.prefix(512)), tail: Array(other.suffix(4096))),
+                               "\(format) \(records.count)")
             }
         }
         let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]
         for other in [png, Array("my notes\n".utf8), Array("{\"name\": \"x\"}".utf8), Array("file,size\n".utf8),
                       Array("{\"type\": \"FeatureCollection\", \"features\": []}".utf8), Array("{\"type\": \"object\"}".utf8),
                       Array("{\"type\": \"image\", \"url\": \"a.png\"}".utf8),
+                      Array("{\"type\": \"image\", \"file\": \"cat1.jpg\", \"label\": \"cat\"}\n".utf8),
                       Array("<!DOCTYPE html><title>mine</title>".utf8), [0xFF, 0xD8, 0xFF, 0xE0], []] {
-            XCTAssertFalse(ReportFormat.isReport(head: other), "\(other.prefix(12))")
+            XCTAssertFalse(ReportFormat.isReport(head: other, tail: other), "\(other.prefix(12))")
         }
     }
 
