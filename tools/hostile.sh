@@ -3656,6 +3656,25 @@ printf 'keep me' > held.bin; snap
 rm -f rc; settled
 end
 
+begin update-report-file-is-a-report-whole
+# --update replaces its report file without --force only when that is a report: a JSON Lines file whose first line
+# began as a report's does ({"type": "image", "file": ...}, as Python's json.dumps writes a dataset's lines) was
+# replaced. A report is known by its end too (its totals) now; a real report in any format is still replaced.
+mkdir mu; cp "$PNG" mu/; printf '{"type": "image", "file": "cat1.jpg", "label": "cat"}\n' > labels.jsonl
+printf 'file,ok,error,format,width,height,source_sampling,file_bytes,layout\nmine,1,2\n' > notes.csv; snap
+run mu/ -o mo/ -u --report json --report-file labels.jsonl
+status 1; says 'labels.jsonl: already exists'
+run mu/ -o mo/ -u --report csv --report-file notes.csv -q
+status 1; says 'notes.csv: already exists'
+[ "$(head -c 11 labels.jsonl)" = '{"type": "i' ] && grep -q '"label": "cat"' labels.jsonl || bad "labels.jsonl changed"
+grep -q '^mine,1,2' notes.csv || bad "notes.csv changed"
+for f in json csv text html json; do
+    run mu/ -o mo/ -u --report $f --report-file rep.out -q
+    status 0
+done
+ALLOW=(mo 'mo/*' mo/.yuvconv-manifest rep.out); settled
+end
+
 begin raw-stream-jpeg-prefix-over-limit
 # A raw frame on a stream whose first bytes are FF D8 FF was read whole to see whether it is a JPEG before the
 # frame's size met --max-memory: a 768 MiB frame was held (1.5 GB) and then refused, or the allocation ended the
