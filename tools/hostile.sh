@@ -3675,6 +3675,23 @@ done
 ALLOW=(mo 'mo/*' mo/.yuvconv-manifest rep.out); settled
 end
 
+begin informational-runs-take-no-file-options
+# --help, --version, --man and --completion convert nothing: an input named with them was refused, but a file named
+# by an option (-o, --report-file, --files-from) was dropped with exit 0, and any other option without a word.
+snap
+run --version -o x.nv12
+status 2; says "--version takes no file .got -o 'x.nv12'."
+run --man --report-file r.txt
+status 2; says 'takes no file .got --report-file'
+run --completion bash --files-from l.txt
+status 2; says 'takes no file .got --files-from'
+run --version --matrix bt601
+status 0; says '--matrix does nothing with --version'
+run --help -q
+status 0; quiet
+settled
+end
+
 begin raw-stream-jpeg-prefix-over-limit
 # A raw frame on a stream whose first bytes are FF D8 FF was read whole to see whether it is a JPEG before the
 # frame's size met --max-memory: a 768 MiB frame was held (1.5 GB) and then refused, or the allocation ended the

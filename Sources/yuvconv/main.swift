@@ -80,9 +80,23 @@ func run(_ args: [String]) -> Int32 {
     // and a dry run's listing.
     let informational = options.showHelp || options.showVersion || options.showMan || options.completionShell != nil
     let printsListing = informational || options.dryRun
-    if informational, let extra = options.inputs.first {
-        return usageFailure("\(options.showHelp ? "--help" : options.showVersion ? "--version" : options.showMan ? "--man" : "--completion") "
-                            + "takes no file (got '\(displayPath(extra))')")
+    if informational {
+        let which = options.showHelp ? "--help" : options.showVersion ? "--version" : options.showMan ? "--man" : "--completion"
+        if let extra = options.inputs.first { return usageFailure("\(which) takes no file (got '\(displayPath(extra))')") }
+        // Nor a file named by an option: an output, a report file or a list (`--version -o x.nv12` exited 0, writing
+        // nothing where a file was asked for).
+        let named: [(String, String?)] = [("-o", options.output), ("--report-file", options.reportFile),
+                                           ("--files-from", options.filesFrom)]
+        if let (flag, path) = named.first(where: { $0.1 != nil }), let path {
+            return usageFailure("\(which) takes no file (got \(flag) '\(displayPath(path))')")
+        }
+        // Any other option does nothing here: said, as an option that does nothing for a conversion is.
+        let quietOnes: Set<String> = ["--help", "--version", "--man", "--completion", "--quiet", "--verbose", "--force"]
+        let idle = options.given.subtracting(quietOnes).sorted()
+        if !idle.isEmpty {
+            printErr("yuvconv: warning: \(idle.joined(separator: ", ")) \(idle.count == 1 ? "does" : "do") nothing with \(which); "
+                     + "\(idle.count == 1 ? "it is" : "they are") ignored")
+        }
     }
     // What these print is the output asked for: lost to a standard output closed at start (reopened on
     // /dev/null, `protectStandardDescriptors`), it is an error, as data or a report there is.
