@@ -3692,6 +3692,39 @@ status 0; quiet
 settled
 end
 
+begin exif-second-and-damaged
+# A JPEG's second Exif segment was ignored without a word (a PNG's second eXIf is said), and EXIF data cut short
+# or not TIFF at all was ignored silently in both: each is said now; the first Exif segment is the one used.
+python3 - "$JPG" "$PNG" <<'PY'
+import struct, sys, zlib
+def tiff(orient):
+    return b'II*\x00' + struct.pack('<IH', 8, 1) + struct.pack('<HHII', 0x0112, 3, 1, orient) + struct.pack('<I', 0)
+def app1(data): return b'\xff\xe1' + struct.pack('>H', len(data) + 2) + data
+j = open(sys.argv[1], 'rb').read()
+open('two.jpg', 'wb').write(j[:2] + app1(b'Exif\0\0' + tiff(6)) + app1(b'Exif\0\0' + tiff(3)) + j[2:])
+open('one.jpg', 'wb').write(j[:2] + app1(b'Exif\0\0' + tiff(6)) + j[2:])
+open('cut.jpg', 'wb').write(j[:2] + app1(b'Exif\0\0' + tiff(6)[:14]) + j[2:])
+p = open(sys.argv[2], 'rb').read()
+def chunk(kind, data): return struct.pack('>I', len(data)) + kind + data + struct.pack('>I', zlib.crc32(kind + data))
+at = 8 + 25   # after IHDR
+open('cut.png', 'wb').write(p[:at] + chunk(b'eXIf', tiff(6)[:14]) + p[at:])
+open('nottiff.png', 'wb').write(p[:at] + chunk(b'eXIf', b'LoremIpsum') + p[at:])
+PY
+snap
+run two.jpg -o two.nv12 -q
+status 0; says 'two.jpg: a second Exif segment .APP1., ignored .the first one is used.'
+run one.jpg -o one.nv12 -q
+status 0; quiet
+cmp -s one.nv12 two.nv12 || bad "two.jpg: not turned by its first Exif segment"
+run cut.jpg -o cut.nv12 -q
+status 0; says 'cut.jpg: its Exif data .APP1. is damaged: its first directory runs past its end'
+run cut.png -o cutp.nv12 -q
+status 0; says 'cut.png: eXIf: the EXIF data is damaged'
+run nottiff.png -o nt.nv12 -q
+status 0; says 'nottiff.png: eXIf: the EXIF data is damaged: it does not begin as TIFF data'
+ALLOW=(two.nv12 one.nv12 cut.nv12 cutp.nv12 nt.nv12); settled
+end
+
 begin raw-stream-jpeg-prefix-over-limit
 # A raw frame on a stream whose first bytes are FF D8 FF was read whole to see whether it is a JPEG before the
 # frame's size met --max-memory: a 768 MiB frame was held (1.5 GB) and then refused, or the allocation ended the

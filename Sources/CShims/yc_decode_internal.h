@@ -68,6 +68,7 @@ struct yc_decoder {
     int jpeg_created, jpeg_started;
     uint8_t *exif;       // the first APP1 Exif segment's body ("Exif\0\0", then TIFF data), for the orientation
     size_t exif_length;
+    int exif_second_said;   // a second Exif segment was said (once)
     int xmp_orientation; // tiff:Orientation from the first XMP packet (JPEG APP1, PNG iTXt): 1…8, −1 unusable, 0 absent
     int xmp_seen;        // a JPEG's first XMP packet was read (the one that decides)
     int png_late_xmp;    // an XMP iTXt after the image data held an orientation that would have been used (a warning)

@@ -34,9 +34,25 @@ boolean yc_jpeg_app1_marker(j_decompress_ptr cinfo) {
     long length = marker_length(cinfo);
     if (length <= 0) return TRUE;
     const long xmp_prefix = (long)sizeof xmp_jpeg_prefix;   // with its NUL
+    // After the first Exif segment and the first XMP packet, only a second Exif segment's name is read: it is
+    // ignored, as a PNG's second eXIf is, and said once (its orientation may differ from the one applied).
+    if (dec->exif != NULL && dec->xmp_seen && length > 6) {
+        uint8_t head[6];
+        for (int i = 0; i < 6; i++) head[i] = (uint8_t)marker_byte(cinfo);
+        if (memcmp(head, "Exif\0\0", 6) == 0 && !dec->exif_second_said) {
+            dec->exif_second_said = 1;
+            yc_warn(dec, "a second Exif segment (APP1), ignored (the first one is used)");
+        }
+        (*cinfo->src->skip_input_data)(cinfo, length - 6);
+        return TRUE;
+    }
     if ((dec->exif == NULL && length > 6) || (!dec->xmp_seen && length >= xmp_prefix)) {
         uint8_t *body = dec->app1;
         for (long i = 0; i < length; i++) body[i] = (uint8_t)marker_byte(cinfo);
+        if (dec->exif != NULL && length > 6 && memcmp(body, "Exif\0\0", 6) == 0 && !dec->exif_second_said) {
+            dec->exif_second_said = 1;
+            yc_warn(dec, "a second Exif segment (APP1), ignored (the first one is used)");
+        }
         if (dec->exif == NULL && length > 6 && memcmp(body, "Exif\0\0", 6) == 0) {
             uint8_t *kept = malloc((size_t)length);   // no longjmp between this and the assignment
             if (kept) {
@@ -129,6 +145,12 @@ void yc_jpeg_colour(yc_decoder *dec) {
 
 int yc_jpeg_orientation(yc_decoder *dec, int *from_xmp) {
     int exif = dec->exif ? yc_exif_orientation_tag(dec->exif + 6, dec->exif_length - 6) : 0;
+    const char *damage = dec->exif ? yc_exif_damage(dec->exif + 6, dec->exif_length - 6) : NULL;
+    if (damage) {
+        char msg[200];
+        snprintf(msg, sizeof msg, "its Exif data (APP1) is damaged: %s; no orientation is read from it", damage);
+        yc_warn(dec, msg);
+    }
     dec->info.orientation_unusable = yc_orientation_unusable(exif, dec->xmp_orientation);
     return yc_orientation_choice(exif, dec->xmp_orientation, from_xmp);
 }

@@ -52,6 +52,16 @@ int yc_exif_orientation_tag(const uint8_t *b, size_t n) {
     return 0;
 }
 
+const char *yc_exif_damage(const uint8_t *b, size_t n) {
+    int big;
+    uint32_t ifd;
+    if (!tiff_header(b, n, &big, &ifd)) return "it does not begin as TIFF data (II*\\0 or MM\\0*)";
+    if (ifd < 8 || ifd > n - 2) return "its first directory lies outside it";
+    const unsigned entries = tiff_u16(b + ifd, big);
+    if ((size_t)ifd + 2 + (size_t)entries * 12 > n) return "its first directory runs past its end (the data is cut short)";
+    return NULL;
+}
+
 int yc_exif_orientation(const uint8_t *b, size_t n) {
     const int v = yc_exif_orientation_tag(b, n);
     return v > 0 ? v : 1;

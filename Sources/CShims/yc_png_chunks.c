@@ -122,6 +122,12 @@ static int png_user_chunk(png_structp png, png_unknown_chunkp chunk) {
             if (n >= 6 && memcmp(d, "Exif\0\0", 6) == 0) { d += 6; n -= 6; }
             dec->png_exif_seen = 1;
             dec->png_exif_tag = yc_exif_orientation_tag(d, n);
+            const char *damage = yc_exif_damage(d, n);
+            if (damage) {
+                char msg[200];
+                snprintf(msg, sizeof msg, "eXIf: the EXIF data is damaged: %s; no orientation is read from it", damage);
+                yc_warn(dec, msg);
+            }
             dec->png_exif_adobe_rgb = yc_exif_adobe_rgb(d, n);
         }
         return 1;

@@ -99,6 +99,9 @@ int yc_orientation_choice(int exif_tag, int xmp_orientation, int *from_xmp);
 /// Whether the orientation that decides holds none: 1 EXIF's (an unusable tag), 2 XMP's (no EXIF tag, and
 /// tiff:Orientation unusable), else 0 (`yc_decode_info.orientation_unusable`).
 int yc_orientation_unusable(int exif_tag, int xmp_orientation);
+/// Why EXIF data (TIFF structure, `n` bytes) cannot be read as far as its first directory's end — not TIFF, its
+/// first directory outside it or cut short — or NULL when it can (whatever that directory holds).
+const char *yc_exif_damage(const uint8_t *b, size_t n);
 
 /// XMP's tiff:Orientation in an XMP packet, read as XML markup (yc_metadata.c): the first attribute or element
 /// named P:Orientation, P bound to the TIFF namespace (or `tiff` bound to no other), outside comments, CDATA and
