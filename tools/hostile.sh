@@ -3725,6 +3725,19 @@ status 0; says 'nottiff.png: eXIf: the EXIF data is damaged: it does not begin a
 ALLOW=(two.nv12 one.nv12 cut.nv12 cutp.nv12 nt.nv12); settled
 end
 
+begin update-metrics-kept-outputs-said
+# --update --metrics: outputs kept as up to date carry their manifest line's figures, which a run without --metrics
+# made without quality measures: their report lines had null PSNR and SSIM without a word. Said now.
+mkdir km; cp "$PNG" km/a.png; cp "$JPG" km/b.jpg; snap
+run km/ -o ko/ -u -q
+status 0
+run km/ -o ko/ -u --metrics --report json -q
+status 0; says '2 outputs kept as up to date have no quality figures in the report'
+run km/ -o ko/ -u --report json -q
+status 0; ! grep -q 'no quality figures' "$ERR" || bad "said without --metrics: $(errline)"
+ALLOW=(ko 'ko/*' ko/.yuvconv-manifest); settled
+end
+
 begin raw-stream-jpeg-prefix-over-limit
 # A raw frame on a stream whose first bytes are FF D8 FF was read whole to see whether it is a JPEG before the
 # frame's size met --max-memory: a 768 MiB frame was held (1.5 GB) and then refused, or the allocation ended the

@@ -28,6 +28,8 @@ final class BatchState: Sendable {
         var jpegInputs = 0
         /// Converted inputs that had alpha (a PNG's alpha channel or tRNS): none, and --alpha did nothing.
         var alphaInputs = 0
+        /// Outputs kept as up to date (`--update`) whose manifest line has no quality figures, with --metrics asked.
+        var keptUnmeasured = 0
         var stop = false, exhausted = false
         var waiting: [Int: Finished] = [:]
     }
@@ -213,6 +215,7 @@ struct BatchRun {
                         s.done += 1
                         if outcome.skipped {
                             s.skipped += 1
+                            if opts.metrics && outcome.record.upToDate && outcome.record.quality == nil { s.keptUnmeasured += 1 }
                         } else if outcome.failure != nil {
                             s.failed += 1
                             if interruptSignal() != nil { s.failedAfterSignal += 1 }
@@ -258,6 +261,14 @@ struct BatchRun {
         if final.converted > 0 && final.converted == count && final.alphaInputs == 0,
            let w = options.alphaWithoutAlpha(single: false) {
             printErr("yuvconv: warning: \(w)")
+        }
+        // --metrics measures what a run converts; a kept output's figures are its manifest line's, made by a run
+        // without --metrics: its report line's quality is null, which is worth a word rather than a silent gap.
+        if final.keptUnmeasured > 0 {
+            let n = final.keptUnmeasured
+            printErr("yuvconv: warning: \(n) output\(n == 1 ? "" : "s") kept as up to date \(n == 1 ? "has" : "have") no quality "
+                     + "figures in the report (made without --metrics, and not converted again); `yuvconv report` measures "
+                     + "the inputs without writing anything")
         }
         if always || final.failed > 0 || notStarted > 0 {
             var line = "yuvconv: \(final.converted) \(done), "
