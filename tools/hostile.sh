@@ -3738,6 +3738,17 @@ status 0; ! grep -q 'no quality figures' "$ERR" || bad "said without --metrics: 
 ALLOW=(ko 'ko/*' ko/.yuvconv-manifest); settled
 end
 
+begin report-one-file-option-warnings
+# report with one file named alone: -v did nothing without a word (convert says so), and a JPEG-only option for a
+# PNG was said of "a batch without one".
+snap
+run report "$PNG" -v --max-scans 3
+status 0; says "-v shows each image.s line above a batch.s progress line; a single file.s report has none"
+says '--max-scans applies to JPEG input; an input that is not one ignores it'
+! grep -q 'a batch without one' "$ERR" || bad "said of a batch: $(errline)"
+settled
+end
+
 begin raw-stream-jpeg-prefix-over-limit
 # A raw frame on a stream whose first bytes are FF D8 FF was read whole to see whether it is a JPEG before the
 # frame's size met --max-memory: a 768 MiB frame was held (1.5 GB) and then refused, or the allocation ended the

@@ -254,7 +254,8 @@ struct BatchRun {
         let notStarted = count - final.done
         // Every input converted and none a JPEG: the JPEG-only options given did nothing (a single file says
         // so up front; a batch knows only now).
-        if final.converted > 0 && final.converted == count && final.jpegInputs == 0, let w = options.jpegOptionsWithoutJPEG {
+        if final.converted > 0 && final.converted == count && final.jpegInputs == 0,
+           let w = options.jpegOptionsWithoutJPEG(single: count == 1 && options.namesOneFile) {
             printErr("yuvconv: warning: \(w)")
         }
         // (A batch of one says it as a batch: its line names no file, so "this one" would name none.)

@@ -72,7 +72,7 @@ func dryRunBatch(_ plan: BatchPlan, options: Options, update: UpdateManifest?, o
         // Sniffed as the real run's decoder would (its first bytes): a batch of PNGs names its JPEG options.
         if RawInput.isJPEG(head: RawInput.head(item.input, 3)) { jpegs += 1 }
     }
-    if convert + replace == plan.count && convert + replace > 0 && jpegs == 0, let w = options.jpegOptionsWithoutJPEG {
+    if convert + replace == plan.count && convert + replace > 0 && jpegs == 0, let w = options.jpegOptionsWithoutJPEG(single: plan.count == 1 && options.namesOneFile) {
         printErr("yuvconv: warning: \(w)")
     }
     // And a batch of JPEGs alone has no alpha (whether a PNG has any is in its chunks, which a dry run does not read).

@@ -19,10 +19,17 @@ extension Options {
         return options.joined(separator: ", ") + (one ? " applies" : " apply") + " to \(what); \(who) ignores " + (one ? "it" : "them")
     }
 
-    /// The JPEG-only options given, for a batch that holds no JPEG (said after its run, or by its dry run).
-    var jpegOptionsWithoutJPEG: String? {
+    /// The JPEG-only options given, for a batch that holds no JPEG (said after its run, or by its dry run);
+    /// `single`: one file named alone (`report photo.png --max-scans 3`), which is no batch to the user.
+    func jpegOptionsWithoutJPEG(single: Bool = false) -> String? {
         Self.ignored(["--jpeg-path", "--allow-truncated", "--max-scans"].filter { given.contains($0) },
-                     appliesTo: "JPEG input", by: "a batch without one")
+                     appliesTo: "JPEG input", by: single ? "an input that is not one" : "a batch without one")
+    }
+
+    /// One file named alone: no folder, no list, no shard, not standard input.
+    var namesOneFile: Bool {
+        inputs.count == 1 && filesFrom == nil && shard == nil && inputs[0] != "-"
+            && FileStatus(path: inputs[0])?.kind != .directory
     }
 
     /// --alpha asked for (any mode but the default), for inputs none of which has alpha (a PNG's alpha channel or
