@@ -13,8 +13,8 @@ import YUVReport
 // output kept, and is written back after the batch, merged with the entries of outputs this run did not touch.
 
 extension Options {
-    /// Everything that shapes an output's bytes, in one canonical line: the version (a new one may write other
-    /// bytes), the format, the conversion as it applies (a JPEG is BT.601 full range whatever was asked; row
+    /// Everything that shapes an output's bytes, in one canonical line: the version that last changed them
+    /// (`outputBytesVersion`), the format, the conversion as it applies (a JPEG is BT.601 full range whatever was asked; row
     /// and plane padding only for raw layouts; quality only for JPEG), alpha, orientation, the JPEG path,
     /// whether damaged input is accepted, and sharp chroma (named only when asked, so keys made before it
     /// still match). Options that only refuse (`--max-pixels`) or only report are not in it. The JPEG path and
@@ -30,7 +30,7 @@ extension Options {
         case .flatten(let r, let g, let b):
             alpha = "flatten=#" + [r, g, b].map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
         }
-        return "yuvconv=\(version) format=\(format.name) layout=\(layout(for: format).rawValue)"
+        return "yuvconv=\(outputBytesVersion) format=\(format.name) layout=\(layout(for: format).rawValue)"
             + " matrix=\(spec.matrix.rawValue) range=\(spec.range.rawValue)"
             + " colour=\(colourManagement ? "auto" : "off") primaries=\(decodeOptions.target(for: spec).rawValue)"
             + " chroma-loc=\((format == .jpeg || format == .png ? nil : siting)?.rawValue ?? "center")"
