@@ -3558,6 +3558,10 @@ except subprocess.TimeoutExpired:
 os.close(w)
 PY
 [ "$(head -c 1 leak.txt)" = 0 ] || bad "leaked write end: $(cat leak.txt)"
+# The write end itself named as the input (by its descriptor): the run would be the pipe's only writer.
+( timeout 20 "$BIN" /dev/fd/3 -o o8.nv12 3> >(sleep 8) 2> "$ERR"; echo $? > rc8 )
+[ "$(cat rc8)" = 1 ] || bad "own write end named: exit $(cat rc8)"; says '/dev/fd/3: descriptor 3 is the write end of a pipe'
+rm -f rc8
 rm -f leak.txt
 (( $(date +%s%N) - start < 15000000000 )) || bad "took $(( ($(date +%s%N) - start) / 1000000 )) ms"
 # A listening socket as standard input holds connections, never data: polled for ever too.
@@ -3610,6 +3614,8 @@ status 2; says 'is given twice'
 run report in/ ./in/ --report csv
 status 2; says 'is given twice'
 run report in3 in3 -r --report csv
+status 2; says 'is given twice'
+run report in/sub/ in/ -r --report csv
 status 2; says 'is given twice'
 run convert in3/ in3/L/ -r -o o/ --name '{dir}/{stem}.{ext}' -q
 status 0; [ "$(find o -type f | wc -l)" = 1 ] || bad "outputs: $(find o -type f | tr '\n' ' ')"
@@ -3681,6 +3687,8 @@ begin informational-runs-take-no-file-options
 snap
 run --version -o x.nv12
 status 2; says "--version takes no file .got -o 'x.nv12'."
+run --version -o -
+status 2; says "--version takes no file .got -o '-'."
 run --man --report-file r.txt
 status 2; says 'takes no file .got --report-file'
 run --completion bash --files-from l.txt
@@ -3704,6 +3712,9 @@ j = open(sys.argv[1], 'rb').read()
 open('two.jpg', 'wb').write(j[:2] + app1(b'Exif\0\0' + tiff(6)) + app1(b'Exif\0\0' + tiff(3)) + j[2:])
 open('one.jpg', 'wb').write(j[:2] + app1(b'Exif\0\0' + tiff(6)) + j[2:])
 open('cut.jpg', 'wb').write(j[:2] + app1(b'Exif\0\0' + tiff(6)[:14]) + j[2:])
+two_entries = (b'II*\x00' + struct.pack('<IH', 8, 2) + struct.pack('<HHII', 0x0112, 3, 1, 6)
+               + struct.pack('<HHI', 0x0131, 2, 4) + b'abc\x00' + struct.pack('<I', 0))
+open('cutafter.jpg', 'wb').write(j[:2] + app1(b'Exif\0\0' + two_entries[:28]) + j[2:])   # cut in the second entry
 p = open(sys.argv[2], 'rb').read()
 def chunk(kind, data): return struct.pack('>I', len(data)) + kind + data + struct.pack('>I', zlib.crc32(kind + data))
 at = 8 + 25   # after IHDR
@@ -3718,11 +3729,14 @@ status 0; quiet
 cmp -s one.nv12 two.nv12 || bad "two.jpg: not turned by its first Exif segment"
 run cut.jpg -o cut.nv12 -q
 status 0; says 'cut.jpg: its Exif data .APP1. is damaged: its first directory runs past its end'
+run cutafter.jpg -o cuta.nv12 -q
+status 0; says 'cutafter.jpg: its Exif data .APP1. is damaged.*the orientation tag found before the damage is used'
+cmp -s one.nv12 cuta.nv12 || bad "cutafter.jpg: not turned by the tag it holds"
 run cut.png -o cutp.nv12 -q
 status 0; says 'cut.png: eXIf: the EXIF data is damaged'
 run nottiff.png -o nt.nv12 -q
 status 0; says 'nottiff.png: eXIf: the EXIF data is damaged: it does not begin as TIFF data'
-ALLOW=(two.nv12 one.nv12 cut.nv12 cutp.nv12 nt.nv12); settled
+ALLOW=(two.nv12 one.nv12 cut.nv12 cuta.nv12 cutp.nv12 nt.nv12); settled
 end
 
 begin update-metrics-kept-outputs-said
@@ -3739,13 +3753,15 @@ ALLOW=(ko 'ko/*' ko/.yuvconv-manifest); settled
 end
 
 begin report-one-file-option-warnings
-# report with one file named alone: -v did nothing without a word (convert says so), and a JPEG-only option for a
-# PNG was said of "a batch without one".
-snap
+# report: -v did nothing without a word (it shows converted images' lines; report prints none), and for one file
+# named alone a JPEG-only option for a PNG was said of "a batch without one".
+mkdir rv; cp "$PNG" rv/; snap
 run report "$PNG" -v --max-scans 3
-status 0; says "-v shows each image.s line above a batch.s progress line; a single file.s report has none"
+status 0; says "-v shows each converted image.s line above a batch.s progress line; report prints none"
 says '--max-scans applies to JPEG input; an input that is not one ignores it'
 ! grep -q 'a batch without one' "$ERR" || bad "said of a batch: $(errline)"
+run report rv/ -v
+status 0; says "-v shows each converted image.s line above a batch.s progress line; report prints none"
 settled
 end
 
@@ -3908,6 +3924,11 @@ status 0; quiet
     "$BIN" - -o piped.nv12 > "$OUT" 2> "$ERR"
 [ $? = 0 ] || bad "padding split between writes: $(errline)"; ! grep -q 'warning' "$ERR" || bad "piped: $(errline)"
 cmp -s plain.nv12 piped.nv12 || bad "piped: other bytes than the file without its padding"
+# ... and a read that ends right after the end marker's FF (the FF is the marker's, not data before it).
+{ head -c $(( $(stat -c %s pad300.jpg) - 1 )) pad300.jpg; sleep 0.3; tail -c 1 pad300.jpg; } |
+    "$BIN" - -o piped2.nv12 > "$OUT" 2> "$ERR"
+[ $? = 0 ] || bad "split after the marker's FF: $(errline)"
+cmp -s plain.nv12 piped2.nv12 || bad "piped2: other bytes than the file without its padding"
 for n in 3 5 300 300000; do
     run pad$n.jpg -o pad$n.nv12
     status 0; ! grep -q 'warning' "$ERR" || bad "pad$n.jpg: $(cat "$ERR")"
@@ -3915,7 +3936,7 @@ for n in 3 5 300 300000; do
 done
 run hitpad.jpg -o hit.nv12
 status 1; says 'hitpad.jpg: a scan of the JPEG ends at least [0-9]+ bytes before its data does.*arithmetic'
-ALLOW=(plain.nv12 pad3.nv12 pad5.nv12 pad300.nv12 pad300000.nv12 piped.nv12); settled
+ALLOW=(plain.nv12 pad3.nv12 pad5.nv12 pad300.nv12 pad300000.nv12 piped.nv12 piped2.nv12); settled
 end
 
 begin arithmetic-jpeg-damage-in-restart-interval
@@ -3942,7 +3963,11 @@ status 0; quiet
 run zeros.jpg -o zeros.nv12
 status 0; ! grep -q 'warning' "$ERR" || bad "zeros.jpg: $(cat "$ERR")"
 cmp -s plain.nv12 zeros.nv12 || bad "zeros.jpg: other bytes than the file without its padding"
-ALLOW=(b.nv12 plain.nv12 zeros.nv12); settled
+at=$(python3 -c "import sys; d = open('zeros.jpg', 'rb').read(); print(d.find(b'\\xff\\xd0', d.rfind(b'\\xff\\xda')) + 1)")
+{ head -c $at zeros.jpg; sleep 0.3; tail -c +$((at + 1)) zeros.jpg; } | "$BIN" - -o zpiped.nv12 > "$OUT" 2> "$ERR"
+[ $? = 0 ] || bad "zeros split after the restart marker's FF: $(errline)"
+cmp -s plain.nv12 zpiped.nv12 || bad "zpiped: other bytes"
+ALLOW=(b.nv12 plain.nv12 zeros.nv12 zpiped.nv12); settled
 end
 
 begin folder-of-jfif-files

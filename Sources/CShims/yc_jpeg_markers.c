@@ -148,7 +148,8 @@ int yc_jpeg_orientation(yc_decoder *dec, int *from_xmp) {
     const char *damage = dec->exif ? yc_exif_damage(dec->exif + 6, dec->exif_length - 6) : NULL;
     if (damage) {
         char msg[200];
-        snprintf(msg, sizeof msg, "its Exif data (APP1) is damaged: %s; no orientation is read from it", damage);
+        snprintf(msg, sizeof msg, "its Exif data (APP1) is damaged: %s; %s", damage,
+                 exif ? "the orientation tag found before the damage is used" : "no orientation is read from it");
         yc_warn(dec, msg);
     }
     dec->info.orientation_unusable = yc_orientation_unusable(exif, dec->xmp_orientation);

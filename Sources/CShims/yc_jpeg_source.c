@@ -35,9 +35,12 @@ static boolean source_fill(j_decompress_ptr cinfo) {
     yc_source *s = (yc_source *)cinfo->src;
     // The buffer is used up (libjpeg refills only then): the zero bytes that end what came so far, across fills, so
     // that zero padding read across a refill (a file's 256 KiB reads, a pipe's chunks) is seen whole.
-    size_t z = 0;
-    while (z < s->filled && s->buffer[s->filled - 1 - z] == 0) z++;
-    s->zeros_before = z == s->filled ? s->zeros_before + z : z;
+    // A marker's FF (and fill bytes) read just before the refill is the marker's, not what came before it: libjpeg
+    // counts neither among the bytes it skipped.
+    size_t end = s->filled, z = 0;
+    while (end > 0 && s->buffer[end - 1] == 0xFF) end--;
+    while (z < end && s->buffer[end - 1 - z] == 0) z++;
+    s->zeros_before = z == end ? s->zeros_before + z : z;
     // From a stream, what has come so far: `fread` waits until the buffer is full, so a JPEG smaller than it
     // (or its last part) sent by a writer that keeps the pipe open was not decoded until the writer closed.
     size_t n;

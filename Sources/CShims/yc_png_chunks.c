@@ -125,7 +125,8 @@ static int png_user_chunk(png_structp png, png_unknown_chunkp chunk) {
             const char *damage = yc_exif_damage(d, n);
             if (damage) {
                 char msg[200];
-                snprintf(msg, sizeof msg, "eXIf: the EXIF data is damaged: %s; no orientation is read from it", damage);
+                snprintf(msg, sizeof msg, "eXIf: the EXIF data is damaged: %s; %s", damage, dec->png_exif_tag
+                         ? "the orientation tag found before the damage is used" : "no orientation is read from it");
                 yc_warn(dec, msg);
             }
             dec->png_exif_adobe_rgb = yc_exif_adobe_rgb(d, n);

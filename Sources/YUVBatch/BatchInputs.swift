@@ -100,8 +100,9 @@ public final class BatchInputs: @unchecked Sendable {
         var streams: [FileIdentity: String] = [:]
         // Every folder walked, by identity, with the path it was walked under: across the operands too, so that a
         // folder given again by another way in (a link to it, a bind mount) is walked once and named, as one reached
-        // again inside a walk is. One given again by the same way (`in in`, `./in` after `in`, `in/sub` after `in`
-        // with -r) is walked again, and its files are refused as given twice, as a file given twice is.
+        // again inside a walk is — under the way of the operand given first. One given again by the same way (`in
+        // in`, `./in` after `in`, `in/sub` and `in` with -r in either order: `walkFolder`'s `sameWay`) is walked
+        // again, and its files are refused as given twice, as a file given twice is.
         var walked: [FileIdentity: String] = [:]
         // The list itself when it is a stream (`-`, /dev/stdin, a FIFO).
         if let list = filesFrom, let st = list == "-" ? FileStatus(descriptor: 0) : FileStatus(path: list), st.kind.isStream {
@@ -267,6 +268,11 @@ public final class BatchInputs: @unchecked Sendable {
             walked[identity] = path
             return true
         }
+        // A folder another input walked already under this very path (`in/sub` before `in -r`): walked again, so that
+        // its files come twice and are refused as given twice, whichever input came first (`in in/sub` does so).
+        func sameWay(_ identity: FileIdentity, _ path: String) -> Bool {
+            walked[identity].map { lexical($0) == lexical(path) } ?? false
+        }
         if let st = FileStatus(path: root) { _ = claim(st.identity, root) }
         // The output folder below the root, however reached: named once, as left out (the root itself, named as an
         // input, is walked: its files are what was asked for).
@@ -344,7 +350,7 @@ public final class BatchInputs: @unchecked Sendable {
                 case .directory:
                     guard recursive else { break }
                     if isLeftOut(st.identity, full) { break }
-                    if walked[st.identity] != nil {
+                    if walked[st.identity] != nil && !sameWay(st.identity, full) {
                         skip(SkippedEntry(path: full, kind: .directory))
                     } else if FileStatus(path: full, follow: false)?.kind == .symlink {
                         links.append(rel.isEmpty ? name : rel + "/" + name)
@@ -362,7 +368,7 @@ public final class BatchInputs: @unchecked Sendable {
             // stacked so that the first is walked first.
             var claimed: [String] = []
             for sub in subfolders.sorted(by: { before($0.name, $1.name) }) {
-                if claim(sub.identity, joined(path, sub.name)) {
+                if claim(sub.identity, joined(path, sub.name)) || sameWay(sub.identity, joined(path, sub.name)) {
                     claimed.append(rel.isEmpty ? sub.name : rel + "/" + sub.name)
                 } else {
                     skip(SkippedEntry(path: joined(path, sub.name), kind: .directory))

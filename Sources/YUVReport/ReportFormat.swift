@@ -145,10 +145,11 @@ public func renderReport(_ records: [ImageRecord], format: ReportFormat, peakRSS
 }
 
 extension ReportFormat {
-    /// Whether a file's first bytes (up to 512) are those of a report this program writes, in any format: JSON
-    /// Lines of records (an image's or the totals'), the CSV header's first columns, the text table's heading, the HTML page's
-    /// head. `--update` remakes its report each run, but replaces only such a file (or an empty one) without
-    /// `--force` — never a photo or notes that happen to be at that name.
+    /// Whether a file is a whole report this program writes, in any format, from its first bytes (`head`, up to
+    /// 512) and its last (`tail`, up to 4 KiB): JSON Lines of records (an image's or the totals') ending with the
+    /// totals, the CSV header's first columns and the TOTAL row last, the text table's heading and its totals at the
+    /// end, the HTML page's head and its end. `--update` remakes its report each run, but replaces only such a file
+    /// (or an empty one) without `--force` — never a photo, notes or a dataset that happen to be at that name.
     public static func isReport(head: [UInt8], tail: [UInt8]) -> Bool {
         let text = String(decoding: head, as: UTF8.self)
         // The end too: a file that only begins as a report does is someone else's (a JSON Lines dataset whose first

@@ -215,7 +215,9 @@ struct BatchRun {
                         s.done += 1
                         if outcome.skipped {
                             s.skipped += 1
-                            if opts.metrics && outcome.record.upToDate && outcome.record.quality == nil { s.keptUnmeasured += 1 }
+                            if opts.metrics && opts.reportFormat != nil && outcome.record.upToDate && outcome.record.quality == nil {
+                                s.keptUnmeasured += 1
+                            }
                         } else if outcome.failure != nil {
                             s.failed += 1
                             if interruptSignal() != nil { s.failedAfterSignal += 1 }

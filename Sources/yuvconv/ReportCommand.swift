@@ -31,13 +31,12 @@ func runReport(_ options: Options) -> Int32 {
     // for a PNG or JPEG, --primaries with colour management off, …).
     for w in options.ignoredOptionWarnings(format: measured, rawInput: false, report: true) { printErr("yuvconv: warning: \(w)") }
     // One file named (no folder, no list): -r, -j and --fail-fast do nothing, as convert says of one.
-    if options.namesOneFile {
-        if let w = options.batchOnlyWarning { printErr("yuvconv: warning: \(w)") }
-        // -v shows each image's line above a batch's progress line: one file's report has none.
-        if options.given.contains("--verbose") {
-            printErr("yuvconv: warning: -v shows each image's line above a batch's progress line; a single file's report "
-                     + "has none, so it is ignored")
-        }
+    if options.namesOneFile, let w = options.batchOnlyWarning { printErr("yuvconv: warning: \(w)") }
+    // -v shows each converted image's line above a batch's progress line: `report` prints no such lines (its
+    // report holds every image), one file or many.
+    if options.given.contains("--verbose") {
+        printErr("yuvconv: warning: -v shows each converted image's line above a batch's progress line; report prints "
+                 + "none (its report holds every image), so it is ignored")
     }
     let selection: BatchSelection, protected: SortedIdentities
     var unread = 0

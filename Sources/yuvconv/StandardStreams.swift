@@ -262,12 +262,32 @@ func refuseReadingOwnStreams(_ options: Options) -> Int32? {
             return 1
         }
     }
+    // A pipe's write end this run holds, named as the input by its descriptor (`/dev/fd/3 3> >(cmd)`, `/dev/stdin
+    // <&3`): reading it would reopen the pipe for reading, with this run its writer — nothing ever comes. (A write end
+    // merely left open in the run, beside a read end it is given, is no sign: a parent's `pass_fds`.)
+    for (path, isList) in read where path != "-" {
+        guard let fd = namedDescriptor(path), fcntl(fd, F_GETFL) & O_ACCMODE == O_WRONLY,
+              FileStatus(descriptor: fd)?.kind == .fifo else { continue }
+        releaseMessages(drop: false)
+        printErr("yuvconv: error: \(isList ? "--files-from " : "")\(path): descriptor \(fd) is the write end of a pipe this run "
+                 + "holds, so reading it would wait for ever; give the read end, or the input itself")
+        return 1
+    }
     let own = ownPipeWriters()
     guard !own.isEmpty else { return nil }
     for (path, isList) in read {
         let st = path == "-" ? FileStatus(descriptor: STDIN_FILENO) : FileStatus(path: path)
         guard let st, st.kind == .fifo, let (fd, _) = own.first(where: { $0.1 == st.identity }) else { continue }
         return refuseReadingOwnStream(name(path, isList) + ":", fd)
+    }
+    return nil
+}
+
+/// The descriptor `path` names (`/dev/stdin`, `/dev/fd/N`, `/proc/self/fd/N`), or nil.
+private func namedDescriptor(_ path: String) -> Int32? {
+    if path == "/dev/stdin" { return STDIN_FILENO }
+    for prefix in ["/dev/fd/", "/proc/self/fd/"] where path.hasPrefix(prefix) {
+        return Int32(path.dropFirst(prefix.count))
     }
     return nil
 }

@@ -91,7 +91,7 @@ func run(_ args: [String]) -> Int32 {
         let named: [(String, String?)] = [("-o", options.output), ("--report-file", options.reportFile),
                                            ("--files-from", options.filesFrom)]
         if let (flag, path) = named.first(where: { $0.1 != nil }), let path {
-            return usageFailure("\(which) takes no file (got \(flag) '\(displayPath(path))')")
+            return usageFailure("\(which) takes no file (got \(flag) '\(path == "-" ? "-" : displayPath(path))')")
         }
         // Any other option does nothing here: said, as an option that does nothing for a conversion is.
         let quietOnes: Set<String> = ["--help", "--version", "--man", "--completion", "--quiet", "--verbose", "--force"]
