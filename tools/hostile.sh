@@ -3765,6 +3765,29 @@ status 0; says "-v shows each converted image.s line above a batch.s progress li
 settled
 end
 
+begin whole-picture-keeps-room-to-work
+# A whole picture (a JPEG output's) was allocated when the address space held it alone: the work after it (threads'
+# stacks, tables) then met a refusal and the process stopped with SIGABRT (a 48 MP JPEG to JPEG, limits a few MiB
+# above its picture's). The picture is taken only with the room to work in beside it: an error, never a signal.
+python3 - <<'PY'
+import struct, zlib
+w, h = 8000, 6000
+row = b'\x00' + bytes(range(256)) * (w * 3 // 256) + bytes(w * 3 % 256)
+raw = zlib.compress(row * h, 1)
+def chunk(t, d): return struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d))
+open('big.png', 'wb').write(b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', w, h, 8, 2, 0, 0, 0))
+                            + chunk(b'IDAT', raw) + chunk(b'IEND', b''))
+PY
+"$BIN" big.png -o big.jpg -q || bad "big.jpg not made"
+snap
+for m in $(seq 88 1 108); do
+    prlimit --as=$((m * 1024 * 1024)) -- "$BIN" big.jpg -o o$m.jpg -q > "$OUT" 2> "$ERR"; rc=$?
+    [ $rc -le 1 ] || bad "limit $m MiB: exit $rc: $(errline)"
+    [ $rc = 0 ] || [ ! -e o$m.jpg ] || bad "limit $m MiB: failed and left o$m.jpg"
+done
+ALLOW=('o*.jpg'); settled
+end
+
 begin raw-stream-jpeg-prefix-over-limit
 # A raw frame on a stream whose first bytes are FF D8 FF was read whole to see whether it is a JPEG before the
 # frame's size met --max-memory: a 768 MiB frame was held (1.5 GB) and then refused, or the allocation ended the

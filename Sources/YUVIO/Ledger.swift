@@ -90,10 +90,14 @@ public final class Ledger: Sendable {
     /// yes for memory there is for one, and then one of them stop the process.
     /// Refused while other conversions are under way, it waits for one to end and asks again (`waitForRoom`):
     /// a batch's file fails for memory only when no other job could give any back.
+    /// Asked with the room a conversion works in (`workingBytes`) on top: the work after such a picture — its
+    /// threads' stacks, the decoder's memory, Swift's arrays — still needs it, and an allocation refused there stops
+    /// the process (a 48 MP JPEG to JPEG under an address-space limit a few MiB above its picture's: SIGABRT in a
+    /// 64 KiB table; 8 MiB more only moved the window).
     public static func ifAvailable<T>(_ bytes: Int, _ make: () throws -> T) rethrows -> T? {
         // Made or not is the outer optional (a `make` may itself give an optional).
         let made: T?? = try untilRoom { () throws -> T?? in
-            try wholeAllocations.withLock { _ in available(bytes) ? .some(try make()) : nil }
+            try wholeAllocations.withLock { _ in available(bytes + workingBytes) ? .some(try make()) : nil }
         }
         return made ?? nil
     }

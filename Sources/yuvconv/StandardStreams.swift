@@ -266,7 +266,8 @@ func refuseReadingOwnStreams(_ options: Options) -> Int32? {
     // <&3`): reading it would reopen the pipe for reading, with this run its writer — nothing ever comes. (A write end
     // merely left open in the run, beside a read end it is given, is no sign: a parent's `pass_fds`.)
     for (path, isList) in read where path != "-" {
-        guard let fd = namedDescriptor(path), fcntl(fd, F_GETFL) & O_ACCMODE == O_WRONLY,
+        // (Standard output and error are said below, by what the run writes there.)
+        guard let fd = namedDescriptor(path), fd != STDOUT_FILENO, fd != STDERR_FILENO, fcntl(fd, F_GETFL) & O_ACCMODE == O_WRONLY,
               FileStatus(descriptor: fd)?.kind == .fifo else { continue }
         releaseMessages(drop: false)
         printErr("yuvconv: error: \(isList ? "--files-from " : "")\(path): descriptor \(fd) is the write end of a pipe this run "
