@@ -3788,6 +3788,32 @@ done
 ALLOW=('o*.jpg'); settled
 end
 
+begin alpha-dropped-is-said
+# --alpha ignore (the default) drops alpha: where it made pixels transparent, the colours stored under them show,
+# and nothing was said. Said now (8- and 16-bit); an opaque alpha channel, or another mode, says nothing.
+python3 - <<'PY'
+import struct, zlib
+def png(name, w, h, depth, rows):
+    def chunk(t, d): return struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d))
+    raw = b''.join(b'\x00' + r for r in rows)
+    open(name, 'wb').write(b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', w, h, depth, 6, 0, 0, 0))
+                           + chunk(b'IDAT', zlib.compress(raw)) + chunk(b'IEND', b''))
+png('clear.png', 4, 4, 8, [b''.join(bytes([200, 10, 10, 255 if x < 2 else 0]) for x in range(4)) for y in range(4)])
+png('opaque.png', 4, 4, 8, [b''.join(bytes([200, 10, 10, 255]) for x in range(4)) for y in range(4)])
+png('clear16.png', 4, 4, 16, [b''.join(struct.pack('>4H', 50000, 900, 900, 65535 if x else 1000) for x in range(4)) for y in range(4)])
+PY
+snap
+run clear.png -o a.nv12 -q
+status 0; says 'clear.png: its alpha makes some pixels transparent, and --alpha ignore .the default. drops it'
+run clear16.png -o b.nv12 -q
+status 0; says 'clear16.png: its alpha makes some pixels transparent'
+run opaque.png -o c.nv12 -q
+status 0; quiet
+run clear.png -o d.nv12 -q --alpha flatten
+status 0; quiet
+ALLOW=(a.nv12 b.nv12 c.nv12 d.nv12); settled
+end
+
 begin raw-stream-jpeg-prefix-over-limit
 # A raw frame on a stream whose first bytes are FF D8 FF was read whole to see whether it is a JPEG before the
 # frame's size met --max-memory: a 768 MiB frame was held (1.5 GB) and then refused, or the allocation ended the

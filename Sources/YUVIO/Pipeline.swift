@@ -9,6 +9,10 @@ import YUVCore
 /// A source of bands for the pipeline: it fills a slot with the rows of one band (on the producer thread,
 /// in order — decoders are sequential) and turns a slot into output rows (on the consumer thread).
 /// `JPEGPlanesSource`, `RGBRowsSource` and `RawFrameSource` are the three; a new input format is one more.
+extension BandSource {
+    var droppedTransparency: Bool { false }
+}
+
 protocol BandSource: AnyObject {
     /// The picture's size as it is converted (upright).
     var geometry: PlaneGeometry { get }
@@ -30,6 +34,8 @@ protocol BandSource: AnyObject {
     var trailingBands: Int { get }
     /// After the last band (a decoder's checksums and end marker).
     func finish() throws
+    /// Whether `--alpha ignore` dropped an alpha that made some pixel less than opaque (known after the last band).
+    var droppedTransparency: Bool { get }
     /// Asks the source to feed `probe` every band it converts (`--metrics`), before `prepare`. A source
     /// with no picture to measure against (raw YUV) ignores it.
     func measure(with probe: QualityProbe, ledger: Ledger)
@@ -168,7 +174,9 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
                                        raw: options.jpegPath != .rgb && options.chromaFilter == .box,
                                        // A turn that would move the chroma off its grid sends it through RGB.
                                        turned: options.orientation == .auto, fullChroma: options.jpegPath == .direct,
-                                       alpha16: options.alpha != .ignore,
+                                       // 16-bit alpha kept for every mode: `ignore` drops it in the alpha stage,
+                                       // which says when it made pixels transparent.
+                                       alpha16: true,
                                        colourTarget: options.colourManagement ? options.target(for: spec) : nil,
                                        alsoHeld: held1 > 0 ? (held1 - perPixel, perPixel, sink.wholeWhat(probe(1))) : nil)
         let info = decoder.info
@@ -210,6 +218,13 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
             // Said only when orientations are applied: with `--orientation ignore` every file is as stored.
             let tag = unusable == .xmp ? "XMP: tiff:Orientation" : "EXIF: the orientation tag"
             let text = "\(tag) holds no orientation from 1 to 8: the picture is converted as stored"
+            w = (w.count + 1, w.count == 0 ? text : w.first)
+        }
+        if source.droppedTransparency {
+            // The default drops alpha (the contract converts colour as stored): where it made pixels transparent, the
+            // colours stored under them — often left over, unseen — now show, which is worth a word.
+            let text = "its alpha makes some pixels transparent, and --alpha ignore (the default) drops it, so the colours "
+                + "stored under them show: --alpha flatten or premultiply composes them, --alpha keep writes an A plane"
             w = (w.count + 1, w.count == 0 ? text : w.first)
         }
         if plan.action == .broken || unmade {

@@ -484,7 +484,8 @@ final class HostileTests: CLITestCase {
                     try Data(palettePNG(depth: depth, interlaced: interlaced, index: 2, trns: depth == 8)).write(to: work.appendingPathComponent(good))
                     let g = try run([good, "-o", "\(good).png"])
                     XCTAssertEqual(g.status, 0, "\(good): \(g.stderr)")
-                    XCTAssertFalse(g.stderr.contains("warning"), g.stderr)
+                    // (Its tRNS makes pixels transparent, which the default drops: that is said, nothing else.)
+                    XCTAssertFalse(g.stderr.contains("palette index"), g.stderr)
                 }
             }
         }
@@ -1339,7 +1340,7 @@ final class HostileTests: CLITestCase {
                        "yuvconv: warning: -0 says the --files-from list is NUL-separated; without --files-from it is ignored\n")
         // A batch learns only as it goes whether any input was a JPEG: with none, its JPEG options are named at
         // the end; with one, nothing is said.
-        let pngs = [fixture("pngsuite/basn2c08.png"), fixture("pngsuite/basn6a08.png")]
+        let pngs = [fixture("pngsuite/basn2c08.png"), fixture("pngsuite/basn0g08.png")]
         let batch = try run(pngs + ["-o", "pngs/", "-q", "--jpeg-path", "rgb", "--max-scans", "9"])
         XCTAssertEqual(batch.status, 0)
         XCTAssertTrue(batch.stderr.hasPrefix("yuvconv: warning: --jpeg-path, --max-scans apply to JPEG input; a batch without one ignores them\n"),

@@ -26,6 +26,9 @@ final class RGBRowsSource: BandSource {
     private let turn: Orientation
     private let alpha: AlphaMode
     private let format: SourceFormat
+    /// Some pixel was less than opaque and `alpha` is `ignore` (bands are staged on more than one thread).
+    private let transparent = Atomic<Bool>(false)
+    var droppedTransparency: Bool { transparent.load(ordering: .relaxed) }
     /// Bytes of one decoded row (of the upright picture when turned).
     private let rowBytes: Int
     private var ledger: Ledger?
@@ -192,6 +195,10 @@ final class RGBRowsSource: BandSource {
     private func staged(slot: Int, row: Int, count: Int, alphaInto: UnsafeMutablePointer<UInt8>?)
         -> (UnsafeMutableRawPointer, Int) {
         let source = rows(slot: slot, row: row)
+        if alpha == .ignore && !transparent.load(ordering: .relaxed)
+            && hasTransparency(source, rowBytes: rowBytes, width: geometry.width, count: count, format: format) {
+            transparent.store(true, ordering: .relaxed)
+        }
         return applyAlpha(alpha, rows: source, rowBytes: rowBytes, width: geometry.width, count: count, format: format,
                           into: alphaInto)
     }

@@ -47,6 +47,27 @@ func applyAlpha(_ mode: AlphaMode, rows: UnsafeMutableRawPointer, rowBytes: Int,
     return (rows, rowBytes)
 }
 
+/// Whether a band of RGBA rows (8- or 16-bit) holds a pixel less than opaque; false for other formats.
+func hasTransparency(_ rows: UnsafeRawPointer, rowBytes: Int, width: Int, count: Int, format: SourceFormat) -> Bool {
+    for r in 0..<count {
+        switch format {
+        case .rgba8:
+            let p = (rows + r * rowBytes).assumingMemoryBound(to: UInt8.self)
+            var all: UInt8 = 255
+            for x in 0..<width { all &= p[4 * x + 3] }
+            if all != 255 { return true }
+        case .rgba16:
+            let p = (rows + r * rowBytes).assumingMemoryBound(to: UInt16.self)
+            var all: UInt16 = 65535
+            for x in 0..<width { all &= p[4 * x + 3] }
+            if all != 65535 { return true }
+        default:
+            return false
+        }
+    }
+    return false
+}
+
 /// 16-bit R,G,B,A rows → R,G,B rows of the same stride, in place (each pixel moves left, never over one
 /// not yet read), with the alpha mode applied.
 func applyAlpha16(_ mode: AlphaMode, rows: UnsafeMutableRawPointer, rowBytes: Int, width: Int, count: Int,
