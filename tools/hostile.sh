@@ -981,8 +981,9 @@ begin update-journal-names-and-stopped-write
 # Only --update's own journals are recorded and removed: a file of a journal's name that is not one (its first
 # line is not the journal's), one of another name pattern, and an input named like one stay as they are (they
 # were deleted). And a run whose manifest write a signal stopped keeps its journal: the next run records its
-# outputs (they were refused as not recorded).
-mkdir in out; cp "$PNG" in/a.png; cp "$PNGA" in/b.png
+# outputs (they were refused as not recorded). (Opaque inputs: a transparent one's warning would be the run's first
+# write, after both files are converted, where a signal cuts nothing short.)
+mkdir in out; cp "$PNG" in/a.png; cp "$JPG" in/b.jpg
 echo notes > out/.yuvconv-manifest.journal.notes; echo notes > out/.yuvconv-manifest.journal.Ab3dEf
 mkdir d; cp "$PNG" d/.yuvconv-manifest.journal.Xy12zQ; snap
 run in/ -o out/ -u -q
