@@ -3781,8 +3781,8 @@ open('big.png', 'wb').write(b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', struct.pack('>
 PY
 "$BIN" big.png -o big.jpg -q || bad "big.jpg not made"
 snap
-for m in $(seq 88 1 108); do
-    prlimit --as=$((m * 1024 * 1024)) -- "$BIN" big.jpg -o o$m.jpg -q > "$OUT" 2> "$ERR"; rc=$?
+for m in $(seq 96 1 124); do
+    prlimit --as=$((m * 1024 * 1024)) -- timeout 60 "$BIN" big.jpg -o o$m.jpg -q > "$OUT" 2> "$ERR"; rc=$?
     [ $rc -le 1 ] || bad "limit $m MiB: exit $rc: $(errline)"
     [ $rc = 0 ] || [ ! -e o$m.jpg ] || bad "limit $m MiB: failed and left o$m.jpg"
 done
@@ -3791,7 +3791,8 @@ end
 
 begin alpha-dropped-is-said
 # --alpha ignore (the default) drops alpha: where it made pixels transparent, the colours stored under them show,
-# and nothing was said. Said now (8- and 16-bit); an opaque alpha channel, or another mode, says nothing.
+# and nothing was said. Said now (8- and 16-bit, tRNS); an opaque alpha channel, another mode, or --alpha ignore
+# asked for by name says nothing.
 python3 - <<'PY'
 import struct, zlib
 def png(name, w, h, depth, rows):
@@ -3802,6 +3803,12 @@ def png(name, w, h, depth, rows):
 png('clear.png', 4, 4, 8, [b''.join(bytes([200, 10, 10, 255 if x < 2 else 0]) for x in range(4)) for y in range(4)])
 png('opaque.png', 4, 4, 8, [b''.join(bytes([200, 10, 10, 255]) for x in range(4)) for y in range(4)])
 png('clear16.png', 4, 4, 16, [b''.join(struct.pack('>4H', 50000, 900, 900, 65535 if x else 1000) for x in range(4)) for y in range(4)])
+# tRNS: an RGB picture whose one colour is transparent (the second column's).
+def chunk(t, d): return struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d))
+raw = b''.join(b'\x00' + b''.join(bytes([200, 10, 10] if x != 1 else [0, 0, 0]) for x in range(4)) for y in range(4))
+open('trns.png', 'wb').write(b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', 4, 4, 8, 2, 0, 0, 0))
+                             + chunk(b'tRNS', struct.pack('>3H', 0, 0, 0)) + chunk(b'IDAT', zlib.compress(raw))
+                             + chunk(b'IEND', b''))
 PY
 snap
 run clear.png -o a.nv12 -q
@@ -3812,7 +3819,12 @@ run opaque.png -o c.nv12 -q
 status 0; quiet
 run clear.png -o d.nv12 -q --alpha flatten
 status 0; quiet
-ALLOW=(a.nv12 b.nv12 c.nv12 d.nv12); settled
+run trns.png -o e.nv12 -q
+status 0; says 'trns.png: its alpha makes some pixels transparent'
+# Asked for by name: the user knows, nothing to say.
+run clear.png -o f.nv12 -q --alpha ignore
+status 0; quiet
+ALLOW=(a.nv12 b.nv12 c.nv12 d.nv12 e.nv12 f.nv12); settled
 end
 
 begin raw-stream-jpeg-prefix-over-limit

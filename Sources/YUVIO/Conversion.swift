@@ -40,6 +40,9 @@ public struct DecodeOptions: Sendable {
     /// core turns it off: the files already keep every core busy, and `-j N` then means N threads.
     public var pipelined: Bool
     public var alpha: AlphaMode
+    /// Say when `ignore` dropped an alpha that made pixels transparent: the default's warning, off when
+    /// `--alpha ignore` was asked for by name (the user knows).
+    public var sayDroppedAlpha = true
     public var orientation: OrientationMode
     /// Most scans a progressive JPEG may have (`--max-scans`, 1 or more); 0 or less: no limit (the flood of
     /// scans it guards against is then the program's to bound).

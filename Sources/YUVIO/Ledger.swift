@@ -36,7 +36,10 @@ public final class Ledger: Sendable {
     /// too large for the memory there is fails with the reason instead of stopping the process.
     /// Refused while other conversions are under way, it waits for one to end and asks again, as `ifAvailable`.
     public func allocateIfAvailable(_ bytes: Int) -> UnsafeMutableRawPointer? {
-        guard let p = Self.untilRoom({ () -> UnsafeMutableRawPointer? in
+        // A whole (turned) picture: with the room the work after it takes beside it (`ifAvailable`).
+        let (asked, overflow) = bytes.addingReportingOverflow(Self.roomAfterWhole)
+        guard !overflow, let p = Self.untilRoom({ () -> UnsafeMutableRawPointer? in
+            guard Self.available(asked) else { return nil }
             var p: UnsafeMutableRawPointer?
             return posix_memalign(&p, 64, max(bytes, 1)) == 0 ? p : nil
         }) else { return nil }
@@ -90,17 +93,23 @@ public final class Ledger: Sendable {
     /// yes for memory there is for one, and then one of them stop the process.
     /// Refused while other conversions are under way, it waits for one to end and asks again (`waitForRoom`):
     /// a batch's file fails for memory only when no other job could give any back.
-    /// Asked with the room a conversion works in (`workingBytes`) on top: the work after such a picture — its
-    /// threads' stacks, the decoder's memory, Swift's arrays — still needs it, and an allocation refused there stops
-    /// the process (a 48 MP JPEG to JPEG under an address-space limit a few MiB above its picture's: SIGABRT in a
-    /// 64 KiB table; 8 MiB more only moved the window).
-    public static func ifAvailable<T>(_ bytes: Int, _ make: () throws -> T) rethrows -> T? {
+    /// Asked with `roomAfterWhole` on top: the work after such a picture — its threads' stacks, a plan's tables,
+    /// Swift's arrays — still needs that much, and an allocation refused there stops the process (a 48 MP JPEG to
+    /// JPEG under an address-space limit a few MiB above its picture's: SIGABRT in a 64 KiB table; 8 MiB more only
+    /// moved the window). `thenWork` false: a read-ahead, after which no conversion starts from this memory.
+    public static func ifAvailable<T>(_ bytes: Int, thenWork: Bool = true, _ make: () throws -> T) rethrows -> T? {
+        let asked = thenWork ? bytes.addingReportingOverflow(roomAfterWhole) : (partialValue: bytes, overflow: false)
+        guard !asked.overflow else { return nil }
         // Made or not is the outer optional (a `make` may itself give an optional).
         let made: T?? = try untilRoom { () throws -> T?? in
-            try wholeAllocations.withLock { _ in available(bytes + workingBytes) ? .some(try make()) : nil }
+            try wholeAllocations.withLock { _ in available(asked.partialValue) ? .some(try make()) : nil }
         }
         return made ?? nil
     }
+
+    /// The address space the work after a whole picture still takes: the pipeline's two threads' stacks and a
+    /// little for tables and arrays.
+    static var roomAfterWhole: Int { 2 * threadStackBytes + (4 << 20) }
 
     /// `attempt()` until it gives a value, each refusal followed by `waitForRoom`; nil when that says give up.
     private static func untilRoom<T>(_ attempt: () throws -> T?) rethrows -> T? {

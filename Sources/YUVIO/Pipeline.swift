@@ -9,10 +9,6 @@ import YUVCore
 /// A source of bands for the pipeline: it fills a slot with the rows of one band (on the producer thread,
 /// in order — decoders are sequential) and turns a slot into output rows (on the consumer thread).
 /// `JPEGPlanesSource`, `RGBRowsSource` and `RawFrameSource` are the three; a new input format is one more.
-extension BandSource {
-    var droppedTransparency: Bool { false }
-}
-
 protocol BandSource: AnyObject {
     /// The picture's size as it is converted (upright).
     var geometry: PlaneGeometry { get }
@@ -57,6 +53,7 @@ protocol BandSource: AnyObject {
 }
 
 extension BandSource {
+    var droppedTransparency: Bool { false }
     var trailingBands: Int { 0 }
     var measuresApart: Bool { false }
     var transformsApart: Bool { false }
@@ -174,8 +171,6 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
                                        raw: options.jpegPath != .rgb && options.chromaFilter == .box,
                                        // A turn that would move the chroma off its grid sends it through RGB.
                                        turned: options.orientation == .auto, fullChroma: options.jpegPath == .direct,
-                                       // 16-bit alpha kept for every mode: `ignore` drops it in the alpha stage,
-                                       // which says when it made pixels transparent.
                                        alpha16: true,
                                        colourTarget: options.colourManagement ? options.target(for: spec) : nil,
                                        alsoHeld: held1 > 0 ? (held1 - perPixel, perPixel, sink.wholeWhat(probe(1))) : nil)
@@ -220,7 +215,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
             let text = "\(tag) holds no orientation from 1 to 8: the picture is converted as stored"
             w = (w.count + 1, w.count == 0 ? text : w.first)
         }
-        if source.droppedTransparency {
+        if options.sayDroppedAlpha && source.droppedTransparency {
             // The default drops alpha (the contract converts colour as stored): where it made pixels transparent, the
             // colours stored under them — often left over, unseen — now show, which is worth a word.
             let text = "its alpha makes some pixels transparent, and --alpha ignore (the default) drops it, so the colours "

@@ -70,7 +70,7 @@ public enum StandardInput {
             // of the system first: refused, the look stops at what it has (a Swift array would stop the process).
             let start = streams[path]!.bytes.count
             if count > 1 << 20 && streams[path]!.bytes.capacity < count {
-                guard Ledger.ifAvailable(count, { streams[path]!.bytes.reserveCapacity(count) }) != nil else {
+                guard Ledger.ifAvailable(count, thenWork: false, { streams[path]!.bytes.reserveCapacity(count) }) != nil else {
                     return body(streams[path]!.bytes.prefix(count))
                 }
             }

@@ -294,6 +294,7 @@ struct Options {
         d.colourManagement = colourManagement
         d.primaries = primaries
         d.chromaFilter = chromaFilter
+        d.sayDroppedAlpha = !given.contains("--alpha")
         return d
     }
 

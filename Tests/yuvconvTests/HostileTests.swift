@@ -482,10 +482,10 @@ final class HostileTests: CLITestCase {
                 if depth != 1 {
                     let good = "good\(name)"
                     try Data(palettePNG(depth: depth, interlaced: interlaced, index: 2, trns: depth == 8)).write(to: work.appendingPathComponent(good))
-                    let g = try run([good, "-o", "\(good).png"])
+                    // (Its tRNS makes pixels transparent, which the default drops and says: asked for by name, nothing.)
+                    let g = try run([good, "-o", "\(good).png", "--alpha", "ignore"])
                     XCTAssertEqual(g.status, 0, "\(good): \(g.stderr)")
-                    // (Its tRNS makes pixels transparent, which the default drops: that is said, nothing else.)
-                    XCTAssertFalse(g.stderr.contains("palette index"), g.stderr)
+                    XCTAssertFalse(g.stderr.contains("warning"), g.stderr)
                 }
             }
         }

@@ -195,7 +195,9 @@ final class RGBRowsSource: BandSource {
     private func staged(slot: Int, row: Int, count: Int, alphaInto: UnsafeMutablePointer<UInt8>?)
         -> (UnsafeMutableRawPointer, Int) {
         let source = rows(slot: slot, row: row)
-        if alpha == .ignore && !transparent.load(ordering: .relaxed)
+        // Only a source with alpha (a PNG's channel or tRNS): a JPEG's RGB rows are RGBX, its fourth byte no alpha
+        // (a profiled CMYK JPEG's is not even written).
+        if alpha == .ignore && decoder.info.hasAlpha && !transparent.load(ordering: .relaxed)
             && hasTransparency(source, rowBytes: rowBytes, width: geometry.width, count: count, format: format) {
             transparent.store(true, ordering: .relaxed)
         }
