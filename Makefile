@@ -77,7 +77,7 @@ REFERENCE_SKIP = --skip 'YUVCoreTests\.' --skip 'YUVIOTests\.GoldenTests/' --ski
 # `swift test` builds the binary the CLI tests run (with the shared runtime), so the static `make build` is not a
 # step: it was compiled and then replaced, about 80 s of a run from a fresh clone.
 test: deps
-	$(call need_packages,time zsh fish python3 strace)
+	$(call need_packages,time zsh fish python3 strace acl)
 	$(SWIFT) test $(TEST_FLAGS)
 	YUV_FORCE_REFERENCE=1 $(SWIFT) test $(TEST_FLAGS) $(REFERENCE_SKIP)
 	tools/hostile.sh
@@ -125,7 +125,7 @@ test-corpus: build
 # symlinks and hard links as outputs, closed standard streams, signals mid-conversion, non-UTF-8 names.
 # Builds every case in a temporary folder; prints PASS/FAIL per case and a closing count line.
 test-hostile: build
-	$(call need_packages,time)
+	$(call need_packages,time acl)
 	tools/hostile.sh
 
 # Every decodable PNG of the corpus, 6 matrix/range pairs, fast rows and YUV_FORCE_REFERENCE=1, byte for

@@ -4135,6 +4135,27 @@ status 0; LC_ALL=C grep -q '^convert j.jpg' "$OUT" || bad "dry run of a JPEG: $(
 settled
 end
 
+begin failed-run-leaves-no-folder
+# A batch whose every file failed left the output folder it made (and its parents, mkdir -p) behind, empty: a
+# failed run leaves nothing. A folder that holds an output, or was there before, stays.
+printf 'not a picture' > bad.jpg
+head -c 3000 "$JPG" > cut.jpg
+cp "$PNG" good.png
+mkdir was
+snap
+run bad.jpg -o made/ -q
+status 1; names bad.jpg
+[ ! -e made ] || bad "bad.jpg -o made/ left made"
+run cut.jpg bad.jpg -o a/b/c/ -q
+status 1
+[ ! -e a ] || bad "two failures into a/b/c/ left $(find a | tr '\n' ' ')"
+run bad.jpg -o was/ -q
+status 1; [ -d was ] || bad "removed was/, which was there before"
+run bad.jpg good.png -o kept/x/ -q
+status 1; [ -f kept/x/good.nv12 ] || bad "kept/x/good.nv12 not made"
+ALLOW=(kept 'kept/*'); settled
+end
+
 # Nothing under Fixtures/ changed.
 begin fixtures-untouched
 [ "$(cd "$here" && find Fixtures -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum)" = "$fixtures_before" ] ||

@@ -278,6 +278,7 @@ func runBatch(_ options: Options) -> Int32 {
     // among the skipped, which are a plain run's outputs already there.
     let ran = run.finish(summary: "converted", skipped: options.update ? "kept (up to date)" : "skipped (already there)",
                          always: true)
+    watch.removeIfLeftEmpty()
     // A signal that stopped the manifest's write says so over a failed file's 1.
     return statusAfterUnreadFolders(ran == 0 || status > 1 ? status : ran, unread)
 }
