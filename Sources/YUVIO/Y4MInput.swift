@@ -135,7 +135,13 @@ extension RawInput {
             let frame = String(decoding: try input.line(limit: 4096, what: "the Y4M frame header",
                                                         missing: "the Y4M stream holds no frame (the input ends after its header)"),
                                as: UTF8.self)
-            guard frame == "FRAME" || frame.hasPrefix("FRAME ") else { throw .decoder("the Y4M stream has no FRAME") }
+            guard frame == "FRAME" || frame.hasPrefix("FRAME ") else {
+                // What is there instead, as text a terminal shows harmlessly (at most 16 characters).
+                let shown = String(frame.unicodeScalars.prefix(16).map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F
+                                                                         ? Character($0) : "?" })
+                throw .decoder("the Y4M header is followed by '\(shown)\(frame.unicodeScalars.count > 16 ? "…" : "")', not a frame "
+                               + "header: each frame begins with a line FRAME (or FRAME and parameters after a space)")
+            }
             let bytes = try input.read(need)
             // Chroma rows one byte short: how FFmpeg 5.1 writes a 10-bit Y4M of an odd width (each chroma row half
             // the luma row's bytes, 2w/2 = w, not 2·⌈w/2⌉; it reads its own file back the same way). The frame is

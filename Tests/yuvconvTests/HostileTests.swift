@@ -400,6 +400,16 @@ final class HostileTests: CLITestCase {
             XCTAssertEqual(r.status, 1, colour)
             XCTAssertTrue(r.stderr.contains("is not supported: yuvconv reads 4:2:0 Y4M only"), r.stderr)
         }
+        // A line after the header that is not a frame header is named (it said the stream "has no FRAME" even for
+        // FRAMEX); a control character in it is not sent to the terminal.
+        for (line, shown) in [("FRAMEX", "'FRAMEX'"), ("FRAME\u{1B}[2J", "'FRAME?[2J'"), ("XFRAME 0123456789abcdef", "'XFRAME 012345678…'")] {
+            try (Data("YUV4MPEG2 W2 H2 C420jpeg\n\(line)\n".utf8) + Data(count: 6)).write(to: work.appendingPathComponent("fx.y4m"))
+            let r = try run(["fx.y4m", "-o", "fx.png"])
+            XCTAssertEqual(r.status, 1, r.stderr)
+            XCTAssertTrue(r.stderr.contains("fx.y4m: the Y4M header is followed by \(shown), not a frame header: each frame begins "
+                                            + "with a line FRAME"), r.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("fx.png").path))
+        }
         // 10-bit 4:2:0 is read, by its own size (a frame of 16-bit samples).
         y4m = Data("YUV4MPEG2 W16 H16 F25:1 Ip A1:1 C420p10 XYSCSS=420P10\nFRAME\n".utf8) + Data(count: 16 * 16 * 3)
         try y4m.write(to: work.appendingPathComponent("t10.y4m"))
