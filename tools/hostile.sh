@@ -2655,7 +2655,7 @@ snap
 run b.png -o out/ -u --force
 status 0
 run a.png -o out/ -u
-status 0; says 'line 3: .*its output is converted again'; says 'converted 1|1 converted'; ALLOW=(out/a.nv12 out/b.nv12 out/.yuvconv-manifest); settled
+status 0; says 'line 3: .*any output it recorded is converted again'; says 'converted 1|1 converted'; ALLOW=(out/a.nv12 out/b.nv12 out/.yuvconv-manifest); settled
 end
 
 begin manifest-with-impossible-measures
@@ -4154,6 +4154,19 @@ status 1; [ -d was ] || bad "removed was/, which was there before"
 run bad.jpg good.png -o kept/x/ -q
 status 1; [ -f kept/x/good.nv12 ] || bad "kept/x/good.nv12 not made"
 ALLOW=(kept 'kept/*'); settled
+end
+
+begin overlong-input-name-is-the-inputs
+# A batch input whose name the system cannot hold was failed as an output name that --name or -o made too long; it
+# is the input's: "cannot open: File name too long", as its dry run and a single conversion say.
+long=$(printf 'b%.0s' $(seq 300))
+snap
+run "$long" -o out/ -q
+status 1; says "^yuvconv: error: b+: cannot open: File name too long"
+LC_ALL=C grep -q -- '--name' "$ERR" && bad "blamed --name: $(errline)"
+run "$long" -o out/ -n
+status 1; LC_ALL=C grep -q 'cannot open: File name too long' "$OUT" || bad "dry run: $(head -c 200 "$OUT")"
+settled
 end
 
 # Nothing under Fixtures/ changed.

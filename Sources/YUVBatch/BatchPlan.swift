@@ -343,8 +343,10 @@ public final class BatchPlan: @unchecked Sendable {
         }
         item.output = folder.path(of: name)
         item.name = name
-        // What the system cannot name is refused with the plan, before any work or folder is made.
-        if let why = PathBytes.lengthProblem(item.output) {
+        // What the system cannot name is refused with the plan, before any work or folder is made — unless the
+        // input's own name is one the system cannot hold (a name given, never one a walk found): that input then
+        // fails on its own when it is opened, for that reason (the output's, made of it, blamed --name and -o).
+        if PathBytes.lengthProblem(item.input) == nil, let why = PathBytes.lengthProblem(item.output) {
             throw .file(FileError(path: item.output, reason: "the output's name cannot be made: \(why) (--name, -o)"))
         }
         do { item.format = try OutputFormat.resolve(asked: format, path: item.output, needs: needs) } catch {

@@ -248,6 +248,12 @@ func runBatch(_ options: Options) -> Int32 {
         }
         var o = opts
         o.force = opts.force || action.replaces
+        // An input whose name the system cannot hold fails for that, as its dry run says, before its output's name
+        // (made of it, so too long as well) is tried.
+        if PathBytes.lengthProblem(item.input) != nil {
+            return Outcome.failed(item.input, FileError(path: item.input, reason: "cannot open: " + String(cString: strerror(ENAMETOOLONG))),
+                                  alignment: opts.reportAlignment)
+        }
         // Its names first: a folder named as --update's manifest is refused before it is made.
         if let why = AtomicOutput.reservedNameProblem(item.name) ?? watch.prepare(outputFolder(of: item.output), for: item.output) {
             // Its manifest line, if any, stays: nothing was written.

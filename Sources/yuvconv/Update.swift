@@ -182,7 +182,7 @@ struct UpdateManifest: Sendable {
             let (problems, n) = (manifest.problems, manifest.problemCount)
             if n > 0 {
                 printErr("yuvconv: warning: \(displayPath(path)): \(n == 1 ? "" : "\(n) lines unread, first ")"
-                         + "\(problems[0]); " + (n == 1 ? "its output is" : "their outputs are") + " converted again")
+                         + "\(problems[0]); any output " + (n == 1 ? "it" : "they") + " recorded is converted again")
             }
         } catch {
             // A temporary file that could not be written (the sorted copy of an unsorted manifest, in a full
