@@ -83,16 +83,20 @@ struct Progress {
         let t = max(monotonicSeconds() - start, 1e-6)
         let rate = Double(done) / t
         let eta = rate > 0 ? Double(total - done) / rate : 0
-        var line = "\(done)/\(total) · \(formatFixed(rate, decimals: 1)) img/s · "
-            + "\(formatFixed(Double(bytes) / 1_048_576 / t, decimals: 1)) MiB/s · ETA \(Int(eta.rounded()))s"
-            + (failed > 0 ? " · \(failed) failed" : "")
+        var fields = ["\(done)/\(total)", "\(formatFixed(rate, decimals: 1)) img/s",
+                      "\(formatFixed(Double(bytes) / 1_048_576 / t, decimals: 1)) MiB/s", "ETA \(Int(eta.rounded()))s"]
+        if failed > 0 { fields.append("\(failed) failed") }
         // Within the terminal's width, less its last column: a line that wrapped left a row behind at every redraw
-        // (`\r\e[K` clears the last row only), filling a narrow terminal. Failures come first where it is cut.
+        // (`\r\e[K` clears the last row only), filling a narrow terminal. Cut between fields, never inside one
+        // (2986/3000 cut to 2986/300 read as another count), failures first where it is cut; a field wider than
+        // the terminal is not shown.
         let columns = Int(yc_terminal_columns(STDERR_FILENO))
-        if columns > 1 && line.count > columns - 1 {
-            if failed > 0 { line = "\(failed) failed · " + line }
-            line = String(line.prefix(columns - 1))
+        let joined = { (f: [String]) in f.joined(separator: " · ") }
+        if columns > 0 && joined(fields).count > columns - 1 {
+            if failed > 0 { fields.insert(fields.removeLast(), at: 0) }
+            while fields.count > 0 && joined(fields).count > columns - 1 { fields.removeLast() }
         }
+        let line = joined(fields)
         progressOutput.withLock { _ in
             writeStandardError("\r\u{1B}[K" + line)
             progressLineShown.store(true, ordering: .relaxed)

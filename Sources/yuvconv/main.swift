@@ -21,6 +21,19 @@ func printErr(_ s: String) {
     let text = PathBytes.escapingControls(s) + "\n"
     // Held until the run knows whether standard error is one of its inputs (`heldMessages`).
     if holdMessage(text) { return }
+    // Below a batch's progress line on a terminal: the line cleared first (a warning began on its end), and the
+    // next `Progress.show` draws it again below. (Never locked while the line is cleared: `clearingProgress` and
+    // `printAboveProgress` print with it cleared, so no printErr inside them waits for the lock they hold.)
+    if progressLineShown.load(ordering: .relaxed) {
+        progressOutput.withLock { _ in
+            if progressLineShown.load(ordering: .relaxed) {
+                writeStandardError("\r\u{1B}[K")
+                progressLineShown.store(false, ordering: .relaxed)
+            }
+            writeStandardError(text)
+        }
+        return
+    }
     writeStandardError(text)
 }
 

@@ -1411,6 +1411,31 @@ final class HostileTests: CLITestCase {
             .filter { $0.contains("img/s") || $0.contains("ETA") }
         XCTAssertFalse(pieces.isEmpty, r.stdout.isEmpty ? r.stderr : "no progress line")
         XCTAssertEqual(pieces.filter { $0.count > 39 }, [])
+        // Cut between its fields, never inside one: at 9 columns 2986/3000 showed as 2986/300. At 6 columns each
+        // piece shown is the count done/total alone ("1/40 · 426.8 img/s · …" cut to "1/40").
+        let narrow = try sh("""
+            export TERM=xterm
+            script -qec "stty cols 6 rows 24; \"$B\" convert in -o out2/ -j 1" /dev/null
+            """)
+        let shown = narrow.stdout.split(whereSeparator: { $0 == 13 || $0 == 10 })
+            .map { String(decoding: $0, as: UTF8.self).replacingOccurrences(of: "\u{1B}[K", with: "") }
+            .filter { !$0.isEmpty && !$0.hasPrefix("yuvconv:") }
+        XCTAssertFalse(shown.isEmpty, narrow.stderr)
+        XCTAssertEqual(shown.filter { $0.range(of: #"^[0-9]+/40$"#, options: .regularExpression) == nil }, [])
+    }
+
+    /// A warning in a batch on a terminal clears the progress line first, as an error does: it began on the line's
+    /// end ("… ETA 0syuvconv: warning: …").
+    func testWarningsClearTheProgressLine() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { throw XCTSkip("no script(1)") }
+        let r = try sh("""
+            mkdir in && for i in 1 2 3; do cp "$F/pngsuite/basn2c08.png" in/a$i.png; done && cp "$F/pngsuite/basn6a08.png" in/b.png
+            export TERM=xterm
+            script -qec "\"$B\" convert in -o out/ -j 1" /dev/null
+            """)
+        let text = String(decoding: r.stdout, as: UTF8.self)
+        let warning = try XCTUnwrap(text.range(of: "yuvconv: warning: in/b.png: its alpha"), text)
+        XCTAssertTrue(text[..<warning.lowerBound].hasSuffix("\r\u{1B}[K"), text)
     }
 
     /// Quality metrics are opt-in: without --metrics a report measures the streaming conversion itself (its
