@@ -160,8 +160,12 @@ struct BatchRun {
         outputs = BatchOutputs(report: report, to: sink)
     }
 
-    /// How many threads: -j N, else every core; never more than the files.
-    var threads: Int {
+    /// How many threads: -j N, else every core; never more than the files, nor than the open-file limit holds
+    /// (with more, files failed for "Too many open files" or not, by timing).
+    var threads: Int { min(asked, jobsTheDescriptorLimitHolds()) }
+
+    /// -j N, else every core; never more than the files.
+    private var asked: Int {
         max(1, min(options.jobs > 0 ? options.jobs : Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), count))
     }
 
@@ -185,6 +189,11 @@ struct BatchRun {
         }
         let source = Shared(next)
         let shared = UncheckedSendable((options, progress, state, outputs, window, format))
+        let threads = self.threads
+        if threads < asked && options.jobs > 0 && !options.quiet {
+            printErr("yuvconv: warning: the open-file limit (ulimit -n) holds \(threads) job\(threads == 1 ? "" : "s") at a time, "
+                     + "not \(asked): -j \(threads)")
+        }
         runOnThreads(threads, room: Ledger.roomForJobs) { _ in
             let (opts, progress, state, outputs, window, format) = shared.value
             let next = source.next
