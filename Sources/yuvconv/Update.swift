@@ -84,13 +84,19 @@ struct UpdateManifest: Sendable {
         journal = ManifestJournal(folder: folder.path) { printErr("yuvconv: warning: \($0)") }
         // The manifest and its lock file (`ManifestFile.lockPath`) are --update's: no output, nor the report, may
         // be either (a lock file replaced under a run holding it would let the next run in beside it).
+        // A journal's name (`.yuvconv-manifest.journal.…`) is refused alike, with the same words and status.
         let keys = [outputKey(path), outputKey(ManifestFile.lockPath(of: path))]
+        func clashes(_ p: String) -> Bool {
+            keys.contains(outputKey(p)) || AtomicOutput.reservedNameProblem(p, folders: false) != nil
+        }
         var items = plan.reader(), clash: String?
         while clash == nil, let item = items.next() {
-            if keys.contains(outputKey(item.output)) { clash = item.output }
+            if clashes(item.output) { clash = item.output }
         }
-        if let clash = clash ?? options.reportFile.flatMap({ keys.contains(outputKey($0)) ? $0 : nil }) {
-            _ = usageFailure("\(displayPath(clash)) is where --update keeps its manifest or its lock; name the output otherwise")
+        if let clash = clash ?? options.reportFile.flatMap({ clashes($0) ? $0 : nil }) {
+            let why = AtomicOutput.reservedNameProblem(clash, folders: false)
+                ?? "is where --update keeps its manifest or its lock, which no output or report may take; name it otherwise"
+            _ = usageFailure("\(displayPath(clash)) \(why)")
             return nil
         }
         // The manifest is merged at the end through temporary files (and searched in a sorted copy when its lines

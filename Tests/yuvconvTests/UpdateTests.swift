@@ -114,7 +114,13 @@ final class UpdateTests: CLITestCase {
         }
         let updating = try run(["convert", "in/a.png", "-o", "out/", "--name", ".yuvconv-manifest.lock", "-f", "nv12", "--update"])
         XCTAssertEqual(updating.status, 2, updating.stderr)
-        XCTAssertTrue(updating.stderr.contains("out/.yuvconv-manifest.lock is where --update keeps its manifest or its lock"), updating.stderr)
+        XCTAssertTrue(updating.stderr.contains("out/.yuvconv-manifest.lock is the name of --update's manifest's lock file"), updating.stderr)
+        // A journal's name: the same refusal, the same status (it was a file failure, exit 1, with --update).
+        let journal = try run(["convert", "in/a.png", "-o", "out/", "--update", "--report", "json",
+                               "--report-file", "out/.yuvconv-manifest.journal.abcdef"])
+        XCTAssertEqual(journal.status, 2, journal.stderr)
+        XCTAssertTrue(journal.stderr.contains("out/.yuvconv-manifest.journal.abcdef is the name of --update's manifest's journal"),
+                      journal.stderr)
         let reportThere = try run(["in/a.png", "-o", "a2.nv12", "--report", "json", "--report-file", "out/.yuvconv-manifest.lock"])
         XCTAssertNotEqual(reportThere.status, 0, reportThere.stderr)
         XCTAssertTrue(reportThere.stderr.contains("is the name of --update's manifest's lock file"), reportThere.stderr)
@@ -530,10 +536,10 @@ final class UpdateTests: CLITestCase {
         XCTAssertEqual(mixed.images["in/c.png"]?["up_to_date"] as? Bool, true)
         let clash = try run(["convert", "in/a.png", "-o", "y/", "--update", "--name", ".yuvconv-manifest", "-f", "nv12"])
         XCTAssertEqual(clash.status, 2, clash.stderr)
-        XCTAssertTrue(clash.stderr.contains("y/.yuvconv-manifest is where --update keeps its manifest"), clash.stderr)
+        XCTAssertTrue(clash.stderr.contains("y/.yuvconv-manifest is the name of --update's manifest (.yuvconv-manifest)"), clash.stderr)
         let report = try run(["convert", "in/", "-o", "x/", "--update", "--report", "csv", "--report-file", "x/.yuvconv-manifest"])
         XCTAssertEqual(report.status, 2, report.stderr)
-        XCTAssertTrue(report.stderr.contains("x/.yuvconv-manifest is where --update keeps its manifest"), report.stderr)
+        XCTAssertTrue(report.stderr.contains("x/.yuvconv-manifest is the name of --update's manifest (.yuvconv-manifest)"), report.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("x").path))
     }
 }
