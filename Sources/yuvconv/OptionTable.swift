@@ -161,8 +161,11 @@ extension OptionSpec {
                 guard p.count == 2, let w = p[0], let h = p[1], w > 0, h > 0 else {
                     throw UsageError(message: "--size takes WIDTHxHEIGHT, not '\(text)'")
                 }
-                guard !w.multipliedReportingOverflow(by: h).overflow else {
-                    throw UsageError(message: "--size \(text) is more pixels than any picture can have")
+                // No frame holds 2^60 pixels or more (RawInput.frameBytes): a usage error whatever --max-pixels
+                // allows, whether the product overflows or not (one overflowing was exit 2, one just below, 1).
+                let (pixels, overflow) = w.multipliedReportingOverflow(by: h)
+                guard !overflow, pixels <= Int.max / 8 else {
+                    throw UsageError(message: "--size \(text) is more pixels than any frame can hold (2^60 or more)")
                 }
                 o.inputSize = (w, h)
             },

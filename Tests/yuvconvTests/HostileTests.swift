@@ -388,6 +388,13 @@ final class HostileTests: CLITestCase {
             XCTAssertTrue(r.status == 1 || r.status == 2, "\(size): \(r.status) \(r.stderr)")
             XCTAssertTrue(r.stderr.hasPrefix("yuvconv: error: "), r.stderr)
         }
+        // Sizes no frame can hold (2^60 pixels or more) are one usage error whatever --max-pixels allows, whether
+        // their product overflows or not (4294967295x2147483647 was the input's error, exit 1).
+        for size in ["3037000500x3037000500", "4294967295x2147483647"] {
+            let r = try run(["f.nv12", "--size", size, "--max-pixels", "9223372036854775807", "-o", "o.p010"])
+            XCTAssertEqual(r.status, 2, "\(size): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("--size \(size) is more pixels than any frame can hold (2^60 or more)"), r.stderr)
+        }
         var y4m = Data("YUV4MPEG2 W4294967296 H4294967296 F25:1\nFRAME\n".utf8)
         try y4m.write(to: work.appendingPathComponent("big.y4m"))
         let big = try run(["big.y4m", "-o", "o.png"])
