@@ -38,10 +38,14 @@ public final class Ledger: Sendable {
     public func allocateIfAvailable(_ bytes: Int) -> UnsafeMutableRawPointer? {
         // A whole (turned) picture: with the room the work after it takes beside it (`ifAvailable`).
         let (asked, overflow) = bytes.addingReportingOverflow(Self.roomAfterWhole)
+        // The look and the allocation under one lock, as `ifAvailable`'s: two jobs are not both told of room there
+        // is for one.
         guard !overflow, let p = Self.untilRoom({ () -> UnsafeMutableRawPointer? in
-            guard Self.available(asked) else { return nil }
-            var p: UnsafeMutableRawPointer?
-            return posix_memalign(&p, 64, max(bytes, 1)) == 0 ? p : nil
+            Self.wholeAllocations.withLock { _ in
+                guard Self.available(asked) else { return nil }
+                var p: UnsafeMutableRawPointer?
+                return posix_memalign(&p, 64, max(bytes, 1)) == 0 ? p : nil
+            }
         }) else { return nil }
         record(bytes)
         return p

@@ -256,8 +256,8 @@ public func cutBack(_ fd: Int32, to start: AtomicOutput.WritingStart, attempted:
 /// How many batch jobs the open-file limit holds at once (`ulimit -n`): each conversion holds up to
 /// `descriptorsPerJob` descriptors at once (its input, its output, the output's folder and one on the way), and the
 /// run keeps a few of its own besides those open now (a manifest's journal and lock, a sorted copy). Int.max when
-/// the limit is too high to matter (4096 or more: 1,000 jobs). 1 at the least: the one job then meets the limit, if
-/// it must, with the reason.
+/// the limit is too high to matter (above 8192: -j's most, 1024 jobs, fits). 0 when not even one job fits: the
+/// one job then meets the limit, if it must, with the reason.
 public func jobsTheDescriptorLimitHolds() -> Int {
     var r = rlimit()
     #if canImport(Glibc)
@@ -265,11 +265,11 @@ public func jobsTheDescriptorLimitHolds() -> Int {
     #else
     let resource = RLIMIT_NOFILE
     #endif
-    guard getrlimit(resource, &r) == 0, r.rlim_cur < 4096 else { return Int.max }
+    guard getrlimit(resource, &r) == 0, r.rlim_cur <= 8192 else { return Int.max }
     let limit = Int32(r.rlim_cur)
     var open = 0
     for fd in 0..<limit where fcntl(fd, F_GETFD) != -1 { open += 1 }
-    return max(1, (Int(limit) - open - runDescriptors) / descriptorsPerJob)
+    return max(0, (Int(limit) - open - runDescriptors) / descriptorsPerJob)
 }
 
 /// Descriptors one conversion of a batch holds at most at once, with a margin (three measured: a batch of JPEGs

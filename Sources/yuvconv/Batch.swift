@@ -248,11 +248,15 @@ func runBatch(_ options: Options) -> Int32 {
         }
         var o = opts
         o.force = opts.force || action.replaces
-        // An input whose name the system cannot hold fails for that, as its dry run says, before its output's name
-        // (made of it, so too long as well) is tried.
+        // An input whose name looks longer than the system holds is looked up first: when the system refuses it, it
+        // fails for the system's reason (File name too long), as its dry run says, before its output's name (made
+        // of it, so too long as well) is tried; a file system that holds longer names goes on.
         if PathBytes.lengthProblem(item.input) != nil {
-            return Outcome.failed(item.input, FileError(path: item.input, reason: "cannot open: " + String(cString: strerror(ENAMETOOLONG))),
-                                  alignment: opts.reportAlignment)
+            var st = stat()
+            if withFileSystemPath(item.input, { lstat($0, &st) }) != 0 {
+                return Outcome.failed(item.input, FileError(path: item.input, reason: "cannot open: " + String(cString: strerror(errno))),
+                                      alignment: opts.reportAlignment)
+            }
         }
         // Its names first: a folder named as --update's manifest is refused before it is made.
         if let why = AtomicOutput.reservedNameProblem(item.name) ?? watch.prepare(outputFolder(of: item.output), for: item.output) {
@@ -284,7 +288,6 @@ func runBatch(_ options: Options) -> Int32 {
     // among the skipped, which are a plain run's outputs already there.
     let ran = run.finish(summary: "converted", skipped: options.update ? "kept (up to date)" : "skipped (already there)",
                          always: true)
-    watch.removeIfLeftEmpty()
     // A signal that stopped the manifest's write says so over a failed file's 1.
     return statusAfterUnreadFolders(ran == 0 || status > 1 ? status : ran, unread)
 }

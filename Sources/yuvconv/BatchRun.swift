@@ -103,11 +103,19 @@ struct Progress {
         }
     }
 
+    /// Before the jobs start: from now to `finish`, every message takes `progressOutput` (`printErr`), so that none
+    /// lands on the end of a line another job's `show` draws meanwhile.
+    func begin() {
+        guard enabled else { return }
+        progressActive.store(true, ordering: .sequentiallyConsistent)
+    }
+
     func finish() {
         guard enabled else { return }
         progressOutput.withLock { _ in
             writeStandardError("\r\u{1B}[K")
             progressLineShown.store(false, ordering: .relaxed)
+            progressActive.store(false, ordering: .sequentiallyConsistent)
         }
     }
 }
@@ -123,6 +131,8 @@ let progressOutput = Mutex(())
 
 /// Whether a progress line is on standard error's terminal now (drawn, not yet cleared by `finish`).
 let progressLineShown = Atomic<Bool>(false)
+/// Whether a batch with a progress line is under way (`Progress.begin` to `finish`).
+let progressActive = Atomic<Bool>(false)
 
 /// `body` (a write to the terminal standard error is on: `applies`) with the progress line cleared first while it is
 /// shown: a report written there began on the end of the progress line. The next `show` redraws it.
@@ -162,7 +172,7 @@ struct BatchRun {
 
     /// How many threads: -j N, else every core; never more than the files, nor than the open-file limit holds
     /// (with more, files failed for "Too many open files" or not, by timing).
-    var threads: Int { min(asked, jobsTheDescriptorLimitHolds()) }
+    var threads: Int { max(1, min(asked, jobsTheDescriptorLimitHolds())) }
 
     /// -j N, else every core; never more than the files.
     private var asked: Int {
@@ -190,10 +200,14 @@ struct BatchRun {
         let source = Shared(next)
         let shared = UncheckedSendable((options, progress, state, outputs, window, format))
         let threads = self.threads
-        if threads < asked && options.jobs > 0 && !options.quiet {
-            printErr("yuvconv: warning: the open-file limit (ulimit -n) holds \(threads) job\(threads == 1 ? "" : "s") at a time, "
-                     + "not \(asked): -j \(threads)")
+        if threads < asked && options.jobs > 0 {
+            // (A warning: -q leaves it.)
+            let fits = jobsTheDescriptorLimitHolds()
+            printErr("yuvconv: warning: " + (fits == 0
+                ? "the open-file limit (ulimit -n) leaves too few descriptors for even one job at a time: -j 1, and files may fail for it"
+                : "the open-file limit (ulimit -n) holds \(threads) job\(threads == 1 ? "" : "s") at a time, not \(asked): -j \(threads)"))
         }
+        progress.begin()
         runOnThreads(threads, room: Ledger.roomForJobs) { _ in
             let (opts, progress, state, outputs, window, format) = shared.value
             let next = source.next

@@ -16,8 +16,6 @@ final class OutputFolderWatch: Sendable {
     let path: String
     /// Whether the run is confined to the folder yet (it is once the folder exists).
     private let confined: Mutex<Bool>
-    /// The folders this run made on the way to it (mkdir -p), outermost first.
-    private let made = Mutex<[String]>([])
 
     init(_ path: String) {
         self.path = path
@@ -47,30 +45,19 @@ final class OutputFolderWatch: Sendable {
                 if try AtomicOutput.makeConfinedFolders(for: outputPath) { return nil }
             } catch { return error.reason }
         }
-        if let folder, let why = makeFolders(folder, made: { path in self.made.withLock { $0.append(path) } }) { return why }
+        if let folder, let why = makeFolders(folder) { return why }
         if !confined.withLock({ $0 }) { confineIfThere(made: true) }
         return nil
-    }
-
-    /// After the run: the folders it made and left empty (every file for them failed, or none was asked), innermost
-    /// first, as if never made — a failed run leaves nothing behind. rmdir removes only an empty folder, never a
-    /// link, so a folder someone else filled or replaced meanwhile stays, and so do those around it.
-    func removeIfLeftEmpty() {
-        for path in made.withLock({ $0 }).reversed() {
-            guard withFileSystemPath(path, { rmdir($0) }) == 0 else { return }
-        }
     }
 }
 
 /// mkdir -p: nil when the folder is there, else why it could not be made (a read-only parent says
-/// "Permission denied", not the "No such file" the first file in it would otherwise meet). `made` hears of each
-/// folder it made, outermost first.
-func makeFolders(_ path: String, made: (String) -> Void = { _ in }) -> String? {
+/// "Permission denied", not the "No such file" the first file in it would otherwise meet).
+func makeFolders(_ path: String) -> String? {
     var current = path.isAbsolutePath ? "" : "."
     for part in path.pathParts {
         current += "/" + part
         let rc = withFileSystemPath(current) { mkdir($0, 0o777) }
-        if rc == 0 { made(current) }
         if rc != 0 && errno != EEXIST {
             return "cannot make the folder \(displayPath(String(current.hasPrefix("./") ? current.dropFirst(2) : current[...]))): "
                 + String(cString: strerror(errno))

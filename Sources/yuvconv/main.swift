@@ -21,10 +21,11 @@ func printErr(_ s: String) {
     let text = PathBytes.escapingControls(s) + "\n"
     // Held until the run knows whether standard error is one of its inputs (`heldMessages`).
     if holdMessage(text) { return }
-    // Below a batch's progress line on a terminal: the line cleared first (a warning began on its end), and the
-    // next `Progress.show` draws it again below. (Never locked while the line is cleared: `clearingProgress` and
-    // `printAboveProgress` print with it cleared, so no printErr inside them waits for the lock they hold.)
-    if progressLineShown.load(ordering: .relaxed) {
+    // While a batch's progress line is in use on a terminal: the line cleared first (a warning began on its end),
+    // and the next `Progress.show` draws it again below — under its lock, so that no job's `show` draws it between
+    // the clearing and the text. (Nothing run under that lock prints through printErr: `show`, `finish`,
+    // `printAboveProgress` and `clearingProgress`'s report writes write directly.)
+    if progressActive.load(ordering: .sequentiallyConsistent) {
         progressOutput.withLock { _ in
             if progressLineShown.load(ordering: .relaxed) {
                 writeStandardError("\r\u{1B}[K")

@@ -1443,6 +1443,19 @@ final class HostileTests: CLITestCase {
         let text = String(decoding: r.stdout, as: UTF8.self)
         let warning = try XCTUnwrap(text.range(of: "yuvconv: warning: in/b.png: its alpha"), text)
         XCTAssertTrue(text[..<warning.lowerBound].hasSuffix("\r\u{1B}[K"), text)
+        // With jobs drawing the line while others warn (-j 4): every warning still begins a line of its own (a
+        // reviewer saw 3 to 12 of 300 on the end of the line when the check was made without the line's lock).
+        let many = try sh("""
+            mkdir many && for i in $(seq 100); do cp "$F/pngsuite/basn2c08.png" many/a$i.png; cp "$F/pngsuite/basn6a08.png" many/b$i.png; done
+            export TERM=xterm
+            script -qec "\"$B\" convert many -o out4/ -j 4" /dev/null
+            """)
+        let all = String(decoding: many.stdout, as: UTF8.self)
+        let pieces = all.components(separatedBy: "yuvconv: warning: ")
+        XCTAssertEqual(pieces.count - 1, 100, all.suffix(300).description)
+        // (The terminal writes "\r\n" for "\n", one Character in Swift: its last scalar is looked at.)
+        let glued = pieces.dropLast().filter { !$0.hasSuffix("\r\u{1B}[K") && $0.unicodeScalars.last != "\n" }
+        XCTAssertEqual(glued.map { String($0.suffix(40)) }, [])
     }
 
     /// Quality metrics are opt-in: without --metrics a report measures the streaming conversion itself (its
