@@ -1461,7 +1461,7 @@ if command -v flock >/dev/null; then
   # The lock file a drop folder's run makes is --update's, like the manifest: no output may take its name (one
   # put there by rename would leave a holder locking the old file, and let the next run in beside it).
   run convert a.png -o u/ --update -q -f nv12 --name .yuvconv-manifest.lock
-  status 2; says 'manifest or its lock'
+  status 2; says "is the name of --update's manifest's lock file"
   end
 else skipped "no flock(1)"; fi
 
