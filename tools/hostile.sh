@@ -1158,11 +1158,11 @@ end
 # folder was said as "the output folder … was moved or replaced during the run".
 begin descriptors-run-out
 # -j is held to the jobs the open-file limit holds (with more, files failed for "Too many open files" or not, by
-# timing): under ulimit -n 12, -j 8 runs one job at a time, says so, and converts every file. Under a limit too
+# timing): under ulimit -n 14, -j 8 runs one or two jobs at a time, says so, and converts every file. Under a limit too
 # low for one job, each file says why.
 mkdir in; for i in $(seq 1 30); do cp "$JPG" in/p$i.jpg; done; snap
-WRAP=(bash -c 'ulimit -n 12 && exec "$@"' ulimit); run convert in/ -o out/ -j 8
-status 0; says 'warning: the open-file limit \(ulimit -n\) holds 1 job at a time, not 8: -j 1'
+WRAP=(bash -c 'ulimit -n 14 && exec "$@"' ulimit); run convert in/ -o out/ -j 8
+status 0; says 'warning: the open-file limit \(ulimit -n\) holds at most [12] jobs? at a time, not 8: -j [12]'
 [ "$(ls out | wc -l)" = 30 ] || bad "$(ls out | wc -l) of 30 converted"
 WRAP=(bash -c 'ulimit -n 5 && exec "$@"' ulimit); run convert in/ -o out2/ -j 8 -q
 status 1; says 'too many open files'

@@ -256,8 +256,8 @@ public func cutBack(_ fd: Int32, to start: AtomicOutput.WritingStart, attempted:
 /// How many batch jobs the open-file limit holds at once (`ulimit -n`): each conversion holds up to
 /// `descriptorsPerJob` descriptors at once (its input, its output, the output's folder and one on the way), and the
 /// run keeps a few of its own besides those open now (a manifest's journal and lock, a sorted copy). Int.max when
-/// the limit is too high to matter (above 8192: -j's most, 1024 jobs, fits). 0 when not even one job fits: the
-/// one job then meets the limit, if it must, with the reason.
+/// the limit is too high to matter (above 8192: -j's most, 1024 jobs, fits). 0 when the count leaves none: one job
+/// runs all the same (it needs about three), and meets the limit, if it must, with the reason.
 public func jobsTheDescriptorLimitHolds() -> Int {
     var r = rlimit()
     #if canImport(Glibc)

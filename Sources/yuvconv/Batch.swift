@@ -253,8 +253,9 @@ func runBatch(_ options: Options) -> Int32 {
         // of it, so too long as well) is tried; a file system that holds longer names goes on.
         if PathBytes.lengthProblem(item.input) != nil {
             var st = stat()
-            if withFileSystemPath(item.input, { lstat($0, &st) }) != 0 {
-                return Outcome.failed(item.input, FileError(path: item.input, reason: "cannot open: " + String(cString: strerror(errno))),
+            let code = withFileSystemPath(item.input) { lstat($0, &st) == 0 ? 0 : errno }
+            if code != 0 {
+                return Outcome.failed(item.input, FileError(path: item.input, reason: "cannot open: " + String(cString: strerror(code))),
                                       alignment: opts.reportAlignment)
             }
         }

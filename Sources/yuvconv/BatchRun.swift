@@ -126,7 +126,9 @@ func printAboveProgress(_ text: String) {
     _ = progressOutput.withLock { _ in writeStandardError("\r\u{1B}[K" + PathBytes.escapingControls(text) + "\n") }
 }
 
-/// One writer to the terminal at a time (the workers print from their own threads).
+/// One writer to the terminal at a time (the workers print from their own threads). Nothing run while it is held
+/// may call `printErr`, which takes it during a batch with a progress line: Swift's Mutex traps on a recursive
+/// lock (SIGILL), so such a call would stop the process.
 let progressOutput = Mutex(())
 
 /// Whether a progress line is on standard error's terminal now (drawn, not yet cleared by `finish`).
@@ -168,11 +170,15 @@ struct BatchRun {
         self.options = opts
         self.count = count
         outputs = BatchOutputs(report: report, to: sink)
+        descriptorJobs = jobsTheDescriptorLimitHolds()
     }
+
+    /// The jobs the open-file limit holds, looked at once (a scan of up to 8192 descriptors).
+    private let descriptorJobs: Int
 
     /// How many threads: -j N, else every core; never more than the files, nor than the open-file limit holds
     /// (with more, files failed for "Too many open files" or not, by timing).
-    var threads: Int { max(1, min(asked, jobsTheDescriptorLimitHolds())) }
+    var threads: Int { max(1, min(asked, descriptorJobs)) }
 
     /// -j N, else every core; never more than the files.
     private var asked: Int {
@@ -201,11 +207,9 @@ struct BatchRun {
         let shared = UncheckedSendable((options, progress, state, outputs, window, format))
         let threads = self.threads
         if threads < asked && options.jobs > 0 {
-            // (A warning: -q leaves it.)
-            let fits = jobsTheDescriptorLimitHolds()
-            printErr("yuvconv: warning: " + (fits == 0
-                ? "the open-file limit (ulimit -n) leaves too few descriptors for even one job at a time: -j 1, and files may fail for it"
-                : "the open-file limit (ulimit -n) holds \(threads) job\(threads == 1 ? "" : "s") at a time, not \(asked): -j \(threads)"))
+            // (A warning: -q leaves it. "At most": the count keeps a margin, and one job needs about three.)
+            printErr("yuvconv: warning: the open-file limit (ulimit -n) holds at most \(threads) job\(threads == 1 ? "" : "s") "
+                     + "at a time, not \(options.jobs): -j \(threads)")
         }
         progress.begin()
         runOnThreads(threads, room: Ledger.roomForJobs) { _ in
