@@ -23,14 +23,8 @@ public final class ManifestJournal: @unchecked Sendable {
     /// The most journals a run records (`orphans`): 64, fewer under a low descriptor limit (each is held open until
     /// the manifest is written, which needs descriptors of its own).
     static var most: Int {
-        var r = rlimit()
-        #if canImport(Glibc)
-        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
-        #else
-        let resource = RLIMIT_NOFILE
-        #endif
-        guard getrlimit(resource, &r) == 0, r.rlim_cur < 1 << 20 else { return 64 }
-        return max(1, min(64, (Int(r.rlim_cur) - 48) / 2))
+        guard let soft = openFileLimit(), soft < 1 << 20 else { return 64 }
+        return max(1, min(64, (Int(soft) - 48) / 2))
     }
     static var stem: String { AtomicOutput.manifestJournalPrefix }
     private struct State {

@@ -259,14 +259,8 @@ public func cutBack(_ fd: Int32, to start: AtomicOutput.WritingStart, attempted:
 /// the limit is too high to matter (above 8192: -j's most, 1024 jobs, fits). 0 when the count leaves none: one job
 /// runs all the same (it needs about three), and meets the limit, if it must, with the reason.
 public func jobsTheDescriptorLimitHolds() -> Int {
-    var r = rlimit()
-    #if canImport(Glibc)
-    let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
-    #else
-    let resource = RLIMIT_NOFILE
-    #endif
-    guard getrlimit(resource, &r) == 0, r.rlim_cur <= 8192 else { return Int.max }
-    let limit = Int32(r.rlim_cur)
+    guard let soft = openFileLimit(), soft <= 8192 else { return Int.max }
+    let limit = Int32(soft)
     var open = 0
     for fd in 0..<limit where fcntl(fd, F_GETFD) != -1 { open += 1 }
     return max(0, (Int(limit) - open - runDescriptors) / descriptorsPerJob)
@@ -277,3 +271,14 @@ public func jobsTheDescriptorLimitHolds() -> Int {
 let descriptorsPerJob = 4
 /// Descriptors a batch run holds beside its jobs' (the manifest's journal and lock, a spool file).
 let runDescriptors = 4
+
+/// The soft limit on open descriptors (`ulimit -n`), nil when it cannot be read.
+public func openFileLimit() -> rlim_t? {
+    var r = rlimit()
+    #if canImport(Glibc)
+    let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+    #else
+    let resource = RLIMIT_NOFILE
+    #endif
+    return getrlimit(resource, &r) == 0 ? r.rlim_cur : nil
+}
