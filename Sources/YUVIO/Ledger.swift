@@ -112,8 +112,10 @@ public final class Ledger: Sendable {
     }
 
     /// The address space the work after a whole picture still takes: the pipeline's two threads' stacks and a
-    /// little for tables and arrays.
-    static var roomAfterWhole: Int { 2 * threadStackBytes + (4 << 20) }
+    /// little for tables and arrays. A stack is counted at 8 MiB at most: under a larger stack limit (`ulimit -s
+    /// 512M`) a thread refused its stack is done without (its stages run in turn on the calling thread), and
+    /// counting it whole refused a 576 KiB picture for want of a GiB (a hostile tester's find).
+    static var roomAfterWhole: Int { 2 * min(threadStackBytes, 8 << 20) + (4 << 20) }
 
     /// `attempt()` until it gives a value, each refusal followed by `waitForRoom`; nil when that says give up.
     private static func untilRoom<T>(_ attempt: () throws -> T?) rethrows -> T? {

@@ -256,14 +256,35 @@ public func cutBack(_ fd: Int32, to start: AtomicOutput.WritingStart, attempted:
 /// How many batch jobs the open-file limit holds at once (`ulimit -n`): each conversion holds up to
 /// `descriptorsPerJob` descriptors at once (its input, its output, the output's folder and one on the way), and the
 /// run keeps a few of its own besides those open now (a manifest's journal and lock, a sorted copy). Int.max when
-/// the limit is too high to matter (above 8192: -j's most, 1024 jobs, fits). 0 when the count leaves none: one job
+/// the limit is too high to matter (a million or more). 0 when the count leaves none: one job
 /// runs all the same (it needs about three), and meets the limit, if it must, with the reason.
 public func jobsTheDescriptorLimitHolds() -> Int {
-    guard let soft = openFileLimit(), soft <= 8192 else { return Int.max }
-    let limit = Int32(soft)
+    // Far above what -j's most (1024 jobs) needs beside any number a parent could have left open: no count.
+    guard let soft = openFileLimit(), soft < 1 << 20 else { return Int.max }
+    return max(0, (Int(soft) - openDescriptors(below: Int32(soft)) - runDescriptors) / descriptorsPerJob)
+}
+
+/// How many descriptors are open (those a parent left open included: 8100 inherited under a limit of 8193 made
+/// files fail while a limit of 8192, looked at, held them): the entries of /proc/self/fd (Linux) or /dev/fd, less
+/// the one the listing itself holds; else each descriptor below `limit` asked.
+func openDescriptors(below limit: Int32) -> Int {
+    #if os(Linux)
+    let listing = "/proc/self/fd"
+    #else
+    let listing = "/dev/fd"
+    #endif
+    if let dir = opendir(listing) {
+        var entries = 0
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { entries += 1 }
+        }
+        closedir(dir)
+        return max(0, entries - 1)
+    }
     var open = 0
-    for fd in 0..<limit where fcntl(fd, F_GETFD) != -1 { open += 1 }
-    return max(0, (Int(limit) - open - runDescriptors) / descriptorsPerJob)
+    for fd in 0..<min(limit, 65536) where fcntl(fd, F_GETFD) != -1 { open += 1 }
+    return open
 }
 
 /// Descriptors one conversion of a batch holds at most at once, with a margin (three measured: a batch of JPEGs
