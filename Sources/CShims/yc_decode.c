@@ -17,6 +17,15 @@ void yc_warn(yc_decoder *dec, const char *msg) {
     if (dec->warnings++ == 0) snprintf(dec->first_warning, sizeof dec->first_warning, "%s", msg);
 }
 
+void yc_warn_exif_damage(yc_decoder *dec, const char *what, const uint8_t *b, size_t n, int tag) {
+    const char *damage = yc_exif_damage(b, n);
+    if (!damage) return;
+    char msg[200];
+    snprintf(msg, sizeof msg, "%s: %s; %s", what, damage,
+             tag ? "the orientation tag found before the damage is used" : "no orientation is read from it");
+    yc_warn(dec, msg);
+}
+
 yc_format yc_sniff(const uint8_t *b, size_t n) {
     static const uint8_t png_sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
     if (n >= 3 && b[0] == 0xFF && b[1] == 0xD8 && b[2] == 0xFF) return YC_FORMAT_JPEG;

@@ -161,6 +161,9 @@ uint64_t yc_file_read_room(const yc_decoder *dec);
 
 /// Counts a warning the decoder tolerated, keeping the first one's message.
 void yc_warn(yc_decoder *dec, const char *msg);
+/// Warns when EXIF data (TIFF structure, `n` bytes at `b`) is damaged (`yc_exif_damage`): "`what`: why; whether
+/// the orientation tag `tag` found before the damage is used". JPEG's APP1 and PNG's eXIf alike.
+void yc_warn_exif_damage(yc_decoder *dec, const char *what, const uint8_t *b, size_t n, int tag);
 
 /// libjpeg's error exit, message handler and progress monitor for a decoder (yc_jpeg_watch.c): errors and the
 /// warnings that mean lost pixels end the decode (longjmp to `dec->jump`), the others are counted; the scan

@@ -29,6 +29,14 @@ static long marker_length(j_decompress_ptr cinfo) {
     return length - 2;
 }
 
+/// A second Exif segment (its first bytes `head`, 6 or more, after the first one was kept): said once, ignored as a
+/// PNG's second eXIf is (its orientation may differ from the one applied).
+static void second_exif(yc_decoder *dec, const uint8_t *head) {
+    if (dec->exif == NULL || dec->exif_second_said || memcmp(head, "Exif\0\0", 6) != 0) return;
+    dec->exif_second_said = 1;
+    yc_warn(dec, "a second Exif segment (APP1), ignored (the first one is used)");
+}
+
 boolean yc_jpeg_app1_marker(j_decompress_ptr cinfo) {
     yc_decoder *dec = ((struct yc_jpeg_err *)cinfo->err)->dec;
     long length = marker_length(cinfo);
@@ -39,20 +47,14 @@ boolean yc_jpeg_app1_marker(j_decompress_ptr cinfo) {
     if (dec->exif != NULL && dec->xmp_seen && length > 6) {
         uint8_t head[6];
         for (int i = 0; i < 6; i++) head[i] = (uint8_t)marker_byte(cinfo);
-        if (memcmp(head, "Exif\0\0", 6) == 0 && !dec->exif_second_said) {
-            dec->exif_second_said = 1;
-            yc_warn(dec, "a second Exif segment (APP1), ignored (the first one is used)");
-        }
+        second_exif(dec, head);
         (*cinfo->src->skip_input_data)(cinfo, length - 6);
         return TRUE;
     }
     if ((dec->exif == NULL && length > 6) || (!dec->xmp_seen && length >= xmp_prefix)) {
         uint8_t *body = dec->app1;
         for (long i = 0; i < length; i++) body[i] = (uint8_t)marker_byte(cinfo);
-        if (dec->exif != NULL && length > 6 && memcmp(body, "Exif\0\0", 6) == 0 && !dec->exif_second_said) {
-            dec->exif_second_said = 1;
-            yc_warn(dec, "a second Exif segment (APP1), ignored (the first one is used)");
-        }
+        if (length > 6) second_exif(dec, body);
         if (dec->exif == NULL && length > 6 && memcmp(body, "Exif\0\0", 6) == 0) {
             uint8_t *kept = malloc((size_t)length);   // no longjmp between this and the assignment
             if (kept) {
@@ -145,13 +147,7 @@ void yc_jpeg_colour(yc_decoder *dec) {
 
 int yc_jpeg_orientation(yc_decoder *dec, int *from_xmp) {
     int exif = dec->exif ? yc_exif_orientation_tag(dec->exif + 6, dec->exif_length - 6) : 0;
-    const char *damage = dec->exif ? yc_exif_damage(dec->exif + 6, dec->exif_length - 6) : NULL;
-    if (damage) {
-        char msg[200];
-        snprintf(msg, sizeof msg, "its Exif data (APP1) is damaged: %s; %s", damage,
-                 exif ? "the orientation tag found before the damage is used" : "no orientation is read from it");
-        yc_warn(dec, msg);
-    }
+    if (dec->exif) yc_warn_exif_damage(dec, "its Exif data (APP1) is damaged", dec->exif + 6, dec->exif_length - 6, exif);
     dec->info.orientation_unusable = yc_orientation_unusable(exif, dec->xmp_orientation);
     return yc_orientation_choice(exif, dec->xmp_orientation, from_xmp);
 }

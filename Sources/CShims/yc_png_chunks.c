@@ -122,13 +122,7 @@ static int png_user_chunk(png_structp png, png_unknown_chunkp chunk) {
             if (n >= 6 && memcmp(d, "Exif\0\0", 6) == 0) { d += 6; n -= 6; }
             dec->png_exif_seen = 1;
             dec->png_exif_tag = yc_exif_orientation_tag(d, n);
-            const char *damage = yc_exif_damage(d, n);
-            if (damage) {
-                char msg[200];
-                snprintf(msg, sizeof msg, "eXIf: the EXIF data is damaged: %s; %s", damage, dec->png_exif_tag
-                         ? "the orientation tag found before the damage is used" : "no orientation is read from it");
-                yc_warn(dec, msg);
-            }
+            yc_warn_exif_damage(dec, "eXIf: the EXIF data is damaged", d, n, dec->png_exif_tag);
             dec->png_exif_adobe_rgb = yc_exif_adobe_rgb(d, n);
         }
         return 1;

@@ -167,11 +167,7 @@ extension AtomicOutput {
         switch path {
         case "-", "/dev/stdout": return STDOUT_FILENO
         case "/dev/stderr": return STDERR_FILENO
-        default:
-            for prefix in ["/dev/fd/", "/proc/self/fd/"] where path.hasPrefix(prefix) {
-                if let n = Int32(path.dropFirst(prefix.count)), n >= 0 { return n }
-            }
-            return nil
+        default: return descriptorNumbered(path)
         }
     }
 

@@ -303,3 +303,11 @@ public func openFileLimit() -> rlim_t? {
     #endif
     return getrlimit(resource, &r) == 0 ? r.rlim_cur : nil
 }
+
+/// The descriptor `/dev/fd/N` or `/proc/self/fd/N` names by its spelling alone, or nil.
+public func descriptorNumbered(_ path: String) -> Int32? {
+    for prefix in ["/dev/fd/", "/proc/self/fd/"] where path.hasPrefix(prefix) {
+        if let n = Int32(path.dropFirst(prefix.count)), n >= 0 { return n }
+    }
+    return nil
+}

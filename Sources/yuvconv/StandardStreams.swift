@@ -245,14 +245,15 @@ func refuseReadingOwnStreams(_ options: Options) -> Int32? {
     func name(_ path: String, _ isList: Bool) -> String {
         isList ? "--files-from \(path == "-" ? "-" : displayPath(path))" : path == "-" ? "standard input" : displayPath(path)
     }
-    if let (_, isList) = read.first(where: { $0.0 == "-" }), fcntl(STDIN_FILENO, F_GETFL) & O_ACCMODE == O_WRONLY {
+    let standardInput = read.first(where: { $0.0 == "-" })
+    if let (_, isList) = standardInput, fcntl(STDIN_FILENO, F_GETFL) & O_ACCMODE == O_WRONLY {
         releaseMessages(drop: false)
         printErr("yuvconv: error: \(isList ? "--files-from -: " : "")standard input is open for writing only, so nothing can be read "
                  + "from it; redirect the input into it (< file, or a pipe's read end)")
         return 1
     }
     // A listening socket (`stdin=server.fileno()`): it never holds data, only connections to accept; polled for ever.
-    if let (_, isList) = read.first(where: { $0.0 == "-" }), FileStatus(descriptor: STDIN_FILENO)?.kind == .socket {
+    if let (_, isList) = standardInput, FileStatus(descriptor: STDIN_FILENO)?.kind == .socket {
         var listening: Int32 = 0
         var size = socklen_t(MemoryLayout<Int32>.size)
         if getsockopt(STDIN_FILENO, SOL_SOCKET, SO_ACCEPTCONN, &listening, &size) == 0 && listening != 0 {
@@ -286,11 +287,7 @@ func refuseReadingOwnStreams(_ options: Options) -> Int32? {
 
 /// The descriptor `path` names (`/dev/stdin`, `/dev/fd/N`, `/proc/self/fd/N`), or nil.
 private func namedDescriptor(_ path: String) -> Int32? {
-    if path == "/dev/stdin" { return STDIN_FILENO }
-    for prefix in ["/dev/fd/", "/proc/self/fd/"] where path.hasPrefix(prefix) {
-        return Int32(path.dropFirst(prefix.count))
-    }
-    return nil
+    path == "/dev/stdin" ? STDIN_FILENO : descriptorNumbered(path)
 }
 
 /// This process's standard output and error when they write to a pipe or FIFO (open for writing, or reading and

@@ -49,23 +49,21 @@ func applyAlpha(_ mode: AlphaMode, rows: UnsafeMutableRawPointer, rowBytes: Int,
 
 /// Whether a band of RGBA rows (8- or 16-bit) holds a pixel less than opaque; false for other formats.
 func hasTransparency(_ rows: UnsafeRawPointer, rowBytes: Int, width: Int, count: Int, format: SourceFormat) -> Bool {
-    for r in 0..<count {
-        switch format {
-        case .rgba8:
-            let p = (rows + r * rowBytes).assumingMemoryBound(to: UInt8.self)
-            var all: UInt8 = 255
+    /// Whether some row's fourth samples (alpha, of `T`) are not all at their most.
+    func anyBelowMost<T: FixedWidthInteger & UnsignedInteger>(_: T.Type) -> Bool {
+        for r in 0..<count {
+            let p = (rows + r * rowBytes).assumingMemoryBound(to: T.self)
+            var all = T.max
             for x in 0..<width { all &= p[4 * x + 3] }
-            if all != 255 { return true }
-        case .rgba16:
-            let p = (rows + r * rowBytes).assumingMemoryBound(to: UInt16.self)
-            var all: UInt16 = 65535
-            for x in 0..<width { all &= p[4 * x + 3] }
-            if all != 65535 { return true }
-        default:
-            return false
+            if all != T.max { return true }
         }
+        return false
     }
-    return false
+    switch format {
+    case .rgba8: return anyBelowMost(UInt8.self)
+    case .rgba16: return anyBelowMost(UInt16.self)
+    default: return false
+    }
 }
 
 /// 16-bit R,G,B,A rows → R,G,B rows of the same stride, in place (each pixel moves left, never over one
