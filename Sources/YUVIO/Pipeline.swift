@@ -196,7 +196,8 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         let source: BandSource = decoder.isRaw
             ? JPEGPlanesSource(decoder: decoder, spec: spec, kernels: kernels, turn: turn, siting: siting)
             : RGBRowsSource(decoder: decoder, spec: spec, kernels: kernels, turn: turn, alpha: options.alpha,
-                            colour: colour, siting: siting, chromaFilter: options.chromaFilter)
+                            colour: colour, siting: siting, chromaFilter: options.chromaFilter,
+                            saysDroppedAlpha: options.sayDroppedAlpha)
         let g = source.geometry
         let frame = FrameLayout(width: g.width, height: g.height, pixelLayout: layout, alignment: alignment,
                                 heightAlignment: heightAlignment, alpha: options.alpha == .keep)
@@ -215,7 +216,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
             let text = "\(tag) holds no orientation from 1 to 8: the picture is converted as stored"
             w = (w.count + 1, w.count == 0 ? text : w.first)
         }
-        if options.sayDroppedAlpha && source.droppedTransparency {
+        if source.droppedTransparency {
             // The default drops alpha (the contract converts colour as stored): where it made pixels transparent, the
             // colours stored under them — often left over, unseen — now show, which is worth a word.
             let text = "its alpha makes some pixels transparent, and --alpha ignore (the default) drops it, so the colours "

@@ -28,6 +28,10 @@ final class RGBRowsSource: BandSource {
     private let format: SourceFormat
     /// Some pixel was less than opaque and `alpha` is `ignore` (bands are staged on more than one thread).
     private let transparent = Atomic<Bool>(false)
+    /// Whether to look for that at all: `ignore` (the default's warning; not when asked for by name, whose warning
+    /// is not given), and a source with alpha (a PNG's channel or tRNS: a JPEG's RGB rows are RGBX, its fourth
+    /// byte no alpha, and a profiled CMYK JPEG's is not even written).
+    private let watchesTransparency: Bool
     var droppedTransparency: Bool { transparent.load(ordering: .relaxed) }
     /// Bytes of one decoded row (of the upright picture when turned).
     private let rowBytes: Int
@@ -55,7 +59,8 @@ final class RGBRowsSource: BandSource {
 
     /// `chromaFilter` sharp is for 8-bit, centre-sited outputs only (`RGBToYUV420Exact` has no sharp rows).
     init(decoder: ImageDecoder, spec: ConversionSpec, kernels: KernelChoice, turn: Orientation, alpha: AlphaMode,
-         colour: ColourTransform? = nil, siting: ChromaLocation = .center, chromaFilter: ChromaFilter = .box) {
+         colour: ColourTransform? = nil, siting: ChromaLocation = .center, chromaFilter: ChromaFilter = .box,
+         saysDroppedAlpha: Bool = true) {
         self.decoder = decoder
         self.spec = spec
         self.siting = siting
@@ -64,6 +69,7 @@ final class RGBRowsSource: BandSource {
         self.turn = turn
         self.alpha = alpha
         let info = decoder.info
+        watchesTransparency = alpha == .ignore && saysDroppedAlpha && info.hasAlpha
         format = info.rowFormat
         driver = RGBToYUV420(spec: spec, source: info.rowFormat.converted, kernels: kernels)
         let up = turn.size(width: info.width, height: info.height)
@@ -195,9 +201,7 @@ final class RGBRowsSource: BandSource {
     private func staged(slot: Int, row: Int, count: Int, alphaInto: UnsafeMutablePointer<UInt8>?)
         -> (UnsafeMutableRawPointer, Int) {
         let source = rows(slot: slot, row: row)
-        // Only a source with alpha (a PNG's channel or tRNS): a JPEG's RGB rows are RGBX, its fourth byte no alpha
-        // (a profiled CMYK JPEG's is not even written).
-        if alpha == .ignore && decoder.info.hasAlpha && !transparent.load(ordering: .relaxed)
+        if watchesTransparency && !transparent.load(ordering: .relaxed)
             && hasTransparency(source, rowBytes: rowBytes, width: geometry.width, count: count, format: format) {
             transparent.store(true, ordering: .relaxed)
         }
