@@ -156,6 +156,8 @@ void yc_close(yc_decoder *dec) {
     if (dec->jpeg_created) jpeg_destroy_decompress(&dec->jpeg);
     if (dec->png) png_destroy_read_struct(&dec->png, dec->png_info ? &dec->png_info : NULL, NULL);
     free(dec->cmyk_row);
+    free(dec->ycc_window);
+    free(dec->ycc_scratch);
     yc_colour_cmyk_free(dec->cmyk_transform);
     free(dec->exif);
     for (int i = 0; i < 256; i++) free(dec->icc_chunk[i]);

@@ -80,6 +80,15 @@ struct yc_decoder {
     // file) and nothing allocated may be in flight then. A segment is at most 65533 bytes.
     uint8_t app1[65536];
     uint8_t *cmyk_row;   // one row of CMYK when the file is CMYK/YCCK
+    // A 4:2:0 YCbCr JPEG on the RGB route (info.ycc420): two iMCU rows of planes (each 16 luma rows and 8 of
+    // Cb and Cr, the widths raw_plane_width), decoded raw in turn — a band's rows reach one chroma row past
+    // its own luma, into the next iMCU row — and which iMCU row each half holds (−1: none yet).
+    uint8_t *ycc_window;
+    size_t ycc_half;
+    long ycc_imcu[2];
+    long ycc_decoded;
+    long ycc_carried;       // the chroma row kept after the window's halves (`ycc_rows`), −1 none
+    uint8_t *ycc_scratch;   // yc_read_rows' planes in this mode: 16 luma rows and their chroma rows
     void *cmyk_transform; // its embedded CMYK profile to the colour target (yc_colour_cmyk_create), or NULL
     // APP2 ICC_PROFILE segments as they arrive (seq 1…count, each malloc'ed), joined after the header.
     uint8_t *icc_chunk[256];

@@ -193,6 +193,24 @@ public final class ImageDecoder {
         rowsRead += count
     }
 
+    /// A 4:2:0 YCbCr JPEG on the RGB route: its rows can come as planes (`readYCC420`) for `yc_ycc420_rgbx` to
+    /// make RGB rows of on another thread — the same bytes `readRows` gives, libjpeg's.
+    public var isYCC420: Bool { yc_get_info(handle)!.pointee.ycc420 != 0 }
+
+    /// The bytes the decoder holds for that (two iMCU rows of planes, and `readRows`' own).
+    public var yccHeldBytes: Int { Int(yc_get_info(handle)!.pointee.ycc_held) }
+
+    /// The next `count` rows as planes (`isYCC420`): luma at `y`, and at `cb` and `cr` the chroma rows
+    /// `yc_ycc420_rgbx` reads for them (`count`/2 + 3 rows at most, `cStride` apart).
+    public func readYCC420(y: UnsafeMutableRawPointer, yStride: Int, cb: UnsafeMutableRawPointer,
+                           cr: UnsafeMutableRawPointer, cStride: Int, count: Int) throws(DecodeError) {
+        if yc_jpeg_ycc_rows(handle, y.assumingMemoryBound(to: UInt8.self), yStride, cb.assumingMemoryBound(to: UInt8.self),
+                            cr.assumingMemoryBound(to: UInt8.self), cStride, UInt32(count)) != 0 {
+            throw failure
+        }
+        rowsRead += count
+    }
+
     /// True when the decoder hands out YCbCr planes (`readRawBand`) rather than RGB rows.
     public var isRaw: Bool { yc_get_info(handle)!.pointee.raw != 0 }
 

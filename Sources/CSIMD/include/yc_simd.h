@@ -10,5 +10,6 @@
 #include "yc_sharp_rows.h"
 #include "yc_colour_rows.h"
 #include "yc_quality_rows.h"
+#include "yc_ycc_rows.h"
 
 #endif

@@ -42,6 +42,11 @@ typedef struct {
     int raw_plane_rows[3];        // rows of each component per band (v_samp * 8)
     int raw_comp_width[3];        // real samples per row of each component (downsampled width)
     int raw_comp_height[3];
+    // A 4:2:0 YCbCr JPEG on the RGB route (not raw): its planes are decoded without libjpeg's upsampling and
+    // colour conversion, and either handed out as planes (yc_jpeg_ycc_rows, for yc_ycc420_rgbx on another
+    // thread) or made into the same RGB rows here (yc_read_rows). `ycc_held`: the bytes the decoder holds for it.
+    int ycc420;
+    uint64_t ycc_held;
     /// EXIF orientation (tag 0x0112) from a JPEG's APP1 Exif segment or a PNG's eXIf chunk, else XMP's
     /// tiff:Orientation: 1…8, 1 when absent or out of range. Only read, never applied here.
     int orientation;
@@ -199,6 +204,13 @@ int yc_read_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count);
 /// strides[c] bytes apart, raw_plane_rows[c] rows of raw_plane_width[c] bytes. Returns the luma rows it
 /// holds (the last band may reach below the picture: crop to height), or -1 on failure.
 int yc_read_raw_band(yc_decoder *dec, uint8_t *const planes[3], const size_t strides[3]);
+
+/// A 4:2:0 YCbCr decoder's next `count` rows as planes (info.ycc420): luma rows at y, yStride apart, and the
+/// chroma rows yc_ycc420_rgbx reads for them — every chroma row from ⌊first/2⌋ − 1 to ⌊(first + count − 1)/2⌋ + 1
+/// (first: the rows read before), the picture's first and last repeated past its edges — at cb and cr,
+/// cStride apart (⌈width/2⌉ bytes each). 0, or −1 with yc_error set.
+int yc_jpeg_ycc_rows(yc_decoder *dec, uint8_t *y, size_t yStride, uint8_t *cb, uint8_t *cr, size_t cStride,
+                     uint32_t count);
 
 /// Reads to the end of the image (checksums, trailing chunks). 0 on success, -1 on failure.
 int yc_finish(yc_decoder *dec);

@@ -1,3 +1,4 @@
+import CSIMD
 import Dispatch
 import Synchronization
 import YUVCore
@@ -53,6 +54,12 @@ final class RGBRowsSource: BandSource {
     /// Sharp chroma: the driver, and the rows not yet written that the alpha plane (`--alpha keep`) and the
     /// quality stage still need (each band's alpha goes to `alphaBand` first).
     private let sharp: SharpYUV420?
+    /// A 4:2:0 JPEG, upright: per slot, the planes the decoder hands out (luma rows, then the Cb and Cr rows they
+    /// need), made into the slot's RGB rows by the first stage that reads them — the colour stage, else the
+    /// conversion — so that libjpeg's upsampling and colour conversion (`yc_ycc420_rgbx` makes its bytes) leave
+    /// the decoding thread: a Display P3 photo's conversion no longer waits for them.
+    private let ycc: (yStride: Int, cStride: Int, chromaRows: Int)?
+    private var planes: [UnsafeMutableRawPointer] = []
     private var waitingAlpha: RowWindow?, waitingSource: RowWindow?
     private var alphaBand: UnsafeMutablePointer<UInt8>?
     private var sharpBytes = 0
@@ -75,7 +82,15 @@ final class RGBRowsSource: BandSource {
         let up = turn.size(width: info.width, height: info.height)
         geometry = PlaneGeometry(width: up.width, height: up.height)
         rowBytes = up.width * info.rowFormat.bytesPerPixel
-        bandRows = rowsPerBand(rowBytes: rowBytes + 3 * up.width)
+        let rows = rowsPerBand(rowBytes: rowBytes + 3 * up.width)
+        if decoder.isYCC420 && turn.isIdentity {
+            // Whole iMCU rows a band (16 luma rows), which the decoder writes straight into the band's planes.
+            bandRows = max(16, rows / 16 * 16)
+            ycc = (yStride: (up.width + 63) & ~63, cStride: ((up.width + 1) / 2 + 63) & ~63, chromaRows: bandRows / 2 + 3)
+        } else {
+            bandRows = rows
+            ycc = nil
+        }
         sharp = chromaFilter == .sharp
             ? SharpYUV420(spec: spec, source: info.rowFormat.converted, width: up.width, height: up.height, bandRows: bandRows)
             : nil
@@ -88,7 +103,7 @@ final class RGBRowsSource: BandSource {
         self.ledger = ledger
         // A progressive JPEG's coefficients, which libjpeg holds whole (the report said 1.5 MiB of buffers for a
         // 48 MP one that held 137 MiB).
-        recorded = decoder.coefficientBytes
+        recorded = decoder.coefficientBytes + (decoder.isYCC420 ? decoder.yccHeldBytes : 0)
         ledger.record(recorded)
         if let sharp {
             // Rows wait at most `lagRows` behind a band: room for a band more than that.
@@ -105,6 +120,7 @@ final class RGBRowsSource: BandSource {
         }
         if turn.isIdentity {
             slots = (0..<count).map { _ in ledger.allocate(rowBytes * bandRows) }
+            if ycc != nil { planes = (0..<count).map { _ in ledger.allocate(planeBytes) } }
             helped = (0..<count).map { _ in DispatchSemaphore(value: 0) }
             if decoder.info.interlaced {
                 recorded += rowBytes * geometry.height   // libpng holds the whole Adam7 picture
@@ -116,9 +132,22 @@ final class RGBRowsSource: BandSource {
         if interruptSignal() != nil { throw DecodeError.interrupted }
     }
 
+    /// A slot's planes (`ycc`): luma, Cb, Cr.
+    private var planeBytes: Int { ycc.map { $0.yStride * bandRows + 2 * $0.cStride * $0.chromaRows } ?? 0 }
+
+    private func planes(slot: Int) -> (y: UnsafeMutableRawPointer, cb: UnsafeMutableRawPointer, cr: UnsafeMutableRawPointer) {
+        let y = planes[slot], cb = y + ycc!.yStride * bandRows
+        return (y, cb, cb + ycc!.cStride * ycc!.chromaRows)
+    }
+
     func produce(slot: Int, row: Int, count: Int) throws {
         guard turn.isIdentity else { return }
-        try decoder.readRows(into: slots[slot], rowBytes: rowBytes, count: count)
+        if let ycc {
+            let p = planes(slot: slot)
+            try decoder.readYCC420(y: p.y, yStride: ycc.yStride, cb: p.cb, cr: p.cr, cStride: ycc.cStride, count: count)
+        } else {
+            try decoder.readRows(into: slots[slot], rowBytes: rowBytes, count: count)
+        }
         if sharesColour { unstarted.withLock { $0.append((slot, row, count)) } }
     }
 
@@ -133,6 +162,7 @@ final class RGBRowsSource: BandSource {
     }
 
     func convert(slot: Int, row: Int, count: Int, into band: BandBuffer) -> Range<Int> {
+        if colour == nil { makeRGB(slot: slot, row: row, count: count) }
         if let sharp { return convertSharp(sharp, slot: slot, row: row, count: count, into: band) }
         let (rows, stride) = staged(slot: slot, row: row, count: count, alphaInto: band.alpha)
         if band.frame.bytesPerSample == 2 || siting != .center {
@@ -188,7 +218,17 @@ final class RGBRowsSource: BandSource {
 
     /// The colour stage's work on a band: the transform, in place.
     private func colourStage(slot: Int, row: Int, count: Int) {
+        makeRGB(slot: slot, row: row, count: count)
         colour?.apply(rows(slot: slot, row: row), rowBytes: rowBytes, width: geometry.width, count: count)
+    }
+
+    /// A 4:2:0 JPEG's band (`ycc`): its RGB rows, from the planes the decoder left in the slot.
+    private func makeRGB(slot: Int, row: Int, count: Int) {
+        guard let ycc, count > 0 else { return }
+        let p = planes(slot: slot)
+        yc_ycc420_rgbx(p.y.assumingMemoryBound(to: UInt8.self), ycc.yStride, p.cb.assumingMemoryBound(to: UInt8.self),
+                       p.cr.assumingMemoryBound(to: UInt8.self), ycc.cStride, UInt32(geometry.width), UInt32(row),
+                       UInt32(count), slots[slot].assumingMemoryBound(to: UInt8.self), rowBytes)
     }
 
     /// The band's rows as decoded (and turned), in the slot or the whole picture.
@@ -251,6 +291,7 @@ final class RGBRowsSource: BandSource {
 
     deinit {
         for p in slots { ledger?.deallocate(p, bytes: rowBytes * bandRows) }
+        for p in planes { ledger?.deallocate(p, bytes: planeBytes) }
         if let whole { ledger?.deallocate(whole.pointer, bytes: whole.bytes) }
         if recorded > 0 { ledger?.record(-recorded) }
         if sharpBytes > 0 { ledger?.record(-sharpBytes) }
