@@ -171,7 +171,11 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
                                        raw: options.jpegPath != .rgb && options.chromaFilter == .box,
                                        // A turn that would move the chroma off its grid sends it through RGB.
                                        turned: options.orientation == .auto, fullChroma: options.jpegPath == .direct,
-                                       alpha16: true,
+                                       // A 16-bit alpha is read (8 bytes a pixel, not 6) for an alpha mode, and
+                                       // for the default's look at whether ignoring it drops transparency; not
+                                       // when `--alpha ignore` is asked for by name (an interlaced picture, held
+                                       // whole, is a third smaller).
+                                       alpha16: options.alpha != .ignore || options.sayDroppedAlpha,
                                        colourTarget: options.colourManagement ? options.target(for: spec) : nil,
                                        alsoHeld: held1 > 0 ? (held1 - perPixel, perPixel, sink.wholeWhat(probe(1))) : nil)
         let info = decoder.info
