@@ -1,6 +1,7 @@
 // The quality accumulator's exact row, one body (yc_quality_rows_body.h) compiled per tier.
 #include "yc_quality_rows.h"
 #include "yc_cpu.h"
+#include "yc_ycc_rows.h"
 #include "yc_vec.h"
 
 #include <stddef.h>
@@ -38,6 +39,12 @@ void yc_quality_decoder_rgb_row(int mode, const uint8_t *y, const uint8_t *cbOwn
                                 const uint8_t *crOwn, const uint8_t *crOther, long width, long chromaWidth, int hr,
                                 int parity, const int32_t fix[4], int32_t *sums, uint8_t *ub, uint8_t *vb, uint8_t *r,
                                 uint8_t *g, uint8_t *b) {
+    // h2v2 (4:2:0, chroma wider than two samples): the RGB route's own rows (yc_ycc_rows.h), the one place
+    // that writes libjpeg's h2v2 upsampling and colour conversion out in C.
+    if (mode == 3) {
+        yc_ycc420_planar_row(y, cbOwn, cbOther, crOwn, crOther, (uint32_t)width, r, g, b);
+        return;
+    }
     YC_ON_TIER(quality_decoder_rgb_row)(mode, y, cbOwn, cbOther, crOwn, crOther, width, chromaWidth, hr, parity, fix,
                                         sums, ub, vb, r, g, b);
 }

@@ -240,10 +240,11 @@ static YC_BODY_TARGET uint64_t YC_BODY_NAME(quality_pair_errors)(const uint8_t *
     return sum;
 }
 
-/// jdsample.c's upsampling of one chroma component into a sample a pixel: `mode` 0 a copy, 1 h2v1, 2 h1v2 and
-/// 3 h2v2 fancy (triangle filters over column sums padded by the edge column, `sums`: cw + 2, which is what
-/// its first and last columns do; h2v1's (3·near + far + 1 or 2) >> 2 is h2v2's with sums 4·own and biases 4
-/// and 8), 4 the box (each sample repeated `hr` times: chroma two or fewer samples wide, and other ratios).
+/// jdsample.c's upsampling of one chroma component into a sample a pixel: `mode` 0 a copy, 1 h2v1 (a triangle
+/// filter over column sums padded by the edge column, `sums`: cw + 2, which is what its first and last columns
+/// do: (3·near + far + 1 or 2) >> 2, written as h2v2's filter with sums 4·own and biases 4 and 8), 2 h1v2, 4 the
+/// box (each sample repeated `hr` times: chroma two or fewer samples wide, and other ratios). h2v2 (3) is not
+/// here: `yc_quality_decoder_rgb_row` hands it to the RGB route's rows (yc_ycc_rows_body.h).
 /// YUVIO's `DecoderRGB.sample` writes the same filters per output sample.
 YC_INLINE void Q_(upsample)(int mode, const uint8_t *own, const uint8_t *other, long width, long cw, int hr,
                             int parity, int32_t *sums, uint8_t *out) {
@@ -261,14 +262,10 @@ YC_INLINE void Q_(upsample)(int mode, const uint8_t *own, const uint8_t *other, 
         return;
     }
     int32_t *sums1 = sums + 1, *sums2 = sums + 2;
-    if (mode == 3) {
-        for (long k = 0; k < cw; k++) sums1[k] = 3 * (int32_t)own[k] + (int32_t)other[k];
-    } else {
-        for (long k = 0; k < cw; k++) sums1[k] = 4 * (int32_t)own[k];
-    }
+    for (long k = 0; k < cw; k++) sums1[k] = 4 * (int32_t)own[k];
     sums[0] = sums[1];
     sums[cw + 1] = sums[cw];
-    const int32_t evenBias = mode == 3 ? 8 : 4, oddBias = mode == 3 ? 7 : 8;
+    const int32_t evenBias = 4, oddBias = 8;
     const long pairs = width / 2;
     for (long i = 0; i < pairs; i++) {
         out[2 * i] = (uint8_t)((3 * sums1[i] + sums[i] + evenBias) >> 4);

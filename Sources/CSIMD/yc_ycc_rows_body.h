@@ -5,16 +5,14 @@
 // libjpeg-turbo's h2v2 "fancy" upsampling (jdsample.c, and its SIMD twins, which make the same bytes): each
 // chroma column first mixed down the rows, s = 3·(the luma row's own chroma row) + (the neighbouring one), then
 // along the row, the left luma pixel of a pair (3·s + s_left + 8) >> 4 and the right one (3·s + s_right + 7) >> 4,
-// the first and last columns their own neighbours. Then its YCbCr → RGB tables (jdcolor.c), written out:
-// R = Y + ((91881·Cr′ + 2^15) >> 16), G = Y + ((−22554·Cb′ − 46802·Cr′ + 2^15) >> 16),
-// B = Y + ((116130·Cb′ + 2^15) >> 16), Cb′ = Cb − 128 and Cr′ = Cr − 128, each clamped to 0 … 255
-// (91881 = FIX(1.40200), 22554 = FIX(0.34414), 46802 = FIX(0.71414), 116130 = FIX(1.77200) with 16 fraction bits).
+// the first and last columns their own neighbours. Then its YCbCr → RGB tables (jdcolor.c), written out with
+// their multipliers (yc_ycc_rows.h).
 
 #include "yc_vec.h"
+#include "yc_ycc_rows.h"
 
 typedef int16_t YC_BODY_NAME(ycc_i16x8) __attribute__((vector_size(16)));
 typedef int16_t YC_BODY_NAME(ycc_i16x16) __attribute__((vector_size(32)));
-typedef uint8_t YC_BODY_NAME(ycc_u8x64) __attribute__((vector_size(64)));
 
 /// Sixteen pixels' upsampled chroma from the column sums of their eight chroma samples (`mid`) and of the
 /// samples one to the left and one to the right of each (`left`, `right`): left pixels (3·s + s_left + 8) >> 4,
@@ -26,27 +24,39 @@ YC_INLINE YC_BODY_TARGET yc_v_i32 YC_BODY_NAME(ycc_along)(YC_BODY_NAME(ycc_i16x8
     return __builtin_convertvector(both, yc_v_i32);
 }
 
-/// Sixteen RGBX pixels from their luma and (upsampled) chroma, by libjpeg's tables written out.
-YC_INLINE YC_BODY_TARGET void YC_BODY_NAME(ycc_pixels)(yc_v_i32 l, yc_v_i32 b, yc_v_i32 c, uint8_t *out) {
+/// Sixteen pixels from their luma and (upsampled) chroma, by libjpeg's tables written out: `n` of them (16, or
+/// fewer at a row's end) stored as RGBX at `rgbx`, or, when it is NULL, as planar R, G and B at `pr`, `pg`, `pb`.
+YC_INLINE YC_BODY_TARGET void YC_BODY_NAME(ycc_pixels)(yc_v_i32 l, yc_v_i32 b, yc_v_i32 c, uint32_t n, uint8_t *rgbx,
+                                                      uint8_t *pr, uint8_t *pg, uint8_t *pb) {
     b -= 128;
     c -= 128;
-    yc_v_i32 r = l + ((91881 * c + 32768) >> 16);
-    yc_v_i32 g = l + ((-22554 * b - 46802 * c + 32768) >> 16);
-    yc_v_i32 u = l + ((116130 * b + 32768) >> 16);
+    yc_v_i32 r = l + ((YC_JPEG_FIX_CR_R * c + 32768) >> 16);
+    yc_v_i32 g = l + ((32768 - YC_JPEG_FIX_CB_G * b - YC_JPEG_FIX_CR_G * c) >> 16);
+    yc_v_i32 u = l + ((YC_JPEG_FIX_CB_B * b + 32768) >> 16);
     const yc_v_i32 zero = {}, top = zero + 255;
     r = __builtin_elementwise_min(__builtin_elementwise_max(r, zero), top);
     g = __builtin_elementwise_min(__builtin_elementwise_max(g, zero), top);
     u = __builtin_elementwise_min(__builtin_elementwise_max(u, zero), top);
-    const yc_v_i32 px = r | (g << 8) | (u << 16) | (int32_t)0xFF000000;
-    __builtin_memcpy(out, &px, 64);
+    if (rgbx) {
+        const yc_v_i32 px = r | (g << 8) | (u << 16) | (int32_t)0xFF000000;
+        __builtin_memcpy(rgbx, &px, 4 * (size_t)n);
+    } else {
+        const yc_v_u8 r8 = __builtin_convertvector(r, yc_v_u8), g8 = __builtin_convertvector(g, yc_v_u8),
+                      b8 = __builtin_convertvector(u, yc_v_u8);
+        __builtin_memcpy(pr, &r8, n);
+        __builtin_memcpy(pg, &g8, n);
+        __builtin_memcpy(pb, &b8, n);
+    }
 }
 
 /// Chroma samples a chunk: the chunk's column sums stay on the stack.
 enum { YC_BODY_NAME(ycc_chunk) = 256 };
 
-static YC_BODY_TARGET void YC_BODY_NAME(ycc420_row)(const uint8_t *restrict y, const uint8_t *restrict cbNear,
-                                                    const uint8_t *restrict cbFar, const uint8_t *restrict crNear,
-                                                    const uint8_t *restrict crFar, uint32_t width, uint8_t *restrict dst) {
+/// One row: RGBX at `rgbx`, or planar at `pr`, `pg`, `pb` when `rgbx` is NULL (a constant in each caller below).
+YC_INLINE YC_BODY_TARGET void YC_BODY_NAME(ycc420_any)(const uint8_t *restrict y, const uint8_t *restrict cbNear,
+                                                      const uint8_t *restrict cbFar, const uint8_t *restrict crNear,
+                                                      const uint8_t *restrict crFar, uint32_t width, uint8_t *rgbx,
+                                                      uint8_t *pr, uint8_t *pg, uint8_t *pb) {
     typedef YC_BODY_NAME(ycc_i16x8) i16x8;
     enum { N = YC_BODY_NAME(ycc_chunk) };
     const uint32_t cw = (width + 1) / 2;
@@ -77,8 +87,10 @@ static YC_BODY_TARGET void YC_BODY_NAME(ycc420_row)(const uint8_t *restrict y, c
             __builtin_memcpy(&cr, sr + j + 2, 16);
             yc_v_u8 l8;
             __builtin_memcpy(&l8, y + x0 + k, 16);
+            const size_t at = x0 + k;
             YC_BODY_NAME(ycc_pixels)(__builtin_convertvector(l8, yc_v_i32), YC_BODY_NAME(ycc_along)(bl, bm, br),
-                                     YC_BODY_NAME(ycc_along)(cl, cm, cr), dst + 4 * (size_t)(x0 + k));
+                                     YC_BODY_NAME(ycc_along)(cl, cm, cr), 16, rgbx ? rgbx + 4 * at : NULL,
+                                     rgbx ? NULL : pr + at, rgbx ? NULL : pg + at, rgbx ? NULL : pb + at);
         }
         if (k < m) {   // the last few pixels, through a vector's worth of copies
             const uint32_t j = k / 2, left = m - k;
@@ -93,12 +105,24 @@ static YC_BODY_TARGET void YC_BODY_NAME(ycc420_row)(const uint8_t *restrict y, c
             __builtin_memcpy(&cr, tr + 2, 16);
             yc_v_u8 l8 = {};
             __builtin_memcpy(&l8, y + x0 + k, left);
-            uint8_t px[64];
+            const size_t at = x0 + k;
             YC_BODY_NAME(ycc_pixels)(__builtin_convertvector(l8, yc_v_i32), YC_BODY_NAME(ycc_along)(bl, bm, br),
-                                     YC_BODY_NAME(ycc_along)(cl, cm, cr), px);
-            __builtin_memcpy(dst + 4 * (size_t)(x0 + k), px, 4 * (size_t)left);
+                                     YC_BODY_NAME(ycc_along)(cl, cm, cr), left, rgbx ? rgbx + 4 * at : NULL,
+                                     rgbx ? NULL : pr + at, rgbx ? NULL : pg + at, rgbx ? NULL : pb + at);
         }
     }
+}
+
+static YC_BODY_TARGET void YC_BODY_NAME(ycc420_row)(const uint8_t *y, const uint8_t *cbNear, const uint8_t *cbFar,
+                                                    const uint8_t *crNear, const uint8_t *crFar, uint32_t width,
+                                                    uint8_t *rgbx) {
+    YC_BODY_NAME(ycc420_any)(y, cbNear, cbFar, crNear, crFar, width, rgbx, NULL, NULL, NULL);
+}
+
+static YC_BODY_TARGET void YC_BODY_NAME(ycc420_planar_row)(const uint8_t *y, const uint8_t *cbNear, const uint8_t *cbFar,
+                                                           const uint8_t *crNear, const uint8_t *crFar, uint32_t width,
+                                                           uint8_t *pr, uint8_t *pg, uint8_t *pb) {
+    YC_BODY_NAME(ycc420_any)(y, cbNear, cbFar, crNear, crFar, width, NULL, pr, pg, pb);
 }
 
 #undef YC_BODY_TIER

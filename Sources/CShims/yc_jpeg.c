@@ -173,9 +173,10 @@ void yc_jpeg_open(yc_decoder *dec, FILE *file, yc_stream *stream, int raw) {
         }
         return;
     }
-    if (ycc420_shape(j)) {
-        // A 4:2:0 photo on the RGB route: planes here, RGB rows from them off the decoding thread (yc_ycc_rows.h:
-        // the same bytes as libjpeg's upsampling and colour conversion, which would run here).
+    if ((raw & 8) && !((raw & 16) && info->orientation != 1) && ycc420_shape(j)) {
+        // A 4:2:0 photo on the RGB route, for a caller with another thread to spare (not a picture it turns whole):
+        // planes here, RGB rows from them on that thread (yc_ycc_rows.h: the same bytes as libjpeg's upsampling
+        // and colour conversion, which would run here). Without one, libjpeg's own SIMD does it in less CPU.
         j->raw_data_out = TRUE;
         j->out_color_space = JCS_YCbCr;
         if (!jpeg_start(dec, j) || jpeg_scans_incomplete(dec)) return;
@@ -183,14 +184,12 @@ void yc_jpeg_open(yc_decoder *dec, FILE *file, yc_stream *stream, int raw) {
         const size_t w0 = (size_t)info->raw_plane_width[0], w1 = (size_t)info->raw_plane_width[1];
         dec->ycc_half = 16 * w0 + 2 * 8 * w1;
         const size_t cw = (info->width + 1) / 2;
-        const size_t scratch = 16 * w0 + 2 * (16 / 2 + 3) * w1;
         dec->ycc_window = malloc(2 * dec->ycc_half + 2 * cw);   // and the carried chroma row
         dec->ycc_carried = -1;
-        dec->ycc_scratch = malloc(scratch);
-        if (!dec->ycc_window || !dec->ycc_scratch) { yc_set_error(dec, "out of memory"); return; }
+        if (!dec->ycc_window) { yc_set_error(dec, "out of memory"); return; }
         dec->ycc_imcu[0] = dec->ycc_imcu[1] = -1;
         info->ycc420 = 1;
-        info->ycc_held = 2 * dec->ycc_half + 2 * cw + scratch;
+        info->ycc_held = 2 * dec->ycc_half + 2 * cw;
         return;
     }
     switch (j->jpeg_color_space) {
@@ -231,7 +230,8 @@ void yc_jpeg_open(yc_decoder *dec, FILE *file, yc_stream *stream, int raw) {
 // A YCbCr JPEG whose chroma is halved both ways (Y 2×2, Cb and Cr 1×1) and wider than two samples, which libjpeg
 // would upsample with its h2v2 "fancy" filter — a chroma row of two samples or fewer it repeats instead (jdsample.c).
 static int ycc420_shape(j_decompress_ptr j) {
-    if (j->jpeg_color_space != JCS_YCbCr || j->num_components != 3 || j->image_width <= 4) return 0;
+    if (j->jpeg_color_space != JCS_YCbCr || j->num_components != 3 || !yc_jpeg_fancy_across((j->image_width + 1) / 2))
+        return 0;
     const jpeg_component_info *c = j->comp_info;
     return c[0].h_samp_factor == 2 && c[0].v_samp_factor == 2 && c[1].h_samp_factor == 1 && c[1].v_samp_factor == 1
         && c[2].h_samp_factor == 1 && c[2].v_samp_factor == 1;
@@ -272,7 +272,7 @@ static uint8_t *ycc_imcu(yc_decoder *dec, long m) {
 // the band before or after, and the one below it, whose first chroma row the band's last luma row needs — go
 // through the window, and their rows are copied. Rows are taken in the order of the iMCU rows that hold them,
 // so the window's two suffice; the last chroma row of an iMCU row decoded straight into a band is kept
-// (`ycc_carry`), as the next band's row above.
+// (`ycc_carried`, after the window), as the next band's row above.
 static int ycc_rows(yc_decoder *dec, uint32_t first, uint32_t count, uint8_t *y, size_t yStride, uint8_t *cb,
                     uint8_t *cr, size_t cStride) {
     const long height = dec->info.height, ch = (height + 1) / 2, cw = ((long)dec->info.width + 1) / 2;
@@ -368,6 +368,11 @@ int yc_jpeg_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count) {
         // RGB rows here, 16 at a time, through the same planes and rows as yc_jpeg_ycc_rows and yc_ycc420_rgbx.
         const uint32_t width = dec->info.width;
         const size_t w0 = (size_t)dec->info.raw_plane_width[0], w1 = (size_t)dec->info.raw_plane_width[1];
+        if (!dec->ycc_scratch) {   // made when first needed (a caller reading planes never needs it)
+            const size_t bytes = 16 * w0 + 2 * (16 / 2 + 3) * w1;
+            if (!(dec->ycc_scratch = malloc(bytes))) { yc_set_error(dec, "out of memory"); return -1; }
+            dec->info.ycc_held += bytes;
+        }
         uint8_t *y = dec->ycc_scratch, *cb = y + 16 * w0, *cr = cb + (16 / 2 + 3) * w1;
         for (uint32_t done = 0; done < count;) {
             const uint32_t first = dec->rows_read + done, n = count - done < 16 ? count - done : 16;

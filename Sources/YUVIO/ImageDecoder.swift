@@ -95,7 +95,7 @@ public final class ImageDecoder {
     public init(source: InputSource, maxPixels: Int = ImageDecoder.defaultMaxPixels,
                 maxScans: Int = ImageDecoder.defaultMaxScans, maxMemory: Int? = nil,
                 allowTruncated: Bool = false, raw: Bool = false, turned: Bool = false, fullChroma: Bool = false,
-                alpha16: Bool = false, colourTarget: Primaries? = nil,
+                planesForRGB: Bool = false, alpha16: Bool = false, colourTarget: Primaries? = nil,
                 alsoHeld: (perBlock: Int, perPixel: Int, what: String)? = nil) throws(DecodeError) {
         self.source = source
         wholeBudget = Self.wholeBudget(maxMemory: maxMemory, inputBytes: source.byteCount)
@@ -103,7 +103,8 @@ public final class ImageDecoder {
         // byte, 0 being C's "no limit"), not a trap; maxScans 0 or less: no limit, as documented.
         guard let h = yc_open_held(source.file, source.format, UInt64(max(maxPixels, 0)), UInt64(wholeBudget),
                                    Int32(clamping: max(maxScans, 0)),
-                                   allowTruncated ? 1 : 0, raw ? 1 | (turned ? 2 : 0) | (fullChroma ? 4 : 0) : 0,
+                                   allowTruncated ? 1 : 0,
+                                   (raw ? 1 | (turned ? 2 : 0) | (fullChroma ? 4 : 0) : 0) | (planesForRGB ? 8 | (turned ? 16 : 0) : 0),
                                    alpha16 ? 1 : 0, colourTarget?.target ?? -1, source.stream,
                                    UInt64(max(alsoHeld?.perBlock ?? 0, 0)), UInt64(max(alsoHeld?.perPixel ?? 0, 0)),
                                    alsoHeld?.what ?? "") else {
@@ -193,19 +194,26 @@ public final class ImageDecoder {
         rowsRead += count
     }
 
-    /// A 4:2:0 YCbCr JPEG on the RGB route: its rows can come as planes (`readYCC420`) for `yc_ycc420_rgbx` to
-    /// make RGB rows of on another thread — the same bytes `readRows` gives, libjpeg's.
+    /// A 4:2:0 YCbCr JPEG on the RGB route, opened with `planesForRGB`: its rows can come as planes
+    /// (`readYCC420`) for `yc_ycc420_rgbx` to make RGB rows of on another thread — the bytes `readRows` gives,
+    /// libjpeg's.
     public var isYCC420: Bool { yc_get_info(handle)!.pointee.ycc420 != 0 }
 
-    /// The bytes the decoder holds for that (two iMCU rows of planes, and `readRows`' own).
+    /// The bytes the decoder holds for that (two iMCU rows of planes; and `readRows`' own, once it has read).
     public var yccHeldBytes: Int { Int(yc_get_info(handle)!.pointee.ycc_held) }
 
-    /// The next `count` rows as planes (`isYCC420`): luma at `y`, and at `cb` and `cr` the chroma rows
-    /// `yc_ycc420_rgbx` reads for them (`count`/2 + 3 rows at most, `cStride` apart).
-    public func readYCC420(y: UnsafeMutableRawPointer, yStride: Int, cb: UnsafeMutableRawPointer,
-                           cr: UnsafeMutableRawPointer, cStride: Int, count: Int) throws(DecodeError) {
-        if yc_jpeg_ycc_rows(handle, y.assumingMemoryBound(to: UInt8.self), yStride, cb.assumingMemoryBound(to: UInt8.self),
-                            cr.assumingMemoryBound(to: UInt8.self), cStride, UInt32(count)) != 0 {
+    /// The next `count` rows as planes (`isYCC420`): luma rows in `y`, `yStride` apart, and in `cb` and `cr`,
+    /// `cStride` apart, the chroma rows `yc_ycc420_rgbx` reads for them. Every row owns its whole stride (the
+    /// decoder may write whole blocks into it): `y` holds `count`·`yStride` bytes, `cb` and `cr`
+    /// (`count`/2 + 3)·`cStride`; the strides at least the rows' widths.
+    public func readYCC420(y: UnsafeMutableRawBufferPointer, yStride: Int, cb: UnsafeMutableRawBufferPointer,
+                           cr: UnsafeMutableRawBufferPointer, cStride: Int, count: Int) throws(DecodeError) {
+        let width = info.width, chromaRows = count / 2 + 3
+        precondition(count > 0 && yStride >= width && cStride >= (width + 1) / 2 && y.count >= count * yStride
+                     && cb.count >= chromaRows * cStride && cr.count >= chromaRows * cStride, "planes too small")
+        if yc_jpeg_ycc_rows(handle, y.baseAddress!.assumingMemoryBound(to: UInt8.self), yStride,
+                            cb.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                            cr.baseAddress!.assumingMemoryBound(to: UInt8.self), cStride, UInt32(count)) != 0 {
             throw failure
         }
         rowsRead += count

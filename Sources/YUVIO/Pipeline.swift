@@ -171,6 +171,10 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
                                        raw: options.jpegPath != .rgb && options.chromaFilter == .box,
                                        // A turn that would move the chroma off its grid sends it through RGB.
                                        turned: options.orientation == .auto, fullChroma: options.jpegPath == .direct,
+                                       // A 4:2:0 JPEG on the RGB route: its planes, made RGB on a stage's worker,
+                                       // when there is one (not a batch's job, whose stages run in turn) and it is
+                                       // free (sharp chroma's passes fill the conversion's).
+                                       planesForRGB: options.pipelined && options.chromaFilter == .box,
                                        // A 16-bit alpha is read (8 bytes a pixel, not 6) for an alpha mode, and
                                        // for the default's look at whether ignoring it drops transparency; not
                                        // when `--alpha ignore` is asked for by name (an interlaced picture, held

@@ -52,9 +52,10 @@ final class YCbCrRowsTests: XCTestCase {
         return url.path
     }
 
-    /// The decoder's RGB rows (read 1, 7, 16, 33, … rows at a time) are TurboJPEG's; from five pixels wide it reads
-    /// them as planes (`isYCC420`), narrower pictures through libjpeg's own upsampling (it repeats a chroma row of
-    /// two samples or fewer instead of interpolating it).
+    /// The decoder's RGB rows (read 16, 16, 1, 15, 7, 33, … rows at a time: whole iMCU rows and others) are
+    /// TurboJPEG's; asked for planes, from five pixels wide it reads them as planes (`isYCC420`), narrower pictures
+    /// through libjpeg's own upsampling (it repeats a chroma row of two samples or fewer instead of interpolating
+    /// it); not asked, through libjpeg.
     func testDecoderRowsAreLibjpegs() throws {
         let sizes = [(5, 1), (5, 2), (6, 3), (7, 7), (9, 16), (16, 16), (17, 33), (33, 17), (64, 31), (129, 65),
                      (200, 201), (1001, 77), (3, 9), (4, 4), (2, 40)]
@@ -64,11 +65,14 @@ final class YCbCrRowsTests: XCTestCase {
                                      seed: UInt64(i))
                 let path = try temporary(bytes, "\(w)x\(h)")
                 defer { try? FileManager.default.removeItem(atPath: path) }
-                let d = try ImageDecoder(source: try InputSource(path: path, maxPixels: 1 << 30), raw: false)
+                let plain = try ImageDecoder(source: try InputSource(path: path, maxPixels: 1 << 30), raw: false)
+                XCTAssertFalse(plain.isYCC420)
+                let d = try ImageDecoder(source: try InputSource(path: path, maxPixels: 1 << 30), raw: false,
+                                         planesForRGB: true)
                 XCTAssertEqual(d.isYCC420, w > 4, "\(w)x\(h)")
                 var rows = [UInt8](repeating: 0, count: 4 * w * h)
                 var done = 0, step = 0
-                let counts = [1, 7, 16, 33]
+                let counts = [16, 16, 1, 15, 16, 7, 33]
                 while done < h {
                     let n = min(counts[step % counts.count], h - done)
                     try rows.withUnsafeMutableBytes { try d.readRows(into: $0.baseAddress! + 4 * w * done, rowBytes: 4 * w, count: n) }
@@ -77,6 +81,41 @@ final class YCbCrRowsTests: XCTestCase {
                 }
                 try d.finish()
                 XCTAssertEqual(rows, try turboRGBX(bytes, width: w, height: h), "\(w)x\(h) progressive \(progressive)")
+            }
+        }
+    }
+
+    /// The planes a band of 16, 32, 48 or 64 rows reads (`readYCC420`, whole iMCU rows straight into the band and
+    /// the shared ones through the decoder's window), made RGB by `yc_ycc420_rgbx`: TurboJPEG's rows.
+    func testPlanesInBandsMakeLibjpegsRows() throws {
+        for (i, (w, h)) in [(37, 150), (200, 97), (1001, 130)].enumerated() {
+            for band in [16, 32, 48, 64] {
+                let bytes = try jpeg(width: w, height: h, quality: 80, progressive: i == 1, seed: UInt64(100 + i))
+                let path = try temporary(bytes, "bands-\(w)x\(h)")
+                defer { try? FileManager.default.removeItem(atPath: path) }
+                let d = try ImageDecoder(source: try InputSource(path: path, maxPixels: 1 << 30), raw: false,
+                                         planesForRGB: true)
+                XCTAssertTrue(d.isYCC420)
+                let yStride = (w + 63) & ~63, cStride = ((w + 1) / 2 + 63) & ~63, chromaRows = band / 2 + 3
+                var y = [UInt8](repeating: 0, count: yStride * band)
+                var cb = [UInt8](repeating: 0, count: cStride * chromaRows), cr = cb
+                var rows = [UInt8](repeating: 0, count: 4 * w * h)
+                for first in stride(from: 0, to: h, by: band) {
+                    let n = min(band, h - first)
+                    try y.withUnsafeMutableBytes { yb in
+                        try cb.withUnsafeMutableBytes { bb in
+                            try cr.withUnsafeMutableBytes { rb in
+                                try d.readYCC420(y: yb, yStride: yStride, cb: bb, cr: rb, cStride: cStride, count: n)
+                            }
+                        }
+                    }
+                    rows.withUnsafeMutableBufferPointer { out in
+                        yc_ycc420_rgbx(y, yStride, cb, cr, cStride, UInt32(w), UInt32(first), UInt32(n),
+                                       out.baseAddress! + 4 * w * first, 4 * w)
+                    }
+                }
+                try d.finish()
+                XCTAssertEqual(rows, try turboRGBX(bytes, width: w, height: h), "\(w)x\(h) in bands of \(band)")
             }
         }
     }
@@ -136,8 +175,9 @@ final class YCbCrRowsTests: XCTestCase {
         }
     }
 
-    /// Through the pipeline (bands of whole iMCU rows, the planes made RGB on a worker), with and without sharp
-    /// chroma: the same planes as the same RGB rows converted from a PNG.
+    /// Through the pipeline (bands of whole iMCU rows, the planes made RGB on a worker), in turn on one thread (a
+    /// batch's job: libjpeg's RGB) and with sharp chroma (libjpeg's RGB too): the same planes as the same RGB rows
+    /// converted from a PNG.
     func testPipelineConvertsLibjpegsRows() throws {
         for (w, h) in [(301, 203), (64, 517), (1001, 77)] {
             let bytes = try jpeg(width: w, height: h, seed: UInt64(w))
@@ -149,17 +189,18 @@ final class YCbCrRowsTests: XCTestCase {
             rgb.reserveCapacity(3 * w * h)
             for i in 0..<(w * h) { rgb += rgbx[(4 * i)..<(4 * i + 3)] }
             try writePNG(png, width: w, height: h, pixels: rgb)
-            for filter in [ChromaFilter.box, .sharp] {
+            for (filter, pipelined) in [(ChromaFilter.box, true), (.box, false), (.sharp, true)] {
                 var options = DecodeOptions(jpegPath: .rgb, orientation: .ignore)
                 options.colourManagement = false
                 options.chromaFilter = filter
+                options.pipelined = pipelined
                 let spec = ConversionSpec(matrix: .bt709, range: .limited)
                 func planes(_ input: String) throws -> [UInt8] {
                     let sink = MemorySink()
                     _ = try YUVIO.convert(path: input, spec: spec, layout: .yuv420p, into: sink, options: options)
                     return sink.image!.bytes
                 }
-                XCTAssertEqual(try planes(path), try planes(png), "\(w)x\(h) \(filter)")
+                XCTAssertEqual(try planes(path), try planes(png), "\(w)x\(h) \(filter), pipelined \(pipelined)")
             }
         }
     }

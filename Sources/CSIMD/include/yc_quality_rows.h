@@ -46,7 +46,7 @@ uint64_t yc_quality_pair_errors(const uint8_t *y, const uint8_t *r, const uint8_
                                 long width);
 
 /// One RGB row as libjpeg-turbo's decoder gives it (YUVIO's `DecoderRGB.row`): each chroma component upsampled
-/// (`mode` 0 full resolution, 1 h2v1, 2 h1v2, 3 h2v2 fancy, 4 the box of `hr` luma columns a sample; `*Own`
+/// (`mode` 0 full resolution, 1 h2v1, 2 h1v2, 3 h2v2 fancy — the RGB route's rows, yc_ycc_rows.h —, 4 the box of `hr` luma columns a sample; `*Own`
 /// the component's own row, `*Other` the one blended in; `sums`: chromaWidth + 2 scratch; `ub`, `vb`: width
 /// each), then jdcolor.c's fixed-point YCbCr → RGB with `fix` = FIX(1.40200), FIX(1.77200), FIX(0.71414),
 /// FIX(0.34414), into planar `r`, `g`, `b`.

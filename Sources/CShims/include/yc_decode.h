@@ -42,9 +42,10 @@ typedef struct {
     int raw_plane_rows[3];        // rows of each component per band (v_samp * 8)
     int raw_comp_width[3];        // real samples per row of each component (downsampled width)
     int raw_comp_height[3];
-    // A 4:2:0 YCbCr JPEG on the RGB route (not raw): its planes are decoded without libjpeg's upsampling and
-    // colour conversion, and either handed out as planes (yc_jpeg_ycc_rows, for yc_ycc420_rgbx on another
-    // thread) or made into the same RGB rows here (yc_read_rows). `ycc_held`: the bytes the decoder holds for it.
+    // A 4:2:0 YCbCr JPEG on the RGB route whose planes were asked for (yc_open's `raw` bit 8): decoded without
+    // libjpeg's upsampling and colour conversion, and handed out as planes (yc_jpeg_ycc_rows, for yc_ycc420_rgbx
+    // on another thread), or made into the same RGB rows here (yc_read_rows). `ycc_held`: the bytes the decoder
+    // holds for it (its window; and yc_read_rows' scratch once used).
     int ycc420;
     uint64_t ycc_held;
     /// EXIF orientation (tag 0x0112) from a JPEG's APP1 Exif segment or a PNG's eXIf chunk, else XMP's
@@ -137,7 +138,9 @@ int yc_jpeg_header_state(const uint8_t *data, size_t size);
 /// text), or -1 for none. A JPEG that needs a transform is not decoded raw: colour needs RGB. `raw`, bits:
 /// 1 asks for the raw planes; 2 only when turning by the file's EXIF orientation (which the caller will apply)
 /// keeps the chroma grid; 4 also when the chroma is at full resolution (4:4:4), which otherwise goes through
-/// RGB (`yc_jpeg_open`).
+/// RGB (`yc_jpeg_open`); 8 a 4:2:0 YCbCr JPEG on the RGB route hands out its planes (info.ycc420,
+/// yc_jpeg_ycc_rows) for the caller to make RGB rows of on another thread — unless 16 is set too (the caller turns
+/// by the file's orientation) and the orientation turns it.
 /// `max_whole`: the most bytes the decoder may hold a picture whole in — a progressive or multi-scan JPEG's
 /// coefficients, an interlaced PNG's rows; more is refused before any is allocated (YC_ERROR_WHOLE_BUDGET,
 /// the message says how much it needs). 0: no limit.
@@ -208,7 +211,9 @@ int yc_read_raw_band(yc_decoder *dec, uint8_t *const planes[3], const size_t str
 /// A 4:2:0 YCbCr decoder's next `count` rows as planes (info.ycc420): luma rows at y, yStride apart, and the
 /// chroma rows yc_ycc420_rgbx reads for them — every chroma row from ⌊first/2⌋ − 1 to ⌊(first + count − 1)/2⌋ + 1
 /// (first: the rows read before), the picture's first and last repeated past its edges — at cb and cr,
-/// cStride apart (⌈width/2⌉ bytes each). 0, or −1 with yc_error set.
+/// cStride apart. Every row owns its whole stride: libjpeg may write whole blocks into it (up to 7 bytes past
+/// width, or ⌈width/2⌉), so y must hold count·yStride bytes and cb, cr (count/2 + 3)·cStride; yStride ≥ width
+/// and cStride ≥ ⌈width/2⌉. 0, or −1 with yc_error set.
 int yc_jpeg_ycc_rows(yc_decoder *dec, uint8_t *y, size_t yStride, uint8_t *cb, uint8_t *cr, size_t cStride,
                      uint32_t count);
 

@@ -135,9 +135,13 @@ final class RGBRowsSource: BandSource {
     /// A slot's planes (`ycc`): luma, Cb, Cr.
     private var planeBytes: Int { ycc.map { $0.yStride * bandRows + 2 * $0.cStride * $0.chromaRows } ?? 0 }
 
-    private func planes(slot: Int) -> (y: UnsafeMutableRawPointer, cb: UnsafeMutableRawPointer, cr: UnsafeMutableRawPointer) {
-        let y = planes[slot], cb = y + ycc!.yStride * bandRows
-        return (y, cb, cb + ycc!.cStride * ycc!.chromaRows)
+    private func planes(slot: Int) -> (y: UnsafeMutableRawBufferPointer, cb: UnsafeMutableRawBufferPointer,
+                                       cr: UnsafeMutableRawBufferPointer) {
+        let (yBytes, cBytes) = (ycc!.yStride * bandRows, ycc!.cStride * ycc!.chromaRows)
+        let y = planes[slot]
+        return (UnsafeMutableRawBufferPointer(start: y, count: yBytes),
+                UnsafeMutableRawBufferPointer(start: y + yBytes, count: cBytes),
+                UnsafeMutableRawBufferPointer(start: y + yBytes + cBytes, count: cBytes))
     }
 
     func produce(slot: Int, row: Int, count: Int) throws {
@@ -226,8 +230,9 @@ final class RGBRowsSource: BandSource {
     private func makeRGB(slot: Int, row: Int, count: Int) {
         guard let ycc, count > 0 else { return }
         let p = planes(slot: slot)
-        yc_ycc420_rgbx(p.y.assumingMemoryBound(to: UInt8.self), ycc.yStride, p.cb.assumingMemoryBound(to: UInt8.self),
-                       p.cr.assumingMemoryBound(to: UInt8.self), ycc.cStride, UInt32(geometry.width), UInt32(row),
+        yc_ycc420_rgbx(p.y.baseAddress!.assumingMemoryBound(to: UInt8.self), ycc.yStride,
+                       p.cb.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                       p.cr.baseAddress!.assumingMemoryBound(to: UInt8.self), ycc.cStride, UInt32(geometry.width), UInt32(row),
                        UInt32(count), slots[slot].assumingMemoryBound(to: UInt8.self), rowBytes)
     }
 

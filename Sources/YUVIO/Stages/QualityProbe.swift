@@ -117,19 +117,20 @@ struct DecoderRGB {
         switch (components == 1, hr, vr) {
         case (true, _, _): upsampling = .grey
         case (false, 1, 1): upsampling = .full
-        case (false, 2, 1): upsampling = chromaWidth > 2 ? .fancyH2V1 : .box
+        case (false, 2, 1): upsampling = yc_jpeg_fancy_across(UInt32(chromaWidth)) != 0 ? .fancyH2V1 : .box
         case (false, 1, 2): upsampling = .fancyH1V2
-        case (false, 2, 2): upsampling = chromaWidth > 2 ? .fancyH2V2 : .box
+        case (false, 2, 2): upsampling = yc_jpeg_fancy_across(UInt32(chromaWidth)) != 0 ? .fancyH2V2 : .box
         default: upsampling = .box
         }
-        // jdcolor.c's tables: 16 fractional bits, FIX(x) = ⌊x·2^16 + ½⌋.
-        func fix(_ x: Double) -> Int32 { Int32((x * 65536 + 0.5).rounded(.down)) }
+        // jdcolor.c's tables from its multipliers (yc_ycc_rows.h): 16 fractional bits.
         let half: Int32 = 1 << 15
-        crR = (0..<256).map { i in (fix(1.40200) * Int32(i - 128) + half) >> 16 }
-        cbB = (0..<256).map { i in (fix(1.77200) * Int32(i - 128) + half) >> 16 }
-        crG = (0..<256).map { i in -fix(0.71414) * Int32(i - 128) }
-        cbG = (0..<256).map { i in -fix(0.34414) * Int32(i - 128) + half }
-        fixes = (fix(1.40200), fix(1.77200), fix(0.71414), fix(0.34414))
+        let (fCrR, fCbB, fCrG, fCbG) = (Int32(YC_JPEG_FIX_CR_R), Int32(YC_JPEG_FIX_CB_B), Int32(YC_JPEG_FIX_CR_G),
+                                        Int32(YC_JPEG_FIX_CB_G))
+        crR = (0..<256).map { i in (fCrR * Int32(i - 128) + half) >> 16 }
+        cbB = (0..<256).map { i in (fCbB * Int32(i - 128) + half) >> 16 }
+        crG = (0..<256).map { i in -fCrG * Int32(i - 128) }
+        cbG = (0..<256).map { i in -fCbG * Int32(i - 128) + half }
+        fixes = (fCrR, fCbB, fCrG, fCbG)
         switch upsampling {
         case .full, .grey: cMode = 0
         case .fancyH2V1: cMode = 1
