@@ -4,7 +4,7 @@ import Foundation
 import TestSupport
 import XCTest
 import YUVCore
-import YUVIO
+@testable import YUVIO
 
 /// A 4:2:0 JPEG on the RGB route is decoded to its planes, and its RGB rows are made by yuvconv's rows
 /// (`yc_ycc420_rgbx`, on the colour or conversion stage's thread): they must be libjpeg's own, byte for byte —
@@ -202,6 +202,28 @@ final class YCbCrRowsTests: XCTestCase {
                 }
                 XCTAssertEqual(try planes(path), try planes(png), "\(w)x\(h) \(filter), pipelined \(pipelined)")
             }
+        }
+    }
+
+    /// A colour-managed 4:2:0 photo: the same bytes whichever thread makes its RGB rows — the colour stage's
+    /// worker, or the decoding thread when that stage is behind — as through libjpeg's RGB (a batch's job).
+    func testColourManagedRowsAreTheSameOnEitherThread() throws {
+        defer { RGBRowsSource.decoderMakesRGB = nil }
+        for name in ["coffee-p3.jpg", "kodim23-p3.jpg"] {
+            let path = fixturesURL.appendingPathComponent("colour/" + name).path
+            func planes(pipelined: Bool, decoderMakes: Bool?) throws -> [UInt8] {
+                RGBRowsSource.decoderMakesRGB = decoderMakes
+                var options = DecodeOptions(orientation: .ignore)
+                options.pipelined = pipelined
+                let sink = MemorySink()
+                let report = try YUVIO.convert(path: path, spec: ConversionSpec(), layout: .nv12, into: sink, options: options)
+                XCTAssertNotNil(report.colour, name)
+                return sink.image!.bytes
+            }
+            let libjpeg = try planes(pipelined: false, decoderMakes: nil)
+            XCTAssertEqual(try planes(pipelined: true, decoderMakes: nil), libjpeg, name)
+            XCTAssertEqual(try planes(pipelined: true, decoderMakes: true), libjpeg, name)
+            XCTAssertEqual(try planes(pipelined: true, decoderMakes: false), libjpeg, name)
         }
     }
 }

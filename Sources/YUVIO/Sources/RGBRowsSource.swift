@@ -60,6 +60,13 @@ final class RGBRowsSource: BandSource {
     /// the decoding thread: a Display P3 photo's conversion no longer waits for them.
     private let ycc: (yStride: Int, cStride: Int, chromaRows: Int)?
     private var planes: [UnsafeMutableRawPointer] = []
+    /// Per slot, whether the decoding thread already made the band's RGB rows: it does when the colour stage is
+    /// behind (a band it has not started is waiting), as libjpeg did — a smooth photo decodes faster than its
+    /// colour stage transforms, and that stage's worker then has no time for the rows. Written before the band
+    /// is handed on, read after.
+    private var madeRGB: UnsafeMutableBufferPointer<Bool> = .init(start: nil, count: 0)
+    /// Tests only: the decoding thread makes every band's RGB rows (true) or none (false), whatever the stages do.
+    nonisolated(unsafe) static var decoderMakesRGB: Bool?
     private var waitingAlpha: RowWindow?, waitingSource: RowWindow?
     private var alphaBand: UnsafeMutablePointer<UInt8>?
     private var sharpBytes = 0
@@ -120,7 +127,11 @@ final class RGBRowsSource: BandSource {
         }
         if turn.isIdentity {
             slots = (0..<count).map { _ in ledger.allocate(rowBytes * bandRows) }
-            if ycc != nil { planes = (0..<count).map { _ in ledger.allocate(planeBytes) } }
+            if ycc != nil {
+                planes = (0..<count).map { _ in ledger.allocate(planeBytes) }
+                madeRGB = .allocate(capacity: count)
+                madeRGB.initialize(repeating: false)
+            }
             helped = (0..<count).map { _ in DispatchSemaphore(value: 0) }
             if decoder.info.interlaced {
                 recorded += rowBytes * geometry.height   // libpng holds the whole Adam7 picture
@@ -149,6 +160,11 @@ final class RGBRowsSource: BandSource {
         if let ycc {
             let p = planes(slot: slot)
             try decoder.readYCC420(y: p.y, yStride: ycc.yStride, cb: p.cb, cr: p.cr, cStride: ycc.cStride, count: count)
+            madeRGB[slot] = false
+            if sharesColour && (Self.decoderMakesRGB ?? unstarted.withLock({ !$0.isEmpty })) {
+                makeRGB(slot: slot, row: row, count: count)
+                madeRGB[slot] = true
+            }
         } else {
             try decoder.readRows(into: slots[slot], rowBytes: rowBytes, count: count)
         }
@@ -228,7 +244,7 @@ final class RGBRowsSource: BandSource {
 
     /// A 4:2:0 JPEG's band (`ycc`): its RGB rows, from the planes the decoder left in the slot.
     private func makeRGB(slot: Int, row: Int, count: Int) {
-        guard let ycc, count > 0 else { return }
+        guard let ycc, count > 0, !madeRGB[slot] else { return }
         let p = planes(slot: slot)
         yc_ycc420_rgbx(p.y.baseAddress!.assumingMemoryBound(to: UInt8.self), ycc.yStride,
                        p.cb.baseAddress!.assumingMemoryBound(to: UInt8.self),
@@ -297,6 +313,7 @@ final class RGBRowsSource: BandSource {
     deinit {
         for p in slots { ledger?.deallocate(p, bytes: rowBytes * bandRows) }
         for p in planes { ledger?.deallocate(p, bytes: planeBytes) }
+        madeRGB.deallocate()
         if let whole { ledger?.deallocate(whole.pointer, bytes: whole.bytes) }
         if recorded > 0 { ledger?.record(-recorded) }
         if sharpBytes > 0 { ledger?.record(-sharpBytes) }
