@@ -173,7 +173,10 @@ void yc_jpeg_open(yc_decoder *dec, FILE *file, yc_stream *stream, int raw) {
         }
         return;
     }
-    if ((raw & 8) && !((raw & 16) && info->orientation != 1) && ycc420_shape(j)) {
+    // Its bands are whole iMCU rows, 16 at least: wider than 37449 pixels, 16 rows of RGBX and their planes (7 bytes
+    // a pixel) pass the 4 MiB a band the RGB route keeps to (YUVIO's rowsPerBand), and libjpeg's rows are smaller.
+    const int planes_fit = (uint64_t)info->width * 7 * 16 <= (4u << 20);
+    if ((raw & 8) && !((raw & 16) && info->orientation != 1) && planes_fit && ycc420_shape(j)) {
         // A 4:2:0 photo on the RGB route, for a caller with another thread to spare (not a picture it turns whole):
         // planes here, RGB rows from them on that thread (yc_ycc_rows.h: the same bytes as libjpeg's upsampling
         // and colour conversion, which would run here). Without one, libjpeg's own SIMD does it in less CPU.
