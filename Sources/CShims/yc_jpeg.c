@@ -6,6 +6,7 @@
 #include "yc_colour.h"
 #include "yc_stream.h"
 #include "yc_ycc_rows.h"
+#include "yc_cpu.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -175,7 +176,9 @@ void yc_jpeg_open(yc_decoder *dec, FILE *file, yc_stream *stream, int raw) {
     }
     // Its bands are whole iMCU rows, 16 at least: wider than 37449 pixels, 16 rows of RGBX and their planes (7 bytes
     // a pixel) pass the 4 MiB a band the RGB route keeps to (YUVIO's rowsPerBand), and libjpeg's rows are smaller.
-    const int planes_fit = (uint64_t)info->width * 7 * 16 <= (4u << 20);
+    // On the baseline tier (SSE2: no 32-bit multiply) the rows cost more than libjpeg's own SSE2 code saves
+    // the decoding thread (colour management 1.38× against about 1.26–1.37× on libjpeg's path, bench-costs).
+    const int planes_fit = (uint64_t)info->width * 7 * 16 <= (4u << 20) && yc_cpu_tier() >= YC_TIER_AVX2;
     if ((raw & 8) && !((raw & 16) && info->orientation != 1) && planes_fit && ycc420_shape(j)) {
         // A 4:2:0 photo on the RGB route, for a caller with another thread to spare (not a picture it turns whole):
         // planes here, RGB rows from them on that thread (yc_ycc_rows.h: the same bytes as libjpeg's upsampling
