@@ -168,6 +168,16 @@ int yc_file_read_allowed(yc_decoder *dec, uint64_t n);
 /// The bytes the file may still give (`file_limit` less what was read).
 uint64_t yc_file_read_room(const yc_decoder *dec);
 
+/// jpeg_read_raw_data of one band (info.raw_band_rows luma rows, info.raw_plane_rows of each component) into
+/// `planes`, rows `strides` apart: the rows read, or 0 with the error set (yc_jpeg.c; the caller's setjmp).
+int yc_jpeg_read_raw(yc_decoder *dec, uint8_t *const planes[3], const size_t strides[3]);
+/// A 4:2:0 photo's planes for the RGB route (yc_jpeg_planes.c): whether yc_jpeg_open takes them (the header read,
+/// `raw` yc_open's bits); after jpeg_start_decompress in raw mode, the reader's state; and yc_read_rows' RGB rows
+/// from them.
+int yc_jpeg_ycc_wanted(yc_decoder *dec, int raw);
+void yc_jpeg_ycc_begin(yc_decoder *dec);
+int yc_jpeg_ycc_rgbx_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count);
+
 /// Counts a warning the decoder tolerated, keeping the first one's message.
 void yc_warn(yc_decoder *dec, const char *msg);
 /// Warns when EXIF data (TIFF structure, `n` bytes at `b`) is damaged (`yc_exif_damage`): "`what`: why; whether

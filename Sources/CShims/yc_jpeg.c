@@ -1,17 +1,13 @@
 // The JPEG half of the decoder: opening (the whole-picture budget, the direct path's choice, missing scans),
-// rows, raw planes and the end of the image. What watches the decode from inside libjpeg — errors, warnings,
+// rows, raw planes and the end of the image. A 4:2:0 photo's planes for the RGB route are yc_jpeg_planes.c's. What watches the decode from inside libjpeg — errors, warnings,
 // the scan limit, interrupts — is yc_jpeg_watch.c's; the APP1 (Exif, XMP) and APP2 (ICC) readers are
 // yc_jpeg_markers.c's, the large-buffer source yc_jpeg_source.c's.
 #include "yc_decode_internal.h"
 #include "yc_colour.h"
 #include "yc_stream.h"
-#include "yc_ycc_rows.h"
-#include "yc_cpu.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static int ycc420_shape(j_decompress_ptr j);
 
 // jpeg_start_decompress, unless the picture must be held whole above the decoder's limit: a progressive or
 // multi-scan file keeps every coefficient (jdcoefct.c's full buffer: each component's blocks, padded to its
@@ -174,28 +170,13 @@ void yc_jpeg_open(yc_decoder *dec, FILE *file, yc_stream *stream, int raw) {
         }
         return;
     }
-    // Its bands are whole iMCU rows, 16 at least: wider than 37449 pixels, 16 rows of RGBX and their planes (7 bytes
-    // a pixel) pass the 4 MiB a band the RGB route keeps to (YUVIO's rowsPerBand), and libjpeg's rows are smaller.
-    // On the baseline tier (SSE2: no 32-bit multiply) the rows cost more than libjpeg's own SSE2 code saves
-    // the decoding thread (colour management 1.38× against about 1.26–1.37× on libjpeg's path, bench-costs).
-    const int planes_fit = (uint64_t)info->width * 7 * 16 <= (4u << 20) && yc_cpu_tier() >= YC_TIER_AVX2;
-    if ((raw & 8) && !((raw & 16) && info->orientation != 1) && planes_fit && ycc420_shape(j)) {
-        // A 4:2:0 photo on the RGB route, for a caller with another thread to spare (not a picture it turns whole):
-        // planes here, RGB rows from them on that thread (yc_ycc_rows.h: the same bytes as libjpeg's upsampling
-        // and colour conversion, which would run here). Without one, libjpeg's own SIMD does it in less CPU.
+    if (yc_jpeg_ycc_wanted(dec, raw)) {
+        // A 4:2:0 photo on the RGB route, for a caller with another thread to spare: planes here, RGB rows from
+        // them on that thread (yc_jpeg_planes.c).
         j->raw_data_out = TRUE;
         j->out_color_space = JCS_YCbCr;
         if (!jpeg_start(dec, j) || jpeg_scans_incomplete(dec)) return;
-        for (int c = 0; c < 3; c++) info->raw_plane_width[c] = (int)(j->comp_info[c].width_in_blocks * DCTSIZE);
-        const size_t w0 = (size_t)info->raw_plane_width[0], w1 = (size_t)info->raw_plane_width[1];
-        dec->ycc_half = 16 * w0 + 2 * 8 * w1;
-        const size_t cw = (info->width + 1) / 2;
-        dec->ycc_window = malloc(2 * dec->ycc_half + 2 * cw);   // and the carried chroma row
-        dec->ycc_carried = -1;
-        if (!dec->ycc_window) { yc_set_error(dec, "out of memory"); return; }
-        dec->ycc_imcu[0] = dec->ycc_imcu[1] = -1;
-        info->ycc420 = 1;
-        info->ycc_held = 2 * dec->ycc_half + 2 * cw;
+        yc_jpeg_ycc_begin(dec);
         return;
     }
     switch (j->jpeg_color_space) {
@@ -233,132 +214,6 @@ void yc_jpeg_open(yc_decoder *dec, FILE *file, yc_stream *stream, int raw) {
     if (jpeg_start(dec, j)) jpeg_scans_incomplete(dec);
 }
 
-// A YCbCr JPEG whose chroma is halved both ways (Y 2×2, Cb and Cr 1×1) and wider than two samples, which libjpeg
-// would upsample with its h2v2 "fancy" filter — a chroma row of two samples or fewer it repeats instead (jdsample.c).
-static int ycc420_shape(j_decompress_ptr j) {
-    if (j->jpeg_color_space != JCS_YCbCr || j->num_components != 3 || !yc_jpeg_fancy_across((j->image_width + 1) / 2))
-        return 0;
-    const jpeg_component_info *c = j->comp_info;
-    return c[0].h_samp_factor == 2 && c[0].v_samp_factor == 2 && c[1].h_samp_factor == 1 && c[1].v_samp_factor == 1
-        && c[2].h_samp_factor == 1 && c[2].v_samp_factor == 1;
-}
-
-// Decodes the next iMCU row (ycc_decoded) to the rows given: 16 of luma, 8 of Cb, 8 of Cr.
-static int ycc_decode(yc_decoder *dec, JSAMPROW y[16], JSAMPROW cb[8], JSAMPROW cr[8]) {
-    JSAMPARRAY image[3] = {y, cb, cr};
-    if (jpeg_read_raw_data(&dec->jpeg, image, 16) == 0) {
-        yc_set_error(dec, "the decoder returned no rows");
-        return -1;
-    }
-    dec->ycc_decoded++;
-    return 0;
-}
-
-// iMCU row m of the window (16 luma rows, then 8 Cb and 8 Cr rows), decoded into its older half when it is the
-// next one; NULL when it is neither (yc_jpeg_ycc_rows' order never asks for one), or on a decoding error.
-static uint8_t *ycc_imcu(yc_decoder *dec, long m) {
-    for (int h = 0; h < 2; h++)
-        if (dec->ycc_imcu[h] == m) return dec->ycc_window + (size_t)h * dec->ycc_half;
-    if (m != dec->ycc_decoded) return NULL;
-    const int h = dec->ycc_imcu[0] <= dec->ycc_imcu[1] ? 0 : 1;
-    uint8_t *base = dec->ycc_window + (size_t)h * dec->ycc_half;
-    const size_t w0 = (size_t)dec->info.raw_plane_width[0], w1 = (size_t)dec->info.raw_plane_width[1];
-    JSAMPROW y[16], cb[8], cr[8];
-    for (int r = 0; r < 16; r++) y[r] = base + r * w0;
-    for (int r = 0; r < 8; r++) cb[r] = base + 16 * w0 + r * w1, cr[r] = base + 16 * w0 + (8 + r) * w1;
-    dec->ycc_imcu[h] = -1;
-    if (ycc_decode(dec, y, cb, cr) != 0) return NULL;
-    dec->ycc_imcu[h] = m;
-    return base;
-}
-
-// yc_jpeg_ycc_rows for rows first … first + count − 1, without the setjmp (the callers' own). An iMCU row whose
-// 16 luma rows all belong to the band is decoded straight into it when its rows have room for libjpeg's
-// (raw_plane_width: whole blocks); the others — the one the band shares with
-// the band before or after, and the one below it, whose first chroma row the band's last luma row needs — go
-// through the window, and their rows are copied. Rows are taken in the order of the iMCU rows that hold them,
-// so the window's two suffice; the last chroma row of an iMCU row decoded straight into a band is kept
-// (`ycc_carried`, after the window), as the next band's row above.
-static int ycc_rows(yc_decoder *dec, uint32_t first, uint32_t count, uint8_t *y, size_t yStride, uint8_t *cb,
-                    uint8_t *cr, size_t cStride) {
-    const long height = dec->info.height, ch = (height + 1) / 2, cw = ((long)dec->info.width + 1) / 2;
-    const size_t w0 = (size_t)dec->info.raw_plane_width[0], w1 = (size_t)dec->info.raw_plane_width[1];
-    const long last = (long)first + count - 1, c0 = (long)first / 2 - 1, c1 = last / 2 + 1;
-    const long cLast = c1 < ch ? c1 : ch - 1;   // the band's chroma rows in the picture: from max(c0, 0)
-    long yi = first, ci = c0 < 0 ? 0 : c0;
-    uint8_t *carry = dec->ycc_window + 2 * dec->ycc_half;
-    while (yi <= last || ci <= cLast) {
-        const long my = yi <= last ? yi / 16 : -1, mc = ci <= cLast ? ci / 8 : -1;
-        const int luma = my >= 0 && (mc < 0 || my <= mc);
-        const long m = luma ? my : mc;
-        if (!luma && ci == dec->ycc_carried) {
-            memcpy(cb + (size_t)(ci - c0) * cStride, carry, (size_t)cw);
-            memcpy(cr + (size_t)(ci - c0) * cStride, carry + cw, (size_t)cw);
-            ci++;
-            continue;
-        }
-        if (luma && m == dec->ycc_decoded && yi == 16 * m && 16 * m + 15 <= last && yStride >= w0 && cStride >= w1) {
-            // Straight into the band: luma rows yi … yi + 15, chroma rows 8m … 8m + 7 (ci is 8m: the rows
-            // before it are in earlier iMCU rows, taken first).
-            JSAMPROW ry[16], rb[8], rr[8];
-            for (int r = 0; r < 16; r++) ry[r] = y + (size_t)(yi + r - (long)first) * yStride;
-            for (int r = 0; r < 8; r++) {
-                rb[r] = cb + (size_t)(ci + r - c0) * cStride;
-                rr[r] = cr + (size_t)(ci + r - c0) * cStride;
-            }
-            if (ci != 8 * m) {
-                yc_set_error(dec, "the planes were asked for out of order");
-                return -1;
-            }
-            if (ycc_decode(dec, ry, rb, rr) != 0) return -1;
-            memcpy(carry, rb[7], (size_t)cw);
-            memcpy(carry + cw, rr[7], (size_t)cw);
-            dec->ycc_carried = ci + 7;
-            yi += 16;
-            ci += 8;
-            continue;
-        }
-        const uint8_t *base = ycc_imcu(dec, m);
-        if (!base) {
-            if (!dec->failed) yc_set_error(dec, "the planes were asked for out of order");
-            return -1;
-        }
-        if (luma) {
-            memcpy(y + (size_t)(yi - (long)first) * yStride, base + (size_t)(yi % 16) * w0, dec->info.width);
-            yi++;
-        } else {
-            const size_t at = (size_t)(ci - c0) * cStride, row = (size_t)(ci % 8);
-            memcpy(cb + at, base + 16 * w0 + row * w1, (size_t)cw);
-            memcpy(cr + at, base + 16 * w0 + (8 + row) * w1, (size_t)cw);
-            ci++;
-        }
-    }
-    // The rows past the picture's edges repeat its first and last (libjpeg's context rows).
-    for (long c = c0; c < 0; c++) {
-        memcpy(cb + (size_t)(c - c0) * cStride, cb + (size_t)(0 - c0) * cStride, (size_t)cw);
-        memcpy(cr + (size_t)(c - c0) * cStride, cr + (size_t)(0 - c0) * cStride, (size_t)cw);
-    }
-    for (long c = ch; c <= c1; c++) {
-        memcpy(cb + (size_t)(c - c0) * cStride, cb + (size_t)(ch - 1 - c0) * cStride, (size_t)cw);
-        memcpy(cr + (size_t)(c - c0) * cStride, cr + (size_t)(ch - 1 - c0) * cStride, (size_t)cw);
-    }
-    return 0;
-}
-
-int yc_jpeg_ycc_rows(yc_decoder *dec, uint8_t *y, size_t yStride, uint8_t *cb, uint8_t *cr, size_t cStride,
-                     uint32_t count) {
-    if (dec->failed) return -1;
-    if (!dec->info.ycc420) { yc_set_error(dec, "not a 4:2:0 planes decoder"); return -1; }
-    if (count == 0 || count > dec->info.height - dec->rows_read) {
-        yc_set_error(dec, "read past the last row");
-        return -1;
-    }
-    if (setjmp(dec->jump)) return -1;
-    if (ycc_rows(dec, dec->rows_read, count, y, yStride, cb, cr, cStride) != 0) return -1;
-    dec->rows_read += count;
-    return 0;
-}
-
 // Adobe CMYK as libjpeg hands it out is inverted (0 = full ink): R = C·K/255, rounded to nearest.
 static void cmyk_to_rgbx(const uint8_t *src, uint8_t *dst, uint32_t width) {
     for (uint32_t x = 0; x < width; x++) {
@@ -370,24 +225,7 @@ static void cmyk_to_rgbx(const uint8_t *src, uint8_t *dst, uint32_t width) {
 
 int yc_jpeg_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count) {
     if (setjmp(dec->jump)) return -1;
-    if (dec->info.ycc420) {
-        // RGB rows here, 16 at a time, through the same planes and rows as yc_jpeg_ycc_rows and yc_ycc420_rgbx.
-        const uint32_t width = dec->info.width;
-        const size_t w0 = (size_t)dec->info.raw_plane_width[0], w1 = (size_t)dec->info.raw_plane_width[1];
-        if (!dec->ycc_scratch) {   // made when first needed (a caller reading planes never needs it)
-            const size_t bytes = 16 * w0 + 2 * (16 / 2 + 3) * w1;
-            if (!(dec->ycc_scratch = malloc(bytes))) { yc_set_error(dec, "out of memory"); return -1; }
-            dec->info.ycc_held += bytes;
-        }
-        uint8_t *y = dec->ycc_scratch, *cb = y + 16 * w0, *cr = cb + (16 / 2 + 3) * w1;
-        for (uint32_t done = 0; done < count;) {
-            const uint32_t first = dec->rows_read + done, n = count - done < 16 ? count - done : 16;
-            if (ycc_rows(dec, first, n, y, w0, cb, cr, w1) != 0) return -1;
-            yc_ycc420_rgbx(y, w0, cb, cr, w1, width, first, n, dst + (size_t)done * stride, stride);
-            done += n;
-        }
-        return 0;
-    }
+    if (dec->info.ycc420) return yc_jpeg_ycc_rgbx_rows(dec, dst, stride, count);
     for (uint32_t i = 0; i < count; i++) {
         uint8_t *row = dec->cmyk_row ? dec->cmyk_row : dst + i * stride;
         JSAMPROW rows[1] = {row};
@@ -401,10 +239,7 @@ int yc_jpeg_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count) {
     return 0;
 }
 
-int yc_read_raw_band(yc_decoder *dec, uint8_t *const planes[3], const size_t strides[3]) {
-    if (dec->failed) return -1;
-    if (!dec->info.raw) { yc_set_error(dec, "not a raw decoder"); return -1; }
-    if (setjmp(dec->jump)) return -1;
+int yc_jpeg_read_raw(yc_decoder *dec, uint8_t *const planes[3], const size_t strides[3]) {
     struct jpeg_decompress_struct *j = &dec->jpeg;
     JSAMPROW rows[3][4 * DCTSIZE];
     JSAMPARRAY image[3];
@@ -413,9 +248,18 @@ int yc_read_raw_band(yc_decoder *dec, uint8_t *const planes[3], const size_t str
         image[c] = rows[c];
     }
     JDIMENSION got = jpeg_read_raw_data(j, image, (JDIMENSION)dec->info.raw_band_rows);
-    if (got == 0) { yc_set_error(dec, "the decoder returned no rows"); return -1; }
-    dec->rows_read += got;
+    if (got == 0) yc_set_error(dec, "the decoder returned no rows");
     return (int)got;
+}
+
+int yc_read_raw_band(yc_decoder *dec, uint8_t *const planes[3], const size_t strides[3]) {
+    if (dec->failed) return -1;
+    if (!dec->info.raw) { yc_set_error(dec, "not a raw decoder"); return -1; }
+    if (setjmp(dec->jump)) return -1;
+    const int got = yc_jpeg_read_raw(dec, planes, strides);
+    if (got == 0) return -1;
+    dec->rows_read += (uint32_t)got;
+    return got;
 }
 
 int yc_jpeg_end(yc_decoder *dec) {

@@ -118,7 +118,7 @@ func runPipeline(_ source: BandSource, frame: FrameLayout, into sink: BandSink, 
 /// Rows a band hands off at once: up to 64 (fewer thread wake-ups), but never more than about 4 MiB of rows
 /// of `rowBytes` each, so a very wide picture (a 1,000,000-pixel-wide PNG) still costs a few MiB a band, not
 /// a GiB. Even, at least 2 (a 4:2:0 chroma row covers two luma rows).
-/// (yc_jpeg.c's 4:2:0 planes for the RGB route assume its 4 MiB: they are taken up to the width whose 16 rows fit.)
+/// (yc_jpeg_planes.c's 4:2:0 planes for the RGB route assume its 4 MiB: they are taken up to the width whose 16 rows fit.)
 func rowsPerBand(rowBytes: Int) -> Int {
     let rows = (4 << 20) / max(rowBytes, 1)
     return max(2, min(64, rows) & ~1)

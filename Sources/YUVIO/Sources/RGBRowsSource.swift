@@ -110,7 +110,7 @@ final class RGBRowsSource: BandSource {
         self.ledger = ledger
         // A progressive JPEG's coefficients, which libjpeg holds whole (the report said 1.5 MiB of buffers for a
         // 48 MP one that held 137 MiB).
-        recorded = decoder.coefficientBytes + (decoder.isYCC420 ? decoder.yccHeldBytes : 0)
+        recorded = decoder.coefficientBytes + decoder.yccHeldBytes   // the latter 0 unless it reads planes
         ledger.record(recorded)
         if let sharp {
             // Rows wait at most `lagRows` behind a band: room for a band more than that.
