@@ -173,7 +173,7 @@ struct BatchRun {
         descriptorJobs = jobsTheDescriptorLimitHolds()
     }
 
-    /// The jobs the open-file limit holds, looked at once (a scan of up to 8192 descriptors).
+    /// The jobs the open-file limit holds, looked at once (a listing of the open descriptors: `openDescriptors`).
     private let descriptorJobs: Int
 
     /// How many threads: -j N, else every core; never more than the files, nor than the open-file limit holds
