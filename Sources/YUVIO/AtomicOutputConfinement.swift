@@ -144,15 +144,10 @@ extension AtomicOutput {
         var reached = root, underAbsent = allAbsent
         for part in parts {
             reached += (reached.hasSuffix("/") ? "" : "/") + part
-            var madeHere = false
-            if making {
-                if withFileSystemPath(part, { mkdirat(folder, $0, 0o777) }) == 0 {
-                    madeHere = true
-                } else if errno != EEXIST {
-                    let why = errnoMessage()
-                    close(folder)
-                    throw .system("cannot make the folder \(PathBytes.display(reached)): \(why)")
-                }
+            if making, withFileSystemPath(part, { mkdirat(folder, $0, 0o777) }) != 0, errno != EEXIST {
+                let why = errnoMessage()
+                close(folder)
+                throw .system("cannot make the folder \(PathBytes.display(reached)): \(why)")
             }
             let key = PathBytes.encode(reached)
             // A folder that was missing when the run began (`noteFolders`), or is below one, is the run's own: a
@@ -198,7 +193,6 @@ extension AtomicOutput {
                 throw .system("the folder \(PathBytes.display(reached)) is the folder \(PathBytes.display(PathBytes.decode(other))) "
                               + "(a link or a mount): two outputs of the run could be one file")
             }
-            if madeHere { MadeFolders.note(reached) }
             folder = next
         }
         return folder

@@ -107,9 +107,6 @@ func refuseShardedStandardInput(_ options: Options, inputs: BatchInputs? = nil, 
 
 /// `yuvconv convert a.jpg b.png dir/ -o outdir/`: many files, several at once, none lost.
 func runBatch(_ options: Options) -> Int32 {
-    // Folders the run made and wrote nothing into (every input of theirs failed, or the report file could not be
-    // opened) are not left behind: removed once everything is written and named.
-    defer { MadeFolders.removeEmpty() }
     // `yuvconv convert -o out/` with nothing to convert is a mistake (an empty `$FILES` in a script), as for
     // `report`: refused, not a green run. A list (--files-from) or a folder may hold no file.
     guard !options.inputs.isEmpty || options.filesFrom != nil else {

@@ -58,7 +58,6 @@ func makeFolders(_ path: String) -> String? {
     for part in path.pathParts {
         current += "/" + part
         let rc = withFileSystemPath(current) { mkdir($0, 0o777) }
-        if rc == 0 { MadeFolders.note(current) }
         if rc != 0 && errno != EEXIST {
             return "cannot make the folder \(displayPath(String(current.hasPrefix("./") ? current.dropFirst(2) : current[...]))): "
                 + String(cString: strerror(errno))

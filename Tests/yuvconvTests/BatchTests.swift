@@ -146,30 +146,6 @@ final class BatchTests: CLITestCase {
         XCTAssertTrue(r.stderr.contains("cannot make the folder /proc/yuvconv-cannot: No such file or directory"), r.stderr)
     }
 
-    /// A batch whose inputs all fail leaves no folder it made behind (an empty output folder read as "something
-    /// was written"), nor the subfolders a template made for them; a folder that was there stays, and so does one
-    /// with an output or a report in it.
-    func testAllFailedLeavesNoFolderItMade() throws {
-        try makeInputs([("pngsuite/xcsn0g01.png", "in/b.png"), ("jpeg/wuffs/peacock.default.truncated.jpeg", "in/d.jpg")])
-        for args in [["in", "-o", "new/deeper/"], ["in", "-o", "tpl/", "--name", "{stem}/x/{stem}.{ext}", "-j", "2"], ["in", "-o", "upd/", "--update"]] {
-            let r = try run(["convert"] + args + ["-q"])
-            XCTAssertEqual(r.status, 1, r.stderr)
-            XCTAssertTrue(r.stderr.contains("2 failed"), r.stderr)
-        }
-        XCTAssertEqual(tree(), tree().filter { $0.hasPrefix("in") })
-        // A folder that was there before the run stays (empty, as it was).
-        try FileManager.default.createDirectory(at: work.appendingPathComponent("there"), withIntermediateDirectories: true)
-        XCTAssertEqual(try run(["convert", "in", "-o", "there/sub/", "-q"]).status, 1)
-        XCTAssertEqual(tree().filter { !$0.hasPrefix("in") }, ["there"])
-        // The folder a report file was written into stays, with the report.
-        XCTAssertEqual(try run(["convert", "in", "-o", "rep/", "--report", "json", "--report-file", "rep/r.json", "-q"]).status, 1)
-        XCTAssertEqual(tree().filter { $0.hasPrefix("rep") }, ["rep", "rep/r.json"])
-        // One that succeeds: its folder and output stay, the failed one's template folder does not.
-        try makeInputs([("pngsuite/basn2c08.png", "in/a.png")])
-        XCTAssertEqual(try run(["convert", "in", "-o", "mix/", "--name", "{stem}/{stem}.{ext}", "-q"]).status, 1)
-        XCTAssertEqual(tree().filter { $0.hasPrefix("mix") }, ["mix", "mix/a", "mix/a/a.nv12"])
-    }
-
     /// SIGINT mid-run: no new files, nothing partial or temporary, a summary, exit 130. SIGHUP (a closed terminal
     /// or SSH session) the same, exit 129, with --update's manifest of what finished written: it once ended the
     /// run on the spot, and the next run redid every file.
