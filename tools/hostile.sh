@@ -303,6 +303,8 @@ says() { LC_ALL=C grep -qaiE -- "$1" "$ERR" || bad "stderr does not say /$1/: $(
 quiet() { [ ! -s "$ERR" ] || bad "stderr not empty: $(errline)"; }
 # Nothing changed below $D but the paths matching ALLOW (globs relative to $D); no temporary file anywhere.
 settled() {
+  # A case that never listed its files first would check nothing: said as a failure, not passed in silence.
+  [ -f "$META/$NAME.before" ] || { bad "settled without snap: the files before the case were never listed"; return; }
   listing > "$META/$NAME.after"
   local p g ok
   while IFS= read -r p; do
@@ -1794,6 +1796,7 @@ begin raw-frame-memory-from-a-pipe
 # last growth. The whole frame, admitted, is reserved at once (pages cost memory as bytes arrive): 121–124 MiB,
 # hence the 133 MiB line between the two. And a JPEG output's planes were checked only after the frame was read: refused now
 # before it is, at the process's own size.
+snap
 memwrap
 yc - --size 8192x6826 --pix-fmt nv12 -o /dev/null -q < <(head -c 83877888 /dev/zero) > "$OUT" 2> "$ERR"
 status 0; rss_below 133
