@@ -101,8 +101,9 @@ func dryRunBatch(_ plan: BatchPlan, options: Options, update: UpdateManifest?, o
 /// written, else the exit status. A batch's (`outputFolder`) makes the report's folder inside its own.
 func dryRunReportFile(_ options: Options, protected: any FileIdentitySet, outputFolder: String? = nil) -> Int32? {
     guard let file = options.reportFile else { return nil }
-    do { _ = try AtomicOutput.check(path: file, force: reportReplaces(file, options, found: reportStatus(file)), protected: protected) } catch {
-        return fileFailure(FileError(output: file, error))
+    let found = reportStatus(file)
+    do { _ = try AtomicOutput.check(path: file, force: reportReplaces(file, options, found: found), protected: protected) } catch {
+        return fileFailure(reportFileError(file, options, found: found, error))
     }
     let made = outputFolder.flatMap { reportFolderToMake(file, outputFolder: $0) }
     if let folder = outputFolder, let dir = made, let why = reportFolderProblem(file, making: dir, outputFolder: folder) {

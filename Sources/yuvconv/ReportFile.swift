@@ -25,8 +25,18 @@ func openReportFile(_ options: Options, protected: any FileIdentitySet) throws(F
         return try AtomicOutput(path: file, force: reportReplaces(file, options, found: found), protected: protected,
                                 replacingOnly: options.force ? nil : found)
     } catch {
-        throw FileError(output: file, error)
+        throw reportFileError(file, options, found: found, error)
     }
+}
+
+/// Why the report file cannot be written, as the run and its dry run say it: `--update` replaces its own report
+/// only, and a file there that is not one whole report (`reportReplaces`) says so, not just that it exists.
+func reportFileError(_ file: String, _ options: Options, found: FileStatus?, _ error: WriteError) -> FileError {
+    if case .exists = error, options.update, !options.force, let st = found, st.kind == .regular, st.size > 0 {
+        return FileError(output: file, reason: "is there and is not one whole yuvconv report (another file, several runs' reports, or "
+                         + "one with other lines in it): --update replaces only its own report; use --force to replace it")
+    }
+    return FileError(output: file, error)
 }
 
 /// Whether the report file `file` may be replaced, for the run and its dry run alike: with --force, and with
@@ -37,6 +47,25 @@ func reportReplaces(_ file: String, _ options: Options, found: FileStatus?) -> B
     guard !options.force else { return true }
     guard options.update, let st = found, st.kind == .regular else { return false }
     return st.size == 0 || ReportFormat.isReport(head: RawInput.head(file, 512), tail: RawInput.tail(file, 4096))
+        && isWholeReport(file)
+}
+
+/// Whether the file at `file` is one whole report, read through (`WholeReportCheck`): its ends alone let a file of
+/// several runs' reports, or of lines of someone's own between a report's first line and its totals, be replaced.
+func isWholeReport(_ file: String) -> Bool {
+    let fd = withFileSystemPath(file) { open($0, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK) }
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    var check = WholeReportCheck()
+    var buffer = [UInt8](repeating: 0, count: 1 << 20)
+    while true {
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        if n < 0 { return false }
+        if n == 0 { break }
+        buffer.withUnsafeBytes { check.feed(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+    }
+    return check.isWholeReport()
 }
 
 /// The report file's own status (a link is not followed), for `reportReplaces`.

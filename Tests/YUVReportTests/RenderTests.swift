@@ -179,6 +179,49 @@ final class RenderTests: XCTestCase {
         }
     }
 
+    /// Read whole, a report is one only when it is exactly one (`WholeReportCheck`): two runs' reports
+    /// concatenated, or a line of someone's own anywhere between its first line and its totals, are not — though
+    /// their ends are a report's — so `--update` does not replace them without `--force`.
+    func testWholeReportIsExactlyOne() throws {
+        let r = try converted("pngsuite/basn0g16.png", quality: nil)
+        func whole(_ text: String, chunk: Int = 7) -> Bool {
+            var check = WholeReportCheck()
+            let bytes = Array(text.utf8)
+            var at = 0
+            while at < bytes.count {   // fed in small pieces: records and quoted fields cut anywhere
+                let end = min(at + chunk, bytes.count)
+                bytes[at..<end].withUnsafeBytes { check.feed($0) }
+                at = end
+            }
+            return check.isWholeReport()
+        }
+        for format in ReportFormat.allCases {
+            for records in [[r], [failed], [r, failed, r], []] {
+                let text = renderReport(records, format: format)
+                XCTAssertTrue(whole(text), "\(format) \(records.count)")
+                XCTAssertTrue(whole(text, chunk: 1 << 16), "\(format) \(records.count)")
+                // Its ends are a report's, but it is not one.
+                XCTAssertFalse(whole(text + renderReport([r], format: format)), "\(format): two reports")
+                let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+                for at in 1..<max(2, lines.count - 1) {
+                    var edited = lines
+                    edited.insert("IMPORTANT USER DATA", at: at)
+                    // A text report's image lines and an HTML page's body are free text: a line among them cannot be
+                    // told from theirs (another report's heading, rule, totals or page can).
+                    if format == .html || (format == .text && lines[at...].contains(where: { $0.hasPrefix("-----") })) {
+                        continue
+                    }
+                    XCTAssertFalse(whole(edited.joined(separator: "\n")), "\(format) \(records.count): a line at \(at)")
+                }
+                XCTAssertFalse(whole(text + "my notes\n"), "\(format): a line after the totals")
+            }
+        }
+        for other in ["", "my notes\n", "{\"type\": \"image\", \"file\": \"cat1.jpg\", \"label\": \"cat\"}\n",
+                      csvHeader() + "\r\n" + "a,b\r\n"] {
+            XCTAssertFalse(whole(other), other)
+        }
+    }
+
     func testUnmeasuredQualityInEveryFormat() throws {
         let r = try converted("pngsuite/basn0g16.png", quality: nil)
         let json = jsonLine(r)

@@ -136,6 +136,45 @@ final class PlanningTests: CLITestCase {
         }
     }
 
+    /// --update makes its report anew, but replaces without --force only a file that is one whole report: not one
+    /// that several runs' reports were appended into (JSON Lines invite `>>`), nor one with a line of the user's own
+    /// between its first line and its totals — their ends alone are a report's. They stay, and the run says why.
+    func testUpdateKeepsAReportFileThatHoldsMoreThanOneReport() throws {
+        try makeInputs()
+        for format in ["json", "csv", "text", "html"] {
+            let file = "all.\(format)"
+            let first = try run(["convert", "in", "-r", "-o", "o-\(format)/", "-q", "--update", "--report", format, "--report-file", file])
+            XCTAssertEqual(first.status, 1, first.stderr)   // in/c.png is damaged
+            let again = try run(["convert", "in", "-r", "-o", "o-\(format)/", "-q", "--update", "--report", format, "--report-file", file])
+            XCTAssertEqual(again.status, 1, again.stderr)
+            XCTAssertFalse(again.stderr.contains(file + ":"), again.stderr)   // its own report: replaced
+            let other = try run(["report", "in/a.png", "--report", format])
+            let path = work.appendingPathComponent(file)
+            var mixed = try Data(contentsOf: path)
+            mixed.append(other.stdout)
+            try mixed.write(to: path)
+            let refused = try run(["convert", "in", "-r", "-o", "o-\(format)/", "-q", "--update", "--report", format, "--report-file", file])
+            XCTAssertEqual(refused.status, 1, refused.stderr)
+            XCTAssertTrue(refused.stderr.contains("\(file): is there and is not one whole yuvconv report"), refused.stderr)
+            XCTAssertEqual(try Data(contentsOf: path), mixed, format)
+            // A line of the user's own inside one JSON report.
+            if format == "json" {
+                let one = try run(["report", "in/a.png", "in/sub/b.png", "--report", "json"]).stdout
+                var lines = String(decoding: one, as: UTF8.self).split(separator: "\n").map(String.init)
+                lines.insert("{\"note\": \"keep me\"}", at: 1)
+                let edited = Data((lines.joined(separator: "\n") + "\n").utf8)
+                try edited.write(to: path)
+                XCTAssertEqual(try run(["convert", "in", "-r", "-o", "o-\(format)/", "-q", "--update", "--report", format,
+                                        "--report-file", file]).status, 1)
+                XCTAssertEqual(try Data(contentsOf: path), edited)
+            }
+            // --force replaces it.
+            XCTAssertEqual(try run(["convert", "in", "-r", "-o", "o-\(format)/", "-q", "--update", "--force", "--report", format,
+                                    "--report-file", file]).status, 1)
+            XCTAssertNotEqual(try Data(contentsOf: path), mixed, format)
+        }
+    }
+
     /// Gives in/a.png other content (another image of the same kind).
     func changeInput() throws {
         let a = work.appendingPathComponent("in/a.png")
