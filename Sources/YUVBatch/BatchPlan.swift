@@ -138,8 +138,9 @@ public final class BatchPlan: @unchecked Sendable {
         // A clash among the items before a refused name was met first.
         if let (first, second, output) = try Self.firstClash(outputs) {
             let (a, b) = (PathBytes.decode(first), PathBytes.decode(second))
-            throw .sameOutput(first: a, second: b, output: PathBytes.decode(output),
-                              hint: Self.separatingTemplate(template, a, b, among: planned, format: format ?? .raw(.nv12)))
+            let hint = Self.separatingTemplate(template, a, b, among: planned, format: format ?? .raw(.nv12))
+            throw .sameOutput(first: a, second: b, output: PathBytes.decode(output), hint: hint?.template,
+                              partial: hint.map { !$0.separatesAll } ?? false)
         }
         if let refusal { throw refusal }
         let protected: SortedIdentities
@@ -302,10 +303,12 @@ public final class BatchPlan: @unchecked Sendable {
     /// that the hint does not lead to the next clash (a tree with files that differ by extension and files of
     /// one name in two folders). Tried in turn: `template` under `{dir}/`, then with `{name}` for `{stem}` (a
     /// `{stem}.y4m` stays Y4M), then that with `{dir}/` before it, then the plain `{name}.{ext}` and `{dir}/{name}.{ext}` (a template
-    /// naming neither). Without one for the whole batch, the first that separates the two; nil when none does
-    /// (files of one name whose `{dir}` is empty, given one by one or as a folder's contents).
+    /// naming neither). None that names an output as `--update`'s manifest (or its lock or journal), which every
+    /// file would then be refused. Without one for the whole batch, the first that separates the two, said to be
+    /// so (`separatesAll` false: following it meets the next clash); nil when none does (files of one name whose
+    /// `{dir}` is empty, given one by one or as a folder's contents).
     static func separatingTemplate(_ template: String, _ a: String, _ b: String, among planned: Spool,
-                                   format: OutputFormat, checkedWhole: Int = 100_000) -> String? {
+                                   format: OutputFormat, checkedWhole: Int = 100_000) -> (template: String, separatesAll: Bool)? {
         var all: [BatchItem] = [], pair: [String: BatchItem] = [:], whole = true, records = planned.reader()
         while let r = records.nextRecord() {
             let (input, dir, _) = plannedFields(r)
@@ -322,15 +325,18 @@ public final class BatchPlan: @unchecked Sendable {
         if !named.contains("{dir}") { candidates.append("{dir}/" + named) }
         candidates += ["{name}.{ext}", "{dir}/{name}.{ext}"]
         let separating = candidates.filter {
-            $0 != template && outputName($0, item: x, format: format) != outputName($0, item: y, format: format)
+            let (nx, ny) = (outputName($0, item: x, format: format), outputName($0, item: y, format: format))
+            return $0 != template && nx != ny
+                && AtomicOutput.reservedNameProblem(nx) == nil && AtomicOutput.reservedNameProblem(ny) == nil
         }
         if whole {
             for candidate in separating {
                 var seen = Set<String>()
-                if all.allSatisfy({ seen.insert(outputName(candidate, item: $0, format: format)).inserted }) { return candidate }
+                if all.allSatisfy({ seen.insert(outputName(candidate, item: $0, format: format)).inserted }) { return (candidate, true) }
             }
         }
-        return separating.first
+        // (A batch too large to try whole: the pair's.)
+        return separating.first.map { ($0, !whole) }
     }
 
     /// One input, named and given its format.

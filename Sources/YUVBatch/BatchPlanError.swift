@@ -28,8 +28,9 @@ public enum BatchPlanError: Error, Sendable {
     case nameOutsideFolder(template: String, name: String, input: String)
     /// No format can be written to an output (its name says none, or the format cannot carry what was asked).
     case format(OutputFormat.Refusal)
-    /// Two inputs would write one output.
-    case sameOutput(first: String, second: String, output: String, hint: String? = nil)
+    /// Two inputs would write one output. `hint`: a template that tells them apart; `partial`: it does not tell
+    /// every file of the batch apart (nor does any template tried), so following it meets another clash.
+    case sameOutput(first: String, second: String, output: String, hint: String? = nil, partial: Bool = false)
     /// The report file is also one of the image outputs.
     case reportIsOutput(String)
     /// An output is one of the batch's inputs (or the list of them).

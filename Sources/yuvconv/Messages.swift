@@ -86,7 +86,7 @@ extension BatchPlanError {
                 + (dotted ? "; {dir} includes a folder given without a trailing '/' (`..` is itself, `../` its "
                     + "contents): give it as '../' or './'" : "")
         case .format(let refusal): return refusal.cliMessage
-        case .sameOutput(let first, let second, let output, let hint):
+        case .sameOutput(let first, let second, let output, let hint, let partial):
             // The same file given twice under one path: no name template separates it from itself. (Two paths to one
             // file — a hard link, a link — are two inputs whose names clash, said below.)
             if first == second || (lexicalPath(first) == lexicalPath(second) && inputIdentity(first) == inputIdentity(second)) {
@@ -95,6 +95,13 @@ extension BatchPlanError {
             }
             // The hint is a template the plan tried on these two: it tells them apart.
             let clash = "\(displayPath(first)) and \(displayPath(second)) would both write \(displayPath(output))"
+            if let hint, partial {
+                // It tells these two apart, but the batch has files no template tells apart (one name, {dir} empty).
+                return clash + " (--name '\(displayPath(hint))' would tell these two apart, but no template tried tells every "
+                    + "file of this batch apart: files of one name whose {dir} is empty — given one by one or as a folder's "
+                    + "contents — clash whatever the template; give the folders themselves, without a trailing /, or convert "
+                    + "them in separate runs)"
+            }
             if let hint { return clash + " (change --name, e.g. '\(displayPath(hint))')" }
             // No template does: files of one name whose {dir} is empty (given one by one, or as a folder's contents).
             return clash + " (no --name tells them apart: their names are the same and {dir} is empty for files given "

@@ -101,7 +101,7 @@ final class BatchPlanTests: XCTestCase {
         let error = refusal { () throws(BatchPlanError) in
             try BatchPlan(operands: [root + "/x/", root + "/y/"], outputFolder: root + "/out/")
         }
-        guard case .sameOutput(let first, let second, let output, _)? = error else { return XCTFail("\(String(describing: error))") }
+        guard case .sameOutput(let first, let second, let output, _, _)? = error else { return XCTFail("\(String(describing: error))") }
         XCTAssertEqual([first, second, output], [root + "/x/a.png", root + "/y/a.png", root + "/out/a.nv12"])
         XCTAssertTrue(error!.isUsage)
         // {dir} tells them apart.
@@ -117,7 +117,7 @@ final class BatchPlanTests: XCTestCase {
             let error = refusal { () throws(BatchPlanError) in
                 try BatchPlan(operands: operands.map { root + "/" + $0 }, outputFolder: root + "/out/", template: template)
             }
-            guard case .sameOutput(_, _, _, let hint)? = error else { XCTFail("\(String(describing: error))"); return nil }
+            guard case .sameOutput(_, _, _, let hint, _)? = error else { XCTFail("\(String(describing: error))"); return nil }
             return .some(hint)
         }
         XCTAssertEqual(hint(["x/a.png", "y/a.png"]), .some(nil), "given one by one: no template separates them")
@@ -137,13 +137,36 @@ final class BatchPlanTests: XCTestCase {
             let inputs = try BatchInputs(operands: [root + "/t/"], recursive: true)
             return try BatchPlan(inputs, outputFolder: BatchOutputFolder(root + "/out/"))
         }
-        guard case .sameOutput(_, _, _, let treeHint)? = tree else { return XCTFail("\(String(describing: tree))") }
+        guard case .sameOutput(_, _, _, let treeHint, _)? = tree else { return XCTFail("\(String(describing: tree))") }
         XCTAssertEqual(treeHint, "{dir}/{name}.{ext}")
         for operands in [["x", "y"], ["e/b.png", "e/b.jpg"], ["e"]] {
             let template = hint(operands)!!
             XCTAssertNoThrow(try BatchPlan(operands: operands.map { root + "/" + $0 }, outputFolder: root + "/out/",
                                            template: template), "\(operands) with \(template)")
         }
+    }
+
+    /// A hint never names --update's manifest (following '{dir}/.yuvconv-manifest' refused every file), and one
+    /// that tells the two apart but leads to the next clash says so (`partial`): the batch has files of one name
+    /// whose {dir} is empty, which no template tells apart.
+    func testNameClashHintIsNeverTheManifestAndSaysWhenItIsPartial() throws {
+        try touch("x/a.png", "y/a.png", "cl/x/p.png", "cl/x/p.jpg", "cl2/x/p.png")
+        func clash(_ operands: [String], _ template: String) -> (String?, Bool)? {
+            let error = refusal { () throws(BatchPlanError) in
+                try BatchPlan(operands: operands.map { root + "/" + $0 }, outputFolder: root + "/out/", template: template)
+            }
+            guard case .sameOutput(_, _, _, let hint, let partial)? = error else { XCTFail("\(String(describing: error))"); return nil }
+            return (hint, partial)
+        }
+        let manifest = try XCTUnwrap(clash(["x", "y"], ".yuvconv-manifest"))
+        XCTAssertEqual(manifest.0, "{dir}/{name}.{ext}")
+        XCTAssertFalse(manifest.1)
+        let partial = try XCTUnwrap(clash(["cl/x/", "cl2/x/"], "{stem}.{ext}"))
+        XCTAssertEqual(partial.0, "{name}.{ext}")
+        XCTAssertTrue(partial.1, "cl/x/p.png and cl2/x/p.png clash whatever the template")
+        let whole = try XCTUnwrap(clash(["cl/x/"], "{stem}.{ext}"))
+        XCTAssertEqual(whole.0, "{name}.{ext}")
+        XCTAssertFalse(whole.1)
     }
 
     /// Every shard refuses what the whole batch refuses: checked shard by shard, b.jpg and b.png fell into
@@ -154,7 +177,7 @@ final class BatchPlanTests: XCTestCase {
             let error = refusal { () throws(BatchPlanError) in
                 try BatchPlan(operands: [root + "/d/"], outputFolder: root + "/o/", shard: (k, 2))
             }
-            guard case .sameOutput(let first, let second, _, _)? = error else { return XCTFail("shard \(k): \(String(describing: error))") }
+            guard case .sameOutput(let first, let second, _, _, _)? = error else { return XCTFail("shard \(k): \(String(describing: error))") }
             XCTAssertEqual([first, second], [root + "/d/b.jpg", root + "/d/b.png"], "shard \(k)")
         }
         // An output that is another shard's input: protected in every shard.
