@@ -362,6 +362,26 @@ extension ManifestEntry {
         let (outputInode, inputInode) = (try optional(inode), try optional(inode))
         let (inputChanged, outputChanged) = (try optional(real), try optional(real))
         if output.isEmpty { throw Malformed(why: "no output name") }
+        // An output of this folder, named as a batch names one: relative, inside it, not a manifest's own file (a line
+        // naming `../victim.nv12` or an absolute path was taken in, and merged from a journal, without a word).
+        if output.hasPrefix("/") || output.pathParts.contains(where: { $0 == ".." || $0 == "." })
+            || output.unicodeScalars.last == "/" || AtomicOutput.reservedNameProblem(output) != nil {
+            throw Malformed(why: "the output is not a file of this folder")
+        }
+        if !(1...8).contains(orientation) { throw Malformed(why: "orientation is not 1 to 8") }
+        // The conversion the line records is the one its options key names: a line whose matrix, range, layout or
+        // chroma filter was edited would report a kept output as what it is not (a BT.709 file as BT.601 limited).
+        let key = Dictionary(optionsKey.split(separator: " ").compactMap { token -> (Substring, Substring)? in
+            guard let eq = token.firstIndex(of: "=") else { return nil }
+            return (token[..<eq], token[token.index(after: eq)...])
+        }, uniquingKeysWith: { first, _ in first })
+        if let v = key["layout"], v != Substring(layout.rawValue) { throw Malformed(why: "layout is not the options' layout") }
+        if let v = key["matrix"], v != Substring(spec.matrix.rawValue) { throw Malformed(why: "matrix is not the options' matrix") }
+        if let v = key["range"], v != Substring(spec.range.rawValue) { throw Malformed(why: "range is not the options' range") }
+        // (A key names sharp chroma only when asked: in a whole key — it names the matrix — its absence is the box.)
+        if key["matrix"] != nil && (key["chroma-filter"] == "sharp") != (chromaFilter == .sharp) {
+            throw Malformed(why: "chroma_filter is not the options' chroma filter")
+        }
         var info = SourceInfo(restoring: container, width: storedWidth, height: storedHeight, sampling: sampling,
                               rowFormat: rowFormat, progressive: progressive, interlaced: interlaced, hasAlpha: hasAlpha,
                               orientation: exif)

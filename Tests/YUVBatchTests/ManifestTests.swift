@@ -126,6 +126,48 @@ final class ManifestTests: XCTestCase {
         XCTAssertNil(back.entries["plain.nv12"]?.quality)
     }
 
+    /// A line is an output of this folder whose recorded conversion is its options key's: one naming a file
+    /// outside the folder (or a manifest's own), an orientation no picture has, or a matrix, range, layout or chroma
+    /// filter its key does not name is damaged — left out and said, so its output is converted again rather than
+    /// kept and reported as what it is not (a hand edit made a BT.709 file read as BT.601 limited).
+    func testLinesOutsideTheFolderOrAgainstTheirKeyAreDamaged() {
+        let key = "yuvconv=0 format=yv12 layout=yv12 matrix=bt2020 range=limited"
+        func parse(_ edit: (inout ManifestEntry) -> Void) -> [String] {
+            var e = entry(output: "x.yv12", input: "in/x.png")
+            e.optionsKey = key
+            edit(&e)
+            var problems: [String] = []
+            let m = Manifest(parsing: render(e), problems: &problems)
+            XCTAssertEqual(m.entries.count, problems.isEmpty ? 1 : 0)
+            return problems
+        }
+        XCTAssertEqual(parse { _ in }, [])
+        XCTAssertEqual(parse { $0.output = "sub/x.yv12" }, [])
+        for name in ["../victim.nv12", "/etc/victim.nv12", "a/../../b.nv12", "./x.nv12", "sub/", ".yuvconv-manifest",
+                     "d/.yuvconv-manifest.journal.AAAAAA"] {
+            XCTAssertEqual(parse { $0.output = name }, ["line 3: the output is not a file of this folder"], name)
+        }
+        // The line's conversion is BT.2020 limited, yv12: a key naming another one disagrees with it.
+        XCTAssertEqual(parse { $0.optionsKey = key.replacingOccurrences(of: "matrix=bt2020", with: "matrix=bt709") },
+                       ["line 3: matrix is not the options' matrix"])
+        XCTAssertEqual(parse { $0.optionsKey = key.replacingOccurrences(of: "range=limited", with: "range=full") },
+                       ["line 3: range is not the options' range"])
+        XCTAssertEqual(parse { $0.optionsKey = key.replacingOccurrences(of: "layout=yv12", with: "layout=nv12") },
+                       ["line 3: layout is not the options' layout"])
+        XCTAssertEqual(parse { $0.report.chromaFilter = .sharp }, ["line 3: chroma_filter is not the options' chroma filter"])
+        XCTAssertEqual(parse { $0.report.chromaFilter = .sharp; $0.optionsKey = key + " chroma-filter=sharp" }, [])
+        // The orientation column, edited to what no picture has (it read back as 1 without a word).
+        var e = entry(output: "x.yv12", input: "in/x.png")
+        e.optionsKey = key
+        var line = String(decoding: render(e), as: UTF8.self).split(separator: "\n").map(String.init)
+        var fields = line[2].split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+        fields[Manifest.columns.firstIndex(of: "orientation")!] = "9"
+        line[2] = fields.joined(separator: "\t")
+        var problems: [String] = []
+        _ = Manifest(parsing: Array((line.joined(separator: "\n") + "\n").utf8), problems: &problems)
+        XCTAssertEqual(problems, ["line 3: orientation is not 1 to 8"])
+    }
+
     /// Sharp chroma and the bilinear round trip are kept; a line written before those two columns existed
     /// still reads, as box-filtered and without the bilinear measure.
     func testChromaFilterAndBilinearMeasureAndOlderLines() {
