@@ -54,7 +54,11 @@ public enum BatchPlanError: Error, Sendable {
     public var fileError: FileError? {
         switch self {
         case .file(let e): return e
-        case .outputIsInput(let path): return FileError(path: path, reason: "is an input of this batch; refusing to overwrite an input")
+        case .outputIsInput(let path):
+            // The usual cause: outputs written among the inputs, which the next run's folder walk reads as inputs.
+            return FileError(path: path, reason: "is an input of this batch; refusing to overwrite an input (where the output "
+                             + "folder is also an input folder, an earlier run's outputs are read as inputs: give the outputs "
+                             + "a folder of their own)")
         case .sameFile(let first, let second):
             return FileError(path: second, reason: "is the same file as the output \(displayPath(first)) (through a symbolic link); "
                              + "refusing to write one over the other")

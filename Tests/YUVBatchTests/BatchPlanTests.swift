@@ -281,7 +281,7 @@ final class BatchPlanTests: XCTestCase {
         guard case .outputIsInput(let path)? = error else { return XCTFail("\(String(describing: error))") }
         XCTAssertEqual(path, root + "/a.nv12")
         XCTAssertEqual(error?.isUsage, false)
-        XCTAssertEqual(error?.fileError?.reason, "is an input of this batch; refusing to overwrite an input")
+        XCTAssertTrue(error?.fileError?.reason.hasPrefix("is an input of this batch; refusing to overwrite an input") == true)
         // The list of files is an input too.
         try "\(root)/b.png\n".write(toFile: root + "/list.txt", atomically: false, encoding: .utf8)
         try touch("b.png")
