@@ -33,7 +33,7 @@ func openReportFile(_ options: Options, protected: any FileIdentitySet) throws(F
 /// only, and a file there that is not one whole report (`reportReplaces`) says so, not just that it exists.
 func reportFileError(_ file: String, _ options: Options, found: FileStatus?, _ error: WriteError) -> FileError {
     if case .exists = error, options.update, !options.force, let st = found, st.kind == .regular, st.size > 0 {
-        return FileError(output: file, reason: "is there and is not one whole yuvconv report (another file, several runs' reports, or "
+        return FileError(output: file, reason: "already exists and is not one whole yuvconv report (another file, several runs' reports, or "
                          + "one with other lines in it): --update replaces only its own report; use --force to replace it")
     }
     return FileError(output: file, error)

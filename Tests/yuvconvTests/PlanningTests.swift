@@ -155,7 +155,7 @@ final class PlanningTests: CLITestCase {
             try mixed.write(to: path)
             let refused = try run(["convert", "in", "-r", "-o", "o-\(format)/", "-q", "--update", "--report", format, "--report-file", file])
             XCTAssertEqual(refused.status, 1, refused.stderr)
-            XCTAssertTrue(refused.stderr.contains("\(file): is there and is not one whole yuvconv report"), refused.stderr)
+            XCTAssertTrue(refused.stderr.contains("\(file): already exists and is not one whole yuvconv report"), refused.stderr)
             XCTAssertEqual(try Data(contentsOf: path), mixed, format)
             // A line of the user's own inside one JSON report.
             if format == "json" {
