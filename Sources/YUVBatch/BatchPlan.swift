@@ -329,12 +329,23 @@ public final class BatchPlan: @unchecked Sendable {
             return $0 != template && nx != ny
                 && AtomicOutput.reservedNameProblem(nx) == nil && AtomicOutput.reservedNameProblem(ny) == nil
         }
-        if whole {
-            for candidate in separating {
-                var seen = Set<String>()
-                if all.allSatisfy({ seen.insert(outputName(candidate, item: $0, format: format)).inserted }) { return (candidate, true) }
+        // For the whole batch: every name its own, none a manifest's, and none the folder of another (`p` and
+        // `p/x`: refused as a file that is also a folder) — else following the hint meets the next refusal.
+        func separatesAll(_ candidate: String) -> Bool {
+            var seen = Set<String>()
+            for item in all {
+                let name = outputName(candidate, item: item, format: format)
+                if !seen.insert(name).inserted || AtomicOutput.reservedNameProblem(name) != nil { return false }
             }
+            for name in seen {
+                let parts = name.pathParts
+                for k in stride(from: 1, to: parts.count, by: 1) where seen.contains(parts[..<k].joined(separator: "/")) {
+                    return false
+                }
+            }
+            return true
         }
+        if whole, let candidate = separating.first(where: separatesAll) { return (candidate, true) }
         // (A batch too large to try whole: the pair's.)
         return separating.first.map { ($0, !whole) }
     }

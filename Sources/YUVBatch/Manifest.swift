@@ -378,6 +378,16 @@ extension ManifestEntry {
         if let v = key["layout"], v != Substring(layout.rawValue) { throw Malformed(why: "layout is not the options' layout") }
         if let v = key["matrix"], v != Substring(spec.matrix.rawValue) { throw Malformed(why: "matrix is not the options' matrix") }
         if let v = key["range"], v != Substring(spec.range.rawValue) { throw Malformed(why: "range is not the options' range") }
+        if let v = key["primaries"], v != Substring(primaries.rawValue) {
+            throw Malformed(why: "primaries is not the options' primaries")
+        }
+        // No alpha plane but with --alpha keep; the picture as stored with --orientation ignore; the direct YCbCr route
+        // only for a JPEG the options let take it.
+        if let v = key["alpha"], v != "keep", alphaBytes != 0 { throw Malformed(why: "alpha_bytes is not the options' alpha") }
+        if key["orientation"] == "ignore", orientation != 1 { throw Malformed(why: "orientation is not the options' orientation") }
+        if path == "direct YCbCr" && (container != .jpeg || key["jpeg-path"] == "rgb") || path == "YUV" {
+            throw Malformed(why: "path is not a route this input and options take")
+        }
         // (A key names sharp chroma only when asked: in a whole key — it names the matrix — its absence is the box.)
         if key["matrix"] != nil && (key["chroma-filter"] == "sharp") != (chromaFilter == .sharp) {
             throw Malformed(why: "chroma_filter is not the options' chroma filter")

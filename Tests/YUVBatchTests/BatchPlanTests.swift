@@ -164,6 +164,17 @@ final class BatchPlanTests: XCTestCase {
         let partial = try XCTUnwrap(clash(["cl/x/", "cl2/x/"], "{stem}.{ext}"))
         XCTAssertEqual(partial.0, "{name}.{ext}")
         XCTAssertTrue(partial.1, "cl/x/p.png and cl2/x/p.png clash whatever the template")
+        // A hint for the whole batch names no other file as the manifest, and makes no file another's folder (`p`
+        // and `p/x`): following either, the run met the next refusal.
+        try touch("m/p/x.png", "m/r/x.png", "m/.yuvconv-manifest.png", "m/p.png")
+        let other = try XCTUnwrap(clash(["m/p", "m/r", "m/.yuvconv-manifest.png"], "{stem}"))
+        XCTAssertEqual(other.0, "{dir}/{name}")
+        XCTAssertFalse(other.1)
+        let folder = try XCTUnwrap(clash(["m/p", "m/r", "m/p.png"], "{stem}"))
+        XCTAssertEqual(folder.0, "{dir}/{name}")
+        for (operands, hint) in [(["m/p", "m/r", "m/.yuvconv-manifest.png"], other.0!), (["m/p", "m/r", "m/p.png"], folder.0!)] {
+            XCTAssertNoThrow(try BatchPlan(operands: operands.map { root + "/" + $0 }, outputFolder: root + "/out/", template: hint))
+        }
         let whole = try XCTUnwrap(clash(["cl/x/"], "{stem}.{ext}"))
         XCTAssertEqual(whole.0, "{name}.{ext}")
         XCTAssertFalse(whole.1)

@@ -156,6 +156,14 @@ final class ManifestTests: XCTestCase {
                        ["line 3: layout is not the options' layout"])
         XCTAssertEqual(parse { $0.report.chromaFilter = .sharp }, ["line 3: chroma_filter is not the options' chroma filter"])
         XCTAssertEqual(parse { $0.report.chromaFilter = .sharp; $0.optionsKey = key + " chroma-filter=sharp" }, [])
+        // Primaries, the alpha plane, the orientation and the route, each against what the key allows.
+        XCTAssertEqual(parse { $0.optionsKey = key + " primaries=bt709" }, [])
+        XCTAssertEqual(parse { $0.optionsKey = key + " primaries=p3" }, ["line 3: primaries is not the options' primaries"])
+        XCTAssertEqual(parse { $0.optionsKey = key + " alpha=keep" }, [])   // the entry has 15 bytes of alpha
+        XCTAssertEqual(parse { $0.optionsKey = key + " alpha=ignore" }, ["line 3: alpha_bytes is not the options' alpha"])
+        XCTAssertEqual(parse { $0.optionsKey = key + " alpha=keep orientation=auto" }, [])
+        XCTAssertEqual(parse { $0.optionsKey = key + " alpha=keep orientation=ignore" },
+                       ["line 3: orientation is not the options' orientation"])   // the entry is turned (6)
         // The orientation column, edited to what no picture has (it read back as 1 without a word).
         var e = entry(output: "x.yv12", input: "in/x.png")
         e.optionsKey = key
@@ -166,6 +174,16 @@ final class ManifestTests: XCTestCase {
         var problems: [String] = []
         _ = Manifest(parsing: Array((line.joined(separator: "\n") + "\n").utf8), problems: &problems)
         XCTAssertEqual(problems, ["line 3: orientation is not 1 to 8"])
+        // The route: the direct YCbCr path is a JPEG's (this entry's input is a PNG), and "YUV" no batch input's.
+        for route in ["direct YCbCr", "YUV"] {
+            fields = String(decoding: render(e), as: UTF8.self).split(separator: "\n").map(String.init)[2]
+                .split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+            fields[Manifest.columns.firstIndex(of: "path")!] = route
+            line[2] = fields.joined(separator: "\t")
+            problems = []
+            _ = Manifest(parsing: Array((line.joined(separator: "\n") + "\n").utf8), problems: &problems)
+            XCTAssertEqual(problems, ["line 3: path is not a route this input and options take"], route)
+        }
     }
 
     /// Sharp chroma and the bilinear round trip are kept; a line written before those two columns existed

@@ -216,6 +216,17 @@ final class RenderTests: XCTestCase {
                 XCTAssertFalse(whole(text + "my notes\n"), "\(format): a line after the totals")
             }
         }
+        // Files named as a CSV report's TOTAL row or a text report's totals line begin: still one report each.
+        for name in ["TOTAL (a,b).png", "total: x.png", "--------------------------------------------------------------------------------",
+                     "memory: peak RSS 1 MiB", "quality: x", "</html>", "<!DOCTYPE html>", "a\nb\r\n\"c,d\".png"] {
+            var named = r
+            named.file = name
+            var other = failed
+            other.file = name
+            for format in ReportFormat.allCases {
+                XCTAssertTrue(whole(renderReport([named, other, r], format: format)), "\(format) with \(name.debugDescription)")
+            }
+        }
         for other in ["", "my notes\n", "{\"type\": \"image\", \"file\": \"cat1.jpg\", \"label\": \"cat\"}\n",
                       csvHeader() + "\r\n" + "a,b\r\n"] {
             XCTAssertFalse(whole(other), other)
