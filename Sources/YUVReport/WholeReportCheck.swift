@@ -33,6 +33,9 @@ public struct WholeReportCheck {
 
     public init() {}
 
+    /// Already known not to be one report: the rest need not be read.
+    public var isRefused: Bool { failed }
+
     public mutating func feed(_ bytes: UnsafeRawBufferPointer) {
         var rest = bytes[...]
         while !failed, !rest.isEmpty {

@@ -56,6 +56,8 @@ func isWholeReport(_ file: String) -> Bool {
     let fd = withFileSystemPath(file) { open($0, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK) }
     guard fd >= 0 else { return false }
     defer { close(fd) }
+    // The plain file looked at, not a device or FIFO put at its name since (one endless, the other empty).
+    guard FileStatus(descriptor: fd)?.kind == .regular else { return false }
     var check = WholeReportCheck()
     var buffer = [UInt8](repeating: 0, count: 1 << 20)
     while true {
@@ -64,6 +66,7 @@ func isWholeReport(_ file: String) -> Bool {
         if n < 0 { return false }
         if n == 0 { break }
         buffer.withUnsafeBytes { check.feed(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+        if check.isRefused { return false }
     }
     return check.isWholeReport()
 }
