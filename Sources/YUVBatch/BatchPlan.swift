@@ -138,7 +138,7 @@ public final class BatchPlan: @unchecked Sendable {
         // A clash among the items before a refused name was met first.
         if let (first, second, output) = try Self.firstClash(outputs) {
             let (a, b) = (PathBytes.decode(first), PathBytes.decode(second))
-            let hint = Self.separatingTemplate(template, a, b, among: planned, format: format ?? .raw(.nv12))
+            let hint = Self.separatingTemplate(template, a, b, among: planned, format: format ?? .raw(.nv12), asked: format != nil)
             throw .sameOutput(first: a, second: b, output: PathBytes.decode(output), hint: hint?.template,
                               partial: hint.map { !$0.separatesAll } ?? false)
         }
@@ -307,8 +307,11 @@ public final class BatchPlan: @unchecked Sendable {
     /// file would then be refused. Without one for the whole batch, the first that separates the two, said to be
     /// so (`separatesAll` false: following it meets the next clash); nil when none does (files of one name whose
     /// `{dir}` is empty, given one by one or as a folder's contents).
+    /// Without `--format` (`asked` false), none whose extension would change the outputs' format (`{stem}` → `{name}`
+    /// turned the raw outputs of an extensionless template into PNGs).
     static func separatingTemplate(_ template: String, _ a: String, _ b: String, among planned: Spool,
-                                   format: OutputFormat, checkedWhole: Int = 100_000) -> (template: String, separatesAll: Bool)? {
+                                   format: OutputFormat, asked: Bool = true,
+                                   checkedWhole: Int = 100_000) -> (template: String, separatesAll: Bool)? {
         var all: [BatchItem] = [], pair: [String: BatchItem] = [:], whole = true, records = planned.reader()
         while let r = records.nextRecord() {
             let (input, dir, _) = plannedFields(r)
@@ -324,10 +327,12 @@ public final class BatchPlan: @unchecked Sendable {
         var candidates = template.contains("{dir}") ? [named] : ["{dir}/" + template, named]
         if !named.contains("{dir}") { candidates.append("{dir}/" + named) }
         candidates += ["{name}.{ext}", "{dir}/{name}.{ext}"]
+        let ownFormat = try? OutputFormat.resolve(asked: nil, path: outputName(template, item: x, format: format))
         let separating = candidates.filter {
             let (nx, ny) = (outputName($0, item: x, format: format), outputName($0, item: y, format: format))
             return $0 != template && nx != ny
                 && AtomicOutput.reservedNameProblem(nx) == nil && AtomicOutput.reservedNameProblem(ny) == nil
+                && (asked || ownFormat == nil || (try? OutputFormat.resolve(asked: nil, path: nx)) == ownFormat)
         }
         // For the whole batch: every name its own, none a manifest's, and none the folder of another (`p` and
         // `p/x`: refused as a file that is also a folder) — else following the hint meets the next refusal.

@@ -168,10 +168,11 @@ final class BatchPlanTests: XCTestCase {
         // and `p/x`): following either, the run met the next refusal.
         try touch("m/p/x.png", "m/r/x.png", "m/.yuvconv-manifest.png", "m/p.png")
         let other = try XCTUnwrap(clash(["m/p", "m/r", "m/.yuvconv-manifest.png"], "{stem}"))
-        XCTAssertEqual(other.0, "{dir}/{name}")
+        // Not '{dir}/{name}': its `.png` would make the extensionless template's raw outputs PNGs.
+        XCTAssertEqual(other.0, "{dir}/{name}.{ext}")
         XCTAssertFalse(other.1)
         let folder = try XCTUnwrap(clash(["m/p", "m/r", "m/p.png"], "{stem}"))
-        XCTAssertEqual(folder.0, "{dir}/{name}")
+        XCTAssertEqual(folder.0, "{dir}/{name}.{ext}")
         for (operands, hint) in [(["m/p", "m/r", "m/.yuvconv-manifest.png"], other.0!), (["m/p", "m/r", "m/p.png"], folder.0!)] {
             XCTAssertNoThrow(try BatchPlan(operands: operands.map { root + "/" + $0 }, outputFolder: root + "/out/", template: hint))
         }
