@@ -144,6 +144,21 @@ public func renderReport(_ records: [ImageRecord], format: ReportFormat, peakRSS
     return out
 }
 
+/// The lines and line starts that mark a report's parts, as the renderers write them: what `isReport` and
+/// `WholeReportCheck` recognise a report by (computed once: the check compares every record of a file with them).
+enum ReportMarks {
+    static let jsonImage = "{\"type\": \"image\", \"file\": "
+    static let jsonTotals = "{\"type\": \"totals\", \"images\": "
+    static let csvHeaderLine = csvHeader()
+    static let csvTotals = "\"TOTAL ("
+    /// The text table's heading, as far as it is the same whatever the report holds.
+    static let textHeadingStart = String(textHeading().prefix(40))
+    static let textRule = String(repeating: "-", count: 80)
+    static let textTotals = "total: ", textMemory = "memory: peak RSS "
+    static let textQuality = "quality: ", textQualityMore = "         "
+    static let htmlStart = "<!DOCTYPE html>", htmlEnd = "</html>"
+}
+
 extension ReportFormat {
     /// Whether a file is a whole report this program writes, in any format, from its first bytes (`head`, up to
     /// 512) and its last (`tail`, up to 4 KiB): JSON Lines of records (an image's or the totals') ending with the
@@ -160,16 +175,17 @@ extension ReportFormat {
         let last = lines.last.map(String.init) ?? ""
         // A JSON report's first line is an image's or (no inputs) the totals': GeoJSON and JSON Schema files start
         // `{"type": "` too.
-        if text.hasPrefix("{\"type\": \"image\", \"file\": ") || text.hasPrefix("{\"type\": \"totals\", \"images\": ") {
-            return last.hasPrefix("{\"type\": \"totals\", \"images\": ") && last.hasSuffix("}")
+        typealias M = ReportMarks
+        if text.hasPrefix(M.jsonImage) || text.hasPrefix(M.jsonTotals) {
+            return last.hasPrefix(M.jsonTotals) && last.hasSuffix("}")
         }
-        if text.hasPrefix(csvHeader().prefix(40)) { return last.hasPrefix("\"TOTAL (") }
-        if text.hasPrefix(String(textHeading().prefix(40))) {
+        if text.hasPrefix(M.csvHeaderLine.prefix(40)) { return last.hasPrefix(M.csvTotals) }
+        if text.hasPrefix(M.textHeadingStart) {
             // The totals end it: "total: …", "memory: peak RSS …", then at most the quality lines.
-            guard let memory = lines.lastIndex(where: { $0.hasPrefix("memory: peak RSS ") }), memory > 0,
-                  lines[memory - 1].hasPrefix("total: ") else { return false }
-            return lines[(memory + 1)...].allSatisfy { $0.hasPrefix("quality: ") || $0.hasPrefix("         ") }
+            guard let memory = lines.lastIndex(where: { $0.hasPrefix(M.textMemory) }), memory > 0,
+                  lines[memory - 1].hasPrefix(M.textTotals) else { return false }
+            return lines[(memory + 1)...].allSatisfy { $0.hasPrefix(M.textQuality) || $0.hasPrefix(M.textQualityMore) }
         }
-        return text.hasPrefix("<!DOCTYPE html>") && text.contains("<title>yuvconv memory report</title>") && last == "</html>"
+        return text.hasPrefix(M.htmlStart) && text.contains("<title>yuvconv memory report</title>") && last == M.htmlEnd
     }
 }

@@ -47,15 +47,15 @@ func textLines(_ r: ImageRecord) -> String {
 
 /// The rule, the totals, the run's peak memory and the quality spread.
 func textTotals(_ t: Totals) -> String {
-    var lines = [String(repeating: "-", count: 80)]
-    lines.append("total: \(t.images) image\(t.images == 1 ? "" : "s")" + (t.failed > 0 ? " (\(t.failed) failed)" : "") + t.skippedAndNotStarted + ", "
+    var lines = [ReportMarks.textRule]
+    lines.append(ReportMarks.textTotals + "\(t.images) image\(t.images == 1 ? "" : "s")" + (t.failed > 0 ? " (\(t.failed) failed)" : "") + t.skippedAndNotStarted + ", "
                  + "\(formatFixed(Double(t.pixels) / 1e6, decimals: 1)) Mpx: RGBA \(formatBytes(t.rgba)), "
                  + "YUV \(formatBytes(t.yuv)), saves \(formatBytes(t.savingRGBA.bytes)) (\(fixed(t.savingRGBA.percent, 1))%)")
-    lines.append("memory: peak RSS \(formatBytes(t.peakRSS)) for the whole run")
+    lines.append(ReportMarks.textMemory + "\(formatBytes(t.peakRSS)) for the whole run")
     if let w = t.worst, let m = t.median {
-        lines.append("quality: PSNR Y worst \(fixed(w.psnrY, 2)) / median \(fixed(m.psnrY, 2)) dB, "
+        lines.append(ReportMarks.textQuality + "PSNR Y worst \(fixed(w.psnrY, 2)) / median \(fixed(m.psnrY, 2)) dB, "
                      + "Cb \(fixed(w.psnrCb, 2)) / \(fixed(m.psnrCb, 2)), Cr \(fixed(w.psnrCr, 2)) / \(fixed(m.psnrCr, 2)),")
-        lines.append("         RGB \(fixed(w.psnrRGB, 2)) / \(fixed(m.psnrRGB, 2)) dB, "
+        lines.append(ReportMarks.textQualityMore + "RGB \(fixed(w.psnrRGB, 2)) / \(fixed(m.psnrRGB, 2)) dB, "
                      + (w.psnrRGBBilinear.map { "bilinear \(fixed($0, 2)) / \(fixed(m.psnrRGBBilinear!, 2)) dB, " } ?? "")
                      + "SSIM Y \(fixed(w.ssimY, 4)) / \(fixed(m.ssimY, 4))")
     }

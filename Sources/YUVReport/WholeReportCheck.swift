@@ -85,43 +85,43 @@ public struct WholeReportCheck {
             quotes = 0
         }
         if record.last == UInt8(ascii: "\r") { record.removeLast() }
+        typealias M = ReportMarks
         let line = String(decoding: record, as: UTF8.self)
         records += 1
         if records == 1 {
             if line.hasPrefix("{\"type\": \"") { kind = .json }
-            else if line == csvHeader() { kind = .csv; return }
-            else if line.hasPrefix(String(textHeading().prefix(40))) { kind = .text; return }
-            else if line.hasPrefix("<!DOCTYPE html>") { kind = .html }
+            else if line == M.csvHeaderLine { kind = .csv; return }
+            else if line.hasPrefix(M.textHeadingStart) { kind = .text; return }
+            else if line.hasPrefix(M.htmlStart) { kind = .html }
             else { failed = true; return }
         }
         switch kind! {
         case .json:
             if lastWasTotals { failed = true }   // anything after the totals
-            else if line.hasPrefix("{\"type\": \"totals\", \"images\": ") && line.hasSuffix("}") {
+            else if line.hasPrefix(M.jsonTotals) && line.hasSuffix("}") {
                 totals += 1
                 lastWasTotals = true
-            } else if !(line.hasPrefix("{\"type\": \"image\", \"file\": ") && line.hasSuffix("}")) {
+            } else if !(line.hasPrefix(M.jsonImage) && line.hasSuffix("}")) {
                 failed = true
             }
         case .csv:
             // Another report's header, or a record of another shape; the TOTAL row is the last record's.
-            if line == csvHeader() || csvFields() != Column.csv.count { failed = true }
-            lastWasTotals = line.hasPrefix("\"TOTAL (")
+            if line == M.csvHeaderLine || csvFields() != Column.csv.count { failed = true }
+            lastWasTotals = line.hasPrefix(M.csvTotals)
         case .text:
-            let rule = String(repeating: "-", count: 80)
             switch textState {
             case 0:
-                if line == rule { textState = 1 }
-                else if line.hasPrefix(String(textHeading().prefix(40))) { failed = true }
-            case 1: if line.hasPrefix("total: ") { textState = 2 } else { failed = true }
-            case 2: if line.hasPrefix("memory: peak RSS ") { textState = 3 } else { failed = true }
-            default: if !(line.hasPrefix("quality: ") || line.hasPrefix("         ")) { failed = true }
+                if line == M.textRule { textState = 1 }
+                else if line.hasPrefix(M.textHeadingStart) { failed = true }
+            case 1: if line.hasPrefix(M.textTotals) { textState = 2 } else { failed = true }
+            case 2: if line.hasPrefix(M.textMemory) { textState = 3 } else { failed = true }
+            default: if !(line.hasPrefix(M.textQuality) || line.hasPrefix(M.textQualityMore)) { failed = true }
             }
         case .html:
             if lastWasTotals { failed = true }   // anything after the page's end, blank lines too
-            else if line.contains("<!DOCTYPE html>") && records > 1 { failed = true }
-            else if line.contains("</html>") {
-                if line != "</html>" { failed = true }
+            else if line.contains(M.htmlStart) && records > 1 { failed = true }
+            else if line.contains(M.htmlEnd) {
+                if line != M.htmlEnd { failed = true }
                 totals += 1
                 lastWasTotals = true
             }
