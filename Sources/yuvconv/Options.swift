@@ -108,19 +108,28 @@ struct Options {
     var showMan = false
     var completionShell: Shell?
 
-    /// Reads the command line: an optional verb, then operands and the options of `OptionSpec.groups`.
+    /// Reads the command line: an optional verb, then operands and the options of `OptionSpec.groups`. The verb
+    /// is the first operand, whether options come before it or not (`yuvconv -q report x.png`, as git and cargo
+    /// take `-C DIR status`): a file named `report` or `convert` there is given as `./report`, or after `--`.
     static func parse(_ args: [String]) throws(UsageError) -> Options {
         var o = Options()
         var rest = args[...]
-        if rest.first == "convert" {
-            rest = rest.dropFirst()
-        } else if rest.first == "report" {
-            rest = rest.dropFirst()
-            o.reportOnly = true
-        }
+        var verbTaken = false
+        /// The options given before a verb that comes after them, as typed: `report` refuses those for convert.
+        var typedBefore: [(flag: String, option: OptionSpec)] = []
         var onlyOperands = false
         while let arg = rest.popFirst() {
             if onlyOperands || arg == "-" || !arg.hasPrefix("-") {
+                if !onlyOperands && !verbTaken && o.inputs.isEmpty && (arg == "convert" || arg == "report") {
+                    verbTaken = true
+                    if arg == "report" {
+                        o.reportOnly = true
+                        if let (flag, option) = typedBefore.first(where: { $0.option.notInReport != nil }) {
+                            throw UsageError(message: "\(flag) is for convert: report \(option.notInReport!)")
+                        }
+                    }
+                    continue
+                }
                 // An empty name (an unset shell variable, most often) names no file: a usage error, not a search.
                 if arg.isEmpty { throw UsageError(message: "an input is an empty name") }
                 o.inputs.append(arg)
@@ -155,6 +164,7 @@ struct Options {
             }
             guard let option = OptionSpec.byName[flag] else { throw OptionSpec.unknown(arg) }
             if o.reportOnly, let why = option.notInReport { throw UsageError(message: "\(flag) is for convert: report \(why)") }
+            if !verbTaken { typedBefore.append((flag, option)) }
             var value = ""
             if option.value == nil {
                 if inline != nil { throw UsageError(message: "\(flag) takes no value") }

@@ -73,6 +73,22 @@ func usageFailure(_ message: String) -> Int32 {
     return 2
 }
 
+/// One file with `-o` an existing folder (or `DIR/`) is a batch, and a batch takes JPEG and PNG: raw YUV or a Y4M
+/// file there failed with the advice to name the file and `-o` it — which the user had done. Said as what it is.
+func refuseYUVIntoFolder(_ o: Options) -> Int32? {
+    guard o.inputs.count == 1, o.filesFrom == nil, o.shard == nil, let out = o.output, out != "-",
+          let input = o.inputs.first, input != "-", FileStatus(path: input)?.kind == .regular,
+          out.hasSuffix("/") || FileStatus(path: out)?.kind == .directory, o.isRawInput else { return nil }
+    let kind = RawInput.isY4M(path: input) ? "a Y4M stream" : "raw YUV"
+    var folder = Substring(out)
+    while folder.count > 1 && folder.hasSuffix("/") { folder = folder.dropLast() }
+    let base = input.split(separator: "/").last.map(String.init) ?? input
+    let stem = base.lastIndex(of: ".").map { base[..<$0] }.flatMap { $0.isEmpty ? nil : String($0) } ?? base
+    let example = (folder == "/" ? "" : String(folder)) + "/" + stem + ".png"
+    return usageFailure("\(displayPath(input)) is \(kind), which converts to one named file, and -o \(displayOutputPath(out)) is a "
+                        + "folder (a batch, which takes JPEG and PNG): name the file in it, e.g. -o \(displayOutputPath(example))")
+}
+
 /// Two outputs of one run that reach one file (the report file and the converted image, say): a usage error.
 func clashingOutputs(_ paths: [String]) -> (String, String)? {
     var seen: [String: String] = [:]
@@ -163,6 +179,7 @@ func run(_ args: [String]) -> Int32 {
     }
     if let refused = refuseReadingOwnStreams(options) { return refused }
     if options.reportOnly { return runReport(options) }
+    if let refused = refuseYUVIntoFolder(options) { return refused }
     if options.isBatch { return runBatch(options) }
     // The route is chosen by the input's first bytes, a FIFO's or device's too (opened once, its bytes kept for
     // the reader) — when the run is to go ahead: not in a dry run, nor when its output or report file would be

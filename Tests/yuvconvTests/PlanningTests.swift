@@ -122,6 +122,55 @@ final class PlanningTests: CLITestCase {
         XCTAssertEqual(try run(["report", "-", "-"]).status, 2)
     }
 
+    /// The verb is the first operand, options before it or not: `-q report x.png` measured "report" as an input
+    /// and then asked for an output folder; `-q convert a.png b.png -o dir/` converted both and failed on a file
+    /// named "convert". A file of that name is given as ./report, or after --.
+    func testVerbAfterLeadingOptions() throws {
+        try makeInputs()
+        let report = try run(["-q", "report", "in/a.png", "--report", "csv"])
+        XCTAssertEqual(report.status, 0, report.stderr)
+        let text = String(decoding: report.stdout, as: UTF8.self)
+        XCTAssertTrue(text.contains("in/a.png"), text)
+        XCTAssertFalse(text.contains("report,"), text)
+        let convert = try run(["-q", "convert", "in/a.png", "in/sub/b.png", "-o", "both/"])
+        XCTAssertEqual(convert.status, 0, convert.stderr)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: work.appendingPathComponent("both").path).sorted(),
+                       ["a.nv12", "b.nv12"])
+        // What report refuses is refused typed before it too.
+        let refused = try run(["-o", "x/", "report", "in/a.png"])
+        XCTAssertEqual(refused.status, 2, refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("-o is for convert: report "), refused.stderr)
+        // An option's value is never the verb; a second verb word, or one after --, is a file.
+        let named = try run(["-q", "-o", "o.nv12", "--", "report"])
+        XCTAssertEqual(named.status, 1, named.stderr)
+        XCTAssertTrue(named.stderr.contains("report: cannot open"), named.stderr)
+        let twice = try run(["-q", "report", "report", "--report", "csv"])
+        XCTAssertEqual(twice.status, 1, twice.stderr)
+        XCTAssertTrue(twice.stderr.contains("report: cannot open"), twice.stderr)
+    }
+
+    /// Raw YUV or a Y4M file with -o a folder: one input into a folder is a batch, which takes JPEG and PNG. It
+    /// failed (exit 1) advising "yuvconv FILE --size WxH -o OUT", what the user had typed; now the folder is named
+    /// as the cause, with a file name in it that works.
+    func testYUVInputIntoAFolderNamesTheFolder() throws {
+        try FileManager.default.createDirectory(at: work.appendingPathComponent("d"), withIntermediateDirectories: true)
+        try Data(repeating: 128, count: 33 * 17 + 2 * 17 * 9).write(to: work.appendingPathComponent("r.nv12"))
+        try Data("YUV4MPEG2 W4 H4\nFRAME\n".utf8 + [UInt8](repeating: 0, count: 24)).write(to: work.appendingPathComponent("a.y4m"))
+        for (args, kind, example) in [(["r.nv12", "-s", "33x17", "-o", "d"], "raw YUV", "d/r.png"),
+                                      (["r.nv12", "-s", "33x17", "-o", "d/"], "raw YUV", "d/r.png"),
+                                      (["a.y4m", "-o", "d"], "a Y4M stream", "d/a.png")] {
+            let r = try run(args)
+            XCTAssertEqual(r.status, 2, "\(args): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("is \(kind), which converts to one named file, and -o d"), r.stderr)
+            XCTAssertTrue(r.stderr.contains("e.g. -o \(example)"), r.stderr)
+            XCTAssertFalse(r.stderr.contains("ignores it"), r.stderr)
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: work.appendingPathComponent("d").path), [])
+            let named = try run(Array(args.dropLast()) + [example])
+            XCTAssertEqual(named.status, 0, "\(args): \(named.stderr)")
+            try FileManager.default.removeItem(at: work.appendingPathComponent(example))
+        }
+    }
+
     /// An existing report file is refused before any file is converted or measured.
     func testExistingReportFileRefusedBeforeWork() throws {
         try makeInputs()
