@@ -13,9 +13,45 @@ void yc_set_error(yc_decoder *dec, const char *msg) {
     }
 }
 
-void yc_warn(yc_decoder *dec, const char *msg) {
-    if (dec->warnings++ == 0) snprintf(dec->first_warning, sizeof dec->first_warning, "%s", msg);
+/// Whether two warnings say the same but for their numbers ("1214 extraneous bytes before marker 0xd0" and "836
+/// … 0xd1"): one kind, kept once.
+static int same_kind(const char *a, const char *b) {
+    for (;;) {
+        const int da = (*a >= '0' && *a <= '9') || *a == 'x', db = (*b >= '0' && *b <= '9') || *b == 'x';
+        if (da && db) {
+            while ((*a >= '0' && *a <= '9') || (*a >= 'a' && *a <= 'f') || *a == 'x') a++;
+            while ((*b >= '0' && *b <= '9') || (*b >= 'a' && *b <= 'f') || *b == 'x') b++;
+            continue;
+        }
+        if (*a != *b) return 0;
+        if (!*a) return 1;
+        a++, b++;
+    }
 }
+
+static void warn(yc_decoder *dec, const char *msg, int damage) {
+    if (dec->warnings++ == 0) snprintf(dec->first_warning, sizeof dec->first_warning, "%s", msg);
+    for (int i = 0; i < dec->kept_warnings; i++) {
+        if (same_kind(dec->kept_warning[i], msg)) {
+            dec->kept_damage[i] |= damage;
+            return;
+        }
+    }
+    int slot = dec->kept_warnings;
+    if (slot == YC_WARN_KEPT) {
+        // Full: damage to the pixels takes the place of the last warning that is not (it is said first).
+        if (!damage) return;
+        for (slot = YC_WARN_KEPT - 1; slot >= 0 && dec->kept_damage[slot]; slot--) {}
+        if (slot < 0) return;
+    } else {
+        dec->kept_warnings++;
+    }
+    snprintf(dec->kept_warning[slot], YC_MSG, "%s", msg);
+    dec->kept_damage[slot] = damage;
+}
+
+void yc_warn(yc_decoder *dec, const char *msg) { warn(dec, msg, 0); }
+void yc_warn_damage(yc_decoder *dec, const char *msg) { warn(dec, msg, 1); }
 
 void yc_warn_exif_damage(yc_decoder *dec, const char *what, const uint8_t *b, size_t n, int tag) {
     const char *damage = yc_exif_damage(b, n);
@@ -131,6 +167,12 @@ int yc_file_read_allowed(yc_decoder *dec, uint64_t n) {
 const char *yc_error(const yc_decoder *dec) { return dec->error; }
 int yc_warning_count(const yc_decoder *dec) { return dec->warnings; }
 const char *yc_first_warning(const yc_decoder *dec) { return dec->first_warning; }
+int yc_kept_warning_count(const yc_decoder *dec) { return dec->kept_warnings; }
+const char *yc_kept_warning(const yc_decoder *dec, int i, int *damage) {
+    if (i < 0 || i >= dec->kept_warnings) return NULL;
+    if (damage) *damage = dec->kept_damage[i];
+    return dec->kept_warning[i];
+}
 const yc_info *yc_get_info(const yc_decoder *dec) { return &dec->info; }
 
 int yc_read_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count) {

@@ -14,6 +14,8 @@
 #include <zlib.h>
 
 #define YC_MSG 512
+/// Distinct warnings a decoder keeps the text of (`kept_warning`).
+#define YC_WARN_KEPT 4
 /// The longest PNG chunk other than IDAT that libpng is allowed to hold (png_set_chunk_malloc_max).
 #define YC_PNG_CHUNK_MAX (8u << 20)
 
@@ -39,6 +41,11 @@ struct yc_decoder {
     char error[YC_MSG];
     int warnings;
     char first_warning[YC_MSG];
+    // The first YC_WARN_KEPT distinct warnings (by text) and whether each says pixels were damaged (converted
+    // past with --allow-truncated): a run says each of them, the damage first, not only the first.
+    char kept_warning[YC_WARN_KEPT][YC_MSG];
+    int kept_damage[YC_WARN_KEPT];
+    int kept_warnings;
     int allow_truncated;
     // The JPEG's header is read: a damage warning after it is about image data, which --allow-truncated lets
     // libjpeg decode past (filling what is missing); one before it means there is no image to accept.
@@ -178,8 +185,10 @@ int yc_jpeg_ycc_wanted(yc_decoder *dec, int raw);
 void yc_jpeg_ycc_begin(yc_decoder *dec);
 int yc_jpeg_ycc_rgbx_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count);
 
-/// Counts a warning the decoder tolerated, keeping the first one's message.
+/// Counts a warning the decoder tolerated, keeping the first one's message and the first distinct ones'.
 void yc_warn(yc_decoder *dec, const char *msg);
+/// The same for damage in the image data converted past (`--allow-truncated`): said before the others.
+void yc_warn_damage(yc_decoder *dec, const char *msg);
 /// Warns when EXIF data (TIFF structure, `n` bytes at `b`) is damaged (`yc_exif_damage`): "`what`: why; whether
 /// the orientation tag `tag` found before the damage is used". JPEG's APP1 and PNG's eXIf alike.
 void yc_warn_exif_damage(yc_decoder *dec, const char *what, const uint8_t *b, size_t n, int tag);

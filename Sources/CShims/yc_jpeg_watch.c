@@ -118,7 +118,7 @@ void yc_jpeg_emit_message(j_common_ptr cinfo, int level) {
             snprintf(msg, sizeof msg, "%d byte%s of an arithmetic-coded scan %s left unread before %s: a damaged "
                      "byte stopped the decoder early, and the picture after it is wrong (converted as decoded)",
                      n, n == 1 ? "" : "s", n == 1 ? "was" : "were", where);
-            yc_warn(dec, msg);
+            yc_warn_damage(dec, msg);
             return;
         }
     }
@@ -138,10 +138,11 @@ void yc_jpeg_emit_message(j_common_ptr cinfo, int level) {
     // Damage --allow-truncated converts past: an end of file held back was not harmless after all, and says so.
     if (jpeg_warning_damages_pixels(code) && dec->jpeg_eof_deferred) {
         dec->jpeg_eof_deferred = 0;
-        yc_warn(dec, dec->jpeg_eof_text);
+        yc_warn_damage(dec, dec->jpeg_eof_text);
         return;
     }
-    yc_warn(dec, buf);
+    if (jpeg_warning_damages_pixels(code) && dec->jpeg_header_read) yc_warn_damage(dec, buf);
+    else yc_warn(dec, buf);
 }
 
 // The scans a picture may have: max_scans up to 2^24 pixels; above that the same work (scans × pixels),

@@ -107,7 +107,7 @@ static void png_expand_palette(yc_decoder *dec, const uint8_t *index, uint8_t *d
         char msg[YC_MSG];
         snprintf(msg, sizeof msg, "pixel (%u, %u) has palette index %d, past the end of the %d-colour palette: "
                  "the file is damaged; such pixels are read as black", x, y, index[x], count);
-        yc_warn(dec, msg);
+        yc_warn_damage(dec, msg);
     }
 }
 

@@ -86,6 +86,10 @@ public struct ConversionReport: Sendable {
     public let inputBytes: Int
     public let warnings: Int
     public let firstWarning: String
+    /// The distinct warnings said (up to a few, the first of them `firstWarning`): damage to the pixels first,
+    /// then what colour management could not do, then the decoder's others in the order they came. Empty when
+    /// restored from a manifest, which keeps the first.
+    public var warningTexts: [String] = []
     /// "direct YCbCr" (JPEG planes, no RGB) or "RGB".
     public let path: String
     /// The alpha plane's bytes when alpha is kept (W·H), else 0.

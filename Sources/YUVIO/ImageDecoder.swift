@@ -177,13 +177,23 @@ public final class ImageDecoder {
     public var coefficientBytes: Int { Int(yc_coefficients_held(handle)) }
 
     /// Warnings the decoder tolerated (junk between JPEG segments, a bad ancillary PNG chunk): how many, and the
-    /// first as a sentence (`LibraryMessages.explainWarning`, the one place that words them).
-    public var warnings: (count: Int, first: String) {
+    /// first few distinct ones as sentences (`LibraryMessages.explainWarning`, the one place that words them),
+    /// damage converted past (`--allow-truncated`) first (`damaged` of them): 68 warnings of a damaged JPEG once showed as its Exif
+    /// note "(+68 more)", the damage among those never said.
+    public var warnings: (count: Int, texts: [String], damaged: Int) {
         let count = Int(yc_warning_count(handle))
-        guard count > 0 else { return (0, "") }
-        return (count, LibraryMessages.explainWarning(String(cString: yc_first_warning(handle)),
-                                                      library: source.format == YC_FORMAT_PNG ? "libpng" : "libjpeg",
-                                                      fileBytes: source.byteCount))
+        guard count > 0 else { return (0, [], 0) }
+        let library = source.format == YC_FORMAT_PNG ? "libpng" : "libjpeg"
+        var damage: [String] = [], other: [String] = []
+        for i in 0..<yc_kept_warning_count(handle) {
+            var harm: Int32 = 0
+            guard let text = yc_kept_warning(handle, i, &harm) else { continue }
+            let said = LibraryMessages.explainWarning(String(cString: text), library: library, fileBytes: source.byteCount)
+            // Two texts libjpeg words apart may read the same once explained: said once.
+            if damage.contains(said) || other.contains(said) { continue }
+            if harm != 0 { damage.append(said) } else { other.append(said) }
+        }
+        return (count, damage + other, damage.count)
     }
 
     /// Decodes the next `count` rows into `buffer`, `rowBytes` apart.

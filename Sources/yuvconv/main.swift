@@ -292,12 +292,16 @@ func warnIgnoredOptions(_ options: Options, format: OutputFormat, rawInput: Bool
     }
 }
 
-/// What the decoder tolerated or could not apply (a damaged chunk, a profile not applied): its first warning
-/// and how many more, for `convert` and `report` alike. With -q too: -q silences the per-image line, not what
-/// went wrong.
+/// What the decoder tolerated or could not apply (a damaged chunk, a profile not applied): each distinct warning
+/// kept, a line each (damage to the pixels first), and how many more, for `convert` and `report` alike. With -q
+/// too: -q silences the per-image line, not what went wrong.
 func warnAboutDecoding(name: String, report: ConversionReport, options: Options) {
     if report.warnings > 0 {
-        printErr("yuvconv: warning: \(name): \(report.firstWarning)" + (report.warnings > 1 ? " (+\(report.warnings - 1) more)" : ""))
+        let texts = report.warningTexts.isEmpty ? [report.firstWarning] : report.warningTexts
+        for (i, text) in texts.enumerated() {
+            let more = report.warnings - texts.count
+            printErr("yuvconv: warning: \(name): \(text)" + (i == texts.count - 1 && more > 0 ? " (+\(more) more)" : ""))
+        }
     }
     // --primaries asked for, and this file's numbers stayed sRGB's (the contract keeps them): labelled sRGB, said
     // (a warning, so with -q too; `convert` and `report` alike).

@@ -528,6 +528,31 @@ final class HostileTests: CLITestCase {
         }
     }
 
+    /// Every kind of warning is said, damage to the pixels first: only the first was, then "(+N more)" — a JPEG
+    /// with a damaged Exif block, junk between segments and its data cut short, converted with --allow-truncated,
+    /// said only that its Exif was damaged, and the grey where its data was missing was among the "more".
+    func testEveryKindOfWarningIsSaidDamageFirst() throws {
+        let good = try Data(contentsOf: URL(fileURLWithPath: fixture("photos/rocket.jpg")))
+        func segment(_ marker: UInt8, _ body: [UInt8]) -> [UInt8] {
+            [0xFF, marker, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 255)] + body
+        }
+        // A TIFF whose first directory claims 5 entries and holds 1.
+        let exif = Array("Exif\0\0II*\0".utf8) + [8, 0, 0, 0, 5, 0] + [UInt8](repeating: 0, count: 12)
+        var crafted = Data(good.prefix(2)) + Data(segment(0xE1, exif)) + Data([0, 0, 0]) + good.dropFirst(2)
+        let sos = crafted.firstRange(of: Data([0xFF, 0xDA]))!.lowerBound
+        crafted = crafted.prefix(sos + (crafted.count - sos) * 6 / 10)
+        try crafted.write(to: work.appendingPathComponent("crafted.jpg"))
+        let r = try run(["crafted.jpg", "-o", "c.nv12", "-q", "--allow-truncated"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let lines = r.stderr.split(separator: "\n")
+        XCTAssertEqual(lines.count, 3, r.stderr)
+        XCTAssertTrue(lines.allSatisfy { $0.hasPrefix("yuvconv: warning: crafted.jpg: ") }, r.stderr)
+        XCTAssertTrue(lines.first?.contains("the JPEG ends before its image data does; what is missing is grey") == true, r.stderr)
+        XCTAssertTrue(r.stderr.contains("3 bytes of stray data before a JPEG marker"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("its Exif data (APP1) is damaged"), r.stderr)
+        XCTAssertFalse(r.stderr.contains("more)"), r.stderr)
+    }
+
     /// A damaged byte that shortens a scan's codes: libjpeg reads every block of the scan from fewer bytes than it
     /// holds and only warns "N extraneous bytes before marker …", while the blocks after the byte are wrong. Between
     /// the scans of a progressive or multi-scan file (no encoder leaves bytes there) an error, which

@@ -193,6 +193,10 @@ const char *yc_error(const yc_decoder *dec);
 /// Warnings tolerated so far (for example extraneous bytes between JPEG segments), with the first message.
 int yc_warning_count(const yc_decoder *dec);
 const char *yc_first_warning(const yc_decoder *dec);
+/// The distinct warnings kept (at most 4, in the order they came), and the text of kept warning `i`, with
+/// `*damage` set to 1 when it says pixels were damaged (converted past with --allow-truncated).
+int yc_kept_warning_count(const yc_decoder *dec);
+const char *yc_kept_warning(const yc_decoder *dec, int i, int *damage);
 
 const yc_info *yc_get_info(const yc_decoder *dec);
 
