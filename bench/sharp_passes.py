@@ -95,7 +95,8 @@ def main():
               ("12", dict(passes=12)), ("40", dict(passes=40)),
               ("4, step 9/4", dict(passes=4, step=9 / 4)),
               ("the box chroma, one luma fit", dict(passes=1)),
-              ("closed form, then one luma fit", dict(passes=1, start="least squares"))]
+              ("closed form, then one luma fit", dict(passes=1, start="least squares")),
+              ("closed form, one chroma move, the luma fit", dict(passes=2, start="least squares"))]
     box = {}
     for p in photos + [edges]:
         src = np.asarray(Image.open(p).convert("RGB"))
