@@ -57,8 +57,13 @@ void yc_warn_exif_damage(yc_decoder *dec, const char *what, const uint8_t *b, si
     const char *damage = yc_exif_damage(b, n);
     if (!damage) return;
     char msg[200];
+    // What a damaged EXIF block costs is its orientation (and a colour space hint): with orientations not
+    // applied and no colour management, nothing.
+    if (dec->orientation_ignored && dec->colour_target < 0) return;
     snprintf(msg, sizeof msg, "%s: %s; %s", what, damage,
-             tag ? "the orientation tag found before the damage is used" : "no orientation is read from it");
+             dec->orientation_ignored ? "what it says before the damage is read (orientations are not applied: "
+                                        "--orientation ignore)"
+             : tag ? "the orientation tag found before the damage is used" : "no orientation is read from it");
     yc_warn(dec, msg);
 }
 
@@ -104,6 +109,8 @@ yc_decoder *yc_open_held(FILE *file, yc_format format, uint64_t max_pixels, uint
     dec->file_limit = yc_read_limit(max_pixels);
     dec->allow_truncated = allow_truncated;
     dec->alpha16 = alpha16;
+    dec->orientation_ignored = (raw & 32) != 0;
+    raw &= ~32;
     switch (format) {
     case YC_FORMAT_JPEG: yc_jpeg_open(dec, file, stream, raw); break;
     case YC_FORMAT_PNG: yc_png_open(dec, file); break;

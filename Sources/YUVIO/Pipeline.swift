@@ -182,6 +182,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
                                        // whole, is a third smaller).
                                        alpha16: options.alpha != .ignore || options.sayDroppedAlpha,
                                        colourTarget: options.colourManagement ? options.target(for: spec) : nil,
+                                       orientationIgnored: options.orientation == .ignore,
                                        alsoHeld: held1 > 0 ? (held1 - perPixel, perPixel, sink.wholeWhat(probe(1))) : nil)
         let info = decoder.info
         // The EXIF orientation, applied to the picture before conversion (whole pixels, so the RGB route stays

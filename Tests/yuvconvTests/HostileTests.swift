@@ -551,6 +551,18 @@ final class HostileTests: CLITestCase {
         XCTAssertTrue(r.stderr.contains("3 bytes of stray data before a JPEG marker"), r.stderr)
         XCTAssertTrue(r.stderr.contains("its Exif data (APP1) is damaged"), r.stderr)
         XCTAssertFalse(r.stderr.contains("more)"), r.stderr)
+        // What the damaged Exif costs is its orientation (and a colour hint): with orientations not applied it says
+        // so, not that the tag found is used; with no colour management either, nothing reads it and nothing is said.
+        let ignored = try run(["crafted.jpg", "-o", "i.nv12", "-q", "--allow-truncated", "--orientation", "ignore"])
+        XCTAssertEqual(ignored.status, 0, ignored.stderr)
+        XCTAssertTrue(ignored.stderr.contains("its Exif data (APP1) is damaged") && ignored.stderr.contains(
+            "what it says before the damage is read (orientations are not applied: --orientation ignore)"), ignored.stderr)
+        XCTAssertFalse(ignored.stderr.contains("orientation tag found"), ignored.stderr)
+        let unread = try run(["crafted.jpg", "-o", "u.nv12", "-q", "--allow-truncated", "--orientation", "ignore",
+                              "--color-management", "off"])
+        XCTAssertEqual(unread.status, 0, unread.stderr)
+        XCTAssertFalse(unread.stderr.contains("Exif"), unread.stderr)
+        XCTAssertEqual(unread.stderr.split(separator: "\n").count, 2, unread.stderr)
     }
 
     /// A damaged byte that shortens a scan's codes: libjpeg reads every block of the scan from fewer bytes than it

@@ -140,7 +140,8 @@ int yc_jpeg_header_state(const uint8_t *data, size_t size);
 /// keeps the chroma grid; 4 also when the chroma is at full resolution (4:4:4), which otherwise goes through
 /// RGB (`yc_jpeg_open`); 8 a 4:2:0 YCbCr JPEG on the RGB route hands out its planes (info.ycc420,
 /// yc_jpeg_ycc_rows) for the caller to make RGB rows of on another thread — unless 16 is set too (the caller turns
-/// by the file's orientation) and the orientation turns it.
+/// by the file's orientation) and the orientation turns it. 32: orientations are not applied (--orientation
+/// ignore): warnings about orientation metadata say so, or are not made when nothing else reads it.
 /// `max_whole`: the most bytes the decoder may hold a picture whole in — a progressive or multi-scan JPEG's
 /// coefficients, an interlaced PNG's rows; more is refused before any is allocated (YC_ERROR_WHOLE_BUDGET,
 /// the message says how much it needs). 0: no limit.
