@@ -58,10 +58,26 @@ private func bashCompletion(_ options: [OptionSpec]) -> String {
     cases.append("        \(others.joined(separator: "|"))) return 0 ;;")
     let names = options.flatMap(\.names).joined(separator: " ")
     let reportNames = options.filter { $0.notInReport == nil }.flatMap(\.names).joined(separator: " ")
+    let valued = options.filter { $0.value != nil }.flatMap(\.names).joined(separator: " ")
     return """
         _yuvconv_files() {
             compopt -o filenames 2>/dev/null
             mapfile -t -O ${#COMPREPLY[@]} COMPREPLY < <(compgen -f -- "$cur")
+        }
+
+        # The first operand before the word completed (the verb when it is one; options may come before it, and an
+        # option's value is none), or nothing when there is none yet.
+        _yuvconv_first() {
+            local i w
+            for (( i = 1; i < COMP_CWORD; i++ )); do
+                w=${COMP_WORDS[i]}
+                case $w in
+                    --|-) echo -; return ;;
+                    =) (( i++ )) ;;
+                    -*) [[ ' \(valued) ' == *" $w "* && ${COMP_WORDS[i+1]} != = ]] && (( i++ )) ;;
+                    *) echo "$w"; return ;;
+                esac
+            done
         }
 
         _yuvconv() {
@@ -79,15 +95,16 @@ private func bashCompletion(_ options: [OptionSpec]) -> String {
             for (( i = 1; i < COMP_CWORD; i++ )); do
                 [[ ${COMP_WORDS[i]} == -- ]] && { _yuvconv_files; return 0; }
             done
+            local first=$(_yuvconv_first)
             if [[ $cur == -* ]]; then
-                if (( COMP_CWORD > 1 )) && [[ ${COMP_WORDS[1]} == report ]]; then
+                if [[ $first == report ]]; then
                     COMPREPLY=($(compgen -W '\(reportNames) --' -- "$cur"))
                 else
                     COMPREPLY=($(compgen -W '\(names) --' -- "$cur"))
                 fi
                 return 0
             fi
-            (( COMP_CWORD == 1 )) && COMPREPLY=($(compgen -W '\(subcommands.map(\.name).joined(separator: " "))' -- "$cur"))
+            [[ -z $first ]] && COMPREPLY=($(compgen -W '\(subcommands.map(\.name).joined(separator: " "))' -- "$cur"))
             _yuvconv_files
         }
 
@@ -122,6 +139,7 @@ private func zshCompletion(_ options: [OptionSpec]) -> String {
         }
         return "        " + spec + "'"
     }
+    let valued = options.filter { $0.value != nil }.flatMap(\.names).joined(separator: " ")
     let common = options.filter { $0.notInReport == nil }.map(argumentSpec)
     let convertOnly = options.filter { $0.notInReport != nil }.map(argumentSpec)
     let commands = subcommands.map { "\($0.name)\\:\"\($0.help)\"" }.joined(separator: " ")
@@ -139,8 +157,18 @@ private func zshCompletion(_ options: [OptionSpec]) -> String {
             specs=(
         \(common.joined(separator: "\n"))
             )
-            # Options `report` refuses are offered to convert only.
-            [[ $words[2] == report ]] || specs+=(
+            # Options `report` refuses are offered to convert only: after `report` as the first operand (options
+            # may come before it; an option's value is none).
+            local i w first=
+            for (( i = 2; i < CURRENT; i++ )); do
+                w=$words[i]
+                case $w in
+                    (--|-) break ;;
+                    (-*) [[ ' \(valued) ' == *" $w "* ]] && (( i++ )) ;;
+                    (*) first=$w; break ;;
+                esac
+            done
+            [[ $first == report ]] || specs+=(
         \(convertOnly.joined(separator: "\n"))
             )
             _arguments -S $specs '*:input:_yuvconv_operands'
@@ -158,7 +186,23 @@ private func zshCompletion(_ options: [OptionSpec]) -> String {
 /// fish: a `complete` line per option; operands are files (fish's default), the subcommands come first.
 private func fishCompletion(_ options: [OptionSpec]) -> String {
     func quoted(_ s: String) -> String { "'" + s.replacing("\\", with: "\\\\").replacing("'", with: "\\'") + "'" }
-    var lines = ["function __yuvconv_not_report; set -l words (commandline -opc); test \"$words[2]\" != report; end"]
+    // The first operand decides (options may come before it; an option's value is none, `--name=value` one word).
+    let valued = options.filter { $0.value != nil }.flatMap(\.names).joined(separator: " ")
+    var lines = ["""
+        function __yuvconv_not_report
+            set -l skip 0
+            for w in (commandline -opc)[2..-1]
+                if test $skip = 1; set skip 0; continue; end
+                switch $w
+                    case '-' '--'; return 0
+                    case '--*=*'; continue
+                    case '-*'; contains -- $w \(valued); and set skip 1; continue
+                    case '*'; test "$w" != report; return
+                end
+            end
+            return 0
+        end
+        """]
     lines += subcommands.map {
         "complete -c yuvconv -n __fish_use_subcommand -a \($0.name) -d \(quoted($0.help))"
     }

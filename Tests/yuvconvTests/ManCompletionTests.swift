@@ -177,6 +177,11 @@ final class ManCompletionTests: CLITestCase {
         XCTAssertEqual(try bashComplete(script, ["yuvconv", "convert", "--up"]), ["--update"])
         XCTAssertEqual(try bashComplete(script, ["yuvconv", "--quality", ""]), [])
         XCTAssertEqual(try bashComplete(script, ["yuvconv", "--", "-"]), [], "after --, operands only")
+        // The verb is the first operand, options before it or not; an option's value is none.
+        XCTAssertEqual(try bashComplete(script, ["yuvconv", "-q", "report", "--up"]), [])
+        XCTAssertEqual(try bashComplete(script, ["yuvconv", "-o", "report", "--up"]), ["--update"])
+        XCTAssertEqual(try bashComplete(script, ["yuvconv", "-q", "r"]), ["report"])
+        XCTAssertEqual(try bashComplete(script, ["yuvconv", "in.jpg", "r"]), [])
     }
 
     func testZshCompletion() throws {
@@ -212,6 +217,8 @@ final class ManCompletionTests: CLITestCase {
         XCTAssertEqual(try complete("yuvconv report --report-f"), ["--report-file"])
         XCTAssertEqual(try complete("yuvconv convert report -o out/ --upd"), ["--update"], "only the first word is the subcommand")
         XCTAssertEqual(try complete("yuvconv -o report --upd"), ["--update"])
+        XCTAssertEqual(try complete("yuvconv -q report --upd"), [], "the verb after an option")
+        XCTAssertEqual(try complete("yuvconv --matrix=bt601 report --upd"), [])
         // Each value's description is the option's, not the first value or two of its help ("ignore (default: …)"
         // for keep, flatten and premultiply; "nv12 (default), nv21, …" for png).
         let r = try launch(fish, ["-c", "source $argv[1]; complete -C $argv[2]", script.path, "yuvconv --alpha "],
