@@ -149,6 +149,8 @@ public struct Column: Sendable {
         // only: the text line gives them too; the totals' spread is of the measures above).
         converted("psnr_rgb_bilinear_box_db") { r, _ in r.quality?.psnrRGBBilinearBox.map { .decibels($0) } ?? .unmeasured },
         converted("sharp_gain_db") { r, _ in r.quality?.sharpGain.map { .decibels($0) } ?? .unmeasured },
+        // What `warnings` counts, said: the first warning (damage converted past first), as the run printed it.
+        converted("first_warning", csv: false) { _, rep in rep.warnings > 0 ? .text(rep.firstWarning) : .unmeasured },
     ]
 
     /// The columns JSON writes (with a key), CSV writes, and the two tables show.

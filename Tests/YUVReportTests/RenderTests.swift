@@ -92,7 +92,7 @@ final class RenderTests: XCTestCase {
                         "saving_vs_rgb_bytes", "saving_vs_rgb_percent", "psnr_y_db", "psnr_cb_db", "psnr_cr_db",
                         "psnr_rgb_db", "ssim_y", "conversion_buffers_bytes", "naive_peak_bytes", "warnings",
                         "output_bytes", "output_sha256", "up_to_date", "chroma_filter", "psnr_rgb_bilinear_db",
-                        "psnr_rgb_bilinear_box_db", "sharp_gain_db"])
+                        "psnr_rgb_bilinear_box_db", "sharp_gain_db", "first_warning"])
         let (w, h) = (640, 427), yuv = w * h + 2 * 320 * 214
         for field in ["\"type\": \"image\"", "\"file\": \"photos/rocket.jpg\"", "\"ok\": true", "\"format\": \"JPEG\"",
                       "\"width\": 640", "\"pixels\": \(w * h)", "\"rgba_bytes\": \(4 * w * h)", "\"yuv_bytes\": \(yuv)",
@@ -113,14 +113,14 @@ final class RenderTests: XCTestCase {
         var r = try converted("pngsuite/basn0g16.png", quality: nil)
         XCTAssertTrue(jsonLine(r).hasSuffix("\"output_bytes\": null, \"output_sha256\": null, \"up_to_date\": false, "
                                             + "\"chroma_filter\": \"box\", \"psnr_rgb_bilinear_db\": null, \"psnr_rgb_bilinear_box_db\": null, "
-                                            + "\"sharp_gain_db\": null}"), jsonLine(r))
+                                            + "\"sharp_gain_db\": null, \"first_warning\": null}"), jsonLine(r))
         XCTAssertEqual(csvTable([r]).rows[0]["output_sha256"], "")
         let sha = String(repeating: "0123456789abcdef", count: 4)
         r.output = OutputDigest(bytes: 1536, sha256: sha)
         r.upToDate = true
         XCTAssertTrue(jsonLine(r).hasSuffix("\"output_bytes\": 1536, \"output_sha256\": \"\(sha)\", \"up_to_date\": true, "
                                             + "\"chroma_filter\": \"box\", \"psnr_rgb_bilinear_db\": null, \"psnr_rgb_bilinear_box_db\": null, "
-                                            + "\"sharp_gain_db\": null}"), jsonLine(r))
+                                            + "\"sharp_gain_db\": null, \"first_warning\": null}"), jsonLine(r))
         XCTAssertEqual(csvTable([r]).rows[0]["output_bytes"], "1536")
         XCTAssertEqual(csvTable([r]).rows[0]["output_sha256"], sha)
         XCTAssertEqual(csvTable([r]).rows[0]["up_to_date"], "true")

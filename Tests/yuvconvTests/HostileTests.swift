@@ -551,6 +551,13 @@ final class HostileTests: CLITestCase {
         XCTAssertTrue(r.stderr.contains("3 bytes of stray data before a JPEG marker"), r.stderr)
         XCTAssertTrue(r.stderr.contains("its Exif data (APP1) is damaged"), r.stderr)
         XCTAssertFalse(r.stderr.contains("more)"), r.stderr)
+        // The report counts them and says the first printed.
+        let report = try run(["report", "crafted.jpg", "--allow-truncated", "--report", "json"])
+        XCTAssertEqual(report.status, 0, report.stderr)
+        let image = try XCTUnwrap(try JSONSerialization.jsonObject(with: report.stdout.split(separator: UInt8(ascii: "\n"))
+            .map { Data($0) }.first!) as? [String: Any])
+        XCTAssertEqual(image["warnings"] as? Int, 3, "\(image)")
+        XCTAssertTrue((image["first_warning"] as? String)?.hasPrefix("the JPEG ends before its image data does") == true, "\(image)")
         // What the damaged Exif costs is its orientation (and a colour hint): with orientations not applied it says
         // so, not that the tag found is used; with no colour management either, nothing reads it and nothing is said.
         let ignored = try run(["crafted.jpg", "-o", "i.nv12", "-q", "--allow-truncated", "--orientation", "ignore"])
