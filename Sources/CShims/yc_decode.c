@@ -13,14 +13,23 @@ void yc_set_error(yc_decoder *dec, const char *msg) {
     }
 }
 
-/// Whether two warnings say the same but for their numbers ("1214 extraneous bytes before marker 0xd0" and "836
-/// … 0xd1"): one kind, kept once.
+/// Whether two warnings are the same but for their decimal numbers ("1214 extraneous bytes before marker 0xd0" and
+/// "836 … 0xd0"): one kind, kept once and counted. A hexadecimal number (0x…, a marker) is part of the kind: the
+/// bytes before a restart marker, the end marker and a scan's next marker say different things.
 static int same_kind(const char *a, const char *b) {
     for (;;) {
-        const int da = (*a >= '0' && *a <= '9') || *a == 'x', db = (*b >= '0' && *b <= '9') || *b == 'x';
-        if (da && db) {
-            while ((*a >= '0' && *a <= '9') || (*a >= 'a' && *a <= 'f') || *a == 'x') a++;
-            while ((*b >= '0' && *b <= '9') || (*b >= 'a' && *b <= 'f') || *b == 'x') b++;
+        if (a[0] == '0' && a[1] == 'x' && b[0] == '0' && b[1] == 'x') {
+            a += 2, b += 2;
+            while ((*a >= '0' && *a <= '9') || (*a >= 'a' && *a <= 'f')) {
+                if (*a != *b) return 0;
+                a++, b++;
+            }
+            if ((*b >= '0' && *b <= '9') || (*b >= 'a' && *b <= 'f')) return 0;
+            continue;
+        }
+        if (*a >= '0' && *a <= '9' && *b >= '0' && *b <= '9') {
+            while (*a >= '0' && *a <= '9') a++;
+            while (*b >= '0' && *b <= '9') b++;
             continue;
         }
         if (*a != *b) return 0;
@@ -34,12 +43,14 @@ static void warn(yc_decoder *dec, const char *msg, int damage) {
     for (int i = 0; i < dec->kept_warnings; i++) {
         if (same_kind(dec->kept_warning[i], msg)) {
             dec->kept_damage[i] |= damage;
+            dec->kept_count[i]++;
             return;
         }
     }
     int slot = dec->kept_warnings;
     if (slot == YC_WARN_KEPT) {
-        // Full: damage to the pixels takes the place of the last warning that is not (it is said first).
+        // Full: damage to the pixels takes the place of the last warning that is not (it is said first); the
+        // warnings it replaces are counted with those not kept.
         if (!damage) return;
         for (slot = YC_WARN_KEPT - 1; slot >= 0 && dec->kept_damage[slot]; slot--) {}
         if (slot < 0) return;
@@ -48,6 +59,7 @@ static void warn(yc_decoder *dec, const char *msg, int damage) {
     }
     snprintf(dec->kept_warning[slot], YC_MSG, "%s", msg);
     dec->kept_damage[slot] = damage;
+    dec->kept_count[slot] = 1;
 }
 
 void yc_warn(yc_decoder *dec, const char *msg) { warn(dec, msg, 0); }
@@ -173,11 +185,11 @@ int yc_file_read_allowed(yc_decoder *dec, uint64_t n) {
 }
 const char *yc_error(const yc_decoder *dec) { return dec->error; }
 int yc_warning_count(const yc_decoder *dec) { return dec->warnings; }
-const char *yc_first_warning(const yc_decoder *dec) { return dec->first_warning; }
 int yc_kept_warning_count(const yc_decoder *dec) { return dec->kept_warnings; }
-const char *yc_kept_warning(const yc_decoder *dec, int i, int *damage) {
+const char *yc_kept_warning(const yc_decoder *dec, int i, int *damage, int *count) {
     if (i < 0 || i >= dec->kept_warnings) return NULL;
     if (damage) *damage = dec->kept_damage[i];
+    if (count) *count = dec->kept_count[i];
     return dec->kept_warning[i];
 }
 const yc_info *yc_get_info(const yc_decoder *dec) { return &dec->info; }

@@ -15,7 +15,7 @@
 
 #define YC_MSG 512
 /// Distinct warnings a decoder keeps the text of (`kept_warning`).
-#define YC_WARN_KEPT 4
+#define YC_WARN_KEPT 16
 /// The longest PNG chunk other than IDAT that libpng is allowed to hold (png_set_chunk_malloc_max).
 #define YC_PNG_CHUNK_MAX (8u << 20)
 
@@ -41,10 +41,11 @@ struct yc_decoder {
     char error[YC_MSG];
     int warnings;
     char first_warning[YC_MSG];
-    // The first YC_WARN_KEPT distinct warnings (by text) and whether each says pixels were damaged (converted
+    // The first YC_WARN_KEPT kinds of warning (`same_kind`), how many of each, and whether each says pixels were damaged (converted
     // past with --allow-truncated): a run says each of them, the damage first, not only the first.
     char kept_warning[YC_WARN_KEPT][YC_MSG];
     int kept_damage[YC_WARN_KEPT];
+    int kept_count[YC_WARN_KEPT];   // the warnings of that kind
     int kept_warnings;
     int allow_truncated;
     // Orientations are not applied (--orientation ignore): what is said of orientation metadata is said without

@@ -121,6 +121,15 @@ void yc_jpeg_emit_message(j_common_ptr cinfo, int level) {
             yc_warn_damage(dec, msg);
             return;
         }
+        // A Huffman scan's the same: without the flag an error, with it damage, said first (not the harmless junk
+        // between segments that libjpeg's words for it also describe).
+        char msg[YC_MSG];
+        const int n = cinfo->err->msg_parm.i[0], marker = cinfo->err->msg_parm.i[1];
+        snprintf(msg, sizeof msg, "%d byte%s of a scan %s left unread before the next marker (0x%02x): a damaged byte "
+                 "shortened the scan's codes, and the picture after it is wrong (converted as decoded)",
+                 n, n == 1 ? "" : "s", n == 1 ? "was" : "were", marker);
+        yc_warn_damage(dec, msg);
+        return;
     }
     if (jpeg_warning_damages_pixels(code) && !dec->allow_truncated) {
         // Before the first scan: nothing to accept, an error of the file (worded by LibraryMessages).

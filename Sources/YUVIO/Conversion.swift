@@ -77,6 +77,42 @@ public struct DecodeOptions: Sendable {
     }
 }
 
+/// One kind of warning a conversion met: its sentence (that of the first), and how many came.
+public struct WarningKind: Sendable, Equatable {
+    public let text: String
+    public var count: Int
+
+    public init(text: String, count: Int = 1) { (self.text, self.count) = (text, count) }
+
+    /// The same sentence but for its numbers, decimal or hexadecimal ("1214 bytes … marker 0xd0", "836 … 0xd1").
+    func sameKind(as other: WarningKind) -> Bool { Self.shape(text) == Self.shape(other.text) }
+
+    static func shape(_ s: String) -> String {
+        var out = "", digits = false
+        var i = s.unicodeScalars.startIndex
+        let u = s.unicodeScalars
+        while i < u.endIndex {
+            let c = u[i]
+            if c == "0", u.index(after: i) < u.endIndex, u[u.index(after: i)] == "x" {
+                i = u.index(i, offsetBy: 2)
+                while i < u.endIndex, ("0"..."9").contains(u[i]) || ("a"..."f").contains(u[i]) { i = u.index(after: i) }
+                out += "#"
+                digits = false
+                continue
+            }
+            if ("0"..."9").contains(c) {
+                if !digits { out += "#" }
+                digits = true
+            } else {
+                out.unicodeScalars.append(c)
+                digits = false
+            }
+            i = u.index(after: i)
+        }
+        return out
+    }
+}
+
 /// What one conversion did.
 public struct ConversionReport: Sendable {
     public let info: SourceInfo
@@ -86,10 +122,11 @@ public struct ConversionReport: Sendable {
     public let inputBytes: Int
     public let warnings: Int
     public let firstWarning: String
-    /// The distinct warnings said (up to a few, the first of them `firstWarning`): damage to the pixels first,
-    /// then what colour management could not do, then the decoder's others in the order they came. Empty when
-    /// restored from a manifest, which keeps the first.
-    public var warningTexts: [String] = []
+    /// The kinds of warning said (the first of them `firstWarning`), with how many of each: damage to the pixels
+    /// first, then what colour management could not do, then the decoder's others in the order they came. They
+    /// count `warnings` but for those of kinds the decoder did not keep. Empty when restored from a manifest,
+    /// which keeps the first.
+    public var warningKinds: [WarningKind] = []
     /// "direct YCbCr" (JPEG planes, no RGB) or "RGB".
     public let path: String
     /// The alpha plane's bytes when alpha is kept (W·H), else 0.

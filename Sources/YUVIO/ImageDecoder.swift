@@ -178,22 +178,31 @@ public final class ImageDecoder {
     /// (0 for others): a conversion's buffers count them (`Ledger.record`), as they count an interlaced PNG's.
     public var coefficientBytes: Int { Int(yc_coefficients_held(handle)) }
 
-    /// Warnings the decoder tolerated (junk between JPEG segments, a bad ancillary PNG chunk): how many, and the
-    /// first few distinct ones as sentences (`LibraryMessages.explainWarning`, the one place that words them),
-    /// damage converted past (`--allow-truncated`) first (`damaged` of them): 68 warnings of a damaged JPEG once showed as its Exif
-    /// note "(+68 more)", the damage among those never said.
-    public var warnings: (count: Int, texts: [String], damaged: Int) {
+    /// Warnings the decoder tolerated (junk between JPEG segments, a bad ancillary PNG chunk): how many, and their
+    /// kinds as sentences (`LibraryMessages.explainWarning`, the one place that words them) with how many of each,
+    /// damage converted past (`--allow-truncated`) first (`damaged` of them). Kinds the decoder kept apart that
+    /// read the same but for their numbers once explained (padding before restart markers 0xd0 … 0xd7) are one.
+    /// 68 warnings of a damaged JPEG once showed as its Exif note "(+68 more)", the damage among those never said.
+    public var warnings: (count: Int, kinds: [WarningKind], damaged: Int) {
         let count = Int(yc_warning_count(handle))
         guard count > 0 else { return (0, [], 0) }
         let library = source.format == YC_FORMAT_PNG ? "libpng" : "libjpeg"
-        var damage: [String] = [], other: [String] = []
+        var damage: [WarningKind] = [], other: [WarningKind] = []
         for i in 0..<yc_kept_warning_count(handle) {
-            var harm: Int32 = 0
-            guard let text = yc_kept_warning(handle, i, &harm) else { continue }
+            var harm: Int32 = 0, times: Int32 = 0
+            guard let text = yc_kept_warning(handle, i, &harm, &times) else { continue }
             let said = LibraryMessages.explainWarning(String(cString: text), library: library, fileBytes: source.byteCount)
-            // Two texts libjpeg words apart may read the same once explained: said once.
-            if damage.contains(said) || other.contains(said) { continue }
-            if harm != 0 { damage.append(said) } else { other.append(said) }
+            let kind = WarningKind(text: said, count: Int(times))
+            if let k = damage.firstIndex(where: { $0.sameKind(as: kind) }) {
+                damage[k].count += kind.count
+            } else if let k = other.firstIndex(where: { $0.sameKind(as: kind) }) {
+                other[k].count += kind.count
+                if harm != 0 { damage.append(other.remove(at: k)) }
+            } else if harm != 0 {
+                damage.append(kind)
+            } else {
+                other.append(kind)
+            }
         }
         return (count, damage + other, damage.count)
     }

@@ -224,26 +224,26 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
             // Said only when orientations are applied: with `--orientation ignore` every file is as stored.
             let tag = unusable == .xmp ? "XMP: tiff:Orientation" : "EXIF: the orientation tag"
             let text = "\(tag) holds no orientation from 1 to 8: the picture is converted as stored"
-            w = (w.count + 1, w.texts + [text], w.damaged)
+            w = (w.count + 1, w.kinds + [WarningKind(text: text)], w.damaged)
         }
         if source.droppedTransparency {
             // The default drops alpha (the contract converts colour as stored): where it made pixels transparent, the
             // colours stored under them — often left over, unseen — now show, which is worth a word.
             let text = "its alpha makes some pixels transparent, and --alpha ignore (the default) drops it, so the colours "
                 + "stored under them show: --alpha flatten or premultiply composes them, --alpha keep writes an A plane"
-            w = (w.count + 1, w.texts + [text], w.damaged)
+            w = (w.count + 1, w.kinds + [WarningKind(text: text)], w.damaged)
         }
         if plan.action == .broken || unmade {
             let text = unmade ? "colour management (\(plan.text)) could not be set up (LittleCMS could not make the "
                 + "transform: its memory budget, or the profile); colours used as stored" : plan.text
             // First: what was done with the colours says more than a decoder's word on the chunk behind it (after
             // damage to the pixels, which says the most).
-            w = (w.count + 1, Array(w.texts.prefix(w.damaged)) + [text] + w.texts.dropFirst(w.damaged), w.damaged)
+            w = (w.count + 1, Array(w.kinds.prefix(w.damaged)) + [WarningKind(text: text)] + w.kinds.dropFirst(w.damaged), w.damaged)
         }
         var report = ConversionReport(info: info, geometry: g, layout: layout, spec: spec,
-                                      inputBytes: inputSource.byteCount, warnings: w.count, firstWarning: w.texts.first ?? "",
+                                      inputBytes: inputSource.byteCount, warnings: w.count, firstWarning: w.kinds.first?.text ?? "",
                                       path: source.pathName, ledgerPeakBytes: ledger.peak)
-        report.warningTexts = w.texts
+        report.warningKinds = w.kinds
         report.colour = colour != nil || plan.action == .decoded ? plan.text : nil
         report.primaries = labelled
         report.chromaLocation = siting

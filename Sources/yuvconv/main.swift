@@ -84,9 +84,12 @@ func refuseYUVIntoFolder(_ o: Options) -> Int32? {
     while folder.count > 1 && folder.hasSuffix("/") { folder = folder.dropLast() }
     let base = input.split(separator: "/").last.map(String.init) ?? input
     let stem = base.lastIndex(of: ".").map { base[..<$0] }.flatMap { $0.isEmpty ? nil : String($0) } ?? base
-    let example = (folder == "/" ? "" : String(folder)) + "/" + stem + ".png"
-    return usageFailure("\(displayPath(input)) is \(kind), which converts to one named file, and -o \(displayOutputPath(out)) is a "
-                        + "folder (a batch, which takes JPEG and PNG): name the file in it, e.g. -o \(displayOutputPath(example))")
+    // The extension of the format asked for (-f nv21: .nv21), else a PNG's: a name that says what is written.
+    let example = (folder == "/" ? "" : String(folder)) + "/" + stem + "." + (o.format?.fileExtension ?? "png")
+    let exists = FileStatus(path: out)?.kind == .directory
+    return usageFailure("\(displayPath(input)) is \(kind), which converts to one named file, and -o \(displayOutputPath(out)) "
+                        + (exists ? "is a folder" : "names a folder (it ends in /)") + " (a batch, which takes JPEG and PNG): "
+                        + "name the file, e.g. -o \(displayOutputPath(example))" + (exists ? "" : ", once the folder exists"))
 }
 
 /// Two outputs of one run that reach one file (the report file and the converted image, say): a usage error.
@@ -292,16 +295,21 @@ func warnIgnoredOptions(_ options: Options, format: OutputFormat, rawInput: Bool
     }
 }
 
-/// What the decoder tolerated or could not apply (a damaged chunk, a profile not applied): each distinct warning
-/// kept, a line each (damage to the pixels first), and how many more, for `convert` and `report` alike. With -q
-/// too: -q silences the per-image line, not what went wrong.
+/// What the decoder tolerated or could not apply (a damaged chunk, a profile not applied): a line for each kind
+/// (damage to the pixels first) with how many came when more than one, and the warnings of kinds not kept, for
+/// `convert` and `report` alike; one write, so a batch's other jobs cannot come between the lines. With -q too:
+/// -q silences the per-image line, not what went wrong.
 func warnAboutDecoding(name: String, report: ConversionReport, options: Options) {
     if report.warnings > 0 {
-        let texts = report.warningTexts.isEmpty ? [report.firstWarning] : report.warningTexts
-        for (i, text) in texts.enumerated() {
-            let more = report.warnings - texts.count
-            printErr("yuvconv: warning: \(name): \(text)" + (i == texts.count - 1 && more > 0 ? " (+\(more) more)" : ""))
+        // Restored from a manifest: its first warning, and how many there were.
+        let kinds = report.warningKinds.isEmpty ? [WarningKind(text: report.firstWarning, count: report.warnings)]
+                                                : report.warningKinds
+        let others = report.warnings - kinds.reduce(0) { $0 + $1.count }
+        var lines = kinds.map { "yuvconv: warning: \(name): \($0.text)" + ($0.count > 1 ? " (\($0.count) times)" : "") }
+        if others > 0 {
+            lines.append("yuvconv: warning: \(name): and \(others) more warning\(others == 1 ? "" : "s") of other kinds")
         }
+        printErr(lines.joined(separator: "\n"))
     }
     // --primaries asked for, and this file's numbers stayed sRGB's (the contract keeps them): labelled sRGB, said
     // (a warning, so with -q too; `convert` and `report` alike).

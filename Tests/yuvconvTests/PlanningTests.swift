@@ -169,6 +169,16 @@ final class PlanningTests: CLITestCase {
             XCTAssertEqual(named.status, 0, "\(args): \(named.stderr)")
             try FileManager.default.removeItem(at: work.appendingPathComponent(example))
         }
+        // The name offered says the format asked for; a folder not made yet is said to be one (it ends in /), and
+        // the name in it works once it exists.
+        let nv21 = try run(["r.nv12", "-s", "33x17", "-f", "nv21", "-o", "d"])
+        XCTAssertEqual(nv21.status, 2, nv21.stderr)
+        XCTAssertTrue(nv21.stderr.contains("e.g. -o d/r.nv21\n"), nv21.stderr)
+        let missing = try run(["r.nv12", "-s", "33x17", "-o", "new/"])
+        XCTAssertEqual(missing.status, 2, missing.stderr)
+        XCTAssertTrue(missing.stderr.contains("-o new/ names a folder (it ends in /)") && missing.stderr.contains(
+            "e.g. -o new/r.png, once the folder exists"), missing.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("new").path))
     }
 
     /// An existing report file is refused before any file is converted or measured.

@@ -191,13 +191,13 @@ int yc_error_from_library(const yc_decoder *dec);
 /// the limit needs more: junk, holes of a sparse file, skipped chunks).
 int yc_file_over_limit(const yc_decoder *dec);
 const char *yc_error(const yc_decoder *dec);
-/// Warnings tolerated so far (for example extraneous bytes between JPEG segments), with the first message.
+/// Warnings tolerated so far (for example extraneous bytes between JPEG segments).
 int yc_warning_count(const yc_decoder *dec);
-const char *yc_first_warning(const yc_decoder *dec);
-/// The distinct warnings kept (at most 4, in the order they came), and the text of kept warning `i`, with
-/// `*damage` set to 1 when it says pixels were damaged (converted past with --allow-truncated).
+/// The kinds of warning kept (at most 16, in the order they came: warnings that differ only in their decimal
+/// numbers are one kind), and kind `i`'s first text, with `*damage` set to 1 when it says pixels were damaged
+/// (converted past with --allow-truncated) and `*count` to how many warnings of the kind came.
 int yc_kept_warning_count(const yc_decoder *dec);
-const char *yc_kept_warning(const yc_decoder *dec, int i, int *damage);
+const char *yc_kept_warning(const yc_decoder *dec, int i, int *damage, int *count);
 
 const yc_info *yc_get_info(const yc_decoder *dec);
 
