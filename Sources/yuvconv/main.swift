@@ -301,13 +301,13 @@ func warnIgnoredOptions(_ options: Options, format: OutputFormat, rawInput: Bool
 /// -q silences the per-image line, not what went wrong.
 func warnAboutDecoding(name: String, report: ConversionReport, options: Options) {
     if report.warnings > 0 {
-        // Restored from a manifest: its first warning, and how many there were.
-        let kinds = report.warningKinds.isEmpty ? [WarningKind(text: report.firstWarning, count: report.warnings)]
-                                                : report.warningKinds
+        // Restored from a manifest: its first warning (once: the kinds' counts are not kept), and how many more.
+        let kinds = report.warningKinds.isEmpty ? [WarningKind(text: report.firstWarning)] : report.warningKinds
         let others = report.warnings - kinds.reduce(0) { $0 + $1.count }
         var lines = kinds.map { "yuvconv: warning: \(name): \($0.text)" + ($0.count > 1 ? " (\($0.count) times)" : "") }
         if others > 0 {
-            lines.append("yuvconv: warning: \(name): and \(others) more warning\(others == 1 ? "" : "s") of other kinds")
+            lines.append("yuvconv: warning: \(name): and \(others) more warning\(others == 1 ? "" : "s")"
+                         + (report.warningKinds.isEmpty ? "" : " of other kinds"))
         }
         printErr(lines.joined(separator: "\n"))
     }
