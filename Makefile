@@ -89,6 +89,8 @@ test: deps
 check-fuzz-harnesses:
 	$(CLANG) -fsyntax-only -Wall -Werror -ISources/CShims/include -ISources/CSIMD/include $$(pkg-config --cflags libpng) \
 	  Fuzz/c/fuzz_decode.c
+	@mkdir -p $(FUZZ_DIR)
+	$(CLANG) -O0 -fsanitize=fuzzer $(FUZZ_C_FLAGS) $(FUZZ_C_SOURCES) $(FUZZ_C_LIBS) -o $(FUZZ_DIR)/fuzz_decode_linked
 	$(dir $(CLANG))swiftc -typecheck -swift-version 6 -parse-as-library -I .build/release/Modules \
 	  $(foreach m,CSIMD CShims,-Xcc -fmodule-map-file=.build/release/$(m).build/module.modulemap -Xcc -ISources/$(m)/include) \
 	  $(foreach m,$(wildcard Sources/C*/module.modulemap),-Xcc -fmodule-map-file=$(m)) Fuzz/Sources/yuvfuzz/Fuzz.swift
@@ -220,17 +222,22 @@ test-sanitize: deps
 	LSAN_OPTIONS=suppressions=$(CURDIR)/Tests/lsan.supp UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  YUVCONV_BIN=.build/asan/release/yuvconv LIMIT_VM=: $(SWIFT) test -c release --scratch-path .build/asan $(SAN_FLAGS)
 
-# libFuzzer on the C shims (every CShims file but the encoder's, so a file split off is never left out) (clang, ASan+UBSan) and on the Swift decode → convert → quality path (swiftc
+# libFuzzer on the C shims (`FUZZ_C_SOURCES`) (clang, ASan+UBSan) and on the Swift decode → convert → quality path (swiftc
 # -sanitize=fuzzer,address), each for FUZZ_SECONDS (default 300), seeded from Fixtures/. Finds are copied
 # to Fixtures/fuzz-crashes/ (a regression test converts every file there).
 FUZZ_SECONDS ?= 300
 FUZZ_DIR = .build/fuzz
 CLANG ?= $(shell command -v /opt/swift/usr/bin/clang || command -v clang)
+# The C harness and everything it links, in one place for `fuzz` and `check-fuzz-harnesses`: every CShims file but
+# the encoder's and every CSIMD file, so a file split off or a row moved between them is never left out (a list of
+# three CSIMD files lost the YCbCr rows when the decoder began to call them, and `make fuzz` stopped linking).
+FUZZ_C_SOURCES = Fuzz/c/fuzz_decode.c $(filter-out Sources/CShims/yc_encode.c,$(wildcard Sources/CShims/*.c)) \
+  $(wildcard Sources/CSIMD/*.c)
+FUZZ_C_FLAGS = -ISources/CShims/include -ISources/CSIMD/include $$(pkg-config --cflags libpng)
+FUZZ_C_LIBS = -ljpeg $$(pkg-config --libs libpng zlib lcms2) -lm
 fuzz: deps
 	@mkdir -p $(FUZZ_DIR)/corpus-c $(FUZZ_DIR)/corpus-swift $(FUZZ_DIR)/finds
-	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -ISources/CShims/include -ISources/CSIMD/include $$(pkg-config --cflags libpng) \
-	  Fuzz/c/fuzz_decode.c $(filter-out Sources/CShims/yc_encode.c,$(wildcard Sources/CShims/*.c)) \
-	  $(addprefix Sources/CSIMD/,yc_colour_rows.c yc_cpu.c yc_checksums.c) -ljpeg $$(pkg-config --libs libpng zlib lcms2) -lm -o $(FUZZ_DIR)/fuzz_decode
+	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined $(FUZZ_C_FLAGS) $(FUZZ_C_SOURCES) $(FUZZ_C_LIBS) -o $(FUZZ_DIR)/fuzz_decode
 	cd Fuzz && $(SWIFT) build -c release -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address
 	find Fixtures/corpus -type f \( -name '*.png' -o -name '*.jp*g' \) -size -64k -exec cp {} $(FUZZ_DIR)/corpus-c/ \;
 	cp $(FUZZ_DIR)/corpus-c/* $(FUZZ_DIR)/corpus-swift/
