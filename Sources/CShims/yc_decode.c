@@ -65,18 +65,23 @@ static void warn(yc_decoder *dec, const char *msg, int damage) {
 void yc_warn(yc_decoder *dec, const char *msg) { warn(dec, msg, 0); }
 void yc_warn_damage(yc_decoder *dec, const char *msg) { warn(dec, msg, 1); }
 
+void yc_warn_exif(yc_decoder *dec, const char *msg) {
+    if (!(dec->orientation_ignored && dec->colour_target < 0)) yc_warn(dec, msg);
+}
+
+void yc_warn_xmp(yc_decoder *dec, const char *msg) {
+    if (!dec->orientation_ignored) yc_warn(dec, msg);
+}
+
 void yc_warn_exif_damage(yc_decoder *dec, const char *what, const uint8_t *b, size_t n, int tag) {
     const char *damage = yc_exif_damage(b, n);
     if (!damage) return;
     char msg[200];
-    // What a damaged EXIF block costs is its orientation (and a colour space hint): with orientations not
-    // applied and no colour management, nothing.
-    if (dec->orientation_ignored && dec->colour_target < 0) return;
     snprintf(msg, sizeof msg, "%s: %s; %s", what, damage,
              dec->orientation_ignored ? "what it says before the damage is read (orientations are not applied: "
                                         "--orientation ignore)"
              : tag ? "the orientation tag found before the damage is used" : "no orientation is read from it");
-    yc_warn(dec, msg);
+    yc_warn_exif(dec, msg);
 }
 
 yc_format yc_sniff(const uint8_t *b, size_t n) {

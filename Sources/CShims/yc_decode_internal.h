@@ -193,6 +193,11 @@ int yc_jpeg_ycc_rgbx_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t
 void yc_warn(yc_decoder *dec, const char *msg);
 /// The same for damage in the image data converted past (`--allow-truncated`): said before the others.
 void yc_warn_damage(yc_decoder *dec, const char *msg);
+/// The same for EXIF data (a JPEG's APP1, a PNG's eXIf), read for its orientation and a colour space hint: not
+/// said when neither is used (`--orientation ignore` and no colour management).
+void yc_warn_exif(yc_decoder *dec, const char *msg);
+/// The same for XMP, read for its orientation alone: not said with `--orientation ignore`.
+void yc_warn_xmp(yc_decoder *dec, const char *msg);
 /// Warns when EXIF data (TIFF structure, `n` bytes at `b`) is damaged (`yc_exif_damage`): "`what`: why; whether
 /// the orientation tag `tag` found before the damage is used". JPEG's APP1 and PNG's eXIf alike.
 void yc_warn_exif_damage(yc_decoder *dec, const char *what, const uint8_t *b, size_t n, int tag);

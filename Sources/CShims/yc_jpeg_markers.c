@@ -34,8 +34,7 @@ static long marker_length(j_decompress_ptr cinfo) {
 static void second_exif(yc_decoder *dec, const uint8_t *head) {
     if (dec->exif == NULL || dec->exif_second_said || memcmp(head, "Exif\0\0", 6) != 0) return;
     dec->exif_second_said = 1;
-    if (!(dec->orientation_ignored && dec->colour_target < 0))   // its orientation and colour hint, both unread
-        yc_warn(dec, "a second Exif segment (APP1), ignored (the first one is used)");
+    yc_warn_exif(dec, "a second Exif segment (APP1), ignored (the first one is used)");
 }
 
 boolean yc_jpeg_app1_marker(j_decompress_ptr cinfo) {

@@ -301,9 +301,9 @@ int yc_png_end(yc_decoder *dec) {
     // An eXIf after the image data comes too late for the orientation (the rows are converted as they come):
     // said, not ignored in silence. Both routes read through yc_png_read_fn, which saw its header. So does an
     // XMP iTXt whose orientation would have been used (yc_png_itxt, on both routes).
-    if (dec->png_chunks.late_exif && !(dec->orientation_ignored && dec->colour_target < 0)) yc_warn(dec, YC_PNG_LATE_EXIF);
-    if (dec->png_late_xmp && !dec->orientation_ignored)
-        yc_warn(dec, "iTXt: an XMP orientation after the image data comes too late: not applied (the picture is "
+    if (dec->png_chunks.late_exif) yc_warn_exif(dec, YC_PNG_LATE_EXIF);
+    if (dec->png_late_xmp)
+        yc_warn_xmp(dec, "iTXt: an XMP orientation after the image data comes too late: not applied (the picture is "
                      "converted as stored)");
     // So do colour chunks: the colours are decided before the first row.
     if (dec->png_chunks.late_colour[0]) {

@@ -22,17 +22,10 @@ static const png_byte ignored_chunks[] = {
 // A compressed XMP packet's orientation: inflated into a buffer of at most YC_PNG_XMP_MAX bytes (one more, to tell
 // a packet of exactly that size from a longer one); a longer packet, or one that does not inflate, is ignored
 // with a warning. 0 when ignored.
-
-/// XMP is read for its orientation alone: with orientations not applied (--orientation ignore), what is wrong
-/// with a packet is nobody's concern, and is not said.
-static void xmp_warn(yc_decoder *dec, const char *msg) {
-    if (!dec->orientation_ignored) yc_warn(dec, msg);
-}
-
 static int xmp_inflated(yc_decoder *dec, const uint8_t *in, size_t n) {
     uint8_t *out = malloc(YC_PNG_XMP_MAX + 1);
     if (!out) {
-        xmp_warn(dec, "the PNG's compressed XMP packet (iTXt) is ignored: out of memory to inflate it");
+        yc_warn_xmp(dec, "the PNG's compressed XMP packet (iTXt) is ignored: out of memory to inflate it");
         return 0;
     }
     z_stream z = {0};
@@ -46,8 +39,8 @@ static int xmp_inflated(yc_decoder *dec, const uint8_t *in, size_t n) {
         inflateEnd(&z);
     }
     int v = 0;
-    if (z.total_out > YC_PNG_XMP_MAX) xmp_warn(dec, "iTXt: the compressed XMP packet inflates past 1 MiB: ignored");
-    else if (rc != Z_STREAM_END) xmp_warn(dec, "the PNG's compressed XMP packet (iTXt) does not inflate: ignored");
+    if (z.total_out > YC_PNG_XMP_MAX) yc_warn_xmp(dec, "iTXt: the compressed XMP packet inflates past 1 MiB: ignored");
+    else if (rc != Z_STREAM_END) yc_warn_xmp(dec, "the PNG's compressed XMP packet (iTXt) does not inflate: ignored");
     else v = yc_xmp_orientation(out, z.total_out);
     free(out);
     return v;
@@ -68,7 +61,7 @@ void yc_png_itxt(yc_decoder *dec, const uint8_t *d, size_t n) {
     // The XMP packet, damaged: said, as a damaged eXIf is (an orientation in it would otherwise vanish unsaid),
     // and not counted as the first packet — a good one after it is still read.
     if (n < k + 2 || d[k] > 1) {
-        xmp_warn(dec, n < k + 2 ? "the PNG's XMP packet (iTXt) is ignored: its header is cut short"
+        yc_warn_xmp(dec, n < k + 2 ? "the PNG's XMP packet (iTXt) is ignored: its header is cut short"
                                : "iTXt: the XMP packet's compression flag is neither 0 nor 1: ignored");
         return;
     }
@@ -79,18 +72,18 @@ void yc_png_itxt(yc_decoder *dec, const uint8_t *d, size_t n) {
         i++;
     }
     if (i > n) {
-        xmp_warn(dec, "iTXt: the XMP packet's language tag or translated keyword has no end: ignored");
+        yc_warn_xmp(dec, "iTXt: the XMP packet's language tag or translated keyword has no end: ignored");
         return;
     }
     if (compressed && d[k + 1] != 0) {   // method 0, zlib, is the only one (not the first packet either)
-        xmp_warn(dec, "iTXt: the XMP packet's compression method is not zlib: ignored");
+        yc_warn_xmp(dec, "iTXt: the XMP packet's compression method is not zlib: ignored");
         return;
     }
     dec->png_xmp_seen = 1;
     // One cap for either kind (a stored packet is bounded by the chunk limit alone, 8 MiB): a packet over 1 MiB is
     // ignored, said, whether it came compressed or not (a stored one was read and applied).
     if (!compressed && n - i > YC_PNG_XMP_MAX) {
-        xmp_warn(dec, "iTXt: the XMP packet is longer than 1 MiB: ignored");
+        yc_warn_xmp(dec, "iTXt: the XMP packet is longer than 1 MiB: ignored");
         return;
     }
     const int v = compressed ? xmp_inflated(dec, d + i, n - i) : yc_xmp_orientation(d + i, n - i);
@@ -120,8 +113,7 @@ static int png_user_chunk(png_structp png, png_unknown_chunkp chunk) {
     if (crc != png_get_uint_32(dec->png_chunks.stored)) return 1;
     if (memcmp(chunk->name, "eXIf", 4) == 0) {
         if (dec->png_exif_seen) {
-            if (!(dec->orientation_ignored && dec->colour_target < 0))
-                yc_warn(dec, "eXIf: a second eXIf chunk, ignored (the first one is used)");
+            yc_warn_exif(dec, "eXIf: a second eXIf chunk, ignored (the first one is used)");
         } else {
             // Some writers (older tools, Pillow's Exif.tobytes) keep JPEG's "Exif\0\0" before the TIFF
             // structure; Pillow and exiftool read through it, and so does yuvconv.
