@@ -40,6 +40,12 @@ private func shortHelp(_ option: OptionSpec) -> String {
     return help
 }
 
+/// Every name of the options that take a value, space-separated: the words each shell's script skips the next
+/// word after when it looks for the first operand (the verb).
+private func valueTakingNames(_ options: [OptionSpec]) -> String {
+    options.filter { $0.value != nil }.flatMap(\.names).joined(separator: " ")
+}
+
 /// bash: a function for `complete -F`. bash splits `--name=value` at '=' (COMP_WORDBREAKS), so after an '='
 /// the option is the word before it.
 private func bashCompletion(_ options: [OptionSpec]) -> String {
@@ -58,7 +64,7 @@ private func bashCompletion(_ options: [OptionSpec]) -> String {
     cases.append("        \(others.joined(separator: "|"))) return 0 ;;")
     let names = options.flatMap(\.names).joined(separator: " ")
     let reportNames = options.filter { $0.notInReport == nil }.flatMap(\.names).joined(separator: " ")
-    let valued = options.filter { $0.value != nil }.flatMap(\.names).joined(separator: " ")
+    let valued = valueTakingNames(options)
     return """
         _yuvconv_files() {
             compopt -o filenames 2>/dev/null
@@ -139,7 +145,7 @@ private func zshCompletion(_ options: [OptionSpec]) -> String {
         }
         return "        " + spec + "'"
     }
-    let valued = options.filter { $0.value != nil }.flatMap(\.names).joined(separator: " ")
+    let valued = valueTakingNames(options)
     let common = options.filter { $0.notInReport == nil }.map(argumentSpec)
     let convertOnly = options.filter { $0.notInReport != nil }.map(argumentSpec)
     let commands = subcommands.map { "\($0.name)\\:\"\($0.help)\"" }.joined(separator: " ")
@@ -187,7 +193,7 @@ private func zshCompletion(_ options: [OptionSpec]) -> String {
 private func fishCompletion(_ options: [OptionSpec]) -> String {
     func quoted(_ s: String) -> String { "'" + s.replacing("\\", with: "\\\\").replacing("'", with: "\\'") + "'" }
     // The first operand decides (options may come before it; an option's value is none, `--name=value` one word).
-    let valued = options.filter { $0.value != nil }.flatMap(\.names).joined(separator: " ")
+    let valued = valueTakingNames(options)
     var lines = ["""
         function __yuvconv_not_report
             set -l skip 0

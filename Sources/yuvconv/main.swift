@@ -77,16 +77,16 @@ func usageFailure(_ message: String) -> Int32 {
 /// file there failed with the advice to name the file and `-o` it — which the user had done. Said as what it is.
 func refuseYUVIntoFolder(_ o: Options) -> Int32? {
     guard o.inputs.count == 1, o.filesFrom == nil, o.shard == nil, let out = o.output, out != "-",
-          let input = o.inputs.first, input != "-", FileStatus(path: input)?.kind == .regular,
-          out.hasSuffix("/") || FileStatus(path: out)?.kind == .directory, o.isRawInput else { return nil }
-    let kind = RawInput.isY4M(path: input) ? "a Y4M stream" : "raw YUV"
-    var folder = Substring(out)
-    while folder.count > 1 && folder.hasSuffix("/") { folder = folder.dropLast() }
-    let base = input.split(separator: "/").last.map(String.init) ?? input
-    let stem = base.lastIndex(of: ".").map { base[..<$0] }.flatMap { $0.isEmpty ? nil : String($0) } ?? base
-    // The extension of the format asked for (-f nv21: .nv21), else a PNG's: a name that says what is written.
-    let example = (folder == "/" ? "" : String(folder)) + "/" + stem + "." + (o.format?.fileExtension ?? "png")
+          let input = o.inputs.first, input != "-", FileStatus(path: input)?.kind == .regular else { return nil }
     let exists = FileStatus(path: out)?.kind == .directory
+    guard exists || out.unicodeScalars.last == "/", o.isRawInput else { return nil }
+    let kind = RawInput.isY4M(path: input) ? "a Y4M stream" : "raw YUV"
+    // Split by scalar, as every path the tool splits (`pathParts`, `around(last:)`: BatchNames' `{stem}`).
+    let folder = (out.isAbsolutePath ? "/" : "") + out.pathParts.joined(separator: "/")
+    let base = input.pathParts.last ?? input
+    let stem = base.around(last: ".").map(\.0).flatMap { $0.isEmpty ? nil : $0 } ?? base
+    // The extension of the format asked for (-f nv21: .nv21), else a PNG's: a name that says what is written.
+    let example = folder + (folder.hasSuffix("/") ? "" : "/") + stem + "." + (o.format?.fileExtension ?? "png")
     return usageFailure("\(displayPath(input)) is \(kind), which converts to one named file, and -o \(displayOutputPath(out)) "
                         + (exists ? "is a folder" : "names a folder (it ends in /)") + " (a batch, which takes JPEG and PNG): "
                         + "name the file, e.g. -o \(displayOutputPath(example))" + (exists ? "" : ", once the folder exists"))
