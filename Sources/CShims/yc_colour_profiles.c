@@ -240,10 +240,9 @@ cmsHPROFILE yc_colour_source_profile(const yc_colour *c, yc_target target, char 
         return NULL;
     }
     if (c->has_chrm || c->has_gama) {
-        if (c->has_gama && !(c->gama > 0.01 && c->gama < 100)) {
-            snprintf(why, why_size, "the PNG's gAMA (%g) is not a usable gamma", c->gama);
-            return NULL;
-        }
+        // Both usable as recorded (`png_colour_chunk` keeps neither a gamma outside 0.01 … 100 nor primaries that
+        // make no colour space, and says so): the one place that decides, so that one chunk's flaw never takes
+        // the other with it.
         int g_srgb = !c->has_gama || gamma_is_srgb(c->gama), p_srgb = !c->has_chrm || chrm_is_srgb(c->chrm);
         if (g_srgb && p_srgb) {
             *srgb = 1;
@@ -251,18 +250,6 @@ cmsHPROFILE yc_colour_source_profile(const yc_colour *c, yc_target target, char 
         }
         snprintf(name, name_size, "PNG %s%s%s", c->has_chrm ? "cHRM" : "", c->has_chrm && c->has_gama ? "+" : "",
                  c->has_gama ? "gAMA" : "");
-        // Every chromaticity a point of the xy plane's triangle with a luminance to scale: y = 0 (a white or
-        // primary of no luminance, X = x/y undefined) is no colour space, which LittleCMS made one of anyway
-        // (a crafted red at y = 0 moved colours by 9 to 69 code values on average). A tiny y is an extreme
-        // but defined primary, used. PNG's unsigned fields cannot say x or y < 0.
-        for (int i = 0; c->has_chrm && i < 4; i++) {
-            double x = c->chrm[2 * i], y = c->chrm[2 * i + 1];
-            if (!(y > 0 && x >= 0 && x + y <= 1)) {
-                snprintf(why, why_size, "the PNG's cHRM does not make a colour space (its %s is at x = %g, y = %g)",
-                         i == 0 ? "white" : i == 1 ? "red" : i == 2 ? "green" : "blue", x, y);
-                return NULL;
-            }
-        }
         const double *w = c->has_chrm ? c->chrm : srgb_xy;
         const double *prim = c->has_chrm ? c->chrm + 2 : srgb_xy + 2;
         // gAMA is the encoding exponent: the curve that decodes is its inverse. Without one, the sRGB curve

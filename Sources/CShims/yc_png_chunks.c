@@ -92,6 +92,93 @@ void yc_png_itxt(yc_decoder *dec, const uint8_t *d, size_t n) {
     else if (v > 1) dec->png_late_xmp = 1;
 }
 
+// cHRM's white, red, green and blue as stored (hundred-thousandths of x and y): "" when they make an RGB colour
+// space, else why not. Each point is a colour (y above 0, x + y at most 1), the three primaries do not lie on one
+// line, and the white lies inside their triangle — which is what makes every primary's luminance positive in the
+// RGB → XYZ matrix a profile is built from (a white outside it gave a primary negative light).
+static const char *chrm_problem(const int64_t v[8], int *point) {
+    for (int i = 0; i < 4; i++) {
+        if (v[2 * i + 1] <= 0 || v[2 * i] + v[2 * i + 1] > 100000) {
+            *point = i;
+            return "is no colour (y must be above 0 and x + y at most 1)";
+        }
+    }
+    // Twice the signed areas: the primaries' triangle, and the three the white makes with two of them. The
+    // values are at most 100000 now, so the products are exact.
+#define YC_AREA2(a, b, c) ((v[2 * (b)] - v[2 * (a)]) * (v[2 * (c) + 1] - v[2 * (a) + 1]) \
+                           - (v[2 * (c)] - v[2 * (a)]) * (v[2 * (b) + 1] - v[2 * (a) + 1]))
+    const int64_t whole = YC_AREA2(1, 2, 3);
+    if (whole == 0) return "red, green and blue lie on one line, which makes no colour space";
+    const int64_t parts[3] = {YC_AREA2(0, 2, 3), YC_AREA2(1, 0, 3), YC_AREA2(1, 2, 0)};
+#undef YC_AREA2
+    for (int i = 0; i < 3; i++)
+        if (parts[i] == 0 || (parts[i] < 0) != (whole < 0))
+            return "white lies outside the triangle of its red, green and blue (or on its edge), which makes no colour space";
+    return "";
+}
+
+// gAMA and cHRM, read here rather than by libpng: libpng keeps one colour-space state for both (and for iCCP), so
+// one it rejected took the others with it — a cHRM whose blue lay on the line from red to green dropped a good
+// gAMA after it, or a good Display P3 iCCP, while the warning said only the cHRM was ignored. Each chunk now
+// counts or not on its own, said when not; what is recorded is usable (yc_colour_source_profile builds on it).
+static void png_colour_chunk(yc_decoder *dec, png_unknown_chunkp chunk) {
+    const int gama = chunk->name[0] == 'g';
+    const char *name = gama ? "gAMA" : "cHRM";
+    const size_t want = gama ? 4 : 32;
+    yc_colour *c = &dec->colour;
+    char said[YC_MSG];
+    // After the image data: too late for rows already converted (`note_late_colour` says so).
+    if (dec->png_chunks.seen_idat) return;
+    if (png_get_valid(dec->png, dec->png_info, PNG_INFO_PLTE)) {
+        // PNG puts both before the palette; libpng, and so browsers, ignore them after it.
+        snprintf(said, sizeof said, "the PNG's %s chunk comes after its palette (PLTE), where PNG does not allow it; "
+                 "ignored, the picture is read without it", name);
+    } else if (chunk->size != want) {
+        snprintf(said, sizeof said, "the PNG's %s chunk is %zu bytes long, not %zu; ignored, the picture is read without it",
+                 name, (size_t)chunk->size, want);
+    } else if (gama ? c->has_gama : c->has_chrm) {
+        snprintf(said, sizeof said, "the PNG has a second %s chunk; ignored (the first one is used)", name);
+    } else {
+        int64_t v[8];
+        int big = 0;
+        for (size_t i = 0; i < want / 4; i++) {
+            v[i] = png_get_uint_32(chunk->data + 4 * i);
+            big |= v[i] > 0x7FFFFFFF;   // PNG's four-byte numbers stop at 2^31 − 1
+        }
+        if (big) {
+            snprintf(said, sizeof said, "the PNG's %s chunk holds a number over 2^31 - 1, which PNG does not allow; "
+                     "ignored, the picture is read without it", name);
+        } else if (gama) {
+            // The file's gamma (0.45455 for 1/2.2); one of 0.01 to 100 is a curve a picture can have.
+            const double g = (double)v[0] / 100000;
+            if (g < 0.01 || g > 100) {
+                snprintf(said, sizeof said, "the PNG's gAMA chunk gives a gamma of %g, which is no usable curve (0.01 to "
+                         "100); ignored, the picture is read without it", g);
+            } else {
+                c->has_gama = 1;
+                c->gama = g;
+                return;
+            }
+        } else {
+            int point = -1;
+            const char *why = chrm_problem(v, &point);
+            if (!why[0]) {
+                c->has_chrm = 1;
+                for (int i = 0; i < 8; i++) c->chrm[i] = (double)v[i] / 100000;
+                return;
+            }
+            static const char *const points[] = {"white", "red", "green", "blue"};
+            if (point >= 0)
+                snprintf(said, sizeof said, "the PNG's cHRM chunk puts its %s at x = %g, y = %g, which %s; ignored, the "
+                         "picture is read without it", points[point], (double)v[2 * point] / 100000,
+                         (double)v[2 * point + 1] / 100000, why);
+            else
+                snprintf(said, sizeof said, "the PNG's cHRM chunk is ignored: its %s; the picture is read without it", why);
+        }
+    }
+    yc_warn(dec, said);
+}
+
 // The one iTXt yuvconv reads: the XMP packet ("XML:com.adobe.xmp"), for tiff:Orientation, and the eXIf
 // chunk. libpng hands them over as unknown chunks, so their size is bounded by png_set_chunk_malloc_max
 // (libpng's own iTXt and eXIf handlers allocate what the chunk declares or holds: a 16x16 PNG with a 200 MB
@@ -133,6 +220,10 @@ static int png_user_chunk(png_structp png, png_unknown_chunkp chunk) {
         else dec->colour.srgb = 1;
         return 1;
     }
+    if (memcmp(chunk->name, "gAMA", 4) == 0 || memcmp(chunk->name, "cHRM", 4) == 0) {
+        png_colour_chunk(dec, chunk);
+        return 1;
+    }
     if (memcmp(chunk->name, "cICP", 4) == 0) {
         // PNG's third edition: H.273 code points, ahead of iCCP, sRGB and cHRM/gAMA (yc_colour_source_profile).
         if (chunk->size != 4) yc_warn(dec, "cICP: not 4 bytes long, ignored");
@@ -148,8 +239,8 @@ static int png_user_chunk(png_structp png, png_unknown_chunkp chunk) {
     return 1;
 }
 
-// The colour chunks, as stored: iCCP (libpng has inflated and checked it; a profile it rejects is absent),
-// cHRM and gAMA, and an eXIf's InteroperabilityIndex (sRGB and cICP: `png_user_chunk` records them).
+// The colour chunks, as stored: iCCP (libpng has inflated and checked it; a profile it rejects is absent) and an
+// eXIf's InteroperabilityIndex (sRGB, cICP, gAMA and cHRM: `png_user_chunk` records them).
 void yc_png_colour(yc_decoder *dec) {
     yc_colour *c = &dec->colour;
     c->grey = (png_get_color_type(dec->png, dec->png_info) & PNG_COLOR_MASK_COLOR) == 0;
@@ -170,16 +261,6 @@ void yc_png_colour(yc_decoder *dec) {
     } else if (dec->colour.icc_rejected[0]) {
         c->icc_broken = 2;         // an iCCP was there and libpng rejected it (its warning says why)
     }
-    double v[8];
-    if (png_get_cHRM(dec->png, dec->png_info, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7])) {
-        c->has_chrm = 1;
-        memcpy(c->chrm, v, sizeof v);
-    }
-    double gamma;
-    if (png_get_gAMA(dec->png, dec->png_info, &gamma)) {
-        c->has_gama = 1;
-        c->gama = gamma;
-    }
     c->exif_adobe_rgb = dec->png_exif_adobe_rgb;
 }
 
@@ -190,8 +271,9 @@ void yc_png_follow_metadata(yc_decoder *dec) {
     png_set_keep_unknown_chunks(dec->png, PNG_HANDLE_CHUNK_NEVER, ignored_chunks, (int)(sizeof ignored_chunks / 5));
     // sRGB too: libpng's handler, given sRGB before iCCP, refused the profile ("iCCP: too many profiles"), so
     // the same two chunks in the other order gave other colours; read here, iCCP wins whatever the order.
+    // gAMA and cHRM as well (`png_colour_chunk`): each counts or not on its own.
     static const png_byte itxt_exif[] = {'i', 'T', 'X', 't', '\0', 'e', 'X', 'I', 'f', '\0', 'c', 'I', 'C', 'P', '\0',
-                                         's', 'R', 'G', 'B', '\0'};
-    png_set_keep_unknown_chunks(dec->png, PNG_HANDLE_CHUNK_ALWAYS, itxt_exif, 4);
+                                         's', 'R', 'G', 'B', '\0', 'g', 'A', 'M', 'A', '\0', 'c', 'H', 'R', 'M', '\0'};
+    png_set_keep_unknown_chunks(dec->png, PNG_HANDLE_CHUNK_ALWAYS, itxt_exif, 6);
     png_set_read_user_chunk_fn(dec->png, dec, png_user_chunk);
 }

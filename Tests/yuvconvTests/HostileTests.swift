@@ -673,7 +673,7 @@ final class HostileTests: CLITestCase {
         try png("crc.png", crc)
         try png("iend.png", [], end: [1, 2])
         for (name, said) in [("trns.png", "the PNG's tRNS chunk could not be used (invalid); ignored, the picture is read without it (libpng: tRNS: invalid)"),
-                             ("chrm.png", "the PNG's cHRM chunk could not be used (invalid chromaticities); ignored"),
+                             ("chrm.png", "the PNG's cHRM chunk puts its white at x = 0, y = 0, which is no colour"),
                              ("crc.png", "the PNG's gAMA chunk fails its checksum: it is damaged, and was ignored (libpng: gAMA: CRC error)"),
                              ("iend.png", "the PNG's end chunk (IEND) holds data, which it may not; ignored (libpng: IEND: invalid)")] {
             let r = try run([name, "-o", "\(name).nv12"])
