@@ -233,12 +233,30 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
                 + "stored under them show: --alpha flatten or premultiply composes them, --alpha keep writes an A plane"
             w = (w.count + 1, w.kinds + [WarningKind(text: text)], w.damaged)
         }
+        // What colour management could not do: first, for what was done with the colours says more than a
+        // decoder's word on the chunk behind it (after damage to the pixels, which says the most).
+        var colourKinds: [WarningKind] = []
         if plan.action == .broken || unmade {
-            let text = unmade ? "colour management (\(plan.text)) could not be set up (LittleCMS could not make the "
-                + "transform: its memory budget, or the profile); colours used as stored" : plan.text
-            // First: what was done with the colours says more than a decoder's word on the chunk behind it (after
-            // damage to the pixels, which says the most).
-            w = (w.count + 1, Array(w.kinds.prefix(w.damaged)) + [WarningKind(text: text)] + w.kinds.dropFirst(w.damaged), w.damaged)
+            colourKinds.append(WarningKind(text: unmade ? "colour management (\(plan.text)) could not be set up (LittleCMS "
+                + "could not make the transform: its memory budget, or the profile); colours used as stored" : plan.text))
+        }
+        // --primaries asked for, and this file's numbers stayed sRGB's (the contract keeps them): labelled sRGB.
+        // A warning like the others, so reports count it (it was said on the terminal only, `"warnings": 0`).
+        if let asked = options.primaries, options.colourManagement, labelled != asked {
+            colourKinds.append(WarningKind(text: "its colours are sRGB's (no profile, an sRGB one, or one that cannot be "
+                + "used), which are converted as they are, not moved into --primaries \(asked.rawValue): the output is "
+                + "labelled sRGB"))
+        }
+        w = (w.count + colourKinds.count, Array(w.kinds.prefix(w.damaged)) + colourKinds + w.kinds.dropFirst(w.damaged),
+             w.damaged)
+        // `--jpeg-path direct` asked for, and this JPEG went through RGB all the same (these reasons are this file's;
+        // --chroma-filter sharp, which decides for every file, is said up front).
+        if options.jpegPath == .direct, options.chromaFilter == .box, info.container == .jpeg, !decoder.isRaw {
+            let why = colour != nil || plan.action == .decoded ? "colour management (\(plan.text)) works on RGB"
+                : turn != .identity ? "its turn (EXIF orientation) would move the chroma off its grid"
+                : "its sampling (\(info.sampling)) has no direct path"
+            w = (w.count + 1, w.kinds + [WarningKind(text: "\(why): decoded to RGB, not converted from its planes "
+                                                          + "(--jpeg-path direct)")], w.damaged)
         }
         var report = ConversionReport(info: info, geometry: g, layout: layout, spec: spec,
                                       inputBytes: inputSource.byteCount, warnings: w.count, firstWarning: w.kinds.first?.text ?? "",

@@ -115,7 +115,7 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
                                                options: decodeOptions, siting: siting) {
         report.quality?.psnrRGBBilinearBox = box
     }
-    warnAboutDecoding(name: name, report: report, options: options)
+    warnAboutDecoding(name: name, report: report)
     var record = options.record(file: name, report: report, quality: report.quality, peakRSS: peak, format: format)
     // A raw output padded by --align/--align-height: its file's size too (the line's figure is the tight planes').
     let padded = record.filePadded ? record.alignedBytes : nil

@@ -156,7 +156,7 @@ func measureOne(input: String, options: Options) -> Outcome {
         }
         let peak = peakResidentBytes()
         // Said on standard error as a conversion says it (the report's `warnings` only counts them).
-        warnAboutDecoding(name: name, report: report, options: options)
+        warnAboutDecoding(name: name, report: report)
         let record = options.record(file: name, report: report, quality: report.quality, peakRSS: peak,
                                     format: options.measuredFormat)
         return Outcome(record: record, failure: nil)

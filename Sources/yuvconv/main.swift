@@ -299,7 +299,7 @@ func warnIgnoredOptions(_ options: Options, format: OutputFormat, rawInput: Bool
 /// (damage to the pixels first) with how many came when more than one, and the warnings of kinds not kept, for
 /// `convert` and `report` alike; one write, so a batch's other jobs cannot come between the lines. With -q too:
 /// -q silences the per-image line, not what went wrong.
-func warnAboutDecoding(name: String, report: ConversionReport, options: Options) {
+func warnAboutDecoding(name: String, report: ConversionReport) {
     if report.warnings > 0 {
         // Restored from a manifest: its first warning (once: the kinds' counts are not kept), and how many more.
         let kinds = report.warningKinds.isEmpty ? [WarningKind(text: report.firstWarning)] : report.warningKinds
@@ -310,21 +310,6 @@ func warnAboutDecoding(name: String, report: ConversionReport, options: Options)
                          + (report.warningKinds.isEmpty ? "" : " of other kinds"))
         }
         printErr(lines.joined(separator: "\n"))
-    }
-    // --primaries asked for, and this file's numbers stayed sRGB's (the contract keeps them): labelled sRGB, said
-    // (a warning, so with -q too; `convert` and `report` alike).
-    if let asked = options.primaries, options.colourManagement, report.primaries != asked {
-        printErr("yuvconv: warning: \(name): its colours are sRGB's (no profile, an sRGB one, or one that cannot be used), "
-                 + "which are converted as they are, not moved into --primaries \(asked.rawValue): the output is labelled sRGB")
-    }
-    // `--jpeg-path direct` asked for, and this JPEG went through RGB all the same: said (with -q too, as every
-    // warning), as --chroma-filter sharp says it up front (it decides for every file; these reasons are this file's).
-    if options.given.contains("--jpeg-path"), options.jpegPath == .direct, options.chromaFilter == .box,
-       report.info.container == .jpeg, report.path == "RGB" {
-        let why = report.colour.map { "colour management (\($0)) works on RGB" }
-            ?? (report.orientation != .identity ? "its turn (EXIF orientation) would move the chroma off its grid"
-                                                : "its sampling (\(report.info.sampling)) has no direct path")
-        printErr("yuvconv: warning: \(name): \(why): decoded to RGB, not converted from its planes (--jpeg-path direct)")
     }
 }
 

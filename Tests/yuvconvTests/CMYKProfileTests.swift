@@ -42,6 +42,16 @@ final class CMYKProfileTests: CLITestCase {
                 if let said { XCTAssertTrue(r.stderr.contains("warning: \(input): \(said)"), "\(command): \(r.stderr)") }
                 else { XCTAssertFalse(r.stderr.contains("--jpeg-path direct"), r.stderr) }
             }
+            // Counted in the report as every warning is (it was said on the terminal only, "warnings": 0).
+            let r = try run(["report", input, "--report", "json"] + options)
+            let line = String(decoding: r.stdout, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+            let j = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+            if let said {
+                XCTAssertEqual(j["warnings"] as? Int, 1, line)
+                XCTAssertTrue((j["first_warning"] as? String ?? "").contains(said), line)
+            } else {
+                XCTAssertFalse((j["first_warning"] as? String ?? "").contains("--jpeg-path direct"), line)
+            }
         }
     }
 

@@ -43,6 +43,17 @@ final class PrimariesLabelTests: CLITestCase {
         // A warning: with -q too, and from `report` as from `convert`.
         XCTAssertTrue(try run([srgb, "-o", "b2.png", "--primaries", "p3", "-q"]).stderr.contains("its colours are sRGB's"))
         XCTAssertTrue(try run(["report", srgb, "--primaries", "p3"]).stderr.contains("its colours are sRGB's"))
+        // Counted as every warning is, in the report as on the terminal (it was said there with "warnings": 0),
+        // and said once.
+        for command in [[srgb, "-o", "b3.nv12", "--primaries", "p3", "--report", "json"],
+                        ["report", srgb, "--primaries", "p3", "--report", "json"]] {
+            r = try run(command)
+            let line = String(decoding: r.stdout, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+            let j = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+            XCTAssertEqual(j["warnings"] as? Int, 1, line)
+            XCTAssertTrue((j["first_warning"] as? String ?? "").hasPrefix("its colours are sRGB's"), line)
+            XCTAssertEqual(r.stderr.components(separatedBy: "its colours are sRGB's").count, 2, r.stderr)
+        }
         // A Display P3 photo to P3 is in the target: labelled P3; to BT.2020, transformed and labelled so.
         XCTAssertEqual(try run([p3, "-o", "c.png", "--primaries", "p3", "-q"]).status, 0)
         XCTAssertEqual(try profile("c.png"), "Display P3")
