@@ -2650,10 +2650,12 @@ end
 
 begin manifest-with-impossible-numbers
 # A hand-edited manifest line with a width of 0 (or a count near 2^63) stopped the process when a report was
-# asked for: such a line is malformed, its output converted again.
+# asked for: such a line is malformed, its output converted again. (Its checksum made anew, as someone who knows
+# the format would: the checks behind it are what this tests.)
 cp "$PNG" a.png; yc a.png -o out/ -u -q > /dev/null 2>&1
 python3 -c "
-p='out/.yuvconv-manifest'; L=open(p).read().split('\n'); f=L[2].split('\t'); f[18]='0'; f[28]='9223372036854775807'; L[2]='\t'.join(f); open(p,'w').write('\n'.join(L))"
+import zlib; p='out/.yuvconv-manifest'; L=open(p).read().split('\n'); f=L[2].split('\t'); f[18]='0'; f[28]='9223372036854775807'
+f[-1]='%08x' % zlib.crc32('\t'.join(f[:-1]).encode()); L[2]='\t'.join(f); open(p,'w').write('\n'.join(L))"
 snap
 run a.png -o out/ -u --report json --report-file out/r.json
 status 0; says 'not a picture|not a count'; ALLOW=(out/*.nv12 out/.yuvconv-manifest out/r.json); settled
@@ -2680,7 +2682,8 @@ begin manifest-with-impossible-measures
 # formatting), nan and an SSIM of 7 were "up to date" and reported. Now the line is malformed, converted again.
 cp "$PNG" a.png; yc a.png -o out/ -u --metrics --report json --report-file first.json -q > /dev/null 2>&1
 python3 -c "
-p='out/.yuvconv-manifest'; L=open(p).read().split('\n'); f=L[2].split('\t'); f[31]='1e19'; L[2]='\t'.join(f); open(p,'w').write('\n'.join(L))"
+import zlib; p='out/.yuvconv-manifest'; L=open(p).read().split('\n'); f=L[2].split('\t'); f[31]='1e19'
+f[-1]='%08x' % zlib.crc32('\t'.join(f[:-1]).encode()); L[2]='\t'.join(f); open(p,'w').write('\n'.join(L))"
 snap
 run a.png -o out/ -u --report json --report-file out/r.json
 status 0; says 'quality measure'; ALLOW=(out/*.nv12 out/.yuvconv-manifest out/r.json); settled
@@ -3222,7 +3225,15 @@ mkdir in; cp "$JPG" in/s.jpg; truncate -s 1G in/s.jpg; cp "$PNG" in/a.png; snap
 run in/ -o out/ --update -q
 status 0
 cp out/.yuvconv-manifest kept
-awk 'NR <= 2 {print; next} {print; sub(/\t[^\t]*matrix=[^\t]*/, "&x"); print}' kept > out/.yuvconv-manifest
+python3 -c "
+import re, sys, zlib
+L = open('kept').read().split('\\n'); out = L[:2]
+for l in L[2:]:
+    out.append(l)
+    if l:
+        f = re.sub(r'(\\t[^\\t]*matrix=[^\\t]*)', r'\\1x', l, count=1).split('\\t')
+        f[-1] = '%08x' % zlib.crc32('\\t'.join(f[:-1]).encode()); out.append('\\t'.join(f))
+open('out/.yuvconv-manifest', 'w').write('\\n'.join(out))"
 run in/ -o out/ --update --dry-run
 status 0; says 'a second entry for the same output'
 LC_ALL=C grep -q '^replace in/s.jpg' "$OUT" || bad "two entries, dry run: $(head -c 120 "$OUT")"

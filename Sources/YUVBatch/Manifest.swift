@@ -85,14 +85,16 @@ public struct Manifest: Sendable {
         "range", "file_bytes", "warnings", "first_warning", "path", "alpha_bytes", "conversion_buffers_bytes",
         "orientation", "peak_rss_bytes", "psnr_y_db", "psnr_cb_db", "psnr_cr_db", "psnr_rgb_db", "ssim_y",
         "color_management", "primaries", "chroma_filter", "psnr_rgb_bilinear_db", "orientation_source", "output_inode",
-        "input_inode", "input_ctime", "output_ctime",
+        "input_inode", "input_ctime", "output_ctime", "line_crc32",
     ]
     /// Lines written before the last columns were added, by their number of fields: before `chroma_filter` and
     /// `psnr_rgb_bilinear_db` (read as box-filtered, without the bilinear measure), before `orientation_source`
     /// (read as EXIF, which the text report names), and before `output_inode` (its output then checked by size and
     /// time alone, as then), before `input_inode` and `input_ctime` (its input then read once, to record them), and
-    /// before `output_ctime` (its output then checked by size, time and inode, as then).
-    static let olderColumns = [columns.count - 7, columns.count - 5, columns.count - 4, columns.count - 3, columns.count - 1]
+    /// before `output_ctime` (its output then checked by size, time and inode, as then), and before `line_crc32` (its
+    /// input and output then read once, to check the line's figures, and the line written again with its checksum).
+    static let olderColumns = [columns.count - 8, columns.count - 6, columns.count - 5, columns.count - 4, columns.count - 2,
+                               columns.count - 1]
 
     /// The entries by output name.
     public var entries: [String: ManifestEntry] = [:]

@@ -12,8 +12,15 @@ struct Malformed: Error {
 }
 
 extension ManifestEntry {
-    /// The entry's line in the manifest, without its newline: its fields escaped, tab-separated.
+    /// The entry's line in the manifest, without its newline: its fields escaped, tab-separated, then the CRC-32 of
+    /// that text (`line_crc32`).
     var line: [UInt8] {
+        let out = Self.joined(fields[...])
+        return out + [9] + Array(Checksum.crc32Hex(out).utf8)
+    }
+
+    /// Fields escaped and tab-separated: a line's text, the bytes its checksum covers.
+    static func joined(_ fields: ArraySlice<[UInt8]>) -> [UInt8] {
         var out: [UInt8] = []
         for (i, field) in fields.enumerated() {
             if i > 0 { out.append(9) }
@@ -46,6 +53,15 @@ extension ManifestEntry {
 
     /// An entry from a line's fields (`Manifest.columns` order), each checked.
     init(fields f: [[UInt8]]) throws(Malformed) {
+        // The line's own checksum first: every figure it holds goes into reports as it stands (a kept output's
+        // SHA-256 among them, which no run reads the output to check while its size, times and inode are as
+        // recorded), so an edited or damaged line is converted again rather than trusted — a hand-edited
+        // output_sha256 was reported for an output that does not have it. (A check against damage and edits by
+        // hand: whoever can write the folder can also write a line with its checksum.)
+        let checked = f.count == Manifest.columns.count
+        if checked, String(decoding: f[f.count - 1], as: UTF8.self) != Checksum.crc32Hex(Self.joined(f.dropLast())) {
+            throw Malformed(why: "line_crc32 is not the line's checksum: the line was edited or damaged")
+        }
         var at = 0
         func next() -> [UInt8] {
             defer { at += 1 }
@@ -138,7 +154,10 @@ extension ManifestEntry {
             return v
         }
         let (outputInode, inputInode) = (try optional(inode), try optional(inode))
-        let (inputChanged, outputChanged) = (try optional(real), try optional(real))
+        var (inputChanged, outputChanged) = (try optional(real), try optional(real))
+        // A line written before its checksum was: its input and output are read once to check it (no change time
+        // vouches for either), and it is written again with one.
+        if !checked { (inputChanged, outputChanged) = (nil, nil) }
         if output.isEmpty { throw Malformed(why: "no output name") }
         // An output of this folder, named as a batch names one: relative, inside it, not a manifest's own file (a line
         // naming `../victim.nv12` or an absolute path was taken in, and merged from a journal, without a word).

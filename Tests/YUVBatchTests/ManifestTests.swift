@@ -33,6 +33,17 @@ final class ManifestTests: XCTestCase {
                              report: report, quality: quality, peakRSS: 8_000_000)
     }
 
+    /// A line's fields (as the file holds them, escaped) joined again, its `line_crc32` made anew: an edit by
+    /// someone who knows the format, which the checks behind the checksum must still catch.
+    func signed(_ fields: [[UInt8]]) -> [UInt8] {
+        let body = Array(fields.dropLast().joined(separator: [9]))
+        return body + [9] + Array(Checksum.crc32Hex(body).utf8)
+    }
+
+    func signed(_ fields: [String]) -> String {
+        String(decoding: signed(fields.map { Array($0.utf8) }), as: UTF8.self)
+    }
+
     func render(_ e: ManifestEntry) -> [UInt8] {
         var m = Manifest()
         m.entries[e.output] = e
@@ -48,11 +59,11 @@ final class ManifestTests: XCTestCase {
         XCTAssertEqual(problems, [])
         XCTAssertEqual(back?.report.info.orientationSource, .xmp)
         XCTAssertEqual(back?.report.orientationText, "turned 90° clockwise (XMP 6)")
-        // The line without its last five fields (orientation_source, and output_inode, input_inode, input_ctime and
-        // output_ctime after it).
+        // The line without its last six fields (orientation_source, and output_inode, input_inode, input_ctime,
+        // output_ctime and line_crc32 after it).
         let lines = text.split(separator: 10).map(Array.init), last = lines.last!
         let tabs = last.indices.filter { last[$0] == 9 }
-        let older = lines.dropLast().joined(separator: [10]) + [10] + last[..<tabs[tabs.count - 5]] + [10]
+        let older = lines.dropLast().joined(separator: [10]) + [10] + last[..<tabs[tabs.count - 6]] + [10]
         let old = Manifest(parsing: Array(older), problems: &problems).entries["x.nv12"]
         XCTAssertEqual(problems, [])
         XCTAssertEqual(old?.report.info.orientationSource, .exif)
@@ -71,7 +82,7 @@ final class ManifestTests: XCTestCase {
         XCTAssertEqual(back?.outputChanged, 1_700_000_001.5)
         let line = render(e).split(separator: 10).last!
         let tabs = line.indices.filter { line[$0] == 9 }
-        let older = Array("yuvconv-manifest\t1\n".utf8) + line[..<tabs[tabs.count - 3]] + [10]
+        let older = Array("yuvconv-manifest\t1\n".utf8) + line[..<tabs[tabs.count - 4]] + [10]
         let old = Manifest(parsing: older, problems: &problems).entries["i.nv12"]
         XCTAssertEqual(problems, [])
         XCTAssertNotNil(old)
@@ -170,7 +181,7 @@ final class ManifestTests: XCTestCase {
         var line = String(decoding: render(e), as: UTF8.self).split(separator: "\n").map(String.init)
         var fields = line[2].split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
         fields[Manifest.columns.firstIndex(of: "orientation")!] = "9"
-        line[2] = fields.joined(separator: "\t")
+        line[2] = signed(fields)
         var problems: [String] = []
         _ = Manifest(parsing: Array((line.joined(separator: "\n") + "\n").utf8), problems: &problems)
         XCTAssertEqual(problems, ["line 3: orientation is not 1 to 8"])
@@ -179,11 +190,41 @@ final class ManifestTests: XCTestCase {
             fields = String(decoding: render(e), as: UTF8.self).split(separator: "\n").map(String.init)[2]
                 .split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
             fields[Manifest.columns.firstIndex(of: "path")!] = route
-            line[2] = fields.joined(separator: "\t")
+            line[2] = signed(fields)
             problems = []
             _ = Manifest(parsing: Array((line.joined(separator: "\n") + "\n").utf8), problems: &problems)
             XCTAssertEqual(problems, ["line 3: path is not a route this input and options take"], route)
         }
+    }
+
+    /// A line's checksum covers every field: one edited without it is not read, said as such; a line written
+    /// before the column (no checksum) reads, its times of change left out so that its files are read once.
+    func testLineChecksumCoversEveryField() {
+        var e = entry(output: "c.nv12", input: "in/c.png")
+        (e.inputChanged, e.outputChanged) = (1_700_000_000.5, 1_700_000_001.5)
+        let text = render(e)
+        let line = Array(text.split(separator: 10).last!)
+        let head = Array(text.split(separator: 10).dropLast().joined(separator: [10])) + [10]
+        let fields = line.split(separator: 9, omittingEmptySubsequences: false).map(Array.init)
+        XCTAssertEqual(fields.count, Manifest.columns.count)
+        for column in 0..<(fields.count - 1) {
+            var f = fields
+            f[column] = f[column].isEmpty ? Array("1".utf8) : Array(f[column].dropLast())
+            var problems: [String] = []
+            let m = Manifest(parsing: head + Array(f.joined(separator: [9])) + [10], problems: &problems)
+            XCTAssertTrue(m.entries.isEmpty, Manifest.columns[column])
+            XCTAssertEqual(problems, ["line 3: line_crc32 is not the line's checksum: the line was edited or damaged"],
+                           Manifest.columns[column])
+        }
+        var problems: [String] = []
+        let older = Manifest(parsing: head + Array(fields.dropLast().joined(separator: [9])) + [10], problems: &problems)
+        XCTAssertEqual(problems, [])
+        XCTAssertEqual(older.entries["c.nv12"]?.outputSHA256, e.outputSHA256)
+        XCTAssertNil(older.entries["c.nv12"]?.inputChanged)
+        XCTAssertNil(older.entries["c.nv12"]?.outputChanged)
+        let current = Manifest(parsing: text, problems: &problems)
+        XCTAssertEqual(problems, [])
+        XCTAssertEqual(current.entries["c.nv12"]?.outputChanged, 1_700_000_001.5)
     }
 
     /// Sharp chroma and the bilinear round trip are kept; a line written before those two columns existed
@@ -197,11 +238,11 @@ final class ManifestTests: XCTestCase {
         XCTAssertEqual(problems, [])
         XCTAssertEqual(back.entries["s.nv12"]?.report.chromaFilter, .sharp)
         XCTAssertEqual(back.entries["s.nv12"]?.quality, e.quality)
-        // The same line without its last seven fields (those two, orientation_source, output_inode, input_inode,
-        // input_ctime and output_ctime), as the version before them wrote it.
+        // The same line without its last eight fields (those two, orientation_source, output_inode, input_inode,
+        // input_ctime, output_ctime and line_crc32), as the version before them wrote it.
         let line = render(e).split(separator: 10).last!
         let tabs = line.indices.filter { line[$0] == 9 }
-        let older = Array("yuvconv-manifest\t1\n".utf8) + line[..<tabs[tabs.count - 7]] + [10]
+        let older = Array("yuvconv-manifest\t1\n".utf8) + line[..<tabs[tabs.count - 8]] + [10]
         let old = Manifest(parsing: older, problems: &problems)
         XCTAssertEqual(problems, [])
         XCTAssertEqual(old.entries["s.nv12"]?.report.chromaFilter, .box)
@@ -238,7 +279,7 @@ final class ManifestTests: XCTestCase {
             var f = fields
             f[column] = Array(value.utf8)
             problems = []
-            return Manifest(parsing: head + Array(f.joined(separator: [9])) + [10], problems: &problems)
+            return Manifest(parsing: head + signed(f) + [10], problems: &problems)
         }
         XCTAssertEqual(parsed(psnrY, "inf").entries["m.nv12"]?.quality?.psnrY, .infinity)
         for (column, value) in [(psnrY, "1e19"), (psnrY, "nan"), (psnrY, "-5"), (ssim, "7"), (ssim, "-inf"),

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import XCTest
+import YUVCore
 
 /// `--update` and its manifest, through the binary: what is converted again and why, what is kept, and that a
 /// run that keeps everything reports everything, with the same totals.
@@ -44,13 +45,19 @@ final class UpdateTests: CLITestCase {
 
     /// Edits out/.yuvconv-manifest as a hand would: per output name, fields set by the column names of the heading
     /// the manifest carries ("# output<TAB>input…").
-    func editManifest(_ edits: [String: [String: String]]) throws {
+    /// With `checksum` the edited lines get their `line_crc32` anew, as someone who knows the format would write
+    /// them (the checks behind it are then what stands); without it, as an edit that does not.
+    func editManifest(_ edits: [String: [String: String]], checksum: Bool = true) throws {
         let path = work.appendingPathComponent("out/.yuvconv-manifest")
         let lines = String(decoding: try Data(contentsOf: path), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
         let heading = try XCTUnwrap(lines.first { $0.hasPrefix("# ") }).dropFirst(2).split(separator: "\t").map(String.init)
         let edited = try lines.map { line in
             var f = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            for (column, value) in edits[f.first ?? ""] ?? [:] { f[try XCTUnwrap(heading.firstIndex(of: column), column)] = value }
+            guard let changes = edits[f.first ?? ""] else { return String(line) }
+            for (column, value) in changes { f[try XCTUnwrap(heading.firstIndex(of: column), column)] = value }
+            if checksum && f.count == heading.count {
+                f[f.count - 1] = Checksum.crc32Hex(Array(f.dropLast().joined(separator: "\t").utf8))
+            }
             return f.joined(separator: "\t")
         }.joined(separator: "\n")
         try Data(edited.utf8).write(to: path)
@@ -464,6 +471,33 @@ final class UpdateTests: CLITestCase {
         let (r, images, _) = try update()
         summary(r, converted: 2, skipped: 1)
         XCTAssertEqual(images.values.first { ($0["file"] as? String)?.hasSuffix("a.png") == true }?["width"] as? Int, 32)
+    }
+
+    /// A line edited by hand without its checksum is not trusted: its output is converted again and the report
+    /// gives the file's own SHA-256. Before, a kept output's `output_sha256` came from the line unread (the file's
+    /// size, times and inode as recorded), so an edited hash was reported, run after run, for a file without it.
+    func testALineEditedWithoutItsChecksumIsNotTrusted() throws {
+        try makeInputs()
+        summary(try update().result, converted: 3, skipped: 0)
+        let wrong = String(repeating: "0", count: 62) + "ff"
+        // The output's change time recorded too, as a run 2 s later would have recorded it: nothing then reads the
+        // output to check the line's hash.
+        var st = stat()
+        XCTAssertEqual(stat(work.appendingPathComponent("out/a.nv12").path, &st), 0)
+        let changed = Double(st.st_ctim.tv_sec) + Double(st.st_ctim.tv_nsec) * 1e-9
+        try editManifest(["a.nv12": ["output_sha256": wrong, "output_ctime": "\(changed)"]], checksum: false)
+        let dry = try run(["convert", "in/", "-o", "out/", "--update", "-n"])
+        XCTAssertTrue(String(decoding: dry.stdout, as: UTF8.self).contains(
+            "replace in/a.png -> out/a.nv12 (nv12): its line in the manifest (.yuvconv-manifest) cannot be used"),
+            String(decoding: dry.stdout, as: UTF8.self))
+        XCTAssertTrue(dry.stderr.contains("line_crc32 is not the line's checksum: the line was edited or damaged"), dry.stderr)
+        let (r, images, _) = try update()
+        summary(r, converted: 1, skipped: 2)
+        let real = SHA256.hex([UInt8](try contents("out/a.nv12")))
+        XCTAssertEqual(images["in/a.png"]?["output_sha256"] as? String, real)
+        XCTAssertNotEqual(real, wrong)
+        // Written again with its checksum: the next run keeps everything.
+        summary(try update().result, converted: 0, skipped: 3)
     }
 
     /// The manifest's text goes into reports, and anyone who can write in the output folder can edit it: its
