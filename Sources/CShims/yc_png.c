@@ -35,8 +35,12 @@ static void png_warning_fn(png_structp png, png_const_charp msg) {
     if (strncmp(msg, "iCCP", 4) == 0) {
         // libpng says "too short" of compressed data that does not inflate to a profile (damaged zlib data, or
         // fewer bytes than a profile's 132-byte header): said so, not as if the chunk were short.
+        // Its "unexpected zlib return code" comes when the inflated data ends before the size the profile's header
+        // gives (a cut profile, or a size field too large) or the compressed data is damaged: said so.
         const char *said = strcmp(msg, "iCCP: too short") == 0
             ? "iCCP: damaged data, or a profile shorter than its header"
+            : strcmp(msg, "iCCP: unexpected zlib return code") == 0
+            ? "iCCP: the profile ends before the size its header gives, or its compressed data is damaged"
             : msg;
         if (!from->colour.icc_rejected[0]) snprintf(from->colour.icc_rejected, sizeof from->colour.icc_rejected, "%s", said);
         // With colour management the plan's warning quotes it ("the PNG's ICC profile was rejected (…)"):

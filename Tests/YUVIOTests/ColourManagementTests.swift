@@ -843,6 +843,29 @@ final class ColourManagementTests: XCTestCase {
         }
     }
 
+    /// A PNG profile cut short of the size its header gives (or with a size field too large) is said as that, not
+    /// as libpng's "unexpected zlib return code", which read as a fault of zlib's.
+    func testACutPNGProfileIsSaidAsCut() throws {
+        func be32(_ v: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: v >> $0) } }
+        let icc = [UInt8](try Data(contentsOf: fixturesURL.appendingPathComponent("colour/DisplayP3.icc")))
+        var larger = icc
+        larger.replaceSubrange(0..<4, with: be32(icc.count + 4))
+        let rows = (0..<4).flatMap { _ in [0] + [UInt8](repeating: 90, count: 12) }
+        for (i, profile) in [Array(icc.prefix(300)), larger].enumerated() {
+            let file = pngSignature + pngChunk("IHDR", be32(4) + be32(4) + [8, 2, 0, 0, 0])
+                + pngChunk("iCCP", Array("P3".utf8) + [0, 0] + zlibStored(profile)) + pngChunk("IDAT", zlibStored(rows))
+                + pngChunk("IEND", [])
+            let url = FileManager.default.temporaryDirectory.appendingPathComponent("yuvconv-cut-iccp-\(i)-\(getpid()).png")
+            try Data(file).write(to: url)
+            defer { try? FileManager.default.removeItem(at: url) }
+            let c = try convertFile(path: url.path, spec: ConversionSpec(), layout: .nv12)
+            XCTAssertEqual(c.report.warnings, 1)
+            XCTAssertTrue(c.report.firstWarning.contains(
+                "the PNG's ICC profile was rejected (iCCP: the profile ends before the size its header gives, or its "
+                + "compressed data is damaged); colours used as stored"), c.report.firstWarning)
+        }
+    }
+
     /// A profile whose header or a tag claims more bytes than it has is damaged in a JPEG as in a PNG (libpng
     /// refuses it there; a JPEG's was used as if whole): a warning, and the conversion as stored. An APP2
     /// ICC_PROFILE segment cut before its sequence number and count is no piece: beside a whole profile it is
