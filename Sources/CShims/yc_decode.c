@@ -15,16 +15,22 @@ void yc_set_error(yc_decoder *dec, const char *msg) {
 
 /// Whether two warnings are the same but for their decimal numbers ("1214 extraneous bytes before marker 0xd0" and
 /// "836 … 0xd0"): one kind, kept once and counted. A hexadecimal number (0x…, a marker) is part of the kind: the
-/// bytes before a restart marker, the end marker and a scan's next marker say different things.
+/// bytes before a restart marker, the end marker and a scan's next marker say different things — but the eight
+/// restart markers (0xd0 … 0xd7) are one, as they take turns in one scan (WarningKind.shape in Swift, the same rule).
+/// Kept apart, a JPEG's padding before its restart markers filled the kinds kept, and the rest were said as
+/// "other kinds".
 static int same_kind(const char *a, const char *b) {
     for (;;) {
         if (a[0] == '0' && a[1] == 'x' && b[0] == '0' && b[1] == 'x') {
             a += 2, b += 2;
-            while ((*a >= '0' && *a <= '9') || (*a >= 'a' && *a <= 'f')) {
-                if (*a != *b) return 0;
-                a++, b++;
-            }
-            if ((*b >= '0' && *b <= '9') || (*b >= 'a' && *b <= 'f')) return 0;
+            unsigned long va = 0, vb = 0;
+            int na = 0, nb = 0;
+            for (; (*a >= '0' && *a <= '9') || (*a >= 'a' && *a <= 'f'); a++, na++)
+                va = va * 16 + (unsigned long)(*a <= '9' ? *a - '0' : *a - 'a' + 10);
+            for (; (*b >= '0' && *b <= '9') || (*b >= 'a' && *b <= 'f'); b++, nb++)
+                vb = vb * 16 + (unsigned long)(*b <= '9' ? *b - '0' : *b - 'a' + 10);
+            const int restart = na == 2 && nb == 2 && va >= 0xd0 && va <= 0xd7 && vb >= 0xd0 && vb <= 0xd7;
+            if (!restart && (na != nb || va != vb)) return 0;
             continue;
         }
         if (*a >= '0' && *a <= '9' && *b >= '0' && *b <= '9') {

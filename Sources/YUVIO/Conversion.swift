@@ -84,7 +84,11 @@ public struct WarningKind: Sendable, Equatable {
 
     public init(text: String, count: Int = 1) { (self.text, self.count) = (text, count) }
 
-    /// The same sentence but for its numbers, decimal or hexadecimal ("1214 bytes … marker 0xd0", "836 … 0xd1").
+    /// The same sentence but for its decimal numbers ("1214 bytes … marker 0xd0", "836 … 0xd0"), as the decoder
+    /// keeps its kinds (`same_kind` in yc_decode.c): a hexadecimal number, a marker, is part of the kind — junk
+    /// before a quantisation table (0xdb) and before a Huffman table (0xc4) are two — but for the eight restart
+    /// markers (0xd0 … 0xd7), one kind. (Every hexadecimal number was one, so the junk before 0xc4 went unsaid,
+    /// counted in "(2 times)" under 0xdb's line.)
     func sameKind(as other: WarningKind) -> Bool { Self.shape(text) == Self.shape(other.text) }
 
     static func shape(_ s: String) -> String {
@@ -95,8 +99,12 @@ public struct WarningKind: Sendable, Equatable {
             let c = u[i]
             if c == "0", u.index(after: i) < u.endIndex, u[u.index(after: i)] == "x" {
                 i = u.index(i, offsetBy: 2)
-                while i < u.endIndex, ("0"..."9").contains(u[i]) || ("a"..."f").contains(u[i]) { i = u.index(after: i) }
-                out += "#"
+                var hex = ""
+                while i < u.endIndex, ("0"..."9").contains(u[i]) || ("a"..."f").contains(u[i]) {
+                    hex.unicodeScalars.append(u[i])
+                    i = u.index(after: i)
+                }
+                out += hex.count == 2 && (0xd0...0xd7).contains(Int(hex, radix: 16) ?? 0) ? "0xRST" : "0x" + hex
                 digits = false
                 continue
             }

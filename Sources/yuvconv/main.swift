@@ -264,8 +264,10 @@ func run(_ args: [String]) -> Int32 {
     let outcome = convertOne(input: input, output: written, format: format, options: single, protected: protected,
                              keepForReport: options.reportFormat != nil)
     if let failure = outcome.failure { printErr("yuvconv: error: \(failure.cli)") }
+    // A warning about the options (as a batch's and `report`'s "none of this run's inputs has any"), not about the
+    // file: no file's name before it, since every warning under a file's name is one its report counts.
     if let info = outcome.record.report?.info, !info.hasAlpha, let w = options.alphaWithoutAlpha(single: true) {
-        printErr("yuvconv: warning: \(displayPath(input)): \(w)")
+        printErr("yuvconv: warning: \(w)")
     }
     // The report lists a failed file too (its line with the reason, and the totals), as a batch's does.
     guard let format = options.reportFormat else { return outcome.failure == nil ? 0 : 1 }

@@ -414,6 +414,25 @@ extension CLITests {
 }
 
 extension CLITests {
+    /// Every warning said under a file's name is one that file's report counts; `--alpha flatten` on an input
+    /// without alpha is about the options, said as the batch and `report` say it, without the name (it was said
+    /// under the name, beside `"warnings": 0`).
+    func testWarningsUnderAFilesNameAreItsReportsWarnings() throws {
+        let opaque = fixture("pngsuite/basn2c08.png")
+        for mode in ["flatten", "premultiply"] {
+            let r = try run([opaque, "-o", "\(mode).nv12", "--alpha", mode, "--report", "json"])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertTrue(r.stderr.contains("yuvconv: warning: --alpha \(mode) applies to input with alpha (a PNG's alpha "
+                                            + "channel or tRNS); this one has none, so it changes nothing"), r.stderr)
+            let line = String(decoding: r.stdout, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
+            let j = try JSONSerialization.jsonObject(with: Data(line.utf8)) as! [String: Any]
+            let named = r.stderr.split(separator: "\n").filter { $0.hasPrefix("yuvconv: warning: \(opaque): ") }
+            XCTAssertEqual(j["warnings"] as? Int, named.count, r.stderr)
+        }
+    }
+}
+
+extension CLITests {
     /// --alpha on 16-bit RGBA (PngSuite basn6a16): flatten and premultiply keep 16 bits (bg·257, ⌊·/65535 + ½⌋)
     /// until the conversion's one rounding; keep writes ⌊a/257 + ½⌋; ignore is the colour as stored.
     func testAlphaModesSixteenBit() throws {

@@ -592,6 +592,45 @@ final class HostileTests: CLITestCase {
         XCTAssertFalse(r.stderr.contains("more"), r.stderr)
     }
 
+    /// Junk before a quantisation table (0xdb) and before a Huffman table (0xc4) are two kinds, each said (the
+    /// second was counted into the first's "(2 times)" and never said); padding before the eight restart markers
+    /// (0xd0 … 0xd7) is one kind, in the decoder too, so fourteen other kinds beside it leave none "of other kinds"
+    /// (the padding took a kept kind for each marker, and three of them were said as other kinds).
+    func testMarkersTellKindsApartButRestartMarkersAreOne() throws {
+        let good = try Data(contentsOf: URL(fileURLWithPath: fixture("photos/rocket.jpg")))
+        XCTAssertEqual([good[628], good[629], good[785], good[786]], [0xFF, 0xDB, 0xFF, 0xC4])
+        try (good.prefix(628) + Data("ABC".utf8) + good[628..<785] + Data("DEFG".utf8) + good[785...])
+            .write(to: work.appendingPathComponent("two.jpg"))
+        let two = try run(["two.jpg", "-o", "two.nv12", "-q"])
+        XCTAssertEqual(two.status, 0, two.stderr)
+        let lines = two.stderr.split(separator: "\n")
+        XCTAssertEqual(lines.count, 2, two.stderr)
+        XCTAssertTrue(lines.first?.contains("3 bytes of stray data before a JPEG marker (0xdb)") == true, two.stderr)
+        XCTAssertTrue(lines.last?.contains("4 bytes of stray data before a JPEG marker (0xc4)") == true, two.stderr)
+        XCTAssertFalse(two.stderr.contains("times"), two.stderr)
+        // Fourteen APPn segments (0xe2 … 0xef), each after two stray bytes, and padding before eleven restart markers.
+        var jpeg = [UInt8](try Data(contentsOf: URL(fileURLWithPath: fixture("jpeg/pillow/pil_sample_rgb.jpg"))))
+        var scan = 2   // the scan's start, found by the segments' lengths (its EXIF thumbnail has restart markers too)
+        while jpeg[scan + 1] != 0xDA { scan += 2 + Int(jpeg[scan + 2]) << 8 + Int(jpeg[scan + 3]) }
+        let restarts = (scan..<(jpeg.count - 1)).filter { jpeg[$0] == 0xFF && (0xD0...0xD7).contains(jpeg[$0 + 1]) }
+        XCTAssertGreaterThanOrEqual(restarts.count, 11)
+        for (n, at) in restarts.prefix(11).enumerated().reversed() {
+            jpeg.insert(contentsOf: [UInt8](repeating: 0x00, count: 9 + n % 3), at: at)
+        }
+        let app = (0xE2...0xEF).flatMap { [0x00, 0x11, 0xFF, UInt8($0), 0x00, 0x04, 0x41, 0x42] as [UInt8] }
+        XCTAssertEqual(jpeg[2], 0xFF)
+        jpeg.insert(contentsOf: app, at: 4 + Int(jpeg[4]) << 8 + Int(jpeg[5]))   // after the first segment
+        try Data(jpeg).write(to: work.appendingPathComponent("many.jpg"))
+        let many = try run(["many.jpg", "-o", "many.nv12", "-q", "--report", "json"])
+        XCTAssertEqual(many.status, 0, many.stderr)
+        let said = many.stderr.split(separator: "\n")
+        XCTAssertFalse(many.stderr.contains("other kinds"), many.stderr)
+        XCTAssertEqual(said.filter { $0.contains("restart marker") }.count, 1, many.stderr)
+        XCTAssertTrue(said.contains { $0.contains("restart marker") && $0.hasSuffix("(11 times)") }, many.stderr)
+        XCTAssertEqual(said.filter { $0.contains("stray data before a JPEG marker (0xe") }.count, 14, many.stderr)
+        XCTAssertTrue(String(decoding: many.stdout, as: UTF8.self).contains("\"warnings\": 25"), many.stderr)
+    }
+
     /// A damaged byte that shortens a scan's codes: libjpeg reads every block of the scan from fewer bytes than it
     /// holds and only warns "N extraneous bytes before marker …", while the blocks after the byte are wrong. Between
     /// the scans of a progressive or multi-scan file (no encoder leaves bytes there) an error, which
