@@ -2426,7 +2426,9 @@ begin no-op-options-warned
 # (the samples stay where they are, no tag carries it). Both passed in silence.
 cp "$JPG" a.jpg; cp "$PNG" b.png; cp "$PNGA" c.png; head -c 1536 /dev/urandom > f.yuv; snap
 run a.jpg -o a.nv12 --alpha flatten
-status 0; says 'a.jpg: --alpha flatten applies to input with alpha.*this one has none'
+status 0; says 'warning: --alpha flatten applies to input with alpha.*this one has none'
+# About the options, not the file: no name before it (a warning under a file's name is one its report counts).
+LC_ALL=C grep -q 'a.jpg: --alpha' "$ERR" && bad "said under the file's name: $(errline)"
 run a.jpg b.png -o o/ --alpha premultiply -q
 status 0; says '--alpha premultiply applies to input with alpha.*none of this run.s inputs has any'
 run a.jpg c.png -o o2/ --alpha keep -q
