@@ -28,9 +28,8 @@ static void png_error_fn(png_structp png, png_const_charp msg) {
 // libpng's warning for a chunk over png_set_chunk_malloc_max ("eXIf: unknown chunk exceeds memory limits") said as
 // yuvconv's own image-data reader says it of a chunk after the image data, so both readers say one thing.
 static void png_warning_fn(png_structp png, png_const_charp msg) {
-    // An iCCP libpng rejects is absent afterwards, and then whether the file's gAMA and cHRM count depended on
-    // their order (libpng drops those after a bad profile, keeps those before it): noted, so that a rejected
-    // profile is a broken one whatever the order (`png_colour`).
+    // An iCCP libpng rejects is absent afterwards: noted, so that a rejected profile is a broken one, whatever
+    // gAMA or cHRM stand beside it (`yc_png_colour`; yuvconv reads those two itself, `png_colour_chunk`).
     yc_decoder *from = png_get_error_ptr(png);
     if (strncmp(msg, "iCCP", 4) == 0) {
         // libpng says "too short" of compressed data that does not inflate to a profile (damaged zlib data, or

@@ -127,8 +127,17 @@ static void png_colour_chunk(yc_decoder *dec, png_unknown_chunkp chunk) {
     const size_t want = gama ? 4 : 32;
     yc_colour *c = &dec->colour;
     char said[YC_MSG];
-    // After the image data: too late for rows already converted (`note_late_colour` says so).
-    if (dec->png_chunks.seen_idat) return;
+    // After the image data: too late for rows already converted (`note_late_colour` says so). Without colour
+    // management the chunks are not used, and their flaws are nobody's concern (as a PNG profile's are not).
+    if (dec->png_chunks.seen_idat || dec->colour_target < 0) return;
+    int *seen = gama ? &dec->png_chunks.seen_gama : &dec->png_chunks.seen_chrm;
+    if ((*seen)++ > 0) {
+        // PNG allows one of each: a second is ignored whether or not the first could be used.
+        snprintf(said, sizeof said, "the PNG has a second %s chunk; ignored (the first one %s)", name,
+                 (gama ? c->has_gama : c->has_chrm) ? "is used" : "could not be used either");
+        yc_warn(dec, said);
+        return;
+    }
     if (png_get_valid(dec->png, dec->png_info, PNG_INFO_PLTE)) {
         // PNG puts both before the palette; libpng, and so browsers, ignore them after it.
         snprintf(said, sizeof said, "the PNG's %s chunk comes after its palette (PLTE), where PNG does not allow it; "
@@ -136,8 +145,6 @@ static void png_colour_chunk(yc_decoder *dec, png_unknown_chunkp chunk) {
     } else if (chunk->size != want) {
         snprintf(said, sizeof said, "the PNG's %s chunk is %zu bytes long, not %zu; ignored, the picture is read without it",
                  name, (size_t)chunk->size, want);
-    } else if (gama ? c->has_gama : c->has_chrm) {
-        snprintf(said, sizeof said, "the PNG has a second %s chunk; ignored (the first one is used)", name);
     } else {
         int64_t v[8];
         int big = 0;

@@ -809,6 +809,20 @@ final class ColourManagementTests: XCTestCase {
             (noLight, none, "the PNG's cHRM chunk puts its red at x = 0.64, y = 0, which is no colour"),
             (pngChunk("cHRM", [UInt8](repeating: 1, count: 31)) + gama18, gamma, "the PNG's cHRM chunk is 31 bytes long, not 32"),
         ]
+        // A second gAMA after one that could not be used is ignored too (PNG allows one; libpng read no further).
+        let twice = try convert(gama0 + gama18)
+        XCTAssertEqual(twice.bytes, none.bytes)
+        XCTAssertEqual(twice.report.warnings, 2, twice.report.firstWarning)
+        // Without colour management the chunks are not used, and their flaws are not said.
+        var off = DecodeOptions()
+        off.colourManagement = false
+        let quiet = dir.appendingPathComponent("yuvconv-colour-chunks-off-\(getpid()).png")
+        try Data(pngSignature + pngChunk("IHDR", be32(w) + be32(h) + [8, 2, 0, 0, 0]) + gama0 + onALine + gama18
+                 + pngChunk("IDAT", zlibStored(rows)) + pngChunk("IEND", [])).write(to: quiet)
+        made.append(quiet.path)
+        let unmanaged = try convertFile(path: quiet.path, spec: ConversionSpec(), layout: .nv12, options: off)
+        XCTAssertEqual(unmanaged.report.warnings, 0, unmanaged.report.firstWarning)
+        XCTAssertEqual(unmanaged.image.bytes, none.bytes)
         for (i, (chunks, like, said)) in cases.enumerated() {
             let got = try convert(chunks)
             XCTAssertEqual(got.bytes, like.bytes, "case \(i)")
