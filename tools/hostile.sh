@@ -3518,7 +3518,8 @@ LC_ALL=C grep -q '^replace i/in2.jpg' "$OUT" || bad "JPEG not replaced: $(head -
 run i/ -o o/ -u --allow-truncated -q
 status 0; says '1 converted, 1 kept'
 run in2.jpg -o a.nv12 --alpha flatten -n
-status 0; says '--alpha flatten applies to input with alpha'
+status 0; says 'warning: --alpha flatten applies to input with alpha'
+LC_ALL=C grep -q 'in2.jpg: --alpha' "$ERR" && bad "the dry run names the file, the run does not: $(errline)"
 run in2.jpg in3.jpg -o d/ --alpha premultiply -n
 status 0; says '--alpha premultiply applies to input with alpha.*none of this run.s inputs has any'
 ALLOW=(i 'i/*' o 'o/*' 'o/.yuvconv-manifest'); settled

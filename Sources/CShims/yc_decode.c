@@ -23,14 +23,14 @@ static int same_kind(const char *a, const char *b) {
     for (;;) {
         if (a[0] == '0' && a[1] == 'x' && b[0] == '0' && b[1] == 'x') {
             a += 2, b += 2;
-            unsigned long va = 0, vb = 0;
-            int na = 0, nb = 0;
-            for (; (*a >= '0' && *a <= '9') || (*a >= 'a' && *a <= 'f'); a++, na++)
-                va = va * 16 + (unsigned long)(*a <= '9' ? *a - '0' : *a - 'a' + 10);
-            for (; (*b >= '0' && *b <= '9') || (*b >= 'a' && *b <= 'f'); b++, nb++)
-                vb = vb * 16 + (unsigned long)(*b <= '9' ? *b - '0' : *b - 'a' + 10);
-            const int restart = na == 2 && nb == 2 && va >= 0xd0 && va <= 0xd7 && vb >= 0xd0 && vb <= 0xd7;
-            if (!restart && (na != nb || va != vb)) return 0;
+            size_t na = 0, nb = 0;
+            while ((a[na] >= '0' && a[na] <= '9') || (a[na] >= 'a' && a[na] <= 'f')) na++;
+            while ((b[nb] >= '0' && b[nb] <= '9') || (b[nb] >= 'a' && b[nb] <= 'f')) nb++;
+            // Compared as text (any length); two restart markers are alike.
+            const int restart = na == 2 && nb == 2 && a[0] == 'd' && b[0] == 'd' && a[1] >= '0' && a[1] <= '7'
+                && b[1] >= '0' && b[1] <= '7';
+            if (!restart && (na != nb || memcmp(a, b, na) != 0)) return 0;
+            a += na, b += nb;
             continue;
         }
         if (*a >= '0' && *a <= '9' && *b >= '0' && *b <= '9') {

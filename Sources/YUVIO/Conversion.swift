@@ -97,14 +97,15 @@ public struct WarningKind: Sendable, Equatable {
         let u = s.unicodeScalars
         while i < u.endIndex {
             let c = u[i]
-            if c == "0", u.index(after: i) < u.endIndex, u[u.index(after: i)] == "x" {
+            // (A "0x" inside a decimal number, "640x480", is no hexadecimal number: the decoder reads it so too.)
+            if c == "0", !digits, u.index(after: i) < u.endIndex, u[u.index(after: i)] == "x" {
                 i = u.index(i, offsetBy: 2)
                 var hex = ""
                 while i < u.endIndex, ("0"..."9").contains(u[i]) || ("a"..."f").contains(u[i]) {
                     hex.unicodeScalars.append(u[i])
                     i = u.index(after: i)
                 }
-                out += hex.count == 2 && (0xd0...0xd7).contains(Int(hex, radix: 16) ?? 0) ? "0xRST" : "0x" + hex
+                out += LibraryMessages.isRestartMarker(hex) ? "0xRST" : "0x" + hex
                 digits = false
                 continue
             }

@@ -181,7 +181,7 @@ public final class ImageDecoder {
     /// Warnings the decoder tolerated (junk between JPEG segments, a bad ancillary PNG chunk): how many, and their
     /// kinds as sentences (`LibraryMessages.explainWarning`, the one place that words them) with how many of each,
     /// damage converted past (`--allow-truncated`) first (`damaged` of them). Kinds the decoder kept apart that
-    /// read the same but for their numbers once explained (padding before restart markers 0xd0 … 0xd7) are one.
+    /// read the same once explained but for their decimal numbers (`WarningKind.sameKind`, the decoder's rule) are one.
     /// 68 warnings of a damaged JPEG once showed as its Exif note "(+68 more)", the damage among those never said.
     public var warnings: (count: Int, kinds: [WarningKind], damaged: Int) {
         let count = Int(yc_warning_count(handle))

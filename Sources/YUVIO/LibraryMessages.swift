@@ -49,7 +49,7 @@ enum LibraryMessages {
             let n = m.split(separator: " ").first { Int($0) != nil }.map(String.init) ?? "some"
             // Before the end marker or a restart marker it is an error only in an arithmetic-coded scan (yc_jpeg_watch.c).
             let marker = m.split(separator: " ").last.map { $0.lowercased() } ?? ""
-            let inScan = marker == "0xd9" || ["0xd0", "0xd1", "0xd2", "0xd3", "0xd4", "0xd5", "0xd6", "0xd7"].contains(marker)
+            let inScan = marker == "0xd9" || isRestartMarker(marker)
             let nowhere = inScan ? "in an arithmetic-coded scan" : "between scans"
             return "a scan of the JPEG ends at least \(n) byte\(n == "1" ? "" : "s") before its data does (no encoder leaves any "
                 + "\(nowhere)): a damaged byte shortened the codes, and the blocks after it are wrong"
@@ -140,7 +140,7 @@ enum LibraryMessages {
                     + "the last scan, which some cameras write (harmless), or a damaged byte that shortened the codes, "
                     + "after which the picture is wrong: look at the output; if it is wrong, the file is damaged"
             }
-            if ["0xd0", "0xd1", "0xd2", "0xd3", "0xd4", "0xd5", "0xd6", "0xd7"].contains(marker) {
+            if isRestartMarker(marker) {
                 return "\(bytes) left over before a restart marker \(were) skipped: padding, which some webcams and "
                     + "scanners write (harmless), or a damaged byte, after which that interval's blocks are wrong"
             }
@@ -206,6 +206,12 @@ enum LibraryMessages {
                 + "(libpng: \(printable(message)))"
         }
         return printable(message)
+    }
+
+    /// One of the eight restart markers, as libjpeg writes a marker ("0xd0" … "0xd7"), with or without its "0x".
+    static func isRestartMarker<S: StringProtocol>(_ marker: S) -> Bool {
+        let hex = marker.hasPrefix("0x") ? marker.dropFirst(2) : marker[...]
+        return hex.count == 2 && (0xD0...0xD7).contains(Int(hex, radix: 16) ?? 0)
     }
 
     /// The chunk libpng names before its message's colon ("IDAT: CRC error").

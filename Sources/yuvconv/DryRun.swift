@@ -21,8 +21,9 @@ func dryRunOne(input: String, output: String, format: OutputFormat, options: Opt
     let refused = dryRunItem(input: input, output: output, format: format, action: action, options: options,
                              protected: protected, makesFolders: false, sniffs: !rawInput, inputRefusal: inputRefusal)
     // What the run says after converting, where the first bytes already tell: a JPEG has no alpha.
+    // (About the options, not the file: said without its name, as the run says it.)
     if !refused, !rawInput, RawInput.isJPEG(head: RawInput.head(input, 3)), let w = options.alphaWithoutAlpha(single: true) {
-        printErr("yuvconv: warning: \(displayPath(input)): \(w)")
+        printErr("yuvconv: warning: \(w)")
     }
     return refused ? 1 : 0
 }

@@ -88,4 +88,18 @@ final class LibraryMessagesTests: XCTestCase {
             }
         }
     }
+
+    /// Warning kinds, the decoder's rule in Swift: decimal numbers are wildcards, a marker is part of the kind, the
+    /// eight restart markers are one; a "0x" inside a decimal number ("640x480") is no hexadecimal number, as the
+    /// decoder reads it.
+    func testWarningKindsFollowTheDecodersRule() {
+        func same(_ a: String, _ b: String) -> Bool { WarningKind(text: a).sameKind(as: WarningKind(text: b)) }
+        XCTAssertTrue(same("12 bytes before marker 0xdb", "3 bytes before marker 0xdb"))
+        XCTAssertFalse(same("12 bytes before marker 0xdb", "12 bytes before marker 0xc4"))
+        XCTAssertTrue(same("6 bytes left before marker 0xd0", "1 bytes left before marker 0xd7"))
+        XCTAssertFalse(same("6 bytes left before marker 0xd7", "6 bytes left before marker 0xd8"))
+        XCTAssertFalse(same("6 bytes left before marker 0xd0", "6 bytes left before marker 0xd9"))
+        XCTAssertTrue(same("a 640x480 picture", "a 640x360 picture"))
+        XCTAssertFalse(same("at 0x0123456789abcdef01", "at 0x0123456789abcdef02"))
+    }
 }
