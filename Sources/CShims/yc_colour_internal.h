@@ -33,5 +33,10 @@ int yc_colour_has_device_lut(cmsHPROFILE p);
 int yc_icc_within_limits(const uint8_t *icc, size_t length, char *why, size_t why_size);
 /// The colorant matrix of a matrix/TRC profile (columns: red, green, blue in PCS XYZ), 0 when it has none.
 int yc_colour_colorants(cmsHPROFILE p, double m[9]);
+/// Whether a matrix/TRC profile's colorants make a colour space (not flat, adding up to about white): 1 for others.
+int yc_colour_colorants_span(cmsHPROFILE p);
+/// Whether a PNG cHRM's white and primaries (x, y pairs) make a colour space LittleCMS builds and the plan accepts:
+/// the last test `png_colour_chunk` makes, so that a cHRM the plan would refuse is refused alone, never with its gAMA.
+int yc_colour_chrm_makes_space(const double chrm[8]);
 
 #endif

@@ -70,7 +70,7 @@ static int tone_curves_sane(cmsHPROFILE p, int deep) {
 // product of its columns' lengths is 1 for orthogonal primaries and 0.55 to 0.86 for real ones (sRGB, P3,
 // BT.2020, Adobe RGB, ProPhoto); below 0.001 the primaries are flat. A LUT profile passes (LittleCMS takes
 // its table instead).
-static int colorants_span(cmsHPROFILE p) {
+int yc_colour_colorants_span(cmsHPROFILE p) {
     double m[9];
     if (!cmsIsMatrixShaper(p) || yc_colour_has_device_lut(p) || !yc_colour_colorants(p, m)) return 1;
     double lengths = 1;
@@ -176,7 +176,7 @@ yc_colour_action yc_colour_plan(const yc_colour *colour, yc_target target, char 
     if (!t) {
         snprintf(text, text_size, "the embedded ICC profile (%s) cannot be transformed; colours used as stored", name);
         action = YC_COLOUR_BROKEN;
-    } else if (!colorants_span(src)) {
+    } else if (!yc_colour_colorants_span(src)) {
         snprintf(text, text_size, "the embedded ICC profile (%s) has colorants that make no colour space (zero, alike, "
                  "or far from adding up to white); colours used as stored", name);
         action = YC_COLOUR_BROKEN;

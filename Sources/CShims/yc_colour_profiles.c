@@ -149,6 +149,14 @@ void yc_colour_profile_name(cmsHPROFILE p, char *name, size_t size) {
     escape_controls(name, size);
 }
 
+int yc_colour_chrm_makes_space(const double chrm[8]) {
+    cmsHPROFILE p = rgb_profile(chrm[0], chrm[1], chrm + 2, cmsBuildGamma(yc_lcms_context(), 1.0));
+    if (!p) return 0;
+    const int spans = yc_colour_colorants_span(p);
+    cmsCloseProfile(p);
+    return spans;
+}
+
 // A gAMA within libpng's sRGB tolerance of 1/2.2 (±5% of 2.2·gamma), and a cHRM within 0.0015 of sRGB's.
 static int gamma_is_srgb(double g) { return fabs(g * 2.2 - 1) <= 0.05; }
 static int chrm_is_srgb(const double *c) {

@@ -123,7 +123,7 @@ struct yc_decoder {
         int critical;
         int ancillary_too;   // also check ancillary chunks' CRCs (a warning): set after the image data read here
         int seen_idat;       // an IDAT header went by
-        int seen_gama, seen_chrm;  // a gAMA or cHRM chunk was handed over (`png_colour_chunk`), used or not
+        int seen_gama, seen_chrm, seen_srgb, seen_cicp;  // such a chunk was handed over before the image data, used or not
         // iCCP chunks before the image data: how many went by; whether later ones are skipped; whether the profile
         // libpng keeps came in a chunk that failed its CRC (libpng keeps such a profile). The chunk being read
         // (`iccp_reading`: its CRC taken) counts only if libpng replaced the profile with it: the profile libpng

@@ -3,6 +3,7 @@
 // (iCCP, cHRM, gAMA, sRGB, cICP). yc_png.c opens the file and reads the rows; yc_png_stream.c reads the bytes.
 #include "yc_decode_internal.h"
 #include "yc_checksums.h"
+#include "yc_colour_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +40,7 @@ static int xmp_inflated(yc_decoder *dec, const uint8_t *in, size_t n) {
         inflateEnd(&z);
     }
     int v = 0;
-    if (z.total_out > YC_PNG_XMP_MAX) yc_warn_xmp(dec, "iTXt: the compressed XMP packet inflates past 1 MiB: ignored");
+    if (z.total_out > YC_PNG_XMP_MAX) yc_warn_xmp(dec, "the PNG's compressed XMP packet (iTXt) inflates past 1 MiB: ignored");
     else if (rc != Z_STREAM_END) yc_warn_xmp(dec, "the PNG's compressed XMP packet (iTXt) does not inflate: ignored");
     else v = yc_xmp_orientation(out, z.total_out);
     free(out);
@@ -72,18 +73,18 @@ void yc_png_itxt(yc_decoder *dec, const uint8_t *d, size_t n) {
         i++;
     }
     if (i > n) {
-        yc_warn_xmp(dec, "iTXt: the XMP packet's language tag or translated keyword has no end: ignored");
+        yc_warn_xmp(dec, "the PNG's XMP packet (iTXt) is ignored: its language tag or translated keyword has no end");
         return;
     }
     if (compressed && d[k + 1] != 0) {   // method 0, zlib, is the only one (not the first packet either)
-        yc_warn_xmp(dec, "iTXt: the XMP packet's compression method is not zlib: ignored");
+        yc_warn_xmp(dec, "the PNG's XMP packet (iTXt) is ignored: its compression method is not zlib");
         return;
     }
     dec->png_xmp_seen = 1;
     // One cap for either kind (a stored packet is bounded by the chunk limit alone, 8 MiB): a packet over 1 MiB is
     // ignored, said, whether it came compressed or not (a stored one was read and applied).
     if (!compressed && n - i > YC_PNG_XMP_MAX) {
-        yc_warn_xmp(dec, "iTXt: the XMP packet is longer than 1 MiB: ignored");
+        yc_warn_xmp(dec, "the PNG's XMP packet (iTXt) is longer than 1 MiB: ignored");
         return;
     }
     const int v = compressed ? xmp_inflated(dec, d + i, n - i) : yc_xmp_orientation(d + i, n - i);
@@ -169,9 +170,15 @@ static void png_colour_chunk(yc_decoder *dec, png_unknown_chunkp chunk) {
         } else {
             int point = -1;
             const char *why = chrm_problem(v, &point);
+            double xy[8];
+            for (int i = 0; i < 8; i++) xy[i] = (double)v[i] / 100000;
+            // Last, what the plan needs: a triangle so small around the white that LittleCMS's matrix is singular,
+            // or colorants the plan refuses, were refused there, with the gAMA beside them.
+            if (!why[0] && !yc_colour_chrm_makes_space(xy))
+                why = "red, green and blue lie too close together (around the white) to make a colour space";
             if (!why[0]) {
                 c->has_chrm = 1;
-                for (int i = 0; i < 8; i++) c->chrm[i] = (double)v[i] / 100000;
+                memcpy(c->chrm, xy, sizeof xy);
                 return;
             }
             static const char *const points[] = {"white", "red", "green", "blue"};
@@ -207,7 +214,7 @@ static int png_user_chunk(png_structp png, png_unknown_chunkp chunk) {
     if (crc != png_get_uint_32(dec->png_chunks.stored)) return 1;
     if (memcmp(chunk->name, "eXIf", 4) == 0) {
         if (dec->png_exif_seen) {
-            yc_warn_exif(dec, "eXIf: a second eXIf chunk, ignored (the first one is used)");
+            yc_warn_exif(dec, "the PNG has a second eXIf chunk; ignored (the first one is used)");
         } else {
             // Some writers (older tools, Pillow's Exif.tobytes) keep JPEG's "Exif\0\0" before the TIFF
             // structure; Pillow and exiftool read through it, and so does yuvconv.
@@ -222,8 +229,18 @@ static int png_user_chunk(png_structp png, png_unknown_chunkp chunk) {
         return 1;
     }
     if (memcmp(chunk->name, "sRGB", 4) == 0) {
-        // One byte, the rendering intent (0-3); libpng's own handler ignores any other with a warning.
-        if (chunk->size != 1 || chunk->data[0] > 3) yc_warn(dec, "sRGB: not a rendering intent, ignored");
+        // One byte, the rendering intent (0-3); libpng's own handler ignores any other with a warning. Before the
+        // palette, once (PNG's rules, as for gAMA and cHRM); looked at only with colour management, which uses it.
+        // (yuvconv's own sentences, not shaped as libpng's "chunk: reason", which would be said as libpng's.)
+        if (dec->png_chunks.seen_idat || dec->colour_target < 0) return 1;
+        if (dec->png_chunks.seen_srgb++ > 0)
+            yc_warn(dec, "the PNG has a second sRGB chunk; ignored (the first one is read)");
+        else if (png_get_valid(dec->png, dec->png_info, PNG_INFO_PLTE))
+            yc_warn(dec, "the PNG's sRGB chunk comes after its palette (PLTE), where PNG does not allow it; ignored, the "
+                         "picture is read without it");
+        else if (chunk->size != 1 || chunk->data[0] > 3)
+            yc_warn(dec, "the PNG's sRGB chunk holds no rendering intent (one byte, 0 to 3); ignored, the picture is read "
+                         "without it");
         else dec->colour.srgb = 1;
         return 1;
     }
@@ -233,9 +250,15 @@ static int png_user_chunk(png_structp png, png_unknown_chunkp chunk) {
     }
     if (memcmp(chunk->name, "cICP", 4) == 0) {
         // PNG's third edition: H.273 code points, ahead of iCCP, sRGB and cHRM/gAMA (yc_colour_source_profile).
-        if (chunk->size != 4) yc_warn(dec, "cICP: not 4 bytes long, ignored");
-        else if (dec->png_chunks.seen_idat) yc_warn(dec, "cICP: after the image data, too late to be used; ignored");
-        else if (dec->colour.has_cicp) yc_warn(dec, "cICP: a second cICP chunk, ignored (the first one is used)");
+        // After the image data: too late (`note_late_colour` says so); without colour management: not used.
+        if (dec->png_chunks.seen_idat || dec->colour_target < 0) return 1;
+        if (dec->png_chunks.seen_cicp++ > 0)
+            yc_warn(dec, "the PNG has a second cICP chunk; ignored (the first one is read)");
+        else if (png_get_valid(dec->png, dec->png_info, PNG_INFO_PLTE))
+            yc_warn(dec, "the PNG's cICP chunk comes after its palette (PLTE), where PNG does not allow it; ignored, the "
+                         "picture is read without it");
+        else if (chunk->size != 4)
+            yc_warn(dec, "the PNG's cICP chunk is not 4 bytes long; ignored, the picture is read without it");
         else {
             dec->colour.has_cicp = 1;
             memcpy(dec->colour.cicp, chunk->data, 4);

@@ -777,6 +777,10 @@ final class ColourManagementTests: XCTestCase {
         let onALine = pngChunk("cHRM", [31270, 32900, 64000, 33000, 30000, 60000, 47000, 46500].flatMap(be32))
         let whiteOutside = pngChunk("cHRM", [10000, 80000, 64000, 33000, 30000, 60000, 15000, 6000].flatMap(be32))
         let noLight = pngChunk("cHRM", [31270, 32900, 64000, 0, 30000, 60000, 15000, 6000].flatMap(be32))
+        // A triangle so small around the white that the profile's matrix is singular: it passed the chunk's own
+        // tests and failed where the profile was built, taking the gAMA with it (a tester's fuzzing).
+        let tiny = pngChunk("cHRM", [31270, 32900, 31200, 32800, 31300, 33000, 31400, 32800].flatMap(be32))
+        let srgb = pngChunk("sRGB", [0]), palette = pngChunk("PLTE", (0..<48).map { UInt8($0) })
         let p3Chrm = pngChunk("cHRM", [31270, 32900, 68000, 32000, 26500, 69000, 15000, 6000].flatMap(be32))
         let icc = [UInt8](try Data(contentsOf: fixturesURL.appendingPathComponent("colour/DisplayP3.icc")))
         let iccp = pngChunk("iCCP", Array("P3".utf8) + [0, 0] + zlibStored(icc))
@@ -807,6 +811,10 @@ final class ColourManagementTests: XCTestCase {
             (whiteOutside + gama18, gamma, "cHRM chunk is ignored: its white lies outside the triangle of its red, green and blue"),
             (gama18 + gama1, gamma, "the PNG has a second gAMA chunk; ignored (the first one is used)"),
             (noLight, none, "the PNG's cHRM chunk puts its red at x = 0.64, y = 0, which is no colour"),
+            (tiny + gama18, gamma, "cHRM chunk is ignored: its red, green and blue lie too close together"),
+            // sRGB and cICP as gAMA and cHRM: before the palette, once (an sRGB after PLTE was used).
+            (p3Chrm + palette + srgb, primaries, "the PNG's sRGB chunk comes after its palette (PLTE)"),
+            (srgb + srgb, none, "the PNG has a second sRGB chunk; ignored (the first one is read)"),
             (pngChunk("cHRM", [UInt8](repeating: 1, count: 31)) + gama18, gamma, "the PNG's cHRM chunk is 31 bytes long, not 32"),
         ]
         // A second gAMA after one that could not be used is ignored too (PNG allows one; libpng read no further).
