@@ -118,6 +118,30 @@ static const char *chrm_problem(const int64_t v[8], int *point) {
     return "";
 }
 
+// Whether a colour chunk (sRGB, cICP, gAMA, cHRM) is one to read, by PNG's rules for all four: only with colour
+// management (without it they are not used, and their flaws are nobody's concern, as a PNG profile's are not);
+// before the image data (after it, too late for rows already converted: `note_late_colour` says so) and before the
+// palette (where libpng, and so browsers, ignore them); one of each (a second is ignored whether or not the first
+// could be used); of its one length. Said when not (yuvconv's own sentences: shaped as libpng's "chunk: reason",
+// they were quoted back as libpng's words). `seen` counts the chunks of the kind.
+static int colour_chunk_placed(yc_decoder *dec, png_unknown_chunkp chunk, int *seen, size_t want) {
+    if (dec->png_chunks.seen_idat || dec->colour_target < 0) return 0;
+    char said[YC_MSG];
+    const char *name = (const char *)chunk->name;
+    if ((*seen)++ > 0)
+        snprintf(said, sizeof said, "the PNG has a second %.4s chunk; ignored (the first one is read)", name);
+    else if (png_get_valid(dec->png, dec->png_info, PNG_INFO_PLTE))
+        snprintf(said, sizeof said, "the PNG's %.4s chunk comes after its palette (PLTE), where PNG does not allow it; "
+                 "ignored, the picture is read without it", name);
+    else if (chunk->size != want)
+        snprintf(said, sizeof said, "the PNG's %.4s chunk is %zu bytes long, not %zu; ignored, the picture is read "
+                 "without it", name, (size_t)chunk->size, want);
+    else
+        return 1;
+    yc_warn(dec, said);
+    return 0;
+}
+
 // gAMA and cHRM, read here rather than by libpng: libpng keeps one colour-space state for both (and for iCCP), so
 // one it rejected took the others with it — a cHRM whose blue lay on the line from red to green dropped a good
 // gAMA after it, or a good Display P3 iCCP, while the warning said only the cHRM was ignored. Each chunk now
@@ -128,67 +152,48 @@ static void png_colour_chunk(yc_decoder *dec, png_unknown_chunkp chunk) {
     const size_t want = gama ? 4 : 32;
     yc_colour *c = &dec->colour;
     char said[YC_MSG];
-    // After the image data: too late for rows already converted (`note_late_colour` says so). Without colour
-    // management the chunks are not used, and their flaws are nobody's concern (as a PNG profile's are not).
-    if (dec->png_chunks.seen_idat || dec->colour_target < 0) return;
-    int *seen = gama ? &dec->png_chunks.seen_gama : &dec->png_chunks.seen_chrm;
-    if ((*seen)++ > 0) {
-        // PNG allows one of each: a second is ignored whether or not the first could be used.
-        snprintf(said, sizeof said, "the PNG has a second %s chunk; ignored (the first one %s)", name,
-                 (gama ? c->has_gama : c->has_chrm) ? "is used" : "could not be used either");
-        yc_warn(dec, said);
-        return;
+    if (!colour_chunk_placed(dec, chunk, gama ? &dec->png_chunks.seen_gama : &dec->png_chunks.seen_chrm, want)) return;
+    int64_t v[8];
+    int big = 0;
+    for (size_t i = 0; i < want / 4; i++) {
+        v[i] = png_get_uint_32(chunk->data + 4 * i);
+        big |= v[i] > 0x7FFFFFFF;   // PNG's four-byte numbers stop at 2^31 − 1
     }
-    if (png_get_valid(dec->png, dec->png_info, PNG_INFO_PLTE)) {
-        // PNG puts both before the palette; libpng, and so browsers, ignore them after it.
-        snprintf(said, sizeof said, "the PNG's %s chunk comes after its palette (PLTE), where PNG does not allow it; "
+    if (big) {
+        snprintf(said, sizeof said, "the PNG's %s chunk holds a number over 2^31 - 1, which PNG does not allow; "
                  "ignored, the picture is read without it", name);
-    } else if (chunk->size != want) {
-        snprintf(said, sizeof said, "the PNG's %s chunk is %zu bytes long, not %zu; ignored, the picture is read without it",
-                 name, (size_t)chunk->size, want);
-    } else {
-        int64_t v[8];
-        int big = 0;
-        for (size_t i = 0; i < want / 4; i++) {
-            v[i] = png_get_uint_32(chunk->data + 4 * i);
-            big |= v[i] > 0x7FFFFFFF;   // PNG's four-byte numbers stop at 2^31 − 1
-        }
-        if (big) {
-            snprintf(said, sizeof said, "the PNG's %s chunk holds a number over 2^31 - 1, which PNG does not allow; "
-                     "ignored, the picture is read without it", name);
-        } else if (gama) {
-            // The file's gamma (0.45455 for 1/2.2); one of 0.01 to 100 is a curve a picture can have.
-            const double g = (double)v[0] / 100000;
-            if (g < 0.01 || g > 100) {
-                snprintf(said, sizeof said, "the PNG's gAMA chunk gives a gamma of %g, which is no usable curve (0.01 to "
-                         "100); ignored, the picture is read without it", g);
-            } else {
-                c->has_gama = 1;
-                c->gama = g;
-                return;
-            }
+    } else if (gama) {
+        // The file's gamma (0.45455 for 1/2.2); one of 0.01 to 100 is a curve a picture can have.
+        const double g = (double)v[0] / 100000;
+        if (g < 0.01 || g > 100) {
+            snprintf(said, sizeof said, "the PNG's gAMA chunk gives a gamma of %g, which is no usable curve (0.01 to "
+                     "100); ignored, the picture is read without it", g);
         } else {
-            int point = -1;
-            const char *why = chrm_problem(v, &point);
-            double xy[8];
-            for (int i = 0; i < 8; i++) xy[i] = (double)v[i] / 100000;
-            // Last, what the plan needs: a triangle so small around the white that LittleCMS's matrix is singular,
-            // or colorants the plan refuses, were refused there, with the gAMA beside them.
-            if (!why[0] && !yc_colour_chrm_makes_space(xy))
-                why = "red, green and blue lie too close together (around the white) to make a colour space";
-            if (!why[0]) {
-                c->has_chrm = 1;
-                memcpy(c->chrm, xy, sizeof xy);
-                return;
-            }
-            static const char *const points[] = {"white", "red", "green", "blue"};
-            if (point >= 0)
-                snprintf(said, sizeof said, "the PNG's cHRM chunk puts its %s at x = %g, y = %g, which %s; ignored, the "
-                         "picture is read without it", points[point], (double)v[2 * point] / 100000,
-                         (double)v[2 * point + 1] / 100000, why);
-            else
-                snprintf(said, sizeof said, "the PNG's cHRM chunk is ignored: its %s; the picture is read without it", why);
+            c->has_gama = 1;
+            c->gama = g;
+            return;
         }
+    } else {
+        int point = -1;
+        const char *why = chrm_problem(v, &point);
+        double xy[8];
+        for (int i = 0; i < 8; i++) xy[i] = (double)v[i] / 100000;
+        // Last, what the plan needs: a triangle so small around the white that LittleCMS's matrix is singular,
+        // or colorants the plan refuses, were refused there, with the gAMA beside them.
+        if (!why[0] && !yc_colour_chrm_makes_space(xy))
+            why = "red, green and blue lie too close together (around the white) to make a colour space";
+        if (!why[0]) {
+            c->has_chrm = 1;
+            memcpy(c->chrm, xy, sizeof xy);
+            return;
+        }
+        static const char *const points[] = {"white", "red", "green", "blue"};
+        if (point >= 0)
+            snprintf(said, sizeof said, "the PNG's cHRM chunk puts its %s at x = %g, y = %g, which %s; ignored, the "
+                     "picture is read without it", points[point], (double)v[2 * point] / 100000,
+                     (double)v[2 * point + 1] / 100000, why);
+        else
+            snprintf(said, sizeof said, "the PNG's cHRM chunk is ignored: its %s; the picture is read without it", why);
     }
     yc_warn(dec, said);
 }
@@ -229,16 +234,9 @@ static int png_user_chunk(png_structp png, png_unknown_chunkp chunk) {
         return 1;
     }
     if (memcmp(chunk->name, "sRGB", 4) == 0) {
-        // One byte, the rendering intent (0-3); libpng's own handler ignores any other with a warning. Before the
-        // palette, once (PNG's rules, as for gAMA and cHRM); looked at only with colour management, which uses it.
-        // (yuvconv's own sentences, not shaped as libpng's "chunk: reason", which would be said as libpng's.)
-        if (dec->png_chunks.seen_idat || dec->colour_target < 0) return 1;
-        if (dec->png_chunks.seen_srgb++ > 0)
-            yc_warn(dec, "the PNG has a second sRGB chunk; ignored (the first one is read)");
-        else if (png_get_valid(dec->png, dec->png_info, PNG_INFO_PLTE))
-            yc_warn(dec, "the PNG's sRGB chunk comes after its palette (PLTE), where PNG does not allow it; ignored, the "
-                         "picture is read without it");
-        else if (chunk->size != 1 || chunk->data[0] > 3)
+        // One byte, the rendering intent (0-3); libpng's own handler ignores any other with a warning.
+        if (!colour_chunk_placed(dec, chunk, &dec->png_chunks.seen_srgb, 1)) return 1;
+        if (chunk->data[0] > 3)
             yc_warn(dec, "the PNG's sRGB chunk holds no rendering intent (one byte, 0 to 3); ignored, the picture is read "
                          "without it");
         else dec->colour.srgb = 1;
@@ -250,19 +248,9 @@ static int png_user_chunk(png_structp png, png_unknown_chunkp chunk) {
     }
     if (memcmp(chunk->name, "cICP", 4) == 0) {
         // PNG's third edition: H.273 code points, ahead of iCCP, sRGB and cHRM/gAMA (yc_colour_source_profile).
-        // After the image data: too late (`note_late_colour` says so); without colour management: not used.
-        if (dec->png_chunks.seen_idat || dec->colour_target < 0) return 1;
-        if (dec->png_chunks.seen_cicp++ > 0)
-            yc_warn(dec, "the PNG has a second cICP chunk; ignored (the first one is read)");
-        else if (png_get_valid(dec->png, dec->png_info, PNG_INFO_PLTE))
-            yc_warn(dec, "the PNG's cICP chunk comes after its palette (PLTE), where PNG does not allow it; ignored, the "
-                         "picture is read without it");
-        else if (chunk->size != 4)
-            yc_warn(dec, "the PNG's cICP chunk is not 4 bytes long; ignored, the picture is read without it");
-        else {
-            dec->colour.has_cicp = 1;
-            memcpy(dec->colour.cicp, chunk->data, 4);
-        }
+        if (!colour_chunk_placed(dec, chunk, &dec->png_chunks.seen_cicp, 4)) return 1;
+        dec->colour.has_cicp = 1;
+        memcpy(dec->colour.cicp, chunk->data, 4);
         return 1;
     }
     if (memcmp(chunk->name, "iTXt", 4) == 0) yc_png_itxt(dec, chunk->data, chunk->size);

@@ -809,7 +809,7 @@ final class ColourManagementTests: XCTestCase {
             (iccp + onALine, profile, line),
             (gama0 + p3Chrm, primaries, "the PNG's gAMA chunk gives a gamma of 0, which is no usable curve"),
             (whiteOutside + gama18, gamma, "cHRM chunk is ignored: its white lies outside the triangle of its red, green and blue"),
-            (gama18 + gama1, gamma, "the PNG has a second gAMA chunk; ignored (the first one is used)"),
+            (gama18 + gama1, gamma, "the PNG has a second gAMA chunk; ignored (the first one is read)"),
             (noLight, none, "the PNG's cHRM chunk puts its red at x = 0.64, y = 0, which is no colour"),
             (tiny + gama18, gamma, "cHRM chunk is ignored: its red, green and blue lie too close together"),
             // sRGB and cICP as gAMA and cHRM: before the palette, once (an sRGB after PLTE was used).
