@@ -147,7 +147,7 @@ static int same_as_srgb(cmsHPROFILE src, const char *name) {
 }
 
 yc_colour_action yc_colour_plan(const yc_colour *colour, yc_target target, char *text, size_t text_size, int *kept_srgb) {
-    char name[128] = {0}, why[192];
+    char name[128] = {0}, why[448];
     int srgb;
     // Numbers kept as they are in another space than the target's are sRGB's (what an untagged picture is taken
     // as): outputs say so, never the target they were not moved into.

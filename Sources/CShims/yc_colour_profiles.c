@@ -237,7 +237,7 @@ cmsHPROFILE yc_colour_source_profile(const yc_colour *c, yc_target target, char 
             char said[sizeof c->icc_rejected];
             snprintf(said, sizeof said, "%s", c->icc_rejected);
             escape_controls(said, sizeof said);
-            snprintf(why, why_size, "the PNG's ICC profile was rejected (%s)", said);
+            snprintf(why, why_size, "the PNG's ICC profile was rejected: %s", said);
         } else {
             snprintf(why, why_size, "the embedded ICC profile is incomplete (a segment is missing or repeated)");
         }

@@ -25,6 +25,52 @@ static void png_error_fn(png_structp png, png_const_charp msg) {
     longjmp(dec->jump, 1);
 }
 
+// Why libpng turned an iCCP away, as a sentence, libpng's words after it; NULL for its warnings that keep the
+// profile (an unknown rendering intent or profile class, a PCS illuminant other than D50, a tag start off a
+// 4-byte boundary: LittleCMS reads such a profile; bytes after the compressed profile, which libpng drops). Those came first in libpng's checks, so a profile with one of
+// them and a real flaw was said rejected for the harmless one. One table, each reason libpng 1.6 gives.
+static const char *iccp_reason(const char *msg) {
+    static const struct { const char *needle, *said; } reasons[] = {
+        {"intent outside defined range", NULL},
+        {"PCS illuminant is not D50", NULL},
+        {"unexpected NamedColor ICC profile class", NULL},
+        {"unrecognized ICC profile class", NULL},
+        {"tag start not a multiple of 4", NULL},
+        {"extra compressed data", NULL},
+        // libpng says "too short" of compressed data that does not inflate to a profile (damaged zlib data, or
+        // fewer bytes than a profile's 132-byte header), not of the chunk.
+        {"iCCP: too short", "its compressed data is damaged, or the profile is shorter than its header"},
+        // Inflated data that ends before the size the profile's header gives (a cut profile, or a size field too
+        // large), or damaged compressed data.
+        {"unexpected zlib return code", "the profile ends before the size its header gives, or its compressed data is damaged"},
+        {"bad keyword", "its name is empty or longer than PNG's 79 characters"},
+        {"bad compression method", "it names a compression method PNG does not define"},
+        {"out of memory", "there was not enough memory to inflate it"},
+        {"insufficient memory", "there was not enough memory to inflate it"},
+        {"exceeds application limits", "its header gives a size over the 8 MiB yuvconv reads in a PNG chunk"},
+        {"exceeds libpng limits", "its header gives a size over libpng's limit"},
+        {"exceeds system limits", "its header gives a size over what this system can hold"},
+        {"length does not match profile", "its header gives another size than the inflated profile has"},
+        {"invalid length", "its size is not a whole number of 4-byte words, as ICC requires"},
+        {"tag count too large", "its tag table is longer than the profile"},
+        {"invalid rendering intent", "its header gives an impossible rendering intent"},
+        {"invalid signature", "it does not have an ICC profile's 'acsp' signature (damaged, or not a profile)"},
+        {"RGB color space not permitted on grayscale PNG", "it is an RGB profile on a grey picture"},
+        {"Gray color space not permitted on RGB PNG", "it is a grey profile on a colour picture"},
+        {"invalid ICC profile color space", "it describes neither RGB nor grey"},
+        {"invalid embedded Abstract ICC profile", "it is an abstract profile, which describes no picture's colours"},
+        {"unexpected DeviceLink ICC profile class", "it is a device link, which describes no picture's colours"},
+        {"unexpected ICC PCS encoding", "its connection space is neither XYZ nor Lab"},
+        {"tag outside profile", "one of its tags lies outside the profile"},
+        {"too many profiles", "it is a second profile"},
+        {"out of place", "it comes after the image data or the palette"},
+    };
+    for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++)
+        if (strstr(msg, reasons[i].needle)) return reasons[i].said;
+    // zlib's own words ("incorrect header check", "invalid distance too far back").
+    return "its compressed data is damaged";
+}
+
 // libpng's warning for a chunk over png_set_chunk_malloc_max ("eXIf: unknown chunk exceeds memory limits") said as
 // yuvconv's own image-data reader says it of a chunk after the image data, so both readers say one thing.
 static void png_warning_fn(png_structp png, png_const_charp msg) {
@@ -32,17 +78,10 @@ static void png_warning_fn(png_structp png, png_const_charp msg) {
     // gAMA or cHRM stand beside it (`yc_png_colour`; yuvconv reads those two itself, `png_colour_chunk`).
     yc_decoder *from = png_get_error_ptr(png);
     if (strncmp(msg, "iCCP", 4) == 0) {
-        // libpng says "too short" of compressed data that does not inflate to a profile (damaged zlib data, or
-        // fewer bytes than a profile's 132-byte header): said so, not as if the chunk were short.
-        // Its "unexpected zlib return code" comes when the inflated data ends before the size the profile's header
-        // gives (a cut profile, or a size field too large) or the compressed data is damaged: said so.
-        const char *said = strcmp(msg, "iCCP: too short") == 0
-            ? "iCCP: damaged data, or a profile shorter than its header"
-            : strcmp(msg, "iCCP: unexpected zlib return code") == 0
-            ? "iCCP: the profile ends before the size its header gives, or its compressed data is damaged"
-            : msg;
-        if (!from->colour.icc_rejected[0]) snprintf(from->colour.icc_rejected, sizeof from->colour.icc_rejected, "%s", said);
-        // With colour management the plan's warning quotes it ("the PNG's ICC profile was rejected (…)"):
+        const char *said = iccp_reason(msg);
+        if (said && !from->colour.icc_rejected[0])
+            snprintf(from->colour.icc_rejected, sizeof from->colour.icc_rejected, "%s (libpng: %s)", said, msg);
+        // With colour management the plan's warning quotes it ("the PNG's ICC profile was rejected: …"):
         // said once, not twice; without it the profile is not used, and its flaws are nobody's concern.
         return;
     }

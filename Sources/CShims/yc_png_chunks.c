@@ -272,7 +272,7 @@ void yc_png_colour(yc_decoder *dec) {
         // The profile libpng kept came in a chunk that fails its CRC: damaged, so not used (as a damaged eXIf or
         // sRGB is not); a broken profile, whatever else the file says.
         c->icc_broken = 2;
-        snprintf(c->icc_rejected, sizeof c->icc_rejected, "iCCP: CRC error");
+        snprintf(c->icc_rejected, sizeof c->icc_rejected, "its chunk fails its checksum (iCCP: CRC error)");
     } else if (png_get_iCCP(dec->png, dec->png_info, &name, &compression, &profile, &length) && profile && length > 0) {
         c->icc = profile;          // owned by png_info, alive until yc_close
         c->icc_length = length;

@@ -858,8 +858,64 @@ final class ColourManagementTests: XCTestCase {
             let c = try convertFile(path: url.path, spec: ConversionSpec(), layout: .nv12)
             XCTAssertEqual(c.report.warnings, 1)
             XCTAssertTrue(c.report.firstWarning.contains(
-                "the PNG's ICC profile was rejected (iCCP: the profile ends before the size its header gives, or its "
-                + "compressed data is damaged); colours used as stored"), c.report.firstWarning)
+                "the PNG's ICC profile was rejected: the profile ends before the size its header gives, or its "
+                + "compressed data is damaged (libpng: iCCP: unexpected zlib return code); colours used as stored"), c.report.firstWarning)
+        }
+    }
+
+    /// Every reason libpng gives for turning a PNG's profile away is said as a sentence, libpng's words after it;
+    /// and a warning of libpng's that keeps the profile (a PCS illuminant other than D50, an undefined rendering
+    /// intent) is never given as the reason when a later check rejects it — it was, because it came first.
+    func testEveryRejectedPNGProfileIsSaidWhy() throws {
+        func be32(_ v: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: v >> $0) } }
+        let icc = [UInt8](try Data(contentsOf: fixturesURL.appendingPathComponent("colour/DisplayP3.icc")))
+        func edited(_ at: Int, _ bytes: [UInt8], _ more: [(Int, [UInt8])] = []) -> [UInt8] {
+            var p = icc
+            for (i, b) in [(at, bytes)] + more { p.replaceSubrange(i..<(i + b.count), with: b) }
+            return p
+        }
+        let rows: [UInt8] = (0..<4).flatMap { _ -> [UInt8] in [0] + [UInt8]((0..<4).flatMap { _ -> [UInt8] in [200, 30, 30] }) }
+        func convert(_ iccp: [UInt8], _ i: Int, colourManagement: Bool = true) throws -> Conversion {
+            let file = pngSignature + pngChunk("IHDR", be32(4) + be32(4) + [8, 2, 0, 0, 0]) + pngChunk("iCCP", iccp)
+                + pngChunk("IDAT", zlibStored(rows)) + pngChunk("IEND", [])
+            let url = FileManager.default.temporaryDirectory.appendingPathComponent("yuvconv-iccp-why-\(i)-\(getpid()).png")
+            try Data(file).write(to: url)
+            defer { try? FileManager.default.removeItem(at: url) }
+            var options = DecodeOptions()
+            options.colourManagement = colourManagement
+            return try convertFile(path: url.path, spec: ConversionSpec(), layout: .nv12, options: options)
+        }
+        let named = Array("P3".utf8) + [0, 0]
+        let stored = try convert(named + zlibStored(icc), 100, colourManagement: false)
+        let intact = try convert(named + zlibStored(icc), 101)
+        XCTAssertNotEqual(intact.image.bytes, stored.image.bytes, "the profile moves these colours")
+        let cases: [([UInt8], String)] = [
+            ([0, 0] + zlibStored(icc), "its name is empty or longer than PNG's 79 characters (libpng: iCCP: bad keyword)"),
+            (Array("P3".utf8) + [0, 1] + zlibStored(icc), "it names a compression method PNG does not define (libpng: iCCP:"),
+            (named + zlibStored(edited(0, be32(200_000_000))), "its header gives a size over the 8 MiB yuvconv reads in a PNG chunk"),
+            (named + zlibStored(edited(36, Array("xxxx".utf8))), "it does not have an ICC profile's 'acsp' signature"),
+            (named + zlibStored(edited(12, Array("link".utf8))), "it is a device link, which describes no picture's colours"),
+            (named + zlibStored(edited(16, Array("GRAY".utf8))), "it is a grey profile on a colour picture (libpng: iCCP:"),
+            // The harmless warning first, the real flaw after it.
+            (named + zlibStored(edited(68, [UInt8](repeating: 0, count: 12), [(16, Array("GRAY".utf8))])),
+             "it is a grey profile on a colour picture (libpng: iCCP:"),
+            (named + zlibStored(edited(64, be32(9), [(12, Array("link".utf8))])), "it is a device link"),
+        ]
+        for (i, (iccp, said)) in cases.enumerated() {
+            let c = try convert(iccp, i)
+            XCTAssertEqual(c.report.warnings, 1, "case \(i)")
+            XCTAssertTrue(c.report.firstWarning.hasPrefix("the PNG's ICC profile was rejected: " + said.prefix(20)),
+                          "case \(i): \(c.report.firstWarning)")
+            XCTAssertTrue(c.report.firstWarning.contains(said) && c.report.firstWarning.hasSuffix("; colours used as stored"),
+                          "case \(i): \(c.report.firstWarning)")
+            XCTAssertEqual(c.image.bytes, stored.image.bytes, "case \(i)")
+        }
+        // A flaw libpng lets pass keeps the profile (an undefined intent, bytes after the compressed profile): the
+        // intact profile's colours, and nothing said.
+        for (i, iccp) in [named + zlibStored(edited(64, be32(9))), named + zlibStored(icc) + Array("junk".utf8)].enumerated() {
+            let kept = try convert(iccp, 200 + i)
+            XCTAssertEqual(kept.report.warnings, 0, kept.report.firstWarning)
+            XCTAssertEqual(kept.image.bytes, intact.image.bytes)
         }
     }
 

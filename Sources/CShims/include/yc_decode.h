@@ -64,9 +64,9 @@ typedef struct {
     const uint8_t *icc;
     size_t icc_length;
     int icc_broken;          // 1: ICC segments that do not make a whole profile (missing, repeated, bad counts);
-                             // 2: a PNG iCCP that libpng rejected; `icc_rejected` holds libpng's first words
+                             // 2: a PNG iCCP that libpng rejected; `icc_rejected` says why, libpng's words after it
                              // on the chunk (empty: none)
-    char icc_rejected[96];
+    char icc_rejected[384];
     int srgb;                // PNG sRGB chunk present
     int has_cicp;            // PNG cICP: colour primaries, transfer, matrix, full range (H.273 code points)
     uint8_t cicp[4];
@@ -85,7 +85,7 @@ typedef struct {
     /// that cannot be used (samples as stored, read as sRGB) — while the target is another space: outputs are
     /// labelled sRGB, what the numbers are, not the target's primaries.
     int kept_srgb;
-    char text[192];
+    char text[512];
 } yc_colour;
 
 /// 1 when the TIFF structure's Exif IFD has an Interoperability IFD whose InteroperabilityIndex is "R03"
