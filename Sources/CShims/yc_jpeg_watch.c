@@ -93,6 +93,12 @@ void yc_jpeg_emit_message(j_common_ptr cinfo, int level) {
     char buf[JMSG_LENGTH_MAX];
     (*cinfo->err->format_message)(cinfo, buf);
     int code = cinfo->err->msg_code;
+    // The end of the file before the first scan began: no picture to convert, with --allow-truncated too (which
+    // went on, and libjpeg then read the made-up end marker as header bytes and named damage the cut made).
+    if (code == JWRN_JPEG_EOF && !dec->jpeg_header_read) {
+        yc_set_error(dec, buf);
+        longjmp(dec->jump, 1);
+    }
     // Held back, with --allow-truncated too: a file that lacks only its end marker is whole either way.
     if (code == JWRN_JPEG_EOF && dec->jpeg_header_read && jpeg_eof_may_be_harmless((j_decompress_ptr)cinfo)) {
         dec->jpeg_eof_deferred = 1;

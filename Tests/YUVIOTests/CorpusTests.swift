@@ -76,4 +76,50 @@ final class CorpusTests: XCTestCase {
         XCTAssertNoThrow(try convertFile(path: truncated, spec: ConversionSpec(), layout: .nv12,
                                          options: DecodeOptions(allowTruncated: true)))
     }
+
+    /// `--allow-truncated` at every length of a progressive JPEG: cut before its first scan began there is no
+    /// picture, and the error says the file is cut short; cut anywhere after, it converts. Cut inside a marker
+    /// segment (a Huffman table, a scan header) it converts as if cut just before that segment — libjpeg read the
+    /// made-up end marker as the segment's bytes and refused the file as damaged ("Bogus Huffman table definition",
+    /// "Invalid component ID 217 in SOS"), while a cut a few bytes later, in scan data, converted.
+    func testAllowTruncatedConvertsWhatEveryCutHolds() throws {
+        let whole = [UInt8](try Data(contentsOf: fixturesURL.appendingPathComponent("synthetic/progressive-rocket.jpg")))
+        // The marker segments (start of the marker, end) and where the first scan's header ends.
+        var segments: [(start: Int, end: Int)] = [], i = 2, firstScan = 0
+        while whole[i + 1] != 0xD9 {
+            let end = i + 2 + (Int(whole[i + 2]) << 8 | Int(whole[i + 3]))
+            segments.append((i, end))
+            if whole[i + 1] == 0xDA {
+                if firstScan == 0 { firstScan = end }
+                i = end
+                while !(whole[i] == 0xFF && whole[i + 1] != 0 && !(0xD0...0xD7).contains(whole[i + 1])) { i += 1 }
+            } else {
+                i = end
+            }
+        }
+        XCTAssertGreaterThan(segments.filter { $0.start > firstScan }.count, 10)
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("yuvconv-cut-\(getpid()).jpg")
+        defer { try? FileManager.default.removeItem(at: url) }
+        func convert(_ length: Int) throws -> Conversion {
+            try Data(whole.prefix(length)).write(to: url)
+            return try convertFile(path: url.path, spec: ConversionSpec(), layout: .nv12,
+                                   options: DecodeOptions(allowTruncated: true))
+        }
+        var before: [Int: [UInt8]] = [:]   // a segment's start: the picture cut there
+        for length in 3..<(whole.count - 2) {
+            if length < firstScan {
+                XCTAssertThrowsError(try convert(length), "\(length)") { e in
+                    XCTAssertTrue((e as! FileError).reason.contains("the file is cut short"), "\(length): \(e)")
+                }
+                continue
+            }
+            let got: Conversion
+            do { got = try convert(length) } catch { XCTFail("\(length): \(error)"); continue }
+            XCTAssertGreaterThan(got.report.warnings, 0, "\(length)")
+            if let s = segments.first(where: { $0.start > firstScan && $0.start <= length && length < $0.end }) {
+                if before[s.start] == nil { before[s.start] = try convert(s.start).image.bytes }
+                XCTAssertEqual(got.image.bytes, before[s.start], "cut at \(length), in the segment at \(s.start)")
+            }
+        }
+    }
 }
