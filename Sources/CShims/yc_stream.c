@@ -355,12 +355,29 @@ int yc_is_pseudo_file(int fd) {
     if (fstatfs(fd, &fs) != 0) return 0;
     return fs.f_type == 0x9FA0 /* PROC_SUPER_MAGIC */ || fs.f_type == 0x62656572 /* SYSFS_MAGIC */;
 }
+int yc_shows_files_stored_elsewhere(unsigned long long type) {
+    switch (type) {
+    case 0x794C7630:   // OVERLAYFS_SUPER_MAGIC: container storage, live systems
+    case 0x65735546:   // FUSE_SUPER_MAGIC: bindfs, mergerfs, virtiofs, sshfs, rclone (bindfs passed an input as
+                       // another file: same inode number, another device, and --force replaced it)
+    case 0x6969:       // NFS_SUPER_MAGIC (a local export mounted back)
+    case 0xFF534D42:   // CIFS_MAGIC_NUMBER
+    case 0xFE534D42:   // SMB2_MAGIC_NUMBER
+    case 0x01021997:   // V9FS_MAGIC: 9p (WSL's drives, QEMU's shared folders)
+    case 0xF15F:       // ECRYPTFS_SUPER_MAGIC
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 int yc_on_overlay(const char *path, int fd) {
     struct statfs fs;
     if ((path ? statfs(path, &fs) : fstatfs(fd, &fs)) != 0) return 0;
-    return fs.f_type == 0x794C7630 /* OVERLAYFS_SUPER_MAGIC */;
+    return yc_shows_files_stored_elsewhere((unsigned long long)(unsigned long)fs.f_type);
 }
 #else
 int yc_is_pseudo_file(int fd) { (void)fd; return 0; }
+int yc_shows_files_stored_elsewhere(unsigned long long type) { (void)type; return 0; }
 int yc_on_overlay(const char *path, int fd) { (void)path; (void)fd; return 0; }
 #endif

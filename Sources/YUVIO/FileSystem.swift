@@ -215,10 +215,12 @@ public struct FileStatus: Sendable, Equatable {
     /// The same file seen through an overlay file system (overlayfs: container storage, live systems) and through
     /// its layer's own folder: two devices, and inode numbers that differ too once the file was copied up or
     /// with `xino` — only the size and the times stay the file's (`--force` between the two views replaced the
-    /// input). This identity is those alone (a key with the top bit set, which no device number has), marked
-    /// with whether the file is seen through an overlay (bit 61); an output matches an input by it only where one
-    /// of the two is and the other is not (`FileStatus.isOne`), so that elsewhere files alike in size and times to
-    /// the clock's tick (a disk image's copy, files written in one tick, a squashfs layer's whole seconds) stay apart.
+    /// input). So too through FUSE (bindfs: the same inode number under another device, and `--force` replaced
+    /// the input) and a network mount of a local folder (`onOverlay`). This identity is those alone (a key with the
+    /// top bit set, which no device number has), marked with whether the file is seen through such a file system
+    /// (bit 61); an output matches an input by it only where one of the two is and the other is not
+    /// (`FileStatus.isOne`), so that elsewhere files alike in size and times to the clock's tick (a disk image's
+    /// copy, files written in one tick, a squashfs layer's whole seconds) stay apart.
     public func viewIdentity(onOverlay: Bool) -> FileIdentity {
         var key: UInt64 = 0xcbf2_9ce4_8422_2325
         for v in [UInt64(bitPattern: Int64(size)), modified.bitPattern, changed.bitPattern] {
@@ -301,7 +303,8 @@ public func openToReadThrough(_ path: String) -> Int32 {
     return fd
 }
 
-/// Whether `path` (or, without one, descriptor `fd`) is on an overlay file system.
+/// Whether `path` (or, without one, descriptor `fd`) is on an overlay file system, or another that shows files
+/// stored elsewhere under a device of its own (FUSE, NFS, SMB, 9p: `yc_shows_files_stored_elsewhere`).
 public func onOverlay(path: String? = nil, descriptor fd: Int32 = -1) -> Bool {
     guard let path else { return yc_on_overlay(nil, fd) == 1 }
     return withFileSystemPath(path) { yc_on_overlay($0, -1) } == 1

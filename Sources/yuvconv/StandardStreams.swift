@@ -348,10 +348,11 @@ func dataAwayFromMessages(_ output: String) -> String {
     return "/dev/fd/\(fd)"
 }
 
-/// Binary data is not for a terminal: standard output or a descriptor on one, or the user's terminal named as
-/// the output (`-o /dev/tty`, or the `/dev/pts/N` a standard stream is on). Other devices are not opened to ask
-/// (opening a serial port resets the board on it): a terminal is known by its device number, the one the
-/// standard streams show, or /dev/tty's.
+/// Binary data is not for a terminal: standard output or a descriptor on one, or a terminal named as the output
+/// (`-o /dev/tty`, the `/dev/pts/N` a standard stream is on, or another's: `-o /dev/pts/3` wrote into someone's
+/// session). Devices are not opened to ask (opening a serial port resets the board on it): a terminal is known by
+/// its device number — the one the standard streams show, /dev/tty's, or on Linux a pseudo-terminal's or a
+/// console's (`isTerminalDevice`); serial ports stay writable, raw frames may be meant for what is on them.
 func refuseTerminal(_ output: String) throws(UsageError) {
     func device(_ p: String) -> dev_t? {
         var st = stat()
@@ -366,11 +367,24 @@ func refuseTerminal(_ output: String) throws(UsageError) {
             return isatty(fd) != 0 && fstat(fd, &st) == 0 ? st.st_rdev : nil
         }
         // /dev/tty (5, 0) under any name: `//dev/tty`, a link to it, a node made for it.
-        onTerminal = named == device("/dev/tty") || terminals.contains(named)
+        onTerminal = named == device("/dev/tty") || terminals.contains(named) || isTerminalDevice(named)
     } else {
         onTerminal = false
     }
     if onTerminal {
         throw UsageError(message: "refusing to write binary data to a terminal; redirect it or name a file")
     }
+}
+
+/// Whether a character device's number is a terminal's that no one writes binary data to: on Linux a
+/// pseudo-terminal (/dev/pts/N: majors 136-143; their masters, 128-135, and /dev/ptmx), a virtual console
+/// (/dev/tty0-63: major 4 below minor 64; the serial ports above it are not) or /dev/tty and /dev/console.
+func isTerminalDevice(_ device: dev_t) -> Bool {
+    #if os(Linux)
+    let d = UInt64(device)
+    let major = (d >> 8) & 0xFFF | (d >> 32) & ~UInt64(0xFFF), minor = d & 0xFF | (d >> 12) & ~UInt64(0xFF)
+    return (128...143).contains(major) || (major == 4 && minor < 64) || (major == 5 && minor <= 2)
+    #else
+    return false
+    #endif
 }

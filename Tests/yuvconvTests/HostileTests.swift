@@ -244,6 +244,34 @@ final class HostileTests: CLITestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("in.nv12").path))
     }
 
+    /// A terminal that is not the run's own is no place for binary data either: a pseudo-terminal another program
+    /// holds (`-o /dev/pts/N`, someone's session), /dev/ptmx, /dev/console. They were written to, exit 0. Nothing
+    /// is opened to ask (a serial port's board resets when it is opened): the device number says.
+    func testOtherTerminalsAreNotData() throws {
+        #if os(Linux)
+        // posix_openpt, unlockpt and ptsname, as Linux's ioctls (TIOCSPTLCK, TIOCGPTN): Glibc's names are not
+        // imported into Swift.
+        let master = open("/dev/ptmx", O_RDWR | O_NOCTTY)
+        var unlock: Int32 = 0, number: UInt32 = 0
+        guard master >= 0, ioctl(master, 0x4004_5431, &unlock) == 0, ioctl(master, 0x8004_5430, &number) == 0 else {
+            throw XCTSkip("no pseudo-terminal")
+        }
+        defer { close(master) }
+        let pts = "/dev/pts/\(number)"
+        _ = fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK)
+        for path in [pts, "/dev/ptmx", "/dev/console"] where FileManager.default.fileExists(atPath: path) {
+            // A small picture: written, it fits the terminal's buffer (a large one would wait for a reader).
+            let r = try run([fixture("pngsuite/basn2c08.png"), "-o", path, "-q"])
+            XCTAssertEqual(r.status, 2, "\(path): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("refusing to write binary data to a terminal"), "\(path): \(r.stderr)")
+        }
+        var buffer = [UInt8](repeating: 0, count: 64)
+        XCTAssertLessThanOrEqual(read(master, &buffer, buffer.count), 0, "nothing reached the terminal")
+        // /dev/null and /dev/zero are devices and no terminals: written as ever.
+        XCTAssertEqual(try run([fixture("photos/rocket.jpg"), "-o", "/dev/null", "-q"]).status, 0)
+        #endif
+    }
+
     /// A raw frame redirected to standard input is a regular file: its size is checked as a named file's (it was
     /// "holds more than one frame" for one byte too many); from a pipe, what comes past the frame is said.
     func testRawFrameOnStandardInputIsSizedAsAFile() throws {
@@ -901,6 +929,36 @@ final class HostileTests: CLITestCase {
         XCTAssertEqual(same.status, 2, same.stderr)
         XCTAssertTrue(same.stderr.contains("are the same file"), same.stderr)
         XCTAssertFalse(try leftovers().contains { $0.hasPrefix(".") })
+    }
+
+    /// A file system that shows files stored elsewhere — FUSE (bindfs: the same inode number under another
+    /// device), NFS, SMB, 9p — is a view as an overlay is: an output there alike in size and times to an input seen
+    /// plainly (or the other way round) is that input. bindfs let `--force` replace an input through the other view.
+    /// Where bindfs and /dev/fuse are at hand (not in CI), the attack itself too.
+    func testFileSystemsThatShowFilesStoredElsewhereAreViews() throws {
+        for (type, view) in [(0x794C7630, true), (0x65735546, true), (0x6969, true), (0xFE534D42, true), (0xFF534D42, true),
+                             (0x01021997, true), (0xF15F, true), (0xEF53, false), (0x01021994, false), (0x58465342, false)] {
+            XCTAssertEqual(yc_shows_files_stored_elsewhere(UInt64(type)) == 1, view, String(type, radix: 16))
+        }
+        let bindfs = ["/usr/bin/bindfs", "/bin/bindfs"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let bindfs, getuid() == 0, FileManager.default.fileExists(atPath: "/dev/fuse") else { return }
+        try FileManager.default.createDirectory(at: work.appendingPathComponent("real"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: work.appendingPathComponent("mnt"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: fixture("photos/rocket.jpg"), toPath: work.appendingPathComponent("real/a.jpg").path)
+        // Its daemon keeps what it inherits open: none of the test's descriptors (the harness waits for them).
+        let mount = "(for fd in $(ls /proc/$BASHPID/fd); do [ \"$fd\" -gt 2 ] && eval \"exec $fd>&-\"; done; "
+            + "exec \(bindfs) real mnt) </dev/null >/dev/null 2>&1"
+        guard try sh(mount).status == 0 else { return XCTFail("bindfs could not mount") }
+        defer { _ = try? sh("fusermount -u mnt >/dev/null 2>&1 || umount mnt") }
+        XCTAssertEqual(try data("mnt/a.jpg"), try data("real/a.jpg"))
+        let before = try data("real/a.jpg")
+        for c in ["\"$B\" mnt/a.jpg -o real/a.jpg -f nv12 --force", "\"$B\" real/a.jpg -o mnt/a.jpg -f nv12 --force",
+                  "\"$B\" report mnt/a.jpg --report-file real/a.jpg --force"] {
+            let r = try sh(c)
+            XCTAssertEqual(r.status, 1, "\(c): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("input"), r.stderr)
+            XCTAssertEqual(try data("real/a.jpg"), before, c)
+        }
     }
 
     /// Two spellings of one output whose folder is not made yet (`./out/` and `out/`, `out//a`, `out/x/../a`):

@@ -24,8 +24,13 @@ FILE *yc_stream_open(int fd, int owns_fd, const uint8_t *head, size_t count, uin
 int yc_is_pseudo_file(int fd);
 /// The columns of the terminal `fd` is on, 0 when it is none or does not say.
 int yc_terminal_columns(int fd);
-/// 1 when `path` (or, with `path` NULL, descriptor `fd`) is on an overlay file system (overlayfs), else 0.
+/// 1 when `path` (or, with `path` NULL, descriptor `fd`) is on a file system that shows files stored elsewhere
+/// (`yc_shows_files_stored_elsewhere`: an overlay, FUSE, a network mount), else 0: one file may then be seen
+/// under two devices, and is known by its size and times (FileStatus.viewIdentity).
 int yc_on_overlay(const char *path, int fd);
+/// 1 for a file system type (statfs's f_type) that shows files stored elsewhere: overlayfs, FUSE (bindfs,
+/// mergerfs, virtiofs), NFS, SMB, 9p and eCryptfs; Linux only.
+int yc_shows_files_stored_elsewhere(unsigned long long type);
 
 /// A descriptor for the folder `path` that names it only (Linux's O_PATH, O_SEARCH elsewhere): what openat,
 /// linkat, renameat, unlinkat and fstatat need, which a folder one may write to but not list (0733) grants.
