@@ -180,6 +180,9 @@ int yc_refuse_whole(yc_decoder *dec, uint64_t bytes, const char *what) {
 
 int yc_failed(const yc_decoder *dec) { return dec->failed; }
 uint64_t yc_coefficients_held(const yc_decoder *dec) { return dec->coef_held; }
+uint64_t yc_png_image_held(const yc_decoder *dec) {
+    return dec->info.png_interlaced ? (uint64_t)dec->png_rowbytes * dec->info.height : 0;
+}
 yc_error_kind yc_get_error_kind(const yc_decoder *dec) { return dec->error_kind; }
 int yc_error_from_library(const yc_decoder *dec) { return dec->error_from_library; }
 int yc_file_over_limit(const yc_decoder *dec) { return dec->file_over_limit; }

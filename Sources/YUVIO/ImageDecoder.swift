@@ -178,6 +178,10 @@ public final class ImageDecoder {
     /// (0 for others): a conversion's buffers count them (`Ledger.record`), as they count an interlaced PNG's.
     public var coefficientBytes: Int { Int(yc_coefficients_held(handle)) }
 
+    /// The bytes libpng holds of an interlaced PNG while it is read: its rows as stored after libpng's
+    /// transformations (a palette's indices, one byte a pixel), not as the conversion gets them; 0 for others.
+    public var interlacedImageBytes: Int { Int(yc_png_image_held(handle)) }
+
     /// Warnings the decoder tolerated (junk between JPEG segments, a bad ancillary PNG chunk): how many, and their
     /// kinds as sentences (`LibraryMessages.explainWarning`, the one place that words them) with how many of each,
     /// damage converted past (`--allow-truncated`) first (`damaged` of them). Kinds the decoder kept apart that

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import XCTest
+import YUVCore
 @testable import YUVIO
 
 /// The limit on pictures held whole counts what a conversion holds together: the decoder's coefficients (a
@@ -40,5 +41,52 @@ final class WholeBudgetTests: XCTestCase {
         XCTAssertEqual(ImageDecoder.wholeBudget(maxMemory: nil, inputBytes: 4 << 20), 512 << 20)
         XCTAssertEqual(ImageDecoder.wholeBudget(maxMemory: nil, inputBytes: Int.max), Int.max)
         XCTAssertEqual(ImageDecoder.wholeBudget(maxMemory: 5 << 20, inputBytes: 1 << 30), 5 << 20)
+    }
+
+    /// An interlaced PNG's buffers count the picture libpng holds as it holds it: a palette's indices, a byte a
+    /// pixel — not the RGB rows the conversion gets (a 4096x4096 palette PNG said 51 MiB of buffers beside a
+    /// 30 MiB peak, and `--max-memory` refused it at 16 MiB) — whether the picture is turned or not.
+    func testAnInterlacedPNGsBuffersAreWhatLibpngHolds() throws {
+        let (w, h) = (96, 64)
+        func be32(_ v: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: v >> $0) } }
+        func png(palette: Bool, interlaced: Bool, turned: Bool) throws -> String {
+            let channels = palette ? 1 : 3
+            func pixel(_ x: Int, _ y: Int) -> [UInt8] {
+                palette ? [UInt8((x + y) % 3)] : [UInt8(x * 2), UInt8(y * 3), 90]
+            }
+            var raw: [UInt8] = []
+            let passes = interlaced ? [(0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2)]
+                                    : [(0, 0, 1, 1)]
+            for (x0, y0, dx, dy) in passes where x0 < w && y0 < h {
+                for y in stride(from: y0, to: h, by: dy) {
+                    raw.append(0)
+                    for x in stride(from: x0, to: w, by: dx) { raw += pixel(x, y) }
+                }
+            }
+            XCTAssertEqual(raw.count, interlaced ? raw.count : h * (1 + w * channels))
+            // An eXIf chunk saying "rotate 90°" (orientation 6), big-endian TIFF.
+            let exif: [UInt8] = Array("MM".utf8) + [0, 42, 0, 0, 0, 8, 0, 1, 1, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0]
+            let file = pngSignature + pngChunk("IHDR", be32(w) + be32(h) + [8, palette ? 3 : 2, 0, 0, interlaced ? 1 : 0])
+                + (palette ? pngChunk("PLTE", [200, 30, 30, 30, 200, 30, 30, 30, 200]) : [])
+                + (turned ? pngChunk("eXIf", exif) : [])
+                + pngChunk("IDAT", zlibStored(raw)) + pngChunk("IEND", [])
+            let url = FileManager.default.temporaryDirectory
+                .appendingPathComponent("yuvconv-adam7-\(palette)-\(interlaced)-\(turned)-\(getpid()).png")
+            try Data(file).write(to: url)
+            return url.path
+        }
+        for palette in [true, false] {
+            for turned in [false, true] {
+                let plain = try png(palette: palette, interlaced: false, turned: turned)
+                let adam7 = try png(palette: palette, interlaced: true, turned: turned)
+                defer { [plain, adam7].forEach { try? FileManager.default.removeItem(atPath: $0) } }
+                let a = try convertFile(path: plain, spec: ConversionSpec(), layout: .nv12)
+                let b = try convertFile(path: adam7, spec: ConversionSpec(), layout: .nv12)
+                XCTAssertEqual(a.image.bytes, b.image.bytes, "palette \(palette), turned \(turned)")
+                XCTAssertEqual(!a.report.orientation.isIdentity, turned)
+                XCTAssertEqual(b.report.ledgerPeakBytes - a.report.ledgerPeakBytes, w * h * (palette ? 1 : 3),
+                               "palette \(palette), turned \(turned)")
+            }
+        }
     }
 }

@@ -173,6 +173,9 @@ int yc_whole_check(uint64_t *held, uint64_t limit, uint64_t bytes, const char *w
 int yc_failed(const yc_decoder *dec);
 /// The bytes libjpeg holds for a multi-scan (progressive) JPEG's coefficients, the whole picture's: 0 for others.
 uint64_t yc_coefficients_held(const yc_decoder *dec);
+/// The bytes libpng's rows of an interlaced PNG take, held whole while it is read (its stored row format: one
+/// index a pixel for a palette, not the RGB(A) rows the conversion gets); 0 for other pictures.
+uint64_t yc_png_image_held(const yc_decoder *dec);
 /// What kind of failure it was, for the caller to say what the user can do about it (messages name no options).
 typedef enum {
     YC_ERROR_OTHER = 0,

@@ -110,7 +110,10 @@ final class RGBRowsSource: BandSource {
         self.ledger = ledger
         // A progressive JPEG's coefficients, which libjpeg holds whole (the report said 1.5 MiB of buffers for a
         // 48 MP one that held 137 MiB).
+        // An interlaced PNG's picture, which libpng holds whole as stored (a palette's indices: the RGB rows counted
+        // instead said 51 MiB of buffers for a 4096x4096 palette PNG that peaked at 30 MiB), turned or not.
         recorded = decoder.coefficientBytes + decoder.yccHeldBytes   // the latter 0 unless it reads planes
+            + decoder.interlacedImageBytes
         ledger.record(recorded)
         if let sharp {
             // Rows wait at most `lagRows` behind a band: room for a band more than that.
@@ -133,10 +136,6 @@ final class RGBRowsSource: BandSource {
                 madeRGB.initialize(repeating: false)
             }
             helped = (0..<count).map { _ in DispatchSemaphore(value: 0) }
-            if decoder.info.interlaced {
-                recorded += rowBytes * geometry.height   // libpng holds the whole Adam7 picture
-                ledger.record(rowBytes * geometry.height)
-            }
             return
         }
         whole = try decodeUpright(decoder, turn: turn, ledger: ledger)
