@@ -118,7 +118,7 @@ public final class Spool: @unchecked Sendable {
             return true
         }
         if !ok {
-            fail("cannot write a temporary file in \(displayPath(Self.folder)): \(systemMessage())")
+            fail("cannot write a temporary file in \(displayPath(Self.folder))\(Self.folderIsTMPDIR ? " ($TMPDIR)" : ""): \(systemMessage())")
             return
         }
         written += pending.count

@@ -331,7 +331,14 @@ struct BatchRun {
             var failure: FileError?
             do throws(FileError) {
                 try report.finish(peakRSS: peakResidentBytes(), notStarted: notStarted, interrupted: signal != nil)
-            } catch { failure = error }
+            } catch {
+                // What the report sets aside in temporary files until its end (an HTML report's rows, the figures
+                // for a median) could not be kept: said as the report's failure ("/tmp: cannot write a temporary
+                // file" named neither the report nor that it was lost).
+                let file = options.reportFile.map { $0 == "-" ? "<stdout>" : $0 } ?? "<stdout>"
+                failure = FileError(path: file, reason: "the report was not written: what it keeps until its end could "
+                                    + "not be set aside (\(error.reason))")
+            }
             // An interrupted run's report file is not put in place when it would cover part of the inputs, over
             // a complete report of an earlier run (a report on standard output says so in its totals); a signal
             // after every input had finished cut nothing short.

@@ -244,6 +244,20 @@ final class HostileTests: CLITestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("in.nv12").path))
     }
 
+    /// An HTML report keeps its rows in a temporary file until the end; when that file cannot grow (a full
+    /// `$TMPDIR`; here a file-size limit) the report is not written, and the error says so of the report file — it
+    /// named only the temporary folder ("/tmp: cannot write a temporary file"), and the report was silently gone.
+    func testAReportThatCannotBeSetAsideIsSaidLost() throws {
+        let r = try sh("""
+            mkdir many; for i in $(seq 200); do cp "$F/pngsuite/basn2c08.png" many/p$i.png; done; echo OLD > r.html
+            (ulimit -f 40; "$B" convert many/ -o out/ -q --report html --report-file r.html --force); echo "rc $?"
+            """)
+        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "rc 1\n", r.stderr)
+        XCTAssertTrue(r.stderr.contains("yuvconv: error: r.html: the report was not written: what it keeps until its end "
+                                        + "could not be set aside (cannot write a temporary file in"), r.stderr)
+        XCTAssertEqual(String(decoding: try data("r.html"), as: UTF8.self), "OLD\n")
+    }
+
     /// A terminal that is not the run's own is no place for binary data either: a pseudo-terminal another program
     /// holds (`-o /dev/pts/N`, someone's session), /dev/ptmx, /dev/console. They were written to, exit 0. Nothing
     /// is opened to ask (a serial port's board resets when it is opened): the device number says.
