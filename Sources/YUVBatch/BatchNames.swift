@@ -86,6 +86,16 @@ extension BatchPlan {
         // (`x.png` then stays `x.nv12`, not `x.png.nv12`, which {name} gives).
         var candidates = template.contains("{dir}") ? [named] : ["{dir}/" + template, named]
         if !named.contains("{dir}") { candidates.append("{dir}/" + named) }
+        // A template that names its own format (`o.png`, `o-{format}.jpg`): the input's stem or name in its
+        // place, the extension kept — `{name}.{ext}` would change the format, so `--name o.png` clashing got no hint.
+        let slash = template.lastIndex(of: "/")
+        let folder = slash.map { String(template[...$0]) } ?? "", last = slash.map { String(template[template.index(after: $0)...]) } ?? template
+        if let dot = last.lastIndex(of: "."), case let ext = last[last.index(after: dot)...],
+           !ext.isEmpty, !ext.contains("{"), !ext.contains("}") {
+            for stem in ["{stem}", "{name}"] {
+                candidates += [folder + stem + "." + ext, (folder.contains("{dir}") ? folder : "{dir}/" + folder) + stem + "." + ext]
+            }
+        }
         candidates += ["{name}.{ext}", "{dir}/{name}.{ext}"]
         let ownFormat = try? OutputFormat.resolve(asked: nil, path: outputName(template, item: x, format: format))
         let separating = candidates.filter {

@@ -104,9 +104,12 @@ extension BatchPlanError {
             }
             if let hint { return clash + " (change --name, e.g. '\(displayPath(hint))')" }
             // No template does: files of one name whose {dir} is empty (given one by one, or as a folder's contents).
-            return clash + " (no --name tells them apart: their names are the same and {dir} is empty for files given "
-                + "one by one or a folder's contents; give the folders themselves, without a trailing /, or convert "
-                + "them in separate runs)"
+            if first.pathParts.last == second.pathParts.last {
+                return clash + " (no --name tells them apart: their names are the same and {dir} is empty for files given "
+                    + "one by one or a folder's contents; give the folders themselves, without a trailing /, or convert "
+                    + "them in separate runs)"
+            }
+            return clash + " (no --name template tried tells them apart; give --name one with {stem} or {name} in it)"
         case .reportIsOutput(let file):
             if file == "-" { return "the report on standard output is also one of the image outputs; name a --report-file" }
             return "--report-file \(displayPath(file)) is also an image output"

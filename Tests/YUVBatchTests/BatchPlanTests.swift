@@ -132,6 +132,11 @@ final class BatchPlanTests: XCTestCase {
         XCTAssertEqual(hint(["e/b.png", "e/b.jpg"], "frame.{ext}"), "{name}.{ext}")
         XCTAssertEqual(hint(["x/a.png", "e/b.png"], "{dir}/frame.{ext}"), "{name}.{ext}")
         XCTAssertEqual(hint(["e"], "{dir}/frame.{ext}"), "{name}.{ext}")
+        // A template that names its format (`o.png`): its extension kept, so the format it asks for stays — no
+        // hint was given (`{name}.{ext}` changes the format), and the message said their names were the same.
+        XCTAssertEqual(hint(["x/a.png", "e/b.png"], "o.png"), "{stem}.png")
+        XCTAssertEqual(hint(["e/b.png", "e/b.jpg"], "o.jpg"), "{name}.jpg")
+        XCTAssertEqual(hint(["x/a.png", "e/b.png"], "sub/o-{format}.y4m"), "sub/{stem}.y4m")
         // Both kinds of clash in one batch: a hint for the whole batch, not for the first pair only.
         let tree = refusal { () throws(BatchPlanError) in
             let inputs = try BatchInputs(operands: [root + "/t/"], recursive: true)
@@ -139,6 +144,11 @@ final class BatchPlanTests: XCTestCase {
         }
         guard case .sameOutput(_, _, _, let treeHint, _)? = tree else { return XCTFail("\(String(describing: tree))") }
         XCTAssertEqual(treeHint, "{dir}/{name}.{ext}")
+        for (operands, asked) in [(["x/a.png", "e/b.png"], "o.png"), (["e/b.png", "e/b.jpg"], "o.jpg")] {
+            let template = hint(operands, asked)!!
+            XCTAssertNoThrow(try BatchPlan(operands: operands.map { root + "/" + $0 }, outputFolder: root + "/out/",
+                                           template: template), "\(operands) with \(template)")
+        }
         for operands in [["x", "y"], ["e/b.png", "e/b.jpg"], ["e"]] {
             let template = hint(operands)!!
             XCTAssertNoThrow(try BatchPlan(operands: operands.map { root + "/" + $0 }, outputFolder: root + "/out/",
