@@ -75,9 +75,11 @@ public enum PathBytes {
     }
 
     /// Text for a message with its control characters shown as `\xNN` (a backslash left as it is: unlike a
-    /// name, a message is not unescaped); `keepLayout`, newlines and tabs stay (a message's own lines).
+    /// name, a message is not unescaped); `keepLayout`, newlines and tabs stay (a message's own lines). A byte
+    /// that is not UTF-8, which `decode` made a scalar from U+10FF00, shows as its `\xNN` too: an option's value
+    /// quoted as given (`--matrix $'bt\xff'`) showed as U+10FFFF, where a name showed `\xFF`.
     public static func escapingControls(_ s: String, keepLayout: Bool = true) -> String {
-        escaping(s) { isControl($0.value) && !(keepLayout && ($0 == "\n" || $0 == "\t")) }
+        escaping(s) { isControl($0.value) && !(keepLayout && ($0 == "\n" || $0 == "\t")) || $0.value >= escapeBase }
     }
 
     /// C0, DEL and C1 — what a terminal would act on — and the invisible characters that split a line or

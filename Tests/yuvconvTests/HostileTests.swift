@@ -1262,9 +1262,14 @@ final class HostileTests: CLITestCase {
             "$B" convert in -o out/ -q && cmp out/caf$'\\xe9'.nv12 <("$B" "$F/photos/rocket.jpg" -o - -q) \
               && "$B" $'bad\\xff.jpg' -o $'out\\xff.nv12' -q && cmp $'out\\xff.nv12' out/caf$'\\xe9'.nv12 && echo ok
             "$B" missing$'\\xfe'.jpg -o x.nv12
+            "$B" "$F/photos/rocket.jpg" -o x.nv12 --matrix bt$'\\xff'
+            "$B" "$F/photos/rocket.jpg" -o x.nv12 $'--fo\\xffrce'
             """)
         XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "ok\n", r.stderr)
         XCTAssertTrue(r.stderr.contains("yuvconv: error: missing\\xFE.jpg: cannot open: No such file or directory"), r.stderr)
+        // An option's value or name as given, its bytes that are not UTF-8 as a name's are (they showed as U+10FFFF).
+        XCTAssertTrue(r.stderr.contains("'bt\\xFF'") && r.stderr.contains("--fo\\xFFrce"), r.stderr)
+        XCTAssertFalse(r.stderr.unicodeScalars.contains { $0.value >= 0x10FF00 }, r.stderr)
     }
 
     /// `--align N` pads every row of every plane of the file, to a pipe as to a file; the report's aligned
