@@ -132,14 +132,14 @@ extension RawInput {
             let need = try frameBytes(width: w, height: h, layout: layout, maxPixels: maxPixels)
             try checkHeld(need, maxMemory: maxMemory, fileSize: input.fileSize, besides: besides, width: w, height: h,
                            range: range)
-            let frame = String(decoding: try input.line(limit: 4096, what: "the Y4M frame header",
-                                                        missing: "the Y4M stream holds no frame (the input ends after its header)"),
-                               as: UTF8.self)
+            let line = try input.line(limit: 4096, what: "the Y4M frame header",
+                                      missing: "the Y4M stream holds no frame (the input ends after its header)")
+            let frame = String(decoding: line, as: UTF8.self)
             guard frame == "FRAME" || frame.hasPrefix("FRAME ") else {
-                // What is there instead, as text a terminal shows harmlessly (at most 16 characters).
-                let shown = String(frame.unicodeScalars.prefix(16).map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F
-                                                                         ? Character($0) : "?" })
-                throw .decoder("the Y4M header is followed by '\(shown)\(frame.unicodeScalars.count > 16 ? "…" : "")', not a frame "
+                // What is there instead (its first 16 bytes), its control bytes and bytes that are not UTF-8 shown as
+                // \xNN by the error, as the header's are (they showed as '?', one mark for every byte).
+                let shown = PathBytes.decode(Array(line.prefix(16)))
+                throw .decoder("the Y4M header is followed by '\(shown)\(line.count > 16 ? "…" : "")', not a frame "
                                + "header: each frame begins with a line FRAME (or FRAME and parameters after a space)")
             }
             let bytes = try input.read(need)

@@ -450,9 +450,12 @@ final class HostileTests: CLITestCase {
             XCTAssertTrue(r.stderr.contains("is not supported: yuvconv reads 4:2:0 Y4M only"), r.stderr)
         }
         // A line after the header that is not a frame header is named (it said the stream "has no FRAME" even for
-        // FRAMEX); a control character in it is not sent to the terminal.
-        for (line, shown) in [("FRAMEX", "'FRAMEX'"), ("FRAME\u{1B}[2J", "'FRAME?[2J'"), ("XFRAME 0123456789abcdef", "'XFRAME 012345678…'")] {
-            try (Data("YUV4MPEG2 W2 H2 C420jpeg\n\(line)\n".utf8) + Data(count: 6)).write(to: work.appendingPathComponent("fx.y4m"))
+        // FRAMEX); a control character in it is not sent to the terminal, and it and a byte that is not UTF-8 show as
+        // \xNN, as in the header's own errors (each showed as '?').
+        for (line, shown) in [(Array("FRAMEX".utf8), "'FRAMEX'"), (Array("FRAME\u{1B}[2J".utf8), "'FRAME\\x1B[2J'"),
+                              (Array("FRAME".utf8) + [0xFF, 0x01], "'FRAME\\xFF\\x01'"),
+                              (Array("XFRAME 0123456789abcdef".utf8), "'XFRAME 012345678…'")] {
+            try (Data("YUV4MPEG2 W2 H2 C420jpeg\n".utf8) + Data(line + [10]) + Data(count: 6)).write(to: work.appendingPathComponent("fx.y4m"))
             let r = try run(["fx.y4m", "-o", "fx.png"])
             XCTAssertEqual(r.status, 1, r.stderr)
             XCTAssertTrue(r.stderr.contains("fx.y4m: the Y4M header is followed by \(shown), not a frame header: each frame begins "
