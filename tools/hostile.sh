@@ -4089,6 +4089,7 @@ printf 'RIFF\x24\x00\x00\x00WEBPVP8 ' > w.webp
 printf 'II*\x00\x08\x00\x00\x00\x00\x00' > t.tif
 printf '\x00\x00\x00\x18ftypheic\x00\x00\x00\x00' > h.heic
 python3 -c "d=open('$PNG','rb').read(); open('m.png','wb').write(d.replace(b'\r\n', b'\n', 1))"
+printf '\xff\x0a\xfa\x7f\x01\x90\x08\x06' > x.jxl
 snap
 run g.gif -o a.nv12
 status 1; says 'g.gif: a GIF file, not a JPEG or PNG file.*ffmpeg -i FILE out.png'
@@ -4098,6 +4099,9 @@ run t.tif h.heic -o o/
 status 1; says 't.tif: a TIFF file'; says 'h.heic: an ISO media file .HEIC'
 run m.png -o a.nv12
 status 1; says 'm.png: a PNG whose signature was changed by a text-mode transfer'
+# A bare JPEG XL codestream (cjxl's default): its two-byte signature is named beside raw YUV's advice.
+run x.jxl -o a.nv12
+status 1; says 'x.jxl: not a JPEG or PNG file .unrecognised signature; it starts as a JPEG XL codestream .FF 0A. does.; raw YUV'
 ALLOW=(o); settled
 end
 

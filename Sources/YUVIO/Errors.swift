@@ -5,7 +5,9 @@ public enum DecodeError: Error, Equatable, Sendable {
     case cannotOpen(String)
     case isDirectory
     case empty
-    case unknownFormat
+    /// No signature yuvconv knows; `maybe`: a format whose signature is too short to name it by (a bare JPEG XL
+    /// codestream's FF 0A, which raw samples may spell too), said beside raw YUV's advice.
+    case unknownFormat(maybe: String? = nil)
     /// A picture of a format yuvconv does not read, known by its signature (`InputSource.otherFormat`).
     case otherFormat(String)
     /// A YUV4MPEG2 stream where only images are read (a batch, `report`): it converts on its own.
@@ -33,7 +35,8 @@ public enum DecodeError: Error, Equatable, Sendable {
         case .cannotOpen(let why): return "cannot open: \(why)"
         case .isDirectory: return "is a directory"
         case .empty: return "empty file"
-        case .unknownFormat: return "not a JPEG or PNG file (unrecognised signature)"
+        case .unknownFormat(let maybe):
+            return "not a JPEG or PNG file (unrecognised signature" + (maybe.map { "; it starts as \($0) does" } ?? "") + ")"
         case .otherFormat(let what): return "\(what), not a JPEG or PNG file: yuvconv reads JPEG, PNG and raw YUV or Y4M "
             + "(convert it first, e.g. ffmpeg -i FILE out.png)"
         case .yuvStream: return "a YUV4MPEG2 (Y4M) stream: batches and reports take JPEG and PNG; it converts on its own (yuvconv FILE -o OUTPUT)"

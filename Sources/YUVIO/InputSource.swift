@@ -181,7 +181,10 @@ public final class InputSource {
             return .decoder("a PNG whose signature was changed by a text-mode transfer (its line ends converted, as FTP's "
                             + "ASCII mode does): the file is damaged; copy it again in binary mode")
         }
-        return otherFormat(head).map { .otherFormat($0) } ?? .unknownFormat
+        if let what = otherFormat(head) { return .otherFormat(what) }
+        // A bare JPEG XL codestream (what cjxl writes by default): two bytes, which raw samples may spell too, so
+        // said beside raw YUV's advice rather than instead of it.
+        return .unknownFormat(maybe: head.starts(with: [0xFF, 0x0A]) ? "a JPEG XL codestream (FF 0A)" : nil)
     }
 
     /// What a file is by its first 8 bytes, among the formats people hand an image converter that it does not
