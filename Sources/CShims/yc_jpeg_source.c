@@ -79,7 +79,9 @@ static size_t segments_whole(yc_source *s, size_t n) {
             if (code == 0x00 || code == 0x01 || (code >= 0xD0 && code <= 0xD8)) { s->state = AT_MARKER; i++; break; }
             if (n - i < 3) return i;   // its length not here yet
             const size_t length = (size_t)b[i + 1] << 8 | b[i + 2];
-            if (length < 2) { s->state = PAST_END; return n; }   // libjpeg refuses it as it is
+            // A length below 2: libjpeg reads on after the two length bytes (an APPn or COM segment's; for its
+            // own segments it fails, as it would anyway).
+            if (length < 2) { i += 3; s->state = AT_MARKER; break; }
             if (n - i - 1 < length) return i;
             i += 1 + length;
             s->state = code == 0xDA ? IN_ENTROPY : AT_MARKER;

@@ -27,19 +27,22 @@ static void png_error_fn(png_structp png, png_const_charp msg) {
 
 // Why libpng turned an iCCP away, as a sentence, libpng's words after it; NULL for its warnings that keep the
 // profile (an unknown rendering intent or profile class, a PCS illuminant other than D50, a tag start off a
-// 4-byte boundary: LittleCMS reads such a profile; bytes after the compressed profile, which libpng drops). Those came first in libpng's checks, so a profile with one of
-// them and a real flaw was said rejected for the harmless one. One table, each reason libpng 1.6 gives.
+// 4-byte boundary: LittleCMS reads such a profile; bytes after the compressed profile, which libpng drops).
+// Those came first in libpng's checks, so a profile with one of them and a real flaw was said rejected for the
+// harmless one. Only libpng's reason is compared — the words after its last ": " — never the profile's name,
+// which its message quotes ("iCCP: profile 'NAME': 64h: too short") and a file may fill with a reason's words.
+// One table, each reason libpng 1.6 gives.
 static const char *iccp_reason(const char *msg) {
-    static const struct { const char *needle, *said; } reasons[] = {
+    static const struct { const char *reason, *said; } reasons[] = {
         {"intent outside defined range", NULL},
         {"PCS illuminant is not D50", NULL},
         {"unexpected NamedColor ICC profile class", NULL},
         {"unrecognized ICC profile class", NULL},
-        {"tag start not a multiple of 4", NULL},
+        {"ICC profile tag start not a multiple of 4", NULL},
         {"extra compressed data", NULL},
-        // libpng says "too short" of compressed data that does not inflate to a profile (damaged zlib data, or
-        // fewer bytes than a profile's 132-byte header), not of the chunk.
-        {"iCCP: too short", "its compressed data is damaged, or the profile is shorter than its header"},
+        {"out-of-date sRGB profile with no signature", NULL},
+        {"Not recognizing known sRGB profile that has been edited", NULL},
+        {"known incorrect sRGB profile", "it is a known faulty copy of the sRGB profile"},
         // Inflated data that ends before the size the profile's header gives (a cut profile, or a size field too
         // large), or damaged compressed data.
         {"unexpected zlib return code", "the profile ends before the size its header gives, or its compressed data is damaged"},
@@ -61,14 +64,23 @@ static const char *iccp_reason(const char *msg) {
         {"invalid embedded Abstract ICC profile", "it is an abstract profile, which describes no picture's colours"},
         {"unexpected DeviceLink ICC profile class", "it is a device link, which describes no picture's colours"},
         {"unexpected ICC PCS encoding", "its connection space is neither XYZ nor Lab"},
-        {"tag outside profile", "one of its tags lies outside the profile"},
+        {"ICC profile tag outside profile", "one of its tags lies outside the profile"},
         {"too many profiles", "it is a second profile"},
         {"out of place", "it comes after the image data or the palette"},
     };
+    const int of_profile = strncmp(msg, "iCCP: profile '", 15) == 0;
+    const char *reason = msg;
+    for (const char *p = strstr(msg, ": "); p; p = strstr(p + 2, ": ")) reason = p + 2;
+    // "too short" twice over: of the profile, a header giving fewer than a header's 132 bytes; of the chunk,
+    // compressed data that does not inflate to a profile's header (damaged zlib data, or fewer bytes).
+    if (strcmp(reason, "too short") == 0)
+        return of_profile ? "its header gives a size smaller than a profile's 132-byte header"
+                          : "its compressed data is damaged, or the profile is shorter than its header";
     for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++)
-        if (strstr(msg, reasons[i].needle)) return reasons[i].said;
-    // zlib's own words ("incorrect header check", "invalid distance too far back").
-    return "its compressed data is damaged";
+        if (strcmp(reason, reasons[i].reason) == 0) return reasons[i].said;
+    // zlib's own words of the chunk's data ("incorrect header check", "invalid distance too far back"); of the
+    // profile, a reason this table has not met: libpng's words say it.
+    return of_profile ? "libpng turned it away" : "its compressed data is damaged";
 }
 
 // libpng's warning for a chunk over png_set_chunk_malloc_max ("eXIf: unknown chunk exceeds memory limits") said as

@@ -357,14 +357,13 @@ int yc_is_pseudo_file(int fd) {
 }
 int yc_shows_files_stored_elsewhere(unsigned long long type) {
     switch (type) {
+    // Those that show a file's own size and times (to the nanosecond), so that `viewIdentity` can match it. Not
+    // SMB (times in 100 ns steps), sshfs (whole seconds) or eCryptfs (another size): no match there to find.
     case 0x794C7630:   // OVERLAYFS_SUPER_MAGIC: container storage, live systems
-    case 0x65735546:   // FUSE_SUPER_MAGIC: bindfs, mergerfs, virtiofs, sshfs, rclone (bindfs passed an input as
-                       // another file: same inode number, another device, and --force replaced it)
+    case 0x65735546:   // FUSE_SUPER_MAGIC: passthroughs (bindfs, mergerfs, virtiofs); bindfs passed an input as
+                       // another file (the same inode number, another device) and --force replaced it
     case 0x6969:       // NFS_SUPER_MAGIC (a local export mounted back)
-    case 0xFF534D42:   // CIFS_MAGIC_NUMBER
-    case 0xFE534D42:   // SMB2_MAGIC_NUMBER
     case 0x01021997:   // V9FS_MAGIC: 9p (WSL's drives, QEMU's shared folders)
-    case 0xF15F:       // ECRYPTFS_SUPER_MAGIC
         return 1;
     default:
         return 0;

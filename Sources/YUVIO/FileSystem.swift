@@ -306,7 +306,8 @@ public func openToReadThrough(_ path: String) -> Int32 {
 }
 
 /// Whether `path` (or, without one, descriptor `fd`) is on an overlay file system, or another that shows files
-/// stored elsewhere under a device of its own (FUSE, NFS, SMB, 9p: `yc_shows_files_stored_elsewhere`).
+/// stored elsewhere under a device of its own with their size and times (FUSE passthroughs, NFS, 9p:
+/// `yc_shows_files_stored_elsewhere`).
 public func onOverlay(path: String? = nil, descriptor fd: Int32 = -1) -> Bool {
     guard let path else { return yc_on_overlay(nil, fd) == 1 }
     return withFileSystemPath(path) { yc_on_overlay($0, -1) } == 1

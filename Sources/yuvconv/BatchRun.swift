@@ -335,9 +335,13 @@ struct BatchRun {
                 // What the report sets aside in temporary files until its end (an HTML report's rows, the figures
                 // for a median) could not be kept: said as the report's failure ("/tmp: cannot write a temporary
                 // file" named neither the report nor that it was lost).
+                // A file is not put in place, and an HTML page is written whole at the end; a JSON, CSV or text
+                // report to a stream has its image lines out already, and lacks only its totals.
                 let file = options.reportFile.map { $0 == "-" ? "<stdout>" : $0 } ?? "<stdout>"
-                failure = FileError(path: file, reason: "the report was not written: what it keeps until its end could "
-                                    + "not be set aside (\(error.reason))")
+                let lost = writer.isFile || options.reportFormat == .html ? "the report was not written"
+                    : "the report's totals were not written (its image lines were)"
+                failure = FileError(path: file, reason: "\(lost): what it keeps until its end could not be set aside "
+                                    + "(\(error.reason))")
             }
             // An interrupted run's report file is not put in place when it would cover part of the inputs, over
             // a complete report of an earlier run (a report on standard output says so in its totals); a signal

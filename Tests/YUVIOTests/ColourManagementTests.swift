@@ -894,6 +894,10 @@ final class ColourManagementTests: XCTestCase {
             (Array("P3".utf8) + [0, 1] + zlibStored(icc), "it names a compression method PNG does not define (libpng: iCCP:"),
             (named + zlibStored(edited(0, be32(200_000_000))), "its header gives a size over the 8 MiB yuvconv reads in a PNG chunk"),
             (named + zlibStored(edited(36, Array("xxxx".utf8))), "it does not have an ICC profile's 'acsp' signature"),
+            // A name that quotes a harmless warning's words is no reason: libpng's own words after the name are.
+            (Array("PCS illuminant is not D50".utf8) + [0, 0] + zlibStored(edited(36, Array("xxxx".utf8))),
+             "it does not have an ICC profile's 'acsp' signature"),
+            (named + zlibStored(edited(0, be32(64))), "its header gives a size smaller than a profile's 132-byte header"),
             (named + zlibStored(edited(12, Array("link".utf8))), "it is a device link, which describes no picture's colours"),
             (named + zlibStored(edited(16, Array("GRAY".utf8))), "it is a grey profile on a colour picture (libpng: iCCP:"),
             // The harmless warning first, the real flaw after it.

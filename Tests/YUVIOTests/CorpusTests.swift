@@ -83,11 +83,19 @@ final class CorpusTests: XCTestCase {
     /// made-up end marker as the segment's bytes and refused the file as damaged ("Bogus Huffman table definition",
     /// "Invalid component ID 217 in SOS"), while a cut a few bytes later, in scan data, converted.
     func testAllowTruncatedConvertsWhatEveryCutHolds() throws {
-        let whole = [UInt8](try Data(contentsOf: fixturesURL.appendingPathComponent("synthetic/progressive-rocket.jpg")))
+        let file = [UInt8](try Data(contentsOf: fixturesURL.appendingPathComponent("synthetic/progressive-rocket.jpg")))
+        // And the same with an APP15 segment whose length is 0 after its JFIF header: libjpeg reads on after the two
+        // length bytes; taken as an end, it left every later cut as before.
+        for whole in [file, Array(file[0..<20]) + [0xFF, 0xEF, 0, 0] + Array(file[20...])] {
+            try everyCut(whole)
+        }
+    }
+
+    private func everyCut(_ whole: [UInt8]) throws {
         // The marker segments (start of the marker, end) and where the first scan's header ends.
         var segments: [(start: Int, end: Int)] = [], i = 2, firstScan = 0
         while whole[i + 1] != 0xD9 {
-            let end = i + 2 + (Int(whole[i + 2]) << 8 | Int(whole[i + 3]))
+            let end = i + 2 + max(2, Int(whole[i + 2]) << 8 | Int(whole[i + 3]))   // a length below 2: read on after it
             segments.append((i, end))
             if whole[i + 1] == 0xDA {
                 if firstScan == 0 { firstScan = end }

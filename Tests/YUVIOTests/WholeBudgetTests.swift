@@ -63,7 +63,7 @@ final class WholeBudgetTests: XCTestCase {
                     for x in stride(from: x0, to: w, by: dx) { raw += pixel(x, y) }
                 }
             }
-            XCTAssertEqual(raw.count, interlaced ? raw.count : h * (1 + w * channels))
+            if !interlaced { XCTAssertEqual(raw.count, h * (1 + w * channels)) }
             // An eXIf chunk saying "rotate 90°" (orientation 6), big-endian TIFF.
             let exif: [UInt8] = Array("MM".utf8) + [0, 42, 0, 0, 0, 8, 0, 1, 1, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0]
             let file = pngSignature + pngChunk("IHDR", be32(w) + be32(h) + [8, palette ? 3 : 2, 0, 0, interlaced ? 1 : 0])

@@ -25,11 +25,11 @@ int yc_is_pseudo_file(int fd);
 /// The columns of the terminal `fd` is on, 0 when it is none or does not say.
 int yc_terminal_columns(int fd);
 /// 1 when `path` (or, with `path` NULL, descriptor `fd`) is on a file system that shows files stored elsewhere
-/// (`yc_shows_files_stored_elsewhere`: an overlay, FUSE, a network mount), else 0: one file may then be seen
-/// under two devices, and is known by its size and times (FileStatus.viewIdentity).
+/// (`yc_shows_files_stored_elsewhere`: an overlay, FUSE, NFS, 9p), else 0: one file may then be seen under two
+/// devices, and is known by its size and times (FileStatus.viewIdentity).
 int yc_on_overlay(const char *path, int fd);
-/// 1 for a file system type (statfs's f_type) that shows files stored elsewhere: overlayfs, FUSE (bindfs,
-/// mergerfs, virtiofs), NFS, SMB, 9p and eCryptfs; Linux only.
+/// 1 for a file system type (statfs's f_type) that shows files stored elsewhere with their own size and times:
+/// overlayfs, FUSE (passthroughs: bindfs, mergerfs, virtiofs), NFS and 9p; Linux only.
 int yc_shows_files_stored_elsewhere(unsigned long long type);
 
 /// A descriptor for the folder `path` that names it only (Linux's O_PATH, O_SEARCH elsewhere): what openat,
