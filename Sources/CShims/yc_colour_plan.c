@@ -200,6 +200,12 @@ yc_colour_action yc_colour_plan(const yc_colour *colour, yc_target target, char 
                  yc_colour_target_name(target));
         *kept_srgb = 1;
         action = YC_COLOUR_NONE;
+    } else if (strcasecmp(name, yc_colour_target_name(target)) == 0) {
+        // A profile named as the target whose colours are another's (an Adobe RGB profile described "Display P3"):
+        // "Display P3 → Display P3" read as if nothing had been done.
+        snprintf(text, text_size, "%s (the embedded profile's name; its colours are not %s's) → %s", name,
+                 yc_colour_target_name(target), yc_colour_target_name(target));
+        action = YC_COLOUR_TRANSFORM;
     } else {
         snprintf(text, text_size, "%s → %s", name, yc_colour_target_name(target));
         action = YC_COLOUR_TRANSFORM;

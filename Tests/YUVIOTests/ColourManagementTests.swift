@@ -494,6 +494,10 @@ final class ColourManagementTests: XCTestCase {
             let plan = try decoder(path).colourPlan
             XCTAssertEqual(plan.action, same ? .none : .transform, "\(description), red x \(redX): \(plan.text)")
             if same { XCTAssertTrue(plan.text.contains("same as sRGB"), plan.text) }
+            // Named as the target and transformed: said so, not "sRGB → sRGB", which read as nothing done.
+            if description == "sRGB" {
+                XCTAssertEqual(plan.text, "sRGB (the embedded profile's name; its colours are not sRGB's) → sRGB")
+            }
         }
     }
 
