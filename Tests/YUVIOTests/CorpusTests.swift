@@ -86,12 +86,12 @@ final class CorpusTests: XCTestCase {
         let file = [UInt8](try Data(contentsOf: fixturesURL.appendingPathComponent("synthetic/progressive-rocket.jpg")))
         // And the same with an APP15 segment whose length is 0 after its JFIF header: libjpeg reads on after the two
         // length bytes; taken as an end, it left every later cut as before.
-        for whole in [file, Array(file[0..<20]) + [0xFF, 0xEF, 0, 0] + Array(file[20...])] {
-            try everyCut(whole)
-        }
+        try everyCut(file)
+        try everyCut(Array(file[0..<20]) + [0xFF, 0xEF, 0, 0] + Array(file[20...]), segmentsOnly: true)
     }
 
-    private func everyCut(_ whole: [UInt8]) throws {
+    /// `segmentsOnly`: only the cuts inside marker segments after the first scan (the suite's time).
+    private func everyCut(_ whole: [UInt8], segmentsOnly: Bool = false) throws {
         // The marker segments (start of the marker, end) and where the first scan's header ends.
         var segments: [(start: Int, end: Int)] = [], i = 2, firstScan = 0
         while whole[i + 1] != 0xD9 {
@@ -115,6 +115,9 @@ final class CorpusTests: XCTestCase {
         }
         var before: [Int: [UInt8]] = [:]   // a segment's start: the picture cut there
         for length in 3..<(whole.count - 2) {
+            if segmentsOnly && !segments.contains(where: { $0.start > firstScan && $0.start <= length && length < $0.end }) {
+                continue
+            }
             if length < firstScan {
                 XCTAssertThrowsError(try convert(length), "\(length)") { e in
                     XCTAssertTrue((e as! FileError).reason.contains("the file is cut short"), "\(length): \(e)")
