@@ -238,8 +238,9 @@ public enum ManifestChange {
         spool.appendRecord(parts: [InputLength.bytes(n.count)[...], n[...], line[...]])
     }
 
-    /// Each change in `spool`, in the order written, to `body`. A line that does not read back (it cannot: it
-    /// was written here) drops its entry: the output is converted again next time, the safe side.
+    /// Each change in `spool`, in the order written, to `body`. A line that does not read back drops its entry:
+    /// the output goes unrecorded, and the next run refuses it as not yuvconv's — so the run says so when it makes
+    /// the line (`ManifestEntry.unreadableBecause`); none should (`testEveryOutputIsRecordedWhateverTheOptions`).
     public static func forEach(in spool: Spool, _ body: (String, ManifestEntry?) -> Void) throws(FileError) {
         try spool.seal()
         var reader = spool.reader()

@@ -52,6 +52,17 @@ extension ManifestEntry {
     }
 
     /// An entry from a line's fields (`Manifest.columns` order), each checked.
+    /// Why this entry's own line would not be read back as an entry (nil: it would): a run's line that a later run
+    /// cannot read leaves its output unrecorded, and that run refuses it as not yuvconv's — said when it is made.
+    public var unreadableBecause: String? {
+        do throws(Malformed) {
+            _ = try ManifestEntry(fields: try Manifest.fields(line[...]))
+            return nil
+        } catch {
+            return error.why
+        }
+    }
+
     init(fields f: [[UInt8]]) throws(Malformed) {
         // The line's own checksum first: every figure it holds goes into reports as it stands (a kept output's
         // SHA-256 among them, which no run reads the output to check while its size, times and inode are as
@@ -175,7 +186,10 @@ extension ManifestEntry {
         if let v = key["layout"], v != Substring(layout.rawValue) { throw Malformed(why: "layout is not the options' layout") }
         if let v = key["matrix"], v != Substring(spec.matrix.rawValue) { throw Malformed(why: "matrix is not the options' matrix") }
         if let v = key["range"], v != Substring(spec.range.rawValue) { throw Malformed(why: "range is not the options' range") }
-        if let v = key["primaries"], v != Substring(primaries.rawValue) {
+        // The primaries the output is labelled with: the options' target, or BT.709 for an sRGB or untagged source,
+        // whose numbers are kept whatever the target (its line was refused as edited, so `--update --matrix bt2020`
+        // left every such output unrecorded, and the next run refused them as not yuvconv's).
+        if let v = key["primaries"], v != Substring(primaries.rawValue), primaries != .bt709 {
             throw Malformed(why: "primaries is not the options' primaries")
         }
         // No alpha plane but with --alpha keep; the picture as stored with --orientation ignore; the direct YCbCr route

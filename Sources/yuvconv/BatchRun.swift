@@ -67,7 +67,14 @@ final class BatchOutputs: @unchecked Sendable {
     func emit(_ f: Finished) {
         if let piece = f.piece { report?.append(piece) }
         if let why = f.failure { failures.appendRecord(Array(why.utf8)) }
-        if let (name, entry) = f.manifestChange { ManifestChange.write(name: name, entry: entry, to: manifestChanges) }
+        if let (name, entry) = f.manifestChange {
+            // A line this run writes that the next could not read: never silent (the next run refuses the output).
+            if let why = entry?.unreadableBecause {
+                printErr("yuvconv: warning: \(displayPath(name)): its line in the manifest cannot be read back (\(why)); the "
+                         + "output is not recorded, and the next --update keeps it as not yuvconv's (--force converts it again)")
+            }
+            ManifestChange.write(name: name, entry: entry, to: manifestChanges)
+        }
     }
 }
 

@@ -169,7 +169,10 @@ final class ManifestTests: XCTestCase {
         XCTAssertEqual(parse { $0.report.chromaFilter = .sharp; $0.optionsKey = key + " chroma-filter=sharp" }, [])
         // Primaries, the alpha plane, the orientation and the route, each against what the key allows.
         XCTAssertEqual(parse { $0.optionsKey = key + " primaries=bt709" }, [])
-        XCTAssertEqual(parse { $0.optionsKey = key + " primaries=p3" }, ["line 3: primaries is not the options' primaries"])
+        // BT.709 under any target: an sRGB or untagged source's numbers, kept (it was refused, and a run's own line lost).
+        XCTAssertEqual(parse { $0.optionsKey = key + " primaries=p3" }, [])
+        XCTAssertEqual(parse { $0.optionsKey = key + " primaries=p3"; $0.report.primaries = .bt2020 },
+                       ["line 3: primaries is not the options' primaries"])
         XCTAssertEqual(parse { $0.optionsKey = key + " alpha=keep" }, [])   // the entry has 15 bytes of alpha
         XCTAssertEqual(parse { $0.optionsKey = key + " alpha=ignore" }, ["line 3: alpha_bytes is not the options' alpha"])
         XCTAssertEqual(parse { $0.optionsKey = key + " alpha=keep orientation=auto" }, [])

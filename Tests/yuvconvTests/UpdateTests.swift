@@ -189,6 +189,33 @@ final class UpdateTests: CLITestCase {
         XCTAssertEqual(again.images["in/d.png"]?["ok"] as? Bool, false)
     }
 
+    /// Every output a run makes is recorded in a line the next run reads, whatever the options: the same run again
+    /// converts nothing and refuses nothing. With a target other than BT.709 (`--matrix bt2020`, `--primaries p3`),
+    /// an untagged or sRGB source's line — labelled BT.709, its numbers kept — was refused as edited, so its output
+    /// went unrecorded and the next run refused it as not yuvconv's (exit 1).
+    func testEveryOutputIsRecordedWhateverTheOptions() throws {
+        try FileManager.default.createDirectory(at: work.appendingPathComponent("in"), withIntermediateDirectories: true)
+        for (from, to) in [("photos/kodim03-crop.png", "untagged.png"), ("photos/rocket.jpg", "adobe.jpg"),
+                           ("pngsuite/basn6a08.png", "alpha.png"), ("pngsuite/g25n2c08.png", "gamma.png")] {
+            try FileManager.default.copyItem(atPath: fixture(from), toPath: work.appendingPathComponent("in/" + to).path)
+        }
+        try FileManager.default.copyItem(at: fixturesURL.appendingPathComponent("colour/kodim23-p3.jpg"),
+                                         to: work.appendingPathComponent("in/p3.jpg"))
+        let sets: [[String]] = [[], ["--matrix", "bt2020"], ["--primaries", "p3"], ["--primaries", "bt2020", "--range", "limited"],
+                                ["--matrix", "bt601", "--color-management", "off"], ["--alpha", "keep", "--primaries", "p3"],
+                                ["--chroma-filter", "sharp", "--matrix", "bt2020"], ["-f", "p010", "--align", "64", "--primaries", "p3"],
+                                ["-f", "png", "--primaries", "p3"], ["-f", "y4m", "--jpeg-path", "rgb", "--matrix", "bt2020"]]
+        for (i, options) in sets.enumerated() {
+            let args = ["convert", "in/", "-o", "out\(i)/", "--update", "-j", "1"] + options
+            let first = try run(args)
+            XCTAssertEqual(first.status, 0, "\(options): \(first.stderr)")
+            XCTAssertFalse(first.stderr.contains("cannot be read back"), "\(options): \(first.stderr)")
+            let again = try run(args)
+            XCTAssertEqual(again.status, 0, "\(options): \(again.stderr)")
+            XCTAssertTrue(again.stderr.contains("yuvconv: 0 converted, 5 kept (up to date), 0 failed"), "\(options): \(again.stderr)")
+        }
+    }
+
     /// An output whose name starts with `#` (`#hash.nv12`, or `#drafts/x.nv12` under a `{dir}` template) is kept
     /// in the manifest: its line started with `#` and was read as a comment, so every run converted it again.
     func testOutputsNamedWithAHashAreRecorded() throws {
