@@ -67,6 +67,7 @@ static const char *iccp_reason(const char *msg) {
         {"ICC profile tag outside profile", "one of its tags lies outside the profile"},
         {"too many profiles", "it is a second profile"},
         {"out of place", "it comes after the image data or the palette"},
+        {"CRC error", "its chunk fails its checksum"},
     };
     const int of_profile = strncmp(msg, "iCCP: profile '", 15) == 0;
     const char *reason = msg;
