@@ -108,7 +108,7 @@ static yc_colour_tables *fast8_create(cmsHPROFILE src, cmsHPROFILE dst) {
 }
 
 yc_colour_transform *yc_colour_transform_create(const yc_colour *colour, yc_target target, yc_rows rows, int reference) {
-    char name[128] = {0}, why[448];
+    char name[128] = {0}, why[1664];
     int srgb;
     cmsHPROFILE src = yc_colour_source_profile(colour, target, name, sizeof name, &srgb, why, sizeof why);
     if (!src) return NULL;

@@ -10,7 +10,6 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 
 // The largest change (in 8-bit code values) `t` (double RGB) makes to a grid of colours — 16 levels a channel,
 // every combination — and to every 8-bit level of grey and of each primary alone; infinite when any result
@@ -147,7 +146,7 @@ static int same_as_srgb(cmsHPROFILE src, const char *name) {
 }
 
 yc_colour_action yc_colour_plan(const yc_colour *colour, yc_target target, char *text, size_t text_size, int *kept_srgb) {
-    char name[128] = {0}, why[448];
+    char name[128] = {0}, why[1664];
     int srgb;
     // Numbers kept as they are in another space than the target's are sRGB's (what an untagged picture is taken
     // as): outputs say so, never the target they were not moved into.
@@ -200,9 +199,9 @@ yc_colour_action yc_colour_plan(const yc_colour *colour, yc_target target, char 
                  yc_colour_target_name(target));
         *kept_srgb = 1;
         action = YC_COLOUR_NONE;
-    } else if (strcasecmp(name, yc_colour_target_name(target)) == 0) {
-        // A profile named as the target whose colours are another's (an Adobe RGB profile described "Display P3"):
-        // "Display P3 → Display P3" read as if nothing had been done.
+    } else if (names_space(name, target)) {
+        // A profile named as the target whose colours are another's (an Adobe RGB profile described "Display P3",
+        // "Display P3 " or "sRGB IEC61966-2.1"): "Display P3 → Display P3" read as if nothing had been done.
         snprintf(text, text_size, "%s (the embedded profile's name; its colours are not %s's) → %s", name,
                  yc_colour_target_name(target), yc_colour_target_name(target));
         action = YC_COLOUR_TRANSFORM;

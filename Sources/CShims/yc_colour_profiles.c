@@ -234,12 +234,12 @@ cmsHPROFILE yc_colour_source_profile(const yc_colour *c, yc_target target, char 
     if (c->icc_broken) {
         // Its gAMA, cHRM or sRGB chunks are not used instead: a broken profile means the samples as stored.
         if (c->icc_broken == 2) {
-            char said[sizeof c->icc_rejected];
+            char said[4 * sizeof c->icc_rejected];   // room for every byte shown as \xNN
             snprintf(said, sizeof said, "%s", c->icc_rejected);
             escape_controls(said, sizeof said);
             snprintf(why, why_size, "the PNG's ICC profile was rejected: %s", said);
         } else {
-            snprintf(why, why_size, "the embedded ICC profile is incomplete (a segment is missing or repeated)");
+            snprintf(why, why_size, "the embedded ICC profile is incomplete (a segment is missing, repeated or out of range)");
         }
         return NULL;
     }

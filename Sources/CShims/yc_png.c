@@ -27,7 +27,8 @@ static void png_error_fn(png_structp png, png_const_charp msg) {
 
 // Why libpng turned an iCCP away, as a sentence, libpng's words after it; NULL for its warnings that keep the
 // profile (an unknown rendering intent or profile class, a PCS illuminant other than D50, a tag start off a
-// 4-byte boundary: LittleCMS reads such a profile; bytes after the compressed profile, which libpng drops).
+// 4-byte boundary: libpng keeps such a profile, and LittleCMS decides — it refuses an unknown class, said as a
+// profile it cannot read; bytes after the compressed profile, which libpng drops).
 // Those came first in libpng's checks, so a profile with one of them and a real flaw was said rejected for the
 // harmless one. Only libpng's reason is compared — the words after its last ": " — never the profile's name,
 // which its message quotes ("iCCP: profile 'NAME': 64h: too short") and a file may fill with a reason's words.
@@ -67,7 +68,9 @@ static const char *iccp_reason(const char *msg) {
         {"ICC profile tag outside profile", "one of its tags lies outside the profile"},
         {"too many profiles", "it is a second profile"},
         {"out of place", "it comes after the image data or the palette"},
-        {"CRC error", "its chunk fails its checksum"},
+        // A damaged chunk: yuvconv's own check says so of the profile kept (`yc_png_colour`); an intact iCCP after
+        // it may be the one used or rejected, with its own reason.
+        {"CRC error", NULL},
     };
     const int of_profile = strncmp(msg, "iCCP: profile '", 15) == 0;
     const char *reason = msg;
@@ -97,6 +100,13 @@ static void png_warning_fn(png_structp png, png_const_charp msg) {
         // With colour management the plan's warning quotes it ("the PNG's ICC profile was rejected: …"):
         // said once, not twice; without it the profile is not used, and its flaws are nobody's concern.
         return;
+    }
+    // With colour management off the colour chunks are not looked at: their damage is nobody's concern either
+    // (a gAMA failing its CRC was said and counted under --color-management off).
+    if (from->colour_target < 0) {
+        static const char *const colour[] = {"gAMA", "cHRM", "sRGB", "cICP"};
+        for (int i = 0; i < 4; i++)
+            if (strncmp(msg, colour[i], 4) == 0 && msg[4] == ':') return;
     }
     // libpng's own "IDAT: incorrect data check" (a benign error after the last row): the second inflate of the
     // same bytes (yc_png_verify_end) makes it an error, said once.

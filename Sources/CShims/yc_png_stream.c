@@ -22,9 +22,10 @@ void yc_png_chunk_name(const uint8_t type[4], char name[17]) {
 
 // A colour or transparency chunk's type, once, in the list of those after the image data (`late_colour`): a
 // tRNS there (out of place for libpng, which skips it) would have made pixels transparent under --alpha keep.
-static void note_late_colour(struct yc_png_chunks *k) {
+// With colour management off (`unmanaged`) the colour chunks are not looked at, late or not: tRNS alone is said.
+static void note_late_colour(struct yc_png_chunks *k, int unmanaged) {
     static const char *const colour[] = {"iCCP", "cICP", "sRGB", "gAMA", "cHRM", "tRNS"};
-    for (int i = 0; i < 6; i++) {
+    for (int i = unmanaged ? 5 : 0; i < 6; i++) {
         if (memcmp(k->header + 4, colour[i], 4) != 0 || strstr(k->late_colour, colour[i])) continue;
         size_t n = strlen(k->late_colour);
         if (n + 6 < sizeof k->late_colour) snprintf(k->late_colour + n, sizeof k->late_colour - n, "%s%s", n ? ", " : "", colour[i]);
@@ -191,7 +192,7 @@ static void png_follow_chunks(yc_decoder *dec, png_structp png, const uint8_t *p
                 else if (!k->seen_idat && memcmp(k->header + 4, "iCCP", 4) == 0) next_iccp(dec, png, k);
                 else if (k->seen_idat && memcmp(k->header + 4, "eXIf", 4) == 0) k->late_exif = 1;
                 else if (k->seen_idat && memcmp(k->header + 4, "iTXt", 4) == 0) keep_late_itxt(dec);
-                else if (k->seen_idat) note_late_colour(k);
+                else if (k->seen_idat) note_late_colour(k, dec->colour_target < 0);
                 k->state = k->left ? 2 : 3;
                 k->at = 0;
             }

@@ -154,8 +154,9 @@ public final class ImageDecoder {
     public var colourPlan: (action: ColourAction, text: String, keptSRGB: Bool) {
         let c = yc_get_colour(handle)!.pointee
         // A profile's description, now read in UTF-8, may hold C1 controls, U+2028 or bidirectional overrides
-        // (the C side escapes C0 and DEL): shown as \u{NNNN}, as in names, in messages and in every report.
-        let text = PathBytes.escapingControls(withUnsafeBytes(of: c.text) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) },
+        // (the C side escapes C0 and DEL): shown as \u{NNNN}, as in names, in messages and in every report; a byte
+        // that is not UTF-8 (a Latin-1 PNG profile name) as \xNN, as in names (it showed as U+FFFD).
+        let text = PathBytes.escapingControls(withUnsafeBytes(of: c.text) { PathBytes.decode($0.prefix(while: { $0 != 0 })) },
                                               keepLayout: false)
         return (c.action == 1 ? .transform : c.action == 2 ? .decoded : c.action < 0 ? .broken : .none, text, c.kept_srgb != 0)
     }

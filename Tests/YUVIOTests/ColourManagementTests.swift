@@ -478,7 +478,7 @@ final class ColourManagementTests: XCTestCase {
         for (redX, description, same) in [(0.6406, "sRGB IEC61966-2.1", true), (0.6406, "sRGB2014", true),
                                           (0.6406, "Camera RGB", false), (0.6406, "e-sRGB", false),
                                           (0.6406, "NotAnsRGB", false), (0.6406, "Adobe RGB (1998) - not sRGB", false),
-                                          (0.6412, "sRGB", false)] {
+                                          (0.6412, "sRGB", false), (0.66, "sRGB IEC61966-2.1", false)] {
             var white = cmsCIExyY(x: 0.3127, y: 0.3290, Y: 1)
             var primaries = cmsCIExyYTRIPLE(Red: cmsCIExyY(x: redX, y: 0.33, Y: 1), Green: cmsCIExyY(x: 0.30, y: 0.60, Y: 1),
                                             Blue: cmsCIExyY(x: 0.15, y: 0.06, Y: 1))
@@ -495,8 +495,8 @@ final class ColourManagementTests: XCTestCase {
             XCTAssertEqual(plan.action, same ? .none : .transform, "\(description), red x \(redX): \(plan.text)")
             if same { XCTAssertTrue(plan.text.contains("same as sRGB"), plan.text) }
             // Named as the target and transformed: said so, not "sRGB → sRGB", which read as nothing done.
-            if description == "sRGB" {
-                XCTAssertEqual(plan.text, "sRGB (the embedded profile's name; its colours are not sRGB's) → sRGB")
+            if !same && description.hasPrefix("sRGB") {
+                XCTAssertEqual(plan.text, "\(description) (the embedded profile's name; its colours are not sRGB's) → sRGB")
             }
         }
     }
@@ -844,6 +844,33 @@ final class ColourManagementTests: XCTestCase {
         }
     }
 
+    /// With colour management off the colour chunks are not looked at: one after the image data, or one failing its
+    /// CRC, draws no warning (each was said and counted under `--color-management off`); a late tRNS still is.
+    func testColourChunksAreNotLookedAtWithColourManagementOff() throws {
+        func be32(_ v: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: v >> $0) } }
+        let rows: [UInt8] = (0..<4).flatMap { _ -> [UInt8] in [0] + [UInt8](repeating: 77, count: 12) }
+        var badCRC = pngChunk("gAMA", be32(30000))
+        badCRC[badCRC.count - 1] ^= 1
+        let head = pngSignature + pngChunk("IHDR", be32(4) + be32(4) + [8, 2, 0, 0, 0])
+        let idat = pngChunk("IDAT", zlibStored(rows)), end = pngChunk("IEND", [])
+        let files: [(String, [UInt8], Int)] = [   // (name, bytes, warnings with colour management on)
+            ("late-gama", head + idat + pngChunk("gAMA", be32(30000)) + end, 1),
+            ("late-srgb-chrm", head + idat + pngChunk("sRGB", [0]) + pngChunk("cHRM", [UInt8](repeating: 0, count: 32)) + end, 1),
+            ("crc-gama", head + badCRC + idat + end, 1),
+            ("late-trns", head + idat + pngChunk("tRNS", [0, 1, 0, 2, 0, 3]) + end, 1)]
+        for (name, bytes, managedWarnings) in files {
+            let url = FileManager.default.temporaryDirectory.appendingPathComponent("yuvconv-off-\(name)-\(getpid()).png")
+            try Data(bytes).write(to: url)
+            defer { try? FileManager.default.removeItem(at: url) }
+            var off = DecodeOptions()
+            off.colourManagement = false
+            let on = try convertFile(path: url.path, spec: ConversionSpec(), layout: .nv12)
+            let unmanaged = try convertFile(path: url.path, spec: ConversionSpec(), layout: .nv12, options: off)
+            XCTAssertEqual(on.report.warnings, managedWarnings, "\(name): \(on.report.firstWarning)")
+            XCTAssertEqual(unmanaged.report.warnings, name == "late-trns" ? 1 : 0, "\(name): \(unmanaged.report.firstWarning)")
+        }
+    }
+
     /// A PNG profile cut short of the size its header gives (or with a size field too large) is said as that, not
     /// as libpng's "unexpected zlib return code", which read as a fault of zlib's.
     func testACutPNGProfileIsSaidAsCut() throws {
@@ -918,6 +945,26 @@ final class ColourManagementTests: XCTestCase {
                           "case \(i): \(c.report.firstWarning)")
             XCTAssertEqual(c.image.bytes, stored.image.bytes, "case \(i)")
         }
+        // A name of control bytes (each shown as \x01, four times its length) or not UTF-8 (Latin-1 é, \xE9): the
+        // whole of libpng's words are said (they were cut before the reason, which was lost), and é as \xE9.
+        for (i, name) in [[UInt8](repeating: 1, count: 79), Array("caf".utf8) + [0xE9]].enumerated() {
+            let c = try convert(name + [0, 0] + zlibStored(edited(36, Array("xxxx".utf8))), 300 + i)
+            XCTAssertTrue(c.report.firstWarning.hasSuffix("'xxxx': invalid signature); colours used as stored"), c.report.firstWarning)
+            if i == 1 { XCTAssertTrue(c.report.firstWarning.contains("profile 'caf\\xE9'"), c.report.firstWarning) }
+        }
+        // A first iCCP failing its CRC, then one libpng rejects: the second's reason (the first's damage was said as
+        // "compressed data is damaged", and the reason that counts never).
+        var damaged = pngChunk("iCCP", named + zlibStored(icc))
+        damaged[damaged.count - 1] ^= 1
+        let twice = pngSignature + pngChunk("IHDR", be32(4) + be32(4) + [8, 2, 0, 0, 0]) + damaged
+            + pngChunk("iCCP", named + zlibStored(edited(36, Array("xxxx".utf8)))) + pngChunk("IDAT", zlibStored(rows)) + pngChunk("IEND", [])
+        let twiceURL = FileManager.default.temporaryDirectory.appendingPathComponent("yuvconv-iccp-twice-\(getpid()).png")
+        try Data(twice).write(to: twiceURL)
+        defer { try? FileManager.default.removeItem(at: twiceURL) }
+        let second = try convertFile(path: twiceURL.path, spec: ConversionSpec(), layout: .nv12)
+        XCTAssertTrue(second.report.firstWarning.hasPrefix("the PNG's ICC profile was rejected: it does not have an ICC profile's 'acsp'"),
+                      second.report.firstWarning)
+        XCTAssertEqual(second.image.bytes, stored.image.bytes)
         // A flaw libpng lets pass keeps the profile (an undefined intent, bytes after the compressed profile): the
         // intact profile's colours, and nothing said.
         for (i, iccp) in [named + zlibStored(edited(64, be32(9))), named + zlibStored(icc) + Array("junk".utf8)].enumerated() {

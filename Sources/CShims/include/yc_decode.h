@@ -85,7 +85,7 @@ typedef struct {
     /// that cannot be used (samples as stored, read as sRGB) — while the target is another space: outputs are
     /// labelled sRGB, what the numbers are, not the target's primaries.
     int kept_srgb;
-    char text[512];
+    char text[1792];
 } yc_colour;
 
 /// 1 when the TIFF structure's Exif IFD has an Interoperability IFD whose InteroperabilityIndex is "R03"
