@@ -223,6 +223,9 @@ void yc_png_open(yc_decoder *dec, FILE *file);
 void yc_png_read(yc_decoder *dec, uint8_t *buf, size_t n);
 /// A chunk type as libpng writes it in messages: letters as they are, other bytes as [XX] (17 bytes with the NUL).
 void yc_png_chunk_name(const uint8_t type[4], char name[17]);
+/// Whether a chunk type (its first 4 bytes) is one of those that say a PNG's colours — iCCP, cICP, sRGB, gAMA,
+/// cHRM (not tRNS) —, which colour management off does not look at, late, damaged or not.
+int yc_png_colour_chunk(const char *type);
 /// Whether a chunk type is four ASCII letters, as PNG requires (what `yc_png_chunk_name` spells as itself).
 int yc_png_chunk_type_valid(const uint8_t type[4]);
 /// The image data read here (yc_png_idat.c): set up after png_read_info (0: out of memory), rows (each

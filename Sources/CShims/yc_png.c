@@ -103,11 +103,7 @@ static void png_warning_fn(png_structp png, png_const_charp msg) {
     }
     // With colour management off the colour chunks are not looked at: their damage is nobody's concern either
     // (a gAMA failing its CRC was said and counted under --color-management off).
-    if (from->colour_target < 0) {
-        static const char *const colour[] = {"gAMA", "cHRM", "sRGB", "cICP"};
-        for (int i = 0; i < 4; i++)
-            if (strncmp(msg, colour[i], 4) == 0 && msg[4] == ':') return;
-    }
+    if (from->colour_target < 0 && strlen(msg) > 4 && msg[4] == ':' && yc_png_colour_chunk(msg)) return;
     // libpng's own "IDAT: incorrect data check" (a benign error after the last row): the second inflate of the
     // same bytes (yc_png_verify_end) makes it an error, said once.
     if (from->png_chunks.verify_state != 0 && strncmp(msg, "IDAT: incorrect data check", 26) == 0) return;

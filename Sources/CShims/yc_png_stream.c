@@ -24,12 +24,19 @@ void yc_png_chunk_name(const uint8_t type[4], char name[17]) {
 // tRNS there (out of place for libpng, which skips it) would have made pixels transparent under --alpha keep.
 // With colour management off (`unmanaged`) the colour chunks are not looked at, late or not: tRNS alone is said.
 static void note_late_colour(struct yc_png_chunks *k, int unmanaged) {
-    static const char *const colour[] = {"iCCP", "cICP", "sRGB", "gAMA", "cHRM", "tRNS"};
-    for (int i = unmanaged ? 5 : 0; i < 6; i++) {
-        if (memcmp(k->header + 4, colour[i], 4) != 0 || strstr(k->late_colour, colour[i])) continue;
-        size_t n = strlen(k->late_colour);
-        if (n + 6 < sizeof k->late_colour) snprintf(k->late_colour + n, sizeof k->late_colour - n, "%s%s", n ? ", " : "", colour[i]);
-    }
+    const char *type = (const char *)k->header + 4;
+    if (memcmp(type, "tRNS", 4) != 0 && (unmanaged || !yc_png_colour_chunk(type))) return;
+    const char name[5] = {type[0], type[1], type[2], type[3], 0};
+    if (strstr(k->late_colour, name)) return;
+    size_t n = strlen(k->late_colour);
+    if (n + 6 < sizeof k->late_colour) snprintf(k->late_colour + n, sizeof k->late_colour - n, "%s%s", n ? ", " : "", name);
+}
+
+int yc_png_colour_chunk(const char *type) {
+    static const char *const colour[] = {"iCCP", "cICP", "sRGB", "gAMA", "cHRM"};
+    for (int i = 0; i < 5; i++)
+        if (memcmp(type, colour[i], 4) == 0) return 1;
+    return 0;
 }
 
 // An iTXt after the image data: libpng skips it unread (png_read_end without an info struct, which keeps its

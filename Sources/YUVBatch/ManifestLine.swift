@@ -51,7 +51,6 @@ extension ManifestEntry {
                                                  outputChanged.map(number) ?? []]
     }
 
-    /// An entry from a line's fields (`Manifest.columns` order), each checked.
     /// Why this entry's own line would not be read back as an entry (nil: it would): a run's line that a later run
     /// cannot read leaves its output unrecorded, and that run refuses it as not yuvconv's — said when it is made.
     public var unreadableBecause: String? {
@@ -63,6 +62,7 @@ extension ManifestEntry {
         }
     }
 
+    /// An entry from a line's fields (`Manifest.columns` order), each checked.
     init(fields f: [[UInt8]]) throws(Malformed) {
         // The line's own checksum first: every figure it holds goes into reports as it stands (a kept output's
         // SHA-256 among them, which no run reads the output to check while its size, times and inode are as
