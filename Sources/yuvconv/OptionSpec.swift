@@ -99,9 +99,16 @@ struct OptionSpec: Sendable {
         return UsageError(message: "unknown option '\(arg)'" + (meant.map { "; did you mean \($0)?" } ?? ""))
     }
 
+    /// The one reading of a count on the command line: ASCII digits only. `Int(_:)` also takes a sign, so
+    /// `--align +64` and `-s 17x+9` were taken while `-s ' 17x9'` was refused.
+    static func decimal<S: StringProtocol>(_ text: S) -> Int? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        return Int(text)
+    }
+
     /// A whole number within `range`.
     static func number(_ flag: String, _ text: String, _ range: ClosedRange<Int>) throws(UsageError) -> Int {
-        guard let n = Int(text), range.contains(n) else {
+        guard let n = decimal(text), range.contains(n) else {
             throw UsageError(message: "\(flag) needs a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text)'")
         }
         return n

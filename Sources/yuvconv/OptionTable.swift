@@ -38,7 +38,7 @@ extension OptionSpec {
                         "output (C420p10) and PNG (drawn at 16 bits); the raw layouts p010 and",
                         "yuv420p10le are 10-bit by name"]) { o, flag, v throws(UsageError) in
                 // One message for every value that is not 8 or 10 (9, 16, a word).
-                guard let bits = Int(v), bits == 8 || bits == 10 else { throw UsageError(message: "--depth is 8 or 10, not '\(v)'") }
+                guard let bits = OptionSpec.decimal(v), bits == 8 || bits == 10 else { throw UsageError(message: "--depth is 8 or 10, not '\(v)'") }
                 o.depth = bits
             },
             OptionSpec(["--matrix"], "M", completes: .oneOf(["bt709", "bt601", "bt2020"]), summary: "the YCbCr matrix",
@@ -157,7 +157,7 @@ extension OptionSpec {
         ]),
         OptionGroup("YUV as input (to another layout, Y4M, PNG or JPEG):", [
             OptionSpec(["-s", "--size"], "WxH", joined: true, notInReport: "reads JPEG and PNG only", ["the raw input's size (a .y4m file carries its own)"]) { o, _, text throws(UsageError) in
-                let p = text.lowercased().split(separator: "x", omittingEmptySubsequences: false).map { Int($0) }
+                let p = text.lowercased().split(separator: "x", omittingEmptySubsequences: false).map { OptionSpec.decimal($0) }
                 guard p.count == 2, let w = p[0], let h = p[1], w > 0, h > 0 else {
                     throw UsageError(message: "--size takes WIDTHxHEIGHT, not '\(text)'")
                 }
@@ -202,7 +202,7 @@ extension OptionSpec {
             OptionSpec(["--shard"], "K/N", ["take the K-th of N shares of the sorted input list (CI fleets)"]) {
                 o, _, text throws(UsageError) in
                 // Every field kept: "1//3" or "1/3/" is a typo, not 1/3.
-                let parts = text.split(separator: "/", omittingEmptySubsequences: false).map { Int($0) }
+                let parts = text.split(separator: "/", omittingEmptySubsequences: false).map { OptionSpec.decimal($0) }
                 guard parts.count == 2, let k = parts[0], let n = parts[1], n >= 1, k >= 1, k <= n else {
                     throw UsageError(message: "--shard takes K/N with 1 ≤ K ≤ N, not '\(text)'")
                 }

@@ -117,4 +117,34 @@ final class OptionTests: CLITestCase {
         XCTAssertEqual(zero.status, 2)
         XCTAssertTrue(zero.stderr.contains("-j needs a whole number from 1 to 1024, not '0'"), zero.stderr)
     }
+
+    /// A count is digits and nothing else, in every option that takes one (OptionSpec.decimal): a sign was
+    /// taken (`--align +64` padded to 64, `-s 17x+9` read 9) while a space was refused. Nothing is written.
+    func testCountsAreDigitsOnly() throws {
+        let png = fixture("pngsuite/basn2c08.png")
+        let raw = work.appendingPathComponent("f.nv12")
+        try Data(count: 17 * 9 + 2 * 9 * 5).write(to: raw)
+        let refused: [([String], String)] = [
+            ([png, "-o", "a.nv12", "--align", "+64"], "--align needs a whole number"),
+            ([png, "-o", "a.nv12", "--align-height", "+16"], "--align-height needs a whole number"),
+            ([png, "-o", "a.jpg", "--quality", "+90"], "--quality needs a whole number"),
+            ([png, "-o", "a.nv12", "--max-pixels", "+1000000"], "--max-pixels needs a whole number"),
+            ([png, "-o", "a.y4m", "--depth", "+10"], "--depth is 8 or 10, not '+10'"),
+            (["convert", png, "-o", "out/", "-j", "+2"], "-j needs a whole number"),
+            (["convert", png, "-o", "out/", "--shard", "+1/2"], "--shard takes K/N"),
+            (["convert", png, "-o", "out/", "--shard", "1/+2"], "--shard takes K/N"),
+            ([raw.path, "-s", "17x+9", "-o", "a.png"], "--size takes WIDTHxHEIGHT, not '17x+9'"),
+            ([raw.path, "-s", "+17x9", "-o", "a.png"], "--size takes WIDTHxHEIGHT, not '+17x9'"),
+            ([raw.path, "-s", " 17x9", "-o", "a.png"], "--size takes WIDTHxHEIGHT, not ' 17x9'"),
+        ]
+        for (args, want) in refused {
+            let r = try run(args)
+            XCTAssertEqual(r.status, 2, "\(args): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains(want), "\(args): \(r.stderr)")
+        }
+        XCTAssertEqual(try leftovers(), ["f.nv12"])
+        // Leading zeros are still digits: 017x09 is 17x9.
+        let r = try run([raw.path, "-s", "017x09", "-o", "a.png", "-q"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+    }
 }
