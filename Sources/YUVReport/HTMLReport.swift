@@ -130,8 +130,7 @@ func htmlBarNote(_ r: ImageRecord) -> String {
     var parts = ["YUV \(formatBytes(r.yuvBytes))"]
     if r.alignedBytes != r.yuvBytes {
         let more = r.yuvBytes > 0 ? Double(r.alignedBytes - r.yuvBytes) * 100 / Double(r.yuvBytes) : 0
-        let how = r.heightAlignment > 1 ? "\(r.alignment), height \(r.heightAlignment)" : "\(r.alignment)"
-        parts[0] += ", aligned(\(how)) \(formatBytes(r.alignedBytes)) (+\(fixed(more, 1))%)"
+        parts[0] += ", aligned(\(r.alignmentLabel)) \(formatBytes(r.alignedBytes)) (+\(fixed(more, 1))%)"
     }
     if let q = r.quality {
         parts.append("PSNR Y \(fixed(q.psnrY, 2)) dB, Cb/Cr \(fixed(q.psnrCb, 1))/\(fixed(q.psnrCr, 1)) dB, SSIM Y \(fixed(q.ssimY, 4))")

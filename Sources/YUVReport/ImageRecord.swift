@@ -50,6 +50,9 @@ public struct ImageRecord: Sendable {
     public var yuvBytes: Int { frame(alignment: 1)?.byteCount ?? 0 }
     /// The same with rows padded to `alignment`: the file's size when `--align` wrote it so.
     public var alignedBytes: Int { frame(alignment: alignment, heightAlignment: heightAlignment)?.byteCount ?? 0 }
+    /// What `alignedBytes` is padded to, as the text and HTML reports label it: "64", or "6, height 5" when
+    /// `--align-height` pads the plane heights too (the label once named only the rows' padding).
+    public var alignmentLabel: String { heightAlignment > 1 ? "\(alignment), height \(heightAlignment)" : "\(alignment)" }
     public var savingRGBA: Saving { Saving(baseline: g?.rgbaBytes ?? 0, ours: yuvBytes) }
     public var savingRGB: Saving { Saving(baseline: g?.rgbBytes ?? 0, ours: yuvBytes) }
     /// The naive route's peak: an RGBA decode plus the YUV buffers.

@@ -29,7 +29,7 @@ func textLines(_ r: ImageRecord) -> String {
     source += "\(rep.layout.rawValue) \(rep.spec), " + (rep.colour.map { "\($0), " } ?? "") + "\(rep.path)"
     if rep.chromaFilter == .sharp { source += ", sharp chroma" }
     if !rep.orientation.isIdentity { source += ", " + rep.orientationText }
-    source += "; aligned(\(r.alignment)) \(formatBytes(r.alignedBytes)); vs RGB saves \(fixed(r.savingRGB.percent, 1))%"
+    source += "; aligned(\(r.alignmentLabel)) \(formatBytes(r.alignedBytes)); vs RGB saves \(fixed(r.savingRGB.percent, 1))%"
     // An --update run's kept output: the figures are those the manifest recorded when it was made.
     var used = (r.upToDate ? "    up to date, kept (figures from the manifest): " : "    used: ")
         + "buffers \(formatBytes(rep.ledgerPeakBytes)); naive RGBA route \(formatBytes(r.naivePeak))"

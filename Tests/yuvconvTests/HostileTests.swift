@@ -1314,6 +1314,10 @@ final class HostileTests: CLITestCase {
         let report = try run(["report", png, "--format", "yuv420p", "--align", "64", "--align-height", "48", "--report", "json"])
         XCTAssertTrue(String(decoding: report.stdout, as: UTF8.self).contains("\"yuv_aligned_bytes\": \(tall.count)"))
         XCTAssertTrue(String(decoding: report.stdout, as: UTF8.self).contains("\"ffmpeg_rawvideo_input\": \"\""))
+        // The text report labels the figure with both paddings (it said "aligned(64)" of a figure padded in height too).
+        let text = try run(["report", png, "--format", "yuv420p", "--align", "64", "--align-height", "48", "--report", "text"])
+        XCTAssertTrue(String(decoding: text.stdout, as: UTF8.self).contains("aligned(64, height 48) 6.0 KiB;"),
+                      String(decoding: text.stdout, as: UTF8.self))
         // --align-height alone: rows tight, planes 48 and 24 rows; the report's aligned figure is that file's size
         // (it assumed 64-byte rows before: 6144 for a 2304-byte file).
         let heightOnly = try run([png, "-o", "t.yuv", "--align-height", "48", "--report", "json", "-q"])
