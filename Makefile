@@ -82,7 +82,7 @@ REFERENCE_SKIP = --skip 'YUVCoreTests\.' --skip 'YUVIOTests\.GoldenTests/' --ski
 # `swift test` builds the binary the CLI tests run (with the shared runtime), so the static `make build` is not a
 # step: it was compiled and then replaced, about 80 s of a run from a fresh clone.
 test: deps
-	$(call need_packages,time zsh fish python3 strace acl)
+	$(call need_packages,time zsh fish python3 strace acl python3-fusepy)
 	$(SWIFT) test $(TEST_FLAGS)
 	@echo "reference pass (YUV_FORCE_REFERENCE=1) beside tools/hostile.sh; its log follows the hostile cases"
 	@log=$$(mktemp); \

@@ -16,7 +16,9 @@ public enum BatchAction: Sendable, Equatable {
     /// A folder at the output's name (or a link to one) is no output already there: converting refuses it
     /// ("is a folder"), where a skip would have called the file done and the run green.
     public init(_ item: BatchItem, force: Bool) {
-        guard let there = FileStatus(path: item.output), there.kind != .directory else {
+        // Nor is a file this run wrote as another output (`A.nv12` for `a.nv12`, in a folder that does not tell
+        // case apart): converting refuses it, where a skip would have reported the other input's file as this one's.
+        guard let there = FileStatus(path: item.output), there.kind != .directory, !AtomicOutput.namedByThisRun(there) else {
             self = .convert
             return
         }

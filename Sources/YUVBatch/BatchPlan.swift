@@ -156,7 +156,7 @@ public final class BatchPlan: @unchecked Sendable {
         var reportIsOutput = false
         var walk = self.reader()
         let places = Spool(), tree = Spool()
-        var at: UInt64 = 0, lastFolder: (folder: String, place: String)?
+        var at: UInt64 = 0, lastFolder: PlaceCache?
         // /dev/null takes any interleaving: outputs linked to it (a batch timed without its files) keep their jobs.
         var streams = Set<FileIdentity>(), null = FileStatus(path: "/dev/null")?.identity
         // A file, a folder or nothing yet at a place can nest with another: a device or FIFO is written in place.
@@ -173,11 +173,12 @@ public final class BatchPlan: @unchecked Sendable {
             }
             if let key = reportKey, !reportIsOutput, outputKey(item.output) == key { reportIsOutput = true }
             // A device or FIFO is written in place, in order, by every output that names it: no clash.
-            let placePath = Self.outputPlace(item.output, cache: &lastFolder)
+            let (placePath, folds) = Self.outputPlace(item.output, cache: &lastFolder)
             let status = FileStatus(path: placePath), kind = status?.kind
             if let status, kind != .regular, kind != .directory, status.identity != null,
                !streams.insert(status.identity).inserted { sharesAStream = true }
-            let place = PathBytes.encode(placePath), out = PathBytes.encode(item.output)
+            // Where the file system takes names that differ only in case for one file, so do the checks.
+            let place = PathBytes.encode(folds ? placePath.lowercased() : placePath), out = PathBytes.encode(item.output)
             if kind == nil || kind == .regular {
                 places.appendRecord(parts: [place[...], [0], InputRecord.bigEndian(at)[...], out[...],
                                             InputRecord.length(place.count)[...]])
@@ -192,13 +193,18 @@ public final class BatchPlan: @unchecked Sendable {
         // The other files the run writes (the report file, --update's manifest) may not nest with the outputs
         // either.
         for file in alsoWritten where file != "-" {
-            let placePath = Self.outputPlace(file, cache: &lastFolder)
-            if nests(FileStatus(path: placePath)?.kind) { addToTree(PathBytes.encode(placePath), file) }
+            let (placePath, folds) = Self.outputPlace(file, cache: &lastFolder)
+            if nests(FileStatus(path: placePath)?.kind) {
+                addToTree(PathBytes.encode(folds ? placePath.lowercased() : placePath), file)
+            }
         }
         try fileStep { () throws(FileError) in try planned.seal() }
         if reportIsOutput, let file = reportFile { throw .reportIsOutput(file) }
         if let (first, second, _) = try Self.firstClash(places) {
-            throw .sameFile(first: PathBytes.decode(first), second: PathBytes.decode(second))
+            let (a, b) = (PathBytes.decode(first), PathBytes.decode(second))
+            // Names that differ only in case, which this file system takes for one (a link may be on the way too).
+            if a != b && a.lowercased() == b.lowercased() { throw .sameFileByCase(first: a, second: b) }
+            throw .sameFile(first: a, second: b)
         }
         if let (file, inside) = try Self.firstNesting(tree) {
             throw .outputIsFolder(file: PathBytes.decode(file), of: PathBytes.decode(inside))
@@ -268,18 +274,30 @@ public final class BatchPlan: @unchecked Sendable {
     /// every symbolic link on it followed — of the folders (a link to a folder not made yet included) and of the
     /// name — and `.` and `..` applied as the system would. The last folder resolved is kept, as a plan's
     /// outputs come folder by folder.
-    static func outputPlace(_ path: String, cache: inout (folder: String, place: String)?) -> String {
+    /// With whether the place's folder folds case (`foldsCase`: `A.nv12` and `a.nv12` are one file there).
+    static func outputPlace(_ path: String, cache: inout PlaceCache?) -> (place: String, foldsCase: Bool) {
         let around = path.aroundLastSlash
         let folder = around?.0 ?? "."
         let name = around?.1 ?? path
-        let place: String
+        let place: String, folds: Bool
         // By bytes: Swift's == takes "café" in NFC and NFD for one name, and so would give one folder's place
         // to the other.
-        if let c = cache, c.folder.utf8.elementsEqual(folder.utf8) { place = c.place } else {
+        if let c = cache, c.folder.utf8.elementsEqual(folder.utf8) { (place, folds) = (c.place, c.foldsCase) } else {
             place = resolved(folder.isEmpty ? "/" : folder)
-            cache = (folder, place)
+            folds = YUVIO.foldsCase(place)
+            cache = PlaceCache(folder: folder, place: place, foldsCase: folds)
         }
-        return resolved(name, from: place)
+        let file = resolved(name, from: place)
+        // A link in the name leads to another folder, whose rule is its own.
+        if let (fileFolder, _) = file.aroundLastSlash, !fileFolder.utf8.elementsEqual(place.utf8) {
+            return (file, YUVIO.foldsCase(fileFolder.isEmpty ? "/" : fileFolder))
+        }
+        return (file, folds)
+    }
+
+    /// The last folder `outputPlace` resolved (a plan's outputs come folder by folder).
+    struct PlaceCache {
+        let folder: String, place: String, foldsCase: Bool
     }
 
     /// `path` (taken from `base` when relative) absolute, its links followed (at most 40), `.` and `..` applied

@@ -37,6 +37,9 @@ public enum BatchPlanError: Error, Sendable {
     case outputIsInput(String)
     /// Two outputs of different names reach one file (a symbolic link in the output folder, or to a folder).
     case sameFile(first: String, second: String)
+    /// Two outputs whose names differ only in letter case, in a folder whose file system takes them for one file
+    /// (macOS's APFS, FAT, ext4 with casefold): the second would replace the first.
+    case sameFileByCase(first: String, second: String)
     /// A file the run writes (an output, the report file, the manifest) would also be the folder of another
     /// (`file`, and `of` inside it).
     case outputIsFolder(file: String, of: String)
@@ -45,7 +48,7 @@ public enum BatchPlanError: Error, Sendable {
 
     public var isUsage: Bool {
         switch self {
-        case .outputIsInput, .sameFile, .file: return false
+        case .outputIsInput, .sameFile, .sameFileByCase, .file: return false
         default: return true
         }
     }
@@ -62,6 +65,10 @@ public enum BatchPlanError: Error, Sendable {
         case .sameFile(let first, let second):
             return FileError(path: second, reason: "is the same file as the output \(displayPath(first)) (through a symbolic link); "
                              + "refusing to write one over the other")
+        case .sameFileByCase(let first, let second):
+            return FileError(path: second, reason: "is the same file as the output \(displayPath(first)): this folder's file "
+                             + "system does not tell upper from lower case; refusing to write one over the other (rename one "
+                             + "of their inputs, or convert into a folder that tells case apart)")
         default: return nil
         }
     }

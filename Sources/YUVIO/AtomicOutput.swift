@@ -4,6 +4,7 @@
 import Darwin
 #endif
 import CShims
+import Synchronization
 import YUVCore
 
 /// An output file written to a file without a name in the target's folder (O_TMPFILE; where there is none, a
@@ -298,7 +299,50 @@ public final class AtomicOutput {
             throw error
         }
         if let digest { beforeNaming?(digest) }
-        try nameIntoPlace(folder: folder, name: name, remove: remove, move: move)
+        // Named one at a time. Where the folder does not tell upper from lower case, each file this process names
+        // there is kept (`named`; nothing is kept elsewhere, so a batch's memory does not grow with its files): an
+        // output whose name the file system takes for one already named — `A.nv12` and `a.nv12` — is refused,
+        // never written over it, even with --force. (The plan refuses such names before the work where the folder
+        // shows how it compares names; an empty folder at a mount's root does not.)
+        let made = FileStatus(descriptor: fd)?.identity
+        try Self.named.withLock { (named: inout Set<FileIdentity>) throws(WriteError) in
+            if !named.isEmpty, let there = Self.identity(in: folder, name), there != made, named.contains(there) {
+                close(fd)
+                fd = -1
+                if let temp = tempName { remove(temp) }
+                throw Self.anotherOutputOfThisRun
+            }
+            try nameIntoPlace(folder: folder, name: name, remove: remove, move: move)
+            if let made, Self.foldsCase(in: folder, name, made) { named.insert(made) }
+        }
+    }
+
+    /// The files this process has named in folders that fold case (device and inode).
+    static let named = Mutex(Set<FileIdentity>())
+
+    /// Whether `file` is one this process named as an output, in a folder that folds case: another output at a
+    /// name that reaches it is refused (`check`), not skipped as already there nor written over it.
+    public static func namedByThisRun(_ file: FileStatus) -> Bool {
+        named.withLock { $0.isEmpty ? false : $0.contains(file.identity) }
+    }
+
+    static let anotherOutputOfThisRun = WriteError.system(
+        "is the same file as another output of this run, which it would replace (this folder's file system takes the "
+        + "two names for one: it does not tell upper from lower case); refusing to write one over the other")
+
+    /// The file `name` in `folder` (a link itself, not followed), or nil.
+    static func identity(in folder: Int32, _ name: String) -> FileIdentity? {
+        var st = stat()
+        guard withFileSystemPath(name, { fstatat(folder, $0, &st, AT_SYMLINK_NOFOLLOW) }) == 0 else { return nil }
+        return FileStatus(st).identity
+    }
+
+    /// Whether `name` in `folder`, with its ASCII letters' case swapped, is still `file`: the folder folds case.
+    static func foldsCase(in folder: Int32, _ name: String, _ file: FileIdentity) -> Bool {
+        let swapped = String(decoding: name.utf8.map { b -> UInt8 in
+            (0x41...0x5A).contains(b) ? b + 32 : (0x61...0x7A).contains(b) ? b - 32 : b
+        }, as: UTF8.self)
+        return swapped != name && identity(in: folder, swapped) == file
     }
 
     /// `commit`'s naming: the unnamed file linked at its name (or through a temporary name to replace a file), or

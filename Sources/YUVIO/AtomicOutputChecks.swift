@@ -37,10 +37,13 @@ extension AtomicOutput {
     /// writes its file), not for a path whose folders are the user's. Nil when neither. Names only: a batch asks
     /// it of each output's name before making its folders, `check` of every output's file name.
     public static func reservedNameProblem(_ path: String, folders: Bool = true) -> String? {
+        // In any letter case: where the file system folds case (macOS's APFS, FAT, ext4 with casefold),
+        // `.YUVCONV-MANIFEST` is the manifest — refused everywhere, as no one names an image so.
         let parts = path.pathParts, names = [manifestName, manifestLockName]
-        func reserved(_ name: String) -> Bool { names.contains(name) || name.hasPrefix(manifestJournalPrefix) }
+        func folded(_ name: String) -> String { String(decoding: name.utf8.map { (0x41...0x5A).contains($0) ? $0 + 32 : $0 }, as: UTF8.self) }
+        func reserved(_ name: String) -> Bool { names.contains(folded(name)) || folded(name).hasPrefix(manifestJournalPrefix) }
         func what(_ name: String) -> String {
-            name == manifestName ? "manifest" : name == manifestLockName ? "manifest's lock file" : "manifest's journal"
+            folded(name) == manifestName ? "manifest" : folded(name) == manifestLockName ? "manifest's lock file" : "manifest's journal"
         }
         if let name = parts.last, reserved(name) {
             return "is the name of --update's \(what(name)) (\(name)), which no output or report may take; name it otherwise"
@@ -97,6 +100,7 @@ extension AtomicOutput {
         }
         if let st = FileStatus(path: real) {
             if protected.holds(st, onOverlay: onOverlay(path: real)) { throw .sameAsInput }
+            if st.kind == .regular && namedByThisRun(st) { throw anotherOutputOfThisRun }
             if st.kind == .directory { throw .system("is a directory") }
             // open() cannot reach a Unix socket (ENXIO, which a FIFO without a reader gives too).
             if st.kind == .socket { throw .system(socketReason(remedy: "write to standard output and pipe it on")) }

@@ -980,6 +980,69 @@ final class HostileTests: CLITestCase {
         #endif
     }
 
+    /// Outputs whose names differ only in case, where the file system takes them for one file (macOS's APFS, FAT,
+    /// ext4's casefold; here tools/casefold-fs.py, a FUSE passthrough, where fusepy, root and /dev/fuse are at hand):
+    /// `A.png` and `a.png` wrote `A.nv12` and then `a.nv12` over it (exit 0 with --force, its report naming two
+    /// files), and `--name .YUVCONV-MANIFEST` replaced --update's manifest. Where the folder shows how it compares
+    /// names, the plan refuses them before any work; in an empty folder at a mount's root, the second is refused
+    /// when it would be named. Everywhere: the manifest's name in any case is refused, and a folder that tells case
+    /// apart takes both names.
+    func testNamesThatDifferOnlyInCase() throws {
+        try FileManager.default.createDirectory(at: work.appendingPathComponent("ci"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: fixture("pngsuite/basn2c08.png"), toPath: work.appendingPathComponent("ci/A.png").path)
+        try FileManager.default.copyItem(atPath: fixture("pngsuite/basn6a08.png"), toPath: work.appendingPathComponent("ci/a.png").path)
+        let plain = try sh("\"$B\" convert ci/ -o cs/ -q; echo $?; ls cs")
+        XCTAssertEqual(String(decoding: plain.stdout, as: UTF8.self), "0\nA.nv12\na.nv12\n", plain.stderr)
+        let manifest = try sh("\"$B\" convert ci/A.png -o cs/ --name .YUVCONV-Manifest --force -f nv12; echo $?; ls -A cs")
+        XCTAssertEqual(String(decoding: manifest.stdout, as: UTF8.self), "1\nA.nv12\na.nv12\n", manifest.stderr)
+        XCTAssertTrue(manifest.stderr.contains("is the name of --update's manifest"), manifest.stderr)
+        #if os(Linux)
+        let tool = packageRoot.appendingPathComponent("tools/casefold-fs.py").path
+        let python = try ["/usr/bin/python3", "python3"].first { try sh("\($0) '\(tool)' --check 2>/dev/null").status == 0 }
+        guard let python, getuid() == 0, FileManager.default.fileExists(atPath: "/dev/fuse") else { return }
+        // Two mounts: `m` with a file in it (the plan can tell), `e` empty (it cannot: only the naming can).
+        for d in ["mb", "m", "eb", "e"] {
+            try FileManager.default.createDirectory(at: work.appendingPathComponent(d), withIntermediateDirectories: true)
+        }
+        let mount = { (backing: String, at: String) in
+            "(for fd in $(ls /proc/$BASHPID/fd); do [ \"$fd\" -gt 2 ] && eval \"exec $fd>&-\"; done; "
+                + "exec \(python) '\(tool)' \(backing) \(at)) </dev/null >/dev/null 2>&1 & "
+                + "for i in $(seq 50); do mountpoint -q \(at) && exit 0; sleep 0.1; done; exit 1"
+        }
+        guard try sh(mount("mb", "m")).status == 0 else { throw XCTSkip("tools/casefold-fs.py could not mount here") }
+        defer { _ = try? sh("umount m") }
+        guard try sh(mount("eb", "e")).status == 0 else { throw XCTSkip("tools/casefold-fs.py could not mount here") }
+        defer { _ = try? sh("umount e") }
+        try Data("notes".utf8).write(to: work.appendingPathComponent("m/Notes.txt"))
+        for force in ["", "--force"] {
+            let r = try sh("rm -rf m/out; \"$B\" convert ci/ -o m/out/ \(force) -q; echo $?; ls m/out 2>&1")
+            XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self).split(separator: "\n").first, "1", "\(force): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("m/out/a.nv12: is the same file as the output m/out/A.nv12: this folder's file "
+                                            + "system does not tell upper from lower case"), r.stderr)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("m/out").path), "\(force): made before the refusal")
+        }
+        // The empty mount: A.png's output is named first (-j 1, in order), a.png's refused, with or without --force.
+        let first = try sh("\"$B\" ci/A.png -o - -f nv12 -q").stdout
+        for force in ["", "--force"] {
+            let r = try sh("rm -f e/*; \"$B\" convert ci/ -o e/ -j 1 \(force) -q; echo $?; ls e")
+            XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "1\na.nv12\n", "\(force): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("ci/a.png: cannot write e/a.nv12: is the same file as another output of this run"),
+                          r.stderr)
+            XCTAssertEqual(try data("e/a.nv12"), first, force)
+        }
+        // Two jobs: still one output, never the second over the first.
+        let two = try sh("rm -f e/*; \"$B\" convert ci/ -o e/ -j 2 --force -q; echo $?; ls e")
+        XCTAssertEqual(String(decoding: two.stdout, as: UTF8.self), "1\na.nv12\n", two.stderr)
+        // --update's manifest under another case: refused, the manifest kept.
+        let update = try sh("""
+            rm -rf m/mo; "$B" convert ci/A.png -o m/mo/ --update -q; cp m/mo/.yuvconv-manifest kept
+            "$B" convert ci/a.png -o m/mo/ --name .YUVCONV-MANIFEST -f nv12 --force -q; echo $?
+            cmp -s kept m/mo/.yuvconv-manifest && echo kept
+            """)
+        XCTAssertEqual(String(decoding: update.stdout, as: UTF8.self), "1\nkept\n", update.stderr)
+        #endif
+    }
+
     /// Two spellings of one output whose folder is not made yet (`./out/` and `out/`, `out//a`, `out/x/../a`):
     /// one output, so a report file that is also an image output is refused before any work. Their keys were the
     /// names' text, so the batch wrote the image, then the report over it (exit 0 with --force).

@@ -1,0 +1,83 @@
+#if canImport(Glibc)
+@preconcurrency import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Whether the file system under `folder` takes two names that differ only in letter case for one file — macOS's
+/// default APFS, FAT and exFAT, ext4 folders made with casefold (`chattr +F`), case-insensitive FUSE and SMB
+/// mounts. There `A.nv12` and `a.nv12`, two outputs by their names, are one file, and the second would replace
+/// the first. Nothing is written to find out: the nearest folder of `folder` that exists is asked —
+///
+/// - an entry of it whose name has an ASCII letter, looked up again with every letter's case swapped: the same
+///   file (device and inode) says the folder folds case, no file or another file says it does not;
+/// - with no such entry (an empty folder), the folder's own name in its parent, on the same device (a folder
+///   made later inside takes its parent's rule: ext4's casefold is inherited, the other systems fold everywhere).
+///
+/// False when neither can tell (an empty folder at a mount's root whose name has no letter).
+public func foldsCase(_ folder: String) -> Bool {
+    var at = folder.isEmpty ? "." : folder
+    // The nearest folder that exists (a batch makes the output folder and its subfolders later).
+    while FileStatus(path: at)?.kind != .directory {
+        guard let parent = parentFolder(at) else { return false }
+        at = parent
+    }
+    if let answer = entryFoldsCase(in: at) { return answer }
+    guard let device = FileStatus(path: at)?.device else { return false }
+    // The folder's name (or an ancestor's, on the same device) looked up in its parent.
+    var child = at
+    for _ in 0..<64 {
+        guard let parent = parentFolder(child), FileStatus(path: parent)?.device == device else { return false }
+        let name = child.aroundLastSlash?.1 ?? child
+        if name != ".", name != "..", let answer = sameFileWithCaseSwapped(parent, PathBytes.encode(name)) { return answer }
+        child = parent
+    }
+    return false
+}
+
+/// Of the first entries of `folder` (at most 4,096 read), the first whose name has an ASCII letter: whether its
+/// name with the case of its letters swapped is the same file. Nil when no entry has a letter.
+private func entryFoldsCase(in folder: String) -> Bool? {
+    guard let dir = withFileSystemPath(folder, { opendir($0) }) else { return nil }
+    defer { closedir(dir) }
+    for _ in 0..<4096 {
+        guard let entry = readdir(dir) else { return nil }
+        let name: [UInt8] = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+            Array(raw.prefix { $0 != 0 })
+        }
+        if name == [0x2E] || name == [0x2E, 0x2E] { continue }
+        if let answer = sameFileWithCaseSwapped(folder, name) { return answer }
+    }
+    return nil
+}
+
+/// Whether `folder/name` and the same name with its ASCII letters' case swapped are one file (neither link
+/// followed); nil when the name has no letter or `folder/name` itself cannot be looked up.
+private func sameFileWithCaseSwapped(_ folder: String, _ name: [UInt8]) -> Bool? {
+    let swapped = name.map { b -> UInt8 in
+        switch b {
+        case 0x41...0x5A: return b + 32
+        case 0x61...0x7A: return b - 32
+        default: return b
+        }
+    }
+    guard swapped != name else { return nil }
+    let base = PathBytes.encode(folder) + [0x2F]
+    guard let own = lstatIdentity(base + name) else { return nil }
+    return lstatIdentity(base + swapped) == own
+}
+
+private func lstatIdentity(_ path: [UInt8]) -> FileIdentity? {
+    var st = stat()
+    let bytes = path.map { CChar(bitPattern: $0) } + [0]
+    guard bytes.withUnsafeBufferPointer({ lstat($0.baseAddress!, &st) }) == 0 else { return nil }
+    return FileStatus(st).identity
+}
+
+/// The folder holding `path` ("." for a plain name, "/" for one at the root), nil for "/" itself and for
+/// "." (whose parent's rule is not the question).
+private func parentFolder(_ path: String) -> String? {
+    if path == "/" || path == "." { return nil }
+    guard let (folder, _) = path.aroundLastSlash else { return "." }
+    return folder.isEmpty ? "/" : folder
+}
