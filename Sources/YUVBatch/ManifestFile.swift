@@ -67,9 +67,19 @@ public final class ManifestFile: @unchecked Sendable {
         }
         let start = reader.position
         var problems: [String] = [], count = 0, sorted = true, previous: [UInt8]?, number = 1, adjacent = 0, unused = 0, tooLong = false
-        func problem(_ why: String) {
+        func problem(_ why: String, at line: Int? = nil) {
             count += 1
-            if problems.count < Self.problemsKept { problems.append("line \(number): \(why)") }
+            if problems.count < Self.problemsKept { problems.append("line \(line ?? number): \(why)") }
+        }
+        // Lines of one name next to each other: every one is unread (neither is trusted), each counted once — a
+        // damaged line already is, so a group adds its readable lines (two identical damaged lines were "3 lines
+        // unread"). Counted here while the lines are in order; once they are not, the sorted copy counts them all.
+        var group = (lines: 0, readable: 0, second: 0)
+        func endGroup() {
+            guard group.lines > 1 else { return }
+            count += group.readable
+            adjacent += group.readable
+            if problems.count < Self.problemsKept { problems.append("line \(group.second): \(Self.secondEntry)") }
         }
         while let (line, _) = reader.next() {
             number += 1
@@ -82,13 +92,24 @@ public final class ManifestFile: @unchecked Sendable {
                 unused += line.count + 1
                 continue
             }
-            do throws(Malformed) { _ = try ManifestEntry(fields: try Manifest.fields(line[...])) } catch { problem(error.why) }
+            var readable = true
+            do throws(Malformed) { _ = try ManifestEntry(fields: try Manifest.fields(line[...])) } catch {
+                problem(error.why)
+                readable = false
+            }
             let name = Self.name(line)
             if let p = previous, name.lexicographicallyPrecedes(p) { sorted = false }
-            // Counted here while the lines are in order; once they are not, the sorted copy counts them all.
-            if sorted, let p = previous, name.elementsEqual(p) { problem(Self.secondEntry); adjacent += 1 }
+            if sorted, let p = previous, name.elementsEqual(p) {
+                group.lines += 1
+                group.readable += readable ? 1 : 0
+                if group.lines == 2 { group.second = number }
+            } else {
+                endGroup()
+                group = (1, readable ? 1 : 0, 0)
+            }
             previous = Array(name)
         }
+        endGroup()
         if file.failed { throw FileError(path: path, reason: "read failed: \(systemMessage())") }
         // The lines a search steps over one by one: past 64 KiB of them (the heading this version writes is under
         // 1), or a line over 1 MiB, a copy without them is searched — megabytes of comments (a manifest in a
@@ -102,14 +123,13 @@ public final class ManifestFile: @unchecked Sendable {
         // Out of order: a sorted copy to search, where the lines of one name come together (and are counted:
         // above, only lines next to each other were).
         let (copy, seconds) = try Self.sortedLines(file, from: start, path: path)
-        if adjacent > 0 {
-            count -= adjacent
-            problems.removeAll { $0.hasSuffix(Self.secondEntry) }
-        }
+        count -= adjacent
+        problems.removeAll { $0.hasSuffix(Self.secondEntry) }
         if seconds > 0 {
             count += seconds
             if problems.count < Self.problemsKept {
-                problems.append("\(seconds) more entr\(seconds == 1 ? "y" : "ies") for outputs that have one already")
+                problems.append("\(seconds) readable line\(seconds == 1 ? "" : "s") for outputs named on more than one line "
+                                + "(none of which is trusted)")
             }
         }
         (self.problems, problemCount, foreign, searchesSortedCopy) = (problems, count, false, true)
@@ -141,7 +161,7 @@ public final class ManifestFile: @unchecked Sendable {
     static func name(_ line: [UInt8]) -> ArraySlice<UInt8> { line.prefix { $0 != 9 } }
 
     /// The lines of `file` after `start` (but comments; one too long as its name alone), sorted by name (stable),
-    /// and how many lines have the name of the one before.
+    /// and how many readable lines name an output named on another line too.
     private static func sortedLines(_ file: ManifestBytes, from start: Int, path: String) throws(FileError) -> (Spool, Int) {
         let keyed = Spool()
         var reader = LineReader(file, at: start), order: UInt64 = 0
@@ -159,14 +179,22 @@ public final class ManifestFile: @unchecked Sendable {
         if file.failed { throw FileError(path: path, reason: "read failed: \(systemMessage())") }
         let sorted = try keyed.sortedRecords()
         let copy = Spool()
-        var records = sorted.reader(), previous: [UInt8]?, seconds = 0
+        // The readable lines of names on more than one line (the damaged ones are counted already).
+        var records = sorted.reader(), previous: [UInt8]?, seconds = 0, group = (lines: 0, readable: 0)
         while let r = records.nextRecord() {
             let record = MergeRecord(r)
-            if previous.map({ $0.elementsEqual(record.name) }) == true { seconds += 1 }
+            let readable = (try? ManifestEntry(fields: try Manifest.fields(record.line))) != nil
+            if previous.map({ $0.elementsEqual(record.name) }) == true {
+                group = (group.lines + 1, group.readable + (readable ? 1 : 0))
+            } else {
+                if group.lines > 1 { seconds += group.readable }
+                group = (1, readable ? 1 : 0)
+            }
             previous = Array(record.name)
             copy.append(record.line)
             copy.append(10)
         }
+        if group.lines > 1 { seconds += group.readable }
         try sorted.seal()
         try copy.seal()
         return (copy, seconds)

@@ -426,8 +426,8 @@ final class ManifestTests: XCTestCase {
         let shuffled = try ManifestFile(path: path)
         for name in all where name != all[7] { XCTAssertEqual(fields(shuffled.entry(named: name)), fields(m.entries[name]), name) }
         XCTAssertNil(shuffled.entry(named: all[7]))
-        XCTAssertEqual(shuffled.problemCount, 1)
-        XCTAssertEqual(shuffled.problems, ["1 more entry for outputs that have one already"])
+        XCTAssertEqual(shuffled.problemCount, 2, "both lines of the name are unread")
+        XCTAssertEqual(shuffled.problems, ["2 readable lines for outputs named on more than one line (none of which is trusted)"])
         XCTAssertNil(shuffled.entry(named: "d99999.nv12"))
         // In order, the second line next to the first: counted with its line number.
         let inOrder = text.split(separator: 10, omittingEmptySubsequences: false).map(Array.init)
@@ -435,7 +435,30 @@ final class ManifestTests: XCTestCase {
         try Data(doubled.joined(separator: [10])).write(to: URL(fileURLWithPath: path))
         let twice = try ManifestFile(path: path)
         XCTAssertEqual(twice.problems, ["line 11: a second entry for the same output"])
+        XCTAssertEqual(twice.problemCount, 2)
         XCTAssertEqual(all.filter { twice.entry(named: $0) == nil }.count, 1, "the doubled name only")
+    }
+
+    /// The lines unread are counted once each, whatever makes them so: a damaged line that is also a second line
+    /// of its name was counted twice ("3 lines unread" of two identical damaged lines; 2 of one damaged line and a
+    /// readable one written twice, which are 3), in order and out of order alike.
+    func testEveryUnreadLineIsCountedOnce() throws {
+        let path = root + "/out/.yuvconv-manifest"
+        let good = render(entry(output: "b.nv12", input: "in/b.png"))
+        let line = Array(good.split(separator: 10)[2]) + [10]
+        let damaged = Array("c.nv12\tjunk\n".utf8), late = Array("z.nv12\tjunk\n".utf8)
+        let cases: [([UInt8], Int)] = [
+            (good + damaged + damaged, 2),              // in order: one name, two damaged lines
+            (good + damaged + damaged + damaged, 3),
+            (good + line + damaged, 3),                 // b's line written twice, then a damaged line
+            (good + late + damaged + damaged, 3),       // out of order: the sorted copy counts
+            (good + late + line + damaged, 4),
+        ]
+        for (n, (text, want)) in cases.enumerated() {
+            try Data(text).write(to: URL(fileURLWithPath: path))
+            let file = try ManifestFile(path: path)
+            XCTAssertEqual(file.problemCount, want, "case \(n): \(file.problems)")
+        }
     }
 
     /// What `ManifestFile` cannot read it counts and describes as `Manifest` does; those lines have no entry.
@@ -558,7 +581,7 @@ final class ManifestTests: XCTestCase {
         ManifestChange.write(name: "b.nv12", entry: entry(output: "b.nv12", input: "in/b"), to: changes)
         XCTAssertNil(file.write(to: path, changes: changes, protected: Set<FileIdentity>()))
         let after = try ManifestFile(path: path)
-        XCTAssertEqual(after.problemCount, 3, "both a.nv12 lines and c.nv12's two, as they were")
+        XCTAssertEqual(after.problemCount, 4, "both a.nv12 lines and c.nv12's two, as they were")
         XCTAssertNil(after.entry(named: "a.nv12"), "still not trusted")
         XCTAssertNil(after.entry(named: "c.nv12"), "nor the readable one beside an unreadable one")
         XCTAssertNotNil(after.entry(named: "b.nv12"))
