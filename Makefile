@@ -71,25 +71,32 @@ build: deps
 # other, the report's line order, the CPU tiers against each other (every tier is the reference then), options,
 # the man page and completion (66 s of the pass on an AVX2-only EPYC); nor two tests that would run as in the
 # first pass: the sited direct path passes both kernel choices itself, and --allow-truncated's every cut compares
-# conversions with each other (28 s of the pass on a Zen 4 EPYC). The reference pass runs beside tools/hostile.sh,
-# a test process beside a shell that mostly waits on its cases: about 80 s less than one after the other.
+# conversions with each other (28 s of the pass on a Zen 4 EPYC).
 REFERENCE_SKIP = --skip 'YUVCoreTests\.' --skip 'YUVIOTests\.GoldenTests/' --skip 'YUVIOTests\.ColourRowsTests/' \
 	--skip 'yuvconvTests\.HostileTests/' --skip 'yuvconvTests\.IOFaultTests/' --skip 'YUVIOTests\.PNGImageDataTests/' \
 	--skip 'yuvconvTests\.PNGRouteTests/' --skip 'yuvconvTests\.StreamingReportTests/' --skip 'yuvconvTests\.CPUTierTests/' \
 	--skip 'yuvconvTests\.OptionTests/' --skip 'yuvconvTests\.ManCompletionTests/' \
 	--skip 'YUVIOTests\.DirectPathSitingTests/testSitedPlanesOnRealFilesMatchTheScalarReference' \
 	--skip 'YUVIOTests\.CorpusTests/testAllowTruncatedConvertsWhatEveryCutHolds'
-# `swift test` builds the binary the CLI tests run (with the shared runtime), so the static `make build` is not a
+# Two at a time (`beside`): the first live, the second's output kept and printed after it; either failing fails
+# the step. The test processes mostly wait (FIFOs, signals, timeouts, the binary they start: the fast pass used
+# 103 s of CPU in 194 s), so on 2 cores the fast pass runs beside tools/hostile.sh, and the reference pass beside
+# the library user's build: about 2.5 minutes less than one after another.
+define beside
+	@log=$$(mktemp); ( $(2) ) >$$log 2>&1 & second=$$!; \
+	$(1); first=$$?; wait $$second; status=$$?; cat $$log; rm -f $$log; \
+	echo "make test: $(word 1,$(3)) exit $$first, $(word 2,$(3)) exit $$status"; [ $$first = 0 ] && [ $$status = 0 ]
+endef
+# The build `swift test` makes (release, testable), then every step on it. The static `make build` is not a
 # step: it was compiled and then replaced, about 80 s of a run from a fresh clone.
 test: deps
 	$(call need_packages,time zsh fish python3 strace acl python3-fusepy)
-	$(SWIFT) test $(TEST_FLAGS)
-	@echo "reference pass (YUV_FORCE_REFERENCE=1) beside tools/hostile.sh; its log follows the hostile cases"
-	@log=$$(mktemp); \
-	(YUV_FORCE_REFERENCE=1 $(SWIFT) test $(TEST_FLAGS) --skip-build $(REFERENCE_SKIP) >$$log 2>&1; echo $$? >$$log.rc) & \
-	tools/hostile.sh; hostile=$$?; wait; cat $$log; reference=$$(cat $$log.rc); rm -f $$log $$log.rc; \
-	echo "reference pass: exit $$reference; tools/hostile.sh: exit $$hostile"; [ $$reference = 0 ] && [ $$hostile = 0 ]
-	$(MAKE) --no-print-directory test-library check-fuzz-harnesses
+	$(SWIFT) build $(TEST_FLAGS) -Xswiftc -enable-testing --build-tests
+	@echo "make test: the fast pass, and beside it tools/hostile.sh (its cases are printed after the pass)"
+	$(call beside,$(SWIFT) test $(TEST_FLAGS) --skip-build,tools/hostile.sh,fast-pass tools/hostile.sh)
+	@echo "make test: the library user, and beside it the reference pass (YUV_FORCE_REFERENCE=1, printed after)"
+	$(call beside,$(MAKE) --no-print-directory test-library,YUV_FORCE_REFERENCE=1 $(SWIFT) test $(TEST_FLAGS) --skip-build $(REFERENCE_SKIP),test-library reference-pass)
+	$(MAKE) --no-print-directory check-fuzz-harnesses
 
 # The fuzz harnesses against the code as it is now (`make fuzz` builds them only when run, so an interface
 # change would break them unseen): the C one compiled for syntax and types, the Swift one type-checked against
