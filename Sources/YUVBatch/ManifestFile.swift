@@ -67,19 +67,18 @@ public final class ManifestFile: @unchecked Sendable {
         }
         let start = reader.position
         var problems: [String] = [], count = 0, sorted = true, previous: [UInt8]?, number = 1, adjacent = 0, unused = 0, tooLong = false
-        func problem(_ why: String, at line: Int? = nil) {
+        func problem(_ why: String) {
             count += 1
-            if problems.count < Self.problemsKept { problems.append("line \(line ?? number): \(why)") }
+            if problems.count < Self.problemsKept { problems.append("line \(number): \(why)") }
         }
         // Lines of one name next to each other: every one is unread (neither is trusted), each counted once — a
         // damaged line already is, so a group adds its readable lines (two identical damaged lines were "3 lines
         // unread"). Counted here while the lines are in order; once they are not, the sorted copy counts them all.
-        var group = (lines: 0, readable: 0, second: 0)
+        var group = (lines: 0, readable: 0)
         func endGroup() {
             guard group.lines > 1 else { return }
             count += group.readable
             adjacent += group.readable
-            if problems.count < Self.problemsKept { problems.append("line \(group.second): \(Self.secondEntry)") }
         }
         while let (line, _) = reader.next() {
             number += 1
@@ -102,10 +101,11 @@ public final class ManifestFile: @unchecked Sendable {
             if sorted, let p = previous, name.elementsEqual(p) {
                 group.lines += 1
                 group.readable += readable ? 1 : 0
-                if group.lines == 2 { group.second = number }
+                // Said at its second line, in line order with the others.
+                if group.lines == 2 && problems.count < Self.problemsKept { problems.append("line \(number): \(Self.secondEntry)") }
             } else {
                 endGroup()
-                group = (1, readable ? 1 : 0, 0)
+                group = (1, readable ? 1 : 0)
             }
             previous = Array(name)
         }
@@ -180,17 +180,23 @@ public final class ManifestFile: @unchecked Sendable {
         let sorted = try keyed.sortedRecords()
         let copy = Spool()
         // The readable lines of names on more than one line (the damaged ones are counted already).
-        var records = sorted.reader(), previous: [UInt8]?, seconds = 0, group = (lines: 0, readable: 0)
+        // Only those lines are read again (as `init` read every one).
+        func readable<C: Collection>(_ line: C) -> Int where C.Element == UInt8 {
+            (try? ManifestEntry(fields: try Manifest.fields(ArraySlice(line)))) != nil ? 1 : 0
+        }
+        var records = sorted.reader(), previous: [UInt8]?, previousLine: [UInt8] = [], seconds = 0
+        var group = (lines: 0, readable: 0)
         while let r = records.nextRecord() {
             let record = MergeRecord(r)
-            let readable = (try? ManifestEntry(fields: try Manifest.fields(record.line))) != nil
             if previous.map({ $0.elementsEqual(record.name) }) == true {
-                group = (group.lines + 1, group.readable + (readable ? 1 : 0))
+                if group.lines == 1 { group.readable = readable(previousLine) }
+                group = (group.lines + 1, group.readable + readable(record.line))
             } else {
                 if group.lines > 1 { seconds += group.readable }
-                group = (1, readable ? 1 : 0)
+                group = (1, 0)
             }
             previous = Array(record.name)
+            previousLine = Array(record.line)
             copy.append(record.line)
             copy.append(10)
         }
