@@ -375,8 +375,47 @@ int yc_on_overlay(const char *path, int fd) {
     if ((path ? statfs(path, &fs) : fstatfs(fd, &fs)) != 0) return 0;
     return yc_shows_files_stored_elsewhere((unsigned long long)(unsigned long)fs.f_type);
 }
+
+int yc_folder_folds_case(const char *path) {
+    struct statfs fs;
+    if (statfs(path, &fs) != 0) return -1;
+    switch ((unsigned long)fs.f_type) {
+    case 0x4d44:       // MSDOS_SUPER_MAGIC: FAT (vfat), case-preserving, looked up without case
+    case 0x2011BAB0:   // EXFAT_SUPER_MAGIC
+        return 1;
+    case 0x65735546:   // FUSE_SUPER_MAGIC: the file system behind it decides (its flags cannot be asked)
+    case 0xFE534D42:   // SMB2_MAGIC_NUMBER: the server decides (Windows and macOS shares fold case)
+    case 0xFF534D42:   // CIFS_SUPER_MAGIC
+    case 0x6969:       // NFS_SUPER_MAGIC
+        return -1;
+    default:
+        break;
+    }
+    // ext4, f2fs and tmpfs fold case in folders made with casefold (chattr +F), which folders made inside inherit;
+    // a file system with flags and without that one (XFS, Btrfs, ext4 without it) tells case apart.
+    const int fd = open(path, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return -1;
+    long flags = 0;
+    const int rc = ioctl(fd, FS_IOC_GETFLAGS, &flags);
+    close(fd);
+    if (rc != 0) return -1;
+#ifndef FS_CASEFOLD_FL
+#define FS_CASEFOLD_FL 0x40000000
+#endif
+    return (flags & FS_CASEFOLD_FL) ? 1 : 0;
+}
+#elif defined(__APPLE__)
+int yc_is_pseudo_file(int fd) { (void)fd; return 0; }
+int yc_shows_files_stored_elsewhere(unsigned long long type) { (void)type; return 0; }
+int yc_on_overlay(const char *path, int fd) { (void)path; (void)fd; return 0; }
+int yc_folder_folds_case(const char *path) {
+    // APFS and HFS+ say: case-insensitive is their default.
+    const long sensitive = pathconf(path, _PC_CASE_SENSITIVE);
+    return sensitive < 0 ? -1 : sensitive == 0 ? 1 : 0;
+}
 #else
 int yc_is_pseudo_file(int fd) { (void)fd; return 0; }
 int yc_shows_files_stored_elsewhere(unsigned long long type) { (void)type; return 0; }
 int yc_on_overlay(const char *path, int fd) { (void)path; (void)fd; return 0; }
+int yc_folder_folds_case(const char *path) { (void)path; return -1; }
 #endif

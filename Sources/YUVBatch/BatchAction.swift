@@ -16,9 +16,10 @@ public enum BatchAction: Sendable, Equatable {
     /// A folder at the output's name (or a link to one) is no output already there: converting refuses it
     /// ("is a folder"), where a skip would have called the file done and the run green.
     public init(_ item: BatchItem, force: Bool) {
-        // Nor is a file this run wrote as another output (`A.nv12` for `a.nv12`, in a folder that does not tell
-        // case apart): converting refuses it, where a skip would have reported the other input's file as this one's.
-        guard let there = FileStatus(path: item.output), there.kind != .directory, !AtomicOutput.namedByThisRun(there) else {
+        // Nor is a file that was not there when the plan looked (`item.foundAtPlan`): another output of this run
+        // (`A.nv12` for `a.nv12`, in a folder that does not tell case apart), or another program's. Converting
+        // refuses it (`AtomicOutput.check`), where a skip reported the other input's file as this one's.
+        guard let there = FileStatus(path: item.output), there.kind != .directory, item.foundAtPlan.allows(there) else {
             self = .convert
             return
         }

@@ -15,6 +15,8 @@ public struct BatchItem: Sendable, Equatable {
     public internal(set) var output = ""
     public internal(set) var name = ""
     public internal(set) var format = OutputFormat.raw(.nv12)
+    /// What was at the output when the plan looked, before any work (`AtomicOutput.Before`).
+    public internal(set) var foundAtPlan = AtomicOutput.Before.unknown
 
     public init(input: String, dir: String) {
         self.input = input

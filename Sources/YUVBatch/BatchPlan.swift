@@ -55,6 +55,11 @@ public struct BatchOutputFolder: Sendable, Equatable {
 public final class BatchPlan: @unchecked Sendable {
     /// Records: input length (4 bytes), input, folder length (4 bytes), folder, output name.
     let planned: Spool
+    /// In the same order, what was at each output when the plan looked (before any work): 0, or 1 and the file's
+    /// device and inode (8 bytes each). `--force` replaces only that file, and only a file that was there is
+    /// "already there": one that appears during the run (another output of it, where the file system does not tell
+    /// upper from lower case; another program's) is refused, not replaced nor skipped for it.
+    private(set) var found: Spool?
     let folder: BatchOutputFolder
     let format: OutputFormat?
     let needs: [OutputFormat.RawOnly]
@@ -155,7 +160,7 @@ public final class BatchPlan: @unchecked Sendable {
         let reportKey = reportFile.map(outputKey)
         var reportIsOutput = false
         var walk = self.reader()
-        let places = Spool(), tree = Spool()
+        let places = Spool(), tree = Spool(), found = Spool()
         var at: UInt64 = 0, lastFolder: PlaceCache?
         // /dev/null takes any interleaving: outputs linked to it (a batch timed without its files) keep their jobs.
         var streams = Set<FileIdentity>(), null = FileStatus(path: "/dev/null")?.identity
@@ -175,10 +180,10 @@ public final class BatchPlan: @unchecked Sendable {
             // A device or FIFO is written in place, in order, by every output that names it: no clash.
             let (placePath, folds) = Self.outputPlace(item.output, cache: &lastFolder)
             let status = FileStatus(path: placePath), kind = status?.kind
+            found.appendRecord(status.map { [1] + Self.bigEndian($0.device) + Self.bigEndian($0.inode) } ?? [0])
             if let status, kind != .regular, kind != .directory, status.identity != null,
                !streams.insert(status.identity).inserted { sharesAStream = true }
-            // Where the file system takes names that differ only in case for one file, so do the checks.
-            let place = PathBytes.encode(folds ? placePath.lowercased() : placePath), out = PathBytes.encode(item.output)
+            let place = Self.placeKey(placePath, folds: folds), out = PathBytes.encode(item.output)
             if kind == nil || kind == .regular {
                 places.appendRecord(parts: [place[...], [0], InputRecord.bigEndian(at)[...], out[...],
                                             InputRecord.length(place.count)[...]])
@@ -195,15 +200,21 @@ public final class BatchPlan: @unchecked Sendable {
         for file in alsoWritten where file != "-" {
             let (placePath, folds) = Self.outputPlace(file, cache: &lastFolder)
             if nests(FileStatus(path: placePath)?.kind) {
-                addToTree(PathBytes.encode(folds ? placePath.lowercased() : placePath), file)
+                addToTree(Self.placeKey(placePath, folds: folds), file)
             }
         }
-        try fileStep { () throws(FileError) in try planned.seal() }
+        try fileStep { () throws(FileError) in
+            try planned.seal()
+            try found.seal()
+        }
+        self.found = found
         if reportIsOutput, let file = reportFile { throw .reportIsOutput(file) }
-        if let (first, second, _) = try Self.firstClash(places) {
+        if let (first, second, key) = try Self.firstClash(places) {
             let (a, b) = (PathBytes.decode(first), PathBytes.decode(second))
-            // Names that differ only in case, which this file system takes for one (a link may be on the way too).
-            if a != b && a.lowercased() == b.lowercased() { throw .sameFileByCase(first: a, second: b) }
+            // Names that differ only in case, in a folder that takes them for one file.
+            if key.first == Self.foldedMark && a != b && a.lowercased() == b.lowercased() {
+                throw .sameFileByCase(first: a, second: b)
+            }
             throw .sameFile(first: a, second: b)
         }
         if let (file, inside) = try Self.firstNesting(tree) {
@@ -295,6 +306,16 @@ public final class BatchPlan: @unchecked Sendable {
         return (file, folds)
     }
 
+    /// A place as the checks compare it: its bytes after a mark, lower-cased where the file system takes names that
+    /// differ only in case for one file (`foldsCase`) — the mark keeps such a place apart from one spelled alike
+    /// on a file system that tells case apart.
+    static func placeKey(_ place: String, folds: Bool) -> [UInt8] {
+        folds ? [foldedMark] + PathBytes.encode(place.lowercased()) : [2] + PathBytes.encode(place)
+    }
+    static let foldedMark: UInt8 = 1
+
+    static func bigEndian(_ v: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: v >> (56 - 8 * $0)) } }
+
     /// The last folder `outputPlace` resolved (a plan's outputs come folder by folder).
     struct PlaceCache {
         let folder: String, place: String, foldsCase: Bool
@@ -341,6 +362,7 @@ public final class BatchPlan: @unchecked Sendable {
     /// Reads the plan's items in order, each with its name, output path and format.
     public struct Reader {
         var records: SpoolReader
+        var found: SpoolReader?
         let plan: BatchPlan
 
         public mutating func next() -> BatchItem? {
@@ -348,6 +370,10 @@ public final class BatchPlan: @unchecked Sendable {
             let (input, dir, name) = BatchPlan.plannedFields(r)
             var item = BatchItem(input: PathBytes.decode(input), dir: PathBytes.decode(dir))
             item.name = PathBytes.decode(name)
+            if let f = found?.nextRecord() {
+                func word(_ at: Int) -> UInt64 { f[(f.startIndex + at)..<(f.startIndex + at + 8)].reduce(0) { $0 << 8 | UInt64($1) } }
+                item.foundAtPlan = f.first == 1 ? .file(FileIdentity(device: word(1), inode: word(9))) : .nothing
+            }
             item.output = plan.folder.path(of: item.name)
             // Checked when the plan was made: the same rule cannot refuse it now.
             guard let format = try? OutputFormat.resolve(asked: plan.format, path: item.output, needs: plan.needs) else {
@@ -358,7 +384,7 @@ public final class BatchPlan: @unchecked Sendable {
         }
     }
 
-    public func reader() -> Reader { Reader(records: planned.reader(), plan: self) }
+    public func reader() -> Reader { Reader(records: planned.reader(), found: found?.reader(), plan: self) }
 
     /// The first error met reading the plan back (a failing temporary file), if any.
     public var readFailure: FileError? { planned.failure }

@@ -24,6 +24,8 @@ public final class AtomicOutput {
     private let force: Bool
     /// The only file `force` may replace (see `init`), nil for any.
     private let replacingOnly: FileStatus?
+    /// What a batch's plan saw at the name (`Before`).
+    private let before: Before
     var fd: Int32 = -1
     /// Writing a file of our own (named or not), not a descriptor or device: bytes can go at any offset.
     var seekable = false
@@ -109,13 +111,19 @@ public final class AtomicOutput {
     /// granted to replace that file alone, as it was when the run looked at it (`--update`'s report file, which it
     /// may replace because it is a report): another put there meanwhile is kept and the commit fails.
     public init(path: String, force: Bool, inputs: [String] = [], protected: any FileIdentitySet = Set<FileIdentity>(),
-                hashing: Bool = false, plainFileOnly: Bool = false, replacingOnly: FileStatus? = nil) throws(WriteError) {
+                hashing: Bool = false, plainFileOnly: Bool = false, replacingOnly: FileStatus? = nil,
+                before: Before = .unknown) throws(WriteError) {
         self.path = path
-        self.force = force
+        // Nothing was there when the plan looked: nothing to replace, so the file is named as without --force (a
+        // link, which fails if a file is there) — one named there meanwhile is kept, with no moment between a look
+        // and the rename for it to come.
+        self.force = force && before != .nothing
         self.replacingOnly = replacingOnly
+        self.before = before
         if hashing { hasher = SHA256() }
         let real: String
-        switch try Self.check(path: path, force: force, inputs: inputs, protected: protected, plainFileOnly: plainFileOnly) {
+        switch try Self.check(path: path, force: force, inputs: inputs, protected: protected, plainFileOnly: plainFileOnly,
+                              before: before) {
         case .descriptor(let descriptor):
             fd = descriptor
             if case .descriptorHasData? = Self.overwrites(descriptor: descriptor) { cutsTail = true }
@@ -299,50 +307,35 @@ public final class AtomicOutput {
             throw error
         }
         if let digest { beforeNaming?(digest) }
-        // Named one at a time. Where the folder does not tell upper from lower case, each file this process names
-        // there is kept (`named`; nothing is kept elsewhere, so a batch's memory does not grow with its files): an
-        // output whose name the file system takes for one already named — `A.nv12` and `a.nv12` — is refused,
-        // never written over it, even with --force. (The plan refuses such names before the work where the folder
-        // shows how it compares names; an empty folder at a mount's root does not.)
-        let made = FileStatus(descriptor: fd)?.identity
-        try Self.named.withLock { (named: inout Set<FileIdentity>) throws(WriteError) in
-            if !named.isEmpty, let there = Self.identity(in: folder, name), there != made, named.contains(there) {
-                close(fd)
-                fd = -1
-                if let temp = tempName { remove(temp) }
-                throw Self.anotherOutputOfThisRun
+        try nameIntoPlace(folder: folder, name: name, remove: remove, move: move)
+    }
+
+    /// Why a file at the name stops the output: it was there without --force, or it came during the run (`Before`).
+    private var existing: WriteError { before == .nothing ? before.refusal : .exists }
+
+    /// What was at an output's name when a batch's plan looked, before any work: `--force` replaces only that
+    /// file, and a file that appeared since — another output of the run, whose name the file system takes for this
+    /// one (`A.nv12` and `a.nv12` where it does not tell case apart), or another program's — is kept and the output
+    /// refused. `unknown`: no plan looked (a single conversion), so no such rule.
+    public enum Before: Sendable, Equatable {
+        case unknown, nothing, file(FileIdentity)
+
+        /// Whether the file now at the name may be taken for the one that was there.
+        public func allows(_ now: FileStatus) -> Bool {
+            switch self {
+            case .unknown: return true
+            case .nothing: return false
+            case .file(let id): return id == now.identity
             }
-            try nameIntoPlace(folder: folder, name: name, remove: remove, move: move)
-            if let made, Self.foldsCase(in: folder, name, made) { named.insert(made) }
         }
-    }
 
-    /// The files this process has named in folders that fold case (device and inode).
-    static let named = Mutex(Set<FileIdentity>())
-
-    /// Whether `file` is one this process named as an output, in a folder that folds case: another output at a
-    /// name that reaches it is refused (`check`), not skipped as already there nor written over it.
-    public static func namedByThisRun(_ file: FileStatus) -> Bool {
-        named.withLock { $0.isEmpty ? false : $0.contains(file.identity) }
-    }
-
-    static let anotherOutputOfThisRun = WriteError.system(
-        "is the same file as another output of this run, which it would replace (this folder's file system takes the "
-        + "two names for one: it does not tell upper from lower case); refusing to write one over the other")
-
-    /// The file `name` in `folder` (a link itself, not followed), or nil.
-    static func identity(in folder: Int32, _ name: String) -> FileIdentity? {
-        var st = stat()
-        guard withFileSystemPath(name, { fstatat(folder, $0, &st, AT_SYMLINK_NOFOLLOW) }) == 0 else { return nil }
-        return FileStatus(st).identity
-    }
-
-    /// Whether `name` in `folder`, with its ASCII letters' case swapped, is still `file`: the folder folds case.
-    static func foldsCase(in folder: Int32, _ name: String, _ file: FileIdentity) -> Bool {
-        let swapped = String(decoding: name.utf8.map { b -> UInt8 in
-            (0x41...0x5A).contains(b) ? b + 32 : (0x61...0x7A).contains(b) ? b - 32 : b
-        }, as: UTF8.self)
-        return swapped != name && identity(in: folder, swapped) == file
+        /// Why the file now at the name is not the one that was there (`allows` false).
+        var refusal: WriteError {
+            .system((self == .nothing ? "appeared at this name during the run" : "was replaced by another file during the run")
+                    + ", and is kept: another output of this run whose name this folder's file system takes for the same "
+                    + "(it does not tell upper from lower case), or another program's file; --force replaces only what "
+                    + "was there when the run began")
+        }
     }
 
     /// `commit`'s naming: the unnamed file linked at its name (or through a temporary name to replace a file), or
@@ -362,7 +355,7 @@ public final class AtomicOutput {
                 let closeErrno = errno
                 fd = -1
                 if linked != 0 {
-                    if linkErrno == EEXIST { throw .exists }
+                    if linkErrno == EEXIST { throw existing }
                     throw .system("cannot name the file: \(errnoMessage(linkErrno))")
                 }
                 if closed != 0 {
@@ -403,6 +396,13 @@ public final class AtomicOutput {
                 remove(temp)
                 throw .system("was replaced during the run by another file, which is kept (--force replaces it)")
             }
+            // Nor any file but the one the plan saw there: one named meanwhile (another output of this run where case
+            // is not told apart) is kept.
+            if before != .unknown, withFileSystemPath(name, { fstatat(folder, $0, &now, AT_SYMLINK_NOFOLLOW) }) == 0,
+               FileStatus(now).kind == .regular, !before.allows(FileStatus(now)) {
+                remove(temp)
+                throw before.refusal
+            }
             if move(temp) != 0 {
                 let why = errnoMessage()
                 remove(temp)
@@ -418,13 +418,13 @@ public final class AtomicOutput {
         let linkErrno = errno
         if linkErrno == EEXIST {
             remove(temp)
-            throw .exists
+            throw existing
         }
         // File systems without hard links: check, then rename.
         var st = stat()
         if withFileSystemPath(name, { fstatat(folder, $0, &st, AT_SYMLINK_NOFOLLOW) }) == 0 {
             remove(temp)
-            throw .exists
+            throw existing
         }
         if move(temp) != 0 {
             let why = errnoMessage()

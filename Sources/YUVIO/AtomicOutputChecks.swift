@@ -65,9 +65,10 @@ extension AtomicOutput {
     /// - `plainFileOnly`: `path` itself must be a regular file or nothing — no link followed, no device, no
     ///   descriptor (a file of yuvconv's own, such as `--update`'s manifest, that a link put there meanwhile
     ///   must not redirect).
+    /// - `before`: what a batch's plan saw at the name; a regular file there that is not it is refused (`Before`).
     public static func check(path: String, force: Bool, inputs: [String] = [],
                              protected: any FileIdentitySet = Set<FileIdentity>(),
-                             plainFileOnly: Bool = false) throws(WriteError) -> Destination {
+                             plainFileOnly: Bool = false, before: Before = .unknown) throws(WriteError) -> Destination {
         if plainFileOnly {
             if standardDescriptor(path) != nil { throw .system("is a descriptor, not a file") }
             if let st = FileStatus(path: path, follow: false), st.kind != .regular {
@@ -100,7 +101,7 @@ extension AtomicOutput {
         }
         if let st = FileStatus(path: real) {
             if protected.holds(st, onOverlay: onOverlay(path: real)) { throw .sameAsInput }
-            if st.kind == .regular && namedByThisRun(st) { throw anotherOutputOfThisRun }
+            if st.kind == .regular && !before.allows(st) { throw before.refusal }
             if st.kind == .directory { throw .system("is a directory") }
             // open() cannot reach a Unix socket (ENXIO, which a FIFO without a reader gives too).
             if st.kind == .socket { throw .system(socketReason(remedy: "write to standard output and pipe it on")) }

@@ -3,24 +3,33 @@
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CShims
 
 /// Whether the file system under `folder` takes two names that differ only in letter case for one file — macOS's
 /// default APFS, FAT and exFAT, ext4 folders made with casefold (`chattr +F`), case-insensitive FUSE and SMB
 /// mounts. There `A.nv12` and `a.nv12`, two outputs by their names, are one file, and the second would replace
-/// the first. Nothing is written to find out: the nearest folder of `folder` that exists is asked —
+/// the first. Nothing is written to find out: the nearest folder of `folder` that exists is asked (a folder made
+/// later inside takes its rule: ext4's casefold is inherited, the other systems fold everywhere) —
 ///
+/// - what its file system says (`yc_folder_folds_case`: FAT and exFAT fold; ext4, f2fs and tmpfs by the folder's
+///   casefold flag; macOS by `pathconf`); where it does not say (FUSE, SMB, NFS):
 /// - an entry of it whose name has an ASCII letter, looked up again with every letter's case swapped: the same
 ///   file (device and inode) says the folder folds case, no file or another file says it does not;
-/// - with no such entry (an empty folder), the folder's own name in its parent, on the same device (a folder
-///   made later inside takes its parent's rule: ext4's casefold is inherited, the other systems fold everywhere).
+/// - with no such entry (an empty folder), the folder's own name in its parent, on the same device.
 ///
-/// False when neither can tell (an empty folder at a mount's root whose name has no letter).
+/// False when none can tell (an empty folder at the root of such a mount whose name has no letter): the run then
+/// refuses the second output when it would be named (`AtomicOutput.Before`).
 public func foldsCase(_ folder: String) -> Bool {
     var at = folder.isEmpty ? "." : folder
     // The nearest folder that exists (a batch makes the output folder and its subfolders later).
     while FileStatus(path: at)?.kind != .directory {
         guard let parent = parentFolder(at) else { return false }
         at = parent
+    }
+    switch withFileSystemPath(at, { yc_folder_folds_case($0) }) {
+    case 1: return true
+    case 0: return false
+    default: break
     }
     if let answer = entryFoldsCase(in: at) { return answer }
     guard let device = FileStatus(path: at)?.device else { return false }

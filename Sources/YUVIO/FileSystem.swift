@@ -247,6 +247,8 @@ public struct FileStatus: Sendable, Equatable {
 public struct FileIdentity: Hashable, Sendable {
     public let device: UInt64
     public let inode: UInt64
+
+    public init(device: UInt64, inode: UInt64) { (self.device, self.inode) = (device, inode) }
 }
 
 /// A file at one moment: which file, its size and when it was last changed.

@@ -266,7 +266,7 @@ func runBatch(_ options: Options) -> Int32 {
         }
         let convert = { (beforeNaming: ((ConversionReport, OutputDigest) -> Void)?) in
             convertOne(input: item.input, output: item.output, format: item.format, options: o, protected: protected,
-                       keepForReport: opts.reportFormat != nil, beforeNaming: beforeNaming)
+                       keepForReport: opts.reportFormat != nil, before: item.foundAtPlan, beforeNaming: beforeNaming)
         }
         return update?.convert(item, options: opts, convert) ?? convert(nil)
     }

@@ -42,10 +42,12 @@ struct Outcome {
 /// wants it. Never throws: a failure is part of the outcome. Files in `protected` (every input of the run)
 /// are never written. The output is hashed as it is written for a report that shows the hash (JSON, CSV) and for
 /// `--update`'s manifest only: SHA-256 costs about a fifth of a JPEG's conversion.
+/// `before`: what a batch's plan saw at the output (`AtomicOutput.Before`).
 /// `beforeNaming`: told the output's report and digest just before the output is named
 /// (`AtomicOutput.beforeNaming`: `--update`'s journal).
 func convertOne(input: String, output: String, format: OutputFormat, options: Options, protected: any FileIdentitySet,
-                keepForReport: Bool, beforeNaming: ((ConversionReport, OutputDigest) -> Void)? = nil) -> Outcome {
+                keepForReport: Bool, before: AtomicOutput.Before = .unknown,
+                beforeNaming: ((ConversionReport, OutputDigest) -> Void)? = nil) -> Outcome {
     let name = displayPath(input)
     var decodeOptions = options.decodeOptions
     decodeOptions.listed = protected
@@ -59,7 +61,8 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
     let sink: AtomicOutput
     do {
         sink = try AtomicOutput(path: output, force: options.force, inputs: [input], protected: protected,
-                                hashing: (keepForReport && options.reportFormat?.showsOutputDigest == true) || options.update)
+                                hashing: (keepForReport && options.reportFormat?.showsOutputDigest == true) || options.update,
+                                before: before)
     } catch {
         // In a batch the failure is listed under its input, as every other one is (`in/a.png: cannot write out/a.nv12:
         // no process is reading the FIFO`); a single conversion's refusal names its output alone.

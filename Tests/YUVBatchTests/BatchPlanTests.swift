@@ -418,8 +418,22 @@ final class BatchPlanTests: XCTestCase {
         XCTAssertEqual(BatchAction(item, force: true), .convert)
         XCTAssertFalse(BatchAction(item, force: true).replaces)
         try touch("out/a.nv12")
-        XCTAssertEqual(BatchAction(item, force: true), .replace(nil))
-        XCTAssertTrue(BatchAction(item, force: true).replaces)
-        XCTAssertEqual(BatchAction(item, force: false), .skip(upToDate: false))
+        // Planned with the output there: replaced with --force, else skipped as already there.
+        let again = try BatchPlan(operands: [root + "/a.png"], outputFolder: root + "/out/").items[0]
+        XCTAssertEqual(BatchAction(again, force: true), .replace(nil))
+        XCTAssertTrue(BatchAction(again, force: true).replaces)
+        XCTAssertEqual(BatchAction(again, force: false), .skip(upToDate: false))
+        // Planned before it came (another output of the run, where case is not told apart): not "already there",
+        // nor replaced — converted, so that writing refuses it (AtomicOutput.Before).
+        XCTAssertEqual(item.foundAtPlan, .nothing)
+        XCTAssertEqual(BatchAction(item, force: true), .convert)
+        XCTAssertEqual(BatchAction(item, force: false), .convert)
+        XCTAssertThrowsError(try AtomicOutput(path: root + "/out/a.nv12", force: true, before: item.foundAtPlan)) {
+            XCTAssertTrue("\($0)".contains("appeared at this name during the run"), "\($0)")
+        }
+        // Replaced by another file since the plan looked (made while the first was there: another inode): kept too.
+        try touch("out/other")
+        XCTAssertEqual(rename(root + "/out/other", root + "/out/a.nv12"), 0)
+        XCTAssertEqual(BatchAction(again, force: true), .convert)
     }
 }

@@ -31,6 +31,10 @@ int yc_on_overlay(const char *path, int fd);
 /// 1 for a file system type (statfs's f_type) that shows files stored elsewhere with their own size and times:
 /// overlayfs, FUSE (passthroughs: bindfs, mergerfs, virtiofs), NFS and 9p; Linux only.
 int yc_shows_files_stored_elsewhere(unsigned long long type);
+/// Whether the folder `path` (which exists) takes names that differ only in letter case for one file, as its file
+/// system says: 1 (FAT, exFAT, an ext4/f2fs/tmpfs folder with casefold; APFS or HFS+ so formatted), 0 (it tells case
+/// apart), -1 when it does not say (FUSE, SMB, NFS, or no answer): then only a look at names can tell.
+int yc_folder_folds_case(const char *path);
 
 /// A descriptor for the folder `path` that names it only (Linux's O_PATH, O_SEARCH elsewhere): what openat,
 /// linkat, renameat, unlinkat and fstatat need, which a folder one may write to but not list (0733) grants.
