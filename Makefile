@@ -82,10 +82,14 @@ REFERENCE_SKIP = --skip 'YUVCoreTests\.' --skip 'YUVIOTests\.GoldenTests/' --ski
 # the step. The test processes mostly wait (FIFOs, signals, timeouts, the binary they start: the fast pass used
 # 103 s of CPU in 194 s), so on 2 cores the fast pass runs beside tools/hostile.sh, and the reference pass beside
 # the library user's build: about 2.5 minutes less than one after another.
+# Stopped (Ctrl-C, a CI timeout's SIGTERM), the step ends the second's processes too (a background job ignores
+# SIGINT), prints what it wrote and removes its log.
 define beside
 	@log=$$(mktemp); ( $(2) ) >$$log 2>&1 & second=$$!; \
-	$(1); first=$$?; wait $$second; status=$$?; cat $$log; rm -f $$log; \
-	echo "make test: $(word 1,$(3)) exit $$first, $(word 2,$(3)) exit $$status"; [ $$first = 0 ] && [ $$status = 0 ]
+	killtree() { for c in $$(pgrep -P $$1 2>/dev/null); do killtree $$c; done; kill -TERM $$1 2>/dev/null; }; \
+	trap 'killtree $$second; wait $$second; cat "$$log"; rm -f "$$log"; exit 130' INT TERM; \
+	$(1); first=$$?; wait $$second; status=$$?; trap - INT TERM; cat "$$log"; rm -f "$$log"; \
+	echo "make test: $(word 1,$(3)) exit $$first, $(word 2,$(3)) exit $$status"; [ "$$first" = 0 ] && [ "$$status" = 0 ]
 endef
 # The build `swift test` makes (release, testable), then every step on it. The static `make build` is not a
 # step: it was compiled and then replaced, about 80 s of a run from a fresh clone.
