@@ -2594,7 +2594,8 @@ end
 
 begin manifest-after-the-folder-was-replaced
 # The manifest is written only into the folder the batch began with: not over elsewhere's file of that name.
-mkdir in elsewhere; for i in 1 2 3 4 5 6; do cp "$CRAFT/slow.png" "in/$i.png"; done
+# (24 inputs: with 6, a run beside another load could finish them all before the folder was moved: exit 0.)
+mkdir in elsewhere; for i in $(seq 24); do cp "$CRAFT/slow.png" "in/$i.png"; done
 echo VICTIM > elsewhere/.yuvconv-manifest; snap
 timeout -s KILL "$LIMIT" "$BIN" in -o out/ -j 1 -q -u > "$OUT" 2> "$ERR" & pid=$!
 for _ in $(seq 200); do [ -n "$(ls out 2> /dev/null)" ] && break; sleep 0.05; done
