@@ -40,7 +40,8 @@ extension AtomicOutput {
         // In any letter case: where the file system folds case (macOS's APFS, FAT, ext4 with casefold),
         // `.YUVCONV-MANIFEST` is the manifest — refused everywhere, as no one names an image so.
         let parts = path.pathParts, names = [manifestName, manifestLockName]
-        func folded(_ name: String) -> String { String(decoding: name.utf8.map { (0x41...0x5A).contains($0) ? $0 + 32 : $0 }, as: UTF8.self) }
+        // Unicode's lower case, as the file systems fold it: the Kelvin sign (U+212A) is a K there.
+        func folded(_ name: String) -> String { name.lowercased() }
         func reserved(_ name: String) -> Bool { names.contains(folded(name)) || folded(name).hasPrefix(manifestJournalPrefix) }
         func what(_ name: String) -> String {
             folded(name) == manifestName ? "manifest" : folded(name) == manifestLockName ? "manifest's lock file" : "manifest's journal"

@@ -15,10 +15,11 @@ import CShims
 ///   casefold flag; macOS by `pathconf`); where it does not say (FUSE, SMB, NFS):
 /// - an entry of it whose name has an ASCII letter, looked up again with every letter's case swapped: the same
 ///   file (device and inode) says the folder folds case, no file or another file says it does not;
-/// - with no such entry (an empty folder), the folder's own name in its parent, on the same device.
+/// - with no such entry (an empty folder), the folder's own name in its parent, then the parent's entries, and so
+///   on up, on the same device.
 ///
-/// False when none can tell (an empty folder at the root of such a mount whose name has no letter): the run then
-/// refuses the second output when it would be named (`AtomicOutput.Before`).
+/// False when none can tell (an empty mount of such a file system): the run then refuses the second output when it
+/// would be named (`AtomicOutput.Before`).
 public func foldsCase(_ folder: String) -> Bool {
     var at = folder.isEmpty ? "." : folder
     // The nearest folder that exists (a batch makes the output folder and its subfolders later).
@@ -31,15 +32,17 @@ public func foldsCase(_ folder: String) -> Bool {
     case 0: return false
     default: break
     }
-    if let answer = entryFoldsCase(in: at) { return answer }
+    // Its entries, then its own name in its parent, then the parent's entries, up to the file system's root (a
+    // mount's root holds files where an empty output folder below it does not; such a file system folds case
+    // everywhere or nowhere).
     guard let device = FileStatus(path: at)?.device else { return false }
-    // The folder's name (or an ancestor's, on the same device) looked up in its parent.
-    var child = at
+    var folder = at
     for _ in 0..<64 {
-        guard let parent = parentFolder(child), FileStatus(path: parent)?.device == device else { return false }
-        let name = child.aroundLastSlash?.1 ?? child
+        if let answer = entryFoldsCase(in: folder) { return answer }
+        guard let parent = parentFolder(folder), FileStatus(path: parent)?.device == device else { return false }
+        let name = folder.aroundLastSlash?.1 ?? folder
         if name != ".", name != "..", let answer = sameFileWithCaseSwapped(parent, PathBytes.encode(name)) { return answer }
-        child = parent
+        folder = parent
     }
     return false
 }
@@ -61,7 +64,8 @@ private func entryFoldsCase(in folder: String) -> Bool? {
 }
 
 /// Whether `folder/name` and the same name with its ASCII letters' case swapped are one file (neither link
-/// followed); nil when the name has no letter or `folder/name` itself cannot be looked up.
+/// followed); nil when the name has no letter, `folder/name` cannot be looked up, or it is a file with other
+/// names (hard links: `Z` and `z` may be two names of one file on a system that tells case apart).
 private func sameFileWithCaseSwapped(_ folder: String, _ name: [UInt8]) -> Bool? {
     let swapped = name.map { b -> UInt8 in
         switch b {
@@ -72,15 +76,15 @@ private func sameFileWithCaseSwapped(_ folder: String, _ name: [UInt8]) -> Bool?
     }
     guard swapped != name else { return nil }
     let base = PathBytes.encode(folder) + [0x2F]
-    guard let own = lstatIdentity(base + name) else { return nil }
-    return lstatIdentity(base + swapped) == own
+    guard let own = lstatOf(base + name), own.st_mode & S_IFMT == S_IFDIR || own.st_nlink == 1 else { return nil }
+    return lstatOf(base + swapped).map { FileStatus($0).identity } == FileStatus(own).identity
 }
 
-private func lstatIdentity(_ path: [UInt8]) -> FileIdentity? {
+private func lstatOf(_ path: [UInt8]) -> stat? {
     var st = stat()
     let bytes = path.map { CChar(bitPattern: $0) } + [0]
     guard bytes.withUnsafeBufferPointer({ lstat($0.baseAddress!, &st) }) == 0 else { return nil }
-    return FileStatus(st).identity
+    return st
 }
 
 /// The folder holding `path` ("." for a plain name, "/" for one at the root), nil for "/" itself and for

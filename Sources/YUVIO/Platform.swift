@@ -5,6 +5,7 @@ import Darwin
 #endif
 import YUVCore
 import CShims
+import Synchronization
 
 /// The C library's message for an errno value.
 func errnoMessage(_ code: Int32 = errno) -> String {
@@ -224,19 +225,33 @@ public func outputKey(_ path: String) -> String {
     // before `out` or `out/x` is made. Names by their bytes, in hex: keys compare as Swift strings, which take one
     // name in NFC and NFD as equal.
     func hex(_ s: String) -> String { PathBytes.encode(s).map { String($0, radix: 16) }.joined(separator: ".") }
-    var below: [String] = []
     // A relative name when the current folder cannot be read (removed, or its path too long): keyed by its text.
     if !real.isAbsolutePath && getcwd(nil, 0).map({ free($0); return false }) ?? true { return "path:" + hex(real) }
     var place = resolvedPath(real)
     if let st = FileStatus(path: place) { return "id:\(st.device):\(st.inode)" }
+    var names: [String] = []
     while place != "/" {
         let (dir, name) = splitPath(place)
-        below.insert(hex(name), at: 0)
-        if let d = FileStatus(path: dir) { return "in:\(d.device):\(d.inode)/" + below.joined(separator: "/") }
+        names.insert(name, at: 0)
+        if let d = FileStatus(path: dir) {
+            // Where the folder does not tell upper from lower case, `É.nv12` and `é.nv12` are one output.
+            let folds = foldsCaseCached(dir)
+            let below = names.map { hex(folds ? $0.lowercased() : $0) }
+            return "in:\(d.device):\(d.inode)/" + below.joined(separator: "/")
+        }
         place = dir
     }
-    return "path:" + below.joined(separator: "/")
+    return "path:" + names.map(hex).joined(separator: "/")
 }
+
+/// `foldsCase` of the folder last asked (a batch's outputs come folder by folder; outputKey is asked of each).
+private func foldsCaseCached(_ folder: String) -> Bool {
+    if let hit = lastFoldsCase.withLock({ $0?.folder == folder ? $0?.folds : nil }) { return hit }
+    let folds = foldsCase(folder)
+    lastFoldsCase.withLock { $0 = (folder, folds) }
+    return folds
+}
+private let lastFoldsCase = Mutex<(folder: String, folds: Bool)?>(nil)
 
 /// The monotonic clock, in seconds (rates and waits: never set back).
 public func monotonicSeconds() -> Double {

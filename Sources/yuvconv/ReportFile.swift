@@ -22,8 +22,11 @@ func openReportFile(_ options: Options, protected: any FileIdentitySet) throws(F
     // file looked at once, for the decision and for what the commit may replace.
     let found = reportStatus(file)
     do {
+        // Nor, with --force, anything but what was there: an image output named there during the run (a name that
+        // differs only in case, where the file system folds it) is kept, not replaced by the report.
+        let before: AtomicOutput.Before = found.map { $0.kind == .regular ? .file($0.identity) : .unknown } ?? .nothing
         return try AtomicOutput(path: file, force: reportReplaces(file, options, found: found), protected: protected,
-                                replacingOnly: options.force ? nil : found)
+                                replacingOnly: options.force ? nil : found, before: before)
     } catch {
         throw reportFileError(file, options, found: found, error)
     }

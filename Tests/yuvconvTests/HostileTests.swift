@@ -996,6 +996,10 @@ final class HostileTests: CLITestCase {
         let manifest = try sh("\"$B\" convert ci/A.png -o cs/ --name .YUVCONV-Manifest --force -f nv12; echo $?; ls -A cs")
         XCTAssertEqual(String(decoding: manifest.stdout, as: UTF8.self), "1\nA.nv12\na.nv12\n", manifest.stderr)
         XCTAssertTrue(manifest.stderr.contains("is the name of --update's manifest"), manifest.stderr)
+        // In Unicode's lower case: the Kelvin sign is a k where names fold.
+        let kelvin = try sh("\"$B\" convert ci/A.png -o cs/ --name $'.yuvconv-manifest.loc\\u212a' --force -f nv12; echo $?")
+        XCTAssertEqual(String(decoding: kelvin.stdout, as: UTF8.self), "1\n", kelvin.stderr)
+        XCTAssertTrue(kelvin.stderr.contains("manifest's lock file"), kelvin.stderr)
         #if os(Linux)
         let tool = packageRoot.appendingPathComponent("tools/casefold-fs.py").path
         let python = try ["/usr/bin/python3", "python3"].first { try sh("\($0) '\(tool)' --check 2>/dev/null").status == 0 }
@@ -1034,9 +1038,32 @@ final class HostileTests: CLITestCase {
                           r.stderr)
             XCTAssertEqual(try data("e/a.nv12"), first, force)
         }
-        // Two jobs: still one output, never the second over the first.
+        // Two jobs: still one output, never the second over the first; nor two shards run at once.
         let two = try sh("rm -f e/*; \"$B\" convert ci/ -o e/ -j 2 --force -q; echo $?; ls e")
         XCTAssertEqual(String(decoding: two.stdout, as: UTF8.self), "1\na.nv12\n", two.stderr)
+        let shards = try sh("""
+            rm -f e/*; "$B" convert ci/ -o e/ --shard 1/2 --force -q & "$B" convert ci/ -o e/ --shard 2/2 --force -q & \
+            wait %1; a=$?; wait %2; echo $((a + $?)); ls e
+            """)
+        XCTAssertEqual(String(decoding: shards.stdout, as: UTF8.self), "1\na.nv12\n", shards.stderr)
+        // Names in Unicode's lower case (É, é: no ASCII letter to swap), in the empty mount and in an empty folder of
+        // the other (whose name has no letter: the mount's root above it shows how it compares names).
+        try FileManager.default.createDirectory(at: work.appendingPathComponent("u"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: fixture("pngsuite/basn2c08.png"), toPath: work.appendingPathComponent("u/É.png").path)
+        try FileManager.default.copyItem(atPath: fixture("pngsuite/basn6a08.png"), toPath: work.appendingPathComponent("u/é.png").path)
+        let unicode = try sh("rm -f e/*; \"$B\" convert u/ -o e/ --name '{stem}' -f nv12 --force -q; echo $?; ls e | wc -l")
+        XCTAssertEqual(String(decoding: unicode.stdout, as: UTF8.self), "1\n1\n", unicode.stderr)
+        let digits = try sh("mkdir -p m/2024; \"$B\" convert u/ -o m/2024/ --name '{stem}' -f nv12 --force -q; echo $?; ls m/2024 | wc -l")
+        XCTAssertEqual(String(decoding: digits.stdout, as: UTF8.self), "1\n0\n", digits.stderr)
+        XCTAssertTrue(digits.stderr.contains("does not tell upper from lower case"), digits.stderr)
+        // A report file named as an output but for case: refused before the work where the folder shows it; in the
+        // empty mount, the report is refused and the picture kept.
+        let report = try sh("\"$B\" convert ci/A.png -o m/r/ --report json --report-file m/r/a.NV12 --force -q; echo $?; [ -e m/r ] && echo made || echo none")
+        XCTAssertEqual(String(decoding: report.stdout, as: UTF8.self), "2\nnone\n", report.stderr)
+        XCTAssertTrue(report.stderr.contains("is also an image output"), report.stderr)
+        let picture = try sh("rm -f e/*; \"$B\" convert ci/A.png -o e/ --report json --report-file e/a.NV12 --force -q; echo $?; ls e")
+        XCTAssertEqual(String(decoding: picture.stdout, as: UTF8.self), "1\na.nv12\n", picture.stderr)   // (kept lower-cased)
+        XCTAssertEqual(try data("e/A.nv12"), first, "the picture, not the report")
         // --update's manifest under another case: refused, the manifest kept.
         let update = try sh("""
             rm -rf m/mo; "$B" convert ci/A.png -o m/mo/ --update -q; cp m/mo/.yuvconv-manifest kept
