@@ -984,22 +984,29 @@ final class HostileTests: CLITestCase {
     /// ext4's casefold; here tools/casefold-fs.py, a FUSE passthrough, where fusepy, root and /dev/fuse are at hand):
     /// `A.png` and `a.png` wrote `A.nv12` and then `a.nv12` over it (exit 0 with --force, its report naming two
     /// files), and `--name .YUVCONV-MANIFEST` replaced --update's manifest. Where the folder shows how it compares
-    /// names, the plan refuses them before any work; in an empty folder at a mount's root, the second is refused
-    /// when it would be named. Everywhere: the manifest's name in any case is refused, and a folder that tells case
+    /// names, the plan refuses them before any work; where nothing shows it (an empty mount), the second is refused
+    /// when it would be named (--force replaces only what was there when the run began). Everywhere: the manifest's name in any case is refused, and a folder that tells case
     /// apart takes both names.
     func testNamesThatDifferOnlyInCase() throws {
-        try FileManager.default.createDirectory(at: work.appendingPathComponent("ci"), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: fixture("pngsuite/basn2c08.png"), toPath: work.appendingPathComponent("ci/A.png").path)
-        try FileManager.default.copyItem(atPath: fixture("pngsuite/basn6a08.png"), toPath: work.appendingPathComponent("ci/a.png").path)
-        let plain = try sh("\"$B\" convert ci/ -o cs/ -q; echo $?; ls cs")
-        XCTAssertEqual(String(decoding: plain.stdout, as: UTF8.self), "0\nA.nv12\na.nv12\n", plain.stderr)
-        let manifest = try sh("\"$B\" convert ci/A.png -o cs/ --name .YUVCONV-Manifest --force -f nv12; echo $?; ls -A cs")
-        XCTAssertEqual(String(decoding: manifest.stdout, as: UTF8.self), "1\nA.nv12\na.nv12\n", manifest.stderr)
-        XCTAssertTrue(manifest.stderr.contains("is the name of --update's manifest"), manifest.stderr)
+        // Two different pictures in `folder`, named `first` and `second`.
+        func pair(_ folder: String, _ first: String, _ second: String) throws {
+            try FileManager.default.createDirectory(at: work.appendingPathComponent(folder), withIntermediateDirectories: true)
+            for (fixtureName, name) in [("basn2c08", first), ("basn6a08", second)] {
+                try FileManager.default.copyItem(atPath: fixture("pngsuite/\(fixtureName).png"),
+                                                 toPath: work.appendingPathComponent("\(folder)/\(name)").path)
+            }
+        }
+        // The script's standard output, and what its standard error says.
+        func expect(_ script: String, _ output: String, says: String? = nil, file: StaticString = #filePath, line: UInt = #line) throws {
+            let r = try sh(script)
+            XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), output, r.stderr, file: file, line: line)
+            if let says { XCTAssertTrue(r.stderr.contains(says), r.stderr, file: file, line: line) }
+        }
+        try pair("ci", "A.png", "a.png")
+        try expect("\"$B\" convert ci/ -o cs/ -q; echo $?; ls cs", "0\nA.nv12\na.nv12\n")
+        try expect("\"$B\" convert ci/A.png -o cs/ --name .YUVCONV-Manifest --force -f nv12; echo $?; ls -A cs", "1\nA.nv12\na.nv12\n", says: "is the name of --update's manifest")
         // In Unicode's lower case: the Kelvin sign is a k where names fold.
-        let kelvin = try sh("\"$B\" convert ci/A.png -o cs/ --name $'.yuvconv-manifest.loc\\u212a' --force -f nv12; echo $?")
-        XCTAssertEqual(String(decoding: kelvin.stdout, as: UTF8.self), "1\n", kelvin.stderr)
-        XCTAssertTrue(kelvin.stderr.contains("manifest's lock file"), kelvin.stderr)
+        try expect("\"$B\" convert ci/A.png -o cs/ --name $'.yuvconv-manifest.loc\\u212a' --force -f nv12; echo $?", "1\n", says: "manifest's lock file")
         #if os(Linux)
         let tool = packageRoot.appendingPathComponent("tools/casefold-fs.py").path
         let python = try ["/usr/bin/python3", "python3"].first { try sh("\($0) '\(tool)' --check 2>/dev/null").status == 0 }
@@ -1039,41 +1046,33 @@ final class HostileTests: CLITestCase {
             XCTAssertEqual(try data("e/a.nv12"), first, force)
         }
         // Two jobs: still one output, never the second over the first; nor two shards run at once.
-        let two = try sh("rm -f e/*; \"$B\" convert ci/ -o e/ -j 2 --force -q; echo $?; ls e")
-        XCTAssertEqual(String(decoding: two.stdout, as: UTF8.self), "1\na.nv12\n", two.stderr)
-        let shards = try sh("""
+        try expect("rm -f e/*; \"$B\" convert ci/ -o e/ -j 2 --force -q; echo $?; ls e", "1\na.nv12\n")
+        try expect("""
             rm -f e/*; "$B" convert ci/ -o e/ --shard 1/2 --force -q & "$B" convert ci/ -o e/ --shard 2/2 --force -q & \
             wait %1; a=$?; wait %2; echo $((a + $?)); ls e
-            """)
-        XCTAssertEqual(String(decoding: shards.stdout, as: UTF8.self), "1\na.nv12\n", shards.stderr)
+            """, "1\na.nv12\n")
         // Names in Unicode's lower case (É, é: no ASCII letter to swap), in the empty mount and in an empty folder of
         // the other (whose name has no letter: the mount's root above it shows how it compares names).
-        try FileManager.default.createDirectory(at: work.appendingPathComponent("u"), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: fixture("pngsuite/basn2c08.png"), toPath: work.appendingPathComponent("u/É.png").path)
-        try FileManager.default.copyItem(atPath: fixture("pngsuite/basn6a08.png"), toPath: work.appendingPathComponent("u/é.png").path)
-        let unicode = try sh("rm -f e/*; \"$B\" convert u/ -o e/ --name '{stem}' -f nv12 --force -q; echo $?; ls e | wc -l")
-        XCTAssertEqual(String(decoding: unicode.stdout, as: UTF8.self), "1\n1\n", unicode.stderr)
-        let digits = try sh("mkdir -p m/2024; \"$B\" convert u/ -o m/2024/ --name '{stem}' -f nv12 --force -q; echo $?; ls m/2024 | wc -l")
-        XCTAssertEqual(String(decoding: digits.stdout, as: UTF8.self), "1\n0\n", digits.stderr)
-        XCTAssertTrue(digits.stderr.contains("does not tell upper from lower case"), digits.stderr)
+        try pair("u", "É.png", "é.png")
+        try expect("rm -f e/*; \"$B\" convert u/ -o e/ --name '{stem}' -f nv12 --force -q; echo $?; ls e | wc -l", "1\n1\n")
+        try expect("mkdir -p m/2024; \"$B\" convert u/ -o m/2024/ --name '{stem}' -f nv12 --force -q; echo $?; ls m/2024 | wc -l",
+                   "1\n0\n", says: "does not tell upper from lower case")
         // A report file named as an output but for case: refused before the work where the folder shows it; in the
         // empty mount, the report is refused and the picture kept.
-        let report = try sh("\"$B\" convert ci/A.png -o m/r/ --report json --report-file m/r/a.NV12 --force -q; echo $?; [ -e m/r ] && echo made || echo none")
-        XCTAssertEqual(String(decoding: report.stdout, as: UTF8.self), "2\nnone\n", report.stderr)
-        XCTAssertTrue(report.stderr.contains("is also an image output"), report.stderr)
-        let picture = try sh("rm -f e/*; \"$B\" convert ci/A.png -o e/ --report json --report-file e/a.NV12 --force -q; echo $?; ls e")
-        XCTAssertEqual(String(decoding: picture.stdout, as: UTF8.self), "1\na.nv12\n", picture.stderr)   // (kept lower-cased)
+        try expect("\"$B\" convert ci/A.png -o m/r/ --report json --report-file m/r/a.NV12 --force -q; echo $?; "
+                   + "[ -e m/r ] && echo made || echo none", "2\nnone\n", says: "is also an image output")
+        try expect("rm -f e/*; \"$B\" convert ci/A.png -o e/ --report json --report-file e/a.NV12 --force -q; echo $?; ls e",
+                   "1\na.nv12\n")   // (the emulator keeps names lower-cased)
         XCTAssertEqual(try data("e/A.nv12"), first, "the picture, not the report")
         // --update's manifest under another case: refused, the manifest kept.
-        let update = try sh("""
+        // (Then the manifest written again by the next run, which a record of the files named there once refused.)
+        try expect("""
             rm -rf m/mo; "$B" convert ci/A.png -o m/mo/ --update -q; cp m/mo/.yuvconv-manifest kept
             "$B" convert ci/a.png -o m/mo/ --name .YUVCONV-MANIFEST -f nv12 --force -q; echo $?
             cmp -s kept m/mo/.yuvconv-manifest && echo kept
             cp ci/A.png b.png; "$B" convert ci/A.png b.png -o m/mo/ --update -q; echo $?
             grep -c nv12 m/mo/.yuvconv-manifest
-            """)
-        // (The manifest written again by the next run, which a record of the files named there refused.)
-        XCTAssertEqual(String(decoding: update.stdout, as: UTF8.self), "1\nkept\n0\n2\n", update.stderr)
+            """, "1\nkept\n0\n2\n")
         #endif
     }
 
