@@ -1048,8 +1048,9 @@ final class HostileTests: CLITestCase {
         // Two jobs: still one output, never the second over the first; nor two shards run at once.
         try expect("rm -f e/*; \"$B\" convert ci/ -o e/ -j 2 --force -q; echo $?; ls e", "1\na.nv12\n")
         try expect("""
-            rm -f e/*; "$B" convert ci/ -o e/ --shard 1/2 --force -q & "$B" convert ci/ -o e/ --shard 2/2 --force -q & \
-            wait %1; a=$?; wait %2; echo $((a + $?)); ls e
+            rm -f e/*; "$B" convert ci/ -o e/ --shard 1/2 --force -q & one=$!
+            "$B" convert ci/ -o e/ --shard 2/2 --force -q & two=$!
+            wait $one; a=$?; wait $two; echo $((a + $?)); ls e
             """, "1\na.nv12\n")
         // Names in Unicode's lower case (É, é: no ASCII letter to swap), in the empty mount and in an empty folder of
         // the other (whose name has no letter: the mount's root above it shows how it compares names).
