@@ -56,7 +56,7 @@ public final class BatchPlan: @unchecked Sendable {
     /// Records: input length (4 bytes), input, folder length (4 bytes), folder, output name.
     let planned: Spool
     /// In the same order, what was at each output when the plan looked (before any work): 0, or 1 and the file's
-    /// device and inode (8 bytes each). `--force` replaces only that file, and only a file that was there is
+    /// device, inode, size and modification time (8 bytes each). `--force` replaces only that file, and only a file that was there is
     /// "already there": one that appears during the run (another output of it, where the file system does not tell
     /// upper from lower case; another program's) is refused, not replaced nor skipped for it.
     private(set) var found: Spool?
@@ -180,7 +180,10 @@ public final class BatchPlan: @unchecked Sendable {
             // A device or FIFO is written in place, in order, by every output that names it: no clash.
             let (placePath, folds) = Self.outputPlace(item.output, cache: &lastFolder)
             let status = FileStatus(path: placePath), kind = status?.kind
-            found.appendRecord(status.map { [1] + Self.bigEndian($0.device) + Self.bigEndian($0.inode) } ?? [0])
+            found.appendRecord(status.map {
+                [1] + Self.bigEndian($0.device) + Self.bigEndian($0.inode) + Self.bigEndian(UInt64($0.size))
+                    + Self.bigEndian($0.modified.bitPattern)
+            } ?? [0])
             if let status, kind != .regular, kind != .directory, status.identity != null,
                !streams.insert(status.identity).inserted { sharesAStream = true }
             let place = Self.placeKey(placePath, folds: folds), out = PathBytes.encode(item.output)
@@ -372,7 +375,10 @@ public final class BatchPlan: @unchecked Sendable {
             item.name = PathBytes.decode(name)
             if let f = found?.nextRecord() {
                 func word(_ at: Int) -> UInt64 { f[(f.startIndex + at)..<(f.startIndex + at + 8)].reduce(0) { $0 << 8 | UInt64($1) } }
-                item.foundAtPlan = f.first == 1 ? .file(FileIdentity(device: word(1), inode: word(9))) : .nothing
+                item.foundAtPlan = f.first == 1
+                    ? .file(FileVersion(identity: FileIdentity(device: word(1), inode: word(9)), size: Int(word(17)),
+                                        modified: Double(bitPattern: word(25))))
+                    : .nothing
             }
             item.output = plan.folder.path(of: item.name)
             // Checked when the plan was made: the same rule cannot refuse it now.

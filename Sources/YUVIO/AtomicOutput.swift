@@ -26,6 +26,8 @@ public final class AtomicOutput {
     private let replacingOnly: FileStatus?
     /// What a batch's plan saw at the name (`Before`).
     private let before: Before
+    /// Whether --force was given (`force` is off where nothing was there to replace).
+    private let asked: Bool
     var fd: Int32 = -1
     /// Writing a file of our own (named or not), not a descriptor or device: bytes can go at any offset.
     var seekable = false
@@ -118,6 +120,7 @@ public final class AtomicOutput {
         // link, which fails if a file is there) — one named there meanwhile is kept, with no moment between a look
         // and the rename for it to come.
         self.force = force && before != .nothing
+        asked = force
         self.replacingOnly = replacingOnly
         self.before = before
         if hashing { hasher = SHA256() }
@@ -311,30 +314,38 @@ public final class AtomicOutput {
     }
 
     /// Why a file at the name stops the output: it was there without --force, or it came during the run (`Before`).
-    private var existing: WriteError { before == .nothing ? before.refusal : .exists }
+    private var existing: WriteError { before == .nothing ? before.refusal(path, force: asked) : .exists }
 
     /// What was at an output's name when a batch's plan looked, before any work: `--force` replaces only that
     /// file, and a file that appeared since — another output of the run, whose name the file system takes for this
     /// one (`A.nv12` and `a.nv12` where it does not tell case apart), or another program's — is kept and the output
     /// refused. `unknown`: no plan looked (a single conversion), so no such rule.
     public enum Before: Sendable, Equatable {
-        case unknown, nothing, file(FileIdentity)
+        case unknown, nothing, file(FileVersion)
 
-        /// Whether the file now at the name may be taken for the one that was there.
+        /// Whether the file now at the name may be taken for the one that was there: the same device and inode, or
+        /// the same size and modification time (a FUSE file system without its own inode numbers gives a file a new
+        /// one when the kernel forgets it: nothing changed).
         public func allows(_ now: FileStatus) -> Bool {
             switch self {
             case .unknown: return true
             case .nothing: return false
-            case .file(let id): return id == now.identity
+            case .file(let v):
+                return v.identity == now.identity || (now.kind == .regular && v.size == now.size && v.modified == now.modified)
             }
         }
 
-        /// Why the file now at the name is not the one that was there (`allows` false).
-        var refusal: WriteError {
-            .system((self == .nothing ? "appeared at this name during the run" : "was replaced by another file during the run")
-                    + ", and is kept: another output of this run whose name this folder's file system takes for the same "
-                    + "(it does not tell upper from lower case), or another program's file; --force replaces only what "
-                    + "was there when the run began")
+        /// Why the file now at `path` is not the one that was there (`allows` false), said as it happened: another
+        /// output of the run is named only where the folder folds case, --force only when it was given.
+        func refusal(_ path: String, force: Bool) -> WriteError {
+            let folder = path.aroundLastSlash.map { $0.0.isEmpty ? "/" : $0.0 } ?? "."
+            var why = self == .nothing ? "appeared at this name during the run" : "was replaced by another file during the run"
+            why += foldsCase(folder)
+                ? " (another output of this run, whose name this folder's file system takes for the same: it does not tell "
+                  + "upper from lower case; or another program's file), and is kept"
+                : " (another program's, or another run's), and is kept"
+            if force { why += "; --force replaces only what was there when the run began" }
+            return .system(why)
         }
     }
 
@@ -401,7 +412,7 @@ public final class AtomicOutput {
             if before != .unknown, withFileSystemPath(name, { fstatat(folder, $0, &now, AT_SYMLINK_NOFOLLOW) }) == 0,
                FileStatus(now).kind == .regular, !before.allows(FileStatus(now)) {
                 remove(temp)
-                throw before.refusal
+                throw before.refusal(path, force: asked)
             }
             if move(temp) != 0 {
                 let why = errnoMessage()

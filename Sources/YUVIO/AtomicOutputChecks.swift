@@ -102,7 +102,8 @@ extension AtomicOutput {
         }
         if let st = FileStatus(path: real) {
             if protected.holds(st, onOverlay: onOverlay(path: real)) { throw .sameAsInput }
-            if st.kind == .regular && !before.allows(st) { throw before.refusal }
+            // Whatever it is (a disk at a link put there meanwhile too).
+            if !before.allows(st) { throw before.refusal(path, force: force) }
             if st.kind == .directory { throw .system("is a directory") }
             // open() cannot reach a Unix socket (ENXIO, which a FIFO without a reader gives too).
             if st.kind == .socket { throw .system(socketReason(remedy: "write to standard output and pipe it on")) }

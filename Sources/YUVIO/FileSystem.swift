@@ -256,6 +256,10 @@ public struct FileVersion: Hashable, Sendable {
     public let identity: FileIdentity
     public let size: Int
     public let modified: Double
+
+    public init(identity: FileIdentity, size: Int, modified: Double) {
+        (self.identity, self.size, self.modified) = (identity, size, modified)
+    }
 }
 
 /// The target of a symbolic link, resolved against the link's folder; nil when `path` is not a link.

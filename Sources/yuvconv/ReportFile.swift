@@ -24,7 +24,9 @@ func openReportFile(_ options: Options, protected: any FileIdentitySet) throws(F
     do {
         // Nor, with --force, anything but what was there: an image output named there during the run (a name that
         // differs only in case, where the file system folds it) is kept, not replaced by the report.
-        let before: AtomicOutput.Before = found.map { $0.kind == .regular ? .file($0.identity) : .unknown } ?? .nothing
+        let before: AtomicOutput.Before = found.map {
+            $0.kind == .regular ? .file(FileVersion(identity: $0.identity, size: $0.size, modified: $0.modified)) : .unknown
+        } ?? .nothing
         return try AtomicOutput(path: file, force: reportReplaces(file, options, found: found), protected: protected,
                                 replacingOnly: options.force ? nil : found, before: before)
     } catch {

@@ -431,9 +431,25 @@ final class BatchPlanTests: XCTestCase {
         XCTAssertThrowsError(try AtomicOutput(path: root + "/out/a.nv12", force: true, before: item.foundAtPlan)) {
             XCTAssertTrue("\($0)".contains("appeared at this name during the run"), "\($0)")
         }
-        // Replaced by another file since the plan looked (made while the first was there: another inode): kept too.
+        // Replaced by another file since the plan looked (made while the first was there: another inode, and
+        // another time): kept too.
         try touch("out/other")
+        var times = [timespec(tv_sec: 1_000_000, tv_nsec: 0), timespec(tv_sec: 1_000_000, tv_nsec: 0)]
+        XCTAssertEqual(utimensat(AT_FDCWD, root + "/out/other", &times, 0), 0)
         XCTAssertEqual(rename(root + "/out/other", root + "/out/a.nv12"), 0)
         XCTAssertEqual(BatchAction(again, force: true), .convert)
+        // The same size and time under another inode number is the same file (a FUSE file system without inode
+        // numbers of its own renumbers a file the kernel forgot: a rerun failed every such output as replaced).
+        let now = try XCTUnwrap(FileStatus(path: root + "/out/a.nv12"))
+        let renumbered = FileVersion(identity: FileIdentity(device: 0, inode: 0), size: now.size, modified: now.modified)
+        XCTAssertTrue(AtomicOutput.Before.file(renumbered).allows(now))
+        XCTAssertFalse(AtomicOutput.Before.file(FileVersion(identity: FileIdentity(device: 0, inode: 0), size: now.size,
+                                                            modified: now.modified + 1)).allows(now))
+        // Whatever appeared is kept, not only a plain file: a link to a device put at an output's name.
+        XCTAssertEqual(symlink("/dev/null", root + "/out/dev.nv12"), 0)
+        XCTAssertThrowsError(try AtomicOutput(path: root + "/out/dev.nv12", force: true, before: .nothing)) {
+            XCTAssertTrue("\($0)".contains("appeared at this name during the run (another program"), "\($0)")
+            XCTAssertTrue("\($0)".contains("--force replaces only what was there"), "\($0)")
+        }
     }
 }
