@@ -128,8 +128,8 @@ public final class ManifestFile: @unchecked Sendable {
         if seconds > 0 {
             count += seconds
             if problems.count < Self.problemsKept {
-                problems.append("\(seconds) readable line\(seconds == 1 ? "" : "s") for outputs named on more than one line "
-                                + "(none of which is trusted)")
+                problems.append("the lines of outputs named on more than one line, none of which is trusted (\(seconds) "
+                                + "readable)")
             }
         }
         (self.problems, problemCount, foreign, searchesSortedCopy) = (problems, count, false, true)

@@ -187,7 +187,9 @@ struct UpdateManifest: Sendable {
             self.manifest = manifest
             let (problems, n) = (manifest.problems, manifest.problemCount)
             if n > 0 {
-                printErr("yuvconv: warning: \(displayPath(path)): \(n == 1 ? "" : "\(n) lines unread, first ")"
+                // "such as": the lines of a name given twice out of order are found in a sorted copy, without their
+                // numbers, so the problem shown is not always the first line's.
+                printErr("yuvconv: warning: \(displayPath(path)): \(n == 1 ? "" : "\(n) lines unread, such as ")"
                          + "\(problems[0]); any output " + (n == 1 ? "it" : "they") + " recorded is converted again")
             }
         } catch {

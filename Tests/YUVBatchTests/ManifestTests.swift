@@ -427,7 +427,7 @@ final class ManifestTests: XCTestCase {
         for name in all where name != all[7] { XCTAssertEqual(fields(shuffled.entry(named: name)), fields(m.entries[name]), name) }
         XCTAssertNil(shuffled.entry(named: all[7]))
         XCTAssertEqual(shuffled.problemCount, 2, "both lines of the name are unread")
-        XCTAssertEqual(shuffled.problems, ["2 readable lines for outputs named on more than one line (none of which is trusted)"])
+        XCTAssertEqual(shuffled.problems, ["the lines of outputs named on more than one line, none of which is trusted (2 readable)"])
         XCTAssertNil(shuffled.entry(named: "d99999.nv12"))
         // In order, the second line next to the first: counted with its line number.
         let inOrder = text.split(separator: 10, omittingEmptySubsequences: false).map(Array.init)
