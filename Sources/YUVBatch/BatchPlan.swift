@@ -181,8 +181,8 @@ public final class BatchPlan: @unchecked Sendable {
             let (placePath, folds) = Self.outputPlace(item.output, cache: &lastFolder)
             let status = FileStatus(path: placePath), kind = status?.kind
             found.appendRecord(status.map {
-                [1] + Self.bigEndian($0.device) + Self.bigEndian($0.inode) + Self.bigEndian(UInt64($0.size))
-                    + Self.bigEndian($0.modified.bitPattern)
+                [1] + InputRecord.bigEndian($0.device) + InputRecord.bigEndian($0.inode) + InputRecord.bigEndian(UInt64($0.size))
+                    + InputRecord.bigEndian($0.modified.bitPattern)
             } ?? [0])
             if let status, kind != .regular, kind != .directory, status.identity != null,
                !streams.insert(status.identity).inserted { sharesAStream = true }
@@ -267,7 +267,7 @@ public final class BatchPlan: @unchecked Sendable {
         while let r = reader.nextRecord() {
             let s = r.startIndex, n = InputRecord.pathLength(r)
             let output = r[s..<(s + n)]
-            let position = r[(s + n + 1)..<(s + n + 9)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            let position = InputRecord.bigEndian(r, at: s + n + 1)
             let input = Array(r[(s + n + 9)..<(r.endIndex - 4)])
             if output.elementsEqual(previous) {
                 runLength += 1
@@ -316,8 +316,6 @@ public final class BatchPlan: @unchecked Sendable {
         folds ? [foldedMark] + PathBytes.encode(place.lowercased()) : [2] + PathBytes.encode(place)
     }
     static let foldedMark: UInt8 = 1
-
-    static func bigEndian(_ v: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: v >> (56 - 8 * $0)) } }
 
     /// The last folder `outputPlace` resolved (a plan's outputs come folder by folder).
     struct PlaceCache {
@@ -374,7 +372,7 @@ public final class BatchPlan: @unchecked Sendable {
             var item = BatchItem(input: PathBytes.decode(input), dir: PathBytes.decode(dir))
             item.name = PathBytes.decode(name)
             if let f = found?.nextRecord() {
-                func word(_ at: Int) -> UInt64 { f[(f.startIndex + at)..<(f.startIndex + at + 8)].reduce(0) { $0 << 8 | UInt64($1) } }
+                func word(_ at: Int) -> UInt64 { InputRecord.bigEndian(f, at: f.startIndex + at) }
                 item.foundAtPlan = f.first == 1
                     ? .file(FileVersion(identity: FileIdentity(device: word(1), inode: word(9)), size: Int(word(17)),
                                         modified: Double(bitPattern: word(25))))

@@ -99,7 +99,7 @@ enum InputRecord {
         let sequenceAt = given ? s : s + n + 1
         let pathAt = given ? s + 8 : s
         let dirAt = given ? s + 8 + n + 1 : s + n + 1 + 8
-        let sequence = r[sequenceAt..<(sequenceAt + 8)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let sequence = bigEndian(r, at: sequenceAt)
         return (BatchItem(input: PathBytes.decode(r[pathAt..<(pathAt + n)]), dir: PathBytes.decode(r[dirAt..<e])), sequence)
     }
 
@@ -114,6 +114,9 @@ enum InputRecord {
     }
 
     static func bigEndian(_ v: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: v >> (56 - 8 * UInt64($0))) } }
+
+    /// The `bigEndian` word at `at` of a record (an index of `r`).
+    static func bigEndian(_ r: ArraySlice<UInt8>, at: Int) -> UInt64 { r[at..<(at + 8)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
 
     static func length(_ n: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: n >> (8 * $0)) } }
 }
