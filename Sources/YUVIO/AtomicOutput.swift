@@ -4,7 +4,6 @@
 import Darwin
 #endif
 import CShims
-import Synchronization
 import YUVCore
 
 /// An output file written to a file without a name in the target's folder (O_TMPFILE; where there is none, a
@@ -21,29 +20,29 @@ import YUVCore
 /// as POSIX has it, rather than failing the write with EPIPE or EFBIG.
 public final class AtomicOutput {
     public let path: String
-    private let force: Bool
+    let force: Bool
     /// The only file `force` may replace (see `init`), nil for any.
-    private let replacingOnly: FileStatus?
+    let replacingOnly: FileStatus?
     /// What a batch's plan saw at the name (`Before`).
-    private let before: Before
+    let before: Before
     /// Whether --force was given (`force` is off where nothing was there to replace).
-    private let asked: Bool
+    let asked: Bool
     var fd: Int32 = -1
     /// Writing a file of our own (named or not), not a descriptor or device: bytes can go at any offset.
     var seekable = false
-    private var finished = false
-    private var signalSlot: Int32 = -1
+    var finished = false
+    var signalSlot: Int32 = -1
     /// True when writing straight to a device or FIFO (no temporary file).
-    private var direct = false
+    var direct = false
     /// A descriptor open on a regular file with bytes from its position on, not appending (`1<>old`, which needs
     /// `force`): the output replaces them, so `commit` cuts the file where the output ends.
-    private var cutsTail = false
+    var cutsTail = false
     /// Where writing started on a descriptor open on a regular file (`> f`, `>> f`: the end; `1<>f`: its position):
     /// a failed or interrupted output is cut back to it (`abort`, and the signal handler through `cutSlot`), so no
     /// partial output is left. Nil for anything else.
     private var cutFrom: WritingStart?
     /// The signal handler's slot for that cut (`yc_register_cut`).
-    private var cutSlot: Int32 = -1
+    var cutSlot: Int32 = -1
     /// The bytes asked to be written in order so far (a write that failed partway counted whole): the most of
     /// the file after `cutFrom` that can be this output's.
     private var attempted = 0
@@ -51,7 +50,7 @@ public final class AtomicOutput {
     var hasher: SHA256?
     var hashed = 0
     /// Where the next in-order `write` lands: the descriptor's position (`write(_:at:)` does not move it).
-    private var position = 0
+    var position = 0
     /// The end of the furthest byte written.
     var end = 0
     /// Bytes were written where the hash cannot follow them: before `hashed` (rewritten after being hashed, or
@@ -218,25 +217,13 @@ public final class AtomicOutput {
     }
 
 
-    /// `nameTemporary` for this output: the registry slot and the name kept when one was made; `make`'s result.
-    /// Fails with errno EINTR when a signal ending the run refused the name: its callers say `.interrupted`.
-    private func takeTemporaryName(in folder: Int32, base: String,
-                                   _ make: (Int32, UnsafePointer<CChar>) -> Int32) -> Int32 {
-        let (result, slot, name) = Self.nameTemporary(in: folder, long: fitsLongTemporaryName, base: base, make)
-        if result >= 0 {
-            signalSlot = slot
-            tempName = name
-        }
-        return result
-    }
-
     /// The folder of a temporary file (open while the file exists), the file's name in it and the target's.
-    private var folderFD: Int32 = -1
+    var folderFD: Int32 = -1
     /// The temporary file's name while it has one (none while an unnamed file is written).
-    private var tempName: String?
-    private var targetName = ""
+    var tempName: String?
+    var targetName = ""
     /// Whether `.NAME.yuvconv-XXXXXX` fits the file-name limit (else `.yuvconv-XXXXXX`).
-    private var fitsLongTemporaryName = true
+    var fitsLongTemporaryName = true
 
     /// The file actually written: the path, or the target its symbolic links lead to.
     private var target: String?
@@ -274,175 +261,6 @@ public final class AtomicOutput {
     /// named: `--update`'s journal records the output before it exists under its name, so that no moment is left
     /// in which it exists unrecorded (a line whose file never got the name is checked against what is there).
     public var beforeNaming: ((OutputDigest) -> Void)?
-
-    /// Moves the finished file into place (and, when hashing, finishes `digest` first).
-    public func commit() throws(WriteError) {
-        guard seekable else {
-            finished = true
-            yc_unregister_cut(cutSlot)
-            // A descriptor open on a regular file with data where writing started (`1<>old`, `-o /dev/fd/3 3<>old`,
-            // which need --force): the file ends where the output does, as a replaced file would. Its old tail was
-            // left after the new bytes (a file of the wrong size, exit 0). Decided when it was opened: a file
-            // appended to (`>>`) or empty there is never cut, whatever another writer adds meanwhile.
-            if cutsTail {
-                let end = lseek(fd, 0, SEEK_CUR)
-                if end >= 0, let st = FileStatus(descriptor: fd), st.size > Int(end), ftruncate(fd, end) != 0 {
-                    throw .system("cannot cut off the old data after the output: \(errnoMessage())")
-                }
-            }
-            if var h = hasher, !hashLost, hashed == position { digest = OutputDigest(bytes: position, sha256: h.finalize()) }
-            if direct && close(fd) != 0 { throw .system("write failed: \(errnoMessage())") }
-            return
-        }
-        defer {
-            finished = true
-            yc_unregister_temp(signalSlot)
-        }
-        let folder = folderFD, name = targetName
-        func remove(_ temp: String) { withFileSystemPath(temp) { _ = unlinkat(folder, $0, 0) } }
-        func move(_ temp: String) -> Int32 {
-            withFileSystemPath(temp) { t in withFileSystemPath(name) { renameat(folder, t, folder, $0) } }
-        }
-        do throws(WriteError) { try finishDigest() } catch {
-            close(fd)
-            fd = -1
-            if let temp = tempName { remove(temp) }
-            throw error
-        }
-        if let digest { beforeNaming?(digest) }
-        try nameIntoPlace(folder: folder, name: name, remove: remove, move: move)
-    }
-
-    /// Why a file at the name stops the output: it was there without --force, or it came during the run (`Before`).
-    private var existing: WriteError { before == .nothing ? before.refusal(path, force: asked) : .exists }
-
-    /// What was at an output's name when a batch's plan looked, before any work: `--force` replaces only that
-    /// file, and a file that appeared since — another output of the run, whose name the file system takes for this
-    /// one (`A.nv12` and `a.nv12` where it does not tell case apart), or another program's — is kept and the output
-    /// refused. `unknown`: no plan looked (a single conversion), so no such rule.
-    public enum Before: Sendable, Equatable {
-        case unknown, nothing, file(FileVersion)
-
-        /// Whether the file now at the name may be taken for the one that was there: the same device and inode, or
-        /// the same size and modification time (a FUSE file system without its own inode numbers gives a file a new
-        /// one when the kernel forgets it: nothing changed).
-        public func allows(_ now: FileStatus) -> Bool {
-            switch self {
-            case .unknown: return true
-            case .nothing: return false
-            case .file(let v):
-                return v.identity == now.identity || (now.kind == .regular && v.size == now.size && v.modified == now.modified)
-            }
-        }
-
-        /// Why the file now at `path` is not the one that was there (`allows` false), said as it happened: another
-        /// output of the run is named only where the folder folds case, --force only when it was given.
-        func refusal(_ path: String, force: Bool) -> WriteError {
-            let folder = path.aroundLastSlash.map { $0.0.isEmpty ? "/" : $0.0 } ?? "."
-            var why = self == .nothing ? "appeared at this name during the run" : "was replaced by another file during the run"
-            why += foldsCase(folder)
-                ? " (another output of this run, whose name this folder's file system takes for the same: it does not tell "
-                  + "upper from lower case; or another program's file), and is kept"
-                : " (another program's, or another run's), and is kept"
-            if force { why += "; --force replaces only what was there when the run began" }
-            return .system(why)
-        }
-    }
-
-    /// `commit`'s naming: the unnamed file linked at its name (or through a temporary name to replace a file), or
-    /// the named temporary file moved there.
-    private func nameIntoPlace(folder: Int32, name: String, remove: (String) -> Void, move: (String) -> Int32) throws(WriteError) {
-        // An unnamed file takes its name directly — a link, which fails if the target is there (appeared
-        // meanwhile, or is to be replaced) — or, to replace a file (`force`), a temporary name for the moment
-        // the rename below takes.
-        // The file is named before it is closed (naming needs the descriptor): a close that fails then removes
-        // the name again. Accepted: the file systems with unnamed files (ext4, XFS, Btrfs, tmpfs) report write
-        // errors at the write, not at the close, and syncing first would cost a disk write per output.
-        if tempName == nil {
-            let linked = withFileSystemPath(name) { yc_name_unnamed(fd, folder, $0) }
-            let linkErrno = errno
-            if linked == 0 || linkErrno != EEXIST || !force {
-                let closed = close(fd)
-                let closeErrno = errno
-                fd = -1
-                if linked != 0 {
-                    if linkErrno == EEXIST { throw existing }
-                    throw .system("cannot name the file: \(errnoMessage(linkErrno))")
-                }
-                if closed != 0 {
-                    remove(name)
-                    throw .system("write failed: \(errnoMessage(closeErrno))")
-                }
-                return
-            }
-            // A folder whose entries cannot be renamed or removed (append-only, `chattr +a`) would keep the
-            // temporary name: refused before it is made.
-            if yc_folder_append_only(folder) == 1 {
-                close(fd)
-                fd = -1
-                throw .system("cannot replace the file: its folder is append-only (chattr +a)")
-            }
-            let file = fd
-            if takeTemporaryName(in: folder, base: name, { folder, temp in yc_name_unnamed(file, folder, temp) }) != 0 {
-                let code = errno, why = errnoMessage()
-                close(fd)
-                fd = -1
-                if code == EINTR { throw .interrupted }   // a signal is ending the run (`nameTemporary`)
-                throw .system("cannot name the file: \(why)")
-            }
-        }
-        let temp = tempName!
-        if close(fd) != 0 {
-            let why = errnoMessage()
-            remove(temp)
-            throw .system("write failed: \(why)")
-        }
-        fd = -1
-        if force {
-            // Granted for one file only: one put at the name since (a user's notes where --update's report was)
-            // is kept. (The rename replaced whatever was there then.)
-            var now = stat()
-            if let was = replacingOnly, withFileSystemPath(name, { fstatat(folder, $0, &now, AT_SYMLINK_NOFOLLOW) }) == 0,
-               FileStatus(now) != was {
-                remove(temp)
-                throw .system("was replaced during the run by another file, which is kept (--force replaces it)")
-            }
-            // Nor any file but the one the plan saw there: one named meanwhile (another output of this run where case
-            // is not told apart) is kept.
-            if before != .unknown, withFileSystemPath(name, { fstatat(folder, $0, &now, AT_SYMLINK_NOFOLLOW) }) == 0,
-               FileStatus(now).kind == .regular, !before.allows(FileStatus(now)) {
-                remove(temp)
-                throw before.refusal(path, force: asked)
-            }
-            if move(temp) != 0 {
-                let why = errnoMessage()
-                remove(temp)
-                throw .system("cannot rename into place: \(why)")
-            }
-            return
-        }
-        // link() fails with EEXIST if the target appeared meanwhile: never replace it without --force.
-        if withFileSystemPath(temp, { t in withFileSystemPath(name) { linkat(folder, t, folder, $0, 0) } }) == 0 {
-            remove(temp)
-            return
-        }
-        let linkErrno = errno
-        if linkErrno == EEXIST {
-            remove(temp)
-            throw existing
-        }
-        // File systems without hard links: check, then rename.
-        var st = stat()
-        if withFileSystemPath(name, { fstatat(folder, $0, &st, AT_SYMLINK_NOFOLLOW) }) == 0 {
-            remove(temp)
-            throw existing
-        }
-        if move(temp) != 0 {
-            let why = errnoMessage()
-            remove(temp)
-            throw .system("cannot rename into place: \(why)")
-        }
-    }
 
     /// Removes the temporary file; nothing is left behind.
     public func abort() {

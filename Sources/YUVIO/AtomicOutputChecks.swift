@@ -66,7 +66,7 @@ extension AtomicOutput {
     /// - `plainFileOnly`: `path` itself must be a regular file or nothing — no link followed, no device, no
     ///   descriptor (a file of yuvconv's own, such as `--update`'s manifest, that a link put there meanwhile
     ///   must not redirect).
-    /// - `before`: what a batch's plan saw at the name; a regular file there that is not it is refused (`Before`).
+    /// - `before`: what a batch's plan saw at the name; anything there that is not it is refused (`Before`).
     public static func check(path: String, force: Bool, inputs: [String] = [],
                              protected: any FileIdentitySet = Set<FileIdentity>(),
                              plainFileOnly: Bool = false, before: Before = .unknown) throws(WriteError) -> Destination {

@@ -67,4 +67,16 @@ extension AtomicOutput {
         _ = withFileSystemPath(path) { unlink($0) }
         if slot >= 0 { yc_unregister_temp(slot) }
     }
+
+    /// `nameTemporary` for this output: the registry slot and the name kept when one was made; `make`'s result.
+    /// Fails with errno EINTR when a signal ending the run refused the name: its callers say `.interrupted`.
+    func takeTemporaryName(in folder: Int32, base: String,
+                           _ make: (Int32, UnsafePointer<CChar>) -> Int32) -> Int32 {
+        let (result, slot, name) = Self.nameTemporary(in: folder, long: fitsLongTemporaryName, base: base, make)
+        if result >= 0 {
+            signalSlot = slot
+            tempName = name
+        }
+        return result
+    }
 }
