@@ -74,7 +74,7 @@ extension AtomicOutput {
         /// Why the file now at `path` is not the one that was there (`allows` false), said as it happened: another
         /// output of the run is named only where the folder folds case, --force only when it was given.
         func refusal(_ path: String, force: Bool) -> WriteError {
-            let folder = path.aroundLastSlash.map { $0.0.isEmpty ? "/" : $0.0 } ?? "."
+            let folder = splitPath(path).folder
             var why = self == .nothing ? "appeared at this name during the run" : "was replaced by another file during the run"
             why += foldsCase(folder)
                 ? " (another output of this run, whose name this folder's file system takes for the same: it does not tell "

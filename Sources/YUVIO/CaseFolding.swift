@@ -40,7 +40,7 @@ public func foldsCase(_ folder: String) -> Bool {
     for _ in 0..<64 {
         if let answer = entryFoldsCase(in: folder) { return answer }
         guard let parent = parentFolder(folder), FileStatus(path: parent)?.device == device else { return false }
-        let name = folder.aroundLastSlash?.1 ?? folder
+        let name = splitPath(folder).name
         if name != ".", name != "..", let answer = sameFileWithCaseSwapped(parent, PathBytes.encode(name)) { return answer }
         folder = parent
     }
@@ -90,7 +90,5 @@ private func lstatOf(_ path: [UInt8]) -> stat? {
 /// The folder holding `path` ("." for a plain name, "/" for one at the root), nil for "/" itself and for
 /// "." (whose parent's rule is not the question).
 private func parentFolder(_ path: String) -> String? {
-    if path == "/" || path == "." { return nil }
-    guard let (folder, _) = path.aroundLastSlash else { return "." }
-    return folder.isEmpty ? "/" : folder
+    path == "/" || path == "." ? nil : splitPath(path).folder
 }
