@@ -17,14 +17,20 @@
 #include <time.h>
 #include <unistd.h>
 
-#define SLOTS 256
+// More than the most files a run has in flight at once: `-j`'s largest value (1024) plus the run's own private
+// files. A slot that cannot be had refuses the temporary file (yc_register_temp's -1): never one left unregistered.
+#define SLOTS 2048
 #define PATH_MAX_LEN 256   // a temporary file's name in its folder: at most 255 bytes
 
-// A slot is free (0), claimed by a writer that is copying its path in (1), or published (2). Only a
-// compare-and-swap from 0 claims a slot, so two threads can never copy into the same one; the handler
-// reads only published slots, so it never sees a half-copied path. A path is relative to its slot's folder
-// descriptor (the temporary file's folder, opened by the writer), so the file is found even when its folder
-// was moved meanwhile.
+// A slot is free (0), claimed by a writer that is filling it in or emptying it (1), or published (2 and up: 2
+// plus the number of handlers sweeping it at the moment). Only a compare-and-swap from 0 claims a free slot, so
+// two threads can never fill the same one; a handler sweeps a slot only after raising its count from 2 or more,
+// and a writer empties it only by a compare-and-swap from exactly 2 — so the handler never reads a half-copied
+// path, nor a slot that is being emptied and filled again by another file (a batch's jobs come and go while a
+// handler runs on one thread). A path is relative to its slot's folder descriptor: the registry's own copy of
+// the writer's (`dup`), closed only when the slot is emptied, so a writer that closes its descriptor, and a later
+// open that gets the same number, never turn the handler's removal on another folder's file of that name; and
+// the file is found even when its folder was moved meanwhile.
 enum { SLOT_FREE = 0, SLOT_CLAIMED = 1, SLOT_PUBLISHED = 2 };
 static char paths[SLOTS][PATH_MAX_LEN];
 static int folders[SLOTS];
@@ -77,8 +83,15 @@ static void wait_for_writes(void) {
 }
 
 static void remove_temps(void) {
-    for (int i = 0; i < SLOTS; i++)
-        if (atomic_load(&state[i]) == SLOT_PUBLISHED) unlinkat(folders[i], paths[i], 0);
+    for (int i = 0; i < SLOTS; i++) {
+        int s = atomic_load(&state[i]);
+        // Counted in as a sweeper first (a handler on another thread, or this one's own interrupted sweep, may be
+        // at it too): the slot cannot be emptied until the count is back.
+        while (s >= SLOT_PUBLISHED && !atomic_compare_exchange_weak(&state[i], &s, s + 1)) {}
+        if (s < SLOT_PUBLISHED) continue;
+        unlinkat(folders[i], paths[i], 0);
+        atomic_fetch_sub(&state[i], 1);
+    }
     for (int i = 0; i < CUT_SLOTS; i++) {
         const int fd = atomic_load(&cut_fd[i]);
         if (fd >= 0)
@@ -287,25 +300,45 @@ void yc_unblock_stop_signals(void) {
 
 int yc_register_temp(int folder, const char *path) {
     if (atomic_load(&dying)) return -2;
-    if (strlen(path) >= PATH_MAX_LEN) return -1;
+    if (strlen(path) >= PATH_MAX_LEN) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
     for (int i = 0; i < SLOTS; i++) {
         int expected = SLOT_FREE;
         if (atomic_compare_exchange_strong(&state[i], &expected, SLOT_CLAIMED)) {
+            const int own = folder == AT_FDCWD ? AT_FDCWD : fcntl(folder, F_DUPFD_CLOEXEC, 0);
+            if (own == -1) {
+                const int saved = errno;
+                atomic_store(&state[i], SLOT_FREE);
+                errno = saved;
+                return -1;
+            }
             strcpy(paths[i], path);
-            folders[i] = folder;
+            folders[i] = own;
             atomic_store(&state[i], SLOT_PUBLISHED);
             return i;
         }
     }
+    errno = EMFILE;
     return -1;
 }
 
 void yc_unregister_temp(int slot) {
-    if (slot >= 0 && slot < SLOTS) atomic_store(&state[slot], SLOT_FREE);
+    if (slot < 0 || slot >= SLOTS) return;
+    const struct timespec tick = {0, 100000};
+    for (;;) {
+        int expected = SLOT_PUBLISHED;
+        if (atomic_compare_exchange_strong(&state[slot], &expected, SLOT_CLAIMED)) break;
+        if (expected < SLOT_PUBLISHED) return;   // not registered
+        nanosleep(&tick, NULL);   // a handler is sweeping it (and is ending the process)
+    }
+    if (folders[slot] != AT_FDCWD) close(folders[slot]);
+    atomic_store(&state[slot], SLOT_FREE);
 }
 
 const char *yc_temp_path(int slot) {
-    if (slot < 0 || slot >= SLOTS || atomic_load(&state[slot]) != SLOT_PUBLISHED) return NULL;
+    if (slot < 0 || slot >= SLOTS || atomic_load(&state[slot]) < SLOT_PUBLISHED) return NULL;
     return paths[slot];
 }
 

@@ -33,6 +33,9 @@ extension AtomicOutput {
                     errno = EINTR
                     return -1
                 }
+                // Not registered (no descriptor or slot to be had: errno says which): a file no signal could
+                // remove is not made.
+                if slot < 0 { return -1 }
                 let r = make(folder, $0)
                 if r < 0 {
                     let code = errno
@@ -49,8 +52,8 @@ extension AtomicOutput {
     }
 
     /// A private file of the run's in `folder` (`.yuvconv-XXXXXX`, mode 0600), registered with the signal handlers
-    /// before it is made, so that no ending leaves it: its descriptor, path and registry slot (`removePrivate`
-    /// removes it), or nil.
+    /// before it is made, so that no ending leaves it (the registry keeps its own descriptor of the folder: this
+    /// one is closed at once): its descriptor, path and registry slot (`removePrivate` removes it), or nil.
     public static func makePrivate(in folder: String) -> (fd: Int32, path: String, slot: Int32)? {
         let dir = withFileSystemPath(folder) { yc_open_folder($0) }
         guard dir >= 0 else { return nil }

@@ -1329,6 +1329,32 @@ final class HostileTests: CLITestCase {
         for i in 0..<n { yc_unregister_temp(slots[i]) }
     }
 
+    /// The registry removes a temporary file through a descriptor of its own, not the caller's: `makePrivate`
+    /// (`--update --dry-run`'s copy of a dead run's journal) closed its folder's descriptor while the slot stayed
+    /// registered, and a signal then removed nothing — or, once another open got that number, the file of that
+    /// name in another folder.
+    func testTheTemporaryRegistryKeepsItsOwnFolderDescriptor() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("yuvconv-registry-\(getpid())").path
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        for folder in ["mine", "other"] {
+            try FileManager.default.createDirectory(atPath: base + "/" + folder, withIntermediateDirectories: true)
+            XCTAssertTrue(FileManager.default.createFile(atPath: base + "/\(folder)/.yuvconv-Tmp123", contents: Data("x".utf8)))
+        }
+        let mine = open(base + "/mine", O_RDONLY | O_DIRECTORY)
+        XCTAssertGreaterThanOrEqual(mine, 0)
+        let slot = yc_register_temp(mine, ".yuvconv-Tmp123")
+        XCTAssertGreaterThanOrEqual(slot, 0)
+        defer { yc_unregister_temp(slot) }
+        // The caller closes its descriptor, and the number comes to mean another folder.
+        let other = open(base + "/other", O_RDONLY | O_DIRECTORY)
+        XCTAssertEqual(dup2(other, mine), mine)
+        close(other)
+        defer { close(mine) }
+        yc_remove_temps()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: base + "/mine/.yuvconv-Tmp123"), "the registered file is removed")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: base + "/other/.yuvconv-Tmp123"), "another folder's file is kept")
+    }
+
     /// A name that begins with a combining mark: to Swift the `/` before it and the mark are one Character, so
     /// paths split and compared as Strings missed that `/` — the folder could not be made ("cannot make the
     /// folder out/\u{301}x"), and a batch's confinement to its output folder did not see the output as below it.

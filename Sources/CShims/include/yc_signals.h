@@ -29,8 +29,9 @@ int yc_interrupted(void);
 void yc_note_reader_gone(void);
 int yc_reader_gone(void);
 /// Registers a temporary file to remove on a signal: `path` relative to the open folder `folder` (AT_FDCWD for
-/// the current one); returns a slot, -1 when all slots are in use, or -2 when a signal is ending the process
-/// (the file must not be made).
+/// the current one), which the registry keeps a descriptor of its own for (the caller may close `folder`);
+/// returns a slot, -1 with errno set when it cannot be registered (no descriptor or slot to be had: the file must
+/// not be made either), or -2 when a signal is ending the process (the file must not be made).
 int yc_register_temp(int folder, const char *path);
 /// Registers an output written straight to a descriptor open on a regular file (`-o -` with `> f`, `>> f`,
 /// `1<>f`, `/dev/fd/3`; `appends` for O_APPEND): once `yc_cut_written` says how many bytes it has asked to
@@ -61,7 +62,8 @@ void yc_remove_temps(void);
 /// running out of memory.
 void yc_set_current_input(const char *path);
 const char *yc_current_input(void);
-/// Forgets a slot (after the file was renamed into place or removed).
+/// Forgets a slot (after the file was renamed into place or removed), and closes the registry's descriptor of its
+/// folder.
 void yc_unregister_temp(int slot);
 /// The path registered in a slot, or NULL when the slot is not in use (tests).
 const char *yc_temp_path(int slot);
