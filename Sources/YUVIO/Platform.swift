@@ -269,7 +269,8 @@ public func cutBack(_ fd: Int32, to start: AtomicOutput.WritingStart, attempted:
 }
 
 /// How many batch jobs the open-file limit holds at once (`ulimit -n`): each conversion holds up to
-/// `descriptorsPerJob` descriptors at once (its input, its output, the output's folder and one on the way), and the
+/// `descriptorsPerJob` descriptors at once (its input, its output, the output's folder, and the signal registry's own
+/// descriptor of that folder while a temporary name exists: a `--force` replacement's), and the
 /// run keeps a few of its own besides those open now (a manifest's journal and lock, a sorted copy). Int.max when
 /// the limit is too high to matter (a million or more). 0 when the count leaves none: one job
 /// runs all the same (it needs about three), and meets the limit, if it must, with the reason.
