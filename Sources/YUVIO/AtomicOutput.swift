@@ -43,9 +43,10 @@ public final class AtomicOutput {
     private var cutFrom: WritingStart?
     /// The signal handler's slot for that cut (`yc_register_cut`).
     var cutSlot: Int32 = -1
-    /// The bytes asked to be written in order so far (a write that failed partway counted whole): the most of
-    /// the file after `cutFrom` that can be this output's.
-    private var attempted = 0
+    /// The bytes written in order so far, as the writes returned them (a write that failed partway counts what
+    /// it wrote): all of the file after `cutFrom` that can be this output's. Counted when written, not when asked:
+    /// a count ahead of the file took bytes another program appended (`>>`) for this output's and cut them off.
+    private var written = 0
     /// The SHA-256 of the output's bytes [0, `hashed`), taken as they were written; nil when not asked for.
     var hasher: SHA256?
     var hashed = 0
@@ -236,13 +237,10 @@ public final class AtomicOutput {
 
     /// `write`, for the stream too: 0, or the errno of the failure.
     private func writeInOrder(_ bytes: UnsafeRawBufferPointer) -> Int32 {
-        if cutFrom != nil && !bytes.isEmpty {
-            attempted += bytes.count
-            yc_cut_written(cutSlot, Int64(attempted))
-        }
         // Through the signal handler's guard when it may cut this descriptor back: a write still landing after
         // its cut (another thread's, in flight) left partial bytes in the file (`>>`: appended after the cut).
-        let code = writeWhole(fd, bytes, cutSlot: cutSlot)
+        // The guard counts the bytes for the handler; `written` counts them for `abort`.
+        let code = writeWhole(fd, bytes, cutSlot: cutSlot, written: &written)
         if code != 0 { return code }
         hash(bytes, at: position)
         position += bytes.count
@@ -270,9 +268,9 @@ public final class AtomicOutput {
         // output leaves nothing of itself, the file ending where writing started — not its partial bytes followed
         // by the old file's rest (the old bytes it wrote over are gone either way). Nothing written: nothing cut.
         // So does one on a file it began (`> f`) or appended to (`>> f`): the file ends where it did before.
-        yc_unregister_cut(cutSlot)
         // Only this output's bytes: what another process appended meanwhile (`>>`) is never cut (`yc_cut_back`).
-        if let start = cutFrom, fd >= 0 { cutBack(fd, to: start, attempted: attempted) }
+        if let start = cutFrom, fd >= 0 { cutBack(fd, to: start, written: written, cutSlot: cutSlot) }
+        yc_unregister_cut(cutSlot)
         if direct { close(fd) }
         if seekable && fd >= 0 { close(fd) }
         if let temp = tempName {
@@ -292,6 +290,12 @@ public final class AtomicOutput {
 /// after a signal: 0, or the errno of the failure. With `cutSlot` (a descriptor registered for the signal
 /// handler's cut), each write goes through `yc_cut_guarded_write`, which the handler waits for.
 public func writeWhole(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, cutSlot: Int32 = -1) -> Int32 {
+    var written = 0
+    return writeWhole(fd, bytes, cutSlot: cutSlot, written: &written)
+}
+
+/// `writeWhole`, adding to `written` the bytes each write(2) took, the writes before a failure included.
+public func writeWhole(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, cutSlot: Int32 = -1, written: inout Int) -> Int32 {
     var offset = 0
     while offset < bytes.count {
         let n = yc_cut_guarded_write(cutSlot, fd, bytes.baseAddress! + offset, UInt(bytes.count - offset))
@@ -307,6 +311,7 @@ public func writeWhole(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, cutSlot: In
             return errno
         }
         offset += n
+        written += n
     }
     return 0
 }

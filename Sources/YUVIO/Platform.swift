@@ -260,12 +260,15 @@ public func monotonicSeconds() -> Double {
     return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
 }
 
-/// `yc_cut_back`: `fd`'s file cut back to `start` when what follows is this output's own (at most `attempted`
-/// bytes; an appending descriptor only when nothing was appended after it) — a failed output leaves none of
-/// itself and nobody else's bytes are cut.
+/// `yc_cut_back`: `fd`'s file cut back to `start` when what follows is this output's own (`written`: the bytes
+/// its writes put there, counted as they returned; an appending descriptor only when those are exactly the file's
+/// last bytes) — a failed output leaves none of itself and nobody else's bytes are cut. With `cutSlot` (an output
+/// registered for the signal handler's cut, whose guarded writes recorded where they landed), by that record: an
+/// appended output whose first write came after another program's bytes is cut back to its own first byte.
 @discardableResult
-public func cutBack(_ fd: Int32, to start: AtomicOutput.WritingStart, attempted: Int) -> Bool {
-    yc_cut_back(fd, Int64(start.offset), Int64(start.size), start.appends ? 1 : 0, Int64(attempted)) != 0
+public func cutBack(_ fd: Int32, to start: AtomicOutput.WritingStart, written: Int, cutSlot: Int32 = -1) -> Bool {
+    if cutSlot >= 0 { return yc_cut_back_registered(cutSlot, fd) != 0 }
+    return yc_cut_back(fd, Int64(start.offset), Int64(start.size), start.appends ? 1 : 0, Int64(written), -1) != 0
 }
 
 /// How many batch jobs the open-file limit holds at once (`ulimit -n`): each conversion holds up to

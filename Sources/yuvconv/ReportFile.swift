@@ -137,9 +137,9 @@ final class ReportWriter {
             clearerr(stdout)
             return
         }
-        cut.willWrite(buffer.count)
+        cut.willWrite()
         let code = clearingProgress(when: bothTerminals(STDOUT_FILENO, STDERR_FILENO)) {
-            buffer.withUnsafeBytes { writeWhole(STDOUT_FILENO, $0) }
+            buffer.withUnsafeBytes { writeWhole(STDOUT_FILENO, $0, written: &cut.written) }
         }
         if code != 0 {
             failure = stdoutFailure("cannot write the report", errno: code)
@@ -198,8 +198,8 @@ func emitReport(_ text: String, to sink: AtomicOutput?, dataOnStdout: Bool) thro
             throw failure
         }
         var cut = StandardOutputCut()
-        cut.willWrite(text.utf8.count)
-        let code = Array(text.utf8).withUnsafeBytes { writeWhole(STDOUT_FILENO, $0) }
+        cut.willWrite()
+        let code = Array(text.utf8).withUnsafeBytes { writeWhole(STDOUT_FILENO, $0, written: &cut.written) }
         if code != 0 {
             cut.cut()
             throw stdoutFailure("cannot write the report", errno: code)
@@ -212,16 +212,17 @@ func emitReport(_ text: String, to sink: AtomicOutput?, dataOnStdout: Bool) thro
 /// report file is (`AtomicOutput`): no half report, no half JSON line or CSV row.
 struct StandardOutputCut {
     private var start: AtomicOutput.WritingStart?
-    private var attempted = 0
+    /// The bytes the writes put in the file, counted as they returned (`writeWhole(_:_:written:)`): counted when
+    /// asked instead, a write that failed partway took bytes another program appended (`>>`) for the report's.
+    var written = 0
 
-    /// Before `count` bytes are written (standard output's stdio buffer already flushed).
-    mutating func willWrite(_ count: Int) {
-        if start == nil && attempted == 0 { start = AtomicOutput.writingStart(descriptor: STDOUT_FILENO) }
-        attempted += count
+    /// Before bytes are written (standard output's stdio buffer already flushed).
+    mutating func willWrite() {
+        if start == nil && written == 0 { start = AtomicOutput.writingStart(descriptor: STDOUT_FILENO) }
     }
 
     func cut() {
-        if let start { cutBack(STDOUT_FILENO, to: start, attempted: attempted) }
+        if let start { cutBack(STDOUT_FILENO, to: start, written: written) }
     }
 }
 

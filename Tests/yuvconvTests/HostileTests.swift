@@ -1310,6 +1310,34 @@ final class HostileTests: CLITestCase {
         }
     }
 
+    /// A failed output on a file standard output appends to (`>> log`) is cut back to its own first byte, never
+    /// over another program's: its bytes were counted when asked, so a write that failed partway (here at the
+    /// `ulimit -f` limit) counted bytes the file never got, and the cut took the line another program had appended
+    /// since the output began for the output's own. Appended before the output's first write, that line stays
+    /// and the output's bytes go; appended among them, everything stays (the output's bytes are no longer one run
+    /// at the file's end).
+    func testACutBackNeverTakesAnotherWritersAppendedBytes() throws {
+        var rng = SplitMix64(seed: 46)
+        try writePNG(work.appendingPathComponent("noise.png").path, width: 1000, height: 800,
+                     pixels: randomBytes(1000 * 800 * 3, &rng))
+        // `skip` bytes of the picture reach yuvconv, then the other program appends its line, then the rest comes.
+        func run(skip: Int, limitKiB: Int) throws -> Data {
+            let r = try sh("""
+                printf 'START\n' > log.bin
+                { head -c \(skip) noise.png; sleep 0.5; printf 'OTHER-WRITER-LINE\n' >> log.bin; tail -c +\(skip + 1) noise.png; } \
+                  | (ulimit -f \(limitKiB); exec "$B" - -f png -o - -q >> log.bin); echo "status ${PIPESTATUS[1]}"
+                """)
+            XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "status 1\n", "\(rng)")
+            return try data("log.bin")
+        }
+        // Before the output's first write (its first 8 KiB of PNG need more rows than 4 KiB of input holds).
+        XCTAssertEqual(try run(skip: 4096, limitKiB: 200), Data("START\nOTHER-WRITER-LINE\n".utf8), "\(rng)")
+        // Among its writes: nothing is cut, the line is still there.
+        let among = try run(skip: 600_000, limitKiB: 1000)
+        XCTAssertNotNil(among.range(of: Data("OTHER-WRITER-LINE\n".utf8)), "\(rng)")
+        XCTAssertEqual(among.prefix(6), Data("START\n".utf8))
+    }
+
     /// The temporary-file registry from many threads at once: every slot distinct, every path its own.
     func testTemporaryRegistryUnderContention() {
         let n = 200

@@ -34,24 +34,27 @@ int yc_reader_gone(void);
 /// not be made either), or -2 when a signal is ending the process (the file must not be made).
 int yc_register_temp(int folder, const char *path);
 /// Registers an output written straight to a descriptor open on a regular file (`-o -` with `> f`, `>> f`,
-/// `1<>f`, `/dev/fd/3`; `appends` for O_APPEND): once `yc_cut_written` says how many bytes it has asked to
-/// write, a signal that ends the process cuts the file back to `offset`, where the output's bytes began (`size`:
-/// the file's size then) — by the rule of `yc_cut_back` — so that none of a partial output is left. Returns a
-/// slot, or -1.
+/// `1<>f`, `/dev/fd/3`; `appends` for O_APPEND): once it has written through `yc_cut_guarded_write`, which
+/// counts the bytes each write put in the file, a signal that ends the process cuts the file back to `offset`,
+/// where the output's bytes began (`size`: the file's size then) — by the rule of `yc_cut_back` — so that none of
+/// a partial output is left. Returns a slot, or -1.
 int yc_register_cut(int fd, long long offset, long long size, int appends);
-void yc_cut_written(int slot, long long attempted);
 /// write(2) to a registered descriptor's `fd` (slot `slot`), so that the handler can wait for it: the handler
 /// cuts the file back only once no such write is in flight, and a writer that finds the process ending never
 /// writes again (it waits there for the end). Else as write(2).
 long yc_cut_guarded_write(int slot, int fd, const void *bytes, unsigned long count);
 void yc_unregister_cut(int slot);
-/// Cuts `fd`'s file back to `start` when the bytes after it are this output's own (`attempted`: the bytes it
-/// asked to write, at most): a plain descriptor's when its position moved past `start` (offset put back too, so
-/// the next writer leaves no hole); an appending one's only when the file ends where its last write did and
-/// holds no more than `attempted` after `start` — bytes another process appended are never cut. A position
-/// that was past the file's end (`size`, the file's size when the output began) is cut to that end, not to a
-/// hole of zeros the output's first write made. 1 when cut. Async-signal-safe.
-int yc_cut_back(int fd, long long start, long long size, int appends, long long attempted);
+/// Cuts `fd`'s file back when the bytes after `start` are this output's own (`written`: the bytes its writes put in
+/// the file, counted as they returned): a plain descriptor's to `start` when its position moved past it (offset
+/// put back too, so the next writer leaves no hole; a position that was past the file's end, `size` — the file's
+/// size when the output began — is cut to that end, not to a hole of zeros the output's first write made); an
+/// appending one's to `first`, where its first byte landed (-1: taken as `start`), only when the file ends where
+/// its last write did and its last `written` bytes are exactly those from `first` on — bytes another process
+/// appended before the output's first write stay, and so does everything when another's landed after it or
+/// among its writes (`first` -2). 1 when cut. Async-signal-safe.
+int yc_cut_back(int fd, long long start, long long size, int appends, long long written, long long first);
+/// `yc_cut_back` for the output registered in `slot` on `fd`, with what its guarded writes recorded.
+int yc_cut_back_registered(int slot, int fd);
 /// Under an address-space limit (RLIMIT_AS): one malloc arena for every thread (glibc reserves 64 MiB of
 /// address space for each), and whether `start_bytes` more can be mapped (0: too little to start). 1 without
 /// a limit.
