@@ -29,7 +29,8 @@ extension BatchInputs {
     /// Walks a folder (its subfolders too when `recursive`), handing each image file to `found` with its folder
     /// below the root, entry by entry as the folder is read. Hidden entries are skipped, and so is anything that
     /// is not a regular file: those go to `skip`.
-    /// A subfolder that cannot be read (its permissions, gone during the walk) goes to `unread` and the walk
+    /// A subfolder that cannot be read (its permissions, gone during the walk, a path too long to reach — an
+    /// image's too) goes to `unread` and the walk
     /// goes on; the folder named itself is an error.
     static func walkFolder(_ root: String, recursive: Bool, leaveOut: FileIdentity? = nil,
                            walked: inout [FileIdentity: String], found: (String, String) -> Void,
@@ -113,9 +114,22 @@ extension BatchInputs {
                         entered = false
                         continue
                     }
-                    if code == ENAMETOOLONG || isImageName(name) {
-                        skip(SkippedEntry(path: full, kind: .other, unreachable: code == ENAMETOOLONG
-                            ? "its path is longer than the system allows" : code == ELOOP ? "a link loop"
+                    if code == ENAMETOOLONG {
+                        // A folder (or image) too deep for a path: what is below it cannot be reached, which is a
+                        // folder left out, as an unreadable one is — not an odd entry skipped with exit 0 (a tree
+                        // deeper than 4096 bytes lost its lower folders without an error). Its kind, from the
+                        // folder's own descriptor.
+                        var st = stat()
+                        let folder = fstatat(dirfd(d), name, &st, 0) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
+                        if folder ? recursive : isImageName(name) {
+                            let error = FileError(path: full, reason: "cannot \(folder ? "walk the folder" : "read the image"): "
+                                                  + "its path is longer than the system allows (\(PATH_MAX) bytes)")
+                            unread(error)
+                        }
+                        continue
+                    }
+                    if isImageName(name) {
+                        skip(SkippedEntry(path: full, kind: .other, unreachable: code == ELOOP ? "a link loop"
                             : code == ENOENT ? (FileStatus(path: full, follow: false) == nil ? "gone during the walk" : "a link to nothing")
                             : systemMessage(code)))
                     }

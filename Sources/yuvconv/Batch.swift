@@ -65,7 +65,7 @@ func gatherInputs(_ options: Options, standardInput: Bool = false, outputFolder:
 /// start are far above a long batch's end).
 func statusAfterUnreadFolders(_ status: Int32, _ unread: Int) -> Int32 {
     guard unread > 0 else { return status }
-    printErr("yuvconv: error: \(unread) folder\(unread == 1 ? "" : "s") could not be read: the images in "
+    printErr("yuvconv: error: \(unread) folder\(unread == 1 ? "" : "s") could not be read or reached: the images in "
              + "\(unread == 1 ? "it" : "them") were left out")
     return max(status, 1)
 }

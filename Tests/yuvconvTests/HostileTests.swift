@@ -1338,6 +1338,23 @@ final class HostileTests: CLITestCase {
         XCTAssertEqual(among.prefix(6), Data("START\n".utf8))
     }
 
+    /// A folder a `-r` walk cannot reach because its path passes the system's limit (4096 bytes) is a folder left
+    /// out, as an unreadable one is: an error naming it, the rest converted, exit 1 — and with `--shard` the run
+    /// stops before any file. It was "skipped … not a regular file or a folder to walk", exit 0.
+    func testAFolderTooDeepForAPathIsLeftOutWithAnError() throws {
+        let r = try sh("""
+            ( mkdir deep && cd deep && name=$(printf 'd%.0s' $(seq 100))
+              for i in $(seq 0 44); do mkdir $name$i && cd $name$i || exit 1; [ $i = 10 ] && cp "$F/photos/rocket.jpg" p10.jpg; [ $i = 44 ] && cp "$F/photos/rocket.jpg" p44.jpg; done; true )
+            "$B" deep -r -o out/ -q; echo "status $?"
+            "$B" deep -r -o sharded/ -q --shard 1/1; echo "status $?"
+            find out -name '*.nv12' | wc -l; [ -e sharded ] && echo "sharded made"
+            rm -rf deep
+            """)
+        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "status 1\nstatus 1\n1\n", r.stderr)
+        XCTAssertTrue(r.stderr.contains("cannot walk the folder: its path is longer than the system allows"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("the run stops before any file (--shard"), r.stderr)
+    }
+
     /// The temporary-file registry from many threads at once: every slot distinct, every path its own.
     func testTemporaryRegistryUnderContention() {
         let n = 200
