@@ -88,26 +88,45 @@ public final class ManifestJournal: @unchecked Sendable {
         }
     }
 
-    /// Before an output is converted: the journal made, ready for its line.
-    public func prepare() { say(state.withLock { made(&$0) }) }
+    /// Before an output is converted: the journal made, ready for its line. Nil, or why the output may not be
+    /// made (`refusal`).
+    public func prepare() -> String? { answer(state.withLock { s in made(&s).map { ($0, true) } ?? s.failed.map { ($0, false) } }) }
 
-    /// Records `entry` (an output just made). Best effort: a journal that cannot be made or written is said once,
-    /// and the run goes on (its manifest is still written at its end).
-    public func append(_ entry: ManifestEntry) {
+    /// Records `entry` (an output about to be named). Nil, or why it cannot be (`refusal`): the journal could not
+    /// be made or written, now or before — said once (`warn`). The output is then not named, and the run starts
+    /// no more files (`failed`): every output named is recorded here first, so none is left for the next run to
+    /// refuse as not recorded, whatever becomes of the manifest's write. A line written in part is cut off again.
+    public func append(_ entry: ManifestEntry) -> String? {
         let line = entry.line + [10]
-        say(state.withLock { s -> String? in
-            if let why = made(&s) { return why }
-            if s.failed != nil { return nil }
-            s.failed = Self.write(s.fd, line, at: s.offset)
-            if s.failed == nil { s.offset += line.count }
-            return s.failed
+        return answer(state.withLock { s -> (String, Bool)? in
+            if let failed = s.failed { return (failed, false) }
+            if let why = made(&s) { return (why, true) }
+            guard let why = Self.write(s.fd, line, at: s.offset) else {
+                s.offset += line.count
+                return nil
+            }
+            _ = ftruncate(s.fd, off_t(s.offset))
+            s.failed = why
+            return (why, true)
         })
     }
 
-    private func say(_ failure: String?) {
-        guard let failure else { return }
-        warn("cannot keep --update's journal in \(displayPath(folder)) (\(failure)): should this run end before writing its "
-             + "manifest, the outputs it made from now on are left unrecorded")
+    /// Whether the journal could not be kept: the run starts no more files.
+    public var failed: Bool { state.withLock { $0.failed != nil } }
+
+    /// What an output the journal cannot take fails with.
+    public static func refusal(_ why: String) -> String {
+        "cannot record it in --update's journal (\(why)): it is not made, so that no output of the run is left unrecorded"
+    }
+
+    /// The failure (said, the first time), as `refusal`.
+    private func answer(_ failure: (why: String, first: Bool)?) -> String? {
+        guard let failure else { return nil }
+        if failure.first {
+            warn("cannot keep --update's journal in \(displayPath(folder)) (\(failure.why)): the run starts no more files, and "
+                 + "names no more outputs, so that none it makes is left unrecorded")
+        }
+        return Self.refusal(failure.why)
     }
 
     /// The run's end: the journal removed when the manifest is written (`remove`), else kept for the next run.

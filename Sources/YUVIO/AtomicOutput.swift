@@ -258,7 +258,9 @@ public final class AtomicOutput {
     /// Told the finished file's digest (size, SHA-256, inode and time from its own descriptor) just before it is
     /// named: `--update`'s journal records the output before it exists under its name, so that no moment is left
     /// in which it exists unrecorded (a line whose file never got the name is checked against what is there).
-    public var beforeNaming: ((OutputDigest) -> Void)?
+    /// Returns why the file may not be named (the journal could not record it), or nil: the output then fails and
+    /// nothing is named, so that no output of an `--update` run is left unrecorded.
+    public var beforeNaming: ((OutputDigest) -> String?)?
 
     /// Removes the temporary file; nothing is left behind.
     public func abort() {

@@ -45,7 +45,12 @@ extension AtomicOutput {
             if let temp = tempName { remove(temp) }
             throw error
         }
-        if let digest { beforeNaming?(digest) }
+        if let digest, let why = beforeNaming?(digest) {
+            close(fd)
+            fd = -1
+            if let temp = tempName { remove(temp) }
+            throw .system(why)
+        }
         try nameIntoPlace(folder: folder, name: name, remove: remove, move: move)
     }
 

@@ -264,11 +264,14 @@ func runBatch(_ options: Options) -> Int32 {
             // Its manifest line, if any, stays: nothing was written.
             return Outcome.failed(item.input, FileError(path: item.output, reason: why), alignment: opts.reportAlignment)
         }
-        let convert = { (beforeNaming: ((ConversionReport, OutputDigest) -> Void)?) in
+        let convert = { (beforeNaming: ((ConversionReport, OutputDigest) -> String?)?) in
             convertOne(input: item.input, output: item.output, format: item.format, options: o, protected: protected,
                        keepForReport: opts.reportFormat != nil, before: item.foundAtPlan, beforeNaming: beforeNaming)
         }
-        return update?.convert(item, options: opts, convert) ?? convert(nil)
+        guard let update else { return convert(nil) }
+        var outcome = update.convert(item, options: opts, convert)
+        if update.journal.failed { outcome.stopsRun = "--update's journal could not be kept" }
+        return outcome
     }
     var status: Int32 = 0
     if let error = plan.readFailure {

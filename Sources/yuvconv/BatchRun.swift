@@ -31,6 +31,8 @@ final class BatchState: Sendable {
         /// Outputs kept as up to date (`--update`) whose manifest line has no quality figures, with --metrics asked.
         var keptUnmeasured = 0
         var stop = false, exhausted = false
+        /// Why the run started no more files, when an outcome stopped it (`Outcome.stopsRun`).
+        var stopReason: String?
         var waiting: [Int: Finished] = [:]
     }
 
@@ -248,6 +250,10 @@ struct BatchRun {
                                failure: outcome?.failure?.cli, manifestChange: outcome?.manifestChange)
                     : Finished(piece: nil, failure: nil, manifestChange: nil)
                 state.withLock { s in
+                    if let why = outcome?.stopsRun {
+                        s.stop = true
+                        if s.stopReason == nil { s.stopReason = why }
+                    }
                     // One not started is not counted as done: the summary and the status say the run was cut short.
                     if started, let outcome {
                         s.done += 1
@@ -316,7 +322,8 @@ struct BatchRun {
                 + (skipped.map { "\(final.skipped) \($0), " } ?? "") + "\(final.failed) failed"
             if notStarted > 0 {
                 line += ", \(notStarted) not started"
-                    + (signal != nil ? " (interrupted)" : readerGone ? " (standard output's reader stopped reading)" : " (--fail-fast)")
+                    + (signal != nil ? " (interrupted)" : readerGone ? " (standard output's reader stopped reading)"
+                       : final.stopReason.map { " (\($0))" } ?? " (--fail-fast)")
             }
             printErr(line)
             // Of one file named alone, its error line above says it all (`report x.y4m` said it three times, with the

@@ -21,6 +21,8 @@ struct Outcome {
     /// A signal came before it started (while `--update` hashed its input or output): counted as not started,
     /// nothing recorded, its manifest entry as it was.
     var notStarted = false
+    /// The run starts no more files after this one, for this reason (`--update`'s journal could not be kept).
+    var stopsRun: String?
 
     static func notStarted(_ input: String) -> Outcome {
         var o = Outcome(record: ImageRecord(file: displayPath(input), error: nil, report: nil, quality: nil, alignment: 1,
@@ -44,10 +46,10 @@ struct Outcome {
 /// `--update`'s manifest only: SHA-256 costs about a fifth of a JPEG's conversion.
 /// `before`: what a batch's plan saw at the output (`AtomicOutput.Before`).
 /// `beforeNaming`: told the output's report and digest just before the output is named
-/// (`AtomicOutput.beforeNaming`: `--update`'s journal).
+/// (`AtomicOutput.beforeNaming`: `--update`'s journal); what it returns, if anything, fails the output unnamed.
 func convertOne(input: String, output: String, format: OutputFormat, options: Options, protected: any FileIdentitySet,
                 keepForReport: Bool, before: AtomicOutput.Before = .unknown,
-                beforeNaming: ((ConversionReport, OutputDigest) -> Void)? = nil) -> Outcome {
+                beforeNaming: ((ConversionReport, OutputDigest) -> String?)? = nil) -> Outcome {
     let name = displayPath(input)
     var decodeOptions = options.decodeOptions
     decodeOptions.listed = protected

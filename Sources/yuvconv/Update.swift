@@ -81,7 +81,7 @@ struct UpdateManifest: Sendable {
         path = folder.path(of: Manifest.fileName)
         folderPlace = BatchPlan.resolved(folder.path)
         folderPath = folder.path
-        journal = ManifestJournal(folder: folder.path) { printErr("yuvconv: warning: \($0)") }
+        journal = ManifestJournal(folder: folder.path) { printErr("yuvconv: error: \($0)") }
         // The manifest and its lock file (`ManifestFile.lockPath`) are --update's: no output, nor the report, may
         // be either (a lock file replaced under a run holding it would let the next run in beside it).
         // A journal's name (`.yuvconv-manifest.journal.…`) is refused alike, with the same words and status.
@@ -290,7 +290,7 @@ struct UpdateManifest: Sendable {
     /// converts it again, the safe side. A failed conversion, an input that cannot be hashed (not a regular file)
     /// or an output that is not a regular file leaves the entry as it was.
     func convert(_ item: BatchItem, options: Options,
-                 _ convert: (((ConversionReport, OutputDigest) -> Void)?) -> Outcome) -> Outcome {
+                 _ convert: (((ConversionReport, OutputDigest) -> String?)?) -> Outcome) -> Outcome {
         let input = try? ManifestEntry.read(item.input)
         // Stopped by a signal while hashing: not started, and its entry (if any) left as it was.
         if input == nil, interruptSignal() != nil { return .notStarted(item.input) }
@@ -298,17 +298,22 @@ struct UpdateManifest: Sendable {
         // and SHA-256 from the written file's own descriptor, the report's figures without the quality measures (made
         // after it) — the manifest's line, written at the end, has them all. A line whose file never got the name (a
         // kill in between, a naming that failed) is kept by no later run: the file there is not the one it describes.
-        let journaled: ((ConversionReport, OutputDigest) -> Void)? = input.map { input in
+        // A line the journal cannot take fails its output unnamed, and the run starts no more files (`journal.failed`):
+        // an output named unrecorded was refused by the next run ("already there and not recorded") until --force
+        // made it again — hundreds of them when a file-size limit stopped the journal early in a run.
+        let journaled: ((ConversionReport, OutputDigest) -> String?)? = input.map { input in
             { report, digest in
-                guard let inode = digest.inode, let modified = digest.modified else { return }
-                journal.append(ManifestEntry(
+                guard let inode = digest.inode, let modified = digest.modified else { return nil }
+                return journal.append(ManifestEntry(
                     output: item.name, input: item.input, inputBytes: input.status.size, inputModified: input.status.modified,
                     inputSHA256: input.sha256, optionsKey: options.optionsKey(for: item.format, jpegInput: report.info.container == .jpeg),
                     outputBytes: digest.bytes, outputModified: modified, outputSHA256: digest.sha256, report: report, quality: nil, peakRSS: 0,
                     outputInode: inode, inputInode: input.status.inode, inputChanged: input.changed, outputChanged: nil))
             }
         }
-        if journaled != nil { journal.prepare() }
+        if journaled != nil, let why = journal.prepare() {
+            return Outcome.failed(item.input, FileError(path: item.output, reason: why), alignment: options.reportAlignment)
+        }
         // A failed (or interrupted) conversion changes no line: the file at its output is as it was, so its line, if
         // it had one, still says what that file is and what it was made from — the next run converts it again when
         // the input or options differ, keeps it when they do not, and replaces it as yuvconv's (dropping the line

@@ -1355,6 +1355,28 @@ final class HostileTests: CLITestCase {
         XCTAssertTrue(r.stderr.contains("the run stops before any file (--shard"), r.stderr)
     }
 
+    /// `--update` whose journal cannot be written (here a file-size limit the outputs fit under and the journal
+    /// outgrows): no output is named that the journal did not record, and the run starts no more files, so the next
+    /// run records what was made and converts the rest. The run went on naming outputs unrecorded, said that its
+    /// journal kept them, and the next run refused 203 of 300 as "already there and not recorded" until --force.
+    func testAnUpdateWhoseJournalFailsLeavesNoOutputUnrecorded() throws {
+        var rng = SplitMix64(seed: 4646)
+        try FileManager.default.createDirectory(at: work.appendingPathComponent("in"), withIntermediateDirectories: true)
+        try writePNG(work.appendingPathComponent("small.png").path, width: 64, height: 64, pixels: randomBytes(64 * 64 * 3, &rng))
+        let r = try sh("""
+            for i in $(seq -w 1 300); do cp small.png in/s$i.png; done
+            (ulimit -f 50; exec "$B" in/ -o out/ --update -j 2 -q) 2> first.err; echo "first $?"
+            "$B" in/ -o out/ --update 2> second.err; echo "second $?"
+            ls out/*.nv12 | wc -l
+            """)
+        let first = (try? String(contentsOf: work.appendingPathComponent("first.err"), encoding: .utf8)) ?? ""
+        let second = (try? String(contentsOf: work.appendingPathComponent("second.err"), encoding: .utf8)) ?? ""
+        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "first 1\nsecond 0\n300\n", first + second)
+        XCTAssertTrue(first.contains("cannot keep --update's journal in out/ (File too large): the run starts no more files"), first)
+        XCTAssertTrue(first.contains("not started (--update's journal could not be kept)"), first)
+        XCTAssertTrue(second.contains("0 failed"), second)
+    }
+
     /// The temporary-file registry from many threads at once: every slot distinct, every path its own.
     func testTemporaryRegistryUnderContention() {
         let n = 200
