@@ -194,6 +194,9 @@ void yc_unregister_cut(int slot) {
 }
 
 static atomic_llong first_interrupt_ns;
+static long long monotonic_ns(void);
+// The stream watchdog's wake-up pipe (`yc_set_graceful_interrupt`).
+static int kick_pipe[2] = {-1, -1};
 
 void yc_remove_temps(void) { remove_temps(); }
 
@@ -248,6 +251,9 @@ static void on_signal(int sig) {
         int none = 0;
         if (atomic_compare_exchange_strong(&interrupted, &none, sig)) {
             atomic_store(&first_interrupt_ns, monotonic_ns());
+            const int saved = errno;
+            if (kick_pipe[1] >= 0) (void)!write(kick_pipe[1], "k", 1);   // wakes the stream watchdog
+            errno = saved;
             return;
         }
         if (none == sig && monotonic_ns() - atomic_load(&first_interrupt_ns) < 250000000LL) return;
@@ -276,7 +282,96 @@ static void on_signal(int sig) {
     _exit(128 + sig);
 }
 
-void yc_set_graceful_interrupt(int on) { atomic_store(&graceful, on); }
+// Threads writing to a standard stream, a pipe or a device (`yc_stream_write_begin`): after a first, graceful
+// interrupt, one blocked in write(2) because the reader stopped reading (a full pipe nobody drains) would hold the
+// run — its summary, report and exit — for as long as the reader slept. A watchdog thread, woken by the handler
+// through a pipe (write(2) is async-signal-safe), then sends each of them SIGURG every 20 ms, whose handler does
+// nothing and is installed without SA_RESTART: the write returns (EINTR, or what it wrote), and the writer waits
+// for room only until `yc_stream_grace_left_ms` runs out. Each kick holds the slot (state 3), so the writer cannot
+// leave it, and its thread end, while the kick is sent.
+#define STREAM_SLOTS 64
+static atomic_int stream_state[STREAM_SLOTS];   // 0 free, 1 being filled, 2 a writer, 3 being kicked
+static pthread_t stream_thread[STREAM_SLOTS];
+int yc_stream_write_begin(void) {
+    for (int i = 0; i < STREAM_SLOTS; i++) {
+        int expected = 0;
+        if (atomic_compare_exchange_strong(&stream_state[i], &expected, 1)) {
+            stream_thread[i] = pthread_self();
+            atomic_store(&stream_state[i], 2);
+            return i;
+        }
+    }
+    return -1;
+}
+
+void yc_stream_write_end(int slot) {
+    if (slot < 0 || slot >= STREAM_SLOTS) return;
+    const struct timespec tick = {0, 100000};
+    for (;;) {
+        int expected = 2;
+        if (atomic_compare_exchange_strong(&stream_state[slot], &expected, 0)) return;
+        nanosleep(&tick, NULL);   // being kicked
+    }
+}
+
+static void on_kick(int sig) { (void)sig; }
+
+static void *stream_watchdog(void *unused) {
+    (void)unused;
+    char byte;
+    while (read(kick_pipe[0], &byte, 1) < 0 && errno == EINTR) {}
+    const struct timespec pause = {0, 20000000};
+    for (;;) {
+        for (int i = 0; i < STREAM_SLOTS; i++) {
+            int expected = 2;
+            if (atomic_compare_exchange_strong(&stream_state[i], &expected, 3)) {
+                pthread_kill(stream_thread[i], SIGURG);
+                atomic_store(&stream_state[i], 2);
+            }
+        }
+        nanosleep(&pause, NULL);
+    }
+    return NULL;
+}
+
+long long yc_stream_grace_left_ms(void) {
+    if (!atomic_load(&interrupted)) return -1;
+    const long long since = (monotonic_ns() - atomic_load(&first_interrupt_ns)) / 1000000;
+    return since >= YC_STREAM_GRACE_MS ? 0 : YC_STREAM_GRACE_MS - since;
+}
+
+void yc_set_graceful_interrupt(int on) {
+    atomic_store(&graceful, on);
+    static atomic_int started;
+    if (!on || atomic_exchange(&started, 1)) return;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_kick;   // no SA_RESTART: a blocked write returns
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGURG, &sa, NULL);
+    int fds[2];
+    if (pipe(fds) != 0) return;
+    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+    // The watchdog with every signal blocked: the run's signals go to the threads that act on them.
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_t t;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, 64 * 1024);
+    kick_pipe[0] = fds[0];
+    kick_pipe[1] = fds[1];
+    if (pthread_create(&t, &attr, stream_watchdog, NULL) != 0) {
+        kick_pipe[1] = -1;
+        close(fds[0]);
+        close(fds[1]);
+    }
+    pthread_attr_destroy(&attr);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
 int yc_interrupted(void) { return atomic_load(&interrupted); }
 static atomic_int reader_gone;
 void yc_note_reader_gone(void) { atomic_store(&reader_gone, 1); }

@@ -297,10 +297,33 @@ public func writeWhole(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, cutSlot: In
 }
 
 /// `writeWhole`, adding to `written` the bytes each write(2) took, the writes before a failure included.
+///
+/// Once a batch was asked to stop (a first SIGINT, SIGTERM or SIGHUP), a stream whose reader drains nothing — a
+/// full pipe, standard error into `2> >(sleep 60)` — held the run, its summary and its exit for as long as the
+/// reader slept. So a write to anything but a regular file is registered (`yc_stream_write_begin`), for the
+/// signal's watchdog to interrupt it then; from then on each write waits for room (at most what is left of
+/// `YC_STREAM_GRACE_MS` after the signal) and writes one pipe page at a time, so it cannot block again; a reader
+/// that took nothing by then is given up as gone (EPIPE).
 public func writeWhole(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, cutSlot: Int32 = -1, written: inout Int) -> Int32 {
     var offset = 0
+    var regular: Bool?
+    func stream() -> Bool {
+        if regular == nil { regular = FileStatus(descriptor: fd)?.kind == .regular }
+        return regular == false
+    }
+    let slot = cutSlot >= 0 ? -1 : yc_stream_write_begin()
+    defer { yc_stream_write_end(slot) }
     while offset < bytes.count {
-        let n = yc_cut_guarded_write(cutSlot, fd, bytes.baseAddress! + offset, UInt(bytes.count - offset))
+        var most = bytes.count - offset
+        let left = yc_stream_grace_left_ms()
+        if left >= 0 && stream() {
+            var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            let ready = poll(&p, 1, Int32(left))
+            if ready < 0 && errno == EINTR { continue }
+            if ready == 0 { return EPIPE }
+            most = min(most, Int(PIPE_BUF))
+        }
+        let n = yc_cut_guarded_write(cutSlot, fd, bytes.baseAddress! + offset, UInt(most))
         if n < 0 {
             if errno == EINTR { continue }
             // A pipe or socket left non-blocking (O_NONBLOCK belongs to the open file, shared with the parent that
@@ -308,7 +331,10 @@ public func writeWhole(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, cutSlot: In
             // with "Resource temporarily unavailable" (data), or dropped the line (messages).
             if errno == EAGAIN || errno == EWOULDBLOCK {
                 var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                if poll(&p, 1, -1) >= 0 || errno == EINTR { continue }
+                let left = yc_stream_grace_left_ms()
+                let ready = poll(&p, 1, left >= 0 ? Int32(left) : -1)
+                if ready == 0 { return EPIPE }
+                if ready > 0 || errno == EINTR { continue }
             }
             return errno
         }

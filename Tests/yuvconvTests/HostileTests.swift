@@ -1377,6 +1377,31 @@ final class HostileTests: CLITestCase {
         XCTAssertTrue(second.contains("0 failed"), second)
     }
 
+    /// A first SIGTERM stops a batch whose standard output (or error) nobody reads within about a second: its
+    /// threads sat in write(2) on the full pipe, and the run — summary, exit 143 — waited for as long as the reader
+    /// slept. Now a write after the signal waits for room at most `YC_STREAM_GRACE_MS`, then gives the reader up.
+    func testAStalledReaderDoesNotHoldAStoppedBatch() throws {
+        var rng = SplitMix64(seed: 461)
+        try FileManager.default.createDirectory(at: work.appendingPathComponent("in"), withIntermediateDirectories: true)
+        try writePNG(work.appendingPathComponent("small.png").path, width: 16, height: 16, pixels: randomBytes(16 * 16 * 3, &rng))
+        // Standard output: the report's lines (about 1.5 KB each); standard error: the per-image lines (about 200 B).
+        for (stream, redirect) in [("stdout", "--report json >&3 2> err.txt"), ("stderr", "> /dev/null 2>&3")] {
+            let r = try sh("""
+                [ -e in/p1000.png ] || for i in $(seq 1000); do cp small.png in/p$i.png; done
+                exec 3> >(exec sleep 30); reader=$!
+                "$B" in/ -o out-\(stream)/ -j 2 \(redirect) & pid=$!
+                exec 3>&-
+                sleep 1.5; kill -TERM $pid; start=$(date +%s%N); wait $pid; status=$?
+                echo "status $status after $(( ($(date +%s%N) - start) / 100000000 ))"; kill $reader 2> /dev/null
+                """)
+            let said = String(decoding: r.stdout, as: UTF8.self).split(separator: " ")
+            XCTAssertEqual(said.first.map(String.init), "status", "\(stream): \(r.stdout) \(r.stderr)")
+            XCTAssertEqual(said.dropFirst().first.map(String.init), "143", "\(stream): \(r.stdout)")
+            // Tenths of a second: the grace (1 s) and a margin for a loaded machine, far below the reader's 30 s.
+            XCTAssertLessThan(Int(said.last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 999, 60, "\(stream): \(r.stdout)")
+        }
+    }
+
     /// The temporary-file registry from many threads at once: every slot distinct, every path its own.
     func testTemporaryRegistryUnderContention() {
         let n = 200

@@ -22,6 +22,16 @@ void yc_unblock_stop_signals(void);
 /// With `on`, the first SIGINT or SIGTERM is only recorded (see yc_interrupted); a second one cleans up and
 /// ends the process.
 void yc_set_graceful_interrupt(int on);
+/// How long a write to a stream (a pipe, a device, standard output or error) may wait for room once a first,
+/// graceful interrupt came: a reader that drains nothing in that time is given up, and the run ends.
+#define YC_STREAM_GRACE_MS 1000
+/// Around a write(2) that may block on a stream: registers this thread, so that after a graceful interrupt the
+/// watchdog interrupts the write (EINTR) until the grace runs out. Returns a slot (-1: none free; the write is
+/// then not interrupted), for `yc_stream_write_end`.
+int yc_stream_write_begin(void);
+void yc_stream_write_end(int slot);
+/// Milliseconds of that grace left (0: over), or -1 when no interrupt came.
+long long yc_stream_grace_left_ms(void);
 /// The signal that asked the run to stop, or 0.
 int yc_interrupted(void);
 /// Standard output's reader went away (a write of text to it failed with EPIPE): noted once, for every thread
