@@ -128,10 +128,15 @@ public enum RawInput {
         }
 
         /// One header line (up to and without its newline, LF or CR LF), at most `limit` bytes.
-        /// `missing`: the error when the input ends before the line's first byte.
-        func line(limit: Int, what: String, missing: String? = nil) throws(DecodeError) -> [UInt8] {
+        /// `missing`: the error when the input ends before the line's first byte. `word`: what the line must begin
+        /// with, followed by its end or a space — a line that does not is returned as soon as that shows, with up
+        /// to 17 bytes of it (a Y4M header followed by the frame's samples without a FRAME line: its first bytes
+        /// say so, where a line end searched for among the samples said "no end" or "longer than 4096 bytes").
+        func line(limit: Int, what: String, missing: String? = nil, word: [UInt8] = []) throws(DecodeError) -> [UInt8] {
             var line: [UInt8] = []
+            var diverged = false
             while line.count <= limit {
+                if diverged && line.count > 16 { return line }
                 let c: Int32
                 if preloadedAt < preloaded.count {
                     c = Int32(preloaded[preloadedAt])
@@ -142,13 +147,18 @@ public enum RawInput {
                 if c == EOF {
                     if ferror(file) != 0 { throw .cannotOpen("read failed: \(errnoMessage())") }
                     if line.isEmpty, let missing { throw .decoder(missing) }
+                    if diverged { return line }
                     throw .decoder("\(what) has no end (the input ends inside it)")
                 }
                 if c == 10 {
                     if line.last == 13 { line.removeLast() }   // CR LF (written on Windows) ends a line as LF does
                     return line
                 }
+                let i = line.count
                 line.append(UInt8(c))
+                if !word.isEmpty && !diverged {
+                    diverged = i < word.count ? UInt8(c) != word[i] : i == word.count && c != 32 && c != 13
+                }
             }
             throw .decoder("\(what) is longer than \(limit) bytes")
         }

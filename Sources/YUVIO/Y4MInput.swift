@@ -133,7 +133,8 @@ extension RawInput {
             try checkHeld(need, maxMemory: maxMemory, fileSize: input.fileSize, besides: besides, width: w, height: h,
                            range: range)
             let line = try input.line(limit: 4096, what: "the Y4M frame header",
-                                      missing: "the Y4M stream holds no frame (the input ends after its header)")
+                                      missing: "the Y4M stream holds no frame (the input ends after its header)",
+                                      word: Array("FRAME".utf8))
             let frame = String(decoding: line, as: UTF8.self)
             guard frame == "FRAME" || frame.hasPrefix("FRAME ") else {
                 // What is there instead (its first 16 bytes), its control bytes and bytes that are not UTF-8 shown as

@@ -354,26 +354,31 @@ func dataAwayFromMessages(_ output: String) -> String {
 /// its device number — the one the standard streams show, /dev/tty's, or on Linux a pseudo-terminal's or a
 /// console's (`isTerminalDevice`); serial ports stay writable, raw frames may be meant for what is on them.
 func refuseTerminal(_ output: String) throws(UsageError) {
-    func device(_ p: String) -> dev_t? {
-        var st = stat()
-        return withFileSystemPath(p, { stat($0, &st) }) == 0 && (st.st_mode & S_IFMT) == S_IFCHR ? st.st_rdev : nil
-    }
     let onTerminal: Bool
     if let fd = AtomicOutput.standardDescriptor(output) {
         onTerminal = isatty(fd) != 0
-    } else if let named = device(output) {
-        let terminals = [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO].compactMap { fd -> dev_t? in
-            var st = stat()
-            return isatty(fd) != 0 && fstat(fd, &st) == 0 ? st.st_rdev : nil
-        }
-        // /dev/tty (5, 0) under any name: `//dev/tty`, a link to it, a node made for it.
-        onTerminal = named == device("/dev/tty") || terminals.contains(named) || isTerminalDevice(named)
     } else {
-        onTerminal = false
+        onTerminal = namesTerminal(output)
     }
     if onTerminal {
         throw UsageError(message: "refusing to write binary data to a terminal; redirect it or name a file")
     }
+}
+
+/// Whether `path` is a terminal by the rule of `refuseTerminal` (by device number, never opened to ask): one the
+/// standard streams are on, /dev/tty under any name (`//dev/tty`, a link to it, a node made for it), or one
+/// `isTerminalDevice` knows.
+func namesTerminal(_ path: String) -> Bool {
+    func device(_ p: String) -> dev_t? {
+        var st = stat()
+        return withFileSystemPath(p, { stat($0, &st) }) == 0 && (st.st_mode & S_IFMT) == S_IFCHR ? st.st_rdev : nil
+    }
+    guard let named = device(path) else { return false }
+    let terminals = [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO].compactMap { fd -> dev_t? in
+        var st = stat()
+        return isatty(fd) != 0 && fstat(fd, &st) == 0 ? st.st_rdev : nil
+    }
+    return named == device("/dev/tty") || terminals.contains(named) || isTerminalDevice(named)
 }
 
 /// Whether a character device's number is a terminal's that no one writes binary data to: on Linux a

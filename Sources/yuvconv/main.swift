@@ -180,6 +180,11 @@ func run(_ args: [String]) -> Int32 {
         return usageFailure("standard input is a terminal, and a picture is not typed in: pipe or redirect one into it "
                             + "(yuvconv - -o out.nv12 < photo.jpg)")
     }
+    // A terminal named as an input (`/dev/tty`, `/dev/pts/N`, `/dev/console`) as `-` on one: a usage error, before any
+    // work and in a dry run too (it was exit 1 at its open, and a dry run listed it as to convert).
+    if let terminal = options.inputs.first(where: { !readsStandardInput($0) && namesTerminal($0) }) {
+        return usageFailure("\(terminal) is a terminal, and a picture is not typed in: pipe or redirect one, or name a file")
+    }
     if let refused = refuseReadingOwnStreams(options) { return refused }
     if options.reportOnly { return runReport(options) }
     if let refused = refuseYUVIntoFolder(options) { return refused }

@@ -230,7 +230,7 @@ final class HostileTests: CLITestCase {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { throw XCTSkip("no script(1)") }
         let t = try sh("""
             ln -s /dev/tty ttylink; printf '/dev/stdin\\n' > list.txt
-            timeout 20 script -qec 'timeout 5 "$B" - -o in.nv12; echo "stdin $?"; timeout 5 "$B" convert --files-from list.txt -o lo/ -q; echo "list $?"; "$B" "$F/pngsuite/basn2c08.png" -o /dev/tty -q; echo "tty $?"; for t in //dev/tty ttylink; do "$B" "$F/pngsuite/basn2c08.png" -o $t -q; echo "alias $?"; done' /dev/null < /dev/null
+            timeout 20 script -qec 'timeout 5 "$B" - -o in.nv12; echo "stdin $?"; timeout 5 "$B" convert --files-from list.txt -o lo/ -q; echo "list $?"; "$B" "$F/pngsuite/basn2c08.png" -o /dev/tty -q; echo "tty $?"; for t in //dev/tty ttylink; do "$B" "$F/pngsuite/basn2c08.png" -o $t -q; echo "alias $?"; done; for i in /dev/tty ttylink; do "$B" $i -o named.nv12; echo "named input $?"; "$B" -n $i -o named.nv12; echo "dry input $?"; done' /dev/null < /dev/null
             """)
         let out = String(decoding: t.stdout, as: UTF8.self)
         XCTAssertTrue(out.contains("standard input is a terminal"), out)
@@ -242,6 +242,11 @@ final class HostileTests: CLITestCase {
         // /dev/tty under another name (it was refused as the text "/dev/tty" only).
         XCTAssertEqual(out.components(separatedBy: "alias 2").count - 1, 2, out)
         XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("in.nv12").path))
+        // A terminal named as the input is a usage error, as `-` on one is — in a dry run too (it was exit 1 at its
+        // open, and the dry run listed it as to convert, exit 0).
+        XCTAssertEqual(out.components(separatedBy: "named input 2").count - 1, 2, out)
+        XCTAssertEqual(out.components(separatedBy: "dry input 2").count - 1, 2, out)
+        XCTAssertTrue(out.contains("is a terminal, and a picture is not typed in"), out)
     }
 
     /// An HTML report keeps its rows in a temporary file until the end; when that file cannot grow (a full
@@ -461,6 +466,16 @@ final class HostileTests: CLITestCase {
             XCTAssertTrue(r.stderr.contains("fx.y4m: the Y4M header is followed by \(shown), not a frame header: each frame begins "
                                             + "with a line FRAME"), r.stderr)
             XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("fx.png").path))
+        }
+        // The samples right after the header, without a FRAME line (a header printed before `cat frame.yuv`): said so
+        // from their first bytes — it said the frame header "has no end" (a frame without a newline byte) or was
+        // "longer than 4096 bytes" (one with none in its first 4 KiB).
+        for (w, h) in [(4, 4), (64, 64)] {
+            try (Data("YUV4MPEG2 W\(w) H\(h)\n".utf8) + Data(repeating: 0x80, count: w * h * 3 / 2)).write(to: work.appendingPathComponent("nf.y4m"))
+            let r = try run(["nf.y4m", "-o", "nf.png"])
+            XCTAssertEqual(r.status, 1, r.stderr)
+            XCTAssertTrue(r.stderr.contains("nf.y4m: the Y4M header is followed by '" + String(repeating: "\\x80", count: 16)
+                                            + "…', not a frame header"), r.stderr)
         }
         // 10-bit 4:2:0 is read, by its own size (a frame of 16-bit samples).
         y4m = Data("YUV4MPEG2 W16 H16 F25:1 Ip A1:1 C420p10 XYSCSS=420P10\nFRAME\n".utf8) + Data(count: 16 * 16 * 3)
