@@ -331,7 +331,11 @@ func refuseInputsAsStandardStreams(_ protected: any FileIdentitySet, named: ((Fi
             return 1
         }
         releaseMessages(drop: false)
-        printErr("yuvconv: error: standard output is an input file; refusing to overwrite an input")
+        // Empty and opened for writing only: most likely `> in.png` itself, which the shell carried out (emptying
+        // the file) before yuvconv started — said, since refusing to overwrite a file already emptied misleads.
+        let emptied = FileStatus(descriptor: fd)?.size == 0 && fcntl(fd, F_GETFL) & O_ACCMODE == O_WRONLY
+        printErr("yuvconv: error: standard output is an input file; refusing to overwrite an input"
+                 + (emptied ? " (it is empty now: a `>` redirection to it empties it before any program starts)" : ""))
         return 1
     }
     return nil

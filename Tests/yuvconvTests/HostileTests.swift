@@ -1696,6 +1696,19 @@ final class HostileTests: CLITestCase {
                        r.stderr)
     }
 
+    /// `yuvconv in.png -o - > in.png`: the shell empties the input before yuvconv starts; the refusal says so,
+    /// rather than suggest the input was kept safe.
+    func testAnInputEmptiedByTheShellsRedirectionIsSaid() throws {
+        let r = try sh("""
+            cp "$F/photos/rocket.jpg" in.jpg; "$B" in.jpg -o - > in.jpg; echo "status $?"
+            cp "$F/photos/rocket.jpg" in2.jpg; "$B" in2.jpg -o - 1<> in2.jpg; echo "status $?"
+            """)
+        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "status 1\nstatus 1\n", r.stderr)
+        XCTAssertEqual(r.stderr.components(separatedBy: "refusing to overwrite an input").count - 1, 2, r.stderr)
+        // Only where it was emptied: `1<>` keeps the file's bytes.
+        XCTAssertEqual(r.stderr.components(separatedBy: "a `>` redirection to it empties it before any program starts").count - 1, 1, r.stderr)
+    }
+
     /// The FIFO a picture is read from, named as the output through a descriptor (`-o /dev/fd/5 5<>in.fifo`,
     /// `-o - 1<>in.fifo`): refused as an input, as a regular file is — the picture went into its own stream.
     func testTheInputsFIFOIsNoOutput() throws {
