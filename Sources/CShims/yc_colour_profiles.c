@@ -145,6 +145,9 @@ static void escape_controls(char *text, size_t size) {
 
 void yc_colour_profile_name(cmsHPROFILE p, char *name, size_t size) {
     description_utf8(p, name, size);
+    // Without the blanks some profiles pad their text with ("Artifex Software A98 ICC Profile  → sRGB").
+    size_t n = strlen(name);
+    while (n > 0 && (name[n - 1] == ' ' || name[n - 1] == '\t')) name[--n] = 0;
     if (!name[0]) snprintf(name, size, "ICC profile");
     escape_controls(name, size);
 }

@@ -110,7 +110,10 @@ static void remove_temps(void) {
     }
     for (int i = 0; i < CUT_SLOTS; i++) {
         const int fd = atomic_load(&cut_fd[i]);
-        if (fd >= 0) cut_back_slot(i, fd);
+        // Not while another thread's write to it is in flight (the first sweep comes before `wait_for_writes`):
+        // its bytes would land after the cut, and, landing where the output's last write did not end, make the
+        // output's bytes look like another program's to every later sweep, which then cut nothing.
+        if (fd >= 0 && atomic_load(&cut_writing[i]) <= (writing_here_slot == i ? 1 : 0)) cut_back_slot(i, fd);
     }
 }
 

@@ -478,7 +478,8 @@ final class ColourManagementTests: XCTestCase {
         for (redX, description, same) in [(0.6406, "sRGB IEC61966-2.1", true), (0.6406, "sRGB2014", true),
                                           (0.6406, "Camera RGB", false), (0.6406, "e-sRGB", false),
                                           (0.6406, "NotAnsRGB", false), (0.6406, "Adobe RGB (1998) - not sRGB", false),
-                                          (0.6412, "sRGB", false), (0.66, "sRGB IEC61966-2.1", false)] {
+                                          (0.6412, "sRGB", false), (0.66, "sRGB IEC61966-2.1", false),
+                                          (0.66, "Camera RGB  \t  ", false)] {
             var white = cmsCIExyY(x: 0.3127, y: 0.3290, Y: 1)
             var primaries = cmsCIExyYTRIPLE(Red: cmsCIExyY(x: redX, y: 0.33, Y: 1), Green: cmsCIExyY(x: 0.30, y: 0.60, Y: 1),
                                             Blue: cmsCIExyY(x: 0.15, y: 0.06, Y: 1))
@@ -498,6 +499,8 @@ final class ColourManagementTests: XCTestCase {
             if !same && description.hasPrefix("sRGB") {
                 XCTAssertEqual(plan.text, "\(description) (the embedded profile's name; its colours are not sRGB's) → sRGB")
             }
+            // A description padded with blanks (Artifex's "A98 ICC Profile  ") is shown without them.
+            if description.hasPrefix("Camera RGB ") { XCTAssertEqual(plan.text, "Camera RGB → sRGB") }
         }
     }
 
