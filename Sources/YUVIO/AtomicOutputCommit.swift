@@ -64,15 +64,29 @@ extension AtomicOutput {
     public enum Before: Sendable, Equatable {
         case unknown, nothing, file(FileVersion)
 
-        /// Whether the file now at the name may be taken for the one that was there: the same device and inode, or
-        /// the same size and modification time (a FUSE file system without its own inode numbers gives a file a new
-        /// one when the kernel forgets it: nothing changed).
+        /// What is at `path` now, as a batch's plan records it: a regular file's version, `nothing`, or `unknown`
+        /// (a device or FIFO, written in place; anything that cannot be looked at). A single conversion looks at
+        /// its output's name with it before any work, so that `--force` replaces what was there then and nothing
+        /// put there since, as a batch's does.
+        public static func lookingAt(_ path: String) -> Before {
+            guard let st = FileStatus(path: path) else { return errno == ENOENT ? .nothing : .unknown }
+            return st.kind == .regular ? .file(FileVersion(st)) : .unknown
+        }
+
+        /// Whether the file now at the name may be taken for the one that was there: a regular file of the same
+        /// size, modification time and change time — whatever its inode number (a FUSE file system without numbers
+        /// of its own gives a file a new one when the kernel forgets it: nothing changed), and not merely the same
+        /// number (a file removed and another made at its name got the freed inode again at once, and `--force`
+        /// replaced the newcomer). A version without a change time: the same inode, or the same size and time.
         public func allows(_ now: FileStatus) -> Bool {
             switch self {
             case .unknown: return true
             case .nothing: return false
             case .file(let v):
-                return v.identity == now.identity || (now.kind == .regular && v.size == now.size && v.modified == now.modified)
+                guard let changed = v.changed else {
+                    return v.identity == now.identity || (now.kind == .regular && v.size == now.size && v.modified == now.modified)
+                }
+                return now.kind == .regular && v.size == now.size && v.modified == now.modified && changed == now.changed
             }
         }
 
@@ -80,7 +94,7 @@ extension AtomicOutput {
         /// output of the run is named only where the folder folds case, --force only when it was given.
         func refusal(_ path: String, force: Bool) -> WriteError {
             let folder = splitPath(path).folder
-            var why = self == .nothing ? "appeared at this name during the run" : "was replaced by another file during the run"
+            var why = self == .nothing ? "appeared at this name during the run" : "was changed or replaced by another file during the run"
             why += foldsCase(folder)
                 ? " (another output of this run, whose name this folder's file system takes for the same: it does not tell "
                   + "upper from lower case; or another program's file), and is kept"

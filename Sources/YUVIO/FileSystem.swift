@@ -251,14 +251,23 @@ public struct FileIdentity: Hashable, Sendable {
     public init(device: UInt64, inode: UInt64) { (self.device, self.inode) = (device, inode) }
 }
 
-/// A file at one moment: which file, its size and when it was last changed.
+/// A file at one moment: which file, its size and when it was last changed — and, where the version must tell
+/// the file from another put at its name since (`AtomicOutput.Before`), when its inode last changed (`changed`,
+/// its ctime: set by the system, never by a program, so a new file at the name has its own, even under an inode
+/// number freed and given again at once).
 public struct FileVersion: Hashable, Sendable {
     public let identity: FileIdentity
     public let size: Int
     public let modified: Double
+    public let changed: Double?
 
-    public init(identity: FileIdentity, size: Int, modified: Double) {
-        (self.identity, self.size, self.modified) = (identity, size, modified)
+    public init(identity: FileIdentity, size: Int, modified: Double, changed: Double? = nil) {
+        (self.identity, self.size, self.modified, self.changed) = (identity, size, modified, changed)
+    }
+
+    /// The version of the file `st` describes, its change time included.
+    public init(_ st: FileStatus) {
+        self.init(identity: st.identity, size: st.size, modified: st.modified, changed: st.changed)
     }
 }
 

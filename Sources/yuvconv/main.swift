@@ -266,8 +266,11 @@ func run(_ args: [String]) -> Int32 {
     if reportStream == [STDERR_FILENO] || options.reportFile.map(isStandardErrorsFile) == true {
         single.quiet = true
     }
+    // What is at the output's name now, before any work: `--force` replaces that file and nothing that appears
+    // there during the run (another program's file is kept and the run fails, as in a batch).
+    let before = AtomicOutput.standardDescriptor(written) == nil ? AtomicOutput.Before.lookingAt(written) : .unknown
     let outcome = convertOne(input: input, output: written, format: format, options: single, protected: protected,
-                             keepForReport: options.reportFormat != nil)
+                             keepForReport: options.reportFormat != nil, before: before)
     if let failure = outcome.failure { printErr("yuvconv: error: \(failure.cli)") }
     // A warning about the options (as a batch's and `report`'s "none of this run's inputs has any"), not about the
     // file: no file's name before it, since every warning under a file's name is one its report counts.

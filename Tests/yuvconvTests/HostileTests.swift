@@ -1696,6 +1696,22 @@ final class HostileTests: CLITestCase {
                        r.stderr)
     }
 
+    /// A single conversion's `--force` replaces the file that was at the output's name when it began, and not one
+    /// put there since — even when that one got the freed inode number of the first (a file removed and another
+    /// made at its name at once): it was replaced, exit 0, where a batch kept it.
+    func testASingleForceKeepsAFilePutAtTheNameMeanwhile() throws {
+        let r = try sh("""
+            echo OLD > out.png; mkfifo f
+            "$B" f -o out.png --force -q & pid=$!
+            exec 3> f; head -c 100 "$F/photos/rocket.jpg" >&3; sleep 1
+            rm out.png; echo MINE > out.png
+            tail -c +101 "$F/photos/rocket.jpg" >&3; exec 3>&-
+            wait $pid; echo "status $?"; cat out.png
+            """)
+        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "status 1\nMINE\n", r.stderr)
+        XCTAssertTrue(r.stderr.contains("was changed or replaced by another file during the run"), r.stderr)
+    }
+
     /// `yuvconv in.png -o - > in.png`: the shell empties the input before yuvconv starts; the refusal says so,
     /// rather than suggest the input was kept safe.
     func testAnInputEmptiedByTheShellsRedirectionIsSaid() throws {
