@@ -117,19 +117,21 @@ static void remove_temps(void) {
     }
 }
 
-// yc_cut_back with what slot `i`'s writes recorded. A handler on a writing thread may have stopped it after its
-// write returned and before the write was counted: then the file may hold up to that write's bytes more, and the
-// cut is tried with each count it can be (the file's size decides which, if any, is this output's alone).
+// yc_cut_back with what slot `i`'s writes recorded. A handler on a writing thread may have stopped it inside or
+// just after its write, before the write was counted: then the file may hold up to that write's bytes more (from
+// where the output's last write ended, or from `start` when it was the first), and the cut allows for them.
 static int cut_back_slot(int i, int fd) {
     const long long start = atomic_load(&cut_offset[i]), size = atomic_load(&cut_size[i]);
     const int appends = atomic_load(&cut_appends[i]);
     const long long written = atomic_load(&cut_written[i]), first = atomic_load(&cut_first[i]);
-    if (yc_cut_back(fd, start, size, appends, written, first)) return 1;
-    if (writing_here_slot != i || !appends) return 0;
+    const int here = writing_here_slot == i;
+    if (!appends) return yc_cut_back(fd, start, size, 0, written + (here ? writing_here_count : 0), -1);
+    if (yc_cut_back(fd, start, size, 1, written, first)) return 1;
+    const long long from = first == -1 ? start : first;
     struct stat st;
-    if (first < 0 || fstat(fd, &st) != 0) return 0;
-    const long long more = st.st_size - first - written;
-    return more > 0 && more <= writing_here_count && yc_cut_back(fd, start, size, appends, written + more, first);
+    if (!here || from < 0 || fstat(fd, &st) != 0) return 0;
+    const long long more = st.st_size - from - written;
+    return more > 0 && more <= writing_here_count && yc_cut_back(fd, start, size, 1, written + more, from);
 }
 
 int yc_cut_back_registered(int slot, int fd) {
@@ -198,8 +200,10 @@ void yc_unregister_cut(int slot) {
 
 static atomic_llong first_interrupt_ns;
 static long long monotonic_ns(void);
-// The stream watchdog's wake-up pipe (`yc_set_graceful_interrupt`).
-static int kick_pipe[2] = {-1, -1};
+// The stream watchdog thread (`yc_set_graceful_interrupt`), once started: the handler wakes it with SIGURG
+// (pthread_kill is async-signal-safe), which it waits for with every signal blocked — no descriptor of its own.
+static pthread_t watchdog_thread;
+static atomic_int watchdog_running;
 
 void yc_remove_temps(void) { remove_temps(); }
 
@@ -255,7 +259,7 @@ static void on_signal(int sig) {
         if (atomic_compare_exchange_strong(&interrupted, &none, sig)) {
             atomic_store(&first_interrupt_ns, monotonic_ns());
             const int saved = errno;
-            if (kick_pipe[1] >= 0) (void)!write(kick_pipe[1], "k", 1);   // wakes the stream watchdog
+            if (atomic_load(&watchdog_running)) pthread_kill(watchdog_thread, SIGURG);   // wakes the stream watchdog
             errno = saved;
             return;
         }
@@ -288,9 +292,10 @@ static void on_signal(int sig) {
 // Threads writing to a standard stream, a pipe or a device (`yc_stream_write_begin`): after a first, graceful
 // interrupt, one blocked in write(2) because the reader stopped reading (a full pipe nobody drains) would hold the
 // run — its summary, report and exit — for as long as the reader slept. A watchdog thread, woken by the handler
-// through a pipe (write(2) is async-signal-safe), then sends each of them SIGURG every 20 ms, whose handler does
-// nothing and is installed without SA_RESTART: the write returns (EINTR, or what it wrote), and the writer waits
-// for room only until `yc_stream_grace_left_ms` runs out. Each kick holds the slot (state 3), so the writer cannot
+// (a SIGURG it waits for, with every signal blocked: the pipe it once waited on cost the run two descriptors, and
+// `-j 8 --force` under `ulimit -n 6` failed every file), then sends each of them SIGURG every 20 ms, whose handler
+// does nothing and is installed without SA_RESTART: the write returns (EINTR, or what it wrote), and the writer
+// waits for room until its reader has taken nothing for `YC_STREAM_GRACE_MS`. Each kick holds the slot (state 3), so the writer cannot
 // leave it, and its thread end, while the kick is sent.
 #define STREAM_SLOTS 64
 static atomic_int stream_state[STREAM_SLOTS];   // 0 free, 1 being filled, 2 a writer, 3 being kicked
@@ -321,8 +326,13 @@ static void on_kick(int sig) { (void)sig; }
 
 static void *stream_watchdog(void *unused) {
     (void)unused;
-    char byte;
-    while (read(kick_pipe[0], &byte, 1) < 0 && errno == EINTR) {}
+    sigset_t urg;
+    sigemptyset(&urg);
+    sigaddset(&urg, SIGURG);
+    for (;;) {
+        int got = 0;
+        if (sigwait(&urg, &got) == 0 && atomic_load(&interrupted)) break;   // (a SIGURG from outside: not a stop)
+    }
     const struct timespec pause = {0, 20000000};
     for (;;) {
         for (int i = 0; i < STREAM_SLOTS; i++) {
@@ -352,26 +362,16 @@ void yc_set_graceful_interrupt(int on) {
     sa.sa_handler = on_kick;   // no SA_RESTART: a blocked write returns
     sigemptyset(&sa.sa_mask);
     sigaction(SIGURG, &sa, NULL);
-    int fds[2];
-    if (pipe(fds) != 0) return;
-    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
-    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
-    // The watchdog with every signal blocked: the run's signals go to the threads that act on them.
+    // The watchdog with every signal blocked: the run's signals go to the threads that act on them, and the
+    // handler's SIGURG stays pending for its sigwait.
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    pthread_t t;
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     pthread_attr_setstacksize(&attr, 64 * 1024);
-    kick_pipe[0] = fds[0];
-    kick_pipe[1] = fds[1];
-    if (pthread_create(&t, &attr, stream_watchdog, NULL) != 0) {
-        kick_pipe[1] = -1;
-        close(fds[0]);
-        close(fds[1]);
-    }
+    if (pthread_create(&watchdog_thread, &attr, stream_watchdog, NULL) == 0) atomic_store(&watchdog_running, 1);
     pthread_attr_destroy(&attr);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 }

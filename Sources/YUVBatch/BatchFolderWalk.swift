@@ -18,6 +18,9 @@ extension BatchInputs {
         return "/" + parts.joined(separator: "/")
     }
 
+    /// The reason an image too deep for a path is left out begins with (`gatherInputs` says it of the image alone).
+    public static let unreachableImage = "cannot read the image"
+
     /// True for the names a folder's images go by: .jpg .jpeg .jpe .jfif .pjpeg .pjp .png .apng, in any case.
     public static func isImageName(_ name: String) -> Bool {
         guard let ext = name.around(last: ".")?.1 else { return false }
@@ -122,8 +125,8 @@ extension BatchInputs {
                         var st = stat()
                         let folder = fstatat(dirfd(d), name, &st, 0) == 0 && (st.st_mode & S_IFMT) == S_IFDIR
                         if folder ? recursive : isImageName(name) {
-                            let error = FileError(path: full, reason: "cannot \(folder ? "walk the folder" : "read the image"): "
-                                                  + "its path is longer than the system allows (\(PATH_MAX) bytes)")
+                            let error = FileError(path: full, reason: (folder ? "cannot walk the folder" : unreachableImage)
+                                                  + ": its path is longer than the system allows (\(PATH_MAX) bytes)")
                             unread(error)
                         }
                         continue

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import CShims
 import YUVCore
+import Synchronization
 
 /// An output file written to a file without a name in the target's folder (O_TMPFILE; where there is none, a
 /// temporary name beside the target — "the temporary file" below is either) and linked into place only when
@@ -301,9 +302,10 @@ public func writeWhole(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, cutSlot: In
 /// Once a batch was asked to stop (a first SIGINT, SIGTERM or SIGHUP), a stream whose reader drains nothing — a
 /// full pipe, standard error into `2> >(sleep 60)` — held the run, its summary and its exit for as long as the
 /// reader slept. So a write to anything but a regular file is registered (`yc_stream_write_begin`), for the
-/// signal's watchdog to interrupt it then; from then on each write waits for room (at most what is left of
-/// `YC_STREAM_GRACE_MS` after the signal) and writes one pipe page at a time, so it cannot block again; a reader
-/// that took nothing by then is given up as gone (EPIPE).
+/// signal's watchdog to interrupt it then; from then on each write waits for room and writes one pipe page at a
+/// time, so it cannot block again. A reader that takes bytes, however slowly, is waited for; one that takes
+/// nothing for `YC_STREAM_GRACE_MS` is given up as gone (EPIPE, said once on standard error unless that is the
+/// stream), and so at once is every later write to it.
 public func writeWhole(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, cutSlot: Int32 = -1, written: inout Int) -> Int32 {
     var offset = 0
     var regular: Bool?
@@ -313,14 +315,21 @@ public func writeWhole(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, cutSlot: In
     }
     let slot = cutSlot >= 0 ? -1 : yc_stream_write_begin()
     defer { yc_stream_write_end(slot) }
+    var waitingSince: UInt64?
     while offset < bytes.count {
         var most = bytes.count - offset
-        let left = yc_stream_grace_left_ms()
-        if left >= 0 && stream() {
+        if yc_stream_grace_left_ms() >= 0 && stream() {
+            if StalledStreams.isGivenUp(fd) { return EPIPE }
+            let now = monotonicNanoseconds(), since = waitingSince ?? now
+            waitingSince = since
+            let waited = Int((now - since) / 1_000_000)
             var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            let ready = poll(&p, 1, Int32(left))
+            let ready = poll(&p, 1, Int32(max(0, Int(YC_STREAM_GRACE_MS) - waited)))
             if ready < 0 && errno == EINTR { continue }
-            if ready == 0 { return EPIPE }
+            if ready == 0 {
+                StalledStreams.giveUp(fd)
+                return EPIPE
+            }
             most = min(most, Int(PIPE_BUF))
         }
         let n = yc_cut_guarded_write(cutSlot, fd, bytes.baseAddress! + offset, UInt(most))
@@ -330,16 +339,38 @@ public func writeWhole(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, cutSlot: In
             // set it: Node's child_process, asyncio) and full: waited for, as a blocking one waits — it failed
             // with "Resource temporarily unavailable" (data), or dropped the line (messages).
             if errno == EAGAIN || errno == EWOULDBLOCK {
+                if yc_stream_grace_left_ms() >= 0 && stream() { continue }   // waited for above, within the grace
                 var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-                let left = yc_stream_grace_left_ms()
-                let ready = poll(&p, 1, left >= 0 ? Int32(left) : -1)
-                if ready == 0 { return EPIPE }
-                if ready > 0 || errno == EINTR { continue }
+                if poll(&p, 1, -1) >= 0 || errno == EINTR { continue }
             }
             return errno
         }
         offset += n
         written += n
+        waitingSince = nil   // the reader took bytes: the next wait gets a grace of its own
     }
     return 0
+}
+
+/// The streams given up after an interrupt (`writeWhole`): their readers took nothing for `YC_STREAM_GRACE_MS`.
+enum StalledStreams {
+    private static let given = Mutex<Set<Int32>>([])
+
+    static func isGivenUp(_ fd: Int32) -> Bool { given.withLock { $0.contains(fd) } }
+
+    /// Marks `fd` given up and says so once on standard error (not when that is the stream given up).
+    static func giveUp(_ fd: Int32) {
+        guard given.withLock({ $0.insert(fd).inserted }), fd != STDERR_FILENO else { return }
+        let what = fd == STDOUT_FILENO ? "standard output's reader" : "the reader of an output stream"
+        let line = "yuvconv: warning: \(what) took nothing for \(YC_STREAM_GRACE_MS / 1000) s after the interrupt: "
+            + "the rest of what was to go there is dropped\n"
+        _ = Array(line.utf8).withUnsafeBytes { writeWhole(STDERR_FILENO, $0) }
+    }
+}
+
+/// CLOCK_MONOTONIC in nanoseconds.
+func monotonicNanoseconds() -> UInt64 {
+    var t = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec)
 }

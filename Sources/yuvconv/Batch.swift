@@ -53,7 +53,9 @@ func gatherInputs(_ options: Options, standardInput: Bool = false, outputFolder:
     // An error (the run fails once the rest is done), and at once: a folder that could not be read left its
     // images out.
     for error in inputs.unreadFolders {
-        printErr("yuvconv: error: \(error.cli); the images in it are left out")
+        // (An image whose own path is too long is one left out, not a folder's images.)
+        let image = error.reason.hasPrefix(BatchInputs.unreachableImage)
+        printErr("yuvconv: error: \(error.cli)" + (image ? "; it is left out" : "; the images in it are left out"))
     }
     if inputs.unreadFolderCount > inputs.unreadFolders.count {
         printErr("yuvconv: error: … and \(inputs.unreadFolderCount - inputs.unreadFolders.count) more folders that could not be read")
@@ -65,8 +67,8 @@ func gatherInputs(_ options: Options, standardInput: Bool = false, outputFolder:
 /// start are far above a long batch's end).
 func statusAfterUnreadFolders(_ status: Int32, _ unread: Int) -> Int32 {
     guard unread > 0 else { return status }
-    printErr("yuvconv: error: \(unread) folder\(unread == 1 ? "" : "s") could not be read or reached: the images in "
-             + "\(unread == 1 ? "it" : "them") were left out")
+    printErr("yuvconv: error: \(unread) folder\(unread == 1 ? "" : "s") (or image\(unread == 1 ? "" : "s") too deep for a path) "
+             + "could not be read or reached: the images in \(unread == 1 ? "it" : "them") were left out")
     return max(status, 1)
 }
 

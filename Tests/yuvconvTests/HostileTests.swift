@@ -1696,6 +1696,26 @@ final class HostileTests: CLITestCase {
                        r.stderr)
     }
 
+    /// After a first SIGINT, a reader that takes the messages slowly still gets all of them: the wait for room was
+    /// one second from the signal, so a reader draining 20 KB/s lost most of the summary's list of failures.
+    func testASlowReaderAfterAStopGetsTheWholeSummary() throws {
+        let r = try sh("""
+            mkdir empt; for i in $(seq 3000); do : > empt/e$i.png; done
+            "$B" convert empt -o out/ -j 2 -q 2>&1 >/dev/null \\
+              | python3 -c 'import sys, time
+            while True:
+                b = sys.stdin.buffer.read1(4096)
+                if not b: break
+                sys.stdout.buffer.write(b); time.sleep(0.2)' > got.txt &
+            sleep 1; kill -INT $(pgrep -f "^$B convert empt"); wait
+            grep -c '^  failed:' got.txt; grep -oE '[0-9]+ failed' got.txt | tail -1
+            """)
+        let lines = String(decoding: r.stdout, as: UTF8.self).split(separator: "\n")
+        XCTAssertEqual(lines.count, 2, String(decoding: r.stdout, as: UTF8.self) + r.stderr)
+        XCTAssertEqual(lines.first.map(String.init), lines.last.map { String($0.split(separator: " ")[0]) },
+                       String(decoding: r.stdout, as: UTF8.self))
+    }
+
     /// A single conversion's `--force` replaces the file that was at the output's name when it began, and not one
     /// put there since — even when that one got the freed inode number of the first (a file removed and another
     /// made at its name at once): it was replaced, exit 0, where a batch kept it.
