@@ -77,16 +77,19 @@ extension AtomicOutput {
         /// size, modification time and change time — whatever its inode number (a FUSE file system without numbers
         /// of its own gives a file a new one when the kernel forgets it: nothing changed), and not merely the same
         /// number (a file removed and another made at its name got the freed inode again at once, and `--force`
-        /// replaced the newcomer). A version without a change time: the same inode, or the same size and time.
+        /// replaced the newcomer). A version without a change time: the same inode, or the same size and time. A
+        /// device or FIFO: the same one (its times move as it is written).
         public func allows(_ now: FileStatus) -> Bool {
             switch self {
             case .unknown: return true
             case .nothing: return false
             case .file(let v):
+                // A device or FIFO (a link to one) is written in place, and writing it moves its times: the same one.
+                if now.kind != .regular { return v.identity == now.identity }
                 guard let changed = v.changed else {
-                    return v.identity == now.identity || (now.kind == .regular && v.size == now.size && v.modified == now.modified)
+                    return v.identity == now.identity || (v.size == now.size && v.modified == now.modified)
                 }
-                return now.kind == .regular && v.size == now.size && v.modified == now.modified && changed == now.changed
+                return v.size == now.size && v.modified == now.modified && changed == now.changed
             }
         }
 
