@@ -219,6 +219,11 @@ func inputProblem(_ input: String, sniffs: Bool = false) -> String? {
     }
     let readable = withFileSystemPath(input) { access($0, R_OK) == 0 ? Int32(0) : errno }
     if readable != 0 { return "\(displayPath(input)): cannot open: \(String(cString: strerror(readable)))" }
+    // A terminal (one a list names: one named on the command line is a usage error before this), as the run's
+    // open refuses it.
+    if namesTerminal(input) {
+        return "\(displayPath(input)): cannot open: is a terminal, and a picture is not typed in: pipe or redirect one"
+    }
     return nil
 }
 
