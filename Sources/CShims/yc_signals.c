@@ -118,8 +118,9 @@ static void remove_temps(void) {
 }
 
 // yc_cut_back with what slot `i`'s writes recorded. A handler on a writing thread may have stopped it inside or
-// just after its write, before the write was counted: then the file may hold up to that write's bytes more (from
-// where the output's last write ended, or from `start` when it was the first), and the cut allows for them.
+// just after its write, before the write was counted: then the file may hold up to that write's bytes more, and
+// the cut allows for them — from where the output's last write ended; not when it was the first appended write,
+// whose bytes may have landed after another program's line, which the cut would take (its partial bytes stay).
 static int cut_back_slot(int i, int fd) {
     const long long start = atomic_load(&cut_offset[i]), size = atomic_load(&cut_size[i]);
     const int appends = atomic_load(&cut_appends[i]);
@@ -127,7 +128,7 @@ static int cut_back_slot(int i, int fd) {
     const int here = writing_here_slot == i;
     if (!appends) return yc_cut_back(fd, start, size, 0, written + (here ? writing_here_count : 0), -1);
     if (yc_cut_back(fd, start, size, 1, written, first)) return 1;
-    const long long from = first == -1 ? start : first;
+    const long long from = first;
     struct stat st;
     if (!here || from < 0 || fstat(fd, &st) != 0) return 0;
     const long long more = st.st_size - from - written;

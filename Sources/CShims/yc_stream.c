@@ -419,3 +419,19 @@ int yc_shows_files_stored_elsewhere(unsigned long long type) { (void)type; retur
 int yc_on_overlay(const char *path, int fd) { (void)path; (void)fd; return 0; }
 int yc_folder_folds_case(const char *path) { (void)path; return -1; }
 #endif
+
+double yc_birth_time(int dirfd, const char *path, int follow) {
+#if defined(__linux__) && defined(STATX_BTIME)
+    struct statx stx;
+    if (statx(dirfd, path, follow ? 0 : AT_SYMLINK_NOFOLLOW, STATX_BTIME, &stx) != 0) return -1;
+    if (!(stx.stx_mask & STATX_BTIME)) return -1;
+    return (double)stx.stx_btime.tv_sec + (double)stx.stx_btime.tv_nsec * 1e-9;
+#elif defined(__APPLE__)
+    struct stat st;
+    if (fstatat(dirfd, path, &st, follow ? 0 : AT_SYMLINK_NOFOLLOW) != 0) return -1;
+    return (double)st.st_birthtimespec.tv_sec + (double)st.st_birthtimespec.tv_nsec * 1e-9;
+#else
+    (void)dirfd; (void)path; (void)follow;
+    return -1;
+#endif
+}

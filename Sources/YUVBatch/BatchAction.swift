@@ -19,7 +19,8 @@ public enum BatchAction: Sendable, Equatable {
         // Nor is a file that was not there when the plan looked (`item.foundAtPlan`): another output of this run
         // (`A.nv12` for `a.nv12`, in a folder that does not tell case apart), or another program's. Converting
         // refuses it (`AtomicOutput.check`), where a skip reported the other input's file as this one's.
-        guard let there = FileStatus(path: item.output), there.kind != .directory, item.foundAtPlan.allows(there) else {
+        guard let there = FileStatus(path: item.output), there.kind != .directory,
+              item.foundAtPlan.allows(there, born: birthTime(item.output)) else {
             self = .convert
             return
         }

@@ -182,7 +182,7 @@ public final class BatchPlan: @unchecked Sendable {
             let status = FileStatus(path: placePath), kind = status?.kind
             found.appendRecord(status.map {
                 [1] + InputRecord.bigEndian($0.device) + InputRecord.bigEndian($0.inode) + InputRecord.bigEndian(UInt64($0.size))
-                    + InputRecord.bigEndian($0.modified.bitPattern) + InputRecord.bigEndian($0.changed.bitPattern)
+                    + InputRecord.bigEndian($0.modified.bitPattern) + InputRecord.bigEndian((birthTime(placePath) ?? -1).bitPattern)
             } ?? [0])
             if let status, kind != .regular, kind != .directory, status.identity != null,
                !streams.insert(status.identity).inserted { sharesAStream = true }
@@ -375,7 +375,8 @@ public final class BatchPlan: @unchecked Sendable {
                 func word(_ at: Int) -> UInt64 { InputRecord.bigEndian(f, at: f.startIndex + at) }
                 item.foundAtPlan = f.first == 1
                     ? .file(FileVersion(identity: FileIdentity(device: word(1), inode: word(9)), size: Int(word(17)),
-                                        modified: Double(bitPattern: word(25)), changed: Double(bitPattern: word(33))))
+                                        modified: Double(bitPattern: word(25)),
+                                        born: { $0 >= 0 ? $0 : nil }(Double(bitPattern: word(33)))))
                     : .nothing
             }
             item.output = plan.folder.path(of: item.name)

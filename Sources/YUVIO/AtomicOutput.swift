@@ -233,6 +233,9 @@ public final class AtomicOutput {
     /// Writes `bytes` in order, after what was written in order before.
     public func write(_ bytes: UnsafeRawBufferPointer) throws(WriteError) {
         let code = writeInOrder(bytes)
+        if code == EPIPE && StalledStreams.isGivenUp(fd) {
+            throw .system("given up: its reader took nothing for \(YC_STREAM_GRACE_MS / 1000) s after the interrupt")
+        }
         if code != 0 { throw .system("write failed: \(errnoMessage(code))") }
     }
 
@@ -353,14 +356,20 @@ public func writeWhole(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, cutSlot: In
 }
 
 /// The streams given up after an interrupt (`writeWhole`): their readers took nothing for `YC_STREAM_GRACE_MS`.
+/// Known by the stream (its device and inode), not the descriptor's number: standard output and error on one pipe
+/// (`2>&1 | …`) are given up together, and the warning does not wait a second grace on the pipe just given up.
 enum StalledStreams {
-    private static let given = Mutex<Set<Int32>>([])
+    private static let given = Mutex<Set<FileIdentity>>([])
 
-    static func isGivenUp(_ fd: Int32) -> Bool { given.withLock { $0.contains(fd) } }
+    static func isGivenUp(_ fd: Int32) -> Bool {
+        guard let id = FileStatus(descriptor: fd)?.identity else { return false }
+        return given.withLock { $0.contains(id) }
+    }
 
-    /// Marks `fd` given up and says so once on standard error (not when that is the stream given up).
+    /// Marks `fd`'s stream given up and says so once on standard error (not when that is the stream given up).
     static func giveUp(_ fd: Int32) {
-        guard given.withLock({ $0.insert(fd).inserted }), fd != STDERR_FILENO else { return }
+        guard let id = FileStatus(descriptor: fd)?.identity, given.withLock({ $0.insert(id).inserted }),
+              !isGivenUp(STDERR_FILENO) else { return }
         let what = fd == STDOUT_FILENO ? "standard output's reader" : "the reader of an output stream"
         let line = "yuvconv: warning: \(what) took nothing for \(YC_STREAM_GRACE_MS / 1000) s after the interrupt: "
             + "the rest of what was to go there is dropped\n"

@@ -103,7 +103,7 @@ extension AtomicOutput {
         if let st = FileStatus(path: real) {
             if protected.holds(st, onOverlay: onOverlay(path: real)) { throw .sameAsInput }
             // Whatever it is (a disk at a link put there meanwhile too).
-            if !before.allows(st) { throw before.refusal(path, force: force) }
+            if !before.allows(st, born: birthTime(real)) { throw before.refusal(path, force: force) }
             if st.kind == .directory { throw .system("is a directory") }
             // open() cannot reach a Unix socket (ENXIO, which a FIFO without a reader gives too).
             if st.kind == .socket { throw .system(socketReason(remedy: "write to standard output and pipe it on")) }

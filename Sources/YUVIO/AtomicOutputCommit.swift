@@ -70,26 +70,24 @@ extension AtomicOutput {
         /// put there since, as a batch's does.
         public static func lookingAt(_ path: String) -> Before {
             guard let st = FileStatus(path: path) else { return errno == ENOENT ? .nothing : .unknown }
-            return st.kind == .regular ? .file(FileVersion(st)) : .unknown
+            return st.kind == .regular ? .file(FileVersion(st, born: birthTime(path))) : .unknown
         }
 
-        /// Whether the file now at the name may be taken for the one that was there: a regular file of the same
-        /// size, modification time and change time — whatever its inode number (a FUSE file system without numbers
-        /// of its own gives a file a new one when the kernel forgets it: nothing changed), and not merely the same
-        /// number (a file removed and another made at its name got the freed inode again at once, and `--force`
-        /// replaced the newcomer). A version without a change time: the same inode, or the same size and time. A
-        /// device or FIFO: the same one (its times move as it is written).
-        public func allows(_ now: FileStatus) -> Bool {
+        /// Whether the file now at the name (`now`, made at `born`) may be taken for the one that was there: the
+        /// same inode, or the same size and modification time under another number (a FUSE file system without
+        /// numbers of its own gives a file a new one when the kernel forgets it: nothing changed) — and, where both
+        /// birth times are known, the same birth time: a file removed and another made at its name got the freed
+        /// inode number again at once, and `--force` replaced the newcomer. (Not the change time: a `touch`, a
+        /// `chmod` or a hard link to a sibling output renamed over moves it, and those files are still the same.)
+        /// A device or FIFO: the same one (its times move as it is written).
+        public func allows(_ now: FileStatus, born: Double?) -> Bool {
             switch self {
             case .unknown: return true
             case .nothing: return false
             case .file(let v):
-                // A device or FIFO (a link to one) is written in place, and writing it moves its times: the same one.
                 if now.kind != .regular { return v.identity == now.identity }
-                guard let changed = v.changed else {
-                    return v.identity == now.identity || (v.size == now.size && v.modified == now.modified)
-                }
-                return v.size == now.size && v.modified == now.modified && changed == now.changed
+                if let was = v.born, let born, was != born { return false }
+                return v.identity == now.identity || (v.size == now.size && v.modified == now.modified)
             }
         }
 
@@ -97,7 +95,7 @@ extension AtomicOutput {
         /// output of the run is named only where the folder folds case, --force only when it was given.
         func refusal(_ path: String, force: Bool) -> WriteError {
             let folder = splitPath(path).folder
-            var why = self == .nothing ? "appeared at this name during the run" : "was changed or replaced by another file during the run"
+            var why = self == .nothing ? "appeared at this name during the run" : "was replaced by another file during the run"
             why += foldsCase(folder)
                 ? " (another output of this run, whose name this folder's file system takes for the same: it does not tell "
                   + "upper from lower case; or another program's file), and is kept"
@@ -169,7 +167,7 @@ extension AtomicOutput {
                     remove(temp)
                     throw .system("was replaced during the run by another file, which is kept (--force replaces it)")
                 }
-                if now.kind == .regular && !before.allows(now) {
+                if now.kind == .regular && !before.allows(now, born: birthTime(name, in: folder, follow: false)) {
                     remove(temp)
                     throw before.refusal(path, force: asked)
                 }

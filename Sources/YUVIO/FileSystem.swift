@@ -252,23 +252,30 @@ public struct FileIdentity: Hashable, Sendable {
 }
 
 /// A file at one moment: which file, its size and when it was last changed — and, where the version must tell
-/// the file from another put at its name since (`AtomicOutput.Before`), when its inode last changed (`changed`,
-/// its ctime: set by the system, never by a program, so a new file at the name has its own, even under an inode
-/// number freed and given again at once).
+/// the file from another put at its name since (`AtomicOutput.Before`), when it was made (`born`, its birth time,
+/// where the system keeps one: a new file at the name has its own, even under an inode number freed and given
+/// again at once, while a `touch`, a `chmod` or a hard link made or removed leaves it).
 public struct FileVersion: Hashable, Sendable {
     public let identity: FileIdentity
     public let size: Int
     public let modified: Double
-    public let changed: Double?
+    public let born: Double?
 
-    public init(identity: FileIdentity, size: Int, modified: Double, changed: Double? = nil) {
-        (self.identity, self.size, self.modified, self.changed) = (identity, size, modified, changed)
+    public init(identity: FileIdentity, size: Int, modified: Double, born: Double? = nil) {
+        (self.identity, self.size, self.modified, self.born) = (identity, size, modified, born)
     }
 
-    /// The version of the file `st` describes, its change time included.
-    public init(_ st: FileStatus) {
-        self.init(identity: st.identity, size: st.size, modified: st.modified, changed: st.changed)
+    /// The version of the file `st` describes, made at `born`.
+    public init(_ st: FileStatus, born: Double?) {
+        self.init(identity: st.identity, size: st.size, modified: st.modified, born: born)
     }
+}
+
+/// `yc_birth_time`: when the file `path` names (relative to `folder`) was made, or nil where the system keeps no
+/// such time.
+public func birthTime(_ path: String, in folder: Int32 = AT_FDCWD, follow: Bool = true) -> Double? {
+    let t = withFileSystemPath(path) { yc_birth_time(folder, $0, follow ? 1 : 0) }
+    return t >= 0 ? t : nil
 }
 
 /// The target of a symbolic link, resolved against the link's folder; nil when `path` is not a link.

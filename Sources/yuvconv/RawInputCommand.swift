@@ -34,6 +34,9 @@ func runRawInput(_ options: Options) -> Int32 {
     }
     // Before any message: with -q, data on standard error silences them all (`dataAwayFromMessages`).
     let written = options.quiet ? dataAwayFromMessages(output) : output
+    // What is at the output's name now, before any work: `--force` replaces that file and nothing put there during
+    // the run, as for an image input (`convertOne`'s `before`).
+    let before = AtomicOutput.standardDescriptor(written) == nil ? AtomicOutput.Before.lookingAt(written) : .unknown
     // Standard error is none of the files this run reads or writes: the messages held until now go out.
     releaseMessages(drop: false)
     // The dry run too, as an image input's does.
@@ -178,7 +181,7 @@ func runRawInput(_ options: Options) -> Int32 {
         // video is in BT.2020's primaries). The matrix's alone tagged P3 planes as sRGB and BT.709 ones as BT.2020.
         let primaries = options.primaries ?? Primaries(for: spec.matrix)
         let sink: AtomicOutput
-        do { sink = try AtomicOutput(path: written, force: options.force, inputs: [input]) } catch {
+        do { sink = try AtomicOutput(path: written, force: options.force, inputs: [input], before: before) } catch {
             throw FileError(output: written, error)
         }
         do throws(WriteError) {

@@ -441,16 +441,23 @@ final class BatchPlanTests: XCTestCase {
         // The same size and time under another inode number is the same file (a FUSE file system without inode
         // numbers of its own renumbers a file the kernel forgot: a rerun failed every such output as replaced).
         let now = try XCTUnwrap(FileStatus(path: root + "/out/a.nv12"))
+        let born = birthTime(root + "/out/a.nv12")
         let renumbered = FileVersion(identity: FileIdentity(device: 0, inode: 0), size: now.size, modified: now.modified,
-                                     changed: now.changed)
-        XCTAssertTrue(AtomicOutput.Before.file(renumbered).allows(now))
+                                     born: born)
+        XCTAssertTrue(AtomicOutput.Before.file(renumbered).allows(now, born: born))
         XCTAssertFalse(AtomicOutput.Before.file(FileVersion(identity: FileIdentity(device: 0, inode: 0), size: now.size,
-                                                            modified: now.modified + 1, changed: now.changed)).allows(now))
-        // The same inode number, size and time, but made since (its change time): a file removed and another made at
+                                                            modified: now.modified + 1, born: born)).allows(now, born: born))
+        // The same inode number, size and time, but made since (its birth time): a file removed and another made at
         // its name, which got the freed number again at once, is not the one the plan saw.
-        XCTAssertFalse(AtomicOutput.Before.file(FileVersion(identity: now.identity, size: now.size, modified: now.modified,
-                                                            changed: now.changed - 1)).allows(now))
-        XCTAssertTrue(AtomicOutput.Before.file(FileVersion(now)).allows(now))
+        if let born {
+            XCTAssertFalse(AtomicOutput.Before.file(FileVersion(now, born: born - 1)).allows(now, born: born))
+        }
+        // A touch, a chmod, a hard link made to it: still the file the plan saw (its birth time stays).
+        let seen = FileVersion(now, born: born)
+        XCTAssertEqual(chmod(root + "/out/a.nv12", 0o600), 0)
+        XCTAssertEqual(link(root + "/out/a.nv12", root + "/out/a-link.nv12"), 0)
+        let touched = try XCTUnwrap(FileStatus(path: root + "/out/a.nv12"))
+        XCTAssertTrue(AtomicOutput.Before.file(seen).allows(touched, born: birthTime(root + "/out/a.nv12")))
         // Whatever appeared is kept, not only a plain file: a link to a device put at an output's name.
         XCTAssertEqual(symlink("/dev/null", root + "/out/dev.nv12"), 0)
         XCTAssertThrowsError(try AtomicOutput(path: root + "/out/dev.nv12", force: true, before: .nothing)) {

@@ -35,6 +35,11 @@ int yc_shows_files_stored_elsewhere(unsigned long long type);
 /// system says: 1 (FAT, exFAT, an ext4/f2fs/tmpfs folder with casefold; APFS or HFS+ so formatted), 0 (it tells case
 /// apart), -1 when it does not say (FUSE, SMB, NFS, or no answer): then only a look at names can tell.
 int yc_folder_folds_case(const char *path);
+/// When the file `path` names (relative to the folder open on `dirfd`, or AT_FDCWD; links followed when
+/// `follow`) was made — its birth time, in seconds — or -1 where the system keeps none or cannot say. A file
+/// removed and another made at its name has another birth time even under the same inode number, which a
+/// `touch`, a `chmod` or a link made to it never changes.
+double yc_birth_time(int dirfd, const char *path, int follow);
 
 /// A descriptor for the folder `path` that names it only (Linux's O_PATH, O_SEARCH elsewhere): what openat,
 /// linkat, renameat, unlinkat and fstatat need, which a folder one may write to but not list (0733) grants.
