@@ -73,21 +73,25 @@ extension AtomicOutput {
             return st.kind == .regular ? .file(FileVersion(st, born: birthTime(path))) : .unknown
         }
 
-        /// Whether the file now at the name (`now`, made at `born`) may be taken for the one that was there: the
-        /// same inode, or the same size and modification time under another number (a FUSE file system without
-        /// numbers of its own gives a file a new one when the kernel forgets it: nothing changed) — and, where both
-        /// birth times are known, the same birth time: a file removed and another made at its name got the freed
-        /// inode number again at once, and `--force` replaced the newcomer. (Not the change time: a `touch`, a
-        /// `chmod` or a hard link to a sibling output renamed over moves it, and those files are still the same.)
-        /// A device or FIFO: the same one (its times move as it is written).
+        /// Whether the file now at the name (`now`, made at `born`) may be taken for the one that was there. Where
+        /// both birth times are known: the same birth time, and the same inode — or the same size and modification
+        /// time under another number (a FUSE file system without numbers of its own gives a file a new one when the
+        /// kernel forgets it: nothing changed). A file removed and another made at its name gets the freed inode
+        /// number again at once (ext4, tmpfs), and `--force` replaced the newcomer; its birth time is its own, while
+        /// a `touch`, a `chmod` or a hard link made or removed (a sibling output renamed over) leaves it — the change
+        /// time, which those move, failed such outputs. Without birth times (ext4 with 128-byte inodes, ext2/3, many
+        /// network mounts): the same size and modification time, whatever the inode (so a newcomer under the freed
+        /// number is told apart unless it copies both; a `touch` counts as another file there). A device or FIFO:
+        /// the same one (its times move as it is written).
         public func allows(_ now: FileStatus, born: Double?) -> Bool {
             switch self {
             case .unknown: return true
             case .nothing: return false
             case .file(let v):
                 if now.kind != .regular { return v.identity == now.identity }
-                if let was = v.born, let born, was != born { return false }
-                return v.identity == now.identity || (v.size == now.size && v.modified == now.modified)
+                let sameContent = v.size == now.size && v.modified == now.modified
+                if let was = v.born, let born { return was == born && (v.identity == now.identity || sameContent) }
+                return sameContent
             }
         }
 
@@ -162,12 +166,14 @@ extension AtomicOutput {
             var st = stat()
             if replacingOnly != nil || before != .unknown,
                withFileSystemPath(name, { fstatat(folder, $0, &st, AT_SYMLINK_NOFOLLOW) }) == 0 {
-                let now = FileStatus(st)
-                if let was = replacingOnly, now != was {
+                let now = FileStatus(st), born = now.kind == .regular ? birthTime(name, in: folder, follow: false) : nil
+                // The file looked at, by the same rule as `before`'s (a `chmod` or a hard link made to it meanwhile
+                // leaves it the same file; every field of its status compared refused it).
+                if let was = replacingOnly, !(before != .unknown ? before.allows(now, born: born) : now.identity == was.identity) {
                     remove(temp)
                     throw .system("was replaced during the run by another file, which is kept (--force replaces it)")
                 }
-                if now.kind == .regular && !before.allows(now, born: birthTime(name, in: folder, follow: false)) {
+                if now.kind == .regular && !before.allows(now, born: born) {
                     remove(temp)
                     throw before.refusal(path, force: asked)
                 }

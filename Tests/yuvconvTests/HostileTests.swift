@@ -1735,9 +1735,18 @@ final class HostileTests: CLITestCase {
             rm y.png; echo MINE > y.png
             tail -c +101 r.y4m >&3; exec 3>&-
             wait $pid; echo "y4m status $?"; cat y.png
+            # --update's report file chmod-ed and linked to during the run: the same file, replaced (it was refused as
+            # "replaced during the run by another file").
+            mkdir in; cp "$F/photos/rocket.jpg" in/a.jpg; "$B" convert in/ -o o/ --update --report json --report-file o/r.json -q
+            mkfifo h
+            "$B" convert in/a.jpg h -o o/ --update --report json --report-file o/r.json -j 1 -q 2> /dev/null & pid=$!
+            exec 3> h; head -c 100 "$F/photos/rocket.jpg" >&3; sleep 1
+            chmod 600 o/r.json; ln o/r.json o/r-link.json
+            tail -c +101 "$F/photos/rocket.jpg" >&3; exec 3>&-
+            wait $pid; echo "report status $?"
             """)
         // A Y4M input (the YUV route) alike: it took no look at all.
-        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "status 1\nMINE\ny4m status 1\nMINE\n", r.stderr)
+        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "status 1\nMINE\ny4m status 1\nMINE\nreport status 0\n", r.stderr)
         XCTAssertTrue(r.stderr.contains("was replaced by another file during the run"), r.stderr)
     }
 
