@@ -435,3 +435,8 @@ double yc_birth_time(int dirfd, const char *path, int follow) {
     return -1;
 #endif
 }
+
+int yc_fd_queued(int fd) {
+    int n = 0;
+    return ioctl(fd, FIONREAD, &n) == 0 ? n : -1;
+}

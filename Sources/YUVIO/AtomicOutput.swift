@@ -318,21 +318,26 @@ public func writeWhole(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, cutSlot: In
     }
     let slot = cutSlot >= 0 ? -1 : yc_stream_write_begin()
     defer { yc_stream_write_end(slot) }
-    var waitingSince: UInt64?
+    var waitingSince: UInt64?, lastQueued: Int32 = -1
     while offset < bytes.count {
         var most = bytes.count - offset
         if yc_stream_grace_left_ms() >= 0 && stream() {
             if StalledStreams.isGivenUp(fd) { return EPIPE }
-            let now = monotonicNanoseconds(), since = waitingSince ?? now
+            // A reader that took bytes since the last look (fewer queued: FIONREAD) is reading, though poll reports
+            // room only once a whole page is free: one taking 128 bytes at a time was given up.
+            let now = monotonicNanoseconds(), queued = yc_fd_queued(fd)
+            if queued >= 0 && lastQueued >= 0 && queued < lastQueued { waitingSince = now }
+            lastQueued = queued
+            let since = waitingSince ?? now
             waitingSince = since
             let waited = Int((now - since) / 1_000_000)
-            var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            let ready = poll(&p, 1, Int32(max(0, Int(YC_STREAM_GRACE_MS) - waited)))
-            if ready < 0 && errno == EINTR { continue }
-            if ready == 0 {
+            if waited >= Int(YC_STREAM_GRACE_MS) {
                 StalledStreams.giveUp(fd)
                 return EPIPE
             }
+            var p = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            // In slices, to look at what the reader took meanwhile.
+            if poll(&p, 1, Int32(min(100, Int(YC_STREAM_GRACE_MS) - waited))) <= 0 { continue }
             most = min(most, Int(PIPE_BUF))
         }
         let n = yc_cut_guarded_write(cutSlot, fd, bytes.baseAddress! + offset, UInt(most))

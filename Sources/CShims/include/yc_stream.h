@@ -40,6 +40,8 @@ int yc_folder_folds_case(const char *path);
 /// removed and another made at its name has another birth time even under the same inode number, which a
 /// `touch`, a `chmod` or a link made to it never changes.
 double yc_birth_time(int dirfd, const char *path, int follow);
+/// Bytes written to the pipe or socket open on `fd` that its reader has not taken yet (FIONREAD), or -1.
+int yc_fd_queued(int fd);
 
 /// A descriptor for the folder `path` that names it only (Linux's O_PATH, O_SEARCH elsewhere): what openat,
 /// linkat, renameat, unlinkat and fstatat need, which a folder one may write to but not list (0733) grants.
