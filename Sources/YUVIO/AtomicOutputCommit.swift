@@ -68,7 +68,9 @@ extension AtomicOutput {
         /// (a device or FIFO, written in place; anything that cannot be looked at). A single conversion looks at
         /// its output's name with it before any work, so that `--force` replaces what was there then and nothing
         /// put there since, as a batch's does.
+        /// A standard stream named as the output (`-`, `/dev/stdout`, `/dev/fd/N`) is written in place: `unknown`.
         public static func lookingAt(_ path: String) -> Before {
+            if AtomicOutput.standardDescriptor(path) != nil { return .unknown }
             guard let st = FileStatus(path: path) else { return errno == ENOENT ? .nothing : .unknown }
             return st.kind == .regular ? .file(FileVersion(st, born: birthTime(path))) : .unknown
         }

@@ -36,7 +36,7 @@ func runRawInput(_ options: Options) -> Int32 {
     let written = options.quiet ? dataAwayFromMessages(output) : output
     // What is at the output's name now, before any work: `--force` replaces that file and nothing put there during
     // the run, as for an image input (`convertOne`'s `before`).
-    let before = AtomicOutput.standardDescriptor(written) == nil ? AtomicOutput.Before.lookingAt(written) : .unknown
+    let before = AtomicOutput.Before.lookingAt(written)
     // Standard error is none of the files this run reads or writes: the messages held until now go out.
     releaseMessages(drop: false)
     // The dry run too, as an image input's does.

@@ -268,7 +268,7 @@ func run(_ args: [String]) -> Int32 {
     }
     // What is at the output's name now, before any work: `--force` replaces that file and nothing that appears
     // there during the run (another program's file is kept and the run fails, as in a batch).
-    let before = AtomicOutput.standardDescriptor(written) == nil ? AtomicOutput.Before.lookingAt(written) : .unknown
+    let before = AtomicOutput.Before.lookingAt(written)
     let outcome = convertOne(input: input, output: written, format: format, options: single, protected: protected,
                              keepForReport: options.reportFormat != nil, before: before)
     if let failure = outcome.failure { printErr("yuvconv: error: \(failure.cli)") }
