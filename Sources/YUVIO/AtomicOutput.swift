@@ -318,19 +318,19 @@ public func writeWhole(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, cutSlot: In
     }
     let slot = cutSlot >= 0 ? -1 : yc_stream_write_begin()
     defer { yc_stream_write_end(slot) }
-    var waitingSince: UInt64?, lastQueued: Int32 = -1
+    var waitingSince: Double?, lastQueued: Int32 = -1
     while offset < bytes.count {
         var most = bytes.count - offset
         if yc_stream_grace_left_ms() >= 0 && stream() {
             if StalledStreams.isGivenUp(fd) { return EPIPE }
             // A reader that took bytes since the last look (fewer queued: FIONREAD) is reading, though poll reports
             // room only once a whole page is free: one taking 128 bytes at a time was given up.
-            let now = monotonicNanoseconds(), queued = yc_fd_queued(fd)
+            let now = monotonicSeconds(), queued = yc_fd_queued(fd)
             if queued >= 0 && lastQueued >= 0 && queued < lastQueued { waitingSince = now }
             lastQueued = queued
             let since = waitingSince ?? now
             waitingSince = since
-            let waited = Int((now - since) / 1_000_000)
+            let waited = Int((now - since) * 1000)
             if waited >= Int(YC_STREAM_GRACE_MS) {
                 StalledStreams.giveUp(fd)
                 return EPIPE
@@ -382,9 +382,3 @@ enum StalledStreams {
     }
 }
 
-/// CLOCK_MONOTONIC in nanoseconds.
-func monotonicNanoseconds() -> UInt64 {
-    var t = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &t)
-    return UInt64(t.tv_sec) * 1_000_000_000 + UInt64(t.tv_nsec)
-}
