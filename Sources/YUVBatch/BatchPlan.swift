@@ -178,7 +178,7 @@ public final class BatchPlan: @unchecked Sendable {
             }
             if let key = reportKey, !reportIsOutput, outputKey(item.output) == key { reportIsOutput = true }
             // A device or FIFO is written in place, in order, by every output that names it: no clash.
-            let (placePath, folds) = Self.outputPlace(item.output, cache: &lastFolder)
+            let (placePath, place) = Self.outputPlace(item.output, cache: &lastFolder)
             let status = FileStatus(path: placePath), kind = status?.kind
             found.appendRecord(status.map {
                 [1] + InputRecord.bigEndian($0.device) + InputRecord.bigEndian($0.inode) + InputRecord.bigEndian(UInt64($0.size))
@@ -186,7 +186,7 @@ public final class BatchPlan: @unchecked Sendable {
             } ?? [0])
             if let status, kind != .regular, kind != .directory, status.identity != null,
                !streams.insert(status.identity).inserted { sharesAStream = true }
-            let place = Self.placeKey(placePath, folds: folds), out = PathBytes.encode(item.output)
+            let out = PathBytes.encode(item.output)
             if kind == nil || kind == .regular {
                 places.appendRecord(parts: [place[...], [0], InputRecord.bigEndian(at)[...], out[...],
                                             InputRecord.length(place.count)[...]])
@@ -201,10 +201,8 @@ public final class BatchPlan: @unchecked Sendable {
         // The other files the run writes (the report file, --update's manifest) may not nest with the outputs
         // either.
         for file in alsoWritten where file != "-" {
-            let (placePath, folds) = Self.outputPlace(file, cache: &lastFolder)
-            if nests(FileStatus(path: placePath)?.kind) {
-                addToTree(Self.placeKey(placePath, folds: folds), file)
-            }
+            let (placePath, place) = Self.outputPlace(file, cache: &lastFolder)
+            if nests(FileStatus(path: placePath)?.kind) { addToTree(place, file) }
         }
         try fileStep { () throws(FileError) in
             try planned.seal()
@@ -288,38 +286,69 @@ public final class BatchPlan: @unchecked Sendable {
     /// every symbolic link on it followed — of the folders (a link to a folder not made yet included) and of the
     /// name — and `.` and `..` applied as the system would. The last folder resolved is kept, as a plan's
     /// outputs come folder by folder.
-    /// With whether the place's folder folds case (`foldsCase`: `A.nv12` and `a.nv12` are one file there).
-    static func outputPlace(_ path: String, cache: inout PlaceCache?) -> (place: String, foldsCase: Bool) {
+    /// With its key (`FoldsCache.key`), as the checks compare places.
+    static func outputPlace(_ path: String, cache: inout PlaceCache?) -> (place: String, key: [UInt8]) {
         let around = path.aroundLastSlash
         let folder = around?.0 ?? "."
         let name = around?.1 ?? path
-        let place: String, folds: Bool
         // By bytes: Swift's == takes "café" in NFC and NFD for one name, and so would give one folder's place
         // to the other.
-        if let c = cache, c.folder.utf8.elementsEqual(folder.utf8) { (place, folds) = (c.place, c.foldsCase) } else {
-            place = resolved(folder.isEmpty ? "/" : folder)
-            folds = YUVIO.foldsCase(place)
-            cache = PlaceCache(folder: folder, place: place, foldsCase: folds)
+        if cache == nil || !cache!.folder.utf8.elementsEqual(folder.utf8) {
+            let place = resolved(folder.isEmpty ? "/" : folder)
+            var folds = cache?.folds ?? FoldsCache()
+            let key = folds.key(place)
+            cache = PlaceCache(folder: folder, place: place, key: key, folds: folds)
         }
-        let file = resolved(name, from: place)
+        let c = cache!
+        let file = resolved(name, from: c.place)
+        let (fileFolder, fileName) = splitPath(file)
         // A link in the name leads to another folder, whose rule is its own.
-        if let (fileFolder, _) = file.aroundLastSlash, !fileFolder.utf8.elementsEqual(place.utf8) {
-            return (file, YUVIO.foldsCase(fileFolder.isEmpty ? "/" : fileFolder))
-        }
-        return (file, folds)
+        if !fileFolder.utf8.elementsEqual(c.place.utf8) { return (file, cache!.folds.key(fileFolder, name: fileName)) }
+        return (file, cache!.folds.key(c.place, name: fileName, folderKey: c.key))
     }
 
-    /// A place as the checks compare it: its bytes after a mark, lower-cased where the file system takes names that
-    /// differ only in case for one file (`foldsCase`) — the mark keeps such a place apart from one spelled alike
-    /// on a file system that tells case apart.
-    static func placeKey(_ place: String, folds: Bool) -> [UInt8] {
-        folds ? [foldedMark] + PathBytes.encode(place.lowercased()) : [2] + PathBytes.encode(place)
+    /// A place as the checks compare it: a mark, then its bytes with every name in it lower-cased where the folder
+    /// that holds it takes names that differ only in case for one file (`foldsCase`). Each folder's own rule:
+    /// `out/A/x` and `out/a/x`, under an `out` that tells case apart, are two files even when `A` and `a` each fold
+    /// (ext4's casefold is per folder; so are two mounts). The mark says whether the place's own folder folds: the
+    /// clash message then says the names differ only in case.
+    struct FoldsCache {
+        /// `foldsCase` of the folders asked, bounded (a plan's folders come one after another, their parents shared).
+        private var known: [String: Bool] = [:]
+
+        mutating func folds(_ folder: String) -> Bool {
+            if let hit = known[folder] { return hit }
+            if known.count >= 4096 { known.removeAll(keepingCapacity: true) }
+            let answer = YUVIO.foldsCase(folder)
+            known[folder] = answer
+            return answer
+        }
+
+        /// The bytes of the absolute folder `folder`, each name lower-cased where its own folder folds.
+        mutating func key(_ folder: String) -> [UInt8] {
+            var key: [UInt8] = [], at = "/"
+            for part in folder.pathParts {
+                let folded = folds(at) ? part.lowercased() : part
+                key += [UInt8(ascii: "/")] + PathBytes.encode(folded)
+                at = at == "/" ? "/" + part : at + "/" + part
+            }
+            return key
+        }
+
+        /// The key of `name` in the absolute folder `folder` (whose own key is `folderKey`, when known).
+        mutating func key(_ folder: String, name: String, folderKey: [UInt8]? = nil) -> [UInt8] {
+            let inFolder = folds(folder)
+            return [inFolder ? BatchPlan.foldedMark : 2] + (folderKey ?? key(folder)) + [UInt8(ascii: "/")]
+                + PathBytes.encode(inFolder ? name.lowercased() : name)
+        }
     }
     static let foldedMark: UInt8 = 1
 
-    /// The last folder `outputPlace` resolved (a plan's outputs come folder by folder).
+    /// The last folder `outputPlace` resolved (a plan's outputs come folder by folder), and what its folders'
+    /// rules were.
     struct PlaceCache {
-        let folder: String, place: String, foldsCase: Bool
+        let folder: String, place: String, key: [UInt8]
+        var folds: FoldsCache
     }
 
     /// `path` (taken from `base` when relative) absolute, its links followed (at most 40), `.` and `..` applied

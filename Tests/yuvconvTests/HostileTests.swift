@@ -997,6 +997,65 @@ final class HostileTests: CLITestCase {
         #endif
     }
 
+    #if os(Linux)
+    /// tools/casefold-fs.py mounted at each of `points` (folders of the work folder, made here, each over a
+    /// backing folder of its own), for tests of file systems that do not tell upper from lower case. Returns what
+    /// unmounts them all. Skips the test where fusepy (python3-fusepy), root or /dev/fuse is missing. Each daemon's
+    /// pid is kept, so that a mount that never comes, or a test that fails midway, leaves none behind.
+    func caseFoldingMounts(_ points: [String]) throws -> () -> Void {
+        let tool = packageRoot.appendingPathComponent("tools/casefold-fs.py").path
+        let python = try ["/usr/bin/python3", "python3"].first { try sh("\($0) '\(tool)' --check 2>/dev/null").status == 0 }
+        guard let python, getuid() == 0, FileManager.default.fileExists(atPath: "/dev/fuse") else {
+            throw XCTSkip("the case-folding part needs fusepy (python3-fusepy), root and /dev/fuse")
+        }
+        let unmount = { [self] in
+            for at in points { _ = try? sh("umount -l \(at) 2>/dev/null; kill $(cat \(at).pid) 2>/dev/null; true") }
+        }
+        for at in points {
+            for d in [at + ".backing", at] {
+                try FileManager.default.createDirectory(at: work.appendingPathComponent(d), withIntermediateDirectories: true)
+            }
+            let mount = "(for fd in $(ls /proc/$BASHPID/fd); do [ \"$fd\" -gt 2 ] && eval \"exec $fd>&-\"; done; "
+                + "exec \(python) '\(tool)' \(at).backing \(at)) </dev/null >/dev/null 2>&1 & echo $! > \(at).pid; "
+                + "for i in $(seq 100); do mountpoint -q \(at) && exit 0; sleep 0.1; done; exit 1"
+            guard try sh(mount).status == 0 else {
+                unmount()
+                throw XCTSkip("tools/casefold-fs.py could not mount here")
+            }
+        }
+        return unmount
+    }
+    #endif
+
+    /// Two folders whose names differ only in case, each on a file system that folds case (ext4's casefold is
+    /// per folder; here two mounts), under a folder that tells case apart: two folders, so `A/x.nv12` and
+    /// `a/x.nv12` are two outputs. The plan lower-cased the whole path where the output's own folder folds, and
+    /// refused them as one file ("does not tell upper from lower case", exit 1, nothing converted).
+    func testFoldingFoldersThatDifferOnlyInCaseAreTwo() throws {
+        #if os(Linux)
+        for (folder, fixtureName) in [("in/A", "basn2c08"), ("in/a", "basn6a08")] {
+            try FileManager.default.createDirectory(at: work.appendingPathComponent(folder), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: fixture("pngsuite/\(fixtureName).png"),
+                                             toPath: work.appendingPathComponent("\(folder)/x.png").path)
+        }
+        let unmount = try caseFoldingMounts(["out/A", "out/a"])
+        defer { unmount() }
+        // A name with a letter in each, so the plan can tell that they fold.
+        for m in ["out/A", "out/a"] { try Data("notes".utf8).write(to: work.appendingPathComponent("\(m)/Notes.txt")) }
+        let r = try sh("\"$B\" convert in/ -r -o out/ --name '{dir}/{stem}.nv12' -q; echo $?; ls out/A out/a")
+        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "0\nout/A:\nnotes.txt\nx.nv12\n\nout/a:\nnotes.txt\nx.nv12\n", r.stderr)
+        XCTAssertNotEqual(try data("out/A/x.nv12"), try data("out/a/x.nv12"), "two pictures, two outputs")
+        // Within one of them, names that differ only in case are still one file.
+        try FileManager.default.copyItem(atPath: work.appendingPathComponent("in/a/x.png").path,
+                                         toPath: work.appendingPathComponent("in/A/X.png").path)
+        let s = try sh("\"$B\" convert in/A/ -o out/A/sub/ -q; echo $?")
+        XCTAssertEqual(String(decoding: s.stdout, as: UTF8.self), "1\n", s.stderr)
+        XCTAssertTrue(s.stderr.contains("does not tell upper from lower case"), s.stderr)
+        #else
+        throw XCTSkip("Linux: FUSE")
+        #endif
+    }
+
     /// Outputs whose names differ only in case, where the file system takes them for one file (macOS's APFS, FAT,
     /// ext4's casefold; here tools/casefold-fs.py, a FUSE passthrough, where fusepy, root and /dev/fuse are at hand):
     /// `A.png` and `a.png` wrote `A.nv12` and then `a.nv12` over it (exit 0 with --force, its report naming two
@@ -1025,26 +1084,9 @@ final class HostileTests: CLITestCase {
         // In Unicode's lower case: the Kelvin sign is a k where names fold.
         try expect("\"$B\" convert ci/A.png -o cs/ --name $'.yuvconv-manifest.loc\\u212a' --force -f nv12; echo $?", "1\n", says: "manifest's lock file")
         #if os(Linux)
-        let tool = packageRoot.appendingPathComponent("tools/casefold-fs.py").path
-        let python = try ["/usr/bin/python3", "python3"].first { try sh("\($0) '\(tool)' --check 2>/dev/null").status == 0 }
-        guard let python, getuid() == 0, FileManager.default.fileExists(atPath: "/dev/fuse") else {
-            throw XCTSkip("the case-folding part needs fusepy (python3-fusepy), root and /dev/fuse")
-        }
-        // Two mounts: `m` with a file in it (the plan can tell), `e` empty (it cannot: only the naming can). Each
-        // daemon's pid is kept, so that a mount that never comes, or a test that fails midway, leaves none behind.
-        for d in ["mb", "m", "eb", "e"] {
-            try FileManager.default.createDirectory(at: work.appendingPathComponent(d), withIntermediateDirectories: true)
-        }
-        let mount = { (backing: String, at: String) in
-            "(for fd in $(ls /proc/$BASHPID/fd); do [ \"$fd\" -gt 2 ] && eval \"exec $fd>&-\"; done; "
-                + "exec \(python) '\(tool)' \(backing) \(at)) </dev/null >/dev/null 2>&1 & echo $! > \(at).pid; "
-                + "for i in $(seq 100); do mountpoint -q \(at) && exit 0; sleep 0.1; done; exit 1"
-        }
-        let unmount = { (at: String) in _ = try? self.sh("umount -l \(at) 2>/dev/null; kill $(cat \(at).pid) 2>/dev/null; true") }
-        defer { unmount("m"); unmount("e") }
-        guard try sh(mount("mb", "m")).status == 0, try sh(mount("eb", "e")).status == 0 else {
-            throw XCTSkip("tools/casefold-fs.py could not mount here")
-        }
+        // Two mounts: `m` with a file in it (the plan can tell), `e` empty (it cannot: only the naming can).
+        let unmount = try caseFoldingMounts(["m", "e"])
+        defer { unmount() }
         try Data("notes".utf8).write(to: work.appendingPathComponent("m/Notes.txt"))
         for force in ["", "--force"] {
             let r = try sh("rm -rf m/out; \"$B\" convert ci/ -o m/out/ \(force) -q; echo $?; ls m/out 2>&1")
