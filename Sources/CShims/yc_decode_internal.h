@@ -107,6 +107,7 @@ struct yc_decoder {
     int icc_count;       // the segments' declared total (0: none seen)
     int icc_bad;         // inconsistent counts or a repeated sequence number
     int icc_short;       // an APP2 "ICC_PROFILE" piece cut before its sequence number and count
+    int icc_joined;      // the header is read and its pieces joined (yc_jpeg_colour): later APP2 segments are skipped
 
     // Colour information for yc_get_colour (its icc points at `icc`).
     yc_colour colour;

@@ -84,8 +84,10 @@ boolean yc_jpeg_app2_marker(j_decompress_ptr cinfo) {
     yc_decoder *dec = ((struct yc_jpeg_err *)cinfo->err)->dec;
     long length = marker_length(cinfo);
     if (length <= 0) return TRUE;
-    // Without colour management the profile is never used: its pieces (up to 16 MB) are not kept.
-    if (dec->colour_target < 0) {
+    // Without colour management the profile is never used: its pieces (up to 16 MB) are not kept. Nor are
+    // pieces after the header (between progressive scans, before the end marker): the profile was joined from
+    // the header's, and a later one (16 MB more) would be held, unused, until the decoder is closed.
+    if (dec->colour_target < 0 || dec->icc_joined) {
         (*cinfo->src->skip_input_data)(cinfo, length);
         return TRUE;
     }
@@ -126,6 +128,7 @@ void yc_jpeg_colour(yc_decoder *dec) {
     yc_colour *c = &dec->colour;
     c->grey = dec->jpeg.jpeg_color_space == JCS_GRAYSCALE;
     c->cmyk = dec->jpeg.jpeg_color_space == JCS_CMYK || dec->jpeg.jpeg_color_space == JCS_YCCK;
+    dec->icc_joined = 1;
     if (dec->exif) c->exif_adobe_rgb = yc_exif_adobe_rgb(dec->exif + 6, dec->exif_length - 6);
     if (dec->icc_count == 0) { c->icc_broken = dec->icc_bad || dec->icc_short; return; }
     size_t total = 0;
