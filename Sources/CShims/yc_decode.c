@@ -107,7 +107,7 @@ int yc_plan_colour(yc_decoder *dec) {
 yc_decoder *yc_open(FILE *file, yc_format format, uint64_t max_pixels, uint64_t max_whole, int max_scans,
                     int allow_truncated, int raw, int alpha16, int colour_target, struct yc_stream *stream) {
     return yc_open_held(file, format, max_pixels, max_whole, max_scans, allow_truncated, raw, alpha16, colour_target,
-                        stream, 0, 0, NULL);
+                        stream, 0, 0, 0, NULL);
 }
 
 int yc_held_counted(const yc_decoder *dec) { return dec->held_counted; }
@@ -118,11 +118,12 @@ uint64_t yc_read_limit(uint64_t max_pixels) {
 
 yc_decoder *yc_open_held(FILE *file, yc_format format, uint64_t max_pixels, uint64_t max_whole, int max_scans,
                          int allow_truncated, int raw, int alpha16, int colour_target, struct yc_stream *stream,
-                         uint64_t per_block, uint64_t per_pixel, const char *what) {
+                         uint64_t per_block, uint64_t per_pixel, uint64_t per_odd_block, const char *what) {
     yc_decoder *dec = calloc(1, sizeof *dec);
     if (!dec) return NULL;
     dec->held_per_block = per_block;
     dec->held_per_pixel = per_pixel;
+    dec->held_per_odd_block = per_odd_block;
     snprintf(dec->held_what, sizeof dec->held_what, "%s", what ? what : "");
     dec->colour_target = colour_target;
     dec->max_scans = max_scans;

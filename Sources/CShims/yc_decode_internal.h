@@ -35,7 +35,7 @@ struct yc_decoder {
     uint64_t file_read, file_limit;
     int file_over_limit;
     // What the caller holds whole beside the decoder (yc_open_held), and whether jpeg_start counted it.
-    uint64_t held_per_block, held_per_pixel;
+    uint64_t held_per_block, held_per_pixel, held_per_odd_block;
     char held_what[256];
     int held_counted;
     char error[YC_MSG];

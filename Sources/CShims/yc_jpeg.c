@@ -19,7 +19,8 @@ static int jpeg_start(yc_decoder *dec, j_decompress_ptr j) {
         // scan is read in — an 8000x6000 progressive 4:4:4 JPEG to a pipe under --max-memory 280M was refused
         // for them after 1.1 s and 287 MiB.
         const uint64_t w = j->image_width, h = j->image_height;
-        const uint64_t held = dec->held_per_block * ((w + 1) / 2) * ((h + 1) / 2) + dec->held_per_pixel * w * h;
+        const uint64_t blocks = ((w + 1) / 2) * ((h + 1) / 2);
+        const uint64_t held = (dec->held_per_block + ((w | h) & 1 ? dec->held_per_odd_block : 0)) * blocks + dec->held_per_pixel * w * h;
         if (held > 0) {
             if (yc_refuse_whole(dec, held, dec->held_what)) return 0;
             dec->held_counted = 1;

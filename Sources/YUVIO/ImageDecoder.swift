@@ -97,7 +97,7 @@ public final class ImageDecoder {
                 allowTruncated: Bool = false, raw: Bool = false, turned: Bool = false, fullChroma: Bool = false,
                 planesForRGB: Bool = false, alpha16: Bool = false, colourTarget: Primaries? = nil,
                 orientationIgnored: Bool = false,
-                alsoHeld: (perBlock: Int, perPixel: Int, what: String)? = nil) throws(DecodeError) {
+                alsoHeld: (perBlock: Int, perPixel: Int, perOddBlock: Int, what: String)? = nil) throws(DecodeError) {
         self.source = source
         wholeBudget = Self.wholeBudget(maxMemory: maxMemory, inputBytes: source.byteCount)
         // A limit below its range refuses every picture, with the reason (maxPixels 0; `wholeBudget` is at least 1
@@ -109,6 +109,7 @@ public final class ImageDecoder {
                                        | (orientationIgnored ? 32 : 0),
                                    alpha16 ? 1 : 0, colourTarget?.target ?? -1, source.stream,
                                    UInt64(max(alsoHeld?.perBlock ?? 0, 0)), UInt64(max(alsoHeld?.perPixel ?? 0, 0)),
+                                   UInt64(max(alsoHeld?.perOddBlock ?? 0, 0)),
                                    alsoHeld?.what ?? "") else {
             throw .decoder("out of memory")
         }

@@ -44,12 +44,22 @@ public func encodeJPEG(_ image: YUVImage, quality: Int, primaries: Primaries = .
     if let why = OutputFormat.jpeg.sizeProblem(width: g.width, height: g.height) { throw .unfit(why) }
     guard let tj = tjInitCompress() else { throw .system("TurboJPEG: cannot start the compressor") }
     defer { tjDestroy(tj) }
-    var strides: [Int32] = [Int32(g.width), Int32(g.chromaWidth), Int32(g.chromaWidth)]
+    // TurboJPEG reads the luma of a 4:2:0 picture as an even number of columns and rows (whole chroma
+    // samples): of an odd width, each row's last sample and then the next row's first; of an odd height, a row
+    // past the plane (the U plane's first bytes). The last block then held another row's pixels or chroma, and
+    // after quantisation the picture's own last row and column were off by up to 15 at q90 (a flat 15×13 came out
+    // 214,45,104 at its corner for 200,30,90). So an odd-sized picture's luma goes in padded to even, its last
+    // column and row repeated, as libjpeg pads an edge from RGB (`paddedJPEGLumaBytes` more, counted with the
+    // picture held for the encoder).
+    let padded = try paddedLuma(image)
+    defer { free(padded) }
+    var strides: [Int32] = [Int32(padded == nil ? g.width : g.width + (g.width & 1)), Int32(g.chromaWidth), Int32(g.chromaWidth)]
     /// One compression into `buffer` (`size` its capacity) or, with nil, into one TurboJPEG grows.
     func compress(_ buffer: inout UnsafeMutablePointer<UInt8>?, _ size: inout UInt, flags: Int32) -> Int32 {
         image.bytes.withUnsafeBufferPointer { buf in
             let base = buf.baseAddress!
-            var planes: [UnsafePointer<UInt8>?] = [base, base + g.pixels, base + g.pixels + g.chromaWidth * g.chromaHeight]
+            var planes: [UnsafePointer<UInt8>?] = [padded.map { UnsafePointer($0) } ?? base, base + g.pixels,
+                                                   base + g.pixels + g.chromaWidth * g.chromaHeight]
             return tjCompressFromYUVPlanes(tj, &planes, Int32(g.width), &strides, Int32(g.height), Int32(TJSAMP_420.rawValue),
                                            &buffer, &size, Int32(quality), flags)
         }
@@ -102,6 +112,32 @@ public func encodeJPEG(_ image: YUVImage, quality: Int, primaries: Primaries = .
     }
     if let failure { throw failure }
     try write(UnsafeRawBufferPointer(rebasing: jpeg[at...]))
+}
+
+/// The bytes of the padded luma plane `encodeJPEG` makes for a width×height picture: an odd side's plane rounded
+/// up to even both ways (TurboJPEG reads whole chroma samples' worth), 0 when both sides are even.
+public func paddedJPEGLumaBytes(width: Int, height: Int) -> Int {
+    width & 1 == 0 && height & 1 == 0 ? 0 : (width + (width & 1)) * (height + (height & 1))
+}
+
+/// The luma plane of a yuv420p `image` with an odd side, padded to even sides by repeating its last column and
+/// row (malloc'ed: the caller frees it); nil when both sides are even.
+func paddedLuma(_ image: YUVImage) throws(WriteError) -> UnsafeMutablePointer<UInt8>? {
+    let w = image.width, h = image.height, n = paddedJPEGLumaBytes(width: w, height: h)
+    guard n > 0 else { return nil }
+    guard let raw = Ledger.ifAvailable(n, { malloc(n) }) ?? nil else {
+        throw .outOfMemory(Ledger.outOfMemory(n, for: "the JPEG encoder's padded luma plane"))
+    }
+    let out = raw.assumingMemoryBound(to: UInt8.self), pw = w + (w & 1)
+    image.bytes.withUnsafeBufferPointer { b in
+        for y in 0..<h {
+            let row = out + y * pw
+            row.update(from: b.baseAddress! + y * w, count: w)
+            if pw > w { row[w] = row[w - 1] }
+        }
+        if h & 1 == 1 { (out + h * pw).update(from: out + (h - 1) * pw, count: pw) }
+    }
+    return out
 }
 
 /// The buffer a 4:2:0 JPEG of width×height (at most 65500 a side) is written into with TJFLAG_NOREALLOC:

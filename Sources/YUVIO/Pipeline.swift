@@ -158,13 +158,16 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
     defer { Ledger.endWork() }
     do {
         let inputSource = try InputSource(path: path, maxPixels: options.maxPixels, listed: options.listed)
-        // What the sink holds whole (a stream output's chroma and alpha, a memory picture), per 2x2 block and per
-        // pixel (its bytes for a 1x1 and a 2x2 frame tell both): a progressive JPEG counts it from its header,
-        // before reading every scan in (`ImageDecoder.alsoHeld`).
+        // What the sink holds whole (a stream output's chroma and alpha, a memory picture), per 2x2 block, per
+        // pixel and per block more when a side is odd (a JPEG encoder's padded luma): its bytes for a 2x2, a 1x1
+        // and a 3x3 frame tell all three. A progressive JPEG counts it from its header, before reading every scan
+        // in (`ImageDecoder.alsoHeld`).
         func probe(_ side: Int) -> FrameLayout {
             FrameLayout(width: side, height: side, pixelLayout: layout, alpha: options.alpha == .keep)
         }
-        let held1 = sink.wholeBytes(probe(1)), perPixel = (sink.wholeBytes(probe(2)) - held1) / 3
+        // h2 = b + 4p, h1 = b + p + o, h3 = 4b + 9p + 4o (b, p, o: per block, per pixel, per odd block).
+        let held1 = sink.wholeBytes(probe(1)), held2 = sink.wholeBytes(probe(2)), held3 = sink.wholeBytes(probe(3))
+        let perPixel = (held3 - 4 * held1) / 5, perBlock = held2 - 4 * perPixel, perOddBlock = held1 - perBlock - perPixel
         let decoder = try ImageDecoder(source: inputSource, maxPixels: options.maxPixels, maxScans: options.maxScans,
                                        maxMemory: options.maxMemory, allowTruncated: options.allowTruncated,
                                        // Sharp chroma takes the RGB route: it needs RGB, the direct path's chroma
@@ -183,7 +186,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
                                        alpha16: options.alpha != .ignore || options.sayDroppedAlpha,
                                        colourTarget: options.colourManagement ? options.target(for: spec) : nil,
                                        orientationIgnored: options.orientation == .ignore,
-                                       alsoHeld: held1 > 0 ? (held1 - perPixel, perPixel, sink.wholeWhat(probe(1))) : nil)
+                                       alsoHeld: held1 > 0 ? (perBlock, perPixel, perOddBlock, sink.wholeWhat(probe(1))) : nil)
         let info = decoder.info
         // The EXIF orientation, applied to the picture before conversion (whole pixels, so the RGB route stays
         // the exact conversion of the upright picture). A turned picture is held whole while it is turned.

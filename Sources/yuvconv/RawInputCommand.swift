@@ -238,7 +238,7 @@ func runRawInput(_ options: Options) -> Int32 {
 func jpegEncoderHeld(reconverts: @escaping @Sendable (ColorRange?) -> Bool) -> RawInput.HeldBeside {
     RawInput.HeldBeside(what: "holding the picture for the encoder") { w, h, range in
         let planes = w * h + 2 * ((w + 1) / 2) * ((h + 1) / 2)
-        return planes + (reconverts(range) ? 3 * w * h + planes : 0)
+        return planes + paddedJPEGLumaBytes(width: w, height: h) + (reconverts(range) ? 3 * w * h + planes : 0)
     }
 }
 

@@ -149,12 +149,12 @@ yc_decoder *yc_open(FILE *file, yc_format format, uint64_t max_pixels, uint64_t 
                     int allow_truncated, int raw, int alpha16, int colour_target, struct yc_stream *stream);
 /// What the caller will hold whole beside the decoder's own (a stream output's chroma and alpha planes, held
 /// until the luma plane has gone out): `per_block` bytes for each 2x2 block (rounded up at odd sides) and
-/// `per_pixel` bytes a pixel, for `what`. A progressive or multi-scan JPEG reads every scan in yc_open, so it
+/// `per_pixel` bytes a pixel, and `per_odd_block` more a block when a side is odd (a JPEG encoder's padded luma), for `what`. A progressive or multi-scan JPEG reads every scan in yc_open, so it
 /// counts them there, from its header, before its coefficients (`yc_held_counted` then says so); any other
 /// source leaves them to the caller's yc_refuse_whole. yc_open is yc_open_held with nothing held.
 yc_decoder *yc_open_held(FILE *file, yc_format format, uint64_t max_pixels, uint64_t max_whole, int max_scans,
                          int allow_truncated, int raw, int alpha16, int colour_target, struct yc_stream *stream,
-                         uint64_t per_block, uint64_t per_pixel, const char *what);
+                         uint64_t per_block, uint64_t per_pixel, uint64_t per_odd_block, const char *what);
 int yc_held_counted(const yc_decoder *dec);
 /// The most bytes a JPEG or PNG is read for under `max_pixels`, from a file or a stream: the largest uncompressed
 /// 16-bit RGBA picture the limit allows, plus 16 MiB for metadata (UINT64_MAX where that overflows).

@@ -19,7 +19,10 @@ public final class MemorySink: BandSink {
 
     public init(fitting: OutputFormat? = nil) { self.fitting = fitting }
 
-    public func wholeBytes(_ frame: FrameLayout) -> Int { frame.tight.byteCount }
+    /// The picture, and for a JPEG the encoder's padded luma plane of an odd-sized one.
+    public func wholeBytes(_ frame: FrameLayout) -> Int {
+        frame.tight.byteCount + (fitting == .jpeg ? paddedJPEGLumaBytes(width: frame.width, height: frame.height) : 0)
+    }
 
     public func accepts(_ frame: FrameLayout) throws(WriteError) {
         if let why = fitting?.sizeProblem(width: frame.width, height: frame.height) { throw .unfit(why) }
