@@ -365,7 +365,9 @@ func parseAlpha(_ text: String) -> AlphaMode? {
         guard text.lowercased().hasPrefix("flatten=") else { return nil }
         var hex = text.dropFirst("flatten=".count)
         if hex.hasPrefix("#") { hex = hex.dropFirst() }
-        guard hex.count == 6, let v = UInt32(hex, radix: 16) else { return nil }
+        // Six hex digits and nothing else: UInt32(_:radix:) also takes a sign (`#+12345` was #012345).
+        guard hex.count == 6, hex.unicodeScalars.allSatisfy({ $0.properties.isASCIIHexDigit }),
+              let v = UInt32(hex, radix: 16) else { return nil }
         return .flatten(r: UInt8(v >> 16), g: UInt8((v >> 8) & 0xFF), b: UInt8(v & 0xFF))
     }
 }

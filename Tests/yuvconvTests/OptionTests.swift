@@ -136,6 +136,9 @@ final class OptionTests: CLITestCase {
             ([raw.path, "-s", "17x+9", "-o", "a.png"], "--size takes WIDTHxHEIGHT, not '17x+9'"),
             ([raw.path, "-s", "+17x9", "-o", "a.png"], "--size takes WIDTHxHEIGHT, not '+17x9'"),
             ([raw.path, "-s", " 17x9", "-o", "a.png"], "--size takes WIDTHxHEIGHT, not ' 17x9'"),
+            // A colour is six hex digits: UInt32's parser took `#+12345` for #012345.
+            ([png, "-o", "a.nv12", "--alpha", "flatten=#+12345"], "unknown alpha mode 'flatten=#+12345'"),
+            ([png, "-o", "a.nv12", "--alpha", "flatten=+fffff"], "unknown alpha mode 'flatten=+fffff'"),
         ]
         for (args, want) in refused {
             let r = try run(args)
