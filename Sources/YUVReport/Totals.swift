@@ -31,10 +31,11 @@ public struct Totals: Sendable {
         (self.worst, self.median, self.peakRSS) = (worst, median, peakRSS)
     }
 
-    /// ", S skipped, N not started (interrupted)", or nothing.
+    /// ", S skipped, N not started (interrupted)", or nothing; ", interrupted" when a signal stopped the run with
+    /// nothing left to start (it came during the last files: they failed).
     public var skippedAndNotStarted: String {
         (skipped > 0 ? ", \(skipped) skipped" : "")
-            + (notStarted > 0 ? ", \(notStarted) not started" + (interrupted ? " (interrupted)" : "") : "")
+            + (notStarted > 0 ? ", \(notStarted) not started" + (interrupted ? " (interrupted)" : "") : interrupted ? ", interrupted" : "")
     }
 
     public var savingRGBA: Saving { Saving(baseline: rgba, ours: yuv) }

@@ -324,6 +324,8 @@ struct BatchRun {
                 line += ", \(notStarted) not started"
                     + (signal != nil ? " (interrupted)" : readerGone ? " (standard output's reader stopped reading)"
                        : final.stopReason.map { " (\($0))" } ?? " (--fail-fast)")
+            } else if signal != nil {
+                line += " (interrupted)"   // during the last files, which failed: nothing was left to start
             }
             printErr(line)
             // Of one file named alone, its error line above says it all (`report x.y4m` said it three times, with the

@@ -260,6 +260,23 @@ final class HostileTests: CLITestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("rt").path), "converted before the refusal")
     }
 
+    /// A signal during the last file (here a FIFO whose writer says nothing), with nothing left to start: the
+    /// summary and the CSV report's totals said nothing of the interruption (JSON's `interrupted` did), as if the
+    /// run had ended by itself with one failure.
+    func testAnInterruptDuringTheLastFileIsSaid() throws {
+        let r = try sh("""
+            cp "$F/pngsuite/basn2c08.png" a.png; mkfifo f.png
+            ( exec 3<>f.png; sleep 5 ) & w=$!
+            "$B" convert a.png f.png -o out/ -j 1 --report csv > r.csv 2> err.txt & pid=$!
+            for i in $(seq 200); do [ -e out/a.nv12 ] && break; sleep 0.05; done; sleep 0.3
+            kill -INT $pid; wait $pid; echo "rc $?"; kill $w 2>/dev/null; cat err.txt; tail -n 1 r.csv
+            """)
+        let out = String(decoding: r.stdout, as: UTF8.self)
+        XCTAssertTrue(out.hasPrefix("rc 130\n"), out)
+        XCTAssertTrue(out.contains("yuvconv: 1 converted, 0 skipped (already there), 1 failed (interrupted)\n"), out)
+        XCTAssertTrue(out.contains("\"TOTAL (1 image, 1 failed, interrupted)\""), out)
+    }
+
     /// An HTML report keeps its rows in a temporary file until the end; when that file cannot grow (a full
     /// `$TMPDIR`; here a file-size limit) the report is not written, and the error says so of the report file — it
     /// named only the temporary folder ("/tmp: cannot write a temporary file"), and the report was silently gone.
