@@ -138,7 +138,7 @@ demo: build
 	@echo "wrote .build/demo/rocket.nv12 (640x427 NV12) and .build/demo/rocket.png (the same, drawn back as RGB)"
 
 # The whole shared corpus (608 files, ../shared/corpus when present) against its expected outcomes;
-# `make test` covers the 557 small ones copied into Fixtures/.
+# `make test` covers the 558 small ones copied into Fixtures/.
 test-corpus: build
 	tools/check-corpus.sh $(CORPUS)
 
@@ -146,7 +146,7 @@ test-corpus: build
 # symlinks and hard links as outputs, closed standard streams, signals mid-conversion, non-UTF-8 names.
 # Builds every case in a temporary folder; prints PASS/FAIL per case and a closing count line.
 test-hostile: build
-	$(call need_packages,time acl)
+	$(call need_packages,time acl python3 strace)
 	tools/hostile.sh
 
 # Every decodable PNG of the corpus, 6 matrix/range pairs, fast rows and YUV_FORCE_REFERENCE=1, byte for

@@ -19,7 +19,7 @@ enum HelpParts {
         header, and carry no colour tags: tell FFmpeg what they are, or it takes BT.601 limited range. The
         defaults (bt709 full) read back with
           ffmpeg -f rawvideo -pix_fmt FORMAT -s WxH -color_range pc -colorspace bt709 -color_primaries bt709 \\
-                 -color_trc iec61966-2-1 -chroma_sample_location center -i OUTPUT -sws_flags accurate_rnd+full_chroma_int out.png
+                 -color_trc iec61966-2-1 -chroma_sample_location center -i OUTPUT -sws_flags accurate_rnd+full_chroma_int -update 1 out.png
         (limited: -color_range tv; bt601: -colorspace smpte170m; bt2020: -colorspace bt2020nc -color_primaries
         bt2020, or bt709 for an sRGB or untagged source, whose numbers are kept; --chroma-loc left: add -vf
         scale=in_h_chr_pos=0:in_v_chr_pos=128, topleft: ...=0:in_v_chr_pos=0 — one -vf, swapuv,scale=... for yv12 —
@@ -28,7 +28,7 @@ enum HelpParts {
         carries its size, layout and range but not its matrix (FFmpeg takes BT.601); give the matrix and the
         same accurate scaler:
           ffmpeg -colorspace bt709 -color_primaries bt709 -color_trc iec61966-2-1 -i OUTPUT.y4m \\
-                 -sws_flags accurate_rnd+full_chroma_int out.png
+                 -sws_flags accurate_rnd+full_chroma_int -update 1 out.png
         """
     static let exactness = """
         Every value is the exact result of the conversion contract (round half up on the exact rational),

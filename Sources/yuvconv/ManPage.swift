@@ -72,7 +72,7 @@ let manExamples: [(note: String, command: String)] = [
     ("An output read back by FFmpeg, with every colour tag (as in DESCRIPTION):",
      "ffmpeg -f rawvideo -pix_fmt nv12 -s 640x427 -color_range pc -colorspace bt709 -color_primaries bt709 "
      + "-color_trc iec61966-2-1 -chroma_sample_location center -i photo.nv12 "
-     + "-sws_flags accurate_rnd+full_chroma_int check.png"),
+     + "-sws_flags accurate_rnd+full_chroma_int -update 1 check.png"),
     ("Completion for bash, for the current user:",
      "yuvconv --completion bash > ~/.local/share/bash-completion/completions/yuvconv"),
 ]

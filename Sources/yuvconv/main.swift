@@ -171,7 +171,8 @@ func run(_ args: [String]) -> Int32 {
     // for a tier must not measure another; --version, which names the tier in use, too.
     if let problem = CPUTier.environmentProblem { return usageFailure(problem) }
     if options.showVersion {
-        let pinned = CPUTier.current != CPUTier.best ? ", pinned by YUVCONV_CPU" : ""
+        // Pinned whenever YUVCONV_CPU names a tier, the best one included (`avx512` on a VNNI CPU said nothing).
+        let pinned = getenv("YUVCONV_CPU").map { String(cString: $0).isEmpty } == false ? ", pinned by YUVCONV_CPU" : ""
         printText("yuvconv \(version)\nkernels: \(CPUTier.current) (this CPU runs up to \(CPUTier.best)\(pinned))\n")
         return 0
     }
