@@ -47,16 +47,13 @@ func usageFailure(_ error: UsageError) -> Int32 {
 }
 
 /// Whether `path` is standard error or its file: `/dev/stderr`, `/dev/fd/2`, or any name or descriptor open on the
-/// file standard error is (`--report-file /dev/fd/3 3>>r.json 2>>r.json`) — and the terminal standard error shows,
-/// by any name (`$(tty)`, `/dev/tty`): a device is otherwise no one file, but there the report's lines came out
-/// among the progress line and the summary.
+/// file standard error is (`--report-file /dev/fd/3 3>>r.json 2>>r.json`). Not a terminal named otherwise
+/// (`$(tty)`, `/dev/tty`): a report there is read, not parsed, and its lines clear the progress line first
+/// (`testTerminalBatchKeepsFailuresAbove`).
 func isStandardErrorsFile(_ path: String) -> Bool {
     if AtomicOutput.standardDescriptor(path) == STDERR_FILENO { return true }
     let key = outputKey(path)
-    if key.hasPrefix("id:") && key == outputKey("/dev/stderr") { return true }
-    guard isatty(STDERR_FILENO) != 0, let st = FileStatus(path: path), st.kind == .characterDevice,
-          let terminal = FileStatus(descriptor: STDERR_FILENO) else { return false }
-    return st.identity == terminal.identity || st.identity == FileStatus(path: "/dev/tty")?.identity
+    return key.hasPrefix("id:") && key == outputKey("/dev/stderr")
 }
 
 /// Points standard error at /dev/null: when nothing may be written there (it is an input, or a disk, or the

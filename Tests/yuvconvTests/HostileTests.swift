@@ -249,15 +249,6 @@ final class HostileTests: CLITestCase {
         XCTAssertTrue(out.contains("is a terminal, and a picture is not typed in"), out)
         // Listed in a file, it fails as the run's open fails it: the dry run said it would convert it.
         XCTAssertTrue(out.contains("dry list 1") && out.contains("/dev/tty: cannot open: is a terminal"), out)
-        // A batch's report onto the terminal standard error shows, by any name: refused as `/dev/stderr` is (its
-        // lines came out among the progress line and the summary, exit 0).
-        let r = try sh("""
-            timeout 20 script -qec 'for t in "$(tty)" /dev/tty; do "$B" convert "$F/pngsuite/basn2c08.png" -o rt/ --report json --report-file "$t"; echo "report $?"; done' /dev/null < /dev/null
-            """)
-        let said = String(decoding: r.stdout, as: UTF8.self)
-        XCTAssertEqual(said.components(separatedBy: "report 2").count - 1, 2, said)
-        XCTAssertTrue(said.contains("is standard error, which carries the run's messages and summary"), said)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("rt").path), "converted before the refusal")
     }
 
     /// A signal during the last file (here a FIFO whose writer says nothing), with nothing left to start: the
