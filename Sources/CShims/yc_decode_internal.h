@@ -129,7 +129,7 @@ struct yc_decoder {
         // libpng keeps came in a chunk that failed its CRC (libpng keeps such a profile). The chunk being read
         // (`iccp_reading`: its CRC taken) counts only if libpng replaced the profile with it: the profile libpng
         // held at its header (`iccp_before`) is compared once the chunk is over (`yc_png_iccp_settle`).
-        int seen_iccp, iccp_skipping, iccp_crc_bad, iccp_reading, iccp_pending, iccp_pending_bad;
+        int seen_iccp, iccp_skipping, iccp_crc_bad, iccp_reading, iccp_pending, iccp_pending_bad, iccp_damaged;
         int after_stream_warned;  // image data in an IDAT chunk after the zlib stream's end was said
         int animated, frame_before_idat;  // an APNG's acTL, and an fcTL, before the image data
         const void *iccp_before;

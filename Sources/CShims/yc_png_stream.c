@@ -66,10 +66,11 @@ static void late_itxt_read(yc_decoder *dec) {
 // next iCCP's header goes by, before it looks at the type — to treat that chunk and any after it as unknown
 // (`png_user_chunk` drops them), and the warning says so (only when colour management reads profiles). A
 // first one that failed its CRC or that libpng rejected does not shut out a later one (libpng itself reads no
-// more after some rejections: the profile is then broken, as before). But no more than two are read: libpng
-// inflates every one it keeps (up to 8 MiB), so a file of damaged profiles, each inflating to 8 MB, cost
-// 2.2 s of CPU a MB of file (colour management off or not).
-enum { YC_PNG_ICCP_READ_MAX = 2 };
+// more after some rejections: the profile is then broken, as before). But after two damaged ones no more are
+// read: libpng inflates every one it keeps (up to 8 MiB), so a file of damaged profiles, each inflating to 8 MB,
+// cost 2.2 s of CPU a MB of file (colour management off or not). (One libpng turns away before inflating it, too
+// short to hold a profile, costs nothing and is not counted.)
+enum { YC_PNG_ICCP_DAMAGED_MAX = 2 };
 static const void *held_profile(yc_decoder *dec, png_structp png) {
     png_charp name = NULL;
     int compression = 0;
@@ -81,7 +82,10 @@ static const void *held_profile(yc_decoder *dec, png_structp png) {
 void yc_png_iccp_settle(yc_decoder *dec) {
     struct yc_png_chunks *k = &dec->png_chunks;
     if (!k->iccp_pending || k->iccp_reading) return;
-    if (held_profile(dec, dec->png) != k->iccp_before) k->iccp_crc_bad = k->iccp_pending_bad;
+    if (held_profile(dec, dec->png) != k->iccp_before) {
+        k->iccp_crc_bad = k->iccp_pending_bad;
+        k->iccp_damaged += k->iccp_pending_bad;
+    }
     k->iccp_pending = 0;
 }
 
@@ -89,7 +93,7 @@ static void next_iccp(yc_decoder *dec, png_structp png, struct yc_png_chunks *k)
     if (k->iccp_skipping) return;
     yc_png_iccp_settle(dec);
     const int kept = k->seen_iccp > 0 && !k->iccp_crc_bad && png_get_valid(png, dec->png_info, PNG_INFO_iCCP);
-    if (kept || k->seen_iccp >= YC_PNG_ICCP_READ_MAX) {
+    if (kept || k->iccp_damaged >= YC_PNG_ICCP_DAMAGED_MAX) {
         static const png_byte iccp[] = {'i', 'C', 'C', 'P', '\0'};
         // From here libpng hands each iCCP to `png_user_chunk` as one it does not know, which drops it.
         png_set_keep_unknown_chunks(png, PNG_HANDLE_CHUNK_NEVER, iccp, 1);

@@ -313,14 +313,16 @@ public final class BatchPlan: @unchecked Sendable {
     /// (ext4's casefold is per folder; so are two mounts). The mark says whether the place's own folder folds: the
     /// clash message then says the names differ only in case.
     struct FoldsCache {
-        /// `foldsCase` of the folders asked, bounded (a plan's folders come one after another, their parents shared).
-        private var known: [String: Bool] = [:]
+        /// `foldsCase` of the folders asked, bounded (a plan's folders come one after another, their parents shared);
+        /// by their bytes, as Swift's String equality takes `café` in NFC and NFD, two folders, for one.
+        private var known: [[UInt8]: Bool] = [:]
 
         mutating func folds(_ folder: String) -> Bool {
-            if let hit = known[folder] { return hit }
+            let bytes = PathBytes.encode(folder)
+            if let hit = known[bytes] { return hit }
             if known.count >= 4096 { known.removeAll(keepingCapacity: true) }
             let answer = YUVIO.foldsCase(folder)
-            known[folder] = answer
+            known[bytes] = answer
             return answer
         }
 

@@ -246,7 +246,8 @@ public func outputKey(_ path: String) -> String {
 
 /// `foldsCase` of the folder last asked (a batch's outputs come folder by folder; outputKey is asked of each).
 private func foldsCaseCached(_ folder: String) -> Bool {
-    if let hit = lastFoldsCase.withLock({ $0?.folder == folder ? $0?.folds : nil }) { return hit }
+    // By bytes: Swift's == takes `café` in NFC and NFD, two folders, for one.
+    if let hit = lastFoldsCase.withLock({ $0.map { $0.folder.utf8.elementsEqual(folder.utf8) } == true ? $0?.folds : nil }) { return hit }
     let folds = foldsCase(folder)
     lastFoldsCase.withLock { $0 = (folder, folds) }
     return folds

@@ -317,6 +317,10 @@ struct BatchRun {
                      + "figures in the report (made without --metrics, and not converted again); `yuvconv report` measures "
                      + "the inputs without writing anything")
         }
+        // A signal that cut nothing short (it came after every input had finished, or while the last file was
+        // encoded, which it lets finish) leaves the run's own status, as its report is put in place below: 130 with a
+        // complete report said "interrupted" of a finished run. The summary and the report say the same.
+        let cutShort = notStarted > 0 || final.failedAfterSignal > 0
         if always || final.failed > 0 || notStarted > 0 {
             var line = "yuvconv: \(final.converted) \(done), "
                 + (skipped.map { "\(final.skipped) \($0), " } ?? "") + "\(final.failed) failed"
@@ -324,7 +328,7 @@ struct BatchRun {
                 line += ", \(notStarted) not started"
                     + (signal != nil ? " (interrupted)" : readerGone ? " (standard output's reader stopped reading)"
                        : final.stopReason.map { " (\($0))" } ?? " (--fail-fast)")
-            } else if signal != nil {
+            } else if signal != nil && cutShort {
                 line += " (interrupted)"   // during the last files, which failed: nothing was left to start
             }
             printErr(line)
@@ -335,9 +339,6 @@ struct BatchRun {
                 && FileStatus(path: options.inputs[0])?.kind != .directory
             while !alone, let why = failures.nextRecord() { printErr("  failed: " + String(decoding: why, as: UTF8.self)) }
         }
-        // A signal that cut nothing short (it came after every input had finished) leaves the run's own status,
-        // as its report is put in place below: 130 with a complete report said "interrupted" of a finished run.
-        let cutShort = notStarted > 0 || final.failedAfterSignal > 0
         var status: Int32 = signal.flatMap { cutShort ? 128 + $0 : nil } ?? (final.failed == 0 ? 0 : 1)
         if let error = outputs.failures.failure {
             printErr("yuvconv: error: \(error.cli)")
@@ -346,7 +347,7 @@ struct BatchRun {
         if let report = outputs.report, let writer = outputs.writer {
             var failure: FileError?
             do throws(FileError) {
-                try report.finish(peakRSS: peakResidentBytes(), notStarted: notStarted, interrupted: signal != nil)
+                try report.finish(peakRSS: peakResidentBytes(), notStarted: notStarted, interrupted: signal != nil && cutShort)
             } catch {
                 // What the report sets aside in temporary files until its end (an HTML report's rows, the figures
                 // for a median) could not be kept: said as the report's failure ("/tmp: cannot write a temporary

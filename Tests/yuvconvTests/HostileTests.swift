@@ -257,7 +257,7 @@ final class HostileTests: CLITestCase {
     func testAnInterruptDuringTheLastFileIsSaid() throws {
         let r = try sh("""
             cp "$F/pngsuite/basn2c08.png" a.png; mkfifo f.png
-            ( exec 3<>f.png; sleep 5 ) & w=$!
+            ( exec 3<>f.png; exec sleep 5 ) & w=$!
             "$B" convert a.png f.png -o out/ -j 1 --report csv > r.csv 2> err.txt & pid=$!
             for i in $(seq 200); do [ -e out/a.nv12 ] && break; sleep 0.05; done; sleep 0.3
             kill -INT $pid; wait $pid; echo "rc $?"; kill $w 2>/dev/null; cat err.txt; tail -n 1 r.csv
@@ -1068,6 +1068,25 @@ final class HostileTests: CLITestCase {
         let s = try sh("\"$B\" convert in/A/ -o out/A/sub/ -q; echo $?")
         XCTAssertEqual(String(decoding: s.stdout, as: UTF8.self), "1\n", s.stderr)
         XCTAssertTrue(s.stderr.contains("does not tell upper from lower case"), s.stderr)
+        // Each folder's rule known by its bytes: `café` in NFC and in NFD are two folders, one that tells case
+        // apart (asked first) and one that folds. Swift's String equality took them for one, the second got the
+        // first's rule, and with --force the plan let `A.nv12` and `a.nv12` through (the second replaced a file
+        // there, then the run failed half-done).
+        let (nfc, nfd) = ("caf\u{E9}", "cafe\u{301}")
+        let unmountCafe = try caseFoldingMounts(["c/\(nfc)"])
+        defer { unmountCafe() }
+        try FileManager.default.createDirectory(at: work.appendingPathComponent("c/\(nfd)"), withIntermediateDirectories: true)
+        try Data("notes".utf8).write(to: work.appendingPathComponent("c/\(nfc)/Notes.txt"))
+        for (folder, name, fixtureName) in [(nfd, "q.png", "basn2c08"), (nfc, "A.png", "basn2c08"), (nfc, "a.png", "basn6a08")] {
+            try FileManager.default.createDirectory(at: work.appendingPathComponent("ci/\(folder)"), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: fixture("pngsuite/\(fixtureName).png"),
+                                             toPath: work.appendingPathComponent("ci/\(folder)/\(name)").path)
+        }
+        try Data("old".utf8).write(to: work.appendingPathComponent("c/\(nfc)/a.nv12"))
+        let u = try sh("\"$B\" convert ci/ -r -o c/ --name '{dir}/{stem}.nv12' --force -q; echo $?")
+        XCTAssertEqual(String(decoding: u.stdout, as: UTF8.self), "1\n", u.stderr)
+        XCTAssertTrue(u.stderr.contains("does not tell upper from lower case"), u.stderr)
+        XCTAssertEqual(try data("c/\(nfc)/a.nv12"), Data("old".utf8), "a file replaced before the refusal")
         #else
         throw XCTSkip("Linux: FUSE")
         #endif
