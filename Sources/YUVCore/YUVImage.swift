@@ -26,6 +26,14 @@ public struct YUVImage: Sendable {
 
     public var geometry: PlaneGeometry { PlaneGeometry(width: width, height: height) }
 
+    /// What is wrong when `bytes` (a public var) no longer holds exactly the planes: what reads them by their
+    /// geometry (the JPEG encoder, a frame's conversion) refuses the picture rather than read past the buffer.
+    public var planesProblem: String? {
+        let size = frameLayout.byteCount
+        return bytes.count == size ? nil
+            : "the picture's bytes (\(bytes.count)) are not its \(width)x\(height) \(layout.rawValue) planes (\(size))"
+    }
+
     /// The Y plane (W × H).
     public var yPlane: ArraySlice<UInt8> { bytes[0..<(width * height)] }
 

@@ -38,6 +38,8 @@ public func encodeJPEG(_ image: YUVImage, quality: Int, primaries: Primaries = .
         throw .system("JPEG encoding takes yuv420p planes, not \(image.layout.rawValue)")
     }
     guard (1...100).contains(quality) else { throw .system("JPEG quality \(quality) is not one of 1 to 100") }
+    // TurboJPEG reads the planes by their geometry alone.
+    if let why = image.planesProblem { throw .system(why) }
     let g = image.geometry
     // JPEG's own limit (libjpeg's 65500 a side), as every output format's is decided: Int32(width) trapped
     // beyond 2^31 for a library caller.

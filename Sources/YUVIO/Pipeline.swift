@@ -318,6 +318,7 @@ public func boxBilinearPSNR(path: String, report: ConversionReport, spec: Conver
 /// `range` is the frame's: what a change of bit depth keeps (8-bit input to a 10-bit layout, or back).
 public func convert(frame image: YUVImage, layout: PixelLayout, into sink: BandSink, alignment: Int = 1,
                     heightAlignment: Int = 1, range: ColorRange = .full, threaded: Bool = true) throws(WriteError) {
+    if let why = image.planesProblem { throw .system(why) }
     let frame = FrameLayout(width: image.width, height: image.height, pixelLayout: layout, alignment: alignment,
                             heightAlignment: heightAlignment)
     guard Ledger.beginWork() else {

@@ -52,6 +52,16 @@ final class LibraryMisuseTests: XCTestCase {
         XCTAssertThrowsError(try encodeJPEG(nv12, quality: 90)) { error in
             XCTAssertEqual(error as? WriteError, .system("JPEG encoding takes yuv420p planes, not nv12"))
         }
+        // Bytes that are not the planes (a public var, cut short after the picture was made): an error, not a read
+        // past the buffer.
+        var short = YUVImage(width: 15, height: 13, layout: .yuv420p)
+        short.bytes.removeLast(100)
+        XCTAssertThrowsError(try encodeJPEG(short, quality: 90)) { error in
+            XCTAssertEqual(error as? WriteError, .system("the picture's bytes (207) are not its 15x13 yuv420p planes (307)"))
+        }
+        XCTAssertThrowsError(try convert(frame: short, layout: .nv12, into: MemorySink())) { error in
+            XCTAssertEqual(error as? WriteError, .system("the picture's bytes (207) are not its 15x13 yuv420p planes (307)"))
+        }
     }
 
     /// An alignment below 1 is 1 (FrameLayout's precondition trapped); a decoder's negative limits are 0.
