@@ -59,9 +59,13 @@ public struct RGBToYUV420: Sendable {
     }
 
     /// Converts `rowCount` source rows starting at picture row `firstRow` (even), `rowBytes` apart,
-    /// into `image`. A band must hold an even number of rows unless it ends the picture.
+    /// into `image`. A band must hold an even number of rows unless it ends the picture. Preconditions: `image`'s
+    /// bytes are its planes (`planesProblem` is nil: `bytes` is a public var, and a shorter array was written past),
+    /// and the rows are the picture's.
     public func convert(band: UnsafeRawPointer, rowBytes: Int, firstRow: Int, rowCount: Int, into image: inout YUVImage) {
         let (w, h, layout) = (image.width, image.height, image.layout)
+        if let why = image.planesProblem { preconditionFailure(why) }
+        precondition(firstRow >= 0 && rowCount >= 0 && firstRow <= h - rowCount, "rows \(firstRow)..<\(firstRow + rowCount) of a picture of \(h)")
         image.bytes.withUnsafeMutableBufferPointer { out in
             convert(band: band, rowBytes: rowBytes, firstRow: firstRow, rowCount: rowCount,
                     output: out.baseAddress!, width: w, height: h, layout: layout)

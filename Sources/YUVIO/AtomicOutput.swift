@@ -86,6 +86,7 @@ public final class AtomicOutput {
 
     /// Writes `bytes` at `offset` of the temporary file.
     public func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(WriteError) {
+        if finished { throw Self.afterTheEnd }
         var done = 0
         while done < bytes.count {
             let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
@@ -230,8 +231,13 @@ public final class AtomicOutput {
     /// The file actually written: the path, or the target its symbolic links lead to.
     private var target: String?
 
+    /// A write or commit after `commit` or `abort`: the descriptor's number may be another file's by then (a library
+    /// caller's write after abort went into a file it had opened since, and commit named that file).
+    static let afterTheEnd = WriteError.system("the output was already committed or aborted")
+
     /// Writes `bytes` in order, after what was written in order before.
     public func write(_ bytes: UnsafeRawBufferPointer) throws(WriteError) {
+        if finished { throw Self.afterTheEnd }
         let code = writeInOrder(bytes)
         if code == EPIPE && StalledStreams.isGivenUp(fd) {
             throw .system("given up: its reader took nothing for \(YC_STREAM_GRACE_MS / 1000) s after the interrupt")
@@ -277,8 +283,10 @@ public final class AtomicOutput {
         // Only this output's bytes: what another process appended meanwhile (`>>`) is never cut (`yc_cut_back`).
         if let start = cutFrom, fd >= 0 { cutBack(fd, to: start, written: written, cutSlot: cutSlot) }
         yc_unregister_cut(cutSlot)
-        if direct { close(fd) }
-        if seekable && fd >= 0 { close(fd) }
+        if (direct || seekable) && fd >= 0 {
+            close(fd)
+            fd = -1
+        }
         if let temp = tempName {
             withFileSystemPath(temp) { _ = unlinkat(folderFD, $0, 0) }
             yc_unregister_temp(signalSlot)

@@ -13,6 +13,7 @@ import YUVCore
 extension AtomicOutput {
     /// Moves the finished file into place (and, when hashing, finishes `digest` first).
     public func commit() throws(WriteError) {
+        if finished { throw Self.afterTheEnd }
         guard seekable else {
             finished = true
             yc_unregister_cut(cutSlot)
@@ -27,7 +28,11 @@ extension AtomicOutput {
                 }
             }
             if var h = hasher, !hashLost, hashed == position { digest = OutputDigest(bytes: position, sha256: h.finalize()) }
-            if direct && close(fd) != 0 { throw .system("write failed: \(errnoMessage())") }
+            if direct {
+                let closed = close(fd)
+                fd = -1
+                if closed != 0 { throw .system("write failed: \(errnoMessage())") }
+            }
             return
         }
         defer {

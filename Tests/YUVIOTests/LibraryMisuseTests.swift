@@ -156,3 +156,85 @@ final class LibraryMisuseTests: XCTestCase {
         XCTAssertNil(sink.image, "the failed conversion's storage, or the one before's picture")
     }
 }
+
+/// Objects a library caller may use past their end: each was a write into memory or a file not its own.
+final class LibraryReuseTests: XCTestCase {
+    var work: URL!
+
+    override func setUpWithError() throws {
+        work = FileManager.default.temporaryDirectory.appendingPathComponent("yuvconv-reuse-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: work) }
+
+    func picture(_ w: Int, _ h: Int) -> YUVImage {
+        var image = YUVImage(width: w, height: h, layout: .yuv420p)
+        for i in image.bytes.indices { image.bytes[i] = UInt8(truncatingIfNeeded: i * 7) }
+        return image
+    }
+
+    /// After `abort` (and a device's `commit`) the output's descriptor number was kept: a write then went into
+    /// whatever file had been opened since under that number, and `commit` named that file as the output.
+    func testAnOutputIsDoneWithAfterCommitOrAbort() throws {
+        let out = try AtomicOutput(path: work.appendingPathComponent("a.nv12").path, force: true)
+        try out.write([1, 2, 3])
+        out.abort()
+        let victimPath = work.appendingPathComponent("victim.txt").path
+        let victim = open(victimPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        defer { close(victim) }
+        XCTAssertThrowsError(try out.write([9, 9, 9])) { XCTAssertEqual($0 as? WriteError, AtomicOutput.afterTheEnd) }
+        XCTAssertThrowsError(try out.commit()) { XCTAssertEqual($0 as? WriteError, AtomicOutput.afterTheEnd) }
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: victimPath)).count, 0)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("a.nv12").path))
+        XCTAssertEqual(Glibc.write(victim, "ok", 2), 2, "the victim's descriptor was closed")
+        // A device: commit closes it, and the output is done with.
+        let device = try AtomicOutput(path: "/dev/null", force: false)
+        try device.write([1, 2, 3])
+        try device.commit()
+        let second = open(victimPath, O_WRONLY | O_APPEND)
+        defer { close(second) }
+        XCTAssertThrowsError(try device.write([9])) { XCTAssertEqual($0 as? WriteError, AtomicOutput.afterTheEnd) }
+        XCTAssertThrowsError(try device.commit())
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: victimPath)), Data("ok".utf8))
+    }
+
+    /// A PNG sink sized its rows' buffer at its first band: a second, wider picture through it wrote past the buffer
+    /// (glibc: "corrupted size vs. prev_size"). One picture a sink.
+    func testAPNGSinkTakesOnePicture() throws {
+        let out = try AtomicOutput(path: work.appendingPathComponent("p.png").path, force: true)
+        let sink = PNGSink(output: out, spec: ConversionSpec())
+        try convert(frame: picture(2, 2), layout: .yuv420p, into: sink)
+        XCTAssertThrowsError(try convert(frame: picture(640, 64), layout: .yuv420p, into: sink)) {
+            XCTAssertEqual($0 as? WriteError, .system("a PNGSink writes one picture: make another for the next"))
+        }
+    }
+
+    /// A caller's own sink passing bands on to a memory sink begun for another picture, or with its rows moved:
+    /// the bands were copied past the picture (SIGSEGV).
+    func testMemorySinkTakesOnlyItsOwnRows() throws {
+        final class Moving: BandSink {
+            let inner = MemorySink()
+            let shift: Int, small: Bool
+            init(shift: Int, small: Bool) { (self.shift, self.small) = (shift, small) }
+            func begin(_ frame: FrameLayout, ledger: Ledger) throws(WriteError) {
+                try inner.begin(small ? FrameLayout(width: 2, height: 2, pixelLayout: .yuv420p) : frame, ledger: ledger)
+            }
+            func consume(_ band: BandBuffer, firstRow: Int, rows: Int) throws(WriteError) {
+                try inner.consume(band, firstRow: firstRow + shift, rows: rows)
+            }
+            func end() throws(WriteError) { try inner.end() }
+        }
+        for (shift, small) in [(0, true), (1000, false)] {
+            XCTAssertThrowsError(try convert(frame: picture(256, 64), layout: .yuv420p, into: Moving(shift: shift, small: small)), "\(shift) \(small)")
+        }
+        XCTAssertThrowsError(try MemorySink().consume(BandBuffer(frame: FrameLayout(width: 4, height: 4, pixelLayout: .yuv420p), rows: 2,
+                                                                 ledger: Ledger()), firstRow: 0, rows: 2)) {
+            XCTAssertEqual($0 as? WriteError, .system("a band before the sink's begin"))
+        }
+        // Its own rows, as before.
+        let sink = MemorySink()
+        try convert(frame: picture(17, 9), layout: .yuv420p, into: sink)
+        XCTAssertEqual(sink.image?.bytes, picture(17, 9).bytes)
+    }
+}

@@ -63,6 +63,21 @@ public final class BandBuffer {
     public var geometry: PlaneGeometry { PlaneGeometry(width: frame.width, height: frame.height) }
     public var layout: PixelLayout { frame.pixelLayout }
 
+    /// Why rows `firstRow ..< firstRow + rows` of this band cannot go into `frame` (nil when they can): a band of
+    /// another picture's width or layout, more rows than it holds, rows outside the picture, or a sink not begun.
+    /// The sinks that copy bands into a frame check it: a library caller's own sink passing bands on with other
+    /// numbers wrote past the picture.
+    public func problem(into frame: FrameLayout?, firstRow: Int, rows: Int) -> String? {
+        guard let frame else { return "a band before the sink's begin" }
+        guard self.frame.width == frame.width, self.frame.pixelLayout == frame.pixelLayout, self.frame.alpha == frame.alpha else {
+            return "a band of a \(self.frame.width)-wide \(self.frame.pixelLayout.rawValue) picture, not this \(frame.width)-wide \(frame.pixelLayout.rawValue) one"
+        }
+        guard rows >= 0, rows <= self.rows, firstRow >= 0, firstRow & 1 == 0, firstRow <= frame.height - rows else {
+            return "rows \(firstRow) to \(firstRow + rows) of a band of \(self.rows) are not rows of a picture of \(frame.height)"
+        }
+        return nil
+    }
+
     /// Targets for picture rows starting at `origin` (even).
     func targets(origin: Int) -> PlaneTargets {
         precondition(frame.bytesPerSample == 1, "8-bit targets of a 10-bit band")

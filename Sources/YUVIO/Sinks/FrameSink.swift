@@ -80,6 +80,7 @@ public final class OutputSink: BandSink {
     }
 
     public func consume(_ band: BandBuffer, firstRow: Int, rows: Int) throws(WriteError) {
+        if let why = band.problem(into: frame, firstRow: firstRow, rows: rows) { throw .system(why) }
         let f = frame!
         for run in band.runs(firstRow: firstRow, rows: rows) {
             let rowBytes = f.rowBytes(run.plane), stride = f.stride(run.plane)

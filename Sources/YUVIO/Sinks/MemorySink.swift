@@ -55,6 +55,7 @@ public final class MemorySink: BandSink {
     }
 
     public func consume(_ band: BandBuffer, firstRow: Int, rows: Int) throws(WriteError) {
+        if let why = band.problem(into: building == nil ? nil : frame, firstRow: firstRow, rows: rows) { throw .system(why) }
         let f = frame!
         for run in band.runs(firstRow: firstRow, rows: rows) {
             let count = run.rows * f.rowBytes(run.plane)

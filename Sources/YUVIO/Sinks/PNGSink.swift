@@ -41,6 +41,9 @@ public final class PNGSink: BandSink {
         guard frame.pixelLayout == .yuv420p || frame.pixelLayout == .yuv420p10le else {
             throw .system("PNG output converts from yuv420p or yuv420p10le bands, not \(frame.pixelLayout.rawValue)")
         }
+        // One picture a sink: its writer, its rows' buffer and its output are that picture's (a second picture
+        // through one sink wrote a wider band into the first one's buffer).
+        guard writer == nil else { throw .system("a PNGSink writes one picture: make another for the next") }
         let deep = frame.pixelLayout == .yuv420p10le
         inverse = YUVToRGB(spec: spec, inputDepth: deep ? 10 : 8, outputDepth: deep ? 16 : 8)
         self.ledger = ledger
@@ -56,9 +59,12 @@ public final class PNGSink: BandSink {
 
     public func consume(_ band: BandBuffer, firstRow: Int, rows: Int) throws(WriteError) {
         let w = band.geometry.width, sample = inverse.outputDepth / 8
-        if rgb == nil {
+        guard let ledger, writer != nil else { throw .system("PNGSink.consume before begin") }
+        guard rows <= band.rows, firstRow >= 0, w == band.frame.width else { throw .system("PNGSink: rows outside the band") }
+        if rgb == nil || 3 * sample * w * band.rows > rgbBytes {
+            if let old = rgb { ledger.deallocate(UnsafeMutableRawPointer(old), bytes: rgbBytes) }
             rgbBytes = 3 * sample * w * band.rows
-            rgb = ledger!.allocateBytes(rgbBytes)
+            rgb = ledger.allocateBytes(rgbBytes)
         }
         if inverse.inputDepth == 10 {
             // The band's 16-bit words and the RGB rows, each seen as UInt16 for the call (bound as bytes otherwise).
