@@ -319,6 +319,11 @@ public func boxBilinearPSNR(path: String, report: ConversionReport, spec: Conver
 public func convert(frame image: YUVImage, layout: PixelLayout, into sink: BandSink, alignment: Int = 1,
                     heightAlignment: Int = 1, range: ColorRange = .full, threaded: Bool = true) throws(WriteError) {
     if let why = image.planesProblem { throw .system(why) }
+    // A caller's 10-bit frame with samples above 1023 (the readers refuse them: `RawInput.checkSamples`) came out
+    // mangled without a word: 1025 as 1 in P010, copied as it was to yuv420p10le.
+    if image.layout == .yuv420p10le {
+        do throws(DecodeError) { try RawInput.checkSamples(image.bytes, layout: .yuv420p10le) } catch { throw .system(error.reason) }
+    }
     let frame = FrameLayout(width: image.width, height: image.height, pixelLayout: layout, alignment: alignment,
                             heightAlignment: heightAlignment)
     guard Ledger.beginWork() else {

@@ -4,7 +4,7 @@ import YUVCore
 // padded table cells. No Foundation.
 
 /// `v` with `d` decimals; ±∞ as "inf" / "-inf".
-public func fixed(_ v: Double, _ d: Int) -> String { v.isFinite ? formatFixed(v, decimals: d) : (v > 0 ? "inf" : "-inf") }
+public func fixed(_ v: Double, _ d: Int) -> String { v.isFinite ? formatFixed(v, decimals: d) : v.isNaN ? "nan" : (v > 0 ? "inf" : "-inf") }
 
 /// `s` with the scalars `escape` names replaced by its text (nil: kept): the loop of every escaping here
 /// and of the CLI's roff.

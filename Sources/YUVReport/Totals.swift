@@ -86,10 +86,12 @@ public final class TotalsAccumulator {
         aligned += t.aligned
         if let q = t.quality {
             let v = QualitySpread.measures(q)
-            worst = worst.map { zip($0, v).map { min($0, $1) } } ?? v
+            // IEEE minimum: a NaN (a library caller's figure) is passed over whichever image it comes with (`min`
+            // kept it when it came first, and dropped it when it came second).
+            worst = worst.map { zip($0, v).map { Double.minimum($0, $1) } } ?? v
             spread.add(v)
             if let b = q.psnrRGBBilinear {
-                worstBilinear = min(worstBilinear ?? b, b)
+                worstBilinear = Double.minimum(worstBilinear ?? b, b)
                 bilinear.add([b])
             }
         }

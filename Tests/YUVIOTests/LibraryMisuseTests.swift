@@ -199,6 +199,17 @@ final class LibraryReuseTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: victimPath)), Data("ok".utf8))
     }
 
+    /// A caller's 10-bit frame with a sample above 1023 (which the readers refuse) came out mangled without a word:
+    /// 1025 as 1 in P010.
+    func testATenBitFrameAboveItsRangeIsRefused() throws {
+        var frame = YUVImage(width: 2, height: 2, layout: .yuv420p10le)
+        frame.bytes[0] = 0x01
+        frame.bytes[1] = 0x04   // 1025
+        XCTAssertThrowsError(try convert(frame: frame, layout: .p010, into: MemorySink())) {
+            XCTAssertEqual($0 as? WriteError, .system("sample 0 is 1025, above 1023: not 10-bit yuv420p10le data"))
+        }
+    }
+
     /// A PNG sink sized its rows' buffer at its first band: a second, wider picture through it wrote past the buffer
     /// (glibc: "corrupted size vs. prev_size"). One picture a sink.
     func testAPNGSinkTakesOnePicture() throws {

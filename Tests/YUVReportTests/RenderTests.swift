@@ -353,6 +353,22 @@ final class RenderTests: XCTestCase {
         XCTAssertEqual(row["source_sampling"], "\\x1B]0;pwned\\x07\\x1B[2J\\x1B[31mRED\\u{202E}")
     }
 
+    /// A NaN figure (a library caller's): shown as `nan`, not `-inf`, and the worst is the same whichever order the
+    /// images come in (`min` kept a NaN that came first and dropped one that came second).
+    func testANaNFigureIsNaNAndTheWorstIgnoresOrder() throws {
+        XCTAssertEqual(fixed(.nan, 2), "nan")
+        XCTAssertEqual(fixed(-.infinity, 2), "-inf")
+        let bad = QualityReport(psnrY: .nan, psnrCb: 41.0, psnrCr: 43.0, psnrRGB: 36.0, ssimY: 0.998)
+        let a = try converted("photos/kodim23.png", quality: bad), b = try converted("photos/kodim23.png", quality: q2)
+        func worstLine(_ records: [ImageRecord]) -> String? {
+            renderReport(records, format: .json).split(separator: "\n").last.flatMap { line in
+                line.split(separator: ",").first { $0.contains("\"worst_psnr_y_db\"") }.map(String.init)
+            }
+        }
+        XCTAssertEqual(worstLine([a, b]), worstLine([b, a]))
+        XCTAssertEqual(worstLine([a, b])?.trimmingCharacters(in: .whitespaces), "\"worst_psnr_y_db\": 44.0000")
+    }
+
     /// Two converted images and a failure: sums, the worst and the median, under their own columns.
     func testTotalsInEveryFormat() throws {
         let a = try converted("photos/rocket.jpg", quality: q1), b = try converted("pngsuite/basn0g16.png", quality: q2)
