@@ -34,6 +34,16 @@ public struct FrameLayout: Sendable, Equatable {
         self.alpha = alpha
     }
 
+    /// The largest row or height alignment a library caller may ask for (the command takes 1 to 4096): past it the
+    /// padded sizes overflowed (`Int.max` trapped); a conversion asked for more throws with `alignmentProblem`.
+    public static let maxAlignment = 1 << 24
+
+    /// Why `alignment` and `heightAlignment` cannot lay out a frame (nil when they can; 0 and below are 1).
+    public static func alignmentProblem(_ alignment: Int, _ heightAlignment: Int) -> String? {
+        max(alignment, heightAlignment) <= maxAlignment ? nil
+            : "an alignment of \(max(alignment, heightAlignment)) is above the largest, \(maxAlignment)"
+    }
+
     public var chromaWidth: Int { (width + 1) / 2 }
     public var chromaHeight: Int { (height + 1) / 2 }
     public var isBiPlanar: Bool { pixelLayout.isBiPlanar }

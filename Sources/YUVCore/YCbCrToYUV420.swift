@@ -30,7 +30,8 @@ public struct YCbCrToYUV420: Sendable {
     /// components alike (anything else goes through RGB).
     public static func supports(components: Int, h: [Int], v: [Int]) -> Bool {
         if components == 1 { return true }
-        guard components == 3 else { return false }
+        // A library caller's factors: three of each, every one from 1 (a 0 was a division by zero; fewer, a trap).
+        guard components == 3, h.count == 3, v.count == 3, (h + v).allSatisfy({ $0 >= 1 }) else { return false }
         let hMax = h.max()!, vMax = v.max()!
         return h[0] == hMax && v[0] == vMax && h[1] == h[2] && v[1] == v[2] && hMax % h[1] == 0 && vMax % v[1] == 0
     }

@@ -148,6 +148,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
     if options.chromaFilter == .sharp && layout.bitDepth != 8 {
         throw FileError(path: name, .decoder("sharp chroma writes 8-bit layouts; \(layout.rawValue) is \(layout.bitDepth)-bit"))
     }
+    if let why = FrameLayout.alignmentProblem(alignment, heightAlignment) { throw FileError(path: name, .decoder(why)) }
     // Room to work in, asked for once before any work: under a tight address-space limit the file fails here
     // with the reason, not later in an allocation that cannot fail gracefully; a batch's job waits here while
     // the others hold the room (`Ledger.beginWork`; a caller that holds the picture after this returns, to encode
@@ -318,7 +319,7 @@ public func boxBilinearPSNR(path: String, report: ConversionReport, spec: Conver
 /// `range` is the frame's: what a change of bit depth keeps (8-bit input to a 10-bit layout, or back).
 public func convert(frame image: YUVImage, layout: PixelLayout, into sink: BandSink, alignment: Int = 1,
                     heightAlignment: Int = 1, range: ColorRange = .full, threaded: Bool = true) throws(WriteError) {
-    if let why = image.planesProblem { throw .system(why) }
+    if let why = image.planesProblem ?? FrameLayout.alignmentProblem(alignment, heightAlignment) { throw .system(why) }
     // A caller's 10-bit frame with samples above 1023 (the readers refuse them: `RawInput.checkSamples`) came out
     // mangled without a word: 1025 as 1 in P010, copied as it was to yuv420p10le.
     if image.layout == .yuv420p10le {

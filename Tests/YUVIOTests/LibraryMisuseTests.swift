@@ -199,6 +199,21 @@ final class LibraryReuseTests: XCTestCase {
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: victimPath)), Data("ok".utf8))
     }
 
+    /// Alignments past any use (`Int.max`) overflowed the padded sizes (SIGILL); sampling factors of 0 divided by
+    /// zero in a Bool check. Both are answers now.
+    func testAbsurdAlignmentsAndFactorsAreAnswers() throws {
+        for (a, h) in [(Int.max, 1), (1, Int.max), (1 << 62, 1)] {
+            XCTAssertThrowsError(try convert(frame: picture(4, 4), layout: .nv12, into: MemorySink(), alignment: a, heightAlignment: h)) {
+                XCTAssertTrue("\($0)".contains("is above the largest"), "\($0)")
+            }
+        }
+        let photo = fixturesURL.appendingPathComponent("corpus/pngsuite/basn2c08.png").path
+        XCTAssertThrowsError(try convert(path: photo, spec: ConversionSpec(), layout: .nv12, into: MemorySink(), alignment: Int.max))
+        XCTAssertFalse(YCbCrToYUV420.supports(components: 3, h: [2, 0, 0], v: [2, 0, 0]))
+        XCTAssertFalse(YCbCrToYUV420.supports(components: 3, h: [2], v: [2]))
+        XCTAssertTrue(YCbCrToYUV420.supports(components: 3, h: [2, 1, 1], v: [2, 1, 1]))
+    }
+
     /// A caller's 10-bit frame with a sample above 1023 (which the readers refuse) came out mangled without a word:
     /// 1025 as 1 in P010.
     func testATenBitFrameAboveItsRangeIsRefused() throws {
