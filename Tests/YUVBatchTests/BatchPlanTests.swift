@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 import YUVBatch
 import YUVIO
@@ -8,10 +9,7 @@ import YUVIO
 final class BatchPlanTests: XCTestCase {
     var root = ""
 
-    override func setUpWithError() throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("yuvbatch-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-    }
+    override func setUpWithError() throws { root = try scratchFolder("yuvbatch").path }
 
     override func tearDownWithError() throws {
         try? FileManager.default.removeItem(atPath: root)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 @testable import YUVBatch
 import YUVCore
@@ -10,7 +11,7 @@ final class ManifestTests: XCTestCase {
     var root = ""
 
     override func setUpWithError() throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("yuvmanifest-\(UUID().uuidString)").path
+        root = try scratchFolder("yuvmanifest").path
         try FileManager.default.createDirectory(atPath: root + "/out", withIntermediateDirectories: true)
     }
 

@@ -161,10 +161,7 @@ final class LibraryMisuseTests: XCTestCase {
 final class LibraryReuseTests: XCTestCase {
     var work: URL!
 
-    override func setUpWithError() throws {
-        work = FileManager.default.temporaryDirectory.appendingPathComponent("yuvconv-reuse-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-    }
+    override func setUpWithError() throws { work = try scratchFolder("yuvconv-reuse") }
 
     override func tearDownWithError() throws { try? FileManager.default.removeItem(at: work) }
 

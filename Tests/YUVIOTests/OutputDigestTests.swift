@@ -10,10 +10,7 @@ import YUVCore
 final class OutputDigestTests: XCTestCase {
     var dir: URL!
 
-    override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("yuvconv-digest-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    }
+    override func setUpWithError() throws { dir = try scratchFolder("yuvconv-digest") }
 
     override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
 
