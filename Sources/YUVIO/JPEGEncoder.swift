@@ -55,7 +55,7 @@ public func encodeJPEG(_ image: YUVImage, quality: Int, primaries: Primaries = .
     // picture held for the encoder).
     let padded = try paddedLuma(image)
     defer { free(padded) }
-    var strides: [Int32] = [Int32(padded == nil ? g.width : g.width + (g.width & 1)), Int32(g.chromaWidth), Int32(g.chromaWidth)]
+    var strides: [Int32] = [Int32(padded == nil ? g.width : evenSide(g.width)), Int32(g.chromaWidth), Int32(g.chromaWidth)]
     /// One compression into `buffer` (`size` its capacity) or, with nil, into one TurboJPEG grows.
     func compress(_ buffer: inout UnsafeMutablePointer<UInt8>?, _ size: inout UInt, flags: Int32) -> Int32 {
         image.bytes.withUnsafeBufferPointer { buf in
@@ -119,8 +119,11 @@ public func encodeJPEG(_ image: YUVImage, quality: Int, primaries: Primaries = .
 /// The bytes of the padded luma plane `encodeJPEG` makes for a width×height picture: an odd side's plane rounded
 /// up to even both ways (TurboJPEG reads whole chroma samples' worth), 0 when both sides are even.
 public func paddedJPEGLumaBytes(width: Int, height: Int) -> Int {
-    width & 1 == 0 && height & 1 == 0 ? 0 : (width + (width & 1)) * (height + (height & 1))
+    width & 1 == 0 && height & 1 == 0 ? 0 : evenSide(width) * evenSide(height)
 }
+
+/// `n` rounded up to even: a side of the padded luma plane (its width is also its stride).
+func evenSide(_ n: Int) -> Int { n + (n & 1) }
 
 /// The luma plane of a yuv420p `image` with an odd side, padded to even sides by repeating its last column and
 /// row (malloc'ed: the caller frees it); nil when both sides are even.
@@ -130,7 +133,7 @@ func paddedLuma(_ image: YUVImage) throws(WriteError) -> UnsafeMutablePointer<UI
     guard let raw = Ledger.ifAvailable(n, { malloc(n) }) ?? nil else {
         throw .outOfMemory(Ledger.outOfMemory(n, for: "the JPEG encoder's padded luma plane"))
     }
-    let out = raw.assumingMemoryBound(to: UInt8.self), pw = w + (w & 1)
+    let out = raw.assumingMemoryBound(to: UInt8.self), pw = evenSide(w)
     image.bytes.withUnsafeBufferPointer { b in
         for y in 0..<h {
             let row = out + y * pw

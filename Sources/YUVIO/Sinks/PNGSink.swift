@@ -18,6 +18,7 @@ public final class PNGSink: BandSink {
     var rgb: UnsafeMutablePointer<UInt8>?
     var rgbBytes = 0
     var ledger: Ledger?
+    var frame: FrameLayout?
 
     /// The target's profile (`Primaries.outputProfile`), written as the PNG's iCCP chunk.
     var profile: (name: String, bytes: [UInt8])?
@@ -44,6 +45,7 @@ public final class PNGSink: BandSink {
         // One picture a sink: its writer, its rows' buffer and its output are that picture's (a second picture
         // through one sink wrote a wider band into the first one's buffer).
         guard writer == nil else { throw .system("a PNGSink writes one picture: make another for the next") }
+        self.frame = frame
         let deep = frame.pixelLayout == .yuv420p10le
         inverse = YUVToRGB(spec: spec, inputDepth: deep ? 10 : 8, outputDepth: deep ? 16 : 8)
         self.ledger = ledger
@@ -59,8 +61,8 @@ public final class PNGSink: BandSink {
 
     public func consume(_ band: BandBuffer, firstRow: Int, rows: Int) throws(WriteError) {
         let w = band.geometry.width, sample = inverse.outputDepth / 8
-        guard let ledger, writer != nil else { throw .system("PNGSink.consume before begin") }
-        guard rows <= band.rows, firstRow >= 0, w == band.frame.width else { throw .system("PNGSink: rows outside the band") }
+        if let why = band.problem(into: writer == nil ? nil : frame, firstRow: firstRow, rows: rows) { throw .system(why) }
+        guard let ledger else { throw .system("a band before the sink's begin") }
         if rgb == nil || 3 * sample * w * band.rows > rgbBytes {
             if let old = rgb { ledger.deallocate(UnsafeMutableRawPointer(old), bytes: rgbBytes) }
             rgbBytes = 3 * sample * w * band.rows
