@@ -1,4 +1,4 @@
-// The stream watchdog, split from yc_signals.c (the handlers and the temporary-file and cut-back registries) by
+// The stream watchdog, split from yc_signals.c (the handlers and the temporary-file registry) by
 // role: the registry of threads writing to streams and the thread that interrupts their writes after a first,
 // graceful interrupt.
 #include "yc_signals.h"
