@@ -273,6 +273,44 @@ static int xmp_value(xml_span v) {
     return c >= '1' && c <= '8' ? (int)(c - '0') : -1;
 }
 
+// The orientation an element's content holds, from `at` (just past its start tag) to its end tag: its text as an
+// XML reader joins it — character data and CDATA sections, comments and processing instructions dropped — read by
+// `xmp_value`; −1 when the content holds a child element (no single value) or text too long to be one, 0 when it
+// is cut short. So `6<![CDATA[1]]>` is "61", no orientation, as exiftool reads it, not 6.
+static int xmp_element_text(const uint8_t *b, size_t n, size_t at) {
+    uint8_t text[64];
+    size_t k = 0;
+    while (at < n) {
+        const uint8_t *piece = b + at;
+        size_t length;
+        if (b[at] != '<') {
+            length = 1;
+            at++;
+        } else if (xml_starts(b, n, at, "</")) {
+            return xmp_value((xml_span){text, k});
+        } else if (xml_starts(b, n, at, "<![CDATA[")) {
+            const size_t end = xml_find(b, n, at + 9, "]]>");
+            if (end == n) return 0;
+            piece = b + at + 9;
+            length = end - at - 9;
+            at = end + 3;
+        } else if (xml_starts(b, n, at, "<!--") || xml_starts(b, n, at, "<?")) {
+            const size_t skipped = xml_skip(b, n, at);
+            if (skipped > n) return 0;
+            at = skipped;
+            continue;
+        } else {
+            return -1;   // a child element, or markup no value holds
+        }
+        for (size_t i = 0; i < length; i++) {
+            if (k == 0 && xml_space(piece[i])) continue;   // leading spaces
+            if (k < sizeof text) text[k++] = piece[i];
+            else if (!xml_space(piece[i])) return -1;      // trailing spaces past the buffer are dropped
+        }
+    }
+    return 0;
+}
+
 int yc_xmp_orientation(const uint8_t *b, size_t n) {
     xmp_bindings ns = {0};
     size_t i = 0;
@@ -300,19 +338,9 @@ int yc_xmp_orientation(const uint8_t *b, size_t n) {
             if (name.n > 6 && memcmp(name.p, "xmlns:", 6) == 0) xmp_declare(&ns, (xml_span){name.p + 6, name.n - 6}, value);
         if (r < 0) return 0;
         const size_t after = at;
-        // The first property found decides, whatever it holds. As an element, its text content: spaces, one
-        // value (a digit or a character reference), spaces, then the next tag.
-        if (xmp_is_orientation(&ns, element)) {
-            if (empty) return -1;
-            size_t j = after;
-            while (j < n && xml_space(b[j])) j++;
-            const size_t token = j;
-            while (j < n && !xml_space(b[j]) && b[j] != '<') j++;
-            const xml_span text = {b + token, j - token};
-            while (j < n && xml_space(b[j])) j++;
-            // Cut short, it says nothing; a second token ("6 7") is no orientation.
-            return j >= n ? 0 : b[j] == '<' ? xmp_value(text) : -1;
-        }
+        // The first property found decides, whatever it holds. As an element, its text content as an XML reader
+        // sees it (`xmp_element_text`).
+        if (xmp_is_orientation(&ns, element)) return empty ? -1 : xmp_element_text(b, n, after);
         at = attributes;
         while (xml_attribute(b, n, &at, &name, &value, &empty) == 1)
             if (xmp_is_orientation(&ns, name)) return xmp_value(value);

@@ -249,6 +249,21 @@ final class OrientationTests: XCTestCase {
         XCTAssertEqual(x("<d tiff:Orientation=\"6\""), 0, "an unterminated tag")
         XCTAssertEqual(x("<d><![CDATA[ x <e tiff:Orientation='5'/>"), 0, "an unterminated CDATA section")
         XCTAssertEqual(x("<tiff:Orientation>6"), 0, "an element cut short")
+        // An element's value is its whole text as an XML reader joins it (a hostile round: "6<![CDATA[1]]>" and
+        // "6<b>3</b>" turned the picture by the 6 alone): CDATA is text, comments are not, a child is no value.
+        XCTAssertEqual(x("<tiff:Orientation>6<![CDATA[1]]></tiff:Orientation>"), -1, "text 61")
+        XCTAssertEqual(x("<tiff:Orientation>6<b>3</b></tiff:Orientation>"), -1, "a child element")
+        XCTAssertEqual(x("<tiff:Orientation>6<b/></tiff:Orientation>"), -1, "an empty child element")
+        XCTAssertEqual(x("<tiff:Orientation><![CDATA[6]]></tiff:Orientation>"), 6, "text 6, in a CDATA section")
+        XCTAssertEqual(x("<tiff:Orientation> <![CDATA[ 6]]> </tiff:Orientation>"), 6, "spaces around it")
+        XCTAssertEqual(x("<tiff:Orientation>6<!-- 1 --></tiff:Orientation>"), 6, "a comment is not text")
+        XCTAssertEqual(x("<tiff:Orientation>6<!-- x -->1</tiff:Orientation>"), -1, "text 61 around a comment")
+        XCTAssertEqual(x("<tiff:Orientation>6<?pi 1?> </tiff:Orientation>"), 6, "nor is a processing instruction")
+        XCTAssertEqual(x("<tiff:Orientation>6<![CDATA[1</tiff:Orientation>"), 0, "an unterminated CDATA section")
+        XCTAssertEqual(x("<tiff:Orientation>" + String(repeating: " ", count: 200) + "5"
+            + String(repeating: " ", count: 200) + "</tiff:Orientation>"), 5, "long spaces")
+        XCTAssertEqual(x("<tiff:Orientation>" + String(repeating: "0", count: 100) + "</tiff:Orientation>"), -1,
+                       "text too long to be a value")
         // What a packet wraps its properties in is skipped.
         XCTAssertEqual(x("<?xpacket begin='' id='W5M0MpCehiHzreSzNTczkc9d'?><x:xmpmeta xmlns:x='adobe:ns:meta/'>"
             + "<rdf:Description tiff:Orientation='8'/></x:xmpmeta><?xpacket end='w'?>"), 8)
