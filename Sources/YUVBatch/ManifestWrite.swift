@@ -206,17 +206,34 @@ extension ManifestFile {
     }
 }
 
-/// A line of a manifest (or a change) keyed for the merge: its escaped name, 0, its order (8 bytes,
+/// A line of a manifest (or a change) keyed for the merge: its name as a key (`key`), 0, its order (8 bytes,
 /// big-endian), whether it is a change (1) or a line there was (0), the line (empty: an entry dropped), and
-/// the name's length (4 bytes).
+/// the key's length (4 bytes).
 struct MergeRecord {
+    /// The name as a key (`key`): equal for equal names, in their order.
     let name: ArraySlice<UInt8>
     let change: Bool
     let line: ArraySlice<UInt8>
 
     static func write(name: ArraySlice<UInt8>, order: UInt64, change: Bool, line: ArraySlice<UInt8>, to spool: Spool) {
-        spool.appendRecord(parts: [name, [0], InputRecord.bigEndian(order)[...], [change ? 1 : 0], line,
-                                   InputRecord.length(name.count)[...]])
+        let key = Self.key(name)
+        spool.appendRecord(parts: [key, [0], InputRecord.bigEndian(order)[...], [change ? 1 : 0], line,
+                                   InputRecord.length(key.count)[...]])
+    }
+
+    /// A name as bytes without 0 (0 as 1 1, 1 as 1 2), so that the 0 after it ends it: records sort by name
+    /// first, as the search of the sorted copy (`ManifestFile.lookup`) compares names. A rendered name holds
+    /// neither byte, but the name of a damaged line is what it holds: "p1.nv12" and a NUL, keyed as the bytes
+    /// themselves, sorted between the records of "p1.nv12" by their order, and split its group (a hostile round:
+    /// the output was refused as unrecorded on every later run).
+    static func key(_ name: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        guard name.contains(where: { $0 <= 1 }) else { return name }
+        var key: [UInt8] = []
+        key.reserveCapacity(name.count + 8)
+        for b in name {
+            if b <= 1 { key += [1, b + 1] } else { key.append(b) }
+        }
+        return key[...]
     }
 
     init(_ r: ArraySlice<UInt8>) {

@@ -24,6 +24,8 @@ public final class Spool: @unchecked Sendable {
     private var pending: [UInt8] = []
     /// Bytes in the file.
     private var written = 0
+    /// Bytes appended after the spool failed, let go unwritten (`flush`).
+    private var dropped = 0
     /// The first error met writing or reading, as `FileError` reasons.
     public private(set) var failure: FileError?
     static let bufferSize = 1 << 15
@@ -33,7 +35,10 @@ public final class Spool: @unchecked Sendable {
     deinit { if fd >= 0 { close(fd) } }
 
     /// Every byte appended so far.
-    public var count: Int { written + pending.count }
+    public var count: Int { written + dropped + pending.count }
+
+    /// Bytes held in memory (tests).
+    var buffered: Int { pending.count }
 
     /// Where the temporary files go: `$TMPDIR` when set, else `/tmp`.
     public static var folder: String {
@@ -97,14 +102,18 @@ public final class Spool: @unchecked Sendable {
         for shift in [0, 8, 16, 24] as [UInt32] { pending.append(UInt8(truncatingIfNeeded: v >> shift)) }
     }
 
-    /// Writes the buffer to the file (made now if it is not yet).
+    /// Writes the buffer to the file (made now if it is not yet). Once the spool has failed, the buffer is let go
+    /// instead (counted in `count`, so offsets taken from it stay in order): `seal` throws, nothing reads it, and
+    /// a batch that goes on listing its files must not hold them all in memory (a full `$TMPDIR` under a list of
+    /// 3 million names held 280 MB until the list ended).
     private func flush() {
-        guard failure == nil, !pending.isEmpty else { return }
+        guard !pending.isEmpty else { return }
+        if failure != nil { return drop() }
         if fd < 0 {
             fd = Self.makeFile()
             if fd < 0 {
                 fail("cannot make a temporary file in \(displayPath(Self.folder))\(Self.folderIsTMPDIR ? " ($TMPDIR)" : ""): \(systemMessage())")
-                return
+                return drop()
             }
         }
         let ok = pending.withUnsafeBytes { buf -> Bool in
@@ -119,9 +128,14 @@ public final class Spool: @unchecked Sendable {
         }
         if !ok {
             fail("cannot write a temporary file in \(displayPath(Self.folder))\(Self.folderIsTMPDIR ? " ($TMPDIR)" : ""): \(systemMessage())")
-            return
+            return drop()
         }
         written += pending.count
+        pending.removeAll(keepingCapacity: pending.capacity <= 2 * Self.bufferSize)
+    }
+
+    private func drop() {
+        dropped += pending.count
         pending.removeAll(keepingCapacity: pending.capacity <= 2 * Self.bufferSize)
     }
 

@@ -462,6 +462,32 @@ final class ManifestTests: XCTestCase {
         }
     }
 
+    /// A damaged line named as an output and a NUL ("b.nv12\0", zeroed bytes after a crash) is another name, as
+    /// "b.nv12x" is: the output's own line is found, in the sorted copy and after a write that keeps both. The
+    /// sort's key was the name's bytes and a 0, so it fell between the records of "b.nv12" and the output was
+    /// refused as unrecorded on every run after (a hostile round).
+    func testADamagedNameEndingInNULIsAnotherName() throws {
+        let path = root + "/out/.yuvconv-manifest"
+        let good = render(entry(output: "b.nv12", input: "in/b.png"))
+        let head = good.split(separator: 10, omittingEmptySubsequences: false).prefix(2).map(Array.init)
+        let line = Array(good.split(separator: 10)[2]) + [10]
+        for damaged: [UInt8] in [Array("b.nv12\0\n".utf8), [98, 46, 110, 118, 49, 50, 0, 1, 10], [98, 46, 110, 118, 49, 50, 1, 10]] {
+            let text = head.joined(separator: [10]) + [10] + damaged + line
+            try Data(text).write(to: URL(fileURLWithPath: path))
+            let file = try ManifestFile(path: path)
+            XCTAssertTrue(file.searchesSortedCopy, "out of order")
+            XCTAssertNotNil(file.entry(named: "b.nv12"), "\(damaged)")
+            XCTAssertEqual(file.problemCount, 1, "\(file.problems)")
+            let changes = Spool()
+            ManifestChange.write(name: "c.nv12", entry: entry(output: "c.nv12", input: "in/c.png"), to: changes)
+            XCTAssertNil(file.write(to: path, changes: changes, protected: Set<FileIdentity>()))
+            let again = try ManifestFile(path: path)
+            XCTAssertNotNil(again.entry(named: "b.nv12"), "after the write: \(damaged)")
+            XCTAssertNotNil(again.entry(named: "c.nv12"))
+            XCTAssertEqual(again.problemCount, 1, "the damaged line kept, alone: \(again.problems)")
+        }
+    }
+
     /// What `ManifestFile` cannot read it counts and describes as `Manifest` does; those lines have no entry.
     func testManifestFileProblems() throws {
         let path = root + "/out/.yuvconv-manifest"
