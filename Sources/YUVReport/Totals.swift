@@ -48,6 +48,12 @@ public struct Tally: Sendable {
     let pixels: Int, rgba: Int, rgb: Int, yuv: Int, aligned: Int
     let quality: QualityReport?
 
+    /// A converted image's figures as given (tests).
+    init(pixels: Int, rgba: Int, rgb: Int, yuv: Int, aligned: Int) {
+        (converted, skipped, quality) = (true, false, nil)
+        (self.pixels, self.rgba, self.rgb, self.yuv, self.aligned) = (pixels, rgba, rgb, yuv, aligned)
+    }
+
     public init(_ r: ImageRecord) {
         converted = r.g != nil
         skipped = r.g == nil && r.skipped != nil
@@ -79,11 +85,18 @@ public final class TotalsAccumulator {
             return
         }
         images += 1
-        pixels += t.pixels
-        rgba += t.rgba
-        rgb += t.rgb
-        yuv += t.yuv
-        aligned += t.aligned
+        // Sums that stop at Int.max: an image's figures are bounded (a manifest entry's pixels at 2^44), their
+        // sum over a batch is not — 2^17 forged entries of a kept output reached 2^63 and trapped (a hostile
+        // round), where a sum beyond any real batch is at worst a figure too large, said as the largest.
+        func add(_ sum: inout Int, _ v: Int) {
+            let (r, over) = sum.addingReportingOverflow(v)
+            sum = over ? (v < 0 ? Int.min : Int.max) : r
+        }
+        add(&pixels, t.pixels)
+        add(&rgba, t.rgba)
+        add(&rgb, t.rgb)
+        add(&yuv, t.yuv)
+        add(&aligned, t.aligned)
         if let q = t.quality {
             let v = QualitySpread.measures(q)
             // IEEE minimum: a NaN (a library caller's figure) is passed over whichever image it comes with (`min`

@@ -50,9 +50,14 @@ func runRawInput(_ options: Options) -> Int32 {
         if !RawInput.isY4M(path: input) || options.isOneRawFrame(input) {
             guard let size = options.inputSize else { return usageFailure("\(name): raw YUV needs --size WxH") }
             warnRawSiting(name, options.siting ?? .center, format)
-            refusal = RawInput.frameProblem(path: input, width: size.width, height: size.height,
-                                            layout: options.rawLayout(of: input), maxPixels: options.maxPixels,
-                                            maxMemory: options.maxMemory)?.cli
+            // In the run's order: the output's limits from --size (a JPEG's 65500 a side), then the frame.
+            if let why = format.sizeProblem(width: size.width, height: size.height) {
+                refusal = FileError(input: input, writing: written, .unfit(why)).cli
+            } else {
+                refusal = RawInput.frameProblem(path: input, width: size.width, height: size.height,
+                                                layout: options.rawLayout(of: input), maxPixels: options.maxPixels,
+                                                maxMemory: options.maxMemory)?.cli
+            }
         } else if let asked = options.siting {
             // A Y4M stream: the run reads the header's tag and says when it differs; the dry run reads no header.
             printErr("yuvconv: warning: \(name): a Y4M header says where its chroma sits and YUV input is not resampled, "

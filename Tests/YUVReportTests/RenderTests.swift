@@ -2,7 +2,7 @@ import TestSupport
 import XCTest
 import YUVCore
 import YUVIO
-import YUVReport
+@testable import YUVReport
 
 /// The report's four formats rendered from records made here, without the binary: what each writes for a
 /// converted, an unmeasured and a failed image, and that the totals land under the right column.
@@ -429,6 +429,25 @@ final class RenderTests: XCTestCase {
         XCTAssertTrue(text.contains("\nmemory: peak RSS 9.5 MiB for the whole run\n"), text)
         XCTAssertFalse(text.contains("used: buffers 940.6 KiB, peak RSS"), text)
         XCTAssertTrue(html.contains("<p>Peak memory of the whole run: 9.5 MiB"), html)
+    }
+
+    /// Sums past Int.max stop there: 2^17 kept outputs whose manifest lines claimed 2^44 pixels each (forged, but
+    /// each within the entry's bound) trapped in the totals (SIGILL, no totals line; a hostile round).
+    func testTotalsStopAtTheLargestSum() throws {
+        let sum = TotalsAccumulator()
+        let big = 1 << 44
+        for _ in 0..<(1 << 17) { sum.add(Tally(pixels: big, rgba: 4 * big, rgb: 3 * big, yuv: 3 * big / 2, aligned: 2 * big)) }
+        let t = try sum.totals(peakRSS: 0)
+        XCTAssertEqual(t.images, 1 << 17)
+        XCTAssertEqual(t.pixels, 1 << 61, "not past it: the sum itself")
+        XCTAssertEqual(t.rgba, Int.max, "2^63")
+        XCTAssertEqual(t.rgb, 3 << 61)
+        XCTAssertEqual(t.yuv, 3 << 60)
+        XCTAssertEqual(t.aligned, 1 << 62)
+        XCTAssertEqual(t.savingRGBA.bytes, Int.max - (3 << 60))
+        XCTAssertTrue(jsonTotals(t).contains("\"rgba_bytes\": \(Int.max)"), jsonTotals(t))
+        XCTAssertFalse(csvTotals(t).isEmpty)
+        XCTAssertTrue(textTotals(t).contains("total: "))
     }
 
     /// The bilinear round trip's worst and median in the totals, over the images that have one (they were

@@ -416,6 +416,17 @@ final class PlanningTests: CLITestCase {
         // YUV in, and the output's format from its name.
         let raw = try run(["a.nv12", "--size", "32x32", "-o", "a.jpg", "-n"])
         XCTAssertEqual(String(decoding: raw.stdout, as: UTF8.self), "convert a.nv12 -> a.jpg (jpeg)\n", raw.stderr)
+        // A frame the output cannot hold, from --size alone: the run refuses it before reading the frame, and so
+        // does its dry run (it said "convert", exit 0; a hostile round). 70000×2 NV12 is 210000 bytes.
+        try Data(count: 210_000).write(to: work.appendingPathComponent("wide.nv12"))
+        let wide = ["wide.nv12", "--size", "70000x2", "-o", "wide.jpg"]
+        let (dryWide, realWide) = (try run(wide + ["-n"]), try run(wide + ["-q"]))
+        XCTAssertEqual(realWide.status, 1, realWide.stderr)
+        XCTAssertEqual(dryWide.status, realWide.status, String(decoding: dryWide.stdout, as: UTF8.self))
+        XCTAssertTrue(String(decoding: dryWide.stdout, as: UTF8.self).hasPrefix("refuse wide.nv12 -> wide.jpg (jpeg): "),
+                      String(decoding: dryWide.stdout, as: UTF8.self))
+        XCTAssertTrue(String(decoding: dryWide.stdout, as: UTF8.self).contains("65500"), String(decoding: dryWide.stdout, as: UTF8.self))
+        try FileManager.default.removeItem(atPath: "\(work.path)/wide.nv12")
         XCTAssertEqual(try run(["in/a.png", "-o", "a.bmp", "-n"]).status, 2)
         XCTAssertEqual(try leftovers(), ["a.nv12", "in"])
     }
