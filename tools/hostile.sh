@@ -3048,6 +3048,12 @@ status 1; names b.y4m; says 'C420jpeg and XYSCSS=420P10'; ALLOW=(a.yuv420p10le);
 printf 'YUV4MPEG2 W2 H2 F25:1 C420jpeg XYSCSS=420jpeg\nFRAME\n' > c.y4m; head -c 6 /dev/zero >> c.y4m
 run c.y4m -o c.nv12 -q
 status 0; ALLOW=(a.yuv420p10le c.y4m c.nv12); settled
+# Values match in their own case, as FFmpeg matches them: XYSCSS=420p10 alone is 8-bit (ffprobe: yuv420p), with a
+# warning; it was read as 10-bit and refused as cut short.
+printf 'YUV4MPEG2 W2 H2 F25:1 XYSCSS=420p10\nFRAME\n\020\040\060\100\120\140' > d.y4m
+run d.y4m -o d.yuv420p
+status 0; says 'XYSCSS=420p10 is ignored, as FFmpeg ignores it'; ALLOW=(a.yuv420p10le c.y4m c.nv12 d.y4m d.yuv420p); settled
+[ "$(od -An -tx1 d.yuv420p | tr -d ' \n')" = 102030405060 ] || bad "d.yuv420p: $(od -An -tx1 d.yuv420p | tr -d '\n')"
 end
 
 begin y4m-keeps-rate-and-aspect

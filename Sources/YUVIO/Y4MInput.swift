@@ -44,6 +44,7 @@ extension RawInput {
             }
             var w = 0, h = 0, tag: String?, xyscss: String?, range: ColorRange?, interlacing = Y4MInterlacing.progressive
             var rate = "1:1", aspect = "1:1", unreadable: [String] = []
+            var ignoredXYSCSS: String?
             // A tag read here given twice with two values (`W8 … W16`, `C444 C420jpeg`): which one the writer meant
             // cannot be told (FFmpeg takes the last), so it is not guessed at, as C and XYSCSS that disagree are
             // not. The same value twice is one value (`W8 W08`, `F50:2 F25:1`, `XYSCSS=420JPEG XYSCSS=420jpeg`);
@@ -92,7 +93,12 @@ extension RawInput {
                     else { unreadable.append(String(field)) }
                 case "X" where field.hasPrefix("XYSCSS="):
                     try once("XYSCSS", field, field.dropFirst("XYSCSS=".count).uppercased())
-                    xyscss = String(field.dropFirst("XYSCSS=".count))
+                    // Its values in their own case only, as FFmpeg and mjpegtools match them: FFmpeg reads
+                    // `XYSCSS=420p10` as no colour space (8-bit), and yuvconv read it as 10-bit (a hostile round);
+                    // a value it names exactly is not undone by a later one it does not.
+                    let value = String(field.dropFirst("XYSCSS=".count))
+                    if Self.y4mXYSCSS[value] != nil || Self.y4mOtherXYSCSS.contains(value) { xyscss = value }
+                    else if xyscss == nil { ignoredXYSCSS = value }
                 case "X" where field.hasPrefix("XCOLORRANGE="):
                     try once("XCOLORRANGE", field, String(field.dropFirst("XCOLORRANGE=".count)))
                     // FFmpeg writes FULL or LIMITED; anything else is not guessed at (as an unknown interlacing tag).
@@ -110,9 +116,13 @@ extension RawInput {
             // another depth or sampling is a contradiction, not guessed at. Neither: 4:2:0 8-bit, centre-sited.
             // Known values in any case; one that names none of mjpegtools' or FFmpeg's colour spaces is ignored.
             let fromXYSCSS = xyscss.flatMap { v -> String? in
-                let upper = v.uppercased()
-                if let known = Self.y4mXYSCSS[upper] { return known }
-                return Self.y4mOtherXYSCSS.contains(upper) ? "XYSCSS=\(v)" : nil
+                if let known = Self.y4mXYSCSS[v] { return known }
+                return Self.y4mOtherXYSCSS.contains(v) ? "XYSCSS=\(v)" : nil
+            }
+            // A value that would name one in upper case: ignored, and said (`Y4MTiming.ignoredXYSCSS`).
+            if xyscss != nil || ignoredXYSCSS.map({ Self.y4mXYSCSS[$0.uppercased()] == nil
+                                                    && !Self.y4mOtherXYSCSS.contains($0.uppercased()) }) == true {
+                ignoredXYSCSS = nil
             }
             let colour = tag ?? fromXYSCSS ?? "420jpeg"
             // Both named, and they differ: in depth, or in siting (`C420jpeg XYSCSS=420MPEG2`; plain C420 is
@@ -168,6 +178,7 @@ extension RawInput {
                 : colour == "420p10" ? nil : .center
             var timing = Y4MTiming(interlacing: interlacing, frameRate: rate, aspect: aspect)
             timing.unreadable = unreadable
+            timing.ignoredXYSCSS = ignoredXYSCSS
             // A file that goes on after its first frame (more frames, or other bytes; a line end or two is no
             // more): said, since the rest is not converted. A stream is not read further: an endless producer
             // would hold the run.
@@ -195,6 +206,8 @@ public struct Y4MTiming: Sendable, Equatable {
     public var colourSpace = "no C tag"
     /// A Y4M file holds more after its first frame (the frames after it, which are not converted).
     public var goesOn = false
+    /// An XYSCSS value that names a colour space in upper case only (`420p10`): ignored, as FFmpeg ignores it.
+    public var ignoredXYSCSS: String?
 
     /// Whether a Y4M `A` value names pixels that are not square: a ratio of two positive numbers that differ
     /// (`0:0`, unknown, and anything unreadable say nothing).

@@ -108,6 +108,10 @@ func runRawInput(_ options: Options) -> Int32 {
             // A Y4M output keeps the stream's frame rate and pixel aspect.
             timing.frameRate = stream.frameRate
             timing.aspect = stream.aspect
+            if let v = stream.ignoredXYSCSS {
+                printErr("yuvconv: warning: \(name): its Y4M header's XYSCSS=\(v) is ignored, as FFmpeg ignores it (the values "
+                         + "are upper case: XYSCSS=\(v.uppercased())); the frame is read as \(stream.colourSpace == "no C tag" ? "8-bit 4:2:0" : stream.colourSpace)")
+            }
             if case .y4m = format, !stream.unreadable.isEmpty {
                 printErr("yuvconv: warning: \(name): its Y4M header's \(stream.unreadable.joined(separator: " ")) cannot be read; "
                          + "the output says F\(timing.frameRate) A\(timing.aspect)")
