@@ -11,8 +11,9 @@ import CSIMD
 ///   pixel (centre-sited: ¾ of the nearer sample and ¼ of the next, across and down, the edge sample
 ///   repeated), unrounded, then the exact inverse — which is what sharp chroma is made for;
 /// - **SSIM** of luma: output Y against the exact Y, on 8×8 windows every 4 pixels (as FFmpeg's `ssim`
-///   filter places them; the whole picture when it is smaller), C1 = (0.01·255)², C2 = (0.03·255)², mean over
-///   the windows.
+///   filter places them; under 8 pixels wide or high, n×n windows, n the smaller side, at every pixel, so that
+///   every pixel is in one), means and population variances (over the n² pixels), C1 = (0.01·255)²,
+///   C2 = (0.03·255)², mean over the windows.
 /// PSNR = 10·log10(255² / MSE); an identical plane has MSE 0 and PSNR +∞.
 public struct QualityReport: Sendable, Equatable {
     public var psnrY: Double
@@ -226,6 +227,11 @@ public struct QualityAccumulator {
     public var byteCount: Int { rows.bytes }
 
     var window: Int { min(8, width, height) }
+    /// How far apart the windows are, across and down: 4 for 8×8 windows, as FFmpeg's `ssim` filter places them;
+    /// 1 for smaller ones (a picture under 8 pixels wide or high), so that every pixel is in one. Every 4 left
+    /// most of such a picture out: a 1-wide strip was measured at every fourth pixel, a 3×5 picture on its top
+    /// three rows (a hostile round: `ssim_y` 1.0 beside a PSNR of 62.8 dB).
+    var ssimStep: Int { window < 8 ? 1 : 4 }
 
     /// Whether every row was added.
     public var isComplete: Bool { reference?.isComplete ?? (row == height) }
@@ -290,7 +296,7 @@ public struct QualityAccumulator {
         row += 1
         if window == 8 {
             finishBlock(row - 1)
-        } else if row >= window && (row - window) % 4 == 0 {
+        } else if row >= window && (row - window) % ssimStep == 0 {
             addSSIM(lastRow: row - 1)
         }
     }

@@ -42,6 +42,8 @@ public struct ReferenceQualityAccumulator {
     public var byteCount: Int { 8 * width * (MemoryLayout<Double>.stride + 1) + 4 * ((width + 1) / 2) + 9 * width }
 
     var window: Int { min(8, width, height) }
+    /// Windows every 4 pixels; every 1 when they are smaller than 8 (`QualityAccumulator.ssimStep`).
+    var ssimStep: Int { window < 8 ? 1 : 4 }
 
     /// Adds the next source row (`format`: R,G,B[,X] bytes or 16-bit R,G,B) with the output's luma row `y`
     /// and the U and V rows (⌈width/2⌉ samples) of the chroma row that covers it.
@@ -91,7 +93,7 @@ public struct ReferenceQualityAccumulator {
         }
         row += 1
         let n = window
-        if row >= n && (row - n) % 4 == 0 { addSSIM(lastRow: row - 1) }
+        if row >= n && (row - n) % ssimStep == 0 { addSSIM(lastRow: row - 1) }
     }
 
     /// A rebuilt channel, rounded half up and clamped to 0…255, against the source's: the squared error.
@@ -159,7 +161,7 @@ public struct ReferenceQualityAccumulator {
             let va = saa / k - ma * ma, vb = sbb / k - mb * mb, cov = sab / k - ma * mb
             ssimSum += ((2 * ma * mb + c1) * (2 * cov + c2)) / ((ma * ma + mb * mb + c1) * (va + vb + c2))
             ssimCount += 1
-            x += 4
+            x += ssimStep
         }
     }
 

@@ -23,7 +23,7 @@ extension QualityAccumulator {
     }
 
     /// SSIM windows smaller than 8 (a picture under 8 pixels wide or high) whose last row is `lastRow`: column
-    /// sums over the window's rows (from the rings), then windows of n columns every 4.
+    /// sums over the window's rows (from the rings), then windows of n columns at every column (`ssimStep`).
     mutating func addSSIM(lastRow: Int) {
         let n = window, w = width
         let first = lastRow - n + 1
@@ -44,7 +44,7 @@ extension QualityAccumulator {
             for i in x..<(x + n) { a &+= sa[i]; b &+= sb[i]; aa &+= saa[i]; bb &+= sbb[i]; ab &+= sab[i] }
             total += Self.ssim(n: n, q: qY, a: a, b: b, aa: aa, bb: bb, ab: ab)
             count += 1
-            x += 4
+            x += ssimStep
         }
         ssimSum += total
         ssimCount += count

@@ -178,4 +178,45 @@ final class QualityAccumulatorTests: XCTestCase {
         check(Picture(width: w, height: h, source: wide, format: .rgb16, y: p8.y, u: p8.u, v: p8.v),
               ConversionSpec(matrix: .bt709, range: .limited), "16-bit")
     }
+
+    /// A picture under 8 pixels wide or high: n×n windows (n its smaller side) at every pixel, so every pixel is
+    /// measured, by the plain definition computed here (means and population variances of each window). Every 4
+    /// pixels, a 3×5 picture was measured on its top three rows alone (SSIM 1 when only the bottom two were off)
+    /// and a 1-wide strip at every fourth pixel (a hostile round).
+    func testSmallPicturesMeasureEveryPixel() {
+        var rng = SplitMix64(seed: 48)
+        for (w, h) in [(3, 5), (5, 3), (1, 9), (9, 1), (7, 20), (20, 7), (2, 2), (1, 1)] {
+            // Grey source (its exact full-range Y is the grey itself), output Y off by up to 40 in the last rows and
+            // the last column only.
+            let grey = randomBytes(w * h, &rng)
+            var y = grey
+            for r in 0..<h {
+                for x in 0..<w where r >= h - 2 || x == w - 1 { y[r * w + x] = UInt8(min(255, Int(grey[r * w + x]) + 1 + Int(rng.next() % 40))) }
+            }
+            let cw = (w + 1) / 2, ch = (h + 1) / 2
+            let p = Picture(width: w, height: h, source: grey.flatMap { [$0, $0, $0] }, format: .rgb8, y: y,
+                            u: [UInt8](repeating: 128, count: cw * ch), v: [UInt8](repeating: 128, count: cw * ch))
+            var fast = QualityAccumulator(width: w, height: h, spec: ConversionSpec())
+            feed(p) { row, yr, ur, vr in fast.add(row: row, format: p.format, y: yr, u: ur, v: vr) }
+            let n = min(8, w, h), step = n < 8 ? 1 : 4
+            let c1 = (0.01 * 255) * (0.01 * 255), c2 = (0.03 * 255) * (0.03 * 255)
+            var total = 0.0, count = 0
+            for top in stride(from: 0, through: h - n, by: step) {
+                for left in stride(from: 0, through: w - n, by: step) {
+                    var a: [Double] = [], b: [Double] = []
+                    for r in top..<(top + n) {
+                        for x in left..<(left + n) { a.append(Double(y[r * w + x])); b.append(Double(grey[r * w + x])) }
+                    }
+                    let k = Double(n * n), ma = a.reduce(0, +) / k, mb = b.reduce(0, +) / k
+                    let va = a.map { ($0 - ma) * ($0 - ma) }.reduce(0, +) / k, vb = b.map { ($0 - mb) * ($0 - mb) }.reduce(0, +) / k
+                    let cov = zip(a, b).map { ($0 - ma) * ($1 - mb) }.reduce(0, +) / k
+                    total += ((2 * ma * mb + c1) * (2 * cov + c2)) / ((ma * ma + mb * mb + c1) * (va + vb + c2))
+                    count += 1
+                }
+            }
+            XCTAssertEqual(fast.result().ssimY, total / Double(count), accuracy: 1e-12, "\(w)x\(h)")
+            XCTAssertLessThan(fast.result().ssimY, 1, "\(w)x\(h): the pixels off are measured")
+            check(p, ConversionSpec(), "small, off at the edges")
+        }
+    }
 }
