@@ -179,7 +179,9 @@ public final class Spool: @unchecked Sendable {
             }
             done += n
         }
-        if done < count && offset + done >= written {
+        // A spool that let bytes go (`drop`) holds only what reached its file: its buffer is no longer the bytes
+        // after it (read so, a batch's list of failures was misread as records gigabytes long).
+        if done < count && offset + done >= written && dropped == 0 {
             let from = offset + done - written
             let n = min(count - done, pending.count - from)
             if n > 0 {

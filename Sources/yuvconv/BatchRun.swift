@@ -341,7 +341,8 @@ struct BatchRun {
         }
         var status: Int32 = signal.flatMap { cutShort ? 128 + $0 : nil } ?? (final.failed == 0 ? 0 : 1)
         if let error = outputs.failures.failure {
-            printErr("yuvconv: error: \(error.cli)")
+            // The list above then holds the failures set aside before it (or none): the rest could not be kept.
+            printErr("yuvconv: error: the list of failed files is incomplete: \(error.cli)")
             if status == 0 { status = 1 }
         }
         if let report = outputs.report, let writer = outputs.writer {

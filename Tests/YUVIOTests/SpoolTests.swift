@@ -41,4 +41,35 @@ final class SpoolTests: XCTestCase {
         }
         XCTAssertEqual(n, 4000)
     }
+
+    /// A spool whose file stops taking bytes part of the way (a full `$TMPDIR`; here a file-size limit) reads back
+    /// the records that reached the file, in order and whole, and then ends: the buffer it let go is not read as
+    /// if it came after them (a batch's list of failures was misread as records gigabytes long; a review).
+    func testAFailedSpoolReadsBackWhatReachedItsFile() throws {
+        var old = rlimit()
+        XCTAssertEqual(getrlimit(Int32(RLIMIT_FSIZE.rawValue), &old), 0)
+        let oldHandler = signal(SIGXFSZ, SIG_IGN)
+        defer {
+            _ = setrlimit(Int32(RLIMIT_FSIZE.rawValue), &old)
+            signal(SIGXFSZ, oldHandler)
+        }
+        var limit = old
+        limit.rlim_cur = 200_000
+        XCTAssertEqual(setrlimit(Int32(RLIMIT_FSIZE.rawValue), &limit), 0)
+        let spool = Spool()
+        func record(_ i: Int) -> [UInt8] { [UInt8(truncatingIfNeeded: i), UInt8(truncatingIfNeeded: i >> 8)] + [UInt8](repeating: UInt8(i % 251), count: 998) }
+        for i in 0..<1000 { spool.appendRecord(record(i)) }
+        _ = setrlimit(Int32(RLIMIT_FSIZE.rawValue), &old)
+        XCTAssertNotNil(spool.failure, "the limit was met")
+        XCTAssertEqual(spool.count, 1000 * 1004)
+        var reader = spool.reader(), n = 0
+        while let r = reader.nextRecord() {
+            XCTAssertEqual(Array(r), record(n), "record \(n)")
+            n += 1
+            if n > 1000 { break }
+        }
+        XCTAssertGreaterThan(n, 0, "what reached the file is read")
+        XCTAssertLessThan(n, 200, "and no more")
+        XCTAssertThrowsError(try spool.seal())
+    }
 }
