@@ -3054,6 +3054,15 @@ printf 'YUV4MPEG2 W2 H2 F25:1 XYSCSS=420p10\nFRAME\n\020\040\060\100\120\140' > 
 run d.y4m -o d.yuv420p
 status 0; says 'XYSCSS=420p10 is ignored, as FFmpeg ignores it'; ALLOW=(a.yuv420p10le c.y4m c.nv12 d.y4m d.yuv420p); settled
 [ "$(od -An -tx1 d.yuv420p | tr -d ' \n')" = 102030405060 ] || bad "d.yuv420p: $(od -An -tx1 d.yuv420p | tr -d '\n')"
+# By prefix, as FFmpeg matches them: XYSCSS=422p10 is 4:2:2 (ffprobe: yuv422p), refused as C422 is (it was read as
+# 8-bit 4:2:0 with a warning that FFmpeg ignores it); XYSCSS=420P10X is 10-bit (it was read as 8-bit, no word).
+printf 'YUV4MPEG2 W4 H2 F25:1 XYSCSS=422p10\nFRAME\n' > f.y4m; head -c 16 /dev/zero >> f.y4m
+run f.y4m -o f.png
+status 1; names f.y4m; says 'XYSCSS=422p10 is not supported'; ALLOW=(a.yuv420p10le c.y4m c.nv12 d.y4m d.yuv420p f.y4m); settled
+python3 -c "import struct,sys; sys.stdout.buffer.write(b'YUV4MPEG2 W2 H2 XYSCSS=420P10X\nFRAME\n'+struct.pack('<6H',1,2,3,4,5,6))" > g.y4m
+run g.y4m -o g.yuv420p10le -q
+status 0; ALLOW=(a.yuv420p10le c.y4m c.nv12 d.y4m d.yuv420p f.y4m g.y4m g.yuv420p10le); settled
+[ "$(od -An -tx1 g.yuv420p10le | tr -d ' \n')" = 010002000300040005000600 ] || bad "g.yuv420p10le: $(od -An -tx1 g.yuv420p10le | tr -d '\n')"
 end
 
 begin y4m-keeps-rate-and-aspect

@@ -241,7 +241,7 @@ static size_t xml_skip(const uint8_t *b, size_t n, size_t at) {
 // One digit 1…8 as a whole value — the digit, or a character reference to it (`&#54;`, `&#x36;`), which an XML
 // reader decodes alike (Pillow and exiftool apply it) — else 1.
 /// The orientation a tiff:Orientation value holds: 1…8, or −1 when it holds none (0, 9, a word). An integer as
-/// XML Schema writes one — spaces around it, a leading +, leading zeros (" 6", "+06": exiftool reads 6) — or a
+/// XML Schema's integer type allows one — spaces around it, a leading +, leading zeros (" 6", "+06") — or a
 /// character reference for one digit.
 static int xmp_value(xml_span v) {
     while (v.n && xml_space(v.p[0])) { v.p++; v.n--; }
@@ -276,7 +276,9 @@ static int xmp_value(xml_span v) {
 // The orientation an element's content holds, from `at` (just past its start tag) to its end tag: its text as an
 // XML reader joins it — character data and CDATA sections, comments and processing instructions dropped — read by
 // `xmp_value`; −1 when the content holds a child element (no single value) or text too long to be one, 0 when it
-// is cut short. So `6<![CDATA[1]]>` is "61", no orientation, as exiftool reads it, not 6.
+// is cut short. So `6<![CDATA[1]]>` is "61", no orientation, as exiftool reads it, not 6. A CDATA section's text is
+// literal: `<![CDATA[&#54;]]>` is the five characters, no reference. Leading zeros are kept as one (the digit after
+// them takes its place), so that a value padded with any number of them reads as the attribute's does.
 static int xmp_element_text(const uint8_t *b, size_t n, size_t at) {
     uint8_t text[64];
     size_t k = 0;
@@ -294,6 +296,7 @@ static int xmp_element_text(const uint8_t *b, size_t n, size_t at) {
             piece = b + at + 9;
             length = end - at - 9;
             at = end + 3;
+            if (memchr(piece, '&', length)) return -1;   // literal: no reference, and '&' is in no integer
         } else if (xml_starts(b, n, at, "<!--") || xml_starts(b, n, at, "<?")) {
             const size_t skipped = xml_skip(b, n, at);
             if (skipped > n) return 0;
@@ -304,6 +307,12 @@ static int xmp_element_text(const uint8_t *b, size_t n, size_t at) {
         }
         for (size_t i = 0; i < length; i++) {
             if (k == 0 && xml_space(piece[i])) continue;   // leading spaces
+            // The value so far a lone 0 (after a sign or not): another digit takes its place.
+            const size_t sign = k > 0 && text[0] == '+';
+            if (k == sign + 1 && text[sign] == '0' && piece[i] >= '0' && piece[i] <= '9') {
+                text[sign] = piece[i];
+                continue;
+            }
             if (k < sizeof text) text[k++] = piece[i];
             else if (!xml_space(piece[i])) return -1;      // trailing spaces past the buffer are dropped
         }

@@ -21,13 +21,19 @@ extension RawInput {
         return (n > 0 && d > 0) || (unknownAllowed && n == 0 && d == 0)
     }
 
-    /// mjpegtools' XYSCSS values of those colour spaces (FFmpeg writes both tags).
-    static let y4mXYSCSS: [String: String] = ["420JPEG": "420jpeg", "420MPEG2": "420mpeg2", "420PALDV": "420paldv",
-                                              "420P10": "420p10"]
-    /// The other colour spaces XYSCSS names (mjpegtools', and FFmpeg's deeper ones): refused, never ignored.
-    static let y4mOtherXYSCSS: Set<String> = Set(["411", "422", "444", "444ALPHA", "MONO"]
-        + ["420", "422", "444"].flatMap { s in ["9", "12", "14", "16"].map { "\(s)P\($0)" } } + ["422P10", "444P10"]
-        + ["9", "10", "12", "16"].map { "MONO\($0)" })
+    /// mjpegtools' XYSCSS values, matched as FFmpeg's Y4M reader matches them: in this order, by prefix, in their
+    /// own case (`420P10X` is 10-bit, `422P10` and `422p10` are 4:2:2, `420p10` is none). The 4:2:0 ones name the
+    /// colour space; the others (nil) are refused, never ignored (`MONO` too, which FFmpeg 5 does not know).
+    static let y4mXYSCSS: [(prefix: String, colour: String?)] = [("420JPEG", "420jpeg"), ("420MPEG2", "420mpeg2"),
+        ("420PALDV", "420paldv"), ("420P9", nil), ("422P9", nil), ("444P9", nil), ("420P10", "420p10"), ("422P10", nil),
+        ("444P10", nil), ("420P12", nil), ("422P12", nil), ("444P12", nil), ("420P14", nil), ("422P14", nil),
+        ("444P14", nil), ("420P16", nil), ("422P16", nil), ("444P16", nil), ("411", nil), ("422", nil), ("444", nil),
+        ("MONO", nil)]
+
+    /// The entry of `y4mXYSCSS` an XYSCSS value matches, if any.
+    static func xyscssEntry(_ value: String) -> (prefix: String, colour: String?)? {
+        y4mXYSCSS.first { value.utf8.starts(with: $0.prefix.utf8) }
+    }
 
     /// The first frame of a YUV4MPEG2 stream (4:2:0, 8- or 10-bit); returns the range its XCOLORRANGE names,
     /// the siting its colour-space tag says (nil for C420p10, which has none) and its interlacing tag (`I`,
@@ -97,7 +103,7 @@ extension RawInput {
                     // `XYSCSS=420p10` as no colour space (8-bit), and yuvconv read it as 10-bit (a hostile round);
                     // a value it names exactly is not undone by a later one it does not.
                     let value = String(field.dropFirst("XYSCSS=".count))
-                    if Self.y4mXYSCSS[value] != nil || Self.y4mOtherXYSCSS.contains(value) { xyscss = value }
+                    if Self.xyscssEntry(value) != nil { xyscss = value }
                     else if xyscss == nil { ignoredXYSCSS = value }
                 case "X" where field.hasPrefix("XCOLORRANGE="):
                     try once("XCOLORRANGE", field, String(field.dropFirst("XCOLORRANGE=".count)))
@@ -116,12 +122,10 @@ extension RawInput {
             // another depth or sampling is a contradiction, not guessed at. Neither: 4:2:0 8-bit, centre-sited.
             // Known values in any case; one that names none of mjpegtools' or FFmpeg's colour spaces is ignored.
             let fromXYSCSS = xyscss.flatMap { v -> String? in
-                if let known = Self.y4mXYSCSS[v] { return known }
-                return Self.y4mOtherXYSCSS.contains(v) ? "XYSCSS=\(v)" : nil
+                Self.xyscssEntry(v).map { $0.colour ?? "XYSCSS=\(v)" }
             }
             // A value that would name one in upper case: ignored, and said (`Y4MTiming.ignoredXYSCSS`).
-            if xyscss != nil || ignoredXYSCSS.map({ Self.y4mXYSCSS[$0.uppercased()] == nil
-                                                    && !Self.y4mOtherXYSCSS.contains($0.uppercased()) }) == true {
+            if xyscss != nil || ignoredXYSCSS.map({ Self.xyscssEntry($0.uppercased()) == nil }) == true {
                 ignoredXYSCSS = nil
             }
             let colour = tag ?? fromXYSCSS ?? "420jpeg"

@@ -200,7 +200,7 @@ final class OrientationTests: XCTestCase {
         XCTAssertEqual(x("<!-- c --><d tiff:Orientation=\"5\"/>"), 5, "after a comment")
         XCTAssertEqual(x("<!-- tiff:Orientation=\"6\""), 0, "an unclosed comment")
         XCTAssertEqual(x("tiff:Orientation=\"6"), 0, "cut short")
-        // An integer as XML Schema writes one (exiftool reads these as 6); a value that is there but holds no
+        // An integer as XML Schema's integer type allows one; a value that is there but holds no
         // orientation is −1, said as EXIF's is (before, 1 and nothing said).
         XCTAssertEqual(x("<d tiff:Orientation=\" 6\"/>"), 6, "spaces around it")
         XCTAssertEqual(x("<d tiff:Orientation=\"06\"/>"), 6, "a leading zero")
@@ -262,8 +262,20 @@ final class OrientationTests: XCTestCase {
         XCTAssertEqual(x("<tiff:Orientation>6<![CDATA[1</tiff:Orientation>"), 0, "an unterminated CDATA section")
         XCTAssertEqual(x("<tiff:Orientation>" + String(repeating: " ", count: 200) + "5"
             + String(repeating: " ", count: 200) + "</tiff:Orientation>"), 5, "long spaces")
-        XCTAssertEqual(x("<tiff:Orientation>" + String(repeating: "0", count: 100) + "</tiff:Orientation>"), -1,
+        XCTAssertEqual(x("<tiff:Orientation>" + String(repeating: "0", count: 100) + "</tiff:Orientation>"), -1, "zeros: 0")
+        // Leading zeros, any number of them, as in an attribute (a 64-byte buffer refused 70 zeros and a 6).
+        XCTAssertEqual(x("<tiff:Orientation> +" + String(repeating: "0", count: 100) + "6 </tiff:Orientation>"), 6)
+        XCTAssertEqual(x("<d tiff:Orientation='+" + String(repeating: "0", count: 100) + "6'/>"), 6)
+        XCTAssertEqual(x("<tiff:Orientation>0<![CDATA[0]]>0<!-- -->7</tiff:Orientation>"), 7)
+        XCTAssertEqual(x("<tiff:Orientation>+</tiff:Orientation>"), -1, "a sign alone")
+        XCTAssertEqual(x("<tiff:Orientation>0 6</tiff:Orientation>"), -1, "two values")
+        XCTAssertEqual(x("<tiff:Orientation> 06 </tiff:Orientation>"), 6)
+        XCTAssertEqual(x("<tiff:Orientation>+0</tiff:Orientation>"), -1, "zero")
+        XCTAssertEqual(x("<tiff:Orientation>" + String(repeating: "1", count: 100) + "</tiff:Orientation>"), -1,
                        "text too long to be a value")
+        // A CDATA section's text is literal: no character reference in it (it turned the picture by 6; a review).
+        XCTAssertEqual(x("<tiff:Orientation><![CDATA[&#54;]]></tiff:Orientation>"), -1)
+        XCTAssertEqual(x("<tiff:Orientation>&#54;</tiff:Orientation>"), 6, "outside one, a reference")
         // What a packet wraps its properties in is skipped.
         XCTAssertEqual(x("<?xpacket begin='' id='W5M0MpCehiHzreSzNTczkc9d'?><x:xmpmeta xmlns:x='adobe:ns:meta/'>"
             + "<rdf:Description tiff:Orientation='8'/></x:xmpmeta><?xpacket end='w'?>"), 8)
