@@ -20,6 +20,10 @@ cp "$fx/pngsuite/xcsn0g01.png" "$work/in/broken.png"
 printf 'YUV4MPEG2 W8 H8 F25:1 C420jpeg\nFRAME\n' > "$work/in/a-stream-named-as-a-photo-by-mistake.jpg"; head -c 96 /dev/zero >> "$work/in/a-stream-named-as-a-photo-by-mistake.jpg"
 head -c 3000 "$fx/photos/kodim23.png" > "$work/in/cut-short-while-it-was-being-copied-from-the-camera.png"
 head -c 20000 "$fx/photos/rocket.jpg" > "$work/in/cut-short.jpg"
+# Twelve 12-megapixel photos: their figures are the widest (64.0 MiB, 17.4 MiB), and the page is then taller than
+# the window, whose scroll bar takes its width (at 800 px such a table ran 7 px past it; an acceptance check).
+head -c $((4032 * 3024 * 3 / 2)) /dev/zero | "$BIN" - --pix-fmt nv12 --size 4032x3024 -o "$work/in/IMG_0000.png" -q
+for i in 01 02 03 04 05 06 07 08 09 10 11; do cp "$work/in/IMG_0000.png" "$work/in/IMG_00$i.png"; done
 "$BIN" report "$work/in" -r --metrics --report html --report-file "$work/report.html" 2>/dev/null
 [ -s "$work/report.html" ] || { echo "no report"; exit 2; }
 cp "$work/report.html" "$out/report.html"
