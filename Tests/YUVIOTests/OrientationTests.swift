@@ -251,15 +251,20 @@ final class OrientationTests: XCTestCase {
         XCTAssertEqual(x("<tiff:Orientation>6"), 0, "an element cut short")
         // An element's value is its whole text as an XML reader joins it (a hostile round: "6<![CDATA[1]]>" and
         // "6<b>3</b>" turned the picture by the 6 alone): CDATA is text, comments are not, a child is no value.
-        XCTAssertEqual(x("<tiff:Orientation>6<![CDATA[1]]></tiff:Orientation>"), -1, "text 61")
-        XCTAssertEqual(x("<tiff:Orientation>6<b>3</b></tiff:Orientation>"), -1, "a child element")
-        XCTAssertEqual(x("<tiff:Orientation>6<b/></tiff:Orientation>"), -1, "an empty child element")
-        XCTAssertEqual(x("<tiff:Orientation><![CDATA[6]]></tiff:Orientation>"), 6, "text 6, in a CDATA section")
-        XCTAssertEqual(x("<tiff:Orientation> <![CDATA[ 6]]> </tiff:Orientation>"), 6, "spaces around it")
-        XCTAssertEqual(x("<tiff:Orientation>6<!-- 1 --></tiff:Orientation>"), 6, "a comment is not text")
-        XCTAssertEqual(x("<tiff:Orientation>6<!-- x -->1</tiff:Orientation>"), -1, "text 61 around a comment")
-        XCTAssertEqual(x("<tiff:Orientation>6<?pi 1?> </tiff:Orientation>"), 6, "nor is a processing instruction")
-        XCTAssertEqual(x("<tiff:Orientation>6<![CDATA[1</tiff:Orientation>"), 0, "an unterminated CDATA section")
+        let elements: [(String, Int, String)] = [
+            ("6<![CDATA[1]]>", -1, "text 61"),
+            ("6<b>3</b>", -1, "a child element"),
+            ("6<b/>", -1, "an empty child element"),
+            ("<![CDATA[6]]>", 6, "text 6, in a CDATA section"),
+            (" <![CDATA[ 6]]> ", 6, "spaces around it"),
+            ("6<!-- 1 -->", 6, "a comment is not text"),
+            ("6<!-- x -->1", -1, "text 61 around a comment"),
+            ("6<?pi 1?> ", 6, "nor is a processing instruction"),
+            ("6<![CDATA[1", 0, "an unterminated CDATA section"),
+        ]
+        for (text, want, what) in elements {
+            XCTAssertEqual(x("<tiff:Orientation>" + text + "</tiff:Orientation>"), want, what)
+        }
         XCTAssertEqual(x("<tiff:Orientation>" + String(repeating: " ", count: 200) + "5"
             + String(repeating: " ", count: 200) + "</tiff:Orientation>"), 5, "long spaces")
         XCTAssertEqual(x("<tiff:Orientation>" + String(repeating: "0", count: 100) + "</tiff:Orientation>"), -1, "zeros: 0")
