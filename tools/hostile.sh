@@ -1433,6 +1433,24 @@ for o in -:pipe /dev/null:device o.nv12:file; do
   end
 done
 
+# The same for a YUV input (raw or Y4M), whose frame is held whole: the output's planes after its luma, held for a
+# stream beside it, were not counted (a 48 MP Y4M to 10-bit on a pipe held 46 MiB past the limit). A 2048x1024
+# frame (3 MiB) and its 10-bit chroma (2 MiB) against 4 MiB.
+for o in -:pipe /dev/null:device o.yuv420p10le:file; do
+  for i in raw y4m; do
+    begin "yuv-input-stream-held-planes-under-max-memory-${o#*:}-$i"
+    if [ $i = raw ]; then head -c $((2048 * 1024 * 3 / 2)) /dev/zero > a.yuv420p; in=(a.yuv420p --size 2048x1024)
+    else { printf 'YUV4MPEG2 W2048 H1024 F25:1 C420jpeg\nFRAME\n'; head -c $((2048 * 1024 * 3 / 2)) /dev/zero; } > a.y4m; in=(a.y4m); fi
+    snap
+    if [ "${o#*:}" = pipe ]; then yc "${in[@]}" -o - -f yuv420p10le --max-memory 4M > >(cat > /dev/null) 2> "$ERR"
+    else run "${in[@]}" -o "${o%:*}" -f yuv420p10le --max-memory 4M; fi
+    if [ "${o#*:}" = file ]; then status 0; ALLOW=(o.yuv420p10le)
+    else status 1; names "${in[0]}"; says 'chroma planes until the luma plane has gone out .* above the limit of 4 MiB for this file \(--max-memory\)'; fi
+    settled
+    end
+  done
+done
+
 begin jpeg-icc-empty-piece
 cp "$CRAFT/icc-empty-piece.jpg" a.jpg; snap
 run a.jpg -o o.nv12

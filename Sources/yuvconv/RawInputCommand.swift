@@ -193,6 +193,28 @@ func runRawInput(_ options: Options) -> Int32 {
         do { sink = try AtomicOutput(path: written, force: options.force, inputs: [input], before: before) } catch {
             throw FileError(output: written, error)
         }
+        // To a stream (a pipe, a device, standard output), a raw or Y4M output's planes after its luma wait until
+        // the luma has gone out: held whole in part beside the frame, under --max-memory as an image's are (they
+        // were not counted: a 48 MP frame to 10-bit on a pipe held 46 MiB past the limit; a hostile round).
+        let streamed: (layout: PixelLayout, alignment: Int, heightAlignment: Int)? = switch format {
+        case .y4m: (format.layout(bitDepth: options.depth ?? image.layout.bitDepth), 1, 1)
+        case .raw(let layout): (layout, options.fileAlignment, options.heightAlignment)
+        default: nil
+        }
+        if let streamed {
+            let out = OutputSink(output: sink, container: .raw)
+            let frame = FrameLayout(width: image.width, height: image.height, pixelLayout: streamed.layout,
+                                    alignment: streamed.alignment, heightAlignment: streamed.heightAlignment)
+            let held = out.wholeBytes(frame)
+            var whole = ImageDecoder.WholeCount(maxMemory: options.maxMemory,
+                                                inputBytes: max(image.bytes.count, readsStandardInput(input) ? 0 : FileStatus(path: input)?.size ?? 0))
+            do throws(DecodeError) {
+                if held > 0 { try whole.check(image.bytes.count + held, for: out.wholeWhat(frame)) }
+            } catch {
+                sink.abort()
+                throw FileError(path: input, error)
+            }
+        }
         do throws(WriteError) {
             switch format {
             case .jpeg:
