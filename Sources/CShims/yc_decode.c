@@ -179,6 +179,10 @@ int yc_refuse_whole(yc_decoder *dec, uint64_t bytes, const char *what) {
     return 1;
 }
 
+void yc_release_whole(yc_decoder *dec, uint64_t bytes) {
+    dec->whole_held = bytes < dec->whole_held ? dec->whole_held - bytes : 0;
+}
+
 int yc_failed(const yc_decoder *dec) { return dec->failed; }
 uint64_t yc_coefficients_held(const yc_decoder *dec) { return dec->coef_held; }
 uint64_t yc_png_image_held(const yc_decoder *dec) {

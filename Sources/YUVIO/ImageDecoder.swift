@@ -75,6 +75,9 @@ public final class ImageDecoder {
         throw .wholeBudget(String(cString: yc_error(handle)))
     }
 
+    /// `bytes` counted by `checkWhole` let go: a turned picture's stored copy, once turned (`yc_release_whole`).
+    public func releaseWhole(_ bytes: Int) { yc_release_whole(handle, UInt64(max(bytes, 0))) }
+
     /// The count of pictures held whole for a source without a decoder (raw YUV or Y4M re-encoded to JPEG): the
     /// same rule, limit and sentence as `checkWhole` (`yc_whole_check`).
     public struct WholeCount {

@@ -68,7 +68,7 @@ extension BandSource {
 /// (`--metrics`) a stage after it (the quality stage), each on a worker of its own, over the same three slots
 /// (more slots bought no measurable speed and cost a band of memory each).
 func runPipeline(_ source: BandSource, frame: FrameLayout, into sink: BandSink, ledger: Ledger,
-                 threaded: Bool) throws {
+                 threaded: Bool, prepared: () throws -> Void = {}) throws {
     let apart = source.measuresApart, before = source.transformsApart
     let pipeline = BandPipeline(slots: threaded ? 3 : 1, stages: 1 + (apart ? 1 : 0) + (before ? 1 : 0),
                                 threaded: threaded)
@@ -78,6 +78,7 @@ func runPipeline(_ source: BandSource, frame: FrameLayout, into sink: BandSink, 
     // fails to prepare has written nothing (not even a Y4M header to a pipe).
     try sink.accepts(frame)
     try source.prepare(slots: pipeline.slots, ledger: ledger)
+    try prepared()
     try sink.begin(frame, ledger: ledger)
     let height = source.geometry.height, bandRows = source.bandRows
     var row = 0, trailing = source.trailingBands
@@ -217,12 +218,20 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
                                 heightAlignment: heightAlignment, alpha: options.alpha == .keep)
         try sink.accepts(frame)   // a picture the format cannot hold says so, before what holding it would cost
         let held = sink.wholeBytes(frame)
-        if held > 0 && !decoder.alsoHeldCounted { try decoder.checkWhole(held, for: sink.wholeWhat(frame)) }
+        // What the output holds is allocated when it begins, after the source is ready: a turned picture's stored
+        // copy is let go by then, so it is checked then, beside the upright picture alone (checked before, it
+        // counted the stored copy too: a 12 MP turned JPEG to JPEG was refused as needing 51.6 MiB and used 35.2;
+        // a hostile round). Otherwise before any work.
+        let checkHeld = { () throws(DecodeError) in
+            if held > 0 && !decoder.alsoHeldCounted { try decoder.checkWhole(held, for: sink.wholeWhat(frame)) }
+        }
+        if turn.isIdentity { try checkHeld() }
         let ledger = Ledger()
         // The quality measures compare 8-bit code values; a 10-bit output is not measured.
         let probe = metrics && layout.bitDepth == 8 ? QualityProbe(geometry: g, spec: spec, ledger: ledger) : nil
         if let probe { source.measure(with: probe, ledger: ledger) }
-        try runPipeline(source, frame: frame, into: sink, ledger: ledger, threaded: options.pipelined)
+        try runPipeline(source, frame: frame, into: sink, ledger: ledger, threaded: options.pipelined,
+                        prepared: { if !turn.isIdentity { try checkHeld() } })
         var w = decoder.warnings
         if options.orientation == .auto, let unusable = info.orientationUnusable {
             // Said only when orientations are applied: with `--orientation ignore` every file is as stored.

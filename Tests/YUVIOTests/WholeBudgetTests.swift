@@ -89,4 +89,32 @@ final class WholeBudgetTests: XCTestCase {
             }
         }
     }
+
+    /// A turned picture's stored copy is let go once it is turned, before the output's planes are held: what the
+    /// output holds is checked beside the upright picture alone. It was checked beside both, and a 12 MP JPEG
+    /// turned by EXIF to a JPEG was refused as needing 51.6 MiB while it used 35.2 (a hostile round). Here a
+    /// 1024×768 4:2:0 JPEG turned to a JPEG's planes: about 2.3 MiB at once, where the three together are 3.4.
+    func testATurnedPicturesStoredCopyIsNotCountedWithTheOutput() throws {
+        let (w, h) = (1024, 768)
+        var bytes = [UInt8](repeating: 128, count: w * h * 3 / 2)
+        for i in 0..<(w * h) { bytes[i] = UInt8(truncatingIfNeeded: i * 7 + i / w) }
+        let jpeg = try encodeJPEG(YUVImage(width: w, height: h, layout: .yuv420p, bytes: bytes), quality: 90)
+        let dir = try scratchFolder("yuvconv-turned-budget")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("turned.jpg").path
+        try Data(OrientationTests.withOrientation(jpeg, 6)).write(to: URL(fileURLWithPath: path))
+        func run(_ limit: Int) throws(FileError) -> YUVImage {
+            var options = DecodeOptions()
+            options.maxMemory = limit
+            let sink = MemorySink(fitting: .jpeg)
+            _ = try convert(path: path, spec: ConversionSpec(matrix: .bt601, range: .full), layout: .yuv420p, into: sink,
+                            options: options)
+            return sink.image!
+        }
+        let up = try run(3 << 20)
+        XCTAssertEqual([up.width, up.height], [h, w], "turned")
+        XCTAssertThrowsError(try run(2 << 20)) { error in
+            XCTAssertTrue("\(error)".contains("turning the picture needs 2.3 MiB held whole"), "\(error)")
+        }
+    }
 }

@@ -164,6 +164,9 @@ uint64_t yc_read_limit(uint64_t max_pixels);
 /// above `max_whole`; else 0, and they count. The decoder's own go through it in yc_open, the caller's whole
 /// buffers (a turned picture, an encoder's) after.
 int yc_refuse_whole(yc_decoder *dec, uint64_t bytes, const char *what);
+/// `bytes` counted by yc_refuse_whole let go (a turned picture's stored copy once it is turned): what is held
+/// whole after it is checked against what is held then.
+void yc_release_whole(yc_decoder *dec, uint64_t bytes);
 /// The rule and the sentence behind yc_refuse_whole, for a count of its own (a YUV input, which has no
 /// decoder): 0, and `bytes` added to `*held`, when `*held + bytes` is within `limit` (0: none); else 1 with the
 /// refusal in `msg`.

@@ -125,7 +125,12 @@ final class JPEGPlanesSource: BandSource {
             upright.append((p.assumingMemoryBound(to: UInt8.self), bytes, size.up.width))
         }
         // Kept while the quality stage measures against the picture as decoded (then turned).
-        defer { if quality == nil { storedPlanes.forEach { ledger.deallocate(UnsafeMutableRawPointer($0.pointer), bytes: $0.bytes) } } }
+        defer {
+            if quality == nil {
+                storedPlanes.forEach { ledger.deallocate(UnsafeMutableRawPointer($0.pointer), bytes: $0.bytes) }
+                decoder.releaseWhole(sizes.reduce(0) { $0 + $1.stored })   // the output's are checked after (`runPipeline`)
+            }
+        }
         if quality != nil { self.stored = storedPlanes }
         for b in 0..<bands {
             if interruptSignal() != nil { throw DecodeError.interrupted }

@@ -13,7 +13,10 @@ func decodeUpright(_ decoder: ImageDecoder, turn: Orientation, ledger: Ledger) t
     guard let stored = ledger.allocateIfAvailable(storedBytes) else {
         throw .decoder(Ledger.outOfMemory(storedBytes + bytes, for: "turning the picture"))
     }
-    defer { ledger.deallocate(stored, bytes: storedBytes) }
+    defer {
+        ledger.deallocate(stored, bytes: storedBytes)
+        decoder.releaseWhole(storedBytes)   // what the output holds is checked after this (`runPipeline`)
+    }
     guard let upright = ledger.allocateIfAvailable(bytes) else {
         throw .decoder(Ledger.outOfMemory(storedBytes + bytes, for: "turning the picture"))
     }
