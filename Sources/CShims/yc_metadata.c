@@ -238,11 +238,9 @@ static size_t xml_skip(const uint8_t *b, size_t n, size_t at) {
     return n + 1;
 }
 
-// One digit 1…8 as a whole value — the digit, or a character reference to it (`&#54;`, `&#x36;`), which an XML
-// reader decodes alike (Pillow and exiftool apply it) — else 1.
-/// The orientation a tiff:Orientation value holds: 1…8, or −1 when it holds none (0, 9, a word). An integer as
-/// XML Schema's integer type allows one — spaces around it, a leading +, leading zeros (" 6", "+06") — or a
-/// character reference for one digit.
+/// The orientation a tiff:Orientation value holds, its references already decoded (`xmp_append_text`): 1…8, or −1
+/// when it holds none (0, 9, a word). An integer as XML Schema's integer type allows one — spaces around it, a
+/// leading +, leading zeros (" 6", "+06").
 static int xmp_value(xml_span v) {
     while (v.n && xml_space(v.p[0])) { v.p++; v.n--; }
     while (v.n && xml_space(v.p[v.n - 1])) v.n--;
@@ -256,68 +254,100 @@ static int xmp_value(xml_span v) {
         }
         return x >= 1 ? (int)x : -1;
     }
-    if (v.n < 4 || v.p[0] != '&' || v.p[1] != '#' || v.p[v.n - 1] != ';') return -1;
-    const int hex = v.p[2] == 'x';
-    const size_t first = hex ? 3 : 2;
-    if (first == v.n - 1) return -1;
-    uint32_t c = 0;
-    for (size_t i = first; i < v.n - 1; i++) {
-        const uint8_t d = v.p[i], lower = d | 0x20;
-        uint32_t digit;
-        if (d >= '0' && d <= '9') digit = d - '0';
-        else if (hex && lower >= 'a' && lower <= 'f') digit = lower - 'a' + 10;
-        else return -1;
-        c = c * (hex ? 16 : 10) + digit;
-        if (c > 0x10FFFF) return -1;
+    return -1;
+}
+
+// Text as an XML reader decodes it, appended to `text` (at most `cap` bytes, `*k` of them used): a character or
+// entity reference (`&#54;`, `&#x36;`, `&lt;`) as its character — one outside ASCII as a byte no value holds —
+// and every other byte as it is; `literal` (a CDATA section's text) takes '&' as no reference, which no value holds.
+// Leading spaces are skipped, a lone leading zero (after a sign or not) gives way to the digit after it, and
+// trailing spaces past the buffer are dropped. −1 when the text holds no value: a reference cut short (one that
+// runs into a CDATA section or a comment is malformed XML), or more than the buffer holds.
+static int xmp_append_text(const uint8_t *p, size_t n, int literal, uint8_t *text, size_t cap, size_t *k) {
+    for (size_t i = 0; i < n; i++) {
+        uint8_t c = p[i];
+        if (c == '&') {
+            if (literal) return -1;
+            size_t j = i + 1;
+            while (j < n && j - i <= 12 && p[j] != ';') j++;
+            if (j >= n || p[j] != ';') return -1;
+            const xml_span ref = {p + i + 1, j - i - 1};
+            if (span_is(ref, "lt")) c = '<';
+            else if (span_is(ref, "gt")) c = '>';
+            else if (span_is(ref, "amp")) c = '&';
+            else if (span_is(ref, "quot")) c = '"';
+            else if (span_is(ref, "apos")) c = '\'';
+            else if (ref.n >= 2 && ref.p[0] == '#') {
+                const int hex = ref.p[1] == 'x';
+                uint32_t v = 0;
+                if (ref.n == (size_t)(1 + hex)) return -1;
+                for (size_t d = 1 + hex; d < ref.n; d++) {
+                    const uint8_t x = ref.p[d], lower = x | 0x20;
+                    uint32_t digit;
+                    if (x >= '0' && x <= '9') digit = x - '0';
+                    else if (hex && lower >= 'a' && lower <= 'f') digit = lower - 'a' + 10;
+                    else return -1;
+                    v = v * (hex ? 16 : 10) + digit;
+                    if (v > 0x10FFFF) return -1;
+                }
+                c = v < 128 ? (uint8_t)v : 0xFF;
+            } else {
+                return -1;
+            }
+            i = j;
+        }
+        if (*k == 0 && xml_space(c)) continue;   // leading spaces
+        // The value so far a lone 0 (after a sign or not): another digit takes its place.
+        const size_t sign = *k > 0 && text[0] == '+';
+        if (*k == sign + 1 && text[sign] == '0' && c >= '0' && c <= '9') {
+            text[sign] = c;
+            continue;
+        }
+        if (*k < cap) text[(*k)++] = c;
+        else if (!xml_space(c)) return -1;
     }
-    return c >= '1' && c <= '8' ? (int)(c - '0') : -1;
+    return 0;
 }
 
 // The orientation an element's content holds, from `at` (just past its start tag) to its end tag: its text as an
-// XML reader joins it — character data and CDATA sections, comments and processing instructions dropped — read by
-// `xmp_value`; −1 when the content holds a child element (no single value) or text too long to be one, 0 when it
-// is cut short. So `6<![CDATA[1]]>` is "61", no orientation, as exiftool reads it, not 6. A CDATA section's text is
-// literal: `<![CDATA[&#54;]]>` is the five characters, no reference. Leading zeros are kept as one (the digit after
-// them takes its place), so that a value padded with any number of them reads as the attribute's does.
+// XML reader joins it — character data (its references decoded) and CDATA sections (literal), comments and
+// processing instructions dropped — read by `xmp_value`; −1 when the content holds a child element (no single
+// value), a reference cut short, or text too long to be one; 0 when it is cut short. So `6<![CDATA[1]]>` is "61",
+// no orientation, as exiftool reads it, not 6; `0&#54;` is "06", 6; `<![CDATA[&#54;]]>` and `&#5<!-- -->4;` none.
 static int xmp_element_text(const uint8_t *b, size_t n, size_t at) {
     uint8_t text[64];
     size_t k = 0;
     while (at < n) {
-        const uint8_t *piece = b + at;
-        size_t length;
         if (b[at] != '<') {
-            length = 1;
-            at++;
+            size_t end = at;
+            while (end < n && b[end] != '<') end++;
+            if (end == n) return 0;
+            if (xmp_append_text(b + at, end - at, 0, text, sizeof text, &k) < 0) return -1;
+            at = end;
         } else if (xml_starts(b, n, at, "</")) {
             return xmp_value((xml_span){text, k});
         } else if (xml_starts(b, n, at, "<![CDATA[")) {
             const size_t end = xml_find(b, n, at + 9, "]]>");
             if (end == n) return 0;
-            piece = b + at + 9;
-            length = end - at - 9;
+            if (xmp_append_text(b + at + 9, end - at - 9, 1, text, sizeof text, &k) < 0) return -1;
             at = end + 3;
-            if (memchr(piece, '&', length)) return -1;   // literal: no reference, and '&' is in no integer
         } else if (xml_starts(b, n, at, "<!--") || xml_starts(b, n, at, "<?")) {
             const size_t skipped = xml_skip(b, n, at);
             if (skipped > n) return 0;
             at = skipped;
-            continue;
         } else {
             return -1;   // a child element, or markup no value holds
         }
-        for (size_t i = 0; i < length; i++) {
-            if (k == 0 && xml_space(piece[i])) continue;   // leading spaces
-            // The value so far a lone 0 (after a sign or not): another digit takes its place.
-            const size_t sign = k > 0 && text[0] == '+';
-            if (k == sign + 1 && text[sign] == '0' && piece[i] >= '0' && piece[i] <= '9') {
-                text[sign] = piece[i];
-                continue;
-            }
-            if (k < sizeof text) text[k++] = piece[i];
-            else if (!xml_space(piece[i])) return -1;      // trailing spaces past the buffer are dropped
-        }
     }
     return 0;
+}
+
+// An attribute's value as an XML reader decodes it, read by `xmp_value` (`0&#54;` is "06", 6).
+static int xmp_attribute_value(xml_span v) {
+    uint8_t text[64];
+    size_t k = 0;
+    if (xmp_append_text(v.p, v.n, 0, text, sizeof text, &k) < 0) return -1;
+    return xmp_value((xml_span){text, k});
 }
 
 int yc_xmp_orientation(const uint8_t *b, size_t n) {
@@ -352,7 +382,7 @@ int yc_xmp_orientation(const uint8_t *b, size_t n) {
         if (xmp_is_orientation(&ns, element)) return empty ? -1 : xmp_element_text(b, n, after);
         at = attributes;
         while (xml_attribute(b, n, &at, &name, &value, &empty) == 1)
-            if (xmp_is_orientation(&ns, name)) return xmp_value(value);
+            if (xmp_is_orientation(&ns, name)) return xmp_attribute_value(value);
         i = after;
     }
     return 0;

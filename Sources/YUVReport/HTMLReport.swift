@@ -63,8 +63,8 @@ func htmlHead(_ t: Totals) -> String {
         td:first-child { white-space: normal; overflow-wrap: anywhere; min-width: 12em; }
         td.text { white-space: normal; text-align: left; min-width: 6em; }
         svg { max-width: 100%; height: auto; }
-        @media (max-width: 1300px) { body { margin: 1em; font-size: 12px; } th, td { padding: 2px 4px; } }
-        @media (max-width: 1000px) { td { white-space: normal; } td:first-child { min-width: 8em; } td.text { min-width: 4.5em; } }
+        @media (max-width: 1400px) { body { margin: 1em; font-size: 12px; } th, td { padding: 2px 4px; } }
+        @media (max-width: 1100px) { td { white-space: normal; } td:first-child { min-width: 8em; } td.text { min-width: 4.5em; } }
         th:first-child, td:first-child { text-align: left; }
         tr.err td { color: #a00; text-align: left; }
         td[colspan] { white-space: normal; overflow-wrap: anywhere; text-align: left; }

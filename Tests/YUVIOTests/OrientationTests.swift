@@ -261,6 +261,17 @@ final class OrientationTests: XCTestCase {
             ("6<!-- x -->1", -1, "text 61 around a comment"),
             ("6<?pi 1?> ", 6, "nor is a processing instruction"),
             ("6<![CDATA[1", 0, "an unterminated CDATA section"),
+            // References are decoded where they stand, whole (a review: one split by a CDATA section, a comment or
+            // a processing instruction turned the picture; a digit beside one was no value).
+            ("&#<![CDATA[54]]>;", -1, "a reference split by a CDATA section"),
+            ("&<![CDATA[#54;]]>", -1, "a reference's start before a CDATA section"),
+            ("&#5<!-- x -->4;", -1, "a reference split by a comment"),
+            ("&#5<?pi?>4;", -1, "a reference split by a processing instruction"),
+            ("0&#54;", 6, "a zero and a reference: 06"),
+            ("&#48;6", 6, "a reference to 0 and a digit: 06"),
+            ("&#32;6", 6, "a reference to a space and a digit"),
+            ("&amp;#54;", -1, "an escaped ampersand: the text &#54;, no reference"),
+            ("&lt;6", -1, "an entity: <6"),
         ]
         for (text, want, what) in elements {
             XCTAssertEqual(x("<tiff:Orientation>" + text + "</tiff:Orientation>"), want, what)
@@ -271,6 +282,8 @@ final class OrientationTests: XCTestCase {
         // Leading zeros, any number of them, as in an attribute (a 64-byte buffer refused 70 zeros and a 6).
         XCTAssertEqual(x("<tiff:Orientation> +" + String(repeating: "0", count: 100) + "6 </tiff:Orientation>"), 6)
         XCTAssertEqual(x("<d tiff:Orientation='+" + String(repeating: "0", count: 100) + "6'/>"), 6)
+        XCTAssertEqual(x("<d tiff:Orientation='0&#54;'/>"), 6, "an attribute's references decoded where they stand")
+        XCTAssertEqual(x("<d tiff:Orientation='&amp;#54;'/>"), -1, "the text &#54;")
         XCTAssertEqual(x("<tiff:Orientation>0<![CDATA[0]]>0<!-- -->7</tiff:Orientation>"), 7)
         XCTAssertEqual(x("<tiff:Orientation>+</tiff:Orientation>"), -1, "a sign alone")
         XCTAssertEqual(x("<tiff:Orientation>0 6</tiff:Orientation>"), -1, "two values")
