@@ -218,20 +218,20 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
                                 heightAlignment: heightAlignment, alpha: options.alpha == .keep)
         try sink.accepts(frame)   // a picture the format cannot hold says so, before what holding it would cost
         let held = sink.wholeBytes(frame)
-        // What the output holds is allocated when it begins, after the source is ready: a turned picture's stored
-        // copy is let go by then, so it is checked then, beside the upright picture alone (checked before, it
-        // counted the stored copy too: a 12 MP turned JPEG to JPEG was refused as needing 51.6 MiB and used 35.2;
-        // a hostile round). Otherwise before any work.
+        // What the output holds is allocated when it begins, after the source is ready (`runPipeline`'s `prepared`):
+        // checked then, beside what the source holds by that time — a turned picture's stored copy let go, the
+        // upright one alone (checked before, it counted the stored copy too: a 12 MP turned JPEG to JPEG was refused
+        // as needing 51.6 MiB and used 35.2; a hostile round). A source that decodes nothing whole prepares its bands
+        // only, so nothing is decoded before the check.
         let checkHeld = { () throws(DecodeError) in
             if held > 0 && !decoder.alsoHeldCounted { try decoder.checkWhole(held, for: sink.wholeWhat(frame)) }
         }
-        if turn.isIdentity { try checkHeld() }
         let ledger = Ledger()
         // The quality measures compare 8-bit code values; a 10-bit output is not measured.
         let probe = metrics && layout.bitDepth == 8 ? QualityProbe(geometry: g, spec: spec, ledger: ledger) : nil
         if let probe { source.measure(with: probe, ledger: ledger) }
         try runPipeline(source, frame: frame, into: sink, ledger: ledger, threaded: options.pipelined,
-                        prepared: { if !turn.isIdentity { try checkHeld() } })
+                        prepared: checkHeld)
         var w = decoder.warnings
         if options.orientation == .auto, let unusable = info.orientationUnusable {
             // Said only when orientations are applied: with `--orientation ignore` every file is as stored.

@@ -171,14 +171,20 @@ func runRawInput(_ options: Options) -> Int32 {
                                       besides: format == .jpeg ? jpegEncoderHeld { [spec] _ in spec != jfif } : nil)
             warnRawSiting(name, siting, format)
         }
+        // What the frame, read, holds whole with what is held beside it: counted as a decoded picture's is, the
+        // budget from the bytes read (a stream's too: standard input, a FIFO), at least.
+        func wholeCount() -> ImageDecoder.WholeCount {
+            ImageDecoder.WholeCount(maxMemory: options.maxMemory, inputBytes: max(image.bytes.count,
+                                    readsStandardInput(input) ? 0 : FileStatus(path: input)?.size ?? 0))
+        }
+        // The output's layout when it is drawn from the frame at its own depth (or --depth).
+        let deepLayout = format.layout(bitDepth: options.depth ?? image.layout.bitDepth)
         if case .jpeg = format {
             // Checked before the frame was read (`besides`); again with the frame's own byte count and the spec it
             // ends with (a Y4M's range is its header's).
             let encoderHeld = jpegEncoderHeld { [spec] _ in spec != jfif }
             let (w, h) = (image.width, image.height)
-            var whole = ImageDecoder.WholeCount(maxMemory: options.maxMemory,
-                                                // The bytes read (a stream's too: standard input, a FIFO), at least.
-                                                inputBytes: max(image.bytes.count, readsStandardInput(input) ? 0 : FileStatus(path: input)?.size ?? 0))
+            var whole = wholeCount()
             do throws(DecodeError) {
                 try whole.check(image.bytes.count + encoderHeld.bytes(w, h, nil), for: encoderHeld.what)
             } catch {
@@ -197,7 +203,7 @@ func runRawInput(_ options: Options) -> Int32 {
         // the luma has gone out: held whole in part beside the frame, under --max-memory as an image's are (they
         // were not counted: a 48 MP frame to 10-bit on a pipe held 46 MiB past the limit; a hostile round).
         let streamed: (layout: PixelLayout, alignment: Int, heightAlignment: Int)? = switch format {
-        case .y4m: (format.layout(bitDepth: options.depth ?? image.layout.bitDepth), 1, 1)
+        case .y4m: (deepLayout, 1, 1)
         case .raw(let layout): (layout, options.fileAlignment, options.heightAlignment)
         default: nil
         }
@@ -206,8 +212,7 @@ func runRawInput(_ options: Options) -> Int32 {
             let frame = FrameLayout(width: image.width, height: image.height, pixelLayout: streamed.layout,
                                     alignment: streamed.alignment, heightAlignment: streamed.heightAlignment)
             let held = out.wholeBytes(frame)
-            var whole = ImageDecoder.WholeCount(maxMemory: options.maxMemory,
-                                                inputBytes: max(image.bytes.count, readsStandardInput(input) ? 0 : FileStatus(path: input)?.size ?? 0))
+            var whole = wholeCount()
             do throws(DecodeError) {
                 if held > 0 { try whole.check(image.bytes.count + held, for: out.wholeWhat(frame)) }
             } catch {
@@ -235,11 +240,11 @@ func runRawInput(_ options: Options) -> Int32 {
                 }
             case .png:
                 // A 10-bit frame (or --depth 10) draws a 16-bit PNG: one rounding from its samples, nothing lost.
-                try convert(frame: image, layout: format.layout(bitDepth: options.depth ?? image.layout.bitDepth),
+                try convert(frame: image, layout: deepLayout,
                             into: PNGSink(output: sink, spec: spec, primaries: primaries), range: spec.range)
             case .y4m:
                 // Without --depth, a Y4M output keeps a 10-bit input's depth (as ffmpeg keeps its pixel format).
-                try convert(frame: image, layout: format.layout(bitDepth: options.depth ?? image.layout.bitDepth),
+                try convert(frame: image, layout: deepLayout,
                             into: OutputSink(output: sink, container: .y4m(spec.range, siting, timing)), range: spec.range)
             case .raw(let layout):
                 try convert(frame: image, layout: layout, into: OutputSink(output: sink, container: .raw),
