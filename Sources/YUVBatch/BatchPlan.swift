@@ -180,9 +180,14 @@ public final class BatchPlan: @unchecked Sendable {
             // A device or FIFO is written in place, in order, by every output that names it: no clash.
             let (placePath, place) = Self.outputPlace(item.output, cache: &lastFolder)
             let status = FileStatus(path: placePath), kind = status?.kind
+            // What --force may replace: a regular file made since the run began is none (`Before.found`).
+            let born = status == nil ? nil : birthTime(placePath)
+            let foundFile = status.map { kind != .regular || AtomicOutput.Before.found($0, born: born, lookedAt: wallClockSeconds()) != .nothing }
             found.appendRecord(status.map {
-                [1] + InputRecord.bigEndian($0.device) + InputRecord.bigEndian($0.inode) + InputRecord.bigEndian(UInt64($0.size))
-                    + InputRecord.bigEndian($0.modified.bitPattern) + InputRecord.bigEndian((birthTime(placePath) ?? -1).bitPattern)
+                foundFile == true
+                    ? [1] + InputRecord.bigEndian($0.device) + InputRecord.bigEndian($0.inode) + InputRecord.bigEndian(UInt64($0.size))
+                        + InputRecord.bigEndian($0.modified.bitPattern) + InputRecord.bigEndian((born ?? -1).bitPattern)
+                    : [0]
             } ?? [0])
             if let status, kind != .regular, kind != .directory, status.identity != null,
                !streams.insert(status.identity).inserted { sharesAStream = true }

@@ -48,11 +48,7 @@ public struct ManifestEntry: Sendable {
     public static func recorded(changed: Double, readAt: Double) -> Double? { settled(changed, at: readAt) ? changed : nil }
 
     /// The time now, as change times count it.
-    public static func wallClock() -> Double {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) * 1e-9
-    }
+    public static func wallClock() -> Double { wallClockSeconds() }
     public var report: ConversionReport
     public var quality: QualityReport?
     /// The process's peak resident set after the conversion that made the output.

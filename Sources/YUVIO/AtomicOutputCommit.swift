@@ -4,6 +4,7 @@
 import Darwin
 #endif
 import CShims
+import Synchronization
 import YUVCore
 
 // Committing a finished output (AtomicOutput.swift opens and writes it; AtomicOutputNaming.swift makes temporary
@@ -77,7 +78,42 @@ extension AtomicOutput {
         public static func lookingAt(_ path: String) -> Before {
             if AtomicOutput.standardDescriptor(path) != nil { return .unknown }
             guard let st = FileStatus(path: path) else { return errno == ENOENT ? .nothing : .unknown }
-            return st.kind == .regular ? .file(FileVersion(st, born: birthTime(path))) : .unknown
+            return st.kind == .regular ? found(st, born: birthTime(path), lookedAt: wallClockSeconds()) : .unknown
+        }
+
+        /// When this run began, as file times count (`beginRun`), or nil: no run declared its start (a library
+        /// user that did not), so no file is known to be newer than the run.
+        public static var runBegan: Double? { runStart.withLock { $0 } }
+        private static let runStart = Mutex<Double?>(nil)
+
+        /// Marks the run's start (`main` does it first of all): a file made at an output's name since is no file that
+        /// was there when the run began (`found`). Linux stamps files with its coarse clock, up to a tick (1–10 ms)
+        /// behind the time, so a file made just after the start bore a time before it: the start is read from that
+        /// clock too (a file made in the run's first tick passes for one of before, as every one did).
+        public static func beginRun() { runStart.withLock { $0 = coarseWallClock() } }
+
+        private static func coarseWallClock() -> Double {
+            #if os(Linux)
+            var ts = timespec()
+            clock_gettime(CLOCK_REALTIME_COARSE, &ts)
+            return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+            #else
+            return wallClockSeconds()
+            #endif
+        }
+
+        /// The regular file `st` (made at `born`), looked at when the clock said `lookedAt`: the file that was there
+        /// when the run began, or `nothing` when it was made since — by another process after this run began and
+        /// before the look (another shard's or another run's output, perhaps under a name this folder's file system
+        /// takes for this one) — which `--force` keeps as it keeps one made after the look. A shard's plan looked at
+        /// its outputs after another shard had written one: it took it for a file of before the run and replaced it
+        /// (both shards exit 0, one picture lost). Without a birth time (FUSE, ext4's small inodes, many network
+        /// mounts) the last modification stands for it: a file written in that moment is taken for one made then.
+        /// A time after the look (a file dated ahead, a clock ahead of this one) is no sign: the file was there.
+        public static func found(_ st: FileStatus, born: Double?, lookedAt: Double) -> Before {
+            let made = born ?? st.modified
+            if let began = runBegan, made > began && made <= lookedAt { return .nothing }
+            return .file(FileVersion(st, born: born))
         }
 
         /// Whether the file now at the name (`now`, made at `born`) may be taken for the one that was there. Where

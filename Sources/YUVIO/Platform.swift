@@ -254,6 +254,13 @@ private func foldsCaseCached(_ folder: String) -> Bool {
 }
 private let lastFoldsCase = Mutex<(folder: String, folds: Bool)?>(nil)
 
+/// The realtime clock, in seconds since 1970: the clock file times are set by.
+public func wallClockSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_REALTIME, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+}
+
 /// The monotonic clock, in seconds (rates and waits: never set back).
 public func monotonicSeconds() -> Double {
     var ts = timespec()

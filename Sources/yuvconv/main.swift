@@ -324,6 +324,8 @@ func warnAboutDecoding(name: String, report: ConversionReport) {
     }
 }
 
+// When the run began, first of all: `--force` replaces only files that were there then (`Before.found`).
+AtomicOutput.Before.beginRun()
 // Descriptors 0–2 first: nothing opened later may land on a closed one.
 protectStandardDescriptors()
 // Too tight an address-space limit to start: said with a literal (no allocation), exit 1, not a trap later.

@@ -1143,11 +1143,18 @@ final class HostileTests: CLITestCase {
         }
         // Two jobs: still one output, never the second over the first; nor two shards run at once.
         try expect("rm -f e/*; \"$B\" convert ci/ -o e/ -j 2 --force -q; echo $?; ls e", "1\na.nv12\n")
+        // (The second shard begun, held by its list, while the first one runs: it sees the first one's output as a
+        // file made during its run; the two once began in either order, and the second one, looking between its
+        // plan's checks, took the first one's output for a file of before the run and replaced it.)
         try expect("""
-            rm -f e/*; "$B" convert ci/ -o e/ --shard 1/2 --force -q & one=$!
-            "$B" convert ci/ -o e/ --shard 2/2 --force -q & two=$!
-            wait $one; a=$?; wait $two; echo $((a + $?)); ls e
+            rm -f e/* l; mkfifo l; printf 'ci/A.png\nci/a.png\n' > list
+            "$B" convert --files-from l -o e/ --shard 2/2 --force -q & two=$!
+            exec 3>l
+            "$B" convert --files-from list -o e/ --shard 1/2 --force -q; a=$?
+            sleep 0.03; cat list >&3; exec 3>&-
+            wait $two; echo $((a + $?)); ls e
             """, "1\na.nv12\n")
+        XCTAssertEqual(try data("e/a.nv12"), first)
         // Names in Unicode's lower case (É, é: no ASCII letter to swap), in the empty mount and in an empty folder of
         // the other (whose name has no letter: the mount's root above it shows how it compares names).
         try pair("u", "É.png", "é.png")
@@ -1171,6 +1178,37 @@ final class HostileTests: CLITestCase {
             grep -c nv12 m/mo/.yuvconv-manifest
             """, "1\nkept\n0\n2\n")
         #endif
+    }
+
+    /// A file another process makes at an output's name after this run began — before its plan looks (another
+    /// shard's output, whose name the file system takes for this one; another run's) — is no file that was there when
+    /// the run began: `--force` keeps it and fails that output, in a batch and a single conversion alike, as it does
+    /// one made after the look. The plan took it for a file of before the run and replaced it (exit 0; the other
+    /// program's file lost). The run is held between its start and its look by its input (a FIFO) or its list.
+    func testForceKeepsAFileMadeAfterTheRunBegan() throws {
+        try FileManager.default.copyItem(atPath: fixture("pngsuite/basn2c08.png"), toPath: work.appendingPathComponent("a.png").path)
+        let r = try sh("""
+            mkdir o; printf 'a.png\n' > list; mkfifo l fi
+            "$B" convert --files-from l -o o/ --name '{stem}.nv12' --force -q 2> batch.err & one=$!
+            exec 3>l            # returns once the batch has opened its list: it has begun
+            sleep 0.03; printf theirs > o/a.nv12       # (a clock tick later: file times count in ticks)
+            cat list >&3; exec 3>&-
+            wait $one; echo "batch $?"
+            "$B" fi -o o/s.nv12 -f nv12 --force -q 2> single.err & two=$!
+            exec 4>fi           # the single conversion has begun, and opens its input
+            sleep 0.03; printf theirs > o/s.nv12
+            cat a.png >&4; exec 4>&-
+            wait $two; echo "single $?"; cat o/a.nv12 o/s.nv12
+            """)
+        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "batch 1\nsingle 1\ntheirstheirs", r.stderr)
+        for log in ["batch.err", "single.err"] {
+            let said = String(decoding: try data(log), as: UTF8.self)
+            XCTAssertTrue(said.contains("during the run (another program's, or another run's), and is kept; "
+                                        + "--force replaces only what was there when the run began"), "\(log): \(said)")
+        }
+        // One there before the run is replaced.
+        XCTAssertEqual(try sh("printf old > o/b.nv12; \"$B\" a.png -o o/b.nv12 --force -q; echo $?; wc -c < o/b.nv12").stdout,
+                       Data("0\n\(32 * 32 * 3 / 2)\n".utf8))
     }
 
     /// Two spellings of one output whose folder is not made yet (`./out/` and `out/`, `out//a`, `out/x/../a`):
