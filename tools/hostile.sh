@@ -2321,6 +2321,72 @@ ALLOW=(out 'out/*'); settled
 end
 fi
 
+begin input-written-while-read
+# A JPEG written into while it was read (its tail replaced in place by another's): the output mixed the two
+# pictures, exit 0. strace holds the read after the input's first 256 KiB (counted in a first, untouched run).
+if ! strace -qq -o /dev/null true 2>/dev/null; then skipped "no strace (or no ptrace) here"; else
+/usr/bin/python3 - <<'PY'
+import random, struct, zlib
+for name, seed in (("n1.png", 1), ("n2.png", 2)):
+    rnd = random.Random(seed); w, h = 700, 500
+    rows = b"".join(b"\0" + bytes(rnd.getrandbits(8) for _ in range(3 * w)) for _ in range(h))
+    chunk = lambda t, d: struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+    open(name, "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 2, 0, 0, 0))
+                           + chunk(b"IDAT", zlib.compress(rows, 1)) + chunk(b"IEND", b""))
+PY
+yc n1.png -o a.jpg -q; yc n2.png -o b.jpg -q; cp a.jpg in.jpg; snap
+strace -f -qq -o "$META/$NAME.reads" -e trace=read "$BIN" in.jpg -o /dev/null -q
+k=$(awk '/= 262144$/ { print NR; exit }' "$META/$NAME.reads")
+strace -f -qq -o /dev/null -e trace=read -e inject=read:delay_exit=600000:when=$((k + 1)) "$BIN" in.jpg -o o.nv12 -q \
+  > "$OUT" 2> "$ERR" & pid=$!
+sleep 0.3; dd if=b.jpg of=in.jpg bs=4096 skip=75 seek=75 conv=notrunc status=none
+wait $pid; RC=$?
+status 1; names in.jpg; says 'changed while it was read'
+[ -e o.nv12 ] && bad "an output of two pictures was written"
+cp a.jpg in.jpg
+ALLOW=(in.jpg); settled
+end
+fi
+
+begin update-input-changed-after-its-hash
+# --update hashes an input, then converts it: one rewritten between the two (a photo being synced) gave a manifest
+# line whose input was not the output's (its size not the report's), which no run could read back: the output
+# stayed unrecorded, and every later --update refused it until --force. strace holds the run before the read.
+if ! strace -qq -o /dev/null true 2>/dev/null; then skipped "no strace (or no ptrace) here"; else
+mkdir src; cp "$PNG" src/p.png; snap
+strace -f -qq -o /dev/null -e trace=linkat -e inject=linkat:delay_enter=800000 "$BIN" convert src/ -o out/ -u -q \
+  > "$OUT" 2> "$ERR" & pid=$!
+sleep 0.4; cat "$PNGA" > src/p.png
+wait $pid; RC=$?
+status 1; names src/p.png; says 'its input changed between its hashing'
+[ -e out/p.nv12 ] && bad "written from an input the manifest does not describe"
+run convert src/ -o out/ -u -q
+status 0; same out/p.nv12 "$(ref "$PNGA" nv12)"
+run convert src/ -o out/ -u
+status 0; says '0 converted, 1 kept'
+ALLOW=(src/p.png out 'out/*' out/.yuvconv-manifest); settled
+end
+fi
+
+begin messages-name-what-was-given
+# Messages about the command line say what was given: --version with --help dropped without a word; a folder with
+# -o - was "many inputs"; a batch's failure to make an output's folder was listed under the output alone; a file
+# with data on standard output went unnamed; a Y4M input given -s alone was told of --pix-fmt too.
+cp "$PNG" a.png; mkdir -p tr/sub to; cp "$PNG" tr/sub/x.png; echo file > to/sub; printf data > old; snap
+run --version --help
+status 0; says '--version does nothing with --help; it is ignored'
+run tr/ -o -
+status 2; says 'a batch \(more than one file, a folder or a list\) writes its outputs into a folder'
+run convert tr/ -r -o to/ --name '{dir}/{stem}.{ext}' -q
+status 1; says 'tr/sub/x.png: cannot write to/sub/x.nv12: to/sub is not a folder'
+yc a.png -o - -f nv12 -q 1<>old 2> "$ERR"
+status 2; says 'standard output is open on a file with data \(.*/old\) where writing would start'
+run a.png -o a.y4m -q
+run a.y4m -o a.nv12 -s 32x32
+status 0; says '--size is ignored'; LC_ALL=C grep -q 'pix-fmt' "$ERR" && bad "names --pix-fmt: $(errline)"
+ALLOW=(a.y4m a.nv12); settled
+end
+
 begin small-stack-limit
 # `ulimit -s 64` (hard and soft): a single conversion passed, every batch died of SIGSEGV — the main thread's
 # batch frames and each worker's (glibc gives threads the stack limit) overran 64 KiB. The command now runs on a
@@ -4008,7 +4074,8 @@ end
 
 begin option-values-any-case-and-near-misses
 # Option values in any case, as the format names always were: --report JSON, --orientation AUTO and
-# YUVCONV_CPU=AVX2 were refused. An unknown option names the one meant when one is near (--fromat, -force).
+# YUVCONV_CPU=AVX2 were refused. An unknown option names the one meant when one is near (--fromat, -force),
+# also when two of its names are that near (--pixfmt had no hint).
 cp "$PNG" a.png; snap
 run a.png -o a.nv12 --report JSON --orientation AUTO --range FULL -q
 status 0; LC_ALL=C grep -q '"type": "image"' "$OUT" || bad "no JSON report: $(head -c 80 "$OUT")"
@@ -4018,6 +4085,11 @@ run a.png -o b.nv12 --fromat nv21
 status 2; says "unknown option '--fromat'; did you mean --format"
 run a.png -o b.nv12 -force
 status 2; says 'did you mean --force'
+# Near two names of one option (--pix-fmt and --pix_fmt; --color- and --colour-management): still that option.
+run a.png -o b.nv12 --pixfmt nv21
+status 2; says "unknown option '--pixfmt'; did you mean --pix-fmt?"
+run a.png -o b.nv12 --colur-management off
+status 2; says "did you mean --color"
 ALLOW=(a.nv12); settled
 end
 

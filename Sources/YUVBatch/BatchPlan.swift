@@ -180,14 +180,16 @@ public final class BatchPlan: @unchecked Sendable {
             // A device or FIFO is written in place, in order, by every output that names it: no clash.
             let (placePath, place) = Self.outputPlace(item.output, cache: &lastFolder)
             let status = FileStatus(path: placePath), kind = status?.kind
-            // What --force may replace: a regular file made since the run began is none (`Before.found`).
+            // What --force may replace: not a regular file made, moved or changed there since the run began, nor
+            // one a link put there since leads to (`Before.found`: 2).
             let born = status == nil ? nil : birthTime(placePath)
-            let foundFile = status.map { kind != .regular || AtomicOutput.Before.found($0, born: born, lookedAt: wallClockSeconds()) != .nothing }
-            found.appendRecord(status.map {
-                foundFile == true
-                    ? [1] + InputRecord.bigEndian($0.device) + InputRecord.bigEndian($0.inode) + InputRecord.bigEndian(UInt64($0.size))
-                        + InputRecord.bigEndian($0.modified.bitPattern) + InputRecord.bigEndian((born ?? -1).bitPattern)
-                    : [0]
+            let changed = status.map {
+                $0.kind == .regular && AtomicOutput.Before.found($0, name: FileStatus(path: item.output, follow: false), born: born,
+                                                                 lookedAt: wallClockSeconds()) == .changed
+            } ?? false
+            found.appendRecord(changed ? [2] : status.map {
+                [1] + InputRecord.bigEndian($0.device) + InputRecord.bigEndian($0.inode) + InputRecord.bigEndian(UInt64($0.size))
+                    + InputRecord.bigEndian($0.modified.bitPattern) + InputRecord.bigEndian((born ?? -1).bitPattern)
             } ?? [0])
             if let status, kind != .regular, kind != .directory, status.identity != null,
                !streams.insert(status.identity).inserted { sharesAStream = true }
@@ -413,7 +415,7 @@ public final class BatchPlan: @unchecked Sendable {
                     ? .file(FileVersion(identity: FileIdentity(device: word(1), inode: word(9)), size: Int(word(17)),
                                         modified: Double(bitPattern: word(25)),
                                         born: { $0 >= 0 ? $0 : nil }(Double(bitPattern: word(33)))))
-                    : .nothing
+                    : f.first == 2 ? .changed : .nothing
             }
             item.output = plan.folder.path(of: item.name)
             // Checked when the plan was made: the same rule cannot refuse it now.

@@ -121,7 +121,7 @@ public final class AtomicOutput {
         // Nothing was there when the plan looked: nothing to replace, so the file is named as without --force (a
         // link, which fails if a file is there) — one named there meanwhile is kept, with no moment between a look
         // and the rename for it to come.
-        self.force = force && before != .nothing
+        self.force = force && !before.replacesNothing
         asked = force
         self.replacingOnly = replacingOnly
         self.before = before

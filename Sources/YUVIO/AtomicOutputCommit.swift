@@ -61,58 +61,60 @@ extension AtomicOutput {
     }
 
     /// Why a file at the name stops the output: it was there without --force, or it came during the run (`Before`).
-    var existing: WriteError { before == .nothing ? before.refusal(path, force: asked) : .exists }
+    var existing: WriteError { before.replacesNothing ? before.refusal(path, force: asked) : .exists }
 
     /// What was at an output's name when a batch's plan looked, before any work: `--force` replaces only that
     /// file, and a file that appeared since — another output of the run, whose name the file system takes for this
     /// one (`A.nv12` and `a.nv12` where it does not tell case apart), or another program's — is kept and the output
     /// refused. `unknown`: no plan looked (a single conversion), so no such rule.
     public enum Before: Sendable, Equatable {
-        case unknown, nothing, file(FileVersion)
+        /// `changed`: a file made, moved, linked or changed at the name after the run began, before the look: no
+        /// file that was there when the run began (`found`), so nothing `--force` may replace, as with `nothing`.
+        case unknown, nothing, file(FileVersion), changed
 
-        /// What is at `path` now, as a batch's plan records it: a regular file's version, `nothing`, or `unknown`
-        /// (a device or FIFO, written in place; anything that cannot be looked at). A single conversion looks at
-        /// its output's name with it before any work, so that `--force` replaces what was there then and nothing
-        /// put there since, as a batch's does.
+        /// Nothing there that `--force` may replace: the output is named as without it (a link, which fails if a
+        /// file is there).
+        public var replacesNothing: Bool { self == .nothing || self == .changed }
+
+        /// What is at `path` now, as a batch's plan records it: a regular file's version, `nothing`, `changed`, or
+        /// `unknown` (a device or FIFO, written in place; anything that cannot be looked at). A single conversion
+        /// looks at its output's name with it before any work, so that `--force` replaces what was there then and
+        /// nothing put there since, as a batch's does.
         /// A standard stream named as the output (`-`, `/dev/stdout`, `/dev/fd/N`) is written in place: `unknown`.
         public static func lookingAt(_ path: String) -> Before {
             if AtomicOutput.standardDescriptor(path) != nil { return .unknown }
             guard let st = FileStatus(path: path) else { return errno == ENOENT ? .nothing : .unknown }
-            return st.kind == .regular ? found(st, born: birthTime(path), lookedAt: wallClockSeconds()) : .unknown
+            guard st.kind == .regular else { return .unknown }
+            let name = FileStatus(path: path, follow: false), born = birthTime(path)
+            return found(st, name: name, born: born, lookedAt: wallClockSeconds())
         }
 
-        /// When this run began, as file times count (`beginRun`), or nil: no run declared its start (a library
-        /// user that did not), so no file is known to be newer than the run.
+        /// When this run began (`beginRun`), or nil: no run declared its start (a library user that did not), so
+        /// no file is known to be newer than the run.
         public static var runBegan: Double? { runStart.withLock { $0 } }
         private static let runStart = Mutex<Double?>(nil)
 
-        /// Marks the run's start (`main` does it first of all): a file made at an output's name since is no file that
-        /// was there when the run began (`found`). Linux stamps files with its coarse clock, up to a tick (1–10 ms)
-        /// behind the time, so a file made just after the start bore a time before it: the start is read from that
-        /// clock too (a file made in the run's first tick passes for one of before, as every one did).
-        public static func beginRun() { runStart.withLock { $0 = coarseWallClock() } }
+        /// Marks the run's start (`main` does it first of all): a file made, moved or changed at an output's name
+        /// since is no file that was there when the run began (`found`). The precise clock: every file time is the
+        /// clock's at or before the moment it was set (Linux's coarse stamps lag by up to a tick, 1–10 ms; its
+        /// fine-grained ones do not), so no file set before the start bears a later time. (The coarse clock read
+        /// here made files written just before the start, and stamped finely, look newer than it: false refusals.)
+        public static func beginRun() { runStart.withLock { $0 = wallClockSeconds() } }
 
-        private static func coarseWallClock() -> Double {
-            #if os(Linux)
-            var ts = timespec()
-            clock_gettime(CLOCK_REALTIME_COARSE, &ts)
-            return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
-            #else
-            return wallClockSeconds()
-            #endif
-        }
-
-        /// The regular file `st` (made at `born`), looked at when the clock said `lookedAt`: the file that was there
-        /// when the run began, or `nothing` when it was made since — by another process after this run began and
-        /// before the look (another shard's or another run's output, perhaps under a name this folder's file system
-        /// takes for this one) — which `--force` keeps as it keeps one made after the look. A shard's plan looked at
-        /// its outputs after another shard had written one: it took it for a file of before the run and replaced it
-        /// (both shards exit 0, one picture lost). Without a birth time (FUSE, ext4's small inodes, many network
-        /// mounts) the last modification stands for it: a file written in that moment is taken for one made then.
-        /// A time after the look (a file dated ahead, a clock ahead of this one) is no sign: the file was there.
-        public static func found(_ st: FileStatus, born: Double?, lookedAt: Double) -> Before {
-            let made = born ?? st.modified
-            if let began = runBegan, made > began && made <= lookedAt { return .nothing }
+        /// The regular file `st` (made at `born`; `name`: what the name itself is, when it is a link to it), looked
+        /// at when the clock said `lookedAt`: the file that was there when the run began, or `changed` when the
+        /// name or the file changed since — after this run began and by the look: another shard's or another run's
+        /// output named there (perhaps under a name this folder's file system takes for this one), a file moved or
+        /// copied there, a link put there — which `--force` keeps, as it keeps one put there after the look.
+        /// By the change time (`st_ctime`), which naming a file (a link, a rename), writing it, or setting its
+        /// times or mode moves to the clock's time and nothing sets back: a birth time showed when a file was made,
+        /// not when it came to the name (a file moved in, or an output made in another run before this one began
+        /// and named after, kept its own), and a modification time is restored by `cp -p`, `rsync -a` and `tar x`;
+        /// a link was judged by its target. A time after the look (a clock ahead of this one) is no sign.
+        public static func found(_ st: FileStatus, name: FileStatus? = nil, born: Double?, lookedAt: Double) -> Before {
+            if let began = runBegan, [st, name].contains(where: { $0.map { $0.changed > began && $0.changed <= lookedAt } ?? false }) {
+                return .changed
+            }
             return .file(FileVersion(st, born: born))
         }
 
@@ -129,7 +131,7 @@ extension AtomicOutput {
         public func allows(_ now: FileStatus, born: Double?) -> Bool {
             switch self {
             case .unknown: return true
-            case .nothing: return false
+            case .nothing, .changed: return false
             case .file(let v):
                 if now.kind != .regular { return v.identity == now.identity }
                 let sameContent = v.size == now.size && v.modified == now.modified
@@ -142,6 +144,10 @@ extension AtomicOutput {
         /// output of the run is named only where the folder folds case, --force only when it was given.
         func refusal(_ path: String, force: Bool) -> WriteError {
             let folder = splitPath(path).folder
+            if self == .changed {
+                return .system("was made, moved or changed at this name after the run began (another program's, or another run's), "
+                               + "and is kept" + (force ? "; --force replaces only what was there, as it was, when the run began" : ""))
+            }
             var why = self == .nothing ? "appeared at this name during the run" : "was replaced by another file during the run"
             why += foldsCase(folder)
                 ? " (another output of this run, whose name this folder's file system takes for the same: it does not tell "
@@ -216,7 +222,9 @@ extension AtomicOutput {
                     remove(temp)
                     throw .system("was replaced during the run by another file, which is kept (--force replaces it)")
                 }
-                if now.kind == .regular && !before.allows(now, born: born) {
+                // Whatever is there now: a link put at the name of a file that was there was replaced by the
+                // output (the rename takes the name), as a file put there in its place is kept.
+                if !before.allows(now, born: born) {
                     remove(temp)
                     throw before.refusal(path, force: asked)
                 }

@@ -232,6 +232,12 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         if let probe { source.measure(with: probe, ledger: ledger) }
         try runPipeline(source, frame: frame, into: sink, ledger: ledger, threaded: options.pipelined,
                         prepared: checkHeld)
+        // A file written into (or replaced under its descriptor's data: truncated) while it was read gave rows of
+        // two versions of it: no output (an in-place edit mid-read converted, exit 0).
+        if inputSource.isRegularFile && !inputSource.unchangedSinceOpen {
+            throw DecodeError.decoder("changed while it was read (another program wrote to it, or set its time): the output would "
+                                      + "mix two versions of it, and is not written")
+        }
         var w = decoder.warnings
         if options.orientation == .auto, let unusable = info.orientationUnusable {
             // Said only when orientations are applied: with `--orientation ignore` every file is as stored.
@@ -282,8 +288,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         report.orientation = turn
         report.chromaFilter = decoder.isRaw ? .box : options.chromaFilter
         report.quality = probe?.result
-        // A file written into while it was read has no version to compare a second reading with.
-        report.inputVersion = inputSource.isRegularFile && inputSource.unchangedSinceOpen ? inputSource.version : nil
+        report.inputVersion = inputSource.isRegularFile ? inputSource.version : nil
         return report
     } catch let e as DecodeError {
         // A read a stopping batch gave up (a stalled stream, `yc_stream`'s wait) failed for that reason only.

@@ -263,8 +263,10 @@ func runBatch(_ options: Options) -> Int32 {
         }
         // Its names first: a folder named as --update's manifest is refused before it is made.
         if let why = AtomicOutput.reservedNameProblem(item.name) ?? watch.prepare(outputFolder(of: item.output), for: item.output) {
-            // Its manifest line, if any, stays: nothing was written.
-            return Outcome.failed(item.input, FileError(path: item.output, reason: why), alignment: opts.reportAlignment)
+            // Its manifest line, if any, stays: nothing was written. Listed under its input, as every failure to
+            // write is (it was under the output alone: `failed: out/sub/x.nv12: out/sub is not a folder`).
+            return Outcome.failed(item.input, FileError(input: item.input, writing: item.output, .system(why)),
+                                  alignment: opts.reportAlignment)
         }
         let convert = { (beforeNaming: ((ConversionReport, OutputDigest) -> String?)?) in
             convertOne(input: item.input, output: item.output, format: item.format, options: o, protected: protected,

@@ -42,8 +42,10 @@ private func shortHelp(_ option: OptionSpec) -> String {
 
 /// Every name of the options that take a value, space-separated: the words each shell's script skips the next
 /// word after when it looks for the first operand (the verb).
-private func valueTakingNames(_ options: [OptionSpec]) -> String {
-    options.filter { $0.value != nil }.flatMap(\.names).joined(separator: " ")
+/// The names of the options that take a value: the long ones, and the short ones.
+private func valueTakingNames(_ options: [OptionSpec]) -> (long: String, short: String) {
+    let names = options.filter { $0.value != nil }.flatMap(\.names)
+    return (names.filter { $0.hasPrefix("--") }.joined(separator: " "), names.filter { !$0.hasPrefix("--") }.joined(separator: " "))
 }
 
 /// bash: a function for `complete -F`. bash splits `--name=value` at '=' (COMP_WORDBREAKS), so after an '='
@@ -64,11 +66,26 @@ private func bashCompletion(_ options: [OptionSpec]) -> String {
     cases.append("        \(others.joined(separator: "|"))) return 0 ;;")
     let names = options.flatMap(\.names).joined(separator: " ")
     let reportNames = options.filter { $0.notInReport == nil }.flatMap(\.names).joined(separator: " ")
-    let valued = valueTakingNames(options)
+    let (valuedLong, valuedShort) = valueTakingNames(options)
     return """
         _yuvconv_files() {
             compopt -o filenames 2>/dev/null
             mapfile -t -O ${#COMPREPLY[@]} COMPREPLY < <(compgen -f -- "$cur")
+        }
+
+        # The option in the word $1 whose value is the next word, or nothing: a long one, or the last of grouped
+        # short ones (`-qf`: -f), when no letter is left after it for its value (`-qfnv21`).
+        _yuvconv_valued() {
+            local w=$1 k
+            case $w in
+                --?*) [[ ' \(valuedLong) ' == *" $w "* ]] && echo "$w" ;;
+                -?*) for (( k = 1; k < ${#w}; k++ )); do
+                         if [[ ' \(valuedShort) ' == *" -${w:k:1} "* ]]; then
+                             (( k == ${#w} - 1 )) && echo "-${w:k:1}"
+                             return
+                         fi
+                     done ;;
+            esac
         }
 
         # The first operand before the word completed (the verb when it is one; options may come before it, and an
@@ -80,7 +97,7 @@ private func bashCompletion(_ options: [OptionSpec]) -> String {
                 case $w in
                     --|-) echo -; return ;;
                     =) (( i++ )) ;;
-                    -*) [[ ' \(valued) ' == *" $w "* && ${COMP_WORDS[i+1]} != = ]] && (( i++ )) ;;
+                    -*) [[ -n $(_yuvconv_valued "$w") && ${COMP_WORDS[i+1]} != = ]] && (( i++ )) ;;
                     *) echo "$w"; return ;;
                 esac
             done
@@ -95,7 +112,7 @@ private func bashCompletion(_ options: [OptionSpec]) -> String {
             elif [[ $prev == = ]] && (( COMP_CWORD > 1 )); then
                 prev=${COMP_WORDS[COMP_CWORD-2]}
             fi
-            case $prev in
+            case $(_yuvconv_valued "$prev") in
         \(cases.joined(separator: "\n"))
             esac
             for (( i = 1; i < COMP_CWORD; i++ )); do
@@ -145,7 +162,7 @@ private func zshCompletion(_ options: [OptionSpec]) -> String {
         }
         return "        " + spec + "'"
     }
-    let valued = valueTakingNames(options)
+    let (valuedLong, valuedShort) = valueTakingNames(options)
     let common = options.filter { $0.notInReport == nil }.map(argumentSpec)
     let convertOnly = options.filter { $0.notInReport != nil }.map(argumentSpec)
     let commands = subcommands.map { "\($0.name)\\:\"\($0.help)\"" }.joined(separator: " ")
@@ -156,6 +173,22 @@ private func zshCompletion(_ options: [OptionSpec]) -> String {
             else
                 _files
             fi
+        }
+
+        # Whether the word $1 ends with an option whose value is the next word: a long one, or the last of grouped
+        # short ones (`-qj`: -j) with no letter left after it for its value (`-qj4`).
+        _yuvconv_valued() {
+            local w=$1 k
+            case $w in
+                (--?*) [[ ' \(valuedLong) ' == *" $w "* ]] && return 0 ;;
+                (-?*) for (( k = 2; k <= ${#w}; k++ )); do
+                          if [[ ' \(valuedShort) ' == *" -${w[k]} "* ]]; then
+                              (( k == ${#w} )) && return 0
+                              return 1
+                          fi
+                      done ;;
+            esac
+            return 1
         }
 
         _yuvconv() {
@@ -170,7 +203,7 @@ private func zshCompletion(_ options: [OptionSpec]) -> String {
                 w=$words[i]
                 case $w in
                     (--|-) break ;;
-                    (-*) [[ ' \(valued) ' == *" $w "* ]] && (( i++ )) ;;
+                    (-*) _yuvconv_valued $w && (( i++ )) ;;
                     (*) first=$w; break ;;
                 esac
             done
@@ -193,8 +226,24 @@ private func zshCompletion(_ options: [OptionSpec]) -> String {
 private func fishCompletion(_ options: [OptionSpec]) -> String {
     func quoted(_ s: String) -> String { "'" + s.replacing("\\", with: "\\\\").replacing("'", with: "\\'") + "'" }
     // The first operand decides (options may come before it; an option's value is none, `--name=value` one word).
-    let valued = valueTakingNames(options)
+    let (valuedLong, valuedShort) = valueTakingNames(options)
     var lines = ["""
+        function __yuvconv_valued
+            # Whether the word ends with an option whose value is the next word: a long one, or the last of grouped
+            # short ones (`-qj`: -j) with no letter left after it for its value (`-qj4`).
+            set -l w $argv[1]
+            if string match -q -- '--*' $w
+                contains -- $w \(valuedLong); return
+            end
+            set -l n (string length -- $w)
+            for k in (seq 2 $n)
+                if contains -- -(string sub -s $k -l 1 -- $w) \(valuedShort)
+                    test $k = $n; return
+                end
+            end
+            return 1
+        end
+
         function __yuvconv_not_report
             set -l skip 0
             for w in (commandline -opc)[2..-1]
@@ -202,7 +251,7 @@ private func fishCompletion(_ options: [OptionSpec]) -> String {
                 switch $w
                     case '-' '--'; return 0
                     case '--*=*'; continue
-                    case '-*'; contains -- $w \(valued); and set skip 1; continue
+                    case '-*'; __yuvconv_valued $w; and set skip 1; continue
                     case '*'; test "$w" != report; return
                 end
             end

@@ -54,7 +54,10 @@ extension BatchPlanError {
     /// A usage error's text, with the options that set what was met.
     var cliMessage: String {
         switch self {
-        case .noOutputFolder: return "many inputs need an output folder: -o DIR/"
+        // A folder or a list is a batch however many files it holds (one folder named with `-o -` was told of "many
+        // inputs"); `--` makes every word after it a file, `-o` too.
+        case .noOutputFolder: return "a batch (more than one file, a folder or a list) writes its outputs into a folder, "
+            + "not to standard output: -o DIR/ (after --, every word is a file, -o too)"
         case .outputNotFolder(let path):
             return "-o \(displayPath(path)) is not a folder (end it with / to make one): a batch — many inputs, a folder, "
                 + "--files-from or --shard — writes its outputs into one"

@@ -93,8 +93,10 @@ struct OptionSpec: Sendable {
             guard word.count <= 40 else { return UsageError(message: "unknown option '\(arg)'") }
             let scored = names.map { ($0, distance(Array("--" + word.lowercased()), Array($0))) }
             let best = scored.map(\.1).min() ?? .max
-            let near = scored.filter { $0.1 == best }
-            if best <= 2, near.count == 1 { meant = near[0].0 }
+            // One option however many of its names are that near (`--pixfmt`: `--pix-fmt` and `--pix_fmt`), named
+            // by the name its help shows.
+            let near = Set(scored.filter { $0.1 == best }.compactMap { byName[$0.0]?.longName })
+            if best <= 2, near.count == 1 { meant = near.first }
         }
         return UsageError(message: "unknown option '\(arg)'" + (meant.map { "; did you mean \($0)?" } ?? ""))
     }

@@ -127,9 +127,13 @@ extension Options {
         }
         // --primaries says what RGB space YUV input's samples are in: a PNG or JPEG drawn from them is tagged so.
         let tagged = format == .jpeg || format == .png
-        if rawInput, let w = Self.ignored(named(["--jpeg-path", "--orientation", "--alpha", "--color-management"]),
-                                          appliesTo: "JPEG and PNG input", by: "YUV input") {
-            out.append(w)
+        // Each said of what it applies to (--jpeg-path to JPEG input alone; --alpha to a PNG's alpha, every other
+        // source being opaque).
+        if rawInput {
+            for (options, what) in [(["--jpeg-path"], "JPEG input"), (["--orientation", "--color-management"], "JPEG and PNG input"),
+                                    (["--alpha"], "input with alpha (a PNG's alpha channel or tRNS)")] {
+                if let w = Self.ignored(named(options), appliesTo: what, by: "YUV input") { out.append(w) }
+            }
         }
         if rawInput && !tagged && given.contains("--primaries") {
             out.append("--primaries tags a PNG or JPEG drawn from YUV input; \(format.name) output carries no primaries, "

@@ -89,8 +89,11 @@ func runRawInput(_ options: Options) -> Int32 {
         var timing = Y4MTiming()
         let jfif = ConversionSpec(matrix: .bt601, range: .full)
         if RawInput.isY4M(path: input) && !options.isOneRawFrame(input) {
-            if options.inputSize != nil || options.inputLayout != nil {
-                printErr("yuvconv: warning: \(name): a Y4M header gives the size and layout; --size and --pix-fmt are ignored")
+            // The ones given, by name (`-s` alone was told "--size and --pix-fmt").
+            let given = [options.inputSize != nil ? "--size" : nil, options.inputLayout != nil ? "--pix-fmt" : nil].compactMap { $0 }
+            if !given.isEmpty {
+                printErr("yuvconv: warning: \(name): a Y4M header gives the size and layout; \(given.joined(separator: " and ")) "
+                         + (given.count == 1 ? "is" : "are") + " ignored")
             }
             let (img, range, tagged, stream) = try RawInput.readY4M(path: input, maxPixels: options.maxPixels,
                                                                     maxMemory: options.maxMemory,

@@ -25,7 +25,7 @@ func openReportFile(_ options: Options, protected: any FileIdentitySet) throws(F
         // Nor, with --force, anything but what was there: an image output named there during the run (a name that
         // differs only in case, where the file system folds it) is kept, not replaced by the report.
         let before: AtomicOutput.Before = found.map {
-            $0.kind == .regular ? .found($0, born: birthTime(file), lookedAt: wallClockSeconds()) : .unknown
+            $0.kind == .regular ? .found($0, born: birthTime(file, follow: false), lookedAt: wallClockSeconds()) : .unknown
         } ?? .nothing   // (`Before.lookingAt`, from the one look `found` took)
         return try AtomicOutput(path: file, force: reportReplaces(file, options, found: found), protected: protected,
                                 replacingOnly: options.force ? nil : found, before: before)

@@ -101,7 +101,8 @@ func refuseStandardStreamHazards(written: [Int32], dataDescriptor: Int32? = nil,
         }
         let name = fd == STDOUT_FILENO ? "standard output" : "descriptor \(fd)"
         return usageFailure(over == .blockDevice ? "\(name) is a block device (a disk or partition); use --force to write over it"
-                            : "\(name) is open on a file with data where writing would start; use --force to write over it")
+                            : "\(name) is open on a file with data (\(descriptorFileName(fd))) where writing would start; use --force to "
+                              + "write over it")
     }
     if let fd = dataDescriptor, fd != STDERR_FILENO, let out = FileStatus(descriptor: fd),
        let err = FileStatus(descriptor: STDERR_FILENO), out.kind != .characterDevice, out.identity == err.identity {
@@ -399,3 +400,16 @@ func isTerminalDevice(_ device: dev_t) -> Bool {
     return false
     #endif
 }
+
+/// The file descriptor `fd` is open on, by name where the system says it (`/proc/self/fd`), for a message.
+func descriptorFileName(_ fd: Int32) -> String {
+    #if os(Linux)
+    var buf = [CChar](repeating: 0, count: 4097)
+    let n = readlink("/proc/self/fd/\(fd)", &buf, 4096)
+    if n > 0 { return displayPath(String(decoding: buf.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)) }
+    #endif
+    return "descriptor \(fd)'s file"
+}
+
+/// Standard output's file, by name (`descriptorFileName`).
+var standardOutputFileName: String { descriptorFileName(STDOUT_FILENO) }

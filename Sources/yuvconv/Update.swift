@@ -303,6 +303,15 @@ struct UpdateManifest: Sendable {
         // made it again — hundreds of them when a file-size limit stopped the journal early in a run.
         let journaled: ((ConversionReport, OutputDigest) -> String?)? = input.map { input in
             { report, digest in
+                // The file read is the one hashed: one written or replaced between the two (a photo being synced)
+                // gave a line whose input was not the output's (its size not the report's: a line no run could read
+                // back, the output left unrecorded and refused by every later run until --force).
+                if let read = report.inputVersion, read.identity != input.status.identity || read.size != input.status.size
+                    || read.modified != input.status.modified {
+                    return "its input changed between its hashing for --update's manifest and its reading (another program wrote "
+                        + "or replaced it): not written, so that no line says it was made from what was hashed; the next "
+                        + "--update converts it again"
+                }
                 guard let inode = digest.inode, let modified = digest.modified else { return nil }
                 return journal.append(ManifestEntry(
                     output: item.name, input: item.input, inputBytes: input.status.size, inputModified: input.status.modified,

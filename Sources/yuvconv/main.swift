@@ -127,7 +127,8 @@ func run(_ args: [String]) -> Int32 {
             return usageFailure("\(which) takes no file (got \(flag) '\(path == "-" ? "-" : displayPath(path))')")
         }
         // Any other option does nothing here: said, as an option that does nothing for a conversion is.
-        let quietOnes: Set<String> = ["--help", "--version", "--man", "--completion", "--quiet", "--verbose", "--force"]
+        // The other three of these among them (`--version --help` printed the help alone, without a word).
+        let quietOnes: Set<String> = [which, "--quiet", "--verbose", "--force"]
         let idle = options.given.subtracting(quietOnes).sorted()
         if !idle.isEmpty {
             printErr("yuvconv: warning: \(idle.joined(separator: ", ")) \(idle.count == 1 ? "does" : "do") nothing with \(which); "
@@ -150,7 +151,8 @@ func run(_ args: [String]) -> Int32 {
         if options.force {
             standardOutputReplaced.store(true, ordering: .relaxed)
         } else if printsListing {
-            return usageFailure("standard output is open on a file with data where writing would start; use --force to write over it")
+            return usageFailure("standard output is open on a file with data (\(standardOutputFileName)) where writing would start; "
+                                + "use --force to write over it")
         }
     }
     if options.showHelp {

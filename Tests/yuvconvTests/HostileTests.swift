@@ -1180,34 +1180,72 @@ final class HostileTests: CLITestCase {
         #endif
     }
 
-    /// A file another process makes at an output's name after this run began — before its plan looks (another
-    /// shard's output, whose name the file system takes for this one; another run's) — is no file that was there when
-    /// the run began: `--force` keeps it and fails that output, in a batch and a single conversion alike, as it does
-    /// one made after the look. The plan took it for a file of before the run and replaced it (exit 0; the other
-    /// program's file lost). The run is held between its start and its look by its input (a FIFO) or its list.
+    /// A file another process puts at an output's name after this run began — before its plan looks: another
+    /// shard's output, whose name the file system takes for this one; another run's, made before this run began
+    /// and named after; a file moved, copied (`cp -p`) or hard-linked there; a link to a file elsewhere — is no file
+    /// that was there when the run began: `--force` keeps it (and the file a link leads to) and fails that output,
+    /// in a batch and a single conversion alike, as it does one put there after the look. The plan took a new file
+    /// for one of before the run and replaced it (exit 0; the other program's file lost); then, judging by birth
+    /// time, a file moved in or copied with its times, and a link's target outside the folder. The run is held
+    /// between its start and its look by its input (a FIFO) or its list. A link put in the place of a file that was
+    /// there, after the look, is kept too (the output took its name).
     func testForceKeepsAFileMadeAfterTheRunBegan() throws {
         try FileManager.default.copyItem(atPath: fixture("pngsuite/basn2c08.png"), toPath: work.appendingPathComponent("a.png").path)
         let r = try sh("""
-            mkdir o; printf 'a.png\n' > list; mkfifo l fi
+            mkdir o k; for n in a b c d e; do cp a.png $n.png; printf "theirs $n" > k/$n; done; printf precious > victim
+            ls [a-e].png > list; mkfifo l fi; sleep 0.03
             "$B" convert --files-from l -o o/ --name '{stem}.nv12' --force -q 2> batch.err & one=$!
             exec 3>l            # returns once the batch has opened its list: it has begun
-            sleep 0.03; printf theirs > o/a.nv12       # (a clock tick later: file times count in ticks)
+            sleep 0.03          # (a clock tick later: Linux's file times may lag by one)
+            printf 'theirs a' > o/a.nv12; mv k/b o/b.nv12; cp -p k/c o/c.nv12; ln -s "$PWD/victim" o/d.nv12; ln k/e o/e.nv12
             cat list >&3; exec 3>&-
             wait $one; echo "batch $?"
             "$B" fi -o o/s.nv12 -f nv12 --force -q 2> single.err & two=$!
             exec 4>fi           # the single conversion has begun, and opens its input
-            sleep 0.03; printf theirs > o/s.nv12
+            sleep 0.03; printf 'theirs s' > o/s.nv12
             cat a.png >&4; exec 4>&-
-            wait $two; echo "single $?"; cat o/a.nv12 o/s.nv12
+            wait $two; echo "single $?"; for n in a b c d e s; do cat o/$n.nv12; echo; done; cat victim
             """)
-        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "batch 1\nsingle 1\ntheirstheirs", r.stderr)
+        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self),
+                       "batch 1\nsingle 1\ntheirs a\ntheirs b\ntheirs c\nprecious\ntheirs e\ntheirs s\nprecious", r.stderr)
+        let batch = String(decoding: try data("batch.err"), as: UTF8.self)
+        XCTAssertTrue(batch.contains("0 converted, 0 skipped (already there), 5 failed"), batch)
         for log in ["batch.err", "single.err"] {
             let said = String(decoding: try data(log), as: UTF8.self)
-            XCTAssertTrue(said.contains("during the run (another program's, or another run's), and is kept; "
-                                        + "--force replaces only what was there when the run began"), "\(log): \(said)")
+            XCTAssertTrue(said.contains("at this name after the run began (another program's, or another run's), and is kept; "
+                                        + "--force replaces only what was there, as it was, when the run began"), "\(log): \(said)")
         }
-        // One there before the run is replaced.
-        XCTAssertEqual(try sh("printf old > o/b.nv12; \"$B\" a.png -o o/b.nv12 --force -q; echo $?; wc -c < o/b.nv12").stdout,
+        // A link put in the place of the file that was there: kept, as a file put there is (the output's rename took
+        // the name from it, exit 0).
+        let link = try sh("""
+            printf old > o/l.nv12; mkfifo fl
+            "$B" fl -o o/l.nv12 -f nv12 --force -q & three=$!
+            exec 5>fl; sleep 0.03; rm o/l.nv12; ln -s "$PWD/victim" o/l.nv12
+            cat a.png >&5; exec 5>&-
+            wait $three; echo "link $?"; readlink o/l.nv12 > /dev/null && echo kept; cat victim
+            """)
+        XCTAssertEqual(String(decoding: link.stdout, as: UTF8.self), "link 1\nkept\nprecious", link.stderr)
+        XCTAssertTrue(link.stderr.contains("o/l.nv12: was") && link.stderr.contains("and is kept"), link.stderr)
+        // One there before the run is replaced, however soon the run begins after it was written (a file written
+        // and the run started at once, 100 times: the run's start was read from the coarse clock, which fine-grained
+        // file times can pass, and a few of them were refused).
+        let soon = try sh("""
+            /usr/bin/python3 - "$B" <<'PY'
+            import os, sys
+            failed = 0
+            for i in range(100):
+                pid = os.fork()
+                if pid == 0:
+                    with open(f"o/soon{i}.nv12", "wb") as f:
+                        f.write(b"old")
+                    os.execv(sys.argv[1], [sys.argv[1], "a.png", "-o", f"o/soon{i}.nv12", "--force", "-q"])
+                _, status = os.waitpid(pid, 0)
+                failed += status != 0
+            print(failed)
+            PY
+            """)
+        XCTAssertEqual(String(decoding: soon.stdout, as: UTF8.self), "0\n", soon.stderr)
+        XCTAssertEqual(try sh("printf old > o/b2.nv12; \"$B\" a.png -o o/b2.nv12 --force -q; echo $?; wc -c < o/b2.nv12").stdout,
                        Data("0\n\(32 * 32 * 3 / 2)\n".utf8))
     }
 
@@ -1944,10 +1982,15 @@ final class HostileTests: CLITestCase {
         let raw = try run([jpg, "-o", "e.yuv", "--format", "yuv420p", "-q"])
         XCTAssertEqual(raw.status, 0)
         let alpha = try run(["e.yuv", "--size", "640x427", "-o", "e.nv12", "--alpha", "keep"])
-        XCTAssertTrue(alpha.stderr.contains("warning: --alpha applies to JPEG and PNG input; YUV input ignores it"), alpha.stderr)
+        XCTAssertTrue(alpha.stderr.contains("warning: --alpha applies to input with alpha (a PNG's alpha channel or tRNS); YUV input ignores it"),
+                      alpha.stderr)
+        // Each said of what it applies to (--jpeg-path was said to apply to PNG input too, which refuses it).
+        let path = try run(["e.yuv", "--size", "640x427", "-o", "e3.nv12", "--jpeg-path", "rgb", "--orientation", "ignore"])
+        XCTAssertTrue(path.stderr.contains("warning: --jpeg-path applies to JPEG input; YUV input ignores it"), path.stderr)
+        XCTAssertTrue(path.stderr.contains("warning: --orientation applies to JPEG and PNG input; YUV input ignores it"), path.stderr)
         // A YUV input's dry run says them too, as an image input's does.
         let rawDry = try run(["e.yuv", "--size", "640x427", "-o", "e2.nv12", "--alpha", "keep", "-n"])
-        XCTAssertTrue(rawDry.stderr.contains("warning: --alpha applies to JPEG and PNG input; YUV input ignores it"), rawDry.stderr)
+        XCTAssertTrue(rawDry.stderr.contains("warning: --alpha applies to input with alpha"), rawDry.stderr)
         // A report a dry run will not write (batch and single file alike), --force for report without a file.
         for args in [[jpg, "-o", "dry.nv12"], [jpg, fixture("pngsuite/basn2c08.png"), "-o", "dry/"]] {
             let dry = try run(args + ["-n", "--report", "json"])

@@ -182,6 +182,12 @@ final class ManCompletionTests: CLITestCase {
         XCTAssertEqual(try bashComplete(script, ["yuvconv", "-o", "report", "--up"]), ["--update"])
         XCTAssertEqual(try bashComplete(script, ["yuvconv", "-q", "r"]), ["report"])
         XCTAssertEqual(try bashComplete(script, ["yuvconv", "in.jpg", "r"]), [])
+        // Grouped short flags as the command line takes them: the last one's value is the next word (`-qf` offered
+        // files, `-qj 4` took 4 for the verb).
+        XCTAssertEqual(try bashComplete(script, ["yuvconv", "-qf", "y4"]), ["y4m"])
+        XCTAssertEqual(Set(try bashComplete(script, ["yuvconv", "-qj", "4", ""])), ["convert", "report", "in.jpg", "scripts"])
+        XCTAssertEqual(try bashComplete(script, ["yuvconv", "-qj", "4", "report", "--qu"]), ["--quiet"])
+        XCTAssertEqual(try bashComplete(script, ["yuvconv", "-qj4", "r"]), ["report"])
     }
 
     func testZshCompletion() throws {
@@ -219,6 +225,9 @@ final class ManCompletionTests: CLITestCase {
         XCTAssertEqual(try complete("yuvconv -o report --upd"), ["--update"])
         XCTAssertEqual(try complete("yuvconv -q report --upd"), [], "the verb after an option")
         XCTAssertEqual(try complete("yuvconv --matrix=bt601 report --upd"), [])
+        // Grouped short flags: the last one's value is the next word (`-qj 4 report` took 4 for the verb).
+        XCTAssertEqual(try complete("yuvconv -qj 4 report --upd"), [])
+        XCTAssertEqual(try complete("yuvconv -qj4 report --upd"), [])
         // Each value's description is the option's, not the first value or two of its help ("ignore (default: …)"
         // for keep, flatten and premultiply; "nv12 (default), nv21, …" for png).
         let r = try launch(fish, ["-c", "source $argv[1]; complete -C $argv[2]", script.path, "yuvconv --alpha "],
