@@ -2387,6 +2387,30 @@ status 0; says '--size is ignored'; LC_ALL=C grep -q 'pix-fmt' "$ERR" && bad "na
 ALLOW=(a.y4m a.nv12); settled
 end
 
+begin png-critical-chunk-after-image-data
+# A critical chunk PNG does not define (ABCD) fails a file before the image data, and passed in silence after it,
+# on both routes; so did a PLTE after the data (libpng's "out of place" reached no one). Now said.
+/usr/bin/python3 - <<'PY'
+import struct, zlib
+def ch(t, d): return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+sig = b"\x89PNG\r\n\x1a\n"; ih = ch(b"IHDR", struct.pack(">IIBBBBB", 4, 4, 8, 2, 0, 0, 0))
+idat = ch(b"IDAT", zlib.compress(b"".join(b"\0" + bytes(12) for _ in range(4)))); end = ch(b"IEND", b"")
+open("before.png", "wb").write(sig + ih + ch(b"ABCD", b"xx") + idat + end)
+open("after.png", "wb").write(sig + ih + idat + ch(b"ABCD", b"xx") + end)
+open("plte.png", "wb").write(sig + ih + idat + ch(b"PLTE", bytes(30)) + end)
+PY
+snap
+for route in 0 1; do
+  YUVCONV_PNG_LIBPNG=$route yc before.png -o b$route.nv12 > "$OUT" 2> "$ERR"
+  status 1; says 'a chunk libpng does not know \(ABCD\)'
+  YUVCONV_PNG_LIBPNG=$route yc after.png -o a$route.nv12 > "$OUT" 2> "$ERR"
+  status 0; says 'after.png: the PNG has a critical chunk yuvconv does not know \(ABCD\) after its image data'
+  YUVCONV_PNG_LIBPNG=$route yc plte.png -o p$route.nv12 > "$OUT" 2> "$ERR"
+  status 0; says 'plte.png: the PNG has a PLTE chunk after its image data'
+done
+ALLOW=(a0.nv12 a1.nv12 p0.nv12 p1.nv12); settled
+end
+
 begin small-stack-limit
 # `ulimit -s 64` (hard and soft): a single conversion passed, every batch died of SIGSEGV — the main thread's
 # batch frames and each worker's (glibc gives threads the stack limit) overran 64 KiB. The command now runs on a

@@ -224,6 +224,10 @@ void yc_png_open(yc_decoder *dec, FILE *file);
 void yc_png_read(yc_decoder *dec, uint8_t *buf, size_t n);
 /// A chunk type as libpng writes it in messages: letters as they are, other bytes as [XX] (17 bytes with the NUL).
 void yc_png_chunk_name(const uint8_t type[4], char name[17]);
+/// A critical chunk yuvconv does not know, met after the image data: a warning (both routes).
+void yc_png_late_critical(yc_decoder *dec, const uint8_t *type);
+/// Whether a chunk type is one of PNG's four critical chunks.
+int yc_png_known_critical(const uint8_t *type);
 /// Whether a chunk type (its first 4 bytes) is one of those that say a PNG's colours — iCCP, cICP, sRGB, gAMA,
 /// cHRM (not tRNS) —, which colour management off does not look at, late, damaged or not.
 int yc_png_colour_chunk(const char *type);

@@ -295,3 +295,15 @@ void yc_png_follow_metadata(yc_decoder *dec) {
     png_set_keep_unknown_chunks(dec->png, PNG_HANDLE_CHUNK_ALWAYS, itxt_exif, 6);
     png_set_read_user_chunk_fn(dec->png, dec, png_user_chunk);
 }
+
+void yc_png_late_critical(yc_decoder *dec, const uint8_t *type) {
+    char name[17], msg[YC_MSG];
+    yc_png_chunk_name(type, name);
+    snprintf(msg, sizeof msg, "the PNG has a critical chunk yuvconv does not know (%s) after its image data: a newer format "
+             "or a damaged file (before the image data it is refused); the picture, read whole, is converted without it", name);
+    yc_warn(dec, msg);
+}
+
+int yc_png_known_critical(const uint8_t *type) {
+    return memcmp(type, "IHDR", 4) == 0 || memcmp(type, "PLTE", 4) == 0 || memcmp(type, "IDAT", 4) == 0 || memcmp(type, "IEND", 4) == 0;
+}

@@ -211,6 +211,14 @@ static void png_follow_chunks(yc_decoder *dec, png_structp png, const uint8_t *p
                 else if (k->seen_idat && memcmp(k->header + 4, "eXIf", 4) == 0) k->late_exif = 1;
                 else if (k->seen_idat && memcmp(k->header + 4, "iTXt", 4) == 0) keep_late_itxt(dec);
                 else if (k->seen_idat) note_late_colour(k, dec->colour_target < 0);
+                // A critical chunk PNG does not define, after the image data (both routes skipped it in silence, while
+                // one before the data fails the file): a newer format or damage, said. Neither route reads it.
+                if (k->seen_idat && k->critical && !yc_png_known_critical(k->header + 4)) yc_png_late_critical(dec, k->header + 4);
+                // So is a PLTE there (libpng's "PLTE: out of place", which reached no one): the palette is the one before.
+                if (k->seen_idat && memcmp(k->header + 4, "PLTE", 4) == 0) {
+                    yc_warn(dec, "the PNG has a PLTE chunk after its image data, where PNG allows none (a damaged file); "
+                                 "ignored: a palette picture takes the one before its image data");
+                }
                 k->state = k->left ? 2 : 3;
                 k->at = 0;
             }
