@@ -2348,6 +2348,29 @@ ALLOW=(in.jpg); settled
 end
 fi
 
+begin y4m-input-written-while-read
+# A Y4M input written into while its frame was read: the frame mixed two versions of the file, exit 0 (an image
+# input was refused so; raw YUV and Y4M inputs were not). strace holds the read after the frame's first 40 KiB.
+if ! strace -qq -o /dev/null true 2>/dev/null; then skipped "no strace (or no ptrace) here"; else
+/usr/bin/python3 - <<'PY'
+import random
+rnd = random.Random(3); w, h = 600, 400
+open("in.y4m", "wb").write(b"YUV4MPEG2 W600 H400 F25:1 Ip A1:1 C420jpeg\nFRAME\n" + bytes(rnd.getrandbits(8) for _ in range(w * h * 3 // 2)))
+PY
+cp in.y4m kept.y4m; snap
+strace -f -qq -o "$META/$NAME.reads" -e trace=read "$BIN" in.y4m -o /dev/null -f nv12 -q
+k=$(awk '/read\(3, .*= 8192$/ { print NR; exit }' "$META/$NAME.reads")
+strace -f -qq -o /dev/null -e trace=read -e inject=read:delay_exit=600000:when=$((k + 5)) "$BIN" in.y4m -o o.nv12 -q \
+  > "$OUT" 2> "$ERR" & pid=$!
+sleep 0.3; dd if=/dev/zero of=in.y4m bs=4096 seek=60 count=10 conv=notrunc status=none
+wait $pid; RC=$?
+status 1; names in.y4m; says 'changed while it was read'
+[ -e o.nv12 ] && bad "an output of two versions was written"
+cp kept.y4m in.y4m
+ALLOW=(in.y4m); settled
+end
+fi
+
 begin update-input-changed-after-its-hash
 # --update hashes an input, then converts it: one rewritten between the two (a photo being synced) gave a manifest
 # line whose input was not the output's (its size not the report's), which no run could read back: the output

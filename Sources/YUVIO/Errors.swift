@@ -170,3 +170,10 @@ public struct FileError: Error, CustomStringConvertible, Sendable {
 
     public var description: String { "\(displayPath(path)): \(reason)" }
 }
+
+extension DecodeError {
+    /// A regular input whose size or modification time moved between its opening and its last byte read: its
+    /// rows or frame would be of two versions of it (image and raw inputs alike).
+    public static let changedWhileRead = DecodeError.decoder("changed while it was read (another program wrote to it, or set its "
+                                                             + "time): the output would mix two versions of it, and is not written")
+}

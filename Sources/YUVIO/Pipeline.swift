@@ -235,8 +235,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         // A file written into (or replaced under its descriptor's data: truncated) while it was read gave rows of
         // two versions of it: no output (an in-place edit mid-read converted, exit 0).
         if inputSource.isRegularFile && !inputSource.unchangedSinceOpen {
-            throw DecodeError.decoder("changed while it was read (another program wrote to it, or set its time): the output would "
-                                      + "mix two versions of it, and is not written")
+            throw DecodeError.changedWhileRead
         }
         var w = decoder.warnings
         if options.orientation == .auto, let unusable = info.orientationUnusable {

@@ -185,9 +185,14 @@ public enum RawInput {
             if ended, let stream { yc_stream_mark_ended(stream) }
             defer { fclose(file) }
             let left = bytesLeft(fd, st, standardInput: path == "-")
-            return try body(Reader(file: file, fileSize: left, namedFIFO: st?.kind == .fifo && path != "-",
-                                   preloaded: large ? head : []),
-                            left == nil ? nil : st)
+            let result = try body(Reader(file: file, fileSize: left, namedFIFO: st?.kind == .fifo && path != "-",
+                                         preloaded: large ? head : []),
+                                  left == nil ? nil : st)
+            // A file written into while it was read gave a frame of two versions of it (as an image input's would).
+            if left != nil, let st, let now = FileStatus(descriptor: fd), now.size != st.size || now.modified != st.modified {
+                throw .changedWhileRead
+            }
+            return result
         } catch {
             throw FileError(path: name, error)
         }
