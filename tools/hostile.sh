@@ -2343,6 +2343,14 @@ sleep 0.3; dd if=b.jpg of=in.jpg bs=4096 skip=75 seek=75 conv=notrunc status=non
 wait $pid; RC=$?
 status 1; names in.jpg; says 'changed while it was read'
 [ -e o.nv12 ] && bad "an output of two pictures was written"
+# Its modification time set back after the write (touch -r): the change time tells.
+cp a.jpg in.jpg; touch -r in.jpg "$META/$NAME.time"
+strace -f -qq -o /dev/null -e trace=read -e inject=read:delay_exit=600000:when=$((k + 1)) "$BIN" in.jpg -o o.nv12 -q \
+  > "$OUT" 2> "$ERR" & pid=$!
+sleep 0.3; dd if=b.jpg of=in.jpg bs=4096 skip=75 seek=75 conv=notrunc status=none; touch -r "$META/$NAME.time" in.jpg
+wait $pid; RC=$?
+status 1; says 'changed while it was read'
+[ -e o.nv12 ] && bad "an output of two pictures was written (its time set back)"
 cp a.jpg in.jpg
 ALLOW=(in.jpg); settled
 end
@@ -2403,7 +2411,7 @@ status 2; says 'a batch \(more than one file, a folder or a list\) writes its ou
 run convert tr/ -r -o to/ --name '{dir}/{stem}.{ext}' -q
 status 1; says 'tr/sub/x.png: cannot write to/sub/x.nv12: to/sub is not a folder'
 yc a.png -o - -f nv12 -q 1<>old 2> "$ERR"
-status 2; says 'standard output is open on a file with data \(.*/old\) where writing would start'
+status 2; says 'standard output is open on a file with data where writing would start \(.*/old\)'
 run a.png -o a.y4m -q
 run a.y4m -o a.nv12 -s 32x32
 status 0; says '--size is ignored'; LC_ALL=C grep -q 'pix-fmt' "$ERR" && bad "names --pix-fmt: $(errline)"

@@ -188,7 +188,7 @@ public final class BatchPlan: @unchecked Sendable {
                                                                  lookedAt: wallClockSeconds()) == .changed
             } ?? false
             found.appendRecord(changed ? [2] : status.map {
-                [1] + InputRecord.bigEndian($0.device) + InputRecord.bigEndian($0.inode) + InputRecord.bigEndian(UInt64($0.size))
+                [$0.kind == .regular ? 1 : 3] + InputRecord.bigEndian($0.device) + InputRecord.bigEndian($0.inode) + InputRecord.bigEndian(UInt64($0.size))
                     + InputRecord.bigEndian($0.modified.bitPattern) + InputRecord.bigEndian((born ?? -1).bitPattern)
             } ?? [0])
             if let status, kind != .regular, kind != .directory, status.identity != null,
@@ -411,10 +411,11 @@ public final class BatchPlan: @unchecked Sendable {
             item.name = PathBytes.decode(name)
             if let f = found?.nextRecord() {
                 func word(_ at: Int) -> UInt64 { InputRecord.bigEndian(f, at: f.startIndex + at) }
-                item.foundAtPlan = f.first == 1
+                // 1: a regular file, 3: another kind (a device, a FIFO, a folder), 2: changed since the run began.
+                item.foundAtPlan = f.first == 1 || f.first == 3
                     ? .file(FileVersion(identity: FileIdentity(device: word(1), inode: word(9)), size: Int(word(17)),
                                         modified: Double(bitPattern: word(25)),
-                                        born: { $0 >= 0 ? $0 : nil }(Double(bitPattern: word(33)))))
+                                        born: { $0 >= 0 ? $0 : nil }(Double(bitPattern: word(33))), regular: f.first == 1))
                     : f.first == 2 ? .changed : .nothing
             }
             item.output = plan.folder.path(of: item.name)

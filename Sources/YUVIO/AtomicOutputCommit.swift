@@ -133,7 +133,9 @@ extension AtomicOutput {
             case .unknown: return true
             case .nothing, .changed: return false
             case .file(let v):
-                if now.kind != .regular { return v.identity == now.identity }
+                // Another kind than it was is another file, whatever its number (a link made where the file was
+                // removed gets the freed one on ext4).
+                if now.kind != .regular || !v.regular { return now.kind != .regular && !v.regular && v.identity == now.identity }
                 let sameContent = v.size == now.size && v.modified == now.modified
                 if let was = v.born, let born { return was == born && (v.identity == now.identity || sameContent) }
                 return sameContent

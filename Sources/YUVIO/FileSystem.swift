@@ -260,14 +260,23 @@ public struct FileVersion: Hashable, Sendable {
     public let size: Int
     public let modified: Double
     public let born: Double?
+    /// Whether it was a regular file (not a device, FIFO or folder): another kind of file at its name later is
+    /// never it, even under its freed inode number (ext4 gives a link made at once after the file's removal that
+    /// number, and the link passed for the file).
+    public let regular: Bool
+    /// Its change time (`st_ctime`), where a reader records it (`InputSource`): a write whose modification time
+    /// was set back moves it.
+    public let changed: Double?
 
-    public init(identity: FileIdentity, size: Int, modified: Double, born: Double? = nil) {
+    public init(identity: FileIdentity, size: Int, modified: Double, born: Double? = nil, regular: Bool = true,
+                changed: Double? = nil) {
         (self.identity, self.size, self.modified, self.born) = (identity, size, modified, born)
+        (self.regular, self.changed) = (regular, changed)
     }
 
     /// The version of the file `st` describes, made at `born`.
     public init(_ st: FileStatus, born: Double?) {
-        self.init(identity: st.identity, size: st.size, modified: st.modified, born: born)
+        self.init(identity: st.identity, size: st.size, modified: st.modified, born: born, regular: st.kind == .regular)
     }
 }
 

@@ -38,7 +38,8 @@ public final class InputSource {
     /// Whether the file is still as it was opened (`version`): nothing wrote into it while it was read.
     public var unchangedSinceOpen: Bool {
         guard let st = FileStatus(descriptor: fileno(file)) else { return false }
-        return FileVersion(identity: st.identity, size: st.size, modified: st.modified) == version
+        // The change time too: a write whose modification time was set back (`touch -d`) moves it.
+        return FileVersion(identity: st.identity, size: st.size, modified: st.modified, changed: st.changed) == version
     }
 
     /// Bytes read so far from a stream, or the regular file's size.
@@ -61,7 +62,7 @@ public final class InputSource {
             return error
         }
         guard let status = FileStatus(descriptor: fd) else { throw failure(.cannotOpen(errnoMessage())) }
-        version = FileVersion(identity: status.identity, size: status.size, modified: status.modified)
+        version = FileVersion(identity: status.identity, size: status.size, modified: status.modified, changed: status.changed)
         if status.kind == .directory { throw failure(.isDirectory) }
         if let listed, path != "-", status.kind.isStream, !(status.streamIdentity.map(listed.contains) ?? false) {
             throw failure(.cannotOpen("is now \(status.kind == .fifo ? "a FIFO" : "a device"), not the file the run listed "

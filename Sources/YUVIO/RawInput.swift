@@ -189,7 +189,8 @@ public enum RawInput {
                                          preloaded: large ? head : []),
                                   left == nil ? nil : st)
             // A file written into while it was read gave a frame of two versions of it (as an image input's would).
-            if left != nil, let st, let now = FileStatus(descriptor: fd), now.size != st.size || now.modified != st.modified {
+            if left != nil, let st, let now = FileStatus(descriptor: fd),
+               now.size != st.size || now.modified != st.modified || now.changed != st.changed {
                 throw .changedWhileRead
             }
             return result

@@ -24,8 +24,18 @@ func openReportFile(_ options: Options, protected: any FileIdentitySet) throws(F
     do {
         // Nor, with --force, anything but what was there: an image output named there during the run (a name that
         // differs only in case, where the file system folds it) is kept, not replaced by the report.
-        let before: AtomicOutput.Before = found.map {
-            $0.kind == .regular ? .found($0, born: birthTime(file, follow: false), lookedAt: wallClockSeconds()) : .unknown
+        // A link there is judged as an image output's is: by its own change time and its target's (one put there
+        // since the run began was followed, and --force wrote the report over the file it leads to, exit 0).
+        let before: AtomicOutput.Before = found.map { st in
+            switch st.kind {
+            case .regular: return .found(st, born: birthTime(file, follow: false), lookedAt: wallClockSeconds())
+            case .symlink:
+                let target = FileStatus(path: file), now = wallClockSeconds()
+                if let target, target.kind == .regular { return .found(target, name: st, born: birthTime(file), lookedAt: now) }
+                if case .changed = AtomicOutput.Before.found(st, born: nil, lookedAt: now) { return .changed }
+                return .unknown
+            default: return .unknown
+            }
         } ?? .nothing   // (`Before.lookingAt`, from the one look `found` took)
         return try AtomicOutput(path: file, force: reportReplaces(file, options, found: found), protected: protected,
                                 replacingOnly: options.force ? nil : found, before: before)

@@ -101,7 +101,7 @@ func refuseStandardStreamHazards(written: [Int32], dataDescriptor: Int32? = nil,
         }
         let name = fd == STDOUT_FILENO ? "standard output" : "descriptor \(fd)"
         return usageFailure(over == .blockDevice ? "\(name) is a block device (a disk or partition); use --force to write over it"
-                            : "\(name) is open on a file with data (\(descriptorFileName(fd))) where writing would start; use --force to "
+                            : "\(name) is open on a file with data where writing would start (\(descriptorFileName(fd))); use --force to "
                               + "write over it")
     }
     if let fd = dataDescriptor, fd != STDERR_FILENO, let out = FileStatus(descriptor: fd),

@@ -151,7 +151,7 @@ func run(_ args: [String]) -> Int32 {
         if options.force {
             standardOutputReplaced.store(true, ordering: .relaxed)
         } else if printsListing {
-            return usageFailure("standard output is open on a file with data (\(standardOutputFileName)) where writing would start; "
+            return usageFailure("standard output is open on a file with data where writing would start (\(standardOutputFileName)); "
                                 + "use --force to write over it")
         }
     }

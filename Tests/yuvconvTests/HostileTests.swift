@@ -1217,15 +1217,28 @@ final class HostileTests: CLITestCase {
         }
         // A link put in the place of the file that was there: kept, as a file put there is (the output's rename took
         // the name from it, exit 0).
+        // (After the look: the run has read the picture's first bytes. ext4 gives the link the file's freed inode
+        // number, and the link passed for the file.)
         let link = try sh("""
             printf old > o/l.nv12; mkfifo fl
             "$B" fl -o o/l.nv12 -f nv12 --force -q & three=$!
-            exec 5>fl; sleep 0.03; rm o/l.nv12; ln -s "$PWD/victim" o/l.nv12
-            cat a.png >&5; exec 5>&-
+            exec 5>fl; head -c 100 a.png >&5; sleep 0.3; rm o/l.nv12; ln -s "$PWD/victim" o/l.nv12
+            tail -c +101 a.png >&5; exec 5>&-
             wait $three; echo "link $?"; readlink o/l.nv12 > /dev/null && echo kept; cat victim
             """)
         XCTAssertEqual(String(decoding: link.stdout, as: UTF8.self), "link 1\nkept\nprecious", link.stderr)
-        XCTAssertTrue(link.stderr.contains("o/l.nv12: was") && link.stderr.contains("and is kept"), link.stderr)
+        XCTAssertTrue(link.stderr.contains("o/l.nv12: was replaced by another file during the run"), link.stderr)
+        // The report file the same way: a link put at its name after the run began is kept, and the file it leads to
+        // (it was followed, and --force wrote the report over that file, exit 0).
+        let report = try sh("""
+            mkfifo fr
+            "$B" fr -o o/r.nv12 -f nv12 --force --report json --report-file o/r.json -q & four=$!
+            exec 6>fr; sleep 0.03; ln -s "$PWD/victim" o/r.json
+            cat a.png >&6; exec 6>&-
+            wait $four; echo "report $?"; readlink o/r.json > /dev/null && echo kept; cat victim
+            """)
+        XCTAssertEqual(String(decoding: report.stdout, as: UTF8.self), "report 1\nkept\nprecious", report.stderr)
+        XCTAssertTrue(report.stderr.contains("o/r.json: was made, moved or changed at this name after the run began"), report.stderr)
         // One there before the run is replaced, however soon the run begins after it was written (a file written
         // and the run started at once, 100 times: the run's start was read from the coarse clock, which fine-grained
         // file times can pass, and a few of them were refused).
