@@ -2356,6 +2356,36 @@ ALLOW=(in.jpg); settled
 end
 fi
 
+begin force-keeps-a-file-put-between-the-last-look-and-the-rename
+# --force looked at the name, then renamed over it: a file put there between the two (a file moved there, a hard
+# link, a symbolic link) was replaced, exit 0. The names are now swapped in one step and the file that was there
+# looked at again: anything else is put back. strace holds the rename.
+if ! strace -qq -o /dev/null true 2>/dev/null; then skipped "no strace (or no ptrace) here"; else
+cp "$PNG" a.png; echo precious > victim; snap
+for kind in moved hardlink symlink; do
+  echo "was there" > out.nv12
+  strace -f -qq -o /dev/null -e trace=renameat,renameat2 -e inject=renameat,renameat2:delay_enter=500000:when=1 \
+    "$BIN" a.png -o out.nv12 --force -q > "$OUT" 2> "$ERR" & pid=$!
+  sleep 0.25
+  case $kind in
+    moved) echo theirs > t; mv t out.nv12 ;;
+    hardlink) rm out.nv12; ln victim out.nv12 ;;
+    symlink) rm out.nv12; ln -s victim out.nv12 ;;
+  esac
+  wait $pid; RC=$?
+  status 1; says 'out.nv12: was replaced by another file during the run'
+  case $kind in
+    moved) [ "$(cat out.nv12)" = theirs ] || bad "$kind: the file moved there was replaced" ;;
+    hardlink) [ "$(cat out.nv12)" = precious ] || bad "$kind: the link was replaced" ;;
+    symlink) [ -L out.nv12 ] || bad "$kind: the symbolic link was replaced" ;;
+  esac
+  rm -f out.nv12
+done
+[ "$(cat victim)" = precious ] || bad "the victim was written"
+ALLOW=(); settled
+end
+fi
+
 begin y4m-input-written-while-read
 # A Y4M input written into while its frame was read: the frame mixed two versions of the file, exit 0 (an image
 # input was refused so; raw YUV and Y4M inputs were not). strace holds the read after the frame's first 40 KiB.

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <poll.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <time.h>
 #if defined(__linux__)
@@ -313,6 +314,18 @@ int yc_name_unnamed(int fd, int folder, const char *name) {
 #else
     (void)fd, (void)folder, (void)name;
     errno = EOPNOTSUPP;
+    return -1;
+#endif
+}
+
+int yc_rename_exchange(int folder, const char *a, const char *b) {
+#if defined(__linux__) && defined(SYS_renameat2)
+    return (int)syscall(SYS_renameat2, folder, a, folder, b, 2 /* RENAME_EXCHANGE */);
+#elif defined(__APPLE__) && defined(RENAME_SWAP)
+    return renameatx_np(folder, a, folder, b, RENAME_SWAP);
+#else
+    (void)folder, (void)a, (void)b;
+    errno = ENOSYS;
     return -1;
 #endif
 }

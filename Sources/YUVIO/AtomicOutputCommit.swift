@@ -231,6 +231,33 @@ extension AtomicOutput {
                     throw before.refusal(path, force: asked)
                 }
             }
+            // The look above and the rename are two steps: a file put at the name between them was replaced. The
+            // two names are swapped in one step instead, and what was at the name, now at the temporary one, looked
+            // at again: the file that was there is removed; anything else is swapped back and kept. (Where the file
+            // system cannot swap, or the name is empty now, the rename as before.)
+            let swapped = withFileSystemPath(temp) { t in withFileSystemPath(name) { yc_rename_exchange(folder, t, $0) } }
+            if swapped == 0 {
+                var old = stat()
+                if withFileSystemPath(temp, { fstatat(folder, $0, &old, AT_SYMLINK_NOFOLLOW) }) == 0 {
+                    let was = FileStatus(old), born = was.kind == .regular ? birthTime(temp, in: folder, follow: false) : nil
+                    let sameOne = before != .unknown ? before.allows(was, born: born)
+                        : replacingOnly.map { was.identity == $0.identity } ?? true
+                    if !sameOne {
+                        // Swapped back: the newcomer at its name again, this output at the temporary one, removed.
+                        let back = withFileSystemPath(temp) { t in withFileSystemPath(name) { yc_rename_exchange(folder, t, $0) } }
+                        guard back == 0 else {
+                            throw .system("was replaced by another file during the run, which is kept as \(displayPath(temp)) "
+                                          + "in its folder (it could not be put back: \(errnoMessage()))")
+                        }
+                        remove(temp)
+                        throw before == .unknown
+                            ? .system("was replaced during the run by another file, which is kept (--force replaces it)")
+                            : before.refusal(path, force: asked)
+                    }
+                }
+                remove(temp)
+                return
+            }
             if move(temp) != 0 {
                 let why = errnoMessage()
                 remove(temp)

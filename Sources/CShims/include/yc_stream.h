@@ -63,6 +63,11 @@ int yc_open_unnamed_at(int folder, unsigned mode);
 /// never replaces a file: EEXIST). 0, or -1 and errno.
 int yc_name_unnamed(int fd, int folder, const char *name);
 
+/// The entries `a` and `b` of `folder` swapped in one step (Linux's renameat2 RENAME_EXCHANGE, macOS's
+/// renameatx_np RENAME_SWAP): 0, or -1 with errno (EINVAL, ENOSYS, ENOTSUP where the file system cannot; ENOENT
+/// when either is missing).
+int yc_rename_exchange(int folder, const char *a, const char *b);
+
 /// 1 when the open folder `folder` is append-only (Linux's FS_APPEND_FL, `chattr +a`: entries can be added,
 /// not renamed or removed), 0 when not or when it cannot be told.
 int yc_folder_append_only(int folder);
