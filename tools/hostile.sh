@@ -1016,7 +1016,8 @@ if strace -qq -o /dev/null true 2>/dev/null; then
   run in/ -o o2/ -u -q
   status 1; says 'a.nv12: is already there and not recorded'; [ "$(cat o2/a.nv12)" = USER ] || bad "someone's file replaced"
   rm -rf o3; mkdir o3; echo USER > o3/a.nv12
-  strace -f -qq -o /dev/null -e inject=renameat:error=EIO:signal=KILL:when=1 "$BIN" in/ -o o3/ -u --force -j 1 -q 2> /dev/null
+  strace -f -qq -o /dev/null -e inject=renameat,renameat2:error=EIO:signal=KILL:when=1 "$BIN" in/ -o o3/ -u --force -j 1 -q \
+    2> /dev/null
   run in/ -o o3/ -u -q
   status 1; says 'a.nv12: is already there and not recorded'; [ "$(cat o3/a.nv12)" = USER ] || bad "someone's file replaced after --force was killed"
   rm -rf o2 o3
