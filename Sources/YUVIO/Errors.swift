@@ -175,6 +175,6 @@ extension DecodeError {
     /// A regular input whose size or modification time moved between its opening and its last byte read: its
     /// rows or frame would be of two versions of it (image and raw inputs alike).
     public static let changedWhileRead = DecodeError.decoder("changed while it was read (another program wrote to it, or set its "
-                                                             + "time or mode): its rows are of two versions of it, so the output "
-                                                             + "fails (a file output is not written)")
+                                                             + "time): its rows are of two versions of it, so the output fails "
+                                                             + "(a file output is not written)")
 }

@@ -211,6 +211,13 @@ public struct FileStatus: Sendable, Equatable {
         self.init(st)
     }
 
+    /// Whether this file still holds the bytes of `version`, as far as its status tells: the same size and
+    /// modification time. Not its inode number (overlayfs copies a file up under a new one, and a FUSE file system
+    /// may number it anew, the bytes unchanged), nor its change time (a copy-up or a `chmod` moves it). The one rule
+    /// for an input read (`InputSource`, raw and Y4M frames) and for `--update`'s hashed input against the one read.
+    /// (A write whose modification time is set back after it is not seen.)
+    public func holdsTheBytes(of version: FileVersion) -> Bool { size == version.size && modified == version.modified }
+
     /// Device and inode: what makes two names one file.
     public var identity: FileIdentity { FileIdentity(device: device, inode: inode) }
 

@@ -38,8 +38,9 @@ public final class InputSource {
     /// Whether the file is still as it was opened (`version`): nothing wrote into it while it was read.
     public var unchangedSinceOpen: Bool {
         guard let st = FileStatus(descriptor: fileno(file)) else { return false }
-        // The change time too: a write whose modification time was set back (`touch -d`) moves it.
-        return FileVersion(identity: st.identity, size: st.size, modified: st.modified, changed: st.changed) == version
+        // Not by its inode number: overlayfs copies a file up (a new number under the same descriptor) when another
+        // process changes its mode or opens it for writing, and an unchanged picture failed.
+        return st.holdsTheBytes(of: version)
     }
 
     /// Bytes read so far from a stream, or the regular file's size.

@@ -189,8 +189,7 @@ public enum RawInput {
                                          preloaded: large ? head : []),
                                   left == nil ? nil : st)
             // A file written into while it was read gave a frame of two versions of it (as an image input's would).
-            if left != nil, let st, let now = FileStatus(descriptor: fd),
-               now.size != st.size || now.modified != st.modified || now.changed != st.changed {
+            if left != nil, let st, let now = FileStatus(descriptor: fd), !now.holdsTheBytes(of: FileVersion(st, born: nil)) {
                 throw .changedWhileRead
             }
             return result

@@ -306,10 +306,9 @@ struct UpdateManifest: Sendable {
                 // The file read is the one hashed: one written or replaced between the two (a photo being synced)
                 // gave a line whose input was not the output's (its size not the report's: a line no run could read
                 // back, the output left unrecorded and refused by every later run until --force).
-                // Its size and times (a FUSE file system may number one file anew): a write, or a file moved there,
-                // moves the change time, a write whose modification time was set back included.
-                if let read = report.inputVersion, read.size != input.status.size || read.modified != input.status.modified
-                    || read.changed.map({ $0 != input.status.changed }) == true {
+                // By the one rule for an input's bytes (`holdsTheBytes`: not its inode number, which a FUSE file
+                // system may give anew, as sshfs did to unchanged inputs under memory pressure).
+                if let read = report.inputVersion, !input.status.holdsTheBytes(of: read) {
                     return "its input changed between its hashing for --update's manifest and its reading (another program wrote "
                         + "or replaced it): not written, so that no line says it was made from what was hashed; the next "
                         + "--update converts it again"

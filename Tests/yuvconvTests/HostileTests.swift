@@ -1872,10 +1872,13 @@ final class HostileTests: CLITestCase {
             mkdir empt; for i in $(seq 3000); do : > empt/e$i.png; done
             "$B" convert empt -o out/ -j 2 -q 2>&1 >/dev/null \\
               | python3 -c 'import sys, time
+            open("reading", "w").close()
             while True:
                 b = sys.stdin.buffer.read1(4096)
                 if not b: break
                 sys.stdout.buffer.write(b); time.sleep(0.2)' > got.txt &
+            # (The reader reading first: a python slow to start, on a loaded machine, was a stalled reader.)
+            for i in $(seq 300); do [ -e reading ] && break; sleep 0.1; done
             sleep 1; kill -INT $(pgrep -f "^$B convert empt"); wait
             grep -c '^  failed:' got.txt; grep -oE '[0-9]+ failed' got.txt | tail -1
             """)
