@@ -321,6 +321,15 @@ temps() {
   [ -z "$t" ] || bad "temporary file left: $t"
 }
 # A plain single-file conversion of SRC to a file of extension EXT (extra options after), made once.
+# The binary converting INPUT to o.nv12 (under RC, OUT and ERR as `run` leaves them), its K-th read held 0.6 s by
+# strace and ACTION run 0.3 s into the hold: another program at the input while it is read.
+held_read() {
+  local input=$1 k=$2 pid; shift 2
+  strace -f -qq -o /dev/null -e trace=read -e inject=read:delay_exit=600000:when=$k "$BIN" "$input" -o o.nv12 -q \
+    > "$OUT" 2> "$ERR" & pid=$!
+  sleep 0.3; "$@"; wait $pid; RC=$?
+}
+
 ref() {
   local src=$1 ext=$2; shift 2
   local key; key=$(printf '%s|%s|%s' "$src" "$ext" "$*" | sha256sum | cut -c1-16)
@@ -2338,10 +2347,7 @@ PY
 yc n1.png -o a.jpg -q; yc n2.png -o b.jpg -q; cp a.jpg in.jpg; snap
 strace -f -qq -o "$META/$NAME.reads" -e trace=read "$BIN" in.jpg -o /dev/null -q
 k=$(awk '/= 262144$/ { print NR; exit }' "$META/$NAME.reads")
-strace -f -qq -o /dev/null -e trace=read -e inject=read:delay_exit=600000:when=$((k + 1)) "$BIN" in.jpg -o o.nv12 -q \
-  > "$OUT" 2> "$ERR" & pid=$!
-sleep 0.3; dd if=b.jpg of=in.jpg bs=4096 skip=75 seek=75 conv=notrunc status=none
-wait $pid; RC=$?
+held_read in.jpg $((k + 1)) dd if=b.jpg of=in.jpg bs=4096 skip=75 seek=75 conv=notrunc status=none
 status 1; names in.jpg; says 'changed while it was read'
 [ -e o.nv12 ] && bad "an output of two pictures was written"
 cp a.jpg in.jpg
@@ -2398,10 +2404,7 @@ if ! mount -t overlay overlay -o lowerdir=L,upperdir=U,workdir=W M 2>/dev/null; 
 snap
 strace -f -qq -o "$META/$NAME.reads" -e trace=read "$BIN" M/h.png -o /dev/null -q
 k=$(awk '/= 262144$/ { print NR; exit }' "$META/$NAME.reads")
-strace -f -qq -o /dev/null -e trace=read -e inject=read:delay_exit=600000:when=$((k + 1)) "$BIN" M/h.png -o o.nv12 -q \
-  > "$OUT" 2> "$ERR" & pid=$!
-sleep 0.3; chmod 600 M/h.png
-wait $pid; RC=$?
+held_read M/h.png $((k + 1)) chmod 600 M/h.png
 status 0; quiet
 same o.nv12 "$(ref L/h.png nv12)"
 umount M
@@ -2422,10 +2425,7 @@ PY
 cp in.y4m kept.y4m; snap
 strace -f -qq -o "$META/$NAME.reads" -e trace=read "$BIN" in.y4m -o /dev/null -f nv12 -q
 k=$(awk '/read\(3, .*= 8192$/ { print NR; exit }' "$META/$NAME.reads")
-strace -f -qq -o /dev/null -e trace=read -e inject=read:delay_exit=600000:when=$((k + 5)) "$BIN" in.y4m -o o.nv12 -q \
-  > "$OUT" 2> "$ERR" & pid=$!
-sleep 0.3; dd if=/dev/zero of=in.y4m bs=4096 seek=60 count=10 conv=notrunc status=none
-wait $pid; RC=$?
+held_read in.y4m $((k + 5)) dd if=/dev/zero of=in.y4m bs=4096 seek=60 count=10 conv=notrunc status=none
 status 1; names in.y4m; says 'changed while it was read'
 [ -e o.nv12 ] && bad "an output of two versions was written"
 cp kept.y4m in.y4m
