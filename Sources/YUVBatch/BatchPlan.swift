@@ -184,7 +184,7 @@ public final class BatchPlan: @unchecked Sendable {
             // one a link put there since leads to (`Before.found`: 2).
             let born = status == nil ? nil : birthTime(placePath)
             let changed = status.map {
-                $0.kind == .regular && AtomicOutput.Before.found($0, name: FileStatus(path: item.output, follow: false), born: born,
+                $0.kind == .regular && AtomicOutput.Before.found($0, links: AtomicOutput.Before.links(item.output), born: born,
                                                                  lookedAt: wallClockSeconds()) == .changed
             } ?? false
             found.appendRecord(changed ? [2] : status.map {

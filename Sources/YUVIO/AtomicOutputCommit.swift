@@ -85,8 +85,21 @@ extension AtomicOutput {
             if AtomicOutput.standardDescriptor(path) != nil { return .unknown }
             guard let st = FileStatus(path: path) else { return errno == ENOENT ? .nothing : .unknown }
             guard st.kind == .regular else { return .unknown }
-            let name = FileStatus(path: path, follow: false), born = birthTime(path)
-            return found(st, name: name, born: born, lookedAt: wallClockSeconds())
+            let born = birthTime(path)
+            return found(st, links: links(path), born: born, lookedAt: wallClockSeconds())
+        }
+
+        /// The symbolic links from `path` to the file it names, each link's own status, in order (the name's last
+        /// part followed link by link, up to 40): every one of them is judged, not the first alone (a link further
+        /// along the chain re-pointed during the run led --force to another file).
+        public static func links(_ path: String) -> [FileStatus] {
+            var out: [FileStatus] = [], at = path
+            for _ in 0..<40 {
+                guard let st = FileStatus(path: at, follow: false), st.kind == .symlink, let next = symlinkTarget(at) else { break }
+                out.append(st)
+                at = next
+            }
+            return out
         }
 
         /// When this run began (`beginRun`), or nil: no run declared its start (a library user that did not), so
@@ -101,7 +114,7 @@ extension AtomicOutput {
         /// here made files written just before the start, and stamped finely, look newer than it: false refusals.)
         public static func beginRun() { runStart.withLock { $0 = wallClockSeconds() } }
 
-        /// The regular file `st` (made at `born`; `name`: what the name itself is, when it is a link to it), looked
+        /// The regular file `st` (made at `born`; `links`: the links on the way to it from the name, `links`), looked
         /// at when the clock said `lookedAt`: the file that was there when the run began, or `changed` when the
         /// name or the file changed since — after this run began and by the look: another shard's or another run's
         /// output named there (perhaps under a name this folder's file system takes for this one), a file moved or
@@ -111,8 +124,8 @@ extension AtomicOutput {
         /// not when it came to the name (a file moved in, or an output made in another run before this one began
         /// and named after, kept its own), and a modification time is restored by `cp -p`, `rsync -a` and `tar x`;
         /// a link was judged by its target. A time after the look (a clock ahead of this one) is no sign.
-        public static func found(_ st: FileStatus, name: FileStatus? = nil, born: Double?, lookedAt: Double) -> Before {
-            if let began = runBegan, [st, name].contains(where: { $0.map { $0.changed > began && $0.changed <= lookedAt } ?? false }) {
+        public static func found(_ st: FileStatus, links: [FileStatus] = [], born: Double?, lookedAt: Double) -> Before {
+            if let began = runBegan, ([st] + links).contains(where: { $0.changed > began && $0.changed <= lookedAt }) {
                 return .changed
             }
             return .file(FileVersion(st, born: born))

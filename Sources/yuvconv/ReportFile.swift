@@ -30,9 +30,9 @@ func openReportFile(_ options: Options, protected: any FileIdentitySet) throws(F
             switch st.kind {
             case .regular: return .found(st, born: birthTime(file, follow: false), lookedAt: wallClockSeconds())
             case .symlink:
-                let target = FileStatus(path: file), now = wallClockSeconds()
-                if let target, target.kind == .regular { return .found(target, name: st, born: birthTime(file), lookedAt: now) }
-                if case .changed = AtomicOutput.Before.found(st, born: nil, lookedAt: now) { return .changed }
+                let target = FileStatus(path: file), chain = AtomicOutput.Before.links(file), now = wallClockSeconds()
+                if let target, target.kind == .regular { return .found(target, links: chain, born: birthTime(file), lookedAt: now) }
+                if case .changed = AtomicOutput.Before.found(st, links: chain, born: nil, lookedAt: now) { return .changed }
                 return .unknown
             default: return .unknown
             }

@@ -1228,6 +1228,16 @@ final class HostileTests: CLITestCase {
             """)
         XCTAssertEqual(String(decoding: link.stdout, as: UTF8.self), "link 1\nkept\nprecious", link.stderr)
         XCTAssertTrue(link.stderr.contains("o/l.nv12: was replaced by another file during the run"), link.stderr)
+        // A link further along a chain of links, re-pointed after the run began: every link on the way is judged
+        // (the first alone was, and --force wrote the file the chain then led to).
+        let chain = try sh("""
+            printf mine > o/orig; ln -s orig o/chain2; ln -s chain2 o/chain.nv12; mkfifo fc; sleep 0.03
+            "$B" fc -o o/chain.nv12 -f nv12 --force -q & five=$!
+            exec 7>fc; sleep 0.03; ln -sfn "$PWD/victim" o/chain2
+            cat a.png >&7; exec 7>&-
+            wait $five; echo "chain $?"; cat victim
+            """)
+        XCTAssertEqual(String(decoding: chain.stdout, as: UTF8.self), "chain 1\nprecious", chain.stderr)
         // The report file the same way: a link put at its name after the run began is kept, and the file it leads to
         // (it was followed, and --force wrote the report over that file, exit 0).
         let report = try sh("""
