@@ -307,7 +307,6 @@ int yc_png_idat_end(yc_decoder *dec) {
     for (;;) {
         if (is_type(dec, "IHDR")) png_error(dec->png, "IHDR: out of place");
         if (is_type(dec, "IEND") && k->left > 0) yc_warn(dec, "IEND: invalid");
-
         finish_chunk(dec);
         if (is_type(dec, "IEND")) break;
         next_header(dec);

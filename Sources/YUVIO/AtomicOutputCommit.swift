@@ -227,22 +227,25 @@ extension AtomicOutput {
             // is kept. (The rename replaced whatever was there then.) Nor any file but the one a batch's plan saw
             // there: one named meanwhile (another output of this run where case is not told apart) is kept. The
             // name looked at once, for both.
-            var st = stat()
-            if replacingOnly != nil || before != .unknown,
-               withFileSystemPath(name, { fstatat(folder, $0, &st, AT_SYMLINK_NOFOLLOW) }) == 0 {
-                let now = FileStatus(st), born = now.kind == .regular ? birthTime(name, in: folder, follow: false) : nil
+            // Why the file at `entry` (the name, or the temporary name after the swap below) is not one --force
+            // may replace, or nil: the one rule for both looks.
+            func refused(at entry: String) -> WriteError? {
+                guard replacingOnly != nil || before != .unknown else { return nil }
+                var st = stat()
+                guard withFileSystemPath(entry, { fstatat(folder, $0, &st, AT_SYMLINK_NOFOLLOW) }) == 0 else { return nil }
+                let now = FileStatus(st), born = now.kind == .regular ? birthTime(entry, in: folder, follow: false) : nil
                 // The file looked at, by the same rule as `before`'s (a `chmod` or a hard link made to it meanwhile
                 // leaves it the same file; every field of its status compared refused it).
                 if let was = replacingOnly, !(before != .unknown ? before.allows(now, born: born) : now.identity == was.identity) {
-                    remove(temp)
-                    throw .system("was replaced during the run by another file, which is kept (--force replaces it)")
+                    return .system("was replaced during the run by another file, which is kept (--force replaces it)")
                 }
                 // Whatever is there now: a link put at the name of a file that was there was replaced by the
                 // output (the rename takes the name), as a file put there in its place is kept.
-                if !before.allows(now, born: born) {
-                    remove(temp)
-                    throw before.refusal(path, force: asked)
-                }
+                return before.allows(now, born: born) ? nil : before.refusal(path, force: asked)
+            }
+            if let why = refused(at: name) {
+                remove(temp)
+                throw why
             }
             // The look above and the rename are two steps: a file put at the name between them was replaced. The
             // two names are swapped in one step instead, and what was at the name, now at the temporary one, looked
@@ -250,23 +253,15 @@ extension AtomicOutput {
             // system cannot swap, or the name is empty now, the rename as before.)
             let swapped = withFileSystemPath(temp) { t in withFileSystemPath(name) { yc_rename_exchange(folder, t, $0) } }
             if swapped == 0 {
-                var old = stat()
-                if withFileSystemPath(temp, { fstatat(folder, $0, &old, AT_SYMLINK_NOFOLLOW) }) == 0 {
-                    let was = FileStatus(old), born = was.kind == .regular ? birthTime(temp, in: folder, follow: false) : nil
-                    let sameOne = before != .unknown ? before.allows(was, born: born)
-                        : replacingOnly.map { was.identity == $0.identity } ?? true
-                    if !sameOne {
-                        // Swapped back: the newcomer at its name again, this output at the temporary one, removed.
-                        let back = withFileSystemPath(temp) { t in withFileSystemPath(name) { yc_rename_exchange(folder, t, $0) } }
-                        guard back == 0 else {
-                            throw .system("was replaced by another file during the run, which is kept as \(displayPath(temp)) "
-                                          + "in its folder (it could not be put back: \(errnoMessage()))")
-                        }
-                        remove(temp)
-                        throw before == .unknown
-                            ? .system("was replaced during the run by another file, which is kept (--force replaces it)")
-                            : before.refusal(path, force: asked)
+                if let why = refused(at: temp) {
+                    // Swapped back: the newcomer at its name again, this output at the temporary one, removed.
+                    let back = withFileSystemPath(temp) { t in withFileSystemPath(name) { yc_rename_exchange(folder, t, $0) } }
+                    guard back == 0 else {
+                        throw .system("was replaced by another file during the run, which is kept as \(displayPath(temp)) "
+                                      + "in its folder (it could not be put back: \(errnoMessage()))")
                     }
+                    remove(temp)
+                    throw why
                 }
                 remove(temp)
                 return

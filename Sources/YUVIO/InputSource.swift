@@ -63,7 +63,7 @@ public final class InputSource {
             return error
         }
         guard let status = FileStatus(descriptor: fd) else { throw failure(.cannotOpen(errnoMessage())) }
-        version = FileVersion(identity: status.identity, size: status.size, modified: status.modified, changed: status.changed)
+        version = FileVersion(identity: status.identity, size: status.size, modified: status.modified)
         if status.kind == .directory { throw failure(.isDirectory) }
         if let listed, path != "-", status.kind.isStream, !(status.streamIdentity.map(listed.contains) ?? false) {
             throw failure(.cannotOpen("is now \(status.kind == .fifo ? "a FIFO" : "a device"), not the file the run listed "

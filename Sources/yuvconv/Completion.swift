@@ -40,9 +40,9 @@ private func shortHelp(_ option: OptionSpec) -> String {
     return help
 }
 
-/// Every name of the options that take a value, space-separated: the words each shell's script skips the next
-/// word after when it looks for the first operand (the verb).
-/// The names of the options that take a value: the long ones, and the short ones.
+/// Every name of the options that take a value, space-separated, the long ones and the short ones: the words each
+/// shell's script skips the next word after when it looks for the first operand (the verb), grouped short flags
+/// ending with one of them (`-qj`) included.
 private func valueTakingNames(_ options: [OptionSpec]) -> (long: String, short: String) {
     let names = options.filter { $0.value != nil }.flatMap(\.names)
     return (names.filter { $0.hasPrefix("--") }.joined(separator: " "), names.filter { !$0.hasPrefix("--") }.joined(separator: " "))
