@@ -65,28 +65,7 @@ final class StreamingQualityTests: XCTestCase {
 
     /// A JPEG of a seeded noisy gradient, `width`×`height`, compressed by TurboJPEG with `sampling`.
     func makeJPEG(width: Int, height: Int, sampling: TJSAMP, seed: UInt64) throws -> String {
-        var rng = SplitMix64(seed: seed)
-        var rgb = [UInt8](repeating: 0, count: width * height * 3)
-        for y in 0..<height {
-            for x in 0..<width {
-                let i = 3 * (y * width + x)
-                rgb[i] = UInt8((x * 255 / max(width - 1, 1) + Int(rng.next() % 40)) % 256)
-                rgb[i + 1] = UInt8((y * 255 / max(height - 1, 1) + Int(rng.next() % 40)) % 256)
-                rgb[i + 2] = UInt8(rng.next() % 256)
-            }
-        }
-        let tj = try XCTUnwrap(tjInitCompress())
-        defer { tjDestroy(tj) }
-        var out: UnsafeMutablePointer<UInt8>?
-        var size: UInt = 0
-        let rc = tjCompress2(tj, rgb, Int32(width), 0, Int32(height), Int32(TJPF_RGB.rawValue), &out, &size,
-                             Int32(sampling.rawValue), 90, 0)
-        XCTAssertEqual(rc, 0)
-        defer { tjFree(out) }
-        let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("yuvconv-quality-\(width)x\(height)-\(sampling.rawValue)-\(getpid()).jpg")
-        try Data(bytes: out!, count: Int(size)).write(to: url)
-        return url.path
+        try makeNoisyJPEG(width: width, height: height, sampling: sampling, seed: seed)
     }
 
     /// Every TurboJPEG sampling (4:4:4, 4:2:2, 4:2:0, grey, 4:4:0, 4:1:1) on sizes that reach every edge

@@ -219,6 +219,30 @@ int yc_read_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count);
 /// holds (the last band may reach below the picture: crop to height), or -1 on failure.
 int yc_read_raw_band(yc_decoder *dec, uint8_t *const planes[3], const size_t strides[3]);
 
+/// The direct path's inverse DCT on another thread (yc_jpeg_idct.c): yc_read_raw_band_deferred decodes a band as
+/// yc_read_raw_band does, but leaves each block's inverse DCT in `queue` (its coefficients and where it goes),
+/// and yc_idct_queue_run — on any one thread, before the band's samples are read, while the decoder may already
+/// decode the next band into other planes — writes those samples, the same bytes yc_read_raw_band would have.
+/// A queue lives in a caller's buffer of yc_idct_queue_bytes (64-byte aligned) and holds `imcu_rows` bands;
+/// a full queue has the rest done at once. yc_idct_queue_bytes is 0 when this decoder's blocks cannot be
+/// queued (not a started raw decoder); yc_idct_queue_init NULL for a buffer that does not fit.
+/// yc_idct_queue_begin empties a queue for the next band (its last band's run: its slot is free again), whose
+/// iMCU rows yc_read_raw_band_deferred then adds, each in turn.
+typedef struct yc_idct_queue yc_idct_queue;
+size_t yc_idct_queue_bytes(const yc_decoder *dec, int imcu_rows);
+yc_idct_queue *yc_idct_queue_init(yc_decoder *dec, void *buffer, size_t bytes, int imcu_rows);
+void yc_idct_queue_begin(yc_idct_queue *queue);
+int yc_read_raw_band_deferred(yc_decoder *dec, uint8_t *const planes[3], const size_t strides[3], yc_idct_queue *queue);
+void yc_idct_queue_run(yc_idct_queue *queue);
+/// A piece of a queue's work (a few dozen blocks) for the decoding thread while it waits for the converting
+/// one, whose yc_idct_queue_run then waits for that piece: 1 when it did one, 0 when none is left. The queue's
+/// band must have been handed on (filled, and not filled again since).
+int yc_idct_queue_share(yc_idct_queue *queue);
+/// Blocks waiting in the queue.
+size_t yc_idct_queue_count(const yc_idct_queue *queue);
+/// Over the process so far: blocks queued, and pieces the decoding thread shared (for tests).
+void yc_idct_counts(unsigned long long *queued, unsigned long long *shared);
+
 /// A 4:2:0 YCbCr decoder's next `count` rows as planes (info.ycc420): luma rows at y, yStride apart, and the
 /// chroma rows yc_ycc420_rgbx reads for them — every chroma row from ⌊first/2⌋ − 1 to ⌊(first + count − 1)/2⌋ + 1
 /// (first: the rows read before), the picture's first and last repeated past its edges — at cb and cr,
