@@ -77,8 +77,8 @@ struct yc_decoder {
     struct yc_jpeg_err jerr;
     struct jpeg_progress_mgr progress;
     int jpeg_created, jpeg_started;
-    // The queue yc_read_raw_band_deferred's call fills (yc_jpeg_idct.c), during that call only.
-    struct yc_idct_queue *idct_queue;
+    // The ring yc_read_raw_band_deferred's call fills (yc_jpeg_idct.c), during that call only.
+    struct yc_idct_ring *idct_ring;
     uint8_t *exif;       // the first APP1 Exif segment's body ("Exif\0\0", then TIFF data), for the orientation
     size_t exif_length;
     int exif_second_said;   // a second Exif segment was said (once)

@@ -264,25 +264,26 @@ public final class ImageDecoder {
                 Array([Int(i.jpeg_v_samp.0), Int(i.jpeg_v_samp.1), Int(i.jpeg_v_samp.2)].prefix(n)))
     }
 
-    /// The bytes of a queue that holds `bands` iMCU rows' inverse DCTs (`readRawBand(…deferringTo:)`), or 0 when
+    /// The bytes of a ring that holds `rows` iMCU rows' inverse DCTs (`readRawBand(…deferringTo:)`), or 0 when
     /// this decoder's cannot be deferred.
-    public func idctQueueBytes(bands: Int) -> Int { yc_idct_queue_bytes(handle, Int32(bands)) }
+    public func idctRingBytes(rows: Int) -> Int { yc_idct_ring_bytes(handle, Int32(rows)) }
 
-    /// A queue for `bands` iMCU rows in `buffer` (`idctQueueBytes` bytes, 64-byte aligned), or nil.
-    public func makeIDCTQueue(in buffer: UnsafeMutableRawPointer, bytes: Int, bands: Int) -> OpaquePointer? {
-        yc_idct_queue_init(handle, buffer, bytes, Int32(bands))
+    /// A ring for `rows` iMCU rows and the bands of `slots` slots in `buffer` (`idctRingBytes` bytes, 64-byte
+    /// aligned), or nil.
+    public func makeIDCTRing(in buffer: UnsafeMutableRawPointer, bytes: Int, rows: Int, slots: Int) -> OpaquePointer? {
+        yc_idct_ring_init(handle, buffer, bytes, Int32(rows), Int32(slots))
     }
 
-    /// Empties `queue` for the next band (the band it held was run: its slot is free).
-    public static func beginIDCT(_ queue: OpaquePointer) { yc_idct_queue_begin(queue) }
+    /// Starts the band of `slot` in `ring` (the band it held before was run: the slot is free).
+    public static func beginIDCT(_ ring: OpaquePointer, slot: Int) { yc_idct_ring_begin(ring, Int32(slot)) }
 
-    /// Writes the samples of the blocks `queue` holds and empties it: on the thread that reads the band next,
-    /// while this decoder may be decoding another band into other planes.
-    public static func runIDCT(_ queue: OpaquePointer) { yc_idct_queue_run(queue) }
+    /// Writes the samples of the blocks `ring` holds for `slot`'s band and gives their room back: on the one thread
+    /// that reads the bands next, in the order they were read, while this decoder may be decoding another band.
+    public static func runIDCT(_ ring: OpaquePointer, slot: Int) { yc_idct_ring_run(ring, Int32(slot)) }
 
-    /// A piece of `queue`'s work, on the decoding thread while it waits for the converting one (whose `runIDCT`
-    /// waits for it): false when none is left.
-    public static func shareIDCT(_ queue: OpaquePointer) -> Bool { yc_idct_queue_share(queue) != 0 }
+    /// A piece of `slot`'s band's work, on the decoding thread while it waits for the converting one (whose
+    /// `runIDCT` waits for it): false when none is left.
+    public static func shareIDCT(_ ring: OpaquePointer, slot: Int) -> Bool { yc_idct_ring_share(ring, Int32(slot)) != 0 }
 
     /// Over the process so far: blocks whose inverse DCT was deferred, and pieces of it the decoding thread did.
     static var idctCounts: (queued: UInt64, shared: UInt64) {
@@ -292,9 +293,10 @@ public final class ImageDecoder {
     }
 
     /// Decodes the next iMCU row of planes; returns the luma rows it holds (may reach below the picture).
-    /// With a queue (`makeIDCTQueue`), the samples are written only by `runIDCT` of it (yc_jpeg_idct.c).
+    /// With a ring (`makeIDCTRing`), the samples of the blocks it takes, as `slot`'s band, are written only by
+    /// `runIDCT` (yc_jpeg_idct.c).
     public func readRawBand(planes: [UnsafeMutablePointer<UInt8>], strides: [Int],
-                            deferringTo queue: OpaquePointer? = nil) throws(DecodeError) -> Int {
+                            deferringTo ring: OpaquePointer? = nil, slot: Int = 0) throws(DecodeError) -> Int {
         var p: (UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<UInt8>?) =
             (planes[0], planes.count > 1 ? planes[1] : nil, planes.count > 2 ? planes[2] : nil)
         var st: (Int, Int, Int) = (strides[0], strides.count > 1 ? strides[1] : 0, strides.count > 2 ? strides[2] : 0)
@@ -302,7 +304,7 @@ public final class ImageDecoder {
             withUnsafePointer(to: &st) { sp in
                 pp.withMemoryRebound(to: UnsafeMutablePointer<UInt8>?.self, capacity: 3) { planesPtr in
                     sp.withMemoryRebound(to: Int.self, capacity: 3) { stridesPtr in
-                        yc_read_raw_band_deferred(handle, planesPtr, stridesPtr, queue)
+                        yc_read_raw_band_deferred(handle, planesPtr, stridesPtr, ring, Int32(slot))
                     }
                 }
             }

@@ -8,12 +8,13 @@ import YUVCore
 /// The direct path's inverse DCT on the converting thread (yc_jpeg_idct.c): libjpeg's own method on each block,
 /// only later and elsewhere, so the bytes are those of the decode that runs it in line.
 final class DeferredIDCTTests: XCTestCase {
-    /// Every sampling, baseline and progressive, one band and many, widths where a band holds several iMCU rows
-    /// (the queue takes the first, the rest run in line) and odd edges: a threaded conversion — its converting
-    /// thread running the queues, or (forced) the decoding thread sharing them after every band — gives the bytes
-    /// of the conversion in turn on one thread, which queues nothing. The counts show both ways were taken.
+    /// Every sampling, baseline and progressive, one band and many, odd edges: a threaded conversion — its
+    /// converting thread running the queued blocks, or (forced) the decoding thread sharing them after every band,
+    /// with the ring as sized or of one iMCU row (most blocks find it full and run at once; bands wrap around its
+    /// end) — gives the bytes of the conversion in turn on one thread, which queues nothing. The counts show the
+    /// queue and the sharing were used.
     func testDeferredInverseDCTGivesTheBytesOfTheInlineDecode() throws {
-        defer { BandPipeline.helpAfterEveryBand = false }
+        defer { (BandPipeline.helpAfterEveryBand, JPEGPlanesSource.idctRingRows) = (false, nil) }
         let samplings = [TJSAMP_444, TJSAMP_422, TJSAMP_420, TJSAMP_GRAY, TJSAMP_440, TJSAMP_411]
         let specs = [ConversionSpec(matrix: .bt601, range: .full), ConversionSpec(matrix: .bt709, range: .limited)]
         let before = ImageDecoder.idctCounts
@@ -25,10 +26,10 @@ final class DeferredIDCTTests: XCTestCase {
                     for spec in specs {
                         BandPipeline.helpAfterEveryBand = false
                         let inTurn = try convertFile(path: path, spec: spec, layout: .yuv420p, options: DecodeOptions(jpegPath: .direct, pipelined: false))
-                        for helps in [false, true] {
-                            BandPipeline.helpAfterEveryBand = helps
+                        for (helps, ringRows) in [(false, nil), (true, nil), (false, 1), (true, 1)] as [(Bool, Int?)] {
+                            (BandPipeline.helpAfterEveryBand, JPEGPlanesSource.idctRingRows) = (helps, ringRows)
                             let threaded = try convertFile(path: path, spec: spec, layout: .yuv420p, options: DecodeOptions(jpegPath: .direct))
-                            let what = "\(w)x\(h) sampling \(sampling.rawValue) flags \(flags) \(spec) helps \(helps)"
+                            let what = "\(w)x\(h) sampling \(sampling.rawValue) flags \(flags) \(spec) helps \(helps) ring \(ringRows ?? 0)"
                             XCTAssertEqual(threaded.report.path, "direct YCbCr", what)
                             XCTAssertEqual(Array(threaded.image.yPlane), Array(inTurn.image.yPlane), what)
                             XCTAssertEqual(threaded.image.uPlane, inTurn.image.uPlane, what)

@@ -220,26 +220,25 @@ int yc_read_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count);
 int yc_read_raw_band(yc_decoder *dec, uint8_t *const planes[3], const size_t strides[3]);
 
 /// The direct path's inverse DCT on another thread (yc_jpeg_idct.c): yc_read_raw_band_deferred decodes a band as
-/// yc_read_raw_band does, but leaves each block's inverse DCT in `queue` (its coefficients and where it goes),
-/// and yc_idct_queue_run — on any one thread, before the band's samples are read, while the decoder may already
-/// decode the next band into other planes — writes those samples, the same bytes yc_read_raw_band would have.
-/// A queue lives in a caller's buffer of yc_idct_queue_bytes (64-byte aligned) and holds `imcu_rows` bands;
-/// a full queue has the rest done at once. yc_idct_queue_bytes is 0 when this decoder's blocks cannot be
-/// queued (not a started raw decoder); yc_idct_queue_init NULL for a buffer that does not fit.
-/// yc_idct_queue_begin empties a queue for the next band (its last band's run: its slot is free again), whose
-/// iMCU rows yc_read_raw_band_deferred then adds, each in turn.
-typedef struct yc_idct_queue yc_idct_queue;
-size_t yc_idct_queue_bytes(const yc_decoder *dec, int imcu_rows);
-yc_idct_queue *yc_idct_queue_init(yc_decoder *dec, void *buffer, size_t bytes, int imcu_rows);
-void yc_idct_queue_begin(yc_idct_queue *queue);
-int yc_read_raw_band_deferred(yc_decoder *dec, uint8_t *const planes[3], const size_t strides[3], yc_idct_queue *queue);
-void yc_idct_queue_run(yc_idct_queue *queue);
-/// A piece of a queue's work (a few dozen blocks) for the decoding thread while it waits for the converting
-/// one, whose yc_idct_queue_run then waits for that piece: 1 when it did one, 0 when none is left. The queue's
-/// band must have been handed on (filled, and not filled again since).
-int yc_idct_queue_share(yc_idct_queue *queue);
-/// Blocks waiting in the queue.
-size_t yc_idct_queue_count(const yc_idct_queue *queue);
+/// yc_read_raw_band does, but leaves each block's inverse DCT (its coefficients and where it goes) in `ring`, as
+/// part of slot `slot`'s band; yc_idct_ring_run(ring, slot) — on the one thread that converts the bands, in the
+/// order they were read, before the band's samples are read, while the decoder may already decode the next band
+/// into other planes — writes those samples, the same bytes yc_read_raw_band would have, and gives the band's
+/// room in the ring back. yc_idct_ring_begin starts slot `slot`'s next band (the slot free: its band before was
+/// run), whose iMCU rows yc_read_raw_band_deferred then adds, each in turn; yc_idct_ring_share runs a piece of a
+/// band handed on, for the decoding thread while it waits for a slot (the run then waits for that piece): 1
+/// when it did one, 0 when none is left. A block that finds the ring full is run at once.
+/// The ring lives in a caller's buffer of yc_idct_ring_bytes (64-byte aligned) and holds `imcu_rows` iMCU rows;
+/// yc_idct_ring_bytes is 0 when this decoder's blocks cannot be queued (not a started raw decoder), and
+/// yc_idct_ring_init NULL for a buffer that does not fit or more than 8 slots.
+typedef struct yc_idct_ring yc_idct_ring;
+size_t yc_idct_ring_bytes(const yc_decoder *dec, int imcu_rows);
+yc_idct_ring *yc_idct_ring_init(yc_decoder *dec, void *buffer, size_t bytes, int imcu_rows, int slots);
+void yc_idct_ring_begin(yc_idct_ring *ring, int slot);
+int yc_read_raw_band_deferred(yc_decoder *dec, uint8_t *const planes[3], const size_t strides[3], yc_idct_ring *ring,
+                              int slot);
+void yc_idct_ring_run(yc_idct_ring *ring, int slot);
+int yc_idct_ring_share(yc_idct_ring *ring, int slot);
 /// Over the process so far: blocks queued, and pieces the decoding thread shared (for tests).
 void yc_idct_counts(unsigned long long *queued, unsigned long long *shared);
 

@@ -26,10 +26,14 @@ final class JPEGPlanesSource: BandSource {
     private var ledger: Ledger?
     /// The bytes libjpeg holds for a progressive JPEG's coefficients, recorded in the ledger.
     private var coefficients = 0
-    /// Per slot (threaded, unturned, unmeasured): the inverse DCTs of the band decoded into it, which the converting thread runs before it converts the band, or the decoding thread while
-    /// it waits for a slot (yc_jpeg_idct.c): the entropy decoding, the one part that cannot be shared, is then
-    /// less of the decoding thread's work.
-    private var idctQueues: [(queue: OpaquePointer, buffer: UnsafeMutableRawPointer, bytes: Int)] = []
+    /// Threaded, unturned, unmeasured: the inverse DCTs of the bands decoded and not yet converted, which the
+    /// converting thread runs before it converts a band, or the decoding thread while it waits for a slot
+    /// (yc_jpeg_idct.c): the entropy decoding, the one part that cannot be shared, is then less of the decoding
+    /// thread's work.
+    private var idctRing: (ring: OpaquePointer, buffer: UnsafeMutableRawPointer, bytes: Int)?
+    private var slotCount = 0
+    /// Tests only: the ring's iMCU rows (1: most blocks find it full, and a band's run wraps around its end).
+    nonisolated(unsafe) static var idctRingRows: Int?
     /// The slot the decoding thread filled last.
     private var lastSlot = 0
     /// Per slot, per component: `group` iMCU rows of the decoder's planes, stacked.
@@ -102,22 +106,17 @@ final class JPEGPlanesSource: BandSource {
                     return (ledger.allocateBytes(bytes), bytes)
                 }
             }
-            // A whole band's blocks a slot: two bytes a sample of the band, twice its planes (0.9 MB a slot at 4032
-            // wide). A queue of one iMCU row a slot (the rest of a band run at once here) took a quarter of that,
-            // and lost most of the time saved on the 100 MP photo of `make bench-e2e`.
-            let queueBytes = decoder.idctQueueBytes(bands: group)
-            if count > 1 && quality == nil && queueBytes > 0 {
-                for _ in 0..<count {
-                    let buffer = ledger.allocate(queueBytes)
-                    guard let queue = decoder.makeIDCTQueue(in: buffer, bytes: queueBytes, bands: group) else {
-                        ledger.deallocate(buffer, bytes: queueBytes)
-                        break
-                    }
-                    idctQueues.append((queue, buffer, queueBytes))
-                }
-                if idctQueues.count < count {
-                    for q in idctQueues { ledger.deallocate(q.buffer, bytes: q.bytes) }
-                    idctQueues = []
+            // A band and an iMCU row: the band the converting thread runs while the next one is decoded (a band's
+            // room is back once it is run), two bytes a sample and 16 a block, about 1.1 MB at 4032 wide. Rings of
+            // two and three bands were no faster on the photos of `make bench-e2e`.
+            let rows = Self.idctRingRows ?? group + 1, ringBytes = decoder.idctRingBytes(rows: rows)
+            if count > 1 && quality == nil && ringBytes > 0 {
+                let buffer = ledger.allocate(ringBytes)
+                if let ring = decoder.makeIDCTRing(in: buffer, bytes: ringBytes, rows: rows, slots: count) {
+                    idctRing = (ring, buffer, ringBytes)
+                    slotCount = count
+                } else {
+                    ledger.deallocate(buffer, bytes: ringBytes)
                 }
             }
             return
@@ -170,13 +169,13 @@ final class JPEGPlanesSource: BandSource {
     func produce(slot: Int, row: Int, count: Int) throws {
         guard turn.isIdentity else { return }
         lastSlot = slot
-        if !idctQueues.isEmpty { ImageDecoder.beginIDCT(idctQueues[slot].queue) }
+        if let idctRing { ImageDecoder.beginIDCT(idctRing.ring, slot: slot) }
         var decoded = 0
         while decoded < count {
             let k = decoded / raw.bandRows
             let at = (0..<raw.components).map { slots[slot][$0].pointer + k * raw.planeRows[$0] * raw.planeWidth[$0] }
             _ = try decoder.readRawBand(planes: at, strides: raw.planeWidth,
-                                        deferringTo: idctQueues.isEmpty ? nil : idctQueues[slot].queue)
+                                        deferringTo: idctRing?.ring, slot: slot)
             decoded += raw.bandRows
         }
         if quality != nil {
@@ -187,8 +186,8 @@ final class JPEGPlanesSource: BandSource {
     /// While the decoder waits for a slot: the inverse DCTs of the bands handed on, oldest first (the conversion
     /// is behind), or (the quality stage is behind) the next band's RGB rows.
     func help() -> Bool {
-        if !idctQueues.isEmpty {
-            for k in 1...idctQueues.count where ImageDecoder.shareIDCT(idctQueues[(lastSlot + k) % idctQueues.count].queue) {
+        if let idctRing {
+            for k in 1...slotCount where ImageDecoder.shareIDCT(idctRing.ring, slot: (lastSlot + k) % slotCount) {
                 return true
             }
             return false
@@ -223,7 +222,7 @@ final class JPEGPlanesSource: BandSource {
 
     func convert(slot: Int, row: Int, count: Int, into band: BandBuffer) -> Range<Int> {
         if driver == nil { driver = makeDriver() }
-        if !idctQueues.isEmpty { ImageDecoder.runIDCT(idctQueues[slot].queue) }
+        if let idctRing { ImageDecoder.runIDCT(idctRing.ring, slot: slot) }
         let (planes, strides): ([UnsafeMutablePointer<UInt8>], [Int])
         var above: (cb: UnsafePointer<UInt8>, cr: UnsafePointer<UInt8>)?, lumaAbove: UnsafePointer<UInt8>?
         if turn.isIdentity {
@@ -299,7 +298,7 @@ final class JPEGPlanesSource: BandSource {
         for p in upright { ledger?.deallocate(UnsafeMutableRawPointer(p.pointer), bytes: p.bytes) }
         for p in carry { ledger?.deallocate(UnsafeMutableRawPointer(p.pointer), bytes: p.bytes) }
         for p in stored { ledger?.deallocate(UnsafeMutableRawPointer(p.pointer), bytes: p.bytes) }
-        for q in idctQueues { ledger?.deallocate(q.buffer, bytes: q.bytes) }
+        if let idctRing { ledger?.deallocate(idctRing.buffer, bytes: idctRing.bytes) }
         if coefficients > 0 { ledger?.record(-coefficients) }
     }
 }
