@@ -39,6 +39,7 @@ if [ -n "${BASE_BIN:-}" ]; then
   add base      base.nv12     "$BASE_BIN" photo12.jpg -o base.nv12 -q
   add base_png  base_png.nv12 "$BASE_BIN" photo12.png -o base_png.nv12 -q
   add base_444  base444.nv12  "$BASE_BIN" photo12_444.jpg -o base444.nv12 -q --jpeg-path direct
+  add base_100  base100.nv12  "$BASE_BIN" photo100.jpg -o base100.nv12 -q
 fi
 # tjbench decodes in memory, over and over; its "Decomp to YUV" frame rate becomes a time for one decode, once
 # a round.
@@ -73,8 +74,10 @@ if [ -n "${BASE_BIN:-}" ]; then
   row "BASE_BIN: 12 MP JPEG -> NV12" "$(ms ${T[base]})" "$(mib ${R[base]})" "$(ratio ${T[ours]} ${T[base]})"
   row "BASE_BIN: 12 MP PNG -> NV12" "$(ms ${T[base_png]})" "$(mib ${R[base_png]})" "$(ratio ${T[ours_png]} ${T[base_png]})"
   row "BASE_BIN: 4:4:4 JPEG -> NV12" "$(ms ${T[base_444]})" "$(mib ${R[base_444]})" "$(ratio ${T[ours_444]} ${T[base_444]})"
-  printf '{"ratio_vs_base_jpeg": %s, "ratio_vs_base_png": %s, "ratio_vs_base_444": %s}\n' \
-    "$(ratio ${T[ours]} ${T[base]} | tr -d x)" "$(ratio ${T[ours_png]} ${T[base_png]} | tr -d x)" "$(ratio ${T[ours_444]} ${T[base_444]} | tr -d x)"
+  row "BASE_BIN: 100 MP JPEG -> NV12" "$(ms ${T[base_100]})" "$(mib ${R[base_100]})" "$(ratio ${T[ours_100]} ${T[base_100]})"
+  printf '{"ratio_vs_base_jpeg": %s, "ratio_vs_base_png": %s, "ratio_vs_base_444": %s, "ratio_vs_base_100mp": %s}\n' \
+    "$(ratio ${T[ours]} ${T[base]} | tr -d x)" "$(ratio ${T[ours_png]} ${T[base_png]} | tr -d x)" "$(ratio ${T[ours_444]} ${T[base_444]} | tr -d x)" \
+    "$(ratio ${T[ours_100]} ${T[base_100]} | tr -d x)"
 fi
 printf '{"ours_ms": %s, "ours_peak_mib": %s, "ffmpeg_ms": %s, "ffmpeg_peak_mib": %s, "djpeg_ms": %s, "tjbench_yuv_ms": %s, "tj_process_ms": %s, "magick_ms": %s, "ratio_vs_ffmpeg": %s, "ratio_vs_djpeg": %s, "ratio_vs_tjbench": %s, "ratio_vs_tj_process": %s, "png_ours_ms": %s, "png_decode_ms": %s, "ratio_png_vs_libpng": %s, "png_peak_mib": %s, "ours_100mp_peak_mib": %s, "ours_444_ms": %s, "ratio_444_vs_rgb_path": %s, "ratio_444_vs_djpeg": %s}\n' \
   "$(ms ${T[ours]})" "$(mib ${R[ours]})" "$(ms ${T[ffmpeg]})" "$(mib ${R[ffmpeg]})" "$(ms ${T[djpeg]})" "$(ms $tj_s)" "$(ms ${T[tjonce]})" "$(ms ${T[magick]})" \
