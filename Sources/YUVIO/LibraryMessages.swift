@@ -106,7 +106,14 @@ enum LibraryMessages {
         ("unhandled critical chunk", { m in
             "the PNG needs a chunk libpng does not know (\(chunk(m))) to be read: a newer format or a damaged file" }),
         ("PNG unsigned integer out of range", { _ in "a PNG header value is out of range: the file is damaged" }),
-        ("Not enough image data", { _ in "the PNG's image data ends before the picture does: the file is damaged or cut short" }),
+        ("Not enough image data", { m in
+            if let r = m.firstRange(of: "broken off by chunk ") {
+                let name = m[r.upperBound...].prefix { $0 != ")" }
+                return "the PNG's image data ends before the picture does, broken off by a chunk \(name) (a PNG's image "
+                    + "data chunks, IDAT, follow each other): the file is damaged"
+            }
+            return "the PNG's image data ends before the picture does: the file is damaged or cut short"
+        }),
         ("Too much image data", { _ in "the PNG holds more image data than its size: the file is damaged" }),
         ("of image data after the last row", { _ in
             "the PNG's image data goes on far past its last row (a decompression bomb, or damage): refused" }),

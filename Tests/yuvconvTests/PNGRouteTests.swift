@@ -284,6 +284,31 @@ final class PNGRouteTests: CLITestCase {
         }
     }
 
+    /// Image data broken off by another chunk before the picture is whole (a PNG's IDAT chunks follow each other)
+    /// is refused on both routes naming that chunk — one PNG does not define (`ZZZZ`, which libpng turns away only
+    /// as not enough image data) and one it does (`tEXt`) — while data merely cut short, with IEND next, says
+    /// only that; no output either way.
+    func testImageDataBrokenOffByAChunkNamesIt() throws {
+        func be32(_ v: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: v >> $0) } }
+        var raw: [UInt8] = []
+        for y in 0..<8 { raw.append(0); for x in 0..<24 { raw.append(UInt8((x * 9 + y * 5) & 255)) } }
+        let z = zlibStored(raw), half = z.count / 2
+        let head = pngSignature + pngChunk("IHDR", be32(8) + be32(8) + [8, 2, 0, 0, 0]) + pngChunk("IDAT", Array(z[..<half]))
+        for (name, between) in [("ZZZZ", pngChunk("ZZZZ", Array("hello".utf8))), ("tEXt", pngChunk("tEXt", Array("a\0b".utf8))),
+                                ("", [UInt8]())] {
+            let file = "broken-\(name.isEmpty ? "short" : name).png"
+            try Data(head + between + (name.isEmpty ? [] : pngChunk("IDAT", Array(z[half...]))) + pngChunk("IEND", []))
+                .write(to: work.appendingPathComponent(file))
+            for (route, env) in [("own", [String: String]()), ("libpng", ["YUVCONV_PNG_LIBPNG": "1"])] {
+                let r = try launch(binary, [file, "-o", "out.nv12"], environment: env, stdin: .null)
+                XCTAssertEqual(r.status, 1, "\(file) \(route): \(r.stderr)")
+                XCTAssertTrue(r.stderr.contains("\(file): the PNG's image data ends before the picture does"), "\(route): \(r.stderr)")
+                XCTAssertEqual(r.stderr.contains("broken off by a chunk \(name) ("), !name.isEmpty, "\(file) \(route): \(r.stderr)")
+                XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("out.nv12").path), "\(file) \(route)")
+            }
+        }
+    }
+
     /// A wrong Adler-32 is an error on both routes wherever its bytes lie. libpng makes one more inflate call after
     /// the last row's data and skips the rest, so a checksum in an IDAT chunk of its own was only a warning, and
     /// one cut over several chunks (as fixed-size IDAT writers cut it) was never compared: exit 0 without a word,
