@@ -16,6 +16,7 @@
 // space is free again once all of its blocks are run. A block that finds the ring full is run at once, so a
 // ring sized wrong costs speed, never samples.
 #include "yc_decode_internal.h"
+#include "yc_cpu.h"
 
 #include <sched.h>
 #include <stdatomic.h>
@@ -82,6 +83,15 @@ static int queueable(const yc_decoder *dec) {
     const struct jpeg_decompress_struct *j = &dec->jpeg;
     if (!dec->info.raw || !dec->jpeg_started || j->num_components < 1 || j->num_components > 4 || !j->idct) return 0;
     if (j->scale_num != j->scale_denom) return 0;
+#if defined(__x86_64__)
+    // libjpeg-turbo keeps its choice of SIMD rows per thread, and before 2.1.5.1 and 3.0 (its commit 267e0964,
+    // which Debian's 2.1.5-2 carries) a method called on a thread that never chose takes the AVX2 rows: called
+    // on the converting thread, it needs a CPU that has them. libjpeg's integer inverse DCT gives the same samples
+    // from its C, SSE2 and AVX2 rows, so the choice never changes a byte.
+    if (yc_cpu_best_tier() < YC_TIER_AVX2) return 0;
+#elif !defined(__aarch64__)
+    return 0;   // (on 64-bit ARM every CPU has the NEON rows libjpeg-turbo takes)
+#endif
     const struct yc_inverse_dct *idct = (const struct yc_inverse_dct *)j->idct;
     for (int c = 0; c < j->num_components; c++) if (!idct->inverse_DCT[c]) return 0;
     return 1;
@@ -117,11 +127,13 @@ yc_idct_ring *yc_idct_ring_init(yc_decoder *dec, void *buffer, size_t bytes, int
     return r;
 }
 
-// Blocks queued and pieces shared, over the process (tests: the ring is in use, and shared).
-static atomic_ullong blocks_queued, pieces_shared;
+// Blocks queued, blocks run and pieces shared, over the process (tests: the ring is in use and shared, and runs
+// every block it takes once).
+static atomic_ullong blocks_queued, blocks_run, pieces_shared;
 
-void yc_idct_counts(unsigned long long *queued, unsigned long long *shared) {
+void yc_idct_counts(unsigned long long *queued, unsigned long long *run, unsigned long long *shared) {
     *queued = atomic_load(&blocks_queued);
+    *run = atomic_load(&blocks_run);
     *shared = atomic_load(&pieces_shared);
 }
 
@@ -200,6 +212,7 @@ static size_t run_chunk(struct yc_idct_ring *r, struct yc_idct_band *b) {
         for (int row = 0; row < DCTSIZE; row++) rows[row] = job->first_row + (size_t)row * stride;
         r->method[job->component](j, &j->comp_info[job->component], r->blocks[i], rows, job->column);
     }
+    atomic_fetch_add_explicit(&blocks_run, end - first, memory_order_relaxed);
     // Release: the samples written (and the blocks read) before the count says so.
     atomic_fetch_add_explicit(&b->done, end - first, memory_order_release);
     return end - first;

@@ -285,11 +285,12 @@ public final class ImageDecoder {
     /// `runIDCT` waits for it): false when none is left.
     public static func shareIDCT(_ ring: OpaquePointer, slot: Int) -> Bool { yc_idct_ring_share(ring, Int32(slot)) != 0 }
 
-    /// Over the process so far: blocks whose inverse DCT was deferred, and pieces of it the decoding thread did.
-    static var idctCounts: (queued: UInt64, shared: UInt64) {
-        var q: UInt64 = 0, s: UInt64 = 0
-        yc_idct_counts(&q, &s)
-        return (q, s)
+    /// Over the process so far: blocks whose inverse DCT was deferred, those run from the ring, and pieces of it
+    /// the decoding thread did.
+    static var idctCounts: (queued: UInt64, run: UInt64, shared: UInt64) {
+        var q: UInt64 = 0, r: UInt64 = 0, s: UInt64 = 0
+        yc_idct_counts(&q, &r, &s)
+        return (q, r, s)
     }
 
     /// Decodes the next iMCU row of planes; returns the luma rows it holds (may reach below the picture).

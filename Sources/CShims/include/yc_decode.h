@@ -229,7 +229,8 @@ int yc_read_raw_band(yc_decoder *dec, uint8_t *const planes[3], const size_t str
 /// band handed on, for the decoding thread while it waits for a slot (the run then waits for that piece): 1
 /// when it did one, 0 when none is left. A block that finds the ring full is run at once.
 /// The ring lives in a caller's buffer of yc_idct_ring_bytes (64-byte aligned) and holds `imcu_rows` iMCU rows;
-/// yc_idct_ring_bytes is 0 when this decoder's blocks cannot be queued (not a started raw decoder), and
+/// yc_idct_ring_bytes is 0 when this decoder's blocks cannot be queued (not a started raw decoder; on x86-64 a
+/// CPU without AVX2, whose libjpeg-turbo rows a thread that never chose them may not run), and
 /// yc_idct_ring_init NULL for a buffer that does not fit or more than 8 slots.
 typedef struct yc_idct_ring yc_idct_ring;
 size_t yc_idct_ring_bytes(const yc_decoder *dec, int imcu_rows);
@@ -239,8 +240,9 @@ int yc_read_raw_band_deferred(yc_decoder *dec, uint8_t *const planes[3], const s
                               int slot);
 void yc_idct_ring_run(yc_idct_ring *ring, int slot);
 int yc_idct_ring_share(yc_idct_ring *ring, int slot);
-/// Over the process so far: blocks queued, and pieces the decoding thread shared (for tests).
-void yc_idct_counts(unsigned long long *queued, unsigned long long *shared);
+/// Over the process so far: blocks queued, blocks run from the ring, and pieces the decoding thread shared (for
+/// tests).
+void yc_idct_counts(unsigned long long *queued, unsigned long long *run, unsigned long long *shared);
 
 /// A 4:2:0 YCbCr decoder's next `count` rows as planes (info.ycc420): luma rows at y, yStride apart, and the
 /// chroma rows yc_ycc420_rgbx reads for them — every chroma row from ⌊first/2⌋ − 1 to ⌊(first + count − 1)/2⌋ + 1
