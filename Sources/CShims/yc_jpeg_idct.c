@@ -57,9 +57,8 @@ struct yc_idct_ring {
     int slots;
     struct yc_idct_band band[YC_IDCT_SLOTS];
     int filling;            // the slot yc_read_raw_band_deferred adds to
-    int configured;         // method and stride are set (by the first band's read)
     size_t stride[4];       // each component's row stride in the bands
-    yc_idct_method method[4];
+    yc_idct_method method[4];   // libjpeg's, set by the first band's read (NULL before)
     struct yc_idct_job *jobs;
     JCOEF (*blocks)[DCTSIZE2];
 };
@@ -101,11 +100,15 @@ static size_t ring_capacity(const yc_decoder *dec, int imcu_rows) {
     return blocks_per_imcu_row(&dec->jpeg) * (size_t)imcu_rows;
 }
 
+// Where a ring of `blocks` keeps its blocks: after the header and the jobs, 64-byte aligned.
+static size_t blocks_offset(size_t blocks) {
+    return YC_IDCT_HEADER + ((blocks * sizeof(struct yc_idct_job) + 63) & ~(size_t)63);
+}
+
 size_t yc_idct_ring_bytes(const yc_decoder *dec, int imcu_rows) {
     if (!queueable(dec) || imcu_rows < 1) return 0;
     const size_t blocks = ring_capacity(dec, imcu_rows);
-    const size_t jobs = (blocks * sizeof(struct yc_idct_job) + 63) & ~(size_t)63;
-    return YC_IDCT_HEADER + jobs + blocks * sizeof(JCOEF) * DCTSIZE2;
+    return blocks_offset(blocks) + blocks * sizeof(JCOEF) * DCTSIZE2;
 }
 
 yc_idct_ring *yc_idct_ring_init(yc_decoder *dec, void *buffer, size_t bytes, int imcu_rows, int slots) {
@@ -122,8 +125,7 @@ yc_idct_ring *yc_idct_ring_init(yc_decoder *dec, void *buffer, size_t bytes, int
         atomic_init(&r->band[s].done, 0);
     }
     r->jobs = (struct yc_idct_job *)((uint8_t *)buffer + YC_IDCT_HEADER);
-    r->blocks = (JCOEF (*)[DCTSIZE2])((uint8_t *)buffer + YC_IDCT_HEADER +
-                                      ((r->capacity * sizeof(struct yc_idct_job) + 63) & ~(size_t)63));
+    r->blocks = (JCOEF (*)[DCTSIZE2])((uint8_t *)buffer + blocks_offset(r->capacity));
     return r;
 }
 
@@ -169,20 +171,20 @@ int yc_read_raw_band_deferred(yc_decoder *dec, uint8_t *const planes[3], const s
                               int slot) {
     if (!r) return yc_read_raw_band(dec, planes, strides);
     if (dec->failed) return -1;
-    if (!queueable(dec) || r->dec != dec || slot < 0 || slot >= r->slots) {
-        yc_set_error(dec, "not a raw decoder");
+    // (The ring was made for this decoder, which was queueable then: yc_idct_ring_init.)
+    if (r->dec != dec || slot < 0 || slot >= r->slots) {
+        yc_set_error(dec, "not this decoder's ring");
         return -1;
     }
     struct jpeg_decompress_struct *j = &dec->jpeg;
     struct yc_inverse_dct *idct = (struct yc_inverse_dct *)j->idct;
     // The methods and strides are the ring's from its first band on (the converting thread reads them): a band
     // read with others is read in line.
-    if (!r->configured) {
+    if (!r->method[0]) {
         for (int c = 0; c < j->num_components; c++) {
             r->method[c] = idct->inverse_DCT[c];
             r->stride[c] = strides[c];
         }
-        r->configured = 1;
     }
     for (int c = 0; c < j->num_components; c++)
         if (r->method[c] != idct->inverse_DCT[c] || r->stride[c] != strides[c]) return yc_read_raw_band(dec, planes, strides);

@@ -13,15 +13,16 @@
 
 static void png_error_fn(png_structp png, png_const_charp msg) {
     yc_decoder *dec = png_get_error_ptr(png);
+    // The chunk whose header was read last.
+    const uint8_t *type = dec->png_chunks.header + 4;
     // libpng's "Invalid IHDR data" follows a warning that says what is wrong with the header (the first
     // chunk, so the first warning): a width above its 1,000,000-pixel limit is a valid PNG, not a damaged one.
-    // The image data over before the picture, at a chunk other than the end (a PNG's IDAT chunks follow each other:
-    // one between them ends the data, for libpng and yuvconv's reader alike): said with that chunk, on both routes.
-    const uint8_t *type = dec->png_chunks.header + 4;
     if (strcmp(msg, "Invalid IHDR data") == 0 && dec->warnings > 0 && strstr(dec->first_warning, "IHDR")) {
         char both[YC_MSG];
         snprintf(both, sizeof both, "%s: %s", msg, dec->first_warning);
         yc_set_error(dec, both);
+    // The image data over before the picture, at a chunk other than the end (a PNG's IDAT chunks follow each other:
+    // one between them ends the data, for libpng and yuvconv's reader alike): said with that chunk, on both routes.
     } else if (strcmp(msg, "Not enough image data") == 0 && dec->png_chunks.seen_idat && dec->png_chunks.state >= 2 &&
                memcmp(type, "IDAT", 4) != 0 && memcmp(type, "IEND", 4) != 0) {
         char name[17], with[YC_MSG];

@@ -31,8 +31,7 @@ final class JPEGPlanesSource: BandSource {
     /// (yc_jpeg_idct.c): the entropy decoding, the one part that cannot be shared, is then less of the decoding
     /// thread's work.
     private var idctRing: (ring: OpaquePointer, buffer: UnsafeMutableRawPointer, bytes: Int)?
-    private var slotCount = 0
-    /// Tests only: the ring's iMCU rows (1: most blocks find it full, and a band's run wraps around its end).
+    /// Tests only: the ring's iMCU rows (1: most blocks find it full and run at once).
     nonisolated(unsafe) static var idctRingRows: Int?
     /// The slot the decoding thread filled last.
     private var lastSlot = 0
@@ -114,7 +113,6 @@ final class JPEGPlanesSource: BandSource {
                 let buffer = ledger.allocate(ringBytes)
                 if let ring = decoder.makeIDCTRing(in: buffer, bytes: ringBytes, rows: rows, slots: count) {
                     idctRing = (ring, buffer, ringBytes)
-                    slotCount = count
                 } else {
                     ledger.deallocate(buffer, bytes: ringBytes)
                 }
@@ -187,7 +185,7 @@ final class JPEGPlanesSource: BandSource {
     /// is behind), or (the quality stage is behind) the next band's RGB rows.
     func help() -> Bool {
         if let idctRing {
-            for k in 1...slotCount where ImageDecoder.shareIDCT(idctRing.ring, slot: (lastSlot + k) % slotCount) {
+            for k in 1...slots.count where ImageDecoder.shareIDCT(idctRing.ring, slot: (lastSlot + k) % slots.count) {
                 return true
             }
             return false
