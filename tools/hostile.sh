@@ -1460,6 +1460,21 @@ for o in -:pipe /dev/null:device o.yuv420p10le:file; do
     end
   done
 done
+# ... and before the frame is read, from the header (or --size): the frame was read, a pipe's whole frame taken, to
+# be refused. Here the frame is cut short after 100 bytes, which the run would have said had it read it first.
+for o in -:pipe /dev/null:device; do
+  for i in raw y4m; do
+    begin "yuv-input-stream-held-planes-refused-before-the-frame-${o#*:}-$i"
+    if [ $i = raw ]; then in=(- --size 2048x1024); head -c 100 /dev/zero > a.in
+    else in=(-); { printf 'YUV4MPEG2 W2048 H1024 F25:1 C420jpeg\nFRAME\n'; head -c 100 /dev/zero; } > a.in; fi
+    snap
+    if [ "${o#*:}" = pipe ]; then yc "${in[@]}" -o - -f yuv420p10le --max-memory 4M < a.in > >(cat > /dev/null) 2> "$ERR"
+    else yc "${in[@]}" -o "${o%:*}" -f yuv420p10le --max-memory 4M < a.in > "$OUT" 2> "$ERR"; fi
+    status 1; names '<stdin>'; says 'chroma planes until the luma plane has gone out .* above the limit of 4 MiB for this file \(--max-memory\)'
+    settled
+    end
+  done
+done
 
 begin jpeg-icc-empty-piece
 cp "$CRAFT/icc-empty-piece.jpg" a.jpg; snap

@@ -220,20 +220,28 @@ public enum RawInput {
     /// `besides`: what the caller will hold whole beside the frame (a JPEG output's planes), counted with it
     /// under the same limit, so that a frame it cannot convert is refused before it is read.
     static func checkHeld(_ need: Int, maxMemory: Int?, fileSize: Int?, besides: HeldBeside? = nil,
-                          width: Int = 0, height: Int = 0, range: ColorRange? = nil) throws(DecodeError) {
+                          frame: Frame = Frame(width: 0, height: 0, layout: .yuv420p)) throws(DecodeError) {
         var whole = ImageDecoder.WholeCount(maxMemory: maxMemory, inputBytes: fileSize.map { max($0, need) } ?? 0)
         try whole.check(need, for: "holding the YUV frame")
-        if let besides { try whole.check(besides.bytes(width, height, range), for: besides.what) }
+        if let besides, let held = besides.held(frame) { try whole.check(held.bytes, for: held.what) }
     }
 
-    /// What a caller holds whole beside a frame it reads (`checkHeld`): bytes for a picture's width and height,
-    /// and a Y4M header's range (XCOLORRANGE; nil when it names none, and for a raw frame).
-    public struct HeldBeside: Sendable {
-        public let bytes: @Sendable (Int, Int, ColorRange?) -> Int
-        public let what: String
-        public init(what: String, bytes: @escaping @Sendable (Int, Int, ColorRange?) -> Int) {
-            (self.what, self.bytes) = (what, bytes)
+    /// A frame as its header (or --size and --pix-fmt) describes it, before it is read: its size, its layout, and
+    /// a Y4M header's range (XCOLORRANGE; nil when it names none, and for a raw frame).
+    public struct Frame: Sendable {
+        public let width: Int, height: Int
+        public let layout: PixelLayout
+        public var range: ColorRange?
+        public init(width: Int, height: Int, layout: PixelLayout, range: ColorRange? = nil) {
+            (self.width, self.height, self.layout, self.range) = (width, height, layout, range)
         }
+    }
+
+    /// What a caller holds whole beside a frame it reads (`checkHeld`): bytes for the frame, and what they are
+    /// for (nil: nothing).
+    public struct HeldBeside: Sendable {
+        public let held: @Sendable (Frame) -> (bytes: Int, what: String)?
+        public init(_ held: @escaping @Sendable (Frame) -> (bytes: Int, what: String)?) { self.held = held }
     }
 
     /// What `read` would refuse of a raw frame at `path` before reading it — its size, or a regular file's byte
@@ -269,7 +277,8 @@ public enum RawInput {
                             maxPixels: Int, maxMemory: Int? = nil, besides: HeldBeside? = nil) throws(FileError) -> YUVImage {
         try withInput(path) { (input, _) throws(DecodeError) -> YUVImage in
             let need = try frameBytes(width: width, height: height, layout: layout, maxPixels: maxPixels)
-            try checkHeld(need, maxMemory: maxMemory, fileSize: input.fileSize, besides: besides, width: width, height: height)
+            try checkHeld(need, maxMemory: maxMemory, fileSize: input.fileSize, besides: besides,
+                          frame: Frame(width: width, height: height, layout: layout))
             let what = "\(width)x\(height) \(layout.rawValue) needs \(need) bytes"
             if let problem = sizeProblem(fileSize: input.fileSize, need: need, what: what) { throw problem }
             let bytes = try input.read(need)

@@ -69,11 +69,34 @@ func runRawInput(_ options: Options) -> Int32 {
     }
     // The output's checks before the input is read: a FIFO's writer is not waited for, nor its frame taken, by a
     // run that is refused (a file there without --force, no folder). `AtomicOutput` makes them again when it opens.
+    let destination: AtomicOutput.Destination
     do throws(WriteError) {
-        _ = try AtomicOutput.check(path: written, force: options.force, inputs: [input], protected: protected)
+        destination = try AtomicOutput.check(path: written, force: options.force, inputs: [input], protected: protected)
     } catch {
         printErr("yuvconv: error: \(FileError(output: written, error).cli)")
         return 1
+    }
+    // To a stream (a pipe, a device, standard output), a raw or Y4M output's planes after its luma wait until the
+    // luma has gone out: held whole in part beside the frame, under --max-memory as an image's are (they were not
+    // counted: a 48 MP frame to 10-bit on a pipe held 46 MiB past the limit; a hostile round). Counted with the
+    // frame before it is read, from the output's check (it was counted after the frame was read: a pipe's whole
+    // frame taken to be refused), and again once the output is open.
+    let (depth, alignment, heightAlignment) = (options.depth, options.fileAlignment, options.heightAlignment)
+    let streamedFrame: @Sendable (RawInput.Frame) -> FrameLayout? = { [format] frame in
+        let layout: PixelLayout
+        switch format {
+        case .y4m: return FrameLayout(width: frame.width, height: frame.height,
+                                      pixelLayout: format.layout(bitDepth: depth ?? frame.layout.bitDepth))
+        case .raw(let raw): layout = raw
+        default: return nil
+        }
+        return FrameLayout(width: frame.width, height: frame.height, pixelLayout: layout, alignment: alignment,
+                           heightAlignment: heightAlignment)
+    }
+    let streamHeld: RawInput.HeldBeside? = if case .file = destination { nil } else {
+        RawInput.HeldBeside { frame in
+            streamedFrame(frame).map { (OutputSink.streamHeldBytes($0), OutputSink.streamHeldWhat($0)) }
+        }
     }
     if let why = creationReason(written, makesFolders: false) {
         printErr("yuvconv: error: \(FileError(output: written, reason: why).cli)")
@@ -98,7 +121,7 @@ func runRawInput(_ options: Options) -> Int32 {
             let (img, range, tagged, stream) = try RawInput.readY4M(path: input, maxPixels: options.maxPixels,
                                                                     maxMemory: options.maxMemory,
                                                                     besides: format == .jpeg ? jpegEncoderHeld { header in
-                                                                        y4mSpec(options, header) != jfif } : nil)
+                                                                        y4mSpec(options, header) != jfif } : streamHeld)
             // A 10-bit header (C420p10) has no siting tag: --chroma-loc says where its chroma sits, as for a raw
             // frame (yuvconv's own left-sited 10-bit Y4M comes back left-sited), else the centre.
             let tag = tagged ?? options.siting ?? .center
@@ -171,7 +194,7 @@ func runRawInput(_ options: Options) -> Int32 {
             }
             image = try RawInput.read(path: input, width: size.width, height: size.height, layout: options.rawLayout(of: input),
                                       maxPixels: options.maxPixels, maxMemory: options.maxMemory,
-                                      besides: format == .jpeg ? jpegEncoderHeld { [spec] _ in spec != jfif } : nil)
+                                      besides: format == .jpeg ? jpegEncoderHeld { [spec] _ in spec != jfif } : streamHeld)
             warnRawSiting(name, siting, format)
         }
         // What the frame, read, holds whole with what is held beside it: counted as a decoded picture's is, the
@@ -189,7 +212,9 @@ func runRawInput(_ options: Options) -> Int32 {
             let (w, h) = (image.width, image.height)
             var whole = wholeCount()
             do throws(DecodeError) {
-                try whole.check(image.bytes.count + encoderHeld.bytes(w, h, nil), for: encoderHeld.what)
+                if let held = encoderHeld.held(RawInput.Frame(width: w, height: h, layout: image.layout)) {
+                    try whole.check(image.bytes.count + held.bytes, for: held.what)
+                }
             } catch {
                 throw FileError(path: input, error)
             }
@@ -202,18 +227,10 @@ func runRawInput(_ options: Options) -> Int32 {
         do { sink = try AtomicOutput(path: written, force: options.force, inputs: [input], before: before) } catch {
             throw FileError(output: written, error)
         }
-        // To a stream (a pipe, a device, standard output), a raw or Y4M output's planes after its luma wait until
-        // the luma has gone out: held whole in part beside the frame, under --max-memory as an image's are (they
-        // were not counted: a 48 MP frame to 10-bit on a pipe held 46 MiB past the limit; a hostile round).
-        let streamed: (layout: PixelLayout, alignment: Int, heightAlignment: Int)? = switch format {
-        case .y4m: (deepLayout, 1, 1)
-        case .raw(let layout): (layout, options.fileAlignment, options.heightAlignment)
-        default: nil
-        }
-        if let streamed {
+        // The output's planes held for a stream (above), counted again now that the output is open: it is the
+        // output that says whether it is one.
+        if let frame = streamedFrame(RawInput.Frame(width: image.width, height: image.height, layout: image.layout)) {
             let out = OutputSink(output: sink, container: .raw)
-            let frame = FrameLayout(width: image.width, height: image.height, pixelLayout: streamed.layout,
-                                    alignment: streamed.alignment, heightAlignment: streamed.heightAlignment)
             let held = out.wholeBytes(frame)
             var whole = wholeCount()
             do throws(DecodeError) {
@@ -275,9 +292,11 @@ func runRawInput(_ options: Options) -> Int32 {
 /// with the same default and sentence, checked with the frame before it is read (it was checked after).
 /// `reconverts`: from the Y4M header's range (nil for none, and for a raw frame), whether the frame needs one.
 func jpegEncoderHeld(reconverts: @escaping @Sendable (ColorRange?) -> Bool) -> RawInput.HeldBeside {
-    RawInput.HeldBeside(what: "holding the picture for the encoder") { w, h, range in
+    RawInput.HeldBeside { frame in
+        let (w, h) = (frame.width, frame.height)
         let planes = w * h + 2 * ((w + 1) / 2) * ((h + 1) / 2)
-        return planes + paddedJPEGLumaBytes(width: w, height: h) + (reconverts(range) ? 3 * w * h + planes : 0)
+        return (planes + paddedJPEGLumaBytes(width: w, height: h) + (reconverts(frame.range) ? 3 * w * h + planes : 0),
+                "holding the picture for the encoder")
     }
 }
 

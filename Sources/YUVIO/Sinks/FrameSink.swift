@@ -45,10 +45,18 @@ public final class OutputSink: BandSink {
     /// held whole in part, under the same limit as the decoder's (a 522 KB PNG of 16384×16384 grey and alpha
     /// held 402 MB of chroma and alpha for a pipe, whatever `--max-memory` said).
     public func wholeBytes(_ frame: FrameLayout) -> Int {
-        output.isSeekable ? 0 : frame.tight.byteCount - frame.tight.planeBytes(.y)
+        output.isSeekable ? 0 : Self.streamHeldBytes(frame)
     }
 
-    public func wholeWhat(_ frame: FrameLayout) -> String {
+    public func wholeWhat(_ frame: FrameLayout) -> String { Self.streamHeldWhat(frame) }
+
+    /// What an output written in order holds of `frame` (`wholeBytes` when the output is a stream), for a caller
+    /// that must count it before the output is opened (a YUV input's frame, checked before it is read).
+    public static func streamHeldBytes(_ frame: FrameLayout) -> Int {
+        frame.tight.byteCount - frame.tight.planeBytes(.y)
+    }
+
+    public static func streamHeldWhat(_ frame: FrameLayout) -> String {
         "holding the chroma\(frame.alpha ? " and alpha" : "") planes until the luma plane has gone out (an output "
             + "written in order: a pipe, a device or standard output)"
     }
