@@ -39,6 +39,15 @@ static int jpeg_start(yc_decoder *dec, j_decompress_ptr j) {
         else snprintf(what, sizeof what, "%s", kind);
         if (yc_refuse_whole(dec, bytes, what)) return 0;
         dec->coef_held = bytes;
+        // A picture the caller turns by its orientation holds the output's planes only after the turn, its stored
+        // copy let go by then: checked here beside the coefficients (a file that cannot fit is refused before its
+        // scans are read), then counted again after the turn (`runPipeline`), not beside both copies (a turned
+        // progressive 12 MP photo to a JPEG was refused for the stored copy, the upright one and the output's
+        // planes together).
+        if (dec->held_counted && !dec->orientation_ignored && dec->info.orientation >= 2 && dec->info.orientation <= 8) {
+            yc_release_whole(dec, held);
+            dec->held_counted = 0;
+        }
     }
     jpeg_start_decompress(j);
     dec->jpeg_started = 1;

@@ -163,7 +163,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         // What the sink holds whole (a stream output's chroma and alpha, a memory picture), per 2x2 block, per
         // pixel and per block more when a side is odd (a JPEG encoder's padded luma): its bytes for a 2x2, a 1x1
         // and a 3x3 frame tell all three. A progressive JPEG counts it from its header, before reading every scan
-        // in (`ImageDecoder.alsoHeld`).
+        // in (`ImageDecoder.alsoHeld`); one that is turned lets that count go and counts it again after the turn.
         func probe(_ side: Int) -> FrameLayout {
             FrameLayout(width: side, height: side, pixelLayout: layout, alpha: options.alpha == .keep)
         }

@@ -1,3 +1,4 @@
+import CTurboJPEG
 import Foundation
 import TestSupport
 import XCTest
@@ -115,6 +116,37 @@ final class WholeBudgetTests: XCTestCase {
         XCTAssertEqual([up.width, up.height], [h, w], "turned")
         XCTAssertThrowsError(try run(2 << 20)) { error in
             XCTAssertTrue("\(error)".contains("turning the picture needs 2.3 MiB held whole"), "\(error)")
+        }
+    }
+
+    /// The same for a progressive JPEG, which counts the output's planes from its header, before its scans are
+    /// read: once turned, they are counted again after the turn, beside its coefficients and the upright picture,
+    /// not beside both copies. 1024×768 4:2:0: coefficients 2.25 MiB (18,432 blocks), each copy 1.125 MiB, the
+    /// planes for the encoder about 1.1 MiB; at once at most about 4.5 MiB, where all four together are 5.6.
+    func testATurnedProgressiveJPEGsOutputIsCountedAfterTheTurn() throws {
+        let stored = try makeNoisyJPEG(width: 1024, height: 768, sampling: TJSAMP_420, seed: 7,
+                                       flags: Int32(TJFLAG_PROGRESSIVE))
+        defer { try? FileManager.default.removeItem(atPath: stored) }
+        let path = stored.replacingOccurrences(of: ".jpg", with: "-turned.jpg")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data(OrientationTests.withOrientation(Array(try Data(contentsOf: URL(fileURLWithPath: stored))), 6))
+            .write(to: URL(fileURLWithPath: path))
+        func run(_ limit: Int, orientation: OrientationMode = .auto) throws(FileError) -> YUVImage {
+            var options = DecodeOptions()
+            options.maxMemory = limit
+            options.orientation = orientation
+            let sink = MemorySink(fitting: .jpeg)
+            _ = try convert(path: path, spec: ConversionSpec(matrix: .bt601, range: .full), layout: .yuv420p,
+                            into: sink, options: options)
+            return sink.image!
+        }
+        let up = try run(4_800_000)
+        XCTAssertEqual([up.width, up.height], [768, 1024], "turned")
+        // Unturned, nothing is counted twice either way: the output's planes beside the coefficients from the header.
+        XCTAssertNoThrow(try run(4_800_000, orientation: .ignore))
+        // What is held at once is still all counted: the coefficients, the upright picture and the output's planes.
+        XCTAssertThrowsError(try run(4_300_000)) { error in
+            XCTAssertTrue("\(error)".contains("held whole with what is held already, above the limit"), "\(error)")
         }
     }
 }
