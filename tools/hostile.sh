@@ -2232,17 +2232,30 @@ run d.p010 --size 2x2 --pix-fmt p010 -o d.nv12
 status 1; names d.p010; says 'below 1024'; settled
 end
 
-begin output-name-too-long-refused-with-the-plan
-# Refused before any work or folder, and the dry run says the same (it said "convert" and exit 0).
+begin output-name-too-long-fails-that-file
+# Refused before any of its work or folders, and the dry run says the same (it said "convert" and exit 0).
 mkdir in; cp "$PNG" "in/$(printf 'a%.0s' $(seq 200)).png"; snap
 run in -o out/ --name '{stem}{stem}.nv12' -n
-status 1; says 'at most 255'
+status 1; grep -q '^refuse .*at most 255' "$OUT" || bad "the dry run does not refuse it: $(head -c 200 "$OUT")"
 run in -o out/ --name '{stem}{stem}.nv12'
 status 1; says 'at most 255'
 run in -o out/ --name "$(printf '{stem}/%.0s' $(seq 22)){stem}.nv12"
 status 1; says 'at most 4095'
 [ ! -e out ] || bad "folders were made: $(find out | head -c 100)"
 settled
+end
+
+begin output-name-too-long-fails-that-file-alone
+# A 255-byte input name, legal, whose output name (.nv12 for .png) is 256 bytes: that file fails, the others of the
+# batch are converted (the whole batch was refused before any work, exit 1 and nothing converted).
+mkdir in; long="in/$(printf 'L%.0s' $(seq 251)).png"; cp "$PNG" "$long"; cp "$PNG" in/a.png; cp "$PNG" in/b.png; snap
+run in -o out/ -j 2 -n
+status 1; grep -q '^refuse .*at most 255' "$OUT" || bad "the dry run does not refuse it: $(head -c 200 "$OUT")"
+grep -q '^convert in/a.png' "$OUT" || bad "the dry run does not convert a.png: $(head -c 200 "$OUT")"
+run in -o out/ -j 2
+status 1; says 'at most 255'; says '2 converted.* 1 failed'
+same out/a.nv12 "$(ref in/a.png nv12)"; same out/b.nv12 "$(ref in/b.png nv12)"
+ALLOW=(out out/a.nv12 out/b.nv12); settled
 end
 
 begin raw-input-from-proc

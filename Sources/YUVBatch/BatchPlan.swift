@@ -376,6 +376,15 @@ public final class BatchPlan: @unchecked Sendable {
         return (input, dir, r[at...])
     }
 
+    /// Why the system cannot make `item`'s output name (a part over 255 bytes, a path over 4095), or nil: that
+    /// file fails for it before any of its work or folders, the others go on (the dry run says so too). Not when the
+    /// input's own name is one the system cannot hold (a name given, never one a walk found): that input fails on
+    /// its own when it is opened, for that reason (the output's name, made of it, would blame --name and -o).
+    public static func nameProblem(_ item: BatchItem) -> String? {
+        guard PathBytes.lengthProblem(item.input) == nil, let why = PathBytes.lengthProblem(item.output) else { return nil }
+        return "the output's name cannot be made: \(why) (--name, -o)"
+    }
+
     /// One input, named and given its format.
     static func planned(_ input: BatchItem, folder: BatchOutputFolder, template: String, format: OutputFormat?,
                         needs: [OutputFormat.RawOnly]) throws(BatchPlanError) -> BatchItem {
@@ -386,12 +395,8 @@ public final class BatchPlan: @unchecked Sendable {
         }
         item.output = folder.path(of: name)
         item.name = name
-        // What the system cannot name is refused with the plan, before any work or folder is made — unless the
-        // input's own name is one the system cannot hold (a name given, never one a walk found): that input then
-        // fails on its own when it is opened, for that reason (the output's, made of it, blamed --name and -o).
-        if PathBytes.lengthProblem(item.input) == nil, let why = PathBytes.lengthProblem(item.output) {
-            throw .file(FileError(path: item.output, reason: "the output's name cannot be made: \(why) (--name, -o)"))
-        }
+        // A name the system cannot make (a part over 255 bytes, a path over 4095) is that file's failure, not the
+        // batch's (`nameProblem`): one input named near the limit refused every file of the batch before any work.
         do { item.format = try OutputFormat.resolve(asked: format, path: item.output, needs: needs) } catch {
             throw .format(error)
         }

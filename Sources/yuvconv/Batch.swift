@@ -261,8 +261,10 @@ func runBatch(_ options: Options) -> Int32 {
                                       alignment: opts.reportAlignment)
             }
         }
-        // Its names first: a folder named as --update's manifest is refused before it is made.
-        if let why = AtomicOutput.reservedNameProblem(item.name) ?? watch.prepare(outputFolder(of: item.output), for: item.output) {
+        // Its names first: a name the system cannot make, or a folder named as --update's manifest, is refused
+        // before any folder is made.
+        if let why = BatchPlan.nameProblem(item) ?? AtomicOutput.reservedNameProblem(item.name)
+                     ?? watch.prepare(outputFolder(of: item.output), for: item.output) {
             // Its manifest line, if any, stays: nothing was written. Listed under its input, as every failure to
             // write is (it was under the output alone: `failed: out/sub/x.nv12: out/sub is not a folder`).
             return Outcome.failed(item.input, FileError(input: item.input, writing: item.output, .system(why)),

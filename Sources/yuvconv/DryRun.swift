@@ -56,9 +56,9 @@ func dryRunBatch(_ plan: BatchPlan, options: Options, update: UpdateManifest?, o
             // With --update, an output there that it may not replace fails the real run (`runBatch`).
             refusal = update.refusal(item, protected: plan.protected).cliReason
         } else if action.writes {
-            // The output's name below the folder, as the run asks it before making the output's folders (of an
-            // output it would write: one it skips is not asked).
-            refusal = AtomicOutput.reservedNameProblem(item.name)
+            // The output's name, as the run asks it before making the output's folders (of an output it would
+            // write: one it skips is not asked).
+            refusal = BatchPlan.nameProblem(item) ?? AtomicOutput.reservedNameProblem(item.name)
         }
         if dryRunItem(input: item.input, output: item.output, format: item.format, action: action, options: options,
                       protected: plan.protected, sniffs: true, refusal: refusal) {
