@@ -808,6 +808,17 @@ status 1; names a.jpg; says 'space'; settled
 [ -c /dev/full ] || bad "/dev/full is no longer a device"
 end
 
+begin report-file-dev-full-said-in-the-summary
+# The summary, the one line a CI log shows, said "0 failed" before the report failed (exit 1): the report is
+# finished first, and the summary says it failed.
+mkdir in; cp "$JPG" in/a.jpg; cp "$PNG" in/b.png; snap
+run in -o out/ --report html --report-file /dev/full
+status 1; names /dev/full; says 'space'; says '2 converted, 0 skipped \(already there\), 0 failed; the report failed'
+same out/a.nv12 "$(ref in/a.jpg nv12)"; same out/b.nv12 "$(ref in/b.png nv12)"
+ALLOW=(out out/a.nv12 out/b.nv12); settled
+[ -c /dev/full ] || bad "/dev/full is no longer a device"
+end
+
 begin raw-dev-zero
 snap
 LIMIT=10; memwrap; run /dev/zero --size 16x16 --pix-fmt nv12 -o x.png

@@ -321,30 +321,9 @@ struct BatchRun {
         // encoded, which it lets finish) leaves the run's own status, as its report is put in place below: 130 with a
         // complete report said "interrupted" of a finished run. The summary and the report say the same.
         let cutShort = notStarted > 0 || final.failedAfterSignal > 0
-        if always || final.failed > 0 || notStarted > 0 {
-            var line = "yuvconv: \(final.converted) \(done), "
-                + (skipped.map { "\(final.skipped) \($0), " } ?? "") + "\(final.failed) failed"
-            if notStarted > 0 {
-                line += ", \(notStarted) not started"
-                    + (signal != nil ? " (interrupted)" : readerGone ? " (standard output's reader stopped reading)"
-                       : final.stopReason.map { " (\($0))" } ?? " (--fail-fast)")
-            } else if signal != nil && cutShort {
-                line += " (interrupted)"   // during the last files, which failed: nothing was left to start
-            }
-            printErr(line)
-            // Of one file named alone, its error line above says it all (`report x.y4m` said it three times, with the
-            // report's); a shard, a list or a folder lists its failures, whatever their number (CI gathers them).
-            var failures = outputs.failures.reader()
-            let alone = count == 1 && options.inputs.count == 1 && options.filesFrom == nil && options.shard == nil
-                && FileStatus(path: options.inputs[0])?.kind != .directory
-            while !alone, let why = failures.nextRecord() { printErr("  failed: " + String(decoding: why, as: UTF8.self)) }
-        }
-        var status: Int32 = signal.flatMap { cutShort ? 128 + $0 : nil } ?? (final.failed == 0 ? 0 : 1)
-        if let error = outputs.failures.failure {
-            // The list above then holds the failures set aside before it (or none): the rest could not be kept.
-            printErr("yuvconv: error: the list of failed files is incomplete: \(error.cli)")
-            if status == 0 { status = 1 }
-        }
+        // The report is finished before the summary, which says when it could not be written: the summary said
+        // "0 failed" and the run then failed on its report (a full disk), exit 1 — the one line a CI log shows.
+        var reportStatus: Int32 = 0, reportLost: String?
         if let report = outputs.report, let writer = outputs.writer {
             var failure: FileError?
             do throws(FileError) {
@@ -366,12 +345,38 @@ struct BatchRun {
             // after every input had finished cut nothing short.
             let dropPartial = signal != nil && writer.isFile && cutShort
             if let error = writer.finish(abort: failure != nil || dropPartial) ?? failure {
-                // Never below a signal's 128+N (Ctrl-C on `yuvconv … | jq` ends the reader too).
-                status = max(status, readerGone ? 1 : fileFailure(error))
+                reportStatus = readerGone ? 1 : fileFailure(error)
+                if !readerGone { reportLost = "the report failed (above)" }
             } else if dropPartial {
                 printErr("yuvconv: the report file was not written (interrupted); what was there is as it was")
             }
         }
-        return status
+        if always || final.failed > 0 || notStarted > 0 {
+            var line = "yuvconv: \(final.converted) \(done), "
+                + (skipped.map { "\(final.skipped) \($0), " } ?? "") + "\(final.failed) failed"
+            if notStarted > 0 {
+                line += ", \(notStarted) not started"
+                    + (signal != nil ? " (interrupted)" : readerGone ? " (standard output's reader stopped reading)"
+                       : final.stopReason.map { " (\($0))" } ?? " (--fail-fast)")
+            } else if signal != nil && cutShort {
+                line += " (interrupted)"   // during the last files, which failed: nothing was left to start
+            }
+            if let reportLost { line += "; " + reportLost }
+            printErr(line)
+            // Of one file named alone, its error line above says it all (`report x.y4m` said it three times, with the
+            // report's); a shard, a list or a folder lists its failures, whatever their number (CI gathers them).
+            var failures = outputs.failures.reader()
+            let alone = count == 1 && options.inputs.count == 1 && options.filesFrom == nil && options.shard == nil
+                && FileStatus(path: options.inputs[0])?.kind != .directory
+            while !alone, let why = failures.nextRecord() { printErr("  failed: " + String(decoding: why, as: UTF8.self)) }
+        }
+        var status: Int32 = signal.flatMap { cutShort ? 128 + $0 : nil } ?? (final.failed == 0 ? 0 : 1)
+        if let error = outputs.failures.failure {
+            // The list above then holds the failures set aside before it (or none): the rest could not be kept.
+            printErr("yuvconv: error: the list of failed files is incomplete: \(error.cli)")
+            if status == 0 { status = 1 }
+        }
+        // Never below a signal's 128+N (Ctrl-C on `yuvconv … | jq` ends the reader too).
+        return max(status, reportStatus)
     }
 }
