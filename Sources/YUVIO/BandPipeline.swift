@@ -3,6 +3,7 @@
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import CShims
 import Dispatch
 import Synchronization
 
@@ -24,15 +25,20 @@ final class BandPipeline: Sendable {
 
     /// False: every stage runs in turn on the calling thread (a batch running several files at once).
     let threaded: Bool
+    /// The workers kept off the CPU the calling thread (the decoder) runs on when the bands begin
+    /// (`yc_workers_placement`): left to the scheduler, the decoding thread and the converting worker often shared
+    /// one vCPU of a 2-vCPU machine while the other idled (docs/performance.md).
+    let placed: Bool
 
     /// Tests only: the producer calls `help` once after every band it hands on, whether or not a slot is free,
     /// so that the work a source shares is done by the producer on every band.
     nonisolated(unsafe) static var helpAfterEveryBand = false
 
-    init(slots: Int, stages: Int = 1, threaded: Bool = true) {
+    init(slots: Int, stages: Int = 1, threaded: Bool = true, placed: Bool = false) {
         precondition(stages >= 1)
         self.slots = slots
         self.threaded = threaded
+        self.placed = placed && threaded
         // Created at 0 and raised: libdispatch traps when a semaphore dies below its initial value, which
         // `free` would after an early stop.
         free = DispatchSemaphore(value: 0)
@@ -64,8 +70,13 @@ final class BandPipeline: Sendable {
         // many conversions at once (a library caller's) must not fill a pool with blocked workers and wait
         // on each other. Without threads to be had, the stages run in turn here.
         var threads: [pthread_t] = []
+        // Where the workers run (`placed`): an address, passed to them as a number (a raw pointer is not
+        // Sendable), freed after they end.
+        let placement = placed ? UInt(bitPattern: yc_workers_placement()) : 0
+        defer { yc_placement_free(UnsafeMutableRawPointer(bitPattern: placement)) }
         for (index, stage) in stages.enumerated() {
             guard let thread = startThread({ [self] in
+                yc_place_worker(UnsafeRawPointer(bitPattern: placement))
                 let last = index == stages.count - 1
                 while true {
                     ready[index].wait()

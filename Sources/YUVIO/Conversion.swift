@@ -39,6 +39,10 @@ public struct DecodeOptions: Sendable {
     /// Decode on one thread while another converts and writes (the default). A batch that runs one file per
     /// core turns it off: the files already keep every core busy, and `-j N` then means N threads.
     public var pipelined: Bool
+    /// With `pipelined`: keep the workers off the CPU the decoding thread runs on when the conversion begins (Linux;
+    /// `BandPipeline`). For a program that gives the machine's cores to one conversion, as the command line's single
+    /// conversion does; off by default.
+    public var placesThreads = false
     public var alpha: AlphaMode
     /// Say when `ignore` dropped an alpha that made pixels transparent: the default's warning, off when
     /// `--alpha ignore` was asked for by name (the user knows).

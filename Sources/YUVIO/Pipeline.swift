@@ -68,10 +68,10 @@ extension BandSource {
 /// (`--metrics`) a stage after it (the quality stage), each on a worker of its own, over the same three slots
 /// (more slots bought no measurable speed and cost a band of memory each).
 func runPipeline(_ source: BandSource, frame: FrameLayout, into sink: BandSink, ledger: Ledger,
-                 threaded: Bool, prepared: () throws -> Void = {}) throws {
+                 threaded: Bool, placed: Bool = false, prepared: () throws -> Void = {}) throws {
     let apart = source.measuresApart, before = source.transformsApart
     let pipeline = BandPipeline(slots: threaded ? 3 : 1, stages: 1 + (apart ? 1 : 0) + (before ? 1 : 0),
-                                threaded: threaded)
+                                threaded: threaded, placed: placed)
     let bands = (0..<pipeline.slots).map { _ in BandBuffer(frame: frame, rows: source.bandRows, ledger: ledger) }
     // A picture the sink's format cannot hold (a JPEG over 65500 a side) is refused before a source that holds
     // the whole picture (an EXIF turn) decodes it; the sink begins after the source is ready, so a source that
@@ -231,7 +231,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         let probe = metrics && layout.bitDepth == 8 ? QualityProbe(geometry: g, spec: spec, ledger: ledger) : nil
         if let probe { source.measure(with: probe, ledger: ledger) }
         try runPipeline(source, frame: frame, into: sink, ledger: ledger, threaded: options.pipelined,
-                        prepared: checkHeld)
+                        placed: options.placesThreads, prepared: checkHeld)
         // A file written into (or replaced under its descriptor's data: truncated) while it was read gave rows of
         // two versions of it: no output (an in-place edit mid-read converted, exit 0).
         if inputSource.isRegularFile && !inputSource.unchangedSinceOpen {

@@ -301,6 +301,9 @@ struct Options {
                               pipelined: !inBatch, alpha: alpha, orientation: orientation)
         d.maxScans = maxScans
         d.maxMemory = maxMemory
+        // One conversion has the process, and its cores, to itself (`YUVCONV_AFFINITY=off` leaves the threads to the
+        // scheduler).
+        d.placesThreads = !inBatch && getenv("YUVCONV_AFFINITY").map { String(cString: $0) != "off" } ?? true
         d.colourManagement = colourManagement
         d.primaries = primaries
         d.chromaFilter = chromaFilter

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 import XCTest
 @testable import YUVIO
@@ -88,5 +89,37 @@ final class BandPipelineTests: XCTestCase {
         }
         XCTAssertEqual(done.wait(timeout: .now() + 120), .success, "pipelines still blocked after 120 s")
         XCTAssertEqual(finished.withLock { $0 }, count)
+    }
+
+    /// `placed`: the workers run off the CPU the producer was on when the bands began (the CPUs it may use, less
+    /// that one), the producer where it may run, as before; not placed, the workers may use what it may. Counted
+    /// from each thread's own `Cpus_allowed_list` (Linux; a machine that gives the process one CPU has nothing to
+    /// place).
+    func testPlacedWorkersRunOffTheProducersCPU() throws {
+        #if os(Linux)
+        @Sendable func allowed() -> Int {
+            let status = (try? String(contentsOfFile: "/proc/thread-self/status", encoding: .utf8)) ?? ""
+            guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Cpus_allowed_list:") }) else { return -1 }
+            return line.dropFirst("Cpus_allowed_list:".count).split(separator: ",").reduce(0) { n, part in
+                let ends = part.trimmingCharacters(in: .whitespaces).split(separator: "-").compactMap { Int($0) }
+                return n + (ends.count == 2 ? ends[1] - ends[0] + 1 : 1)
+            }
+        }
+        let mine = allowed()
+        guard mine >= 2 else { throw XCTSkip("this process may use \(mine) CPU(s): nothing to place") }
+        for placed in [false, true] {
+            let seen = Mutex<[Int]>([])
+            var bands = 0
+            try BandPipeline(slots: 3, stages: 2, threaded: true, placed: placed).run(produce: { _ in
+                guard bands < 8 else { return nil }
+                bands += 1
+                return (firstRow: bands, rows: 1)
+            }, stages: [{ _, _, _ in seen.withLock { $0.append(allowed()) } }, { _, _, _ in seen.withLock { $0.append(allowed()) } }])
+            XCTAssertEqual(Set(seen.withLock { $0 }), [placed ? mine - 1 : mine], "placed \(placed)")
+            XCTAssertEqual(allowed(), mine, "the producer is left as it was")
+        }
+        #else
+        throw XCTSkip("thread placement is Linux's")
+        #endif
     }
 }

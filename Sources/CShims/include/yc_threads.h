@@ -1,0 +1,22 @@
+// Where a conversion's workers run (Linux): on the CPUs the decoding thread may use other than the one it runs on.
+// Elsewhere, and where only one CPU is allowed, nothing is changed.
+#ifndef YC_THREADS_H
+#define YC_THREADS_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// The CPUs the calling thread (the decoder) may use, less the one it runs on: for `yc_place_worker`, freed by
+/// `yc_placement_free`. NULL when there are none (one CPU allowed) or the system has no affinity calls. The
+/// calling thread itself is left as it is.
+void *yc_workers_placement(void);
+/// Moves the calling thread (a worker) onto the CPUs of `placement` (NULL: nothing is done).
+void yc_place_worker(const void *placement);
+void yc_placement_free(void *placement);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
