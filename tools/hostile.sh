@@ -1487,6 +1487,23 @@ for o in -:pipe /dev/null:device; do
   done
 done
 
+begin yuv-input-stream-held-planes-in-the-dry-run
+# The dry run makes the same check before the frame: it said "convert" where the run refused.
+head -c $((2048 * 1024 * 3 / 2)) /dev/zero > a.yuv420p; snap
+run a.yuv420p --size 2048x1024 -o - -f yuv420p10le --max-memory 4M -n
+status 1; grep -q '^refuse .*chroma planes until the luma plane has gone out' "$OUT" || bad "the dry run does not refuse: $(head -c 200 "$OUT")"
+settled
+end
+
+begin yuv-input-pipe-frame-and-stream-planes-under-the-default-limit
+# A 108 MP frame from a pipe (162 MB) to 10-bit on a pipe holds 97 MB of chroma beside it: counted in the budget
+# of a file the frame's size, before the read as after it (the check before the read used the stream's 256 MiB
+# and refused what the check after it admits).
+snap
+yc - --size 12000x9000 -o - -f yuv420p10le < <(head -c 162000000 /dev/zero) > /dev/null 2> "$ERR"
+status 0; settled
+end
+
 begin jpeg-icc-empty-piece
 cp "$CRAFT/icc-empty-piece.jpg" a.jpg; snap
 run a.jpg -o o.nv12

@@ -134,7 +134,8 @@ yc_decoder *yc_open_held(FILE *file, yc_format format, uint64_t max_pixels, uint
     dec->allow_truncated = allow_truncated;
     dec->alpha16 = alpha16;
     dec->orientation_ignored = (raw & 32) != 0;
-    raw &= ~32;
+    dec->stored_kept = (raw & 64) != 0;
+    raw &= ~(32 | 64);
     switch (format) {
     case YC_FORMAT_JPEG: yc_jpeg_open(dec, file, stream, raw); break;
     case YC_FORMAT_PNG: yc_png_open(dec, file); break;

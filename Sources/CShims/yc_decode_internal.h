@@ -51,6 +51,8 @@ struct yc_decoder {
     // Orientations are not applied (--orientation ignore): what is said of orientation metadata is said without
     // them, or not at all (the 32 bit of yc_open's `raw`).
     int orientation_ignored;
+    // The caller keeps a turned picture's stored copy to the end (raw & 64: it measures against it).
+    int stored_kept;
     // The JPEG's header is read: a damage warning after it is about image data, which --allow-truncated lets
     // libjpeg decode past (filling what is missing); one before it means there is no image to accept.
     int jpeg_header_read;

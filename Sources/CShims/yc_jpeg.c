@@ -43,8 +43,9 @@ static int jpeg_start(yc_decoder *dec, j_decompress_ptr j) {
         // copy let go by then: checked here beside the coefficients (a file that cannot fit is refused before its
         // scans are read), then counted again after the turn (`runPipeline`), not beside both copies (a turned
         // progressive 12 MP photo to a JPEG was refused for the stored copy, the upright one and the output's
-        // planes together).
-        if (dec->held_counted && !dec->orientation_ignored && dec->info.orientation >= 2 && dec->info.orientation <= 8) {
+        // planes together). A stored copy kept to the end (--metrics) is held with them: they stay counted.
+        if (dec->held_counted && !dec->stored_kept && !dec->orientation_ignored && dec->info.orientation >= 2 &&
+            dec->info.orientation <= 8) {
             yc_release_whole(dec, held);
             dec->held_counted = 0;
         }

@@ -19,6 +19,9 @@ extension AtomicOutput {
         case inPlace(String)
         /// A regular file, new or replaced (links followed): through a temporary file in its folder.
         case file(String)
+
+        /// Written in order, with no going back (`AtomicOutput.isSeekable` false): all but a file.
+        public var isStream: Bool { if case .file = self { false } else { true } }
     }
 
     /// The file name `--update` keeps its manifest under, in an output folder (YUVBatch's `Manifest`).

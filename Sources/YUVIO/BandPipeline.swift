@@ -26,8 +26,9 @@ final class BandPipeline: Sendable {
     /// False: every stage runs in turn on the calling thread (a batch running several files at once).
     let threaded: Bool
     /// The workers kept off the CPU the calling thread (the decoder) runs on when the bands begin
-    /// (`yc_workers_placement`): left to the scheduler, the decoding thread and the converting worker often shared
-    /// one vCPU of a 2-vCPU machine while the other idled (docs/performance.md).
+    /// (`yc_workers_placement`), each until other work there keeps it waiting to run (`yc_placed_worker_check`):
+    /// left to the scheduler, the decoding thread and the converting worker often shared one vCPU of a 2-vCPU
+    /// machine while the other idled (docs/performance.md).
     let placed: Bool
 
     /// Tests only: the producer calls `help` once after every band it hands on, whether or not a slot is free,
@@ -92,6 +93,7 @@ final class BandPipeline: Sendable {
                             stageError.withLock { if $0 == nil { $0 = error } }
                         }
                     }
+                    yc_placed_worker_check(UnsafeRawPointer(bitPattern: placement))
                     if last { free.signal() } else { push(item, to: index + 1) }
                 }
             }) else {

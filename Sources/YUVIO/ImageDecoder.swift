@@ -99,7 +99,7 @@ public final class ImageDecoder {
                 maxScans: Int = ImageDecoder.defaultMaxScans, maxMemory: Int? = nil,
                 allowTruncated: Bool = false, raw: Bool = false, turned: Bool = false, fullChroma: Bool = false,
                 planesForRGB: Bool = false, alpha16: Bool = false, colourTarget: Primaries? = nil,
-                orientationIgnored: Bool = false,
+                orientationIgnored: Bool = false, storedKept: Bool = false,
                 alsoHeld: (perBlock: Int, perPixel: Int, perOddBlock: Int, what: String)? = nil) throws(DecodeError) {
         self.source = source
         wholeBudget = Self.wholeBudget(maxMemory: maxMemory, inputBytes: source.byteCount)
@@ -109,7 +109,7 @@ public final class ImageDecoder {
                                    Int32(clamping: max(maxScans, 0)),
                                    allowTruncated ? 1 : 0,
                                    (raw ? 1 | (turned ? 2 : 0) | (fullChroma ? 4 : 0) : 0) | (planesForRGB ? 8 | (turned ? 16 : 0) : 0)
-                                       | (orientationIgnored ? 32 : 0),
+                                       | (orientationIgnored ? 32 : 0) | (storedKept ? 64 : 0),
                                    alpha16 ? 1 : 0, colourTarget?.target ?? -1, source.stream,
                                    UInt64(max(alsoHeld?.perBlock ?? 0, 0)), UInt64(max(alsoHeld?.perPixel ?? 0, 0)),
                                    UInt64(max(alsoHeld?.perOddBlock ?? 0, 0)),

@@ -169,6 +169,8 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         }
         // h2 = b + 4p, h1 = b + p + o, h3 = 4b + 9p + 4o (b, p, o: per block, per pixel, per odd block).
         let held1 = sink.wholeBytes(probe(1)), held2 = sink.wholeBytes(probe(2)), held3 = sink.wholeBytes(probe(3))
+        // The quality measures compare 8-bit code values; a 10-bit output is not measured.
+        let measured = metrics && layout.bitDepth == 8
         let perPixel = (held3 - 4 * held1) / 5, perBlock = held2 - 4 * perPixel, perOddBlock = held1 - perBlock - perPixel
         let decoder = try ImageDecoder(source: inputSource, maxPixels: options.maxPixels, maxScans: options.maxScans,
                                        maxMemory: options.maxMemory, allowTruncated: options.allowTruncated,
@@ -188,6 +190,9 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
                                        alpha16: options.alpha != .ignore || options.sayDroppedAlpha,
                                        colourTarget: options.colourManagement ? options.target(for: spec) : nil,
                                        orientationIgnored: options.orientation == .ignore,
+                                       // The quality stage measures against the picture as decoded: a turned one's
+                                       // stored copy is kept to the end (`JPEGPlanesSource`).
+                                       storedKept: measured,
                                        alsoHeld: held1 > 0 ? (perBlock, perPixel, perOddBlock, sink.wholeWhat(probe(1))) : nil)
         let info = decoder.info
         // The EXIF orientation, applied to the picture before conversion (whole pixels, so the RGB route stays
@@ -227,8 +232,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
             if held > 0 && !decoder.alsoHeldCounted { try decoder.checkWhole(held, for: sink.wholeWhat(frame)) }
         }
         let ledger = Ledger()
-        // The quality measures compare 8-bit code values; a 10-bit output is not measured.
-        let probe = metrics && layout.bitDepth == 8 ? QualityProbe(geometry: g, spec: spec, ledger: ledger) : nil
+        let probe = measured ? QualityProbe(geometry: g, spec: spec, ledger: ledger) : nil
         if let probe { source.measure(with: probe, ledger: ledger) }
         try runPipeline(source, frame: frame, into: sink, ledger: ledger, threaded: options.pipelined,
                         placed: options.placesThreads, prepared: checkHeld)

@@ -219,11 +219,23 @@ public enum RawInput {
     /// stream's, 256 MiB — a header piped in declaring 16384×16384 10-bit held 1 GiB before.
     /// `besides`: what the caller will hold whole beside the frame (a JPEG output's planes), counted with it
     /// under the same limit, so that a frame it cannot convert is refused before it is read.
-    static func checkHeld(_ need: Int, maxMemory: Int?, fileSize: Int?, besides: HeldBeside? = nil,
-                          frame: Frame = Frame(width: 0, height: 0, layout: .yuv420p)) throws(DecodeError) {
+    static func checkHeld(_ need: Int, maxMemory: Int?, fileSize: Int?, besides: (HeldBeside, Frame)? = nil) throws(DecodeError) {
         var whole = ImageDecoder.WholeCount(maxMemory: maxMemory, inputBytes: fileSize.map { max($0, need) } ?? 0)
         try whole.check(need, for: "holding the YUV frame")
-        if let besides, let held = besides.held(frame) { try whole.check(held.bytes, for: held.what) }
+        // What is held beside the frame once it is read, in the budget the caller counts it in then (`besideCount`):
+        // from a stream, that of a file the frame's size, not the stream's default (a 108 MP frame piped to a
+        // 10-bit pipe converted with the check after the read and was refused by one before it).
+        if let (beside, frame) = besides, let held = beside.held(frame) {
+            var after = besideCount(maxMemory: maxMemory, frameBytes: need, fileSize: fileSize)
+            try after.check(need + held.bytes, for: held.what)
+        }
+    }
+
+    /// The budget what is held beside a frame is counted in, with the frame: that of a file as large as the
+    /// frame at least (read, a stream's frame is its bytes). One rule for the check before the read and the one
+    /// after it.
+    public static func besideCount(maxMemory: Int?, frameBytes: Int, fileSize: Int?) -> ImageDecoder.WholeCount {
+        ImageDecoder.WholeCount(maxMemory: maxMemory, inputBytes: max(frameBytes, fileSize ?? 0))
     }
 
     /// A frame as its header (or --size and --pix-fmt) describes it, before it is read: its size, its layout, and
@@ -247,7 +259,7 @@ public enum RawInput {
     /// What `read` would refuse of a raw frame at `path` before reading it — its size, or a regular file's byte
     /// count against it — or nil: a dry run's check, from the file's status alone.
     public static func frameProblem(path: String, width: Int, height: Int, layout: PixelLayout, maxPixels: Int,
-                                    maxMemory: Int? = nil) -> FileError? {
+                                    maxMemory: Int? = nil, besides: HeldBeside? = nil) -> FileError? {
         do throws(DecodeError) {
             let need = try frameBytes(width: width, height: height, layout: layout, maxPixels: maxPixels)
             // Sized as `read` sizes it (`bytesLeft`): standard input by its own descriptor, a regular file by one
@@ -262,7 +274,8 @@ public enum RawInput {
                     close(fd)
                 }
             }
-            try checkHeld(need, maxMemory: maxMemory, fileSize: left)
+            try checkHeld(need, maxMemory: maxMemory, fileSize: left,
+                          besides: besides.map { ($0, Frame(width: width, height: height, layout: layout)) })
             return sizeProblem(fileSize: left, need: need,
                                what: "\(width)x\(height) \(layout.rawValue) needs \(need) bytes").map { FileError(path: path, $0) }
         } catch {
@@ -277,8 +290,8 @@ public enum RawInput {
                             maxPixels: Int, maxMemory: Int? = nil, besides: HeldBeside? = nil) throws(FileError) -> YUVImage {
         try withInput(path) { (input, _) throws(DecodeError) -> YUVImage in
             let need = try frameBytes(width: width, height: height, layout: layout, maxPixels: maxPixels)
-            try checkHeld(need, maxMemory: maxMemory, fileSize: input.fileSize, besides: besides,
-                          frame: Frame(width: width, height: height, layout: layout))
+            try checkHeld(need, maxMemory: maxMemory, fileSize: input.fileSize,
+                          besides: besides.map { ($0, Frame(width: width, height: height, layout: layout)) })
             let what = "\(width)x\(height) \(layout.rawValue) needs \(need) bytes"
             if let problem = sizeProblem(fileSize: input.fileSize, need: need, what: what) { throw problem }
             let bytes = try input.read(need)

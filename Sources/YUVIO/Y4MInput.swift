@@ -144,8 +144,8 @@ extension RawInput {
             }
             let layout: PixelLayout = colour == "420p10" ? .yuv420p10le : .yuv420p
             let need = try frameBytes(width: w, height: h, layout: layout, maxPixels: maxPixels)
-            try checkHeld(need, maxMemory: maxMemory, fileSize: input.fileSize, besides: besides,
-                          frame: Frame(width: w, height: h, layout: layout, range: range))
+            try checkHeld(need, maxMemory: maxMemory, fileSize: input.fileSize,
+                          besides: besides.map { ($0, Frame(width: w, height: h, layout: layout, range: range)) })
             let line = try input.line(limit: 4096, what: "the Y4M frame header",
                                       missing: "the Y4M stream holds no frame (the input ends after its header)",
                                       word: Array("FRAME".utf8))

@@ -303,7 +303,9 @@ struct Options {
         d.maxMemory = maxMemory
         // One conversion has the process, and its cores, to itself (`YUVCONV_AFFINITY=off` leaves the threads to the
         // scheduler).
-        d.placesThreads = !inBatch && getenv("YUVCONV_AFFINITY").map { String(cString: $0) != "off" } ?? true
+        d.placesThreads = !inBatch && !(getenv("YUVCONV_AFFINITY").map {
+            ["off", "0", "no", "false"].contains(String(cString: $0).lowercased())
+        } ?? false)
         d.colourManagement = colourManagement
         d.primaries = primaries
         d.chromaFilter = chromaFilter

@@ -43,6 +43,33 @@ func runRawInput(_ options: Options) -> Int32 {
     let sameDepthCopy = format.isRaw && !RawInput.isY4M(path: input)
         && options.rawLayout(of: input).bitDepth == options.layout(for: format).bitDepth
     warnIgnoredOptions(options, format: format, rawInput: true, single: true, output: output, sameDepthCopy: sameDepthCopy)
+    // To a stream (a pipe, a device, standard output), a raw or Y4M output's planes after its luma wait until the
+    // luma has gone out: held whole in part beside the frame, under --max-memory as an image's are (they were not
+    // counted: a 48 MP frame to 10-bit on a pipe held 46 MiB past the limit; a hostile round). Counted with the
+    // frame before it is read, from the output's check (it was counted after the frame was read: a pipe's whole
+    // frame taken to be refused), and again once the output is open.
+    let (depth, alignment, heightAlignment) = (options.depth, options.fileAlignment, options.heightAlignment)
+    let streamedFrame: @Sendable (RawInput.Frame) -> FrameLayout? = { [format] frame in
+        switch format {
+        case .y4m: FrameLayout(width: frame.width, height: frame.height,
+                               pixelLayout: format.layout(bitDepth: depth ?? frame.layout.bitDepth))
+        case .raw(let layout): FrameLayout(width: frame.width, height: frame.height, pixelLayout: layout,
+                                           alignment: alignment, heightAlignment: heightAlignment)
+        default: nil
+        }
+    }
+    // What the run holds whole beside the frame, counted with it before it is read (the run and its dry run): to a
+    // JPEG, the encoder's planes and any reconversion's (`reconverts`, from a Y4M header's range); to a stream,
+    // the output's planes above. `destination`: the output's check (nil: it refuses the output anyway).
+    func heldBeside(_ destination: AtomicOutput.Destination?,
+                    reconverts: @escaping @Sendable (ColorRange?) -> Bool) -> RawInput.HeldBeside? {
+        if format == .jpeg { return jpegEncoderHeld(reconverts: reconverts) }
+        guard let destination, destination.isStream else { return nil }
+        return RawInput.HeldBeside { frame in
+            streamedFrame(frame).map { (OutputSink.streamHeldBytes($0), OutputSink.streamHeldWhat($0)) }
+        }
+    }
+    let jfif = ConversionSpec(matrix: .bt601, range: .full)
     if options.dryRun {
         // What the run refuses from the name and the file's status alone: a raw frame without --size (a usage
         // error), or a file whose size is not one frame's.
@@ -54,9 +81,12 @@ func runRawInput(_ options: Options) -> Int32 {
             if let why = format.sizeProblem(width: size.width, height: size.height) {
                 refusal = FileError(input: input, writing: written, .unfit(why)).cli
             } else {
+                let destination = try? AtomicOutput.check(path: written, force: options.force, inputs: [input],
+                                                          protected: protected)
                 refusal = RawInput.frameProblem(path: input, width: size.width, height: size.height,
                                                 layout: options.rawLayout(of: input), maxPixels: options.maxPixels,
-                                                maxMemory: options.maxMemory)?.cli
+                                                maxMemory: options.maxMemory,
+                                                besides: heldBeside(destination) { [spec = options.spec] _ in spec != jfif })?.cli
             }
         } else if let asked = options.siting {
             // A Y4M stream: the run reads the header's tag and says when it differs; the dry run reads no header.
@@ -76,28 +106,6 @@ func runRawInput(_ options: Options) -> Int32 {
         printErr("yuvconv: error: \(FileError(output: written, error).cli)")
         return 1
     }
-    // To a stream (a pipe, a device, standard output), a raw or Y4M output's planes after its luma wait until the
-    // luma has gone out: held whole in part beside the frame, under --max-memory as an image's are (they were not
-    // counted: a 48 MP frame to 10-bit on a pipe held 46 MiB past the limit; a hostile round). Counted with the
-    // frame before it is read, from the output's check (it was counted after the frame was read: a pipe's whole
-    // frame taken to be refused), and again once the output is open.
-    let (depth, alignment, heightAlignment) = (options.depth, options.fileAlignment, options.heightAlignment)
-    let streamedFrame: @Sendable (RawInput.Frame) -> FrameLayout? = { [format] frame in
-        let layout: PixelLayout
-        switch format {
-        case .y4m: return FrameLayout(width: frame.width, height: frame.height,
-                                      pixelLayout: format.layout(bitDepth: depth ?? frame.layout.bitDepth))
-        case .raw(let raw): layout = raw
-        default: return nil
-        }
-        return FrameLayout(width: frame.width, height: frame.height, pixelLayout: layout, alignment: alignment,
-                           heightAlignment: heightAlignment)
-    }
-    let streamHeld: RawInput.HeldBeside? = if case .file = destination { nil } else {
-        RawInput.HeldBeside { frame in
-            streamedFrame(frame).map { (OutputSink.streamHeldBytes($0), OutputSink.streamHeldWhat($0)) }
-        }
-    }
     if let why = creationReason(written, makesFolders: false) {
         printErr("yuvconv: error: \(FileError(output: written, reason: why).cli)")
         return 1
@@ -110,7 +118,6 @@ func runRawInput(_ options: Options) -> Int32 {
         // never resampled.
         var siting = options.siting ?? .center
         var timing = Y4MTiming()
-        let jfif = ConversionSpec(matrix: .bt601, range: .full)
         if RawInput.isY4M(path: input) && !options.isOneRawFrame(input) {
             // The ones given, by name (`-s` alone was told "--size and --pix-fmt").
             let given = [options.inputSize != nil ? "--size" : nil, options.inputLayout != nil ? "--pix-fmt" : nil].compactMap { $0 }
@@ -120,8 +127,8 @@ func runRawInput(_ options: Options) -> Int32 {
             }
             let (img, range, tagged, stream) = try RawInput.readY4M(path: input, maxPixels: options.maxPixels,
                                                                     maxMemory: options.maxMemory,
-                                                                    besides: format == .jpeg ? jpegEncoderHeld { header in
-                                                                        y4mSpec(options, header) != jfif } : streamHeld)
+                                                                    besides: heldBeside(destination) { header in
+                                                                        y4mSpec(options, header) != jfif })
             // A 10-bit header (C420p10) has no siting tag: --chroma-loc says where its chroma sits, as for a raw
             // frame (yuvconv's own left-sited 10-bit Y4M comes back left-sited), else the centre.
             let tag = tagged ?? options.siting ?? .center
@@ -194,14 +201,14 @@ func runRawInput(_ options: Options) -> Int32 {
             }
             image = try RawInput.read(path: input, width: size.width, height: size.height, layout: options.rawLayout(of: input),
                                       maxPixels: options.maxPixels, maxMemory: options.maxMemory,
-                                      besides: format == .jpeg ? jpegEncoderHeld { [spec] _ in spec != jfif } : streamHeld)
+                                      besides: heldBeside(destination) { [spec] _ in spec != jfif })
             warnRawSiting(name, siting, format)
         }
         // What the frame, read, holds whole with what is held beside it: counted as a decoded picture's is, the
         // budget from the bytes read (a stream's too: standard input, a FIFO), at least.
         func wholeCount() -> ImageDecoder.WholeCount {
-            ImageDecoder.WholeCount(maxMemory: options.maxMemory, inputBytes: max(image.bytes.count,
-                                    readsStandardInput(input) ? 0 : FileStatus(path: input)?.size ?? 0))
+            RawInput.besideCount(maxMemory: options.maxMemory, frameBytes: image.bytes.count,
+                                 fileSize: readsStandardInput(input) ? nil : FileStatus(path: input)?.size)
         }
         // The output's layout when it is drawn from the frame at its own depth (or --depth).
         let deepLayout = format.layout(bitDepth: options.depth ?? image.layout.bitDepth)

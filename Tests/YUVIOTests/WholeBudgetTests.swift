@@ -121,8 +121,9 @@ final class WholeBudgetTests: XCTestCase {
 
     /// The same for a progressive JPEG, which counts the output's planes from its header, before its scans are
     /// read: once turned, they are counted again after the turn, beside its coefficients and the upright picture,
-    /// not beside both copies. 1024×768 4:2:0: coefficients 2.25 MiB (18,432 blocks), each copy 1.125 MiB, the
-    /// planes for the encoder about 1.1 MiB; at once at most about 4.5 MiB, where all four together are 5.6.
+    /// not beside both copies. 1024×768 4:2:0: coefficients 2.25 MiB (18,432 blocks), each copy 1.125 MiB; P010
+    /// planes 2.25 MiB, which after the turn are held with the coefficients and the upright copy (5.625 MiB), where
+    /// all four together are 6.75 MiB and the turn itself 4.5 MiB.
     func testATurnedProgressiveJPEGsOutputIsCountedAfterTheTurn() throws {
         let stored = try makeNoisyJPEG(width: 1024, height: 768, sampling: TJSAMP_420, seed: 7,
                                        flags: Int32(TJFLAG_PROGRESSIVE))
@@ -131,22 +132,30 @@ final class WholeBudgetTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: path) }
         try Data(OrientationTests.withOrientation(Array(try Data(contentsOf: URL(fileURLWithPath: stored))), 6))
             .write(to: URL(fileURLWithPath: path))
-        func run(_ limit: Int, orientation: OrientationMode = .auto) throws(FileError) -> YUVImage {
+        func run(_ limit: Int, _ layout: PixelLayout = .p010, orientation: OrientationMode = .auto,
+                 metrics: Bool = false) throws(FileError) -> YUVImage {
             var options = DecodeOptions()
             options.maxMemory = limit
             options.orientation = orientation
-            let sink = MemorySink(fitting: .jpeg)
-            _ = try convert(path: path, spec: ConversionSpec(matrix: .bt601, range: .full), layout: .yuv420p,
-                            into: sink, options: options)
+            let sink = MemorySink()
+            _ = try convert(path: path, spec: ConversionSpec(matrix: .bt601, range: .full), layout: layout,
+                            into: sink, options: options, metrics: metrics)
             return sink.image!
         }
-        let up = try run(4_800_000)
+        let up = try run(5_950_000)
         XCTAssertEqual([up.width, up.height], [768, 1024], "turned")
         // Unturned, nothing is counted twice either way: the output's planes beside the coefficients from the header.
-        XCTAssertNoThrow(try run(4_800_000, orientation: .ignore))
-        // What is held at once is still all counted: the coefficients, the upright picture and the output's planes.
-        XCTAssertThrowsError(try run(4_300_000)) { error in
-            XCTAssertTrue("\(error)".contains("held whole with what is held already, above the limit"), "\(error)")
+        XCTAssertNoThrow(try run(5_950_000, orientation: .ignore))
+        // What is held after the turn is all counted, and it is that count that refuses here (the turn needs less).
+        XCTAssertThrowsError(try run(5_700_000)) { error in
+            XCTAssertTrue("\(error)".contains("holding the picture for the encoder needs 5.7 MiB held whole"), "\(error)")
         }
+        // Measured (--metrics), the stored copy is kept to the end: the output's planes stay counted from the header,
+        // so the turn, which comes before the pixels are converted, refuses what cannot fit (they were let go there,
+        // and the refusal came only after the turn). 8-bit planes (1.125 MiB), all four 5.625 MiB.
+        XCTAssertThrowsError(try run(5_500_000, .yuv420p, metrics: true)) { error in
+            XCTAssertTrue("\(error)".contains("turning the picture needs 5.7 MiB held whole"), "\(error)")
+        }
+        XCTAssertNoThrow(try run(5_950_000, .yuv420p, metrics: true))
     }
 }

@@ -141,7 +141,8 @@ int yc_jpeg_header_state(const uint8_t *data, size_t size);
 /// RGB (`yc_jpeg_open`); 8 a 4:2:0 YCbCr JPEG on the RGB route hands out its planes (info.ycc420,
 /// yc_jpeg_ycc_rows) for the caller to make RGB rows of on another thread — unless 16 is set too (the caller turns
 /// by the file's orientation) and the orientation turns it. 32: orientations are not applied (--orientation
-/// ignore): warnings about orientation metadata say so, or are not made when nothing else reads it.
+/// ignore): warnings about orientation metadata say so, or are not made when nothing else reads it. 64: the caller
+/// keeps a turned picture's stored copy to the end (it measures against it, `--metrics`).
 /// `max_whole`: the most bytes the decoder may hold a picture whole in — a progressive or multi-scan JPEG's
 /// coefficients, an interlaced PNG's rows; more is refused before any is allocated (YC_ERROR_WHOLE_BUDGET,
 /// the message says how much it needs). 0: no limit.
@@ -150,8 +151,9 @@ yc_decoder *yc_open(FILE *file, yc_format format, uint64_t max_pixels, uint64_t 
 /// What the caller will hold whole beside the decoder's own (a stream output's chroma and alpha planes, held
 /// until the luma plane has gone out): `per_block` bytes for each 2x2 block (rounded up at odd sides) and
 /// `per_pixel` bytes a pixel, and `per_odd_block` more a block when a side is odd (a JPEG encoder's padded luma), for `what`. A progressive or multi-scan JPEG reads every scan in yc_open, so it
-/// counts them there, from its header, before its coefficients (`yc_held_counted` then says so); any other
-/// source leaves them to the caller's yc_refuse_whole. yc_open is yc_open_held with nothing held.
+/// counts them there, from its header, before its coefficients (`yc_held_counted` then says so) — unless the
+/// caller turns the picture by its orientation and lets the stored copy go (not 64): then they are let go again
+/// there and left to the caller, for after the turn; any other source leaves them to the caller's yc_refuse_whole. yc_open is yc_open_held with nothing held.
 yc_decoder *yc_open_held(FILE *file, yc_format format, uint64_t max_pixels, uint64_t max_whole, int max_scans,
                          int allow_truncated, int raw, int alpha16, int colour_target, struct yc_stream *stream,
                          uint64_t per_block, uint64_t per_pixel, uint64_t per_odd_block, const char *what);
