@@ -78,6 +78,7 @@ final class BandPipeline: Sendable {
         for (index, stage) in stages.enumerated() {
             guard let thread = startThread({ [self] in
                 yc_place_worker(UnsafeRawPointer(bitPattern: placement))
+                defer { yc_worker_end() }
                 let last = index == stages.count - 1
                 while true {
                     ready[index].wait()

@@ -16,6 +16,8 @@ void yc_place_worker(const void *placement);
 /// After each band a worker handles: a worker placed that has waited to run for more than a quarter of the time
 /// it ran (and over 2 ms) — other work on its CPUs — is given back every CPU the decoder may use, for good.
 void yc_placed_worker_check(const void *placement);
+/// A worker's last call, placed or not: what it kept open to watch its times is closed.
+void yc_worker_end(void);
 void yc_placement_free(void *placement);
 
 #ifdef __cplusplus
