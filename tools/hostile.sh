@@ -1726,6 +1726,18 @@ run one.y4m -o p.y4m -q
 status 0; quiet; ALLOW=(o.y4m p.y4m); settled
 end
 
+begin y4m-frame-followed-by-samples
+# A 10-bit frame under an 8-bit header (its C420p10 inside an unknown token, which FFmpeg reads and the format
+# ignores) was converted as the first half of its bytes, with only a warning that the file goes on. What
+# follows a frame must be the next FRAME line; more frames, and a line end, still convert.
+printf 'YUV4MPEG2 W2 H2 Z_C420p10\nFRAME\n\x10\x00\x10\x00\x10\x00\x10\x00\x00\x02\x00\x02' > z.y4m
+printf 'YUV4MPEG2 W2 H2 C420jpeg\nFRAME\n\x10\x10\x10\x10\x80\x80FRAME Ixyz\n\xeb\xeb\xeb\xeb\x80\x80' > p.y4m; snap
+run z.y4m -o z.png
+status 1; says "z\.y4m: the Y4M frame is followed by '.*not the next frame's header.*2x2 8-bit 4:2:0"
+run p.y4m -o p.png
+status 0; says 'goes on after its first frame'; ALLOW=(p.png); settled
+end
+
 begin yuv-input-ignores-sharp-chroma
 # YUV input ignores --chroma-filter (a warning), but sharp chroma's conflicts were usage errors for it: to a
 # 10-bit layout, with --depth 10 or with --chroma-loc left (which describes a raw frame's chroma).

@@ -183,16 +183,29 @@ extension RawInput {
             var timing = Y4MTiming(interlacing: interlacing, frameRate: rate, aspect: aspect)
             timing.unreadable = unreadable
             timing.ignoredXYSCSS = ignoredXYSCSS
+            timing.colourSpace = tag.map { "C\($0)" } ?? xyscss.map { "XYSCSS=\($0)" } ?? "no C tag"
             // A file that goes on after its first frame (more frames, or other bytes; a line end or two is no
             // more): said, since the rest is not converted. A stream is not read further: an endless producer
             // would hold the run.
             if input.fileSize != nil {
                 var tail = [UInt8](repeating: 0, count: 16)
                 let n = fread(&tail, 1, tail.count, input.file)
-                timing.goesOn = tail[..<n].contains { !Array(" \t\r\n".utf8).contains($0) }
-                    || (n == tail.count && getc(input.file) != EOF)
+                let blank = Array(" \t\r\n".utf8)
+                timing.goesOn = tail[..<n].contains { !blank.contains($0) } || (n == tail.count && getc(input.file) != EOF)
+                // What goes on must be the next frame's header. Anything else means the frames are not the size
+                // the header says (a 10-bit frame read by an 8-bit header, a tag FFmpeg finds inside an unknown
+                // token such as `Z_C420p10`, which the format says to ignore): the first frame's bytes would be
+                // the wrong samples, so it is refused, not converted.
+                let rest = tail[..<n].drop { blank.contains($0) }
+                let word = Array("FRAME".utf8)
+                if timing.goesOn, !(rest.starts(with: word) && (rest.count == word.count
+                    || [UInt8(ascii: " "), UInt8(ascii: "\n")].contains(rest[rest.startIndex + word.count]))) {
+                    let shown = PathBytes.decode(Array(rest.prefix(12)))
+                    throw .decoder("the Y4M frame is followed by '\(shown)\(rest.count > 12 ? "…" : "")', not the next "
+                                   + "frame's header: its frames are not the \(need) bytes of \(w)x\(h) "
+                                   + "\(timing.colourSpace == "no C tag" ? "8-bit 4:2:0" : timing.colourSpace) the header says")
+                }
             }
-            timing.colourSpace = tag.map { "C\($0)" } ?? xyscss.map { "XYSCSS=\($0)" } ?? "no C tag"
             return (image, range, siting, timing)
         }
     }
