@@ -70,7 +70,7 @@ extension BatchPlan {
     /// Without `--format` (`asked` false), none whose extension would change the outputs' format (`{stem}` → `{name}`
     /// turned the raw outputs of an extensionless template into PNGs).
     static func separatingTemplate(_ template: String, _ a: String, _ b: String, among planned: Spool,
-                                   format: OutputFormat, asked: Bool = true,
+                                   format: OutputFormat, asked: Bool = true, outputFolder: BatchOutputFolder? = nil,
                                    checkedWhole: Int = 100_000) -> (template: String, separatesAll: Bool)? {
         var all: [BatchItem] = [], pair: [String: BatchItem] = [:], whole = true, records = planned.reader()
         while let r = records.nextRecord() {
@@ -104,13 +104,20 @@ extension BatchPlan {
                 && AtomicOutput.reservedNameProblem(nx) == nil && AtomicOutput.reservedNameProblem(ny) == nil
                 && (asked || ownFormat == nil || (try? OutputFormat.resolve(asked: nil, path: nx)) == ownFormat)
         }
-        // For the whole batch: every name its own, none a manifest's, and none the folder of another (`p` and
-        // `p/x`: refused as a file that is also a folder) — else following the hint meets the next refusal.
+        // For the whole batch: every name its own, none a manifest's, none the folder of another (`p` and `p/x`:
+        // refused as a file that is also a folder), and none an input of the batch (`{stem}.png` for `a.png` in its
+        // own folder: refused as overwriting an input) — else following the hint meets the next refusal.
+        var inputs: Set<FileIdentity>?
+        func isInput(_ name: String) -> Bool {
+            guard let outputFolder, let st = FileStatus(path: outputFolder.path(of: name)) else { return false }
+            if inputs == nil { inputs = Set(all.flatMap { inputIdentities($0.input) }) }
+            return inputs!.contains(st.identity)
+        }
         func separatesAll(_ candidate: String) -> Bool {
             var seen = Set<String>()
             for item in all {
                 let name = outputName(candidate, item: item, format: format)
-                if !seen.insert(name).inserted || AtomicOutput.reservedNameProblem(name) != nil { return false }
+                if !seen.insert(name).inserted || AtomicOutput.reservedNameProblem(name) != nil || isInput(name) { return false }
             }
             for name in seen {
                 let parts = name.pathParts

@@ -143,7 +143,8 @@ public final class BatchPlan: @unchecked Sendable {
         // A clash among the items before a refused name was met first.
         if let (first, second, output) = try Self.firstClash(outputs) {
             let (a, b) = (PathBytes.decode(first), PathBytes.decode(second))
-            let hint = Self.separatingTemplate(template, a, b, among: planned, format: format ?? .raw(.nv12), asked: format != nil)
+            let hint = Self.separatingTemplate(template, a, b, among: planned, format: format ?? .raw(.nv12), asked: format != nil,
+                                               outputFolder: outputFolder)
             throw .sameOutput(first: a, second: b, output: PathBytes.decode(output), hint: hint?.template,
                               partial: hint.map { !$0.separatesAll } ?? false)
         }

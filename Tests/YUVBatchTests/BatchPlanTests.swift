@@ -189,6 +189,21 @@ final class BatchPlanTests: XCTestCase {
         XCTAssertFalse(whole.1)
     }
 
+    /// A hint names no input of the batch as an output: into the inputs' own folder, `--name a.png` for `a.png`
+    /// and `prog.jpg` was told '{stem}.png', which names `a.png` itself, and the run following it was refused as
+    /// overwriting an input (an acceptance round).
+    func testNameClashHintNamesNoInput() throws {
+        try touch("pw/a.png", "pw/prog.jpg")
+        let operands = [root + "/pw/a.png", root + "/pw/prog.jpg"]
+        let error = refusal { () throws(BatchPlanError) in
+            try BatchPlan(operands: operands, outputFolder: root + "/pw/", template: "a.png")
+        }
+        guard case .sameOutput(_, _, _, let hint?, let partial)? = error else { return XCTFail("\(String(describing: error))") }
+        XCTAssertEqual(hint, "{name}.png")
+        XCTAssertFalse(partial)
+        XCTAssertNoThrow(try BatchPlan(operands: operands, outputFolder: root + "/pw/", template: hint))
+    }
+
     /// Every shard refuses what the whole batch refuses: checked shard by shard, b.jpg and b.png fell into
     /// different shards, each shard wrote its b.nv12, and the second replaced (or skipped) the first's.
     func testShardsAreCheckedAsTheWholeBatch() throws {
