@@ -2166,6 +2166,21 @@ status 1; says 'standard input is closed'
 settled
 end
 
+begin fifo-output-waits-for-its-reader
+# An output FIFO whose reader opens it just after yuvconv starts (`yuvconv a.png -o p & consumer < p`) failed at
+# once ("no process is reading the FIFO"), where an input FIFO waits 5 s for its writer. It now waits the same
+# 5 s; with no reader by then it fails, naming the wait.
+cp "$PNG" a.png; mkfifo p q; "$BIN" a.png -o ref.nv12 -q; snap
+( sleep 1; cat p > got.nv12 ) &
+run a.png -o p -f nv12 -q
+wait
+status 0; quiet; cmp -s got.nv12 ref.nv12 || bad "the reader got other bytes"
+run a.png -o q -f nv12
+status 1; names q; says 'no process opened the FIFO to read it within 5 s'
+(( ELAPSED_MS >= 4500 )) || bad "gave up after ${ELAPSED_MS} ms"
+ALLOW=(got.nv12); settled
+end
+
 begin unix-socket-as-output-or-input
 # A Unix socket was "no process is reading the FIFO" (open() gives ENXIO for both) as an output, and "No such
 # device or address" as an input: it is a socket, which open() cannot reach.
@@ -2182,6 +2197,51 @@ run sock -o b.nv12
 status 1; names sock; says 'is a socket'
 settled
 kill $spid 2>/dev/null; wait $spid 2>/dev/null
+end
+
+begin lut-profile-under-address-space-limits
+# A JPEG whose ICC profile holds a 16 MB colour table (lut16, 140^3 grid) in 257 APP2 pieces, under a series of
+# address-space limits: where the system refused LittleCMS the table's memory (within its own budget) the profile
+# was said to be one that "cannot be transformed", exit 0, colours used as stored — the bytes depended on the
+# limit (80-100 MB here). Every limit now converts managed, or fails the file as out of memory.
+"$BIN" "$PNG" -o plain.jpg -q
+python3 - <<'PY'
+import struct
+s15 = lambda x: struct.pack('>i', round(x * 65536))
+G, ent = 140, 256
+table = b''.join(struct.pack('>H', i * 65535 // (ent - 1)) for i in range(ent))
+lut = (b'mft2\0\0\0\0' + bytes([3, 3, G, 0]) + b''.join(s15(v) for v in (1, 0, 0, 0, 1, 0, 0, 0, 1))
+       + struct.pack('>HH', ent, ent) + table * 3 + bytes(G ** 3 * 3 * 2) + table * 3)
+tags = [(b'wtpt', b'XYZ \0\0\0\0' + s15(.9642) + s15(1) + s15(.8249)), (b'A2B0', lut)]
+off = 132 + 12 * len(tags); tab = dat = b''
+for sig, body in tags:
+    body += b'\0' * (-len(body) % 4); tab += sig + struct.pack('>II', off + len(dat), len(body)); dat += body
+icc = (struct.pack('>I', off + len(dat)) + b'lcms' + struct.pack('>I', 0x02100000) + b'mntrRGB XYZ ' + b'\0' * 12
+       + b'acsp' + b'\0' * 28 + s15(.9642) + s15(1) + s15(.8249) + b'\0' * 48 + struct.pack('>I', len(tags)) + tab + dat)
+n = (len(icc) + 65518) // 65519
+pieces = [icc[k * 65519:(k + 1) * 65519] for k in range(n)]
+app2 = b''.join(b'\xff\xe2' + struct.pack('>H', 16 + len(p)) + b'ICC_PROFILE\0' + bytes([i + 1, n]) + p for i, p in enumerate(pieces))
+jpeg = open('plain.jpg', 'rb').read()
+open('lut.jpg', 'wb').write(jpeg[:2] + app2 + jpeg[2:])
+PY
+snap
+run lut.jpg -o whole.nv12 -q
+status 0; quiet
+managed=0
+for kb in $(seq 30000 2000 150000); do
+  prlimit --as=$((kb * 1024)) -- "$BIN" --version > /dev/null 2>&1 || continue
+  WRAP=(prlimit --as=$((kb * 1024)) --); run lut.jpg -o u.nv12 --force
+  status done
+  if (( RC == 0 )); then
+    grep -q 'cannot be transformed\|colours used as stored' "$ERR" && bad "at $kb KB: $(errline)"
+    cmp -s u.nv12 whole.nv12 && managed=$((managed + 1)) || bad "at $kb KB: other bytes than without a limit"
+  else
+    says 'lut\.jpg: cannot allocate .*out of memory'
+  fi
+done
+WRAP=()
+(( managed > 0 )) || bad "no limit tried was enough to convert"
+ALLOW=(whole.nv12 u.nv12); settled
 end
 
 begin address-space-limits-never-a-signal

@@ -25,7 +25,7 @@ static double change_of(cmsHTRANSFORM t, double r, double g, double b, double wo
     return worst;
 }
 
-// Whether a matrix/TRC profile's curves are tone curves: finite at every 8-bit level, never more than a code
+// Whether a matrix/TRC profile's curves are tone curves: finite and within 0…1 at every 8-bit level, never more than a code
 // value below the highest it reached before (a measured curve may wobble; a slow fall is a fall: [0, 40000,
 // 20000, 65535] fell by 47% of the range one code a level and passed), rising overall. A crafted curve (a negative gamma: infinite
 // at 0, falling) makes LittleCMS's float and double pipelines disagree by whole ranges, so no transform of it
@@ -43,10 +43,13 @@ static int tone_curves_sane(cmsHPROFILE p, int deep) {
         if (!curve) continue;
         // Tables only: a parametric curve is made of smooth rising or falling pieces, which the 8-bit levels
         // show (and evaluating its powers 65,536 times cost 4 ms a picture).
+        // Within 0…1 too (by an 8-bit code's tolerance): a parametric curve may leave it (Y = X + 2, or type 4's
+        // offsets), and LittleCMS clamps what leaves it, so every colour collapsed onto a few values — applied
+        // without a word, while a curve flat at 1 is refused as not rising (a hostile round's profiles).
         float top = -INFINITY;
         for (int v = 0; v <= 255; v++) {
             const float y = cmsEvalToneCurveFloat(curve, v / 255.0f);
-            if (!isfinite(y) || y < top - 1.0f / 255) return 0;
+            if (!isfinite(y) || y < top - 1.0f / 255 || y < -1.0f / 255 || y > 1 + 1.0f / 255) return 0;
             if (y > top) top = y;
         }
         if (deep && cmsGetToneCurveParametricType(curve) == 0) {
@@ -55,7 +58,7 @@ static int tone_curves_sane(cmsHPROFILE p, int deep) {
             float high = -INFINITY;
             for (int v = 0; v <= 65535; v++) {
                 const float y = cmsEvalToneCurveFloat(curve, v / 65535.0f);
-                if (!isfinite(y) || y < high - 1.0f / 255) return 0;
+                if (!isfinite(y) || y < high - 1.0f / 255 || y < -1.0f / 255 || y > 1 + 1.0f / 255) return 0;
                 if (y > high) high = y;
             }
         }
@@ -180,7 +183,7 @@ yc_colour_action yc_colour_plan(const yc_colour *colour, yc_target target, char 
                  "or far from adding up to white); colours used as stored", name);
         action = YC_COLOUR_BROKEN;
     } else if (!tone_curves_sane(src, colour->deep)) {
-        snprintf(text, text_size, "the embedded ICC profile (%s) has a tone curve that falls or leaves the numbers; "
+        snprintf(text, text_size, "the embedded ICC profile (%s) has a tone curve that falls or leaves the numbers (infinite, or outside 0 to 1); "
                  "colours used as stored", name);
         action = YC_COLOUR_BROKEN;
     } else if (!isfinite(change = largest_change(t))) {

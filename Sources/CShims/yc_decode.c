@@ -99,9 +99,28 @@ yc_format yc_sniff(const uint8_t *b, size_t n) {
 
 int yc_plan_colour(yc_decoder *dec) {
     if (dec->colour_target < 0) return YC_COLOUR_NONE;
+    (void)yc_lcms_take_refusal();
     dec->colour.action = yc_colour_plan(&dec->colour, (yc_target)dec->colour_target, dec->colour.text, sizeof dec->colour.text,
                                         &dec->colour.kept_srgb);
+    const size_t refused = yc_lcms_take_refusal();
+    if (refused) {
+        // The system refused LittleCMS memory within its budget: the file fails, as any allocation refused fails it
+        // (the callers stop at a failed decoder), and the profile is not said to be unusable.
+        char msg[YC_MSG];
+        yc_out_of_memory_text(msg, sizeof msg, refused, "its ICC profile's colour transform");
+        yc_set_error(dec, msg);
+        dec->colour.action = YC_COLOUR_NONE;
+    }
     return dec->colour.action;
+}
+
+void yc_out_of_memory_text(char *text, size_t size, size_t bytes, const char *what) {
+    // As YUVIO's Ledger.outOfMemory words it, rounded up.
+    char amount[32];
+    if (bytes >= (1u << 20)) snprintf(amount, sizeof amount, "%zu MiB", (bytes + (1u << 20) - 1) >> 20);
+    else snprintf(amount, sizeof amount, "%zu KiB", (bytes + 1023) >> 10);
+    snprintf(text, size, "cannot allocate %zu bytes (%s) for %s: out of memory (an address-space limit such as ulimit -v "
+             "may be too low)", bytes, amount, what);
 }
 
 yc_decoder *yc_open(FILE *file, yc_format format, uint64_t max_pixels, uint64_t max_whole, int max_scans,

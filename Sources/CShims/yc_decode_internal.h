@@ -176,7 +176,11 @@ struct yc_decoder {
 };
 
 /// Plans colour management into dec->colour (action, text) when a target was given; returns the action.
+/// A failed decoder when the system refused LittleCMS memory for it (`yc_lcms_take_refusal`).
 int yc_plan_colour(yc_decoder *dec);
+
+/// "cannot allocate N bytes (S) for WHAT: out of memory (…)", as YUVIO's `Ledger.outOfMemory` words it.
+void yc_out_of_memory_text(char *text, size_t size, size_t bytes, const char *what);
 
 /// Records the first failure's message (later ones are consequences).
 void yc_set_error(yc_decoder *dec, const char *msg);

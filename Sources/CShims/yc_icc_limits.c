@@ -124,6 +124,19 @@ static int account_take(struct yc_lcms_account *a, size_t size) {
     return 1;
 }
 
+// The size of an allocation within the budget that the system itself refused on this thread (an address-space
+// limit), 0 when none since it was last taken (`yc_lcms_take_refusal`). LittleCMS then fails as a broken profile
+// fails (no profile, no transform); the callers ask, so that it is said as what it is — out of memory, the file
+// failed — and never as a profile that cannot be used, with the colours used as stored and exit 0 (a hostile
+// round's `ulimit -v` gave different bytes by the limit, with a warning that blamed the profile).
+static _Thread_local size_t system_refusal;
+
+size_t yc_lcms_take_refusal(void) {
+    const size_t r = system_refusal;
+    system_refusal = 0;
+    return r;
+}
+
 static void *budget_malloc(cmsContext context, cmsUInt32Number size) {
     (void)context;
     struct yc_lcms_account *a = current_account ? current_account : &process_account;
@@ -131,6 +144,7 @@ static void *budget_malloc(cmsContext context, cmsUInt32Number size) {
     lcms_header *h = malloc(sizeof *h + size);
     if (!h) {
         atomic_fetch_sub(&a->live, size);
+        system_refusal = size;
         return NULL;
     }
     h->h.size = size;
@@ -158,6 +172,7 @@ static void *budget_realloc(cmsContext context, void *p, cmsUInt32Number size) {
     lcms_header *n = realloc(h, sizeof *n + size);
     if (!n) {
         if (size > old) atomic_fetch_sub(&a->live, size - old);
+        system_refusal = size;
         return NULL;
     }
     if (size < old) atomic_fetch_sub(&a->live, old - size);

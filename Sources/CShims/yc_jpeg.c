@@ -149,6 +149,7 @@ void yc_jpeg_open(yc_decoder *dec, FILE *file, yc_stream *stream, int raw) {
     }
     // Colour management first: a source that needs a transform needs RGB, so it is not decoded raw.
     int transform = yc_plan_colour(dec) == YC_COLOUR_TRANSFORM;
+    if (dec->failed) return;
     // raw & 2: the caller will apply the EXIF orientation, which must keep the chroma grid (above). Chroma at full
     // resolution (4:4:4) is decoded raw only when asked (raw & 4: `--jpeg-path direct`): the RGB route is then as
     // fast and no larger, and closer to the source — rounding to whole R, G, B snaps a high-quality JPEG's samples

@@ -218,6 +218,7 @@ void yc_png_open(yc_decoder *dec, FILE *file) {
     info->orientation_unusable = yc_orientation_unusable(exif_tag, dec->xmp_orientation);
     yc_png_colour(dec);
     yc_plan_colour(dec);
+    if (dec->failed) return;
     info->bytes_per_sample = depth == 16 ? 2 : 1;
     if ((uint64_t)w * h > dec->max_pixels) {
         char msg[YC_MSG];

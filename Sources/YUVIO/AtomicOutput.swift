@@ -144,10 +144,13 @@ public final class AtomicOutput {
             return
         case .inPlace(let device):
             self.target = device
-            // A FIFO nobody reads is an error, not a hang.
-            let opened = openWithoutWaiting(device, O_WRONLY)
+            // A FIFO nobody reads is an error, not a hang — after the wait an input FIFO gives its writer, so that
+            // a script may start the consumer just after yuvconv (`yuvconv a.png -o p & consumer < p`), as it may
+            // start an input's producer (it failed at once, unlike the input side).
+            let opened = Self.openForAReader(device)
             if opened < 0 {
-                throw .system(errno == ENXIO ? "no process is reading the FIFO" : "cannot open: \(errnoMessage())")
+                throw .system(errno == ENXIO ? "no process opened the FIFO to read it within \(fifoWriterWaitSeconds) s"
+                              : "cannot open: \(errnoMessage())")
             }
             fd = opened
             direct = true
@@ -390,3 +393,21 @@ enum StalledStreams {
     }
 }
 
+
+extension AtomicOutput {
+    /// Opens a device or FIFO to write in place without blocking; a FIFO no process has opened to read yet (ENXIO)
+    /// is tried again every 10 ms for `YC_FIFO_WRITER_WAIT_MS`, as an input FIFO waits for its writer, and given up
+    /// at once when a signal is ending the run. The descriptor, or -1 with errno set.
+    static func openForAReader(_ device: String) -> Int32 {
+        var opened = openWithoutWaiting(device, O_WRONLY), code = errno
+        let start = monotonicSeconds()
+        while opened < 0 && code == ENXIO && interruptSignal() == nil
+                && monotonicSeconds() - start < Double(YC_FIFO_WRITER_WAIT_MS) / 1000 {
+            usleep(10_000)
+            opened = openWithoutWaiting(device, O_WRONLY)
+            code = errno
+        }
+        errno = code
+        return opened
+    }
+}

@@ -166,8 +166,21 @@ public final class ImageDecoder {
     }
 
     /// The transform of this source's colours to `target` for rows of `format` (in place), or nil when there
-    /// is none to make. `reference`: LittleCMS's double-precision transform, rounded half up (tests).
-    public func colourTransform(to target: Primaries, format: SourceFormat, reference: Bool = false) -> ColourTransform? {
+    /// is none to make. `reference`: LittleCMS's double-precision transform, rounded half up (tests). Throws when
+    /// the system refused LittleCMS the memory for it (an address-space limit): out of memory, the file's failure —
+    /// never a transform quietly not made, whose colours would then depend on the limit.
+    public func colourTransform(to target: Primaries, format: SourceFormat, reference: Bool = false) throws(DecodeError) -> ColourTransform? {
+        _ = yc_lcms_take_refusal()
+        let made = colourTransformMade(to: target, format: format, reference: reference)
+        let refused = yc_lcms_take_refusal()
+        if made == nil && refused > 0 {
+            throw .decoder(Ledger.outOfMemory(Int(refused), for: "its ICC profile's colour transform")
+                           + " (an address-space limit such as ulimit -v may be too low)")
+        }
+        return made
+    }
+
+    private func colourTransformMade(to target: Primaries, format: SourceFormat, reference: Bool) -> ColourTransform? {
         let rows: yc_rows
         switch format {
         case .rgb8: rows = YC_ROWS_RGB8

@@ -202,9 +202,9 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         // JPEG was opened for RGB); a broken profile is a warning.
         let plan = options.colourManagement ? decoder.colourPlan : (action: ColourAction.none, text: "", keptSRGB: false)
         let colour = plan.action == .transform
-            ? decoder.colourTransform(to: options.target(for: spec), format: info.rowFormat) : nil
+            ? try decoder.colourTransform(to: options.target(for: spec), format: info.rowFormat) : nil
         // A plan LittleCMS then could not carry out (its memory budget met making the transform): said, never
-        // silently unmanaged.
+        // silently unmanaged. (Memory the system refused it is the file's failure, thrown above.)
         let unmade = plan.action == .transform && colour == nil
         // The RGB space the numbers converted are in, which outputs are labelled with: the target's, or sRGB's when
         // colour management kept sRGB numbers (an untagged or sRGB source with --primaries p3, or BT.2020 by

@@ -44,8 +44,8 @@ final class ColourManagementTests: XCTestCase {
     func fastAgainstReference(_ d: ImageDecoder, target: Primaries) throws
         -> (samples: Int, equal: Int, worst: Int, changed: Int) {
         let format = d.info.rowFormat, w = d.info.width, rowBytes = w * format.bytesPerPixel
-        let fast = try XCTUnwrap(d.colourTransform(to: target, format: format))
-        let reference = try XCTUnwrap(d.colourTransform(to: target, format: format, reference: true))
+        let fast = try XCTUnwrap(try d.colourTransform(to: target, format: format))
+        let reference = try XCTUnwrap(try d.colourTransform(to: target, format: format, reference: true))
         let a = UnsafeMutableRawPointer.allocate(byteCount: rowBytes, alignment: 16)
         let b = UnsafeMutableRawPointer.allocate(byteCount: rowBytes, alignment: 16)
         defer { a.deallocate(); b.deallocate() }
@@ -112,7 +112,7 @@ final class ColourManagementTests: XCTestCase {
                 return Int((out[0] * 255 + 0.5).rounded(.down))
             }
             let format = d.info.rowFormat, w = d.info.width, rowBytes = w * format.bytesPerPixel
-            let fast = try XCTUnwrap(d.colourTransform(to: .bt709, format: format))
+            let fast = try XCTUnwrap(try d.colourTransform(to: .bt709, format: format))
             let row = UnsafeMutableRawPointer.allocate(byteCount: rowBytes, alignment: 16)
             defer { row.deallocate() }
             var samples = 0, equal = 0, worst = 0, changed = 0
@@ -451,6 +451,23 @@ final class ColourManagementTests: XCTestCase {
         }
         // A fall by less than one 8-bit code a level, 47% of the range in all: [0, 40000, 20000, 65535]. Each
         // 8-bit level was held only to the one before it, and the profile was applied.
+        // Parametric curves that leave 0…1, which LittleCMS clamps (the colours collapse onto a few values): Y = X + 2
+        // (ICC's function type 2, LittleCMS's 3: (aX + b)^g + c), sRGB's lifted by ½ (ICC's 4, LittleCMS's 5: up to
+        // 1.5), and one starting at −½. They were applied without a word (a hostile round's profiles).
+        for (type, parameters): (Int32, [Double]) in [(3, [1.0, 1, 0, 2]), (5, [2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045, 0.5, 0.5]),
+                                   (5, [2.4, 1 / 1.055, 0.055 / 1.055, 1, 0.04045, 0, -0.5])] {
+            var ps = parameters
+            let leaving = try XCTUnwrap(cmsBuildParametricToneCurve(nil, type, &ps))
+            defer { cmsFreeToneCurve(leaving) }
+            var leavingCurves: [OpaquePointer?] = [leaving, leaving, leaving]
+            let leavingProfile = try XCTUnwrap(cmsCreateRGBProfile(&white, &primaries, &leavingCurves))
+            defer { cmsCloseProfile(leavingProfile) }
+            let path = try profiledPNG("leaving\(type)", width: 64, height: 1, colourType: 2, pixels: pixels8, profile: leavingProfile)
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let p = try decoder(path).colourPlan
+            XCTAssertEqual(p.action, .broken, "\(parameters): \(p.text)")
+            XCTAssertTrue(p.text.contains("outside 0 to 1"), p.text)
+        }
         var four: [UInt16] = [0, 40000, 20000, 65535]
         let gentle = try XCTUnwrap(cmsBuildTabulatedToneCurve16(nil, 4, &four))
         defer { cmsFreeToneCurve(gentle) }
@@ -563,8 +580,8 @@ final class ColourManagementTests: XCTestCase {
             XCTAssertEqual(d.colourPlan.action, .transform, path)
             let format = d.info.rowFormat, w = d.info.width, rowBytes = w * format.bytesPerPixel
             XCTAssertEqual(format.bytesPerPixel, 6, "16-bit RGB rows")
-            let fast = try XCTUnwrap(d.colourTransform(to: target, format: format))
-            let reference = try XCTUnwrap(d.colourTransform(to: target, format: format, reference: true))
+            let fast = try XCTUnwrap(try d.colourTransform(to: target, format: format))
+            let reference = try XCTUnwrap(try d.colourTransform(to: target, format: format, reference: true))
             let a = UnsafeMutableRawPointer.allocate(byteCount: rowBytes, alignment: 16)
             let b = UnsafeMutableRawPointer.allocate(byteCount: rowBytes, alignment: 16)
             defer { a.deallocate(); b.deallocate() }
@@ -676,7 +693,7 @@ final class ColourManagementTests: XCTestCase {
     func testManagedConversionIsTheExactConversionOfTheTransformedRows() throws {
         let d = try decoder(p3PNG)
         let format = d.info.rowFormat, w = d.info.width, h = d.info.height, rowBytes = w * format.bytesPerPixel
-        let t = try XCTUnwrap(d.colourTransform(to: .bt709, format: format))
+        let t = try XCTUnwrap(try d.colourTransform(to: .bt709, format: format))
         var rows = [UInt8](repeating: 0, count: rowBytes * h)
         try rows.withUnsafeMutableBytes { buf in
             try d.readRows(into: buf.baseAddress!, rowBytes: rowBytes, count: h)
@@ -761,7 +778,7 @@ final class ColourManagementTests: XCTestCase {
         // into whatever a clamp makes of NaN — the bytes are the conversion as stored.
         let crafted = try convertFile(path: negativeGamma, spec: ConversionSpec(), layout: .nv12)
         XCTAssertEqual(crafted.report.warnings, 1)
-        XCTAssertTrue(crafted.report.firstWarning.contains("has a tone curve that falls or leaves the numbers; colours used as stored"), crafted.report.firstWarning)
+        XCTAssertTrue(crafted.report.firstWarning.contains("has a tone curve that falls or leaves the numbers (infinite, or outside 0 to 1); colours used as stored"), crafted.report.firstWarning)
         XCTAssertNil(crafted.report.colour)
         var off = DecodeOptions()
         off.colourManagement = false

@@ -166,7 +166,8 @@ final class HostileTests: CLITestCase {
             "$B" convert in/ -o o/ --force -q; echo "status $?"
             """)
         XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "status 1\n")
-        XCTAssertTrue(r.stderr.contains("failed: in/a.png: cannot write o/a.nv12: no process is reading the FIFO"), r.stderr)
+        XCTAssertTrue(r.stderr.contains("failed: in/a.png: cannot write o/a.nv12: no process opened the FIFO to read it within 5 s"),
+                      r.stderr)
     }
 
     /// A descriptor whose position is past its file's end (`lseek` beyond it): a failed output was cut back to that

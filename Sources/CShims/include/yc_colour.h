@@ -37,6 +37,10 @@ typedef struct yc_lcms_scope {
 } yc_lcms_scope;
 yc_lcms_scope *yc_lcms_scope_begin(void);
 void yc_lcms_scope_end(yc_lcms_scope *scope);
+/// The size of the last allocation LittleCMS asked for on this thread, within its budget, that the system refused
+/// (an address-space limit), or 0; taking it clears it. A profile or transform that failed for it is out of
+/// memory, not a profile that cannot be used.
+size_t yc_lcms_take_refusal(void);
 
 /// Row formats a transform takes (in place): the decoder's rows.
 typedef enum { YC_ROWS_RGB8 = 0, YC_ROWS_RGBA8 = 1, YC_ROWS_RGB16 = 2, YC_ROWS_RGBA16 = 3 } yc_rows;
