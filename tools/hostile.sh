@@ -2166,6 +2166,25 @@ status 1; says 'standard input is closed'
 settled
 end
 
+begin deep-name-template-plans-in-time
+# A --name of many folder levels: the plan asked each level's folder whether it folds case, and each asked walked
+# up to the nearest folder that exists, splitting the path at every step — the cube of the depth (1,000 levels:
+# 18 s; 2,100, a path over the system's 4,095 bytes: still planning after 2 minutes, before that was refused).
+# The same through {dir} from an input tree 700 levels deep (6.6 s).
+cp "$PNG" a.png; deep=$(printf 'd/%.0s' $(seq 2100)); mid=$(printf 'd/%.0s' $(seq 1500))
+p=in; for _ in $(seq 700); do p=$p/x; done; mkdir -p "$p"; cp "$PNG" "$p/a.png"; snap
+run convert a.png -o o1/ --name "${deep}{stem}.nv12" -q
+status 1; says 'its path is 4209 bytes; a path can have at most 4095'; within 10000
+run convert a.png -o o2/ --name "${mid}{stem}.nv12" -n
+status 0; within 10000
+run convert a.png -o o2/ --name "${mid}{stem}.nv12" -q
+status 0; within 10000
+run convert in/ -r -o o3/ --name '{dir}/{stem}.{ext}' -q
+status 0; within 10000
+[ -f "o3/${p#in/}/a.nv12" ] || bad "the mirrored output is missing"
+rm -rf o2 o3; settled
+end
+
 begin fifo-output-waits-for-its-reader
 # An output FIFO whose reader opens it just after yuvconv starts (`yuvconv a.png -o p & consumer < p`) failed at
 # once ("no process is reading the FIFO"), where an input FIFO waits 5 s for its writer. It now waits the same
@@ -2589,7 +2608,10 @@ cp "$PNG" a.png; mkdir -p tr/sub to; cp "$PNG" tr/sub/x.png; echo file > to/sub;
 run --version --help
 status 0; says '--version does nothing with --help; it is ignored'
 run tr/ -o -
-status 2; says 'a batch \(more than one file, a folder or a list\) writes its outputs into a folder'
+status 2; says 'a batch \(more than one file, a folder or a list\) writes its outputs into a folder, not to standard output'
+# Two files and no -o at all: the missing folder, not standard output (no -o -, no -- was given).
+run a.png tr/sub/x.png
+status 2; says 'no output folder given: a batch'
 run convert tr/ -r -o to/ --name '{dir}/{stem}.{ext}' -q
 status 1; says 'tr/sub/x.png: cannot write to/sub/x.nv12: to/sub is not a folder'
 yc a.png -o - -f nv12 -q 1<>old 2> "$ERR"
@@ -4327,6 +4349,11 @@ run a.png -o b.nv12 --pixfmt nv21
 status 2; says "unknown option '--pixfmt'; did you mean --pix-fmt?"
 run a.png -o b.nv12 --colur-management off
 status 2; says "did you mean --color"
+# An abbreviation means the one option it begins: --qual was offered --null (two edits away), --dry nothing.
+run a.png -o b.jpg --qual 50
+status 2; says "unknown option '--qual'; did you mean --quality\?"
+run a.png -o b.nv12 --dry
+status 2; says "did you mean --dry-run\?"
 ALLOW=(a.nv12); settled
 end
 

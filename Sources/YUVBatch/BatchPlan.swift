@@ -15,7 +15,7 @@ public struct BatchOutputFolder: Sendable, Equatable {
     /// Refused here, before any work, once for the batch: a name that leads to something that is not a folder
     /// (each file failed with it, two lines a file).
     public init(_ output: String?) throws(BatchPlanError) {
-        guard let output, output != "-" else { throw .noOutputFolder }
+        guard let output, output != "-" else { throw .noOutputFolder(given: output != nil) }
         if !output.hasSuffix("/") && FileStatus(path: output)?.kind != .directory { throw .outputNotFolder(output) }
         // `out.png/`, `out.png/sub/`: what the name, or the nearest part of it that is there, leads to, slashes
         // aside (`stat` of "file/" fails, which said nothing).
@@ -335,14 +335,35 @@ public final class BatchPlan: @unchecked Sendable {
         }
 
         /// The bytes of the absolute folder `folder`, each name lower-cased where its own folder folds.
+        ///
+        /// From the root down: below the first folder that does not exist yet none does, and each takes the rule
+        /// of the nearest that does (`foldsCase`), known already — asking `foldsCase` of each, which walks up to that
+        /// folder again, made a name template of many levels cost the cube of its depth (2,000 levels: minutes, and a
+        /// path over the system's limit was refused only after them; a hostile round's).
         mutating func key(_ folder: String) -> [UInt8] {
             var key: [UInt8] = [], at = "/"
-            for part in folder.pathParts {
-                let folded = folds(at) ? part.lowercased() : part
-                key += [UInt8(ascii: "/")] + PathBytes.encode(folded)
+            var missing: Bool? = nil   // the rule below the first missing folder, once met
+            for part in folder.pathParts + [""] {
+                let foldsHere: Bool
+                if let rule = missing {
+                    foldsHere = rule
+                    remember(at, rule)
+                } else if let hit = known[PathBytes.encode(at)] {
+                    foldsHere = hit
+                } else {
+                    foldsHere = folds(at)
+                    if FileStatus(path: at)?.kind != .directory { missing = foldsHere }
+                }
+                if part.isEmpty { break }   // the folder itself: its rule known for `key(_:name:)`
+                key += [UInt8(ascii: "/")] + PathBytes.encode(foldsHere ? part.lowercased() : part)
                 at = at == "/" ? "/" + part : at + "/" + part
             }
             return key
+        }
+
+        private mutating func remember(_ folder: String, _ answer: Bool) {
+            if known.count >= 4096 { known.removeAll(keepingCapacity: true) }
+            known[PathBytes.encode(folder)] = answer
         }
 
         /// The key of `name` in the absolute folder `folder` (whose own key is `folderKey`, when known).

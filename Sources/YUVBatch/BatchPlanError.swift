@@ -4,8 +4,8 @@ import YUVIO
 /// end words them (the command line: `yuvconv/Messages.swift`). `isUsage` tells a request that cannot work
 /// as asked (exit 2 on the command line) from a file that could not be read or must not be written (exit 1).
 public enum BatchPlanError: Error, Sendable {
-    /// No output folder was given (or standard output was).
-    case noOutputFolder
+    /// No output folder was given (`given` false: no `-o` at all), or standard output was (`-o -`).
+    case noOutputFolder(given: Bool)
     /// The output folder names something that is not a folder, and does not end in "/" to ask for one.
     case outputNotFolder(String)
     /// Standard input named among the inputs.

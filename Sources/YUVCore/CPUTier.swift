@@ -28,7 +28,11 @@ public enum CPUTier: Int32, CaseIterable, Sendable, CustomStringConvertible {
 
     /// What is wrong with `YUVCONV_CPU`, if anything (the kernels then use the best tier).
     public static var environmentProblem: String? {
-        let value = getenv("YUVCONV_CPU").map { String(cString: $0) } ?? ""
+        // Bytes that are not UTF-8 shown as \xNN (they showed as U+FFFD, not as what was given).
+        let bytes = getenv("YUVCONV_CPU").map { [UInt8](UnsafeRawBufferPointer(start: $0, count: strlen($0))) } ?? []
+        let decoded = String(decoding: bytes, as: UTF8.self)
+        let value = Array(decoded.utf8) == bytes ? decoded
+            : bytes.map { $0 < 0x80 ? String(UnicodeScalar($0)) : "\\x" + String($0, radix: 16, uppercase: true) }.joined()
         switch yc_cpu_env_problem() {
         case 1: return "YUVCONV_CPU=\(value) names no tier (baseline, avx2, avx512, avx512bw, avx512vnni)"
         case 2: return "YUVCONV_CPU=\(value) asks for a tier this CPU cannot run (the best here is \(best))"

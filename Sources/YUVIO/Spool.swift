@@ -42,7 +42,8 @@ public final class Spool: @unchecked Sendable {
 
     /// Where the temporary files go: `$TMPDIR` when set, else `/tmp`.
     public static var folder: String {
-        if let t = getenv("TMPDIR"), t.pointee != 0 { return String(cString: t) }
+        // By its bytes (`PathBytes`): a name that is not UTF-8 is made as it is and shown as \xNN, not as U+FFFD.
+        if let t = getenv("TMPDIR"), t.pointee != 0 { return PathBytes.decode(UnsafeRawBufferPointer(start: t, count: strlen(t))) }
         return "/tmp"
     }
 

@@ -56,8 +56,14 @@ extension BatchPlanError {
         switch self {
         // A folder or a list is a batch however many files it holds (one folder named with `-o -` was told of "many
         // inputs"); `--` makes every word after it a file, `-o` too.
-        case .noOutputFolder: return "a batch (more than one file, a folder or a list) writes its outputs into a folder, "
-            + "not to standard output: -o DIR/ (after --, every word is a file, -o too)"
+        case .noOutputFolder(let given):
+            // Without -o at all the problem is the missing folder, not standard output (a hostile round's `a b`).
+            if !given {
+                return "no output folder given: a batch (more than one file, a folder or a list) writes its outputs into "
+                    + "a folder, -o DIR/ (after --, every word is a file, -o too)"
+            }
+            return "a batch (more than one file, a folder or a list) writes its outputs into a folder, "
+                + "not to standard output: -o DIR/ (after --, every word is a file, -o too)"
         case .outputNotFolder(let path):
             return "-o \(displayPath(path)) is not a folder (end it with / to make one): a batch — many inputs, a folder, "
                 + "--files-from or --shard — writes its outputs into one"

@@ -71,7 +71,8 @@ struct OptionSpec: Sendable {
     }
 
     /// "unknown option 'ARG'", with the option meant when one is near: the same word after two dashes
-    /// (`-force`), or a long name at most two edits away (`--fromat`, `--dryrun`), when only one is that near.
+    /// (`-force`), the one long name the word begins (`--qual`), or a long name at most two edits away (`--fromat`,
+    /// `--dryrun`), when only one is that near.
     static func unknown(_ arg: String) -> UsageError {
         let word = String(arg.drop { $0 == "-" }.prefix { $0 != "=" })
         let names = byName.keys.filter { $0.hasPrefix("--") }
@@ -85,8 +86,13 @@ struct OptionSpec: Sendable {
             return row[b.count]
         }
         var meant: String?
+        // The options whose long name begins with the word (`--qual`, `--dry`, `--rec`): an abbreviation, which no
+        // option takes, but which means one when only one begins so (`--qual` was offered `--null`, two edits away).
+        let extended = Set(names.filter { $0.hasPrefix("--" + word.lowercased()) }.compactMap { byName[$0]?.longName })
         if !word.isEmpty, byName["--" + word] != nil, "--" + word != arg {
             meant = "--" + word
+        } else if word.count >= 3, extended.count == 1 {
+            meant = extended.first
         } else if word.count >= 3 {
             // Any case (`--FORCE`); a name past a few dozen letters is no near miss of any (and the distance's cost
             // grows with the product of the lengths).
