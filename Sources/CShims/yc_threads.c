@@ -2,8 +2,8 @@
 // affinity calls; CPU sets are macros Swift cannot call). Left to itself, the scheduler often ran the decoder and
 // the converting worker on one vCPU of a 2-vCPU machine while the other idled (`perf sched timehist`; `perf
 // stat`: 1.06 CPUs used during a 12 MP conversion, 1.31 with the worker kept off the decoder's CPU). The decoder
-// itself is not tied to a CPU; workers are placed only when nothing else is runnable as the bands begin, and a
-// worker kept waiting on its CPUs by other work that came later is let go to any (docs/performance.md).
+// itself is not tied to a CPU, and a worker kept waiting on its CPUs by other work is let go to any
+// (docs/performance.md).
 #define _GNU_SOURCE
 #include "yc_threads.h"
 
@@ -42,26 +42,7 @@ static void unplace(void) {
     worker.fd = -1;
 }
 
-// Whether anything but the calling thread is runnable now: /proc/loadavg's fourth field, runnable/total, counts
-// the system's runnable threads this instant, the caller's included. Workers placed while other work runs are
-// queued behind it on their CPUs, and a small picture's one or two bands end before the let-go rule can act:
-// with another process busy on the other CPU, a 256x256 JPEG took 12.9 ms placed against 6.1 left to the
-// scheduler, a 3 MP one 34 against 26 (docs/performance.md). Unreadable: taken as busy, so not placed.
-static int others_runnable(void) {
-    const int fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return 1;
-    char text[128];
-    const ssize_t n = read(fd, text, sizeof text - 1);
-    close(fd);
-    if (n <= 0) return 1;
-    text[n] = 0;
-    unsigned runnable = 0;
-    if (sscanf(text, "%*s %*s %*s %u/", &runnable) != 1) return 1;
-    return runnable > 1;
-}
-
-void *yc_workers_placement(int even_when_busy) {
-    if (!even_when_busy && others_runnable()) return NULL;
+void *yc_workers_placement(void) {
     uint64_t ran, waited;
     const int fd = open_times();
     const int readable = fd >= 0 && thread_times(fd, &ran, &waited) == 0;
@@ -107,7 +88,7 @@ void yc_worker_end(void) { unplace(); }
 
 void yc_placement_free(void *placement) { free(placement); }
 #else
-void *yc_workers_placement(int even_when_busy) { (void)even_when_busy; return NULL; }
+void *yc_workers_placement(void) { return NULL; }
 void yc_place_worker(const void *placement) { (void)placement; }
 void yc_placed_worker_check(const void *placement) { (void)placement; }
 void yc_worker_end(void) {}

@@ -26,24 +26,20 @@ final class BandPipeline: Sendable {
     /// False: every stage runs in turn on the calling thread (a batch running several files at once).
     let threaded: Bool
     /// The workers kept off the CPU the calling thread (the decoder) runs on when the bands begin
-    /// (`yc_workers_placement`) when nothing else is runnable then, each until other work there keeps it waiting to
-    /// run (`yc_placed_worker_check`):
+    /// (`yc_workers_placement`), each until other work there keeps it waiting to run (`yc_placed_worker_check`):
     /// left to the scheduler, the decoding thread and the converting worker often shared one vCPU of a 2-vCPU
     /// machine while the other idled (docs/performance.md).
     let placed: Bool
-    /// Tests only: placed even when other work is runnable as the bands begin (which leaves them unplaced).
-    let placedEvenWhenBusy: Bool
 
     /// Tests only: the producer calls `help` once after every band it hands on, whether or not a slot is free,
     /// so that the work a source shares is done by the producer on every band.
     nonisolated(unsafe) static var helpAfterEveryBand = false
 
-    init(slots: Int, stages: Int = 1, threaded: Bool = true, placed: Bool = false, placedEvenWhenBusy: Bool = false) {
+    init(slots: Int, stages: Int = 1, threaded: Bool = true, placed: Bool = false) {
         precondition(stages >= 1)
         self.slots = slots
         self.threaded = threaded
         self.placed = placed && threaded
-        self.placedEvenWhenBusy = placedEvenWhenBusy
         // Created at 0 and raised: libdispatch traps when a semaphore dies below its initial value, which
         // `free` would after an early stop.
         free = DispatchSemaphore(value: 0)
@@ -77,7 +73,7 @@ final class BandPipeline: Sendable {
         var threads: [pthread_t] = []
         // Where the workers run (`placed`): an address, passed to them as a number (a raw pointer is not
         // Sendable), freed after they end.
-        let placement = placed ? UInt(bitPattern: yc_workers_placement(placedEvenWhenBusy ? 1 : 0)) : 0
+        let placement = placed ? UInt(bitPattern: yc_workers_placement()) : 0
         defer { yc_placement_free(UnsafeMutableRawPointer(bitPattern: placement)) }
         for (index, stage) in stages.enumerated() {
             guard let thread = startThread({ [self] in

@@ -9,10 +9,8 @@ extern "C" {
 
 /// The CPUs the calling thread (the decoder) may use, less the one it runs on: for `yc_place_worker`, freed by
 /// `yc_placement_free`. NULL when there are none (one CPU allowed), the system has no affinity calls, or a thread
-/// cannot read how long it waited to run (`/proc/thread-self/schedstat`), and — unless `even_when_busy` (tests) —
-/// when another thread is runnable as it is called (/proc/loadavg): placed workers would queue behind it, and a
-/// small picture ends before the let-go rule acts. The calling thread is left as it is.
-void *yc_workers_placement(int even_when_busy);
+/// cannot read how long it waited to run (`/proc/thread-self/schedstat`). The calling thread is left as it is.
+void *yc_workers_placement(void);
 /// Moves the calling thread (a worker) onto the CPUs of `placement` (NULL: nothing is done).
 void yc_place_worker(const void *placement);
 /// After each band a worker handles: a worker placed that has waited to run for more than a quarter of the time
