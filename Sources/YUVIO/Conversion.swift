@@ -43,6 +43,16 @@ public struct DecodeOptions: Sendable {
     /// `BandPipeline`). For a program that gives the machine's cores to one conversion, as the command line's single
     /// conversion does; off by default.
     public var placesThreads = false
+    /// The least picture (in pixels) whose workers `placesThreads` places: below it the scheduler is left alone.
+    /// A placed worker kept waiting by other work is let go only after a band, and a smaller picture is over
+    /// before that pays — with another process's shell loops busy on the machine, a 256×256 JPEG took 12.9 ms
+    /// placed against 6.1 left to the scheduler, a 2048×1536 one 34 against 26 — while on a quiet machine it gains
+    /// nothing measurable (4.5–5.5 against 4.7–4.8 ms, 22.1–22.6 against 22.6–22.8: docs/performance.md).
+    public static let placementMinimumPixels = 6_000_000
+
+    /// Whether a conversion of a `pixels`-pixel picture places its workers (`placesThreads`, and a picture large
+    /// enough: `placementMinimumPixels`).
+    public func placesWorkers(pixels: Int) -> Bool { placesThreads && pixels >= Self.placementMinimumPixels }
     public var alpha: AlphaMode
     /// Say when `ignore` dropped an alpha that made pixels transparent: the default's warning, off when
     /// `--alpha ignore` was asked for by name (the user knows).

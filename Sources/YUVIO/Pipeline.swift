@@ -235,7 +235,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
         let probe = measured ? QualityProbe(geometry: g, spec: spec, ledger: ledger) : nil
         if let probe { source.measure(with: probe, ledger: ledger) }
         try runPipeline(source, frame: frame, into: sink, ledger: ledger, threaded: options.pipelined,
-                        placed: options.placesThreads, prepared: checkHeld)
+                        placed: options.placesWorkers(pixels: g.width * g.height), prepared: checkHeld)
         // A file written into (or replaced under its descriptor's data: truncated) while it was read gave rows of
         // two versions of it: no output (an in-place edit mid-read converted, exit 0).
         if inputSource.isRegularFile && !inputSource.unchangedSinceOpen {

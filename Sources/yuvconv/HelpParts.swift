@@ -52,8 +52,8 @@ enum HelpParts {
             + "tier (--version names the one in use); every tier gives the same bytes"),
         ("YUVCONV_PNG_LIBPNG", "1: libpng reads every PNG's image data (yuvconv reads the common kinds\n"
             + "itself), to compare the two"),
-        ("YUVCONV_AFFINITY", "off: leave a single conversion's threads to the scheduler (by default its\n"
-            + "workers are kept off the CPU its decoding thread runs on; Linux)"),
+        ("YUVCONV_AFFINITY", "off: leave a single conversion's threads to the scheduler (by default, for a\n"
+            + "picture of 6 MP or more, its workers are kept off the CPU its decoding thread runs on; Linux)"),
         ("YUV_FORCE_REFERENCE", "1: the scalar reference rows instead of the vector ones (slow; for tests)"),
         ("SOURCE_DATE_EPOCH", "the date --man prints (reproducible builds)"),
     ]
