@@ -148,6 +148,8 @@ public final class AtomicOutput {
             // a script may start the consumer just after yuvconv (`yuvconv a.png -o p & consumer < p`), as it may
             // start an input's producer (it failed at once, unlike the input side).
             let opened = Self.openForAReader(device)
+            // Given up for a signal ending the run: said as an interrupted file is, not as a wait that ran out.
+            if opened < 0 && errno == ENXIO && interruptSignal() != nil { throw .interrupted }
             if opened < 0 {
                 throw .system(errno == ENXIO ? "no process opened the FIFO to read it within \(fifoWriterWaitSeconds) s"
                               : "cannot open: \(errnoMessage())")

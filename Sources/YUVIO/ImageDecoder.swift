@@ -173,7 +173,9 @@ public final class ImageDecoder {
         _ = yc_lcms_take_refusal()
         let made = colourTransformMade(to: target, format: format, reference: reference)
         let refused = yc_lcms_take_refusal()
-        if made == nil && refused > 0 {
+        // Any refusal, even one LittleCMS got past (the fast tables' read refused, the full transform then made):
+        // which transform a file gets must never depend on the limit.
+        if refused > 0 {
             throw .decoder(Ledger.outOfMemory(Int(refused), for: "its ICC profile's colour transform")
                            + " (an address-space limit such as ulimit -v may be too low)")
         }

@@ -184,9 +184,9 @@ extension RawInput {
             timing.unreadable = unreadable
             timing.ignoredXYSCSS = ignoredXYSCSS
             timing.colourSpace = tag.map { "C\($0)" } ?? xyscss.map { "XYSCSS=\($0)" } ?? "no C tag"
-            // A file that goes on after its first frame (more frames, or other bytes; a line end or two is no
-            // more): said, since the rest is not converted. A stream is not read further: an endless producer
-            // would hold the run.
+            // A file that goes on after its first frame with more frames (a line end or two is no more): said, since
+            // the rest is not converted; with other bytes: refused (below). A stream is not read further — an
+            // endless producer would hold the run — so neither is checked there.
             if input.fileSize != nil {
                 var tail = [UInt8](repeating: 0, count: 16)
                 let n = fread(&tail, 1, tail.count, input.file)
@@ -199,7 +199,7 @@ extension RawInput {
                 let rest = tail[..<n].drop { blank.contains($0) }
                 let word = Array("FRAME".utf8)
                 if timing.goesOn, !(rest.starts(with: word) && (rest.count == word.count
-                    || [UInt8(ascii: " "), UInt8(ascii: "\n")].contains(rest[rest.startIndex + word.count]))) {
+                    || [UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r")].contains(rest[rest.startIndex + word.count]))) {
                     let shown = PathBytes.decode(Array(rest.prefix(12)))
                     throw .decoder("the Y4M frame is followed by '\(shown)\(rest.count > 12 ? "…" : "")', not the next "
                                    + "frame's header: its frames are not the \(need) bytes of \(w)x\(h) "

@@ -67,7 +67,7 @@ func convertOne(input: String, output: String, format: OutputFormat, options: Op
                                 before: before)
     } catch {
         // In a batch the failure is listed under its input, as every other one is (`in/a.png: cannot write out/a.nv12:
-        // no process is reading the FIFO`); a single conversion's refusal names its output alone.
+        // no process opened the FIFO to read it within 5 s`); a single conversion's refusal names its output alone.
         return failed(options.inBatch ? FileError(input: input, writing: output, error) : FileError(output: output, error))
     }
     // A JPEG is JFIF: its planes are BT.601 full range whatever was asked; JPEG and PNG are centre-sited.

@@ -91,10 +91,6 @@ final class BandPipelineTests: XCTestCase {
         XCTAssertEqual(finished.withLock { $0 }, count)
     }
 
-    /// `placed`: the workers run off the CPU the producer was on when the bands began (the CPUs it may use, less
-    /// that one), the producer where it may run, as before; not placed, the workers may use what it may. Counted
-    /// from each thread's own `Cpus_allowed_list` (Linux; a machine that gives the process one CPU has nothing to
-    /// place).
     /// A conversion places its workers only for a picture large enough to pay for it: a small one under another
     /// process's load lost 6-8 ms placed (its let-go comes after a band, too late), and gained nothing when quiet.
     func testOnlyLargePicturesPlaceTheirWorkers() {
@@ -107,6 +103,10 @@ final class BandPipelineTests: XCTestCase {
         XCTAssertFalse(options.placesWorkers(pixels: 256 * 256))
     }
 
+    /// `placed`: the workers run off the CPU the producer was on when the bands began (the CPUs it may use, less
+    /// that one), the producer where it may run, as before; not placed, the workers may use what it may. Counted
+    /// from each thread's own `Cpus_allowed_list` (Linux; a machine that gives the process one CPU has nothing to
+    /// place).
     func testPlacedWorkersRunOffTheProducersCPU() throws {
         #if os(Linux)
         @Sendable func allowed() -> Int {
