@@ -2232,35 +2232,29 @@ begin lut-profile-under-address-space-limits
 python3 - "$here/Fixtures/colour/kodim23-cmyk.jpg" <<'PY'
 import struct, sys
 s15 = lambda x: struct.pack('>i', round(x * 65536))
-G, ent = 140, 256
+ent = 256
 table = b''.join(struct.pack('>H', i * 65535 // (ent - 1)) for i in range(ent))
-lut = (b'mft2\0\0\0\0' + bytes([3, 3, G, 0]) + b''.join(s15(v) for v in (1, 0, 0, 0, 1, 0, 0, 0, 1))
-       + struct.pack('>HH', ent, ent) + table * 3 + bytes(G ** 3 * 3 * 2) + table * 3)
-tags = [(b'wtpt', b'XYZ \0\0\0\0' + s15(.9642) + s15(1) + s15(.8249)), (b'A2B0', lut)]
-off = 132 + 12 * len(tags); tab = dat = b''
-for sig, body in tags:
-    body += b'\0' * (-len(body) % 4); tab += sig + struct.pack('>II', off + len(dat), len(body)); dat += body
-icc = (struct.pack('>I', off + len(dat)) + b'lcms' + struct.pack('>I', 0x02100000) + b'mntrRGB XYZ ' + b'\0' * 12
-       + b'acsp' + b'\0' * 28 + s15(.9642) + s15(1) + s15(.8249) + b'\0' * 48 + struct.pack('>I', len(tags)) + tab + dat)
-n = (len(icc) + 65518) // 65519
-pieces = [icc[k * 65519:(k + 1) * 65519] for k in range(n)]
-app2 = b''.join(b'\xff\xe2' + struct.pack('>H', 16 + len(p)) + b'ICC_PROFILE\0' + bytes([i + 1, n]) + p for i, p in enumerate(pieces))
+
+def lut_profile_app2(inputs, grid, header):
+    """APP2 pieces of a v2 profile (`header`: class, colour space, PCS) whose A2B0 is a lut16 of `inputs`
+    channels, `grid` points a side, all zeros."""
+    lut = (b'mft2\0\0\0\0' + bytes([inputs, 3, grid, 0]) + b''.join(s15(v) for v in (1, 0, 0, 0, 1, 0, 0, 0, 1))
+           + struct.pack('>HH', ent, ent) + table * inputs + bytes(grid ** inputs * 3 * 2) + table * 3)
+    tags = [(b'wtpt', b'XYZ \0\0\0\0' + s15(.9642) + s15(1) + s15(.8249)), (b'A2B0', lut)]
+    off = 132 + 12 * len(tags); tab = dat = b''
+    for sig, body in tags:
+        body += b'\0' * (-len(body) % 4); tab += sig + struct.pack('>II', off + len(dat), len(body)); dat += body
+    icc = (struct.pack('>I', off + len(dat)) + b'lcms' + struct.pack('>I', 0x02100000) + header + b'\0' * 12
+           + b'acsp' + b'\0' * 28 + s15(.9642) + s15(1) + s15(.8249) + b'\0' * 48 + struct.pack('>I', len(tags)) + tab + dat)
+    n = (len(icc) + 65518) // 65519
+    return b''.join(b'\xff\xe2' + struct.pack('>H', 16 + len(p)) + b'ICC_PROFILE\0' + bytes([i + 1, n]) + p
+                    for i, p in enumerate(icc[k * 65519:(k + 1) * 65519] for k in range(n)))
+
 jpeg = open('plain.jpg', 'rb').read()
-open('lut.jpg', 'wb').write(jpeg[:2] + app2 + jpeg[2:])
+open('lut.jpg', 'wb').write(jpeg[:2] + lut_profile_app2(3, 140, b'mntrRGB XYZ ') + jpeg[2:])
 # The same for a CMYK JPEG (a CMYK profile's transform is made where the decoder starts, not by the plan): a
 # printer profile, 4 inputs, a 40^4 grid (15 MB), in place of the fixture's own.
-G = 40
-lut = (b'mft2\0\0\0\0' + bytes([4, 3, G, 0]) + b''.join(s15(v) for v in (1, 0, 0, 0, 1, 0, 0, 0, 1))
-       + struct.pack('>HH', ent, ent) + table * 4 + bytes(G ** 4 * 3 * 2) + table * 3)
-tags = [(b'wtpt', b'XYZ \0\0\0\0' + s15(.9642) + s15(1) + s15(.8249)), (b'A2B0', lut)]
-off = 132 + 12 * len(tags); tab = dat = b''
-for sig, body in tags:
-    body += b'\0' * (-len(body) % 4); tab += sig + struct.pack('>II', off + len(dat), len(body)); dat += body
-icc = (struct.pack('>I', off + len(dat)) + b'lcms' + struct.pack('>I', 0x02100000) + b'prtrCMYKXYZ ' + b'\0' * 12
-       + b'acsp' + b'\0' * 28 + s15(.9642) + s15(1) + s15(.8249) + b'\0' * 48 + struct.pack('>I', len(tags)) + tab + dat)
-n = (len(icc) + 65518) // 65519
-app2 = b''.join(b'\xff\xe2' + struct.pack('>H', 16 + len(p)) + b'ICC_PROFILE\0' + bytes([i + 1, n]) + p
-                for i, p in enumerate(icc[k * 65519:(k + 1) * 65519] for k in range(n)))
+app2 = lut_profile_app2(4, 40, b'prtrCMYKXYZ ')
 d = open(sys.argv[1], 'rb').read()
 out, i = d[:2], 2
 while True:   # the markers before the first scan, the fixture's profile pieces left out
