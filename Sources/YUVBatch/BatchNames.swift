@@ -109,8 +109,11 @@ extension BatchPlan {
         // own folder: refused as overwriting an input) — else following the hint meets the next refusal.
         var inputs: Set<FileIdentity>?
         func isInput(_ name: String) -> Bool {
-            guard let outputFolder, let st = FileStatus(path: outputFolder.path(of: name)) else { return false }
-            if inputs == nil { inputs = Set(all.flatMap { inputIdentities($0.input) }) }
+            // By the path resolved too, as the plan's own check does (`in/w/../a.png` before `in/w` is made).
+            guard let outputFolder else { return false }
+            let path = outputFolder.path(of: name)
+            guard let st = FileStatus(path: path) ?? FileStatus(path: resolvedPath(path)) else { return false }
+            if inputs == nil { inputs = Set((all + [x, y]).flatMap { inputIdentities($0.input) }) }
             return inputs!.contains(st.identity)
         }
         func separatesAll(_ candidate: String) -> Bool {
@@ -128,7 +131,9 @@ extension BatchPlan {
             return true
         }
         if whole, let candidate = separating.first(where: separatesAll) { return (candidate, true) }
-        // (A batch too large to try whole: the pair's.)
-        return separating.first.map { ($0, !whole) }
+        // (A batch too large to try whole, or none that tells every file apart: the pair's, one that names neither of
+        // them as an input when there is one.)
+        let clear = separating.first { !isInput(outputName($0, item: x, format: format)) && !isInput(outputName($0, item: y, format: format)) }
+        return (clear ?? separating.first).map { ($0, !whole) }
     }
 }

@@ -202,6 +202,16 @@ final class BatchPlanTests: XCTestCase {
         XCTAssertEqual(hint, "{name}.png")
         XCTAssertFalse(partial)
         XCTAssertNoThrow(try BatchPlan(operands: operands, outputFolder: root + "/pw/", template: hint))
+        // The same pair in a batch no template tells apart whole (x/a.png and y/a.png, given one by one): the hint
+        // for the pair names neither of them as an input either (it was '{stem}.png', the first that told them apart).
+        try touch("x/a.png", "y/a.png")
+        let wider = refusal { () throws(BatchPlanError) in
+            try BatchPlan(operands: operands + [root + "/x/a.png", root + "/y/a.png"], outputFolder: root + "/pw/",
+                          template: "a.png")
+        }
+        guard case .sameOutput(_, _, _, let pairHint?, let isPartial)? = wider else { return XCTFail("\(String(describing: wider))") }
+        XCTAssertEqual(pairHint, "{name}.png")
+        XCTAssertTrue(isPartial)
     }
 
     /// Every shard refuses what the whole batch refuses: checked shard by shard, b.jpg and b.png fell into
