@@ -2170,6 +2170,19 @@ status 1; says 'standard input is closed'
 settled
 end
 
+begin report-interrupted-says-not-measured
+# `yuvconv report` interrupted while it waited on a FIFO's idle writer said the file was "interrupted before it was
+# finished (nothing written)", a conversion's words: report writes nothing of an image. It says "not measured".
+cp "$PNG" a.png; mkfifo f; snap
+sleep 30 > f & w=$!
+"$BIN" report a.png f > "$OUT" 2> "$ERR" & pid=$!
+sleep 1.5; kill -INT $pid; wait $pid; r=$?
+kill $w 2> /dev/null; wait $w 2> /dev/null
+[ "$r" = 130 ] || bad "exit $r (130 wanted)"; says 'f: interrupted before it was measured'
+LC_ALL=C grep -q 'nothing written' "$ERR" "$OUT" && bad "said nothing written: $(errline)"
+settled
+end
+
 begin deep-name-template-plans-in-time
 # A --name of many folder levels: the plan asked each level's folder whether it folds case, and each asked walked
 # up to the nearest folder that exists, splitting the path at every step — the cube of the depth (1,000 levels:

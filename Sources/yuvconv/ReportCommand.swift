@@ -161,7 +161,11 @@ func measureOne(input: String, options: Options) -> Outcome {
                                     format: options.measuredFormat)
         return Outcome(record: record, failure: nil)
     } catch {
-        return .failed(input, error, alignment: options.reportAlignment)
+        // `report` writes nothing of an image: an interrupted one is said as not measured, not as "(nothing
+        // written)", the words a conversion's interrupted file gets.
+        let said = error.reason == DecodeError.interrupted.reason
+            ? FileError(path: error.path, reason: "interrupted before it was measured") : error
+        return .failed(input, said, alignment: options.reportAlignment)
     }
 }
 
