@@ -2652,6 +2652,9 @@ status 2; says 'a batch \(more than one file, a folder or a list\) writes its ou
 # Two files and no -o at all: the missing folder, not standard output (no -o -, no -- was given).
 run a.png tr/sub/x.png
 status 2; says 'no output folder given: a batch'
+# An environment value that is not UTF-8 is shown as it was given, \xNN, not as U+FFFD.
+YUVCONV_CPU=$'a\xffb' yc a.png -o e.nv12 > "$OUT" 2> "$ERR"
+status 2; says 'YUVCONV_CPU=a\\xFFb names no tier'
 run convert tr/ -r -o to/ --name '{dir}/{stem}.{ext}' -q
 status 1; says 'tr/sub/x.png: cannot write to/sub/x.nv12: to/sub is not a folder'
 yc a.png -o - -f nv12 -q 1<>old 2> "$ERR"
