@@ -102,25 +102,23 @@ int yc_plan_colour(yc_decoder *dec) {
     (void)yc_lcms_take_refusal();
     dec->colour.action = yc_colour_plan(&dec->colour, (yc_target)dec->colour_target, dec->colour.text, sizeof dec->colour.text,
                                         &dec->colour.kept_srgb);
-    const size_t refused = yc_lcms_take_refusal();
-    if (refused) {
-        // The system refused LittleCMS memory within its budget: the file fails, as any allocation refused fails it
-        // (the callers stop at a failed decoder), and the profile is not said to be unusable.
-        char msg[YC_MSG];
-        yc_out_of_memory_text(msg, sizeof msg, refused, "its ICC profile's colour transform");
-        yc_set_error(dec, msg);
-        dec->colour.action = YC_COLOUR_NONE;
-    }
+    if (yc_fail_if_lcms_refused(dec, "its ICC profile's colour transform")) dec->colour.action = YC_COLOUR_NONE;
     return dec->colour.action;
 }
 
-void yc_out_of_memory_text(char *text, size_t size, size_t bytes, const char *what) {
-    // As YUVIO's Ledger.outOfMemory words it, rounded up.
-    char amount[32];
+int yc_fail_if_lcms_refused(yc_decoder *dec, const char *what) {
+    const size_t bytes = yc_lcms_take_refusal();
+    if (!bytes) return 0;
+    // The system refused LittleCMS memory within its budget: the file fails, as any allocation refused fails it
+    // (the callers stop at a failed decoder), and the profile is not said to be unusable. Worded as YUVIO's
+    // `Ledger.outOfMemoryUnderALimit`, rounded up.
+    char amount[32], msg[YC_MSG];
     if (bytes >= (1u << 20)) snprintf(amount, sizeof amount, "%zu MiB", (bytes + (1u << 20) - 1) >> 20);
     else snprintf(amount, sizeof amount, "%zu KiB", (bytes + 1023) >> 10);
-    snprintf(text, size, "cannot allocate %zu bytes (%s) for %s: out of memory (an address-space limit such as ulimit -v "
-             "may be too low)", bytes, amount, what);
+    snprintf(msg, sizeof msg, "cannot allocate %zu bytes (%s) for %s: out of memory (an address-space limit such as "
+             "ulimit -v may be too low)", bytes, amount, what);
+    yc_set_error(dec, msg);
+    return 1;
 }
 
 yc_decoder *yc_open(FILE *file, yc_format format, uint64_t max_pixels, uint64_t max_whole, int max_scans,

@@ -179,8 +179,9 @@ struct yc_decoder {
 /// A failed decoder when the system refused LittleCMS memory for it (`yc_lcms_take_refusal`).
 int yc_plan_colour(yc_decoder *dec);
 
-/// "cannot allocate N bytes (S) for WHAT: out of memory (…)", as YUVIO's `Ledger.outOfMemory` words it.
-void yc_out_of_memory_text(char *text, size_t size, size_t bytes, const char *what);
+/// Takes this thread's LittleCMS refusal (`yc_lcms_take_refusal`; cleared by the caller before the profile or
+/// transform was made): when there was one, fails `dec` as out of memory for `what` and returns 1.
+int yc_fail_if_lcms_refused(yc_decoder *dec, const char *what);
 
 /// Records the first failure's message (later ones are consequences).
 void yc_set_error(yc_decoder *dec, const char *msg);

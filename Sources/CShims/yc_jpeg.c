@@ -204,13 +204,7 @@ void yc_jpeg_open(yc_decoder *dec, FILE *file, yc_stream *stream, int raw) {
             (void)yc_lcms_take_refusal();
             dec->cmyk_transform = yc_colour_cmyk_create(&dec->colour, (yc_target)dec->colour_target, text, sizeof text);
             // Memory the system refused LittleCMS for it: the file's failure, as for an RGB profile (yc_plan_colour).
-            const size_t refused = yc_lcms_take_refusal();
-            if (refused) {
-                char msg[YC_MSG];
-                yc_out_of_memory_text(msg, sizeof msg, refused, "its CMYK profile's colour transform");
-                yc_set_error(dec, msg);
-                return;
-            }
+            if (yc_fail_if_lcms_refused(dec, "its CMYK profile's colour transform")) return;
             if (dec->colour.icc && text[0]) {
                 memcpy(dec->colour.text, text, sizeof text);
                 dec->colour.action = dec->cmyk_transform ? YC_COLOUR_DECODED : YC_COLOUR_BROKEN;

@@ -176,8 +176,7 @@ public final class ImageDecoder {
         // Any refusal, even one LittleCMS got past (the fast tables' read refused, the full transform then made):
         // which transform a file gets must never depend on the limit.
         if refused > 0 {
-            throw .decoder(Ledger.outOfMemory(Int(refused), for: "its ICC profile's colour transform")
-                           + " (an address-space limit such as ulimit -v may be too low)")
+            throw .decoder(Ledger.outOfMemoryUnderALimit(Int(refused), for: "its ICC profile's colour transform"))
         }
         return made
     }

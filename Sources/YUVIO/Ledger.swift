@@ -263,8 +263,12 @@ public final class Ledger: Sendable {
     }
 
     /// The reason when `workingBytes` are not to be had.
-    public static func tooLittleToWorkIn() -> String {
-        outOfMemory(workingBytes, for: "a conversion to work in") + " (an address-space limit such as ulimit -v may be too low)"
+    public static func tooLittleToWorkIn() -> String { outOfMemoryUnderALimit(workingBytes, for: "a conversion to work in") }
+
+    /// `outOfMemory` for memory a conversion needs beside its pictures (room to work in, LittleCMS's tables),
+    /// which only an address-space limit refuses: said so. (CShims' `yc_fail_if_lcms_refused` words it alike.)
+    public static func outOfMemoryUnderALimit(_ bytes: Int, for what: String) -> String {
+        outOfMemory(bytes, for: what) + " (an address-space limit such as ulimit -v may be too low)"
     }
 
     /// Memory allocated elsewhere on this conversion's behalf (positive) or given back (negative).
