@@ -1,3 +1,4 @@
+import CLCMS
 import CShims
 import Foundation
 import TestSupport
@@ -101,5 +102,145 @@ final class ColourRowsTests: XCTestCase {
         let got = [try crcs(profile: p3, target: YC_TARGET_SRGB), try crcs(profile: p3, target: YC_TARGET_BT2020)]
         print("colour rows: tiers \(CPUTier.supported), CRCs \(got)")
         XCTAssertEqual(got, [["66b4dbb6", "fc8e5232"], ["5af83747", "f16ad178"]])
+    }
+
+    /// ICC bytes of an RGB profile built on a LUT (curves, then a 9³ table to XYZ that bends the colours), which
+    /// the fast path cannot take: its 8-bit rows go through LittleCMS and the table of colours seen.
+    func lutProfile() throws -> [UInt8] {
+        let profile = try XCTUnwrap(cmsCreateProfilePlaceholder(nil))
+        defer { cmsCloseProfile(profile) }
+        cmsSetProfileVersion(profile, 2.1)
+        cmsSetDeviceClass(profile, cmsSigDisplayClass)
+        cmsSetColorSpace(profile, cmsSigRgbData)
+        cmsSetPCS(profile, cmsSigXYZData)
+        let curve = try XCTUnwrap(cmsBuildGamma(nil, 2.2))
+        defer { cmsFreeToneCurve(curve) }
+        var curves: [OpaquePointer?] = [curve, curve, curve]
+        let n = 9
+        var table: [UInt16] = []
+        for i in 0..<n {
+            for j in 0..<n {
+                for k in 0..<n {
+                    let r = Double(i) / 8, g = Double(j) / 8, b = Double(k) / 8
+                    let xyz = [0.44 * r + 0.36 * g * g + 0.15 * b, 0.22 * r + 0.70 * g + 0.06 * b * r, 0.01 * r + 0.10 * g + 0.72 * b]
+                    table += xyz.map { UInt16(max(0, min(65535, ($0 * 32768).rounded()))) }
+                }
+            }
+        }
+        let pipeline = try XCTUnwrap(cmsPipelineAlloc(nil, 3, 3))
+        defer { cmsPipelineFree(pipeline) }
+        cmsPipelineInsertStage(pipeline, cmsAT_END, cmsStageAllocToneCurves(nil, 3, &curves))
+        cmsPipelineInsertStage(pipeline, cmsAT_END, cmsStageAllocCLut16bit(nil, UInt32(n), 3, 3, table))
+        XCTAssertNotEqual(cmsWriteTag(profile, cmsSigAToB0Tag, UnsafeRawPointer(pipeline)), 0)
+        XCTAssertNotEqual(cmsWriteTag(profile, cmsSigMediaWhitePointTag, cmsD50_XYZ()), 0)
+        var size: UInt32 = 0
+        XCTAssertNotEqual(cmsSaveProfileToMem(profile, nil, &size), 0)
+        var bytes = [UInt8](repeating: 0, count: Int(size))
+        XCTAssertNotEqual(cmsSaveProfileToMem(profile, &bytes, &size), 0)
+        return bytes
+    }
+
+    /// `width` × `height` colours of `bytes` bytes (little-endian in a UInt32) that repeat in a row and across
+    /// rows, take one another's slot in the table of colours (`yc_colour.c`'s hash: alternating in a row), and
+    /// never repeat.
+    func lookupColours(width: Int, height: Int, bytes: Int) -> [UInt32] {
+        let mask: UInt32 = bytes == 4 ? 0xFFFF_FFFF : 0xFF_FFFF
+        func slot(_ c: UInt32) -> UInt32 { (c &* 0x9E37_79B1) >> 16 }
+        var rng = SplitMix64(seed: 53)
+        var bySlot: [UInt32: UInt32] = [:], pairs: [(UInt32, UInt32)] = []
+        while pairs.count < 64 {
+            let c = UInt32(truncatingIfNeeded: rng.next()) & mask
+            if let other = bySlot[slot(c)], other != c { pairs.append((other, c)); bySlot[slot(c)] = nil } else { bySlot[slot(c)] = c }
+        }
+        let palette = (0..<500).map { _ in UInt32(truncatingIfNeeded: rng.next()) & mask }
+        var colours: [UInt32] = []
+        for y in 0..<height {
+            for x in 0..<width {
+                switch (x / 50 + y) % 3 {
+                case 0: colours.append(palette[Int(rng.next() % 500)])
+                case 1: let p = pairs[(x / 7 + y) % pairs.count]; colours.append(x % 2 == 0 ? p.0 : p.1)
+                default: colours.append(UInt32(truncatingIfNeeded: rng.next()) & mask)
+                }
+            }
+        }
+        return colours
+    }
+
+    /// 8-bit rows through LittleCMS are looked up in a table of the colours already transformed (a slot a
+    /// colour, by hash; repeats in a row wait for the first one's result). The bytes must be LittleCMS's for
+    /// every pixel, as without the table (`lookupColours`), alpha untouched, in bands of any height.
+    func testColoursLookedUpAreLittleCMSsOwn() throws {
+        let icc = try lutProfile()
+        let width = 1021, height = 40
+        let colours = lookupColours(width: width, height: height, bytes: 3)
+        var colour = yc_colour()
+        try icc.withUnsafeBufferPointer { p in
+            colour.icc = p.baseAddress
+            colour.icc_length = p.count
+            for (rows, step) in [(YC_ROWS_RGB8, 3), (YC_ROWS_RGBA8, 4)] {
+                var input = [UInt8](repeating: 0, count: width * height * step)
+                for (i, c) in colours.enumerated() {
+                    for k in 0..<3 { input[i * step + k] = UInt8(truncatingIfNeeded: c >> (8 * k)) }
+                    if step == 4 { input[i * step + 3] = UInt8(truncatingIfNeeded: i &* 37) }
+                }
+                let t = try XCTUnwrap(yc_colour_transform_create(&colour, YC_TARGET_SRGB, rows, 0))
+                defer { yc_colour_transform_free(t) }
+                var plain = input
+                plain.withUnsafeMutableBytes { yc_colour_transform_apply_plain(t, $0.baseAddress, width * step, UInt32(width), UInt32(height)) }
+                XCTAssertGreaterThan(zip(plain, input).filter { $0 != $1 }.count, width * height, "the profile changes colours")
+                for band in [height, 1, 7] {
+                    var looked = input
+                    looked.withUnsafeMutableBytes { b in
+                        for y in stride(from: 0, to: height, by: band) {
+                            yc_colour_transform_apply(t, b.baseAddress! + y * width * step, width * step, UInt32(width), UInt32(min(band, height - y)))
+                        }
+                    }
+                    let differ = (0..<(width * height)).filter { looked[($0 * step)..<($0 * step + step)] != plain[($0 * step)..<($0 * step + step)] }
+                    XCTAssertTrue(differ.isEmpty, "\(differ.count) pixels differ (first \(differ.prefix(3))), \(step) bytes a pixel, bands of \(band)")
+                }
+            }
+        }
+    }
+
+    /// A CMYK JPEG's rows are looked up the same way, the table kept from row to row: LittleCMS's bytes.
+    func testCMYKColoursLookedUpAreLittleCMSsOwn() throws {
+        let jpeg = [UInt8](try Data(contentsOf: fixturesURL.appendingPathComponent("colour/kodim23-cmyk.jpg")))
+        var pieces: [Int: [UInt8]] = [:], i = 2
+        while i + 4 <= jpeg.count, jpeg[i] == 0xFF, jpeg[i + 1] != 0xDA {
+            let n = Int(jpeg[i + 2]) << 8 | Int(jpeg[i + 3])
+            if jpeg[i + 1] == 0xE2, n > 16, Array(jpeg[(i + 4)..<(i + 16)]) == Array("ICC_PROFILE\0".utf8) {
+                pieces[Int(jpeg[i + 16])] = Array(jpeg[(i + 18)..<(i + 2 + n)])
+            }
+            i += 2 + n
+        }
+        let icc = pieces.keys.sorted().flatMap { pieces[$0]! }
+        let width = 1021, height = 40
+        let colours = lookupColours(width: width, height: height, bytes: 4)
+        var input = [UInt8](repeating: 0, count: width * height * 4)
+        for (i, c) in colours.enumerated() { for k in 0..<4 { input[i * 4 + k] = UInt8(truncatingIfNeeded: c >> (8 * k)) } }
+        var colour = yc_colour()
+        try icc.withUnsafeBufferPointer { p in
+            colour.icc = p.baseAddress
+            colour.icc_length = p.count
+            var text = [CChar](repeating: 0, count: 256)
+            func rows(plain: Bool) throws -> [UInt8] {
+                let t = try XCTUnwrap(yc_colour_cmyk_create(&colour, YC_TARGET_SRGB, &text, text.count))
+                defer { yc_colour_cmyk_free(t) }
+                yc_colour_cmyk_plain(t, plain ? 1 : 0)
+                var out = [UInt8](repeating: 0, count: input.count)
+                input.withUnsafeBufferPointer { src in
+                    out.withUnsafeMutableBufferPointer { dst in
+                        for y in 0..<height {
+                            yc_colour_cmyk_apply(t, src.baseAddress! + y * width * 4, dst.baseAddress! + y * width * 4, UInt32(width))
+                        }
+                    }
+                }
+                return out
+            }
+            let plain = try rows(plain: true), looked = try rows(plain: false)
+            XCTAssertEqual(Set(plain).count > 200, true, "the transform makes many values")
+            let differ = (0..<(width * height)).filter { looked[($0 * 4)..<($0 * 4 + 4)] != plain[($0 * 4)..<($0 * 4 + 4)] }
+            XCTAssertTrue(differ.isEmpty, "\(differ.count) pixels differ (first \(differ.prefix(3)))")
+        }
     }
 }

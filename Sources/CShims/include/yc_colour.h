@@ -53,6 +53,9 @@ typedef struct yc_colour_transform yc_colour_transform;
 yc_colour_transform *yc_colour_transform_create(const yc_colour *colour, yc_target target, yc_rows rows, int reference);
 /// Transforms `count` rows of `width` pixels, `stride` bytes apart, in place.
 void yc_colour_transform_apply(yc_colour_transform *t, void *rows, size_t stride, uint32_t width, uint32_t count);
+/// The same without the table of colours 8-bit rows through LittleCMS are looked up in: LittleCMS on every
+/// pixel, what `yc_colour_transform_apply` must equal (for tests).
+void yc_colour_transform_apply_plain(yc_colour_transform *t, void *rows, size_t stride, uint32_t width, uint32_t count);
 void yc_colour_transform_free(yc_colour_transform *t);
 
 /// The ICC profile of target `t` (its primaries, D65, the sRGB curve; described "Display P3" or "BT.2020"),
@@ -69,6 +72,9 @@ int yc_colour_transform_is_concurrent(const yc_colour_transform *t);
 void *yc_colour_cmyk_create(const yc_colour *colour, yc_target target, char *text, size_t text_size);
 void yc_colour_cmyk_apply(void *t, const uint8_t *cmyk, uint8_t *rgbx, uint32_t width);
 void yc_colour_cmyk_free(void *t);
+/// 1: LittleCMS on every pixel, not looked up in the table of colours already transformed; what the table
+/// must equal (for tests).
+void yc_colour_cmyk_plain(void *t, int plain);
 
 #ifdef __cplusplus
 }
