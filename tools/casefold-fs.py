@@ -5,7 +5,12 @@ Debian's python3-fusepy; root and /dev/fuse) that stores every name lower-cased 
 inode numbers, so that `A.nv12` and `a.nv12` are one file.
 
     tools/casefold-fs.py BACKING MOUNTPOINT     (runs in the foreground until unmounted: umount MOUNTPOINT)
+    tools/casefold-fs.py --like-exfat BACKING MOUNTPOINT
     tools/casefold-fs.py --check                (exits 0 when fusepy can be imported)
+
+--like-exfat behaves as exFAT mounted through exfat-fuse does: no hard links (EPERM), no rename flags (as any
+file system through fusepy's libfuse 2: no RENAME_NOREPLACE), whole-second times, and inode numbers of FUSE's
+own, one for each name a file is looked up by (`A.nv12` and `a.nv12` are one file under two numbers).
 """
 import errno
 import os
@@ -18,8 +23,9 @@ except ImportError:  # Debian's python3-fusepy names the module fusepy
 
 
 class CaseFolding(Operations):
-    def __init__(self, root):
+    def __init__(self, root, like_exfat=False):
         self.root = root
+        self.like_exfat = like_exfat
 
     def _p(self, path):
         return os.path.join(self.root, path.lower().lstrip("/"))
@@ -32,8 +38,12 @@ class CaseFolding(Operations):
 
     def getattr(self, path, fh=None):
         st = self._call(os.lstat, self._p(path))
-        return {k: getattr(st, k) for k in ("st_atime", "st_ctime", "st_mtime", "st_gid", "st_uid", "st_mode",
-                                            "st_nlink", "st_size", "st_ino")}
+        out = {k: getattr(st, k) for k in ("st_atime", "st_ctime", "st_mtime", "st_gid", "st_uid", "st_mode",
+                                           "st_nlink", "st_size", "st_ino")}
+        if self.like_exfat:
+            for k in ("st_atime", "st_ctime", "st_mtime"):
+                out[k] = int(out[k])
+        return out
 
     def access(self, path, mode):
         if not os.access(self._p(path), mode):
@@ -48,7 +58,10 @@ class CaseFolding(Operations):
     def unlink(self, path): return self._call(os.unlink, self._p(path))
     def symlink(self, name, target): return self._call(os.symlink, target, self._p(name))
     def rename(self, old, new): return self._call(os.rename, self._p(old), self._p(new))
-    def link(self, target, name): return self._call(os.link, self._p(name), self._p(target))
+    def link(self, target, name):
+        if self.like_exfat:
+            raise FuseOSError(errno.EPERM)
+        return self._call(os.link, self._p(name), self._p(target))
     def chmod(self, path, mode): return self._call(os.chmod, self._p(path), mode)
     def chown(self, path, uid, gid): return self._call(os.chown, self._p(path), uid, gid)
     def utimens(self, path, times=None): return self._call(os.utime, self._p(path), times)
@@ -77,7 +90,9 @@ class CaseFolding(Operations):
 if __name__ == "__main__":
     if sys.argv[1:] == ["--check"]:
         sys.exit(0)
+    like_exfat = sys.argv[1] == "--like-exfat"
+    backing, mountpoint = sys.argv[2:4] if like_exfat else sys.argv[1:3]
     # No lookups cached: the kernel would otherwise answer a name from what it saw under another case (a name
     # found absent stays absent after its other-case twin is made), which a file system that folds case never does.
-    FUSE(CaseFolding(sys.argv[1]), sys.argv[2], foreground=True, use_ino=True, entry_timeout=0, negative_timeout=0,
-         attr_timeout=0)
+    FUSE(CaseFolding(backing, like_exfat), mountpoint, foreground=True, use_ino=not like_exfat, entry_timeout=0,
+         negative_timeout=0, attr_timeout=0)

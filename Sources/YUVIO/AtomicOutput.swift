@@ -100,13 +100,19 @@ public final class AtomicOutput {
     }
 
     /// Sets the file's final size up front, so a full disk shows before the conversion rather than after.
+    /// Where the file system can do neither (a FAT mount through FUSE grows a file only by writing: its ftruncate
+    /// refuses), the writes size it as they come.
     public func reserve(_ size: Int) throws(WriteError) {
         if size < hashed { hashLost = true }
-        #if canImport(Glibc)
-        let rc = posix_fallocate(fd, 0, off_t(size))
-        if rc != 0 && rc != EOPNOTSUPP && rc != EINVAL { throw .system("cannot reserve \(size) bytes: \(errnoMessage(rc))") }
-        #endif
-        if ftruncate(fd, off_t(size)) != 0 { throw .system("cannot size the file: \(errnoMessage())") }
+        let rc = yc_reserve(fd, Int64(size))
+        if rc > 0 { throw .system("cannot reserve \(size) bytes: \(errnoMessage(rc))") }
+        if ftruncate(fd, off_t(size)) != 0 {
+            let code = errno
+            let cannot = code == EPERM || code == EOPNOTSUPP || code == EINVAL
+            guard cannot, let st = FileStatus(descriptor: fd), st.size <= size else {
+                throw .system("cannot size the file: \(errnoMessage(code))")
+            }
+        }
     }
 
     /// Checks up front that `path` may be written (`check`, so no work is wasted), then opens it: a descriptor,

@@ -283,15 +283,49 @@ extension AtomicOutput {
             remove(temp)
             throw existing
         }
-        // File systems without hard links: check, then rename.
-        var st = stat()
-        if withFileSystemPath(name, { fstatat(folder, $0, &st, AT_SYMLINK_NOFOLLOW) }) == 0 {
+        // File systems without hard links (FAT and exFAT through FUSE, many other FUSE ones): a rename that replaces
+        // nothing, where the system has one. (A look, then a plain rename, replaced a file named in between: two jobs
+        // writing `Photo.nv12` and `photo.nv12` on exFAT both succeeded, one output lost.)
+        let renamed = withFileSystemPath(temp) { t in withFileSystemPath(name) { yc_rename_noreplace(folder, t, $0) } }
+        let renameErrno = errno
+        if renamed == 0 { return }
+        if renameErrno == EEXIST {
+            remove(temp)
+            throw existing
+        }
+        try nameByClaim(folder: folder, name: name, temp: temp, remove: remove, move: move)
+    }
+
+    /// Neither a link nor a rename that replaces nothing: the name is claimed by a file made there only if nothing
+    /// is (`O_EXCL`, which the file system decides, case folded where it folds), and the output renamed over that
+    /// claim — its own, looked at again first. A file named between that look and the rename would be replaced: the
+    /// only window left, two system calls wide; SIGKILL there leaves the empty claim at the name.
+    private func nameByClaim(folder: Int32, name: String, temp: String, remove: (String) -> Void,
+                             move: (String) -> Int32) throws(WriteError) {
+        let claim = withFileSystemPath(name) { openat(folder, $0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) }
+        if claim < 0 {
+            let code = errno
+            remove(temp)
+            if code == EEXIST { throw existing }
+            throw .system("cannot name the file: \(errnoMessage(code))")
+        }
+        let mine = FileStatus(descriptor: claim)
+        close(claim)
+        // Still the claim at the name: the same file, empty (a FUSE system may number it anew when looked up by name).
+        func claimed() -> Bool {
+            var st = stat()
+            guard withFileSystemPath(name, { fstatat(folder, $0, &st, AT_SYMLINK_NOFOLLOW) }) == 0, let mine else { return false }
+            let now = FileStatus(st)
+            return now.kind == .regular && now.size == 0 && (now.identity == mine.identity || now.modified == mine.modified)
+        }
+        guard claimed() else {
             remove(temp)
             throw existing
         }
         if move(temp) != 0 {
             let why = errnoMessage()
             remove(temp)
+            if claimed() { remove(name) }
             throw .system("cannot rename into place: \(why)")
         }
     }

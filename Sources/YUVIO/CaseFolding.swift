@@ -14,7 +14,8 @@ import CShims
 /// - what its file system says (`yc_folder_folds_case`: FAT and exFAT fold; ext4, f2fs and tmpfs by the folder's
 ///   casefold flag; macOS by `pathconf`); where it does not say (FUSE, SMB, NFS):
 /// - an entry of it whose name has an ASCII letter, looked up again with every letter's case swapped: the same
-///   file (device and inode) says the folder folds case, no file or another file says it does not;
+///   file (device and inode) says the folder folds case, no file or another file says it does not — a file with
+///   another inode number but no entry of that name says it does (FUSE may number each name apart: exfat-fuse);
 /// - with no such entry (an empty folder), the folder's own name in its parent, then the parent's entries, and so
 ///   on up, on the same device.
 ///
@@ -64,7 +65,7 @@ private func entryFoldsCase(in folder: String) -> Bool? {
 }
 
 /// Whether `folder/name` and the same name with its ASCII letters' case swapped are one file (neither link
-/// followed); nil when the name has no letter, `folder/name` cannot be looked up, or it is a file with other
+/// followed; by device and inode, or, under other numbers, by the folder having no entry of the swapped name); nil when the name has no letter, `folder/name` cannot be looked up, or it is a file with other
 /// names (hard links: `Z` and `z` may be two names of one file on a system that tells case apart).
 private func sameFileWithCaseSwapped(_ folder: String, _ name: [UInt8]) -> Bool? {
     let swapped = name.map { b -> UInt8 in
@@ -77,7 +78,25 @@ private func sameFileWithCaseSwapped(_ folder: String, _ name: [UInt8]) -> Bool?
     guard swapped != name else { return nil }
     let base = PathBytes.encode(folder) + [0x2F]
     guard let own = lstatOf(base + name), own.st_mode & S_IFMT == S_IFDIR || own.st_nlink == 1 else { return nil }
-    return lstatOf(base + swapped).map { FileStatus($0).identity } == FileStatus(own).identity
+    guard let other = lstatOf(base + swapped) else { return false }
+    if FileStatus(other).identity == FileStatus(own).identity { return true }
+    // Another inode number: another file — or the same one under a FUSE file system that numbers each name it is
+    // looked up by (exfat-fuse gives `IMG.PNG` and `img.png` two). The folder's entries tell: a file of its own
+    // has an entry by that name; a name the file system only takes for another has none.
+    return !folderLists(folder, swapped)
+}
+
+/// Whether `folder` has an entry named exactly `name` (bytes); true when it cannot be read to the end (no answer
+/// is then taken for "another file", which folds nothing).
+private func folderLists(_ folder: String, _ name: [UInt8]) -> Bool {
+    guard let dir = withFileSystemPath(folder, { opendir($0) }) else { return true }
+    defer { closedir(dir) }
+    errno = 0
+    while let entry = readdir(dir) {
+        let listed = withUnsafeBytes(of: entry.pointee.d_name) { raw in raw.prefix { $0 != 0 }.elementsEqual(name) }
+        if listed { return true }
+    }
+    return errno != 0
 }
 
 private func lstatOf(_ path: [UInt8]) -> stat? {

@@ -81,11 +81,27 @@ public struct FileStatus: Sendable, Equatable {
     /// (`FileStatus.isOne`), so that elsewhere files alike in size and times to the clock's tick (a disk image's
     /// copy, files written in one tick, a squashfs layer's whole seconds) stay apart.
     public func viewIdentity(onOverlay: Bool) -> FileIdentity {
+        FileIdentity(device: 1 << 63 | (onOverlay ? 1 << 61 : 0), inode: sizeAndTimesKey)
+    }
+
+    /// The size and times, hashed (FNV-1a): what `viewIdentity` and `fuseIdentity` know a file by.
+    private var sizeAndTimesKey: UInt64 {
         var key: UInt64 = 0xcbf2_9ce4_8422_2325
         for v in [UInt64(bitPattern: Int64(size)), modified.bitPattern, changed.bitPattern] {
             for shift in stride(from: 0, to: 64, by: 8) { key = (key ^ (v >> UInt64(shift) & 0xFF)) &* 0x100_0000_01b3 }
         }
-        return FileIdentity(device: 1 << 63 | (onOverlay ? 1 << 61 : 0), inode: key)
+        return key
+    }
+
+    /// A regular file on a FUSE file system by its device, size and times (bit 60 of the device marks it; no device
+    /// number has it): FUSE may give one file another inode number under each name that reaches it — exfat-fuse
+    /// numbers `IMG.PNG` and `img.png`, one file where case is not told apart, apart, and `--force` replaced the
+    /// input `IMG_0001.PNG` with its output `IMG_0001.png`. On such a device two files alike in size and times (to
+    /// exFAT's whole seconds) pass for one: an output refused as an input, never an input overwritten. Nil for
+    /// other kinds and elsewhere (`onFUSE`: `yc_on_fuse`).
+    public func fuseIdentity(onFUSE: Bool) -> FileIdentity? {
+        guard onFUSE, kind == .regular else { return nil }
+        return FileIdentity(device: 1 << 63 | 1 << 60 | (device & (1 << 60 - 1)), inode: sizeAndTimesKey)
     }
 
     /// A FIFO's, device's or socket's identity marked as one (bit 62 of the device, which no device number has):
@@ -93,10 +109,12 @@ public struct FileStatus: Sendable, Equatable {
     /// FIFO made at its name mid-batch often gets the freed inode number back, and passed as the file listed.
     public var streamIdentity: FileIdentity? { kind.isStream ? FileIdentity(device: device | 1 << 62, inode: inode) : nil }
 
-    /// Every identity the file goes by (`identity`, `viewIdentity`, `streamIdentity`): what a set of inputs holds
-    /// for it, `onOverlay` saying whether it is seen through an overlay (`onOverlay(path:)`).
-    public func identities(onOverlay: Bool) -> [FileIdentity] {
+    /// Every identity the file goes by (`identity`, `viewIdentity`, `streamIdentity`, `fuseIdentity`): what a set of
+    /// inputs holds for it, `onOverlay` saying whether it is seen through an overlay (`onOverlay(path:)`), `onFUSE`
+    /// whether through FUSE (`onFUSE(path:)`).
+    public func identities(onOverlay: Bool, onFUSE: Bool = false) -> [FileIdentity] {
         [identity, viewIdentity(onOverlay: onOverlay)] + (streamIdentity.map { [$0] } ?? [])
+            + (fuseIdentity(onFUSE: onFUSE).map { [$0] } ?? [])
     }
 }
 
@@ -194,6 +212,12 @@ public func openToReadThrough(_ path: String) -> Int32 {
 public func onOverlay(path: String? = nil, descriptor fd: Int32 = -1) -> Bool {
     guard let path else { return yc_on_overlay(nil, fd) == 1 }
     return withFileSystemPath(path) { yc_on_overlay($0, -1) } == 1
+}
+
+/// Whether `path` (or, without one, descriptor `fd`) is on a FUSE file system (`FileStatus.fuseIdentity`).
+public func onFUSE(path: String? = nil, descriptor fd: Int32 = -1) -> Bool {
+    guard let path else { return yc_on_fuse(nil, fd) == 1 }
+    return withFileSystemPath(path) { yc_on_fuse($0, -1) } == 1
 }
 
 /// How long a FIFO opened by name waits for a writer, in seconds.

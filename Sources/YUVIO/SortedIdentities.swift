@@ -13,14 +13,24 @@ extension FileIdentitySet {
     /// Whether the file `status` describes is one of the set's, under any identity it goes by (`identities`): an
     /// overlay's view of a layer's file too — by size and times, where the input or this file (`onOverlay`) is
     /// seen through an overlay. The one question every check of an output against the inputs asks.
-    public func holds(_ status: FileStatus, onOverlay: Bool) -> Bool { status.isOne(of: contains, onOverlay: onOverlay) }
+    /// `onFUSE`: the file is on a FUSE file system, where the inputs' `fuseIdentity` may match it.
+    public func holds(_ status: FileStatus, onOverlay: Bool, onFUSE: Bool = false) -> Bool {
+        status.isOne(of: contains, onOverlay: onOverlay, onFUSE: onFUSE)
+    }
+
+    /// `holds` for the file at `path` (`status`, looked up there), asking its file system (`onOverlay`, `onFUSE`).
+    public func holds(_ status: FileStatus, at path: String) -> Bool {
+        holds(status, onOverlay: onOverlay(path: path), onFUSE: onFUSE(path: path))
+    }
 }
 
 extension FileStatus {
     /// Whether this file (`onOverlay`: seen through an overlay) is one of the inputs `isInput` knows by their
     /// `identities` (`FileIdentitySet.holds`).
-    public func isOne(of isInput: (FileIdentity) -> Bool, onOverlay: Bool) -> Bool {
+    public func isOne(of isInput: (FileIdentity) -> Bool, onOverlay: Bool, onFUSE: Bool = false) -> Bool {
         if isInput(identity) || streamIdentity.map(isInput) == true { return true }
+        // On FUSE, another name of an input may have another inode number (`fuseIdentity`).
+        if let fuse = fuseIdentity(onFUSE: onFUSE), isInput(fuse) { return true }
         // By size and times only across an overlay and a layer's folder: seen through an overlay, this may be the
         // layer's file of an input seen plainly, and seen plainly, the layer's file of an input seen through one.
         // Two files on one side share a device, where the device and inode decide (on a layer with whole-second

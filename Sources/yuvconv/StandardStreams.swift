@@ -169,8 +169,9 @@ func releaseMessages(drop: @autoclosure () -> Bool) {
 let standardErrorMustStayUntouched: Bool = {
     guard let err = FileStatus(descriptor: STDERR_FILENO), err.kind == .regular || err.kind == .fifo else { return false }
     if let input = FileStatus(descriptor: STDIN_FILENO),
-       err.isOne(of: Set(input.identities(onOverlay: onOverlay(descriptor: STDIN_FILENO))).contains,
-                 onOverlay: onOverlay(descriptor: STDERR_FILENO)) { return true }
+       err.isOne(of: Set(input.identities(onOverlay: onOverlay(descriptor: STDIN_FILENO),
+                                          onFUSE: onFUSE(descriptor: STDIN_FILENO))).contains,
+                 onOverlay: onOverlay(descriptor: STDERR_FILENO), onFUSE: onFUSE(descriptor: STDERR_FILENO)) { return true }
     if case .descriptorHasData? = AtomicOutput.overwrites(descriptor: STDERR_FILENO) { return true }
     var named = Set<FileIdentity>(), written = Set<FileIdentity>(), folders: [String] = []
     var args = (processArguments() ?? [])[...]
@@ -193,10 +194,13 @@ let standardErrorMustStayUntouched: Bool = {
         }
         var candidates = [arg]
         if arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") { candidates.append(String(arg[arg.index(after: eq)...])) }
-        for c in candidates { if let st = FileStatus(path: c) { named.formUnion(st.identities(onOverlay: onOverlay(path: c))) } }
+        for c in candidates {
+            if let st = FileStatus(path: c) { named.formUnion(st.identities(onOverlay: onOverlay(path: c), onFUSE: onFUSE(path: c))) }
+        }
     }
     // An argument's file under any identity (an overlay's other view of it too).
-    if err.isOne(of: named.contains, onOverlay: onOverlay(descriptor: STDERR_FILENO)) || written.contains(err.identity) {
+    if err.isOne(of: named.contains, onOverlay: onOverlay(descriptor: STDERR_FILENO), onFUSE: onFUSE(descriptor: STDERR_FILENO))
+        || written.contains(err.identity) {
         return true
     }
     if err.kind == .regular, err.size > 0, let path = descriptorFilePath(STDERR_FILENO),

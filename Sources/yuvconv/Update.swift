@@ -111,7 +111,7 @@ struct UpdateManifest: Sendable {
         // The manifest is rewritten at the end: a link there would have its target rewritten, and a file that is
         // not a manifest is someone's file, replaced only with --force. Both refused before any work; so is a
         // manifest that is one of the inputs (it would be refused at the end, after the work, and unrecorded).
-        if let st = FileStatus(path: path), plan.protected.holds(st, onOverlay: onOverlay(path: path)) {
+        if let st = FileStatus(path: path), plan.protected.holds(st, at: path) {
             printErr("yuvconv: error: \(displayPath(path)): is an input of this run and where --update keeps its "
                      + "manifest; refusing to overwrite an input")
             return nil

@@ -1020,7 +1020,7 @@ final class HostileTests: CLITestCase {
     /// backing folder of its own), for tests of file systems that do not tell upper from lower case. Returns what
     /// unmounts them all. Skips the test where fusepy (python3-fusepy), root or /dev/fuse is missing. Each daemon's
     /// pid is kept, so that a mount that never comes, or a test that fails midway, leaves none behind.
-    func caseFoldingMounts(_ points: [String]) throws -> () -> Void {
+    func caseFoldingMounts(_ points: [String], likeExFAT: Bool = false) throws -> () -> Void {
         let tool = packageRoot.appendingPathComponent("tools/casefold-fs.py").path
         let python = try ["/usr/bin/python3", "python3"].first { try sh("\($0) '\(tool)' --check 2>/dev/null").status == 0 }
         guard let python, getuid() == 0, FileManager.default.fileExists(atPath: "/dev/fuse") else {
@@ -1034,7 +1034,7 @@ final class HostileTests: CLITestCase {
                 try FileManager.default.createDirectory(at: work.appendingPathComponent(d), withIntermediateDirectories: true)
             }
             let mount = "(for fd in $(ls /proc/$BASHPID/fd); do [ \"$fd\" -gt 2 ] && eval \"exec $fd>&-\"; done; "
-                + "exec \(python) '\(tool)' \(at).backing \(at)) </dev/null >/dev/null 2>&1 & echo $! > \(at).pid; "
+                + "exec \(python) '\(tool)' \(likeExFAT ? "--like-exfat " : "")\(at).backing \(at)) </dev/null >/dev/null 2>&1 & echo $! > \(at).pid; "
                 + "for i in $(seq 100); do mountpoint -q \(at) && exit 0; sleep 0.1; done; exit 1"
             guard try sh(mount).status == 0 else {
                 unmount()
@@ -1044,6 +1044,50 @@ final class HostileTests: CLITestCase {
         return unmount
     }
     #endif
+
+    /// exFAT through exfat-fuse: names that differ only in case reach one file under two inode numbers, and there are
+    /// no hard links (tools/casefold-fs.py --like-exfat). Found by a tester: `--force` replaced the input
+    /// `IMG_0001.PNG` with its own output `IMG_0001.png` (exit 0, the photo gone), in a batch and alone; two inputs
+    /// `Photo.png` and `photo.PNG` into a folder there both "converted", one output over the other (the plan took the
+    /// folder for one that tells case apart, and the naming, without a link, looked and then renamed); a FAT mount
+    /// through FUSE could not size a file at all. Now the input is known by its size and times on that device, the
+    /// folder's entries show that it folds case, and the output is named by a claim no other file can share.
+    func testExFATThroughFUSE() throws {
+        #if os(Linux)
+        let unmount = try caseFoldingMounts(["x"], likeExFAT: true)
+        defer { unmount() }
+        try FileManager.default.createDirectory(at: work.appendingPathComponent("x/DCIM"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: fixture("pngsuite/basn2c08.png"), toPath: work.appendingPathComponent("x/DCIM/IMG_0001.PNG").path)
+        let photo = try data("x/DCIM/IMG_0001.PNG")
+        for script in ["\"$B\" convert x/DCIM/ -o x/DCIM/ -f png --force -q", "\"$B\" x/DCIM/IMG_0001.PNG -o x/DCIM/img_0001.png --force -q"] {
+            let r = try sh(script + "; echo $?")
+            XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "1\n", "\(script): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("refusing to overwrite an input"), r.stderr)
+            XCTAssertEqual(try data("x/DCIM/IMG_0001.PNG"), photo, script)
+        }
+        // Two outputs one file there: refused before any work, also into an empty folder of the mount.
+        try FileManager.default.createDirectory(at: work.appendingPathComponent("in"), withIntermediateDirectories: true)
+        for (fixtureName, name) in [("basn2c08", "Photo.png"), ("basn6a08", "photo.PNG")] {
+            try FileManager.default.copyItem(atPath: fixture("pngsuite/\(fixtureName).png"), toPath: work.appendingPathComponent("in/\(name)").path)
+        }
+        for setup in ["mkdir x/o; echo notes > x/o/Notes.txt", "mkdir x/o"] {
+            let r = try sh("rm -rf x/o; \(setup); \"$B\" convert in/ -o x/o/ -q; echo $?; ls x/o")
+            XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self).split(separator: "\n").first, "1", "\(setup): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("does not tell upper from lower case"), r.stderr)
+            XCTAssertFalse(String(decoding: r.stdout, as: UTF8.self).contains("nv12"), "\(setup): written before the refusal")
+        }
+        // Named without a link: exact, never over a file at a name the system takes for the same, replaced with --force.
+        let want = try sh("\"$B\" in/Photo.png -o - -f nv12 -q").stdout
+        let r = try sh("""
+            "$B" in/Photo.png -o x/a.nv12 -q; echo $?; "$B" in/photo.PNG -o x/A.nv12 -q; echo $?
+            "$B" in/Photo.png -o x/A.nv12 --force -q; echo $?; ls x | grep -c nv12
+            """)
+        XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "0\n1\n0\n1\n", r.stderr)
+        XCTAssertEqual(try data("x/a.nv12"), want)
+        #else
+        throw XCTSkip("Linux: FUSE")
+        #endif
+    }
 
     /// Two folders whose names differ only in case, each on a file system that folds case (ext4's casefold is
     /// per folder; here two mounts), under a folder that tells case apart: two folders, so `A/x.nv12` and

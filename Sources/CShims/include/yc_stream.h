@@ -28,6 +28,9 @@ int yc_terminal_columns(int fd);
 /// (`yc_shows_files_stored_elsewhere`: an overlay, FUSE, NFS, 9p), else 0: one file may then be seen under two
 /// devices, and is known by its size and times (FileStatus.viewIdentity).
 int yc_on_overlay(const char *path, int fd);
+/// 1 when `path` (or, without one, descriptor `fd`) is on a FUSE file system, else 0 (Linux only). One file may then
+/// have another inode number under each name that reaches it: exfat-fuse numbers `IMG.PNG` and `img.png` apart.
+int yc_on_fuse(const char *path, int fd);
 /// 1 for a file system type (statfs's f_type) that shows files stored elsewhere with their own size and times:
 /// overlayfs, FUSE (passthroughs: bindfs, mergerfs, virtiofs), NFS and 9p; Linux only.
 int yc_shows_files_stored_elsewhere(unsigned long long type);
@@ -67,6 +70,13 @@ int yc_name_unnamed(int fd, int folder, const char *name);
 /// renameatx_np RENAME_SWAP): 0, or -1 with errno (EINVAL, ENOSYS, ENOTSUP where the file system cannot; ENOENT
 /// when either is missing).
 int yc_rename_exchange(int folder, const char *a, const char *b);
+/// Entry `from` of `folder` renamed `to` unless something is there (Linux's renameat2 RENAME_NOREPLACE, macOS's
+/// renameatx_np RENAME_EXCL): 0, or -1 with errno (EEXIST when something is; EINVAL, ENOSYS, ENOTSUP where the
+/// file system cannot).
+int yc_rename_noreplace(int folder, const char *from, const char *to);
+/// `size` bytes of disk for the file open on `fd` (Linux's fallocate): 0, an errno (ENOSPC, EFBIG, EIO…), or -1
+/// where the file system cannot reserve (then nothing was written).
+int yc_reserve(int fd, long long size);
 
 /// 1 when the open folder `folder` is append-only (Linux's FS_APPEND_FL, `chattr +a`: entries can be added,
 /// not renamed or removed), 0 when not or when it cannot be told.
