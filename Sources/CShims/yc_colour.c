@@ -152,8 +152,8 @@ yc_colour_transform *yc_colour_transform_create(const yc_colour *colour, yc_targ
 // takes its slot at once, marked pending with its place among the row's misses, so its repeats in the row wait
 // for the same result. Each pixel's value is LittleCMS's for that colour (the transform keeps no state between
 // pixels but its one-pixel cache, which only repeats a result), so the bytes are those of the plain transform.
-// Photos: about 15% of a 12 MP photo's pixels miss (35% with film grain). Without memory for it, the plain
-// transform.
+// Photos: about 15% of a 12 MP photo's pixels miss (35% with film grain). Without memory for it, or where nearly
+// every pixel misses (memo_futile), the plain transform.
 #define YC_MEMO_BITS 16
 #define YC_MEMO_FILLED 0x40000000u    // the slot holds a colour
 #define YC_MEMO_PENDING 0x80000000u   // … whose result is the row's miss number (the low bits)
@@ -201,8 +201,8 @@ static inline uint32_t memo_key(const uint8_t *p, int key_bytes) {
 static inline yc_memo_slot *memo_slot(yc_memo *m, uint32_t key) { return &m->slots[(key * 0x9E3779B1u) >> (32 - YC_MEMO_BITS)]; }
 
 /// One row: `in` (pixels of `in_step` bytes, the first `key_bytes` the colour) transformed to `out` (pixels of
-/// `out_step` bytes, R, G, B written; may be `in` itself when the steps are equal).
-static void memo_row(yc_memo *m, cmsHTRANSFORM t, const uint8_t *in, int in_step, int key_bytes, uint8_t *out,
+/// `out_step` bytes, R, G, B written; may be `in` itself when the steps are equal). Returns the misses.
+static uint32_t memo_row(yc_memo *m, cmsHTRANSFORM t, const uint8_t *in, int in_step, int key_bytes, uint8_t *out,
                      int out_step, uint32_t width) {
     uint32_t n = 0;
     for (uint32_t p = 0; p < width; p++) {
@@ -226,7 +226,7 @@ static void memo_row(yc_memo *m, cmsHTRANSFORM t, const uint8_t *in, int in_step
         s->value = YC_MEMO_FILLED | YC_MEMO_PENDING | n;
         m->wait[p] = n++;
     }
-    if (n == 0) return;
+    if (n == 0) return 0;
     cmsDoTransform(t, m->in, m->out, n);
     for (uint32_t p = 0; p < width; p++) {
         const uint32_t w = m->wait[p];
@@ -241,6 +241,17 @@ static void memo_row(yc_memo *m, cmsHTRANSFORM t, const uint8_t *in, int in_step
         o[1] = r[1];
         o[2] = r[2];
     }
+    return n;
+}
+
+/// Whether the table is not worth its lookups: after a few rows, nine pixels in ten missed it (noise, where
+/// every pixel is a colour of its own: the lookups added 12% to LittleCMS's time on a 12 MP noise picture).
+static int memo_futile(uint64_t misses, uint64_t pixels, uint32_t width) {
+    return pixels >= 4 * (uint64_t)width && misses * 10 > pixels * 9;
+}
+
+static void plain_rows(yc_colour_transform *x, void *rows, size_t stride, uint32_t width, uint32_t count) {
+    for (uint32_t i = 0; i < count; i++) cmsDoTransform(x->t, (uint8_t *)rows + i * stride, (uint8_t *)rows + i * stride, width);
 }
 
 /// 8-bit RGB or RGBA rows in place through the table; 0 without memory for it. The table is the call's own,
@@ -252,13 +263,15 @@ static int memo_rows(yc_colour_transform *x, uint8_t *rows, size_t stride, uint3
         memo_free(&m);
         return 0;
     }
-    for (uint32_t i = 0; i < count; i++) memo_row(&m, x->t, rows + i * stride, step, 3, rows + i * stride, step, width);
+    uint64_t misses = 0, pixels = 0;
+    uint32_t i = 0;
+    for (; i < count && !memo_futile(misses, pixels, width); i++) {
+        misses += memo_row(&m, x->t, rows + i * stride, step, 3, rows + i * stride, step, width);
+        pixels += width;
+    }
     memo_free(&m);
+    if (i < count) plain_rows(x, rows + i * stride, stride, width, count - i);
     return 1;
-}
-
-static void plain_rows(yc_colour_transform *x, void *rows, size_t stride, uint32_t width, uint32_t count) {
-    for (uint32_t i = 0; i < count; i++) cmsDoTransform(x->t, (uint8_t *)rows + i * stride, (uint8_t *)rows + i * stride, width);
 }
 
 void yc_colour_transform_apply_plain(yc_colour_transform *x, void *rows, size_t stride, uint32_t width, uint32_t count) {
@@ -314,6 +327,7 @@ void yc_colour_transform_free(yc_colour_transform *x) {
 typedef struct {
     cmsHTRANSFORM t;
     yc_memo table;
+    uint64_t misses, pixels;   // the table's so far (memo_futile)
     int memo;   // look colours up (the default); 0: LittleCMS on every pixel (yc_colour_cmyk_plain, for tests)
 } yc_cmyk;
 
@@ -357,8 +371,12 @@ void *yc_colour_cmyk_create(const yc_colour *colour, yc_target target, char *tex
 void yc_colour_cmyk_apply(void *t, const uint8_t *cmyk, uint8_t *rgbx, uint32_t width) {
     yc_cmyk *c = t;
     // Rows through the table of colours (memo_row), kept from row to row: one thread decodes them.
-    if (c->memo && memo_room(&c->table, width, 4, 4)) memo_row(&c->table, c->t, cmyk, 4, 4, rgbx, 4, width);
-    else cmsDoTransform(c->t, cmyk, rgbx, width);
+    if (c->memo && !memo_futile(c->misses, c->pixels, width) && memo_room(&c->table, width, 4, 4)) {
+        c->misses += memo_row(&c->table, c->t, cmyk, 4, 4, rgbx, 4, width);
+        c->pixels += width;
+    } else {
+        cmsDoTransform(c->t, cmyk, rgbx, width);
+    }
     for (uint32_t x = 0; x < width; x++) rgbx[4 * x + 3] = 0xFF;
 }
 
