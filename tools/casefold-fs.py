@@ -10,7 +10,8 @@ inode numbers, so that `A.nv12` and `a.nv12` are one file.
 
 --like-exfat behaves as exFAT mounted through exfat-fuse does: no hard links (EPERM), no rename flags (as any
 file system through fusepy's libfuse 2: no RENAME_NOREPLACE), whole-second times, and inode numbers of FUSE's
-own, one for each name a file is looked up by (`A.nv12` and `a.nv12` are one file under two numbers).
+own, one for each name a file is looked up by (`A.nv12` and `a.nv12` are one file under two numbers); and as
+fusefat (FAT through FUSE) does, a file grows only by writing: a truncate to a larger size is refused (EPERM).
 """
 import errno
 import os
@@ -73,6 +74,8 @@ class CaseFolding(Operations):
     def write(self, path, buf, offset, fh): return self._call(os.pwrite, fh, buf, offset)
 
     def truncate(self, path, length, fh=None):
+        if self.like_exfat and length > (os.fstat(fh) if fh is not None else os.lstat(self._p(path))).st_size:
+            raise FuseOSError(errno.EPERM)
         if fh is not None:
             return self._call(os.ftruncate, fh, length)
         return self._call(os.truncate, self._p(path), length)

@@ -35,6 +35,7 @@
 enum { SLOT_FREE = 0, SLOT_CLAIMED = 1, SLOT_PUBLISHED = 2 };
 static char paths[SLOTS][PATH_MAX_LEN];
 static int folders[SLOTS];
+static unsigned char empty_only[SLOTS];   // a claim (yc_register_claim): removed only while it is an empty file
 static atomic_int state[SLOTS];
 
 static atomic_int graceful;
@@ -51,7 +52,9 @@ static void remove_temps(void) {
         // at it too): the slot cannot be emptied until the count is back.
         while (s >= SLOT_PUBLISHED && !atomic_compare_exchange_weak(&state[i], &s, s + 1)) {}
         if (s < SLOT_PUBLISHED) continue;
-        unlinkat(folders[i], paths[i], 0);
+        struct stat st;
+        if (!empty_only[i] || (fstatat(folders[i], paths[i], &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) && st.st_size == 0))
+            unlinkat(folders[i], paths[i], 0);
         atomic_fetch_sub(&state[i], 1);
     }
     yc_cut_back_all();
@@ -222,7 +225,13 @@ void yc_unblock_stop_signals(void) {
     sigprocmask(SIG_UNBLOCK, &stop, NULL);
 }
 
-int yc_register_temp(int folder, const char *path) {
+static int register_slot(int folder, const char *path, int claim);
+
+int yc_register_temp(int folder, const char *path) { return register_slot(folder, path, 0); }
+
+int yc_register_claim(int folder, const char *path) { return register_slot(folder, path, 1); }
+
+static int register_slot(int folder, const char *path, int claim) {
     if (atomic_load(&dying)) return -2;
     if (strlen(path) >= PATH_MAX_LEN) {
         errno = ENAMETOOLONG;
@@ -240,6 +249,7 @@ int yc_register_temp(int folder, const char *path) {
             }
             strcpy(paths[i], path);
             folders[i] = own;
+            empty_only[i] = (unsigned char)claim;
             atomic_store(&state[i], SLOT_PUBLISHED);
             return i;
         }

@@ -101,17 +101,29 @@ public final class AtomicOutput {
 
     /// Sets the file's final size up front, so a full disk shows before the conversion rather than after.
     /// Where the file system can do neither (a FAT mount through FUSE grows a file only by writing: its ftruncate
-    /// refuses), the writes size it as they come.
+    /// refuses), the file is filled with zeros to its size first, in order: the outputs' writes land at their
+    /// offsets inside it, and padding after the last one (`--align`) reads back as zeros. (Left to grow by the
+    /// outputs' own writes, past its end and out of order, fusefat made files of the wrong size with exit 0, and a
+    /// padded output's last padding was never written.)
     public func reserve(_ size: Int) throws(WriteError) {
         if size < hashed { hashLost = true }
         let rc = yc_reserve(fd, Int64(size))
         if rc > 0 { throw .system("cannot reserve \(size) bytes: \(errnoMessage(rc))") }
-        if ftruncate(fd, off_t(size)) != 0 {
-            let code = errno
-            let cannot = code == EPERM || code == EOPNOTSUPP || code == EINVAL
-            guard cannot, let st = FileStatus(descriptor: fd), st.size <= size else {
-                throw .system("cannot size the file: \(errnoMessage(code))")
-            }
+        guard ftruncate(fd, off_t(size)) != 0 else { return }
+        let code = errno
+        guard code == EPERM || code == EOPNOTSUPP || code == EINVAL, let st = FileStatus(descriptor: fd), st.size <= size else {
+            throw .system("cannot size the file: \(errnoMessage(code))")
+        }
+        let zeros = [UInt8](repeating: 0, count: min(1 << 16, max(size - st.size, 1)))
+        var at = st.size
+        while at < size {
+            let n = zeros.withUnsafeBytes { pwrite(fd, $0.baseAddress!, min($0.count, size - at), off_t(at)) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { throw .system("cannot size the file: \(n < 0 ? errnoMessage() : "nothing written")") }
+            at += n
+        }
+        guard FileStatus(descriptor: fd)?.size == size else {
+            throw .system("cannot size the file: its file system made it \(FileStatus(descriptor: fd)?.size ?? -1) bytes, not \(size)")
         }
     }
 

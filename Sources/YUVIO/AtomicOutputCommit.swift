@@ -299,9 +299,18 @@ extension AtomicOutput {
     /// Neither a link nor a rename that replaces nothing: the name is claimed by a file made there only if nothing
     /// is (`O_EXCL`, which the file system decides, case folded where it folds), and the output renamed over that
     /// claim — its own, looked at again first. A file named between that look and the rename would be replaced: the
-    /// only window left, two system calls wide; SIGKILL there leaves the empty claim at the name.
+    /// only window left, two system calls wide. The claim is registered with the signal handlers, which remove it
+    /// while it is an empty file (never the output renamed over it); SIGKILL leaves it.
     private func nameByClaim(folder: Int32, name: String, temp: String, remove: (String) -> Void,
                              move: (String) -> Int32) throws(WriteError) {
+        let slot = withFileSystemPath(name) { yc_register_claim(folder, $0) }
+        if slot < 0 {
+            let why = errnoMessage()
+            remove(temp)
+            if slot == -2 { throw .interrupted }   // a signal is ending the run
+            throw .system("cannot name the file: \(why)")
+        }
+        defer { yc_unregister_temp(slot) }
         let claim = withFileSystemPath(name) { openat(folder, $0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) }
         if claim < 0 {
             let code = errno
@@ -311,21 +320,24 @@ extension AtomicOutput {
         }
         let mine = FileStatus(descriptor: claim)
         close(claim)
-        // Still the claim at the name: the same file, empty (a FUSE system may number it anew when looked up by name).
-        func claimed() -> Bool {
+        // What is at the name: an empty regular file, and the claim itself (the same file; a FUSE system may number
+        // it anew when it is looked up by name: then by its time).
+        func atTheName() -> (empty: Bool, claim: Bool) {
             var st = stat()
-            guard withFileSystemPath(name, { fstatat(folder, $0, &st, AT_SYMLINK_NOFOLLOW) }) == 0, let mine else { return false }
-            let now = FileStatus(st)
-            return now.kind == .regular && now.size == 0 && (now.identity == mine.identity || now.modified == mine.modified)
+            guard withFileSystemPath(name, { fstatat(folder, $0, &st, AT_SYMLINK_NOFOLLOW) }) == 0 else { return (false, false) }
+            let now = FileStatus(st), empty = now.kind == .regular && now.size == 0
+            return (empty, empty && mine.map { now.identity == $0.identity || now.modified == $0.modified } == true)
         }
-        guard claimed() else {
+        let there = atTheName()
+        guard there.claim else {
             remove(temp)
+            if mine == nil && there.empty { remove(name) }   // the claim, which could not be looked at
             throw existing
         }
         if move(temp) != 0 {
             let why = errnoMessage()
             remove(temp)
-            if claimed() { remove(name) }
+            if atTheName().claim { remove(name) }
             throw .system("cannot rename into place: \(why)")
         }
     }

@@ -1051,7 +1051,8 @@ final class HostileTests: CLITestCase {
     /// `Photo.png` and `photo.PNG` into a folder there both "converted", one output over the other (the plan took the
     /// folder for one that tells case apart, and the naming, without a link, looked and then renamed); a FAT mount
     /// through FUSE could not size a file at all. Now the input is known by its size and times on that device, the
-    /// folder's entries show that it folds case, and the output is named by a claim no other file can share.
+    /// folder's entries show that it folds case, the output is named by a claim no other file can share, and a file
+    /// that cannot be sized is filled to its size.
     func testExFATThroughFUSE() throws {
         #if os(Linux)
         let unmount = try caseFoldingMounts(["x"], likeExFAT: true)
@@ -1084,6 +1085,14 @@ final class HostileTests: CLITestCase {
             """)
         XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "0\n1\n0\n1\n", r.stderr)
         XCTAssertEqual(try data("x/a.nv12"), want)
+        // A file that grows only by writing (as on fusefat): filled to its size first, so a padded output's last
+        // padding is there (the writes alone left it short, exit 0) and every layout comes out whole.
+        for (format, options) in [("nv12", "--align 64 --align-height 48"), ("yuv420p", "--align 64"), ("p010", ""), ("y4m", "")] {
+            let tight = try sh("\"$B\" in/Photo.png -o - -f \(format) \(options) -q").stdout
+            let w = try sh("rm -f x/p.out; \"$B\" in/Photo.png -o x/p.out -f \(format) \(options) -q; echo $?")
+            XCTAssertEqual(String(decoding: w.stdout, as: UTF8.self), "0\n", "\(format): \(w.stderr)")
+            XCTAssertEqual(try data("x/p.out"), tight, "\(format) \(options)")
+        }
         #else
         throw XCTSkip("Linux: FUSE")
         #endif

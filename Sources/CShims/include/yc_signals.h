@@ -43,6 +43,10 @@ int yc_reader_gone(void);
 /// returns a slot, -1 with errno set when it cannot be registered (no descriptor or slot to be had: the file must
 /// not be made either), or -2 when a signal is ending the process (the file must not be made).
 int yc_register_temp(int folder, const char *path);
+/// The same for an empty file made at an output's own name to claim it (where there are no hard links) until the
+/// output is renamed over it: removed by a handler only while it is still an empty regular file, so a handler
+/// that comes after the rename leaves the output.
+int yc_register_claim(int folder, const char *path);
 /// Registers an output written straight to a descriptor open on a regular file (`-o -` with `> f`, `>> f`,
 /// `1<>f`, `/dev/fd/3`; `appends` for O_APPEND): once it has written through `yc_cut_guarded_write`, which
 /// counts the bytes each write put in the file, a signal that ends the process cuts the file back to `offset`,
