@@ -23,13 +23,26 @@ except ImportError:  # Debian's python3-fusepy names the module fusepy
     from fusepy import FUSE, FuseOSError, Operations
 
 
+def fold(name):
+    """Each character to its upper case and back, where each is one character, as exFAT's table folds names
+    (sigma and final sigma are one letter; sharp s stays itself): yuvconv's own rule (caseFolded)."""
+    out = []
+    for c in name:
+        u = c.upper()
+        if len(u) == 1:
+            low = u.lower()
+            c = low if len(low) == 1 else u
+        out.append(c)
+    return "".join(out)
+
+
 class CaseFolding(Operations):
     def __init__(self, root, like_exfat=False):
         self.root = root
         self.like_exfat = like_exfat
 
     def _p(self, path):
-        return os.path.join(self.root, path.lower().lstrip("/"))
+        return os.path.join(self.root, fold(path).lstrip("/"))
 
     def _call(self, f, *args):
         try:

@@ -175,7 +175,7 @@ public final class BatchPlan: @unchecked Sendable {
             if let (st, at) = FileStatus(path: item.output).map({ ($0, item.output) })
                 ?? FileStatus(path: resolvedPath(item.output)).map({ ($0, resolvedPath(item.output)) }),
                protected.holds(st, at: at) {
-                throw .outputIsInput(item.output)
+                throw protected.holdsByNumber(st) ? .outputIsInput(item.output) : .outputLikeAnInput(item.output)
             }
             if let key = reportKey, !reportIsOutput, outputKey(item.output) == key { reportIsOutput = true }
             // A device or FIFO is written in place, in order, by every output that names it: no clash.
@@ -221,7 +221,7 @@ public final class BatchPlan: @unchecked Sendable {
         if let (first, second, key) = try Self.firstClash(places) {
             let (a, b) = (PathBytes.decode(first), PathBytes.decode(second))
             // Names that differ only in case, in a folder that takes them for one file.
-            if key.first == Self.foldedMark && a != b && a.lowercased() == b.lowercased() {
+            if key.first == Self.foldedMark && a != b && caseFolded(a) == caseFolded(b) {
                 throw .sameFileByCase(first: a, second: b)
             }
             throw .sameFile(first: a, second: b)

@@ -35,6 +35,8 @@ public enum BatchPlanError: Error, Sendable {
     case reportIsOutput(String)
     /// An output is one of the batch's inputs (or the list of them).
     case outputIsInput(String)
+    /// An input by its size and times only (`WriteError.likeAnInput`).
+    case outputLikeAnInput(String)
     /// Two outputs of different names reach one file (a symbolic link in the output folder, or to a folder).
     case sameFile(first: String, second: String)
     /// Two outputs whose names differ only in letter case, in a folder whose file system takes them for one file
@@ -48,7 +50,7 @@ public enum BatchPlanError: Error, Sendable {
 
     public var isUsage: Bool {
         switch self {
-        case .outputIsInput, .sameFile, .sameFileByCase, .file: return false
+        case .outputIsInput, .outputLikeAnInput, .sameFile, .sameFileByCase, .file: return false
         default: return true
         }
     }
@@ -62,6 +64,10 @@ public enum BatchPlanError: Error, Sendable {
             return FileError(path: path, reason: "is an input of this batch; refusing to overwrite an input (where the output "
                              + "folder is also an input folder, an earlier run's outputs are read as inputs: give the outputs "
                              + "a folder of their own)")
+        case .outputLikeAnInput(let path):
+            return FileError(path: path, reason: "is an input of this batch, or a file alike to one in size and times, which this "
+                             + "file system (FUSE, an overlay or a network mount) may show under another number; refusing to "
+                             + "overwrite an input (if it is another file, give the outputs a folder of their own)")
         case .sameFile(let first, let second):
             return FileError(path: second, reason: "is the same file as the output \(displayPath(first)) (through a symbolic link); "
                              + "refusing to write one over the other")

@@ -132,7 +132,7 @@ extension BatchPlan {
                     if FileStatus(path: at)?.kind != .directory { missing = foldsHere }
                 }
                 if part.isEmpty { break }   // the folder itself: its rule known for `key(_:name:)`
-                key += [UInt8(ascii: "/")] + PathBytes.encode(foldsHere ? part.lowercased() : part)
+                key += [UInt8(ascii: "/")] + PathBytes.encode(foldsHere ? caseFolded(part) : part)
                 at = at == "/" ? "/" + part : at + "/" + part
             }
             return key
@@ -147,7 +147,7 @@ extension BatchPlan {
         mutating func key(_ folder: String, name: String, folderKey: [UInt8]? = nil) -> [UInt8] {
             let inFolder = folds(folder)
             return [inFolder ? BatchPlan.foldedMark : 2] + (folderKey ?? key(folder)) + [UInt8(ascii: "/")]
-                + PathBytes.encode(inFolder ? name.lowercased() : name)
+                + PathBytes.encode(inFolder ? caseFolded(name) : name)
         }
     }
     static let foldedMark: UInt8 = 1

@@ -43,8 +43,8 @@ extension AtomicOutput {
         // In any letter case: where the file system folds case (macOS's APFS, FAT, ext4 with casefold),
         // `.YUVCONV-MANIFEST` is the manifest — refused everywhere, as no one names an image so.
         let parts = path.pathParts, names = [manifestName, manifestLockName]
-        // Unicode's lower case, as the file systems fold it: the Kelvin sign (U+212A) is a K there.
-        func folded(_ name: String) -> String { name.lowercased() }
+        // As the file systems fold case (`caseFolded`): the Kelvin sign (U+212A) is a K there.
+        func folded(_ name: String) -> String { caseFolded(name) }
         func reserved(_ name: String) -> Bool { names.contains(folded(name)) || folded(name).hasPrefix(manifestJournalPrefix) }
         func what(_ name: String) -> String {
             folded(name) == manifestName ? "manifest" : folded(name) == manifestLockName ? "manifest's lock file" : "manifest's journal"
@@ -104,7 +104,7 @@ extension AtomicOutput {
             throw .system(why)
         }
         if let st = FileStatus(path: real) {
-            if protected.holds(st, at: real) { throw .sameAsInput }
+            if protected.holds(st, at: real) { throw protected.holdsByNumber(st) ? .sameAsInput : .likeAnInput }
             // Whatever it is (a disk at a link put there meanwhile too).
             if !before.allows(st, born: birthTime(real)) { throw before.refusal(path, force: force) }
             if st.kind == .directory { throw .system("is a directory") }

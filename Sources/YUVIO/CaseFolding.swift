@@ -48,6 +48,29 @@ public func foldsCase(_ folder: String) -> Bool {
     return false
 }
 
+/// A name as a file system that does not tell case apart compares it: each character taken to its upper case and
+/// back to lower case, where each is one character (simple case mapping). So `σ` and `ς` (both `Σ` in exFAT's
+/// table: as Unicode's lower case alone, two names, and `--force` wrote one output over the other), `É` and `é`,
+/// and the Kelvin sign and `k` are one name; `ß` stays `ß` (its upper case, `SS`, is two letters: exFAT and APFS
+/// keep `ß.png` and `ss.png` apart). The one rule every check of names under case folding uses.
+public func caseFolded(_ name: String) -> String {
+    func single(_ mapping: String) -> Unicode.Scalar? {
+        let scalars = mapping.unicodeScalars
+        return scalars.count == 1 ? scalars.first : nil
+    }
+    var out = String.UnicodeScalarView()
+    for scalar in name.unicodeScalars {
+        // ASCII at once: most names are.
+        if scalar.value < 0x80 {
+            out.append(scalar.value >= 0x41 && scalar.value <= 0x5A ? Unicode.Scalar(scalar.value + 32)! : scalar)
+            continue
+        }
+        let upper = single(scalar.properties.uppercaseMapping) ?? scalar
+        out.append(single(upper.properties.lowercaseMapping) ?? upper)
+    }
+    return String(out)
+}
+
 /// Of the first entries of `folder` (at most 4,096 read), the first whose name has an ASCII letter: whether its
 /// name with the case of its letters swapped is the same file. Nil when no entry has a letter.
 private func entryFoldsCase(in folder: String) -> Bool? {

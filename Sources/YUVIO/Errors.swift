@@ -92,6 +92,9 @@ public enum WriteError: Error, Equatable, Sendable {
     /// A descriptor open on a file with bytes after its position (`3<>file`): writing there replaces them.
     case descriptorHasData(Int32)
     case sameAsInput
+    /// An input by its size and times only (`FileIdentitySet.holdsByNumber` false): the same file under another
+    /// number (FUSE, an overlay), or another alike to it to the file system's clock tick.
+    case likeAnInput
     case system(String)
     /// Memory for a whole picture the system refused (`Ledger.outOfMemory` says how much and for what): not a
     /// failure to write, said as it is.
@@ -110,6 +113,10 @@ public enum WriteError: Error, Equatable, Sendable {
         case .descriptorHasData(let fd):
             return "\(fd == 1 ? "standard output" : "descriptor \(fd)") is open on a file with data where writing would start"
         case .sameAsInput: return "is the input file; refusing to overwrite an input"
+        case .likeAnInput:
+            return "is the input file, or a file alike to it in size and times, which this file system (FUSE, an overlay "
+                + "or a network mount) may show under another number; refusing to overwrite an input (if it is another "
+                + "file, write the output elsewhere)"
         case .system(let why): return why
         case .interrupted: return DecodeError.interrupted.reason
         }

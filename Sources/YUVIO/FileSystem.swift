@@ -112,9 +112,12 @@ public struct FileStatus: Sendable, Equatable {
     /// Every identity the file goes by (`identity`, `viewIdentity`, `streamIdentity`, `fuseIdentity`): what a set of
     /// inputs holds for it, `onOverlay` saying whether it is seen through an overlay (`onOverlay(path:)`), `onFUSE`
     /// whether through FUSE (`onFUSE(path:)`).
+    /// A file on FUSE goes by its view identity on both sides: FUSE shows one file through two mounts at once
+    /// (two bindfs or mergerfs views of one folder, each its own device), and `--force` from one view to the other
+    /// replaced the input.
     public func identities(onOverlay: Bool, onFUSE: Bool = false) -> [FileIdentity] {
         [identity, viewIdentity(onOverlay: onOverlay)] + (streamIdentity.map { [$0] } ?? [])
-            + (fuseIdentity(onFUSE: onFUSE).map { [$0] } ?? [])
+            + (fuseIdentity(onFUSE: onFUSE).map { [$0, viewIdentity(onOverlay: !onOverlay)] } ?? [])
     }
 }
 

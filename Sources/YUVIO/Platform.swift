@@ -236,7 +236,7 @@ public func outputKey(_ path: String) -> String {
         if let d = FileStatus(path: dir) {
             // Where the folder does not tell upper from lower case, `É.nv12` and `é.nv12` are one output.
             let folds = foldsCaseCached(dir)
-            let below = names.map { hex(folds ? $0.lowercased() : $0) }
+            let below = names.map { hex(folds ? caseFolded($0) : $0) }
             return "in:\(d.device):\(d.inode)/" + below.joined(separator: "/")
         }
         place = dir

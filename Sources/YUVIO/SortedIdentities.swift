@@ -18,6 +18,13 @@ extension FileIdentitySet {
         status.isOne(of: contains, onOverlay: onOverlay, onFUSE: onFUSE)
     }
 
+    /// Whether the set holds the file by its device and inode (or as the stream it is), not by its size and times
+    /// alone — which `holds` also matches where a file system can show one file under other numbers, and where two
+    /// files alike in size and times are then taken for one (`WriteError.likeAnInput`).
+    public func holdsByNumber(_ status: FileStatus) -> Bool {
+        contains(status.identity) || status.streamIdentity.map(contains) == true
+    }
+
     /// `holds` for the file at `path` (`status`, looked up there), asking its file system (`onOverlay`, `onFUSE`).
     public func holds(_ status: FileStatus, at path: String) -> Bool {
         holds(status, onOverlay: onOverlay(path: path), onFUSE: onFUSE(path: path))
@@ -29,8 +36,9 @@ extension FileStatus {
     /// `identities` (`FileIdentitySet.holds`).
     public func isOne(of isInput: (FileIdentity) -> Bool, onOverlay: Bool, onFUSE: Bool = false) -> Bool {
         if isInput(identity) || streamIdentity.map(isInput) == true { return true }
-        // On FUSE, another name of an input may have another inode number (`fuseIdentity`).
-        if let fuse = fuseIdentity(onFUSE: onFUSE), isInput(fuse) { return true }
+        // On FUSE, another name of an input may have another inode number (`fuseIdentity`), and another FUSE mount
+        // may show the same file (`identities`): its size and times on either side.
+        if let fuse = fuseIdentity(onFUSE: onFUSE), isInput(fuse) || isInput(viewIdentity(onOverlay: onOverlay)) { return true }
         // By size and times only across an overlay and a layer's folder: seen through an overlay, this may be the
         // layer's file of an input seen plainly, and seen plainly, the layer's file of an input seen through one.
         // Two files on one side share a device, where the device and inode decide (on a layer with whole-second

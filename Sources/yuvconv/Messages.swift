@@ -125,7 +125,7 @@ extension BatchPlanError {
         case .outputIsFolder(let file, let inside):
             return "\(displayPath(file)) would be both a file this run writes and the folder of \(displayPath(inside)); "
                 + "change --name (or --report-file) so that no file of the run is another's folder"
-        case .outputIsInput, .sameFile, .sameFileByCase, .file: return fileError.map(\.cli) ?? ""
+        case .outputIsInput, .outputLikeAnInput, .sameFile, .sameFileByCase, .file: return fileError.map(\.cli) ?? ""
         }
     }
 }

@@ -38,4 +38,15 @@ final class PathDisplayTests: XCTestCase {
         XCTAssertEqual(displayPath(PathBytes.decode([0x85] + Array("a.png".utf8))), "\\x85a.png")
         XCTAssertEqual(displayPath("del\u{7F}.png"), "del\\x7F.png")
     }
+
+    /// Names as file systems that do not tell case apart compare them (`caseFolded`): `σ` and `ς` are one name on
+    /// exFAT (both `Σ` in its table), which Unicode's lower case kept apart — two outputs so named passed the
+    /// plan, and with --force one was written over the other; `ß` and `ss` stay two.
+    func testCaseFoldingIsUpperThenLowerCaseOfEachLetter() {
+        XCTAssertEqual(caseFolded("ΣσςÉéKk.PNG"), "σσσéékk.png")
+        XCTAssertEqual(caseFolded("\u{212A}elvin"), "kelvin")
+        XCTAssertNotEqual(caseFolded("ß.png"), caseFolded("ss.png"))
+        XCTAssertEqual(caseFolded("İ"), "İ", "a letter whose lower case is two is kept")
+        XCTAssertEqual(caseFolded("Ab\u{0}\u{7F}/Z"), "ab\u{0}\u{7F}/z")
+    }
 }

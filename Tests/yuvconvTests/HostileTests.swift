@@ -1215,6 +1215,11 @@ final class HostileTests: CLITestCase {
         try expect("rm -f e/*; \"$B\" convert u/ -o e/ --name '{stem}' -f nv12 --force -q; echo $?; ls e | wc -l", "1\n1\n")
         try expect("mkdir -p m/2024; \"$B\" convert u/ -o m/2024/ --name '{stem}' -f nv12 --force -q; echo $?; ls m/2024 | wc -l",
                    "1\n0\n", says: "does not tell upper from lower case")
+        // σ and ς, one letter where names fold (exFAT's table; Unicode's lower case keeps them apart): with --force
+        // one output was written over the other, exit 0.
+        try pair("s", "σ.png", "ς.png")
+        try expect("mkdir -p m/2025; \"$B\" convert s/ -o m/2025/ -f nv12 --force -q; echo $?; ls m/2025 | wc -l",
+                   "1\n0\n", says: "does not tell upper from lower case")
         // A report file named as an output but for case: refused before the work where the folder shows it; in the
         // empty mount, the report is refused and the picture kept.
         try expect("\"$B\" convert ci/A.png -o m/r/ --report json --report-file m/r/a.NV12 --force -q; echo $?; "
