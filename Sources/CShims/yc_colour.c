@@ -357,6 +357,9 @@ void *yc_colour_cmyk_create(const yc_colour *colour, yc_target target, char *tex
     yc_cmyk *c = t ? calloc(1, sizeof *c) : NULL;
     if (c) c->t = t;
     else if (t) {
+        // The transform's own state refused: the file fails as out of memory (yc_fail_if_lcms_refused), never a
+        // picture converted without its profile because memory was short.
+        yc_lcms_note_refusal(sizeof *c);
         cmsDeleteTransform(t);
         t = NULL;
     }

@@ -137,6 +137,10 @@ size_t yc_lcms_take_refusal(void) {
     return r;
 }
 
+void yc_lcms_note_refusal(size_t bytes) {
+    if (system_refusal == 0) system_refusal = bytes ? bytes : 1;
+}
+
 static void *budget_malloc(cmsContext context, cmsUInt32Number size) {
     (void)context;
     struct yc_lcms_account *a = current_account ? current_account : &process_account;

@@ -188,7 +188,10 @@ let standardErrorMustStayUntouched: Bool = {
             for o in outputs {
                 guard let st = FileStatus(path: o) else { continue }
                 if st.kind == .directory, let real = realFolderPath(o) { folders.append(real) }
-                if st.size > 0 { written.insert(st.identity) }
+                if st.size > 0 {
+                    written.insert(st.identity)
+                    if let fuse = st.fuseIdentity(onFUSE: onFUSE(path: o)) { written.insert(fuse) }
+                }
             }
             continue
         }
@@ -200,7 +203,8 @@ let standardErrorMustStayUntouched: Bool = {
     }
     // An argument's file under any identity (an overlay's other view of it too).
     if err.isOne(of: named.contains, onOverlay: onOverlay(descriptor: STDERR_FILENO), onFUSE: onFUSE(descriptor: STDERR_FILENO))
-        || written.contains(err.identity) {
+        || written.contains(err.identity)
+        || err.fuseIdentity(onFUSE: onFUSE(descriptor: STDERR_FILENO)).map(written.contains) == true {
         return true
     }
     if err.kind == .regular, err.size > 0, let path = descriptorFilePath(STDERR_FILENO),

@@ -41,6 +41,9 @@ void yc_lcms_scope_end(yc_lcms_scope *scope);
 /// (an address-space limit), or 0; taking it clears it. A profile or transform that failed for it is out of
 /// memory, not a profile that cannot be used.
 size_t yc_lcms_take_refusal(void);
+/// Records, as `yc_lcms_take_refusal` reports it, memory the system refused for a transform's own state outside
+/// LittleCMS (the table of colours a CMYK transform keeps): the file fails as out of memory.
+void yc_lcms_note_refusal(size_t bytes);
 
 /// Row formats a transform takes (in place): the decoder's rows.
 typedef enum { YC_ROWS_RGB8 = 0, YC_ROWS_RGBA8 = 1, YC_ROWS_RGB16 = 2, YC_ROWS_RGBA16 = 3 } yc_rows;
