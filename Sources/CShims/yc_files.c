@@ -222,7 +222,14 @@ int yc_folder_folds_case(const char *path) {
 int yc_is_pseudo_file(int fd) { (void)fd; return 0; }
 int yc_shows_files_stored_elsewhere(unsigned long long type) { (void)type; return 0; }
 int yc_on_overlay(const char *path, int fd) { (void)path; (void)fd; return 0; }
-int yc_on_fuse(const char *path, int fd) { (void)path; (void)fd; return 0; }
+#include <sys/mount.h>
+int yc_on_fuse(const char *path, int fd) {
+    // macFUSE (formerly OSXFUSE) mounts name their type so: "macfuse", "osxfuse", "fusefs…".
+    struct statfs fs;
+    if ((path ? statfs(path, &fs) : fstatfs(fd, &fs)) != 0) return 0;
+    return strncmp(fs.f_fstypename, "macfuse", 7) == 0 || strncmp(fs.f_fstypename, "osxfuse", 7) == 0
+        || strncmp(fs.f_fstypename, "fuse", 4) == 0;
+}
 int yc_folder_folds_case(const char *path) {
     // APFS and HFS+ say: case-insensitive is their default.
     const long sensitive = pathconf(path, _PC_CASE_SENSITIVE);
