@@ -213,15 +213,7 @@ final class ColourManagementTests: XCTestCase {
         let path = fixturesURL.appendingPathComponent("colour/kodim23-cmyk.jpg").path
         let jpeg = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         // The profile: its APP2 ICC_PROFILE segments in sequence order.
-        var pieces: [Int: [UInt8]] = [:], i = 2
-        while i + 4 <= jpeg.count, jpeg[i] == 0xFF, jpeg[i + 1] != 0xDA {
-            let n = Int(jpeg[i + 2]) << 8 | Int(jpeg[i + 3])
-            if jpeg[i + 1] == 0xE2, n > 16, Array(jpeg[(i + 4)..<(i + 16)]) == Array("ICC_PROFILE\0".utf8) {
-                pieces[Int(jpeg[i + 16])] = Array(jpeg[(i + 18)..<(i + 2 + n)])
-            }
-            i += 2 + n
-        }
-        let icc = pieces.keys.sorted().flatMap { pieces[$0]! }
+        let icc = jpegICCProfile(jpeg).profile
         XCTAssertFalse(icc.isEmpty)
         // The samples as libjpeg gives them (TurboJPEG's CMYK: the stored, inverted values).
         let tj = try XCTUnwrap(tjInitDecompress())
@@ -270,17 +262,7 @@ final class ColourManagementTests: XCTestCase {
     /// version 2 profile keeps its description as ASCII, so the non-ASCII half is the RGB tests').
     func testCMYKProfileNameIsShownAsAnRGBOnesIs() throws {
         let cmyk = [UInt8](try Data(contentsOf: fixturesURL.appendingPathComponent("colour/kodim23-cmyk.jpg")))
-        var pieces: [Int: [UInt8]] = [:], i = 2, rest: [UInt8] = []
-        while i + 4 <= cmyk.count, cmyk[i] == 0xFF, cmyk[i + 1] != 0xDA {
-            let n = Int(cmyk[i + 2]) << 8 | Int(cmyk[i + 3])
-            if cmyk[i + 1] == 0xE2, n > 16, Array(cmyk[(i + 4)..<(i + 16)]) == Array("ICC_PROFILE\0".utf8) {
-                pieces[Int(cmyk[i + 16])] = Array(cmyk[(i + 18)..<(i + 2 + n)])
-            } else {
-                rest += cmyk[i..<(i + 2 + n)]
-            }
-            i += 2 + n
-        }
-        let icc = pieces.keys.sorted().flatMap { pieces[$0]! }
+        let (icc, rest, scan) = jpegICCProfile(cmyk)
         let profile = try XCTUnwrap(icc.withUnsafeBytes { cmsOpenProfileFromMem($0.baseAddress, UInt32($0.count)) })
         defer { cmsCloseProfile(profile) }
         let mlu = try XCTUnwrap(cmsMLUalloc(nil, 1))
@@ -300,7 +282,7 @@ final class ColourManagementTests: XCTestCase {
             out += [0xFF, 0xE2, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 0xFF)] + body
         }
         out += rest
-        out += cmyk[i...]
+        out += cmyk[scan...]
         let path = NSTemporaryDirectory() + "yuvconv-cmyk-name-\(getpid()).jpg"
         try Data(out).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -364,22 +346,11 @@ final class ColourManagementTests: XCTestCase {
                 }
             }
         }
-        let profile = try XCTUnwrap(cmsCreateProfilePlaceholder(nil))
-        defer { cmsCloseProfile(profile) }
-        cmsSetProfileVersion(profile, 2.1)
-        cmsSetDeviceClass(profile, cmsSigDisplayClass)
-        cmsSetColorSpace(profile, cmsSigRgbData)
-        cmsSetPCS(profile, cmsSigXYZData)
         var parameters = [2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045]
         let curve = try XCTUnwrap(cmsBuildParametricToneCurve(nil, 4, &parameters))
         defer { cmsFreeToneCurve(curve) }
-        var curves: [OpaquePointer?] = [curve, curve, curve]
-        let pipeline = try XCTUnwrap(cmsPipelineAlloc(nil, 3, 3))
-        defer { cmsPipelineFree(pipeline) }
-        cmsPipelineInsertStage(pipeline, cmsAT_END, cmsStageAllocToneCurves(nil, 3, &curves))
-        cmsPipelineInsertStage(pipeline, cmsAT_END, cmsStageAllocCLut16bit(nil, UInt32(n), 3, 3, table))
-        XCTAssertNotEqual(cmsWriteTag(profile, cmsSigAToB0Tag, UnsafeRawPointer(pipeline)), 0)
-        XCTAssertNotEqual(cmsWriteTag(profile, cmsSigMediaWhitePointTag, cmsD50_XYZ()), 0)
+        let profile = try rgbLUTProfile(curve: curve, grid: n, table: table)
+        defer { cmsCloseProfile(profile) }
         // 32×16 pixels around the moved node.
         let c = [bump.0, bump.1, bump.2].map { Int((encode(Double($0) / 32) * 255).rounded()) }
         var pixels: [UInt8] = []

@@ -107,15 +107,8 @@ final class ColourRowsTests: XCTestCase {
     /// ICC bytes of an RGB profile built on a LUT (curves, then a 9³ table to XYZ that bends the colours), which
     /// the fast path cannot take: its 8-bit rows go through LittleCMS and the table of colours seen.
     func lutProfile() throws -> [UInt8] {
-        let profile = try XCTUnwrap(cmsCreateProfilePlaceholder(nil))
-        defer { cmsCloseProfile(profile) }
-        cmsSetProfileVersion(profile, 2.1)
-        cmsSetDeviceClass(profile, cmsSigDisplayClass)
-        cmsSetColorSpace(profile, cmsSigRgbData)
-        cmsSetPCS(profile, cmsSigXYZData)
         let curve = try XCTUnwrap(cmsBuildGamma(nil, 2.2))
         defer { cmsFreeToneCurve(curve) }
-        var curves: [OpaquePointer?] = [curve, curve, curve]
         let n = 9
         var table: [UInt16] = []
         for i in 0..<n {
@@ -127,12 +120,8 @@ final class ColourRowsTests: XCTestCase {
                 }
             }
         }
-        let pipeline = try XCTUnwrap(cmsPipelineAlloc(nil, 3, 3))
-        defer { cmsPipelineFree(pipeline) }
-        cmsPipelineInsertStage(pipeline, cmsAT_END, cmsStageAllocToneCurves(nil, 3, &curves))
-        cmsPipelineInsertStage(pipeline, cmsAT_END, cmsStageAllocCLut16bit(nil, UInt32(n), 3, 3, table))
-        XCTAssertNotEqual(cmsWriteTag(profile, cmsSigAToB0Tag, UnsafeRawPointer(pipeline)), 0)
-        XCTAssertNotEqual(cmsWriteTag(profile, cmsSigMediaWhitePointTag, cmsD50_XYZ()), 0)
+        let profile = try rgbLUTProfile(curve: curve, grid: n, table: table)
+        defer { cmsCloseProfile(profile) }
         var size: UInt32 = 0
         XCTAssertNotEqual(cmsSaveProfileToMem(profile, nil, &size), 0)
         var bytes = [UInt8](repeating: 0, count: Int(size))
@@ -205,15 +194,7 @@ final class ColourRowsTests: XCTestCase {
     /// A CMYK JPEG's rows are looked up the same way, the table kept from row to row: LittleCMS's bytes.
     func testCMYKColoursLookedUpAreLittleCMSsOwn() throws {
         let jpeg = [UInt8](try Data(contentsOf: fixturesURL.appendingPathComponent("colour/kodim23-cmyk.jpg")))
-        var pieces: [Int: [UInt8]] = [:], i = 2
-        while i + 4 <= jpeg.count, jpeg[i] == 0xFF, jpeg[i + 1] != 0xDA {
-            let n = Int(jpeg[i + 2]) << 8 | Int(jpeg[i + 3])
-            if jpeg[i + 1] == 0xE2, n > 16, Array(jpeg[(i + 4)..<(i + 16)]) == Array("ICC_PROFILE\0".utf8) {
-                pieces[Int(jpeg[i + 16])] = Array(jpeg[(i + 18)..<(i + 2 + n)])
-            }
-            i += 2 + n
-        }
-        let icc = pieces.keys.sorted().flatMap { pieces[$0]! }
+        let icc = jpegICCProfile(jpeg).profile
         let width = 1021, height = 40
         let colours = lookupColours(width: width, height: height, bytes: 4)
         var input = [UInt8](repeating: 0, count: width * height * 4)
