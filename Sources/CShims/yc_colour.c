@@ -115,6 +115,8 @@ yc_colour_transform *yc_colour_transform_create(const yc_colour *colour, yc_targ
     if (!src) return NULL;
     cmsHPROFILE dst = yc_colour_target_profile(target);
     yc_colour_transform *x = calloc(1, sizeof *x);
+    // Refused: the file fails as out of memory (yc_fail_if_lcms_refused), never converted without its profile.
+    if (!x) yc_lcms_note_refusal(sizeof *x);
     if (dst && x && !reference && (rows == YC_ROWS_RGB8 || rows == YC_ROWS_RGBA8)) x->fast = fast8_create(src, dst);
     if (dst && x && x->fast) {
         x->rows = rows;
@@ -155,6 +157,7 @@ yc_colour_transform *yc_colour_transform_create(const yc_colour *colour, yc_targ
 // Photos: about 15% of a 12 MP photo's pixels miss (35% with film grain). Without memory for it, or where nearly
 // every pixel misses (memo_futile), the plain transform.
 #define YC_MEMO_BITS 16
+#define YC_MEMO_SPAN 16384u   // pixels a call of memo_row takes: its buffers stay small on the widest rows
 #define YC_MEMO_FILLED 0x40000000u    // the slot holds a colour
 #define YC_MEMO_PENDING 0x80000000u   // … whose result is the row's miss number (the low bits)
 
@@ -180,7 +183,7 @@ static void memo_free(yc_memo *m) {
 
 /// Room for rows of `width` pixels of `in_step` and `out_step` bytes; 0 without memory.
 static int memo_room(yc_memo *m, uint32_t width, int in_step, int out_step) {
-    if (width > 0x3FFFFFFFu) return 0;   // a miss's number must fit beside the flags
+    if (width > YC_MEMO_SPAN) width = YC_MEMO_SPAN;   // rows are taken a span at a time (memo_span)
     if (!m->slots && !(m->slots = calloc((size_t)1 << YC_MEMO_BITS, sizeof *m->slots))) return 0;
     if (m->width >= width) return 1;
     free(m->in);
@@ -244,6 +247,17 @@ static uint32_t memo_row(yc_memo *m, cmsHTRANSFORM t, const uint8_t *in, int in_
     return n;
 }
 
+/// A row of any width, a span at a time (YC_MEMO_SPAN pixels: the buffers' size). Returns the misses.
+static uint64_t memo_span(yc_memo *m, cmsHTRANSFORM t, const uint8_t *in, int in_step, int key_bytes, uint8_t *out,
+                          int out_step, uint32_t width) {
+    uint64_t misses = 0;
+    for (uint64_t at = 0; at < width; at += YC_MEMO_SPAN) {
+        const uint32_t n = width - at < YC_MEMO_SPAN ? (uint32_t)(width - at) : YC_MEMO_SPAN;
+        misses += memo_row(m, t, in + (size_t)in_step * at, in_step, key_bytes, out + (size_t)out_step * at, out_step, n);
+    }
+    return misses;
+}
+
 /// Whether the table is not worth its lookups: after a few rows, nine pixels in ten missed it (noise, where
 /// every pixel is a colour of its own: the lookups added 12% to LittleCMS's time on a 12 MP noise picture).
 static int memo_futile(uint64_t misses, uint64_t pixels, uint32_t width) {
@@ -266,7 +280,7 @@ static int memo_rows(yc_colour_transform *x, uint8_t *rows, size_t stride, uint3
     uint64_t misses = 0, pixels = 0;
     uint32_t i = 0;
     for (; i < count && !memo_futile(misses, pixels, width); i++) {
-        misses += memo_row(&m, x->t, rows + i * stride, step, 3, rows + i * stride, step, width);
+        misses += memo_span(&m, x->t, rows + i * stride, step, 3, rows + i * stride, step, width);
         pixels += width;
     }
     memo_free(&m);
@@ -375,7 +389,7 @@ void yc_colour_cmyk_apply(void *t, const uint8_t *cmyk, uint8_t *rgbx, uint32_t 
     yc_cmyk *c = t;
     // Rows through the table of colours (memo_row), kept from row to row: one thread decodes them.
     if (c->memo && !memo_futile(c->misses, c->pixels, width) && memo_room(&c->table, width, 4, 4)) {
-        c->misses += memo_row(&c->table, c->t, cmyk, 4, 4, rgbx, 4, width);
+        c->misses += memo_span(&c->table, c->t, cmyk, 4, 4, rgbx, 4, width);
         c->pixels += width;
     } else {
         cmsDoTransform(c->t, cmyk, rgbx, width);

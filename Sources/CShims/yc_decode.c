@@ -115,8 +115,9 @@ int yc_fail_if_lcms_refused(yc_decoder *dec, const char *what) {
     char amount[32], msg[YC_MSG];
     if (bytes >= (1u << 20)) snprintf(amount, sizeof amount, "%zu MiB", (bytes + (1u << 20) - 1) >> 20);
     else snprintf(amount, sizeof amount, "%zu KiB", (bytes + 1023) >> 10);
-    snprintf(msg, sizeof msg, "cannot allocate %zu bytes (%s) for %s: out of memory (an address-space limit such as "
-             "ulimit -v may be too low)", bytes, amount, what);
+    if (bytes < 1024) amount[0] = 0;   // "72 bytes", not "72 bytes (1 KiB)"
+    snprintf(msg, sizeof msg, "cannot allocate %zu bytes%s%s%s for %s: out of memory (an address-space limit such as "
+             "ulimit -v may be too low)", bytes, amount[0] ? " (" : "", amount, amount[0] ? ")" : "", what);
     yc_set_error(dec, msg);
     return 1;
 }

@@ -131,7 +131,7 @@ public final class Ledger: Sendable {
     public static func outOfMemory(_ bytes: Int, for what: String) -> String {
         // Rounded up without overflow (Int.max, a size that makes no sense, trapped here).
         let size = bytes >= 1 << 20 ? "\(bytes >> 20 + (bytes & ((1 << 20) - 1) == 0 ? 0 : 1)) MiB" : "\((bytes + 1023) >> 10) KiB"
-        return "cannot allocate \(bytes) bytes (\(size)) for \(what): out of memory"
+        return "cannot allocate \(bytes) bytes\(bytes < 1024 ? "" : " (\(size))") for \(what): out of memory"
     }
 
     /// Address space a conversion works in besides the buffers it counts: its threads' stacks, the decoders'
