@@ -4676,6 +4676,40 @@ fi
 fi
 end
 
+begin refused-colour-transform-state-fails-the-file
+# Memory refused for a colour transform's own state (its 48-byte struct; a CMYK one's 72, with its table of
+# colours) converted the picture without its profile, exit 0 — colours that depended on the memory at hand. An
+# LD_PRELOAD shim refuses that one calloc: the file now fails as out of memory, and nothing is written.
+if ! command -v cc > /dev/null; then skipped "no C compiler here"; else
+cat > failc.c <<'C'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+static void *(*real)(size_t, size_t);
+void *calloc(size_t n, size_t s) {
+    if (!real) real = (void *(*)(size_t, size_t))dlsym(RTLD_NEXT, "calloc");
+    if (!real) return NULL;
+    static long fn = -2, fs;
+    if (fn == -2) { const char *e = getenv("FAIL_CALLOC"); fn = -1; if (e) sscanf(e, "%ld,%ld", &fn, &fs); }
+    if ((long)n == fn && (long)s == fs) { fputs("[refused]\n", stderr); errno = ENOMEM; return NULL; }
+    return real(n, s);
+}
+C
+if ! cc -shared -fPIC -o failc.so failc.c -ldl 2>/dev/null; then skipped "the shim did not build"; else
+rm failc.c; cp "$here/Fixtures/colour/kodim23-p3.jpg" p3.jpg; cp "$here/Fixtures/colour/kodim23-cmyk.jpg" cmyk.jpg; snap
+for c in "p3.jpg 1,48" "cmyk.jpg 1,72"; do
+  set -- $c
+  WRAP=(env LD_PRELOAD="$D/failc.so" FAIL_CALLOC="$2"); run "$1" -o o.nv12 -q; WRAP=()
+  grep -q '^\[refused\]' "$ERR" || bad "$1: no calloc($2) refused (has the struct's size changed?)"
+  status 1; says 'out of memory'; [ -e o.nv12 ] && bad "$1: an output was written"
+done
+settled
+fi
+fi
+end
+
 begin fixtures-untouched
 [ "$(cd "$here" && find Fixtures -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum)" = "$fixtures_before" ] ||
   bad "a file under Fixtures/ changed"
