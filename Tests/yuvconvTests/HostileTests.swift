@@ -1085,6 +1085,16 @@ final class HostileTests: CLITestCase {
             """)
         XCTAssertEqual(String(decoding: r.stdout, as: UTF8.self), "0\n1\n0\n1\n", r.stderr)
         XCTAssertEqual(try data("x/a.nv12"), want)
+        // The mount is a view of its backing folder, with whole-second times (as sshfs shows a local folder): --force
+        // from one to the other replaced the input (matched by every bit of both times).
+        for (input, output) in [("x.backing/v.png", "x/v.png"), ("x/w.png", "x.backing/w.png")] {
+            try FileManager.default.copyItem(atPath: fixture("pngsuite/basn2c08.png"), toPath: work.appendingPathComponent(input).path)
+            let before = try data(input)
+            let v = try sh("\"$B\" \(input) -o \(output) -f png --force -q; echo $?")
+            XCTAssertEqual(String(decoding: v.stdout, as: UTF8.self), "1\n", "\(input) -> \(output): \(v.stderr)")
+            XCTAssertTrue(v.stderr.contains("refusing to overwrite an input"), v.stderr)
+            XCTAssertEqual(try data(input), before, input)
+        }
         // A file that grows only by writing (as on fusefat): filled to its size first, so a padded output's last
         // padding is there (the writes alone left it short, exit 0) and every layout comes out whole.
         for (format, options) in [("nv12", "--align 64 --align-height 48"), ("yuv420p", "--align 64"), ("p010", ""), ("y4m", "")] {
