@@ -67,8 +67,17 @@ extension AtomicOutput {
             hashed = 0
         }
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        // On FUSE, through a descriptor of its own: fusefat read the last bytes written through the writing
+        // descriptor back as zeros (a report's output_sha256 and --update's manifest held another file's digest,
+        // and every --update replaced the output), and read them right through a new one.
+        var from = fd
+        if hashed < size, onFUSE(descriptor: fd) {
+            let again = open("/proc/self/fd/\(fd)", O_RDONLY | O_CLOEXEC)
+            if again >= 0 { from = again }
+        }
+        defer { if from != fd { close(from) } }
         while hashed < size {
-            let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress!, min($0.count, size - hashed), off_t(hashed)) }
+            let n = buffer.withUnsafeMutableBytes { pread(from, $0.baseAddress!, min($0.count, size - hashed), off_t(hashed)) }
             if n < 0 && errno == EINTR { continue }
             if n < 0 { throw .system("cannot read back to hash it: \(errnoMessage())") }
             if n == 0 { throw .system("cannot read back to hash it: the file is shorter than written") }
