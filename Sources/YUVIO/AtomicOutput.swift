@@ -84,6 +84,14 @@ public final class AtomicOutput {
         return f
     }
 
+    /// The reason a file system gave for refusing a name (`errno`), said as such where it is EINVAL: ntfs-3g with
+    /// `windows_names`, FAT and SMB refuse characters and names Windows does not allow ("Invalid argument" alone
+    /// named no cause).
+    static func nameRefusal(_ code: Int32) -> String {
+        errnoMessage(code) + (code == EINVAL ? " (this file system refuses the name: Windows file systems refuse "
+                                + "\\ : * ? \" < > | in names, and names such as CON, NUL, COM1)" : "")
+    }
+
     /// Writes `bytes` at `offset` of the temporary file.
     public func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(WriteError) {
         if finished { throw Self.afterTheEnd }
@@ -221,11 +229,11 @@ public final class AtomicOutput {
             }
         }
         if made < 0 {
-            let code = errno, why = errnoMessage()
+            let code = errno
             close(folder)
             folderFD = -1
             if code == EINTR { throw .interrupted }   // a signal is ending the run (`nameTemporary`)
-            throw .system("cannot create a file in \(PathBytes.display(dir)): \(why)")
+            throw .system("cannot create a file in \(PathBytes.display(dir)): \(Self.nameRefusal(code))")
         }
         fd = made
         seekable = true

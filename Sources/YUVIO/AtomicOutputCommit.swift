@@ -191,7 +191,7 @@ extension AtomicOutput {
                 fd = -1
                 if linked != 0 {
                     if linkErrno == EEXIST { throw existing }
-                    throw .system("cannot name the file: \(errnoMessage(linkErrno))")
+                    throw .system("cannot name the file: \(Self.nameRefusal(linkErrno))")
                 }
                 if closed != 0 {
                     remove(name)
@@ -267,7 +267,7 @@ extension AtomicOutput {
                 return
             }
             if move(temp) != 0 {
-                let why = errnoMessage()
+                let why = Self.nameRefusal(errno)
                 remove(temp)
                 throw .system("cannot rename into place: \(why)")
             }
@@ -316,7 +316,7 @@ extension AtomicOutput {
             let code = errno
             remove(temp)
             if code == EEXIST { throw existing }
-            throw .system("cannot name the file: \(errnoMessage(code))")
+            throw .system("cannot name the file: \(Self.nameRefusal(code))")
         }
         let mine = FileStatus(descriptor: claim)
         close(claim)
@@ -335,7 +335,7 @@ extension AtomicOutput {
             throw existing
         }
         if move(temp) != 0 {
-            let why = errnoMessage()
+            let why = Self.nameRefusal(errno)
             remove(temp)
             if atTheName().claim { remove(name) }
             throw .system("cannot rename into place: \(why)")
