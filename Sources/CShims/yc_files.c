@@ -165,10 +165,8 @@ int yc_is_pseudo_file(int fd) {
 }
 int yc_shows_files_stored_elsewhere(unsigned long long type) {
     switch (type) {
-    // Those that show a file's own size and modification time (to their own step: `viewIdentity` matches the whole
-    // second), so that `viewIdentity` can match it. Not eCryptfs (another size): no match there to find.
-    case 0xFE534D42:   // SMB2_MAGIC_NUMBER: an SMB share of a local folder (times in 100 ns steps)
-    case 0xFF534D42:   // CIFS_SUPER_MAGIC
+    // Those that show a file's own size and times (to the nanosecond), so that `viewIdentity` can match it. Not
+    // SMB (times in 100 ns steps), sshfs (whole seconds) or eCryptfs (another size): no match there to find.
     case 0x794C7630:   // OVERLAYFS_SUPER_MAGIC: container storage, live systems
     case 0x65735546:   // FUSE_SUPER_MAGIC: passthroughs (bindfs, mergerfs, virtiofs); bindfs passed an input as
                        // another file (the same inode number, another device) and --force replaced it

@@ -75,32 +75,16 @@ public struct FileStatus: Sendable, Equatable {
     /// its layer's own folder: two devices, and inode numbers that differ too once the file was copied up or
     /// with `xino` — only the size and the times stay the file's (`--force` between the two views replaced the
     /// input). So too through FUSE (bindfs: the same inode number under another device, and `--force` replaced
-    /// the input) and a network mount of a local folder (`onOverlay`). This identity is its size and its modification
-    /// time in whole seconds alone (a key with the top bit set, which no device number has): the views show the
-    /// times to their own steps — sshfs in whole seconds and with its change time equal to its modification time,
-    /// SMB in 100 ns steps — and an sshfs or SMB view of the input's folder, matched by every bit of both times,
-    /// let `--force` replace the input. Marked with whether the file is seen through such a file system (bit 61); an
-    /// output matches an input by it only where one of the two is and the other is not, or both are on FUSE
-    /// (`FileStatus.isOne`), so that elsewhere files alike in size and second (a disk image's copy, files written in
-    /// one second) stay apart. Where they meet, an output alike to an input is refused as that input: a refusal,
-    /// never an input overwritten (`WriteError.likeAnInput` says so).
+    /// the input) and a network mount of a local folder (`onOverlay`). This identity is those alone (a key with the
+    /// top bit set, which no device number has), marked with whether the file is seen through such a file system
+    /// (bit 61); an output matches an input by it only where one of the two is and the other is not
+    /// (`FileStatus.isOne`), so that elsewhere files alike in size and times to the clock's tick (a disk image's
+    /// copy, files written in one tick, a squashfs layer's whole seconds) stay apart.
     public func viewIdentity(onOverlay: Bool) -> FileIdentity {
-        FileIdentity(device: 1 << 63 | (onOverlay ? 1 << 61 : 0), inode: sizeAndSecondKey)
+        FileIdentity(device: 1 << 63 | (onOverlay ? 1 << 61 : 0), inode: sizeAndTimesKey)
     }
 
-    /// The size and the modification time's whole second, hashed (FNV-1a): `viewIdentity`'s key.
-    private var sizeAndSecondKey: UInt64 {
-        var key: UInt64 = 0xcbf2_9ce4_8422_2325
-        // (A time beyond Int64's seconds, which a FUSE file system may show, keyed by its bits, not trapped on.)
-        let second = modified.rounded(.down)
-        let whole = second > -9.0e18 && second < 9.0e18 ? UInt64(bitPattern: Int64(second)) : second.bitPattern
-        for v in [UInt64(bitPattern: Int64(size)), whole] {
-            for shift in stride(from: 0, to: 64, by: 8) { key = (key ^ (v >> UInt64(shift) & 0xFF)) &* 0x100_0000_01b3 }
-        }
-        return key
-    }
-
-    /// The size and times, hashed (FNV-1a): what `fuseIdentity` knows a file by.
+    /// The size and times, hashed (FNV-1a): what `viewIdentity` and `fuseIdentity` know a file by.
     private var sizeAndTimesKey: UInt64 {
         var key: UInt64 = 0xcbf2_9ce4_8422_2325
         for v in [UInt64(bitPattern: Int64(size)), modified.bitPattern, changed.bitPattern] {
