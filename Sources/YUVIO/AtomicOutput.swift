@@ -89,7 +89,8 @@ public final class AtomicOutput {
     /// named no cause).
     static func nameRefusal(_ code: Int32) -> String {
         errnoMessage(code) + (code == EINVAL ? " (this file system refuses the name: Windows file systems refuse "
-                                + "\\ : * ? \" < > | in names, and names such as CON, NUL, COM1)" : "")
+                                + "\\ : * ? \" < > | in names, names ending in a dot or a space, and names such as CON, NUL, "
+                                + "COM1; a casefold folder, names that are not UTF-8)" : "")
     }
 
     /// Writes `bytes` at `offset` of the temporary file.

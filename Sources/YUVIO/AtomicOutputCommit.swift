@@ -299,18 +299,11 @@ extension AtomicOutput {
     /// Neither a link nor a rename that replaces nothing: the name is claimed by a file made there only if nothing
     /// is (`O_EXCL`, which the file system decides, case folded where it folds), and the output renamed over that
     /// claim — its own, looked at again first. A file named between that look and the rename would be replaced: the
-    /// only window left, two system calls wide. The claim is registered with the signal handlers, which remove it
-    /// while it is an empty file (never the output renamed over it); SIGKILL leaves it.
+    /// only window left, two system calls wide. The claim is registered with the signal handlers once made, which
+    /// remove it while it is an empty file (never the output renamed over it); SIGKILL leaves it, and so does a
+    /// signal between its making and its registration.
     private func nameByClaim(folder: Int32, name: String, temp: String, remove: (String) -> Void,
                              move: (String) -> Int32) throws(WriteError) {
-        let slot = withFileSystemPath(name) { yc_register_claim(folder, $0) }
-        if slot < 0 {
-            let why = errnoMessage()
-            remove(temp)
-            if slot == -2 { throw .interrupted }   // a signal is ending the run
-            throw .system("cannot name the file: \(why)")
-        }
-        defer { yc_unregister_temp(slot) }
         let claim = withFileSystemPath(name) { openat(folder, $0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) }
         if claim < 0 {
             let code = errno
@@ -318,6 +311,18 @@ extension AtomicOutput {
             if code == EEXIST { throw existing }
             throw .system("cannot name the file: \(Self.nameRefusal(code))")
         }
+        // Registered once made, so that a handler never removes an empty file of someone else's at the name (one
+        // that made the O_EXCL fail); a signal between the two leaves the claim.
+        let slot = withFileSystemPath(name) { yc_register_claim(folder, $0) }
+        if slot < 0 {
+            let why = errnoMessage()
+            close(claim)
+            remove(name)
+            remove(temp)
+            if slot == -2 { throw .interrupted }   // a signal is ending the run
+            throw .system("cannot name the file: \(why)")
+        }
+        defer { yc_unregister_temp(slot) }
         let mine = FileStatus(descriptor: claim)
         close(claim)
         // What is at the name: an empty regular file, and the claim itself (the same file; a FUSE system may number

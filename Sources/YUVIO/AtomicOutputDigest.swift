@@ -72,7 +72,10 @@ extension AtomicOutput {
         // and every --update replaced the output), and read them right through a new one.
         var from = fd
         if hashed < size, onFUSE(descriptor: fd) {
-            let again = open("/proc/self/fd/\(fd)", O_RDONLY | O_CLOEXEC)
+            // By its temporary name in its folder (FUSE files always have one: no unnamed files there), which
+            // works where /proc does not (macOS); else through /proc.
+            let again = tempName.map { t in withFileSystemPath(t) { openat(folderFD, $0, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) } }
+                ?? open("/proc/self/fd/\(fd)", O_RDONLY | O_CLOEXEC)
             if again >= 0 { from = again }
         }
         defer { if from != fd { close(from) } }

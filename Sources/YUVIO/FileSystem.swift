@@ -22,6 +22,9 @@ public struct FileStatus: Sendable, Equatable {
     /// clock's time, and nothing sets it back — unlike the modification time, which `touch -d`, `cp -p`,
     /// `rsync -a` and `tar x` restore.
     public let changed: Double
+    /// The modification time's whole seconds and nanoseconds, as the file system gave them (`secondIdentity`).
+    public let modifiedSecond: Int64
+    public let modifiedNanosecond: Int
 
     init(_ st: stat) {
         device = UInt64(st.st_dev)
@@ -38,9 +41,13 @@ public struct FileStatus: Sendable, Equatable {
         default: kind = .other
         }
         #if canImport(Darwin)
+        modifiedSecond = Int64(st.st_mtimespec.tv_sec)
+        modifiedNanosecond = Int(st.st_mtimespec.tv_nsec)
         modified = Double(st.st_mtimespec.tv_sec) + Double(st.st_mtimespec.tv_nsec) * 1e-9
         changed = Double(st.st_ctimespec.tv_sec) + Double(st.st_ctimespec.tv_nsec) * 1e-9
         #else
+        modifiedSecond = Int64(st.st_mtim.tv_sec)
+        modifiedNanosecond = Int(st.st_mtim.tv_nsec)
         modified = Double(st.st_mtim.tv_sec) + Double(st.st_mtim.tv_nsec) * 1e-9
         changed = Double(st.st_ctim.tv_sec) + Double(st.st_ctim.tv_nsec) * 1e-9
         #endif
@@ -116,8 +123,32 @@ public struct FileStatus: Sendable, Equatable {
     /// (two bindfs or mergerfs views of one folder, each its own device), and `--force` from one view to the other
     /// replaced the input.
     public func identities(onOverlay: Bool, onFUSE: Bool = false) -> [FileIdentity] {
-        [identity, viewIdentity(onOverlay: onOverlay)] + (streamIdentity.map { [$0] } ?? [])
+        var out = [identity, viewIdentity(onOverlay: onOverlay)] + (streamIdentity.map { [$0] } ?? [])
             + (fuseIdentity(onFUSE: onFUSE).map { [$0, viewIdentity(onOverlay: !onOverlay)] } ?? [])
+        if let second = secondIdentity(onOverlay: onOverlay, onFUSE: onFUSE) { out.append(second) }
+        return out
+    }
+
+    /// A regular file by its size and its modification time's whole second, for a FUSE file system that shows
+    /// whole seconds (sshfs, and its change time is its modification time; exfat-fuse) against a plain folder:
+    /// an sshfs view of the input's own folder, matched by every bit of both times, let `--force` replace the input
+    /// each time. Kept for a file on FUSE whose time has no fraction (marked with bit 58) and for a file on a plain
+    /// file system (bit 57); an output matches an input by it only from the other side (`isOne`), so two files of
+    /// file systems with finer times never meet by it, and an output alike to an input in size and second across
+    /// them — another file, made in the second the input was — is refused as the input, said so
+    /// (`WriteError.likeAnInput`). Nil for other kinds, and for a file on FUSE whose time has a fraction.
+    public func secondIdentity(onOverlay: Bool, onFUSE: Bool) -> FileIdentity? {
+        guard kind == .regular, onFUSE ? modifiedNanosecond == 0 : !onOverlay else { return nil }
+        return Self.secondKey(size: size, second: modifiedSecond, fuse: onFUSE)
+    }
+
+    /// `secondIdentity`'s key: a size and a second, on a whole-second FUSE view's side (`fuse`) or a plain one's.
+    static func secondKey(size: Int, second: Int64, fuse: Bool) -> FileIdentity {
+        var key: UInt64 = 0xcbf2_9ce4_8422_2325
+        for v in [UInt64(bitPattern: Int64(size)), UInt64(bitPattern: second)] {
+            for shift in stride(from: 0, to: 64, by: 8) { key = (key ^ (v >> UInt64(shift) & 0xFF)) &* 0x100_0000_01b3 }
+        }
+        return FileIdentity(device: 1 << 63 | (fuse ? 1 << 58 : 1 << 57), inode: key)
     }
 }
 

@@ -39,6 +39,11 @@ extension FileStatus {
         // On FUSE, another name of an input may have another inode number (`fuseIdentity`), and another FUSE mount
         // may show the same file (`identities`): its size and times on either side.
         if let fuse = fuseIdentity(onFUSE: onFUSE), isInput(fuse) || isInput(viewIdentity(onOverlay: onOverlay)) { return true }
+        // A whole-second FUSE view (sshfs) and a plain folder: by size and second, across the two (`secondIdentity`).
+        if kind == .regular {
+            if onFUSE && modifiedNanosecond == 0 && isInput(Self.secondKey(size: size, second: modifiedSecond, fuse: false)) { return true }
+            if !onOverlay && isInput(Self.secondKey(size: size, second: modifiedSecond, fuse: true)) { return true }
+        }
         // By size and times only across an overlay and a layer's folder: seen through an overlay, this may be the
         // layer's file of an input seen plainly, and seen plainly, the layer's file of an input seen through one.
         // Two files on one side share a device, where the device and inode decide (on a layer with whole-second
