@@ -299,30 +299,32 @@ extension AtomicOutput {
     /// Neither a link nor a rename that replaces nothing: the name is claimed by a file made there only if nothing
     /// is (`O_EXCL`, which the file system decides, case folded where it folds), and the output renamed over that
     /// claim — its own, looked at again first. A file named between that look and the rename would be replaced: the
-    /// only window left, two system calls wide. The claim is registered with the signal handlers once made, which
-    /// remove it while it is an empty file (never the output renamed over it); SIGKILL leaves it, and so does a
-    /// signal between its making and its registration.
+    /// only window left, two system calls wide. The claim is registered with the signal handlers before it is made,
+    /// and they remove it while it is an empty file (never the output renamed over it); SIGKILL leaves it.
     private func nameByClaim(folder: Int32, name: String, temp: String, remove: (String) -> Void,
                              move: (String) -> Int32) throws(WriteError) {
-        let claim = withFileSystemPath(name) { openat(folder, $0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) }
-        if claim < 0 {
-            let code = errno
-            remove(temp)
-            if code == EEXIST { throw existing }
-            throw .system("cannot name the file: \(Self.nameRefusal(code))")
-        }
-        // Registered once made, so that a handler never removes an empty file of someone else's at the name (one
-        // that made the O_EXCL fail); a signal between the two leaves the claim.
+        // Registered before it is made, so that a signal at any moment after leaves no claim (registered after, a
+        // signal between the two left it). The window the other way: an O_EXCL that fails on someone else's empty
+        // file at the name, and a signal before the registration is dropped, would remove that empty file.
         let slot = withFileSystemPath(name) { yc_register_claim(folder, $0) }
         if slot < 0 {
             let why = errnoMessage()
-            close(claim)
-            remove(name)
             remove(temp)
             if slot == -2 { throw .interrupted }   // a signal is ending the run
             throw .system("cannot name the file: \(why)")
         }
-        defer { yc_unregister_temp(slot) }
+        // Unregistered once, on every way out (a slot given up is another file's the moment after).
+        var registered = true
+        defer { if registered { yc_unregister_temp(slot) } }
+        let claim = withFileSystemPath(name) { openat(folder, $0, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600) }
+        if claim < 0 {
+            let code = errno
+            yc_unregister_temp(slot)
+            registered = false
+            remove(temp)
+            if code == EEXIST { throw existing }
+            throw .system("cannot name the file: \(Self.nameRefusal(code))")
+        }
         let mine = FileStatus(descriptor: claim)
         close(claim)
         // What is at the name: an empty regular file, and the claim itself (the same file; a FUSE system may number
