@@ -374,15 +374,16 @@ void *yc_colour_cmyk_create(const yc_colour *colour, yc_target target, char *tex
                                                cmsFLAGS_NOOPTIMIZE)
                           : NULL;
     yc_cmyk *c = t ? calloc(1, sizeof *c) : NULL;
-    if (c) c->t = t;
-    else if (t) {
+    if (c) {
+        c->t = t;
+        c->memo = 1;
+    } else if (t) {
         // The transform's own state refused: the file fails as out of memory (yc_fail_if_lcms_refused), never a
         // picture converted without its profile because memory was short.
         yc_lcms_note_refusal(sizeof *c);
         cmsDeleteTransform(t);
         t = NULL;
     }
-    if (c) c->memo = 1;
     if (t) snprintf(text, text_size, "%s (CMYK) → %s", name, yc_colour_target_name(target));
     else snprintf(text, text_size, "the embedded CMYK profile (%s) cannot be transformed; colours converted without it", name);
     if (dst) cmsCloseProfile(dst);

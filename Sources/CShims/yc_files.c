@@ -101,29 +101,22 @@ int yc_name_unnamed(int fd, int folder, const char *name) {
 #endif
 }
 
-int yc_rename_exchange(int folder, const char *a, const char *b) {
+// Entry `from` of `folder` renamed `to` with a flag: swapped with it (`exchange`), or only where nothing is there.
+static int rename_flagged(int folder, const char *from, const char *to, int exchange) {
 #if defined(__linux__) && defined(SYS_renameat2)
-    return (int)syscall(SYS_renameat2, folder, a, folder, b, 2 /* RENAME_EXCHANGE */);
-#elif defined(__APPLE__) && defined(RENAME_SWAP)
-    return renameatx_np(folder, a, folder, b, RENAME_SWAP);
+    return (int)syscall(SYS_renameat2, folder, from, folder, to, exchange ? 2 /* RENAME_EXCHANGE */ : 1 /* RENAME_NOREPLACE */);
+#elif defined(__APPLE__) && defined(RENAME_SWAP) && defined(RENAME_EXCL)
+    return renameatx_np(folder, from, folder, to, exchange ? RENAME_SWAP : RENAME_EXCL);
 #else
-    (void)folder, (void)a, (void)b;
+    (void)folder, (void)from, (void)to, (void)exchange;
     errno = ENOSYS;
     return -1;
 #endif
 }
 
-int yc_rename_noreplace(int folder, const char *from, const char *to) {
-#if defined(__linux__) && defined(SYS_renameat2)
-    return (int)syscall(SYS_renameat2, folder, from, folder, to, 1 /* RENAME_NOREPLACE */);
-#elif defined(__APPLE__) && defined(RENAME_EXCL)
-    return renameatx_np(folder, from, folder, to, RENAME_EXCL);
-#else
-    (void)folder, (void)from, (void)to;
-    errno = ENOSYS;
-    return -1;
-#endif
-}
+int yc_rename_exchange(int folder, const char *a, const char *b) { return rename_flagged(folder, a, b, 1); }
+
+int yc_rename_noreplace(int folder, const char *from, const char *to) { return rename_flagged(folder, from, to, 0); }
 
 int yc_open_folder_at(int folder, const char *name, int follow) {
     const int links = follow ? 0 : O_NOFOLLOW;
@@ -178,17 +171,16 @@ int yc_shows_files_stored_elsewhere(unsigned long long type) {
     }
 }
 
-int yc_on_overlay(const char *path, int fd) {
+int yc_file_system_view(const char *path, int fd) {
     struct statfs fs;
     if ((path ? statfs(path, &fs) : fstatfs(fd, &fs)) != 0) return 0;
-    return yc_shows_files_stored_elsewhere((unsigned long long)(unsigned long)fs.f_type);
+    const unsigned long type = (unsigned long)fs.f_type;
+    return (yc_shows_files_stored_elsewhere(type) ? YC_VIEW_ELSEWHERE : 0) | (type == 0x65735546 /* FUSE_SUPER_MAGIC */ ? YC_VIEW_FUSE : 0);
 }
 
-int yc_on_fuse(const char *path, int fd) {
-    struct statfs fs;
-    if ((path ? statfs(path, &fs) : fstatfs(fd, &fs)) != 0) return 0;
-    return (unsigned long)fs.f_type == 0x65735546;   // FUSE_SUPER_MAGIC
-}
+int yc_on_overlay(const char *path, int fd) { return (yc_file_system_view(path, fd) & YC_VIEW_ELSEWHERE) != 0; }
+
+int yc_on_fuse(const char *path, int fd) { return (yc_file_system_view(path, fd) & YC_VIEW_FUSE) != 0; }
 
 int yc_folder_folds_case(const char *path) {
     struct statfs fs;
@@ -221,15 +213,16 @@ int yc_folder_folds_case(const char *path) {
 #elif defined(__APPLE__)
 int yc_is_pseudo_file(int fd) { (void)fd; return 0; }
 int yc_shows_files_stored_elsewhere(unsigned long long type) { (void)type; return 0; }
-int yc_on_overlay(const char *path, int fd) { (void)path; (void)fd; return 0; }
 #include <sys/mount.h>
-int yc_on_fuse(const char *path, int fd) {
+int yc_file_system_view(const char *path, int fd) {
     // macFUSE (formerly OSXFUSE) mounts name their type so: "macfuse", "osxfuse", "fusefs…".
     struct statfs fs;
     if ((path ? statfs(path, &fs) : fstatfs(fd, &fs)) != 0) return 0;
     return strncmp(fs.f_fstypename, "macfuse", 7) == 0 || strncmp(fs.f_fstypename, "osxfuse", 7) == 0
-        || strncmp(fs.f_fstypename, "fuse", 4) == 0;
+        || strncmp(fs.f_fstypename, "fuse", 4) == 0 ? YC_VIEW_FUSE : 0;
 }
+int yc_on_overlay(const char *path, int fd) { (void)path; (void)fd; return 0; }
+int yc_on_fuse(const char *path, int fd) { return (yc_file_system_view(path, fd) & YC_VIEW_FUSE) != 0; }
 int yc_folder_folds_case(const char *path) {
     // APFS and HFS+ say: case-insensitive is their default.
     const long sensitive = pathconf(path, _PC_CASE_SENSITIVE);
@@ -238,6 +231,7 @@ int yc_folder_folds_case(const char *path) {
 #else
 int yc_is_pseudo_file(int fd) { (void)fd; return 0; }
 int yc_shows_files_stored_elsewhere(unsigned long long type) { (void)type; return 0; }
+int yc_file_system_view(const char *path, int fd) { (void)path; (void)fd; return 0; }
 int yc_on_overlay(const char *path, int fd) { (void)path; (void)fd; return 0; }
 int yc_on_fuse(const char *path, int fd) { (void)path; (void)fd; return 0; }
 int yc_folder_folds_case(const char *path) { (void)path; return -1; }

@@ -94,8 +94,9 @@ extension BatchPlan {
         return (file, cache!.folds.key(c.place, name: fileName, folderKey: c.key))
     }
 
-    /// A place as the checks compare it: a mark, then its bytes with every name in it lower-cased where the folder
-    /// that holds it takes names that differ only in case for one file (`foldsCase`). Each folder's own rule:
+    /// A place as the checks compare it: a mark, then its bytes with every name in it case-folded (`caseFolded`)
+    /// where the folder that holds it takes names that differ only in case for one file (`foldsCase`). Each folder's
+    /// own rule:
     /// `out/A/x` and `out/a/x`, under an `out` that tells case apart, are two files even when `A` and `a` each fold
     /// (ext4's casefold is per folder; so are two mounts). The mark says whether the place's own folder folds: the
     /// clash message then says the names differ only in case.
@@ -111,7 +112,7 @@ extension BatchPlan {
             return answer
         }
 
-        /// The bytes of the absolute folder `folder`, each name lower-cased where its own folder folds.
+        /// The bytes of the absolute folder `folder`, each name case-folded where its own folder folds.
         ///
         /// From the root down: below the first folder that does not exist yet none does, and each takes the rule
         /// of the nearest that does (`foldsCase`), known already — asking `foldsCase` of each, which walks up to that

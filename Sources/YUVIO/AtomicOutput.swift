@@ -131,9 +131,8 @@ public final class AtomicOutput {
             if n <= 0 { throw .system("cannot size the file: \(n < 0 ? errnoMessage() : "nothing written")") }
             at += n
         }
-        guard FileStatus(descriptor: fd)?.size == size else {
-            throw .system("cannot size the file: its file system made it \(FileStatus(descriptor: fd)?.size ?? -1) bytes, not \(size)")
-        }
+        let made = FileStatus(descriptor: fd)?.size ?? -1
+        guard made == size else { throw .system("cannot size the file: its file system made it \(made) bytes, not \(size)") }
     }
 
     /// Checks up front that `path` may be written (`check`, so no work is wasted), then opens it: a descriptor,

@@ -152,7 +152,8 @@ extension AtomicOutput {
     public static func isOpen(onInput fd: Int32, _ isInput: (FileIdentity) -> Bool) -> Bool {
         // A named FIFO too: written into, the picture would go into the stream it is read from (`5<>in.fifo`).
         guard let st = FileStatus(descriptor: fd), st.kind == .regular || st.kind == .fifo else { return false }
-        return st.isOne(of: isInput, onOverlay: onOverlay(descriptor: fd), onFUSE: onFUSE(descriptor: fd))
+        let view = fileSystemView(descriptor: fd)
+        return st.isOne(of: isInput, onOverlay: view.overlay, onFUSE: view.fuse)
     }
 
     /// The descriptor a path names without a file of its own: standard output and error, `/dev/fd/N`.
@@ -208,8 +209,8 @@ public func inputIdentity(_ input: String) -> FileIdentity? { inputStatus(input)
 /// Every identity of that input (`FileStatus.identities`), for the sets outputs are checked against.
 public func inputIdentities(_ input: String) -> [FileIdentity] {
     guard let st = inputStatus(input) else { return [] }
-    if input == "-" { return st.identities(onOverlay: onOverlay(descriptor: STDIN_FILENO), onFUSE: onFUSE(descriptor: STDIN_FILENO)) }
-    return st.identities(onOverlay: onOverlay(path: input), onFUSE: onFUSE(path: input))
+    let view = input == "-" ? fileSystemView(descriptor: STDIN_FILENO) : fileSystemView(path: input)
+    return st.identities(onOverlay: view.overlay, onFUSE: view.fuse)
 }
 
 /// The file an input path names, or standard input's when it is a file (`- < photo.jpg`); nil when none.

@@ -88,8 +88,9 @@ private func entryFoldsCase(in folder: String) -> Bool? {
 }
 
 /// Whether `folder/name` and the same name with its ASCII letters' case swapped are one file (neither link
-/// followed; by device and inode, or, under other numbers, by the folder having no entry of the swapped name); nil when the name has no letter, `folder/name` cannot be looked up, or it is a file with other
-/// names (hard links: `Z` and `z` may be two names of one file on a system that tells case apart).
+/// followed; by device and inode, or, under other numbers, by the folder having no entry of the swapped name); nil
+/// when the name has no letter, `folder/name` cannot be looked up, or it is a file with other names (hard links: `Z`
+/// and `z` may be two names of one file on a system that tells case apart).
 private func sameFileWithCaseSwapped(_ folder: String, _ name: [UInt8]) -> Bool? {
     let swapped = name.map { b -> UInt8 in
         switch b {

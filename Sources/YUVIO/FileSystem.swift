@@ -91,10 +91,13 @@ public struct FileStatus: Sendable, Equatable {
         FileIdentity(device: 1 << 63 | (onOverlay ? 1 << 61 : 0), inode: sizeAndTimesKey)
     }
 
-    /// The size and times, hashed (FNV-1a): what `viewIdentity` and `fuseIdentity` know a file by.
-    private var sizeAndTimesKey: UInt64 {
+    /// The size and times, hashed: what `viewIdentity` and `fuseIdentity` know a file by.
+    private var sizeAndTimesKey: UInt64 { Self.fnv1a([UInt64(bitPattern: Int64(size)), modified.bitPattern, changed.bitPattern]) }
+
+    /// FNV-1a over the bytes of `values`, low byte first: the keys of the identities by size and times.
+    static func fnv1a(_ values: [UInt64]) -> UInt64 {
         var key: UInt64 = 0xcbf2_9ce4_8422_2325
-        for v in [UInt64(bitPattern: Int64(size)), modified.bitPattern, changed.bitPattern] {
+        for v in values {
             for shift in stride(from: 0, to: 64, by: 8) { key = (key ^ (v >> UInt64(shift) & 0xFF)) &* 0x100_0000_01b3 }
         }
         return key
@@ -144,11 +147,8 @@ public struct FileStatus: Sendable, Equatable {
 
     /// `secondIdentity`'s key: a size and a second, on a whole-second FUSE view's side (`fuse`) or a plain one's.
     static func secondKey(size: Int, second: Int64, fuse: Bool) -> FileIdentity {
-        var key: UInt64 = 0xcbf2_9ce4_8422_2325
-        for v in [UInt64(bitPattern: Int64(size)), UInt64(bitPattern: second)] {
-            for shift in stride(from: 0, to: 64, by: 8) { key = (key ^ (v >> UInt64(shift) & 0xFF)) &* 0x100_0000_01b3 }
-        }
-        return FileIdentity(device: 1 << 63 | (fuse ? 1 << 58 : 1 << 57), inode: key)
+        FileIdentity(device: 1 << 63 | (fuse ? 1 << 58 : 1 << 57),
+                     inode: fnv1a([UInt64(bitPattern: Int64(size)), UInt64(bitPattern: second)]))
     }
 }
 
@@ -244,14 +244,19 @@ public func openToReadThrough(_ path: String) -> Int32 {
 /// stored elsewhere under a device of its own with their size and times (FUSE passthroughs, NFS, 9p:
 /// `yc_shows_files_stored_elsewhere`).
 public func onOverlay(path: String? = nil, descriptor fd: Int32 = -1) -> Bool {
-    guard let path else { return yc_on_overlay(nil, fd) == 1 }
-    return withFileSystemPath(path) { yc_on_overlay($0, -1) } == 1
+    fileSystemView(path: path, descriptor: fd).overlay
 }
 
 /// Whether `path` (or, without one, descriptor `fd`) is on a FUSE file system (`FileStatus.fuseIdentity`).
 public func onFUSE(path: String? = nil, descriptor fd: Int32 = -1) -> Bool {
-    guard let path else { return yc_on_fuse(nil, fd) == 1 }
-    return withFileSystemPath(path) { yc_on_fuse($0, -1) } == 1
+    fileSystemView(path: path, descriptor: fd).fuse
+}
+
+/// `onOverlay` and `onFUSE` of `path` (or, without one, descriptor `fd`) from one look at its file system: what
+/// every check of a file against the inputs asks of each file (`inputIdentities`, `FileIdentitySet.holds(_:at:)`).
+public func fileSystemView(path: String? = nil, descriptor fd: Int32 = -1) -> (overlay: Bool, fuse: Bool) {
+    let flags = path.map { p in withFileSystemPath(p) { yc_file_system_view($0, -1) } } ?? yc_file_system_view(nil, fd)
+    return (flags & Int32(YC_VIEW_ELSEWHERE) != 0, flags & Int32(YC_VIEW_FUSE) != 0)
 }
 
 /// How long a FIFO opened by name waits for a writer, in seconds.

@@ -27,7 +27,8 @@ extension FileIdentitySet {
 
     /// `holds` for the file at `path` (`status`, looked up there), asking its file system (`onOverlay`, `onFUSE`).
     public func holds(_ status: FileStatus, at path: String) -> Bool {
-        holds(status, onOverlay: onOverlay(path: path), onFUSE: onFUSE(path: path))
+        let view = fileSystemView(path: path)
+        return holds(status, onOverlay: view.overlay, onFUSE: view.fuse)
     }
 }
 

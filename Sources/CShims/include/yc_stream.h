@@ -31,6 +31,9 @@ int yc_on_overlay(const char *path, int fd);
 /// 1 when `path` (or, without one, descriptor `fd`) is on a FUSE file system, else 0 (Linux only). One file may then
 /// have another inode number under each name that reaches it: exfat-fuse numbers `IMG.PNG` and `img.png` apart.
 int yc_on_fuse(const char *path, int fd);
+/// Both of those from one statfs: YC_VIEW_ELSEWHERE (`yc_on_overlay`) and YC_VIEW_FUSE (`yc_on_fuse`), or 0.
+enum { YC_VIEW_ELSEWHERE = 1, YC_VIEW_FUSE = 2 };
+int yc_file_system_view(const char *path, int fd);
 /// 1 for a file system type (statfs's f_type) that shows files stored elsewhere with their own size and times:
 /// overlayfs, FUSE (passthroughs: bindfs, mergerfs, virtiofs), NFS and 9p; Linux only.
 int yc_shows_files_stored_elsewhere(unsigned long long type);
