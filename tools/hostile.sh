@@ -4369,9 +4369,11 @@ run a.nv12 -s 4x4 -o c.nv21 --range limited -q
 status 0; says '--range says how YUV input.s samples map'
 run a.nv12 -s 4x4 -o d.y4m --matrix bt2020 --range limited -q
 status 0; says '--matrix converts'; LC_ALL=C grep -q -- '--range says' "$ERR" && bad "warned --range for a Y4M (tagged)"
+run a.nv12 -s 4x4 -o g.p010 --matrix bt2020 -q
+status 0; says '--matrix converts.*rescaled between 8 and 10 bits'
 run a.nv12 -s 4x4 -o e.p010 --range limited -q
 status 0; quiet
-ALLOW=(b.nv21 c.nv21 d.y4m e.p010); settled
+ALLOW=(b.nv21 c.nv21 d.y4m e.p010 g.p010); settled
 end
 
 begin option-values-any-case-and-near-misses

@@ -155,7 +155,8 @@ extension Options {
         // YUV written as YUV: no RGB on the way, so no matrix; the samples are copied (and rescaled between 8 and 10
         // bits by the range, which a Y4M's tag also carries).
         if rawInput && (format.isRaw || format == .y4m) && given.contains("--matrix") {
-            out.append("--matrix converts between RGB and YUV; YUV input written as \(format.name) keeps its samples, so it is ignored")
+            out.append("--matrix converts between RGB and YUV; YUV input written as \(format.name) goes through no RGB (its "
+                       + "samples copied, or rescaled between 8 and 10 bits), so it is ignored")
         }
         if sameDepthCopy && given.contains("--range") {
             out.append("--range says how YUV input's samples map to RGB and to other depths; copied at their own depth to "
