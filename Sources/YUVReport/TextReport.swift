@@ -36,10 +36,10 @@ func textLines(_ r: ImageRecord) -> String {
     if let q = r.quality {
         used += "; PSNR RGB \(fixed(q.psnrRGB, 1)) dB"
         if let b = q.psnrRGBBilinear { used += ", bilinear \(fixed(b, 1))" }
-        if let b = q.psnrRGBBilinear, let box = q.psnrRGBBilinearBox, q.sharpGain != nil {
-            // The difference of the figures shown, so the line adds up (48.55 and 44.91 read 48.6, 44.9: +3.7).
-            let gain = (b * 10).rounded() / 10 - (box * 10).rounded() / 10
-            used += " (box \(fixed(box, 1)): sharp chroma \(gain >= 0 ? "+" : "")\(fixed(gain, 1)) dB)"
+        if q.psnrRGBBilinear != nil, let box = q.psnrRGBBilinearBox, let gain = q.sharpGain {
+            // `sharp_gain_db` rounded, the figure JSON and CSV carry (48.55 less 44.91 is +3.6, though the two
+            // shown read 48.6 and 44.9), its sign that of the gain itself (−0.002 dB reads -0.0, not +0.0).
+            used += " (box \(fixed(box, 1)): sharp chroma \(gain < 0 ? "-" : "+")\(fixed(abs(gain), 1)) dB)"
         }
     }
     return [row, shown(source), used].joined(separator: "\n")
