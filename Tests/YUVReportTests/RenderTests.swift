@@ -107,6 +107,21 @@ final class RenderTests: XCTestCase {
         XCTAssertFalse(line.contains("peak_rss_bytes"), line)
     }
 
+    /// The text line's sharp-chroma gain is `sharp_gain_db` rounded, signed by the gain itself: not the
+    /// difference of the two rounded figures beside it (48.55 and 44.91 read 48.6 and 44.9, the gain 3.64 is +3.6),
+    /// and a loss too small to show reads -0.0, not +0.0.
+    func testTextSharpGainIsTheReportedGainRounded() throws {
+        func line(_ sharp: Double, _ box: Double) throws -> String {
+            let q = QualityReport(psnrY: 50, psnrCb: 45, psnrCr: 45, psnrRGB: 42, ssimY: 0.99,
+                                  psnrRGBBilinear: sharp, psnrRGBBilinearBox: box)
+            return renderReport([try converted("photos/kodim23.png", quality: q)], format: .text)
+        }
+        let a = try line(48.5501, 44.9102), b = try line(40.2449, 37.6724), c = try line(30.0, 30.0021)
+        XCTAssertTrue(a.contains("bilinear 48.6 (box 44.9: sharp chroma +3.6 dB)"), a)
+        XCTAssertTrue(b.contains("(box 37.7: sharp chroma +2.6 dB)"), b)
+        XCTAssertTrue(c.contains("(box 30.0: sharp chroma -0.0 dB)"), c)
+    }
+
     /// The written file's size and SHA-256: in JSON and CSV when there was a file, null (empty) when not; and
     /// whether `--update` kept it.
     func testOutputDigestInJSONAndCSV() throws {
