@@ -283,7 +283,8 @@ func run(_ args: [String]) -> Int32 {
     // The report lists a failed file too (its line with the reason, and the totals), as a batch's does.
     guard let format = options.reportFormat else { return outcome.failure == nil ? 0 : 1 }
     do {
-        try emitReport(renderReport([outcome.record], format: format), to: reportSink,
+        // The totals' peak is the process's, read now, as a batch's is: a failed file's record has none.
+        try emitReport(renderReport([outcome.record], format: format, peakRSS: peakResidentBytes()), to: reportSink,
                        dataOnStdout: AtomicOutput.standardDescriptor(output) == STDOUT_FILENO)
     } catch {
         if !readerGone { printErr("yuvconv: error: \(error.cli)") }

@@ -34,6 +34,20 @@ final class StreamingReportTests: CLITestCase {
     let summed = ["pixels", "rgba_bytes", "rgb_bytes", "yuv_bytes", "yuv_aligned_bytes", "saving_vs_rgba_bytes",
                   "saving_vs_rgb_bytes"]
 
+    /// A single conversion that fails still reports the process's peak memory in its totals, as a batch whose
+    /// every file failed does: it was 0 (the failed record's own, which has none), in every format.
+    func testFailedSingleConversionReportsThePeakMemory() throws {
+        try makeInputs(7)
+        let r = try run(["in/006.png", "-o", "a.nv12", "--report", "json"])
+        XCTAssertEqual(r.status, 1, r.stderr)
+        let totals = try XCTUnwrap(try jsonLines(r.stdout).last)
+        XCTAssertEqual(totals["failed"] as? Int, 1)
+        XCTAssertGreaterThan(totals["peak_rss_bytes"] as? Int ?? 0, 1 << 20, "\(totals)")
+        let text = try run(["in/006.png", "-o", "b.nv12", "--report", "text"])
+        XCTAssertEqual(text.status, 1, text.stderr)
+        XCTAssertFalse(String(decoding: text.stdout, as: UTF8.self).contains("peak RSS 0 B"), String(decoding: text.stdout, as: UTF8.self))
+    }
+
     func testJSONLinesEveryFileOnceInInputOrderAndTotalsTheirSums() throws {
         let inputs = try makeInputs(150)
         let failed = inputs.indices.filter { $0 % 7 == 6 }.count
