@@ -109,7 +109,11 @@ extension Options {
         }
         // Each names only the options of its group that were given.
         func named(_ names: [String]) -> [String] { names.filter(given.contains) }
-        if format == .jpeg && !rawInput, let w = Self.ignored(named(["--matrix", "--range"]),
+        // A value that is what a JPEG is anyway (bt601, full) changes nothing and is no mistake: not warned.
+        let notJPEGs = named(["--matrix", "--range"]).filter {
+            $0 == "--matrix" ? spec.matrix != .bt601 : spec.range != .full
+        }
+        if format == .jpeg && !rawInput, let w = Self.ignored(notJPEGs,
                                                               appliesTo: "YUV output (a JPEG is BT.601 full range by definition)",
                                                               by: "JPEG output") {
             out.append(w)
@@ -145,7 +149,8 @@ extension Options {
                        + "samples are taken to be in it as stored, and the output and report are labelled so")
         }
         // YUV input: --chroma-loc says where its samples sit (a Y4M's tag wins), which `runRawInput` speaks to.
-        if !rawInput && given.contains("--chroma-loc") && (format == .jpeg || format == .png) {
+        // (`center`, what these outputs are, is no mistake: not warned.)
+        if !rawInput && given.contains("--chroma-loc") && (format == .jpeg || format == .png) && siting != .center {
             out.append("--chroma-loc sites the chroma of YUV outputs; \(format.name) output is centre-sited, so it is ignored")
         }
         if rawInput && format.isRaw && given.contains("--chroma-loc") {

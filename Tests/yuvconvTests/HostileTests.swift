@@ -2073,6 +2073,13 @@ final class HostileTests: CLITestCase {
         XCTAssertTrue(s.stderr.contains("--size applies to raw YUV input; a JPEG or PNG input, which carries its own size and layout, ignores it"), s.stderr)
         let m = try run([jpg, "-o", "c.jpg", "--matrix", "bt709"])
         XCTAssertTrue(m.stderr.contains("--matrix applies to YUV output (a JPEG is BT.601 full range by definition); JPEG output ignores it"), m.stderr)
+        // What a JPEG is anyway (BT.601 full range, centre-sited chroma) is no mistake: no warning for it.
+        let same = try run([jpg, "-o", "d.jpg", "--matrix", "bt601", "--range", "full", "--chroma-loc", "center"])
+        XCTAssertEqual(same.status, 0)
+        XCTAssertEqual(same.stderr.contains("warning"), false, same.stderr)
+        let half = try run([jpg, "-o", "d2.jpg", "--matrix", "bt601", "--range", "limited", "-q"])
+        XCTAssertTrue(half.stderr.contains("--range applies to YUV output"), half.stderr)
+        XCTAssertFalse(half.stderr.contains("--matrix"), half.stderr)
         // Only the options given are named (YUV input given --alpha alone named --jpeg-path and --orientation too).
         let raw = try run([jpg, "-o", "e.yuv", "--format", "yuv420p", "-q"])
         XCTAssertEqual(raw.status, 0)
