@@ -242,7 +242,9 @@ test-sanitize: deps
 	  YUVCONV_BIN=.build/asan/release/yuvconv LIMIT_VM=: $(SWIFT) test -c release --scratch-path .build/asan $(SAN_FLAGS)
 
 # libFuzzer on the C shims (`FUZZ_C_SOURCES`) (clang, ASan+UBSan) and on the Swift decode → convert → quality path (swiftc
-# -sanitize=fuzzer,address), each for FUZZ_SECONDS (default 300), seeded from Fixtures/. Finds are copied
+# -sanitize=fuzzer,address), each for FUZZ_SECONDS (default 300), seeded from Fixtures/corpus and Fixtures/colour (its
+# LUT-profiled PNG and CMYK JPEG reach LittleCMS's general pipeline and its table of colours), each seed under its
+# path's name (copied flat by base name, a fifth of them overwrote one another). Finds are copied
 # to Fixtures/fuzz-crashes/ (a regression test converts every file there).
 FUZZ_SECONDS ?= 300
 FUZZ_DIR = .build/fuzz
@@ -258,7 +260,8 @@ fuzz: deps
 	@mkdir -p $(FUZZ_DIR)/corpus-c $(FUZZ_DIR)/corpus-swift $(FUZZ_DIR)/finds
 	$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined $(FUZZ_C_FLAGS) $(FUZZ_C_SOURCES) $(FUZZ_C_LIBS) -o $(FUZZ_DIR)/fuzz_decode
 	cd Fuzz && $(SWIFT) build -c release -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address
-	find Fixtures/corpus -type f \( -name '*.png' -o -name '*.jp*g' \) -size -64k -exec cp {} $(FUZZ_DIR)/corpus-c/ \;
+	find Fixtures/corpus Fixtures/colour -type f \( -name '*.png' -o -name '*.jp*g' \) -size -64k | \
+	  while IFS= read -r f; do cp "$$f" "$(FUZZ_DIR)/corpus-c/$$(printf '%s' "$$f" | tr / _)"; done
 	cp $(FUZZ_DIR)/corpus-c/* $(FUZZ_DIR)/corpus-swift/
 	-$(FUZZ_DIR)/fuzz_decode $(FUZZ_DIR)/corpus-c -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -timeout=20 \
 	  -rss_limit_mb=4096 -artifact_prefix=$(FUZZ_DIR)/finds/c- -print_final_stats=1 2>&1 | tail -25 | tee $(FUZZ_DIR)/c.log

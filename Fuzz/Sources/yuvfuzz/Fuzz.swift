@@ -20,7 +20,9 @@ public func fuzzOne(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     for jpegPath in JPEGPath.allCases {
         var options = DecodeOptions(maxPixels: 1 << 22, allowTruncated: pick & 64 != 0, jpegPath: jpegPath,
                                     orientation: more & 4 != 0 ? .auto : .ignore)
-        options.colourManagement = more & 8 == 0
+        // From both bytes: an unmutated seed ends the same way for its kind (a JPEG FF D9, a PNG its IEND's CRC
+        // 60 82), and `more` alone left every JPEG seed's colours unmanaged, its profile never reached.
+        options.colourManagement = (pick ^ more) & 8 == 0
         options.chromaFilter = more & 16 != 0 && layout.bitDepth == 8 ? .sharp : .box
         _ = try? convert(path: path, spec: spec, layout: layout, into: MemorySink(),
                          kernels: pick & 128 != 0 ? .reference : .fast, options: options, metrics: true,
