@@ -178,10 +178,6 @@ int yc_file_system_view(const char *path, int fd) {
     return (yc_shows_files_stored_elsewhere(type) ? YC_VIEW_ELSEWHERE : 0) | (type == 0x65735546 /* FUSE_SUPER_MAGIC */ ? YC_VIEW_FUSE : 0);
 }
 
-int yc_on_overlay(const char *path, int fd) { return (yc_file_system_view(path, fd) & YC_VIEW_ELSEWHERE) != 0; }
-
-int yc_on_fuse(const char *path, int fd) { return (yc_file_system_view(path, fd) & YC_VIEW_FUSE) != 0; }
-
 int yc_folder_folds_case(const char *path) {
     struct statfs fs;
     if (statfs(path, &fs) != 0) return -1;
@@ -221,8 +217,6 @@ int yc_file_system_view(const char *path, int fd) {
     return strncmp(fs.f_fstypename, "macfuse", 7) == 0 || strncmp(fs.f_fstypename, "osxfuse", 7) == 0
         || strncmp(fs.f_fstypename, "fuse", 4) == 0 ? YC_VIEW_FUSE : 0;
 }
-int yc_on_overlay(const char *path, int fd) { (void)path; (void)fd; return 0; }
-int yc_on_fuse(const char *path, int fd) { return (yc_file_system_view(path, fd) & YC_VIEW_FUSE) != 0; }
 int yc_folder_folds_case(const char *path) {
     // APFS and HFS+ say: case-insensitive is their default.
     const long sensitive = pathconf(path, _PC_CASE_SENSITIVE);
@@ -232,8 +226,6 @@ int yc_folder_folds_case(const char *path) {
 int yc_is_pseudo_file(int fd) { (void)fd; return 0; }
 int yc_shows_files_stored_elsewhere(unsigned long long type) { (void)type; return 0; }
 int yc_file_system_view(const char *path, int fd) { (void)path; (void)fd; return 0; }
-int yc_on_overlay(const char *path, int fd) { (void)path; (void)fd; return 0; }
-int yc_on_fuse(const char *path, int fd) { (void)path; (void)fd; return 0; }
 int yc_folder_folds_case(const char *path) { (void)path; return -1; }
 #endif
 

@@ -183,8 +183,9 @@ public final class ManifestJournal: @unchecked Sendable {
             }
             // What was opened, not what the name led to a moment before: a regular file, not an input of the run.
             var own = stat()
+            let view = fileSystemView(descriptor: fd)
             guard fstat(fd, &own) == 0, let st = FileStatus(descriptor: fd), st.kind == .regular,
-                  !protected.holds(st, onOverlay: onOverlay(descriptor: fd), onFUSE: onFUSE(descriptor: fd)) else {
+                  !protected.holds(st, onOverlay: view.overlay, onFUSE: view.fuse) else {
                 close(fd)
                 continue
             }

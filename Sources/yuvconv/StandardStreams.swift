@@ -168,10 +168,13 @@ func releaseMessages(drop: @autoclosure () -> Bool) {
 /// elsewhere is none of these, and gets the message.
 let standardErrorMustStayUntouched: Bool = {
     guard let err = FileStatus(descriptor: STDERR_FILENO), err.kind == .regular || err.kind == .fifo else { return false }
-    if let input = FileStatus(descriptor: STDIN_FILENO),
-       err.isOne(of: Set(input.identities(onOverlay: onOverlay(descriptor: STDIN_FILENO),
-                                          onFUSE: onFUSE(descriptor: STDIN_FILENO))).contains,
-                 onOverlay: onOverlay(descriptor: STDERR_FILENO), onFUSE: onFUSE(descriptor: STDERR_FILENO)) { return true }
+    // Standard error's file system, looked at once for every comparison below.
+    let errView = fileSystemView(descriptor: STDERR_FILENO)
+    if let input = FileStatus(descriptor: STDIN_FILENO) {
+        let inView = fileSystemView(descriptor: STDIN_FILENO)
+        if err.isOne(of: Set(input.identities(onOverlay: inView.overlay, onFUSE: inView.fuse)).contains,
+                     onOverlay: errView.overlay, onFUSE: errView.fuse) { return true }
+    }
     if case .descriptorHasData? = AtomicOutput.overwrites(descriptor: STDERR_FILENO) { return true }
     var named = Set<FileIdentity>(), written = Set<FileIdentity>(), folders: [String] = []
     var args = (processArguments() ?? [])[...]
@@ -198,13 +201,16 @@ let standardErrorMustStayUntouched: Bool = {
         var candidates = [arg]
         if arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") { candidates.append(String(arg[arg.index(after: eq)...])) }
         for c in candidates {
-            if let st = FileStatus(path: c) { named.formUnion(st.identities(onOverlay: onOverlay(path: c), onFUSE: onFUSE(path: c))) }
+            if let st = FileStatus(path: c) {
+                let view = fileSystemView(path: c)
+                named.formUnion(st.identities(onOverlay: view.overlay, onFUSE: view.fuse))
+            }
         }
     }
     // An argument's file under any identity (an overlay's other view of it too).
-    if err.isOne(of: named.contains, onOverlay: onOverlay(descriptor: STDERR_FILENO), onFUSE: onFUSE(descriptor: STDERR_FILENO))
+    if err.isOne(of: named.contains, onOverlay: errView.overlay, onFUSE: errView.fuse)
         || written.contains(err.identity)
-        || err.fuseIdentity(onFUSE: onFUSE(descriptor: STDERR_FILENO)).map(written.contains) == true {
+        || err.fuseIdentity(onFUSE: errView.fuse).map(written.contains) == true {
         return true
     }
     if err.kind == .regular, err.size > 0, let path = descriptorFilePath(STDERR_FILENO),

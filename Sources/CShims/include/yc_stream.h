@@ -24,14 +24,11 @@ FILE *yc_stream_open(int fd, int owns_fd, const uint8_t *head, size_t count, uin
 int yc_is_pseudo_file(int fd);
 /// The columns of the terminal `fd` is on, 0 when it is none or does not say.
 int yc_terminal_columns(int fd);
-/// 1 when `path` (or, with `path` NULL, descriptor `fd`) is on a file system that shows files stored elsewhere
-/// (`yc_shows_files_stored_elsewhere`: an overlay, FUSE, NFS, 9p), else 0: one file may then be seen under two
-/// devices, and is known by its size and times (FileStatus.viewIdentity).
-int yc_on_overlay(const char *path, int fd);
-/// 1 when `path` (or, without one, descriptor `fd`) is on a FUSE file system, else 0 (Linux only). One file may then
-/// have another inode number under each name that reaches it: exfat-fuse numbers `IMG.PNG` and `img.png` apart.
-int yc_on_fuse(const char *path, int fd);
-/// Both of those from one statfs: YC_VIEW_ELSEWHERE (`yc_on_overlay`) and YC_VIEW_FUSE (`yc_on_fuse`), or 0.
+/// What the file system of `path` (or, with `path` NULL, descriptor `fd`) is, from one statfs, as flags:
+/// YC_VIEW_ELSEWHERE where it shows files stored elsewhere (`yc_shows_files_stored_elsewhere`: an overlay, FUSE,
+/// NFS, 9p; Linux only): one file may then be seen under two devices, and is known by its size and times
+/// (FileStatus.viewIdentity); YC_VIEW_FUSE on FUSE (Linux; macFUSE on macOS): one file may then have another inode
+/// number under each name that reaches it (exfat-fuse numbers `IMG.PNG` and `img.png` apart). 0 for neither.
 enum { YC_VIEW_ELSEWHERE = 1, YC_VIEW_FUSE = 2 };
 int yc_file_system_view(const char *path, int fd);
 /// 1 for a file system type (statfs's f_type) that shows files stored elsewhere with their own size and times:
