@@ -112,8 +112,7 @@ extension BatchPlan {
             // By the path resolved too, as the plan's own check does (`in/w/../a.png` before `in/w` is made).
             guard let outputFolder else { return false }
             let path = outputFolder.path(of: name)
-            guard let (st, at) = FileStatus(path: path).map({ ($0, path) })
-                    ?? FileStatus(path: resolvedPath(path)).map({ ($0, resolvedPath(path)) }) else { return false }
+            guard let (st, at) = statusResolving(path) else { return false }
             if inputs == nil { inputs = Set((all + [x, y]).flatMap { inputIdentities($0.input) }) }
             return inputs!.holds(st, at: at)
         }

@@ -172,9 +172,7 @@ public final class BatchPlan: @unchecked Sendable {
         }
         while let item = walk.next() {
             // By the path resolved too: `in/w/../a.jpg` before `in/w` is made is `in/a.jpg`, which stat cannot reach yet.
-            if let (st, at) = FileStatus(path: item.output).map({ ($0, item.output) })
-                ?? FileStatus(path: resolvedPath(item.output)).map({ ($0, resolvedPath(item.output)) }),
-               protected.holds(st, at: at) {
+            if let (st, at) = statusResolving(item.output), protected.holds(st, at: at) {
                 throw protected.holdsByNumber(st) ? .outputIsInput(item.output) : .outputLikeAnInput(item.output)
             }
             if let key = reportKey, !reportIsOutput, outputKey(item.output) == key { reportIsOutput = true }

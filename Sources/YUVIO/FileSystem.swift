@@ -108,7 +108,7 @@ public struct FileStatus: Sendable, Equatable {
     /// numbers `IMG.PNG` and `img.png`, one file where case is not told apart, apart, and `--force` replaced the
     /// input `IMG_0001.PNG` with its output `IMG_0001.png`. On such a device two files alike in size and times (to
     /// exFAT's whole seconds) pass for one: an output refused as an input, never an input overwritten. Nil for
-    /// other kinds and elsewhere (`onFUSE`: `yc_on_fuse`).
+    /// other kinds and elsewhere (`onFUSE`: `yc_file_system_view`).
     public func fuseIdentity(onFUSE: Bool) -> FileIdentity? {
         guard onFUSE, kind == .regular else { return nil }
         return FileIdentity(device: 1 << 63 | 1 << 60 | (device & (1 << 60 - 1)), inode: sizeAndTimesKey)
@@ -279,6 +279,14 @@ public func readFirstWaiting(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointe
 /// non-blocking descriptor handed over); gives up when a batch is asked to stop. The count, or -1 with errno.
 public func readWaiting(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Int {
     Int(yc_read_full(fd, buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), buffer.count))
+}
+
+/// The file at `path`, else at `path` resolved (`resolvedPath`: `in/w/../a.jpg` before `in/w` is made is
+/// `in/a.jpg`, which stat cannot reach yet), with the path it was found at; nil when neither is there.
+public func statusResolving(_ path: String) -> (status: FileStatus, at: String)? {
+    if let st = FileStatus(path: path) { return (st, path) }
+    let resolved = resolvedPath(path)
+    return FileStatus(path: resolved).map { ($0, resolved) }
 }
 
 /// `path` (taken from `base` when relative) absolute, its links followed (at most 40), `.` and `..` applied: the
