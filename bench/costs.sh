@@ -2,7 +2,7 @@
 # make bench-costs: what the optional work costs, each against the same conversion without it, timed in the
 # same interleaved rounds — the report (`--report json`: the output's SHA-256 and the report line; `--report text`,
 # which shows no hash and makes none), the quality
-# metrics (`--report json --metrics`), and colour management (a 12 MP Display P3 photo with `--color-management
+# metrics (`--report json --metrics`, and `--report text --metrics`: the metrics without the hash), and colour management (a 12 MP Display P3 photo with `--color-management
 # auto`, the default, against `off`). Wall time: the median of RUNS rounds; memory: the largest peak RSS seen
 # (/usr/bin/time -v, in untimed rounds: bench/rounds.sh) and the report's own figure for the conversion (`conversion_buffers_bytes`, the ledger's measure).
 #
@@ -27,6 +27,7 @@ add jpg          $(y photo12.jpg -o out.nv12)
 add jpg_report   $(y photo12.jpg -o out.nv12 --report json --report-file jpg.json)
 add jpg_text     $(y photo12.jpg -o out.nv12 --report text --report-file jpg.txt)
 add jpg_metrics  $(y photo12.jpg -o out.nv12 --report json --report-file jpg-metrics.json --metrics)
+add jpg_text_metrics $(y photo12.jpg -o out.nv12 --report text --report-file jpg-metrics.txt --metrics)
 add png          $(y photo12.png -o out.nv12)
 add png_report   $(y photo12.png -o out.nv12 --report json --report-file png.json)
 add png_metrics  $(y photo12.png -o out.nv12 --report json --report-file png-metrics.json --metrics)
@@ -47,12 +48,13 @@ row "JPEG -> NV12" "$(ms ${T[jpg]})" "$(mib ${R[jpg]})" "1.00" ""
 row "  --report json (SHA-256 of the output, the line)" "$(ms ${T[jpg_report]})" "$(mib ${R[jpg_report]})" "$(ratio ${T[jpg_report]} ${T[jpg]})" "$(peak_mib jpg.json)"
 row "  --report text (the line, no hash: text shows none)" "$(ms ${T[jpg_text]})" "$(mib ${R[jpg_text]})" "$(ratio ${T[jpg_text]} ${T[jpg]})" ""
 row "  --report json --metrics (PSNR, SSIM)" "$(ms ${T[jpg_metrics]})" "$(mib ${R[jpg_metrics]})" "$(ratio ${T[jpg_metrics]} ${T[jpg]})" "$(peak_mib jpg-metrics.json)"
+row "  --report text --metrics (the metrics, no hash)" "$(ms ${T[jpg_text_metrics]})" "$(mib ${R[jpg_text_metrics]})" "$(ratio ${T[jpg_text_metrics]} ${T[jpg]})" ""
 row "PNG -> NV12" "$(ms ${T[png]})" "$(mib ${R[png]})" "1.00" ""
 row "  --report json" "$(ms ${T[png_report]})" "$(mib ${R[png_report]})" "$(ratio ${T[png_report]} ${T[png]})" "$(peak_mib png.json)"
 row "  --report json --metrics" "$(ms ${T[png_metrics]})" "$(mib ${R[png_metrics]})" "$(ratio ${T[png_metrics]} ${T[png]})" "$(peak_mib png-metrics.json)"
 row "P3 JPEG -> NV12 --color-management off" "$(ms ${T[p3_off]})" "$(mib ${R[p3_off]})" "1.00" ""
 row "  colour-managed ($(field p3.json color_management))" "$(ms ${T[p3_auto]})" "$(mib ${R[p3_auto]})" "$(ratio ${T[p3_auto]} ${T[p3_off]})" "$(peak_mib p3.json)"
-printf '{"report_vs_plain": %s, "text_report_vs_plain": %s, "metrics_vs_plain": %s, "png_report_vs_plain": %s, "png_metrics_vs_plain": %s, "colour_vs_off": %s, "jpg_ms": %s, "jpg_peak_mib": %s, "jpg_metrics_peak_mib": %s, "p3_auto_peak_mib": %s, "report_buffers_mib": %s, "metrics_buffers_mib": %s}\n' \
-  "$(ratio ${T[jpg_report]} ${T[jpg]})" "$(ratio ${T[jpg_text]} ${T[jpg]})" "$(ratio ${T[jpg_metrics]} ${T[jpg]})" "$(ratio ${T[png_report]} ${T[png]})" \
+printf '{"report_vs_plain": %s, "text_report_vs_plain": %s, "metrics_vs_plain": %s, "text_metrics_vs_plain": %s, "png_report_vs_plain": %s, "png_metrics_vs_plain": %s, "colour_vs_off": %s, "jpg_ms": %s, "jpg_peak_mib": %s, "jpg_metrics_peak_mib": %s, "p3_auto_peak_mib": %s, "report_buffers_mib": %s, "metrics_buffers_mib": %s}\n' \
+  "$(ratio ${T[jpg_report]} ${T[jpg]})" "$(ratio ${T[jpg_text]} ${T[jpg]})" "$(ratio ${T[jpg_metrics]} ${T[jpg]})" "$(ratio ${T[jpg_text_metrics]} ${T[jpg]})" "$(ratio ${T[png_report]} ${T[png]})" \
   "$(ratio ${T[png_metrics]} ${T[png]})" "$(ratio ${T[p3_auto]} ${T[p3_off]})" "$(ms ${T[jpg]})" "$(mib ${R[jpg]})" \
   "$(mib ${R[jpg_metrics]})" "$(mib ${R[p3_auto]})" "$(peak_mib jpg.json)" "$(peak_mib jpg-metrics.json)"
