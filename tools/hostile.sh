@@ -1780,6 +1780,8 @@ cp "$JPG" pad.jpg; printf '\0\0\0\0' >> pad.jpg
 cp "$JPG" pad4k.jpg; head -c 4096 /dev/zero >> pad4k.jpg
 cp "$JPG" eoi2.jpg; printf '\377\331' >> eoi2.jpg
 cp "$JPG" far.jpg; head -c 4000 /dev/zero >> far.jpg; cat "$JPG" >> far.jpg
+# Past 4 KiB of padding what follows is not looked at: not called a video (it was, for a JPEG after 5000 zeros).
+cp "$JPG" farther.jpg; head -c 5000 /dev/zero >> farther.jpg; cat "$JPG" >> farther.jpg
 cp "$JPG" scan.jpg; printf '\377\304\0\3\0' >> scan.jpg; snap
 run mpo.jpg -o m.nv12
 status 0; says 'holds another JPEG after its picture'
@@ -1793,11 +1795,14 @@ run eoi2.jpg -o e2.nv12 -q
 status 0; quiet
 run far.jpg -o far.nv12
 status 0; says 'holds another JPEG after its picture'
+run farther.jpg -o farther.nv12
+status 0; says "$((5000 + $(stat -c %s "$JPG"))) bytes follow the picture.s end marker, the first 4096 of them padding \\(zero or FF bytes\\); not converted"
+! grep -q video "$ERR" || bad "what follows 4 KiB of padding called a video"
 run scan.jpg -o scan.nv12
 status 0; says '5 bytes follow the picture.s end marker, starting with a JPEG marker \(FF C4\)'
 yc - -o s.nv12 < video.jpg > "$OUT" 2> "$ERR"; RC=$?
 status 0; says '5000 bytes follow'
-ALLOW=(m.nv12 v.nv12 p.nv12 p4.nv12 e2.nv12 far.nv12 scan.nv12 s.nv12); settled
+ALLOW=(m.nv12 v.nv12 p.nv12 p4.nv12 e2.nv12 far.nv12 farther.nv12 scan.nv12 s.nv12); settled
 end
 
 begin png-after-its-end-said

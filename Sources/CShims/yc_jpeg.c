@@ -289,7 +289,8 @@ int yc_jpeg_end(yc_decoder *dec) {
     }
     // What a file holds after its picture is not converted: another JPEG (MPO: a stereo pair, a portrait's
     // depth map, CIPA multi-picture) or other data (a motion photo's video) is said, as the frames after a
-    // Y4M's first are. Padding (zeros, FF fill, a stray second end marker) within the first 4 KiB is nothing.
+    // Y4M's first are. Padding (zeros, FF fill, a stray second end marker) within the first 4 KiB is nothing;
+    // more after 4 KiB of it is said without a guess at what it is.
     unsigned char first[4096];
     size_t seen = 0;
     const long long after = yc_jpeg_source_trailer(&dec->jpeg, first, sizeof first, &seen);
@@ -304,7 +305,10 @@ int yc_jpeg_end(yc_decoder *dec) {
     // marker before them stray (a progressive file then converts as the coarser picture its scans so far make).
     const int marker = !jpeg && i > 0 && i < seen && first[i - 1] == 0xFF && first[i] >= 0xC0 && first[i] != 0xFF;
     char msg[YC_MSG];
-    if (marker)
+    if (i == seen)   // padding as far as it was looked at: what follows is not known, so not named
+        snprintf(msg, sizeof msg, "%lld bytes follow the picture's end marker, the first %zu of them padding (zero or "
+                 "FF bytes); not converted", after, seen);
+    else if (marker)
         snprintf(msg, sizeof msg, "%lld byte%s follow%s the picture's end marker, starting with a JPEG marker (FF %02X): "
                  "the end marker may be stray, and what follows it is not decoded", after, after == 1 ? "" : "s",
                  after == 1 ? "s" : "", first[i]);
