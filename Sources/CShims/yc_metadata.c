@@ -21,6 +21,18 @@ static int tiff_header(const uint8_t *b, size_t n, int *big, uint32_t *ifd) {
     return 1;
 }
 
+// Where an entry's values are: in its value field (`field`, within the data) when all of them fit in its four
+// bytes, else at the offset the field holds. NULL unless all `count` values of `size` bytes lie within the data:
+// exiftool, Pillow and ImageMagick drop a tag whose values run past it (a count of 2^32 − 1 with two bytes there,
+// an array cut short), and its first value, there or not, is then no more to be trusted than the rest.
+static const uint8_t *tiff_values(const uint8_t *b, size_t n, size_t field, unsigned size, uint32_t count, int big) {
+    const uint64_t bytes = (uint64_t)size * count;
+    if (bytes <= 4) return b + field;
+    const uint32_t at = tiff_u32(b + field, big);
+    if (at > n || bytes > n - at) return NULL;
+    return b + at;
+}
+
 int yc_exif_orientation_tag(const uint8_t *b, size_t n) {
     int big;
     uint32_t ifd;
@@ -33,20 +45,17 @@ int yc_exif_orientation_tag(const uint8_t *b, size_t n) {
         if (tiff_u16(b + e, big) != 0x0112) continue;
         // SHORT with one value, as Exif says; writers also use LONG, the signed types, BYTE or several values,
         // and Pillow, ImageMagick and exiftool read the first value of any integer type: so does this. Its
-        // bytes are in the entry when they fit in four, else at the offset there (within the segment).
+        // bytes are in the entry when they fit in four, else at the offset there (all of them within the segment).
         const unsigned type = tiff_u16(b + e + 2, big);
         const uint32_t count = tiff_u32(b + e + 4, big);
         const unsigned size = type == 1 || type == 6 ? 1 : type == 3 || type == 8 ? 2 : type == 4 || type == 9 ? 4 : 0;
         if (size == 0 || count == 0) return -1;   // not a number
-        size_t at = e + 8;
-        if ((uint64_t)size * count > 4) {
-            at = tiff_u32(b + e + 8, big);
-            if (at > n || n - at < size) return -1;
-        }
+        const uint8_t *p = tiff_values(b, n, e + 8, size, count, big);
+        if (!p) return -1;
         int64_t v;
-        if (size == 1) v = type == 6 ? (int64_t)(int8_t)b[at] : (int64_t)b[at];
-        else if (size == 2) v = type == 8 ? (int64_t)(int16_t)tiff_u16(b + at, big) : (int64_t)tiff_u16(b + at, big);
-        else v = type == 9 ? (int64_t)(int32_t)tiff_u32(b + at, big) : (int64_t)tiff_u32(b + at, big);
+        if (size == 1) v = type == 6 ? (int64_t)(int8_t)p[0] : (int64_t)p[0];
+        else if (size == 2) v = type == 8 ? (int64_t)(int16_t)tiff_u16(p, big) : (int64_t)tiff_u16(p, big);
+        else v = type == 9 ? (int64_t)(int32_t)tiff_u32(p, big) : (int64_t)tiff_u32(p, big);
         return v >= 1 && v <= 8 ? (int)v : -1;
     }
     return 0;
@@ -102,23 +111,25 @@ int yc_exif_adobe_rgb(const uint8_t *b, size_t n) {
     unsigned type;
     uint32_t count;
     size_t value;
-    // IFD0 → Exif IFD (0x8769) → Interoperability IFD (0xA005) → InteroperabilityIndex (0x0001, ASCII "R03").
-    if (!tiff_entry(b, n, ifd, 0x8769, big, &type, &count, &value) || type != 4) return 0;
-    const uint32_t exif_ifd = tiff_u32(b + value, big);
+    const uint8_t *p;
+    // IFD0 → Exif IFD (0x8769) → Interoperability IFD (0xA005) → InteroperabilityIndex (0x0001, ASCII "R03"); each
+    // value read where its count puts it, and only when all of them are within the data (`tiff_values`).
+    if (!tiff_entry(b, n, ifd, 0x8769, big, &type, &count, &value) || type != 4 || count < 1 ||
+        !(p = tiff_values(b, n, value, 4, count, big)))
+        return 0;
+    const uint32_t exif_ifd = tiff_u32(p, big);
     // DCF's Adobe RGB is R03 with ColorSpace (0xA001) "uncalibrated" (0xFFFF; some cameras write 2); a
     // ColorSpace of 1 says sRGB, whatever index a tool that converted the picture left behind.
     if (tiff_entry(b, n, exif_ifd, 0xA001, big, &type, &count, &value) && type == 3 && count >= 1 &&
-        tiff_u16(b + value, big) == 1)
+        (p = tiff_values(b, n, value, 2, count, big)) && tiff_u16(p, big) == 1)
         return 0;
-    if (!tiff_entry(b, n, exif_ifd, 0xA005, big, &type, &count, &value) || type != 4) return 0;
-    if (!tiff_entry(b, n, tiff_u32(b + value, big), 0x0001, big, &type, &count, &value) || type != 2 || count < 3) return 0;
-    const uint8_t *s = count <= 4 ? b + value : NULL;
-    if (!s) {
-        uint32_t at = tiff_u32(b + value, big);
-        if (at > n || n - at < 3) return 0;
-        s = b + at;
-    }
-    return s[0] == 'R' && s[1] == '0' && s[2] == '3';
+    if (!tiff_entry(b, n, exif_ifd, 0xA005, big, &type, &count, &value) || type != 4 || count < 1 ||
+        !(p = tiff_values(b, n, value, 4, count, big)))
+        return 0;
+    if (!tiff_entry(b, n, tiff_u32(p, big), 0x0001, big, &type, &count, &value) || type != 2 || count < 3 ||
+        !(p = tiff_values(b, n, value, 1, count, big)))
+        return 0;
+    return p[0] == 'R' && p[1] == '0' && p[2] == '3';
 }
 
 // XMP's tiff:Orientation, read by a small XML scanner rather than a search for the bytes: text that only mentions

@@ -728,6 +728,22 @@ final class ColourManagementTests: XCTestCase {
         XCTAssertTrue(exifSaysAdobeRGB(withColorSpace(0xFFFF)))
         XCTAssertTrue(exifSaysAdobeRGB(withColorSpace(2)))
         XCTAssertFalse(exifSaysAdobeRGB(withColorSpace(1)), "ColorSpace sRGB")
+        // Each value where its count puts it, and all of it within the data (a reviewer's file with the index's
+        // count 2^32 − 1 and "R03" at its offset was transformed as Adobe RGB; exiftool drops the tag).
+        func indexAt62(count: UInt32) -> [UInt8] {
+            let c = [UInt8(count & 255), UInt8(count >> 8 & 255), UInt8(count >> 16 & 255), UInt8(count >> 24)]
+            return Array(le[0..<44]) + [1, 0, 0x01, 0, 2, 0] + c + [62, 0, 0, 0, 0, 0, 0, 0] + [0x52, 0x30, 0x33, 0]
+        }
+        XCTAssertTrue(exifSaysAdobeRGB(indexAt62(count: 5).dropLast() + [0, 0]), "five bytes at an offset")
+        XCTAssertFalse(exifSaysAdobeRGB(indexAt62(count: 0xFFFF_FFFF)), "count 2^32 − 1, four bytes there")
+        XCTAssertFalse(exifSaysAdobeRGB(indexAt62(count: 8)), "count 8, four bytes there")
+        // ColorSpace with three values (six bytes: at an offset, 74 here): the first is read there, not the
+        // offset's bytes in the entry.
+        let spread = Array(le[0..<26]) + [2, 0, 0x01, 0xA0, 3, 0, 3, 0, 0, 0, 74, 0, 0, 0,
+                                           0x05, 0xA0, 4, 0, 1, 0, 0, 0, 56, 0, 0, 0, 0, 0, 0, 0] + Array(le[44...])
+        XCTAssertEqual(spread.count, 74)
+        XCTAssertFalse(exifSaysAdobeRGB(spread + [1, 0, 1, 0, 1, 0]), "ColorSpace sRGB ×3 at its offset")
+        XCTAssertTrue(exifSaysAdobeRGB(spread + [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]), "ColorSpace uncalibrated ×3 at its offset")
     }
 
     /// A profile that cannot be read is a warning, and the samples are used as stored.

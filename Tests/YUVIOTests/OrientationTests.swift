@@ -159,6 +159,15 @@ final class OrientationTests: XCTestCase {
         // SHORT ×3 (six bytes): at the offset in the entry, 22 here.
         XCTAssertEqual(exifOrientation(Array(le[0..<12]) + [3, 0, 3, 0, 0, 0, 22, 0, 0, 0, 7, 0, 1, 0, 1, 0]), 7, "SHORT ×3")
         XCTAssertEqual(exifOrientation(Array(le[0..<12]) + [3, 0, 3, 0, 0, 0, 21, 0, 0, 0, 7]), 1, "its values past the end")
+        // All of a tag's values must be within the data, not only its first (exiftool, Pillow and ImageMagick drop
+        // the tag; a reviewer's files were turned): SHORT ×3 with one value there, and ×(2^32 − 1) with one.
+        XCTAssertEqual(exifOrientation(Array(le[0..<12]) + [3, 0, 3, 0, 0, 0, 22, 0, 0, 0, 6, 0]), 1, "SHORT ×3, one value there")
+        XCTAssertEqual(exifOrientation(Array(le[0..<12]) + [3, 0, 0xFF, 0xFF, 0xFF, 0xFF, 22, 0, 0, 0, 6, 0]), 1,
+                       "SHORT ×(2^32 − 1), one value there")
+        XCTAssertEqual(exifOrientation(Array(le[0..<12]) + [1, 0, 0xFF, 0xFF, 0xFF, 0xFF, 22, 0, 0, 0, 6, 0]), 1,
+                       "BYTE ×(2^32 − 1), two there")
+        XCTAssertEqual(exifOrientation(Array(le[0..<12]) + [3, 0, 3, 0, 0, 0, 22, 0, 0, 0, 6, 0, 1, 0, 1, 0]), 6,
+                       "SHORT ×3, all there")
         XCTAssertEqual(exifOrientation(Array(le[0..<12]) + [3, 0, 0, 0, 0, 0, 6, 0, 0, 0]), 1, "no value")
         var far = le; far[4] = 0xF0
         XCTAssertEqual(exifOrientation(far), 1, "IFD offset past the end")
