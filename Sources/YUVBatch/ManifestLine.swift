@@ -172,7 +172,7 @@ extension ManifestEntry {
         if output.isEmpty { throw Malformed(why: "no output name") }
         // An output of this folder, named as a batch names one: relative, inside it, not a manifest's own file (a line
         // naming `../victim.nv12` or an absolute path was taken in, and merged from a journal, without a word).
-        if output.hasPrefix("/") || output.pathParts.contains(where: { $0 == ".." || $0 == "." })
+        if output.isAbsolutePath || output.pathParts.contains(where: { $0 == ".." || $0 == "." })
             || output.unicodeScalars.last == "/" || AtomicOutput.reservedNameProblem(output) != nil {
             throw Malformed(why: "the output is not a file of this folder")
         }
@@ -203,6 +203,13 @@ extension ManifestEntry {
         if key["matrix"] != nil && (key["chroma-filter"] == "sharp") != (chromaFilter == .sharp) {
             throw Malformed(why: "chroma_filter is not the options' chroma filter")
         }
+        // Without a checksum only a line of a version before checksums (its key names output bytes of 0.4.2 or
+        // earlier): one of a later version had its checksum taken off, and its figures, trusted once its input and
+        // output hashed as recorded, were reported and then written back with a new checksum (a reviewer's line
+        // with a forged PSNR, buffers and route).
+        if !checked && !Self.beforeChecksums(key["yuvconv"]) {
+            throw Malformed(why: "it has no line_crc32, which every line of its version has: the line was edited or damaged")
+        }
         var info = SourceInfo(restoring: container, width: storedWidth, height: storedHeight, sampling: sampling,
                               rowFormat: rowFormat, progressive: progressive, interlaced: interlaced, hasAlpha: hasAlpha,
                               orientation: exif)
@@ -218,6 +225,15 @@ extension ManifestEntry {
                   inputSHA256: inputSHA256, optionsKey: optionsKey, outputBytes: outputBytes, outputModified: outputModified,
                   outputSHA256: outputSHA256, report: report, quality: quality, peakRSS: peakRSS, outputInode: outputInode,
                   inputInode: inputInode, inputChanged: inputChanged, outputChanged: outputChanged)
+    }
+
+    /// Whether an options key's `yuvconv=` version (output bytes of that version) is one whose lines were written
+    /// without `line_crc32`: 0.4.2 or earlier (lines carry it from the version after 0.4.2's output bytes on).
+    static func beforeChecksums(_ version: Substring?) -> Bool {
+        guard let version else { return false }
+        let parts = version.split(separator: ".", omittingEmptySubsequences: false).map { Int($0) }
+        guard parts.count == 3, parts.allSatisfy({ $0 != nil }) else { return false }
+        return parts.map { $0! }.lexicographicallyPrecedes([0, 4, 3])
     }
 
     /// Whether a change time is old enough to vouch for a file read at `readAt`: more than 2 s before it. A file

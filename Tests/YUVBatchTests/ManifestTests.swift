@@ -29,7 +29,7 @@ final class ManifestTests: XCTestCase {
                                       firstWarning: "a \\ warning\nover two lines", path: "RGB", alphaBytes: 15,
                                       ledgerPeakBytes: 4096, orientation: Orientation(exif: 6))
         return ManifestEntry(output: output, input: input, inputBytes: 1234, inputModified: 1_700_000_000.123456789,
-                             inputSHA256: String(repeating: "ab", count: 32), optionsKey: "yuvconv=0 format=yv12",
+                             inputSHA256: String(repeating: "ab", count: 32), optionsKey: "yuvconv=0.4.2 format=yv12",
                              outputBytes: 99, outputModified: 1_700_000_001.5, outputSHA256: String(repeating: "0f", count: 32),
                              report: report, quality: quality, peakRSS: 8_000_000)
     }
@@ -229,6 +229,34 @@ final class ManifestTests: XCTestCase {
         let current = Manifest(parsing: text, problems: &problems)
         XCTAssertEqual(problems, [])
         XCTAssertEqual(current.entries["c.nv12"]?.outputChanged, 1_700_000_001.5)
+    }
+
+    /// Without a checksum only a line of a version before checksums reads: one whose key names a later version's
+    /// output bytes had its checksum taken off (a reviewer's forged PSNR and route were reported as kept, and the
+    /// next run wrote the line back with a checksum of its own).
+    func testALineOfAVersionWithChecksumsWithoutOneIsDamaged() {
+        for (version, reads) in [("0.4.2", true), ("0.3.9", true), ("0.4.3", false), ("0.4.7", false), ("0.10.0", false),
+                                 ("1", false), ("", false)] {
+            var e = entry(output: "v.nv12", input: "in/v.png")
+            e.optionsKey = "yuvconv=\(version) format=yv12"
+            let text = render(e)
+            let line = Array(text.split(separator: 10).last!)
+            let head = Array(text.split(separator: 10).dropLast().joined(separator: [10])) + [10]
+            let fields = line.split(separator: 9, omittingEmptySubsequences: false).map(Array.init)
+            var problems: [String] = []
+            let m = Manifest(parsing: head + Array(fields.dropLast().joined(separator: [9])) + [10], problems: &problems)
+            XCTAssertEqual(m.entries["v.nv12"] != nil, reads, version)
+            XCTAssertEqual(problems, reads ? [] : ["line 3: it has no line_crc32, which every line of its version has: "
+                                                   + "the line was edited or damaged"], version)
+            XCTAssertNotNil(Manifest(parsing: text, problems: &problems).entries["v.nv12"], "\(version), with its checksum")
+        }
+        var e = entry(output: "v.nv12", input: "in/v.png")
+        e.optionsKey = "format=yv12"
+        let line = Array(render(e).split(separator: 10).last!)
+        var problems: [String] = []
+        let fields = line.split(separator: 9, omittingEmptySubsequences: false).map(Array.init)
+        XCTAssertNil(Manifest(parsing: Array("yuvconv-manifest\t1\n".utf8) + Array(fields.dropLast().joined(separator: [9])) + [10],
+                              problems: &problems).entries["v.nv12"], "a key without a version")
     }
 
     /// Sharp chroma and the bilinear round trip are kept; a line written before those two columns existed
