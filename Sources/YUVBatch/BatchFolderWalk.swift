@@ -4,6 +4,7 @@
 import Darwin
 #endif
 import YUVIO
+import YUVCore
 
 // Walking a folder given as a batch input (BatchInputs.swift gathers the inputs): which names are images, each
 // folder walked once by identity, and the same way in told from another.
@@ -104,7 +105,7 @@ extension BatchInputs {
                 let name = withUnsafeBytes(of: e.pointee.d_name) { raw in
                     PathBytes.decode(raw.prefix { $0 != 0 })
                 }
-                if name.hasPrefix(".") { continue }
+                if name.hasScalarPrefix(".") { continue }
                 let full = joined(path, name)
                 guard let st = FileStatus(path: full) else {
                     // Not silently: an image's name that leads nowhere, or anything the system cannot reach by

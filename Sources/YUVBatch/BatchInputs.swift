@@ -4,6 +4,7 @@
 import Darwin
 #endif
 import YUVIO
+import YUVCore
 
 /// One file of a batch: where it came from and where it goes.
 public struct BatchItem: Sendable, Equatable {
@@ -125,8 +126,8 @@ public final class BatchInputs: @unchecked Sendable {
                 streams[st.identity] = arg
             }
             if arg != "-", status?.kind == .directory {
-                let root = arg.hasSuffix("/") && arg.count > 1 ? String(arg.dropLast()) : arg
-                let prefix = arg.hasSuffix("/") ? "" : (root.pathParts.last ?? "")
+                let root = arg.hasScalarSuffix("/") && arg.unicodeScalars.count > 1 ? String(scalars: arg.unicodeScalars.dropLast()) : arg
+                let prefix = arg.hasScalarSuffix("/") ? "" : (root.pathParts.last ?? "")
                 let sameWay: Bool
                 if let st = status, let first = walked[st.identity] {
                     sameWay = Self.lexical(first) == Self.lexical(root)
@@ -244,4 +245,4 @@ func fileStep<T>(_ body: () throws(FileError) -> T) throws(BatchPlanError) -> T 
 }
 
 /// `name` in `folder`: one "/" between (the root, "/", is not doubled: `convert / -r` named "//etc/…").
-func joined(_ folder: String, _ name: String) -> String { folder.hasSuffix("/") ? folder + name : folder + "/" + name }
+func joined(_ folder: String, _ name: String) -> String { folder.hasScalarSuffix("/") ? folder + name : folder + "/" + name }

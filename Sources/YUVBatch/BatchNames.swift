@@ -9,13 +9,16 @@ extension BatchPlan {
 
     /// The first `{word}` of `template` that is not a placeholder, if any.
     /// A brace left unmatched (`x{stem`, `{stem}}`) is one too: it would have become part of every name.
+    /// By scalar, as `expand` reads the template: a brace that a mark joins into one Character is still a brace
+    /// (`\u{6DD}{stem}.{ext}` was refused as an unmatched `}`).
     static func unknownPlaceholder(in template: String) -> String? {
-        var rest = template[...]
-        while let open = rest.firstIndex(where: { $0 == "{" || $0 == "}" }) {
-            guard rest[open] == "{", let close = rest[open...].firstIndex(of: "}") else { return String(rest[open...]) }
-            let token = rest[open...close]
-            if !placeholders.contains(token) { return String(token) }
-            rest = rest[rest.index(after: close)...]
+        let t = Array(template.unicodeScalars)
+        var i = 0
+        while let open = t[i...].firstIndex(where: { $0 == "{" || $0 == "}" }) {
+            guard t[open] == "{", let close = t[open...].firstIndex(of: "}") else { return String(scalars: t[open...]) }
+            let token = String(scalars: t[open...close])
+            if !placeholders.contains(Substring(token)) { return token }
+            i = close + 1
         }
         return nil
     }
@@ -72,35 +75,36 @@ extension BatchPlan {
     static func separatingTemplate(_ template: String, _ a: String, _ b: String, among planned: Spool,
                                    format: OutputFormat, asked: Bool = true, outputFolder: BatchOutputFolder? = nil,
                                    checkedWhole: Int = 100_000) -> (template: String, separatesAll: Bool)? {
-        var all: [BatchItem] = [], pair: [String: BatchItem] = [:], whole = true, records = planned.reader()
+        // The two inputs by their scalars: one name in NFC and in NFD are two files (`==` takes them as one).
+        var all: [BatchItem] = [], x: BatchItem?, y: BatchItem?, whole = true, records = planned.reader()
         while let r = records.nextRecord() {
             let (input, dir, _) = plannedFields(r)
             let item = BatchItem(input: PathBytes.decode(input), dir: PathBytes.decode(dir))
-            if (item.input == a || item.input == b) && pair[item.input] == nil { pair[item.input] = item }
+            if x == nil && item.input.sameScalars(a) { x = item } else if y == nil && item.input.sameScalars(b) { y = item }
             if whole && all.count < checkedWhole { all.append(item) } else { whole = false }
-            if !whole && pair.count == 2 { break }
+            if !whole && x != nil && y != nil { break }
         }
-        guard let x = pair[a], let y = pair[b] else { return nil }
-        let named = template.contains("{stem}") ? template.replacingAll("{stem}", "{name}") : template
+        guard let x, let y else { return nil }
+        let named = template.replacingAll("{stem}", "{name}")
         // First the template under its folder, as it is: files of one name in two folders need only their {dir}
         // (`x.png` then stays `x.nv12`, not `x.png.nv12`, which {name} gives).
-        var candidates = template.contains("{dir}") ? [named] : ["{dir}/" + template, named]
-        if !named.contains("{dir}") { candidates.append("{dir}/" + named) }
+        var candidates = template.containsScalars("{dir}") ? [named] : ["{dir}/" + template, named]
+        if !named.containsScalars("{dir}") { candidates.append("{dir}/" + named) }
         // A template that names its own format (`o.png`, `o-{format}.jpg`): the input's stem or name in its
         // place, the extension kept — `{name}.{ext}` would change the format, so `--name o.png` clashing got no hint.
-        let slash = template.lastIndex(of: "/")
-        let folder = slash.map { String(template[...$0]) } ?? "", last = slash.map { String(template[template.index(after: $0)...]) } ?? template
-        if let dot = last.lastIndex(of: "."), case let ext = last[last.index(after: dot)...],
-           !ext.isEmpty, !ext.contains("{"), !ext.contains("}") {
+        let t = Array(template.unicodeScalars), slash = t.lastIndex(of: "/")
+        let folder = slash.map { String(scalars: t[...$0]) } ?? "", lastScalars = slash.map { Array(t[($0 + 1)...]) } ?? t
+        if let dot = lastScalars.lastIndex(of: "."), case let ext = String(scalars: lastScalars[(dot + 1)...]),
+           !ext.isEmpty, !ext.containsScalars("{"), !ext.containsScalars("}") {
             for stem in ["{stem}", "{name}"] {
-                candidates += [folder + stem + "." + ext, (folder.contains("{dir}") ? folder : "{dir}/" + folder) + stem + "." + ext]
+                candidates += [folder + stem + "." + ext, (folder.containsScalars("{dir}") ? folder : "{dir}/" + folder) + stem + "." + ext]
             }
         }
         candidates += ["{name}.{ext}", "{dir}/{name}.{ext}"]
         let ownFormat = try? OutputFormat.resolve(asked: nil, path: outputName(template, item: x, format: format))
         let separating = candidates.filter {
             let (nx, ny) = (outputName($0, item: x, format: format), outputName($0, item: y, format: format))
-            return $0 != template && nx != ny
+            return $0 != template && !nx.sameScalars(ny)
                 && AtomicOutput.reservedNameProblem(nx) == nil && AtomicOutput.reservedNameProblem(ny) == nil
                 && (asked || ownFormat == nil || (try? OutputFormat.resolve(asked: nil, path: nx)) == ownFormat)
         }
@@ -116,15 +120,20 @@ extension BatchPlan {
             if inputs == nil { inputs = Set((all + [x, y]).flatMap { inputIdentities($0.input) }) }
             return inputs!.holds(st, at: at)
         }
+        // Names by their scalars, as the plan keys outputs (one name in NFC and in NFD: two files).
         func separatesAll(_ candidate: String) -> Bool {
-            var seen = Set<String>()
+            var seen = Set<[Unicode.Scalar]>()
             for item in all {
                 let name = outputName(candidate, item: item, format: format)
-                if !seen.insert(name).inserted || AtomicOutput.reservedNameProblem(name) != nil || isInput(name) { return false }
+                if !seen.insert(Array(name.unicodeScalars)).inserted || AtomicOutput.reservedNameProblem(name) != nil
+                    || isInput(name) {
+                    return false
+                }
             }
             for name in seen {
-                let parts = name.pathParts
-                for k in stride(from: 1, to: parts.count, by: 1) where seen.contains(parts[..<k].joined(separator: "/")) {
+                let parts = String(scalars: name).pathParts
+                for k in stride(from: 1, to: parts.count, by: 1)
+                    where seen.contains(Array(parts[..<k].joined(separator: "/").unicodeScalars)) {
                     return false
                 }
             }

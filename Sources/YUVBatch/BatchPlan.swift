@@ -16,11 +16,11 @@ public struct BatchOutputFolder: Sendable, Equatable {
     /// (each file failed with it, two lines a file).
     public init(_ output: String?) throws(BatchPlanError) {
         guard let output, output != "-" else { throw .noOutputFolder(given: output != nil) }
-        if !output.hasSuffix("/") && FileStatus(path: output)?.kind != .directory { throw .outputNotFolder(output) }
+        if !output.hasScalarSuffix("/") && FileStatus(path: output)?.kind != .directory { throw .outputNotFolder(output) }
         // `out.png/`, `out.png/sub/`: what the name, or the nearest part of it that is there, leads to, slashes
         // aside (`stat` of "file/" fails, which said nothing).
         var named = output
-        while named.count > 1 && named.hasSuffix("/") { named.removeLast() }
+        while named.unicodeScalars.count > 1 && named.unicodeScalars.last == "/" { named.unicodeScalars.removeLast() }
         var place = named
         while place != "/" && place != "." && FileStatus(path: place) == nil {
             // A link to nothing (or a loop of links) on the way: no folder can be made through it (each file
@@ -43,7 +43,7 @@ public struct BatchOutputFolder: Sendable, Equatable {
     /// Where `name` goes in this folder: the folder as given, one "/" between (so `/` is the root, not the
     /// current folder).
     public func path(of name: String) -> String {
-        path.hasSuffix("/") ? path + name : path + "/" + name
+        path.hasScalarSuffix("/") ? path + name : path + "/" + name
     }
 }
 
@@ -100,7 +100,7 @@ public final class BatchPlan: @unchecked Sendable {
                 reportFile: String? = nil, alsoWritten: [String] = []) throws(BatchPlanError) {
         if template.isEmpty { throw .emptyTemplate }
         if let unknown = Self.unknownPlaceholder(in: template) { throw .unknownPlaceholder(template: template, placeholder: unknown) }
-        if template.hasPrefix("/") { throw .absoluteTemplate(template) }
+        if template.isAbsolutePath { throw .absoluteTemplate(template) }
         // A shard is checked as the whole batch first: a clash, a bad name or an output that is an input
         // between items of different shards would otherwise pass every shard alone (and one shard's output
         // overwrite another's, or its input). Every shard refuses what the whole run refuses, and protects

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Synchronization
 import YUVIO
+import YUVCore
 
 /// `--update`'s journal: each output a run makes, recorded as it is made, so that a run that ends before
 /// writing its manifest — killed (SIGKILL: the OOM killer, a CI job's hard timeout), or its write failed or was
@@ -140,7 +141,7 @@ public final class ManifestJournal: @unchecked Sendable {
     }
 
     /// The folder as a prefix of its files' paths.
-    static func place(_ folder: String) -> String { folder.hasSuffix("/") ? folder : folder + "/" }
+    static func place(_ folder: String) -> String { folder.hasScalarSuffix("/") ? folder : folder + "/" }
 
     /// A journal found: its path and descriptor (locked), its lines read into the changes.
     struct Found {

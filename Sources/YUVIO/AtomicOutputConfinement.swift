@@ -5,6 +5,7 @@ import Darwin
 #endif
 import CShims
 import Synchronization
+import YUVCore
 
 // A batch's confinement of its outputs to its output folder: apart from AtomicOutput's file handling, which
 // only asks it for the folder an output goes in (`confinedFolder`).
@@ -45,7 +46,7 @@ extension AtomicOutput {
     /// `madeByRun`: the run made the folder, so nothing below it was there before.
     public static func confine(to root: String, identity: FileIdentity, madeByRun: Bool = false) {
         var r = root
-        while r.count > 1 && r.hasSuffix("/") { r.removeLast() }
+        while r.unicodeScalars.count > 1 && r.unicodeScalars.last == "/" { r.unicodeScalars.removeLast() }
         confinement.withLock { $0 = Confinement(root: r, identity: identity, allAbsent: madeByRun) }
     }
 
@@ -78,10 +79,10 @@ extension AtomicOutput {
             while shared < min(chain.count, names.count) && chain[shared].name == names[shared] { shared += 1 }
             while chain.count > shared { close(chain.removeLast().fd) }
             var reached = root
-            for part in parts.prefix(shared) { reached += (reached.hasSuffix("/") ? "" : "/") + part }
+            for part in parts.prefix(shared) { reached += (reached.hasScalarSuffix("/") ? "" : "/") + part }
             stopped = nil
             for i in shared..<parts.count {
-                reached += (reached.hasSuffix("/") ? "" : "/") + parts[i]
+                reached += (reached.hasScalarSuffix("/") ? "" : "/") + parts[i]
                 let parent = chain.last?.fd ?? rootFolder
                 let next = withFileSystemPath(parts[i]) { yc_open_folder_at(parent, $0, 1) }
                 let code = errno
@@ -143,7 +144,7 @@ extension AtomicOutput {
         }
         var reached = root, underAbsent = allAbsent
         for part in parts {
-            reached += (reached.hasSuffix("/") ? "" : "/") + part
+            reached += (reached.hasScalarSuffix("/") ? "" : "/") + part
             if making, withFileSystemPath(part, { mkdirat(folder, $0, 0o777) }) != 0, errno != EEXIST {
                 let why = errnoMessage()
                 close(folder)
@@ -209,7 +210,7 @@ extension AtomicOutput {
         let folder = try confinedFolder(of: prefix) ?? withFileSystemPath(dir.isEmpty ? "." : dir) { yc_open_folder($0) }
         guard folder >= 0 else { throw .system("cannot open the folder \(PathBytes.display(dir)): \(errnoMessage())") }
         defer { close(folder) }
-        func path(_ name: String) -> String { dir.isEmpty ? name : (dir.hasSuffix("/") ? dir : dir + "/") + name }
+        func path(_ name: String) -> String { dir.isEmpty ? name : (dir.hasScalarSuffix("/") ? dir : dir + "/") + name }
         func randomName() -> String { stem + String((0..<6).map { _ in nameCharacters.randomElement()! }) }
         let unnamed = yc_open_unnamed_at(folder, 0o644)
         if unnamed >= 0 {

@@ -4,6 +4,7 @@
 import Darwin
 #endif
 import CShims
+import YUVCore
 
 // The temporary names of outputs (a `--force` replacement's, or the named fallback where unnamed files cannot
 // be had), made and registered with the signal handlers in one place; AtomicOutput.swift uses them.
@@ -62,7 +63,7 @@ extension AtomicOutput {
             openat($0, $1, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         }
         guard fd >= 0 else { return nil }
-        return (fd, folder.hasSuffix("/") ? folder + name : folder + "/" + name, slot)
+        return (fd, folder.hasScalarSuffix("/") ? folder + name : folder + "/" + name, slot)
     }
 
     /// Removes a file `makePrivate` made, and its registry slot.

@@ -4,6 +4,7 @@
 import Darwin
 #endif
 import CShims
+import YUVCore
 
 /// What `stat` says of a file, in the terms the tool decides by.
 public struct FileStatus: Sendable, Equatable {
@@ -346,9 +347,6 @@ extension StringProtocol {
 
     /// Whether the path starts at the root.
     public var isAbsolutePath: Bool { unicodeScalars.first == "/" }
-
-    /// Whether the path begins with `prefix`, scalar by scalar.
-    public func pathStarts(with prefix: String) -> Bool { unicodeScalars.starts(with: prefix.unicodeScalars) }
 
     /// What comes before and after the last `/`, or nil when there is none.
     public var aroundLastSlash: (String, String)? { around(last: "/") }

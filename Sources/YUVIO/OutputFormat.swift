@@ -64,7 +64,7 @@ public enum OutputFormat: Equatable, Sendable {
         // names (`.out`) have no extension.
         if before.isEmpty { return OutputFormat(fileExtension: ext) ?? .raw(.nv12) }
         if let f = OutputFormat(fileExtension: ext) { return f }
-        if path.hasPrefix("/dev/") || path.hasPrefix("/proc/") { return .raw(.nv12) }
+        if path.hasScalarPrefix("/dev/") || path.hasScalarPrefix("/proc/") { return .raw(.nv12) }
         throw Unresolved(path: path, fileExtension: ext)
     }
 

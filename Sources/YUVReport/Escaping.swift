@@ -38,18 +38,29 @@ public func jsonString(_ s: String) -> String {
 /// A JSON number; +∞ (an identical plane) and NaN are written as null.
 public func jsonNumber(_ v: Double, _ d: Int = 4) -> String { v.isFinite ? formatFixed(v, decimals: d) : "null" }
 
-/// A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break.
+/// A CSV field (RFC 4180): quoted when it holds a comma, a quote or a line break — looked for by scalar: a
+/// comma or quote a combining mark joins into one Character is still one to a spreadsheet (such a name split
+/// its row, and the next cell began with `=` unguarded).
 public func csvField(_ s: String) -> String {
-    if s.contains(",") || s.contains("\"") || s.contains("\n") || s.contains("\r") {
-        return "\"" + s.replacingAll("\"", "\"\"") + "\""
+    if s.unicodeScalars.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) {
+        return "\"" + escapingScalars(s) { $0 == "\"" ? "\"\"" : nil } + "\""
     }
     return s
 }
 
 /// HTML text: markup characters as entities, and control characters (and the invisible reordering ones) as
 /// `\xNN`, as the terminal and CSV reports show them (`CellStyle.shown`).
+/// By scalar: a `<` that a prepended or combining scalar joins into one Character is markup to a browser.
 public func htmlEscape(_ s: String) -> String {
-    CellStyle.shown(s).replacingAll("&", "&amp;").replacingAll("<", "&lt;").replacingAll(">", "&gt;").replacingAll("\"", "&quot;")
+    escapingScalars(CellStyle.shown(s)) { u in
+        switch u {
+        case "&": return "&amp;"
+        case "<": return "&lt;"
+        case ">": return "&gt;"
+        case "\"": return "&quot;"
+        default: return nil
+        }
+    }
 }
 
 /// The columns a terminal gives `c`: 2 for the characters Unicode's East Asian Width calls wide or full-width (W, F:

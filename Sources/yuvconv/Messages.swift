@@ -98,7 +98,9 @@ extension BatchPlanError {
         case .sameOutput(let first, let second, let output, let hint, let partial):
             // The same file given twice under one path: no name template separates it from itself. (Two paths to one
             // file — a hard link, a link — are two inputs whose names clash, said below.)
-            if first == second || (lexicalPath(first) == lexicalPath(second) && inputIdentity(first) == inputIdentity(second)) {
+            // (By scalar: one name in NFC and in NFD is two files, which `==` takes as one.)
+            if first.sameScalars(second)
+                || (lexicalPath(first).sameScalars(lexicalPath(second)) && inputIdentity(first) == inputIdentity(second)) {
                 return "\(displayPath(first)) is given twice (as \(displayPath(second)) too); "
                     + "list each input once"
             }

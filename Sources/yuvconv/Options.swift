@@ -119,7 +119,9 @@ struct Options {
         var typedBefore: [(flag: String, option: OptionSpec)] = []
         var onlyOperands = false
         while let arg = rest.popFirst() {
-            if onlyOperands || arg == "-" || !arg.hasPrefix("-") {
+            // By scalar, as getopt reads bytes: `-` and a combining mark are one Character to Swift (`-\u{301}x` was taken
+            // as a file, `--name=\u{301}x` as an unknown option, `-o\u{301}x.nv12` as one too).
+            if onlyOperands || arg == "-" || !arg.hasScalarPrefix("-") {
                 if !onlyOperands && !verbTaken && o.inputs.isEmpty && (arg == "convert" || arg == "report") {
                     verbTaken = true
                     if arg == "report" {
@@ -143,24 +145,25 @@ struct Options {
             // too, as getopt does
             var flag = arg
             var inline: String?
-            if arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") {
-                flag = String(arg[..<eq])
-                inline = String(arg[arg.index(after: eq)...])
-            } else if !arg.hasPrefix("--"), arg.count > 2, OptionSpec.byName[String(arg.prefix(2))]?.joinsValue == true {
-                flag = String(arg.prefix(2))
-                inline = String(arg.dropFirst(2))
-            } else if !arg.hasPrefix("--"), arg.count > 2, let first = OptionSpec.byName[String(arg.prefix(2))], first.value == nil {
+            let scalars = Array(arg.unicodeScalars), long = arg.hasScalarPrefix("--")
+            if long, let eq = scalars.firstIndex(of: "=") {
+                flag = String(scalars: scalars[..<eq])
+                inline = String(scalars: scalars[(eq + 1)...])
+            } else if !long, scalars.count > 2, OptionSpec.byName[arg.scalarPrefix(2)]?.joinsValue == true {
+                flag = arg.scalarPrefix(2)
+                inline = arg.droppingScalars(2)
+            } else if !long, scalars.count > 2, let first = OptionSpec.byName[arg.scalarPrefix(2)], first.value == nil {
                 // Short flags together, as getopt takes them: -qy is -q -y, -qo out is -q -o out. Only when every
                 // letter up to one that takes a value is a flag: else the whole word is the unknown option
                 // (`-help` is not -h -e -l -p), and a '-' is no letter (`-q-` is not -q --).
-                var letters = arg.dropFirst()
+                var letters = scalars.dropFirst()
                 while let c = letters.first, c != "-", let o = OptionSpec.byName["-" + String(c)] {
                     letters = letters.dropFirst()
-                    if o.value != nil { letters = ""; break }
+                    if o.value != nil { letters = []; break }
                 }
                 guard letters.isEmpty else { throw OptionSpec.unknown(arg) }
-                flag = String(arg.prefix(2))
-                rest = ["-" + arg.dropFirst(2)] + rest
+                flag = arg.scalarPrefix(2)
+                rest = ["-" + arg.droppingScalars(2)] + rest
             }
             guard let option = OptionSpec.byName[flag] else { throw OptionSpec.unknown(arg) }
             if o.reportOnly, let why = option.notInReport { throw UsageError(message: "\(flag) is for convert: report \(why)") }
@@ -184,9 +187,9 @@ struct Options {
                 try option.apply(&o, flag, value)
             } catch {
                 // `-force` is -f orce, as getopt reads it: a bad value there most likely meant the long option.
-                let long = "-" + arg.prefix { $0 != "=" }
-                if !arg.hasPrefix("--"), inline != nil, arg.count > 2, OptionSpec.byName[long] != nil {
-                    throw UsageError(message: "\(error.message) ('\(arg)' reads as \(flag) \(value); did you mean \(long)?)")
+                let asLong = "-" + String(scalars: scalars.prefix { $0 != "=" })
+                if !long, inline != nil, scalars.count > 2, OptionSpec.byName[asLong] != nil {
+                    throw UsageError(message: "\(error.message) ('\(arg)' reads as \(flag) \(value); did you mean \(asLong)?)")
                 }
                 throw error
             }
@@ -288,7 +291,7 @@ struct Options {
     var isBatch: Bool {
         if inputs.count > 1 || filesFrom != nil || shard != nil { return true }
         if let o = output, o != "-" {
-            if o.hasSuffix("/") { return true }
+            if o.hasScalarSuffix("/") { return true }
             if FileStatus(path: o)?.kind == .directory { return true }
         }
         if let i = inputs.first, i != "-", FileStatus(path: i)?.kind == .directory { return true }

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Synchronization
 import YUVIO
+import YUVCore
 
 /// The batch's output folder, as the run found or made it. Until it exists, an output's folders are made by
 /// path (`makeFolders`); once it does, the run is confined to it (`AtomicOutput.confine`): every output, report
@@ -59,7 +60,7 @@ func makeFolders(_ path: String) -> String? {
         current += "/" + part
         let rc = withFileSystemPath(current) { mkdir($0, 0o777) }
         if rc != 0 && errno != EEXIST {
-            return "cannot make the folder \(displayPath(String(current.hasPrefix("./") ? current.dropFirst(2) : current[...]))): "
+            return "cannot make the folder \(displayPath(current.hasScalarPrefix("./") ? current.droppingScalars(2) : current)): "
                 + String(cString: strerror(errno))
         }
     }

@@ -6,6 +6,7 @@ import Darwin
 import Synchronization
 import YUVBatch
 import YUVIO
+import YUVCore
 
 // What the standard streams may carry, checked by every command before any work: no data or report over an
 // input, a disk or a file's bytes; no data where the messages go (or, with -q, the messages silenced); no
@@ -182,12 +183,12 @@ let standardErrorMustStayUntouched: Bool = {
         var outputs: [String] = []
         if ["-o", "--output", "--report-file"].contains(arg) {
             outputs = args.popFirst().map { [$0] } ?? []
-        } else if arg.hasPrefix("--output=") || arg.hasPrefix("--report-file=") {
-            outputs = [String(arg[arg.index(after: arg.firstIndex(of: "=")!)...])]
-        } else if arg.hasPrefix("-o") && !arg.hasPrefix("--") {
-            outputs = [String(arg.dropFirst(2))]
+        } else if arg.hasScalarPrefix("--output=") || arg.hasScalarPrefix("--report-file=") {
+            outputs = [String(scalars: arg.unicodeScalars.drop { $0 != "=" }.dropFirst())]
+        } else if arg.hasScalarPrefix("-o") && !arg.hasScalarPrefix("--") {
+            outputs = [arg.droppingScalars(2)]
         }
-        if !outputs.isEmpty || arg.hasPrefix("-o") && !arg.hasPrefix("--") {
+        if !outputs.isEmpty || arg.hasScalarPrefix("-o") && !arg.hasScalarPrefix("--") {
             for o in outputs {
                 guard let st = FileStatus(path: o) else { continue }
                 if st.kind == .directory, let real = realFolderPath(o) { folders.append(real) }
@@ -199,7 +200,9 @@ let standardErrorMustStayUntouched: Bool = {
             continue
         }
         var candidates = [arg]
-        if arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") { candidates.append(String(arg[arg.index(after: eq)...])) }
+        if arg.hasScalarPrefix("--"), arg.unicodeScalars.contains("=") {
+            candidates.append(String(scalars: arg.unicodeScalars.drop { $0 != "=" }.dropFirst()))
+        }
         for c in candidates {
             if let st = FileStatus(path: c) {
                 let view = fileSystemView(path: c)

@@ -251,6 +251,16 @@ final class BatchPlanTests: XCTestCase {
         }
         XCTAssertEqual(outputs(try BatchPlan(operands: [root + "/a.png"], outputFolder: root + "/out/", template: "{dir}/{stem}-{format}.{ext}")),
                        ["out/a-nv12.nv12"])
+        // Braces by scalar: a mark joining a brace into one Character leaves it a brace (both were refused).
+        XCTAssertEqual(outputs(try BatchPlan(operands: [root + "/a.png"], outputFolder: root + "/out/", template: "\u{6DD}{stem}.{ext}")),
+                       ["out/\u{6DD}a.nv12"])
+        XCTAssertEqual(outputs(try BatchPlan(operands: [root + "/a.png"], outputFolder: root + "/out/", template: "{stem}\u{301}.{ext}")),
+                       ["out/a\u{301}.nv12"])
+        let error = refusal { () throws(BatchPlanError) in
+            try BatchPlan(operands: [root + "/a.png"], outputFolder: root + "/out/", template: "x\u{6DD}}{stem}")
+        }
+        guard case .unknownPlaceholder(_, let found)? = error else { return XCTFail(String(describing: error)) }
+        XCTAssertTrue(found.sameScalars("}{stem}"), found)
     }
 
     func testNamesThatLeaveTheFolderRefused() throws {

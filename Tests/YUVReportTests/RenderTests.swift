@@ -584,6 +584,28 @@ final class RenderTests: XCTestCase {
 
     /// A name cut for the text table is cut between the escapes messages use (`\\`, `\xNN`, `\u{NNNN}`), never
     /// inside one: `…FFba\xFFb` from repeated `a\xFFb` showed an `FF` that named no byte.
+    /// Markup, commas and quotes are found by scalar: one a prepended (U+06DD) or combining (U+0301) scalar joins
+    /// into one Character is still markup to a browser and a separator to a spreadsheet (a file name ran script in
+    /// the HTML report, and split its CSV row so that the next cell began with `=`).
+    func testEscapesFindCharactersInsideClusters() {
+        let html = htmlEscape("\u{6DD}<img src=x onerror=alert(1) >\u{301}&\u{301}\"\u{301}")
+        XCTAssertFalse(html.unicodeScalars.contains { $0 == "<" || $0 == ">" || $0 == "\"" }, html)
+        XCTAssertTrue(html.hasScalarPrefix("\u{6DD}&lt;img"), html)
+        XCTAssertTrue(html.hasScalarSuffix("&gt;\u{301}&amp;\u{301}&quot;\u{301}"), html)
+        XCTAssertEqual(csvField("a,\u{301}b"), "\"a,\u{301}b\"")
+        XCTAssertEqual(csvField("q\"\u{301},x"), "\"q\"\"\u{301},x\"")
+        XCTAssertEqual(csvField("a\u{6DD},=2+3"), "\"a\u{6DD},=2+3\"")
+        XCTAssertEqual(csvField("plain"), "plain")
+        XCTAssertEqual("x\"\u{301}y\"".replacingAll("\"", "'"), "x'\u{301}y'")
+        XCTAssertTrue("-\u{301}x".hasScalarPrefix("-"))
+        XCTAssertFalse("-\u{301}x".hasPrefix("-"), "Swift's own hasPrefix compares Characters")
+        XCTAssertTrue("out\u{6DD}/".hasScalarSuffix("/"))
+        XCTAssertTrue("a\u{6DD},b".containsScalars(","))
+        XCTAssertFalse("\u{E9}".sameScalars("e\u{301}"))
+        XCTAssertEqual("-o\u{301}x".scalarPrefix(2), "-o")
+        XCTAssertTrue("-o\u{301}x".droppingScalars(2).sameScalars("\u{301}x"))
+    }
+
     func testShortenCutsBetweenEscapes() {
         let name = String(repeating: "a\\xFFb", count: 5)
         XCTAssertEqual(shorten(name, 10), "…ba\\xFFb")

@@ -46,6 +46,29 @@ final class BatchTests: CLITestCase {
         XCTAssertTrue(try run(["convert", "in/", "-o", "out1/", "-q", "--force"]).stderr.contains("3 converted"))
     }
 
+    /// Two folders whose names are one in NFC and in NFD are two folders: their files' clash is said as a clash,
+    /// with a template that tells them apart, not as one file "given twice" (Swift's `==` takes the names as one).
+    func testNamesInNFCAndNFDAreTwoFiles() throws {
+        let bytes = try XCTUnwrap(FileManager.default.contents(atPath: fixture("pngsuite/basn2c08.png")))
+        for (folder, extra) in [("nf/\u{E9}", 0), ("nf/e\u{301}", 1)] {
+            let dir = work.path + "/" + folder
+            XCTAssertEqual((work.path + "/nf").withCString { mkdir($0, 0o755) } == 0 || errno == EEXIST, true)
+            XCTAssertEqual(dir.withCString { mkdir($0, 0o755) }, 0, folder)
+            let f = try XCTUnwrap((dir + "/a.png").withCString { fopen($0, "wb") })
+            XCTAssertEqual(fwrite([UInt8](bytes) + [UInt8](repeating: 0, count: extra), 1, bytes.count + extra, f), bytes.count + extra)
+            fclose(f)
+        }
+        let dry = try run(["convert", "nf/", "-r", "-o", "out/", "--dry-run"])
+        XCTAssertEqual(dry.status, 2, dry.stderr)
+        XCTAssertFalse(dry.stderr.contains("given twice"), dry.stderr)
+        XCTAssertTrue(dry.stderr.contains("would both write out/a.nv12 (change --name, e.g. '{dir}/{stem}.{ext}')"), dry.stderr)
+        let named = try run(["convert", "nf/", "-r", "-o", "out/", "--name", "{dir}/{stem}.{ext}", "-q"])
+        XCTAssertEqual(named.status, 0, named.stderr)
+        for folder in ["out/\u{E9}", "out/e\u{301}"] {
+            XCTAssertEqual((work.path + "/" + folder + "/a.nv12").withCString { access($0, F_OK) }, 0, folder)
+        }
+    }
+
     func testUpdateFailFastAndDuplicates() throws {
         try makeInputs([("pngsuite/basn2c08.png", "in/a.png"), ("pngsuite/basn0g08.png", "in/b.png"),
                         ("pngsuite/xcsn0g01.png", "in/c.png"), ("pngsuite/basn6a08.png", "in/z.png")])

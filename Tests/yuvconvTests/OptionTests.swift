@@ -110,6 +110,12 @@ final class OptionTests: CLITestCase {
         for name in ["a.nv12", "b.nv12", "c.nv12"] {
             XCTAssertTrue(FileManager.default.fileExists(atPath: work.appendingPathComponent(name).path), name)
         }
+        // By scalar, as getopt reads bytes: a value that begins with a combining mark, joined to its option.
+        XCTAssertEqual(try run([jpg, "-o\u{301}d.nv12", "-q"]).status, 0)
+        XCTAssertEqual(try run([jpg, "--output=\u{301}e.nv12", "-q"]).status, 0)
+        for name in ["\u{301}d.nv12", "\u{301}e.nv12"] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: work.path + "/" + name), name)
+        }
         // -j4 as make spells it, in a batch.
         let batch = try run(["convert", jpg, "-o", "out/", "-j2", "-q"])
         XCTAssertEqual(batch.status, 0, batch.stderr)
