@@ -4653,6 +4653,65 @@ settled
 end
 
 # Nothing under Fixtures/ changed.
+begin signal-between-the-force-swap-and-its-swap-back
+# --force swaps the finished output with what is at its name (renameat2 RENAME_EXCHANGE) and swaps a file put
+# there since the last look back again; the temporary name stayed registered with the signal handlers, so a
+# signal between the two swaps removed that newcomer, which was then at the temporary name. strace holds the
+# exchange (1.5 s before it, while the name gets its newcomer; 1.5 s after, while SIGUSR1 comes): the newcomer
+# must be kept somewhere. (Skipped where strace cannot inject or the folder cannot swap.)
+if ! strace -qq -o /dev/null true 2>/dev/null; then skipped "needs strace"; else
+cp "$PNG" a.png; echo old > x.nv12; snap
+strace -f -qq -o /dev/null -e trace=renameat2 -e inject=renameat2:delay_enter=1500000:delay_exit=1500000:when=1 \
+  "$BIN" a.png -o x.nv12 --force -q 2>/dev/null &
+sleep 0.7; mv x.nv12 x.old; echo "someone else's" > x.nv12
+sleep 1.5; pkill -USR1 -f "^$BIN a.png -o x.nv12 --force"; wait
+kept=$(grep -l "someone else's" x.nv12 .x.nv12.yuvconv-* 2>/dev/null | head -1)
+[ -n "$kept" ] || bad "the file put at the output's name during the run is gone"
+rm -f x.old .x.nv12.yuvconv-*
+ALLOW=(x.nv12); settled
+fi
+end
+
+begin signal-while-update-makes-its-journal-or-spool
+# Where a file system has no unnamed files (O_TMPFILE: FAT, exFAT, most FUSE ones; here tools/casefold-fs.py
+# --like-exfat), --update's journal in the output folder and the batch's spool in $TMPDIR were made by name and
+# not registered with the signal handlers until (journal) or at all (spool, an mkstemp name unlinked at once): a
+# signal in between left an empty .yuvconv-manifest.journal.XXXXXX for good, or a .yuvconv-spool-XXXXXX. strace
+# holds the create 3 s; SIGUSR1 comes within it (one that ends the run at once: SIGINT and SIGTERM let a batch
+# stop and clean up by itself).
+if [ "$(id -u)" != 0 ] || [ ! -e /dev/fuse ] || ! /usr/bin/python3 "$here/tools/casefold-fs.py" --check 2>/dev/null \
+   || ! strace -qq -o /dev/null true 2>/dev/null; then skipped "needs root, /dev/fuse, python3-fusepy and strace"; else
+mkdir -p x.backing x in; cp "$PNG" in/a.png
+(/usr/bin/python3 "$here/tools/casefold-fs.py" --like-exfat x.backing x </dev/null >/dev/null 2>&1 &)
+for i in $(seq 50); do mountpoint -q x && break; sleep 0.1; done
+if ! mountpoint -q x; then skipped "tools/casefold-fs.py could not mount here"; else
+MOUNTS+=("$D/x")
+snap
+mkdir -p x/t tmp
+# The create's place among the openat calls of a run that is not stopped, then a run held there (3 s) and
+# stopped once the file is there (in the folder WATCHED).
+held() {   # held PATTERN TMPDIR OUTPUT-FOLDER WATCHED
+  TMPDIR=$2 strace -f -qq -o calls.txt -e trace=openat "$BIN" in/ -o "$3" --update -q 2>/dev/null
+  rm -rf "$3"
+  local n k; n=$(grep -n -E "$1" calls.txt | head -1 | cut -d: -f1)
+  if [ -z "$n" ]; then rm -f calls.txt; bad "no create matching /$1/ seen"; return; fi
+  k=$(head -n "$n" calls.txt | grep -c openat); rm -f calls.txt
+  TMPDIR=$2 strace -f -qq -o /dev/null -e trace=openat -e inject=openat:delay_exit=3000000:when=$k "$BIN" in/ -o "$3" --update -q 2>/dev/null &
+  for i in $(seq 50); do [ -n "$(ls -A "$4" 2>/dev/null | grep yuvconv)" ] && break; sleep 0.05; done
+  [ -n "$(ls -A "$4" 2>/dev/null | grep yuvconv)" ] || bad "the held create never made its file in $4"
+  pkill -USR1 -f "^$BIN in/ -o $3 --update"; wait
+}
+held 'openat\([0-9]+, "\.yuvconv-manifest\.journal\.[A-Za-z0-9]+", .*O_EXCL' "$D/tmp" x/j/ x/j
+left=$(ls -A x/j 2>/dev/null | grep -c journal)
+[ "$left" = 0 ] || bad "an interrupted --update left $left journal file(s) in its output folder: $(ls -A x/j | tr '\n' ' ')"
+held 'openat\([0-9]+, "\.yuvconv-[A-Za-z0-9]+", .*O_EXCL' "$D/x/t" o/ x/t
+[ -z "$(ls -A x/t)" ] || bad "an interrupted --update left a file in \$TMPDIR: $(ls -A x/t | tr '\n' ' ')"
+rm -rf x/j x/t o tmp
+umount x && unset 'MOUNTS[-1]'; settled
+fi
+fi
+end
+
 begin signal-while-an-output-claims-its-name
 # Where a file system has no hard links and no rename that replaces nothing (exFAT through exfat-fuse; here
 # tools/casefold-fs.py --like-exfat), an output claims its name with an empty file made O_EXCL and is renamed over

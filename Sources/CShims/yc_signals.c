@@ -36,6 +36,10 @@ enum { SLOT_FREE = 0, SLOT_CLAIMED = 1, SLOT_PUBLISHED = 2 };
 static char paths[SLOTS][PATH_MAX_LEN];
 static int folders[SLOTS];
 static unsigned char empty_only[SLOTS];   // a claim (yc_register_claim): removed only while it is an empty file
+// Removed only when the file at the name is one of these (device, inode; 0, 0: no such file), when `files_only` is
+// set (`yc_temp_only_files`): a temporary name swapped with an output's holds another file after the swap.
+static atomic_ullong only_dev[SLOTS][2], only_ino[SLOTS][2];
+static atomic_int files_only[SLOTS];
 static atomic_int state[SLOTS];
 
 static atomic_int graceful;
@@ -53,8 +57,16 @@ static void remove_temps(void) {
         while (s >= SLOT_PUBLISHED && !atomic_compare_exchange_weak(&state[i], &s, s + 1)) {}
         if (s < SLOT_PUBLISHED) continue;
         struct stat st;
-        if (!empty_only[i] || (fstatat(folders[i], paths[i], &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) && st.st_size == 0))
-            unlinkat(folders[i], paths[i], 0);
+        const int looked = fstatat(folders[i], paths[i], &st, AT_SYMLINK_NOFOLLOW) == 0;
+        int go = !empty_only[i] || (looked && S_ISREG(st.st_mode) && st.st_size == 0);
+        if (go && atomic_load(&files_only[i])) {
+            go = 0;
+            for (int k = 0; k < 2 && looked; k++)
+                if (atomic_load(&only_ino[i][k]) != 0 && atomic_load(&only_ino[i][k]) == (unsigned long long)st.st_ino
+                    && atomic_load(&only_dev[i][k]) == (unsigned long long)st.st_dev)
+                    go = 1;
+        }
+        if (go) unlinkat(folders[i], paths[i], 0);
         atomic_fetch_sub(&state[i], 1);
     }
     yc_cut_back_all();
@@ -250,12 +262,24 @@ static int register_slot(int folder, const char *path, int claim) {
             strcpy(paths[i], path);
             folders[i] = own;
             empty_only[i] = (unsigned char)claim;
+            atomic_store(&files_only[i], 0);
             atomic_store(&state[i], SLOT_PUBLISHED);
             return i;
         }
     }
     errno = EMFILE;
     return -1;
+}
+
+void yc_temp_only_files(int slot, unsigned long long dev1, unsigned long long ino1, unsigned long long dev2,
+                        unsigned long long ino2) {
+    if (slot < 0 || slot >= SLOTS) return;
+    // The files first, then the switch: a handler that sees the switch sees them.
+    atomic_store(&only_dev[slot][0], dev1);
+    atomic_store(&only_ino[slot][0], ino1);
+    atomic_store(&only_dev[slot][1], dev2);
+    atomic_store(&only_ino[slot][1], ino2);
+    atomic_store(&files_only[slot], 1);
 }
 
 void yc_unregister_temp(int slot) {

@@ -312,7 +312,7 @@ public final class ManifestJournal: @unchecked Sendable {
         }
         close(out)
         guard ok, let file = try? ManifestFile(path: path),
-              file.write(to: path, changes: o.changes, protected: protected, force: force, notice: { _ in }) == nil else {
+              file.write(to: path, changes: o.changes, protected: protected, force: force, locking: false, notice: { _ in }) == nil else {
             copy.remove()
             return (nil, o.entries, o.unread, o.problems)
         }

@@ -22,8 +22,10 @@ extension ManifestFile {
     /// a regular file, a manifest (or, when it was not one then and `force` let it be replaced, anything
     /// regular) — a link or another file put there meanwhile is left alone and the manifest not written (the
     /// outputs are in place, the new ones unrecorded: `notRecorded`). Nil, or the error.
+    /// `locking` false: a private copy no other run can reach (a dry run's, in the temporary folder), not locked —
+    /// the lock file its folder may need would be left there under the copy's random name, one a run.
     public func write(to path: String, changes: Spool, protected: any FileIdentitySet, force: Bool = false,
-                      notice: (String) -> Void = { _ in }) -> FileError? {
+                      locking: Bool = true, notice: (String) -> Void = { _ in }) -> FileError? {
         // From the read of the file as it is now to its replacement, no other run's write may come between:
         // two runs finishing together would each merge into the same old file, and the later rename would drop
         // the other's entries. The folder is the lock (the file itself is replaced, so it cannot be).
@@ -31,7 +33,7 @@ extension ManifestFile {
         // recorded; a second signal still ends the process at once), nor the wait for the lock: writing without
         // it beside the run that holds it could drop that run's entries. A first signal during either stops it.
         let signalledBefore = interruptSignal()
-        let lock = FolderLock(folderOf: path, waiting: notice, stopOnSignal: signalledBefore == nil)
+        let lock = locking ? FolderLock(folderOf: path, waiting: notice, stopOnSignal: signalledBefore == nil) : FolderLock()
         defer { lock.release() }
         do throws(FileError) {
             let merged = Spool()
@@ -293,6 +295,11 @@ struct FolderLock {
         self.fd = fd
         unlocked = state == .locked ? nil : why
         interrupted = stopped
+    }
+
+    /// No lock: nothing to wait for or release.
+    init() {
+        (fd, unlocked, interrupted) = (-1, nil, false)
     }
 
     /// Unlocks (closing the descriptor).

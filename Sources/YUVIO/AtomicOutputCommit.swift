@@ -229,10 +229,12 @@ extension AtomicOutput {
             // name looked at once, for both.
             // Why the file at `entry` (the name, or the temporary name after the swap below) is not one --force
             // may replace, or nil: the one rule for both looks.
+            var looked: stat?   // what `refused` looked at last
             func refused(at entry: String) -> WriteError? {
-                guard replacingOnly != nil || before != .unknown else { return nil }
                 var st = stat()
-                guard withFileSystemPath(entry, { fstatat(folder, $0, &st, AT_SYMLINK_NOFOLLOW) }) == 0 else { return nil }
+                looked = withFileSystemPath(entry, { fstatat(folder, $0, &st, AT_SYMLINK_NOFOLLOW) }) == 0 ? st : nil
+                guard replacingOnly != nil || before != .unknown else { return nil }
+                guard looked != nil else { return nil }
                 let now = FileStatus(st), born = now.kind == .regular ? birthTime(entry, in: folder, follow: false) : nil
                 // The file looked at, by the same rule as `before`'s (a `chmod` or a hard link made to it meanwhile
                 // leaves it the same file; every field of its status compared refused it).
@@ -251,6 +253,13 @@ extension AtomicOutput {
             // two names are swapped in one step instead, and what was at the name, now at the temporary one, looked
             // at again: the file that was there is removed; anything else is swapped back and kept. (Where the file
             // system cannot swap, or the name is empty now, the rename as before.)
+            // From here the signal handlers remove the temporary name only while it holds this output or the file
+            // just looked at, the one to replace: after the swap it holds what was at the name, and a file put there
+            // meanwhile — swapped back below — was removed by a signal in between (a reviewer's gdb run).
+            var mine = stat()
+            let ours = withFileSystemPath(temp) { fstatat(folder, $0, &mine, AT_SYMLINK_NOFOLLOW) } == 0
+            yc_temp_only_files(signalSlot, ours ? UInt64(mine.st_dev) : 0, ours ? UInt64(mine.st_ino) : 0,
+                               looked.map { UInt64($0.st_dev) } ?? 0, looked.map { UInt64($0.st_ino) } ?? 0)
             let swapped = withFileSystemPath(temp) { t in withFileSystemPath(name) { yc_rename_exchange(folder, t, $0) } }
             if swapped == 0 {
                 if let why = refused(at: temp) {

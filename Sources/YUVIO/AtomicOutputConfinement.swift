@@ -227,19 +227,28 @@ extension AtomicOutput {
             // (Not named: a file made by name below, as outputs fall back.)
             close(unnamed)
         }
+        // By name: registered with the signal handlers from before it is made until `prepare` has made it what it
+        // is to be, so that a signal in between leaves no such file (an empty journal was left for good).
         for _ in 0..<100 {
             let name = randomName()
+            let slot = withFileSystemPath(name) { yc_register_temp(folder, $0) }
+            if slot == -2 { throw .interrupted }
+            if slot < 0 { throw .system(errnoMessage()) }
             let fd = withFileSystemPath(name) { openat(folder, $0, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644) }
             if fd >= 0 {
                 guard prepare(fd) else {
                     let why = errnoMessage()
                     _ = withFileSystemPath(name) { unlinkat(folder, $0, 0) }
+                    yc_unregister_temp(slot)
                     close(fd)
                     throw .system(why)
                 }
+                yc_unregister_temp(slot)
                 return (fd, path(name))
             }
-            if errno != EEXIST { throw .system(errnoMessage()) }
+            let code = errno
+            yc_unregister_temp(slot)
+            if code != EEXIST { throw .system(errnoMessage(code)) }
         }
         throw .system("no free name for \(PathBytes.display(prefix))XXXXXX")
     }

@@ -145,16 +145,15 @@ public final class Spool: @unchecked Sendable {
     }
 
     /// An unlinked temporary file, or -1 (errno set): one without a name where the system makes such files (so a
-    /// signal can leave nothing behind), else made and unlinked at once.
+    /// signal can leave nothing behind), else a private file registered with the signal handlers before it is made
+    /// (`AtomicOutput.makePrivate`) and unlinked at once (an `mkstemp` name, unregistered, was left by a signal in
+    /// between on a file system without unnamed files).
     static func makeFile() -> Int32 {
         let unnamed = withFileSystemPath(folder) { yc_open_unnamed($0) }
         if unnamed >= 0 { return unnamed }
-        var template = PathBytes.encode(folder + "/.yuvconv-spool-XXXXXX").map { CChar(bitPattern: $0) } + [0]
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard fd >= 0 else { return -1 }
-        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        return fd
+        guard let made = AtomicOutput.makePrivate(in: folder) else { return -1 }
+        AtomicOutput.removePrivate(path: made.path, slot: made.slot)
+        return made.fd
     }
 
     /// Ends the writing: a spool that went to disk writes its buffer out and lets it go (only a small one stays

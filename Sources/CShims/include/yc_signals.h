@@ -79,6 +79,11 @@ void yc_remove_temps(void);
 /// running out of memory.
 void yc_set_current_input(const char *path);
 const char *yc_current_input(void);
+/// From now on the handlers remove the slot's file only when it is one of these files (by device and inode; 0
+/// for none): a temporary name about to be swapped with the output's (`--force`), which then holds another
+/// file — the one that was replaced, which may go, or one put at the name meanwhile, which must be kept.
+void yc_temp_only_files(int slot, unsigned long long dev1, unsigned long long ino1, unsigned long long dev2,
+                        unsigned long long ino2);
 /// Forgets a slot (after the file was renamed into place or removed), and closes the registry's descriptor of its
 /// folder.
 void yc_unregister_temp(int slot);
