@@ -281,10 +281,18 @@ struct Options {
     }
 
     /// Whether a file (or standard input from one) that starts FF D8 FF is refused by libjpeg as a JPEG's header
-    /// within its first 64 KiB (not merely cut short there): then it is no JPEG.
+    /// (not merely cut short where the look stopped): then it is no JPEG. The look starts at 64 KiB and doubles
+    /// while the header goes on past it, up to 16 MiB, as a stream's does: random samples after FF D8 FF read as
+    /// segments whose lengths reach past 64 KiB (one raw frame in 40 got a JPEG's message, not its length's).
     static func isRefusedAsJPEG(_ path: String) -> Bool {
-        let head = RawInput.head(path, 1 << 16)
-        return RawInput.isJPEG(head: Array(head.prefix(3))) && head.withUnsafeBufferPointer { yc_jpeg_header_state($0.baseAddress, $0.count) } == 0
+        var request = 1 << 16
+        while true {
+            let head = RawInput.head(path, request)
+            guard RawInput.isJPEG(head: Array(head.prefix(3))) else { return false }
+            let state = head.withUnsafeBufferPointer { yc_jpeg_header_state($0.baseAddress, $0.count) }
+            if state != 2 || head.count < request || request >= 16 << 20 { return state == 0 }
+            request *= 2
+        }
     }
 
     /// Many files: more than one input, a folder, a list, or an output folder.
