@@ -23,7 +23,8 @@ public struct WholeReportCheck {
     private var records = 0
     private var failed = false
     /// JSON: the totals seen, and whether the last record was them. Text: 0 body, 1 after the rule, 2 after the
-    /// totals line, 3 after the memory line. HTML: the page's end seen. CSV: whether the last record is a TOTAL row.
+    /// totals line, 3 after the memory line. HTML: the page's end seen. CSV: the TOTAL rows seen, and whether the
+    /// last record is one.
     private var totals = 0
     private var lastWasTotals = false
     private var textState = 0
@@ -65,7 +66,7 @@ public struct WholeReportCheck {
         guard !failed, records > 0, let kind else { return false }
         switch kind {
         case .json, .html: return totals == 1 && lastWasTotals
-        case .csv: return records > 1 && lastWasTotals
+        case .csv: return records > 1 && totals == 1 && lastWasTotals
         case .text: return textState == 3
         }
     }
@@ -77,6 +78,22 @@ public struct WholeReportCheck {
             if b == UInt8(ascii: "\"") { inQuotes.toggle() } else if b == UInt8(ascii: ","), !inQuotes { n += 1 }
         }
         return n
+    }
+
+    /// Whether the record's `error` and `format` fields (the third and fourth) are empty: so is a TOTAL row's, and
+    /// never an image's (a converted one names its format, a failed one its error).
+    private func csvErrorAndFormatEmpty() -> Bool {
+        var field = 0, inQuotes = false, filled = false
+        for b in record {
+            if b == UInt8(ascii: "\"") { inQuotes.toggle() }
+            if b == UInt8(ascii: ","), !inQuotes {
+                field += 1
+                if field > 3 { break }
+            } else if field == 2 || field == 3 {
+                filled = true
+            }
+        }
+        return !filled
     }
 
     private mutating func take() {
@@ -106,8 +123,12 @@ public struct WholeReportCheck {
             }
         case .csv:
             // Another report's header, or a record of another shape; the TOTAL row is the last record's.
+            // Counted as JSON's and HTML's are: two runs' CSV appended without the second header has two TOTAL rows
+            // (it was replaced by --update as one whole report). A TOTAL row by its caption and its empty error and
+            // format: an image named `TOTAL (a,b).png` is an image's row.
             if line == M.csvHeaderLine || csvFields() != Column.csv.count { failed = true }
-            lastWasTotals = line.hasPrefix(M.csvTotals)
+            lastWasTotals = line.hasPrefix(M.csvTotals) && csvErrorAndFormatEmpty()
+            if lastWasTotals { totals += 1 }
         case .text:
             switch textState {
             case 0:

@@ -30,6 +30,8 @@ final class BatchState: Sendable {
         var alphaInputs = 0
         /// Outputs kept as up to date (`--update`) whose manifest line has no quality figures, with --metrics asked.
         var keptUnmeasured = 0
+        /// Of those kept with their figures, sharp-chroma ones: the manifest does not keep the box comparison.
+        var keptWithoutBox = 0
         var stop = false, exhausted = false
         /// Why the run started no more files, when an outcome stopped it (`Outcome.stopsRun`).
         var stopReason: String?
@@ -261,6 +263,10 @@ struct BatchRun {
                             s.skipped += 1
                             if opts.metrics && opts.reportFormat != nil && outcome.record.upToDate && outcome.record.quality == nil {
                                 s.keptUnmeasured += 1
+                            } else if opts.metrics && opts.reportFormat != nil && outcome.record.upToDate
+                                        && outcome.record.report?.chromaFilter == .sharp
+                                        && outcome.record.quality?.psnrRGBBilinearBox == nil {
+                                s.keptWithoutBox += 1
                             }
                         } else if outcome.failure != nil {
                             s.failed += 1
@@ -316,6 +322,14 @@ struct BatchRun {
             printErr("yuvconv: warning: \(n) output\(n == 1 ? "" : "s") kept as up to date \(n == 1 ? "has" : "have") no quality "
                      + "figures in the report (made without --metrics, and not converted again); `yuvconv report` measures "
                      + "the inputs without writing anything")
+        }
+        // Sharp chroma's comparison with the box is measured by reading the input again; the manifest keeps the
+        // figures a conversion measured, not that one, so a kept output's line has it empty (it was a silent null).
+        if final.keptWithoutBox > 0 {
+            let n = final.keptWithoutBox
+            printErr("yuvconv: warning: \(n) sharp-chroma output\(n == 1 ? "" : "s") kept as up to date \(n == 1 ? "has" : "have") "
+                     + "no comparison with the box filter in the report (psnr_rgb_bilinear_box_db, sharp_gain_db: the manifest "
+                     + "does not keep it); `yuvconv report --chroma-filter sharp --metrics` measures it without writing anything")
         }
         // A signal that cut nothing short (it came after every input had finished, or while the last file was
         // encoded, which it lets finish) leaves the run's own status, as its report is put in place below: 130 with a

@@ -87,7 +87,9 @@ func repeatedInput(_ inputs: BatchInputs) throws(BatchPlanError) -> (String, Str
     let keys = Spool()
     let here = currentFolder().pathParts   // once, not a getcwd an input
     func key(_ input: String) -> [UInt8]? {
-        guard let id = inputIdentity(input) else { return nil }
+        // A path that reaches nothing (gone, unreadable) by its name alone: `gone.png ./gone.png` is one input
+        // given twice, refused as convert refuses it (it was two failed rows in the totals).
+        let id = inputIdentity(input) ?? FileIdentity(device: 0, inode: 0)
         let name = PathBytes.encode(lexicalPath(input, in: here))
         // A path holds no NUL: the 0 ends the name, so a name that begins another sorts wholly before it.
         return withUnsafeBytes(of: id.device.bigEndian, Array.init) + withUnsafeBytes(of: id.inode.bigEndian, Array.init)

@@ -217,6 +217,13 @@ final class RenderTests: XCTestCase {
                 XCTAssertTrue(whole(text, chunk: 1 << 16), "\(format) \(records.count)")
                 // Its ends are a report's, but it is not one.
                 XCTAssertFalse(whole(text + renderReport([r], format: format)), "\(format): two reports")
+                // Two CSV reports appended without the second's header: two TOTAL rows (it was taken as one).
+                if format == .csv {
+                    let second = renderReport([r, failed], format: format)
+                    let body = String(scalars: second.unicodeScalars.drop { $0 != "\n" }.dropFirst())
+                    XCTAssertFalse(whole(text + body), "csv: two reports, one header")
+                    XCTAssertTrue(whole(text), "csv: one report")
+                }
                 let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
                 for at in 1..<max(2, lines.count - 1) {
                     var edited = lines

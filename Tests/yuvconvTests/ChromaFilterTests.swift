@@ -93,6 +93,14 @@ final class ChromaFilterTests: CLITestCase {
         XCTAssertNotEqual(try bytes("out/k.nv12"), box)
         let again = try run(["convert", "in/", "-o", "out/", "--update", "--chroma-filter", "sharp", "--dry-run"])
         XCTAssertTrue(String(decoding: again.stdout, as: UTF8.self).hasPrefix("skip"), String(decoding: again.stdout, as: UTF8.self))
+        // Kept with its figures, a sharp output's line has no comparison with the box (the manifest does not keep
+        // it): said, not a silent null (a reviewer's run).
+        XCTAssertEqual(try run(["convert", "in/", "-o", "m/", "--update", "--chroma-filter", "sharp", "--metrics",
+                                "--report", "json", "-q"]).status, 0)
+        let kept = try run(["convert", "in/", "-o", "m/", "--update", "--chroma-filter", "sharp", "--metrics", "--report", "json"])
+        XCTAssertEqual(kept.status, 0, kept.stderr)
+        XCTAssertTrue(kept.stderr.contains("1 sharp-chroma output kept as up to date has no comparison with the box filter"),
+                      kept.stderr)
     }
 
     /// YUV input keeps its chroma: the option is ignored there, with a warning.

@@ -60,6 +60,13 @@ final class PlanningTests: CLITestCase {
             }
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("out").path))
+        // A path that reaches nothing, given twice under one path: refused by report as by convert (it was two
+        // failed rows in report's totals, exit 1).
+        for command in ["convert", "report"] {
+            let r = try run([command, "gone.png", "./gone.png"] + (command == "convert" ? ["-o", "out/"] : []))
+            XCTAssertEqual(r.status, 2, "\(command): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("gone.png is given twice"), r.stderr)
+        }
     }
 
     /// With two files each given twice, the one named was the first in an order of inode numbers — so which one a
