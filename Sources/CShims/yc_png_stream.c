@@ -103,6 +103,11 @@ static void next_iccp(yc_decoder *dec, png_structp png, struct yc_png_chunks *k)
                               : "iCCP: more iCCP chunks after two damaged ones, ignored (a PNG has one)");
         return;
     }
+    // One before this that was not kept (its chunk failed its CRC, or libpng refused its profile): ignored, and
+    // said, as a second intact one is (damaged then intact drew no word, intact then damaged one).
+    if (k->seen_iccp > 0 && dec->colour_target >= 0)
+        yc_warn(dec, "iCCP: an iCCP chunk that is damaged (its checksum fails, or its profile cannot be used), ignored; "
+                     "the next one is read");
     k->seen_iccp++;
     k->iccp_before = held_profile(dec, png);
     k->iccp_reading = k->iccp_pending = 1;   // its CRC is taken as it goes by

@@ -93,6 +93,10 @@ final class PNGRouteTests: CLITestCase {
             XCTAssertEqual(r.stderr.contains("the PNG's ICC profile was rejected: its chunk fails its checksum (iCCP: CRC error); colours used as stored"),
                            broken, "\(name): \(r.stderr)")
             XCTAssertEqual(try bytes(name), try bytes(like), name)
+            // A damaged one before another is ignored, and said (before an intact one it drew no word; a colour
+            // reviewer's file).
+            XCTAssertEqual(r.stderr.contains("iCCP: an iCCP chunk that is damaged (its checksum fails, or its profile cannot be used), "
+                                             + "ignored; the next one is read"), name != "damaged", "\(name): \(r.stderr)")
         }
     }
 
