@@ -76,7 +76,7 @@ extension BatchInputs {
             if let rel = pending.popLast() { return rel }
             if !linksSorted { links.sort { before($1, $0) }; linksSorted = true }
             while let rel = links.popLast() {
-                let full = joined(root, rel)
+                let full = joinedPath(root, rel)
                 guard let st = FileStatus(path: full) else {
                     skip(SkippedEntry(path: full, kind: .other, unreachable: "gone during the walk"))
                     continue
@@ -88,7 +88,7 @@ extension BatchInputs {
             return nil
         }
         while let rel = next() {
-            let path = rel.isEmpty ? root : joined(root, rel)
+            let path = rel.isEmpty ? root : joinedPath(root, rel)
             guard let d = withFileSystemPath(path, { opendir($0) }) else {
                 let error = FileError(path: path, reason: "cannot read the folder: \(systemMessage())")
                 // One unreadable subfolder stopped the whole walk: every other folder's files went unconverted.
@@ -106,7 +106,7 @@ extension BatchInputs {
                     PathBytes.decode(raw.prefix { $0 != 0 })
                 }
                 if name.hasScalarPrefix(".") { continue }
-                let full = joined(path, name)
+                let full = joinedPath(path, name)
                 guard let st = FileStatus(path: full) else {
                     // Not silently: an image's name that leads nowhere, or anything the system cannot reach by
                     // its path (a folder's too, with what is below it).
@@ -161,10 +161,10 @@ extension BatchInputs {
             // stacked so that the first is walked first.
             var claimed: [String] = []
             for sub in subfolders.sorted(by: { before($0.name, $1.name) }) {
-                if claim(sub.identity, joined(path, sub.name)) || sameWay(sub.identity, joined(path, sub.name)) {
+                if claim(sub.identity, joinedPath(path, sub.name)) || sameWay(sub.identity, joinedPath(path, sub.name)) {
                     claimed.append(rel.isEmpty ? sub.name : rel + "/" + sub.name)
                 } else {
-                    skip(SkippedEntry(path: joined(path, sub.name), kind: .directory))
+                    skip(SkippedEntry(path: joinedPath(path, sub.name), kind: .directory))
                 }
             }
             pending += claimed.reversed()

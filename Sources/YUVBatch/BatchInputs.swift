@@ -243,6 +243,3 @@ public final class BatchInputs: @unchecked Sendable {
 func fileStep<T>(_ body: () throws(FileError) -> T) throws(BatchPlanError) -> T {
     do { return try body() } catch { throw .file(error) }
 }
-
-/// `name` in `folder`: one "/" between (the root, "/", is not doubled: `convert / -r` named "//etc/…").
-func joined(_ folder: String, _ name: String) -> String { folder.hasScalarSuffix("/") ? folder + name : folder + "/" + name }

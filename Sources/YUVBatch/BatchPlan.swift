@@ -19,8 +19,7 @@ public struct BatchOutputFolder: Sendable, Equatable {
         if !output.hasScalarSuffix("/") && FileStatus(path: output)?.kind != .directory { throw .outputNotFolder(output) }
         // `out.png/`, `out.png/sub/`: what the name, or the nearest part of it that is there, leads to, slashes
         // aside (`stat` of "file/" fails, which said nothing).
-        var named = output
-        while named.unicodeScalars.count > 1 && named.unicodeScalars.last == "/" { named.unicodeScalars.removeLast() }
+        let named = output.withoutTrailingSlashes
         var place = named
         while place != "/" && place != "." && FileStatus(path: place) == nil {
             // A link to nothing (or a loop of links) on the way: no folder can be made through it (each file
@@ -43,7 +42,7 @@ public struct BatchOutputFolder: Sendable, Equatable {
     /// Where `name` goes in this folder: the folder as given, one "/" between (so `/` is the root, not the
     /// current folder).
     public func path(of name: String) -> String {
-        path.hasScalarSuffix("/") ? path + name : path + "/" + name
+        joinedPath(path, name)
     }
 }
 

@@ -45,9 +45,7 @@ extension AtomicOutput {
     /// Outputs under `root` (a folder, identity `identity`) are written only inside it (`confinedFolder`).
     /// `madeByRun`: the run made the folder, so nothing below it was there before.
     public static func confine(to root: String, identity: FileIdentity, madeByRun: Bool = false) {
-        var r = root
-        while r.unicodeScalars.count > 1 && r.unicodeScalars.last == "/" { r.unicodeScalars.removeLast() }
-        confinement.withLock { $0 = Confinement(root: r, identity: identity, allAbsent: madeByRun) }
+        confinement.withLock { $0 = Confinement(root: root.withoutTrailingSlashes, identity: identity, allAbsent: madeByRun) }
     }
 
     /// Before the run writes anything: the identity of each folder now on the way to each output (`outputs`, in
@@ -79,10 +77,10 @@ extension AtomicOutput {
             while shared < min(chain.count, names.count) && chain[shared].name == names[shared] { shared += 1 }
             while chain.count > shared { close(chain.removeLast().fd) }
             var reached = root
-            for part in parts.prefix(shared) { reached += (reached.hasScalarSuffix("/") ? "" : "/") + part }
+            for part in parts.prefix(shared) { reached = joinedPath(reached, part) }
             stopped = nil
             for i in shared..<parts.count {
-                reached += (reached.hasScalarSuffix("/") ? "" : "/") + parts[i]
+                reached = joinedPath(reached, parts[i])
                 let parent = chain.last?.fd ?? rootFolder
                 let next = withFileSystemPath(parts[i]) { yc_open_folder_at(parent, $0, 1) }
                 let code = errno
@@ -144,7 +142,7 @@ extension AtomicOutput {
         }
         var reached = root, underAbsent = allAbsent
         for part in parts {
-            reached += (reached.hasScalarSuffix("/") ? "" : "/") + part
+            reached = joinedPath(reached, part)
             if making, withFileSystemPath(part, { mkdirat(folder, $0, 0o777) }) != 0, errno != EEXIST {
                 let why = errnoMessage()
                 close(folder)
@@ -210,8 +208,8 @@ extension AtomicOutput {
         let folder = try confinedFolder(of: prefix) ?? withFileSystemPath(dir.isEmpty ? "." : dir) { yc_open_folder($0) }
         guard folder >= 0 else { throw .system("cannot open the folder \(PathBytes.display(dir)): \(errnoMessage())") }
         defer { close(folder) }
-        func path(_ name: String) -> String { dir.isEmpty ? name : (dir.hasScalarSuffix("/") ? dir : dir + "/") + name }
-        func randomName() -> String { stem + String((0..<6).map { _ in nameCharacters.randomElement()! }) }
+        func path(_ name: String) -> String { dir.isEmpty ? name : joinedPath(dir, name) }
+        func randomName() -> String { stem + randomSuffix() }
         let unnamed = yc_open_unnamed_at(folder, 0o644)
         if unnamed >= 0 {
             guard prepare(unnamed) else {
@@ -227,30 +225,25 @@ extension AtomicOutput {
             // (Not named: a file made by name below, as outputs fall back.)
             close(unnamed)
         }
-        // By name: registered with the signal handlers from before it is made until `prepare` has made it what it
-        // is to be, so that a signal in between leaves no such file (an empty journal was left for good).
-        for _ in 0..<100 {
-            let name = randomName()
-            let slot = withFileSystemPath(name) { yc_register_temp(folder, $0) }
-            if slot == -2 { throw .interrupted }
-            if slot < 0 { throw .system(errnoMessage()) }
-            let fd = withFileSystemPath(name) { openat(folder, $0, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644) }
-            if fd >= 0 {
-                guard prepare(fd) else {
-                    let why = errnoMessage()
-                    _ = withFileSystemPath(name) { unlinkat(folder, $0, 0) }
-                    yc_unregister_temp(slot)
-                    close(fd)
-                    throw .system(why)
-                }
-                yc_unregister_temp(slot)
-                return (fd, path(name))
-            }
-            let code = errno
-            yc_unregister_temp(slot)
-            if code != EEXIST { throw .system(errnoMessage(code)) }
+        // By name: registered with the signal handlers from before it is made (`nameTemporary`) until `prepare` has
+        // made it what it is to be, so that a signal in between leaves no such file (an empty journal was left for
+        // good).
+        let (fd, slot, name) = nameTemporary(in: folder, tries: 100, named: { stem + $0 }) {
+            openat($0, $1, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         }
-        throw .system("no free name for \(PathBytes.display(prefix))XXXXXX")
+        guard fd >= 0 else {
+            if errno == EINTR { throw .interrupted }   // a signal is ending the run (`nameTemporary`)
+            if errno == EEXIST { throw .system("no free name for \(PathBytes.display(prefix))XXXXXX") }
+            throw .system(errnoMessage())
+        }
+        defer { yc_unregister_temp(slot) }
+        guard prepare(fd) else {
+            let why = errnoMessage()
+            _ = withFileSystemPath(name) { unlinkat(folder, $0, 0) }
+            close(fd)
+            throw .system(why)
+        }
+        return (fd, path(name))
     }
 
     /// Whether `name` is one `makeOwnFile` makes for `stem`: the stem and six of its letters.

@@ -22,11 +22,18 @@ extension AtomicOutput {
     /// Returns `make`'s result (negative, errno set, when no name could be made), the registry slot, the name.
     static func nameTemporary(in folder: Int32, long: Bool, base: String,
                                       _ make: (Int32, UnsafePointer<CChar>) -> Int32) -> (Int32, Int32, String) {
+        nameTemporary(in: folder, tries: 64, named: { long ? ".\(base).yuvconv-\($0)" : ".yuvconv-\($0)" }, make)
+    }
+
+    /// Six random letters and digits: a temporary name's own part.
+    static func randomSuffix() -> String { String((0..<6).map { _ in nameCharacters.randomElement()! }) }
+
+    /// `nameTemporary` with the names `named` makes of a random suffix, `tries` of them at most.
+    static func nameTemporary(in folder: Int32, tries: Int, named: (String) -> String,
+                              _ make: (Int32, UnsafePointer<CChar>) -> Int32) -> (Int32, Int32, String) {
         var result: Int32 = -1
-        for _ in 0..<64 {
-            var suffix = ""
-            for _ in 0..<6 { suffix.append(nameCharacters.randomElement()!) }
-            let name = long ? ".\(base).yuvconv-\(suffix)" : ".yuvconv-\(suffix)"
+        for _ in 0..<tries {
+            let name = named(randomSuffix())
             var slot: Int32 = -1
             result = withFileSystemPath(name) {
                 slot = yc_register_temp(folder, $0)
@@ -63,7 +70,7 @@ extension AtomicOutput {
             openat($0, $1, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         }
         guard fd >= 0 else { return nil }
-        return (fd, folder.hasScalarSuffix("/") ? folder + name : folder + "/" + name, slot)
+        return (fd, joinedPath(folder, name), slot)
     }
 
     /// Removes a file `makePrivate` made, and its registry slot.

@@ -282,6 +282,11 @@ public func readWaiting(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) ->
     Int(yc_read_full(fd, buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), buffer.count))
 }
 
+/// `name` in `folder`: one "/" between (the root, "/", is not doubled: `convert / -r` named "//etc/…").
+public func joinedPath(_ folder: String, _ name: String) -> String {
+    folder.hasScalarSuffix("/") ? folder + name : folder + "/" + name
+}
+
 /// The file at `path`, else at `path` resolved (`resolvedPath`: `in/w/../a.jpg` before `in/w` is made is
 /// `in/a.jpg`, which stat cannot reach yet), with the path it was found at; nil when neither is there.
 public func statusResolving(_ path: String) -> (status: FileStatus, at: String)? {
@@ -347,6 +352,13 @@ extension StringProtocol {
 
     /// Whether the path starts at the root.
     public var isAbsolutePath: Bool { unicodeScalars.first == "/" }
+
+    /// The path without its trailing `/`s (the root, "/", stays).
+    public var withoutTrailingSlashes: String {
+        var v = String.UnicodeScalarView(unicodeScalars)
+        while v.count > 1 && v.last == "/" { v.removeLast() }
+        return String(v)
+    }
 
     /// What comes before and after the last `/`, or nil when there is none.
     public var aroundLastSlash: (String, String)? { around(last: "/") }

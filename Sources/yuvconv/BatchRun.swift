@@ -261,12 +261,13 @@ struct BatchRun {
                         s.done += 1
                         if outcome.skipped {
                             s.skipped += 1
-                            if opts.metrics && opts.reportFormat != nil && outcome.record.upToDate && outcome.record.quality == nil {
-                                s.keptUnmeasured += 1
-                            } else if opts.metrics && opts.reportFormat != nil && outcome.record.upToDate
-                                        && outcome.record.report?.chromaFilter == .sharp
-                                        && outcome.record.quality?.psnrRGBBilinearBox == nil {
-                                s.keptWithoutBox += 1
+                            if opts.metrics && opts.reportFormat != nil && outcome.record.upToDate {
+                                if outcome.record.quality == nil {
+                                    s.keptUnmeasured += 1
+                                } else if outcome.record.report?.chromaFilter == .sharp
+                                            && outcome.record.quality?.psnrRGBBilinearBox == nil {
+                                    s.keptWithoutBox += 1
+                                }
                             }
                         } else if outcome.failure != nil {
                             s.failed += 1

@@ -86,7 +86,7 @@ func repeatedInput(_ inputs: BatchInputs) throws(BatchPlanError) -> (String, Str
     let whole = try inputs.selection(shard: nil, keepOrder: true)   // in the order given
     let keys = Spool()
     let here = currentFolder().pathParts   // once, not a getcwd an input
-    func key(_ input: String) -> [UInt8]? {
+    func key(_ input: String) -> [UInt8] {
         // A path that reaches nothing (gone, unreadable) by its name alone: `gone.png ./gone.png` is one input
         // given twice, refused as convert refuses it (it was two failed rows in the totals).
         let id = inputIdentity(input) ?? FileIdentity(device: 0, inode: 0)
@@ -97,7 +97,7 @@ func repeatedInput(_ inputs: BatchInputs) throws(BatchPlanError) -> (String, Str
     }
     var r = whole.reader(), position: UInt64 = 0
     while let item = r.next() {
-        if let k = key(item.input) { keys.appendRecord(k + withUnsafeBytes(of: position.bigEndian, Array.init)) }
+        keys.appendRecord(key(item.input) + withUnsafeBytes(of: position.bigEndian, Array.init))
         position += 1
     }
     // Sorted, one file's mentions are together in input order: its first record is its first mention, its

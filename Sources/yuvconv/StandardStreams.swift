@@ -178,13 +178,15 @@ let standardErrorMustStayUntouched: Bool = {
     }
     if case .descriptorHasData? = AtomicOutput.overwrites(descriptor: STDERR_FILENO) { return true }
     var named = Set<FileIdentity>(), written = Set<FileIdentity>(), folders: [String] = []
+    /// `--name=value`'s value: what follows its first "=", by scalar.
+    func afterEquals(_ arg: String) -> String { String(scalars: arg.unicodeScalars.drop { $0 != "=" }.dropFirst()) }
     var args = (processArguments() ?? [])[...]
     while let arg = args.popFirst() {
         var outputs: [String] = []
         if ["-o", "--output", "--report-file"].contains(arg) {
             outputs = args.popFirst().map { [$0] } ?? []
         } else if arg.hasScalarPrefix("--output=") || arg.hasScalarPrefix("--report-file=") {
-            outputs = [String(scalars: arg.unicodeScalars.drop { $0 != "=" }.dropFirst())]
+            outputs = [afterEquals(arg)]
         } else if arg.hasScalarPrefix("-o") && !arg.hasScalarPrefix("--") {
             outputs = [arg.droppingScalars(2)]
         }
@@ -200,9 +202,7 @@ let standardErrorMustStayUntouched: Bool = {
             continue
         }
         var candidates = [arg]
-        if arg.hasScalarPrefix("--"), arg.unicodeScalars.contains("=") {
-            candidates.append(String(scalars: arg.unicodeScalars.drop { $0 != "=" }.dropFirst()))
-        }
+        if arg.hasScalarPrefix("--"), arg.unicodeScalars.contains("=") { candidates.append(afterEquals(arg)) }
         for c in candidates {
             if let st = FileStatus(path: c) {
                 let view = fileSystemView(path: c)

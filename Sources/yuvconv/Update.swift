@@ -267,7 +267,7 @@ struct UpdateManifest: Sendable {
         let st = FileStatus(path: item.output, follow: false)
         let why = st?.kind == .symlink ? "is a symbolic link"
             : st.map { $0.kind != .regular } == true ? "is not a plain file"
-            : BatchPlan.resolved(item.output) != folderPlace + (folderPlace.hasScalarSuffix("/") ? "" : "/") + item.name
+            : BatchPlan.resolved(item.output) != joinedPath(folderPlace, item.name)
                 ? "is reached through a symbolic link below the output folder" : nil
         // The output folder itself moved or replaced mid-run (a link put at its path) is said as such, not as
         // this output's link (looked at only for an output refused: not a second resolution for every file).

@@ -86,7 +86,7 @@ func refuseYUVIntoFolder(_ o: Options) -> Int32? {
     let base = input.pathParts.last ?? input
     let stem = base.around(last: ".").map(\.0).flatMap { $0.isEmpty ? nil : $0 } ?? base
     // The extension of the format asked for (-f nv21: .nv21), else a PNG's: a name that says what is written.
-    let example = folder + (folder.hasScalarSuffix("/") ? "" : "/") + stem + "." + (o.format?.fileExtension ?? "png")
+    let example = joinedPath(folder, stem + "." + (o.format?.fileExtension ?? "png"))
     return usageFailure("\(displayPath(input)) is \(kind), which converts to one named file, and -o \(displayOutputPath(out)) "
                         + (exists ? "is a folder" : "names a folder (it ends in /)") + " (a batch, which takes JPEG and PNG): "
                         + "name the file, e.g. -o \(displayOutputPath(example))" + (exists ? "" : ", once the folder exists"))
