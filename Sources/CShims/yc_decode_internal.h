@@ -84,6 +84,8 @@ struct yc_decoder {
     uint8_t *exif;       // the first APP1 Exif segment's body ("Exif\0\0", then TIFF data), for the orientation
     size_t exif_length;
     int exif_second_said;   // a second Exif segment was said (once)
+    int exif_late_said;     // a first Exif segment after the first scan was said (once): not read
+    int xmp_late_said;      // an XMP orientation after the first scan was said (once): not applied
     int xmp_orientation; // tiff:Orientation from the first XMP packet (JPEG APP1, PNG iTXt): 1…8, −1 unusable, 0 absent
     int xmp_seen;        // a JPEG's first XMP packet was read (the one that decides)
     int png_late_xmp;    // an XMP iTXt after the image data held an orientation that would have been used (a warning)
@@ -286,6 +288,10 @@ void yc_png_row_inflated(png_structp png, png_row_infop row_info, png_bytep data
 /// The warning for a PNG eXIf chunk after the image data (both PNG routes).
 #define YC_PNG_LATE_EXIF "an eXIf chunk after the image data is not read: whatever it says (an orientation, an " \
     "Adobe RGB colour space) is not applied (the picture is converted as stored)"
+
+/// The warning for a JPEG's first Exif segment after its first scan (both JPEG routes).
+#define YC_JPEG_LATE_EXIF "APP1: an Exif segment after the first scan is not read: whatever it says (an orientation, " \
+    "an Adobe RGB colour space) is not applied (the picture is converted as stored)"
 
 /// Whether the `count` bytes libjpeg's next_marker just skipped (it warns with the source synchronised right after
 /// the last of them) are all zero bytes, those read before the buffer's last refill included.

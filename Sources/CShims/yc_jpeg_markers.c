@@ -37,11 +37,45 @@ static void second_exif(yc_decoder *dec, const uint8_t *head) {
     yc_warn_exif(dec, "a second Exif segment (APP1), ignored (the first one is used)");
 }
 
+/// An APP1 segment after the first scan (between a progressive file's scans, or before its end marker): the
+/// orientation and colour space were decided with the header, before the first row. A first Exif segment or an XMP
+/// orientation that the header's would not have overridden comes too late: said once each, as a PNG's eXIf or XMP
+/// after its image data is, never kept; a second Exif segment is said as in the header.
+static boolean late_app1(j_decompress_ptr cinfo, yc_decoder *dec, long length) {
+    const long xmp_prefix = (long)sizeof xmp_jpeg_prefix;
+    const int exif_wanted = length > 6 && !dec->exif_late_said;
+    const int xmp_wanted = length >= xmp_prefix && !dec->xmp_seen && !dec->xmp_late_said;
+    if (!exif_wanted && !xmp_wanted) {
+        (*cinfo->src->skip_input_data)(cinfo, length);
+        return TRUE;
+    }
+    uint8_t *body = dec->app1;
+    for (long i = 0; i < length; i++) body[i] = (uint8_t)marker_byte(cinfo);
+    if (exif_wanted && memcmp(body, "Exif\0\0", 6) == 0) {
+        if (dec->exif) {
+            second_exif(dec, body);
+        } else {
+            dec->exif_late_said = 1;
+            yc_warn_exif(dec, YC_JPEG_LATE_EXIF);
+        }
+    }
+    // Only an orientation that would have been used: none from the header's Exif, which decides over XMP.
+    const int exif_tag = dec->exif ? yc_exif_orientation_tag(dec->exif + 6, dec->exif_length - 6) : 0;
+    if (xmp_wanted && exif_tag == 0 && memcmp(body, xmp_jpeg_prefix, (size_t)xmp_prefix) == 0 &&
+        yc_xmp_orientation(body + xmp_prefix, (size_t)(length - xmp_prefix)) > 1) {
+        dec->xmp_late_said = 1;
+        yc_warn_xmp(dec, "APP1: an XMP orientation after the first scan comes too late: not applied (the picture is "
+                    "converted as stored)");
+    }
+    return TRUE;
+}
+
 boolean yc_jpeg_app1_marker(j_decompress_ptr cinfo) {
     yc_decoder *dec = ((struct yc_jpeg_err *)cinfo->err)->dec;
     long length = marker_length(cinfo);
     if (length <= 0) return TRUE;
     const long xmp_prefix = (long)sizeof xmp_jpeg_prefix;   // with its NUL
+    if (dec->jpeg_header_read) return late_app1(cinfo, dec, length);
     // After the first Exif segment and the first XMP packet, only a second Exif segment's name is read: it is
     // ignored, as a PNG's second eXIf is, and said once (its orientation may differ from the one applied).
     if (dec->exif != NULL && dec->xmp_seen && length > 6) {

@@ -446,6 +446,67 @@ final class OrientationTests: XCTestCase {
         XCTAssertEqual(try with(["", "<rdf:Description tiff:Orientation='6'/>"]).report.orientation, .identity)
     }
 
+    /// An Exif or XMP APP1 after a JPEG's first scan (between progressive scans, or before the end marker) comes
+    /// after the orientation and colour space were decided: said once, as a PNG's eXIf or XMP after its image data
+    /// is, and the picture converted as stored, on both JPEG routes. Before, it went by in silence.
+    func testJPEGExifOrXMPAfterTheFirstScanIsSaid() throws {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("yuvconv-late-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        func app1(_ body: [UInt8]) -> [UInt8] { [0xFF, 0xE1, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 255)] + body }
+        let exif = app1(Array(Self.withOrientation([0xFF, 0xD8], 6)[6...]))
+        let xmp = app1(Array("http://ns.adobe.com/xap/1.0/".utf8) + [0]
+            + Array("<rdf:Description xmlns:tiff='http://ns.adobe.com/tiff/1.0/' tiff:Orientation='6'/>".utf8))
+        let noOrientation = app1(Array("http://ns.adobe.com/xap/1.0/".utf8) + [0] + Array("<x:xmpmeta/>".utf8))
+        let baseline = [UInt8](try Data(contentsOf: URL(fileURLWithPath: fixture("jpeg/libjpeg-turbo/testorig.jpg"))))
+        let progressive = [UInt8](try Data(contentsOf: URL(fileURLWithPath: fixture("jpeg/jpegsuite/progressive_huffman/32x32x8_ycbcr.jpg"))))
+        // `late` put before the end marker, or before the second scan of the progressive file.
+        func variants(_ late: [UInt8]) -> [(String, [UInt8])] {
+            let end = baseline.count - 2
+            var second = 0, scans = 0
+            for i in 0..<(progressive.count - 1) where progressive[i] == 0xFF && progressive[i + 1] == 0xDA {
+                scans += 1
+                if scans == 2 { second = i; break }
+            }
+            return [("before the end marker", Array(baseline[..<end]) + late + Array(baseline[end...])),
+                    ("between progressive scans", Array(progressive[..<second]) + late + Array(progressive[second...]))]
+        }
+        var made = 0
+        func convert(_ bytes: [UInt8], _ path: JPEGPath) throws -> Conversion {
+            made += 1
+            let url = work.appendingPathComponent("late-\(made).jpg")
+            try Data(bytes).write(to: url)
+            return try convertFile(path: url.path, spec: spec601, layout: .nv12, options: DecodeOptions(jpegPath: path))
+        }
+        for path in [JPEGPath.direct, .rgb] {
+            for (late, says) in [(exif, "an Exif segment after the first scan is not read"),
+                                 (xmp, "an XMP orientation after the first scan comes too late")] {
+                for ((place, bytes), (_, plain)) in zip(variants(late), variants([])) {
+                    let c = try convert(bytes, path), stored = try convert(plain, path)
+                    XCTAssertEqual(c.report.orientation, .identity, "\(place), \(path)")
+                    XCTAssertEqual(c.image.bytes, stored.image.bytes, "\(place), \(path)")
+                    XCTAssertEqual(c.report.warnings, 1, "\(place), \(path)")
+                    XCTAssertTrue(c.report.firstWarning.contains(says), "\(place), \(path): \(c.report.firstWarning)")
+                    // Said once, however many come.
+                    XCTAssertEqual(try convert(Array(bytes[..<(bytes.count - 2)]) + late + [0xFF, 0xD9], path).report.warnings,
+                                   1, "twice, \(place), \(path)")
+                }
+            }
+            // Nothing to say of a late packet without an orientation; a late Exif after one in the header is a
+            // second Exif segment, as it is there.
+            for (_, bytes) in variants(noOrientation) {
+                XCTAssertEqual(try convert(bytes, path).report.warnings, 0)
+            }
+            for (place, bytes) in variants(exif) {
+                let withHeaderExif = Self.withOrientation(bytes, 3)
+                let c = try convert(withHeaderExif, path)
+                XCTAssertEqual(c.report.orientation.exif, 3, "\(place), \(path)")
+                XCTAssertTrue(c.report.firstWarning.contains("a second Exif segment (APP1), ignored (the first one is used)"),
+                              "\(place), \(path): \(c.report.firstWarning)")
+            }
+        }
+    }
+
     /// A PNG's compressed XMP iTXt (flag 1) is inflated and read as an uncompressed one, up to a packet of 1 MiB (a
     /// longer one is ignored, with a warning); an XMP orientation after the image data comes too late: a warning,
     /// and the picture as stored. On both PNG routes (the image data read by yuvconv, and by libpng).
