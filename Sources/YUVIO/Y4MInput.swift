@@ -184,19 +184,31 @@ extension RawInput {
             timing.unreadable = unreadable
             timing.ignoredXYSCSS = ignoredXYSCSS
             timing.colourSpace = tag.map { "C\($0)" } ?? xyscss.map { "XYSCSS=\($0)" } ?? "no C tag"
-            // A file that goes on after its first frame with more frames (a line end or two is no more): said, since
-            // the rest is not converted; with other bytes: refused (below). A stream is not read further — an
-            // endless producer would hold the run — so neither is checked there.
+            // A file that goes on after its first frame with more frames: said, since the rest is not converted;
+            // with other bytes: refused (below). Line ends and spaces after the frame, however many, are no more (one
+            // decision whatever their length: 16 of them were let by and 17 refused). A stream is not read further —
+            // an endless producer would hold the run — so neither is checked there.
             if input.fileSize != nil {
-                var tail = [UInt8](repeating: 0, count: 16)
-                let n = fread(&tail, 1, tail.count, input.file)
                 let blank = Array(" \t\r\n".utf8)
-                timing.goesOn = tail[..<n].contains { !blank.contains($0) } || (n == tail.count && getc(input.file) != EOF)
+                var rest: [UInt8] = []
+                var chunk = [UInt8](repeating: 0, count: 4096)
+                while rest.isEmpty {
+                    let n = fread(&chunk, 1, chunk.count, input.file)
+                    if n == 0 { break }
+                    guard let first = chunk[..<n].firstIndex(where: { !blank.contains($0) }) else { continue }
+                    rest = Array(chunk[first..<n].prefix(13))
+                    // The first 13 bytes after the blanks: enough to show 12 and to tell "FRAME" and what follows it.
+                    if rest.count < 13 {
+                        var more = [UInt8](repeating: 0, count: 13 - rest.count)
+                        let got = fread(&more, 1, more.count, input.file)
+                        rest += more[..<got]
+                    }
+                }
+                timing.goesOn = !rest.isEmpty
                 // What goes on must be the next frame's header. Anything else means the frames are not the size
                 // the header says (a 10-bit frame read by an 8-bit header, a tag FFmpeg finds inside an unknown
                 // token such as `Z_C420p10`, which the format says to ignore): the first frame's bytes would be
                 // the wrong samples, so it is refused, not converted.
-                let rest = tail[..<n].drop { blank.contains($0) }
                 let word = Array("FRAME".utf8)
                 if timing.goesOn, !(rest.starts(with: word) && (rest.count == word.count
                     || [UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r")].contains(rest[rest.startIndex + word.count]))) {

@@ -99,10 +99,10 @@ extension Options {
         if report && given.contains("--force") && reportFile == nil && AtomicOutput.overwrites(descriptor: STDOUT_FILENO) == nil {
             out.append("--force lets --report-file replace a file; without one the report goes to standard output, so it is ignored")
         }
-        if format == .y4m && depth == 10, let s = siting, s != .center {
-            // YUV input writes no report: there is none to point to.
+        // (YUV input's is said with the file, from where its samples sit and the output's depth: `warnRawSiting`.)
+        if format == .y4m && depth == 10 && !rawInput, let s = siting, s != .center {
             out.append("--chroma-loc \(s.rawValue): a 10-bit Y4M header (C420p10) has no siting tag (ffprobe: unspecified), so readers take its "
-                       + "chroma as centre-sited" + (rawInput ? "" : "; the report's chroma_location and ffmpeg arguments say \(s.rawValue)"))
+                       + "chroma as centre-sited; the report's chroma_location and ffmpeg arguments say \(s.rawValue)")
         }
         if given.contains("--quality") && format != .jpeg {
             out.append("--quality sets JPEG output's quality; \(format.name) output ignores it")

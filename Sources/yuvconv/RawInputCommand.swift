@@ -76,7 +76,7 @@ func runRawInput(_ options: Options) -> Int32 {
         var refusal: String?
         if !RawInput.isY4M(path: input) || options.isOneRawFrame(input) {
             guard let size = options.inputSize else { return usageFailure("\(name): raw YUV needs --size WxH") }
-            warnRawSiting(name, options.siting ?? .center, format)
+            warnRawSiting(name, options.siting ?? .center, format, depth: options.depth ?? options.rawLayout(of: input).bitDepth)
             // In the run's order: the output's limits from --size (a JPEG's 65500 a side), then the frame.
             if let why = format.sizeProblem(width: size.width, height: size.height) {
                 refusal = FileError(input: input, writing: written, .unfit(why)).cli
@@ -174,17 +174,7 @@ func runRawInput(_ options: Options) -> Int32 {
                          + "is ignored")
             }
             siting = tag
-            // JPEG and PNG outputs are centre-sited, and so is a 10-bit Y4M to its readers (C420p10 has no siting
-            // tag): other chroma is taken as centre-sited there, half a pixel off (the samples are not resampled),
-            // which is worth a word.
-            if tag != .center && (format == .jpeg || format == .png) {
-                printErr("yuvconv: warning: \(name): \(said); \(format.name) output is centre-sited and the samples are "
-                         + "not resampled, so the colours move by half a pixel")
-            }
-            if tag != .center, case .y4m = format, (options.depth ?? img.layout.bitDepth) == 10 {
-                printErr("yuvconv: warning: \(name): \(said); a 10-bit Y4M header (C420p10) has no siting tag (ffprobe: unspecified), so readers "
-                         + "take its chroma as centre-sited, half a pixel off (the samples are not resampled)")
-            }
+            warnRawSiting(name, tag, format, depth: options.depth ?? img.layout.bitDepth, said: said)
             // XCOLORRANGE says; without it, --range if given, else limited (FFmpeg's convention for Y4M). A --range
             // the tag contradicts is ignored with a word, as --size, --pix-fmt and --chroma-loc are.
             if let range, options.rangeGiven, options.spec.range != range {
@@ -202,7 +192,7 @@ func runRawInput(_ options: Options) -> Int32 {
             image = try RawInput.read(path: input, width: size.width, height: size.height, layout: options.rawLayout(of: input),
                                       maxPixels: options.maxPixels, maxMemory: options.maxMemory,
                                       besides: heldBeside(destination) { [spec] _ in spec != jfif })
-            warnRawSiting(name, siting, format)
+            warnRawSiting(name, siting, format, depth: options.depth ?? image.layout.bitDepth)
         }
         // What the frame, read, holds whole with what is held beside it: counted as a decoded picture's is, the
         // budget from the bytes read (a stream's too: standard input, a FIFO), at least.
@@ -334,11 +324,19 @@ func reconvert(_ image: YUVImage, from: ConversionSpec, to: ConversionSpec) -> Y
     }
 }
 
-/// --chroma-loc says where a raw frame's chroma sits (it has no tag): a PNG or JPEG, centre-sited, takes it as
-/// centre-sited, as it does a Y4M's tagged chroma — a word when that is not where it sits (it said the option was
-/// ignored). The dry run says it too.
-func warnRawSiting(_ name: String, _ siting: ChromaLocation, _ format: OutputFormat) {
-    guard siting != .center && (format == .jpeg || format == .png) else { return }
-    printErr("yuvconv: warning: \(name): its chroma is \(siting.rawValue)-sited (--chroma-loc \(siting.rawValue)); "
-             + "\(format.name) output is centre-sited and the samples are not resampled, so the colours move by half a pixel")
+/// YUV input's chroma is moved, never resampled: an output whose readers take it as centre-sited — JPEG, PNG, and a
+/// 10-bit Y4M, whose header (C420p10) has no siting tag — shows other chroma half a pixel off, which is worth a word.
+/// The one place that says so, for raw frames and Y4M input, from where the samples sit (`said`: how that is known)
+/// and the output's depth (a 10-bit input's own, unless --depth: a raw p010 frame was let by in silence). The dry run
+/// says it too.
+func warnRawSiting(_ name: String, _ siting: ChromaLocation, _ format: OutputFormat, depth: Int, said: String? = nil) {
+    guard siting != .center else { return }
+    let said = said ?? "its chroma is \(siting.rawValue)-sited (--chroma-loc \(siting.rawValue))"
+    if format == .jpeg || format == .png {
+        printErr("yuvconv: warning: \(name): \(said); \(format.name) output is centre-sited and the samples are not "
+                 + "resampled, so the colours move by half a pixel")
+    } else if case .y4m = format, depth == 10 {
+        printErr("yuvconv: warning: \(name): \(said); a 10-bit Y4M header (C420p10) has no siting tag (ffprobe: unspecified), "
+                 + "so readers take its chroma as centre-sited, half a pixel off (the samples are not resampled)")
+    }
 }

@@ -356,6 +356,30 @@ final class HostileTests: CLITestCase {
         XCTAssertEqual(left.stderr, "yuvconv: warning: r.nv12: its chroma is left-sited (--chroma-loc left); png output is "
                        + "centre-sited and the samples are not resampled, so the colours move by half a pixel\n")
         XCTAssertEqual(try run(["r.nv12", "--size", "8x4", "--chroma-loc", "center", "-o", "c.png", "-q"]).stderr, "")
+        // One decision, from where the samples sit and the output's depth: a 10-bit raw frame, whose Y4M is 10-bit
+        // without --depth, was let by in silence (run and dry run); a warning is said once (--depth 10 said it twice,
+        // once as an option warning), and not for a --chroma-loc that a centre-sited header overrides.
+        func tenBitFrame(_ high: UInt8) -> Data { Data((0..<(8 * 4 * 3 / 2)).flatMap { _ in [UInt8(0), high] }) }
+        try tenBitFrame(0x02).write(to: work.appendingPathComponent("t.yuv420p10le"))   // 512, in the low 10 bits
+        try tenBitFrame(0x80).write(to: work.appendingPathComponent("t.p010"))          // 512, in the high 10 bits
+        let says = "its chroma is left-sited (--chroma-loc left); a 10-bit Y4M header (C420p10) has no siting tag"
+        for input in ["t.yuv420p10le", "t.p010"] {
+            for extra in [[], ["--depth", "10"], ["--dry-run"]] {
+                let r = try run([input, "--size", "8x4", "--chroma-loc", "left", "-o", "\(input)-\(extra.count).y4m", "-q"] + extra)
+                XCTAssertEqual(r.status, 0, r.stderr)
+                XCTAssertEqual(r.stderr.components(separatedBy: "has no siting tag").count - 1, 1, "\(input) \(extra): \(r.stderr)")
+                XCTAssertTrue(r.stderr.contains("\(input): \(says)"), "\(input) \(extra): \(r.stderr)")
+            }
+        }
+        let twice = try run(["o10.y4m", "-o", "q.y4m", "--chroma-loc", "left", "--depth", "10", "-q"])
+        XCTAssertEqual(twice.stderr.components(separatedBy: "has no siting tag").count - 1, 2, twice.stderr)  // said and its own tag
+        var centred = Data("YUV4MPEG2 W8 H4 C420jpeg\nFRAME\n".utf8)
+        centred += Data(repeating: 128, count: 8 * 4 * 3 / 2)
+        try centred.write(to: work.appendingPathComponent("c.y4m"))
+        let overridden = try run(["c.y4m", "-o", "c10.y4m", "--chroma-loc", "left", "--depth", "10"])
+        XCTAssertEqual(overridden.status, 0, overridden.stderr)
+        XCTAssertFalse(overridden.stderr.contains("has no siting tag"), overridden.stderr)
+        XCTAssertTrue(overridden.stderr.contains("--chroma-loc left is ignored"), overridden.stderr)
     }
 
     /// A JPEG carrying a valid lut8 ICC profile of grid 160 (12.3 MB of table): LittleCMS needs most of its
