@@ -141,7 +141,7 @@ public final class ManifestJournal: @unchecked Sendable {
     }
 
     /// The folder as a prefix of its files' paths.
-    static func place(_ folder: String) -> String { folder.hasScalarSuffix("/") ? folder : folder + "/" }
+    static func place(_ folder: String) -> String { joinedPath(folder, "") }
 
     /// A journal found: its path and descriptor (locked), its lines read into the changes.
     struct Found {

@@ -14,7 +14,7 @@ extension String {
         var out = String.UnicodeScalarView()
         var i = 0
         while i < s.count {
-            if i + p.count <= s.count && s[i..<(i + p.count)].elementsEqual(p) {
+            if s.holds(p, at: i) {
                 out.append(contentsOf: b.unicodeScalars)
                 i += p.count
             } else {
@@ -45,7 +45,7 @@ extension StringProtocol {
         let t = Array(unicodeScalars), p = Array(s.unicodeScalars)
         guard !p.isEmpty else { return true }
         guard p.count <= t.count else { return false }
-        return (0...(t.count - p.count)).contains { t[$0..<($0 + p.count)].elementsEqual(p) }
+        return (0...(t.count - p.count)).contains { t.holds(p, at: $0) }
     }
 
     /// Whether the two texts are the same scalars (`==` takes one name in NFC and NFD as equal).
@@ -54,4 +54,11 @@ extension StringProtocol {
     /// The first `n` scalars, and the text after them.
     public func scalarPrefix(_ n: Int) -> String { String(scalars: unicodeScalars.prefix(n)) }
     public func droppingScalars(_ n: Int) -> String { String(scalars: unicodeScalars.dropFirst(n)) }
+}
+
+extension Array where Element == Unicode.Scalar {
+    /// Whether the scalars `p` stand here from index `i` on: the one match `replacingAll` and `containsScalars` make.
+    fileprivate func holds(_ p: [Unicode.Scalar], at i: Int) -> Bool {
+        i + p.count <= count && self[i..<(i + p.count)].elementsEqual(p)
+    }
 }

@@ -20,8 +20,7 @@ func reportFolderToMake(_ file: String, outputFolder folder: String) -> String? 
 /// Whether the resolved path `path` is the folder `folder` or below it: by whole names (`out2` is not below
 /// `out`).
 func isBelow(_ path: String, _ folder: String) -> Bool {
-    let f = folder.hasScalarSuffix("/") ? folder : folder + "/"
-    return path.sameScalars(folder) || path.hasScalarPrefix(f)
+    path.sameScalars(folder) || path.hasScalarPrefix(joinedPath(folder, ""))
 }
 
 /// Why the folders `dir` that `reportFolderToMake` gave for `file` may not be made: one below the output folder
