@@ -120,6 +120,14 @@ ac = seg(0xDA, bytes([1, 1, 0x00, 1, 63, 0])) + bytes(((blocks // 16384) * 15 + 
 put("scans33mp.jpg", b"\xff\xd8" + dqt + sof + dht + dc + ac * 299 + b"\xff\xd9")
 # The same picture with its two scans only: 64 MiB of coefficients.
 put("prog33mp.jpg", b"\xff\xd8" + dqt + sof + dht + dc + ac + b"\xff\xd9")
+# The same size in colour, 4:2:0: 96 MiB of coefficients, 99 KB.
+sof3 = seg(0xC2, struct.pack(">BHHB", 8, H, W, 3) + bytes([1, 0x22, 0, 2, 0x11, 0, 3, 0x11, 0]))
+mcus, chroma = (W // 16) * (H // 16), (W // 16) * (H // 16)
+dc3 = seg(0xDA, bytes([3, 1, 0x00, 2, 0x00, 3, 0x00, 0, 0, 0])) + bytes((mcus * 6 + 7) // 8)
+def ac_of(c, n):
+    return seg(0xDA, bytes([1, c, 0x00, 1, 63, 0])) + bytes(((n // 16384) * 15 + 7) // 8)
+put("prog33mp-colour.jpg", b"\xff\xd8" + dqt + sof3 + dht + dc3 + ac_of(1, blocks) + ac_of(2, chroma) + ac_of(3, chroma)
+    + b"\xff\xd9")
 
 # A 16x16 PNG whose cICP and gAMA come after the image data.
 def chunk(kind, body):
@@ -2352,6 +2360,25 @@ for kb in 19000 20000 21000 22000 23000 24000 26000 30000; do
   status done
 done
 WRAP=(); ALLOW=(u.nv12 u.png u.jpg u.y4m s.nv12 small.png batch batch/*); settled
+end
+
+begin a-refused-buffer-fails-its-file-not-the-batch
+# A conversion's buffer refused under an address-space limit (after libjpeg took 96 MiB of coefficients, in a
+# window of about a MiB) ended the whole batch: exit 1, the next file never converted, no summary, no report or
+# manifest. Every limit from where the small file fits to where both do: the small one converts, the batch
+# says what failed.
+cp "$CRAFT/prog33mp-colour.jpg" a.jpg; cp "$PNG" b.png; snap
+for kb in $(seq 100000 256 150000); do
+  rm -rf o
+  WRAP=(prlimit --as=$((kb * 1024)) --); run a.jpg b.png -o o/ -j 1 -q
+  status done
+  [ -f o/b.nv12 ] || bad "under $kb KiB the batch ended before b.png: $(errline)"
+  (( RC == 0 )) && break
+  says 'converted, .* failed'
+  [ -n "$WHY" ] && break
+done
+(( RC == 0 )) || bad "both never converted up to 150000 KiB"
+WRAP=(); rm -rf o; settled
 end
 
 begin odd-align-on-10-bit-layouts

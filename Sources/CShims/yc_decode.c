@@ -3,6 +3,7 @@
 #include "yc_decode_internal.h"
 #include "yc_colour.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -197,6 +198,21 @@ int yc_refuse_whole(yc_decoder *dec, uint64_t bytes, const char *what) {
     dec->error_kind = YC_ERROR_WHOLE_BUDGET;
     return 1;
 }
+
+static _Atomic(yc_room_check) room_check;
+
+void yc_set_room_check(yc_room_check check) { atomic_store(&room_check, check); }
+
+int yc_refuse_no_room(yc_decoder *dec, uint64_t bytes, const char *what) {
+    yc_room_check check = atomic_load(&room_check);
+    if (!check || dec->failed || check(bytes)) return 0;
+    yc_set_error(dec, what);
+    dec->error_kind = YC_ERROR_NO_ROOM;
+    dec->no_room = bytes;
+    return 1;
+}
+
+uint64_t yc_no_room_bytes(const yc_decoder *dec) { return dec->no_room; }
 
 void yc_release_whole(yc_decoder *dec, uint64_t bytes) {
     dec->whole_held = bytes < dec->whole_held ? dec->whole_held - bytes : 0;

@@ -68,6 +68,7 @@ struct yc_decoder {
     uint64_t max_pixels;
     uint64_t max_whole;   // bytes a picture held whole may take (yc_open), 0: no limit
     uint64_t coef_held;   // of which a multi-scan JPEG's coefficients, which libjpeg allocates (counted by the callers)
+    uint64_t no_room;     // the bytes refused by the room check (YC_ERROR_NO_ROOM)
     uint64_t whole_held;  // bytes the decoder holds whole (a multi-scan JPEG's coefficients, an interlaced PNG)
     int max_scans;   // a progressive JPEG with more scans is refused (0: no limit)
     int colour_target; // yc_target to plan colour management for, -1 for none
@@ -288,6 +289,10 @@ void yc_png_row_inflated(png_structp png, png_row_infop row_info, png_bytep data
 /// The warning for a PNG eXIf chunk after the image data (both PNG routes).
 #define YC_PNG_LATE_EXIF "an eXIf chunk after the image data is not read: whatever it says (an orientation, an " \
     "Adobe RGB colour space) is not applied (the picture is converted as stored)"
+
+/// The decoder's own whole picture (`what`, `bytes`), after yc_refuse_whole: 1, with the decoder failed
+/// (YC_ERROR_NO_ROOM), when the room check says the address space cannot hold it and the work after it.
+int yc_refuse_no_room(yc_decoder *dec, uint64_t bytes, const char *what);
 
 /// The warning for a JPEG's first Exif segment after its first scan (both JPEG routes).
 #define YC_JPEG_LATE_EXIF "APP1: an Exif segment after the first scan is not read: whatever it says (an orientation, " \

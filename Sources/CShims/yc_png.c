@@ -299,7 +299,8 @@ void yc_png_open(yc_decoder *dec, FILE *file) {
         return;
     }
     // Adam7 spreads every row over seven passes: the whole picture is held (yc_png_rows).
-    if (info->png_interlaced) yc_refuse_whole(dec, (uint64_t)dec->png_rowbytes * h, "the interlaced PNG");
+    if (info->png_interlaced && !yc_refuse_whole(dec, (uint64_t)dec->png_rowbytes * h, "the interlaced PNG"))
+        yc_refuse_no_room(dec, (uint64_t)dec->png_rowbytes * h, "the interlaced PNG's rows");
 }
 
 int yc_png_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count) {

@@ -102,6 +102,7 @@ public final class ImageDecoder {
                 orientationIgnored: Bool = false, storedKept: Bool = false,
                 alsoHeld: (perBlock: Int, perPixel: Int, perOddBlock: Int, what: String)? = nil) throws(DecodeError) {
         self.source = source
+        _ = Self.roomCheckInstalled
         wholeBudget = Self.wholeBudget(maxMemory: maxMemory, inputBytes: source.byteCount)
         // A limit below its range refuses every picture, with the reason (maxPixels 0; `wholeBudget` is at least 1
         // byte, 0 being C's "no limit"), not a trap; maxScans 0 or less: no limit, as documented.
@@ -127,6 +128,9 @@ public final class ImageDecoder {
 
     deinit { yc_close(handle) }
 
+    /// The decoders ask before they take a picture whole themselves (`yc_set_room_check`): once, for the process.
+    private static let roomCheckInstalled: Void = yc_set_room_check { bytes in Ledger.roomForWhole(Int(clamping: bytes)) ? 1 : 0 }
+
     /// The decoder's failure as an error: a stream cut off at its limit says so, whatever the library made
     /// of the missing bytes.
     static func failure(_ h: OpaquePointer, _ source: InputSource) -> DecodeError {
@@ -140,6 +144,7 @@ public final class ImageDecoder {
         case YC_ERROR_DAMAGED: return .damaged(LibraryMessages.explain(message, library: "libjpeg", fromLibrary: fromLibrary))
         case YC_ERROR_TOO_MANY_SCANS: return .tooManyScans(message)
         case YC_ERROR_WHOLE_BUDGET: return .wholeBudget(message)
+        case YC_ERROR_NO_ROOM: return .decoder(Ledger.outOfMemoryUnderALimit(Int(clamping: yc_no_room_bytes(h)), for: message))
         case YC_ERROR_LEFTOVER: return .leftover(LibraryMessages.explain(message, library: "libjpeg"))
         case YC_ERROR_TOO_LARGE:
             let i = yc_get_info(h)!.pointee

@@ -16,20 +16,22 @@ public final class Ledger: Sendable {
     public init() {}
 
     /// `bytes` of memory, 64-byte aligned (what the SIMD rows load best), counted until `deallocate`. Refused
-    /// by the system (an address-space limit, `ulimit -v`), it is `exhausted`'s: a conversion cannot go on
-    /// without its bands.
-    public func allocate(_ bytes: Int) -> UnsafeMutableRawPointer {
-        var p: UnsafeMutableRawPointer?
-        guard posix_memalign(&p, 64, max(bytes, 1)) == 0, let p else { Self.exhausted(bytes) }
+    /// by the system (an address-space limit, `ulimit -v`), it waits while other conversions under way may give
+    /// some back (`untilRoom`), then throws: the conversion's file fails, and only it. (It stopped the process:
+    /// one picture too large for the limit ended a batch there, its other files never converted, its report and
+    /// manifest never written; with `-j 2` it ended the other job mid-conversion.) Every buffer a conversion
+    /// allocates is asked for before its rows flow, where a failure can still be thrown.
+    public func allocate(_ bytes: Int) throws(WriteError) -> UnsafeMutableRawPointer {
+        let made = Self.untilRoom { () -> UnsafeMutableRawPointer? in
+            var p: UnsafeMutableRawPointer?
+            return posix_memalign(&p, 64, max(bytes, 1)) == 0 ? p : nil
+        }
+        guard let made else {
+            throw interruptSignal() != nil ? .interrupted
+                : .outOfMemory(Self.outOfMemoryUnderALimit(bytes, for: "the conversion's buffers"))
+        }
         record(bytes)
-        return p
-    }
-
-    /// What a refused allocation does: by default the process stops with the reason, as Swift's own do; the
-    /// command line sets a handler that says so as an error naming the file, removes its temporary files and
-    /// exits with status 1 (never a signal).
-    nonisolated(unsafe) public static var exhausted: (Int) -> Never = { bytes in
-        fatalError(outOfMemory(bytes, for: "a conversion's buffers"))
+        return made
     }
 
     /// `allocate`, or nil when the system refuses: for a whole picture (held for turning, say), so that a file
@@ -52,8 +54,8 @@ public final class Ledger: Sendable {
     }
 
     /// The same, typed as bytes.
-    public func allocateBytes(_ count: Int) -> UnsafeMutablePointer<UInt8> {
-        allocate(count).bindMemory(to: UInt8.self, capacity: max(count, 1))
+    public func allocateBytes(_ count: Int) throws(WriteError) -> UnsafeMutablePointer<UInt8> {
+        try allocate(count).bindMemory(to: UInt8.self, capacity: max(count, 1))
     }
 
     public func deallocate(_ pointer: UnsafeMutableRawPointer, bytes: Int) {
@@ -109,6 +111,16 @@ public final class Ledger: Sendable {
             try wholeAllocations.withLock { _ in available(asked.partialValue) ? .some(try make()) : nil }
         }
         return made ?? nil
+    }
+
+    /// Whether the address space holds `bytes` of a picture a decoder takes whole itself (a multi-scan JPEG's
+    /// coefficients, an interlaced PNG's rows) and the work after it (`roomAfterWhole`), waiting while other
+    /// conversions under way may give some back: the decoder asks (`yc_set_room_check`) before it allocates. A
+    /// picture that took the room left the conversion's buffers refused after it (96 MiB of coefficients under a
+    /// limit a MiB short of the conversion's need).
+    static func roomForWhole(_ bytes: Int) -> Bool {
+        let (asked, overflow) = bytes.addingReportingOverflow(roomAfterWhole)
+        return !overflow && untilRoom { wholeAllocations.withLock { _ in available(asked) ? true : nil } } != nil
     }
 
     /// The address space the work after a whole picture still takes: the pipeline's two threads' stacks and a

@@ -34,7 +34,7 @@ protocol BandSource: AnyObject {
     var droppedTransparency: Bool { get }
     /// Asks the source to feed `probe` every band it converts (`--metrics`), before `prepare`. A source
     /// with no picture to measure against (raw YUV) ignores it.
-    func measure(with probe: QualityProbe, ledger: Ledger)
+    func measure(with probe: QualityProbe, ledger: Ledger) throws(WriteError)
     /// True when the source has work for a band before `convert` — the colour stage — done in
     /// `transform(slot:row:count:)` on a stage of its own.
     var transformsApart: Bool { get }
@@ -72,7 +72,7 @@ func runPipeline(_ source: BandSource, frame: FrameLayout, into sink: BandSink, 
     let apart = source.measuresApart, before = source.transformsApart
     let pipeline = BandPipeline(slots: threaded ? 3 : 1, stages: 1 + (apart ? 1 : 0) + (before ? 1 : 0),
                                 threaded: threaded, placed: placed)
-    let bands = (0..<pipeline.slots).map { _ in BandBuffer(frame: frame, rows: source.bandRows, ledger: ledger) }
+    let bands = try (0..<pipeline.slots).map { _ throws(WriteError) in try BandBuffer(frame: frame, rows: source.bandRows, ledger: ledger) }
     // A picture the sink's format cannot hold (a JPEG over 65500 a side) is refused before a source that holds
     // the whole picture (an EXIF turn) decodes it; the sink begins after the source is ready, so a source that
     // fails to prepare has written nothing (not even a Y4M header to a pipe).
@@ -135,7 +135,7 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
                     heightAlignment: Int = 1, metrics: Bool = false,
                     siting: ChromaLocation = .center, outputName: String? = nil) throws(FileError) -> ConversionReport {
     let name = path   // FileError shows it (displayPath)
-    // For a message that must name the file without a way back here (memory refused: `Ledger.exhausted`).
+    // For a message that must name the file without a way back here.
     setCurrentInput(displayPath(path))
     defer { setCurrentInput(nil) }
     // LittleCMS's memory budget is this conversion's own: whether its profile can be used never depends on
@@ -232,8 +232,8 @@ public func convert(path: String, spec: ConversionSpec, layout: PixelLayout, int
             if held > 0 && !decoder.alsoHeldCounted { try decoder.checkWhole(held, for: sink.wholeWhat(frame)) }
         }
         let ledger = Ledger()
-        let probe = measured ? QualityProbe(geometry: g, spec: spec, ledger: ledger) : nil
-        if let probe { source.measure(with: probe, ledger: ledger) }
+        let probe = measured ? try QualityProbe(geometry: g, spec: spec, ledger: ledger) : nil
+        if let probe { try source.measure(with: probe, ledger: ledger) }
         try runPipeline(source, frame: frame, into: sink, ledger: ledger, threaded: options.pipelined,
                         placed: options.placesWorkers(pixels: g.width * g.height), prepared: checkHeld)
         // A file written into (or replaced under its descriptor's data: truncated) while it was read gave rows of

@@ -52,7 +52,7 @@ public func socketReason(remedy: String) -> String {
 }
 
 /// Says which input this thread converts, for a message that must name it without a way back to the caller
-/// (memory refused: `Ledger.exhausted`); nil when done.
+/// (a signal's cleanup, a library's out-of-memory word); nil when done.
 public func setCurrentInput(_ name: String?) { yc_set_current_input(name) }
 
 /// The input this thread (or, on a pipeline's worker, the last one started) converts, as messages show it.

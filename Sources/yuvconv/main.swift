@@ -360,16 +360,6 @@ signal(SIGPIPE, SIG_IGN)
 installSignalCleanup()
 // …and blocked by the parent: a mask is inherited across exec (the main thread, before any other exists).
 unblockStopSignals()
-// Memory refused for a conversion's buffers (an address-space limit): an error naming the file, its temporary
-// files removed, exit 1 — not a trap.
-Ledger.exhausted = { bytes in
-    let file = currentInputName().map { $0 + ": " } ?? ""
-    printErr("yuvconv: error: \(file)" + Ledger.outOfMemory(bytes, for: "the conversion's buffers")
-             + " (an address-space limit such as ulimit -v may be too low)")
-    releaseMessages(drop: standardErrorMustStayUntouched)
-    removeTemporaryFiles()
-    exit(1)
-}
 /// Set by `run` when --force lets the run write over standard output's file (`1<>old`).
 let standardOutputReplaced = Atomic<Bool>(false)
 // Standard output open read-write on a file with data from its position on (`1<>old`, which only --force

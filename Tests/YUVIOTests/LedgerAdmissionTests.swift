@@ -96,4 +96,27 @@ final class LedgerAdmissionTests: XCTestCase {
         XCTAssertEqual(done.wait(timeout: .now() + 5), .success, "a worker waited for the conversion it works for")
         XCTAssertEqual(answer.withLock { $0 }, false)
     }
+
+    /// A conversion's buffer the system refuses is its file's error, thrown: it stopped the process (a handler
+    /// that exited, by default a trap), so one picture too large for an address-space limit ended a whole batch —
+    /// its other files never converted, its report and manifest never written. Nothing is counted for it.
+    func testARefusedBufferIsThrownNotTheProcessStopped() throws {
+        let ledger = Ledger()
+        var outcome: Result<UnsafeMutableRawPointer, WriteError>?
+        try underLimit(headroom: 16 << 20) {
+            outcome = Result { () throws(WriteError) in try ledger.allocate(256 << 20) }
+        }
+        guard case .failure(let error)? = outcome else {
+            if case .success(let p)? = outcome { ledger.deallocate(p, bytes: 256 << 20) }
+            return XCTFail("256 MiB granted under a limit 16 MiB above what the process maps")
+        }
+        XCTAssertEqual(error.reason, "cannot allocate 268435456 bytes (256 MiB) for the conversion's buffers: out of memory "
+                       + "(an address-space limit such as ulimit -v may be too low)")
+        XCTAssertEqual(ledger.current, 0)
+        XCTAssertEqual(ledger.peak, 0)
+        // The same ledger goes on when there is room.
+        let p = try ledger.allocate(1 << 20)
+        ledger.deallocate(p, bytes: 1 << 20)
+        XCTAssertEqual(ledger.peak, 1 << 20)
+    }
 }

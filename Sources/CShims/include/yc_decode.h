@@ -166,6 +166,14 @@ uint64_t yc_read_limit(uint64_t max_pixels);
 /// above `max_whole`; else 0, and they count. The decoder's own go through it in yc_open, the caller's whole
 /// buffers (a turned picture, an encoder's) after.
 int yc_refuse_whole(yc_decoder *dec, uint64_t bytes, const char *what);
+/// Asked before the decoder takes a picture whole itself (a multi-scan JPEG's coefficients, an interlaced PNG's
+/// rows), after yc_refuse_whole: whether the address space holds `bytes` and the work after them (the Swift side's
+/// `Ledger.roomForWhole`, which waits while other conversions may give some back). Without it, a picture that
+/// took the room left a conversion's buffers refused after it. NULL (the default): not asked.
+typedef int (*yc_room_check)(uint64_t bytes);
+void yc_set_room_check(yc_room_check check);
+/// The bytes a decoder failed with YC_ERROR_NO_ROOM could not have (its error text names what for).
+uint64_t yc_no_room_bytes(const yc_decoder *dec);
 /// `bytes` counted by yc_refuse_whole let go (a turned picture's stored copy once it is turned): what is held
 /// whole after it is checked against what is held then.
 void yc_release_whole(yc_decoder *dec, uint64_t bytes);
@@ -189,7 +197,8 @@ typedef enum {
     YC_ERROR_TOO_MANY_SCANS = 3,   // above max_scans
     YC_ERROR_INTERRUPTED = 4,      // a graceful interrupt was asked for
     YC_ERROR_WHOLE_BUDGET = 5,     // a picture held whole (progressive JPEG, interlaced PNG) above max_whole
-    YC_ERROR_LEFTOVER = 6          // a multi-scan JPEG's scan read from fewer bytes than it holds (damaged codes)
+    YC_ERROR_LEFTOVER = 6,         // a multi-scan JPEG's scan read from fewer bytes than it holds (damaged codes)
+    YC_ERROR_NO_ROOM = 7           // the address space (ulimit -v) holds no room for a picture held whole (yc_set_room_check)
 } yc_error_kind;
 yc_error_kind yc_get_error_kind(const yc_decoder *dec);
 /// Whether the error's text (`yc_error`) is libjpeg's own message rather than a sentence of yuvconv's: one

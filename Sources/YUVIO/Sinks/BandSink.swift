@@ -44,7 +44,7 @@ public final class BandBuffer {
     public let byteCount: Int
     private let ledger: Ledger
 
-    init(frame: FrameLayout, rows: Int, ledger: Ledger) {
+    init(frame: FrameLayout, rows: Int, ledger: Ledger) throws(WriteError) {
         precondition(rows & 1 == 0)
         self.frame = frame
         self.rows = rows
@@ -52,7 +52,7 @@ public final class BandBuffer {
         // Samples of the layout's size (16-bit words for 10-bit layouts); an A plane is always 8-bit.
         let lumaBytes = frame.rowBytes(.y) * rows, chromaBytes = frame.chromaWidth * frame.bytesPerSample * rows / 2
         byteCount = lumaBytes + 2 * chromaBytes + (frame.alpha ? frame.width * rows : 0)
-        y = ledger.allocateBytes(byteCount)
+        y = try ledger.allocateBytes(byteCount)
         u = y + lumaBytes
         v = u + chromaBytes
         alpha = frame.alpha ? v + chromaBytes : nil

@@ -66,7 +66,7 @@ public final class PNGSink: BandSink {
         if rgb == nil || 3 * sample * w * band.rows > rgbBytes {
             if let old = rgb { ledger.deallocate(UnsafeMutableRawPointer(old), bytes: rgbBytes) }
             rgbBytes = 3 * sample * w * band.rows
-            rgb = ledger.allocateBytes(rgbBytes)
+            rgb = try ledger.allocateBytes(rgbBytes)
         }
         if inverse.inputDepth == 10 {
             // The band's 16-bit words and the RGB rows, each seen as UInt16 for the call (bound as bytes otherwise).

@@ -97,12 +97,17 @@ final class JPEGPlanesSource: BandSource {
         let n = raw.components
         if turn.isIdentity {
             // Chroma's row above, and luma's (the gamut step weighs the luma rows the chroma rows are weighed by).
-            if keepsRowAbove { carry = (0...2).map { c in (ledger.allocateBytes(raw.planeWidth[c]), raw.planeWidth[c]) } }
-            quality?.allocate(slots: count, bandRows: bandRows)
-            slots = (0..<count).map { _ in
-                (0..<n).map { c in
+            // Each buffer kept as it is made, so that one refused (`Ledger.allocate` throws) leaves those before it to
+            // deinit, not lost.
+            if keepsRowAbove {
+                for c in 0...2 { carry.append((try ledger.allocateBytes(raw.planeWidth[c]), raw.planeWidth[c])) }
+            }
+            try quality?.allocate(slots: count, bandRows: bandRows)
+            for _ in 0..<count {
+                slots.append([])
+                for c in 0..<n {
                     let bytes = raw.planeWidth[c] * raw.planeRows[c] * group
-                    return (ledger.allocateBytes(bytes), bytes)
+                    slots[slots.count - 1].append((try ledger.allocateBytes(bytes), bytes))
                 }
             }
             // A band and an iMCU row: the band the converting thread runs while the next one is decoded (a band's
@@ -110,7 +115,7 @@ final class JPEGPlanesSource: BandSource {
             // two and three bands were no faster on the photos of `make bench-e2e`.
             let rows = Self.idctRingRows ?? group + 1, ringBytes = decoder.idctRingBytes(rows: rows)
             if count > 1 && quality == nil && ringBytes > 0 {
-                let buffer = ledger.allocate(ringBytes)
+                let buffer = try ledger.allocate(ringBytes)
                 if let ring = decoder.makeIDCTRing(in: buffer, bytes: ringBytes, rows: rows, slots: count) {
                     idctRing = (ring, buffer, ringBytes)
                 } else {
@@ -262,11 +267,11 @@ final class JPEGPlanesSource: BandSource {
         if let quality { measure(quality, slot: slot, row: row, count: count, band: band) }
     }
 
-    func measure(with probe: QualityProbe, ledger: Ledger) {
+    func measure(with probe: QualityProbe, ledger: Ledger) throws(WriteError) {
         // A turned picture is measured on its planes as stored: the decoder upsamples before any turn.
         let w = decoder.info.width, h = decoder.info.height
         let rgb = DecoderRGB(width: w, height: h, components: raw.components, h: raw.h, v: raw.v)
-        quality = PlanesQuality(probe: probe, rgb: rgb, ledger: ledger)
+        quality = try PlanesQuality(probe: probe, rgb: rgb, ledger: ledger)
     }
 
     /// The band's rows to the quality stage: from the slot's planes (rows of this band only), or from the

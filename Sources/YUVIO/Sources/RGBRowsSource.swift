@@ -120,7 +120,7 @@ final class RGBRowsSource: BandSource {
             let held = min(bandRows + SharpYUV420.lagRows, geometry.height)
             if alpha == .keep {
                 waitingAlpha = RowWindow(rowBytes: geometry.width, capacity: held)
-                alphaBand = ledger.allocateBytes(geometry.width * bandRows)
+                alphaBand = try ledger.allocateBytes(geometry.width * bandRows)
             }
             if probe != nil {
                 waitingSource = RowWindow(rowBytes: geometry.width * format.converted.bytesPerPixel, capacity: held)
@@ -129,13 +129,16 @@ final class RGBRowsSource: BandSource {
             ledger.record(sharpBytes)
         }
         if turn.isIdentity {
-            slots = (0..<count).map { _ in ledger.allocate(rowBytes * bandRows) }
+            // Each kept as it is made: one refused (`Ledger.allocate` throws) leaves those before it to deinit.
+            for _ in 0..<count { slots.append(try ledger.allocate(rowBytes * bandRows)) }
             if ycc != nil {
-                planes = (0..<count).map { _ in ledger.allocate(planeBytes) }
+                for _ in 0..<count { planes.append(try ledger.allocate(planeBytes)) }
                 madeRGB = .allocate(capacity: count)
                 madeRGB.initialize(repeating: false)
             }
             helped = (0..<count).map { _ in DispatchSemaphore(value: 0) }
+            // Top-left siting's copy of the row above a band (a turned picture is held whole: its row is there).
+            if siting == .topleft { above = try ledger.allocate(rowBytes) }
             return
         }
         whole = try decodeUpright(decoder, turn: turn, ledger: ledger)
@@ -195,7 +198,6 @@ final class RGBRowsSource: BandSource {
                            width: geometry.width, above: up, layout: band.layout, y: UnsafeMutableRawPointer(band.y),
                            u: UnsafeMutableRawPointer(band.u), v: band.frame.isBiPlanar ? nil : UnsafeMutableRawPointer(band.v))
             if siting == .topleft && whole == nil {
-                if above == nil { above = ledger?.allocate(rowBytes) }
                 above!.copyMemory(from: rows + (count - 1) * stride, byteCount: stride)
                 haveAbove = true
             }
@@ -305,7 +307,7 @@ final class RGBRowsSource: BandSource {
         return out
     }
 
-    func measure(with probe: QualityProbe, ledger: Ledger) { self.probe = probe }
+    func measure(with probe: QualityProbe, ledger: Ledger) throws(WriteError) { self.probe = probe }
 
     func finish() throws { try decoder.finish() }
 

@@ -23,7 +23,7 @@ final class RawFrameSource: BandSource {
 
     func produce(slot: Int, row: Int, count: Int) throws {}
 
-    func measure(with probe: QualityProbe, ledger: Ledger) {}   // no picture to measure against
+    func measure(with probe: QualityProbe, ledger: Ledger) throws(WriteError) {}   // no picture to measure against
 
     func convert(slot: Int, row: Int, count: Int, into band: BandBuffer) -> Range<Int> {
         let f = frame, out = band.frame, cw = f.chromaWidth, c0 = row / 2, cn = (count + 1) / 2

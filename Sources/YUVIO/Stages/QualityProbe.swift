@@ -13,12 +13,12 @@ final class QualityProbe {
     private let chromaWidth: Int
     private let scratchBytes: Int
 
-    init(geometry g: PlaneGeometry, spec: ConversionSpec, ledger: Ledger) {
+    init(geometry g: PlaneGeometry, spec: ConversionSpec, ledger: Ledger) throws(WriteError) {
         accumulator = QualityAccumulator(width: g.width, height: g.height, spec: spec)
         self.ledger = ledger
         chromaWidth = (g.width + 1) / 2
         scratchBytes = 2 * chromaWidth
-        scratchU = ledger.allocateBytes(scratchBytes)
+        scratchU = try ledger.allocateBytes(scratchBytes)
         scratchV = scratchU + chromaWidth
         ledger.record(accumulator.byteCount)
     }
@@ -256,7 +256,7 @@ final class PlanesQuality {
     private let waitOutY: UnsafeMutablePointer<UInt8>, waitOutU: UnsafeMutablePointer<UInt8>, waitOutV: UnsafeMutablePointer<UInt8>
     private var waiting: Int?
 
-    init(probe: QualityProbe, rgb: DecoderRGB, ledger: Ledger) {
+    init(probe: QualityProbe, rgb: DecoderRGB, ledger: Ledger) throws(WriteError) {
         self.probe = probe
         self.rgb = rgb
         self.ledger = ledger
@@ -264,7 +264,7 @@ final class PlanesQuality {
         // `addTurned` fills an upright row: wider than a stored one when the turn swaps the axes (5–8).
         let rgbBytes = 3 * max(w, probe.accumulator.width)
         bufferBytes = rgbBytes + 2 * cw + w + 2 * cw + w + 2 * ow
-        buffer = ledger.allocateBytes(bufferBytes)
+        buffer = try ledger.allocateBytes(bufferBytes)
         rgbRow = buffer
         prevCb = rgbRow + rgbBytes
         prevCr = prevCb + cw
@@ -285,11 +285,11 @@ final class PlanesQuality {
     }
 
     /// The rebuilt rows of `count` slots of bands up to `bandRows` rows (and the waiting row before them).
-    func allocate(slots count: Int, bandRows: Int) {
+    func allocate(slots count: Int, bandRows: Int) throws(WriteError) {
         guard rgb.upsampling != .grey else { return }
         slotRows = bandRows + 1
         slotBytes = 3 * rgb.width * slotRows
-        slots = (0..<count).map { _ in ledger.allocateBytes(slotBytes) }
+        for _ in 0..<count { slots.append(try ledger.allocateBytes(slotBytes)) }   // each kept for deinit as made
         made = .allocate(capacity: count)
         made!.initialize(repeating: (0, 0), count: count)
     }
