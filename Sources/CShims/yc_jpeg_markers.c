@@ -76,9 +76,10 @@ boolean yc_jpeg_app1_marker(j_decompress_ptr cinfo) {
     if (length <= 0) return TRUE;
     const long xmp_prefix = (long)sizeof xmp_jpeg_prefix;   // with its NUL
     if (dec->jpeg_header_read) return late_app1(cinfo, dec, length);
-    // After the first Exif segment and the first XMP packet, only a second Exif segment's name is read: it is
-    // ignored, as a PNG's second eXIf is, and said once (its orientation may differ from the one applied).
-    if (dec->exif != NULL && dec->xmp_seen && length > 6) {
+    // After the first Exif segment, a segment that cannot be the first XMP packet (one came, or it is too short
+    // for the prefix) has only its name read: a second Exif segment is ignored, as a PNG's second eXIf is, and said
+    // once (its orientation may differ from the one applied). One shorter than the XMP prefix went unread before.
+    if (dec->exif != NULL && length > 6 && (dec->xmp_seen || length < xmp_prefix)) {
         uint8_t head[6];
         for (int i = 0; i < 6; i++) head[i] = (uint8_t)marker_byte(cinfo);
         second_exif(dec, head);

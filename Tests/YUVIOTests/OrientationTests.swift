@@ -507,6 +507,31 @@ final class OrientationTests: XCTestCase {
         }
     }
 
+    /// A second Exif segment is said whatever its length: one shorter than XMP's 29-byte prefix (a valid 28-byte
+    /// Exif segment, orientation 6 after a first saying 1) went unread, in silence.
+    func testASecondExifSegmentShorterThanTheXMPPrefixIsSaid() throws {
+        let baseline = [UInt8](try Data(contentsOf: URL(fileURLWithPath: fixture("jpeg/libjpeg-turbo/testorig.jpg"))))
+        let short: [UInt8] = Array("Exif\0\0II*\0".utf8) + [8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, 6, 0, 0, 0]
+        XCTAssertEqual(short.count, 28)
+        let first = Self.withOrientation(baseline, 1)
+        let at = 4 + (Int(first[4]) << 8 | Int(first[5]))   // after the first APP1
+        let bytes = Array(first[..<at]) + [0xFF, 0xE1, 0, UInt8(short.count + 2)] + short + Array(first[at...])
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("yuvconv-exif2-\(UUID().uuidString).jpg")
+        defer { try? FileManager.default.removeItem(at: url) }
+        try Data(bytes).write(to: url)
+        for path in [JPEGPath.direct, .rgb] {
+            let c = try convertFile(path: url.path, spec: spec601, layout: .nv12, options: DecodeOptions(jpegPath: path))
+            XCTAssertEqual(c.report.orientation, .identity, "the first decides, \(path)")
+            XCTAssertEqual(c.report.warnings, 1, "\(path)")
+            XCTAssertTrue(c.report.firstWarning.contains("a second Exif segment (APP1), ignored (the first one is used)"),
+                          "\(path): \(c.report.firstWarning)")
+        }
+        // Alone, the short segment is an Exif segment like any other: its orientation applies.
+        let alone = Array(baseline[..<2]) + [0xFF, 0xE1, 0, UInt8(short.count + 2)] + short + Array(baseline[2...])
+        try Data(alone).write(to: url)
+        XCTAssertEqual(try convertFile(path: url.path, spec: spec601, layout: .nv12).report.orientation.exif, 6)
+    }
+
     /// A PNG's compressed XMP iTXt (flag 1) is inflated and read as an uncompressed one, up to a packet of 1 MiB (a
     /// longer one is ignored, with a warning); an XMP orientation after the image data comes too late: a warning,
     /// and the picture as stored. On both PNG routes (the image data read by yuvconv, and by libpng).
