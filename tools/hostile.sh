@@ -1871,7 +1871,7 @@ for route in own libpng; do
   run j70000.png -o a-$route.nv12 -q
   status 0
   run j80000.png -o b-$route.nv12 -q
-  status 1; says 'more than 64 KiB of image data after the last row'
+  status 1; says 'image data goes on more than 64 KiB past its last row \(a decompression bomb, or damage\): refused$'
 done
 WRAP=()
 for f in xs xc; do

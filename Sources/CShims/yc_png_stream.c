@@ -231,10 +231,11 @@ static void png_follow_chunks(yc_decoder *dec, png_structp png, const uint8_t *p
         case 2:   // data
             take = n < k->left ? n : (size_t)k->left;
             // Image data after the last row is no image data, and inflating it costs time for nothing (3.5 GiB
-            // of deflated zeros after the rows took 8 s, exit 0): counted as read, on both routes.
+            // of deflated zeros after the rows took 8 s, exit 0): counted as read, on both routes. yuvconv's own
+            // sentence, not libpng's words (it was shown as libpng's, in parentheses after a sentence of its own).
             if (k->tail_cap && memcmp(k->header + 4, "IDAT", 4) == 0 && (k->tail += take) > k->tail_cap)
-                png_error(png, "IDAT: more than 64 KiB of image data after the last row (a decompression bomb?): "
-                               "refused");
+                png_error(png, "the PNG's image data goes on more than 64 KiB past its last row (a decompression bomb, "
+                               "or damage): refused");
             if (k->critical || k->ancillary_too || k->iccp_reading) k->crc = yc_crc32(k->crc, p, take);
             if (k->verify_state == 1 && memcmp(k->header + 4, "IDAT", 4) == 0) verify_feed(k, p, take);
             if (k->late_itxt) {

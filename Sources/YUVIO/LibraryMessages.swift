@@ -115,8 +115,6 @@ enum LibraryMessages {
             return "the PNG's image data ends before the picture does: the file is damaged or cut short"
         }),
         ("Too much image data", { _ in "the PNG holds more image data than its size: the file is damaged" }),
-        ("of image data after the last row", { _ in
-            "the PNG's image data goes on far past its last row (a decompression bomb, or damage): refused" }),
         ("CRC error", { m in "the PNG's \(chunk(m)) chunk fails its checksum: the file is damaged" }),
         ("incorrect data check", { _ in "the PNG's compressed image data fails its checksum: the file is damaged" }),
         ("invalid distance", { _ in "the PNG's compressed image data is invalid: the file is damaged" }),
