@@ -85,12 +85,34 @@ static int raw_turn_keeps_grid(const struct jpeg_decompress_struct *j, int orien
     return 1;
 }
 
+// A progressive file whose scans leave some of the first AC coefficients unknown or unrefined (a file cut to its
+// first scans and ended, a preview): libjpeg fills them by block smoothing, an estimate, not the file's data —
+// and libjpeg-turbo's estimate changed in 3.0.1 at block edges (4:2:0 and 4:4:0 chroma, pictures two blocks
+// wide), so another build decodes such a file a few levels apart (yuvref.py's Pillow bundles a newer one than
+// Debian's 2.1.5). Said, once: it was converted without a word, unlike every other departure from the contract.
+// libjpeg smooths a component when its DC is known and any of its first nine AC coefficients is not whole.
+static void jpeg_smoothing_said(yc_decoder *dec) {
+    j_decompress_ptr d = &dec->jpeg;
+    if (!d->progressive_mode || !d->do_block_smoothing || !d->coef_bits) return;
+    for (int c = 0; c < d->num_components; c++) {
+        if (d->coef_bits[c][0] < 0) continue;
+        for (int k = 1; k <= 9; k++) {
+            if (d->coef_bits[c][k] == 0) continue;
+            yc_warn(dec, "the progressive JPEG's scans leave some of its detail out (a file cut to its first scans): "
+                         "libjpeg-turbo fills it in by block smoothing, an estimate that libjpeg-turbo 3.0.1 changed at "
+                         "block edges, so other decoders' pixels, and yuvref.py's, may differ by a few levels");
+            return;
+        }
+    }
+}
+
 // After jpeg_start_decompress, which reads a multi-scan file's every scan: whether a component has no image
 // data — in no scan of a sequential file, or without its DC scan in a progressive one (a scan lost or cut
 // away: libjpeg fills grey without a word). A progressive file whose later AC scans are missing keeps its
 // coarser picture, as its encoder meant it to be viewable, and is accepted.
 static int jpeg_scans_incomplete(yc_decoder *dec) {
     j_decompress_ptr d = &dec->jpeg;
+    jpeg_smoothing_said(dec);
     if (dec->allow_truncated || !jpeg_has_multiple_scans(d)) return 0;
     for (int c = 0; c < d->num_components; c++) {
         if (d->progressive_mode ? d->coef_bits && d->coef_bits[c][0] < 0 : !(dec->jpeg_scanned & (1u << c))) {
