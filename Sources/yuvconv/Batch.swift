@@ -283,7 +283,8 @@ func runBatch(_ options: Options) -> Int32 {
         printErr("yuvconv: error: \(error.cli)")
         status = 1
     }
-    if let update, let error = update.write(run.outputs.manifestChanges, protected: protected) {
+    if let update, let error = update.write(run.outputs.manifestChanges, protected: protected),
+       !keptTimesOnly(error, converted: run.state.withLock { $0.converted }) {
         // A temporary file of the merge that could not be written is $TMPDIR's problem, said as such.
         // (Out of descriptors is the process's limit, not the folder's: no room or other TMPDIR helps there.)
         let descriptors = error.reason.contains(String(cString: strerror(EMFILE)))
@@ -300,6 +301,20 @@ func runBatch(_ options: Options) -> Int32 {
     // A signal that stopped the manifest's write says so over a failed file's 1.
     return statusAfterUnreadFolders(ran == 0 || status > 1 ? status : ran, unread)
 }
+
+/// A manifest left unwritten by a run that converted nothing: what it would have recorded is only kept outputs'
+/// new times (a touched input of the same content, a tree moved), which saves the next run reading those inputs
+/// again — a warning, not a failure (a read-only output folder failed every later run, exit 1, whose report said
+/// nothing failed; the dry run, `manifestWarning`, says the same). True when said so.
+func keptTimesOnly(_ error: FileError, converted: Int) -> Bool {
+    guard converted == 0, interruptSignal() == nil else { return false }
+    printErr("yuvconv: warning: \(error.cli); \(manifestTimesNotRecorded)")
+    return true
+}
+
+/// What a manifest left unwritten costs when nothing was converted.
+let manifestTimesNotRecorded = "nothing was converted: only the new times of inputs kept as up to date go unrecorded, "
+    + "so the next run reads those inputs again"
 
 /// Why the output folder cannot take this run's outputs, as a problem of the whole run: missing and impossible
 /// to make (every output is below it), or there and taking no files (read-only, no permission) while every

@@ -85,9 +85,15 @@ func dryRunBatch(_ plan: BatchPlan, options: Options, update: UpdateManifest?, o
     // real run at the end, after the work, exit 1.
     var manifestRefused = false
     if let update, convert + replace > 0 || rewritesManifest, let why = creationReason(update.path, makesFolders: true) {
-        printErr("yuvconv: error: \(displayPath(update.path)): the manifest could not be written: \(why); what is "
-                 + "converted would not be recorded")
-        manifestRefused = true
+        if convert + replace > 0 {
+            printErr("yuvconv: error: \(displayPath(update.path)): the manifest could not be written: \(why); what is "
+                     + "converted would not be recorded")
+            manifestRefused = true
+        } else {
+            // As the run says it (`keptTimesOnly`): a warning when nothing would be converted.
+            printErr("yuvconv: warning: \(displayPath(update.path)): the manifest could not be written: \(why); "
+                     + manifestTimesNotRecorded)
+        }
     }
     let decided = convert + replace + skip + refused, signal = interruptSignal()
     printErr("yuvconv: dry run, nothing written: \(convert) to convert, \(replace) to replace, \(skip) "
