@@ -4451,7 +4451,16 @@ run a.png -o b.jpg --qual 50
 status 2; says "unknown option '--qual'; did you mean --quality\?"
 run a.png -o b.nv12 --dry
 status 2; says "did you mean --dry-run\?"
-ALLOW=(a.nv12); settled
+# A beginning several names share names them (--rep was offered --help).
+run a.png -o b.nv12 --rep json
+status 2; says "unknown option '--rep'; did you mean --report or --report-file\?"
+# A cluster ending in -o is read as the parser reads it: `-yo /dev/stderr` took standard error for an input and
+# dropped every message, the refusal's too (exit 2 in silence); so did `-yo log.txt 2>log.txt`.
+yc -yo /dev/stderr a.png > "$OUT" 2> "$ERR"
+status 2; says "the output is standard error"; says "Try 'yuvconv --help'"
+yc -qyo log.txt a.png 2> log.txt; cp log.txt "$ERR"
+status 2; says "cannot tell the output format from the extension '.txt'"
+ALLOW=(a.nv12 log.txt); settled
 end
 
 begin update-folder-moved-before-manifest

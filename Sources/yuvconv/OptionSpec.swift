@@ -73,6 +73,23 @@ struct OptionSpec: Sendable {
     /// "unknown option 'ARG'", with the option meant when one is near: the same word after two dashes
     /// (`-force`), the one long name the word begins (`--qual`), or a long name at most two edits away (`--fromat`,
     /// `--dryrun`), when only one is that near.
+    /// A word of short options together, as getopt reads it (`-qy`, `-qo out`, `-qoout`): the letters in turn, each a
+    /// known flag up to one that takes a value (`valueTaker`), which takes the rest of the word (`joined`) or, with none
+    /// left, the next argument. Nil when the word is no such cluster: a long option, one letter, a first letter that
+    /// takes a value (`-fnv21` is -f nv21), or a letter before the value's that is unknown or '-' (`-help`, `-q-`).
+    /// The parser and standard error's look at the arguments (`standardErrorMustStayUntouched`) both read it here.
+    static func cluster(_ arg: String) -> (valueTaker: String?, joined: String)? {
+        let scalars = Array(arg.unicodeScalars)
+        guard scalars.count > 2, scalars[0] == "-", scalars[1] != "-", byName["-" + String(scalars[1])]?.value == nil
+        else { return nil }
+        for i in 1..<scalars.count {
+            let name = "-" + String(scalars[i])
+            guard scalars[i] != "-", let option = byName[name] else { return nil }
+            if option.value != nil { return (name, String(scalars: scalars[(i + 1)...])) }
+        }
+        return (nil, "")
+    }
+
     static func unknown(_ arg: String) -> UsageError {
         let word = String(arg.drop { $0 == "-" }.prefix { $0 != "=" })
         let names = byName.keys.filter { $0.hasPrefix("--") }
@@ -93,6 +110,11 @@ struct OptionSpec: Sendable {
             meant = "--" + word
         } else if word.count >= 3, extended.count == 1 {
             meant = extended.first
+        } else if word.count >= 3, (2...3).contains(extended.count) {
+            // A beginning several names share (`--rep`: --report, --report-file): those, not a name a few edits away
+            // that it does not begin (it was offered --help).
+            let sorted = extended.sorted()
+            meant = sorted.dropLast().joined(separator: ", ") + " or " + sorted.last!
         } else if word.count >= 3 {
             // Any case (`--FORCE`); a name past a few dozen letters is no near miss of any (and the distance's cost
             // grows with the product of the lengths).

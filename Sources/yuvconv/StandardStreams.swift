@@ -189,6 +189,11 @@ let standardErrorMustStayUntouched: Bool = {
             outputs = [afterEquals(arg)]
         } else if arg.hasScalarPrefix("-o") && !arg.hasScalarPrefix("--") {
             outputs = [arg.droppingScalars(2)]
+        } else if let c = OptionSpec.cluster(arg), c.valueTaker == "-o" {
+            // `-yo out`, `-qyoout`: read as the parser reads them (`-yo /dev/stderr` took /dev/stderr for an input,
+            // and dropped every message, the refusal's too, exit 2 in silence).
+            outputs = c.joined.isEmpty ? args.popFirst().map { [$0] } ?? [] : [c.joined]
+            if outputs.isEmpty { continue }
         }
         if !outputs.isEmpty || arg.hasScalarPrefix("-o") && !arg.hasScalarPrefix("--") {
             for o in outputs {
