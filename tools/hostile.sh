@@ -4451,6 +4451,11 @@ run a.png -o b.jpg --qual 50
 status 2; says "unknown option '--qual'; did you mean --quality\?"
 run a.png -o b.nv12 --dry
 status 2; says "did you mean --dry-run\?"
+# The letter of a cluster that is no option is named (the whole word was).
+run a.png -o b.nv12 -qZ
+status 2; says "unknown option '-Z' \\(in '-qZ'\\)"
+run a.png -o b.nv12 -q-
+status 2; says "unknown option '-q-': '-' is no option letter"
 # A beginning several names share names them (--rep was offered --help).
 run a.png -o b.nv12 --rep json
 status 2; says "unknown option '--rep'; did you mean --report or --report-file\?"

@@ -90,6 +90,17 @@ struct OptionSpec: Sendable {
         return (nil, "")
     }
 
+    /// A word `cluster` refused: `unknown`'s word when it names an option meant (`-force`, `-help`), else the letter
+    /// that is no option, in its word (`-qZ` was "unknown option '-qZ'", the good letter with the bad).
+    static func unknownInCluster(_ arg: String) -> UsageError {
+        let whole = unknown(arg)
+        guard !whole.message.contains("did you mean"),
+              let bad = arg.unicodeScalars.dropFirst().first(where: { $0 == "-" || byName["-" + String($0)] == nil })
+        else { return whole }
+        return UsageError(message: bad == "-" ? "unknown option '\(arg)': '-' is no option letter"
+                                              : "unknown option '-\(String(bad))' (in '\(arg)')")
+    }
+
     static func unknown(_ arg: String) -> UsageError {
         let word = String(arg.drop { $0 == "-" }.prefix { $0 != "=" })
         let names = byName.keys.filter { $0.hasPrefix("--") }

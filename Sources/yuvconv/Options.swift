@@ -156,7 +156,7 @@ struct Options {
                 // Short flags together, as getopt takes them: -qy is -q -y, -qo out is -q -o out. Only when every
                 // letter up to one that takes a value is a flag: else the whole word is the unknown option
                 // (`-help` is not -h -e -l -p), and a '-' is no letter (`-q-` is not -q --).
-                guard OptionSpec.cluster(arg) != nil else { throw OptionSpec.unknown(arg) }
+                guard OptionSpec.cluster(arg) != nil else { throw OptionSpec.unknownInCluster(arg) }
                 flag = arg.scalarPrefix(2)
                 rest = ["-" + arg.droppingScalars(2)] + rest
             }
