@@ -59,12 +59,16 @@ final class OptionTests: CLITestCase {
         XCTAssertEqual(bundled.stderr, "")
         XCTAssertEqual(try run([jpg, "-yqo", "b.out", "-f", "nv21"]).status, 0)
         XCTAssertEqual(try Data(contentsOf: work.appendingPathComponent("b.out")).count, 640 * 427 + 640 * 214)
-        // A word that is not all flags is named whole (`-help` is no -h -e -l -p); '-' is no flag letter (`-q-`
-        // was -q --, and the rest of the line became inputs).
-        for word in ["-qz", "-help", "-quiet", "-q-", "-q-o"] {
+        // A word that is not all flags is no cluster (`-help` is no -h -e -l -p): named whole when it names an option
+        // meant, else by its letter that is no option (it quoted the good letters with the bad); '-' is no flag
+        // letter (`-q-` was -q --, and the rest of the line became inputs).
+        for (word, says) in [("-qz", "unknown option '-z' (in '-qz')"), ("-help", "unknown option '-help'; did you mean --help?"),
+                             ("-quiet", "unknown option '-quiet'; did you mean --quiet?"),
+                             ("-q-", "unknown option '-q-': '-' is no option letter"),
+                             ("-q-o", "unknown option '-q-o': '-' is no option letter")] {
             let r = try run([jpg, word, "-o", "w.out"])
             XCTAssertEqual(r.status, 2, word)
-            XCTAssertTrue(r.stderr.contains("unknown option '\(word)'"), "\(word): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains(says), "\(word): \(r.stderr)")
         }
         let joined = try run([jpg, "-fnv21", "-o", "j.out", "-q"]), apart = try run([jpg, "-f", "nv21", "-o", "a.out", "-q"])
         XCTAssertEqual(joined.status, 0, joined.stderr)
