@@ -68,6 +68,7 @@ struct yc_decoder {
     uint64_t max_pixels;
     uint64_t max_whole;   // bytes a picture held whole may take (yc_open), 0: no limit
     uint64_t coef_held;   // of which a multi-scan JPEG's coefficients, which libjpeg allocates (counted by the callers)
+    char png_too_large[4];       // the chunk libpng last said was too large (said once a chunk name)
     uint64_t no_room;     // the bytes refused by the room check (YC_ERROR_NO_ROOM)
     uint64_t whole_held;  // bytes the decoder holds whole (a multi-scan JPEG's coefficients, an interlaced PNG)
     int max_scans;   // a progressive JPEG with more scans is refused (0: no limit)

@@ -118,10 +118,17 @@ static void png_warning_fn(png_structp png, png_const_charp msg) {
     // same bytes (yc_png_verify_end) makes it an error, said once.
     if (from->png_chunks.verify_state != 0 && strncmp(msg, "IDAT: incorrect data check", 26) == 0) return;
     const char *limits = strstr(msg, ": unknown chunk exceeds memory limits");
+    if (!limits) limits = strstr(msg, ": chunk data is too large");
     if (limits) {
+        // libpng says it twice of one chunk, in both words (caching it, then handling it): said once a chunk name;
+        // an eXIf's only when something reads it (`yc_warn_exif`), as its other damage is.
+        const int n = (int)(limits - msg);
+        if (n == 4 && memcmp(from->png_too_large, msg, 4) == 0) return;
+        if (n == 4) memcpy(from->png_too_large, msg, 4);
         char said[YC_MSG];
-        snprintf(said, sizeof said, "%.*s: chunk data is too large", (int)(limits - msg), msg);
-        yc_warn(png_get_error_ptr(png), said);
+        snprintf(said, sizeof said, "%.*s: chunk data is too large", n, msg);
+        if (strncmp(msg, "eXIf", 4) == 0) yc_warn_exif(from, said);
+        else yc_warn(from, said);
         return;
     }
     yc_warn(png_get_error_ptr(png), msg);
@@ -210,7 +217,12 @@ void yc_png_open(yc_decoder *dec, FILE *file) {
     info->png_color_type = ctype;
     info->png_bit_depth = depth;
     info->png_interlaced = interlace != PNG_INTERLACE_NONE;
-    info->png_has_trns = png_get_valid(dec->png, dec->png_info, PNG_INFO_tRNS) != 0;
+    // A tRNS libpng cancelled is none: one before a suggested PLTE ("PLTE: tRNS must be after") keeps its flag but
+    // loses its values, so no transformation uses it — taken as there, it asked for alpha libpng never added, and the
+    // file failed with "unexpected row layout after transformations".
+    png_bytep trns_alpha = NULL;
+    int trns_count = 0;
+    info->png_has_trns = png_get_tRNS(dec->png, dec->png_info, &trns_alpha, &trns_count, NULL) != 0 && trns_count > 0;
     const int exif_tag = dec->png_exif_tag;
     // XMP's tiff:Orientation when there is no EXIF orientation tag (an iTXt before the image data); an EXIF 1
     // is an orientation too.

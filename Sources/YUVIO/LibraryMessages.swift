@@ -134,6 +134,14 @@ enum LibraryMessages {
     /// and what it did to the picture, the library's words kept in parentheses. `fileBytes`: the input's size,
     /// for the share of it a JPEG left unread. yuvconv's own warnings are sentences already and pass unchanged.
     static let warningTable: [(String, @Sendable (String, Int) -> String)] = [
+        // libpng cancels a tRNS read before a PLTE (in an RGB or grey picture, whose PLTE only suggests colours).
+        // A warning, not the error of the same words: the palette an RGB or grey picture only suggests.
+        ("PLTE: invalid", { _, _ in
+            "the PNG's suggested palette (PLTE, which an RGB or grey picture does not need) has an impossible length: "
+                + "ignored, the picture is read without it" }),
+        ("tRNS must be after", { _, _ in
+            "the PNG's tRNS chunk comes before its PLTE chunk, where PNG puts it after: ignored, the picture is read "
+                + "without its transparency" }),
         ("extraneous bytes before marker", { m, fileBytes in
             let words = m.split(separator: " ")
             let n = words.first { Int($0) != nil }.flatMap { Int($0) } ?? 0
@@ -198,8 +206,10 @@ enum LibraryMessages {
         for (needle, sentence) in warningTable where message.contains(needle) {
             return "\(sentence(message, fileBytes)) (\(library): \(printable(message)))"
         }
+        // An ancillary chunk's (a lower-case first letter), or a PLTE libpng drops (one that only suggests colours,
+        // in an RGB or grey picture: its warnings reached users bare).
         if library == "libpng", let colon = message.firstIndex(of: ":"), message.distance(from: message.startIndex, to: colon) == 4,
-           let first = message.first, first.isLowercase, message.count < 60 {
+           let first = message.first, first.isLowercase || message.hasPrefix("PLTE:"), message.count < 60 {
             let name = String(message[..<colon])
             // Its own "ignored" said once, by the sentence ("cICP: not 4 bytes long, ignored").
             var why = String(message[message.index(after: colon)...].drop { $0 == " " })

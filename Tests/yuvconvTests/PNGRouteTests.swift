@@ -38,6 +38,45 @@ final class PNGRouteTests: CLITestCase {
         return (lines, outputs)
     }
 
+    /// Chunks libpng drops with a benign error, on both routes: a tRNS before a suggested PLTE (an RGB picture's),
+    /// which libpng cancels — taken as there, it asked for alpha never added and the file failed "unexpected row
+    /// layout after transformations" — and a suggested PLTE of 300 entries ("PLTE: invalid" reached users bare): each
+    /// a sentence, the picture read as without it. An eXIf past the chunk limit is said once (libpng says it twice),
+    /// and only when something reads it.
+    func testChunksLibpngDropsAreSaidAndReadWithout() throws {
+        var pixels: [UInt8] = []
+        for y in 0..<5 { for x in 0..<7 { pixels += [UInt8(x * 37), UInt8(y * 50), UInt8((x * y * 7) & 255)] } }
+        try writePNG(work.appendingPathComponent("plain.png").path, width: 7, height: 5, pixels: pixels)
+        let plain = [UInt8](try Data(contentsOf: work.appendingPathComponent("plain.png")))
+        let ihdrEnd = pngChunks(plain)[0].at + 12 + pngChunks(plain)[0].length
+        func with(_ chunks: [UInt8], _ name: String) throws -> String {
+            try Data(Array(plain[0..<ihdrEnd]) + chunks + Array(plain[ihdrEnd...])).write(to: work.appendingPathComponent(name))
+            return name
+        }
+        let reference = try both("plain.png").own.stdout
+        let trns = pngChunk("tRNS", [0, 1, 0, 2, 0, 3]), plte = pngChunk("PLTE", Array(0..<48))
+        for (file, says) in [(try with(trns + plte, "trns-plte.png"), "the PNG's tRNS chunk comes before its PLTE chunk"),
+                             (try with(pngChunk("PLTE", [UInt8](repeating: 9, count: 900)), "plte300.png"),
+                              "the PNG's suggested palette (PLTE, which an RGB or grey picture does not need) has an impossible length: ignored")] {
+            let (own, libpng) = try both(file)
+            for (route, r) in [("own", own), ("libpng", libpng)] {
+                XCTAssertEqual(r.status, 0, "\(file), \(route): \(r.stderr)")
+                XCTAssertEqual(r.stdout, reference, "\(file), \(route)")
+                XCTAssertTrue(r.stderr.contains(says), "\(file), \(route): \(r.stderr)")
+            }
+        }
+        let tiff: [UInt8] = [0x4D, 0x4D, 0, 0x2A, 0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0]
+        let big = try with(pngChunk("eXIf", tiff + [UInt8](repeating: 0, count: 9 << 20)), "exif-big.png")
+        for env in [[String: String](), ["YUVCONV_PNG_LIBPNG": "1"]] {
+            let r = try launch(binary, [big, "-o", "-", "--format", "nv12"], environment: env, stdin: .null)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertTrue(r.stderr.contains("eXIf: chunk data is too large)\n"), "said once: \(r.stderr)")
+            let ignored = try launch(binary, [big, "-o", "-", "--format", "nv12", "--orientation", "ignore",
+                                              "--color-management", "off", "-q"], environment: env, stdin: .null)
+            XCTAssertEqual(ignored.stderr, "", "nothing reads it")
+        }
+    }
+
     /// PNG allows one iCCP. libpng keeps the last of several without a word (and a profile whose chunk fails its
     /// CRC); a second eXIf or cICP is ignored with a warning and the first used, and so is a second iCCP after an
     /// intact one: the colours are the first profile's (the same bytes as the file without the second chunk, not
