@@ -150,7 +150,7 @@ public struct QualityAccumulator {
             (qY, yOff, yMul) = (85 * S, 1360 * S, 73)
             (cbMul, crMul, cK) = (255 * (S - ikb), 255 * (S - ikr), 112)
         }
-        rows = Rows(width: width, rings: min(8, width, height) < 8)
+        rows = Rows(width: width, rings: Self.rings(width: width, height: height))
         source = (UnsafePointer(rows.r), UnsafePointer(rows.g), UnsafePointer(rows.b))
     }
 
@@ -185,13 +185,19 @@ public struct QualityAccumulator {
         private let base: UnsafeMutableRawPointer
         let bytes: Int
 
+        /// The block's 64-byte aligned parts; the rings or the blocks, not both.
+        static func parts(width w: Int, rings: Bool) -> [Int] {
+            let cw = (w + 1) / 2
+            let (r8, b8) = (rings ? 1 : 0, rings ? 0 : 1)
+            return [4 * cw, 10 * w, 4 * 2 * (cw + 2), 4 * 2 * w, r8 * 8 * w, r8 * 4 * 8 * w, r8 * 8 * 5 * w,
+                    b8 * 4 * 3 * w, b8 * 8 * 2 * w, b8 * 8 * 10 * (w / 4 + 1), 4 * 3 * cw, cw,
+                    b8 * 8 * (w / 4 + 1)].map { ($0 + 63) & ~63 }
+        }
+
         init(width w: Int, rings: Bool) {
             let cw = (w + 1) / 2
-            // One block: 64-byte aligned parts; the rings or the blocks, not both.
-            let (r8, b8) = (rings ? 1 : 0, rings ? 0 : 1)
-            let parts = [4 * cw, 10 * w, 4 * 2 * (cw + 2), 4 * 2 * w, r8 * 8 * w, r8 * 4 * 8 * w, r8 * 8 * 5 * w,
-                         b8 * 4 * 3 * w, b8 * 8 * 2 * w, b8 * 8 * 10 * (w / 4 + 1), 4 * 3 * cw, cw,
-                         b8 * 8 * (w / 4 + 1)].map { ($0 + 63) & ~63 }
+            // One block.
+            let parts = Self.parts(width: w, rings: rings)
             bytes = parts.reduce(0, +)
             base = .allocate(byteCount: bytes, alignment: 64)
             base.initializeMemory(as: UInt8.self, repeating: 0, count: bytes)
@@ -225,6 +231,15 @@ public struct QualityAccumulator {
     }
 
     public var byteCount: Int { rows.bytes }
+
+    /// What an accumulator for a picture of this size holds (`byteCount`), before one is made: asked for first
+    /// under an address-space limit, where its allocation would stop the process.
+    public static func byteCount(width: Int, height: Int) -> Int {
+        Rows.parts(width: width, rings: rings(width: width, height: height)).reduce(0, +)
+    }
+
+    /// SSIM's windows under 8 pixels (a picture under 8 wide or high) keep rings of rows instead of blocks.
+    static func rings(width: Int, height: Int) -> Bool { min(8, width, height) < 8 }
 
     var window: Int { min(8, width, height) }
     /// How far apart the windows are, across and down: 4 for 8×8 windows, as FFmpeg's `ssim` filter places them;

@@ -173,6 +173,16 @@ public final class SharpYUV420 {
     /// Bytes held, for a conversion's ledger.
     public var byteCount: Int { 2 * (ringRows * 8 * stride + ringRows / 2 * 6 * chromaStride + scratchCount) }
 
+    /// What an instance for this picture holds (`byteCount`), before one is made: asked for first under an
+    /// address-space limit, where its allocations would stop the process.
+    public static func byteCount(width: Int, height: Int, bandRows: Int) -> Int {
+        let cw = (width + 1) / 2, pairs = (height + 1) / 2
+        let stride = (cw + 31) & ~31, chromaStride = stride + 2 * chromaOffset + 64
+        let ringRows = min(bandRows + lagRows + 4, 2 * pairs)
+        let scratchCount = (passes - 1) * 12 * stride + 2 * chromaStride + 4 * chromaStride
+        return 2 * (ringRows * 8 * stride + ringRows / 2 * 6 * chromaStride + scratchCount)
+    }
+
     /// Takes the next `count` source rows (`rowBytes` apart, in `source`'s format): an even count unless they
     /// end the picture.
     public func push(_ band: UnsafeRawPointer, rowBytes: Int, count: Int) {

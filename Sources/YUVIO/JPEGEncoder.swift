@@ -16,7 +16,7 @@ public func encodeJPEG(_ image: YUVImage, quality: Int, primaries: Primaries = .
         // `ulimit -v`, a hostile round), a file fails instead.
         let need = file.count + part.count
         guard Ledger.ifAvailable(need, { file.reserveCapacity(need) }) != nil else {
-            throw .outOfMemory(Ledger.outOfMemory(need, for: "the JPEG file"))
+            throw .outOfMemory(Ledger.outOfMemoryUnderALimit(need, for: "the JPEG file"))
         }
         file += part
     }
@@ -131,7 +131,7 @@ func paddedLuma(_ image: YUVImage) throws(WriteError) -> UnsafeMutablePointer<UI
     let w = image.width, h = image.height, n = paddedJPEGLumaBytes(width: w, height: h)
     guard n > 0 else { return nil }
     guard let raw = Ledger.ifAvailable(n, { malloc(n) }) ?? nil else {
-        throw .outOfMemory(Ledger.outOfMemory(n, for: "the JPEG encoder's padded luma plane"))
+        throw .outOfMemory(Ledger.outOfMemoryUnderALimit(n, for: "the JPEG encoder's padded luma plane"))
     }
     let out = raw.assumingMemoryBound(to: UInt8.self), pw = evenSide(w)
     image.bytes.withUnsafeBufferPointer { b in

@@ -161,8 +161,8 @@ public final class Ledger: Sendable {
     /// much again for each conversion already under way, whose memory may not all be taken yet (a batch's jobs
     /// start together). Under an address-space limit (`ulimit -v`) the other jobs of a batch hold, or are about
     /// to take, what this one needs; while any is under way this waits for one to end and asks again, so that
-    /// `-j` never turns a limit that holds one conversion into failed files, nor into a job stopped for its
-    /// buffers (`exhausted`) in the middle of its work. Alone, it first gives the heap's free memory back to the
+    /// `-j` never turns a limit that holds one conversion into failed files, nor into a job whose buffers are
+    /// refused in the middle of its work. Alone, it first gives the heap's free memory back to the
     /// system and asks once more. False only when no other conversion is under way and the room is not there
     /// (the limit is too low for one), or when a signal stops the run; after true, `endWork` — on the same thread.
     /// A thread already admitted is admitted again at once (a job holds its admission from its conversion to its

@@ -105,7 +105,7 @@ public enum RawInput {
             // Every growth asked of the system first: refused, the file fails (a Swift array would stop the process).
             let first = max(0, min(count, fileSize ?? count))
             guard Ledger.ifAvailable(first, { bytes.reserveCapacity(first) }) != nil else {
-                throw .decoder(Ledger.outOfMemory(first, for: "the frame"))
+                throw .decoder(Ledger.outOfMemoryUnderALimit(first, for: "the frame"))
             }
             while bytes.count < count {
                 let start = bytes.count, want = min(1 << 24, count - start)
@@ -113,7 +113,7 @@ public enum RawInput {
                     // Grown by hand to what is needed (doubled, at most the frame), so the probe asks for what is taken.
                     let grown = min(count, max(2 * bytes.capacity, start + want))
                     guard Ledger.ifAvailable(grown, { bytes.reserveCapacity(grown) }) != nil else {
-                        throw .decoder(Ledger.outOfMemory(grown, for: "the frame"))
+                        throw .decoder(Ledger.outOfMemoryUnderALimit(grown, for: "the frame"))
                     }
                 }
                 bytes.append(contentsOf: repeatElement(0, count: want))

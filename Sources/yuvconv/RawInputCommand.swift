@@ -247,7 +247,7 @@ func runRawInput(_ options: Options) -> Int32 {
                     // Its RGB picture and the new planes, both whole.
                     let need = 3 * planes.width * planes.height + planes.bytes.count
                     guard let again = Ledger.ifAvailable(need, { reconvert(planes, from: spec, to: jfif) }) else {
-                        throw .outOfMemory(Ledger.outOfMemory(need, for: "the picture"))
+                        throw .outOfMemory(Ledger.outOfMemoryUnderALimit(need, for: "the picture"))
                     }
                     planes = again
                 }

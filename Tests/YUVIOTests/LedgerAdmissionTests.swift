@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import XCTest
+import YUVCore
 @testable import YUVIO
 #if canImport(Glibc)
 import Glibc
@@ -118,5 +119,22 @@ final class LedgerAdmissionTests: XCTestCase {
         let p = try ledger.allocate(1 << 20)
         ledger.deallocate(p, bytes: 1 << 20)
         XCTAssertEqual(ledger.peak, 1 << 20)
+    }
+
+    /// Sharp chroma's and the quality measures' rows — tens of MiB for a picture tens of thousands of pixels wide —
+    /// are asked for first, as whole pictures are: allocated unasked, a refusal under an address-space limit stopped
+    /// the process (SIGABRT mid-batch, a reviewer's 60,000-wide progressive JPEG). Now the conversion's error.
+    func testRowsOfAWidePictureAreAskedForFirst() throws {
+        var outcome: WriteError?
+        try underLimit(headroom: 16 << 20) {
+            do throws(WriteError) {
+                _ = try QualityProbe(geometry: PlaneGeometry(width: 2_000_000, height: 64), spec: ConversionSpec(), ledger: Ledger())
+            } catch {
+                outcome = error
+            }
+        }
+        let error = try XCTUnwrap(outcome, "160 MB of rows granted under a limit 16 MiB above what the process maps")
+        XCTAssertTrue(error.reason.hasSuffix("for the quality measures' rows: out of memory (an address-space limit such as "
+                                             + "ulimit -v may be too low)"), error.reason)
     }
 }

@@ -44,7 +44,7 @@ public final class MemorySink: BandSink {
                                                                  pixelLayout: frame.pixelLayout).byteCount))
             if frame.alpha { buildingAlpha = Self.reserved(tight.planeBytes(.a)) }
         }
-        guard made != nil else { throw .outOfMemory(Ledger.outOfMemory(tight.byteCount, for: "the picture")) }
+        guard made != nil else { throw .outOfMemory(Ledger.outOfMemoryUnderALimit(tight.byteCount, for: "the picture")) }
         ledger.record(tight.byteCount)
     }
 

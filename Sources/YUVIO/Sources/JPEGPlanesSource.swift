@@ -139,7 +139,7 @@ final class JPEGPlanesSource: BandSource {
         func refuse() -> DecodeError {
             storedPlanes.forEach { ledger.deallocate(UnsafeMutableRawPointer($0.pointer), bytes: $0.bytes) }
             let whole = sizes.reduce(0) { $0 + $1.stored + $1.up.width * $1.up.height }
-            return .decoder(Ledger.outOfMemory(whole, for: "turning the picture"))
+            return .decoder(Ledger.outOfMemoryUnderALimit(whole, for: "turning the picture"))
         }
         for size in sizes {
             guard let p = ledger.allocateIfAvailable(size.stored) else { throw refuse() }

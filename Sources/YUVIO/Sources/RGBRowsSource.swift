@@ -53,7 +53,9 @@ final class RGBRowsSource: BandSource {
     private var helped: [DispatchSemaphore] = []
     /// Sharp chroma: the driver, and the rows not yet written that the alpha plane (`--alpha keep`) and the
     /// quality stage still need (each band's alpha goes to `alphaBand` first).
-    private let sharp: SharpYUV420?
+    /// Sharp chroma's rows: asked for (`sharpWanted`) at init, made in `prepare`, where a refusal can be thrown.
+    private var sharp: SharpYUV420?
+    private let sharpWanted: Bool
     /// A 4:2:0 JPEG, upright: per slot, the planes the decoder hands out (luma rows, then the Cb and Cr rows they
     /// need), made into the slot's RGB rows by the first stage that reads them — the colour stage, else the
     /// conversion — so that libjpeg's upsampling and colour conversion (`yc_ycc420_rgbx` makes its bytes) leave
@@ -98,13 +100,11 @@ final class RGBRowsSource: BandSource {
             bandRows = rows
             ycc = nil
         }
-        sharp = chromaFilter == .sharp
-            ? SharpYUV420(spec: spec, source: info.rowFormat.converted, width: up.width, height: up.height, bandRows: bandRows)
-            : nil
+        sharpWanted = chromaFilter == .sharp
     }
 
     /// The calls after the last band that write the rows sharp chroma still holds: `lagRows` of them.
-    var trailingBands: Int { sharp == nil ? 0 : (SharpYUV420.lagRows + bandRows - 1) / bandRows }
+    var trailingBands: Int { sharpWanted ? (SharpYUV420.lagRows + bandRows - 1) / bandRows : 0 }
 
     func prepare(slots count: Int, ledger: Ledger) throws {
         self.ledger = ledger
@@ -115,9 +115,21 @@ final class RGBRowsSource: BandSource {
         recorded = decoder.coefficientBytes + decoder.yccHeldBytes   // the latter 0 unless it reads planes
             + decoder.interlacedImageBytes
         ledger.record(recorded)
-        if let sharp {
+        if sharpWanted {
             // Rows wait at most `lagRows` behind a band: room for a band more than that.
             let held = min(bandRows + SharpYUV420.lagRows, geometry.height)
+            // Its rows and the windows beside them (tens of MiB for a wide picture), asked for with the room the
+            // work after them takes: allocated unasked, a refusal under an address-space limit stopped the process
+            // (SIGABRT, a batch's other files and its summary lost).
+            let windows = (alpha == .keep ? geometry.width * held : 0)
+                + (probe != nil ? geometry.width * format.converted.bytesPerPixel * held : 0)
+            let need = SharpYUV420.byteCount(width: geometry.width, height: geometry.height, bandRows: bandRows) + windows
+            guard let made = Ledger.ifAvailable(need, { SharpYUV420(spec: spec, source: format.converted, width: geometry.width,
+                                                                    height: geometry.height, bandRows: bandRows) }) else {
+                throw interruptSignal() != nil ? WriteError.interrupted
+                    : WriteError.outOfMemory(Ledger.outOfMemoryUnderALimit(need, for: "sharp chroma's rows"))
+            }
+            sharp = made
             if alpha == .keep {
                 waitingAlpha = RowWindow(rowBytes: geometry.width, capacity: held)
                 alphaBand = try ledger.allocateBytes(geometry.width * bandRows)
@@ -125,7 +137,7 @@ final class RGBRowsSource: BandSource {
             if probe != nil {
                 waitingSource = RowWindow(rowBytes: geometry.width * format.converted.bytesPerPixel, capacity: held)
             }
-            sharpBytes = sharp.byteCount + (waitingAlpha?.byteCount ?? 0) + (waitingSource?.byteCount ?? 0)
+            sharpBytes = made.byteCount + (waitingAlpha?.byteCount ?? 0) + (waitingSource?.byteCount ?? 0)
             ledger.record(sharpBytes)
         }
         if turn.isIdentity {
@@ -209,7 +221,7 @@ final class RGBRowsSource: BandSource {
 
     /// The quality stage runs apart except with sharp chroma, whose rows come out behind those handed in (it
     /// measures them as it writes them, from its own window of source rows).
-    var measuresApart: Bool { probe != nil && sharp == nil }
+    var measuresApart: Bool { probe != nil && !sharpWanted }
 
     /// Measured against the rows converted, which stay in the slot (or the whole picture) until this stage is
     /// done with them: after the colour and alpha stages (16-bit RGBA packed to RGB), both in place.

@@ -11,14 +11,14 @@ func decodeUpright(_ decoder: ImageDecoder, turn: Orientation, ledger: Ledger) t
     try decoder.checkWhole(storedBytes + bytes, for: "turning the picture")
     // Both allocated before the decode: one refused, that file fails (the process goes on).
     guard let stored = ledger.allocateIfAvailable(storedBytes) else {
-        throw .decoder(Ledger.outOfMemory(storedBytes + bytes, for: "turning the picture"))
+        throw .decoder(Ledger.outOfMemoryUnderALimit(storedBytes + bytes, for: "turning the picture"))
     }
     defer {
         ledger.deallocate(stored, bytes: storedBytes)
         decoder.releaseWhole(storedBytes)   // what the output holds is checked after this (`runPipeline`)
     }
     guard let upright = ledger.allocateIfAvailable(bytes) else {
-        throw .decoder(Ledger.outOfMemory(storedBytes + bytes, for: "turning the picture"))
+        throw .decoder(Ledger.outOfMemoryUnderALimit(storedBytes + bytes, for: "turning the picture"))
     }
     do throws(DecodeError) { try decoder.readRows(into: stored, rowBytes: w * bpp, count: h) } catch {
         ledger.deallocate(upright, bytes: bytes)
