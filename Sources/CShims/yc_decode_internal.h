@@ -86,6 +86,7 @@ struct yc_decoder {
     uint8_t *exif;       // the first APP1 Exif segment's body ("Exif\0\0", then TIFF data), for the orientation
     size_t exif_length;
     int exif_second_said;   // a second Exif segment was said (once)
+    int icc_late_said;      // an ICC profile piece after the first scan was said (once): not read
     int exif_late_said;     // a first Exif segment after the first scan was said (once): not read
     int xmp_late_said;      // an XMP orientation after the first scan was said (once): not applied
     int xmp_orientation; // tiff:Orientation from the first XMP packet (JPEG APP1, PNG iTXt): 1…8, −1 unusable, 0 absent

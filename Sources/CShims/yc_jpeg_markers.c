@@ -122,11 +122,24 @@ boolean yc_jpeg_app2_marker(j_decompress_ptr cinfo) {
     // Without colour management the profile is never used: its pieces (up to 16 MB) are not kept. Nor are
     // pieces after the header (between progressive scans, before the end marker): the profile was joined from
     // the header's, and a later one (16 MB more) would be held, unused, until the decoder is closed.
+    static const char tag[] = "ICC_PROFILE";   // with its NUL: 12 bytes
+    // A piece after the first scan comes after the colours were decided with the header: said once, as a PNG's
+    // iCCP after its image data is (it went by in silence, the picture converted as if untagged).
+    if (dec->icc_joined && dec->colour_target >= 0 && !dec->icc_late_said && length >= (long)sizeof tag) {
+        uint8_t head[sizeof tag];
+        for (size_t i = 0; i < sizeof tag; i++) head[i] = (uint8_t)marker_byte(cinfo);
+        if (memcmp(head, tag, sizeof tag) == 0) {
+            dec->icc_late_said = 1;
+            yc_warn(dec, "APP2: an ICC profile piece after the first scan is not read (a profile must come before the "
+                         "first scan; only what came before it is used)");
+        }
+        (*cinfo->src->skip_input_data)(cinfo, length - (long)sizeof tag);
+        return TRUE;
+    }
     if (dec->colour_target < 0 || dec->icc_joined) {
         (*cinfo->src->skip_input_data)(cinfo, length);
         return TRUE;
     }
-    static const char tag[] = "ICC_PROFILE";   // with its NUL: 12 bytes
     // Exactly 14 bytes is the header of an empty piece, still one of the sequence (as libjpeg-turbo's
     // jpeg_read_icc_profile counts it): skipped, a profile of N pieces with one empty looked incomplete.
     if (length < (long)sizeof tag) {

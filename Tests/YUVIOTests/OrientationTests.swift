@@ -497,6 +497,15 @@ final class OrientationTests: XCTestCase {
             for (_, bytes) in variants(noOrientation) {
                 XCTAssertEqual(try convert(bytes, path).report.warnings, 0)
             }
+            // An ICC profile piece (APP2) too: the colours were decided with the header.
+            let p3 = [UInt8](try Data(contentsOf: fixturesURL.appendingPathComponent("colour/DisplayP3.icc")))
+            let icc = Array("ICC_PROFILE".utf8) + [0, 1, 1] + p3
+            for (place, bytes) in variants([0xFF, 0xE2, UInt8((icc.count + 2) >> 8), UInt8((icc.count + 2) & 255)] + icc) {
+                let c = try convert(bytes, path)
+                XCTAssertEqual(c.report.warnings, 1, "\(place), \(path)")
+                XCTAssertTrue(c.report.firstWarning.contains("an ICC profile piece after the first scan is not read"),
+                              "\(place), \(path): \(c.report.firstWarning)")
+            }
             for (place, bytes) in variants(exif) {
                 let withHeaderExif = Self.withOrientation(bytes, 3)
                 let c = try convert(withHeaderExif, path)
