@@ -117,7 +117,16 @@ static void inflate_exactly(yc_decoder *dec, uint8_t *out, size_t n) {
     d->z.next_out = out;
     d->z.avail_out = (uInt)n;
     while (d->z.avail_out > 0) {
-        if (d->stream_ended) png_error(dec->png, "Not enough image data");
+        if (d->stream_ended) {
+            // Ended before the picture: zlib (libpng's route) checks the stream's Adler-32 as it ends, before
+            // libpng finds rows missing, so a wrong one is said first there — and so here (the routes named one
+            // file two ways: "fails its checksum" against "ends before the picture does").
+            uint8_t trailer[4];
+            take_input(dec, trailer, 4);
+            if (png_get_uint_32(trailer) != yc_adler32(d->adler, out, n - d->z.avail_out))
+                png_error(dec->png, "IDAT: incorrect data check");
+            png_error(dec->png, "Not enough image data");
+        }
         if (d->z.avail_in == 0 && !refill(dec)) png_error(dec->png, "Not enough image data");
         const int rc = inflate(&d->z, Z_NO_FLUSH);
         if (rc == Z_STREAM_END) d->stream_ended = 1;

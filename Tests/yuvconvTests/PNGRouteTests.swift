@@ -77,6 +77,25 @@ final class PNGRouteTests: CLITestCase {
         }
     }
 
+    /// Image data whose zlib stream ends rows short of the picture, with a wrong Adler-32 or a right one: zlib checks
+    /// the checksum as the stream ends, before libpng finds rows missing, and yuvconv's reader now does so too (the
+    /// two routes said "fails its checksum" and "ends before the picture does" of one file; a PNG tester's find).
+    func testAStreamEndingShortIsJudgedAlikeOnBothRoutes() throws {
+        var raw: [UInt8] = []
+        for y in 0..<6 { raw += [0] + (0..<8).map { UInt8(($0 + y) % 4) } }   // 6 of 8 rows, filter 0
+        for wrong in [false, true] {
+            var stream = zlibStored(raw)
+            if wrong { stream[stream.count - 1] ^= 1 }   // the Adler-32's last byte
+            let png = pngSignature + pngChunk("IHDR", [0, 0, 0, 8, 0, 0, 0, 8, 8, 3, 0, 0, 0]) + pngChunk("PLTE", Array(0..<12))
+                + pngChunk("IDAT", stream) + pngChunk("IEND", [])
+            try Data(png).write(to: work.appendingPathComponent("short.png"))
+            let (own, libpng) = try both("short.png")
+            XCTAssertEqual(own.status, 1)
+            XCTAssertEqual(own.stderr, libpng.stderr, "wrong Adler-32: \(wrong)")
+            XCTAssertTrue(own.stderr.contains(wrong ? "fails its checksum" : "ends before the picture does"), own.stderr)
+        }
+    }
+
     /// PNG allows one iCCP. libpng keeps the last of several without a word (and a profile whose chunk fails its
     /// CRC); a second eXIf or cICP is ignored with a warning and the first used, and so is a second iCCP after an
     /// intact one: the colours are the first profile's (the same bytes as the file without the second chunk, not
