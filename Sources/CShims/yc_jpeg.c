@@ -38,8 +38,8 @@ static int jpeg_start(yc_decoder *dec, j_decompress_ptr j) {
         if (dec->held_counted) snprintf(what, sizeof what, "%s, beside %s,", kind, dec->held_what);
         else snprintf(what, sizeof what, "%s", kind);
         if (yc_refuse_whole(dec, bytes, what)) return 0;
-        if (yc_refuse_no_room(dec, bytes, j->progressive_mode ? "the progressive JPEG's coefficients"
-                                                              : "the multi-scan JPEG's coefficients")) return 0;
+        snprintf(what, sizeof what, "%s's coefficients", kind);
+        if (yc_refuse_no_room(dec, bytes, what)) return 0;
         dec->coef_held = bytes;
         // A picture the caller turns by its orientation holds the output's planes only after the turn, its stored
         // copy let go by then: checked here beside the coefficients (a file that cannot fit is refused before its

@@ -171,7 +171,7 @@ public final class SharpYUV420 {
     }
 
     /// Bytes held, for a conversion's ledger.
-    public var byteCount: Int { 2 * (ringRows * 8 * stride + ringRows / 2 * 6 * chromaStride + scratchCount) }
+    public var byteCount: Int { Self.byteCount(width: width, height: height, bandRows: bandRows) }
 
     /// What an instance for this picture holds (`byteCount`), before one is made: asked for first under an
     /// address-space limit, where its allocations would stop the process.

@@ -26,12 +26,22 @@ public final class Ledger: Sendable {
             var p: UnsafeMutableRawPointer?
             return posix_memalign(&p, 64, max(bytes, 1)) == 0 ? p : nil
         }
-        guard let made else {
-            throw interruptSignal() != nil ? .interrupted
-                : .outOfMemory(Self.outOfMemoryUnderALimit(bytes, for: "the conversion's buffers"))
-        }
+        guard let made else { throw Self.refusal(bytes, for: "the conversion's buffers") }
         record(bytes)
         return made
+    }
+
+    /// `make()` (about `bytes` it allocates unasked: a type of rows the core makes), asked for first as a whole
+    /// picture is (`ifAvailable`), or the conversion's error, `refusal`.
+    static func required<T>(_ bytes: Int, for what: String, _ make: () -> T) throws(WriteError) -> T {
+        guard let made = ifAvailable(bytes, make) else { throw refusal(bytes, for: what) }
+        return made
+    }
+
+    /// The error for room refused for `what`: the run's interruption when a signal stopped the wait, else out of
+    /// memory under a limit.
+    static func refusal(_ bytes: Int, for what: String) -> WriteError {
+        interruptSignal() != nil ? .interrupted : .outOfMemory(outOfMemoryUnderALimit(bytes, for: what))
     }
 
     /// `allocate`, or nil when the system refuses: for a whole picture (held for turning, say), so that a file

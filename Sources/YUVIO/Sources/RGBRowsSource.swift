@@ -124,10 +124,9 @@ final class RGBRowsSource: BandSource {
             let windows = (alpha == .keep ? geometry.width * held : 0)
                 + (probe != nil ? geometry.width * format.converted.bytesPerPixel * held : 0)
             let need = SharpYUV420.byteCount(width: geometry.width, height: geometry.height, bandRows: bandRows) + windows
-            guard let made = Ledger.ifAvailable(need, { SharpYUV420(spec: spec, source: format.converted, width: geometry.width,
-                                                                    height: geometry.height, bandRows: bandRows) }) else {
-                throw interruptSignal() != nil ? WriteError.interrupted
-                    : WriteError.outOfMemory(Ledger.outOfMemoryUnderALimit(need, for: "sharp chroma's rows"))
+            let made = try Ledger.required(need, for: "sharp chroma's rows") {
+                SharpYUV420(spec: spec, source: format.converted, width: geometry.width, height: geometry.height,
+                            bandRows: bandRows)
             }
             sharp = made
             if alpha == .keep {

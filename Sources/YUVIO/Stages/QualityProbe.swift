@@ -17,10 +17,9 @@ final class QualityProbe {
         // About 80 bytes a pixel of width, asked for first (under an address-space limit its allocation stopped the
         // process: a 60,000-wide picture's 4.8 MB).
         let need = QualityAccumulator.byteCount(width: g.width, height: g.height)
-        guard let made = Ledger.ifAvailable(need, { QualityAccumulator(width: g.width, height: g.height, spec: spec) }) else {
-            throw interruptSignal() != nil ? .interrupted : .outOfMemory(Ledger.outOfMemoryUnderALimit(need, for: "the quality measures' rows"))
+        accumulator = try Ledger.required(need, for: "the quality measures' rows") {
+            QualityAccumulator(width: g.width, height: g.height, spec: spec)
         }
-        accumulator = made
         self.ledger = ledger
         chromaWidth = (g.width + 1) / 2
         scratchBytes = 2 * chromaWidth
