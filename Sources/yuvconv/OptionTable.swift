@@ -158,8 +158,13 @@ extension OptionSpec {
         OptionGroup("YUV as input (to another layout, Y4M, PNG or JPEG):", [
             OptionSpec(["-s", "--size"], "WxH", joined: true, notInReport: "reads JPEG and PNG only", ["the raw input's size (a .y4m file carries its own)"]) { o, _, text throws(UsageError) in
                 let p = text.lowercased().split(separator: "x", omittingEmptySubsequences: false).map { OptionSpec.decimal($0) }
-                guard p.count == 2, let w = p[0], let h = p[1], w > 0, h > 0 else {
+                guard p.count == 2, let w = p[0], let h = p[1] else {
                     throw UsageError(message: "--size takes WIDTHxHEIGHT, not '\(text)'")
+                }
+                // The form is right: say which side is wrong, not that the form is (`0x6` was "takes WIDTHxHEIGHT").
+                guard w > 0, h > 0 else {
+                    let sides = [w == 0 ? "width" : nil, h == 0 ? "height" : nil].compactMap { $0 }.joined(separator: " and ")
+                    throw UsageError(message: "--size \(text): the \(sides) must be 1 or more")
                 }
                 // No frame holds 2^60 pixels or more (RawInput.frameBytes): a usage error whatever --max-pixels
                 // allows, whether the product overflows or not (one overflowing was exit 2, one just below, 1).

@@ -146,6 +146,9 @@ final class OptionTests: CLITestCase {
             ([raw.path, "-s", "17x+9", "-o", "a.png"], "--size takes WIDTHxHEIGHT, not '17x+9'"),
             ([raw.path, "-s", "+17x9", "-o", "a.png"], "--size takes WIDTHxHEIGHT, not '+17x9'"),
             ([raw.path, "-s", " 17x9", "-o", "a.png"], "--size takes WIDTHxHEIGHT, not ' 17x9'"),
+            ([raw.path, "-s", "0x9", "-o", "a.png"], "--size 0x9: the width must be 1 or more"),
+            ([raw.path, "-s", "17x0", "-o", "a.png"], "--size 17x0: the height must be 1 or more"),
+            ([raw.path, "-s", "0X0", "-o", "a.png"], "--size 0X0: the width and height must be 1 or more"),
             // A colour is six hex digits: UInt32's parser took `#+12345` for #012345.
             ([png, "-o", "a.nv12", "--alpha", "flatten=#+12345"], "unknown alpha mode 'flatten=#+12345'"),
             ([png, "-o", "a.nv12", "--alpha", "flatten=+fffff"], "unknown alpha mode 'flatten=+fffff'"),

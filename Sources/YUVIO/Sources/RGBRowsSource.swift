@@ -124,19 +124,18 @@ final class RGBRowsSource: BandSource {
             let windows = (alpha == .keep ? geometry.width * held : 0)
                 + (probe != nil ? geometry.width * format.converted.bytesPerPixel * held : 0)
             let need = SharpYUV420.byteCount(width: geometry.width, height: geometry.height, bandRows: bandRows) + windows
+            // The windows made under the same look as the rows: two jobs are not both told of room for one.
             let made = try Ledger.required(need, for: "sharp chroma's rows") {
-                SharpYUV420(spec: spec, source: format.converted, width: geometry.width, height: geometry.height,
-                            bandRows: bandRows)
+                (SharpYUV420(spec: spec, source: format.converted, width: geometry.width, height: geometry.height,
+                             bandRows: bandRows),
+                 alpha == .keep ? RowWindow(rowBytes: geometry.width, capacity: held) : nil,
+                 probe != nil ? RowWindow(rowBytes: geometry.width * format.converted.bytesPerPixel, capacity: held) : nil)
             }
-            sharp = made
-            if alpha == .keep {
-                waitingAlpha = RowWindow(rowBytes: geometry.width, capacity: held)
-                alphaBand = try ledger.allocateBytes(geometry.width * bandRows)
-            }
-            if probe != nil {
-                waitingSource = RowWindow(rowBytes: geometry.width * format.converted.bytesPerPixel, capacity: held)
-            }
-            sharpBytes = made.byteCount + (waitingAlpha?.byteCount ?? 0) + (waitingSource?.byteCount ?? 0)
+            sharp = made.0
+            waitingAlpha = made.1
+            waitingSource = made.2
+            if alpha == .keep { alphaBand = try ledger.allocateBytes(geometry.width * bandRows) }
+            sharpBytes = made.0.byteCount + (waitingAlpha?.byteCount ?? 0) + (waitingSource?.byteCount ?? 0)
             ledger.record(sharpBytes)
         }
         if turn.isIdentity {
