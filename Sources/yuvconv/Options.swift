@@ -113,18 +113,17 @@ struct Options {
     /// take `-C DIR status`): a file named `report` or `convert` there is given as `./report`, or after `--`.
     static func parse(_ args: [String]) throws(UsageError) -> Options {
         var o = Options()
-        var rest = args[...]
         var verbTaken = false
         /// The options given before a verb that comes after them, as typed: `report` refuses those for convert.
         var typedBefore: [(flag: String, option: OptionSpec)] = []
-        var onlyOperands = false
-        while let arg = rest.popFirst() {
-            // By scalar, as getopt reads bytes: `-` and a combining mark are one Character to Swift (`-\u{301}x` was taken
-            // as a file, `--name=\u{301}x` as an unknown option, `-o\u{301}x.nv12` as one too).
-            if onlyOperands || arg == "-" || !arg.hasScalarPrefix("-") {
-                if !onlyOperands && !verbTaken && o.inputs.isEmpty && (arg == "convert" || arg == "report") {
+        var words = CommandWords(args)
+        while let word = words.next() {
+            let option: OptionSpec, flag: String, inline: String?, next: String?, arg: String
+            switch word {
+            case .operand(let operand, let afterDashes):
+                if !afterDashes && !verbTaken && o.inputs.isEmpty && (operand == "convert" || operand == "report") {
                     verbTaken = true
-                    if arg == "report" {
+                    if operand == "report" {
                         o.reportOnly = true
                         if let (flag, option) = typedBefore.first(where: { $0.option.notInReport != nil }) {
                             throw UsageError(message: "\(flag) is for convert: report \(option.notInReport!)")
@@ -133,34 +132,17 @@ struct Options {
                     continue
                 }
                 // An empty name (an unset shell variable, most often) names no file: a usage error, not a search.
-                if arg.isEmpty { throw UsageError(message: "an input is an empty name") }
-                o.inputs.append(arg)
+                if operand.isEmpty { throw UsageError(message: "an input is an empty name") }
+                o.inputs.append(operand)
                 continue
-            }
-            if arg == "--" {
-                onlyOperands = true
+            case .endOfOptions:
                 continue
+            case .unknown(_, let error):
+                throw error
+            case .option(let o1, let f, let i, let n, let a):
+                (option, flag, inline, next, arg) = (o1, f, i, n, a)
             }
-            // --name=value, and -ofile / -j4 / -fnv21 / -s640x427: every short option that takes a value takes it joined
-            // too, as getopt does
-            var flag = arg
-            var inline: String?
             let scalars = Array(arg.unicodeScalars), long = arg.hasScalarPrefix("--")
-            if long, let eq = scalars.firstIndex(of: "=") {
-                flag = String(scalars: scalars[..<eq])
-                inline = String(scalars: scalars[(eq + 1)...])
-            } else if !long, scalars.count > 2, OptionSpec.byName[arg.scalarPrefix(2)]?.joinsValue == true {
-                flag = arg.scalarPrefix(2)
-                inline = arg.droppingScalars(2)
-            } else if !long, scalars.count > 2, let first = OptionSpec.byName[arg.scalarPrefix(2)], first.value == nil {
-                // Short flags together, as getopt takes them: -qy is -q -y, -qo out is -q -o out. Only when every
-                // letter up to one that takes a value is a flag: else the whole word is the unknown option
-                // (`-help` is not -h -e -l -p), and a '-' is no letter (`-q-` is not -q --).
-                guard OptionSpec.cluster(arg) != nil else { throw OptionSpec.unknownInCluster(arg) }
-                flag = arg.scalarPrefix(2)
-                rest = ["-" + arg.droppingScalars(2)] + rest
-            }
-            guard let option = OptionSpec.byName[flag] else { throw OptionSpec.unknown(arg) }
             if o.reportOnly, let why = option.notInReport { throw UsageError(message: "\(flag) is for convert: report \(why)") }
             if !verbTaken { typedBefore.append((flag, option)) }
             var value = ""
@@ -169,7 +151,7 @@ struct Options {
             } else if let inline {
                 value = inline
             } else {
-                guard let next = rest.popFirst() else { throw UsageError(message: "\(flag) needs a value") }
+                guard let next else { throw UsageError(message: "\(flag) needs a value") }
                 value = next
             }
             if option.value != nil && value.isEmpty { throw UsageError(message: "\(flag) needs a value, not an empty one") }

@@ -180,34 +180,32 @@ let standardErrorMustStayUntouched: Bool = {
     var named = Set<FileIdentity>(), written = Set<FileIdentity>(), folders: [String] = []
     /// `--name=value`'s value: what follows its first "=", by scalar.
     func afterEquals(_ arg: String) -> String { String(scalars: arg.unicodeScalars.drop { $0 != "=" }.dropFirst()) }
-    var args = (processArguments() ?? [])[...]
-    while let arg = args.popFirst() {
-        var outputs: [String] = []
-        if ["-o", "--output", "--report-file"].contains(arg) {
-            outputs = args.popFirst().map { [$0] } ?? []
-        } else if arg.hasScalarPrefix("--output=") || arg.hasScalarPrefix("--report-file=") {
-            outputs = [afterEquals(arg)]
-        } else if arg.hasScalarPrefix("-o") && !arg.hasScalarPrefix("--") {
-            outputs = [arg.droppingScalars(2)]
-        } else if let c = OptionSpec.cluster(arg), c.valueTaker == "-o" {
-            // `-yo out`, `-qyoout`: read as the parser reads them (`-yo /dev/stderr` took /dev/stderr for an input,
-            // and dropped every message, the refusal's too, exit 2 in silence).
-            outputs = c.joined.isEmpty ? args.popFirst().map { [$0] } ?? [] : [c.joined]
-            if outputs.isEmpty { continue }
-        }
-        if !outputs.isEmpty || arg.hasScalarPrefix("-o") && !arg.hasScalarPrefix("--") {
-            for o in outputs {
-                guard let st = FileStatus(path: o) else { continue }
+    // Read as the parser reads them (`CommandWords`): an output's value, and every other word (an operand, an
+    // option's value, an option or unknown word itself, `--name=value`'s value too) a name to keep the message from.
+    var words = CommandWords(processArguments() ?? [])
+    while let word = words.next() {
+        var candidates: [String] = []
+        switch word {
+        case .operand(let operand, _):
+            candidates = [operand]
+        case .endOfOptions:
+            continue
+        case .unknown(let arg, _):
+            candidates = [arg]
+            if arg.hasScalarPrefix("--"), arg.unicodeScalars.contains("=") { candidates.append(afterEquals(arg)) }
+        case .option(let option, _, let inline, let next, let arg):
+            let value = inline ?? next
+            if ["--output", "--report-file"].contains(option.longName ?? "") {
+                guard let o = value, let st = FileStatus(path: o) else { continue }
                 if st.kind == .directory, let real = realFolderPath(o) { folders.append(real) }
                 if st.size > 0 {
                     written.insert(st.identity)
                     if let fuse = st.fuseIdentity(onFUSE: onFUSE(path: o)) { written.insert(fuse) }
                 }
+                continue
             }
-            continue
+            candidates = [arg] + (value.map { [$0] } ?? [])
         }
-        var candidates = [arg]
-        if arg.hasScalarPrefix("--"), arg.unicodeScalars.contains("=") { candidates.append(afterEquals(arg)) }
         for c in candidates {
             if let st = FileStatus(path: c) {
                 let view = fileSystemView(path: c)

@@ -42,6 +42,16 @@ final class HostileTests: CLITestCase {
             printf 'in.jpg\n' > list.txt
             "$B" convert --files-from list.txt -o lo/ --matrix zz 2>>in.jpg; echo "list $?"
             cmp -s in.jpg keep.jpg || echo "CHANGED: in.jpg by stdin or list"
+            # Inputs whose names begin like an option and are none: after `--`, as --files-from's value (the look read
+            # `-oops.txt` as an output named `ops.txt`, and left the file it names to the message).
+            # Raw frames (no picture's signature, which alone kept a JPEG so named from the message).
+            head -c 384 in.jpg | tail -c 380 > keep.nv12; cp keep.nv12 ./-odd.nv12; cp keep.nv12 ./-yodd.nv12
+            printf 'in.jpg\n' > ./-olist.txt; cp ./-olist.txt keeplist.txt
+            "$B" --bogus -s 16x16 -o x.yuv -- -odd.nv12 2>>-odd.nv12; echo "dashes $?"
+            "$B" --bogus -s 16x16 -o x.yuv -- -yodd.nv12 2>>-yodd.nv12; echo "cluster $?"
+            "$B" convert --files-from -olist.txt -o lo/ --bogus 2>>-olist.txt; echo "listvalue $?"
+            cmp -s ./-odd.nv12 keep.nv12 && cmp -s ./-yodd.nv12 keep.nv12 && cmp -s ./-olist.txt keeplist.txt \
+              || echo "CHANGED: a name beginning like an option"
             # A log file in an input folder is no input: its usage error, and a warning from before the inputs were
             # checked (a FIFO skipped in the folder), reach it.
             mkdir -p d/logs; "$B" convert d/ -o o2/ --quality 0 2>d/logs/e.log; echo "dirlog $?"
@@ -53,7 +63,7 @@ final class HostileTests: CLITestCase {
         XCTAssertFalse(out.contains("CHANGED"), out)
         XCTAssertEqual(out.split(separator: "\n").filter { $0.hasPrefix("rw ") || $0.hasPrefix("append ") }.count, 14, out)
         XCTAssertTrue(out.contains("rw 2\nappend 2\n"), out)
-        XCTAssertTrue(out.contains("report 2\nfolder 2\nlog 2\n1\nstdin 2\nlist 2\n"), out)
+        XCTAssertTrue(out.contains("report 2\nfolder 2\nlog 2\n1\nstdin 2\nlist 2\ndashes 2\ncluster 2\nlistvalue 2\n"), out)
         XCTAssertTrue(out.contains("dirlog 2\n1\n"), out)
         XCTAssertTrue(out.contains("warned 0\n1\n"), out)
         XCTAssertFalse(out.split(separator: "\n").contains { $0.hasSuffix(" 0") && !$0.hasPrefix("warned") },
