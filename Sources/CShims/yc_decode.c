@@ -200,12 +200,20 @@ int yc_refuse_whole(yc_decoder *dec, uint64_t bytes, const char *what) {
 }
 
 static _Atomic(yc_room_check) room_check;
+static _Atomic(yc_room_release) room_release;
 
-void yc_set_room_check(yc_room_check check) { atomic_store(&room_check, check); }
+void yc_set_room_check(yc_room_check check, yc_room_release release) {
+    atomic_store(&room_release, release);
+    atomic_store(&room_check, check);
+}
 
 int yc_refuse_no_room(yc_decoder *dec, uint64_t bytes, const char *what) {
     yc_room_check check = atomic_load(&room_check);
-    if (!check || dec->failed || check(bytes)) return 0;
+    if (!check || dec->failed) return 0;
+    if (check(bytes)) {
+        dec->room_promised += bytes;
+        return 0;
+    }
     yc_set_error(dec, what);
     dec->error_kind = YC_ERROR_NO_ROOM;
     dec->no_room = bytes;
@@ -213,6 +221,13 @@ int yc_refuse_no_room(yc_decoder *dec, uint64_t bytes, const char *what) {
 }
 
 uint64_t yc_no_room_bytes(const yc_decoder *dec) { return dec->no_room; }
+
+void yc_room_taken(yc_decoder *dec) {
+    if (!dec->room_promised) return;
+    yc_room_release release = atomic_load(&room_release);
+    if (release) release(dec->room_promised);
+    dec->room_promised = 0;
+}
 
 void yc_release_whole(yc_decoder *dec, uint64_t bytes) {
     dec->whole_held = bytes < dec->whole_held ? dec->whole_held - bytes : 0;
@@ -268,6 +283,7 @@ const yc_colour *yc_get_colour(const yc_decoder *dec) { return &dec->colour; }
 
 void yc_close(yc_decoder *dec) {
     if (!dec) return;
+    yc_room_taken(dec);
     if (dec->jpeg_created) jpeg_destroy_decompress(&dec->jpeg);
     if (dec->png) png_destroy_read_struct(&dec->png, dec->png_info ? &dec->png_info : NULL, NULL);
     free(dec->cmyk_row);

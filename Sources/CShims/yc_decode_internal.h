@@ -70,6 +70,7 @@ struct yc_decoder {
     uint64_t coef_held;   // of which a multi-scan JPEG's coefficients, which libjpeg allocates (counted by the callers)
     char png_too_large[4];       // the chunk libpng last said was too large (said once a chunk name)
     uint64_t no_room;     // the bytes refused by the room check (YC_ERROR_NO_ROOM)
+    uint64_t room_promised; // the bytes the room check said yes to, until the library has allocated them (yc_room_taken)
     uint64_t whole_held;  // bytes the decoder holds whole (a multi-scan JPEG's coefficients, an interlaced PNG)
     int max_scans;   // a progressive JPEG with more scans is refused (0: no limit)
     int colour_target; // yc_target to plan colour management for, -1 for none
@@ -288,17 +289,25 @@ void yc_png_read_fn(png_structp png, png_bytep data, size_t length);
 /// libpng's row callback (a user transform): the last row with data starts the bound (yc_png_rows_done).
 void yc_png_row_inflated(png_structp png, png_row_infop row_info, png_bytep data);
 
+/// A chunk (`name`, `n` bytes of it) over the 8 MiB libpng is allowed, said as both PNG routes say it: once a chunk
+/// name (libpng says it twice of one chunk, in two wordings: caching it, then handling it), an eXIf's only when
+/// something reads it (`yc_warn_exif`), as its other damage is.
+void yc_png_chunk_too_large(yc_decoder *dec, const char *name, int n);
+
 /// The warning for a PNG eXIf chunk after the image data (both PNG routes).
 #define YC_PNG_LATE_EXIF "an eXIf chunk after the image data is not read: whatever it says (an orientation, an " \
-    "Adobe RGB colour space) is not applied (the picture is converted as stored)"
+    "Adobe RGB colour space) is not applied (the picture is converted as if the chunk were not there)"
 
 /// The decoder's own whole picture (`what`, `bytes`), after yc_refuse_whole: 1, with the decoder failed
 /// (YC_ERROR_NO_ROOM), when the room check says the address space cannot hold it and the work after it.
 int yc_refuse_no_room(yc_decoder *dec, uint64_t bytes, const char *what);
+/// The bytes yc_refuse_no_room was told there is room for are allocated (or never will be: the decoder failed or
+/// is closed): the room check's promise of them to this decoder ends (`yc_room_release`). Nothing when none.
+void yc_room_taken(yc_decoder *dec);
 
 /// The warning for a JPEG's first Exif segment after its first scan (both JPEG routes).
 #define YC_JPEG_LATE_EXIF "APP1: an Exif segment after the first scan is not read: whatever it says (an orientation, " \
-    "an Adobe RGB colour space) is not applied (the picture is converted as stored)"
+    "an Adobe RGB colour space) is not applied (the picture is converted as if the segment were not there)"
 
 /// Whether the `count` bytes libjpeg's next_marker just skipped (it warns with the source synchronised right after
 /// the last of them) are all zero bytes, those read before the buffer's last refill included.

@@ -53,6 +53,8 @@ static int jpeg_start(yc_decoder *dec, j_decompress_ptr j) {
         }
     }
     jpeg_start_decompress(j);
+    // The coefficients are allocated (a longjmp out of it leaves the promise to yc_close).
+    yc_room_taken(dec);
     dec->jpeg_started = 1;
     return 1;
 }

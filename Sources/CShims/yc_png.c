@@ -120,18 +120,19 @@ static void png_warning_fn(png_structp png, png_const_charp msg) {
     const char *limits = strstr(msg, ": unknown chunk exceeds memory limits");
     if (!limits) limits = strstr(msg, ": chunk data is too large");
     if (limits) {
-        // libpng says it twice of one chunk, in both words (caching it, then handling it): said once a chunk name;
-        // an eXIf's only when something reads it (`yc_warn_exif`), as its other damage is.
-        const int n = (int)(limits - msg);
-        if (n == 4 && memcmp(from->png_too_large, msg, 4) == 0) return;
-        if (n == 4) memcpy(from->png_too_large, msg, 4);
-        char said[YC_MSG];
-        snprintf(said, sizeof said, "%.*s: chunk data is too large", n, msg);
-        if (strncmp(msg, "eXIf", 4) == 0) yc_warn_exif(from, said);
-        else yc_warn(from, said);
+        yc_png_chunk_too_large(from, msg, (int)(limits - msg));
         return;
     }
     yc_warn(png_get_error_ptr(png), msg);
+}
+
+void yc_png_chunk_too_large(yc_decoder *dec, const char *name, int n) {
+    if (n == 4 && memcmp(dec->png_too_large, name, 4) == 0) return;
+    if (n == 4) memcpy(dec->png_too_large, name, 4);
+    char said[YC_MSG];
+    snprintf(said, sizeof said, "%.*s: chunk data is too large", n, name);
+    if (n == 4 && strncmp(name, "eXIf", 4) == 0) yc_warn_exif(dec, said);
+    else yc_warn(dec, said);
 }
 
 // The palette as 256 R,G,B,A entries: alpha from tRNS (255 past its end); past the palette's end black and
@@ -322,6 +323,7 @@ int yc_png_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count) {
             // Adam7 spreads every row over seven passes: the whole image must be held once.
             size_t total = dec->png_rowbytes * dec->info.height;
             dec->png_image = malloc(total);
+            yc_room_taken(dec);
             if (!dec->png_image) { yc_set_error(dec, "out of memory for an interlaced image"); return -1; }
             memset(dec->png_image, 0, total);
             int passes = png_set_interlace_handling(dec->png);

@@ -34,8 +34,7 @@ static void next_header(yc_decoder *dec) {
     }
     if (length > YC_PNG_CHUNK_MAX && memcmp(h + 4, "IDAT", 4) != 0) {
         yc_png_chunk_name(h + 4, name);
-        snprintf(msg, sizeof msg, "%s: chunk data is too large", name);
-        yc_warn(dec, msg);
+        yc_png_chunk_too_large(dec, name, (int)strlen(name));
     }
 }
 

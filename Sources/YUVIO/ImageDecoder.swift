@@ -129,7 +129,8 @@ public final class ImageDecoder {
     deinit { yc_close(handle) }
 
     /// The decoders ask before they take a picture whole themselves (`yc_set_room_check`): once, for the process.
-    private static let roomCheckInstalled: Void = yc_set_room_check { bytes in Ledger.roomForWhole(Int(clamping: bytes)) ? 1 : 0 }
+    private static let roomCheckInstalled: Void = yc_set_room_check({ bytes in Ledger.roomForWhole(Int(clamping: bytes)) ? 1 : 0 },
+                                                                     { bytes in Ledger.wholeTaken(Int(clamping: bytes)) })
 
     /// The decoder's failure as an error: a stream cut off at its limit says so, whatever the library made
     /// of the missing bytes.

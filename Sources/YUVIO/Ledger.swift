@@ -53,8 +53,8 @@ public final class Ledger: Sendable {
         // The look and the allocation under one lock, as `ifAvailable`'s: two jobs are not both told of room there
         // is for one.
         guard !overflow, let p = Self.untilRoom({ () -> UnsafeMutableRawPointer? in
-            Self.wholeAllocations.withLock { _ in
-                guard Self.available(asked) else { return nil }
+            Self.wholeAllocations.withLock { promised in
+                guard Self.available(asked &+ promised) else { return nil }
                 var p: UnsafeMutableRawPointer?
                 return posix_memalign(&p, 64, max(bytes, 1)) == 0 ? p : nil
             }
@@ -118,7 +118,7 @@ public final class Ledger: Sendable {
         guard !asked.overflow else { return nil }
         // Made or not is the outer optional (a `make` may itself give an optional).
         let made: T?? = try untilRoom { () throws -> T?? in
-            try wholeAllocations.withLock { _ in available(asked.partialValue) ? .some(try make()) : nil }
+            try wholeAllocations.withLock { promised in available(asked.partialValue &+ promised) ? .some(try make()) : nil }
         }
         return made ?? nil
     }
@@ -128,9 +128,24 @@ public final class Ledger: Sendable {
     /// conversions under way may give some back: the decoder asks (`yc_set_room_check`) before it allocates. A
     /// picture that took the room left the conversion's buffers refused after it (96 MiB of coefficients under a
     /// limit a MiB short of the conversion's need).
+    /// A yes promises the bytes to the decoder until it has allocated them (`wholeTaken`): the look and libjpeg's or
+    /// libpng's allocation are apart (the allocation inside `jpeg_start_decompress`, or at the first rows), and two
+    /// jobs of a batch were both told of room there was for one (one file of two failed "libjpeg: Insufficient
+    /// memory" with `-j 2` under a limit where `-j 1` converted both; a reviewer's find).
     static func roomForWhole(_ bytes: Int) -> Bool {
         let (asked, overflow) = bytes.addingReportingOverflow(roomAfterWhole)
-        return !overflow && untilRoom { wholeAllocations.withLock { _ in available(asked) ? true : nil } } != nil
+        return !overflow && untilRoom {
+            wholeAllocations.withLock { promised -> Bool? in
+                guard available(asked &+ promised) else { return nil }
+                promised += bytes
+                return true
+            }
+        } != nil
+    }
+
+    /// The end of `roomForWhole`'s promise of `bytes`: the decoder has allocated them, or never will.
+    static func wholeTaken(_ bytes: Int) {
+        wholeAllocations.withLock { promised in promised = max(promised - bytes, 0) }
     }
 
     /// The address space the work after a whole picture still takes: the pipeline's two threads' stacks and a
@@ -147,7 +162,9 @@ public final class Ledger: Sendable {
             guard waitForRoom(trimmed: &trimmed) else { return nil }
         }
     }
-    private static let wholeAllocations = Mutex(())
+    /// One look for room and its allocation at a time across the process; it holds the bytes promised to decoders
+    /// (`roomForWhole`) not yet allocated, which every look counts as taken.
+    private static let wholeAllocations = Mutex(0)
 
     /// The reason a conversion gives when `available` said no.
     public static func outOfMemory(_ bytes: Int, for what: String) -> String {

@@ -98,6 +98,24 @@ final class LedgerAdmissionTests: XCTestCase {
         XCTAssertEqual(answer.withLock { $0 }, false)
     }
 
+    /// Room said to a decoder for a picture it takes whole itself is promised to it until its library has allocated
+    /// the picture: the look and the allocation are apart (inside `jpeg_start_decompress`), and with `-j 2` two jobs
+    /// were both told of room there was for one, one file failing "libjpeg: Insufficient memory" where `-j 1`
+    /// converted both (a reviewer's find).
+    func testRoomForAWholePictureIsPromisedUntilTaken() throws {
+        let whole = 64 << 20
+        var answers: [Bool] = []
+        try underLimit(headroom: whole + Ledger.roomAfterWhole + (32 << 20)) {
+            answers.append(Ledger.roomForWhole(whole))
+            answers.append(Ledger.roomForWhole(whole))      // the first's bytes not allocated yet: promised
+            answers.append(Ledger.ifAvailable(whole) { true } ?? false)
+            Ledger.wholeTaken(whole)
+            answers.append(Ledger.roomForWhole(whole))
+            Ledger.wholeTaken(whole)
+        }
+        XCTAssertEqual(answers, [true, false, false, true])
+    }
+
     /// A conversion's buffer the system refuses is its file's error, thrown: it stopped the process (a handler
     /// that exited, by default a trap), so one picture too large for an address-space limit ended a whole batch —
     /// its other files never converted, its report and manifest never written. Nothing is counted for it.

@@ -506,6 +506,15 @@ final class OrientationTests: XCTestCase {
                 XCTAssertTrue(c.report.firstWarning.contains("an ICC profile piece after the first scan is not read"),
                               "\(place), \(path): \(c.report.firstWarning)")
             }
+            // An XMP orientation in the header decides, and the late Exif's warning says the picture is converted as
+            // if it were not there: it said "as stored" of a picture turned by the XMP (a reviewer's find).
+            let xmp3 = app1(Array("http://ns.adobe.com/xap/1.0/".utf8) + [0]
+                + Array("<rdf:Description xmlns:tiff='http://ns.adobe.com/tiff/1.0/' tiff:Orientation='3'/>".utf8))
+            let end = baseline.count - 2
+            let turned = try convert(Array(baseline[..<2]) + xmp3 + Array(baseline[2..<end]) + exif + Array(baseline[end...]), path)
+            XCTAssertEqual(turned.report.orientation.exif, 3, "\(path)")
+            XCTAssertTrue(turned.report.firstWarning.contains("converted as if the segment were not there"), turned.report.firstWarning)
+            XCTAssertFalse(turned.report.firstWarning.contains("as stored"), turned.report.firstWarning)
             for (place, bytes) in variants(exif) {
                 let withHeaderExif = Self.withOrientation(bytes, 3)
                 let c = try convert(withHeaderExif, path)

@@ -75,6 +75,28 @@ final class PNGRouteTests: CLITestCase {
                                               "--color-management", "off", "-q"], environment: env, stdin: .null)
             XCTAssertEqual(ignored.stderr, "", "nothing reads it")
         }
+        // The same chunks after the image data, where yuvconv's own reader reads the headers: said as libpng's route
+        // says them (the own reader said the eXIf under `--orientation ignore --color-management off`, and two
+        // oversized chunks of one name "(2 times)" where libpng's route said them once; a reviewer's find).
+        let iend = plain.count - 12
+        func after(_ chunks: [UInt8], _ name: String) throws -> String {
+            try Data(Array(plain[..<iend]) + chunks + Array(plain[iend...])).write(to: work.appendingPathComponent(name))
+            return name
+        }
+        let late = try after(pngChunk("eXIf", tiff + [UInt8](repeating: 0, count: 9 << 20)), "exif-big-late.png")
+        let zz = pngChunk("zzZz", [UInt8](repeating: 1, count: 9 << 20))
+        let twice = try after(zz + zz, "unknown-big-twice.png")
+        for (file, args) in [(late, ["--orientation", "ignore", "--color-management", "off"]), (late, []), (twice, [])] {
+            var said: [String] = []
+            for env in [[String: String](), ["YUVCONV_PNG_LIBPNG": "1"]] {
+                let r = try launch(binary, [file, "-o", "-", "--format", "nv12", "-q"] + args, environment: env, stdin: .null)
+                XCTAssertEqual(r.status, 0, r.stderr)
+                said.append(r.stderr.split(separator: "\n").filter { !$0.contains(" converted") }.joined(separator: "\n"))
+            }
+            XCTAssertEqual(said[0], said[1], "\(file) \(args): both routes say the same")
+            if !args.isEmpty { XCTAssertEqual(said[0], "", "nothing reads it") }
+            if file == twice { XCTAssertFalse(said[0].contains("times"), said[0]) }
+        }
     }
 
     /// Image data whose zlib stream ends rows short of the picture, with a wrong Adler-32 or a right one: zlib checks

@@ -170,8 +170,12 @@ int yc_refuse_whole(yc_decoder *dec, uint64_t bytes, const char *what);
 /// rows), after yc_refuse_whole: whether the address space holds `bytes` and the work after them (the Swift side's
 /// `Ledger.roomForWhole`, which waits while other conversions may give some back). Without it, a picture that
 /// took the room left a conversion's buffers refused after it. NULL (the default): not asked.
+/// A yes is a promise of those bytes to the decoder, counted against every other look for room, until the library
+/// has allocated them (`release`, with the bytes): a look and an allocation apart let two jobs of a batch both be
+/// told of room there was for one, and one of them fail "libjpeg: Insufficient memory".
 typedef int (*yc_room_check)(uint64_t bytes);
-void yc_set_room_check(yc_room_check check);
+typedef void (*yc_room_release)(uint64_t bytes);
+void yc_set_room_check(yc_room_check check, yc_room_release release);
 /// The bytes a decoder failed with YC_ERROR_NO_ROOM could not have (its error text names what for).
 uint64_t yc_no_room_bytes(const yc_decoder *dec);
 /// `bytes` counted by yc_refuse_whole let go (a turned picture's stored copy once it is turned): what is held
