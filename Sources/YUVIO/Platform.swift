@@ -126,8 +126,10 @@ public func standardDescriptorWasClosed(_ fd: Int32) -> Bool {
 /// `Ledger.roomForJobs`): asked before each thread is started, and when it says no, no more are started and
 /// those started do the work; without room for two, the one job runs on the calling thread.
 public func runOnThreads(_ count: Int, room: (Int) -> Bool = { _ in true }, _ body: @escaping @Sendable (Int) -> Void) {
-    // One job, or room for one only: it runs here, on no new thread's stack.
-    if count <= 1 || !room(1) {
+    // One job, or room for one only (not for two: `room(1)` asked for one beside this thread's, and a batch under a
+    // limit that held one conversion started its job on a new thread's 8 MiB stack, where `-j 1` converted the file
+    // that `-j 2` failed): it runs here, on no new thread's stack.
+    if count <= 1 || !room(2) {
         body(0)
         return
     }

@@ -91,6 +91,19 @@ final class BandPipelineTests: XCTestCase {
         XCTAssertEqual(finished.withLock { $0 }, count)
     }
 
+    /// Without room for two jobs each on a thread of its own (`Ledger.roomForJobs` under an address-space limit), the
+    /// one job runs on the calling thread: it was started on a new thread's stack when there was room for one job
+    /// beside the caller, and a batch that `-j 1` converted failed a file with `-j 2` (a reviewer's find).
+    func testRoomForOneJobRunsItOnTheCallingThread() {
+        let caller = pthread_self()
+        let onCaller = Mutex<[Bool]>([])
+        runOnThreads(2, room: { $0 <= 1 }) { _ in onCaller.withLock { $0.append(pthread_equal(pthread_self(), caller) != 0) } }
+        XCTAssertEqual(onCaller.withLock { $0 }, [true])
+        onCaller.withLock { $0 = [] }
+        runOnThreads(2, room: { $0 <= 2 }) { _ in onCaller.withLock { $0.append(pthread_equal(pthread_self(), caller) != 0) } }
+        XCTAssertEqual(onCaller.withLock { $0 }, [false, false])
+    }
+
     /// A conversion places its workers only for a picture large enough to pay for it: a small one under another
     /// process's load lost 6-8 ms placed (its let-go comes after a band, too late), and gained nothing when quiet.
     func testOnlyLargePicturesPlaceTheirWorkers() {
