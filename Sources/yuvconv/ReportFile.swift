@@ -47,6 +47,13 @@ func openReportFile(_ options: Options, protected: any FileIdentitySet) throws(F
 /// Why the report file cannot be written, as the run and its dry run say it: `--update` replaces its own report
 /// only, and a file there that is not one whole report (`reportReplaces`) says so, not just that it exists.
 func reportFileError(_ file: String, _ options: Options, found: FileStatus?, _ error: WriteError) -> FileError {
+    // A folder's name (one there, or any ending in '/'): said as what to give instead. It was "cannot create a file in
+    // newdir: the folder does not exist" for `newdir/`, and, the folder made, "is a directory".
+    if file.hasScalarSuffix("/") || FileStatus(path: file)?.kind == .directory {
+        let ext = options.reportFormat.map { $0 == .text ? "txt" : $0.rawValue } ?? "txt"
+        return FileError(output: file, reason: "--report-file takes a file's name, not a folder's: give one such as "
+                         + joinedPath(file.hasScalarSuffix("/") ? String(file.dropLast()) : file, "report.\(ext)"))
+    }
     if case .exists = error, options.update, !options.force, let st = found, st.kind == .regular, st.size > 0 {
         return FileError(output: file, reason: "already exists and is not one whole yuvconv report (another file, several runs' reports, or "
                          + "one with other lines in it): --update replaces only its own report; use --force to replace it")

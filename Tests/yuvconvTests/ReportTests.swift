@@ -94,6 +94,22 @@ final class ReportTests: CLITestCase {
         XCTAssertTrue(failing.stderr.contains("  failed: "), failing.stderr)
     }
 
+    /// A report file named as a folder (`newdir/`, or a folder that is there) is refused with the name to give: it was
+    /// "the folder does not exist" for `newdir/` (and, the folder made, "is a directory"), on the run and its dry run.
+    func testAReportFileNamedAsAFolderSaysWhatToGive() throws {
+        let png = fixture("pngsuite/basn6a08.png")
+        try FileManager.default.createDirectory(at: work.appendingPathComponent("there"), withIntermediateDirectories: true)
+        for (name, args) in [("newdir/", ["report", png, "--report", "json"]), ("there", ["report", png, "--report", "csv"]),
+                             ("there/", [png, "-o", "x.nv12", "--report", "json", "--dry-run"])] {
+            let r = try run(args + ["--report-file", name])
+            XCTAssertEqual(r.status, 1, r.stderr)
+            let ext = args.contains("csv") ? "csv" : "json"
+            XCTAssertTrue(r.stderr.contains("\(name): --report-file takes a file's name, not a folder's: give one such as "
+                                            + (name.hasSuffix("/") ? name : name + "/") + "report.\(ext)"), r.stderr)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("newdir").path))
+    }
+
     /// The per-image line of a padded output (`--align`, `--align-height`) gives the file's size beside the tight
     /// planes' (before: only the tight size, which no file had), and a tight output's line says nothing of it.
     func testThePaddedFilesSizeIsInTheLine() throws {
