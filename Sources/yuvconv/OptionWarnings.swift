@@ -65,6 +65,14 @@ extension Options {
     func ignoredOptionWarnings(format: OutputFormat, rawInput: Bool, single: Bool = false, pngInput: Bool = false,
                                report: Bool = false, sameDepthCopy: Bool = false) -> [String] {
         var out: [String] = []
+        // A file's name that is an option's (`-o --force`: the name forgotten, most likely): taken as the name, as getopt
+        // takes it, and said (it wrote a file named --force without a word; an output-side tester's note).
+        for (flag, name) in [("-o", output), ("--report-file", reportFile)] {
+            if let name, name.hasScalarPrefix("-"), OptionSpec.byName[String(name.prefix { $0 != "=" })] != nil {
+                out.append("\(flag) \(name): the file's name is an option's, and is taken as the name (give ./\(name) to mean "
+                           + "such a file, or the name after \(flag) if it was left out)")
+            }
+        }
         if let w = nulWithoutListWarning { out.append(w) }
         if single, let w = batchOnlyWarning { out.append(w) }
         if pngInput || rawInput {

@@ -128,6 +128,21 @@ final class OptionTests: CLITestCase {
         XCTAssertTrue(zero.stderr.contains("-j needs a whole number from 1 to 1024, not '0'"), zero.stderr)
     }
 
+    /// An output or report file named as an option (`-o --force`: the name left out, most likely) is taken as the name,
+    /// as getopt takes it, and said: a file named --force was written without a word.
+    func testAFileNamedAsAnOptionIsSaid() throws {
+        let png = fixture("pngsuite/basn2c08.png")
+        let r = try run([png, "-o", "--force", "-q"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("warning: -o --force: the file's name is an option's, and is taken as the name"), r.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: work.appendingPathComponent("--force").path))
+        let report = try run(["report", png, "--report", "json", "--report-file", "--metrics", "-q"])
+        XCTAssertEqual(report.status, 0, report.stderr)
+        XCTAssertTrue(report.stderr.contains("warning: --report-file --metrics: the file's name is an option's"), report.stderr)
+        let plain = try run([png, "-o", "-x.nv12", "-q"])
+        XCTAssertEqual(plain.stderr, "", "no option's name")
+    }
+
     /// A count is digits and nothing else, in every option that takes one (OptionSpec.decimal): a sign was
     /// taken (`--align +64` padded to 64, `-s 17x+9` read 9) while a space was refused. Nothing is written.
     func testCountsAreDigitsOnly() throws {
