@@ -1246,7 +1246,7 @@ line=$(LC_ALL=C grep -av '^#' u/.yuvconv-manifest | sed -n 2p); rest=${line#*$'\
 for i in $(seq 1 20000); do printf 'zz%06d.nv12\t%s\n' "$i" "$rest"; done >> u/.yuvconv-manifest
 cp "$PNG" in/b.png; snap
 WRAP=(bash -c 'ulimit -f 256 && exec "$@"' ulimit); run convert in/ -o u/ --update -q
-status 1; says 'TMPDIR'; says 'journal keeps'
+status 1; says 'TMPDIR'; says 'journal keeps'; says '0 failed; the manifest failed \(above\)'
 [ "$(cat u/.yuvconv-manifest.journal.* 2>/dev/null | grep -vc '^yuvconv-journal')" = 1 ] || bad "no journal of the output left"
 rm -f u/.yuvconv-manifest.journal.*
 ALLOW=(u/b.nv12); settled

@@ -278,7 +278,7 @@ func runBatch(_ options: Options) -> Int32 {
         if update.journal.failed { outcome.stopsRun = "--update's journal could not be kept" }
         return outcome
     }
-    var status: Int32 = 0
+    var status: Int32 = 0, manifestLost: String?
     if let error = plan.readFailure {
         printErr("yuvconv: error: \(error.cli)")
         status = 1
@@ -293,11 +293,12 @@ func runBatch(_ options: Options) -> Int32 {
               + (descriptors ? "raise the limit on open files (ulimit -n)" : "make room, or set TMPDIR to a writable folder with room") : ""))
         // A signal that stopped the manifest's write cut the run short: its status says so.
         status = interruptSignal().map { 128 + $0 } ?? 1
+        manifestLost = "the manifest failed (above)"
     }
     // --update's files left as they are are "kept": its report counts them among the images (`up_to_date`), not
     // among the skipped, which are a plain run's outputs already there.
     let ran = run.finish(summary: "converted", skipped: options.update ? "kept (up to date)" : "skipped (already there)",
-                         always: true)
+                         always: true, lost: manifestLost)
     // A signal that stopped the manifest's write says so over a failed file's 1.
     return statusAfterUnreadFolders(ran == 0 || status > 1 ? status : ran, unread)
 }

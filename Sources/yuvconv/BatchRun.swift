@@ -301,7 +301,8 @@ struct BatchRun {
     /// The summary on standard error (`always`, or when something failed or was not started: "N `done`, M
     /// skipped (`skipped`), F failed", then every failure, in input order — unless the run was one file named alone,
     /// whose error line said it), the report's totals, and the exit status.
-    func finish(summary done: String, skipped: String?, always: Bool) -> Int32 {
+    /// `lost`: what else of the run failed, said above (`--update`'s manifest), for the summary's end.
+    func finish(summary done: String, skipped: String?, always: Bool, lost: String? = nil) -> Int32 {
         let signal = interruptSignal()
         let final = state.withLock { $0 }
         let notStarted = count - final.done
@@ -376,7 +377,8 @@ struct BatchRun {
             } else if signal != nil && cutShort {
                 line += " (interrupted)"   // during the last files, which failed: nothing was left to start
             }
-            if let reportLost { line += "; " + reportLost }
+            // (The one line a CI log shows: "0 failed" with exit 1 said nothing of a manifest that was not written.)
+            for what in [reportLost, lost].compactMap({ $0 }) { line += "; " + what }
             printErr(line)
             // Of one file named alone, its error line above says it all (`report x.y4m` said it three times, with the
             // report's); a shard, a list or a folder lists its failures, whatever their number (CI gathers them).
