@@ -59,6 +59,7 @@ public enum DecodeError: Error, Equatable, Sendable {
         case .streamTooLong: return .maxPixels
         case .wholeBudget: return .maxMemory
         case .unknownFormat: return .rawSize
+        case .isDirectory: return .folderInput
         default: return nil
         }
     }
@@ -82,6 +83,8 @@ public enum Remedy: Sendable, Equatable {
     case overwrite
     /// Not an image the decoders know: raw YUV would need its size.
     case rawSize
+    /// A folder where a file was wanted (a list's entry): a folder is walked when given as one.
+    case folderInput
 }
 
 /// Why an output could not be written.

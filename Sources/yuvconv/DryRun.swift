@@ -216,7 +216,7 @@ func inputProblem(_ input: String, sniffs: Bool = false) -> String? {
         }
         return "\(displayPath(input)): cannot open: \(String(cString: strerror(code)))"
     }
-    if st.kind == .directory { return "\(displayPath(input)): is a directory" }
+    if st.kind == .directory { return FileError(path: input, DecodeError.isDirectory).cli }
     // A file or a socket: opened as the run opens it, which decides (a socket cannot be opened, ENXIO; a
     // permission) — and a batch's input must be a JPEG or a PNG, decided by its first bytes (`sniffs`), read as
     // the run reads them (an empty file, a Y4M, a text are refused by both).

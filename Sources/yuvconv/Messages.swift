@@ -18,6 +18,9 @@ extension FileError {
                 + "unless the file is worse further on"
         case .allowLeftover?: return reason + "; --allow-truncated converts it as it decodes, with a warning"
         case .rawSize?: return reason + "; raw YUV is converted one file at a time, its size given: yuvconv FILE --size WxH -o OUT"
+        // (A list made by `find DIR` without -type f names its folders: "is a directory" said nothing of what to do.)
+        case .folderInput?: return reason + ": a folder given as an input is walked for its pictures (-r for its subfolders); "
+            + "a --files-from list names files (find DIR -type f lists only them)"
         case nil: return reason
         }
     }

@@ -82,6 +82,7 @@ final class CorpusTests: XCTestCase {
         }
         XCTAssertThrowsError(try convertFile(path: fixturesURL.path, spec: ConversionSpec(), layout: .nv12)) { e in
             XCTAssertEqual((e as! FileError).reason, "is a directory")
+            XCTAssertEqual((e as! FileError).remedy, .folderInput)
         }
         XCTAssertThrowsError(try convertFile(path: fixture("README.txt"),
                                              spec: ConversionSpec(), layout: .nv12)) { e in

@@ -90,6 +90,24 @@ final class PlanningTests: CLITestCase {
 
     /// Standard input to an output folder: refused for what it is — no name for the output, or (with --shard) one
     /// stream that no shard splits — not as "one of many inputs", and no message sends the user to another.
+    /// A folder named in a --files-from list (`find DIR` without -type f lists them) fails with what to do, on the run
+    /// and its dry run alike: it was "is a directory" alone.
+    func testAFolderInAListSaysWhatToDo() throws {
+        let d = work.appendingPathComponent("d")
+        try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: fixture("pngsuite/basn2c08.png"), toPath: d.appendingPathComponent("a.png").path)
+        try Data("d\nd/a.png\n".utf8).write(to: work.appendingPathComponent("list.txt"))
+        let says = "d: is a directory: a folder given as an input is walked for its pictures (-r for its subfolders); "
+            + "a --files-from list names files (find DIR -type f lists only them)"
+        let dry = try run(["convert", "--files-from", "list.txt", "-o", "out/", "-n"])
+        XCTAssertTrue(dry.stdout.isEmpty ? dry.stderr.contains(says) : String(decoding: dry.stdout, as: UTF8.self).contains(says),
+                      String(decoding: dry.stdout, as: UTF8.self) + dry.stderr)
+        let r = try run(["convert", "--files-from", "list.txt", "-o", "out/", "-q"])
+        XCTAssertEqual(r.status, 1, r.stderr)
+        XCTAssertTrue(r.stderr.contains("  failed: " + says), r.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: work.appendingPathComponent("out/a.nv12").path))
+    }
+
     func testStandardInputToAFolderSaysWhy() throws {
         let png = try Data(contentsOf: URL(fileURLWithPath: fixture("pngsuite/basn2c08.png")))
         let alone = try run(["-", "-o", "o/"], stdin: png)
