@@ -167,7 +167,8 @@ extension RawInput {
             // 0x5246 as a sample) can be no valid sample, where an 8-bit frame may hold any bytes.
             let chromaShort = layout == .yuv420p10le && w & 1 == 1 && (bytes.count == shortFrame || (bytes.count == need
                 && bytes[shortFrame...].starts(with: Array("FRAME".utf8).prefix(need - shortFrame))))
-            let hint = chromaShort ? "; its chroma rows are one byte short of the odd width's \((w + 1) / 2) samples, as "
+            let samples = (w + 1) / 2
+            let hint = chromaShort ? "; its chroma rows are one byte short of the odd width's \(samples) sample\(samples == 1 ? "" : "s"), as "
                 + "some writers (FFmpeg 5's 10-bit Y4M) make them: rewrite it at an even width" : ""
             guard bytes.count == need, !chromaShort else {
                 throw .decoder((bytes.count == need ? "the Y4M frame is not \(w)x\(h) 4:2:0 (the next frame's header "

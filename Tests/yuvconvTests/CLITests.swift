@@ -331,6 +331,11 @@ extension CLITests {
             XCTAssertEqual(r.stderr.contains("one byte short of the odd width's 3 samples"), hinted, r.stderr)
             XCTAssertFalse(FileManager.default.fileExists(atPath: work.appendingPathComponent("odd.png").path))
         }
+        // 1 wide: one chroma sample a row, said in the singular ("1 samples"): 2 luma samples, 2 × 1 chroma (8 bytes); FFmpeg writes 6.
+        try (Data("YUV4MPEG2 W1 H2 F25:1 Ip A1:1 C420p10 XYSCSS=420P10\nFRAME\n".utf8) + Data(repeating: 0, count: 6))
+            .write(to: work.appendingPathComponent("one.y4m"))
+        let one = try run(["one.y4m", "-o", "one.png"])
+        XCTAssertTrue(one.stderr.contains("one byte short of the odd width's 1 sample, as"), one.stderr)
     }
 
     /// An interlaced Y4M (It, Ib, Im): copied into a Y4M it keeps its tag (It, Ib; and I?, unknown, stays so);
