@@ -2,6 +2,7 @@
 // format's half (yc_jpeg.c, yc_png.c); the metadata readers are in yc_metadata.c.
 #include "yc_decode_internal.h"
 #include "yc_colour.h"
+#include "yc_signals.h"
 
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -212,6 +213,7 @@ int yc_refuse_no_room(yc_decoder *dec, uint64_t bytes, const char *what) {
     if (!check || dec->failed) return 0;
     if (check(bytes)) {
         dec->room_promised += bytes;
+        dec->room_owner = yc_thread_token();
         return 0;
     }
     yc_set_error(dec, what);
@@ -225,7 +227,7 @@ uint64_t yc_no_room_bytes(const yc_decoder *dec) { return dec->no_room; }
 void yc_room_taken(yc_decoder *dec) {
     if (!dec->room_promised) return;
     yc_room_release release = atomic_load(&room_release);
-    if (release) release(dec->room_promised);
+    if (release) release(dec->room_promised, dec->room_owner);
     dec->room_promised = 0;
 }
 

@@ -71,6 +71,7 @@ struct yc_decoder {
     char png_too_large[4];       // the chunk libpng last said was too large (said once a chunk name)
     uint64_t no_room;     // the bytes refused by the room check (YC_ERROR_NO_ROOM)
     uint64_t room_promised; // the bytes the room check said yes to, until the library has allocated them (yc_room_taken)
+    uintptr_t room_owner;   // the thread they were promised on (yc_thread_token)
     uint64_t whole_held;  // bytes the decoder holds whole (a multi-scan JPEG's coefficients, an interlaced PNG)
     int max_scans;   // a progressive JPEG with more scans is refused (0: no limit)
     int colour_target; // yc_target to plan colour management for, -1 for none

@@ -323,6 +323,8 @@ static _Thread_local int work_depth;
 
 int yc_work_depth(int change) { return work_depth += change; }
 
+uintptr_t yc_thread_token(void) { return (uintptr_t)&work_depth; }
+
 int yc_standard_descriptor_was_closed(int fd) { return fd >= 0 && fd <= 2 && (closed_std_mask >> fd & 1); }
 
 static int captured_count = -1;

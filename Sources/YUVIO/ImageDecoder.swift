@@ -130,7 +130,7 @@ public final class ImageDecoder {
 
     /// The decoders ask before they take a picture whole themselves (`yc_set_room_check`): once, for the process.
     private static let roomCheckInstalled: Void = yc_set_room_check({ bytes in Ledger.roomForWhole(Int(clamping: bytes)) ? 1 : 0 },
-                                                                     { bytes in Ledger.wholeTaken(Int(clamping: bytes)) })
+                                                                     { bytes, owner in Ledger.wholeTaken(Int(clamping: bytes), owner: UInt(owner)) })
 
     /// The decoder's failure as an error: a stream cut off at its limit says so, whatever the library made
     /// of the missing bytes.

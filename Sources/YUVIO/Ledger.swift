@@ -54,7 +54,7 @@ public final class Ledger: Sendable {
         // is for one.
         guard !overflow, let p = Self.untilRoom({ () -> UnsafeMutableRawPointer? in
             Self.wholeAllocations.withLock { promised in
-                guard Self.available(asked &+ promised) else { return nil }
+                guard Self.available(asked &+ Self.othersPromised(promised)) else { return nil }
                 var p: UnsafeMutableRawPointer?
                 return posix_memalign(&p, 64, max(bytes, 1)) == 0 ? p : nil
             }
@@ -118,7 +118,9 @@ public final class Ledger: Sendable {
         guard !asked.overflow else { return nil }
         // Made or not is the outer optional (a `make` may itself give an optional).
         let made: T?? = try untilRoom { () throws -> T?? in
-            try wholeAllocations.withLock { promised in available(asked.partialValue &+ promised) ? .some(try make()) : nil }
+            try wholeAllocations.withLock { promised in
+                available(asked.partialValue &+ othersPromised(promised)) ? .some(try make()) : nil
+            }
         }
         return made ?? nil
     }
@@ -136,16 +138,20 @@ public final class Ledger: Sendable {
         let (asked, overflow) = bytes.addingReportingOverflow(roomAfterWhole)
         return !overflow && untilRoom {
             wholeAllocations.withLock { promised -> Bool? in
-                guard available(asked &+ promised) else { return nil }
-                promised += bytes
+                guard available(asked &+ othersPromised(promised)) else { return nil }
+                promised[UInt(yc_thread_token()), default: 0] += bytes
                 return true
             }
         } != nil
     }
 
-    /// The end of `roomForWhole`'s promise of `bytes`: the decoder has allocated them, or never will.
-    static func wholeTaken(_ bytes: Int) {
-        wholeAllocations.withLock { promised in promised = max(promised - bytes, 0) }
+    /// The end of `roomForWhole`'s promise of `bytes` to the thread `owner` (`yc_thread_token`, where it was made):
+    /// the decoder has allocated them, or never will.
+    static func wholeTaken(_ bytes: Int, owner: UInt = UInt(yc_thread_token())) {
+        wholeAllocations.withLock { promised in
+            let left = (promised[owner] ?? 0) - bytes
+            promised[owner] = left > 0 ? left : nil
+        }
     }
 
     /// The address space the work after a whole picture still takes: the pipeline's two threads' stacks and a
@@ -163,8 +169,17 @@ public final class Ledger: Sendable {
         }
     }
     /// One look for room and its allocation at a time across the process; it holds the bytes promised to decoders
-    /// (`roomForWhole`) not yet allocated, which every look counts as taken.
-    private static let wholeAllocations = Mutex(0)
+    /// (`roomForWhole`) not yet allocated, by the thread promised to (`yc_thread_token`): every look on another
+    /// thread counts them as taken. Not the promised thread's own: its conversion's buffers between the promise and
+    /// the library's allocation (an interlaced PNG's rows are allocated at its first rows, after a turn's picture)
+    /// were asked for beside its own promise, and a file that converted alone was refused.
+    private static let wholeAllocations = Mutex<[UInt: Int]>([:])
+
+    /// The bytes promised to other threads than this one.
+    private static func othersPromised(_ promised: [UInt: Int]) -> Int {
+        let me = UInt(yc_thread_token())
+        return promised.reduce(0) { $0 &+ ($1.key == me ? 0 : $1.value) }
+    }
 
     /// The reason a conversion gives when `available` said no.
     public static func outOfMemory(_ bytes: Int, for what: String) -> String {

@@ -135,7 +135,13 @@ public func runOnThreads(_ count: Int, room: (Int) -> Bool = { _ in true }, _ bo
     }
     var threads: [pthread_t] = []
     for i in 0..<count {
-        if i > 0, !room(i + 1) { break }
+        // No room for another thread (the first's stack took some of what `room(2)` saw): the calling thread does the
+        // job itself, and starts no more. It broke off and waited idle, its one job on a thread of its own: a batch
+        // that -j 1 converted failed a file with -j 2 (a reviewer's find).
+        if i > 0, !room(i + 1) {
+            body(i)
+            break
+        }
         if let t = startThread({ body(i) }) {
             threads.append(t)
         } else {

@@ -102,6 +102,14 @@ final class BandPipelineTests: XCTestCase {
         onCaller.withLock { $0 = [] }
         runOnThreads(2, room: { $0 <= 2 }) { _ in onCaller.withLock { $0.append(pthread_equal(pthread_self(), caller) != 0) } }
         XCTAssertEqual(onCaller.withLock { $0 }, [false, false])
+        // Room for two at first, and none for the second once the first thread's stack is taken: the caller does the
+        // second job, not the first's thread alone.
+        onCaller.withLock { $0 = [] }
+        let asked = Mutex(0)
+        runOnThreads(2, room: { _ in asked.withLock { $0 += 1; return $0 == 1 } }) { _ in
+            onCaller.withLock { $0.append(pthread_equal(pthread_self(), caller) != 0) }
+        }
+        XCTAssertEqual(onCaller.withLock { $0 }.sorted { !$0 && $1 }, [false, true])
     }
 
     /// A conversion places its workers only for a picture large enough to pay for it: a small one under another

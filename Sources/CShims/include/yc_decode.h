@@ -173,8 +173,9 @@ int yc_refuse_whole(yc_decoder *dec, uint64_t bytes, const char *what);
 /// A yes is a promise of those bytes to the decoder, counted against every other look for room, until the library
 /// has allocated them (`release`, with the bytes): a look and an allocation apart let two jobs of a batch both be
 /// told of room there was for one, and one of them fail "libjpeg: Insufficient memory".
+/// `owner`: the thread the promise was made on (`yc_thread_token`), whose own later looks do not count it.
 typedef int (*yc_room_check)(uint64_t bytes);
-typedef void (*yc_room_release)(uint64_t bytes);
+typedef void (*yc_room_release)(uint64_t bytes, uintptr_t owner);
 void yc_set_room_check(yc_room_check check, yc_room_release release);
 /// The bytes a decoder failed with YC_ERROR_NO_ROOM could not have (its error text names what for).
 uint64_t yc_no_room_bytes(const yc_decoder *dec);

@@ -6,6 +6,7 @@
 #define YC_SIGNALS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -104,6 +105,8 @@ int yc_standard_descriptor_was_closed(int fd);
 void yc_release_free_memory(void);
 /// This thread's count of conversions admitted (`Ledger.beginWork`), changed by `change`; returns the new count.
 int yc_work_depth(int change);
+/// A number that names the calling thread while it lives (the address of its own work count).
+uintptr_t yc_thread_token(void);
 
 #ifdef __cplusplus
 }
