@@ -224,12 +224,15 @@ int yc_refuse_no_room(yc_decoder *dec, uint64_t bytes, const char *what) {
 
 uint64_t yc_no_room_bytes(const yc_decoder *dec) { return dec->no_room; }
 
-void yc_room_taken(yc_decoder *dec) {
-    if (!dec->room_promised) return;
+void yc_room_taken_part(yc_decoder *dec, uint64_t bytes) {
+    if (bytes > dec->room_promised) bytes = dec->room_promised;
+    if (!bytes) return;
     yc_room_release release = atomic_load(&room_release);
-    if (release) release(dec->room_promised, dec->room_owner);
-    dec->room_promised = 0;
+    if (release) release(bytes, dec->room_owner);
+    dec->room_promised -= bytes;
 }
+
+void yc_room_taken(yc_decoder *dec) { yc_room_taken_part(dec, dec->room_promised); }
 
 void yc_release_whole(yc_decoder *dec, uint64_t bytes) {
     dec->whole_held = bytes < dec->whole_held ? dec->whole_held - bytes : 0;

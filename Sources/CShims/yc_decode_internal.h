@@ -72,6 +72,7 @@ struct yc_decoder {
     uint64_t no_room;     // the bytes refused by the room check (YC_ERROR_NO_ROOM)
     uint64_t room_promised; // the bytes the room check said yes to, until the library has allocated them (yc_room_taken)
     uintptr_t room_owner;   // the thread they were promised on (yc_thread_token)
+    uint64_t room_beside;   // of them, the caller's picture beside a multi-scan JPEG's coefficients: promised to the end
     uint64_t whole_held;  // bytes the decoder holds whole (a multi-scan JPEG's coefficients, an interlaced PNG)
     int max_scans;   // a progressive JPEG with more scans is refused (0: no limit)
     int colour_target; // yc_target to plan colour management for, -1 for none
@@ -305,6 +306,8 @@ int yc_refuse_no_room(yc_decoder *dec, uint64_t bytes, const char *what);
 /// The bytes yc_refuse_no_room was told there is room for are allocated (or never will be: the decoder failed or
 /// is closed): the room check's promise of them to this decoder ends (`yc_room_release`). Nothing when none.
 void yc_room_taken(yc_decoder *dec);
+/// `bytes` of the promise allocated (at most what is promised): they end; the rest stays promised.
+void yc_room_taken_part(yc_decoder *dec, uint64_t bytes);
 
 /// The warning for a JPEG's first Exif segment after its first scan (both JPEG routes).
 #define YC_JPEG_LATE_EXIF "APP1: an Exif segment after the first scan is not read: whatever it says (an orientation, " \

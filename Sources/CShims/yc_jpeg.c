@@ -38,8 +38,15 @@ static int jpeg_start(yc_decoder *dec, j_decompress_ptr j) {
         if (dec->held_counted) snprintf(what, sizeof what, "%s, beside %s,", kind, dec->held_what);
         else snprintf(what, sizeof what, "%s", kind);
         if (yc_refuse_whole(dec, bytes, what)) return 0;
-        snprintf(what, sizeof what, "%s's coefficients", kind);
-        if (yc_refuse_no_room(dec, bytes, what)) return 0;
+        // The room asked for holds the caller's picture too (a JPEG output's, a stream's planes), which it takes after
+        // the coefficients, and that part stays promised until the decoder is closed: two jobs each told of room for
+        // their coefficients then both waited for their pictures, and one gave up its file (-j 2 under a limit where
+        // -j 1 converted both; a reviewer's find).
+        const uint64_t beside = dec->held_counted ? held : 0;
+        if (beside) snprintf(what, sizeof what, "%s's coefficients and %s", kind, dec->held_what);
+        else snprintf(what, sizeof what, "%s's coefficients", kind);
+        if (yc_refuse_no_room(dec, bytes + beside, what)) return 0;
+        dec->room_beside = beside;
         dec->coef_held = bytes;
         // A picture the caller turns by its orientation holds the output's planes only after the turn, its stored
         // copy let go by then: checked here beside the coefficients (a file that cannot fit is refused before its
@@ -53,8 +60,9 @@ static int jpeg_start(yc_decoder *dec, j_decompress_ptr j) {
         }
     }
     jpeg_start_decompress(j);
-    // The coefficients are allocated (a longjmp out of it leaves the promise to yc_close).
-    yc_room_taken(dec);
+    // The coefficients are allocated (a longjmp out of it leaves the promise to yc_close); the caller's picture beside
+    // them stays promised.
+    yc_room_taken_part(dec, dec->room_promised - dec->room_beside);
     dec->jpeg_started = 1;
     return 1;
 }

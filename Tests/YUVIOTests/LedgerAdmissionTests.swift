@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import XCTest
 import YUVCore
 @testable import YUVIO
@@ -132,6 +133,39 @@ final class LedgerAdmissionTests: XCTestCase {
             })
         }
         XCTAssertEqual(answers, [true, false, false, true, true])
+    }
+
+    /// A multi-scan JPEG's room is asked for with the picture its conversion takes after the coefficients (a JPEG
+    /// output's, `alsoHeld`), and that part stays promised until the decoder is closed: the whole promise ended with
+    /// `jpeg_start_decompress`, and two jobs each told of room for their coefficients then both waited for their
+    /// pictures, one giving up its file (-j 2 under a limit where -j 1 converted both; a reviewer's find).
+    func testAMultiScanJPEGsPictureBesideStaysPromised() throws {
+        let picture = 64 << 20
+        var answers: [Bool] = []
+        func elsewhere(_ body: @escaping @Sendable () -> Bool) -> Bool {
+            let answer = Mutex(false), done = DispatchSemaphore(value: 0)
+            Thread {
+                let a = body()
+                answer.withLock { $0 = a }
+                done.signal()
+            }.start()
+            done.wait()
+            return answer.withLock { $0 }
+        }
+        let source = try InputSource(path: fixture("jpeg/jpegsuite/progressive_huffman/32x32x8_ycbcr.jpg"))
+        var decoder: ImageDecoder?
+        // A thread made and its malloc arena taken before the limit is lowered: the limit's headroom is the looks' alone.
+        _ = elsewhere { [Int](repeating: 1, count: 4096).count == 4096 }
+        try underLimit(headroom: picture + Ledger.roomAfterWhole + (32 << 20)) {
+            decoder = try? ImageDecoder(source: source, maxMemory: 1 << 30,
+                                        alsoHeld: (perBlock: 0, perPixel: picture / (32 * 32), perOddBlock: 0, what: "the picture"))
+            answers.append(decoder != nil)
+            // Another thread's look for as much: the picture beside the coefficients is still promised.
+            answers.append(elsewhere { Ledger.ifAvailable(picture) { true } ?? false })
+            decoder = nil
+            answers.append(elsewhere { Ledger.ifAvailable(picture) { true } ?? false })
+        }
+        XCTAssertEqual(answers, [true, false, true])
     }
 
     /// A conversion's buffer the system refuses is its file's error, thrown: it stopped the process (a handler
