@@ -12,13 +12,19 @@ extension RawInput {
     static let y4mColourSpaces: Set<String> = ["420", "420jpeg", "420mpeg2", "420paldv", "420p10"]
     /// `N:D`, both whole numbers from 1 to 2^31 − 1 (`0:0`, unknown, too where `unknownAllowed`: a pixel aspect).
     /// FFmpeg reads them as signed 32-bit numbers: 2^31 or more came back from ffprobe as N/A, or as 25/1.
-    static func isRatio(_ s: Substring, unknownAllowed: Bool) -> Bool {
-        let parts = s.split(separator: ":", omittingEmptySubsequences: false)
+    /// Each may have a `+` before it, as FFmpeg's `%d` reads it (and as `W` and `H` are read): `F+30:1` played at
+    /// 30 frames a second in FFmpeg and was written `F1:1` here.
+    static func isRatio(_ s: Substring, unknownAllowed: Bool) -> Bool { ratio(s, unknownAllowed: unknownAllowed) != nil }
+
+    /// The ratio `isRatio` reads, written plainly (`30:1` for `+30:1`), or nil.
+    static func ratio(_ s: Substring, unknownAllowed: Bool) -> String? {
+        let parts = s.split(separator: ":", omittingEmptySubsequences: false).map { $0.first == "+" ? $0.dropFirst() : $0 }
         guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.count <= 10 && $0.allSatisfy { ("0"..."9").contains($0) } }),
-              let n = UInt64(parts[0]), let d = UInt64(parts[1]), n <= UInt64(Int32.max), d <= UInt64(Int32.max) else {
-            return false
+              let n = UInt64(parts[0]), let d = UInt64(parts[1]), n <= UInt64(Int32.max), d <= UInt64(Int32.max),
+              (n > 0 && d > 0) || (unknownAllowed && n == 0 && d == 0) else {
+            return nil
         }
-        return (n > 0 && d > 0) || (unknownAllowed && n == 0 && d == 0)
+        return "\(n):\(d)"
     }
 
     /// mjpegtools' XYSCSS values, matched as FFmpeg's Y4M reader matches them: in this order, by prefix, in their
@@ -49,7 +55,7 @@ extension RawInput {
                 throw .decoder("not a Y4M stream: its header starts \"\(fields.first.map { String($0.prefix(16)) } ?? "")\", not \"YUV4MPEG2 \"")
             }
             var w = 0, h = 0, tag: String?, xyscss: String?, range: ColorRange?, interlacing = Y4MInterlacing.progressive
-            var rate = "1:1", aspect = "1:1", unreadable: [String] = []
+            var rate = "1:1", aspect = "1:1", unreadable: [String] = [], sawRate = false
             var ignoredXYSCSS: String?
             // A tag read here given twice with two values (`W8 … W16`, `C444 C420jpeg`): which one the writer meant
             // cannot be told (FFmpeg takes the last), so it is not guessed at, as C and XYSCSS that disagree are
@@ -91,11 +97,12 @@ extension RawInput {
                 // without its aspect); a malformed one is not carried.
                 case "F":
                     try once("F", field, ratio(field.dropFirst()))
-                    if Self.isRatio(field.dropFirst(), unknownAllowed: false) { rate = String(field.dropFirst()) }
+                    sawRate = true
+                    if let r = Self.ratio(field.dropFirst(), unknownAllowed: false) { rate = r }
                     else { unreadable.append(String(field)) }
                 case "A":
                     try once("A", field, ratio(field.dropFirst()))
-                    if Self.isRatio(field.dropFirst(), unknownAllowed: true) { aspect = String(field.dropFirst()) }
+                    if let r = Self.ratio(field.dropFirst(), unknownAllowed: true) { aspect = r }
                     else { unreadable.append(String(field)) }
                 case "X" where field.hasPrefix("XYSCSS="):
                     try once("XYSCSS", field, field.dropFirst("XYSCSS=".count).uppercased())
@@ -183,6 +190,7 @@ extension RawInput {
                 : colour == "420p10" ? nil : .center
             var timing = Y4MTiming(interlacing: interlacing, frameRate: rate, aspect: aspect)
             timing.unreadable = unreadable
+            timing.noRate = !sawRate
             timing.ignoredXYSCSS = ignoredXYSCSS
             timing.colourSpace = tag.map { "C\($0)" } ?? xyscss.map { "XYSCSS=\($0)" } ?? "no C tag"
             // A file that goes on after its first frame with more frames: said, since the rest is not converted;
@@ -232,6 +240,8 @@ public struct Y4MTiming: Sendable, Equatable {
     public var aspect: String
     /// `F` and `A` tags that could not be read (and are written as 1:1).
     public var unreadable: [String] = []
+    /// The header has no `F` tag (written as 1:1; FFmpeg reads such a stream at 25 frames a second).
+    public var noRate = false
     /// The colour-space tag as the header gave it (`C420p10`, `XYSCSS=420MPEG2`, or "no C tag"), for messages.
     public var colourSpace = "no C tag"
     /// A Y4M file holds more after its first frame (the frames after it, which are not converted).

@@ -149,6 +149,11 @@ func runRawInput(_ options: Options) -> Int32 {
                 printErr("yuvconv: warning: \(name): its Y4M header's \(stream.unreadable.joined(separator: " ")) cannot be read; "
                          + "the output says F\(timing.frameRate) A\(timing.aspect)")
             }
+            // (A header without F went by in silence, written F1:1 where FFmpeg had played it at 25.)
+            if case .y4m = format, stream.noRate {
+                printErr("yuvconv: warning: \(name): its Y4M header has no frame rate (F); the output says F\(timing.frameRate) "
+                         + "(FFmpeg reads a stream without one at 25 frames a second: F25:1)")
+            }
             // Pixels that are not square (A10:11, an anamorphic DVD frame): only a Y4M output says so; PNG, JPEG and
             // raw planes carry no aspect, so the picture is shown stretched, which is worth a word.
             if format != .y4m, Y4MTiming.isNonSquare(stream.aspect) {

@@ -341,6 +341,23 @@ extension CLITests {
     /// An interlaced Y4M (It, Ib, Im): copied into a Y4M it keeps its tag (It, Ib; and I?, unknown, stays so);
     /// converted to anything else it is a warning, since the woven frame is then read as one progressive picture.
     /// A tag Y4M does not define is refused.
+    /// A Y4M's frame rate with a `+` before a number (`F+30:1`), as FFmpeg's `%d` reads it and as `W` and `H` are read,
+    /// is kept, written plainly: it was written `F1:1`. A header without `F` is written `F1:1` with a warning, since
+    /// FFmpeg plays such a stream at 25 frames a second: it went by in silence.
+    func testY4MFrameRateAsFFmpegReadsIt() throws {
+        let frame = Data(repeating: 128, count: 6 * 4 + 2 * 3 * 2)
+        for (tags, header, warns) in [("F+30:+1 A+1:1", "F30:1 Ip A1:1", nil as String?),
+                                      ("A1:1", "F1:1 Ip A1:1", "its Y4M header has no frame rate (F); the output says F1:1 (FFmpeg reads a stream without one at 25 frames a second: F25:1)")] {
+            try (Data("YUV4MPEG2 W6 H4 \(tags) C420jpeg\nFRAME\n".utf8) + frame).write(to: work.appendingPathComponent("in.y4m"))
+            let r = try run(["in.y4m", "-o", "out.y4m", "--force", "-q"])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let out = try Data(contentsOf: work.appendingPathComponent("out.y4m"))
+            let line = String(decoding: out.prefix { $0 != 10 }, as: UTF8.self)
+            XCTAssertTrue(line.contains(header), "\(tags): \(line)")
+            if let warns { XCTAssertTrue(r.stderr.contains(warns), r.stderr) } else { XCTAssertEqual(r.stderr, "", tags) }
+        }
+    }
+
     func testInterlacedY4MInput() throws {
         let planes = Data((0..<48).map { (i: Int) -> UInt8 in UInt8(i * 5) })
         for tag in ["It", "Ib", "Im", "Ip", "I?"] {
