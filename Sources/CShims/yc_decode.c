@@ -216,10 +216,14 @@ int yc_refuse_no_room(yc_decoder *dec, uint64_t bytes, const char *what) {
         dec->room_owner = yc_thread_token();
         return 0;
     }
+    yc_fail_no_room(dec, bytes, what);
+    return 1;
+}
+
+void yc_fail_no_room(yc_decoder *dec, uint64_t bytes, const char *what) {
     yc_set_error(dec, what);
     dec->error_kind = YC_ERROR_NO_ROOM;
     dec->no_room = bytes;
-    return 1;
 }
 
 uint64_t yc_no_room_bytes(const yc_decoder *dec) { return dec->no_room; }

@@ -176,6 +176,7 @@ struct yc_decoder {
     int png_last_pass;             // the last Adam7 pass with data (0 when not interlaced), and its last row
     png_uint_32 png_last_pass_row;
     uint8_t *png_image;  // whole image, only for interlaced PNG (Adam7 needs every pass)
+    int png_image_read;  // its seven passes read (at the first rows)
     size_t png_rowbytes;
     uint8_t *png_index_row;        // one row of palette indices (palette images only)
     uint8_t png_palette[256][4];   // R,G,B,A
@@ -306,6 +307,9 @@ int yc_refuse_no_room(yc_decoder *dec, uint64_t bytes, const char *what);
 /// The bytes yc_refuse_no_room was told there is room for are allocated (or never will be: the decoder failed or
 /// is closed): the room check's promise of them to this decoder ends (`yc_room_release`). Nothing when none.
 void yc_room_taken(yc_decoder *dec);
+/// The decoder failed for want of `bytes` of memory for `what` (YC_ERROR_NO_ROOM: the caller words it as every such
+/// refusal, with the size and the address-space limit).
+void yc_fail_no_room(yc_decoder *dec, uint64_t bytes, const char *what);
 /// `bytes` of the promise allocated (at most what is promised): they end; the rest stays promised.
 void yc_room_taken_part(yc_decoder *dec, uint64_t bytes);
 

@@ -312,20 +312,26 @@ void yc_png_open(yc_decoder *dec, FILE *file) {
         return;
     }
     // Adam7 spreads every row over seven passes: the whole picture is held (yc_png_rows).
-    if (info->png_interlaced && !yc_refuse_whole(dec, (uint64_t)dec->png_rowbytes * h, "the interlaced PNG"))
-        yc_refuse_no_room(dec, (uint64_t)dec->png_rowbytes * h, "the interlaced PNG's rows");
+    // Taken here, where its room was looked for (zero pages, written at the first rows): allocated at the first rows,
+    // the picture's turn and the output's planes asked for in between took the room the rows had been told of, and
+    // the rows' own allocation failed, unchecked ("out of memory for an interlaced image", in a -j 2 batch a file that
+    // -j 1 converted; a reviewer's find).
+    const uint64_t rows = (uint64_t)dec->png_rowbytes * h;
+    if (info->png_interlaced && !yc_refuse_whole(dec, rows, "the interlaced PNG")
+        && !yc_refuse_no_room(dec, rows, "the interlaced PNG's rows")) {
+        dec->png_image = rows <= SIZE_MAX ? calloc(1, (size_t)rows) : NULL;
+        yc_room_taken(dec);
+        if (!dec->png_image) yc_fail_no_room(dec, rows, "the interlaced PNG's rows");
+    }
 }
 
 int yc_png_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count) {
     if (setjmp(dec->jump)) return -1;
     if (dec->info.png_interlaced) {
-        if (!dec->png_image) {
-            // Adam7 spreads every row over seven passes: the whole image must be held once.
-            size_t total = dec->png_rowbytes * dec->info.height;
-            dec->png_image = malloc(total);
-            yc_room_taken(dec);
-            if (!dec->png_image) { yc_set_error(dec, "out of memory for an interlaced image"); return -1; }
-            memset(dec->png_image, 0, total);
+        if (!dec->png_image_read) {
+            // Adam7 spreads every row over seven passes: the whole image is held once (allocated at the opening).
+            if (!dec->png_image) { yc_fail_no_room(dec, (uint64_t)dec->png_rowbytes * dec->info.height, "the interlaced PNG's rows"); return -1; }
+            dec->png_image_read = 1;
             int passes = png_set_interlace_handling(dec->png);
             for (int p = 0; p < passes; p++)
                 for (uint32_t y = 0; y < dec->info.height; y++)

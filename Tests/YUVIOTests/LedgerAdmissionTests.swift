@@ -168,6 +168,31 @@ final class LedgerAdmissionTests: XCTestCase {
         XCTAssertEqual(answers, [true, false, true])
     }
 
+    /// An interlaced PNG's rows are allocated at its opening, where their room was looked for: allocated at its first
+    /// rows, the turn's pictures asked for in between took the room the rows were told of (the promise is not in its
+    /// own conversion's way), and the rows' allocation failed, unchecked ("out of memory for an interlaced image" in a
+    /// -j 2 batch, for a file that -j 1 converted; a reviewer's find).
+    func testAnInterlacedPNGsRowsAreTakenWhereTheirRoomIsLookedFor() throws {
+        func be32(_ v: Int) -> [UInt8] { [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: v >> $0) } }
+        let (w, h) = (4096, 5462)   // 64 MiB of RGB rows; the image data itself never read here
+        let file = pngSignature + pngChunk("IHDR", be32(w) + be32(h) + [8, 2, 0, 0, 1])
+            + pngChunk("IDAT", zlibStored([0, 1, 2, 3])) + pngChunk("IEND", [])
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("yuvconv-rows-\(getpid()).png")
+        try Data(file).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        let source = try InputSource(path: url.path)
+        var answers: [Bool] = []
+        try underLimit(headroom: w * 3 * h + Ledger.roomAfterWhole + (32 << 20)) {
+            var decoder = try? ImageDecoder(source: source, maxMemory: 1 << 30)
+            answers.append(decoder != nil)
+            // This thread's own look for as much again: the rows are there, not only promised.
+            answers.append(Ledger.ifAvailable(w * 3 * h) { true } ?? false)
+            decoder = nil
+            answers.append(Ledger.ifAvailable(w * 3 * h) { true } ?? false)
+        }
+        XCTAssertEqual(answers, [true, false, true])
+    }
+
     /// A conversion's buffer the system refuses is its file's error, thrown: it stopped the process (a handler
     /// that exited, by default a trap), so one picture too large for an address-space limit ended a whole batch —
     /// its other files never converted, its report and manifest never written. Nothing is counted for it.
