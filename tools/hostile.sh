@@ -1704,7 +1704,7 @@ begin y4m-10bit-siting-from-chroma-loc
 # A 10-bit Y4M (C420p10) has no siting tag. yuvconv's own left-sited one was read back as centre-sited and
 # --chroma-loc left refused ("ignored"), so it came back as C420jpeg: --chroma-loc says where its chroma sits,
 # as for a raw frame. A tagged 8-bit Y4M still keeps its tag and ignores a contradicting --chroma-loc.
-printf 'YUV4MPEG2 W2 H2 C420p10 XCOLORRANGE=FULL\nFRAME\n' > t.y4m; printf '\0\2\0\2\0\2\0\2\0\2\0\2' >> t.y4m; snap
+printf 'YUV4MPEG2 W2 H2 F25:1 C420p10 XCOLORRANGE=FULL\nFRAME\n' > t.y4m; printf '\0\2\0\2\0\2\0\2\0\2\0\2' >> t.y4m; snap
 run t.y4m -o l.y4m --depth 8 --chroma-loc left -q
 status 0; quiet; head -1 l.y4m | grep -q ' C420mpeg2 ' || bad "no C420mpeg2: $(head -1 l.y4m | head -c 80)"
 run l.y4m -o c.y4m --chroma-loc center -q
@@ -1726,15 +1726,15 @@ end
 begin y4m-more-frames-warns
 # The frames after the first (or any bytes after it) were dropped without a word; a line end after the one
 # frame is nothing.
-printf 'YUV4MPEG2 W2 H2 C420jpeg\nFRAME\n\x10\x10\x10\x10\x80\x80FRAME\n\xeb\xeb\xeb\xeb\x80\x80' > m.y4m
-printf 'YUV4MPEG2 W2 H2 C420jpeg\nFRAME\n\x10\x10\x10\x10\x80\x80\n' > one.y4m; snap
+printf 'YUV4MPEG2 W2 H2 F25:1 C420jpeg\nFRAME\n\x10\x10\x10\x10\x80\x80FRAME\n\xeb\xeb\xeb\xeb\x80\x80' > m.y4m
+printf 'YUV4MPEG2 W2 H2 F25:1 C420jpeg\nFRAME\n\x10\x10\x10\x10\x80\x80\n' > one.y4m; snap
 run m.y4m -o o.y4m
 status 0; says 'goes on after its first frame'
 run one.y4m -o p.y4m -q
 status 0; quiet
 # Line ends after the frame, however many, are nothing too: 16 were let by, 17 refused as "followed by ''" with
 # the frame called the wrong size. Past them, the next FRAME line, or what is there instead, is read as it is.
-{ printf 'YUV4MPEG2 W2 H2 C420jpeg\nFRAME\n\x10\x10\x10\x10\x80\x80'; head -c 5000 /dev/zero | tr '\0' '\n'; } > nl.y4m
+{ printf 'YUV4MPEG2 W2 H2 F25:1 C420jpeg\nFRAME\n\x10\x10\x10\x10\x80\x80'; head -c 5000 /dev/zero | tr '\0' '\n'; } > nl.y4m
 { cat nl.y4m; printf 'FRAME\n\x10\x10\x10\x10\x80\x80'; } > nlf.y4m
 { cat nl.y4m; printf 'junk after\n'; } > nlj.y4m; snap
 run nl.y4m -o q.y4m -q
