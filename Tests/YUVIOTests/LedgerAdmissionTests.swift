@@ -33,6 +33,18 @@ final class LedgerAdmissionTests: XCTestCase {
         #endif
     }
 
+    /// `body()` on a thread of its own, waited for: a look for room from another thread than this one.
+    private func elsewhere(_ body: @escaping @Sendable () -> Bool) -> Bool {
+        let answer = Mutex(false), done = DispatchSemaphore(value: 0)
+        Thread {
+            let a = body()
+            answer.withLock { $0 = a }
+            done.signal()
+        }.start()
+        done.wait()
+        return answer.withLock { $0 }
+    }
+
     /// A conversion inside another's on the same thread (a sink that converts, a JPEG encoded after its
     /// conversion) is admitted at once: counting itself among those under way, it waited forever for itself
     /// under a limit that holds one conversion.
@@ -113,16 +125,6 @@ final class LedgerAdmissionTests: XCTestCase {
     func testRoomForAWholePictureIsPromisedToOtherThreadsUntilTaken() throws {
         let whole = 64 << 20
         var answers: [Bool] = []
-        func elsewhere(_ body: @escaping @Sendable () -> Bool) -> Bool {
-            let answer = Mutex(false), done = DispatchSemaphore(value: 0)
-            Thread {
-                let a = body()
-                answer.withLock { $0 = a }
-                done.signal()
-            }.start()
-            done.wait()
-            return answer.withLock { $0 }
-        }
         try underLimit(headroom: whole + Ledger.roomAfterWhole + (32 << 20)) {
             answers.append(Ledger.roomForWhole(whole))
             // Another thread: the first's bytes, not allocated yet, are promised.
@@ -147,16 +149,6 @@ final class LedgerAdmissionTests: XCTestCase {
     func testAMultiScanJPEGsPictureBesideStaysPromised() throws {
         let picture = 64 << 20
         var answers: [Bool] = []
-        func elsewhere(_ body: @escaping @Sendable () -> Bool) -> Bool {
-            let answer = Mutex(false), done = DispatchSemaphore(value: 0)
-            Thread {
-                let a = body()
-                answer.withLock { $0 = a }
-                done.signal()
-            }.start()
-            done.wait()
-            return answer.withLock { $0 }
-        }
         let source = try InputSource(path: fixture("jpeg/jpegsuite/progressive_huffman/32x32x8_ycbcr.jpg"))
         var decoder: ImageDecoder?
         // A thread made and its malloc arena taken before the limit is lowered: the limit's headroom is the looks' alone.
