@@ -33,17 +33,41 @@ final class LedgerAdmissionTests: XCTestCase {
         #endif
     }
 
-    /// `body()` on a thread of its own, waited for: a look for room from another thread than this one.
-    private func elsewhere(_ body: @escaping @Sendable () -> Bool) -> Bool {
-        let answer = Mutex(false), done = DispatchSemaphore(value: 0)
-        Thread {
-            let a = body()
-            answer.withLock { $0 = a }
-            done.signal()
-        }.start()
-        done.wait()
-        return answer.withLock { $0 }
+    /// One thread besides the test's, made before any limit is set and kept: a look for room from another thread
+    /// (`run`), with no new thread's stack or malloc arena taken under the limit. A new thread for each look took an
+    /// arena's 64 MiB of address space beside other tests' threads, and a look meant to be granted was refused.
+    private final class OtherThread: @unchecked Sendable {
+        private let work = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        private var body: (@Sendable () -> Bool)?
+        private var answer = false
+
+        init() {
+            Thread { [self] in
+                while true {
+                    work.wait()
+                    guard let body else { return }
+                    answer = body()
+                    done.signal()
+                }
+            }.start()
+            _ = run { [Int](repeating: 1, count: 4096).count == 4096 }   // its arena taken now
+        }
+
+        /// `body()` there, waited for.
+        func run(_ body: @escaping @Sendable () -> Bool) -> Bool {
+            self.body = body
+            work.signal()
+            done.wait()
+            return answer
+        }
+
+        deinit {
+            body = nil
+            work.signal()
+        }
     }
+    private static let other = OtherThread()
+    private func elsewhere(_ body: @escaping @Sendable () -> Bool) -> Bool { Self.other.run(body) }
 
     /// A conversion inside another's on the same thread (a sink that converts, a JPEG encoded after its
     /// conversion) is admitted at once: counting itself among those under way, it waited forever for itself
@@ -125,6 +149,7 @@ final class LedgerAdmissionTests: XCTestCase {
     func testRoomForAWholePictureIsPromisedToOtherThreadsUntilTaken() throws {
         let whole = 64 << 20
         var answers: [Bool] = []
+        _ = Self.other   // made before the limit is lowered: the limit's headroom is the looks' alone
         try underLimit(headroom: whole + Ledger.roomAfterWhole + (32 << 20)) {
             answers.append(Ledger.roomForWhole(whole))
             // Another thread: the first's bytes, not allocated yet, are promised.
@@ -151,8 +176,7 @@ final class LedgerAdmissionTests: XCTestCase {
         var answers: [Bool] = []
         let source = try InputSource(path: fixture("jpeg/jpegsuite/progressive_huffman/32x32x8_ycbcr.jpg"))
         var decoder: ImageDecoder?
-        // A thread made and its malloc arena taken before the limit is lowered: the limit's headroom is the looks' alone.
-        _ = elsewhere { [Int](repeating: 1, count: 4096).count == 4096 }
+        _ = Self.other   // made before the limit is lowered: the limit's headroom is the looks' alone
         try underLimit(headroom: picture + Ledger.roomAfterWhole + (32 << 20)) {
             decoder = try? ImageDecoder(source: source, maxMemory: 1 << 30,
                                         alsoHeld: (perBlock: 0, perPixel: picture / (32 * 32), perOddBlock: 0, what: "the picture"))
