@@ -330,7 +330,7 @@ int yc_png_rows(yc_decoder *dec, uint8_t *dst, size_t stride, uint32_t count) {
     if (dec->info.png_interlaced) {
         if (!dec->png_image_read) {
             // Adam7 spreads every row over seven passes: the whole image is held once (allocated at the opening).
-            if (!dec->png_image) { yc_fail_no_room(dec, (uint64_t)dec->png_rowbytes * dec->info.height, "the interlaced PNG's rows"); return -1; }
+            if (!dec->png_image) return -1;   // none only when the opening failed, which said why
             dec->png_image_read = 1;
             int passes = png_set_interlace_handling(dec->png);
             for (int p = 0; p < passes; p++)

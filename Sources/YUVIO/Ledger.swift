@@ -54,7 +54,7 @@ public final class Ledger: Sendable {
         // is for one.
         guard !overflow, let p = Self.untilRoom({ () -> UnsafeMutableRawPointer? in
             Self.wholeAllocations.withLock { promised in
-                guard Self.available(asked &+ Self.othersPromised(promised)) else { return nil }
+                guard Self.available(asked, besides: promised) else { return nil }
                 var p: UnsafeMutableRawPointer?
                 return posix_memalign(&p, 64, max(bytes, 1)) == 0 ? p : nil
             }
@@ -119,7 +119,7 @@ public final class Ledger: Sendable {
         // Made or not is the outer optional (a `make` may itself give an optional).
         let made: T?? = try untilRoom { () throws -> T?? in
             try wholeAllocations.withLock { promised in
-                available(asked.partialValue &+ othersPromised(promised)) ? .some(try make()) : nil
+                available(asked.partialValue, besides: promised) ? .some(try make()) : nil
             }
         }
         return made ?? nil
@@ -130,15 +130,15 @@ public final class Ledger: Sendable {
     /// conversions under way may give some back: the decoder asks (`yc_set_room_check`) before it allocates. A
     /// picture that took the room left the conversion's buffers refused after it (96 MiB of coefficients under a
     /// limit a MiB short of the conversion's need).
-    /// A yes promises the bytes to the decoder until it has allocated them (`wholeTaken`): the look and libjpeg's or
-    /// libpng's allocation are apart (the allocation inside `jpeg_start_decompress`, or at the first rows), and two
+    /// A yes promises the bytes to the decoder until it has allocated them (`wholeTaken`): the look and libjpeg's
+    /// allocation are apart (inside `jpeg_start_decompress`, and the caller's picture beside it later), and two
     /// jobs of a batch were both told of room there was for one (one file of two failed "libjpeg: Insufficient
     /// memory" with `-j 2` under a limit where `-j 1` converted both; a reviewer's find).
     static func roomForWhole(_ bytes: Int) -> Bool {
         let (asked, overflow) = bytes.addingReportingOverflow(roomAfterWhole)
         return !overflow && untilRoom {
             wholeAllocations.withLock { promised -> Bool? in
-                guard available(asked &+ othersPromised(promised)) else { return nil }
+                guard available(asked, besides: promised) else { return nil }
                 promised[UInt(yc_thread_token()), default: 0] += bytes
                 return true
             }
@@ -170,15 +170,14 @@ public final class Ledger: Sendable {
     }
     /// One look for room and its allocation at a time across the process; it holds the bytes promised to decoders
     /// (`roomForWhole`) not yet allocated, by the thread promised to (`yc_thread_token`): every look on another
-    /// thread counts them as taken. Not the promised thread's own: its conversion's buffers between the promise and
-    /// the library's allocation (an interlaced PNG's rows are allocated at its first rows, after a turn's picture)
-    /// were asked for beside its own promise, and a file that converted alone was refused.
+    /// thread counts them as taken. Not the promised thread's own: what its conversion takes after the promise (the
+    /// picture beside a multi-scan JPEG's coefficients, promised with them) would be asked for beside itself.
     private static let wholeAllocations = Mutex<[UInt: Int]>([:])
 
-    /// The bytes promised to other threads than this one.
-    private static func othersPromised(_ promised: [UInt: Int]) -> Int {
+    /// `available(bytes)` beside the bytes `promised` to other threads than this one (`wholeAllocations`' count).
+    private static func available(_ bytes: Int, besides promised: [UInt: Int]) -> Bool {
         let me = UInt(yc_thread_token())
-        return promised.reduce(0) { $0 &+ ($1.key == me ? 0 : $1.value) }
+        return available(promised.reduce(bytes) { $0 &+ ($1.key == me ? 0 : $1.value) })
     }
 
     /// The reason a conversion gives when `available` said no.

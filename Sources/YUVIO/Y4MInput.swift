@@ -13,11 +13,8 @@ extension RawInput {
     /// `N:D`, both whole numbers from 1 to 2^31 − 1 (`0:0`, unknown, too where `unknownAllowed`: a pixel aspect).
     /// FFmpeg reads them as signed 32-bit numbers: 2^31 or more came back from ffprobe as N/A, or as 25/1.
     /// Each may have a `+` before it, as FFmpeg's `%d` reads it (and as `W` and `H` are read): `F+30:1` played at
-    /// 30 frames a second in FFmpeg and was written `F1:1` here.
-    static func isRatio(_ s: Substring, unknownAllowed: Bool) -> Bool { ratio(s, unknownAllowed: unknownAllowed) != nil }
-
-    /// The ratio `isRatio` reads, written plainly (`30:1` for `+30:1`), or nil.
-    static func ratio(_ s: Substring, unknownAllowed: Bool) -> String? {
+    /// 30 frames a second in FFmpeg and was written `F1:1` here. The ratio written plainly (`30:1`), or nil.
+    static func plainRatio(_ s: Substring, unknownAllowed: Bool) -> String? {
         let parts = s.split(separator: ":", omittingEmptySubsequences: false).map { $0.first == "+" ? $0.dropFirst() : $0 }
         guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.count <= 10 && $0.allSatisfy { ("0"..."9").contains($0) } }),
               let n = UInt64(parts[0]), let d = UInt64(parts[1]), n <= UInt64(Int32.max), d <= UInt64(Int32.max),
@@ -98,11 +95,11 @@ extension RawInput {
                 case "F":
                     try once("F", field, ratio(field.dropFirst()))
                     sawRate = true
-                    if let r = Self.ratio(field.dropFirst(), unknownAllowed: false) { rate = r }
+                    if let r = Self.plainRatio(field.dropFirst(), unknownAllowed: false) { rate = r }
                     else { unreadable.append(String(field)) }
                 case "A":
                     try once("A", field, ratio(field.dropFirst()))
-                    if let r = Self.ratio(field.dropFirst(), unknownAllowed: true) { aspect = r }
+                    if let r = Self.plainRatio(field.dropFirst(), unknownAllowed: true) { aspect = r }
                     else { unreadable.append(String(field)) }
                 case "X" where field.hasPrefix("XYSCSS="):
                     try once("XYSCSS", field, field.dropFirst("XYSCSS=".count).uppercased())

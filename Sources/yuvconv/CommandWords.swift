@@ -46,7 +46,7 @@ struct CommandWords: IteratorProtocol {
             // Short flags together, as getopt takes them: -qy is -q -y, -qo out is -q -o out. Only when every
             // letter up to one that takes a value is a flag: else the whole word is the unknown option
             // (`-help` is not -h -e -l -p), and a '-' is no letter (`-q-` is not -q --).
-            guard OptionSpec.cluster(arg) != nil else { return .unknown(arg, error: OptionSpec.unknownInCluster(arg)) }
+            guard OptionSpec.isCluster(arg) else { return .unknown(arg, error: OptionSpec.unknownInCluster(arg)) }
             flag = arg.scalarPrefix(2)
             rest = ["-" + arg.droppingScalars(2)] + rest
         }

@@ -70,27 +70,22 @@ struct OptionSpec: Sendable {
         return v
     }
 
-    /// "unknown option 'ARG'", with the option meant when one is near: the same word after two dashes
-    /// (`-force`), the one long name the word begins (`--qual`), or a long name at most two edits away (`--fromat`,
-    /// `--dryrun`), when only one is that near.
-    /// A word of short options together, as getopt reads it (`-qy`, `-qo out`, `-qoout`): the letters in turn, each a
-    /// known flag up to one that takes a value (`valueTaker`), which takes the rest of the word (`joined`) or, with none
-    /// left, the next argument. Nil when the word is no such cluster: a long option, one letter, a first letter that
-    /// takes a value (`-fnv21` is -f nv21), or a letter before the value's that is unknown or '-' (`-help`, `-q-`).
-    /// The parser and standard error's look at the arguments (`standardErrorMustStayUntouched`) both read it here.
-    static func cluster(_ arg: String) -> (valueTaker: String?, joined: String)? {
+    /// Whether `arg` is a word of short options together, as getopt reads it (`-qy`, `-qo out`, `-qoout`): the letters
+    /// in turn, each a known flag up to one that takes a value, which takes the rest of the word or, with none left,
+    /// the next argument. Not a long option, one letter, a first letter that takes a value (`-fnv21` is -f nv21), nor
+    /// a word with a letter before the value's that is unknown or '-' (`-help`, `-q-`). `CommandWords` asks.
+    static func isCluster(_ arg: String) -> Bool {
         let scalars = Array(arg.unicodeScalars)
         guard scalars.count > 2, scalars[0] == "-", scalars[1] != "-", byName["-" + String(scalars[1])]?.value == nil
-        else { return nil }
-        for i in 1..<scalars.count {
-            let name = "-" + String(scalars[i])
-            guard scalars[i] != "-", let option = byName[name] else { return nil }
-            if option.value != nil { return (name, String(scalars: scalars[(i + 1)...])) }
+        else { return false }
+        for c in scalars.dropFirst() {
+            guard c != "-", let option = byName["-" + String(c)] else { return false }
+            if option.value != nil { return true }
         }
-        return (nil, "")
+        return true
     }
 
-    /// A word `cluster` refused: `unknown`'s word when it names an option meant (`-force`, `-help`), else the letter
+    /// A word `isCluster` refused: `unknown`'s word when it names an option meant (`-force`, `-help`), else the letter
     /// that is no option, in its word (`-qZ` was "unknown option '-qZ'", the good letter with the bad).
     static func unknownInCluster(_ arg: String) -> UsageError {
         let whole = unknown(arg)
@@ -101,6 +96,9 @@ struct OptionSpec: Sendable {
                                               : "unknown option '-\(String(bad))' (in '\(arg)')")
     }
 
+    /// "unknown option 'ARG'", with the option meant when one is near: the same word after two dashes
+    /// (`-force`), the one long name the word begins (`--qual`), or a long name at most two edits away (`--fromat`,
+    /// `--dryrun`), when only one is that near.
     static func unknown(_ arg: String) -> UsageError {
         let word = String(arg.drop { $0 == "-" }.prefix { $0 != "=" })
         let names = byName.keys.filter { $0.hasPrefix("--") }

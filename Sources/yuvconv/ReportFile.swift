@@ -52,7 +52,7 @@ func reportFileError(_ file: String, _ options: Options, found: FileStatus?, _ e
     if file.hasScalarSuffix("/") || FileStatus(path: file)?.kind == .directory {
         let ext = options.reportFormat.map { $0 == .text ? "txt" : $0.rawValue } ?? "txt"
         return FileError(output: file, reason: "--report-file takes a file's name, not a folder's: give one such as "
-                         + joinedPath(file.hasScalarSuffix("/") ? String(file.dropLast()) : file, "report.\(ext)"))
+                         + joinedPath(file, "report.\(ext)"))
     }
     if case .exists = error, options.update, !options.force, let st = found, st.kind == .regular, st.size > 0 {
         return FileError(output: file, reason: "already exists and is not one whole yuvconv report (another file, several runs' reports, or "
