@@ -35,8 +35,10 @@ static double change_of(cmsHTRANSFORM t, double r, double g, double b, double wo
 // PNG (up to 149 codes from LittleCMS's transform). A curve rising at every level stays between its values at
 // the 8-bit levels, so for 8-bit samples and for the "same as sRGB" test those levels tell enough. A level may
 // sit below the one an 8-bit code before it by noise (less than one 8-bit code), not more.
+// A profile with a device-to-PCS LUT passes whatever its TRC tags say: LittleCMS takes the table and never reads
+// them (a usable A2B0 beside falling curves was refused).
 static int tone_curves_sane(cmsHPROFILE p, int deep) {
-    if (!cmsIsMatrixShaper(p)) return 1;
+    if (!cmsIsMatrixShaper(p) || yc_colour_has_device_lut(p)) return 1;
     const cmsSignature trc[3] = {cmsSigRedTRCTag, cmsSigGreenTRCTag, cmsSigBlueTRCTag};
     for (int c = 0; c < 3; c++) {
         cmsToneCurve *curve = cmsReadTag(p, trc[c]);
@@ -183,7 +185,7 @@ yc_colour_action yc_colour_plan(const yc_colour *colour, yc_target target, char 
                  "or far from adding up to white); colours used as stored", name);
         action = YC_COLOUR_BROKEN;
     } else if (!tone_curves_sane(src, colour->deep)) {
-        snprintf(text, text_size, "the embedded ICC profile (%s) has a tone curve that falls or leaves the numbers (infinite, or outside 0 to 1); "
+        snprintf(text, text_size, "the embedded ICC profile (%s) has a tone curve that falls, stays flat, or leaves the numbers (infinite, or outside 0 to 1); "
                  "colours used as stored", name);
         action = YC_COLOUR_BROKEN;
     } else if (!isfinite(change = largest_change(t))) {
@@ -202,9 +204,11 @@ yc_colour_action yc_colour_plan(const yc_colour *colour, yc_target target, char 
                  yc_colour_target_name(target));
         *kept_srgb = 1;
         action = YC_COLOUR_NONE;
-    } else if (names_space(name, target)) {
+    } else if (names_space(name, target) && !is_target_space(change, name, target)) {
         // A profile named as the target whose colours are another's (an Adobe RGB profile described "Display P3",
-        // "Display P3 " or "sRGB IEC61966-2.1"): "Display P3 → Display P3" read as if nothing had been done.
+        // "Display P3 " or "sRGB IEC61966-2.1"): "Display P3 → Display P3" read as if nothing had been done. A LUT
+        // profile within the target's tolerance (a LUT-based sRGB, transformed through its table) is said as any
+        // transform: its colours are the target's as far as the grid looks.
         snprintf(text, text_size, "%s (the embedded profile's name; its colours are not %s's) → %s", name,
                  yc_colour_target_name(target), yc_colour_target_name(target));
         action = YC_COLOUR_TRANSFORM;

@@ -541,6 +541,53 @@ final class ColourManagementTests: XCTestCase {
         XCTAssertGreaterThan(changed, rowBytes * d.info.height / 4, "the LUT changes the picture")
     }
 
+    /// A LUT profile holding sRGB itself (sRGB's curve, then a table of its D50 matrix, which a grid interpolates
+    /// exactly), described "sRGB LUT": transformed through its table (a LUT is never taken as the target), and
+    /// said as any transform is — not "its colours are not sRGB's", which the colours do not bear out. The same
+    /// table under matrix/TRC tags whose curves fall: LittleCMS takes the table and never reads those curves, so
+    /// they are no reason to refuse the profile (both were, before: the wording from the name alone, and the
+    /// curves judged though unused).
+    func testALUTProfileIsJudgedByItsTable() throws {
+        var params: [Double] = [2.4, 1 / 1.055, 0.055 / 1.055, 1 / 12.92, 0.04045]
+        let srgbCurve = try XCTUnwrap(cmsBuildParametricToneCurve(nil, 4, &params))
+        defer { cmsFreeToneCurve(srgbCurve) }
+        // sRGB's colorants adapted to D50 (columns R, G, B of X, Y, Z), in units of 1/32768.
+        let m: [[Double]] = [[0.4360747, 0.3850649, 0.1430804], [0.2225045, 0.7168786, 0.0606169],
+                             [0.0139322, 0.0971045, 0.7141733]]
+        var table: [UInt16] = []
+        for r in 0...1 { for g in 0...1 { for b in 0...1 {
+            for row in m { table.append(UInt16((32768 * (row[0] * Double(r) + row[1] * Double(g) + row[2] * Double(b))).rounded())) }
+        } } }
+        var pixels: [UInt8] = []
+        for i in 0..<64 { pixels += [UInt8(i * 4), UInt8(255 - i * 4), UInt8((i * 37) & 255)] }
+        var falling: [UInt16] = [65535, 0]
+        let fallingCurve = try XCTUnwrap(cmsBuildTabulatedToneCurve16(nil, 2, &falling))
+        defer { cmsFreeToneCurve(fallingCurve) }
+        for (description, fallingTRC) in [("sRGB LUT", false), ("LUT with falling curves", true)] {
+            let profile = try rgbLUTProfile(curve: srgbCurve, grid: 2, table: table)
+            defer { cmsCloseProfile(profile) }
+            let mlu = try XCTUnwrap(cmsMLUalloc(nil, 1))
+            defer { cmsMLUfree(mlu) }
+            XCTAssertNotEqual(cmsMLUsetASCII(mlu, "en", "US", description), 0)
+            XCTAssertNotEqual(cmsWriteTag(profile, cmsSigProfileDescriptionTag, UnsafeRawPointer(mlu)), 0)
+            if fallingTRC {
+                for (c, tag) in [cmsSigRedColorantTag, cmsSigGreenColorantTag, cmsSigBlueColorantTag].enumerated() {
+                    var xyz = cmsCIEXYZ(X: m[0][c], Y: m[1][c], Z: m[2][c])
+                    XCTAssertNotEqual(cmsWriteTag(profile, tag, &xyz), 0)
+                }
+                for tag in [cmsSigRedTRCTag, cmsSigGreenTRCTag, cmsSigBlueTRCTag] {
+                    XCTAssertNotEqual(cmsWriteTag(profile, tag, UnsafeRawPointer(fallingCurve)), 0)
+                }
+                XCTAssertNotEqual(cmsIsMatrixShaper(profile), 0, "matrix/TRC tags beside the table")
+            }
+            let path = try profiledPNG("lut\(fallingTRC)", width: 64, height: 1, colourType: 2, pixels: pixels, profile: profile)
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let plan = try decoder(path).colourPlan
+            XCTAssertEqual(plan.action, .transform, "\(description): \(plan.text)")
+            XCTAssertEqual(plan.text, "\(description) → sRGB")
+        }
+    }
+
     /// The same for 16-bit rows, in 16-bit units, on a 16-bit Display P3 PNG to sRGB and BT.2020. LittleCMS's
     /// optimised 16-bit transform misses this by up to 15 8-bit code values on dark colours (its matrix-shaper
     /// shortcut works in 1.14 fixed point); the stage's must not.
@@ -765,7 +812,7 @@ final class ColourManagementTests: XCTestCase {
         // into whatever a clamp makes of NaN — the bytes are the conversion as stored.
         let crafted = try convertFile(path: negativeGamma, spec: ConversionSpec(), layout: .nv12)
         XCTAssertEqual(crafted.report.warnings, 1)
-        XCTAssertTrue(crafted.report.firstWarning.contains("has a tone curve that falls or leaves the numbers (infinite, or outside 0 to 1); colours used as stored"), crafted.report.firstWarning)
+        XCTAssertTrue(crafted.report.firstWarning.contains("has a tone curve that falls, stays flat, or leaves the numbers (infinite, or outside 0 to 1); colours used as stored"), crafted.report.firstWarning)
         XCTAssertNil(crafted.report.colour)
         var off = DecodeOptions()
         off.colourManagement = false
