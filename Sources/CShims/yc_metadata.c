@@ -33,32 +33,47 @@ static const uint8_t *tiff_values(const uint8_t *b, size_t n, size_t field, unsi
     return b + at;
 }
 
-int yc_exif_orientation_tag(const uint8_t *b, size_t n) {
-    int big;
+// The first IFD's orientation entry (tag 0x0112) within the data: its offset in `*entry`, its values' size (1, 2 or
+// 4 bytes; 0 for a type that is no integer) and count. 0 when there is none (or the directory ends first).
+static int orientation_entry(const uint8_t *b, size_t n, int *big, size_t *entry, unsigned *size, uint32_t *count) {
     uint32_t ifd;
-    if (!tiff_header(b, n, &big, &ifd)) return 0;
+    if (!tiff_header(b, n, big, &ifd)) return 0;
     if (ifd < 8 || ifd > n - 2) return 0;
-    unsigned entries = tiff_u16(b + ifd, big);
+    unsigned entries = tiff_u16(b + ifd, *big);
     for (unsigned i = 0; i < entries; i++) {
         size_t e = (size_t)ifd + 2 + (size_t)i * 12;
         if (e + 12 > n) return 0;
-        if (tiff_u16(b + e, big) != 0x0112) continue;
-        // SHORT with one value, as Exif says; writers also use LONG, the signed types, BYTE or several values,
-        // and Pillow, ImageMagick and exiftool read the first value of any integer type: so does this. Its
-        // bytes are in the entry when they fit in four, else at the offset there (all of them within the segment).
-        const unsigned type = tiff_u16(b + e + 2, big);
-        const uint32_t count = tiff_u32(b + e + 4, big);
-        const unsigned size = type == 1 || type == 6 ? 1 : type == 3 || type == 8 ? 2 : type == 4 || type == 9 ? 4 : 0;
-        if (size == 0 || count == 0) return -1;   // not a number
-        const uint8_t *p = tiff_values(b, n, e + 8, size, count, big);
-        if (!p) return -1;
-        int64_t v;
-        if (size == 1) v = type == 6 ? (int64_t)(int8_t)p[0] : (int64_t)p[0];
-        else if (size == 2) v = type == 8 ? (int64_t)(int16_t)tiff_u16(p, big) : (int64_t)tiff_u16(p, big);
-        else v = type == 9 ? (int64_t)(int32_t)tiff_u32(p, big) : (int64_t)tiff_u32(p, big);
-        return v >= 1 && v <= 8 ? (int)v : -1;
+        if (tiff_u16(b + e, *big) != 0x0112) continue;
+        const unsigned type = tiff_u16(b + e + 2, *big);
+        *entry = e;
+        *count = tiff_u32(b + e + 4, *big);
+        *size = type == 1 || type == 6 ? 1 : type == 3 || type == 8 ? 2 : type == 4 || type == 9 ? 4 : 0;
+        return 1;
     }
     return 0;
+}
+
+int yc_exif_orientation_tag(const uint8_t *b, size_t n) {
+    int big;
+    size_t e;
+    unsigned size;
+    uint32_t count;
+    if (!orientation_entry(b, n, &big, &e, &size, &count)) return 0;
+    // SHORT with one value, as Exif says; writers also use LONG, the signed types or several values, and
+    // Pillow, ImageMagick and exiftool read the first value of any of those: so does this (and of BYTE, which
+    // exiftool and ImageMagick apply and Pillow 13 leaves as stored). Its bytes are in the entry when they fit
+    // in four, else at the offset there.
+    const unsigned type = tiff_u16(b + e + 2, big);
+    if (size == 0 || count == 0) return -1;   // not a number
+    // Values that run past the data: the tag is dropped, as those tools drop it (`yc_exif_damage` says so),
+    // and XMP's orientation may then apply, as Pillow's does (it was taken as a tag holding no orientation).
+    const uint8_t *p = tiff_values(b, n, e + 8, size, count, big);
+    if (!p) return 0;
+    int64_t v;
+    if (size == 1) v = type == 6 ? (int64_t)(int8_t)p[0] : (int64_t)p[0];
+    else if (size == 2) v = type == 8 ? (int64_t)(int16_t)tiff_u16(p, big) : (int64_t)tiff_u16(p, big);
+    else v = type == 9 ? (int64_t)(int32_t)tiff_u32(p, big) : (int64_t)tiff_u32(p, big);
+    return v >= 1 && v <= 8 ? (int)v : -1;
 }
 
 const char *yc_exif_damage(const uint8_t *b, size_t n) {
@@ -68,6 +83,11 @@ const char *yc_exif_damage(const uint8_t *b, size_t n) {
     if (ifd < 8 || ifd > n - 2) return "its first directory lies outside it";
     const unsigned entries = tiff_u16(b + ifd, big);
     if ((size_t)ifd + 2 + (size_t)entries * 12 > n) return "its first directory runs past its end (the data is cut short)";
+    size_t e;
+    unsigned size;
+    uint32_t count;
+    if (orientation_entry(b, n, &big, &e, &size, &count) && size && count && !tiff_values(b, n, e + 8, size, count, big))
+        return "its orientation tag's values run past its end (the tag is dropped, as Pillow and exiftool drop it)";
     return NULL;
 }
 
@@ -279,8 +299,14 @@ static int xmp_append_text(const uint8_t *p, size_t n, int literal, uint8_t *tex
         uint8_t c = p[i];
         if (c == '&') {
             if (literal) return -1;
-            size_t j = i + 1;
-            while (j < n && j - i <= 12 && p[j] != ';') j++;
+            // A numeric reference's leading zeros are no digits of it (`&#000000000054;` is "6" to an XML reader;
+            // it was cut off by the length cap): skipped before the cap counts.
+            size_t j = i + 1, zeros = 0;
+            if (j < n && p[j] == '#') {
+                size_t z = j + 1 + (j + 1 < n && p[j + 1] == 'x');
+                while (z < n && p[z] == '0') z++, zeros++;
+            }
+            while (j < n && j - i <= 12 + zeros && p[j] != ';') j++;
             if (j >= n || p[j] != ';') return -1;
             const xml_span ref = {p + i + 1, j - i - 1};
             if (span_is(ref, "lt")) c = '<';

@@ -1,3 +1,4 @@
+import CShims
 import Foundation
 import TestSupport
 import XCTest
@@ -246,6 +247,10 @@ final class OrientationTests: XCTestCase {
         XCTAssertEqual(x("<d tiff:Orientation=\"&#54;\"/>"), 6, "decimal")
         XCTAssertEqual(x("<d tiff:Orientation='&#x37;'/>"), 7, "hexadecimal")
         XCTAssertEqual(x("<d tiff:Orientation='&#0000056;'/>"), 8, "leading zeros")
+        // Leading zeros past the length a reference may have are still no digits (exiftool reads 6; refused before).
+        XCTAssertEqual(x("<d tiff:Orientation='&#000000000054;'/>"), 6, "many leading zeros")
+        XCTAssertEqual(x("<d tiff:Orientation='&#x000000000036;'/>"), 6, "many leading zeros, hexadecimal")
+        XCTAssertEqual(x("<d tiff:Orientation='&#" + String(repeating: "0", count: 5000) + "55;'/>"), 7)
         XCTAssertEqual(x("<d><tiff:Orientation> &#51; </tiff:Orientation></d>"), 3, "in text")
         XCTAssertEqual(x("<d><tiff:Orientation>33</tiff:Orientation></d>"), -1, "two digits in text")
         // Values that hold no orientation: −1 (said), for integers and references alike.
@@ -337,6 +342,42 @@ final class OrientationTests: XCTestCase {
         XCTAssertEqual(c.report.orientation.exif, 1)
         XCTAssertEqual(c.report.info.orientationSource, .exif)
         XCTAssertEqual([c.image.width, c.image.height], [2, 1], "stored 2×1, not turned")
+    }
+
+    /// An EXIF orientation tag whose values run past the EXIF data is dropped, as Pillow and exiftool drop it, with a
+    /// warning that says so; XMP's orientation then applies, as Pillow's exif_transpose applies it (the tag was taken
+    /// as one holding no orientation, and XMP was not asked).
+    func testAnEXIFTagWhoseValuesRunPastTheDataIsDropped() throws {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("yuvconv-exif-past-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let jpgPath = fixturesURL.appendingPathComponent("corpus/jpeg/pillow/orientation_rectangle.jpg").path
+        let jpg = [UInt8](try Data(contentsOf: URL(fileURLWithPath: jpgPath)))
+        var rest = [UInt8](), at = 2
+        while at + 4 <= jpg.count, jpg[at] == 0xFF, jpg[at + 1] != 0xDA {
+            let length = Int(jpg[at + 2]) << 8 | Int(jpg[at + 3])
+            let segment = Array(jpg[at..<(at + 2 + length)])
+            if !(jpg[at + 1] == 0xE1 && segment.count > 10 && Array(segment[4..<10]) == Array("Exif\0\0".utf8)) { rest += segment }
+            at += 2 + length
+        }
+        // Little-endian TIFF, one entry: 0x0112 SHORT ×(2^32 − 1) at offset 22, where one value (6) is.
+        let tiff: [UInt8] = [0x49, 0x49, 0x2A, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 0xFF, 0xFF, 0xFF, 0xFF, 22, 0, 0, 0, 6, 0]
+        XCTAssertEqual(String(cString: try XCTUnwrap(yc_exif_damage(tiff, tiff.count))),
+                       "its orientation tag's values run past its end (the tag is dropped, as Pillow and exiftool drop it)")
+        let exif = Array("Exif\0\0".utf8) + tiff
+        let xmp = Array("http://ns.adobe.com/xap/1.0/".utf8) + [0]
+            + Array("<x:xmpmeta><rdf:Description tiff:Orientation=\"6\"/></x:xmpmeta>".utf8)
+        func app1(_ body: [UInt8]) -> [UInt8] { [0xFF, 0xE1, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 255)] + body }
+        for (withXMP, size) in [(true, [1, 2]), (false, [2, 1])] {
+            let path = work.appendingPathComponent("past-\(withXMP).jpg")
+            try Data(Array(jpg[0..<2]) + app1(exif) + (withXMP ? app1(xmp) : []) + rest + Array(jpg[at...])).write(to: path)
+            let c = try convertFile(path: path.path, spec: ConversionSpec(), layout: .nv12)
+            XCTAssertEqual([c.image.width, c.image.height], size, "XMP \(withXMP): stored 2×1")
+            if withXMP { XCTAssertEqual(c.report.info.orientationSource, .xmp) }
+            XCTAssertTrue(c.report.firstWarning.contains("its orientation tag's values run past its end (the tag is dropped"),
+                          c.report.firstWarning)
+            XCTAssertFalse(c.report.firstWarning.contains("holds no orientation"), c.report.firstWarning)
+        }
     }
 
     /// XMP's tiff:Orientation (Pillow and exiftool apply it) when there is no EXIF orientation: a PNG whose
