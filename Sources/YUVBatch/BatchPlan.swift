@@ -86,6 +86,27 @@ public final class BatchPlan: @unchecked Sendable {
                       reportFile: reportFile, alsoWritten: alsoWritten)
     }
 
+    /// Which input an output is (by its device and inode, `st`), for the refusal to say what it meets: the list
+    /// of inputs, an input under another name (a link to it, or a path through `..`), or an input by its own name,
+    /// where an output folder that is also an input folder is the likely cause. Looked for only once a refusal is
+    /// certain (every input looked at again); one message said the last for all three.
+    static func inputRefusal(_ output: String, _ st: FileStatus, _ inputs: BatchInputs) -> BatchPlanError {
+        func isIt(_ path: String) -> Bool {
+            let ids = inputIdentities(path)
+            return ids.contains(st.identity) || st.streamIdentity.map(ids.contains) == true
+        }
+        if let list = inputs.listFile, isIt(list) { return .outputIsList(output) }
+        if let all = try? inputs.selection(shard: nil) {
+            var r = all.reader()
+            while let item = r.next() {
+                guard isIt(item.input) else { continue }
+                if PathBytes.encode(item.input) != PathBytes.encode(output) { return .outputIsInputByAnotherName(output, input: item.input) }
+                break
+            }
+        }
+        return .outputIsInput(output)
+    }
+
     /// The plan for gathered inputs: sorted by path, the `shard` (K-th of N, from 1) of them taken, each named by
     /// `template` in `outputFolder` and given the format `OutputFormat.resolve` decides from `format` (what
     /// was asked, if anything) and the name, refused where it cannot carry `needs`.
@@ -172,7 +193,7 @@ public final class BatchPlan: @unchecked Sendable {
         while let item = walk.next() {
             // By the path resolved too: `in/w/../a.jpg` before `in/w` is made is `in/a.jpg`, which stat cannot reach yet.
             if let (st, at) = statusResolving(item.output), protected.holds(st, at: at) {
-                throw protected.holdsByNumber(st) ? .outputIsInput(item.output) : .outputLikeAnInput(item.output)
+                throw protected.holdsByNumber(st) ? Self.inputRefusal(item.output, st, inputs) : .outputLikeAnInput(item.output)
             }
             if let key = reportKey, !reportIsOutput, outputKey(item.output) == key { reportIsOutput = true }
             // A device or FIFO is written in place, in order, by every output that names it: no clash.

@@ -33,8 +33,12 @@ public enum BatchPlanError: Error, Sendable {
     case sameOutput(first: String, second: String, output: String, hint: String? = nil, partial: Bool = false)
     /// The report file is also one of the image outputs.
     case reportIsOutput(String)
-    /// An output is one of the batch's inputs (or the list of them).
+    /// An output is one of the batch's inputs, by its own name.
     case outputIsInput(String)
+    /// An output is one of the batch's inputs (`input`) under another name: a link to it, or a path through "..".
+    case outputIsInputByAnotherName(String, input: String)
+    /// An output is the list the inputs were read from.
+    case outputIsList(String)
     /// An input by its size and times only (`WriteError.likeAnInput`).
     case outputLikeAnInput(String)
     /// Two outputs of different names reach one file (a symbolic link in the output folder, or to a folder).
@@ -50,7 +54,8 @@ public enum BatchPlanError: Error, Sendable {
 
     public var isUsage: Bool {
         switch self {
-        case .outputIsInput, .outputLikeAnInput, .sameFile, .sameFileByCase, .file: return false
+        case .outputIsInput, .outputIsInputByAnotherName, .outputIsList, .outputLikeAnInput, .sameFile, .sameFileByCase, .file:
+            return false
         default: return true
         }
     }
@@ -64,6 +69,11 @@ public enum BatchPlanError: Error, Sendable {
             return FileError(path: path, reason: "is an input of this batch; refusing to overwrite an input (where the output "
                              + "folder is also an input folder, an earlier run's outputs are read as inputs: give the outputs "
                              + "a folder of their own)")
+        case .outputIsInputByAnotherName(let path, let input):
+            return FileError(path: path, reason: "is an input of this batch, \(displayPath(input)), under another name (a link to it, "
+                             + "or a path through ..); refusing to overwrite an input")
+        case .outputIsList(let path):
+            return FileError(path: path, reason: "is the list this batch's inputs were read from; refusing to overwrite it")
         case .outputLikeAnInput(let path):
             return FileError(path: path, reason: "is an input of this batch, or a file alike to one in size and times, which this "
                              + "file system (FUSE, an overlay or a network mount) may show under another number; refusing to "

@@ -19,8 +19,11 @@ extension FileError {
         case .allowLeftover?: return reason + "; --allow-truncated converts it as it decodes, with a warning"
         case .rawSize?: return reason + "; raw YUV is converted one file at a time, its size given: yuvconv FILE --size WxH -o OUT"
         // (A list made by `find DIR` without -type f names its folders: "is a directory" said nothing of what to do.)
-        case .folderInput?: return reason + ": a folder given as an input is walked for its pictures (-r for its subfolders); "
-            + "a --files-from list names files (find DIR -type f lists only them)"
+        case .folderInput?:
+            // (Standard input redirected from a folder was given neither as a folder nor in a list.)
+            if path == "-" { return reason + ": standard input is a folder here (< DIR); give the folder as an input to convert its pictures" }
+            return reason + ": a folder given as an input is walked for its pictures (-r for its subfolders); "
+                + "a --files-from list names files (find DIR -type f lists only them)"
         case nil: return reason
         }
     }
@@ -130,7 +133,8 @@ extension BatchPlanError {
         case .outputIsFolder(let file, let inside):
             return "\(displayPath(file)) would be both a file this run writes and the folder of \(displayPath(inside)); "
                 + "change --name (or --report-file) so that no file of the run is another's folder"
-        case .outputIsInput, .outputLikeAnInput, .sameFile, .sameFileByCase, .file: return fileError.map(\.cli) ?? ""
+        case .outputIsInput, .outputIsInputByAnotherName, .outputIsList, .outputLikeAnInput, .sameFile, .sameFileByCase, .file:
+            return fileError.map(\.cli) ?? ""
         }
     }
 }

@@ -233,7 +233,9 @@ final class BatchPlanTests: XCTestCase {
             let error = refusal { () throws(BatchPlanError) in
                 try BatchPlan(operands: [root + "/e/"], outputFolder: root + "/eo/", shard: (k, 2))
             }
-            guard case .outputIsInput(root + "/eo/a.nv12")? = error else { return XCTFail("shard \(k): \(String(describing: error))") }
+            guard case .outputIsInputByAnotherName(root + "/eo/a.nv12", root + "/e/b.png")? = error else {
+                return XCTFail("shard \(k): \(String(describing: error))")
+            }
         }
     }
 
@@ -333,17 +335,28 @@ final class BatchPlanTests: XCTestCase {
         let error = refusal { () throws(BatchPlanError) in
             try BatchPlan(operands: [root + "/a.png"], outputFolder: root + "/")
         }
-        guard case .outputIsInput(let path)? = error else { return XCTFail("\(String(describing: error))") }
-        XCTAssertEqual(path, root + "/a.nv12")
+        // Said as what it is: the input under another name, named (the advice to give the outputs a folder of their
+        // own, meant for outputs read back as inputs, did not fit a link).
+        guard case .outputIsInputByAnotherName(let path, let input)? = error else { return XCTFail("\(String(describing: error))") }
+        XCTAssertEqual([path, input], [root + "/a.nv12", root + "/a.png"])
         XCTAssertEqual(error?.isUsage, false)
-        XCTAssertTrue(error?.fileError?.reason.hasPrefix("is an input of this batch; refusing to overwrite an input") == true)
+        XCTAssertEqual(error?.fileError?.reason, "is an input of this batch, \(root)/a.png, under another name (a link to it, or a "
+                       + "path through ..); refusing to overwrite an input")
+        // An input by its own name (an output folder that is also the inputs' folder): the advice fits there.
+        let same = refusal { () throws(BatchPlanError) in
+            try BatchPlan(operands: [root + "/a.png"], outputFolder: root + "/", format: .png)
+        }
+        guard case .outputIsInput(root + "/a.png")? = same else { return XCTFail("\(String(describing: same))") }
+        XCTAssertTrue(same?.fileError?.reason.hasPrefix("is an input of this batch; refusing to overwrite an input (where the output "
+                                                         + "folder is also an input folder") == true)
         // The list of files is an input too.
         try "\(root)/b.png\n".write(toFile: root + "/list.txt", atomically: false, encoding: .utf8)
         try touch("b.png")
         let list = refusal { () throws(BatchPlanError) in
             try BatchPlan(operands: [], outputFolder: root + "/", template: "list.txt", format: .y4m, filesFrom: root + "/list.txt")
         }
-        guard case .outputIsInput(root + "/list.txt")? = list else { return XCTFail("\(String(describing: list))") }
+        guard case .outputIsList(root + "/list.txt")? = list else { return XCTFail("\(String(describing: list))") }
+        XCTAssertEqual(list?.fileError?.reason, "is the list this batch's inputs were read from; refusing to overwrite it")
         // So is the report file, when it is an image output.
         let report = refusal { () throws(BatchPlanError) in
             try BatchPlan(operands: [root + "/b.png"], outputFolder: root + "/out/", reportFile: root + "/out/b.nv12")

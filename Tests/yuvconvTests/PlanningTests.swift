@@ -91,7 +91,7 @@ final class PlanningTests: CLITestCase {
     /// Standard input to an output folder: refused for what it is — no name for the output, or (with --shard) one
     /// stream that no shard splits — not as "one of many inputs", and no message sends the user to another.
     /// A folder named in a --files-from list (`find DIR` without -type f lists them) fails with what to do, on the run
-    /// and its dry run alike: it was "is a directory" alone.
+    /// and its dry run alike: it was "is a directory" alone. Standard input that is a folder is told what fits it.
     func testAFolderInAListSaysWhatToDo() throws {
         let d = work.appendingPathComponent("d")
         try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
@@ -106,6 +106,13 @@ final class PlanningTests: CLITestCase {
         XCTAssertEqual(r.status, 1, r.stderr)
         XCTAssertTrue(r.stderr.contains("  failed: " + says), r.stderr)
         XCTAssertTrue(FileManager.default.fileExists(atPath: work.appendingPathComponent("out/a.nv12").path))
+        // Standard input redirected from a folder was neither given as a folder nor listed: that advice was wrong there.
+        for args in [["-", "-o", "x.nv12"], ["report", "-"]] {
+            let s = try launch(URL(fileURLWithPath: "/bin/sh"), ["-c", "exec \"$0\" \"$@\" < d", binary.path] + args, stdin: .null)
+            XCTAssertEqual(s.status, 1, s.stderr)
+            XCTAssertTrue(s.stderr.contains("<stdin>: is a directory: standard input is a folder here (< DIR); give the folder "
+                                            + "as an input to convert its pictures"), "\(args): \(s.stderr)")
+        }
     }
 
     func testStandardInputToAFolderSaysWhy() throws {
