@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make test-html: the HTML report of a batch (long names, failures, every kind of source) rendered by headless
 # Chromium at 800, 1001, 1101, 1200, 1301, 1401 and 1800 px wide. For each width: a screenshot (.build/html/report-W.png, to look at)
-# and a check that the table fits the window and the file column keeps at least 10 characters' width.
+# and a check that the table fits the window, the file column keeps at least 10 characters' width, and every text
+# of the chart lies inside it.
 # Prints "N passed, M failed".
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,6 +16,11 @@ fx=$here/Fixtures/corpus
 mkdir -p "$work/in/a-folder-with-a-rather-long-name/and-another-level"
 cp "$fx/photos/rocket.jpg" "$work/in/a-folder-with-a-rather-long-name/and-another-level/a-photo-with-a-very-long-file-name-from-a-camera-IMG_20261201_123456789.jpg"
 cp "$fx/photos/kodim23.png" "$fx/pngsuite/basn6a16.png" "$fx/pngsuite/basi3p08.png" "$work/in/"
+# A camera card's name in capitals, and one of the widest letters: the chart's labels must stay inside the
+# picture (in a proportional face such names ran past its left edge, the "…" cut off).
+mkdir -p "$work/in/CARD/DCIM/100MSDCF"
+cp "$fx/pngsuite/basn2c08.png" "$work/in/CARD/DCIM/100MSDCF/DSC00001.PNG"
+cp "$fx/pngsuite/basn2c08.png" "$work/in/CARD/DCIM/100MSDCF/WWWWMMMMWWWWMMMMWWWWMMMM.PNG"
 cp "$fx/pngsuite/xcsn0g01.png" "$work/in/broken.png"
 # Failures whose sentences are long (a Y4M stream, a PNG cut short): their rows wrap, not widen the table.
 printf 'YUV4MPEG2 W8 H8 F25:1 C420jpeg\nFRAME\n' > "$work/in/a-stream-named-as-a-photo-by-mistake.jpg"; head -c 96 /dev/zero >> "$work/in/a-stream-named-as-a-photo-by-mistake.jpg"
@@ -32,14 +38,14 @@ pass=0 fail=0
 # table 80 px past the window at 1001 px when the steps were at 1000 and 1300).
 for w in 800 1001 1101 1200 1301 1401 1800; do
   # The same page with a script that writes what it measured into the DOM, which --dump-dom prints.
-  sed 's|</body>|<script>var t=document.querySelector("table"),c=document.querySelector("tbody td");document.body.setAttribute("data-fit",[Math.ceil(t.getBoundingClientRect().right)<=document.documentElement.clientWidth,c.getBoundingClientRect().width>=10*parseFloat(getComputedStyle(c).fontSize)*0.5].join(","));</script></body>|' \
+  sed 's|</body>|<script>var t=document.querySelector("table"),c=document.querySelector("tbody td");var s=document.querySelector("svg").getBoundingClientRect();document.body.setAttribute("data-fit",[Math.ceil(t.getBoundingClientRect().right)<=document.documentElement.clientWidth,c.getBoundingClientRect().width>=10*parseFloat(getComputedStyle(c).fontSize)*0.5,Array.from(document.querySelectorAll("svg text")).every(function(e){var b=e.getBoundingClientRect();return b.left>=s.left-0.5\&\&b.right<=s.right+0.5;})].join(","));</script></body>|' \
     "$work/report.html" > "$work/check.html"
   "$chrome" --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=$w,1000 \
     --screenshot="$out/report-$w.png" "file://$work/report.html" >/dev/null 2>&1
   fit=$("$chrome" --headless --no-sandbox --disable-gpu --window-size=$w,1000 --dump-dom "file://$work/check.html" 2>/dev/null \
         | grep -o 'data-fit="[a-z,]*"')
-  if [ "$fit" = 'data-fit="true,true"' ]; then pass=$((pass + 1)); echo "PASS $w px: the table fits ($out/report-$w.png)"
-  else fail=$((fail + 1)); echo "FAIL $w px: $fit (table fits the window, file column wide enough) ($out/report-$w.png)"; fi
+  if [ "$fit" = 'data-fit="true,true,true"' ]; then pass=$((pass + 1)); echo "PASS $w px: the table fits, the chart's texts are inside it ($out/report-$w.png)"
+  else fail=$((fail + 1)); echo "FAIL $w px: $fit (table fits the window, file column wide enough, chart texts inside the chart) ($out/report-$w.png)"; fi
 done
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

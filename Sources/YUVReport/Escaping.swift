@@ -72,6 +72,10 @@ func columns(_ c: Character) -> Int {
     guard let v = scalars.first?.value else { return 1 }
     if scalars.count > 1 && scalars.contains(where: { $0.value == 0xFE0F }) { return 2 }
     switch v {
+    // Zero-width characters standing alone (a terminal gives them no column, as wcwidth does): the zero-width
+    // space, the word joiner and its invisible operators, the BOM.
+    case 0x200B, 0x2060...0x2064, 0xFEFF:
+        return 0
     case
         0x1100...0x115F, 0x231A...0x231B, 0x2329...0x232A, 0x23E9...0x23EC, 0x23F0...0x23F0, 0x23F3...0x23F3,
         0x25FD...0x25FE, 0x2614...0x2615, 0x2648...0x2653, 0x267F...0x267F, 0x2693...0x2693, 0x26A1...0x26A1,

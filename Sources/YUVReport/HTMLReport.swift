@@ -71,6 +71,7 @@ func htmlHead(_ t: Totals) -> String {
         svg text { font: 12px system-ui, sans-serif; fill: #222; }
         svg text.note { fill: #555; }
         svg text.inside { fill: #fff; }
+        svg text.label { font: 11px ui-monospace, "DejaVu Sans Mono", "Liberation Mono", Menlo, Consolas, monospace; }
         tr.kept td:first-child::after { content: " (up to date, kept)"; color: #777; }
         .total { font-size: 1.2em; }
         </style>
@@ -115,7 +116,10 @@ func htmlBar(index i: Int, label: String, naive: Int, used: Int, largest: Int, n
         w > chartW / 2 ? "<text x=\"\(labelW + w - 6)\" y=\"\(y)\" text-anchor=\"end\" class=\"inside\">\(text)</text>"
                        : "<text x=\"\(labelW + w + 6)\" y=\"\(y)\">\(text)</text>"
     }
-    return "<text x=\"\(labelW - 8)\" y=\"\(y + barH + 4)\" text-anchor=\"end\">\(htmlEscape(label))</text>"
+    // The label (shortened to 30 terminal columns) in a monospaced face at 11 px: a column is about 0.6 em there,
+    // 30 of them about 200 px, within the 212 before the bars. In the proportional face, names in capitals
+    // (`…RD/DCIM/100MSDCF/DSC00001.JPG`, about 236 px) ran past the picture's left edge, the "…" cut off.
+    return "<text x=\"\(labelW - 8)\" y=\"\(y + barH + 4)\" text-anchor=\"end\" class=\"label\">\(htmlEscape(label))</text>"
         + "<rect x=\"\(labelW)\" y=\"\(y)\" width=\"\(wa)\" height=\"\(barH - 2)\" fill=\"#c0504d\"/>"
         + figure(formatBytes(naive), width: wa, y: y + barH - 7)
         + "<rect x=\"\(labelW)\" y=\"\(y + barH)\" width=\"\(wy)\" height=\"\(barH - 2)\" fill=\"#4f81bd\"/>"

@@ -631,13 +631,16 @@ final class RenderTests: XCTestCase {
     }
 
     /// Cells are padded and cut by terminal columns: a CJK or full-width name takes two a character, and pushed
-    /// the rest of its row out of line when counted as one.
+    /// the rest of its row out of line when counted as one; a zero-width one takes none.
     func testCellsAreMeasuredInColumns() {
         XCTAssertEqual(displayWidth("日本語.png"), 10)
         XCTAssertEqual(displayWidth("e\u{301}"), 1, "a combining accent is part of its letter")
         XCTAssertEqual(displayWidth("🚀☕🫠"), 6, "emoji: U+1F680, U+2615, U+1FAE0")
         XCTAssertEqual(displayWidth("❤\u{FE0F}"), 2, "an emoji presentation sequence")
         XCTAssertEqual(displayWidth("é…→"), 3)
+        // Zero-width characters take no column (a name with U+200B sat one column left of its neighbours).
+        XCTAssertEqual(displayWidth("a\u{200B}b\u{2060}c\u{FEFF}.png"), 7, "zero width space, word joiner, BOM")
+        XCTAssertEqual(pad("a\u{200B}b", 4), "a\u{200B}b  ")
         XCTAssertEqual(pad("日本", 6), "日本  ")
         XCTAssertEqual(pad("日本", 6, right: true), "  日本")
         XCTAssertEqual(shorten("写真/日本語の長い名前.png", 13), "…長い名前.png")
