@@ -14,10 +14,17 @@ extension RawInput {
     /// FFmpeg reads them as signed 32-bit numbers: 2^31 or more came back from ffprobe as N/A, or as 25/1.
     /// Each may have a `+` before it, as FFmpeg's `%d` reads it (and as `W` and `H` are read): `F+30:1` played at
     /// 30 frames a second in FFmpeg and was written `F1:1` here. The ratio written plainly (`30:1`), or nil.
+    /// Leading zeros, any number of them, are no part of the value (`F00000000030:1` is 30:1 to FFmpeg's `%d`;
+    /// more than ten digits were refused).
     static func plainRatio(_ s: Substring, unknownAllowed: Bool) -> String? {
         let parts = s.split(separator: ":", omittingEmptySubsequences: false).map { $0.first == "+" ? $0.dropFirst() : $0 }
-        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.count <= 10 && $0.allSatisfy { ("0"..."9").contains($0) } }),
-              let n = UInt64(parts[0]), let d = UInt64(parts[1]), n <= UInt64(Int32.max), d <= UInt64(Int32.max),
+        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { ("0"..."9").contains($0) } }) else { return nil }
+        let values = parts.map { part -> Substring in
+            let significant = part.drop { $0 == "0" }
+            return significant.isEmpty ? "0" : significant
+        }
+        guard values.allSatisfy({ $0.count <= 10 }),
+              let n = UInt64(values[0]), let d = UInt64(values[1]), n <= UInt64(Int32.max), d <= UInt64(Int32.max),
               (n > 0 && d > 0) || (unknownAllowed && n == 0 && d == 0) else {
             return nil
         }

@@ -67,8 +67,11 @@ extension Options {
         var out: [String] = []
         // A file's name that is an option's (`-o --force`: the name forgotten, most likely): taken as the name, as getopt
         // takes it, and said (it wrote a file named --force without a word; an output-side tester's note).
+        // Read as the command line reads a word (`CommandWords`): `-j4`, `-qy` and `--report=json` are options as
+        // much as `--force` (only a bare option's name was noticed).
         for (flag, name) in [("-o", output), ("--report-file", reportFile)] {
-            if let name, name.hasScalarPrefix("-"), OptionSpec.byName[String(name.prefix { $0 != "=" })] != nil {
+            var words = CommandWords(name.map { [$0] } ?? [])
+            if let name, case .option? = words.next() {
                 out.append("\(flag) \(name): the file's name is an option's, and is taken as the name (give ./\(name) to mean "
                            + "such a file, or the name after \(flag) if it was left out)")
             }

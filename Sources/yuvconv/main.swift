@@ -9,10 +9,10 @@ import YUVIO
 import YUVReport
 import Synchronization
 
-let version = "0.4.7"
+let version = "0.4.8"
 /// The last version whose changes moved an output's bytes: `--update`'s options key carries it (not `version`), so a
 /// release that writes the same bytes does not convert a whole folder again. Raise it with any change of bytes.
-let outputBytesVersion = "0.4.7"
+let outputBytesVersion = "0.4.8"
 
 /// Every message goes out here, so no text in one — an option's value, an environment variable, a decoder's
 /// or a file's words — can drive the terminal: control characters other than the newlines and tabs of the

@@ -343,10 +343,12 @@ extension CLITests {
     /// A tag Y4M does not define is refused.
     /// A Y4M's frame rate with a `+` before a number (`F+30:1`), as FFmpeg's `%d` reads it and as `W` and `H` are read,
     /// is kept, written plainly: it was written `F1:1`. A header without `F` is written `F1:1` with a warning, since
-    /// FFmpeg plays such a stream at 25 frames a second: it went by in silence.
+    /// FFmpeg plays such a stream at 25 frames a second: it went by in silence. Leading zeros are no digits of the value.
     func testY4MFrameRateAsFFmpegReadsIt() throws {
         let frame = Data(repeating: 128, count: 6 * 4 + 2 * 3 * 2)
+        // Zero-padded past ten digits, as %d reads it too (it was "cannot be read", written F1:1).
         for (tags, header, warns) in [("F+30:+1 A+1:1", "F30:1 Ip A1:1", nil as String?),
+                                      ("F00000000030:0000000000001 A01:1", "F30:1 Ip A1:1", nil),
                                       ("A1:1", "F1:1 Ip A1:1", "its Y4M header has no frame rate (F); the output says F1:1 (FFmpeg reads a stream without one at 25 frames a second: F25:1)")] {
             try (Data("YUV4MPEG2 W6 H4 \(tags) C420jpeg\nFRAME\n".utf8) + frame).write(to: work.appendingPathComponent("in.y4m"))
             let r = try run(["in.y4m", "-o", "out.y4m", "--force", "-q"])

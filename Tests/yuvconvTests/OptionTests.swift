@@ -141,6 +141,12 @@ final class OptionTests: CLITestCase {
         XCTAssertTrue(report.stderr.contains("warning: --report-file --metrics: the file's name is an option's"), report.stderr)
         let plain = try run([png, "-o", "-x.nv12", "-q"])
         XCTAssertEqual(plain.stderr, "", "no option's name")
+        // An option with its value joined, or flags together, is an option too (they went by without a word).
+        for name in ["-j4", "-qy", "--report=json"] {
+            let r = try run([png, "-o", name, "-q"])
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertTrue(r.stderr.contains("warning: -o \(name): the file's name is an option's"), "\(name): \(r.stderr)")
+        }
     }
 
     /// A count is digits and nothing else, in every option that takes one (OptionSpec.decimal): a sign was
