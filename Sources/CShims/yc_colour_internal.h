@@ -27,6 +27,8 @@ cmsHPROFILE yc_colour_target_profile(yc_target t);
 const char *yc_colour_target_name(yc_target t);
 /// Whether a profile has a device-to-PCS LUT of any intent (which LittleCMS takes over its matrix/TRC tags).
 int yc_colour_has_device_lut(cmsHPROFILE p);
+/// Whether LittleCMS reads a device-to-PCS LUT of this profile as a relative colorimetric input (D2B1, A2B1, A2B0).
+int yc_colour_reads_device_lut(cmsHPROFILE p);
 /// Whether an embedded profile may be given to LittleCMS (yc_icc_limits.c): 0, with the reason in `why`, for
 /// one with a float LUT (mpet), whose elements can be read again and again. (LittleCMS's memory has a budget
 /// there too.)

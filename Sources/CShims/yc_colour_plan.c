@@ -35,10 +35,10 @@ static double change_of(cmsHTRANSFORM t, double r, double g, double b, double wo
 // PNG (up to 149 codes from LittleCMS's transform). A curve rising at every level stays between its values at
 // the 8-bit levels, so for 8-bit samples and for the "same as sRGB" test those levels tell enough. A level may
 // sit below the one an 8-bit code before it by noise (less than one 8-bit code), not more.
-// A profile with a device-to-PCS LUT passes whatever its TRC tags say: LittleCMS takes the table and never reads
-// them (a usable A2B0 beside falling curves was refused).
+// A profile with a LUT LittleCMS reads (`yc_colour_reads_device_lut`) passes whatever its TRC tags say: LittleCMS
+// takes the table and never reads them (a usable A2B0 beside falling curves was refused).
 static int tone_curves_sane(cmsHPROFILE p, int deep) {
-    if (!cmsIsMatrixShaper(p) || yc_colour_has_device_lut(p)) return 1;
+    if (!cmsIsMatrixShaper(p) || yc_colour_reads_device_lut(p)) return 1;
     const cmsSignature trc[3] = {cmsSigRedTRCTag, cmsSigGreenTRCTag, cmsSigBlueTRCTag};
     for (int c = 0; c < 3; c++) {
         cmsToneCurve *curve = cmsReadTag(p, trc[c]);
@@ -76,7 +76,7 @@ static int tone_curves_sane(cmsHPROFILE p, int deep) {
 // its table instead).
 int yc_colour_colorants_span(cmsHPROFILE p) {
     double m[9];
-    if (!cmsIsMatrixShaper(p) || yc_colour_has_device_lut(p) || !yc_colour_colorants(p, m)) return 1;
+    if (!cmsIsMatrixShaper(p) || yc_colour_reads_device_lut(p) || !yc_colour_colorants(p, m)) return 1;
     double lengths = 1;
     for (int c = 0; c < 3; c++) lengths *= sqrt(m[c] * m[c] + m[3 + c] * m[3 + c] + m[6 + c] * m[6 + c]);
     const double det = m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6]) +
@@ -226,6 +226,14 @@ yc_colour_action yc_colour_plan(const yc_colour *colour, yc_target target, char 
 // Whether a profile has a device-to-PCS LUT of any intent. LittleCMS takes one over the matrix/TRC tags when it
 // is there — for relative colorimetric D2B1, then A2B1, then A2B0 (cmsIsCLUT asks for A2B1 only) — so a
 // profile with any of them is not a plain matrix/TRC one for the fast path, whatever else it holds.
+// Whether LittleCMS takes a device-to-PCS LUT over the matrix/TRC tags for this transform (relative colorimetric,
+// the profile as input): D2B1, else A2B1, else A2B0 (cmsio1.c's _cmsReadInputLUT). Only then are the matrix/TRC
+// tags unused, so only then are they not judged: beside A2B2 alone (a perceptual-only LUT of no use here) the
+// transform is built from them, and falling curves with it passed unjudged and inverted the picture.
+int yc_colour_reads_device_lut(cmsHPROFILE p) {
+    return cmsIsTag(p, cmsSigDToB1Tag) || cmsIsTag(p, cmsSigAToB1Tag) || cmsIsTag(p, cmsSigAToB0Tag);
+}
+
 int yc_colour_has_device_lut(cmsHPROFILE p) {
     static const cmsTagSignature luts[6] = {cmsSigAToB0Tag, cmsSigAToB1Tag, cmsSigAToB2Tag,
                                             cmsSigDToB0Tag, cmsSigDToB1Tag, cmsSigDToB2Tag};

@@ -563,8 +563,17 @@ final class ColourManagementTests: XCTestCase {
         var falling: [UInt16] = [65535, 0]
         let fallingCurve = try XCTUnwrap(cmsBuildTabulatedToneCurve16(nil, 2, &falling))
         defer { cmsFreeToneCurve(fallingCurve) }
-        for (description, fallingTRC) in [("sRGB LUT", false), ("LUT with falling curves", true)] {
+        // Its table as A2B2 alone, which LittleCMS never reads for this transform: the falling curves are then
+        // what it uses, and judged (a reviewer's profile passed unjudged and inverted the picture).
+        for (description, fallingTRC, onlyA2B2) in [("sRGB LUT", false, false), ("LUT with falling curves", true, false),
+                                                    ("A2B2 with falling curves", true, true)] {
             let profile = try rgbLUTProfile(curve: srgbCurve, grid: 2, table: table)
+            if onlyA2B2 {
+                let lut = try XCTUnwrap(cmsReadTag(profile, cmsSigAToB0Tag))
+                XCTAssertNotEqual(cmsWriteTag(profile, cmsSigAToB2Tag, lut), 0)
+                XCTAssertNotEqual(cmsWriteTag(profile, cmsSigAToB0Tag, nil), 0)
+                XCTAssertEqual(cmsIsTag(profile, cmsSigAToB0Tag), 0)
+            }
             defer { cmsCloseProfile(profile) }
             let mlu = try XCTUnwrap(cmsMLUalloc(nil, 1))
             defer { cmsMLUfree(mlu) }
@@ -580,9 +589,14 @@ final class ColourManagementTests: XCTestCase {
                 }
                 XCTAssertNotEqual(cmsIsMatrixShaper(profile), 0, "matrix/TRC tags beside the table")
             }
-            let path = try profiledPNG("lut\(fallingTRC)", width: 64, height: 1, colourType: 2, pixels: pixels, profile: profile)
+            let path = try profiledPNG("lut\(fallingTRC)\(onlyA2B2)", width: 64, height: 1, colourType: 2, pixels: pixels, profile: profile)
             defer { try? FileManager.default.removeItem(atPath: path) }
             let plan = try decoder(path).colourPlan
+            if onlyA2B2 {
+                XCTAssertEqual(plan.action, .broken, "\(description): \(plan.text)")
+                XCTAssertTrue(plan.text.contains("has a tone curve that falls"), plan.text)
+                continue
+            }
             XCTAssertEqual(plan.action, .transform, "\(description): \(plan.text)")
             XCTAssertEqual(plan.text, "\(description) → sRGB")
         }
