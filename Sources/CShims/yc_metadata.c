@@ -1,6 +1,7 @@
 // The metadata the decoders read: the EXIF orientation tag (TIFF structure) and XMP's tiff:Orientation.
 // Pure byte parsing, bounded by the count given; no library.
 #include "yc_decode.h"
+#include "yc_decode_internal.h"
 
 #include <string.h>
 
@@ -33,10 +34,21 @@ static const uint8_t *tiff_values(const uint8_t *b, size_t n, size_t field, unsi
     return b + at;
 }
 
-// The first IFD's orientation entry (tag 0x0112) within the data: its offset in `*entry`, its values' size (1, 2 or
-// 4 bytes; 0 for a type that is no integer) and count. 0 when there is none (or the directory ends first).
-static int orientation_entry(const uint8_t *b, size_t n, int *big, size_t *entry, unsigned *size, uint32_t *count) {
+// The bytes of one value of TIFF type `type` (BYTE, ASCII, SHORT, LONG, RATIONAL, SBYTE, UNDEFINED, SSHORT, SLONG,
+// SRATIONAL, FLOAT, DOUBLE); 0 for a type TIFF does not define.
+static unsigned tiff_type_size(unsigned type) {
+    static const unsigned sizes[13] = {0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8};
+    return type < 13 ? sizes[type] : 0;
+}
+
+// The first IFD's orientation entry (tag 0x0112): its offset in `*entry`, type and count. An entry whose values run
+// past the data (of whatever type: a RATIONAL ×65535 too) is dropped, as exiftool, Pillow and ImageMagick drop it,
+// and a later one looked for, as they find it; `*dropped` says one was. 0 when there is none (or the directory
+// ends first).
+static int orientation_entry(const uint8_t *b, size_t n, int *big, size_t *entry, unsigned *type, uint32_t *count,
+                             int *dropped) {
     uint32_t ifd;
+    *dropped = 0;
     if (!tiff_header(b, n, big, &ifd)) return 0;
     if (ifd < 8 || ifd > n - 2) return 0;
     unsigned entries = tiff_u16(b + ifd, *big);
@@ -44,31 +56,34 @@ static int orientation_entry(const uint8_t *b, size_t n, int *big, size_t *entry
         size_t e = (size_t)ifd + 2 + (size_t)i * 12;
         if (e + 12 > n) return 0;
         if (tiff_u16(b + e, *big) != 0x0112) continue;
-        const unsigned type = tiff_u16(b + e + 2, *big);
+        const unsigned t = tiff_u16(b + e + 2, *big), size = tiff_type_size(t);
+        const uint32_t c = tiff_u32(b + e + 4, *big);
+        if (size && c && !tiff_values(b, n, e + 8, size, c, *big)) {
+            *dropped = 1;
+            continue;
+        }
         *entry = e;
-        *count = tiff_u32(b + e + 4, *big);
-        *size = type == 1 || type == 6 ? 1 : type == 3 || type == 8 ? 2 : type == 4 || type == 9 ? 4 : 0;
+        *type = t;
+        *count = c;
         return 1;
     }
     return 0;
 }
 
 int yc_exif_orientation_tag(const uint8_t *b, size_t n) {
-    int big;
+    int big, dropped;
     size_t e;
-    unsigned size;
+    unsigned type;
     uint32_t count;
-    if (!orientation_entry(b, n, &big, &e, &size, &count)) return 0;
+    if (!orientation_entry(b, n, &big, &e, &type, &count, &dropped)) return 0;
     // SHORT with one value, as Exif says; writers also use LONG, the signed types or several values, and
     // Pillow, ImageMagick and exiftool read the first value of any of those: so does this (and of BYTE, which
     // exiftool and ImageMagick apply and Pillow 13 leaves as stored). Its bytes are in the entry when they fit
-    // in four, else at the offset there.
-    const unsigned type = tiff_u16(b + e + 2, big);
+    // in four, else at the offset there (all of them within the data: `orientation_entry`).
+    const unsigned size = type == 1 || type == 6 ? 1 : type == 3 || type == 8 ? 2 : type == 4 || type == 9 ? 4 : 0;
     if (size == 0 || count == 0) return -1;   // not a number
-    // Values that run past the data: the tag is dropped, as those tools drop it (`yc_exif_damage` says so),
-    // and XMP's orientation may then apply, as Pillow's does (it was taken as a tag holding no orientation).
     const uint8_t *p = tiff_values(b, n, e + 8, size, count, big);
-    if (!p) return 0;
+    if (!p) return -1;
     int64_t v;
     if (size == 1) v = type == 6 ? (int64_t)(int8_t)p[0] : (int64_t)p[0];
     else if (size == 2) v = type == 8 ? (int64_t)(int16_t)tiff_u16(p, big) : (int64_t)tiff_u16(p, big);
@@ -84,10 +99,11 @@ const char *yc_exif_damage(const uint8_t *b, size_t n) {
     const unsigned entries = tiff_u16(b + ifd, big);
     if ((size_t)ifd + 2 + (size_t)entries * 12 > n) return "its first directory runs past its end (the data is cut short)";
     size_t e;
-    unsigned size;
+    unsigned type;
     uint32_t count;
-    if (orientation_entry(b, n, &big, &e, &size, &count) && size && count && !tiff_values(b, n, e + 8, size, count, big))
-        return "its orientation tag's values run past its end (the tag is dropped, as Pillow and exiftool drop it)";
+    int dropped;
+    (void)orientation_entry(b, n, &big, &e, &type, &count, &dropped);
+    if (dropped) return YC_EXIF_DROPPED_TAG;
     return NULL;
 }
 

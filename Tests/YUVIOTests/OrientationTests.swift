@@ -362,8 +362,16 @@ final class OrientationTests: XCTestCase {
         }
         // Little-endian TIFF, one entry: 0x0112 SHORT ×(2^32 − 1) at offset 22, where one value (6) is.
         let tiff: [UInt8] = [0x49, 0x49, 0x2A, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 0xFF, 0xFF, 0xFF, 0xFF, 22, 0, 0, 0, 6, 0]
-        XCTAssertEqual(String(cString: try XCTUnwrap(yc_exif_damage(tiff, tiff.count))),
-                       "its orientation tag's values run past its end (the tag is dropped, as Pillow and exiftool drop it)")
+        let dropped = "an orientation tag's values run past its end (that tag is dropped, as Pillow and exiftool drop it)"
+        XCTAssertEqual(String(cString: try XCTUnwrap(yc_exif_damage(tiff, tiff.count))), dropped)
+        // Of any type (a RATIONAL ×65535), and a later orientation entry is then the tag (Pillow and exiftool: 3).
+        let le: [UInt8] = [0x49, 0x49, 0x2A, 0, 8, 0, 0, 0]
+        let rational = le + [1, 0, 0x12, 0x01, 5, 0, 0xFF, 0xFF, 0, 0, 22, 0, 0, 0, 6, 0]
+        XCTAssertEqual(String(cString: try XCTUnwrap(yc_exif_damage(rational, rational.count))), dropped)
+        XCTAssertEqual(exifOrientation(rational), 1)
+        let twice = le + [2, 0, 0x12, 0x01, 3, 0, 0xFF, 0xFF, 0xFF, 0xFF, 34, 0, 0, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, 3, 0, 0, 0]
+        XCTAssertEqual(exifOrientation(twice), 3, "the entry after a dropped one")
+        XCTAssertEqual(String(cString: try XCTUnwrap(yc_exif_damage(twice, twice.count))), dropped)
         let exif = Array("Exif\0\0".utf8) + tiff
         let xmp = Array("http://ns.adobe.com/xap/1.0/".utf8) + [0]
             + Array("<x:xmpmeta><rdf:Description tiff:Orientation=\"6\"/></x:xmpmeta>".utf8)
@@ -374,7 +382,7 @@ final class OrientationTests: XCTestCase {
             let c = try convertFile(path: path.path, spec: ConversionSpec(), layout: .nv12)
             XCTAssertEqual([c.image.width, c.image.height], size, "XMP \(withXMP): stored 2×1")
             if withXMP { XCTAssertEqual(c.report.info.orientationSource, .xmp) }
-            XCTAssertTrue(c.report.firstWarning.contains("its orientation tag's values run past its end (the tag is dropped"),
+            XCTAssertTrue(c.report.firstWarning.contains("an orientation tag's values run past its end (that tag is dropped"),
                           c.report.firstWarning)
             XCTAssertFalse(c.report.firstWarning.contains("holds no orientation"), c.report.firstWarning)
         }
