@@ -90,21 +90,31 @@ public final class BatchPlan: @unchecked Sendable {
     /// of inputs, an input under another name (a link to it, or a path through `..`), or an input by its own name,
     /// where an output folder that is also an input folder is the likely cause. Looked for only once a refusal is
     /// certain (every input looked at again); one message said the last for all three.
+    /// "Its own name" is the same folder entry: the same last name in the same folder (by identity), however the
+    /// paths are spelled (`./in/z.png` and `in//z.png`, an absolute path): a spelling was taken for another name. An
+    /// input by its own name is preferred to a link among several (a hard link sorted first was named instead).
     static func inputRefusal(_ output: String, _ st: FileStatus, _ inputs: BatchInputs) -> BatchPlanError {
         func isIt(_ path: String) -> Bool {
             let ids = inputIdentities(path)
             return ids.contains(st.identity) || st.streamIdentity.map(ids.contains) == true
         }
         if let list = inputs.listFile, isIt(list) { return .outputIsList(output) }
+        let (folder, name) = splitPath(output)
+        let folderID = FileStatus(path: folder)?.identity
+        func sameEntry(_ path: String) -> Bool {
+            let (f, n) = splitPath(path)
+            return n.unicodeScalars.elementsEqual(name.unicodeScalars) && folderID != nil && FileStatus(path: f)?.identity == folderID
+        }
+        var other: String?
         if let all = try? inputs.selection(shard: nil) {
             var r = all.reader()
             while let item = r.next() {
                 guard isIt(item.input) else { continue }
-                if PathBytes.encode(item.input) != PathBytes.encode(output) { return .outputIsInputByAnotherName(output, input: item.input) }
-                break
+                if sameEntry(item.input) { return .outputIsInput(output) }
+                if other == nil { other = item.input }
             }
         }
-        return .outputIsInput(output)
+        return other.map { .outputIsInputByAnotherName(output, input: $0) } ?? .outputIsInput(output)
     }
 
     /// The plan for gathered inputs: sorted by path, the `shard` (K-th of N, from 1) of them taken, each named by

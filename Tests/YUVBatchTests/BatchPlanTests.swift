@@ -347,6 +347,17 @@ final class BatchPlanTests: XCTestCase {
             try BatchPlan(operands: [root + "/a.png"], outputFolder: root + "/", format: .png)
         }
         guard case .outputIsInput(root + "/a.png")? = same else { return XCTFail("\(String(describing: same))") }
+        // However the paths are spelled (a reviewer's `./in/`, `in//` and absolute folders were said to be other names),
+        // and before a link to it that sorts first (a.nv12, linked to a.png, is an input too here).
+        try FileManager.default.createDirectory(atPath: root + "/in", withIntermediateDirectories: true)
+        try touch("in/z.png")
+        try FileManager.default.linkItem(atPath: root + "/in/z.png", toPath: root + "/in/a.jpg")
+        for (operand, folder) in [(root + "/in/", root + "/in//"), (root + "/./in/", root + "/in/"), (root + "/in", root + "/in/../in/")] {
+            let spelled = refusal { () throws(BatchPlanError) in
+                try BatchPlan(operands: [operand], outputFolder: folder, format: .png)
+            }
+            guard case .outputIsInput? = spelled else { return XCTFail("\(operand) → \(folder): \(String(describing: spelled))") }
+        }
         XCTAssertTrue(same?.fileError?.reason.hasPrefix("is an input of this batch; refusing to overwrite an input (where the output "
                                                          + "folder is also an input folder") == true)
         // The list of files is an input too.
