@@ -66,8 +66,16 @@ public func htmlEscape(_ s: String) -> String {
 /// The columns a terminal gives `c`: 2 for the characters Unicode's East Asian Width calls wide or full-width (W, F:
 /// CJK, kana, hangul, full-width forms, most emoji; the table below is Unicode 14's assigned ones, as Python's
 /// `unicodedata` gives them) and for an emoji presentation sequence (U+FE0F), else 1 (a combining mark is part of its
-/// character).
+/// character); and one more for each spacing mark after the first scalar (Unicode's Mc: Devanagari's "ि" in "कि"),
+/// which takes a column of its own, as glibc's wcwidth gives it (counted as one, a Devanagari name ran 152 px past the
+/// HTML chart's edge).
 func columns(_ c: Character) -> Int {
+    let scalars = c.unicodeScalars
+    guard scalars.count > 1 else { return baseColumns(c) }
+    return baseColumns(c) + scalars.dropFirst().filter { $0.properties.generalCategory == .spacingMark }.count
+}
+
+private func baseColumns(_ c: Character) -> Int {
     let scalars = c.unicodeScalars
     guard let v = scalars.first?.value else { return 1 }
     if scalars.count > 1 && scalars.contains(where: { $0.value == 0xFE0F }) { return 2 }

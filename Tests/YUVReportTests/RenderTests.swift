@@ -641,6 +641,10 @@ final class RenderTests: XCTestCase {
         // Zero-width characters take no column (a name with U+200B sat one column left of its neighbours).
         XCTAssertEqual(displayWidth("a\u{200B}b\u{2060}c\u{FEFF}.png"), 7, "zero width space, word joiner, BOM")
         XCTAssertEqual(pad("a\u{200B}b", 4), "a\u{200B}b  ")
+        // A spacing mark (Mc) takes its own column: "कि" (KA, VOWEL SIGN I) is two, "कं" (a nonspacing mark) one.
+        XCTAssertEqual(displayWidth("कि"), 2)
+        XCTAssertEqual(displayWidth("क\u{902}"), 1)
+        XCTAssertEqual(displayWidth(shorten(String(repeating: "कि", count: 30), 30)), 29)
         XCTAssertEqual(pad("日本", 6), "日本  ")
         XCTAssertEqual(pad("日本", 6, right: true), "  日本")
         XCTAssertEqual(shorten("写真/日本語の長い名前.png", 13), "…長い名前.png")
