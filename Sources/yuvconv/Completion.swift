@@ -167,8 +167,10 @@ private func zshCompletion(_ options: [OptionSpec]) -> String {
     let convertOnly = options.filter { $0.notInReport != nil }.map(argumentSpec)
     let commands = subcommands.map { "\($0.name)\\:\"\($0.help)\"" }.joined(separator: " ")
     return """
+        # The verb where it can be: no operand yet and no `--` before the word ($first and $dashes, _yuvconv's, which
+        # zsh's dynamic scope lets this see; by position alone, `-j4 <Tab>` offered no verb).
         _yuvconv_operands() {
-            if (( CURRENT == 2 )); then
+            if [[ -z $first && -z $dashes ]]; then
                 _alternative 'commands:command:((\(commands)))' 'files:input:_files'
             else
                 _files
@@ -198,11 +200,12 @@ private func zshCompletion(_ options: [OptionSpec]) -> String {
             )
             # Options `report` refuses are offered to convert only: after `report` as the first operand (options
             # may come before it; an option's value is none).
-            local i w first=
+            local i w first= dashes=
             for (( i = 2; i < CURRENT; i++ )); do
                 w=$words[i]
                 case $w in
-                    (--|-) break ;;
+                    (--) dashes=1; break ;;
+                    (-) first=-; break ;;
                     (-*) _yuvconv_valued $w && (( i++ )) ;;
                     (*) first=$w; break ;;
                 esac
@@ -210,7 +213,7 @@ private func zshCompletion(_ options: [OptionSpec]) -> String {
             [[ $first == report ]] || specs+=(
         \(convertOnly.joined(separator: "\n"))
             )
-            _arguments -S $specs '*:input:_yuvconv_operands'
+            _arguments -s -S $specs '*:input:_yuvconv_operands'
         }
 
         if [[ $funcstack[1] == _yuvconv ]]; then
@@ -223,6 +226,7 @@ private func zshCompletion(_ options: [OptionSpec]) -> String {
 }
 
 /// fish: a `complete` line per option; operands are files (fish's default), the subcommands come first.
+/// zsh: `_arguments -s` reads grouped short flags as the command line does (`-qf` offered files, not formats).
 private func fishCompletion(_ options: [OptionSpec]) -> String {
     func quoted(_ s: String) -> String { "'" + s.replacing("\\", with: "\\\\").replacing("'", with: "\\'") + "'" }
     // The first operand decides (options may come before it; an option's value is none, `--name=value` one word).
@@ -244,6 +248,23 @@ private func fishCompletion(_ options: [OptionSpec]) -> String {
             return 1
         end
 
+        function __yuvconv_wants_command
+            # Whether the word being completed may be the verb: no operand yet (options may come before it; an
+            # option's value is none), and no `--` or `-` (after `--` every word is a file: fish's own
+            # __fish_use_subcommand offered the verbs there).
+            set -l skip 0
+            for w in (commandline -opc)[2..-1]
+                if test $skip = 1; set skip 0; continue; end
+                switch $w
+                    case '-' '--'; return 1
+                    case '--*=*'; continue
+                    case '-*'; __yuvconv_valued $w; and set skip 1; continue
+                    case '*'; return 1
+                end
+            end
+            return 0
+        end
+
         function __yuvconv_not_report
             set -l skip 0
             for w in (commandline -opc)[2..-1]
@@ -259,7 +280,7 @@ private func fishCompletion(_ options: [OptionSpec]) -> String {
         end
         """]
     lines += subcommands.map {
-        "complete -c yuvconv -n __fish_use_subcommand -a \($0.name) -d \(quoted($0.help))"
+        "complete -c yuvconv -n __yuvconv_wants_command -a \($0.name) -d \(quoted($0.help))"
     }
     for option in options {
         // Options `report` refuses are offered to convert only: when the first word is not `report`
