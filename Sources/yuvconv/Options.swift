@@ -187,6 +187,14 @@ struct Options {
         // The first bytes, read once: a Y4M stream is YUV and a JPEG or PNG an image, whatever the name.
         let head = RawInput.head(i, 10)
         if RawInput.isY4M(head: head) { return true }
+        // A named stream (a FIFO, `<(…)`) left unopened, its run to be refused (`StandardInput.opensStreams`: a
+        // conflict of options, an output that exists), has no bytes to tell its kind: the image route, which refuses
+        // it before its writer is let in. With --size it was taken for raw YUV unread, sharp chroma's conflict with a
+        // 10-bit output was waved through as an option YUV input ignores, and a PNG written into it read as planes.
+        if !dryRun, i != "-", !RawInput.isRegular(i), !readsStandardInput(i),
+           !StandardInput.opensStreams.load(ordering: .relaxed) {
+            return false
+        }
         // Unless a size was given and a regular file is exactly one raw frame of it: a frame whose first
         // samples happen to be FF D8 FF (bright pixels) is not a JPEG (nor one that spells "YUV4MPEG" a Y4M
         // stream: `runRawInput` asks `isOneRawFrame` too).

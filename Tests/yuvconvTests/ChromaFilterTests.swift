@@ -45,6 +45,15 @@ final class ChromaFilterTests: CLITestCase {
         let unknown = try run([photo, "-o", "a.nv12", "--chroma-filter", "blur"])
         XCTAssertEqual(unknown.status, 2)
         XCTAssertTrue(unknown.stderr.contains("unknown chroma filter 'blur' (box, sharp)"), unknown.stderr)
+        // A named FIFO, whose kind its first bytes tell, is refused before its writer is let in, with --size too
+        // (a tester's: with --size it was taken for raw YUV unread, the option ignored with a warning, and a PNG
+        // written into it read as raw planes). No writer here: the refusal comes without one.
+        XCTAssertEqual(mkfifo(work.appendingPathComponent("ff").path, 0o600), 0)
+        for size in [[], ["-s", "64x64"], ["-s", "64x64", "--pix-fmt", "nv12"]] {
+            let fifo = try run(["ff", "-o", "f.p010", "--chroma-filter", "sharp"] + size)
+            XCTAssertEqual(fifo.status, 2, "\(size): \(fifo.stderr)")
+            XCTAssertTrue(fifo.stderr.contains("--chroma-filter sharp writes 8-bit layouts"), fifo.stderr)
+        }
         // Box is fine at 10 bits.
         XCTAssertEqual(try run([photo, "-o", "b.p010", "--chroma-filter", "box", "-q"]).status, 0)
     }
