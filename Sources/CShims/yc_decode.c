@@ -88,7 +88,7 @@ void yc_warn_exif_damage(yc_decoder *dec, const char *what, const uint8_t *b, si
     snprintf(msg, sizeof msg, "%s: %s; %s", what, damage,
              dec->orientation_ignored ? "what it says before the damage is read (orientations are not applied: "
                                         "--orientation ignore)"
-             : tag && strcmp(damage, YC_EXIF_DROPPED_TAG) == 0 ? "the orientation tag after it is used"
+             : tag && (strcmp(damage, YC_EXIF_DROPPED_TAG) == 0 || strcmp(damage, YC_EXIF_EMPTY_TAG) == 0) ? "the orientation tag after it is used"
              : tag ? "the orientation tag found before the damage is used" : "no orientation is read from it");
     yc_warn_exif(dec, msg);
 }

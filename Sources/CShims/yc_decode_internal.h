@@ -316,6 +316,8 @@ void yc_room_taken_part(yc_decoder *dec, uint64_t bytes);
 /// The warning for a JPEG's first Exif segment after its first scan (both JPEG routes).
 /// `yc_exif_damage`'s reason when an orientation tag's values run past the EXIF data (the tag is dropped).
 #define YC_EXIF_DROPPED_TAG "an orientation tag's values run past its end (that tag is dropped, as Pillow and exiftool drop it)"
+/// Its reason when an orientation tag holds nothing: no value, or a type TIFF does not define (the tag is skipped).
+#define YC_EXIF_EMPTY_TAG "an orientation tag has no value, or a type TIFF does not define (that tag is skipped, as Pillow skips it)"
 #define YC_JPEG_LATE_EXIF "APP1: an Exif segment after the first scan is not read: whatever it says (an orientation, " \
     "an Adobe RGB colour space) is not applied (the picture is converted as if the segment were not there)"
 

@@ -35,16 +35,19 @@ static const uint8_t *tiff_values(const uint8_t *b, size_t n, size_t field, unsi
 }
 
 // The bytes of one value of TIFF type `type` (BYTE, ASCII, SHORT, LONG, RATIONAL, SBYTE, UNDEFINED, SSHORT, SLONG,
-// SRATIONAL, FLOAT, DOUBLE); 0 for a type TIFF does not define.
+// SRATIONAL, FLOAT, DOUBLE, and IFD: a LONG offset, which Pillow and exiftool read as one); 0 for a type TIFF does
+// not define.
 static unsigned tiff_type_size(unsigned type) {
-    static const unsigned sizes[13] = {0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8};
-    return type < 13 ? sizes[type] : 0;
+    static const unsigned sizes[14] = {0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8, 4};
+    return type < 14 ? sizes[type] : 0;
 }
 
-// The first IFD's orientation entry (tag 0x0112): its offset in `*entry`, type and count. An entry whose values run
-// past the data (of whatever type: a RATIONAL ×65535 too) is dropped, as exiftool, Pillow and ImageMagick drop it,
-// and a later one looked for, as they find it; `*dropped` says one was. 0 when there is none (or the directory
-// ends first).
+// The first IFD's orientation entry (tag 0x0112) that holds something: its offset in `*entry`, type and count. An
+// entry of a type TIFF does not define, or with no value, holds nothing (Pillow skips it); one whose values run
+// past the data (of whatever type: a RATIONAL ×65535 too) is dropped, as exiftool, Pillow and ImageMagick drop
+// it. Either way a later entry is looked for (as exiftool finds it), and without one XMP's orientation may apply
+// (as Pillow's does); `*dropped` says which was met (1 past the data, 2 nothing held, 3 both). 0 when there is
+// none (or the directory ends first).
 static int orientation_entry(const uint8_t *b, size_t n, int *big, size_t *entry, unsigned *type, uint32_t *count,
                              int *dropped) {
     uint32_t ifd;
@@ -58,8 +61,12 @@ static int orientation_entry(const uint8_t *b, size_t n, int *big, size_t *entry
         if (tiff_u16(b + e, *big) != 0x0112) continue;
         const unsigned t = tiff_u16(b + e + 2, *big), size = tiff_type_size(t);
         const uint32_t c = tiff_u32(b + e + 4, *big);
-        if (size && c && !tiff_values(b, n, e + 8, size, c, *big)) {
-            *dropped = 1;
+        if (size == 0 || c == 0) {
+            *dropped |= 2;
+            continue;
+        }
+        if (!tiff_values(b, n, e + 8, size, c, *big)) {
+            *dropped |= 1;
             continue;
         }
         *entry = e;
@@ -78,16 +85,45 @@ int yc_exif_orientation_tag(const uint8_t *b, size_t n) {
     if (!orientation_entry(b, n, &big, &e, &type, &count, &dropped)) return 0;
     // SHORT with one value, as Exif says; writers also use LONG, the signed types or several values, and
     // Pillow, ImageMagick and exiftool read the first value of any of those: so does this (and of BYTE, which
-    // exiftool and ImageMagick apply and Pillow 13 leaves as stored). Its bytes are in the entry when they fit
-    // in four, else at the offset there (all of them within the data: `orientation_entry`).
-    const unsigned size = type == 1 || type == 6 ? 1 : type == 3 || type == 8 ? 2 : type == 4 || type == 9 ? 4 : 0;
-    if (size == 0 || count == 0) return -1;   // not a number
-    const uint8_t *p = tiff_values(b, n, e + 8, size, count, big);
+    // exiftool and ImageMagick apply and Pillow 13 leaves as stored). A RATIONAL, FLOAT or DOUBLE that is a whole
+    // number (6/1, 6.0) is that number to Pillow and exiftool, and here. Its bytes are in the entry when they fit
+    // in four, else at the offset there (all of them within the data: `orientation_entry`). Text (ASCII,
+    // UNDEFINED) holds no orientation.
+    const uint8_t *p = tiff_values(b, n, e + 8, tiff_type_size(type), count, big);
     if (!p) return -1;
     int64_t v;
-    if (size == 1) v = type == 6 ? (int64_t)(int8_t)p[0] : (int64_t)p[0];
-    else if (size == 2) v = type == 8 ? (int64_t)(int16_t)tiff_u16(p, big) : (int64_t)tiff_u16(p, big);
-    else v = type == 9 ? (int64_t)(int32_t)tiff_u32(p, big) : (int64_t)tiff_u32(p, big);
+    switch (type) {
+    case 1: v = p[0]; break;
+    case 6: v = (int8_t)p[0]; break;
+    case 3: v = tiff_u16(p, big); break;
+    case 8: v = (int16_t)tiff_u16(p, big); break;
+    case 4: case 13: v = tiff_u32(p, big); break;
+    case 9: v = (int32_t)tiff_u32(p, big); break;
+    case 5: case 10: {
+        const int64_t num = type == 5 ? (int64_t)tiff_u32(p, big) : (int64_t)(int32_t)tiff_u32(p, big);
+        const int64_t den = type == 5 ? (int64_t)tiff_u32(p + 4, big) : (int64_t)(int32_t)tiff_u32(p + 4, big);
+        if (den == 0 || num % den != 0) return -1;
+        v = num / den;
+        break;
+    }
+    case 11: case 12: {
+        double d;
+        if (type == 11) {
+            const uint32_t bits = tiff_u32(p, big);
+            float f;
+            memcpy(&f, &bits, 4);
+            d = f;
+        } else {
+            const uint64_t hi = tiff_u32(p + (big ? 0 : 4), big), lo = tiff_u32(p + (big ? 4 : 0), big);
+            const uint64_t bits = hi << 32 | lo;
+            memcpy(&d, &bits, 8);
+        }
+        if (!(d >= 1 && d <= 8) || d != (double)(int)d) return -1;
+        v = (int)d;
+        break;
+    }
+    default: return -1;   // ASCII, UNDEFINED: text, no number
+    }
     return v >= 1 && v <= 8 ? (int)v : -1;
 }
 
@@ -95,7 +131,7 @@ const char *yc_exif_damage(const uint8_t *b, size_t n) {
     int big;
     uint32_t ifd;
     if (!tiff_header(b, n, &big, &ifd)) return "it does not begin as TIFF data (II*\\0 or MM\\0*)";
-    if (ifd < 8 || ifd > n - 2) return "its first directory lies outside it";
+    if (ifd < 8 || ifd > n - 2) return "its first directory lies outside it (or inside its 8-byte header)";
     const unsigned entries = tiff_u16(b + ifd, big);
     if ((size_t)ifd + 2 + (size_t)entries * 12 > n) return "its first directory runs past its end (the data is cut short)";
     size_t e;
@@ -103,7 +139,8 @@ const char *yc_exif_damage(const uint8_t *b, size_t n) {
     uint32_t count;
     int dropped;
     (void)orientation_entry(b, n, &big, &e, &type, &count, &dropped);
-    if (dropped) return YC_EXIF_DROPPED_TAG;
+    if (dropped & 1) return YC_EXIF_DROPPED_TAG;
+    if (dropped) return YC_EXIF_EMPTY_TAG;
     return NULL;
 }
 

@@ -369,6 +369,31 @@ final class OrientationTests: XCTestCase {
         let rational = le + [1, 0, 0x12, 0x01, 5, 0, 0xFF, 0xFF, 0, 0, 22, 0, 0, 0, 6, 0]
         XCTAssertEqual(String(cString: try XCTUnwrap(yc_exif_damage(rational, rational.count))), dropped)
         XCTAssertEqual(exifOrientation(rational), 1)
+        // A whole number in a RATIONAL, SRATIONAL, FLOAT or DOUBLE, or an IFD-typed (LONG) value, is that number
+        // (Pillow and exiftool apply 6/1 and 6.0; they were as stored); 13/2 and a text hold none.
+        func entry(_ type: UInt8, _ count: UInt8, _ field: [UInt8], _ data: [UInt8] = []) -> [UInt8] {
+            le + [1, 0, 0x12, 0x01, type, 0, count, 0, 0, 0] + field + [0, 0, 0, 0] + data
+        }
+        XCTAssertEqual(exifOrientation(entry(5, 1, [26, 0, 0, 0], [6, 0, 0, 0, 1, 0, 0, 0])), 6, "RATIONAL 6/1")
+        XCTAssertEqual(exifOrientation(entry(5, 1, [26, 0, 0, 0], [12, 0, 0, 0, 2, 0, 0, 0])), 6, "RATIONAL 12/2")
+        XCTAssertEqual(exifOrientation(entry(5, 1, [26, 0, 0, 0], [13, 0, 0, 0, 2, 0, 0, 0])), 1, "RATIONAL 13/2")
+        XCTAssertEqual(exifOrientation(entry(5, 1, [26, 0, 0, 0], [6, 0, 0, 0, 0, 0, 0, 0])), 1, "RATIONAL 6/0")
+        XCTAssertEqual(exifOrientation(entry(10, 1, [26, 0, 0, 0], [0xFA, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF])), 6,
+                       "SRATIONAL −6/−1")
+        XCTAssertEqual(exifOrientation(entry(11, 1, [0, 0, 0xC0, 0x40])), 6, "FLOAT 6.0")
+        XCTAssertEqual(exifOrientation(entry(11, 1, [0, 0, 0xD0, 0x40])), 1, "FLOAT 6.5")
+        XCTAssertEqual(exifOrientation(entry(12, 1, [26, 0, 0, 0], [0, 0, 0, 0, 0, 0, 0x18, 0x40])), 6, "DOUBLE 6.0")
+        XCTAssertEqual(exifOrientation(entry(13, 1, [6, 0, 0, 0])), 6, "IFD-typed 6")
+        XCTAssertEqual(exifOrientation(entry(7, 1, [6, 0, 0, 0])), 1, "UNDEFINED")
+        // An entry with no value or of a type TIFF does not define holds nothing: skipped (Pillow skips it), and a
+        // later one read; said as damage. Alone, nothing: XMP may apply.
+        let empty = "an orientation tag has no value, or a type TIFF does not define (that tag is skipped, as Pillow skips it)"
+        for (type, count) in [(99, 1), (0, 1), (3, 0)] as [(UInt8, UInt8)] {
+            let then3 = le + [2, 0, 0x12, 0x01, type, 0, count, 0, 0, 0, 6, 0, 0, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, 3, 0, 0, 0]
+            XCTAssertEqual(exifOrientation(then3), 3, "type \(type) ×\(count), then SHORT 3")
+            XCTAssertEqual(String(cString: try XCTUnwrap(yc_exif_damage(then3, then3.count))), empty)
+            XCTAssertEqual(yc_exif_orientation_tag(entry(type, count, [6, 0, 0, 0]), 22), 0, "type \(type) ×\(count) alone: none")
+        }
         let twice = le + [2, 0, 0x12, 0x01, 3, 0, 0xFF, 0xFF, 0xFF, 0xFF, 34, 0, 0, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, 3, 0, 0, 0]
         XCTAssertEqual(exifOrientation(twice), 3, "the entry after a dropped one")
         XCTAssertEqual(String(cString: try XCTUnwrap(yc_exif_damage(twice, twice.count))), dropped)
