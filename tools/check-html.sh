@@ -21,8 +21,9 @@ cp "$fx/photos/kodim23.png" "$fx/pngsuite/basn6a16.png" "$fx/pngsuite/basi3p08.p
 mkdir -p "$work/in/CARD/DCIM/100MSDCF"
 cp "$fx/pngsuite/basn2c08.png" "$work/in/CARD/DCIM/100MSDCF/DSC00001.PNG"
 cp "$fx/pngsuite/basn2c08.png" "$work/in/CARD/DCIM/100MSDCF/WWWWMMMMWWWWMMMMWWWWMMMM.PNG"
-# And a Devanagari one, whose vowel signs take columns of their own (counted as none, it ran past the edge).
+# And Devanagari ones, whose vowel signs and conjuncts take columns of their own (counted as one, they ran past the edge).
 cp "$fx/pngsuite/basn2c08.png" "$work/in/$(printf 'कि%.0s' $(seq 30)).png"
+cp "$fx/pngsuite/basn2c08.png" "$work/in/$(printf 'क्ष%.0s' $(seq 25)).png"
 cp "$fx/pngsuite/xcsn0g01.png" "$work/in/broken.png"
 # Failures whose sentences are long (a Y4M stream, a PNG cut short): their rows wrap, not widen the table.
 printf 'YUV4MPEG2 W8 H8 F25:1 C420jpeg\nFRAME\n' > "$work/in/a-stream-named-as-a-photo-by-mistake.jpg"; head -c 96 /dev/zero >> "$work/in/a-stream-named-as-a-photo-by-mistake.jpg"

@@ -223,9 +223,6 @@ yc_colour_action yc_colour_plan(const yc_colour *colour, yc_target target, char 
     return action;
 }
 
-// Whether a profile has a device-to-PCS LUT of any intent. LittleCMS takes one over the matrix/TRC tags when it
-// is there — for relative colorimetric D2B1, then A2B1, then A2B0 (cmsIsCLUT asks for A2B1 only) — so a
-// profile with any of them is not a plain matrix/TRC one for the fast path, whatever else it holds.
 // Whether LittleCMS takes a device-to-PCS LUT over the matrix/TRC tags for this transform (relative colorimetric,
 // the profile as input): D2B1, else A2B1, else A2B0 (cmsio1.c's _cmsReadInputLUT). Only then are the matrix/TRC
 // tags unused, so only then are they not judged: beside A2B2 alone (a perceptual-only LUT of no use here) the
@@ -234,6 +231,9 @@ int yc_colour_reads_device_lut(cmsHPROFILE p) {
     return cmsIsTag(p, cmsSigDToB1Tag) || cmsIsTag(p, cmsSigAToB1Tag) || cmsIsTag(p, cmsSigAToB0Tag);
 }
 
+// Whether a profile has a device-to-PCS LUT of any intent. LittleCMS takes one over the matrix/TRC tags when it
+// is there — for relative colorimetric D2B1, then A2B1, then A2B0 (cmsIsCLUT asks for A2B1 only) — so a
+// profile with any of them is not a plain matrix/TRC one for the fast path, whatever else it holds.
 int yc_colour_has_device_lut(cmsHPROFILE p) {
     static const cmsTagSignature luts[6] = {cmsSigAToB0Tag, cmsSigAToB1Tag, cmsSigAToB2Tag,
                                             cmsSigDToB0Tag, cmsSigDToB1Tag, cmsSigDToB2Tag};

@@ -84,7 +84,7 @@ void yc_warn_xmp(yc_decoder *dec, const char *msg) {
 void yc_warn_exif_damage(yc_decoder *dec, const char *what, const uint8_t *b, size_t n, int tag) {
     const char *damage = yc_exif_damage(b, n);
     if (!damage) return;
-    char msg[200];
+    char msg[YC_MSG];   // (200 bytes cut the longest, with --orientation ignore, mid-word)
     snprintf(msg, sizeof msg, "%s: %s; %s", what, damage,
              dec->orientation_ignored ? "what it says before the damage is read (orientations are not applied: "
                                         "--orientation ignore)"

@@ -65,21 +65,32 @@ public func htmlEscape(_ s: String) -> String {
 
 /// The columns a terminal gives `c`: 2 for the characters Unicode's East Asian Width calls wide or full-width (W, F:
 /// CJK, kana, hangul, full-width forms, most emoji; the table below is Unicode 14's assigned ones, as Python's
-/// `unicodedata` gives them) and for an emoji presentation sequence (U+FE0F), else 1 (a combining mark is part of its
-/// character); and one more for each spacing mark after the first scalar (Unicode's Mc: Devanagari's "ि" in "कि"),
-/// which takes a column of its own, as glibc's wcwidth gives it (counted as one, a Devanagari name ran 152 px past the
-/// HTML chart's edge).
+/// `unicodedata` gives them) and for an emoji sequence (U+FE0F, a joiner or a skin tone after an emoji: one glyph),
+/// else 1. A character of several scalars otherwise takes what glibc's wcswidth gives its scalars: a combining mark
+/// (Mn, Me), a format character and a Hangul medial or final jamo none, every other scalar its own width — a
+/// Devanagari spacing vowel sign (Mc: "कि") or a conjunct's second consonant ("क्ष", with the virama between)
+/// a column of its own (counted as one character's, a Devanagari name's chart label ran past the HTML chart's edge
+/// and text-table rows were out of line).
 func columns(_ c: Character) -> Int {
     let scalars = c.unicodeScalars
-    guard scalars.count > 1 else { return baseColumns(c) }
-    return baseColumns(c) + scalars.dropFirst().filter { $0.properties.generalCategory == .spacingMark }.count
+    guard let first = scalars.first else { return 1 }
+    guard scalars.count > 1 else { return scalarColumns(first) }
+    if first.properties.isEmoji,
+       scalars.contains(where: { $0.value == 0xFE0F || $0.value == 0x200D || (0x1F3FB...0x1F3FF).contains($0.value) }) {
+        return 2
+    }
+    if scalars.contains(where: { $0.value == 0xFE0F }) { return 2 }
+    return max(1, scalars.reduce(0) { total, s in
+        switch s.properties.generalCategory {
+        case .nonspacingMark, .enclosingMark, .format: return total
+        default: return total + ((0x1160...0x11FF).contains(s.value) ? 0 : scalarColumns(s))
+        }
+    })
 }
 
-private func baseColumns(_ c: Character) -> Int {
-    let scalars = c.unicodeScalars
-    guard let v = scalars.first?.value else { return 1 }
-    if scalars.count > 1 && scalars.contains(where: { $0.value == 0xFE0F }) { return 2 }
-    switch v {
+/// One scalar's columns: 0 for the zero-width ones, 2 for the wide, else 1.
+private func scalarColumns(_ s: Unicode.Scalar) -> Int {
+    switch s.value {
     // Zero-width characters standing alone (a terminal gives them no column, as wcwidth does): the zero-width
     // space, the word joiner and its invisible operators, the BOM.
     case 0x200B, 0x2060...0x2064, 0xFEFF:

@@ -118,8 +118,13 @@ func htmlBar(index i: Int, label: String, naive: Int, used: Int, largest: Int, n
     }
     // The label (shortened to 30 terminal columns) in a monospaced face at 11 px: a column is about 0.6 em there,
     // 30 of them about 200 px, within the 212 before the bars. In the proportional face, names in capitals
-    // (`…RD/DCIM/100MSDCF/DSC00001.JPG`, about 236 px) ran past the picture's left edge, the "…" cut off.
-    return "<text x=\"\(labelW - 8)\" y=\"\(y + barH + 4)\" text-anchor=\"end\" class=\"label\">\(htmlEscape(label))</text>"
+    // (`…RD/DCIM/100MSDCF/DSC00001.JPG`, about 236 px) ran past the picture's left edge, the "…" cut off. Scripts
+    // the monospaced face lacks come from a proportional one (a Devanagari conjunct is wider than its two columns):
+    // the label is drawn at its columns' width (`textLength`, 6.6 px a column), which a monospaced label already
+    // has, so no name leaves the chart.
+    let length = fixed(Double(displayWidth(label)) * 6.6, 1)
+    return "<text x=\"\(labelW - 8)\" y=\"\(y + barH + 4)\" text-anchor=\"end\" class=\"label\" textLength=\"\(length)\" "
+        + "lengthAdjust=\"spacingAndGlyphs\">\(htmlEscape(label))</text>"
         + "<rect x=\"\(labelW)\" y=\"\(y)\" width=\"\(wa)\" height=\"\(barH - 2)\" fill=\"#c0504d\"/>"
         + figure(formatBytes(naive), width: wa, y: y + barH - 7)
         + "<rect x=\"\(labelW)\" y=\"\(y + barH)\" width=\"\(wy)\" height=\"\(barH - 2)\" fill=\"#4f81bd\"/>"

@@ -62,8 +62,9 @@ extension Options {
     /// `report`: for the `report` command, which always reports (its `--metrics` is never idle) and measures a
     /// conversion to `format` (`measuredFormat`).
     /// `sameDepthCopy`: raw YUV input written as a raw layout of its own depth — its samples copied as they are.
+    /// `kindUnknown`: the input is a stream left unopened (`Options.isUnreadStream`), which may be raw YUV after all.
     func ignoredOptionWarnings(format: OutputFormat, rawInput: Bool, single: Bool = false, pngInput: Bool = false,
-                               report: Bool = false, sameDepthCopy: Bool = false) -> [String] {
+                               report: Bool = false, sameDepthCopy: Bool = false, kindUnknown: Bool = false) -> [String] {
         var out: [String] = []
         // A file's name that is an option's (`-o --force`: the name forgotten, most likely): taken as the name, as getopt
         // takes it, and said (it wrote a file named --force without a word; an output-side tester's note).
@@ -129,7 +130,7 @@ extension Options {
                                                               by: "JPEG output") {
             out.append(w)
         }
-        if !rawInput, let w = Self.ignored(named(["--size", "--pix-fmt"]), appliesTo: "raw YUV input",
+        if !rawInput, !kindUnknown, let w = Self.ignored(named(["--size", "--pix-fmt"]), appliesTo: "raw YUV input",
                                            by: single ? "a JPEG or PNG input, which carries its own size and layout,"
                                                : "a batch (raw YUV converts one file at a time)") {
             out.append(w)

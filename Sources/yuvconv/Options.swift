@@ -191,10 +191,8 @@ struct Options {
         // conflict of options, an output that exists), has no bytes to tell its kind: the image route, which refuses
         // it before its writer is let in. With --size it was taken for raw YUV unread, sharp chroma's conflict with a
         // 10-bit output was waved through as an option YUV input ignores, and a PNG written into it read as planes.
-        if !dryRun, i != "-", !RawInput.isRegular(i), !readsStandardInput(i),
-           !StandardInput.opensStreams.load(ordering: .relaxed) {
-            return false
-        }
+        // A dry run too, which opens no stream: it says what the run would (it listed such a run as converting).
+        if isUnreadStream(i) { return false }
         // Unless a size was given and a regular file is exactly one raw frame of it: a frame whose first
         // samples happen to be FF D8 FF (bright pixels) is not a JPEG (nor one that spells "YUV4MPEG" a Y4M
         // stream: `runRawInput` asks `isOneRawFrame` too).
@@ -202,6 +200,13 @@ struct Options {
         // Otherwise raw YUV when a size says so (on standard input only then), or a layout or its extension does.
         if i == "-" { return inputSize != nil }
         return inputSize != nil || inputLayout != nil || Self.extensionLayout(of: i) != nil
+    }
+
+    /// Whether `path` names a stream (a FIFO, a device, `<(…)`; not standard input, which is always looked at) left
+    /// unopened, so that nothing is known of its kind: a run to be refused, or a dry run.
+    func isUnreadStream(_ path: String) -> Bool {
+        path != "-" && !readsStandardInput(path) && FileStatus(path: path).map { $0.kind != .regular } == true
+            && !StandardInput.opensStreams.load(ordering: .relaxed)
     }
 
     /// The layout raw YUV input `path` is read as: `--pix-fmt`, else its extension's, else NV12.

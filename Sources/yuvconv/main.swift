@@ -255,9 +255,10 @@ func run(_ args: [String]) -> Int32 {
     releaseMessages(drop: false)
     // After the checks above, which silence standard error when it is the data's file (`-o - -q > f 2>&1`,
     // `-o /dev/stderr -q`): a warning printed before them went into the picture.
+    // (A stream left unopened, its kind unknown, is not said to be a JPEG or PNG that ignores --size.)
     warnIgnoredOptions(options, format: format, rawInput: false, single: true,
                        pngInput: RawInput.head(input, 8).starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]),
-                       output: output)
+                       output: output, kindUnknown: options.isUnreadStream(input))
     if options.dryRun { return dryRunOne(input: input, output: output, format: format, options: options, protected: protected) }
     let reportSink: AtomicOutput?
     do { reportSink = try openReportFile(options, protected: protected) } catch { return fileFailure(error) }
@@ -295,9 +296,9 @@ func run(_ args: [String]) -> Int32 {
 
 /// Prints the warnings for options that do nothing here (with -q too: -q drops the per-image lines only).
 func warnIgnoredOptions(_ options: Options, format: OutputFormat, rawInput: Bool, single: Bool = false, pngInput: Bool = false,
-                        output: String? = nil, others: Int = 0, sameDepthCopy: Bool = false) {
+                        output: String? = nil, others: Int = 0, sameDepthCopy: Bool = false, kindUnknown: Bool = false) {
     for w in options.ignoredOptionWarnings(format: format, rawInput: rawInput, single: single, pngInput: pngInput,
-                                           sameDepthCopy: sameDepthCopy) {
+                                           sameDepthCopy: sameDepthCopy, kindUnknown: kindUnknown) {
         printErr("yuvconv: warning: \(w)")
     }
     // A name that says one format while -f writes another (a batch: the first such output, and how many more).

@@ -645,6 +645,14 @@ final class RenderTests: XCTestCase {
         XCTAssertEqual(displayWidth("कि"), 2)
         XCTAssertEqual(displayWidth("क\u{902}"), 1)
         XCTAssertEqual(displayWidth(shorten(String(repeating: "कि", count: 30), 30)), 29)
+        // A conjunct (consonant, virama, consonant) is one character of two columns, as glibc's wcswidth counts it.
+        XCTAssertEqual(displayWidth("क्ष"), 2)
+        XCTAssertEqual(displayWidth("प्रियंका"), 6, "प्रि 3, यं 1, का 2")
+        // Emoji sequences stay one glyph of two; a flag (two regional indicators) two; Hangul jamo L V T one syllable.
+        XCTAssertEqual(displayWidth("👨‍👩‍👧"), 2)
+        XCTAssertEqual(displayWidth("👍🏽"), 2)
+        XCTAssertEqual(displayWidth("🇫🇷"), 2)
+        XCTAssertEqual(displayWidth("\u{1100}\u{1161}\u{11A8}"), 2)
         XCTAssertEqual(pad("日本", 6), "日本  ")
         XCTAssertEqual(pad("日本", 6, right: true), "  日本")
         XCTAssertEqual(shorten("写真/日本語の長い名前.png", 13), "…長い名前.png")

@@ -53,7 +53,16 @@ final class ChromaFilterTests: CLITestCase {
             let fifo = try run(["ff", "-o", "f.p010", "--chroma-filter", "sharp"] + size)
             XCTAssertEqual(fifo.status, 2, "\(size): \(fifo.stderr)")
             XCTAssertTrue(fifo.stderr.contains("--chroma-filter sharp writes 8-bit layouts"), fifo.stderr)
+            // Its dry run says the same (it listed the run as converting, exit 0), and no warning calls it a JPEG or
+            // PNG that ignores --size: its kind is not known.
+            let dry = try run(["ff", "-o", "f.p010", "--chroma-filter", "sharp", "-n"] + size)
+            XCTAssertEqual(dry.status, 2, "\(size): \(dry.stderr)")
+            XCTAssertFalse(fifo.stderr.contains("ignores it"), fifo.stderr)
         }
+        try Data().write(to: work.appendingPathComponent("there.nv12"))
+        let there = try run(["ff", "-s", "64x64", "-o", "there.nv12"])
+        XCTAssertEqual(there.status, 1, there.stderr)
+        XCTAssertFalse(there.stderr.contains("--size applies to raw YUV input"), there.stderr)
         // Box is fine at 10 bits.
         XCTAssertEqual(try run([photo, "-o", "b.p010", "--chroma-filter", "box", "-q"]).status, 0)
     }
