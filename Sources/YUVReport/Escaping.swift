@@ -67,7 +67,8 @@ public func htmlEscape(_ s: String) -> String {
 /// CJK, kana, hangul, full-width forms, most emoji; the table below is Unicode 14's assigned ones, as Python's
 /// `unicodedata` gives them) and for an emoji sequence (U+FE0F, a joiner or a skin tone after an emoji: one glyph),
 /// else 1. A character of several scalars otherwise takes what glibc's wcswidth gives its scalars: a combining mark
-/// (Mn, Me), a format character and a Hangul medial or final jamo none, every other scalar its own width — a
+/// (Mn, Me), a format character and a Hangul medial or final jamo after the first scalar none (a lone jamo, a
+/// character of its own, is drawn as a glyph: one column), every other scalar its own width — a
 /// Devanagari spacing vowel sign (Mc: "कि") or a conjunct's second consonant ("क्ष", with the virama between)
 /// a column of its own (counted as one character's, a Devanagari name's chart label ran past the HTML chart's edge
 /// and text-table rows were out of line).
@@ -80,12 +81,14 @@ func columns(_ c: Character) -> Int {
         return 2
     }
     if scalars.contains(where: { $0.value == 0xFE0F }) { return 2 }
-    return max(1, scalars.reduce(0) { total, s in
+    var total = 0
+    for (i, s) in scalars.enumerated() {
         switch s.properties.generalCategory {
-        case .nonspacingMark, .enclosingMark, .format: return total
-        default: return total + ((0x1160...0x11FF).contains(s.value) ? 0 : scalarColumns(s))
+        case .nonspacingMark, .enclosingMark, .format: continue
+        default: total += i > 0 && (0x1160...0x11FF).contains(s.value) ? 0 : scalarColumns(s)
         }
-    })
+    }
+    return max(1, total)
 }
 
 /// One scalar's columns: 0 for the zero-width ones, 2 for the wide, else 1.

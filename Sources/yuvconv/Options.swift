@@ -7,6 +7,10 @@ import CShims
 import YUVCore
 import YUVIO
 import YUVReport
+import Synchronization
+
+/// A dry run's single conversion would open its stream input (`main`'s checks of its output passed): see `isUnreadStream`.
+let streamWouldOpen = Atomic<Bool>(false)
 
 /// A usage error: printed with a hint to `--help`, exit 2.
 struct UsageError: Error {
@@ -204,9 +208,13 @@ struct Options {
 
     /// Whether `path` names a stream (a FIFO, a device, `<(…)`; not standard input, which is always looked at) left
     /// unopened, so that nothing is known of its kind: a run to be refused, or a dry run.
+    /// A dry run opens none, and takes a stream as unread only where the run would not open it either
+    /// (`streamWouldOpen`): else a FIFO given `--size` went to the image route's dry run and skipped the raw route's
+    /// checks the run makes (`--report` with YUV input, `--max-pixels`, no `--size`).
     func isUnreadStream(_ path: String) -> Bool {
         path != "-" && !readsStandardInput(path) && FileStatus(path: path).map { $0.kind != .regular } == true
             && !StandardInput.opensStreams.load(ordering: .relaxed)
+            && !(dryRun && streamWouldOpen.load(ordering: .relaxed))
     }
 
     /// The layout raw YUV input `path` is read as: `--pix-fmt`, else its extension's, else NV12.

@@ -199,13 +199,16 @@ func run(_ args: [String]) -> Int32 {
     let inputIDs = Set(options.inputs.flatMap(inputIdentities))
     // (Sharp chroma's conflicts count here, though YUV input ignores them: a stream's kind is not known before
     // its first bytes, and a run the RGB route refuses must not take a waiting writer's bytes first.)
-    if !options.dryRun, options.inputs.count == 1, let out = options.output, (try? options.outputFormat(for: out)) != nil,
+    // A dry run opens none, but is told whether the run would (`streamWouldOpen`): when it would, a stream named as
+    // a raw frame (`--size`, a layout's name) is predicted to be one, as before, and the raw route's checks are made;
+    // when it would not, the image route's refusal is the run's (`Options.isUnreadStream`).
+    if options.inputs.count == 1, let out = options.output, (try? options.outputFormat(for: out)) != nil,
        (try? refuseTerminal(out)) != nil,
        (try? AtomicOutput.check(path: out, force: options.force, inputs: options.inputs, protected: inputIDs)) != nil,
        creationProblem(out, makesFolders: false) == nil,
        options.reportFile.map({ (try? AtomicOutput.check(path: $0, force: reportReplaces($0, options, found: reportStatus($0)), inputs: options.inputs,
                                                          protected: inputIDs)) != nil }) ?? true {
-        StandardInput.opensStreams.store(true, ordering: .relaxed)
+        if options.dryRun { streamWouldOpen.store(true, ordering: .relaxed) } else { StandardInput.opensStreams.store(true, ordering: .relaxed) }
     }
     if options.isRawInput { return runRawInput(options) }
     let input: String, output: String, format: OutputFormat

@@ -59,6 +59,15 @@ final class ChromaFilterTests: CLITestCase {
             XCTAssertEqual(dry.status, 2, "\(size): \(dry.stderr)")
             XCTAssertFalse(fifo.stderr.contains("ignores it"), fifo.stderr)
         }
+        // A dry run of a FIFO run that would go ahead predicts the raw route its name or --size asks for, and makes
+        // that route's checks, with the run's exit status (a reviewer: it listed these as converting, exit 0).
+        XCTAssertEqual(mkfifo(work.appendingPathComponent("in.nv12").path, 0o600), 0)
+        for (args, says) in [(["in.nv12", "-o", "out.i420"], "raw YUV needs --size"),
+                             (["ff", "-s", "16x16", "-o", "out.nv12", "--report", "json"], "--report and --metrics measure")] {
+            let dry = try run(args + ["-n"])
+            XCTAssertEqual(dry.status, 2, "\(args): \(dry.stderr)")
+            XCTAssertTrue(dry.stderr.contains(says), "\(args): \(dry.stderr)")
+        }
         try Data().write(to: work.appendingPathComponent("there.nv12"))
         let there = try run(["ff", "-s", "64x64", "-o", "there.nv12"])
         XCTAssertEqual(there.status, 1, there.stderr)
