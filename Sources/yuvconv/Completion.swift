@@ -248,35 +248,31 @@ private func fishCompletion(_ options: [OptionSpec]) -> String {
             return 1
         end
 
-        function __yuvconv_wants_command
-            # Whether the word being completed may be the verb: no operand yet (options may come before it; an
-            # option's value is none), and no `--` or `-` (after `--` every word is a file: fish's own
-            # __fish_use_subcommand offered the verbs there).
+        function __yuvconv_first
+            # The first operand before the word being completed (options may come before it; an option's value is
+            # none, `--name=value` one word), or `-` or `--`, whichever comes first; nothing when there is none.
             set -l skip 0
             for w in (commandline -opc)[2..-1]
                 if test $skip = 1; set skip 0; continue; end
                 switch $w
-                    case '-' '--'; return 1
                     case '--*=*'; continue
+                    case '-' '--'; printf '%s\\n' $w; return
                     case '-*'; __yuvconv_valued $w; and set skip 1; continue
-                    case '*'; return 1
+                    case '*'; printf '%s\\n' $w; return
                 end
             end
-            return 0
+        end
+
+        function __yuvconv_wants_command
+            # The verb only before any operand, and never after `--`, where every word is a file (fish's own
+            # __fish_use_subcommand offered the verbs there).
+            set -l first (__yuvconv_first)
+            test -z "$first"
         end
 
         function __yuvconv_not_report
-            set -l skip 0
-            for w in (commandline -opc)[2..-1]
-                if test $skip = 1; set skip 0; continue; end
-                switch $w
-                    case '-' '--'; return 0
-                    case '--*=*'; continue
-                    case '-*'; __yuvconv_valued $w; and set skip 1; continue
-                    case '*'; test "$w" != report; return
-                end
-            end
-            return 0
+            set -l first (__yuvconv_first)
+            test "$first" != report
         end
         """]
     lines += subcommands.map {

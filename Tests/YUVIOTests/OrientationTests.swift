@@ -315,12 +315,9 @@ final class OrientationTests: XCTestCase {
             + "<d tiff:Orientation='5'/>"), 5)
     }
 
-    /// An EXIF orientation of 1 is an orientation: XMP's (here 6) is not used over it, as Pillow and exiftool
-    /// read it.
-    func testEXIFOneWinsOverXMP() throws {
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("yuvconv-exif1-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: work) }
+    /// Pillow's 2×1 `orientation_rectangle.jpg` in three parts, its Exif APP1 segments left out: SOI, the other
+    /// segments before the scan, and the rest, for a test to put its own metadata between the first two.
+    static func rectangleWithoutExif() throws -> (head: [UInt8], rest: [UInt8], tail: [UInt8]) {
         let jpgPath = fixturesURL.appendingPathComponent("corpus/jpeg/pillow/orientation_rectangle.jpg").path
         let jpg = [UInt8](try Data(contentsOf: URL(fileURLWithPath: jpgPath)))
         var rest = [UInt8](), at = 2
@@ -330,6 +327,16 @@ final class OrientationTests: XCTestCase {
             if !(jpg[at + 1] == 0xE1 && segment.count > 10 && Array(segment[4..<10]) == Array("Exif\0\0".utf8)) { rest += segment }
             at += 2 + length
         }
+        return (Array(jpg[0..<2]), rest, Array(jpg[at...]))
+    }
+
+    /// An EXIF orientation of 1 is an orientation: XMP's (here 6) is not used over it, as Pillow and exiftool
+    /// read it.
+    func testEXIFOneWinsOverXMP() throws {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("yuvconv-exif1-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+        let (head, rest, tail) = try Self.rectangleWithoutExif()
         // Little-endian TIFF, one entry: 0x0112 SHORT ×1 = 1.
         let tiff: [UInt8] = [0x49, 0x49, 0x2A, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0]
         let exif = Array("Exif\0\0".utf8) + tiff
@@ -337,7 +344,7 @@ final class OrientationTests: XCTestCase {
             + Array("<x:xmpmeta><rdf:Description tiff:Orientation=\"6\"/></x:xmpmeta>".utf8)
         func app1(_ body: [UInt8]) -> [UInt8] { [0xFF, 0xE1, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 255)] + body }
         let path = work.appendingPathComponent("exif1-xmp6.jpg")
-        try Data(Array(jpg[0..<2]) + app1(exif) + app1(xmp) + rest + Array(jpg[at...])).write(to: path)
+        try Data(head + app1(exif) + app1(xmp) + rest + tail).write(to: path)
         let c = try convertFile(path: path.path, spec: ConversionSpec(), layout: .nv12)
         XCTAssertEqual(c.report.orientation.exif, 1)
         XCTAssertEqual(c.report.info.orientationSource, .exif)
@@ -351,15 +358,7 @@ final class OrientationTests: XCTestCase {
         let work = FileManager.default.temporaryDirectory.appendingPathComponent("yuvconv-exif-past-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
-        let jpgPath = fixturesURL.appendingPathComponent("corpus/jpeg/pillow/orientation_rectangle.jpg").path
-        let jpg = [UInt8](try Data(contentsOf: URL(fileURLWithPath: jpgPath)))
-        var rest = [UInt8](), at = 2
-        while at + 4 <= jpg.count, jpg[at] == 0xFF, jpg[at + 1] != 0xDA {
-            let length = Int(jpg[at + 2]) << 8 | Int(jpg[at + 3])
-            let segment = Array(jpg[at..<(at + 2 + length)])
-            if !(jpg[at + 1] == 0xE1 && segment.count > 10 && Array(segment[4..<10]) == Array("Exif\0\0".utf8)) { rest += segment }
-            at += 2 + length
-        }
+        let (head, rest, tail) = try Self.rectangleWithoutExif()
         // Little-endian TIFF, one entry: 0x0112 SHORT ×(2^32 − 1) at offset 22, where one value (6) is.
         let tiff: [UInt8] = [0x49, 0x49, 0x2A, 0, 8, 0, 0, 0, 1, 0, 0x12, 0x01, 3, 0, 0xFF, 0xFF, 0xFF, 0xFF, 22, 0, 0, 0, 6, 0]
         let dropped = "an orientation tag's values run past its end (that tag is dropped, as Pillow and exiftool drop it)"
@@ -403,7 +402,7 @@ final class OrientationTests: XCTestCase {
         func app1(_ body: [UInt8]) -> [UInt8] { [0xFF, 0xE1, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 255)] + body }
         for (withXMP, size) in [(true, [1, 2]), (false, [2, 1])] {
             let path = work.appendingPathComponent("past-\(withXMP).jpg")
-            try Data(Array(jpg[0..<2]) + app1(exif) + (withXMP ? app1(xmp) : []) + rest + Array(jpg[at...])).write(to: path)
+            try Data(head + app1(exif) + (withXMP ? app1(xmp) : []) + rest + tail).write(to: path)
             let c = try convertFile(path: path.path, spec: ConversionSpec(), layout: .nv12)
             XCTAssertEqual([c.image.width, c.image.height], size, "XMP \(withXMP): stored 2×1")
             if withXMP { XCTAssertEqual(c.report.info.orientationSource, .xmp) }
