@@ -717,6 +717,16 @@ status 1; (( ELAPSED_MS >= 4500 )) || bad "gave up after ${ELAPSED_MS} ms: no wa
 names p.jpg; says 'no writer opened it within 5 s'; settled
 end
 
+# A run refused for where its data and report go, whatever the input holds, opens no FIFO: it waited 5 s for a
+# writer (a waiting one was let in, then cut off) before saying so.
+begin fifo-run-refused-for-its-report-opens-nothing
+mkfifo p.jpg; snap
+LIMIT=10; run p.jpg -o x.nv12 --report json --report-file x.nv12
+status 2; within 3000; says 'are the same file'
+yc p.jpg -f nv12 -o - --report json > o.bin 2>&1
+status 2; within 3000; ALLOW=(o.bin); settled
+end
+
 begin fifo-by-name-raw-no-writer
 # The same FIFO read as a raw frame (--size): it said the frame was short (check --size and --pix-fmt).
 mkfifo f; snap

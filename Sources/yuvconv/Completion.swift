@@ -266,8 +266,9 @@ private func fishCompletion(_ options: [OptionSpec]) -> String {
         function __yuvconv_wants_command
             # The verb only before any operand, and never after `--`, where every word is a file (fish's own
             # __fish_use_subcommand offered the verbs there).
+            # (An empty operand, `''`, is one: an empty line, one element.)
             set -l first (__yuvconv_first)
-            test -z "$first"
+            not set -q first[1]
         end
 
         function __yuvconv_not_report

@@ -73,6 +73,24 @@ func usageFailure(_ message: String) -> Int32 {
     return 2
 }
 
+/// Whether a single conversion writing `output` is refused for where its data and report go, whatever its input
+/// holds — the output and the report one file (`--report-file` the output, or the report on the standard stream the
+/// data takes: `-o - --report json > f 2>&1`), or a standard stream on a file with data where writing would start,
+/// without --force — as the image route refuses it next (`refuseStandardStreamHazards` and the checks before it).
+/// Such a run opens no stream input: a waiting writer was let in, then cut off.
+func refusedForItsStreams(_ options: Options, output: String) -> Bool {
+    let data = AtomicOutput.standardDescriptor(output)
+    let reportStream = options.reportFormat != nil && options.reportFile == nil
+    if let report = options.reportFile ?? (reportStream ? (data == STDOUT_FILENO ? "/dev/stderr" : "-") : nil),
+       clashingOutputs([output, report]) != nil {
+        return true
+    }
+    var written = data.map { [$0] } ?? []
+    if reportStream { written.append(data == STDOUT_FILENO ? STDERR_FILENO : STDOUT_FILENO) }
+    if let file = options.reportFile, let d = AtomicOutput.standardDescriptor(file) { written.append(d) }
+    return !options.force && written.contains { AtomicOutput.overwrites(descriptor: $0) != nil }
+}
+
 /// One file with `-o` an existing folder (or `DIR/`) is a batch, and a batch takes JPEG and PNG: raw YUV or a Y4M
 /// file there failed with the advice to name the file and `-o` it — which the user had done. Said as what it is.
 func refuseYUVIntoFolder(_ o: Options) -> Int32? {
@@ -207,7 +225,8 @@ func run(_ args: [String]) -> Int32 {
        (try? AtomicOutput.check(path: out, force: options.force, inputs: options.inputs, protected: inputIDs)) != nil,
        creationProblem(out, makesFolders: false) == nil,
        options.reportFile.map({ (try? AtomicOutput.check(path: $0, force: reportReplaces($0, options, found: reportStatus($0)), inputs: options.inputs,
-                                                         protected: inputIDs)) != nil }) ?? true {
+                                                         protected: inputIDs)) != nil }) ?? true,
+       !refusedForItsStreams(options, output: out) {
         if options.dryRun { streamWouldOpen.store(true, ordering: .relaxed) } else { StandardInput.opensStreams.store(true, ordering: .relaxed) }
     }
     if options.isRawInput { return runRawInput(options) }
