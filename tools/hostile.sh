@@ -724,6 +724,10 @@ mkfifo p.jpg; snap
 LIMIT=10; run p.jpg -o x.nv12 --report json --report-file x.nv12
 status 2; within 3000; says 'are the same file'
 yc p.jpg -f nv12 -o - --report json > o.bin 2>&1
+status 2; within 3000
+yc p.jpg -f nv12 -o - > o.bin 2>&1
+status 2; within 3000
+run p.jpg -s 16x16 -o /dev/stderr
 status 2; within 3000; ALLOW=(o.bin); settled
 end
 

@@ -75,8 +75,9 @@ func usageFailure(_ message: String) -> Int32 {
 
 /// Whether a single conversion writing `output` is refused for where its data and report go, whatever its input
 /// holds — the output and the report one file (`--report-file` the output, or the report on the standard stream the
-/// data takes: `-o - --report json > f 2>&1`), or a standard stream on a file with data where writing would start,
-/// without --force — as the image route refuses it next (`refuseStandardStreamHazards` and the checks before it).
+/// data takes: `-o - --report json > f 2>&1`), the data on standard error or its file without -q (`-o /dev/stderr`,
+/// `-o - > f 2>&1`), or a standard stream on a file with data where writing would start, without --force — as the
+/// image route refuses it next (`refuseStandardStreamHazards` and the checks before it).
 /// Such a run opens no stream input: a waiting writer was let in, then cut off.
 func refusedForItsStreams(_ options: Options, output: String) -> Bool {
     let data = AtomicOutput.standardDescriptor(output)
@@ -84,6 +85,14 @@ func refusedForItsStreams(_ options: Options, output: String) -> Bool {
     if let report = options.reportFile ?? (reportStream ? (data == STDOUT_FILENO ? "/dev/stderr" : "-") : nil),
        clashingOutputs([output, report]) != nil {
         return true
+    }
+    // The data on standard error, or on the file standard error is open on, with messages to say (not -q).
+    if !options.quiet, let fd = data {
+        if fd == STDERR_FILENO { return true }
+        if let out = FileStatus(descriptor: fd), let err = FileStatus(descriptor: STDERR_FILENO), out.kind != .characterDevice,
+           out.identity == err.identity {
+            return true
+        }
     }
     var written = data.map { [$0] } ?? []
     if reportStream { written.append(data == STDOUT_FILENO ? STDERR_FILENO : STDOUT_FILENO) }
